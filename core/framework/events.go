@@ -1,0 +1,95 @@
+package framework
+
+import "github.com/berthsched/berth/core/model"
+
+// EventResource is the kind of object a cluster event is about.
+type EventResource string
+
+const (
+	// EventPod: a pod of any state. Registering for it covers
+	// AssignedPod and UnscheduledPod.
+	EventPod EventResource = "Pod"
+	// EventAssignedPod: a pod bound (or assumed) to a node.
+	EventAssignedPod EventResource = "AssignedPod"
+	// EventUnscheduledPod: a pending pod (used for the pod's own updates).
+	EventUnscheduledPod EventResource = "UnscheduledPod"
+	EventNode           EventResource = "Node"
+	EventNamespace      EventResource = "Namespace"
+	EventPDB            EventResource = "PodDisruptionBudget"
+	EventPriorityClass  EventResource = "PriorityClass"
+	// EventWildCard matches every resource.
+	EventWildCard EventResource = "*"
+)
+
+// ActionType is a bit set of what happened to the object.
+type ActionType uint64
+
+const (
+	ActionAdd ActionType = 1 << iota
+	ActionDelete
+
+	ActionUpdateNodeAllocatable
+	ActionUpdateNodeLabel
+	ActionUpdateNodeTaint
+	ActionUpdateNodeUnschedulable // spec.unschedulable changed (a taint in kube terms)
+
+	ActionUpdatePodLabel
+	ActionUpdatePodScaleDown // requests lowered
+	ActionUpdatePodToleration
+	ActionUpdatePodSchedulingGatesEliminated
+	ActionUpdatePodOther // any other update of a pod (spec fields the scheduler reads)
+
+	ActionUpdateOther // any update of a resource without finer actions
+
+	actionEnd
+)
+
+// ActionAll matches every action; ActionUpdate every kind of update.
+const (
+	ActionAll    = actionEnd - 1
+	ActionUpdate = ActionAll &^ (ActionAdd | ActionDelete)
+)
+
+// ClusterEvent describes a change in the cluster.
+type ClusterEvent struct {
+	Resource   EventResource
+	ActionType ActionType
+	// Label names the event in metrics and logs.
+	Label string
+}
+
+// Matches reports whether a registered event e covers the incoming event in.
+func (e ClusterEvent) Matches(in ClusterEvent) bool {
+	if e.ActionType&in.ActionType == 0 {
+		return false
+	}
+	switch {
+	case e.Resource == EventWildCard, e.Resource == in.Resource:
+		return true
+	case e.Resource == EventPod:
+		return in.Resource == EventAssignedPod || in.Resource == EventUnscheduledPod
+	}
+	return false
+}
+
+// QueueingHint is a plugin's verdict on whether an event may make a pod it
+// rejected schedulable.
+type QueueingHint int
+
+const (
+	// QueueSkip: the event cannot help; leave the pod where it is.
+	QueueSkip QueueingHint = iota
+	// Queue: the event may help; move the pod to backoffQ or activeQ.
+	Queue
+)
+
+// QueueingHintFn inspects an event for a rejected pod. oldObj and newObj are
+// *model.Node, *model.Pod, ... (nil for add and delete respectively).
+type QueueingHintFn func(pod *model.Pod, oldObj, newObj any) (QueueingHint, error)
+
+// ClusterEventWithHint registers an event with an optional hint; a nil hint
+// always queues.
+type ClusterEventWithHint struct {
+	Event          ClusterEvent
+	QueueingHintFn QueueingHintFn
+}

@@ -1,0 +1,61 @@
+package model
+
+// Node is a machine pods can be placed on.
+type Node struct {
+	Name          string
+	Labels        map[string]string
+	Taints        []Taint
+	Allocatable   ResourceList
+	Unschedulable bool // cordoned
+}
+
+// Well-known node labels.
+const (
+	LabelHostname = "kubernetes.io/hostname"
+	LabelZone     = "topology.kubernetes.io/zone"
+	LabelRegion   = "topology.kubernetes.io/region"
+)
+
+// TaintNodeUnschedulable is the taint key that tolerations use to tolerate a
+// cordoned node (the NodeUnschedulable filter checks the field).
+const TaintNodeUnschedulable = "node.kubernetes.io/unschedulable"
+
+// Namespace carries the labels a namespaceSelector matches against.
+type Namespace struct {
+	Name   string
+	Labels map[string]string
+}
+
+// PriorityClass maps a class name to a priority value.
+type PriorityClass struct {
+	Name             string
+	Value            int32
+	GlobalDefault    bool
+	PreemptionPolicy PreemptionPolicy // "" means PreemptLowerPriority
+	Description      string
+}
+
+// Priority value bounds.
+const (
+	HighestUserDefinablePriority int32 = 1000000000
+	SystemCriticalPriority       int32 = 2 * HighestUserDefinablePriority
+)
+
+// IntOrPercent is an absolute count or a percentage (0..100) of a total.
+type IntOrPercent struct {
+	Value     int32
+	IsPercent bool
+}
+
+// PodDisruptionBudget limits how many pods matching Selector may be disrupted.
+// Exactly one of MinAvailable and MaxUnavailable is set.
+type PodDisruptionBudget struct {
+	Namespace      string
+	Name           string
+	Selector       *LabelSelector // nil matches nothing, empty matches all
+	MinAvailable   *IntOrPercent
+	MaxUnavailable *IntOrPercent
+	// DisruptionsAllowed, when set by the caller, overrides the figure Berth
+	// would compute from the pods it knows.
+	DisruptionsAllowed *int32
+}
