@@ -48,7 +48,7 @@ func TestComputeRequests(t *testing.T) {
 		{
 			name: "sidecars run beside containers and beside later init containers",
 			pod: mt.MakePod("p").Req(mt.Res(100, 10)).
-				Init(mt.Res(200, 20), true).  // sidecar
+				Init(mt.Res(200, 20), true).   // sidecar
 				Init(mt.Res(250, 100), false). // runs beside the sidecar: 450 / 120
 				Obj(),
 			want: model.PodRequests{
