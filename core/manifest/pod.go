@@ -1,0 +1,232 @@
+package manifest
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berthsched/berth/core/model"
+)
+
+// Tolerations the DefaultTolerationSeconds admission plugin adds to every
+// pod that does not already tolerate these NoExecute taints.
+const (
+	taintNotReady           = "node.kubernetes.io/not-ready"
+	taintUnreachable        = "node.kubernetes.io/unreachable"
+	defaultTolerationSecond = int64(300)
+)
+
+func convertPod(p *corev1.Pod) (*model.Pod, *fieldError) {
+	pod := &model.Pod{
+		UID:               string(p.UID),
+		Namespace:         p.Namespace,
+		Name:              p.Name,
+		Labels:            copyMap(p.Labels),
+		SchedulerName:     p.Spec.SchedulerName,
+		PriorityClassName: p.Spec.PriorityClassName,
+		NodeSelector:      copyMap(p.Spec.NodeSelector),
+		NodeName:          p.Spec.NodeName,
+		NominatedNodeName: p.Status.NominatedNodeName,
+		CreationTime:      p.CreationTimestamp.Time.UTC(),
+		Terminating:       p.DeletionTimestamp != nil,
+		Ready:             podReady(p),
+	}
+	if pod.UID == "" {
+		pod.UID = "pod-" + p.Namespace + "-" + p.Name
+	}
+	if pod.SchedulerName == "" {
+		pod.SchedulerName = model.DefaultSchedulerName
+	}
+	if p.Status.StartTime != nil {
+		pod.StartTime = p.Status.StartTime.Time.UTC()
+	} else if pod.NodeName != "" && !p.CreationTimestamp.IsZero() {
+		pod.StartTime = pod.CreationTime
+	}
+	if p.Spec.Priority != nil {
+		pod.Priority = *p.Spec.Priority
+	}
+	if p.Spec.PreemptionPolicy != nil {
+		pol, err := preemptionPolicy(*p.Spec.PreemptionPolicy)
+		if err != nil {
+			return nil, &fieldError{field: "spec.preemptionPolicy", err: err}
+		}
+		pod.PreemptionPolicy = pol
+	}
+	var ferr *fieldError
+	if pod.Containers, ferr = containers(p.Spec.Containers, "spec.containers", false); ferr != nil {
+		return nil, ferr
+	}
+	if pod.InitContainers, ferr = containers(p.Spec.InitContainers, "spec.initContainers", true); ferr != nil {
+		return nil, ferr
+	}
+	if len(p.Spec.Overhead) > 0 {
+		if pod.Overhead, ferr = resourceList(p.Spec.Overhead); ferr != nil {
+			return nil, &fieldError{field: "spec.overhead" + ferr.field, err: ferr.err}
+		}
+	}
+	if pod.Affinity, ferr = affinity(p.Spec.Affinity); ferr != nil {
+		ferr.field = "spec.affinity" + ferr.field
+		return nil, ferr
+	}
+	if pod.Tolerations, ferr = tolerations(p.Spec.Tolerations); ferr != nil {
+		return nil, ferr
+	}
+	if pod.TopologySpreadConstraints, ferr = spreadConstraints(p.Spec.TopologySpreadConstraints); ferr != nil {
+		return nil, ferr
+	}
+	for _, g := range p.Spec.SchedulingGates {
+		pod.SchedulingGates = append(pod.SchedulingGates, g.Name)
+	}
+	return pod, nil
+}
+
+// podReady follows the disruption controller: a pod without a Ready
+// condition counts as healthy.
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return true
+}
+
+// containers converts containers, defaulting each missing request to the
+// container's limit as the API server does.
+func containers(cs []corev1.Container, path string, init bool) ([]model.Container, *fieldError) {
+	if len(cs) == 0 {
+		return nil, nil
+	}
+	out := make([]model.Container, 0, len(cs))
+	for i, c := range cs {
+		at := fmt.Sprintf("%s[%d]", path, i)
+		reqs := corev1.ResourceList{}
+		for name, q := range c.Resources.Limits {
+			reqs[name] = q
+		}
+		for name, q := range c.Resources.Requests {
+			reqs[name] = q
+		}
+		list, ferr := resourceList(reqs)
+		if ferr != nil {
+			return nil, &fieldError{field: at + ".resources.requests" + ferr.field, err: ferr.err}
+		}
+		mc := model.Container{Name: c.Name, Requests: list}
+		if init && c.RestartPolicy != nil {
+			if *c.RestartPolicy != corev1.ContainerRestartPolicyAlways {
+				return nil, &fieldError{field: at + ".restartPolicy", err: fmt.Errorf("only Always is allowed for init containers, got %q", *c.RestartPolicy)}
+			}
+			mc.RestartAlways = true
+		}
+		for j, port := range c.Ports {
+			if port.HostPort < 0 || port.HostPort > 65535 {
+				return nil, &fieldError{field: fmt.Sprintf("%s.ports[%d].hostPort", at, j), err: fmt.Errorf("must be 0..65535, got %d", port.HostPort)}
+			}
+			proto := string(port.Protocol)
+			if proto == "" {
+				proto = string(corev1.ProtocolTCP)
+			}
+			mc.Ports = append(mc.Ports, model.ContainerPort{ContainerPort: port.ContainerPort, HostPort: port.HostPort, HostIP: port.HostIP, Protocol: proto})
+		}
+		out = append(out, mc)
+	}
+	return out, nil
+}
+
+func tolerations(ts []corev1.Toleration) ([]model.Toleration, *fieldError) {
+	var out []model.Toleration
+	notReady, unreachable := false, false
+	for i, t := range ts {
+		at := fmt.Sprintf("spec.tolerations[%d]", i)
+		op := model.TolerationOperator(t.Operator)
+		switch t.Operator {
+		case "", corev1.TolerationOpEqual:
+			op = model.TolerationOpEqual
+		case corev1.TolerationOpExists:
+			if t.Value != "" {
+				return nil, &fieldError{field: at + ".value", err: fmt.Errorf("must be empty when operator is Exists")}
+			}
+		default:
+			return nil, &fieldError{field: at + ".operator", err: fmt.Errorf("must be Equal or Exists, got %q", t.Operator)}
+		}
+		if err := validEffect(t.Effect, true); err != nil {
+			return nil, &fieldError{field: at + ".effect", err: err}
+		}
+		mt := model.Toleration{Key: t.Key, Operator: op, Value: t.Value, Effect: model.TaintEffect(t.Effect), TolerationSeconds: t.TolerationSeconds}
+		out = append(out, mt)
+		notReady = notReady || mt.Tolerates(&model.Taint{Key: taintNotReady, Effect: model.TaintEffectNoExecute})
+		unreachable = unreachable || mt.Tolerates(&model.Taint{Key: taintUnreachable, Effect: model.TaintEffectNoExecute})
+	}
+	secs := defaultTolerationSecond
+	if !notReady {
+		out = append(out, model.Toleration{Key: taintNotReady, Operator: model.TolerationOpExists, Effect: model.TaintEffectNoExecute, TolerationSeconds: &secs})
+	}
+	if !unreachable {
+		out = append(out, model.Toleration{Key: taintUnreachable, Operator: model.TolerationOpExists, Effect: model.TaintEffectNoExecute, TolerationSeconds: &secs})
+	}
+	return out, nil
+}
+
+func spreadConstraints(cs []corev1.TopologySpreadConstraint) ([]model.TopologySpreadConstraint, *fieldError) {
+	var out []model.TopologySpreadConstraint
+	for i, c := range cs {
+		at := fmt.Sprintf("spec.topologySpreadConstraints[%d]", i)
+		if c.MaxSkew <= 0 {
+			return nil, &fieldError{field: at + ".maxSkew", err: fmt.Errorf("must be greater than zero, got %d", c.MaxSkew)}
+		}
+		if c.TopologyKey == "" {
+			return nil, &fieldError{field: at + ".topologyKey", err: fmt.Errorf("required")}
+		}
+		switch c.WhenUnsatisfiable {
+		case corev1.DoNotSchedule, corev1.ScheduleAnyway:
+		default:
+			return nil, &fieldError{field: at + ".whenUnsatisfiable", err: fmt.Errorf("must be DoNotSchedule or ScheduleAnyway, got %q", c.WhenUnsatisfiable)}
+		}
+		if c.MinDomains != nil && (*c.MinDomains <= 0 || c.WhenUnsatisfiable != corev1.DoNotSchedule) {
+			return nil, &fieldError{field: at + ".minDomains", err: fmt.Errorf("must be greater than zero and used only with DoNotSchedule")}
+		}
+		sel, ferr := labelSelector(c.LabelSelector)
+		if ferr != nil {
+			return nil, &fieldError{field: at + ".labelSelector" + ferr.field, err: ferr.err}
+		}
+		mc := model.TopologySpreadConstraint{
+			MaxSkew: c.MaxSkew, TopologyKey: c.TopologyKey,
+			WhenUnsatisfiable: model.UnsatisfiableConstraintAction(c.WhenUnsatisfiable),
+			LabelSelector:     sel, MinDomains: c.MinDomains, MatchLabelKeys: c.MatchLabelKeys,
+		}
+		for _, pol := range []struct {
+			in   *corev1.NodeInclusionPolicy
+			out  **model.NodeInclusionPolicy
+			name string
+		}{{c.NodeAffinityPolicy, &mc.NodeAffinityPolicy, ".nodeAffinityPolicy"}, {c.NodeTaintsPolicy, &mc.NodeTaintsPolicy, ".nodeTaintsPolicy"}} {
+			if pol.in == nil {
+				continue
+			}
+			if *pol.in != corev1.NodeInclusionPolicyHonor && *pol.in != corev1.NodeInclusionPolicyIgnore {
+				return nil, &fieldError{field: at + pol.name, err: fmt.Errorf("must be Honor or Ignore, got %q", *pol.in)}
+			}
+			v := model.NodeInclusionPolicy(*pol.in)
+			*pol.out = &v
+		}
+		out = append(out, mc)
+	}
+	return out, nil
+}
+
+// labelSelector converts and validates a label selector.
+func labelSelector(ls *metav1.LabelSelector) (*model.LabelSelector, *fieldError) {
+	if ls == nil {
+		return nil, nil
+	}
+	out := &model.LabelSelector{MatchLabels: copyMap(ls.MatchLabels)}
+	for _, e := range ls.MatchExpressions {
+		out.MatchExpressions = append(out.MatchExpressions, model.LabelSelectorRequirement{
+			Key: e.Key, Operator: model.LabelSelectorOperator(e.Operator), Values: e.Values,
+		})
+	}
+	if _, err := out.Compile(); err != nil {
+		return nil, &fieldError{field: "", err: err}
+	}
+	return out, nil
+}
