@@ -44,7 +44,8 @@ func convertPod(p *corev1.Pod) (*model.Pod, *fieldError) {
 		pod.StartTime = pod.CreationTime
 	}
 	if p.Spec.Priority != nil {
-		pod.Priority = *p.Spec.Priority
+		v := *p.Spec.Priority
+		pod.Priority, pod.RequestedPriority = v, &v
 	}
 	if p.Spec.PreemptionPolicy != nil {
 		pol, err := preemptionPolicy(*p.Spec.PreemptionPolicy)

@@ -21,9 +21,13 @@ type Pod struct {
 	Name      string
 	Labels    map[string]string
 
-	SchedulerName     string
-	Priority          int32 // resolved at admission from the class or the global default
+	SchedulerName string
+	// Priority is resolved at admission (core/priority) from the class, the
+	// global default or RequestedPriority; the scheduler reads only this.
+	Priority          int32
 	PriorityClassName string
+	// RequestedPriority is the priority the caller wrote, if any.
+	RequestedPriority *int32
 	PreemptionPolicy  PreemptionPolicy
 
 	Containers     []Container
