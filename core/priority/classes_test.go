@@ -34,9 +34,9 @@ func TestAdmit(t *testing.T) {
 			pod: mt.MakePod("p").Obj(), wantPrio: 10, wantPolicy: model.PreemptLowerPriority, wantClass: "d2",
 		},
 		{
-			name:    "explicit priority without class is kept even with a default",
-			classes: []*model.PriorityClass{{Name: "d", Value: 50, GlobalDefault: true}},
-			pod:     func() *model.Pod { p := mt.MakePod("p").Obj(); p.RequestedPriority = &five; return p }(),
+			name:     "explicit priority without class is kept even with a default",
+			classes:  []*model.PriorityClass{{Name: "d", Value: 50, GlobalDefault: true}},
+			pod:      func() *model.Pod { p := mt.MakePod("p").Obj(); p.RequestedPriority = &five; return p }(),
 			wantPrio: 5,
 		},
 		{name: "built-in class", pod: withClass(mt.MakePod("p").Obj(), priority.SystemNodeCritical), wantPrio: 2000001000, wantPolicy: model.PreemptLowerPriority, wantClass: priority.SystemNodeCritical},
