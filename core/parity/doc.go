@@ -1,0 +1,12 @@
+// Package parity measures how closely Berth's decisions match the real
+// kube-scheduler's. It generates random clusters (mixed node sizes, zones,
+// labels, taints, running pods with priorities and budgets, pending pods
+// with every kind of constraint) as Kubernetes YAML, keeps the oracle's
+// traces for them under testdata/golden, and compares Berth's simulate
+// output decision by decision.
+//
+// Regenerate the clusters and golden traces (needs the oracle, see
+// ../../../shared/kubeoracle/README.md):
+//
+//	go test ./core/parity -run TestParity -update -oracle /tmp/kubeoracle
+package parity

@@ -1,0 +1,83 @@
+package parity
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+var (
+	update     = flag.Bool("update", false, "regenerate testdata/clusters and testdata/golden with the oracle")
+	oraclePath = flag.String("oracle", "/tmp/kubeoracle", "path of the kubeoracle binary used by -update")
+)
+
+// corpus is the set of random clusters parity is measured on.
+func corpus() []struct {
+	name string
+	seed uint64
+	opts GenOptions
+} {
+	var out []struct {
+		name string
+		seed uint64
+		opts GenOptions
+	}
+	for s := uint64(1); s <= 20; s++ {
+		out = append(out, struct {
+			name string
+			seed uint64
+			opts GenOptions
+		}{fmt.Sprintf("mixed-%02d", s), s, GenOptions{Nodes: 15, RunningPods: 12, PendingPods: 30}})
+	}
+	for s := uint64(101); s <= 110; s++ {
+		out = append(out, struct {
+			name string
+			seed uint64
+			opts GenOptions
+		}{fmt.Sprintf("preempt-%03d", s), s, GenOptions{Nodes: 6, RunningPods: 24, PendingPods: 16, Preemption: true}})
+	}
+	return out
+}
+
+// TestUpdateGolden regenerates the corpus and the oracle's traces when run
+// with -update; otherwise it checks the committed clusters still match the
+// generator, so a generator change cannot silently desync the goldens.
+func TestUpdateGolden(t *testing.T) {
+	for _, c := range corpus() {
+		data, err := Generate(c.seed, c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clusterFile := filepath.Join("testdata", "clusters", c.name+".yaml")
+		goldenFile := filepath.Join("testdata", "golden", c.name+".jsonl")
+		if !*update {
+			have, err := os.ReadFile(clusterFile)
+			if err != nil {
+				t.Fatalf("%s: %v (run with -update)", c.name, err)
+			}
+			if string(have) != string(data) {
+				t.Errorf("%s: the generator no longer produces the committed cluster; run with -update", c.name)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(clusterFile), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(goldenFile), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(clusterFile, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(*oraclePath, "place", "-f", clusterFile).Output()
+		if err != nil {
+			t.Fatalf("%s: oracle: %v", c.name, err)
+		}
+		if err := os.WriteFile(goldenFile, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
