@@ -72,7 +72,7 @@ func (g *gen) cluster() ([]byte, error) {
 		for _, app := range apps[:3] {
 			pdb := &policyv1.PodDisruptionBudget{TypeMeta: metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
 				ObjectMeta: metav1.ObjectMeta{Name: app + "-pdb", Namespace: "default"},
-				Spec: policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}}}
+				Spec:       policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}}}
 			v := intstr.FromInt32(int32(1 + g.r.IntN(3)))
 			pdb.Spec.MinAvailable = &v
 			g.docs = append(g.docs, pdb)
@@ -135,7 +135,7 @@ func (g *gen) pod(name, nodeName string) *corev1.Pod {
 	app := g.pick(apps)
 	p := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Labels: map[string]string{"app": app}, CreationTimestamp: metav1.NewTime(g.t)},
-		Spec: corev1.PodSpec{NodeName: nodeName}}
+		Spec:       corev1.PodSpec{NodeName: nodeName}}
 	if g.chance(0.3) {
 		p.Labels["tier"] = g.pick([]string{"front", "back"})
 	}
