@@ -158,12 +158,15 @@ func (g *gen) pod(name, nodeName string) *corev1.Pod {
 			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: *resource.NewMilliQuantity(100, resource.DecimalSI)}}}}
 	}
 	if g.o.Preemption {
-		p.Spec.PriorityClassName = g.pick([]string{"low", "low", "mid", "high", "high-never"})
-		if nodeName != "" && p.Spec.PriorityClassName == "high-never" {
-			p.Spec.PriorityClassName = "mid"
-		}
-		if nodeName == "" && g.chance(0.5) { // big pods that need room
-			p.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = *resource.NewMilliQuantity(int64(1000*(1+g.r.IntN(8))), resource.DecimalSI)
+		if nodeName != "" {
+			// running pods fill the nodes, mostly at low priority
+			p.Spec.PriorityClassName = g.pick([]string{"low", "low", "low", "mid", "high"})
+			p.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = *resource.NewMilliQuantity(int64(500*(1+g.r.IntN(4))), resource.DecimalSI)
+		} else {
+			p.Spec.PriorityClassName = g.pick([]string{"low", "mid", "high", "high", "high-never"})
+			if g.chance(0.6) { // big pods that need room
+				p.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = *resource.NewMilliQuantity(int64(1000*(1+g.r.IntN(6))), resource.DecimalSI)
+			}
 		}
 	}
 	if nodeName != "" {
