@@ -1,0 +1,304 @@
+package bboltstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/berthsched/berth/store"
+)
+
+// request is one Commit handed to the committer. It owns copies of the
+// batch's bytes, so the caller's slices are free once Commit returns.
+type request struct {
+	ctx    context.Context
+	values [][]byte // record values, time header unset
+	ops    []store.Op
+	done   chan result // buffered; the committer sends exactly once
+}
+
+type result struct {
+	res store.CommitResult
+	err error
+}
+
+func newRequest(ctx context.Context, b *store.Batch) *request {
+	r := &request{ctx: ctx, done: make(chan result, 1)}
+	r.values = make([][]byte, len(b.Records))
+	for i, p := range b.Records {
+		r.values[i] = newRecordValue(p)
+	}
+	r.ops = make([]store.Op, len(b.Ops))
+	for i, op := range b.Ops {
+		r.ops[i] = store.Op{Space: op.Space, Key: clone(op.Key), Delete: op.Delete}
+		if !op.Delete {
+			r.ops[i].Value = clone(op.Value)
+		}
+	}
+	return r
+}
+
+// clone copies b, keeping a nil or empty value non-nil so that bbolt stores
+// an empty value rather than refusing it.
+func clone(b []byte) []byte { return append(make([]byte, 0, len(b)), b...) }
+
+// Commit implements store.Store.
+func (s *Store) Commit(ctx context.Context, b *store.Batch) (store.CommitResult, error) {
+	if err := b.Validate(); err != nil {
+		return store.CommitResult{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return store.CommitResult{}, fmt.Errorf("bboltstore: commit: %w", err)
+	}
+	if s.closed.Load() {
+		return store.CommitResult{}, store.ErrClosed
+	}
+	if b.Empty() {
+		return store.CommitResult{}, nil
+	}
+	r := newRequest(ctx, b)
+	if err := s.handOver(ctx, r); err != nil {
+		return store.CommitResult{}, err
+	}
+	select {
+	case res := <-r.done:
+		return res.res, res.err
+	case <-ctx.Done():
+		return store.CommitResult{}, fmt.Errorf("bboltstore: commit outcome unknown: %w", ctx.Err())
+	}
+}
+
+// handOver queues r for the committer unless the store is closing.
+func (s *Store) handOver(ctx context.Context, r *request) error {
+	s.closeMu.RLock()
+	defer s.closeMu.RUnlock()
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	select {
+	case s.reqs <- r:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("bboltstore: commit: %w", ctx.Err())
+	}
+}
+
+// commitLoop is the committer: it gathers queued requests into groups and
+// writes each group in one transaction. On stop it writes what was queued
+// (Close stopped intake first) and returns.
+func (s *Store) commitLoop() {
+	defer s.wg.Done()
+	group := make([]*request, 0, s.opts.MaxBatch)
+	// The timer is created stopped and reset for each wait.
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	expect := 1 // size of the previous group: the concurrency to wait for
+	for {
+		group = group[:0]
+		idle := false
+		select {
+		case r := <-s.reqs:
+			group = append(group, r)
+		default:
+			idle = true
+			select {
+			case r := <-s.reqs:
+				group = append(group, r)
+			case <-s.stop:
+				s.drain(group)
+				return
+			}
+		}
+		group = s.gather(group, idle, expect, timer)
+		s.write(group)
+		expect = len(group)
+	}
+}
+
+// gather adds queued requests to group, up to MaxBatch. When the committer
+// was busy (requests queued while it wrote) and fewer than the previous
+// group's size are here, it waits up to MaxDelay for them: callers released
+// by the last write are usually about to commit again.
+func (s *Store) gather(group []*request, idle bool, expect int, timer *time.Timer) []*request {
+	group = s.take(group)
+	want := min(expect, s.opts.MaxBatch)
+	if idle || s.opts.MaxDelay <= 0 || len(group) >= want {
+		return group
+	}
+	timer.Reset(s.opts.MaxDelay)
+	defer timer.Stop()
+	for len(group) < want {
+		select {
+		case r := <-s.reqs:
+			group = append(group, r)
+		case <-timer.C:
+			return group
+		case <-s.stop:
+			return group
+		}
+	}
+	return s.take(group)
+}
+
+// take adds requests already queued to group without waiting.
+func (s *Store) take(group []*request) []*request {
+	for len(group) < s.opts.MaxBatch {
+		select {
+		case r := <-s.reqs:
+			group = append(group, r)
+		default:
+			return group
+		}
+	}
+	return group
+}
+
+// drain writes everything still queued, in groups.
+func (s *Store) drain(group []*request) {
+	for {
+		group = s.take(group[:0])
+		if len(group) == 0 {
+			return
+		}
+		s.write(group)
+	}
+}
+
+// write commits one group and answers its callers. Callers whose context
+// ended while queued are answered with that error and left out.
+func (s *Store) write(group []*request) {
+	live := group[:0]
+	for _, r := range group {
+		if err := r.ctx.Err(); err != nil {
+			r.done <- result{err: fmt.Errorf("bboltstore: commit: %w", err)}
+			continue
+		}
+		live = append(live, r)
+	}
+	if len(live) == 0 {
+		return
+	}
+	if s.failed != nil {
+		s.answer(live, store.CommitResult{}, s.failed)
+		return
+	}
+	now := s.opts.Clock()
+	if now.Before(s.lastTime) {
+		now = s.lastTime
+	}
+	now = time.Unix(0, now.UnixNano()) // as decoded from disk: no monotonic reading, local zone
+	n := 0
+	for _, r := range live {
+		n += len(r.values)
+	}
+	err := s.db.Update(func(tx *bolt.Tx) error { return s.apply(tx, live, n, now) })
+	if err != nil {
+		// The file's state after a failed write is uncertain (an fsync
+		// error may or may not have left the data on disk), so revisions
+		// cannot safely be handed out again: refuse until reopened.
+		s.failed = fmt.Errorf("bboltstore: a write to %s failed, reopen the store: %w", s.path, err)
+		s.answer(live, store.CommitResult{}, s.failed)
+		return
+	}
+	s.stats.txs.Add(1)
+	s.stats.batches.Add(uint64(len(live)))
+	s.stats.records.Add(uint64(n))
+
+	first := s.next
+	s.next += uint64(n)
+	s.lastTime = now
+	if n > 0 {
+		s.publish(live, first, n, now)
+	}
+	rev := first
+	for _, r := range live {
+		res := store.CommitResult{Time: now}
+		if k := uint64(len(r.values)); k > 0 {
+			res.First, res.Last = rev, rev+k-1
+			rev += k
+		}
+		r.done <- result{res: res}
+	}
+}
+
+func (s *Store) answer(group []*request, res store.CommitResult, err error) {
+	for _, r := range group {
+		r.done <- result{res: res, err: err}
+	}
+}
+
+// apply writes a group's n records, from revision s.next on, and its
+// keyspace operations, in order, and advances the next revision.
+func (s *Store) apply(tx *bolt.Tx, group []*request, n int, now time.Time) error {
+	log, err := bucket(tx, logBucket)
+	if err != nil {
+		return err
+	}
+	log.FillPercent = 1 // keys only ever grow: pack pages full
+	meta, err := bucket(tx, metaBucket)
+	if err != nil {
+		return err
+	}
+	spaces := make(map[store.Space]*bolt.Bucket, len(store.Spaces()))
+	keys := make([]byte, 8*n) // one allocation for all record keys
+	rev := s.next
+	for _, r := range group {
+		for _, v := range r.values {
+			stampRecordValue(v, now)
+			k := keys[:8:8]
+			keys = keys[8:]
+			putRevision(k, rev)
+			if err := log.Put(k, v); err != nil {
+				return fmt.Errorf("append revision %d: %w", rev, err)
+			}
+			rev++
+		}
+		for _, op := range r.ops {
+			b := spaces[op.Space]
+			if b == nil {
+				if b, err = bucket(tx, spaceBucket(op.Space)); err != nil {
+					return err
+				}
+				spaces[op.Space] = b
+			}
+			if op.Delete {
+				err = b.Delete(op.Key)
+			} else {
+				err = b.Put(op.Key, op.Value)
+			}
+			if err != nil {
+				return fmt.Errorf("%s %q: %w", op.Space, op.Key, err)
+			}
+		}
+	}
+	return meta.Put([]byte(nextKey), putUint64(rev))
+}
+
+// publish makes a written group's records visible to Read and Wait.
+func (s *Store) publish(group []*request, first uint64, n int, now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if size := s.opts.TailSize; size > 0 {
+		if len(s.tail)+n > 2*size {
+			// Keep the newest size-n (at least none) and append: the tail
+			// is trimmed in place, amortised over size appends.
+			keep := max(size-n, 0)
+			s.tail = append(s.tail[:0], s.tail[len(s.tail)-keep:]...)
+		}
+		rev := first
+		for _, r := range group {
+			for _, v := range r.values {
+				s.tail = append(s.tail, store.Record{Revision: rev, Time: now, Payload: v[timeSize:]})
+				rev++
+			}
+		}
+		if len(s.tail) > 2*size { // a group larger than the tail
+			s.tail = append(s.tail[:0], s.tail[len(s.tail)-size:]...)
+		}
+	}
+	s.last = first + uint64(n) - 1
+	close(s.notify)
+	s.notify = make(chan struct{})
+}

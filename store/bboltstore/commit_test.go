@@ -1,0 +1,310 @@
+package bboltstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/berthsched/berth/store"
+)
+
+func TestConcurrentCommits(t *testing.T) {
+	const workers, perWorker = 32, 40
+	for _, opts := range []Options{{}, {MaxBatch: 3}, {MaxDelay: -1}, {TailSize: -1}} {
+		t.Run(fmt.Sprintf("%+v", opts), func(t *testing.T) {
+			s := open(t, t.TempDir(), opts)
+			type commitOf struct {
+				res      store.CommitResult
+				payloads []string
+			}
+			results := make([][]commitOf, workers)
+			var wg sync.WaitGroup
+			for w := range workers {
+				wg.Go(func() {
+					for i := range perWorker {
+						var b store.Batch
+						var payloads []string
+						for j := range 1 + (w+i)%3 {
+							p := fmt.Sprintf("w%d-%d-%d", w, i, j)
+							b.Append([]byte(p))
+							payloads = append(payloads, p)
+						}
+						b.Put(store.UserMeta, fmt.Appendf(nil, "w%d", w), fmt.Appendf(nil, "%d", i))
+						res, err := s.Commit(context.Background(), &b)
+						if err != nil {
+							t.Errorf("worker %d commit %d: %v", w, i, err)
+							return
+						}
+						results[w] = append(results[w], commitOf{res, payloads})
+					}
+				})
+			}
+			wg.Wait()
+
+			all := readAll(t, s, 1)
+			seen := make(map[uint64]bool)
+			total := 0
+			for w, commits := range results {
+				var prev uint64
+				for _, c := range commits {
+					if c.res.First <= prev {
+						t.Errorf("worker %d: revision %d after %d: one caller's commits out of order", w, c.res.First, prev)
+					}
+					prev = c.res.Last
+					for i, p := range c.payloads {
+						rev := c.res.Revision(i)
+						if seen[rev] {
+							t.Fatalf("revision %d given twice", rev)
+						}
+						seen[rev] = true
+						total++
+						if rev == 0 || rev > uint64(len(all)) || all[rev-1].Payload != p {
+							t.Fatalf("worker %d: revision %d should hold %q", w, rev, p)
+						}
+					}
+					if c.res.Last != c.res.Revision(len(c.payloads)-1) {
+						t.Errorf("result %+v does not span %d records", c.res, len(c.payloads))
+					}
+				}
+			}
+			if first, last := s.Revisions(); first != 1 || last != uint64(total) || len(all) != total {
+				t.Errorf("Revisions() = %d, %d with %d records read, want 1, %d", first, last, len(all), total)
+			}
+			for i, r := range all {
+				if r.Rev != uint64(i+1) {
+					t.Fatalf("record %d has revision %d: revisions not consecutive", i, r.Rev)
+				}
+			}
+			meta := kvs(t, s, store.UserMeta)
+			for w := range workers {
+				if got, want := meta[fmt.Sprint("w", w)], fmt.Sprint(perWorker-1); got != want {
+					t.Errorf("meta w%d = %q, want %q", w, got, want)
+				}
+			}
+			st := s.Stats()
+			if st.Batches != workers*perWorker || st.Records != uint64(total) || st.Transactions == 0 || st.Transactions > st.Batches {
+				t.Errorf("Stats() = %+v, want %d batches and %d records", st, workers*perWorker, total)
+			}
+			t.Logf("%d batches in %d transactions", st.Batches, st.Transactions)
+		})
+	}
+}
+
+// TestGroupCommit holds bbolt's writer lock so that requests pile up behind
+// the committer's first transaction, then checks they go out in one.
+func TestGroupCommit(t *testing.T) {
+	for _, delay := range []time.Duration{-1, 0} {
+		t.Run(fmt.Sprint("MaxDelay=", delay), func(t *testing.T) {
+			s := open(t, t.TempDir(), Options{MaxDelay: delay})
+			tx, err := s.db.Begin(true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := newRequest(context.Background(), batch("first"))
+			s.reqs <- first
+			for len(s.reqs) > 0 { // until the committer holds it, blocked on the lock
+				runtime.Gosched()
+			}
+			var rest []*request
+			for i := range 10 {
+				r := newRequest(context.Background(), batch(fmt.Sprint("r", i)))
+				s.reqs <- r
+				rest = append(rest, r)
+			}
+			if err := tx.Rollback(); err != nil {
+				t.Fatal(err)
+			}
+			var got []uint64
+			for _, r := range append([]*request{first}, rest...) {
+				res := <-r.done
+				if res.err != nil {
+					t.Fatal(res.err)
+				}
+				got = append(got, res.res.First)
+			}
+			if diff := cmp.Diff(seq(1, 11), got); diff != "" {
+				t.Errorf("revisions in queue order (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(Stats{Transactions: 2, Batches: 11, Records: 11}, s.Stats()); diff != "" {
+				t.Errorf("Stats (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestIdleCommitDoesNotWait commits one batch at a time with an hour of
+// MaxDelay: an idle committer must write at once.
+func TestIdleCommitDoesNotWait(t *testing.T) {
+	s := open(t, t.TempDir(), Options{MaxDelay: time1h})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for i := range 5 {
+		if _, err := s.Commit(ctx, batch(fmt.Sprint(i))); err != nil {
+			t.Fatalf("commit %d: %v", i, err)
+		}
+	}
+	if diff := cmp.Diff(Stats{Transactions: 5, Batches: 5, Records: 5}, s.Stats()); diff != "" {
+		t.Errorf("Stats (-want +got):\n%s", diff)
+	}
+}
+
+func TestGather(t *testing.T) {
+	tests := []struct {
+		name     string
+		maxBatch int
+		delay    time.Duration
+		idle     bool
+		expect   int
+		queued   int // already in the channel
+		arriving int // sent while gather runs
+		want     int
+	}{
+		{name: "idle takes what is queued and goes", maxBatch: 8, delay: time1h, idle: true, expect: 5, queued: 2, want: 3},
+		{name: "busy with enough queued goes", maxBatch: 8, delay: time1h, expect: 3, queued: 4, want: 5},
+		{name: "busy waits for the expected group", maxBatch: 8, delay: time1h, expect: 4, arriving: 3, want: 4},
+		{name: "never beyond MaxBatch", maxBatch: 4, delay: time1h, expect: 10, queued: 6, want: 4},
+		{name: "waits at most MaxDelay", maxBatch: 8, delay: time.Microsecond, expect: 5, want: 1},
+		{name: "no delay never waits", maxBatch: 8, delay: 0, expect: 5, want: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &Store{opts: Options{MaxBatch: tt.maxBatch, MaxDelay: tt.delay}, reqs: make(chan *request, 16), stop: make(chan struct{})}
+			for range tt.queued {
+				s.reqs <- &request{}
+			}
+			go func() {
+				for range tt.arriving {
+					s.reqs <- &request{}
+				}
+			}()
+			timer := time.NewTimer(time1h)
+			timer.Stop()
+			got := s.gather([]*request{{}}, tt.idle, tt.expect, timer)
+			if len(got) != tt.want {
+				t.Errorf("gathered %d, want %d", len(got), tt.want)
+			}
+		})
+	}
+}
+
+func TestGatherStops(t *testing.T) {
+	s := &Store{opts: Options{MaxBatch: 8, MaxDelay: time1h}, reqs: make(chan *request, 8), stop: make(chan struct{})}
+	close(s.stop)
+	timer := time.NewTimer(time1h)
+	timer.Stop()
+	if got := s.gather([]*request{{}}, false, 5, timer); len(got) != 1 {
+		t.Errorf("gathered %d after stop, want 1", len(got))
+	}
+}
+
+func TestCloseWritesAcceptedCommits(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir, Options{})
+	const n = 50
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var committed []uint64
+	for i := range n {
+		wg.Go(func() {
+			res, err := s.Commit(context.Background(), batch(fmt.Sprint(i)))
+			switch {
+			case err == nil:
+				mu.Lock()
+				committed = append(committed, res.First)
+				mu.Unlock()
+			case !errors.Is(err, store.ErrClosed):
+				t.Errorf("Commit = %v, want success or ErrClosed", err)
+			}
+		})
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	s = open(t, dir, Options{})
+	if _, last := s.Revisions(); last != uint64(len(committed)) {
+		t.Errorf("%d commits succeeded but the log ends at %d", len(committed), last)
+	}
+}
+
+func TestWait(t *testing.T) {
+	ctx := context.Background()
+	t.Run("already past", func(t *testing.T) {
+		s := open(t, t.TempDir(), Options{})
+		commit(t, s, batch("a", "b"))
+		for _, after := range []uint64{0, 1} {
+			if err := s.Wait(ctx, after); err != nil {
+				t.Errorf("Wait(%d) = %v", after, err)
+			}
+		}
+	})
+	t.Run("wakes on commit", func(t *testing.T) {
+		s := open(t, t.TempDir(), Options{})
+		commit(t, s, batch("a"))
+		done := make(chan uint64)
+		for range 3 {
+			go func() {
+				if err := s.Wait(ctx, 1); err != nil {
+					t.Error(err)
+				}
+				_, last := s.Revisions()
+				done <- last
+			}()
+		}
+		commit(t, s, batch("b"))
+		for range 3 {
+			if last := <-done; last != 2 {
+				t.Errorf("Wait returned with last = %d, want 2", last)
+			}
+		}
+	})
+	t.Run("ends with its context", func(t *testing.T) {
+		s := open(t, t.TempDir(), Options{})
+		ctx, cancel := context.WithCancel(ctx)
+		errc := make(chan error)
+		go func() { errc <- s.Wait(ctx, 0) }()
+		cancel()
+		if err := <-errc; !errors.Is(err, context.Canceled) {
+			t.Errorf("Wait = %v, want context.Canceled", err)
+		}
+	})
+	t.Run("ends on close", func(t *testing.T) {
+		s := open(t, t.TempDir(), Options{})
+		errc := make(chan error)
+		go func() { errc <- s.Wait(ctx, 0) }()
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-errc; !errors.Is(err, store.ErrClosed) {
+			t.Errorf("Wait = %v, want ErrClosed", err)
+		}
+	})
+}
+
+// TestFailedWriteRefusesLaterCommits breaks the file under the committer:
+// after a failed write no revision may be handed out until reopen.
+func TestFailedWriteRefusesLaterCommits(t *testing.T) {
+	s := open(t, t.TempDir(), Options{})
+	commit(t, s, batch("a"))
+	if err := s.db.Close(); err != nil { // every later transaction fails
+		t.Fatal(err)
+	}
+	_, err := s.Commit(context.Background(), batch("b"))
+	if err == nil || !strings.Contains(err.Error(), "reopen the store") {
+		t.Fatalf("Commit on a broken file = %v, want a write failure", err)
+	}
+	_, err2 := s.Commit(context.Background(), batch("c"))
+	if err2 == nil || err2.Error() != err.Error() {
+		t.Errorf("next Commit = %v, want the same failure %v", err2, err)
+	}
+	if _, last := s.Revisions(); last != 1 {
+		t.Errorf("last revision %d after failed writes, want 1", last)
+	}
+}

@@ -1,0 +1,103 @@
+package bboltstore
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/berthsched/berth/store"
+)
+
+// fakeClock is a settable clock for age-based compaction.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// open opens a store in dir and closes it when the test ends.
+func open(t testing.TB, dir string, opts Options) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), dir, opts)
+	if err != nil {
+		t.Fatalf("Open(%s) = %v", dir, err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// batch builds a Batch from record payloads.
+func batch(payloads ...string) *store.Batch {
+	var b store.Batch
+	for _, p := range payloads {
+		b.Append([]byte(p))
+	}
+	return &b
+}
+
+func commit(t testing.TB, s *Store, b *store.Batch) store.CommitResult {
+	t.Helper()
+	res, err := s.Commit(context.Background(), b)
+	if err != nil {
+		t.Fatalf("Commit = %v", err)
+	}
+	return res
+}
+
+// rec is a record reduced to what tests compare.
+type rec struct {
+	Rev     uint64
+	Payload string
+}
+
+func recs(rs []store.Record) []rec {
+	out := make([]rec, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, rec{r.Revision, string(r.Payload)})
+	}
+	return out
+}
+
+func readAll(t testing.TB, s *Store, from uint64) []rec {
+	t.Helper()
+	rs, err := s.Read(context.Background(), from, 0)
+	if err != nil {
+		t.Fatalf("Read(%d) = %v", from, err)
+	}
+	return recs(rs)
+}
+
+// kvs lists a keyspace as strings.
+func kvs(t testing.TB, s *Store, sp store.Space) map[string]string {
+	t.Helper()
+	list, err := s.List(sp)
+	if err != nil {
+		t.Fatalf("List(%s) = %v", sp, err)
+	}
+	out := map[string]string{}
+	for _, kv := range list {
+		out[string(kv.Key)] = string(kv.Value)
+	}
+	return out
+}
+
+const (
+	ms     = time.Millisecond
+	time1h = time.Hour
+)
