@@ -1,0 +1,268 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/berthsched/berth/core/model"
+)
+
+func TestPopOrder(t *testing.T) {
+	type added struct {
+		name     string
+		priority int32
+	}
+	tests := []struct {
+		name string
+		pods []added // added one second apart
+		want []string
+	}{
+		{
+			name: "higher priority first",
+			pods: []added{{"low", 1}, {"high", 100}, {"mid", 50}},
+			want: []string{"high", "mid", "low"},
+		},
+		{
+			name: "equal priority in arrival order",
+			pods: []added{{"a", 5}, {"b", 5}, {"c", 5}},
+			want: []string{"a", "b", "c"},
+		},
+		{
+			name: "negative priorities after zero",
+			pods: []added{{"neg", -10}, {"zero", 0}, {"neg2", -10}},
+			want: []string{"zero", "neg", "neg2"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q := newTestQueue(t, nil)
+			for _, p := range tc.pods {
+				q.add(t, pod(p.name).Priority(p.priority).Obj())
+				q.clock.Step(time.Second)
+			}
+			var got []string
+			for range tc.pods {
+				got = append(got, q.pop(t).Pod.Name)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("pop order (-want +got):\n%s", diff)
+			}
+			if c := q.SchedulingCycle(); c != int64(len(tc.pods)) {
+				t.Errorf("SchedulingCycle = %d, want %d", c, len(tc.pods))
+			}
+		})
+	}
+}
+
+func TestAddErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		setup   func(q *testQueue)
+		pod     *model.Pod
+		wantErr error
+	}{
+		{name: "new pod", pod: pod("p").Obj()},
+		{name: "already queued", setup: func(q *testQueue) { q.add(t, pod("p").Obj()) }, pod: pod("p").Obj(), wantErr: ErrAlreadyQueued},
+		{name: "in flight", setup: func(q *testQueue) { q.add(t, pod("p").Obj()); q.pop(t) }, pod: pod("p").Obj(), wantErr: ErrAlreadyQueued},
+		{name: "bound", pod: pod("p").Node("n1").Obj(), wantErr: ErrBound},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q := newTestQueue(t, nil)
+			if tc.setup != nil {
+				tc.setup(q)
+			}
+			if err := q.Add(context.Background(), tc.pod); !errors.Is(err, tc.wantErr) {
+				t.Errorf("Add error = %v, want %v", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestBackoffDuration(t *testing.T) {
+	tests := []struct {
+		name             string
+		initial, max     time.Duration
+		failures         int
+		wantBackoffUntil time.Duration // from the failure
+	}{
+		{name: "first failure", failures: 1, wantBackoffUntil: 1 * time.Second},
+		{name: "second doubles", failures: 2, wantBackoffUntil: 2 * time.Second},
+		{name: "third", failures: 3, wantBackoffUntil: 4 * time.Second},
+		{name: "fourth", failures: 4, wantBackoffUntil: 8 * time.Second},
+		{name: "capped at max", failures: 5, wantBackoffUntil: 10 * time.Second},
+		{name: "stays capped", failures: 70, wantBackoffUntil: 10 * time.Second},
+		{name: "custom initial", initial: 3 * time.Second, max: 20 * time.Second, failures: 2, wantBackoffUntil: 6 * time.Second},
+		{name: "custom cap", initial: 3 * time.Second, max: 5 * time.Second, failures: 2, wantBackoffUntil: 5 * time.Second},
+		{name: "custom under cap", initial: 3 * time.Second, max: 7 * time.Second, failures: 2, wantBackoffUntil: 6 * time.Second},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q := newTestQueue(t, func(o *Options) { o.PodInitialBackoff, o.PodMaxBackoff = tc.initial, tc.max })
+			info := pod("p").Obj()
+			pi := newQueuedInfo(info)
+			pi.Timestamp = t0
+			pi.UnschedulableCount = tc.failures
+			if got, want := q.backoffExpiry(pi), t0.Add(tc.wantBackoffUntil); !got.Equal(want) {
+				t.Errorf("backoff expiry = %v, want %v", got.Sub(t0), want.Sub(t0))
+			}
+			// Errors count on their own and win while they last.
+			pi.ConsecutiveErrorsCount = 1
+			if got, want := q.backoffExpiry(pi), t0.Add(q.backoffDuration(1)); !got.Equal(want) {
+				t.Errorf("error backoff expiry = %v, want %v", got.Sub(t0), want.Sub(t0))
+			}
+		})
+	}
+}
+
+// TestBackoffGrowsWithFailures drives one pod through repeated failures
+// and checks when each backoff ends.
+func TestBackoffGrowsWithFailures(t *testing.T) {
+	q := newTestQueue(t, nil)
+	q.add(t, pod("p").Obj())
+	var got []time.Duration
+	for range 6 {
+		pi := q.pop(t)
+		failedAt := q.clock.Now()
+		q.fail(t, pi, []string{fit}, nil)
+		q.MoveAllToActiveOrBackoffQueue(context.Background(), nodeAdd, nil, &model.Node{Name: "n"}, nil)
+		p, _ := q.Lookup("uid-p")
+		got = append(got, p.BackoffUntil.Sub(failedAt))
+		q.clock.Step(time.Minute)
+		q.FlushBackoffQCompleted(context.Background())
+	}
+	want := []time.Duration{1 * time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 10 * time.Second, 10 * time.Second}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("backoff per failure (-want +got):\n%s", diff)
+	}
+}
+
+func TestBackoffWindowAlignment(t *testing.T) {
+	tests := []struct {
+		name        string
+		disablePop  bool
+		failAfter   time.Duration // since t0
+		checkAt     time.Duration
+		wantBacking bool
+	}{
+		// Expiry 1.3s is aligned down to 1s; the pod is done once the
+		// clock's window passes 1s, i.e. at 2s.
+		{name: "aligned: same window", failAfter: 300 * time.Millisecond, checkAt: 1900 * time.Millisecond, wantBacking: true},
+		{name: "aligned: next window", failAfter: 300 * time.Millisecond, checkAt: 2 * time.Second, wantBacking: false},
+		{name: "unaligned: before expiry", disablePop: true, failAfter: 300 * time.Millisecond, checkAt: 1299 * time.Millisecond, wantBacking: true},
+		{name: "unaligned: after expiry", disablePop: true, failAfter: 300 * time.Millisecond, checkAt: 1301 * time.Millisecond, wantBacking: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q := newTestQueue(t, func(o *Options) { o.DisablePopFromBackoffQ = tc.disablePop })
+			pi := newQueuedInfo(pod("p").Obj())
+			pi.Timestamp = t0.Add(tc.failAfter)
+			pi.UnschedulableCount = 1
+			q.clock.Step(tc.checkAt)
+			if got := q.isBackingOff(pi); got != tc.wantBacking {
+				t.Errorf("isBackingOff = %v, want %v", got, tc.wantBacking)
+			}
+		})
+	}
+}
+
+func TestPopBlocksUntilAdd(t *testing.T) {
+	q := newTestQueue(t, nil)
+	got := make(chan string)
+	go func() {
+		pi, err := q.Pop(context.Background())
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		got <- pi.Pod.Name
+	}()
+	q.add(t, pod("late").Obj())
+	if name := <-got; name != "late" {
+		t.Errorf("Pop returned %q, want late", name)
+	}
+}
+
+func TestPopEnds(t *testing.T) {
+	tests := []struct {
+		name    string
+		end     func(q *testQueue, cancel context.CancelFunc)
+		wantErr error
+	}{
+		{name: "Close", end: func(q *testQueue, _ context.CancelFunc) { q.Close() }, wantErr: ErrClosed},
+		{name: "context canceled", end: func(_ *testQueue, cancel context.CancelFunc) { cancel() }, wantErr: context.Canceled},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q := newTestQueue(t, nil)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			errc := make(chan error)
+			go func() {
+				_, err := q.Pop(ctx)
+				errc <- err
+			}()
+			tc.end(q, cancel)
+			if err := <-errc; !errors.Is(err, tc.wantErr) {
+				t.Errorf("Pop error = %v, want %v", err, tc.wantErr)
+			}
+			// Later Pops end the same way, without blocking.
+			if _, err := q.Pop(ctx); !errors.Is(err, tc.wantErr) {
+				t.Errorf("second Pop error = %v, want %v", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestPopFromBackoffQ(t *testing.T) {
+	tests := []struct {
+		name       string
+		disablePop bool
+		want       string // "" when Pop would block
+	}{
+		{name: "activeQ empty: head of backoffQ", want: "high"},
+		{name: "disabled: blocks", disablePop: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q := newTestQueue(t, func(o *Options) { o.DisablePopFromBackoffQ = tc.disablePop })
+			q.add(t, pod("low").Priority(1).Obj(), pod("high").Priority(10).Obj())
+			// Both fail in the same second after a node was added during
+			// their attempts: both back off until the same window.
+			a, b := q.pop(t), q.pop(t)
+			q.MoveAllToActiveOrBackoffQueue(context.Background(), nodeAdd, nil, &model.Node{Name: "n"}, nil)
+			q.fail(t, b, []string{fit}, nil)
+			q.fail(t, a, []string{fit}, nil)
+			if got := q.Stats().Backoff; got != 2 {
+				t.Fatalf("backoffQ has %d pods, want 2", got)
+			}
+			// nextLocked is what Pop takes without blocking.
+			q.mu.Lock()
+			e := q.nextLocked()
+			q.mu.Unlock()
+			got := ""
+			if e != nil {
+				got = e.info.Pod.Name
+			}
+			if got != tc.want {
+				t.Errorf("next pod = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestActiveQBeforeBackoffQ(t *testing.T) {
+	q := newTestQueue(t, nil)
+	q.add(t, pod("backing").Priority(100).Obj())
+	pi := q.pop(t)
+	q.MoveAllToActiveOrBackoffQueue(context.Background(), nodeAdd, nil, &model.Node{Name: "n"}, nil)
+	q.fail(t, pi, []string{fit}, nil)
+	q.add(t, pod("fresh").Priority(1).Obj())
+	if got := q.pop(t).Pod.Name; got != "fresh" {
+		t.Errorf("popped %s, want fresh (activeQ first)", got)
+	}
+}
