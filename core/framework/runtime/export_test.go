@@ -1,0 +1,4 @@
+package runtime
+
+// CheckTotalScore exposes checkTotalScore to the tests.
+var CheckTotalScore = checkTotalScore

@@ -1,0 +1,142 @@
+package runtime
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/berthsched/berth/core/framework"
+)
+
+// Option injects a dependency into New.
+type Option func(*options)
+
+type options struct {
+	snapshot     framework.NodeInfoLister
+	nominator    framework.PodNominator
+	namespaces   framework.NamespaceLister
+	pdbs         framework.PDBLister
+	decisions    framework.DecisionSink
+	clock        framework.Clock
+	logger       *slog.Logger
+	parallelizer framework.Parallelizer
+	waitingPods  *WaitingPods
+	metrics      Metrics
+}
+
+func defaultOptions() options {
+	return options{
+		clock:        realClock{},
+		logger:       slog.New(slog.DiscardHandler),
+		parallelizer: framework.NewParallelizer(framework.DefaultParallelism),
+	}
+}
+
+// WithSnapshotLister sets what SnapshotSharedLister returns. The scheduler
+// either refreshes one snapshot in place every cycle (cache.Snapshot) or
+// passes a *SnapshotRef and swaps the snapshot it points to.
+func WithSnapshotLister(l framework.NodeInfoLister) Option {
+	return func(o *options) { o.snapshot = l }
+}
+
+// WithPodNominator sets the nominator RunFilterPluginsWithNominatedPods
+// reads and plugins get from the handle.
+func WithPodNominator(n framework.PodNominator) Option {
+	return func(o *options) { o.nominator = n }
+}
+
+// WithNamespaceLister sets the namespace labels plugins read.
+func WithNamespaceLister(l framework.NamespaceLister) Option {
+	return func(o *options) { o.namespaces = l }
+}
+
+// WithPDBLister sets the disruption budgets preemption reads.
+func WithPDBLister(l framework.PDBLister) Option {
+	return func(o *options) { o.pdbs = l }
+}
+
+// WithDecisionSink sets where Bind, Evict and nominations go.
+func WithDecisionSink(s framework.DecisionSink) Option {
+	return func(o *options) { o.decisions = s }
+}
+
+// WithClock sets the time source. A clock that also implements TimerClock
+// drives the Permit timeouts (tests use a fake one); otherwise they run on
+// real timers.
+func WithClock(c framework.Clock) Option {
+	return func(o *options) { o.clock = c }
+}
+
+// WithLogger sets the logger. Default: discard.
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) { o.logger = l }
+}
+
+// WithParallelism sets the number of goroutines Score (and plugins through
+// the handle) use; n <= 0 means framework.DefaultParallelism. 1 runs
+// everything on the calling goroutine in order.
+func WithParallelism(n int) Option {
+	return func(o *options) { o.parallelizer = framework.NewParallelizer(n) }
+}
+
+// WithWaitingPods shares one waiting-pods map between the frameworks of
+// all profiles, as kube does, so a Permit plugin sees every waiting pod.
+// Default: a map of the framework's own.
+func WithWaitingPods(w *WaitingPods) Option {
+	return func(o *options) { o.waitingPods = w }
+}
+
+// WithMetrics sets the metrics hook. Default: none.
+func WithMetrics(m Metrics) Option {
+	return func(o *options) { o.metrics = m }
+}
+
+// Metrics receives the framework's timings; the server plugs Prometheus in.
+// Calls happen on the scheduling path and from concurrent binding cycles:
+// implementations must be cheap and safe for concurrent use. Extension
+// point names are kube's metric labels: PreFilter, PostFilter, PreScore,
+// Score, Reserve, Unreserve, Permit, PreBind, Bind, PostBind.
+type Metrics interface {
+	// ObserveExtensionPoint records one run of an extension point (all its
+	// plugins) and the status it returned.
+	ObserveExtensionPoint(profile, point string, code framework.Code, d time.Duration)
+	// ObservePlugin records one call of a plugin at a point that calls each
+	// plugin once per pod (not Filter and Score, which run per node).
+	ObservePlugin(profile, point, plugin string, code framework.Code, d time.Duration)
+	// ObservePermitWait records how long a pod waited on Permit plugins and
+	// how the wait ended.
+	ObservePermitWait(profile string, code framework.Code, d time.Duration)
+}
+
+// Extension point names used as metric labels.
+const (
+	PointPreFilter  = "PreFilter"
+	PointPostFilter = "PostFilter"
+	PointPreScore   = "PreScore"
+	PointScore      = "Score"
+	PointReserve    = "Reserve"
+	PointUnreserve  = "Unreserve"
+	PointPermit     = "Permit"
+	PointPreBind    = "PreBind"
+	PointBind       = "Bind"
+	PointPostBind   = "PostBind"
+)
+
+// TimerClock is a Clock that can also run a function after a delay. When
+// the injected clock implements it, Permit timeouts use it.
+type TimerClock interface {
+	framework.Clock
+	AfterFunc(d time.Duration, f func()) Timer
+}
+
+// Timer is a pending AfterFunc call.
+type Timer interface {
+	// Stop prevents the call if it has not happened; it reports whether it
+	// did so.
+	Stop() bool
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
