@@ -1,0 +1,212 @@
+package podtopologyspread
+
+import (
+	"context"
+	"maps"
+	"math"
+
+	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/core/model"
+)
+
+const preFilterStateKey framework.StateKey = "PreFilter" + Name
+
+// preFilterState is what Filter needs, computed once per attempt.
+type preFilterState struct {
+	constraints []constraint // DoNotSchedule only; shared by clones
+	// selfMatch[i] is 1 when constraint i selects the pod itself.
+	selfMatch []int
+	// counts[i] maps each domain of constraint i to its matching pods.
+	counts []map[string]int
+	// least[i] tracks the least populated domains of constraint i.
+	least []leastDomains
+}
+
+// Clone copies the counts; the constraints never change.
+func (s *preFilterState) Clone() framework.StateData {
+	c := &preFilterState{
+		constraints: s.constraints,
+		selfMatch:   s.selfMatch,
+		counts:      make([]map[string]int, len(s.counts)),
+		least:       append([]leastDomains(nil), s.least...),
+	}
+	for i, m := range s.counts {
+		c.counts[i] = maps.Clone(m)
+	}
+	return c
+}
+
+// minCount is the least count over the domains of constraint i, taken as
+// 0 while there are fewer domains than minDomains.
+func (s *preFilterState) minCount(i int) int {
+	if len(s.counts[i]) < int(s.constraints[i].minDomains) {
+		return 0
+	}
+	return s.least[i][0].count
+}
+
+// leastDomains keeps the two least populated domains, least first, as
+// kube-scheduler does. It stays exact under the updates the runtime makes:
+// counts change only in the domains of one node at a time (a node's
+// nominated pods, or preemption victims on one node).
+type leastDomains [2]struct {
+	domain string
+	count  int
+}
+
+func newLeastDomains() leastDomains {
+	var l leastDomains
+	l[0].count, l[1].count = math.MaxInt32, math.MaxInt32
+	return l
+}
+
+// update records that domain now holds count pods.
+func (l *leastDomains) update(domain string, count int) {
+	switch {
+	case domain == l[0].domain:
+		l[0].count = count
+	case domain == l[1].domain:
+		l[1].count = count
+	case count < l[0].count:
+		l[1] = l[0]
+		l[0].domain, l[0].count = domain, count
+		return
+	case count < l[1].count:
+		l[1].domain, l[1].count = domain, count
+		return
+	default:
+		return
+	}
+	if l[0].count > l[1].count {
+		l[0], l[1] = l[1], l[0]
+	}
+}
+
+// domainCount is one node's contribution to constraint i.
+type domainCount struct {
+	constraint int
+	domain     string
+	count      int
+}
+
+// PreFilter counts the pods each DoNotSchedule constraint selects per
+// domain. It Skips pods without such constraints.
+func (pl *PodTopologySpread) PreFilter(ctx context.Context, state *framework.CycleState, pod *model.Pod, nodes []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+	cs, err := podConstraints(pod, model.DoNotSchedule)
+	if err != nil {
+		return nil, framework.AsStatus(err)
+	}
+	if len(cs) == 0 {
+		return nil, framework.NewStatus(framework.Skip)
+	}
+	s := &preFilterState{
+		constraints: cs,
+		selfMatch:   make([]int, len(cs)),
+		counts:      make([]map[string]int, len(cs)),
+		least:       make([]leastDomains, len(cs)),
+	}
+	for i := range cs {
+		if cs[i].selector.Matches(pod.Labels) {
+			s.selfMatch[i] = 1
+		}
+		size := 0
+		if cs[i].hostname {
+			size = len(nodes)
+		}
+		s.counts[i] = make(map[string]int, size)
+	}
+	lists := chunked(ctx, pl.parallel, len(nodes), func(lo, hi int) []domainCount {
+		list := make([]domainCount, 0, (hi-lo)*len(cs))
+		for _, ni := range nodes[lo:hi] {
+			node := ni.Node()
+			if node == nil || !hasAllKeys(node, cs) {
+				continue
+			}
+			in := inclusion{pod: pod}
+			for i := range cs {
+				c := &cs[i]
+				if !in.includes(c, node) {
+					continue
+				}
+				list = append(list, domainCount{i, node.Labels[c.topologyKey], countMatching(ni.Pods, c.selector, pod.Namespace)})
+			}
+		}
+		return list
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, framework.AsStatus(err)
+	}
+	for _, l := range lists {
+		for _, dc := range l {
+			s.counts[dc.constraint][dc.domain] += dc.count
+		}
+	}
+	for i := range cs {
+		s.least[i] = newLeastDomains()
+		for domain, n := range s.counts[i] {
+			s.least[i].update(domain, n)
+		}
+	}
+	state.Write(preFilterStateKey, s)
+	return nil, nil
+}
+
+// PreFilterExtensions returns the plugin: its counts follow pods added to
+// or removed from a node.
+func (pl *PodTopologySpread) PreFilterExtensions() framework.PreFilterExtensions { return pl }
+
+// AddPod counts a pod added to nodeInfo (a nominated pod).
+func (pl *PodTopologySpread) AddPod(_ context.Context, state *framework.CycleState, podToSchedule *model.Pod, podInfoToAdd *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
+	return updateWithPod(state, podToSchedule, podInfoToAdd.Pod, nodeInfo.Node(), 1)
+}
+
+// RemovePod uncounts a pod removed from nodeInfo (a preemption victim).
+func (pl *PodTopologySpread) RemovePod(_ context.Context, state *framework.CycleState, podToSchedule *model.Pod, podInfoToRemove *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
+	return updateWithPod(state, podToSchedule, podInfoToRemove.Pod, nodeInfo.Node(), -1)
+}
+
+// updateWithPod changes the counts of the node's domains by delta for
+// each constraint that selects changed, as PreFilter would have counted
+// it. Unlike PreFilter it counts terminating pods too, as kube does.
+func updateWithPod(state *framework.CycleState, pod, changed *model.Pod, node *model.Node, delta int) *framework.Status {
+	s, ok := framework.ReadAs[*preFilterState](state, preFilterStateKey)
+	if !ok {
+		return framework.AsStatus(ErrNoState)
+	}
+	if node == nil || changed.Namespace != pod.Namespace || !hasAllKeys(node, s.constraints) {
+		return nil
+	}
+	in := inclusion{pod: pod}
+	for i := range s.constraints {
+		c := &s.constraints[i]
+		if !c.selector.Matches(changed.Labels) || !in.includes(c, node) {
+			continue
+		}
+		domain := node.Labels[c.topologyKey]
+		s.counts[i][domain] += delta
+		s.least[i].update(domain, s.counts[i][domain])
+	}
+	return nil
+}
+
+// Filter rejects a node lacking a constraint's topology key, or whose
+// domain would then hold more than maxSkew pods over the least populated
+// domain.
+func (pl *PodTopologySpread) Filter(_ context.Context, state *framework.CycleState, _ *model.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+	s, ok := framework.ReadAs[*preFilterState](state, preFilterStateKey)
+	if !ok {
+		return framework.AsStatus(ErrNoState)
+	}
+	node := nodeInfo.Node()
+	for i := range s.constraints {
+		c := &s.constraints[i]
+		domain, ok := node.Labels[c.topologyKey]
+		if !ok {
+			return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeLabelNotMatch)
+		}
+		if skew := s.counts[i][domain] + s.selfMatch[i] - s.minCount(i); skew > int(c.maxSkew) {
+			return framework.NewStatus(framework.Unschedulable, ErrReasonConstraintsNotMatch)
+		}
+	}
+	return nil
+}
