@@ -1,0 +1,216 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/core/model"
+)
+
+// labelMetadataName is the label the Kubernetes API server puts on every
+// namespace, so that namespaceSelectors can name namespaces.
+const labelMetadataName = "kubernetes.io/metadata.name"
+
+func objectEvent(r framework.EventResource, a framework.ActionType, label string) framework.ClusterEvent {
+	return framework.ClusterEvent{Resource: r, ActionType: a, Label: label}
+}
+
+// lookupPod returns the current version of a pod the scheduler knows.
+func (s *Scheduler) lookupPod(uid string) (*model.Pod, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	p, ok := s.pods[uid]
+	return p, ok
+}
+
+func (s *Scheduler) storePod(p *model.Pod) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pods[p.UID] = p
+	s.uidByKey[p.Key()] = p.UID
+}
+
+func (s *Scheduler) removePod(p *model.Pod) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.pods, p.UID)
+	if s.uidByKey[p.Key()] == p.UID {
+		delete(s.uidByKey, p.Key())
+	}
+}
+
+func (s *Scheduler) forgetRecord(uid string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.records, uid)
+}
+
+// admit returns the version of the pod the scheduler keeps: the default
+// scheduler name applied and, for a new pod, its priority resolved as
+// Kubernetes' priority admission does. Priority is fixed at creation: an
+// update keeps the priority the pod was admitted with.
+func (s *Scheduler) admit(in, old *model.Pod) (*model.Pod, error) {
+	cur := *in
+	if cur.SchedulerName == "" {
+		cur.SchedulerName = model.DefaultSchedulerName
+	}
+	if old != nil {
+		cur.Priority, cur.PreemptionPolicy, cur.PriorityClassName = old.Priority, old.PreemptionPolicy, old.PriorityClassName
+		return &cur, nil
+	}
+	s.mu.RLock()
+	err := s.classes.Admit(&cur)
+	s.mu.RUnlock()
+	if err != nil {
+		return nil, fmt.Errorf("admit pod %s: %w", cur.Key(), err)
+	}
+	return &cur, nil
+}
+
+// SetPriorityClass adds or replaces a PriorityClass. Classes apply to pods
+// admitted afterwards; pods keep the priority they were admitted with.
+func (s *Scheduler) SetPriorityClass(ctx context.Context, pc *model.PriorityClass) error {
+	s.ingestMu.Lock()
+	defer s.ingestMu.Unlock()
+	s.mu.Lock()
+	_, known := s.classes.Get(pc.Name)
+	err := s.classes.Set(pc)
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	action, label := framework.ActionAdd, "PriorityClassAdd"
+	if known {
+		action, label = framework.ActionUpdateOther, "PriorityClassUpdate"
+	}
+	s.queue.MoveAllToActiveOrBackoffQueue(ctx, objectEvent(framework.EventPriorityClass, action, label), nil, pc, nil)
+	return nil
+}
+
+// DeletePriorityClass removes a user PriorityClass.
+func (s *Scheduler) DeletePriorityClass(ctx context.Context, name string) error {
+	s.ingestMu.Lock()
+	defer s.ingestMu.Unlock()
+	s.mu.Lock()
+	pc, known := s.classes.Get(name)
+	s.classes.Delete(name)
+	s.mu.Unlock()
+	if !known {
+		return fmt.Errorf("delete PriorityClass %s: %w", name, ErrNotFound)
+	}
+	s.queue.MoveAllToActiveOrBackoffQueue(ctx, objectEvent(framework.EventPriorityClass, framework.ActionDelete, "PriorityClassDelete"), pc, nil, nil)
+	return nil
+}
+
+// PriorityClasses lists the known classes, built-in ones included.
+func (s *Scheduler) PriorityClasses() []*model.PriorityClass {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.classes.List()
+}
+
+// namespaces is the set of namespaces, implementing
+// framework.NamespaceLister. It is safe for concurrent use.
+type namespaces struct {
+	mu     sync.RWMutex
+	labels map[string]map[string]string
+	// implicit names namespaces only known through their pods.
+	implicit map[string]bool
+}
+
+var _ framework.NamespaceLister = (*namespaces)(nil)
+
+func newNamespaces() *namespaces {
+	return &namespaces{labels: map[string]map[string]string{}, implicit: map[string]bool{}}
+}
+
+func (n *namespaces) NamespaceLabels(name string) (map[string]string, bool) {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	l, ok := n.labels[name]
+	return l, ok
+}
+
+func (n *namespaces) NamespacesMatching(sel model.Selector) []string {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	var out []string
+	for name, l := range n.labels {
+		if sel.Matches(l) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// set stores a namespace and reports whether it was known.
+func (n *namespaces) set(ns *model.Namespace, implicit bool) bool {
+	l := maps.Clone(ns.Labels)
+	if l == nil {
+		l = map[string]string{}
+	}
+	l[labelMetadataName] = ns.Name
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	_, known := n.labels[ns.Name]
+	if implicit && known {
+		return true
+	}
+	n.labels[ns.Name] = l
+	n.implicit[ns.Name] = implicit
+	return known
+}
+
+func (n *namespaces) delete(name string) (map[string]string, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	l, ok := n.labels[name]
+	delete(n.labels, name)
+	delete(n.implicit, name)
+	return l, ok
+}
+
+// SetNamespace adds or replaces a namespace (its labels serve
+// namespaceSelectors). Every namespace carries the
+// kubernetes.io/metadata.name label, as in Kubernetes.
+func (s *Scheduler) SetNamespace(ctx context.Context, ns *model.Namespace) error {
+	if ns == nil || ns.Name == "" {
+		return fmt.Errorf("set namespace: %w", ErrInvalid)
+	}
+	s.ingestMu.Lock()
+	defer s.ingestMu.Unlock()
+	action, label := framework.ActionAdd, "NamespaceAdd"
+	if s.namespaces.set(ns, false) {
+		action, label = framework.ActionUpdateOther, "NamespaceUpdate"
+	}
+	s.queue.MoveAllToActiveOrBackoffQueue(ctx, objectEvent(framework.EventNamespace, action, label), nil, ns, nil)
+	return nil
+}
+
+// DeleteNamespace removes a namespace.
+func (s *Scheduler) DeleteNamespace(ctx context.Context, name string) error {
+	s.ingestMu.Lock()
+	defer s.ingestMu.Unlock()
+	l, ok := s.namespaces.delete(name)
+	if !ok {
+		return fmt.Errorf("delete namespace %s: %w", name, ErrNotFound)
+	}
+	s.queue.MoveAllToActiveOrBackoffQueue(ctx, objectEvent(framework.EventNamespace, framework.ActionDelete, "NamespaceDelete"), &model.Namespace{Name: name, Labels: l}, nil, nil)
+	return nil
+}
+
+// ensureNamespace registers the namespace of a pod the caller did not
+// declare, with only its name label.
+func (s *Scheduler) ensureNamespace(ctx context.Context, name string) {
+	if _, ok := s.namespaces.NamespaceLabels(name); ok {
+		return
+	}
+	ns := &model.Namespace{Name: name}
+	s.namespaces.set(ns, true)
+	s.queue.MoveAllToActiveOrBackoffQueue(ctx, objectEvent(framework.EventNamespace, framework.ActionAdd, "NamespaceAdd"), nil, ns, nil)
+}

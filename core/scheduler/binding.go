@@ -1,0 +1,142 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/queue"
+)
+
+// binding is a pod assumed on a node and on its way to being bound.
+type binding struct {
+	fwk   framework.Framework
+	state *framework.CycleState
+	qpi   *framework.QueuedPodInfo // the assumed pod (NodeName set)
+	host  string
+	start time.Time
+}
+
+// runBindingCycle waits for Permit, runs PreBind, Bind and PostBind, and
+// undoes the assumption if any of them fails. It returns the failure
+// status, nil when the bind was issued (or the outcome was already
+// settled by the caller).
+func (s *Scheduler) runBindingCycle(ctx context.Context, b *binding) *framework.Status {
+	f := s.bindingCycle(ctx, b)
+	if f == nil {
+		return nil
+	}
+	s.handleBindingCycleError(ctx, b, f)
+	return f.status
+}
+
+func (s *Scheduler) bindingCycle(ctx context.Context, b *binding) *failure {
+	pod := b.qpi.Pod
+	if st := b.fwk.WaitOnPermit(ctx, pod); !st.IsSuccess() {
+		f := &failure{status: st, nominating: clearNomination}
+		if st.IsRejected() {
+			d := framework.Diagnosis{NodeToStatus: framework.NewNodeToStatus()}
+			d.NodeToStatus.Set(b.host, st)
+			d.AddUnschedulablePlugin(st.Plugin())
+			f.fitErr = &framework.FitError{PodKey: pod.Key(), NumAllNodes: 1, Diagnosis: d}
+		}
+		return f
+	}
+	// From here on a failure is an error, retried after backoff; the queue
+	// can forget the attempt and the events it saw.
+	s.queue.Done(pod.UID)
+	if st := b.fwk.RunPreBindPlugins(ctx, b.state, pod, b.host); !st.IsSuccess() {
+		return &failure{status: st, nominating: clearNomination}
+	}
+	if cur, ok := s.lookupPod(pod.UID); !ok || cur.NodeName != "" {
+		err := fmt.Errorf("pod %s was deleted or bound elsewhere before its bind to %s", pod.Key(), b.host)
+		return &failure{status: framework.AsStatus(err), nominating: clearNomination}
+	}
+	s.mu.Lock()
+	s.binds[pod.UID] = b
+	s.mu.Unlock()
+	if st := b.fwk.RunBindPlugins(ctx, b.state, pod, b.host); !st.IsSuccess() {
+		if s.takeBind(pod.UID) == nil {
+			return nil // the caller already settled the bind
+		}
+		return &failure{status: st, nominating: clearNomination}
+	}
+	s.mu.Lock()
+	_, waiting := s.binds[pod.UID]
+	s.mu.Unlock()
+	if waiting {
+		if err := s.cache.FinishBinding(pod); err != nil {
+			s.logger.Debug("finish binding", "pod", pod.Key(), "err", err)
+		}
+	}
+	s.logger.Debug("pod bound", "pod", pod.Key(), "node", b.host)
+	b.fwk.RunPostBindPlugins(ctx, b.state, pod, b.host)
+	return nil
+}
+
+// takeBind removes and returns the pod's binding awaiting confirmation.
+func (s *Scheduler) takeBind(uid string) *binding {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.binds[uid]
+	delete(s.binds, uid)
+	return b
+}
+
+// handleBindingCycleError undoes the assumption, tells the queue the node
+// has room again and requeues the pod.
+func (s *Scheduler) handleBindingCycleError(ctx context.Context, b *binding, f *failure) {
+	assumed := b.qpi.Pod
+	if s.unreserveAndForget(ctx, b.state, b.fwk, assumed, b.host) {
+		// Forgetting the assumed pod frees its node, like a pod deletion.
+		if f.status.IsRejected() {
+			// After requeueing the pod, so the event is not counted for
+			// the pod's own attempt (kube does the same).
+			defer s.queue.MoveAllToActiveOrBackoffQueue(ctx, queue.EventAssignedPodDelete, assumed, nil, func(p *model.Pod) bool {
+				return p.UID != assumed.UID
+			})
+		} else {
+			s.queue.MoveAllToActiveOrBackoffQueue(ctx, queue.EventAssignedPodDelete, assumed, nil, nil)
+		}
+	}
+	s.handleFailure(ctx, b.fwk, b.qpi, f, true)
+}
+
+// ReportBindResult settles a bind the scheduler issued (through the Bind
+// decision): ok confirms it, as the pod arriving bound through AddPod would;
+// a failure forgets the assumption and requeues the pod with backoff. It
+// returns ErrNoBindInFlight when no bind of the pod to node awaits an
+// outcome (a confirmation of a pod already bound there is not an error).
+func (s *Scheduler) ReportBindResult(ctx context.Context, podUID, node string, ok bool, reason string) error {
+	s.mu.Lock()
+	b := s.binds[podUID]
+	if b != nil && b.host == node {
+		delete(s.binds, podUID)
+	} else {
+		b = nil
+	}
+	s.mu.Unlock()
+	if b == nil {
+		if st, found := s.cache.Pod(podUID); ok && found && !st.Assumed && st.Pod.NodeName == node {
+			return nil
+		}
+		return fmt.Errorf("report bind of %s to %s: %w", podUID, node, ErrNoBindInFlight)
+	}
+	if ok {
+		cur, found := s.lookupPod(podUID)
+		if !found {
+			return fmt.Errorf("report bind of %s to %s: %w", podUID, node, ErrPodNotFound)
+		}
+		bound := *cur
+		bound.NodeName = node
+		return s.UpdatePod(ctx, &bound)
+	}
+	if reason == "" {
+		reason = "the caller reported the bind failed"
+	}
+	st := framework.NewStatus(framework.Error, fmt.Sprintf("binding %s to %s failed: %s", b.qpi.Pod.Key(), node, reason))
+	s.handleBindingCycleError(ctx, b, &failure{status: st, nominating: clearNomination})
+	return nil
+}

@@ -1,0 +1,194 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/berthsched/berth/core/framework"
+	mt "github.com/berthsched/berth/core/model/modeltest"
+	"github.com/berthsched/berth/core/queue"
+)
+
+// waitDecision returns the next decision, failing the test after a while
+// (the binding cycle runs on its own goroutine).
+func waitDecision(t *testing.T, ch chan decision) decision {
+	t.Helper()
+	select {
+	case d := <-ch:
+		return d
+	case <-time.After(10 * time.Second):
+		t.Fatal("no decision arrived")
+		return decision{}
+	}
+}
+
+func TestPermit(t *testing.T) {
+	tests := []struct {
+		name        string
+		verdict     framework.Code
+		resolve     func(wp framework.WaitingPod) // for Wait
+		wantBind    bool
+		wantSub     queue.SubQueue
+		wantMessage string
+	}{
+		{name: "allow", verdict: framework.Success, wantBind: true},
+		{name: "reject at once", verdict: framework.Unschedulable, wantSub: queue.Unschedulable,
+			wantMessage: "0/1 nodes are available: 1 permit says no."},
+		{name: "wait then allow", verdict: framework.Wait, resolve: func(wp framework.WaitingPod) { wp.Allow("P") }, wantBind: true},
+		{name: "wait then reject", verdict: framework.Wait, resolve: func(wp framework.WaitingPod) { wp.Reject("P", "not now") },
+			wantSub: queue.Unschedulable, wantMessage: "0/1 nodes are available: 1 not now."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tp := &testPlugins{permit: &fakePermit{name: "P", verdict: tc.verdict, timeout: time.Hour}}
+			e := newEnv(t, tp, func(o *Options) { o.BindInline = false })
+			e.sink.ch = make(chan decision, 10)
+			e.addNodes(mt.MakeNode("n1").Obj())
+			e.addPods(mt.MakePod("p").Obj())
+			att := e.scheduleOne()
+			if tc.resolve != nil {
+				if att.Result != ResultScheduled {
+					t.Fatalf("attempt %s %s", att.Result, att.Message)
+				}
+				fwk, _ := e.s.Profile("default-scheduler")
+				wp := fwk.GetWaitingPod("uid-p")
+				if wp == nil {
+					t.Fatal("the pod is not waiting")
+				}
+				if ex, _ := e.s.Explain("default", "p"); ex.Phase != PhaseBinding {
+					t.Errorf("phase while waiting %s, want Binding", ex.Phase)
+				}
+				tc.resolve(wp)
+			}
+			if tc.wantBind {
+				if d := waitDecision(t, e.sink.ch); d != (decision{Kind: "bind", Pod: "default/p", Node: "n1"}) {
+					t.Errorf("decision %+v, want the bind", d)
+				}
+				return
+			}
+			e.s.bindWG.Wait()
+			ex, _ := e.s.Explain("default", "p")
+			if ex.Phase != PhasePending || ex.Queue.SubQueue != tc.wantSub || !cmp.Equal(ex.Queue.UnschedulablePlugins, []string{"P"}) {
+				t.Errorf("after rejection: %s %+v", ex.Phase, ex.Queue)
+			}
+			if ex.Diagnosis == nil || ex.Diagnosis.Message != tc.wantMessage {
+				t.Errorf("diagnosis %+v, want %q", ex.Diagnosis, tc.wantMessage)
+			}
+			if e.s.cache.Counts().Pods != 0 {
+				t.Error("the rejected pod is still assumed")
+			}
+		})
+	}
+}
+
+func TestReserveFailureUnreserves(t *testing.T) {
+	res := &fakeReserve{name: "R", fail: true}
+	e := newEnv(t, &testPlugins{reserve: res}, nil)
+	e.addNodes(mt.MakeNode("n1").Obj())
+	e.addPods(mt.MakePod("p").Obj())
+	att := e.scheduleOne()
+	if att.Result != ResultUnschedulable || att.Message != "0/1 nodes are available: 1 reserve says no." {
+		t.Errorf("attempt %s %q", att.Result, att.Message)
+	}
+	if res.unreserved != 1 || e.s.cache.Counts().Pods != 0 {
+		t.Errorf("unreserved %d times, cache holds %d pods", res.unreserved, e.s.cache.Counts().Pods)
+	}
+}
+
+func TestBindFailureRequeues(t *testing.T) {
+	e := newEnv(t, &testPlugins{}, nil)
+	e.sink.bindErr = errBindRefused
+	e.addNodes(mt.MakeNode("n1").Obj())
+	e.addPods(mt.MakePod("p").Obj())
+	att := e.scheduleOne()
+	if att.Result != ResultScheduled || !errors.Is(att.BindStatus.AsError(), errBindRefused) {
+		t.Fatalf("attempt %s, bind status %v", att.Result, att.BindStatus)
+	}
+	ex, _ := e.s.Explain("default", "p")
+	if ex.Phase != PhasePending || ex.Queue.SubQueue != queue.Backoff || ex.Queue.BackoffUntil.IsZero() {
+		t.Errorf("after a failed bind: %s %+v, want Pending in Backoff", ex.Phase, ex.Queue)
+	}
+	if e.s.cache.Counts().Pods != 0 {
+		t.Error("the assumed pod was not forgotten")
+	}
+	// The retry binds once the sink accepts.
+	e.sink.bindErr = nil
+	e.expireBackoff()
+	if att := e.scheduleOne(); att.Result != ResultScheduled || att.BindStatus != nil {
+		t.Errorf("retry: %s %v", att.Result, att.BindStatus)
+	}
+}
+
+func TestReportBindResult(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name      string
+		ok        bool
+		wantPhase PodPhase
+		wantSub   queue.SubQueue
+	}{
+		{name: "confirmed", ok: true, wantPhase: PhaseBound},
+		{name: "failed", ok: false, wantPhase: PhasePending, wantSub: queue.Backoff},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, &testPlugins{}, nil)
+			e.addNodes(mt.MakeNode("n1").Obj())
+			e.addPods(mt.MakePod("p").Obj())
+			if att := e.scheduleOne(); att.BindStatus != nil {
+				t.Fatal(att.BindStatus)
+			}
+			if ex, _ := e.s.Explain("default", "p"); ex.Phase != PhaseBinding || e.s.Stats().BindsInFlight != 1 {
+				t.Fatalf("before the report: %s, %d binds in flight", ex.Phase, e.s.Stats().BindsInFlight)
+			}
+			if err := e.s.ReportBindResult(ctx, "uid-p", "n1", tc.ok, "node went away"); err != nil {
+				t.Fatal(err)
+			}
+			ex, _ := e.s.Explain("default", "p")
+			if ex.Phase != tc.wantPhase || ex.Queue.SubQueue != tc.wantSub {
+				t.Errorf("after the report: %s %s, want %s %s", ex.Phase, ex.Queue.SubQueue, tc.wantPhase, tc.wantSub)
+			}
+			if n := e.s.Stats().BindsInFlight; n != 0 {
+				t.Errorf("%d binds in flight", n)
+			}
+			err := e.s.ReportBindResult(ctx, "uid-p", "n1", false, "")
+			if !errors.Is(err, ErrNoBindInFlight) {
+				t.Errorf("second failure report: %v, want ErrNoBindInFlight", err)
+			}
+		})
+	}
+}
+
+func TestBoundPodConfirmsAssumption(t *testing.T) {
+	e := newEnv(t, &testPlugins{}, nil)
+	e.addNodes(mt.MakeNode("n1").Capacity(mt.Res(1000, mt.Gi)).Obj())
+	e.addPods(mt.MakePod("p").Req(mt.Res(600, 0)).Obj())
+	e.scheduleOne()
+	e.addPods(mt.MakePod("p").Req(mt.Res(600, 0)).Node("n1").Obj())
+	st := e.s.Stats()
+	if st.BindsInFlight != 0 || st.Cache.AssumedPods != 0 || st.Cache.Pods != 1 {
+		t.Errorf("after confirmation: %+v", st)
+	}
+	if ex, _ := e.s.Explain("default", "p"); ex.Phase != PhaseBound || ex.Node != "n1" {
+		t.Errorf("explain %s %s", ex.Phase, ex.Node)
+	}
+}
+
+func TestDeleteAssumedPodFreesItsNode(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, &testPlugins{}, nil)
+	e.addNodes(mt.MakeNode("n1").Obj())
+	e.addPods(mt.MakePod("p").Obj())
+	e.scheduleOne()
+	if err := e.s.DeletePod(ctx, mt.MakePod("p").Obj()); err != nil {
+		t.Fatal(err)
+	}
+	st := e.s.Stats()
+	if st.Cache.Pods != 0 || st.BindsInFlight != 0 || st.Pods != 0 {
+		t.Errorf("after deleting the assumed pod: %+v", st)
+	}
+}

@@ -1,0 +1,535 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync/atomic"
+
+	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/core/model"
+)
+
+// kube's bounds on how many feasible nodes a cycle looks for.
+const (
+	minFeasibleNodesToFind           = 100
+	minFeasibleNodesPercentageToFind = 5
+)
+
+// errNoNodesAvailable is kube's message when the cluster has no node.
+var errNoNodesAvailable = errors.New("no nodes available to schedule pods")
+
+// clearNomination is the NominatingInfo of failures that drop the pod's
+// nomination (errors, no nodes, reserve/permit/bind failures).
+var clearNomination = &framework.NominatingInfo{Mode: framework.ModeOverride}
+
+// failure is why a scheduling or binding cycle did not bind the pod.
+type failure struct {
+	status     *framework.Status
+	fitErr     *framework.FitError // when no node fit or a node rejected at Reserve/Permit
+	nominating *framework.NominatingInfo
+}
+
+func (f *failure) message() string {
+	if f.fitErr != nil {
+		return f.fitErr.Error()
+	}
+	return f.status.Message()
+}
+
+// ScheduleOne pops the next pod (blocking until there is one) and runs one
+// scheduling cycle for it; on success the binding cycle runs concurrently
+// (inline with Options.BindInline). It returns the attempt's record, nil if
+// the popped pod was dropped, and an error only when the queue is closed
+// or ctx ends.
+func (s *Scheduler) ScheduleOne(ctx context.Context) (*Attempt, error) {
+	qpi, err := s.queue.Pop(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.cycleMu.Lock()
+	defer s.cycleMu.Unlock()
+	return s.scheduleOnePod(ctx, qpi, true), nil
+}
+
+// AttemptPod runs one scheduling cycle for a pending pod without taking it
+// out of the queue, with the binding cycle inline: the pod stays queued
+// whatever the outcome (a bound pod leaves the queue when the caller
+// confirms it with AddPod). Deterministic drivers (core/simulate) use it to
+// try pods in an order of their own, once each.
+func (s *Scheduler) AttemptPod(ctx context.Context, uid string) (*Attempt, error) {
+	pod, ok := s.lookupPod(uid)
+	if !ok || pod.NodeName != "" {
+		return nil, fmt.Errorf("attempt pod %s: %w", uid, ErrPodNotPending)
+	}
+	pi, err := framework.NewPodInfo(pod)
+	if err != nil {
+		return nil, fmt.Errorf("attempt pod %s: %w", pod.Key(), err)
+	}
+	qpi := &framework.QueuedPodInfo{PodInfo: pi, Timestamp: s.clock.Now()}
+	if p, ok := s.queue.Lookup(uid); ok {
+		qpi.Attempts = p.Info.Attempts
+		qpi.InitialAttemptTimestamp = p.Info.InitialAttemptTimestamp
+	}
+	qpi.Attempts++
+	s.cycleMu.Lock()
+	defer s.cycleMu.Unlock()
+	return s.scheduleOnePod(ctx, qpi, false), nil
+}
+
+// scheduleOnePod is kube's scheduleOnePod. popped says whether the pod came
+// from Pop (and must be handed back to the queue) or from AttemptPod.
+func (s *Scheduler) scheduleOnePod(ctx context.Context, qpi *framework.QueuedPodInfo, popped bool) *Attempt {
+	pod := qpi.Pod
+	att := &Attempt{Pod: pod, Profile: profileName(pod), Start: s.clock.Now()}
+	fwk, ok := s.profiles[att.Profile]
+	if !ok {
+		// Only pods with a profile are queued; this is a bug if it happens.
+		s.logger.Error("no profile for pod", "pod", pod.Key(), "schedulerName", att.Profile)
+		s.queue.Done(pod.UID)
+		att.Result, att.Message = ResultSkipped, fmt.Sprintf("no profile for schedulerName %q", att.Profile)
+		return att
+	}
+	switch {
+	case pod.Terminating:
+		att.Result, att.Message = ResultSkipped, "pod is being deleted"
+	case s.cache.IsAssumed(pod.UID):
+		att.Result, att.Message = ResultSkipped, "pod is already assumed"
+	}
+	if att.Result == ResultSkipped {
+		s.queue.Done(pod.UID)
+		return att
+	}
+
+	state := framework.NewCycleState()
+	cycleCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	host, assumed, fail := s.schedulingCycle(cycleCtx, state, fwk, qpi, att)
+	if fail != nil {
+		s.handleFailure(cycleCtx, fwk, qpi, fail, popped)
+		att.Status, att.Message, att.FitError = fail.status, fail.message(), fail.fitErr
+		if att.Result == "" {
+			att.Result = ResultError
+			if fail.status.IsRejected() {
+				att.Result = ResultUnschedulable
+			}
+		}
+		att.Duration = s.clock.Now().Sub(att.Start)
+		s.observeAttempt(att)
+		return att
+	}
+	att.Result, att.Node = ResultScheduled, host
+	att.Duration = s.clock.Now().Sub(att.Start)
+	s.observeAttempt(att)
+	b := &binding{fwk: fwk, state: state, qpi: assumed, host: host, start: att.Start}
+	if s.opts.BindInline {
+		att.BindStatus = s.runBindingCycle(ctx, b)
+		return att
+	}
+	s.bindWG.Add(1)
+	go func() {
+		defer s.bindWG.Done()
+		s.runBindingCycle(ctx, b)
+	}()
+	return att
+}
+
+// schedulingCycle finds a node, assumes the pod there and runs Reserve and
+// Permit. It returns the host and the assumed pod, or why it failed.
+func (s *Scheduler) schedulingCycle(ctx context.Context, state *framework.CycleState, fwk framework.Framework, qpi *framework.QueuedPodInfo, att *Attempt) (string, *framework.QueuedPodInfo, *failure) {
+	if err := s.cache.UpdateSnapshot(s.snapshot); err != nil {
+		return "", nil, &failure{status: framework.AsStatus(err), nominating: clearNomination}
+	}
+	host, fail := s.schedulingAlgorithm(ctx, state, fwk, qpi.Pod, att)
+	if fail != nil {
+		return "", nil, fail
+	}
+	assumed, fail := s.assumeAndReserve(ctx, state, fwk, qpi, host)
+	if fail != nil {
+		return "", nil, fail
+	}
+	st := fwk.RunPermitPlugins(ctx, state, assumed.Pod, host)
+	if !st.IsSuccess() && !st.IsWait() {
+		s.unreserveAndForget(ctx, state, fwk, assumed.Pod, host)
+		return "", nil, rejectedOnNode(st, host, qpi.Pod.Key())
+	}
+	return host, assumed, nil
+}
+
+// rejectedOnNode turns a Reserve/Permit failure on the chosen node into a
+// failure; a rejection carries a one-node FitError, as in kube.
+func rejectedOnNode(st *framework.Status, host, podKey string) *failure {
+	f := &failure{status: st, nominating: clearNomination}
+	if st.IsRejected() {
+		d := framework.Diagnosis{NodeToStatus: framework.NewNodeToStatus()}
+		d.NodeToStatus.Set(host, st)
+		addPluginStatus(&d, st)
+		f.fitErr = &framework.FitError{PodKey: podKey, NumAllNodes: 1, Diagnosis: d}
+	}
+	return f
+}
+
+// schedulingAlgorithm filters and scores, and runs PostFilter when no node
+// fits.
+func (s *Scheduler) schedulingAlgorithm(ctx context.Context, state *framework.CycleState, fwk framework.Framework, pod *model.Pod, att *Attempt) (string, *failure) {
+	att.NumAllNodes = s.snapshot.NumNodes()
+	if att.NumAllNodes == 0 {
+		att.Result = ResultUnschedulable
+		return "", &failure{
+			status:     framework.NewStatus(framework.UnschedulableAndUnresolvable, errNoNodesAvailable.Error()),
+			nominating: clearNomination,
+		}
+	}
+	feasible, err := s.findNodesThatFitPod(ctx, state, fwk, pod, att)
+	if err != nil {
+		return "", &failure{status: framework.AsStatus(err), nominating: clearNomination}
+	}
+	for _, ni := range feasible {
+		att.Feasible = append(att.Feasible, ni.Name())
+	}
+	if len(feasible) == 0 {
+		att.Result = ResultUnschedulable
+		if att.whatIf {
+			fitErr := &framework.FitError{PodKey: pod.Key(), NumAllNodes: att.NumAllNodes, Diagnosis: att.Diagnosis}
+			return "", &failure{status: framework.NewStatus(framework.Unschedulable), fitErr: fitErr}
+		}
+		return "", s.postFilter(ctx, state, fwk, pod, att)
+	}
+	if len(feasible) == 1 {
+		if (s.opts.ScoreSingleNode || att.whatIf) && fwk.HasScorePlugins() {
+			if scores, err := s.prioritizeNodes(ctx, state.Clone(), fwk, pod, feasible); err == nil {
+				att.Scores, att.ScoresReportOnly = scores, true
+			}
+		}
+		att.TopNodes = []string{feasible[0].Name()}
+		return feasible[0].Name(), nil
+	}
+	scores, err := s.prioritizeNodes(ctx, state, fwk, pod, feasible)
+	if err != nil {
+		return "", &failure{status: framework.AsStatus(err), nominating: clearNomination}
+	}
+	att.Scores = scores
+	host, top := s.selectHost(scores)
+	att.TopNodes = top
+	return host, nil
+}
+
+// postFilter runs PostFilter (preemption) for a pod no node fits.
+func (s *Scheduler) postFilter(ctx context.Context, state *framework.CycleState, fwk framework.Framework, pod *model.Pod, att *Attempt) *failure {
+	fitErr := &framework.FitError{PodKey: pod.Key(), NumAllNodes: att.NumAllNodes, Diagnosis: att.Diagnosis}
+	f := &failure{status: framework.NewStatus(framework.Unschedulable), fitErr: fitErr, nominating: clearNomination}
+	if !fwk.HasPostFilterPlugins() {
+		return f
+	}
+	before := s.decisions.evictions.Load()
+	result, st := fwk.RunPostFilterPlugins(ctx, state, pod, att.Diagnosis.NodeToStatus)
+	att.Evictions = int(s.decisions.evictions.Load() - before)
+	fitErr.Diagnosis.PostFilterMsg = st.Message()
+	if st.Code() == framework.Error {
+		s.logger.Error("PostFilter failed", "pod", pod.Key(), "status", st.Message())
+	}
+	f.nominating = nil
+	if result != nil {
+		f.nominating = &framework.NominatingInfo{NominatedNodeName: result.NominatedNodeName, Mode: framework.ModeOverride}
+		if st.IsSuccess() && result.NominatedNodeName != "" {
+			att.NominatedNode = result.NominatedNodeName
+		}
+	}
+	if s.opts.Metrics != nil {
+		s.opts.Metrics.ObservePostFilter(fwk.ProfileName(), att.NominatedNode != "", att.Evictions)
+	}
+	return f
+}
+
+// findNodesThatFitPod runs PreFilter, tries the nominated node, then
+// filters the nodes.
+func (s *Scheduler) findNodesThatFitPod(ctx context.Context, state *framework.CycleState, fwk framework.Framework, pod *model.Pod, att *Attempt) ([]*framework.NodeInfo, error) {
+	d := &att.Diagnosis
+	d.NodeToStatus = framework.NewNodeToStatus()
+	allNodes := s.snapshot.List()
+	preRes, st, rejectors := fwk.RunPreFilterPlugins(ctx, state, pod, allNodes)
+	d.UnschedulablePlugins = rejectors
+	if !st.IsSuccess() {
+		if !st.IsRejected() {
+			return nil, st.AsError()
+		}
+		d.NodeToStatus.AbsentStatus = st
+		d.PreFilterMsg = st.Message()
+		addPluginStatus(d, st)
+		return nil, nil
+	}
+
+	if pod.NominatedNodeName != "" {
+		feasible, err := s.evaluateNominatedNode(ctx, state, fwk, pod, d)
+		if err != nil {
+			s.logger.Warn("evaluating the nominated node failed", "pod", pod.Key(), "node", pod.NominatedNodeName, "err", err)
+		}
+		if len(feasible) > 0 {
+			att.ViaNominatedNode = true
+			return feasible, nil
+		}
+	}
+
+	nodes := allNodes
+	if !preRes.AllNodes() {
+		nodes = make([]*framework.NodeInfo, 0, len(preRes.NodeNames))
+		// Sorted, so the order does not depend on map iteration.
+		for _, name := range sortedKeys(preRes.NodeNames) {
+			if ni, err := s.snapshot.Get(name); err == nil {
+				nodes = append(nodes, ni)
+			}
+		}
+		d.NodeToStatus.AbsentStatus = framework.NewStatus(framework.UnschedulableAndUnresolvable,
+			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sortedKeys(rejectors)))
+	}
+	feasible, err := s.findNodesThatPassFilters(ctx, state, fwk, pod, d, nodes, att.whatIf)
+	// Advance the start index even on error, so every node gets its turn.
+	if len(allNodes) > 0 && !att.whatIf {
+		processed := len(feasible) + d.NodeToStatus.Len()
+		s.nextStartNodeIndex = (s.nextStartNodeIndex + processed) % len(allNodes)
+	}
+	return feasible, err
+}
+
+// evaluateNominatedNode filters only the pod's nominated node.
+func (s *Scheduler) evaluateNominatedNode(ctx context.Context, state *framework.CycleState, fwk framework.Framework, pod *model.Pod, d *framework.Diagnosis) ([]*framework.NodeInfo, error) {
+	ni, err := s.snapshot.Get(pod.NominatedNodeName)
+	if err != nil {
+		return nil, err
+	}
+	return s.findNodesThatPassFilters(ctx, state, fwk, pod, d, []*framework.NodeInfo{ni}, false)
+}
+
+// findNodesThatPassFilters filters nodes in parallel, starting at the
+// round-robin start index, and stops once enough feasible nodes are found
+// (or filters them all).
+func (s *Scheduler) findNodesThatPassFilters(ctx context.Context, state *framework.CycleState, fwk framework.Framework, pod *model.Pod, d *framework.Diagnosis, nodes []*framework.NodeInfo, all bool) ([]*framework.NodeInfo, error) {
+	n := len(nodes)
+	toFind := s.numFeasibleNodesToFind(fwk.PercentageOfNodesToScore(), int32(n))
+	switch {
+	case all:
+		toFind = int32(n)
+	case !fwk.HasScorePlugins():
+		toFind = 1
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	feasible := make([]*framework.NodeInfo, toFind)
+	if !fwk.HasFilterPlugins() {
+		for i := range feasible {
+			feasible[i] = nodes[(s.nextStartNodeIndex+i)%n]
+		}
+		return feasible, nil
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var found atomic.Int32
+	var firstErr atomic.Pointer[error]
+	statuses := make([]*framework.Status, n)
+	check := func(i int) {
+		ni := nodes[(s.nextStartNodeIndex+i)%n]
+		st := fwk.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
+		switch {
+		case st.Code() == framework.Error:
+			err := st.AsError()
+			if firstErr.CompareAndSwap(nil, &err) {
+				cancel()
+			}
+		case st.IsSuccess():
+			k := found.Add(1)
+			if k > toFind {
+				cancel()
+				found.Add(-1)
+			} else {
+				feasible[k-1] = ni
+			}
+		default:
+			statuses[i] = st
+		}
+	}
+	fwk.Parallelizer().Until(ctx, n, check)
+	feasible = feasible[:found.Load()]
+	for i, st := range statuses {
+		if st != nil {
+			d.NodeToStatus.Set(nodes[(s.nextStartNodeIndex+i)%n].Name(), st)
+			addPluginStatus(d, st)
+		}
+	}
+	if p := firstErr.Load(); p != nil {
+		return feasible, *p
+	}
+	return feasible, nil
+}
+
+// numFeasibleNodesToFind is kube's adaptive bound: every node below 100
+// nodes; else percentageOfNodesToScore (profile, then global; 0 means
+// 50 - nodes/125, at least 5) of the nodes, at least 100.
+func (s *Scheduler) numFeasibleNodesToFind(profilePercentage *int32, numAllNodes int32) int32 {
+	if numAllNodes < minFeasibleNodesToFind {
+		return numAllNodes
+	}
+	percentage := s.percentageOfNodesToScore
+	if profilePercentage != nil {
+		percentage = *profilePercentage
+	}
+	if percentage == 0 {
+		percentage = max(int32(50)-numAllNodes/125, minFeasibleNodesPercentageToFind)
+	}
+	return max(numAllNodes*percentage/100, minFeasibleNodesToFind)
+}
+
+// prioritizeNodes runs PreScore and Score; without score plugins every node
+// scores 1.
+func (s *Scheduler) prioritizeNodes(ctx context.Context, state *framework.CycleState, fwk framework.Framework, pod *model.Pod, nodes []*framework.NodeInfo) ([]framework.NodePluginScores, error) {
+	if !fwk.HasScorePlugins() {
+		out := make([]framework.NodePluginScores, len(nodes))
+		for i, ni := range nodes {
+			out[i] = framework.NodePluginScores{Name: ni.Name(), TotalScore: 1}
+		}
+		return out, nil
+	}
+	if st := fwk.RunPreScorePlugins(ctx, state, pod, nodes); !st.IsSuccess() {
+		return nil, st.AsError()
+	}
+	scores, st := fwk.RunScorePlugins(ctx, state, pod, nodes)
+	if !st.IsSuccess() {
+		return nil, st.AsError()
+	}
+	if s.logger.Enabled(ctx, slog.LevelDebug-4) {
+		for _, ns := range scores {
+			s.logger.Log(ctx, slog.LevelDebug-4, "node score", "pod", pod.Key(), "node", ns.Name, "score", ns.TotalScore)
+		}
+	}
+	return scores, nil
+}
+
+// selectHost picks a node with the highest total score: uniformly at
+// random among the tied ones (reservoir sampling, as kube), or the smallest
+// name in deterministic mode. It also returns the tied nodes, sorted.
+func (s *Scheduler) selectHost(scores []framework.NodePluginScores) (string, []string) {
+	best := scores[0].TotalScore
+	for _, ns := range scores[1:] {
+		best = max(best, ns.TotalScore)
+	}
+	var top []string
+	selected := ""
+	for _, ns := range scores {
+		if ns.TotalScore != best {
+			continue
+		}
+		top = append(top, ns.Name)
+		if !s.opts.Deterministic && (len(top) == 1 || s.rand.IntN(len(top)) == 0) {
+			selected = ns.Name
+		}
+	}
+	slices.Sort(top)
+	if s.opts.Deterministic {
+		selected = top[0]
+	}
+	return selected, top
+}
+
+// assumeAndReserve assumes the pod on host in the cache, forgets its
+// nomination and runs Reserve.
+func (s *Scheduler) assumeAndReserve(ctx context.Context, state *framework.CycleState, fwk framework.Framework, qpi *framework.QueuedPodInfo, host string) (*framework.QueuedPodInfo, *failure) {
+	pod := *qpi.Pod
+	pod.NodeName = host
+	pi := *qpi.PodInfo
+	pi.Pod = &pod
+	assumed := *qpi
+	assumed.PodInfo = &pi
+	if err := s.cache.AssumePod(&pi); err != nil {
+		return nil, &failure{status: framework.AsStatus(err), nominating: clearNomination}
+	}
+	s.queue.Nominator().DeleteNominatedPodIfExists(&pod)
+	if st := fwk.RunReservePluginsReserve(ctx, state, &pod, host); !st.IsSuccess() {
+		s.unreserveAndForget(ctx, state, fwk, &pod, host)
+		return nil, rejectedOnNode(st, host, pod.Key())
+	}
+	return &assumed, nil
+}
+
+// unreserveAndForget undoes Reserve and the assumption.
+func (s *Scheduler) unreserveAndForget(ctx context.Context, state *framework.CycleState, fwk framework.Framework, assumed *model.Pod, host string) bool {
+	fwk.RunReservePluginsUnreserve(ctx, state, assumed, host)
+	if err := s.cache.ForgetPod(assumed); err != nil {
+		s.logger.Error("forgetting an assumed pod failed", "pod", assumed.Key(), "err", err)
+		return false
+	}
+	return true
+}
+
+// addPluginStatus records the plugin behind a rejection, as kube's
+// Diagnosis.AddPluginStatus: rejections in UnschedulablePlugins, Pending
+// ones also in PendingPlugins.
+func addPluginStatus(d *framework.Diagnosis, st *framework.Status) {
+	if st.Plugin() == "" {
+		return
+	}
+	if st.IsRejected() {
+		d.AddUnschedulablePlugin(st.Plugin())
+	}
+	if st.Code() == framework.Pending {
+		if d.PendingPlugins == nil {
+			d.PendingPlugins = make(map[string]struct{})
+		}
+		d.PendingPlugins[st.Plugin()] = struct{}{}
+	}
+}
+
+func sortedKeys(m map[string]struct{}) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func profileName(pod *model.Pod) string {
+	if pod.SchedulerName == "" {
+		return model.DefaultSchedulerName
+	}
+	return pod.SchedulerName
+}
+
+// Evaluate tells where a pod would go now, without committing anything: it
+// runs PreFilter, Filter on every node and Score on the feasible ones
+// against the current state, but neither PostFilter (preemption) nor
+// Reserve, nor any decision. The pod is admitted like a new pod (an
+// unknown PriorityClass fails) but not stored. Scheduling waits while it
+// runs.
+func (s *Scheduler) Evaluate(ctx context.Context, pod *model.Pod) (*Attempt, error) {
+	cur, err := s.admit(pod, nil)
+	if err != nil {
+		return nil, err
+	}
+	att := &Attempt{Pod: cur, Profile: profileName(cur), Start: s.clock.Now(), whatIf: true}
+	fwk, ok := s.profiles[att.Profile]
+	if !ok {
+		return nil, fmt.Errorf("evaluate %s: no profile for schedulerName %q: %w", cur.Key(), att.Profile, ErrInvalid)
+	}
+	if _, err := framework.NewPodInfo(cur); err != nil {
+		return nil, fmt.Errorf("evaluate %s: %w", cur.Key(), err)
+	}
+	s.cycleMu.Lock()
+	defer s.cycleMu.Unlock()
+	if err := s.cache.UpdateSnapshot(s.snapshot); err != nil {
+		return nil, err
+	}
+	host, fail := s.schedulingAlgorithm(ctx, framework.NewCycleState(), fwk, cur, att)
+	att.Duration = s.clock.Now().Sub(att.Start)
+	if fail != nil {
+		att.Status, att.Message, att.FitError = fail.status, fail.message(), fail.fitErr
+		if att.Result == "" {
+			att.Result = ResultError
+		}
+		return att, nil
+	}
+	att.Result, att.Node = ResultScheduled, host
+	return att, nil
+}

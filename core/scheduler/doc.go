@@ -1,0 +1,38 @@
+// Package scheduler is kube-scheduler's scheduling loop over Berth's cache
+// (core/cache) and queue (core/queue), with one framework
+// (core/framework/runtime) per configured profile.
+//
+// Data comes in through the state-in calls the server's ingest makes (safe
+// for concurrent use with Run): AddNode/UpdateNode/DeleteNode,
+// AddPod/UpdatePod/DeletePod (pods are upserted: pending pods are admitted
+// and queued, bound pods occupy their nodes and confirm binds),
+// SetPriorityClass, SetPDB, SetNamespace and their deletes, and
+// ReportBindResult. Each raises the cluster event kube would, so pods that
+// an event may help leave the unschedulable pods (QueueingHints).
+// Decisions go out through Options.Decisions (Bind through the
+// DefaultBinder, Evict from preemption, Nominate and ClearNomination) and
+// unschedulable pods through Options.Reporter, once per new message.
+//
+// One attempt, as kube's schedule_one.go:
+//
+//	Pop ─► profile by schedulerName ─► skip if deleting or assumed
+//	  ─► UpdateSnapshot ─► PreFilter ─► nominated node first
+//	  ─► Filter (parallel, from the round-robin start index, stopping at
+//	     numFeasibleNodesToFind) ─► PreScore/Score ─► selectHost
+//	  │    no node fits ─► PostFilter (preemption) ─► nominate
+//	  ─► assume in the cache ─► Reserve ─► Permit
+//	  ─► binding cycle, concurrent: WaitOnPermit ─► PreBind ─► Bind ─► PostBind
+//	failure anywhere ─► unreserve, forget, requeue with the rejecting
+//	plugins (handleFailure), nomination updated, diagnosis recorded
+//
+// A bind stays assumed until the caller confirms it (the pod arrives bound,
+// or ReportBindResult ok) or reports it failed (forgotten, requeued with
+// backoff). Nothing expires on a timer.
+//
+// Deterministic mode (simulate, tests) runs plugins with parallelism 1 and
+// breaks score ties by the smallest node name; AttemptPod runs a cycle for
+// a chosen pending pod without popping it, and BindInline runs the binding
+// cycle on the calling goroutine.
+//
+// Explain, Pending, Nominations, Stats and Nodes serve the admin API.
+package scheduler

@@ -1,0 +1,244 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/queue"
+)
+
+// Node events, one per kind of change, as kube's
+// NodeSchedulingPropertiesChange.
+var (
+	eventNodeAdd    = framework.ClusterEvent{Resource: framework.EventNode, ActionType: framework.ActionAdd, Label: "NodeAdd"}
+	eventNodeDelete = framework.ClusterEvent{Resource: framework.EventNode, ActionType: framework.ActionDelete, Label: "NodeDelete"}
+)
+
+func nodeUpdate(a framework.ActionType, name string) framework.ClusterEvent {
+	return framework.ClusterEvent{Resource: framework.EventNode, ActionType: a, Label: "Node" + name}
+}
+
+// nodeUpdateEvents lists what changed between two versions of a node. As in
+// kube, cordoning raises nothing (it cannot make a pod schedulable), only
+// uncordoning does.
+func nodeUpdateEvents(old, cur *model.Node) []framework.ClusterEvent {
+	var out []framework.ClusterEvent
+	if old.Unschedulable && !cur.Unschedulable {
+		out = append(out, nodeUpdate(framework.ActionUpdateNodeUnschedulable, "UpdateNodeUnschedulable"))
+	}
+	if !maps.Equal(old.Allocatable, cur.Allocatable) {
+		out = append(out, nodeUpdate(framework.ActionUpdateNodeAllocatable, "UpdateNodeAllocatable"))
+	}
+	if !maps.Equal(old.Labels, cur.Labels) {
+		out = append(out, nodeUpdate(framework.ActionUpdateNodeLabel, "UpdateNodeLabel"))
+	}
+	if !slices.Equal(old.Taints, cur.Taints) {
+		out = append(out, nodeUpdate(framework.ActionUpdateNodeTaint, "UpdateNodeTaint"))
+	}
+	return out
+}
+
+// AddNode adds a node or, if known, updates it. Pods the node may help are
+// moved out of the unschedulable pods by their plugins' queueing hints.
+func (s *Scheduler) AddNode(ctx context.Context, node *model.Node) error {
+	if node == nil || node.Name == "" {
+		return fmt.Errorf("add node: %w", ErrInvalid)
+	}
+	s.ingestMu.Lock()
+	defer s.ingestMu.Unlock()
+	old, known := s.cache.Node(node.Name)
+	s.cache.AddNode(node)
+	if !known {
+		s.queue.MoveAllToActiveOrBackoffQueue(ctx, eventNodeAdd, nil, node, nil)
+		return nil
+	}
+	for _, ev := range nodeUpdateEvents(old, node) {
+		s.queue.MoveAllToActiveOrBackoffQueue(ctx, ev, old, node, nil)
+	}
+	return nil
+}
+
+// UpdateNode is AddNode: nodes are upserted.
+func (s *Scheduler) UpdateNode(ctx context.Context, node *model.Node) error {
+	return s.AddNode(ctx, node)
+}
+
+// DeleteNode removes a node. Pods bound to it stay counted until they are
+// deleted themselves.
+func (s *Scheduler) DeleteNode(ctx context.Context, name string) error {
+	s.ingestMu.Lock()
+	defer s.ingestMu.Unlock()
+	old, known := s.cache.Node(name)
+	if !known {
+		return fmt.Errorf("delete node %s: %w", name, ErrNodeNotFound)
+	}
+	s.queue.MoveAllToActiveOrBackoffQueue(ctx, eventNodeDelete, old, nil, nil)
+	return s.cache.RemoveNode(name)
+}
+
+// AddPod adds a pod or, if known, updates it (pods are upserted; UpdatePod
+// is the same call):
+//   - a pending pod is admitted (priority resolved from its class: an
+//     unknown class fails with *priority.UnknownClassError) and queued if a
+//     profile serves its schedulerName;
+//   - a bound pod (NodeName set) occupies its node; if the scheduler had
+//     assumed it, the bind is confirmed;
+//   - an update of a pending pod requeues it when it may now fit; a pending
+//     pod's nomination is the scheduler's: an update carrying none keeps it;
+//   - a terminating pod keeps occupying its node until deleted.
+func (s *Scheduler) AddPod(ctx context.Context, pod *model.Pod) error {
+	if pod == nil || pod.UID == "" || pod.Name == "" {
+		return fmt.Errorf("add pod: %w", ErrInvalid)
+	}
+	s.ingestMu.Lock()
+	defer s.ingestMu.Unlock()
+	old, known := s.lookupPod(pod.UID)
+	cur, err := s.admit(pod, old)
+	if err != nil {
+		return err
+	}
+	if _, err := framework.NewPodInfo(cur); err != nil {
+		return fmt.Errorf("pod %s: %w", cur.Key(), err)
+	}
+	s.ensureNamespace(ctx, cur.Namespace)
+	switch {
+	case !known:
+		s.storePod(cur)
+		if cur.NodeName != "" {
+			return s.addBoundPod(ctx, cur)
+		}
+		return s.queuePod(ctx, cur)
+	case old.NodeName == "" && cur.NodeName == "":
+		return s.updatePendingPod(ctx, old, cur)
+	case old.NodeName == "" && cur.NodeName != "":
+		// The bind arrived: confirm the assumption (or take an external bind).
+		s.storePod(cur)
+		s.takeBind(cur.UID)
+		s.forgetRecord(cur.UID)
+		s.queue.Delete(old)
+		return s.addBoundPod(ctx, cur)
+	case old.NodeName != "" && cur.NodeName != "":
+		s.storePod(cur)
+		if err := s.cache.UpdatePod(cur); err != nil {
+			return fmt.Errorf("update pod %s: %w", cur.Key(), err)
+		}
+		for _, ev := range queue.PodUpdateEvents(old, cur) {
+			s.queue.MoveAllToActiveOrBackoffQueue(ctx, ev, old, cur, nil)
+		}
+		return nil
+	default:
+		// A bound pod that came back unbound: it left its node and waits
+		// to be scheduled again.
+		s.removeBoundPod(ctx, old)
+		s.storePod(cur)
+		return s.queuePod(ctx, cur)
+	}
+}
+
+// UpdatePod is AddPod: pods are upserted.
+func (s *Scheduler) UpdatePod(ctx context.Context, pod *model.Pod) error {
+	return s.AddPod(ctx, pod)
+}
+
+// DeletePod forgets a pod (by UID). A bound pod frees its node; an assumed
+// one is forgotten and its binding abandoned.
+func (s *Scheduler) DeletePod(ctx context.Context, pod *model.Pod) error {
+	s.ingestMu.Lock()
+	defer s.ingestMu.Unlock()
+	old, known := s.lookupPod(pod.UID)
+	if !known {
+		return fmt.Errorf("delete pod %s: %w", pod.Key(), ErrPodNotFound)
+	}
+	s.removePod(old)
+	s.forgetRecord(old.UID)
+	if old.NodeName != "" {
+		s.removeBoundPod(ctx, old)
+		return nil
+	}
+	nominated, _ := s.queue.Nominator().NominatedNodeName(old.UID)
+	s.queue.Delete(old)
+	if s.cache.IsAssumed(old.UID) {
+		s.abandonAssumed(ctx, old)
+	} else if nominated != "" {
+		// Lower-priority pods treated the nominee as if it were on the node.
+		s.queue.MoveAllToActiveOrBackoffQueue(ctx, queue.EventAssignedPodDelete, old, nil, lowerOrEqualPriority(old.Priority))
+	}
+	return nil
+}
+
+func (s *Scheduler) addBoundPod(ctx context.Context, pod *model.Pod) error {
+	if err := s.cache.AddPod(pod); err != nil {
+		return fmt.Errorf("add pod %s: %w", pod.Key(), err)
+	}
+	s.queue.MoveAllToActiveOrBackoffQueue(ctx, queue.EventAssignedPodAdd, nil, pod, nil)
+	return nil
+}
+
+func (s *Scheduler) removeBoundPod(ctx context.Context, pod *model.Pod) {
+	if err := s.cache.RemovePod(pod); err != nil {
+		s.logger.Error("removing a bound pod from the cache failed", "pod", pod.Key(), "err", err)
+	}
+	s.queue.MoveAllToActiveOrBackoffQueue(ctx, queue.EventAssignedPodDelete, pod, nil, nil)
+}
+
+// queuePod queues a pending pod whose schedulerName a profile serves.
+func (s *Scheduler) queuePod(ctx context.Context, pod *model.Pod) error {
+	if _, ok := s.profiles[profileName(pod)]; !ok {
+		return nil // another scheduler's pod
+	}
+	if err := s.queue.Add(ctx, pod); err != nil {
+		return fmt.Errorf("queue pod %s: %w", pod.Key(), err)
+	}
+	return nil
+}
+
+func (s *Scheduler) updatePendingPod(ctx context.Context, old, cur *model.Pod) error {
+	if old.NominatedNodeName != "" && cur.NominatedNodeName == "" {
+		cur.NominatedNodeName = old.NominatedNodeName
+	}
+	s.storePod(cur)
+	if s.cache.IsAssumed(cur.UID) {
+		// Its binding is in flight; only a deletion starting matters.
+		if cur.Terminating && !old.Terminating {
+			s.abandonAssumed(ctx, cur)
+		}
+		return nil
+	}
+	if _, ok := s.profiles[profileName(cur)]; !ok {
+		return nil
+	}
+	if err := s.queue.Update(ctx, old, cur); err != nil {
+		return fmt.Errorf("update pod %s: %w", cur.Key(), err)
+	}
+	if old.NominatedNodeName != "" && old.NominatedNodeName != cur.NominatedNodeName {
+		s.queue.MoveAllToActiveOrBackoffQueue(ctx, queue.EventAssignedPodDelete, old, nil, lowerOrEqualPriority(old.Priority))
+	}
+	return nil
+}
+
+// abandonAssumed handles the deletion of a pod whose binding is in flight
+// (kube's handleAssumedPodDeletion): a pod waiting on Permit is rejected
+// (its binding cycle cleans up); otherwise the assumption is forgotten at
+// once so its room is not held.
+func (s *Scheduler) abandonAssumed(ctx context.Context, pod *model.Pod) {
+	st, ok := s.cache.Pod(pod.UID)
+	if !ok || !st.Assumed {
+		return
+	}
+	fwk, ok := s.profiles[profileName(st.Pod)]
+	if !ok || !fwk.RejectWaitingPod(pod.UID) {
+		s.takeBind(pod.UID)
+		if err := s.cache.ForgetPod(st.Pod); err != nil {
+			s.logger.Error("forgetting a deleted assumed pod failed", "pod", pod.Key(), "err", err)
+		}
+	}
+	s.queue.MoveAllToActiveOrBackoffQueue(ctx, queue.EventAssignedPodDelete, st.Pod, nil, nil)
+}
+
+func lowerOrEqualPriority(p int32) func(*model.Pod) bool {
+	return func(pod *model.Pod) bool { return pod.Priority <= p }
+}

@@ -1,0 +1,168 @@
+package scheduler
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/core/model"
+)
+
+// handleFailure is kube's handleSchedulingFailure: it records why the pod
+// failed, hands a popped pod back to the queue with the plugins that
+// rejected it, applies the nomination (as kube's status patch would) and
+// reports a diagnosis the pod has not been reported with yet.
+func (s *Scheduler) handleFailure(ctx context.Context, fwk framework.Framework, qpi *framework.QueuedPodInfo, f *failure, popped bool) {
+	pod := qpi.Pod
+	qpi.UnschedulablePlugins, qpi.PendingPlugins = nil, nil
+	if f.fitErr != nil {
+		qpi.UnschedulablePlugins = maps.Clone(f.fitErr.Diagnosis.UnschedulablePlugins)
+		qpi.PendingPlugins = maps.Clone(f.fitErr.Diagnosis.PendingPlugins)
+	}
+	msg := f.message()
+	rejected := f.status.IsRejected()
+	if rejected {
+		s.logger.Debug("pod unschedulable", "pod", pod.Key(), "profile", fwk.ProfileName(), "message", msg)
+	} else {
+		s.logger.Error("scheduling pod failed; retrying", "pod", pod.Key(), "profile", fwk.ProfileName(), "err", msg)
+	}
+
+	// The pod as the caller's state knows it now: gone or bound pods are
+	// not requeued.
+	prevNode, cur, alive := s.applyNomination(pod.UID, f.nominating)
+	if alive {
+		if pi, err := framework.NewPodInfo(cur); err == nil {
+			qpi.PodInfo = pi
+		}
+		if popped {
+			if err := s.queue.AddUnschedulableIfNotPresent(ctx, qpi, s.queue.SchedulingCycle()); err != nil {
+				s.logger.Error("requeueing a pod failed", "pod", pod.Key(), "err", err)
+			}
+		} else if cur.NominatedNodeName != prevNode {
+			// The pod stays queued: let the queue see its new version.
+			if err := s.queue.Update(ctx, nil, cur); err != nil {
+				s.logger.Error("updating a queued pod failed", "pod", pod.Key(), "err", err)
+			}
+		}
+	} else if popped {
+		s.queue.Done(pod.UID)
+	}
+	s.queue.Nominator().AddNominatedPod(qpi.PodInfo, f.nominating)
+
+	if alive && cur.NominatedNodeName != prevNode {
+		var err error
+		if cur.NominatedNodeName != "" {
+			err = s.decisions.Nominate(ctx, cur, cur.NominatedNodeName)
+		} else {
+			err = s.decisions.ClearNomination(ctx, cur, msg)
+		}
+		if err != nil {
+			s.logger.Error("recording a nomination decision failed", "pod", pod.Key(), "err", err)
+		}
+	}
+	if alive && rejected {
+		s.recordDiagnosis(ctx, cur, msg, f.fitErr)
+	}
+}
+
+// applyNomination sets the pod's NominatedNodeName as a ModeOverride
+// nomination says, the way kube's status patch followed by the informer
+// update would. It returns the previous node, the current version of the
+// pod and whether the pod is still known and pending.
+func (s *Scheduler) applyNomination(uid string, ni *framework.NominatingInfo) (string, *model.Pod, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur, ok := s.pods[uid]
+	if !ok || cur.NodeName != "" {
+		return "", nil, false
+	}
+	prev := cur.NominatedNodeName
+	if ni != nil && ni.Mode == framework.ModeOverride && prev != ni.NominatedNodeName {
+		updated := *cur
+		updated.NominatedNodeName = ni.NominatedNodeName
+		s.pods[uid] = &updated
+		cur = &updated
+	}
+	return prev, cur, true
+}
+
+// recordDiagnosis keeps the failure for Explain and reports it when its
+// message differs from the last one reported for the pod.
+func (s *Scheduler) recordDiagnosis(ctx context.Context, pod *model.Pod, msg string, fitErr *framework.FitError) {
+	d := summarize(msg, fitErr, s.clock.Now(), s.opts.MaxDiagnosisNodes)
+	s.mu.Lock()
+	rec := s.records[pod.UID]
+	if rec == nil {
+		rec = &podRecord{}
+		s.records[pod.UID] = rec
+	}
+	rec.diagnosis = d
+	report := rec.reported != msg
+	rec.reported = msg
+	s.mu.Unlock()
+	if report && s.opts.Reporter != nil {
+		if err := s.opts.Reporter.Unschedulable(ctx, pod, msg, fitErr); err != nil {
+			s.logger.Error("reporting an unschedulable pod failed", "pod", pod.Key(), "err", err)
+		}
+	}
+}
+
+// podRecord is what the scheduler remembers of a pending pod's attempts.
+type podRecord struct {
+	diagnosis *Diagnosis
+	reported  string // the last message given to the Reporter
+}
+
+// Diagnosis is a failed attempt, kept for Explain.
+type Diagnosis struct {
+	// Message is kube's "0/N nodes are available: ..." (or the error).
+	Message     string
+	At          time.Time
+	NumAllNodes int
+	// Nodes are the nodes with their own rejection, sorted by name; at
+	// most Options.MaxDiagnosisNodes of them (Truncated says more failed).
+	Nodes     []NodeDiagnosis
+	Truncated bool
+	// OtherReasons apply to every node not listed with its own status
+	// (a PreFilter rejection, or nodes PreFilter ruled out).
+	OtherReasons []string
+	// UnschedulablePlugins and PendingPlugins rejected the pod.
+	UnschedulablePlugins []string
+	PendingPlugins       []string
+}
+
+// NodeDiagnosis is why one node was rejected.
+type NodeDiagnosis struct {
+	Node    string
+	Reasons []string
+	// Unresolvable: preemption cannot help on this node.
+	Unresolvable bool
+}
+
+func summarize(msg string, fitErr *framework.FitError, at time.Time, maxNodes int) *Diagnosis {
+	d := &Diagnosis{Message: msg, At: at}
+	if fitErr == nil {
+		return d
+	}
+	d.NumAllNodes = fitErr.NumAllNodes
+	d.UnschedulablePlugins = sortedKeys(fitErr.Diagnosis.UnschedulablePlugins)
+	d.PendingPlugins = sortedKeys(fitErr.Diagnosis.PendingPlugins)
+	m := fitErr.Diagnosis.NodeToStatus
+	if m == nil {
+		return d
+	}
+	nodes := m.Nodes()
+	if len(nodes) > maxNodes {
+		nodes, d.Truncated = nodes[:maxNodes], true
+	}
+	for _, n := range nodes {
+		st := m.Get(n)
+		d.Nodes = append(d.Nodes, NodeDiagnosis{Node: n, Reasons: slices.Clone(st.Reasons()), Unresolvable: st.Code() == framework.UnschedulableAndUnresolvable})
+	}
+	if m.Len() < fitErr.NumAllNodes {
+		d.OtherReasons = slices.Clone(m.AbsentStatus.Reasons())
+	}
+	return d
+}

@@ -1,0 +1,149 @@
+package scheduler
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/core/model"
+)
+
+// pdbs is the set of disruption budgets, implementing framework.PDBLister
+// over the pods the scheduler knows. It is safe for concurrent use.
+type pdbs struct {
+	mu     sync.RWMutex
+	byKey  map[string]pdbEntry
+	podsFn func() []*model.Pod // every known pod, pending and bound
+}
+
+type pdbEntry struct {
+	pdb *model.PodDisruptionBudget
+	sel model.Selector
+}
+
+var _ framework.PDBLister = (*pdbs)(nil)
+
+func newPDBs(podsFn func() []*model.Pod) *pdbs {
+	return &pdbs{byKey: map[string]pdbEntry{}, podsFn: podsFn}
+}
+
+// List returns every budget with the disruptions it allows now, sorted by
+// namespace/name.
+func (p *pdbs) List() []framework.PDBStatus {
+	p.mu.RLock()
+	entries := make([]pdbEntry, 0, len(p.byKey))
+	for _, e := range p.byKey {
+		entries = append(entries, e)
+	}
+	p.mu.RUnlock()
+	if len(entries) == 0 {
+		return nil
+	}
+	slices.SortFunc(entries, func(a, b pdbEntry) int {
+		return cmp.Or(cmp.Compare(a.pdb.Namespace, b.pdb.Namespace), cmp.Compare(a.pdb.Name, b.pdb.Name))
+	})
+	var pods []*model.Pod
+	if p.podsFn != nil {
+		pods = p.podsFn()
+	}
+	out := make([]framework.PDBStatus, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, framework.PDBStatus{PDB: e.pdb, Selector: e.sel, DisruptionsAllowed: disruptionsAllowed(e.pdb, e.sel, pods)})
+	}
+	return out
+}
+
+// disruptionsAllowed computes a budget's allowance as the disruption
+// controller does, with the oracle's approximation for the expected count
+// (the matching pods, pending or bound): healthy (bound, not terminating,
+// ready) matching pods minus the desired healthy count, at least 0. A value
+// the caller gave wins.
+func disruptionsAllowed(pdb *model.PodDisruptionBudget, sel model.Selector, pods []*model.Pod) int32 {
+	if pdb.DisruptionsAllowed != nil {
+		return *pdb.DisruptionsAllowed
+	}
+	var expected, healthy int32
+	for _, p := range pods {
+		if p.Namespace != pdb.Namespace || !sel.Matches(p.Labels) {
+			continue
+		}
+		expected++
+		if p.NodeName != "" && !p.Terminating && p.Ready {
+			healthy++
+		}
+	}
+	var desired int32
+	switch {
+	case pdb.MaxUnavailable != nil:
+		desired = max(expected-scaled(*pdb.MaxUnavailable, expected), 0)
+	case pdb.MinAvailable != nil:
+		desired = scaled(*pdb.MinAvailable, expected)
+	}
+	if allowed := healthy - desired; expected > 0 && allowed > 0 {
+		return allowed
+	}
+	return 0
+}
+
+// scaled resolves an absolute value or a percentage of total, rounding up.
+func scaled(v model.IntOrPercent, total int32) int32 {
+	if !v.IsPercent {
+		return v.Value
+	}
+	return int32((int64(v.Value)*int64(total) + 99) / 100)
+}
+
+func pdbKey(namespace, name string) string { return namespace + "/" + name }
+
+// SetPDB adds or replaces a PodDisruptionBudget.
+func (s *Scheduler) SetPDB(ctx context.Context, pdb *model.PodDisruptionBudget) error {
+	if pdb == nil || pdb.Name == "" {
+		return fmt.Errorf("set PodDisruptionBudget: %w", ErrInvalid)
+	}
+	sel, err := pdb.Selector.Compile()
+	if err != nil {
+		return fmt.Errorf("PodDisruptionBudget %s: selector: %w", pdbKey(pdb.Namespace, pdb.Name), err)
+	}
+	s.ingestMu.Lock()
+	defer s.ingestMu.Unlock()
+	s.pdbs.mu.Lock()
+	old, known := s.pdbs.byKey[pdbKey(pdb.Namespace, pdb.Name)]
+	s.pdbs.byKey[pdbKey(pdb.Namespace, pdb.Name)] = pdbEntry{pdb: pdb, sel: sel}
+	s.pdbs.mu.Unlock()
+	action, label := framework.ActionAdd, "PodDisruptionBudgetAdd"
+	var oldObj any
+	if known {
+		action, label, oldObj = framework.ActionUpdateOther, "PodDisruptionBudgetUpdate", old.pdb
+	}
+	s.queue.MoveAllToActiveOrBackoffQueue(ctx, objectEvent(framework.EventPDB, action, label), oldObj, pdb, nil)
+	return nil
+}
+
+// DeletePDB removes a PodDisruptionBudget.
+func (s *Scheduler) DeletePDB(ctx context.Context, namespace, name string) error {
+	s.ingestMu.Lock()
+	defer s.ingestMu.Unlock()
+	s.pdbs.mu.Lock()
+	old, known := s.pdbs.byKey[pdbKey(namespace, name)]
+	delete(s.pdbs.byKey, pdbKey(namespace, name))
+	s.pdbs.mu.Unlock()
+	if !known {
+		return fmt.Errorf("delete PodDisruptionBudget %s: %w", pdbKey(namespace, name), ErrNotFound)
+	}
+	s.queue.MoveAllToActiveOrBackoffQueue(ctx, objectEvent(framework.EventPDB, framework.ActionDelete, "PodDisruptionBudgetDelete"), old.pdb, nil, nil)
+	return nil
+}
+
+// pdbPods lists the known pods for budget allowances.
+func (s *Scheduler) pdbPods() []*model.Pod {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]*model.Pod, 0, len(s.pods))
+	for _, p := range s.pods {
+		out = append(out, p)
+	}
+	return out
+}

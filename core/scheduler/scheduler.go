@@ -1,0 +1,389 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/berthsched/berth/core/cache"
+	"github.com/berthsched/berth/core/config"
+	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/core/framework/runtime"
+	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/priority"
+	"github.com/berthsched/berth/core/queue"
+)
+
+// Errors returned by the scheduler; match them with errors.Is. Admission
+// failures wrap *priority.UnknownClassError (match with errors.As).
+var (
+	ErrInvalid        = errors.New("invalid object")
+	ErrNotFound       = errors.New("not found")
+	ErrPodNotFound    = fmt.Errorf("pod %w", ErrNotFound)
+	ErrNodeNotFound   = fmt.Errorf("node %w", ErrNotFound)
+	ErrPodNotPending  = errors.New("pod is not pending")
+	ErrNoBindInFlight = errors.New("no bind in flight")
+)
+
+// Reporter is told about pods that did not get a node. The server turns
+// each call into an Unschedulable decision. It is called once per new
+// message: a pod failing again for the same reasons is not reported again.
+type Reporter interface {
+	// Unschedulable reports kube's failure message for the pod ("0/N nodes
+	// are available: ...", or "no nodes available to schedule pods") and
+	// the diagnosis behind it (nil when there is none, e.g. no nodes).
+	Unschedulable(ctx context.Context, pod *model.Pod, message string, fitErr *framework.FitError) error
+}
+
+// Metrics receives the scheduler's measurements; the server plugs
+// Prometheus in with kube-scheduler's metric names. Implementations must be
+// cheap and safe for concurrent use.
+type Metrics interface {
+	// ObserveAttempt records one scheduling attempt: result is "scheduled",
+	// "unschedulable" or "error" (kube's scheduler_schedule_attempts_total
+	// and scheduler_scheduling_attempt_duration_seconds).
+	ObserveAttempt(profile, result string, d time.Duration)
+	// ObservePostFilter records one run of PostFilter (preemption):
+	// whether it nominated a node, and how many victims it evicted.
+	ObservePostFilter(profile string, nominated bool, victims int)
+	runtime.Metrics
+}
+
+// Options configure a Scheduler.
+type Options struct {
+	// Config is the scheduler configuration; nil means config.Default().
+	Config *config.Config
+	// Registry holds the factories of the plugins the profiles name.
+	Registry runtime.Registry
+	// Decisions receives Bind (through the DefaultBinder), Evict,
+	// Nominate and ClearNomination. Required.
+	Decisions framework.DecisionSink
+	// Reporter, if set, is told about unschedulable pods.
+	Reporter Reporter
+	// Clock is the time source; tests inject a fake. Default: real time.
+	Clock framework.Clock
+	// Logger defaults to discarding.
+	Logger *slog.Logger
+	// Deterministic breaks ties between top-scoring nodes by the smallest
+	// node name instead of at random, and runs plugins with parallelism 1,
+	// so a run can be replayed exactly.
+	Deterministic bool
+	// Rand picks among top-scoring nodes when not Deterministic; nil seeds
+	// one from the runtime's random source.
+	Rand *rand.Rand
+	// Metrics, if set, receives measurements.
+	Metrics Metrics
+	// PercentageOfNodesToScore, if set, overrides the configuration's
+	// global percentage (a profile's own value still wins, as in kube).
+	PercentageOfNodesToScore *int32
+	// BindInline runs the binding cycle on the scheduling goroutine
+	// instead of concurrently: deterministic drivers use it.
+	BindInline bool
+	// ScoreSingleNode scores a lone feasible node anyway, on a copy of the
+	// cycle state, so the attempt reports its scores (kube does not score
+	// it; simulate reports the scores).
+	ScoreSingleNode bool
+	// MaxDiagnosisNodes bounds the per-node reasons kept per pending pod
+	// for Explain. Default 100.
+	MaxDiagnosisNodes int
+	// Queue tunes the scheduling queue; the backoff durations default to
+	// the configuration's. Clock, Logger, plugins, hints, Namespaces and
+	// PodLookup are set by the scheduler.
+	Queue queue.Options
+}
+
+// Scheduler is kube-scheduler's scheduling loop over Berth's cache and
+// queue: state comes in through AddNode, AddPod, ... (safe for concurrent
+// use with Run), decisions go out through Options.Decisions.
+//
+// Locks: ingestMu serializes the state-in calls; cycleMu is held by the
+// scheduling cycle (one at a time). The two are never held together. Both
+// call the queue (its lock, then the nominator's, then mu through the
+// queue's PodLookup) and the cache (a leaf lock). mu is a leaf: nothing is
+// called while holding it. Binding cycles take neither ingestMu nor
+// cycleMu.
+type Scheduler struct {
+	opts      Options
+	cfg       *config.Config
+	logger    *slog.Logger
+	clock     framework.Clock
+	cache     *cache.Cache
+	queue     *queue.PriorityQueue
+	profiles  map[string]framework.Framework
+	decisions *decisionSink
+
+	// ingestMu serializes the state-in calls.
+	ingestMu sync.Mutex
+
+	// cycleMu is held by the scheduling cycle; what follows is its state.
+	cycleMu                  sync.Mutex
+	snapshot                 *cache.Snapshot
+	nextStartNodeIndex       int
+	percentageOfNodesToScore int32
+	rand                     *rand.Rand
+
+	mu         sync.RWMutex
+	pods       map[string]*model.Pod // every pod the caller sent, current version
+	uidByKey   map[string]string     // namespace/name -> UID
+	classes    *priority.Classes
+	records    map[string]*podRecord // pending pods' last failures
+	binds      map[string]*binding   // binds issued, awaiting an outcome
+	namespaces *namespaces
+	pdbs       *pdbs
+
+	bindWG sync.WaitGroup
+}
+
+// New builds a scheduler: one framework per profile of the configuration,
+// the queue ordered by the first profile's QueueSort plugin, an empty
+// cache.
+func New(ctx context.Context, opts Options) (*Scheduler, error) {
+	if opts.Decisions == nil {
+		return nil, fmt.Errorf("scheduler: Options.Decisions is required: %w", ErrInvalid)
+	}
+	if opts.Config == nil {
+		opts.Config = config.Default()
+	}
+	if len(opts.Config.Profiles) == 0 {
+		return nil, fmt.Errorf("scheduler: the configuration has no profile: %w", ErrInvalid)
+	}
+	if opts.Clock == nil {
+		opts.Clock = realClock{}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.MaxDiagnosisNodes <= 0 {
+		opts.MaxDiagnosisNodes = 100
+	}
+	s := &Scheduler{
+		opts:       opts,
+		cfg:        opts.Config,
+		logger:     opts.Logger,
+		clock:      opts.Clock,
+		cache:      cache.New(),
+		profiles:   make(map[string]framework.Framework),
+		snapshot:   cache.NewEmptySnapshot(),
+		pods:       make(map[string]*model.Pod),
+		uidByKey:   make(map[string]string),
+		classes:    priority.NewClasses(),
+		records:    make(map[string]*podRecord),
+		binds:      make(map[string]*binding),
+		namespaces: newNamespaces(),
+		rand:       opts.Rand,
+	}
+	s.decisions = &decisionSink{DecisionSink: opts.Decisions, s: s}
+	s.pdbs = newPDBs(s.pdbPods)
+	s.percentageOfNodesToScore = opts.Config.PercentageOfNodesToScore
+	if opts.PercentageOfNodesToScore != nil {
+		s.percentageOfNodesToScore = *opts.PercentageOfNodesToScore
+	}
+	if s.rand == nil {
+		s.rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	}
+	if err := s.buildProfiles(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.buildQueue(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Scheduler) buildProfiles(ctx context.Context) error {
+	parallelism := int(s.cfg.Parallelism)
+	if s.opts.Deterministic {
+		parallelism = 1
+	}
+	common := []runtime.Option{
+		runtime.WithSnapshotLister(s.snapshot),
+		runtime.WithPodNominator(lazyNominator{s}),
+		runtime.WithNamespaceLister(s.namespaces),
+		runtime.WithPDBLister(s.pdbs),
+		runtime.WithDecisionSink(s.decisions),
+		runtime.WithClock(s.clock),
+		runtime.WithLogger(s.logger),
+		runtime.WithParallelism(parallelism),
+		runtime.WithWaitingPods(runtime.NewWaitingPods()),
+	}
+	if s.opts.Metrics != nil {
+		common = append(common, runtime.WithMetrics(s.opts.Metrics))
+	}
+	for _, p := range s.cfg.Profiles {
+		f, err := runtime.New(ctx, s.opts.Registry, p, common...)
+		if err != nil {
+			return fmt.Errorf("scheduler: profile %q: %w", p.SchedulerName, err)
+		}
+		s.profiles[p.SchedulerName] = f
+	}
+	return nil
+}
+
+func (s *Scheduler) buildQueue(ctx context.Context) error {
+	qo := s.opts.Queue
+	qo.Clock, qo.Logger = s.clock, s.logger
+	if qo.PodInitialBackoff == 0 {
+		qo.PodInitialBackoff = s.cfg.PodInitialBackoff()
+	}
+	if qo.PodMaxBackoff == 0 {
+		qo.PodMaxBackoff = s.cfg.PodMaxBackoff()
+	}
+	qo.Namespaces = s.namespaces
+	qo.PodLookup = s.lookupPod
+	qo.PreEnqueuePlugins = make(map[string][]framework.PreEnqueuePlugin)
+	qo.QueueingHints = make(map[string]queue.QueueingHintMap)
+	var errs []error
+	for name, f := range s.profiles {
+		qo.PreEnqueuePlugins[name] = f.PreEnqueuePlugins()
+		hints, err := queueingHints(ctx, f.EnqueueExtensions())
+		errs = append(errs, err)
+		qo.QueueingHints[name] = hints
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("scheduler: registering events: %w", err)
+	}
+	less := s.profiles[s.cfg.Profiles[0].SchedulerName].QueueSortFunc()
+	s.queue = queue.New(less, qo)
+	return nil
+}
+
+// queueingHints is kube's buildQueueingHintMap: every event a plugin
+// registers, with its hint. A plugin registering node additions but not
+// taint updates is also given taint updates (and uncordoning), as kube
+// does.
+func queueingHints(ctx context.Context, exts []framework.EnqueueExtensions) (queue.QueueingHintMap, error) {
+	out := make(queue.QueueingHintMap)
+	var errs []error
+	for _, e := range exts {
+		events, err := e.EventsToRegister(ctx)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", e.Name(), err))
+		}
+		nodeAdd, nodeTaint := false, false
+		for _, ev := range events {
+			if ev.Event.Resource == framework.EventNode {
+				nodeAdd = nodeAdd || ev.Event.ActionType&framework.ActionAdd != 0
+				nodeTaint = nodeTaint || ev.Event.ActionType&framework.ActionUpdateNodeTaint != 0
+			}
+			out[ev.Event] = append(out[ev.Event], queue.QueueingHintFunction{PluginName: e.Name(), Fn: ev.QueueingHintFn})
+		}
+		if nodeAdd && !nodeTaint {
+			ev := framework.ClusterEvent{Resource: framework.EventNode, ActionType: framework.ActionUpdateNodeTaint | framework.ActionUpdateNodeUnschedulable}
+			out[ev] = append(out[ev], queue.QueueingHintFunction{PluginName: e.Name()})
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// Run schedules pods until ctx ends: the queue's flush loops run in the
+// background, one scheduling cycle at a time, binding cycles concurrently.
+// It returns when ctx ends and the binding cycles in flight have returned.
+func (s *Scheduler) Run(ctx context.Context) {
+	s.queue.Run(ctx)
+	stop := context.AfterFunc(ctx, s.queue.Close)
+	defer stop()
+	for {
+		if _, err := s.ScheduleOne(ctx); err != nil {
+			if ctx.Err() != nil || errors.Is(err, queue.ErrClosed) {
+				break
+			}
+			s.logger.Error("popping the next pod failed", "err", err)
+		}
+	}
+	s.bindWG.Wait()
+}
+
+// Profile returns the framework serving schedulerName.
+func (s *Scheduler) Profile(schedulerName string) (framework.Framework, bool) {
+	f, ok := s.profiles[schedulerName]
+	return f, ok
+}
+
+// QueueSortFunc is the order of the queue (the first profile's QueueSort).
+func (s *Scheduler) QueueSortFunc() framework.LessFunc {
+	return s.profiles[s.cfg.Profiles[0].SchedulerName].QueueSortFunc()
+}
+
+func (s *Scheduler) observeAttempt(att *Attempt) {
+	if s.opts.Metrics == nil {
+		return
+	}
+	result := "scheduled"
+	switch att.Result {
+	case ResultUnschedulable:
+		result = "unschedulable"
+	case ResultError:
+		result = "error"
+	}
+	s.opts.Metrics.ObserveAttempt(att.Profile, result, att.Duration)
+}
+
+// lazyNominator hands the frameworks the queue's nominator, which exists
+// only once the queue is built from the frameworks' plugins.
+type lazyNominator struct{ s *Scheduler }
+
+func (l lazyNominator) AddNominatedPod(pi *framework.PodInfo, info *framework.NominatingInfo) {
+	l.s.queue.Nominator().AddNominatedPod(pi, info)
+}
+
+func (l lazyNominator) DeleteNominatedPodIfExists(pod *model.Pod) {
+	l.s.queue.Nominator().DeleteNominatedPodIfExists(pod)
+}
+
+func (l lazyNominator) UpdateNominatedPod(oldPod *model.Pod, newPodInfo *framework.PodInfo) {
+	l.s.queue.Nominator().UpdateNominatedPod(oldPod, newPodInfo)
+}
+
+func (l lazyNominator) NominatedPodsForNode(nodeName string) []*framework.PodInfo {
+	return l.s.queue.Nominator().NominatedPodsForNode(nodeName)
+}
+
+// decisionSink forwards decisions to Options.Decisions. It counts
+// evictions, so an attempt knows how many victims its preemption evicted,
+// and applies nominations to the scheduler's own view of the pods, as the
+// status patch kube sends would come back through its informer.
+type decisionSink struct {
+	framework.DecisionSink
+	s         *Scheduler
+	evictions atomic.Int64
+}
+
+func (d *decisionSink) Evict(ctx context.Context, victim *model.Pod, nodeName string, preemptor *model.Pod, reason string) error {
+	d.evictions.Add(1)
+	return d.DecisionSink.Evict(ctx, victim, nodeName, preemptor, reason)
+}
+
+func (d *decisionSink) Nominate(ctx context.Context, pod *model.Pod, nodeName string) error {
+	err := d.DecisionSink.Nominate(ctx, pod, nodeName)
+	d.s.setNominatedNodeName(ctx, pod.UID, nodeName)
+	return err
+}
+
+func (d *decisionSink) ClearNomination(ctx context.Context, pod *model.Pod, reason string) error {
+	err := d.DecisionSink.ClearNomination(ctx, pod, reason)
+	d.s.setNominatedNodeName(ctx, pod.UID, "")
+	return err
+}
+
+// setNominatedNodeName records a pending pod's nominated node in the
+// scheduler's view and the queue's.
+func (s *Scheduler) setNominatedNodeName(ctx context.Context, uid, node string) {
+	_, cur, alive := s.applyNomination(uid, &framework.NominatingInfo{NominatedNodeName: node, Mode: framework.ModeOverride})
+	if !alive {
+		return
+	}
+	if p, queued := s.queue.Lookup(uid); queued && p.Info.Pod.NominatedNodeName != node {
+		if err := s.queue.Update(ctx, nil, cur); err != nil {
+			s.logger.Error("updating a queued pod failed", "pod", cur.Key(), "err", err)
+		}
+	}
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }

@@ -1,0 +1,178 @@
+package simulate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/berthsched/berth/core/config"
+	"github.com/berthsched/berth/core/manifest"
+	"github.com/berthsched/berth/core/plugins/names"
+)
+
+var (
+	update     = flag.Bool("update", false, "regenerate testdata/oracle/*.jsonl with the oracle")
+	oraclePath = flag.String("oracle", "/tmp/kubeoracle", "path of the kubeoracle binary used by -update")
+)
+
+// goldenCase is a cluster under testdata/oracle with the oracle's trace.
+type goldenCase struct {
+	name, cluster, config, golden string
+}
+
+func goldenCases(t *testing.T) []goldenCase {
+	files, err := filepath.Glob(filepath.Join("testdata", "oracle", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []goldenCase
+	for _, f := range files {
+		if strings.HasSuffix(f, ".config.yaml") {
+			continue
+		}
+		base := strings.TrimSuffix(f, ".yaml")
+		out = append(out, goldenCase{name: filepath.Base(base), cluster: f, golden: base + ".jsonl"})
+	}
+	// A configuration given apart from the cluster (oracle --config).
+	out = append(out, goldenCase{
+		name:    "resource-fit.mostallocated",
+		cluster: filepath.Join("testdata", "oracle", "resource-fit.yaml"),
+		config:  filepath.Join("testdata", "oracle", "config-mostallocated.config.yaml"),
+		golden:  filepath.Join("testdata", "oracle", "resource-fit.mostallocated.jsonl"),
+	})
+	return out
+}
+
+// TestOracleGolden runs simulate on the oracle's examples and the shared
+// scenarios and compares every line with the real kube-scheduler's trace.
+// Known differences are normalized away: Berth has no DynamicResources or
+// ImageLocality plugin (their scores are 0 in these clusters) and no
+// resource claims (the "no new claims to deallocate" fragment).
+func TestOracleGolden(t *testing.T) {
+	reg := inTreeRegistry()
+	_, havePreemption := reg[names.DefaultPreemption]
+	for _, gc := range goldenCases(t) {
+		t.Run(gc.name, func(t *testing.T) {
+			if *update {
+				args := []string{"place", "-f", gc.cluster}
+				if gc.config != "" {
+					args = append(args, "--config", gc.config)
+				}
+				out, err := exec.Command(*oraclePath, args...).Output()
+				if err != nil {
+					t.Fatalf("oracle: %v", err)
+				}
+				if err := os.WriteFile(gc.golden, out, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := readTrace(t, gc.golden)
+			if !havePreemption && needsPreemption(t, gc, want) {
+				t.Skip("DefaultPreemption is not registered yet")
+			}
+			c, err := manifest.LoadFiles(gc.cluster)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := config.Default()
+			raw := c.SchedulerConfig
+			if gc.config != "" {
+				if raw, err = os.ReadFile(gc.config); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if raw != nil {
+				if cfg, err = config.Load(raw); err != nil {
+					t.Fatal(err)
+				}
+			}
+			in := Input{Nodes: c.Nodes, Pods: c.Pods, PriorityClasses: c.PriorityClasses, PDBs: c.PDBs, Namespaces: c.Namespaces, Config: withoutMissing(cfg, reg)}
+			lines, err := Run(context.Background(), in, Options{Registry: reg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make([]Line, len(lines))
+			for i, l := range lines {
+				got[i] = roundTrip(t, l)
+			}
+			for i := range want {
+				normalize(&want[i], havePreemption)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("trace (-oracle +berth):\n%s", diff)
+			}
+		})
+	}
+}
+
+func readTrace(t *testing.T, path string) []Line {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []Line
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	for dec.More() {
+		var l Line
+		if err := dec.Decode(&l); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// roundTrip marshals a line and reads it back, so the comparison covers
+// the JSON form (omitted empty fields).
+func roundTrip(t *testing.T, l Line) Line {
+	t.Helper()
+	b, err := json.Marshal(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out Line
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// normalize removes from an oracle line what Berth does not have.
+func normalize(l *Line, havePreemption bool) {
+	for _, m := range l.PluginScores {
+		delete(m, names.DynamicResources)
+		delete(m, names.ImageLocality)
+	}
+	l.Message = strings.Replace(l.Message, "no new claims to deallocate, ", "", 1)
+	if !havePreemption {
+		if i := strings.Index(l.Message, ". preemption: "); i >= 0 {
+			l.Message = l.Message[:i+1]
+		}
+	}
+}
+
+// needsPreemption reports whether a case depends on DefaultPreemption
+// beyond its message: a nomination, or a pending pod that already has a
+// nominated node (preemption decides whether it keeps it).
+func needsPreemption(t *testing.T, gc goldenCase, trace []Line) bool {
+	for _, l := range trace {
+		if l.Result == ResultNominated {
+			return true
+		}
+	}
+	data, err := os.ReadFile(gc.cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Contains(data, []byte("nominatedNodeName"))
+}
