@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+)
+
+func TestParseFlags(t *testing.T) {
+	defaults := options{
+		listen:          "127.0.0.1:7070",
+		metricsListen:   "127.0.0.1:9090",
+		dataDir:         "./berth-data",
+		logLevel:        slog.LevelInfo,
+		shutdownTimeout: 10 * time.Second,
+	}
+	tests := []struct {
+		name    string
+		args    []string
+		want    options
+		wantErr bool
+	}{
+		{name: "defaults", want: defaults},
+		{
+			name: "all set",
+			args: []string{"--listen", "unix:///run/berth.sock", "--metrics-listen=", "--data-dir", "/var/lib/berth", "--log-level", "debug", "--shutdown-timeout", "3s"},
+			want: options{listen: "unix:///run/berth.sock", dataDir: "/var/lib/berth", logLevel: slog.LevelDebug, shutdownTimeout: 3 * time.Second},
+		},
+		{name: "bad log level", args: []string{"--log-level", "loud"}, wantErr: true},
+		{name: "unknown flag", args: []string{"--port", "1"}, wantErr: true},
+		{name: "positional argument", args: []string{"serve"}, wantErr: true},
+		{name: "empty data dir", args: []string{"--data-dir", ""}, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseFlags(tt.args, io.Discard)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(options{})); diff != "" {
+				t.Errorf("options (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestOpenStore(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nested", "data")
+	db, err := openStore(dir, time.Millisecond)
+	if err != nil {
+		t.Fatalf("first open: %v", err)
+	}
+	defer db.Close()
+	if _, err := os.Stat(filepath.Join(dir, storeFile)); err != nil {
+		t.Errorf("store file: %v", err)
+	}
+	_, err = openStore(dir, time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "locked by another process") {
+		t.Errorf("second open: err = %v, want the data directory reported as locked", err)
+	}
+}
+
+func TestRunHelp(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(t.Context(), []string{"--help"}, &out); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("err = %v, want flag.ErrHelp", err)
+	}
+	if !strings.Contains(out.String(), "-data-dir") {
+		t.Errorf("usage lacks --data-dir:\n%s", out.String())
+	}
+}
+
+// berthd serves on Unix sockets, answers health and /metrics, and stops
+// cleanly when its context ends.
+func TestRunServesUntilCanceled(t *testing.T) {
+	dir := t.TempDir()
+	grpcSock := filepath.Join(dir, "berthd.sock")
+	metricsSock := filepath.Join(dir, "metrics.sock")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{
+			"--listen", "unix://" + grpcSock,
+			"--metrics-listen", "unix://" + metricsSock,
+			"--data-dir", filepath.Join(dir, "data"),
+		}, io.Discard)
+	}()
+
+	rpcCtx, rpcCancel := context.WithTimeout(ctx, 10*time.Second)
+	defer rpcCancel()
+	conn, err := grpc.NewClient("unix://"+grpcSock,
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		// Retry the connection quickly while berthd starts.
+		grpc.WithConnectParams(grpc.ConnectParams{
+			Backoff:           backoff.Config{BaseDelay: 5 * time.Millisecond, Multiplier: 1.6, MaxDelay: 50 * time.Millisecond},
+			MinConnectTimeout: time.Second,
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// WaitForReady blocks until berthd listens: no polling, no sleep.
+	resp, err := healthpb.NewHealthClient(conn).Check(rpcCtx, &healthpb.HealthCheckRequest{}, grpc.WaitForReady(true))
+	if err != nil {
+		t.Fatalf("health Check: %v", err)
+	}
+	if resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		t.Errorf("health = %v, want SERVING", resp.GetStatus())
+	}
+
+	// The metrics socket was opened before serving began.
+	client := &http.Client{Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", metricsSock)
+		},
+	}}
+	req, err := http.NewRequestWithContext(rpcCtx, http.MethodGet, "http://berthd/metrics", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	httpResp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("GET /metrics: %v", err)
+	}
+	body, err := io.ReadAll(httpResp.Body)
+	httpResp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(body), "grpc_server_handled_total") {
+		t.Errorf("/metrics lacks grpc_server_handled_total")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data", storeFile)); err != nil {
+		t.Errorf("store file: %v", err)
+	}
+
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("run = %v, want nil", err)
+	}
+	for _, sock := range []string{grpcSock, metricsSock} {
+		if _, err := os.Lstat(sock); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s left behind after shutdown (stat: %v)", sock, err)
+		}
+	}
+}

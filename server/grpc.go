@@ -1,0 +1,64 @@
+package server
+
+import (
+	"time"
+
+	grpcprom "github.com/grpc-ecosystem/go-grpc-prometheus"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/reflection"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+)
+
+// Limits of the gRPC server.
+const (
+	// MaxRecvMsgSize bounds one request message, and so one Sync batch.
+	MaxRecvMsgSize = 16 << 20
+	// maxConcurrentStreams bounds the RPCs in flight on one connection.
+	maxConcurrentStreams = 1024
+	// Clients may ping at most this often, even without an open stream.
+	minClientPingInterval = 10 * time.Second
+	// An idle connection is pinged after keepaliveTime and closed if the
+	// ping is not answered within keepaliveTimeout, so dead watchers and
+	// Sync streams are noticed.
+	keepaliveTime    = 30 * time.Second
+	keepaliveTimeout = 10 * time.Second
+)
+
+// berthServiceNames are the berth.v1 services, whose status health reports.
+func berthServiceNames() []string {
+	return []string{
+		berthv1.StateService_ServiceDesc.ServiceName,
+		berthv1.DecisionService_ServiceDesc.ServiceName,
+		berthv1.AdminService_ServiceDesc.ServiceName,
+	}
+}
+
+// newGRPCServer builds the gRPC server with every service registered.
+func newGRPCServer(svc Services, hs *health.Server, metrics *grpcprom.ServerMetrics) *grpc.Server {
+	s := grpc.NewServer(
+		grpc.ChainUnaryInterceptor(metrics.UnaryServerInterceptor()),
+		grpc.ChainStreamInterceptor(metrics.StreamServerInterceptor()),
+		grpc.MaxRecvMsgSize(MaxRecvMsgSize),
+		grpc.MaxConcurrentStreams(maxConcurrentStreams),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{
+			MinTime:             minClientPingInterval,
+			PermitWithoutStream: true,
+		}),
+		grpc.KeepaliveParams(keepalive.ServerParameters{
+			Time:    keepaliveTime,
+			Timeout: keepaliveTimeout,
+		}),
+	)
+	berthv1.RegisterStateServiceServer(s, svc.State)
+	berthv1.RegisterDecisionServiceServer(s, svc.Decision)
+	berthv1.RegisterAdminServiceServer(s, svc.Admin)
+	healthpb.RegisterHealthServer(s, hs)
+	reflection.Register(s)
+	// Export a zero series for every method before its first call.
+	metrics.InitializeMetrics(s)
+	return s
+}

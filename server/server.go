@@ -1,0 +1,172 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	grpcprom "github.com/grpc-ecosystem/go-grpc-prometheus"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"golang.org/x/sync/errgroup"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+)
+
+// DefaultShutdownTimeout is how long Serve waits, once its context ends, for
+// RPCs in flight to finish before it cuts the remaining streams.
+const DefaultShutdownTimeout = 10 * time.Second
+
+// Services are the implementations of the berth.v1 services. A nil field is
+// served by the generated Unimplemented server: each of its RPCs answers
+// codes.Unimplemented.
+type Services struct {
+	State    berthv1.StateServiceServer
+	Decision berthv1.DecisionServiceServer
+	Admin    berthv1.AdminServiceServer
+}
+
+// Config configures a Server.
+type Config struct {
+	// Logger receives the server's lifecycle messages; nil discards them.
+	Logger *slog.Logger
+	// Registry receives the gRPC server metrics and the Go and process
+	// collectors, and is what /metrics serves; nil makes a new one. Pass
+	// one to add other components' metrics to /metrics.
+	Registry *prometheus.Registry
+	// ShutdownTimeout bounds the graceful stop; 0 means
+	// DefaultShutdownTimeout.
+	ShutdownTimeout time.Duration
+	// Services implement berth.v1.
+	Services Services
+}
+
+// Server serves berth.v1, health and reflection over gRPC, and metrics over
+// HTTP. It serves once: after Serve returns it cannot serve again.
+type Server struct {
+	logger          *slog.Logger
+	registry        *prometheus.Registry
+	shutdownTimeout time.Duration
+	health          *health.Server
+	grpc            *grpc.Server
+}
+
+// New builds a Server from cfg. It fails when the metrics cannot be
+// registered on cfg.Registry (for example when they already are).
+func New(cfg Config) (*Server, error) {
+	s := &Server{
+		logger:          cfg.Logger,
+		registry:        cfg.Registry,
+		shutdownTimeout: cfg.ShutdownTimeout,
+		health:          health.NewServer(),
+	}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	if s.registry == nil {
+		s.registry = prometheus.NewRegistry()
+	}
+	if s.shutdownTimeout <= 0 {
+		s.shutdownTimeout = DefaultShutdownTimeout
+	}
+	svc := cfg.Services
+	if svc.State == nil {
+		svc.State = berthv1.UnimplementedStateServiceServer{}
+	}
+	if svc.Decision == nil {
+		svc.Decision = berthv1.UnimplementedDecisionServiceServer{}
+	}
+	if svc.Admin == nil {
+		svc.Admin = berthv1.UnimplementedAdminServiceServer{}
+	}
+
+	metrics := grpcprom.NewServerMetrics()
+	metrics.EnableHandlingTimeHistogram()
+	for _, c := range []prometheus.Collector{
+		metrics,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	} {
+		if err := s.registry.Register(c); err != nil {
+			return nil, fmt.Errorf("register metrics: %w", err)
+		}
+	}
+
+	s.grpc = newGRPCServer(svc, s.health, metrics)
+	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	for _, name := range berthServiceNames() {
+		s.health.SetServingStatus(name, healthpb.HealthCheckResponse_SERVING)
+	}
+	return s, nil
+}
+
+// Serve serves gRPC on grpcLis and, unless metricsLis is nil, /metrics and
+// /healthz on metricsLis, until ctx ends or a listener fails. It then
+// reports NOT_SERVING, stops accepting, lets RPCs in flight finish for up to
+// the shutdown timeout, and cuts those still running (long-lived streams).
+// It closes both listeners. It returns nil after a shutdown caused by ctx,
+// and the failure otherwise.
+func (s *Server) Serve(ctx context.Context, grpcLis, metricsLis net.Listener) error {
+	g, gctx := errgroup.WithContext(ctx)
+	s.logger.Info("serving gRPC", "address", grpcLis.Addr().String())
+	g.Go(func() error {
+		// ErrServerStopped: ctx ended before Serve began; not a failure.
+		if err := s.grpc.Serve(grpcLis); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+			return fmt.Errorf("serve gRPC on %s: %w", grpcLis.Addr(), err)
+		}
+		return nil
+	})
+	var hs *http.Server
+	if metricsLis != nil {
+		hs = &http.Server{Handler: s.httpHandler(), ReadHeaderTimeout: 10 * time.Second}
+		s.logger.Info("serving metrics", "address", metricsLis.Addr().String())
+		g.Go(func() error {
+			if err := hs.Serve(metricsLis); !errors.Is(err, http.ErrServerClosed) {
+				return fmt.Errorf("serve metrics on %s: %w", metricsLis.Addr(), err)
+			}
+			return nil
+		})
+	}
+	g.Go(func() error {
+		<-gctx.Done()
+		return s.shutdown(hs)
+	})
+	return g.Wait()
+}
+
+// shutdown stops the gRPC server gracefully within the shutdown timeout,
+// then the HTTP server if any.
+func (s *Server) shutdown(hs *http.Server) error {
+	s.logger.Info("shutting down", "timeout", s.shutdownTimeout)
+	s.health.Shutdown()
+	stopped := make(chan struct{})
+	go func() {
+		s.grpc.GracefulStop()
+		close(stopped)
+	}()
+	deadline := time.NewTimer(s.shutdownTimeout)
+	defer deadline.Stop()
+	select {
+	case <-stopped:
+	case <-deadline.C:
+		s.logger.Warn("graceful stop timed out; closing the remaining streams")
+		s.grpc.Stop()
+		<-stopped
+	}
+	if hs == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.shutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(ctx); err != nil {
+		return fmt.Errorf("stop metrics server: %w", err)
+	}
+	return nil
+}
