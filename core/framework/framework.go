@@ -33,8 +33,9 @@ type Framework interface {
 	EnqueueExtensions() []EnqueueExtensions
 
 	// RunPreFilterPlugins runs every PreFilter plugin. On rejection the
-	// status names the plugin; the returned set names every plugin that
-	// rejected (for queueing hints).
+	// status names the plugin. The returned set names the plugins whose
+	// result narrowed the nodes to try: when the narrowed set leaves the
+	// pod unschedulable, they are the ones whose events can help it.
 	RunPreFilterPlugins(ctx context.Context, state *CycleState, pod *model.Pod, nodes []*NodeInfo) (*PreFilterResult, *Status, map[string]struct{})
 	RunPostFilterPlugins(ctx context.Context, state *CycleState, pod *model.Pod, filtered *NodeToStatus) (*PostFilterResult, *Status)
 	RunPreScorePlugins(ctx context.Context, state *CycleState, pod *model.Pod, nodes []*NodeInfo) *Status

@@ -217,7 +217,7 @@ func (s *Scheduler) buildProfiles(ctx context.Context) error {
 	for _, p := range s.cfg.Profiles {
 		f, err := runtime.New(ctx, s.opts.Registry, p, common...)
 		if err != nil {
-			return fmt.Errorf("scheduler: profile %q: %w", p.SchedulerName, err)
+			return fmt.Errorf("scheduler: %w", err)
 		}
 		s.profiles[p.SchedulerName] = f
 	}
