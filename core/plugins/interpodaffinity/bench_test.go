@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/berthsched/berth/core/plugins/helper/plugintest"
+
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	mt "github.com/berthsched/berth/core/model/modeltest"
@@ -54,7 +56,7 @@ func BenchmarkCycle(b *testing.B) {
 		for _, name := range []string{"basic", "anti", "preferred"} {
 			b.Run(fmt.Sprintf("%s/nodes=%d", name, n), func(b *testing.B) {
 				nodes := benchCluster(n, name != "basic")
-				pl := newPlugin(b, newHandle(nodes, nil), "")
+				pl := newPlugin(b, plugintest.NewListerHandle(nodes, nil), "")
 				pod := pods[name]
 				b.ReportAllocs()
 				for b.Loop() {
@@ -111,7 +113,7 @@ func runCycle(b *testing.B, pl interface {
 // Filter and Score over every node.
 func BenchmarkExtensionPoints(b *testing.B) {
 	nodes := benchCluster(5000, true)
-	pl := newPlugin(b, newHandle(nodes, nil), "")
+	pl := newPlugin(b, plugintest.NewListerHandle(nodes, nil), "")
 	pod := mt.MakePod("p").Label("app", "bench").Label("group", "g0").PodAntiAffinity(0, groupTerm(host, "g0")).
 		PodAffinity(50, groupTerm(zone, "g1")).PodAntiAffinity(20, groupTerm(host, "g2")).Obj()
 	ctx := b.Context()

@@ -51,8 +51,8 @@ func TestParityCorpus(t *testing.T) {
 }
 
 func replayTrace(t *testing.T, clusterPath, tracePath string) int {
-	c, h := load(t, clusterPath)
-	filters, scorers := profile(t, c, h, "", "")
+	c, h := plugintest.LoadWithHandle(t, clusterPath)
+	filters, scorers := plugintest.FullProfile(t, c, h, "", "")
 	ours := map[string]bool{}
 	for _, w := range scorers {
 		ours[w.Plugin.Name()] = true

@@ -10,7 +10,7 @@ import (
 )
 
 func TestQueueingHints(t *testing.T) {
-	pl := newPlugin(t, newHandle(nil, nil), "")
+	pl := newPlugin(t, plugintest.NewListerHandle(nil, nil), "")
 	podEvent := func(a framework.ActionType) framework.ClusterEvent {
 		return framework.ClusterEvent{Resource: framework.EventAssignedPod, ActionType: a}
 	}

@@ -75,11 +75,11 @@ func newPlugin(t testing.TB, h framework.Handle, args string) *interpodaffinity.
 }
 
 func TestFilter(t *testing.T) {
-	teamA := namespaces{"default": nil, "team-a": {"team": "a"}, "team-b": {"team": "b"}}
+	teamA := plugintest.Namespaces{"default": nil, "team-a": {"team": "a"}, "team-b": {"team": "b"}}
 	tests := []struct {
 		name     string
 		running  []*model.Pod
-		ns       namespaces
+		ns       plugintest.Namespaces
 		pod      *model.Pod
 		wantSkip bool
 		want     map[string]result
@@ -251,7 +251,7 @@ func TestFilter(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			nodes := cluster(standardLayout(), tc.running...)
-			pl := newPlugin(t, newHandle(nodes, tc.ns), "")
+			pl := newPlugin(t, plugintest.NewListerHandle(nodes, tc.ns), "")
 			state := framework.NewCycleState()
 			_, st := pl.PreFilter(t.Context(), state, tc.pod, nodes)
 			if tc.wantSkip {
@@ -279,7 +279,7 @@ func TestFilter(t *testing.T) {
 func TestPreFilterExtensions(t *testing.T) {
 	db := mt.MakePod("db").Label("app", "db").Node("a1").Obj()
 	nodes := cluster(standardLayout(), db)
-	pl := newPlugin(t, newHandle(nodes, nil), "")
+	pl := newPlugin(t, plugintest.NewListerHandle(nodes, nil), "")
 	pod := mt.MakePod("p").Label("app", "web").PodAffinity(0, term(zone, "db")).PodAntiAffinity(0, term(host, "web")).Obj()
 	base := framework.NewCycleState()
 	if _, st := pl.PreFilter(t.Context(), base, pod, nodes); !st.IsSuccess() {
@@ -349,7 +349,7 @@ func TestPreFilterExtensions(t *testing.T) {
 
 func TestMissingState(t *testing.T) {
 	nodes := cluster(standardLayout())
-	pl := newPlugin(t, newHandle(nodes, nil), "")
+	pl := newPlugin(t, plugintest.NewListerHandle(nodes, nil), "")
 	state, pod := framework.NewCycleState(), mt.MakePod("p").Obj()
 	pi := framework.MustPodInfo(pod)
 	for name, st := range map[string]*framework.Status{

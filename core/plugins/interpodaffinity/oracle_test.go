@@ -42,8 +42,8 @@ const (
 // kube-scheduler matches against no labels and so against every namespace:
 // db-2 in team-a (labelled team=a) counts, b1 is feasible.
 func TestOracleAffinity(t *testing.T) {
-	c, h := load(t, "testdata/affinity.yaml")
-	filters, scorers := profile(t, c, h, "", "")
+	c, h := plugintest.LoadWithHandle(t, "testdata/affinity.yaml")
+	filters, scorers := plugintest.FullProfile(t, c, h, "", "")
 	plugintest.Replay(t, c, affinitySteps, filters, scorers)
 }
 
@@ -185,8 +185,8 @@ var affinitySteps = []plugintest.Step{
 // web-new feasible on n3 only (n1 and n2: anti-affinity reason) and bound
 // to n3; tenant feasible on n1 and n2 (n3: existing anti-affinity reason).
 func TestMatchLabelKeys(t *testing.T) {
-	c, h := load(t, "testdata/matchlabelkeys.yaml")
-	filters, scorers := profile(t, c, h, "", "")
+	c, h := plugintest.LoadWithHandle(t, "testdata/matchlabelkeys.yaml")
+	filters, scorers := plugintest.FullProfile(t, c, h, "", "")
 	tests := []struct {
 		pod      string
 		feasible []string
@@ -298,8 +298,8 @@ func TestOracleArgs(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, h := load(t, "testdata/args.yaml")
-			filters, scorers := profile(t, c, h, tc.args, "")
+			c, h := plugintest.LoadWithHandle(t, "testdata/args.yaml")
+			filters, scorers := plugintest.FullProfile(t, c, h, tc.args, "")
 			plugintest.Replay(t, c, tc.steps, filters, scorers)
 		})
 	}
@@ -398,8 +398,8 @@ func TestOracleScenarios(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
-			c, h := load(t, filepath.Join("testdata/scenarios", tc.file))
-			filters, scorers := profile(t, c, h, "", "")
+			c, h := plugintest.LoadWithHandle(t, filepath.Join("testdata/scenarios", tc.file))
+			filters, scorers := plugintest.FullProfile(t, c, h, "", "")
 			plugintest.Replay(t, c, tc.steps, filters, scorers)
 		})
 	}

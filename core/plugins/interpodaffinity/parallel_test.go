@@ -3,6 +3,8 @@ package interpodaffinity_test
 import (
 	"testing"
 
+	"github.com/berthsched/berth/core/plugins/helper/plugintest"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/berthsched/berth/core/framework"
@@ -18,8 +20,8 @@ func TestParallelMatchesSequential(t *testing.T) {
 	pod := mt.MakePod("p").Label("app", "bench").Label("group", "g0").PodAntiAffinity(0, groupTerm(host, "g0")).
 		PodAffinity(0, groupTerm(zone, "g3")).PodAffinity(50, groupTerm(zone, "g1")).PodAntiAffinity(20, groupTerm(host, "g2")).Obj()
 	outcome := func(parallelism int) (filter map[string]result, scores map[string]int64) {
-		h := newHandle(nodes, nil)
-		h.par = framework.NewParallelizer(parallelism)
+		h := plugintest.NewListerHandle(nodes, nil)
+		h.Par = framework.NewParallelizer(parallelism)
 		pl := newPlugin(t, h, "")
 		state := framework.NewCycleState()
 		if _, st := pl.PreFilter(t.Context(), state, pod, nodes); !st.IsSuccess() {
@@ -59,7 +61,7 @@ func TestParallelMatchesSequential(t *testing.T) {
 
 func TestInvalidSelector(t *testing.T) {
 	nodes := cluster(standardLayout())
-	pl := newPlugin(t, newHandle(nodes, nil), "")
+	pl := newPlugin(t, plugintest.NewListerHandle(nodes, nil), "")
 	bad := model.PodAffinityTerm{TopologyKey: zone, LabelSelector: &model.LabelSelector{
 		MatchExpressions: []model.LabelSelectorRequirement{{Key: "app", Operator: model.LabelSelectorOpIn}}}}
 	pod := mt.MakePod("p").PodAffinity(0, bad).Obj()

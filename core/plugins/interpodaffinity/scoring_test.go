@@ -3,6 +3,8 @@ package interpodaffinity_test
 import (
 	"testing"
 
+	"github.com/berthsched/berth/core/plugins/helper/plugintest"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/berthsched/berth/core/framework"
@@ -98,7 +100,7 @@ func TestScore(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			nodes := cluster(standardLayout(), tc.running...)
-			pl := newPlugin(t, newHandle(nodes, nil), tc.args)
+			pl := newPlugin(t, plugintest.NewListerHandle(nodes, nil), tc.args)
 			state := framework.NewCycleState()
 			st := pl.PreScore(t.Context(), state, tc.pod, nodes)
 			if tc.wantSkip {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/berthsched/berth/core/plugins/helper/plugintest"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/berthsched/berth/core/model"
@@ -80,7 +82,7 @@ func TestDecodeArgs(t *testing.T) {
 func TestDefaultConstraintsNeverApply(t *testing.T) {
 	nodes := cluster(zones())
 	for _, args := range []string{"", `{"defaultingType":"List","defaultConstraints":[{"maxSkew":1,"topologyKey":"topology.kubernetes.io/zone","whenUnsatisfiable":"DoNotSchedule"},{"maxSkew":1,"topologyKey":"kubernetes.io/hostname","whenUnsatisfiable":"ScheduleAnyway"}]}`} {
-		pl := newPlugin(t, newHandle(nodes, nil), args)
+		pl := newPlugin(t, plugintest.NewListerHandle(nodes, nil), args)
 		pod := mtPod("p", "web")
 		state := newState()
 		if _, st := pl.PreFilter(t.Context(), state, pod, nodes); !st.IsSkip() {

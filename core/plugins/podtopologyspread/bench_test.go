@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/berthsched/berth/core/plugins/helper/plugintest"
+
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	mt "github.com/berthsched/berth/core/model/modeltest"
@@ -50,7 +52,7 @@ func BenchmarkCycle(b *testing.B) {
 		for _, name := range []string{"basic", "zone", "zone+host"} {
 			b.Run(fmt.Sprintf("%s/nodes=%d", name, n), func(b *testing.B) {
 				nodes := benchCluster(n)
-				pl := newPlugin(b, newHandle(nodes, nil), "")
+				pl := newPlugin(b, plugintest.NewListerHandle(nodes, nil), "")
 				pod := pods[name]
 				b.ReportAllocs()
 				for b.Loop() {

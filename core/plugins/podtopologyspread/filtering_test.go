@@ -239,7 +239,7 @@ func TestFilter(t *testing.T) {
 				layout = zones()
 			}
 			nodes := cluster(layout, tc.running...)
-			pl := newPlugin(t, newHandle(nodes, nil), "")
+			pl := newPlugin(t, plugintest.NewListerHandle(nodes, nil), "")
 			state := newState()
 			_, st := pl.PreFilter(t.Context(), state, tc.pod, nodes)
 			if tc.wantSkip {
@@ -266,7 +266,7 @@ func TestFilter(t *testing.T) {
 // runtime does for nominated pods and preemption victims.
 func TestPreFilterExtensions(t *testing.T) {
 	nodes := cluster(zones(), append(running("web", "a1", 1), running("web", "b1", 1)...)...)
-	pl := newPlugin(t, newHandle(nodes, nil), "")
+	pl := newPlugin(t, plugintest.NewListerHandle(nodes, nil), "")
 	pod := mt.MakePod("p").Label("app", "web").Spread(spread(zone, 1, model.DoNotSchedule)).Obj()
 	base := newState()
 	if _, st := pl.PreFilter(t.Context(), base, pod, nodes); !st.IsSuccess() {
@@ -322,7 +322,7 @@ func TestPreFilterExtensions(t *testing.T) {
 
 func TestMissingState(t *testing.T) {
 	nodes := cluster(zones())
-	pl := newPlugin(t, newHandle(nodes, nil), "")
+	pl := newPlugin(t, plugintest.NewListerHandle(nodes, nil), "")
 	state, pod := newState(), mt.MakePod("p").Obj()
 	pi := framework.MustPodInfo(pod)
 	_, scoreStatus := pl.Score(t.Context(), state, pod, nodes[0])

@@ -39,8 +39,8 @@ const (
 // an empty labelSelector counts no pod but selects the pod itself, a nil
 // one selects nothing; min-domains counts the least domain as 0.
 func TestOracleSpread(t *testing.T) {
-	c, h := load(t, "testdata/spread.yaml")
-	filters, scorers := profile(t, c, h, "", "")
+	c, h := plugintest.LoadWithHandle(t, "testdata/spread.yaml")
+	filters, scorers := plugintest.FullProfile(t, c, h, "", "")
 	plugintest.Replay(t, c, spreadSteps, filters, scorers)
 }
 
@@ -254,8 +254,8 @@ func TestOracleScenarios(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
-			c, h := load(t, filepath.Join("testdata/scenarios", tc.file))
-			filters, scorers := profile(t, c, h, "", "")
+			c, h := plugintest.LoadWithHandle(t, filepath.Join("testdata/scenarios", tc.file))
+			filters, scorers := plugintest.FullProfile(t, c, h, "", "")
 			plugintest.Replay(t, c, tc.steps, filters, scorers)
 		})
 	}

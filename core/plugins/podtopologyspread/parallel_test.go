@@ -3,6 +3,8 @@ package podtopologyspread_test
 import (
 	"testing"
 
+	"github.com/berthsched/berth/core/plugins/helper/plugintest"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/berthsched/berth/core/framework"
@@ -22,8 +24,8 @@ func TestParallelMatchesSequential(t *testing.T) {
 	pod := mt.MakePod("p").Label("app", "spread").Spread(spreadOn(zone, 3, model.DoNotSchedule)).
 		Spread(spreadOn(zone, 1, model.ScheduleAnyway)).Spread(spreadOn(host, 1, model.ScheduleAnyway)).Obj()
 	outcome := func(parallelism int) (filter map[string]result, scores map[string]int64) {
-		h := newHandle(nodes, nil)
-		h.par = framework.NewParallelizer(parallelism)
+		h := plugintest.NewListerHandle(nodes, nil)
+		h.Par = framework.NewParallelizer(parallelism)
 		pl := newPlugin(t, h, "")
 		state := newState()
 		if _, st := pl.PreFilter(t.Context(), state, pod, nodes); !st.IsSuccess() {
@@ -63,7 +65,7 @@ func TestParallelMatchesSequential(t *testing.T) {
 
 func TestInvalidSelector(t *testing.T) {
 	nodes := cluster(zones())
-	pl := newPlugin(t, newHandle(nodes, nil), "")
+	pl := newPlugin(t, plugintest.NewListerHandle(nodes, nil), "")
 	c := spread(zone, 1, model.DoNotSchedule)
 	c.LabelSelector = &model.LabelSelector{MatchExpressions: []model.LabelSelectorRequirement{{Key: "app", Operator: "Near"}}}
 	pod := mt.MakePod("p").Spread(c).Obj()

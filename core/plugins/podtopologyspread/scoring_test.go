@@ -3,6 +3,8 @@ package podtopologyspread_test
 import (
 	"testing"
 
+	"github.com/berthsched/berth/core/plugins/helper/plugintest"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/berthsched/berth/core/framework"
@@ -60,7 +62,7 @@ func TestScore(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			nodes := cluster(zones(), webPods...)
-			pl := newPlugin(t, newHandle(nodes, nil), "")
+			pl := newPlugin(t, plugintest.NewListerHandle(nodes, nil), "")
 			feasible := nodes
 			if tc.feasible != nil {
 				feasible = nil
@@ -111,7 +113,7 @@ func TestScore(t *testing.T) {
 }
 
 func TestPreScoreSkipsEmptyCluster(t *testing.T) {
-	pl := newPlugin(t, newHandle(nil, nil), "")
+	pl := newPlugin(t, plugintest.NewListerHandle(nil, nil), "")
 	pod := mt.MakePod("p").Label("app", "web").Spread(spread(zone, 1, model.ScheduleAnyway)).Obj()
 	if st := pl.PreScore(t.Context(), newState(), pod, nil); !st.IsSkip() {
 		t.Errorf("PreScore = %v, want Skip", st)
