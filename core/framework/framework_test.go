@@ -47,9 +47,9 @@ func TestFitErrorMessage(t *testing.T) {
 			build: func(d *fw.Diagnosis) {
 				d.PreFilterMsg = "node(s) didn't match pod topology spread constraints"
 				d.NodeToStatus.Set("n1", fw.NewStatus(fw.Unschedulable, "ignored"))
-				d.PostFilterMsg = "preemption: not eligible"
+				d.PostFilterMsg = "preemption: not eligible due to preemptionPolicy=Never."
 			},
-			want: "0/2 nodes are available: node(s) didn't match pod topology spread constraints. preemption: not eligible.",
+			want: "0/2 nodes are available: node(s) didn't match pod topology spread constraints. preemption: not eligible due to preemptionPolicy=Never.",
 		},
 	}
 	for _, tc := range tests {

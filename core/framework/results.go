@@ -178,7 +178,9 @@ func (e *FitError) Error() string {
 		}
 	}
 	if d.PostFilterMsg != "" {
-		fmt.Fprintf(&b, " %s.", d.PostFilterMsg)
+		// Appended as is (no period), as kube does: preemption's message
+		// ends with its own.
+		fmt.Fprintf(&b, " %s", d.PostFilterMsg)
 	}
 	return b.String()
 }

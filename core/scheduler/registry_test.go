@@ -4,6 +4,7 @@ import (
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/plugins/defaultbinder"
+	"github.com/berthsched/berth/core/plugins/defaultpreemption"
 	"github.com/berthsched/berth/core/plugins/interpodaffinity"
 	"github.com/berthsched/berth/core/plugins/nodeaffinity"
 	"github.com/berthsched/berth/core/plugins/nodename"
@@ -32,6 +33,7 @@ func inTreeRegistry() runtime.Registry {
 		podtopologyspread.Name:               podtopologyspread.New,
 		interpodaffinity.Name:                interpodaffinity.New,
 		defaultbinder.Name:                   defaultbinder.New,
+		defaultpreemption.Name:               defaultpreemption.New,
 	}
 }
 

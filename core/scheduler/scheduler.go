@@ -210,6 +210,7 @@ func (s *Scheduler) buildProfiles(ctx context.Context) error {
 		runtime.WithLogger(s.logger),
 		runtime.WithParallelism(parallelism),
 		runtime.WithWaitingPods(runtime.NewWaitingPods()),
+		runtime.WithDeterministic(s.opts.Deterministic),
 	}
 	if s.opts.Metrics != nil {
 		common = append(common, runtime.WithMetrics(s.opts.Metrics))

@@ -58,7 +58,6 @@ func goldenCases(t *testing.T) []goldenCase {
 // resource claims (the "no new claims to deallocate" fragment).
 func TestOracleGolden(t *testing.T) {
 	reg := inTreeRegistry()
-	_, havePreemption := reg[names.DefaultPreemption]
 	for _, gc := range goldenCases(t) {
 		t.Run(gc.name, func(t *testing.T) {
 			if *update {
@@ -75,9 +74,6 @@ func TestOracleGolden(t *testing.T) {
 				}
 			}
 			want := readTrace(t, gc.golden)
-			if !havePreemption && needsPreemption(t, gc, want) {
-				t.Skip("DefaultPreemption is not registered yet")
-			}
 			c, err := manifest.LoadFiles(gc.cluster)
 			if err != nil {
 				t.Fatal(err)
@@ -104,7 +100,7 @@ func TestOracleGolden(t *testing.T) {
 				got[i] = roundTrip(t, l)
 			}
 			for i := range want {
-				normalize(&want[i], havePreemption)
+				normalize(&want[i])
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("trace (-oracle +berth):\n%s", diff)
@@ -148,31 +144,10 @@ func roundTrip(t *testing.T, l Line) Line {
 }
 
 // normalize removes from an oracle line what Berth does not have.
-func normalize(l *Line, havePreemption bool) {
+func normalize(l *Line) {
 	for _, m := range l.PluginScores {
 		delete(m, names.DynamicResources)
 		delete(m, names.ImageLocality)
 	}
 	l.Message = strings.Replace(l.Message, "no new claims to deallocate, ", "", 1)
-	if !havePreemption {
-		if i := strings.Index(l.Message, ". preemption: "); i >= 0 {
-			l.Message = l.Message[:i+1]
-		}
-	}
-}
-
-// needsPreemption reports whether a case depends on DefaultPreemption
-// beyond its message: a nomination, or a pending pod that already has a
-// nominated node (preemption decides whether it keeps it).
-func needsPreemption(t *testing.T, gc goldenCase, trace []Line) bool {
-	for _, l := range trace {
-		if l.Result == ResultNominated {
-			return true
-		}
-	}
-	data, err := os.ReadFile(gc.cluster)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bytes.Contains(data, []byte("nominatedNodeName"))
 }

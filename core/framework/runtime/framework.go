@@ -51,6 +51,8 @@ type Framework struct {
 	parallelizer framework.Parallelizer
 	waitingPods  *WaitingPods
 	metrics      Metrics
+	// deterministic: see WithDeterministic (preemption_extras.go).
+	deterministic bool
 }
 
 var (
@@ -68,19 +70,20 @@ func New(ctx context.Context, registry Registry, profile config.Profile, opts ..
 		opt(&o)
 	}
 	f := &Framework{
-		profileName:  profile.SchedulerName,
-		percentage:   profile.PercentageOfNodesToScore,
-		plugins:      make(map[string]framework.Plugin),
-		snapshot:     o.snapshot,
-		nominator:    o.nominator,
-		namespaces:   o.namespaces,
-		pdbs:         o.pdbs,
-		decisions:    o.decisions,
-		clock:        o.clock,
-		logger:       o.logger,
-		parallelizer: o.parallelizer,
-		waitingPods:  o.waitingPods,
-		metrics:      o.metrics,
+		profileName:   profile.SchedulerName,
+		percentage:    profile.PercentageOfNodesToScore,
+		plugins:       make(map[string]framework.Plugin),
+		snapshot:      o.snapshot,
+		nominator:     o.nominator,
+		namespaces:    o.namespaces,
+		pdbs:          o.pdbs,
+		decisions:     o.decisions,
+		clock:         o.clock,
+		logger:        o.logger,
+		parallelizer:  o.parallelizer,
+		waitingPods:   o.waitingPods,
+		metrics:       o.metrics,
+		deterministic: o.deterministic,
 	}
 	if tc, ok := o.clock.(TimerClock); ok {
 		f.timers = tc

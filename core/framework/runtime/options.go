@@ -21,6 +21,8 @@ type options struct {
 	parallelizer framework.Parallelizer
 	waitingPods  *WaitingPods
 	metrics      Metrics
+	// deterministic: see WithDeterministic (preemption_extras.go).
+	deterministic bool
 }
 
 func defaultOptions() options {

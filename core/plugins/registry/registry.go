@@ -5,6 +5,7 @@ package registry
 import (
 	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/plugins/defaultbinder"
+	"github.com/berthsched/berth/core/plugins/defaultpreemption"
 	"github.com/berthsched/berth/core/plugins/interpodaffinity"
 	"github.com/berthsched/berth/core/plugins/nodeaffinity"
 	"github.com/berthsched/berth/core/plugins/nodename"
@@ -33,5 +34,6 @@ func InTree() runtime.Registry {
 		podtopologyspread.Name:               podtopologyspread.New,
 		interpodaffinity.Name:                interpodaffinity.New,
 		defaultbinder.Name:                   defaultbinder.New,
+		defaultpreemption.Name:               defaultpreemption.New,
 	}
 }

@@ -1,0 +1,45 @@
+// Package preemption is kube-scheduler's preemption evaluator: when no node
+// fits a pod, it looks for a node where evicting lower-priority pods would
+// let the pod in, evicts the fewest and least important of them, and
+// nominates the pod to that node.
+//
+// The flow of Evaluator.Preempt, with kube's semantics:
+//
+//  1. Eligibility: a pod with preemptionPolicy Never never preempts; a pod
+//     nominated to a node where a lower-priority pod is still terminating
+//     waits for it instead of preempting again (unless its nominated node is
+//     now UnschedulableAndUnresolvable).
+//  2. Candidates: the nodes whose filter status was Unschedulable (never
+//     the UnschedulableAndUnresolvable ones, where evicting cannot help) are
+//     dry-run in parallel, starting at an offset (random, or 0 when
+//     deterministic), until max(minCandidateNodesPercentage% of them,
+//     minCandidateNodesAbsolute) candidates are found, at least one of them
+//     violating no disruption budget. A dry run works on a clone of the
+//     NodeInfo and of the CycleState: it removes every lower-priority pod,
+//     checks the filters (with nominated pods, as the cycle does), then adds
+//     pods back ("reprieves" them), most important first and those whose
+//     eviction would violate a budget before the others, keeping as victims
+//     only those without which the pod does not fit.
+//  3. Choice: fewest budget violations; lowest highest-victim priority;
+//     smallest sum of victim priorities (each shifted by 2^31 so negatives
+//     count); fewest victims; latest start time among the highest-priority
+//     victims; then the smallest node name when deterministic, else the
+//     first candidate found.
+//  4. Execution: each victim not already terminating gets an Evict decision
+//     naming the preemptor (a victim held at Permit is rejected in memory
+//     instead); lower-priority pods nominated to the node lose their
+//     nomination (ClearNomination). The caller nominates the preemptor from
+//     the returned PostFilterResult; the pod waits in the queue until the
+//     victims are gone, and its nomination keeps lower-priority pods off the
+//     room meanwhile.
+//
+// Limits, as in kube: preemption is per node, never across nodes (a pod
+// whose required pod affinity or topology spread needs pods on other nodes
+// to go is not helped); and since the dry run first removes every
+// lower-priority pod, a pod whose required pod affinity only lower-priority
+// pods satisfy finds no candidate where they run.
+//
+// Data comes from the framework.Handle: the snapshot (SnapshotSharedLister),
+// the filters (PluginRunner), the nominator, the disruption budgets (PDBs)
+// and the decision sink.
+package preemption
