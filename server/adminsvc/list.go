@@ -1,0 +1,122 @@
+package adminsvc
+
+import (
+	"cmp"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"slices"
+	"strings"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/queue"
+	"github.com/berthsched/berth/server/convert"
+)
+
+// Page sizes of the list RPCs.
+const (
+	defaultPageSize = 100
+	maxPageSize     = 1000
+)
+
+// page is a validated page request. Pages are ordered by pod
+// namespace/name; the token is the key of the last entry returned.
+type page struct {
+	size  int
+	after string // "" for the first page
+}
+
+func parsePage(size int32, token string) (page, error) {
+	if size < 0 {
+		return page{}, badRequest("page_size", fmt.Sprintf("must not be negative, got %d", size))
+	}
+	p := page{size: int(size)}
+	switch {
+	case size == 0:
+		p.size = defaultPageSize
+	case size > maxPageSize:
+		p.size = maxPageSize
+	}
+	if token != "" {
+		raw, err := base64.RawURLEncoding.DecodeString(token)
+		if err != nil || !strings.Contains(string(raw), "/") {
+			return page{}, badRequest("page_token", "malformed; pass next_page_token of the previous page unchanged")
+		}
+		p.after = string(raw)
+	}
+	return p, nil
+}
+
+func pageToken(key string) string { return base64.RawURLEncoding.EncodeToString([]byte(key)) }
+
+// ListPending lists the pods not bound yet, by namespace/name.
+func (s *Service) ListPending(_ context.Context, req *berthv1.ListPendingRequest) (*berthv1.ListPendingResponse, error) {
+	pg, err := parsePage(req.GetPageSize(), req.GetPageToken())
+	if err != nil {
+		return nil, err
+	}
+	want := map[berthv1.QueueState]bool{}
+	for i, st := range req.GetStates() {
+		if _, known := berthv1.QueueState_name[int32(st)]; !known || st == berthv1.QueueState_QUEUE_STATE_UNSPECIFIED || st == berthv1.QueueState_QUEUE_STATE_BOUND {
+			return nil, badRequest(fmt.Sprintf("states[%d]", i), fmt.Sprintf("%s cannot be listed: the states of pending pods are ACTIVE to BINDING and IGNORED", st))
+		}
+		want[st] = true
+	}
+	resp := &berthv1.ListPendingResponse{}
+	for _, pod := range s.admin.Pods() {
+		if pod.NodeName != "" || pod.Key() <= pg.after {
+			continue
+		}
+		if req.GetSchedulerName() != "" && pod.SchedulerName != req.GetSchedulerName() {
+			continue
+		}
+		st, ex, ok := s.stateOf(pod)
+		if !ok || st == berthv1.QueueState_QUEUE_STATE_BOUND || (len(want) > 0 && !want[st]) {
+			continue
+		}
+		if len(resp.Pods) == pg.size {
+			resp.NextPageToken = pageToken(resp.Pods[len(resp.Pods)-1].GetPod().GetNamespace() + "/" + resp.Pods[len(resp.Pods)-1].GetPod().GetName())
+			break
+		}
+		p := &berthv1.PendingPod{
+			Pod: convert.PodRefOf(ex.Pod), SchedulerName: ex.Pod.SchedulerName, State: st,
+			Priority: ex.Pod.Priority, Attempts: uint32(ex.Queue.Attempts), NominatedNode: ex.Queue.NominatedNode,
+		}
+		if st == berthv1.QueueState_QUEUE_STATE_BINDING {
+			p.Node, p.BindRevision = ex.Node, s.bindRevision(ex.Pod.UID)
+		}
+		resp.Pods = append(resp.Pods, p)
+	}
+	return resp, nil
+}
+
+// ListNominations lists the nominations in force, by pod namespace/name.
+func (s *Service) ListNominations(_ context.Context, req *berthv1.ListNominationsRequest) (*berthv1.ListNominationsResponse, error) {
+	pg, err := parsePage(req.GetPageSize(), req.GetPageToken())
+	if err != nil {
+		return nil, err
+	}
+	noms := s.admin.Nominations()
+	slices.SortFunc(noms, func(a, b queue.Nomination) int { return cmp.Compare(a.PodKey, b.PodKey) })
+	resp := &berthv1.ListNominationsResponse{}
+	for _, n := range noms {
+		if n.PodKey <= pg.after || (req.GetNode() != "" && n.NodeName != req.GetNode()) {
+			continue
+		}
+		pod, ok := s.admin.Pod(n.PodUID)
+		if !ok {
+			continue
+		}
+		if len(resp.Nominations) == pg.size {
+			last := resp.Nominations[len(resp.Nominations)-1].GetPod()
+			resp.NextPageToken = pageToken(last.GetNamespace() + "/" + last.GetName())
+			break
+		}
+		nom := &berthv1.Nomination{Pod: convert.PodRefOf(pod), Node: n.NodeName, Priority: pod.Priority}
+		if s.opts.Revisions != nil {
+			nom.Revision, _ = s.opts.Revisions.NominationRevision(n.PodUID)
+		}
+		resp.Nominations = append(resp.Nominations, nom)
+	}
+	return resp, nil
+}

@@ -1,0 +1,277 @@
+package adminsvc
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/config"
+	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/core/framework/runtime"
+	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/queue"
+	"github.com/berthsched/berth/core/scheduler"
+	"github.com/berthsched/berth/server/convert"
+)
+
+// Admin is the live scheduler as the admin service reads it;
+// *scheduler.Scheduler satisfies it.
+type Admin interface {
+	Explain(namespace, name string) (scheduler.Explanation, error)
+	ExplainUID(uid string) (scheduler.Explanation, error)
+	Pod(uid string) (*model.Pod, bool)
+	// Pods lists every pod held, sorted by namespace/name.
+	Pods() []*model.Pod
+	Nodes() ([]scheduler.NodeUsage, error)
+	Nominations() []queue.Nomination
+	PriorityClasses() []*model.PriorityClass
+	Profile(schedulerName string) (framework.Framework, bool)
+}
+
+// ObjectLister is implemented by an Admin that can list the disruption
+// budgets and namespaces it holds; Simulate copies them when it can.
+type ObjectLister interface {
+	PDBs() []*model.PodDisruptionBudget
+	Namespaces() []*model.Namespace
+}
+
+// Revisions tells the revisions of decisions; the decision log knows them.
+type Revisions interface {
+	// BindRevision is the revision of the pod's last Bind decision.
+	BindRevision(podUID string) (uint64, bool)
+	// NominationRevision is the revision of the pod's last Nominate.
+	NominationRevision(podUID string) (uint64, bool)
+}
+
+// Options configure a Service.
+type Options struct {
+	// Config and Registry are the live scheduler's configuration (nil:
+	// config.Default()) and plugin registry; Simulate builds its copy from
+	// them. Without a Registry, Simulate answers UNIMPLEMENTED.
+	Config   *config.Config
+	Registry runtime.Registry
+	// Revisions, if set, fills bind and nomination revisions.
+	Revisions Revisions
+	// Attempts, if set, gives QueueStats its attempt counts.
+	Attempts *Counter
+	// Clock is the simulated cluster's clock; default real time.
+	Clock framework.Clock
+	// Logger defaults to discarding.
+	Logger *slog.Logger
+}
+
+// Service implements berthv1.AdminServiceServer.
+type Service struct {
+	berthv1.UnimplementedAdminServiceServer
+	admin  Admin
+	opts   Options
+	logger *slog.Logger
+}
+
+var _ berthv1.AdminServiceServer = (*Service)(nil)
+
+// New returns a Service reading admin.
+func New(admin Admin, opts Options) *Service {
+	if opts.Config == nil {
+		opts.Config = config.Default()
+	}
+	if opts.Clock == nil {
+		opts.Clock = realClock{}
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Service{admin: admin, opts: opts, logger: logger}
+}
+
+// Explain tells where a pod stands.
+func (s *Service) Explain(_ context.Context, req *berthv1.ExplainRequest) (*berthv1.ExplainResponse, error) {
+	ns, name, uid, err := convert.PodRefFromProto(req.GetPod(), false)
+	if err != nil {
+		return nil, invalid(err, "pod")
+	}
+	ex, err := s.admin.Explain(ns, name)
+	if err != nil || (uid != "" && ex.Pod.UID != uid) {
+		return nil, status.Errorf(codes.NotFound, "Berth holds no pod %s/%s%s", ns, name, uidSuffix(uid))
+	}
+	pod := ex.Pod
+	resp := &berthv1.ExplainResponse{
+		Pod:           convert.PodRefOf(pod),
+		SchedulerName: pod.SchedulerName,
+		Priority:      pod.Priority,
+		State:         queueState(ex),
+		Attempts:      uint32(ex.Queue.Attempts),
+		NominatedNode: ex.Queue.NominatedNode,
+	}
+	if resp.State == berthv1.QueueState_QUEUE_STATE_BACKOFF && !ex.Queue.BackoffUntil.IsZero() {
+		resp.BackoffUntil = timestamppb.New(ex.Queue.BackoffUntil)
+	}
+	switch ex.Phase {
+	case scheduler.PhaseBinding:
+		resp.Node, resp.BindRevision = ex.Node, s.bindRevision(pod.UID)
+	case scheduler.PhaseBound:
+		resp.Node = ex.Node
+	}
+	plugins := append(slices.Clone(ex.Queue.UnschedulablePlugins), ex.Queue.PendingPlugins...)
+	if d := ex.Diagnosis; d != nil {
+		resp.LastDiagnosis = s.diagnosis(d)
+		resp.LastAttemptTime = timestamppb.New(d.At)
+		if len(plugins) == 0 {
+			plugins = append(slices.Clone(d.UnschedulablePlugins), d.PendingPlugins...)
+		}
+	}
+	slices.Sort(plugins)
+	resp.RejectingPlugins = slices.Compact(plugins)
+	return resp, nil
+}
+
+// diagnosis is a failed attempt as an Unschedulable: the nodes with their
+// own reasons, and every other node with the reasons shared by the rest.
+func (s *Service) diagnosis(d *scheduler.Diagnosis) *berthv1.Unschedulable {
+	out := &berthv1.Unschedulable{Message: d.Message}
+	listed := map[string]bool{}
+	for _, n := range d.Nodes {
+		listed[n.Node] = true
+		out.NodeReasons = append(out.NodeReasons, &berthv1.NodeReasons{Node: n.Node, Reasons: slices.Clone(n.Reasons), Unresolvable: n.Unresolvable})
+	}
+	if len(d.OtherReasons) > 0 && !d.Truncated {
+		nodes, err := s.admin.Nodes()
+		if err != nil {
+			s.logger.Error("explain: listing nodes failed", "err", err)
+		}
+		for _, n := range nodes {
+			if !listed[n.Node.Name] {
+				// Nodes ruled out before Filter (a PreFilter rejection):
+				// evicting pods does not change that.
+				out.NodeReasons = append(out.NodeReasons, &berthv1.NodeReasons{Node: n.Node.Name, Reasons: slices.Clone(d.OtherReasons), Unresolvable: true})
+			}
+		}
+	}
+	slices.SortFunc(out.NodeReasons, func(a, b *berthv1.NodeReasons) int { return strings.Compare(a.Node, b.Node) })
+	return out
+}
+
+func (s *Service) bindRevision(uid string) uint64 {
+	if s.opts.Revisions == nil {
+		return 0
+	}
+	rev, _ := s.opts.Revisions.BindRevision(uid)
+	return rev
+}
+
+// queueState maps the scheduler's view of a pod to the API's QueueState.
+func queueState(ex scheduler.Explanation) berthv1.QueueState {
+	switch ex.Phase {
+	case scheduler.PhaseBinding:
+		return berthv1.QueueState_QUEUE_STATE_BINDING
+	case scheduler.PhaseBound:
+		return berthv1.QueueState_QUEUE_STATE_BOUND
+	case scheduler.PhaseIgnored:
+		return berthv1.QueueState_QUEUE_STATE_IGNORED
+	}
+	switch ex.Queue.SubQueue {
+	case queue.Active:
+		return berthv1.QueueState_QUEUE_STATE_ACTIVE
+	case queue.Backoff:
+		return berthv1.QueueState_QUEUE_STATE_BACKOFF
+	case queue.Unschedulable:
+		return berthv1.QueueState_QUEUE_STATE_UNSCHEDULABLE
+	case queue.Gated:
+		return berthv1.QueueState_QUEUE_STATE_GATED
+	case queue.InFlight:
+		return berthv1.QueueState_QUEUE_STATE_SCHEDULING
+	}
+	return berthv1.QueueState_QUEUE_STATE_UNSPECIFIED
+}
+
+// stateOf is the QueueState of a pod listed by Admin.Pods.
+func (s *Service) stateOf(pod *model.Pod) (berthv1.QueueState, scheduler.Explanation, bool) {
+	if pod.NodeName != "" {
+		return berthv1.QueueState_QUEUE_STATE_BOUND, scheduler.Explanation{Pod: pod, Phase: scheduler.PhaseBound, Node: pod.NodeName}, true
+	}
+	ex, err := s.admin.ExplainUID(pod.UID)
+	if err != nil {
+		return 0, ex, false // deleted meanwhile
+	}
+	return queueState(ex), ex, true
+}
+
+// QueueStats counts the pods in each state and the attempts made.
+func (s *Service) QueueStats(_ context.Context, req *berthv1.QueueStatsRequest) (*berthv1.QueueStatsResponse, error) {
+	resp := &berthv1.QueueStatsResponse{}
+	counters := map[berthv1.QueueState]*uint32{
+		berthv1.QueueState_QUEUE_STATE_ACTIVE:        &resp.Active,
+		berthv1.QueueState_QUEUE_STATE_BACKOFF:       &resp.Backoff,
+		berthv1.QueueState_QUEUE_STATE_UNSCHEDULABLE: &resp.Unschedulable,
+		berthv1.QueueState_QUEUE_STATE_GATED:         &resp.Gated,
+		berthv1.QueueState_QUEUE_STATE_SCHEDULING:    &resp.InFlight,
+		berthv1.QueueState_QUEUE_STATE_BINDING:       &resp.Binding,
+		berthv1.QueueState_QUEUE_STATE_BOUND:         &resp.Bound,
+		berthv1.QueueState_QUEUE_STATE_IGNORED:       &resp.Ignored,
+	}
+	for _, pod := range s.admin.Pods() {
+		if req.GetSchedulerName() != "" && pod.SchedulerName != req.GetSchedulerName() {
+			continue
+		}
+		st, _, ok := s.stateOf(pod)
+		if !ok {
+			continue
+		}
+		if c := counters[st]; c != nil {
+			*c++
+		}
+	}
+	if s.opts.Attempts != nil {
+		a := s.opts.Attempts.Attempts(req.GetSchedulerName())
+		resp.AttemptsScheduled, resp.AttemptsUnschedulable, resp.AttemptsError = a.Scheduled, a.Unschedulable, a.Error
+	}
+	return resp, nil
+}
+
+// invalid is an INVALID_ARGUMENT status for a conversion error, its path
+// prefixed, with a google.rpc.BadRequest naming the field.
+func invalid(err error, prefix string) error {
+	var fe *convert.FieldError
+	if !errors.As(err, &fe) {
+		return status.Error(codes.InvalidArgument, err.Error())
+	}
+	if prefix != "" {
+		fe = fe.Prefixed(prefix)
+	}
+	return badRequest(fe.Path, fe.Reason)
+}
+
+func badRequest(field, reason string) error {
+	msg := reason
+	if field != "" {
+		msg = field + ": " + reason
+	}
+	st, err := status.New(codes.InvalidArgument, msg).WithDetails(&errdetails.BadRequest{
+		FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: field, Description: reason}},
+	})
+	if err != nil {
+		return status.Error(codes.InvalidArgument, msg)
+	}
+	return st.Err()
+}
+
+func uidSuffix(uid string) string {
+	if uid == "" {
+		return ""
+	}
+	return " with uid " + uid
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }

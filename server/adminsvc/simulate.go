@@ -1,0 +1,413 @@
+package adminsvc
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/priority"
+	"github.com/berthsched/berth/core/scheduler"
+	"github.com/berthsched/berth/server/convert"
+)
+
+// simRequest is a validated SimulateRequest.
+type simRequest struct {
+	delta    []convert.Object
+	removals []convert.Ref
+	pods     []*model.Pod
+}
+
+func (s *Service) parseSimulate(req *berthv1.SimulateRequest) (*simRequest, error) {
+	out := &simRequest{}
+	for i, o := range req.GetClusterDelta() {
+		obj, err := convert.ObjectFromProto(o)
+		if err != nil {
+			return nil, invalid(err, fmt.Sprintf("cluster_delta[%d]", i))
+		}
+		out.delta = append(out.delta, obj)
+	}
+	for i, r := range req.GetClusterRemovals() {
+		ref, err := convert.RefFromProto(r)
+		if err != nil {
+			return nil, invalid(err, fmt.Sprintf("cluster_removals[%d]", i))
+		}
+		out.removals = append(out.removals, ref)
+	}
+	if name := req.GetSchedulerName(); name != "" {
+		if _, ok := s.admin.Profile(name); !ok {
+			return nil, status.Errorf(codes.FailedPrecondition, "scheduler_name: Berth runs no profile %q", name)
+		}
+	}
+	for i, p := range req.GetPods() {
+		pod, err := convert.PodFromProto(p)
+		if err != nil {
+			return nil, invalid(err, fmt.Sprintf("pods[%d]", i))
+		}
+		if name := req.GetSchedulerName(); name != "" {
+			pod.SchedulerName = name
+		}
+		profile := cmp.Or(pod.SchedulerName, model.DefaultSchedulerName)
+		if _, ok := s.admin.Profile(profile); !ok && pod.NodeName == "" {
+			return nil, status.Errorf(codes.FailedPrecondition, "pods[%d].scheduler_name: Berth runs no profile %q", i, profile)
+		}
+		out.pods = append(out.pods, pod)
+	}
+	return out, nil
+}
+
+// Simulate schedules pods on a copy of the cluster; nothing is committed.
+func (s *Service) Simulate(ctx context.Context, req *berthv1.SimulateRequest) (*berthv1.SimulateResponse, error) {
+	if s.opts.Registry == nil {
+		return nil, status.Error(codes.Unimplemented, "Simulate is not configured on this server (no plugin registry)")
+	}
+	sr, err := s.parseSimulate(req)
+	if err != nil {
+		return nil, err
+	}
+	sim, err := s.newSimulation(ctx)
+	if err != nil {
+		return nil, status.Errorf(codes.Internal, "copying the cluster: %v", err)
+	}
+	if err := sim.applyDelta(ctx, sr); err != nil {
+		return nil, err
+	}
+	pending, err := sim.addPods(ctx, sr.pods)
+	if err != nil {
+		return nil, err
+	}
+	resp := &berthv1.SimulateResponse{}
+	for _, pod := range pending {
+		attempts, err := sim.schedule(ctx, pod)
+		if err != nil {
+			return nil, status.Errorf(codes.Internal, "simulating %s: %v", pod.Key(), err)
+		}
+		resp.Attempts = append(resp.Attempts, attempts...)
+	}
+	return resp, nil
+}
+
+// simulation is a private deterministic scheduler holding a copy of the
+// live cluster.
+type simulation struct {
+	s     *scheduler.Scheduler
+	sink  *evictions
+	nodes []string // sorted, refreshed after the delta
+}
+
+func (s *Service) newSimulation(ctx context.Context) (*simulation, error) {
+	every := int32(100)
+	sink := &evictions{}
+	sched, err := scheduler.New(ctx, scheduler.Options{
+		Config: s.opts.Config, Registry: s.opts.Registry, Decisions: sink,
+		Clock: fixedClock{s.opts.Clock.Now()}, Logger: s.logger,
+		Deterministic: true, BindInline: true, PercentageOfNodesToScore: &every,
+	})
+	if err != nil {
+		return nil, err
+	}
+	sim := &simulation{s: sched, sink: sink}
+	if l, ok := s.admin.(ObjectLister); ok {
+		for _, ns := range l.Namespaces() {
+			if err := sched.SetNamespace(ctx, ns); err != nil {
+				return nil, err
+			}
+		}
+		for _, pdb := range l.PDBs() {
+			if err := sched.SetPDB(ctx, pdb); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, pc := range s.admin.PriorityClasses() {
+		if !strings.HasPrefix(pc.Name, "system-") {
+			if err := sched.SetPriorityClass(ctx, pc); err != nil {
+				return nil, err
+			}
+		}
+	}
+	nodes, err := s.admin.Nodes()
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range nodes {
+		if err := sched.AddNode(ctx, n.Node); err != nil {
+			return nil, err
+		}
+	}
+	sched.RestoreNominations(s.admin.Nominations())
+	// Bound pods first, then the assumed ones on their nodes, then the
+	// pending ones (queued, never tried, keeping their nominations).
+	pods := s.admin.Pods()
+	var pending []*model.Pod
+	for _, p := range pods {
+		if p.NodeName != "" {
+			if err := sched.AddPod(ctx, p); err != nil {
+				return nil, fmt.Errorf("pod %s: %w", p.Key(), err)
+			}
+			continue
+		}
+		if ex, err := s.admin.ExplainUID(p.UID); err == nil && ex.Phase == scheduler.PhaseBinding {
+			bound := *p
+			bound.NodeName = ex.Node
+			if err := sched.AddPod(ctx, &bound); err != nil {
+				return nil, fmt.Errorf("pod %s: %w", p.Key(), err)
+			}
+			continue
+		}
+		pending = append(pending, p)
+	}
+	for _, p := range pending {
+		if err := sched.AddPod(ctx, p); err != nil {
+			return nil, fmt.Errorf("pod %s: %w", p.Key(), err)
+		}
+	}
+	return sim, nil
+}
+
+// applyDelta removes then upserts objects in the copy.
+func (sim *simulation) applyDelta(ctx context.Context, sr *simRequest) error {
+	for _, ref := range sr.removals {
+		_ = sim.remove(ctx, ref) // removing what is not held is ignored
+	}
+	for i, o := range sr.delta {
+		var err error
+		switch {
+		case o.Node != nil:
+			err = sim.s.AddNode(ctx, o.Node)
+		case o.Pod != nil:
+			err = sim.addPod(ctx, o.Pod)
+		case o.PriorityClass != nil:
+			err = sim.s.SetPriorityClass(ctx, o.PriorityClass)
+		case o.PDB != nil:
+			err = sim.s.SetPDB(ctx, o.PDB)
+		case o.Namespace != nil:
+			err = sim.s.SetNamespace(ctx, o.Namespace)
+		}
+		if err != nil {
+			return objectStatus(fmt.Sprintf("cluster_delta[%d]", i), err)
+		}
+	}
+	nodes, err := sim.s.Nodes()
+	if err != nil {
+		return status.Errorf(codes.Internal, "listing nodes: %v", err)
+	}
+	sim.nodes = sim.nodes[:0]
+	for _, n := range nodes {
+		sim.nodes = append(sim.nodes, n.Node.Name)
+	}
+	slices.Sort(sim.nodes)
+	return nil
+}
+
+func (sim *simulation) remove(ctx context.Context, ref convert.Ref) error {
+	switch ref.Kind {
+	case berthv1.ObjectKind_OBJECT_KIND_NODE:
+		return sim.s.DeleteNode(ctx, ref.Name)
+	case berthv1.ObjectKind_OBJECT_KIND_POD:
+		ex, err := sim.s.Explain(ref.Namespace, ref.Name)
+		if err != nil || (ref.UID != "" && ref.UID != ex.Pod.UID) {
+			return scheduler.ErrNotFound
+		}
+		return sim.s.DeletePod(ctx, ex.Pod)
+	case berthv1.ObjectKind_OBJECT_KIND_PRIORITY_CLASS:
+		return sim.s.DeletePriorityClass(ctx, ref.Name)
+	case berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET:
+		return sim.s.DeletePDB(ctx, ref.Namespace, ref.Name)
+	case berthv1.ObjectKind_OBJECT_KIND_NAMESPACE:
+		return sim.s.DeleteNamespace(ctx, ref.Name)
+	}
+	return nil
+}
+
+// addPod upserts a pod, replacing one of the same name under another uid.
+func (sim *simulation) addPod(ctx context.Context, pod *model.Pod) error {
+	if ex, err := sim.s.Explain(pod.Namespace, pod.Name); err == nil && ex.Pod.UID != pod.UID {
+		if err := sim.s.DeletePod(ctx, ex.Pod); err != nil {
+			return err
+		}
+	}
+	return sim.s.AddPod(ctx, pod)
+}
+
+// addPods adds the request's pods and returns the pending ones in queue
+// order: priority, then creation time, then namespace/name.
+func (sim *simulation) addPods(ctx context.Context, pods []*model.Pod) ([]*model.Pod, error) {
+	var pending []*model.Pod
+	for i, p := range pods {
+		if err := sim.addPod(ctx, p); err != nil {
+			return nil, objectStatus(fmt.Sprintf("pods[%d]", i), err)
+		}
+		if p.NodeName == "" {
+			admitted, _ := sim.s.Pod(p.UID)
+			pending = append(pending, admitted)
+		}
+	}
+	slices.SortFunc(pending, func(a, b *model.Pod) int { return strings.Compare(a.Key(), b.Key()) })
+	less := sim.s.QueueSortFunc()
+	slices.SortStableFunc(pending, func(a, b *model.Pod) int {
+		qa := &framework.QueuedPodInfo{PodInfo: &framework.PodInfo{Pod: a}, Timestamp: a.CreationTime}
+		qb := &framework.QueuedPodInfo{PodInfo: &framework.PodInfo{Pod: b}, Timestamp: b.CreationTime}
+		switch {
+		case less(qa, qb):
+			return -1
+		case less(qb, qa):
+			return 1
+		}
+		return 0
+	})
+	return pending, nil
+}
+
+// objectStatus is the status of an object of the request the copy refused.
+func objectStatus(field string, err error) error {
+	var unknown *priority.UnknownClassError
+	switch {
+	case errors.As(err, &unknown):
+		return status.Errorf(codes.FailedPrecondition, "%s.priority_class_name: %v", field, unknown)
+	case errors.Is(err, scheduler.ErrInvalid):
+		return badRequest(field, err.Error())
+	}
+	var invalidClass *priority.InvalidClassError
+	if errors.As(err, &invalidClass) {
+		return badRequest(field+".priority_class."+invalidClass.Field, invalidClass.Reason)
+	}
+	return status.Errorf(codes.Internal, "%s: %v", field, err)
+}
+
+// schedule makes the pod's attempts: one, and after a nomination the
+// immediate retry.
+func (sim *simulation) schedule(ctx context.Context, pod *model.Pod) ([]*berthv1.SimulateAttempt, error) {
+	ref := convert.PodRefOf(pod)
+	if ex, err := sim.s.ExplainUID(pod.UID); err == nil && ex.Queue.GatingPlugin != "" {
+		return []*berthv1.SimulateAttempt{{Pod: ref, Result: berthv1.SimulateResult_SIMULATE_RESULT_GATED,
+			Message: "pod was rejected by PreEnqueue plugin " + ex.Queue.GatingPlugin}}, nil
+	}
+	var out []*berthv1.SimulateAttempt
+	for round := 0; round < 2; round++ {
+		if cur, ok := sim.s.Pod(pod.UID); !ok || cur.NodeName != "" {
+			break
+		}
+		sim.sink.take()
+		att, err := sim.s.AttemptPod(ctx, pod.UID)
+		if err != nil {
+			return nil, err
+		}
+		a, err := sim.apply(ctx, att)
+		if err != nil {
+			return nil, err
+		}
+		a.Pod = ref
+		out = append(out, a)
+		if a.Result != berthv1.SimulateResult_SIMULATE_RESULT_NOMINATED {
+			break
+		}
+	}
+	return out, nil
+}
+
+// apply makes an attempt happen in the copy (victims deleted, the pod run
+// on its node) and reports it.
+func (sim *simulation) apply(ctx context.Context, att *scheduler.Attempt) (*berthv1.SimulateAttempt, error) {
+	out := &berthv1.SimulateAttempt{}
+	for _, v := range sim.sink.take() {
+		if err := sim.s.DeletePod(ctx, v); err != nil && !errors.Is(err, scheduler.ErrNotFound) {
+			return nil, fmt.Errorf("deleting victim %s: %w", v.Key(), err)
+		}
+		out.Victims = append(out.Victims, convert.PodRefOf(v))
+	}
+	slices.SortFunc(out.Victims, func(a, b *berthv1.PodRef) int {
+		return strings.Compare(a.GetNamespace()+"/"+a.GetName(), b.GetNamespace()+"/"+b.GetName())
+	})
+	switch {
+	case att.Result == scheduler.ResultScheduled && att.BindStatus.IsSuccess():
+		out.Result, out.Node = berthv1.SimulateResult_SIMULATE_RESULT_BOUND, att.Node
+		if cur, ok := sim.s.Pod(att.Pod.UID); ok {
+			bound := *cur
+			bound.NodeName, bound.NominatedNodeName, bound.Ready = att.Node, "", true
+			if err := sim.s.AddPod(ctx, &bound); err != nil {
+				return nil, fmt.Errorf("binding %s: %w", bound.Key(), err)
+			}
+		}
+	case att.Result == scheduler.ResultScheduled:
+		out.Result, out.Message = berthv1.SimulateResult_SIMULATE_RESULT_UNSCHEDULABLE, att.BindStatus.Message()
+	case att.Result == scheduler.ResultUnschedulable && att.NominatedNode != "":
+		out.Result, out.Node, out.Message = berthv1.SimulateResult_SIMULATE_RESULT_NOMINATED, att.NominatedNode, att.Message
+	default:
+		out.Result, out.Message = berthv1.SimulateResult_SIMULATE_RESULT_UNSCHEDULABLE, att.Message
+	}
+	out.Nodes = sim.verdicts(att)
+	return out, nil
+}
+
+// verdicts gives every node's verdict in the attempt, sorted by name.
+func (sim *simulation) verdicts(att *scheduler.Attempt) []*berthv1.NodeVerdict {
+	statuses := att.Diagnosis.NodeToStatus
+	if att.FitError != nil && att.FitError.Diagnosis.NodeToStatus != nil {
+		statuses = att.FitError.Diagnosis.NodeToStatus
+	}
+	scores := map[string]framework.NodePluginScores{}
+	if !att.ScoresReportOnly {
+		for _, ns := range att.Scores {
+			scores[ns.Name] = ns
+		}
+	}
+	out := make([]*berthv1.NodeVerdict, 0, len(sim.nodes))
+	for _, n := range sim.nodes {
+		v := &berthv1.NodeVerdict{Node: n, Feasible: slices.Contains(att.Feasible, n)}
+		switch {
+		case v.Feasible:
+			if ns, ok := scores[n]; ok {
+				v.TotalScore = ns.TotalScore
+				v.PluginScores = map[string]int64{}
+				for _, ps := range ns.Scores {
+					v.PluginScores[ps.Name] = ps.Score
+				}
+			}
+		case statuses != nil && (statuses.Has(n) || att.Result != scheduler.ResultScheduled):
+			v.Reasons = slices.Clone(statuses.Get(n).Reasons())
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// evictions is the copy's decision sink: it collects the victims of
+// preemption; other decisions have no effect.
+type evictions struct {
+	mu      sync.Mutex
+	victims []*model.Pod
+}
+
+func (e *evictions) take() []*model.Pod {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := e.victims
+	e.victims = nil
+	return out
+}
+
+func (e *evictions) Bind(context.Context, *model.Pod, string) error { return nil }
+func (e *evictions) Evict(_ context.Context, victim *model.Pod, _ string, _ *model.Pod, _ string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.victims = append(e.victims, victim)
+	return nil
+}
+func (e *evictions) Nominate(context.Context, *model.Pod, string) error        { return nil }
+func (e *evictions) ClearNomination(context.Context, *model.Pod, string) error { return nil }
+
+// fixedClock stops time in the copy, so nothing backs off or times out.
+type fixedClock struct{ t time.Time }
+
+func (c fixedClock) Now() time.Time { return c.t }

@@ -1,0 +1,214 @@
+package convert
+
+import (
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/model"
+)
+
+// Object is one converted object: exactly one field is set.
+type Object struct {
+	Node          *model.Node
+	Pod           *model.Pod
+	PriorityClass *model.PriorityClass
+	PDB           *model.PodDisruptionBudget
+	Namespace     *model.Namespace
+}
+
+// Kind is the kind of the object set, OBJECT_KIND_UNSPECIFIED for none.
+func (o Object) Kind() berthv1.ObjectKind {
+	switch {
+	case o.Node != nil:
+		return berthv1.ObjectKind_OBJECT_KIND_NODE
+	case o.Pod != nil:
+		return berthv1.ObjectKind_OBJECT_KIND_POD
+	case o.PriorityClass != nil:
+		return berthv1.ObjectKind_OBJECT_KIND_PRIORITY_CLASS
+	case o.PDB != nil:
+		return berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET
+	case o.Namespace != nil:
+		return berthv1.ObjectKind_OBJECT_KIND_NAMESPACE
+	}
+	return berthv1.ObjectKind_OBJECT_KIND_UNSPECIFIED
+}
+
+// Ref identifies the object.
+func (o Object) Ref() Ref {
+	switch {
+	case o.Node != nil:
+		return Ref{Kind: o.Kind(), Name: o.Node.Name}
+	case o.Pod != nil:
+		return Ref{Kind: o.Kind(), Namespace: o.Pod.Namespace, Name: o.Pod.Name, UID: o.Pod.UID}
+	case o.PriorityClass != nil:
+		return Ref{Kind: o.Kind(), Name: o.PriorityClass.Name}
+	case o.PDB != nil:
+		return Ref{Kind: o.Kind(), Namespace: o.PDB.Namespace, Name: o.PDB.Name}
+	case o.Namespace != nil:
+		return Ref{Kind: o.Kind(), Name: o.Namespace.Name}
+	}
+	return Ref{}
+}
+
+// Field names of the kinds in Object and in paths.
+const (
+	fieldNode          = "node"
+	fieldPod           = "pod"
+	fieldPriorityClass = "priority_class"
+	fieldPDB           = "pod_disruption_budget"
+	fieldNamespace     = "namespace"
+)
+
+// ObjectFromProto validates a wire object and converts it. A *FieldError's
+// path starts at the Object ("pod.containers[1].requests[cpu]").
+func ObjectFromProto(in *berthv1.Object) (Object, error) {
+	var (
+		out Object
+		fe  *FieldError
+	)
+	switch k := in.GetKind().(type) {
+	case *berthv1.Object_Node:
+		out.Node, fe = node(fieldNode, k.Node)
+	case *berthv1.Object_Pod:
+		out.Pod, fe = pod(fieldPod, k.Pod)
+	case *berthv1.Object_PriorityClass:
+		out.PriorityClass, fe = priorityClass(fieldPriorityClass, k.PriorityClass)
+	case *berthv1.Object_PodDisruptionBudget:
+		out.PDB, fe = pdb(fieldPDB, k.PodDisruptionBudget)
+	case *berthv1.Object_Namespace:
+		out.Namespace, fe = namespace(fieldNamespace, k.Namespace)
+	default:
+		fe = &FieldError{Reason: "the object has no kind: exactly one of node, pod, priority_class, pod_disruption_budget and namespace is required"}
+	}
+	if fe != nil {
+		return Object{}, fe
+	}
+	return out, nil
+}
+
+// ObjectToProto converts an object to its wire form; nil when none is set.
+func ObjectToProto(o Object) *berthv1.Object {
+	switch {
+	case o.Node != nil:
+		return &berthv1.Object{Kind: &berthv1.Object_Node{Node: NodeToProto(o.Node)}}
+	case o.Pod != nil:
+		return &berthv1.Object{Kind: &berthv1.Object_Pod{Pod: PodToProto(o.Pod)}}
+	case o.PriorityClass != nil:
+		return &berthv1.Object{Kind: &berthv1.Object_PriorityClass{PriorityClass: PriorityClassToProto(o.PriorityClass)}}
+	case o.PDB != nil:
+		return &berthv1.Object{Kind: &berthv1.Object_PodDisruptionBudget{PodDisruptionBudget: PodDisruptionBudgetToProto(o.PDB)}}
+	case o.Namespace != nil:
+		return &berthv1.Object{Kind: &berthv1.Object_Namespace{Namespace: NamespaceToProto(o.Namespace)}}
+	}
+	return nil
+}
+
+// ObjectRefOf identifies a wire object as far as it can be read, without
+// validating it, for error reports about objects that failed to convert.
+// It returns nil for an object with no kind.
+func ObjectRefOf(in *berthv1.Object) *berthv1.ObjectRef {
+	switch k := in.GetKind().(type) {
+	case *berthv1.Object_Node:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_NODE, Name: k.Node.GetName()}
+	case *berthv1.Object_Pod:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_POD, Namespace: k.Pod.GetNamespace(), Name: k.Pod.GetName(), Uid: k.Pod.GetUid()}
+	case *berthv1.Object_PriorityClass:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_PRIORITY_CLASS, Name: k.PriorityClass.GetName()}
+	case *berthv1.Object_PodDisruptionBudget:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET, Namespace: k.PodDisruptionBudget.GetNamespace(), Name: k.PodDisruptionBudget.GetName()}
+	case *berthv1.Object_Namespace:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_NAMESPACE, Name: k.Namespace.GetName()}
+	}
+	return nil
+}
+
+// Ref identifies an object Berth holds; the validated form of an ObjectRef.
+type Ref struct {
+	Kind      berthv1.ObjectKind
+	Namespace string // pods and disruption budgets only
+	Name      string
+	UID       string // pods only, optional
+}
+
+// Namespaced reports whether objects of the kind live in a namespace.
+func Namespaced(kind berthv1.ObjectKind) bool {
+	return kind == berthv1.ObjectKind_OBJECT_KIND_POD || kind == berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET
+}
+
+// KnownKind reports whether kind is one of the object kinds (not
+// UNSPECIFIED, not a number this version does not know).
+func KnownKind(kind berthv1.ObjectKind) bool {
+	return kind >= berthv1.ObjectKind_OBJECT_KIND_NODE && kind <= berthv1.ObjectKind_OBJECT_KIND_NAMESPACE
+}
+
+// Key is the identity of the object within its kind: "namespace/name" for
+// namespaced kinds, the name otherwise. The uid is not part of it.
+func (r Ref) Key() string {
+	if Namespaced(r.Kind) {
+		return r.Namespace + "/" + r.Name
+	}
+	return r.Name
+}
+
+// Proto is the wire form of the reference.
+func (r Ref) Proto() *berthv1.ObjectRef {
+	return &berthv1.ObjectRef{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Uid: r.UID}
+}
+
+// RefFromProto validates a wire reference; a *FieldError's path is relative
+// to the ObjectRef ("namespace").
+func RefFromProto(in *berthv1.ObjectRef) (Ref, error) {
+	if in == nil {
+		return Ref{}, &FieldError{Reason: "required"}
+	}
+	r := Ref{Kind: in.GetKind(), Namespace: in.GetNamespace(), Name: in.GetName(), UID: in.GetUid()}
+	if r.Kind == berthv1.ObjectKind_OBJECT_KIND_UNSPECIFIED {
+		return Ref{}, &FieldError{Path: "kind", Reason: "required"}
+	}
+	if !KnownKind(r.Kind) {
+		return Ref{}, &FieldError{Path: "kind", Reason: "unknown value " + r.Kind.String()}
+	}
+	nameCheck := subdomain
+	if r.Kind == berthv1.ObjectKind_OBJECT_KIND_NAMESPACE {
+		nameCheck = dnsLabel
+	}
+	if fe := nameCheck("name", r.Name); fe != nil {
+		return Ref{}, fe
+	}
+	if Namespaced(r.Kind) {
+		if fe := dnsLabel("namespace", r.Namespace); fe != nil {
+			return Ref{}, fe
+		}
+	} else if r.Namespace != "" {
+		return Ref{}, &FieldError{Path: "namespace", Reason: "must be empty for a " + r.Kind.String()}
+	}
+	if r.UID != "" && r.Kind != berthv1.ObjectKind_OBJECT_KIND_POD {
+		return Ref{}, &FieldError{Path: "uid", Reason: "may only be set for a pod"}
+	}
+	return r, nil
+}
+
+// PodRefOf is the wire reference of a pod, with its uid.
+func PodRefOf(p *model.Pod) *berthv1.PodRef {
+	if p == nil {
+		return nil
+	}
+	return &berthv1.PodRef{Namespace: p.Namespace, Name: p.Name, Uid: p.UID}
+}
+
+// PodRefFromProto validates a wire pod reference: namespace and name are
+// required, and uid too when requireUID is set. A *FieldError's path is
+// relative to the PodRef ("uid").
+func PodRefFromProto(in *berthv1.PodRef, requireUID bool) (namespace, name, uid string, err error) {
+	if in == nil {
+		return "", "", "", &FieldError{Reason: "required"}
+	}
+	if fe := dnsLabel("namespace", in.GetNamespace()); fe != nil {
+		return "", "", "", fe
+	}
+	if fe := subdomain("name", in.GetName()); fe != nil {
+		return "", "", "", fe
+	}
+	if requireUID && in.GetUid() == "" {
+		return "", "", "", &FieldError{Path: "uid", Reason: "required"}
+	}
+	return in.GetNamespace(), in.GetName(), in.GetUid(), nil
+}

@@ -1,0 +1,226 @@
+package convert
+
+import (
+	"maps"
+	"strings"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/model"
+)
+
+// NodeFromProto validates a wire node and converts it; a *FieldError's path
+// is relative to the Node ("taints[0].effect").
+func NodeFromProto(in *berthv1.Node) (*model.Node, error) {
+	out, fe := node("", in)
+	return out, asError(fe)
+}
+
+func node(p path, in *berthv1.Node) (*model.Node, *FieldError) {
+	if in == nil {
+		return nil, p.errorf("required")
+	}
+	if fe := subdomain(p.field("name"), in.GetName()); fe != nil {
+		return nil, fe
+	}
+	if fe := labels(p.field("labels"), in.GetLabels()); fe != nil {
+		return nil, fe
+	}
+	if fe := resources(p.field("allocatable"), in.GetAllocatable()); fe != nil {
+		return nil, fe
+	}
+	out := &model.Node{
+		Name: in.GetName(), Labels: maps.Clone(in.GetLabels()),
+		Allocatable: cloneResources(in.GetAllocatable()), Unschedulable: in.GetUnschedulable(),
+	}
+	effects := taintEffects()
+	for i, t := range in.GetTaints() {
+		tp := p.field("taints").index(i)
+		if fe := qualifiedName(tp.field("key"), t.GetKey()); fe != nil {
+			return nil, fe
+		}
+		if fe := labelValue(tp.field("value"), t.GetValue()); fe != nil {
+			return nil, fe
+		}
+		effect, fe := effects.model(tp.field("effect"), t.GetEffect(), false)
+		if fe != nil {
+			return nil, fe
+		}
+		for j, prev := range out.Taints {
+			if prev.Key == t.GetKey() && prev.Effect == effect {
+				return nil, tp.errorf("duplicate of taints[%d]: taints must be unique by key and effect", j)
+			}
+		}
+		out.Taints = append(out.Taints, model.Taint{Key: t.GetKey(), Value: t.GetValue(), Effect: effect})
+	}
+	return out, nil
+}
+
+// NodeToProto converts a model node to its wire form.
+func NodeToProto(in *model.Node) *berthv1.Node {
+	if in == nil {
+		return nil
+	}
+	out := &berthv1.Node{
+		Name: in.Name, Labels: maps.Clone(in.Labels),
+		Allocatable: cloneResources(in.Allocatable), Unschedulable: in.Unschedulable,
+	}
+	effects := taintEffects()
+	for _, t := range in.Taints {
+		out.Taints = append(out.Taints, &berthv1.Taint{Key: t.Key, Value: t.Value, Effect: effects.proto(t.Effect)})
+	}
+	return out
+}
+
+// NamespaceFromProto validates a wire namespace and converts it.
+func NamespaceFromProto(in *berthv1.Namespace) (*model.Namespace, error) {
+	out, fe := namespace("", in)
+	return out, asError(fe)
+}
+
+func namespace(p path, in *berthv1.Namespace) (*model.Namespace, *FieldError) {
+	if in == nil {
+		return nil, p.errorf("required")
+	}
+	if fe := dnsLabel(p.field("name"), in.GetName()); fe != nil {
+		return nil, fe
+	}
+	if fe := labels(p.field("labels"), in.GetLabels()); fe != nil {
+		return nil, fe
+	}
+	return &model.Namespace{Name: in.GetName(), Labels: maps.Clone(in.GetLabels())}, nil
+}
+
+// NamespaceToProto converts a model namespace to its wire form.
+func NamespaceToProto(in *model.Namespace) *berthv1.Namespace {
+	if in == nil {
+		return nil
+	}
+	return &berthv1.Namespace{Name: in.Name, Labels: maps.Clone(in.Labels)}
+}
+
+// PriorityClassFromProto validates a wire priority class and converts it.
+// Names starting with "system-" are refused: they belong to the built-in
+// classes.
+func PriorityClassFromProto(in *berthv1.PriorityClass) (*model.PriorityClass, error) {
+	out, fe := priorityClass("", in)
+	return out, asError(fe)
+}
+
+func priorityClass(p path, in *berthv1.PriorityClass) (*model.PriorityClass, *FieldError) {
+	if in == nil {
+		return nil, p.errorf("required")
+	}
+	np := p.field("name")
+	if fe := subdomain(np, in.GetName()); fe != nil {
+		return nil, fe
+	}
+	if strings.HasPrefix(in.GetName(), "system-") {
+		return nil, np.errorf(`the "system-" prefix is reserved for the built-in classes`)
+	}
+	if in.GetValue() > model.HighestUserDefinablePriority {
+		return nil, p.field("value").errorf("must be at most %d, got %d", model.HighestUserDefinablePriority, in.GetValue())
+	}
+	policy, fe := preemptionPolicies().model(p.field("preemption_policy"), in.GetPreemptionPolicy(), true)
+	if fe != nil {
+		return nil, fe
+	}
+	return &model.PriorityClass{
+		Name: in.GetName(), Value: in.GetValue(), GlobalDefault: in.GetGlobalDefault(),
+		PreemptionPolicy: policy, Description: in.GetDescription(),
+	}, nil
+}
+
+// PriorityClassToProto converts a model priority class to its wire form.
+func PriorityClassToProto(in *model.PriorityClass) *berthv1.PriorityClass {
+	if in == nil {
+		return nil
+	}
+	return &berthv1.PriorityClass{
+		Name: in.Name, Value: in.Value, GlobalDefault: in.GlobalDefault,
+		PreemptionPolicy: preemptionPolicies().proto(in.PreemptionPolicy), Description: in.Description,
+	}
+}
+
+// PodDisruptionBudgetFromProto validates a wire disruption budget and
+// converts it.
+func PodDisruptionBudgetFromProto(in *berthv1.PodDisruptionBudget) (*model.PodDisruptionBudget, error) {
+	out, fe := pdb("", in)
+	return out, asError(fe)
+}
+
+func pdb(p path, in *berthv1.PodDisruptionBudget) (*model.PodDisruptionBudget, *FieldError) {
+	if in == nil {
+		return nil, p.errorf("required")
+	}
+	if fe := dnsLabel(p.field("namespace"), in.GetNamespace()); fe != nil {
+		return nil, fe
+	}
+	if fe := subdomain(p.field("name"), in.GetName()); fe != nil {
+		return nil, fe
+	}
+	sel, fe := labelSelector(p.field("selector"), in.GetSelector())
+	if fe != nil {
+		return nil, fe
+	}
+	out := &model.PodDisruptionBudget{Namespace: in.GetNamespace(), Name: in.GetName(), Selector: sel}
+	switch b := in.GetBudget().(type) {
+	case *berthv1.PodDisruptionBudget_MinAvailable:
+		out.MinAvailable, fe = intOrPercent(p.field("min_available"), b.MinAvailable)
+	case *berthv1.PodDisruptionBudget_MaxUnavailable:
+		out.MaxUnavailable, fe = intOrPercent(p.field("max_unavailable"), b.MaxUnavailable)
+	default:
+		fe = p.errorf("one of min_available and max_unavailable is required")
+	}
+	if fe != nil {
+		return nil, fe
+	}
+	if in.DisruptionsAllowed != nil {
+		if in.GetDisruptionsAllowed() < 0 {
+			return nil, p.field("disruptions_allowed").errorf("must not be negative, got %d", in.GetDisruptionsAllowed())
+		}
+		out.DisruptionsAllowed = ptr(in.GetDisruptionsAllowed())
+	}
+	return out, nil
+}
+
+func intOrPercent(p path, in *berthv1.IntOrPercent) (*model.IntOrPercent, *FieldError) {
+	switch v := in.GetValue().(type) {
+	case *berthv1.IntOrPercent_Count:
+		if v.Count < 0 {
+			return nil, p.field("count").errorf("must not be negative, got %d", v.Count)
+		}
+		return &model.IntOrPercent{Value: v.Count}, nil
+	case *berthv1.IntOrPercent_Percent:
+		if v.Percent < 0 || v.Percent > 100 {
+			return nil, p.field("percent").errorf("must be between 0 and 100, got %d", v.Percent)
+		}
+		return &model.IntOrPercent{Value: v.Percent, IsPercent: true}, nil
+	}
+	return nil, p.errorf("one of count and percent is required")
+}
+
+// PodDisruptionBudgetToProto converts a model disruption budget to its wire
+// form.
+func PodDisruptionBudgetToProto(in *model.PodDisruptionBudget) *berthv1.PodDisruptionBudget {
+	if in == nil {
+		return nil
+	}
+	out := &berthv1.PodDisruptionBudget{Namespace: in.Namespace, Name: in.Name, Selector: labelSelectorToProto(in.Selector)}
+	switch {
+	case in.MinAvailable != nil:
+		out.Budget = &berthv1.PodDisruptionBudget_MinAvailable{MinAvailable: intOrPercentToProto(in.MinAvailable)}
+	case in.MaxUnavailable != nil:
+		out.Budget = &berthv1.PodDisruptionBudget_MaxUnavailable{MaxUnavailable: intOrPercentToProto(in.MaxUnavailable)}
+	}
+	if in.DisruptionsAllowed != nil {
+		out.DisruptionsAllowed = ptr(*in.DisruptionsAllowed)
+	}
+	return out
+}
+
+func intOrPercentToProto(in *model.IntOrPercent) *berthv1.IntOrPercent {
+	if in.IsPercent {
+		return &berthv1.IntOrPercent{Value: &berthv1.IntOrPercent_Percent{Percent: in.Value}}
+	}
+	return &berthv1.IntOrPercent{Value: &berthv1.IntOrPercent_Count{Count: in.Value}}
+}

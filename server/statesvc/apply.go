@@ -1,0 +1,163 @@
+package statesvc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/priority"
+	"github.com/berthsched/berth/core/scheduler"
+	"github.com/berthsched/berth/server/convert"
+)
+
+// upsertLocked converts and applies one object and returns its identity.
+func (s *Service) upsertLocked(ctx context.Context, in *berthv1.Object) (convert.Ref, error) {
+	obj, err := convert.ObjectFromProto(in)
+	if err != nil {
+		return convert.Ref{}, err
+	}
+	ref := obj.Ref()
+	switch {
+	case obj.Node != nil:
+		err = s.cluster.AddNode(ctx, obj.Node)
+	case obj.Pod != nil:
+		err = s.upsertPodLocked(ctx, obj.Pod)
+	case obj.PriorityClass != nil:
+		err = s.cluster.SetPriorityClass(ctx, obj.PriorityClass)
+	case obj.PDB != nil:
+		if err = s.cluster.SetPDB(ctx, obj.PDB); err == nil {
+			s.sent[ref.Kind][ref.Key()] = true
+		}
+	case obj.Namespace != nil:
+		if err = s.cluster.SetNamespace(ctx, obj.Namespace); err == nil {
+			s.sent[ref.Kind][ref.Key()] = true
+		}
+	}
+	return ref, err
+}
+
+// upsertPodLocked adds or updates a pod. A pod held under the same
+// namespace and name with another uid is deleted first, once the new one is
+// known to be admissible.
+func (s *Service) upsertPodLocked(ctx context.Context, pod *model.Pod) error {
+	if name := pod.PriorityClassName; name != "" && !s.classExists(name) {
+		return fmt.Errorf("pod %s: %w", pod.Key(), &priority.UnknownClassError{Name: name})
+	}
+	if old, ok := s.findPod(pod.Namespace, pod.Name); ok && old.UID != pod.UID {
+		if err := s.deletePodLocked(ctx, old); err != nil {
+			return fmt.Errorf("replacing pod %s (uid %s): %w", old.Key(), old.UID, err)
+		}
+	}
+	return s.cluster.AddPod(ctx, pod)
+}
+
+func (s *Service) classExists(name string) bool {
+	for _, pc := range s.cluster.PriorityClasses() {
+		if pc.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// findPod returns the pod held under namespace/name.
+func (s *Service) findPod(namespace, name string) (*model.Pod, bool) {
+	ex, err := s.cluster.Explain(namespace, name)
+	if err != nil || ex.Pod == nil {
+		return nil, false
+	}
+	return ex.Pod, true
+}
+
+func (s *Service) deletePodLocked(ctx context.Context, pod *model.Pod) error {
+	if err := s.cluster.DeletePod(ctx, pod); err != nil {
+		return err
+	}
+	delete(s.failedBinds, pod.UID)
+	return nil
+}
+
+// deleteLocked validates a reference and deletes the object. Errors about
+// the reference's fields have paths relative to the ObjectRef.
+func (s *Service) deleteLocked(ctx context.Context, in *berthv1.ObjectRef) (convert.Ref, error) {
+	ref, err := convert.RefFromProto(in)
+	if err != nil {
+		return convert.Ref{}, err
+	}
+	return ref, s.deleteRefLocked(ctx, ref)
+}
+
+func (s *Service) deleteRefLocked(ctx context.Context, ref convert.Ref) error {
+	switch ref.Kind {
+	case berthv1.ObjectKind_OBJECT_KIND_NODE:
+		return s.cluster.DeleteNode(ctx, ref.Name)
+	case berthv1.ObjectKind_OBJECT_KIND_POD:
+		pod, ok := s.findPod(ref.Namespace, ref.Name)
+		if !ok {
+			return fmt.Errorf("pod %s: %w", ref.Key(), scheduler.ErrNotFound)
+		}
+		if ref.UID != "" && ref.UID != pod.UID {
+			return &fieldErr{path: "uid", err: fmt.Errorf("pod %s has uid %s, not %s: %w", ref.Key(), pod.UID, ref.UID, ErrUIDMismatch)}
+		}
+		return s.deletePodLocked(ctx, pod)
+	case berthv1.ObjectKind_OBJECT_KIND_PRIORITY_CLASS:
+		if strings.HasPrefix(ref.Name, "system-") {
+			return &fieldErr{path: "name", err: fmt.Errorf("%s cannot be deleted: %w", ref.Name, ErrBuiltinClass)}
+		}
+		return s.cluster.DeletePriorityClass(ctx, ref.Name)
+	case berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET:
+		err := s.cluster.DeletePDB(ctx, ref.Namespace, ref.Name)
+		if err == nil || errors.Is(err, scheduler.ErrNotFound) {
+			delete(s.sent[ref.Kind], ref.Key())
+		}
+		return err
+	case berthv1.ObjectKind_OBJECT_KIND_NAMESPACE:
+		err := s.cluster.DeleteNamespace(ctx, ref.Name)
+		if err == nil || errors.Is(err, scheduler.ErrNotFound) {
+			delete(s.sent[ref.Kind], ref.Key())
+		}
+		return err
+	}
+	return fmt.Errorf("delete %s: unknown kind: %w", ref.Kind, scheduler.ErrInvalid)
+}
+
+// heldLocked lists the identities (Ref.Key) of the objects of kind Berth
+// holds that a resync may delete: user PriorityClasses only, and the
+// budgets and namespaces the caller sent (not those Berth made up for the
+// namespaces of pods).
+func (s *Service) heldLocked(kind berthv1.ObjectKind) ([]convert.Ref, error) {
+	var out []convert.Ref
+	switch kind {
+	case berthv1.ObjectKind_OBJECT_KIND_NODE:
+		nodes, err := s.cluster.Nodes()
+		if err != nil {
+			return nil, fmt.Errorf("listing nodes: %w", err)
+		}
+		for _, n := range nodes {
+			out = append(out, convert.Ref{Kind: kind, Name: n.Node.Name})
+		}
+	case berthv1.ObjectKind_OBJECT_KIND_POD:
+		for _, p := range s.cluster.Pods() {
+			out = append(out, convert.Ref{Kind: kind, Namespace: p.Namespace, Name: p.Name, UID: p.UID})
+		}
+	case berthv1.ObjectKind_OBJECT_KIND_PRIORITY_CLASS:
+		for _, pc := range s.cluster.PriorityClasses() {
+			if !strings.HasPrefix(pc.Name, "system-") {
+				out = append(out, convert.Ref{Kind: kind, Name: pc.Name})
+			}
+		}
+	case berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET:
+		for key := range s.sent[kind] {
+			ns, name, _ := strings.Cut(key, "/")
+			out = append(out, convert.Ref{Kind: kind, Namespace: ns, Name: name})
+		}
+	case berthv1.ObjectKind_OBJECT_KIND_NAMESPACE:
+		for key := range s.sent[kind] {
+			out = append(out, convert.Ref{Kind: kind, Name: key})
+		}
+	}
+	return out, nil
+}

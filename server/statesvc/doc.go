@@ -1,0 +1,17 @@
+// Package statesvc implements berth.v1 StateService: the caller's cluster
+// state coming into the scheduler.
+//
+// Requests come from gRPC (Sync batches, Apply, Delete, ReportBindResult).
+// Each object is converted and validated by server/convert, then applied to
+// a Cluster — in berthd the core/scheduler.Scheduler — through its state-in
+// calls (AddNode, AddPod, SetPriorityClass, ...). Failures are reported per
+// object in the acknowledgement with a google.rpc code number and the
+// offending field; the table mapping scheduler errors to codes is in
+// errors.go.
+//
+// A request's mutations are applied in order while the service holds its
+// lock, so requests from different streams do not interleave. Resync
+// markers are tracked per Sync stream (resync.go): at RESYNC_END the
+// objects of the re-listed kinds that the stream did not upsert since
+// RESYNC_BEGIN are deleted.
+package statesvc

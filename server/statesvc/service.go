@@ -1,0 +1,259 @@
+package statesvc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/scheduler"
+	"github.com/berthsched/berth/server/convert"
+)
+
+// Cluster is the scheduler as the state service drives it;
+// *scheduler.Scheduler satisfies it.
+type Cluster interface {
+	AddNode(ctx context.Context, node *model.Node) error
+	DeleteNode(ctx context.Context, name string) error
+	AddPod(ctx context.Context, pod *model.Pod) error
+	DeletePod(ctx context.Context, pod *model.Pod) error
+	SetPriorityClass(ctx context.Context, pc *model.PriorityClass) error
+	DeletePriorityClass(ctx context.Context, name string) error
+	SetNamespace(ctx context.Context, ns *model.Namespace) error
+	DeleteNamespace(ctx context.Context, name string) error
+	SetPDB(ctx context.Context, pdb *model.PodDisruptionBudget) error
+	DeletePDB(ctx context.Context, namespace, name string) error
+	ReportBindResult(ctx context.Context, podUID, node string, ok bool, reason string) error
+
+	// Pod returns a pod by uid; Explain finds one by namespace and name.
+	Pod(uid string) (*model.Pod, bool)
+	Explain(namespace, name string) (scheduler.Explanation, error)
+	// Nodes, Pods and PriorityClasses list what is held, for resyncs.
+	Nodes() ([]scheduler.NodeUsage, error)
+	Pods() []*model.Pod
+	PriorityClasses() []*model.PriorityClass
+}
+
+// BindRevisions tells the revision of a pod's outstanding Bind decision;
+// the decision log knows it.
+type BindRevisions interface {
+	// BindRevision returns the revision of the last Bind decision made for
+	// the pod, false when none was made.
+	BindRevision(podUID string) (uint64, bool)
+}
+
+// Options configure a Service.
+type Options struct {
+	// Logger defaults to discarding.
+	Logger *slog.Logger
+	// MaxMutations bounds the mutations (objects, references) of one
+	// request; a larger request fails with RESOURCE_EXHAUSTED. 0: no bound
+	// beyond the message size limit.
+	MaxMutations int
+	// BindRevisions, if set, lets ReportBindResult check that the revision
+	// reported is that of the pod's outstanding Bind. Unset, any non-zero
+	// revision is accepted.
+	BindRevisions BindRevisions
+}
+
+// Service implements berthv1.StateServiceServer over a Cluster.
+type Service struct {
+	berthv1.UnimplementedStateServiceServer
+	cluster Cluster
+	opts    Options
+	logger  *slog.Logger
+
+	// mu serializes the application of requests; it guards what follows.
+	// It is taken before the Cluster's locks.
+	mu sync.Mutex
+	// sent records the disruption budgets and namespaces the caller sent
+	// and did not delete (the Cluster does not list them), by kind and key.
+	sent map[berthv1.ObjectKind]map[string]bool
+	// failedBinds remembers the last bind reported FAILED per pod uid, so
+	// that reporting it again is harmless.
+	failedBinds map[string]bindReport
+}
+
+type bindReport struct {
+	node     string
+	revision uint64
+}
+
+var _ berthv1.StateServiceServer = (*Service)(nil)
+
+// New returns a Service applying state to cluster.
+func New(cluster Cluster, opts Options) *Service {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Service{
+		cluster: cluster, opts: opts, logger: logger,
+		sent: map[berthv1.ObjectKind]map[string]bool{
+			berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET: {},
+			berthv1.ObjectKind_OBJECT_KIND_NAMESPACE:             {},
+		},
+		failedBinds: map[string]bindReport{},
+	}
+}
+
+// Sync serves one stream: each request is applied and acknowledged in
+// order. The stream ends when the caller closes it, its context ends, or a
+// request is malformed as a whole (bad resync markers, too many mutations).
+func (s *Service) Sync(stream berthv1.StateService_SyncServer) error {
+	ctx := stream.Context()
+	var rs resync
+	for {
+		req, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := s.checkSize(len(req.GetMutations())); err != nil {
+			return err
+		}
+		if err := rs.check(req); err != nil {
+			return err
+		}
+		resp := &berthv1.SyncResponse{BatchId: req.GetBatchId()}
+		s.mu.Lock()
+		if req.GetResync() == berthv1.Resync_RESYNC_BEGIN {
+			rs.begin(req.GetResyncKinds())
+		}
+		for i, m := range req.GetMutations() {
+			if e := s.applyMutationLocked(ctx, i, m, &rs); e != nil {
+				resp.Errors = append(resp.Errors, e)
+			} else {
+				resp.Applied++
+			}
+		}
+		if req.GetResync() == berthv1.Resync_RESYNC_END {
+			resp.ResyncDeleted = uint32(s.endResyncLocked(ctx, &rs))
+		}
+		s.mu.Unlock()
+		if err := stream.Send(resp); err != nil {
+			return err
+		}
+	}
+}
+
+// applyMutationLocked applies one mutation of a Sync request and records it
+// in the stream's resync; it returns the mutation's error, nil when it took
+// effect.
+func (s *Service) applyMutationLocked(ctx context.Context, i int, m *berthv1.Mutation, rs *resync) *berthv1.ObjectError {
+	switch op := m.GetOp().(type) {
+	case *berthv1.Mutation_Upsert:
+		ref, err := s.upsertLocked(ctx, op.Upsert)
+		if err != nil {
+			return objectError(i, convert.ObjectRefOf(op.Upsert), err)
+		}
+		rs.upserted(ref)
+	case *berthv1.Mutation_Delete:
+		ref, err := s.deleteLocked(ctx, op.Delete)
+		if err != nil {
+			return objectError(i, op.Delete, err)
+		}
+		rs.deleted(ref)
+	default:
+		return objectError(i, nil, &convert.FieldError{Reason: "the mutation is empty: exactly one of upsert and delete is required"})
+	}
+	return nil
+}
+
+// Apply upserts objects, like a Sync batch without markers.
+func (s *Service) Apply(ctx context.Context, req *berthv1.ApplyRequest) (*berthv1.ApplyResponse, error) {
+	if err := s.checkSize(len(req.GetObjects())); err != nil {
+		return nil, err
+	}
+	resp := &berthv1.ApplyResponse{}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, o := range req.GetObjects() {
+		if _, err := s.upsertLocked(ctx, o); err != nil {
+			resp.Errors = append(resp.Errors, objectError(i, convert.ObjectRefOf(o), err))
+		} else {
+			resp.Applied++
+		}
+	}
+	return resp, nil
+}
+
+// Delete removes objects, like a Sync batch of deletes without markers.
+func (s *Service) Delete(ctx context.Context, req *berthv1.DeleteRequest) (*berthv1.DeleteResponse, error) {
+	if err := s.checkSize(len(req.GetRefs())); err != nil {
+		return nil, err
+	}
+	resp := &berthv1.DeleteResponse{}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, r := range req.GetRefs() {
+		if _, err := s.deleteLocked(ctx, r); err != nil {
+			resp.Errors = append(resp.Errors, objectError(i, r, err))
+		} else {
+			resp.Deleted++
+		}
+	}
+	return resp, nil
+}
+
+func (s *Service) checkSize(n int) error {
+	if s.opts.MaxMutations > 0 && n > s.opts.MaxMutations {
+		return status.Errorf(codes.ResourceExhausted, "the request holds %d mutations, more than the limit of %d; send smaller batches", n, s.opts.MaxMutations)
+	}
+	return nil
+}
+
+// ReportBindResult settles a Bind decision.
+func (s *Service) ReportBindResult(ctx context.Context, req *berthv1.ReportBindResultRequest) (*berthv1.ReportBindResultResponse, error) {
+	ns, name, uid, err := convert.PodRefFromProto(req.GetPod(), true)
+	if err != nil {
+		var fe *convert.FieldError
+		errors.As(err, &fe)
+		return nil, statusOf(fe.Prefixed("pod"))
+	}
+	var ok bool
+	switch {
+	case req.GetNode() == "":
+		return nil, statusOf(&convert.FieldError{Path: "node", Reason: "required"})
+	case req.GetRevision() == 0:
+		return nil, statusOf(&convert.FieldError{Path: "revision", Reason: "required"})
+	case req.GetOutcome() == berthv1.BindOutcome_BIND_OUTCOME_CONFIRMED:
+		ok = true
+	case req.GetOutcome() == berthv1.BindOutcome_BIND_OUTCOME_FAILED:
+	case req.GetOutcome() == berthv1.BindOutcome_BIND_OUTCOME_UNSPECIFIED:
+		return nil, statusOf(&convert.FieldError{Path: "outcome", Reason: "required"})
+	default:
+		return nil, statusOf(&convert.FieldError{Path: "outcome", Reason: fmt.Sprintf("unknown value %d", req.GetOutcome())})
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pod, found := s.cluster.Pod(uid)
+	if !found || pod.Namespace != ns || pod.Name != name {
+		return nil, statusOf(fmt.Errorf("pod %s/%s with uid %s: %w", ns, name, uid, scheduler.ErrPodNotFound))
+	}
+	report := bindReport{node: req.GetNode(), revision: req.GetRevision()}
+	if !ok && s.failedBinds[uid] == report {
+		return &berthv1.ReportBindResultResponse{}, nil // already reported
+	}
+	if s.opts.BindRevisions != nil {
+		if rev, made := s.opts.BindRevisions.BindRevision(uid); !made || rev != req.GetRevision() {
+			return nil, statusOf(&fieldErr{path: "revision", err: fmt.Errorf("%d is not the revision of the pod's last Bind decision: %w", req.GetRevision(), scheduler.ErrNoBindInFlight)})
+		}
+	}
+	if err := s.cluster.ReportBindResult(ctx, uid, req.GetNode(), ok, req.GetReason()); err != nil {
+		return nil, statusOf(err)
+	}
+	if !ok {
+		s.failedBinds[uid] = report
+	}
+	return &berthv1.ReportBindResultResponse{}, nil
+}

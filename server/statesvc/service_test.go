@@ -1,0 +1,385 @@
+package statesvc_test
+
+import (
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/testing/protocmp"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/scheduler"
+	"github.com/berthsched/berth/server/statesvc"
+)
+
+const (
+	kindNode  = berthv1.ObjectKind_OBJECT_KIND_NODE
+	kindPod   = berthv1.ObjectKind_OBJECT_KIND_POD
+	kindClass = berthv1.ObjectKind_OBJECT_KIND_PRIORITY_CLASS
+	kindPDB   = berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET
+	kindNS    = berthv1.ObjectKind_OBJECT_KIND_NAMESPACE
+)
+
+func TestSyncBatchErrors(t *testing.T) {
+	invalid := podObj("bad", withCPU(-1))
+	tests := []struct {
+		name        string
+		mutations   []*berthv1.Mutation
+		wantApplied uint32
+		wantErrors  []*berthv1.ObjectError
+		wantPods    []string
+	}{
+		{
+			name:        "one invalid pod among valid ones",
+			mutations:   upserts(nodeObj("n1"), invalid, podObj("good")),
+			wantApplied: 2,
+			wantErrors: []*berthv1.ObjectError{{
+				Index: 1, Ref: &berthv1.ObjectRef{Kind: kindPod, Namespace: "default", Name: "bad", Uid: "uid-bad"},
+				Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, FieldPath: "pod.containers[0].requests[cpu]", Message: "must not be negative, got -1",
+			}},
+			wantPods: []string{"default/good"},
+		},
+		{
+			name:        "unknown priority class",
+			mutations:   upserts(podObj("p", withClass("gold"))),
+			wantApplied: 0,
+			wantErrors: []*berthv1.ObjectError{{
+				Index: 0, Ref: &berthv1.ObjectRef{Kind: kindPod, Namespace: "default", Name: "p", Uid: "uid-p"},
+				Code: berthv1.ErrorCode_ERROR_CODE_FAILED_PRECONDITION, FieldPath: "pod.priority_class_name",
+				Message: "no PriorityClass with name gold was found; send the PriorityClass first",
+			}},
+		},
+		{
+			name:        "the class first, then the pod",
+			mutations:   upserts(classObj("gold", 100), podObj("p", withClass("gold"))),
+			wantApplied: 2,
+			wantPods:    []string{"default/p"},
+		},
+		{
+			name:        "deleting what is not held",
+			mutations:   []*berthv1.Mutation{del(kindNode, "", "ghost"), del(kindPod, "default", "ghost"), del(kindPDB, "default", "ghost"), del(kindNS, "", "ghost"), del(kindClass, "", "ghost")},
+			wantApplied: 0,
+			wantErrors: []*berthv1.ObjectError{
+				{Index: 0, Ref: &berthv1.ObjectRef{Kind: kindNode, Name: "ghost"}, Code: berthv1.ErrorCode_ERROR_CODE_NOT_FOUND, Message: "delete node ghost: node not found"},
+				{Index: 1, Ref: &berthv1.ObjectRef{Kind: kindPod, Namespace: "default", Name: "ghost"}, Code: berthv1.ErrorCode_ERROR_CODE_NOT_FOUND, Message: "pod default/ghost: not found"},
+				{Index: 2, Ref: &berthv1.ObjectRef{Kind: kindPDB, Namespace: "default", Name: "ghost"}, Code: berthv1.ErrorCode_ERROR_CODE_NOT_FOUND, Message: "delete PodDisruptionBudget default/ghost: not found"},
+				{Index: 3, Ref: &berthv1.ObjectRef{Kind: kindNS, Name: "ghost"}, Code: berthv1.ErrorCode_ERROR_CODE_NOT_FOUND, Message: "delete namespace ghost: not found"},
+				{Index: 4, Ref: &berthv1.ObjectRef{Kind: kindClass, Name: "ghost"}, Code: berthv1.ErrorCode_ERROR_CODE_NOT_FOUND, Message: "delete PriorityClass ghost: not found"},
+			},
+		},
+		{
+			name: "malformed references and mutations",
+			mutations: []*berthv1.Mutation{
+				del(kindPod, "", "p"),
+				{Op: &berthv1.Mutation_Delete{Delete: &berthv1.ObjectRef{Name: "x"}}},
+				{},
+				{Op: &berthv1.Mutation_Upsert{Upsert: &berthv1.Object{}}},
+				del(kindClass, "", "system-node-critical"),
+			},
+			wantErrors: []*berthv1.ObjectError{
+				{Index: 0, Ref: &berthv1.ObjectRef{Kind: kindPod, Name: "p"}, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, FieldPath: "namespace", Message: "required"},
+				{Index: 1, Ref: &berthv1.ObjectRef{Name: "x"}, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, FieldPath: "kind", Message: "required"},
+				{Index: 2, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, Message: "the mutation is empty: exactly one of upsert and delete is required"},
+				{Index: 3, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, Message: "the object has no kind: exactly one of node, pod, priority_class, pod_disruption_budget and namespace is required"},
+				{Index: 4, Ref: &berthv1.ObjectRef{Kind: kindClass, Name: "system-node-critical"}, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, FieldPath: "name",
+					Message: "name: system-node-critical cannot be deleted: built-in PriorityClass"},
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, statesvc.Options{})
+			_, send := e.sync(t)
+			resp := send(&berthv1.SyncRequest{BatchId: 7, Mutations: tc.mutations})
+			want := &berthv1.SyncResponse{BatchId: 7, Applied: tc.wantApplied, Errors: tc.wantErrors}
+			if diff := cmp.Diff(want, resp, protocmp.Transform()); diff != "" {
+				t.Errorf("SyncResponse (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantPods, e.podKeys()); diff != "" {
+				t.Errorf("pods held (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSyncDeletesAndReplaces(t *testing.T) {
+	e := newEnv(t, statesvc.Options{})
+	_, send := e.sync(t)
+	resp := send(&berthv1.SyncRequest{BatchId: 1, Mutations: upserts(nodeObj("n1"), podObj("p"), pdbObj("default", "b"), nsObj("team"))})
+	if resp.GetApplied() != 4 || len(resp.GetErrors()) != 0 {
+		t.Fatalf("setup: %v", resp)
+	}
+	// Same namespace/name, another uid: the old pod is replaced.
+	resp = send(&berthv1.SyncRequest{BatchId: 2, Mutations: upserts(podObj("p", withUID("uid-p2")))})
+	if resp.GetApplied() != 1 {
+		t.Fatalf("replace: %v", resp)
+	}
+	if _, ok := e.sched.Pod("uid-p"); ok {
+		t.Error("the pod's old uid is still held after the replacement")
+	}
+	if p, ok := e.sched.Pod("uid-p2"); !ok || p.Key() != "default/p" {
+		t.Errorf("the replacement is not held: %v %v", p, ok)
+	}
+	// A delete naming the old uid refuses: it is not the held pod.
+	wrongUID := &berthv1.Mutation{Op: &berthv1.Mutation_Delete{Delete: &berthv1.ObjectRef{Kind: kindPod, Namespace: "default", Name: "p", Uid: "uid-p"}}}
+	resp = send(&berthv1.SyncRequest{BatchId: 3, Mutations: []*berthv1.Mutation{wrongUID}})
+	if got := resp.GetErrors(); len(got) != 1 || got[0].GetCode() != berthv1.ErrorCode_ERROR_CODE_FAILED_PRECONDITION || got[0].GetFieldPath() != "uid" {
+		t.Errorf("delete with a stale uid: %v", resp)
+	}
+	resp = send(&berthv1.SyncRequest{BatchId: 4, Mutations: []*berthv1.Mutation{
+		del(kindPod, "default", "p"), del(kindNode, "", "n1"), del(kindPDB, "default", "b"), del(kindNS, "", "team"),
+	}})
+	if resp.GetApplied() != 4 || len(resp.GetErrors()) != 0 {
+		t.Errorf("deletes: %v", resp)
+	}
+	if len(e.podKeys()) != 0 || len(e.nodeNames(t)) != 0 {
+		t.Errorf("left after deletes: pods %v nodes %v", e.podKeys(), e.nodeNames(t))
+	}
+}
+
+func TestResync(t *testing.T) {
+	e := newEnv(t, statesvc.Options{})
+	ctx := t.Context()
+	_, send := e.sync(t)
+	send(&berthv1.SyncRequest{BatchId: 1, Mutations: upserts(
+		nodeObj("n1"), nodeObj("n2"), classObj("gold", 10), classObj("silver", 5),
+		nsObj("a"), nsObj("b"), pdbObj("default", "keep"), pdbObj("default", "drop"),
+		podObj("keep", withNode("n1")), podObj("drop", withNode("n2")), podObj("pending"),
+	)})
+
+	// A re-list of every kind, across two requests; an Apply in the middle
+	// does not count as re-sent.
+	resp := send(&berthv1.SyncRequest{BatchId: 2, Resync: berthv1.Resync_RESYNC_BEGIN, Mutations: upserts(nodeObj("n1"), classObj("gold", 10), nsObj("a"))})
+	if resp.GetApplied() != 3 || resp.GetResyncDeleted() != 0 {
+		t.Fatalf("begin: %v", resp)
+	}
+	if _, err := e.client.Apply(ctx, &berthv1.ApplyRequest{Objects: []*berthv1.Object{nodeObj("n3")}}); err != nil {
+		t.Fatal(err)
+	}
+	resp = send(&berthv1.SyncRequest{BatchId: 3, Resync: berthv1.Resync_RESYNC_END, Mutations: upserts(pdbObj("default", "keep"), podObj("keep", withNode("n1")), podObj("pending"))})
+	want := &berthv1.SyncResponse{BatchId: 3, Applied: 3, ResyncDeleted: 6} // n2, n3, silver, b, drop (budget), drop (pod)
+	if diff := cmp.Diff(want, resp, protocmp.Transform()); diff != "" {
+		t.Errorf("end (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"n1"}, e.nodeNames(t)); diff != "" {
+		t.Errorf("nodes (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"default/keep", "default/pending"}, e.podKeys()); diff != "" {
+		t.Errorf("pods (-want +got):\n%s", diff)
+	}
+	var classes []string
+	for _, pc := range e.sched.PriorityClasses() {
+		classes = append(classes, pc.Name)
+	}
+	if diff := cmp.Diff([]string{"gold", "system-cluster-critical", "system-node-critical"}, classes); diff != "" {
+		t.Errorf("classes (-want +got):\n%s", diff)
+	}
+	// The budget "drop" and namespace "b" are gone: deleting them again
+	// finds nothing.
+	resp = send(&berthv1.SyncRequest{BatchId: 4, Mutations: []*berthv1.Mutation{del(kindPDB, "default", "drop"), del(kindNS, "", "b"), del(kindPDB, "default", "keep")}})
+	if got := codesOf(resp.GetErrors()); !slices.Equal(got, []berthv1.ErrorCode{berthv1.ErrorCode_ERROR_CODE_NOT_FOUND, berthv1.ErrorCode_ERROR_CODE_NOT_FOUND}) || resp.GetApplied() != 1 {
+		t.Errorf("after resync: %v", resp)
+	}
+
+	// A resync of nodes only leaves pods alone, and one request can carry
+	// the whole re-list.
+	resp = send(&berthv1.SyncRequest{BatchId: 5, Resync: berthv1.Resync_RESYNC_BEGIN, ResyncKinds: []berthv1.ObjectKind{kindNode}})
+	if resp.GetApplied() != 0 {
+		t.Fatalf("begin nodes: %v", resp)
+	}
+	resp = send(&berthv1.SyncRequest{BatchId: 6, Resync: berthv1.Resync_RESYNC_END})
+	if resp.GetResyncDeleted() != 1 || len(e.nodeNames(t)) != 0 || len(e.podKeys()) != 2 {
+		t.Errorf("node resync: %v, nodes %v, pods %v", resp, e.nodeNames(t), e.podKeys())
+	}
+}
+
+func codesOf(errs []*berthv1.ObjectError) []berthv1.ErrorCode {
+	var out []berthv1.ErrorCode
+	for _, e := range errs {
+		out = append(out, e.GetCode())
+	}
+	return out
+}
+
+func TestSyncStreamErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		reqs []*berthv1.SyncRequest
+		want codes.Code
+	}{
+		{name: "end without begin", reqs: []*berthv1.SyncRequest{{Resync: berthv1.Resync_RESYNC_END}}, want: codes.FailedPrecondition},
+		{name: "kinds without begin", reqs: []*berthv1.SyncRequest{{ResyncKinds: []berthv1.ObjectKind{kindNode}}}, want: codes.FailedPrecondition},
+		{name: "unknown marker", reqs: []*berthv1.SyncRequest{{Resync: 9}}, want: codes.InvalidArgument},
+		{name: "unspecified kind", reqs: []*berthv1.SyncRequest{{Resync: berthv1.Resync_RESYNC_BEGIN, ResyncKinds: []berthv1.ObjectKind{0}}}, want: codes.InvalidArgument},
+		{name: "unknown kind", reqs: []*berthv1.SyncRequest{{Resync: berthv1.Resync_RESYNC_BEGIN, ResyncKinds: []berthv1.ObjectKind{42}}}, want: codes.InvalidArgument},
+		{name: "second end", reqs: []*berthv1.SyncRequest{{Resync: berthv1.Resync_RESYNC_BEGIN}, {Resync: berthv1.Resync_RESYNC_END}, {Resync: berthv1.Resync_RESYNC_END}}, want: codes.FailedPrecondition},
+		{name: "too many mutations", reqs: []*berthv1.SyncRequest{{Mutations: upserts(nodeObj("a"), nodeObj("b"), nodeObj("c"))}}, want: codes.ResourceExhausted},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, statesvc.Options{MaxMutations: 2})
+			stream, _ := e.sync(t)
+			for _, r := range tc.reqs {
+				if err := stream.Send(r); err != nil && err != io.EOF {
+					t.Fatal(err)
+				}
+			}
+			var err error
+			for err == nil {
+				_, err = stream.Recv()
+			}
+			if got := status.Code(err); got != tc.want {
+				t.Errorf("stream ended with %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestSyncCleanEnd(t *testing.T) {
+	e := newEnv(t, statesvc.Options{})
+	stream, send := e.sync(t)
+	send(&berthv1.SyncRequest{BatchId: 1, Resync: berthv1.Resync_RESYNC_BEGIN, Mutations: upserts(nodeObj("n1"))})
+	if err := stream.CloseSend(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stream.Recv(); err != io.EOF {
+		t.Fatalf("Recv after CloseSend = %v, want EOF", err)
+	}
+	// The abandoned resync deleted nothing and kept what it upserted.
+	if diff := cmp.Diff([]string{"n1"}, e.nodeNames(t)); diff != "" {
+		t.Errorf("nodes (-want +got):\n%s", diff)
+	}
+}
+
+func TestApplyAndDelete(t *testing.T) {
+	e := newEnv(t, statesvc.Options{MaxMutations: 3})
+	ctx := t.Context()
+	resp, err := e.client.Apply(ctx, &berthv1.ApplyRequest{Objects: []*berthv1.Object{nodeObj("n1"), podObj("p", withNS("Bad"))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.GetApplied() != 1 || len(resp.GetErrors()) != 1 || resp.GetErrors()[0].GetFieldPath() != "pod.namespace" || resp.GetErrors()[0].GetIndex() != 1 {
+		t.Errorf("Apply = %v", resp)
+	}
+	dresp, err := e.client.Delete(ctx, &berthv1.DeleteRequest{Refs: []*berthv1.ObjectRef{{Kind: kindNode, Name: "n1"}, {Kind: kindNode, Name: "n1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dresp.GetDeleted() != 1 || len(dresp.GetErrors()) != 1 || dresp.GetErrors()[0].GetCode() != berthv1.ErrorCode_ERROR_CODE_NOT_FOUND || dresp.GetErrors()[0].GetIndex() != 1 {
+		t.Errorf("Delete = %v", dresp)
+	}
+	_, err = e.client.Apply(ctx, &berthv1.ApplyRequest{Objects: []*berthv1.Object{nodeObj("a"), nodeObj("b"), nodeObj("c"), nodeObj("d")}})
+	if status.Code(err) != codes.ResourceExhausted {
+		t.Errorf("Apply over the limit = %v, want ResourceExhausted", err)
+	}
+}
+
+func TestReportBindResult(t *testing.T) {
+	ref := func(name string) *berthv1.PodRef {
+		return &berthv1.PodRef{Namespace: "default", Name: name, Uid: "uid-" + name}
+	}
+	confirmed, failed := berthv1.BindOutcome_BIND_OUTCOME_CONFIRMED, berthv1.BindOutcome_BIND_OUTCOME_FAILED
+	tests := []struct {
+		name      string
+		req       func(rev uint64) *berthv1.ReportBindResultRequest
+		want      codes.Code
+		wantMsg   string
+		wantPhase scheduler.PodPhase // of pod p afterwards
+	}{
+		{name: "uid missing", req: func(rev uint64) *berthv1.ReportBindResultRequest {
+			return &berthv1.ReportBindResultRequest{Pod: &berthv1.PodRef{Namespace: "default", Name: "p"}, Node: "n1", Revision: rev, Outcome: confirmed}
+		}, want: codes.InvalidArgument, wantMsg: "pod.uid: required", wantPhase: scheduler.PhaseBinding},
+		{name: "node missing", req: func(rev uint64) *berthv1.ReportBindResultRequest {
+			return &berthv1.ReportBindResultRequest{Pod: ref("p"), Revision: rev, Outcome: confirmed}
+		}, want: codes.InvalidArgument, wantMsg: "node: required", wantPhase: scheduler.PhaseBinding},
+		{name: "revision missing", req: func(uint64) *berthv1.ReportBindResultRequest {
+			return &berthv1.ReportBindResultRequest{Pod: ref("p"), Node: "n1", Outcome: confirmed}
+		}, want: codes.InvalidArgument, wantMsg: "revision: required", wantPhase: scheduler.PhaseBinding},
+		{name: "outcome missing", req: func(rev uint64) *berthv1.ReportBindResultRequest {
+			return &berthv1.ReportBindResultRequest{Pod: ref("p"), Node: "n1", Revision: rev}
+		}, want: codes.InvalidArgument, wantMsg: "outcome: required", wantPhase: scheduler.PhaseBinding},
+		{name: "unknown pod", req: func(rev uint64) *berthv1.ReportBindResultRequest {
+			return &berthv1.ReportBindResultRequest{Pod: ref("ghost"), Node: "n1", Revision: rev, Outcome: confirmed}
+		}, want: codes.NotFound, wantPhase: scheduler.PhaseBinding},
+		{name: "uid of another pod", req: func(rev uint64) *berthv1.ReportBindResultRequest {
+			return &berthv1.ReportBindResultRequest{Pod: &berthv1.PodRef{Namespace: "default", Name: "ghost", Uid: "uid-p"}, Node: "n1", Revision: rev, Outcome: confirmed}
+		}, want: codes.NotFound, wantPhase: scheduler.PhaseBinding},
+		{name: "another node", req: func(rev uint64) *berthv1.ReportBindResultRequest {
+			return &berthv1.ReportBindResultRequest{Pod: ref("p"), Node: "n2", Revision: rev, Outcome: confirmed}
+		}, want: codes.FailedPrecondition, wantPhase: scheduler.PhaseBinding},
+		{name: "another revision", req: func(rev uint64) *berthv1.ReportBindResultRequest {
+			return &berthv1.ReportBindResultRequest{Pod: ref("p"), Node: "n1", Revision: rev + 1, Outcome: confirmed}
+		}, want: codes.FailedPrecondition, wantMsg: "revision: ", wantPhase: scheduler.PhaseBinding},
+		{name: "confirmed", req: func(rev uint64) *berthv1.ReportBindResultRequest {
+			return &berthv1.ReportBindResultRequest{Pod: ref("p"), Node: "n1", Revision: rev, Outcome: confirmed}
+		}, want: codes.OK, wantPhase: scheduler.PhaseBound},
+		{name: "failed", req: func(rev uint64) *berthv1.ReportBindResultRequest {
+			return &berthv1.ReportBindResultRequest{Pod: ref("p"), Node: "n1", Revision: rev, Outcome: failed, Reason: "image pull"}
+		}, want: codes.OK, wantPhase: scheduler.PhasePending},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, statesvc.Options{})
+			ctx := t.Context()
+			if _, err := e.client.Apply(ctx, &berthv1.ApplyRequest{Objects: []*berthv1.Object{nodeObj("n1"), nodeObj("n2"), podObj("p", withCPU(100))}}); err != nil {
+				t.Fatal(err)
+			}
+			att, err := e.sched.ScheduleOne(ctx)
+			if err != nil || att.Result != scheduler.ResultScheduled || att.Node != "n1" {
+				t.Fatalf("ScheduleOne = %+v, %v", att, err)
+			}
+			rev, _ := e.sink.BindRevision("uid-p")
+			_, err = e.client.ReportBindResult(ctx, tc.req(rev))
+			if status.Code(err) != tc.want {
+				t.Fatalf("ReportBindResult = %v, want %v", err, tc.want)
+			}
+			if err != nil && tc.wantMsg != "" && !strings.Contains(status.Convert(err).Message(), tc.wantMsg) {
+				t.Errorf("message %q does not mention %q", status.Convert(err).Message(), tc.wantMsg)
+			}
+			ex, err := e.sched.ExplainUID("uid-p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ex.Phase != tc.wantPhase {
+				t.Errorf("phase = %s, want %s", ex.Phase, tc.wantPhase)
+			}
+			if tc.wantPhase == scheduler.PhaseBinding {
+				return
+			}
+			// Reporting the same result again is harmless.
+			if _, err := e.client.ReportBindResult(ctx, tc.req(rev)); err != nil {
+				t.Errorf("reporting again: %v", err)
+			}
+		})
+	}
+}
+
+func TestPodArrivingBoundConfirms(t *testing.T) {
+	e := newEnv(t, statesvc.Options{})
+	ctx := t.Context()
+	_, send := e.sync(t)
+	send(&berthv1.SyncRequest{BatchId: 1, Mutations: upserts(nodeObj("n1"), podObj("p"))})
+	if att, err := e.sched.ScheduleOne(ctx); err != nil || att.Node != "n1" {
+		t.Fatalf("ScheduleOne = %+v, %v", att, err)
+	}
+	resp := send(&berthv1.SyncRequest{BatchId: 2, Mutations: upserts(podObj("p", withNode("n1")))})
+	if resp.GetApplied() != 1 {
+		t.Fatalf("%v", resp)
+	}
+	ex, err := e.sched.ExplainUID("uid-p")
+	if err != nil || ex.Phase != scheduler.PhaseBound {
+		t.Fatalf("after the bound pod arrived: %v %v", ex.Phase, err)
+	}
+	// The bind is settled: a FAILED report now is refused.
+	rev, _ := e.sink.BindRevision("uid-p")
+	_, err = e.client.ReportBindResult(ctx, &berthv1.ReportBindResultRequest{
+		Pod: &berthv1.PodRef{Namespace: "default", Name: "p", Uid: "uid-p"}, Node: "n1", Revision: rev, Outcome: berthv1.BindOutcome_BIND_OUTCOME_FAILED,
+	})
+	if status.Code(err) != codes.FailedPrecondition {
+		t.Errorf("FAILED after confirmation = %v, want FailedPrecondition", err)
+	}
+}
