@@ -4,8 +4,9 @@
 //
 // Requests come in from the orchestrator and operators; the services hand
 // them to the scheduler (core) and the store, and stream decisions back.
-// For now no service is implemented: every berth.v1 RPC answers
-// Unimplemented until its machinery is wired in through Config.
+// The services live in sub-packages (statesvc, decisionsvc, adminsvc) and
+// are wired in through Config by server/daemon; a service left nil answers
+// Unimplemented. Config.GRPCOptions adds TLS and auth (server/auth).
 //
 // All gRPC registration, interceptors and limits live in grpc.go; the
 // lifecycle (serve, graceful stop with a deadline) in server.go.

@@ -38,8 +38,8 @@ func berthServiceNames() []string {
 }
 
 // newGRPCServer builds the gRPC server with every service registered.
-func newGRPCServer(svc Services, hs *health.Server, metrics *grpcprom.ServerMetrics) *grpc.Server {
-	s := grpc.NewServer(
+func newGRPCServer(svc Services, hs *health.Server, metrics *grpcprom.ServerMetrics, extra ...grpc.ServerOption) *grpc.Server {
+	opts := []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(metrics.UnaryServerInterceptor()),
 		grpc.ChainStreamInterceptor(metrics.StreamServerInterceptor()),
 		grpc.MaxRecvMsgSize(MaxRecvMsgSize),
@@ -52,7 +52,8 @@ func newGRPCServer(svc Services, hs *health.Server, metrics *grpcprom.ServerMetr
 			Time:    keepaliveTime,
 			Timeout: keepaliveTimeout,
 		}),
-	)
+	}
+	s := grpc.NewServer(append(opts, extra...)...)
 	berthv1.RegisterStateServiceServer(s, svc.State)
 	berthv1.RegisterDecisionServiceServer(s, svc.Decision)
 	berthv1.RegisterAdminServiceServer(s, svc.Admin)

@@ -46,6 +46,9 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// Services implement berth.v1.
 	Services Services
+	// GRPCOptions are added to the gRPC server's: transport credentials,
+	// interceptors (chained after the metrics interceptors).
+	GRPCOptions []grpc.ServerOption
 }
 
 // Server serves berth.v1, health and reflection over gRPC, and metrics over
@@ -99,7 +102,7 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 
-	s.grpc = newGRPCServer(svc, s.health, metrics)
+	s.grpc = newGRPCServer(svc, s.health, metrics, cfg.GRPCOptions...)
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	for _, name := range berthServiceNames() {
 		s.health.SetServingStatus(name, healthpb.HealthCheckResponse_SERVING)

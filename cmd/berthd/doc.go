@@ -1,12 +1,22 @@
-// Command berthd is the Berth daemon: it opens its data directory, serves
-// the berth.v1 gRPC API (with health and reflection) and Prometheus metrics,
-// and shuts down cleanly on SIGTERM or SIGINT.
+// Command berthd is the Berth daemon: it opens its data directory (one
+// berthd per directory: a second one exits with an error naming it), runs
+// the scheduling loop over the state the orchestrator streams in, appends
+// every decision to the durable log it streams back, serves the berth.v1
+// gRPC API (with health and reflection) and Prometheus metrics, and shuts
+// down cleanly on SIGTERM or SIGINT. The assembly lives in server/daemon.
 //
 // Usage:
 //
 //	berthd [--listen 127.0.0.1:7070] [--metrics-listen 127.0.0.1:9090]
-//	       [--data-dir ./berth-data] [--log-level info] [--shutdown-timeout 10s]
+//	       [--data-dir ./berth-data] [--config kube-scheduler.yaml]
+//	       [--retain-decisions 1000000] [--retain-for 0]
+//	       [--tls-cert cert.pem --tls-key key.pem [--tls-client-ca ca.pem]]
+//	       [--token-file tokens] [--max-batch-objects 10000]
+//	       [--log-level info] [--shutdown-timeout 10s]
 //
 // --listen and --metrics-listen take host:port or unix:///path;
-// --metrics-listen "" disables metrics.
+// --metrics-listen "" disables metrics. --config (alias
+// --scheduler-config) takes a KubeSchedulerConfiguration. The token file
+// holds one token per line, optionally followed by "read-only"; clients
+// send "authorization: Bearer <token>"; health needs none.
 package main

@@ -13,9 +13,13 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
 
+	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/server"
+	"github.com/berthsched/berth/server/auth"
+	"github.com/berthsched/berth/server/daemon"
+	"github.com/berthsched/berth/store"
 )
 
 // storeLockTimeout is how long berthd waits for the data directory's lock.
@@ -38,8 +42,14 @@ type options struct {
 	listen          string
 	metricsListen   string
 	dataDir         string
+	configFile      string
 	logLevel        slog.Level
 	shutdownTimeout time.Duration
+	retainDecisions int
+	retainFor       time.Duration
+	tls             auth.TLSFiles
+	tokenFile       string
+	maxMutations    int
 }
 
 func parseFlags(args []string, output io.Writer) (options, error) {
@@ -49,16 +59,31 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:7070", "gRPC listen address: host:port or unix:///path")
 	fs.StringVar(&o.metricsListen, "metrics-listen", "127.0.0.1:9090", `HTTP address of /metrics and /healthz: host:port or unix:///path; "" disables`)
 	fs.StringVar(&o.dataDir, "data-dir", "./berth-data", "directory of berthd's durable state, created if missing")
+	fs.StringVar(&o.configFile, "config", "", "KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1, YAML or JSON); empty: kube-scheduler's defaults")
+	fs.StringVar(&o.configFile, "scheduler-config", "", "alias of --config")
 	fs.TextVar(&o.logLevel, "log-level", slog.LevelInfo, "log level: debug, info, warn or error")
 	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "how long RPCs in flight may take to finish on shutdown")
+	fs.IntVar(&o.retainDecisions, "retain-decisions", 1_000_000, "keep at most this many decisions in the log; 0: no count limit")
+	fs.DurationVar(&o.retainFor, "retain-for", 0, "keep decisions only this long (e.g. 168h); 0: no age limit")
+	fs.StringVar(&o.tls.Cert, "tls-cert", "", "PEM certificate of the gRPC server; with --tls-key enables TLS")
+	fs.StringVar(&o.tls.Key, "tls-key", "", "PEM private key of --tls-cert")
+	fs.StringVar(&o.tls.ClientCA, "tls-client-ca", "", "PEM CA bundle: require client certificates it signed (mTLS)")
+	fs.StringVar(&o.tokenFile, "token-file", "", `bearer tokens, one per line, each optionally followed by "read-only"; empty: no token needed`)
+	fs.IntVar(&o.maxMutations, "max-batch-objects", 10_000, "most objects or references in one state request; 0: only the message size bounds it")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
-	if fs.NArg() > 0 {
+	switch {
+	case fs.NArg() > 0:
 		return options{}, fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	if o.dataDir == "" {
+	case o.dataDir == "":
 		return options{}, errors.New("--data-dir must not be empty")
+	case o.retainDecisions < 0 || o.retainFor < 0:
+		return options{}, errors.New("--retain-decisions and --retain-for must not be negative")
+	case o.maxMutations < 0:
+		return options{}, errors.New("--max-batch-objects must not be negative")
+	case o.tls.Enabled() && (o.tls.Cert == "" || o.tls.Key == ""):
+		return options{}, errors.New("--tls-cert and --tls-key go together, and --tls-client-ca needs both")
 	}
 	return o, nil
 }
@@ -71,35 +96,70 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: opts.logLevel}))
 
-	db, err := openStore(opts.dataDir, storeLockTimeout)
-	if err != nil {
+	cfg := daemon.Config{
+		DataDir:         opts.dataDir,
+		Retention:       store.Retention{MaxRecords: opts.retainDecisions, MaxAge: opts.retainFor},
+		LockTimeout:     storeLockTimeout,
+		MaxMutations:    opts.maxMutations,
+		Logger:          logger,
+		ShutdownTimeout: opts.shutdownTimeout,
+	}
+	if cfg.Scheduler, err = loadConfig(opts.configFile); err != nil {
 		return err
 	}
-	defer func() {
-		if err := db.Close(); err != nil {
-			logger.Error("close the data directory", "err", err)
-		}
-	}()
-	logger.Info("data directory open", "path", db.Path())
-
-	srv, err := server.New(server.Config{
-		Logger:          logger,
-		Registry:        prometheus.NewRegistry(),
-		ShutdownTimeout: opts.shutdownTimeout,
-	})
+	if cfg.GRPCOptions, err = securityOptions(opts); err != nil {
+		return err
+	}
+	d, err := daemon.Open(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	grpcLis, err := server.Listen(ctx, opts.listen)
 	if err != nil {
-		return err
+		return errors.Join(err, d.Close())
 	}
 	var metricsLis net.Listener
 	if opts.metricsListen != "" {
 		if metricsLis, err = server.Listen(ctx, opts.metricsListen); err != nil {
 			_ = grpcLis.Close()
-			return err
+			return errors.Join(err, d.Close())
 		}
 	}
-	return srv.Serve(ctx, grpcLis, metricsLis)
+	return d.Serve(ctx, grpcLis, metricsLis)
+}
+
+// loadConfig reads the KubeSchedulerConfiguration file; nil without one.
+func loadConfig(path string) (*config.Config, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--config: %w", err)
+	}
+	cfg, err := config.Load(data)
+	if err != nil {
+		return nil, fmt.Errorf("--config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// securityOptions are the gRPC options of TLS and bearer tokens.
+func securityOptions(opts options) ([]grpc.ServerOption, error) {
+	var out []grpc.ServerOption
+	if opts.tls.Enabled() {
+		creds, err := opts.tls.ServerOption()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, creds)
+	}
+	if opts.tokenFile != "" {
+		tokens, err := auth.LoadTokens(opts.tokenFile)
+		if err != nil {
+			return nil, fmt.Errorf("--token-file: %w", err)
+		}
+		out = append(out, tokens.ServerOptions()...)
+	}
+	return out, nil
 }

@@ -20,6 +20,10 @@ import (
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/berthsched/berth/server/auth"
+	"github.com/berthsched/berth/server/daemon"
+	"github.com/berthsched/berth/store"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -29,6 +33,8 @@ func TestParseFlags(t *testing.T) {
 		dataDir:         "./berth-data",
 		logLevel:        slog.LevelInfo,
 		shutdownTimeout: 10 * time.Second,
+		retainDecisions: 1_000_000,
+		maxMutations:    10_000,
 	}
 	tests := []struct {
 		name    string
@@ -40,8 +46,23 @@ func TestParseFlags(t *testing.T) {
 		{
 			name: "all set",
 			args: []string{"--listen", "unix:///run/berth.sock", "--metrics-listen=", "--data-dir", "/var/lib/berth", "--log-level", "debug", "--shutdown-timeout", "3s"},
-			want: options{listen: "unix:///run/berth.sock", dataDir: "/var/lib/berth", logLevel: slog.LevelDebug, shutdownTimeout: 3 * time.Second},
+			want: options{listen: "unix:///run/berth.sock", dataDir: "/var/lib/berth", logLevel: slog.LevelDebug, shutdownTimeout: 3 * time.Second,
+				retainDecisions: 1_000_000, maxMutations: 10_000},
 		},
+		{
+			name: "retention, security and limits",
+			args: []string{"--retain-decisions", "0", "--retain-for", "24h", "--tls-cert", "c.pem", "--tls-key", "k.pem",
+				"--tls-client-ca", "ca.pem", "--token-file", "tokens", "--config", "sched.yaml", "--max-batch-objects", "5"},
+			want: func() options {
+				o := defaults
+				o.retainDecisions, o.retainFor, o.tokenFile, o.configFile, o.maxMutations = 0, 24*time.Hour, "tokens", "sched.yaml", 5
+				o.tls = auth.TLSFiles{Cert: "c.pem", Key: "k.pem", ClientCA: "ca.pem"}
+				return o
+			}(),
+		},
+		{name: "key without cert", args: []string{"--tls-key", "k.pem"}, wantErr: true},
+		{name: "client CA without cert", args: []string{"--tls-client-ca", "ca.pem"}, wantErr: true},
+		{name: "negative retention", args: []string{"--retain-for", "-1h"}, wantErr: true},
 		{name: "bad log level", args: []string{"--log-level", "loud"}, wantErr: true},
 		{name: "unknown flag", args: []string{"--port", "1"}, wantErr: true},
 		{name: "positional argument", args: []string{"serve"}, wantErr: true},
@@ -60,19 +81,17 @@ func TestParseFlags(t *testing.T) {
 	}
 }
 
-func TestOpenStore(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "nested", "data")
-	db, err := openStore(dir, time.Millisecond)
+// A second berthd on the same data directory fails with a clear message.
+func TestRunDataDirLocked(t *testing.T) {
+	dir := t.TempDir()
+	d, err := daemon.Open(t.Context(), daemon.Config{DataDir: dir})
 	if err != nil {
-		t.Fatalf("first open: %v", err)
+		t.Fatal(err)
 	}
-	defer db.Close()
-	if _, err := os.Stat(filepath.Join(dir, storeFile)); err != nil {
-		t.Errorf("store file: %v", err)
-	}
-	_, err = openStore(dir, time.Millisecond)
-	if err == nil || !strings.Contains(err.Error(), "locked by another process") {
-		t.Errorf("second open: err = %v, want the data directory reported as locked", err)
+	defer d.Close()
+	err = run(t.Context(), []string{"--data-dir", dir, "--listen", "127.0.0.1:0", "--metrics-listen", ""}, io.Discard)
+	if !errors.Is(err, store.ErrLocked) || !strings.Contains(err.Error(), "another berthd is using the data dir") {
+		t.Errorf("run on a locked dir: %v, want the data dir reported as in use", err)
 	}
 }
 
@@ -148,7 +167,7 @@ func TestRunServesUntilCanceled(t *testing.T) {
 	if !strings.Contains(string(body), "grpc_server_handled_total") {
 		t.Errorf("/metrics lacks grpc_server_handled_total")
 	}
-	if _, err := os.Stat(filepath.Join(dir, "data", storeFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "data", "berth.db")); err != nil {
 		t.Errorf("store file: %v", err)
 	}
 

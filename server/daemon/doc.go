@@ -1,0 +1,20 @@
+// Package daemon assembles berthd: the bbolt store in the data directory,
+// the decision log over it, the scheduler with the in-tree plugins writing
+// its decisions to the log, the berth.v1 services over both, metrics, and
+// the gRPC server. Open builds it all and restores what a restart needs;
+// Serve runs the scheduling loop and serves until its context ends, then
+// stops the loop, flushes the log and closes the store.
+//
+// Restart. The orchestrator owns the objects and re-lists them through
+// Sync; the store keeps the decision log, the nominations and the binds
+// that awaited an outcome (store.Assumed). Nominations go back into the
+// scheduler's nominator before anything is re-listed. A bind that awaited
+// an outcome was sent (or will be, to a watcher resuming from its
+// revision), so the pod must not be placed again: until the bind is settled
+// the pod counts as running on the bind's node, even when it is re-listed
+// without node_name. It is settled by the pod arriving with node_name, by
+// ReportBindResult (CONFIRMED keeps it there; FAILED makes the pod pending
+// again, and it is scheduled anew), or by the pod's deletion. Until then
+// Explain shows such a pod as bound. So no pod is bound twice and no node
+// is overcommitted across a crash.
+package daemon

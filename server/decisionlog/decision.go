@@ -1,0 +1,157 @@
+package decisionlog
+
+import (
+	"fmt"
+	"sort"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/store"
+)
+
+// Type names, as the berth_decisions_total{type} label.
+const (
+	TypeBind            = "bind"
+	TypeEvict           = "evict"
+	TypeNominate        = "nominate"
+	TypeClearNomination = "clear_nomination"
+	TypeUnschedulable   = "unschedulable"
+)
+
+// profileOf is the scheduling profile of a pod.
+func profileOf(pod *model.Pod) string {
+	if pod.SchedulerName == "" {
+		return model.DefaultSchedulerName
+	}
+	return pod.SchedulerName
+}
+
+func podRef(p *model.Pod) *berthv1.PodRef {
+	return &berthv1.PodRef{Namespace: p.Namespace, Name: p.Name, Uid: p.UID}
+}
+
+// newDecision is a decision about pod by pod's profile, without revision
+// and time (the store gives them).
+func newDecision(pod *model.Pod) *berthv1.Decision {
+	return &berthv1.Decision{SchedulerName: profileOf(pod), Pod: podRef(pod)}
+}
+
+func bindDecision(pod *model.Pod, node string) *berthv1.Decision {
+	d := newDecision(pod)
+	d.Action = &berthv1.Decision_Bind{Bind: &berthv1.Bind{Node: node}}
+	return d
+}
+
+// evictDecision is made by the preemptor's profile about the victim.
+func evictDecision(victim *model.Pod, node string, preemptor *model.Pod, reason string) *berthv1.Decision {
+	d := newDecision(victim)
+	d.SchedulerName = profileOf(preemptor)
+	d.Action = &berthv1.Decision_Evict{Evict: &berthv1.Evict{
+		Victim: podRef(victim), Node: node, Preemptor: podRef(preemptor), Reason: reason,
+	}}
+	return d
+}
+
+func nominateDecision(pod *model.Pod, node string) *berthv1.Decision {
+	d := newDecision(pod)
+	d.Action = &berthv1.Decision_Nominate{Nominate: &berthv1.Nominate{Node: node}}
+	return d
+}
+
+func clearNominationDecision(pod *model.Pod, reason string) *berthv1.Decision {
+	d := newDecision(pod)
+	d.Action = &berthv1.Decision_ClearNomination{ClearNomination: &berthv1.ClearNomination{
+		PreviousNode: pod.NominatedNodeName, Reason: reason,
+	}}
+	return d
+}
+
+func unschedulableDecision(pod *model.Pod, message string, fitErr *framework.FitError) *berthv1.Decision {
+	d := newDecision(pod)
+	d.Action = &berthv1.Decision_Unschedulable{Unschedulable: &berthv1.Unschedulable{
+		Message: message, NodeReasons: nodeReasons(fitErr),
+	}}
+	return d
+}
+
+// nodeReasons lists why each node with a status of its own was rejected,
+// sorted by node name.
+func nodeReasons(fitErr *framework.FitError) []*berthv1.NodeReasons {
+	if fitErr == nil || fitErr.Diagnosis.NodeToStatus == nil {
+		return nil
+	}
+	m := fitErr.Diagnosis.NodeToStatus
+	nodes := m.Nodes()
+	out := make([]*berthv1.NodeReasons, 0, len(nodes))
+	for _, n := range nodes {
+		st := m.Get(n)
+		out = append(out, &berthv1.NodeReasons{
+			Node:         n,
+			Reasons:      st.Reasons(),
+			Unresolvable: st.Code() == framework.UnschedulableAndUnresolvable,
+		})
+	}
+	return out
+}
+
+// TypeOf returns the kind of d.
+func TypeOf(d *berthv1.Decision) berthv1.DecisionType {
+	switch d.GetAction().(type) {
+	case *berthv1.Decision_Bind:
+		return berthv1.DecisionType_DECISION_TYPE_BIND
+	case *berthv1.Decision_Evict:
+		return berthv1.DecisionType_DECISION_TYPE_EVICT
+	case *berthv1.Decision_Nominate:
+		return berthv1.DecisionType_DECISION_TYPE_NOMINATE
+	case *berthv1.Decision_ClearNomination:
+		return berthv1.DecisionType_DECISION_TYPE_CLEAR_NOMINATION
+	case *berthv1.Decision_Unschedulable:
+		return berthv1.DecisionType_DECISION_TYPE_UNSCHEDULABLE
+	}
+	return berthv1.DecisionType_DECISION_TYPE_UNSPECIFIED
+}
+
+var marshal = proto.MarshalOptions{Deterministic: true}
+
+// encode is a record's payload: d without revision and time.
+func encode(d *berthv1.Decision) ([]byte, error) {
+	b, err := marshal.Marshal(d)
+	if err != nil {
+		return nil, fmt.Errorf("decisionlog: encode decision: %w", err)
+	}
+	return b, nil
+}
+
+// decodePayload parses a payload written by encode.
+func decodePayload(payload []byte) (*berthv1.Decision, error) {
+	d := new(berthv1.Decision)
+	if err := proto.Unmarshal(payload, d); err != nil {
+		return nil, fmt.Errorf("decisionlog: decode decision: %w: %w", store.ErrCorrupt, err)
+	}
+	return d, nil
+}
+
+// decode is the decision of a record, with the record's revision and time.
+func decode(r store.Record) (*berthv1.Decision, error) {
+	d, err := decodePayload(r.Payload)
+	if err != nil {
+		return nil, fmt.Errorf("revision %d: %w", r.Revision, err)
+	}
+	d.Revision = r.Revision
+	d.Time = timestamppb.New(r.Time)
+	return d, nil
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,28 @@
+// Package decisionlog is the durable decision log: it turns the
+// scheduler's decisions into berth.v1 Decisions appended to the store, and
+// streams them back to watchers.
+//
+// Data comes in from core/scheduler, through the framework.DecisionSink
+// (Bind, Evict, Nominate, ClearNomination) and scheduler.Reporter
+// (Unschedulable) that Log implements. Each call is one store.Batch: the
+// encoded decision appended to the log plus the keyspace changes it implies
+// (a Bind records the pod in store.Assumed and ends its nomination; a
+// Nominate puts store.Nominations, a ClearNomination deletes it). Calls
+// commit concurrently, so the store groups them into shared transactions;
+// each returns once its decision is durable.
+//
+// Data goes out through Watch: a watcher reads the log from its revision
+// and waits for more, on its own goroutine, so a slow watcher only falls
+// behind (and catches up from the log) without holding up the scheduler or
+// other watchers. Reading below the oldest retained revision fails with a
+// *store.CompactedError, which the service maps to OUT_OF_RANGE.
+//
+// Outcomes of binds (confirmed, failed, pod deleted) are told to Log by the
+// daemon through Settle and Forget; Log removes the store.Assumed and
+// store.Nominations entries they end, in the background (Settle can wait
+// for durability). After a restart, Recover reads both keyspaces back.
+//
+// The payload of a record is a berthv1.Decision without revision and time:
+// both come from the store's record, so a decision read after a restart is
+// the one sent before it.
+package decisionlog

@@ -1,0 +1,163 @@
+package metrics
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/core/queue"
+	"github.com/berthsched/berth/core/scheduler"
+	"github.com/berthsched/berth/server/decisionlog"
+)
+
+// Metrics implements scheduler.Metrics and decisionlog.Metrics.
+type Metrics struct {
+	attempts        *prometheus.CounterVec
+	attemptDuration *prometheus.HistogramVec
+	preemptions     prometheus.Counter
+	victims         prometheus.Histogram
+	pointDuration   *prometheus.HistogramVec
+	pluginDuration  *prometheus.HistogramVec
+	permitWait      *prometheus.HistogramVec
+	decisions       *prometheus.CounterVec
+	commitDuration  prometheus.Histogram
+	watchers        prometheus.Gauge
+}
+
+var (
+	_ scheduler.Metrics   = (*Metrics)(nil)
+	_ decisionlog.Metrics = (*Metrics)(nil)
+)
+
+// New builds the metrics and registers them on reg.
+func New(reg prometheus.Registerer) (*Metrics, error) {
+	m := &Metrics{
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "scheduler_schedule_attempts_total",
+			Help: "Number of attempts to schedule pods, by the result. 'unschedulable' means a pod could not be scheduled, while 'error' means an internal scheduler problem.",
+		}, []string{"result", "profile"}),
+		attemptDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "scheduler_scheduling_attempt_duration_seconds",
+			Help:    "Scheduling attempt latency in seconds (scheduling algorithm + binding).",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 15),
+		}, []string{"result", "profile"}),
+		preemptions: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "scheduler_preemption_attempts_total",
+			Help: "Total preemption attempts in the cluster till now.",
+		}),
+		victims: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "scheduler_preemption_victims",
+			Help:    "Number of selected preemption victims.",
+			Buckets: prometheus.ExponentialBuckets(1, 2, 7),
+		}),
+		pointDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "scheduler_framework_extension_point_duration_seconds",
+			Help:    "Latency for running all plugins of a specific extension point.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 12),
+		}, []string{"extension_point", "status", "profile"}),
+		pluginDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "scheduler_plugin_execution_duration_seconds",
+			Help:    "Duration for running a plugin at a specific extension point.",
+			Buckets: prometheus.ExponentialBuckets(0.00001, 1.5, 20),
+		}, []string{"plugin", "extension_point", "status"}),
+		permitWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "scheduler_permit_wait_duration_seconds",
+			Help:    "Duration of waiting on permit.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 15),
+		}, []string{"result"}),
+		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "berth_decisions_total",
+			Help: "Decisions appended durably to the decision log, by type.",
+		}, []string{"type"}),
+		commitDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "berth_store_commit_duration_seconds",
+			Help:    "Time from handing a batch to the store to its being durable, queueing included.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16),
+		}),
+		watchers: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "berth_watchers",
+			Help: "Open DecisionService.Watch streams.",
+		}),
+	}
+	for _, t := range []string{decisionlog.TypeBind, decisionlog.TypeEvict, decisionlog.TypeNominate, decisionlog.TypeClearNomination, decisionlog.TypeUnschedulable} {
+		m.decisions.WithLabelValues(t)
+	}
+	for _, c := range []prometheus.Collector{
+		m.attempts, m.attemptDuration, m.preemptions, m.victims, m.pointDuration,
+		m.pluginDuration, m.permitWait, m.decisions, m.commitDuration, m.watchers,
+	} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// ObserveAttempt implements scheduler.Metrics.
+func (m *Metrics) ObserveAttempt(profile, result string, d time.Duration) {
+	m.attempts.WithLabelValues(result, profile).Inc()
+	m.attemptDuration.WithLabelValues(result, profile).Observe(d.Seconds())
+}
+
+// ObservePostFilter implements scheduler.Metrics.
+func (m *Metrics) ObservePostFilter(_ string, nominated bool, victims int) {
+	m.preemptions.Inc()
+	if nominated {
+		m.victims.Observe(float64(victims))
+	}
+}
+
+// ObserveExtensionPoint implements scheduler.Metrics.
+func (m *Metrics) ObserveExtensionPoint(profile, point string, code framework.Code, d time.Duration) {
+	m.pointDuration.WithLabelValues(point, code.String(), profile).Observe(d.Seconds())
+}
+
+// ObservePlugin implements scheduler.Metrics.
+func (m *Metrics) ObservePlugin(_, point, plugin string, code framework.Code, d time.Duration) {
+	m.pluginDuration.WithLabelValues(plugin, point, code.String()).Observe(d.Seconds())
+}
+
+// ObservePermitWait implements scheduler.Metrics.
+func (m *Metrics) ObservePermitWait(_ string, code framework.Code, d time.Duration) {
+	m.permitWait.WithLabelValues(code.String()).Observe(d.Seconds())
+}
+
+// ObserveDecision implements decisionlog.Metrics.
+func (m *Metrics) ObserveDecision(typ string) { m.decisions.WithLabelValues(typ).Inc() }
+
+// ObserveCommit implements decisionlog.Metrics.
+func (m *Metrics) ObserveCommit(d time.Duration) { m.commitDuration.Observe(d.Seconds()) }
+
+// AddWatchers implements decisionlog.Metrics.
+func (m *Metrics) AddWatchers(delta int) { m.watchers.Add(float64(delta)) }
+
+// pendingPods is scheduler_pending_pods{queue}, read from the queue on
+// each scrape.
+type pendingPods struct {
+	desc  *prometheus.Desc
+	stats func() queue.Stats
+}
+
+// RegisterPendingPods registers scheduler_pending_pods{queue}, read from
+// stats on each scrape.
+func RegisterPendingPods(reg prometheus.Registerer, stats func() queue.Stats) error {
+	return reg.Register(&pendingPods{
+		desc: prometheus.NewDesc("scheduler_pending_pods",
+			"Number of pending pods, by the queue type. 'active' means number of pods in activeQ; 'backoff' means number of pods in backoffQ; 'unschedulable' means number of pods in unschedulablePods that the scheduler attempted to schedule and failed; 'gated' is the number of unschedulable pods that the scheduler never attempted to schedule because they are gated.",
+			[]string{"queue"}, nil),
+		stats: stats,
+	})
+}
+
+func (p *pendingPods) Describe(ch chan<- *prometheus.Desc) { ch <- p.desc }
+
+func (p *pendingPods) Collect(ch chan<- prometheus.Metric) {
+	st := p.stats()
+	for _, q := range []struct {
+		name string
+		n    int
+	}{{"active", st.Active}, {"backoff", st.Backoff}, {"unschedulable", st.Unschedulable}, {"gated", st.Gated}} {
+		ch <- prometheus.MustNewConstMetric(p.desc, prometheus.GaugeValue, float64(q.n), q.name)
+	}
+}
