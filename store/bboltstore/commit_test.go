@@ -132,8 +132,12 @@ func TestGroupCommit(t *testing.T) {
 			if diff := cmp.Diff(seq(1, 11), got); diff != "" {
 				t.Errorf("revisions in queue order (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(Stats{Transactions: 2, Batches: 11, Records: 11}, s.Stats()); diff != "" {
-				t.Errorf("Stats (-want +got):\n%s", diff)
+			// The committer may take the first request alone (2
+			// transactions) or, when the others are queued before it
+			// looks again, with them (1); the ten never go one by one.
+			st := s.Stats()
+			if st.Batches != 11 || st.Records != 11 || st.Transactions < 1 || st.Transactions > 2 {
+				t.Errorf("Stats() = %+v, want 11 batches and records in 1 or 2 transactions", st)
 			}
 		})
 	}
