@@ -50,6 +50,7 @@ type options struct {
 	tls             auth.TLSFiles
 	tokenFile       string
 	maxMutations    int
+	deterministic   bool
 }
 
 func parseFlags(args []string, output io.Writer) (options, error) {
@@ -69,6 +70,7 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 	fs.StringVar(&o.tls.Key, "tls-key", "", "PEM private key of --tls-cert")
 	fs.StringVar(&o.tls.ClientCA, "tls-client-ca", "", "PEM CA bundle: require client certificates it signed (mTLS)")
 	fs.StringVar(&o.tokenFile, "token-file", "", `bearer tokens, one per line, each optionally followed by "read-only"; empty: no token needed`)
+	fs.BoolVar(&o.deterministic, "deterministic", false, "break score ties by the smallest node name instead of at random, as berthctl simulate does (benchmarks, tests)")
 	fs.IntVar(&o.maxMutations, "max-batch-objects", 10_000, "most objects or references in one state request; 0: only the message size bounds it")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
@@ -103,6 +105,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		MaxMutations:    opts.maxMutations,
 		Logger:          logger,
 		ShutdownTimeout: opts.shutdownTimeout,
+		Deterministic:   opts.deterministic,
 	}
 	if cfg.Scheduler, err = loadConfig(opts.configFile); err != nil {
 		return err

@@ -55,6 +55,10 @@ type Config struct {
 	GRPCOptions []grpc.ServerOption
 	// Clock is the scheduler's clock; nil means real time.
 	Clock func() time.Time
+	// Deterministic makes the scheduler break score ties by the smallest
+	// node name and run plugins one at a time, so that its decisions are
+	// those of berthctl simulate on the same input (benchmarks, tests).
+	Deterministic bool
 }
 
 // Daemon is berthd assembled. Serve it once.
@@ -124,6 +128,8 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		Reporter:  d.log,
 		Logger:    cfg.Logger,
 		Metrics:   schedulerMetrics{Metrics: m, attempts: attempts},
+
+		Deterministic: cfg.Deterministic,
 	}
 	if cfg.Clock != nil {
 		schedOpts.Clock = clockFunc(cfg.Clock)

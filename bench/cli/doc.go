@@ -1,0 +1,29 @@
+// Package cli is `berthctl bench`, the end-to-end level of Berth's
+// benchmark suite (issue 8): it generates a workload (bench/workload),
+// streams it to a berthd over berth.v1 (StateService.Sync), watches the
+// decisions (DecisionService.Watch) until every pending pod is decided,
+// confirms every bind and deletes every evicted victim through Sync, as an
+// orchestrator would, and prints one JSON line per run:
+//
+//	{"workload":..,"nodes":..,"pods":..,"seconds":..,"podsPerSecond":..,
+//	 "p50LatencyMs":..,"p99LatencyMs":..,"peakRSSMiB":..}
+//
+// What is measured: the clock starts when the first pending pod is sent
+// (the cluster before it — nodes, classes, running pods — is loaded and
+// acknowledged first) and stops when the last pending pod's decision
+// arrives on the Watch stream. A pod's latency runs from the moment its
+// Sync batch is sent to the moment its decision (Bind, or Unschedulable for
+// a pod no node can take) arrives on the Watch stream: it covers the
+// network both ways, the ingest, the queue, the scheduling cycle and the
+// decision log's durable commit (berthd sends a decision only once it is
+// durable), so it bounds "pod received → decision durable" from above.
+// peakRSSMiB is the VmHWM of the berthctl process: with the built-in
+// server it includes berthd; with --server it is the client's alone.
+//
+// Without --server, Command starts a berthd on loopback with a temporary
+// data directory for every run (Options.Start says how).
+//
+// --verify compares the binds with core/simulate's on the same input: the
+// server must then schedule deterministically (parallelism 1, ties to the
+// smallest node name), as simulate does.
+package cli

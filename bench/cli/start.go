@@ -1,0 +1,35 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+
+	"github.com/berthsched/berth/server/daemon"
+)
+
+// StartInProcess runs berthd in this process: the same daemon the binary
+// runs, with its durable bbolt log in dataDir, serving gRPC on a loopback
+// port and no metrics listener. Stopping it drains the log and closes the
+// store, as SIGTERM does for the binary.
+func StartInProcess(ctx context.Context, dataDir string, deterministic bool, stderr io.Writer) (string, func() error, error) {
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	d, err := daemon.Open(ctx, daemon.Config{DataDir: dataDir, Logger: logger, Deterministic: deterministic})
+	if err != nil {
+		return "", nil, err
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, errors.Join(err, d.Close())
+	}
+	serveCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan error, 1)
+	go func() { done <- d.Serve(serveCtx, lis, nil) }()
+	stop := func() error {
+		cancel()
+		return <-done
+	}
+	return lis.Addr().String(), stop, nil
+}

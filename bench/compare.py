@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Run kube-scheduler (kubeoracle throughput) and Berth (in process, and end
+to end through berthctl bench when available) on the workloads of issue 8,
+several runs each, and write one CSV row per run.
+
+    python3 bench/compare.py --runs 3 --sizes 500 5000 --out bench/results.csv
+
+Needs: Go, a built kubeoracle (--kubeoracle, default /tmp/kubeoracle; see
+../shared/kubeoracle/README.md), and for the end-to-end level a berthctl
+with the bench command and a berthd (--berthctl, --berthd). Levels whose
+tools are missing are skipped with a note on stderr. Run from the repo root.
+"""
+import argparse, csv, json, os, re, shutil, subprocess, sys, tempfile
+
+WORKLOADS = ["basic", "spread", "affinity", "preemption", "preferred", "unschedulable", "mixedchurn"]
+ORACLE_NATIVE = {"basic", "spread", "affinity", "preemption"}
+FIELDS = ["workload", "nodes", "pods", "scheduler", "level", "run", "seconds",
+          "pods_per_second", "p50_ms", "p99_ms", "peak_rss_mib", "note"]
+
+
+def default_pods(workload, nodes):
+    return nodes // 5 if workload == "preemption" else 2 * nodes
+
+
+def sh(cmd, timeout):
+    print("+", " ".join(cmd), file=sys.stderr, flush=True)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+
+
+def kube(a, w, n, p, run, tmp):
+    if w == "mixedchurn":
+        return None  # its churn cannot be written as a file
+    if w in ORACLE_NATIVE:
+        cmd = [a.kubeoracle, "throughput", "--workload", w, "--nodes", str(n), "--pods", str(p)]
+    else:
+        f = os.path.join(tmp, f"{w}-{n}.yaml")
+        if not os.path.exists(f):
+            with open(f, "w") as out:
+                subprocess.run([a.genyaml, "--workload", w, "--nodes", str(n), "--pods", str(p)], stdout=out, check=True)
+        cmd = [a.kubeoracle, "throughput", "-f", f, "--stall-timeout", "10s"]
+    cmd += ["--timeout", a.timeout]
+    r = sh(cmd, None)
+    line = next((l for l in r.stdout.splitlines() if l.startswith("{")), None)
+    if line is None:
+        return dict(note="failed: " + r.stderr.strip()[-200:])
+    j = json.loads(line)
+    note = "timed out" if j.get("timedOut") else ("stalled (unschedulable pods)" if j.get("stalled") else "")
+    return dict(seconds=j["seconds"], pods_per_second=j["podsPerSecond"], peak_rss_mib=j.get("peakRSSMiB", ""), note=note)
+
+
+def inprocess(a, w, n, p, run, tmp):
+    r = sh([a.inprocess_test, "-test.run", "^$", "-test.bench", f"^BenchmarkWorkload$/^{w}$/^{n}nodes$",
+            "-test.benchtime", "1x"], None)
+    m = re.search(r"(\d+) ns/op\s+([\d.]+) p50-ms\s+([\d.]+) p99-ms\s+([\d.]+) pods/s", r.stdout)
+    if not m:
+        skip = "SKIP" in r.stdout or "skip" in r.stdout
+        return dict(note=("skipped: " if skip else "failed: ") + (r.stdout + r.stderr).strip()[-200:])
+    return dict(seconds=round(int(m.group(1)) / 1e9, 3), pods_per_second=float(m.group(4)),
+                p50_ms=float(m.group(2)), p99_ms=float(m.group(3)))
+
+
+def e2e(a, w, n, p, run, tmp):
+    cmd = [a.berthctl, "bench", "--workload", w, "--nodes", str(n), "--pods", str(p), "-o", "json"]
+    if a.berthd:
+        cmd += ["--berthd", a.berthd]
+    if a.server:
+        cmd += ["--server", a.server]
+    r = sh(cmd, None)
+    line = next((l for l in r.stdout.splitlines() if l.startswith("{")), None)
+    if line is None:
+        return dict(note="failed: " + r.stderr.strip()[-200:])
+    j = json.loads(line)
+    return dict(seconds=j["seconds"], pods_per_second=j["podsPerSecond"], p50_ms=j["p50LatencyMs"],
+                p99_ms=j["p99LatencyMs"], peak_rss_mib=j["peakRSSMiB"])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--sizes", type=int, nargs="+", default=[500, 5000])
+    ap.add_argument("--workloads", nargs="+", default=WORKLOADS)
+    ap.add_argument("--levels", nargs="+", default=["kube", "inprocess", "e2e"])
+    ap.add_argument("--out", default="bench/results.csv")
+    ap.add_argument("--kubeoracle", default=os.environ.get("KUBEORACLE", "/tmp/kubeoracle"))
+    ap.add_argument("--berthctl", default=os.environ.get("BERTHCTL", shutil.which("berthctl") or ""))
+    ap.add_argument("--berthd", default=os.environ.get("BERTHD", ""))
+    ap.add_argument("--server", default="", help="address of a running berthd for the e2e level")
+    ap.add_argument("--timeout", default="20m", help="kubeoracle's --timeout")
+    a = ap.parse_args()
+
+    tmp = tempfile.mkdtemp(prefix="berth-compare-")
+    a.genyaml = os.path.join(tmp, "genyaml")
+    a.inprocess_test = os.path.join(tmp, "inprocess.test")
+    subprocess.run(["go", "build", "-o", a.genyaml, "./bench/genyaml"], check=True)
+    subprocess.run(["go", "test", "-c", "-o", a.inprocess_test, "./bench/inprocess"], check=True)
+    levels = []
+    if "kube" in a.levels:
+        if os.path.exists(a.kubeoracle):
+            levels.append(("kube-scheduler", "inprocess-fakeapi", kube))
+        else:
+            print(f"no kubeoracle at {a.kubeoracle}: kube-scheduler skipped", file=sys.stderr)
+    if "inprocess" in a.levels:
+        levels.append(("berth", "inprocess", inprocess))
+    if "e2e" in a.levels:
+        if a.berthctl:
+            levels.append(("berth", "e2e", e2e))
+        else:
+            print("no berthctl (--berthctl): the end-to-end level is skipped", file=sys.stderr)
+
+    new = not os.path.exists(a.out)
+    with open(a.out, "a", newline="") as f:
+        out = csv.DictWriter(f, fieldnames=FIELDS)
+        if new:
+            out.writeheader()
+        for w in a.workloads:
+            for n in a.sizes:
+                p = default_pods(w, n)
+                for sched, level, fn in levels:
+                    for run in range(1, a.runs + 1):
+                        row = fn(a, w, n, p, run, tmp)
+                        if row is None:
+                            break
+                        row.update(workload=w, nodes=n, pods=p, scheduler=sched, level=level, run=run)
+                        out.writerow(row)
+                        f.flush()
+                        print(json.dumps(row), file=sys.stderr, flush=True)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,200 @@
+package inprocess
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/berthsched/berth/bench/workload"
+	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/plugins/names"
+	"github.com/berthsched/berth/core/plugins/registry"
+	"github.com/berthsched/berth/core/scheduler"
+)
+
+// BenchmarkWorkload runs each workload of the suite at 500 and 5000 nodes
+// (two pending pods per node; preemption: one per five nodes), one whole
+// run per iteration, and reports pods/s and the latency percentiles.
+// Generating the cluster and loading it are outside the timer.
+//
+//	go test -run '^$' -bench BenchmarkWorkload -benchtime 1x ./bench/inprocess
+func BenchmarkWorkload(b *testing.B) {
+	reg := registry.InTree()
+	for _, name := range workload.Names() {
+		for _, nodes := range workload.Sizes() {
+			b.Run(fmt.Sprintf("%s/%dnodes", name, nodes), func(b *testing.B) {
+				if _, ok := reg[names.DefaultPreemption]; !ok && name == workload.Preemption {
+					b.Skip("DefaultPreemption is not in the registry yet")
+				}
+				benchmarkWorkload(b, name, nodes, workload.DefaultPods(name, nodes))
+			})
+		}
+	}
+}
+
+func benchmarkWorkload(b *testing.B, name string, nodes, pods int) {
+	var seconds, p50, p99 float64
+	for range b.N {
+		b.StopTimer()
+		w, err := workload.Generate(name, workload.Spec{Nodes: nodes, Pods: pods})
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		b.StartTimer()
+		r, err := Run(context.Background(), w, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		seconds += r.Seconds
+		p50 += r.P50LatencyMs
+		p99 += r.P99LatencyMs
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(pods)*n/seconds, "pods/s")
+	b.ReportMetric(p50/n, "p50-ms")
+	b.ReportMetric(p99/n, "p99-ms")
+}
+
+// BenchmarkLatency offers basic pods at 1000 pods/s (5000 nodes, 5000
+// pods) and reports the latency percentiles (issue 8: p99 under 5 ms).
+//
+//	go test -run '^$' -bench BenchmarkLatency -benchtime 1x ./bench/inprocess
+func BenchmarkLatency(b *testing.B) {
+	const nodes, pods, rate = 5000, 5000, 1000
+	var p50, p99 float64
+	for range b.N {
+		w, err := workload.Generate(workload.Basic, workload.Spec{Nodes: nodes, Pods: pods})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := Run(context.Background(), w, Options{Rate: rate})
+		if err != nil {
+			b.Fatal(err)
+		}
+		p50 += r.P50LatencyMs
+		p99 += r.P99LatencyMs
+	}
+	b.ReportMetric(p50/float64(b.N), "p50-ms")
+	b.ReportMetric(p99/float64(b.N), "p99-ms")
+}
+
+// BenchmarkCostGrowth measures the cost of one pod (AddPod, the scheduling
+// cycle, the inline binding cycle, the bind confirmation) as the cluster
+// grows: 2000 basic pods per iteration on 500, 1000, 5000 and 15000 nodes,
+// the default profile with the adaptive percentage of nodes to score.
+//
+//	go test -run '^$' -bench BenchmarkCostGrowth -benchtime 3x ./bench/inprocess
+func BenchmarkCostGrowth(b *testing.B) {
+	const pods = 2000
+	for _, nodes := range workload.CostSizes() {
+		b.Run(fmt.Sprintf("%dnodes", nodes), func(b *testing.B) {
+			ctx := context.Background()
+			var elapsed time.Duration
+			for range b.N {
+				b.StopTimer()
+				w, err := workload.Generate(workload.Basic, workload.Spec{Nodes: nodes, Pods: pods})
+				if err != nil {
+					b.Fatal(err)
+				}
+				s := newInline(b, w)
+				runtime.GC()
+				b.StartTimer()
+				start := time.Now()
+				for _, p := range w.Pending {
+					scheduleInline(ctx, b, s, p)
+				}
+				elapsed += time.Since(start)
+			}
+			perPod := float64(elapsed.Nanoseconds()) / float64(b.N*pods)
+			b.ReportMetric(perPod, "ns/pod")
+			b.ReportMetric(1e9/perPod, "pods/s")
+		})
+	}
+}
+
+func newInline(b *testing.B, w *workload.Workload) *scheduler.Scheduler {
+	ctx := context.Background()
+	reg := registry.InTree()
+	s, err := scheduler.New(ctx, scheduler.Options{
+		Config: DefaultConfig(reg), Registry: reg, Decisions: nopSink{}, BindInline: true,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := Load(ctx, s, w); err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+func scheduleInline(ctx context.Context, b *testing.B, s *scheduler.Scheduler, p *model.Pod) {
+	if err := s.AddPod(ctx, p); err != nil {
+		b.Fatal(err)
+	}
+	att, err := s.ScheduleOne(ctx)
+	if err != nil || att.Result != scheduler.ResultScheduled || att.BindStatus != nil {
+		b.Fatalf("pod %s: %v %+v", p.Key(), err, att)
+	}
+	if err := s.AddPod(ctx, workload.Bound(p, att.Node)); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkMemory measures the live heap the scheduler holds per node and
+// per queued pod (the model objects included: the scheduler keeps them),
+// after a GC, at 5000 nodes and 10000 pending pods. Issue 8's targets:
+// under 8 KiB per node, under 2 KiB per queued pod.
+//
+//	go test -run '^$' -bench BenchmarkMemory -benchtime 1x ./bench/inprocess
+func BenchmarkMemory(b *testing.B) {
+	const nodes, pods = 5000, 10000
+	ctx := context.Background()
+	for range b.N {
+		reg := registry.InTree()
+		s, err := scheduler.New(ctx, scheduler.Options{Config: DefaultConfig(reg), Registry: reg, Decisions: nopSink{}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		base := liveHeap()
+		w, err := workload.Generate(workload.Basic, workload.Spec{Nodes: nodes, Pods: pods})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := Load(ctx, s, w); err != nil {
+			b.Fatal(err)
+		}
+		w.Nodes = nil // the generator's slices are not the scheduler's
+		withNodes := liveHeap()
+		for _, p := range w.Pending {
+			if err := s.AddPod(ctx, p); err != nil {
+				b.Fatal(err)
+			}
+		}
+		w.Pending, w.Stream = nil, nil
+		withPods := liveHeap()
+		b.ReportMetric(float64(withNodes-base)/nodes, "B/node")
+		b.ReportMetric(float64(withPods-withNodes)/pods, "B/queued-pod")
+		if got := s.Stats(); got.Queue.Active != pods {
+			b.Fatalf("stats: %+v, want %d pending", got, pods)
+		}
+		runtime.KeepAlive(s)
+	}
+}
+
+func liveHeap() int64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}
+
+type nopSink struct{}
+
+func (nopSink) Bind(context.Context, *model.Pod, string) error                      { return nil }
+func (nopSink) Evict(context.Context, *model.Pod, string, *model.Pod, string) error { return nil }
+func (nopSink) Nominate(context.Context, *model.Pod, string) error                  { return nil }
+func (nopSink) ClearNomination(context.Context, *model.Pod, string) error           { return nil }

@@ -1,0 +1,19 @@
+// Package workload generates the synthetic clusters of Berth's benchmark
+// suite (issue 8), modelled on kube-scheduler's scheduler_perf and on
+// kubeoracle's throughput mode, so the same cluster can be scheduled by
+// Berth (in process or through berthd) and by the real kube-scheduler.
+//
+// Generate returns a Workload as core/model objects: the nodes, the
+// priority classes, the pods already running, the pending pods (the ones
+// whose decisions are measured) and the Stream of state changes a driver
+// sends once the clock starts (the pending pods, interleaved with node and
+// pod churn for MixedChurn). WriteYAML writes the initial cluster as
+// Kubernetes manifests; for the workloads kubeoracle also generates
+// (basic, spread, affinity, preemption) the bytes are those of
+// `kubeoracle gen` with the same sizes, so both schedulers see the
+// identical input.
+//
+// Every workload uses kubeoracle's node shape: nodes node-NNNNN with 32 cpu,
+// 128Gi and 110 pods, labelled with their hostname, one of 10 zones
+// (round-robin), region-1, linux/amd64 and pool "default".
+package workload

@@ -1,0 +1,26 @@
+// Command berthctl drives Berth from a terminal or a script.
+//
+// "berthctl simulate" reads Kubernetes manifests (core/manifest) and runs
+// the deterministic simulator (core/simulate) in-process: no server is
+// involved, and the output is the trace format of DESIGN.md, one JSON
+// object per scheduling attempt, comparable line by line with kubeoracle's
+// "place" mode.
+//
+// The other commands talk to a running berthd over the berth.v1 gRPC API:
+// apply and delete send objects through StateService (manifests converted
+// with server/convert), watch follows DecisionService.Watch, and explain
+// and get ask AdminService.
+//
+// Exit codes are part of the interface; scripts may rely on them:
+//
+//	0  success
+//	1  the operation failed: invalid manifests, objects refused by the
+//	   server, a request the server rejected, decisions compacted away
+//	2  usage error: unknown command or flag, bad flag value, missing argument
+//	3  the server cannot be reached, is unavailable or timed out
+//	4  not found: the pod (or object) named does not exist
+//	5  not authorized: missing or wrong token, permission denied
+//
+// Errors are printed on standard error as "berthctl: ..." in words meant
+// for people; results go to standard output.
+package main

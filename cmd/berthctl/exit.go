@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// Exit codes (see doc.go). They are part of berthctl's interface.
+const (
+	exitOK           = 0
+	exitFailed       = 1
+	exitUsage        = 2
+	exitUnavailable  = 3
+	exitNotFound     = 4
+	exitUnauthorized = 5
+)
+
+// exitError is an error with the exit code it ends berthctl with.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageErrorf reports a bad command line (exit 2).
+func usageErrorf(format string, a ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, a...)}
+}
+
+// failedf reports an operation that did not succeed (exit 1).
+func failedf(format string, a ...any) error {
+	return &exitError{code: exitFailed, err: fmt.Errorf(format, a...)}
+}
+
+// exitCode is the code err ends berthctl with.
+func exitCode(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	if e := (*exitError)(nil); errors.As(err, &e) {
+		return e.code
+	}
+	return exitFailed
+}
+
+// rpcError turns the error of a call to berthd into words for people and
+// an exit code. what names the object the call was about ("pod
+// default/web"), for NOT_FOUND; server is the address dialled.
+func rpcError(ctx context.Context, err error, server, what string) error {
+	if err == nil {
+		return nil
+	}
+	st, ok := status.FromError(err)
+	if !ok {
+		return &exitError{code: exitFailed, err: err}
+	}
+	msg := st.Message()
+	switch st.Code() {
+	case codes.NotFound:
+		if what != "" {
+			return &exitError{code: exitNotFound, err: fmt.Errorf("%s not found", what)}
+		}
+		return &exitError{code: exitNotFound, err: fmt.Errorf("not found: %s", msg)}
+	case codes.Unavailable:
+		return &exitError{code: exitUnavailable, err: fmt.Errorf("cannot reach berthd at %s: %s", server, msg)}
+	case codes.DeadlineExceeded:
+		return &exitError{code: exitUnavailable, err: fmt.Errorf("berthd at %s did not answer in time (--timeout): %s", server, msg)}
+	case codes.Canceled:
+		if ctx.Err() != nil {
+			return &exitError{code: exitFailed, err: errors.New("interrupted")}
+		}
+		return &exitError{code: exitUnavailable, err: fmt.Errorf("the call to berthd at %s was cancelled: %s", server, msg)}
+	case codes.Unauthenticated:
+		return &exitError{code: exitUnauthorized, err: fmt.Errorf("berthd at %s refused the credentials (see --token, --token-file): %s", server, msg)}
+	case codes.PermissionDenied:
+		return &exitError{code: exitUnauthorized, err: fmt.Errorf("permission denied by berthd at %s: %s", server, msg)}
+	case codes.Unimplemented:
+		return &exitError{code: exitFailed, err: fmt.Errorf("berthd at %s does not implement this call yet: %s", server, msg)}
+	case codes.ResourceExhausted:
+		return &exitError{code: exitFailed, err: fmt.Errorf("berthd at %s refused a request as too large (try a smaller --batch-size): %s", server, msg)}
+	case codes.InvalidArgument, codes.FailedPrecondition, codes.OutOfRange:
+		return &exitError{code: exitFailed, err: fmt.Errorf("berthd refused the request: %s", msg)}
+	}
+	return &exitError{code: exitFailed, err: fmt.Errorf("berthd at %s: %s: %s", server, st.Code(), msg)}
+}

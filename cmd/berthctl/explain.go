@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+)
+
+func (a *app) explainCommand() *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "explain NAMESPACE/NAME [-o text|json]",
+		Short: "Say where a pod stands in scheduling and why it is not placed",
+		Long: `explain asks berthd (AdminService.Explain) about one pod, like the scheduling
+part of kubectl describe: its sub-queue, attempts, next retry, nominated node,
+and the "0/N nodes are available: ..." diagnosis of its last failed attempt
+with every node's reasons. A pod named without a namespace is in "default".
+
+explain exits 0 whatever the pod's state (an unschedulable pod is explained,
+not an error) and 4 when berthd holds no such pod.`,
+		Args: exactArgs(1, "one pod, NAMESPACE/NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := oneOf("output", output, "text", "json"); err != nil {
+				return err
+			}
+			return a.explain(cmd.Context(), args[0], output)
+		},
+	}
+	outputFlag(cmd.Flags(), &output, "text", "output format: text or json (the ExplainResponse)")
+	return cmd
+}
+
+func (a *app) explain(ctx context.Context, podName, output string) error {
+	ns, name, err := parsePodName(podName)
+	if err != nil {
+		return err
+	}
+	c, err := a.conn.dial()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	callCtx, cancel := c.call(ctx)
+	defer cancel()
+	resp, err := c.admin.Explain(callCtx, &berthv1.ExplainRequest{Pod: &berthv1.PodRef{Namespace: ns, Name: name}})
+	if err != nil {
+		return c.err(ctx, err, "pod "+ns+"/"+name)
+	}
+	if output == "json" {
+		return writeProtoJSON(a.out, resp)
+	}
+	return writeExplain(a.out, resp)
+}
+
+// writeExplain prints an ExplainResponse for people.
+func writeExplain(w io.Writer, r *berthv1.ExplainResponse) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
+	row := func(k, v string) { fmt.Fprintf(tw, "%s:\t%s\n", k, v) }
+	row("Pod", podKey(r.GetPod()))
+	row("UID", dash(r.GetPod().GetUid()))
+	row("Scheduler", r.GetSchedulerName())
+	row("Priority", fmt.Sprint(r.GetPriority()))
+	row("Queue", stateName(r.GetState()))
+	row("Attempts", fmt.Sprint(r.GetAttempts()))
+	row("Enqueued", timeText(r.GetEnqueuedTime()))
+	row("Last attempt", timeText(r.GetLastAttemptTime()))
+	row("Next retry", nextRetry(r))
+	row("Nominated node", dash(r.GetNominatedNode()))
+	if n := r.GetNode(); n != "" {
+		v := n
+		if rev := r.GetBindRevision(); rev > 0 {
+			v = fmt.Sprintf("%s (bind revision %d, waiting for the orchestrator)", n, rev)
+		}
+		row("Node", v)
+	}
+	if f := r.GetLastBindFailure(); f != "" {
+		row("Last bind failure", f)
+	}
+	if p := r.GetRejectingPlugins(); len(p) > 0 {
+		row("Rejected by", strings.Join(p, ", "))
+	}
+	if err := tw.Flush(); err != nil {
+		return failedf("writing: %w", err)
+	}
+	d := r.GetLastDiagnosis()
+	if d == nil {
+		return nil
+	}
+	fmt.Fprintf(w, "\nLast diagnosis:\n  %s\n", d.GetMessage())
+	if len(d.GetNodeReasons()) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  NODE\tREASONS\tPREEMPTION")
+	for _, nr := range d.GetNodeReasons() {
+		pre := "may help"
+		if nr.GetUnresolvable() {
+			pre = "cannot help"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", nr.GetNode(), strings.Join(nr.GetReasons(), "; "), pre)
+	}
+	if err := tw.Flush(); err != nil {
+		return failedf("writing: %w", err)
+	}
+	return nil
+}
+
+// nextRetry says when the queue will try the pod again.
+func nextRetry(r *berthv1.ExplainResponse) string {
+	switch r.GetState() {
+	case berthv1.QueueState_QUEUE_STATE_ACTIVE:
+		return "now (waiting in the active queue)"
+	case berthv1.QueueState_QUEUE_STATE_BACKOFF:
+		return "after the backoff, at " + timeText(r.GetBackoffUntil())
+	case berthv1.QueueState_QUEUE_STATE_UNSCHEDULABLE:
+		return "when a cluster change may help it, or once it has waited the maximum unschedulable time"
+	case berthv1.QueueState_QUEUE_STATE_GATED:
+		return "once its scheduling gates are removed"
+	case berthv1.QueueState_QUEUE_STATE_SCHEDULING:
+		return "being tried now"
+	}
+	return "-"
+}
+
+// stateName is a QueueState without its prefix, lower case: "backoff".
+func stateName(s berthv1.QueueState) string {
+	return strings.ToLower(strings.TrimPrefix(s.String(), "QUEUE_STATE_"))
+}
+
+func timeText(t *timestamppb.Timestamp) string {
+	if t == nil {
+		return "-"
+	}
+	return t.AsTime().UTC().Format(time.RFC3339)
+}
+
+// writeProtoJSON prints a message as indented JSON with the proto field
+// names. protojson's own spacing is deliberately unstable, so the output is
+// re-indented for scripts and tests.
+func writeProtoJSON(w io.Writer, m proto.Message) error {
+	b, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(m)
+	if err != nil {
+		return failedf("encoding: %w", err)
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		return failedf("encoding: %w", err)
+	}
+	if _, err := fmt.Fprintln(w, out.String()); err != nil {
+		return failedf("writing: %w", err)
+	}
+	return nil
+}

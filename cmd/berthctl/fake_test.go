@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+)
+
+// fakeBerthd implements berth.v1 with canned answers and records what it
+// was sent.
+type fakeBerthd struct {
+	berthv1.UnimplementedStateServiceServer
+	berthv1.UnimplementedDecisionServiceServer
+	berthv1.UnimplementedAdminServiceServer
+
+	// token, when set, is the bearer token every call must carry.
+	token string
+	// refuse says why an upserted object is refused; nil accepts it.
+	refuse func(*berthv1.Object) *berthv1.ObjectError
+	// watch is what Watch sends before waiting for the client to leave.
+	watch []*berthv1.WatchResponse
+	// compactedBelow makes Watch from an older revision fail OUT_OF_RANGE.
+	compactedBelow uint64
+	// held are the objects Delete finds, as "KIND key".
+	held map[string]bool
+
+	mu       sync.Mutex
+	syncReqs []*berthv1.SyncRequest
+	deletes  []*berthv1.DeleteRequest
+	watchReq *berthv1.WatchRequest
+	auth     []string
+}
+
+// start serves f on a loopback port and returns its address.
+func (f *fakeBerthd) start(t *testing.T) string {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := grpc.NewServer(
+		grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+			if err := f.authorize(ctx); err != nil {
+				return nil, err
+			}
+			return h(ctx, req)
+		}),
+		grpc.StreamInterceptor(func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+			if err := f.authorize(ss.Context()); err != nil {
+				return err
+			}
+			return h(srv, ss)
+		}),
+	)
+	berthv1.RegisterStateServiceServer(s, f)
+	berthv1.RegisterDecisionServiceServer(s, f)
+	berthv1.RegisterAdminServiceServer(s, f)
+	go func() { _ = s.Serve(lis) }()
+	t.Cleanup(s.Stop)
+	return lis.Addr().String()
+}
+
+func (f *fakeBerthd) authorize(ctx context.Context) error {
+	md, _ := metadata.FromIncomingContext(ctx)
+	f.mu.Lock()
+	f.auth = append(f.auth, md.Get("authorization")...)
+	f.mu.Unlock()
+	if f.token != "" && (len(md.Get("authorization")) != 1 || md.Get("authorization")[0] != "Bearer "+f.token) {
+		return status.Error(codes.Unauthenticated, "missing or invalid bearer token")
+	}
+	return nil
+}
+
+func (f *fakeBerthd) Sync(stream berthv1.StateService_SyncServer) error {
+	for {
+		req, err := stream.Recv()
+		if err != nil {
+			return nil
+		}
+		f.mu.Lock()
+		f.syncReqs = append(f.syncReqs, req)
+		f.mu.Unlock()
+		resp := &berthv1.SyncResponse{BatchId: req.GetBatchId()}
+		for i, m := range req.GetMutations() {
+			if e := f.refuseObject(m.GetUpsert()); e != nil {
+				e.Index = uint32(i)
+				resp.Errors = append(resp.Errors, e)
+				continue
+			}
+			resp.Applied++
+		}
+		if req.GetResync() == berthv1.Resync_RESYNC_END {
+			resp.ResyncDeleted = 2
+		}
+		if err := stream.Send(resp); err != nil {
+			return err
+		}
+	}
+}
+
+func (f *fakeBerthd) refuseObject(o *berthv1.Object) *berthv1.ObjectError {
+	if f.refuse == nil || o == nil {
+		return nil
+	}
+	return f.refuse(o)
+}
+
+func (f *fakeBerthd) Delete(_ context.Context, req *berthv1.DeleteRequest) (*berthv1.DeleteResponse, error) {
+	f.mu.Lock()
+	f.deletes = append(f.deletes, req)
+	f.mu.Unlock()
+	resp := &berthv1.DeleteResponse{}
+	for i, r := range req.GetRefs() {
+		key := r.GetName()
+		if r.GetNamespace() != "" {
+			key = r.GetNamespace() + "/" + key
+		}
+		if !f.held[kindName(r.GetKind())+" "+key] {
+			resp.Errors = append(resp.Errors, &berthv1.ObjectError{Index: uint32(i), Ref: r, Code: berthv1.ErrorCode_ERROR_CODE_NOT_FOUND, Message: "not held"})
+			continue
+		}
+		resp.Deleted++
+	}
+	return resp, nil
+}
+
+func (f *fakeBerthd) Watch(req *berthv1.WatchRequest, stream berthv1.DecisionService_WatchServer) error {
+	f.mu.Lock()
+	f.watchReq = req
+	f.mu.Unlock()
+	if req.GetFromRevision() > 0 && req.GetFromRevision() < f.compactedBelow {
+		st, err := status.New(codes.OutOfRange, "revision compacted").WithDetails(&errdetails.ErrorInfo{
+			Reason: "REVISION_COMPACTED", Domain: "berth.v1",
+			Metadata: map[string]string{"oldest_revision": fmt.Sprint(f.compactedBelow)},
+		})
+		if err != nil {
+			return err
+		}
+		return st.Err()
+	}
+	for _, r := range f.watch {
+		if err := stream.Send(r); err != nil {
+			return err
+		}
+	}
+	<-stream.Context().Done()
+	return nil
+}
+
+var t0 = time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+
+func (f *fakeBerthd) Explain(_ context.Context, req *berthv1.ExplainRequest) (*berthv1.ExplainResponse, error) {
+	if req.GetPod().GetName() != "web" {
+		return nil, status.Errorf(codes.NotFound, "no pod %s/%s", req.GetPod().GetNamespace(), req.GetPod().GetName())
+	}
+	return &berthv1.ExplainResponse{
+		Pod:              &berthv1.PodRef{Namespace: req.GetPod().GetNamespace(), Name: "web", Uid: "u-web"},
+		SchedulerName:    "default-scheduler",
+		Priority:         100,
+		State:            berthv1.QueueState_QUEUE_STATE_BACKOFF,
+		Attempts:         3,
+		BackoffUntil:     timestamppb.New(t0.Add(4 * time.Second)),
+		NominatedNode:    "n2",
+		RejectingPlugins: []string{"NodeResourcesFit", "TaintToleration"},
+		LastAttemptTime:  timestamppb.New(t0),
+		EnqueuedTime:     timestamppb.New(t0.Add(-time.Minute)),
+		LastDiagnosis: &berthv1.Unschedulable{
+			Message: "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {gpu: true}.",
+			NodeReasons: []*berthv1.NodeReasons{
+				{Node: "n1", Reasons: []string{"node(s) had untolerated taint {gpu: true}"}, Unresolvable: true},
+				{Node: "n2", Reasons: []string{"Insufficient cpu"}},
+			},
+		},
+	}, nil
+}
+
+func (f *fakeBerthd) ListPending(_ context.Context, req *berthv1.ListPendingRequest) (*berthv1.ListPendingResponse, error) {
+	pod := func(name string, state berthv1.QueueState, prio int32) *berthv1.PendingPod {
+		return &berthv1.PendingPod{
+			Pod: &berthv1.PodRef{Namespace: "default", Name: name}, SchedulerName: "default-scheduler",
+			State: state, Priority: prio, Attempts: 1, EnqueuedTime: timestamppb.New(t0.Add(-90 * time.Second)),
+		}
+	}
+	if req.GetPageToken() == "" {
+		return &berthv1.ListPendingResponse{Pods: []*berthv1.PendingPod{pod("a", berthv1.QueueState_QUEUE_STATE_ACTIVE, 0)}, NextPageToken: "p2"}, nil
+	}
+	p := pod("b", berthv1.QueueState_QUEUE_STATE_BINDING, 10)
+	p.Node, p.BindRevision = "n1", 7
+	return &berthv1.ListPendingResponse{Pods: []*berthv1.PendingPod{p}}, nil
+}
+
+func (f *fakeBerthd) ListNominations(context.Context, *berthv1.ListNominationsRequest) (*berthv1.ListNominationsResponse, error) {
+	return &berthv1.ListNominationsResponse{Nominations: []*berthv1.Nomination{
+		{Pod: &berthv1.PodRef{Namespace: "default", Name: "high"}, Node: "n2", Priority: 1000, Revision: 12},
+	}}, nil
+}
+
+func (f *fakeBerthd) QueueStats(context.Context, *berthv1.QueueStatsRequest) (*berthv1.QueueStatsResponse, error) {
+	return &berthv1.QueueStatsResponse{Active: 1, Backoff: 2, Unschedulable: 3, Bound: 40, AttemptsScheduled: 40, AttemptsUnschedulable: 9}, nil
+}

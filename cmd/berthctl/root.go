@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	benchcli "github.com/berthsched/berth/bench/cli"
+)
+
+// streams are the command's standard input, output and error.
+type streams struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// Defaults of the global flags.
+const (
+	// defaultServer is berthd's default --listen address.
+	defaultServer  = "127.0.0.1:7070"
+	serverEnv      = "BERTH_SERVER"
+	defaultTimeout = 30 * time.Second
+)
+
+// app is what every command shares: the streams and the global flags.
+type app struct {
+	streams
+	conn connOptions
+	// newTimer makes watch's --idle-timeout timer; nil means a real one.
+	newTimer func(time.Duration) idleTimer
+	// now is the clock of ages in tables; nil means time.Now.
+	now func() time.Time
+	// entered is set once a command's own code runs, so errors from cobra's
+	// parsing (usage errors) can be told from the command's.
+	entered bool
+}
+
+// run is berthctl: it returns the exit code.
+func run(ctx context.Context, args []string, s streams, getenv func(string) string) int {
+	a := &app{streams: s}
+	return a.run(ctx, args, getenv)
+}
+
+// run is berthctl with a's streams and test hooks.
+func (a *app) run(ctx context.Context, args []string, getenv func(string) string) int {
+	s := a.streams
+	root := a.rootCommand(getenv)
+	root.SetArgs(args)
+	root.SetIn(s.in)
+	root.SetOut(s.out)
+	root.SetErr(s.err)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return exitOK
+	}
+	if e := (*exitError)(nil); !errors.As(err, &e) && !a.entered {
+		err = &exitError{code: exitUsage, err: err}
+	}
+	fmt.Fprintln(s.err, "berthctl:", err)
+	code := exitCode(err)
+	if code == exitUsage {
+		path := "berthctl"
+		if cmd != nil {
+			path = cmd.CommandPath()
+		}
+		fmt.Fprintf(s.err, "Run '%s --help' for usage.\n", path)
+	}
+	return code
+}
+
+const exitCodesHelp = `Exit codes:
+  0  success
+  1  the operation failed (invalid manifests, objects refused, request rejected)
+  2  usage error (unknown command or flag, bad flag value, missing argument)
+  3  berthd cannot be reached, is unavailable or timed out
+  4  not found (the pod or object named does not exist)
+  5  not authorized (missing or wrong token, permission denied)`
+
+func (a *app) rootCommand(getenv func(string) string) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "berthctl",
+		Short: "Drive and inspect Berth, the standalone Kubernetes-compatible scheduler",
+		Long: `berthctl simulates Kubernetes manifests with Berth's scheduler in-process,
+and drives a running berthd over its gRPC API (berth.v1).
+
+` + exitCodesHelp,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			a.entered = true
+			return a.conn.validate(cmd)
+		},
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &exitError{code: exitUsage, err: err}
+	})
+	root.SetHelpCommand(&cobra.Command{Hidden: true})
+	root.CompletionOptions.HiddenDefaultCmd = true
+	a.conn.addFlags(root.PersistentFlags(), getenv)
+	root.AddCommand(
+		a.simulateCommand(),
+		a.applyCommand(),
+		a.deleteCommand(),
+		a.watchCommand(),
+		a.explainCommand(),
+		a.getCommand(),
+		benchcli.Command(), // its own --server and --timeout shadow the global ones
+	)
+	return root
+}
+
+func (a *app) clock() time.Time {
+	if a.now != nil {
+		return a.now()
+	}
+	return time.Now()
+}
+
+// oneOf checks a flag whose value must be one of choices.
+func oneOf(flag, value string, choices ...string) error {
+	for _, c := range choices {
+		if value == c {
+			return nil
+		}
+	}
+	return usageErrorf("--%s must be one of %q, got %q", flag, choices, value)
+}
+
+// noArgs, exactArgs are cobra argument checks that fail as usage errors.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf("%s takes no arguments, got %q", cmd.CommandPath(), args)
+	}
+	return nil
+}
+
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageErrorf("%s needs %s", cmd.CommandPath(), what)
+		}
+		return nil
+	}
+}
+
+// outputFlag adds -o/--output.
+func outputFlag(fs *pflag.FlagSet, p *string, def, usage string) {
+	fs.StringVarP(p, "output", "o", def, usage)
+}

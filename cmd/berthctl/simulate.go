@@ -1,0 +1,191 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/berthsched/berth/core/config"
+	"github.com/berthsched/berth/core/framework/runtime"
+	"github.com/berthsched/berth/core/plugins/registry"
+	"github.com/berthsched/berth/core/simulate"
+)
+
+type simulateOptions struct {
+	files      []string
+	configFile string
+	output     string
+}
+
+func (a *app) simulateCommand() *cobra.Command {
+	var o simulateOptions
+	cmd := &cobra.Command{
+		Use:   "simulate -f FILE... [--config FILE] [-o json|text]",
+		Short: "Schedule the pending pods of Kubernetes manifests in-process, deterministically",
+		Long: `simulate reads Kubernetes manifests (Nodes, Pods, PriorityClasses,
+PodDisruptionBudgets, Namespaces, Lists, the pods of Deployments, ReplicaSets,
+StatefulSets and Jobs, and optionally a KubeSchedulerConfiguration) and
+schedules the pending pods with Berth's scheduler, without any server: in
+queue order, one at a time, ties between equal-score nodes going to the
+smallest node name, preemption victims removed at once and the preemptor
+retried immediately.
+
+With -o json (the default) it prints one JSON object per attempt, in the
+trace format of kubeoracle's "place" mode (DESIGN.md):
+  {"pod":"ns/name","result":"bound","node":"n2","feasible":[...],"scores":{...},...}
+  {"pod":"ns/name","result":"nominated","node":"n3","victims":["ns/low1"],...}
+  {"pod":"ns/name","result":"unschedulable","message":"0/4 nodes are available: ...",...}
+  {"pod":"ns/name","result":"gated",...}
+-o text prints a table for people.
+
+--config takes precedence over a KubeSchedulerConfiguration in the manifests.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.simulate(cmd, &o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringArrayVarP(&o.files, "filename", "f", nil, "manifest file, directory (its *.yaml, *.yml, *.json) or - for standard input; repeatable")
+	fs.StringVar(&o.configFile, "config", "", "KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1)")
+	outputFlag(fs, &o.output, "json", "output format: json (one trace object per line) or text")
+	return cmd
+}
+
+func (a *app) simulate(cmd *cobra.Command, o *simulateOptions) error {
+	if err := oneOf("output", o.output, "json", "text"); err != nil {
+		return err
+	}
+	paths, err := manifestPaths(o.files)
+	if err != nil {
+		return err
+	}
+	srcs, err := readSources(paths, a.in)
+	if err != nil {
+		return err
+	}
+	c, err := loadCluster(srcs)
+	if err != nil {
+		return err
+	}
+	reg := registry.InTree()
+	cfg, err := a.loadConfig(o.configFile, c.SchedulerConfig, reg)
+	if err != nil {
+		return err
+	}
+	in := simulate.Input{
+		Nodes: c.Nodes, Pods: c.Pods, PriorityClasses: c.PriorityClasses,
+		PDBs: c.PDBs, Namespaces: c.Namespaces, Config: cfg,
+	}
+	lines, err := simulate.Run(cmd.Context(), in, simulate.Options{Registry: reg})
+	if err != nil {
+		return failedf("%w", err)
+	}
+	if o.output == "text" {
+		return writeTraceText(a.out, lines)
+	}
+	return writeTraceJSON(a.out, lines)
+}
+
+// loadConfig is the scheduler configuration: --config, else the one in the
+// manifests, else the default. Plugins the configuration enables but this
+// build lacks are left out with a warning.
+func (a *app) loadConfig(file string, inManifests []byte, reg runtime.Registry) (*config.Config, error) {
+	raw, what := inManifests, "the KubeSchedulerConfiguration in the manifests"
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, failedf("reading --config: %w", err)
+		}
+		raw, what = data, "--config "+file
+	}
+	cfg := config.Default()
+	if raw != nil {
+		var err error
+		if cfg, err = config.Load(raw); err != nil {
+			return nil, failedf("%s: %w", what, err)
+		}
+	}
+	if missing := dropUnregistered(cfg, reg); len(missing) > 0 {
+		fmt.Fprintf(a.err, "berthctl: warning: this build has no %s plugin; simulating without it\n", strings.Join(missing, ", "))
+	}
+	return cfg, nil
+}
+
+// dropUnregistered removes from cfg's profiles the plugins reg lacks and
+// returns their names, sorted.
+func dropUnregistered(cfg *config.Config, reg runtime.Registry) []string {
+	var missing []string
+	for i := range cfg.Profiles {
+		p := &cfg.Profiles[i].Plugins
+		for _, point := range append(config.ExtensionPoints(), config.MultiPoint) {
+			set := p.Set(point)
+			set.Enabled = slices.DeleteFunc(set.Enabled, func(pl config.Plugin) bool {
+				_, ok := reg[pl.Name]
+				if !ok && !slices.Contains(missing, pl.Name) {
+					missing = append(missing, pl.Name)
+				}
+				return !ok
+			})
+		}
+	}
+	slices.Sort(missing)
+	return missing
+}
+
+// writeTraceJSON prints one line per attempt, encoded as kubeoracle does.
+func writeTraceJSON(w io.Writer, lines []simulate.Line) error {
+	enc := json.NewEncoder(w)
+	for _, l := range lines {
+		if err := enc.Encode(l); err != nil {
+			return failedf("writing the trace: %w", err)
+		}
+	}
+	return nil
+}
+
+// writeTraceText prints the attempts as a table.
+func writeTraceText(w io.Writer, lines []simulate.Line) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "POD\tRESULT\tNODE\tDETAIL")
+	for _, l := range lines {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", l.Pod, l.Result, dash(l.Node), traceDetail(l))
+	}
+	if err := tw.Flush(); err != nil {
+		return failedf("writing the trace: %w", err)
+	}
+	return nil
+}
+
+func traceDetail(l simulate.Line) string {
+	switch l.Result {
+	case simulate.ResultBound:
+		var parts []string
+		if !l.ScoresReportOnly && l.Scores != nil {
+			parts = append(parts, fmt.Sprintf("score %d", l.Scores[l.Node]))
+		}
+		parts = append(parts, fmt.Sprintf("%d feasible", len(l.Feasible)))
+		if len(l.TopNodes) > 1 {
+			parts = append(parts, "tie with "+strings.Join(slices.DeleteFunc(slices.Clone(l.TopNodes), func(n string) bool { return n == l.Node }), ","))
+		}
+		if l.ViaNominatedNode {
+			parts = append(parts, "via nominated node")
+		}
+		return strings.Join(parts, "; ")
+	case simulate.ResultNominated:
+		return "victims " + strings.Join(l.Victims, ",")
+	}
+	return l.Message
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+)
+
+type watchOptions struct {
+	fromRevision  uint64
+	output        string
+	idleTimeout   time.Duration
+	schedulerName string
+}
+
+func (a *app) watchCommand() *cobra.Command {
+	var o watchOptions
+	cmd := &cobra.Command{
+		Use:   "watch [--from-revision N] [-o text|json] [--idle-timeout D] [--scheduler-name NAME]",
+		Short: "Follow berthd's decisions (bind, evict, nominate, clear_nomination, unschedulable)",
+		Long: `watch streams berthd's decisions through DecisionService.Watch, in revision
+order, until interrupted, until berthd ends the stream, or, with
+--idle-timeout, once no decision has arrived for that long (exit 0).
+
+--from-revision 0 (the default) shows only decisions made from now on; N > 0
+replays every decision from revision N first. A revision berthd has
+compacted away ends the watch with exit 1 and says the oldest one kept.
+
+-o json prints one object per decision:
+  {"revision":N,"type":"bind|evict|nominate|clear_nomination|unschedulable",
+   "pod":"ns/name","node":...,"preemptor":...,"reason":...,"message":...}
+("pod" is the pod acted on: for evict, the victim; "node" for
+clear_nomination is the node the nomination was on).`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.watch(cmd.Context(), &o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.Uint64Var(&o.fromRevision, "from-revision", 0, "replay decisions from this revision on (0: only new ones)")
+	outputFlag(fs, &o.output, "text", "output format: text or json (one object per line)")
+	fs.DurationVar(&o.idleTimeout, "idle-timeout", 0, "exit 0 once no decision has arrived for this long (0: never)")
+	fs.StringVar(&o.schedulerName, "scheduler-name", "", "only decisions of this scheduling profile")
+	return cmd
+}
+
+// watchLine is a decision as -o json prints it.
+type watchLine struct {
+	Revision  uint64 `json:"revision"`
+	Type      string `json:"type"`
+	Pod       string `json:"pod"`
+	Node      string `json:"node,omitempty"`
+	Preemptor string `json:"preemptor,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	Message   string `json:"message,omitempty"`
+}
+
+func lineOf(d *berthv1.Decision) watchLine {
+	l := watchLine{Revision: d.GetRevision(), Pod: podKey(d.GetPod())}
+	switch act := d.GetAction().(type) {
+	case *berthv1.Decision_Bind:
+		l.Type, l.Node = "bind", act.Bind.GetNode()
+	case *berthv1.Decision_Evict:
+		l.Type, l.Node, l.Reason = "evict", act.Evict.GetNode(), act.Evict.GetReason()
+		l.Preemptor = podKey(act.Evict.GetPreemptor())
+	case *berthv1.Decision_Nominate:
+		l.Type, l.Node = "nominate", act.Nominate.GetNode()
+	case *berthv1.Decision_ClearNomination:
+		l.Type, l.Node, l.Reason = "clear_nomination", act.ClearNomination.GetPreviousNode(), act.ClearNomination.GetReason()
+	case *berthv1.Decision_Unschedulable:
+		l.Type, l.Message = "unschedulable", act.Unschedulable.GetMessage()
+	default:
+		l.Type = "unknown"
+	}
+	return l
+}
+
+// text is the line for people.
+func (l watchLine) text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %s %s", l.Revision, l.Type, l.Pod)
+	switch l.Type {
+	case "bind", "nominate":
+		fmt.Fprintf(&b, " -> %s", l.Node)
+	case "evict":
+		fmt.Fprintf(&b, " from %s for %s", l.Node, l.Preemptor)
+	case "clear_nomination":
+		fmt.Fprintf(&b, " (was %s)", l.Node)
+	}
+	if l.Reason != "" {
+		fmt.Fprintf(&b, ": %s", l.Reason)
+	}
+	if l.Message != "" {
+		fmt.Fprintf(&b, ": %s", l.Message)
+	}
+	return b.String()
+}
+
+func podKey(p *berthv1.PodRef) string {
+	if p == nil {
+		return ""
+	}
+	return p.GetNamespace() + "/" + p.GetName()
+}
+
+// idleTimer is the --idle-timeout timer; tests replace it.
+type idleTimer interface {
+	C() <-chan time.Time
+	// Reset restarts the timer after a decision arrived.
+	Reset(d time.Duration)
+	Stop()
+}
+
+type realTimer struct{ t *time.Timer }
+
+func (r realTimer) C() <-chan time.Time   { return r.t.C }
+func (r realTimer) Reset(d time.Duration) { r.t.Reset(d) }
+func (r realTimer) Stop()                 { r.t.Stop() }
+
+func newRealTimer(d time.Duration) idleTimer { return realTimer{time.NewTimer(d)} }
+
+func (a *app) watch(ctx context.Context, o *watchOptions) error {
+	if err := oneOf("output", o.output, "text", "json"); err != nil {
+		return err
+	}
+	if o.idleTimeout < 0 {
+		return usageErrorf("--idle-timeout must not be negative, got %s", o.idleTimeout)
+	}
+	c, err := a.conn.dial()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := c.decision.Watch(ctx, &berthv1.WatchRequest{FromRevision: o.fromRevision, SchedulerName: o.schedulerName})
+	if err != nil {
+		return c.err(ctx, err, "")
+	}
+	type recv struct {
+		resp *berthv1.WatchResponse
+		err  error
+	}
+	msgs := make(chan recv)
+	go func() {
+		for {
+			resp, err := stream.Recv()
+			select {
+			case msgs <- recv{resp, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	var idle <-chan time.Time
+	var timer idleTimer
+	if o.idleTimeout > 0 {
+		newTimer := a.newTimer
+		if newTimer == nil {
+			newTimer = newRealTimer
+		}
+		timer = newTimer(o.idleTimeout)
+		defer timer.Stop()
+		idle = timer.C()
+	}
+	enc := json.NewEncoder(a.out)
+	next := o.fromRevision
+	for {
+		var m recv
+		select {
+		case <-idle:
+			return nil
+		case <-ctx.Done():
+			return nil // interrupted: a normal way to stop watching
+		case m = <-msgs:
+		}
+		if m.err != nil {
+			return a.watchEnded(ctx, c, m.err, next)
+		}
+		for _, d := range m.resp.GetDecisions() {
+			l := lineOf(d)
+			if o.output == "json" {
+				err = enc.Encode(l)
+			} else {
+				_, err = fmt.Fprintln(a.out, l.text())
+			}
+			if err != nil {
+				return failedf("writing: %w", err)
+			}
+		}
+		if r := m.resp.GetNextRevision(); r > next {
+			next = r
+		}
+		if timer != nil && len(m.resp.GetDecisions()) > 0 {
+			timer.Reset(o.idleTimeout)
+		}
+	}
+}
+
+// watchEnded explains why the stream ended.
+func (a *app) watchEnded(ctx context.Context, c *client, err error, next uint64) error {
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	st := status.Convert(err)
+	if st.Code() == codes.OutOfRange {
+		oldest := ""
+		for _, d := range st.Details() {
+			if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetReason() == "REVISION_COMPACTED" {
+				oldest = info.GetMetadata()["oldest_revision"]
+			}
+		}
+		if oldest != "" {
+			return failedf("decisions before revision %s were compacted away; watch again with --from-revision %s (or 0) and check binds still waiting with 'berthctl get pending'", oldest, oldest)
+		}
+		return failedf("the revision asked for was compacted away: %s", st.Message())
+	}
+	mapped := c.err(ctx, err, "")
+	if next > 0 {
+		return &exitError{code: exitCode(mapped), err: fmt.Errorf("%w (resume with --from-revision %d)", mapped, next)}
+	}
+	return mapped
+}
