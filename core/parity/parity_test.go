@@ -1,0 +1,141 @@
+package parity_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/berthsched/berth/core/manifest"
+	"github.com/berthsched/berth/core/plugins/names"
+	"github.com/berthsched/berth/core/plugins/registry"
+	"github.com/berthsched/berth/core/simulate"
+)
+
+// Agreement floors, as fractions of attempts. Placement agreement compares
+// each attempt's result and node; full agreement compares every field of
+// the trace line (feasible set, scores per node and plugin, messages,
+// victims). A change that lowers either below its floor is a parity
+// regression; raise the floors as gaps close.
+const (
+	minPlacementAgreement = 1.0
+	minFullAgreement      = 1.0
+)
+
+// TestParityWithOracle runs Berth's simulator on every cluster of the
+// random corpus and compares its trace with the real kube-scheduler's
+// (testdata/golden, produced by kubeoracle). Every difference is logged;
+// the test fails when agreement drops below the floors.
+func TestParityWithOracle(t *testing.T) {
+	clusters, err := filepath.Glob(filepath.Join("testdata", "clusters", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(clusters) == 0 {
+		t.Fatal("no clusters under testdata/clusters")
+	}
+	var attempts, placementOK, fullOK int
+	for _, cluster := range clusters {
+		name := strings.TrimSuffix(filepath.Base(cluster), ".yaml")
+		want := readTrace(t, filepath.Join("testdata", "golden", name+".jsonl"))
+		got := runBerth(t, cluster)
+		n := max(len(want), len(got))
+		attempts += n
+		for i := range n {
+			var w, g simulate.Line
+			if i < len(want) {
+				w = want[i]
+				normalize(&w)
+			}
+			if i < len(got) {
+				g = got[i]
+			}
+			if w.Pod == g.Pod && w.Result == g.Result && w.Node == g.Node {
+				placementOK++
+			}
+			if diff := cmp.Diff(w, g); diff == "" {
+				fullOK++
+			} else {
+				t.Logf("%s line %d (%s) (-oracle +berth):\n%s", name, i+1, w.Pod, diff)
+			}
+		}
+	}
+	placement := float64(placementOK) / float64(attempts)
+	full := float64(fullOK) / float64(attempts)
+	t.Logf("%d clusters, %d attempts: placement agreement %.4f, full-line agreement %.4f", len(clusters), attempts, placement, full)
+	if placement < minPlacementAgreement {
+		t.Errorf("placement agreement %.4f is below the floor %.4f", placement, minPlacementAgreement)
+	}
+	if full < minFullAgreement {
+		t.Errorf("full-line agreement %.4f is below the floor %.4f", full, minFullAgreement)
+	}
+}
+
+func runBerth(t *testing.T, cluster string) []simulate.Line {
+	t.Helper()
+	c, err := manifest.LoadFiles(cluster)
+	if err != nil {
+		t.Fatalf("%s: %v", cluster, err)
+	}
+	in := simulate.Input{Nodes: c.Nodes, Pods: c.Pods, PriorityClasses: c.PriorityClasses, PDBs: c.PDBs, Namespaces: c.Namespaces}
+	lines, err := simulate.Run(context.Background(), in, simulate.Options{Registry: registry.InTree()})
+	if err != nil {
+		t.Fatalf("%s: %v", cluster, err)
+	}
+	out := make([]simulate.Line, len(lines))
+	for i, l := range lines {
+		out[i] = roundTrip(t, l)
+	}
+	return out
+}
+
+func readTrace(t *testing.T, path string) []simulate.Line {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []simulate.Line
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	for dec.More() {
+		var l simulate.Line
+		if err := dec.Decode(&l); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// roundTrip passes a line through JSON so omitted empty fields compare
+// equal to the oracle's.
+func roundTrip(t *testing.T, l simulate.Line) simulate.Line {
+	t.Helper()
+	b, err := json.Marshal(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out simulate.Line
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(fmt.Errorf("%s: %w", b, err))
+	}
+	return out
+}
+
+// normalize removes from an oracle line what only Kubernetes has: the
+// DynamicResources and ImageLocality plugins (they score 0 on these
+// clusters) and resource claims.
+func normalize(l *simulate.Line) {
+	for _, m := range l.PluginScores {
+		delete(m, names.DynamicResources)
+		delete(m, names.ImageLocality)
+	}
+	l.Message = strings.Replace(l.Message, "no new claims to deallocate, ", "", 1)
+}
