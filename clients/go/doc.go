@@ -1,0 +1,16 @@
+// Package client is the Go client library of Berth's berth.v1 gRPC API, for
+// orchestrators that stream their cluster into Berth and act on its
+// decisions.
+//
+// Data flows one way through it: the orchestrator's objects go out through a
+// [Session] (a Sync stream that batches upserts and deletes, and re-lists
+// everything through resync markers each time it reconnects), and decisions
+// come back through a [Watcher] (a Watch stream that resumes from the
+// revision a [Checkpoint] saved, across disconnects and server restarts).
+// [Client.ConfirmBind] and [Client.FailBind] report what became of a Bind.
+//
+// Per-object refusals are returned as a [*BatchError] holding one
+// [*ObjectError] per refused object; a compacted watch position is a
+// [*CompactedError]. Everything that blocks takes a context, and
+// reconnections back off exponentially ([Backoff]).
+package client

@@ -1,0 +1,173 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+)
+
+// ObjectError is one object Berth refused, from an ack's ObjectError.
+type ObjectError struct {
+	// Index is the position of the object in what the caller passed to the
+	// call that returned this error (Session.Upsert, Client.Apply, ...).
+	Index int
+	// Ref names the object, as far as Berth could read it.
+	Ref *berthv1.ObjectRef
+	// Code is the failure class: codes.InvalidArgument (malformed, do not
+	// resend unchanged), codes.NotFound, codes.FailedPrecondition (refers to
+	// something missing, may succeed later) or codes.Internal.
+	Code codes.Code
+	// FieldPath is the offending field, for example
+	// "pod.containers[1].requests[cpu]"; empty for the whole object.
+	FieldPath string
+	// Message is Berth's explanation, for people.
+	Message string
+}
+
+func (e *ObjectError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "object %d", e.Index)
+	if r := e.Ref; r != nil && r.GetName() != "" {
+		name := r.GetName()
+		if r.GetNamespace() != "" {
+			name = r.GetNamespace() + "/" + name
+		}
+		fmt.Fprintf(&b, " (%s %s)", kindName(r.GetKind()), name)
+	}
+	fmt.Fprintf(&b, ": %s", e.Code)
+	if e.FieldPath != "" {
+		fmt.Fprintf(&b, ": %s", e.FieldPath)
+	}
+	if e.Message != "" {
+		fmt.Fprintf(&b, ": %s", e.Message)
+	}
+	return b.String()
+}
+
+// BatchError reports the objects of one call that Berth refused; the others
+// took effect.
+type BatchError struct {
+	// Applied is how many objects of the call took effect.
+	Applied int
+	// Errors holds one entry per refused object, in call order.
+	Errors []*ObjectError
+}
+
+func (e *BatchError) Error() string {
+	if len(e.Errors) == 1 {
+		return "berth: 1 object refused: " + e.Errors[0].Error()
+	}
+	msgs := make([]string, len(e.Errors))
+	for i, oe := range e.Errors {
+		msgs[i] = oe.Error()
+	}
+	return fmt.Sprintf("berth: %d objects refused: %s", len(e.Errors), strings.Join(msgs, "; "))
+}
+
+// Unwrap lets errors.As find each *ObjectError.
+func (e *BatchError) Unwrap() []error {
+	errs := make([]error, len(e.Errors))
+	for i, oe := range e.Errors {
+		errs[i] = oe
+	}
+	return errs
+}
+
+// batchError builds the *BatchError of an ack, or nil when every object took
+// effect. offset is subtracted from the ack's indexes so they count from the
+// caller's first object. NOT_FOUND errors on indexes for which isDelete
+// reports true are dropped: deleting what Berth does not hold is success.
+func batchError(offset, applied int, errs []*berthv1.ObjectError, isDelete func(int) bool) error {
+	var out []*ObjectError
+	for _, e := range errs {
+		idx := int(e.GetIndex()) - offset
+		code := codes.Code(e.GetCode())
+		if code == codes.NotFound && isDelete != nil && isDelete(idx) {
+			applied++
+			continue
+		}
+		out = append(out, &ObjectError{
+			Index: idx, Ref: e.GetRef(), Code: code, FieldPath: e.GetFieldPath(), Message: e.GetMessage(),
+		})
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return &BatchError{Applied: applied, Errors: out}
+}
+
+// CompactedError is returned (or passed to the OnCompacted callback) when a
+// watch position was compacted out of Berth's decision log: the decisions
+// from From up to Oldest are lost to this watcher.
+type CompactedError struct {
+	// From is the revision the watcher asked for.
+	From uint64
+	// Oldest is the oldest revision Berth still holds; 0 when the server did
+	// not say.
+	Oldest uint64
+	// Err is the OUT_OF_RANGE status error.
+	Err error
+}
+
+func (e *CompactedError) Error() string {
+	return fmt.Sprintf("berth: watch from revision %d: compacted, oldest revision kept is %d", e.From, e.Oldest)
+}
+
+func (e *CompactedError) Unwrap() error { return e.Err }
+
+// compacted returns the *CompactedError of an OUT_OF_RANGE watch error, or
+// nil for any other error.
+func compacted(from uint64, err error) *CompactedError {
+	st, ok := status.FromError(err)
+	if !ok || st.Code() != codes.OutOfRange {
+		return nil
+	}
+	ce := &CompactedError{From: from, Err: err}
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetReason() == "REVISION_COMPACTED" {
+			ce.Oldest, _ = strconv.ParseUint(info.GetMetadata()["oldest_revision"], 10, 64)
+		}
+	}
+	return ce
+}
+
+// retryable tells whether a stream that ended with err is worth reopening:
+// transport failures and server restarts are, a refused request is not.
+func retryable(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return true // the stream's, not ctx's: the server or transport gave up
+	}
+	switch status.Code(err) {
+	case codes.Unavailable, codes.Unknown, codes.Internal, codes.Aborted,
+		codes.Canceled, codes.DeadlineExceeded, codes.ResourceExhausted:
+		return true
+	}
+	return false
+}
+
+func kindName(k berthv1.ObjectKind) string {
+	switch k {
+	case berthv1.ObjectKind_OBJECT_KIND_NODE:
+		return "node"
+	case berthv1.ObjectKind_OBJECT_KIND_POD:
+		return "pod"
+	case berthv1.ObjectKind_OBJECT_KIND_PRIORITY_CLASS:
+		return "priorityclass"
+	case berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET:
+		return "poddisruptionbudget"
+	case berthv1.ObjectKind_OBJECT_KIND_NAMESPACE:
+		return "namespace"
+	}
+	return "object"
+}

@@ -1,0 +1,305 @@
+// Command fleet is an example orchestrator on Berth's Go client: it
+// registers a few nodes, submits pods (one that must preempt, one that can
+// never fit), binds what Berth binds, deletes what Berth evicts, and exits 0
+// once every schedulable pod runs and the one that cannot fit was reported
+// unschedulable.
+//
+//	go run ./clients/go/examples/fleet --server 127.0.0.1:7070
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	client "github.com/berthsched/berth/clients/go"
+)
+
+const (
+	namespace = "fleet-go"
+	prefix    = "fleet-go-" // of cluster-scoped names: nodes, priority classes
+	neverFits = "huge"
+)
+
+func main() {
+	server := flag.String("server", envOr("BERTH_SERVER", "127.0.0.1:7070"), "berthd address, host:port")
+	token := flag.String("token", os.Getenv("BERTH_TOKEN"), "bearer token, if berthd wants one")
+	timeout := flag.Duration("timeout", 60*time.Second, "give up after this long")
+	flag.Parse()
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	if err := run(ctx, *server, *token); err != nil {
+		fmt.Fprintln(os.Stderr, "fleet (go): FAILED:", err)
+		os.Exit(1)
+	}
+	fmt.Println("fleet (go): OK, every schedulable pod is running")
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// cluster is the orchestrator's own record: the source of truth it re-lists.
+type cluster struct {
+	mu            sync.Mutex
+	run           string                     // this run's id, in every uid
+	pods          map[string]*berthv1.Pod    // by name
+	other         map[string]*berthv1.Object // nodes and priority classes, by name
+	evicted       map[string]bool
+	unschedulable map[string]string // pod -> message
+	changed       chan struct{}     // capacity 1
+}
+
+func (c *cluster) list(context.Context) ([]*berthv1.Object, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []*berthv1.Object
+	for _, o := range c.other {
+		out = append(out, proto.Clone(o).(*berthv1.Object))
+	}
+	for _, p := range c.pods {
+		out = append(out, &berthv1.Object{Kind: &berthv1.Object_Pod{Pod: proto.Clone(p).(*berthv1.Pod)}})
+	}
+	return out, nil
+}
+
+func (c *cluster) notify() {
+	select {
+	case c.changed <- struct{}{}:
+	default:
+	}
+}
+
+func node(name string) *berthv1.Object {
+	return &berthv1.Object{Kind: &berthv1.Object_Node{Node: &berthv1.Node{
+		Name:        prefix + name,
+		Labels:      map[string]string{"fleet": namespace},
+		Allocatable: map[string]int64{"cpu": 2000, "memory": 4 << 30, "pods": 110},
+	}}}
+}
+
+func priorityClass(name string, value int32) *berthv1.Object {
+	return &berthv1.Object{Kind: &berthv1.Object_PriorityClass{PriorityClass: &berthv1.PriorityClass{Name: prefix + name, Value: value}}}
+}
+
+func (c *cluster) pod(name, class string, milliCPU int64) *berthv1.Pod {
+	p := &berthv1.Pod{
+		Namespace: namespace, Name: name, Uid: name + "-" + c.run,
+		PriorityClassName: prefix + class,
+		NodeSelector:      map[string]string{"fleet": namespace},
+		Containers:        []*berthv1.Container{{Name: "main", Requests: map[string]int64{"cpu": milliCPU, "memory": 256 << 20}}},
+	}
+	c.mu.Lock()
+	c.pods[name] = p
+	c.mu.Unlock()
+	return p
+}
+
+func objs(pods ...*berthv1.Pod) []*berthv1.Object {
+	out := make([]*berthv1.Object, len(pods))
+	for i, p := range pods {
+		out[i] = &berthv1.Object{Kind: &berthv1.Object_Pod{Pod: proto.Clone(p).(*berthv1.Pod)}}
+	}
+	return out
+}
+
+func run(ctx context.Context, server, token string) error {
+	var opts []client.Option
+	if token != "" {
+		opts = append(opts, client.WithToken(token))
+	}
+	bc, err := client.Dial(ctx, server, opts...)
+	if err != nil {
+		return err
+	}
+	defer bc.Close()
+
+	c := &cluster{
+		run:  fmt.Sprintf("%x", time.Now().UnixNano()),
+		pods: map[string]*berthv1.Pod{}, other: map[string]*berthv1.Object{},
+		evicted: map[string]bool{}, unschedulable: map[string]string{}, changed: make(chan struct{}, 1),
+	}
+	for _, o := range []*berthv1.Object{node("n1"), node("n2"), node("n3"), priorityClass("low", 100), priorityClass("high", 1000)} {
+		c.other[o.GetNode().GetName()+o.GetPriorityClass().GetName()] = o
+	}
+	// Only this orchestrator's kinds are re-listed; the session sends the
+	// nodes and priority classes above on connect.
+	session := bc.NewSession(c.list)
+	watcher := bc.NewWatcher(&client.MemoryCheckpoint{}, func(ctx context.Context, d *berthv1.Decision) error {
+		return c.handle(ctx, bc, session, d)
+	}, client.StartAt(1), client.OnCompacted(func(_ context.Context, ce *client.CompactedError) (uint64, error) {
+		return ce.Oldest, nil // nothing of this run was compacted: it just started
+	}))
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make(chan error, 2)
+	go func() { errs <- session.Run(ctx) }()
+	go func() { errs <- watcher.Run(ctx) }()
+
+	// Three low-priority batch jobs fill three quarters of every node.
+	batch := []*berthv1.Pod{c.pod("batch-1", "low", 1500), c.pod("batch-2", "low", 1500), c.pod("batch-3", "low", 1500)}
+	if err := session.Upsert(ctx, objs(batch...)...); err != nil {
+		return fmt.Errorf("submit batch pods: %w", err)
+	}
+	fmt.Println("submitted 3 nodes and 3 low-priority batch pods")
+	if err := c.await(ctx, errs, func() bool { return c.running("batch-1", "batch-2", "batch-3") }); err != nil {
+		return fmt.Errorf("waiting for the batch pods: %w", err)
+	}
+	// A high-priority pod that fits nowhere unless a batch job goes, and one
+	// that no node can ever hold.
+	urgent := []*berthv1.Pod{c.pod("critical", "high", 1000), c.pod(neverFits, "low", 64000)}
+	if err := session.Upsert(ctx, objs(urgent...)...); err != nil {
+		return fmt.Errorf("submit urgent pods: %w", err)
+	}
+	fmt.Println("submitted critical (must preempt) and huge (never fits)")
+	if err := c.await(ctx, errs, c.done); err != nil {
+		return err
+	}
+	c.report()
+	c.cleanup(ctx, bc)
+	return nil
+}
+
+// handle acts on one decision about this run's pods.
+func (c *cluster) handle(ctx context.Context, bc *client.Client, session *client.Session, d *berthv1.Decision) error {
+	ref := d.GetPod()
+	c.mu.Lock()
+	p := c.pods[ref.GetName()]
+	mine := ref.GetNamespace() == namespace && p != nil && p.GetUid() == ref.GetUid()
+	c.mu.Unlock()
+	if !mine {
+		return nil // another orchestrator's, or an earlier run's
+	}
+	switch a := d.GetAction().(type) {
+	case *berthv1.Decision_Bind:
+		// "Start" the pod, then confirm; the re-list now carries node_name.
+		c.mu.Lock()
+		p.NodeName = a.Bind.GetNode()
+		c.mu.Unlock()
+		if err := bc.ConfirmBind(ctx, d); err != nil {
+			return err
+		}
+		fmt.Printf("rev %d: bind %s -> %s (confirmed)\n", d.GetRevision(), ref.GetName(), a.Bind.GetNode())
+	case *berthv1.Decision_Evict:
+		fmt.Printf("rev %d: evict %s from %s for %s\n", d.GetRevision(), ref.GetName(), a.Evict.GetNode(), a.Evict.GetPreemptor().GetName())
+		c.mu.Lock()
+		delete(c.pods, ref.GetName())
+		c.evicted[ref.GetName()] = true
+		c.mu.Unlock()
+		del := &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_POD, Namespace: namespace, Name: ref.GetName(), Uid: ref.GetUid()}
+		if err := session.Delete(ctx, del); err != nil {
+			return err
+		}
+	case *berthv1.Decision_Nominate:
+		fmt.Printf("rev %d: nominate %s on %s\n", d.GetRevision(), ref.GetName(), a.Nominate.GetNode())
+	case *berthv1.Decision_ClearNomination:
+		fmt.Printf("rev %d: clear nomination of %s\n", d.GetRevision(), ref.GetName())
+	case *berthv1.Decision_Unschedulable:
+		c.mu.Lock()
+		_, seen := c.unschedulable[ref.GetName()]
+		c.unschedulable[ref.GetName()] = a.Unschedulable.GetMessage()
+		c.mu.Unlock()
+		if !seen {
+			fmt.Printf("rev %d: %s unschedulable: %s\n", d.GetRevision(), ref.GetName(), a.Unschedulable.GetMessage())
+		}
+	}
+	c.notify()
+	return nil
+}
+
+func (c *cluster) running(names ...string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, n := range names {
+		if p := c.pods[n]; p == nil || p.GetNodeName() == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// done: every pod still held but the never-fitting one runs, one batch pod
+// was evicted for the critical one, and the never-fitting one was reported.
+func (c *cluster) done() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for name, p := range c.pods {
+		if name != neverFits && p.GetNodeName() == "" {
+			return false
+		}
+	}
+	_, reported := c.unschedulable[neverFits]
+	return reported && len(c.evicted) > 0 && c.pods["critical"] != nil
+}
+
+// await blocks until cond holds, a background loop fails, or ctx ends.
+func (c *cluster) await(ctx context.Context, errs <-chan error, cond func() bool) error {
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			c.report()
+			return fmt.Errorf("timed out: %w", ctx.Err())
+		case err := <-errs:
+			return err
+		case <-c.changed:
+		}
+	}
+	return nil
+}
+
+func (c *cluster) report() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	names := make([]string, 0, len(c.pods))
+	for n := range c.pods {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		where := c.pods[n].GetNodeName()
+		if where == "" {
+			where = "pending"
+		}
+		fmt.Printf("  %-10s %s\n", n, where)
+	}
+	evicted := make([]string, 0, len(c.evicted))
+	for n := range c.evicted {
+		evicted = append(evicted, n)
+	}
+	slices.Sort(evicted)
+	fmt.Printf("  evicted: %v\n", evicted)
+}
+
+// cleanup removes this run's objects so later runs start from nothing.
+func (c *cluster) cleanup(ctx context.Context, bc *client.Client) {
+	c.mu.Lock()
+	var refs []*berthv1.ObjectRef
+	for _, p := range c.pods {
+		refs = append(refs, &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_POD, Namespace: namespace, Name: p.GetName()})
+	}
+	for _, o := range c.other {
+		if n := o.GetNode(); n != nil {
+			refs = append(refs, &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_NODE, Name: n.GetName()})
+		} else {
+			refs = append(refs, &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_PRIORITY_CLASS, Name: o.GetPriorityClass().GetName()})
+		}
+	}
+	c.mu.Unlock()
+	var be *client.BatchError
+	if err := bc.Delete(ctx, refs...); err != nil && !errors.As(err, &be) {
+		fmt.Fprintln(os.Stderr, "cleanup:", err)
+	}
+}

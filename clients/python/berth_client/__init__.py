@@ -1,0 +1,15 @@
+"""Python client of Berth's berth.v1 gRPC API.
+
+The generated stubs are in berth_client.v1 (regenerate with clients/generate);
+this package adds what an orchestrator needs around them: a Sync session that
+batches upserts and re-lists on reconnect, a decision watcher that resumes from
+a checkpointed revision, and bind reporting. See clients/README.md.
+"""
+
+from berth_client.client import (  # noqa: F401
+    Backoff, BatchError, Client, CompactedError, FileCheckpoint, MemoryCheckpoint,
+    ObjectError, ResyncResult, Session, SessionClosed, Watcher,
+)
+from berth_client.v1 import (  # noqa: F401
+    decision_pb2, decision_service_pb2, node_pb2, object_pb2, pod_pb2, policy_pb2, state_service_pb2,
+)

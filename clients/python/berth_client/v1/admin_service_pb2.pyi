@@ -1,0 +1,228 @@
+from berth_client.v1 import decision_pb2 as _decision_pb2
+from berth_client.v1 import object_pb2 as _object_pb2
+from berth_client.v1 import pod_pb2 as _pod_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+QUEUE_STATE_ACTIVE: QueueState
+QUEUE_STATE_BACKOFF: QueueState
+QUEUE_STATE_BINDING: QueueState
+QUEUE_STATE_BOUND: QueueState
+QUEUE_STATE_GATED: QueueState
+QUEUE_STATE_IGNORED: QueueState
+QUEUE_STATE_SCHEDULING: QueueState
+QUEUE_STATE_UNSCHEDULABLE: QueueState
+QUEUE_STATE_UNSPECIFIED: QueueState
+SIMULATE_RESULT_BOUND: SimulateResult
+SIMULATE_RESULT_GATED: SimulateResult
+SIMULATE_RESULT_NOMINATED: SimulateResult
+SIMULATE_RESULT_UNSCHEDULABLE: SimulateResult
+SIMULATE_RESULT_UNSPECIFIED: SimulateResult
+
+class ExplainRequest(_message.Message):
+    __slots__ = ["pod"]
+    POD_FIELD_NUMBER: _ClassVar[int]
+    pod: _object_pb2.PodRef
+    def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ...) -> None: ...
+
+class ExplainResponse(_message.Message):
+    __slots__ = ["attempts", "backoff_until", "bind_revision", "enqueued_time", "last_attempt_time", "last_bind_failure", "last_diagnosis", "node", "nominated_node", "pod", "priority", "rejecting_plugins", "scheduler_name", "state"]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    BACKOFF_UNTIL_FIELD_NUMBER: _ClassVar[int]
+    BIND_REVISION_FIELD_NUMBER: _ClassVar[int]
+    ENQUEUED_TIME_FIELD_NUMBER: _ClassVar[int]
+    LAST_ATTEMPT_TIME_FIELD_NUMBER: _ClassVar[int]
+    LAST_BIND_FAILURE_FIELD_NUMBER: _ClassVar[int]
+    LAST_DIAGNOSIS_FIELD_NUMBER: _ClassVar[int]
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    NOMINATED_NODE_FIELD_NUMBER: _ClassVar[int]
+    POD_FIELD_NUMBER: _ClassVar[int]
+    PRIORITY_FIELD_NUMBER: _ClassVar[int]
+    REJECTING_PLUGINS_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULER_NAME_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    attempts: int
+    backoff_until: _timestamp_pb2.Timestamp
+    bind_revision: int
+    enqueued_time: _timestamp_pb2.Timestamp
+    last_attempt_time: _timestamp_pb2.Timestamp
+    last_bind_failure: str
+    last_diagnosis: _decision_pb2.Unschedulable
+    node: str
+    nominated_node: str
+    pod: _object_pb2.PodRef
+    priority: int
+    rejecting_plugins: _containers.RepeatedScalarFieldContainer[str]
+    scheduler_name: str
+    state: QueueState
+    def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., scheduler_name: _Optional[str] = ..., priority: _Optional[int] = ..., state: _Optional[_Union[QueueState, str]] = ..., attempts: _Optional[int] = ..., backoff_until: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., nominated_node: _Optional[str] = ..., node: _Optional[str] = ..., bind_revision: _Optional[int] = ..., last_diagnosis: _Optional[_Union[_decision_pb2.Unschedulable, _Mapping]] = ..., rejecting_plugins: _Optional[_Iterable[str]] = ..., last_attempt_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., enqueued_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., last_bind_failure: _Optional[str] = ...) -> None: ...
+
+class ListNominationsRequest(_message.Message):
+    __slots__ = ["node", "page_size", "page_token"]
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    node: str
+    page_size: int
+    page_token: str
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., node: _Optional[str] = ...) -> None: ...
+
+class ListNominationsResponse(_message.Message):
+    __slots__ = ["next_page_token", "nominations"]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    NOMINATIONS_FIELD_NUMBER: _ClassVar[int]
+    next_page_token: str
+    nominations: _containers.RepeatedCompositeFieldContainer[Nomination]
+    def __init__(self, nominations: _Optional[_Iterable[_Union[Nomination, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class ListPendingRequest(_message.Message):
+    __slots__ = ["page_size", "page_token", "scheduler_name", "states"]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULER_NAME_FIELD_NUMBER: _ClassVar[int]
+    STATES_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    page_token: str
+    scheduler_name: str
+    states: _containers.RepeatedScalarFieldContainer[QueueState]
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., states: _Optional[_Iterable[_Union[QueueState, str]]] = ..., scheduler_name: _Optional[str] = ...) -> None: ...
+
+class ListPendingResponse(_message.Message):
+    __slots__ = ["next_page_token", "pods"]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    PODS_FIELD_NUMBER: _ClassVar[int]
+    next_page_token: str
+    pods: _containers.RepeatedCompositeFieldContainer[PendingPod]
+    def __init__(self, pods: _Optional[_Iterable[_Union[PendingPod, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class NodeVerdict(_message.Message):
+    __slots__ = ["feasible", "node", "plugin_scores", "reasons", "total_score"]
+    class PluginScoresEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    FEASIBLE_FIELD_NUMBER: _ClassVar[int]
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    PLUGIN_SCORES_FIELD_NUMBER: _ClassVar[int]
+    REASONS_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_SCORE_FIELD_NUMBER: _ClassVar[int]
+    feasible: bool
+    node: str
+    plugin_scores: _containers.ScalarMap[str, int]
+    reasons: _containers.RepeatedScalarFieldContainer[str]
+    total_score: int
+    def __init__(self, node: _Optional[str] = ..., feasible: bool = ..., reasons: _Optional[_Iterable[str]] = ..., total_score: _Optional[int] = ..., plugin_scores: _Optional[_Mapping[str, int]] = ...) -> None: ...
+
+class Nomination(_message.Message):
+    __slots__ = ["node", "pod", "priority", "revision"]
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    POD_FIELD_NUMBER: _ClassVar[int]
+    PRIORITY_FIELD_NUMBER: _ClassVar[int]
+    REVISION_FIELD_NUMBER: _ClassVar[int]
+    node: str
+    pod: _object_pb2.PodRef
+    priority: int
+    revision: int
+    def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., node: _Optional[str] = ..., priority: _Optional[int] = ..., revision: _Optional[int] = ...) -> None: ...
+
+class PendingPod(_message.Message):
+    __slots__ = ["attempts", "bind_revision", "enqueued_time", "node", "nominated_node", "pod", "priority", "scheduler_name", "state"]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    BIND_REVISION_FIELD_NUMBER: _ClassVar[int]
+    ENQUEUED_TIME_FIELD_NUMBER: _ClassVar[int]
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    NOMINATED_NODE_FIELD_NUMBER: _ClassVar[int]
+    POD_FIELD_NUMBER: _ClassVar[int]
+    PRIORITY_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULER_NAME_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    attempts: int
+    bind_revision: int
+    enqueued_time: _timestamp_pb2.Timestamp
+    node: str
+    nominated_node: str
+    pod: _object_pb2.PodRef
+    priority: int
+    scheduler_name: str
+    state: QueueState
+    def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., scheduler_name: _Optional[str] = ..., state: _Optional[_Union[QueueState, str]] = ..., priority: _Optional[int] = ..., attempts: _Optional[int] = ..., enqueued_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., nominated_node: _Optional[str] = ..., node: _Optional[str] = ..., bind_revision: _Optional[int] = ...) -> None: ...
+
+class QueueStatsRequest(_message.Message):
+    __slots__ = ["scheduler_name"]
+    SCHEDULER_NAME_FIELD_NUMBER: _ClassVar[int]
+    scheduler_name: str
+    def __init__(self, scheduler_name: _Optional[str] = ...) -> None: ...
+
+class QueueStatsResponse(_message.Message):
+    __slots__ = ["active", "attempts_error", "attempts_scheduled", "attempts_unschedulable", "backoff", "binding", "bound", "gated", "ignored", "in_flight", "unschedulable"]
+    ACTIVE_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPTS_ERROR_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPTS_SCHEDULED_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPTS_UNSCHEDULABLE_FIELD_NUMBER: _ClassVar[int]
+    BACKOFF_FIELD_NUMBER: _ClassVar[int]
+    BINDING_FIELD_NUMBER: _ClassVar[int]
+    BOUND_FIELD_NUMBER: _ClassVar[int]
+    GATED_FIELD_NUMBER: _ClassVar[int]
+    IGNORED_FIELD_NUMBER: _ClassVar[int]
+    IN_FLIGHT_FIELD_NUMBER: _ClassVar[int]
+    UNSCHEDULABLE_FIELD_NUMBER: _ClassVar[int]
+    active: int
+    attempts_error: int
+    attempts_scheduled: int
+    attempts_unschedulable: int
+    backoff: int
+    binding: int
+    bound: int
+    gated: int
+    ignored: int
+    in_flight: int
+    unschedulable: int
+    def __init__(self, active: _Optional[int] = ..., backoff: _Optional[int] = ..., unschedulable: _Optional[int] = ..., gated: _Optional[int] = ..., in_flight: _Optional[int] = ..., binding: _Optional[int] = ..., bound: _Optional[int] = ..., ignored: _Optional[int] = ..., attempts_scheduled: _Optional[int] = ..., attempts_unschedulable: _Optional[int] = ..., attempts_error: _Optional[int] = ...) -> None: ...
+
+class SimulateAttempt(_message.Message):
+    __slots__ = ["message", "node", "nodes", "pod", "result", "victims"]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    NODES_FIELD_NUMBER: _ClassVar[int]
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    POD_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    VICTIMS_FIELD_NUMBER: _ClassVar[int]
+    message: str
+    node: str
+    nodes: _containers.RepeatedCompositeFieldContainer[NodeVerdict]
+    pod: _object_pb2.PodRef
+    result: SimulateResult
+    victims: _containers.RepeatedCompositeFieldContainer[_object_pb2.PodRef]
+    def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., result: _Optional[_Union[SimulateResult, str]] = ..., node: _Optional[str] = ..., victims: _Optional[_Iterable[_Union[_object_pb2.PodRef, _Mapping]]] = ..., nodes: _Optional[_Iterable[_Union[NodeVerdict, _Mapping]]] = ..., message: _Optional[str] = ...) -> None: ...
+
+class SimulateRequest(_message.Message):
+    __slots__ = ["cluster_delta", "cluster_removals", "pods", "scheduler_name"]
+    CLUSTER_DELTA_FIELD_NUMBER: _ClassVar[int]
+    CLUSTER_REMOVALS_FIELD_NUMBER: _ClassVar[int]
+    PODS_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULER_NAME_FIELD_NUMBER: _ClassVar[int]
+    cluster_delta: _containers.RepeatedCompositeFieldContainer[_object_pb2.Object]
+    cluster_removals: _containers.RepeatedCompositeFieldContainer[_object_pb2.ObjectRef]
+    pods: _containers.RepeatedCompositeFieldContainer[_pod_pb2.Pod]
+    scheduler_name: str
+    def __init__(self, cluster_delta: _Optional[_Iterable[_Union[_object_pb2.Object, _Mapping]]] = ..., cluster_removals: _Optional[_Iterable[_Union[_object_pb2.ObjectRef, _Mapping]]] = ..., pods: _Optional[_Iterable[_Union[_pod_pb2.Pod, _Mapping]]] = ..., scheduler_name: _Optional[str] = ...) -> None: ...
+
+class SimulateResponse(_message.Message):
+    __slots__ = ["attempts"]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    attempts: _containers.RepeatedCompositeFieldContainer[SimulateAttempt]
+    def __init__(self, attempts: _Optional[_Iterable[_Union[SimulateAttempt, _Mapping]]] = ...) -> None: ...
+
+class QueueState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class SimulateResult(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []

@@ -1,0 +1,90 @@
+from berth_client.v1 import object_pb2 as _object_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
+
+DECISION_TYPE_BIND: DecisionType
+DECISION_TYPE_CLEAR_NOMINATION: DecisionType
+DECISION_TYPE_EVICT: DecisionType
+DECISION_TYPE_NOMINATE: DecisionType
+DECISION_TYPE_UNSCHEDULABLE: DecisionType
+DECISION_TYPE_UNSPECIFIED: DecisionType
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class Bind(_message.Message):
+    __slots__ = ["node"]
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    node: str
+    def __init__(self, node: _Optional[str] = ...) -> None: ...
+
+class ClearNomination(_message.Message):
+    __slots__ = ["previous_node", "reason"]
+    PREVIOUS_NODE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    previous_node: str
+    reason: str
+    def __init__(self, previous_node: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class Decision(_message.Message):
+    __slots__ = ["bind", "clear_nomination", "evict", "nominate", "pod", "revision", "scheduler_name", "time", "unschedulable"]
+    BIND_FIELD_NUMBER: _ClassVar[int]
+    CLEAR_NOMINATION_FIELD_NUMBER: _ClassVar[int]
+    EVICT_FIELD_NUMBER: _ClassVar[int]
+    NOMINATE_FIELD_NUMBER: _ClassVar[int]
+    POD_FIELD_NUMBER: _ClassVar[int]
+    REVISION_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULER_NAME_FIELD_NUMBER: _ClassVar[int]
+    TIME_FIELD_NUMBER: _ClassVar[int]
+    UNSCHEDULABLE_FIELD_NUMBER: _ClassVar[int]
+    bind: Bind
+    clear_nomination: ClearNomination
+    evict: Evict
+    nominate: Nominate
+    pod: _object_pb2.PodRef
+    revision: int
+    scheduler_name: str
+    time: _timestamp_pb2.Timestamp
+    unschedulable: Unschedulable
+    def __init__(self, revision: _Optional[int] = ..., time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., scheduler_name: _Optional[str] = ..., pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., bind: _Optional[_Union[Bind, _Mapping]] = ..., evict: _Optional[_Union[Evict, _Mapping]] = ..., nominate: _Optional[_Union[Nominate, _Mapping]] = ..., clear_nomination: _Optional[_Union[ClearNomination, _Mapping]] = ..., unschedulable: _Optional[_Union[Unschedulable, _Mapping]] = ...) -> None: ...
+
+class Evict(_message.Message):
+    __slots__ = ["node", "preemptor", "reason", "victim"]
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    PREEMPTOR_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    VICTIM_FIELD_NUMBER: _ClassVar[int]
+    node: str
+    preemptor: _object_pb2.PodRef
+    reason: str
+    victim: _object_pb2.PodRef
+    def __init__(self, victim: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., node: _Optional[str] = ..., preemptor: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class NodeReasons(_message.Message):
+    __slots__ = ["node", "reasons", "unresolvable"]
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    REASONS_FIELD_NUMBER: _ClassVar[int]
+    UNRESOLVABLE_FIELD_NUMBER: _ClassVar[int]
+    node: str
+    reasons: _containers.RepeatedScalarFieldContainer[str]
+    unresolvable: bool
+    def __init__(self, node: _Optional[str] = ..., reasons: _Optional[_Iterable[str]] = ..., unresolvable: bool = ...) -> None: ...
+
+class Nominate(_message.Message):
+    __slots__ = ["node"]
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    node: str
+    def __init__(self, node: _Optional[str] = ...) -> None: ...
+
+class Unschedulable(_message.Message):
+    __slots__ = ["message", "node_reasons"]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    NODE_REASONS_FIELD_NUMBER: _ClassVar[int]
+    message: str
+    node_reasons: _containers.RepeatedCompositeFieldContainer[NodeReasons]
+    def __init__(self, message: _Optional[str] = ..., node_reasons: _Optional[_Iterable[_Union[NodeReasons, _Mapping]]] = ...) -> None: ...
+
+class DecisionType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []

@@ -1,0 +1,55 @@
+from berth_client.v1 import namespace_pb2 as _namespace_pb2
+from berth_client.v1 import node_pb2 as _node_pb2
+from berth_client.v1 import pod_pb2 as _pod_pb2
+from berth_client.v1 import policy_pb2 as _policy_pb2
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from typing import ClassVar as _ClassVar, Mapping as _Mapping, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+OBJECT_KIND_NAMESPACE: ObjectKind
+OBJECT_KIND_NODE: ObjectKind
+OBJECT_KIND_POD: ObjectKind
+OBJECT_KIND_POD_DISRUPTION_BUDGET: ObjectKind
+OBJECT_KIND_PRIORITY_CLASS: ObjectKind
+OBJECT_KIND_UNSPECIFIED: ObjectKind
+
+class Object(_message.Message):
+    __slots__ = ["namespace", "node", "pod", "pod_disruption_budget", "priority_class"]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    POD_DISRUPTION_BUDGET_FIELD_NUMBER: _ClassVar[int]
+    POD_FIELD_NUMBER: _ClassVar[int]
+    PRIORITY_CLASS_FIELD_NUMBER: _ClassVar[int]
+    namespace: _namespace_pb2.Namespace
+    node: _node_pb2.Node
+    pod: _pod_pb2.Pod
+    pod_disruption_budget: _policy_pb2.PodDisruptionBudget
+    priority_class: _policy_pb2.PriorityClass
+    def __init__(self, node: _Optional[_Union[_node_pb2.Node, _Mapping]] = ..., pod: _Optional[_Union[_pod_pb2.Pod, _Mapping]] = ..., priority_class: _Optional[_Union[_policy_pb2.PriorityClass, _Mapping]] = ..., pod_disruption_budget: _Optional[_Union[_policy_pb2.PodDisruptionBudget, _Mapping]] = ..., namespace: _Optional[_Union[_namespace_pb2.Namespace, _Mapping]] = ...) -> None: ...
+
+class ObjectRef(_message.Message):
+    __slots__ = ["kind", "name", "namespace", "uid"]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    kind: ObjectKind
+    name: str
+    namespace: str
+    uid: str
+    def __init__(self, kind: _Optional[_Union[ObjectKind, str]] = ..., namespace: _Optional[str] = ..., name: _Optional[str] = ..., uid: _Optional[str] = ...) -> None: ...
+
+class PodRef(_message.Message):
+    __slots__ = ["name", "namespace", "uid"]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    namespace: str
+    uid: str
+    def __init__(self, namespace: _Optional[str] = ..., name: _Optional[str] = ..., uid: _Optional[str] = ...) -> None: ...
+
+class ObjectKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []

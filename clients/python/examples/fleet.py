@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Example orchestrator on Berth's Python client.
+
+Registers three nodes, runs three low-priority batch pods, then submits a
+high-priority pod that must preempt one of them and a pod that can never fit;
+binds what Berth binds (ReportBindResult CONFIRMED), deletes what Berth evicts,
+and exits 0 once every schedulable pod runs and the never-fitting one was
+reported unschedulable.
+
+    python3 clients/python/examples/fleet.py --server 127.0.0.1:7070
+"""
+
+import argparse
+import os
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from berth_client import Client, MemoryCheckpoint  # noqa: E402
+from berth_client.v1 import node_pb2, object_pb2, pod_pb2, policy_pb2  # noqa: E402
+
+NAMESPACE = "fleet-py"
+PREFIX = "fleet-py-"  # of cluster-scoped names: nodes, priority classes
+NEVER_FITS = "huge"
+
+
+class Fleet:
+    """The orchestrator's own record: the source of truth it re-lists."""
+
+    def __init__(self):
+        self.lock = threading.Condition()
+        self.run_id = "%x" % time.time_ns()
+        self.pods = {}  # name -> pod_pb2.Pod
+        self.others = [object_pb2.Object(node=node_pb2.Node(
+            name=PREFIX + n, labels={"fleet": NAMESPACE},
+            allocatable={"cpu": 2000, "memory": 4 << 30, "pods": 110})) for n in ("n1", "n2", "n3")]
+        self.others += [object_pb2.Object(priority_class=policy_pb2.PriorityClass(name=PREFIX + n, value=v))
+                        for n, v in (("low", 100), ("high", 1000))]
+        self.evicted = set()
+        self.unschedulable = {}
+
+    def list(self):
+        with self.lock:
+            return self.others + [object_pb2.Object(pod=p) for p in self.pods.values()]
+
+    def pod(self, name, klass, milli_cpu):
+        p = pod_pb2.Pod(namespace=NAMESPACE, name=name, uid="%s-%s" % (name, self.run_id),
+                        priority_class_name=PREFIX + klass, node_selector={"fleet": NAMESPACE},
+                        containers=[pod_pb2.Container(name="main", requests={"cpu": milli_cpu, "memory": 256 << 20})])
+        with self.lock:
+            self.pods[name] = p
+        return object_pb2.Object(pod=p)
+
+    def handle(self, client, session, d):
+        with self.lock:
+            p = self.pods.get(d.pod.name)
+            if d.pod.namespace != NAMESPACE or p is None or p.uid != d.pod.uid:
+                return  # another orchestrator's, or an earlier run's
+        kind = d.WhichOneof("action")
+        if kind == "bind":
+            with self.lock:
+                p.node_name = d.bind.node  # "start" the pod; re-lists now carry node_name
+            client.confirm_bind(d)
+            print("rev %d: bind %s -> %s (confirmed)" % (d.revision, d.pod.name, d.bind.node), flush=True)
+        elif kind == "evict":
+            print("rev %d: evict %s from %s for %s" % (d.revision, d.pod.name, d.evict.node, d.evict.preemptor.name), flush=True)
+            with self.lock:
+                self.pods.pop(d.pod.name, None)
+                self.evicted.add(d.pod.name)
+            session.delete(object_pb2.ObjectRef(kind=object_pb2.OBJECT_KIND_POD, namespace=NAMESPACE,
+                                                name=d.pod.name, uid=d.pod.uid))
+        elif kind == "nominate":
+            print("rev %d: nominate %s on %s" % (d.revision, d.pod.name, d.nominate.node), flush=True)
+        elif kind == "unschedulable":
+            with self.lock:
+                first = d.pod.name not in self.unschedulable
+                self.unschedulable[d.pod.name] = d.unschedulable.message
+            if first:
+                print("rev %d: %s unschedulable: %s" % (d.revision, d.pod.name, d.unschedulable.message), flush=True)
+        with self.lock:
+            self.lock.notify_all()
+
+    def running(self, *names):
+        return all(n in self.pods and self.pods[n].node_name for n in names)
+
+    def done(self):
+        return (all(p.node_name for n, p in self.pods.items() if n != NEVER_FITS)
+                and NEVER_FITS in self.unschedulable and self.evicted and "critical" in self.pods)
+
+    def wait(self, cond, deadline, failure):
+        with self.lock:
+            while not cond():
+                if failure[0] is not None:
+                    raise failure[0]
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError("timed out; pods: %s" % {n: p.node_name or "pending" for n, p in self.pods.items()})
+                self.lock.wait(min(left, 0.5))
+
+    def report(self):
+        with self.lock:
+            for n in sorted(self.pods):
+                print("  %-10s %s" % (n, self.pods[n].node_name or "pending"))
+            print("  evicted: %s" % sorted(self.evicted))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--server", default=os.environ.get("BERTH_SERVER", "127.0.0.1:7070"))
+    ap.add_argument("--token", default=os.environ.get("BERTH_TOKEN"))
+    ap.add_argument("--timeout", type=float, default=60.0)
+    args = ap.parse_args()
+    deadline = time.monotonic() + args.timeout
+
+    fleet = Fleet()
+    client = Client(args.server, token=args.token)
+    session = client.session(fleet.list).start()
+    watcher = client.watcher(MemoryCheckpoint(), lambda d: fleet.handle(client, session, d),
+                             start_at=1, on_compacted=lambda ce: ce.oldest)
+    failure = [None]
+
+    def watch():
+        try:
+            watcher.run()
+        except BaseException as e:  # surfaced by fleet.wait
+            failure[0] = e
+            with fleet.lock:
+                fleet.lock.notify_all()
+
+    t = threading.Thread(target=watch, daemon=True)
+    t.start()
+    try:
+        session.upsert(fleet.pod("batch-1", "low", 1500), fleet.pod("batch-2", "low", 1500),
+                       fleet.pod("batch-3", "low", 1500), timeout=args.timeout)
+        print("submitted 3 nodes and 3 low-priority batch pods", flush=True)
+        fleet.wait(lambda: fleet.running("batch-1", "batch-2", "batch-3"), deadline, failure)
+        session.upsert(fleet.pod("critical", "high", 1000), fleet.pod(NEVER_FITS, "low", 64000), timeout=args.timeout)
+        print("submitted critical (must preempt) and huge (never fits)", flush=True)
+        fleet.wait(fleet.done, deadline, failure)
+        fleet.report()
+        refs = [object_pb2.ObjectRef(kind=object_pb2.OBJECT_KIND_POD, namespace=NAMESPACE, name=n) for n in fleet.pods]
+        refs += [object_pb2.ObjectRef(kind=object_pb2.OBJECT_KIND_NODE, name=o.node.name) for o in fleet.others if o.HasField("node")]
+        refs += [object_pb2.ObjectRef(kind=object_pb2.OBJECT_KIND_PRIORITY_CLASS, name=o.priority_class.name)
+                 for o in fleet.others if o.HasField("priority_class")]
+        client.delete(refs)
+    except Exception as e:
+        fleet.report()
+        print("fleet (python): FAILED: %s" % e, file=sys.stderr)
+        return 1
+    finally:
+        watcher.stop()
+        session.close()
+        t.join(timeout=5)
+        client.close()
+    print("fleet (python): OK, every schedulable pod is running")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
