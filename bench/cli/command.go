@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -49,6 +50,7 @@ type flags struct {
 	berthd      string
 	berthdArgs  []string
 	wait        time.Duration
+	cpuProfile  string
 }
 
 // Command is `berthctl bench`.
@@ -92,6 +94,7 @@ data directory for each run.`,
 	fl.StringVar(&f.berthd, "berthd", "", "berthd binary to start without --server (default: berthd runs in this process)")
 	fl.StringArrayVar(&f.berthdArgs, "berthd-arg", nil, "extra flag for the berthd started (repeatable), e.g. --berthd-arg=--deterministic")
 	fl.DurationVar(&f.wait, "timeout", 30*time.Minute, "how long a run may wait for the decisions")
+	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured part of the runs (client and in-process berthd) to this file")
 	return cmd
 }
 
@@ -104,6 +107,17 @@ func runCommand(ctx context.Context, stdout, stderr io.Writer, f flags, opts Opt
 	}
 	if f.pods == 0 {
 		f.pods = workload.DefaultPods(f.workload, f.nodes)
+	}
+	if f.cpuProfile != "" {
+		pf, err := os.Create(f.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	for i := range f.runs {
 		r, err := oneRun(ctx, stderr, f, opts)

@@ -22,6 +22,10 @@ type CycleState struct {
 	// PreScore returned Skip; the runtime does not call their Filter/Score.
 	SkipFilterPlugins map[string]struct{}
 	SkipScorePlugins  map[string]struct{}
+	// FilterPlan and ScorePlan are the runtime's: the plugins to run for
+	// this pod, resolved from the Skip sets once per attempt. Immutable
+	// once set, so clones share them; plugins must not touch them.
+	FilterPlan, ScorePlan any
 }
 
 // NewCycleState returns an empty state.
@@ -50,6 +54,8 @@ func (c *CycleState) Clone() *CycleState {
 		data:              make(map[StateKey]StateData, len(c.data)),
 		SkipFilterPlugins: maps.Clone(c.SkipFilterPlugins),
 		SkipScorePlugins:  maps.Clone(c.SkipScorePlugins),
+		FilterPlan:        c.FilterPlan,
+		ScorePlan:         c.ScorePlan,
 	}
 	for k, v := range c.data {
 		out.data[k] = v.Clone()

@@ -42,6 +42,14 @@ type Framework interface {
 	// RunScorePlugins scores nodes with every Score plugin, normalizes and
 	// applies weights; the result is in the order of nodes.
 	RunScorePlugins(ctx context.Context, state *CycleState, pod *model.Pod, nodes []*NodeInfo) ([]NodePluginScores, *Status)
+	// RunScorePluginsInto is RunScorePlugins working in reusable buffers
+	// (nil: fresh ones); the result lives in buf until its next use.
+	RunScorePluginsInto(ctx context.Context, state *CycleState, pod *model.Pod, nodes []*NodeInfo, buf *ScoreBuffers) ([]NodePluginScores, *Status)
+	// ResultsRemembered reports whether the node-local plugin results of
+	// earlier pods with this pod's signature are remembered (after
+	// PreFilter), so that filtering mostly reads them: cheaper in order on
+	// one goroutine than spread over many.
+	ResultsRemembered(state *CycleState) bool
 	RunReservePluginsReserve(ctx context.Context, state *CycleState, pod *model.Pod, nodeName string) *Status
 	RunReservePluginsUnreserve(ctx context.Context, state *CycleState, pod *model.Pod, nodeName string)
 	// RunPermitPlugins returns Wait when a plugin holds the pod; the pod is
@@ -57,4 +65,41 @@ type Framework interface {
 	HasScorePlugins() bool
 	// PercentageOfNodesToScore is the profile's override, nil when unset.
 	PercentageOfNodesToScore() *int32
+}
+
+// ScoreBuffers is reusable working memory for scoring one pod; see
+// Framework.RunScorePluginsInto. The zero value is ready to use.
+type ScoreBuffers struct {
+	raw     []NodeScoreList
+	rawMem  []NodeScore
+	out     []NodePluginScores
+	backing []PluginScore
+}
+
+// Raw returns plugins lists of nodes scores each, zeroed.
+func (b *ScoreBuffers) Raw(plugins, nodes int) []NodeScoreList {
+	b.rawMem = grow(b.rawMem, plugins*nodes)
+	b.raw = grow(b.raw, plugins)
+	for p := range b.raw {
+		b.raw[p] = b.rawMem[p*nodes : (p+1)*nodes : (p+1)*nodes]
+	}
+	return b.raw
+}
+
+// Out returns the per-node results and the backing array of their
+// per-plugin scores, zeroed.
+func (b *ScoreBuffers) Out(nodes, plugins int) ([]NodePluginScores, []PluginScore) {
+	b.out = grow(b.out, nodes)
+	b.backing = grow(b.backing, nodes*plugins)
+	return b.out, b.backing
+}
+
+// grow returns s resized to n zeroed elements, reusing its memory.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }

@@ -27,6 +27,10 @@ type NodeInfo struct {
 	// Generation increases on every change; the cache uses it to copy only
 	// the NodeInfos that changed into the next snapshot.
 	Generation int64
+
+	// memo is the runtime's per-signature results for this version of the
+	// node (see Memo); never cloned.
+	memo nodeMemo
 }
 
 // NewNodeInfo returns a NodeInfo for node (nil for a node the cache knows

@@ -76,4 +76,7 @@ type Attempt struct {
 	// whatIf marks an Evaluate: every node is filtered, a lone feasible
 	// node is scored, PostFilter does not run.
 	whatIf bool
+	// lean: nobody reads the details (Run's cycles), so Feasible, Scores
+	// and TopNodes are not kept.
+	lean bool
 }

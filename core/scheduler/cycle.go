@@ -45,13 +45,20 @@ func (f *failure) message() string {
 // the popped pod was dropped, and an error only when the queue is closed
 // or ctx ends.
 func (s *Scheduler) ScheduleOne(ctx context.Context) (*Attempt, error) {
+	return s.scheduleNext(ctx, true)
+}
+
+// scheduleNext is ScheduleOne; record says whether the attempt keeps its
+// details (feasible nodes, scores, top nodes) for the caller. Run does not
+// read them, so its cycles keep none and reuse their working memory.
+func (s *Scheduler) scheduleNext(ctx context.Context, record bool) (*Attempt, error) {
 	qpi, err := s.queue.Pop(ctx)
 	if err != nil {
 		return nil, err
 	}
 	s.cycleMu.Lock()
 	defer s.cycleMu.Unlock()
-	return s.scheduleOnePod(ctx, qpi, true), nil
+	return s.scheduleOnePod(ctx, qpi, true, record), nil
 }
 
 // AttemptPod runs one scheduling cycle for a pending pod without taking it
@@ -76,14 +83,15 @@ func (s *Scheduler) AttemptPod(ctx context.Context, uid string) (*Attempt, error
 	qpi.Attempts++
 	s.cycleMu.Lock()
 	defer s.cycleMu.Unlock()
-	return s.scheduleOnePod(ctx, qpi, false), nil
+	return s.scheduleOnePod(ctx, qpi, false, true), nil
 }
 
 // scheduleOnePod is kube's scheduleOnePod. popped says whether the pod came
-// from Pop (and must be handed back to the queue) or from AttemptPod.
-func (s *Scheduler) scheduleOnePod(ctx context.Context, qpi *framework.QueuedPodInfo, popped bool) *Attempt {
+// from Pop (and must be handed back to the queue) or from AttemptPod;
+// record whether the attempt keeps its details.
+func (s *Scheduler) scheduleOnePod(ctx context.Context, qpi *framework.QueuedPodInfo, popped, record bool) *Attempt {
 	pod := qpi.Pod
-	att := &Attempt{Pod: pod, Profile: profileName(pod), Start: s.clock.Now()}
+	att := &Attempt{Pod: pod, Profile: profileName(pod), Start: s.clock.Now(), lean: !record}
 	fwk, ok := s.profiles[att.Profile]
 	if !ok {
 		// Only pods with a profile are queued; this is a bug if it happens.
@@ -186,8 +194,11 @@ func (s *Scheduler) schedulingAlgorithm(ctx context.Context, state *framework.Cy
 	if err != nil {
 		return "", &failure{status: framework.AsStatus(err), nominating: clearNomination}
 	}
-	for _, ni := range feasible {
-		att.Feasible = append(att.Feasible, ni.Name())
+	if !att.lean {
+		att.Feasible = make([]string, len(feasible))
+		for i, ni := range feasible {
+			att.Feasible[i] = ni.Name()
+		}
 	}
 	if len(feasible) == 0 {
 		att.Result = ResultUnschedulable
@@ -199,20 +210,29 @@ func (s *Scheduler) schedulingAlgorithm(ctx context.Context, state *framework.Cy
 	}
 	if len(feasible) == 1 {
 		if (s.opts.ScoreSingleNode || att.whatIf) && fwk.HasScorePlugins() {
-			if scores, err := s.prioritizeNodes(ctx, state.Clone(), fwk, pod, feasible); err == nil {
+			if scores, err := s.prioritizeNodes(ctx, state.Clone(), fwk, pod, feasible, nil); err == nil {
 				att.Scores, att.ScoresReportOnly = scores, true
 			}
 		}
-		att.TopNodes = []string{feasible[0].Name()}
+		if !att.lean {
+			att.TopNodes = []string{feasible[0].Name()}
+		}
 		return feasible[0].Name(), nil
 	}
-	scores, err := s.prioritizeNodes(ctx, state, fwk, pod, feasible)
+	var buf *framework.ScoreBuffers
+	if att.lean {
+		buf = &s.scoreBuf
+	}
+	scores, err := s.prioritizeNodes(ctx, state, fwk, pod, feasible, buf)
 	if err != nil {
 		return "", &failure{status: framework.AsStatus(err), nominating: clearNomination}
 	}
+	if att.lean {
+		return s.selectHost(scores, nil), nil
+	}
 	att.Scores = scores
-	host, top := s.selectHost(scores)
-	att.TopNodes = top
+	att.TopNodes = []string{}
+	host := s.selectHost(scores, &att.TopNodes)
 	return host, nil
 }
 
@@ -302,9 +322,13 @@ func (s *Scheduler) evaluateNominatedNode(ctx context.Context, state *framework.
 	return s.findNodesThatPassFilters(ctx, state, fwk, pod, d, []*framework.NodeInfo{ni}, false)
 }
 
-// findNodesThatPassFilters filters nodes in parallel, starting at the
-// round-robin start index, and stops once enough feasible nodes are found
-// (or filters them all).
+// findNodesThatPassFilters filters nodes starting at the round-robin start
+// index and stops once enough feasible nodes are found (or filters them
+// all). It spreads the nodes over the profile's goroutines, unless the
+// framework remembers most verdicts for this pod's signature: then it
+// walks them in order on this goroutine, which is cheaper and gives what
+// a parallelism of 1 gives. The feasible nodes returned live in the
+// scheduler's buffer until the next cycle.
 func (s *Scheduler) findNodesThatPassFilters(ctx context.Context, state *framework.CycleState, fwk framework.Framework, pod *model.Pod, d *framework.Diagnosis, nodes []*framework.NodeInfo, all bool) ([]*framework.NodeInfo, error) {
 	n := len(nodes)
 	toFind := s.numFeasibleNodesToFind(fwk.PercentageOfNodesToScore(), int32(n))
@@ -317,19 +341,25 @@ func (s *Scheduler) findNodesThatPassFilters(ctx context.Context, state *framewo
 	if n == 0 {
 		return nil, nil
 	}
-	feasible := make([]*framework.NodeInfo, toFind)
+	s.feasibleBuf = slices.Grow(s.feasibleBuf[:0], int(toFind))[:toFind]
+	feasible := s.feasibleBuf
 	if !fwk.HasFilterPlugins() {
 		for i := range feasible {
 			feasible[i] = nodes[(s.nextStartNodeIndex+i)%n]
 		}
 		return feasible, nil
 	}
+	if fwk.ResultsRemembered(state) {
+		return s.filterInOrder(ctx, state, fwk, pod, d, nodes, feasible)
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var found atomic.Int32
 	var firstErr atomic.Pointer[error]
-	statuses := make([]*framework.Status, n)
+	s.statusBuf = slices.Grow(s.statusBuf[:0], n)[:n]
+	statuses := s.statusBuf
+	clear(statuses)
 	check := func(i int) {
 		ni := nodes[(s.nextStartNodeIndex+i)%n]
 		st := fwk.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
@@ -365,6 +395,30 @@ func (s *Scheduler) findNodesThatPassFilters(ctx context.Context, state *framewo
 	return feasible, nil
 }
 
+// filterInOrder filters the nodes one after the other from the start
+// index until enough are feasible.
+func (s *Scheduler) filterInOrder(ctx context.Context, state *framework.CycleState, fwk framework.Framework, pod *model.Pod, d *framework.Diagnosis, nodes []*framework.NodeInfo, feasible []*framework.NodeInfo) ([]*framework.NodeInfo, error) {
+	n, toFind, found := len(nodes), len(feasible), 0
+	for i := 0; i < n && found < toFind; i++ {
+		if err := ctx.Err(); err != nil {
+			return feasible[:found], err
+		}
+		ni := nodes[(s.nextStartNodeIndex+i)%n]
+		st := fwk.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
+		switch {
+		case st.Code() == framework.Error:
+			return feasible[:found], st.AsError()
+		case st.IsSuccess():
+			feasible[found] = ni
+			found++
+		default:
+			d.NodeToStatus.Set(ni.Name(), st)
+			addPluginStatus(d, st)
+		}
+	}
+	return feasible[:found], nil
+}
+
 // numFeasibleNodesToFind is kube's adaptive bound: every node below 100
 // nodes; else percentageOfNodesToScore (profile, then global; 0 means
 // 50 - nodes/125, at least 5) of the nodes, at least 100.
@@ -384,7 +438,7 @@ func (s *Scheduler) numFeasibleNodesToFind(profilePercentage *int32, numAllNodes
 
 // prioritizeNodes runs PreScore and Score; without score plugins every node
 // scores 1.
-func (s *Scheduler) prioritizeNodes(ctx context.Context, state *framework.CycleState, fwk framework.Framework, pod *model.Pod, nodes []*framework.NodeInfo) ([]framework.NodePluginScores, error) {
+func (s *Scheduler) prioritizeNodes(ctx context.Context, state *framework.CycleState, fwk framework.Framework, pod *model.Pod, nodes []*framework.NodeInfo, buf *framework.ScoreBuffers) ([]framework.NodePluginScores, error) {
 	if !fwk.HasScorePlugins() {
 		out := make([]framework.NodePluginScores, len(nodes))
 		for i, ni := range nodes {
@@ -395,7 +449,7 @@ func (s *Scheduler) prioritizeNodes(ctx context.Context, state *framework.CycleS
 	if st := fwk.RunPreScorePlugins(ctx, state, pod, nodes); !st.IsSuccess() {
 		return nil, st.AsError()
 	}
-	scores, st := fwk.RunScorePlugins(ctx, state, pod, nodes)
+	scores, st := fwk.RunScorePluginsInto(ctx, state, pod, nodes, buf)
 	if !st.IsSuccess() {
 		return nil, st.AsError()
 	}
@@ -409,28 +463,36 @@ func (s *Scheduler) prioritizeNodes(ctx context.Context, state *framework.CycleS
 
 // selectHost picks a node with the highest total score: uniformly at
 // random among the tied ones (reservoir sampling, as kube), or the smallest
-// name in deterministic mode. It also returns the tied nodes, sorted.
-func (s *Scheduler) selectHost(scores []framework.NodePluginScores) (string, []string) {
+// name in deterministic mode. With top set, it also lists the tied nodes
+// there, sorted.
+func (s *Scheduler) selectHost(scores []framework.NodePluginScores, top *[]string) string {
 	best := scores[0].TotalScore
 	for _, ns := range scores[1:] {
 		best = max(best, ns.TotalScore)
 	}
-	var top []string
+	tied := 0
 	selected := ""
 	for _, ns := range scores {
 		if ns.TotalScore != best {
 			continue
 		}
-		top = append(top, ns.Name)
-		if !s.opts.Deterministic && (len(top) == 1 || s.rand.IntN(len(top)) == 0) {
+		tied++
+		if top != nil {
+			*top = append(*top, ns.Name)
+		}
+		switch {
+		case s.opts.Deterministic:
+			if selected == "" || ns.Name < selected {
+				selected = ns.Name
+			}
+		case tied == 1 || s.rand.IntN(tied) == 0:
 			selected = ns.Name
 		}
 	}
-	slices.Sort(top)
-	if s.opts.Deterministic {
-		selected = top[0]
+	if top != nil {
+		slices.Sort(*top)
 	}
-	return selected, top
+	return selected
 }
 
 // assumeAndReserve assumes the pod on host in the cache, forgets its

@@ -170,7 +170,8 @@ func TestSelectHost(t *testing.T) {
 	}
 	t.Run("deterministic: smallest name among the top", func(t *testing.T) {
 		s := &Scheduler{opts: Options{Deterministic: true}}
-		host, top := s.selectHost(scores)
+		var top []string
+		host := s.selectHost(scores, &top)
 		if host != "a" || !cmp.Equal(top, []string{"a", "b", "d"}) {
 			t.Errorf("selectHost = %q %v, want a [a b d]", host, top)
 		}
@@ -179,7 +180,7 @@ func TestSelectHost(t *testing.T) {
 		s := &Scheduler{rand: rand.New(rand.NewPCG(1, 2))}
 		count := map[string]int{}
 		for range 3000 {
-			host, _ := s.selectHost(scores)
+			host := s.selectHost(scores, nil)
 			count[host]++
 		}
 		for _, n := range []string{"a", "b", "d"} {

@@ -126,6 +126,10 @@ type Scheduler struct {
 	nextStartNodeIndex       int
 	percentageOfNodesToScore int32
 	rand                     *rand.Rand
+	// Working memory of lean cycles, reused from one to the next.
+	feasibleBuf []*framework.NodeInfo
+	statusBuf   []*framework.Status
+	scoreBuf    framework.ScoreBuffers
 
 	mu         sync.RWMutex
 	pods       map[string]*model.Pod // every pod the caller sent, current version
@@ -289,7 +293,7 @@ func (s *Scheduler) Run(ctx context.Context) {
 	stop := context.AfterFunc(ctx, s.queue.Close)
 	defer stop()
 	for {
-		if _, err := s.ScheduleOne(ctx); err != nil {
+		if _, err := s.scheduleNext(ctx, false); err != nil {
 			if ctx.Err() != nil || errors.Is(err, queue.ErrClosed) {
 				break
 			}

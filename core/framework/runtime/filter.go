@@ -11,23 +11,81 @@ import (
 // RunFilterPlugins runs the Filter plugins on one node in order, skipping
 // those whose PreFilter returned Skip, and stops at the first that does not
 // accept the pod. The status names that plugin; a status other than a
-// rejection becomes an Error. Safe to call in parallel for different
-// nodes.
+// rejection becomes an Error. Node-local plugins' verdicts are remembered
+// per node version and pod signature (plan.go). Safe to call in parallel
+// for different nodes.
 func (f *Framework) RunFilterPlugins(ctx context.Context, state *framework.CycleState, pod *model.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
-	for _, pl := range f.filter {
-		if skipped(state.SkipFilterPlugins, pl.Name()) {
+	plan := f.filterPlanOf(state)
+	if plan.sig == 0 {
+		return f.runFilterSteps(ctx, plan.steps, state, pod, nodeInfo)
+	}
+	e := nodeInfo.Memo(&f.memo.owner, plan.sig)
+	if !e.FilterDone {
+		failedAt, st, ok := f.runLocalFilters(ctx, plan.steps, state, pod, nodeInfo)
+		if !ok {
+			// An internal error is not remembered: run as without memo,
+			// so the error (or an earlier rejection) is what it would be.
+			return f.runFilterSteps(ctx, plan.steps, state, pod, nodeInfo)
+		}
+		e.FilterDone, e.FilterFailedAt, e.FilterStatus = true, failedAt, st
+	}
+	// The other plugins before the first local rejection decide first.
+	for _, step := range plan.steps {
+		if e.FilterFailedAt >= 0 && step.index > e.FilterFailedAt {
+			break
+		}
+		if step.local {
 			continue
 		}
-		s := pl.Filter(ctx, state, pod, nodeInfo)
-		if s.IsSuccess() {
-			continue
+		if s := f.runFilter(ctx, step.pl, state, pod, nodeInfo); s != nil {
+			return s
 		}
-		if !s.IsRejected() {
-			s = framework.AsStatus(fmt.Errorf("running %q filter plugin: %w", pl.Name(), s.AsError()))
+	}
+	return e.FilterStatus
+}
+
+// runFilterSteps runs the steps in order and returns the first failure.
+func (f *Framework) runFilterSteps(ctx context.Context, steps []filterStep, state *framework.CycleState, pod *model.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+	for _, step := range steps {
+		if s := f.runFilter(ctx, step.pl, state, pod, nodeInfo); s != nil {
+			return s
 		}
-		return s.WithPlugin(pl.Name())
 	}
 	return nil
+}
+
+// runLocalFilters runs the node-local steps in order: the index and status
+// of the first that rejects the pod (-1, nil when none does); ok is false
+// when one failed with an internal error.
+func (f *Framework) runLocalFilters(ctx context.Context, steps []filterStep, state *framework.CycleState, pod *model.Pod, nodeInfo *framework.NodeInfo) (int, *framework.Status, bool) {
+	for _, step := range steps {
+		if !step.local {
+			continue
+		}
+		s := step.pl.Filter(ctx, state, pod, nodeInfo)
+		switch {
+		case s.IsSuccess():
+			continue
+		case s.IsRejected():
+			return step.index, s.WithPlugin(step.pl.Name()), true
+		default:
+			return 0, nil, false
+		}
+	}
+	return -1, nil, true
+}
+
+// runFilter runs one Filter plugin: nil when it accepts the pod, else its
+// status naming it (an Error unless a rejection).
+func (f *Framework) runFilter(ctx context.Context, pl framework.FilterPlugin, state *framework.CycleState, pod *model.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+	s := pl.Filter(ctx, state, pod, nodeInfo)
+	if s.IsSuccess() {
+		return nil
+	}
+	if !s.IsRejected() {
+		s = framework.AsStatus(fmt.Errorf("running %q filter plugin: %w", pl.Name(), s.AsError()))
+	}
+	return s.WithPlugin(pl.Name())
 }
 
 // RunFilterPluginsWithNominatedPods filters the node as the scheduling

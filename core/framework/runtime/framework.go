@@ -53,6 +53,8 @@ type Framework struct {
 	metrics      Metrics
 	// deterministic: see WithDeterministic (preemption_extras.go).
 	deterministic bool
+	// memo numbers pod signatures for the result memo (plan.go).
+	memo *memo
 }
 
 var (
@@ -148,6 +150,7 @@ func (f *Framework) build(ctx context.Context, registry Registry, profile *confi
 	for i, pl := range f.score {
 		f.scoreWeights[i] = f.weights[pl.Name()]
 	}
+	f.memo = newMemo(f.filter, f.score)
 	return nil
 }
 

@@ -30,6 +30,11 @@ func (f *Framework) RunPreFilterPlugins(ctx context.Context, state *framework.Cy
 	var skip map[string]struct{} // nil until a plugin skips
 	defer func() {
 		state.SkipFilterPlugins = skip
+		state.FilterPlan, state.ScorePlan = nil, nil
+		if status.IsSuccess() || status.Code() == framework.Unschedulable {
+			// Preemption filters after an Unschedulable PreFilter too.
+			state.FilterPlan = f.newFilterPlan(pod, skip)
+		}
 		f.observePoint(PointPreFilter, start, status.Code())
 	}()
 	var result *framework.PreFilterResult

@@ -17,6 +17,11 @@ func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.Cyc
 	var skip map[string]struct{} // nil until a plugin skips
 	defer func() {
 		state.SkipScorePlugins = skip
+		var sig uint64
+		if fp, ok := state.FilterPlan.(*filterPlan); ok {
+			sig = fp.sig
+		}
+		state.ScorePlan = f.newScorePlan(skip, sig)
 		f.observePoint(PointPreScore, start, status.Code())
 	}()
 	for _, pl := range f.preScore {
@@ -43,23 +48,27 @@ func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.Cyc
 // The result has one entry per node, in the order of nodes, with the
 // weighted score of each plugin (in plugin order) and their sum. A failure
 // anywhere is an Error naming the plugin.
-func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, pod *model.Pod, nodes []*framework.NodeInfo) (_ []framework.NodePluginScores, status *framework.Status) {
+func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, pod *model.Pod, nodes []*framework.NodeInfo) ([]framework.NodePluginScores, *framework.Status) {
+	return f.RunScorePluginsInto(ctx, state, pod, nodes, nil)
+}
+
+// RunScorePluginsInto is RunScorePlugins working in buf (nil: fresh
+// memory): a caller scoring one pod at a time reuses buf across calls, and
+// the result lives in buf until its next use. Node-local plugins' raw
+// scores are remembered per node version and pod signature (plan.go); when
+// every plugin is node-local and the signature is known, the nodes are
+// scored in order on the calling goroutine.
+func (f *Framework) RunScorePluginsInto(ctx context.Context, state *framework.CycleState, pod *model.Pod, nodes []*framework.NodeInfo, buf *framework.ScoreBuffers) (_ []framework.NodePluginScores, status *framework.Status) {
 	start := f.now()
 	defer func() { f.observePoint(PointScore, start, status.Code()) }()
+	if buf == nil {
+		buf = &framework.ScoreBuffers{}
+	}
+	plan := f.scorePlanOf(state)
+	steps := plan.steps
+	// raw[p][n] is plugin p's score for node n.
+	raw := buf.Raw(len(steps), len(nodes))
 
-	plugins := make([]framework.ScorePlugin, 0, len(f.score))
-	weights := make([]int64, 0, len(f.score))
-	for i, pl := range f.score {
-		if !skipped(state.SkipScorePlugins, pl.Name()) {
-			plugins = append(plugins, pl)
-			weights = append(weights, f.scoreWeights[i])
-		}
-	}
-	// scores[p][n] is plugin p's score for node n.
-	scores := make([]framework.NodeScoreList, len(plugins))
-	for p := range plugins {
-		scores[p] = make(framework.NodeScoreList, len(nodes))
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var first firstError
@@ -78,56 +87,71 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 		return nil
 	}
 
-	if len(plugins) > 0 {
-		f.parallelizer.Until(ctx, len(nodes), func(n int) {
-			name := nodes[n].Name()
-			for p, pl := range plugins {
-				s, st := pl.Score(ctx, state, pod, nodes[n])
+	if len(steps) > 0 {
+		scoreNode := func(n int) {
+			ni := nodes[n]
+			name := ni.Name()
+			var e *framework.MemoEntry
+			for p, step := range steps {
+				if step.local && plan.sig != 0 {
+					if e == nil {
+						e = ni.Memo(&f.memo.owner, plan.sig)
+					}
+					if e.ScoreDone&(1<<step.index) != 0 {
+						raw[p][n] = framework.NodeScore{Name: name, Score: e.Scores[step.index]}
+						continue
+					}
+				}
+				s, st := step.pl.Score(ctx, state, pod, ni)
 				if !st.IsSuccess() {
-					fail(pl.Name(), "running Score plugins: plugin %q failed with: %w", pl.Name(), st.AsError())
+					fail(step.pl.Name(), "running Score plugins: plugin %q failed with: %w", step.pl.Name(), st.AsError())
 					return
 				}
-				scores[p][n] = framework.NodeScore{Name: name, Score: s}
+				raw[p][n] = framework.NodeScore{Name: name, Score: s}
+				if e != nil {
+					e.Scores[step.index] = s
+					e.ScoreDone |= 1 << step.index
+				}
 			}
-		})
+		}
+		if plan.allLocal() && f.ResultsRemembered(state) {
+			for n := range nodes {
+				scoreNode(n)
+			}
+		} else {
+			f.parallelizer.Until(ctx, len(nodes), scoreNode)
+		}
 		if s := failed(); s != nil {
 			return nil, s
 		}
 	}
 
-	f.parallelizer.Until(ctx, len(plugins), func(p int) {
-		ext := plugins[p].ScoreExtensions()
+	for p, step := range steps {
+		ext := step.pl.ScoreExtensions()
 		if ext == nil {
-			return
+			continue
 		}
-		if st := ext.NormalizeScore(ctx, state, pod, scores[p]); !st.IsSuccess() {
-			fail(plugins[p].Name(), "running Normalize on Score plugins: plugin %q failed with: %w", plugins[p].Name(), st.AsError())
+		if st := ext.NormalizeScore(ctx, state, pod, raw[p]); !st.IsSuccess() {
+			fail(step.pl.Name(), "running Normalize on Score plugins: plugin %q failed with: %w", step.pl.Name(), st.AsError())
+			return nil, failed()
 		}
-	})
-	if s := failed(); s != nil {
-		return nil, s
 	}
 
-	out := make([]framework.NodePluginScores, len(nodes))
-	// One backing array for every node's per-plugin scores.
-	backing := make([]framework.PluginScore, len(nodes)*len(plugins))
-	f.parallelizer.Until(ctx, len(nodes), func(n int) {
-		lo, hi := n*len(plugins), (n+1)*len(plugins)
+	out, backing := buf.Out(len(nodes), len(steps))
+	for n := range nodes {
+		lo, hi := n*len(steps), (n+1)*len(steps)
 		ns := framework.NodePluginScores{Name: nodes[n].Name(), Scores: backing[lo:hi:hi]}
-		for p, pl := range plugins {
-			s := scores[p][n].Score
+		for p, step := range steps {
+			s := raw[p][n].Score
 			if s > framework.MaxNodeScore || s < framework.MinNodeScore {
-				fail(pl.Name(), "applying score defaultWeights on Score plugins: plugin %q returns an invalid score %v, it should in the range of [%v, %v] after normalizing",
-					pl.Name(), s, framework.MinNodeScore, framework.MaxNodeScore)
-				return
+				fail(step.pl.Name(), "applying score defaultWeights on Score plugins: plugin %q returns an invalid score %v, it should in the range of [%v, %v] after normalizing",
+					step.pl.Name(), s, framework.MinNodeScore, framework.MaxNodeScore)
+				return nil, failed()
 			}
-			ns.Scores[p] = framework.PluginScore{Name: pl.Name(), Score: s * weights[p]}
-			ns.TotalScore += s * weights[p]
+			ns.Scores[p] = framework.PluginScore{Name: step.pl.Name(), Score: s * step.weight}
+			ns.TotalScore += s * step.weight
 		}
 		out[n] = ns
-	})
-	if s := failed(); s != nil {
-		return nil, s
 	}
 	return out, nil
 }

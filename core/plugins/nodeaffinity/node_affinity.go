@@ -34,6 +34,7 @@ type NodeAffinity struct {
 var (
 	_ framework.PreFilterPlugin   = (*NodeAffinity)(nil)
 	_ framework.FilterPlugin      = (*NodeAffinity)(nil)
+	_ framework.SignPlugin        = (*NodeAffinity)(nil)
 	_ framework.PreScorePlugin    = (*NodeAffinity)(nil)
 	_ framework.ScorePlugin       = (*NodeAffinity)(nil)
 	_ framework.ScoreExtensions   = (*NodeAffinity)(nil)
@@ -238,4 +239,15 @@ func (pl *NodeAffinity) isSchedulableAfterNodeChange(pod *model.Pod, oldObj, new
 		return framework.QueueSkip, nil
 	}
 	return framework.Queue, nil
+}
+
+// SignPod signs what the plugin reads of the pod: the nodeSelector and the
+// node affinity (the added affinity is the profile's, the same for all).
+func (*NodeAffinity) SignPod(pod *model.Pod, sig *framework.Signature) {
+	sig.StringMap(pod.NodeSelector)
+	var na *model.NodeAffinity
+	if pod.Affinity != nil {
+		na = pod.Affinity.NodeAffinity
+	}
+	sig.NodeAffinity(na)
 }

@@ -20,6 +20,7 @@ type NodeName struct{}
 
 var (
 	_ framework.FilterPlugin      = (*NodeName)(nil)
+	_ framework.SignPlugin        = (*NodeName)(nil)
 	_ framework.EnqueueExtensions = (*NodeName)(nil)
 )
 
@@ -52,4 +53,9 @@ func (*NodeName) EventsToRegister(context.Context) ([]framework.ClusterEventWith
 	return []framework.ClusterEventWithHint{
 		{Event: framework.ClusterEvent{Resource: framework.EventNode, ActionType: framework.ActionAdd}},
 	}, nil
+}
+
+// SignPod signs what Filter reads: the pod's node name.
+func (*NodeName) SignPod(pod *model.Pod, sig *framework.Signature) {
+	sig.String(pod.NodeName)
 }

@@ -25,6 +25,7 @@ type NodePorts struct{}
 var (
 	_ framework.PreFilterPlugin   = (*NodePorts)(nil)
 	_ framework.FilterPlugin      = (*NodePorts)(nil)
+	_ framework.SignPlugin        = (*NodePorts)(nil)
 	_ framework.EnqueueExtensions = (*NodePorts)(nil)
 )
 
@@ -140,4 +141,17 @@ func isSchedulableAfterPodDeleted(pod *model.Pod, oldObj, _ any) (framework.Queu
 		return framework.QueueSkip, nil
 	}
 	return framework.Queue, nil
+}
+
+// SignPod signs what PreFilter reads: the host ports of the containers and
+// sidecars.
+func (*NodePorts) SignPod(pod *model.Pod, sig *framework.Signature) {
+	ports := HostPorts(pod)
+	sig.Int(int64(len(ports)))
+	for _, p := range ports {
+		sig.Int(int64(p.HostPort))
+		sig.Int(int64(p.ContainerPort))
+		sig.String(p.HostIP)
+		sig.String(p.Protocol)
+	}
 }

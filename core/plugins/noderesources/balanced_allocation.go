@@ -28,6 +28,7 @@ type BalancedAllocation struct {
 var (
 	_ framework.PreScorePlugin = (*BalancedAllocation)(nil)
 	_ framework.ScorePlugin    = (*BalancedAllocation)(nil)
+	_ framework.SignPlugin     = (*BalancedAllocation)(nil)
 )
 
 // NewBalancedAllocation decodes NodeResourcesBalancedAllocationArgs and
@@ -83,3 +84,6 @@ func (ba *BalancedAllocation) Score(_ context.Context, state *framework.CycleSta
 
 // ScoreExtensions returns nil: scores are already on 0..100.
 func (*BalancedAllocation) ScoreExtensions() framework.ScoreExtensions { return nil }
+
+// SignPod signs what PreScore and Score read: the pod's requests.
+func (*BalancedAllocation) SignPod(pod *model.Pod, sig *framework.Signature) { signRequests(pod, sig) }

@@ -43,6 +43,7 @@ var (
 	_ framework.FilterPlugin      = (*Fit)(nil)
 	_ framework.PreScorePlugin    = (*Fit)(nil)
 	_ framework.ScorePlugin       = (*Fit)(nil)
+	_ framework.SignPlugin        = (*Fit)(nil)
 	_ framework.EnqueueExtensions = (*Fit)(nil)
 )
 
@@ -231,3 +232,14 @@ func (f *Fit) Score(_ context.Context, state *framework.CycleState, pod *model.P
 
 // ScoreExtensions returns nil: scores are already on 0..100.
 func (*Fit) ScoreExtensions() framework.ScoreExtensions { return nil }
+
+// SignPod signs what the plugin reads of the pod: its effective requests,
+// exact and with the scoring defaults.
+func (*Fit) SignPod(pod *model.Pod, sig *framework.Signature) { signRequests(pod, sig) }
+
+func signRequests(pod *model.Pod, sig *framework.Signature) {
+	req := model.ComputeRequests(pod)
+	sig.Resources(&req.Requests)
+	sig.Int(req.NonZeroMilliCPU)
+	sig.Int(req.NonZeroMemory)
+}

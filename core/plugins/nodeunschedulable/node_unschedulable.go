@@ -21,6 +21,7 @@ type NodeUnschedulable struct{}
 
 var (
 	_ framework.FilterPlugin      = (*NodeUnschedulable)(nil)
+	_ framework.SignPlugin        = (*NodeUnschedulable)(nil)
 	_ framework.EnqueueExtensions = (*NodeUnschedulable)(nil)
 )
 
@@ -93,4 +94,9 @@ func isSchedulableAfterPodTolerationChange(pod *model.Pod, oldObj, newObj any) (
 		return framework.Queue, nil
 	}
 	return framework.QueueSkip, nil
+}
+
+// SignPod signs what Filter reads: the tolerations.
+func (*NodeUnschedulable) SignPod(pod *model.Pod, sig *framework.Signature) {
+	sig.Tolerations(pod.Tolerations)
 }

@@ -24,6 +24,7 @@ type TaintToleration struct{}
 
 var (
 	_ framework.FilterPlugin      = (*TaintToleration)(nil)
+	_ framework.SignPlugin        = (*TaintToleration)(nil)
 	_ framework.PreScorePlugin    = (*TaintToleration)(nil)
 	_ framework.ScorePlugin       = (*TaintToleration)(nil)
 	_ framework.ScoreExtensions   = (*TaintToleration)(nil)
@@ -151,4 +152,9 @@ func isSchedulableAfterPodTolerationChange(pod *model.Pod, oldObj, newObj any) (
 		return framework.Queue, nil
 	}
 	return framework.QueueSkip, nil
+}
+
+// SignPod signs what Filter, PreScore and Score read: the tolerations.
+func (*TaintToleration) SignPod(pod *model.Pod, sig *framework.Signature) {
+	sig.Tolerations(pod.Tolerations)
 }
