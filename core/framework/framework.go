@@ -70,6 +70,10 @@ type Framework interface {
 // ScoreBuffers is reusable working memory for scoring one pod; see
 // Framework.RunScorePluginsInto. The zero value is ready to use.
 type ScoreBuffers struct {
+	// TotalsOnly: the caller reads only each node's TotalScore, so the
+	// per-plugin scores are not kept (NodePluginScores.Scores is nil).
+	TotalsOnly bool
+
 	raw     []NodeScoreList
 	rawMem  []NodeScore
 	out     []NodePluginScores

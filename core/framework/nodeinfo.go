@@ -12,6 +12,7 @@ import (
 // reads without locks.
 type NodeInfo struct {
 	node *model.Node
+	name string // node.Name, kept here: the hot loops read it per node
 
 	Pods                         []*PodInfo
 	PodsWithAffinity             []*PodInfo // pods with any pod affinity or anti-affinity
@@ -48,17 +49,14 @@ func NewNodeInfo(node *model.Node, pods ...*PodInfo) *NodeInfo {
 func (n *NodeInfo) Node() *model.Node { return n.node }
 
 // Name returns the node name ("" when the node is unknown).
-func (n *NodeInfo) Name() string {
-	if n.node == nil {
-		return ""
-	}
-	return n.node.Name
-}
+func (n *NodeInfo) Name() string { return n.name }
 
 // SetNode sets or replaces the node object.
 func (n *NodeInfo) SetNode(node *model.Node) {
 	n.node = node
+	n.name = ""
 	if node != nil {
+		n.name = node.Name
 		n.Allocatable = model.ResourcesFromList(node.Allocatable)
 	} else {
 		n.Allocatable = model.Resources{}
@@ -142,6 +140,7 @@ func (n *NodeInfo) updatePorts(ports []model.ContainerPort, sign int64) {
 func (n *NodeInfo) Clone() *NodeInfo {
 	return &NodeInfo{
 		node:                         n.node,
+		name:                         n.name,
 		Pods:                         slices.Clone(n.Pods),
 		PodsWithAffinity:             slices.Clone(n.PodsWithAffinity),
 		PodsWithRequiredAntiAffinity: slices.Clone(n.PodsWithRequiredAntiAffinity),

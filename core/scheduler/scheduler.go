@@ -182,6 +182,7 @@ func New(ctx context.Context, opts Options) (*Scheduler, error) {
 		rand:       opts.Rand,
 	}
 	s.decisions = &decisionSink{DecisionSink: opts.Decisions, s: s}
+	s.scoreBuf.TotalsOnly = true
 	s.pdbs = newPDBs(s.pdbPods)
 	s.percentageOfNodesToScore = opts.Config.PercentageOfNodesToScore
 	if opts.PercentageOfNodesToScore != nil {

@@ -24,6 +24,9 @@ func subdomain(p path, v string) *FieldError {
 	if v == "" {
 		return p.errorf("required")
 	}
+	if isSubdomain(v) {
+		return nil
+	}
 	return firstMsg(p, v, validation.IsDNS1123Subdomain(v))
 }
 
@@ -40,6 +43,9 @@ func dnsLabel(p path, v string) *FieldError {
 	if v == "" {
 		return p.errorf("required")
 	}
+	if isDNSLabel(v) {
+		return nil
+	}
 	return firstMsg(p, v, validation.IsDNS1123Label(v))
 }
 
@@ -49,10 +55,16 @@ func qualifiedName(p path, v string) *FieldError {
 	if v == "" {
 		return p.errorf("required")
 	}
+	if isQualifiedName(v) {
+		return nil
+	}
 	return firstMsg(p, v, validation.IsQualifiedName(v))
 }
 
 func labelValue(p path, v string) *FieldError {
+	if v == "" || isNamePart(v) {
+		return nil
+	}
 	return firstMsg(p, v, validation.IsValidLabelValue(v))
 }
 
@@ -63,8 +75,16 @@ func firstMsg(p path, v string, msgs []string) *FieldError {
 	return p.errorf("invalid value %q: %s", v, msgs[0])
 }
 
-// labels checks a label map: qualified keys, valid values.
+// labels checks a label map: qualified keys, valid values. The first
+// problem in key order is reported.
 func labels(p path, m map[string]string) *FieldError {
+	valid := true
+	for k, v := range m {
+		valid = valid && isQualifiedName(k) && (v == "" || isNamePart(v))
+	}
+	if valid {
+		return nil
+	}
 	for _, k := range sortedKeys(m) {
 		if fe := qualifiedName(p.key(k), k); fe != nil {
 			return fe

@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -23,6 +25,45 @@ type Metrics struct {
 	decisions       *prometheus.CounterVec
 	commitDuration  prometheus.Histogram
 	watchers        prometheus.Gauge
+
+	// The labelled series observed on every scheduling attempt, looked up
+	// once: WithLabelValues hashes the labels on every call.
+	attemptSeries  seriesCache[prometheus.Counter]
+	attemptTimes   seriesCache[prometheus.Observer]
+	pointTimes     seriesCache[prometheus.Observer]
+	pluginTimes    seriesCache[prometheus.Observer]
+	pluginSampling atomic.Uint64
+}
+
+// pluginSampleEvery: one plugin timing in this many is recorded, as
+// kube-scheduler samples its plugin metrics, so that timing plugins costs
+// little.
+const pluginSampleEvery = 10
+
+// seriesCache remembers the series of a vector by label values.
+type seriesCache[T any] struct {
+	mu sync.RWMutex
+	m  map[[3]string]T
+}
+
+func (c *seriesCache[T]) get(key [3]string, series func() T) T {
+	c.mu.RLock()
+	v, ok := c.m[key]
+	c.mu.RUnlock()
+	if ok {
+		return v
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v, ok := c.m[key]; ok {
+		return v
+	}
+	if c.m == nil {
+		c.m = make(map[[3]string]T)
+	}
+	v = series()
+	c.m[key] = v
+	return v
 }
 
 var (
@@ -96,8 +137,9 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 
 // ObserveAttempt implements scheduler.Metrics.
 func (m *Metrics) ObserveAttempt(profile, result string, d time.Duration) {
-	m.attempts.WithLabelValues(result, profile).Inc()
-	m.attemptDuration.WithLabelValues(result, profile).Observe(d.Seconds())
+	key := [3]string{result, profile}
+	m.attemptSeries.get(key, func() prometheus.Counter { return m.attempts.WithLabelValues(result, profile) }).Inc()
+	m.attemptTimes.get(key, func() prometheus.Observer { return m.attemptDuration.WithLabelValues(result, profile) }).Observe(d.Seconds())
 }
 
 // ObservePostFilter implements scheduler.Metrics.
@@ -110,12 +152,22 @@ func (m *Metrics) ObservePostFilter(_ string, nominated bool, victims int) {
 
 // ObserveExtensionPoint implements scheduler.Metrics.
 func (m *Metrics) ObserveExtensionPoint(profile, point string, code framework.Code, d time.Duration) {
-	m.pointDuration.WithLabelValues(point, code.String(), profile).Observe(d.Seconds())
+	status := code.String()
+	m.pointTimes.get([3]string{point, status, profile}, func() prometheus.Observer {
+		return m.pointDuration.WithLabelValues(point, status, profile)
+	}).Observe(d.Seconds())
 }
 
-// ObservePlugin implements scheduler.Metrics.
+// ObservePlugin implements scheduler.Metrics. It records one call in
+// pluginSampleEvery.
 func (m *Metrics) ObservePlugin(_, point, plugin string, code framework.Code, d time.Duration) {
-	m.pluginDuration.WithLabelValues(plugin, point, code.String()).Observe(d.Seconds())
+	if m.pluginSampling.Add(1)%pluginSampleEvery != 0 {
+		return
+	}
+	status := code.String()
+	m.pluginTimes.get([3]string{plugin, point, status}, func() prometheus.Observer {
+		return m.pluginDuration.WithLabelValues(plugin, point, status)
+	}).Observe(d.Seconds())
 }
 
 // ObservePermitWait implements scheduler.Metrics.

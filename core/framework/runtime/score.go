@@ -65,6 +65,13 @@ func (f *Framework) RunScorePluginsInto(ctx context.Context, state *framework.Cy
 		buf = &framework.ScoreBuffers{}
 	}
 	plan := f.scorePlanOf(state)
+	if buf.TotalsOnly && plan.sig != 0 && plan.allLocal() && f.ResultsRemembered(state) {
+		if out, ok := f.scoreRemembered(ctx, state, pod, nodes, plan, buf); ok {
+			return out, nil
+		}
+		// A plugin failed or scored out of range: the general way below
+		// reports it as kube does.
+	}
 	steps := plan.steps
 	// raw[p][n] is plugin p's score for node n.
 	raw := buf.Raw(len(steps), len(nodes))
@@ -141,6 +148,9 @@ func (f *Framework) RunScorePluginsInto(ctx context.Context, state *framework.Cy
 	for n := range nodes {
 		lo, hi := n*len(steps), (n+1)*len(steps)
 		ns := framework.NodePluginScores{Name: nodes[n].Name(), Scores: backing[lo:hi:hi]}
+		if buf.TotalsOnly {
+			ns.Scores = nil
+		}
 		for p, step := range steps {
 			s := raw[p][n].Score
 			if s > framework.MaxNodeScore || s < framework.MinNodeScore {
@@ -148,12 +158,79 @@ func (f *Framework) RunScorePluginsInto(ctx context.Context, state *framework.Cy
 					step.pl.Name(), s, framework.MinNodeScore, framework.MaxNodeScore)
 				return nil, failed()
 			}
-			ns.Scores[p] = framework.PluginScore{Name: step.pl.Name(), Score: s * step.weight}
+			if ns.Scores != nil {
+				ns.Scores[p] = framework.PluginScore{Name: step.pl.Name(), Score: s * step.weight}
+			}
 			ns.TotalScore += s * step.weight
 		}
 		out[n] = ns
 	}
 	return out, nil
+}
+
+// scoreRemembered is RunScorePluginsInto for totals only, when every
+// plugin is node-local and the memo is warm: nodes are scored in order on
+// this goroutine, mostly from the memo, and only the scores of plugins that
+// normalize are kept per node; the others go straight into the totals.
+// It reports false, having changed nothing but buf and the memo, when a
+// plugin failed or a score was out of range.
+func (f *Framework) scoreRemembered(ctx context.Context, state *framework.CycleState, pod *model.Pod, nodes []*framework.NodeInfo, plan *scorePlan, buf *framework.ScoreBuffers) ([]framework.NodePluginScores, bool) {
+	normalizing := 0
+	for _, step := range plan.steps {
+		if step.pl.ScoreExtensions() != nil {
+			normalizing++
+		}
+	}
+	raw := buf.Raw(normalizing, len(nodes))
+	out, _ := buf.Out(len(nodes), 0)
+	for n, ni := range nodes {
+		name := ni.Name()
+		e := ni.Memo(&f.memo.owner, plan.sig)
+		var total int64
+		k := 0
+		for _, step := range plan.steps {
+			var s int64
+			if e.ScoreDone&(1<<step.index) != 0 {
+				s = e.Scores[step.index]
+			} else {
+				var st *framework.Status
+				if s, st = step.pl.Score(ctx, state, pod, ni); !st.IsSuccess() {
+					return nil, false
+				}
+				e.Scores[step.index] = s
+				e.ScoreDone |= 1 << step.index
+			}
+			if step.pl.ScoreExtensions() != nil {
+				raw[k][n] = framework.NodeScore{Name: name, Score: s}
+				k++
+				continue
+			}
+			if s > framework.MaxNodeScore || s < framework.MinNodeScore {
+				return nil, false
+			}
+			total += s * step.weight
+		}
+		out[n] = framework.NodePluginScores{Name: name, TotalScore: total}
+	}
+	k := 0
+	for _, step := range plan.steps {
+		ext := step.pl.ScoreExtensions()
+		if ext == nil {
+			continue
+		}
+		if st := ext.NormalizeScore(ctx, state, pod, raw[k]); !st.IsSuccess() {
+			return nil, false
+		}
+		for n := range raw[k] {
+			s := raw[k][n].Score
+			if s > framework.MaxNodeScore || s < framework.MinNodeScore {
+				return nil, false
+			}
+			out[n].TotalScore += s * step.weight
+		}
+		k++
+	}
+	return out, true
 }
 
 // firstError keeps the first error reported by parallel work, with the
