@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"time"
@@ -51,6 +52,7 @@ type flags struct {
 	berthdArgs  []string
 	wait        time.Duration
 	cpuProfile  string
+	trace       string
 }
 
 // Command is `berthctl bench`.
@@ -94,7 +96,8 @@ data directory for each run.`,
 	fl.StringVar(&f.berthd, "berthd", "", "berthd binary to start without --server (default: berthd runs in this process)")
 	fl.StringArrayVar(&f.berthdArgs, "berthd-arg", nil, "extra flag for the berthd started (repeatable), e.g. --berthd-arg=--deterministic")
 	fl.DurationVar(&f.wait, "timeout", 30*time.Minute, "how long a run may wait for the decisions")
-	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured part of the runs (client and in-process berthd) to this file")
+	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the runs (client and in-process berthd) to this file")
+	fl.StringVar(&f.trace, "trace", "", "write an execution trace of the runs (go tool trace) to this file")
 	return cmd
 }
 
@@ -118,6 +121,17 @@ func runCommand(ctx context.Context, stdout, stderr io.Writer, f flags, opts Opt
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if f.trace != "" {
+		tf, err := os.Create(f.trace)
+		if err != nil {
+			return err
+		}
+		defer tf.Close()
+		if err := trace.Start(tf); err != nil {
+			return err
+		}
+		defer trace.Stop()
 	}
 	for i := range f.runs {
 		r, err := oneRun(ctx, stderr, f, opts)

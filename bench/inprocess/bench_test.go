@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/berthsched/berth/bench/workload"
 	"github.com/berthsched/berth/core/model"
@@ -81,65 +80,34 @@ func BenchmarkLatency(b *testing.B) {
 	b.ReportMetric(p99/float64(b.N), "p99-ms")
 }
 
-// BenchmarkCostGrowth measures the cost of one pod (AddPod, the scheduling
-// cycle, the inline binding cycle, the bind confirmation) as the cluster
-// grows: 2000 basic pods per iteration on 500, 1000, 5000 and 15000 nodes,
-// the default profile with the adaptive percentage of nodes to score.
+// BenchmarkCostGrowth measures the cost of one pod as the cluster grows:
+// 5000 basic pods per iteration on 500, 1000, 5000 and 15000 nodes, the
+// default profile with the adaptive percentage of nodes to score, driven
+// as Run drives the scheduler (adding, the scheduling cycle, the binding
+// cycle, the confirmation of the bind).
 //
 //	go test -run '^$' -bench BenchmarkCostGrowth -benchtime 3x ./bench/inprocess
 func BenchmarkCostGrowth(b *testing.B) {
-	const pods = 2000
+	const pods = 5000
 	for _, nodes := range workload.CostSizes() {
 		b.Run(fmt.Sprintf("%dnodes", nodes), func(b *testing.B) {
-			ctx := context.Background()
-			var elapsed time.Duration
+			var seconds float64
 			for range b.N {
-				b.StopTimer()
 				w, err := workload.Generate(workload.Basic, workload.Spec{Nodes: nodes, Pods: pods})
 				if err != nil {
 					b.Fatal(err)
 				}
-				s := newInline(b, w)
 				runtime.GC()
-				b.StartTimer()
-				start := time.Now()
-				for _, p := range w.Pending {
-					scheduleInline(ctx, b, s, p)
+				r, err := Run(context.Background(), w, Options{})
+				if err != nil {
+					b.Fatal(err)
 				}
-				elapsed += time.Since(start)
+				seconds += r.Seconds
 			}
-			perPod := float64(elapsed.Nanoseconds()) / float64(b.N*pods)
+			perPod := seconds * 1e9 / float64(b.N*pods)
 			b.ReportMetric(perPod, "ns/pod")
 			b.ReportMetric(1e9/perPod, "pods/s")
 		})
-	}
-}
-
-func newInline(b *testing.B, w *workload.Workload) *scheduler.Scheduler {
-	ctx := context.Background()
-	reg := registry.InTree()
-	s, err := scheduler.New(ctx, scheduler.Options{
-		Config: DefaultConfig(reg), Registry: reg, Decisions: nopSink{}, BindInline: true,
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := Load(ctx, s, w); err != nil {
-		b.Fatal(err)
-	}
-	return s
-}
-
-func scheduleInline(ctx context.Context, b *testing.B, s *scheduler.Scheduler, p *model.Pod) {
-	if err := s.AddPod(ctx, p); err != nil {
-		b.Fatal(err)
-	}
-	att, err := s.ScheduleOne(ctx)
-	if err != nil || att.Result != scheduler.ResultScheduled || att.BindStatus != nil {
-		b.Fatalf("pod %s: %v %+v", p.Key(), err, att)
-	}
-	if err := s.AddPod(ctx, workload.Bound(p, att.Node)); err != nil {
-		b.Fatal(err)
 	}
 }
 

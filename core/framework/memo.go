@@ -163,9 +163,9 @@ func (s *Signature) NodeAffinity(a *model.NodeAffinity) {
 // node for pods of one signature under one profile: the verdict of the
 // node-local filters and the raw scores of the node-local score plugins.
 type MemoEntry struct {
-	// Owner is the profile's; Sig the signature's number within it.
-	Owner *MemoOwner
+	// Sig is the signature's number within its Owner, the profile.
 	Sig   uint64
+	Owner *MemoOwner
 	// Generation is the NodeInfo generation the results hold for.
 	Generation int64
 
@@ -174,7 +174,7 @@ type MemoEntry struct {
 	// node-local filter that rejected the pod, -1 if they all passed;
 	// FilterStatus is its status.
 	FilterDone     bool
-	FilterFailedAt int
+	FilterFailedAt int32
 	FilterStatus   *Status
 
 	// ScoreDone has bit i set when Scores[i] holds the raw score of the

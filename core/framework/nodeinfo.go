@@ -11,8 +11,18 @@ import (
 // owns the live NodeInfos; snapshots hold clones that the scheduling cycle
 // reads without locks.
 type NodeInfo struct {
+	// The fields a scheduling cycle reads of every node it filters come
+	// first, together, so that they share cache lines.
+
+	// Generation increases on every change; the cache uses it to copy only
+	// the NodeInfos that changed into the next snapshot.
+	Generation int64
+	name       string // node.Name, kept here: the hot loops read it per node
+	// memo is the runtime's per-signature results for this version of the
+	// node (see Memo); never cloned.
+	memo nodeMemo
+
 	node *model.Node
-	name string // node.Name, kept here: the hot loops read it per node
 
 	Pods                         []*PodInfo
 	PodsWithAffinity             []*PodInfo // pods with any pod affinity or anti-affinity
@@ -24,14 +34,6 @@ type NodeInfo struct {
 	// NonZeroRequested sums requests with the scoring defaults applied to
 	// containers that request no cpu or memory (MilliCPU and Memory only).
 	NonZeroRequested model.Resources
-
-	// Generation increases on every change; the cache uses it to copy only
-	// the NodeInfos that changed into the next snapshot.
-	Generation int64
-
-	// memo is the runtime's per-signature results for this version of the
-	// node (see Memo); never cloned.
-	memo nodeMemo
 }
 
 // NewNodeInfo returns a NodeInfo for node (nil for a node the cache knows

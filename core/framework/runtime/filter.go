@@ -27,11 +27,11 @@ func (f *Framework) RunFilterPlugins(ctx context.Context, state *framework.Cycle
 			// so the error (or an earlier rejection) is what it would be.
 			return f.runFilterSteps(ctx, plan.steps, state, pod, nodeInfo)
 		}
-		e.FilterDone, e.FilterFailedAt, e.FilterStatus = true, failedAt, st
+		e.FilterDone, e.FilterFailedAt, e.FilterStatus = true, int32(failedAt), st
 	}
 	// The other plugins before the first local rejection decide first.
 	for _, step := range plan.steps {
-		if e.FilterFailedAt >= 0 && step.index > e.FilterFailedAt {
+		if e.FilterFailedAt >= 0 && step.index > int(e.FilterFailedAt) {
 			break
 		}
 		if step.local {
@@ -113,11 +113,13 @@ func (f *Framework) RunFilterPluginsWithNominatedPods(ctx context.Context, state
 // nominated to the node at the pod's priority or above added, and whether
 // there were any.
 func (f *Framework) addNominatedPods(ctx context.Context, state *framework.CycleState, pod *model.Pod, nodeInfo *framework.NodeInfo) (bool, *framework.CycleState, *framework.NodeInfo, error) {
-	if f.nominator == nil || nodeInfo.Node() == nil {
+	if f.nominator == nil {
 		return false, state, nodeInfo, nil
 	}
+	// The name is "" for a NodeInfo without its node: nothing is
+	// nominated there.
 	nominated := f.nominator.NominatedPodsForNode(nodeInfo.Name())
-	if len(nominated) == 0 {
+	if len(nominated) == 0 || nodeInfo.Node() == nil {
 		return false, state, nodeInfo, nil
 	}
 	var outState *framework.CycleState
