@@ -1,6 +1,9 @@
 package model
 
-import "maps"
+import (
+	"maps"
+	"math"
+)
 
 // Well-known resource names. Anything else is an extended (scalar) resource
 // counted as an integer, e.g. "example.com/gpu" or "hugepages-2Mi".
@@ -77,15 +80,37 @@ func (r *Resources) Set(name string, v int64) {
 	}
 }
 
-// Add adds o to r in place.
+// Add adds o to r in place. Sums saturate at the int64 bounds instead of
+// wrapping around: the server caps every amount and every pod's total at
+// MaxAmount, so a sum only gets near the bounds on a node holding a huge
+// number of huge pods, and then a saturated sum keeps the node full rather
+// than making it look empty.
 func (r *Resources) Add(o *Resources) {
-	r.MilliCPU += o.MilliCPU
-	r.Memory += o.Memory
-	r.EphemeralStorage += o.EphemeralStorage
-	r.Pods += o.Pods
+	r.MilliCPU = AddAmounts(r.MilliCPU, o.MilliCPU)
+	r.Memory = AddAmounts(r.Memory, o.Memory)
+	r.EphemeralStorage = AddAmounts(r.EphemeralStorage, o.EphemeralStorage)
+	r.Pods = AddAmounts(r.Pods, o.Pods)
 	for name, v := range o.Scalar {
-		r.Set(name, r.Scalar[name]+v)
+		r.Set(name, AddAmounts(r.Scalar[name], v))
 	}
+}
+
+// MaxAmount is the largest amount of one resource the server accepts, in
+// one field or in the total of a pod's requests (2^62: 4.6e18 millicores
+// or bytes), so that adding two accepted amounts cannot overflow int64.
+const MaxAmount int64 = 1 << 62
+
+// AddAmounts returns a+b, saturated at math.MaxInt64 and math.MinInt64
+// instead of wrapping around.
+func AddAmounts(a, b int64) int64 {
+	s := a + b
+	if (s^a)&(s^b) < 0 { // the sign of both operands differs from the sum's
+		if a < 0 {
+			return math.MinInt64
+		}
+		return math.MaxInt64
+	}
+	return s
 }
 
 // Sub subtracts o from r in place.

@@ -82,6 +82,9 @@ func pod(p path, in *berthv1.Pod) (*model.Pod, *FieldError) {
 	if fe := resources(p.field("overhead"), in.GetOverhead()); fe != nil {
 		return nil, fe
 	}
+	if fe := requestTotals(p, in); fe != nil {
+		return nil, fe
+	}
 	out.Overhead = cloneResources(in.GetOverhead())
 	if fe := labels(p.field("node_selector"), in.GetNodeSelector()); fe != nil {
 		return nil, fe
@@ -168,6 +171,36 @@ func containers(p path, in []*berthv1.Container, init bool, names map[string]pat
 		out = append(out, mc)
 	}
 	return out, nil
+}
+
+// requestTotals checks that, for every resource, the sum of what a pod's
+// containers, init containers and overhead request stays within
+// model.MaxAmount, so no arithmetic on the pod's requests can overflow
+// (the effective request, kube's max of the steady state and the init
+// steps, never exceeds that sum). The error names the field at which the
+// sum goes over. The amounts were checked on their own already.
+func requestTotals(p path, in *berthv1.Pod) *FieldError {
+	sums := map[string]int64{}
+	add := func(fp path, m map[string]int64) *FieldError {
+		for _, k := range sortedKeys(m) {
+			if m[k] > model.MaxAmount-sums[k] {
+				return fp.key(k).errorf("the pod's %s requests (containers, init containers and overhead together) add up to more than %d (2^62)", k, model.MaxAmount)
+			}
+			sums[k] += m[k]
+		}
+		return nil
+	}
+	for _, list := range []struct {
+		name string
+		cs   []*berthv1.Container
+	}{{"containers", in.GetContainers()}, {"init_containers", in.GetInitContainers()}} {
+		for i, c := range list.cs {
+			if fe := add(p.field(list.name).index(i).field("requests"), c.GetRequests()); fe != nil {
+				return fe
+			}
+		}
+	}
+	return add(p.field("overhead"), in.GetOverhead())
 }
 
 // uniqueHostPorts refuses a pod taking the same host port, protocol and

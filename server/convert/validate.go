@@ -103,7 +103,8 @@ var standardResources = []string{
 	model.ResourcePods, "storage",
 }
 
-// resources checks a resource list: valid names, amounts not negative.
+// resources checks a resource list: valid names, amounts from 0 to
+// model.MaxAmount.
 func resources(p path, m map[string]int64) *FieldError {
 	for _, k := range sortedKeys(m) {
 		kp := p.key(k)
@@ -115,6 +116,9 @@ func resources(p path, m map[string]int64) *FieldError {
 		}
 		if m[k] < 0 {
 			return kp.errorf("must not be negative, got %d", m[k])
+		}
+		if m[k] > model.MaxAmount {
+			return kp.errorf("must be at most %d (2^62), got %d", model.MaxAmount, m[k])
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package convert_test
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -62,6 +63,22 @@ func TestObjectValidation(t *testing.T) {
 		}), wantPath: "pod.containers[1].ports[0].host_port", wantMsg: "also taken by pod.containers[0].ports[0].host_port"},
 		{name: "unknown protocol", obj: podObject(func(p *berthv1.Pod) { p.Containers[0].Ports[0].Protocol = 9 }), wantPath: "pod.containers[0].ports[0].protocol", wantMsg: "unknown value 9"},
 		{name: "negative overhead", obj: podObject(func(p *berthv1.Pod) { p.Overhead["memory"] = -2 }), wantPath: "pod.overhead[memory]", wantMsg: "negative"},
+		// Amounts and their sums stay within 2^62, so nothing wraps around.
+		{name: "request above 2^62", obj: podObject(func(p *berthv1.Pod) { p.Containers[0].Requests["cpu"] = math.MaxInt64 }), wantPath: "pod.containers[0].requests[cpu]", wantMsg: "at most 4611686018427387904"},
+		{name: "container requests overflow", obj: podObject(func(p *berthv1.Pod) {
+			p.Containers[0].Requests["cpu"] = 1 << 62
+			p.Containers[1].Requests["cpu"] = 1
+		}), wantPath: "pod.containers[1].requests[cpu]", wantMsg: "add up to more than"},
+		{name: "init container tips the sum over", obj: podObject(func(p *berthv1.Pod) {
+			p.Containers[0].Requests["memory"] = 1 << 61
+			p.Containers[1].Requests["memory"] = 1 << 60
+			p.InitContainers[0].Requests = map[string]int64{"memory": 1 << 61, "cpu": 1}
+		}), wantPath: "pod.init_containers[0].requests[memory]", wantMsg: "add up to more than"},
+		{name: "overhead tips the sum over", obj: podObject(func(p *berthv1.Pod) {
+			p.Containers[0].Requests["example.com/gpu"] = 1 << 62
+			p.Overhead["example.com/gpu"] = 1
+		}), wantPath: "pod.overhead[example.com/gpu]", wantMsg: "add up to more than"},
+		{name: "allocatable above 2^62", obj: nodeObject(func(n *berthv1.Node) { n.Allocatable["memory"] = 1<<62 + 1 }), wantPath: "node.allocatable[memory]", wantMsg: "at most"},
 		{name: "unknown preemption policy", obj: podObject(func(p *berthv1.Pod) { p.PreemptionPolicy = 3 }), wantPath: "pod.preemption_policy", wantMsg: "unknown"},
 		{name: "label selector operator unset", obj: podObject(func(p *berthv1.Pod) {
 			antiTerm(p).LabelSelector.MatchExpressions = append(antiTerm(p).LabelSelector.MatchExpressions,
