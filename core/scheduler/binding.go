@@ -50,13 +50,19 @@ func (s *Scheduler) bindingCycle(ctx context.Context, b *binding) *failure {
 	if st := b.fwk.RunPreBindPlugins(ctx, b.state, pod, b.host); !st.IsSuccess() {
 		return &failure{status: st, nominating: clearNomination}
 	}
-	if cur, ok := s.lookupPod(pod.UID); !ok || cur.NodeName != "" {
+	// The check and the record are one step, so a deletion either comes
+	// first (no bind) or finds the bind recorded (and takes it).
+	s.mu.Lock()
+	cur, ok := s.pods[pod.UID]
+	alive := ok && cur.NodeName == ""
+	if alive {
+		s.binds[pod.UID] = b
+	}
+	s.mu.Unlock()
+	if !alive {
 		err := fmt.Errorf("pod %s was deleted or bound elsewhere before its bind to %s", pod.Key(), b.host)
 		return &failure{status: framework.AsStatus(err), nominating: clearNomination}
 	}
-	s.mu.Lock()
-	s.binds[pod.UID] = b
-	s.mu.Unlock()
 	if st := b.fwk.RunBindPlugins(ctx, b.state, pod, b.host); !st.IsSuccess() {
 		if s.takeBind(pod.UID) == nil {
 			return nil // the caller already settled the bind
@@ -74,6 +80,17 @@ func (s *Scheduler) bindingCycle(ctx context.Context, b *binding) *failure {
 	s.logger.Debug("pod bound", "pod", pod.Key(), "node", b.host)
 	b.fwk.RunPostBindPlugins(ctx, b.state, pod, b.host)
 	return nil
+}
+
+// Binding reports whether pod, the version a binding cycle handed to the
+// Bind plugins, still awaits its bind: false once the pod was deleted or
+// replaced, or its binding settled or abandoned. A DecisionSink asks it
+// (under its own lock) to refuse writing a Bind nobody waits for.
+func (s *Scheduler) Binding(pod *model.Pod) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	b := s.binds[pod.UID]
+	return b != nil && b.qpi.Pod == pod
 }
 
 // takeBind removes and returns the pod's binding awaiting confirmation.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/queue"
 )
 
 // kube's bounds on how many feasible nodes a cycle looks for.
@@ -51,12 +52,33 @@ func (s *Scheduler) ScheduleOne(ctx context.Context) (*Attempt, error) {
 // scheduleNext is ScheduleOne; record says whether the attempt keeps its
 // details (feasible nodes, scores, top nodes) for the caller. Run does not
 // read them, so its cycles keep none and reuse their working memory.
+//
+// It waits while the loop is held (Hold): nothing is popped then, and a
+// pod popped just before a hold began waits for its release before its
+// cycle starts.
 func (s *Scheduler) scheduleNext(ctx context.Context, record bool) (*Attempt, error) {
-	qpi, err := s.queue.Pop(ctx)
-	if err != nil {
-		return nil, err
+	var qpi *framework.QueuedPodInfo
+	for qpi == nil {
+		popCtx, err := s.gate.popContext(ctx)
+		if err != nil {
+			return nil, err
+		}
+		qpi, err = s.queue.Pop(popCtx)
+		if err != nil && (ctx.Err() != nil || popCtx.Err() == nil || errors.Is(err, queue.ErrClosed)) {
+			return nil, err
+		}
+		// Otherwise a hold began: pop again once it is released.
 	}
 	s.cycleMu.Lock()
+	for s.gate.held() {
+		s.cycleMu.Unlock()
+		if err := s.gate.wait(ctx); err != nil {
+			// Stopping: the cycle fails at once and requeues the pod.
+			s.cycleMu.Lock()
+			break
+		}
+		s.cycleMu.Lock()
+	}
 	defer s.cycleMu.Unlock()
 	return s.scheduleOnePod(ctx, qpi, true, record), nil
 }

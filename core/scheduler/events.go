@@ -89,7 +89,9 @@ func (s *Scheduler) DeleteNode(ctx context.Context, name string) error {
 //     assumed it, the bind is confirmed;
 //   - an update of a pending pod requeues it when it may now fit; a pending
 //     pod's nomination is the scheduler's: an update carrying none keeps it;
-//   - a terminating pod keeps occupying its node until deleted.
+//   - a terminating pod keeps occupying its node until deleted;
+//   - a bound pod sent without NodeName is refused with ErrPodBound: a pod
+//     does not go back to pending under the same uid (see Unbind).
 func (s *Scheduler) AddPod(ctx context.Context, pod *model.Pod) error {
 	if pod == nil || pod.UID == "" || pod.Name == "" {
 		return fmt.Errorf("add pod: %w", ErrInvalid)
@@ -131,12 +133,32 @@ func (s *Scheduler) AddPod(ctx context.Context, pod *model.Pod) error {
 		}
 		return nil
 	default:
-		// A bound pod that came back unbound: it left its node and waits
-		// to be scheduled again.
-		s.removeBoundPod(ctx, old)
-		s.storePod(cur)
-		return s.queuePod(ctx, cur)
+		// A bound pod cannot become pending again under the same uid:
+		// scheduling it again would bind it twice.
+		return fmt.Errorf("pod %s is bound to %s; an upsert cannot clear its node (delete the pod, or send it again under a new uid): %w",
+			old.Key(), old.NodeName, ErrPodBound)
 	}
+}
+
+// Unbind makes a pod the scheduler holds as bound pending again and
+// queues it. It is for a bind the caller reports failed that the
+// scheduler holds as bound (one restored after a restart, counted on its
+// node until settled); AddPod refuses to unbind a pod.
+func (s *Scheduler) Unbind(ctx context.Context, uid string) error {
+	s.ingestMu.Lock()
+	defer s.ingestMu.Unlock()
+	old, known := s.lookupPod(uid)
+	if !known {
+		return fmt.Errorf("unbind %s: %w", uid, ErrPodNotFound)
+	}
+	if old.NodeName == "" {
+		return nil
+	}
+	cur := *old
+	cur.NodeName = ""
+	s.removeBoundPod(ctx, old)
+	s.storePod(&cur)
+	return s.queuePod(ctx, &cur)
 }
 
 // UpdatePod is AddPod: pods are upserted.

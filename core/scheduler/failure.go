@@ -23,9 +23,13 @@ func (s *Scheduler) handleFailure(ctx context.Context, fwk framework.Framework, 
 	}
 	msg := f.message()
 	rejected := f.status.IsRejected()
-	if rejected {
+	switch {
+	case rejected:
 		s.logger.Debug("pod unschedulable", "pod", pod.Key(), "profile", fwk.ProfileName(), "message", msg)
-	} else {
+	case ctx.Err() != nil:
+		// Stopping: the attempt was cut short, not failed.
+		s.logger.Debug("scheduling pod interrupted", "pod", pod.Key(), "profile", fwk.ProfileName(), "err", msg)
+	default:
 		s.logger.Error("scheduling pod failed; retrying", "pod", pod.Key(), "profile", fwk.ProfileName(), "err", msg)
 	}
 

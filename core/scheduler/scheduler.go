@@ -30,6 +30,9 @@ var (
 	ErrNoBindInFlight = errors.New("no bind in flight")
 )
 
+// ErrPodBound: an upsert would make a bound pod pending again.
+var ErrPodBound = errors.New("pod is bound")
+
 // Reporter is told about pods that did not get a node. The server turns
 // each call into an Unschedulable decision. It is called once per new
 // message: a pod failing again for the same reasons is not reported again.
@@ -102,7 +105,8 @@ type Options struct {
 // use with Run), decisions go out through Options.Decisions.
 //
 // Locks: ingestMu serializes the state-in calls; cycleMu is held by the
-// scheduling cycle (one at a time). The two are never held together. Both
+// scheduling cycle (one at a time). The two are never held together; the
+// gate's lock (Hold) is a leaf. Both
 // call the queue (its lock, then the nominator's, then mu through the
 // queue's PodLookup) and the cache (a leaf lock). mu is a leaf: nothing is
 // called while holding it. Binding cycles take neither ingestMu nor
@@ -119,6 +123,10 @@ type Scheduler struct {
 
 	// ingestMu serializes the state-in calls.
 	ingestMu sync.Mutex
+
+	// gate holds the loop back while state that must be seen whole is
+	// applied (Hold).
+	gate gate
 
 	// cycleMu is held by the scheduling cycle; what follows is its state.
 	cycleMu                  sync.Mutex
@@ -293,6 +301,7 @@ func (s *Scheduler) Run(ctx context.Context) {
 	s.queue.Run(ctx)
 	stop := context.AfterFunc(ctx, s.queue.Close)
 	defer stop()
+	defer s.gate.stop()
 	for {
 		if _, err := s.scheduleNext(ctx, false); err != nil {
 			if ctx.Err() != nil || errors.Is(err, queue.ErrClosed) {

@@ -93,11 +93,8 @@ func (c *cluster) reportRestored(ctx context.Context, podUID, held, node string,
 	if err := c.log.Settle(ctx, podUID, true); err != nil {
 		return err
 	}
-	cur, found := c.Scheduler.Pod(podUID)
-	if !found {
+	if _, found := c.Scheduler.Pod(podUID); !found {
 		return nil // re-listed later, it arrives pending
 	}
-	pending := *cur
-	pending.NodeName = ""
-	return c.Scheduler.AddPod(ctx, &pending)
+	return c.Scheduler.Unbind(ctx, podUID)
 }

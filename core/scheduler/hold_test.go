@@ -1,0 +1,122 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	mt "github.com/berthsched/berth/core/model/modeltest"
+)
+
+// While held, the loop pops nothing: pods added meanwhile wait, and when
+// the hold ends they go in the queue's order, against the state as it is
+// then.
+func TestHoldKeepsPodsQueued(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	// Binding inline, binds come in the order of the cycles.
+	e := newEnv(t, &testPlugins{}, func(o *Options) { o.Clock = nil })
+	e.sink.ch = make(chan decision, 10)
+	done := make(chan struct{})
+	go func() {
+		e.s.Run(ctx)
+		close(done)
+	}()
+	defer func() { cancel(); <-done }()
+
+	release, err := e.s.Hold(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := e.s.Hold(ctx) // holds nest
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The pods arrive before the node they need (a re-list sending pods
+	// first): a cycle now would find no node.
+	e.addPods(mt.MakePod("low").RequestedPriority(1).Obj(), mt.MakePod("high").RequestedPriority(10).Obj())
+	select {
+	case d := <-e.sink.ch:
+		t.Fatalf("decision %+v while held", d)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if got := e.reporter.reports(); len(got) != 0 {
+		t.Fatalf("attempts while held: %v", got)
+	}
+	e.addNodes(mt.MakeNode("n1").Capacity(mt.Res(1000, mt.Gi)).Obj())
+	release()
+	release() // idempotent: the second hold still holds
+	if !e.s.Held() {
+		t.Fatal("released once, two holds: not held any more")
+	}
+	select {
+	case d := <-e.sink.ch:
+		t.Fatalf("decision %+v while still held", d)
+	case <-time.After(50 * time.Millisecond):
+	}
+	second()
+	var order []string
+	for range 2 {
+		order = append(order, waitDecision(t, e.sink.ch).Pod)
+	}
+	if order[0] != "default/high" || order[1] != "default/low" {
+		t.Errorf("bind order %v, want high then low", order)
+	}
+	if got := e.reporter.reports(); len(got) != 0 {
+		t.Errorf("pods found unschedulable: %v", got)
+	}
+}
+
+// Hold waits for the cycle in progress; a cancelled wait holds nothing.
+func TestHoldWaitsForTheCycle(t *testing.T) {
+	e := newEnv(t, &testPlugins{}, nil)
+	e.s.cycleMu.Lock() // a cycle in progress
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := e.s.Hold(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Hold during a cycle: %v, want it to wait until the deadline", err)
+	}
+	if e.s.Held() {
+		t.Error("a Hold that gave up still holds")
+	}
+	got := make(chan error, 1)
+	go func() {
+		release, err := e.s.Hold(context.Background())
+		if err == nil {
+			release()
+		}
+		got <- err
+	}()
+	time.Sleep(20 * time.Millisecond)
+	e.s.cycleMu.Unlock()
+	if err := <-got; err != nil {
+		t.Errorf("Hold after the cycle: %v", err)
+	}
+}
+
+// A bound pod does not become pending again under the same uid: the
+// upsert is refused and the pod keeps its node. Unbind does it.
+func TestBoundPodCannotBeUnbound(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, &testPlugins{}, nil)
+	e.addNodes(mt.MakeNode("n1").Obj())
+	e.addPods(mt.MakePod("p").Node("n1").Obj())
+	if err := e.s.AddPod(ctx, mt.MakePod("p").Obj()); !errors.Is(err, ErrPodBound) {
+		t.Fatalf("upserting a bound pod without its node: %v, want ErrPodBound", err)
+	}
+	if ex, _ := e.s.Explain("default", "p"); ex.Phase != PhaseBound || ex.Node != "n1" {
+		t.Errorf("after the refusal: %s on %q, want bound to n1", ex.Phase, ex.Node)
+	}
+	if st := e.s.queue.Stats(); st.Active+st.Backoff+st.Unschedulable != 0 {
+		t.Errorf("queued after the refusal: %+v", st)
+	}
+	if err := e.s.Unbind(ctx, "uid-p"); err != nil {
+		t.Fatal(err)
+	}
+	if ex, _ := e.s.Explain("default", "p"); ex.Phase != PhasePending {
+		t.Errorf("after Unbind: %s, want pending", ex.Phase)
+	}
+	if att := e.scheduleOne(); att.Result != ResultScheduled {
+		t.Errorf("after Unbind: %s, want scheduled", att.Result)
+	}
+}
