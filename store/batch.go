@@ -16,15 +16,18 @@ const (
 	Assumed Space = "assumed"
 	// UserMeta holds the server's own metadata (the store's is apart).
 	UserMeta Space = "meta-user"
+	// Unschedulable maps a pending pod to the message of its last
+	// Unschedulable decision, so that a restart does not repeat it.
+	Unschedulable Space = "unschedulable"
 )
 
 // Spaces returns every keyspace, in declaration order.
-func Spaces() []Space { return []Space{Nominations, Assumed, UserMeta} }
+func Spaces() []Space { return []Space{Nominations, Assumed, UserMeta, Unschedulable} }
 
 // Known reports whether s is one of Spaces.
 func (s Space) Known() bool {
 	switch s {
-	case Nominations, Assumed, UserMeta:
+	case Nominations, Assumed, UserMeta, Unschedulable:
 		return true
 	}
 	return false

@@ -70,32 +70,80 @@ func clearNominationDecision(pod *model.Pod, reason string) *berthv1.Decision {
 	return d
 }
 
-func unschedulableDecision(pod *model.Pod, message string, fitErr *framework.FitError) *berthv1.Decision {
+func unschedulableDecision(pod *model.Pod, message string, fitErr *framework.FitError, maxNodes int) *berthv1.Decision {
 	d := newDecision(pod)
+	reasons, omitted := nodeReasons(fitErr, maxNodes)
 	d.Action = &berthv1.Decision_Unschedulable{Unschedulable: &berthv1.Unschedulable{
-		Message: message, NodeReasons: nodeReasons(fitErr),
+		Message: message, NodeReasons: reasons, OmittedNodes: uint32(omitted),
 	}}
 	return d
 }
 
 // nodeReasons lists why each node with a status of its own was rejected,
-// sorted by node name.
-func nodeReasons(fitErr *framework.FitError) []*berthv1.NodeReasons {
+// sorted by node name: at most maxNodes of them, the most informative
+// ones, and how many were left out. A decision listing every node of a
+// large cluster would be megabytes, while the message already counts the
+// nodes per reason.
+//
+// The most informative nodes are picked as in decision.proto: first one
+// node of each distinct rejection (reasons and resolvability), the rarest
+// rejections first, then more nodes of each in the same order, each
+// rejection's nodes by name. So every way a node was rejected is shown,
+// and a reason shared by a few nodes is not drowned by one shared by all.
+func nodeReasons(fitErr *framework.FitError, maxNodes int) ([]*berthv1.NodeReasons, int) {
 	if fitErr == nil || fitErr.Diagnosis.NodeToStatus == nil {
-		return nil
+		return nil, 0
 	}
 	m := fitErr.Diagnosis.NodeToStatus
-	nodes := m.Nodes()
-	out := make([]*berthv1.NodeReasons, 0, len(nodes))
+	nodes := m.Nodes() // sorted by name
+	all := make([]*berthv1.NodeReasons, 0, len(nodes))
 	for _, n := range nodes {
 		st := m.Get(n)
-		out = append(out, &berthv1.NodeReasons{
+		all = append(all, &berthv1.NodeReasons{
 			Node:         n,
 			Reasons:      st.Reasons(),
 			Unresolvable: st.Code() == framework.UnschedulableAndUnresolvable,
 		})
 	}
-	return out
+	if len(all) <= maxNodes {
+		return all, 0
+	}
+	// Group the nodes by rejection, keeping name order within a group.
+	type group struct{ nodes []*berthv1.NodeReasons }
+	byKey := map[string]*group{}
+	var groups []*group
+	for _, nr := range all {
+		k := rejectionKey(nr)
+		g := byKey[k]
+		if g == nil {
+			g = &group{}
+			byKey[k] = g
+			groups = append(groups, g)
+		}
+		g.nodes = append(g.nodes, nr)
+	}
+	// Rarest first; ties by the name of their first node (groups were
+	// made in name order, and the sort is stable).
+	sort.SliceStable(groups, func(i, j int) bool { return len(groups[i].nodes) < len(groups[j].nodes) })
+	picked := make([]*berthv1.NodeReasons, 0, maxNodes)
+	for round := 0; len(picked) < maxNodes; round++ {
+		for _, g := range groups {
+			if round < len(g.nodes) && len(picked) < maxNodes {
+				picked = append(picked, g.nodes[round])
+			}
+		}
+	}
+	sort.Slice(picked, func(i, j int) bool { return picked[i].Node < picked[j].Node })
+	return picked, len(all) - len(picked)
+}
+
+// rejectionKey identifies how a node was rejected.
+func rejectionKey(nr *berthv1.NodeReasons) string {
+	k := fmt.Sprint(nr.Unresolvable)
+	for _, r := range nr.Reasons {
+		k += "\x00" + r
+	}
+	return k
 }
 
 // TypeOf returns the kind of d.

@@ -91,7 +91,7 @@ func watch(t *testing.T, l *Log, from uint64, f Filter, send Send) (context.Canc
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		done <- l.Watch(ctx, from, f, send)
+		done <- l.Watch(ctx, from, "", f, send)
 	}()
 	t.Cleanup(func() { cancel(); <-finished })
 	return cancel, done

@@ -2,6 +2,7 @@ package decisionlog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -39,13 +40,41 @@ type Options struct {
 	// ReadChunk bounds the records a watcher reads, and so the decisions
 	// one WatchResponse carries; 0 means DefaultReadChunk.
 	ReadChunk int
+	// MaxResponseBytes bounds the encoded size of one WatchResponse: a
+	// response carries fewer decisions rather than grow past it (a single
+	// decision larger than it goes out alone). 0 means
+	// DefaultMaxResponseBytes.
+	MaxResponseBytes int
+	// MaxNodeReasons bounds the node_reasons of one Unschedulable
+	// decision; 0 means DefaultMaxNodeReasons.
+	MaxNodeReasons int
+	// BindWanted, if set, is asked, while a Bind is being recorded, whether
+	// the scheduler still wants it: pod is the version its Bind plugins
+	// were given. A Bind it no longer wants (the pod was deleted, or its
+	// binding abandoned, since) is refused with ErrBindAbandoned and
+	// nothing is written. Asking it under the log's lock makes a deletion
+	// either come before the Bind (refused) or find it recorded (and
+	// Forget it), so no bind of a deleted pod stays recorded as
+	// outstanding. *scheduler.Scheduler's Binding fits.
+	BindWanted func(pod *model.Pod) bool
 }
+
+// Defaults of the zero Options fields.
+const (
+	DefaultMaxResponseBytes = 1 << 20
+	DefaultMaxNodeReasons   = 100
+)
+
+// ErrBindAbandoned: a Bind was refused because the scheduler no longer
+// wants it (Options.BindWanted).
+var ErrBindAbandoned = errors.New("the bind was abandoned (pod deleted or its binding undone)")
 
 // Log is the durable decision log over a store.Store. It implements
 // framework.DecisionSink and scheduler.Reporter.
 //
-// Lock order: settler.mu, then mu. Neither is held across a Commit by the
-// callers of the sink, so concurrent decisions share transactions.
+// Lock order: settler.mu, then mu, then what Options.BindWanted takes.
+// Neither is held across a Commit by the callers of the sink, so
+// concurrent decisions share transactions.
 type Log struct {
 	store  store.Store
 	opts   Options
@@ -53,8 +82,13 @@ type Log struct {
 	settle *settler
 
 	mu    sync.Mutex
+	id    string               // the log's identity; set by Recover
 	binds map[string]bindEntry // by pod uid: the pod's last Bind
 	noms  map[string]nomEntry  // by pod uid: the pod's nomination
+	// reported holds, by pod uid, the message of the pod's last
+	// Unschedulable decision (also in store.Unschedulable), so that a
+	// restarted scheduler does not report the same again.
+	reported map[string]string
 }
 
 // nomEntry is a pod's nomination.
@@ -64,11 +98,18 @@ type nomEntry struct {
 }
 
 // bindEntry is the last Bind decision made for a pod.
+//
+// A Bind is recorded before its commit, with committing set: a watcher may
+// see the decision as soon as it is durable, before Commit returns to the
+// binder, and report its outcome at once. Whoever needs the entry settled
+// (its revision, or to settle or forget it) waits for committing to be
+// closed; Bind then clears it.
 type bindEntry struct {
 	node        string
 	revision    uint64 // 0 when unknown (restored, its record compacted)
 	outstanding bool   // no outcome yet
 	restored    bool   // made before the last restart
+	committing  chan struct{}
 }
 
 var (
@@ -87,12 +128,19 @@ func New(st store.Store, opts Options) *Log {
 	if opts.ReadChunk <= 0 {
 		opts.ReadChunk = DefaultReadChunk
 	}
+	if opts.MaxResponseBytes <= 0 {
+		opts.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if opts.MaxNodeReasons <= 0 {
+		opts.MaxNodeReasons = DefaultMaxNodeReasons
+	}
 	l := &Log{
-		store:  st,
-		opts:   opts,
-		logger: opts.Logger,
-		binds:  make(map[string]bindEntry),
-		noms:   make(map[string]nomEntry),
+		store:    st,
+		opts:     opts,
+		logger:   opts.Logger,
+		binds:    make(map[string]bindEntry),
+		noms:     make(map[string]nomEntry),
+		reported: make(map[string]string),
 	}
 	l.settle = newSettler(st, l.observeCommit, opts.Logger)
 	return l
@@ -103,7 +151,10 @@ func New(st store.Store, opts Options) *Log {
 func (l *Log) Close() error { return l.settle.close() }
 
 // Bind appends the Bind decision, records the pod as assumed on node and
-// ends its nomination, in one durable batch.
+// ends its nomination, in one durable batch. The bind is recorded as
+// outstanding before the commit (see bindEntry) and forgotten again if the
+// commit fails; with Options.BindWanted, a bind the scheduler abandoned is
+// refused with ErrBindAbandoned.
 func (l *Log) Bind(ctx context.Context, pod *model.Pod, node string) error {
 	payload, err := encode(bindDecision(pod, node))
 	if err != nil {
@@ -113,6 +164,19 @@ func (l *Log) Bind(ctx context.Context, pod *model.Pod, node string) error {
 	if err := l.settle.claim(ctx, key); err != nil {
 		return err
 	}
+	prev, hadPrev, err := l.lockSettled(ctx, pod.UID)
+	if err != nil {
+		return err
+	}
+	if l.opts.BindWanted != nil && !l.opts.BindWanted(pod) {
+		l.mu.Unlock()
+		return fmt.Errorf("decisionlog: bind %s to %s: %w", pod.Key(), node, ErrBindAbandoned)
+	}
+	committing := make(chan struct{})
+	l.binds[pod.UID] = bindEntry{node: node, outstanding: true, committing: committing}
+	_, unsched := l.reported[pod.UID]
+	l.mu.Unlock()
+
 	// The bind's revision is above the newest one now: Recover searches
 	// the log from there.
 	_, last := l.store.Revisions()
@@ -120,15 +184,53 @@ func (l *Log) Bind(ctx context.Context, pod *model.Pod, node string) error {
 	b.Append(payload)
 	b.Put(store.Assumed, key, assumedValue(last+1, payload))
 	b.Delete(store.Nominations, key)
+	if unsched {
+		b.Delete(store.Unschedulable, key)
+	}
 	res, err := l.commit(ctx, &b, TypeBind)
-	if err != nil {
+
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	defer close(committing)
+	e, ok := l.binds[pod.UID]
+	if !ok || e.committing != committing {
+		// Nobody replaces or removes an entry being committed.
+		l.logger.Error("decisionlog: a bind's entry changed during its commit", "pod", pod.Key())
 		return err
 	}
-	l.mu.Lock()
-	l.binds[pod.UID] = bindEntry{node: node, revision: res.First, outstanding: true}
+	if err != nil {
+		if hadPrev {
+			l.binds[pod.UID] = prev
+		} else {
+			delete(l.binds, pod.UID)
+		}
+		return err
+	}
+	e.revision, e.committing = res.First, nil
+	l.binds[pod.UID] = e
 	delete(l.noms, pod.UID)
-	l.mu.Unlock()
+	delete(l.reported, pod.UID)
 	return nil
+}
+
+// lockSettled locks mu once no Bind of the pod is being committed and
+// returns the pod's bind entry. It returns with mu unlocked only on error
+// (ctx ended while waiting).
+func (l *Log) lockSettled(ctx context.Context, podUID string) (bindEntry, bool, error) {
+	for {
+		l.mu.Lock()
+		e, ok := l.binds[podUID]
+		if !ok || e.committing == nil {
+			return e, ok, nil
+		}
+		ch := e.committing
+		l.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return bindEntry{}, false, fmt.Errorf("decisionlog: waiting for the bind of %s: %w", podUID, ctx.Err())
+		}
+	}
 }
 
 // Evict appends the Evict decision.
@@ -196,16 +298,36 @@ func (l *Log) ClearNomination(ctx context.Context, pod *model.Pod, reason string
 	return nil
 }
 
-// Unschedulable appends the Unschedulable decision.
+// Unschedulable appends the Unschedulable decision, unless the pod's last
+// one (since it was last bound or deleted, across restarts) carries the
+// same message: a scheduler reports each new message once, and after a
+// restart its first report of a pod would repeat the last one made
+// before. The message is kept in store.Unschedulable for that.
 func (l *Log) Unschedulable(ctx context.Context, pod *model.Pod, message string, fitErr *framework.FitError) error {
-	payload, err := encode(unschedulableDecision(pod, message, fitErr))
+	l.mu.Lock()
+	last, known := l.reported[pod.UID]
+	l.mu.Unlock()
+	if known && last == message {
+		return nil
+	}
+	payload, err := encode(unschedulableDecision(pod, message, fitErr, l.opts.MaxNodeReasons))
 	if err != nil {
+		return err
+	}
+	key := []byte(pod.UID)
+	if err := l.settle.claim(ctx, key); err != nil {
 		return err
 	}
 	var b store.Batch
 	b.Append(payload)
-	_, err = l.commit(ctx, &b, TypeUnschedulable)
-	return err
+	b.Put(store.Unschedulable, key, []byte(message))
+	if _, err = l.commit(ctx, &b, TypeUnschedulable); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.reported[pod.UID] = message
+	l.mu.Unlock()
+	return nil
 }
 
 // commit commits b and counts it as a decision of type typ.

@@ -34,13 +34,26 @@ func parseAssumed(v []byte) (from uint64, d *berthv1.Decision, err error) {
 }
 
 // BindRevision returns the revision of the last Bind decision made for the
-// pod since it was last forgotten (statesvc.BindRevisions). A bind
-// restored after a restart whose record was compacted away has revision 0.
+// pod since it was last forgotten; false while none was, or while the
+// first is being committed. A bind restored after a restart whose record
+// could not be found (compacted away) has revision 0.
 func (l *Log) BindRevision(podUID string) (uint64, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	e, ok := l.binds[podUID]
-	return e.revision, ok
+	return e.revision, ok && e.committing == nil
+}
+
+// WaitBindRevision is BindRevision once no Bind of the pod is being
+// committed (statesvc.BindRevisions): a caller that saw a Bind decision
+// on a watch may report it before the binder's commit returned.
+func (l *Log) WaitBindRevision(ctx context.Context, podUID string) (uint64, bool, error) {
+	e, ok, err := l.lockSettled(ctx, podUID)
+	if err != nil {
+		return 0, false, err
+	}
+	l.mu.Unlock()
+	return e.revision, ok, nil
 }
 
 // NominationRevision returns the revision of the pod's current
@@ -93,8 +106,10 @@ func (l *Log) RestoredBinds() map[string]string {
 // restores and the pod's next upsert settles again. Settling a pod without
 // an outstanding bind does nothing.
 func (l *Log) Settle(ctx context.Context, podUID string, wait bool) error {
-	l.mu.Lock()
-	e, ok := l.binds[podUID]
+	e, ok, err := l.lockSettled(ctx, podUID)
+	if err != nil {
+		return err
+	}
 	if !ok || !e.outstanding {
 		l.mu.Unlock()
 		return nil
@@ -105,14 +120,19 @@ func (l *Log) Settle(ctx context.Context, podUID string, wait bool) error {
 	return l.settle.remove(ctx, []byte(podUID), wait, store.Assumed)
 }
 
-// Forget records that the pod was deleted: its bind and nomination entries
-// are removed in the background.
+// Forget records that the pod was deleted: its bind, nomination and last
+// Unschedulable message are removed in the background. A Bind of the pod
+// being committed is waited for, so that its entry is removed too.
 func (l *Log) Forget(ctx context.Context, podUID string) error {
-	l.mu.Lock()
-	_, bound := l.binds[podUID]
+	_, bound, err := l.lockSettled(ctx, podUID)
+	if err != nil {
+		return err
+	}
 	_, nominated := l.noms[podUID]
+	_, reported := l.reported[podUID]
 	delete(l.binds, podUID)
 	delete(l.noms, podUID)
+	delete(l.reported, podUID)
 	l.mu.Unlock()
 	var spaces []store.Space
 	if bound {
@@ -121,10 +141,46 @@ func (l *Log) Forget(ctx context.Context, podUID string) error {
 	if nominated {
 		spaces = append(spaces, store.Nominations)
 	}
+	if reported {
+		spaces = append(spaces, store.Unschedulable)
+	}
 	if len(spaces) == 0 {
 		return nil
 	}
 	return l.settle.remove(ctx, []byte(podUID), false, spaces...)
+}
+
+// ForgetUnknown forgets, as Forget does, the restored binds, nominations
+// and Unschedulable messages of pods that known says do not exist: after
+// a full re-list of the pods, those made before a restart for pods never
+// re-sent are dropped instead of being kept for ever. It returns how many
+// binds it dropped.
+func (l *Log) ForgetUnknown(ctx context.Context, known func(podUID string) bool) (int, error) {
+	l.mu.Lock()
+	gone := map[string]bool{}
+	binds := 0
+	for uid, e := range l.binds {
+		if e.restored && e.committing == nil && !known(uid) {
+			gone[uid] = true
+			binds++
+		}
+	}
+	for uid := range l.noms {
+		if !known(uid) {
+			gone[uid] = true
+		}
+	}
+	for uid := range l.reported {
+		if !known(uid) {
+			gone[uid] = true
+		}
+	}
+	l.mu.Unlock()
+	var errs []error
+	for _, uid := range sortedKeys(gone) {
+		errs = append(errs, l.Forget(ctx, uid))
+	}
+	return binds, errors.Join(errs...)
 }
 
 // RestoredBind is a bind made before a restart that awaited an outcome.
@@ -145,11 +201,19 @@ type Recovered struct {
 // queued.
 const maxBindSearch = 1 << 16
 
-// Recover reads the nominations and the outstanding binds back from the
-// store, after a restart, and tracks the binds as outstanding. Call it
-// before the scheduler runs.
+// Recover reads the nominations, the outstanding binds and the last
+// Unschedulable messages back from the store, after a restart, and tracks
+// the binds as outstanding. It also reads the log's identity (ID),
+// creating it the first time. Call it before the scheduler runs.
 func (l *Log) Recover(ctx context.Context) (Recovered, error) {
 	var out Recovered
+	if err := l.loadID(ctx); err != nil {
+		return out, err
+	}
+	reported, err := l.store.List(store.Unschedulable)
+	if err != nil {
+		return out, fmt.Errorf("decisionlog: recover unschedulable pods: %w", err)
+	}
 	noms, err := l.store.List(store.Nominations)
 	if err != nil {
 		return out, fmt.Errorf("decisionlog: recover nominations: %w", err)
@@ -180,6 +244,9 @@ func (l *Log) Recover(ctx context.Context) (Recovered, error) {
 		out.Binds = append(out.Binds, RestoredBind{Pod: d.GetPod(), Node: d.GetBind().GetNode(), Revision: rev})
 	}
 	l.mu.Lock()
+	for _, kv := range reported {
+		l.reported[string(kv.Key)] = string(kv.Value)
+	}
 	for _, n := range out.Nominations {
 		l.noms[n.PodUID] = nomEntry{node: n.NodeName}
 	}
@@ -191,13 +258,19 @@ func (l *Log) Recover(ctx context.Context) (Recovered, error) {
 }
 
 // findBind returns the revision of the Bind of pod uid to node at or above
-// from; 0 when it was compacted away.
+// from; 0 when it is not found (compacted away). When from itself was
+// compacted away, the search goes on from the oldest revision kept: with a
+// small retention the hint is often gone while the bind is still there.
 func (l *Log) findBind(ctx context.Context, from uint64, uid, node string) (uint64, error) {
 	for read := 0; read < maxBindSearch; {
 		recs, err := l.store.Read(ctx, from, l.opts.ReadChunk)
 		var compacted *store.CompactedError
 		if errors.As(err, &compacted) {
-			return 0, nil
+			if compacted.Oldest <= from {
+				return 0, nil // compacted from under the search: give up
+			}
+			from = compacted.Oldest
+			continue
 		}
 		if err != nil {
 			return 0, fmt.Errorf("decisionlog: find the bind of %s: %w", uid, err)

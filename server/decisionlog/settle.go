@@ -101,7 +101,7 @@ func (s *settler) remove(ctx context.Context, key []byte, wait bool, spaces ...s
 func (s *settler) claim(ctx context.Context, key []byte) error {
 	s.mu.Lock()
 	busy := false
-	for _, sp := range []store.Space{store.Assumed, store.Nominations} {
+	for _, sp := range []store.Space{store.Assumed, store.Nominations, store.Unschedulable} {
 		k := settleKey{sp, string(key)}
 		delete(s.pending, k)
 		busy = busy || s.writing[k]

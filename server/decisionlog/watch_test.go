@@ -27,6 +27,62 @@ func bindsOf(from, to int) []*berthv1.Decision {
 	return out
 }
 
+// A revision beyond the end of the log, or another log's id, fails the
+// watch at once: a watcher resuming against a new data directory would
+// otherwise skip the decisions up to its old position.
+func TestWatchAnotherLog(t *testing.T) {
+	l, st := newLog(t, bboltstore.Options{})
+	if _, err := l.Recover(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	bindN(t, l, 0, 3)
+	id := l.ID()
+	if len(id) != 32 {
+		t.Fatalf("log id %q, want 32 hex digits", id)
+	}
+	// The id is kept with the data: a new Log over the store has the same.
+	l2 := New(st, Options{})
+	t.Cleanup(func() { _ = l2.Close() })
+	if _, err := l2.Recover(t.Context()); err != nil || l2.ID() != id {
+		t.Fatalf("id after reopening: %q (%v), want %q", l2.ID(), err, id)
+	}
+	// A log of another data directory has another id.
+	other, _ := newLog(t, bboltstore.Options{})
+	if _, err := other.Recover(t.Context()); err != nil || other.ID() == id || other.ID() == "" {
+		t.Fatalf("another log's id %q (%v); this one's %q", other.ID(), err, id)
+	}
+
+	noop := func(*berthv1.WatchResponse) error { return nil }
+	var ahead *AheadError
+	if err := l.Watch(t.Context(), 5, "", Filter{}, noop); !errors.As(err, &ahead) || ahead.Next != 4 || ahead.Requested != 5 {
+		t.Errorf("from 5 of 3: %v, want an AheadError with Next 4", err)
+	}
+	var mismatch *LogMismatchError
+	if err := l.Watch(t.Context(), 1, other.ID(), Filter{}, noop); !errors.As(err, &mismatch) || mismatch.Actual != id {
+		t.Errorf("another log's id: %v, want a LogMismatchError", err)
+	}
+	// Its own id, and the next revision, are fine; every response
+	// carries the id.
+	c := newCollector()
+	var ids []string
+	watch(t, l, 4, Filter{}, func(r *berthv1.WatchResponse) error {
+		c.mu.Lock()
+		ids = append(ids, r.GetLogId())
+		c.mu.Unlock()
+		return c.send(r)
+	})
+	c.waitNext(t, 4)
+	bindN(t, l, 3, 4)
+	c.waitNext(t, 5)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, got := range ids {
+		if got != id {
+			t.Errorf("response log id %q, want %q", got, id)
+		}
+	}
+}
+
 // A watch replays the log from its revision, then follows new decisions;
 // from 0 it sees only decisions made after it started.
 func TestWatchReplayThenLive(t *testing.T) {
@@ -38,7 +94,7 @@ func TestWatchReplayThenLive(t *testing.T) {
 		{name: "from 1", from: 1, want: bindsOf(0, 5)},
 		{name: "from 3", from: 3, want: bindsOf(2, 5)},
 		{name: "from 0", from: 0, want: bindsOf(3, 5)},
-		{name: "from a future revision", from: 5, want: bindsOf(4, 5)},
+		{name: "from the next revision", from: 4, want: bindsOf(3, 5)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,7 +204,7 @@ func TestWatchCompacted(t *testing.T) {
 	if _, err := st.Compact(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	err := l.Watch(t.Context(), 3, Filter{}, func(*berthv1.WatchResponse) error { return nil })
+	err := l.Watch(t.Context(), 3, "", Filter{}, func(*berthv1.WatchResponse) error { return nil })
 	var ce *store.CompactedError
 	if !errors.As(err, &ce) || ce.Oldest != 16 || ce.Requested != 3 {
 		t.Fatalf("Watch from 3: %v, want a CompactedError with oldest 16", err)
@@ -167,7 +223,7 @@ func TestWatchCompacted(t *testing.T) {
 func TestWatchEnds(t *testing.T) {
 	l, st := newLog(t, bboltstore.Options{})
 	boom := errors.New("client gone")
-	if err := l.Watch(t.Context(), 0, Filter{}, func(*berthv1.WatchResponse) error { return boom }); !errors.Is(err, boom) {
+	if err := l.Watch(t.Context(), 0, "", Filter{}, func(*berthv1.WatchResponse) error { return boom }); !errors.Is(err, boom) {
 		t.Errorf("Watch with a failing send: %v, want %v", err, boom)
 	}
 	c := newCollector()
@@ -181,7 +237,7 @@ func TestWatchEnds(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := l.Watch(ctx, 0, Filter{}, func(*berthv1.WatchResponse) error { return nil }); err == nil {
+	if err := l.Watch(ctx, 0, "", Filter{}, func(*berthv1.WatchResponse) error { return nil }); err == nil {
 		t.Error("Watch with an ended context returned nil")
 	}
 }

@@ -14,17 +14,24 @@ import (
 	"github.com/berthsched/berth/store"
 )
 
-// Error details of OUT_OF_RANGE, as decision_service.proto documents them.
+// Error details of OUT_OF_RANGE and FAILED_PRECONDITION, as
+// decision_service.proto documents them.
 const (
 	ErrorDomain            = "berth.v1"
 	ReasonCompacted        = "REVISION_COMPACTED"
+	ReasonNotWritten       = "REVISION_NOT_WRITTEN"
+	ReasonLogIDMismatch    = "LOG_ID_MISMATCH"
 	MetadataOldestRevision = "oldest_revision"
+	MetadataNextRevision   = "next_revision"
+	MetadataLogID          = "log_id"
 )
 
 // Watcher is the decision log as Watch uses it; *decisionlog.Log
 // satisfies it.
 type Watcher interface {
-	Watch(ctx context.Context, from uint64, f decisionlog.Filter, send decisionlog.Send) error
+	Watch(ctx context.Context, from uint64, logID string, f decisionlog.Filter, send decisionlog.Send) error
+	// ID is the log's identity.
+	ID() string
 }
 
 // Options configure a Service.
@@ -63,27 +70,43 @@ func (s *Service) Watch(req *berthv1.WatchRequest, stream berthv1.DecisionServic
 	stop := context.AfterFunc(s.stopping, func() { cancel(errStopping) })
 	defer stop()
 	f := decisionlog.Filter{SchedulerName: req.GetSchedulerName(), Types: req.GetTypes()}
-	err := s.log.Watch(ctx, req.GetFromRevision(), f, stream.Send)
+	err := s.log.Watch(ctx, req.GetFromRevision(), req.GetLogId(), f, stream.Send)
 	if context.Cause(ctx) == errStopping {
 		return status.Error(codes.Unavailable, "berthd is shutting down; watch again from next_revision")
 	}
-	return statusOf(err)
+	return statusOf(err, s.log.ID())
 }
 
 var errStopping = errors.New("server stopping")
 
-// statusOf maps the log's errors to gRPC status.
-func statusOf(err error) error {
+// statusOf maps the log's errors to gRPC status; logID is the log's
+// identity, for the error details.
+func statusOf(err error, logID string) error {
 	if err == nil {
 		return nil
 	}
 	if _, ok := status.FromError(err); ok {
 		return err // from the stream itself
 	}
-	var compacted *store.CompactedError
+	var (
+		compacted *store.CompactedError
+		ahead     *decisionlog.AheadError
+		mismatch  *decisionlog.LogMismatchError
+	)
 	switch {
 	case errors.As(err, &compacted):
-		return compactedStatus(compacted)
+		return withInfo(status.Newf(codes.OutOfRange, "revision %d was compacted away; the oldest revision kept is %d: watch again from 0 or %d",
+			compacted.Requested, compacted.Oldest, compacted.Oldest), ReasonCompacted, map[string]string{
+			MetadataOldestRevision: strconv.FormatUint(compacted.Oldest, 10), MetadataLogID: logID,
+		})
+	case errors.As(err, &ahead):
+		return withInfo(status.Newf(codes.OutOfRange, "revision %d is beyond the end of log %s, whose next revision is %d: the revision came from another log; resync and watch again from 0",
+			ahead.Requested, logID, ahead.Next), ReasonNotWritten, map[string]string{
+			MetadataNextRevision: strconv.FormatUint(ahead.Next, 10), MetadataLogID: logID,
+		})
+	case errors.As(err, &mismatch):
+		return withInfo(status.Newf(codes.FailedPrecondition, "log_id %q is not this log's (%s): its revisions mean nothing here; resync and watch again from 0 without log_id",
+			mismatch.Requested, mismatch.Actual), ReasonLogIDMismatch, map[string]string{MetadataLogID: mismatch.Actual})
 	case errors.Is(err, store.ErrClosed):
 		return status.Error(codes.Unavailable, "berthd is shutting down; watch again from next_revision")
 	case errors.Is(err, context.Canceled):
@@ -94,15 +117,9 @@ func statusOf(err error) error {
 	return status.Error(codes.Internal, err.Error())
 }
 
-// compactedStatus is OUT_OF_RANGE with its ErrorInfo.
-func compactedStatus(e *store.CompactedError) error {
-	st := status.Newf(codes.OutOfRange, "revision %d was compacted away; the oldest revision kept is %d: watch again from 0 or %d",
-		e.Requested, e.Oldest, e.Oldest)
-	detailed, err := st.WithDetails(&errdetails.ErrorInfo{
-		Reason:   ReasonCompacted,
-		Domain:   ErrorDomain,
-		Metadata: map[string]string{MetadataOldestRevision: strconv.FormatUint(e.Oldest, 10)},
-	})
+// withInfo adds the ErrorInfo of reason to st.
+func withInfo(st *status.Status, reason string, md map[string]string) error {
+	detailed, err := st.WithDetails(&errdetails.ErrorInfo{Reason: reason, Domain: ErrorDomain, Metadata: md})
 	if err != nil {
 		return st.Err()
 	}

@@ -28,7 +28,9 @@ type fakeLog struct {
 	got       chan decisionlog.Filter
 }
 
-func (f *fakeLog) Watch(ctx context.Context, from uint64, flt decisionlog.Filter, send decisionlog.Send) error {
+func (f *fakeLog) ID() string { return "log-1" }
+
+func (f *fakeLog) Watch(ctx context.Context, from uint64, logID string, flt decisionlog.Filter, send decisionlog.Send) error {
 	f.got <- flt
 	for _, r := range f.responses {
 		if err := send(r); err != nil {
@@ -89,7 +91,21 @@ func TestWatchStatus(t *testing.T) {
 			req:      &berthv1.WatchRequest{FromRevision: 3},
 			err:      &store.CompactedError{Requested: 3, Oldest: 42},
 			wantCode: codes.OutOfRange,
-			wantInfo: &errdetails.ErrorInfo{Reason: "REVISION_COMPACTED", Domain: "berth.v1", Metadata: map[string]string{"oldest_revision": "42"}},
+			wantInfo: &errdetails.ErrorInfo{Reason: "REVISION_COMPACTED", Domain: "berth.v1", Metadata: map[string]string{"oldest_revision": "42", "log_id": "log-1"}},
+		},
+		{
+			name:     "beyond the end",
+			req:      &berthv1.WatchRequest{FromRevision: 100},
+			err:      &decisionlog.AheadError{Requested: 100, Next: 8},
+			wantCode: codes.OutOfRange,
+			wantInfo: &errdetails.ErrorInfo{Reason: "REVISION_NOT_WRITTEN", Domain: "berth.v1", Metadata: map[string]string{"next_revision": "8", "log_id": "log-1"}},
+		},
+		{
+			name:     "another log",
+			req:      &berthv1.WatchRequest{FromRevision: 3, LogId: "log-0"},
+			err:      &decisionlog.LogMismatchError{Requested: "log-0", Actual: "log-1"},
+			wantCode: codes.FailedPrecondition,
+			wantInfo: &errdetails.ErrorInfo{Reason: "LOG_ID_MISMATCH", Domain: "berth.v1", Metadata: map[string]string{"log_id": "log-1"}},
 		},
 		{name: "store closed", err: store.ErrClosed, wantCode: codes.Unavailable},
 		{name: "other", err: errors.New("disk on fire"), wantCode: codes.Internal},

@@ -168,11 +168,13 @@ func TestKeyspaces(t *testing.T) {
 				b.Put(store.Assumed, []byte("p1"), []byte("n1@1"))
 				b.Put(store.Nominations, []byte("p2"), []byte("n2"))
 				b.Put(store.UserMeta, []byte("empty"), nil)
+				b.Put(store.Unschedulable, []byte("p4"), []byte("0/1 nodes are available"))
 			},
 			want: state{
-				store.Assumed:     {"p1": "n1@1"},
-				store.Nominations: {"p2": "n2"},
-				store.UserMeta:    {"empty": ""},
+				store.Assumed:       {"p1": "n1@1"},
+				store.Nominations:   {"p2": "n2"},
+				store.UserMeta:      {"empty": ""},
+				store.Unschedulable: {"p4": "0/1 nodes are available"},
 			},
 		},
 		{
@@ -186,9 +188,10 @@ func TestKeyspaces(t *testing.T) {
 				b.Delete(store.Assumed, []byte("never-there"))
 			},
 			want: state{
-				store.Assumed:     {"p1": "n1@1"},
-				store.Nominations: {"p2": "n3"},
-				store.UserMeta:    {"empty": ""},
+				store.Assumed:       {"p1": "n1@1"},
+				store.Nominations:   {"p2": "n3"},
+				store.UserMeta:      {"empty": ""},
+				store.Unschedulable: {"p4": "0/1 nodes are available"},
 			},
 		},
 		{
@@ -196,11 +199,13 @@ func TestKeyspaces(t *testing.T) {
 			build: func(b *store.Batch) {
 				b.Delete(store.Assumed, []byte("p1"))
 				b.Put(store.UserMeta, []byte("a"), []byte("1"))
+				b.Delete(store.Unschedulable, []byte("p4"))
 			},
 			want: state{
-				store.Assumed:     {},
-				store.Nominations: {"p2": "n3"},
-				store.UserMeta:    {"a": "1", "empty": ""},
+				store.Assumed:       {},
+				store.Nominations:   {"p2": "n3"},
+				store.UserMeta:      {"a": "1", "empty": ""},
+				store.Unschedulable: {},
 			},
 		},
 	}

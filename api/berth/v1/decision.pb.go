@@ -509,7 +509,9 @@ func (x *ClearNomination) GetReason() string {
 // Unschedulable reports that an attempt to schedule the pod found no node,
 // and that preemption could not make room. The pod stays queued and is
 // retried when the cluster changes in a way that may help it, or after its
-// backoff.
+// backoff. Berth sends one when the message differs from the pod's previous
+// Unschedulable (since the pod was last bound), across restarts: a pod
+// failing again for the same reasons is not reported again.
 type Unschedulable struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The summary in kube-scheduler's words, for example "0/3 nodes are
@@ -517,8 +519,18 @@ type Unschedulable struct {
 	// {dedicated: gpu}. preemption: 0/3 nodes are available: 3 Preemption is
 	// not helpful for scheduling."
 	Message string `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
-	// Why each node was rejected, sorted by node name.
-	NodeReasons   []*NodeReasons `protobuf:"bytes,2,rep,name=node_reasons,json=nodeReasons,proto3" json:"node_reasons,omitempty"`
+	// Why each node was rejected, sorted by node name: at most 100 nodes
+	// (berthd's default), the most informative ones, with omitted_nodes
+	// counting the others. Berth picks one node of each distinct rejection
+	// (the same reasons and unresolvable), the rarest rejections first, then
+	// more nodes of each in the same order, by node name within a rejection:
+	// every way a node was rejected appears, and message still counts the
+	// nodes of each reason across the whole cluster. AdminService.Explain
+	// shows the pod's last diagnosis.
+	NodeReasons []*NodeReasons `protobuf:"bytes,2,rep,name=node_reasons,json=nodeReasons,proto3" json:"node_reasons,omitempty"`
+	// How many rejected nodes node_reasons leaves out; 0 when it lists them
+	// all.
+	OmittedNodes  uint32 `protobuf:"varint,3,opt,name=omitted_nodes,json=omittedNodes,proto3" json:"omitted_nodes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -565,6 +577,13 @@ func (x *Unschedulable) GetNodeReasons() []*NodeReasons {
 		return x.NodeReasons
 	}
 	return nil
+}
+
+func (x *Unschedulable) GetOmittedNodes() uint32 {
+	if x != nil {
+		return x.OmittedNodes
+	}
+	return 0
 }
 
 // NodeReasons says why one node was rejected for a pod.
@@ -661,10 +680,11 @@ const file_berth_v1_decision_proto_rawDesc = "" +
 	"\x04node\x18\x01 \x01(\tR\x04node\"N\n" +
 	"\x0fClearNomination\x12#\n" +
 	"\rprevious_node\x18\x01 \x01(\tR\fpreviousNode\x12\x16\n" +
-	"\x06reason\x18\x02 \x01(\tR\x06reason\"c\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"\x88\x01\n" +
 	"\rUnschedulable\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x128\n" +
-	"\fnode_reasons\x18\x02 \x03(\v2\x15.berth.v1.NodeReasonsR\vnodeReasons\"_\n" +
+	"\fnode_reasons\x18\x02 \x03(\v2\x15.berth.v1.NodeReasonsR\vnodeReasons\x12#\n" +
+	"\romitted_nodes\x18\x03 \x01(\rR\fomittedNodes\"_\n" +
 	"\vNodeReasons\x12\x12\n" +
 	"\x04node\x18\x01 \x01(\tR\x04node\x12\x18\n" +
 	"\areasons\x18\x02 \x03(\tR\areasons\x12\"\n" +

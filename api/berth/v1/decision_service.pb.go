@@ -25,13 +25,18 @@ const (
 type WatchRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Where to start. 0: only decisions made after the watch starts. N > 0:
-	// every decision with revision >= N, then new ones; a revision not yet
-	// reached is waited for.
+	// every decision with revision >= N, then new ones. N may be at most the
+	// newest revision plus one (the next_revision a response gave); beyond,
+	// the watch fails with OUT_OF_RANGE.
 	FromRevision uint64 `protobuf:"varint,1,opt,name=from_revision,json=fromRevision,proto3" json:"from_revision,omitempty"`
 	// Only decisions of this scheduling profile; empty for every profile.
 	SchedulerName string `protobuf:"bytes,2,opt,name=scheduler_name,json=schedulerName,proto3" json:"scheduler_name,omitempty"`
 	// Only decisions of these types; empty for every type.
-	Types         []DecisionType `protobuf:"varint,3,rep,packed,name=types,proto3,enum=berth.v1.DecisionType" json:"types,omitempty"`
+	Types []DecisionType `protobuf:"varint,3,rep,packed,name=types,proto3,enum=berth.v1.DecisionType" json:"types,omitempty"`
+	// The log_id of the log from_revision came from (WatchResponse.log_id);
+	// empty to accept any log. A different log_id fails the watch with
+	// FAILED_PRECONDITION.
+	LogId         string `protobuf:"bytes,4,opt,name=log_id,json=logId,proto3" json:"log_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -87,6 +92,13 @@ func (x *WatchRequest) GetTypes() []DecisionType {
 	return nil
 }
 
+func (x *WatchRequest) GetLogId() string {
+	if x != nil {
+		return x.LogId
+	}
+	return ""
+}
+
 // WatchResponse carries decisions, in revision order.
 type WatchResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -96,7 +108,11 @@ type WatchResponse struct {
 	Decisions []*Decision `protobuf:"bytes,1,rep,name=decisions,proto3" json:"decisions,omitempty"`
 	// Every decision matching the filters with a revision below this one has
 	// been sent. Reconnect with from_revision = next_revision to resume.
-	NextRevision  uint64 `protobuf:"varint,2,opt,name=next_revision,json=nextRevision,proto3" json:"next_revision,omitempty"`
+	NextRevision uint64 `protobuf:"varint,2,opt,name=next_revision,json=nextRevision,proto3" json:"next_revision,omitempty"`
+	// The identity of the log the revisions belong to; the same in every
+	// response of a data directory's life. Send it back in
+	// WatchRequest.log_id when resuming.
+	LogId         string `protobuf:"bytes,3,opt,name=log_id,json=logId,proto3" json:"log_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -145,18 +161,27 @@ func (x *WatchResponse) GetNextRevision() uint64 {
 	return 0
 }
 
+func (x *WatchResponse) GetLogId() string {
+	if x != nil {
+		return x.LogId
+	}
+	return ""
+}
+
 var File_berth_v1_decision_service_proto protoreflect.FileDescriptor
 
 const file_berth_v1_decision_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1fberth/v1/decision_service.proto\x12\bberth.v1\x1a\x17berth/v1/decision.proto\"\x88\x01\n" +
+	"\x1fberth/v1/decision_service.proto\x12\bberth.v1\x1a\x17berth/v1/decision.proto\"\x9f\x01\n" +
 	"\fWatchRequest\x12#\n" +
 	"\rfrom_revision\x18\x01 \x01(\x04R\ffromRevision\x12%\n" +
 	"\x0escheduler_name\x18\x02 \x01(\tR\rschedulerName\x12,\n" +
-	"\x05types\x18\x03 \x03(\x0e2\x16.berth.v1.DecisionTypeR\x05types\"f\n" +
+	"\x05types\x18\x03 \x03(\x0e2\x16.berth.v1.DecisionTypeR\x05types\x12\x15\n" +
+	"\x06log_id\x18\x04 \x01(\tR\x05logId\"}\n" +
 	"\rWatchResponse\x120\n" +
 	"\tdecisions\x18\x01 \x03(\v2\x12.berth.v1.DecisionR\tdecisions\x12#\n" +
-	"\rnext_revision\x18\x02 \x01(\x04R\fnextRevision2M\n" +
+	"\rnext_revision\x18\x02 \x01(\x04R\fnextRevision\x12\x15\n" +
+	"\x06log_id\x18\x03 \x01(\tR\x05logId2M\n" +
 	"\x0fDecisionService\x12:\n" +
 	"\x05Watch\x12\x16.berth.v1.WatchRequest\x1a\x17.berth.v1.WatchResponse0\x01B2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
 

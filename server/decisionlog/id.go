@@ -1,0 +1,47 @@
+package decisionlog
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/berthsched/berth/store"
+)
+
+// idKey is the store.UserMeta key of the log's identity.
+const idKey = "decision-log-id"
+
+// ID returns the log's identity: a random id created with the data
+// directory (by the first Recover over it), so that a watcher can tell
+// that revisions it holds came from another log (a new data directory, or
+// another berthd). Empty before Recover.
+func (l *Log) ID() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.id
+}
+
+// loadID reads the log's identity, creating it if the store has none.
+func (l *Log) loadID(ctx context.Context) error {
+	v, ok, err := l.store.Get(store.UserMeta, []byte(idKey))
+	if err != nil {
+		return fmt.Errorf("decisionlog: read the log id: %w", err)
+	}
+	if !ok {
+		var raw [16]byte
+		if _, err := rand.Read(raw[:]); err != nil {
+			return fmt.Errorf("decisionlog: make a log id: %w", err)
+		}
+		v = []byte(hex.EncodeToString(raw[:]))
+		var b store.Batch
+		b.Put(store.UserMeta, []byte(idKey), v)
+		if _, err := l.store.Commit(ctx, &b); err != nil {
+			return fmt.Errorf("decisionlog: write the log id: %w", err)
+		}
+	}
+	l.mu.Lock()
+	l.id = string(v)
+	l.mu.Unlock()
+	return nil
+}
