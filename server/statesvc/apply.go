@@ -13,11 +13,24 @@ import (
 	"github.com/berthsched/berth/server/convert"
 )
 
-// upsertLocked converts and applies one object and returns its identity.
-func (s *Service) upsertLocked(ctx context.Context, in *berthv1.Object) (convert.Ref, error) {
+// objectKey identifies an object across its upserts.
+type objectKey struct {
+	kind berthv1.ObjectKind
+	key  string // convert.Ref.Key
+}
+
+// upsertLocked converts and applies one object. Any upsert naming an
+// object, applied or refused, counts as re-sending it for the resyncs open
+// (an object the caller still lists is not deleted because this version
+// of it was refused: Berth keeps the version it holds).
+func (s *Service) upsertLocked(ctx context.Context, in *berthv1.Object) error {
+	if r := convert.ObjectRefOf(in); r != nil && r.GetName() != "" {
+		s.seq++
+		s.upserted[objectKey{r.GetKind(), convert.Ref{Kind: r.GetKind(), Namespace: r.GetNamespace(), Name: r.GetName()}.Key()}] = s.seq
+	}
 	obj, err := convert.ObjectFromProto(in)
 	if err != nil {
-		return convert.Ref{}, err
+		return err
 	}
 	ref := obj.Ref()
 	switch {
@@ -36,7 +49,7 @@ func (s *Service) upsertLocked(ctx context.Context, in *berthv1.Object) (convert
 			s.sent[ref.Kind][ref.Key()] = true
 		}
 	}
-	return ref, err
+	return err
 }
 
 // upsertPodLocked adds or updates a pod. A pod held under the same
@@ -82,15 +95,23 @@ func (s *Service) deletePodLocked(ctx context.Context, pod *model.Pod) error {
 
 // deleteLocked validates a reference and deletes the object. Errors about
 // the reference's fields have paths relative to the ObjectRef.
-func (s *Service) deleteLocked(ctx context.Context, in *berthv1.ObjectRef) (convert.Ref, error) {
+func (s *Service) deleteLocked(ctx context.Context, in *berthv1.ObjectRef) error {
 	ref, err := convert.RefFromProto(in)
 	if err != nil {
-		return convert.Ref{}, err
+		return err
 	}
-	return ref, s.deleteRefLocked(ctx, ref)
+	return s.deleteRefLocked(ctx, ref)
 }
 
 func (s *Service) deleteRefLocked(ctx context.Context, ref convert.Ref) error {
+	err := s.deleteObjectLocked(ctx, ref)
+	if err == nil || errors.Is(err, scheduler.ErrNotFound) {
+		delete(s.upserted, objectKey{ref.Kind, ref.Key()})
+	}
+	return err
+}
+
+func (s *Service) deleteObjectLocked(ctx context.Context, ref convert.Ref) error {
 	switch ref.Kind {
 	case berthv1.ObjectKind_OBJECT_KIND_NODE:
 		return s.cluster.DeleteNode(ctx, ref.Name)

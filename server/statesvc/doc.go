@@ -10,8 +10,12 @@
 // errors.go.
 //
 // A request's mutations are applied in order while the service holds its
-// lock, so requests from different streams do not interleave. Resync
-// markers are tracked per Sync stream (resync.go): at RESYNC_END the
-// objects of the re-listed kinds that the stream did not upsert since
-// RESYNC_BEGIN are deleted.
+// lock, so requests from different streams do not interleave, and while
+// the scheduling loop is held (Cluster.Hold), so no scheduling cycle sees
+// half a request. Resync markers are tracked per Sync stream (resync.go):
+// scheduling stays held from RESYNC_BEGIN to RESYNC_END (or the end of the
+// stream, which abandons the resync), and at RESYNC_END the objects of the
+// re-listed kinds that nobody upserted since RESYNC_BEGIN are deleted:
+// every upsert stamps its object with a sequence number, so what another
+// stream or Apply sent during the re-list stays.
 package statesvc

@@ -57,6 +57,8 @@ func classify(err error) (code codes.Code, path, msg string) {
 		return codes.InvalidArgument, "priority_class." + classField(invalid.Field), invalid.Reason
 	case errors.Is(err, scheduler.ErrInvalid), errors.Is(err, ErrBuiltinClass):
 		return codes.InvalidArgument, path, msg
+	case errors.Is(err, scheduler.ErrPodBound):
+		return codes.FailedPrecondition, "pod.node_name", msg
 	case errors.Is(err, scheduler.ErrNotFound):
 		return codes.NotFound, path, msg
 	case errors.Is(err, ErrUIDMismatch), errors.Is(err, scheduler.ErrNoBindInFlight), errors.Is(err, scheduler.ErrPodNotPending):

@@ -48,6 +48,11 @@ func (s *sink) BindRevision(uid string) (uint64, bool) {
 	return r, ok
 }
 
+func (s *sink) WaitBindRevision(_ context.Context, uid string) (uint64, bool, error) {
+	r, ok := s.BindRevision(uid)
+	return r, ok, nil
+}
+
 func (s *sink) Evict(context.Context, *model.Pod, string, *model.Pod, string) error { return nil }
 func (s *sink) Nominate(context.Context, *model.Pod, string) error                  { return nil }
 func (s *sink) ClearNomination(context.Context, *model.Pod, string) error           { return nil }

@@ -30,9 +30,14 @@ func allKinds() []berthv1.ObjectKind {
 // resync is the re-list in progress on one Sync stream.
 type resync struct {
 	open bool
-	// resent holds, for each kind re-listed, the keys upserted since
-	// RESYNC_BEGIN and not deleted since.
-	resent map[berthv1.ObjectKind]map[string]bool
+	// kinds are the kinds re-listed.
+	kinds []berthv1.ObjectKind
+	// since is the service's upsert count at RESYNC_BEGIN: objects
+	// upserted since (by anyone) have a higher seq and are kept.
+	since uint64
+	// release ends the stream's hold on scheduling, taken at RESYNC_BEGIN;
+	// nil when none is held.
+	release func()
 }
 
 // check validates a request's marker before anything of it is applied;
@@ -58,37 +63,32 @@ func (r *resync) check(req *berthv1.SyncRequest) error {
 	return nil
 }
 
-// begin opens (or restarts) a resync of kinds, every kind when empty.
-func (r *resync) begin(kinds []berthv1.ObjectKind) {
+// begin opens (or restarts) a resync of kinds, every kind when empty;
+// seq is the service's upsert count now.
+func (r *resync) begin(kinds []berthv1.ObjectKind, seq uint64) {
 	if len(kinds) == 0 {
 		kinds = allKinds()
 	}
-	r.open = true
-	r.resent = make(map[berthv1.ObjectKind]map[string]bool, len(kinds))
-	for _, k := range kinds {
-		r.resent[k] = map[string]bool{}
-	}
+	r.open, r.kinds, r.since = true, slices.Clone(kinds), seq
 }
 
-func (r *resync) upserted(ref convert.Ref) {
-	if set, ok := r.resent[ref.Kind]; ok && r.open {
-		set[ref.Key()] = true
+// close ends the resync, if open, and its hold on scheduling.
+func (r *resync) close() {
+	if r.release != nil {
+		r.release()
+		r.release = nil
 	}
+	r.open, r.kinds = false, nil
 }
 
-func (r *resync) deleted(ref convert.Ref) {
-	if set, ok := r.resent[ref.Kind]; ok && r.open {
-		delete(set, ref.Key())
-	}
-}
-
-// endResyncLocked closes the stream's resync: the objects of the re-listed
-// kinds that were not re-sent are deleted. It returns how many were.
+// endResyncLocked closes the stream's resync: the objects of the
+// re-listed kinds that nobody upserted since RESYNC_BEGIN are deleted (an
+// object another stream or Apply upserted meanwhile is kept). It returns
+// how many were.
 func (s *Service) endResyncLocked(ctx context.Context, r *resync) int {
 	deleted := 0
 	for _, kind := range allKinds() {
-		resent, listed := r.resent[kind]
-		if !listed {
+		if !slices.Contains(r.kinds, kind) {
 			continue
 		}
 		held, err := s.heldLocked(kind)
@@ -98,7 +98,7 @@ func (s *Service) endResyncLocked(ctx context.Context, r *resync) int {
 		}
 		slices.SortFunc(held, func(a, b convert.Ref) int { return strings.Compare(a.Key(), b.Key()) })
 		for _, ref := range held {
-			if resent[ref.Key()] {
+			if s.upserted[objectKey{kind, ref.Key()}] > r.since {
 				continue
 			}
 			if ref.Kind == berthv1.ObjectKind_OBJECT_KIND_POD {
@@ -113,6 +113,10 @@ func (s *Service) endResyncLocked(ctx context.Context, r *resync) int {
 			}
 		}
 	}
-	r.open, r.resent = false, nil
+	kinds := r.kinds
+	r.close()
+	if s.opts.ResyncEnded != nil {
+		s.opts.ResyncEnded(ctx, kinds)
+	}
 	return deleted
 }

@@ -31,6 +31,9 @@ type Cluster interface {
 	SetPDB(ctx context.Context, pdb *model.PodDisruptionBudget) error
 	DeletePDB(ctx context.Context, namespace, name string) error
 	ReportBindResult(ctx context.Context, podUID, node string, ok bool, reason string) error
+	// Hold keeps the scheduling loop from starting cycles until release
+	// is called; it returns once no cycle runs.
+	Hold(ctx context.Context) (release func(), err error)
 
 	// Pod returns a pod by uid; Explain finds one by namespace and name.
 	Pod(uid string) (*model.Pod, bool)
@@ -44,9 +47,12 @@ type Cluster interface {
 // BindRevisions tells the revision of a pod's outstanding Bind decision;
 // the decision log knows it.
 type BindRevisions interface {
-	// BindRevision returns the revision of the last Bind decision made for
-	// the pod, false when none was made.
-	BindRevision(podUID string) (uint64, bool)
+	// WaitBindRevision returns the revision of the last Bind decision made
+	// for the pod, false when none was made, 0 when it is not known (a
+	// bind restored after a restart whose record was compacted away). A
+	// Bind being committed is waited for: the caller may have seen it on
+	// a watch before the commit returned to the binder.
+	WaitBindRevision(ctx context.Context, podUID string) (uint64, bool, error)
 }
 
 // Options configure a Service.
@@ -61,6 +67,10 @@ type Options struct {
 	// reported is that of the pod's outstanding Bind. Unset, any non-zero
 	// revision is accepted.
 	BindRevisions BindRevisions
+	// ResyncEnded, if set, is called at every RESYNC_END, once the objects
+	// not re-sent are deleted, with the kinds the resync covered. It runs
+	// while the service applies nothing else.
+	ResyncEnded func(ctx context.Context, kinds []berthv1.ObjectKind)
 }
 
 // Service implements berthv1.StateServiceServer over a Cluster.
@@ -71,11 +81,16 @@ type Service struct {
 	logger  *slog.Logger
 
 	// mu serializes the application of requests; it guards what follows.
-	// It is taken before the Cluster's locks.
+	// It is taken after Cluster.Hold and before the Cluster's locks.
 	mu sync.Mutex
 	// sent records the disruption budgets and namespaces the caller sent
 	// and did not delete (the Cluster does not list them), by kind and key.
 	sent map[berthv1.ObjectKind]map[string]bool
+	// seq counts upserts; upserted holds, for each object held, the seq
+	// of its last upsert, by anyone: a resync deletes only objects last
+	// upserted before it began.
+	seq      uint64
+	upserted map[objectKey]uint64
 	// failedBinds remembers the last bind reported FAILED per pod uid, so
 	// that reporting it again is harmless.
 	failedBinds map[string]bindReport
@@ -101,15 +116,27 @@ func New(cluster Cluster, opts Options) *Service {
 			berthv1.ObjectKind_OBJECT_KIND_NAMESPACE:             {},
 		},
 		failedBinds: map[string]bindReport{},
+		upserted:    map[objectKey]uint64{},
 	}
 }
 
 // Sync serves one stream: each request is applied and acknowledged in
 // order. The stream ends when the caller closes it, its context ends, or a
 // request is malformed as a whole (bad resync markers, too many mutations).
+//
+// Scheduling is held while a request is applied, so no cycle sees half of
+// it, and from RESYNC_BEGIN to RESYNC_END, so no pod is placed while the
+// pods running on the nodes may not all be re-sent yet. A stream that ends
+// during a resync abandons it: nothing is deleted and the hold ends.
 func (s *Service) Sync(stream berthv1.StateService_SyncServer) error {
 	ctx := stream.Context()
 	var rs resync
+	defer func() {
+		if rs.open {
+			s.logger.Info("resync abandoned: the stream ended before RESYNC_END; nothing deleted")
+		}
+		rs.close()
+	}()
 	for {
 		req, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
@@ -124,45 +151,59 @@ func (s *Service) Sync(stream berthv1.StateService_SyncServer) error {
 		if err := rs.check(req); err != nil {
 			return err
 		}
-		resp := &berthv1.SyncResponse{BatchId: req.GetBatchId()}
-		s.mu.Lock()
-		if req.GetResync() == berthv1.Resync_RESYNC_BEGIN {
-			rs.begin(req.GetResyncKinds())
+		resp, err := s.applySync(ctx, req, &rs)
+		if err != nil {
+			return err
 		}
-		for i, m := range req.GetMutations() {
-			if e := s.applyMutationLocked(ctx, i, m, &rs); e != nil {
-				resp.Errors = append(resp.Errors, e)
-			} else {
-				resp.Applied++
-			}
-		}
-		if req.GetResync() == berthv1.Resync_RESYNC_END {
-			resp.ResyncDeleted = uint32(s.endResyncLocked(ctx, &rs))
-		}
-		s.mu.Unlock()
 		if err := stream.Send(resp); err != nil {
 			return err
 		}
 	}
 }
 
-// applyMutationLocked applies one mutation of a Sync request and records it
-// in the stream's resync; it returns the mutation's error, nil when it took
-// effect.
-func (s *Service) applyMutationLocked(ctx context.Context, i int, m *berthv1.Mutation, rs *resync) *berthv1.ObjectError {
+// applySync applies one Sync request, scheduling held.
+func (s *Service) applySync(ctx context.Context, req *berthv1.SyncRequest, rs *resync) (*berthv1.SyncResponse, error) {
+	release, err := s.cluster.Hold(ctx)
+	if err != nil {
+		return nil, statusOf(err)
+	}
+	defer release()
+	if req.GetResync() == berthv1.Resync_RESYNC_BEGIN && rs.release == nil {
+		if rs.release, err = s.cluster.Hold(ctx); err != nil {
+			return nil, statusOf(err)
+		}
+	}
+	resp := &berthv1.SyncResponse{BatchId: req.GetBatchId()}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if req.GetResync() == berthv1.Resync_RESYNC_BEGIN {
+		rs.begin(req.GetResyncKinds(), s.seq)
+	}
+	for i, m := range req.GetMutations() {
+		if e := s.applyMutationLocked(ctx, i, m); e != nil {
+			resp.Errors = append(resp.Errors, e)
+		} else {
+			resp.Applied++
+		}
+	}
+	if req.GetResync() == berthv1.Resync_RESYNC_END {
+		resp.ResyncDeleted = uint32(s.endResyncLocked(ctx, rs))
+	}
+	return resp, nil
+}
+
+// applyMutationLocked applies one mutation of a Sync request; it returns
+// the mutation's error, nil when it took effect.
+func (s *Service) applyMutationLocked(ctx context.Context, i int, m *berthv1.Mutation) *berthv1.ObjectError {
 	switch op := m.GetOp().(type) {
 	case *berthv1.Mutation_Upsert:
-		ref, err := s.upsertLocked(ctx, op.Upsert)
-		if err != nil {
+		if err := s.upsertLocked(ctx, op.Upsert); err != nil {
 			return objectError(i, convert.ObjectRefOf(op.Upsert), err)
 		}
-		rs.upserted(ref)
 	case *berthv1.Mutation_Delete:
-		ref, err := s.deleteLocked(ctx, op.Delete)
-		if err != nil {
+		if err := s.deleteLocked(ctx, op.Delete); err != nil {
 			return objectError(i, op.Delete, err)
 		}
-		rs.deleted(ref)
 	default:
 		return objectError(i, nil, &convert.FieldError{Reason: "the mutation is empty: exactly one of upsert and delete is required"})
 	}
@@ -174,11 +215,16 @@ func (s *Service) Apply(ctx context.Context, req *berthv1.ApplyRequest) (*berthv
 	if err := s.checkSize(len(req.GetObjects())); err != nil {
 		return nil, err
 	}
+	release, err := s.cluster.Hold(ctx)
+	if err != nil {
+		return nil, statusOf(err)
+	}
+	defer release()
 	resp := &berthv1.ApplyResponse{}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, o := range req.GetObjects() {
-		if _, err := s.upsertLocked(ctx, o); err != nil {
+		if err := s.upsertLocked(ctx, o); err != nil {
 			resp.Errors = append(resp.Errors, objectError(i, convert.ObjectRefOf(o), err))
 		} else {
 			resp.Applied++
@@ -192,11 +238,16 @@ func (s *Service) Delete(ctx context.Context, req *berthv1.DeleteRequest) (*bert
 	if err := s.checkSize(len(req.GetRefs())); err != nil {
 		return nil, err
 	}
+	release, err := s.cluster.Hold(ctx)
+	if err != nil {
+		return nil, statusOf(err)
+	}
+	defer release()
 	resp := &berthv1.DeleteResponse{}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, r := range req.GetRefs() {
-		if _, err := s.deleteLocked(ctx, r); err != nil {
+		if err := s.deleteLocked(ctx, r); err != nil {
 			resp.Errors = append(resp.Errors, objectError(i, r, err))
 		} else {
 			resp.Deleted++
@@ -245,8 +296,16 @@ func (s *Service) ReportBindResult(ctx context.Context, req *berthv1.ReportBindR
 		return &berthv1.ReportBindResultResponse{}, nil // already reported
 	}
 	if s.opts.BindRevisions != nil {
-		if rev, made := s.opts.BindRevisions.BindRevision(uid); !made || rev != req.GetRevision() {
-			return nil, statusOf(&fieldErr{path: "revision", err: fmt.Errorf("%d is not the revision of the pod's last Bind decision: %w", req.GetRevision(), scheduler.ErrNoBindInFlight)})
+		// A bind whose revision is not known (restored after a restart,
+		// its record compacted away) is identified by the pod and node.
+		rev, made, err := s.opts.BindRevisions.WaitBindRevision(ctx, uid)
+		switch {
+		case err != nil:
+			return nil, statusOf(err)
+		case !made:
+			return nil, statusOf(&fieldErr{path: "revision", err: fmt.Errorf("no Bind decision was made for the pod: %w", scheduler.ErrNoBindInFlight)})
+		case rev != 0 && rev != req.GetRevision():
+			return nil, statusOf(&fieldErr{path: "revision", err: fmt.Errorf("%d is not the revision of the pod's last Bind decision (%d): %w", req.GetRevision(), rev, scheduler.ErrNoBindInFlight)})
 		}
 	}
 	if err := s.cluster.ReportBindResult(ctx, uid, req.GetNode(), ok, req.GetReason()); err != nil {

@@ -151,21 +151,28 @@ func TestResync(t *testing.T) {
 		podObj("keep", withNode("n1")), podObj("drop", withNode("n2")), podObj("pending"),
 	)})
 
-	// A re-list of every kind, across two requests; an Apply in the middle
-	// does not count as re-sent.
+	// A re-list of every kind, across two requests. Scheduling is held
+	// while it is open. An Apply in the middle is newer than the re-list:
+	// what it upserts stays.
 	resp := send(&berthv1.SyncRequest{BatchId: 2, Resync: berthv1.Resync_RESYNC_BEGIN, Mutations: upserts(nodeObj("n1"), classObj("gold", 10), nsObj("a"))})
 	if resp.GetApplied() != 3 || resp.GetResyncDeleted() != 0 {
 		t.Fatalf("begin: %v", resp)
+	}
+	if !e.sched.Held() {
+		t.Errorf("scheduling not held during the resync")
 	}
 	if _, err := e.client.Apply(ctx, &berthv1.ApplyRequest{Objects: []*berthv1.Object{nodeObj("n3")}}); err != nil {
 		t.Fatal(err)
 	}
 	resp = send(&berthv1.SyncRequest{BatchId: 3, Resync: berthv1.Resync_RESYNC_END, Mutations: upserts(pdbObj("default", "keep"), podObj("keep", withNode("n1")), podObj("pending"))})
-	want := &berthv1.SyncResponse{BatchId: 3, Applied: 3, ResyncDeleted: 6} // n2, n3, silver, b, drop (budget), drop (pod)
+	want := &berthv1.SyncResponse{BatchId: 3, Applied: 3, ResyncDeleted: 5} // n2, silver, b, drop (budget), drop (pod)
 	if diff := cmp.Diff(want, resp, protocmp.Transform()); diff != "" {
 		t.Errorf("end (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"n1"}, e.nodeNames(t)); diff != "" {
+	if e.sched.Held() {
+		t.Errorf("scheduling still held after RESYNC_END")
+	}
+	if diff := cmp.Diff([]string{"n1", "n3"}, e.nodeNames(t)); diff != "" {
 		t.Errorf("nodes (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"default/keep", "default/pending"}, e.podKeys()); diff != "" {
@@ -192,7 +199,7 @@ func TestResync(t *testing.T) {
 		t.Fatalf("begin nodes: %v", resp)
 	}
 	resp = send(&berthv1.SyncRequest{BatchId: 6, Resync: berthv1.Resync_RESYNC_END})
-	if resp.GetResyncDeleted() != 1 || len(e.nodeNames(t)) != 0 || len(e.podKeys()) != 2 {
+	if resp.GetResyncDeleted() != 2 || len(e.nodeNames(t)) != 0 || len(e.podKeys()) != 2 {
 		t.Errorf("node resync: %v, nodes %v, pods %v", resp, e.nodeNames(t), e.podKeys())
 	}
 }
@@ -249,9 +256,56 @@ func TestSyncCleanEnd(t *testing.T) {
 	if _, err := stream.Recv(); err != io.EOF {
 		t.Fatalf("Recv after CloseSend = %v, want EOF", err)
 	}
-	// The abandoned resync deleted nothing and kept what it upserted.
+	// The abandoned resync deleted nothing, kept what it upserted, and
+	// no longer holds scheduling.
 	if diff := cmp.Diff([]string{"n1"}, e.nodeNames(t)); diff != "" {
 		t.Errorf("nodes (-want +got):\n%s", diff)
+	}
+	if e.sched.Held() {
+		t.Errorf("scheduling still held after the stream of an open resync ended")
+	}
+}
+
+// A resync keeps what another stream upserts while it is open, and
+// objects it names in refused upserts; it deletes only what nobody sent
+// since RESYNC_BEGIN. Each resync holds scheduling until its own end.
+func TestResyncKeepsConcurrentUpserts(t *testing.T) {
+	e := newEnv(t, statesvc.Options{})
+	ctx := t.Context()
+	_, send := e.sync(t)
+	send(&berthv1.SyncRequest{BatchId: 1, Mutations: upserts(nodeObj("n1"), nodeObj("n2"), nodeObj("old"), podObj("run", withNode("n1")), podObj("gone"))})
+
+	_, other := e.sync(t)
+	send(&berthv1.SyncRequest{BatchId: 2, Resync: berthv1.Resync_RESYNC_BEGIN, Mutations: upserts(nodeObj("n1"))})
+	other(&berthv1.SyncRequest{BatchId: 1, Resync: berthv1.Resync_RESYNC_BEGIN, ResyncKinds: []berthv1.ObjectKind{kindNS}})
+	if _, err := e.client.Apply(ctx, &berthv1.ApplyRequest{Objects: []*berthv1.Object{nodeObj("n-new"), podObj("fresh")}}); err != nil {
+		t.Fatal(err)
+	}
+	other(&berthv1.SyncRequest{BatchId: 2, Mutations: upserts(nodeObj("n2"))})
+	// The running pod re-listed without its node: refused (a bound pod
+	// does not become pending again), but it is listed, so it stays.
+	resp := send(&berthv1.SyncRequest{BatchId: 3, Resync: berthv1.Resync_RESYNC_END, Mutations: upserts(podObj("run"))})
+	if len(resp.GetErrors()) != 1 || resp.GetErrors()[0].GetFieldPath() != "pod.node_name" || resp.GetErrors()[0].GetCode() != berthv1.ErrorCode_ERROR_CODE_FAILED_PRECONDITION {
+		t.Errorf("re-listing a running pod without node_name: %v, want FAILED_PRECONDITION on pod.node_name", resp.GetErrors())
+	}
+	if resp.GetResyncDeleted() != 2 { // node old, pod gone
+		t.Errorf("resync deleted %d, want 2: %v", resp.GetResyncDeleted(), resp)
+	}
+	if diff := cmp.Diff([]string{"n-new", "n1", "n2"}, slices.Sorted(slices.Values(e.nodeNames(t)))); diff != "" {
+		t.Errorf("nodes (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"default/fresh", "default/run"}, e.podKeys()); diff != "" {
+		t.Errorf("pods (-want +got):\n%s", diff)
+	}
+	if p, _ := e.sched.Pod("uid-run"); p == nil || p.NodeName != "n1" {
+		t.Errorf("run is %v, want still bound to n1", p)
+	}
+	if !e.sched.Held() {
+		t.Errorf("scheduling not held while the other stream's resync is open")
+	}
+	other(&berthv1.SyncRequest{BatchId: 3, Resync: berthv1.Resync_RESYNC_END})
+	if e.sched.Held() {
+		t.Errorf("scheduling held after every resync ended")
 	}
 }
 

@@ -248,7 +248,10 @@ type Pod struct {
 	SchedulingGates []string `protobuf:"bytes,16,rep,name=scheduling_gates,json=schedulingGates,proto3" json:"scheduling_gates,omitempty"`
 	// The node the pod runs on or is bound to; empty while pending. A pod
 	// arriving with node_name set after a Bind decision confirms that bind
-	// (see StateService.ReportBindResult).
+	// (see StateService.ReportBindResult). Once Berth holds a pod as bound,
+	// an upsert of it (same uid) without node_name is refused with
+	// FAILED_PRECONDITION on this field: a pod does not go back to pending
+	// (see StateService).
 	NodeName string `protobuf:"bytes,17,opt,name=node_name,json=nodeName,proto3" json:"node_name,omitempty"`
 	// A hint, not an instruction: the node the caller last saw nominated for
 	// this pod, mirroring Nominate and ClearNomination decisions as Kubernetes
