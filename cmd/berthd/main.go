@@ -25,6 +25,9 @@ import (
 // storeLockTimeout is how long berthd waits for the data directory's lock.
 const storeLockTimeout = time.Second
 
+// defaultInitialSyncTimeout is --initial-sync-timeout's default.
+const defaultInitialSyncTimeout = 5 * time.Second
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
@@ -51,6 +54,7 @@ type options struct {
 	tokenFile       string
 	maxMutations    int
 	deterministic   bool
+	initialSync     time.Duration
 }
 
 func parseFlags(args []string, output io.Writer) (options, error) {
@@ -72,6 +76,7 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 	fs.StringVar(&o.tokenFile, "token-file", "", `bearer tokens, one per line, each optionally followed by "read-only"; empty: no token needed`)
 	fs.BoolVar(&o.deterministic, "deterministic", false, "break score ties by the smallest node name instead of at random, as berthctl simulate does (benchmarks, tests)")
 	fs.IntVar(&o.maxMutations, "max-batch-objects", 10_000, "most objects or references in one state request; 0: only the message size bounds it")
+	fs.DurationVar(&o.initialSync, "initial-sync-timeout", defaultInitialSyncTimeout, "after a restart, how long scheduling waits for the orchestrator's first re-list (a Sync RESYNC_END covering pods) before starting anyway; 0: no wait")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
@@ -84,6 +89,8 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 		return options{}, errors.New("--retain-decisions and --retain-for must not be negative")
 	case o.maxMutations < 0:
 		return options{}, errors.New("--max-batch-objects must not be negative")
+	case o.initialSync < 0:
+		return options{}, errors.New("--initial-sync-timeout must not be negative")
 	case o.tls.Enabled() && (o.tls.Cert == "" || o.tls.Key == ""):
 		return options{}, errors.New("--tls-cert and --tls-key go together, and --tls-client-ca needs both")
 	}
@@ -106,6 +113,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		Logger:          logger,
 		ShutdownTimeout: opts.shutdownTimeout,
 		Deterministic:   opts.deterministic,
+
+		InitialSyncTimeout: opts.initialSync,
 	}
 	if cfg.Scheduler, err = loadConfig(opts.configFile); err != nil {
 		return err

@@ -35,6 +35,7 @@ func TestParseFlags(t *testing.T) {
 		shutdownTimeout: 10 * time.Second,
 		retainDecisions: 1_000_000,
 		maxMutations:    10_000,
+		initialSync:     5 * time.Second,
 	}
 	tests := []struct {
 		name    string
@@ -47,15 +48,17 @@ func TestParseFlags(t *testing.T) {
 			name: "all set",
 			args: []string{"--listen", "unix:///run/berth.sock", "--metrics-listen=", "--data-dir", "/var/lib/berth", "--log-level", "debug", "--shutdown-timeout", "3s"},
 			want: options{listen: "unix:///run/berth.sock", dataDir: "/var/lib/berth", logLevel: slog.LevelDebug, shutdownTimeout: 3 * time.Second,
-				retainDecisions: 1_000_000, maxMutations: 10_000},
+				retainDecisions: 1_000_000, maxMutations: 10_000, initialSync: 5 * time.Second},
 		},
 		{
 			name: "retention, security and limits",
 			args: []string{"--retain-decisions", "0", "--retain-for", "24h", "--tls-cert", "c.pem", "--tls-key", "k.pem",
-				"--tls-client-ca", "ca.pem", "--token-file", "tokens", "--config", "sched.yaml", "--max-batch-objects", "5"},
+				"--tls-client-ca", "ca.pem", "--token-file", "tokens", "--config", "sched.yaml", "--max-batch-objects", "5",
+				"--initial-sync-timeout", "0"},
 			want: func() options {
 				o := defaults
 				o.retainDecisions, o.retainFor, o.tokenFile, o.configFile, o.maxMutations = 0, 24*time.Hour, "tokens", "sched.yaml", 5
+				o.initialSync = 0
 				o.tls = auth.TLSFiles{Cert: "c.pem", Key: "k.pem", ClientCA: "ca.pem"}
 				return o
 			}(),
@@ -63,6 +66,7 @@ func TestParseFlags(t *testing.T) {
 		{name: "key without cert", args: []string{"--tls-key", "k.pem"}, wantErr: true},
 		{name: "client CA without cert", args: []string{"--tls-client-ca", "ca.pem"}, wantErr: true},
 		{name: "negative retention", args: []string{"--retain-for", "-1h"}, wantErr: true},
+		{name: "negative initial sync timeout", args: []string{"--initial-sync-timeout", "-1s"}, wantErr: true},
 		{name: "bad log level", args: []string{"--log-level", "loud"}, wantErr: true},
 		{name: "unknown flag", args: []string{"--port", "1"}, wantErr: true},
 		{name: "positional argument", args: []string{"serve"}, wantErr: true},

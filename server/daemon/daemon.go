@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/config"
+	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/plugins/registry"
 	"github.com/berthsched/berth/core/queue"
 	"github.com/berthsched/berth/core/scheduler"
@@ -59,6 +62,14 @@ type Config struct {
 	// node name and run plugins one at a time, so that its decisions are
 	// those of berthctl simulate on the same input (benchmarks, tests).
 	Deterministic bool
+	// InitialSyncTimeout is how long, after a restart, scheduling waits
+	// for the orchestrator's first re-list (the first RESYNC_END covering
+	// pods, on any stream) before it starts anyway, as kube-scheduler
+	// waits for its caches to sync: until the running pods are back, the
+	// nodes look emptier than they are and restored nominations reserve
+	// nothing. It applies only when the data directory holds an earlier
+	// run's decisions; 0 does not wait.
+	InitialSyncTimeout time.Duration
 }
 
 // Daemon is berthd assembled. Serve it once.
@@ -73,6 +84,10 @@ type Daemon struct {
 	// stopping ends when Serve's context does; watches end with it.
 	stopping context.Context
 	stop     context.CancelFunc
+
+	// initialSync ends the hold on scheduling taken at Open until the
+	// first re-list after a restart; nil when none was taken. Idempotent.
+	initialSync func()
 }
 
 // Open opens the store in cfg.DataDir (failing with an error wrapping
@@ -114,7 +129,11 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("daemon: register metrics: %w", err)
 	}
-	d.log = decisionlog.New(d.store, decisionlog.Options{Logger: cfg.Logger, Metrics: m})
+	d.log = decisionlog.New(d.store, decisionlog.Options{
+		Logger: cfg.Logger, Metrics: m,
+		// d.sched is set below, before anything is scheduled.
+		BindWanted: func(pod *model.Pod) bool { return d.sched.Binding(pod) },
+	})
 	rec, err := d.log.Recover(ctx)
 	if err != nil {
 		return nil, err
@@ -143,8 +162,16 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		return nil, fmt.Errorf("daemon: register metrics: %w", err)
 	}
 	first, last := d.store.Revisions()
-	cfg.Logger.Info("data directory open", "path", d.store.Path(), "first_revision", first, "last_revision", last,
+	cfg.Logger.Info("data directory open", "path", d.store.Path(), "log_id", d.log.ID(), "first_revision", first, "last_revision", last,
 		"nominations", len(rec.Nominations), "binds_awaiting_outcome", len(rec.Binds))
+	if cfg.InitialSyncTimeout > 0 && (last > 0 || len(rec.Nominations) > 0 || len(rec.Binds) > 0) {
+		release, err := d.sched.Hold(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var once sync.Once
+		d.initialSync = func() { once.Do(release) }
+	}
 
 	cl := &cluster{Scheduler: d.sched, log: d.log}
 	d.srv, err = server.New(server.Config{
@@ -154,7 +181,7 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		GRPCOptions:     cfg.GRPCOptions,
 		Services: server.Services{
 			State: statesvc.New(cl, statesvc.Options{
-				Logger: cfg.Logger, MaxMutations: cfg.MaxMutations, BindRevisions: d.log,
+				Logger: cfg.Logger, MaxMutations: cfg.MaxMutations, BindRevisions: d.log, ResyncEnded: d.resyncEnded,
 			}),
 			Decision: decisionsvc.New(d.log, decisionsvc.Options{Stopping: d.stopping}),
 			Admin: adminsvc.New(cl, adminsvc.Options{
@@ -179,12 +206,44 @@ func (d *Daemon) Serve(ctx context.Context, grpcLis, metricsLis net.Listener) er
 	loopCtx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(func() { d.sched.Run(loopCtx) })
+	if d.initialSync != nil {
+		d.logger.Info("scheduling waits for the orchestrator's re-list (RESYNC_BEGIN ... RESYNC_END of pods)", "timeout", d.cfg.InitialSyncTimeout)
+		t := time.AfterFunc(d.cfg.InitialSyncTimeout, func() {
+			d.logger.Warn("no re-list of pods within the initial sync timeout; scheduling starts with what was sent so far", "timeout", d.cfg.InitialSyncTimeout)
+			d.initialSync()
+		})
+		defer t.Stop()
+	}
 
 	err := d.srv.Serve(ctx, grpcLis, metricsLis)
 	d.stop()
 	stopLoop()
 	wg.Wait()
 	return errors.Join(err, d.closeStore())
+}
+
+// resyncEnded follows the end of every resync (statesvc.Options): the
+// first re-list of pods releases the initial hold, and after any re-list
+// of pods the binds, nominations and messages restored for pods that were
+// not re-sent are forgotten.
+func (d *Daemon) resyncEnded(ctx context.Context, kinds []berthv1.ObjectKind) {
+	if !slices.Contains(kinds, berthv1.ObjectKind_OBJECT_KIND_POD) {
+		return
+	}
+	if d.initialSync != nil {
+		d.initialSync()
+	}
+	binds, err := d.log.ForgetUnknown(ctx, func(uid string) bool {
+		_, ok := d.sched.Pod(uid)
+		return ok
+	})
+	if err != nil {
+		d.logger.Error("forgetting the restored state of pods not re-listed failed", "err", err)
+	}
+	noms := d.sched.ForgetUnknownNominations()
+	if binds > 0 || noms > 0 {
+		d.logger.Info("re-list complete: forgot the binds and nominations restored for pods not re-sent", "binds", binds, "nominations", noms)
+	}
 }
 
 // Close releases what Open opened, for a Daemon that is not served.
