@@ -7,6 +7,7 @@ import (
 	"net"
 	"sync"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -187,6 +188,63 @@ func podWire(name string, cpu int64, opts ...podOpt) *berthv1.Pod {
 func podObj(p *berthv1.Pod) *berthv1.Object {
 	return &berthv1.Object{Kind: &berthv1.Object_Pod{Pod: p}}
 }
+
+// syncStream opens a Sync stream; the function sends one request and
+// returns its acknowledgement.
+func (e *env) syncStream(t *testing.T) (berthv1.StateService_SyncClient, func(*berthv1.SyncRequest) *berthv1.SyncResponse) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	t.Cleanup(cancel)
+	stream, err := e.state.Sync(ctx, grpc.WaitForReady(true))
+	if err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	return stream, func(req *berthv1.SyncRequest) *berthv1.SyncResponse {
+		t.Helper()
+		if err := stream.Send(req); err != nil {
+			t.Fatalf("Sync send: %v", err)
+		}
+		resp, err := stream.Recv()
+		if err != nil {
+			t.Fatalf("Sync ack: %v", err)
+		}
+		return resp
+	}
+}
+
+func upserts(objs ...*berthv1.Object) []*berthv1.Mutation {
+	out := make([]*berthv1.Mutation, len(objs))
+	for i, o := range objs {
+		out[i] = &berthv1.Mutation{Op: &berthv1.Mutation_Upsert{Upsert: o}}
+	}
+	return out
+}
+
+// quiet fails the test if a decision matching cond arrives within d.
+func (w *watcher) quiet(t *testing.T, d time.Duration, what string, cond func(*berthv1.Decision) bool) {
+	t.Helper()
+	deadline := time.After(d)
+	seen := 0
+	for {
+		w.mu.Lock()
+		ds, ch := w.decisions[seen:], w.changed
+		seen = len(w.decisions)
+		w.mu.Unlock()
+		for _, dec := range ds {
+			if cond(dec) {
+				t.Fatalf("%s: %v", what, dec)
+			}
+		}
+		select {
+		case <-ch:
+		case <-deadline:
+			return
+		}
+	}
+}
+
+// admin is an AdminService client on the env's connection.
+func (e *env) admin() berthv1.AdminServiceClient { return berthv1.NewAdminServiceClient(e.conn) }
 
 // apply upserts objects and fails the test on any refusal.
 func (e *env) apply(t *testing.T, objs ...*berthv1.Object) {
