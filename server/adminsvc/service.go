@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -208,6 +209,12 @@ func (s *Service) stateOf(pod *model.Pod) (berthv1.QueueState, scheduler.Explana
 
 // QueueStats counts the pods in each state and the attempts made.
 func (s *Service) QueueStats(_ context.Context, req *berthv1.QueueStatsRequest) (*berthv1.QueueStatsResponse, error) {
+	name := req.GetSchedulerName()
+	pods := s.admin.Pods()
+	if name != "" && !slices.ContainsFunc(s.opts.Config.Profiles, func(p config.Profile) bool { return p.SchedulerName == name }) &&
+		!slices.ContainsFunc(pods, func(p *model.Pod) bool { return p.SchedulerName == name }) {
+		return nil, status.Errorf(codes.NotFound, "scheduler_name: %q is neither a profile Berth runs (%s) nor the scheduler_name of a pod it holds", name, profileNames(s.opts.Config))
+	}
 	resp := &berthv1.QueueStatsResponse{}
 	counters := map[berthv1.QueueState]*uint32{
 		berthv1.QueueState_QUEUE_STATE_ACTIVE:        &resp.Active,
@@ -219,8 +226,8 @@ func (s *Service) QueueStats(_ context.Context, req *berthv1.QueueStatsRequest) 
 		berthv1.QueueState_QUEUE_STATE_BOUND:         &resp.Bound,
 		berthv1.QueueState_QUEUE_STATE_IGNORED:       &resp.Ignored,
 	}
-	for _, pod := range s.admin.Pods() {
-		if req.GetSchedulerName() != "" && pod.SchedulerName != req.GetSchedulerName() {
+	for _, pod := range pods {
+		if name != "" && pod.SchedulerName != name {
 			continue
 		}
 		st, _, ok := s.stateOf(pod)
@@ -275,3 +282,12 @@ func uidSuffix(uid string) string {
 type realClock struct{}
 
 func (realClock) Now() time.Time { return time.Now() }
+
+// profileNames lists the configuration's profiles, for messages.
+func profileNames(cfg *config.Config) string {
+	names := make([]string, len(cfg.Profiles))
+	for i, p := range cfg.Profiles {
+		names[i] = strconv.Quote(p.SchedulerName)
+	}
+	return strings.Join(names, ", ")
+}

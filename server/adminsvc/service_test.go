@@ -302,6 +302,9 @@ func TestListPendingAndStats(t *testing.T) {
 	if err != nil || stats.GetIgnored() != 1 || stats.GetBinding() != 0 || stats.GetAttemptsScheduled() != 0 {
 		t.Errorf("QueueStats(other) = %v, %v", stats, err)
 	}
+	if _, err := e.client.QueueStats(ctx, &berthv1.QueueStatsRequest{SchedulerName: "nope"}); status.Code(err) != codes.NotFound {
+		t.Errorf("QueueStats(nope) = %v, want NOT_FOUND", err)
+	}
 }
 
 func TestListNominations(t *testing.T) {

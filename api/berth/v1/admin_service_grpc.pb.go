@@ -78,7 +78,10 @@ type AdminServiceClient interface {
 	// QueueStats counts the pods in each state and the scheduling attempts
 	// made since Berth started.
 	//
-	// Fails with no error of its own.
+	// Fails with:
+	//   - NOT_FOUND: scheduler_name is neither a profile Berth runs nor the
+	//     scheduler_name of a pod Berth holds (pods of schedulers Berth does
+	//     not run are counted as QUEUE_STATE_IGNORED).
 	QueueStats(ctx context.Context, in *QueueStatsRequest, opts ...grpc.CallOption) (*QueueStatsResponse, error)
 }
 
@@ -192,7 +195,10 @@ type AdminServiceServer interface {
 	// QueueStats counts the pods in each state and the scheduling attempts
 	// made since Berth started.
 	//
-	// Fails with no error of its own.
+	// Fails with:
+	//   - NOT_FOUND: scheduler_name is neither a profile Berth runs nor the
+	//     scheduler_name of a pod Berth holds (pods of schedulers Berth does
+	//     not run are counted as QUEUE_STATE_IGNORED).
 	QueueStats(context.Context, *QueueStatsRequest) (*QueueStatsResponse, error)
 	mustEmbedUnimplementedAdminServiceServer()
 }
