@@ -15,21 +15,50 @@ const (
 )
 
 // Cluster events the queue raises or that callers pass to it. They are
-// values: never modify them.
-var (
-	EventAssignedPodAdd       = framework.ClusterEvent{Resource: framework.EventAssignedPod, ActionType: framework.ActionAdd, Label: "AssignedPodAdd"}
-	EventAssignedPodUpdate    = framework.ClusterEvent{Resource: framework.EventAssignedPod, ActionType: framework.ActionUpdate, Label: "AssignedPodUpdate"}
-	EventAssignedPodDelete    = framework.ClusterEvent{Resource: framework.EventAssignedPod, ActionType: framework.ActionDelete, Label: "AssignedPodDelete"}
-	EventUnscheduledPodAdd    = framework.ClusterEvent{Resource: framework.EventUnscheduledPod, ActionType: framework.ActionAdd, Label: "UnscheduledPodAdd"}
-	EventUnscheduledPodUpdate = framework.ClusterEvent{Resource: framework.EventUnscheduledPod, ActionType: framework.ActionUpdate, Label: "UnscheduledPodUpdate"}
-	EventUnscheduledPodDelete = framework.ClusterEvent{Resource: framework.EventUnscheduledPod, ActionType: framework.ActionDelete, Label: "UnscheduledPodDelete"}
-	// EventUnschedulableTimeout is the periodic flush of pods left among
-	// the unschedulable pods too long; it moves every pod it is raised for.
-	EventUnschedulableTimeout = framework.ClusterEvent{Resource: framework.EventWildCard, ActionType: framework.ActionAll, Label: "UnschedulableTimeout"}
-	// EventForceActivate is raised by Activate for a pod that is in flight,
-	// so the pod is retried when its attempt ends.
-	EventForceActivate = framework.ClusterEvent{Resource: framework.EventWildCard, ActionType: framework.ActionAll, Label: "ForceActivate"}
-)
+// functions, returning a new value each time, so that no importer can
+// change them.
+
+// EventAssignedPodAdd: a bound pod was added.
+func EventAssignedPodAdd() framework.ClusterEvent {
+	return framework.ClusterEvent{Resource: framework.EventAssignedPod, ActionType: framework.ActionAdd, Label: "AssignedPodAdd"}
+}
+
+// EventAssignedPodUpdate: a bound pod was updated.
+func EventAssignedPodUpdate() framework.ClusterEvent {
+	return framework.ClusterEvent{Resource: framework.EventAssignedPod, ActionType: framework.ActionUpdate, Label: "AssignedPodUpdate"}
+}
+
+// EventAssignedPodDelete: a bound (or assumed) pod left its node.
+func EventAssignedPodDelete() framework.ClusterEvent {
+	return framework.ClusterEvent{Resource: framework.EventAssignedPod, ActionType: framework.ActionDelete, Label: "AssignedPodDelete"}
+}
+
+// EventUnscheduledPodAdd: a pending pod was added.
+func EventUnscheduledPodAdd() framework.ClusterEvent {
+	return framework.ClusterEvent{Resource: framework.EventUnscheduledPod, ActionType: framework.ActionAdd, Label: "UnscheduledPodAdd"}
+}
+
+// EventUnscheduledPodUpdate: a pending pod was updated.
+func EventUnscheduledPodUpdate() framework.ClusterEvent {
+	return framework.ClusterEvent{Resource: framework.EventUnscheduledPod, ActionType: framework.ActionUpdate, Label: "UnscheduledPodUpdate"}
+}
+
+// EventUnscheduledPodDelete: a pending pod was deleted.
+func EventUnscheduledPodDelete() framework.ClusterEvent {
+	return framework.ClusterEvent{Resource: framework.EventUnscheduledPod, ActionType: framework.ActionDelete, Label: "UnscheduledPodDelete"}
+}
+
+// EventUnschedulableTimeout is the periodic flush of pods left among the
+// unschedulable pods too long; it moves every pod it is raised for.
+func EventUnschedulableTimeout() framework.ClusterEvent {
+	return framework.ClusterEvent{Resource: framework.EventWildCard, ActionType: framework.ActionAll, Label: "UnschedulableTimeout"}
+}
+
+// EventForceActivate is raised by Activate for a pod that is in flight, so
+// the pod is retried when its attempt ends.
+func EventForceActivate() framework.ClusterEvent {
+	return framework.ClusterEvent{Resource: framework.EventWildCard, ActionType: framework.ActionAll, Label: "ForceActivate"}
+}
 
 // isWildCard reports whether e is a wildcard event, which moves pods
 // whatever plugin rejected them.

@@ -92,9 +92,9 @@ func testHints() map[string]QueueingHintMap {
 				{PluginName: waiter},
 				{PluginName: failing, Fn: failingHint},
 			},
-			EventAssignedPodDelete: {{PluginName: fit}},
-			nodeTaint:              {{PluginName: taints}},
-			podLabelEvent:          {{PluginName: labels}},
+			EventAssignedPodDelete(): {{PluginName: fit}},
+			nodeTaint:                {{PluginName: taints}},
+			podLabelEvent:            {{PluginName: labels}},
 			{Resource: framework.EventUnscheduledPod, ActionType: framework.ActionUpdatePodSchedulingGatesEliminated}: {{PluginName: "SchedulingGates"}},
 		},
 	}

@@ -64,7 +64,7 @@ func runRandom(t *testing.T, seed uint64, opts func(*Options)) {
 		}
 		return out
 	}
-	events := []framework.ClusterEvent{nodeAdd, nodeTaint, nodeLabel, EventAssignedPodDelete, EventUnschedulableTimeout}
+	events := []framework.ClusterEvent{nodeAdd, nodeTaint, nodeLabel, EventAssignedPodDelete(), EventUnschedulableTimeout()}
 	nodes := []*model.Node{bigNode, smallNode}
 
 	for step := 0; step < 400; step++ {

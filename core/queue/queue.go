@@ -167,7 +167,7 @@ func (q *PriorityQueue) Add(ctx context.Context, pod *model.Pod) error {
 	if e, ok := q.all[pod.UID]; ok {
 		return fmt.Errorf("queue add %s (%s): %w", pod.Key(), e.subQueue(), ErrAlreadyQueued)
 	}
-	q.enqueueNewLocked(ctx, pi, EventUnscheduledPodAdd.Label)
+	q.enqueueNewLocked(ctx, pi, EventUnscheduledPodAdd().Label)
 	return nil
 }
 
@@ -225,7 +225,7 @@ func (q *PriorityQueue) Update(ctx context.Context, oldPod, newPod *model.Pod) e
 		return fmt.Errorf("queue update %s: %w", newPod.Key(), err)
 	}
 	if e == nil {
-		q.enqueueNewLocked(ctx, pi, EventUnscheduledPodUpdate.Label)
+		q.enqueueNewLocked(ctx, pi, EventUnscheduledPodUpdate().Label)
 		return nil
 	}
 	e.info.PodInfo = pi
@@ -247,9 +247,9 @@ func (q *PriorityQueue) Update(ctx context.Context, oldPod, newPod *model.Pod) e
 			return nil
 		}
 		if q.isBackingOff(e.info) {
-			q.moveToBackoffLocked(ctx, e, EventUnscheduledPodUpdate.Label)
+			q.moveToBackoffLocked(ctx, e, EventUnscheduledPodUpdate().Label)
 		} else {
-			q.moveToActiveLocked(ctx, e, EventUnscheduledPodUpdate.Label, false)
+			q.moveToActiveLocked(ctx, e, EventUnscheduledPodUpdate().Label, false)
 		}
 		q.broadcastIfPoppableLocked(e)
 		return nil
@@ -325,19 +325,19 @@ func (q *PriorityQueue) Activate(pods map[string]*model.Pod) {
 		if ok {
 			switch e.state {
 			case stateUnschedulable:
-				if q.moveToActiveLocked(ctx, e, EventForceActivate.Label, false) {
+				if q.moveToActiveLocked(ctx, e, EventForceActivate().Label, false) {
 					activated = true
 					continue
 				}
 			case stateBackoff, stateErrorBackoff:
 				q.detachLocked(e)
-				if q.moveToActiveLocked(ctx, e, EventForceActivate.Label, true) {
+				if q.moveToActiveLocked(ctx, e, EventForceActivate().Label, true) {
 					activated = true
 					continue
 				}
 			case stateInFlight:
 				if !q.opts.DisableQueueingHints {
-					q.recordEventLocked(EventForceActivate, nil, pod)
+					q.recordEventLocked(EventForceActivate(), nil, pod)
 				}
 			}
 		}

@@ -188,7 +188,7 @@ func (q *PriorityQueue) moveAllLocked(ctx context.Context, event framework.Clust
 func (q *PriorityQueue) AssignedPodAdded(ctx context.Context, pod *model.Pod) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.movePodsLocked(ctx, q.crossTopologyPodsLocked(pod), EventAssignedPodAdd, nil, pod)
+	q.movePodsLocked(ctx, q.crossTopologyPodsLocked(pod), EventAssignedPodAdd(), nil, pod)
 }
 
 // AssignedPodUpdated is told that a bound pod changed. A scale-down may
@@ -324,6 +324,6 @@ func (q *PriorityQueue) FlushUnschedulablePodsLeftover(ctx context.Context) {
 		}
 	}
 	if len(stale) > 0 {
-		q.movePodsLocked(ctx, stale, EventUnschedulableTimeout, nil, nil)
+		q.movePodsLocked(ctx, stale, EventUnschedulableTimeout(), nil, nil)
 	}
 }

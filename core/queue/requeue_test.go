@@ -274,8 +274,8 @@ func TestEventMoves(t *testing.T) {
 		{name: "preCheck refuses", unschedulable: []string{fit}, event: nodeAdd, newObj: bigNode, preCheck: func(*model.Pod) bool { return false }, want: Unschedulable},
 		{name: "pending plugin: activeQ despite backoff", pending: []string{waiter}, event: nodeAdd, newObj: bigNode, want: Active},
 		{name: "pending and unschedulable, only the latter answers", unschedulable: []string{fit}, pending: []string{picky}, event: nodeAdd, newObj: smallNode, want: Backoff},
-		{name: "wildcard for this pod", unschedulable: []string{taints}, event: EventForceActivate, newObj: pod("p").Obj(), want: Backoff},
-		{name: "wildcard for another pod", unschedulable: []string{taints}, event: EventForceActivate, newObj: pod("other").Obj(), want: Unschedulable},
+		{name: "wildcard for this pod", unschedulable: []string{taints}, event: EventForceActivate(), newObj: pod("p").Obj(), want: Backoff},
+		{name: "wildcard for another pod", unschedulable: []string{taints}, event: EventForceActivate(), newObj: pod("other").Obj(), want: Unschedulable},
 		{
 			name: "profile without hints: any event of interest moves", pod: pod("p").SchedulerName("other").Obj(),
 			unschedulable: []string{taints}, event: nodeAdd, newObj: bigNode, want: Backoff,
@@ -316,7 +316,7 @@ func TestGatedPodsAndEvents(t *testing.T) {
 		t.Errorf("PreEnqueue ran %d more times for an unrelated event", q.gate.calls-calls)
 	}
 	// A wildcard re-checks the gate: still gated.
-	q.MoveAllToActiveOrBackoffQueue(ctx, EventUnschedulableTimeout, nil, nil, nil)
+	q.MoveAllToActiveOrBackoffQueue(ctx, EventUnschedulableTimeout(), nil, nil, nil)
 	if got := q.where("uid-g"); got != Gated || q.gate.calls != calls+1 {
 		t.Errorf("after a wildcard: pod in %q, PreEnqueue calls +%d; want Gated, +1", got, q.gate.calls-calls)
 	}

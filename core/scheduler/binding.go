@@ -111,11 +111,11 @@ func (s *Scheduler) handleBindingCycleError(ctx context.Context, b *binding, f *
 		if f.status.IsRejected() {
 			// After requeueing the pod, so the event is not counted for
 			// the pod's own attempt (kube does the same).
-			defer s.queue.MoveAllToActiveOrBackoffQueue(ctx, queue.EventAssignedPodDelete, assumed, nil, func(p *model.Pod) bool {
+			defer s.queue.MoveAllToActiveOrBackoffQueue(ctx, queue.EventAssignedPodDelete(), assumed, nil, func(p *model.Pod) bool {
 				return p.UID != assumed.UID
 			})
 		} else {
-			s.queue.MoveAllToActiveOrBackoffQueue(ctx, queue.EventAssignedPodDelete, assumed, nil, nil)
+			s.queue.MoveAllToActiveOrBackoffQueue(ctx, queue.EventAssignedPodDelete(), assumed, nil, nil)
 		}
 	}
 	s.handleFailure(ctx, b.fwk, b.qpi, f, true)

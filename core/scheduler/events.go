@@ -187,7 +187,7 @@ func (s *Scheduler) DeletePod(ctx context.Context, pod *model.Pod) error {
 		s.abandonAssumed(ctx, old)
 	} else if nominated != "" {
 		// Lower-priority pods treated the nominee as if it were on the node.
-		s.queue.MoveAllToActiveOrBackoffQueue(ctx, queue.EventAssignedPodDelete, old, nil, lowerOrEqualPriority(old.Priority))
+		s.queue.MoveAllToActiveOrBackoffQueue(ctx, queue.EventAssignedPodDelete(), old, nil, lowerOrEqualPriority(old.Priority))
 	}
 	return nil
 }
@@ -196,7 +196,7 @@ func (s *Scheduler) addBoundPod(ctx context.Context, pod *model.Pod) error {
 	if err := s.cache.AddPod(pod); err != nil {
 		return fmt.Errorf("add pod %s: %w", pod.Key(), err)
 	}
-	s.queue.MoveAllToActiveOrBackoffQueue(ctx, queue.EventAssignedPodAdd, nil, pod, nil)
+	s.queue.MoveAllToActiveOrBackoffQueue(ctx, queue.EventAssignedPodAdd(), nil, pod, nil)
 	return nil
 }
 
@@ -204,7 +204,7 @@ func (s *Scheduler) removeBoundPod(ctx context.Context, pod *model.Pod) {
 	if err := s.cache.RemovePod(pod); err != nil {
 		s.logger.Error("removing a bound pod from the cache failed", "pod", pod.Key(), "err", err)
 	}
-	s.queue.MoveAllToActiveOrBackoffQueue(ctx, queue.EventAssignedPodDelete, pod, nil, nil)
+	s.queue.MoveAllToActiveOrBackoffQueue(ctx, queue.EventAssignedPodDelete(), pod, nil, nil)
 }
 
 // queuePod queues a pending pod whose schedulerName a profile serves.
@@ -237,7 +237,7 @@ func (s *Scheduler) updatePendingPod(ctx context.Context, old, cur *model.Pod) e
 		return fmt.Errorf("update pod %s: %w", cur.Key(), err)
 	}
 	if old.NominatedNodeName != "" && old.NominatedNodeName != cur.NominatedNodeName {
-		s.queue.MoveAllToActiveOrBackoffQueue(ctx, queue.EventAssignedPodDelete, old, nil, lowerOrEqualPriority(old.Priority))
+		s.queue.MoveAllToActiveOrBackoffQueue(ctx, queue.EventAssignedPodDelete(), old, nil, lowerOrEqualPriority(old.Priority))
 	}
 	return nil
 }
@@ -258,7 +258,7 @@ func (s *Scheduler) abandonAssumed(ctx context.Context, pod *model.Pod) {
 			s.logger.Error("forgetting a deleted assumed pod failed", "pod", pod.Key(), "err", err)
 		}
 	}
-	s.queue.MoveAllToActiveOrBackoffQueue(ctx, queue.EventAssignedPodDelete, st.Pod, nil, nil)
+	s.queue.MoveAllToActiveOrBackoffQueue(ctx, queue.EventAssignedPodDelete(), st.Pod, nil, nil)
 }
 
 func lowerOrEqualPriority(p int32) func(*model.Pod) bool {
