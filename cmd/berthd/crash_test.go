@@ -150,16 +150,36 @@ func wirePod(name, node string, priority int32) *berthv1.Object {
 // every ack.
 func syncAll(t *testing.T, conn *grpc.ClientConn, objs []*berthv1.Object) {
 	t.Helper()
+	sendAll(t, conn, objs, false)
+}
+
+// resyncAll is syncAll bracketed by resync markers: a full re-list.
+func resyncAll(t *testing.T, conn *grpc.ClientConn, objs []*berthv1.Object) {
+	t.Helper()
+	sendAll(t, conn, objs, true)
+}
+
+func sendAll(t *testing.T, conn *grpc.ClientConn, objs []*berthv1.Object, resync bool) {
+	t.Helper()
 	s, err := berthv1.NewStateServiceClient(conn).Sync(t.Context(), grpc.WaitForReady(true))
 	if err != nil {
 		t.Fatalf("Sync: %v", err)
 	}
+	var reqs []*berthv1.SyncRequest
 	const batch = 16
 	for i := 0; i < len(objs); i += batch {
-		req := &berthv1.SyncRequest{BatchId: uint64(i/batch + 1)}
+		req := &berthv1.SyncRequest{}
 		for _, o := range objs[i:min(i+batch, len(objs))] {
 			req.Mutations = append(req.Mutations, &berthv1.Mutation{Op: &berthv1.Mutation_Upsert{Upsert: o}})
 		}
+		reqs = append(reqs, req)
+	}
+	if resync {
+		reqs = append([]*berthv1.SyncRequest{{Resync: berthv1.Resync_RESYNC_BEGIN}}, reqs...)
+		reqs = append(reqs, &berthv1.SyncRequest{Resync: berthv1.Resync_RESYNC_END})
+	}
+	for i, req := range reqs {
+		req.BatchId = uint64(i + 1)
 		if err := s.Send(req); err != nil {
 			t.Fatalf("Sync send: %v", err)
 		}
@@ -266,8 +286,9 @@ func TestCrashRestart(t *testing.T) {
 		}
 	}
 
-	// The orchestrator re-lists: confirmed pods with node_name, the others
-	// still without, the victim as terminating (it acted on the Evict).
+	// The orchestrator re-lists (a resync: scheduling waits for its end):
+	// confirmed pods with node_name, the others still without, the victim
+	// as terminating (it acted on the Evict).
 	// Only vip is pending: no pod is placed twice.
 	relist := []*berthv1.Object{wireNode("n1"), wireNode("n2"), wireNode("n3"), wireNode("n4")}
 	for name, d := range bound {
@@ -280,7 +301,7 @@ func TestCrashRestart(t *testing.T) {
 		relist = append(relist, o)
 	}
 	relist = append(relist, wirePod("vip", "", 1000))
-	syncAll(t, conn2, relist)
+	resyncAll(t, conn2, relist)
 	admin := berthv1.NewAdminServiceClient(conn2)
 	pending, err := admin.ListPending(t.Context(), &berthv1.ListPendingRequest{})
 	if err != nil {
