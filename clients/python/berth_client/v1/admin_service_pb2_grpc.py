@@ -114,7 +114,10 @@ class AdminServiceServicer(object):
         """QueueStats counts the pods in each state and the scheduling attempts
         made since Berth started.
 
-        Fails with no error of its own.
+        Fails with:
+        - NOT_FOUND: scheduler_name is neither a profile Berth runs nor the
+        scheduler_name of a pod Berth holds (pods of schedulers Berth does
+        not run are counted as QUEUE_STATE_IGNORED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -79,12 +79,14 @@ class Nominate(_message.Message):
     def __init__(self, node: _Optional[str] = ...) -> None: ...
 
 class Unschedulable(_message.Message):
-    __slots__ = ["message", "node_reasons"]
+    __slots__ = ["message", "node_reasons", "omitted_nodes"]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     NODE_REASONS_FIELD_NUMBER: _ClassVar[int]
+    OMITTED_NODES_FIELD_NUMBER: _ClassVar[int]
     message: str
     node_reasons: _containers.RepeatedCompositeFieldContainer[NodeReasons]
-    def __init__(self, message: _Optional[str] = ..., node_reasons: _Optional[_Iterable[_Union[NodeReasons, _Mapping]]] = ...) -> None: ...
+    omitted_nodes: int
+    def __init__(self, message: _Optional[str] = ..., node_reasons: _Optional[_Iterable[_Union[NodeReasons, _Mapping]]] = ..., omitted_nodes: _Optional[int] = ...) -> None: ...
 
 class DecisionType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

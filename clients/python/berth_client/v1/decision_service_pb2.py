@@ -14,7 +14,7 @@ _sym_db = _symbol_database.Default()
 from berth_client.v1 import decision_pb2 as berth_dot_v1_dot_decision__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x62\x65rth/v1/decision_service.proto\x12\x08\x62\x65rth.v1\x1a\x17\x62\x65rth/v1/decision.proto\"d\n\x0cWatchRequest\x12\x15\n\rfrom_revision\x18\x01 \x01(\x04\x12\x16\n\x0escheduler_name\x18\x02 \x01(\t\x12%\n\x05types\x18\x03 \x03(\x0e\x32\x16.berth.v1.DecisionType\"M\n\rWatchResponse\x12%\n\tdecisions\x18\x01 \x03(\x0b\x32\x12.berth.v1.Decision\x12\x15\n\rnext_revision\x18\x02 \x01(\x04\x32M\n\x0f\x44\x65\x63isionService\x12:\n\x05Watch\x12\x16.berth.v1.WatchRequest\x1a\x17.berth.v1.WatchResponse0\x01\x42\x32Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x62\x65rth/v1/decision_service.proto\x12\x08\x62\x65rth.v1\x1a\x17\x62\x65rth/v1/decision.proto\"t\n\x0cWatchRequest\x12\x15\n\rfrom_revision\x18\x01 \x01(\x04\x12\x16\n\x0escheduler_name\x18\x02 \x01(\t\x12%\n\x05types\x18\x03 \x03(\x0e\x32\x16.berth.v1.DecisionType\x12\x0e\n\x06log_id\x18\x04 \x01(\t\"]\n\rWatchResponse\x12%\n\tdecisions\x18\x01 \x03(\x0b\x32\x12.berth.v1.Decision\x12\x15\n\rnext_revision\x18\x02 \x01(\x04\x12\x0e\n\x06log_id\x18\x03 \x01(\t2M\n\x0f\x44\x65\x63isionService\x12:\n\x05Watch\x12\x16.berth.v1.WatchRequest\x1a\x17.berth.v1.WatchResponse0\x01\x42\x32Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'berth.v1.decision_service_pb2', globals())
@@ -23,9 +23,9 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'Z0github.com/berthsched/berth/api/berth/v1;berthv1'
   _WATCHREQUEST._serialized_start=70
-  _WATCHREQUEST._serialized_end=170
-  _WATCHRESPONSE._serialized_start=172
-  _WATCHRESPONSE._serialized_end=249
-  _DECISIONSERVICE._serialized_start=251
-  _DECISIONSERVICE._serialized_end=328
+  _WATCHREQUEST._serialized_end=186
+  _WATCHRESPONSE._serialized_start=188
+  _WATCHRESPONSE._serialized_end=281
+  _DECISIONSERVICE._serialized_start=283
+  _DECISIONSERVICE._serialized_end=360
 # @@protoc_insertion_point(module_scope)

@@ -43,11 +43,34 @@ class DecisionServiceServicer(object):
         AdminService.ListPending, state QUEUE_STATE_BINDING. Evictions it missed
         are decided again when their preemptor is retried.
 
+        Every log has an identity, log_id, created with berthd's data
+        directory and sent in every WatchResponse. Revisions mean something
+        only within one log: a watcher that resumes should send the log_id it
+        watched before, so that resuming against another log (a new data
+        directory, another berthd) fails instead of silently skipping or
+        repeating decisions.
+
+        Each response is at most about 1 MiB encoded (fewer decisions per
+        response rather than a larger one), so clients with gRPC's default
+        4 MiB receive limit always get them; a single decision larger than that
+        is sent alone.
+
         Fails with:
         - INVALID_ARGUMENT: types holds DECISION_TYPE_UNSPECIFIED or an
         unknown value;
-        - OUT_OF_RANGE: from_revision was compacted away, as above;
+        - OUT_OF_RANGE: from_revision was compacted away, as above; or
+        from_revision is beyond the end of the log (greater than the newest
+        revision plus one): no response of this log ever told the caller to
+        resume there, so it watched another log. The ErrorInfo then has
+        reason "REVISION_NOT_WRITTEN", domain "berth.v1" and metadata
+        "next_revision" (decimal, the newest revision plus one) and
+        "log_id". Resync and watch again from 0;
+        - FAILED_PRECONDITION: log_id is set and is not this log's; the
+        ErrorInfo has reason "LOG_ID_MISMATCH" and metadata "log_id" (this
+        log's). Resync and watch again from 0;
         - UNAVAILABLE: the server is shutting down; reconnect.
+
+        Every OUT_OF_RANGE ErrorInfo also carries "log_id".
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

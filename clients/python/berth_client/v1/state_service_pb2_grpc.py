@@ -17,7 +17,16 @@ class StateServiceStub(object):
     applied in the order sent, each on its own: one that fails leaves its
     object as it was and does not stop the others, and its failure is
     reported as an ObjectError. The scheduler sees the accepted mutations of
-    a request together, never half of a request.
+    a request together, never half of a request: no scheduling cycle starts
+    while a request is applied, so a pod early in a request is placed
+    knowing the nodes later in it.
+
+    A pod that Berth holds as bound (sent with node_name, or confirmed) does
+    not become pending again under the same uid: an upsert of it without
+    node_name is refused with FAILED_PRECONDITION on pod.node_name, and the
+    pod keeps its node. To run it elsewhere, delete it and send it under a
+    new uid. The only way back to pending is ReportBindResult FAILED for a
+    bind not yet confirmed.
     """
 
     def __init__(self, channel):
@@ -60,7 +69,16 @@ class StateServiceServicer(object):
     applied in the order sent, each on its own: one that fails leaves its
     object as it was and does not stop the others, and its failure is
     reported as an ObjectError. The scheduler sees the accepted mutations of
-    a request together, never half of a request.
+    a request together, never half of a request: no scheduling cycle starts
+    while a request is applied, so a pod early in a request is placed
+    knowing the nodes later in it.
+
+    A pod that Berth holds as bound (sent with node_name, or confirmed) does
+    not become pending again under the same uid: an upsert of it without
+    node_name is refused with FAILED_PRECONDITION on pod.node_name, and the
+    pod keeps its node. To run it elsewhere, delete it and send it under a
+    new uid. The only way back to pending is ReportBindResult FAILED for a
+    bind not yet confirmed.
     """
 
     def Sync(self, request_iterator, context):
@@ -71,15 +89,22 @@ class StateServiceServicer(object):
 
         A full re-list is bracketed by resync markers. RESYNC_BEGIN opens a
         resync on this stream for the kinds in resync_kinds (all kinds when
-        empty) and clears Berth's record of what was re-sent. Until RESYNC_END,
-        Berth records every object of those kinds the stream upserts, and
-        forgets the record of one the stream deletes. At RESYNC_END, Berth
-        deletes every object of those kinds that it holds but that was not
-        upserted since RESYNC_BEGIN, with the same effects as a Delete, and
-        reports how many in resync_deleted. Objects upserted through Apply or
-        another stream do not count as re-sent. A second RESYNC_BEGIN restarts
-        the resync. A stream that ends during a resync abandons it: what it
-        upserted stays and nothing is deleted.
+        empty). At RESYNC_END, Berth deletes every object of those kinds that
+        it holds but that nobody upserted since RESYNC_BEGIN, with the same
+        effects as a Delete, and reports how many in resync_deleted. An upsert
+        through Apply or another stream counts too: an object created or
+        updated by another caller during the re-list is newer than the
+        re-list and stays. So does an object named by an upsert that was
+        refused (Berth keeps the version it holds). A second RESYNC_BEGIN
+        restarts the resync.
+
+        While any resync is open, on any stream, Berth starts no scheduling
+        attempt (pending pods stay queued): the re-list may send nodes and
+        pending pods before the running pods that fill the nodes. A stream
+        that ends during a resync abandons it: what it upserted stays, nothing
+        is deleted, and its hold on scheduling ends. After a restart, berthd
+        waits for the first RESYNC_END of a resync covering pods (or
+        --initial-sync-timeout) before it schedules anything.
 
         Per-object failures are reported in the acknowledgement, never by
         ending the stream. The stream itself ends with:
@@ -125,7 +150,13 @@ class StateServiceServicer(object):
         the pod with node_name set, which also confirms a bind. FAILED means the
         orchestrator could not place the pod there: Berth forgets the placement,
         frees the node's resources and requeues the pod with backoff. Reporting
-        the same result twice is harmless.
+        the same result twice is harmless. A report may be sent as soon as the
+        Bind is received on a watch.
+
+        The bind is identified by the pod, the node and the revision. When
+        Berth no longer knows the revision of the pod's outstanding bind (a
+        bind made before a restart whose record was compacted away from the
+        log), the pod and node identify it and any revision is accepted.
 
         Fails with:
         - INVALID_ARGUMENT: pod.namespace, pod.name, pod.uid, node, revision or
@@ -180,7 +211,16 @@ class StateService(object):
     applied in the order sent, each on its own: one that fails leaves its
     object as it was and does not stop the others, and its failure is
     reported as an ObjectError. The scheduler sees the accepted mutations of
-    a request together, never half of a request.
+    a request together, never half of a request: no scheduling cycle starts
+    while a request is applied, so a pod early in a request is placed
+    knowing the nodes later in it.
+
+    A pod that Berth holds as bound (sent with node_name, or confirmed) does
+    not become pending again under the same uid: an upsert of it without
+    node_name is refused with FAILED_PRECONDITION on pod.node_name, and the
+    pod keeps its node. To run it elsewhere, delete it and send it under a
+    new uid. The only way back to pending is ReportBindResult FAILED for a
+    bind not yet confirmed.
     """
 
     @staticmethod

@@ -2638,7 +2638,10 @@ export const AdminServiceService = {
    * QueueStats counts the pods in each state and the scheduling attempts
    * made since Berth started.
    *
-   * Fails with no error of its own.
+   * Fails with:
+   *   - NOT_FOUND: scheduler_name is neither a profile Berth runs nor the
+   *     scheduler_name of a pod Berth holds (pods of schedulers Berth does
+   *     not run are counted as QUEUE_STATE_IGNORED).
    */
   queueStats: {
     path: "/berth.v1.AdminService/QueueStats" as const,
@@ -2706,7 +2709,10 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    * QueueStats counts the pods in each state and the scheduling attempts
    * made since Berth started.
    *
-   * Fails with no error of its own.
+   * Fails with:
+   *   - NOT_FOUND: scheduler_name is neither a profile Berth runs nor the
+   *     scheduler_name of a pod Berth holds (pods of schedulers Berth does
+   *     not run are counted as QUEUE_STATE_IGNORED).
    */
   queueStats: handleUnaryCall<QueueStatsRequest, QueueStatsResponse>;
 }
@@ -2822,7 +2828,10 @@ export interface AdminServiceClient extends Client {
    * QueueStats counts the pods in each state and the scheduling attempts
    * made since Berth started.
    *
-   * Fails with no error of its own.
+   * Fails with:
+   *   - NOT_FOUND: scheduler_name is neither a profile Berth runs nor the
+   *     scheduler_name of a pod Berth holds (pods of schedulers Berth does
+   *     not run are counted as QUEUE_STATE_IGNORED).
    */
   queueStats(
     request: QueueStatsRequest,

@@ -194,7 +194,9 @@ export interface ClearNomination {
  * Unschedulable reports that an attempt to schedule the pod found no node,
  * and that preemption could not make room. The pod stays queued and is
  * retried when the cluster changes in a way that may help it, or after its
- * backoff.
+ * backoff. Berth sends one when the message differs from the pod's previous
+ * Unschedulable (since the pod was last bound), across restarts: a pod
+ * failing again for the same reasons is not reported again.
  */
 export interface Unschedulable {
   /**
@@ -204,8 +206,22 @@ export interface Unschedulable {
    * not helpful for scheduling."
    */
   message: string;
-  /** Why each node was rejected, sorted by node name. */
+  /**
+   * Why each node was rejected, sorted by node name: at most 100 nodes
+   * (berthd's default), the most informative ones, with omitted_nodes
+   * counting the others. Berth picks one node of each distinct rejection
+   * (the same reasons and unresolvable), the rarest rejections first, then
+   * more nodes of each in the same order, by node name within a rejection:
+   * every way a node was rejected appears, and message still counts the
+   * nodes of each reason across the whole cluster. AdminService.Explain
+   * shows the pod's last diagnosis.
+   */
   nodeReasons: NodeReasons[];
+  /**
+   * How many rejected nodes node_reasons leaves out; 0 when it lists them
+   * all.
+   */
+  omittedNodes: number;
 }
 
 /** NodeReasons says why one node was rejected for a pod. */
@@ -803,7 +819,7 @@ export const ClearNomination: MessageFns<ClearNomination> = {
 };
 
 function createBaseUnschedulable(): Unschedulable {
-  return { message: "", nodeReasons: [] };
+  return { message: "", nodeReasons: [], omittedNodes: 0 };
 }
 
 export const Unschedulable: MessageFns<Unschedulable> = {
@@ -813,6 +829,9 @@ export const Unschedulable: MessageFns<Unschedulable> = {
     }
     for (const v of message.nodeReasons) {
       NodeReasons.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.omittedNodes !== 0) {
+      writer.uint32(24).uint32(message.omittedNodes);
     }
     return writer;
   },
@@ -846,6 +865,14 @@ export const Unschedulable: MessageFns<Unschedulable> = {
             message.nodeReasons.push(NodeReasons.decode(reader, reader.uint32()));
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.omittedNodes = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -866,6 +893,11 @@ export const Unschedulable: MessageFns<Unschedulable> = {
         : globalThis.Array.isArray(object?.node_reasons)
         ? object.node_reasons.map((e: any) => NodeReasons.fromJSON(e))
         : [],
+      omittedNodes: isSet(object.omittedNodes)
+        ? globalThis.Number(object.omittedNodes)
+        : isSet(object.omitted_nodes)
+        ? globalThis.Number(object.omitted_nodes)
+        : 0,
     };
   },
 
@@ -877,6 +909,9 @@ export const Unschedulable: MessageFns<Unschedulable> = {
     if (message.nodeReasons?.length) {
       obj.nodeReasons = message.nodeReasons.map((e) => NodeReasons.toJSON(e));
     }
+    if (message.omittedNodes !== 0) {
+      obj.omittedNodes = Math.round(message.omittedNodes);
+    }
     return obj;
   },
 
@@ -887,6 +922,7 @@ export const Unschedulable: MessageFns<Unschedulable> = {
     const message = createBaseUnschedulable();
     message.message = object.message ?? "";
     message.nodeReasons = object.nodeReasons?.map((e) => NodeReasons.fromPartial(e)) || [];
+    message.omittedNodes = object.omittedNodes ?? 0;
     return message;
   },
 };

@@ -27,14 +27,21 @@ export const protobufFileName = "berth/v1/decision_service.proto";
 export interface WatchRequest {
   /**
    * Where to start. 0: only decisions made after the watch starts. N > 0:
-   * every decision with revision >= N, then new ones; a revision not yet
-   * reached is waited for.
+   * every decision with revision >= N, then new ones. N may be at most the
+   * newest revision plus one (the next_revision a response gave); beyond,
+   * the watch fails with OUT_OF_RANGE.
    */
   fromRevision: number;
   /** Only decisions of this scheduling profile; empty for every profile. */
   schedulerName: string;
   /** Only decisions of these types; empty for every type. */
   types: DecisionType[];
+  /**
+   * The log_id of the log from_revision came from (WatchResponse.log_id);
+   * empty to accept any log. A different log_id fails the watch with
+   * FAILED_PRECONDITION.
+   */
+  logId: string;
 }
 
 /** WatchResponse carries decisions, in revision order. */
@@ -50,10 +57,16 @@ export interface WatchResponse {
    * been sent. Reconnect with from_revision = next_revision to resume.
    */
   nextRevision: number;
+  /**
+   * The identity of the log the revisions belong to; the same in every
+   * response of a data directory's life. Send it back in
+   * WatchRequest.log_id when resuming.
+   */
+  logId: string;
 }
 
 function createBaseWatchRequest(): WatchRequest {
-  return { fromRevision: 0, schedulerName: "", types: [] };
+  return { fromRevision: 0, schedulerName: "", types: [], logId: "" };
 }
 
 export const WatchRequest: MessageFns<WatchRequest> = {
@@ -70,6 +83,9 @@ export const WatchRequest: MessageFns<WatchRequest> = {
         writer.int32(v);
       }
       writer.join();
+    }
+    if (message.logId !== "") {
+      writer.uint32(34).string(message.logId);
     }
     return writer;
   },
@@ -121,6 +137,14 @@ export const WatchRequest: MessageFns<WatchRequest> = {
 
             break;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.logId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -146,6 +170,11 @@ export const WatchRequest: MessageFns<WatchRequest> = {
         ? globalThis.String(object.scheduler_name)
         : "",
       types: globalThis.Array.isArray(object?.types) ? object.types.map((e: any) => decisionTypeFromJSON(e)) : [],
+      logId: isSet(object.logId)
+        ? globalThis.String(object.logId)
+        : isSet(object.log_id)
+        ? globalThis.String(object.log_id)
+        : "",
     };
   },
 
@@ -160,6 +189,9 @@ export const WatchRequest: MessageFns<WatchRequest> = {
     if (message.types?.length) {
       obj.types = message.types.map((e) => decisionTypeToJSON(e));
     }
+    if (message.logId !== "") {
+      obj.logId = message.logId;
+    }
     return obj;
   },
 
@@ -171,12 +203,13 @@ export const WatchRequest: MessageFns<WatchRequest> = {
     message.fromRevision = object.fromRevision ?? 0;
     message.schedulerName = object.schedulerName ?? "";
     message.types = object.types?.map((e) => e) || [];
+    message.logId = object.logId ?? "";
     return message;
   },
 };
 
 function createBaseWatchResponse(): WatchResponse {
-  return { decisions: [], nextRevision: 0 };
+  return { decisions: [], nextRevision: 0, logId: "" };
 }
 
 export const WatchResponse: MessageFns<WatchResponse> = {
@@ -186,6 +219,9 @@ export const WatchResponse: MessageFns<WatchResponse> = {
     }
     if (message.nextRevision !== 0) {
       writer.uint32(16).uint64(message.nextRevision);
+    }
+    if (message.logId !== "") {
+      writer.uint32(26).string(message.logId);
     }
     return writer;
   },
@@ -219,6 +255,14 @@ export const WatchResponse: MessageFns<WatchResponse> = {
             message.nextRevision = longToNumber(reader.uint64());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.logId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -241,6 +285,11 @@ export const WatchResponse: MessageFns<WatchResponse> = {
         : isSet(object.next_revision)
         ? globalThis.Number(object.next_revision)
         : 0,
+      logId: isSet(object.logId)
+        ? globalThis.String(object.logId)
+        : isSet(object.log_id)
+        ? globalThis.String(object.log_id)
+        : "",
     };
   },
 
@@ -252,6 +301,9 @@ export const WatchResponse: MessageFns<WatchResponse> = {
     if (message.nextRevision !== 0) {
       obj.nextRevision = Math.round(message.nextRevision);
     }
+    if (message.logId !== "") {
+      obj.logId = message.logId;
+    }
     return obj;
   },
 
@@ -262,6 +314,7 @@ export const WatchResponse: MessageFns<WatchResponse> = {
     const message = createBaseWatchResponse();
     message.decisions = object.decisions?.map((e) => Decision.fromPartial(e)) || [];
     message.nextRevision = object.nextRevision ?? 0;
+    message.logId = object.logId ?? "";
     return message;
   },
 };
@@ -286,11 +339,34 @@ export const DecisionServiceService = {
    * AdminService.ListPending, state QUEUE_STATE_BINDING. Evictions it missed
    * are decided again when their preemptor is retried.
    *
+   * Every log has an identity, log_id, created with berthd's data
+   * directory and sent in every WatchResponse. Revisions mean something
+   * only within one log: a watcher that resumes should send the log_id it
+   * watched before, so that resuming against another log (a new data
+   * directory, another berthd) fails instead of silently skipping or
+   * repeating decisions.
+   *
+   * Each response is at most about 1 MiB encoded (fewer decisions per
+   * response rather than a larger one), so clients with gRPC's default
+   * 4 MiB receive limit always get them; a single decision larger than that
+   * is sent alone.
+   *
    * Fails with:
    *   - INVALID_ARGUMENT: types holds DECISION_TYPE_UNSPECIFIED or an
    *     unknown value;
-   *   - OUT_OF_RANGE: from_revision was compacted away, as above;
+   *   - OUT_OF_RANGE: from_revision was compacted away, as above; or
+   *     from_revision is beyond the end of the log (greater than the newest
+   *     revision plus one): no response of this log ever told the caller to
+   *     resume there, so it watched another log. The ErrorInfo then has
+   *     reason "REVISION_NOT_WRITTEN", domain "berth.v1" and metadata
+   *     "next_revision" (decimal, the newest revision plus one) and
+   *     "log_id". Resync and watch again from 0;
+   *   - FAILED_PRECONDITION: log_id is set and is not this log's; the
+   *     ErrorInfo has reason "LOG_ID_MISMATCH" and metadata "log_id" (this
+   *     log's). Resync and watch again from 0;
    *   - UNAVAILABLE: the server is shutting down; reconnect.
+   *
+   * Every OUT_OF_RANGE ErrorInfo also carries "log_id".
    */
   watch: {
     path: "/berth.v1.DecisionService/Watch" as const,
@@ -321,11 +397,34 @@ export interface DecisionServiceServer extends UntypedServiceImplementation {
    * AdminService.ListPending, state QUEUE_STATE_BINDING. Evictions it missed
    * are decided again when their preemptor is retried.
    *
+   * Every log has an identity, log_id, created with berthd's data
+   * directory and sent in every WatchResponse. Revisions mean something
+   * only within one log: a watcher that resumes should send the log_id it
+   * watched before, so that resuming against another log (a new data
+   * directory, another berthd) fails instead of silently skipping or
+   * repeating decisions.
+   *
+   * Each response is at most about 1 MiB encoded (fewer decisions per
+   * response rather than a larger one), so clients with gRPC's default
+   * 4 MiB receive limit always get them; a single decision larger than that
+   * is sent alone.
+   *
    * Fails with:
    *   - INVALID_ARGUMENT: types holds DECISION_TYPE_UNSPECIFIED or an
    *     unknown value;
-   *   - OUT_OF_RANGE: from_revision was compacted away, as above;
+   *   - OUT_OF_RANGE: from_revision was compacted away, as above; or
+   *     from_revision is beyond the end of the log (greater than the newest
+   *     revision plus one): no response of this log ever told the caller to
+   *     resume there, so it watched another log. The ErrorInfo then has
+   *     reason "REVISION_NOT_WRITTEN", domain "berth.v1" and metadata
+   *     "next_revision" (decimal, the newest revision plus one) and
+   *     "log_id". Resync and watch again from 0;
+   *   - FAILED_PRECONDITION: log_id is set and is not this log's; the
+   *     ErrorInfo has reason "LOG_ID_MISMATCH" and metadata "log_id" (this
+   *     log's). Resync and watch again from 0;
    *   - UNAVAILABLE: the server is shutting down; reconnect.
+   *
+   * Every OUT_OF_RANGE ErrorInfo also carries "log_id".
    */
   watch: handleServerStreamingCall<WatchRequest, WatchResponse>;
 }
@@ -348,11 +447,34 @@ export interface DecisionServiceClient extends Client {
    * AdminService.ListPending, state QUEUE_STATE_BINDING. Evictions it missed
    * are decided again when their preemptor is retried.
    *
+   * Every log has an identity, log_id, created with berthd's data
+   * directory and sent in every WatchResponse. Revisions mean something
+   * only within one log: a watcher that resumes should send the log_id it
+   * watched before, so that resuming against another log (a new data
+   * directory, another berthd) fails instead of silently skipping or
+   * repeating decisions.
+   *
+   * Each response is at most about 1 MiB encoded (fewer decisions per
+   * response rather than a larger one), so clients with gRPC's default
+   * 4 MiB receive limit always get them; a single decision larger than that
+   * is sent alone.
+   *
    * Fails with:
    *   - INVALID_ARGUMENT: types holds DECISION_TYPE_UNSPECIFIED or an
    *     unknown value;
-   *   - OUT_OF_RANGE: from_revision was compacted away, as above;
+   *   - OUT_OF_RANGE: from_revision was compacted away, as above; or
+   *     from_revision is beyond the end of the log (greater than the newest
+   *     revision plus one): no response of this log ever told the caller to
+   *     resume there, so it watched another log. The ErrorInfo then has
+   *     reason "REVISION_NOT_WRITTEN", domain "berth.v1" and metadata
+   *     "next_revision" (decimal, the newest revision plus one) and
+   *     "log_id". Resync and watch again from 0;
+   *   - FAILED_PRECONDITION: log_id is set and is not this log's; the
+   *     ErrorInfo has reason "LOG_ID_MISMATCH" and metadata "log_id" (this
+   *     log's). Resync and watch again from 0;
    *   - UNAVAILABLE: the server is shutting down; reconnect.
+   *
+   * Every OUT_OF_RANGE ErrorInfo also carries "log_id".
    */
   watch(request: WatchRequest, options?: Partial<CallOptions>): ClientReadableStream<WatchResponse>;
   watch(

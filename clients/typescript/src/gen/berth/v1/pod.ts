@@ -244,7 +244,10 @@ export interface Pod {
   /**
    * The node the pod runs on or is bound to; empty while pending. A pod
    * arriving with node_name set after a Bind decision confirms that bind
-   * (see StateService.ReportBindResult).
+   * (see StateService.ReportBindResult). Once Berth holds a pod as bound,
+   * an upsert of it (same uid) without node_name is refused with
+   * FAILED_PRECONDITION on this field: a pod does not go back to pending
+   * (see StateService).
    */
   nodeName: string;
   /**
