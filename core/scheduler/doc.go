@@ -34,5 +34,8 @@
 // a chosen pending pod without popping it, and BindInline runs the binding
 // cycle on the calling goroutine.
 //
+// Hold keeps the loop from popping pods and starting cycles while the
+// caller applies state that must be seen whole (a request, a re-list).
+//
 // Explain, Pending, Nominations, Stats and Nodes serve the admin API.
 package scheduler

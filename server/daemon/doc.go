@@ -17,4 +17,10 @@
 // again, and it is scheduled anew), or by the pod's deletion. Until then
 // Explain shows such a pod as bound. So no pod is bound twice and no node
 // is overcommitted across a crash.
+//
+// Until the orchestrator has re-listed after a restart, the nodes look
+// emptier than they are: scheduling waits for the first RESYNC_END of a
+// resync covering pods, or Config.InitialSyncTimeout. At the end of every
+// re-list of pods, the binds, nominations and Unschedulable messages
+// restored for pods that were not re-sent are forgotten.
 package daemon

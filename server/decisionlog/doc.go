@@ -7,15 +7,23 @@
 // (Unschedulable) that Log implements. Each call is one store.Batch: the
 // encoded decision appended to the log plus the keyspace changes it implies
 // (a Bind records the pod in store.Assumed and ends its nomination; a
-// Nominate puts store.Nominations, a ClearNomination deletes it). Calls
-// commit concurrently, so the store groups them into shared transactions;
-// each returns once its decision is durable.
+// Nominate puts store.Nominations, a ClearNomination deletes it; an
+// Unschedulable puts its message in store.Unschedulable, and one repeating
+// the pod's last message is not written). Calls commit concurrently, so the
+// store groups them into shared transactions; each returns once its
+// decision is durable. A Bind is recorded in memory before its commit, since
+// a watcher may see it and report its outcome before the commit returns.
+//
+// The log has an identity (ID), created with the data directory and sent
+// in every WatchResponse, so that a watcher can tell its revisions came
+// from another log.
 //
 // Data goes out through Watch: a watcher reads the log from its revision
 // and waits for more, on its own goroutine, so a slow watcher only falls
 // behind (and catches up from the log) without holding up the scheduler or
-// other watchers. Reading below the oldest retained revision fails with a
-// *store.CompactedError, which the service maps to OUT_OF_RANGE.
+// other watchers. Responses are bounded in bytes. Reading below the oldest
+// retained revision fails with a *store.CompactedError, beyond the end of
+// the log with an *AheadError; the service maps both to OUT_OF_RANGE.
 //
 // Outcomes of binds (confirmed, failed, pod deleted) are told to Log by the
 // daemon through Settle and Forget; Log removes the store.Assumed and
