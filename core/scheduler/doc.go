@@ -34,8 +34,9 @@
 // a chosen pending pod without popping it, and BindInline runs the binding
 // cycle on the calling goroutine.
 //
-// Hold keeps the loop from popping pods and starting cycles while the
-// caller applies state that must be seen whole (a request, a re-list).
+// StartBatch holds back the pending pods of a request until all of it is
+// applied; Hold keeps the loop from popping pods and starting cycles (a
+// re-list in progress, the wait for the first re-list after a restart).
 //
 // Explain, Pending, Nominations, Stats and Nodes serve the admin API.
 package scheduler

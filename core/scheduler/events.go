@@ -121,6 +121,7 @@ func (s *Scheduler) AddPod(ctx context.Context, pod *model.Pod) error {
 		s.storePod(cur)
 		s.takeBind(cur.UID)
 		s.forgetRecord(cur.UID)
+		s.batch.dropLocked(cur.UID)
 		s.queue.Delete(old)
 		return s.addBoundPod(ctx, cur)
 	case old.NodeName != "" && cur.NodeName != "":
@@ -182,6 +183,7 @@ func (s *Scheduler) DeletePod(ctx context.Context, pod *model.Pod) error {
 		return nil
 	}
 	nominated, _ := s.queue.Nominator().NominatedNodeName(old.UID)
+	s.batch.dropLocked(old.UID)
 	s.queue.Delete(old)
 	if s.cache.IsAssumed(old.UID) {
 		s.abandonAssumed(ctx, old)
@@ -207,10 +209,21 @@ func (s *Scheduler) removeBoundPod(ctx context.Context, pod *model.Pod) {
 	s.queue.MoveAllToActiveOrBackoffQueue(ctx, queue.EventAssignedPodDelete(), pod, nil, nil)
 }
 
-// queuePod queues a pending pod whose schedulerName a profile serves.
+// queuePod queues a pending pod whose schedulerName a profile serves, at
+// the end of the batch if one is open (StartBatch).
 func (s *Scheduler) queuePod(ctx context.Context, pod *model.Pod) error {
 	if _, ok := s.profiles[profileName(pod)]; !ok {
 		return nil // another scheduler's pod
+	}
+	if s.batch.deferLocked(pod.UID) {
+		return nil
+	}
+	return s.queueNowLocked(ctx, pod)
+}
+
+func (s *Scheduler) queueNowLocked(ctx context.Context, pod *model.Pod) error {
+	if _, ok := s.profiles[profileName(pod)]; !ok {
+		return nil
 	}
 	if err := s.queue.Add(ctx, pod); err != nil {
 		return fmt.Errorf("queue pod %s: %w", pod.Key(), err)
@@ -232,6 +245,9 @@ func (s *Scheduler) updatePendingPod(ctx context.Context, old, cur *model.Pod) e
 	}
 	if _, ok := s.profiles[profileName(cur)]; !ok {
 		return nil
+	}
+	if s.batch.heldLocked(cur.UID) {
+		return nil // queued as it is at the end of its batch
 	}
 	if err := s.queue.Update(ctx, old, cur); err != nil {
 		return fmt.Errorf("update pod %s: %w", cur.Key(), err)

@@ -13,9 +13,11 @@ import (
 // state changes are never seen half-applied by a cycle; binding cycles
 // already under way go on.
 //
-// Callers hold the loop while they apply state that must be seen whole:
-// one state request (a batch), a re-list from RESYNC_BEGIN to RESYNC_END,
-// the wait for the first re-list after a restart. ScheduleOne waits too;
+// Callers hold the loop while the state is known to be incomplete: a
+// re-list from RESYNC_BEGIN to RESYNC_END, the wait for the first re-list
+// after a restart. (A single request is a StartBatch: holding the loop for
+// each one stopped scheduling while requests were decoded and applied, and
+// cost a tenth of the throughput.) ScheduleOne waits too;
 // AttemptPod and Evaluate do not (deterministic drivers and what-if
 // calls choose their moment themselves).
 func (s *Scheduler) Hold(ctx context.Context) (release func(), err error) {

@@ -121,8 +121,9 @@ type Scheduler struct {
 	profiles  map[string]framework.Framework
 	decisions *decisionSink
 
-	// ingestMu serializes the state-in calls.
+	// ingestMu serializes the state-in calls; it guards batch.
 	ingestMu sync.Mutex
+	batch    batch
 
 	// gate holds the loop back while state that must be seen whole is
 	// applied (Hold).

@@ -10,9 +10,10 @@
 // errors.go.
 //
 // A request's mutations are applied in order while the service holds its
-// lock, so requests from different streams do not interleave, and while
-// the scheduling loop is held (Cluster.Hold), so no scheduling cycle sees
-// half a request. Resync markers are tracked per Sync stream (resync.go):
+// lock, so requests from different streams do not interleave, and as one
+// batch (Cluster.StartBatch): the pending pods it adds are queued only
+// once all of it is applied, so none is tried against half a request.
+// Resync markers are tracked per Sync stream (resync.go):
 // scheduling stays held from RESYNC_BEGIN to RESYNC_END (or the end of the
 // stream, which abandons the resync), and at RESYNC_END the objects of the
 // re-listed kinds that nobody upserted since RESYNC_BEGIN are deleted:

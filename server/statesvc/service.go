@@ -34,6 +34,9 @@ type Cluster interface {
 	// Hold keeps the scheduling loop from starting cycles until release
 	// is called; it returns once no cycle runs.
 	Hold(ctx context.Context) (release func(), err error)
+	// StartBatch holds back the pending pods added until end: they are
+	// queued when the request is applied in full.
+	StartBatch() (end func(ctx context.Context))
 
 	// Pod returns a pod by uid; Explain finds one by namespace and name.
 	Pod(uid string) (*model.Pod, bool)
@@ -124,10 +127,11 @@ func New(cluster Cluster, opts Options) *Service {
 // order. The stream ends when the caller closes it, its context ends, or a
 // request is malformed as a whole (bad resync markers, too many mutations).
 //
-// Scheduling is held while a request is applied, so no cycle sees half of
-// it, and from RESYNC_BEGIN to RESYNC_END, so no pod is placed while the
-// pods running on the nodes may not all be re-sent yet. A stream that ends
-// during a resync abandons it: nothing is deleted and the hold ends.
+// Each request is one batch: the pending pods it adds are queued once it
+// is applied in full. Scheduling is held from RESYNC_BEGIN to RESYNC_END,
+// so no pod is placed while the pods running on the nodes may not all be
+// re-sent yet. A stream that ends during a resync abandons it: nothing is
+// deleted and the hold ends.
 func (s *Service) Sync(stream berthv1.StateService_SyncServer) error {
 	ctx := stream.Context()
 	var rs resync
@@ -161,14 +165,10 @@ func (s *Service) Sync(stream berthv1.StateService_SyncServer) error {
 	}
 }
 
-// applySync applies one Sync request, scheduling held.
+// applySync applies one Sync request as one batch.
 func (s *Service) applySync(ctx context.Context, req *berthv1.SyncRequest, rs *resync) (*berthv1.SyncResponse, error) {
-	release, err := s.cluster.Hold(ctx)
-	if err != nil {
-		return nil, statusOf(err)
-	}
-	defer release()
 	if req.GetResync() == berthv1.Resync_RESYNC_BEGIN && rs.release == nil {
+		var err error
 		if rs.release, err = s.cluster.Hold(ctx); err != nil {
 			return nil, statusOf(err)
 		}
@@ -176,6 +176,7 @@ func (s *Service) applySync(ctx context.Context, req *berthv1.SyncRequest, rs *r
 	resp := &berthv1.SyncResponse{BatchId: req.GetBatchId()}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.cluster.StartBatch()(ctx)
 	if req.GetResync() == berthv1.Resync_RESYNC_BEGIN {
 		rs.begin(req.GetResyncKinds(), s.seq)
 	}
@@ -215,14 +216,10 @@ func (s *Service) Apply(ctx context.Context, req *berthv1.ApplyRequest) (*berthv
 	if err := s.checkSize(len(req.GetObjects())); err != nil {
 		return nil, err
 	}
-	release, err := s.cluster.Hold(ctx)
-	if err != nil {
-		return nil, statusOf(err)
-	}
-	defer release()
 	resp := &berthv1.ApplyResponse{}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.cluster.StartBatch()(ctx)
 	for i, o := range req.GetObjects() {
 		if err := s.upsertLocked(ctx, o); err != nil {
 			resp.Errors = append(resp.Errors, objectError(i, convert.ObjectRefOf(o), err))
@@ -238,11 +235,6 @@ func (s *Service) Delete(ctx context.Context, req *berthv1.DeleteRequest) (*bert
 	if err := s.checkSize(len(req.GetRefs())); err != nil {
 		return nil, err
 	}
-	release, err := s.cluster.Hold(ctx)
-	if err != nil {
-		return nil, statusOf(err)
-	}
-	defer release()
 	resp := &berthv1.DeleteResponse{}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -40,9 +40,9 @@ const (
 // applied in the order sent, each on its own: one that fails leaves its
 // object as it was and does not stop the others, and its failure is
 // reported as an ObjectError. The scheduler sees the accepted mutations of
-// a request together, never half of a request: no scheduling cycle starts
-// while a request is applied, so a pod early in a request is placed
-// knowing the nodes later in it.
+// a request together, never half of a request: the pending pods a request
+// adds are queued only once the whole request is applied, so a pod early
+// in a request is placed knowing the nodes later in it.
 //
 // A pod that Berth holds as bound (sent with node_name, or confirmed) does
 // not become pending again under the same uid: an upsert of it without
@@ -187,9 +187,9 @@ func (c *stateServiceClient) ReportBindResult(ctx context.Context, in *ReportBin
 // applied in the order sent, each on its own: one that fails leaves its
 // object as it was and does not stop the others, and its failure is
 // reported as an ObjectError. The scheduler sees the accepted mutations of
-// a request together, never half of a request: no scheduling cycle starts
-// while a request is applied, so a pod early in a request is placed
-// knowing the nodes later in it.
+// a request together, never half of a request: the pending pods a request
+// adds are queued only once the whole request is applied, so a pod early
+// in a request is placed knowing the nodes later in it.
 //
 // A pod that Berth holds as bound (sent with node_name, or confirmed) does
 // not become pending again under the same uid: an upsert of it without

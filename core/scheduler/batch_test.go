@@ -1,0 +1,58 @@
+package scheduler
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	mt "github.com/berthsched/berth/core/model/modeltest"
+)
+
+// Pending pods added in a batch are queued when it ends, as they are
+// then: a pod sent before its node is not tried without it, a pod deleted
+// within the batch is never queued, an update within it is what is queued.
+func TestBatchQueuesPodsAtItsEnd(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	e := newEnv(t, &testPlugins{}, func(o *Options) { o.Clock = nil })
+	e.sink.ch = make(chan decision, 10)
+	done := make(chan struct{})
+	go func() {
+		e.s.Run(ctx)
+		close(done)
+	}()
+	defer func() { cancel(); <-done }()
+
+	end := e.s.StartBatch()
+	inner := e.s.StartBatch() // batches nest
+	e.addPods(mt.MakePod("a").Obj(), mt.MakePod("gone").Obj(), mt.MakePod("b").Obj())
+	if err := e.s.DeletePod(ctx, mt.MakePod("gone").Obj()); err != nil {
+		t.Fatal(err)
+	}
+	e.addPods(mt.MakePod("b").Label("v", "2").Obj())
+	inner(ctx)
+	select {
+	case d := <-e.sink.ch:
+		t.Fatalf("decision %+v before the batch ended", d)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if got := e.reporter.reports(); len(got) != 0 {
+		t.Fatalf("pods tried before the batch ended: %v", got)
+	}
+	e.addNodes(mt.MakeNode("n1").Obj())
+	end(ctx)
+	end(ctx) // a second end does nothing
+	got := map[string]string{}
+	for range 2 {
+		d := waitDecision(t, e.sink.ch)
+		got[d.Pod] = d.Node
+	}
+	if got["default/a"] != "n1" || got["default/b"] != "n1" || len(got) != 2 {
+		t.Errorf("binds %v, want a and b on n1", got)
+	}
+	if p, ok := e.s.Pod("uid-b"); !ok || p.Labels["v"] != "2" {
+		t.Errorf("b is %+v, want its update", p)
+	}
+	if got := e.reporter.reports(); len(got) != 0 {
+		t.Errorf("unschedulable reports: %v", got)
+	}
+}
