@@ -3,6 +3,8 @@ package scheduler
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"sync"
 	"testing"
 	"time"
 
@@ -119,4 +121,53 @@ func TestBoundPodCannotBeUnbound(t *testing.T) {
 	if att := e.scheduleOne(); att.Result != ResultScheduled {
 		t.Errorf("after Unbind: %s, want scheduled", att.Result)
 	}
+}
+
+// A cycle cut short by shutdown is not an error worth an ERROR line.
+func TestShutdownIsNotAnError(t *testing.T) {
+	var logs logRecorder
+	e := newEnv(t, &testPlugins{}, func(o *Options) { o.Logger = slog.New(&logs) })
+	e.sink.bindErr = context.Canceled // the decision log's commit, cut short
+	e.addNodes(mt.MakeNode("n1").Obj())
+	e.addPods(mt.MakePod("p").Obj())
+	qpi, err := e.s.queue.Pop(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	e.s.scheduleOnePod(ctx, qpi, true, false)
+	if got := logs.errors(); len(got) > 0 {
+		t.Errorf("logged at ERROR while stopping: %v", got)
+	}
+	// The same failure while running is an error.
+	e.expireBackoff()
+	e.scheduleOne()
+	if got := logs.errors(); len(got) == 0 {
+		t.Error("a bind failing while running was not logged as an error")
+	}
+}
+
+// logRecorder is a slog.Handler keeping the messages of ERROR records.
+type logRecorder struct {
+	mu   sync.Mutex
+	errs []string
+}
+
+func (l *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (l *logRecorder) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *logRecorder) WithGroup(string) slog.Handler            { return l }
+func (l *logRecorder) Handle(_ context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelError {
+		l.mu.Lock()
+		l.errs = append(l.errs, r.Message)
+		l.mu.Unlock()
+	}
+	return nil
+}
+
+func (l *logRecorder) errors() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.errs...)
 }
