@@ -30,8 +30,13 @@ const evicted = new Set<string>();
 const unschedulable = new Map<string, string>();
 let changed: () => void = () => {};
 
+// Pods whose first upsert is on its way: a re-list leaves them out, so it
+// cannot send them a second time, pending, after Berth bound them (Berth
+// refuses an upsert that would make a bound pod pending again).
+const submitting = new Set<string>();
+
 const podObject = (p: Pod) => BerthObject.fromPartial({ kind: { $case: "pod", value: p } });
-const list = () => [...others, ...[...pods.values()].map(podObject)];
+const list = () => [...others, ...[...pods.values()].filter((p) => !submitting.has(p.name)).map(podObject)];
 
 function pod(name: string, klass: string, milliCpu: number): BerthObject {
   const p = Pod.fromPartial({
@@ -40,7 +45,16 @@ function pod(name: string, klass: string, milliCpu: number): BerthObject {
     containers: [{ name: "main", requests: { cpu: milliCpu, memory: 256 * 2 ** 20 } }],
   });
   pods.set(name, p);
+  submitting.add(name);
   return podObject(p);
+}
+
+async function submit(session: Session, ...objs: BerthObject[]): Promise<void> {
+  try {
+    await session.upsert(...objs);
+  } finally {
+    for (const o of objs) if (o.kind?.$case === "pod") submitting.delete(o.kind.value.name);
+  }
 }
 
 async function handle(client: Client, session: Session, d: Decision): Promise<void> {
@@ -97,10 +111,10 @@ async function main(): Promise<number> {
     }
   };
   try {
-    await session.upsert(pod("batch-1", "low", 1500), pod("batch-2", "low", 1500), pod("batch-3", "low", 1500));
+    await submit(session, pod("batch-1", "low", 1500), pod("batch-2", "low", 1500), pod("batch-3", "low", 1500));
     console.log("submitted 3 nodes and 3 low-priority batch pods");
     await until(() => running("batch-1", "batch-2", "batch-3"));
-    await session.upsert(pod("critical", "high", 1000), pod(NEVER_FITS, "low", 64_000));
+    await submit(session, pod("critical", "high", 1000), pod(NEVER_FITS, "low", 64_000));
     console.log("submitted critical (must preempt) and huge (never fits)");
     await until(done);
     report();
