@@ -20,13 +20,21 @@ type objectKey struct {
 }
 
 // upsertLocked converts and applies one object. Any upsert naming an
-// object, applied or refused, counts as re-sending it for the resyncs open
-// (an object the caller still lists is not deleted because this version
-// of it was refused: Berth keeps the version it holds).
-func (s *Service) upsertLocked(ctx context.Context, in *berthv1.Object) error {
+// object Berth holds, applied or refused, counts as re-sending it for the
+// resyncs open (an object the caller still lists is not deleted because
+// this version of it was refused: Berth keeps the version it holds).
+func (s *Service) upsertLocked(ctx context.Context, in *berthv1.Object) (err error) {
 	if r := convert.ObjectRefOf(in); r != nil && r.GetName() != "" {
-		s.seq++
-		s.upserted[objectKey{r.GetKind(), convert.Ref{Kind: r.GetKind(), Namespace: r.GetNamespace(), Name: r.GetName()}.Key()}] = s.seq
+		key := objectKey{r.GetKind(), convert.Ref{Kind: r.GetKind(), Namespace: r.GetNamespace(), Name: r.GetName()}.Key()}
+		defer func() {
+			// Objects are in upserted from their first applied upsert to
+			// their deletion: a refused upsert of an object Berth does not
+			// hold leaves nothing behind.
+			if _, held := s.upserted[key]; held || err == nil {
+				s.seq++
+				s.upserted[key] = s.seq
+			}
+		}()
 	}
 	obj, err := convert.ObjectFromProto(in)
 	if err != nil {
