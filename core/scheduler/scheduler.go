@@ -91,6 +91,11 @@ type Options struct {
 	// MaxDiagnosisNodes bounds the per-node reasons kept per pending pod
 	// for Explain. Default 100.
 	MaxDiagnosisNodes int
+	// NoResultMemo makes every plugin run on every node for every pod,
+	// instead of reusing node-local plugin results for pods with the same
+	// signature (see core/framework/runtime). Only tests want it: the
+	// outcomes are the same.
+	NoResultMemo bool
 	// Queue tunes the scheduling queue; the backoff durations default to
 	// the configuration's. Clock, Logger, plugins, hints, Namespaces and
 	// PodLookup are set by the scheduler.
@@ -216,6 +221,9 @@ func (s *Scheduler) buildProfiles(ctx context.Context) error {
 		runtime.WithParallelism(parallelism),
 		runtime.WithWaitingPods(runtime.NewWaitingPods()),
 		runtime.WithDeterministic(s.opts.Deterministic),
+	}
+	if s.opts.NoResultMemo {
+		common = append(common, runtime.WithoutResultMemo())
 	}
 	if s.opts.Metrics != nil {
 		common = append(common, runtime.WithMetrics(s.opts.Metrics))

@@ -45,6 +45,9 @@ type Options struct {
 	MaxPreemptionRetries int
 	// Logger defaults to discarding.
 	Logger *slog.Logger
+	// NoResultMemo runs every plugin on every node for every pod (see
+	// scheduler.Options.NoResultMemo); tests compare the two.
+	NoResultMemo bool
 }
 
 // Results of a Line.
@@ -99,6 +102,7 @@ func Run(ctx context.Context, in Input, opts Options) ([]Line, error) {
 		PercentageOfNodesToScore: percentage,
 		BindInline:               true,
 		ScoreSingleNode:          true,
+		NoResultMemo:             opts.NoResultMemo,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("simulate: %w", err)

@@ -23,6 +23,8 @@ type options struct {
 	metrics      Metrics
 	// deterministic: see WithDeterministic (preemption_extras.go).
 	deterministic bool
+	// noResultMemo: see WithoutResultMemo.
+	noResultMemo bool
 }
 
 func defaultOptions() options {
@@ -142,3 +144,10 @@ type realClock struct{}
 func (realClock) Now() time.Time { return time.Now() }
 
 func (realClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+
+// WithoutResultMemo turns off the reuse of node-local plugin results
+// (plan.go): every plugin runs on every node for every pod. Tests use it
+// to check that the memo changes no outcome.
+func WithoutResultMemo() Option {
+	return func(o *options) { o.noResultMemo = true }
+}
