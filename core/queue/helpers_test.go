@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -176,4 +177,64 @@ func pod(name string) *mt.PodBuilder { return mt.MakePod(name) }
 
 func newQueuedInfo(p *model.Pod) *framework.QueuedPodInfo {
 	return &framework.QueuedPodInfo{PodInfo: framework.MustPodInfo(p)}
+}
+
+// popResult is what a Pop run by popAsync returned.
+type popResult struct {
+	info *framework.QueuedPodInfo
+	err  error
+}
+
+func (r popResult) name() string {
+	if r.err != nil {
+		return "error " + r.err.Error()
+	}
+	return r.info.Pod.Name
+}
+
+// popAsync runs Pop(ctx) on its own goroutine; its result arrives on the
+// channel.
+func (q *testQueue) popAsync(ctx context.Context) <-chan popResult {
+	ch := make(chan popResult, 1)
+	go func() {
+		pi, err := q.Pop(ctx)
+		ch <- popResult{pi, err}
+	}()
+	return ch
+}
+
+// waitPopBlocked returns once the Pop behind res waits for a pod inside
+// the queue; it fails the test if that Pop returns instead. It yields the
+// processor rather than sleep.
+func (q *testQueue) waitPopBlocked(t testing.TB, res <-chan popResult) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		q.mu.Lock()
+		blocked := q.blockedPops
+		q.mu.Unlock()
+		if blocked > 0 {
+			return
+		}
+		select {
+		case r := <-res:
+			t.Fatalf("Pop returned (%s) instead of blocking", r.name())
+		case <-deadline:
+			t.Fatal("Pop neither blocked nor returned")
+		default:
+			runtime.Gosched()
+		}
+	}
+}
+
+// result waits for the Pop behind res to return.
+func result(t testing.TB, res <-chan popResult) popResult {
+	t.Helper()
+	select {
+	case r := <-res:
+		return r
+	case <-time.After(10 * time.Second):
+		t.Fatal("Pop still blocked")
+		return popResult{}
+	}
 }

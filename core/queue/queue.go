@@ -57,6 +57,8 @@ type PriorityQueue struct {
 
 	schedulingCycle  int64
 	moveRequestCycle int64 // only used with DisableQueueingHints
+	// blockedPops counts the Pops waiting for a pod.
+	blockedPops int
 
 	closed bool
 	done   chan struct{}
@@ -381,7 +383,9 @@ func (q *PriorityQueue) Pop(ctx context.Context) (*framework.QueuedPodInfo, erro
 				q.mu.Unlock()
 			})
 		}
+		q.blockedPops++
 		q.cond.Wait()
+		q.blockedPops--
 	}
 }
 

@@ -172,18 +172,11 @@ func TestBackoffWindowAlignment(t *testing.T) {
 
 func TestPopBlocksUntilAdd(t *testing.T) {
 	q := newTestQueue(t, nil)
-	got := make(chan string)
-	go func() {
-		pi, err := q.Pop(context.Background())
-		if err != nil {
-			got <- err.Error()
-			return
-		}
-		got <- pi.Pod.Name
-	}()
+	res := q.popAsync(context.Background())
+	q.waitPopBlocked(t, res)
 	q.add(t, pod("late").Obj())
-	if name := <-got; name != "late" {
-		t.Errorf("Pop returned %q, want late", name)
+	if got := result(t, res).name(); got != "late" {
+		t.Errorf("Pop returned %s, want late", got)
 	}
 }
 
@@ -201,13 +194,10 @@ func TestPopEnds(t *testing.T) {
 			q := newTestQueue(t, nil)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			errc := make(chan error)
-			go func() {
-				_, err := q.Pop(ctx)
-				errc <- err
-			}()
+			res := q.popAsync(ctx)
+			q.waitPopBlocked(t, res)
 			tc.end(q, cancel)
-			if err := <-errc; !errors.Is(err, tc.wantErr) {
+			if err := result(t, res).err; !errors.Is(err, tc.wantErr) {
 				t.Errorf("Pop error = %v, want %v", err, tc.wantErr)
 			}
 			// Later Pops end the same way, without blocking.
@@ -215,6 +205,60 @@ func TestPopEnds(t *testing.T) {
 				t.Errorf("second Pop error = %v, want %v", err, tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestPopWaitsOutErrorBackoff checks that a pod backing off after an
+// internal error is never popped early, unlike a rejected one: Pop blocks
+// until the backoff flush moves it to activeQ.
+func TestPopWaitsOutErrorBackoff(t *testing.T) {
+	ctx := context.Background()
+	q := newTestQueue(t, nil)
+	q.add(t, pod("p").Obj())
+	q.fail(t, q.pop(t), nil, nil)
+	if got := q.where("uid-p"); got != Backoff {
+		t.Fatalf("after an internal error the pod is in %q, want Backoff", got)
+	}
+	res := q.popAsync(ctx)
+	q.waitPopBlocked(t, res)
+	q.clock.Step(2 * time.Second)
+	q.FlushBackoffQCompleted(ctx)
+	if got := result(t, res).name(); got != "p" {
+		t.Errorf("Pop returned %s, want p", got)
+	}
+}
+
+// TestPopWakesWhenPodEntersBackoffQ checks that a Pop blocked on an empty
+// queue takes a pod that fails into backoffQ: backoffQ's head is poppable.
+func TestPopWakesWhenPodEntersBackoffQ(t *testing.T) {
+	ctx := context.Background()
+	q := newTestQueue(t, nil)
+	q.add(t, pod("p").Obj())
+	pi := q.pop(t)
+	res := q.popAsync(ctx)
+	q.waitPopBlocked(t, res)
+	q.MoveAllToActiveOrBackoffQueue(ctx, nodeAdd, nil, bigNode, nil)
+	q.fail(t, pi, []string{fit}, nil)
+	if got := result(t, res).name(); got != "p" {
+		t.Errorf("Pop returned %s, want p", got)
+	}
+}
+
+// TestCloseForgetsPodsInFlight checks that Close drops the pods in flight:
+// their attempts will never be reported.
+func TestCloseForgetsPodsInFlight(t *testing.T) {
+	q := newTestQueue(t, nil)
+	q.add(t, pod("flying").Obj(), pod("waiting").Priority(-1).Obj())
+	q.pop(t)
+	q.Close()
+	if got := q.where("uid-flying"); got != "" {
+		t.Errorf("after Close the popped pod is in %q, want forgotten", got)
+	}
+	if got := q.where("uid-waiting"); got != Active {
+		t.Errorf("after Close the queued pod is in %q, want Active", got)
+	}
+	if s := q.Stats(); s.InFlight != 0 || s.InFlightEvents != 0 {
+		t.Errorf("after Close: %+v", s)
 	}
 }
 

@@ -151,6 +151,20 @@ func TestFailedAttempt(t *testing.T) {
 			unschedulable: []string{fit},
 		},
 		{
+			name: "pod lookup says bound: dropped",
+			opts: func(o *Options) {
+				o.PodLookup = func(string) (*model.Pod, bool) { return pod("p").Node("n1").Obj(), true }
+			},
+			unschedulable: []string{fit},
+		},
+		{
+			name:          "no hints: activated during the attempt: backoff",
+			opts:          func(o *Options) { o.DisableQueueingHints = true },
+			during:        func(q *testQueue) { q.Activate(map[string]*model.Pod{"p": pod("p").Obj()}) },
+			unschedulable: []string{taints},
+			want:          Backoff,
+		},
+		{
 			name:          "no hints: move request during the cycle: backoff",
 			opts:          func(o *Options) { o.DisableQueueingHints = true },
 			during:        func(q *testQueue) { q.MoveAllToActiveOrBackoffQueue(ctx, nodeTaint, nil, bigNode, nil) },
@@ -206,6 +220,30 @@ func TestFailedAttempt(t *testing.T) {
 				t.Errorf("in flight after the attempt: %+v", s)
 			}
 		})
+	}
+}
+
+// TestRejectionResetsErrorCount checks that a plugin rejection ends a run
+// of internal errors: the next backoff counts rejections only.
+func TestRejectionResetsErrorCount(t *testing.T) {
+	ctx := context.Background()
+	q := newTestQueue(t, nil)
+	q.add(t, pod("p").Obj())
+	for range 3 { // error backoffs of 1s, 2s, 4s
+		q.fail(t, q.pop(t), nil, nil)
+		q.clock.Step(time.Minute)
+		q.FlushBackoffQCompleted(ctx)
+	}
+	pi := q.pop(t)
+	failedAt := q.clock.Now()
+	q.MoveAllToActiveOrBackoffQueue(ctx, nodeAdd, nil, bigNode, nil)
+	q.fail(t, pi, []string{fit}, nil)
+	p, _ := q.Lookup("uid-p")
+	if p.SubQueue != Backoff || p.Info.ConsecutiveErrorsCount != 0 || p.Info.UnschedulableCount != 1 {
+		t.Fatalf("after the rejection: %s, %d errors, %d rejections; want Backoff, 0, 1", p.SubQueue, p.Info.ConsecutiveErrorsCount, p.Info.UnschedulableCount)
+	}
+	if got := p.BackoffUntil.Sub(failedAt); got != time.Second {
+		t.Errorf("backoff after the first rejection = %v, want 1s", got)
 	}
 }
 

@@ -125,6 +125,31 @@ func TestBindFailureRequeues(t *testing.T) {
 	}
 }
 
+// TestConfiguredBackoffReachesQueue checks that podInitialBackoffSeconds
+// and podMaxBackoffSeconds from the configuration pace the retries of a
+// pod whose binding keeps failing: 3s, 6s, then capped at 7s.
+func TestConfiguredBackoffReachesQueue(t *testing.T) {
+	e := newEnv(t, &testPlugins{}, func(o *Options) {
+		o.Config.PodInitialBackoffSeconds, o.Config.PodMaxBackoffSeconds = 3, 7
+	})
+	e.sink.bindErr = errBindRefused
+	e.addNodes(mt.MakeNode("n1").Obj())
+	e.addPods(mt.MakePod("p").Obj())
+	var got []time.Duration
+	for range 3 {
+		failedAt := e.clock.Now()
+		if att := e.scheduleOne(); att.BindStatus.IsSuccess() {
+			t.Fatalf("attempt bound: %s", att.Result)
+		}
+		ex, _ := e.s.Explain("default", "p")
+		got = append(got, ex.Queue.BackoffUntil.Sub(failedAt))
+		e.expireBackoff()
+	}
+	if diff := cmp.Diff([]time.Duration{3 * time.Second, 6 * time.Second, 7 * time.Second}, got); diff != "" {
+		t.Errorf("backoff per failed bind (-want +got):\n%s", diff)
+	}
+}
+
 func TestReportBindResult(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
