@@ -38,7 +38,8 @@ type PriorityQueue struct {
 	mu   sync.Mutex
 	cond sync.Cond
 
-	opts      Options // with defaults applied
+	opts      Options              // with defaults applied
+	timers    framework.TimerClock // Options.Clock, with real timers if it has none
 	less      framework.LessFunc
 	hints     hintIndex
 	nominator *Nominator
@@ -77,6 +78,7 @@ func New(less framework.LessFunc, opts Options) *PriorityQueue {
 	o := opts.withDefaults()
 	q := &PriorityQueue{
 		opts:             o,
+		timers:           timersOf(o.Clock),
 		less:             less,
 		nominator:        NewNominator(o.PodLookup),
 		all:              make(map[string]*entry),
@@ -106,26 +108,47 @@ func New(less framework.LessFunc, opts Options) *PriorityQueue {
 // Nominator returns the queue's nominator.
 func (q *PriorityQueue) Nominator() *Nominator { return q.nominator }
 
-// Run starts the periodic flushes: backoffQ every second, the unschedulable
-// pods every 30 seconds. They stop when ctx ends or the queue is closed.
+// Run starts the periodic flushes: backoffQ at every whole second of the
+// clock, the unschedulable pods every 30 seconds. They stop when ctx ends
+// or the queue is closed.
+//
+// As in kube, the backoff flush is aligned to the backoff window: backoff
+// expiries are rounded to whole seconds, so flushing at the start of each
+// second moves a pod as soon as its window has passed, in priority order,
+// instead of up to a second later. Each wait is measured again from the
+// clock, so the flushes do not drift.
 func (q *PriorityQueue) Run(ctx context.Context) {
-	go q.every(ctx, backoffFlushInterval, q.FlushBackoffQCompleted)
-	go q.every(ctx, unschedulableFlushInterval, q.FlushUnschedulablePodsLeftover)
+	go q.every(ctx, q.untilNextBackoffWindow, q.FlushBackoffQCompleted)
+	go q.every(ctx, func() time.Duration { return unschedulableFlushInterval }, q.FlushUnschedulablePodsLeftover)
 }
 
-func (q *PriorityQueue) every(ctx context.Context, d time.Duration, f func(context.Context)) {
-	t := time.NewTicker(d)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-q.done:
-			return
-		case <-t.C:
-			f(ctx)
-		}
+// every runs f after each wait until ctx ends or the queue is closed.
+func (q *PriorityQueue) every(ctx context.Context, wait func() time.Duration, f func(context.Context)) {
+	for q.sleep(ctx, wait()) {
+		f(ctx)
 	}
+}
+
+// untilNextBackoffWindow is the time left until the next whole backoff
+// window (the next second) starts.
+func (q *PriorityQueue) untilNextBackoffWindow() time.Duration {
+	now := q.opts.Clock.Now()
+	return now.Truncate(backoffWindow).Add(backoffWindow).Sub(now)
+}
+
+// sleep waits d on the clock's timers. It reports false, early, when ctx
+// ends or the queue is closed.
+func (q *PriorityQueue) sleep(ctx context.Context, d time.Duration) bool {
+	fired := make(chan struct{})
+	t := q.timers.AfterFunc(d, func() { close(fired) })
+	select {
+	case <-fired:
+		return true
+	case <-ctx.Done():
+	case <-q.done:
+	}
+	t.Stop()
+	return false
 }
 
 // Close closes the queue: blocked and later Pops return ErrClosed, the

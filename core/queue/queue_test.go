@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -308,5 +309,52 @@ func TestActiveQBeforeBackoffQ(t *testing.T) {
 	q.add(t, pod("fresh").Priority(1).Obj())
 	if got := q.pop(t).Pod.Name; got != "fresh" {
 		t.Errorf("popped %s, want fresh (activeQ first)", got)
+	}
+}
+
+// TestRunAlignsBackoffFlush drives Run's loops with the fake clock: the
+// backoff flush runs at every whole second, the first at the next one
+// after Run starts, and moves a pod the moment its backoff window has
+// passed; the unschedulable flush runs every 30 seconds.
+func TestRunAlignsBackoffFlush(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	q := newTestQueue(t, nil)
+	q.clock.Step(300 * time.Millisecond)
+	q.add(t, pod("p").Obj())
+	pi := q.pop(t)
+	q.MoveAllToActiveOrBackoffQueue(ctx, nodeAdd, nil, bigNode, nil)
+	q.fail(t, pi, []string{fit}, nil) // backs off until the window of t0+1s
+	if got := q.where("uid-p"); got != Backoff {
+		t.Fatalf("pod is in %q, want Backoff", got)
+	}
+
+	q.Run(ctx)
+	armed := []time.Time{q.clock.awaitTimer(t), q.clock.awaitTimer(t)}
+	slices.SortFunc(armed, time.Time.Compare)
+	want := []time.Time{t0.Add(time.Second), t0.Add(30*time.Second + 300*time.Millisecond)}
+	if diff := cmp.Diff(want, armed); diff != "" {
+		t.Fatalf("first flushes at (-want +got):\n%s", diff)
+	}
+	for _, step := range []struct {
+		to   time.Duration // since t0
+		want SubQueue
+	}{
+		{to: time.Second, want: Backoff},    // still the pod's window
+		{to: 2 * time.Second, want: Active}, // the window has passed
+	} {
+		q.clock.Step(t0.Add(step.to).Sub(q.clock.Now()))
+		// The loop flushes, then arms the next whole second.
+		if got, want := q.clock.awaitTimer(t), t0.Add(step.to+time.Second); !got.Equal(want) {
+			t.Fatalf("after the flush at +%v the next one is at +%v, want +%v", step.to, got.Sub(t0), want.Sub(t0))
+		}
+		if got := q.where("uid-p"); got != step.want {
+			t.Errorf("after the flush at +%v the pod is in %q, want %q", step.to, got, step.want)
+		}
+	}
+	// A flush that wakes late still re-aligns to the next whole second.
+	q.clock.Step(t0.Add(3*time.Second + 400*time.Millisecond).Sub(q.clock.Now()))
+	if got, want := q.clock.awaitTimer(t), t0.Add(4*time.Second); !got.Equal(want) {
+		t.Errorf("after a late flush the next one is at +%v, want +%v", got.Sub(t0), want.Sub(t0))
 	}
 }

@@ -278,7 +278,8 @@ func matchesAny(registered []framework.ClusterEvent, ev framework.ClusterEvent) 
 }
 
 // FlushBackoffQCompleted moves the pods whose backoff has ended to activeQ.
-// Run calls it every second; a simulator may call it after moving its clock.
+// Run calls it at every whole second; a simulator may call it after moving
+// its clock.
 func (q *PriorityQueue) FlushBackoffQCompleted(ctx context.Context) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
