@@ -48,9 +48,6 @@ type entry struct {
 	// backoffUntil (Unix ns) is the backoff expiry of a pod in backoffQ,
 	// fixed when it enters: the backoff heaps compare it often.
 	backoffUntil int64
-	// flushedAt (Unix ns, 0 = never) is when the unschedulable flush last
-	// moved the pod.
-	flushedAt int64
 	// flight is set while the pod is in flight.
 	flight *flight
 	// For unschedulable pods, set when they enter: the bits of the plugins
