@@ -56,6 +56,9 @@ type PriorityQueue struct {
 	flights      *list.List
 	inFlightPods int
 
+	// seq is the last sequence number given with a queue timestamp.
+	seq uint64
+
 	schedulingCycle  int64
 	moveRequestCycle int64 // only used with DisableQueueingHints
 	// blockedPops counts the Pops waiting for a pod.
@@ -89,20 +92,45 @@ func New(less framework.LessFunc, opts Options) *PriorityQueue {
 	q.cond.L = &q.mu
 	q.hints = newHintIndex(o.QueueingHints)
 	setIndex := func(e *entry, i int) { e.index = i }
-	q.active = heap.New(func(a, b *entry) bool { return less(a.info, b.info) }, setIndex)
+	q.active = heap.New(q.activeLess, setIndex)
 	q.errBackoff = heap.New(backoffLess, setIndex)
 	if o.DisablePopFromBackoffQ {
 		q.backoff = heap.New(backoffLess, setIndex)
 	} else {
-		// Pods may be popped from backoffQ: ties in expiry go by priority.
+		// Pods may be popped from backoffQ: ties in expiry go by the
+		// activeQ order.
 		q.backoff = heap.New(func(a, b *entry) bool {
 			if a.backoffUntil != b.backoffUntil {
 				return a.backoffUntil < b.backoffUntil
 			}
-			return less(a.info, b.info)
+			return q.activeLess(a, b)
 		}, setIndex)
 	}
 	return q
+}
+
+// activeLess is activeQ's order: the QueueSort's, then, among the pods it
+// ties, the one whose queue timestamp was set first. The last rule is
+// Berth's, for determinism: kube leaves the order of tied pods to its heap,
+// and with a coarse clock (many pods added in one tick, or a simulated
+// clock standing still) equal priorities and timestamps are common. It
+// makes such pods pop first-in, first-out.
+func (q *PriorityQueue) activeLess(a, b *entry) bool {
+	if q.less(a.info, b.info) {
+		return true
+	}
+	if q.less(b.info, a.info) {
+		return false
+	}
+	return a.seq < b.seq
+}
+
+// stampLocked sets the pod's queue timestamp to now and takes the next
+// sequence number, which orders pods with equal timestamps.
+func (q *PriorityQueue) stampLocked(e *entry) {
+	e.info.Timestamp = q.opts.Clock.Now()
+	q.seq++
+	e.seq = q.seq
 }
 
 // Nominator returns the queue's nominator.
@@ -209,7 +237,8 @@ func (q *PriorityQueue) enqueueNewLocked(ctx context.Context, pi *framework.PodI
 }
 
 func (q *PriorityQueue) newEntryLocked(pi *framework.PodInfo) *entry {
-	e := &entry{info: &framework.QueuedPodInfo{PodInfo: pi, Timestamp: q.opts.Clock.Now()}, state: stateNew, index: -1}
+	e := &entry{info: &framework.QueuedPodInfo{PodInfo: pi}, state: stateNew, index: -1}
+	q.stampLocked(e)
 	q.all[pi.Pod.UID] = e
 	return e
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 )
 
@@ -18,9 +19,10 @@ func TestPopOrder(t *testing.T) {
 		priority int32
 	}
 	tests := []struct {
-		name string
-		pods []added // added one second apart
-		want []string
+		name        string
+		pods        []added // added one second apart
+		sameInstant bool    // added at the same clock reading
+		want        []string
 	}{
 		{
 			name: "higher priority first",
@@ -33,6 +35,18 @@ func TestPopOrder(t *testing.T) {
 			want: []string{"a", "b", "c"},
 		},
 		{
+			name:        "equal priority and timestamp in arrival order",
+			pods:        []added{{"a", 5}, {"b", 5}, {"c", 5}, {"d", 5}, {"e", 5}, {"f", 5}},
+			sameInstant: true,
+			want:        []string{"a", "b", "c", "d", "e", "f"},
+		},
+		{
+			name:        "same instant, priority first",
+			pods:        []added{{"a", 1}, {"b", 5}, {"c", 1}, {"d", 5}},
+			sameInstant: true,
+			want:        []string{"b", "d", "a", "c"},
+		},
+		{
 			name: "negative priorities after zero",
 			pods: []added{{"neg", -10}, {"zero", 0}, {"neg2", -10}},
 			want: []string{"zero", "neg", "neg2"},
@@ -43,7 +57,9 @@ func TestPopOrder(t *testing.T) {
 			q := newTestQueue(t, nil)
 			for _, p := range tc.pods {
 				q.add(t, pod(p.name).Priority(p.priority).Obj())
-				q.clock.Step(time.Second)
+				if !tc.sameInstant {
+					q.clock.Step(time.Second)
+				}
 			}
 			var got []string
 			for range tc.pods {
@@ -356,5 +372,49 @@ func TestRunAlignsBackoffFlush(t *testing.T) {
 	q.clock.Step(t0.Add(3*time.Second + 400*time.Millisecond).Sub(q.clock.Now()))
 	if got, want := q.clock.awaitTimer(t), t0.Add(4*time.Second); !got.Equal(want) {
 		t.Errorf("after a late flush the next one is at +%v, want +%v", got.Sub(t0), want.Sub(t0))
+	}
+}
+
+// TestRequeuedTiesPopInFailureOrder checks that pods failing at the same
+// clock reading with equal priority come back first-failed, first-popped,
+// whether they pop from backoffQ or are moved to activeQ by an event.
+func TestRequeuedTiesPopInFailureOrder(t *testing.T) {
+	ctx := context.Background()
+	for _, viaEvent := range []bool{false, true} {
+		name := "from backoffQ"
+		if viaEvent {
+			name = "moved by an event"
+		}
+		t.Run(name, func(t *testing.T) {
+			q := newTestQueue(t, nil)
+			names := []string{"a", "b", "c", "d", "e", "f"}
+			for _, n := range names {
+				q.add(t, pod(n).Obj())
+			}
+			popped := map[string]*framework.QueuedPodInfo{}
+			for range names {
+				pi := q.pop(t)
+				popped[pi.Pod.Name] = pi
+			}
+			if !viaEvent {
+				// Seen in flight: each failure goes to backoffQ.
+				q.MoveAllToActiveOrBackoffQueue(ctx, nodeAdd, nil, bigNode, nil)
+			}
+			failOrder := []string{"d", "b", "f", "a", "e", "c"}
+			for _, n := range failOrder {
+				q.fail(t, popped[n], []string{fit}, nil)
+			}
+			if viaEvent {
+				q.clock.Step(time.Minute)
+				q.MoveAllToActiveOrBackoffQueue(ctx, nodeAdd, nil, bigNode, nil)
+			}
+			var got []string
+			for range names {
+				got = append(got, q.pop(t).Pod.Name)
+			}
+			if diff := cmp.Diff(failOrder, got); diff != "" {
+				t.Errorf("pop order (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

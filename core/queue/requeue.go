@@ -57,7 +57,7 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(ctx context.Context, pi *fr
 	} else {
 		pi.ConsecutiveErrorsCount++
 	}
-	pi.Timestamp = q.opts.Clock.Now()
+	q.stampLocked(e)
 
 	if !q.refreshLocked(e) {
 		delete(q.all, uid)
