@@ -458,9 +458,6 @@ func (q *PriorityQueue) nextLocked() *entry {
 
 func (q *PriorityQueue) startFlightLocked(e *entry) *framework.QueuedPodInfo {
 	e.info.Attempts++
-	if e.info.InitialAttemptTimestamp.IsZero() {
-		e.info.InitialAttemptTimestamp = q.opts.Clock.Now()
-	}
 	q.schedulingCycle++
 	e.state = stateInFlight
 	e.index = -1

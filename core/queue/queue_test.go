@@ -418,3 +418,54 @@ func TestRequeuedTiesPopInFailureOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestInitialAttemptTimestamp checks that it is set when the pod first
+// enters activeQ, not when it is popped, and never changes afterwards.
+func TestInitialAttemptTimestamp(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		run  func(q *testQueue) *framework.QueuedPodInfo // returns the last popped info
+		want time.Duration                               // since t0
+	}{
+		{
+			name: "added, popped later",
+			run: func(q *testQueue) *framework.QueuedPodInfo {
+				q.add(t, pod("p").Obj())
+				q.clock.Step(5 * time.Second)
+				return q.pop(t)
+			},
+		},
+		{
+			name: "added gated, gates lifted later",
+			run: func(q *testQueue) *framework.QueuedPodInfo {
+				q.add(t, pod("p").Gate("g").Obj())
+				q.clock.Step(time.Minute)
+				mustUpdate(t, q, nil, pod("p").Obj())
+				q.clock.Step(5 * time.Second)
+				return q.pop(t)
+			},
+			want: time.Minute,
+		},
+		{
+			name: "retried after a failure",
+			run: func(q *testQueue) *framework.QueuedPodInfo {
+				q.add(t, pod("p").Obj())
+				q.clock.Step(5 * time.Second)
+				q.fail(t, q.pop(t), nil, nil)
+				q.clock.Step(time.Minute)
+				q.FlushBackoffQCompleted(ctx)
+				return q.pop(t)
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q := newTestQueue(t, nil)
+			pi := tc.run(q)
+			if got := pi.InitialAttemptTimestamp.Sub(t0); got != tc.want {
+				t.Errorf("InitialAttemptTimestamp = t0+%v, want t0+%v", got, tc.want)
+			}
+		})
+	}
+}
