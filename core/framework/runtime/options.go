@@ -127,17 +127,10 @@ const (
 
 // TimerClock is a Clock that can also run a function after a delay. When
 // the injected clock implements it, Permit timeouts use it.
-type TimerClock interface {
-	framework.Clock
-	AfterFunc(d time.Duration, f func()) Timer
-}
+type TimerClock = framework.TimerClock
 
 // Timer is a pending AfterFunc call.
-type Timer interface {
-	// Stop prevents the call if it has not happened; it reports whether it
-	// did so.
-	Stop() bool
-}
+type Timer = framework.Timer
 
 type realClock struct{}
 
