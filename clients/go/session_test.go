@@ -148,6 +148,33 @@ func TestSessionUpsertAndDeleteErrors(t *testing.T) {
 	}
 }
 
+// A call made while the session starts, of an object the record already
+// holds, travels once: in the first re-list.
+func TestSessionCallBeforeFirstRelistIsSentOnce(t *testing.T) {
+	h := newHarness(t)
+	c := h.client(&fakeClock{})
+	st := &store{}
+	st.add(nodeObj("n1"), podObj("a", ""))
+	s := c.NewSession(func(context.Context) ([]*berthv1.Object, error) { return st.list(), nil })
+	done := make(chan error, 1)
+	go func() { done <- s.Upsert(t.Context(), podObj("a", "")) }()
+	for queued := 0; queued == 0; {
+		s.mu.Lock()
+		queued = len(s.queue)
+		s.mu.Unlock()
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go s.Run(ctx) //nolint:errcheck // ends with ctx
+
+	if err := <-done; err != nil {
+		t.Fatalf("Upsert = %v", err)
+	}
+	if diff := cmp.Diff([]string{"B n1 a", "E"}, h.fake.received()); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+}
+
 func TestSessionSplitsLargeCalls(t *testing.T) {
 	h := newHarness(t)
 	c := h.client(&fakeClock{})

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import unittest
 from concurrent import futures
 
@@ -368,6 +369,19 @@ class SessionTest(FakeServerTest):
         self.assertEqual(len(resyncs), 1)
         self.assertEqual(resyncs[0].sent, 1)
         self.assertEqual(self.fake.received(), ["B n1", "E", "- a ", "- del:gone"])
+
+    def test_call_before_first_relist_is_sent_once(self):
+        # A call made while the session starts, of an object the record
+        # already holds, travels once: in the first re-list.
+        s = self.client.session(Store(node("n1"), pod("a")).list)
+        self.addCleanup(s.close)
+        t = threading.Thread(target=s.upsert, args=(pod("a"),), kwargs={"timeout": WAIT})
+        t.start()
+        while not s._queue:
+            time.sleep(0.001)
+        s.start()
+        t.join(WAIT)
+        self.assertEqual(self.fake.received(), ["B n1 a", "E"])
 
     def test_splits_large_calls(self):
         s = self.session(Store())
