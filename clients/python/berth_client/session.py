@@ -134,6 +134,11 @@ class Session:
         self._resynced = False  # whether the last stream completed its re-list
         self.error: Optional[BaseException] = None  # why the session stopped, if not close()
 
+    @property
+    def stopped(self) -> bool:
+        """Whether the session stopped: close(), or a failure not retried (error)."""
+        return self._closed.is_set()
+
     def start(self) -> "Session":
         self._thread = threading.Thread(target=self._run, name="berth-sync", daemon=True)
         self._thread.start()

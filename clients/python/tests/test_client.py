@@ -19,7 +19,7 @@ import grpc  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from berth_client import (Backoff, BatchError, Client, CompactedError, FileCheckpoint, HandlerError,  # noqa: E402
-                          MemoryCheckpoint, RequestTooLarge)
+                          MemoryCheckpoint, RequestTooLarge, SessionClosed)
 from berth_client.session import identity  # noqa: E402
 from berth_client.v1 import (decision_pb2, decision_service_pb2, decision_service_pb2_grpc, node_pb2,  # noqa: E402
                              object_pb2, pod_pb2, state_service_pb2, state_service_pb2_grpc)
@@ -462,8 +462,9 @@ class SessionTest(FakeServerTest):
     def test_relist_too_large_ends_the_session(self):
         self.fake.max_mutations = 1
         s = self.session(Store(node("a"), node("b")))
-        s._thread.join(WAIT)
-        self.assertFalse(s._thread.is_alive())
+        with self.assertRaises(SessionClosed):  # a call fails once the session stopped
+            s.upsert(node("x"), timeout=WAIT)
+        self.assertTrue(s.stopped)
         self.assertIsInstance(s.error, RequestTooLarge)
 
 
