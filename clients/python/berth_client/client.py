@@ -28,9 +28,15 @@ class Backoff:
     factor: float = 2.0
 
     def delay(self, attempt: int) -> float:
-        if attempt <= 0:
+        """The wait before attempt (0 for the first, which does not wait)."""
+        d = self.initial
+        if attempt <= 0 or d <= 0:
             return 0.0
-        return min(self.initial * self.factor ** (attempt - 1), self.maximum)
+        for _ in range(attempt - 1):  # not factor ** attempt: it overflows after ~1000 attempts
+            if d >= self.maximum:
+                break
+            d *= self.factor
+        return min(d, self.maximum)
 
 
 class FileCheckpoint:

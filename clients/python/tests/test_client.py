@@ -230,14 +230,14 @@ class FakeServerTest(unittest.TestCase):
         decision_service_pb2_grpc.add_DecisionServiceServicer_to_server(self.fake, self.server)
         self.port = self.server.add_insecure_port("127.0.0.1:0")
         self.server.start()
+        # Cleanups run last first: sessions and clients made by a test
+        # close before the server stops.
+        self.addCleanup(self.server.stop, None)
         self.client = self.new_client()
+        self.addCleanup(self.client.close)
 
     def new_client(self, **kwargs):
         return Client("127.0.0.1:%d" % self.port, backoff=Backoff(initial=0.0), **kwargs)
-
-    def tearDown(self):
-        self.client.close()
-        self.server.stop(None)
 
     def await_resync(self):
         self.assertTrue(self.fake.resyncs.acquire(timeout=WAIT), "no re-list completed")
@@ -299,6 +299,11 @@ class WatcherTest(FakeServerTest):
         self.assertIsInstance(ctx.exception.error, grpc.RpcError)
         self.assertEqual(ctx.exception.error.code(), grpc.StatusCode.UNAVAILABLE)
         self.assertEqual((calls, self.fake.watch_froms), ([1], [1]))
+
+    def test_backoff_delay(self):
+        b = Backoff(initial=0.1, maximum=1.0, factor=2.0)
+        self.assertEqual([b.delay(n) for n in (0, 1, 2, 4, 5, 5000)], [0.0, 0.1, 0.2, 0.8, 1.0, 1.0])
+        self.assertEqual(Backoff(initial=0.0).delay(5000), 0.0)
 
     def test_file_checkpoint(self):
         with tempfile.TemporaryDirectory() as d:
