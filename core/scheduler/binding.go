@@ -24,6 +24,7 @@ type binding struct {
 // status, nil when the bind was issued (or the outcome was already
 // settled by the caller).
 func (s *Scheduler) runBindingCycle(ctx context.Context, b *binding) *framework.Status {
+	s.updateRecord(b.qpi.Pod.UID, func(r *podRecord) { r.attempts = b.qpi.Attempts })
 	f := s.bindingCycle(ctx, b)
 	if f == nil {
 		return nil
@@ -147,6 +148,7 @@ func (s *Scheduler) ReportBindResult(ctx context.Context, podUID, node string, o
 	if reason == "" {
 		reason = "the caller reported the bind failed"
 	}
+	s.updateRecord(podUID, func(r *podRecord) { r.bindFailure = reason })
 	st := framework.NewStatus(framework.Error, fmt.Sprintf("binding %s to %s failed: %s", b.qpi.Pod.Key(), node, reason))
 	s.handleBindingCycleError(ctx, b, &failure{status: st, nominating: clearNomination})
 	return nil

@@ -193,6 +193,8 @@ func (s *Scheduler) queuePod(ctx context.Context, pod *model.Pod) error {
 	if err := s.queue.Add(ctx, pod); err != nil {
 		return fmt.Errorf("queue pod %s: %w", pod.Key(), err)
 	}
+	now := s.clock.Now()
+	s.updateRecord(pod.UID, func(r *podRecord) { r.queuedAt = now })
 	return nil
 }
 

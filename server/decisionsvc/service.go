@@ -3,22 +3,21 @@ package decisionsvc
 import (
 	"context"
 	"errors"
-	"strconv"
-
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
+	"fmt"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/server/convert"
 	"github.com/berthsched/berth/server/decisionlog"
+	"github.com/berthsched/berth/server/errmap"
 	"github.com/berthsched/berth/store"
 )
 
-// Error details of OUT_OF_RANGE, as decision_service.proto documents them.
+// Error details of OUT_OF_RANGE, as decision_service.proto documents them
+// (server/errmap attaches them).
 const (
-	ErrorDomain            = "berth.v1"
-	ReasonCompacted        = "REVISION_COMPACTED"
-	MetadataOldestRevision = "oldest_revision"
+	ErrorDomain            = errmap.ErrorDomain
+	ReasonCompacted        = errmap.ReasonCompacted
+	MetadataOldestRevision = errmap.MetadataOldestRevision
 )
 
 // Watcher is the decision log as Watch uses it; *decisionlog.Log
@@ -55,7 +54,7 @@ func New(log Watcher, opts Options) *Service {
 func (s *Service) Watch(req *berthv1.WatchRequest, stream berthv1.DecisionService_WatchServer) error {
 	for i, t := range req.GetTypes() {
 		if _, known := berthv1.DecisionType_name[int32(t)]; !known || t == berthv1.DecisionType_DECISION_TYPE_UNSPECIFIED {
-			return status.Errorf(codes.InvalidArgument, "types[%d]: %v is not a decision type", i, t)
+			return errmap.Status(&convert.FieldError{Path: fmt.Sprintf("types[%d]", i), Reason: fmt.Sprintf("%v is not a decision type", t)})
 		}
 	}
 	ctx, cancel := context.WithCancelCause(stream.Context())
@@ -65,46 +64,18 @@ func (s *Service) Watch(req *berthv1.WatchRequest, stream berthv1.DecisionServic
 	f := decisionlog.Filter{SchedulerName: req.GetSchedulerName(), Types: req.GetTypes()}
 	err := s.log.Watch(ctx, req.GetFromRevision(), f, stream.Send)
 	if context.Cause(ctx) == errStopping {
-		return status.Error(codes.Unavailable, "berthd is shutting down; watch again from next_revision")
+		return errmap.Status(errStopping)
 	}
 	return statusOf(err)
 }
 
-var errStopping = errors.New("server stopping")
+var errStopping = fmt.Errorf("%w; watch again from next_revision", errmap.ErrShuttingDown)
 
-// statusOf maps the log's errors to gRPC status.
+// statusOf maps the log's errors to gRPC status (see server/errmap); a
+// closed store means berthd is stopping.
 func statusOf(err error) error {
-	if err == nil {
-		return nil
+	if errors.Is(err, store.ErrClosed) {
+		err = errStopping
 	}
-	if _, ok := status.FromError(err); ok {
-		return err // from the stream itself
-	}
-	var compacted *store.CompactedError
-	switch {
-	case errors.As(err, &compacted):
-		return compactedStatus(compacted)
-	case errors.Is(err, store.ErrClosed):
-		return status.Error(codes.Unavailable, "berthd is shutting down; watch again from next_revision")
-	case errors.Is(err, context.Canceled):
-		return status.Error(codes.Canceled, err.Error())
-	case errors.Is(err, context.DeadlineExceeded):
-		return status.Error(codes.DeadlineExceeded, err.Error())
-	}
-	return status.Error(codes.Internal, err.Error())
-}
-
-// compactedStatus is OUT_OF_RANGE with its ErrorInfo.
-func compactedStatus(e *store.CompactedError) error {
-	st := status.Newf(codes.OutOfRange, "revision %d was compacted away; the oldest revision kept is %d: watch again from 0 or %d",
-		e.Requested, e.Oldest, e.Oldest)
-	detailed, err := st.WithDetails(&errdetails.ErrorInfo{
-		Reason:   ReasonCompacted,
-		Domain:   ErrorDomain,
-		Metadata: map[string]string{MetadataOldestRevision: strconv.FormatUint(e.Oldest, 10)},
-	})
-	if err != nil {
-		return st.Err()
-	}
-	return detailed.Err()
+	return errmap.Status(err)
 }

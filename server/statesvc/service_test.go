@@ -86,7 +86,7 @@ func TestSyncBatchErrors(t *testing.T) {
 				{Index: 2, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, Message: "the mutation is empty: exactly one of upsert and delete is required"},
 				{Index: 3, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, Message: "the object has no kind: exactly one of node, pod, priority_class, pod_disruption_budget and namespace is required"},
 				{Index: 4, Ref: &berthv1.ObjectRef{Kind: kindClass, Name: "system-node-critical"}, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, FieldPath: "name",
-					Message: "name: system-node-critical cannot be deleted: built-in PriorityClass"},
+					Message: "system-node-critical cannot be deleted: built-in PriorityClass"},
 			},
 		},
 	}

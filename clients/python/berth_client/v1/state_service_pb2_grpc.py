@@ -18,6 +18,12 @@ class StateServiceStub(object):
     object as it was and does not stop the others, and its failure is
     reported as an ObjectError. The scheduler sees the accepted mutations of
     a request together, never half of a request.
+
+    Besides the codes each RPC lists, every RPC of berth.v1 may fail with
+    UNAUTHENTICATED, PERMISSION_DENIED, UNAVAILABLE, RESOURCE_EXHAUSTED,
+    DEADLINE_EXCEEDED, CANCELLED and INTERNAL, as AdminService describes.
+    Every StateService RPC changes state, so with --token-file it needs a
+    read-write token: a read-only one gets PERMISSION_DENIED.
     """
 
     def __init__(self, channel):
@@ -61,6 +67,12 @@ class StateServiceServicer(object):
     object as it was and does not stop the others, and its failure is
     reported as an ObjectError. The scheduler sees the accepted mutations of
     a request together, never half of a request.
+
+    Besides the codes each RPC lists, every RPC of berth.v1 may fail with
+    UNAUTHENTICATED, PERMISSION_DENIED, UNAVAILABLE, RESOURCE_EXHAUSTED,
+    DEADLINE_EXCEEDED, CANCELLED and INTERNAL, as AdminService describes.
+    Every StateService RPC changes state, so with --token-file it needs a
+    read-write token: a read-only one gets PERMISSION_DENIED.
     """
 
     def Sync(self, request_iterator, context):
@@ -88,7 +100,8 @@ class StateServiceServicer(object):
         - INVALID_ARGUMENT: an unknown resync value, or resync_kinds holding
         OBJECT_KIND_UNSPECIFIED or an unknown kind;
         - RESOURCE_EXHAUSTED: a request larger than the server's message size
-        limit (16 MiB by default); send smaller batches;
+        limit (16 MiB), or holding more mutations than berthd's
+        --max-batch-objects (10000 by default); send smaller batches;
         - UNAVAILABLE: the server is shutting down; reconnect and re-list.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -99,9 +112,11 @@ class StateServiceServicer(object):
         """Apply upserts objects, for callers that do not keep a stream. It
         behaves like one Sync batch without markers.
 
-        Per-object failures are in the response. The call itself fails with
-        RESOURCE_EXHAUSTED when the request exceeds the message size limit, and
-        UNAVAILABLE when the server is shutting down.
+        Per-object failures are in the response. The call itself fails with:
+        - RESOURCE_EXHAUSTED: the request exceeds the message size limit
+        (16 MiB), or holds more objects than berthd's --max-batch-objects
+        (10000 by default);
+        - UNAVAILABLE: the server is shutting down.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -111,9 +126,11 @@ class StateServiceServicer(object):
         """Delete removes objects, for callers that do not keep a stream. It
         behaves like one Sync batch of deletes without markers.
 
-        Per-object failures are in the response. The call itself fails with
-        RESOURCE_EXHAUSTED when the request exceeds the message size limit, and
-        UNAVAILABLE when the server is shutting down.
+        Per-object failures are in the response. The call itself fails with:
+        - RESOURCE_EXHAUSTED: the request exceeds the message size limit
+        (16 MiB), or holds more references than berthd's --max-batch-objects
+        (10000 by default);
+        - UNAVAILABLE: the server is shutting down.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -181,6 +198,12 @@ class StateService(object):
     object as it was and does not stop the others, and its failure is
     reported as an ObjectError. The scheduler sees the accepted mutations of
     a request together, never half of a request.
+
+    Besides the codes each RPC lists, every RPC of berth.v1 may fail with
+    UNAUTHENTICATED, PERMISSION_DENIED, UNAVAILABLE, RESOURCE_EXHAUSTED,
+    DEADLINE_EXCEEDED, CANCELLED and INTERNAL, as AdminService describes.
+    Every StateService RPC changes state, so with --token-file it needs a
+    read-write token: a read-only one gets PERMISSION_DENIED.
     """
 
     @staticmethod
