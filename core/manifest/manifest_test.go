@@ -204,3 +204,70 @@ spec:
 		})
 	}
 }
+
+func TestPodLevelResources(t *testing.T) {
+	const head = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n"
+	tests := []struct {
+		name    string
+		spec    string
+		want    model.ResourceList
+		wantErr string
+	}{
+		{
+			name: "requests are read",
+			spec: "  resources: {requests: {cpu: \"4\", hugepages-2Mi: 4Mi}}\n  containers: [{name: c}]\n",
+			want: model.ResourceList{"cpu": 4000, "hugepages-2Mi": 4 << 20},
+		},
+		{
+			name: "no pod-level resources",
+			spec: "  containers: [{name: c, resources: {requests: {cpu: \"1\"}}}]\n",
+		},
+		{
+			name: "limits give the requests nobody made",
+			spec: "  resources: {limits: {cpu: \"2\", memory: 1Gi}}\n  containers: [{name: c}]\n",
+			want: model.ResourceList{"cpu": 2000, "memory": 1 << 30},
+		},
+		{
+			name: "with limits, the containers' aggregate request comes first",
+			spec: "  resources: {limits: {cpu: \"2\", memory: 1Gi}}\n  containers: [{name: a, resources: {requests: {cpu: 300m}}}, {name: b, resources: {requests: {cpu: 200m}}}]\n",
+			want: model.ResourceList{"cpu": 500, "memory": 1 << 30},
+		},
+		{
+			name: "container hugepages limits become the pod's limit, so its requests are defaulted",
+			spec: "  resources: {requests: {cpu: 500m}}\n  containers: [{name: a, resources: {limits: {hugepages-2Mi: 6Mi, memory: 10Mi}}}]\n",
+			want: model.ResourceList{"cpu": 500, "memory": 10 << 20, "hugepages-2Mi": 6 << 20},
+		},
+		{
+			name:    "extended resources are not pod-level",
+			spec:    "  resources: {requests: {example.com/gpu: \"1\"}}\n  containers: [{name: c}]\n",
+			wantErr: "document 1 (Pod default/p): spec.resources.requests[example.com/gpu]: unsupported at pod level",
+		},
+		{
+			name:    "below the containers' aggregate",
+			spec:    "  resources: {requests: {cpu: 100m}}\n  containers: [{name: a, resources: {requests: {cpu: 300m}}}]\n",
+			wantErr: "spec.resources.requests[cpu]: must be greater than or equal to the aggregate of the container requests (300 millicores)",
+		},
+		{
+			name:    "above the pod-level limit",
+			spec:    "  resources: {requests: {memory: 2Gi}, limits: {memory: 1Gi}}\n  containers: [{name: a}]\n",
+			wantErr: "spec.resources.requests[memory]: must be less than or equal to the pod-level limit",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := manifest.Decode("p.yaml", []byte(head+tc.spec))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, c.Pods[0].PodLevelRequests); diff != "" {
+				t.Errorf("pod-level requests (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

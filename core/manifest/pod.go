@@ -2,6 +2,9 @@ package manifest
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -61,6 +64,9 @@ func convertPod(p *corev1.Pod) (*model.Pod, *fieldError) {
 	if pod.InitContainers, ferr = containers(p.Spec.InitContainers, "spec.initContainers", true); ferr != nil {
 		return nil, ferr
 	}
+	if pod.PodLevelRequests, ferr = podLevelRequests(p, pod); ferr != nil {
+		return nil, ferr
+	}
 	if len(p.Spec.Overhead) > 0 {
 		if pod.Overhead, ferr = resourceList(p.Spec.Overhead); ferr != nil {
 			return nil, &fieldError{field: "spec.overhead" + ferr.field, err: ferr.err}
@@ -80,6 +86,122 @@ func convertPod(p *corev1.Pod) (*model.Pod, *fieldError) {
 		pod.SchedulingGates = append(pod.SchedulingGates, g.Name)
 	}
 	return pod, nil
+}
+
+// podLevelRequests reads spec.resources (PodLevelResources) into the pod's
+// pod-level requests, with the API server's defaults and checks: only cpu,
+// memory and hugepages-* may be given; with pod-level limits, a missing
+// pod-level request defaults to the containers' aggregate request (cpu,
+// memory) or else to the pod-level limit, and a hugepages limit to the
+// containers' aggregate limit; a request may exceed neither its limit nor
+// fall below the containers' aggregate request. pod holds the converted
+// containers.
+func podLevelRequests(p *corev1.Pod, pod *model.Pod) (model.ResourceList, *fieldError) {
+	res := p.Spec.Resources
+	if res == nil || len(res.Requests)+len(res.Limits) == 0 {
+		return nil, nil
+	}
+	if len(res.Claims) > 0 {
+		return nil, &fieldError{field: "spec.resources.claims", err: fmt.Errorf("may not be set at pod level")}
+	}
+	requests, ferr := podLevelList(res.Requests, "spec.resources.requests")
+	if ferr != nil {
+		return nil, ferr
+	}
+	limits, ferr := podLevelList(res.Limits, "spec.resources.limits")
+	if ferr != nil {
+		return nil, ferr
+	}
+	// Hugepages limits of the containers make the pod's limit.
+	ctrLimits, ferr := containerLimits(p)
+	if ferr != nil {
+		return nil, ferr
+	}
+	for name, v := range model.AggregateContainerRequests(ctrLimits) {
+		if !strings.HasPrefix(name, model.ResourceHugePagesPrefix) {
+			continue
+		}
+		_, req := requests[name]
+		_, lim := limits[name]
+		if !req && !lim {
+			limits[name] = v
+		}
+	}
+	aggregate := model.AggregateContainerRequests(pod)
+	if len(limits) > 0 {
+		for _, name := range []string{model.ResourceCPU, model.ResourceMemory} {
+			if v, ok := aggregate[name]; ok {
+				if _, set := requests[name]; !set {
+					requests[name] = v
+				}
+			}
+		}
+		for name, v := range limits {
+			if _, set := requests[name]; !set {
+				requests[name] = v
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(requests)) {
+		at := "spec.resources.requests[" + name + "]"
+		if lim, ok := limits[name]; ok && requests[name] > lim {
+			return nil, &fieldError{field: at, err: fmt.Errorf("must be less than or equal to the pod-level limit")}
+		}
+		if agg, ok := aggregate[name]; ok && requests[name] < agg {
+			return nil, &fieldError{field: at, err: fmt.Errorf("must be greater than or equal to the aggregate of the container requests (%d %s)", agg, unitOf(name))}
+		}
+	}
+	if len(requests) == 0 {
+		return nil, nil
+	}
+	return requests, nil
+}
+
+// podLevelList converts a pod-level resource list; only cpu, memory and
+// hugepages-* are allowed there.
+func podLevelList(l corev1.ResourceList, at string) (model.ResourceList, *fieldError) {
+	for name := range l {
+		if !model.IsPodLevelResource(string(name)) {
+			return nil, &fieldError{field: at + "[" + string(name) + "]", err: fmt.Errorf("unsupported at pod level: only cpu, memory and hugepages-<size> may be requested for the pod as a whole")}
+		}
+	}
+	out, ferr := resourceList(l)
+	if ferr != nil {
+		return nil, &fieldError{field: at + ferr.field, err: ferr.err}
+	}
+	return out, nil
+}
+
+// containerLimits is the pod's containers with their limits as requests,
+// for aggregating limits.
+func containerLimits(p *corev1.Pod) (*model.Pod, *fieldError) {
+	out := &model.Pod{}
+	for _, list := range []struct {
+		in   []corev1.Container
+		out  *[]model.Container
+		path string
+	}{{p.Spec.Containers, &out.Containers, "spec.containers"}, {p.Spec.InitContainers, &out.InitContainers, "spec.initContainers"}} {
+		for i, c := range list.in {
+			l, ferr := resourceList(c.Resources.Limits)
+			if ferr != nil {
+				return nil, &fieldError{field: fmt.Sprintf("%s[%d].resources.limits%s", list.path, i, ferr.field), err: ferr.err}
+			}
+			restart := c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
+			*list.out = append(*list.out, model.Container{Name: c.Name, Requests: l, RestartAlways: restart})
+		}
+	}
+	return out, nil
+}
+
+// unitOf names the canonical unit of a resource in messages.
+func unitOf(name string) string {
+	switch {
+	case name == model.ResourceCPU:
+		return "millicores"
+	case name == model.ResourceMemory, name == model.ResourceEphemeralStorage, strings.HasPrefix(name, model.ResourceHugePagesPrefix):
+		return "bytes"
+	}
+	return "units"
 }
 
 // podReady follows the disruption controller: a pod without a Ready

@@ -83,6 +83,10 @@ func pod(p path, in *berthv1.Pod) (*model.Pod, *FieldError) {
 		return nil, fe
 	}
 	out.Overhead = cloneResources(in.GetOverhead())
+	if fe := podLevelRequests(p.field("pod_level_requests"), in.GetPodLevelRequests(), out); fe != nil {
+		return nil, fe
+	}
+	out.PodLevelRequests = cloneResources(in.GetPodLevelRequests())
 	if fe := labels(p.field("node_selector"), in.GetNodeSelector()); fe != nil {
 		return nil, fe
 	}
@@ -168,6 +172,29 @@ func containers(p path, in []*berthv1.Container, init bool, names map[string]pat
 		out = append(out, mc)
 	}
 	return out, nil
+}
+
+// podLevelRequests validates pod-level requests like container requests,
+// and as Kubernetes does: only cpu, memory and hugepages-* may be requested
+// at pod level, each at least the containers' aggregate request. out holds
+// the converted containers.
+func podLevelRequests(p path, in map[string]int64, out *model.Pod) *FieldError {
+	if fe := resources(p, in); fe != nil {
+		return fe
+	}
+	if len(in) == 0 {
+		return nil
+	}
+	aggregate := model.AggregateContainerRequests(out)
+	for _, k := range sortedKeys(in) {
+		if !model.IsPodLevelResource(k) {
+			return p.key(k).errorf("unsupported at pod level: only cpu, memory and hugepages-<size> may be requested for the pod as a whole")
+		}
+		if agg, ok := aggregate[k]; ok && in[k] < agg {
+			return p.key(k).errorf("must be at least the containers' aggregate request %d, got %d", agg, in[k])
+		}
+	}
+	return nil
 }
 
 // uniqueHostPorts refuses a pod taking the same host port, protocol and
@@ -278,6 +305,7 @@ func PodToProto(in *model.Pod) *berthv1.Pod {
 		Containers:                containersToProto(in.Containers),
 		InitContainers:            containersToProto(in.InitContainers),
 		Overhead:                  cloneResources(in.Overhead),
+		PodLevelRequests:          cloneResources(in.PodLevelRequests),
 		NodeSelector:              maps.Clone(in.NodeSelector),
 		Affinity:                  affinityToProto(in.Affinity),
 		TopologySpreadConstraints: spreadConstraintsToProto(in.TopologySpreadConstraints),

@@ -51,8 +51,9 @@ func fullPod() *berthv1.Pod {
 			{Name: "proxy", Requests: map[string]int64{"memory": 64 << 20}, RestartPolicy: berthv1.ContainerRestartPolicy_CONTAINER_RESTART_POLICY_ALWAYS,
 				Ports: []*berthv1.ContainerPort{{ContainerPort: 15001, Protocol: berthv1.Protocol_PROTOCOL_SCTP}}},
 		},
-		Overhead:     map[string]int64{"cpu": 250, "memory": 120 << 20},
-		NodeSelector: map[string]string{"disk": "ssd"},
+		Overhead:         map[string]int64{"cpu": 250, "memory": 120 << 20},
+		PodLevelRequests: map[string]int64{"cpu": 3000, "memory": 2 << 30, "hugepages-2Mi": 4 << 20},
+		NodeSelector:     map[string]string{"disk": "ssd"},
 		Affinity: &berthv1.Affinity{
 			NodeAffinity: &berthv1.NodeAffinity{
 				RequiredDuringSchedulingIgnoredDuringExecution: &berthv1.NodeSelector{NodeSelectorTerms: []*berthv1.NodeSelectorTerm{{

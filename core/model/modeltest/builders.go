@@ -70,6 +70,12 @@ func (b *PodBuilder) HostPort(port int32, protocol, ip string) *PodBuilder {
 	return b
 }
 
+// PodLevel sets the pod-level requests.
+func (b *PodBuilder) PodLevel(reqs model.ResourceList) *PodBuilder {
+	b.p.PodLevelRequests = reqs
+	return b
+}
+
 func (b *PodBuilder) Overhead(o model.ResourceList) *PodBuilder { b.p.Overhead = o; return b }
 
 // NodeSelector adds a nodeSelector pair.
