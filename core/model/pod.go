@@ -47,6 +47,13 @@ type Pod struct {
 	Tolerations               []Toleration
 	TopologySpreadConstraints []TopologySpreadConstraint
 	SchedulingGates           []string
+	// WorkloadSelectors are the label selectors of the workloads that own
+	// or select the pod: its controller (ReplicaSet, StatefulSet,
+	// ReplicationController) and the Services whose selector matches it.
+	// Together (ANDed) they select the pod's siblings, which cluster default
+	// topology spreading spreads the pod among, as kube-scheduler builds
+	// that selector from those objects. Empty: no default spreading.
+	WorkloadSelectors []LabelSelector
 
 	NodeName          string // set: the pod is bound (or running) there
 	NominatedNodeName string // set by preemption; a reservation, not a binding

@@ -100,6 +100,9 @@ func pod(p path, in *berthv1.Pod) (*model.Pod, *FieldError) {
 	if out.TopologySpreadConstraints, fe = spreadConstraints(p.field("topology_spread_constraints"), in.GetTopologySpreadConstraints()); fe != nil {
 		return nil, fe
 	}
+	if out.WorkloadSelectors, fe = workloadSelectors(p.field("workload_selectors"), in.GetWorkloadSelectors(), out.Labels); fe != nil {
+		return nil, fe
+	}
 	gp := p.field("scheduling_gates")
 	for i, g := range in.GetSchedulingGates() {
 		if fe := qualifiedName(gp.index(i), g); fe != nil {
@@ -195,6 +198,31 @@ func podLevelRequests(p path, in map[string]int64, out *model.Pod) *FieldError {
 		}
 	}
 	return nil
+}
+
+// workloadSelectors converts the selectors of the pod's workloads; each
+// must select the pod itself, as its controller's and its Services' do.
+func workloadSelectors(p path, in []*berthv1.LabelSelector, podLabels map[string]string) ([]model.LabelSelector, *FieldError) {
+	var out []model.LabelSelector
+	for i, ws := range in {
+		wp := p.index(i)
+		if ws == nil {
+			return nil, wp.errorf("required")
+		}
+		sel, fe := labelSelector(wp, ws)
+		if fe != nil {
+			return nil, fe
+		}
+		compiled, err := sel.Compile()
+		if err != nil {
+			return nil, wp.errorf("%v", err)
+		}
+		if !compiled.Matches(podLabels) {
+			return nil, wp.errorf("does not select the pod's own labels: a workload selector must match the pod")
+		}
+		out = append(out, *sel)
+	}
+	return out, nil
 }
 
 // uniqueHostPorts refuses a pod taking the same host port, protocol and
@@ -310,6 +338,7 @@ func PodToProto(in *model.Pod) *berthv1.Pod {
 		Affinity:                  affinityToProto(in.Affinity),
 		TopologySpreadConstraints: spreadConstraintsToProto(in.TopologySpreadConstraints),
 		SchedulingGates:           slices.Clone(in.SchedulingGates),
+		WorkloadSelectors:         workloadSelectorsToProto(in.WorkloadSelectors),
 		NodeName:                  in.NodeName,
 		NominatedNodeName:         in.NominatedNodeName,
 		CreationTime:              timestampToProto(in.CreationTime),
@@ -327,6 +356,14 @@ func PodToProto(in *model.Pod) *berthv1.Pod {
 			pt.TolerationSeconds = ptr(*t.TolerationSeconds)
 		}
 		out.Tolerations = append(out.Tolerations, pt)
+	}
+	return out
+}
+
+func workloadSelectorsToProto(in []model.LabelSelector) []*berthv1.LabelSelector {
+	var out []*berthv1.LabelSelector
+	for i := range in {
+		out = append(out, labelSelectorToProto(&in[i]))
 	}
 	return out
 }

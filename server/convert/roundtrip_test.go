@@ -53,7 +53,12 @@ func fullPod() *berthv1.Pod {
 		},
 		Overhead:         map[string]int64{"cpu": 250, "memory": 120 << 20},
 		PodLevelRequests: map[string]int64{"cpu": 3000, "memory": 2 << 30, "hugepages-2Mi": 4 << 20},
-		NodeSelector:     map[string]string{"disk": "ssd"},
+		WorkloadSelectors: []*berthv1.LabelSelector{
+			{MatchLabels: map[string]string{"app": "web"}},
+			{MatchExpressions: []*berthv1.LabelSelectorRequirement{{Key: "example.com/tier", Operator: berthv1.LabelSelectorOperator_LABEL_SELECTOR_OPERATOR_IN, Values: []string{"back", "front"}}}},
+			{},
+		},
+		NodeSelector: map[string]string{"disk": "ssd"},
 		Affinity: &berthv1.Affinity{
 			NodeAffinity: &berthv1.NodeAffinity{
 				RequiredDuringSchedulingIgnoredDuringExecution: &berthv1.NodeSelector{NodeSelectorTerms: []*berthv1.NodeSelectorTerm{{

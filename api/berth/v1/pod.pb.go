@@ -279,8 +279,23 @@ type Pod struct {
 	// requests from pod-level limits; Berth has no limits, so send the
 	// defaulted requests.
 	PodLevelRequests map[string]int64 `protobuf:"bytes,23,rep,name=pod_level_requests,json=podLevelRequests,proto3" json:"pod_level_requests,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The label selectors of the workloads this pod belongs to: the selector
+	// of the controller that owns it (the ReplicaSet behind a Deployment, a
+	// StatefulSet, a ReplicationController, or your orchestrator's
+	// equivalent: a service, job group or fleet whose replicas are
+	// interchangeable) and of every Service (load-balancing group) whose
+	// selector matches it. Orchestrators should fill it for replicated
+	// workloads: a pod with no topology_spread_constraints of its own is
+	// spread among the pods these selectors select (ANDed together, in the
+	// pod's namespace) by the cluster default spreading of PodTopologySpread
+	// (by default hostname max skew 3 and zone max skew 5, preferred only),
+	// as kube-scheduler derives that selector from the Services,
+	// ReplicaSets, StatefulSets and ReplicationControllers selecting a pod.
+	// Leave it empty for one-off pods: they get no default spreading. Each
+	// selector must match the pod's own labels.
+	WorkloadSelectors []*LabelSelector `protobuf:"bytes,24,rep,name=workload_selectors,json=workloadSelectors,proto3" json:"workload_selectors,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *Pod) Reset() {
@@ -470,6 +485,13 @@ func (x *Pod) GetTerminating() bool {
 func (x *Pod) GetPodLevelRequests() map[string]int64 {
 	if x != nil {
 		return x.PodLevelRequests
+	}
+	return nil
+}
+
+func (x *Pod) GetWorkloadSelectors() []*LabelSelector {
+	if x != nil {
+		return x.WorkloadSelectors
 	}
 	return nil
 }
@@ -718,7 +740,7 @@ var File_berth_v1_pod_proto protoreflect.FileDescriptor
 
 const file_berth_v1_pod_proto_rawDesc = "" +
 	"\n" +
-	"\x12berth/v1/pod.proto\x12\bberth.v1\x1a\x17berth/v1/affinity.proto\x1a\x13berth/v1/node.proto\x1a\x15berth/v1/policy.proto\x1a\x15berth/v1/spread.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x85\v\n" +
+	"\x12berth/v1/pod.proto\x12\bberth.v1\x1a\x17berth/v1/affinity.proto\x1a\x13berth/v1/node.proto\x1a\x15berth/v1/policy.proto\x1a\x17berth/v1/selector.proto\x1a\x15berth/v1/spread.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xcd\v\n" +
 	"\x03Pod\x12\x10\n" +
 	"\x03uid\x18\x01 \x01(\tR\x03uid\x12\x1c\n" +
 	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12\x12\n" +
@@ -746,7 +768,8 @@ const file_berth_v1_pod_proto_rawDesc = "" +
 	"start_time\x18\x14 \x01(\v2\x1a.google.protobuf.TimestampR\tstartTime\x12\x14\n" +
 	"\x05ready\x18\x15 \x01(\bR\x05ready\x12 \n" +
 	"\vterminating\x18\x16 \x01(\bR\vterminating\x12Q\n" +
-	"\x12pod_level_requests\x18\x17 \x03(\v2#.berth.v1.Pod.PodLevelRequestsEntryR\x10podLevelRequests\x1a9\n" +
+	"\x12pod_level_requests\x18\x17 \x03(\v2#.berth.v1.Pod.PodLevelRequestsEntryR\x10podLevelRequests\x12F\n" +
+	"\x12workload_selectors\x18\x18 \x03(\v2\x17.berth.v1.LabelSelectorR\x11workloadSelectors\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a;\n" +
@@ -825,7 +848,8 @@ var file_berth_v1_pod_proto_goTypes = []any{
 	(*Affinity)(nil),                 // 13: berth.v1.Affinity
 	(*TopologySpreadConstraint)(nil), // 14: berth.v1.TopologySpreadConstraint
 	(*timestamppb.Timestamp)(nil),    // 15: google.protobuf.Timestamp
-	(TaintEffect)(0),                 // 16: berth.v1.TaintEffect
+	(*LabelSelector)(nil),            // 16: berth.v1.LabelSelector
+	(TaintEffect)(0),                 // 17: berth.v1.TaintEffect
 }
 var file_berth_v1_pod_proto_depIdxs = []int32{
 	7,  // 0: berth.v1.Pod.labels:type_name -> berth.v1.Pod.LabelsEntry
@@ -840,17 +864,18 @@ var file_berth_v1_pod_proto_depIdxs = []int32{
 	15, // 9: berth.v1.Pod.creation_time:type_name -> google.protobuf.Timestamp
 	15, // 10: berth.v1.Pod.start_time:type_name -> google.protobuf.Timestamp
 	10, // 11: berth.v1.Pod.pod_level_requests:type_name -> berth.v1.Pod.PodLevelRequestsEntry
-	11, // 12: berth.v1.Container.requests:type_name -> berth.v1.Container.RequestsEntry
-	5,  // 13: berth.v1.Container.ports:type_name -> berth.v1.ContainerPort
-	1,  // 14: berth.v1.Container.restart_policy:type_name -> berth.v1.ContainerRestartPolicy
-	0,  // 15: berth.v1.ContainerPort.protocol:type_name -> berth.v1.Protocol
-	2,  // 16: berth.v1.Toleration.operator:type_name -> berth.v1.TolerationOperator
-	16, // 17: berth.v1.Toleration.effect:type_name -> berth.v1.TaintEffect
-	18, // [18:18] is the sub-list for method output_type
-	18, // [18:18] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	16, // 12: berth.v1.Pod.workload_selectors:type_name -> berth.v1.LabelSelector
+	11, // 13: berth.v1.Container.requests:type_name -> berth.v1.Container.RequestsEntry
+	5,  // 14: berth.v1.Container.ports:type_name -> berth.v1.ContainerPort
+	1,  // 15: berth.v1.Container.restart_policy:type_name -> berth.v1.ContainerRestartPolicy
+	0,  // 16: berth.v1.ContainerPort.protocol:type_name -> berth.v1.Protocol
+	2,  // 17: berth.v1.Toleration.operator:type_name -> berth.v1.TolerationOperator
+	17, // 18: berth.v1.Toleration.effect:type_name -> berth.v1.TaintEffect
+	19, // [19:19] is the sub-list for method output_type
+	19, // [19:19] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_pod_proto_init() }
@@ -861,6 +886,7 @@ func file_berth_v1_pod_proto_init() {
 	file_berth_v1_affinity_proto_init()
 	file_berth_v1_node_proto_init()
 	file_berth_v1_policy_proto_init()
+	file_berth_v1_selector_proto_init()
 	file_berth_v1_spread_proto_init()
 	file_berth_v1_pod_proto_msgTypes[0].OneofWrappers = []any{}
 	file_berth_v1_pod_proto_msgTypes[3].OneofWrappers = []any{}

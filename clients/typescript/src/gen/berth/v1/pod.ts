@@ -10,6 +10,7 @@ import { Timestamp } from "../../google/protobuf/timestamp.js";
 import { Affinity } from "./affinity.js";
 import { TaintEffect, taintEffectFromJSON, taintEffectToJSON } from "./node.js";
 import { PreemptionPolicy, preemptionPolicyFromJSON, preemptionPolicyToJSON } from "./policy.js";
+import { LabelSelector } from "./selector.js";
 import { TopologySpreadConstraint } from "./spread.js";
 
 export const protobufPackage = "berth.v1";
@@ -292,6 +293,23 @@ export interface Pod {
    * defaulted requests.
    */
   podLevelRequests: { [key: string]: number };
+  /**
+   * The label selectors of the workloads this pod belongs to: the selector
+   * of the controller that owns it (the ReplicaSet behind a Deployment, a
+   * StatefulSet, a ReplicationController, or your orchestrator's
+   * equivalent: a service, job group or fleet whose replicas are
+   * interchangeable) and of every Service (load-balancing group) whose
+   * selector matches it. Orchestrators should fill it for replicated
+   * workloads: a pod with no topology_spread_constraints of its own is
+   * spread among the pods these selectors select (ANDed together, in the
+   * pod's namespace) by the cluster default spreading of PodTopologySpread
+   * (by default hostname max skew 3 and zone max skew 5, preferred only),
+   * as kube-scheduler derives that selector from the Services,
+   * ReplicaSets, StatefulSets and ReplicationControllers selecting a pod.
+   * Leave it empty for one-off pods: they get no default spreading. Each
+   * selector must match the pod's own labels.
+   */
+  workloadSelectors: LabelSelector[];
 }
 
 export interface Pod_LabelsEntry {
@@ -406,6 +424,7 @@ function createBasePod(): Pod {
     ready: false,
     terminating: false,
     podLevelRequests: {},
+    workloadSelectors: [],
   };
 }
 
@@ -480,6 +499,9 @@ export const Pod: MessageFns<Pod> = {
     globalThis.Object.entries(message.podLevelRequests).forEach(([key, value]: [string, number]) => {
       Pod_PodLevelRequestsEntry.encode({ key: key as any, value }, writer.uint32(186).fork()).join();
     });
+    for (const v of message.workloadSelectors) {
+      LabelSelector.encode(v!, writer.uint32(194).fork()).join();
+    }
     return writer;
   },
 
@@ -692,6 +714,14 @@ export const Pod: MessageFns<Pod> = {
             }
             continue;
           }
+          case 24: {
+            if (tag !== 194) {
+              break;
+            }
+
+            message.workloadSelectors.push(LabelSelector.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -851,6 +881,11 @@ export const Pod: MessageFns<Pod> = {
           {},
         )
         : {},
+      workloadSelectors: globalThis.Array.isArray(object?.workloadSelectors)
+        ? object.workloadSelectors.map((e: any) => LabelSelector.fromJSON(e))
+        : globalThis.Array.isArray(object?.workload_selectors)
+        ? object.workload_selectors.map((e: any) => LabelSelector.fromJSON(e))
+        : [],
     };
   },
 
@@ -949,6 +984,9 @@ export const Pod: MessageFns<Pod> = {
         });
       }
     }
+    if (message.workloadSelectors?.length) {
+      obj.workloadSelectors = message.workloadSelectors.map((e) => LabelSelector.toJSON(e));
+    }
     return obj;
   },
 
@@ -1019,6 +1057,7 @@ export const Pod: MessageFns<Pod> = {
       },
       {},
     );
+    message.workloadSelectors = object.workloadSelectors?.map((e) => LabelSelector.fromPartial(e)) || [];
     return message;
   },
 };
