@@ -36,8 +36,9 @@ type Options struct {
 	// Required.
 	Registry runtime.Registry
 	// PercentageOfNodesToScore overrides the global percentage. Unset, the
-	// configuration's global value is used if it has one, else 100 (every
-	// node is filtered and scored), as kubeoracle does.
+	// configuration's global value is used if it sets one (0, kube's
+	// adaptive default, included), else 100 (every node is filtered and
+	// scored), as kubeoracle does.
 	PercentageOfNodesToScore *int32
 	// MaxPreemptionRetries is how many times a pod that got a node
 	// nominated is retried at once. 0 means 1 (kubeoracle's default); a
@@ -75,7 +76,7 @@ func Run(ctx context.Context, in Input, opts Options) ([]Line, error) {
 		cfg = config.Default()
 	}
 	percentage := opts.PercentageOfNodesToScore
-	if percentage == nil && cfg.PercentageOfNodesToScore == 0 {
+	if percentage == nil && cfg.PercentageOfNodesToScore == nil {
 		percentage = ptr(int32(100))
 	}
 	retries := opts.MaxPreemptionRetries
