@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/berthsched/berth/core/model"
 )
@@ -57,6 +58,9 @@ func convertPod(p *corev1.Pod) (*model.Pod, *fieldError) {
 		}
 		pod.PreemptionPolicy = pol
 	}
+	if len(p.Spec.Containers) == 0 {
+		return nil, &fieldError{field: "spec.containers", err: fmt.Errorf("at least one container is required")}
+	}
 	var ferr *fieldError
 	if pod.Containers, ferr = containers(p.Spec.Containers, "spec.containers", false); ferr != nil {
 		return nil, ferr
@@ -66,6 +70,9 @@ func convertPod(p *corev1.Pod) (*model.Pod, *fieldError) {
 	}
 	if pod.PodLevelRequests, ferr = podLevelRequests(p, pod); ferr != nil {
 		return nil, ferr
+	}
+	if pod.NodeName != "" {
+		resizedRequests(p, pod)
 	}
 	if len(p.Spec.Overhead) > 0 {
 		if pod.Overhead, ferr = resourceList(p.Spec.Overhead); ferr != nil {
@@ -337,13 +344,27 @@ func spreadConstraints(cs []corev1.TopologySpreadConstraint) ([]model.TopologySp
 	return out, nil
 }
 
-// labelSelector converts and validates a label selector.
+// labelSelector converts and validates a label selector: keys must be
+// qualified names and values label values, as the API server checks.
 func labelSelector(ls *metav1.LabelSelector) (*model.LabelSelector, *fieldError) {
 	if ls == nil {
 		return nil, nil
 	}
+	if ferr := validLabels(ls.MatchLabels); ferr != nil {
+		ferr.field = ".matchLabels" + ferr.field
+		return nil, ferr
+	}
 	out := &model.LabelSelector{MatchLabels: copyMap(ls.MatchLabels)}
-	for _, e := range ls.MatchExpressions {
+	for i, e := range ls.MatchExpressions {
+		at := fmt.Sprintf(".matchExpressions[%d]", i)
+		if errs := validation.IsQualifiedName(e.Key); len(errs) > 0 {
+			return nil, &fieldError{field: at + ".key", err: fmt.Errorf("invalid label key %q: %s", e.Key, strings.Join(errs, "; "))}
+		}
+		for j, v := range e.Values {
+			if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
+				return nil, &fieldError{field: fmt.Sprintf("%s.values[%d]", at, j), err: fmt.Errorf("invalid label value %q: %s", v, strings.Join(errs, "; "))}
+			}
+		}
 		out.MatchExpressions = append(out.MatchExpressions, model.LabelSelectorRequirement{
 			Key: e.Key, Operator: model.LabelSelectorOperator(e.Operator), Values: e.Values,
 		})
@@ -352,4 +373,76 @@ func labelSelector(ls *metav1.LabelSelector) (*model.LabelSelector, *fieldError)
 		return nil, &fieldError{field: "", err: err}
 	}
 	return out, nil
+}
+
+// validLabels checks label keys and values as the API server does.
+func validLabels(labels map[string]string) *fieldError {
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+			return &fieldError{field: "[" + k + "]", err: fmt.Errorf("invalid label key %q: %s", k, strings.Join(errs, "; "))}
+		}
+		if errs := validation.IsValidLabelValue(labels[k]); len(errs) > 0 {
+			return &fieldError{field: "[" + k + "]", err: fmt.Errorf("invalid label value %q: %s", labels[k], strings.Join(errs, "; "))}
+		}
+	}
+	return nil
+}
+
+// resizedRequests applies in-place resizes to a running pod's requests as
+// kube-scheduler counts them: per container (and sidecar) that reports
+// resources in its status, the larger of the spec, the status and the
+// allocated requests, per resource; when the resize is infeasible (a
+// PodResizePending condition with reason Infeasible) the spec does not
+// count, only what the node runs. Pod-level requests the same way, from
+// the pod's status.
+func resizedRequests(p *corev1.Pod, pod *model.Pod) {
+	infeasible := false
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodResizePending {
+			infeasible = c.Reason == corev1.PodReasonInfeasible
+			break
+		}
+	}
+	statuses := map[string]*corev1.ContainerStatus{}
+	for _, list := range [][]corev1.ContainerStatus{p.Status.ContainerStatuses, p.Status.InitContainerStatuses} {
+		for i := range list {
+			statuses[list[i].Name] = &list[i]
+		}
+	}
+	effective := func(spec model.ResourceList, actuated, allocated corev1.ResourceList) model.ResourceList {
+		out := model.ResourceList{}
+		if !infeasible {
+			maps.Copy(out, spec)
+		}
+		for _, l := range []corev1.ResourceList{actuated, allocated} {
+			for name, q := range l {
+				if v, cur := quantityValue(string(name), q), out[string(name)]; v > cur || !has(out, string(name)) {
+					out[string(name)] = v
+				}
+			}
+		}
+		return out
+	}
+	apply := func(cs []model.Container, sidecarsOnly bool) {
+		for i := range cs {
+			st := statuses[cs[i].Name]
+			if st == nil || st.Resources == nil || (sidecarsOnly && !cs[i].RestartAlways) {
+				continue
+			}
+			cs[i].Requests = effective(cs[i].Requests, st.Resources.Requests, st.AllocatedResources)
+		}
+	}
+	apply(pod.Containers, false)
+	apply(pod.InitContainers, true)
+	if len(pod.PodLevelRequests) > 0 && p.Status.Resources != nil {
+		eff := effective(pod.PodLevelRequests, p.Status.Resources.Requests, p.Status.AllocatedResources)
+		for name := range pod.PodLevelRequests {
+			pod.PodLevelRequests[name] = eff[name]
+		}
+	}
+}
+
+func has(l model.ResourceList, name string) bool {
+	_, ok := l[name]
+	return ok
 }

@@ -102,7 +102,7 @@ func Run(ctx context.Context, in Input, opts Options) ([]Line, error) {
 		ScoreSingleNode:          true,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("simulate: %w", err)
+		return nil, &ConfigError{Err: err}
 	}
 	r.s = s
 	pending, err := r.load(ctx, in)
@@ -116,6 +116,14 @@ func Run(ctx context.Context, in Input, opts Options) ([]Line, error) {
 	}
 	return r.lines, nil
 }
+
+// ConfigError is returned by Run when no scheduler can be built from the
+// configuration (an unknown plugin, invalid plugin args, ...).
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return "simulate: " + e.Err.Error() }
+
+func (e *ConfigError) Unwrap() error { return e.Err }
 
 // run is the state of one simulation.
 type run struct {
