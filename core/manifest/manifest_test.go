@@ -338,9 +338,11 @@ func TestControllers(t *testing.T) {
 	// matches its selector. The StatefulSet creates the ordinals missing,
 	// the DaemonSet the node missing (n2's taint is not tolerated), the
 	// Deployment nothing (its ReplicaSet dep-1 makes its pod), the
-	// suspended Job nothing.
+	// suspended Job nothing, the Indexed Job the index after the one
+	// running.
 	wantNames := []string{"rs-mine", "released", "rs-" + suffixOf(t, byName, "rs-", 0), "rs-" + suffixOf(t, byName, "rs-", 1),
-		"db-5", "db-7", "db-6", "ds-" + suffixOf(t, byName, "ds-", 0), "ds-on-n3", "dep-1-" + suffixOf(t, byName, "dep-1-", 0)}
+		"db-5", "db-7", "db-6", "ds-" + suffixOf(t, byName, "ds-", 0), "ds-on-n3", "dep-1-" + suffixOf(t, byName, "dep-1-", 0),
+		"idx-1-" + suffixOf(t, byName, "idx-1-", 0), "idx-0-running"}
 	if diff := cmp.Diff(wantNames, names); diff != "" {
 		t.Fatalf("pods (-want +got):\n%s", diff)
 	}
@@ -360,6 +362,9 @@ func TestControllers(t *testing.T) {
 		if diff := cmp.Diff(tc.want, byName[tc.pod].WorkloadSelectors); diff != "" {
 			t.Errorf("%s: workload selectors (-want +got):\n%s", tc.pod, diff)
 		}
+	}
+	if idx := byName[names[10]]; idx.Labels["batch.kubernetes.io/job-completion-index"] != "1" {
+		t.Errorf("%s labels %v, want completion index 1", idx.Name, idx.Labels)
 	}
 	if db5 := byName["db-5"]; db5.Labels["apps.kubernetes.io/pod-index"] != "5" || db5.Labels["statefulset.kubernetes.io/pod-name"] != "db-5" {
 		t.Errorf("db-5 labels %v", db5.Labels)

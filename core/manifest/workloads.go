@@ -48,6 +48,8 @@ type workload struct {
 	// (DaemonSets).
 	owned      int
 	ownedNodes map[string]bool
+	// ownedIndexes are the completion indexes of its pods (Indexed Jobs).
+	ownedIndexes map[string]bool
 	// hasReplicaSet: a Deployment whose ReplicaSet is in the manifests.
 	hasReplicaSet bool
 }
@@ -168,7 +170,7 @@ func (b *builder) indexWorkload(obj any) {
 	default:
 		return
 	}
-	w := &workload{uid: string(meta.UID), selector: selector, spreads: spreads, compiled: model.Everything(), ownedNodes: map[string]bool{}}
+	w := &workload{uid: string(meta.UID), selector: selector, spreads: spreads, compiled: model.Everything(), ownedNodes: map[string]bool{}, ownedIndexes: map[string]bool{}}
 	if selector != nil {
 		if c, err := selector.Compile(); err == nil {
 			w.compiled = c
@@ -189,6 +191,9 @@ func (b *builder) resolveOwned() {
 		w.owned++
 		if r.node != "" {
 			w.ownedNodes[r.node] = true
+		}
+		if i, ok := r.labels[batchv1.JobCompletionIndexAnnotation]; ok {
+			w.ownedIndexes[i] = true
 		}
 	}
 	for _, r := range b.rsOwners {
@@ -419,8 +424,18 @@ func (b *builder) addJob(e *entry, j *batchv1.Job) error {
 		n = *j.Spec.Completions
 	}
 	count := int(n)
-	if w := b.byKey[ownerKey{"Job", namespaceOr(j.Namespace), j.Name}]; w != nil {
+	var indexes []int // Indexed: the completion indexes to run, those of owned pods left out
+	w := b.byKey[ownerKey{"Job", namespaceOr(j.Namespace), j.Name}]
+	if w != nil {
 		count = max(0, count-w.owned)
+	}
+	if indexed {
+		for i := 0; len(indexes) < count && i < int(*j.Spec.Completions); i++ {
+			if w == nil || !w.ownedIndexes[strconv.Itoa(i)] {
+				indexes = append(indexes, i)
+			}
+		}
+		count = len(indexes)
 	}
 	uid := string(j.UID)
 	if uid == "" {
@@ -433,8 +448,9 @@ func (b *builder) addJob(e *entry, j *batchv1.Job) error {
 		}
 		name := j.Name + "-" + suffix(j.Name, strconv.Itoa(i))
 		if indexed {
-			labels[batchv1.JobCompletionIndexAnnotation] = strconv.Itoa(i)
-			name = j.Name + "-" + strconv.Itoa(i) + "-" + suffix(j.Name, strconv.Itoa(i))
+			index := strconv.Itoa(indexes[i])
+			labels[batchv1.JobCompletionIndexAnnotation] = index
+			name = j.Name + "-" + index + "-" + suffix(j.Name, index)
 		}
 		return name, labels
 	})
