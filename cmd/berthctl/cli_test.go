@@ -69,6 +69,15 @@ func TestApply(t *testing.T) {
 			requests: []string{"1 : high n1 web bad"},
 		},
 		{
+			name: "skipped documents and the scheduler configuration are reported",
+			manifest: good + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n---\n" +
+				"apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n",
+			stdout: "3 applied\n",
+			stderr: "berthctl: ignored: FILE: document 4 (ConfigMap default/settings): does not affect scheduling\n" +
+				"berthctl: not sent: FILE: document 5 (KubeSchedulerConfiguration): berthd takes its scheduler configuration from --scheduler-config at start\n",
+			requests: []string{"1 : high n1 web"},
+		},
+		{
 			name: "prune", manifest: good, args: []string{"--prune"},
 			stdout: "5 applied, 2 pruned\n",
 			// The implied namespaces are part of a full re-list.

@@ -60,7 +60,7 @@ func (a *app) delete(ctx context.Context, o *deleteOptions, args []string) error
 	case len(o.files) > 0 && len(args) > 0:
 		return usageErrorf("delete takes -f or KIND NAME, not both")
 	case len(o.files) > 0:
-		objs, err := a.readObjects(o.files, false)
+		objs, _, err := a.readObjects(o.files, false)
 		if err != nil {
 			return err
 		}

@@ -189,7 +189,9 @@ func New(ctx context.Context, opts Options) (*Scheduler, error) {
 	s.decisions = &decisionSink{DecisionSink: opts.Decisions, s: s}
 	s.scoreBuf.TotalsOnly = true
 	s.pdbs = newPDBs(s.pdbPods)
-	s.percentageOfNodesToScore = opts.Config.PercentageOfNodesToScore
+	if p := opts.Config.PercentageOfNodesToScore; p != nil {
+		s.percentageOfNodesToScore = *p
+	}
 	if opts.PercentageOfNodesToScore != nil {
 		s.percentageOfNodesToScore = *opts.PercentageOfNodesToScore
 	}

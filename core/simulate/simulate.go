@@ -36,8 +36,9 @@ type Options struct {
 	// Required.
 	Registry runtime.Registry
 	// PercentageOfNodesToScore overrides the global percentage. Unset, the
-	// configuration's global value is used if it has one, else 100 (every
-	// node is filtered and scored), as kubeoracle does.
+	// configuration's global value is used if it sets one (0, kube's
+	// adaptive default, included), else 100 (every node is filtered and
+	// scored), as kubeoracle does.
 	PercentageOfNodesToScore *int32
 	// MaxPreemptionRetries is how many times a pod that got a node
 	// nominated is retried at once. 0 means 1 (kubeoracle's default); a
@@ -78,7 +79,7 @@ func Run(ctx context.Context, in Input, opts Options) ([]Line, error) {
 		cfg = config.Default()
 	}
 	percentage := opts.PercentageOfNodesToScore
-	if percentage == nil && cfg.PercentageOfNodesToScore == 0 {
+	if percentage == nil && cfg.PercentageOfNodesToScore == nil {
 		percentage = ptr(int32(100))
 	}
 	retries := opts.MaxPreemptionRetries
@@ -105,7 +106,7 @@ func Run(ctx context.Context, in Input, opts Options) ([]Line, error) {
 		NoResultMemo:             opts.NoResultMemo,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("simulate: %w", err)
+		return nil, &ConfigError{Err: err}
 	}
 	r.s = s
 	pending, err := r.load(ctx, in)
@@ -119,6 +120,14 @@ func Run(ctx context.Context, in Input, opts Options) ([]Line, error) {
 	}
 	return r.lines, nil
 }
+
+// ConfigError is returned by Run when no scheduler can be built from the
+// configuration (an unknown plugin, invalid plugin args, ...).
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return "simulate: " + e.Err.Error() }
+
+func (e *ConfigError) Unwrap() error { return e.Err }
 
 // run is the state of one simulation.
 type run struct {

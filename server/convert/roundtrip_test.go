@@ -51,7 +51,13 @@ func fullPod() *berthv1.Pod {
 			{Name: "proxy", Requests: map[string]int64{"memory": 64 << 20}, RestartPolicy: berthv1.ContainerRestartPolicy_CONTAINER_RESTART_POLICY_ALWAYS,
 				Ports: []*berthv1.ContainerPort{{ContainerPort: 15001, Protocol: berthv1.Protocol_PROTOCOL_SCTP}}},
 		},
-		Overhead:     map[string]int64{"cpu": 250, "memory": 120 << 20},
+		Overhead:         map[string]int64{"cpu": 250, "memory": 120 << 20},
+		PodLevelRequests: map[string]int64{"cpu": 3000, "memory": 2 << 30, "hugepages-2Mi": 4 << 20},
+		WorkloadSelectors: []*berthv1.LabelSelector{
+			{MatchLabels: map[string]string{"app": "web"}},
+			{MatchExpressions: []*berthv1.LabelSelectorRequirement{{Key: "example.com/tier", Operator: berthv1.LabelSelectorOperator_LABEL_SELECTOR_OPERATOR_IN, Values: []string{"back", "front"}}}},
+			{},
+		},
 		NodeSelector: map[string]string{"disk": "ssd"},
 		Affinity: &berthv1.Affinity{
 			NodeAffinity: &berthv1.NodeAffinity{

@@ -62,6 +62,22 @@ func TestObjectValidation(t *testing.T) {
 		}), wantPath: "pod.containers[1].ports[0].host_port", wantMsg: "also taken by pod.containers[0].ports[0].host_port"},
 		{name: "unknown protocol", obj: podObject(func(p *berthv1.Pod) { p.Containers[0].Ports[0].Protocol = 9 }), wantPath: "pod.containers[0].ports[0].protocol", wantMsg: "unknown value 9"},
 		{name: "negative overhead", obj: podObject(func(p *berthv1.Pod) { p.Overhead["memory"] = -2 }), wantPath: "pod.overhead[memory]", wantMsg: "negative"},
+		{name: "pod-level extended resource", obj: podObject(func(p *berthv1.Pod) { p.PodLevelRequests = map[string]int64{"example.com/gpu": 1} }),
+			wantPath: "pod.pod_level_requests[example.com/gpu]", wantMsg: "only cpu, memory and hugepages"},
+		{name: "pod-level ephemeral storage", obj: podObject(func(p *berthv1.Pod) { p.PodLevelRequests = map[string]int64{"ephemeral-storage": 1} }),
+			wantPath: "pod.pod_level_requests[ephemeral-storage]", wantMsg: "unsupported at pod level"},
+		{name: "pod-level request below the containers'", obj: podObject(func(p *berthv1.Pod) { p.PodLevelRequests = map[string]int64{"cpu": 1999} }),
+			wantPath: "pod.pod_level_requests[cpu]", wantMsg: "aggregate request 2000, got 1999"},
+		{name: "negative pod-level request", obj: podObject(func(p *berthv1.Pod) { p.PodLevelRequests = map[string]int64{"memory": -1} }),
+			wantPath: "pod.pod_level_requests[memory]", wantMsg: "negative"},
+		{name: "workload selector not selecting the pod", obj: podObject(func(p *berthv1.Pod) {
+			p.WorkloadSelectors = []*berthv1.LabelSelector{{}, {MatchLabels: map[string]string{"app": "db"}}}
+		}), wantPath: "pod.workload_selectors[1]", wantMsg: "does not select the pod"},
+		{name: "nil workload selector", obj: podObject(func(p *berthv1.Pod) { p.WorkloadSelectors = []*berthv1.LabelSelector{nil} }),
+			wantPath: "pod.workload_selectors[0]", wantMsg: "required"},
+		{name: "bad workload selector key", obj: podObject(func(p *berthv1.Pod) {
+			p.WorkloadSelectors = []*berthv1.LabelSelector{{MatchLabels: map[string]string{"bad key": "x"}}}
+		}), wantPath: "pod.workload_selectors[0].match_labels[bad key]", wantMsg: "invalid"},
 		{name: "unknown preemption policy", obj: podObject(func(p *berthv1.Pod) { p.PreemptionPolicy = 3 }), wantPath: "pod.preemption_policy", wantMsg: "unknown"},
 		{name: "label selector operator unset", obj: podObject(func(p *berthv1.Pod) {
 			antiTerm(p).LabelSelector.MatchExpressions = append(antiTerm(p).LabelSelector.MatchExpressions,

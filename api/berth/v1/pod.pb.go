@@ -267,9 +267,35 @@ type Pod struct {
 	// The pod is being deleted. It keeps its node's resources until the caller
 	// deletes it from Berth, and Berth sends no Evict for it: it is already
 	// going.
-	Terminating   bool `protobuf:"varint,22,opt,name=terminating,proto3" json:"terminating,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Terminating bool `protobuf:"varint,22,opt,name=terminating,proto3" json:"terminating,omitempty"`
+	// Requests of the pod as a whole (Kubernetes' pod-level resources,
+	// spec.resources.requests), in canonical units (see Node): "cpu" in
+	// millicores, "memory" and "hugepages-<size>" in bytes; no other resource
+	// may be requested at pod level. Each resource given here replaces the
+	// sum of the containers' requests for that resource (the containers
+	// share the pod's amount) and must be at least that sum; resources not
+	// given keep the containers' sum. Overhead is added on top. Empty when
+	// the pod has no pod-level requests. Kubernetes defaults pod-level
+	// requests from pod-level limits; Berth has no limits, so send the
+	// defaulted requests.
+	PodLevelRequests map[string]int64 `protobuf:"bytes,23,rep,name=pod_level_requests,json=podLevelRequests,proto3" json:"pod_level_requests,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// The label selectors of the workloads this pod belongs to: the selector
+	// of the controller that owns it (the ReplicaSet behind a Deployment, a
+	// StatefulSet, a ReplicationController, or your orchestrator's
+	// equivalent: a service, job group or fleet whose replicas are
+	// interchangeable) and of every Service (load-balancing group) whose
+	// selector matches it. Orchestrators should fill it for replicated
+	// workloads: a pod with no topology_spread_constraints of its own is
+	// spread among the pods these selectors select (ANDed together, in the
+	// pod's namespace) by the cluster default spreading of PodTopologySpread
+	// (by default hostname max skew 3 and zone max skew 5, preferred only),
+	// as kube-scheduler derives that selector from the Services,
+	// ReplicaSets, StatefulSets and ReplicationControllers selecting a pod.
+	// Leave it empty for one-off pods: they get no default spreading. Each
+	// selector must match the pod's own labels.
+	WorkloadSelectors []*LabelSelector `protobuf:"bytes,24,rep,name=workload_selectors,json=workloadSelectors,proto3" json:"workload_selectors,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *Pod) Reset() {
@@ -454,6 +480,20 @@ func (x *Pod) GetTerminating() bool {
 		return x.Terminating
 	}
 	return false
+}
+
+func (x *Pod) GetPodLevelRequests() map[string]int64 {
+	if x != nil {
+		return x.PodLevelRequests
+	}
+	return nil
+}
+
+func (x *Pod) GetWorkloadSelectors() []*LabelSelector {
+	if x != nil {
+		return x.WorkloadSelectors
+	}
+	return nil
 }
 
 // Container is the part of a container scheduling needs.
@@ -700,7 +740,7 @@ var File_berth_v1_pod_proto protoreflect.FileDescriptor
 
 const file_berth_v1_pod_proto_rawDesc = "" +
 	"\n" +
-	"\x12berth/v1/pod.proto\x12\bberth.v1\x1a\x17berth/v1/affinity.proto\x1a\x13berth/v1/node.proto\x1a\x15berth/v1/policy.proto\x1a\x15berth/v1/spread.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xed\t\n" +
+	"\x12berth/v1/pod.proto\x12\bberth.v1\x1a\x17berth/v1/affinity.proto\x1a\x13berth/v1/node.proto\x1a\x15berth/v1/policy.proto\x1a\x17berth/v1/selector.proto\x1a\x15berth/v1/spread.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xcd\v\n" +
 	"\x03Pod\x12\x10\n" +
 	"\x03uid\x18\x01 \x01(\tR\x03uid\x12\x1c\n" +
 	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12\x12\n" +
@@ -727,7 +767,9 @@ const file_berth_v1_pod_proto_rawDesc = "" +
 	"\n" +
 	"start_time\x18\x14 \x01(\v2\x1a.google.protobuf.TimestampR\tstartTime\x12\x14\n" +
 	"\x05ready\x18\x15 \x01(\bR\x05ready\x12 \n" +
-	"\vterminating\x18\x16 \x01(\bR\vterminating\x1a9\n" +
+	"\vterminating\x18\x16 \x01(\bR\vterminating\x12Q\n" +
+	"\x12pod_level_requests\x18\x17 \x03(\v2#.berth.v1.Pod.PodLevelRequestsEntryR\x10podLevelRequests\x12F\n" +
+	"\x12workload_selectors\x18\x18 \x03(\v2\x17.berth.v1.LabelSelectorR\x11workloadSelectors\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a;\n" +
@@ -736,7 +778,10 @@ const file_berth_v1_pod_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1a?\n" +
 	"\x11NodeSelectorEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\v\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1aC\n" +
+	"\x15PodLevelRequestsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01B\v\n" +
 	"\t_priority\"\x93\x02\n" +
 	"\tContainer\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12=\n" +
@@ -785,7 +830,7 @@ func file_berth_v1_pod_proto_rawDescGZIP() []byte {
 }
 
 var file_berth_v1_pod_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_berth_v1_pod_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_berth_v1_pod_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_berth_v1_pod_proto_goTypes = []any{
 	(Protocol)(0),                    // 0: berth.v1.Protocol
 	(ContainerRestartPolicy)(0),      // 1: berth.v1.ContainerRestartPolicy
@@ -797,36 +842,40 @@ var file_berth_v1_pod_proto_goTypes = []any{
 	nil,                              // 7: berth.v1.Pod.LabelsEntry
 	nil,                              // 8: berth.v1.Pod.OverheadEntry
 	nil,                              // 9: berth.v1.Pod.NodeSelectorEntry
-	nil,                              // 10: berth.v1.Container.RequestsEntry
-	(PreemptionPolicy)(0),            // 11: berth.v1.PreemptionPolicy
-	(*Affinity)(nil),                 // 12: berth.v1.Affinity
-	(*TopologySpreadConstraint)(nil), // 13: berth.v1.TopologySpreadConstraint
-	(*timestamppb.Timestamp)(nil),    // 14: google.protobuf.Timestamp
-	(TaintEffect)(0),                 // 15: berth.v1.TaintEffect
+	nil,                              // 10: berth.v1.Pod.PodLevelRequestsEntry
+	nil,                              // 11: berth.v1.Container.RequestsEntry
+	(PreemptionPolicy)(0),            // 12: berth.v1.PreemptionPolicy
+	(*Affinity)(nil),                 // 13: berth.v1.Affinity
+	(*TopologySpreadConstraint)(nil), // 14: berth.v1.TopologySpreadConstraint
+	(*timestamppb.Timestamp)(nil),    // 15: google.protobuf.Timestamp
+	(*LabelSelector)(nil),            // 16: berth.v1.LabelSelector
+	(TaintEffect)(0),                 // 17: berth.v1.TaintEffect
 }
 var file_berth_v1_pod_proto_depIdxs = []int32{
 	7,  // 0: berth.v1.Pod.labels:type_name -> berth.v1.Pod.LabelsEntry
-	11, // 1: berth.v1.Pod.preemption_policy:type_name -> berth.v1.PreemptionPolicy
+	12, // 1: berth.v1.Pod.preemption_policy:type_name -> berth.v1.PreemptionPolicy
 	4,  // 2: berth.v1.Pod.containers:type_name -> berth.v1.Container
 	4,  // 3: berth.v1.Pod.init_containers:type_name -> berth.v1.Container
 	8,  // 4: berth.v1.Pod.overhead:type_name -> berth.v1.Pod.OverheadEntry
 	9,  // 5: berth.v1.Pod.node_selector:type_name -> berth.v1.Pod.NodeSelectorEntry
-	12, // 6: berth.v1.Pod.affinity:type_name -> berth.v1.Affinity
+	13, // 6: berth.v1.Pod.affinity:type_name -> berth.v1.Affinity
 	6,  // 7: berth.v1.Pod.tolerations:type_name -> berth.v1.Toleration
-	13, // 8: berth.v1.Pod.topology_spread_constraints:type_name -> berth.v1.TopologySpreadConstraint
-	14, // 9: berth.v1.Pod.creation_time:type_name -> google.protobuf.Timestamp
-	14, // 10: berth.v1.Pod.start_time:type_name -> google.protobuf.Timestamp
-	10, // 11: berth.v1.Container.requests:type_name -> berth.v1.Container.RequestsEntry
-	5,  // 12: berth.v1.Container.ports:type_name -> berth.v1.ContainerPort
-	1,  // 13: berth.v1.Container.restart_policy:type_name -> berth.v1.ContainerRestartPolicy
-	0,  // 14: berth.v1.ContainerPort.protocol:type_name -> berth.v1.Protocol
-	2,  // 15: berth.v1.Toleration.operator:type_name -> berth.v1.TolerationOperator
-	15, // 16: berth.v1.Toleration.effect:type_name -> berth.v1.TaintEffect
-	17, // [17:17] is the sub-list for method output_type
-	17, // [17:17] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	14, // 8: berth.v1.Pod.topology_spread_constraints:type_name -> berth.v1.TopologySpreadConstraint
+	15, // 9: berth.v1.Pod.creation_time:type_name -> google.protobuf.Timestamp
+	15, // 10: berth.v1.Pod.start_time:type_name -> google.protobuf.Timestamp
+	10, // 11: berth.v1.Pod.pod_level_requests:type_name -> berth.v1.Pod.PodLevelRequestsEntry
+	16, // 12: berth.v1.Pod.workload_selectors:type_name -> berth.v1.LabelSelector
+	11, // 13: berth.v1.Container.requests:type_name -> berth.v1.Container.RequestsEntry
+	5,  // 14: berth.v1.Container.ports:type_name -> berth.v1.ContainerPort
+	1,  // 15: berth.v1.Container.restart_policy:type_name -> berth.v1.ContainerRestartPolicy
+	0,  // 16: berth.v1.ContainerPort.protocol:type_name -> berth.v1.Protocol
+	2,  // 17: berth.v1.Toleration.operator:type_name -> berth.v1.TolerationOperator
+	17, // 18: berth.v1.Toleration.effect:type_name -> berth.v1.TaintEffect
+	19, // [19:19] is the sub-list for method output_type
+	19, // [19:19] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_pod_proto_init() }
@@ -837,6 +886,7 @@ func file_berth_v1_pod_proto_init() {
 	file_berth_v1_affinity_proto_init()
 	file_berth_v1_node_proto_init()
 	file_berth_v1_policy_proto_init()
+	file_berth_v1_selector_proto_init()
 	file_berth_v1_spread_proto_init()
 	file_berth_v1_pod_proto_msgTypes[0].OneofWrappers = []any{}
 	file_berth_v1_pod_proto_msgTypes[3].OneofWrappers = []any{}
@@ -846,7 +896,7 @@ func file_berth_v1_pod_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_pod_proto_rawDesc), len(file_berth_v1_pod_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   8,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -70,6 +70,18 @@ func (b *PodBuilder) HostPort(port int32, protocol, ip string) *PodBuilder {
 	return b
 }
 
+// Workload adds a workload selector matching the given labels.
+func (b *PodBuilder) Workload(matchLabels map[string]string) *PodBuilder {
+	b.p.WorkloadSelectors = append(b.p.WorkloadSelectors, model.LabelSelector{MatchLabels: matchLabels})
+	return b
+}
+
+// PodLevel sets the pod-level requests.
+func (b *PodBuilder) PodLevel(reqs model.ResourceList) *PodBuilder {
+	b.p.PodLevelRequests = reqs
+	return b
+}
+
 func (b *PodBuilder) Overhead(o model.ResourceList) *PodBuilder { b.p.Overhead = o; return b }
 
 // NodeSelector adds a nodeSelector pair.
