@@ -252,9 +252,9 @@ func TestQueueKeepsNominations(t *testing.T) {
 			want: map[string][]string{"n1": {"default/p"}},
 		},
 		{
-			name: "gated pod keeps the nomination it carries",
+			name: "gated pod is nominated only when it enters activeQ",
 			ops:  func(q *testQueue) { q.add(t, pod("p").Gate("g").Nominated("n1").Obj()) },
-			want: map[string][]string{"n1": {"default/p"}},
+			want: map[string][]string{},
 		},
 		{
 			name: "update of a queued pod keeps the scheduler's nomination",
@@ -304,34 +304,5 @@ func TestQueueKeepsNominations(t *testing.T) {
 				t.Errorf("nominations (-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-// TestGatedPodClaimsRestoredNomination checks that a gated pod coming back
-// after a restart claims its restored nomination at once, so the node's
-// room stays reserved for it while it is gated, and keeps it once ungated.
-func TestGatedPodClaimsRestoredNomination(t *testing.T) {
-	q := newTestQueue(t, nil)
-	q.Nominator().Restore([]Nomination{{PodUID: "uid-g", PodKey: "default/g", NodeName: "n1"}})
-	q.add(t, pod("g").Gate("wait").Obj())
-	if got := q.where("uid-g"); got != Gated {
-		t.Fatalf("pod is in %q, want Gated", got)
-	}
-	reserved := func() []string {
-		var names []string
-		for _, pi := range q.Nominator().NominatedPodsForNode("n1") {
-			names = append(names, pi.Pod.Name)
-		}
-		return names
-	}
-	if diff := cmp.Diff([]string{"g"}, reserved()); diff != "" {
-		t.Errorf("pods reserving n1 while gated (-want +got):\n%s", diff)
-	}
-	mustUpdate(t, q, nil, pod("g").Obj())
-	if got := q.where("uid-g"); got != Active {
-		t.Fatalf("ungated pod is in %q, want Active", got)
-	}
-	if diff := cmp.Diff([]string{"g"}, reserved()); diff != "" {
-		t.Errorf("pods reserving n1 once ungated (-want +got):\n%s", diff)
 	}
 }

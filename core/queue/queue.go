@@ -224,14 +224,12 @@ func (q *PriorityQueue) Add(ctx context.Context, pod *model.Pod) error {
 	return nil
 }
 
-// enqueueNewLocked queues a pod the queue did not know. The pod takes the
-// nomination it carries (or one restored for it) whether or not PreEnqueue
-// gates it, as in kube: a gated pod keeps the room preemption reserved for
-// it. The nomination is recorded before the pod can be popped.
+// enqueueNewLocked queues a pod the queue did not know. Entering activeQ,
+// it also takes the nomination it carries (or one restored for it).
 func (q *PriorityQueue) enqueueNewLocked(ctx context.Context, pi *framework.PodInfo, label string) {
-	q.nominator.AddNominatedPod(pi, nil)
 	e := q.newEntryLocked(pi)
 	if q.moveToActiveLocked(ctx, e, label, false) {
+		q.nominator.AddNominatedPod(pi, nil)
 		q.cond.Broadcast()
 	}
 }
