@@ -291,11 +291,19 @@ func (b *builder) addPDB(e *entry, p *policyv1.PodDisruptionBudget) error {
 		return e.fail("spec.maxUnavailable", err)
 	}
 	st := p.Status
-	// A status written in the manifest is the caller's figure; otherwise
-	// Berth computes the allowance from the pods it knows.
-	if st.DisruptionsAllowed != 0 || st.CurrentHealthy != 0 || st.DesiredHealthy != 0 || st.ExpectedPods != 0 || st.ObservedGeneration != 0 {
+	// A status written in the manifest is the caller's figure (as the
+	// oracle takes it: any field set, disruptedPods included, means a
+	// status); otherwise Berth computes the allowance from the pods it
+	// knows.
+	if st.DisruptionsAllowed != 0 || st.CurrentHealthy != 0 || st.DesiredHealthy != 0 || st.ExpectedPods != 0 || st.ObservedGeneration != 0 || len(st.DisruptedPods) != 0 {
 		allowed := st.DisruptionsAllowed
 		out.DisruptionsAllowed = &allowed
+	}
+	for name, at := range st.DisruptedPods {
+		if out.DisruptedPods == nil {
+			out.DisruptedPods = make(map[string]time.Time, len(st.DisruptedPods))
+		}
+		out.DisruptedPods[name] = at.Time.UTC()
 	}
 	b.cluster.PDBs = append(b.cluster.PDBs, out)
 	b.cluster.Origins[out] = e.at

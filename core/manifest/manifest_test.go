@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -476,3 +477,41 @@ status:
 		})
 	}
 }
+
+// TestPDBStatus reads a budget's status: any field, disruptedPods
+// included, makes it the caller's figure.
+func TestPDBStatus(t *testing.T) {
+	at := time.Date(2025, 1, 1, 0, 30, 0, 0, time.UTC)
+	pdbTests := []struct {
+		name          string
+		status        string
+		wantAllowed   *int32
+		wantDisrupted map[string]time.Time
+	}{
+		{name: "no status: Berth computes", status: "{}"},
+		{name: "disruptionsAllowed", status: "{disruptionsAllowed: 2}", wantAllowed: ptr(2)},
+		{name: "only currentHealthy: a status allowing none", status: "{currentHealthy: 3}", wantAllowed: ptr(0)},
+		{name: "only disruptedPods: a status allowing none", status: "{disruptedPods: {web1: '2025-01-01T00:30:00Z'}}",
+			wantAllowed: ptr(0), wantDisrupted: map[string]time.Time{"web1": at}},
+		{name: "both", status: "{disruptionsAllowed: 1, disruptedPods: {web1: '2025-01-01T00:30:00Z'}}",
+			wantAllowed: ptr(1), wantDisrupted: map[string]time.Time{"web1": at}},
+	}
+	for _, tc := range pdbTests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := manifest.Decode("inline.yaml", []byte("apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web}\n"+
+				"spec: {minAvailable: 1, selector: {matchLabels: {app: web}}}\nstatus: "+tc.status+"\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := c.PDBs[0]
+			if diff := cmp.Diff(tc.wantAllowed, got.DisruptionsAllowed); diff != "" {
+				t.Errorf("DisruptionsAllowed (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantDisrupted, got.DisruptedPods); diff != "" {
+				t.Errorf("DisruptedPods (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func ptr(v int32) *int32 { return &v }

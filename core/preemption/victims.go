@@ -126,22 +126,29 @@ func splitByBudget(pods []*framework.PodInfo, pdbs []framework.PDBStatus) (viola
 	return violating, others
 }
 
-// budgetExceeded takes pod's eviction off the allowance of every budget
-// covering it and reports whether one went below zero.
+// budgetExceeded takes pod's eviction off the allowance of the budgets
+// covering it, in order, and reports whether one went below zero. As in
+// kube, the first budget exceeded settles it: the budgets after it are not
+// charged. A budget listing the pod among its disrupted pods has counted
+// its eviction already and is not charged again. Budgets are charged in the
+// lister's order (namespace/name for the scheduler's); kube's lister has no
+// set order, so a pod under several budgets may be charged otherwise there.
 func budgetExceeded(pod *model.Pod, pdbs []framework.PDBStatus, allowed []int32) bool {
 	if len(pod.Labels) == 0 {
 		return false
 	}
-	exceeded := false
 	for i := range pdbs {
 		b := &pdbs[i]
 		if b.PDB.Namespace != pod.Namespace || b.Selector.IsEverything() || !b.Selector.Matches(pod.Labels) {
 			continue
 		}
+		if _, disrupted := b.PDB.DisruptedPods[pod.Name]; disrupted {
+			continue
+		}
 		allowed[i]--
 		if allowed[i] < 0 {
-			exceeded = true
+			return true
 		}
 	}
-	return exceeded
+	return false
 }

@@ -132,6 +132,7 @@ func fullObjects() map[string]*berthv1.Object {
 			Namespace: "prod", Name: "web", Selector: sel("tier", berthv1.LabelSelectorOperator_LABEL_SELECTOR_OPERATOR_IN, "front"),
 			Budget:             &berthv1.PodDisruptionBudget_MinAvailable{MinAvailable: &berthv1.IntOrPercent{Value: &berthv1.IntOrPercent_Percent{Percent: 50}}},
 			DisruptionsAllowed: ptr(int32(0)),
+			DisruptedPods:      map[string]*timestamppb.Timestamp{"web-1": timestamppb.New(time.Date(2025, 3, 1, 12, 30, 0, 0, time.UTC))},
 		}}},
 		"budget with max_unavailable count": {Kind: &berthv1.Object_PodDisruptionBudget{PodDisruptionBudget: &berthv1.PodDisruptionBudget{
 			Namespace: "prod", Name: "db", Selector: &berthv1.LabelSelector{},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/server/convert"
@@ -165,6 +166,12 @@ func TestObjectValidation(t *testing.T) {
 		}), wantPath: "pod_disruption_budget.max_unavailable", wantMsg: "count and percent"},
 		{name: "budget selector bad operator", obj: pdbObject(func(b *berthv1.PodDisruptionBudget) { b.Selector.MatchExpressions[0].Operator = 9 }),
 			wantPath: "pod_disruption_budget.selector.match_expressions[0].operator", wantMsg: "unknown value 9"},
+		{name: "budget disrupted pod with a bad name", obj: pdbObject(func(b *berthv1.PodDisruptionBudget) {
+			b.DisruptedPods = map[string]*timestamppb.Timestamp{"Web_1": timestamppb.Now()}
+		}), wantPath: "pod_disruption_budget.disrupted_pods[Web_1]", wantMsg: ""},
+		{name: "budget disrupted pod with a bad time", obj: pdbObject(func(b *berthv1.PodDisruptionBudget) {
+			b.DisruptedPods = map[string]*timestamppb.Timestamp{"web-1": {Seconds: 1, Nanos: -1}}
+		}), wantPath: "pod_disruption_budget.disrupted_pods[web-1]", wantMsg: "invalid timestamp"},
 		{name: "budget without namespace", obj: pdbObject(func(b *berthv1.PodDisruptionBudget) { b.Namespace = "" }), wantPath: "pod_disruption_budget.namespace", wantMsg: "required"},
 
 		{name: "namespace bad label", obj: &berthv1.Object{Kind: &berthv1.Object_Namespace{Namespace: &berthv1.Namespace{Name: "a", Labels: map[string]string{"a/b/c": "x"}}}},
