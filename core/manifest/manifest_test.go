@@ -515,3 +515,44 @@ func TestPDBStatus(t *testing.T) {
 }
 
 func ptr(v int32) *int32 { return &v }
+
+// TestPreemptionCondition reads the DisruptionTarget condition a
+// scheduler's preemption sets on its victims.
+func TestPreemptionCondition(t *testing.T) {
+	podDoc := func(deleting bool, conditions string) string {
+		meta := "{name: p}"
+		if deleting {
+			meta = "{name: p, deletionTimestamp: '2025-01-01T01:00:00Z'}"
+		}
+		return "apiVersion: v1\nkind: Pod\nmetadata: " + meta + "\nspec: {nodeName: n1, containers: [{name: c}]}\nstatus: {conditions: " + conditions + "}\n"
+	}
+	const preempted = "{type: DisruptionTarget, status: 'True', reason: PreemptionByScheduler}"
+	tests := []struct {
+		name                           string
+		doc                            string
+		wantTerminating, wantPreempted bool
+	}{
+		{"running", podDoc(false, "[]"), false, false},
+		{"terminating, no condition", podDoc(true, "[]"), true, false},
+		{"terminating by preemption", podDoc(true, "["+preempted+"]"), true, true},
+		{"condition without deletion", podDoc(false, "["+preempted+"]"), false, true},
+		{"evicted through the API", podDoc(true, "[{type: DisruptionTarget, status: 'True', reason: EvictionByEvictionAPI}]"), true, false},
+		{"condition false", podDoc(true, "[{type: DisruptionTarget, status: 'False', reason: PreemptionByScheduler}]"), true, false},
+		{"the first DisruptionTarget decides", podDoc(true, "[{type: DisruptionTarget, status: 'False'}, "+preempted+"]"), true, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := manifest.Decode("inline.yaml", []byte(tc.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := c.Pods[0]
+			if p.Terminating != tc.wantTerminating || p.Preempted != tc.wantPreempted {
+				t.Errorf("terminating %v preempted %v, want %v %v", p.Terminating, p.Preempted, tc.wantTerminating, tc.wantPreempted)
+			}
+			if got, want := p.TerminatingByPreemption(), tc.wantTerminating && tc.wantPreempted; got != want {
+				t.Errorf("TerminatingByPreemption() = %v, want %v", got, want)
+			}
+		})
+	}
+}

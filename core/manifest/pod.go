@@ -34,6 +34,7 @@ func convertPod(p *corev1.Pod) (*model.Pod, *fieldError) {
 		NominatedNodeName: p.Status.NominatedNodeName,
 		CreationTime:      p.CreationTimestamp.Time.UTC(),
 		Terminating:       p.DeletionTimestamp != nil,
+		Preempted:         preemptedByScheduler(p),
 		Ready:             podReady(p),
 	}
 	if pod.UID == "" {
@@ -220,6 +221,18 @@ func podReady(p *corev1.Pod) bool {
 		}
 	}
 	return true
+}
+
+// preemptedByScheduler reads the pod's DisruptionTarget condition (the
+// first one decides): True with reason PreemptionByScheduler means a
+// scheduler preempted the pod.
+func preemptedByScheduler(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.DisruptionTarget {
+			return c.Status == corev1.ConditionTrue && c.Reason == corev1.PodReasonPreemptionByScheduler
+		}
+	}
+	return false
 }
 
 // containers converts containers, defaulting each missing request to the

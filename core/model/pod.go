@@ -62,7 +62,17 @@ type Pod struct {
 	StartTime    time.Time // zero when not started; orders preemption victims
 	Ready        bool      // counts as healthy for disruption budgets
 	Terminating  bool      // being deleted: still occupies its node until gone
+	// Preempted says a scheduler preempted the pod (kube: its
+	// DisruptionTarget condition is True with reason PreemptionByScheduler).
+	// It matters with Terminating: see TerminatingByPreemption.
+	Preempted bool
 }
+
+// TerminatingByPreemption reports whether the pod is being deleted because
+// a scheduler preempted it. A preemptor nominated to a node waits for such
+// lower-priority pods to go instead of preempting again; pods terminating
+// for other reasons (scale-down, drain) do not hold it back, as in kube.
+func (p *Pod) TerminatingByPreemption() bool { return p.Terminating && p.Preempted }
 
 // Key is the pod's "namespace/name", the form used in traces and messages.
 func (p *Pod) Key() string { return p.Namespace + "/" + p.Name }

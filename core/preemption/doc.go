@@ -6,9 +6,12 @@
 // The flow of Evaluator.Preempt, with kube's semantics:
 //
 //  1. Eligibility: a pod with preemptionPolicy Never never preempts; a pod
-//     nominated to a node where a lower-priority pod is still terminating
-//     waits for it instead of preempting again (unless its nominated node is
-//     now UnschedulableAndUnresolvable).
+//     nominated to a node where a lower-priority pod is terminating by
+//     preemption (model.Pod.TerminatingByPreemption: the scheduler marks
+//     the victims it evicted so, and callers may report others) waits for
+//     it instead of preempting again, unless its nominated node is now
+//     UnschedulableAndUnresolvable. Pods terminating for another reason do
+//     not hold it back.
 //  2. Candidates: the nodes whose filter status was Unschedulable (never
 //     the UnschedulableAndUnresolvable ones, where evicting cannot help) are
 //     dry-run in parallel, starting at an offset (random, or 0 when
@@ -26,8 +29,10 @@
 //     victims; then the smallest node name when deterministic, else the
 //     first candidate found.
 //  4. Execution: each victim not already terminating gets an Evict decision
-//     naming the preemptor (a victim held at Permit is rejected in memory
-//     instead); lower-priority pods nominated to the node lose their
+//     naming the preemptor, after which the scheduler holds it as
+//     terminating by preemption until it is deleted (a victim held at
+//     Permit is rejected in memory instead, and goes back to the queue);
+//     lower-priority pods nominated to the node lose their
 //     nomination (ClearNomination). The caller nominates the preemptor from
 //     the returned PostFilterResult; the pod waits in the queue until the
 //     victims are gone, and its nomination keeps lower-priority pods off the

@@ -86,18 +86,47 @@ func TestPreempt(t *testing.T) {
 			want: outcome{Node: "-", Code: framework.Unschedulable, Message: preemption.MsgPolicyNever},
 		},
 		{
-			name: "a pod nominated where a lower-priority pod is terminating waits",
+			name: "a pod nominated where a lower-priority pod is terminating by preemption waits",
 			spec: clusterSpec{nodes: []*model.Node{node("n1", 2000)}, pods: []*model.Pod{
-				running("dying", "n1", 1, 1000, hour).Terminating().Obj(),
+				running("dying", "n1", 1, 1000, hour).Terminating().Preempted().Obj(),
 				running("low", "n1", 1, 1000, hour).Obj(),
 			}},
 			pod:  preemptor(10, 2000).Nominated("n1").Obj(),
 			want: outcome{Node: "-", Code: framework.Unschedulable, Message: preemption.MsgTerminatingVictim},
 		},
 		{
+			name: "a pod terminating for another reason does not make it wait",
+			spec: clusterSpec{nodes: []*model.Node{node("n1", 2000)}, pods: []*model.Pod{
+				running("dying", "n1", 1, 1000, hour).Terminating().Obj(),
+				running("low", "n1", 1, 1000, hour).Obj(),
+			}},
+			pod:  preemptor(10, 2000).Nominated("n1").Obj(),
+			want: outcome{Node: "n1", Decisions: []string{evicted("low", "n1")}},
+		},
+		{
+			name: "a preempted pod that is not terminating does not make it wait",
+			spec: clusterSpec{nodes: []*model.Node{node("n1", 2000)}, pods: []*model.Pod{
+				running("marked", "n1", 1, 1000, hour).Preempted().Obj(),
+				running("low", "n1", 1, 1000, 2*hour).Obj(),
+			}},
+			pod:  preemptor(10, 1000).Nominated("n1").Obj(),
+			want: outcome{Node: "n1", Decisions: []string{evicted("marked", "n1")}},
+		},
+		{
+			name: "a nominated node now unresolvable: preempts again elsewhere",
+			spec: clusterSpec{nodes: []*model.Node{
+				mt.MakeNode("n1").Capacity(mt.Res(2000, 64*mt.Gi)).Taint("k", "v", model.TaintEffectNoSchedule).Obj(), node("n2", 2000),
+			}, pods: []*model.Pod{
+				running("dying", "n1", 1, 1000, hour).Terminating().Preempted().Obj(),
+				running("low", "n2", 1, 2000, hour).Obj(),
+			}},
+			pod:  preemptor(10, 2000).Nominated("n1").Obj(),
+			want: outcome{Node: "n2", Decisions: []string{evicted("low", "n2")}},
+		},
+		{
 			name: "a terminating pod of higher priority does not make the pod wait",
 			spec: clusterSpec{nodes: []*model.Node{node("n1", 2000)}, pods: []*model.Pod{
-				running("dying", "n1", 20, 1000, hour).Terminating().Obj(),
+				running("dying", "n1", 20, 1000, hour).Terminating().Preempted().Obj(),
 				running("low", "n1", 1, 1000, hour).Obj(),
 			}},
 			pod:  preemptor(10, 1000).Nominated("n1").Obj(),

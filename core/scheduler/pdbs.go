@@ -60,8 +60,9 @@ func (p *pdbs) List() []framework.PDBStatus {
 // controller does, with the oracle's approximation for the expected count
 // (the matching pods, pending or bound): healthy matching pods minus the
 // desired healthy count, at least 0. A pod is healthy when it is bound,
-// ready, not terminating and not among the budget's disrupted pods. A
-// value the caller gave wins.
+// ready, not terminating (a pod the scheduler evicted is terminating in its
+// view) and not among the budget's disrupted pods. A value the caller gave
+// wins.
 func disruptionsAllowed(pdb *model.PodDisruptionBudget, sel model.Selector, pods []*model.Pod) int32 {
 	if pdb.DisruptionsAllowed != nil {
 		return *pdb.DisruptionsAllowed

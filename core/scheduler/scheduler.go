@@ -107,11 +107,12 @@ type Options struct {
 // use with Run), decisions go out through Options.Decisions.
 //
 // Locks: ingestMu serializes the state-in calls; cycleMu is held by the
-// scheduling cycle (one at a time). The two are never held together. Both
-// call the queue (its lock, then the nominator's, then mu through the
-// queue's PodLookup) and the cache (a leaf lock). mu is a leaf: nothing is
-// called while holding it. Binding cycles take neither ingestMu nor
-// cycleMu.
+// scheduling cycle (one at a time). The cycle takes ingestMu only to mark
+// the victims it evicted (markEvicted), so the order is cycleMu, then
+// ingestMu; the state-in calls never take cycleMu. Both call the queue (its
+// lock, then the nominator's, then mu through the queue's PodLookup) and
+// the cache (a leaf lock). mu is a leaf: nothing is called while holding
+// it. Binding cycles take neither ingestMu nor cycleMu.
 type Scheduler struct {
 	opts      Options
 	cfg       *config.Config
@@ -142,6 +143,7 @@ type Scheduler struct {
 	classes    *priority.Classes
 	records    map[string]*podRecord // pending pods' last failures
 	binds      map[string]*binding   // binds issued, awaiting an outcome
+	evicted    map[string]struct{}   // pods evicted and not deleted yet (evictions.go)
 	namespaces *namespaces
 	pdbs       *pdbs
 
@@ -183,6 +185,7 @@ func New(ctx context.Context, opts Options) (*Scheduler, error) {
 		classes:    priority.NewClasses(),
 		records:    make(map[string]*podRecord),
 		binds:      make(map[string]*binding),
+		evicted:    make(map[string]struct{}),
 		namespaces: newNamespaces(),
 		rand:       opts.Rand,
 	}
@@ -361,8 +364,9 @@ func (l lazyNominator) NominatedPodsForNode(nodeName string) []*framework.PodInf
 
 // decisionSink forwards decisions to Options.Decisions. It counts
 // evictions, so an attempt knows how many victims its preemption evicted,
-// and applies nominations to the scheduler's own view of the pods, as the
-// status patch kube sends would come back through its informer.
+// and applies evictions and nominations to the scheduler's own view of the
+// pods, as kube's API calls would come back through its informer: an
+// evicted pod is terminating by preemption (evictions.go).
 type decisionSink struct {
 	framework.DecisionSink
 	s         *Scheduler
@@ -370,8 +374,12 @@ type decisionSink struct {
 }
 
 func (d *decisionSink) Evict(ctx context.Context, victim *model.Pod, nodeName string, preemptor *model.Pod, reason string) error {
+	if err := d.DecisionSink.Evict(ctx, victim, nodeName, preemptor, reason); err != nil {
+		return err
+	}
 	d.evictions.Add(1)
-	return d.DecisionSink.Evict(ctx, victim, nodeName, preemptor, reason)
+	d.s.markEvicted(ctx, victim.UID)
+	return nil
 }
 
 func (d *decisionSink) Nominate(ctx context.Context, pod *model.Pod, nodeName string) error {

@@ -62,6 +62,7 @@ func pod(p path, in *berthv1.Pod) (*model.Pod, *FieldError) {
 		NominatedNodeName: in.GetNominatedNodeName(),
 		Ready:             in.GetReady(),
 		Terminating:       in.GetTerminating(),
+		Preempted:         in.GetPreempted(),
 	}
 	if in.Priority != nil {
 		out.RequestedPriority, out.Priority = ptr(in.GetPriority()), in.GetPriority()
@@ -345,6 +346,7 @@ func PodToProto(in *model.Pod) *berthv1.Pod {
 		StartTime:                 timestampToProto(in.StartTime),
 		Ready:                     in.Ready,
 		Terminating:               in.Terminating,
+		Preempted:                 in.Preempted,
 	}
 	if in.RequestedPriority != nil {
 		out.Priority = ptr(*in.RequestedPriority)

@@ -112,6 +112,7 @@ func fullPod() *berthv1.Pod {
 		StartTime:         timestamppb.New(time.Date(2025, 3, 1, 12, 5, 0, 0, time.UTC)),
 		Ready:             true,
 		Terminating:       true,
+		Preempted:         true,
 	}
 }
 

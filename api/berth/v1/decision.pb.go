@@ -326,6 +326,15 @@ func (x *Bind) GetNode() string {
 // Evict asks the orchestrator to remove a running pod so that a pending pod
 // of higher priority (the preemptor) can take its place. Berth sends the
 // Evicts of one preemption, then the preemptor's Nominate.
+//
+// An Evict is kube-scheduler's deletion of the victim, not a request that
+// may be declined: from it on Berth holds the victim as terminating by
+// preemption (Pod.terminating and Pod.preempted), whatever upserts of it
+// say, until the pod is deleted. Meanwhile the victim keeps
+// its node's resources, is not evicted again, no longer counts as healthy
+// for disruption budgets, and preemptors nominated to its node wait for it.
+// An orchestrator that keeps such a pod running after all should delete it
+// and upsert it under a new uid.
 type Evict struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The pod to remove; the same as Decision.pod, repeated so an Evict reads

@@ -266,7 +266,7 @@ type Pod struct {
 	Ready bool `protobuf:"varint,21,opt,name=ready,proto3" json:"ready,omitempty"`
 	// The pod is being deleted. It keeps its node's resources until the caller
 	// deletes it from Berth, and Berth sends no Evict for it: it is already
-	// going.
+	// going. It no longer counts as healthy for disruption budgets.
 	Terminating bool `protobuf:"varint,22,opt,name=terminating,proto3" json:"terminating,omitempty"`
 	// Requests of the pod as a whole (Kubernetes' pod-level resources,
 	// spec.resources.requests), in canonical units (see Node): "cpu" in
@@ -294,8 +294,20 @@ type Pod struct {
 	// Leave it empty for one-off pods: they get no default spreading. Each
 	// selector must match the pod's own labels.
 	WorkloadSelectors []*LabelSelector `protobuf:"bytes,24,rep,name=workload_selectors,json=workloadSelectors,proto3" json:"workload_selectors,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// The pod is being deleted because a scheduler preempted it: Kubernetes'
+	// DisruptionTarget condition, True with reason PreemptionByScheduler. Read
+	// only with terminating. A preemptor nominated to a node waits for the
+	// lower-priority pods terminating by preemption there instead of preempting
+	// again; pods terminating for other reasons (scale-down, drain) do not hold
+	// it back, as in kube-scheduler.
+	//
+	// Berth marks the pods it sends an Evict for itself, from the Evict on
+	// until the pod is deleted: an upsert without this field or without
+	// terminating does not clear the mark. Set it for pods another scheduler
+	// preempted, or to mirror the Kubernetes condition.
+	Preempted     bool `protobuf:"varint,25,opt,name=preempted,proto3" json:"preempted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Pod) Reset() {
@@ -494,6 +506,13 @@ func (x *Pod) GetWorkloadSelectors() []*LabelSelector {
 		return x.WorkloadSelectors
 	}
 	return nil
+}
+
+func (x *Pod) GetPreempted() bool {
+	if x != nil {
+		return x.Preempted
+	}
+	return false
 }
 
 // Container is the part of a container scheduling needs.
@@ -740,7 +759,7 @@ var File_berth_v1_pod_proto protoreflect.FileDescriptor
 
 const file_berth_v1_pod_proto_rawDesc = "" +
 	"\n" +
-	"\x12berth/v1/pod.proto\x12\bberth.v1\x1a\x17berth/v1/affinity.proto\x1a\x13berth/v1/node.proto\x1a\x15berth/v1/policy.proto\x1a\x17berth/v1/selector.proto\x1a\x15berth/v1/spread.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xcd\v\n" +
+	"\x12berth/v1/pod.proto\x12\bberth.v1\x1a\x17berth/v1/affinity.proto\x1a\x13berth/v1/node.proto\x1a\x15berth/v1/policy.proto\x1a\x17berth/v1/selector.proto\x1a\x15berth/v1/spread.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xeb\v\n" +
 	"\x03Pod\x12\x10\n" +
 	"\x03uid\x18\x01 \x01(\tR\x03uid\x12\x1c\n" +
 	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12\x12\n" +
@@ -769,7 +788,8 @@ const file_berth_v1_pod_proto_rawDesc = "" +
 	"\x05ready\x18\x15 \x01(\bR\x05ready\x12 \n" +
 	"\vterminating\x18\x16 \x01(\bR\vterminating\x12Q\n" +
 	"\x12pod_level_requests\x18\x17 \x03(\v2#.berth.v1.Pod.PodLevelRequestsEntryR\x10podLevelRequests\x12F\n" +
-	"\x12workload_selectors\x18\x18 \x03(\v2\x17.berth.v1.LabelSelectorR\x11workloadSelectors\x1a9\n" +
+	"\x12workload_selectors\x18\x18 \x03(\v2\x17.berth.v1.LabelSelectorR\x11workloadSelectors\x12\x1c\n" +
+	"\tpreempted\x18\x19 \x01(\bR\tpreempted\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a;\n" +

@@ -177,7 +177,7 @@ func (x *PriorityClass) GetDescription() string {
 // computes how many of them may be disrupted: the healthy ones (running,
 // ready, not terminating and not listed in disrupted_pods) minus those that
 // must stay, where percentages are of all covered pods Berth holds, rounded
-// up.
+// up. A pod Berth sent an Evict for is terminating from then on.
 //
 // When choosing preemption victims, Berth charges a victim's eviction to
 // every budget covering it, in namespace/name order, up to the first one it

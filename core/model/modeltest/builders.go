@@ -39,6 +39,7 @@ func (b *PodBuilder) Created(t time.Time) *PodBuilder { b.p.CreationTime = t; re
 func (b *PodBuilder) Started(t time.Time) *PodBuilder { b.p.StartTime = t; return b }
 func (b *PodBuilder) Ready() *PodBuilder              { b.p.Ready = true; return b }
 func (b *PodBuilder) Terminating() *PodBuilder        { b.p.Terminating = true; return b }
+func (b *PodBuilder) Preempted() *PodBuilder          { b.p.Preempted = true; return b }
 
 // Label adds a label.
 func (b *PodBuilder) Label(k, v string) *PodBuilder {

@@ -277,7 +277,7 @@ export interface Pod {
   /**
    * The pod is being deleted. It keeps its node's resources until the caller
    * deletes it from Berth, and Berth sends no Evict for it: it is already
-   * going.
+   * going. It no longer counts as healthy for disruption budgets.
    */
   terminating: boolean;
   /**
@@ -310,6 +310,20 @@ export interface Pod {
    * selector must match the pod's own labels.
    */
   workloadSelectors: LabelSelector[];
+  /**
+   * The pod is being deleted because a scheduler preempted it: Kubernetes'
+   * DisruptionTarget condition, True with reason PreemptionByScheduler. Read
+   * only with terminating. A preemptor nominated to a node waits for the
+   * lower-priority pods terminating by preemption there instead of preempting
+   * again; pods terminating for other reasons (scale-down, drain) do not hold
+   * it back, as in kube-scheduler.
+   *
+   * Berth marks the pods it sends an Evict for itself, from the Evict on
+   * until the pod is deleted: an upsert without this field or without
+   * terminating does not clear the mark. Set it for pods another scheduler
+   * preempted, or to mirror the Kubernetes condition.
+   */
+  preempted: boolean;
 }
 
 export interface Pod_LabelsEntry {
@@ -425,6 +439,7 @@ function createBasePod(): Pod {
     terminating: false,
     podLevelRequests: {},
     workloadSelectors: [],
+    preempted: false,
   };
 }
 
@@ -501,6 +516,9 @@ export const Pod: MessageFns<Pod> = {
     });
     for (const v of message.workloadSelectors) {
       LabelSelector.encode(v!, writer.uint32(194).fork()).join();
+    }
+    if (message.preempted !== false) {
+      writer.uint32(200).bool(message.preempted);
     }
     return writer;
   },
@@ -722,6 +740,14 @@ export const Pod: MessageFns<Pod> = {
             message.workloadSelectors.push(LabelSelector.decode(reader, reader.uint32()));
             continue;
           }
+          case 25: {
+            if (tag !== 200) {
+              break;
+            }
+
+            message.preempted = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -886,6 +912,7 @@ export const Pod: MessageFns<Pod> = {
         : globalThis.Array.isArray(object?.workload_selectors)
         ? object.workload_selectors.map((e: any) => LabelSelector.fromJSON(e))
         : [],
+      preempted: isSet(object.preempted) ? globalThis.Boolean(object.preempted) : false,
     };
   },
 
@@ -987,6 +1014,9 @@ export const Pod: MessageFns<Pod> = {
     if (message.workloadSelectors?.length) {
       obj.workloadSelectors = message.workloadSelectors.map((e) => LabelSelector.toJSON(e));
     }
+    if (message.preempted !== false) {
+      obj.preempted = message.preempted;
+    }
     return obj;
   },
 
@@ -1058,6 +1088,7 @@ export const Pod: MessageFns<Pod> = {
       {},
     );
     message.workloadSelectors = object.workloadSelectors?.map((e) => LabelSelector.fromPartial(e)) || [];
+    message.preempted = object.preempted ?? false;
     return message;
   },
 };
