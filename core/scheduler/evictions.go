@@ -110,3 +110,21 @@ func (s *Scheduler) RestoreEvictions(uids []string) {
 		s.evicted[uid] = struct{}{}
 	}
 }
+
+// ForgetUnknownEvictions drops the evictions of pods the scheduler does not
+// hold, restored after a restart for pods deleted while it was down, and
+// returns their UIDs, sorted. Call it once a re-list of every pod is
+// complete; a pod sent later is not held as evicted.
+func (s *Scheduler) ForgetUnknownEvictions() []string {
+	s.mu.Lock()
+	var out []string
+	for uid := range s.evicted {
+		if _, ok := s.pods[uid]; !ok {
+			delete(s.evicted, uid)
+			out = append(out, uid)
+		}
+	}
+	s.mu.Unlock()
+	slices.Sort(out)
+	return out
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/scheduler"
@@ -12,12 +13,13 @@ import (
 )
 
 // cluster is the scheduler as the state service drives it, with the
-// outcomes of binds told to the decision log (which keeps store.Assumed
-// and store.Nominations in step) and the binds restored after a restart
-// applied to re-listed pods.
+// outcomes of binds and the deletions of pods told to the decision log
+// (which keeps store.Assumed, store.Nominations and store.Evictions in
+// step) and the binds restored after a restart applied to re-listed pods.
 type cluster struct {
 	*scheduler.Scheduler
-	log *decisionlog.Log
+	log    *decisionlog.Log
+	logger *slog.Logger
 }
 
 var _ statesvc.Cluster = (*cluster)(nil)
@@ -50,7 +52,18 @@ func (c *cluster) AddPod(ctx context.Context, pod *model.Pod) error {
 // UpdatePod is AddPod.
 func (c *cluster) UpdatePod(ctx context.Context, pod *model.Pod) error { return c.AddPod(ctx, pod) }
 
-// DeletePod forgets the pod, and its bind and nomination records.
+// forgetStaleEvictions drops the evictions restored after a restart whose
+// pods a complete re-list did not bring back: they were deleted while
+// berthd was down, so their records go as a deletion's would.
+func (c *cluster) forgetStaleEvictions(ctx context.Context) {
+	for _, uid := range c.Scheduler.ForgetUnknownEvictions() {
+		if err := c.log.Forget(ctx, uid); err != nil {
+			c.logger.Error("forgetting the eviction of a pod not re-listed failed", "pod_uid", uid, "err", err)
+		}
+	}
+}
+
+// DeletePod forgets the pod, and its bind, nomination and eviction records.
 func (c *cluster) DeletePod(ctx context.Context, pod *model.Pod) error {
 	err := c.Scheduler.DeletePod(ctx, pod)
 	if ferr := c.log.Forget(ctx, pod.UID); ferr != nil {

@@ -139,14 +139,15 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		return nil, err
 	}
 	d.sched.RestoreNominations(rec.Nominations)
+	d.sched.RestoreEvictions(rec.Evicted)
 	if err := metrics.RegisterPendingPods(cfg.Registry, func() queue.Stats { return d.sched.Stats().Queue }); err != nil {
 		return nil, fmt.Errorf("daemon: register metrics: %w", err)
 	}
 	first, last := d.store.Revisions()
 	cfg.Logger.Info("data directory open", "path", d.store.Path(), "first_revision", first, "last_revision", last,
-		"nominations", len(rec.Nominations), "binds_awaiting_outcome", len(rec.Binds))
+		"nominations", len(rec.Nominations), "binds_awaiting_outcome", len(rec.Binds), "evictions_pending", len(rec.Evicted))
 
-	cl := &cluster{Scheduler: d.sched, log: d.log}
+	cl := &cluster{Scheduler: d.sched, log: d.log, logger: cfg.Logger}
 	d.srv, err = server.New(server.Config{
 		Logger:          cfg.Logger,
 		Registry:        cfg.Registry,
@@ -155,6 +156,7 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		Services: server.Services{
 			State: statesvc.New(cl, statesvc.Options{
 				Logger: cfg.Logger, MaxMutations: cfg.MaxMutations, BindRevisions: d.log,
+				PodsResynced: cl.forgetStaleEvictions,
 			}),
 			Decision: decisionsvc.New(d.log, decisionsvc.Options{Stopping: d.stopping}),
 			Admin: adminsvc.New(cl, adminsvc.Options{

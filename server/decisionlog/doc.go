@@ -7,7 +7,8 @@
 // (Unschedulable) that Log implements. Each call is one store.Batch: the
 // encoded decision appended to the log plus the keyspace changes it implies
 // (a Bind records the pod in store.Assumed and ends its nomination; a
-// Nominate puts store.Nominations, a ClearNomination deletes it). Calls
+// Nominate puts store.Nominations, a ClearNomination deletes it; an Evict
+// records the victim in store.Evictions). Calls
 // commit concurrently, so the store groups them into shared transactions;
 // each returns once its decision is durable.
 //
@@ -18,9 +19,10 @@
 // *store.CompactedError, which the service maps to OUT_OF_RANGE.
 //
 // Outcomes of binds (confirmed, failed, pod deleted) are told to Log by the
-// daemon through Settle and Forget; Log removes the store.Assumed and
-// store.Nominations entries they end, in the background (Settle can wait
-// for durability). After a restart, Recover reads both keyspaces back.
+// daemon through Settle and Forget; Log removes the store.Assumed,
+// store.Nominations and store.Evictions entries they end, in the background
+// (Settle can wait for durability). After a restart, Recover reads the
+// three keyspaces back.
 //
 // The payload of a record is a berthv1.Decision without revision and time:
 // both come from the store's record, so a decision read after a restart is

@@ -52,9 +52,10 @@ type Log struct {
 	logger *slog.Logger
 	settle *settler
 
-	mu    sync.Mutex
-	binds map[string]bindEntry // by pod uid: the pod's last Bind
-	noms  map[string]nomEntry  // by pod uid: the pod's nomination
+	mu     sync.Mutex
+	binds  map[string]bindEntry // by pod uid: the pod's last Bind
+	noms   map[string]nomEntry  // by pod uid: the pod's nomination
+	evicts map[string]bool      // by pod uid: pods evicted, until deleted
 }
 
 // nomEntry is a pod's nomination.
@@ -93,6 +94,7 @@ func New(st store.Store, opts Options) *Log {
 		logger: opts.Logger,
 		binds:  make(map[string]bindEntry),
 		noms:   make(map[string]nomEntry),
+		evicts: make(map[string]bool),
 	}
 	l.settle = newSettler(st, l.observeCommit, opts.Logger)
 	return l
@@ -110,7 +112,7 @@ func (l *Log) Bind(ctx context.Context, pod *model.Pod, node string) error {
 		return err
 	}
 	key := []byte(pod.UID)
-	if err := l.settle.claim(ctx, key); err != nil {
+	if err := l.settle.claim(ctx, key, store.Assumed, store.Nominations); err != nil {
 		return err
 	}
 	// The bind's revision is above the newest one now: Recover searches
@@ -131,14 +133,26 @@ func (l *Log) Bind(ctx context.Context, pod *model.Pod, node string) error {
 	return nil
 }
 
-// Evict appends the Evict decision.
+// Evict appends the Evict decision and records the eviction
+// (store.Evictions) in the same batch, so that after a restart the victim
+// is held as terminating by preemption until it is deleted (Forget).
 func (l *Log) Evict(ctx context.Context, victim *model.Pod, node string, preemptor *model.Pod, reason string) error {
 	payload, err := encode(evictDecision(victim, node, preemptor, reason))
 	if err != nil {
 		return err
 	}
+	key := []byte(victim.UID)
+	if err := l.settle.claim(ctx, key, store.Evictions); err != nil {
+		return err
+	}
+	// Recorded before the commit, so that a deletion of the pod racing
+	// with it removes the entry.
+	l.mu.Lock()
+	l.evicts[victim.UID] = true
+	l.mu.Unlock()
 	var b store.Batch
 	b.Append(payload)
+	b.Put(store.Evictions, key, payload)
 	_, err = l.commit(ctx, &b, TypeEvict)
 	return err
 }
@@ -151,7 +165,7 @@ func (l *Log) Nominate(ctx context.Context, pod *model.Pod, node string) error {
 		return err
 	}
 	key := []byte(pod.UID)
-	if err := l.settle.claim(ctx, key); err != nil {
+	if err := l.settle.claim(ctx, key, store.Assumed, store.Nominations); err != nil {
 		return err
 	}
 	var b store.Batch
@@ -181,7 +195,7 @@ func (l *Log) ClearNomination(ctx context.Context, pod *model.Pod, reason string
 		return err
 	}
 	key := []byte(pod.UID)
-	if err := l.settle.claim(ctx, key); err != nil {
+	if err := l.settle.claim(ctx, key, store.Assumed, store.Nominations); err != nil {
 		return err
 	}
 	var b store.Batch

@@ -105,14 +105,16 @@ func (l *Log) Settle(ctx context.Context, podUID string, wait bool) error {
 	return l.settle.remove(ctx, []byte(podUID), wait, store.Assumed)
 }
 
-// Forget records that the pod was deleted: its bind and nomination entries
-// are removed in the background.
+// Forget records that the pod was deleted: its bind, nomination and
+// eviction entries are removed in the background.
 func (l *Log) Forget(ctx context.Context, podUID string) error {
 	l.mu.Lock()
 	_, bound := l.binds[podUID]
 	_, nominated := l.noms[podUID]
+	evicted := l.evicts[podUID]
 	delete(l.binds, podUID)
 	delete(l.noms, podUID)
+	delete(l.evicts, podUID)
 	l.mu.Unlock()
 	var spaces []store.Space
 	if bound {
@@ -120,6 +122,9 @@ func (l *Log) Forget(ctx context.Context, podUID string) error {
 	}
 	if nominated {
 		spaces = append(spaces, store.Nominations)
+	}
+	if evicted {
+		spaces = append(spaces, store.Evictions)
 	}
 	if len(spaces) == 0 {
 		return nil
@@ -138,6 +143,9 @@ type RestoredBind struct {
 type Recovered struct {
 	Nominations []queue.Nomination
 	Binds       []RestoredBind
+	// Evicted are the UIDs of the pods evicted and not known deleted, in
+	// order (scheduler.RestoreEvictions).
+	Evicted []string
 }
 
 // maxBindSearch bounds the records Recover reads to find one bind's
@@ -145,11 +153,25 @@ type Recovered struct {
 // queued.
 const maxBindSearch = 1 << 16
 
-// Recover reads the nominations and the outstanding binds back from the
-// store, after a restart, and tracks the binds as outstanding. Call it
-// before the scheduler runs.
+// Recover reads the nominations, the outstanding binds and the evictions
+// back from the store, after a restart, and tracks the binds as
+// outstanding. Call it before the scheduler runs.
 func (l *Log) Recover(ctx context.Context) (Recovered, error) {
 	var out Recovered
+	evicted, err := l.store.List(store.Evictions)
+	if err != nil {
+		return out, fmt.Errorf("decisionlog: recover evictions: %w", err)
+	}
+	for _, kv := range evicted {
+		d, err := decodePayload(kv.Value)
+		if err != nil {
+			return out, fmt.Errorf("decisionlog: eviction of %s: %w", kv.Key, err)
+		}
+		if d.GetEvict() == nil {
+			return out, fmt.Errorf("decisionlog: eviction of %s is not an Evict: %w", kv.Key, store.ErrCorrupt)
+		}
+		out.Evicted = append(out.Evicted, string(kv.Key))
+	}
 	noms, err := l.store.List(store.Nominations)
 	if err != nil {
 		return out, fmt.Errorf("decisionlog: recover nominations: %w", err)
@@ -185,6 +207,9 @@ func (l *Log) Recover(ctx context.Context) (Recovered, error) {
 	}
 	for _, b := range out.Binds {
 		l.binds[b.Pod.GetUid()] = bindEntry{node: b.Node, revision: b.Revision, outstanding: true, restored: true}
+	}
+	for _, uid := range out.Evicted {
+		l.evicts[uid] = true
 	}
 	l.mu.Unlock()
 	return out, nil

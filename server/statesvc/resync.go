@@ -113,6 +113,10 @@ func (s *Service) endResyncLocked(ctx context.Context, r *resync) int {
 			}
 		}
 	}
+	_, podsListed := r.resent[berthv1.ObjectKind_OBJECT_KIND_POD]
 	r.open, r.resent = false, nil
+	if podsListed && s.opts.PodsResynced != nil {
+		s.opts.PodsResynced(ctx)
+	}
 	return deleted
 }

@@ -61,6 +61,12 @@ type Options struct {
 	// reported is that of the pod's outstanding Bind. Unset, any non-zero
 	// revision is accepted.
 	BindRevisions BindRevisions
+	// PodsResynced, if set, is called when a resync that re-listed pods
+	// ends, once the pods not re-sent are deleted, before the next request
+	// is applied: every pod the caller has is then known. The daemon drops
+	// there what it restored after a restart for pods that did not come
+	// back (deleted while it was down).
+	PodsResynced func(ctx context.Context)
 }
 
 // Service implements berthv1.StateServiceServer over a Cluster.

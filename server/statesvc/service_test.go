@@ -1,6 +1,7 @@
 package statesvc_test
 
 import (
+	"context"
 	"io"
 	"slices"
 	"strings"
@@ -381,5 +382,33 @@ func TestPodArrivingBoundConfirms(t *testing.T) {
 	})
 	if status.Code(err) != codes.FailedPrecondition {
 		t.Errorf("FAILED after confirmation = %v, want FailedPrecondition", err)
+	}
+}
+
+// TestPodsResynced: the hook runs once a resync that re-listed pods ended,
+// after the pods not re-sent were deleted; not for resyncs of other kinds.
+func TestPodsResynced(t *testing.T) {
+	tests := []struct {
+		name  string
+		kinds []berthv1.ObjectKind
+		want  [][]string // pods held at each call
+	}{
+		{name: "every kind", want: [][]string{{"default/keep"}}},
+		{name: "pods only", kinds: []berthv1.ObjectKind{berthv1.ObjectKind_OBJECT_KIND_POD}, want: [][]string{{"default/keep"}}},
+		{name: "nodes only", kinds: []berthv1.ObjectKind{berthv1.ObjectKind_OBJECT_KIND_NODE}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls [][]string
+			var e *env
+			e = newEnv(t, statesvc.Options{PodsResynced: func(context.Context) { calls = append(calls, e.podKeys()) }})
+			_, send := e.sync(t)
+			send(&berthv1.SyncRequest{BatchId: 1, Mutations: upserts(nodeObj("n1"), podObj("keep", withNode("n1")), podObj("gone", withNode("n1")))})
+			send(&berthv1.SyncRequest{BatchId: 2, Resync: berthv1.Resync_RESYNC_BEGIN, ResyncKinds: tc.kinds, Mutations: upserts(nodeObj("n1"), podObj("keep", withNode("n1")))})
+			send(&berthv1.SyncRequest{BatchId: 3, Resync: berthv1.Resync_RESYNC_END})
+			if diff := cmp.Diff(tc.want, calls); diff != "" {
+				t.Errorf("calls (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

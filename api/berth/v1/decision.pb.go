@@ -330,7 +330,8 @@ func (x *Bind) GetNode() string {
 // An Evict is kube-scheduler's deletion of the victim, not a request that
 // may be declined: from it on Berth holds the victim as terminating by
 // preemption (Pod.terminating and Pod.preempted), whatever upserts of it
-// say, until the pod is deleted. Meanwhile the victim keeps
+// say, across restarts, until the pod is deleted (or, after a restart, a
+// re-list of the pods ends without it). Meanwhile the victim keeps
 // its node's resources, is not evicted again, no longer counts as healthy
 // for disruption budgets, and preemptors nominated to its node wait for it.
 // An orchestrator that keeps such a pod running after all should delete it

@@ -302,9 +302,9 @@ type Pod struct {
 	// it back, as in kube-scheduler.
 	//
 	// Berth marks the pods it sends an Evict for itself, from the Evict on
-	// until the pod is deleted: an upsert without this field or without
-	// terminating does not clear the mark. Set it for pods another scheduler
-	// preempted, or to mirror the Kubernetes condition.
+	// until the pod is deleted, across restarts: an upsert without this field
+	// or without terminating does not clear the mark. Set it for pods another
+	// scheduler preempted, or to mirror the Kubernetes condition.
 	Preempted     bool `protobuf:"varint,25,opt,name=preempted,proto3" json:"preempted,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

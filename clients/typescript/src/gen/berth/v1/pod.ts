@@ -319,9 +319,9 @@ export interface Pod {
    * it back, as in kube-scheduler.
    *
    * Berth marks the pods it sends an Evict for itself, from the Evict on
-   * until the pod is deleted: an upsert without this field or without
-   * terminating does not clear the mark. Set it for pods another scheduler
-   * preempted, or to mirror the Kubernetes condition.
+   * until the pod is deleted, across restarts: an upsert without this field
+   * or without terminating does not clear the mark. Set it for pods another
+   * scheduler preempted, or to mirror the Kubernetes condition.
    */
   preempted: boolean;
 }
