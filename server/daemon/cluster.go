@@ -32,21 +32,37 @@ var _ statesvc.Cluster = (*cluster)(nil)
 // attempt exactly as before.
 func (c *cluster) AddPod(ctx context.Context, pod *model.Pod) error {
 	if pod.NodeName == "" {
-		if node, restored, ok := c.log.OutstandingBind(pod.UID); ok && restored {
-			held := *pod
-			held.NodeName = node
-			pod = &held
-		} else if node, ok := c.log.Nomination(pod.UID); ok && pod.NominatedNodeName == "" {
-			nominated := *pod
-			nominated.NominatedNodeName = node
-			pod = &nominated
-		}
-		return c.Scheduler.AddPod(ctx, pod)
+		return c.Scheduler.AddPod(ctx, c.withRestored(pod))
 	}
 	if err := c.Scheduler.AddPod(ctx, pod); err != nil {
 		return err
 	}
 	return c.log.Settle(ctx, pod.UID, false)
+}
+
+// withRestored returns a pending pod as AddPod gives it to the scheduler:
+// held on the node of its bind from before a restart, or carrying the
+// nomination the log holds.
+func (c *cluster) withRestored(pod *model.Pod) *model.Pod {
+	if node, restored, ok := c.log.OutstandingBind(pod.UID); ok && restored {
+		held := *pod
+		held.NodeName = node
+		return &held
+	}
+	if node, ok := c.log.Nomination(pod.UID); ok && pod.NominatedNodeName == "" {
+		nominated := *pod
+		nominated.NominatedNodeName = node
+		return &nominated
+	}
+	return pod
+}
+
+// CheckAdmission checks the pod AddPod would give the scheduler.
+func (c *cluster) CheckAdmission(pod *model.Pod) error {
+	if pod.NodeName == "" {
+		pod = c.withRestored(pod)
+	}
+	return c.Scheduler.CheckAdmission(pod)
 }
 
 // UpdatePod is AddPod.

@@ -23,6 +23,10 @@ type Cluster interface {
 	AddNode(ctx context.Context, node *model.Node) error
 	DeleteNode(ctx context.Context, name string) error
 	AddPod(ctx context.Context, pod *model.Pod) error
+	// CheckAdmission returns the error AddPod would refuse pod with at
+	// admission, changing nothing: a pod replacing another of the same
+	// name is checked before the other is deleted.
+	CheckAdmission(pod *model.Pod) error
 	DeletePod(ctx context.Context, pod *model.Pod) error
 	SetPriorityClass(ctx context.Context, pc *model.PriorityClass) error
 	DeletePriorityClass(ctx context.Context, name string) error

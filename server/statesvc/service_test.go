@@ -55,6 +55,35 @@ func TestSyncBatchErrors(t *testing.T) {
 			}},
 		},
 		{
+			name:        "unknown class with a priority of its own: trusted",
+			mutations:   upserts(podObj("p", withClass("gold"), withPriority(500))),
+			wantApplied: 1,
+			wantPods:    []string{"default/p"},
+		},
+		{
+			name:        "unknown class on a running pod: accepted, it uses its node",
+			mutations:   upserts(nodeObj("n1"), podObj("p", withClass("gold"), withNode("n1"))),
+			wantApplied: 2,
+			wantPods:    []string{"default/p"},
+		},
+		{
+			name:        "unknown class on a pod replacing another: the other stays",
+			mutations:   upserts(podObj("p"), podObj("p", withUID("uid-p2"), withClass("gold"))),
+			wantApplied: 1,
+			wantErrors: []*berthv1.ObjectError{{
+				Index: 1, Ref: &berthv1.ObjectRef{Kind: kindPod, Namespace: "default", Name: "p", Uid: "uid-p2"},
+				Code: berthv1.ErrorCode_ERROR_CODE_FAILED_PRECONDITION, FieldPath: "pod.priority_class_name",
+				Message: "no PriorityClass with name gold was found; send the PriorityClass first",
+			}},
+			wantPods: []string{"default/p"},
+		},
+		{
+			name:        "the class gone, an update of a pod admitted with it",
+			mutations:   append(upserts(classObj("gold", 100), podObj("p", withClass("gold"))), append([]*berthv1.Mutation{del(kindClass, "", "gold")}, upserts(podObj("p", withClass("gold")))...)...),
+			wantApplied: 4,
+			wantPods:    []string{"default/p"},
+		},
+		{
 			name:        "the class first, then the pod",
 			mutations:   upserts(classObj("gold", 100), podObj("p", withClass("gold"))),
 			wantApplied: 2,

@@ -79,8 +79,9 @@ func (PreemptionPolicy) EnumDescriptor() ([]byte, []int) {
 
 // PriorityClass names a priority value pods can refer to by name, as
 // Kubernetes' scheduling.k8s.io/v1 PriorityClass does. It is identified by
-// its name. Changing a class does not change the priority of pods Berth
-// already holds; it applies to pods upserted afterwards.
+// its name. Changing or deleting a class does not change the priority of
+// pods Berth already holds, nor of pods that carry their priority (see
+// Pod.priority); it applies to pods upserted afterwards without one.
 type PriorityClass struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Name of the class. Required. Names starting with "system-" are reserved

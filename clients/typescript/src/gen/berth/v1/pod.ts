@@ -188,25 +188,44 @@ export interface Pod {
    */
   schedulerName: string;
   /**
-   * The pod's priority; higher is more important. Used only when
-   * priority_class_name is empty: a named class's value wins. With neither
-   * set, the global default PriorityClass applies, or 0 when there is none.
+   * The pod's priority; higher is more important. A pod's priority is
+   * fixed when Berth first admits it (a later upsert cannot change it), as
+   * Kubernetes fixes spec.priority at creation.
+   *
+   * Set, it is the pod's priority, whatever priority_class_name says: Berth
+   * takes it as the value an earlier admission gave the pod (Kubernetes', or
+   * Berth's before a restart), so a pod re-listed after its class was
+   * deleted or re-created with another value keeps it, as kube-scheduler,
+   * which reads only spec.priority, keeps it. Kubernetes' API server refuses
+   * to create a pod whose spec.priority differs from its class's value;
+   * Berth cannot tell a new pod from a re-listed one and does not: a caller
+   * that lets users write this field should check it.
+   *
+   * Unset, Berth resolves it as Kubernetes' priority admission does: the
+   * value of priority_class_name, or with no class the global default
+   * PriorityClass (whose name the pod then carries), or 0 when there is
+   * none.
    */
   priority?:
     | number
     | undefined;
   /**
-   * The PriorityClass giving this pod its priority and preemption policy.
-   * Berth knows the built-in classes "system-cluster-critical" and
-   * "system-node-critical"; any other name must have been sent as a
-   * PriorityClass first, or the upsert fails with FAILED_PRECONDITION.
+   * The PriorityClass giving this pod its priority and preemption policy
+   * when priority is unset. Berth knows the built-in classes
+   * "system-cluster-critical" and "system-node-critical"; any other name
+   * must have been sent as a PriorityClass first, or the upsert of a pending
+   * pod without priority fails with FAILED_PRECONDITION. A pod with
+   * priority, or with node_name (running pods are never refused: they use
+   * their node), is accepted whatever class it names; a running pod naming
+   * an unknown class without priority gets priority 0.
    */
   priorityClassName: string;
   /**
    * Whether this pod may evict lower-priority pods when nothing fits. When
-   * the pod's priority comes from a PriorityClass (named, or the global
-   * default), the class's policy applies and this field is ignored;
-   * otherwise unspecified means PREEMPT_LOWER_PRIORITY.
+   * Berth resolves the priority from a class (priority unset: the named
+   * class, or the global default), the class's policy applies and this
+   * field is ignored. Otherwise unspecified means the named class's policy
+   * when Berth knows the class, else PREEMPT_LOWER_PRIORITY.
    */
   preemptionPolicy: PreemptionPolicy;
   /**
