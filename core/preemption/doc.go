@@ -21,19 +21,22 @@
 //     violating no disruption budget. A dry run works on a clone of the
 //     NodeInfo and of the CycleState: it removes every lower-priority pod,
 //     checks the filters (with nominated pods, as the cycle does), then adds
-//     pods back ("reprieves" them), most important first (ties in the
-//     node's pod order, which removals change as kube's do) and those whose
+//     pods back ("reprieves" them), most important first and those whose
 //     eviction would violate a budget before the others, keeping as victims
 //     only those without which the pod does not fit.
 //
-//     Budgets: a victim is charged to each budget of its namespace whose
-//     selector matches its labels, in the lister's order, up to the first
-//     budget it exceeds (its allowance, DisruptionsAllowed, goes below
-//     zero). As in kube, a budget with an empty (or missing) selector
-//     matches no pod here, although an empty selector covers the whole
-//     namespace when the allowance is computed; a pod without labels is
-//     covered by none; a pod a budget lists in DisruptedPods was counted
-//     already and is not charged to it again.
+//     Budgets: a victim is charged to every budget of its namespace whose
+//     selector matches its labels, and violates one when that budget's
+//     allowance (DisruptionsAllowed) goes below zero. As in kube, a budget
+//     with an empty (or missing) selector matches no pod here, although an
+//     empty selector covers the whole namespace when the allowance is
+//     computed; a pod without labels is covered by none; a pod a budget
+//     lists in DisruptedPods was counted already and is not charged to it
+//     again.
+//
+//     Equally important pods (same priority and start time) are reprieved
+//     in the order kube's (unstable) sort leaves them in from the node's
+//     pod order, which removals change as kube's do.
 //
 //  3. Choice: fewest budget violations; lowest highest-victim priority;
 //     smallest sum of victim priorities (each shifted by 2^31 so negatives

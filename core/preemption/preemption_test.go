@@ -297,10 +297,10 @@ func TestNodeChoice(t *testing.T) {
 			want: "b",
 		},
 		{
-			// On a, p1 exceeds "db" and, as in kube, is not charged to
-			// "tier" too, which keeps room for p2: a has no violation
-			// (p1 is reprieved) and wins on b's older victim.
-			name: "a pod is charged up to the first budget it exceeds",
+			// On a, p1 exceeds "db" and is charged to "tier" too, which
+			// leaves no room for p2: a's victim p2 violates "tier", so b
+			// wins although its victim started earlier.
+			name: "a pod is charged to every budget covering it",
 			spec: clusterSpec{nodes: []*model.Node{node("a", 2000), node("b", 1000)}, pods: []*model.Pod{
 				running("p1", "a", 2, 1000, hour).Label("app", "db").Label("tier", "t").Obj(),
 				running("p2", "a", 1, 1000, hour).Label("tier", "t").Obj(),
@@ -310,7 +310,7 @@ func TestNodeChoice(t *testing.T) {
 				pdbOver("tier", &model.LabelSelector{MatchLabels: map[string]string{"tier": "t"}}, 1),
 			}},
 			pod:  preemptor(10, 1000).Obj(),
-			want: "a",
+			want: "b",
 		},
 		{
 			name: "then the smallest node name",

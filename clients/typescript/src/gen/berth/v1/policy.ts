@@ -109,9 +109,9 @@ export interface PriorityClass {
  * up. A pod Berth sent an Evict for is terminating from then on.
  *
  * When choosing preemption victims, Berth charges a victim's eviction to
- * every budget covering it, in namespace/name order, up to the first one it
- * exceeds; a budget does not cover a pod without labels, nor the pods it
- * lists in disrupted_pods (their eviction was counted already). A budget
+ * every budget covering it; a budget does not cover a pod without labels,
+ * nor the pods it lists in disrupted_pods (their eviction was counted
+ * already). A budget
  * whose selector is empty covers no pod for preemption, as in
  * kube-scheduler, although it covers the whole namespace when Berth
  * computes its allowance.
