@@ -109,6 +109,7 @@ func Run(ctx context.Context, in Input, opts Options) ([]Line, error) {
 		return nil, &ConfigError{Err: err}
 	}
 	r.s = s
+	r.sink.remove = s.DeletePod
 	pending, err := r.load(ctx, in)
 	if err != nil {
 		return nil, err
@@ -252,11 +253,12 @@ func (r *run) schedule(ctx context.Context, uid string, retries int) error {
 // apply makes an attempt's outcome happen: a bind runs the pod on its node,
 // preemption victims disappear. It returns the victims' keys, sorted.
 func (r *run) apply(ctx context.Context, att *scheduler.Attempt) ([]string, error) {
+	evicted, err := r.sink.takeEvicted()
+	if err != nil {
+		return nil, err
+	}
 	var victims []string
-	for _, v := range r.sink.takeEvicted() {
-		if err := r.s.DeletePod(ctx, v); err != nil && !errors.Is(err, scheduler.ErrNotFound) {
-			return nil, fmt.Errorf("simulate: deleting victim %s: %w", v.Key(), err)
-		}
+	for _, v := range evicted {
 		victims = append(victims, v.Key())
 	}
 	slices.Sort(victims)
@@ -276,29 +278,44 @@ func (r *run) apply(ctx context.Context, att *scheduler.Attempt) ([]string, erro
 	return victims, nil
 }
 
-// sink records the decisions of one attempt. Binds are applied by run;
-// evictions are collected and applied after the attempt.
+// sink records the decisions of one attempt. Binds are applied by run.
+// A victim is deleted as soon as it is evicted, before the next one, as
+// kubeoracle removes each victim at once when the executor deletes it
+// (its removal reorders the node's pods, which matters to later
+// preemptions there).
 type sink struct {
+	remove func(ctx context.Context, pod *model.Pod) error
+
 	mu      sync.Mutex
 	evicted []*model.Pod
+	err     error
 }
 
-func (s *sink) reset() { s.takeEvicted() }
+func (s *sink) reset() { _, _ = s.takeEvicted() }
 
-func (s *sink) takeEvicted() []*model.Pod {
+// takeEvicted returns the pods evicted since the last call and the first
+// error deleting one.
+func (s *sink) takeEvicted() ([]*model.Pod, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := s.evicted
-	s.evicted = nil
-	return out
+	out, err := s.evicted, s.err
+	s.evicted, s.err = nil, nil
+	return out, err
 }
 
 func (s *sink) Bind(context.Context, *model.Pod, string) error { return nil }
 
-func (s *sink) Evict(_ context.Context, victim *model.Pod, _ string, _ *model.Pod, _ string) error {
+func (s *sink) Evict(ctx context.Context, victim *model.Pod, _ string, _ *model.Pod, _ string) error {
+	err := s.remove(ctx, victim)
+	if errors.Is(err, scheduler.ErrNotFound) {
+		err = nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.evicted = append(s.evicted, victim)
+	if err != nil && s.err == nil {
+		s.err = fmt.Errorf("simulate: deleting victim %s: %w", victim.Key(), err)
+	}
 	return nil
 }
 

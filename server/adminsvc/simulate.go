@@ -118,6 +118,7 @@ func (s *Service) newSimulation(ctx context.Context) (*simulation, error) {
 	if err != nil {
 		return nil, err
 	}
+	sink.remove = sched.DeletePod
 	sim := &simulation{s: sched, sink: sink}
 	if l, ok := s.admin.(ObjectLister); ok {
 		for _, ns := range l.Namespaces() {
@@ -295,7 +296,7 @@ func (sim *simulation) schedule(ctx context.Context, pod *model.Pod) ([]*berthv1
 		if cur, ok := sim.s.Pod(pod.UID); !ok || cur.NodeName != "" {
 			break
 		}
-		sim.sink.take()
+		_, _ = sim.sink.take()
 		att, err := sim.s.AttemptPod(ctx, pod.UID)
 		if err != nil {
 			return nil, err
@@ -317,10 +318,11 @@ func (sim *simulation) schedule(ctx context.Context, pod *model.Pod) ([]*berthv1
 // on its node) and reports it.
 func (sim *simulation) apply(ctx context.Context, att *scheduler.Attempt) (*berthv1.SimulateAttempt, error) {
 	out := &berthv1.SimulateAttempt{}
-	for _, v := range sim.sink.take() {
-		if err := sim.s.DeletePod(ctx, v); err != nil && !errors.Is(err, scheduler.ErrNotFound) {
-			return nil, fmt.Errorf("deleting victim %s: %w", v.Key(), err)
-		}
+	victims, err := sim.sink.take()
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range victims {
 		out.Victims = append(out.Victims, convert.PodRefOf(v))
 	}
 	slices.SortFunc(out.Victims, func(a, b *berthv1.PodRef) int {
@@ -379,26 +381,40 @@ func (sim *simulation) verdicts(att *scheduler.Attempt) []*berthv1.NodeVerdict {
 	return out
 }
 
-// evictions is the copy's decision sink: it collects the victims of
-// preemption; other decisions have no effect.
+// evictions is the copy's decision sink: it deletes each victim of
+// preemption at once, before the next one (as berthctl simulate and
+// kubeoracle do: the order of the removals decides the order of the
+// node's pods), and collects them; other decisions have no effect.
 type evictions struct {
+	remove func(ctx context.Context, pod *model.Pod) error
+
 	mu      sync.Mutex
 	victims []*model.Pod
+	err     error
 }
 
-func (e *evictions) take() []*model.Pod {
+// take returns the victims since the last call and the first error
+// deleting one.
+func (e *evictions) take() ([]*model.Pod, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	out := e.victims
-	e.victims = nil
-	return out
+	out, err := e.victims, e.err
+	e.victims, e.err = nil, nil
+	return out, err
 }
 
 func (e *evictions) Bind(context.Context, *model.Pod, string) error { return nil }
-func (e *evictions) Evict(_ context.Context, victim *model.Pod, _ string, _ *model.Pod, _ string) error {
+func (e *evictions) Evict(ctx context.Context, victim *model.Pod, _ string, _ *model.Pod, _ string) error {
+	err := e.remove(ctx, victim)
+	if errors.Is(err, scheduler.ErrNotFound) {
+		err = nil
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.victims = append(e.victims, victim)
+	if err != nil && e.err == nil {
+		e.err = fmt.Errorf("deleting victim %s: %w", victim.Key(), err)
+	}
 	return nil
 }
 func (e *evictions) Nominate(context.Context, *model.Pod, string) error        { return nil }
