@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -94,4 +95,38 @@ func TestDisruptionsAllowed(t *testing.T) {
 			t.Errorf("allowance by selector (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// TestDisruptionsAllowedAfterEvict: a pod the scheduler evicted stops
+// counting as healthy at once, whatever upserts of it say, until it is
+// deleted.
+func TestDisruptionsAllowedAfterEvict(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, &testPlugins{}, nil)
+	e.addNodes(mt.MakeNode("n1").Obj())
+	web := func(name string) *model.Pod { return mt.MakePod(name).Node("n1").Label("app", "web").Ready().Obj() }
+	e.addPods(web("w1"), web("w2"), web("w3"))
+	one := model.IntOrPercent{Value: 1}
+	if err := e.s.SetPDB(ctx, &model.PodDisruptionBudget{Namespace: "default", Name: "web",
+		Selector: &model.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, MinAvailable: &one}); err != nil {
+		t.Fatal(err)
+	}
+	allowed := func() int32 { return e.s.pdbs.List()[0].DisruptionsAllowed }
+	var got []int32
+	got = append(got, allowed())
+	if err := e.s.decisions.Evict(ctx, web("w1"), "n1", mt.MakePod("p").Obj(), "test"); err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, allowed())
+	e.addPods(web("w1")) // re-sent as running and ready
+	got = append(got, allowed())
+	if err := e.s.DeletePod(ctx, web("w1")); err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, allowed())
+	// 3 healthy, then w1 evicted: 2, still after its upsert, and 2 of 2
+	// once it is gone.
+	if diff := cmp.Diff([]int32{2, 1, 1, 1}, got); diff != "" {
+		t.Errorf("allowance along the way (-want +got):\n%s", diff)
+	}
 }
