@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """Run kube-scheduler (kubeoracle throughput) and Berth (in process, and end
-to end through berthctl bench when available) on the workloads of issue 8,
+to end through berthctl bench) on the workloads of issue 8,
 several runs each, and write one CSV row per run.
 
     python3 bench/compare.py --runs 3 --sizes 500 5000 --out bench/results.csv
 
-Needs: Go, a built kubeoracle (--kubeoracle, default /tmp/kubeoracle; see
-../shared/kubeoracle/README.md), and for the end-to-end level a berthctl
-with the bench command and a berthd (--berthctl, --berthd). Levels whose
-tools are missing are skipped with a note on stderr. Run from the repo root.
+Needs: Go and a built kubeoracle (--kubeoracle, default /tmp/kubeoracle;
+see ../shared/kubeoracle/README.md). berthctl is built from this checkout
+unless --berthctl names one; its bench command runs the berthd daemon inside
+the berthctl process, on loopback with a fresh data dir (or a berthd binary
+as its own process with --berthd, or a running one with --server). The kube-scheduler level is
+skipped, with a note on stderr, when kubeoracle is missing. Run from the
+repo root.
 """
 import argparse, csv, json, os, re, shutil, subprocess, sys, tempfile
 
@@ -82,7 +85,7 @@ def main():
     ap.add_argument("--levels", nargs="+", default=["kube", "inprocess", "e2e"])
     ap.add_argument("--out", default="bench/results.csv")
     ap.add_argument("--kubeoracle", default=os.environ.get("KUBEORACLE", "/tmp/kubeoracle"))
-    ap.add_argument("--berthctl", default=os.environ.get("BERTHCTL", shutil.which("berthctl") or ""))
+    ap.add_argument("--berthctl", default=os.environ.get("BERTHCTL", ""), help="berthctl binary (default: built from this checkout)")
     ap.add_argument("--berthd", default=os.environ.get("BERTHD", ""))
     ap.add_argument("--server", default="", help="address of a running berthd for the e2e level")
     ap.add_argument("--timeout", default="20m", help="kubeoracle's --timeout")
@@ -93,6 +96,9 @@ def main():
     a.inprocess_test = os.path.join(tmp, "inprocess.test")
     subprocess.run(["go", "build", "-o", a.genyaml, "./bench/genyaml"], check=True)
     subprocess.run(["go", "test", "-c", "-o", a.inprocess_test, "./bench/inprocess"], check=True)
+    if not a.berthctl:
+        a.berthctl = os.path.join(tmp, "berthctl")
+        subprocess.run(["go", "build", "-o", a.berthctl, "./cmd/berthctl"], check=True)
     levels = []
     if "kube" in a.levels:
         if os.path.exists(a.kubeoracle):
@@ -102,10 +108,7 @@ def main():
     if "inprocess" in a.levels:
         levels.append(("berth", "inprocess", inprocess))
     if "e2e" in a.levels:
-        if a.berthctl:
-            levels.append(("berth", "e2e", e2e))
-        else:
-            print("no berthctl (--berthctl): the end-to-end level is skipped", file=sys.stderr)
+        levels.append(("berth", "e2e", e2e))
 
     new = not os.path.exists(a.out)
     with open(a.out, "a", newline="") as f:

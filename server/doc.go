@@ -6,7 +6,9 @@
 // them to the scheduler (core) and the store, and stream decisions back.
 // The services live in sub-packages (statesvc, decisionsvc, adminsvc) and
 // are wired in through Config by server/daemon; a service left nil answers
-// Unimplemented. Config.GRPCOptions adds TLS and auth (server/auth).
+// Unimplemented. Config.GRPCOptions adds TLS and auth (server/auth). Every
+// service turns errors into gRPC status codes through one table,
+// server/errmap.
 //
 // All gRPC registration, interceptors and limits live in grpc.go; the
 // lifecycle (serve, graceful stop with a deadline) in server.go.

@@ -14,6 +14,10 @@ const (
 	// Assumed maps a pod to its outstanding bind (node and revision) until
 	// the orchestrator confirms or fails it.
 	Assumed Space = "assumed"
+	// Evictions maps a pod to the Evict decision made for it until the pod
+	// is deleted: the scheduler holds it as terminating by preemption
+	// meanwhile, across restarts.
+	Evictions Space = "evictions"
 	// UserMeta holds the server's own metadata (the store's is apart).
 	UserMeta Space = "meta-user"
 	// Unschedulable maps a pending pod to the message of its last
@@ -22,12 +26,12 @@ const (
 )
 
 // Spaces returns every keyspace, in declaration order.
-func Spaces() []Space { return []Space{Nominations, Assumed, UserMeta, Unschedulable} }
+func Spaces() []Space { return []Space{Nominations, Assumed, Evictions, UserMeta, Unschedulable} }
 
 // Known reports whether s is one of Spaces.
 func (s Space) Known() bool {
 	switch s {
-	case Nominations, Assumed, UserMeta, Unschedulable:
+	case Nominations, Assumed, Evictions, UserMeta, Unschedulable:
 		return true
 	}
 	return false

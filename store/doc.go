@@ -1,6 +1,7 @@
 // Package store declares Berth's durable state: an append-only decision log
 // with a server-wide monotonic revision, and a few small keyspaces (pending
-// nominations, outstanding assumed binds, server metadata) that restart needs.
+// nominations, outstanding assumed binds, evictions not carried out yet,
+// server metadata) that restart needs.
 //
 // The server encodes each decision (bind, evict, nominate, clear-nomination,
 // unschedulable) into an opaque payload and commits it, together with the

@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
@@ -106,9 +104,6 @@ func TestWatchResumesAcrossBerthdKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if _, err := c.State.Apply(ctx, &berthv1.ApplyRequest{}); status.Code(err) == codes.Unimplemented {
-		t.Skipf("berthd does not implement the API yet: %v", err)
-	}
 
 	f := &fleet{objects: map[string]*berthv1.Object{}, binds: map[string][]string{}, bound: make(chan string, 100)}
 	f.objects["node/n1"] = &berthv1.Object{Kind: &berthv1.Object_Node{Node: &berthv1.Node{

@@ -10,8 +10,10 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 )
@@ -23,10 +25,11 @@ type Client struct {
 	Decisions berthv1.DecisionServiceClient
 	Admin     berthv1.AdminServiceClient
 
-	conn    *grpc.ClientConn // nil when the caller owns the connection (New)
-	backoff Backoff
-	clock   Clock
-	logger  *slog.Logger
+	conn     *grpc.ClientConn // nil when the caller owns the connection (New)
+	backoff  Backoff
+	clock    Clock
+	logger   *slog.Logger
+	maxBatch int
 }
 
 // Option configures Dial and New.
@@ -39,6 +42,7 @@ type config struct {
 	backoff     Backoff
 	clock       Clock
 	logger      *slog.Logger
+	maxBatch    int
 }
 
 // WithTLS makes Dial connect over TLS with the given configuration. Without
@@ -53,6 +57,13 @@ func WithDialOptions(opts ...grpc.DialOption) Option {
 	return func(o *config) { o.dialOptions = append(o.dialOptions, opts...) }
 }
 
+// WithMaxBatch caps the objects or references per request (500 by default,
+// DefaultMaxBatch) of Apply, Delete and the sessions of this client (see
+// MaxBatch). A call with more is split over several requests: berthd refuses
+// a request of more than its --max-batch-objects (10000 by default) with
+// RESOURCE_EXHAUSTED.
+func WithMaxBatch(n int) Option { return func(o *config) { o.maxBatch = max(n, 1) } }
+
 // WithBackoff sets how long sessions and watchers wait between reconnection
 // attempts. The default is DefaultBackoff().
 func WithBackoff(b Backoff) Option { return func(o *config) { o.backoff = b } }
@@ -66,7 +77,7 @@ func WithClock(c Clock) Option { return func(o *config) { o.clock = c } }
 func WithLogger(l *slog.Logger) Option { return func(o *config) { o.logger = l } }
 
 func newConfig(opts []Option) config {
-	c := config{backoff: DefaultBackoff(), clock: realClock{}, logger: slog.New(slog.DiscardHandler)}
+	c := config{backoff: DefaultBackoff(), clock: realClock{}, logger: slog.New(slog.DiscardHandler), maxBatch: DefaultMaxBatch}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -122,6 +133,7 @@ func newClient(conn grpc.ClientConnInterface, cfg config) *Client {
 		backoff:   cfg.backoff,
 		clock:     cfg.clock,
 		logger:    cfg.logger,
+		maxBatch:  cfg.maxBatch,
 	}
 }
 
@@ -133,25 +145,71 @@ func (c *Client) Close() error {
 	return c.conn.Close()
 }
 
-// Apply upserts objects with one unary call. Refused objects are returned as
-// a *BatchError; the others took effect.
+// Apply upserts objects with unary calls, WithMaxBatch objects per call.
+// Refused objects are returned as a *BatchError; the others took effect. A
+// call that fails as a whole (its error is returned) leaves the objects of
+// the calls before it applied; RESOURCE_EXHAUSTED (more objects than berthd
+// accepts in one request) is returned wrapping ErrRequestTooLarge.
 func (c *Client) Apply(ctx context.Context, objs ...*berthv1.Object) error {
-	resp, err := c.State.Apply(ctx, &berthv1.ApplyRequest{Objects: objs})
-	if err != nil {
-		return fmt.Errorf("berth client: apply: %w", err)
-	}
-	return batchError(0, int(resp.GetApplied()), resp.GetErrors(), nil)
+	return c.chunked(len(objs), nil, func(lo, hi int) (int, []*berthv1.ObjectError, error) {
+		resp, err := c.State.Apply(ctx, &berthv1.ApplyRequest{Objects: objs[lo:hi]})
+		if err != nil {
+			return 0, nil, unaryError("apply", lo, hi-lo, err)
+		}
+		return int(resp.GetApplied()), resp.GetErrors(), nil
+	})
 }
 
-// Delete removes objects with one unary call. A reference Berth does not hold
-// (NOT_FOUND) counts as deleted; other refusals are returned as a
-// *BatchError.
+// Delete removes objects with unary calls, WithMaxBatch references per call.
+// A reference Berth does not hold (NOT_FOUND) counts as deleted; other
+// refusals are returned as a *BatchError. Failures as a whole are as for
+// Apply.
 func (c *Client) Delete(ctx context.Context, refs ...*berthv1.ObjectRef) error {
-	resp, err := c.State.Delete(ctx, &berthv1.DeleteRequest{Refs: refs})
-	if err != nil {
-		return fmt.Errorf("berth client: delete: %w", err)
+	return c.chunked(len(refs), func(int) bool { return true }, func(lo, hi int) (int, []*berthv1.ObjectError, error) {
+		resp, err := c.State.Delete(ctx, &berthv1.DeleteRequest{Refs: refs[lo:hi]})
+		if err != nil {
+			return 0, nil, unaryError("delete", lo, hi-lo, err)
+		}
+		return int(resp.GetDeleted()), resp.GetErrors(), nil
+	})
+}
+
+// chunked makes one call per WithMaxBatch items and merges the answers into
+// one *BatchError with the caller's indexes.
+func (c *Client) chunked(n int, isDelete func(int) bool, do func(lo, hi int) (int, []*berthv1.ObjectError, error)) error {
+	step := max(c.maxBatch, 1)
+	applied := 0
+	var refused []*ObjectError
+	for lo := 0; lo < n; lo += step {
+		hi := min(lo+step, n)
+		ok, errs, err := do(lo, hi)
+		if err != nil {
+			return err
+		}
+		applied += ok
+		for _, e := range errs {
+			idx := lo + int(e.GetIndex())
+			if codes.Code(e.GetCode()) == codes.NotFound && isDelete != nil && isDelete(idx) {
+				applied++ // deleting what Berth does not hold is success
+				continue
+			}
+			refused = append(refused, objectError(idx, e))
+		}
 	}
-	return batchError(0, int(resp.GetDeleted()), resp.GetErrors(), func(int) bool { return true })
+	if len(refused) == 0 {
+		return nil
+	}
+	return &BatchError{Applied: applied, Errors: refused}
+}
+
+func unaryError(op string, lo, n int, err error) error {
+	if status.Code(err) == codes.ResourceExhausted {
+		return fmt.Errorf("berth client: %s objects %d..%d: %w (lower WithMaxBatch): %w", op, lo, lo+n-1, ErrRequestTooLarge, err)
+	}
+	if lo > 0 {
+		return fmt.Errorf("berth client: %s objects %d..%d (those before took effect): %w", op, lo, lo+n-1, err)
+	}
+	return fmt.Errorf("berth client: %s: %w", op, err)
 }
 
 // ErrNotBind is returned by ConfirmBind and FailBind for a decision that is

@@ -157,3 +157,30 @@ func TestBackoffDelay(t *testing.T) {
 		}
 	}
 }
+
+func TestApplyAndDeleteSplitAboveMaxBatch(t *testing.T) {
+	h := newHarness(t)
+	c := h.client(&fakeClock{}, WithMaxBatch(2))
+
+	err := c.Apply(t.Context(), nodeObj("a"), nodeObj("b"), nodeObj("c"), nodeObj(""), nodeObj("e"))
+	var be *BatchError
+	if !errors.As(err, &be) || be.Applied != 4 || len(be.Errors) != 1 || be.Errors[0].Index != 3 {
+		t.Errorf("Apply of 5 with the 4th invalid = %v, want one error at index 3, 4 applied", err)
+	}
+	if err := c.Delete(t.Context(), podRef("x"), podRef("y"), podRef("z")); err != nil {
+		t.Errorf("Delete = %v, want nil", err)
+	}
+	h.fake.mu.Lock()
+	got := h.fake.unaryCalls
+	h.fake.mu.Unlock()
+	if got != 5 {
+		t.Errorf("unary calls = %d, want 5 (3 Apply + 2 Delete)", got)
+	}
+
+	h.fake.mu.Lock()
+	h.fake.maxMutations = 1
+	h.fake.mu.Unlock()
+	if err := c.Apply(t.Context(), nodeObj("a"), nodeObj("b")); !errors.Is(err, ErrRequestTooLarge) {
+		t.Errorf("Apply over berthd's limit = %v, want ErrRequestTooLarge", err)
+	}
+}

@@ -81,27 +81,10 @@ func (e *BatchError) Unwrap() []error {
 	return errs
 }
 
-// batchError builds the *BatchError of an ack, or nil when every object took
-// effect. offset is subtracted from the ack's indexes so they count from the
-// caller's first object. NOT_FOUND errors on indexes for which isDelete
-// reports true are dropped: deleting what Berth does not hold is success.
-func batchError(offset, applied int, errs []*berthv1.ObjectError, isDelete func(int) bool) error {
-	var out []*ObjectError
-	for _, e := range errs {
-		idx := int(e.GetIndex()) - offset
-		code := codes.Code(e.GetCode())
-		if code == codes.NotFound && isDelete != nil && isDelete(idx) {
-			applied++
-			continue
-		}
-		out = append(out, &ObjectError{
-			Index: idx, Ref: e.GetRef(), Code: code, FieldPath: e.GetFieldPath(), Message: e.GetMessage(),
-		})
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return &BatchError{Applied: applied, Errors: out}
+// objectError converts the wire ObjectError e about the caller's object
+// index.
+func objectError(index int, e *berthv1.ObjectError) *ObjectError {
+	return &ObjectError{Index: index, Ref: e.GetRef(), Code: codes.Code(e.GetCode()), FieldPath: e.GetFieldPath(), Message: e.GetMessage()}
 }
 
 // CompactedError is returned (or passed to the OnCompacted callback) when a
@@ -141,6 +124,8 @@ func compacted(from uint64, err error) *CompactedError {
 
 // retryable tells whether a stream that ended with err is worth reopening:
 // transport failures and server restarts are, a refused request is not.
+// RESOURCE_EXHAUSTED (a request or response larger than allowed) is not:
+// the same message would be refused again.
 func retryable(ctx context.Context, err error) bool {
 	if ctx.Err() != nil {
 		return false
@@ -150,7 +135,7 @@ func retryable(ctx context.Context, err error) bool {
 	}
 	switch status.Code(err) {
 	case codes.Unavailable, codes.Unknown, codes.Internal, codes.Aborted,
-		codes.Canceled, codes.DeadlineExceeded, codes.ResourceExhausted:
+		codes.Canceled, codes.DeadlineExceeded:
 		return true
 	}
 	return false

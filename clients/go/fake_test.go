@@ -40,6 +40,18 @@ type fakeBerth struct {
 	// ends with UNAVAILABLE after sending this many decisions.
 	syncBreaks  []int
 	watchBreaks []int
+	// maxMutations > 0: a request with more mutations ends a Sync stream, or
+	// fails an Apply or Delete, with RESOURCE_EXHAUSTED (berthd's
+	// --max-batch-objects).
+	maxMutations int
+	unaryCalls   int // Apply and Delete calls received
+}
+
+func (f *fakeBerth) tooLargeLocked(n int) error {
+	if f.maxMutations > 0 && n > f.maxMutations {
+		return status.Errorf(codes.ResourceExhausted, "fake: %d mutations, more than %d", n, f.maxMutations)
+	}
+	return nil
 }
 
 func newFakeBerth() *fakeBerth {
@@ -109,6 +121,10 @@ func (f *fakeBerth) Sync(st berthv1.StateService_SyncServer) error {
 			return status.Error(codes.Unavailable, "fake: sync broken")
 		}
 		f.mu.Lock()
+		if err := f.tooLargeLocked(len(req.GetMutations())); err != nil {
+			f.mu.Unlock()
+			return err
+		}
 		f.requests = append(f.requests, req)
 		resp := &berthv1.SyncResponse{BatchId: req.GetBatchId()}
 		if req.GetResync() == berthv1.Resync_RESYNC_BEGIN {
@@ -140,6 +156,10 @@ func (f *fakeBerth) Sync(st berthv1.StateService_SyncServer) error {
 func (f *fakeBerth) Apply(_ context.Context, req *berthv1.ApplyRequest) (*berthv1.ApplyResponse, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.unaryCalls++
+	if err := f.tooLargeLocked(len(req.GetObjects())); err != nil {
+		return nil, err
+	}
 	resp := &berthv1.ApplyResponse{}
 	for i, o := range req.GetObjects() {
 		if oe := f.applyLocked(i, &berthv1.Mutation{Op: &berthv1.Mutation_Upsert{Upsert: o}}, nil); oe != nil {
@@ -154,6 +174,10 @@ func (f *fakeBerth) Apply(_ context.Context, req *berthv1.ApplyRequest) (*berthv
 func (f *fakeBerth) Delete(_ context.Context, req *berthv1.DeleteRequest) (*berthv1.DeleteResponse, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.unaryCalls++
+	if err := f.tooLargeLocked(len(req.GetRefs())); err != nil {
+		return nil, err
+	}
 	resp := &berthv1.DeleteResponse{}
 	for i, r := range req.GetRefs() {
 		if oe := f.applyLocked(i, &berthv1.Mutation{Op: &berthv1.Mutation_Delete{Delete: r}}, nil); oe != nil {
@@ -284,7 +308,7 @@ func (h *harness) restart() {
 
 // client dials the current server; reconnections reach the restarted one.
 // Backoff waits go through a clock that fires at once and records them.
-func (h *harness) client(clock *fakeClock) *Client {
+func (h *harness) client(clock *fakeClock, opts ...Option) *Client {
 	dialer := func(ctx context.Context, _ string) (net.Conn, error) {
 		h.mu.Lock()
 		lis := h.lis
@@ -301,7 +325,7 @@ func (h *harness) client(clock *fakeClock) *Client {
 		h.t.Fatal(err)
 	}
 	h.t.Cleanup(func() { conn.Close() })
-	return New(conn, WithClock(clock))
+	return New(conn, append([]Option{WithClock(clock)}, opts...)...)
 }
 
 // fakeClock fires every After at once and records the durations asked.

@@ -4,15 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
-
-	"google.golang.org/grpc"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 )
 
 // Lister returns every object the orchestrator currently holds (of the kinds
 // the session re-lists). A Session calls it each time it (re)connects.
+//
+// The Lister is the truth: what it returns replaces, in Berth, every call
+// made before it was called (see Session). Update what it returns before
+// calling Upsert or Delete for the same change.
 type Lister func(ctx context.Context) ([]*berthv1.Object, error)
 
 // ResyncResult is what one re-list did, passed to the OnResync callback.
@@ -30,16 +33,38 @@ type ResyncResult struct {
 // the session's Run returns.
 var ErrSessionClosed = errors.New("berth client: session closed")
 
+// ErrRequestTooLarge is wrapped by the error of a call whose request berthd
+// refused with RESOURCE_EXHAUSTED (more objects than its
+// --max-batch-objects, or more bytes than its message size limit). The call
+// is not retried; lower MaxBatch (or WithMaxBatch).
+var ErrRequestTooLarge = errors.New("berth client: request larger than berthd accepts")
+
+// DefaultMaxBatch is the default of MaxBatch and WithMaxBatch: far below
+// berthd's default --max-batch-objects (10000).
+const DefaultMaxBatch = 500
+
 // Session keeps one Sync stream open. Each time it connects, it re-lists
 // everything the Lister returns between resync markers, so Berth drops what
 // the orchestrator no longer holds; then it sends the mutations of Upsert and
-// Delete calls, several calls per request when they queue up while a request
-// is being sent.
+// Delete calls, several calls per request when they queue up, and a call of
+// more than MaxBatch mutations over several requests.
 //
-// Calls made while the session is disconnected wait and are sent after the
-// next re-list. Calls sent on a stream that broke before their
-// acknowledgement are sent again on the next stream (upserts and deletes are
-// idempotent), so every call is answered once.
+// The re-list is the truth. Upserts and deletes of a re-listed kind that are
+// still waiting when the Lister is called (never sent, or sent on a stream
+// that broke before their acknowledgement) are not sent: the re-list
+// supersedes them. They are answered once the re-list is acknowledged, with
+// Berth's refusal of the re-listed object of the same identity if there was
+// one, else success. Sending them after the re-list could undo newer state
+// (a pod the re-list sent with node_name set, replaced by an older pending
+// copy, is scheduled a second time); sending them before it would show the
+// scheduler stale state in between. This is correct when the orchestrator
+// updates what its Lister returns before calling Upsert or Delete, which is
+// what the Session requires. Calls made after the Lister was called are sent
+// after the re-list, in call order. Mutations of kinds the session does not
+// re-list (ResyncKinds) are never superseded: they are sent again.
+//
+// Every call is answered once: success, a *BatchError, an error wrapping
+// ErrRequestTooLarge, ErrSessionClosed or its ctx's error.
 type Session struct {
 	c        *Client
 	list     Lister
@@ -49,8 +74,8 @@ type Session struct {
 
 	wake chan struct{} // capacity 1: "the queue has work"
 
-	mu      sync.Mutex // guards the fields below
-	queue   []*call    // not yet sent, in call order
+	mu      sync.Mutex // guards the fields below and every call's fields
+	queue   []*call    // calls with mutations not yet sent, in call order
 	batchID uint64
 	closed  bool
 }
@@ -58,20 +83,32 @@ type Session struct {
 // call is one Upsert or Delete waiting for its acknowledgement.
 type call struct {
 	muts []*berthv1.Mutation
-	done chan error // capacity 1
+	// todo holds the indexes of the mutations not yet sent (nor
+	// superseded), in order; pending counts those not yet answered.
+	todo     []int
+	pending  int
+	applied  int
+	errs     []*ObjectError
+	finished bool
+	done     chan error // capacity 1
 }
 
 // SessionOption configures a Session.
 type SessionOption func(*Session)
 
-// ResyncKinds re-lists only these kinds on reconnect (all kinds by default):
-// Berth then keeps objects of the other kinds that were not re-sent.
+// ResyncKinds re-lists only these kinds on reconnect. Without it every kind
+// is re-listed: at the end of each re-list Berth deletes every object, of
+// every kind, that this session did not re-send, including those other
+// orchestrators sent to a shared berthd. The API scopes a re-list by kind
+// only; within a kind it is global.
 func ResyncKinds(kinds ...berthv1.ObjectKind) SessionOption {
 	return func(s *Session) { s.kinds = append(s.kinds, kinds...) }
 }
 
-// MaxBatch caps the mutations per request (500 by default). One call's
-// mutations always travel in one request, however many.
+// MaxBatch caps the mutations per request (the Client's WithMaxBatch, 500 by
+// default). A call with more mutations is sent over several requests, so
+// Berth may apply part of it before the rest. Keep it at or below berthd's
+// --max-batch-objects.
 func MaxBatch(n int) SessionOption { return func(s *Session) { s.maxBatch = max(n, 1) } }
 
 // OnResync is called after each re-list Berth acknowledged.
@@ -80,7 +117,10 @@ func OnResync(f func(ResyncResult)) SessionOption { return func(s *Session) { s.
 // NewSession returns a session that re-lists through list. It does nothing
 // until Run.
 func (c *Client) NewSession(list Lister, opts ...SessionOption) *Session {
-	s := &Session{c: c, list: list, maxBatch: 500, wake: make(chan struct{}, 1)}
+	s := &Session{c: c, list: list, maxBatch: c.maxBatch, wake: make(chan struct{}, 1)}
+	if s.maxBatch <= 0 {
+		s.maxBatch = DefaultMaxBatch
+	}
 	for _, o := range opts {
 		o(s)
 	}
@@ -109,11 +149,19 @@ func (s *Session) Delete(ctx context.Context, refs ...*berthv1.ObjectRef) error 
 	return s.submit(ctx, muts)
 }
 
+func newCall(muts []*berthv1.Mutation) *call {
+	c := &call{muts: muts, todo: make([]int, len(muts)), pending: len(muts), done: make(chan error, 1)}
+	for i := range c.todo {
+		c.todo[i] = i
+	}
+	return c
+}
+
 func (s *Session) submit(ctx context.Context, muts []*berthv1.Mutation) error {
 	if len(muts) == 0 {
 		return nil
 	}
-	c := &call{muts: muts, done: make(chan error, 1)}
+	c := newCall(muts)
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -139,18 +187,19 @@ func (s *Session) signal() {
 
 // Run keeps the session connected until ctx ends, reconnecting with backoff
 // and re-listing each time. It returns ctx.Err(), or the error of a stream
-// that is not worth retrying (INVALID_ARGUMENT, UNAUTHENTICATED, ...).
-// Calls still waiting then fail with ErrSessionClosed. Run is called once.
+// that is not worth retrying (INVALID_ARGUMENT, UNAUTHENTICATED, a re-list
+// request refused as too large, ...). Calls still waiting then fail with
+// ErrSessionClosed. Run is called once.
 func (s *Session) Run(ctx context.Context) error {
 	err := s.run(ctx)
 	s.mu.Lock()
 	s.closed = true
 	queue := s.queue
 	s.queue = nil
-	s.mu.Unlock()
 	for _, c := range queue {
-		c.done <- ErrSessionClosed
+		c.finishLocked(ErrSessionClosed)
 	}
+	s.mu.Unlock()
 	return err
 }
 
@@ -164,10 +213,11 @@ func (s *Session) run(ctx context.Context) error {
 			attempt = 0
 		}
 		var le listError
+		var re reconnectError
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
-		case errors.As(err, &le) || retryable(ctx, err):
+		case errors.As(err, &le) || errors.As(err, &re) || retryable(ctx, err):
 			s.c.logger.Warn("berth sync broken; reconnecting", "err", err)
 		default:
 			return fmt.Errorf("berth client: sync: %w", err)
@@ -181,183 +231,163 @@ type listError struct{ err error }
 func (e listError) Error() string { return "berth client: list objects: " + e.err.Error() }
 func (e listError) Unwrap() error { return e.err }
 
-// batch is one request sent and not yet acknowledged.
-type batch struct {
-	id    uint64
-	calls []*call // for call batches: the calls, their mutations in order
-	// For re-list batches: the offset of the first object in the Lister's
-	// slice, and whether this request carries RESYNC_END.
-	relist    bool
-	offset    int
-	resyncEnd bool
+// reconnectError is a stream failure dealt with (the calls concerned were
+// answered) after which the session reconnects.
+type reconnectError struct{ err error }
+
+func (e reconnectError) Error() string { return e.err.Error() }
+func (e reconnectError) Unwrap() error { return e.err }
+
+// relisted tells whether the session re-lists objects of kind k.
+func (s *Session) relisted(k berthv1.ObjectKind) bool {
+	return len(s.kinds) == 0 || slices.Contains(s.kinds, k)
 }
 
-// conn is the state of one Sync stream.
-type conn struct {
-	s        *Session
-	stream   berthv1.StateService_SyncClient
-	mu       sync.Mutex
-	inflight []*batch
-	resync   ResyncResult
-	resynced bool
-}
-
-// connect runs one stream: re-list, then the queue, until the stream breaks.
-// It reports whether the re-list completed. Calls in flight when the stream
-// broke go back to the head of the queue.
-func (s *Session) connect(ctx context.Context) (bool, error) {
-	sctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stream, err := s.c.State.Sync(sctx, grpc.WaitForReady(true))
-	if err != nil {
-		return false, err
-	}
-	cn := &conn{s: s, stream: stream}
-	recvDone := make(chan error, 1)
-	go func() { recvDone <- cn.receive(); cancel() }()
-
-	sendErr := cn.send(ctx, sctx)
-	cancel()
-	recvErr := <-recvDone
-	cn.requeue()
-	if sendErr != nil && !errors.Is(sendErr, context.Canceled) {
-		return cn.resynced, sendErr
-	}
-	return cn.resynced, recvErr
-}
-
-// send re-lists and then sends queued calls until sctx ends or a send fails.
-func (cn *conn) send(ctx, sctx context.Context) error {
-	s := cn.s
-	objs, err := s.list(ctx)
-	if err != nil {
-		return listError{err}
-	}
-	cn.resync = ResyncResult{Sent: len(objs)}
-	for off := 0; off == 0 || off < len(objs); off += s.maxBatch {
-		chunk := objs[off:min(off+s.maxBatch, len(objs))]
-		req := &berthv1.SyncRequest{Mutations: make([]*berthv1.Mutation, len(chunk))}
-		for i, o := range chunk {
-			req.Mutations[i] = &berthv1.Mutation{Op: &berthv1.Mutation_Upsert{Upsert: o}}
-		}
-		if off == 0 {
-			req.Resync, req.ResyncKinds = berthv1.Resync_RESYNC_BEGIN, s.kinds
-		}
-		if err := cn.sendBatch(req, &batch{relist: true, offset: off}); err != nil {
-			return err
-		}
-	}
-	end := &berthv1.SyncRequest{Resync: berthv1.Resync_RESYNC_END}
-	if err := cn.sendBatch(end, &batch{relist: true, resyncEnd: true}); err != nil {
-		return err
-	}
-	for {
-		if calls := s.take(); len(calls) > 0 {
-			req := &berthv1.SyncRequest{}
-			for _, c := range calls {
-				req.Mutations = append(req.Mutations, c.muts...)
-			}
-			if err := cn.sendBatch(req, &batch{calls: calls}); err != nil {
-				return err
-			}
-			continue
-		}
-		select {
-		case <-sctx.Done():
-			return sctx.Err()
-		case <-s.wake:
-		}
-	}
-}
-
-// take removes from the queue the calls of the next request: at least one,
-// and more while they fit in maxBatch.
-func (s *Session) take() []*call {
+// take removes from the queue the mutations of the next request: up to
+// maxBatch of them, from as many calls as fit, splitting a call that does
+// not.
+func (s *Session) take() []segment {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n, size := 0, 0
-	for n < len(s.queue) && (n == 0 || size+len(s.queue[n].muts) <= s.maxBatch) {
-		size += len(s.queue[n].muts)
-		n++
+	var segs []segment
+	room := s.maxBatch
+	for room > 0 && len(s.queue) > 0 {
+		c := s.queue[0]
+		if len(c.todo) == 0 { // answered already (refused as too large)
+			s.queue = s.queue[1:]
+			continue
+		}
+		n := min(len(c.todo), room)
+		segs = append(segs, segment{c: c, idx: c.todo[:n:n]})
+		c.todo = c.todo[n:]
+		room -= n
+		if len(c.todo) == 0 {
+			s.queue = s.queue[1:]
+		}
 	}
-	calls := s.queue[:n:n]
-	s.queue = s.queue[n:]
-	return calls
+	return segs
 }
 
-func (cn *conn) sendBatch(req *berthv1.SyncRequest, b *batch) error {
-	cn.s.mu.Lock()
-	cn.s.batchID++
-	b.id = cn.s.batchID
-	cn.s.mu.Unlock()
-	req.BatchId = b.id
-	cn.mu.Lock()
-	cn.inflight = append(cn.inflight, b)
-	cn.mu.Unlock()
-	return cn.stream.Send(req)
-}
-
-// receive matches acknowledgements to batches until the stream ends.
-func (cn *conn) receive() error {
-	for {
-		resp, err := cn.stream.Recv()
-		if err != nil {
-			return err
-		}
-		cn.mu.Lock()
-		if len(cn.inflight) == 0 || cn.inflight[0].id != resp.GetBatchId() {
-			cn.mu.Unlock()
-			return fmt.Errorf("berth client: acknowledgement of batch %d does not match a request", resp.GetBatchId())
-		}
-		b := cn.inflight[0]
-		cn.inflight = cn.inflight[1:]
-		cn.mu.Unlock()
-		cn.ack(b, resp)
-	}
-}
-
-func (cn *conn) ack(b *batch, resp *berthv1.SyncResponse) {
-	if b.relist {
-		if err := batchError(-b.offset, 0, resp.GetErrors(), nil); err != nil {
-			cn.resync.Errors = append(cn.resync.Errors, err.(*BatchError).Errors...)
-		}
-		if b.resyncEnd {
-			cn.resync.Deleted = int(resp.GetResyncDeleted())
-			cn.resynced = true
-			if cn.s.onResync != nil {
-				cn.s.onResync(cn.resync)
+// supersede removes from the queue, before the Lister is called, the
+// mutations the re-list will supersede: those of re-listed kinds. It returns
+// them, to be answered once the re-list is acknowledged.
+func (s *Session) supersede() []segment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []segment
+	keep := make([]*call, 0, len(s.queue))
+	for _, c := range s.queue {
+		var sup, rest []int
+		for _, i := range c.todo {
+			if s.relisted(mutationKind(c.muts[i])) {
+				sup = append(sup, i)
+			} else {
+				rest = append(rest, i)
 			}
 		}
-		return
-	}
-	off := 0
-	for _, c := range b.calls {
-		var mine []*berthv1.ObjectError
-		for _, e := range resp.GetErrors() {
-			if i := int(e.GetIndex()); i >= off && i < off+len(c.muts) {
-				mine = append(mine, e)
-			}
+		if len(sup) > 0 {
+			out = append(out, segment{c: c, idx: sup})
 		}
-		isDelete := func(i int) bool { return i >= 0 && i < len(c.muts) && c.muts[i].GetDelete() != nil }
-		c.done <- batchError(off, len(c.muts)-len(mine), mine, isDelete)
-		off += len(c.muts)
+		c.todo = rest
+		if len(rest) > 0 {
+			keep = append(keep, c)
+		}
 	}
+	s.queue = keep
+	return out
 }
 
-// requeue puts the calls of unacknowledged batches back at the head of the
-// session's queue, in order, to be sent on the next stream.
-func (cn *conn) requeue() {
-	cn.mu.Lock()
-	var calls []*call
-	for _, b := range cn.inflight {
-		calls = append(calls, b.calls...)
-	}
-	cn.inflight = nil
-	cn.mu.Unlock()
-	if len(calls) == 0 {
+// requeue puts segments back at the head of the queue, in order, to be sent
+// (or superseded) on the next stream.
+func (s *Session) requeue(segs []segment) {
+	if len(segs) == 0 {
 		return
 	}
-	cn.s.mu.Lock()
-	cn.s.queue = append(calls, cn.s.queue...)
-	cn.s.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	head := make([]*call, 0, len(segs))
+	seen := map[*call]bool{}
+	for _, sg := range segs {
+		if sg.c.finished {
+			continue
+		}
+		sg.c.todo = append(sg.c.todo, sg.idx...)
+		slices.Sort(sg.c.todo)
+		if !seen[sg.c] {
+			seen[sg.c] = true
+			head = append(head, sg.c)
+		}
+	}
+	for _, c := range s.queue {
+		if !seen[c] {
+			head = append(head, c)
+		}
+	}
+	s.queue = head
+}
+
+// answerLocked records the outcome of some of a call's mutations, and
+// finishes the call when none is left.
+func (c *call) answerLocked(n, applied int, errs []*ObjectError) {
+	if c.finished {
+		return
+	}
+	c.pending -= n
+	c.applied += applied
+	c.errs = append(c.errs, errs...)
+	if c.pending > 0 {
+		return
+	}
+	if len(c.errs) == 0 {
+		c.finishLocked(nil)
+		return
+	}
+	slices.SortFunc(c.errs, func(a, b *ObjectError) int { return a.Index - b.Index })
+	c.finishLocked(&BatchError{Applied: c.applied, Errors: c.errs})
+}
+
+func (c *call) finishLocked(err error) {
+	if c.finished {
+		return
+	}
+	c.finished = true
+	c.todo = nil
+	c.done <- err
+}
+
+func mutationKind(m *berthv1.Mutation) berthv1.ObjectKind {
+	if r := m.GetDelete(); r != nil {
+		return r.GetKind()
+	}
+	return objectRef(m.GetUpsert()).GetKind()
+}
+
+// objectRef names an object by kind, namespace and name.
+func objectRef(o *berthv1.Object) *berthv1.ObjectRef {
+	switch k := o.GetKind().(type) {
+	case *berthv1.Object_Node:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_NODE, Name: k.Node.GetName()}
+	case *berthv1.Object_Pod:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_POD, Namespace: k.Pod.GetNamespace(), Name: k.Pod.GetName()}
+	case *berthv1.Object_PriorityClass:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_PRIORITY_CLASS, Name: k.PriorityClass.GetName()}
+	case *berthv1.Object_PodDisruptionBudget:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET,
+			Namespace: k.PodDisruptionBudget.GetNamespace(), Name: k.PodDisruptionBudget.GetName()}
+	case *berthv1.Object_Namespace:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_NAMESPACE, Name: k.Namespace.GetName()}
+	}
+	return &berthv1.ObjectRef{}
+}
+
+// identity is an object's kind, namespace and name, as a map key.
+type identity struct {
+	kind      berthv1.ObjectKind
+	namespace string
+	name      string
+}
+
+func identityOf(o *berthv1.Object) identity {
+	r := objectRef(o)
+	return identity{r.GetKind(), r.GetNamespace(), r.GetName()}
 }

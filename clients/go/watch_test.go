@@ -191,6 +191,24 @@ func TestWatcherHandlerErrorStopsAtThatRevision(t *testing.T) {
 	}
 }
 
+// A gRPC error from the handler (a ReportBindResult that failed, say) stops
+// the watcher like any handler error: it is not taken for a broken stream.
+func TestWatcherHandlerGRPCErrorIsNotRetried(t *testing.T) {
+	h := newHarness(t)
+	h.fake.decide("a", "b")
+	clock := &fakeClock{}
+	c := h.client(clock)
+	unavailable := status.Error(codes.Unavailable, "report failed")
+	calls := 0
+	handle := func(context.Context, *berthv1.Decision) error { calls++; return unavailable }
+
+	err := c.NewWatcher(&MemoryCheckpoint{}, handle, StartAt(1)).Run(t.Context())
+
+	if !errors.Is(err, unavailable) || calls != 1 || len(clock.waits) != 0 {
+		t.Errorf("Run() = %v after %d handler calls and %d waits, want the handler's error at once", err, calls, len(clock.waits))
+	}
+}
+
 func TestWatcherRefusedWatchIsNotRetried(t *testing.T) {
 	lis := bufconn.Listen(1 << 16)
 	srv := grpc.NewServer() // no services: every call is UNIMPLEMENTED

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/manifest"
 	"github.com/berthsched/berth/server/convert"
 )
 
@@ -34,7 +35,10 @@ listed on standard error with the file and document they come from, and
 berthctl exits 1; the others are applied all the same.
 
 Namespaces that pods only imply (not written as Namespace documents) are not
-sent, so berthd's own copy of them is not overwritten.
+sent, so berthd's own copy of them is not overwritten. Documents that do not
+affect scheduling are listed on standard error ("ignored: ..."), and so is a
+KubeSchedulerConfiguration: berthd takes its configuration from
+--scheduler-config when it starts, not through apply.
 
 With --prune the manifests are the whole truth: they are sent as a full
 re-list (resync markers), the implied namespaces included, and berthd deletes
@@ -58,39 +62,43 @@ type sourcedObject struct {
 	origin string // "file: document N", or "" when only implied
 }
 
-// readObjects reads the -f files into objects with their origins.
-func (a *app) readObjects(files []string, withImpliedNamespaces bool) ([]sourcedObject, error) {
+// readObjects reads the -f files into objects with their origins; the
+// documents that do not count are reported on standard error.
+func (a *app) readObjects(files []string, withImpliedNamespaces bool) ([]sourcedObject, *manifest.Cluster, error) {
 	paths, err := manifestPaths(files)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	srcs, err := readSources(paths, a.in)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c, err := loadCluster(srcs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	origin := origins(srcs)
+	reportIgnored(a.err, c)
 	objs := clusterObjects(c, true)
 	if !withImpliedNamespaces {
-		objs = explicitNamespaces(objs, origin)
+		objs = explicitNamespaces(objs, c)
 	}
 	out := make([]sourcedObject, len(objs))
 	for i, o := range objs {
-		out[i] = sourcedObject{obj: o, origin: origin[objectKey(o.Ref())]}
+		out[i] = sourcedObject{obj: o, origin: originOf(c, o)}
 	}
-	return out, nil
+	return out, c, nil
 }
 
 func (a *app) apply(ctx context.Context, o *applyOptions) error {
 	if o.batchSize <= 0 {
 		return usageErrorf("--batch-size must be positive, got %d", o.batchSize)
 	}
-	objs, err := a.readObjects(o.files, o.prune)
+	objs, cluster, err := a.readObjects(o.files, o.prune)
 	if err != nil {
 		return err
+	}
+	if cluster.SchedulerConfig != nil {
+		fmt.Fprintf(a.err, "berthctl: not sent: %s (KubeSchedulerConfiguration): berthd takes its scheduler configuration from --scheduler-config at start\n", cluster.SchedulerConfigAt)
 	}
 	c, err := a.conn.dial()
 	if err != nil {

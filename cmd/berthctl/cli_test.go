@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -68,6 +69,15 @@ func TestApply(t *testing.T) {
 			requests: []string{"1 : high n1 web bad"},
 		},
 		{
+			name: "skipped documents and the scheduler configuration are reported",
+			manifest: good + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n---\n" +
+				"apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n",
+			stdout: "3 applied\n",
+			stderr: "berthctl: ignored: FILE: document 4 (ConfigMap default/settings): does not affect scheduling\n" +
+				"berthctl: not sent: FILE: document 5 (KubeSchedulerConfiguration): berthd takes its scheduler configuration from --scheduler-config at start\n",
+			requests: []string{"1 : high n1 web"},
+		},
+		{
 			name: "prune", manifest: good, args: []string{"--prune"},
 			stdout: "5 applied, 2 pruned\n",
 			// The implied namespaces are part of a full re-list.
@@ -132,14 +142,19 @@ func TestDelete(t *testing.T) {
 			refs: []string{"OBJECT_KIND_POD shop/web"},
 		},
 		{
-			name: "pod in default", args: []string{"pod", "web"},
-			want: result{code: exitNotFound, stdout: "0 deleted, 1 not found\n", stderr: "berthctl: Pod default/web not deleted: not held (NOT_FOUND)\nberthctl: Pod default/web not found\n"},
+			name: "pod in default, not found: one line", args: []string{"pod", "web"},
+			want: result{code: exitNotFound, stderr: "berthctl: Pod default/web not found\n"},
 			refs: []string{"OBJECT_KIND_POD default/web"},
 		},
 		{
 			name: "node, not found ignored", args: []string{"node", "n9", "--ignore-not-found"},
-			want: result{stdout: "0 deleted, 1 not found\n"},
+			want: result{stdout: "Node n9 not found (ignored)\n"},
 			refs: []string{"OBJECT_KIND_NODE /n9"},
+		},
+		{
+			name: "pod refused otherwise: one line", args: []string{"pod", "shop/locked"},
+			want: result{code: exitFailed, stderr: "berthctl: Pod shop/locked not deleted: uid: the held pod has another uid (FAILED_PRECONDITION)\n"},
+			refs: []string{"OBJECT_KIND_POD shop/locked"},
 		},
 		{
 			name: "by manifest, dependents first", args: []string{"-f", file}, held: []string{"Pod shop/web", "Pod default/bad", "Node n1", "PriorityClass high"},
@@ -315,8 +330,13 @@ func TestGet(t *testing.T) {
 default    a     active   0         1         90s  -          -     default-scheduler
 default    b     binding  10        1         90s  -          n1    default-scheduler
 `}},
-		{[]string{"get", "nominations"}, result{stdout: `NAMESPACE  NAME  NODE  PRIORITY  REVISION
-default    high  n2    1000      12
+		{[]string{"get", "nominations"}, result{stdout: `NAMESPACE  NAME  NODE  PRIORITY  REVISION  RESTORED
+default    high  n2    1000      12        no
+default    old   n1    -         -         yes
+`}},
+		{[]string{"get", "nodes"}, result{stdout: `NAME  STATUS              CPU          CPU%  MEMORY     MEMORY%  PODS   PODS%  NOMINATED  TAINTS
+n1    Ready               1500m/4000m  37%   1.5Gi/8Gi  18%      3/110  2%     1          0
+n2    SchedulingDisabled  0m/500m      0%    0/512Mi    0%       0/0    -      0          1
 `}},
 		{[]string{"get", "queue"}, result{stdout: `STATE          PODS
 active         1
@@ -333,7 +353,6 @@ scheduled      40
 unschedulable  9
 error          0
 `}},
-		{[]string{"get", "nodes"}, result{code: exitFailed, stderr: "berthctl: get nodes: berthd's API (berth.v1) has no call listing nodes and their use yet\n"}},
 		{[]string{"get", "widgets"}, result{code: exitUsage, stderr: "berthctl: get: unknown resource \"widgets\": use pending, nominations, queue or nodes\nRun 'berthctl get --help' for usage.\n"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -344,8 +363,25 @@ error          0
 		})
 	}
 	got := berthctl(t, a(), "", "--server", addr, "get", "pending", "-o", "json")
-	if got.code != exitOK || strings.Count(got.stdout, `"scheduler_name"`) != 2 || strings.Contains(got.stdout, "next_page_token") {
+	if got.code != exitOK || strings.Count(got.stdout, `"scheduler_name"`) != 2 || !strings.Contains(got.stdout, `"next_page_token": ""`) {
 		t.Errorf("json (both pages merged): %+v", got)
+	}
+	got = berthctl(t, a(), "", "--server", addr, "get", "nodes", "-l", "zone=a", "-o", "json")
+	var nodes struct {
+		Nodes []struct {
+			Name      string           `json:"name"`
+			Requested map[string]int64 `json:"requested"`
+			Taints    []any            `json:"taints"`
+		} `json:"nodes"`
+	}
+	if err := json.Unmarshal([]byte(got.stdout), &nodes); err != nil || len(nodes.Nodes) != 2 || nodes.Nodes[1].Name != "n2" ||
+		nodes.Nodes[0].Requested["memory"] != 3<<29 || nodes.Nodes[0].Taints == nil {
+		t.Errorf("get nodes -o json: %v %+v", err, got)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.nodeReqs) == 0 || !cmp.Equal(f.nodeReqs[len(f.nodeReqs)-1].GetMatchLabels(), map[string]string{"zone": "a"}) {
+		t.Errorf("ListNodes requests: %v", f.nodeReqs)
 	}
 }
 

@@ -5,15 +5,19 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 )
@@ -91,6 +95,15 @@ func (o *connOptions) transport() (credentials.TransportCredentials, error) {
 	if !o.tls {
 		return insecure.NewCredentials(), nil
 	}
+	cfg, err := o.tlsConfig()
+	if err != nil {
+		return nil, err
+	}
+	return credentials.NewTLS(cfg), nil
+}
+
+// tlsConfig is the client TLS configuration of the --tls-* flags.
+func (o *connOptions) tlsConfig() (*tls.Config, error) {
 	cfg := &tls.Config{
 		MinVersion:         tls.VersionTLS12,
 		ServerName:         o.tlsServerName,
@@ -114,7 +127,7 @@ func (o *connOptions) transport() (credentials.TransportCredentials, error) {
 		}
 		cfg.Certificates = []tls.Certificate{cert}
 	}
-	return credentials.NewTLS(cfg), nil
+	return cfg, nil
 }
 
 // tokenCreds sends "authorization: Bearer TOKEN" with every call.
@@ -133,6 +146,7 @@ func (c tokenCreds) RequireTransportSecurity() bool { return c.secure }
 
 // client is a connection to berthd with its three services.
 type client struct {
+	opts     *connOptions
 	conn     *grpc.ClientConn
 	server   string
 	timeout  time.Duration
@@ -144,6 +158,9 @@ type client struct {
 // dial connects to berthd (lazily: a server that is down shows on the
 // first call).
 func (o *connOptions) dial() (*client, error) {
+	if _, _, err := dialTarget(o.server); err != nil {
+		return nil, usageErrorf("--server %q: %v", o.server, err)
+	}
 	creds, err := o.transport()
 	if err != nil {
 		return nil, err
@@ -161,7 +178,7 @@ func (o *connOptions) dial() (*client, error) {
 		return nil, usageErrorf("--server %q: %v", o.server, err)
 	}
 	return &client{
-		conn: conn, server: o.server, timeout: o.timeout,
+		opts: o, conn: conn, server: o.server, timeout: o.timeout,
 		state:    berthv1.NewStateServiceClient(conn),
 		decision: berthv1.NewDecisionServiceClient(conn),
 		admin:    berthv1.NewAdminServiceClient(conn),
@@ -175,9 +192,108 @@ func (c *client) call(ctx context.Context) (context.Context, context.CancelFunc)
 	return context.WithTimeout(ctx, c.timeout)
 }
 
-// err maps a call's error (see rpcError).
+// err maps a call's error (see rpcError). berthd refusing the client's
+// certificate shows to gRPC as a broken connection (UNAVAILABLE); with TLS
+// on, such an error is checked by a handshake of berthctl's own, so that a
+// refused certificate exits 5 and not 3.
 func (c *client) err(ctx context.Context, err error, what string) error {
+	if status.Code(err) == codes.Unavailable && c.opts != nil && c.opts.tls {
+		if refused := c.opts.tlsRefusal(ctx); refused != nil {
+			return refused
+		}
+	}
 	return rpcError(ctx, err, c.server, what)
+}
+
+// tlsProbeTimeout bounds tlsRefusal's handshake and its wait for berthd's
+// verdict on the client certificate.
+const tlsProbeTimeout = 2 * time.Second
+
+// tlsRefusal makes a TLS handshake with berthd as the gRPC client does and
+// waits for berthd's verdict on the client certificate: with TLS 1.3 the
+// server refuses it after the client considers the handshake done, so gRPC
+// only sees a connection that broke. It returns the refusal as an exit-5
+// error, nil when berthd did not refuse the certificate or cannot be
+// reached. Go's crypto/tls has no error type for a remote alert, so the
+// alert is read from the error text (the alert names are the RFC's).
+func (o *connOptions) tlsRefusal(ctx context.Context) error {
+	network, addr, err := dialTarget(o.server)
+	if err != nil {
+		return nil
+	}
+	cfg, err := o.tlsConfig()
+	if err != nil {
+		return nil
+	}
+	cfg.NextProtos = []string{"h2"}
+	if cfg.ServerName == "" {
+		cfg.ServerName = "localhost" // gRPC's authority for unix sockets
+		if network == "tcp" {
+			cfg.ServerName, _, _ = net.SplitHostPort(addr)
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, tlsProbeTimeout)
+	defer cancel()
+	conn, err := (&tls.Dialer{Config: cfg}).DialContext(ctx, network, addr)
+	if err == nil {
+		deadline, _ := ctx.Deadline()
+		_ = conn.SetReadDeadline(deadline)
+		_, err = conn.Read(make([]byte, 1))
+		_ = conn.Close()
+	}
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "remote error: tls: certificate required"):
+		return &exitError{code: exitUnauthorized, err: fmt.Errorf("berthd at %s requires a client certificate (mutual TLS): pass --tls-cert and --tls-key", o.server)}
+	case strings.Contains(msg, "remote error: tls: bad certificate"), strings.Contains(msg, "remote error: tls: unknown certificate authority"),
+		strings.Contains(msg, "remote error: tls: expired certificate"), strings.Contains(msg, "remote error: tls: certificate revoked"),
+		strings.Contains(msg, "remote error: tls: unsupported certificate"), strings.Contains(msg, "remote error: tls: certificate unknown"):
+		if o.tlsCert == "" {
+			return &exitError{code: exitUnauthorized, err: fmt.Errorf("berthd at %s refused the connection for want of a client certificate (%s): pass --tls-cert and --tls-key", o.server, msg)}
+		}
+		return &exitError{code: exitUnauthorized, err: fmt.Errorf("berthd at %s refused the client certificate of --tls-cert %s: %s", o.server, o.tlsCert, msg)}
+	}
+	return nil
+}
+
+// dialTarget is where --server points, as a network and an address for
+// net.Dial: host:port, dns:///host:port, passthrough:///host:port,
+// unix:path or unix:///absolute/path (the forms gRPC takes). An error says
+// why it is none of them.
+func dialTarget(server string) (network, addr string, err error) {
+	const want = "want host:port or unix:///path"
+	switch scheme, rest, found := strings.Cut(server, ":"); {
+	case found && scheme == "unix":
+		path := strings.TrimPrefix(rest, "//")
+		if path == "" {
+			return "", "", fmt.Errorf("no socket path; %s", want)
+		}
+		return "unix", path, nil
+	case found && (scheme == "dns" || scheme == "passthrough") && strings.HasPrefix(rest, "//"):
+		rest = strings.TrimPrefix(rest, "//")
+		_, endpoint, _ := strings.Cut(rest, "/") // after the optional authority
+		return hostPort(endpoint, want)
+	case strings.Contains(server, "://"):
+		return "", "", fmt.Errorf("unsupported scheme %q; %s", scheme, want)
+	}
+	return hostPort(server, want)
+}
+
+func hostPort(s, want string) (string, string, error) {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return "", "", fmt.Errorf("%v; %s", strings.TrimPrefix(err.Error(), "address "+s+": "), want)
+	}
+	if strings.ContainsAny(host, " \t/") {
+		return "", "", fmt.Errorf("%q is not a host name or address; %s", host, want)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return "", "", fmt.Errorf("port %q is not a number from 1 to 65535; %s", port, want)
+	}
+	return "tcp", s, nil
 }
 
 func (c *client) String() string { return fmt.Sprintf("berthd at %s", c.server) }

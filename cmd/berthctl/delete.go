@@ -60,7 +60,7 @@ func (a *app) delete(ctx context.Context, o *deleteOptions, args []string) error
 	case len(o.files) > 0 && len(args) > 0:
 		return usageErrorf("delete takes -f or KIND NAME, not both")
 	case len(o.files) > 0:
-		objs, err := a.readObjects(o.files, false)
+		objs, _, err := a.readObjects(o.files, false)
 		if err != nil {
 			return err
 		}
@@ -106,12 +106,23 @@ func (a *app) delete(ctx context.Context, o *deleteOptions, args []string) error
 			refused = append(refused, describeRefusal(batch, e))
 		}
 	}
+	if len(targets) == 1 {
+		// One object: one line, on stdout when deleted, as the error if not.
+		name := describeRef(targets[0].obj.Ref())
+		switch {
+		case len(refused) == 0 && deleted == 1:
+			fmt.Fprintf(a.out, "%s deleted\n", name)
+			return nil
+		case len(refused) == 0: // not found, ignored
+			fmt.Fprintf(a.out, "%s not found (ignored)\n", name)
+			return nil
+		case notFound == 1:
+			return &exitError{code: exitNotFound, err: fmt.Errorf("%s not found", name)}
+		}
+		return failedf("%s", strings.Replace(refused[0], " refused", " not deleted", 1))
+	}
 	for _, r := range refused {
 		fmt.Fprintln(a.err, "berthctl:", strings.Replace(r, " refused", " not deleted", 1))
-	}
-	if len(targets) == 1 && len(refused) == 0 && deleted == 1 {
-		fmt.Fprintf(a.out, "%s deleted\n", describeRef(targets[0].obj.Ref()))
-		return nil
 	}
 	fmt.Fprintf(a.out, "%d deleted", deleted)
 	if notFound > 0 {
@@ -122,9 +133,6 @@ func (a *app) delete(ctx context.Context, o *deleteOptions, args []string) error
 	case len(refused) == 0:
 		return nil
 	case len(refused) == notFound:
-		if len(targets) == 1 {
-			return &exitError{code: exitNotFound, err: fmt.Errorf("%s not found", describeRef(targets[0].obj.Ref()))}
-		}
 		return &exitError{code: exitNotFound, err: fmt.Errorf("%d of %d objects not found", notFound, len(targets))}
 	}
 	return failedf("%d of %d objects not deleted", len(refused), len(targets))

@@ -16,10 +16,16 @@
 //	0  success
 //	1  the operation failed: invalid manifests, objects refused by the
 //	   server, a request the server rejected, decisions compacted away
-//	2  usage error: unknown command or flag, bad flag value, missing argument
+//	2  usage error: unknown command or flag, bad flag value, missing
+//	   argument, a --server that is not host:port or unix:///path
 //	3  the server cannot be reached, is unavailable or timed out
 //	4  not found: the pod (or object) named does not exist
-//	5  not authorized: missing or wrong token, permission denied
+//	5  not authorized: missing or wrong token, permission denied, client
+//	   certificate missing or refused by the server's mutual TLS
+//
+// "get" and "explain" with -o json print the API's response message as
+// JSON (jsonout.go): proto field names, every field present, 64-bit
+// integers as numbers.
 //
 // Errors are printed on standard error as "berthctl: ..." in words meant
 // for people; results go to standard output.

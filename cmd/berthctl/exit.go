@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -68,7 +69,7 @@ func rpcError(ctx context.Context, err error, server, what string) error {
 		}
 		return &exitError{code: exitNotFound, err: fmt.Errorf("not found: %s", msg)}
 	case codes.Unavailable:
-		return &exitError{code: exitUnavailable, err: fmt.Errorf("cannot reach berthd at %s: %s", server, msg)}
+		return &exitError{code: exitUnavailable, err: fmt.Errorf("cannot reach berthd at %s: %s%s", server, msg, transportHint(msg))}
 	case codes.DeadlineExceeded:
 		return &exitError{code: exitUnavailable, err: fmt.Errorf("berthd at %s did not answer in time (--timeout): %s", server, msg)}
 	case codes.Canceled:
@@ -88,4 +89,18 @@ func rpcError(ctx context.Context, err error, server, what string) error {
 		return &exitError{code: exitFailed, err: fmt.Errorf("berthd refused the request: %s", msg)}
 	}
 	return &exitError{code: exitFailed, err: fmt.Errorf("berthd at %s: %s: %s", server, st.Code(), msg)}
+}
+
+// transportHint suggests a flag for a connection that failed on TLS. gRPC
+// reports transport failures only as text, so the text is what there is.
+func transportHint(msg string) string {
+	switch {
+	case strings.Contains(msg, "first record does not look like a TLS handshake"):
+		return " (berthd does not serve TLS there: drop --tls and the --tls-* flags)"
+	case strings.Contains(msg, "x509:"):
+		return " (berthd's certificate was not accepted: see --tls-ca and --tls-server-name)"
+	case strings.Contains(msg, "error reading server preface"):
+		return " (if berthd serves TLS, pass --tls)"
+	}
+	return ""
 }

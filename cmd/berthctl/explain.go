@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -11,8 +9,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
@@ -29,7 +25,9 @@ and the "0/N nodes are available: ..." diagnosis of its last failed attempt
 with every node's reasons. A pod named without a namespace is in "default".
 
 explain exits 0 whatever the pod's state (an unschedulable pod is explained,
-not an error) and 4 when berthd holds no such pod.`,
+not an error) and 4 when berthd holds no such pod.
+
+-o json prints the ExplainResponse. ` + jsonShape,
 		Args: exactArgs(1, "one pod, NAMESPACE/NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := oneOf("output", output, "text", "json"); err != nil {
@@ -59,7 +57,7 @@ func (a *app) explain(ctx context.Context, podName, output string) error {
 		return c.err(ctx, err, "pod "+ns+"/"+name)
 	}
 	if output == "json" {
-		return writeProtoJSON(a.out, resp)
+		return writeJSON(a.out, resp)
 	}
 	return writeExplain(a.out, resp)
 }
@@ -145,22 +143,4 @@ func timeText(t *timestamppb.Timestamp) string {
 		return "-"
 	}
 	return t.AsTime().UTC().Format(time.RFC3339)
-}
-
-// writeProtoJSON prints a message as indented JSON with the proto field
-// names. protojson's own spacing is deliberately unstable, so the output is
-// re-indented for scripts and tests.
-func writeProtoJSON(w io.Writer, m proto.Message) error {
-	b, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(m)
-	if err != nil {
-		return failedf("encoding: %w", err)
-	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, b, "", "  "); err != nil {
-		return failedf("encoding: %w", err)
-	}
-	if _, err := fmt.Fprintln(w, out.String()); err != nil {
-		return failedf("writing: %w", err)
-	}
-	return nil
 }

@@ -31,6 +31,8 @@ type fakeBerthd struct {
 	refuse func(*berthv1.Object) *berthv1.ObjectError
 	// watch is what Watch sends before waiting for the client to leave.
 	watch []*berthv1.WatchResponse
+	// watchErr, when set, ends Watch after it sent watch.
+	watchErr error
 	// compactedBelow makes Watch from an older revision fail OUT_OF_RANGE.
 	compactedBelow uint64
 	// held are the objects Delete finds, as "KIND key".
@@ -40,17 +42,19 @@ type fakeBerthd struct {
 	syncReqs []*berthv1.SyncRequest
 	deletes  []*berthv1.DeleteRequest
 	watchReq *berthv1.WatchRequest
+	nodeReqs []*berthv1.ListNodesRequest
 	auth     []string
 }
 
-// start serves f on a loopback port and returns its address.
-func (f *fakeBerthd) start(t *testing.T) string {
+// start serves f on a loopback port and returns its address; opts are
+// added to the server's (TLS).
+func (f *fakeBerthd) start(t *testing.T, opts ...grpc.ServerOption) string {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := grpc.NewServer(
+	s := grpc.NewServer(append([]grpc.ServerOption{
 		grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 			if err := f.authorize(ctx); err != nil {
 				return nil, err
@@ -63,7 +67,7 @@ func (f *fakeBerthd) start(t *testing.T) string {
 			}
 			return h(srv, ss)
 		}),
-	)
+	}, opts...)...)
 	berthv1.RegisterStateServiceServer(s, f)
 	berthv1.RegisterDecisionServiceServer(s, f)
 	berthv1.RegisterAdminServiceServer(s, f)
@@ -127,6 +131,10 @@ func (f *fakeBerthd) Delete(_ context.Context, req *berthv1.DeleteRequest) (*ber
 		if r.GetNamespace() != "" {
 			key = r.GetNamespace() + "/" + key
 		}
+		if key == "shop/locked" {
+			resp.Errors = append(resp.Errors, &berthv1.ObjectError{Index: uint32(i), Ref: r, Code: berthv1.ErrorCode_ERROR_CODE_FAILED_PRECONDITION, FieldPath: "uid", Message: "the held pod has another uid"})
+			continue
+		}
 		if !f.held[kindName(r.GetKind())+" "+key] {
 			resp.Errors = append(resp.Errors, &berthv1.ObjectError{Index: uint32(i), Ref: r, Code: berthv1.ErrorCode_ERROR_CODE_NOT_FOUND, Message: "not held"})
 			continue
@@ -154,6 +162,9 @@ func (f *fakeBerthd) Watch(req *berthv1.WatchRequest, stream berthv1.DecisionSer
 		if err := stream.Send(r); err != nil {
 			return err
 		}
+	}
+	if f.watchErr != nil {
+		return f.watchErr
 	}
 	<-stream.Context().Done()
 	return nil
@@ -204,7 +215,30 @@ func (f *fakeBerthd) ListPending(_ context.Context, req *berthv1.ListPendingRequ
 func (f *fakeBerthd) ListNominations(context.Context, *berthv1.ListNominationsRequest) (*berthv1.ListNominationsResponse, error) {
 	return &berthv1.ListNominationsResponse{Nominations: []*berthv1.Nomination{
 		{Pod: &berthv1.PodRef{Namespace: "default", Name: "high"}, Node: "n2", Priority: 1000, Revision: 12},
+		{Pod: &berthv1.PodRef{Namespace: "default", Name: "old"}, Node: "n1", Restored: true},
 	}}, nil
+}
+
+// ListNodes answers two pages; the second only for the first's token.
+func (f *fakeBerthd) ListNodes(_ context.Context, req *berthv1.ListNodesRequest) (*berthv1.ListNodesResponse, error) {
+	f.mu.Lock()
+	f.nodeReqs = append(f.nodeReqs, req)
+	f.mu.Unlock()
+	const gi = 1 << 30
+	if req.GetPageToken() == "" {
+		return &berthv1.ListNodesResponse{Nodes: []*berthv1.NodeUsage{{
+			Name: "n1", Labels: map[string]string{"zone": "a"},
+			Allocatable:      map[string]int64{"cpu": 4000, "memory": 8 * gi, "pods": 110},
+			Requested:        map[string]int64{"cpu": 1500, "memory": 3 * gi / 2, "pods": 3},
+			NonZeroRequested: map[string]int64{"cpu": 1600, "memory": 3*gi/2 + 200<<20},
+			PodCount:         3, NominatedPodCount: 1,
+		}}, NextPageToken: "n1"}, nil
+	}
+	return &berthv1.ListNodesResponse{Nodes: []*berthv1.NodeUsage{{
+		Name: "n2", Unschedulable: true,
+		Taints:      []*berthv1.Taint{{Key: "gpu", Value: "true", Effect: berthv1.TaintEffect_TAINT_EFFECT_NO_SCHEDULE}},
+		Allocatable: map[string]int64{"cpu": 500, "memory": 512 << 20},
+	}}}, nil
 }
 
 func (f *fakeBerthd) QueueStats(context.Context, *berthv1.QueueStatsRequest) (*berthv1.QueueStatsResponse, error) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -19,20 +21,25 @@ const listPageSize = 1000
 type getOptions struct {
 	output        string
 	schedulerName string
+	labels        map[string]string
 }
 
 func (a *app) getCommand() *cobra.Command {
 	var o getOptions
 	cmd := &cobra.Command{
-		Use:   "get (pending | nominations | queue | nodes) [-o text|json]",
-		Short: "List what berthd holds: pending pods, nominations, queue counts",
+		Use:   "get (pending | nodes | nominations | queue) [-o text|json]",
+		Short: "List what berthd holds: pending pods, nodes and their use, nominations, queue counts",
 		Long: `get lists, from berthd's AdminService:
   pending      the pods not bound yet (ListPending, every page), by namespace and name
-  nominations  the nominations in force (ListNominations)
+  nodes        the nodes with what their pods request against what they offer
+               (ListNodes): cpu, memory and pods used/allocatable and in percent,
+               pods nominated there, taints, and SchedulingDisabled when cordoned
+  nominations  the nominations in force (ListNominations); RESTORED marks those
+               reloaded from berthd's store whose pods were not re-sent yet
   queue        the number of pods in each state and the attempts made (QueueStats)
-  nodes        nodes with their utilization: not yet possible, the berth.v1 API
-               has no call listing nodes
--o json prints the API's response message (all pages merged) as JSON.`,
+
+-o json prints the API's response message, all pages merged (ListPendingResponse,
+ListNodesResponse, ListNominationsResponse or QueueStatsResponse). ` + jsonShape,
 		Args: exactArgs(1, "what to list: pending, nominations, queue or nodes"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := oneOf("output", o.output, "text", "json"); err != nil {
@@ -44,6 +51,7 @@ func (a *app) getCommand() *cobra.Command {
 	fs := cmd.Flags()
 	outputFlag(fs, &o.output, "text", "output format: text or json")
 	fs.StringVar(&o.schedulerName, "scheduler-name", "", "pending, queue: only this scheduling profile")
+	fs.StringToStringVarP(&o.labels, "selector", "l", nil, "nodes: only nodes with these labels (key=value,...)")
 	return cmd
 }
 
@@ -56,8 +64,8 @@ func (a *app) get(ctx context.Context, what string, o *getOptions) error {
 		do = a.getNominations
 	case "queue":
 		do = a.getQueue
-	case "nodes":
-		return failedf("get nodes: berthd's API (berth.v1) has no call listing nodes and their use yet")
+	case "nodes", "node":
+		do = a.getNodes
 	default:
 		return usageErrorf("get: unknown resource %q: use pending, nominations, queue or nodes", what)
 	}
@@ -85,7 +93,7 @@ func (a *app) getPending(ctx context.Context, c *client, o *getOptions) error {
 		}
 	}
 	if o.output == "json" {
-		return writeProtoJSON(a.out, all)
+		return writeJSON(a.out, all)
 	}
 	now := a.clock()
 	return writeTable(a.out, func(tw io.Writer) {
@@ -114,12 +122,16 @@ func (a *app) getNominations(ctx context.Context, c *client, o *getOptions) erro
 		}
 	}
 	if o.output == "json" {
-		return writeProtoJSON(a.out, all)
+		return writeJSON(a.out, all)
 	}
 	return writeTable(a.out, func(tw io.Writer) {
-		fmt.Fprintln(tw, "NAMESPACE\tNAME\tNODE\tPRIORITY\tREVISION")
+		fmt.Fprintln(tw, "NAMESPACE\tNAME\tNODE\tPRIORITY\tREVISION\tRESTORED")
 		for _, n := range all.GetNominations() {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\n", n.GetPod().GetNamespace(), n.GetPod().GetName(), n.GetNode(), n.GetPriority(), n.GetRevision())
+			prio, restored := fmt.Sprint(n.GetPriority()), "no"
+			if n.GetRestored() {
+				prio, restored = "-", "yes" // unknown until the pod is re-sent
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", n.GetPod().GetNamespace(), n.GetPod().GetName(), n.GetNode(), prio, dashZero(n.GetRevision()), restored)
 		}
 	})
 }
@@ -132,7 +144,7 @@ func (a *app) getQueue(ctx context.Context, c *client, o *getOptions) error {
 		return c.err(ctx, err, "")
 	}
 	if o.output == "json" {
-		return writeProtoJSON(a.out, s)
+		return writeJSON(a.out, s)
 	}
 	return writeTable(a.out, func(tw io.Writer) {
 		fmt.Fprintln(tw, "STATE\tPODS")
@@ -149,6 +161,84 @@ func (a *app) getQueue(ctx context.Context, c *client, o *getOptions) error {
 		fmt.Fprintln(tw, "\nATTEMPTS\tCOUNT")
 		fmt.Fprintf(tw, "scheduled\t%d\nunschedulable\t%d\nerror\t%d\n", s.GetAttemptsScheduled(), s.GetAttemptsUnschedulable(), s.GetAttemptsError())
 	})
+}
+
+func (a *app) getNodes(ctx context.Context, c *client, o *getOptions) error {
+	all := &berthv1.ListNodesResponse{}
+	token := ""
+	for {
+		callCtx, cancel := c.call(ctx)
+		resp, err := c.admin.ListNodes(callCtx, &berthv1.ListNodesRequest{PageSize: listPageSize, PageToken: token, MatchLabels: o.labels})
+		cancel()
+		if err != nil {
+			return c.err(ctx, err, "")
+		}
+		all.Nodes = append(all.Nodes, resp.GetNodes()...)
+		if token = resp.GetNextPageToken(); token == "" {
+			break
+		}
+	}
+	if o.output == "json" {
+		return writeJSON(a.out, all)
+	}
+	return writeTable(a.out, func(tw io.Writer) {
+		fmt.Fprintln(tw, "NAME\tSTATUS\tCPU\tCPU%\tMEMORY\tMEMORY%\tPODS\tPODS%\tNOMINATED\tTAINTS")
+		for _, n := range all.GetNodes() {
+			req, alloc := n.GetRequested(), n.GetAllocatable()
+			status := "Ready"
+			if n.GetUnschedulable() {
+				status = "SchedulingDisabled"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s/%s\t%s\t%d/%d\t%s\t%d\t%d\n", n.GetName(), status,
+				cpuPair(req["cpu"], alloc["cpu"]), percent(req["cpu"], alloc["cpu"]),
+				bytesText(req["memory"]), bytesText(alloc["memory"]), percent(req["memory"], alloc["memory"]),
+				req["pods"], alloc["pods"], percent(req["pods"], alloc["pods"]),
+				n.GetNominatedPodCount(), len(n.GetTaints()))
+		}
+	})
+}
+
+// cpuPair is used/allocatable millicores as Kubernetes writes cpu, in the
+// same unit on both sides: "1/4" cores, else "1500m/4000m".
+func cpuPair(used, alloc int64) string {
+	if used%1000 == 0 && alloc%1000 == 0 {
+		return fmt.Sprintf("%d/%d", used/1000, alloc/1000)
+	}
+	return fmt.Sprintf("%dm/%dm", used, alloc)
+}
+
+// bytesText is a byte count with a binary suffix, at most one decimal:
+// "512Mi", "1.5Gi", "0".
+func bytesText(b int64) string {
+	units := []string{"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"}
+	if b < 1024 {
+		return fmt.Sprint(b)
+	}
+	v, unit := float64(b), ""
+	for _, u := range units {
+		if v < 1024 {
+			break
+		}
+		v, unit = v/1024, u
+	}
+	s := strconv.FormatFloat(v, 'f', 1, 64)
+	return strings.TrimSuffix(s, ".0") + unit
+}
+
+// percent is used over allocatable, rounded down: "37%"; "-" when nothing
+// is allocatable.
+func percent(used, alloc int64) string {
+	if alloc <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d%%", used*100/alloc)
+}
+
+func dashZero(n uint64) string {
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprint(n)
 }
 
 // writeTable prints a tab-separated table aligned.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -50,6 +51,12 @@ func run(ctx context.Context, args []string, s streams, getenv func(string) stri
 func (a *app) run(ctx context.Context, args []string, getenv func(string) string) int {
 	s := a.streams
 	root := a.rootCommand(getenv)
+	if bad := unknownLeadingFlag(root.PersistentFlags(), args); bad != "" {
+		// cobra would take the word after it as its value and report the
+		// word after that as an unknown command.
+		fmt.Fprintf(s.err, "berthctl: unknown flag: %s\nRun 'berthctl --help' for usage.\n", bad)
+		return exitUsage
+	}
 	root.SetArgs(args)
 	root.SetIn(s.in)
 	root.SetOut(s.out)
@@ -73,13 +80,47 @@ func (a *app) run(ctx context.Context, args []string, getenv func(string) string
 	return code
 }
 
+// unknownLeadingFlag returns the first flag before the command name that
+// the root command does not define, "" if there is none.
+func unknownLeadingFlag(fs *pflag.FlagSet, args []string) string {
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "--" || arg == "-" || !strings.HasPrefix(arg, "-") {
+			return "" // the command name (or operands) from here on
+		}
+		name, _, inline := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+		var f *pflag.Flag
+		switch {
+		case strings.HasPrefix(arg, "--"):
+			f = fs.Lookup(name)
+		case len(name) == 1:
+			f = fs.ShorthandLookup(name)
+		default:
+			return "" // grouped shorthands: cobra's to judge
+		}
+		if f == nil {
+			if name == "help" || name == "h" {
+				continue // added by cobra when it runs
+			}
+			flag, _, _ := strings.Cut(arg, "=")
+			return flag
+		}
+		if !inline && f.NoOptDefVal == "" {
+			i++ // its value is the next argument
+		}
+	}
+	return ""
+}
+
 const exitCodesHelp = `Exit codes:
   0  success
   1  the operation failed (invalid manifests, objects refused, request rejected)
-  2  usage error (unknown command or flag, bad flag value, missing argument)
+  2  usage error (unknown command or flag, bad flag value, missing argument,
+     a --server that is not host:port or unix:///path)
   3  berthd cannot be reached, is unavailable or timed out
   4  not found (the pod or object named does not exist)
-  5  not authorized (missing or wrong token, permission denied)`
+  5  not authorized (missing or wrong token, permission denied, client
+     certificate missing or refused by berthd's mutual TLS)`
 
 func (a *app) rootCommand(getenv func(string) string) *cobra.Command {
 	root := &cobra.Command{

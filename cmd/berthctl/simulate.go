@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/framework/runtime"
+	"github.com/berthsched/berth/core/manifest"
 	"github.com/berthsched/berth/core/plugins/registry"
 	"github.com/berthsched/berth/core/simulate"
 )
@@ -29,12 +31,13 @@ func (a *app) simulateCommand() *cobra.Command {
 		Use:   "simulate -f FILE... [--config FILE] [-o json|text]",
 		Short: "Schedule the pending pods of Kubernetes manifests in-process, deterministically",
 		Long: `simulate reads Kubernetes manifests (Nodes, Pods, PriorityClasses,
-PodDisruptionBudgets, Namespaces, Lists, the pods of Deployments, ReplicaSets,
-StatefulSets and Jobs, and optionally a KubeSchedulerConfiguration) and
-schedules the pending pods with Berth's scheduler, without any server: in
-queue order, one at a time, ties between equal-score nodes going to the
-smallest node name, preemption victims removed at once and the preemptor
-retried immediately.
+PodDisruptionBudgets, Namespaces, Lists, Services, the pods of Deployments,
+ReplicaSets, StatefulSets, DaemonSets, ReplicationControllers and Jobs, and
+optionally one KubeSchedulerConfiguration) and schedules the pending pods
+with Berth's scheduler, without any server: in queue order, one at a time,
+ties between equal-score nodes going to the smallest node name, preemption
+victims removed at once and the preemptor retried immediately. Documents
+that do not affect scheduling are listed on standard error ("ignored: ...").
 
 With -o json (the default) it prints one JSON object per attempt, in the
 trace format of kubeoracle's "place" mode (DESIGN.md):
@@ -73,8 +76,9 @@ func (a *app) simulate(cmd *cobra.Command, o *simulateOptions) error {
 	if err != nil {
 		return err
 	}
+	reportIgnored(a.err, c)
 	reg := registry.InTree()
-	cfg, err := a.loadConfig(o.configFile, c.SchedulerConfig, reg)
+	cfg, what, err := a.loadConfig(o.configFile, c, reg)
 	if err != nil {
 		return err
 	}
@@ -83,6 +87,9 @@ func (a *app) simulate(cmd *cobra.Command, o *simulateOptions) error {
 		PDBs: c.PDBs, Namespaces: c.Namespaces, Config: cfg,
 	}
 	lines, err := simulate.Run(cmd.Context(), in, simulate.Options{Registry: reg})
+	if ce := (*simulate.ConfigError)(nil); errors.As(err, &ce) && what != "" {
+		return failedf("%s: %w", what, ce.Err)
+	}
 	if err != nil {
 		return failedf("%w", err)
 	}
@@ -93,28 +100,34 @@ func (a *app) simulate(cmd *cobra.Command, o *simulateOptions) error {
 }
 
 // loadConfig is the scheduler configuration: --config, else the one in the
-// manifests, else the default. Plugins the configuration enables but this
-// build lacks are left out with a warning.
-func (a *app) loadConfig(file string, inManifests []byte, reg runtime.Registry) (*config.Config, error) {
-	raw, what := inManifests, "the KubeSchedulerConfiguration in the manifests"
+// manifests, else the default; what names where it came from for messages
+// ("" for the default). Plugins the configuration enables but this build
+// lacks are left out with a warning.
+func (a *app) loadConfig(file string, c *manifest.Cluster, reg runtime.Registry) (cfg *config.Config, what string, err error) {
+	raw := c.SchedulerConfig
+	if raw != nil {
+		what = c.SchedulerConfigAt.String() + " (KubeSchedulerConfiguration)"
+	}
 	if file != "" {
 		data, err := os.ReadFile(file)
 		if err != nil {
-			return nil, failedf("reading --config: %w", err)
+			return nil, "", failedf("reading --config: %w", err)
+		}
+		if raw != nil {
+			fmt.Fprintf(a.err, "berthctl: ignored: %s: --config %s takes precedence\n", what, file)
 		}
 		raw, what = data, "--config "+file
 	}
-	cfg := config.Default()
+	cfg = config.Default()
 	if raw != nil {
-		var err error
 		if cfg, err = config.Load(raw); err != nil {
-			return nil, failedf("%s: %w", what, err)
+			return nil, "", failedf("%s: %w", what, err)
 		}
 	}
 	if missing := dropUnregistered(cfg, reg); len(missing) > 0 {
 		fmt.Fprintf(a.err, "berthctl: warning: this build has no %s plugin; simulating without it\n", strings.Join(missing, ", "))
 	}
-	return cfg, nil
+	return cfg, what, nil
 }
 
 // dropUnregistered removes from cfg's profiles the plugins reg lacks and

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,21 +52,41 @@ func oracleOnly(trace string) string {
 }
 
 // TestSimulateGolden compares berthctl simulate with the real
-// kube-scheduler's trace (kubeoracle place) line for line.
+// kube-scheduler's trace (kubeoracle place) line for line. A case is
+// NAME.yaml with NAME.oracle.jsonl, the oracle's trace, and optionally
+// NAME.config.yaml (--config), NAME.stderr (what berthctl must say on
+// standard error; nothing when absent) and NAME.expanded.yaml: the same
+// cluster with its workloads written out as the pods their controllers
+// create, which the oracle (running no controllers) is given instead, and
+// on which berthctl must print the same trace as on NAME.yaml.
 func TestSimulateGolden(t *testing.T) {
-	goldens, err := filepath.Glob(filepath.Join("testdata", "simulate", "*.oracle.jsonl"))
-	if err != nil || len(goldens) == 0 {
-		t.Fatalf("no golden traces: %v", err)
+	clusters, err := filepath.Glob(filepath.Join("testdata", "simulate", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, golden := range goldens {
-		base := strings.TrimSuffix(golden, ".oracle.jsonl")
+	clusters = slices.DeleteFunc(clusters, func(f string) bool {
+		return strings.HasSuffix(f, ".config.yaml") || strings.HasSuffix(f, ".expanded.yaml")
+	})
+	if len(clusters) == 0 {
+		t.Fatal("no golden cases")
+	}
+	for _, cluster := range clusters {
+		base := strings.TrimSuffix(cluster, ".yaml")
 		t.Run(filepath.Base(base), func(t *testing.T) {
-			args := []string{"-f", base + ".yaml"}
+			var flags []string
 			if _, err := os.Stat(base + ".config.yaml"); err == nil {
-				args = append(args, "--config", base+".config.yaml")
+				flags = append(flags, "--config", base+".config.yaml")
 			}
+			oracleInput := cluster
+			expanded := base + ".expanded.yaml"
+			if _, err := os.Stat(expanded); err == nil {
+				oracleInput = expanded
+			} else {
+				expanded = ""
+			}
+			golden := base + ".oracle.jsonl"
 			if *update {
-				out, err := exec.Command(*oraclePath, append([]string{"place"}, args...)...).Output()
+				out, err := exec.Command(*oraclePath, append([]string{"place", "-f", oracleInput}, flags...)...).Output()
 				if err != nil {
 					t.Fatalf("kubeoracle: %v", err)
 				}
@@ -77,12 +98,25 @@ func TestSimulateGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := berthctl(t, nil, "", append([]string{"simulate"}, args...)...)
-			if got.code != exitOK || got.stderr != "" {
-				t.Fatalf("exit %d, stderr %q", got.code, got.stderr)
+			wantErr := ""
+			if b, err := os.ReadFile(base + ".stderr"); err == nil {
+				wantErr = string(b)
+			}
+			got := berthctl(t, nil, "", append([]string{"simulate", "-f", cluster}, flags...)...)
+			if got.code != exitOK || got.stderr != wantErr {
+				t.Fatalf("exit %d, stderr %q, want %q", got.code, got.stderr, wantErr)
 			}
 			if diff := cmp.Diff(strings.Split(oracleOnly(string(want)), "\n"), strings.Split(got.stdout, "\n")); diff != "" {
 				t.Errorf("trace (-oracle +berthctl):\n%s", diff)
+			}
+			if expanded != "" {
+				again := berthctl(t, nil, "", append([]string{"simulate", "-f", expanded}, flags...)...)
+				if again.code != exitOK {
+					t.Fatalf("%s: exit %d, stderr %q", expanded, again.code, again.stderr)
+				}
+				if diff := cmp.Diff(got.stdout, again.stdout); diff != "" {
+					t.Errorf("the workloads and the pods written out give different traces (-workloads +pods):\n%s", diff)
+				}
 			}
 		})
 	}
@@ -151,8 +185,7 @@ func TestSimulateErrors(t *testing.T) {
 		{"missing file", []string{"simulate", "-f", filepath.Join(d, "nope.yaml")}, exitFailed, "nope.yaml: no such file"},
 		{"empty directory", []string{"simulate", "-f", empty}, exitFailed, "holds no .yaml"},
 		{"unknown kind", []string{"simulate", "-f", unknownKind}, exitFailed, "kind.yaml: document 2 (Widget default/w): kind: unknown kind"},
-		// core/manifest does not name the field of a quantity the decoder rejects.
-		{"bad quantity", []string{"simulate", "-f", badQuantity}, exitFailed, "qty.yaml: document 1 (Pod default/p): quantities must match"},
+		{"bad quantity", []string{"simulate", "-f", badQuantity}, exitFailed, `qty.yaml: document 1 (Pod default/p): spec.containers[0].resources.requests[cpu]: invalid quantity "two": quantities must match`},
 		{"missing file named", []string{"simulate", "-f", badQuantity + "x", "--config", badConfig}, exitFailed, "qty.yamlx"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -176,6 +209,67 @@ func TestSimulateConfigErrorNamesConfig(t *testing.T) {
 	got := berthctl(t, nil, "", "simulate", "-f", cluster, "--config", cfg)
 	if got.code != exitFailed || !strings.Contains(got.stderr, "--config "+cfg) || !strings.Contains(got.stderr, "NoSuchPlugin") {
 		t.Errorf("exit %d stderr %q", got.code, got.stderr)
+	}
+}
+
+// TestSimulateManifestErrors: every manifest problem names the file, the
+// document and, where there is one, the field.
+func TestSimulateManifestErrors(t *testing.T) {
+	const node = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: \"4\", pods: \"10\"}}\n---\n"
+	const ksc = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+	deploy := func(spec string) string {
+		return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n" + spec +
+			"  template:\n    metadata: {labels: {app: d}}\n    spec: {containers: [{name: c}]}\n"
+	}
+	for _, tc := range []struct {
+		name, doc, want string
+	}{
+		{"missing apiVersion", node + "kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n",
+			"m.yaml: document 2 (Pod default/p): apiVersion: missing (a Pod needs one, for example v1)"},
+		{"quantity of a container", node + "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: a}, {name: b, resources: {limits: {memory: 1Q}}}]}\n",
+			`m.yaml: document 2 (Pod default/p): spec.containers[1].resources.limits[memory]: invalid quantity "1Q"`},
+		{"quantity of a node", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {capacity: {cpu: lots}}\n",
+			`m.yaml: document 1 (Node n1): status.capacity[cpu]: invalid quantity "lots"`},
+		{"quantity of an overhead", node + "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {overhead: {cpu: x}, containers: [{name: c}]}\n",
+			`(Pod default/p): spec.overhead[cpu]: invalid quantity "x"`},
+		{"quantity of a List item", node + "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n2}\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: lp}\n  spec: {containers: [{name: c, resources: {requests: {cpu: abc}}}]}\n",
+			`m.yaml: document 2 (Pod default/lp): items[1].spec.containers[0].resources.requests[cpu]: invalid quantity "abc"`},
+		{"List item without apiVersion", "apiVersion: v1\nkind: List\nitems:\n- kind: Node\n  metadata: {name: n2}\n",
+			"m.yaml: document 1 (Node n2): items[0].apiVersion: missing"},
+		{"quantity of a Deployment's template", node + "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  selector: {matchLabels: {app: d}}\n  template:\n    metadata: {labels: {app: d}}\n    spec: {containers: [{name: c, resources: {requests: {memory: 12Q}}}]}\n",
+			`m.yaml: document 2 (Deployment default/d): spec.template.spec.containers[0].resources.requests[memory]: invalid quantity "12Q"`},
+		{"pod without containers", node + "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {}\n",
+			"m.yaml: document 2 (Pod default/p): spec.containers: at least one container is required"},
+		{"bad label key in a selector", node + "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: b}\nspec: {minAvailable: 1, selector: {matchLabels: {\"bad key\": x}}}\n",
+			`m.yaml: document 2 (PodDisruptionBudget default/b): spec.selector.matchLabels[bad key]: invalid label key "bad key"`},
+		{"bad label value in an expression", node + "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c}]\n  topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchExpressions: [{key: app, operator: In, values: [\"a b\"]}]}}]\n",
+			`spec.topologySpreadConstraints[0].labelSelector.matchExpressions[0].values[0]: invalid label value "a b"`},
+		{"bad pod label", node + "apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {\"-x\": v}}\nspec: {containers: [{name: c}]}\n",
+			`m.yaml: document 2 (Pod default/p): metadata.labels[-x]: invalid label key "-x"`},
+		{"selector not matching the template", node + deploy("  selector: {matchLabels: {app: other}}\n"),
+			"m.yaml: document 2 (Deployment default/d): spec.template.metadata.labels: `selector` does not match template `labels`"},
+		{"no selector", node + deploy(""),
+			"m.yaml: document 2 (Deployment default/d): spec.selector: required"},
+		{"negative replicas", node + deploy("  replicas: -1\n  selector: {matchLabels: {app: d}}\n"),
+			"m.yaml: document 2 (Deployment default/d): spec.replicas: must be greater than or equal to 0, got -1"},
+		{"Indexed Job without completions", node + "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  completionMode: Indexed\n  template: {spec: {restartPolicy: Never, containers: [{name: c}]}}\n",
+			"m.yaml: document 2 (Job default/j): spec.completions: required when completionMode is Indexed"},
+		{"KubeSchedulerConfiguration that does not load", node + ksc + "profilez: []\n",
+			`m.yaml: document 2 (KubeSchedulerConfiguration): profilez: invalid KubeSchedulerConfiguration document: unknown field "profilez"`},
+		{"KubeSchedulerConfiguration with invalid plugin args", node + ksc + "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args: {scoringStrategy: {type: Bogus}}\n",
+			`m.yaml: document 2 (KubeSchedulerConfiguration): scheduler: profile "default-scheduler": initializing plugin "NodeResourcesFit": NodeResourcesFit args: scoringStrategy.type: unsupported value "Bogus"`},
+		{"two KubeSchedulerConfigurations", ksc + "---\n" + node + ksc,
+			"FILE: document 3 (KubeSchedulerConfiguration): a second KubeSchedulerConfiguration (the first is FILE: document 1): give one, or pass --config"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "m.yaml")
+			writeFile(t, file, tc.doc)
+			got := berthctl(t, nil, "", "simulate", "-f", file)
+			want := strings.ReplaceAll(tc.want, "FILE", file)
+			if got.code != exitFailed || !strings.Contains(got.stderr, want) {
+				t.Errorf("exit %d, stderr %q; want exit 1 and a message containing %q", got.code, got.stderr, want)
+			}
+		})
 	}
 }
 

@@ -1,18 +1,12 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
 
 	"github.com/berthsched/berth/core/manifest"
 	"github.com/berthsched/berth/server/convert"
@@ -97,49 +91,22 @@ func readSources(paths []string, stdin io.Reader) ([]source, error) {
 }
 
 // loadCluster decodes the sources together, as one input (creation times
-// in input order across files, duplicates detected across files).
+// in input order across files, duplicates detected across files, pods
+// finding their workloads in other files).
 func loadCluster(srcs []source) (*manifest.Cluster, error) {
-	if len(srcs) == 1 {
-		c, err := manifest.Decode(srcs[0].name, srcs[0].data)
-		return c, manifestError(err)
-	}
-	// manifest.LoadFiles reads files by path: standard input goes through a
-	// temporary file, renamed back in messages.
-	paths := make([]string, len(srcs))
-	tmp := ""
+	in := make([]manifest.Source, len(srcs))
 	for i, s := range srcs {
-		paths[i] = s.name
-		if s.name != stdinName {
-			continue
-		}
-		f, err := os.CreateTemp("", "berthctl-stdin-*.yaml")
-		if err != nil {
-			return nil, failedf("buffering standard input: %w", err)
-		}
-		tmp = f.Name()
-		defer os.Remove(tmp)
-		_, werr := f.Write(s.data)
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			return nil, failedf("buffering standard input: %w", werr)
-		}
-		paths[i] = tmp
+		in[i] = manifest.Source{Name: s.name, Data: s.data}
 	}
-	c, err := manifest.LoadFiles(paths...)
-	if err != nil {
-		if me := (*manifest.Error)(nil); errors.As(err, &me) && tmp != "" && me.File == tmp {
-			me.File = stdinName
-		}
-		return nil, manifestError(err)
+	c, err := manifest.DecodeSources(in...)
+	return c, manifestError(err)
+}
+
+// reportIgnored says on w which documents did not count.
+func reportIgnored(w io.Writer, c *manifest.Cluster) {
+	for _, ig := range c.Ignored {
+		fmt.Fprintf(w, "berthctl: ignored: %s\n", ig)
 	}
-	if tmp != "" {
-		for i, s := range c.Ignored {
-			c.Ignored[i] = strings.Replace(s, tmp, stdinName, 1)
-		}
-	}
-	return c, nil
 }
 
 // manifestError makes a manifest problem an operation failure (exit 1).
@@ -148,55 +115,6 @@ func manifestError(err error) error {
 		return nil
 	}
 	return &exitError{code: exitFailed, err: err}
-}
-
-// objectKey identifies an object across decodes: kind and key.
-func objectKey(r convert.Ref) string { return r.Kind.String() + " " + r.Key() }
-
-// origins tells where each object of the sources was written, as
-// "file: document N", by objectKey. Objects the manifests only imply
-// (a pod's namespace) have none.
-func origins(srcs []source) map[string]string {
-	out := map[string]string{}
-	for _, s := range srcs {
-		r := utilyaml.NewYAMLReader(bufio.NewReaderSize(bytes.NewReader(s.data), 1<<20))
-		for doc := 1; ; doc++ {
-			raw, err := r.Read()
-			if err != nil {
-				break
-			}
-			c, err := manifest.Decode(s.name, raw)
-			if err != nil {
-				continue
-			}
-			// Decode alone adds the namespaces pods imply; keep those
-			// written as Namespace documents.
-			explicit := declaresNamespace(raw)
-			for _, o := range clusterObjects(c, explicit) {
-				k := objectKey(o.Ref())
-				if _, seen := out[k]; !seen {
-					out[k] = fmt.Sprintf("%s: document %d", s.name, doc)
-				}
-			}
-		}
-	}
-	return out
-}
-
-// kindOnly reads a document's kind and, for a List, its items' kinds.
-type kindOnly struct {
-	Kind  string     `json:"kind"`
-	Items []kindOnly `json:"items"`
-}
-
-// declaresNamespace reports whether a document is a Namespace or a List
-// holding one.
-func declaresNamespace(raw []byte) bool {
-	var doc kindOnly
-	if yaml.Unmarshal(raw, &doc) != nil {
-		return false
-	}
-	return doc.Kind == "Namespace" || doc.Kind == "List" && slices.ContainsFunc(doc.Items, func(i kindOnly) bool { return i.Kind == "Namespace" })
 }
 
 // clusterObjects lists a cluster's objects in the order a server accepts
@@ -224,11 +142,35 @@ func clusterObjects(c *manifest.Cluster, withNamespaces bool) []convert.Object {
 	return out
 }
 
-// explicitNamespaces keeps the namespaces that have an origin (written as
-// documents), dropping those only implied by pods.
-func explicitNamespaces(objs []convert.Object, origin map[string]string) []convert.Object {
+// explicitNamespaces keeps the namespaces written as documents, dropping
+// those only implied by pods.
+func explicitNamespaces(objs []convert.Object, c *manifest.Cluster) []convert.Object {
 	return slices.DeleteFunc(objs, func(o convert.Object) bool {
-		_, ok := origin[objectKey(o.Ref())]
-		return o.Namespace != nil && !ok
+		if o.Namespace == nil {
+			return false
+		}
+		_, ok := c.Origin(o.Namespace)
+		return !ok
 	})
+}
+
+// originOf says where an object of c was written, "" when only implied.
+func originOf(c *manifest.Cluster, o convert.Object) string {
+	var key any
+	switch {
+	case o.Node != nil:
+		key = o.Node
+	case o.Pod != nil:
+		key = o.Pod
+	case o.Namespace != nil:
+		key = o.Namespace
+	case o.PriorityClass != nil:
+		key = o.PriorityClass
+	case o.PDB != nil:
+		key = o.PDB
+	}
+	if l, ok := c.Origin(key); ok {
+		return l.String()
+	}
+	return ""
 }

@@ -179,6 +179,7 @@ func (a *app) watch(ctx context.Context, o *watchOptions) error {
 	}
 	enc := json.NewEncoder(a.out)
 	next := o.fromRevision
+	received := false // a resume hint makes sense only once something came
 	for {
 		var m recv
 		select {
@@ -189,8 +190,12 @@ func (a *app) watch(ctx context.Context, o *watchOptions) error {
 		case m = <-msgs:
 		}
 		if m.err != nil {
+			if !received {
+				next = 0
+			}
 			return a.watchEnded(ctx, c, m.err, next)
 		}
+		received = true
 		for _, d := range m.resp.GetDecisions() {
 			l := lineOf(d)
 			if o.output == "json" {
@@ -211,7 +216,7 @@ func (a *app) watch(ctx context.Context, o *watchOptions) error {
 	}
 }
 
-// watchEnded explains why the stream ended.
+// watchEnded explains why the stream ended; next > 0 is where to resume.
 func (a *app) watchEnded(ctx context.Context, c *client, err error, next uint64) error {
 	if errors.Is(err, io.EOF) {
 		return nil

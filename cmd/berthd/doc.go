@@ -7,16 +7,20 @@
 //
 // Usage:
 //
-//	berthd [--listen 127.0.0.1:7070] [--metrics-listen 127.0.0.1:9090]
-//	       [--data-dir ./berth-data] [--config kube-scheduler.yaml]
+//	berthd [--config berthd.yaml]
+//	       [--listen 127.0.0.1:7070] [--metrics-listen 127.0.0.1:9090]
+//	       [--data-dir ./berth-data] [--scheduler-config kube-scheduler.yaml]
 //	       [--retain-decisions 1000000] [--retain-for 0]
 //	       [--tls-cert cert.pem --tls-key key.pem [--tls-client-ca ca.pem]]
 //	       [--token-file tokens] [--max-batch-objects 10000]
-//	       [--log-level info] [--shutdown-timeout 10s]
+//	       [--log-level info] [--shutdown-timeout 10s] [--deterministic]
 //
-// --listen and --metrics-listen take host:port or unix:///path;
-// --metrics-listen "" disables metrics. --config (alias
-// --scheduler-config) takes a KubeSchedulerConfiguration. The token file
-// holds one token per line, optionally followed by "read-only"; clients
-// send "authorization: Bearer <token>"; health needs none.
+// --config names a YAML file holding the same settings under camelCase
+// keys (config.go; deploy/berthd.yaml is an example); flags given on the
+// command line win over it, and unknown keys are refused. --listen and
+// --metrics-listen take host:port or unix:///path; --metrics-listen ""
+// disables metrics. --scheduler-config takes a KubeSchedulerConfiguration.
+// The token file holds one token per line, optionally followed by
+// "read-only"; clients send "authorization: Bearer <token>"; health needs
+// none.
 package main

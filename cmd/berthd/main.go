@@ -40,12 +40,14 @@ func main() {
 	}
 }
 
-// options are berthd's flags.
+// options are berthd's settings: flags, over the configuration file
+// (--config), over the defaults.
 type options struct {
 	listen          string
 	metricsListen   string
 	dataDir         string
-	configFile      string
+	configFile      string // berthd's own configuration file
+	schedulerConfig string // the KubeSchedulerConfiguration file
 	logLevel        slog.Level
 	shutdownTimeout time.Duration
 	retainDecisions int
@@ -57,38 +59,76 @@ type options struct {
 	initialSync     time.Duration
 }
 
+func defaultOptions() options {
+	return options{
+		listen:          "127.0.0.1:7070",
+		metricsListen:   "127.0.0.1:9090",
+		dataDir:         "./berth-data",
+		logLevel:        slog.LevelInfo,
+		shutdownTimeout: server.DefaultShutdownTimeout,
+		retainDecisions: 1_000_000,
+		maxMutations:    10_000,
+		initialSync:     defaultInitialSyncTimeout,
+	}
+}
+
+// register defines the flags on fs, bound to o, with o's values as their
+// defaults.
+func (o *options) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.configFile, "config", o.configFile, "berthd's configuration file (YAML) holding the settings of these flags (see deploy/berthd.yaml); flags given here win over it")
+	fs.StringVar(&o.listen, "listen", o.listen, "gRPC listen address: host:port or unix:///path")
+	fs.StringVar(&o.metricsListen, "metrics-listen", o.metricsListen, `HTTP address of /metrics and /healthz: host:port or unix:///path; "" disables`)
+	fs.StringVar(&o.dataDir, "data-dir", o.dataDir, "directory of berthd's durable state, created if missing")
+	fs.StringVar(&o.schedulerConfig, "scheduler-config", o.schedulerConfig, "KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1, YAML or JSON); empty: kube-scheduler's defaults")
+	fs.TextVar(&o.logLevel, "log-level", o.logLevel, "log level: debug, info, warn or error")
+	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", o.shutdownTimeout, "how long RPCs in flight may take to finish on shutdown")
+	fs.IntVar(&o.retainDecisions, "retain-decisions", o.retainDecisions, "keep at most this many decisions in the log; 0: no count limit")
+	fs.DurationVar(&o.retainFor, "retain-for", o.retainFor, "keep decisions only this long (e.g. 168h); 0: no age limit")
+	fs.StringVar(&o.tls.Cert, "tls-cert", o.tls.Cert, "PEM certificate of the gRPC server; with --tls-key enables TLS")
+	fs.StringVar(&o.tls.Key, "tls-key", o.tls.Key, "PEM private key of --tls-cert")
+	fs.StringVar(&o.tls.ClientCA, "tls-client-ca", o.tls.ClientCA, "PEM CA bundle: require client certificates it signed (mTLS)")
+	fs.StringVar(&o.tokenFile, "token-file", o.tokenFile, `bearer tokens, one per line, each optionally followed by "read-only"; empty: no token needed`)
+	fs.BoolVar(&o.deterministic, "deterministic", o.deterministic, "break score ties by the smallest node name instead of at random, as berthctl simulate does (benchmarks, tests)")
+	fs.IntVar(&o.maxMutations, "max-batch-objects", o.maxMutations, "most objects or references in one state request; 0: only the message size bounds it")
+	fs.DurationVar(&o.initialSync, "initial-sync-timeout", o.initialSync, "after a restart, how long scheduling waits for the orchestrator's first re-list (a Sync RESYNC_END covering pods) before starting anyway; 0: no wait")
+}
+
+// parseFlags reads the flags and, with --config, the configuration file
+// under them.
 func parseFlags(args []string, output io.Writer) (options, error) {
-	var o options
+	o := defaultOptions()
 	fs := flag.NewFlagSet("berthd", flag.ContinueOnError)
 	fs.SetOutput(output)
-	fs.StringVar(&o.listen, "listen", "127.0.0.1:7070", "gRPC listen address: host:port or unix:///path")
-	fs.StringVar(&o.metricsListen, "metrics-listen", "127.0.0.1:9090", `HTTP address of /metrics and /healthz: host:port or unix:///path; "" disables`)
-	fs.StringVar(&o.dataDir, "data-dir", "./berth-data", "directory of berthd's durable state, created if missing")
-	fs.StringVar(&o.configFile, "config", "", "KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1, YAML or JSON); empty: kube-scheduler's defaults")
-	fs.StringVar(&o.configFile, "scheduler-config", "", "alias of --config")
-	fs.TextVar(&o.logLevel, "log-level", slog.LevelInfo, "log level: debug, info, warn or error")
-	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "how long RPCs in flight may take to finish on shutdown")
-	fs.IntVar(&o.retainDecisions, "retain-decisions", 1_000_000, "keep at most this many decisions in the log; 0: no count limit")
-	fs.DurationVar(&o.retainFor, "retain-for", 0, "keep decisions only this long (e.g. 168h); 0: no age limit")
-	fs.StringVar(&o.tls.Cert, "tls-cert", "", "PEM certificate of the gRPC server; with --tls-key enables TLS")
-	fs.StringVar(&o.tls.Key, "tls-key", "", "PEM private key of --tls-cert")
-	fs.StringVar(&o.tls.ClientCA, "tls-client-ca", "", "PEM CA bundle: require client certificates it signed (mTLS)")
-	fs.StringVar(&o.tokenFile, "token-file", "", `bearer tokens, one per line, each optionally followed by "read-only"; empty: no token needed`)
-	fs.BoolVar(&o.deterministic, "deterministic", false, "break score ties by the smallest node name instead of at random, as berthctl simulate does (benchmarks, tests)")
-	fs.IntVar(&o.maxMutations, "max-batch-objects", 10_000, "most objects or references in one state request; 0: only the message size bounds it")
-	fs.DurationVar(&o.initialSync, "initial-sync-timeout", defaultInitialSyncTimeout, "after a restart, how long scheduling waits for the orchestrator's first re-list (a Sync RESYNC_END covering pods) before starting anyway; 0: no wait")
+	o.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
-	switch {
-	case fs.NArg() > 0:
+	if fs.NArg() > 0 {
 		return options{}, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if o.configFile != "" {
+		// The file over the defaults, then the flags again over the file.
+		merged := defaultOptions()
+		if err := loadConfigFile(o.configFile, &merged); err != nil {
+			return options{}, err
+		}
+		again := flag.NewFlagSet("berthd", flag.ContinueOnError)
+		again.SetOutput(io.Discard)
+		merged.register(again)
+		if err := again.Parse(args); err != nil {
+			return options{}, err
+		}
+		o = merged
+	}
+	switch {
 	case o.dataDir == "":
 		return options{}, errors.New("--data-dir must not be empty")
 	case o.retainDecisions < 0 || o.retainFor < 0:
 		return options{}, errors.New("--retain-decisions and --retain-for must not be negative")
 	case o.maxMutations < 0:
 		return options{}, errors.New("--max-batch-objects must not be negative")
+	case o.shutdownTimeout < 0:
+		return options{}, errors.New("--shutdown-timeout must not be negative")
 	case o.initialSync < 0:
 		return options{}, errors.New("--initial-sync-timeout must not be negative")
 	case o.tls.Enabled() && (o.tls.Cert == "" || o.tls.Key == ""):
@@ -116,7 +156,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 
 		InitialSyncTimeout: opts.initialSync,
 	}
-	if cfg.Scheduler, err = loadConfig(opts.configFile); err != nil {
+	if cfg.Scheduler, err = loadSchedulerConfig(opts.schedulerConfig); err != nil {
 		return err
 	}
 	if cfg.GRPCOptions, err = securityOptions(opts); err != nil {
@@ -140,18 +180,19 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	return d.Serve(ctx, grpcLis, metricsLis)
 }
 
-// loadConfig reads the KubeSchedulerConfiguration file; nil without one.
-func loadConfig(path string) (*config.Config, error) {
+// loadSchedulerConfig reads the KubeSchedulerConfiguration file; nil
+// without one.
+func loadSchedulerConfig(path string) (*config.Config, error) {
 	if path == "" {
 		return nil, nil
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("--config: %w", err)
+		return nil, fmt.Errorf("--scheduler-config: %w", err)
 	}
 	cfg, err := config.Load(data)
 	if err != nil {
-		return nil, fmt.Errorf("--config %s: %w", path, err)
+		return nil, fmt.Errorf("--scheduler-config %s: %w", path, err)
 	}
 	return cfg, nil
 }

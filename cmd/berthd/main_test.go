@@ -53,11 +53,11 @@ func TestParseFlags(t *testing.T) {
 		{
 			name: "retention, security and limits",
 			args: []string{"--retain-decisions", "0", "--retain-for", "24h", "--tls-cert", "c.pem", "--tls-key", "k.pem",
-				"--tls-client-ca", "ca.pem", "--token-file", "tokens", "--config", "sched.yaml", "--max-batch-objects", "5",
+				"--tls-client-ca", "ca.pem", "--token-file", "tokens", "--scheduler-config", "sched.yaml", "--max-batch-objects", "5",
 				"--initial-sync-timeout", "0"},
 			want: func() options {
 				o := defaults
-				o.retainDecisions, o.retainFor, o.tokenFile, o.configFile, o.maxMutations = 0, 24*time.Hour, "tokens", "sched.yaml", 5
+				o.retainDecisions, o.retainFor, o.tokenFile, o.schedulerConfig, o.maxMutations = 0, 24*time.Hour, "tokens", "sched.yaml", 5
 				o.initialSync = 0
 				o.tls = auth.TLSFiles{Cert: "c.pem", Key: "k.pem", ClientCA: "ca.pem"}
 				return o
@@ -71,6 +71,7 @@ func TestParseFlags(t *testing.T) {
 		{name: "unknown flag", args: []string{"--port", "1"}, wantErr: true},
 		{name: "positional argument", args: []string{"serve"}, wantErr: true},
 		{name: "empty data dir", args: []string{"--data-dir", ""}, wantErr: true},
+		{name: "missing config file", args: []string{"--config", "/nonexistent/berthd.yaml"}, wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -255,6 +255,34 @@ func (c *Cache) UpdatePod(pod *model.Pod) error {
 	return nil
 }
 
+// UpdateAssumedPod replaces the version of an assumed pod with pod, which
+// must be on the same node; the pod stays assumed (the scheduler marks an
+// assumed pod it evicted as terminating this way).
+func (c *Cache) UpdateAssumedPod(pod *model.Pod) error {
+	pi, err := framework.NewPodInfo(pod)
+	if err != nil {
+		return fmt.Errorf("cache update assumed pod %s: %w", pod.Key(), err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ps, ok := c.pods[pod.UID]
+	switch {
+	case !ok:
+		return fmt.Errorf("cache update assumed pod %s: %w", pod.Key(), ErrPodNotFound)
+	case !ps.assumed:
+		return fmt.Errorf("cache update assumed pod %s: %w", pod.Key(), ErrNotAssumed)
+	case ps.info.Pod.NodeName != pod.NodeName:
+		return fmt.Errorf("cache update assumed pod %s: assumed on %s, not %s: %w", pod.Key(), ps.info.Pod.NodeName, pod.NodeName, ErrNotAssumed)
+	}
+	finished := ps.bindingFinished
+	if err := c.removePodLocked(ps); err != nil {
+		return fmt.Errorf("cache update assumed pod %s: %w", pod.Key(), err)
+	}
+	c.addPodLocked(pi, true)
+	c.pods[pod.UID].bindingFinished = finished
+	return nil
+}
+
 // RemovePod removes a bound or assumed pod (by UID; the cached version
 // says where it is).
 func (c *Cache) RemovePod(pod *model.Pod) error {

@@ -2,6 +2,7 @@ package cache
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -112,6 +113,27 @@ func TestCachePodLifecycle(t *testing.T) {
 			},
 		},
 		{
+			name: "an assumed pod's version is replaced, still assumed and finished",
+			steps: []step{
+				{name: "assume", do: func(c *Cache) error { return c.AssumePod(framework.MustPodInfo(bound(web, "n1"))) }},
+				{name: "finish", do: func(c *Cache) error { return c.FinishBinding(bound(web, "n1")) }},
+				{name: "update assumed", do: func(c *Cache) error {
+					return c.UpdateAssumedPod(bound(mt.MakePod("web").Req(mt.Res(500, mt.Gi)).Terminating().Obj(), "n1"))
+				}},
+				{name: "still finished", do: func(c *Cache) error {
+					if st, _ := c.Pod("uid-web"); !st.Assumed || !st.BindingFinished || !st.Pod.Terminating {
+						return fmt.Errorf("state %+v", st)
+					}
+					return nil
+				}},
+			},
+			want: []nodeView{
+				{Name: "n1", Pods: []string{"default/web"}, MilliCPU: 500, Memory: mt.Gi, NonZeroMilliCPU: 500, NonZeroMemory: mt.Gi},
+				{Name: "n2"},
+			},
+			wantAssumed: []string{"uid-web"},
+		},
+		{
 			name: "remove a bound pod",
 			steps: []step{
 				{name: "add", do: func(c *Cache) error { return c.AddPod(bound(web, "n1")) }},
@@ -133,6 +155,9 @@ func TestCachePodLifecycle(t *testing.T) {
 				{name: "remove unknown", do: func(c *Cache) error { return c.RemovePod(noReq) }, wantErr: ErrPodNotFound},
 				{name: "assume", do: func(c *Cache) error { return c.AssumePod(framework.MustPodInfo(bound(noReq, "n2"))) }},
 				{name: "update assumed", do: func(c *Cache) error { return c.UpdatePod(bound(noReq, "n2")) }, wantErr: ErrAssumed},
+				{name: "update a bound pod as assumed", do: func(c *Cache) error { return c.UpdateAssumedPod(bound(web, "n1")) }, wantErr: ErrNotAssumed},
+				{name: "update an assumed pod on another node", do: func(c *Cache) error { return c.UpdateAssumedPod(bound(noReq, "n1")) }, wantErr: ErrNotAssumed},
+				{name: "update an unknown pod as assumed", do: func(c *Cache) error { return c.UpdateAssumedPod(bound(anti, "n1")) }, wantErr: ErrPodNotFound},
 				{name: "forget on the wrong node", do: func(c *Cache) error { return c.ForgetPod(bound(noReq, "n1")) }, wantErr: ErrNotAssumed},
 				{name: "remove unknown node", do: func(c *Cache) error { return c.RemoveNode("n9") }, wantErr: ErrNodeNotFound},
 			},

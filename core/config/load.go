@@ -131,7 +131,7 @@ func build(in *configv1.KubeSchedulerConfiguration, o *loadOptions) (*Config, er
 	}
 	cfg := &Config{
 		Parallelism:              deref(in.Parallelism, 16),
-		PercentageOfNodesToScore: deref(in.PercentageOfNodesToScore, 0),
+		PercentageOfNodesToScore: copyPtr(in.PercentageOfNodesToScore),
 		PodInitialBackoffSeconds: deref(in.PodInitialBackoffSeconds, 1),
 		PodMaxBackoffSeconds:     deref(in.PodMaxBackoffSeconds, 10),
 	}
@@ -238,4 +238,13 @@ func deref[T any](p *T, def T) T {
 		return def
 	}
 	return *p
+}
+
+// copyPtr returns a copy of *v, or nil.
+func copyPtr[T any](v *T) *T {
+	if v == nil {
+		return nil
+	}
+	c := *v
+	return &c
 }

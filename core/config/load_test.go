@@ -74,7 +74,7 @@ func TestDefaultMatchesEmptyDocument(t *testing.T) {
 // minus the plugins Berth leaves out, and the defaulted args.
 func TestDefaultProfile(t *testing.T) {
 	cfg := config.Default()
-	if got := []any{cfg.Parallelism, cfg.PercentageOfNodesToScore, cfg.PodInitialBackoffSeconds, cfg.PodMaxBackoffSeconds}; !cmp.Equal(got, []any{int32(16), int32(0), int64(1), int64(10)}) {
+	if got := []any{cfg.Parallelism, cfg.PercentageOfNodesToScore, cfg.PodInitialBackoffSeconds, cfg.PodMaxBackoffSeconds}; !cmp.Equal(got, []any{int32(16), (*int32)(nil), int64(1), int64(10)}) {
 		t.Errorf("globals = %v", got)
 	}
 	p, ok := cfg.Profile("default-scheduler")
@@ -401,3 +401,28 @@ func TestBackoffDurations(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// An explicit global percentageOfNodesToScore, 0 included, stays apart
+// from an unset one: the simulator defaults only the unset one to 100.
+func TestGlobalPercentageSetOrNot(t *testing.T) {
+	head := "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+	for _, tc := range []struct {
+		name string
+		doc  string
+		want *int32
+	}{
+		{"unset", head, nil},
+		{"explicit 0", head + "percentageOfNodesToScore: 0\n", new(int32(0))},
+		{"explicit 40", head + "percentageOfNodesToScore: 40\n", new(int32(40))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := config.Load([]byte(tc.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, cfg.PercentageOfNodesToScore); diff != "" {
+				t.Errorf("percentage (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -12,9 +12,10 @@ type Config struct {
 	// Parallelism bounds the goroutines used to filter and score nodes.
 	Parallelism int32 `json:"parallelism"`
 	// PercentageOfNodesToScore is the global share of nodes to find feasible
-	// before filtering stops; 0 means kube's adaptive default. A profile may
-	// override it.
-	PercentageOfNodesToScore int32 `json:"percentageOfNodesToScore"`
+	// before filtering stops; 0 means kube's adaptive default, as does nil
+	// (not set in the file: callers such as the simulator may pick their
+	// own default then). A profile may override it.
+	PercentageOfNodesToScore *int32 `json:"percentageOfNodesToScore,omitempty"`
 	// PodInitialBackoffSeconds and PodMaxBackoffSeconds bound the backoff
 	// of a pod that failed to schedule.
 	PodInitialBackoffSeconds int64 `json:"podInitialBackoffSeconds"`

@@ -107,7 +107,7 @@ func Validate(c *Config) error {
 	if c.Parallelism <= 0 {
 		errs.add("parallelism", ErrInvalid, "%d: should be an integer value greater than zero", c.Parallelism)
 	}
-	checkPercentage("percentageOfNodesToScore", &c.PercentageOfNodesToScore, &errs)
+	checkPercentage("percentageOfNodesToScore", c.PercentageOfNodesToScore, &errs)
 	if c.PodInitialBackoffSeconds <= 0 {
 		errs.add("podInitialBackoffSeconds", ErrInvalid, "%d: must be greater than 0", c.PodInitialBackoffSeconds)
 	}

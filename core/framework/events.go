@@ -37,7 +37,10 @@ const (
 	ActionUpdatePodScaleDown // requests lowered
 	ActionUpdatePodToleration
 	ActionUpdatePodSchedulingGatesEliminated
-	ActionUpdatePodOther // any other update of a pod (spec fields the scheduler reads)
+	// ActionUpdatePodOther is a pod update none of the finer pod actions
+	// describes (readiness, nomination, a request raised, ...). Only the
+	// registrations that include it (ActionUpdate, ActionAll) see it.
+	ActionUpdatePodOther
 
 	ActionUpdateOther // any update of a resource without finer actions
 
@@ -58,9 +61,17 @@ type ClusterEvent struct {
 	Label string
 }
 
-// Matches reports whether a registered event e covers the incoming event in.
+// Matches reports whether a registered event e covers the incoming event
+// in: the resources agree and every action of in is one e registered, so
+// an incoming event only reaches registrations at least as broad as it is.
+// Incoming events are as specific as their source can tell (one action
+// each); a pod update that changes nothing a finer action names arrives as
+// ActionUpdatePodOther, which only registrations for every pod update
+// (ActionUpdate, ActionAll) cover. kube-scheduler 1.36 (MatchClusterEvents)
+// states the rule as overlap plus incoming <= registered, which is this
+// subset test for the events either scheduler raises.
 func (e ClusterEvent) Matches(in ClusterEvent) bool {
-	if e.ActionType&in.ActionType == 0 {
+	if in.ActionType == 0 || in.ActionType&^e.ActionType != 0 {
 		return false
 	}
 	switch {

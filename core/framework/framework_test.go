@@ -215,3 +215,60 @@ func TestParallelizerCoversEveryPiece(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeInfoRemoveOrder pins kube's removal order (the last pod moves into
+// the hole), which decides the reprieve order of equally important victims,
+// and checks that a removal never shows through a clone or the slice it was
+// taken from.
+func TestNodeInfoRemoveOrder(t *testing.T) {
+	node := mt.MakeNode("n1").Capacity(mt.Res(4000, 8*mt.Gi)).Obj()
+	names := func(pis []*fw.PodInfo) []string {
+		var out []string
+		for _, pi := range pis {
+			out = append(out, pi.Pod.Name)
+		}
+		return out
+	}
+	anti := model.PodAffinityTerm{LabelSelector: &model.LabelSelector{}, TopologyKey: model.LabelHostname}
+	tests := []struct {
+		name       string
+		remove     []string
+		wantPods   []string
+		wantAffine []string
+	}{
+		{name: "first", remove: []string{"a"}, wantPods: []string{"d", "b", "c"}, wantAffine: []string{"b", "d"}},
+		{name: "middle", remove: []string{"b"}, wantPods: []string{"a", "d", "c"}, wantAffine: []string{"d"}},
+		{name: "last", remove: []string{"d"}, wantPods: []string{"a", "b", "c"}, wantAffine: []string{"b"}},
+		{name: "two", remove: []string{"a", "d"}, wantPods: []string{"c", "b"}, wantAffine: []string{"b"}},
+		{name: "all", remove: []string{"c", "a", "b", "d"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pods := map[string]*fw.PodInfo{
+				"a": fw.MustPodInfo(mt.MakePod("a").Obj()),
+				"b": fw.MustPodInfo(mt.MakePod("b").PodAntiAffinity(0, anti).Obj()),
+				"c": fw.MustPodInfo(mt.MakePod("c").Obj()),
+				"d": fw.MustPodInfo(mt.MakePod("d").PodAntiAffinity(0, anti).Obj()),
+			}
+			ni := fw.NewNodeInfo(node, pods["a"], pods["b"], pods["c"], pods["d"])
+			clone := ni.Clone()
+			before := ni.Pods
+			for _, n := range tc.remove {
+				if err := ni.RemovePod(pods[n].Pod); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if diff := cmp.Diff(tc.wantPods, names(ni.Pods)); diff != "" {
+				t.Errorf("Pods (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantAffine, names(ni.PodsWithAffinity)); diff != "" {
+				t.Errorf("PodsWithAffinity (-want +got):\n%s", diff)
+			}
+			for what, got := range map[string][]string{"clone": names(clone.Pods), "old slice": names(before)} {
+				if diff := cmp.Diff([]string{"a", "b", "c", "d"}, got); diff != "" {
+					t.Errorf("%s changed (-want +got):\n%s", what, diff)
+				}
+			}
+		})
+	}
+}

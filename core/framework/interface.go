@@ -249,3 +249,19 @@ type Handle interface {
 type Clock interface {
 	Now() time.Time
 }
+
+// TimerClock is a Clock that can also run a function after a delay. Where a
+// component waits (Permit timeouts, the queue's flush loops), it uses the
+// injected clock's timers when the clock implements TimerClock, so a fake
+// clock drives the waits and tests never sleep.
+type TimerClock interface {
+	Clock
+	AfterFunc(d time.Duration, f func()) Timer
+}
+
+// Timer is a pending AfterFunc call.
+type Timer interface {
+	// Stop prevents the call if it has not happened; it reports whether it
+	// did so.
+	Stop() bool
+}

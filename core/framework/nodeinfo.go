@@ -96,12 +96,18 @@ func (n *NodeInfo) RemovePod(pod *model.Pod) error {
 	return nil
 }
 
-// removeAt removes element i without preserving order (order of pods on a
-// node carries no meaning) and without aliasing clones' backing arrays.
+// removeAt removes element i as kube's NodeInfo does, moving the last
+// element into the hole: the order matters, preemption reprieves victims of
+// equal importance in it. It writes to a new array, so clones sharing s's
+// backing array are not changed.
 func removeAt(s []*PodInfo, i int) []*PodInfo {
-	out := make([]*PodInfo, 0, len(s)-1)
-	out = append(out, s[:i]...)
-	return append(out, s[i+1:]...)
+	last := len(s) - 1
+	out := make([]*PodInfo, last)
+	copy(out, s[:last])
+	if i < last {
+		out[i] = s[last]
+	}
+	return out
 }
 
 func (n *NodeInfo) update(pi *PodInfo, sign int64) {

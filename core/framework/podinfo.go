@@ -149,7 +149,9 @@ type QueuedPodInfo struct {
 	*PodInfo
 	// Timestamp is when the pod last entered the queue (activeQ ordering).
 	Timestamp time.Time
-	// InitialAttemptTimestamp is when the pod was first popped; zero before.
+	// InitialAttemptTimestamp is when the pod first entered activeQ (a
+	// gated pod: when its gates were lifted); zero before. It is not
+	// changed by later attempts.
 	InitialAttemptTimestamp time.Time
 	// Attempts counts scheduling attempts (for backoff).
 	Attempts int

@@ -1,11 +1,15 @@
 package manifest
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -16,34 +20,58 @@ import (
 	"github.com/berthsched/berth/core/model"
 )
 
+// builder turns decoded documents into a Cluster. Documents are first all
+// read (add), then converted in three passes (finish): nodes and the
+// workload index (which workloads exist, which pods they already own),
+// then every other object in input order (workloads expanded in place),
+// then what needs every pod (Services, creation times, namespaces).
 type builder struct {
 	dec     *decoder
 	cluster Cluster
-	// pending timestamps: pods that had no creationTimestamp, by index in
+	entries []*entry
+	// untimed marks the pods that had no creationTimestamp, by index in
 	// cluster.Pods.
-	untimed    map[int]bool
-	nodeSeen   map[string]bool
-	podSeen    map[string]bool
-	nsSeen     map[string]bool
-	decodeErr  error
-	podSources []*corev1.Pod
+	untimed  map[int]bool
+	nodeSeen map[string]bool
+	podSeen  map[string]bool
+	nsSeen   map[string]bool
+	// files numbers the sources in input order, to sort Ignored.
+	files map[string]int
+	workloads
 }
 
-func newBuilder() *builder {
+func newBuilder() (*builder, error) {
 	dec, err := newDecoder()
+	if err != nil {
+		return nil, err
+	}
 	return &builder{
-		dec: dec, decodeErr: err,
+		dec:      dec,
+		cluster:  Cluster{Origins: map[any]Location{}},
 		untimed:  map[int]bool{},
 		nodeSeen: map[string]bool{}, podSeen: map[string]bool{}, nsSeen: map[string]bool{},
-	}
+		files:     map[string]int{},
+		workloads: newWorkloads(),
+	}, nil
 }
 
-// finish applies what needs the whole input: creation times in input order
-// and the namespaces pods live in.
+// finish converts the documents read.
 func (b *builder) finish() (*Cluster, error) {
-	if b.decodeErr != nil {
-		return nil, b.decodeErr
+	for _, e := range b.entries {
+		if err := b.index(e); err != nil {
+			return nil, err
+		}
 	}
+	b.resolveOwned()
+	for _, e := range b.entries {
+		if err := b.convert(e); err != nil {
+			return nil, err
+		}
+	}
+	b.applyServices()
+	slices.SortStableFunc(b.cluster.Ignored, func(x, y Ignored) int {
+		return cmp.Or(cmp.Compare(b.files[x.File], b.files[y.File]), cmp.Compare(x.Document, y.Document))
+	})
 	for i, p := range b.cluster.Pods {
 		if b.untimed[i] {
 			p.CreationTime = baseTime().Add(time.Duration(i+1) * time.Second)
@@ -69,11 +97,67 @@ func (b *builder) finish() (*Cluster, error) {
 	return &c, nil
 }
 
+// index is the first pass: nodes are converted (workloads placed per node
+// need them all), workloads and Services recorded, pods' owners noted.
+func (b *builder) index(e *entry) error {
+	switch o := e.obj.(type) {
+	case *corev1.Node:
+		return b.addNode(e, o)
+	case *corev1.Service:
+		b.indexService(e, o)
+	case *corev1.Pod:
+		b.indexPod(o)
+	default:
+		b.indexWorkload(o)
+	}
+	return nil
+}
+
+// convert is the second pass: every object but nodes, in input order.
+func (b *builder) convert(e *entry) error {
+	switch o := e.obj.(type) {
+	case *corev1.Node, *corev1.Service:
+		return nil
+	case *corev1.Pod:
+		return b.addPod(e, o, "")
+	case *corev1.Namespace:
+		return b.addNamespace(e, o)
+	case *schedulingv1.PriorityClass:
+		return b.addPriorityClass(e, o)
+	case *policyv1.PodDisruptionBudget:
+		return b.addPDB(e, o)
+	case *appsv1.Deployment:
+		return b.addDeployment(e, o)
+	case *appsv1.ReplicaSet:
+		return b.addReplicaSet(e, o)
+	case *appsv1.StatefulSet:
+		return b.addStatefulSet(e, o)
+	case *appsv1.DaemonSet:
+		return b.addDaemonSet(e, o)
+	case *corev1.ReplicationController:
+		return b.addReplicationController(e, o)
+	case *batchv1.Job:
+		return b.addJob(e, o)
+	}
+	kind := e.obj.GetObjectKind().GroupVersionKind()
+	if ignoredKind(kind.Kind) {
+		b.ignore(e, notAffecting)
+		return nil
+	}
+	return e.fail("kind", fmt.Errorf("%w %s %s: %s", ErrUnknownKind, kind.GroupVersion(), kind.Kind, kindsRead))
+}
+
 const metadataNameLabel = "kubernetes.io/metadata.name"
 
-func (b *builder) addNamespace(ns *corev1.Namespace) {
+func (b *builder) addNamespace(e *entry, ns *corev1.Namespace) error {
+	if ns.Name == "" {
+		return e.fail("metadata.name", fmt.Errorf("required"))
+	}
+	if err := validLabels(ns.Labels); err != nil {
+		return e.fail("metadata.labels"+err.field, err.err)
+	}
 	if b.nsSeen[ns.Name] {
-		return
+		return nil
 	}
 	b.nsSeen[ns.Name] = true
 	labels := copyMap(ns.Labels)
@@ -81,17 +165,23 @@ func (b *builder) addNamespace(ns *corev1.Namespace) {
 		labels = map[string]string{}
 	}
 	labels[metadataNameLabel] = ns.Name
-	b.cluster.Namespaces = append(b.cluster.Namespaces, &model.Namespace{Name: ns.Name, Labels: labels})
+	out := &model.Namespace{Name: ns.Name, Labels: labels}
+	b.cluster.Namespaces = append(b.cluster.Namespaces, out)
+	b.cluster.Origins[out] = e.at
+	return nil
 }
 
-func (b *builder) addNode(n *corev1.Node, fail func(string, error) error) error {
+func (b *builder) addNode(e *entry, n *corev1.Node) error {
 	if n.Name == "" {
-		return fail("metadata.name", fmt.Errorf("required"))
+		return e.fail("metadata.name", fmt.Errorf("required"))
 	}
 	if b.nodeSeen[n.Name] {
-		return fail("metadata.name", fmt.Errorf("duplicate node %q", n.Name))
+		return e.fail("metadata.name", fmt.Errorf("duplicate node %q", n.Name))
 	}
 	b.nodeSeen[n.Name] = true
+	if err := validLabels(n.Labels); err != nil {
+		return e.fail("metadata.labels"+err.field, err.err)
+	}
 	alloc := n.Status.Allocatable
 	field := "status.allocatable"
 	if alloc == nil {
@@ -99,7 +189,7 @@ func (b *builder) addNode(n *corev1.Node, fail func(string, error) error) error 
 	}
 	list, err := resourceList(alloc)
 	if err != nil {
-		return fail(field+err.field, err.err)
+		return e.fail(field+err.field, err.err)
 	}
 	node := &model.Node{
 		Name:          n.Name,
@@ -109,84 +199,114 @@ func (b *builder) addNode(n *corev1.Node, fail func(string, error) error) error 
 	}
 	for i, t := range n.Spec.Taints {
 		if err := validEffect(t.Effect, false); err != nil {
-			return fail(fmt.Sprintf("spec.taints[%d].effect", i), err)
+			return e.fail(fmt.Sprintf("spec.taints[%d].effect", i), err)
 		}
 		node.Taints = append(node.Taints, model.Taint{Key: t.Key, Value: t.Value, Effect: model.TaintEffect(t.Effect)})
 	}
 	b.cluster.Nodes = append(b.cluster.Nodes, node)
+	b.cluster.Origins[node] = e.at
 	return nil
 }
 
-func (b *builder) addPod(p *corev1.Pod, fail func(string, error) error) error {
+// addPod converts a pod written in the manifests (prefix "") or made from
+// a workload's template (prefix "spec.template": the field paths of
+// errors are the workload's). It returns the pod added, nil for a finished
+// pod.
+func (b *builder) addPod(e *entry, p *corev1.Pod, prefix string) error {
+	_, err := b.addPodOf(e, p, prefix)
+	return err
+}
+
+func (b *builder) addPodOf(e *entry, p *corev1.Pod, prefix string) (*model.Pod, error) {
 	if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
-		return nil // finished pods hold nothing
+		return nil, nil // finished pods hold nothing
 	}
+	fail := func(field string, err error) error { return e.fail(joinField(prefix, field), err) }
 	if p.Namespace == "" {
 		p.Namespace = metav1.NamespaceDefault
 	}
 	if p.Name == "" {
-		return fail("metadata.name", fmt.Errorf("required"))
+		return nil, fail("metadata.name", fmt.Errorf("required"))
 	}
 	key := p.Namespace + "/" + p.Name
 	if b.podSeen[key] {
-		return fail("metadata.name", fmt.Errorf("duplicate pod %q", key))
+		return nil, e.fail("metadata.name", fmt.Errorf("duplicate pod %q", key))
 	}
 	b.podSeen[key] = true
-	pod, err := convertPod(p)
-	if err != nil {
-		return fail(err.field, err.err)
+	if ferr := validLabels(p.Labels); ferr != nil {
+		return nil, fail("metadata.labels"+ferr.field, ferr.err)
+	}
+	pod, ferr := convertPod(p)
+	if ferr != nil {
+		return nil, fail(ferr.field, ferr.err)
+	}
+	if prefix == "" {
+		if sel := b.ownerSelector(p); sel != nil {
+			pod.WorkloadSelectors = append(pod.WorkloadSelectors, *sel)
+		}
 	}
 	if p.CreationTimestamp.IsZero() {
 		b.untimed[len(b.cluster.Pods)] = true
 	}
 	b.cluster.Pods = append(b.cluster.Pods, pod)
-	return nil
+	b.cluster.Origins[pod] = e.at
+	return pod, nil
 }
 
-func (b *builder) addPriorityClass(pc *schedulingv1.PriorityClass, fail func(string, error) error) error {
+func (b *builder) addPriorityClass(e *entry, pc *schedulingv1.PriorityClass) error {
 	if pc.Name == "" {
-		return fail("metadata.name", fmt.Errorf("required"))
+		return e.fail("metadata.name", fmt.Errorf("required"))
 	}
 	out := &model.PriorityClass{Name: pc.Name, Value: pc.Value, GlobalDefault: pc.GlobalDefault, Description: pc.Description}
 	if pc.PreemptionPolicy != nil {
 		pol, err := preemptionPolicy(*pc.PreemptionPolicy)
 		if err != nil {
-			return fail("preemptionPolicy", err)
+			return e.fail("preemptionPolicy", err)
 		}
 		out.PreemptionPolicy = pol
 	}
 	b.cluster.PriorityClasses = append(b.cluster.PriorityClasses, out)
+	b.cluster.Origins[out] = e.at
 	return nil
 }
 
-func (b *builder) addPDB(p *policyv1.PodDisruptionBudget, fail func(string, error) error) error {
+func (b *builder) addPDB(e *entry, p *policyv1.PodDisruptionBudget) error {
 	if p.Namespace == "" {
 		p.Namespace = metav1.NamespaceDefault
 	}
 	out := &model.PodDisruptionBudget{Namespace: p.Namespace, Name: p.Name}
 	sel, ferr := labelSelector(p.Spec.Selector)
 	if ferr != nil {
-		return fail("spec.selector"+ferr.field, ferr.err)
+		return e.fail("spec.selector"+ferr.field, ferr.err)
 	}
 	out.Selector = sel
 	var err error
 	if p.Spec.MinAvailable != nil && p.Spec.MaxUnavailable != nil {
-		return fail("spec", fmt.Errorf("minAvailable and maxUnavailable are mutually exclusive"))
+		return e.fail("spec", fmt.Errorf("minAvailable and maxUnavailable are mutually exclusive"))
 	}
 	if out.MinAvailable, err = intOrPercent(p.Spec.MinAvailable); err != nil {
-		return fail("spec.minAvailable", err)
+		return e.fail("spec.minAvailable", err)
 	}
 	if out.MaxUnavailable, err = intOrPercent(p.Spec.MaxUnavailable); err != nil {
-		return fail("spec.maxUnavailable", err)
+		return e.fail("spec.maxUnavailable", err)
 	}
 	st := p.Status
-	// A status written in the manifest is the caller's figure; otherwise
-	// Berth computes the allowance from the pods it knows.
-	if st.DisruptionsAllowed != 0 || st.CurrentHealthy != 0 || st.DesiredHealthy != 0 || st.ExpectedPods != 0 || st.ObservedGeneration != 0 {
+	// A status written in the manifest is the caller's figure (as the
+	// oracle takes it: any field set, disruptedPods included, means a
+	// status); otherwise Berth computes the allowance from the pods it
+	// knows.
+	if st.DisruptionsAllowed != 0 || st.CurrentHealthy != 0 || st.DesiredHealthy != 0 || st.ExpectedPods != 0 || st.ObservedGeneration != 0 || len(st.DisruptedPods) != 0 {
 		allowed := st.DisruptionsAllowed
 		out.DisruptionsAllowed = &allowed
 	}
+	for name, at := range st.DisruptedPods {
+		if out.DisruptedPods == nil {
+			out.DisruptedPods = make(map[string]time.Time, len(st.DisruptedPods))
+		}
+		out.DisruptedPods[name] = at.Time.UTC()
+	}
 	b.cluster.PDBs = append(b.cluster.PDBs, out)
+	b.cluster.Origins[out] = e.at
 	return nil
 }
 

@@ -26,17 +26,48 @@ import (
 // Cluster is what a set of manifests describes.
 type Cluster struct {
 	Nodes           []*model.Node
-	Pods            []*model.Pod // in file order; NodeName set means running there
+	Pods            []*model.Pod // in input order; NodeName set means running there
 	PriorityClasses []*model.PriorityClass
 	PDBs            []*model.PodDisruptionBudget
 	Namespaces      []*model.Namespace
-	// SchedulerConfig is the raw KubeSchedulerConfiguration document, if one
-	// was given (the last one wins).
-	SchedulerConfig []byte
-	// Ignored lists documents of kinds that do not affect scheduling
-	// (Services, ConfigMaps, ...), so callers can say what was skipped.
-	Ignored []string
+	// SchedulerConfig is the raw KubeSchedulerConfiguration document, if
+	// one was given (at most one may be), and SchedulerConfigAt where.
+	SchedulerConfig   []byte
+	SchedulerConfigAt Location
+	// Ignored lists the documents that do not affect scheduling (ConfigMaps,
+	// Secrets, Services selecting no pod, ...), so callers can say what was
+	// skipped.
+	Ignored []Ignored
+	// Origins tells where each object was written, by pointer (*model.Node,
+	// *model.Pod, *model.Namespace, *model.PriorityClass,
+	// *model.PodDisruptionBudget). A pod made from a workload comes from the
+	// workload's document. Objects only implied (the namespace of a pod
+	// when no Namespace document names it) have none.
+	Origins map[any]Location
 }
+
+// Origin returns where obj (a pointer held by the Cluster) was written.
+func (c *Cluster) Origin(obj any) (Location, bool) {
+	l, ok := c.Origins[obj]
+	return l, ok
+}
+
+// Location is a document of a manifest file.
+type Location struct {
+	File     string
+	Document int // 1-based index of the YAML document
+}
+
+func (l Location) String() string { return fmt.Sprintf("%s: document %d", l.File, l.Document) }
+
+// Ignored is a document (or List item) that was skipped.
+type Ignored struct {
+	Location
+	Object string // "ConfigMap default/settings"
+	Reason string // "does not affect scheduling"
+}
+
+func (i Ignored) String() string { return fmt.Sprintf("%s (%s): %s", i.Location, i.Object, i.Reason) }
 
 // Error locates a problem in a manifest.
 type Error struct {
@@ -69,19 +100,27 @@ func (e *Error) Unwrap() error { return e.Err }
 // read and that could change scheduling if ignored.
 var ErrUnknownKind = errors.New("unknown kind")
 
+// kindsRead names what Berth reads, for messages.
+const kindsRead = "Berth reads v1 Node, Pod, Namespace, List, Service, ReplicationController, " +
+	"scheduling.k8s.io/v1 PriorityClass, policy/v1 PodDisruptionBudget, apps/v1 Deployment, " +
+	"ReplicaSet, StatefulSet, DaemonSet, batch/v1 Job and KubeSchedulerConfiguration"
+
 // ignoredKind reports kinds that do not influence placement; documents of
 // these kinds are skipped with a note so whole application manifests can be
 // read.
 func ignoredKind(kind string) bool {
 	switch kind {
-	case "Service", "ConfigMap", "Secret", "ServiceAccount", "Ingress", "NetworkPolicy",
+	case "ConfigMap", "Secret", "ServiceAccount", "Ingress", "IngressClass", "NetworkPolicy",
 		"Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding", "HorizontalPodAutoscaler",
 		"PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CustomResourceDefinition",
-		"LimitRange", "ResourceQuota", "Endpoints", "EndpointSlice", "CronJob", "DaemonSet":
+		"LimitRange", "ResourceQuota", "Endpoints", "EndpointSlice", "CronJob":
 		return true
 	}
 	return false
 }
+
+// notAffecting is the reason of documents of ignored kinds.
+const notAffecting = "does not affect scheduling"
 
 // decoder holds the scheme of the kinds Berth reads. It is built per call:
 // there is no package-level state.
@@ -102,26 +141,43 @@ func newDecoder() (*decoder, error) {
 	return &decoder{codecs: serializer.NewCodecFactory(scheme, serializer.EnableStrict)}, nil
 }
 
+// Source is one manifest file's content and the name errors give it.
+type Source struct {
+	Name string
+	Data []byte
+}
+
 // LoadFiles reads and merges manifests from files ("-" is standard input).
 func LoadFiles(paths ...string) (*Cluster, error) {
-	b := newBuilder()
+	srcs := make([]Source, 0, len(paths))
 	for _, p := range paths {
 		data, err := readFile(p)
 		if err != nil {
 			return nil, err
 		}
-		if err := b.add(p, data); err != nil {
-			return nil, err
-		}
+		srcs = append(srcs, Source{Name: p, Data: data})
 	}
-	return b.finish()
+	return DecodeSources(srcs...)
 }
 
 // Decode reads manifests from data; source names them in errors.
 func Decode(source string, data []byte) (*Cluster, error) {
-	b := newBuilder()
-	if err := b.add(source, data); err != nil {
+	return DecodeSources(Source{Name: source, Data: data})
+}
+
+// DecodeSources reads several manifest files as one input: objects may
+// refer to objects of other files (a pod to its ReplicaSet, a Service to
+// its pods), creation times follow the input order across files, and
+// duplicates are found across files.
+func DecodeSources(srcs ...Source) (*Cluster, error) {
+	b, err := newBuilder()
+	if err != nil {
 		return nil, err
+	}
+	for _, s := range srcs {
+		if err := b.add(s.Name, s.Data); err != nil {
+			return nil, err
+		}
 	}
 	return b.finish()
 }
@@ -150,8 +206,25 @@ type typeMeta struct {
 	} `json:"metadata"`
 }
 
-// add decodes every document of one file.
+// entry is a decoded document, or an item of a List document, waiting to
+// be turned into model objects once every document is read.
+type entry struct {
+	at     Location
+	obj    runtime.Object
+	object string // "Pod default/web"
+	prefix string // "items[2]" for an item of a List
+}
+
+// fail locates err at field of the entry's object.
+func (e *entry) fail(field string, err error) error {
+	return &Error{File: e.at.File, Document: e.at.Document, Object: e.object, Field: joinField(e.prefix, field), Err: err}
+}
+
+// add reads every document of one file.
 func (b *builder) add(source string, data []byte) error {
+	if _, ok := b.files[source]; !ok {
+		b.files[source] = len(b.files)
+	}
 	reader := utilyaml.NewYAMLReader(bufio.NewReaderSize(bytes.NewReader(data), 1<<20))
 	for doc := 1; ; doc++ {
 		raw, err := reader.Read()
@@ -164,90 +237,116 @@ func (b *builder) add(source string, data []byte) error {
 		if isBlank(raw) {
 			continue
 		}
-		if err := b.addDocument(source, doc, raw); err != nil {
+		if err := b.addDocument(Location{File: source, Document: doc}, raw); err != nil {
 			return err
 		}
 	}
 }
 
-func (b *builder) addDocument(source string, doc int, raw []byte) error {
+func (b *builder) addDocument(at Location, raw []byte) error {
 	var tm typeMeta
 	if err := yaml.Unmarshal(raw, &tm); err != nil {
-		return &Error{File: source, Document: doc, Err: fmt.Errorf("not a Kubernetes object: %w", err)}
+		return &Error{File: at.File, Document: at.Document, Err: fmt.Errorf("not a Kubernetes object: %w", err)}
 	}
-	loc := &Error{File: source, Document: doc}
+	e := &entry{at: at}
 	if tm.Kind != "" {
-		loc.Object = objectName(tm.Kind, tm.Metadata.Namespace, tm.Metadata.Name)
-	}
-	fail := func(field string, err error) error {
-		e := *loc
-		e.Field, e.Err = field, err
-		return &e
+		e.object = objectName(tm.Kind, tm.Metadata.Namespace, tm.Metadata.Name)
 	}
 	switch {
 	case tm.Kind == "":
-		return fail("kind", errors.New("missing"))
+		return e.fail("kind", errors.New("missing"))
+	case tm.APIVersion == "":
+		return e.fail("apiVersion", fmt.Errorf("missing (a %s needs one, for example %s)", tm.Kind, exampleAPIVersion(tm.Kind)))
 	case tm.Kind == "KubeSchedulerConfiguration":
 		if !strings.HasPrefix(tm.APIVersion, "kubescheduler.config.k8s.io/") {
-			return fail("apiVersion", fmt.Errorf("KubeSchedulerConfiguration must be kubescheduler.config.k8s.io/v1, got %q", tm.APIVersion))
+			return e.fail("apiVersion", fmt.Errorf("KubeSchedulerConfiguration must be kubescheduler.config.k8s.io/v1, got %q", tm.APIVersion))
 		}
-		b.cluster.SchedulerConfig = raw
+		if b.cluster.SchedulerConfig != nil {
+			return e.fail("", fmt.Errorf("a second KubeSchedulerConfiguration (the first is %s): give one, or pass --config", b.cluster.SchedulerConfigAt))
+		}
+		b.cluster.SchedulerConfig, b.cluster.SchedulerConfigAt = raw, at
 		return nil
 	case ignoredKind(tm.Kind):
-		b.cluster.Ignored = append(b.cluster.Ignored, fmt.Sprintf("%s: document %d: %s (does not affect scheduling)", source, doc, loc.Object))
+		b.ignore(e, notAffecting)
 		return nil
 	}
 	json, err := yaml.YAMLToJSON(raw)
 	if err != nil {
-		return fail("", err)
+		return e.fail("", err)
 	}
 	obj, _, err := b.dec.codecs.UniversalDeserializer().Decode(json, nil, nil)
 	if err != nil {
 		if runtime.IsNotRegisteredError(err) {
-			return fail("kind", fmt.Errorf("%w %s %s: Berth reads v1 Node, Pod, Namespace, List, scheduling.k8s.io/v1 PriorityClass, policy/v1 PodDisruptionBudget, apps/v1 Deployment, ReplicaSet, StatefulSet, batch/v1 Job and KubeSchedulerConfiguration", ErrUnknownKind, tm.APIVersion, tm.Kind))
+			return e.fail("kind", fmt.Errorf("%w %s %s: %s", ErrUnknownKind, tm.APIVersion, tm.Kind, kindsRead))
 		}
-		return fail("", err)
+		return decodeError(e, json, err)
 	}
-	return b.addObject(obj, fail)
+	return b.addEntry(e, obj)
 }
 
-func (b *builder) addObject(obj runtime.Object, fail func(string, error) error) error {
-	switch o := obj.(type) {
-	case *corev1.List:
-		for i, item := range o.Items {
-			inner, _, err := b.dec.codecs.UniversalDeserializer().Decode(item.Raw, nil, nil)
-			if err != nil {
-				return fail(fmt.Sprintf("items[%d]", i), err)
-			}
-			itemFail := func(field string, err error) error {
-				return fail(joinField(fmt.Sprintf("items[%d]", i), field), err)
-			}
-			if err := b.addObject(inner, itemFail); err != nil {
-				return err
-			}
-		}
+// addEntry queues a decoded object; a List's items are queued one by one.
+func (b *builder) addEntry(e *entry, obj runtime.Object) error {
+	list, ok := obj.(*corev1.List)
+	if !ok {
+		e.obj = obj
+		b.entries = append(b.entries, e)
 		return nil
-	case *corev1.Node:
-		return b.addNode(o, fail)
-	case *corev1.Pod:
-		return b.addPod(o, fail)
-	case *corev1.Namespace:
-		b.addNamespace(o)
-		return nil
-	case *schedulingv1.PriorityClass:
-		return b.addPriorityClass(o, fail)
-	case *policyv1.PodDisruptionBudget:
-		return b.addPDB(o, fail)
-	case *appsv1.Deployment:
-		return b.addDeployment(o, fail)
-	case *appsv1.ReplicaSet:
-		return b.addReplicaSet(o, fail)
-	case *appsv1.StatefulSet:
-		return b.addStatefulSet(o, fail)
-	case *batchv1.Job:
-		return b.addJob(o, fail)
 	}
-	return fail("kind", fmt.Errorf("%w %T", ErrUnknownKind, obj))
+	for i, item := range list.Items {
+		ie := &entry{at: e.at, prefix: joinField(e.prefix, fmt.Sprintf("items[%d]", i)), object: e.object}
+		var tm typeMeta
+		if err := yaml.Unmarshal(item.Raw, &tm); err == nil && tm.Kind != "" {
+			ie.object = objectName(tm.Kind, tm.Metadata.Namespace, tm.Metadata.Name)
+		}
+		switch {
+		case tm.Kind == "":
+			return ie.fail("kind", errors.New("missing"))
+		case tm.APIVersion == "":
+			return ie.fail("apiVersion", fmt.Errorf("missing (a %s needs one, for example %s)", tm.Kind, exampleAPIVersion(tm.Kind)))
+		case ignoredKind(tm.Kind):
+			b.ignore(ie, notAffecting)
+			continue
+		case tm.Kind == "KubeSchedulerConfiguration":
+			return ie.fail("kind", errors.New("a KubeSchedulerConfiguration must be a document of its own, not a List item"))
+		}
+		inner, _, err := b.dec.codecs.UniversalDeserializer().Decode(item.Raw, nil, nil)
+		if err != nil {
+			if runtime.IsNotRegisteredError(err) {
+				return ie.fail("kind", fmt.Errorf("%w %s %s: %s", ErrUnknownKind, tm.APIVersion, tm.Kind, kindsRead))
+			}
+			return decodeError(ie, item.Raw, err)
+		}
+		if err := b.addEntry(ie, inner); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ignore records a skipped document.
+func (b *builder) ignore(e *entry, reason string) {
+	object := e.object
+	if e.prefix != "" {
+		object = e.prefix + " " + object
+	}
+	b.cluster.Ignored = append(b.cluster.Ignored, Ignored{Location: e.at, Object: object, Reason: reason})
+}
+
+// exampleAPIVersion suggests the apiVersion of a kind in messages.
+func exampleAPIVersion(kind string) string {
+	switch kind {
+	case "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet":
+		return "apps/v1"
+	case "Job":
+		return "batch/v1"
+	case "PriorityClass":
+		return "scheduling.k8s.io/v1"
+	case "PodDisruptionBudget":
+		return "policy/v1"
+	case "KubeSchedulerConfiguration":
+		return "kubescheduler.config.k8s.io/v1"
+	}
+	return "v1"
 }
 
 func isBlank(doc []byte) bool {
@@ -269,15 +368,23 @@ func objectName(kind, namespace, name string) string {
 			namespace = "default"
 		}
 	}
-	if namespace != "" {
+	switch {
+	case namespace != "":
 		return kind + " " + namespace + "/" + name
+	case name != "":
+		return kind + " " + name
 	}
-	return kind + " " + name
+	return kind
 }
 
 func joinField(prefix, field string) string {
-	if field == "" {
+	switch {
+	case field == "":
 		return prefix
+	case prefix == "":
+		return field
+	case field[0] == '[':
+		return prefix + field
 	}
 	return prefix + "." + field
 }

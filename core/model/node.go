@@ -1,5 +1,7 @@
 package model
 
+import "time"
+
 // Node is a machine pods can be placed on.
 type Node struct {
 	Name          string
@@ -58,4 +60,9 @@ type PodDisruptionBudget struct {
 	// DisruptionsAllowed, when set by the caller, overrides the figure Berth
 	// would compute from the pods it knows.
 	DisruptionsAllowed *int32
+	// DisruptedPods names (by pod name, in the budget's namespace) the pods
+	// whose eviction was already counted against the budget, with when
+	// (kube's status.disruptedPods). They are not healthy, and preemption
+	// does not count their eviction against the budget again.
+	DisruptedPods map[string]time.Time
 }

@@ -75,6 +75,57 @@ func TestComputeRequests(t *testing.T) {
 				NonZeroMilliCPU: model.DefaultMilliCPURequest, NonZeroMemory: model.DefaultMemoryRequest,
 			},
 		},
+		{
+			name: "pod-level cpu replaces the containers' cpu, memory stays theirs",
+			pod: mt.MakePod("p").Req(mt.Res(500, 100*mt.Mi)).Req(model.ResourceList{model.ResourceCPU: 500}).Req(nil).
+				PodLevel(model.ResourceList{model.ResourceCPU: 4000}).Obj(),
+			want: model.PodRequests{
+				Requests:        model.Resources{MilliCPU: 4000, Memory: 100 * mt.Mi},
+				NonZeroMilliCPU: 4000, NonZeroMemory: 100 * mt.Mi,
+				// NodeResourcesFit scores the containers without the pod level.
+				FitScore: &model.Resources{MilliCPU: 1000 + model.DefaultMilliCPURequest, Memory: 100*mt.Mi + 2*model.DefaultMemoryRequest},
+			},
+		},
+		{
+			name: "pod-level requests replace the init peak and take overhead on top",
+			pod: mt.MakePod("p").Req(mt.Res(100, 10)).Init(mt.Res(3000, 5), false).
+				PodLevel(model.ResourceList{model.ResourceCPU: 1000, model.ResourceMemory: 50, "hugepages-2Mi": 4 << 20}).
+				Overhead(mt.Res(100, 1)).Obj(),
+			want: model.PodRequests{
+				Requests:        model.Resources{MilliCPU: 1100, Memory: 51, Scalar: map[string]int64{"hugepages-2Mi": 4 << 20}},
+				NonZeroMilliCPU: 1100, NonZeroMemory: 51,
+				FitScore: &model.Resources{MilliCPU: 3100, Memory: 11},
+			},
+		},
+		{
+			name: "with pod-level requests, a resource somebody requests gets no default on the node",
+			pod: mt.MakePod("p").Req(model.ResourceList{model.ResourceCPU: 200}).Req(nil).
+				PodLevel(model.ResourceList{model.ResourceMemory: 1 << 30}).Obj(),
+			want: model.PodRequests{
+				Requests:        model.Resources{MilliCPU: 200, Memory: 1 << 30},
+				NonZeroMilliCPU: 200, NonZeroMemory: 1 << 30,
+				FitScore: &model.Resources{MilliCPU: 200 + model.DefaultMilliCPURequest, Memory: 2 * model.DefaultMemoryRequest},
+			},
+		},
+		{
+			name: "with pod-level requests, a resource nobody requests is defaulted per container",
+			pod: mt.MakePod("p").Req(nil).Req(nil).
+				PodLevel(model.ResourceList{model.ResourceMemory: 1 << 30}).Obj(),
+			want: model.PodRequests{
+				Requests:        model.Resources{Memory: 1 << 30},
+				NonZeroMilliCPU: 2 * model.DefaultMilliCPURequest, NonZeroMemory: 1 << 30,
+				FitScore: &model.Resources{MilliCPU: 2 * model.DefaultMilliCPURequest, Memory: 2 * model.DefaultMemoryRequest},
+			},
+		},
+		{
+			name: "only cpu, memory and hugepages count at pod level",
+			pod: mt.MakePod("p").Req(mt.Res(100, 10)).
+				PodLevel(model.ResourceList{"example.com/gpu": 3}).Obj(),
+			want: model.PodRequests{
+				Requests:        model.Resources{MilliCPU: 100, Memory: 10},
+				NonZeroMilliCPU: 100, NonZeroMemory: 10,
+			},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,6 +12,9 @@ const (
 	ResourceMemory           = "memory"            // bytes
 	ResourceEphemeralStorage = "ephemeral-storage" // bytes
 	ResourcePods             = "pods"              // count
+	// ResourceHugePagesPrefix starts the names of huge page resources
+	// ("hugepages-2Mi"), counted in bytes.
+	ResourceHugePagesPrefix = "hugepages-"
 )
 
 // Defaults the scheduler assumes for containers that request no cpu or memory

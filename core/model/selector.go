@@ -128,6 +128,22 @@ func (s Selector) AddNotIn(key string, values ...string) Selector {
 	return s.add(requirement{key: key, op: LabelSelectorOpNotIn, values: values})
 }
 
+// And returns a selector that requires both s and o: their requirements
+// together. Nothing stays Nothing.
+func (s Selector) And(o Selector) Selector {
+	if !s.valid || !o.valid {
+		return Nothing()
+	}
+	if len(o.reqs) == 0 {
+		return s
+	}
+	reqs := make([]requirement, 0, len(s.reqs)+len(o.reqs))
+	reqs = append(reqs, s.reqs...)
+	reqs = append(reqs, o.reqs...)
+	sort.SliceStable(reqs, func(i, j int) bool { return reqs[i].key < reqs[j].key })
+	return Selector{valid: true, reqs: reqs}
+}
+
 func (s Selector) add(r requirement) Selector {
 	if !s.valid {
 		return s

@@ -138,3 +138,29 @@ func TestTolerations(t *testing.T) {
 		t.Errorf("FirstUntolerated = %v %v, want {gpu: true}", got, found)
 	}
 }
+
+func TestSelectorAnd(t *testing.T) {
+	web := model.SelectorFromSet(map[string]string{"app": "web"})
+	front := (&model.LabelSelector{MatchExpressions: []model.LabelSelectorRequirement{{Key: "tier", Operator: model.LabelSelectorOpIn, Values: []string{"front", "edge"}}}}).MustCompile()
+	tests := []struct {
+		name   string
+		sel    model.Selector
+		labels map[string]string
+		want   bool
+	}{
+		{"both hold", web.And(front), map[string]string{"app": "web", "tier": "edge"}, true},
+		{"one fails", web.And(front), map[string]string{"app": "web", "tier": "back"}, false},
+		{"everything is neutral", model.Everything().And(web), map[string]string{"app": "web"}, true},
+		{"nothing wins", web.And(model.Nothing()), map[string]string{"app": "web"}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.sel.Matches(tc.labels); got != tc.want {
+				t.Errorf("%s matches %v = %v, want %v", tc.sel, tc.labels, got, tc.want)
+			}
+		})
+	}
+	if s := web.And(front).String(); s != "app=web,tier in (edge,front)" {
+		t.Errorf("String() = %q", s)
+	}
+}

@@ -3,7 +3,13 @@
 // labels, taints, running pods with priorities and budgets, pending pods
 // with every kind of constraint) as Kubernetes YAML, keeps the oracle's
 // traces for them under testdata/golden, and compares Berth's simulate
-// output decision by decision.
+// output decision by decision. The corpus: mixed-* (placement), preempt-*
+// (preemption with budgets), varied-* (preemption meeting negative
+// priorities, tied start times, percentage and maxUnavailable budgets,
+// budgets with disrupted pods or empty selectors, pods being deleted, some
+// by preemption, and nominated pods) and crowded-* (the same on two crowded
+// nodes, where successive preemptions choose among many equally important
+// victims).
 //
 // Regenerate the clusters and golden traces (needs the oracle, see
 // ../../../shared/kubeoracle/README.md):

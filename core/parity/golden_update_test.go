@@ -39,6 +39,23 @@ func corpus() []struct {
 			opts GenOptions
 		}{fmt.Sprintf("preempt-%03d", s), s, GenOptions{Nodes: 6, RunningPods: 24, PendingPods: 16, Preemption: true}})
 	}
+	for s := uint64(201); s <= 215; s++ {
+		out = append(out, struct {
+			name string
+			seed uint64
+			opts GenOptions
+		}{fmt.Sprintf("varied-%03d", s), s, GenOptions{Nodes: 6, RunningPods: 24, PendingPods: 16, Preemption: true, Varied: true}})
+	}
+	// Two crowded nodes: preemptions follow one another on the same node,
+	// among many equally important victims whose order earlier removals
+	// changed.
+	for s := uint64(301); s <= 320; s++ {
+		out = append(out, struct {
+			name string
+			seed uint64
+			opts GenOptions
+		}{fmt.Sprintf("crowded-%03d", s), s, GenOptions{Nodes: 2, RunningPods: 24, PendingPods: 16, Preemption: true, Varied: true}})
+	}
 	return out
 }
 

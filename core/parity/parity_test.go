@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/berthsched/berth/core/config"
+	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/manifest"
 	"github.com/berthsched/berth/core/plugins/names"
 	"github.com/berthsched/berth/core/plugins/registry"
@@ -33,17 +36,36 @@ const (
 // (testdata/golden, produced by kubeoracle). Every difference is logged;
 // the test fails when agreement drops below the floors.
 func TestParityWithOracle(t *testing.T) {
-	clusters, err := filepath.Glob(filepath.Join("testdata", "clusters", "*.yaml"))
+	checkCorpus(t, filepath.Join("testdata", "clusters"), filepath.Join("testdata", "golden"))
+}
+
+// TestParityExtended does the same on the extended corpus
+// (testdata/extended, see its README): clusters with namespaces and
+// namespace selectors, every spread option, sidecars, host ports,
+// extended resources, budgets, stale nominations, gated pods, several
+// profiles and scheduler configurations, and sampled percentages of nodes
+// to score on 120 to 150 nodes.
+func TestParityExtended(t *testing.T) {
+	dir := filepath.Join("testdata", "extended")
+	checkCorpus(t, filepath.Join(dir, "clusters"), filepath.Join(dir, "golden"))
+}
+
+// checkCorpus compares Berth's trace with the oracle's on every cluster of
+// dir (NAME.yaml, with its trace in golden/NAME.jsonl). Every difference
+// is logged; the test fails when agreement drops below the floors.
+func checkCorpus(t *testing.T, dir, golden string) {
+	t.Helper()
+	clusters, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(clusters) == 0 {
-		t.Fatal("no clusters under testdata/clusters")
+		t.Fatalf("no clusters under %s", dir)
 	}
 	var attempts, placementOK, fullOK int
 	for _, cluster := range clusters {
 		name := strings.TrimSuffix(filepath.Base(cluster), ".yaml")
-		want := readTrace(t, filepath.Join("testdata", "golden", name+".jsonl"))
+		want := readTrace(t, filepath.Join(golden, name+".jsonl"))
 		got := runBerth(t, cluster)
 		n := max(len(want), len(got))
 		attempts += n
@@ -77,14 +99,25 @@ func TestParityWithOracle(t *testing.T) {
 	}
 }
 
+// runBerth simulates a cluster file as berthctl simulate does: with the
+// KubeSchedulerConfiguration it carries, if any, less the plugins Berth
+// does not have.
 func runBerth(t *testing.T, cluster string) []simulate.Line {
 	t.Helper()
 	c, err := manifest.LoadFiles(cluster)
 	if err != nil {
 		t.Fatalf("%s: %v", cluster, err)
 	}
-	in := simulate.Input{Nodes: c.Nodes, Pods: c.Pods, PriorityClasses: c.PriorityClasses, PDBs: c.PDBs, Namespaces: c.Namespaces}
-	lines, err := simulate.Run(context.Background(), in, simulate.Options{Registry: registry.InTree()})
+	reg := registry.InTree()
+	cfg := config.Default()
+	if c.SchedulerConfig != nil {
+		if cfg, err = config.Load(c.SchedulerConfig); err != nil {
+			t.Fatalf("%s: %v", cluster, err)
+		}
+	}
+	withoutUnregistered(cfg, reg)
+	in := simulate.Input{Nodes: c.Nodes, Pods: c.Pods, PriorityClasses: c.PriorityClasses, PDBs: c.PDBs, Namespaces: c.Namespaces, Config: cfg}
+	lines, err := simulate.Run(context.Background(), in, simulate.Options{Registry: reg})
 	if err != nil {
 		t.Fatalf("%s: %v", cluster, err)
 	}
@@ -93,6 +126,21 @@ func runBerth(t *testing.T, cluster string) []simulate.Line {
 		out[i] = roundTrip(t, l)
 	}
 	return out
+}
+
+// withoutUnregistered drops from cfg the plugins reg lacks (those only
+// Kubernetes has), as berthctl simulate does.
+func withoutUnregistered(cfg *config.Config, reg runtime.Registry) {
+	for i := range cfg.Profiles {
+		p := &cfg.Profiles[i].Plugins
+		for _, point := range append(config.ExtensionPoints(), config.MultiPoint) {
+			set := p.Set(point)
+			set.Enabled = slices.DeleteFunc(set.Enabled, func(pl config.Plugin) bool {
+				_, ok := reg[pl.Name]
+				return !ok
+			})
+		}
+	}
 }
 
 func readTrace(t *testing.T, path string) []simulate.Line {

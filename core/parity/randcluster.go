@@ -23,12 +23,19 @@ type GenOptions struct {
 	// Preemption adds priority classes, budgets and high-priority pods that
 	// can only fit by evicting others.
 	Preemption bool
+	// Varied, with Preemption, widens what preemption meets: negative
+	// priorities, running pods sharing start times (equally important
+	// victims, ordered by the node's pod order), budgets by percentage and
+	// by maxUnavailable (some with an empty selector, some with a status
+	// listing disrupted pods), running pods being deleted (some preempted)
+	// and pending pods already nominated.
+	Varied bool
 }
 
 // Generate returns a random cluster as multi-document Kubernetes YAML. The
 // same seed and options always give the same bytes.
 func Generate(seed uint64, o GenOptions) ([]byte, error) {
-	g := &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), o: o}
+	g := &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), o: o, running: map[string][]string{}}
 	return g.cluster()
 }
 
@@ -38,6 +45,9 @@ type gen struct {
 	docs  []any
 	nodes []string
 	t     time.Time
+	// running lists the running pods' names by app (Varied budgets name
+	// some as disrupted).
+	running map[string][]string
 }
 
 var apps = []string{"web", "api", "cache", "db", "batch"}
@@ -48,11 +58,19 @@ func (g *gen) chance(p float64) bool   { return g.r.Float64() < p }
 func (g *gen) cluster() ([]byte, error) {
 	g.t = time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
 	if g.o.Preemption {
-		for _, pc := range []struct {
+		classes := []struct {
 			name  string
 			value int32
 			never bool
-		}{{"low", 100, false}, {"mid", 1000, false}, {"high", 10000, false}, {"high-never", 10000, true}} {
+		}{{"low", 100, false}, {"mid", 1000, false}, {"high", 10000, false}, {"high-never", 10000, true}}
+		if g.o.Varied {
+			classes = append(classes, []struct {
+				name  string
+				value int32
+				never bool
+			}{{"neg", -100, false}, {"neg-low", -1000, false}}...)
+		}
+		for _, pc := range classes {
 			c := &schedulingv1.PriorityClass{TypeMeta: metav1.TypeMeta{APIVersion: "scheduling.k8s.io/v1", Kind: "PriorityClass"},
 				ObjectMeta: metav1.ObjectMeta{Name: pc.name}, Value: pc.value}
 			if pc.never {
@@ -73,8 +91,12 @@ func (g *gen) cluster() ([]byte, error) {
 			pdb := &policyv1.PodDisruptionBudget{TypeMeta: metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
 				ObjectMeta: metav1.ObjectMeta{Name: app + "-pdb", Namespace: "default"},
 				Spec:       policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}}}
-			v := intstr.FromInt32(int32(1 + g.r.IntN(3)))
-			pdb.Spec.MinAvailable = &v
+			if g.o.Varied {
+				g.vary(pdb, app)
+			} else {
+				v := intstr.FromInt32(int32(1 + g.r.IntN(3)))
+				pdb.Spec.MinAvailable = &v
+			}
 			g.docs = append(g.docs, pdb)
 		}
 	}
@@ -91,6 +113,29 @@ func (g *gen) cluster() ([]byte, error) {
 		out.Write(b)
 	}
 	return out.Bytes(), nil
+}
+
+// vary gives a budget one of the forms Varied allows.
+func (g *gen) vary(pdb *policyv1.PodDisruptionBudget, app string) {
+	var v intstr.IntOrString
+	if g.chance(0.5) {
+		v = intstr.FromString(fmt.Sprintf("%d%%", []int{0, 25, 34, 50, 75, 100}[g.r.IntN(6)]))
+	} else {
+		v = intstr.FromInt32(int32(g.r.IntN(4)))
+	}
+	if g.chance(0.5) {
+		pdb.Spec.MaxUnavailable = &v
+	} else {
+		pdb.Spec.MinAvailable = &v
+	}
+	if g.chance(0.15) {
+		pdb.Spec.Selector = &metav1.LabelSelector{} // covers no pod for preemption
+	}
+	if names := g.running[app]; len(names) > 0 && g.chance(0.3) {
+		// A status given as is: an allowance and a disrupted pod.
+		pdb.Status.DisruptionsAllowed = int32(g.r.IntN(3))
+		pdb.Status.DisruptedPods = map[string]metav1.Time{g.pick(names): metav1.NewTime(g.t)}
+	}
 }
 
 func (g *gen) node(i int) *corev1.Node {
@@ -160,10 +205,18 @@ func (g *gen) pod(name, nodeName string) *corev1.Pod {
 	if g.o.Preemption {
 		if nodeName != "" {
 			// running pods fill the nodes, mostly at low priority
-			p.Spec.PriorityClassName = g.pick([]string{"low", "low", "low", "mid", "high"})
+			classes := []string{"low", "low", "low", "mid", "high"}
+			if g.o.Varied {
+				classes = append(classes, "neg", "neg-low")
+			}
+			p.Spec.PriorityClassName = g.pick(classes)
 			p.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = *resource.NewMilliQuantity(int64(500*(1+g.r.IntN(4))), resource.DecimalSI)
 		} else {
-			p.Spec.PriorityClassName = g.pick([]string{"low", "mid", "high", "high", "high-never"})
+			classes := []string{"low", "mid", "high", "high", "high-never"}
+			if g.o.Varied {
+				classes = append(classes, "neg")
+			}
+			p.Spec.PriorityClassName = g.pick(classes)
 			if g.chance(0.6) { // big pods that need room
 				p.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = *resource.NewMilliQuantity(int64(1000*(1+g.r.IntN(6))), resource.DecimalSI)
 			}
@@ -172,11 +225,33 @@ func (g *gen) pod(name, nodeName string) *corev1.Pod {
 	if nodeName != "" {
 		p.Status.Phase = corev1.PodRunning
 		st := metav1.NewTime(g.t)
+		if g.o.Varied {
+			// Three start times only: many equally important victims.
+			st = metav1.NewTime(time.Date(2025, 5, 31, g.r.IntN(3), 0, 0, 0, time.UTC))
+			if g.chance(0.08) {
+				g.terminating(p)
+			}
+		}
 		p.Status.StartTime = &st
+		g.running[app] = append(g.running[app], name)
 		return p
+	}
+	if g.o.Varied && g.chance(0.1) {
+		p.Status.NominatedNodeName = g.pick(g.nodes)
 	}
 	g.constraints(p, app)
 	return p
+}
+
+// terminating makes a running pod one being deleted, half of the time
+// because a scheduler preempted it.
+func (g *gen) terminating(p *corev1.Pod) {
+	at := metav1.NewTime(g.t)
+	p.DeletionTimestamp = &at
+	p.Finalizers = []string{"example.com/hold"}
+	if g.chance(0.5) {
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: corev1.PodReasonPreemptionByScheduler}}
+	}
 }
 
 func (g *gen) constraints(p *corev1.Pod, app string) {

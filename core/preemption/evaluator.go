@@ -21,7 +21,7 @@ const (
 	// MsgPolicyNever is returned for a pod with preemptionPolicy Never.
 	MsgPolicyNever = "not eligible due to preemptionPolicy=Never."
 	// MsgTerminatingVictim is returned for a pod whose nominated node still
-	// has a lower-priority pod terminating.
+	// has a lower-priority pod terminating by preemption.
 	MsgTerminatingVictim = "not eligible due to a terminating pod on the nominated node."
 	// MsgNoCandidate is returned when candidates exist but none could be
 	// chosen (should not happen).
@@ -121,9 +121,10 @@ func (e *Evaluator) eligible(pod *model.Pod, m *framework.NodeToStatus) (bool, s
 		return true, ""
 	}
 	for _, pi := range ni.Pods {
-		// Berth does not tell a preemption victim from another terminating
-		// pod: any terminating lower-priority pod is taken as one.
-		if pi.Pod.Priority < pod.Priority && pi.Pod.Terminating {
+		// Only pods going because of a preemption count (the scheduler
+		// marks those it evicted); pods terminating for another reason do
+		// not hold the pod back, as in kube.
+		if pi.Pod.Priority < pod.Priority && pi.Pod.TerminatingByPreemption() {
 			return false, MsgTerminatingVictim
 		}
 	}

@@ -86,18 +86,47 @@ func TestPreempt(t *testing.T) {
 			want: outcome{Node: "-", Code: framework.Unschedulable, Message: preemption.MsgPolicyNever},
 		},
 		{
-			name: "a pod nominated where a lower-priority pod is terminating waits",
+			name: "a pod nominated where a lower-priority pod is terminating by preemption waits",
 			spec: clusterSpec{nodes: []*model.Node{node("n1", 2000)}, pods: []*model.Pod{
-				running("dying", "n1", 1, 1000, hour).Terminating().Obj(),
+				running("dying", "n1", 1, 1000, hour).Terminating().Preempted().Obj(),
 				running("low", "n1", 1, 1000, hour).Obj(),
 			}},
 			pod:  preemptor(10, 2000).Nominated("n1").Obj(),
 			want: outcome{Node: "-", Code: framework.Unschedulable, Message: preemption.MsgTerminatingVictim},
 		},
 		{
+			name: "a pod terminating for another reason does not make it wait",
+			spec: clusterSpec{nodes: []*model.Node{node("n1", 2000)}, pods: []*model.Pod{
+				running("dying", "n1", 1, 1000, hour).Terminating().Obj(),
+				running("low", "n1", 1, 1000, hour).Obj(),
+			}},
+			pod:  preemptor(10, 2000).Nominated("n1").Obj(),
+			want: outcome{Node: "n1", Decisions: []string{evicted("low", "n1")}},
+		},
+		{
+			name: "a preempted pod that is not terminating does not make it wait",
+			spec: clusterSpec{nodes: []*model.Node{node("n1", 2000)}, pods: []*model.Pod{
+				running("marked", "n1", 1, 1000, hour).Preempted().Obj(),
+				running("low", "n1", 1, 1000, 2*hour).Obj(),
+			}},
+			pod:  preemptor(10, 1000).Nominated("n1").Obj(),
+			want: outcome{Node: "n1", Decisions: []string{evicted("marked", "n1")}},
+		},
+		{
+			name: "a nominated node now unresolvable: preempts again elsewhere",
+			spec: clusterSpec{nodes: []*model.Node{
+				mt.MakeNode("n1").Capacity(mt.Res(2000, 64*mt.Gi)).Taint("k", "v", model.TaintEffectNoSchedule).Obj(), node("n2", 2000),
+			}, pods: []*model.Pod{
+				running("dying", "n1", 1, 1000, hour).Terminating().Preempted().Obj(),
+				running("low", "n2", 1, 2000, hour).Obj(),
+			}},
+			pod:  preemptor(10, 2000).Nominated("n1").Obj(),
+			want: outcome{Node: "n2", Decisions: []string{evicted("low", "n2")}},
+		},
+		{
 			name: "a terminating pod of higher priority does not make the pod wait",
 			spec: clusterSpec{nodes: []*model.Node{node("n1", 2000)}, pods: []*model.Pod{
-				running("dying", "n1", 20, 1000, hour).Terminating().Obj(),
+				running("dying", "n1", 20, 1000, hour).Terminating().Preempted().Obj(),
 				running("low", "n1", 1, 1000, hour).Obj(),
 			}},
 			pod:  preemptor(10, 1000).Nominated("n1").Obj(),
@@ -268,6 +297,22 @@ func TestNodeChoice(t *testing.T) {
 			want: "b",
 		},
 		{
+			// On a, p1 exceeds "db" and is charged to "tier" too, which
+			// leaves no room for p2: a's victim p2 violates "tier", so b
+			// wins although its victim started earlier.
+			name: "a pod is charged to every budget covering it",
+			spec: clusterSpec{nodes: []*model.Node{node("a", 2000), node("b", 1000)}, pods: []*model.Pod{
+				running("p1", "a", 2, 1000, hour).Label("app", "db").Label("tier", "t").Obj(),
+				running("p2", "a", 1, 1000, hour).Label("tier", "t").Obj(),
+				running("b1", "b", 1, 1000, 2*hour).Obj(),
+			}, pdbs: []framework.PDBStatus{
+				pdbOver("db", &model.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, 0),
+				pdbOver("tier", &model.LabelSelector{MatchLabels: map[string]string{"tier": "t"}}, 1),
+			}},
+			pod:  preemptor(10, 1000).Obj(),
+			want: "b",
+		},
+		{
 			name: "then the smallest node name",
 			spec: clusterSpec{nodes: []*model.Node{node("b", 1000), node("a", 1000)}, pods: []*model.Pod{
 				running("b1", "b", 1, 1000, hour).Obj(),
@@ -349,5 +394,112 @@ func TestParallelDryRun(t *testing.T) {
 	got := preempt(t, newCluster(t, spec), preemptor(10, 1000).Obj(), preemption.Options{MinCandidateNodesPercentage: 10, MinCandidateNodesAbsolute: 100, Deterministic: true})
 	if got.Code != framework.Success || len(got.Decisions) != 1 {
 		t.Fatalf("got %+v, want one eviction", got)
+	}
+}
+
+// pdbOver returns a budget named name over the pods sel matches, allowing
+// n disruptions, with the given pods already disrupted.
+func pdbOver(name string, sel *model.LabelSelector, n int32, disrupted ...string) framework.PDBStatus {
+	pdb := &model.PodDisruptionBudget{Namespace: "default", Name: name, Selector: sel}
+	for _, p := range disrupted {
+		if pdb.DisruptedPods == nil {
+			pdb.DisruptedPods = map[string]time.Time{}
+		}
+		pdb.DisruptedPods[p] = t0.Add(-time.Minute)
+	}
+	return framework.PDBStatus{PDB: pdb, Selector: sel.MustCompile(), DisruptionsAllowed: n}
+}
+
+// TestBudgets checks how victims are charged to disruption budgets: a pod
+// whose eviction exceeds a budget is reprieved before the others, so the
+// victims tell which pods were taken as violating.
+func TestBudgets(t *testing.T) {
+	hour := time.Hour
+	labels := func(kv ...string) *model.LabelSelector {
+		ls := &model.LabelSelector{MatchLabels: map[string]string{}}
+		for i := 0; i < len(kv); i += 2 {
+			ls.MatchLabels[kv[i]] = kv[i+1]
+		}
+		return ls
+	}
+	// guarded (priority 1) is covered by the budgets under test; free
+	// (priority 5) by none. The preemptor needs one of them gone: free
+	// goes when guarded's eviction is taken as violating, guarded (the
+	// less important) otherwise.
+	guardedAndFree := []*model.Pod{
+		running("guarded", "n1", 1, 1000, hour).Label("app", "db").Label("tier", "t").Obj(),
+		running("free", "n1", 5, 1000, hour).Obj(),
+	}
+	tests := []struct {
+		name string
+		pods []*model.Pod
+		pdbs []framework.PDBStatus
+		want []string
+	}{
+		{
+			name: "an exhausted budget protects its pod",
+			pods: guardedAndFree,
+			pdbs: []framework.PDBStatus{pdbOver("db", labels("app", "db"), 0)},
+			want: []string{evicted("free", "n1")},
+		},
+		{
+			name: "a budget with room does not",
+			pods: guardedAndFree,
+			pdbs: []framework.PDBStatus{pdbOver("db", labels("app", "db"), 1)},
+			want: []string{evicted("guarded", "n1")},
+		},
+		{
+			name: "a pod the budget lists as disrupted is not charged again",
+			pods: guardedAndFree,
+			pdbs: []framework.PDBStatus{pdbOver("db", labels("app", "db"), 0, "guarded")},
+			want: []string{evicted("guarded", "n1")},
+		},
+		{
+			name: "disrupted pods are matched by name only in the budget that lists them",
+			pods: guardedAndFree,
+			pdbs: []framework.PDBStatus{
+				pdbOver("db", labels("app", "db"), 0, "guarded"),
+				pdbOver("tier", labels("tier", "t"), 0),
+			},
+			want: []string{evicted("free", "n1")},
+		},
+		{
+			name: "an empty selector covers no pod",
+			pods: guardedAndFree,
+			pdbs: []framework.PDBStatus{pdbOver("all", labels(), 0)},
+			want: []string{evicted("guarded", "n1")},
+		},
+		{
+			name: "a budget of another namespace does not apply",
+			pods: guardedAndFree,
+			pdbs: []framework.PDBStatus{func() framework.PDBStatus {
+				b := pdbOver("db", labels("app", "db"), 0)
+				b.PDB.Namespace = "other"
+				return b
+			}()},
+			want: []string{evicted("guarded", "n1")},
+		},
+		{
+			name: "each pod charged counts the allowance down",
+			pods: []*model.Pod{
+				running("p1", "n1", 1, 1000, hour).Label("app", "db").Obj(),
+				running("p2", "n1", 2, 1000, hour).Label("app", "db").Obj(),
+				running("free", "n1", 3, 1000, hour).Obj(),
+			},
+			// p2 (more important) is charged first and fits the allowance;
+			// p1 exceeds it and is reprieved first.
+			pdbs: []framework.PDBStatus{pdbOver("db", labels("app", "db"), 1)},
+			want: []string{evicted("free", "n1"), evicted("p2", "n1")},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCluster(t, clusterSpec{nodes: []*model.Node{node("n1", 1000*int64(len(tc.pods)))}, pods: tc.pods, pdbs: tc.pdbs})
+			need := int64(1000 * (len(tc.want)))
+			got := preempt(t, c, preemptor(10, need).Obj(), defaultOptions())
+			if diff := cmp.Diff(tc.want, got.Decisions); diff != "" {
+				t.Errorf("evictions (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -3,7 +3,7 @@ package preemption
 import (
 	"context"
 	"fmt"
-	"slices"
+	"sort"
 	"time"
 
 	"github.com/berthsched/berth/core/framework"
@@ -48,8 +48,13 @@ func (e *Evaluator) SelectVictimsOnNode(ctx context.Context, state *framework.Cy
 	}
 
 	now := e.h.Clock().Now()
-	byImportance := func(a, b *framework.PodInfo) int { return compareImportance(a.Pod, b.Pod, now) }
-	slices.SortStableFunc(potential, byImportance)
+	// sort.Slice, not a stable sort: equally important pods (same priority
+	// and start time) end up in the order kube's sort.Slice leaves them in
+	// from the node's pod order, which decides which of them are reprieved.
+	byImportance := func(pis []*framework.PodInfo) func(i, j int) bool {
+		return func(i, j int) bool { return compareImportance(pis[i].Pod, pis[j].Pod, now) < 0 }
+	}
+	sort.Slice(potential, byImportance(potential))
 	violating, others := splitByBudget(potential, pdbs)
 
 	var victims []*framework.PodInfo
@@ -77,7 +82,7 @@ func (e *Evaluator) SelectVictimsOnNode(ctx context.Context, state *framework.Cy
 		}
 	}
 	if len(violating) > 0 && len(others) > 0 {
-		slices.SortStableFunc(victims, byImportance)
+		sort.Slice(victims, byImportance(victims))
 	}
 	out := make([]*model.Pod, len(victims))
 	for i, pi := range victims {
@@ -127,7 +132,10 @@ func splitByBudget(pods []*framework.PodInfo, pdbs []framework.PDBStatus) (viola
 }
 
 // budgetExceeded takes pod's eviction off the allowance of every budget
-// covering it and reports whether one went below zero.
+// covering it and reports whether one went below zero. A budget listing the
+// pod among its disrupted pods has counted its eviction already and is not
+// charged again. (kube's pod-group preemption stops charging at the first
+// budget exceeded; its single-pod preemption, this one, charges them all.)
 func budgetExceeded(pod *model.Pod, pdbs []framework.PDBStatus, allowed []int32) bool {
 	if len(pod.Labels) == 0 {
 		return false
@@ -136,6 +144,9 @@ func budgetExceeded(pod *model.Pod, pdbs []framework.PDBStatus, allowed []int32)
 	for i := range pdbs {
 		b := &pdbs[i]
 		if b.PDB.Namespace != pod.Namespace || b.Selector.IsEverything() || !b.Selector.Matches(pod.Labels) {
+			continue
+		}
+		if _, disrupted := b.PDB.DisruptedPods[pod.Name]; disrupted {
 			continue
 		}
 		allowed[i]--

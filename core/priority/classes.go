@@ -119,16 +119,39 @@ func (c *Classes) GlobalDefault() (*model.PriorityClass, bool) {
 	return best, best != nil
 }
 
-// Admit resolves the pod's Priority and PreemptionPolicy in place:
-//   - a named class gives its value and policy (an unknown name fails);
-//   - without a class, a priority the caller gave is kept;
-//   - otherwise the global default class applies, or priority 0.
+// NeedsClass reports whether admitting pod needs its PriorityClass to be
+// known: only a pending pod without a priority of its own is resolved from
+// its class (see Admit).
+func NeedsClass(pod *model.Pod) bool {
+	return pod.PriorityClassName != "" && pod.RequestedPriority == nil && pod.NodeName == ""
+}
+
+// Admit resolves the priority and preemption policy of a pod seen for the
+// first time, in place. Kubernetes fixes a pod's priority when the pod is
+// created and the scheduler only reads it; Berth also meets pods created
+// before it started (re-listed after a restart), whose class may since
+// have been deleted or re-created with another value. So:
+//   - a priority the caller gave (RequestedPriority) is the pod's, whatever
+//     its class says now: it is the value an earlier admission gave it.
+//     Its policy is its own, else its class's when the class is known (unset
+//     means PreemptLowerPriority). (Kubernetes' admission refuses to create a pod
+//     whose priority differs from its class's value; Berth cannot tell a
+//     new pod from a re-listed one, so it does not.)
+//   - otherwise a named class gives its value and policy. An unknown class
+//     fails with *UnknownClassError for a pending pod; a bound pod, which
+//     uses its node whatever it names, gets priority 0 (the value Kubernetes
+//     gives when nothing else applies), keeping its own policy.
+//   - otherwise the global default class applies, its name set on the pod;
+//     with none, priority 0 and the pod's own policy.
 func (c *Classes) Admit(pod *model.Pod) error {
-	if pod.PriorityClassName == "" {
-		if pod.RequestedPriority != nil {
-			pod.Priority = *pod.RequestedPriority
-			return nil
+	if pod.RequestedPriority != nil {
+		pod.Priority = *pod.RequestedPriority
+		if pc, ok := c.byName[pod.PriorityClassName]; ok && pod.PreemptionPolicy == "" {
+			pod.PreemptionPolicy = pc.PreemptionPolicy
 		}
+		return nil
+	}
+	if pod.PriorityClassName == "" {
 		if def, ok := c.GlobalDefault(); ok {
 			pod.PriorityClassName = def.Name
 			pod.Priority = def.Value
@@ -143,7 +166,11 @@ func (c *Classes) Admit(pod *model.Pod) error {
 	}
 	pc, ok := c.byName[pod.PriorityClassName]
 	if !ok {
-		return &UnknownClassError{Name: pod.PriorityClassName}
+		if NeedsClass(pod) {
+			return &UnknownClassError{Name: pod.PriorityClassName}
+		}
+		pod.Priority = 0
+		return nil
 	}
 	pod.Priority = pc.Value
 	pod.PreemptionPolicy = pc.PreemptionPolicy

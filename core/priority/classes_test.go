@@ -40,7 +40,35 @@ func TestAdmit(t *testing.T) {
 			wantPrio: 5,
 		},
 		{name: "built-in class", pod: withClass(mt.MakePod("p").Obj(), priority.SystemNodeCritical), wantPrio: 2000001000, wantPolicy: model.PreemptLowerPriority, wantClass: priority.SystemNodeCritical},
-		{name: "unknown class fails", pod: withClass(mt.MakePod("p").Obj(), "nope"), wantErr: true},
+		{name: "unknown class fails for a pending pod", pod: withClass(mt.MakePod("p").Obj(), "nope"), wantErr: true},
+		{
+			name:     "a bound pod naming an unknown class is admitted at 0",
+			pod:      withClass(mt.MakePod("p").Node("n1").Obj(), "gone"),
+			wantPrio: 0, wantClass: "gone",
+		},
+		{
+			name:     "an explicit priority naming an unknown class is kept",
+			pod:      withClass(mt.MakePod("p").RequestedPriority(500).Obj(), "gone"),
+			wantPrio: 500, wantClass: "gone",
+		},
+		{
+			name:     "an explicit priority wins over its class's value, the class's policy applies",
+			classes:  []*model.PriorityClass{{Name: "c", Value: 10, PreemptionPolicy: model.PreemptNever}},
+			pod:      withClass(mt.MakePod("p").RequestedPriority(9000).Node("n1").Obj(), "c"),
+			wantPrio: 9000, wantPolicy: model.PreemptNever, wantClass: "c",
+		},
+		{
+			name:     "an explicit priority and policy are both kept",
+			classes:  []*model.PriorityClass{{Name: "c", Value: 10, PreemptionPolicy: model.PreemptNever}},
+			pod:      withClass(mt.MakePod("p").RequestedPriority(10).PreemptionPolicy(model.PreemptLowerPriority).Obj(), "c"),
+			wantPrio: 10, wantPolicy: model.PreemptLowerPriority, wantClass: "c",
+		},
+		{
+			name:     "a class's policy replaces the pod's when the class gives the priority",
+			classes:  []*model.PriorityClass{{Name: "c", Value: 10, PreemptionPolicy: model.PreemptNever}},
+			pod:      withClass(mt.MakePod("p").PreemptionPolicy(model.PreemptLowerPriority).Obj(), "c"),
+			wantPrio: 10, wantPolicy: model.PreemptNever, wantClass: "c",
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

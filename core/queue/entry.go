@@ -48,9 +48,9 @@ type entry struct {
 	// backoffUntil (Unix ns) is the backoff expiry of a pod in backoffQ,
 	// fixed when it enters: the backoff heaps compare it often.
 	backoffUntil int64
-	// flushedAt (Unix ns, 0 = never) is when the unschedulable flush last
-	// moved the pod.
-	flushedAt int64
+	// seq was taken when info.Timestamp was last set: among pods the
+	// ordering otherwise ties, the lower seq goes first.
+	seq uint64
 	// flight is set while the pod is in flight.
 	flight *flight
 	// For unschedulable pods, set when they enter: the bits of the plugins

@@ -70,8 +70,10 @@ func isWildCard(e framework.ClusterEvent) bool {
 // PodSchedulingPropertiesChange does: one per kind of change the scheduler
 // cares about (labels, scale-down of requests, scheduling gates removed,
 // tolerations), on the AssignedPod or UnscheduledPod resource by the new
-// pod's binding; an update with none of those is a plain Update (every
-// update action), so any plugin registered for pod updates sees it.
+// pod's binding. An update with none of those is ActionUpdatePodOther: it
+// reaches only the plugins registered for every pod update, never one that
+// asked for a specific change (a readiness or nomination change does not
+// wake a plugin waiting for labels).
 func PodUpdateEvents(oldPod, newPod *model.Pod) []framework.ClusterEvent {
 	res, prefix := framework.EventUnscheduledPod, "UnscheduledPod"
 	if newPod.NodeName != "" {
@@ -94,7 +96,7 @@ func PodUpdateEvents(oldPod, newPod *model.Pod) []framework.ClusterEvent {
 		add(framework.ActionUpdatePodToleration, "UpdatePodToleration")
 	}
 	if len(events) == 0 {
-		add(framework.ActionUpdate, "Update")
+		add(framework.ActionUpdatePodOther, "UpdatePodOther")
 	}
 	return events
 }

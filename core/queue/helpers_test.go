@@ -3,6 +3,8 @@ package queue
 import (
 	"context"
 	"errors"
+	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -15,12 +17,23 @@ import (
 // t0 is aligned to a second, so backoff windows are easy to reason about.
 var t0 = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 
+// fakeClock is a settable clock with timers: Step fires the timers it
+// passes, and every timer armed is announced on armed.
 type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
+	mu     sync.Mutex
+	now    time.Time
+	timers []*fakeTimer
+	armed  chan time.Time // deadlines of the timers armed, buffered
 }
 
-func newFakeClock() *fakeClock { return &fakeClock{now: t0} }
+type fakeTimer struct {
+	c    *fakeClock
+	at   time.Time
+	f    func()
+	done bool // fired or stopped
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{now: t0, armed: make(chan time.Time, 64)} }
 
 func (c *fakeClock) Now() time.Time {
 	c.mu.Lock()
@@ -28,10 +41,62 @@ func (c *fakeClock) Now() time.Time {
 	return c.now
 }
 
+// Step moves the clock forward and runs the timers that are due, in
+// deadline order, outside the clock's lock.
 func (c *fakeClock) Step(d time.Duration) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.now = c.now.Add(d)
+	var due []*fakeTimer
+	kept := c.timers[:0]
+	for _, t := range c.timers {
+		switch {
+		case t.done:
+		case !t.at.After(c.now):
+			t.done = true
+			due = append(due, t)
+		default:
+			kept = append(kept, t)
+		}
+	}
+	c.timers = kept
+	c.mu.Unlock()
+	slices.SortStableFunc(due, func(a, b *fakeTimer) int { return a.at.Compare(b.at) })
+	for _, t := range due {
+		t.f()
+	}
+}
+
+func (c *fakeClock) AfterFunc(d time.Duration, f func()) framework.Timer {
+	c.mu.Lock()
+	t := &fakeTimer{c: c, at: c.now.Add(d), f: f}
+	c.timers = append(c.timers, t)
+	c.mu.Unlock()
+	select {
+	case c.armed <- t.at:
+	default:
+		panic("fakeClock: too many timers armed and not awaited")
+	}
+	return t
+}
+
+func (t *fakeTimer) Stop() bool {
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
+	pending := !t.done
+	t.done = true
+	return pending
+}
+
+// awaitTimer returns the deadline of the next timer armed.
+func (c *fakeClock) awaitTimer(t testing.TB) time.Time {
+	t.Helper()
+	select {
+	case at := <-c.armed:
+		return at
+	case <-time.After(10 * time.Second):
+		t.Fatal("no timer armed")
+		return time.Time{}
+	}
 }
 
 // prioritySort is kube's PrioritySort: higher priority first, then the
@@ -176,4 +241,64 @@ func pod(name string) *mt.PodBuilder { return mt.MakePod(name) }
 
 func newQueuedInfo(p *model.Pod) *framework.QueuedPodInfo {
 	return &framework.QueuedPodInfo{PodInfo: framework.MustPodInfo(p)}
+}
+
+// popResult is what a Pop run by popAsync returned.
+type popResult struct {
+	info *framework.QueuedPodInfo
+	err  error
+}
+
+func (r popResult) name() string {
+	if r.err != nil {
+		return "error " + r.err.Error()
+	}
+	return r.info.Pod.Name
+}
+
+// popAsync runs Pop(ctx) on its own goroutine; its result arrives on the
+// channel.
+func (q *testQueue) popAsync(ctx context.Context) <-chan popResult {
+	ch := make(chan popResult, 1)
+	go func() {
+		pi, err := q.Pop(ctx)
+		ch <- popResult{pi, err}
+	}()
+	return ch
+}
+
+// waitPopBlocked returns once the Pop behind res waits for a pod inside
+// the queue; it fails the test if that Pop returns instead. It yields the
+// processor rather than sleep.
+func (q *testQueue) waitPopBlocked(t testing.TB, res <-chan popResult) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		q.mu.Lock()
+		blocked := q.blockedPops
+		q.mu.Unlock()
+		if blocked > 0 {
+			return
+		}
+		select {
+		case r := <-res:
+			t.Fatalf("Pop returned (%s) instead of blocking", r.name())
+		case <-deadline:
+			t.Fatal("Pop neither blocked nor returned")
+		default:
+			runtime.Gosched()
+		}
+	}
+}
+
+// result waits for the Pop behind res to return.
+func result(t testing.TB, res <-chan popResult) popResult {
+	t.Helper()
+	select {
+	case r := <-res:
+		return r
+	case <-time.After(10 * time.Second):
+		t.Fatal("Pop still blocked")
+		return popResult{}
+	}
 }

@@ -14,11 +14,12 @@ const (
 	DefaultPodMaxBackoff                     = 10 * time.Second
 	DefaultPodMaxInUnschedulablePodsDuration = 5 * time.Minute
 
-	// backoffFlushInterval and unschedulableFlushInterval pace Run's loops.
-	backoffFlushInterval       = 1 * time.Second
+	// unschedulableFlushInterval paces Run's flush of the unschedulable
+	// pods; backoffQ is flushed at every backoffWindow.
 	unschedulableFlushInterval = 30 * time.Second
 	// backoffWindow is the granularity backoff expiries are aligned to when
-	// pods may be popped from backoffQ (kube's SchedulerPopFromBackoffQ).
+	// pods may be popped from backoffQ (kube's SchedulerPopFromBackoffQ),
+	// and the period of Run's backoff flush, which starts on its boundaries.
 	backoffWindow = time.Second
 )
 
@@ -26,6 +27,8 @@ const (
 // defaults with the real clock.
 type Options struct {
 	// Clock is the time source; tests inject a fake. Default: time.Now.
+	// When it implements framework.TimerClock, Run's flush loops wait on
+	// its timers (a fake clock drives them); otherwise on real timers.
 	Clock framework.Clock
 	// PodInitialBackoff and PodMaxBackoff bound the backoff of a failed pod:
 	// initial·2^(n−1) capped at max, n the pod's consecutive failures.
@@ -77,6 +80,22 @@ type QueueingHintFunction struct {
 type realClock struct{}
 
 func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) AfterFunc(d time.Duration, f func()) framework.Timer { return time.AfterFunc(d, f) }
+
+// withRealTimers adds real timers to a clock that has none.
+type withRealTimers struct{ framework.Clock }
+
+func (withRealTimers) AfterFunc(d time.Duration, f func()) framework.Timer {
+	return time.AfterFunc(d, f)
+}
+
+func timersOf(c framework.Clock) framework.TimerClock {
+	if tc, ok := c.(framework.TimerClock); ok {
+		return tc
+	}
+	return withRealTimers{c}
+}
 
 func (o *Options) withDefaults() Options {
 	out := *o

@@ -68,30 +68,39 @@ func (q *PriorityQueue) Lookup(uid string) (PendingPod, bool) {
 func (q *PriorityQueue) PendingPods() []PendingPod {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	out := make([]PendingPod, 0, len(q.all))
+	type item struct {
+		e *entry
+		p PendingPod
+	}
+	items := make([]item, 0, len(q.all))
 	for _, e := range q.all {
-		out = append(out, q.snapshotLocked(e))
+		items = append(items, item{e, q.snapshotLocked(e)})
 	}
 	rank := map[SubQueue]int{Active: 0, Backoff: 1, Unschedulable: 2, Gated: 3, InFlight: 4}
-	slices.SortFunc(out, func(a, b PendingPod) int {
-		if c := cmp.Compare(rank[a.SubQueue], rank[b.SubQueue]); c != 0 {
+	slices.SortFunc(items, func(a, b item) int {
+		if c := cmp.Compare(rank[a.p.SubQueue], rank[b.p.SubQueue]); c != 0 {
 			return c
 		}
-		switch a.SubQueue {
+		switch a.p.SubQueue {
 		case Active:
-			if q.less(a.Info, b.Info) {
+			if q.activeLess(a.e, b.e) {
 				return -1
 			}
-			if q.less(b.Info, a.Info) {
+			if q.activeLess(b.e, a.e) {
 				return 1
 			}
 		case Backoff:
-			if c := a.BackoffUntil.Compare(b.BackoffUntil); c != 0 {
+			if c := cmp.Or(cmp.Compare(a.e.backoffUntil, b.e.backoffUntil), cmp.Compare(a.e.seq, b.e.seq)); c != 0 {
 				return c
 			}
 		}
-		return cmp.Compare(a.Info.Pod.Key(), b.Info.Pod.Key())
+		// The snapshot's pod: the scheduler owns e.info while in flight.
+		return cmp.Compare(a.p.Info.Pod.Key(), b.p.Info.Pod.Key())
 	})
+	out := make([]PendingPod, len(items))
+	for i, it := range items {
+		out[i] = it.p
+	}
 	return out
 }
 

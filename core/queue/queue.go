@@ -38,7 +38,8 @@ type PriorityQueue struct {
 	mu   sync.Mutex
 	cond sync.Cond
 
-	opts      Options // with defaults applied
+	opts      Options              // with defaults applied
+	timers    framework.TimerClock // Options.Clock, with real timers if it has none
 	less      framework.LessFunc
 	hints     hintIndex
 	nominator *Nominator
@@ -55,8 +56,13 @@ type PriorityQueue struct {
 	flights      *list.List
 	inFlightPods int
 
+	// seq is the last sequence number given with a queue timestamp.
+	seq uint64
+
 	schedulingCycle  int64
 	moveRequestCycle int64 // only used with DisableQueueingHints
+	// blockedPops counts the Pops waiting for a pod.
+	blockedPops int
 
 	closed bool
 	done   chan struct{}
@@ -75,6 +81,7 @@ func New(less framework.LessFunc, opts Options) *PriorityQueue {
 	o := opts.withDefaults()
 	q := &PriorityQueue{
 		opts:             o,
+		timers:           timersOf(o.Clock),
 		less:             less,
 		nominator:        NewNominator(o.PodLookup),
 		all:              make(map[string]*entry),
@@ -85,45 +92,91 @@ func New(less framework.LessFunc, opts Options) *PriorityQueue {
 	q.cond.L = &q.mu
 	q.hints = newHintIndex(o.QueueingHints)
 	setIndex := func(e *entry, i int) { e.index = i }
-	q.active = heap.New(func(a, b *entry) bool { return less(a.info, b.info) }, setIndex)
+	q.active = heap.New(q.activeLess, setIndex)
 	q.errBackoff = heap.New(backoffLess, setIndex)
 	if o.DisablePopFromBackoffQ {
 		q.backoff = heap.New(backoffLess, setIndex)
 	} else {
-		// Pods may be popped from backoffQ: ties in expiry go by priority.
+		// Pods may be popped from backoffQ: ties in expiry go by the
+		// activeQ order.
 		q.backoff = heap.New(func(a, b *entry) bool {
 			if a.backoffUntil != b.backoffUntil {
 				return a.backoffUntil < b.backoffUntil
 			}
-			return less(a.info, b.info)
+			return q.activeLess(a, b)
 		}, setIndex)
 	}
 	return q
 }
 
+// activeLess is activeQ's order: the QueueSort's, then, among the pods it
+// ties, the one whose queue timestamp was set first. The last rule is
+// Berth's, for determinism: kube leaves the order of tied pods to its heap,
+// and with a coarse clock (many pods added in one tick, or a simulated
+// clock standing still) equal priorities and timestamps are common. It
+// makes such pods pop first-in, first-out.
+func (q *PriorityQueue) activeLess(a, b *entry) bool {
+	if q.less(a.info, b.info) {
+		return true
+	}
+	if q.less(b.info, a.info) {
+		return false
+	}
+	return a.seq < b.seq
+}
+
+// stampLocked sets the pod's queue timestamp to now and takes the next
+// sequence number, which orders pods with equal timestamps.
+func (q *PriorityQueue) stampLocked(e *entry) {
+	e.info.Timestamp = q.opts.Clock.Now()
+	q.seq++
+	e.seq = q.seq
+}
+
 // Nominator returns the queue's nominator.
 func (q *PriorityQueue) Nominator() *Nominator { return q.nominator }
 
-// Run starts the periodic flushes: backoffQ every second, the unschedulable
-// pods every 30 seconds. They stop when ctx ends or the queue is closed.
+// Run starts the periodic flushes: backoffQ at every whole second of the
+// clock, the unschedulable pods every 30 seconds. They stop when ctx ends
+// or the queue is closed.
+//
+// As in kube, the backoff flush is aligned to the backoff window: backoff
+// expiries are rounded to whole seconds, so flushing at the start of each
+// second moves a pod as soon as its window has passed, in priority order,
+// instead of up to a second later. Each wait is measured again from the
+// clock, so the flushes do not drift.
 func (q *PriorityQueue) Run(ctx context.Context) {
-	go q.every(ctx, backoffFlushInterval, q.FlushBackoffQCompleted)
-	go q.every(ctx, unschedulableFlushInterval, q.FlushUnschedulablePodsLeftover)
+	go q.every(ctx, q.untilNextBackoffWindow, q.FlushBackoffQCompleted)
+	go q.every(ctx, func() time.Duration { return unschedulableFlushInterval }, q.FlushUnschedulablePodsLeftover)
 }
 
-func (q *PriorityQueue) every(ctx context.Context, d time.Duration, f func(context.Context)) {
-	t := time.NewTicker(d)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-q.done:
-			return
-		case <-t.C:
-			f(ctx)
-		}
+// every runs f after each wait until ctx ends or the queue is closed.
+func (q *PriorityQueue) every(ctx context.Context, wait func() time.Duration, f func(context.Context)) {
+	for q.sleep(ctx, wait()) {
+		f(ctx)
 	}
+}
+
+// untilNextBackoffWindow is the time left until the next whole backoff
+// window (the next second) starts.
+func (q *PriorityQueue) untilNextBackoffWindow() time.Duration {
+	now := q.opts.Clock.Now()
+	return now.Truncate(backoffWindow).Add(backoffWindow).Sub(now)
+}
+
+// sleep waits d on the clock's timers. It reports false, early, when ctx
+// ends or the queue is closed.
+func (q *PriorityQueue) sleep(ctx context.Context, d time.Duration) bool {
+	fired := make(chan struct{})
+	t := q.timers.AfterFunc(d, func() { close(fired) })
+	select {
+	case <-fired:
+		return true
+	case <-ctx.Done():
+	case <-q.done:
+	}
+	t.Stop()
+	return false
 }
 
 // Close closes the queue: blocked and later Pops return ErrClosed, the
@@ -182,7 +235,8 @@ func (q *PriorityQueue) enqueueNewLocked(ctx context.Context, pi *framework.PodI
 }
 
 func (q *PriorityQueue) newEntryLocked(pi *framework.PodInfo) *entry {
-	e := &entry{info: &framework.QueuedPodInfo{PodInfo: pi, Timestamp: q.opts.Clock.Now()}, state: stateNew, index: -1}
+	e := &entry{info: &framework.QueuedPodInfo{PodInfo: pi}, state: stateNew, index: -1}
+	q.stampLocked(e)
 	q.all[pi.Pod.UID] = e
 	return e
 }
@@ -379,7 +433,9 @@ func (q *PriorityQueue) Pop(ctx context.Context) (*framework.QueuedPodInfo, erro
 				q.mu.Unlock()
 			})
 		}
+		q.blockedPops++
 		q.cond.Wait()
+		q.blockedPops--
 	}
 }
 
@@ -400,9 +456,6 @@ func (q *PriorityQueue) nextLocked() *entry {
 
 func (q *PriorityQueue) startFlightLocked(e *entry) *framework.QueuedPodInfo {
 	e.info.Attempts++
-	if e.info.InitialAttemptTimestamp.IsZero() {
-		e.info.InitialAttemptTimestamp = q.opts.Clock.Now()
-	}
 	q.schedulingCycle++
 	e.state = stateInFlight
 	e.index = -1

@@ -3,11 +3,13 @@ package queue
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 )
 
@@ -17,9 +19,10 @@ func TestPopOrder(t *testing.T) {
 		priority int32
 	}
 	tests := []struct {
-		name string
-		pods []added // added one second apart
-		want []string
+		name        string
+		pods        []added // added one second apart
+		sameInstant bool    // added at the same clock reading
+		want        []string
 	}{
 		{
 			name: "higher priority first",
@@ -32,6 +35,18 @@ func TestPopOrder(t *testing.T) {
 			want: []string{"a", "b", "c"},
 		},
 		{
+			name:        "equal priority and timestamp in arrival order",
+			pods:        []added{{"a", 5}, {"b", 5}, {"c", 5}, {"d", 5}, {"e", 5}, {"f", 5}},
+			sameInstant: true,
+			want:        []string{"a", "b", "c", "d", "e", "f"},
+		},
+		{
+			name:        "same instant, priority first",
+			pods:        []added{{"a", 1}, {"b", 5}, {"c", 1}, {"d", 5}},
+			sameInstant: true,
+			want:        []string{"b", "d", "a", "c"},
+		},
+		{
 			name: "negative priorities after zero",
 			pods: []added{{"neg", -10}, {"zero", 0}, {"neg2", -10}},
 			want: []string{"zero", "neg", "neg2"},
@@ -42,7 +57,9 @@ func TestPopOrder(t *testing.T) {
 			q := newTestQueue(t, nil)
 			for _, p := range tc.pods {
 				q.add(t, pod(p.name).Priority(p.priority).Obj())
-				q.clock.Step(time.Second)
+				if !tc.sameInstant {
+					q.clock.Step(time.Second)
+				}
 			}
 			var got []string
 			for range tc.pods {
@@ -172,18 +189,11 @@ func TestBackoffWindowAlignment(t *testing.T) {
 
 func TestPopBlocksUntilAdd(t *testing.T) {
 	q := newTestQueue(t, nil)
-	got := make(chan string)
-	go func() {
-		pi, err := q.Pop(context.Background())
-		if err != nil {
-			got <- err.Error()
-			return
-		}
-		got <- pi.Pod.Name
-	}()
+	res := q.popAsync(context.Background())
+	q.waitPopBlocked(t, res)
 	q.add(t, pod("late").Obj())
-	if name := <-got; name != "late" {
-		t.Errorf("Pop returned %q, want late", name)
+	if got := result(t, res).name(); got != "late" {
+		t.Errorf("Pop returned %s, want late", got)
 	}
 }
 
@@ -201,13 +211,10 @@ func TestPopEnds(t *testing.T) {
 			q := newTestQueue(t, nil)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			errc := make(chan error)
-			go func() {
-				_, err := q.Pop(ctx)
-				errc <- err
-			}()
+			res := q.popAsync(ctx)
+			q.waitPopBlocked(t, res)
 			tc.end(q, cancel)
-			if err := <-errc; !errors.Is(err, tc.wantErr) {
+			if err := result(t, res).err; !errors.Is(err, tc.wantErr) {
 				t.Errorf("Pop error = %v, want %v", err, tc.wantErr)
 			}
 			// Later Pops end the same way, without blocking.
@@ -215,6 +222,60 @@ func TestPopEnds(t *testing.T) {
 				t.Errorf("second Pop error = %v, want %v", err, tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestPopWaitsOutErrorBackoff checks that a pod backing off after an
+// internal error is never popped early, unlike a rejected one: Pop blocks
+// until the backoff flush moves it to activeQ.
+func TestPopWaitsOutErrorBackoff(t *testing.T) {
+	ctx := context.Background()
+	q := newTestQueue(t, nil)
+	q.add(t, pod("p").Obj())
+	q.fail(t, q.pop(t), nil, nil)
+	if got := q.where("uid-p"); got != Backoff {
+		t.Fatalf("after an internal error the pod is in %q, want Backoff", got)
+	}
+	res := q.popAsync(ctx)
+	q.waitPopBlocked(t, res)
+	q.clock.Step(2 * time.Second)
+	q.FlushBackoffQCompleted(ctx)
+	if got := result(t, res).name(); got != "p" {
+		t.Errorf("Pop returned %s, want p", got)
+	}
+}
+
+// TestPopWakesWhenPodEntersBackoffQ checks that a Pop blocked on an empty
+// queue takes a pod that fails into backoffQ: backoffQ's head is poppable.
+func TestPopWakesWhenPodEntersBackoffQ(t *testing.T) {
+	ctx := context.Background()
+	q := newTestQueue(t, nil)
+	q.add(t, pod("p").Obj())
+	pi := q.pop(t)
+	res := q.popAsync(ctx)
+	q.waitPopBlocked(t, res)
+	q.MoveAllToActiveOrBackoffQueue(ctx, nodeAdd, nil, bigNode, nil)
+	q.fail(t, pi, []string{fit}, nil)
+	if got := result(t, res).name(); got != "p" {
+		t.Errorf("Pop returned %s, want p", got)
+	}
+}
+
+// TestCloseForgetsPodsInFlight checks that Close drops the pods in flight:
+// their attempts will never be reported.
+func TestCloseForgetsPodsInFlight(t *testing.T) {
+	q := newTestQueue(t, nil)
+	q.add(t, pod("flying").Obj(), pod("waiting").Priority(-1).Obj())
+	q.pop(t)
+	q.Close()
+	if got := q.where("uid-flying"); got != "" {
+		t.Errorf("after Close the popped pod is in %q, want forgotten", got)
+	}
+	if got := q.where("uid-waiting"); got != Active {
+		t.Errorf("after Close the queued pod is in %q, want Active", got)
+	}
+	if s := q.Stats(); s.InFlight != 0 || s.InFlightEvents != 0 {
+		t.Errorf("after Close: %+v", s)
 	}
 }
 
@@ -264,5 +325,147 @@ func TestActiveQBeforeBackoffQ(t *testing.T) {
 	q.add(t, pod("fresh").Priority(1).Obj())
 	if got := q.pop(t).Pod.Name; got != "fresh" {
 		t.Errorf("popped %s, want fresh (activeQ first)", got)
+	}
+}
+
+// TestRunAlignsBackoffFlush drives Run's loops with the fake clock: the
+// backoff flush runs at every whole second, the first at the next one
+// after Run starts, and moves a pod the moment its backoff window has
+// passed; the unschedulable flush runs every 30 seconds.
+func TestRunAlignsBackoffFlush(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	q := newTestQueue(t, nil)
+	q.clock.Step(300 * time.Millisecond)
+	q.add(t, pod("p").Obj())
+	pi := q.pop(t)
+	q.MoveAllToActiveOrBackoffQueue(ctx, nodeAdd, nil, bigNode, nil)
+	q.fail(t, pi, []string{fit}, nil) // backs off until the window of t0+1s
+	if got := q.where("uid-p"); got != Backoff {
+		t.Fatalf("pod is in %q, want Backoff", got)
+	}
+
+	q.Run(ctx)
+	armed := []time.Time{q.clock.awaitTimer(t), q.clock.awaitTimer(t)}
+	slices.SortFunc(armed, time.Time.Compare)
+	want := []time.Time{t0.Add(time.Second), t0.Add(30*time.Second + 300*time.Millisecond)}
+	if diff := cmp.Diff(want, armed); diff != "" {
+		t.Fatalf("first flushes at (-want +got):\n%s", diff)
+	}
+	for _, step := range []struct {
+		to   time.Duration // since t0
+		want SubQueue
+	}{
+		{to: time.Second, want: Backoff},    // still the pod's window
+		{to: 2 * time.Second, want: Active}, // the window has passed
+	} {
+		q.clock.Step(t0.Add(step.to).Sub(q.clock.Now()))
+		// The loop flushes, then arms the next whole second.
+		if got, want := q.clock.awaitTimer(t), t0.Add(step.to+time.Second); !got.Equal(want) {
+			t.Fatalf("after the flush at +%v the next one is at +%v, want +%v", step.to, got.Sub(t0), want.Sub(t0))
+		}
+		if got := q.where("uid-p"); got != step.want {
+			t.Errorf("after the flush at +%v the pod is in %q, want %q", step.to, got, step.want)
+		}
+	}
+	// A flush that wakes late still re-aligns to the next whole second.
+	q.clock.Step(t0.Add(3*time.Second + 400*time.Millisecond).Sub(q.clock.Now()))
+	if got, want := q.clock.awaitTimer(t), t0.Add(4*time.Second); !got.Equal(want) {
+		t.Errorf("after a late flush the next one is at +%v, want +%v", got.Sub(t0), want.Sub(t0))
+	}
+}
+
+// TestRequeuedTiesPopInFailureOrder checks that pods failing at the same
+// clock reading with equal priority come back first-failed, first-popped,
+// whether they pop from backoffQ or are moved to activeQ by an event.
+func TestRequeuedTiesPopInFailureOrder(t *testing.T) {
+	ctx := context.Background()
+	for _, viaEvent := range []bool{false, true} {
+		name := "from backoffQ"
+		if viaEvent {
+			name = "moved by an event"
+		}
+		t.Run(name, func(t *testing.T) {
+			q := newTestQueue(t, nil)
+			names := []string{"a", "b", "c", "d", "e", "f"}
+			for _, n := range names {
+				q.add(t, pod(n).Obj())
+			}
+			popped := map[string]*framework.QueuedPodInfo{}
+			for range names {
+				pi := q.pop(t)
+				popped[pi.Pod.Name] = pi
+			}
+			if !viaEvent {
+				// Seen in flight: each failure goes to backoffQ.
+				q.MoveAllToActiveOrBackoffQueue(ctx, nodeAdd, nil, bigNode, nil)
+			}
+			failOrder := []string{"d", "b", "f", "a", "e", "c"}
+			for _, n := range failOrder {
+				q.fail(t, popped[n], []string{fit}, nil)
+			}
+			if viaEvent {
+				q.clock.Step(time.Minute)
+				q.MoveAllToActiveOrBackoffQueue(ctx, nodeAdd, nil, bigNode, nil)
+			}
+			var got []string
+			for range names {
+				got = append(got, q.pop(t).Pod.Name)
+			}
+			if diff := cmp.Diff(failOrder, got); diff != "" {
+				t.Errorf("pop order (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestInitialAttemptTimestamp checks that it is set when the pod first
+// enters activeQ, not when it is popped, and never changes afterwards.
+func TestInitialAttemptTimestamp(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		run  func(q *testQueue) *framework.QueuedPodInfo // returns the last popped info
+		want time.Duration                               // since t0
+	}{
+		{
+			name: "added, popped later",
+			run: func(q *testQueue) *framework.QueuedPodInfo {
+				q.add(t, pod("p").Obj())
+				q.clock.Step(5 * time.Second)
+				return q.pop(t)
+			},
+		},
+		{
+			name: "added gated, gates lifted later",
+			run: func(q *testQueue) *framework.QueuedPodInfo {
+				q.add(t, pod("p").Gate("g").Obj())
+				q.clock.Step(time.Minute)
+				mustUpdate(t, q, nil, pod("p").Obj())
+				q.clock.Step(5 * time.Second)
+				return q.pop(t)
+			},
+			want: time.Minute,
+		},
+		{
+			name: "retried after a failure",
+			run: func(q *testQueue) *framework.QueuedPodInfo {
+				q.add(t, pod("p").Obj())
+				q.clock.Step(5 * time.Second)
+				q.fail(t, q.pop(t), nil, nil)
+				q.clock.Step(time.Minute)
+				q.FlushBackoffQCompleted(ctx)
+				return q.pop(t)
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q := newTestQueue(t, nil)
+			pi := tc.run(q)
+			if got := pi.InitialAttemptTimestamp.Sub(t0); got != tc.want {
+				t.Errorf("InitialAttemptTimestamp = t0+%v, want t0+%v", got, tc.want)
+			}
+		})
 	}
 }

@@ -3,7 +3,6 @@ package queue
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
@@ -49,7 +48,7 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(ctx context.Context, pi *fr
 	if !known {
 		e = &entry{state: stateNew, index: -1}
 	}
-	e.info, e.flushedAt = pi, 0
+	e.info = pi
 	defer q.endFlightLocked(e)
 
 	if hasRejectors(pi) {
@@ -58,7 +57,7 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(ctx context.Context, pi *fr
 	} else {
 		pi.ConsecutiveErrorsCount++
 	}
-	pi.Timestamp = q.opts.Clock.Now()
+	q.stampLocked(e)
 
 	if !q.refreshLocked(e) {
 		delete(q.all, uid)
@@ -278,7 +277,8 @@ func matchesAny(registered []framework.ClusterEvent, ev framework.ClusterEvent) 
 }
 
 // FlushBackoffQCompleted moves the pods whose backoff has ended to activeQ.
-// Run calls it every second; a simulator may call it after moving its clock.
+// Run calls it at every whole second; a simulator may call it after moving
+// its clock.
 func (q *PriorityQueue) FlushBackoffQCompleted(ctx context.Context) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -307,19 +307,17 @@ func (q *PriorityQueue) FlushBackoffQCompleted(ctx context.Context) {
 
 // FlushUnschedulablePodsLeftover retries the pods that have waited among the
 // unschedulable pods longer than PodMaxInUnschedulablePodsDuration since
-// their last attempt or flush. Run calls it every 30 seconds.
+// their last attempt (their queue timestamp). Run calls it every 30
+// seconds. A gated pod keeps the timestamp it was added with, so once it is
+// older than that duration every flush runs its PreEnqueue plugins again,
+// as in kube.
 func (q *PriorityQueue) FlushUnschedulablePodsLeftover(ctx context.Context) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	now := q.opts.Clock.Now()
 	var stale []*entry
 	for _, e := range q.unsched {
-		last := e.info.Timestamp
-		if e.flushedAt != 0 && e.flushedAt > last.UnixNano() {
-			last = time.Unix(0, e.flushedAt)
-		}
-		if now.Sub(last) > q.opts.PodMaxInUnschedulablePodsDuration {
-			e.flushedAt = now.UnixNano()
+		if now.Sub(e.info.Timestamp) > q.opts.PodMaxInUnschedulablePodsDuration {
 			stale = append(stale, e)
 		}
 	}

@@ -151,6 +151,20 @@ func TestFailedAttempt(t *testing.T) {
 			unschedulable: []string{fit},
 		},
 		{
+			name: "pod lookup says bound: dropped",
+			opts: func(o *Options) {
+				o.PodLookup = func(string) (*model.Pod, bool) { return pod("p").Node("n1").Obj(), true }
+			},
+			unschedulable: []string{fit},
+		},
+		{
+			name:          "no hints: activated during the attempt: backoff",
+			opts:          func(o *Options) { o.DisableQueueingHints = true },
+			during:        func(q *testQueue) { q.Activate(map[string]*model.Pod{"p": pod("p").Obj()}) },
+			unschedulable: []string{taints},
+			want:          Backoff,
+		},
+		{
 			name:          "no hints: move request during the cycle: backoff",
 			opts:          func(o *Options) { o.DisableQueueingHints = true },
 			during:        func(q *testQueue) { q.MoveAllToActiveOrBackoffQueue(ctx, nodeTaint, nil, bigNode, nil) },
@@ -206,6 +220,30 @@ func TestFailedAttempt(t *testing.T) {
 				t.Errorf("in flight after the attempt: %+v", s)
 			}
 		})
+	}
+}
+
+// TestRejectionResetsErrorCount checks that a plugin rejection ends a run
+// of internal errors: the next backoff counts rejections only.
+func TestRejectionResetsErrorCount(t *testing.T) {
+	ctx := context.Background()
+	q := newTestQueue(t, nil)
+	q.add(t, pod("p").Obj())
+	for range 3 { // error backoffs of 1s, 2s, 4s
+		q.fail(t, q.pop(t), nil, nil)
+		q.clock.Step(time.Minute)
+		q.FlushBackoffQCompleted(ctx)
+	}
+	pi := q.pop(t)
+	failedAt := q.clock.Now()
+	q.MoveAllToActiveOrBackoffQueue(ctx, nodeAdd, nil, bigNode, nil)
+	q.fail(t, pi, []string{fit}, nil)
+	p, _ := q.Lookup("uid-p")
+	if p.SubQueue != Backoff || p.Info.ConsecutiveErrorsCount != 0 || p.Info.UnschedulableCount != 1 {
+		t.Fatalf("after the rejection: %s, %d errors, %d rejections; want Backoff, 0, 1", p.SubQueue, p.Info.ConsecutiveErrorsCount, p.Info.UnschedulableCount)
+	}
+	if got := p.BackoffUntil.Sub(failedAt); got != time.Second {
+		t.Errorf("backoff after the first rejection = %v, want 1s", got)
 	}
 }
 
@@ -394,20 +432,21 @@ func TestFlushUnschedulable(t *testing.T) {
 	}
 }
 
-// TestFlushGatedPod checks that a gated pod is re-checked by the flush
-// once per PodMaxInUnschedulablePodsDuration, not on every flush.
+// TestFlushGatedPod checks that a gated pod, whose queue timestamp stays
+// the time it was added, is re-checked by every flush once it is older than
+// PodMaxInUnschedulablePodsDuration.
 func TestFlushGatedPod(t *testing.T) {
 	ctx := context.Background()
 	q := newTestQueue(t, nil)
 	q.add(t, pod("g").Gate("wait").Obj())
 	var checks []int
-	for range 12 { // 6 minutes of 30-second flushes
+	for range 14 { // 7 minutes of 30-second flushes
 		q.clock.Step(30 * time.Second)
 		before := q.gate.calls
 		q.FlushUnschedulablePodsLeftover(ctx)
 		checks = append(checks, q.gate.calls-before)
 	}
-	want := []int{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0}
+	want := []int{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1}
 	if diff := cmp.Diff(want, checks); diff != "" {
 		t.Errorf("PreEnqueue runs per flush (-want +got):\n%s", diff)
 	}

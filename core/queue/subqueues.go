@@ -49,7 +49,8 @@ func (q *PriorityQueue) toUnschedulableLocked(e *entry) {
 // moveToActiveLocked runs the PreEnqueue plugins (unless the pod comes
 // straight from backoffQ, where they already ran) and moves the pod to
 // activeQ, or among the gated pods when a plugin holds it. It reports
-// whether the pod entered activeQ. label names the move in logs.
+// whether the pod entered activeQ. label names the move in logs. The first
+// time a pod enters activeQ is its InitialAttemptTimestamp, as in kube.
 func (q *PriorityQueue) moveToActiveLocked(ctx context.Context, e *entry, label string, fromBackoff bool) bool {
 	if !fromBackoff || q.opts.DisablePopFromBackoffQ {
 		q.runPreEnqueueLocked(ctx, e.info)
@@ -61,6 +62,9 @@ func (q *PriorityQueue) moveToActiveLocked(ctx context.Context, e *entry, label 
 		q.toUnschedulableLocked(e)
 		q.logMove(e, "pod gated", label)
 		return false
+	}
+	if e.info.InitialAttemptTimestamp.IsZero() {
+		e.info.InitialAttemptTimestamp = q.opts.Clock.Now()
 	}
 	q.detachLocked(e)
 	q.active.Push(e)

@@ -63,8 +63,15 @@ type Explanation struct {
 	Node string
 	// Queue describes a pending pod.
 	Queue QueueState
-	// Diagnosis is the pod's last failed attempt, nil if none.
+	// Diagnosis is the pod's last failed attempt, nil if none: the
+	// plugins' verdicts, or the error (a bind reported failed).
 	Diagnosis *Diagnosis
+	// Queued is when the pod was queued (sent unbound, or unbound again);
+	// zero for bound and ignored pods.
+	Queued time.Time
+	// LastBindFailure is the reason of the last bind of the pod reported
+	// failed since it was queued; empty if none.
+	LastBindFailure string
 }
 
 // Explain describes the pod namespace/name.
@@ -91,15 +98,17 @@ func (s *Scheduler) Pod(uid string) (*model.Pod, bool) { return s.lookupPod(uid)
 
 func (s *Scheduler) explain(pod *model.Pod) Explanation {
 	e := Explanation{Pod: pod}
+	var attempts int
 	s.mu.RLock()
 	if rec := s.records[pod.UID]; rec != nil {
-		e.Diagnosis = rec.diagnosis
+		e.Diagnosis, e.Queued, e.LastBindFailure, attempts = rec.diagnosis, rec.queuedAt, rec.bindFailure, rec.attempts
 	}
 	s.mu.RUnlock()
 	if st, ok := s.cache.Pod(pod.UID); ok {
 		e.Phase, e.Node = PhaseBound, st.Pod.NodeName
 		if st.Assumed {
-			e.Phase = PhaseBinding
+			// Out of the queue while it binds: keep what the queue knew.
+			e.Phase, e.Queue.Attempts = PhaseBinding, attempts
 		}
 		return e
 	}
@@ -199,6 +208,9 @@ type NodeUsage struct {
 	Pods        int
 	Allocatable model.Resources
 	Requested   model.Resources
+	// NonZeroRequested is Requested with the scoring defaults for
+	// containers requesting no cpu or memory (MilliCPU and Memory only).
+	NonZeroRequested model.Resources
 }
 
 // Nodes lists the nodes in scheduling order with their usage.
@@ -209,7 +221,8 @@ func (s *Scheduler) Nodes() ([]NodeUsage, error) {
 	}
 	out := make([]NodeUsage, 0, snap.NumNodes())
 	for _, ni := range snap.List() {
-		out = append(out, NodeUsage{Node: ni.Node(), Pods: len(ni.Pods), Allocatable: ni.Allocatable, Requested: ni.Requested})
+		out = append(out, NodeUsage{Node: ni.Node(), Pods: len(ni.Pods), Allocatable: ni.Allocatable,
+			Requested: ni.Requested.Clone(), NonZeroRequested: ni.NonZeroRequested.Clone()})
 	}
 	return out, nil
 }

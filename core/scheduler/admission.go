@@ -38,6 +38,7 @@ func (s *Scheduler) removePod(p *model.Pod) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.pods, p.UID)
+	delete(s.evicted, p.UID)
 	if s.uidByKey[p.Key()] == p.UID {
 		delete(s.uidByKey, p.Key())
 	}
@@ -51,24 +52,40 @@ func (s *Scheduler) forgetRecord(uid string) {
 
 // admit returns the version of the pod the scheduler keeps: the default
 // scheduler name applied and, for a new pod, its priority resolved as
-// Kubernetes' priority admission does. Priority is fixed at creation: an
-// update keeps the priority the pod was admitted with.
+// Kubernetes' priority admission does (priority.Classes.Admit: a priority
+// the pod carries is trusted, a bound pod is never refused). Priority is
+// fixed at creation: an update keeps the priority the pod was admitted
+// with.
+//
+// A pod the scheduler evicted stays terminating by preemption whatever the
+// upsert says (evictions.go).
 func (s *Scheduler) admit(in, old *model.Pod) (*model.Pod, error) {
 	cur := *in
 	if cur.SchedulerName == "" {
 		cur.SchedulerName = model.DefaultSchedulerName
 	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.evictedLocked(cur.UID) {
+		cur.Terminating, cur.Preempted = true, true
+	}
 	if old != nil {
 		cur.Priority, cur.PreemptionPolicy, cur.PriorityClassName = old.Priority, old.PreemptionPolicy, old.PriorityClassName
 		return &cur, nil
 	}
-	s.mu.RLock()
-	err := s.classes.Admit(&cur)
-	s.mu.RUnlock()
-	if err != nil {
+	if err := s.classes.Admit(&cur); err != nil {
 		return nil, fmt.Errorf("admit pod %s: %w", cur.Key(), err)
 	}
 	return &cur, nil
+}
+
+// CheckAdmission returns the error AddPod would return for pod at
+// admission (a pending pod without priority naming an unknown class: a
+// *priority.UnknownClassError), without changing anything.
+func (s *Scheduler) CheckAdmission(pod *model.Pod) error {
+	old, _ := s.lookupPod(pod.UID)
+	_, err := s.admit(pod, old)
+	return err
 }
 
 // SetPriorityClass adds or replaces a PriorityClass. Classes apply to pods

@@ -24,6 +24,7 @@ type binding struct {
 // status, nil when the bind was issued (or the outcome was already
 // settled by the caller).
 func (s *Scheduler) runBindingCycle(ctx context.Context, b *binding) *framework.Status {
+	s.updateRecord(b.qpi.Pod.UID, func(r *podRecord) { r.attempts = b.qpi.Attempts })
 	f := s.bindingCycle(ctx, b)
 	if f == nil {
 		return nil
@@ -35,21 +36,17 @@ func (s *Scheduler) runBindingCycle(ctx context.Context, b *binding) *framework.
 func (s *Scheduler) bindingCycle(ctx context.Context, b *binding) *failure {
 	pod := b.qpi.Pod
 	if st := b.fwk.WaitOnPermit(ctx, pod); !st.IsSuccess() {
-		f := &failure{status: st, nominating: clearNomination}
-		if st.IsRejected() {
-			d := framework.Diagnosis{NodeToStatus: framework.NewNodeToStatus()}
-			d.NodeToStatus.Set(b.host, st)
-			d.AddUnschedulablePlugin(st.Plugin())
-			f.fitErr = &framework.FitError{PodKey: pod.Key(), NumAllNodes: 1, Diagnosis: d}
-		}
-		return f
+		return bindingRejection(st, b.host, pod.Key())
 	}
-	// From here on a failure is an error, retried after backoff; the queue
-	// can forget the attempt and the events it saw.
-	s.queue.Done(pod.UID)
+	// The pod is still in flight during PreBind: a rejection there makes it
+	// unschedulable, judged against the events seen since it was popped.
 	if st := b.fwk.RunPreBindPlugins(ctx, b.state, pod, b.host); !st.IsSuccess() {
-		return &failure{status: st, nominating: clearNomination}
+		return bindingRejection(st, b.host, pod.Key())
 	}
+	// PreBind is the last point that can find the pod unschedulable: from
+	// here on a failure is an error, retried after backoff, so the queue can
+	// forget the attempt and the events it kept for it.
+	s.queue.Done(pod.UID)
 	// The check and the record are one step, so a deletion either comes
 	// first (no bind) or finds the bind recorded (and takes it).
 	s.mu.Lock()
@@ -80,6 +77,21 @@ func (s *Scheduler) bindingCycle(ctx context.Context, b *binding) *failure {
 	s.logger.Debug("pod bound", "pod", pod.Key(), "node", b.host)
 	b.fwk.RunPostBindPlugins(ctx, b.state, pod, b.host)
 	return nil
+}
+
+// bindingRejection is the failure of a binding cycle that Permit or
+// PreBind stopped on host. A rejection carries a one-node FitError naming
+// the plugin, as kube's, so the pod waits among the unschedulable pods for
+// an event that plugin cares about; anything else is an internal error.
+func bindingRejection(st *framework.Status, host, podKey string) *failure {
+	f := &failure{status: st, nominating: clearNomination}
+	if st.IsRejected() {
+		d := framework.Diagnosis{NodeToStatus: framework.NewNodeToStatus()}
+		d.NodeToStatus.Set(host, st)
+		d.AddUnschedulablePlugin(st.Plugin())
+		f.fitErr = &framework.FitError{PodKey: podKey, NumAllNodes: 1, Diagnosis: d}
+	}
+	return f
 }
 
 // Binding reports whether pod, the version a binding cycle handed to the
@@ -153,6 +165,7 @@ func (s *Scheduler) ReportBindResult(ctx context.Context, podUID, node string, o
 	if reason == "" {
 		reason = "the caller reported the bind failed"
 	}
+	s.updateRecord(podUID, func(r *podRecord) { r.bindFailure = reason })
 	st := framework.NewStatus(framework.Error, fmt.Sprintf("binding %s to %s failed: %s", b.qpi.Pod.Key(), node, reason))
 	s.handleBindingCycleError(ctx, b, &failure{status: st, nominating: clearNomination})
 	return nil

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/core/model"
 	mt "github.com/berthsched/berth/core/model/modeltest"
 	"github.com/berthsched/berth/core/queue"
 )
@@ -123,6 +125,31 @@ func TestBindFailureRequeues(t *testing.T) {
 	}
 }
 
+// TestConfiguredBackoffReachesQueue checks that podInitialBackoffSeconds
+// and podMaxBackoffSeconds from the configuration pace the retries of a
+// pod whose binding keeps failing: 3s, 6s, then capped at 7s.
+func TestConfiguredBackoffReachesQueue(t *testing.T) {
+	e := newEnv(t, &testPlugins{}, func(o *Options) {
+		o.Config.PodInitialBackoffSeconds, o.Config.PodMaxBackoffSeconds = 3, 7
+	})
+	e.sink.bindErr = errBindRefused
+	e.addNodes(mt.MakeNode("n1").Obj())
+	e.addPods(mt.MakePod("p").Obj())
+	var got []time.Duration
+	for range 3 {
+		failedAt := e.clock.Now()
+		if att := e.scheduleOne(); att.BindStatus.IsSuccess() {
+			t.Fatalf("attempt bound: %s", att.Result)
+		}
+		ex, _ := e.s.Explain("default", "p")
+		got = append(got, ex.Queue.BackoffUntil.Sub(failedAt))
+		e.expireBackoff()
+	}
+	if diff := cmp.Diff([]time.Duration{3 * time.Second, 6 * time.Second, 7 * time.Second}, got); diff != "" {
+		t.Errorf("backoff per failed bind (-want +got):\n%s", diff)
+	}
+}
+
 func TestReportBindResult(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
@@ -190,5 +217,72 @@ func TestDeleteAssumedPodFreesItsNode(t *testing.T) {
 	st := e.s.Stats()
 	if st.Cache.Pods != 0 || st.BindsInFlight != 0 || st.Pods != 0 {
 		t.Errorf("after deleting the assumed pod: %+v", st)
+	}
+}
+
+// TestPreBind checks that the pod is still in flight while PreBind runs
+// and that a PreBind rejection makes it unschedulable, with a diagnosis
+// naming the plugin, while an error retries it after backoff.
+func TestPreBind(t *testing.T) {
+	tests := []struct {
+		name        string
+		code        framework.Code
+		wantBind    bool
+		wantSub     queue.SubQueue
+		wantPlugins []string
+		wantMessage string
+	}{
+		{name: "success", code: framework.Success, wantBind: true},
+		{
+			name: "unschedulable", code: framework.Unschedulable, wantSub: queue.Unschedulable,
+			wantPlugins: []string{"PB"}, wantMessage: "0/1 nodes are available: 1 prebind says no.",
+		},
+		{
+			name: "unresolvable", code: framework.UnschedulableAndUnresolvable, wantSub: queue.Unschedulable,
+			wantPlugins: []string{"PB"}, wantMessage: "0/1 nodes are available: 1 prebind says no.",
+		},
+		{name: "error", code: framework.Error, wantSub: queue.Backoff},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var during queue.SubQueue
+			pb := &fakePreBind{name: "PB", code: tc.code}
+			e := newEnv(t, &testPlugins{preBind: pb}, nil)
+			pb.hook = func(pod *model.Pod) {
+				p, _ := e.s.queue.Lookup(pod.UID)
+				during = p.SubQueue
+			}
+			e.addNodes(mt.MakeNode("n1").Obj())
+			e.addPods(mt.MakePod("p").Obj())
+			att := e.scheduleOne()
+			if during != queue.InFlight {
+				t.Errorf("during PreBind the pod is in %q, want InFlight", during)
+			}
+			if tc.wantBind {
+				if att.BindStatus != nil || !cmp.Equal(e.sink.decisions(), []decision{{Kind: "bind", Pod: "default/p", Node: "n1"}}) {
+					t.Errorf("bind status %v, decisions %+v", att.BindStatus, e.sink.decisions())
+				}
+				return
+			}
+			if att.BindStatus.Code() != tc.code {
+				t.Errorf("bind status %v, want code %v", att.BindStatus, tc.code)
+			}
+			ex, _ := e.s.Explain("default", "p")
+			if ex.Phase != PhasePending || ex.Queue.SubQueue != tc.wantSub {
+				t.Errorf("after PreBind failed: %s in %s, want Pending in %s", ex.Phase, ex.Queue.SubQueue, tc.wantSub)
+			}
+			if diff := cmp.Diff(tc.wantPlugins, ex.Queue.UnschedulablePlugins, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("UnschedulablePlugins (-want +got):\n%s", diff)
+			}
+			if tc.wantMessage != "" && (ex.Diagnosis == nil || ex.Diagnosis.Message != tc.wantMessage) {
+				t.Errorf("diagnosis %+v, want %q", ex.Diagnosis, tc.wantMessage)
+			}
+			if got := e.reporter.reports(); tc.wantMessage != "" && !cmp.Equal(got, []string{"default/p: " + tc.wantMessage}) {
+				t.Errorf("reported %q", got)
+			}
+			if n := e.s.cache.Counts().Pods; n != 0 {
+				t.Errorf("the cache still holds %d pods", n)
+			}
+		})
 	}
 }

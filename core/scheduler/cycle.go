@@ -418,10 +418,13 @@ func (s *Scheduler) findNodesThatPassFilters(ctx context.Context, state *framewo
 }
 
 // filterInOrder filters the nodes one after the other from the start
-// index until enough are feasible.
+// index until enough are feasible. Like the parallel search with one
+// worker (kube's, and the oracle's), it stops at the first feasible node
+// beyond the number wanted: the nodes rejected before that one count as
+// processed.
 func (s *Scheduler) filterInOrder(ctx context.Context, state *framework.CycleState, fwk framework.Framework, pod *model.Pod, d *framework.Diagnosis, nodes []*framework.NodeInfo, feasible []*framework.NodeInfo) ([]*framework.NodeInfo, error) {
 	n, toFind, found := len(nodes), len(feasible), 0
-	for i := 0; i < n && found < toFind; i++ {
+	for i := 0; i < n; i++ {
 		if err := ctx.Err(); err != nil {
 			return feasible[:found], err
 		}
@@ -431,6 +434,9 @@ func (s *Scheduler) filterInOrder(ctx context.Context, state *framework.CycleSta
 		case st.Code() == framework.Error:
 			return feasible[:found], st.AsError()
 		case st.IsSuccess():
+			if found == toFind {
+				return feasible, nil
+			}
 			feasible[found] = ni
 			found++
 		default:

@@ -11,7 +11,10 @@
 // an event may help leave the unschedulable pods (QueueingHints).
 // Decisions go out through Options.Decisions (Bind through the
 // DefaultBinder, Evict from preemption, Nominate and ClearNomination) and
-// unschedulable pods through Options.Reporter, once per new message.
+// unschedulable pods through Options.Reporter, once per new message. A pod
+// the scheduler evicted is held as terminating by preemption until it is
+// deleted (evictions.go; RestoreEvictions brings the set back after a
+// restart).
 //
 // One attempt, as kube's schedule_one.go:
 //

@@ -82,9 +82,10 @@ func (s *Scheduler) DeleteNode(ctx context.Context, name string) error {
 
 // AddPod adds a pod or, if known, updates it (pods are upserted; UpdatePod
 // is the same call):
-//   - a pending pod is admitted (priority resolved from its class: an
-//     unknown class fails with *priority.UnknownClassError) and queued if a
-//     profile serves its schedulerName;
+//   - a new pod is admitted (priority.Classes.Admit: a priority it carries
+//     is kept; else it is resolved from its class, and for a pending pod an
+//     unknown class fails with *priority.UnknownClassError); a pending pod
+//     is queued if a profile serves its schedulerName;
 //   - a bound pod (NodeName set) occupies its node; if the scheduler had
 //     assumed it, the bind is confirmed;
 //   - an update of a pending pod requeues it when it may now fit; a pending
@@ -228,6 +229,8 @@ func (s *Scheduler) queueNowLocked(ctx context.Context, pod *model.Pod) error {
 	if err := s.queue.Add(ctx, pod); err != nil {
 		return fmt.Errorf("queue pod %s: %w", pod.Key(), err)
 	}
+	now := s.clock.Now()
+	s.updateRecord(pod.UID, func(r *podRecord) { r.queuedAt = now })
 	return nil
 }
 

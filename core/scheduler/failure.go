@@ -66,8 +66,8 @@ func (s *Scheduler) handleFailure(ctx context.Context, fwk framework.Framework, 
 			s.logger.Error("recording a nomination decision failed", "pod", pod.Key(), "err", err)
 		}
 	}
-	if alive && rejected {
-		s.recordDiagnosis(ctx, cur, msg, f.fitErr)
+	if alive {
+		s.recordDiagnosis(ctx, cur, msg, f.fitErr, rejected)
 	}
 }
 
@@ -92,19 +92,22 @@ func (s *Scheduler) applyNomination(uid string, ni *framework.NominatingInfo) (s
 	return prev, cur, true
 }
 
-// recordDiagnosis keeps the failure for Explain and reports it when its
-// message differs from the last one reported for the pod.
-func (s *Scheduler) recordDiagnosis(ctx context.Context, pod *model.Pod, msg string, fitErr *framework.FitError) {
+// recordDiagnosis keeps the failure for Explain and, for a rejection
+// (rejected: the plugins found no node, rather than an error), reports it
+// when its message differs from the last one reported for the pod.
+func (s *Scheduler) recordDiagnosis(ctx context.Context, pod *model.Pod, msg string, fitErr *framework.FitError, rejected bool) {
 	d := summarize(msg, fitErr, s.clock.Now(), s.opts.MaxDiagnosisNodes)
 	s.mu.Lock()
-	rec := s.records[pod.UID]
-	if rec == nil {
-		rec = &podRecord{}
-		s.records[pod.UID] = rec
+	rec := s.recordLocked(pod.UID)
+	if rec == nil { // deleted meanwhile
+		s.mu.Unlock()
+		return
 	}
 	rec.diagnosis = d
-	report := rec.reported != msg
-	rec.reported = msg
+	report := rejected && rec.reported != msg
+	if report {
+		rec.reported = msg
+	}
 	s.mu.Unlock()
 	if report && s.opts.Reporter != nil {
 		if err := s.opts.Reporter.Unschedulable(ctx, pod, msg, fitErr); err != nil {
@@ -113,10 +116,39 @@ func (s *Scheduler) recordDiagnosis(ctx context.Context, pod *model.Pod, msg str
 	}
 }
 
-// podRecord is what the scheduler remembers of a pending pod's attempts.
+// podRecord is what the scheduler remembers of a pending pod, for Explain
+// and the Reporter; it is forgotten once the pod is bound or deleted.
 type podRecord struct {
 	diagnosis *Diagnosis
-	reported  string // the last message given to the Reporter
+	reported  string    // the last message given to the Reporter
+	queuedAt  time.Time // when the pod was queued
+	// attempts is the pod's attempt count when its binding cycle started:
+	// the queue forgets the pod while it binds.
+	attempts    int
+	bindFailure string // the reason of the last bind reported failed
+}
+
+// recordLocked returns the pod's record, made if missing; nil when the
+// pod is no longer held, so that no record outlives its pod. s.mu is held.
+func (s *Scheduler) recordLocked(uid string) *podRecord {
+	if _, held := s.pods[uid]; !held {
+		return nil
+	}
+	rec := s.records[uid]
+	if rec == nil {
+		rec = &podRecord{}
+		s.records[uid] = rec
+	}
+	return rec
+}
+
+// updateRecord changes the record of a pod still held, under s.mu.
+func (s *Scheduler) updateRecord(uid string, f func(*podRecord)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rec := s.recordLocked(uid); rec != nil {
+		f(rec)
+	}
 }
 
 // Diagnosis is a failed attempt, kept for Explain.

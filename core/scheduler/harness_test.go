@@ -198,6 +198,26 @@ func (f *fakeReserve) Unreserve(context.Context, *framework.CycleState, *model.P
 	f.unreserved++
 }
 
+// fakePreBind answers every pod with its code; before answering it runs
+// hook, if set.
+type fakePreBind struct {
+	name string
+	code framework.Code
+	hook func(pod *model.Pod)
+}
+
+func (f *fakePreBind) Name() string { return f.name }
+
+func (f *fakePreBind) PreBind(_ context.Context, _ *framework.CycleState, pod *model.Pod, _ string) *framework.Status {
+	if f.hook != nil {
+		f.hook(pod)
+	}
+	if f.code == framework.Success {
+		return nil
+	}
+	return framework.NewStatus(f.code, "prebind says no")
+}
+
 // fakePostFilter nominates a fixed node (evicting the given pods) or fails.
 type fakePostFilter struct {
 	name     string
@@ -226,6 +246,7 @@ type testPlugins struct {
 	scores      []*fakeScore
 	permit      *fakePermit
 	reserve     *fakeReserve
+	preBind     *fakePreBind
 	postFilter  *fakePostFilter
 	extraConfig func(*config.Profile)
 }
@@ -256,6 +277,9 @@ func (tp *testPlugins) registryAndConfig() (runtime.Registry, *config.Config) {
 	}
 	if tp.reserve != nil {
 		add(config.Reserve, tp.reserve)
+	}
+	if tp.preBind != nil {
+		add(config.PreBind, tp.preBind)
 	}
 	if pf := tp.postFilter; pf != nil {
 		reg[pf.name] = func(_ context.Context, _ json.RawMessage, h framework.Handle) (framework.Plugin, error) {

@@ -58,9 +58,11 @@ func (p *pdbs) List() []framework.PDBStatus {
 
 // disruptionsAllowed computes a budget's allowance as the disruption
 // controller does, with the oracle's approximation for the expected count
-// (the matching pods, pending or bound): healthy (bound, not terminating,
-// ready) matching pods minus the desired healthy count, at least 0. A value
-// the caller gave wins.
+// (the matching pods, pending or bound): healthy matching pods minus the
+// desired healthy count, at least 0. A pod is healthy when it is bound,
+// ready, not terminating (a pod the scheduler evicted is terminating in its
+// view) and not among the budget's disrupted pods. A value the caller gave
+// wins.
 func disruptionsAllowed(pdb *model.PodDisruptionBudget, sel model.Selector, pods []*model.Pod) int32 {
 	if pdb.DisruptionsAllowed != nil {
 		return *pdb.DisruptionsAllowed
@@ -71,6 +73,9 @@ func disruptionsAllowed(pdb *model.PodDisruptionBudget, sel model.Selector, pods
 			continue
 		}
 		expected++
+		if _, disrupted := pdb.DisruptedPods[p.Name]; disrupted {
+			continue
+		}
 		if p.NodeName != "" && !p.Terminating && p.Ready {
 			healthy++
 		}

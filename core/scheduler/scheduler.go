@@ -94,6 +94,11 @@ type Options struct {
 	// MaxDiagnosisNodes bounds the per-node reasons kept per pending pod
 	// for Explain. Default 100.
 	MaxDiagnosisNodes int
+	// NoResultMemo makes every plugin run on every node for every pod,
+	// instead of reusing node-local plugin results for pods with the same
+	// signature (see core/framework/runtime). Only tests want it: the
+	// outcomes are the same.
+	NoResultMemo bool
 	// Queue tunes the scheduling queue; the backoff durations default to
 	// the configuration's. Clock, Logger, plugins, hints, Namespaces and
 	// PodLookup are set by the scheduler.
@@ -105,12 +110,13 @@ type Options struct {
 // use with Run), decisions go out through Options.Decisions.
 //
 // Locks: ingestMu serializes the state-in calls; cycleMu is held by the
-// scheduling cycle (one at a time). The two are never held together; the
-// gate's lock (Hold) is a leaf. Both
-// call the queue (its lock, then the nominator's, then mu through the
-// queue's PodLookup) and the cache (a leaf lock). mu is a leaf: nothing is
-// called while holding it. Binding cycles take neither ingestMu nor
-// cycleMu.
+// scheduling cycle (one at a time). The cycle takes ingestMu only to mark
+// the victims it evicted (markEvicted), so the order is cycleMu, then
+// ingestMu; the state-in calls never take cycleMu (Hold waits for cycleMu
+// but holds nothing meanwhile; the gate's lock is a leaf). Both call the
+// queue (its lock, then the nominator's, then mu through the queue's
+// PodLookup) and the cache (a leaf lock). mu is a leaf: nothing is called
+// while holding it. Binding cycles take neither ingestMu nor cycleMu.
 type Scheduler struct {
 	opts      Options
 	cfg       *config.Config
@@ -146,6 +152,7 @@ type Scheduler struct {
 	classes    *priority.Classes
 	records    map[string]*podRecord // pending pods' last failures
 	binds      map[string]*binding   // binds issued, awaiting an outcome
+	evicted    map[string]struct{}   // pods evicted and not deleted yet (evictions.go)
 	namespaces *namespaces
 	pdbs       *pdbs
 
@@ -187,13 +194,16 @@ func New(ctx context.Context, opts Options) (*Scheduler, error) {
 		classes:    priority.NewClasses(),
 		records:    make(map[string]*podRecord),
 		binds:      make(map[string]*binding),
+		evicted:    make(map[string]struct{}),
 		namespaces: newNamespaces(),
 		rand:       opts.Rand,
 	}
 	s.decisions = &decisionSink{DecisionSink: opts.Decisions, s: s}
 	s.scoreBuf.TotalsOnly = true
 	s.pdbs = newPDBs(s.pdbPods)
-	s.percentageOfNodesToScore = opts.Config.PercentageOfNodesToScore
+	if p := opts.Config.PercentageOfNodesToScore; p != nil {
+		s.percentageOfNodesToScore = *p
+	}
 	if opts.PercentageOfNodesToScore != nil {
 		s.percentageOfNodesToScore = *opts.PercentageOfNodesToScore
 	}
@@ -225,6 +235,9 @@ func (s *Scheduler) buildProfiles(ctx context.Context) error {
 		runtime.WithParallelism(parallelism),
 		runtime.WithWaitingPods(runtime.NewWaitingPods()),
 		runtime.WithDeterministic(s.opts.Deterministic),
+	}
+	if s.opts.NoResultMemo {
+		common = append(common, runtime.WithoutResultMemo())
 	}
 	if s.opts.Metrics != nil {
 		common = append(common, runtime.WithMetrics(s.opts.Metrics))
@@ -361,8 +374,9 @@ func (l lazyNominator) NominatedPodsForNode(nodeName string) []*framework.PodInf
 
 // decisionSink forwards decisions to Options.Decisions. It counts
 // evictions, so an attempt knows how many victims its preemption evicted,
-// and applies nominations to the scheduler's own view of the pods, as the
-// status patch kube sends would come back through its informer.
+// and applies evictions and nominations to the scheduler's own view of the
+// pods, as kube's API calls would come back through its informer: an
+// evicted pod is terminating by preemption (evictions.go).
 type decisionSink struct {
 	framework.DecisionSink
 	s         *Scheduler
@@ -370,8 +384,12 @@ type decisionSink struct {
 }
 
 func (d *decisionSink) Evict(ctx context.Context, victim *model.Pod, nodeName string, preemptor *model.Pod, reason string) error {
+	if err := d.DecisionSink.Evict(ctx, victim, nodeName, preemptor, reason); err != nil {
+		return err
+	}
 	d.evictions.Add(1)
-	return d.DecisionSink.Evict(ctx, victim, nodeName, preemptor, reason)
+	d.s.markEvicted(ctx, victim.UID)
+	return nil
 }
 
 func (d *decisionSink) Nominate(ctx context.Context, pod *model.Pod, nodeName string) error {

@@ -36,8 +36,9 @@ type Options struct {
 	// Required.
 	Registry runtime.Registry
 	// PercentageOfNodesToScore overrides the global percentage. Unset, the
-	// configuration's global value is used if it has one, else 100 (every
-	// node is filtered and scored), as kubeoracle does.
+	// configuration's global value is used if it sets one (0, kube's
+	// adaptive default, included), else 100 (every node is filtered and
+	// scored), as kubeoracle does.
 	PercentageOfNodesToScore *int32
 	// MaxPreemptionRetries is how many times a pod that got a node
 	// nominated is retried at once. 0 means 1 (kubeoracle's default); a
@@ -45,6 +46,9 @@ type Options struct {
 	MaxPreemptionRetries int
 	// Logger defaults to discarding.
 	Logger *slog.Logger
+	// NoResultMemo runs every plugin on every node for every pod (see
+	// scheduler.Options.NoResultMemo); tests compare the two.
+	NoResultMemo bool
 }
 
 // Results of a Line.
@@ -75,7 +79,7 @@ func Run(ctx context.Context, in Input, opts Options) ([]Line, error) {
 		cfg = config.Default()
 	}
 	percentage := opts.PercentageOfNodesToScore
-	if percentage == nil && cfg.PercentageOfNodesToScore == 0 {
+	if percentage == nil && cfg.PercentageOfNodesToScore == nil {
 		percentage = ptr(int32(100))
 	}
 	retries := opts.MaxPreemptionRetries
@@ -99,11 +103,13 @@ func Run(ctx context.Context, in Input, opts Options) ([]Line, error) {
 		PercentageOfNodesToScore: percentage,
 		BindInline:               true,
 		ScoreSingleNode:          true,
+		NoResultMemo:             opts.NoResultMemo,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("simulate: %w", err)
+		return nil, &ConfigError{Err: err}
 	}
 	r.s = s
+	r.sink.remove = s.DeletePod
 	pending, err := r.load(ctx, in)
 	if err != nil {
 		return nil, err
@@ -115,6 +121,14 @@ func Run(ctx context.Context, in Input, opts Options) ([]Line, error) {
 	}
 	return r.lines, nil
 }
+
+// ConfigError is returned by Run when no scheduler can be built from the
+// configuration (an unknown plugin, invalid plugin args, ...).
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return "simulate: " + e.Err.Error() }
+
+func (e *ConfigError) Unwrap() error { return e.Err }
 
 // run is the state of one simulation.
 type run struct {
@@ -239,11 +253,12 @@ func (r *run) schedule(ctx context.Context, uid string, retries int) error {
 // apply makes an attempt's outcome happen: a bind runs the pod on its node,
 // preemption victims disappear. It returns the victims' keys, sorted.
 func (r *run) apply(ctx context.Context, att *scheduler.Attempt) ([]string, error) {
+	evicted, err := r.sink.takeEvicted()
+	if err != nil {
+		return nil, err
+	}
 	var victims []string
-	for _, v := range r.sink.takeEvicted() {
-		if err := r.s.DeletePod(ctx, v); err != nil && !errors.Is(err, scheduler.ErrNotFound) {
-			return nil, fmt.Errorf("simulate: deleting victim %s: %w", v.Key(), err)
-		}
+	for _, v := range evicted {
 		victims = append(victims, v.Key())
 	}
 	slices.Sort(victims)
@@ -263,29 +278,44 @@ func (r *run) apply(ctx context.Context, att *scheduler.Attempt) ([]string, erro
 	return victims, nil
 }
 
-// sink records the decisions of one attempt. Binds are applied by run;
-// evictions are collected and applied after the attempt.
+// sink records the decisions of one attempt. Binds are applied by run.
+// A victim is deleted as soon as it is evicted, before the next one, as
+// kubeoracle removes each victim at once when the executor deletes it
+// (its removal reorders the node's pods, which matters to later
+// preemptions there).
 type sink struct {
+	remove func(ctx context.Context, pod *model.Pod) error
+
 	mu      sync.Mutex
 	evicted []*model.Pod
+	err     error
 }
 
-func (s *sink) reset() { s.takeEvicted() }
+func (s *sink) reset() { _, _ = s.takeEvicted() }
 
-func (s *sink) takeEvicted() []*model.Pod {
+// takeEvicted returns the pods evicted since the last call and the first
+// error deleting one.
+func (s *sink) takeEvicted() ([]*model.Pod, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := s.evicted
-	s.evicted = nil
-	return out
+	out, err := s.evicted, s.err
+	s.evicted, s.err = nil, nil
+	return out, err
 }
 
 func (s *sink) Bind(context.Context, *model.Pod, string) error { return nil }
 
-func (s *sink) Evict(_ context.Context, victim *model.Pod, _ string, _ *model.Pod, _ string) error {
+func (s *sink) Evict(ctx context.Context, victim *model.Pod, _ string, _ *model.Pod, _ string) error {
+	err := s.remove(ctx, victim)
+	if errors.Is(err, scheduler.ErrNotFound) {
+		err = nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.evicted = append(s.evicted, victim)
+	if err != nil && s.err == nil {
+		s.err = fmt.Errorf("simulate: deleting victim %s: %w", victim.Key(), err)
+	}
 	return nil
 }
 

@@ -186,22 +186,40 @@ func TestPreemptionRetry(t *testing.T) {
 }
 
 func TestPercentageOfNodesToScore(t *testing.T) {
-	nodes := make([]*model.Node, 150)
+	nodes := make([]*model.Node, 300)
 	for i := range nodes {
 		nodes[i] = cpuNode(nodeName(i), 4000)
 	}
-	in := Input{Nodes: nodes, Pods: []*model.Pod{cpuPod("p", 100, 1).Obj()}}
-	if got := len(simulate(t, in, nil)[0].Feasible); got != 150 {
-		t.Errorf("default: %d feasible nodes, want all 150", got)
-	}
 	reg := inTreeRegistry()
-	in.Config = withoutMissing(config.Default(), reg)
-	lines, err := Run(context.Background(), in, Options{Registry: reg, PercentageOfNodesToScore: ptr(int32(10))})
-	if err != nil {
-		t.Fatal(err)
+	withGlobal := func(p *int32) *config.Config {
+		cfg := withoutMissing(config.Default(), reg)
+		cfg.PercentageOfNodesToScore = p
+		return cfg
 	}
-	if got := len(lines[0].Feasible); got != 100 {
-		t.Errorf("10%%: %d feasible nodes, want the minimum of 100", got)
+	tests := []struct {
+		name   string
+		config *config.Config
+		option *int32
+		want   int
+	}{
+		{name: "unset: every node, as kubeoracle", config: withGlobal(nil), want: 300},
+		// 50 - 300/125 = 48% of 300.
+		{name: "explicit 0 in the configuration: kube's adaptive share", config: withGlobal(ptr(int32(0))), want: 144},
+		{name: "explicit 60 in the configuration", config: withGlobal(ptr(int32(60))), want: 180},
+		{name: "the option wins over the configuration", config: withGlobal(ptr(int32(0))), option: ptr(int32(100)), want: 300},
+		{name: "at least 100 nodes", config: withGlobal(nil), option: ptr(int32(10)), want: 100},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := Input{Nodes: nodes, Pods: []*model.Pod{cpuPod("p", 100, 1).Obj()}, Config: tc.config}
+			lines, err := Run(context.Background(), in, Options{Registry: reg, PercentageOfNodesToScore: tc.option})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(lines[0].Feasible); got != tc.want {
+				t.Errorf("%d feasible nodes, want %d", got, tc.want)
+			}
+		})
 	}
 }
 

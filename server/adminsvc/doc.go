@@ -1,8 +1,8 @@
 // Package adminsvc implements berth.v1 AdminService: questions operators
 // and tools ask the scheduler, none of which changes it.
 //
-// Explain, ListPending, ListNominations and QueueStats read the live
-// scheduler through the narrow Admin interface (*scheduler.Scheduler
+// Explain, ListPending, ListNominations, QueueStats and ListNodes read the
+// live scheduler through the narrow Admin interface (*scheduler.Scheduler
 // satisfies it), plus optional sources for what only other parts of berthd
 // know: the revisions of Bind and Nominate decisions (the decision log) and
 // attempt counts (Counter, fed by the scheduler's metrics).
@@ -11,5 +11,8 @@
 // core/scheduler built from the same configuration and plugin registry,
 // applies the request's delta to the copy, and runs the request's pods
 // through it one attempt at a time, reporting per-node verdicts and
-// per-plugin scores. The live scheduler is only read.
+// per-plugin scores. The live scheduler is only read; held pods are copied
+// with the priority they were admitted with, not re-admitted by class.
+//
+// Errors go through server/errmap, like every service's.
 package adminsvc

@@ -11,6 +11,7 @@ import (
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/queue"
 	"github.com/berthsched/berth/server/convert"
+	"github.com/berthsched/berth/server/errmap"
 )
 
 // Page sizes of the list RPCs.
@@ -19,16 +20,22 @@ const (
 	maxPageSize     = 1000
 )
 
-// page is a validated page request. Pages are ordered by pod
-// namespace/name; the token is the key of the last entry returned.
+// page is a validated page request. Pages are ordered by key (pod
+// namespace/name, node name); the token is the key of the last entry
+// returned.
 type page struct {
 	size  int
 	after string // "" for the first page
 }
 
-func parsePage(size int32, token string) (page, error) {
+// Keys of the pages: isPodKey for pods and nominations, isNodeKey for
+// nodes.
+func isPodKey(k string) bool  { return strings.Contains(k, "/") }
+func isNodeKey(k string) bool { return k != "" && !strings.Contains(k, "/") }
+
+func parsePage(size int32, token string, isKey func(string) bool) (page, error) {
 	if size < 0 {
-		return page{}, badRequest("page_size", fmt.Sprintf("must not be negative, got %d", size))
+		return page{}, errmap.Status(&convert.FieldError{Path: "page_size", Reason: fmt.Sprintf("must not be negative, got %d", size)})
 	}
 	p := page{size: int(size)}
 	switch {
@@ -39,8 +46,8 @@ func parsePage(size int32, token string) (page, error) {
 	}
 	if token != "" {
 		raw, err := base64.RawURLEncoding.DecodeString(token)
-		if err != nil || !strings.Contains(string(raw), "/") {
-			return page{}, badRequest("page_token", "malformed; pass next_page_token of the previous page unchanged")
+		if err != nil || !isKey(string(raw)) {
+			return page{}, errmap.Status(&convert.FieldError{Path: "page_token", Reason: "malformed; pass next_page_token of the previous page unchanged"})
 		}
 		p.after = string(raw)
 	}
@@ -51,14 +58,15 @@ func pageToken(key string) string { return base64.RawURLEncoding.EncodeToString(
 
 // ListPending lists the pods not bound yet, by namespace/name.
 func (s *Service) ListPending(_ context.Context, req *berthv1.ListPendingRequest) (*berthv1.ListPendingResponse, error) {
-	pg, err := parsePage(req.GetPageSize(), req.GetPageToken())
+	pg, err := parsePage(req.GetPageSize(), req.GetPageToken(), isPodKey)
 	if err != nil {
 		return nil, err
 	}
 	want := map[berthv1.QueueState]bool{}
 	for i, st := range req.GetStates() {
 		if _, known := berthv1.QueueState_name[int32(st)]; !known || st == berthv1.QueueState_QUEUE_STATE_UNSPECIFIED || st == berthv1.QueueState_QUEUE_STATE_BOUND {
-			return nil, badRequest(fmt.Sprintf("states[%d]", i), fmt.Sprintf("%s cannot be listed: the states of pending pods are ACTIVE to BINDING and IGNORED", st))
+			return nil, errmap.Status(&convert.FieldError{Path: fmt.Sprintf("states[%d]", i),
+				Reason: fmt.Sprintf("%s cannot be listed: the states of pending pods are ACTIVE to BINDING and IGNORED", st)})
 		}
 		want[st] = true
 	}
@@ -81,6 +89,7 @@ func (s *Service) ListPending(_ context.Context, req *berthv1.ListPendingRequest
 		p := &berthv1.PendingPod{
 			Pod: convert.PodRefOf(ex.Pod), SchedulerName: ex.Pod.SchedulerName, State: st,
 			Priority: ex.Pod.Priority, Attempts: uint32(ex.Queue.Attempts), NominatedNode: ex.Queue.NominatedNode,
+			EnqueuedTime: timestamp(ex.Queued),
 		}
 		if st == berthv1.QueueState_QUEUE_STATE_BINDING {
 			p.Node, p.BindRevision = ex.Node, s.bindRevision(ex.Pod.UID)
@@ -91,8 +100,10 @@ func (s *Service) ListPending(_ context.Context, req *berthv1.ListPendingRequest
 }
 
 // ListNominations lists the nominations in force, by pod namespace/name.
+// A nomination whose pod Berth does not hold was restored from the store
+// and waits for its pod to be re-sent.
 func (s *Service) ListNominations(_ context.Context, req *berthv1.ListNominationsRequest) (*berthv1.ListNominationsResponse, error) {
-	pg, err := parsePage(req.GetPageSize(), req.GetPageToken())
+	pg, err := parsePage(req.GetPageSize(), req.GetPageToken(), isPodKey)
 	if err != nil {
 		return nil, err
 	}
@@ -103,16 +114,18 @@ func (s *Service) ListNominations(_ context.Context, req *berthv1.ListNomination
 		if n.PodKey <= pg.after || (req.GetNode() != "" && n.NodeName != req.GetNode()) {
 			continue
 		}
-		pod, ok := s.admin.Pod(n.PodUID)
-		if !ok {
-			continue
-		}
 		if len(resp.Nominations) == pg.size {
 			last := resp.Nominations[len(resp.Nominations)-1].GetPod()
 			resp.NextPageToken = pageToken(last.GetNamespace() + "/" + last.GetName())
 			break
 		}
-		nom := &berthv1.Nomination{Pod: convert.PodRefOf(pod), Node: n.NodeName, Priority: pod.Priority}
+		nom := &berthv1.Nomination{Node: n.NodeName}
+		if pod, ok := s.admin.Pod(n.PodUID); ok {
+			nom.Pod, nom.Priority = convert.PodRefOf(pod), pod.Priority
+		} else {
+			ns, name, _ := strings.Cut(n.PodKey, "/")
+			nom.Pod, nom.Restored = &berthv1.PodRef{Namespace: ns, Name: name, Uid: n.PodUID}, true
+		}
 		if s.opts.Revisions != nil {
 			nom.Revision, _ = s.opts.Revisions.NominationRevision(n.PodUID)
 		}

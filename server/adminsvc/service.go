@@ -3,15 +3,12 @@ package adminsvc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
@@ -22,6 +19,7 @@ import (
 	"github.com/berthsched/berth/core/queue"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/convert"
+	"github.com/berthsched/berth/server/errmap"
 )
 
 // Admin is the live scheduler as the admin service reads it;
@@ -99,23 +97,28 @@ func New(admin Admin, opts Options) *Service {
 func (s *Service) Explain(_ context.Context, req *berthv1.ExplainRequest) (*berthv1.ExplainResponse, error) {
 	ns, name, uid, err := convert.PodRefFromProto(req.GetPod(), false)
 	if err != nil {
-		return nil, invalid(err, "pod")
+		return nil, errmap.Status(errmap.Field("pod", err))
 	}
 	ex, err := s.admin.Explain(ns, name)
-	if err != nil || (uid != "" && ex.Pod.UID != uid) {
-		return nil, status.Errorf(codes.NotFound, "Berth holds no pod %s/%s%s", ns, name, uidSuffix(uid))
+	switch {
+	case errors.Is(err, scheduler.ErrNotFound), err == nil && uid != "" && ex.Pod.UID != uid:
+		return nil, errmap.Status(fmt.Errorf("Berth holds no pod %s/%s%s: %w", ns, name, uidSuffix(uid), scheduler.ErrPodNotFound))
+	case err != nil:
+		return nil, errmap.Status(err)
 	}
 	pod := ex.Pod
 	resp := &berthv1.ExplainResponse{
-		Pod:           convert.PodRefOf(pod),
-		SchedulerName: pod.SchedulerName,
-		Priority:      pod.Priority,
-		State:         queueState(ex),
-		Attempts:      uint32(ex.Queue.Attempts),
-		NominatedNode: ex.Queue.NominatedNode,
+		Pod:             convert.PodRefOf(pod),
+		SchedulerName:   pod.SchedulerName,
+		Priority:        pod.Priority,
+		State:           queueState(ex),
+		Attempts:        uint32(ex.Queue.Attempts),
+		NominatedNode:   ex.Queue.NominatedNode,
+		EnqueuedTime:    timestamp(ex.Queued),
+		LastBindFailure: ex.LastBindFailure,
 	}
-	if resp.State == berthv1.QueueState_QUEUE_STATE_BACKOFF && !ex.Queue.BackoffUntil.IsZero() {
-		resp.BackoffUntil = timestamppb.New(ex.Queue.BackoffUntil)
+	if resp.State == berthv1.QueueState_QUEUE_STATE_BACKOFF {
+		resp.BackoffUntil = timestamp(ex.Queue.BackoffUntil)
 	}
 	switch ex.Phase {
 	case scheduler.PhaseBinding:
@@ -209,11 +212,10 @@ func (s *Service) stateOf(pod *model.Pod) (berthv1.QueueState, scheduler.Explana
 
 // QueueStats counts the pods in each state and the attempts made.
 func (s *Service) QueueStats(_ context.Context, req *berthv1.QueueStatsRequest) (*berthv1.QueueStatsResponse, error) {
-	name := req.GetSchedulerName()
 	pods := s.admin.Pods()
-	if name != "" && !slices.ContainsFunc(s.opts.Config.Profiles, func(p config.Profile) bool { return p.SchedulerName == name }) &&
-		!slices.ContainsFunc(pods, func(p *model.Pod) bool { return p.SchedulerName == name }) {
-		return nil, status.Errorf(codes.NotFound, "scheduler_name: %q is neither a profile Berth runs (%s) nor the scheduler_name of a pod it holds", name, profileNames(s.opts.Config))
+	if name := req.GetSchedulerName(); name != "" && !s.knownSchedulerName(name, pods) {
+		return nil, errmap.Status(errmap.Field("scheduler_name",
+			fmt.Errorf("Berth runs no profile %q and holds no pod naming it: %w", name, scheduler.ErrNotFound)))
 	}
 	resp := &berthv1.QueueStatsResponse{}
 	counters := map[berthv1.QueueState]*uint32{
@@ -227,7 +229,7 @@ func (s *Service) QueueStats(_ context.Context, req *berthv1.QueueStatsRequest) 
 		berthv1.QueueState_QUEUE_STATE_IGNORED:       &resp.Ignored,
 	}
 	for _, pod := range pods {
-		if name != "" && pod.SchedulerName != name {
+		if req.GetSchedulerName() != "" && pod.SchedulerName != req.GetSchedulerName() {
 			continue
 		}
 		st, _, ok := s.stateOf(pod)
@@ -245,31 +247,20 @@ func (s *Service) QueueStats(_ context.Context, req *berthv1.QueueStatsRequest) 
 	return resp, nil
 }
 
-// invalid is an INVALID_ARGUMENT status for a conversion error, its path
-// prefixed, with a google.rpc.BadRequest naming the field.
-func invalid(err error, prefix string) error {
-	var fe *convert.FieldError
-	if !errors.As(err, &fe) {
-		return status.Error(codes.InvalidArgument, err.Error())
+// knownSchedulerName tells whether a profile runs name or a pod names it.
+func (s *Service) knownSchedulerName(name string, pods []*model.Pod) bool {
+	if _, ok := s.admin.Profile(name); ok {
+		return true
 	}
-	if prefix != "" {
-		fe = fe.Prefixed(prefix)
-	}
-	return badRequest(fe.Path, fe.Reason)
+	return slices.ContainsFunc(pods, func(p *model.Pod) bool { return p.SchedulerName == name })
 }
 
-func badRequest(field, reason string) error {
-	msg := reason
-	if field != "" {
-		msg = field + ": " + reason
+// timestamp is t on the wire; nil for the zero time.
+func timestamp(t time.Time) *timestamppb.Timestamp {
+	if t.IsZero() {
+		return nil
 	}
-	st, err := status.New(codes.InvalidArgument, msg).WithDetails(&errdetails.BadRequest{
-		FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: field, Description: reason}},
-	})
-	if err != nil {
-		return status.Error(codes.InvalidArgument, msg)
-	}
-	return st.Err()
+	return timestamppb.New(t)
 }
 
 func uidSuffix(uid string) string {
@@ -282,12 +273,3 @@ func uidSuffix(uid string) string {
 type realClock struct{}
 
 func (realClock) Now() time.Time { return time.Now() }
-
-// profileNames lists the configuration's profiles, for messages.
-func profileNames(cfg *config.Config) string {
-	names := make([]string, len(cfg.Profiles))
-	for i, p := range cfg.Profiles {
-		names[i] = strconv.Quote(p.SchedulerName)
-	}
-	return strings.Join(names, ", ")
-}

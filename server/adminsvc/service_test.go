@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/testing/protocmp"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/config"
@@ -23,6 +24,7 @@ import (
 	"github.com/berthsched/berth/core/model"
 	mt "github.com/berthsched/berth/core/model/modeltest"
 	"github.com/berthsched/berth/core/plugins/registry"
+	"github.com/berthsched/berth/core/queue"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/adminsvc"
 )
@@ -158,6 +160,7 @@ func TestExplainUnschedulable(t *testing.T) {
 		State:            berthv1.QueueState_QUEUE_STATE_UNSCHEDULABLE,
 		Attempts:         1,
 		RejectingPlugins: []string{"NodeResourcesFit", "TaintToleration"},
+		EnqueuedTime:     timestamppb.New(now),
 	}
 	ignore := protocmp.IgnoreFields(&berthv1.ExplainResponse{}, "last_attempt_time", "last_diagnosis")
 	if diff := cmp.Diff(want, resp, protocmp.Transform(), ignore); diff != "" {
@@ -255,6 +258,24 @@ func TestListPendingAndStats(t *testing.T) {
 	if diff := cmp.Diff(want, all); diff != "" || next != "" {
 		t.Errorf("ListPending (-want +got):\n%s next %q", diff, next)
 	}
+	// Attempts and enqueued time survive binding; ignored pods were never
+	// queued.
+	full, err := e.client.ListPending(ctx, &berthv1.ListPendingRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFull := []*berthv1.PendingPod{
+		{Pod: &berthv1.PodRef{Namespace: "default", Name: "a", Uid: "uid-a"}, SchedulerName: "default-scheduler", State: berthv1.QueueState_QUEUE_STATE_BINDING,
+			Attempts: 1, EnqueuedTime: timestamppb.New(now), Node: "n1", BindRevision: 41},
+		{Pod: &berthv1.PodRef{Namespace: "default", Name: "b", Uid: "uid-b"}, SchedulerName: "default-scheduler", State: berthv1.QueueState_QUEUE_STATE_UNSCHEDULABLE,
+			Attempts: 1, EnqueuedTime: timestamppb.New(now)},
+		{Pod: &berthv1.PodRef{Namespace: "default", Name: "c", Uid: "uid-c"}, SchedulerName: "default-scheduler", State: berthv1.QueueState_QUEUE_STATE_GATED,
+			EnqueuedTime: timestamppb.New(now)},
+		{Pod: &berthv1.PodRef{Namespace: "default", Name: "d", Uid: "uid-d"}, SchedulerName: "other", State: berthv1.QueueState_QUEUE_STATE_IGNORED},
+	}
+	if diff := cmp.Diff(wantFull, full.GetPods(), protocmp.Transform()); diff != "" {
+		t.Errorf("ListPending entries (-want +got):\n%s", diff)
+	}
 	var paged []string
 	token := ""
 	for {
@@ -302,8 +323,9 @@ func TestListPendingAndStats(t *testing.T) {
 	if err != nil || stats.GetIgnored() != 1 || stats.GetBinding() != 0 || stats.GetAttemptsScheduled() != 0 {
 		t.Errorf("QueueStats(other) = %v, %v", stats, err)
 	}
-	if _, err := e.client.QueueStats(ctx, &berthv1.QueueStatsRequest{SchedulerName: "nope"}); status.Code(err) != codes.NotFound {
-		t.Errorf("QueueStats(nope) = %v, want NOT_FOUND", err)
+	_, err = e.client.QueueStats(ctx, &berthv1.QueueStatsRequest{SchedulerName: "nobody"})
+	if status.Code(err) != codes.NotFound || !strings.Contains(status.Convert(err).Message(), `scheduler_name: Berth runs no profile "nobody"`) {
+		t.Errorf("QueueStats(nobody) = %v, want NotFound naming scheduler_name", err)
 	}
 }
 
@@ -323,8 +345,30 @@ func TestListNominations(t *testing.T) {
 	if diff := cmp.Diff(want, resp, protocmp.Transform()); diff != "" {
 		t.Errorf("ListNominations (-want +got):\n%s", diff)
 	}
+	// A nomination restored from the store shows before its pod is re-sent.
+	e.sched.RestoreNominations([]queue.Nomination{{PodUID: "uid-w", PodKey: "default/w", NodeName: "n1"}})
+	resp, err = e.client.ListNominations(ctx, &berthv1.ListNominationsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.Nominations = append([]*berthv1.Nomination{{Pod: &berthv1.PodRef{Namespace: "default", Name: "w", Uid: "uid-w"}, Node: "n1", Revision: 42, Restored: true}}, want.Nominations...)
+	if diff := cmp.Diff(want, resp, protocmp.Transform()); diff != "" {
+		t.Errorf("ListNominations with a restored one (-want +got):\n%s", diff)
+	}
+	e.load(t, nil, pod("w", 5000).Obj())
 	resp, err = e.client.ListNominations(ctx, &berthv1.ListNominationsRequest{Node: "n1"})
-	if err != nil || len(resp.GetNominations()) != 1 || resp.GetNominations()[0].GetPod().GetName() != "y" {
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantN1 := []*berthv1.Nomination{
+		{Pod: &berthv1.PodRef{Namespace: "default", Name: "w", Uid: "uid-w"}, Node: "n1", Revision: 42},
+		{Pod: &berthv1.PodRef{Namespace: "default", Name: "y", Uid: "uid-y"}, Node: "n1", Revision: 42},
+	}
+	if diff := cmp.Diff(wantN1, resp.GetNominations(), protocmp.Transform()); diff != "" {
+		t.Errorf("on n1, once w is re-sent (-want +got):\n%s", diff)
+	}
+	resp, err = e.client.ListNominations(ctx, &berthv1.ListNominationsRequest{Node: "n1"})
+	if err != nil || len(resp.GetNominations()) != 2 || resp.GetNominations()[1].GetPod().GetName() != "y" {
 		t.Errorf("on n1: %v, %v", resp, err)
 	}
 	resp, err = e.client.ListNominations(ctx, &berthv1.ListNominationsRequest{PageSize: 1})
@@ -332,7 +376,7 @@ func TestListNominations(t *testing.T) {
 		t.Fatalf("page 1: %v, %v", resp, err)
 	}
 	resp, err = e.client.ListNominations(ctx, &berthv1.ListNominationsRequest{PageSize: 1, PageToken: resp.GetNextPageToken()})
-	if err != nil || len(resp.GetNominations()) != 1 || resp.GetNominations()[0].GetPod().GetName() != "y" || resp.GetNextPageToken() != "" {
+	if err != nil || len(resp.GetNominations()) != 1 || resp.GetNominations()[0].GetPod().GetName() != "x" || resp.GetNextPageToken() == "" {
 		t.Errorf("page 2: %v, %v", resp, err)
 	}
 }

@@ -10,15 +10,12 @@ import (
 	"sync"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
-	"github.com/berthsched/berth/core/priority"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/convert"
+	"github.com/berthsched/berth/server/errmap"
 )
 
 // simRequest is a validated SimulateRequest.
@@ -33,33 +30,33 @@ func (s *Service) parseSimulate(req *berthv1.SimulateRequest) (*simRequest, erro
 	for i, o := range req.GetClusterDelta() {
 		obj, err := convert.ObjectFromProto(o)
 		if err != nil {
-			return nil, invalid(err, fmt.Sprintf("cluster_delta[%d]", i))
+			return nil, errmap.Status(errmap.Field(fmt.Sprintf("cluster_delta[%d]", i), err))
 		}
 		out.delta = append(out.delta, obj)
 	}
 	for i, r := range req.GetClusterRemovals() {
 		ref, err := convert.RefFromProto(r)
 		if err != nil {
-			return nil, invalid(err, fmt.Sprintf("cluster_removals[%d]", i))
+			return nil, errmap.Status(errmap.Field(fmt.Sprintf("cluster_removals[%d]", i), err))
 		}
 		out.removals = append(out.removals, ref)
 	}
 	if name := req.GetSchedulerName(); name != "" {
 		if _, ok := s.admin.Profile(name); !ok {
-			return nil, status.Errorf(codes.FailedPrecondition, "scheduler_name: Berth runs no profile %q", name)
+			return nil, errmap.Status(errmap.Field("scheduler_name", fmt.Errorf("Berth runs no profile %q: %w", name, errmap.ErrUnknownProfile)))
 		}
 	}
 	for i, p := range req.GetPods() {
 		pod, err := convert.PodFromProto(p)
 		if err != nil {
-			return nil, invalid(err, fmt.Sprintf("pods[%d]", i))
+			return nil, errmap.Status(errmap.Field(fmt.Sprintf("pods[%d]", i), err))
 		}
 		if name := req.GetSchedulerName(); name != "" {
 			pod.SchedulerName = name
 		}
 		profile := cmp.Or(pod.SchedulerName, model.DefaultSchedulerName)
 		if _, ok := s.admin.Profile(profile); !ok && pod.NodeName == "" {
-			return nil, status.Errorf(codes.FailedPrecondition, "pods[%d].scheduler_name: Berth runs no profile %q", i, profile)
+			return nil, errmap.Status(errmap.Field(fmt.Sprintf("pods[%d].scheduler_name", i), fmt.Errorf("Berth runs no profile %q: %w", profile, errmap.ErrUnknownProfile)))
 		}
 		out.pods = append(out.pods, pod)
 	}
@@ -69,15 +66,20 @@ func (s *Service) parseSimulate(req *berthv1.SimulateRequest) (*simRequest, erro
 // Simulate schedules pods on a copy of the cluster; nothing is committed.
 func (s *Service) Simulate(ctx context.Context, req *berthv1.SimulateRequest) (*berthv1.SimulateResponse, error) {
 	if s.opts.Registry == nil {
-		return nil, status.Error(codes.Unimplemented, "Simulate is not configured on this server (no plugin registry)")
+		return nil, errmap.Status(fmt.Errorf("Simulate needs a plugin registry: %w", errmap.ErrNotConfigured))
 	}
 	sr, err := s.parseSimulate(req)
 	if err != nil {
 		return nil, err
 	}
 	sim, err := s.newSimulation(ctx)
-	if err != nil {
-		return nil, status.Errorf(codes.Internal, "copying the cluster: %v", err)
+	switch {
+	case ctx.Err() != nil:
+		return nil, errmap.Status(ctx.Err())
+	case err != nil:
+		// The live cluster failed to copy: Berth's fault, whatever the
+		// error says, so not wrapped.
+		return nil, errmap.Status(fmt.Errorf("copying the cluster: %v", err))
 	}
 	if err := sim.applyDelta(ctx, sr); err != nil {
 		return nil, err
@@ -90,7 +92,7 @@ func (s *Service) Simulate(ctx context.Context, req *berthv1.SimulateRequest) (*
 	for _, pod := range pending {
 		attempts, err := sim.schedule(ctx, pod)
 		if err != nil {
-			return nil, status.Errorf(codes.Internal, "simulating %s: %v", pod.Key(), err)
+			return nil, errmap.Status(fmt.Errorf("simulating %s: %w", pod.Key(), err))
 		}
 		resp.Attempts = append(resp.Attempts, attempts...)
 	}
@@ -116,6 +118,7 @@ func (s *Service) newSimulation(ctx context.Context) (*simulation, error) {
 	if err != nil {
 		return nil, err
 	}
+	sink.remove = sched.DeletePod
 	sim := &simulation{s: sched, sink: sink}
 	if l, ok := s.admin.(ObjectLister); ok {
 		for _, ns := range l.Namespaces() {
@@ -150,7 +153,8 @@ func (s *Service) newSimulation(ctx context.Context) (*simulation, error) {
 	// pending ones (queued, never tried, keeping their nominations).
 	pods := s.admin.Pods()
 	var pending []*model.Pod
-	for _, p := range pods {
+	for _, held := range pods {
+		p := admitted(held)
 		if p.NodeName != "" {
 			if err := sched.AddPod(ctx, p); err != nil {
 				return nil, fmt.Errorf("pod %s: %w", p.Key(), err)
@@ -158,9 +162,8 @@ func (s *Service) newSimulation(ctx context.Context) (*simulation, error) {
 			continue
 		}
 		if ex, err := s.admin.ExplainUID(p.UID); err == nil && ex.Phase == scheduler.PhaseBinding {
-			bound := *p
-			bound.NodeName = ex.Node
-			if err := sched.AddPod(ctx, &bound); err != nil {
+			p.NodeName = ex.Node
+			if err := sched.AddPod(ctx, p); err != nil {
 				return nil, fmt.Errorf("pod %s: %w", p.Key(), err)
 			}
 			continue
@@ -173,6 +176,17 @@ func (s *Service) newSimulation(ctx context.Context) (*simulation, error) {
 		}
 	}
 	return sim, nil
+}
+
+// admitted is a copy of a pod the live scheduler holds, to add to the
+// simulated one with the priority it was admitted with: by value, not by
+// class name. A pod keeps its priority while its class changes or goes, as
+// in Kubernetes, so the copy must not resolve the class again.
+func admitted(held *model.Pod) *model.Pod {
+	p := *held
+	prio := held.Priority
+	p.PriorityClassName, p.RequestedPriority = "", &prio
+	return &p
 }
 
 // applyDelta removes then upserts objects in the copy.
@@ -195,12 +209,12 @@ func (sim *simulation) applyDelta(ctx context.Context, sr *simRequest) error {
 			err = sim.s.SetNamespace(ctx, o.Namespace)
 		}
 		if err != nil {
-			return objectStatus(fmt.Sprintf("cluster_delta[%d]", i), err)
+			return errmap.Status(errmap.Field(fmt.Sprintf("cluster_delta[%d].%s", i, errmap.KindField(o.Kind())), err))
 		}
 	}
 	nodes, err := sim.s.Nodes()
 	if err != nil {
-		return status.Errorf(codes.Internal, "listing nodes: %v", err)
+		return errmap.Status(fmt.Errorf("listing the simulated nodes: %w", err))
 	}
 	sim.nodes = sim.nodes[:0]
 	for _, n := range nodes {
@@ -246,7 +260,7 @@ func (sim *simulation) addPods(ctx context.Context, pods []*model.Pod) ([]*model
 	var pending []*model.Pod
 	for i, p := range pods {
 		if err := sim.addPod(ctx, p); err != nil {
-			return nil, objectStatus(fmt.Sprintf("pods[%d]", i), err)
+			return nil, errmap.Status(errmap.Field(fmt.Sprintf("pods[%d]", i), err))
 		}
 		if p.NodeName == "" {
 			admitted, _ := sim.s.Pod(p.UID)
@@ -269,22 +283,6 @@ func (sim *simulation) addPods(ctx context.Context, pods []*model.Pod) ([]*model
 	return pending, nil
 }
 
-// objectStatus is the status of an object of the request the copy refused.
-func objectStatus(field string, err error) error {
-	var unknown *priority.UnknownClassError
-	switch {
-	case errors.As(err, &unknown):
-		return status.Errorf(codes.FailedPrecondition, "%s.priority_class_name: %v", field, unknown)
-	case errors.Is(err, scheduler.ErrInvalid):
-		return badRequest(field, err.Error())
-	}
-	var invalidClass *priority.InvalidClassError
-	if errors.As(err, &invalidClass) {
-		return badRequest(field+".priority_class."+invalidClass.Field, invalidClass.Reason)
-	}
-	return status.Errorf(codes.Internal, "%s: %v", field, err)
-}
-
 // schedule makes the pod's attempts: one, and after a nomination the
 // immediate retry.
 func (sim *simulation) schedule(ctx context.Context, pod *model.Pod) ([]*berthv1.SimulateAttempt, error) {
@@ -298,7 +296,7 @@ func (sim *simulation) schedule(ctx context.Context, pod *model.Pod) ([]*berthv1
 		if cur, ok := sim.s.Pod(pod.UID); !ok || cur.NodeName != "" {
 			break
 		}
-		sim.sink.take()
+		_, _ = sim.sink.take()
 		att, err := sim.s.AttemptPod(ctx, pod.UID)
 		if err != nil {
 			return nil, err
@@ -320,10 +318,11 @@ func (sim *simulation) schedule(ctx context.Context, pod *model.Pod) ([]*berthv1
 // on its node) and reports it.
 func (sim *simulation) apply(ctx context.Context, att *scheduler.Attempt) (*berthv1.SimulateAttempt, error) {
 	out := &berthv1.SimulateAttempt{}
-	for _, v := range sim.sink.take() {
-		if err := sim.s.DeletePod(ctx, v); err != nil && !errors.Is(err, scheduler.ErrNotFound) {
-			return nil, fmt.Errorf("deleting victim %s: %w", v.Key(), err)
-		}
+	victims, err := sim.sink.take()
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range victims {
 		out.Victims = append(out.Victims, convert.PodRefOf(v))
 	}
 	slices.SortFunc(out.Victims, func(a, b *berthv1.PodRef) int {
@@ -382,26 +381,40 @@ func (sim *simulation) verdicts(att *scheduler.Attempt) []*berthv1.NodeVerdict {
 	return out
 }
 
-// evictions is the copy's decision sink: it collects the victims of
-// preemption; other decisions have no effect.
+// evictions is the copy's decision sink: it deletes each victim of
+// preemption at once, before the next one (as berthctl simulate and
+// kubeoracle do: the order of the removals decides the order of the
+// node's pods), and collects them; other decisions have no effect.
 type evictions struct {
+	remove func(ctx context.Context, pod *model.Pod) error
+
 	mu      sync.Mutex
 	victims []*model.Pod
+	err     error
 }
 
-func (e *evictions) take() []*model.Pod {
+// take returns the victims since the last call and the first error
+// deleting one.
+func (e *evictions) take() ([]*model.Pod, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	out := e.victims
-	e.victims = nil
-	return out
+	out, err := e.victims, e.err
+	e.victims, e.err = nil, nil
+	return out, err
 }
 
 func (e *evictions) Bind(context.Context, *model.Pod, string) error { return nil }
-func (e *evictions) Evict(_ context.Context, victim *model.Pod, _ string, _ *model.Pod, _ string) error {
+func (e *evictions) Evict(ctx context.Context, victim *model.Pod, _ string, _ *model.Pod, _ string) error {
+	err := e.remove(ctx, victim)
+	if errors.Is(err, scheduler.ErrNotFound) {
+		err = nil
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.victims = append(e.victims, victim)
+	if err != nil && e.err == nil {
+		e.err = fmt.Errorf("deleting victim %s: %w", victim.Key(), err)
+	}
 	return nil
 }
 func (e *evictions) Nominate(context.Context, *model.Pod, string) error        { return nil }

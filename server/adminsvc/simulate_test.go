@@ -2,6 +2,7 @@ package adminsvc_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -186,5 +187,41 @@ func TestSimulateErrors(t *testing.T) {
 	}
 	if pods := e.sched.Pods(); len(pods) != 0 {
 		t.Errorf("the live scheduler holds %d pods after simulations", len(pods))
+	}
+}
+
+// TestSimulateKeepsAdmittedPriority copies held pods with the priority
+// they were admitted with, even after their PriorityClass is deleted.
+func TestSimulateKeepsAdmittedPriority(t *testing.T) {
+	e := newEnv(t)
+	ctx := t.Context()
+	if err := e.sched.SetPriorityClass(ctx, &model.PriorityClass{Name: "pc1", Value: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	held := pod("held", 600).Nominated("n1").Obj()
+	held.PriorityClassName = "pc1"
+	e.load(t, []*model.Node{node("n1", 1000)}, held)
+	if err := e.sched.DeletePriorityClass(ctx, "pc1"); err != nil {
+		t.Fatal(err)
+	}
+	// "held" (1000) keeps its room on n1 from a pod of priority 500; were
+	// its priority lost, the room would go to the newcomer.
+	resp, err := e.client.Simulate(ctx, &berthv1.SimulateRequest{Pods: []*berthv1.Pod{
+		wirePod("newcomer", 600, func(p *berthv1.Pod) { p.Priority = new(int32(500)) }),
+	}})
+	if err != nil {
+		t.Fatalf("Simulate = %v", err)
+	}
+	if got := resp.GetAttempts(); len(got) != 1 || got[0].GetResult() != berthv1.SimulateResult_SIMULATE_RESULT_UNSCHEDULABLE {
+		t.Errorf("attempts = %v, want newcomer unschedulable", got)
+	}
+
+	// A pod of the delta naming the deleted class is refused, its field
+	// named from the request's root.
+	_, err = e.client.Simulate(ctx, &berthv1.SimulateRequest{ClusterDelta: []*berthv1.Object{
+		{Kind: &berthv1.Object_Pod{Pod: wirePod("late", 1, func(p *berthv1.Pod) { p.PriorityClassName = "pc1" })}},
+	}})
+	if status.Code(err) != codes.FailedPrecondition || !strings.HasPrefix(status.Convert(err).Message(), "cluster_delta[0].pod.priority_class_name: no PriorityClass with name pc1") {
+		t.Errorf("delta pod of a deleted class: %v", err)
 	}
 }

@@ -3,6 +3,9 @@ package convert
 import (
 	"maps"
 	"strings"
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/model"
@@ -180,6 +183,20 @@ func pdb(p path, in *berthv1.PodDisruptionBudget) (*model.PodDisruptionBudget, *
 		}
 		out.DisruptionsAllowed = ptr(in.GetDisruptionsAllowed())
 	}
+	if len(in.GetDisruptedPods()) > 0 {
+		dp := p.field("disrupted_pods")
+		out.DisruptedPods = make(map[string]time.Time, len(in.GetDisruptedPods()))
+		for _, name := range sortedKeys(in.GetDisruptedPods()) {
+			if fe := subdomain(dp.key(name), name); fe != nil {
+				return nil, fe
+			}
+			at, fe := timestamp(dp.key(name), in.GetDisruptedPods()[name])
+			if fe != nil {
+				return nil, fe
+			}
+			out.DisruptedPods[name] = at
+		}
+	}
 	return out, nil
 }
 
@@ -214,6 +231,12 @@ func PodDisruptionBudgetToProto(in *model.PodDisruptionBudget) *berthv1.PodDisru
 	}
 	if in.DisruptionsAllowed != nil {
 		out.DisruptionsAllowed = ptr(*in.DisruptionsAllowed)
+	}
+	if len(in.DisruptedPods) > 0 {
+		out.DisruptedPods = make(map[string]*timestamppb.Timestamp, len(in.DisruptedPods))
+		for name, at := range in.DisruptedPods {
+			out.DisruptedPods[name] = timestampToProto(at)
+		}
 	}
 	return out
 }

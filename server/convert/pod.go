@@ -62,6 +62,7 @@ func pod(p path, in *berthv1.Pod) (*model.Pod, *FieldError) {
 		NominatedNodeName: in.GetNominatedNodeName(),
 		Ready:             in.GetReady(),
 		Terminating:       in.GetTerminating(),
+		Preempted:         in.GetPreempted(),
 	}
 	if in.Priority != nil {
 		out.RequestedPriority, out.Priority = ptr(in.GetPriority()), in.GetPriority()
@@ -86,6 +87,10 @@ func pod(p path, in *berthv1.Pod) (*model.Pod, *FieldError) {
 		return nil, fe
 	}
 	out.Overhead = cloneResources(in.GetOverhead())
+	if fe := podLevelRequests(p.field("pod_level_requests"), in.GetPodLevelRequests(), out); fe != nil {
+		return nil, fe
+	}
+	out.PodLevelRequests = cloneResources(in.GetPodLevelRequests())
 	if fe := labels(p.field("node_selector"), in.GetNodeSelector()); fe != nil {
 		return nil, fe
 	}
@@ -97,6 +102,9 @@ func pod(p path, in *berthv1.Pod) (*model.Pod, *FieldError) {
 		return nil, fe
 	}
 	if out.TopologySpreadConstraints, fe = spreadConstraints(p.field("topology_spread_constraints"), in.GetTopologySpreadConstraints()); fe != nil {
+		return nil, fe
+	}
+	if out.WorkloadSelectors, fe = workloadSelectors(p.field("workload_selectors"), in.GetWorkloadSelectors(), out.Labels); fe != nil {
 		return nil, fe
 	}
 	gp := p.field("scheduling_gates")
@@ -201,6 +209,54 @@ func requestTotals(p path, in *berthv1.Pod) *FieldError {
 		}
 	}
 	return add(p.field("overhead"), in.GetOverhead())
+}
+
+// podLevelRequests validates pod-level requests like container requests,
+// and as Kubernetes does: only cpu, memory and hugepages-* may be requested
+// at pod level, each at least the containers' aggregate request. out holds
+// the converted containers.
+func podLevelRequests(p path, in map[string]int64, out *model.Pod) *FieldError {
+	if fe := resources(p, in); fe != nil {
+		return fe
+	}
+	if len(in) == 0 {
+		return nil
+	}
+	aggregate := model.AggregateContainerRequests(out)
+	for _, k := range sortedKeys(in) {
+		if !model.IsPodLevelResource(k) {
+			return p.key(k).errorf("unsupported at pod level: only cpu, memory and hugepages-<size> may be requested for the pod as a whole")
+		}
+		if agg, ok := aggregate[k]; ok && in[k] < agg {
+			return p.key(k).errorf("must be at least the containers' aggregate request %d, got %d", agg, in[k])
+		}
+	}
+	return nil
+}
+
+// workloadSelectors converts the selectors of the pod's workloads; each
+// must select the pod itself, as its controller's and its Services' do.
+func workloadSelectors(p path, in []*berthv1.LabelSelector, podLabels map[string]string) ([]model.LabelSelector, *FieldError) {
+	var out []model.LabelSelector
+	for i, ws := range in {
+		wp := p.index(i)
+		if ws == nil {
+			return nil, wp.errorf("required")
+		}
+		sel, fe := labelSelector(wp, ws)
+		if fe != nil {
+			return nil, fe
+		}
+		compiled, err := sel.Compile()
+		if err != nil {
+			return nil, wp.errorf("%v", err)
+		}
+		if !compiled.Matches(podLabels) {
+			return nil, wp.errorf("does not select the pod's own labels: a workload selector must match the pod")
+		}
+		out = append(out, *sel)
+	}
+	return out, nil
 }
 
 // uniqueHostPorts refuses a pod taking the same host port, protocol and
@@ -311,16 +367,19 @@ func PodToProto(in *model.Pod) *berthv1.Pod {
 		Containers:                containersToProto(in.Containers),
 		InitContainers:            containersToProto(in.InitContainers),
 		Overhead:                  cloneResources(in.Overhead),
+		PodLevelRequests:          cloneResources(in.PodLevelRequests),
 		NodeSelector:              maps.Clone(in.NodeSelector),
 		Affinity:                  affinityToProto(in.Affinity),
 		TopologySpreadConstraints: spreadConstraintsToProto(in.TopologySpreadConstraints),
 		SchedulingGates:           slices.Clone(in.SchedulingGates),
+		WorkloadSelectors:         workloadSelectorsToProto(in.WorkloadSelectors),
 		NodeName:                  in.NodeName,
 		NominatedNodeName:         in.NominatedNodeName,
 		CreationTime:              timestampToProto(in.CreationTime),
 		StartTime:                 timestampToProto(in.StartTime),
 		Ready:                     in.Ready,
 		Terminating:               in.Terminating,
+		Preempted:                 in.Preempted,
 	}
 	if in.RequestedPriority != nil {
 		out.Priority = ptr(*in.RequestedPriority)
@@ -332,6 +391,14 @@ func PodToProto(in *model.Pod) *berthv1.Pod {
 			pt.TolerationSeconds = ptr(*t.TolerationSeconds)
 		}
 		out.Tolerations = append(out.Tolerations, pt)
+	}
+	return out
+}
+
+func workloadSelectorsToProto(in []model.LabelSelector) []*berthv1.LabelSelector {
+	var out []*berthv1.LabelSelector
+	for i := range in {
+		out = append(out, labelSelectorToProto(&in[i]))
 	}
 	return out
 }

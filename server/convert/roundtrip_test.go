@@ -51,7 +51,13 @@ func fullPod() *berthv1.Pod {
 			{Name: "proxy", Requests: map[string]int64{"memory": 64 << 20}, RestartPolicy: berthv1.ContainerRestartPolicy_CONTAINER_RESTART_POLICY_ALWAYS,
 				Ports: []*berthv1.ContainerPort{{ContainerPort: 15001, Protocol: berthv1.Protocol_PROTOCOL_SCTP}}},
 		},
-		Overhead:     map[string]int64{"cpu": 250, "memory": 120 << 20},
+		Overhead:         map[string]int64{"cpu": 250, "memory": 120 << 20},
+		PodLevelRequests: map[string]int64{"cpu": 3000, "memory": 2 << 30, "hugepages-2Mi": 4 << 20},
+		WorkloadSelectors: []*berthv1.LabelSelector{
+			{MatchLabels: map[string]string{"app": "web"}},
+			{MatchExpressions: []*berthv1.LabelSelectorRequirement{{Key: "example.com/tier", Operator: berthv1.LabelSelectorOperator_LABEL_SELECTOR_OPERATOR_IN, Values: []string{"back", "front"}}}},
+			{},
+		},
 		NodeSelector: map[string]string{"disk": "ssd"},
 		Affinity: &berthv1.Affinity{
 			NodeAffinity: &berthv1.NodeAffinity{
@@ -106,6 +112,7 @@ func fullPod() *berthv1.Pod {
 		StartTime:         timestamppb.New(time.Date(2025, 3, 1, 12, 5, 0, 0, time.UTC)),
 		Ready:             true,
 		Terminating:       true,
+		Preempted:         true,
 	}
 }
 
@@ -126,6 +133,7 @@ func fullObjects() map[string]*berthv1.Object {
 			Namespace: "prod", Name: "web", Selector: sel("tier", berthv1.LabelSelectorOperator_LABEL_SELECTOR_OPERATOR_IN, "front"),
 			Budget:             &berthv1.PodDisruptionBudget_MinAvailable{MinAvailable: &berthv1.IntOrPercent{Value: &berthv1.IntOrPercent_Percent{Percent: 50}}},
 			DisruptionsAllowed: ptr(int32(0)),
+			DisruptedPods:      map[string]*timestamppb.Timestamp{"web-1": timestamppb.New(time.Date(2025, 3, 1, 12, 30, 0, 0, time.UTC))},
 		}}},
 		"budget with max_unavailable count": {Kind: &berthv1.Object_PodDisruptionBudget{PodDisruptionBudget: &berthv1.PodDisruptionBudget{
 			Namespace: "prod", Name: "db", Selector: &berthv1.LabelSelector{},

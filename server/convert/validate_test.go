@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/server/convert"
@@ -79,6 +80,24 @@ func TestObjectValidation(t *testing.T) {
 			p.Overhead["example.com/gpu"] = 1
 		}), wantPath: "pod.overhead[example.com/gpu]", wantMsg: "add up to more than"},
 		{name: "allocatable above 2^62", obj: nodeObject(func(n *berthv1.Node) { n.Allocatable["memory"] = 1<<62 + 1 }), wantPath: "node.allocatable[memory]", wantMsg: "at most"},
+		{name: "pod-level extended resource", obj: podObject(func(p *berthv1.Pod) { p.PodLevelRequests = map[string]int64{"example.com/gpu": 1} }),
+			wantPath: "pod.pod_level_requests[example.com/gpu]", wantMsg: "only cpu, memory and hugepages"},
+		{name: "pod-level ephemeral storage", obj: podObject(func(p *berthv1.Pod) { p.PodLevelRequests = map[string]int64{"ephemeral-storage": 1} }),
+			wantPath: "pod.pod_level_requests[ephemeral-storage]", wantMsg: "unsupported at pod level"},
+		{name: "pod-level request below the containers'", obj: podObject(func(p *berthv1.Pod) { p.PodLevelRequests = map[string]int64{"cpu": 1999} }),
+			wantPath: "pod.pod_level_requests[cpu]", wantMsg: "aggregate request 2000, got 1999"},
+		{name: "negative pod-level request", obj: podObject(func(p *berthv1.Pod) { p.PodLevelRequests = map[string]int64{"memory": -1} }),
+			wantPath: "pod.pod_level_requests[memory]", wantMsg: "negative"},
+		{name: "workload selector not selecting the pod", obj: podObject(func(p *berthv1.Pod) {
+			p.WorkloadSelectors = []*berthv1.LabelSelector{{}, {MatchLabels: map[string]string{"app": "db"}}}
+		}), wantPath: "pod.workload_selectors[1]", wantMsg: "does not select the pod"},
+		{name: "nil workload selector", obj: podObject(func(p *berthv1.Pod) { p.WorkloadSelectors = []*berthv1.LabelSelector{nil} }),
+			wantPath: "pod.workload_selectors[0]", wantMsg: "required"},
+		{name: "bad workload selector key", obj: podObject(func(p *berthv1.Pod) {
+			p.WorkloadSelectors = []*berthv1.LabelSelector{{MatchLabels: map[string]string{"bad key": "x"}}}
+		}), wantPath: "pod.workload_selectors[0].match_labels[bad key]", wantMsg: "invalid"},
+		{name: "pod-level request above 2^62", obj: podObject(func(p *berthv1.Pod) { p.PodLevelRequests = map[string]int64{"memory": 1<<62 + 1} }),
+			wantPath: "pod.pod_level_requests[memory]", wantMsg: "at most"},
 		{name: "unknown preemption policy", obj: podObject(func(p *berthv1.Pod) { p.PreemptionPolicy = 3 }), wantPath: "pod.preemption_policy", wantMsg: "unknown"},
 		{name: "label selector operator unset", obj: podObject(func(p *berthv1.Pod) {
 			antiTerm(p).LabelSelector.MatchExpressions = append(antiTerm(p).LabelSelector.MatchExpressions,
@@ -166,6 +185,12 @@ func TestObjectValidation(t *testing.T) {
 		}), wantPath: "pod_disruption_budget.max_unavailable", wantMsg: "count and percent"},
 		{name: "budget selector bad operator", obj: pdbObject(func(b *berthv1.PodDisruptionBudget) { b.Selector.MatchExpressions[0].Operator = 9 }),
 			wantPath: "pod_disruption_budget.selector.match_expressions[0].operator", wantMsg: "unknown value 9"},
+		{name: "budget disrupted pod with a bad name", obj: pdbObject(func(b *berthv1.PodDisruptionBudget) {
+			b.DisruptedPods = map[string]*timestamppb.Timestamp{"Web_1": timestamppb.Now()}
+		}), wantPath: "pod_disruption_budget.disrupted_pods[Web_1]", wantMsg: ""},
+		{name: "budget disrupted pod with a bad time", obj: pdbObject(func(b *berthv1.PodDisruptionBudget) {
+			b.DisruptedPods = map[string]*timestamppb.Timestamp{"web-1": {Seconds: 1, Nanos: -1}}
+		}), wantPath: "pod_disruption_budget.disrupted_pods[web-1]", wantMsg: "invalid timestamp"},
 		{name: "budget without namespace", obj: pdbObject(func(b *berthv1.PodDisruptionBudget) { b.Namespace = "" }), wantPath: "pod_disruption_budget.namespace", wantMsg: "required"},
 
 		{name: "namespace bad label", obj: &berthv1.Object{Kind: &berthv1.Object_Namespace{Namespace: &berthv1.Namespace{Name: "a", Labels: map[string]string{"a/b/c": "x"}}}},

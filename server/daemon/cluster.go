@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/scheduler"
@@ -12,12 +13,13 @@ import (
 )
 
 // cluster is the scheduler as the state service drives it, with the
-// outcomes of binds told to the decision log (which keeps store.Assumed
-// and store.Nominations in step) and the binds restored after a restart
-// applied to re-listed pods.
+// outcomes of binds and the deletions of pods told to the decision log
+// (which keeps store.Assumed, store.Nominations and store.Evictions in
+// step) and the binds restored after a restart applied to re-listed pods.
 type cluster struct {
 	*scheduler.Scheduler
-	log *decisionlog.Log
+	log    *decisionlog.Log
+	logger *slog.Logger
 }
 
 var _ statesvc.Cluster = (*cluster)(nil)
@@ -30,16 +32,7 @@ var _ statesvc.Cluster = (*cluster)(nil)
 // attempt exactly as before.
 func (c *cluster) AddPod(ctx context.Context, pod *model.Pod) error {
 	if pod.NodeName == "" {
-		if node, restored, ok := c.log.OutstandingBind(pod.UID); ok && restored {
-			held := *pod
-			held.NodeName = node
-			pod = &held
-		} else if node, ok := c.log.Nomination(pod.UID); ok && pod.NominatedNodeName == "" {
-			nominated := *pod
-			nominated.NominatedNodeName = node
-			pod = &nominated
-		}
-		return c.Scheduler.AddPod(ctx, pod)
+		return c.Scheduler.AddPod(ctx, c.withRestored(pod))
 	}
 	if err := c.Scheduler.AddPod(ctx, pod); err != nil {
 		return err
@@ -47,10 +40,46 @@ func (c *cluster) AddPod(ctx context.Context, pod *model.Pod) error {
 	return c.log.Settle(ctx, pod.UID, false)
 }
 
+// withRestored returns a pending pod as AddPod gives it to the scheduler:
+// held on the node of its bind from before a restart, or carrying the
+// nomination the log holds.
+func (c *cluster) withRestored(pod *model.Pod) *model.Pod {
+	if node, restored, ok := c.log.OutstandingBind(pod.UID); ok && restored {
+		held := *pod
+		held.NodeName = node
+		return &held
+	}
+	if node, ok := c.log.Nomination(pod.UID); ok && pod.NominatedNodeName == "" {
+		nominated := *pod
+		nominated.NominatedNodeName = node
+		return &nominated
+	}
+	return pod
+}
+
+// CheckAdmission checks the pod AddPod would give the scheduler.
+func (c *cluster) CheckAdmission(pod *model.Pod) error {
+	if pod.NodeName == "" {
+		pod = c.withRestored(pod)
+	}
+	return c.Scheduler.CheckAdmission(pod)
+}
+
 // UpdatePod is AddPod.
 func (c *cluster) UpdatePod(ctx context.Context, pod *model.Pod) error { return c.AddPod(ctx, pod) }
 
-// DeletePod forgets the pod, and its bind and nomination records.
+// forgetStaleEvictions drops the evictions restored after a restart whose
+// pods a complete re-list did not bring back: they were deleted while
+// berthd was down, so their records go as a deletion's would.
+func (c *cluster) forgetStaleEvictions(ctx context.Context) {
+	for _, uid := range c.Scheduler.ForgetUnknownEvictions() {
+		if err := c.log.Forget(ctx, uid); err != nil {
+			c.logger.Error("forgetting the eviction of a pod not re-listed failed", "pod_uid", uid, "err", err)
+		}
+	}
+}
+
+// DeletePod forgets the pod, and its bind, nomination and eviction records.
 func (c *cluster) DeletePod(ctx context.Context, pod *model.Pod) error {
 	err := c.Scheduler.DeletePod(ctx, pod)
 	if ferr := c.log.Forget(ctx, pod.UID); ferr != nil {

@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 
-	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/plugins/registry"
@@ -158,13 +156,14 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		return nil, err
 	}
 	d.sched.RestoreNominations(rec.Nominations)
+	d.sched.RestoreEvictions(rec.Evicted)
 	if err := metrics.RegisterPendingPods(cfg.Registry, func() queue.Stats { return d.sched.Stats().Queue }); err != nil {
 		return nil, fmt.Errorf("daemon: register metrics: %w", err)
 	}
 	first, last := d.store.Revisions()
 	cfg.Logger.Info("data directory open", "path", d.store.Path(), "log_id", d.log.ID(), "first_revision", first, "last_revision", last,
-		"nominations", len(rec.Nominations), "binds_awaiting_outcome", len(rec.Binds))
-	if cfg.InitialSyncTimeout > 0 && (last > 0 || len(rec.Nominations) > 0 || len(rec.Binds) > 0) {
+		"nominations", len(rec.Nominations), "binds_awaiting_outcome", len(rec.Binds), "evictions_pending", len(rec.Evicted))
+	if cfg.InitialSyncTimeout > 0 && (last > 0 || len(rec.Nominations) > 0 || len(rec.Binds) > 0 || len(rec.Evicted) > 0) {
 		release, err := d.sched.Hold(ctx)
 		if err != nil {
 			return nil, err
@@ -173,7 +172,7 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		d.initialSync = func() { once.Do(release) }
 	}
 
-	cl := &cluster{Scheduler: d.sched, log: d.log}
+	cl := &cluster{Scheduler: d.sched, log: d.log, logger: cfg.Logger}
 	d.srv, err = server.New(server.Config{
 		Logger:          cfg.Logger,
 		Registry:        cfg.Registry,
@@ -181,7 +180,8 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		GRPCOptions:     cfg.GRPCOptions,
 		Services: server.Services{
 			State: statesvc.New(cl, statesvc.Options{
-				Logger: cfg.Logger, MaxMutations: cfg.MaxMutations, BindRevisions: d.log, ResyncEnded: d.resyncEnded,
+				Logger: cfg.Logger, MaxMutations: cfg.MaxMutations, BindRevisions: d.log,
+				PodsResynced: func(ctx context.Context) { d.podsResynced(ctx, cl) },
 			}),
 			Decision: decisionsvc.New(d.log, decisionsvc.Options{Stopping: d.stopping}),
 			Admin: adminsvc.New(cl, adminsvc.Options{
@@ -222,17 +222,15 @@ func (d *Daemon) Serve(ctx context.Context, grpcLis, metricsLis net.Listener) er
 	return errors.Join(err, d.closeStore())
 }
 
-// resyncEnded follows the end of every resync (statesvc.Options): the
-// first re-list of pods releases the initial hold, and after any re-list
-// of pods the binds, nominations and messages restored for pods that were
-// not re-sent are forgotten.
-func (d *Daemon) resyncEnded(ctx context.Context, kinds []berthv1.ObjectKind) {
-	if !slices.Contains(kinds, berthv1.ObjectKind_OBJECT_KIND_POD) {
-		return
-	}
+// podsResynced follows the end of every re-list of pods
+// (statesvc.Options.PodsResynced): the first releases the initial hold on
+// scheduling, and each forgets the binds, nominations, evictions and
+// Unschedulable messages restored for pods that were not re-sent.
+func (d *Daemon) podsResynced(ctx context.Context, cl *cluster) {
 	if d.initialSync != nil {
 		d.initialSync()
 	}
+	cl.forgetStaleEvictions(ctx)
 	binds, err := d.log.ForgetUnknown(ctx, func(uid string) bool {
 		_, ok := d.sched.Pod(uid)
 		return ok

@@ -6,9 +6,16 @@
 // stops the loop, flushes the log and closes the store.
 //
 // Restart. The orchestrator owns the objects and re-lists them through
-// Sync; the store keeps the decision log, the nominations and the binds
-// that awaited an outcome (store.Assumed). Nominations go back into the
-// scheduler's nominator before anything is re-listed. A bind that awaited
+// Sync; the store keeps the decision log, the nominations, the binds
+// that awaited an outcome (store.Assumed) and the evictions of pods not
+// deleted yet (store.Evictions). Nominations go back into the
+// scheduler's nominator, and evictions into its set of evicted pods,
+// before anything is re-listed: a victim re-listed as running is still
+// terminating by preemption, so its preemptor waits for it instead of
+// evicting again. An eviction ends when its pod is deleted; one whose pod
+// was deleted while berthd was down ends when a re-list of the pods
+// (RESYNC_END) does not bring the pod back. An eviction the orchestrator
+// never carries out ends only with the pod: it must delete it. A bind that awaited
 // an outcome was sent (or will be, to a watcher resuming from its
 // revision), so the pod must not be placed again: until the bind is settled
 // the pod counts as running on the bind's node, even when it is re-listed

@@ -119,6 +119,12 @@ func (e *env) startWatch(t *testing.T, req *berthv1.WatchRequest) *watcher {
 // waitFor waits until cond holds over the decisions received.
 func (w *watcher) waitFor(t *testing.T, what string, cond func([]*berthv1.Decision) bool) []*berthv1.Decision {
 	t.Helper()
+	return w.waitUntil(t.Context(), t, what, cond)
+}
+
+// waitUntil is waitFor, failing the test when ctx ends first.
+func (w *watcher) waitUntil(ctx context.Context, t *testing.T, what string, cond func([]*berthv1.Decision) bool) []*berthv1.Decision {
+	t.Helper()
 	for {
 		w.mu.Lock()
 		ds, err, ch := append([]*berthv1.Decision(nil), w.decisions...), w.err, w.changed
@@ -134,8 +140,8 @@ func (w *watcher) waitFor(t *testing.T, what string, cond func([]*berthv1.Decisi
 		}
 		select {
 		case <-ch:
-		case <-t.Context().Done():
-			t.Fatalf("waiting for %s: test ended; got %d decisions", what, len(ds))
+		case <-ctx.Done():
+			t.Fatalf("waiting for %s: %v; got %d decisions", what, context.Cause(ctx), len(ds))
 		}
 	}
 }

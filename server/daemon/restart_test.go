@@ -2,8 +2,11 @@ package daemon
 
 import (
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -102,4 +105,134 @@ func TestWatchCompacted(t *testing.T) {
 		info.GetMetadata()["oldest_revision"] != strconv.FormatUint(first, 10) {
 		t.Errorf("ErrorInfo = %v, want REVISION_COMPACTED in berth.v1 with oldest_revision %d", info, first)
 	}
+}
+
+// An eviction not carried out yet survives a restart: the victim, re-listed
+// as running, is still terminating by preemption, so its preemptor waits
+// for it instead of evicting again; its deletion clears the record. An
+// evicted pod deleted while berthd was down is dropped when a re-list ends
+// without it.
+func TestRestartKeepsPendingEvictions(t *testing.T) {
+	dir := t.TempDir()
+	ctx := t.Context()
+	e := start(t, Config{DataDir: dir, Deterministic: true})
+	w := e.startWatch(t, &berthv1.WatchRequest{})
+	n1 := []*berthv1.Object{
+		nodeObj("n1", 1000),
+		podObj(podWire("low1", 1000, withNode("n1"), withPriority(0))),
+		podObj(podWire("hi1", 1000, withPriority(100))),
+	}
+	// Everything on n2 is deleted while berthd is down.
+	n2 := []*berthv1.Object{
+		nodeObj("n2", 1000),
+		podObj(podWire("low2", 1000, withNode("n2"), withPriority(0))),
+		podObj(podWire("hi2", 1000, withPriority(100))),
+	}
+	e.apply(t, n1[:2]...)
+	e.apply(t, n2[:2]...)
+	nominated := func(n int) func(ds []*berthv1.Decision) bool {
+		return func(ds []*berthv1.Decision) bool {
+			return countType(ds, berthv1.DecisionType_DECISION_TYPE_EVICT) == n && countType(ds, berthv1.DecisionType_DECISION_TYPE_NOMINATE) == n
+		}
+	}
+	e.apply(t, n1[2])
+	w.waitFor(t, "hi1 nominated", nominated(1))
+	e.apply(t, n2[2])
+	w.waitFor(t, "hi2 nominated", nominated(2))
+	e.shutdown(t)
+
+	e = start(t, Config{DataDir: dir, Deterministic: true})
+	if diff := cmp.Diff([]string{"uid-low1", "uid-low2"}, e.d.Scheduler().Evicted()); diff != "" {
+		t.Errorf("evictions restored (-want +got):\n%s", diff)
+	}
+	w = e.startWatch(t, &berthv1.WatchRequest{})
+	// The orchestrator re-lists n1 and its pods, low1 still running (it
+	// has not acted on the Evict yet).
+	stream, err := e.state.Sync(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var muts []*berthv1.Mutation
+	for _, o := range n1 {
+		muts = append(muts, &berthv1.Mutation{Op: &berthv1.Mutation_Upsert{Upsert: o}})
+	}
+	for _, req := range []*berthv1.SyncRequest{
+		{BatchId: 1, Resync: berthv1.Resync_RESYNC_BEGIN, Mutations: muts},
+		{BatchId: 2, Resync: berthv1.Resync_RESYNC_END},
+	} {
+		if err := stream.Send(req); err != nil {
+			t.Fatal(err)
+		}
+		if resp, err := stream.Recv(); err != nil || len(resp.GetErrors()) > 0 {
+			t.Fatalf("batch %d: %v %v", req.GetBatchId(), err, resp.GetErrors())
+		}
+	}
+	if err := stream.CloseSend(); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"uid-low1"}, e.d.Scheduler().Evicted()); diff != "" {
+		t.Errorf("evictions after the re-list (-want +got):\n%s", diff)
+	}
+	if low1, _ := e.d.Scheduler().Pod("uid-low1"); !low1.TerminatingByPreemption() {
+		t.Errorf("low1 re-listed as running is not terminating by preemption: %+v", low1)
+	}
+	// hi1, nominated to n1 again, waits for low1.
+	ds := w.waitFor(t, "hi1 waiting (or an Evict)", func(ds []*berthv1.Decision) bool {
+		for _, d := range ds {
+			if d.GetEvict() != nil || strings.Contains(d.GetUnschedulable().GetMessage(), "preemption: not eligible due to a terminating pod on the nominated node") {
+				return true
+			}
+		}
+		return false
+	})
+	if n := countType(ds, berthv1.DecisionType_DECISION_TYPE_EVICT); n != 0 {
+		t.Errorf("%d Evict decisions after the restart, want none: %v", n, ds)
+	}
+	// The records of deleted pods go in the background.
+	eventually(t, "low2's record gone", func() string {
+		return cmp.Diff([]string{"uid-low1"}, storeKeys(t, e.d.store, store.Evictions))
+	})
+
+	// low1 goes: its record goes, hi1 binds to n1.
+	if _, err := e.state.Delete(ctx, &berthv1.DeleteRequest{Refs: []*berthv1.ObjectRef{{Kind: berthv1.ObjectKind_OBJECT_KIND_POD, Namespace: "default", Name: "low1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	ds = w.waitFor(t, "hi1 bound", func(ds []*berthv1.Decision) bool { return binds(ds)["hi1"] != "" })
+	if got := binds(ds)["hi1"]; got != "n1" {
+		t.Errorf("hi1 bound to %s, want n1", got)
+	}
+	if got := e.d.Scheduler().Evicted(); len(got) != 0 {
+		t.Errorf("evictions after low1 was deleted: %v", got)
+	}
+	eventually(t, "low1's record gone", func() string {
+		return cmp.Diff([]string{}, storeKeys(t, e.d.store, store.Evictions))
+	})
+}
+
+// eventually polls diff until it is empty, failing the test after 10s.
+func eventually(t *testing.T, what string, diff func() string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		d := diff()
+		if d == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: timed out (-want +got):\n%s", what, d)
+		}
+	}
+}
+
+// storeKeys lists the keys of a keyspace, in order.
+func storeKeys(t *testing.T, st store.Store, sp store.Space) []string {
+	t.Helper()
+	kvs, err := st.List(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []string{}
+	for _, kv := range kvs {
+		out = append(out, string(kv.Key))
+	}
+	return out
 }

@@ -7,12 +7,13 @@
 // (Unschedulable) that Log implements. Each call is one store.Batch: the
 // encoded decision appended to the log plus the keyspace changes it implies
 // (a Bind records the pod in store.Assumed and ends its nomination; a
-// Nominate puts store.Nominations, a ClearNomination deletes it; an
-// Unschedulable puts its message in store.Unschedulable, and one repeating
-// the pod's last message is not written). Calls commit concurrently, so the
-// store groups them into shared transactions; each returns once its
-// decision is durable. A Bind is recorded in memory before its commit, since
-// a watcher may see it and report its outcome before the commit returns.
+// Nominate puts store.Nominations, a ClearNomination deletes it; an Evict
+// records the victim in store.Evictions; an Unschedulable puts its message
+// in store.Unschedulable, and one repeating the pod's last message is not
+// written). Calls commit concurrently, so the store groups them into shared
+// transactions; each returns once its decision is durable. A Bind is
+// recorded in memory before its commit, since a watcher may see it and
+// report its outcome before the commit returns.
 //
 // The log has an identity (ID), created with the data directory and sent
 // in every WatchResponse, so that a watcher can tell its revisions came
@@ -26,9 +27,10 @@
 // the log with an *AheadError; the service maps both to OUT_OF_RANGE.
 //
 // Outcomes of binds (confirmed, failed, pod deleted) are told to Log by the
-// daemon through Settle and Forget; Log removes the store.Assumed and
-// store.Nominations entries they end, in the background (Settle can wait
-// for durability). After a restart, Recover reads both keyspaces back.
+// daemon through Settle and Forget; Log removes the store.Assumed,
+// store.Nominations, store.Evictions and store.Unschedulable entries they
+// end, in the background (Settle can wait for durability). After a
+// restart, Recover reads the keyspaces back.
 //
 // The payload of a record is a berthv1.Decision without revision and time:
 // both come from the store's record, so a decision read after a restart is

@@ -81,10 +81,11 @@ type Log struct {
 	logger *slog.Logger
 	settle *settler
 
-	mu    sync.Mutex
-	id    string               // the log's identity; set by Recover
-	binds map[string]bindEntry // by pod uid: the pod's last Bind
-	noms  map[string]nomEntry  // by pod uid: the pod's nomination
+	mu     sync.Mutex
+	id     string               // the log's identity; set by Recover
+	binds  map[string]bindEntry // by pod uid: the pod's last Bind
+	noms   map[string]nomEntry  // by pod uid: the pod's nomination
+	evicts map[string]bool      // by pod uid: pods evicted, until deleted
 	// reported holds, by pod uid, the message of the pod's last
 	// Unschedulable decision (also in store.Unschedulable), so that a
 	// restarted scheduler does not report the same again.
@@ -140,6 +141,7 @@ func New(st store.Store, opts Options) *Log {
 		logger:   opts.Logger,
 		binds:    make(map[string]bindEntry),
 		noms:     make(map[string]nomEntry),
+		evicts:   make(map[string]bool),
 		reported: make(map[string]string),
 	}
 	l.settle = newSettler(st, l.observeCommit, opts.Logger)
@@ -161,7 +163,7 @@ func (l *Log) Bind(ctx context.Context, pod *model.Pod, node string) error {
 		return err
 	}
 	key := []byte(pod.UID)
-	if err := l.settle.claim(ctx, key); err != nil {
+	if err := l.settle.claim(ctx, key, store.Assumed, store.Nominations); err != nil {
 		return err
 	}
 	prev, hadPrev, err := l.lockSettled(ctx, pod.UID)
@@ -233,14 +235,26 @@ func (l *Log) lockSettled(ctx context.Context, podUID string) (bindEntry, bool, 
 	}
 }
 
-// Evict appends the Evict decision.
+// Evict appends the Evict decision and records the eviction
+// (store.Evictions) in the same batch, so that after a restart the victim
+// is held as terminating by preemption until it is deleted (Forget).
 func (l *Log) Evict(ctx context.Context, victim *model.Pod, node string, preemptor *model.Pod, reason string) error {
 	payload, err := encode(evictDecision(victim, node, preemptor, reason))
 	if err != nil {
 		return err
 	}
+	key := []byte(victim.UID)
+	if err := l.settle.claim(ctx, key, store.Evictions); err != nil {
+		return err
+	}
+	// Recorded before the commit, so that a deletion of the pod racing
+	// with it removes the entry.
+	l.mu.Lock()
+	l.evicts[victim.UID] = true
+	l.mu.Unlock()
 	var b store.Batch
 	b.Append(payload)
+	b.Put(store.Evictions, key, payload)
 	_, err = l.commit(ctx, &b, TypeEvict)
 	return err
 }
@@ -253,7 +267,7 @@ func (l *Log) Nominate(ctx context.Context, pod *model.Pod, node string) error {
 		return err
 	}
 	key := []byte(pod.UID)
-	if err := l.settle.claim(ctx, key); err != nil {
+	if err := l.settle.claim(ctx, key, store.Assumed, store.Nominations); err != nil {
 		return err
 	}
 	var b store.Batch
@@ -283,7 +297,7 @@ func (l *Log) ClearNomination(ctx context.Context, pod *model.Pod, reason string
 		return err
 	}
 	key := []byte(pod.UID)
-	if err := l.settle.claim(ctx, key); err != nil {
+	if err := l.settle.claim(ctx, key, store.Assumed, store.Nominations); err != nil {
 		return err
 	}
 	var b store.Batch
@@ -315,7 +329,7 @@ func (l *Log) Unschedulable(ctx context.Context, pod *model.Pod, message string,
 		return err
 	}
 	key := []byte(pod.UID)
-	if err := l.settle.claim(ctx, key); err != nil {
+	if err := l.settle.claim(ctx, key, store.Unschedulable); err != nil {
 		return err
 	}
 	var b store.Batch

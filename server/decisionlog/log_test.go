@@ -143,6 +143,14 @@ func TestRecover(t *testing.T) {
 		{"delete", func() error { return l.Forget(ctx, "uid-deleted") }},
 		{"nominate then delete", func() error { return l.Nominate(ctx, pod("gone"), "n4") }},
 		{"delete nominated", func() error { return l.Forget(ctx, "uid-gone") }},
+		{"evict kept", func() error { return l.Evict(ctx, pod("victim"), "n5", pod("kept"), "r") }},
+		{"evicted then nominated", func() error { return l.Evict(ctx, pod("victim2"), "n5", pod("kept"), "r") }},
+		{"a nomination does not end an eviction", func() error { return l.Nominate(ctx, pod("victim2"), "n6") }},
+		{"forget the nomination", func() error { return l.ClearNomination(ctx, pod("victim2"), "x") }},
+		{"evict then delete", func() error { return l.Evict(ctx, pod("evicted-gone"), "n5", pod("kept"), "r") }},
+		{"delete evicted", func() error { return l.Forget(ctx, "uid-evicted-gone") }},
+		{"bound, evicted", func() error { return l.Bind(ctx, pod("bound-evicted"), "n7") }},
+		{"evict a pod whose bind awaits an outcome", func() error { return l.Evict(ctx, pod("bound-evicted"), "n7", pod("kept"), "r") }},
 	}
 	for _, s := range steps {
 		if err := s.do(); err != nil {
@@ -165,9 +173,14 @@ func TestRecover(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Recover: %v", err)
 	}
+	evictedBindRev, _ := l2.BindRevision("uid-bound-evicted")
 	want := Recovered{
 		Nominations: []queue.Nomination{{PodUID: "uid-kept", PodKey: "ns/kept", NodeName: "n1"}},
-		Binds:       []RestoredBind{{Pod: ref("bound"), Node: "n2", Revision: boundRev}},
+		Binds: []RestoredBind{
+			{Pod: ref("bound"), Node: "n2", Revision: boundRev},
+			{Pod: ref("bound-evicted"), Node: "n7", Revision: evictedBindRev},
+		},
+		Evicted: []string{"uid-bound-evicted", "uid-victim", "uid-victim2"},
 	}
 	if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
 		t.Errorf("Recover (-want +got):\n%s", diff)
@@ -178,6 +191,30 @@ func TestRecover(t *testing.T) {
 	if rev, ok := l2.BindRevision("uid-bound"); !ok || rev != boundRev {
 		t.Errorf("BindRevision(uid-bound) = %d, %v; want %d", rev, ok, boundRev)
 	}
+	// Deleting a restored evicted pod removes its entry.
+	if err := l2.Forget(ctx, "uid-victim"); err != nil {
+		t.Fatal(err)
+	}
+	if err := l2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]bool{"uid-bound-evicted": true, "uid-victim2": true}, keys(t, st2, store.Evictions)); diff != "" {
+		t.Errorf("evictions left after deleting a restored one (-want +got):\n%s", diff)
+	}
+}
+
+// keys lists the keys of a keyspace.
+func keys(t *testing.T, st store.Store, sp store.Space) map[string]bool {
+	t.Helper()
+	kvs, err := st.List(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, kv := range kvs {
+		out[string(kv.Key)] = true
+	}
+	return out
 }
 
 // A failed bind's settle is durable when Settle(wait) returns; a new bind

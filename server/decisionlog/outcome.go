@@ -120,18 +120,20 @@ func (l *Log) Settle(ctx context.Context, podUID string, wait bool) error {
 	return l.settle.remove(ctx, []byte(podUID), wait, store.Assumed)
 }
 
-// Forget records that the pod was deleted: its bind, nomination and last
-// Unschedulable message are removed in the background. A Bind of the pod
-// being committed is waited for, so that its entry is removed too.
+// Forget records that the pod was deleted: its bind, nomination, eviction
+// and last Unschedulable message are removed in the background. A Bind of
+// the pod being committed is waited for, so that its entry is removed too.
 func (l *Log) Forget(ctx context.Context, podUID string) error {
 	_, bound, err := l.lockSettled(ctx, podUID)
 	if err != nil {
 		return err
 	}
 	_, nominated := l.noms[podUID]
+	evicted := l.evicts[podUID]
 	_, reported := l.reported[podUID]
 	delete(l.binds, podUID)
 	delete(l.noms, podUID)
+	delete(l.evicts, podUID)
 	delete(l.reported, podUID)
 	l.mu.Unlock()
 	var spaces []store.Space
@@ -140,6 +142,9 @@ func (l *Log) Forget(ctx context.Context, podUID string) error {
 	}
 	if nominated {
 		spaces = append(spaces, store.Nominations)
+	}
+	if evicted {
+		spaces = append(spaces, store.Evictions)
 	}
 	if reported {
 		spaces = append(spaces, store.Unschedulable)
@@ -150,8 +155,9 @@ func (l *Log) Forget(ctx context.Context, podUID string) error {
 	return l.settle.remove(ctx, []byte(podUID), false, spaces...)
 }
 
-// ForgetUnknown forgets, as Forget does, the restored binds, nominations
-// and Unschedulable messages of pods that known says do not exist: after
+// ForgetUnknown forgets, as Forget does, the restored binds, nominations,
+// evictions and Unschedulable messages of pods that known says do not
+// exist: after
 // a full re-list of the pods, those made before a restart for pods never
 // re-sent are dropped instead of being kept for ever. It returns how many
 // binds it dropped.
@@ -166,6 +172,11 @@ func (l *Log) ForgetUnknown(ctx context.Context, known func(podUID string) bool)
 		}
 	}
 	for uid := range l.noms {
+		if !known(uid) {
+			gone[uid] = true
+		}
+	}
+	for uid := range l.evicts {
 		if !known(uid) {
 			gone[uid] = true
 		}
@@ -194,6 +205,9 @@ type RestoredBind struct {
 type Recovered struct {
 	Nominations []queue.Nomination
 	Binds       []RestoredBind
+	// Evicted are the UIDs of the pods evicted and not known deleted, in
+	// order (scheduler.RestoreEvictions).
+	Evicted []string
 }
 
 // maxBindSearch bounds the records Recover reads to find one bind's
@@ -201,10 +215,10 @@ type Recovered struct {
 // queued.
 const maxBindSearch = 1 << 16
 
-// Recover reads the nominations, the outstanding binds and the last
-// Unschedulable messages back from the store, after a restart, and tracks
-// the binds as outstanding. It also reads the log's identity (ID),
-// creating it the first time. Call it before the scheduler runs.
+// Recover reads the nominations, the outstanding binds, the evictions and
+// the last Unschedulable messages back from the store, after a restart,
+// and tracks the binds as outstanding. It also reads the log's identity
+// (ID), creating it the first time. Call it before the scheduler runs.
 func (l *Log) Recover(ctx context.Context) (Recovered, error) {
 	var out Recovered
 	if err := l.loadID(ctx); err != nil {
@@ -213,6 +227,20 @@ func (l *Log) Recover(ctx context.Context) (Recovered, error) {
 	reported, err := l.store.List(store.Unschedulable)
 	if err != nil {
 		return out, fmt.Errorf("decisionlog: recover unschedulable pods: %w", err)
+	}
+	evicted, err := l.store.List(store.Evictions)
+	if err != nil {
+		return out, fmt.Errorf("decisionlog: recover evictions: %w", err)
+	}
+	for _, kv := range evicted {
+		d, err := decodePayload(kv.Value)
+		if err != nil {
+			return out, fmt.Errorf("decisionlog: eviction of %s: %w", kv.Key, err)
+		}
+		if d.GetEvict() == nil {
+			return out, fmt.Errorf("decisionlog: eviction of %s is not an Evict: %w", kv.Key, store.ErrCorrupt)
+		}
+		out.Evicted = append(out.Evicted, string(kv.Key))
 	}
 	noms, err := l.store.List(store.Nominations)
 	if err != nil {
@@ -252,6 +280,9 @@ func (l *Log) Recover(ctx context.Context) (Recovered, error) {
 	}
 	for _, b := range out.Binds {
 		l.binds[b.Pod.GetUid()] = bindEntry{node: b.Node, revision: b.Revision, outstanding: true, restored: true}
+	}
+	for _, uid := range out.Evicted {
+		l.evicts[uid] = true
 	}
 	l.mu.Unlock()
 	return out, nil

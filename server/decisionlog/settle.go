@@ -11,7 +11,7 @@ import (
 )
 
 // settler removes the keyspace entries that outcomes end (assumed binds,
-// nominations) in the background: outcomes queued while one batch is
+// nominations, evictions of deleted pods) in the background: outcomes queued while one batch is
 // written go together into the next, so confirming many binds costs few
 // transactions. A caller that needs durability waits for its batch.
 //
@@ -96,12 +96,12 @@ func (s *settler) remove(ctx context.Context, key []byte, wait bool, spaces ...s
 	}
 }
 
-// claim drops queued deletes of key and waits until no batch being written
-// deletes it: the caller is about to write key.
-func (s *settler) claim(ctx context.Context, key []byte) error {
+// claim drops queued deletes of key in spaces and waits until no batch
+// being written deletes it there: the caller is about to write key.
+func (s *settler) claim(ctx context.Context, key []byte, spaces ...store.Space) error {
 	s.mu.Lock()
 	busy := false
-	for _, sp := range []store.Space{store.Assumed, store.Nominations, store.Unschedulable} {
+	for _, sp := range spaces {
 		k := settleKey{sp, string(key)}
 		delete(s.pending, k)
 		busy = busy || s.writing[k]
@@ -159,7 +159,7 @@ func (s *settler) writeOnce() {
 	_, err := s.store.Commit(context.Background(), &b)
 	s.observe(time.Since(start))
 	if err != nil {
-		s.logger.Error("removing settled binds and nominations failed", "keys", len(keys), "err", err)
+		s.logger.Error("removing settled binds, nominations and evictions failed", "keys", len(keys), "err", err)
 		f.err = fmt.Errorf("decisionlog: settle: %w", err)
 	}
 

@@ -3,6 +3,7 @@ package decisionsvc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -10,18 +11,20 @@ import (
 	"google.golang.org/grpc/status"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/server/convert"
 	"github.com/berthsched/berth/server/decisionlog"
+	"github.com/berthsched/berth/server/errmap"
 	"github.com/berthsched/berth/store"
 )
 
 // Error details of OUT_OF_RANGE and FAILED_PRECONDITION, as
 // decision_service.proto documents them.
 const (
-	ErrorDomain            = "berth.v1"
-	ReasonCompacted        = "REVISION_COMPACTED"
+	ErrorDomain            = errmap.ErrorDomain
+	ReasonCompacted        = errmap.ReasonCompacted
 	ReasonNotWritten       = "REVISION_NOT_WRITTEN"
 	ReasonLogIDMismatch    = "LOG_ID_MISMATCH"
-	MetadataOldestRevision = "oldest_revision"
+	MetadataOldestRevision = errmap.MetadataOldestRevision
 	MetadataNextRevision   = "next_revision"
 	MetadataLogID          = "log_id"
 )
@@ -62,7 +65,7 @@ func New(log Watcher, opts Options) *Service {
 func (s *Service) Watch(req *berthv1.WatchRequest, stream berthv1.DecisionService_WatchServer) error {
 	for i, t := range req.GetTypes() {
 		if _, known := berthv1.DecisionType_name[int32(t)]; !known || t == berthv1.DecisionType_DECISION_TYPE_UNSPECIFIED {
-			return status.Errorf(codes.InvalidArgument, "types[%d]: %v is not a decision type", i, t)
+			return errmap.Status(&convert.FieldError{Path: fmt.Sprintf("types[%d]", i), Reason: fmt.Sprintf("%v is not a decision type", t)})
 		}
 	}
 	ctx, cancel := context.WithCancelCause(stream.Context())
@@ -72,28 +75,25 @@ func (s *Service) Watch(req *berthv1.WatchRequest, stream berthv1.DecisionServic
 	f := decisionlog.Filter{SchedulerName: req.GetSchedulerName(), Types: req.GetTypes()}
 	err := s.log.Watch(ctx, req.GetFromRevision(), req.GetLogId(), f, stream.Send)
 	if context.Cause(ctx) == errStopping {
-		return status.Error(codes.Unavailable, "berthd is shutting down; watch again from next_revision")
+		return errmap.Status(errStopping)
 	}
 	return statusOf(err, s.log.ID())
 }
 
-var errStopping = errors.New("server stopping")
+var errStopping = fmt.Errorf("%w; watch again from next_revision", errmap.ErrShuttingDown)
 
-// statusOf maps the log's errors to gRPC status; logID is the log's
-// identity, for the error details.
+// statusOf maps the log's errors to gRPC status (see server/errmap); a
+// closed store means berthd is stopping. The errors about revisions carry
+// an ErrorInfo with the log's identity, logID.
 func statusOf(err error, logID string) error {
-	if err == nil {
-		return nil
-	}
-	if _, ok := status.FromError(err); ok {
-		return err // from the stream itself
-	}
 	var (
 		compacted *store.CompactedError
 		ahead     *decisionlog.AheadError
 		mismatch  *decisionlog.LogMismatchError
 	)
 	switch {
+	case err == nil:
+		return nil
 	case errors.As(err, &compacted):
 		return withInfo(status.Newf(codes.OutOfRange, "revision %d was compacted away; the oldest revision kept is %d: watch again from 0 or %d",
 			compacted.Requested, compacted.Oldest, compacted.Oldest), ReasonCompacted, map[string]string{
@@ -108,13 +108,9 @@ func statusOf(err error, logID string) error {
 		return withInfo(status.Newf(codes.FailedPrecondition, "log_id %q is not this log's (%s): its revisions mean nothing here; resync and watch again from 0 without log_id",
 			mismatch.Requested, mismatch.Actual), ReasonLogIDMismatch, map[string]string{MetadataLogID: mismatch.Actual})
 	case errors.Is(err, store.ErrClosed):
-		return status.Error(codes.Unavailable, "berthd is shutting down; watch again from next_revision")
-	case errors.Is(err, context.Canceled):
-		return status.Error(codes.Canceled, err.Error())
-	case errors.Is(err, context.DeadlineExceeded):
-		return status.Error(codes.DeadlineExceeded, err.Error())
+		err = errStopping
 	}
-	return status.Error(codes.Internal, err.Error())
+	return errmap.Status(err)
 }
 
 // withInfo adds the ErrorInfo of reason to st.

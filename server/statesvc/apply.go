@@ -8,7 +8,6 @@ import (
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/model"
-	"github.com/berthsched/berth/core/priority"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/convert"
 )
@@ -64,8 +63,8 @@ func (s *Service) upsertLocked(ctx context.Context, in *berthv1.Object) (err err
 // namespace and name with another uid is deleted first, once the new one is
 // known to be admissible.
 func (s *Service) upsertPodLocked(ctx context.Context, pod *model.Pod) error {
-	if name := pod.PriorityClassName; name != "" && !s.classExists(name) {
-		return fmt.Errorf("pod %s: %w", pod.Key(), &priority.UnknownClassError{Name: name})
+	if err := s.cluster.CheckAdmission(pod); err != nil {
+		return err
 	}
 	if old, ok := s.findPod(pod.Namespace, pod.Name); ok && old.UID != pod.UID {
 		if err := s.deletePodLocked(ctx, old); err != nil {
@@ -73,15 +72,6 @@ func (s *Service) upsertPodLocked(ctx context.Context, pod *model.Pod) error {
 		}
 	}
 	return s.cluster.AddPod(ctx, pod)
-}
-
-func (s *Service) classExists(name string) bool {
-	for _, pc := range s.cluster.PriorityClasses() {
-		if pc.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // findPod returns the pod held under namespace/name.

@@ -112,6 +112,7 @@ func withCPU(m int64) podOpt {
 }
 func withNode(n string) podOpt     { return func(p *berthv1.Pod) { p.NodeName = n } }
 func withClass(c string) podOpt    { return func(p *berthv1.Pod) { p.PriorityClassName = c } }
+func withPriority(v int32) podOpt  { return func(p *berthv1.Pod) { p.Priority = &v } }
 func withUID(uid string) podOpt    { return func(p *berthv1.Pod) { p.Uid = uid } }
 func withNS(ns string) podOpt      { return func(p *berthv1.Pod) { p.Namespace = ns } }
 func withGates(g ...string) podOpt { return func(p *berthv1.Pod) { p.SchedulingGates = g } }

@@ -113,10 +113,10 @@ func (s *Service) endResyncLocked(ctx context.Context, r *resync) int {
 			}
 		}
 	}
-	kinds := r.kinds
+	podsListed := slices.Contains(r.kinds, berthv1.ObjectKind_OBJECT_KIND_POD)
 	r.close()
-	if s.opts.ResyncEnded != nil {
-		s.opts.ResyncEnded(ctx, kinds)
+	if podsListed && s.opts.PodsResynced != nil {
+		s.opts.PodsResynced(ctx)
 	}
 	return deleted
 }

@@ -23,6 +23,10 @@ type Cluster interface {
 	AddNode(ctx context.Context, node *model.Node) error
 	DeleteNode(ctx context.Context, name string) error
 	AddPod(ctx context.Context, pod *model.Pod) error
+	// CheckAdmission returns the error AddPod would refuse pod with at
+	// admission, changing nothing: a pod replacing another of the same
+	// name is checked before the other is deleted.
+	CheckAdmission(pod *model.Pod) error
 	DeletePod(ctx context.Context, pod *model.Pod) error
 	SetPriorityClass(ctx context.Context, pc *model.PriorityClass) error
 	DeletePriorityClass(ctx context.Context, name string) error
@@ -70,10 +74,12 @@ type Options struct {
 	// reported is that of the pod's outstanding Bind. Unset, any non-zero
 	// revision is accepted.
 	BindRevisions BindRevisions
-	// ResyncEnded, if set, is called at every RESYNC_END, once the objects
-	// not re-sent are deleted, with the kinds the resync covered. It runs
-	// while the service applies nothing else.
-	ResyncEnded func(ctx context.Context, kinds []berthv1.ObjectKind)
+	// PodsResynced, if set, is called when a resync that re-listed pods
+	// ends, once the pods not re-sent are deleted, before the next request
+	// is applied: every pod the caller has is then known. The daemon starts
+	// scheduling after a restart there, and drops what it restored for pods
+	// that did not come back (deleted while it was down).
+	PodsResynced func(ctx context.Context)
 }
 
 // Service implements berthv1.StateServiceServer over a Cluster.

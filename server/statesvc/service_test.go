@@ -1,6 +1,7 @@
 package statesvc_test
 
 import (
+	"context"
 	"io"
 	"slices"
 	"strings"
@@ -54,6 +55,35 @@ func TestSyncBatchErrors(t *testing.T) {
 			}},
 		},
 		{
+			name:        "unknown class with a priority of its own: trusted",
+			mutations:   upserts(podObj("p", withClass("gold"), withPriority(500))),
+			wantApplied: 1,
+			wantPods:    []string{"default/p"},
+		},
+		{
+			name:        "unknown class on a running pod: accepted, it uses its node",
+			mutations:   upserts(nodeObj("n1"), podObj("p", withClass("gold"), withNode("n1"))),
+			wantApplied: 2,
+			wantPods:    []string{"default/p"},
+		},
+		{
+			name:        "unknown class on a pod replacing another: the other stays",
+			mutations:   upserts(podObj("p"), podObj("p", withUID("uid-p2"), withClass("gold"))),
+			wantApplied: 1,
+			wantErrors: []*berthv1.ObjectError{{
+				Index: 1, Ref: &berthv1.ObjectRef{Kind: kindPod, Namespace: "default", Name: "p", Uid: "uid-p2"},
+				Code: berthv1.ErrorCode_ERROR_CODE_FAILED_PRECONDITION, FieldPath: "pod.priority_class_name",
+				Message: "no PriorityClass with name gold was found; send the PriorityClass first",
+			}},
+			wantPods: []string{"default/p"},
+		},
+		{
+			name:        "the class gone, an update of a pod admitted with it",
+			mutations:   append(upserts(classObj("gold", 100), podObj("p", withClass("gold"))), append([]*berthv1.Mutation{del(kindClass, "", "gold")}, upserts(podObj("p", withClass("gold")))...)...),
+			wantApplied: 4,
+			wantPods:    []string{"default/p"},
+		},
+		{
 			name:        "the class first, then the pod",
 			mutations:   upserts(classObj("gold", 100), podObj("p", withClass("gold"))),
 			wantApplied: 2,
@@ -86,7 +116,7 @@ func TestSyncBatchErrors(t *testing.T) {
 				{Index: 2, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, Message: "the mutation is empty: exactly one of upsert and delete is required"},
 				{Index: 3, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, Message: "the object has no kind: exactly one of node, pod, priority_class, pod_disruption_budget and namespace is required"},
 				{Index: 4, Ref: &berthv1.ObjectRef{Kind: kindClass, Name: "system-node-critical"}, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, FieldPath: "name",
-					Message: "name: system-node-critical cannot be deleted: built-in PriorityClass"},
+					Message: "system-node-critical cannot be deleted: built-in PriorityClass"},
 			},
 		},
 	}
@@ -435,5 +465,33 @@ func TestPodArrivingBoundConfirms(t *testing.T) {
 	})
 	if status.Code(err) != codes.FailedPrecondition {
 		t.Errorf("FAILED after confirmation = %v, want FailedPrecondition", err)
+	}
+}
+
+// TestPodsResynced: the hook runs once a resync that re-listed pods ended,
+// after the pods not re-sent were deleted; not for resyncs of other kinds.
+func TestPodsResynced(t *testing.T) {
+	tests := []struct {
+		name  string
+		kinds []berthv1.ObjectKind
+		want  [][]string // pods held at each call
+	}{
+		{name: "every kind", want: [][]string{{"default/keep"}}},
+		{name: "pods only", kinds: []berthv1.ObjectKind{berthv1.ObjectKind_OBJECT_KIND_POD}, want: [][]string{{"default/keep"}}},
+		{name: "nodes only", kinds: []berthv1.ObjectKind{berthv1.ObjectKind_OBJECT_KIND_NODE}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls [][]string
+			var e *env
+			e = newEnv(t, statesvc.Options{PodsResynced: func(context.Context) { calls = append(calls, e.podKeys()) }})
+			_, send := e.sync(t)
+			send(&berthv1.SyncRequest{BatchId: 1, Mutations: upserts(nodeObj("n1"), podObj("keep", withNode("n1")), podObj("gone", withNode("n1")))})
+			send(&berthv1.SyncRequest{BatchId: 2, Resync: berthv1.Resync_RESYNC_BEGIN, ResyncKinds: tc.kinds, Mutations: upserts(nodeObj("n1"), podObj("keep", withNode("n1")))})
+			send(&berthv1.SyncRequest{BatchId: 3, Resync: berthv1.Resync_RESYNC_END})
+			if diff := cmp.Diff(tc.want, calls); diff != "" {
+				t.Errorf("calls (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -168,13 +168,15 @@ func TestKeyspaces(t *testing.T) {
 				b.Put(store.Assumed, []byte("p1"), []byte("n1@1"))
 				b.Put(store.Nominations, []byte("p2"), []byte("n2"))
 				b.Put(store.UserMeta, []byte("empty"), nil)
-				b.Put(store.Unschedulable, []byte("p4"), []byte("0/1 nodes are available"))
+				b.Put(store.Evictions, []byte("p4"), []byte("evict p4"))
+				b.Put(store.Unschedulable, []byte("p5"), []byte("0/1 nodes are available"))
 			},
 			want: state{
 				store.Assumed:       {"p1": "n1@1"},
 				store.Nominations:   {"p2": "n2"},
+				store.Evictions:     {"p4": "evict p4"},
 				store.UserMeta:      {"empty": ""},
-				store.Unschedulable: {"p4": "0/1 nodes are available"},
+				store.Unschedulable: {"p5": "0/1 nodes are available"},
 			},
 		},
 		{
@@ -190,20 +192,23 @@ func TestKeyspaces(t *testing.T) {
 			want: state{
 				store.Assumed:       {"p1": "n1@1"},
 				store.Nominations:   {"p2": "n3"},
+				store.Evictions:     {"p4": "evict p4"},
 				store.UserMeta:      {"empty": ""},
-				store.Unschedulable: {"p4": "0/1 nodes are available"},
+				store.Unschedulable: {"p5": "0/1 nodes are available"},
 			},
 		},
 		{
 			name: "operations without records",
 			build: func(b *store.Batch) {
 				b.Delete(store.Assumed, []byte("p1"))
+				b.Delete(store.Evictions, []byte("p4"))
 				b.Put(store.UserMeta, []byte("a"), []byte("1"))
-				b.Delete(store.Unschedulable, []byte("p4"))
+				b.Delete(store.Unschedulable, []byte("p5"))
 			},
 			want: state{
 				store.Assumed:       {},
 				store.Nominations:   {"p2": "n3"},
+				store.Evictions:     {},
 				store.UserMeta:      {"a": "1", "empty": ""},
 				store.Unschedulable: {},
 			},
@@ -486,5 +491,43 @@ func TestClosed(t *testing.T) {
 		if !errors.Is(err, store.ErrClosed) {
 			t.Errorf("%s after Close = %v, want ErrClosed", name, err)
 		}
+	}
+}
+
+// TestOpenAddsMissingSpaces: a file written before a keyspace was declared
+// (no bucket for it) opens with the bucket created, its data intact.
+func TestOpenAddsMissingSpaces(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir, Options{})
+	var b store.Batch
+	b.Append([]byte("a"))
+	b.Put(store.Nominations, []byte("p1"), []byte("n1"))
+	if _, err := s.Commit(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := bolt.Open(dir+"/"+fileName, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { return tx.DeleteBucket([]byte(spaceBucket(store.Evictions))) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = open(t, dir, Options{})
+	if got := kvs(t, s, store.Nominations); got["p1"] != "n1" {
+		t.Errorf("nominations after reopening: %v", got)
+	}
+	b = store.Batch{}
+	b.Put(store.Evictions, []byte("p1"), []byte("evict"))
+	if _, err := s.Commit(context.Background(), &b); err != nil {
+		t.Fatalf("writing the new keyspace: %v", err)
+	}
+	if diff := cmp.Diff(map[string]string{"p1": "evict"}, kvs(t, s, store.Evictions)); diff != "" {
+		t.Errorf("evictions (-want +got):\n%s", diff)
 	}
 }

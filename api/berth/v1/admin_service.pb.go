@@ -222,7 +222,9 @@ type ExplainResponse struct {
 	Priority int32 `protobuf:"varint,3,opt,name=priority,proto3" json:"priority,omitempty"`
 	// Where it stands.
 	State QueueState `protobuf:"varint,4,opt,name=state,proto3,enum=berth.v1.QueueState" json:"state,omitempty"`
-	// How many times it was tried and did not get a node.
+	// How many scheduling attempts it had: each time the queue handed it to
+	// the scheduler, including the one that chose its node for a BINDING pod.
+	// The backoff grows with it.
 	Attempts uint32 `protobuf:"varint,5,opt,name=attempts,proto3" json:"attempts,omitempty"`
 	// BACKOFF only: when the backoff ends.
 	BackoffUntil *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=backoff_until,json=backoffUntil,proto3" json:"backoff_until,omitempty"`
@@ -232,16 +234,21 @@ type ExplainResponse struct {
 	Node string `protobuf:"bytes,8,opt,name=node,proto3" json:"node,omitempty"`
 	// BINDING only: the revision of its outstanding Bind decision.
 	BindRevision uint64 `protobuf:"varint,9,opt,name=bind_revision,json=bindRevision,proto3" json:"bind_revision,omitempty"`
-	// The diagnosis of its last failed attempt; unset when none failed.
+	// The diagnosis of its last failed attempt; unset when none failed. After
+	// an attempt that failed on an error rather than a verdict of the
+	// plugins (a bind reported FAILED, a plugin error), message holds the
+	// error and node_reasons is empty.
 	LastDiagnosis *Unschedulable `protobuf:"bytes,10,opt,name=last_diagnosis,json=lastDiagnosis,proto3" json:"last_diagnosis,omitempty"`
 	// The plugins that rejected it in its last failed attempt; a cluster
 	// change that may satisfy one of them moves it back to the active queue.
 	RejectingPlugins []string `protobuf:"bytes,11,rep,name=rejecting_plugins,json=rejectingPlugins,proto3" json:"rejecting_plugins,omitempty"`
-	// When it was last tried; unset when never.
+	// When its last failed attempt ended; unset when none failed.
 	LastAttemptTime *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=last_attempt_time,json=lastAttemptTime,proto3" json:"last_attempt_time,omitempty"`
-	// When it entered the queue.
+	// When Berth queued it: when it was first sent unbound (or came back
+	// unbound after being bound). Unset for BOUND and IGNORED pods.
 	EnqueuedTime *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=enqueued_time,json=enqueuedTime,proto3" json:"enqueued_time,omitempty"`
-	// The reason of the last bind reported FAILED for it; empty when none.
+	// The reason given by the last ReportBindResult with outcome FAILED for
+	// it; empty when none. Cleared once the pod is bound.
 	LastBindFailure string `protobuf:"bytes,14,opt,name=last_bind_failure,json=lastBindFailure,proto3" json:"last_bind_failure,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
@@ -814,9 +821,10 @@ type PendingPod struct {
 	State QueueState `protobuf:"varint,3,opt,name=state,proto3,enum=berth.v1.QueueState" json:"state,omitempty"`
 	// Its resolved priority.
 	Priority int32 `protobuf:"varint,4,opt,name=priority,proto3" json:"priority,omitempty"`
-	// How many times it was tried and did not get a node.
+	// How many scheduling attempts it had, as ExplainResponse.attempts.
 	Attempts uint32 `protobuf:"varint,5,opt,name=attempts,proto3" json:"attempts,omitempty"`
-	// When it entered the queue.
+	// When Berth queued it, as ExplainResponse.enqueued_time; unset for
+	// IGNORED pods.
 	EnqueuedTime *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=enqueued_time,json=enqueuedTime,proto3" json:"enqueued_time,omitempty"`
 	// The node it is nominated on; empty when none.
 	NominatedNode string `protobuf:"bytes,7,opt,name=nominated_node,json=nominatedNode,proto3" json:"nominated_node,omitempty"`
@@ -1048,9 +1056,14 @@ type Nomination struct {
 	// The node it is nominated on.
 	Node string `protobuf:"bytes,2,opt,name=node,proto3" json:"node,omitempty"`
 	// The pod's priority; pods of lower priority are not placed in its way.
+	// 0 when restored is set: the priority is known once the pod is re-sent.
 	Priority int32 `protobuf:"varint,3,opt,name=priority,proto3" json:"priority,omitempty"`
-	// The revision of the Nominate decision.
-	Revision      uint64 `protobuf:"varint,4,opt,name=revision,proto3" json:"revision,omitempty"`
+	// The revision of the Nominate decision; 0 when unknown.
+	Revision uint64 `protobuf:"varint,4,opt,name=revision,proto3" json:"revision,omitempty"`
+	// The nomination was restored from Berth's store at startup and its pod
+	// has not been re-sent since. The pod gets it back when the caller
+	// re-sends it unbound; it is dropped when the re-list ends without it.
+	Restored      bool `protobuf:"varint,5,opt,name=restored,proto3" json:"restored,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1113,10 +1126,18 @@ func (x *Nomination) GetRevision() uint64 {
 	return 0
 }
 
+func (x *Nomination) GetRestored() bool {
+	if x != nil {
+		return x.Restored
+	}
+	return false
+}
+
 // QueueStatsRequest is the request of AdminService.QueueStats.
 type QueueStatsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Only pods and attempts of this profile; empty for every profile.
+	// Only pods and attempts of this scheduler_name; empty for every one. A
+	// name no profile runs counts the IGNORED pods naming it.
 	SchedulerName string `protobuf:"bytes,1,opt,name=scheduler_name,json=schedulerName,proto3" json:"scheduler_name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1296,11 +1317,258 @@ func (x *QueueStatsResponse) GetAttemptsError() uint64 {
 	return 0
 }
 
+// ListNodesRequest is the request of AdminService.ListNodes.
+type ListNodesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The most entries to return: 0 means 100; more than 1000 means 1000.
+	PageSize int32 `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// next_page_token of the previous page; empty for the first page.
+	PageToken string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// Only nodes carrying every one of these labels with these values; empty
+	// for every node.
+	MatchLabels   map[string]string `protobuf:"bytes,3,rep,name=match_labels,json=matchLabels,proto3" json:"match_labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListNodesRequest) Reset() {
+	*x = ListNodesRequest{}
+	mi := &file_berth_v1_admin_service_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListNodesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListNodesRequest) ProtoMessage() {}
+
+func (x *ListNodesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_admin_service_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListNodesRequest.ProtoReflect.Descriptor instead.
+func (*ListNodesRequest) Descriptor() ([]byte, []int) {
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ListNodesRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListNodesRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+func (x *ListNodesRequest) GetMatchLabels() map[string]string {
+	if x != nil {
+		return x.MatchLabels
+	}
+	return nil
+}
+
+// ListNodesResponse is the response of AdminService.ListNodes.
+type ListNodesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The nodes of this page, by name.
+	Nodes []*NodeUsage `protobuf:"bytes,1,rep,name=nodes,proto3" json:"nodes,omitempty"`
+	// Pass as page_token to get the next page; empty on the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListNodesResponse) Reset() {
+	*x = ListNodesResponse{}
+	mi := &file_berth_v1_admin_service_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListNodesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListNodesResponse) ProtoMessage() {}
+
+func (x *ListNodesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_admin_service_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListNodesResponse.ProtoReflect.Descriptor instead.
+func (*ListNodesResponse) Descriptor() ([]byte, []int) {
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *ListNodesResponse) GetNodes() []*NodeUsage {
+	if x != nil {
+		return x.Nodes
+	}
+	return nil
+}
+
+func (x *ListNodesResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+// NodeUsage is one node with what its pods use. Resource amounts are in the
+// canonical units of Node.allocatable: "cpu" in millicores, "memory" and
+// "ephemeral-storage" in bytes, "pods" and extended resources as counts.
+type NodeUsage struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The node's name.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Its labels.
+	Labels map[string]string `protobuf:"bytes,2,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Its taints.
+	Taints []*Taint `protobuf:"bytes,3,rep,name=taints,proto3" json:"taints,omitempty"`
+	// Cordoned: see Node.unschedulable.
+	Unschedulable bool `protobuf:"varint,4,opt,name=unschedulable,proto3" json:"unschedulable,omitempty"`
+	// What pods may use, as the node was sent.
+	Allocatable map[string]int64 `protobuf:"bytes,5,rep,name=allocatable,proto3" json:"allocatable,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// The sum of the effective requests of the pods on the node (as
+	// Kubernetes computes them: init containers, sidecars and overhead
+	// included), what NodeResourcesFit compares with allocatable. "pods" is
+	// the number of pods. Resources no pod requests are left out.
+	Requested map[string]int64 `protobuf:"bytes,6,rep,name=requested,proto3" json:"requested,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// Like requested, but with the defaults kube-scheduler's scoring uses
+	// for containers that request no cpu (100 millicores) or memory (200 MiB)
+	// applied; only "cpu" and "memory".
+	NonZeroRequested map[string]int64 `protobuf:"bytes,7,rep,name=non_zero_requested,json=nonZeroRequested,proto3" json:"non_zero_requested,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// The pods on the node: bound, and assumed while their Bind awaits an
+	// outcome.
+	PodCount uint32 `protobuf:"varint,8,opt,name=pod_count,json=podCount,proto3" json:"pod_count,omitempty"`
+	// The pending pods nominated on the node (see Nominate), restored
+	// nominations included.
+	NominatedPodCount uint32 `protobuf:"varint,9,opt,name=nominated_pod_count,json=nominatedPodCount,proto3" json:"nominated_pod_count,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *NodeUsage) Reset() {
+	*x = NodeUsage{}
+	mi := &file_berth_v1_admin_service_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NodeUsage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NodeUsage) ProtoMessage() {}
+
+func (x *NodeUsage) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_admin_service_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NodeUsage.ProtoReflect.Descriptor instead.
+func (*NodeUsage) Descriptor() ([]byte, []int) {
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *NodeUsage) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *NodeUsage) GetLabels() map[string]string {
+	if x != nil {
+		return x.Labels
+	}
+	return nil
+}
+
+func (x *NodeUsage) GetTaints() []*Taint {
+	if x != nil {
+		return x.Taints
+	}
+	return nil
+}
+
+func (x *NodeUsage) GetUnschedulable() bool {
+	if x != nil {
+		return x.Unschedulable
+	}
+	return false
+}
+
+func (x *NodeUsage) GetAllocatable() map[string]int64 {
+	if x != nil {
+		return x.Allocatable
+	}
+	return nil
+}
+
+func (x *NodeUsage) GetRequested() map[string]int64 {
+	if x != nil {
+		return x.Requested
+	}
+	return nil
+}
+
+func (x *NodeUsage) GetNonZeroRequested() map[string]int64 {
+	if x != nil {
+		return x.NonZeroRequested
+	}
+	return nil
+}
+
+func (x *NodeUsage) GetPodCount() uint32 {
+	if x != nil {
+		return x.PodCount
+	}
+	return 0
+}
+
+func (x *NodeUsage) GetNominatedPodCount() uint32 {
+	if x != nil {
+		return x.NominatedPodCount
+	}
+	return 0
+}
+
 var File_berth_v1_admin_service_proto protoreflect.FileDescriptor
 
 const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1cberth/v1/admin_service.proto\x12\bberth.v1\x1a\x17berth/v1/decision.proto\x1a\x15berth/v1/object.proto\x1a\x12berth/v1/pod.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"4\n" +
+	"\x1cberth/v1/admin_service.proto\x12\bberth.v1\x1a\x17berth/v1/decision.proto\x1a\x13berth/v1/node.proto\x1a\x15berth/v1/object.proto\x1a\x12berth/v1/pod.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"4\n" +
 	"\x0eExplainRequest\x12\"\n" +
 	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\"\x83\x05\n" +
 	"\x0fExplainResponse\x12\"\n" +
@@ -1370,13 +1638,14 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x04node\x18\x03 \x01(\tR\x04node\"y\n" +
 	"\x17ListNominationsResponse\x126\n" +
 	"\vnominations\x18\x01 \x03(\v2\x14.berth.v1.NominationR\vnominations\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"|\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x98\x01\n" +
 	"\n" +
 	"Nomination\x12\"\n" +
 	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\x12\x12\n" +
 	"\x04node\x18\x02 \x01(\tR\x04node\x12\x1a\n" +
 	"\bpriority\x18\x03 \x01(\x05R\bpriority\x12\x1a\n" +
-	"\brevision\x18\x04 \x01(\x04R\brevision\":\n" +
+	"\brevision\x18\x04 \x01(\x04R\brevision\x12\x1a\n" +
+	"\brestored\x18\x05 \x01(\bR\brestored\":\n" +
 	"\x11QueueStatsRequest\x12%\n" +
 	"\x0escheduler_name\x18\x01 \x01(\tR\rschedulerName\"\xf6\x02\n" +
 	"\x12QueueStatsResponse\x12\x16\n" +
@@ -1391,7 +1660,40 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x12attempts_scheduled\x18\t \x01(\x04R\x11attemptsScheduled\x125\n" +
 	"\x16attempts_unschedulable\x18\n" +
 	" \x01(\x04R\x15attemptsUnschedulable\x12%\n" +
-	"\x0eattempts_error\x18\v \x01(\x04R\rattemptsError*\xf5\x01\n" +
+	"\x0eattempts_error\x18\v \x01(\x04R\rattemptsError\"\xde\x01\n" +
+	"\x10ListNodesRequest\x12\x1b\n" +
+	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x02 \x01(\tR\tpageToken\x12N\n" +
+	"\fmatch_labels\x18\x03 \x03(\v2+.berth.v1.ListNodesRequest.MatchLabelsEntryR\vmatchLabels\x1a>\n" +
+	"\x10MatchLabelsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"f\n" +
+	"\x11ListNodesResponse\x12)\n" +
+	"\x05nodes\x18\x01 \x03(\v2\x13.berth.v1.NodeUsageR\x05nodes\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xd5\x05\n" +
+	"\tNodeUsage\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x127\n" +
+	"\x06labels\x18\x02 \x03(\v2\x1f.berth.v1.NodeUsage.LabelsEntryR\x06labels\x12'\n" +
+	"\x06taints\x18\x03 \x03(\v2\x0f.berth.v1.TaintR\x06taints\x12$\n" +
+	"\runschedulable\x18\x04 \x01(\bR\runschedulable\x12F\n" +
+	"\vallocatable\x18\x05 \x03(\v2$.berth.v1.NodeUsage.AllocatableEntryR\vallocatable\x12@\n" +
+	"\trequested\x18\x06 \x03(\v2\".berth.v1.NodeUsage.RequestedEntryR\trequested\x12W\n" +
+	"\x12non_zero_requested\x18\a \x03(\v2).berth.v1.NodeUsage.NonZeroRequestedEntryR\x10nonZeroRequested\x12\x1b\n" +
+	"\tpod_count\x18\b \x01(\rR\bpodCount\x12.\n" +
+	"\x13nominated_pod_count\x18\t \x01(\rR\x11nominatedPodCount\x1a9\n" +
+	"\vLabelsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a>\n" +
+	"\x10AllocatableEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1a<\n" +
+	"\x0eRequestedEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1aC\n" +
+	"\x15NonZeroRequestedEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01*\xf5\x01\n" +
 	"\n" +
 	"QueueState\x12\x1b\n" +
 	"\x17QUEUE_STATE_UNSPECIFIED\x10\x00\x12\x16\n" +
@@ -1408,14 +1710,15 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x15SIMULATE_RESULT_BOUND\x10\x01\x12\x1d\n" +
 	"\x19SIMULATE_RESULT_NOMINATED\x10\x02\x12!\n" +
 	"\x1dSIMULATE_RESULT_UNSCHEDULABLE\x10\x03\x12\x19\n" +
-	"\x15SIMULATE_RESULT_GATED\x10\x042\xfe\x02\n" +
+	"\x15SIMULATE_RESULT_GATED\x10\x042\xc4\x03\n" +
 	"\fAdminService\x12>\n" +
 	"\aExplain\x12\x18.berth.v1.ExplainRequest\x1a\x19.berth.v1.ExplainResponse\x12A\n" +
 	"\bSimulate\x12\x19.berth.v1.SimulateRequest\x1a\x1a.berth.v1.SimulateResponse\x12J\n" +
 	"\vListPending\x12\x1c.berth.v1.ListPendingRequest\x1a\x1d.berth.v1.ListPendingResponse\x12V\n" +
 	"\x0fListNominations\x12 .berth.v1.ListNominationsRequest\x1a!.berth.v1.ListNominationsResponse\x12G\n" +
 	"\n" +
-	"QueueStats\x12\x1b.berth.v1.QueueStatsRequest\x1a\x1c.berth.v1.QueueStatsResponseB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
+	"QueueStats\x12\x1b.berth.v1.QueueStatsRequest\x1a\x1c.berth.v1.QueueStatsResponse\x12D\n" +
+	"\tListNodes\x12\x1a.berth.v1.ListNodesRequest\x1a\x1b.berth.v1.ListNodesResponseB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
 
 var (
 	file_berth_v1_admin_service_proto_rawDescOnce sync.Once
@@ -1430,7 +1733,7 @@ func file_berth_v1_admin_service_proto_rawDescGZIP() []byte {
 }
 
 var file_berth_v1_admin_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_berth_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_berth_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
 var file_berth_v1_admin_service_proto_goTypes = []any{
 	(QueueState)(0),                 // 0: berth.v1.QueueState
 	(SimulateResult)(0),             // 1: berth.v1.SimulateResult
@@ -1448,53 +1751,71 @@ var file_berth_v1_admin_service_proto_goTypes = []any{
 	(*Nomination)(nil),              // 13: berth.v1.Nomination
 	(*QueueStatsRequest)(nil),       // 14: berth.v1.QueueStatsRequest
 	(*QueueStatsResponse)(nil),      // 15: berth.v1.QueueStatsResponse
-	nil,                             // 16: berth.v1.NodeVerdict.PluginScoresEntry
-	(*PodRef)(nil),                  // 17: berth.v1.PodRef
-	(*timestamppb.Timestamp)(nil),   // 18: google.protobuf.Timestamp
-	(*Unschedulable)(nil),           // 19: berth.v1.Unschedulable
-	(*Object)(nil),                  // 20: berth.v1.Object
-	(*ObjectRef)(nil),               // 21: berth.v1.ObjectRef
-	(*Pod)(nil),                     // 22: berth.v1.Pod
+	(*ListNodesRequest)(nil),        // 16: berth.v1.ListNodesRequest
+	(*ListNodesResponse)(nil),       // 17: berth.v1.ListNodesResponse
+	(*NodeUsage)(nil),               // 18: berth.v1.NodeUsage
+	nil,                             // 19: berth.v1.NodeVerdict.PluginScoresEntry
+	nil,                             // 20: berth.v1.ListNodesRequest.MatchLabelsEntry
+	nil,                             // 21: berth.v1.NodeUsage.LabelsEntry
+	nil,                             // 22: berth.v1.NodeUsage.AllocatableEntry
+	nil,                             // 23: berth.v1.NodeUsage.RequestedEntry
+	nil,                             // 24: berth.v1.NodeUsage.NonZeroRequestedEntry
+	(*PodRef)(nil),                  // 25: berth.v1.PodRef
+	(*timestamppb.Timestamp)(nil),   // 26: google.protobuf.Timestamp
+	(*Unschedulable)(nil),           // 27: berth.v1.Unschedulable
+	(*Object)(nil),                  // 28: berth.v1.Object
+	(*ObjectRef)(nil),               // 29: berth.v1.ObjectRef
+	(*Pod)(nil),                     // 30: berth.v1.Pod
+	(*Taint)(nil),                   // 31: berth.v1.Taint
 }
 var file_berth_v1_admin_service_proto_depIdxs = []int32{
-	17, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
-	17, // 1: berth.v1.ExplainResponse.pod:type_name -> berth.v1.PodRef
+	25, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
+	25, // 1: berth.v1.ExplainResponse.pod:type_name -> berth.v1.PodRef
 	0,  // 2: berth.v1.ExplainResponse.state:type_name -> berth.v1.QueueState
-	18, // 3: berth.v1.ExplainResponse.backoff_until:type_name -> google.protobuf.Timestamp
-	19, // 4: berth.v1.ExplainResponse.last_diagnosis:type_name -> berth.v1.Unschedulable
-	18, // 5: berth.v1.ExplainResponse.last_attempt_time:type_name -> google.protobuf.Timestamp
-	18, // 6: berth.v1.ExplainResponse.enqueued_time:type_name -> google.protobuf.Timestamp
-	20, // 7: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
-	21, // 8: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
-	22, // 9: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
+	26, // 3: berth.v1.ExplainResponse.backoff_until:type_name -> google.protobuf.Timestamp
+	27, // 4: berth.v1.ExplainResponse.last_diagnosis:type_name -> berth.v1.Unschedulable
+	26, // 5: berth.v1.ExplainResponse.last_attempt_time:type_name -> google.protobuf.Timestamp
+	26, // 6: berth.v1.ExplainResponse.enqueued_time:type_name -> google.protobuf.Timestamp
+	28, // 7: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
+	29, // 8: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
+	30, // 9: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
 	6,  // 10: berth.v1.SimulateResponse.attempts:type_name -> berth.v1.SimulateAttempt
-	17, // 11: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
+	25, // 11: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
 	1,  // 12: berth.v1.SimulateAttempt.result:type_name -> berth.v1.SimulateResult
-	17, // 13: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
+	25, // 13: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
 	7,  // 14: berth.v1.SimulateAttempt.nodes:type_name -> berth.v1.NodeVerdict
-	16, // 15: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
+	19, // 15: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
 	0,  // 16: berth.v1.ListPendingRequest.states:type_name -> berth.v1.QueueState
 	10, // 17: berth.v1.ListPendingResponse.pods:type_name -> berth.v1.PendingPod
-	17, // 18: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
+	25, // 18: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
 	0,  // 19: berth.v1.PendingPod.state:type_name -> berth.v1.QueueState
-	18, // 20: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
+	26, // 20: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
 	13, // 21: berth.v1.ListNominationsResponse.nominations:type_name -> berth.v1.Nomination
-	17, // 22: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
-	2,  // 23: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
-	4,  // 24: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
-	8,  // 25: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
-	11, // 26: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
-	14, // 27: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
-	3,  // 28: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
-	5,  // 29: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
-	9,  // 30: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
-	12, // 31: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
-	15, // 32: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
-	28, // [28:33] is the sub-list for method output_type
-	23, // [23:28] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	25, // 22: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
+	20, // 23: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
+	18, // 24: berth.v1.ListNodesResponse.nodes:type_name -> berth.v1.NodeUsage
+	21, // 25: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
+	31, // 26: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
+	22, // 27: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
+	23, // 28: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
+	24, // 29: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
+	2,  // 30: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
+	4,  // 31: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
+	8,  // 32: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
+	11, // 33: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
+	14, // 34: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
+	16, // 35: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
+	3,  // 36: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
+	5,  // 37: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
+	9,  // 38: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
+	12, // 39: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
+	15, // 40: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
+	17, // 41: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
+	36, // [36:42] is the sub-list for method output_type
+	30, // [30:36] is the sub-list for method input_type
+	30, // [30:30] is the sub-list for extension type_name
+	30, // [30:30] is the sub-list for extension extendee
+	0,  // [0:30] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_admin_service_proto_init() }
@@ -1503,6 +1824,7 @@ func file_berth_v1_admin_service_proto_init() {
 		return
 	}
 	file_berth_v1_decision_proto_init()
+	file_berth_v1_node_proto_init()
 	file_berth_v1_object_proto_init()
 	file_berth_v1_pod_proto_init()
 	type x struct{}
@@ -1511,7 +1833,7 @@ func file_berth_v1_admin_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_admin_service_proto_rawDesc), len(file_berth_v1_admin_service_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   15,
+			NumMessages:   23,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -24,6 +24,7 @@ const (
 	AdminService_ListPending_FullMethodName     = "/berth.v1.AdminService/ListPending"
 	AdminService_ListNominations_FullMethodName = "/berth.v1.AdminService/ListNominations"
 	AdminService_QueueStats_FullMethodName      = "/berth.v1.AdminService/QueueStats"
+	AdminService_ListNodes_FullMethodName       = "/berth.v1.AdminService/ListNodes"
 )
 
 // AdminServiceClient is the client API for AdminService service.
@@ -32,6 +33,23 @@ const (
 //
 // AdminService answers questions about the scheduler for operators and
 // tools. Nothing in it changes what the scheduler does.
+//
+// Every RPC of berth.v1 may also fail with these codes, which no RPC lists
+// again:
+//   - UNAUTHENTICATED: berthd runs with --token-file and the call carries no
+//     "authorization: Bearer <token>" metadata, a malformed one, or a token
+//     the file does not list;
+//   - PERMISSION_DENIED: the token is read-only and the RPC changes state
+//     (every StateService RPC); DecisionService and AdminService accept
+//     read-only tokens;
+//   - UNAVAILABLE: berthd is unreachable or shutting down; also what client
+//     libraries report when the TLS handshake fails, for example without a
+//     client certificate berthd's --tls-client-ca accepts;
+//   - RESOURCE_EXHAUSTED: a request message larger than berthd accepts
+//     (16 MiB);
+//   - DEADLINE_EXCEEDED, CANCELLED: the caller's deadline passed or the
+//     caller cancelled;
+//   - INTERNAL: a bug in Berth; the status message says what failed.
 type AdminServiceClient interface {
 	// Explain tells where a pod stands: its sub-queue, attempts, backoff,
 	// nomination and the diagnosis of its last failed attempt.
@@ -59,7 +77,8 @@ type AdminServiceClient interface {
 	//     "pods[2].containers[0].name";
 	//   - FAILED_PRECONDITION: scheduler_name, or a pod's, names no profile
 	//     Berth runs, or a pod names an unknown PriorityClass;
-	//   - RESOURCE_EXHAUSTED: the request exceeds the message size limit.
+	//   - UNIMPLEMENTED: this berthd was built without a plugin registry to
+	//     simulate with (berthd itself always has one).
 	Simulate(ctx context.Context, in *SimulateRequest, opts ...grpc.CallOption) (*SimulateResponse, error)
 	// ListPending lists the pods Berth holds that are not bound yet, ordered
 	// by namespace then name, one page at a time. Pages are read from the
@@ -72,17 +91,29 @@ type AdminServiceClient interface {
 	// ListNominations lists the nominations in force (see Nominate), ordered
 	// by pod namespace then name, one page at a time.
 	//
+	// Nominations restored from Berth's store at startup are listed too, with
+	// restored set, until their pods are re-sent (see Nomination.restored).
+	//
 	// Fails with INVALID_ARGUMENT: page_size negative or page_token
 	// malformed.
 	ListNominations(ctx context.Context, in *ListNominationsRequest, opts ...grpc.CallOption) (*ListNominationsResponse, error)
 	// QueueStats counts the pods in each state and the scheduling attempts
 	// made since Berth started.
 	//
-	// Fails with:
-	//   - NOT_FOUND: scheduler_name is neither a profile Berth runs nor the
-	//     scheduler_name of a pod Berth holds (pods of schedulers Berth does
-	//     not run are counted as QUEUE_STATE_IGNORED).
+	// Fails with NOT_FOUND: scheduler_name is set, Berth runs no profile of
+	// that name and holds no pod naming it.
 	QueueStats(ctx context.Context, in *QueueStatsRequest, opts ...grpc.CallOption) (*QueueStatsResponse, error)
+	// ListNodes lists the nodes Berth holds with what their pods use, ordered
+	// by name, one page at a time: the scheduler's own accounting, the
+	// numbers its filters and scores work with. Pods count on a node from the
+	// moment Berth binds them there (QUEUE_STATE_BINDING) or the caller sends
+	// them with node_name set, until they are deleted, whether or not they
+	// are terminating. Pages are read from the live cluster, not a snapshot:
+	// a node added or removed between pages may be missed.
+	//
+	// Fails with INVALID_ARGUMENT: page_size negative, page_token malformed
+	// or match_labels holding an empty key.
+	ListNodes(ctx context.Context, in *ListNodesRequest, opts ...grpc.CallOption) (*ListNodesResponse, error)
 }
 
 type adminServiceClient struct {
@@ -143,12 +174,39 @@ func (c *adminServiceClient) QueueStats(ctx context.Context, in *QueueStatsReque
 	return out, nil
 }
 
+func (c *adminServiceClient) ListNodes(ctx context.Context, in *ListNodesRequest, opts ...grpc.CallOption) (*ListNodesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListNodesResponse)
+	err := c.cc.Invoke(ctx, AdminService_ListNodes_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AdminServiceServer is the server API for AdminService service.
 // All implementations must embed UnimplementedAdminServiceServer
 // for forward compatibility.
 //
 // AdminService answers questions about the scheduler for operators and
 // tools. Nothing in it changes what the scheduler does.
+//
+// Every RPC of berth.v1 may also fail with these codes, which no RPC lists
+// again:
+//   - UNAUTHENTICATED: berthd runs with --token-file and the call carries no
+//     "authorization: Bearer <token>" metadata, a malformed one, or a token
+//     the file does not list;
+//   - PERMISSION_DENIED: the token is read-only and the RPC changes state
+//     (every StateService RPC); DecisionService and AdminService accept
+//     read-only tokens;
+//   - UNAVAILABLE: berthd is unreachable or shutting down; also what client
+//     libraries report when the TLS handshake fails, for example without a
+//     client certificate berthd's --tls-client-ca accepts;
+//   - RESOURCE_EXHAUSTED: a request message larger than berthd accepts
+//     (16 MiB);
+//   - DEADLINE_EXCEEDED, CANCELLED: the caller's deadline passed or the
+//     caller cancelled;
+//   - INTERNAL: a bug in Berth; the status message says what failed.
 type AdminServiceServer interface {
 	// Explain tells where a pod stands: its sub-queue, attempts, backoff,
 	// nomination and the diagnosis of its last failed attempt.
@@ -176,7 +234,8 @@ type AdminServiceServer interface {
 	//     "pods[2].containers[0].name";
 	//   - FAILED_PRECONDITION: scheduler_name, or a pod's, names no profile
 	//     Berth runs, or a pod names an unknown PriorityClass;
-	//   - RESOURCE_EXHAUSTED: the request exceeds the message size limit.
+	//   - UNIMPLEMENTED: this berthd was built without a plugin registry to
+	//     simulate with (berthd itself always has one).
 	Simulate(context.Context, *SimulateRequest) (*SimulateResponse, error)
 	// ListPending lists the pods Berth holds that are not bound yet, ordered
 	// by namespace then name, one page at a time. Pages are read from the
@@ -189,17 +248,29 @@ type AdminServiceServer interface {
 	// ListNominations lists the nominations in force (see Nominate), ordered
 	// by pod namespace then name, one page at a time.
 	//
+	// Nominations restored from Berth's store at startup are listed too, with
+	// restored set, until their pods are re-sent (see Nomination.restored).
+	//
 	// Fails with INVALID_ARGUMENT: page_size negative or page_token
 	// malformed.
 	ListNominations(context.Context, *ListNominationsRequest) (*ListNominationsResponse, error)
 	// QueueStats counts the pods in each state and the scheduling attempts
 	// made since Berth started.
 	//
-	// Fails with:
-	//   - NOT_FOUND: scheduler_name is neither a profile Berth runs nor the
-	//     scheduler_name of a pod Berth holds (pods of schedulers Berth does
-	//     not run are counted as QUEUE_STATE_IGNORED).
+	// Fails with NOT_FOUND: scheduler_name is set, Berth runs no profile of
+	// that name and holds no pod naming it.
 	QueueStats(context.Context, *QueueStatsRequest) (*QueueStatsResponse, error)
+	// ListNodes lists the nodes Berth holds with what their pods use, ordered
+	// by name, one page at a time: the scheduler's own accounting, the
+	// numbers its filters and scores work with. Pods count on a node from the
+	// moment Berth binds them there (QUEUE_STATE_BINDING) or the caller sends
+	// them with node_name set, until they are deleted, whether or not they
+	// are terminating. Pages are read from the live cluster, not a snapshot:
+	// a node added or removed between pages may be missed.
+	//
+	// Fails with INVALID_ARGUMENT: page_size negative, page_token malformed
+	// or match_labels holding an empty key.
+	ListNodes(context.Context, *ListNodesRequest) (*ListNodesResponse, error)
 	mustEmbedUnimplementedAdminServiceServer()
 }
 
@@ -224,6 +295,9 @@ func (UnimplementedAdminServiceServer) ListNominations(context.Context, *ListNom
 }
 func (UnimplementedAdminServiceServer) QueueStats(context.Context, *QueueStatsRequest) (*QueueStatsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method QueueStats not implemented")
+}
+func (UnimplementedAdminServiceServer) ListNodes(context.Context, *ListNodesRequest) (*ListNodesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListNodes not implemented")
 }
 func (UnimplementedAdminServiceServer) mustEmbedUnimplementedAdminServiceServer() {}
 func (UnimplementedAdminServiceServer) testEmbeddedByValue()                      {}
@@ -336,6 +410,24 @@ func _AdminService_QueueStats_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AdminService_ListNodes_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListNodesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).ListNodes(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_ListNodes_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).ListNodes(ctx, req.(*ListNodesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AdminService_ServiceDesc is the grpc.ServiceDesc for AdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -362,6 +454,10 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "QueueStats",
 			Handler:    _AdminService_QueueStats_Handler,
+		},
+		{
+			MethodName: "ListNodes",
+			Handler:    _AdminService_ListNodes_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

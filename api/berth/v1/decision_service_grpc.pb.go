@@ -27,6 +27,11 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
 // DecisionService streams the scheduler's decisions to the orchestrator.
+//
+// Besides the codes each RPC lists, every RPC of berth.v1 may fail with
+// UNAUTHENTICATED, PERMISSION_DENIED, UNAVAILABLE, RESOURCE_EXHAUSTED,
+// DEADLINE_EXCEEDED, CANCELLED and INTERNAL, as AdminService describes.
+// DecisionService accepts read-only tokens.
 type DecisionServiceClient interface {
 	// Watch streams decisions in revision order: first those already in the
 	// log from from_revision on, then new ones as they are made. A watcher that
@@ -107,6 +112,11 @@ type DecisionService_WatchClient = grpc.ServerStreamingClient[WatchResponse]
 // for forward compatibility.
 //
 // DecisionService streams the scheduler's decisions to the orchestrator.
+//
+// Besides the codes each RPC lists, every RPC of berth.v1 may fail with
+// UNAUTHENTICATED, PERMISSION_DENIED, UNAVAILABLE, RESOURCE_EXHAUSTED,
+// DEADLINE_EXCEEDED, CANCELLED and INTERNAL, as AdminService describes.
+// DecisionService accepts read-only tokens.
 type DecisionServiceServer interface {
 	// Watch streams decisions in revision order: first those already in the
 	// log from from_revision on, then new ones as they are made. A watcher that

@@ -209,19 +209,38 @@ type Pod struct {
 	// "default-scheduler". Berth leaves alone pods naming a profile it does not
 	// run, as kube-scheduler leaves pods of other schedulers.
 	SchedulerName string `protobuf:"bytes,5,opt,name=scheduler_name,json=schedulerName,proto3" json:"scheduler_name,omitempty"`
-	// The pod's priority; higher is more important. Used only when
-	// priority_class_name is empty: a named class's value wins. With neither
-	// set, the global default PriorityClass applies, or 0 when there is none.
+	// The pod's priority; higher is more important. A pod's priority is
+	// fixed when Berth first admits it (a later upsert cannot change it), as
+	// Kubernetes fixes spec.priority at creation.
+	//
+	// Set, it is the pod's priority, whatever priority_class_name says: Berth
+	// takes it as the value an earlier admission gave the pod (Kubernetes', or
+	// Berth's before a restart), so a pod re-listed after its class was
+	// deleted or re-created with another value keeps it, as kube-scheduler,
+	// which reads only spec.priority, keeps it. Kubernetes' API server refuses
+	// to create a pod whose spec.priority differs from its class's value;
+	// Berth cannot tell a new pod from a re-listed one and does not: a caller
+	// that lets users write this field should check it.
+	//
+	// Unset, Berth resolves it as Kubernetes' priority admission does: the
+	// value of priority_class_name, or with no class the global default
+	// PriorityClass (whose name the pod then carries), or 0 when there is
+	// none.
 	Priority *int32 `protobuf:"varint,6,opt,name=priority,proto3,oneof" json:"priority,omitempty"`
-	// The PriorityClass giving this pod its priority and preemption policy.
-	// Berth knows the built-in classes "system-cluster-critical" and
-	// "system-node-critical"; any other name must have been sent as a
-	// PriorityClass first, or the upsert fails with FAILED_PRECONDITION.
+	// The PriorityClass giving this pod its priority and preemption policy
+	// when priority is unset. Berth knows the built-in classes
+	// "system-cluster-critical" and "system-node-critical"; any other name
+	// must have been sent as a PriorityClass first, or the upsert of a pending
+	// pod without priority fails with FAILED_PRECONDITION. A pod with
+	// priority, or with node_name (running pods are never refused: they use
+	// their node), is accepted whatever class it names; a running pod naming
+	// an unknown class without priority gets priority 0.
 	PriorityClassName string `protobuf:"bytes,7,opt,name=priority_class_name,json=priorityClassName,proto3" json:"priority_class_name,omitempty"`
 	// Whether this pod may evict lower-priority pods when nothing fits. When
-	// the pod's priority comes from a PriorityClass (named, or the global
-	// default), the class's policy applies and this field is ignored;
-	// otherwise unspecified means PREEMPT_LOWER_PRIORITY.
+	// Berth resolves the priority from a class (priority unset: the named
+	// class, or the global default), the class's policy applies and this
+	// field is ignored. Otherwise unspecified means the named class's policy
+	// when Berth knows the class, else PREEMPT_LOWER_PRIORITY.
 	PreemptionPolicy PreemptionPolicy `protobuf:"varint,8,opt,name=preemption_policy,json=preemptionPolicy,proto3,enum=berth.v1.PreemptionPolicy" json:"preemption_policy,omitempty"`
 	// The regular containers, which run together for the pod's whole life.
 	// At least one is required.
@@ -269,8 +288,46 @@ type Pod struct {
 	Ready bool `protobuf:"varint,21,opt,name=ready,proto3" json:"ready,omitempty"`
 	// The pod is being deleted. It keeps its node's resources until the caller
 	// deletes it from Berth, and Berth sends no Evict for it: it is already
-	// going.
-	Terminating   bool `protobuf:"varint,22,opt,name=terminating,proto3" json:"terminating,omitempty"`
+	// going. It no longer counts as healthy for disruption budgets.
+	Terminating bool `protobuf:"varint,22,opt,name=terminating,proto3" json:"terminating,omitempty"`
+	// Requests of the pod as a whole (Kubernetes' pod-level resources,
+	// spec.resources.requests), in canonical units (see Node): "cpu" in
+	// millicores, "memory" and "hugepages-<size>" in bytes; no other resource
+	// may be requested at pod level. Each resource given here replaces the
+	// sum of the containers' requests for that resource (the containers
+	// share the pod's amount) and must be at least that sum; resources not
+	// given keep the containers' sum. Overhead is added on top. Empty when
+	// the pod has no pod-level requests. Kubernetes defaults pod-level
+	// requests from pod-level limits; Berth has no limits, so send the
+	// defaulted requests.
+	PodLevelRequests map[string]int64 `protobuf:"bytes,23,rep,name=pod_level_requests,json=podLevelRequests,proto3" json:"pod_level_requests,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// The label selectors of the workloads this pod belongs to: the selector
+	// of the controller that owns it (the ReplicaSet behind a Deployment, a
+	// StatefulSet, a ReplicationController, or your orchestrator's
+	// equivalent: a service, job group or fleet whose replicas are
+	// interchangeable) and of every Service (load-balancing group) whose
+	// selector matches it. Orchestrators should fill it for replicated
+	// workloads: a pod with no topology_spread_constraints of its own is
+	// spread among the pods these selectors select (ANDed together, in the
+	// pod's namespace) by the cluster default spreading of PodTopologySpread
+	// (by default hostname max skew 3 and zone max skew 5, preferred only),
+	// as kube-scheduler derives that selector from the Services,
+	// ReplicaSets, StatefulSets and ReplicationControllers selecting a pod.
+	// Leave it empty for one-off pods: they get no default spreading. Each
+	// selector must match the pod's own labels.
+	WorkloadSelectors []*LabelSelector `protobuf:"bytes,24,rep,name=workload_selectors,json=workloadSelectors,proto3" json:"workload_selectors,omitempty"`
+	// The pod is being deleted because a scheduler preempted it: Kubernetes'
+	// DisruptionTarget condition, True with reason PreemptionByScheduler. Read
+	// only with terminating. A preemptor nominated to a node waits for the
+	// lower-priority pods terminating by preemption there instead of preempting
+	// again; pods terminating for other reasons (scale-down, drain) do not hold
+	// it back, as in kube-scheduler.
+	//
+	// Berth marks the pods it sends an Evict for itself, from the Evict on
+	// until the pod is deleted, across restarts: an upsert without this field
+	// or without terminating does not clear the mark. Set it for pods another
+	// scheduler preempted, or to mirror the Kubernetes condition.
+	Preempted     bool `protobuf:"varint,25,opt,name=preempted,proto3" json:"preempted,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -455,6 +512,27 @@ func (x *Pod) GetReady() bool {
 func (x *Pod) GetTerminating() bool {
 	if x != nil {
 		return x.Terminating
+	}
+	return false
+}
+
+func (x *Pod) GetPodLevelRequests() map[string]int64 {
+	if x != nil {
+		return x.PodLevelRequests
+	}
+	return nil
+}
+
+func (x *Pod) GetWorkloadSelectors() []*LabelSelector {
+	if x != nil {
+		return x.WorkloadSelectors
+	}
+	return nil
+}
+
+func (x *Pod) GetPreempted() bool {
+	if x != nil {
+		return x.Preempted
 	}
 	return false
 }
@@ -703,7 +781,7 @@ var File_berth_v1_pod_proto protoreflect.FileDescriptor
 
 const file_berth_v1_pod_proto_rawDesc = "" +
 	"\n" +
-	"\x12berth/v1/pod.proto\x12\bberth.v1\x1a\x17berth/v1/affinity.proto\x1a\x13berth/v1/node.proto\x1a\x15berth/v1/policy.proto\x1a\x15berth/v1/spread.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xed\t\n" +
+	"\x12berth/v1/pod.proto\x12\bberth.v1\x1a\x17berth/v1/affinity.proto\x1a\x13berth/v1/node.proto\x1a\x15berth/v1/policy.proto\x1a\x17berth/v1/selector.proto\x1a\x15berth/v1/spread.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xeb\v\n" +
 	"\x03Pod\x12\x10\n" +
 	"\x03uid\x18\x01 \x01(\tR\x03uid\x12\x1c\n" +
 	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12\x12\n" +
@@ -730,7 +808,10 @@ const file_berth_v1_pod_proto_rawDesc = "" +
 	"\n" +
 	"start_time\x18\x14 \x01(\v2\x1a.google.protobuf.TimestampR\tstartTime\x12\x14\n" +
 	"\x05ready\x18\x15 \x01(\bR\x05ready\x12 \n" +
-	"\vterminating\x18\x16 \x01(\bR\vterminating\x1a9\n" +
+	"\vterminating\x18\x16 \x01(\bR\vterminating\x12Q\n" +
+	"\x12pod_level_requests\x18\x17 \x03(\v2#.berth.v1.Pod.PodLevelRequestsEntryR\x10podLevelRequests\x12F\n" +
+	"\x12workload_selectors\x18\x18 \x03(\v2\x17.berth.v1.LabelSelectorR\x11workloadSelectors\x12\x1c\n" +
+	"\tpreempted\x18\x19 \x01(\bR\tpreempted\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a;\n" +
@@ -739,7 +820,10 @@ const file_berth_v1_pod_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1a?\n" +
 	"\x11NodeSelectorEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\v\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1aC\n" +
+	"\x15PodLevelRequestsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01B\v\n" +
 	"\t_priority\"\x93\x02\n" +
 	"\tContainer\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12=\n" +
@@ -788,7 +872,7 @@ func file_berth_v1_pod_proto_rawDescGZIP() []byte {
 }
 
 var file_berth_v1_pod_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_berth_v1_pod_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_berth_v1_pod_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_berth_v1_pod_proto_goTypes = []any{
 	(Protocol)(0),                    // 0: berth.v1.Protocol
 	(ContainerRestartPolicy)(0),      // 1: berth.v1.ContainerRestartPolicy
@@ -800,36 +884,40 @@ var file_berth_v1_pod_proto_goTypes = []any{
 	nil,                              // 7: berth.v1.Pod.LabelsEntry
 	nil,                              // 8: berth.v1.Pod.OverheadEntry
 	nil,                              // 9: berth.v1.Pod.NodeSelectorEntry
-	nil,                              // 10: berth.v1.Container.RequestsEntry
-	(PreemptionPolicy)(0),            // 11: berth.v1.PreemptionPolicy
-	(*Affinity)(nil),                 // 12: berth.v1.Affinity
-	(*TopologySpreadConstraint)(nil), // 13: berth.v1.TopologySpreadConstraint
-	(*timestamppb.Timestamp)(nil),    // 14: google.protobuf.Timestamp
-	(TaintEffect)(0),                 // 15: berth.v1.TaintEffect
+	nil,                              // 10: berth.v1.Pod.PodLevelRequestsEntry
+	nil,                              // 11: berth.v1.Container.RequestsEntry
+	(PreemptionPolicy)(0),            // 12: berth.v1.PreemptionPolicy
+	(*Affinity)(nil),                 // 13: berth.v1.Affinity
+	(*TopologySpreadConstraint)(nil), // 14: berth.v1.TopologySpreadConstraint
+	(*timestamppb.Timestamp)(nil),    // 15: google.protobuf.Timestamp
+	(*LabelSelector)(nil),            // 16: berth.v1.LabelSelector
+	(TaintEffect)(0),                 // 17: berth.v1.TaintEffect
 }
 var file_berth_v1_pod_proto_depIdxs = []int32{
 	7,  // 0: berth.v1.Pod.labels:type_name -> berth.v1.Pod.LabelsEntry
-	11, // 1: berth.v1.Pod.preemption_policy:type_name -> berth.v1.PreemptionPolicy
+	12, // 1: berth.v1.Pod.preemption_policy:type_name -> berth.v1.PreemptionPolicy
 	4,  // 2: berth.v1.Pod.containers:type_name -> berth.v1.Container
 	4,  // 3: berth.v1.Pod.init_containers:type_name -> berth.v1.Container
 	8,  // 4: berth.v1.Pod.overhead:type_name -> berth.v1.Pod.OverheadEntry
 	9,  // 5: berth.v1.Pod.node_selector:type_name -> berth.v1.Pod.NodeSelectorEntry
-	12, // 6: berth.v1.Pod.affinity:type_name -> berth.v1.Affinity
+	13, // 6: berth.v1.Pod.affinity:type_name -> berth.v1.Affinity
 	6,  // 7: berth.v1.Pod.tolerations:type_name -> berth.v1.Toleration
-	13, // 8: berth.v1.Pod.topology_spread_constraints:type_name -> berth.v1.TopologySpreadConstraint
-	14, // 9: berth.v1.Pod.creation_time:type_name -> google.protobuf.Timestamp
-	14, // 10: berth.v1.Pod.start_time:type_name -> google.protobuf.Timestamp
-	10, // 11: berth.v1.Container.requests:type_name -> berth.v1.Container.RequestsEntry
-	5,  // 12: berth.v1.Container.ports:type_name -> berth.v1.ContainerPort
-	1,  // 13: berth.v1.Container.restart_policy:type_name -> berth.v1.ContainerRestartPolicy
-	0,  // 14: berth.v1.ContainerPort.protocol:type_name -> berth.v1.Protocol
-	2,  // 15: berth.v1.Toleration.operator:type_name -> berth.v1.TolerationOperator
-	15, // 16: berth.v1.Toleration.effect:type_name -> berth.v1.TaintEffect
-	17, // [17:17] is the sub-list for method output_type
-	17, // [17:17] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	14, // 8: berth.v1.Pod.topology_spread_constraints:type_name -> berth.v1.TopologySpreadConstraint
+	15, // 9: berth.v1.Pod.creation_time:type_name -> google.protobuf.Timestamp
+	15, // 10: berth.v1.Pod.start_time:type_name -> google.protobuf.Timestamp
+	10, // 11: berth.v1.Pod.pod_level_requests:type_name -> berth.v1.Pod.PodLevelRequestsEntry
+	16, // 12: berth.v1.Pod.workload_selectors:type_name -> berth.v1.LabelSelector
+	11, // 13: berth.v1.Container.requests:type_name -> berth.v1.Container.RequestsEntry
+	5,  // 14: berth.v1.Container.ports:type_name -> berth.v1.ContainerPort
+	1,  // 15: berth.v1.Container.restart_policy:type_name -> berth.v1.ContainerRestartPolicy
+	0,  // 16: berth.v1.ContainerPort.protocol:type_name -> berth.v1.Protocol
+	2,  // 17: berth.v1.Toleration.operator:type_name -> berth.v1.TolerationOperator
+	17, // 18: berth.v1.Toleration.effect:type_name -> berth.v1.TaintEffect
+	19, // [19:19] is the sub-list for method output_type
+	19, // [19:19] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_pod_proto_init() }
@@ -840,6 +928,7 @@ func file_berth_v1_pod_proto_init() {
 	file_berth_v1_affinity_proto_init()
 	file_berth_v1_node_proto_init()
 	file_berth_v1_policy_proto_init()
+	file_berth_v1_selector_proto_init()
 	file_berth_v1_spread_proto_init()
 	file_berth_v1_pod_proto_msgTypes[0].OneofWrappers = []any{}
 	file_berth_v1_pod_proto_msgTypes[3].OneofWrappers = []any{}
@@ -849,7 +938,7 @@ func file_berth_v1_pod_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_pod_proto_rawDesc), len(file_berth_v1_pod_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   8,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -9,6 +9,7 @@ package berthv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -78,8 +79,9 @@ func (PreemptionPolicy) EnumDescriptor() ([]byte, []int) {
 
 // PriorityClass names a priority value pods can refer to by name, as
 // Kubernetes' scheduling.k8s.io/v1 PriorityClass does. It is identified by
-// its name. Changing a class does not change the priority of pods Berth
-// already holds; it applies to pods upserted afterwards.
+// its name. Changing or deleting a class does not change the priority of
+// pods Berth already holds, nor of pods that carry their priority (see
+// Pod.priority); it applies to pods upserted afterwards without one.
 type PriorityClass struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Name of the class. Required. Names starting with "system-" are reserved
@@ -173,9 +175,18 @@ func (x *PriorityClass) GetDescription() string {
 // makes room. It is identified by namespace and name.
 //
 // The pods it covers are those of its namespace matching selector. Berth
-// computes how many of them may be disrupted: the healthy ones (ready and
-// not terminating) minus those that must stay, where percentages are of all
-// covered pods Berth holds, rounded up.
+// computes how many of them may be disrupted: the healthy ones (running,
+// ready, not terminating and not listed in disrupted_pods) minus those that
+// must stay, where percentages are of all covered pods Berth holds, rounded
+// up. A pod Berth sent an Evict for is terminating from then on.
+//
+// When choosing preemption victims, Berth charges a victim's eviction to
+// every budget covering it; a budget does not cover a pod without labels,
+// nor the pods it lists in disrupted_pods (their eviction was counted
+// already). A budget
+// whose selector is empty covers no pod for preemption, as in
+// kube-scheduler, although it covers the whole namespace when Berth
+// computes its allowance.
 type PodDisruptionBudget struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Namespace of the budget and of the pods it covers. Required.
@@ -183,7 +194,8 @@ type PodDisruptionBudget struct {
 	// Name of the budget, unique within its namespace. Required.
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	// The pods covered. Unset covers no pod; empty ({}) covers every pod of
-	// the namespace.
+	// the namespace when counting the allowance, but no pod when preemption
+	// weighs victims (see above).
 	Selector *LabelSelector `protobuf:"bytes,3,opt,name=selector,proto3" json:"selector,omitempty"`
 	// The bound the budget keeps. Exactly one is required.
 	//
@@ -196,8 +208,15 @@ type PodDisruptionBudget struct {
 	// computes it (for example the Kubernetes PDB status when Berth mirrors a
 	// real cluster). When set, Berth uses it instead of its own figure.
 	DisruptionsAllowed *int32 `protobuf:"varint,6,opt,name=disruptions_allowed,json=disruptionsAllowed,proto3,oneof" json:"disruptions_allowed,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// Covered pods, by name, whose disruption was already counted against the
+	// budget, with when (Kubernetes' status.disruptedPods: pods the eviction
+	// API let go that are not yet terminating). They are not healthy, and
+	// preemption does not charge their eviction to this budget again. Berth
+	// does not age the entries: the caller keeps the map current, as
+	// Kubernetes' disruption controller drops entries after two minutes.
+	DisruptedPods map[string]*timestamppb.Timestamp `protobuf:"bytes,7,rep,name=disrupted_pods,json=disruptedPods,proto3" json:"disrupted_pods,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PodDisruptionBudget) Reset() {
@@ -281,6 +300,13 @@ func (x *PodDisruptionBudget) GetDisruptionsAllowed() int32 {
 		return *x.DisruptionsAllowed
 	}
 	return 0
+}
+
+func (x *PodDisruptionBudget) GetDisruptedPods() map[string]*timestamppb.Timestamp {
+	if x != nil {
+		return x.DisruptedPods
+	}
+	return nil
 }
 
 type isPodDisruptionBudget_Budget interface {
@@ -392,20 +418,24 @@ var File_berth_v1_policy_proto protoreflect.FileDescriptor
 
 const file_berth_v1_policy_proto_rawDesc = "" +
 	"\n" +
-	"\x15berth/v1/policy.proto\x12\bberth.v1\x1a\x17berth/v1/selector.proto\"\xcb\x01\n" +
+	"\x15berth/v1/policy.proto\x12\bberth.v1\x1a\x17berth/v1/selector.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xcb\x01\n" +
 	"\rPriorityClass\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x05R\x05value\x12%\n" +
 	"\x0eglobal_default\x18\x03 \x01(\bR\rglobalDefault\x12G\n" +
 	"\x11preemption_policy\x18\x04 \x01(\x0e2\x1a.berth.v1.PreemptionPolicyR\x10preemptionPolicy\x12 \n" +
-	"\vdescription\x18\x05 \x01(\tR\vdescription\"\xd6\x02\n" +
+	"\vdescription\x18\x05 \x01(\tR\vdescription\"\x8d\x04\n" +
 	"\x13PodDisruptionBudget\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x123\n" +
 	"\bselector\x18\x03 \x01(\v2\x17.berth.v1.LabelSelectorR\bselector\x12=\n" +
 	"\rmin_available\x18\x04 \x01(\v2\x16.berth.v1.IntOrPercentH\x00R\fminAvailable\x12A\n" +
 	"\x0fmax_unavailable\x18\x05 \x01(\v2\x16.berth.v1.IntOrPercentH\x00R\x0emaxUnavailable\x124\n" +
-	"\x13disruptions_allowed\x18\x06 \x01(\x05H\x01R\x12disruptionsAllowed\x88\x01\x01B\b\n" +
+	"\x13disruptions_allowed\x18\x06 \x01(\x05H\x01R\x12disruptionsAllowed\x88\x01\x01\x12W\n" +
+	"\x0edisrupted_pods\x18\a \x03(\v20.berth.v1.PodDisruptionBudget.DisruptedPodsEntryR\rdisruptedPods\x1a\\\n" +
+	"\x12DisruptedPodsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x120\n" +
+	"\x05value\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x05value:\x028\x01B\b\n" +
 	"\x06budgetB\x16\n" +
 	"\x14_disruptions_allowed\"K\n" +
 	"\fIntOrPercent\x12\x16\n" +
@@ -430,24 +460,28 @@ func file_berth_v1_policy_proto_rawDescGZIP() []byte {
 }
 
 var file_berth_v1_policy_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_berth_v1_policy_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_berth_v1_policy_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_berth_v1_policy_proto_goTypes = []any{
-	(PreemptionPolicy)(0),       // 0: berth.v1.PreemptionPolicy
-	(*PriorityClass)(nil),       // 1: berth.v1.PriorityClass
-	(*PodDisruptionBudget)(nil), // 2: berth.v1.PodDisruptionBudget
-	(*IntOrPercent)(nil),        // 3: berth.v1.IntOrPercent
-	(*LabelSelector)(nil),       // 4: berth.v1.LabelSelector
+	(PreemptionPolicy)(0),         // 0: berth.v1.PreemptionPolicy
+	(*PriorityClass)(nil),         // 1: berth.v1.PriorityClass
+	(*PodDisruptionBudget)(nil),   // 2: berth.v1.PodDisruptionBudget
+	(*IntOrPercent)(nil),          // 3: berth.v1.IntOrPercent
+	nil,                           // 4: berth.v1.PodDisruptionBudget.DisruptedPodsEntry
+	(*LabelSelector)(nil),         // 5: berth.v1.LabelSelector
+	(*timestamppb.Timestamp)(nil), // 6: google.protobuf.Timestamp
 }
 var file_berth_v1_policy_proto_depIdxs = []int32{
 	0, // 0: berth.v1.PriorityClass.preemption_policy:type_name -> berth.v1.PreemptionPolicy
-	4, // 1: berth.v1.PodDisruptionBudget.selector:type_name -> berth.v1.LabelSelector
+	5, // 1: berth.v1.PodDisruptionBudget.selector:type_name -> berth.v1.LabelSelector
 	3, // 2: berth.v1.PodDisruptionBudget.min_available:type_name -> berth.v1.IntOrPercent
 	3, // 3: berth.v1.PodDisruptionBudget.max_unavailable:type_name -> berth.v1.IntOrPercent
-	4, // [4:4] is the sub-list for method output_type
-	4, // [4:4] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	4, // 4: berth.v1.PodDisruptionBudget.disrupted_pods:type_name -> berth.v1.PodDisruptionBudget.DisruptedPodsEntry
+	6, // 5: berth.v1.PodDisruptionBudget.DisruptedPodsEntry.value:type_name -> google.protobuf.Timestamp
+	6, // [6:6] is the sub-list for method output_type
+	6, // [6:6] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_policy_proto_init() }
@@ -470,7 +504,7 @@ func file_berth_v1_policy_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_policy_proto_rawDesc), len(file_berth_v1_policy_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   3,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

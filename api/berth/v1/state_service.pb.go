@@ -82,9 +82,15 @@ type ErrorCode int32
 const (
 	// Not set; never sent.
 	ErrorCode_ERROR_CODE_UNSPECIFIED ErrorCode = 0
+	// The request was cancelled (the stream or call ended) before the object
+	// took effect; it may be resent.
+	ErrorCode_ERROR_CODE_CANCELLED ErrorCode = 1
 	// The object is malformed (a required field missing, a value out of
 	// range). Resending it unchanged fails again.
 	ErrorCode_ERROR_CODE_INVALID_ARGUMENT ErrorCode = 3
+	// The request's deadline passed before the object took effect; it may be
+	// resent.
+	ErrorCode_ERROR_CODE_DEADLINE_EXCEEDED ErrorCode = 4
 	// The object to delete is not held by Berth.
 	ErrorCode_ERROR_CODE_NOT_FOUND ErrorCode = 5
 	// The object is well-formed but refers to something missing or
@@ -100,14 +106,18 @@ const (
 var (
 	ErrorCode_name = map[int32]string{
 		0:  "ERROR_CODE_UNSPECIFIED",
+		1:  "ERROR_CODE_CANCELLED",
 		3:  "ERROR_CODE_INVALID_ARGUMENT",
+		4:  "ERROR_CODE_DEADLINE_EXCEEDED",
 		5:  "ERROR_CODE_NOT_FOUND",
 		9:  "ERROR_CODE_FAILED_PRECONDITION",
 		13: "ERROR_CODE_INTERNAL",
 	}
 	ErrorCode_value = map[string]int32{
 		"ERROR_CODE_UNSPECIFIED":         0,
+		"ERROR_CODE_CANCELLED":           1,
 		"ERROR_CODE_INVALID_ARGUMENT":    3,
+		"ERROR_CODE_DEADLINE_EXCEEDED":   4,
 		"ERROR_CODE_NOT_FOUND":           5,
 		"ERROR_CODE_FAILED_PRECONDITION": 9,
 		"ERROR_CODE_INTERNAL":            13,
@@ -892,10 +902,12 @@ const file_berth_v1_state_service_proto_rawDesc = "" +
 	"\x12RESYNC_UNSPECIFIED\x10\x00\x12\x10\n" +
 	"\fRESYNC_BEGIN\x10\x01\x12\x0e\n" +
 	"\n" +
-	"RESYNC_END\x10\x02*\x9f\x01\n" +
+	"RESYNC_END\x10\x02*\xdb\x01\n" +
 	"\tErrorCode\x12\x1a\n" +
-	"\x16ERROR_CODE_UNSPECIFIED\x10\x00\x12\x1f\n" +
-	"\x1bERROR_CODE_INVALID_ARGUMENT\x10\x03\x12\x18\n" +
+	"\x16ERROR_CODE_UNSPECIFIED\x10\x00\x12\x18\n" +
+	"\x14ERROR_CODE_CANCELLED\x10\x01\x12\x1f\n" +
+	"\x1bERROR_CODE_INVALID_ARGUMENT\x10\x03\x12 \n" +
+	"\x1cERROR_CODE_DEADLINE_EXCEEDED\x10\x04\x12\x18\n" +
 	"\x14ERROR_CODE_NOT_FOUND\x10\x05\x12\"\n" +
 	"\x1eERROR_CODE_FAILED_PRECONDITION\x10\t\x12\x17\n" +
 	"\x13ERROR_CODE_INTERNAL\x10\r*`\n" +

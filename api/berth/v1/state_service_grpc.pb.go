@@ -50,6 +50,12 @@ const (
 // pod keeps its node. To run it elsewhere, delete it and send it under a
 // new uid. The only way back to pending is ReportBindResult FAILED for a
 // bind not yet confirmed.
+//
+// Besides the codes each RPC lists, every RPC of berth.v1 may fail with
+// UNAUTHENTICATED, PERMISSION_DENIED, UNAVAILABLE, RESOURCE_EXHAUSTED,
+// DEADLINE_EXCEEDED, CANCELLED and INTERNAL, as AdminService describes.
+// Every StateService RPC changes state, so with --token-file it needs a
+// read-write token: a read-only one gets PERMISSION_DENIED.
 type StateServiceClient interface {
 	// Sync is the main channel for state: a long-lived stream of batches of
 	// upserts and deletes, each answered by exactly one SyncResponse, in the
@@ -82,22 +88,27 @@ type StateServiceClient interface {
 	//   - INVALID_ARGUMENT: an unknown resync value, or resync_kinds holding
 	//     OBJECT_KIND_UNSPECIFIED or an unknown kind;
 	//   - RESOURCE_EXHAUSTED: a request larger than the server's message size
-	//     limit (16 MiB by default); send smaller batches;
+	//     limit (16 MiB), or holding more mutations than berthd's
+	//     --max-batch-objects (10000 by default); send smaller batches;
 	//   - UNAVAILABLE: the server is shutting down; reconnect and re-list.
 	Sync(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[SyncRequest, SyncResponse], error)
 	// Apply upserts objects, for callers that do not keep a stream. It
 	// behaves like one Sync batch without markers.
 	//
-	// Per-object failures are in the response. The call itself fails with
-	// RESOURCE_EXHAUSTED when the request exceeds the message size limit, and
-	// UNAVAILABLE when the server is shutting down.
+	// Per-object failures are in the response. The call itself fails with:
+	//   - RESOURCE_EXHAUSTED: the request exceeds the message size limit
+	//     (16 MiB), or holds more objects than berthd's --max-batch-objects
+	//     (10000 by default);
+	//   - UNAVAILABLE: the server is shutting down.
 	Apply(ctx context.Context, in *ApplyRequest, opts ...grpc.CallOption) (*ApplyResponse, error)
 	// Delete removes objects, for callers that do not keep a stream. It
 	// behaves like one Sync batch of deletes without markers.
 	//
-	// Per-object failures are in the response. The call itself fails with
-	// RESOURCE_EXHAUSTED when the request exceeds the message size limit, and
-	// UNAVAILABLE when the server is shutting down.
+	// Per-object failures are in the response. The call itself fails with:
+	//   - RESOURCE_EXHAUSTED: the request exceeds the message size limit
+	//     (16 MiB), or holds more references than berthd's --max-batch-objects
+	//     (10000 by default);
+	//   - UNAVAILABLE: the server is shutting down.
 	Delete(ctx context.Context, in *DeleteRequest, opts ...grpc.CallOption) (*DeleteResponse, error)
 	// ReportBindResult tells Berth what became of a Bind decision. CONFIRMED
 	// means the pod now runs on the node: it has the same effect as upserting
@@ -197,6 +208,12 @@ func (c *stateServiceClient) ReportBindResult(ctx context.Context, in *ReportBin
 // pod keeps its node. To run it elsewhere, delete it and send it under a
 // new uid. The only way back to pending is ReportBindResult FAILED for a
 // bind not yet confirmed.
+//
+// Besides the codes each RPC lists, every RPC of berth.v1 may fail with
+// UNAUTHENTICATED, PERMISSION_DENIED, UNAVAILABLE, RESOURCE_EXHAUSTED,
+// DEADLINE_EXCEEDED, CANCELLED and INTERNAL, as AdminService describes.
+// Every StateService RPC changes state, so with --token-file it needs a
+// read-write token: a read-only one gets PERMISSION_DENIED.
 type StateServiceServer interface {
 	// Sync is the main channel for state: a long-lived stream of batches of
 	// upserts and deletes, each answered by exactly one SyncResponse, in the
@@ -229,22 +246,27 @@ type StateServiceServer interface {
 	//   - INVALID_ARGUMENT: an unknown resync value, or resync_kinds holding
 	//     OBJECT_KIND_UNSPECIFIED or an unknown kind;
 	//   - RESOURCE_EXHAUSTED: a request larger than the server's message size
-	//     limit (16 MiB by default); send smaller batches;
+	//     limit (16 MiB), or holding more mutations than berthd's
+	//     --max-batch-objects (10000 by default); send smaller batches;
 	//   - UNAVAILABLE: the server is shutting down; reconnect and re-list.
 	Sync(grpc.BidiStreamingServer[SyncRequest, SyncResponse]) error
 	// Apply upserts objects, for callers that do not keep a stream. It
 	// behaves like one Sync batch without markers.
 	//
-	// Per-object failures are in the response. The call itself fails with
-	// RESOURCE_EXHAUSTED when the request exceeds the message size limit, and
-	// UNAVAILABLE when the server is shutting down.
+	// Per-object failures are in the response. The call itself fails with:
+	//   - RESOURCE_EXHAUSTED: the request exceeds the message size limit
+	//     (16 MiB), or holds more objects than berthd's --max-batch-objects
+	//     (10000 by default);
+	//   - UNAVAILABLE: the server is shutting down.
 	Apply(context.Context, *ApplyRequest) (*ApplyResponse, error)
 	// Delete removes objects, for callers that do not keep a stream. It
 	// behaves like one Sync batch of deletes without markers.
 	//
-	// Per-object failures are in the response. The call itself fails with
-	// RESOURCE_EXHAUSTED when the request exceeds the message size limit, and
-	// UNAVAILABLE when the server is shutting down.
+	// Per-object failures are in the response. The call itself fails with:
+	//   - RESOURCE_EXHAUSTED: the request exceeds the message size limit
+	//     (16 MiB), or holds more references than berthd's --max-batch-objects
+	//     (10000 by default);
+	//   - UNAVAILABLE: the server is shutting down.
 	Delete(context.Context, *DeleteRequest) (*DeleteResponse, error)
 	// ReportBindResult tells Berth what became of a Bind decision. CONFIRMED
 	// means the pod now runs on the node: it has the same effect as upserting

@@ -6,10 +6,11 @@ batches upserts and re-lists on reconnect, a decision watcher that resumes from
 a checkpointed revision, and bind reporting. See clients/README.md.
 """
 
-from berth_client.client import (  # noqa: F401
-    Backoff, BatchError, Client, CompactedError, FileCheckpoint, MemoryCheckpoint,
-    ObjectError, ResyncResult, Session, SessionClosed, Watcher,
+from berth_client._errors import (  # noqa: F401
+    BatchError, CompactedError, HandlerError, ObjectError, RequestTooLarge, SessionClosed,
 )
+from berth_client.client import Backoff, Client, FileCheckpoint, MemoryCheckpoint, Watcher  # noqa: F401
+from berth_client.session import DEFAULT_MAX_BATCH, ResyncResult, Session  # noqa: F401
 from berth_client.v1 import (  # noqa: F401
     decision_pb2, decision_service_pb2, node_pb2, object_pb2, pod_pb2, policy_pb2, state_service_pb2,
 )

@@ -1,85 +1,23 @@
-"""The Berth client: unary calls, a Sync session and a resuming decision watcher."""
+"""The Berth client: unary calls, bind reports and a resuming decision watcher."""
 
-import collections
 import os
 import tempfile
 import threading
-import time
-from dataclasses import dataclass, field
-from typing import Callable, Iterable, List, Optional, Sequence
+from dataclasses import dataclass
+from typing import Callable, Iterable, Optional, Sequence
 
 import grpc
 
 from berth_client import _wire
+from berth_client._errors import (RETRYABLE, BatchError, CompactedError, HandlerError, RequestTooLarge, is_not_found,
+                                  object_error)
+from berth_client.session import DEFAULT_MAX_BATCH, Session
 from berth_client.v1 import decision_pb2, decision_service_pb2, decision_service_pb2_grpc
 from berth_client.v1 import admin_service_pb2_grpc, object_pb2, state_service_pb2, state_service_pb2_grpc
 
 Object = object_pb2.Object
 ObjectRef = object_pb2.ObjectRef
 Decision = decision_pb2.Decision
-
-# Stream failures worth reconnecting for; anything else (INVALID_ARGUMENT,
-# UNAUTHENTICATED, UNIMPLEMENTED, ...) is returned to the caller.
-_RETRYABLE = {
-    grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL,
-    grpc.StatusCode.ABORTED, grpc.StatusCode.CANCELLED, grpc.StatusCode.DEADLINE_EXCEEDED,
-    grpc.StatusCode.RESOURCE_EXHAUSTED,
-}
-
-
-@dataclass
-class ObjectError:
-    """One object Berth refused. index counts from the caller's first object;
-    code is a grpc.StatusCode (INVALID_ARGUMENT: malformed; FAILED_PRECONDITION:
-    refers to something missing, may succeed later; NOT_FOUND; INTERNAL)."""
-    index: int
-    ref: ObjectRef
-    code: grpc.StatusCode
-    field_path: str
-    message: str
-
-    def __str__(self) -> str:
-        where = "object %d" % self.index
-        if self.ref.name:
-            where += " (%s)" % "/".join(p for p in (self.ref.namespace, self.ref.name) if p)
-        return ": ".join(p for p in (where, self.code.name, self.field_path, self.message) if p)
-
-
-class BatchError(Exception):
-    """The objects of one call that Berth refused; the others took effect."""
-
-    def __init__(self, applied: int, errors: List[ObjectError]):
-        super().__init__("%d object(s) refused: %s" % (len(errors), "; ".join(map(str, errors))))
-        self.applied = applied
-        self.errors = errors
-
-
-class CompactedError(Exception):
-    """The watch position was compacted out of Berth's log (OUT_OF_RANGE)."""
-
-    def __init__(self, from_revision: int, oldest: int):
-        super().__init__("watch from revision %d: compacted, oldest revision kept is %d" % (from_revision, oldest))
-        self.from_revision = from_revision
-        self.oldest = oldest
-
-
-class SessionClosed(Exception):
-    """Raised by Session.upsert/delete calls still waiting when the session closes."""
-
-
-_CODES = {c.value[0]: c for c in grpc.StatusCode}
-
-
-def _batch_error(offset: int, applied: int, errors, is_delete=None) -> Optional[BatchError]:
-    out = []
-    for e in errors:
-        idx = e.index - offset
-        code = _CODES.get(e.code, grpc.StatusCode.UNKNOWN)
-        if code == grpc.StatusCode.NOT_FOUND and is_delete and is_delete(idx):
-            applied += 1  # deleting what Berth does not hold is success
-            continue
-        out.append(ObjectError(idx, e.ref, code, e.field_path, e.message))
-    return BatchError(applied, out) if out else None
 
 
 @dataclass
@@ -90,9 +28,15 @@ class Backoff:
     factor: float = 2.0
 
     def delay(self, attempt: int) -> float:
-        if attempt <= 0:
+        """The wait before attempt (0 for the first, which does not wait)."""
+        d = self.initial
+        if attempt <= 0 or d <= 0:
             return 0.0
-        return min(self.initial * self.factor ** (attempt - 1), self.maximum)
+        for _ in range(attempt - 1):  # not factor ** attempt: it overflows after ~1000 attempts
+            if d >= self.maximum:
+                break
+            d *= self.factor
+        return min(d, self.maximum)
 
 
 class FileCheckpoint:
@@ -139,22 +83,35 @@ class MemoryCheckpoint:
 class Client:
     """A connection to berthd. target is "host:port" or "unix:///path".
 
-    With token, every call carries "authorization: Bearer <token>". With tls
-    (or root_certificates), the channel is TLS; otherwise plaintext, for a
-    loopback sidecar. channel lets the caller bring its own grpc.Channel.
+    With token, every call carries "authorization: Bearer <token>". With tls,
+    root_certificates, private_key or certificate_chain the channel is TLS
+    (PEM bytes; root_certificates None: the system roots): private_key and
+    certificate_chain are the client certificate berthd asks for when it runs
+    with --tls-client-ca (mutual TLS). Otherwise the channel is plaintext, for
+    a loopback sidecar. channel_options are grpc channel arguments (for
+    example ("grpc.ssl_target_name_override", "berth.example")). channel lets
+    the caller bring its own grpc.Channel. max_batch caps the objects per
+    request of apply(), delete() and sessions: berthd refuses a request of
+    more than its --max-batch-objects (10000 by default).
     """
 
     def __init__(self, target: str = "", *, token: Optional[str] = None, tls: bool = False,
-                 root_certificates: Optional[bytes] = None, channel: Optional[grpc.Channel] = None,
-                 backoff: Optional[Backoff] = None):
+                 root_certificates: Optional[bytes] = None, private_key: Optional[bytes] = None,
+                 certificate_chain: Optional[bytes] = None, channel_options: Sequence[tuple] = (),
+                 channel: Optional[grpc.Channel] = None, backoff: Optional[Backoff] = None,
+                 max_batch: int = DEFAULT_MAX_BATCH):
+        if (private_key is None) != (certificate_chain is None):
+            raise ValueError("private_key and certificate_chain go together")
         if channel is None:
-            if tls or root_certificates:
-                channel = grpc.secure_channel(target, grpc.ssl_channel_credentials(root_certificates))
+            if tls or root_certificates or private_key:
+                creds = grpc.ssl_channel_credentials(root_certificates, private_key, certificate_chain)
+                channel = grpc.secure_channel(target, creds, options=list(channel_options))
             else:
-                channel = grpc.insecure_channel(target)
+                channel = grpc.insecure_channel(target, options=list(channel_options))
         self.channel = channel
         self.metadata = (("authorization", "Bearer " + token),) if token else ()
         self.backoff = backoff or Backoff()
+        self.max_batch = max(max_batch, 1)
         self.state = state_service_pb2_grpc.StateServiceStub(channel)
         self.decisions = decision_service_pb2_grpc.DecisionServiceStub(channel)
         self.admin = admin_service_pb2_grpc.AdminServiceStub(channel)
@@ -163,18 +120,43 @@ class Client:
         self.channel.close()
 
     def apply(self, objects: Sequence[Object], timeout: Optional[float] = None) -> None:
-        """Upserts objects; raises BatchError for the refused ones."""
-        resp = self.state.Apply(state_service_pb2.ApplyRequest(objects=objects), timeout=timeout, metadata=self.metadata)
-        err = _batch_error(0, resp.applied, resp.errors)
-        if err:
-            raise err
+        """Upserts objects, max_batch per call; raises BatchError for the refused
+        ones. A call that fails as a whole raises (grpc.RpcError, or
+        RequestTooLarge) with the calls before it applied."""
+        def one(lo, hi):
+            resp = self.state.Apply(state_service_pb2.ApplyRequest(objects=objects[lo:hi]), timeout=timeout,
+                                    metadata=self.metadata)
+            return resp.applied, resp.errors
+        self._chunked(len(objects), one, False)
 
     def delete(self, refs: Sequence[ObjectRef], timeout: Optional[float] = None) -> None:
-        """Deletes objects; NOT_FOUND counts as deleted; raises BatchError otherwise."""
-        resp = self.state.Delete(state_service_pb2.DeleteRequest(refs=refs), timeout=timeout, metadata=self.metadata)
-        err = _batch_error(0, resp.deleted, resp.errors, lambda i: True)
-        if err:
-            raise err
+        """Deletes objects, max_batch per call; NOT_FOUND counts as deleted;
+        raises BatchError otherwise, and as apply() for failed calls."""
+        def one(lo, hi):
+            resp = self.state.Delete(state_service_pb2.DeleteRequest(refs=refs[lo:hi]), timeout=timeout,
+                                     metadata=self.metadata)
+            return resp.deleted, resp.errors
+        self._chunked(len(refs), one, True)
+
+    def _chunked(self, n: int, one, deletes: bool) -> None:
+        applied, refused = 0, []
+        for lo in range(0, n, self.max_batch):
+            hi = min(lo + self.max_batch, n)
+            try:
+                ok, errors = one(lo, hi)
+            except grpc.RpcError as e:
+                if e.code() == grpc.StatusCode.RESOURCE_EXHAUSTED:
+                    raise RequestTooLarge("berth: objects %d..%d refused as too large (lower max_batch): %s"
+                                          % (lo, hi - 1, e.details()), e) from e
+                raise
+            applied += ok
+            for e in errors:
+                if deletes and is_not_found(e):
+                    applied += 1  # deleting what Berth does not hold is success
+                else:
+                    refused.append(object_error(lo + e.index, e))
+        if refused:
+            raise BatchError(applied, refused)
 
     def confirm_bind(self, decision: Decision, timeout: Optional[float] = None) -> None:
         """Reports that the pod of a Bind decision runs on its node."""
@@ -200,196 +182,6 @@ class Client:
         return Watcher(self, checkpoint, handler, **kwargs)
 
 
-@dataclass
-class ResyncResult:
-    """What one re-list did: objects sent, deleted by Berth for not being
-    re-sent, and refused (index into the lister's objects)."""
-    sent: int
-    deleted: int = 0
-    errors: List[ObjectError] = field(default_factory=list)
-
-
-class _Call:
-    def __init__(self, mutations):
-        self.mutations = mutations
-        self.done = threading.Event()
-        self.error: Optional[BaseException] = None
-
-    def finish(self, error: Optional[BaseException]) -> None:
-        self.error = error
-        self.done.set()
-
-
-class Session:
-    """Keeps one Sync stream open in a background thread.
-
-    Each time it connects it re-lists everything lister() returns between
-    resync markers, so Berth drops what the orchestrator no longer holds, then
-    sends upsert()/delete() calls, several per request when they queue up.
-    Calls sent on a stream that broke before their acknowledgement are sent
-    again after the next re-list. upsert/delete block until acknowledged and
-    raise BatchError for refused objects.
-    """
-
-    def __init__(self, client: Client, lister, *, resync_kinds=(), max_batch: int = 500,
-                 on_resync: Optional[Callable[[ResyncResult], None]] = None):
-        self._client, self._lister = client, lister
-        self._kinds, self._max_batch, self._on_resync = list(resync_kinds), max(max_batch, 1), on_resync
-        self._cond = threading.Condition()
-        self._queue: collections.deque = collections.deque()  # guarded by _cond
-        self._closed = threading.Event()
-        self._grpc_call = None
-        self._thread: Optional[threading.Thread] = None
-        self._batch_id = 0
-        self.error: Optional[BaseException] = None  # why the session stopped, if not close()
-
-    def start(self) -> "Session":
-        self._thread = threading.Thread(target=self._run, name="berth-sync", daemon=True)
-        self._thread.start()
-        return self
-
-    def close(self) -> None:
-        self._closed.set()
-        with self._cond:
-            self._cond.notify_all()
-        call = self._grpc_call
-        if call is not None:
-            call.cancel()
-        if self._thread is not None:
-            self._thread.join()
-
-    def __enter__(self) -> "Session":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def upsert(self, *objects: Object, timeout: Optional[float] = None) -> None:
-        self._submit([state_service_pb2.Mutation(upsert=o) for o in objects], timeout)
-
-    def delete(self, *refs: ObjectRef, timeout: Optional[float] = None) -> None:
-        self._submit([state_service_pb2.Mutation(delete=r) for r in refs], timeout)
-
-    def _submit(self, mutations, timeout) -> None:
-        if not mutations:
-            return
-        call = _Call(mutations)
-        with self._cond:
-            if self._closed.is_set():
-                raise SessionClosed()
-            self._queue.append(call)
-            self._cond.notify_all()
-        if not call.done.wait(timeout):
-            raise TimeoutError("berth: no acknowledgement within %ss" % timeout)
-        if call.error is not None:
-            raise call.error
-
-    def _run(self) -> None:
-        attempt = 0
-        try:
-            while not self._closed.is_set():
-                if attempt and self._closed.wait(self._client.backoff.delay(attempt)):
-                    break
-                try:
-                    resynced = self._connect()
-                except grpc.RpcError as e:
-                    if self._closed.is_set():
-                        break
-                    if e.code() not in _RETRYABLE:
-                        self.error = e
-                        break
-                    resynced = False
-                except Exception as e:  # the lister failed: retry with backoff
-                    if self._closed.is_set():
-                        break
-                    resynced = False
-                    self.error = e
-                attempt = 0 if resynced else attempt + 1
-        finally:
-            self._closed.set()
-            with self._cond:
-                pending, self._queue = list(self._queue), collections.deque()
-            for c in pending:
-                c.finish(SessionClosed(str(self.error or "session closed")))
-
-    def _next_id(self) -> int:
-        self._batch_id += 1
-        return self._batch_id
-
-    def _connect(self) -> bool:
-        objects = list(self._lister())
-        inflight: collections.deque = collections.deque()  # (request, calls, relist offset or None)
-        ended = threading.Event()
-        result = ResyncResult(sent=len(objects))
-        resynced = False
-
-        def requests():
-            step = self._max_batch
-            for off in range(0, max(len(objects), 1), step):
-                req = state_service_pb2.SyncRequest(batch_id=self._next_id(), mutations=[
-                    state_service_pb2.Mutation(upsert=o) for o in objects[off:off + step]])
-                if off == 0:
-                    req.resync = state_service_pb2.RESYNC_BEGIN
-                    req.resync_kinds.extend(self._kinds)
-                with self._cond:
-                    inflight.append((req.batch_id, None, off))
-                yield req
-            end = state_service_pb2.SyncRequest(batch_id=self._next_id(), resync=state_service_pb2.RESYNC_END)
-            with self._cond:
-                inflight.append((end.batch_id, None, -1))
-            yield end
-            while True:
-                with self._cond:
-                    while not self._queue and not ended.is_set() and not self._closed.is_set():
-                        self._cond.wait()
-                    if ended.is_set() or self._closed.is_set():
-                        return
-                    calls, size = [], 0
-                    while self._queue and (not calls or size + len(self._queue[0].mutations) <= self._max_batch):
-                        c = self._queue.popleft()
-                        calls.append(c)
-                        size += len(c.mutations)
-                    req = state_service_pb2.SyncRequest(batch_id=self._next_id(),
-                                                        mutations=[m for c in calls for m in c.mutations])
-                    inflight.append((req.batch_id, calls, None))
-                yield req
-
-        call = self._client.state.Sync(requests(), metadata=self._client.metadata, wait_for_ready=True)
-        self._grpc_call = call
-        try:
-            for resp in call:
-                with self._cond:
-                    batch_id, calls, off = inflight.popleft()
-                if batch_id != resp.batch_id:
-                    raise RuntimeError("berth: ack of batch %d does not match request %d" % (resp.batch_id, batch_id))
-                if calls is None:
-                    err = _batch_error(-max(off, 0), 0, resp.errors)
-                    if err:
-                        result.errors.extend(err.errors)
-                    if off == -1:
-                        result.deleted = resp.resync_deleted
-                        resynced = True
-                        self.error = None
-                        if self._on_resync:
-                            self._on_resync(result)
-                    continue
-                start = 0
-                for c in calls:
-                    n = len(c.mutations)
-                    mine = [e for e in resp.errors if start <= e.index < start + n]
-                    is_delete = (lambda i, c=c: 0 <= i < len(c.mutations) and c.mutations[i].HasField("delete"))
-                    c.finish(_batch_error(start, n - len(mine), mine, is_delete))
-                    start += n
-        finally:
-            ended.set()
-            with self._cond:
-                resend = [c for _, calls, _ in inflight if calls for c in calls]
-                self._queue.extendleft(reversed(resend))
-                self._cond.notify_all()
-            self._grpc_call = None
-        return resynced
-
-
 class Watcher:
     """Streams decisions to handler(decision), in revision order, resuming
     from checkpoint.load() after a disconnect or a server restart.
@@ -400,7 +192,9 @@ class Watcher:
     (list binds awaiting an outcome with AdminService.ListPending) and return
     the revision to watch from. Without it, run() raises CompactedError.
     Delivery is at least once: handlers must be idempotent. An exception from
-    the handler stops run() (the checkpoint then holds that decision).
+    the handler stops run(), which raises it wrapped in a HandlerError (even a
+    grpc.RpcError, say from confirm_bind, which is not retried as a broken
+    stream would be); the checkpoint then holds that decision.
     """
 
     def __init__(self, client: Client, checkpoint, handler, *, start_at: int = 0,
@@ -420,7 +214,9 @@ class Watcher:
             call.cancel()
 
     def run(self) -> None:
-        """Watches until stop(); raises on a refused watch or a handler error."""
+        """Watches until stop(); raises on a refused watch (grpc.RpcError),
+        a compacted position without on_compacted (CompactedError) or a
+        handler error (HandlerError)."""
         rev = self._checkpoint.load() or self._start_at
         attempt = 0
         while not self._stopped.is_set():
@@ -440,9 +236,9 @@ class Watcher:
                             continue  # never deliver a revision twice
                         try:
                             self._handler(d)
-                        except BaseException:
+                        except Exception as e:
                             self._checkpoint.save(d.revision)
-                            raise
+                            raise HandlerError(d.revision, e) from e
                         rev = d.revision + 1
                     rev = max(rev, resp.next_revision)
                     self._checkpoint.save(rev)
@@ -458,10 +254,11 @@ class Watcher:
                     self._checkpoint.save(rev)
                     attempt = 0
                     continue
-                if e.code() not in _RETRYABLE:
+                if e.code() not in RETRYABLE:
                     raise
                 attempt = 0 if progressed else attempt + 1
             finally:
+                call.cancel()  # ends the stream when a handler error leaves it
                 self._call = None
 
 

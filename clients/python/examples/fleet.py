@@ -3,9 +3,15 @@
 
 Registers three nodes, runs three low-priority batch pods, then submits a
 high-priority pod that must preempt one of them and a pod that can never fit;
-binds what Berth binds (ReportBindResult CONFIRMED), deletes what Berth evicts,
-and exits 0 once every schedulable pod runs and the never-fitting one was
-reported unschedulable.
+binds what Berth binds (confirming by upserting the pod with node_name set),
+deletes what Berth evicts, and exits 0 once every schedulable pod runs and the
+never-fitting one was reported unschedulable. It fails if Berth binds one of
+its pods twice.
+
+Its session re-lists nodes, pods and priority classes. Berth scopes a re-list
+by kind only, so each re-list deletes every node, pod and priority class this
+example did not send, including another orchestrator's: run it against a
+berthd of its own (clients/run-examples runs the examples one after another).
 
     python3 clients/python/examples/fleet.py --server 127.0.0.1:7070
 """
@@ -18,7 +24,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from berth_client import Client, MemoryCheckpoint  # noqa: E402
+from berth_client import Client, HandlerError, MemoryCheckpoint  # noqa: E402
 from berth_client.v1 import node_pb2, object_pb2, pod_pb2, policy_pb2  # noqa: E402
 
 NAMESPACE = "fleet-py"
@@ -38,6 +44,7 @@ class Fleet:
             allocatable={"cpu": 2000, "memory": 4 << 30, "pods": 110})) for n in ("n1", "n2", "n3")]
         self.others += [object_pb2.Object(priority_class=policy_pb2.PriorityClass(name=PREFIX + n, value=v))
                         for n, v in (("low", 100), ("high", 1000))]
+        self.bind_revision = {}  # pod name -> revision of the Bind it runs by
         self.evicted = set()
         self.unschedulable = {}
 
@@ -45,24 +52,38 @@ class Fleet:
         with self.lock:
             return self.others + [object_pb2.Object(pod=p) for p in self.pods.values()]
 
-    def pod(self, name, klass, milli_cpu):
+    def add_pod(self, name, klass, milli_cpu):
+        """Records a new pod and returns a copy to send to Berth: the record
+        first, then Berth, as the session requires (its re-list, which reads
+        the record, supersedes calls made before it)."""
         p = pod_pb2.Pod(namespace=NAMESPACE, name=name, uid="%s-%s" % (name, self.run_id),
                         priority_class_name=PREFIX + klass, node_selector={"fleet": NAMESPACE},
                         containers=[pod_pb2.Container(name="main", requests={"cpu": milli_cpu, "memory": 256 << 20})])
         with self.lock:
             self.pods[name] = p
-        return object_pb2.Object(pod=p)
+            return object_pb2.Object(pod=p)  # a copy
 
-    def handle(self, client, session, d):
+    def handle(self, session, d):
         with self.lock:
             p = self.pods.get(d.pod.name)
             if d.pod.namespace != NAMESPACE or p is None or p.uid != d.pod.uid:
                 return  # another orchestrator's, or an earlier run's
         kind = d.WhichOneof("action")
         if kind == "bind":
+            # "Start" the pod, then confirm the bind by upserting it with
+            # node_name set (the API's other confirmation, equivalent to
+            # ReportBindResult CONFIRMED). Through the session it is ordered
+            # after every earlier upsert of the pod, so no older, pending copy
+            # can arrive after it and undo it.
             with self.lock:
-                p.node_name = d.bind.node  # "start" the pod; re-lists now carry node_name
-            client.confirm_bind(d)
+                rev = self.bind_revision.get(d.pod.name)
+                if rev is not None and rev != d.revision:
+                    raise RuntimeError("pod %s bound twice: to %s at revision %d, to %s at revision %d"
+                                       % (d.pod.name, p.node_name, rev, d.bind.node, d.revision))
+                self.bind_revision[d.pod.name] = d.revision
+                p.node_name = d.bind.node
+                running = object_pb2.Object(pod=p)
+            session.upsert(running)
             print("rev %d: bind %s -> %s (confirmed)" % (d.revision, d.pod.name, d.bind.node), flush=True)
         elif kind == "evict":
             print("rev %d: evict %s from %s for %s" % (d.revision, d.pod.name, d.evict.node, d.evict.preemptor.name), flush=True)
@@ -89,11 +110,12 @@ class Fleet:
         return (all(p.node_name for n, p in self.pods.items() if n != NEVER_FITS)
                 and NEVER_FITS in self.unschedulable and self.evicted and "critical" in self.pods)
 
-    def wait(self, cond, deadline, failure):
+    def wait(self, cond, deadline, failed):
+        """Waits until cond() holds; raises what failed() returns, if anything."""
         with self.lock:
             while not cond():
-                if failure[0] is not None:
-                    raise failure[0]
+                if failed() is not None:
+                    raise failed()
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise TimeoutError("timed out; pods: %s" % {n: p.node_name or "pending" for n, p in self.pods.items()})
@@ -115,30 +137,42 @@ def main():
     deadline = time.monotonic() + args.timeout
 
     fleet = Fleet()
+    # Three low-priority batch jobs fill three quarters of every node. They
+    # are in the record before the session starts, so its first re-list sends
+    # them with the nodes and priority classes: no upsert needed.
+    for name in ("batch-1", "batch-2", "batch-3"):
+        fleet.add_pod(name, "low", 1500)
     client = Client(args.server, token=args.token)
-    session = client.session(fleet.list).start()
-    watcher = client.watcher(MemoryCheckpoint(), lambda d: fleet.handle(client, session, d),
+    # The re-list is scoped to the kinds this example sends, which the API
+    # allows; within a kind it is global (see above).
+    session = client.session(fleet.list, resync_kinds=[
+        object_pb2.OBJECT_KIND_NODE, object_pb2.OBJECT_KIND_POD, object_pb2.OBJECT_KIND_PRIORITY_CLASS]).start()
+    watcher = client.watcher(MemoryCheckpoint(), lambda d: fleet.handle(session, d),
                              start_at=1, on_compacted=lambda ce: ce.oldest)
     failure = [None]
 
     def watch():
         try:
             watcher.run()
-        except BaseException as e:  # surfaced by fleet.wait
+        except HandlerError as e:  # surfaced by fleet.wait
+            failure[0] = e.error
+        except BaseException as e:
             failure[0] = e
-            with fleet.lock:
-                fleet.lock.notify_all()
+        with fleet.lock:
+            fleet.lock.notify_all()
 
     t = threading.Thread(target=watch, daemon=True)
     t.start()
+
+    def failed():  # the watcher's failure, or why the session stopped
+        return failure[0] or (session.error if session.stopped else None)
     try:
-        session.upsert(fleet.pod("batch-1", "low", 1500), fleet.pod("batch-2", "low", 1500),
-                       fleet.pod("batch-3", "low", 1500), timeout=args.timeout)
-        print("submitted 3 nodes and 3 low-priority batch pods", flush=True)
-        fleet.wait(lambda: fleet.running("batch-1", "batch-2", "batch-3"), deadline, failure)
-        session.upsert(fleet.pod("critical", "high", 1000), fleet.pod(NEVER_FITS, "low", 64000), timeout=args.timeout)
+        print("registered 3 nodes and 3 low-priority batch pods", flush=True)
+        fleet.wait(lambda: fleet.running("batch-1", "batch-2", "batch-3"), deadline, failed)
+        session.upsert(fleet.add_pod("critical", "high", 1000), fleet.add_pod(NEVER_FITS, "low", 64000),
+                       timeout=args.timeout)
         print("submitted critical (must preempt) and huge (never fits)", flush=True)
-        fleet.wait(fleet.done, deadline, failure)
+        fleet.wait(fleet.done, deadline, failed)
         fleet.report()
         refs = [object_pb2.ObjectRef(kind=object_pb2.OBJECT_KIND_POD, namespace=NAMESPACE, name=n) for n in fleet.pods]
         refs += [object_pb2.ObjectRef(kind=object_pb2.OBJECT_KIND_NODE, name=o.node.name) for o in fleet.others if o.HasField("node")]

@@ -1,12 +1,19 @@
 // Example orchestrator on Berth's TypeScript client: registers three nodes,
 // runs three low-priority batch pods, then submits a high-priority pod that
 // must preempt one of them and a pod that can never fit; binds what Berth
-// binds (ReportBindResult CONFIRMED), deletes what Berth evicts, and exits 0
-// once every schedulable pod runs and the never-fitting one was reported
-// unschedulable.
+// binds (confirming by upserting the pod with nodeName set), deletes what
+// Berth evicts, and exits 0 once every schedulable pod runs and the
+// never-fitting one was reported unschedulable. It fails if Berth binds one
+// of its pods twice.
+//
+// Its session re-lists nodes, pods and priority classes. Berth scopes a
+// re-list by kind only, so each re-list deletes every node, pod and priority
+// class this example did not send, including another orchestrator's: run it
+// against a berthd of its own (clients/run-examples runs the examples one
+// after another).
 //
 //   npm run build && BERTH_SERVER=127.0.0.1:7070 node dist/examples/fleet.js
-import { BerthObject, Client, Decision, MemoryCheckpoint, ObjectKind, ObjectRef, Session, Watcher } from "../src/index.js";
+import { BerthObject, Client, Decision, HandlerError, MemoryCheckpoint, ObjectKind, ObjectRef, Session, Watcher } from "../src/index.js";
 import { Pod } from "../src/gen/berth/v1/pod.js";
 
 const NAMESPACE = "fleet-ts";
@@ -26,47 +33,48 @@ const others: BerthObject[] = [
   ...([["low", 100], ["high", 1000]] as const).map(([n, v]) =>
     BerthObject.fromPartial({ kind: { $case: "priorityClass", value: { name: PREFIX + n, value: v } } })),
 ];
+const bindRevision = new Map<string, number>(); // pod -> revision of the Bind it runs by
 const evicted = new Set<string>();
 const unschedulable = new Map<string, string>();
 let changed: () => void = () => {};
 
-// Pods whose first upsert is on its way: a re-list leaves them out, so it
-// cannot send them a second time, pending, after Berth bound them (Berth
-// refuses an upsert that would make a bound pod pending again).
-const submitting = new Set<string>();
-
 const podObject = (p: Pod) => BerthObject.fromPartial({ kind: { $case: "pod", value: p } });
-const list = () => [...others, ...[...pods.values()].filter((p) => !submitting.has(p.name)).map(podObject)];
+const list = () => [...others, ...[...pods.values()].map(podObject)];
 
-function pod(name: string, klass: string, milliCpu: number): BerthObject {
+// Records a new pod and returns a copy to send to Berth: the record first,
+// then Berth, as the session requires (its re-list, which reads the record,
+// supersedes calls made before it).
+function addPod(name: string, klass: string, milliCpu: number): BerthObject {
   const p = Pod.fromPartial({
     namespace: NAMESPACE, name, uid: `${name}-${runId}`, priorityClassName: PREFIX + klass,
     nodeSelector: { fleet: NAMESPACE },
     containers: [{ name: "main", requests: { cpu: milliCpu, memory: 256 * 2 ** 20 } }],
   });
   pods.set(name, p);
-  submitting.add(name);
-  return podObject(p);
+  return podObject(Pod.fromPartial(p));
 }
 
-async function submit(session: Session, ...objs: BerthObject[]): Promise<void> {
-  try {
-    await session.upsert(...objs);
-  } finally {
-    for (const o of objs) if (o.kind?.$case === "pod") submitting.delete(o.kind.value.name);
-  }
-}
-
-async function handle(client: Client, session: Session, d: Decision): Promise<void> {
+async function handle(session: Session, d: Decision): Promise<void> {
   const p = pods.get(d.pod?.name ?? "");
   if (d.pod?.namespace !== NAMESPACE || !p || p.uid !== d.pod.uid) return; // not this run's
   const a = d.action;
   switch (a?.$case) {
-    case "bind":
-      p.nodeName = a.value.node; // "start" the pod; re-lists now carry node_name
-      await client.confirmBind(d);
+    case "bind": {
+      // "Start" the pod, then confirm the bind by upserting it with nodeName
+      // set (the API's other confirmation, equivalent to ReportBindResult
+      // CONFIRMED). Through the session it is ordered after every earlier
+      // upsert of the pod, so no older, pending copy can arrive after it and
+      // undo it.
+      const rev = bindRevision.get(p.name);
+      if (rev !== undefined && rev !== d.revision) {
+        throw new Error(`pod ${p.name} bound twice: to ${p.nodeName} at revision ${rev}, to ${a.value.node} at revision ${d.revision}`);
+      }
+      bindRevision.set(p.name, d.revision);
+      p.nodeName = a.value.node;
+      await session.upsert(podObject(Pod.fromPartial(p)));
       console.log(`rev ${d.revision}: bind ${p.name} -> ${a.value.node} (confirmed)`);
       break;
+    }
     case "evict":
       console.log(`rev ${d.revision}: evict ${p.name} from ${a.value.node} for ${a.value.preemptor?.name}`);
       pods.delete(p.name);
@@ -95,26 +103,34 @@ function report(): void {
 }
 
 async function main(): Promise<number> {
+  // Three low-priority batch jobs fill three quarters of every node. They are
+  // in the record before the session starts, so its first re-list sends them
+  // with the nodes and priority classes: no upsert needed.
+  for (const name of ["batch-1", "batch-2", "batch-3"]) addPod(name, "low", 1500);
   const client = new Client(server, { token: process.env.BERTH_TOKEN });
-  const session = new Session(client, list).start();
+  // The re-list is scoped to the kinds this example sends, which the API
+  // allows; within a kind it is global (see above).
+  const session = new Session(client, list, {
+    resyncKinds: [ObjectKind.OBJECT_KIND_NODE, ObjectKind.OBJECT_KIND_POD, ObjectKind.OBJECT_KIND_PRIORITY_CLASS],
+  }).start();
   let failure: unknown;
   const watcher = new Watcher(client, new MemoryCheckpoint(),
-    (d) => handle(client, session, d), { startAt: 1, onCompacted: (ce) => ce.oldest });
-  const watching = watcher.run().catch((e) => { failure = e; changed(); });
+    (d) => handle(session, d), { startAt: 1, onCompacted: (ce) => ce.oldest });
+  const watching = watcher.run().catch((e) => { failure = e instanceof HandlerError ? e.error : e; changed(); });
   const deadline = Date.now() + timeoutMs;
   const until = async (cond: () => boolean) => {
     while (!cond()) {
       if (failure) throw failure;
+      if (session.error) throw session.error;
       const left = deadline - Date.now();
       if (left <= 0) throw new Error("timed out");
       await new Promise<void>((resolve) => { changed = resolve; setTimeout(resolve, Math.min(left, 500)); });
     }
   };
   try {
-    await submit(session, pod("batch-1", "low", 1500), pod("batch-2", "low", 1500), pod("batch-3", "low", 1500));
-    console.log("submitted 3 nodes and 3 low-priority batch pods");
+    console.log("registered 3 nodes and 3 low-priority batch pods");
     await until(() => running("batch-1", "batch-2", "batch-3"));
-    await submit(session, pod("critical", "high", 1000), pod(NEVER_FITS, "low", 64_000));
+    await session.upsert(addPod("critical", "high", 1000), addPod(NEVER_FITS, "low", 64_000));
     console.log("submitted critical (must preempt) and huge (never fits)");
     await until(done);
     report();

@@ -1,20 +1,20 @@
 // TypeScript client of Berth's berth.v1 gRPC API, on @grpc/grpc-js. The
 // generated stubs are in ./gen (regenerate with clients/generate); this module
-// adds a Sync session that batches upserts and re-lists on reconnect, a
-// decision watcher that resumes from a checkpointed revision, and bind
-// reporting. See clients/README.md.
+// adds a Sync session that batches upserts and re-lists on reconnect
+// (./session.ts), a decision watcher that resumes from a checkpointed
+// revision, and bind reporting. See clients/README.md.
 import { promises as fs } from "node:fs";
 import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { BinaryReader } from "@bufbuild/protobuf/wire";
 
+import { BatchError, CompactedError, grpcCode, HandlerError, isNotFound, ObjectError, objectError, RequestTooLarge, RETRYABLE } from "./errors.js";
+import { DEFAULT_MAX_BATCH, sleep } from "./session.js";
 import { Decision } from "./gen/berth/v1/decision.js";
 import { DecisionServiceClient, WatchRequest, WatchResponse } from "./gen/berth/v1/decision_service.js";
 import { AdminServiceClient } from "./gen/berth/v1/admin_service.js";
 import { Object as BerthObject, ObjectKind, ObjectRef } from "./gen/berth/v1/object.js";
-import {
-  BindOutcome, Mutation, ObjectError as WireObjectError, Resync, StateServiceClient, SyncRequest, SyncResponse,
-} from "./gen/berth/v1/state_service.js";
+import { BindOutcome, ObjectError as WireObjectError, StateServiceClient } from "./gen/berth/v1/state_service.js";
 
 export * as decisionPb from "./gen/berth/v1/decision.js";
 export * as objectPb from "./gen/berth/v1/object.js";
@@ -23,56 +23,9 @@ export * as podPb from "./gen/berth/v1/pod.js";
 export * as policyPb from "./gen/berth/v1/policy.js";
 export * as statePb from "./gen/berth/v1/state_service.js";
 export { BerthObject, Decision, ObjectKind, ObjectRef };
-
-/** One object Berth refused; index counts from the caller's first object. */
-export class ObjectError extends Error {
-  constructor(
-    readonly index: number,
-    readonly ref: ObjectRef | undefined,
-    /** A gRPC status code: 3 INVALID_ARGUMENT, 5 NOT_FOUND, 9 FAILED_PRECONDITION, 13 INTERNAL. */
-    readonly code: grpc.status,
-    readonly fieldPath: string,
-    readonly detail: string,
-  ) {
-    const name = [ref?.namespace, ref?.name].filter(Boolean).join("/");
-    super([`object ${index}${name ? ` (${name})` : ""}`, grpc.status[code], fieldPath, detail].filter(Boolean).join(": "));
-  }
-}
-
-/** The objects of one call that Berth refused; the others took effect. */
-export class BatchError extends Error {
-  constructor(readonly applied: number, readonly errors: ObjectError[]) {
-    super(`${errors.length} object(s) refused: ${errors.map((e) => e.message).join("; ")}`);
-  }
-}
-
-/** The watch position was compacted out of Berth's log (OUT_OF_RANGE). */
-export class CompactedError extends Error {
-  constructor(readonly fromRevision: number, readonly oldest: number) {
-    super(`watch from revision ${fromRevision}: compacted, oldest revision kept is ${oldest}`);
-  }
-}
-
-/** Raised by Session calls still waiting when the session closes. */
-export class SessionClosed extends Error {}
-
-function batchError(offset: number, applied: number, errs: WireObjectError[], isDelete?: (i: number) => boolean) {
-  const out: ObjectError[] = [];
-  for (const e of errs) {
-    const idx = e.index - offset;
-    if ((e.code as number) === grpc.status.NOT_FOUND && isDelete?.(idx)) {
-      applied++; // deleting what Berth does not hold is success
-      continue;
-    }
-    out.push(new ObjectError(idx, e.ref, e.code as number, e.fieldPath, e.message));
-  }
-  return out.length ? new BatchError(applied, out) : undefined;
-}
-
-const RETRYABLE = new Set([
-  grpc.status.UNAVAILABLE, grpc.status.UNKNOWN, grpc.status.INTERNAL, grpc.status.ABORTED,
-  grpc.status.CANCELLED, grpc.status.DEADLINE_EXCEEDED, grpc.status.RESOURCE_EXHAUSTED,
-]);
+export { BatchError, CompactedError, HandlerError, ObjectError, RequestTooLarge, SessionClosed } from "./errors.js";
+export { DEFAULT_MAX_BATCH, Session } from "./session.js";
+export type { ResyncResult, SessionOptions } from "./session.js";
 
 /** Exponential delay in milliseconds between reconnection attempts. */
 export class Backoff {
@@ -119,20 +72,31 @@ export class MemoryCheckpoint implements Checkpoint {
   async save(revision: number) { this.revision = revision; }
 }
 
+/** PEM-encoded TLS material; a client certificate (privateKey + certChain) for mutual TLS. */
+export interface TlsOptions {
+  /** CA certificates the server's certificate must chain to; the system roots when unset. */
+  rootCerts?: Buffer;
+  /** The client's key and certificate chain, for a berthd run with --tls-client-ca. */
+  privateKey?: Buffer;
+  certChain?: Buffer;
+}
+
 export interface ClientOptions {
   /** Sent as "authorization: Bearer <token>" with every call. */
   token?: string;
-  /** TLS or other channel credentials; plaintext by default (loopback sidecar). */
+  /** Connect over TLS (mutual with a client certificate); plaintext by default (loopback sidecar). */
+  tls?: TlsOptions;
+  /** Other channel credentials; overrides tls. */
   credentials?: grpc.ChannelCredentials;
+  /** gRPC channel options, e.g. { "grpc.ssl_target_name_override": "berth.example" }. */
+  channelOptions?: grpc.ChannelOptions;
   backoff?: Backoff;
+  /**
+   * Objects per request of apply(), delete() and sessions (500 by default);
+   * berthd refuses a request of more than its --max-batch-objects (10000 by default).
+   */
+  maxBatch?: number;
 }
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted || ms <= 0) return resolve();
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => { clearTimeout(t); resolve(); }, { once: true });
-  });
 
 /** A connection to berthd; target is "host:port" or "unix:///path". */
 export class Client {
@@ -140,14 +104,21 @@ export class Client {
   readonly decisions: DecisionServiceClient;
   readonly admin: AdminServiceClient;
   readonly backoff: Backoff;
+  readonly maxBatch: number;
   private readonly token?: string;
 
   constructor(target: string, opts: ClientOptions = {}) {
-    const creds = opts.credentials ?? grpc.credentials.createInsecure();
-    this.state = new StateServiceClient(target, creds);
-    this.decisions = new DecisionServiceClient(target, creds);
-    this.admin = new AdminServiceClient(target, creds);
+    const { tls } = opts;
+    if (!tls?.privateKey !== !tls?.certChain) throw new Error("tls.privateKey and tls.certChain go together");
+    const creds = opts.credentials ??
+      (tls ? grpc.credentials.createSsl(tls.rootCerts ?? null, tls.privateKey ?? null, tls.certChain ?? null)
+        : grpc.credentials.createInsecure());
+    this.state = new StateServiceClient(target, creds, opts.channelOptions);
+    // The three stubs share one channel: same target, credentials and options.
+    this.decisions = new DecisionServiceClient(target, creds, { ...opts.channelOptions, channelOverride: this.state.getChannel() });
+    this.admin = new AdminServiceClient(target, creds, { ...opts.channelOptions, channelOverride: this.state.getChannel() });
     this.backoff = opts.backoff ?? new Backoff();
+    this.maxBatch = Math.max(opts.maxBatch ?? DEFAULT_MAX_BATCH, 1);
     this.token = opts.token;
   }
 
@@ -163,20 +134,43 @@ export class Client {
     this.admin.close();
   }
 
-  /** Upserts objects; rejects with BatchError for the refused ones. */
-  async apply(objects: BerthObject[]): Promise<void> {
-    const resp = await new Promise<{ applied: number; errors: WireObjectError[] }>((res, rej) =>
-      this.state.apply({ objects }, this.metadata(), (err, r) => (err ? rej(err) : res(r))));
-    const err = batchError(0, resp.applied, resp.errors);
-    if (err) throw err;
+  /**
+   * Upserts objects, maxBatch per call; rejects with BatchError for the
+   * refused ones. A call that fails as a whole rejects (with its gRPC error,
+   * or RequestTooLarge) with the calls before it applied.
+   */
+  apply(objects: BerthObject[]): Promise<void> {
+    return this.chunked(objects.length, false, (lo, hi) => new Promise((res, rej) =>
+      this.state.apply({ objects: objects.slice(lo, hi) }, this.metadata(), (err, r) => (err ? rej(err) : res([r.applied, r.errors])))));
   }
 
-  /** Deletes objects; NOT_FOUND counts as deleted; rejects with BatchError otherwise. */
-  async delete(refs: ObjectRef[]): Promise<void> {
-    const resp = await new Promise<{ deleted: number; errors: WireObjectError[] }>((res, rej) =>
-      this.state.delete({ refs }, this.metadata(), (err, r) => (err ? rej(err) : res(r))));
-    const err = batchError(0, resp.deleted, resp.errors, () => true);
-    if (err) throw err;
+  /** Deletes objects, maxBatch per call; NOT_FOUND counts as deleted; rejects with BatchError otherwise. */
+  delete(refs: ObjectRef[]): Promise<void> {
+    return this.chunked(refs.length, true, (lo, hi) => new Promise((res, rej) =>
+      this.state.delete({ refs: refs.slice(lo, hi) }, this.metadata(), (err, r) => (err ? rej(err) : res([r.deleted, r.errors])))));
+  }
+
+  private async chunked(n: number, deletes: boolean, one: (lo: number, hi: number) => Promise<[number, WireObjectError[]]>) {
+    let applied = 0;
+    const refused: ObjectError[] = [];
+    for (let lo = 0; lo < n; lo += this.maxBatch) {
+      const hi = Math.min(lo + this.maxBatch, n);
+      let ok: number, errs: WireObjectError[];
+      try {
+        [ok, errs] = await one(lo, hi);
+      } catch (e) {
+        if (grpcCode(e) === grpc.status.RESOURCE_EXHAUSTED) {
+          throw new RequestTooLarge(`berth: objects ${lo}..${hi - 1} refused as too large (lower maxBatch)`, e as grpc.ServiceError);
+        }
+        throw e;
+      }
+      applied += ok;
+      for (const e of errs) {
+        if (deletes && isNotFound(e)) applied++; // deleting what Berth does not hold is success
+        else refused.push(objectError(lo + e.index, e));
+      }
+    }
+    if (refused.length) throw new BatchError(applied, refused);
   }
 
   /** Reports that the pod of a Bind decision runs on its node. */
@@ -192,162 +186,6 @@ export class Client {
   }
 }
 
-export interface ResyncResult { sent: number; deleted: number; errors: ObjectError[] }
-
-interface Call { mutations: Mutation[]; resolve: () => void; reject: (e: Error) => void }
-interface Batch { id: number; calls?: Call[]; offset: number; end: boolean }
-
-export interface SessionOptions {
-  resyncKinds?: ObjectKind[];
-  maxBatch?: number;
-  onResync?: (r: ResyncResult) => void;
-}
-
-/**
- * Keeps one Sync stream open. Each time it connects it re-lists everything
- * lister() returns between resync markers, so Berth drops what the
- * orchestrator no longer holds, then sends upsert()/delete() calls, several per
- * request when they queue up. Calls sent on a stream that broke before their
- * acknowledgement are sent again after the next re-list.
- */
-export class Session {
-  private queue: Call[] = [];
-  private batchId = 0;
-  private readonly abort = new AbortController();
-  private wake?: () => void;
-  private stream?: grpc.ClientDuplexStream<SyncRequest, SyncResponse>;
-  private done?: Promise<void>;
-  /** Why the session stopped, when not through close(). */
-  error?: Error;
-
-  constructor(private readonly client: Client, private readonly lister: () => BerthObject[] | Promise<BerthObject[]>,
-    private readonly opts: SessionOptions = {}) {}
-
-  start(): this {
-    this.done = this.run();
-    return this;
-  }
-
-  async close(): Promise<void> {
-    this.abort.abort();
-    this.stream?.cancel();
-    this.wake?.();
-    await this.done;
-  }
-
-  upsert(...objects: BerthObject[]): Promise<void> {
-    return this.submit(objects.map((o) => Mutation.fromPartial({ op: { $case: "upsert", value: o } })));
-  }
-
-  delete(...refs: ObjectRef[]): Promise<void> {
-    return this.submit(refs.map((r) => Mutation.fromPartial({ op: { $case: "delete", value: r } })));
-  }
-
-  private submit(mutations: Mutation[]): Promise<void> {
-    if (!mutations.length) return Promise.resolve();
-    if (this.abort.signal.aborted) return Promise.reject(new SessionClosed("session closed"));
-    return new Promise((resolve, reject) => {
-      this.queue.push({ mutations, resolve, reject });
-      this.wake?.();
-    });
-  }
-
-  private async run(): Promise<void> {
-    let attempt = 0;
-    while (!this.abort.signal.aborted) {
-      await sleep(this.client.backoff.delay(attempt), this.abort.signal);
-      if (this.abort.signal.aborted) break;
-      try {
-        attempt = (await this.connect()) ? 0 : attempt + 1;
-      } catch (e) {
-        const code = (e as grpc.ServiceError).code;
-        if (code !== undefined && !RETRYABLE.has(code)) {
-          this.error = e as Error;
-          break;
-        }
-        attempt++;
-      }
-    }
-    this.abort.abort();
-    for (const c of this.queue.splice(0)) c.reject(new SessionClosed(this.error?.message ?? "session closed"));
-  }
-
-  private async connect(): Promise<boolean> {
-    const objects = await this.lister();
-    const max = Math.max(this.opts.maxBatch ?? 500, 1);
-    const inflight: Batch[] = [];
-    const result: ResyncResult = { sent: objects.length, deleted: 0, errors: [] };
-    let resynced = false;
-    const stream = this.client.state.sync(this.client.metadata(), { waitForReady: true } as Partial<grpc.CallOptions>);
-    this.stream = stream;
-    const send = (req: Partial<SyncRequest>, b: Omit<Batch, "id">) => {
-      const id = ++this.batchId;
-      inflight.push({ id, ...b });
-      stream.write(SyncRequest.fromPartial({ ...req, batchId: id }));
-    };
-    for (let off = 0; off === 0 || off < objects.length; off += max) {
-      const mutations = objects.slice(off, off + max).map((o) => Mutation.fromPartial({ op: { $case: "upsert", value: o } }));
-      send(off === 0 ? { mutations, resync: Resync.RESYNC_BEGIN, resyncKinds: this.opts.resyncKinds ?? [] } : { mutations },
-        { offset: off, end: false });
-    }
-    send({ resync: Resync.RESYNC_END }, { offset: 0, end: true });
-
-    let ended = false;
-    const pump = () => {
-      while (!ended && this.queue.length) {
-        const calls: Call[] = [];
-        let size = 0;
-        while (this.queue.length && (!calls.length || size + this.queue[0].mutations.length <= max)) {
-          const c = this.queue.shift()!;
-          calls.push(c);
-          size += c.mutations.length;
-        }
-        send({ mutations: calls.flatMap((c) => c.mutations) }, { calls, offset: 0, end: false });
-      }
-    };
-    try {
-      await new Promise<void>((resolve, reject) => {
-        stream.on("data", (resp: SyncResponse) => {
-          const b = inflight.shift();
-          if (!b || b.id !== resp.batchId) {
-            stream.cancel();
-            return reject(new Error(`berth: ack of batch ${resp.batchId} does not match a request`));
-          }
-          if (!b.calls) {
-            const err = batchError(-b.offset, 0, resp.errors);
-            if (err) result.errors.push(...err.errors);
-            if (b.end) {
-              result.deleted = resp.resyncDeleted;
-              resynced = true;
-              this.opts.onResync?.(result);
-              this.wake = pump;
-              pump();
-            }
-            return;
-          }
-          let start = 0;
-          for (const c of b.calls) {
-            const n = c.mutations.length;
-            const mine = resp.errors.filter((e) => e.index >= start && e.index < start + n);
-            const err = batchError(start, n - mine.length, mine, (i) => c.mutations[i]?.op?.$case === "delete");
-            if (err) c.reject(err); else c.resolve();
-            start += n;
-          }
-        });
-        stream.on("error", reject);
-        stream.on("end", () => resolve());
-      });
-    } finally {
-      ended = true;
-      this.wake = undefined;
-      this.stream = undefined;
-      // Unacknowledged calls go back to the head of the queue, in order.
-      this.queue.unshift(...inflight.flatMap((b) => b.calls ?? []));
-    }
-    return resynced;
-  }
-}
-
 export interface WatcherOptions {
   /** Revision to start from when the checkpoint holds none: 0 only new decisions, 1 the whole log. */
   startAt?: number;
@@ -360,8 +198,10 @@ export interface WatcherOptions {
 /**
  * Streams decisions to handler, in revision order, resuming from the
  * checkpoint after a disconnect or a server restart. Delivery is at least
- * once: handlers must be idempotent. A handler rejection stops run() with the
- * checkpoint holding that decision.
+ * once: handlers must be idempotent. A handler rejection stops run(), which
+ * rejects with it wrapped in a HandlerError (even a gRPC error, say from
+ * confirmBind, which is not retried as a broken stream would be); the
+ * checkpoint then holds that decision.
  */
 export class Watcher {
   private readonly abort = new AbortController();
@@ -393,9 +233,9 @@ export class Watcher {
             try {
               await this.handler(d);
             } catch (e) {
-              await this.checkpoint.save(d.revision);
               call.cancel();
-              throw e;
+              await this.checkpoint.save(d.revision);
+              throw new HandlerError(d.revision, e);
             }
             rev = d.revision + 1;
           }
@@ -405,6 +245,7 @@ export class Watcher {
         attempt = progressed ? 0 : attempt + 1;
       } catch (e) {
         const se = e as grpc.ServiceError;
+        if (e instanceof HandlerError) throw e;
         if (this.abort.signal.aborted) return;
         if (se.code === grpc.status.OUT_OF_RANGE) {
           const ce = new CompactedError(rev, oldestRevision(se.metadata));
@@ -414,7 +255,8 @@ export class Watcher {
           attempt = 0;
           continue;
         }
-        if (se.code === undefined || !RETRYABLE.has(se.code)) throw e;
+        const code = grpcCode(e);
+        if (code === undefined || !RETRYABLE.has(code)) throw e;
         attempt = progressed ? 0 : attempt + 1;
       } finally {
         this.call = undefined;

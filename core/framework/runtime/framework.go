@@ -54,7 +54,8 @@ type Framework struct {
 	// deterministic: see WithDeterministic (preemption_extras.go).
 	deterministic bool
 	// memo numbers pod signatures for the result memo (plan.go).
-	memo *memo
+	memo         *memo
+	noResultMemo bool
 }
 
 var (
@@ -86,6 +87,7 @@ func New(ctx context.Context, registry Registry, profile config.Profile, opts ..
 		waitingPods:   o.waitingPods,
 		metrics:       o.metrics,
 		deterministic: o.deterministic,
+		noResultMemo:  o.noResultMemo,
 	}
 	if tc, ok := o.clock.(TimerClock); ok {
 		f.timers = tc
@@ -150,7 +152,7 @@ func (f *Framework) build(ctx context.Context, registry Registry, profile *confi
 	for i, pl := range f.score {
 		f.scoreWeights[i] = f.weights[pl.Name()]
 	}
-	f.memo = newMemo(f.filter, f.score)
+	f.memo = newMemo(f.filter, f.score, !f.noResultMemo)
 	return nil
 }
 

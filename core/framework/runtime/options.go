@@ -23,6 +23,8 @@ type options struct {
 	metrics      Metrics
 	// deterministic: see WithDeterministic (preemption_extras.go).
 	deterministic bool
+	// noResultMemo: see WithoutResultMemo.
+	noResultMemo bool
 }
 
 func defaultOptions() options {
@@ -125,20 +127,20 @@ const (
 
 // TimerClock is a Clock that can also run a function after a delay. When
 // the injected clock implements it, Permit timeouts use it.
-type TimerClock interface {
-	framework.Clock
-	AfterFunc(d time.Duration, f func()) Timer
-}
+type TimerClock = framework.TimerClock
 
 // Timer is a pending AfterFunc call.
-type Timer interface {
-	// Stop prevents the call if it has not happened; it reports whether it
-	// did so.
-	Stop() bool
-}
+type Timer = framework.Timer
 
 type realClock struct{}
 
 func (realClock) Now() time.Time { return time.Now() }
 
 func (realClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+
+// WithoutResultMemo turns off the reuse of node-local plugin results
+// (plan.go): every plugin runs on every node for every pod. Tests use it
+// to check that the memo changes no outcome.
+func WithoutResultMemo() Option {
+	return func(o *options) { o.noResultMemo = true }
+}

@@ -74,7 +74,9 @@ type memo struct {
 // end.
 const maxSignatures = 1 << 14
 
-func newMemo(filters []framework.FilterPlugin, scores []framework.ScorePlugin) *memo {
+// newMemo finds the node-local plugins among filters and scores; with
+// enabled false, none is treated as such and nothing is remembered.
+func newMemo(filters []framework.FilterPlugin, scores []framework.ScorePlugin, enabled bool) *memo {
 	m := &memo{
 		sigs:        make(map[string]uint64),
 		localFilter: make([]bool, len(filters)),
@@ -83,7 +85,7 @@ func newMemo(filters []framework.FilterPlugin, scores []framework.ScorePlugin) *
 	seen := make(map[string]bool)
 	add := func(p framework.Plugin) bool {
 		sp, ok := p.(framework.SignPlugin)
-		if !ok {
+		if !ok || !enabled {
 			return false
 		}
 		if !seen[p.Name()] {

@@ -39,6 +39,7 @@ func (b *PodBuilder) Created(t time.Time) *PodBuilder { b.p.CreationTime = t; re
 func (b *PodBuilder) Started(t time.Time) *PodBuilder { b.p.StartTime = t; return b }
 func (b *PodBuilder) Ready() *PodBuilder              { b.p.Ready = true; return b }
 func (b *PodBuilder) Terminating() *PodBuilder        { b.p.Terminating = true; return b }
+func (b *PodBuilder) Preempted() *PodBuilder          { b.p.Preempted = true; return b }
 
 // Label adds a label.
 func (b *PodBuilder) Label(k, v string) *PodBuilder {
@@ -67,6 +68,18 @@ func (b *PodBuilder) HostPort(port int32, protocol, ip string) *PodBuilder {
 		Name:  "p" + itoa(len(b.p.Containers)),
 		Ports: []model.ContainerPort{{ContainerPort: port, HostPort: port, Protocol: protocol, HostIP: ip}},
 	})
+	return b
+}
+
+// Workload adds a workload selector matching the given labels.
+func (b *PodBuilder) Workload(matchLabels map[string]string) *PodBuilder {
+	b.p.WorkloadSelectors = append(b.p.WorkloadSelectors, model.LabelSelector{MatchLabels: matchLabels})
+	return b
+}
+
+// PodLevel sets the pod-level requests.
+func (b *PodBuilder) PodLevel(reqs model.ResourceList) *PodBuilder {
+	b.p.PodLevelRequests = reqs
 	return b
 }
 

@@ -242,4 +242,8 @@ func signRequests(pod *model.Pod, sig *framework.Signature) {
 	sig.Resources(&req.Requests)
 	sig.Int(req.NonZeroMilliCPU)
 	sig.Int(req.NonZeroMemory)
+	sig.Bool(req.FitScore != nil)
+	if req.FitScore != nil {
+		sig.Resources(req.FitScore)
+	}
 }

@@ -71,6 +71,8 @@ func (s *resourceScorer) podRequests(pod *model.Pod) []int64 {
 	out := make([]int64, len(s.resources))
 	for i, r := range s.resources {
 		switch {
+		case req.FitScore != nil && !s.useRequested:
+			out[i] = req.FitScore.Get(r.Name)
 		case r.Name == model.ResourceCPU && !s.useRequested:
 			out[i] = req.NonZeroMilliCPU
 		case r.Name == model.ResourceMemory && !s.useRequested:

@@ -28,9 +28,8 @@ const (
 // (kubescheduler.config.k8s.io/v1 PodTopologySpreadArgs).
 type Args struct {
 	// DefaultConstraints apply, with ListDefaulting, to pods without
-	// constraints of their own. They have no labelSelector: kube derives
-	// it from the workload objects selecting the pod (see the package
-	// comment: never in Berth).
+	// constraints of their own. They have no labelSelector: it is derived
+	// from the pod's workload selectors (see the package comment).
 	DefaultConstraints []model.TopologySpreadConstraint
 	// DefaultingType defaults to System.
 	DefaultingType DefaultingType

@@ -23,25 +23,80 @@ type constraint struct {
 	honorTaints   bool
 }
 
-// podConstraints compiles the pod's constraints with the given action.
+// systemDefaultConstraints are kube-scheduler's built-in cluster defaults
+// (defaultingType System): spread over hostnames with maxSkew 3 and over
+// zones with maxSkew 5, both ScheduleAnyway.
+func systemDefaultConstraints() []model.TopologySpreadConstraint {
+	return []model.TopologySpreadConstraint{
+		{TopologyKey: model.LabelHostname, WhenUnsatisfiable: model.ScheduleAnyway, MaxSkew: 3},
+		{TopologyKey: model.LabelZone, WhenUnsatisfiable: model.ScheduleAnyway, MaxSkew: 5},
+	}
+}
+
+// constraints compiles the constraints the pod is spread by for the given
+// action: its own, or, when it has none, the cluster defaults with the
+// selector of its workloads (see workloadSelector); a pod no workload
+// selects gets no defaults.
+func (pl *PodTopologySpread) constraints(pod *model.Pod, action model.UnsatisfiableConstraintAction) ([]constraint, error) {
+	if len(pod.TopologySpreadConstraints) > 0 {
+		return compileConstraints(pod.TopologySpreadConstraints, pod.Labels, action, nil)
+	}
+	if len(pl.defaults) == 0 {
+		return nil, nil
+	}
+	sel, err := workloadSelector(pod)
+	if err != nil || sel.IsEverything() || sel.IsNothing() {
+		return nil, err
+	}
+	return compileConstraints(pl.defaults, pod.Labels, action, &sel)
+}
+
+// requireAllKeys reports whether, when scoring, nodes lacking one of the
+// constraints' topology keys are left out. They are, except under the
+// System defaults, so that nodes without a zone label still get hostname
+// spreading.
+func (pl *PodTopologySpread) requireAllKeys(pod *model.Pod) bool {
+	return len(pod.TopologySpreadConstraints) > 0 || !pl.systemDefaulted
+}
+
+// workloadSelector ANDs the selectors of the workloads selecting the pod,
+// as kube-scheduler merges the selectors of the Services, controllers and
+// stateful sets that select it. Everything when there are none.
+func workloadSelector(pod *model.Pod) (model.Selector, error) {
+	sel := model.Everything()
+	for i := range pod.WorkloadSelectors {
+		s, err := pod.WorkloadSelectors[i].Compile()
+		if err != nil {
+			return model.Nothing(), fmt.Errorf("workloadSelectors[%d]: %w", i, err)
+		}
+		sel = sel.And(s)
+	}
+	return sel, nil
+}
+
+// compileConstraints compiles the constraints with the given action.
 // matchLabelKeys are merged into the selector with the pod's own values,
-// ANDed with its labelSelector (a nil labelSelector still selects nothing).
-// A pod without constraints gets none: see the package comment on cluster
-// defaults.
-func podConstraints(pod *model.Pod, action model.UnsatisfiableConstraintAction) ([]constraint, error) {
+// ANDed with its labelSelector (a nil labelSelector still selects
+// nothing). A non-nil override replaces every selector (cluster defaults).
+func compileConstraints(in []model.TopologySpreadConstraint, podLabels map[string]string, action model.UnsatisfiableConstraintAction, override *model.Selector) ([]constraint, error) {
 	var out []constraint
-	for i := range pod.TopologySpreadConstraints {
-		c := &pod.TopologySpreadConstraints[i]
+	for i := range in {
+		c := &in[i]
 		if c.WhenUnsatisfiable != action {
 			continue
 		}
-		sel, err := c.LabelSelector.Compile()
-		if err != nil {
-			return nil, fmt.Errorf("topologySpreadConstraints[%d].labelSelector: %w", i, err)
-		}
-		for _, k := range c.MatchLabelKeys {
-			if v, ok := pod.Labels[k]; ok {
-				sel = sel.AddIn(k, v)
+		var sel model.Selector
+		if override != nil {
+			sel = *override
+		} else {
+			var err error
+			if sel, err = c.LabelSelector.Compile(); err != nil {
+				return nil, fmt.Errorf("topologySpreadConstraints[%d].labelSelector: %w", i, err)
+			}
+			for _, k := range c.MatchLabelKeys {
+				if v, ok := podLabels[k]; ok {
+					sel = sel.AddIn(k, v)
+				}
 			}
 		}
 		cc := constraint{

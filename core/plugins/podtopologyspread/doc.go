@@ -26,10 +26,15 @@
 // matchLabelKeys are merged into each constraint's selector with the pod's
 // own label values, as kube-scheduler 1.36 does.
 //
-// Cluster default constraints (args defaultConstraints with defaultingType
-// List, or the built-in System defaults) are decoded and validated but
-// never apply in Berth: kube-scheduler builds their selector from the
-// Services, ReplicationControllers, ReplicaSets and StatefulSets that
-// select the pod, and Berth has none of those objects, so kube would
-// derive an empty selector and skip them too.
+// A pod without constraints of its own gets the cluster default
+// constraints: the built-in System ones (hostname maxSkew 3 and zone
+// maxSkew 5, both ScheduleAnyway) or, with defaultingType List, the args'
+// defaultConstraints. Their selector is the AND of the pod's
+// WorkloadSelectors: the selectors of its controller (ReplicaSet,
+// StatefulSet, ReplicationController) and of the Services matching it,
+// which kube-scheduler merges into one selector the same way. A pod
+// without workload selectors (or only empty ones) gets no defaults. Under
+// System defaulting, scoring keeps the nodes lacking a topology key (they
+// form the domain "" and get no score for that key) instead of ignoring
+// them, so nodes without a zone label still get hostname spreading.
 package podtopologyspread

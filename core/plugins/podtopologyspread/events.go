@@ -18,12 +18,12 @@ func (pl *PodTopologySpread) EventsToRegister(context.Context) ([]framework.Clus
 		{
 			Event: framework.ClusterEvent{Resource: framework.EventPod,
 				ActionType: framework.ActionAdd | framework.ActionUpdatePodLabel | framework.ActionUpdatePodToleration | framework.ActionDelete},
-			QueueingHintFn: isSchedulableAfterPodChange,
+			QueueingHintFn: pl.isSchedulableAfterPodChange,
 		},
 		{
 			Event: framework.ClusterEvent{Resource: framework.EventNode,
 				ActionType: framework.ActionAdd | framework.ActionDelete | framework.ActionUpdateNodeLabel | framework.ActionUpdateNodeTaint},
-			QueueingHintFn: isSchedulableAfterNodeChange,
+			QueueingHintFn: pl.isSchedulableAfterNodeChange,
 		},
 	}, nil
 }
@@ -45,7 +45,7 @@ func involved(other, pod *model.Pod) bool {
 // of its DoNotSchedule constraints selects is added or deleted, when a
 // relabelling changes whether a constraint selects a pod, and when the
 // pod itself gains tolerations while a constraint honors taints.
-func isSchedulableAfterPodChange(pod *model.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+func (pl *PodTopologySpread) isSchedulableAfterPodChange(pod *model.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
 	old, updated, err := helper.As[*model.Pod](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, err
@@ -53,7 +53,7 @@ func isSchedulableAfterPodChange(pod *model.Pod, oldObj, newObj any) (framework.
 	if (updated != nil && !involved(updated, pod)) || (old != nil && !involved(old, pod)) {
 		return framework.QueueSkip, nil
 	}
-	cs, err := podConstraints(pod, model.DoNotSchedule)
+	cs, err := pl.constraints(pod, model.DoNotSchedule)
 	if err != nil {
 		return framework.Queue, err
 	}
@@ -113,12 +113,12 @@ func tolerationsEqual(a, b []model.Toleration) bool {
 // topology key of its DoNotSchedule constraints is added or deleted, when
 // an update makes a node gain or lose one of those keys, and when a node
 // with all of them changes their values or its taints.
-func isSchedulableAfterNodeChange(pod *model.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+func (pl *PodTopologySpread) isSchedulableAfterNodeChange(pod *model.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
 	old, updated, err := helper.As[*model.Node](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, err
 	}
-	cs, err := podConstraints(pod, model.DoNotSchedule)
+	cs, err := pl.constraints(pod, model.DoNotSchedule)
 	if err != nil {
 		return framework.Queue, err
 	}

@@ -92,7 +92,7 @@ type domainCount struct {
 // PreFilter counts the pods each DoNotSchedule constraint selects per
 // domain. It Skips pods without such constraints.
 func (pl *PodTopologySpread) PreFilter(ctx context.Context, state *framework.CycleState, pod *model.Pod, nodes []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
-	cs, err := podConstraints(pod, model.DoNotSchedule)
+	cs, err := pl.constraints(pod, model.DoNotSchedule)
 	if err != nil {
 		return nil, framework.AsStatus(err)
 	}

@@ -89,14 +89,50 @@ func TestFilter(t *testing.T) {
 	}
 	zone1 := spread(zone, 1, model.DoNotSchedule)
 	noPool := model.NodeSelectorTerm{MatchExpressions: []model.NodeSelectorRequirement{{Key: "pool", Operator: model.NodeSelectorOpDoesNotExist}}}
+	listZone1 := `{"defaultingType":"List","defaultConstraints":[{"maxSkew":1,"topologyKey":"topology.kubernetes.io/zone","whenUnsatisfiable":"DoNotSchedule"}]}`
 	tests := []struct {
 		name     string
+		args     string // PodTopologySpreadArgs; "" the defaults
 		nodes    []*model.Node
 		running  []*model.Pod
 		pod      *model.Pod
 		wantSkip bool
 		want     map[string]result
 	}{
+		{
+			name:    "List defaults filter with the workload selector",
+			args:    listZone1,
+			running: web(running("web", "a1", 1), running("web", "a2", 1), running("web", "b1", 1)),
+			pod:     mt.MakePod("p").Label("app", "web").Workload(map[string]string{"app": "web"}).Obj(),
+			want:    map[string]result{"a1": skewFail, "a2": skewFail, "b1": skewFail, "c1": pass, "nozone": labelFail},
+		},
+		{
+			name:     "no workload selector, no defaults",
+			args:     listZone1,
+			running:  web(running("web", "a1", 1), running("web", "a2", 1), running("web", "b1", 1)),
+			pod:      mt.MakePod("p").Label("app", "web").Obj(),
+			wantSkip: true,
+		},
+		{
+			name:     "empty workload selectors, no defaults",
+			args:     listZone1,
+			running:  web(running("web", "a1", 1), running("web", "a2", 1), running("web", "b1", 1)),
+			pod:      mt.MakePod("p").Label("app", "web").Workload(nil).Obj(),
+			wantSkip: true,
+		},
+		{
+			name:    "the pod's own constraints replace the defaults",
+			args:    listZone1,
+			running: web(running("web", "a1", 2), running("web", "a2", 1)),
+			pod:     mt.MakePod("p").Label("app", "web").Workload(map[string]string{"app": "web"}).Spread(spread(host, 1, model.DoNotSchedule)).Obj(),
+			want:    map[string]result{"a1": skewFail, "a2": skewFail, "b1": pass, "c1": pass, "nozone": pass},
+		},
+		{
+			name:     "System defaults only score",
+			running:  web(running("web", "a1", 1), running("web", "a2", 1), running("web", "b1", 1)),
+			pod:      mt.MakePod("p").Label("app", "web").Workload(map[string]string{"app": "web"}).Obj(),
+			wantSkip: true,
+		},
 		{
 			name:     "no DoNotSchedule constraint",
 			running:  running("web", "a1", 1),
@@ -239,7 +275,7 @@ func TestFilter(t *testing.T) {
 				layout = zones()
 			}
 			nodes := cluster(layout, tc.running...)
-			pl := newPlugin(t, plugintest.NewListerHandle(nodes, nil), "")
+			pl := newPlugin(t, plugintest.NewListerHandle(nodes, nil), tc.args)
 			state := newState()
 			_, st := pl.PreFilter(t.Context(), state, tc.pod, nodes)
 			if tc.wantSkip {

@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/plugins/names"
 )
 
@@ -32,6 +33,10 @@ type PodTopologySpread struct {
 	args     Args
 	handle   framework.Handle
 	parallel framework.Parallelizer
+	// defaults are the cluster default constraints for pods without their
+	// own: the System ones or the args' list.
+	defaults        []model.TopologySpreadConstraint
+	systemDefaulted bool
 }
 
 var (
@@ -62,7 +67,11 @@ func NewWithArgs(args Args, h framework.Handle) (*PodTopologySpread, error) {
 	if err := args.Validate(); err != nil {
 		return nil, err
 	}
-	return &PodTopologySpread{args: args, handle: h, parallel: h.Parallelizer()}, nil
+	pl := &PodTopologySpread{args: args, handle: h, parallel: h.Parallelizer(), defaults: args.DefaultConstraints}
+	if args.DefaultingType == SystemDefaulting {
+		pl.defaults, pl.systemDefaulted = systemDefaultConstraints(), true
+	}
+	return pl, nil
 }
 
 // Name returns Name.

@@ -46,7 +46,7 @@ func (pl *PodTopologySpread) PreScore(ctx context.Context, state *framework.Cycl
 	if len(all) == 0 {
 		return framework.NewStatus(framework.Skip)
 	}
-	cs, err := podConstraints(pod, model.ScheduleAnyway)
+	cs, err := pl.constraints(pod, model.ScheduleAnyway)
 	if err != nil {
 		return framework.AsStatus(err)
 	}
@@ -57,15 +57,17 @@ func (pl *PodTopologySpread) PreScore(ctx context.Context, state *framework.Cycl
 	for i := range cs {
 		s.counts[i] = make(map[string]int64)
 	}
+	requireAll := pl.requireAllKeys(pod)
 	for _, ni := range feasible {
 		node := ni.Node()
-		if !hasAllKeys(node, cs) {
+		if requireAll && !hasAllKeys(node, cs) {
 			if s.ignored == nil {
 				s.ignored = make(map[string]struct{})
 			}
 			s.ignored[node.Name] = struct{}{}
 			continue
 		}
+		// Without requireAll, nodes lacking a key make up the domain "".
 		for i := range cs {
 			if !cs[i].hostname {
 				s.counts[i][node.Labels[cs[i].topologyKey]] = 0
@@ -84,7 +86,7 @@ func (pl *PodTopologySpread) PreScore(ctx context.Context, state *framework.Cycl
 		var list []domainCount
 		for _, ni := range all[lo:hi] {
 			node := ni.Node()
-			if node == nil || !hasAllKeys(node, cs) {
+			if node == nil || requireAll && !hasAllKeys(node, cs) {
 				continue
 			}
 			in := inclusion{pod: pod}

@@ -15,14 +15,48 @@ import (
 func TestScore(t *testing.T) {
 	// web pods: a1 2, a2 1, b1 1 (z1 3, z2 1, z3 0).
 	webPods := append(append(running("web", "a1", 2), running("web", "a2", 1)...), running("web", "b1", 1)...)
+	webSet := map[string]string{"app": "web"}
 	tests := []struct {
 		name     string
+		args     string // PodTopologySpreadArgs; "" the defaults
 		pod      *model.Pod
 		feasible []string // nil: every node
 		wantSkip bool
 		wantRaw  map[string]int64
 		want     map[string]int64
 	}{
+		{
+			// System defaults: hostname maxSkew 3 over 5 hosts (weight
+			// ln 7, +2) and zone maxSkew 5 over 4 domains, nozone's ""
+			// among them (weight ln 6, +4); nozone is not ignored but gets
+			// no zone term. a1 2*1.95+2 + 3*1.79+4 = 15.3, a2 13.3, b1
+			// 9.7, c1 6, nozone 2.
+			name:    "System defaults from the workload selectors",
+			pod:     mt.MakePod("p").Label("app", "web").Workload(webSet).Obj(),
+			wantRaw: map[string]int64{"a1": 15, "a2": 13, "b1": 10, "c1": 6, "nozone": 2},
+			want:    map[string]int64{"a1": 13, "a2": 26, "b1": 46, "c1": 73, "nozone": 100},
+		},
+		{
+			name:     "no workload selector, no defaults",
+			pod:      mt.MakePod("p").Label("app", "web").Obj(),
+			wantSkip: true,
+		},
+		{
+			// tier=x selects none of the web pods: every count is 0.
+			name:    "workload selectors are ANDed",
+			pod:     mt.MakePod("p").Label("app", "web").Label("tier", "x").Workload(webSet).Workload(map[string]string{"tier": "x"}).Obj(),
+			wantRaw: map[string]int64{"a1": 6, "a2": 6, "b1": 6, "c1": 6, "nozone": 2},
+			want:    map[string]int64{"a1": 33, "a2": 33, "b1": 33, "c1": 33, "nozone": 100},
+		},
+		{
+			// List defaults: nodes lacking a key are ignored, as for
+			// constraints of the pod's own (the "zone" case below).
+			name:    "List defaults",
+			args:    `{"defaultingType":"List","defaultConstraints":[{"maxSkew":1,"topologyKey":"topology.kubernetes.io/zone","whenUnsatisfiable":"ScheduleAnyway"}]}`,
+			pod:     mt.MakePod("p").Label("app", "web").Workload(webSet).Obj(),
+			wantRaw: map[string]int64{"a1": 5, "a2": 5, "b1": 2, "c1": 0, "nozone": 0},
+			want:    map[string]int64{"a1": 0, "a2": 0, "b1": 60, "c1": 100, "nozone": 0},
+		},
 		{
 			name:     "no ScheduleAnyway constraint",
 			pod:      mt.MakePod("p").Label("app", "web").Spread(spread(zone, 1, model.DoNotSchedule)).Obj(),
@@ -62,7 +96,7 @@ func TestScore(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			nodes := cluster(zones(), webPods...)
-			pl := newPlugin(t, plugintest.NewListerHandle(nodes, nil), "")
+			pl := newPlugin(t, plugintest.NewListerHandle(nodes, nil), tc.args)
 			feasible := nodes
 			if tc.feasible != nil {
 				feasible = nil

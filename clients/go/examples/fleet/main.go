@@ -2,7 +2,13 @@
 // registers a few nodes, submits pods (one that must preempt, one that can
 // never fit), binds what Berth binds, deletes what Berth evicts, and exits 0
 // once every schedulable pod runs and the one that cannot fit was reported
-// unschedulable.
+// unschedulable. It fails if Berth binds one of its pods twice.
+//
+// Its session re-lists nodes, pods and priority classes. Berth scopes a
+// re-list by kind only, so each re-list deletes every node, pod and priority
+// class that this example did not send, including another orchestrator's:
+// run it against a berthd of its own (clients/run-examples runs the three
+// examples one after another), not one that a real orchestrator uses.
 //
 //	go run ./clients/go/examples/fleet --server 127.0.0.1:7070
 package main
@@ -57,6 +63,7 @@ type cluster struct {
 	run           string                     // this run's id, in every uid
 	pods          map[string]*berthv1.Pod    // by name
 	other         map[string]*berthv1.Object // nodes and priority classes, by name
+	bindRevision  map[string]uint64          // pod -> revision of the Bind it runs by
 	evicted       map[string]bool
 	unschedulable map[string]string // pod -> message
 	changed       chan struct{}     // capacity 1
@@ -94,7 +101,10 @@ func priorityClass(name string, value int32) *berthv1.Object {
 	return &berthv1.Object{Kind: &berthv1.Object_PriorityClass{PriorityClass: &berthv1.PriorityClass{Name: prefix + name, Value: value}}}
 }
 
-func (c *cluster) pod(name, class string, milliCPU int64) *berthv1.Pod {
+// addPod records a new pod and returns a copy to send to Berth: the record
+// first, then Berth, as the session requires (its re-list, which reads the
+// record, supersedes calls made before it).
+func (c *cluster) addPod(name, class string, milliCPU int64) *berthv1.Object {
 	p := &berthv1.Pod{
 		Namespace: namespace, Name: name, Uid: name + "-" + c.run,
 		PriorityClassName: prefix + class,
@@ -102,17 +112,9 @@ func (c *cluster) pod(name, class string, milliCPU int64) *berthv1.Pod {
 		Containers:        []*berthv1.Container{{Name: "main", Requests: map[string]int64{"cpu": milliCPU, "memory": 256 << 20}}},
 	}
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.pods[name] = p
-	c.mu.Unlock()
-	return p
-}
-
-func objs(pods ...*berthv1.Pod) []*berthv1.Object {
-	out := make([]*berthv1.Object, len(pods))
-	for i, p := range pods {
-		out[i] = &berthv1.Object{Kind: &berthv1.Object_Pod{Pod: proto.Clone(p).(*berthv1.Pod)}}
-	}
-	return out
+	return &berthv1.Object{Kind: &berthv1.Object_Pod{Pod: proto.Clone(p).(*berthv1.Pod)}}
 }
 
 func run(ctx context.Context, server, token string) error {
@@ -128,17 +130,24 @@ func run(ctx context.Context, server, token string) error {
 
 	c := &cluster{
 		run:  fmt.Sprintf("%x", time.Now().UnixNano()),
-		pods: map[string]*berthv1.Pod{}, other: map[string]*berthv1.Object{},
+		pods: map[string]*berthv1.Pod{}, other: map[string]*berthv1.Object{}, bindRevision: map[string]uint64{},
 		evicted: map[string]bool{}, unschedulable: map[string]string{}, changed: make(chan struct{}, 1),
 	}
 	for _, o := range []*berthv1.Object{node("n1"), node("n2"), node("n3"), priorityClass("low", 100), priorityClass("high", 1000)} {
 		c.other[o.GetNode().GetName()+o.GetPriorityClass().GetName()] = o
 	}
-	// Only this orchestrator's kinds are re-listed; the session sends the
-	// nodes and priority classes above on connect.
-	session := bc.NewSession(c.list)
+	// Three low-priority batch jobs fill three quarters of every node. They
+	// are in the record before the session starts, so its first re-list
+	// sends them with the nodes and priority classes: no Upsert needed.
+	c.addPod("batch-1", "low", 1500)
+	c.addPod("batch-2", "low", 1500)
+	c.addPod("batch-3", "low", 1500)
+	// The re-list is scoped to the kinds this example sends, which the API
+	// allows; within a kind it is global (see the package comment).
+	session := bc.NewSession(c.list, client.ResyncKinds(berthv1.ObjectKind_OBJECT_KIND_NODE,
+		berthv1.ObjectKind_OBJECT_KIND_POD, berthv1.ObjectKind_OBJECT_KIND_PRIORITY_CLASS))
 	watcher := bc.NewWatcher(&client.MemoryCheckpoint{}, func(ctx context.Context, d *berthv1.Decision) error {
-		return c.handle(ctx, bc, session, d)
+		return c.handle(ctx, session, d)
 	}, client.StartAt(1), client.OnCompacted(func(_ context.Context, ce *client.CompactedError) (uint64, error) {
 		return ce.Oldest, nil // nothing of this run was compacted: it just started
 	}))
@@ -149,19 +158,14 @@ func run(ctx context.Context, server, token string) error {
 	go func() { errs <- session.Run(ctx) }()
 	go func() { errs <- watcher.Run(ctx) }()
 
-	// Three low-priority batch jobs fill three quarters of every node.
-	batch := []*berthv1.Pod{c.pod("batch-1", "low", 1500), c.pod("batch-2", "low", 1500), c.pod("batch-3", "low", 1500)}
-	if err := session.Upsert(ctx, objs(batch...)...); err != nil {
-		return fmt.Errorf("submit batch pods: %w", err)
-	}
-	fmt.Println("submitted 3 nodes and 3 low-priority batch pods")
+	fmt.Println("registered 3 nodes and 3 low-priority batch pods")
 	if err := c.await(ctx, errs, func() bool { return c.running("batch-1", "batch-2", "batch-3") }); err != nil {
 		return fmt.Errorf("waiting for the batch pods: %w", err)
 	}
 	// A high-priority pod that fits nowhere unless a batch job goes, and one
 	// that no node can ever hold.
-	urgent := []*berthv1.Pod{c.pod("critical", "high", 1000), c.pod(neverFits, "low", 64000)}
-	if err := session.Upsert(ctx, objs(urgent...)...); err != nil {
+	urgent := []*berthv1.Object{c.addPod("critical", "high", 1000), c.addPod(neverFits, "low", 64000)}
+	if err := session.Upsert(ctx, urgent...); err != nil {
 		return fmt.Errorf("submit urgent pods: %w", err)
 	}
 	fmt.Println("submitted critical (must preempt) and huge (never fits)")
@@ -174,7 +178,7 @@ func run(ctx context.Context, server, token string) error {
 }
 
 // handle acts on one decision about this run's pods.
-func (c *cluster) handle(ctx context.Context, bc *client.Client, session *client.Session, d *berthv1.Decision) error {
+func (c *cluster) handle(ctx context.Context, session *client.Session, d *berthv1.Decision) error {
 	ref := d.GetPod()
 	c.mu.Lock()
 	p := c.pods[ref.GetName()]
@@ -185,11 +189,22 @@ func (c *cluster) handle(ctx context.Context, bc *client.Client, session *client
 	}
 	switch a := d.GetAction().(type) {
 	case *berthv1.Decision_Bind:
-		// "Start" the pod, then confirm; the re-list now carries node_name.
+		// "Start" the pod, then confirm the bind by upserting it with
+		// node_name set (the API's other confirmation, equivalent to
+		// ReportBindResult CONFIRMED). Through the session it is ordered
+		// after every earlier upsert of the pod, so no older, pending copy
+		// can arrive after it and undo it.
 		c.mu.Lock()
+		if rev := c.bindRevision[ref.GetName()]; rev != 0 && rev != d.GetRevision() {
+			c.mu.Unlock()
+			return fmt.Errorf("pod %s bound twice: to %s at revision %d, to %s at revision %d",
+				ref.GetName(), p.GetNodeName(), rev, a.Bind.GetNode(), d.GetRevision())
+		}
+		c.bindRevision[ref.GetName()] = d.GetRevision()
 		p.NodeName = a.Bind.GetNode()
+		running := &berthv1.Object{Kind: &berthv1.Object_Pod{Pod: proto.Clone(p).(*berthv1.Pod)}}
 		c.mu.Unlock()
-		if err := bc.ConfirmBind(ctx, d); err != nil {
+		if err := session.Upsert(ctx, running); err != nil {
 			return err
 		}
 		fmt.Printf("rev %d: bind %s -> %s (confirmed)\n", d.GetRevision(), ref.GetName(), a.Bind.GetNode())

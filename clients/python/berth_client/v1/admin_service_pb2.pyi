@@ -1,4 +1,5 @@
 from berth_client.v1 import decision_pb2 as _decision_pb2
+from berth_client.v1 import node_pb2 as _node_pb2
 from berth_client.v1 import object_pb2 as _object_pb2
 from berth_client.v1 import pod_pb2 as _pod_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
@@ -62,6 +63,31 @@ class ExplainResponse(_message.Message):
     state: QueueState
     def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., scheduler_name: _Optional[str] = ..., priority: _Optional[int] = ..., state: _Optional[_Union[QueueState, str]] = ..., attempts: _Optional[int] = ..., backoff_until: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., nominated_node: _Optional[str] = ..., node: _Optional[str] = ..., bind_revision: _Optional[int] = ..., last_diagnosis: _Optional[_Union[_decision_pb2.Unschedulable, _Mapping]] = ..., rejecting_plugins: _Optional[_Iterable[str]] = ..., last_attempt_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., enqueued_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., last_bind_failure: _Optional[str] = ...) -> None: ...
 
+class ListNodesRequest(_message.Message):
+    __slots__ = ["match_labels", "page_size", "page_token"]
+    class MatchLabelsEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    MATCH_LABELS_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    match_labels: _containers.ScalarMap[str, str]
+    page_size: int
+    page_token: str
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., match_labels: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class ListNodesResponse(_message.Message):
+    __slots__ = ["next_page_token", "nodes"]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    NODES_FIELD_NUMBER: _ClassVar[int]
+    next_page_token: str
+    nodes: _containers.RepeatedCompositeFieldContainer[NodeUsage]
+    def __init__(self, nodes: _Optional[_Iterable[_Union[NodeUsage, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
 class ListNominationsRequest(_message.Message):
     __slots__ = ["node", "page_size", "page_token"]
     NODE_FIELD_NUMBER: _ClassVar[int]
@@ -100,6 +126,56 @@ class ListPendingResponse(_message.Message):
     pods: _containers.RepeatedCompositeFieldContainer[PendingPod]
     def __init__(self, pods: _Optional[_Iterable[_Union[PendingPod, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
+class NodeUsage(_message.Message):
+    __slots__ = ["allocatable", "labels", "name", "nominated_pod_count", "non_zero_requested", "pod_count", "requested", "taints", "unschedulable"]
+    class AllocatableEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    class LabelsEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    class NonZeroRequestedEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    class RequestedEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    ALLOCATABLE_FIELD_NUMBER: _ClassVar[int]
+    LABELS_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    NOMINATED_POD_COUNT_FIELD_NUMBER: _ClassVar[int]
+    NON_ZERO_REQUESTED_FIELD_NUMBER: _ClassVar[int]
+    POD_COUNT_FIELD_NUMBER: _ClassVar[int]
+    REQUESTED_FIELD_NUMBER: _ClassVar[int]
+    TAINTS_FIELD_NUMBER: _ClassVar[int]
+    UNSCHEDULABLE_FIELD_NUMBER: _ClassVar[int]
+    allocatable: _containers.ScalarMap[str, int]
+    labels: _containers.ScalarMap[str, str]
+    name: str
+    nominated_pod_count: int
+    non_zero_requested: _containers.ScalarMap[str, int]
+    pod_count: int
+    requested: _containers.ScalarMap[str, int]
+    taints: _containers.RepeatedCompositeFieldContainer[_node_pb2.Taint]
+    unschedulable: bool
+    def __init__(self, name: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., taints: _Optional[_Iterable[_Union[_node_pb2.Taint, _Mapping]]] = ..., unschedulable: bool = ..., allocatable: _Optional[_Mapping[str, int]] = ..., requested: _Optional[_Mapping[str, int]] = ..., non_zero_requested: _Optional[_Mapping[str, int]] = ..., pod_count: _Optional[int] = ..., nominated_pod_count: _Optional[int] = ...) -> None: ...
+
 class NodeVerdict(_message.Message):
     __slots__ = ["feasible", "node", "plugin_scores", "reasons", "total_score"]
     class PluginScoresEntry(_message.Message):
@@ -122,16 +198,18 @@ class NodeVerdict(_message.Message):
     def __init__(self, node: _Optional[str] = ..., feasible: bool = ..., reasons: _Optional[_Iterable[str]] = ..., total_score: _Optional[int] = ..., plugin_scores: _Optional[_Mapping[str, int]] = ...) -> None: ...
 
 class Nomination(_message.Message):
-    __slots__ = ["node", "pod", "priority", "revision"]
+    __slots__ = ["node", "pod", "priority", "restored", "revision"]
     NODE_FIELD_NUMBER: _ClassVar[int]
     POD_FIELD_NUMBER: _ClassVar[int]
     PRIORITY_FIELD_NUMBER: _ClassVar[int]
+    RESTORED_FIELD_NUMBER: _ClassVar[int]
     REVISION_FIELD_NUMBER: _ClassVar[int]
     node: str
     pod: _object_pb2.PodRef
     priority: int
+    restored: bool
     revision: int
-    def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., node: _Optional[str] = ..., priority: _Optional[int] = ..., revision: _Optional[int] = ...) -> None: ...
+    def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., node: _Optional[str] = ..., priority: _Optional[int] = ..., revision: _Optional[int] = ..., restored: bool = ...) -> None: ...
 
 class PendingPod(_message.Message):
     __slots__ = ["attempts", "bind_revision", "enqueued_time", "node", "nominated_node", "pod", "priority", "scheduler_name", "state"]

@@ -8,6 +8,23 @@ from berth_client.v1 import admin_service_pb2 as berth_dot_v1_dot_admin__service
 class AdminServiceStub(object):
     """AdminService answers questions about the scheduler for operators and
     tools. Nothing in it changes what the scheduler does.
+
+    Every RPC of berth.v1 may also fail with these codes, which no RPC lists
+    again:
+    - UNAUTHENTICATED: berthd runs with --token-file and the call carries no
+    "authorization: Bearer <token>" metadata, a malformed one, or a token
+    the file does not list;
+    - PERMISSION_DENIED: the token is read-only and the RPC changes state
+    (every StateService RPC); DecisionService and AdminService accept
+    read-only tokens;
+    - UNAVAILABLE: berthd is unreachable or shutting down; also what client
+    libraries report when the TLS handshake fails, for example without a
+    client certificate berthd's --tls-client-ca accepts;
+    - RESOURCE_EXHAUSTED: a request message larger than berthd accepts
+    (16 MiB);
+    - DEADLINE_EXCEEDED, CANCELLED: the caller's deadline passed or the
+    caller cancelled;
+    - INTERNAL: a bug in Berth; the status message says what failed.
     """
 
     def __init__(self, channel):
@@ -41,11 +58,33 @@ class AdminServiceStub(object):
                 request_serializer=berth_dot_v1_dot_admin__service__pb2.QueueStatsRequest.SerializeToString,
                 response_deserializer=berth_dot_v1_dot_admin__service__pb2.QueueStatsResponse.FromString,
                 )
+        self.ListNodes = channel.unary_unary(
+                '/berth.v1.AdminService/ListNodes',
+                request_serializer=berth_dot_v1_dot_admin__service__pb2.ListNodesRequest.SerializeToString,
+                response_deserializer=berth_dot_v1_dot_admin__service__pb2.ListNodesResponse.FromString,
+                )
 
 
 class AdminServiceServicer(object):
     """AdminService answers questions about the scheduler for operators and
     tools. Nothing in it changes what the scheduler does.
+
+    Every RPC of berth.v1 may also fail with these codes, which no RPC lists
+    again:
+    - UNAUTHENTICATED: berthd runs with --token-file and the call carries no
+    "authorization: Bearer <token>" metadata, a malformed one, or a token
+    the file does not list;
+    - PERMISSION_DENIED: the token is read-only and the RPC changes state
+    (every StateService RPC); DecisionService and AdminService accept
+    read-only tokens;
+    - UNAVAILABLE: berthd is unreachable or shutting down; also what client
+    libraries report when the TLS handshake fails, for example without a
+    client certificate berthd's --tls-client-ca accepts;
+    - RESOURCE_EXHAUSTED: a request message larger than berthd accepts
+    (16 MiB);
+    - DEADLINE_EXCEEDED, CANCELLED: the caller's deadline passed or the
+    caller cancelled;
+    - INTERNAL: a bug in Berth; the status message says what failed.
     """
 
     def Explain(self, request, context):
@@ -80,7 +119,8 @@ class AdminServiceServicer(object):
         "pods[2].containers[0].name";
         - FAILED_PRECONDITION: scheduler_name, or a pod's, names no profile
         Berth runs, or a pod names an unknown PriorityClass;
-        - RESOURCE_EXHAUSTED: the request exceeds the message size limit.
+        - UNIMPLEMENTED: this berthd was built without a plugin registry to
+        simulate with (berthd itself always has one).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -103,6 +143,9 @@ class AdminServiceServicer(object):
         """ListNominations lists the nominations in force (see Nominate), ordered
         by pod namespace then name, one page at a time.
 
+        Nominations restored from Berth's store at startup are listed too, with
+        restored set, until their pods are re-sent (see Nomination.restored).
+
         Fails with INVALID_ARGUMENT: page_size negative or page_token
         malformed.
         """
@@ -114,10 +157,24 @@ class AdminServiceServicer(object):
         """QueueStats counts the pods in each state and the scheduling attempts
         made since Berth started.
 
-        Fails with:
-        - NOT_FOUND: scheduler_name is neither a profile Berth runs nor the
-        scheduler_name of a pod Berth holds (pods of schedulers Berth does
-        not run are counted as QUEUE_STATE_IGNORED).
+        Fails with NOT_FOUND: scheduler_name is set, Berth runs no profile of
+        that name and holds no pod naming it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListNodes(self, request, context):
+        """ListNodes lists the nodes Berth holds with what their pods use, ordered
+        by name, one page at a time: the scheduler's own accounting, the
+        numbers its filters and scores work with. Pods count on a node from the
+        moment Berth binds them there (QUEUE_STATE_BINDING) or the caller sends
+        them with node_name set, until they are deleted, whether or not they
+        are terminating. Pages are read from the live cluster, not a snapshot:
+        a node added or removed between pages may be missed.
+
+        Fails with INVALID_ARGUMENT: page_size negative, page_token malformed
+        or match_labels holding an empty key.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -151,6 +208,11 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     request_deserializer=berth_dot_v1_dot_admin__service__pb2.QueueStatsRequest.FromString,
                     response_serializer=berth_dot_v1_dot_admin__service__pb2.QueueStatsResponse.SerializeToString,
             ),
+            'ListNodes': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListNodes,
+                    request_deserializer=berth_dot_v1_dot_admin__service__pb2.ListNodesRequest.FromString,
+                    response_serializer=berth_dot_v1_dot_admin__service__pb2.ListNodesResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'berth.v1.AdminService', rpc_method_handlers)
@@ -161,6 +223,23 @@ def add_AdminServiceServicer_to_server(servicer, server):
 class AdminService(object):
     """AdminService answers questions about the scheduler for operators and
     tools. Nothing in it changes what the scheduler does.
+
+    Every RPC of berth.v1 may also fail with these codes, which no RPC lists
+    again:
+    - UNAUTHENTICATED: berthd runs with --token-file and the call carries no
+    "authorization: Bearer <token>" metadata, a malformed one, or a token
+    the file does not list;
+    - PERMISSION_DENIED: the token is read-only and the RPC changes state
+    (every StateService RPC); DecisionService and AdminService accept
+    read-only tokens;
+    - UNAVAILABLE: berthd is unreachable or shutting down; also what client
+    libraries report when the TLS handshake fails, for example without a
+    client certificate berthd's --tls-client-ca accepts;
+    - RESOURCE_EXHAUSTED: a request message larger than berthd accepts
+    (16 MiB);
+    - DEADLINE_EXCEEDED, CANCELLED: the caller's deadline passed or the
+    caller cancelled;
+    - INTERNAL: a bug in Berth; the status message says what failed.
     """
 
     @staticmethod
@@ -245,5 +324,22 @@ class AdminService(object):
         return grpc.experimental.unary_unary(request, target, '/berth.v1.AdminService/QueueStats',
             berth_dot_v1_dot_admin__service__pb2.QueueStatsRequest.SerializeToString,
             berth_dot_v1_dot_admin__service__pb2.QueueStatsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListNodes(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/berth.v1.AdminService/ListNodes',
+            berth_dot_v1_dot_admin__service__pb2.ListNodesRequest.SerializeToString,
+            berth_dot_v1_dot_admin__service__pb2.ListNodesResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

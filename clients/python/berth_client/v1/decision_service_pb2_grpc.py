@@ -7,6 +7,11 @@ from berth_client.v1 import decision_service_pb2 as berth_dot_v1_dot_decision__s
 
 class DecisionServiceStub(object):
     """DecisionService streams the scheduler's decisions to the orchestrator.
+
+    Besides the codes each RPC lists, every RPC of berth.v1 may fail with
+    UNAUTHENTICATED, PERMISSION_DENIED, UNAVAILABLE, RESOURCE_EXHAUSTED,
+    DEADLINE_EXCEEDED, CANCELLED and INTERNAL, as AdminService describes.
+    DecisionService accepts read-only tokens.
     """
 
     def __init__(self, channel):
@@ -24,6 +29,11 @@ class DecisionServiceStub(object):
 
 class DecisionServiceServicer(object):
     """DecisionService streams the scheduler's decisions to the orchestrator.
+
+    Besides the codes each RPC lists, every RPC of berth.v1 may fail with
+    UNAUTHENTICATED, PERMISSION_DENIED, UNAVAILABLE, RESOURCE_EXHAUSTED,
+    DEADLINE_EXCEEDED, CANCELLED and INTERNAL, as AdminService describes.
+    DecisionService accepts read-only tokens.
     """
 
     def Watch(self, request, context):
@@ -93,6 +103,11 @@ def add_DecisionServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class DecisionService(object):
     """DecisionService streams the scheduler's decisions to the orchestrator.
+
+    Besides the codes each RPC lists, every RPC of berth.v1 may fail with
+    UNAUTHENTICATED, PERMISSION_DENIED, UNAVAILABLE, RESOURCE_EXHAUSTED,
+    DEADLINE_EXCEEDED, CANCELLED and INTERNAL, as AdminService describes.
+    DecisionService accepts read-only tokens.
     """
 
     @staticmethod

@@ -1,6 +1,7 @@
 from berth_client.v1 import affinity_pb2 as _affinity_pb2
 from berth_client.v1 import node_pb2 as _node_pb2
 from berth_client.v1 import policy_pb2 as _policy_pb2
+from berth_client.v1 import selector_pb2 as _selector_pb2
 from berth_client.v1 import spread_pb2 as _spread_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
@@ -52,7 +53,7 @@ class ContainerPort(_message.Message):
     def __init__(self, container_port: _Optional[int] = ..., host_port: _Optional[int] = ..., host_ip: _Optional[str] = ..., protocol: _Optional[_Union[Protocol, str]] = ...) -> None: ...
 
 class Pod(_message.Message):
-    __slots__ = ["affinity", "containers", "creation_time", "init_containers", "labels", "name", "namespace", "node_name", "node_selector", "nominated_node_name", "overhead", "preemption_policy", "priority", "priority_class_name", "ready", "scheduler_name", "scheduling_gates", "start_time", "terminating", "tolerations", "topology_spread_constraints", "uid"]
+    __slots__ = ["affinity", "containers", "creation_time", "init_containers", "labels", "name", "namespace", "node_name", "node_selector", "nominated_node_name", "overhead", "pod_level_requests", "preempted", "preemption_policy", "priority", "priority_class_name", "ready", "scheduler_name", "scheduling_gates", "start_time", "terminating", "tolerations", "topology_spread_constraints", "uid", "workload_selectors"]
     class LabelsEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -74,6 +75,13 @@ class Pod(_message.Message):
         key: str
         value: int
         def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    class PodLevelRequestsEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     AFFINITY_FIELD_NUMBER: _ClassVar[int]
     CONTAINERS_FIELD_NUMBER: _ClassVar[int]
     CREATION_TIME_FIELD_NUMBER: _ClassVar[int]
@@ -85,6 +93,8 @@ class Pod(_message.Message):
     NODE_SELECTOR_FIELD_NUMBER: _ClassVar[int]
     NOMINATED_NODE_NAME_FIELD_NUMBER: _ClassVar[int]
     OVERHEAD_FIELD_NUMBER: _ClassVar[int]
+    POD_LEVEL_REQUESTS_FIELD_NUMBER: _ClassVar[int]
+    PREEMPTED_FIELD_NUMBER: _ClassVar[int]
     PREEMPTION_POLICY_FIELD_NUMBER: _ClassVar[int]
     PRIORITY_CLASS_NAME_FIELD_NUMBER: _ClassVar[int]
     PRIORITY_FIELD_NUMBER: _ClassVar[int]
@@ -96,6 +106,7 @@ class Pod(_message.Message):
     TOLERATIONS_FIELD_NUMBER: _ClassVar[int]
     TOPOLOGY_SPREAD_CONSTRAINTS_FIELD_NUMBER: _ClassVar[int]
     UID_FIELD_NUMBER: _ClassVar[int]
+    WORKLOAD_SELECTORS_FIELD_NUMBER: _ClassVar[int]
     affinity: _affinity_pb2.Affinity
     containers: _containers.RepeatedCompositeFieldContainer[Container]
     creation_time: _timestamp_pb2.Timestamp
@@ -107,6 +118,8 @@ class Pod(_message.Message):
     node_selector: _containers.ScalarMap[str, str]
     nominated_node_name: str
     overhead: _containers.ScalarMap[str, int]
+    pod_level_requests: _containers.ScalarMap[str, int]
+    preempted: bool
     preemption_policy: _policy_pb2.PreemptionPolicy
     priority: int
     priority_class_name: str
@@ -118,7 +131,8 @@ class Pod(_message.Message):
     tolerations: _containers.RepeatedCompositeFieldContainer[Toleration]
     topology_spread_constraints: _containers.RepeatedCompositeFieldContainer[_spread_pb2.TopologySpreadConstraint]
     uid: str
-    def __init__(self, uid: _Optional[str] = ..., namespace: _Optional[str] = ..., name: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., scheduler_name: _Optional[str] = ..., priority: _Optional[int] = ..., priority_class_name: _Optional[str] = ..., preemption_policy: _Optional[_Union[_policy_pb2.PreemptionPolicy, str]] = ..., containers: _Optional[_Iterable[_Union[Container, _Mapping]]] = ..., init_containers: _Optional[_Iterable[_Union[Container, _Mapping]]] = ..., overhead: _Optional[_Mapping[str, int]] = ..., node_selector: _Optional[_Mapping[str, str]] = ..., affinity: _Optional[_Union[_affinity_pb2.Affinity, _Mapping]] = ..., tolerations: _Optional[_Iterable[_Union[Toleration, _Mapping]]] = ..., topology_spread_constraints: _Optional[_Iterable[_Union[_spread_pb2.TopologySpreadConstraint, _Mapping]]] = ..., scheduling_gates: _Optional[_Iterable[str]] = ..., node_name: _Optional[str] = ..., nominated_node_name: _Optional[str] = ..., creation_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., start_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., ready: bool = ..., terminating: bool = ...) -> None: ...
+    workload_selectors: _containers.RepeatedCompositeFieldContainer[_selector_pb2.LabelSelector]
+    def __init__(self, uid: _Optional[str] = ..., namespace: _Optional[str] = ..., name: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., scheduler_name: _Optional[str] = ..., priority: _Optional[int] = ..., priority_class_name: _Optional[str] = ..., preemption_policy: _Optional[_Union[_policy_pb2.PreemptionPolicy, str]] = ..., containers: _Optional[_Iterable[_Union[Container, _Mapping]]] = ..., init_containers: _Optional[_Iterable[_Union[Container, _Mapping]]] = ..., overhead: _Optional[_Mapping[str, int]] = ..., node_selector: _Optional[_Mapping[str, str]] = ..., affinity: _Optional[_Union[_affinity_pb2.Affinity, _Mapping]] = ..., tolerations: _Optional[_Iterable[_Union[Toleration, _Mapping]]] = ..., topology_spread_constraints: _Optional[_Iterable[_Union[_spread_pb2.TopologySpreadConstraint, _Mapping]]] = ..., scheduling_gates: _Optional[_Iterable[str]] = ..., node_name: _Optional[str] = ..., nominated_node_name: _Optional[str] = ..., creation_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., start_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., ready: bool = ..., terminating: bool = ..., pod_level_requests: _Optional[_Mapping[str, int]] = ..., workload_selectors: _Optional[_Iterable[_Union[_selector_pb2.LabelSelector, _Mapping]]] = ..., preempted: bool = ...) -> None: ...
 
 class Toleration(_message.Message):
     __slots__ = ["effect", "key", "operator", "toleration_seconds", "value"]

@@ -27,6 +27,12 @@ class StateServiceStub(object):
     pod keeps its node. To run it elsewhere, delete it and send it under a
     new uid. The only way back to pending is ReportBindResult FAILED for a
     bind not yet confirmed.
+
+    Besides the codes each RPC lists, every RPC of berth.v1 may fail with
+    UNAUTHENTICATED, PERMISSION_DENIED, UNAVAILABLE, RESOURCE_EXHAUSTED,
+    DEADLINE_EXCEEDED, CANCELLED and INTERNAL, as AdminService describes.
+    Every StateService RPC changes state, so with --token-file it needs a
+    read-write token: a read-only one gets PERMISSION_DENIED.
     """
 
     def __init__(self, channel):
@@ -79,6 +85,12 @@ class StateServiceServicer(object):
     pod keeps its node. To run it elsewhere, delete it and send it under a
     new uid. The only way back to pending is ReportBindResult FAILED for a
     bind not yet confirmed.
+
+    Besides the codes each RPC lists, every RPC of berth.v1 may fail with
+    UNAUTHENTICATED, PERMISSION_DENIED, UNAVAILABLE, RESOURCE_EXHAUSTED,
+    DEADLINE_EXCEEDED, CANCELLED and INTERNAL, as AdminService describes.
+    Every StateService RPC changes state, so with --token-file it needs a
+    read-write token: a read-only one gets PERMISSION_DENIED.
     """
 
     def Sync(self, request_iterator, context):
@@ -113,7 +125,8 @@ class StateServiceServicer(object):
         - INVALID_ARGUMENT: an unknown resync value, or resync_kinds holding
         OBJECT_KIND_UNSPECIFIED or an unknown kind;
         - RESOURCE_EXHAUSTED: a request larger than the server's message size
-        limit (16 MiB by default); send smaller batches;
+        limit (16 MiB), or holding more mutations than berthd's
+        --max-batch-objects (10000 by default); send smaller batches;
         - UNAVAILABLE: the server is shutting down; reconnect and re-list.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -124,9 +137,11 @@ class StateServiceServicer(object):
         """Apply upserts objects, for callers that do not keep a stream. It
         behaves like one Sync batch without markers.
 
-        Per-object failures are in the response. The call itself fails with
-        RESOURCE_EXHAUSTED when the request exceeds the message size limit, and
-        UNAVAILABLE when the server is shutting down.
+        Per-object failures are in the response. The call itself fails with:
+        - RESOURCE_EXHAUSTED: the request exceeds the message size limit
+        (16 MiB), or holds more objects than berthd's --max-batch-objects
+        (10000 by default);
+        - UNAVAILABLE: the server is shutting down.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -136,9 +151,11 @@ class StateServiceServicer(object):
         """Delete removes objects, for callers that do not keep a stream. It
         behaves like one Sync batch of deletes without markers.
 
-        Per-object failures are in the response. The call itself fails with
-        RESOURCE_EXHAUSTED when the request exceeds the message size limit, and
-        UNAVAILABLE when the server is shutting down.
+        Per-object failures are in the response. The call itself fails with:
+        - RESOURCE_EXHAUSTED: the request exceeds the message size limit
+        (16 MiB), or holds more references than berthd's --max-batch-objects
+        (10000 by default);
+        - UNAVAILABLE: the server is shutting down.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -221,6 +238,12 @@ class StateService(object):
     pod keeps its node. To run it elsewhere, delete it and send it under a
     new uid. The only way back to pending is ReportBindResult FAILED for a
     bind not yet confirmed.
+
+    Besides the codes each RPC lists, every RPC of berth.v1 may fail with
+    UNAUTHENTICATED, PERMISSION_DENIED, UNAVAILABLE, RESOURCE_EXHAUSTED,
+    DEADLINE_EXCEEDED, CANCELLED and INTERNAL, as AdminService describes.
+    Every StateService RPC changes state, so with --token-file it needs a
+    read-write token: a read-only one gets PERMISSION_DENIED.
     """
 
     @staticmethod

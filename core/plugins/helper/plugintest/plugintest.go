@@ -39,6 +39,8 @@ type Cluster struct {
 	// Args are the pluginConfig args of the file's KubeSchedulerConfiguration
 	// (first profile), if it has one.
 	Args Args
+
+	bound map[string]bool // pending pods Bind placed, by UID
 }
 
 // Load reads a cluster from a YAML file.
@@ -138,6 +140,27 @@ func (c *Cluster) Bind(t testing.TB, pod *model.Pod, nodeName string) {
 	bound := *pod
 	bound.NodeName = nodeName
 	ni.AddPodInfo(framework.MustPodInfo(&bound))
+	if c.bound == nil {
+		c.bound = map[string]bool{}
+	}
+	c.bound[pod.UID] = true
+}
+
+// NominationsMatter reports whether the oracle's outcome for pod depends on
+// nominations, which plugin replays leave out: pod is nominated itself (the
+// oracle tried its nominated node alone), or a pending pod of at least its
+// priority, not bound yet, is nominated to a node (the oracle filtered with
+// it there).
+func (c *Cluster) NominationsMatter(pod *model.Pod) bool {
+	if pod.NominatedNodeName != "" {
+		return true
+	}
+	for _, p := range c.Pending {
+		if p.UID != pod.UID && p.NominatedNodeName != "" && !c.bound[p.UID] && p.Priority >= pod.Priority {
+			return true
+		}
+	}
+	return false
 }
 
 // Weighted is a score plugin with its profile weight.

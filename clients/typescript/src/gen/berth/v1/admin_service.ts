@@ -20,6 +20,7 @@ import {
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../google/protobuf/timestamp.js";
 import { Unschedulable } from "./decision.js";
+import { Taint } from "./node.js";
 import { Object, ObjectRef, PodRef } from "./object.js";
 import { Pod } from "./pod.js";
 
@@ -200,7 +201,11 @@ export interface ExplainResponse {
   priority: number;
   /** Where it stands. */
   state: QueueState;
-  /** How many times it was tried and did not get a node. */
+  /**
+   * How many scheduling attempts it had: each time the queue handed it to
+   * the scheduler, including the one that chose its node for a BINDING pod.
+   * The backoff grows with it.
+   */
   attempts: number;
   /** BACKOFF only: when the backoff ends. */
   backoffUntil?:
@@ -212,7 +217,12 @@ export interface ExplainResponse {
   node: string;
   /** BINDING only: the revision of its outstanding Bind decision. */
   bindRevision: number;
-  /** The diagnosis of its last failed attempt; unset when none failed. */
+  /**
+   * The diagnosis of its last failed attempt; unset when none failed. After
+   * an attempt that failed on an error rather than a verdict of the
+   * plugins (a bind reported FAILED, a plugin error), message holds the
+   * error and node_reasons is empty.
+   */
   lastDiagnosis?:
     | Unschedulable
     | undefined;
@@ -221,15 +231,21 @@ export interface ExplainResponse {
    * change that may satisfy one of them moves it back to the active queue.
    */
   rejectingPlugins: string[];
-  /** When it was last tried; unset when never. */
+  /** When its last failed attempt ended; unset when none failed. */
   lastAttemptTime?:
     | Timestamp
     | undefined;
-  /** When it entered the queue. */
+  /**
+   * When Berth queued it: when it was first sent unbound (or came back
+   * unbound after being bound). Unset for BOUND and IGNORED pods.
+   */
   enqueuedTime?:
     | Timestamp
     | undefined;
-  /** The reason of the last bind reported FAILED for it; empty when none. */
+  /**
+   * The reason given by the last ReportBindResult with outcome FAILED for
+   * it; empty when none. Cleared once the pod is bound.
+   */
   lastBindFailure: string;
 }
 
@@ -340,9 +356,12 @@ export interface PendingPod {
   state: QueueState;
   /** Its resolved priority. */
   priority: number;
-  /** How many times it was tried and did not get a node. */
+  /** How many scheduling attempts it had, as ExplainResponse.attempts. */
   attempts: number;
-  /** When it entered the queue. */
+  /**
+   * When Berth queued it, as ExplainResponse.enqueued_time; unset for
+   * IGNORED pods.
+   */
   enqueuedTime?:
     | Timestamp
     | undefined;
@@ -380,15 +399,27 @@ export interface Nomination {
     | undefined;
   /** The node it is nominated on. */
   node: string;
-  /** The pod's priority; pods of lower priority are not placed in its way. */
+  /**
+   * The pod's priority; pods of lower priority are not placed in its way.
+   * 0 when restored is set: the priority is known once the pod is re-sent.
+   */
   priority: number;
-  /** The revision of the Nominate decision. */
+  /** The revision of the Nominate decision; 0 when unknown. */
   revision: number;
+  /**
+   * The nomination was restored from Berth's store at startup and its pod
+   * has not been re-sent since. The pod gets it back when the caller
+   * re-sends it unbound; it is dropped when the re-list ends without it.
+   */
+  restored: boolean;
 }
 
 /** QueueStatsRequest is the request of AdminService.QueueStats. */
 export interface QueueStatsRequest {
-  /** Only pods and attempts of this profile; empty for every profile. */
+  /**
+   * Only pods and attempts of this scheduler_name; empty for every one. A
+   * name no profile runs counts the IGNORED pods naming it.
+   */
   schedulerName: string;
 }
 
@@ -419,6 +450,93 @@ export interface QueueStatsResponse {
   attemptsUnschedulable: number;
   /** Attempts since Berth started that failed on an internal error. */
   attemptsError: number;
+}
+
+/** ListNodesRequest is the request of AdminService.ListNodes. */
+export interface ListNodesRequest {
+  /** The most entries to return: 0 means 100; more than 1000 means 1000. */
+  pageSize: number;
+  /** next_page_token of the previous page; empty for the first page. */
+  pageToken: string;
+  /**
+   * Only nodes carrying every one of these labels with these values; empty
+   * for every node.
+   */
+  matchLabels: { [key: string]: string };
+}
+
+export interface ListNodesRequest_MatchLabelsEntry {
+  key: string;
+  value: string;
+}
+
+/** ListNodesResponse is the response of AdminService.ListNodes. */
+export interface ListNodesResponse {
+  /** The nodes of this page, by name. */
+  nodes: NodeUsage[];
+  /** Pass as page_token to get the next page; empty on the last page. */
+  nextPageToken: string;
+}
+
+/**
+ * NodeUsage is one node with what its pods use. Resource amounts are in the
+ * canonical units of Node.allocatable: "cpu" in millicores, "memory" and
+ * "ephemeral-storage" in bytes, "pods" and extended resources as counts.
+ */
+export interface NodeUsage {
+  /** The node's name. */
+  name: string;
+  /** Its labels. */
+  labels: { [key: string]: string };
+  /** Its taints. */
+  taints: Taint[];
+  /** Cordoned: see Node.unschedulable. */
+  unschedulable: boolean;
+  /** What pods may use, as the node was sent. */
+  allocatable: { [key: string]: number };
+  /**
+   * The sum of the effective requests of the pods on the node (as
+   * Kubernetes computes them: init containers, sidecars and overhead
+   * included), what NodeResourcesFit compares with allocatable. "pods" is
+   * the number of pods. Resources no pod requests are left out.
+   */
+  requested: { [key: string]: number };
+  /**
+   * Like requested, but with the defaults kube-scheduler's scoring uses
+   * for containers that request no cpu (100 millicores) or memory (200 MiB)
+   * applied; only "cpu" and "memory".
+   */
+  nonZeroRequested: { [key: string]: number };
+  /**
+   * The pods on the node: bound, and assumed while their Bind awaits an
+   * outcome.
+   */
+  podCount: number;
+  /**
+   * The pending pods nominated on the node (see Nominate), restored
+   * nominations included.
+   */
+  nominatedPodCount: number;
+}
+
+export interface NodeUsage_LabelsEntry {
+  key: string;
+  value: string;
+}
+
+export interface NodeUsage_AllocatableEntry {
+  key: string;
+  value: number;
+}
+
+export interface NodeUsage_RequestedEntry {
+  key: string;
+  value: number;
+}
+
+export interface NodeUsage_NonZeroRequestedEntry {
+  key: string;
+  value: number;
 }
 
 function createBaseExplainRequest(): ExplainRequest {
@@ -2098,7 +2216,7 @@ export const ListNominationsResponse: MessageFns<ListNominationsResponse> = {
 };
 
 function createBaseNomination(): Nomination {
-  return { pod: undefined, node: "", priority: 0, revision: 0 };
+  return { pod: undefined, node: "", priority: 0, revision: 0, restored: false };
 }
 
 export const Nomination: MessageFns<Nomination> = {
@@ -2114,6 +2232,9 @@ export const Nomination: MessageFns<Nomination> = {
     }
     if (message.revision !== 0) {
       writer.uint32(32).uint64(message.revision);
+    }
+    if (message.restored !== false) {
+      writer.uint32(40).bool(message.restored);
     }
     return writer;
   },
@@ -2163,6 +2284,14 @@ export const Nomination: MessageFns<Nomination> = {
             message.revision = longToNumber(reader.uint64());
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.restored = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2181,6 +2310,7 @@ export const Nomination: MessageFns<Nomination> = {
       node: isSet(object.node) ? globalThis.String(object.node) : "",
       priority: isSet(object.priority) ? globalThis.Number(object.priority) : 0,
       revision: isSet(object.revision) ? globalThis.Number(object.revision) : 0,
+      restored: isSet(object.restored) ? globalThis.Boolean(object.restored) : false,
     };
   },
 
@@ -2198,6 +2328,9 @@ export const Nomination: MessageFns<Nomination> = {
     if (message.revision !== 0) {
       obj.revision = Math.round(message.revision);
     }
+    if (message.restored !== false) {
+      obj.restored = message.restored;
+    }
     return obj;
   },
 
@@ -2210,6 +2343,7 @@ export const Nomination: MessageFns<Nomination> = {
     message.node = object.node ?? "";
     message.priority = object.priority ?? 0;
     message.revision = object.revision ?? 0;
+    message.restored = object.restored ?? false;
     return message;
   },
 };
@@ -2544,9 +2678,1046 @@ export const QueueStatsResponse: MessageFns<QueueStatsResponse> = {
   },
 };
 
+function createBaseListNodesRequest(): ListNodesRequest {
+  return { pageSize: 0, pageToken: "", matchLabels: {} };
+}
+
+export const ListNodesRequest: MessageFns<ListNodesRequest> = {
+  encode(message: ListNodesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pageSize !== 0) {
+      writer.uint32(8).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(18).string(message.pageToken);
+    }
+    globalThis.Object.entries(message.matchLabels).forEach(([key, value]: [string, string]) => {
+      ListNodesRequest_MatchLabelsEntry.encode({ key: key as any, value }, writer.uint32(26).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListNodesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListNodesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            const entry3 = ListNodesRequest_MatchLabelsEntry.decode(reader, reader.uint32());
+            if (entry3.value !== undefined) {
+              message.matchLabels[entry3.key] = entry3.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListNodesRequest {
+    return {
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+      matchLabels: isObject(object.matchLabels)
+        ? (globalThis.Object.entries(object.matchLabels) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.match_labels)
+        ? (globalThis.Object.entries(object.match_labels) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+    };
+  },
+
+  toJSON(message: ListNodesRequest): unknown {
+    const obj: any = {};
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    if (message.matchLabels) {
+      const entries = globalThis.Object.entries(message.matchLabels) as [string, string][];
+      if (entries.length > 0) {
+        obj.matchLabels = {};
+        entries.forEach(([k, v]) => {
+          obj.matchLabels[k] = v;
+        });
+      }
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListNodesRequest>, I>>(base?: I): ListNodesRequest {
+    return ListNodesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListNodesRequest>, I>>(object: I): ListNodesRequest {
+    const message = createBaseListNodesRequest();
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    message.matchLabels = (globalThis.Object.entries(object.matchLabels ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseListNodesRequest_MatchLabelsEntry(): ListNodesRequest_MatchLabelsEntry {
+  return { key: "", value: "" };
+}
+
+export const ListNodesRequest_MatchLabelsEntry: MessageFns<ListNodesRequest_MatchLabelsEntry> = {
+  encode(message: ListNodesRequest_MatchLabelsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListNodesRequest_MatchLabelsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListNodesRequest_MatchLabelsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListNodesRequest_MatchLabelsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: ListNodesRequest_MatchLabelsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListNodesRequest_MatchLabelsEntry>, I>>(
+    base?: I,
+  ): ListNodesRequest_MatchLabelsEntry {
+    return ListNodesRequest_MatchLabelsEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListNodesRequest_MatchLabelsEntry>, I>>(
+    object: I,
+  ): ListNodesRequest_MatchLabelsEntry {
+    const message = createBaseListNodesRequest_MatchLabelsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseListNodesResponse(): ListNodesResponse {
+  return { nodes: [], nextPageToken: "" };
+}
+
+export const ListNodesResponse: MessageFns<ListNodesResponse> = {
+  encode(message: ListNodesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.nodes) {
+      NodeUsage.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListNodesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListNodesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.nodes.push(NodeUsage.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListNodesResponse {
+    return {
+      nodes: globalThis.Array.isArray(object?.nodes) ? object.nodes.map((e: any) => NodeUsage.fromJSON(e)) : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListNodesResponse): unknown {
+    const obj: any = {};
+    if (message.nodes?.length) {
+      obj.nodes = message.nodes.map((e) => NodeUsage.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListNodesResponse>, I>>(base?: I): ListNodesResponse {
+    return ListNodesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListNodesResponse>, I>>(object: I): ListNodesResponse {
+    const message = createBaseListNodesResponse();
+    message.nodes = object.nodes?.map((e) => NodeUsage.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseNodeUsage(): NodeUsage {
+  return {
+    name: "",
+    labels: {},
+    taints: [],
+    unschedulable: false,
+    allocatable: {},
+    requested: {},
+    nonZeroRequested: {},
+    podCount: 0,
+    nominatedPodCount: 0,
+  };
+}
+
+export const NodeUsage: MessageFns<NodeUsage> = {
+  encode(message: NodeUsage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    globalThis.Object.entries(message.labels).forEach(([key, value]: [string, string]) => {
+      NodeUsage_LabelsEntry.encode({ key: key as any, value }, writer.uint32(18).fork()).join();
+    });
+    for (const v of message.taints) {
+      Taint.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.unschedulable !== false) {
+      writer.uint32(32).bool(message.unschedulable);
+    }
+    globalThis.Object.entries(message.allocatable).forEach(([key, value]: [string, number]) => {
+      NodeUsage_AllocatableEntry.encode({ key: key as any, value }, writer.uint32(42).fork()).join();
+    });
+    globalThis.Object.entries(message.requested).forEach(([key, value]: [string, number]) => {
+      NodeUsage_RequestedEntry.encode({ key: key as any, value }, writer.uint32(50).fork()).join();
+    });
+    globalThis.Object.entries(message.nonZeroRequested).forEach(([key, value]: [string, number]) => {
+      NodeUsage_NonZeroRequestedEntry.encode({ key: key as any, value }, writer.uint32(58).fork()).join();
+    });
+    if (message.podCount !== 0) {
+      writer.uint32(64).uint32(message.podCount);
+    }
+    if (message.nominatedPodCount !== 0) {
+      writer.uint32(72).uint32(message.nominatedPodCount);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NodeUsage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNodeUsage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            const entry2 = NodeUsage_LabelsEntry.decode(reader, reader.uint32());
+            if (entry2.value !== undefined) {
+              message.labels[entry2.key] = entry2.value;
+            }
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.taints.push(Taint.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.unschedulable = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            const entry5 = NodeUsage_AllocatableEntry.decode(reader, reader.uint32());
+            if (entry5.value !== undefined) {
+              message.allocatable[entry5.key] = entry5.value;
+            }
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            const entry6 = NodeUsage_RequestedEntry.decode(reader, reader.uint32());
+            if (entry6.value !== undefined) {
+              message.requested[entry6.key] = entry6.value;
+            }
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            const entry7 = NodeUsage_NonZeroRequestedEntry.decode(reader, reader.uint32());
+            if (entry7.value !== undefined) {
+              message.nonZeroRequested[entry7.key] = entry7.value;
+            }
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.podCount = reader.uint32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.nominatedPodCount = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NodeUsage {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      labels: isObject(object.labels)
+        ? (globalThis.Object.entries(object.labels) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      taints: globalThis.Array.isArray(object?.taints) ? object.taints.map((e: any) => Taint.fromJSON(e)) : [],
+      unschedulable: isSet(object.unschedulable) ? globalThis.Boolean(object.unschedulable) : false,
+      allocatable: isObject(object.allocatable)
+        ? (globalThis.Object.entries(object.allocatable) as [string, any][]).reduce(
+          (acc: { [key: string]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      requested: isObject(object.requested)
+        ? (globalThis.Object.entries(object.requested) as [string, any][]).reduce(
+          (acc: { [key: string]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      nonZeroRequested: isObject(object.nonZeroRequested)
+        ? (globalThis.Object.entries(object.nonZeroRequested) as [string, any][]).reduce(
+          (acc: { [key: string]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.non_zero_requested)
+        ? (globalThis.Object.entries(object.non_zero_requested) as [string, any][]).reduce(
+          (acc: { [key: string]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      podCount: isSet(object.podCount)
+        ? globalThis.Number(object.podCount)
+        : isSet(object.pod_count)
+        ? globalThis.Number(object.pod_count)
+        : 0,
+      nominatedPodCount: isSet(object.nominatedPodCount)
+        ? globalThis.Number(object.nominatedPodCount)
+        : isSet(object.nominated_pod_count)
+        ? globalThis.Number(object.nominated_pod_count)
+        : 0,
+    };
+  },
+
+  toJSON(message: NodeUsage): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.labels) {
+      const entries = globalThis.Object.entries(message.labels) as [string, string][];
+      if (entries.length > 0) {
+        obj.labels = {};
+        entries.forEach(([k, v]) => {
+          obj.labels[k] = v;
+        });
+      }
+    }
+    if (message.taints?.length) {
+      obj.taints = message.taints.map((e) => Taint.toJSON(e));
+    }
+    if (message.unschedulable !== false) {
+      obj.unschedulable = message.unschedulable;
+    }
+    if (message.allocatable) {
+      const entries = globalThis.Object.entries(message.allocatable) as [string, number][];
+      if (entries.length > 0) {
+        obj.allocatable = {};
+        entries.forEach(([k, v]) => {
+          obj.allocatable[k] = Math.round(v);
+        });
+      }
+    }
+    if (message.requested) {
+      const entries = globalThis.Object.entries(message.requested) as [string, number][];
+      if (entries.length > 0) {
+        obj.requested = {};
+        entries.forEach(([k, v]) => {
+          obj.requested[k] = Math.round(v);
+        });
+      }
+    }
+    if (message.nonZeroRequested) {
+      const entries = globalThis.Object.entries(message.nonZeroRequested) as [string, number][];
+      if (entries.length > 0) {
+        obj.nonZeroRequested = {};
+        entries.forEach(([k, v]) => {
+          obj.nonZeroRequested[k] = Math.round(v);
+        });
+      }
+    }
+    if (message.podCount !== 0) {
+      obj.podCount = Math.round(message.podCount);
+    }
+    if (message.nominatedPodCount !== 0) {
+      obj.nominatedPodCount = Math.round(message.nominatedPodCount);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<NodeUsage>, I>>(base?: I): NodeUsage {
+    return NodeUsage.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<NodeUsage>, I>>(object: I): NodeUsage {
+    const message = createBaseNodeUsage();
+    message.name = object.name ?? "";
+    message.labels = (globalThis.Object.entries(object.labels ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.taints = object.taints?.map((e) => Taint.fromPartial(e)) || [];
+    message.unschedulable = object.unschedulable ?? false;
+    message.allocatable = (globalThis.Object.entries(object.allocatable ?? {}) as [string, number][]).reduce(
+      (acc: { [key: string]: number }, [key, value]: [string, number]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.Number(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.requested = (globalThis.Object.entries(object.requested ?? {}) as [string, number][]).reduce(
+      (acc: { [key: string]: number }, [key, value]: [string, number]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.Number(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.nonZeroRequested = (globalThis.Object.entries(object.nonZeroRequested ?? {}) as [string, number][]).reduce(
+      (acc: { [key: string]: number }, [key, value]: [string, number]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.Number(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.podCount = object.podCount ?? 0;
+    message.nominatedPodCount = object.nominatedPodCount ?? 0;
+    return message;
+  },
+};
+
+function createBaseNodeUsage_LabelsEntry(): NodeUsage_LabelsEntry {
+  return { key: "", value: "" };
+}
+
+export const NodeUsage_LabelsEntry: MessageFns<NodeUsage_LabelsEntry> = {
+  encode(message: NodeUsage_LabelsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NodeUsage_LabelsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNodeUsage_LabelsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NodeUsage_LabelsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: NodeUsage_LabelsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<NodeUsage_LabelsEntry>, I>>(base?: I): NodeUsage_LabelsEntry {
+    return NodeUsage_LabelsEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<NodeUsage_LabelsEntry>, I>>(object: I): NodeUsage_LabelsEntry {
+    const message = createBaseNodeUsage_LabelsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseNodeUsage_AllocatableEntry(): NodeUsage_AllocatableEntry {
+  return { key: "", value: 0 };
+}
+
+export const NodeUsage_AllocatableEntry: MessageFns<NodeUsage_AllocatableEntry> = {
+  encode(message: NodeUsage_AllocatableEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).int64(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NodeUsage_AllocatableEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNodeUsage_AllocatableEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NodeUsage_AllocatableEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.Number(object.value) : 0,
+    };
+  },
+
+  toJSON(message: NodeUsage_AllocatableEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== 0) {
+      obj.value = Math.round(message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<NodeUsage_AllocatableEntry>, I>>(base?: I): NodeUsage_AllocatableEntry {
+    return NodeUsage_AllocatableEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<NodeUsage_AllocatableEntry>, I>>(object: I): NodeUsage_AllocatableEntry {
+    const message = createBaseNodeUsage_AllocatableEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? 0;
+    return message;
+  },
+};
+
+function createBaseNodeUsage_RequestedEntry(): NodeUsage_RequestedEntry {
+  return { key: "", value: 0 };
+}
+
+export const NodeUsage_RequestedEntry: MessageFns<NodeUsage_RequestedEntry> = {
+  encode(message: NodeUsage_RequestedEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).int64(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NodeUsage_RequestedEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNodeUsage_RequestedEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NodeUsage_RequestedEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.Number(object.value) : 0,
+    };
+  },
+
+  toJSON(message: NodeUsage_RequestedEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== 0) {
+      obj.value = Math.round(message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<NodeUsage_RequestedEntry>, I>>(base?: I): NodeUsage_RequestedEntry {
+    return NodeUsage_RequestedEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<NodeUsage_RequestedEntry>, I>>(object: I): NodeUsage_RequestedEntry {
+    const message = createBaseNodeUsage_RequestedEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? 0;
+    return message;
+  },
+};
+
+function createBaseNodeUsage_NonZeroRequestedEntry(): NodeUsage_NonZeroRequestedEntry {
+  return { key: "", value: 0 };
+}
+
+export const NodeUsage_NonZeroRequestedEntry: MessageFns<NodeUsage_NonZeroRequestedEntry> = {
+  encode(message: NodeUsage_NonZeroRequestedEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).int64(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NodeUsage_NonZeroRequestedEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNodeUsage_NonZeroRequestedEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NodeUsage_NonZeroRequestedEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.Number(object.value) : 0,
+    };
+  },
+
+  toJSON(message: NodeUsage_NonZeroRequestedEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== 0) {
+      obj.value = Math.round(message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<NodeUsage_NonZeroRequestedEntry>, I>>(base?: I): NodeUsage_NonZeroRequestedEntry {
+    return NodeUsage_NonZeroRequestedEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<NodeUsage_NonZeroRequestedEntry>, I>>(
+    object: I,
+  ): NodeUsage_NonZeroRequestedEntry {
+    const message = createBaseNodeUsage_NonZeroRequestedEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? 0;
+    return message;
+  },
+};
+
 /**
  * AdminService answers questions about the scheduler for operators and
  * tools. Nothing in it changes what the scheduler does.
+ *
+ * Every RPC of berth.v1 may also fail with these codes, which no RPC lists
+ * again:
+ *   - UNAUTHENTICATED: berthd runs with --token-file and the call carries no
+ *     "authorization: Bearer <token>" metadata, a malformed one, or a token
+ *     the file does not list;
+ *   - PERMISSION_DENIED: the token is read-only and the RPC changes state
+ *     (every StateService RPC); DecisionService and AdminService accept
+ *     read-only tokens;
+ *   - UNAVAILABLE: berthd is unreachable or shutting down; also what client
+ *     libraries report when the TLS handshake fails, for example without a
+ *     client certificate berthd's --tls-client-ca accepts;
+ *   - RESOURCE_EXHAUSTED: a request message larger than berthd accepts
+ *     (16 MiB);
+ *   - DEADLINE_EXCEEDED, CANCELLED: the caller's deadline passed or the
+ *     caller cancelled;
+ *   - INTERNAL: a bug in Berth; the status message says what failed.
  */
 export type AdminServiceService = typeof AdminServiceService;
 export const AdminServiceService = {
@@ -2587,7 +3758,8 @@ export const AdminServiceService = {
    *     "pods[2].containers[0].name";
    *   - FAILED_PRECONDITION: scheduler_name, or a pod's, names no profile
    *     Berth runs, or a pod names an unknown PriorityClass;
-   *   - RESOURCE_EXHAUSTED: the request exceeds the message size limit.
+   *   - UNIMPLEMENTED: this berthd was built without a plugin registry to
+   *     simulate with (berthd itself always has one).
    */
   simulate: {
     path: "/berth.v1.AdminService/Simulate" as const,
@@ -2620,6 +3792,9 @@ export const AdminServiceService = {
    * ListNominations lists the nominations in force (see Nominate), ordered
    * by pod namespace then name, one page at a time.
    *
+   * Nominations restored from Berth's store at startup are listed too, with
+   * restored set, until their pods are re-sent (see Nomination.restored).
+   *
    * Fails with INVALID_ARGUMENT: page_size negative or page_token
    * malformed.
    */
@@ -2638,10 +3813,8 @@ export const AdminServiceService = {
    * QueueStats counts the pods in each state and the scheduling attempts
    * made since Berth started.
    *
-   * Fails with:
-   *   - NOT_FOUND: scheduler_name is neither a profile Berth runs nor the
-   *     scheduler_name of a pod Berth holds (pods of schedulers Berth does
-   *     not run are counted as QUEUE_STATE_IGNORED).
+   * Fails with NOT_FOUND: scheduler_name is set, Berth runs no profile of
+   * that name and holds no pod naming it.
    */
   queueStats: {
     path: "/berth.v1.AdminService/QueueStats" as const,
@@ -2651,6 +3824,27 @@ export const AdminServiceService = {
     requestDeserialize: (value: Buffer): QueueStatsRequest => QueueStatsRequest.decode(value),
     responseSerialize: (value: QueueStatsResponse): Buffer => Buffer.from(QueueStatsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): QueueStatsResponse => QueueStatsResponse.decode(value),
+  },
+  /**
+   * ListNodes lists the nodes Berth holds with what their pods use, ordered
+   * by name, one page at a time: the scheduler's own accounting, the
+   * numbers its filters and scores work with. Pods count on a node from the
+   * moment Berth binds them there (QUEUE_STATE_BINDING) or the caller sends
+   * them with node_name set, until they are deleted, whether or not they
+   * are terminating. Pages are read from the live cluster, not a snapshot:
+   * a node added or removed between pages may be missed.
+   *
+   * Fails with INVALID_ARGUMENT: page_size negative, page_token malformed
+   * or match_labels holding an empty key.
+   */
+  listNodes: {
+    path: "/berth.v1.AdminService/ListNodes" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListNodesRequest): Buffer => Buffer.from(ListNodesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListNodesRequest => ListNodesRequest.decode(value),
+    responseSerialize: (value: ListNodesResponse): Buffer => Buffer.from(ListNodesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListNodesResponse => ListNodesResponse.decode(value),
   },
 } as const;
 
@@ -2684,7 +3878,8 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    *     "pods[2].containers[0].name";
    *   - FAILED_PRECONDITION: scheduler_name, or a pod's, names no profile
    *     Berth runs, or a pod names an unknown PriorityClass;
-   *   - RESOURCE_EXHAUSTED: the request exceeds the message size limit.
+   *   - UNIMPLEMENTED: this berthd was built without a plugin registry to
+   *     simulate with (berthd itself always has one).
    */
   simulate: handleUnaryCall<SimulateRequest, SimulateResponse>;
   /**
@@ -2701,6 +3896,9 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    * ListNominations lists the nominations in force (see Nominate), ordered
    * by pod namespace then name, one page at a time.
    *
+   * Nominations restored from Berth's store at startup are listed too, with
+   * restored set, until their pods are re-sent (see Nomination.restored).
+   *
    * Fails with INVALID_ARGUMENT: page_size negative or page_token
    * malformed.
    */
@@ -2709,12 +3907,23 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    * QueueStats counts the pods in each state and the scheduling attempts
    * made since Berth started.
    *
-   * Fails with:
-   *   - NOT_FOUND: scheduler_name is neither a profile Berth runs nor the
-   *     scheduler_name of a pod Berth holds (pods of schedulers Berth does
-   *     not run are counted as QUEUE_STATE_IGNORED).
+   * Fails with NOT_FOUND: scheduler_name is set, Berth runs no profile of
+   * that name and holds no pod naming it.
    */
   queueStats: handleUnaryCall<QueueStatsRequest, QueueStatsResponse>;
+  /**
+   * ListNodes lists the nodes Berth holds with what their pods use, ordered
+   * by name, one page at a time: the scheduler's own accounting, the
+   * numbers its filters and scores work with. Pods count on a node from the
+   * moment Berth binds them there (QUEUE_STATE_BINDING) or the caller sends
+   * them with node_name set, until they are deleted, whether or not they
+   * are terminating. Pages are read from the live cluster, not a snapshot:
+   * a node added or removed between pages may be missed.
+   *
+   * Fails with INVALID_ARGUMENT: page_size negative, page_token malformed
+   * or match_labels holding an empty key.
+   */
+  listNodes: handleUnaryCall<ListNodesRequest, ListNodesResponse>;
 }
 
 export interface AdminServiceClient extends Client {
@@ -2761,7 +3970,8 @@ export interface AdminServiceClient extends Client {
    *     "pods[2].containers[0].name";
    *   - FAILED_PRECONDITION: scheduler_name, or a pod's, names no profile
    *     Berth runs, or a pod names an unknown PriorityClass;
-   *   - RESOURCE_EXHAUSTED: the request exceeds the message size limit.
+   *   - UNIMPLEMENTED: this berthd was built without a plugin registry to
+   *     simulate with (berthd itself always has one).
    */
   simulate(
     request: SimulateRequest,
@@ -2806,6 +4016,9 @@ export interface AdminServiceClient extends Client {
    * ListNominations lists the nominations in force (see Nominate), ordered
    * by pod namespace then name, one page at a time.
    *
+   * Nominations restored from Berth's store at startup are listed too, with
+   * restored set, until their pods are re-sent (see Nomination.restored).
+   *
    * Fails with INVALID_ARGUMENT: page_size negative or page_token
    * malformed.
    */
@@ -2828,10 +4041,8 @@ export interface AdminServiceClient extends Client {
    * QueueStats counts the pods in each state and the scheduling attempts
    * made since Berth started.
    *
-   * Fails with:
-   *   - NOT_FOUND: scheduler_name is neither a profile Berth runs nor the
-   *     scheduler_name of a pod Berth holds (pods of schedulers Berth does
-   *     not run are counted as QUEUE_STATE_IGNORED).
+   * Fails with NOT_FOUND: scheduler_name is set, Berth runs no profile of
+   * that name and holds no pod naming it.
    */
   queueStats(
     request: QueueStatsRequest,
@@ -2847,6 +4058,33 @@ export interface AdminServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: QueueStatsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListNodes lists the nodes Berth holds with what their pods use, ordered
+   * by name, one page at a time: the scheduler's own accounting, the
+   * numbers its filters and scores work with. Pods count on a node from the
+   * moment Berth binds them there (QUEUE_STATE_BINDING) or the caller sends
+   * them with node_name set, until they are deleted, whether or not they
+   * are terminating. Pages are read from the live cluster, not a snapshot:
+   * a node added or removed between pages may be missed.
+   *
+   * Fails with INVALID_ARGUMENT: page_size negative, page_token malformed
+   * or match_labels holding an empty key.
+   */
+  listNodes(
+    request: ListNodesRequest,
+    callback: (error: ServiceError | null, response: ListNodesResponse) => void,
+  ): ClientUnaryCall;
+  listNodes(
+    request: ListNodesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListNodesResponse) => void,
+  ): ClientUnaryCall;
+  listNodes(
+    request: ListNodesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListNodesResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -143,8 +143,22 @@ export interface Bind {
 
 /**
  * Evict asks the orchestrator to remove a running pod so that a pending pod
- * of higher priority (the preemptor) can take its place. Berth sends the
- * Evicts of one preemption, then the preemptor's Nominate.
+ * of higher priority (the preemptor) can take its place. Berth preempts
+ * synchronously and sends, in this order, the Evicts of one preemption, the
+ * ClearNominations of lower-priority pods nominated to the node, then the
+ * preemptor's Nominate. (kube-scheduler 1.36 preempts asynchronously: it
+ * clears those nominations first, and may nominate the preemptor before its
+ * victims are terminating.)
+ *
+ * An Evict is kube-scheduler's deletion of the victim, not a request that
+ * may be declined: from it on Berth holds the victim as terminating by
+ * preemption (Pod.terminating and Pod.preempted), whatever upserts of it
+ * say, across restarts, until the pod is deleted (or, after a restart, a
+ * re-list of the pods ends without it). Meanwhile the victim keeps
+ * its node's resources, is not evicted again, no longer counts as healthy
+ * for disruption budgets, and preemptors nominated to its node wait for it.
+ * An orchestrator that keeps such a pod running after all should delete it
+ * and upsert it under a new uid.
  */
 export interface Evict {
   /**

@@ -319,7 +319,14 @@ export const WatchResponse: MessageFns<WatchResponse> = {
   },
 };
 
-/** DecisionService streams the scheduler's decisions to the orchestrator. */
+/**
+ * DecisionService streams the scheduler's decisions to the orchestrator.
+ *
+ * Besides the codes each RPC lists, every RPC of berth.v1 may fail with
+ * UNAUTHENTICATED, PERMISSION_DENIED, UNAVAILABLE, RESOURCE_EXHAUSTED,
+ * DEADLINE_EXCEEDED, CANCELLED and INTERNAL, as AdminService describes.
+ * DecisionService accepts read-only tokens.
+ */
 export type DecisionServiceService = typeof DecisionServiceService;
 export const DecisionServiceService = {
   /**

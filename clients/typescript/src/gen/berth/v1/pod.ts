@@ -10,6 +10,7 @@ import { Timestamp } from "../../google/protobuf/timestamp.js";
 import { Affinity } from "./affinity.js";
 import { TaintEffect, taintEffectFromJSON, taintEffectToJSON } from "./node.js";
 import { PreemptionPolicy, preemptionPolicyFromJSON, preemptionPolicyToJSON } from "./policy.js";
+import { LabelSelector } from "./selector.js";
 import { TopologySpreadConstraint } from "./spread.js";
 
 export const protobufPackage = "berth.v1";
@@ -187,25 +188,44 @@ export interface Pod {
    */
   schedulerName: string;
   /**
-   * The pod's priority; higher is more important. Used only when
-   * priority_class_name is empty: a named class's value wins. With neither
-   * set, the global default PriorityClass applies, or 0 when there is none.
+   * The pod's priority; higher is more important. A pod's priority is
+   * fixed when Berth first admits it (a later upsert cannot change it), as
+   * Kubernetes fixes spec.priority at creation.
+   *
+   * Set, it is the pod's priority, whatever priority_class_name says: Berth
+   * takes it as the value an earlier admission gave the pod (Kubernetes', or
+   * Berth's before a restart), so a pod re-listed after its class was
+   * deleted or re-created with another value keeps it, as kube-scheduler,
+   * which reads only spec.priority, keeps it. Kubernetes' API server refuses
+   * to create a pod whose spec.priority differs from its class's value;
+   * Berth cannot tell a new pod from a re-listed one and does not: a caller
+   * that lets users write this field should check it.
+   *
+   * Unset, Berth resolves it as Kubernetes' priority admission does: the
+   * value of priority_class_name, or with no class the global default
+   * PriorityClass (whose name the pod then carries), or 0 when there is
+   * none.
    */
   priority?:
     | number
     | undefined;
   /**
-   * The PriorityClass giving this pod its priority and preemption policy.
-   * Berth knows the built-in classes "system-cluster-critical" and
-   * "system-node-critical"; any other name must have been sent as a
-   * PriorityClass first, or the upsert fails with FAILED_PRECONDITION.
+   * The PriorityClass giving this pod its priority and preemption policy
+   * when priority is unset. Berth knows the built-in classes
+   * "system-cluster-critical" and "system-node-critical"; any other name
+   * must have been sent as a PriorityClass first, or the upsert of a pending
+   * pod without priority fails with FAILED_PRECONDITION. A pod with
+   * priority, or with node_name (running pods are never refused: they use
+   * their node), is accepted whatever class it names; a running pod naming
+   * an unknown class without priority gets priority 0.
    */
   priorityClassName: string;
   /**
    * Whether this pod may evict lower-priority pods when nothing fits. When
-   * the pod's priority comes from a PriorityClass (named, or the global
-   * default), the class's policy applies and this field is ignored;
-   * otherwise unspecified means PREEMPT_LOWER_PRIORITY.
+   * Berth resolves the priority from a class (priority unset: the named
+   * class, or the global default), the class's policy applies and this
+   * field is ignored. Otherwise unspecified means the named class's policy
+   * when Berth knows the class, else PREEMPT_LOWER_PRIORITY.
    */
   preemptionPolicy: PreemptionPolicy;
   /**
@@ -279,9 +299,53 @@ export interface Pod {
   /**
    * The pod is being deleted. It keeps its node's resources until the caller
    * deletes it from Berth, and Berth sends no Evict for it: it is already
-   * going.
+   * going. It no longer counts as healthy for disruption budgets.
    */
   terminating: boolean;
+  /**
+   * Requests of the pod as a whole (Kubernetes' pod-level resources,
+   * spec.resources.requests), in canonical units (see Node): "cpu" in
+   * millicores, "memory" and "hugepages-<size>" in bytes; no other resource
+   * may be requested at pod level. Each resource given here replaces the
+   * sum of the containers' requests for that resource (the containers
+   * share the pod's amount) and must be at least that sum; resources not
+   * given keep the containers' sum. Overhead is added on top. Empty when
+   * the pod has no pod-level requests. Kubernetes defaults pod-level
+   * requests from pod-level limits; Berth has no limits, so send the
+   * defaulted requests.
+   */
+  podLevelRequests: { [key: string]: number };
+  /**
+   * The label selectors of the workloads this pod belongs to: the selector
+   * of the controller that owns it (the ReplicaSet behind a Deployment, a
+   * StatefulSet, a ReplicationController, or your orchestrator's
+   * equivalent: a service, job group or fleet whose replicas are
+   * interchangeable) and of every Service (load-balancing group) whose
+   * selector matches it. Orchestrators should fill it for replicated
+   * workloads: a pod with no topology_spread_constraints of its own is
+   * spread among the pods these selectors select (ANDed together, in the
+   * pod's namespace) by the cluster default spreading of PodTopologySpread
+   * (by default hostname max skew 3 and zone max skew 5, preferred only),
+   * as kube-scheduler derives that selector from the Services,
+   * ReplicaSets, StatefulSets and ReplicationControllers selecting a pod.
+   * Leave it empty for one-off pods: they get no default spreading. Each
+   * selector must match the pod's own labels.
+   */
+  workloadSelectors: LabelSelector[];
+  /**
+   * The pod is being deleted because a scheduler preempted it: Kubernetes'
+   * DisruptionTarget condition, True with reason PreemptionByScheduler. Read
+   * only with terminating. A preemptor nominated to a node waits for the
+   * lower-priority pods terminating by preemption there instead of preempting
+   * again; pods terminating for other reasons (scale-down, drain) do not hold
+   * it back, as in kube-scheduler.
+   *
+   * Berth marks the pods it sends an Evict for itself, from the Evict on
+   * until the pod is deleted, across restarts: an upsert without this field
+   * or without terminating does not clear the mark. Set it for pods another
+   * scheduler preempted, or to mirror the Kubernetes condition.
+   */
+  preempted: boolean;
 }
 
 export interface Pod_LabelsEntry {
@@ -297,6 +361,11 @@ export interface Pod_OverheadEntry {
 export interface Pod_NodeSelectorEntry {
   key: string;
   value: string;
+}
+
+export interface Pod_PodLevelRequestsEntry {
+  key: string;
+  value: number;
 }
 
 /** Container is the part of a container scheduling needs. */
@@ -390,6 +459,9 @@ function createBasePod(): Pod {
     startTime: undefined,
     ready: false,
     terminating: false,
+    podLevelRequests: {},
+    workloadSelectors: [],
+    preempted: false,
   };
 }
 
@@ -460,6 +532,15 @@ export const Pod: MessageFns<Pod> = {
     }
     if (message.terminating !== false) {
       writer.uint32(176).bool(message.terminating);
+    }
+    globalThis.Object.entries(message.podLevelRequests).forEach(([key, value]: [string, number]) => {
+      Pod_PodLevelRequestsEntry.encode({ key: key as any, value }, writer.uint32(186).fork()).join();
+    });
+    for (const v of message.workloadSelectors) {
+      LabelSelector.encode(v!, writer.uint32(194).fork()).join();
+    }
+    if (message.preempted !== false) {
+      writer.uint32(200).bool(message.preempted);
     }
     return writer;
   },
@@ -662,6 +743,33 @@ export const Pod: MessageFns<Pod> = {
             message.terminating = reader.bool();
             continue;
           }
+          case 23: {
+            if (tag !== 186) {
+              break;
+            }
+
+            const entry23 = Pod_PodLevelRequestsEntry.decode(reader, reader.uint32());
+            if (entry23.value !== undefined) {
+              message.podLevelRequests[entry23.key] = entry23.value;
+            }
+            continue;
+          }
+          case 24: {
+            if (tag !== 194) {
+              break;
+            }
+
+            message.workloadSelectors.push(LabelSelector.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 25: {
+            if (tag !== 200) {
+              break;
+            }
+
+            message.preempted = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -794,6 +902,39 @@ export const Pod: MessageFns<Pod> = {
         : undefined,
       ready: isSet(object.ready) ? globalThis.Boolean(object.ready) : false,
       terminating: isSet(object.terminating) ? globalThis.Boolean(object.terminating) : false,
+      podLevelRequests: isObject(object.podLevelRequests)
+        ? (globalThis.Object.entries(object.podLevelRequests) as [string, any][]).reduce(
+          (acc: { [key: string]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.pod_level_requests)
+        ? (globalThis.Object.entries(object.pod_level_requests) as [string, any][]).reduce(
+          (acc: { [key: string]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      workloadSelectors: globalThis.Array.isArray(object?.workloadSelectors)
+        ? object.workloadSelectors.map((e: any) => LabelSelector.fromJSON(e))
+        : globalThis.Array.isArray(object?.workload_selectors)
+        ? object.workload_selectors.map((e: any) => LabelSelector.fromJSON(e))
+        : [],
+      preempted: isSet(object.preempted) ? globalThis.Boolean(object.preempted) : false,
     };
   },
 
@@ -883,6 +1024,21 @@ export const Pod: MessageFns<Pod> = {
     if (message.terminating !== false) {
       obj.terminating = message.terminating;
     }
+    if (message.podLevelRequests) {
+      const entries = globalThis.Object.entries(message.podLevelRequests) as [string, number][];
+      if (entries.length > 0) {
+        obj.podLevelRequests = {};
+        entries.forEach(([k, v]) => {
+          obj.podLevelRequests[k] = Math.round(v);
+        });
+      }
+    }
+    if (message.workloadSelectors?.length) {
+      obj.workloadSelectors = message.workloadSelectors.map((e) => LabelSelector.toJSON(e));
+    }
+    if (message.preempted !== false) {
+      obj.preempted = message.preempted;
+    }
     return obj;
   },
 
@@ -944,6 +1100,17 @@ export const Pod: MessageFns<Pod> = {
       : undefined;
     message.ready = object.ready ?? false;
     message.terminating = object.terminating ?? false;
+    message.podLevelRequests = (globalThis.Object.entries(object.podLevelRequests ?? {}) as [string, number][]).reduce(
+      (acc: { [key: string]: number }, [key, value]: [string, number]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.Number(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.workloadSelectors = object.workloadSelectors?.map((e) => LabelSelector.fromPartial(e)) || [];
+    message.preempted = object.preempted ?? false;
     return message;
   },
 };
@@ -1199,6 +1366,91 @@ export const Pod_NodeSelectorEntry: MessageFns<Pod_NodeSelectorEntry> = {
     const message = createBasePod_NodeSelectorEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBasePod_PodLevelRequestsEntry(): Pod_PodLevelRequestsEntry {
+  return { key: "", value: 0 };
+}
+
+export const Pod_PodLevelRequestsEntry: MessageFns<Pod_PodLevelRequestsEntry> = {
+  encode(message: Pod_PodLevelRequestsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).int64(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Pod_PodLevelRequestsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePod_PodLevelRequestsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Pod_PodLevelRequestsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.Number(object.value) : 0,
+    };
+  },
+
+  toJSON(message: Pod_PodLevelRequestsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== 0) {
+      obj.value = Math.round(message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Pod_PodLevelRequestsEntry>, I>>(base?: I): Pod_PodLevelRequestsEntry {
+    return Pod_PodLevelRequestsEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Pod_PodLevelRequestsEntry>, I>>(object: I): Pod_PodLevelRequestsEntry {
+    const message = createBasePod_PodLevelRequestsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? 0;
     return message;
   },
 };

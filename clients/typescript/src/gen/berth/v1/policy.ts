@@ -6,6 +6,7 @@
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
+import { Timestamp } from "../../google/protobuf/timestamp.js";
 import { LabelSelector } from "./selector.js";
 
 export const protobufPackage = "berth.v1";
@@ -64,8 +65,9 @@ export function preemptionPolicyToJSON(object: PreemptionPolicy): string {
 /**
  * PriorityClass names a priority value pods can refer to by name, as
  * Kubernetes' scheduling.k8s.io/v1 PriorityClass does. It is identified by
- * its name. Changing a class does not change the priority of pods Berth
- * already holds; it applies to pods upserted afterwards.
+ * its name. Changing or deleting a class does not change the priority of
+ * pods Berth already holds, nor of pods that carry their priority (see
+ * Pod.priority); it applies to pods upserted afterwards without one.
  */
 export interface PriorityClass {
   /**
@@ -101,9 +103,18 @@ export interface PriorityClass {
  * makes room. It is identified by namespace and name.
  *
  * The pods it covers are those of its namespace matching selector. Berth
- * computes how many of them may be disrupted: the healthy ones (ready and
- * not terminating) minus those that must stay, where percentages are of all
- * covered pods Berth holds, rounded up.
+ * computes how many of them may be disrupted: the healthy ones (running,
+ * ready, not terminating and not listed in disrupted_pods) minus those that
+ * must stay, where percentages are of all covered pods Berth holds, rounded
+ * up. A pod Berth sent an Evict for is terminating from then on.
+ *
+ * When choosing preemption victims, Berth charges a victim's eviction to
+ * every budget covering it; a budget does not cover a pod without labels,
+ * nor the pods it lists in disrupted_pods (their eviction was counted
+ * already). A budget
+ * whose selector is empty covers no pod for preemption, as in
+ * kube-scheduler, although it covers the whole namespace when Berth
+ * computes its allowance.
  */
 export interface PodDisruptionBudget {
   /** Namespace of the budget and of the pods it covers. Required. */
@@ -112,7 +123,8 @@ export interface PodDisruptionBudget {
   name: string;
   /**
    * The pods covered. Unset covers no pod; empty ({}) covers every pod of
-   * the namespace.
+   * the namespace when counting the allowance, but no pod when preemption
+   * weighs victims (see above).
    */
   selector?:
     | LabelSelector
@@ -131,7 +143,23 @@ export interface PodDisruptionBudget {
    * computes it (for example the Kubernetes PDB status when Berth mirrors a
    * real cluster). When set, Berth uses it instead of its own figure.
    */
-  disruptionsAllowed?: number | undefined;
+  disruptionsAllowed?:
+    | number
+    | undefined;
+  /**
+   * Covered pods, by name, whose disruption was already counted against the
+   * budget, with when (Kubernetes' status.disruptedPods: pods the eviction
+   * API let go that are not yet terminating). They are not healthy, and
+   * preemption does not charge their eviction to this budget again. Berth
+   * does not age the entries: the caller keeps the map current, as
+   * Kubernetes' disruption controller drops entries after two minutes.
+   */
+  disruptedPods: { [key: string]: Timestamp };
+}
+
+export interface PodDisruptionBudget_DisruptedPodsEntry {
+  key: string;
+  value?: Timestamp | undefined;
 }
 
 /** IntOrPercent is an absolute count or a percentage. */
@@ -289,7 +317,14 @@ export const PriorityClass: MessageFns<PriorityClass> = {
 };
 
 function createBasePodDisruptionBudget(): PodDisruptionBudget {
-  return { namespace: "", name: "", selector: undefined, budget: undefined, disruptionsAllowed: undefined };
+  return {
+    namespace: "",
+    name: "",
+    selector: undefined,
+    budget: undefined,
+    disruptionsAllowed: undefined,
+    disruptedPods: {},
+  };
 }
 
 export const PodDisruptionBudget: MessageFns<PodDisruptionBudget> = {
@@ -314,6 +349,9 @@ export const PodDisruptionBudget: MessageFns<PodDisruptionBudget> = {
     if (message.disruptionsAllowed !== undefined) {
       writer.uint32(48).int32(message.disruptionsAllowed);
     }
+    globalThis.Object.entries(message.disruptedPods).forEach(([key, value]: [string, Timestamp]) => {
+      PodDisruptionBudget_DisruptedPodsEntry.encode({ key: key as any, value }, writer.uint32(58).fork()).join();
+    });
     return writer;
   },
 
@@ -378,6 +416,17 @@ export const PodDisruptionBudget: MessageFns<PodDisruptionBudget> = {
             message.disruptionsAllowed = reader.int32();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            const entry7 = PodDisruptionBudget_DisruptedPodsEntry.decode(reader, reader.uint32());
+            if (entry7.value !== undefined) {
+              message.disruptedPods[entry7.key] = entry7.value;
+            }
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -409,6 +458,33 @@ export const PodDisruptionBudget: MessageFns<PodDisruptionBudget> = {
         : isSet(object.disruptions_allowed)
         ? globalThis.Number(object.disruptions_allowed)
         : undefined,
+      disruptedPods: isObject(object.disruptedPods)
+        ? (globalThis.Object.entries(object.disruptedPods) as [string, any][]).reduce(
+          (acc: { [key: string]: Timestamp }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: fromJsonTimestamp(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.disrupted_pods)
+        ? (globalThis.Object.entries(object.disrupted_pods) as [string, any][]).reduce(
+          (acc: { [key: string]: Timestamp }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: fromJsonTimestamp(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
     };
   },
 
@@ -430,6 +506,15 @@ export const PodDisruptionBudget: MessageFns<PodDisruptionBudget> = {
     }
     if (message.disruptionsAllowed !== undefined) {
       obj.disruptionsAllowed = Math.round(message.disruptionsAllowed);
+    }
+    if (message.disruptedPods) {
+      const entries = globalThis.Object.entries(message.disruptedPods) as [string, Timestamp][];
+      if (entries.length > 0) {
+        obj.disruptedPods = {};
+        entries.forEach(([k, v]) => {
+          obj.disruptedPods[k] = fromTimestamp(v).toISOString();
+        });
+      }
     }
     return obj;
   },
@@ -459,6 +544,106 @@ export const PodDisruptionBudget: MessageFns<PodDisruptionBudget> = {
       }
     }
     message.disruptionsAllowed = object.disruptionsAllowed ?? undefined;
+    message.disruptedPods = (globalThis.Object.entries(object.disruptedPods ?? {}) as [string, Timestamp][]).reduce(
+      (acc: { [key: string]: Timestamp }, [key, value]: [string, Timestamp]) => {
+        if (value !== undefined) {
+          acc[key] = Timestamp.fromPartial(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBasePodDisruptionBudget_DisruptedPodsEntry(): PodDisruptionBudget_DisruptedPodsEntry {
+  return { key: "", value: undefined };
+}
+
+export const PodDisruptionBudget_DisruptedPodsEntry: MessageFns<PodDisruptionBudget_DisruptedPodsEntry> = {
+  encode(message: PodDisruptionBudget_DisruptedPodsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== undefined) {
+      Timestamp.encode(message.value, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PodDisruptionBudget_DisruptedPodsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePodDisruptionBudget_DisruptedPodsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PodDisruptionBudget_DisruptedPodsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? fromJsonTimestamp(object.value) : undefined,
+    };
+  },
+
+  toJSON(message: PodDisruptionBudget_DisruptedPodsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== undefined) {
+      obj.value = fromTimestamp(message.value).toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PodDisruptionBudget_DisruptedPodsEntry>, I>>(
+    base?: I,
+  ): PodDisruptionBudget_DisruptedPodsEntry {
+    return PodDisruptionBudget_DisruptedPodsEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PodDisruptionBudget_DisruptedPodsEntry>, I>>(
+    object: I,
+  ): PodDisruptionBudget_DisruptedPodsEntry {
+    const message = createBasePodDisruptionBudget_DisruptedPodsEntry();
+    message.key = object.key ?? "";
+    message.value = (object.value !== undefined && object.value !== null)
+      ? Timestamp.fromPartial(object.value)
+      : undefined;
     return message;
   },
 };
@@ -576,6 +761,43 @@ export type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
+
+const timestampFractionRegex = /:\d{2}\.\d+/;
+
+function fromJsonTimestamp(o: any): Timestamp {
+  if (o instanceof globalThis.Date) {
+    return toTimestamp(o);
+  } else if (typeof o === "string") {
+    // Date only keeps milliseconds, and parses longer fractions in an engine-specific way,
+    // so parse the fractional seconds ourselves and give Date only the whole seconds
+    const fraction = timestampFractionRegex.exec(o);
+    if (fraction === null) {
+      return toTimestamp(new globalThis.Date(o));
+    }
+    const fractionNanos = Number(fraction[0].slice(4, 13).padEnd(9, "0"));
+    const wholeSeconds = new globalThis.Date(o.replace(fraction[0], fraction[0].slice(0, 3)));
+    const timestamp = toTimestamp(new globalThis.Date(wholeSeconds.getTime() + Math.trunc(fractionNanos / 1_000_000)));
+    return { ...timestamp, nanos: (timestamp.nanos ?? 0) + (fractionNanos % 1_000_000) };
+  } else {
+    return Timestamp.fromJSON(o);
+  }
+}
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
+}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;

@@ -80,10 +80,20 @@ export enum ErrorCode {
   /** ERROR_CODE_UNSPECIFIED - Not set; never sent. */
   ERROR_CODE_UNSPECIFIED = 0,
   /**
+   * ERROR_CODE_CANCELLED - The request was cancelled (the stream or call ended) before the object
+   * took effect; it may be resent.
+   */
+  ERROR_CODE_CANCELLED = 1,
+  /**
    * ERROR_CODE_INVALID_ARGUMENT - The object is malformed (a required field missing, a value out of
    * range). Resending it unchanged fails again.
    */
   ERROR_CODE_INVALID_ARGUMENT = 3,
+  /**
+   * ERROR_CODE_DEADLINE_EXCEEDED - The request's deadline passed before the object took effect; it may be
+   * resent.
+   */
+  ERROR_CODE_DEADLINE_EXCEEDED = 4,
   /** ERROR_CODE_NOT_FOUND - The object to delete is not held by Berth. */
   ERROR_CODE_NOT_FOUND = 5,
   /**
@@ -103,9 +113,15 @@ export function errorCodeFromJSON(object: any): ErrorCode {
     case 0:
     case "ERROR_CODE_UNSPECIFIED":
       return ErrorCode.ERROR_CODE_UNSPECIFIED;
+    case 1:
+    case "ERROR_CODE_CANCELLED":
+      return ErrorCode.ERROR_CODE_CANCELLED;
     case 3:
     case "ERROR_CODE_INVALID_ARGUMENT":
       return ErrorCode.ERROR_CODE_INVALID_ARGUMENT;
+    case 4:
+    case "ERROR_CODE_DEADLINE_EXCEEDED":
+      return ErrorCode.ERROR_CODE_DEADLINE_EXCEEDED;
     case 5:
     case "ERROR_CODE_NOT_FOUND":
       return ErrorCode.ERROR_CODE_NOT_FOUND;
@@ -126,8 +142,12 @@ export function errorCodeToJSON(object: ErrorCode): string {
   switch (object) {
     case ErrorCode.ERROR_CODE_UNSPECIFIED:
       return "ERROR_CODE_UNSPECIFIED";
+    case ErrorCode.ERROR_CODE_CANCELLED:
+      return "ERROR_CODE_CANCELLED";
     case ErrorCode.ERROR_CODE_INVALID_ARGUMENT:
       return "ERROR_CODE_INVALID_ARGUMENT";
+    case ErrorCode.ERROR_CODE_DEADLINE_EXCEEDED:
+      return "ERROR_CODE_DEADLINE_EXCEEDED";
     case ErrorCode.ERROR_CODE_NOT_FOUND:
       return "ERROR_CODE_NOT_FOUND";
     case ErrorCode.ERROR_CODE_FAILED_PRECONDITION:
@@ -1336,6 +1356,12 @@ export const ReportBindResultResponse: MessageFns<ReportBindResultResponse> = {
  * pod keeps its node. To run it elsewhere, delete it and send it under a
  * new uid. The only way back to pending is ReportBindResult FAILED for a
  * bind not yet confirmed.
+ *
+ * Besides the codes each RPC lists, every RPC of berth.v1 may fail with
+ * UNAUTHENTICATED, PERMISSION_DENIED, UNAVAILABLE, RESOURCE_EXHAUSTED,
+ * DEADLINE_EXCEEDED, CANCELLED and INTERNAL, as AdminService describes.
+ * Every StateService RPC changes state, so with --token-file it needs a
+ * read-write token: a read-only one gets PERMISSION_DENIED.
  */
 export type StateServiceService = typeof StateServiceService;
 export const StateServiceService = {
@@ -1371,7 +1397,8 @@ export const StateServiceService = {
    *   - INVALID_ARGUMENT: an unknown resync value, or resync_kinds holding
    *     OBJECT_KIND_UNSPECIFIED or an unknown kind;
    *   - RESOURCE_EXHAUSTED: a request larger than the server's message size
-   *     limit (16 MiB by default); send smaller batches;
+   *     limit (16 MiB), or holding more mutations than berthd's
+   *     --max-batch-objects (10000 by default); send smaller batches;
    *   - UNAVAILABLE: the server is shutting down; reconnect and re-list.
    */
   sync: {
@@ -1387,9 +1414,11 @@ export const StateServiceService = {
    * Apply upserts objects, for callers that do not keep a stream. It
    * behaves like one Sync batch without markers.
    *
-   * Per-object failures are in the response. The call itself fails with
-   * RESOURCE_EXHAUSTED when the request exceeds the message size limit, and
-   * UNAVAILABLE when the server is shutting down.
+   * Per-object failures are in the response. The call itself fails with:
+   *   - RESOURCE_EXHAUSTED: the request exceeds the message size limit
+   *     (16 MiB), or holds more objects than berthd's --max-batch-objects
+   *     (10000 by default);
+   *   - UNAVAILABLE: the server is shutting down.
    */
   apply: {
     path: "/berth.v1.StateService/Apply" as const,
@@ -1404,9 +1433,11 @@ export const StateServiceService = {
    * Delete removes objects, for callers that do not keep a stream. It
    * behaves like one Sync batch of deletes without markers.
    *
-   * Per-object failures are in the response. The call itself fails with
-   * RESOURCE_EXHAUSTED when the request exceeds the message size limit, and
-   * UNAVAILABLE when the server is shutting down.
+   * Per-object failures are in the response. The call itself fails with:
+   *   - RESOURCE_EXHAUSTED: the request exceeds the message size limit
+   *     (16 MiB), or holds more references than berthd's --max-batch-objects
+   *     (10000 by default);
+   *   - UNAVAILABLE: the server is shutting down.
    */
   delete: {
     path: "/berth.v1.StateService/Delete" as const,
@@ -1484,7 +1515,8 @@ export interface StateServiceServer extends UntypedServiceImplementation {
    *   - INVALID_ARGUMENT: an unknown resync value, or resync_kinds holding
    *     OBJECT_KIND_UNSPECIFIED or an unknown kind;
    *   - RESOURCE_EXHAUSTED: a request larger than the server's message size
-   *     limit (16 MiB by default); send smaller batches;
+   *     limit (16 MiB), or holding more mutations than berthd's
+   *     --max-batch-objects (10000 by default); send smaller batches;
    *   - UNAVAILABLE: the server is shutting down; reconnect and re-list.
    */
   sync: handleBidiStreamingCall<SyncRequest, SyncResponse>;
@@ -1492,18 +1524,22 @@ export interface StateServiceServer extends UntypedServiceImplementation {
    * Apply upserts objects, for callers that do not keep a stream. It
    * behaves like one Sync batch without markers.
    *
-   * Per-object failures are in the response. The call itself fails with
-   * RESOURCE_EXHAUSTED when the request exceeds the message size limit, and
-   * UNAVAILABLE when the server is shutting down.
+   * Per-object failures are in the response. The call itself fails with:
+   *   - RESOURCE_EXHAUSTED: the request exceeds the message size limit
+   *     (16 MiB), or holds more objects than berthd's --max-batch-objects
+   *     (10000 by default);
+   *   - UNAVAILABLE: the server is shutting down.
    */
   apply: handleUnaryCall<ApplyRequest, ApplyResponse>;
   /**
    * Delete removes objects, for callers that do not keep a stream. It
    * behaves like one Sync batch of deletes without markers.
    *
-   * Per-object failures are in the response. The call itself fails with
-   * RESOURCE_EXHAUSTED when the request exceeds the message size limit, and
-   * UNAVAILABLE when the server is shutting down.
+   * Per-object failures are in the response. The call itself fails with:
+   *   - RESOURCE_EXHAUSTED: the request exceeds the message size limit
+   *     (16 MiB), or holds more references than berthd's --max-batch-objects
+   *     (10000 by default);
+   *   - UNAVAILABLE: the server is shutting down.
    */
   delete: handleUnaryCall<DeleteRequest, DeleteResponse>;
   /**
@@ -1563,7 +1599,8 @@ export interface StateServiceClient extends Client {
    *   - INVALID_ARGUMENT: an unknown resync value, or resync_kinds holding
    *     OBJECT_KIND_UNSPECIFIED or an unknown kind;
    *   - RESOURCE_EXHAUSTED: a request larger than the server's message size
-   *     limit (16 MiB by default); send smaller batches;
+   *     limit (16 MiB), or holding more mutations than berthd's
+   *     --max-batch-objects (10000 by default); send smaller batches;
    *   - UNAVAILABLE: the server is shutting down; reconnect and re-list.
    */
   sync(): ClientDuplexStream<SyncRequest, SyncResponse>;
@@ -1573,9 +1610,11 @@ export interface StateServiceClient extends Client {
    * Apply upserts objects, for callers that do not keep a stream. It
    * behaves like one Sync batch without markers.
    *
-   * Per-object failures are in the response. The call itself fails with
-   * RESOURCE_EXHAUSTED when the request exceeds the message size limit, and
-   * UNAVAILABLE when the server is shutting down.
+   * Per-object failures are in the response. The call itself fails with:
+   *   - RESOURCE_EXHAUSTED: the request exceeds the message size limit
+   *     (16 MiB), or holds more objects than berthd's --max-batch-objects
+   *     (10000 by default);
+   *   - UNAVAILABLE: the server is shutting down.
    */
   apply(
     request: ApplyRequest,
@@ -1596,9 +1635,11 @@ export interface StateServiceClient extends Client {
    * Delete removes objects, for callers that do not keep a stream. It
    * behaves like one Sync batch of deletes without markers.
    *
-   * Per-object failures are in the response. The call itself fails with
-   * RESOURCE_EXHAUSTED when the request exceeds the message size limit, and
-   * UNAVAILABLE when the server is shutting down.
+   * Per-object failures are in the response. The call itself fails with:
+   *   - RESOURCE_EXHAUSTED: the request exceeds the message size limit
+   *     (16 MiB), or holds more references than berthd's --max-batch-objects
+   *     (10000 by default);
+   *   - UNAVAILABLE: the server is shutting down.
    */
   delete(
     request: DeleteRequest,

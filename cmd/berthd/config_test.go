@@ -1,0 +1,125 @@
+package main
+
+import (
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/berthsched/berth/server/auth"
+)
+
+func writeConfig(t *testing.T, dir, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, "berthd.yaml")
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const fullConfig = `# every key
+listen: 0.0.0.0:7070
+metricsListen: ""
+dataDir: data
+schedulerConfig: /etc/berth/scheduler.yaml
+logLevel: debug
+shutdownTimeout: 30s
+retainDecisions: 5000
+retainFor: 168h
+maxBatchObjects: 500
+tls:
+  cert: tls/server.pem
+  key: tls/server-key.pem
+  clientCA: /etc/berth/ca.pem
+tokenFile: tokens
+deterministic: true
+initialSyncTimeout: 30s
+`
+
+func TestConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	fromFile := options{
+		listen: "0.0.0.0:7070", metricsListen: "", dataDir: filepath.Join(dir, "data"),
+		schedulerConfig: "/etc/berth/scheduler.yaml", logLevel: slog.LevelDebug, shutdownTimeout: 30 * time.Second,
+		retainDecisions: 5000, retainFor: 168 * time.Hour, maxMutations: 500,
+		tls:       auth.TLSFiles{Cert: filepath.Join(dir, "tls/server.pem"), Key: filepath.Join(dir, "tls/server-key.pem"), ClientCA: "/etc/berth/ca.pem"},
+		tokenFile: filepath.Join(dir, "tokens"), deterministic: true, initialSync: 30 * time.Second,
+	}
+	tests := []struct {
+		name    string
+		content string
+		args    []string
+		want    func(path string) options
+		wantErr string
+	}{
+		{name: "every key", content: fullConfig, want: func(path string) options {
+			o := fromFile
+			o.configFile = path
+			return o
+		}},
+		{name: "flags win over the file", content: fullConfig,
+			args: []string{"--listen", "127.0.0.1:9", "--retain-for", "0", "--deterministic=false", "--tls-cert", "c.pem"},
+			want: func(path string) options {
+				o := fromFile
+				o.configFile, o.listen, o.retainFor, o.deterministic, o.tls.Cert = path, "127.0.0.1:9", 0, false, "c.pem"
+				return o
+			}},
+		{name: "keys left out keep the defaults", content: "dataDir: /var/lib/berth\nretainFor: 0\n", want: func(path string) options {
+			o := defaultOptions()
+			o.configFile, o.dataDir = path, "/var/lib/berth"
+			return o
+		}},
+		{name: "empty file", content: "", want: func(path string) options {
+			o := defaultOptions()
+			o.configFile = path
+			return o
+		}},
+		{name: "unknown key", content: "listen: x\nlistn: y\n", wantErr: `unknown key "listn"; the keys here are dataDir, deterministic, initialSyncTimeout, listen,`},
+		{name: "unknown nested key", content: "tls:\n  certFile: c.pem\n", wantErr: `unknown key "tls.certFile"; the keys here are cert, clientCA, key`},
+		{name: "flag spelling", content: "data-dir: /x\n", wantErr: `unknown key "data-dir"`},
+		{name: "a KubeSchedulerConfiguration", content: "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n",
+			wantErr: "this is a KubeSchedulerConfiguration: pass it with --scheduler-config"},
+		{name: "bad duration", content: "retainFor: 7 days\n", wantErr: "retainFor"},
+		{name: "duration as a number", content: "shutdownTimeout: 10\n", wantErr: `a duration is a string such as "10s"`},
+		{name: "bad level", content: "logLevel: loud\n", wantErr: "loud"},
+		{name: "wrong type", content: "retainDecisions: many\n", wantErr: "retainDecisions"},
+		{name: "not a mapping", content: "- listen\n", wantErr: "cannot unmarshal"},
+		{name: "invalid once merged", content: "tls:\n  key: k.pem\n", wantErr: "--tls-cert and --tls-key go together"},
+		{name: "negative", content: "maxBatchObjects: -1\n", wantErr: "--max-batch-objects must not be negative"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeConfig(t, dir, tc.content)
+			got, err := parseFlags(append([]string{"--config", path}, tc.args...), io.Discard)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one with %q", err, tc.wantErr)
+				}
+				if !strings.Contains(err.Error(), path) && !strings.HasPrefix(err.Error(), "--") {
+					t.Errorf("err = %v does not name the file", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want(path), got, cmp.AllowUnexported(options{})); diff != "" {
+				t.Errorf("options (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// The example configuration under deploy/ is valid.
+func TestDeployConfigExample(t *testing.T) {
+	path := filepath.Join("..", "..", "deploy", "berthd.yaml")
+	if _, err := parseFlags([]string{"--config", path}, io.Discard); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}

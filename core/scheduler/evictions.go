@@ -1,0 +1,130 @@
+package scheduler
+
+import (
+	"context"
+	"slices"
+
+	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/queue"
+)
+
+// An Evict decision is kube-scheduler's deletion of the victim: the API
+// server makes the victim terminating, with a DisruptionTarget condition
+// of reason PreemptionByScheduler, at once, and the scheduler sees it so.
+// Berth's orchestrator acts later, so the scheduler marks the victim itself:
+// from the Evict on, and until the pod is deleted, it holds the pod as
+// terminating by preemption (Terminating and Preempted set), whatever
+// upserts of it say. So:
+//   - a preemptor nominated to the victim's node waits for it instead of
+//     preempting again (core/preemption's eligibility);
+//   - no other preemptor evicts it again (the executor skips terminating
+//     victims);
+//   - it no longer counts as healthy for disruption budgets;
+//   - it keeps its node's resources until it is deleted.
+//
+// The set survives restarts through the server (RestoreEvictions). A pod
+// whose eviction the orchestrator does not carry out stays marked: it must
+// be deleted (and re-added under a new uid if it keeps running).
+
+// markEvicted records that an Evict decision went out for the pod with the
+// UID and marks the pod, in the scheduler's view and in the cache. A pod
+// deleted meanwhile is not recorded. It takes ingestMu, so it is ordered
+// with the upserts and deletes of the pod: the caller (the scheduling
+// cycle, through the decision sink) holds cycleMu but not ingestMu.
+func (s *Scheduler) markEvicted(ctx context.Context, uid string) {
+	s.ingestMu.Lock()
+	defer s.ingestMu.Unlock()
+	old, ok := s.lookupPod(uid)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	s.evicted[uid] = struct{}{}
+	s.mu.Unlock()
+	if old.TerminatingByPreemption() {
+		return
+	}
+	cur := markedPreempted(old)
+	s.storePod(cur)
+	s.markCached(ctx, cur)
+}
+
+// markCached applies the mark to the cache's version of the pod: a bound
+// pod is updated (raising the pod update kube's informer would see), an
+// assumed one (its bind in flight) stays assumed on its node.
+func (s *Scheduler) markCached(ctx context.Context, pod *model.Pod) {
+	st, ok := s.cache.Pod(pod.UID)
+	if !ok {
+		return // pending: it holds no room
+	}
+	cached := markedPreempted(st.Pod)
+	if st.Assumed {
+		if err := s.cache.UpdateAssumedPod(cached); err != nil {
+			s.logger.Error("marking an evicted assumed pod failed", "pod", pod.Key(), "err", err)
+		}
+		return
+	}
+	if err := s.cache.UpdatePod(cached); err != nil {
+		s.logger.Error("marking an evicted pod failed", "pod", pod.Key(), "err", err)
+		return
+	}
+	for _, ev := range queue.PodUpdateEvents(st.Pod, cached) {
+		s.queue.MoveAllToActiveOrBackoffQueue(ctx, ev, st.Pod, cached, nil)
+	}
+}
+
+// markedPreempted returns a copy of p terminating by preemption.
+func markedPreempted(p *model.Pod) *model.Pod {
+	cp := *p
+	cp.Terminating, cp.Preempted = true, true
+	return &cp
+}
+
+// evictedLocked reports whether the scheduler evicted the pod; s.mu held.
+func (s *Scheduler) evictedLocked(uid string) bool {
+	_, ok := s.evicted[uid]
+	return ok
+}
+
+// Evicted lists the UIDs of the pods the scheduler evicted that are not
+// deleted yet (restored ones whose pod was not sent again included),
+// sorted.
+func (s *Scheduler) Evicted() []string {
+	s.mu.RLock()
+	out := make([]string, 0, len(s.evicted))
+	for uid := range s.evicted {
+		out = append(out, uid)
+	}
+	s.mu.RUnlock()
+	slices.Sort(out)
+	return out
+}
+
+// RestoreEvictions reloads the pods evicted before a restart (at startup,
+// before the pods are sent again): each is held as terminating by
+// preemption when it arrives, until it is deleted.
+func (s *Scheduler) RestoreEvictions(uids []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, uid := range uids {
+		s.evicted[uid] = struct{}{}
+	}
+}
+
+// ForgetUnknownEvictions drops the evictions of pods the scheduler does not
+// hold, restored after a restart for pods deleted while it was down, and
+// returns their UIDs, sorted. Call it once a re-list of every pod is
+// complete; a pod sent later is not held as evicted.
+func (s *Scheduler) ForgetUnknownEvictions() []string {
+	s.mu.Lock()
+	var out []string
+	for uid := range s.evicted {
+		if _, ok := s.pods[uid]; !ok {
+			delete(s.evicted, uid)
+			out = append(out, uid)
+		}
+	}
+	s.mu.Unlock()
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,14 @@
+// Package errmap is berthd's one table from errors to gRPC status codes.
+//
+// core, store and server/convert return typed errors and sentinels (a
+// *convert.FieldError, a *priority.UnknownClassError, scheduler.ErrNotFound,
+// a *store.CompactedError, ...); the services wrap them with %w and, at the
+// edge, hand them to Status (an RPC failing as a whole) or ObjectError (one
+// object of a Sync, Apply or Delete refused). Nothing else in berthd decides
+// a code for one of these errors.
+//
+// Errors that are about one field of the request are located with Field
+// (or any error with a FieldPath method); the field path goes into the
+// status message, a google.rpc.BadRequest detail for INVALID_ARGUMENT, and
+// ObjectError.field_path.
+package errmap

@@ -1,0 +1,264 @@
+package errmap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/priority"
+	"github.com/berthsched/berth/core/scheduler"
+	"github.com/berthsched/berth/server/convert"
+	"github.com/berthsched/berth/store"
+)
+
+// Errors the services raise about a request, beside core's. Wrap them with
+// %w; the comment says the code each maps to.
+var (
+	// ErrUIDMismatch: a reference names a pod by a uid other than the one
+	// Berth holds under that namespace and name. FAILED_PRECONDITION.
+	ErrUIDMismatch = errors.New("uid differs from the held pod's")
+	// ErrBuiltinClass: the built-in PriorityClasses cannot be deleted.
+	// INVALID_ARGUMENT.
+	ErrBuiltinClass = errors.New("built-in PriorityClass")
+	// ErrUnknownProfile: the request needs a scheduling profile Berth does
+	// not run. FAILED_PRECONDITION.
+	ErrUnknownProfile = errors.New("no such scheduling profile")
+	// ErrShuttingDown: berthd is stopping. UNAVAILABLE.
+	ErrShuttingDown = errors.New("berthd is shutting down")
+	// ErrNotConfigured: this server was built without what the RPC needs.
+	// UNIMPLEMENTED.
+	ErrNotConfigured = errors.New("not configured on this server")
+)
+
+// Details of OUT_OF_RANGE for a compacted revision, as
+// decision_service.proto documents them.
+const (
+	ErrorDomain            = "berth.v1"
+	ReasonCompacted        = "REVISION_COMPACTED"
+	MetadataOldestRevision = "oldest_revision"
+)
+
+// Mapped is an error as the API reports it.
+type Mapped struct {
+	Code codes.Code
+	// Field is the offending field as a proto field path
+	// ("pods[2].containers[0].name"); empty when the error is not about
+	// one field.
+	Field string
+	// Reason is a sentence for people, without the field.
+	Reason string
+}
+
+// match is the table: the code of err and, for an error about a field of
+// the message of the object it concerns (a Pod's priority_class_name), that
+// field relative to the message. First match wins; every error of core,
+// store and convert a caller can cause is here, anything else is INTERNAL.
+func match(err error) (code codes.Code, kindField, reason string) {
+	var (
+		unknown   *priority.UnknownClassError
+		invalid   *priority.InvalidClassError
+		compacted *store.CompactedError
+	)
+	reason = err.Error()
+	switch {
+	case errors.As(err, &unknown):
+		return codes.FailedPrecondition, "priority_class_name", unknown.Error() + "; send the PriorityClass first"
+	case errors.As(err, &invalid):
+		return codes.InvalidArgument, classField(invalid.Field), invalid.Reason
+	case errors.Is(err, scheduler.ErrInvalid), errors.Is(err, ErrBuiltinClass):
+		return codes.InvalidArgument, "", reason
+	case errors.Is(err, scheduler.ErrPodBound):
+		return codes.FailedPrecondition, "node_name", reason
+	case errors.Is(err, scheduler.ErrNotFound):
+		return codes.NotFound, "", reason
+	case errors.Is(err, ErrUIDMismatch), errors.Is(err, scheduler.ErrNoBindInFlight),
+		errors.Is(err, scheduler.ErrPodNotPending), errors.Is(err, ErrUnknownProfile):
+		return codes.FailedPrecondition, "", reason
+	case errors.As(err, &compacted):
+		return codes.OutOfRange, "", fmt.Sprintf("revision %d was compacted away; the oldest revision kept is %d: watch again from 0 or %d",
+			compacted.Requested, compacted.Oldest, compacted.Oldest)
+	case errors.Is(err, store.ErrClosed), errors.Is(err, ErrShuttingDown):
+		return codes.Unavailable, "", reason
+	case errors.Is(err, ErrNotConfigured):
+		return codes.Unimplemented, "", reason
+	case errors.Is(err, context.Canceled):
+		return codes.Canceled, "", reason
+	case errors.Is(err, context.DeadlineExceeded):
+		return codes.DeadlineExceeded, "", reason
+	}
+	return codes.Internal, "", reason
+}
+
+// classField maps core/priority's field names to the proto's.
+func classField(f string) string {
+	if f == "preemptionPolicy" {
+		return "preemption_policy"
+	}
+	return f
+}
+
+// Classify maps err. Field holds the paths of the Field wrappers around err
+// and the field of err itself.
+func Classify(err error) Mapped {
+	m, _ := classify(err)
+	return m
+}
+
+// classify also says whether the field is relative to the message of the
+// object the error is about (a Pod, a PriorityClass) rather than to the
+// request: ObjectError puts the object's kind in front of it.
+func classify(err error) (Mapped, bool) {
+	var prefix string
+	for {
+		l, ok := err.(interface{ FieldPath() string })
+		if !ok {
+			break
+		}
+		prefix = join(prefix, l.FieldPath())
+		inner := errors.Unwrap(err)
+		if inner == nil {
+			break
+		}
+		err = inner
+	}
+	var fe *convert.FieldError
+	if errors.As(err, &fe) {
+		return Mapped{Code: codes.InvalidArgument, Field: join(prefix, fe.Path), Reason: fe.Reason}, false
+	}
+	code, kindField, reason := match(err)
+	m := Mapped{Code: code, Field: join(prefix, kindField), Reason: reason}
+	return m, kindField != "" && prefix == ""
+}
+
+// join appends a relative field path to a path.
+func join(p, rel string) string {
+	switch {
+	case rel == "":
+		return p
+	case p == "":
+		return rel
+	case rel[0] == '[':
+		return p + rel
+	}
+	return p + "." + rel
+}
+
+// Field locates err at a field of the request: path is the proto field
+// path of the message err is about ("pods[2]", "cluster_delta[0].pod",
+// "page_token"); the paths err carries itself are relative to it.
+func Field(path string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &located{path: path, err: err}
+}
+
+type located struct {
+	path string
+	err  error
+}
+
+func (e *located) Error() string {
+	m := Classify(e)
+	if m.Field == "" {
+		return m.Reason
+	}
+	return m.Field + ": " + m.Reason
+}
+
+func (e *located) Unwrap() error     { return e.err }
+func (e *located) FieldPath() string { return e.path }
+
+// KindField is the field of berth.v1.Object holding an object of kind:
+// "pod", "priority_class", ...; empty for an unknown kind.
+func KindField(kind berthv1.ObjectKind) string {
+	switch kind {
+	case berthv1.ObjectKind_OBJECT_KIND_NODE:
+		return "node"
+	case berthv1.ObjectKind_OBJECT_KIND_POD:
+		return "pod"
+	case berthv1.ObjectKind_OBJECT_KIND_PRIORITY_CLASS:
+		return "priority_class"
+	case berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET:
+		return "pod_disruption_budget"
+	case berthv1.ObjectKind_OBJECT_KIND_NAMESPACE:
+		return "namespace"
+	}
+	return ""
+}
+
+// Status is err as the gRPC status of an RPC failing as a whole; nil for
+// nil. An error that already is a status passes unchanged. The message is
+// "field: reason"; INVALID_ARGUMENT carries a google.rpc.BadRequest naming
+// the field, OUT_OF_RANGE for a compacted revision a google.rpc.ErrorInfo.
+func Status(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := status.FromError(err); ok {
+		return err
+	}
+	m := Classify(err)
+	msg := m.Reason
+	if m.Field != "" {
+		msg = m.Field + ": " + msg
+	}
+	st := status.New(m.Code, msg)
+	var detail *status.Status
+	var derr error
+	switch {
+	case m.Code == codes.InvalidArgument:
+		detail, derr = st.WithDetails(&errdetails.BadRequest{
+			FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: m.Field, Description: m.Reason}},
+		})
+	case m.Code == codes.OutOfRange:
+		var e *store.CompactedError
+		if errors.As(err, &e) {
+			detail, derr = st.WithDetails(&errdetails.ErrorInfo{
+				Reason:   ReasonCompacted,
+				Domain:   ErrorDomain,
+				Metadata: map[string]string{MetadataOldestRevision: strconv.FormatUint(e.Oldest, 10)},
+			})
+		}
+	}
+	if detail != nil && derr == nil {
+		return detail.Err()
+	}
+	return st.Err()
+}
+
+// ObjectError is err as the ObjectError of the object at index of a Sync,
+// Apply or Delete; ref is the object as far as it could be read (nil when
+// not at all). A field of the object's own message gets the object's kind
+// in front ("pod.priority_class_name"), as field_path starts at the Object.
+func ObjectError(index int, ref *berthv1.ObjectRef, err error) *berthv1.ObjectError {
+	m, inKind := classify(err)
+	if inKind && ref != nil {
+		m.Field = join(KindField(ref.GetKind()), m.Field)
+	}
+	return &berthv1.ObjectError{Index: uint32(index), Ref: ref, Code: ErrorCode(m.Code), FieldPath: m.Field, Message: m.Reason}
+}
+
+// ErrorCode is the ObjectError code of a gRPC code: the same number where
+// ErrorCode has it, INTERNAL otherwise.
+func ErrorCode(c codes.Code) berthv1.ErrorCode {
+	switch c {
+	case codes.Canceled:
+		return berthv1.ErrorCode_ERROR_CODE_CANCELLED
+	case codes.InvalidArgument:
+		return berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT
+	case codes.DeadlineExceeded:
+		return berthv1.ErrorCode_ERROR_CODE_DEADLINE_EXCEEDED
+	case codes.NotFound:
+		return berthv1.ErrorCode_ERROR_CODE_NOT_FOUND
+	case codes.FailedPrecondition:
+		return berthv1.ErrorCode_ERROR_CODE_FAILED_PRECONDITION
+	}
+	return berthv1.ErrorCode_ERROR_CODE_INTERNAL
+}
