@@ -197,8 +197,11 @@ type Stats struct {
 func (s *Scheduler) Stats() Stats {
 	st := Stats{Queue: s.queue.Stats(), Cache: s.cache.Counts(), Nominations: len(s.queue.Nominator().All())}
 	s.mu.RLock()
-	st.Pods, st.BindsInFlight = len(s.pods), len(s.binds)
+	st.Pods = len(s.pods)
 	s.mu.RUnlock()
+	s.bindsMu.Lock()
+	st.BindsInFlight = len(s.binds)
+	s.bindsMu.Unlock()
 	return st
 }
 

@@ -24,7 +24,6 @@ type binding struct {
 // status, nil when the bind was issued (or the outcome was already
 // settled by the caller).
 func (s *Scheduler) runBindingCycle(ctx context.Context, b *binding) *framework.Status {
-	s.updateRecord(b.qpi.Pod.UID, func(r *podRecord) { r.attempts = b.qpi.Attempts })
 	f := s.bindingCycle(ctx, b)
 	if f == nil {
 		return nil
@@ -49,13 +48,17 @@ func (s *Scheduler) bindingCycle(ctx context.Context, b *binding) *failure {
 	s.queue.Done(pod.UID)
 	// The check and the record are one step, so a deletion either comes
 	// first (no bind) or finds the bind recorded (and takes it).
-	s.mu.Lock()
+	// A read lock suffices: a deletion takes s.mu for writing, and binding
+	// goroutines, thousands at a time under load, do not queue on each other.
+	s.mu.RLock()
 	cur, ok := s.pods[pod.UID]
 	alive := ok && cur.NodeName == ""
 	if alive {
+		s.bindsMu.Lock()
 		s.binds[pod.UID] = b
+		s.bindsMu.Unlock()
 	}
-	s.mu.Unlock()
+	s.mu.RUnlock()
 	if !alive {
 		err := fmt.Errorf("pod %s was deleted or bound elsewhere before its bind to %s", pod.Key(), b.host)
 		return &failure{status: framework.AsStatus(err), nominating: clearNomination}
@@ -66,9 +69,9 @@ func (s *Scheduler) bindingCycle(ctx context.Context, b *binding) *failure {
 		}
 		return &failure{status: st, nominating: clearNomination}
 	}
-	s.mu.Lock()
+	s.bindsMu.Lock()
 	_, waiting := s.binds[pod.UID]
-	s.mu.Unlock()
+	s.bindsMu.Unlock()
 	if waiting {
 		if err := s.cache.FinishBinding(pod); err != nil {
 			s.logger.Debug("finish binding", "pod", pod.Key(), "err", err)
@@ -99,16 +102,16 @@ func bindingRejection(st *framework.Status, host, podKey string) *failure {
 // replaced, or its binding settled or abandoned. A DecisionSink asks it
 // (under its own lock) to refuse writing a Bind nobody waits for.
 func (s *Scheduler) Binding(pod *model.Pod) bool {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.bindsMu.Lock()
+	defer s.bindsMu.Unlock()
 	b := s.binds[pod.UID]
 	return b != nil && b.qpi.Pod == pod
 }
 
 // takeBind removes and returns the pod's binding awaiting confirmation.
 func (s *Scheduler) takeBind(uid string) *binding {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.bindsMu.Lock()
+	defer s.bindsMu.Unlock()
 	b := s.binds[uid]
 	delete(s.binds, uid)
 	return b
@@ -139,14 +142,14 @@ func (s *Scheduler) handleBindingCycleError(ctx context.Context, b *binding, f *
 // returns ErrNoBindInFlight when no bind of the pod to node awaits an
 // outcome (a confirmation of a pod already bound there is not an error).
 func (s *Scheduler) ReportBindResult(ctx context.Context, podUID, node string, ok bool, reason string) error {
-	s.mu.Lock()
+	s.bindsMu.Lock()
 	b := s.binds[podUID]
 	if b != nil && b.host == node {
 		delete(s.binds, podUID)
 	} else {
 		b = nil
 	}
-	s.mu.Unlock()
+	s.bindsMu.Unlock()
 	if b == nil {
 		if st, found := s.cache.Pod(podUID); ok && found && !st.Assumed && st.Pod.NodeName == node {
 			return nil

@@ -115,8 +115,9 @@ type Options struct {
 // ingestMu; the state-in calls never take cycleMu (Hold waits for cycleMu
 // but holds nothing meanwhile; the gate's lock is a leaf). Both call the
 // queue (its lock, then the nominator's, then mu through the queue's
-// PodLookup) and the cache (a leaf lock). mu is a leaf: nothing is called
-// while holding it. Binding cycles take neither ingestMu nor cycleMu.
+// PodLookup) and the cache (a leaf lock). mu is a leaf but for bindsMu,
+// which is taken under it and is a leaf itself: nothing else is called
+// while holding either. Binding cycles take neither ingestMu nor cycleMu.
 type Scheduler struct {
 	opts      Options
 	cfg       *config.Config
@@ -151,10 +152,14 @@ type Scheduler struct {
 	uidByKey   map[string]string     // namespace/name -> UID
 	classes    *priority.Classes
 	records    map[string]*podRecord // pending pods' last failures
-	binds      map[string]*binding   // binds issued, awaiting an outcome
 	evicted    map[string]struct{}   // pods evicted and not deleted yet (evictions.go)
 	namespaces *namespaces
 	pdbs       *pdbs
+
+	// bindsMu guards binds, the binds issued and awaiting an outcome. It
+	// is a leaf, taken after s.mu when both are held.
+	bindsMu sync.Mutex
+	binds   map[string]*binding
 
 	bindWG sync.WaitGroup
 }

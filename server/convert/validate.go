@@ -106,6 +106,15 @@ var standardResources = []string{
 // resources checks a resource list: valid names, amounts from 0 to
 // model.MaxAmount.
 func resources(p path, m map[string]int64) *FieldError {
+	valid := true
+	for k, v := range m {
+		valid = valid && v >= 0 && v <= model.MaxAmount && isQualifiedName(k) &&
+			(contains(standardResources, k) || strings.Contains(k, "/") || strings.HasPrefix(k, "hugepages-"))
+	}
+	if valid {
+		return nil
+	}
+	// The first problem in key order is reported.
 	for _, k := range sortedKeys(m) {
 		kp := p.key(k)
 		if fe := qualifiedName(kp, k); fe != nil {
