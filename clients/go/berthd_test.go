@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
@@ -196,4 +201,79 @@ func TestWatchResumesAcrossBerthdKill(t *testing.T) {
 	if t.Failed() {
 		t.Logf("berthd stderr:\n%s", strings.TrimSpace(d.stderr.String()))
 	}
+}
+
+// TestWatchRefusesAnotherLog restarts berthd on an empty data directory
+// under the watcher: the revisions it resumes from belong to the lost log,
+// so the watch must end with LOG_ID_MISMATCH instead of silently skipping
+// (or replaying unrelated decisions under the same numbers).
+func TestWatchRefusesAnotherLog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs berthd")
+	}
+	d := buildBerthd(t)
+	d.start()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	c, err := Dial(ctx, "unix://"+d.sock, WithBackoff(Backoff{Initial: 20 * time.Millisecond, Max: 200 * time.Millisecond, Factor: 2}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	node := &berthv1.Object{Kind: &berthv1.Object_Node{Node: &berthv1.Node{Name: "n1", Allocatable: map[string]int64{"cpu": 4000, "memory": 1 << 30, "pods": 10}}}}
+	pod := &berthv1.Object{Kind: &berthv1.Object_Pod{Pod: &berthv1.Pod{
+		Uid: "u1", Namespace: "default", Name: "p1",
+		Containers: []*berthv1.Container{{Name: "c", Requests: map[string]int64{"cpu": 100}}},
+	}}}
+	if _, err := c.State.Apply(ctx, &berthv1.ApplyRequest{Objects: []*berthv1.Object{node, pod}}, grpc.WaitForReady(true)); err != nil {
+		t.Fatal(err)
+	}
+	seen := make(chan struct{}, 1)
+	watcher := c.NewWatcher(FileCheckpoint{Path: filepath.Join(t.TempDir(), "rev")}, func(context.Context, *berthv1.Decision) error {
+		select {
+		case seen <- struct{}{}:
+		default:
+		}
+		return nil
+	}, StartAt(1))
+	done := make(chan error, 1)
+	go func() { done <- watcher.Run(ctx) }()
+	select {
+	case <-seen:
+	case <-ctx.Done():
+		t.Fatalf("no decision: %v\n%s", ctx.Err(), d.stderr.String())
+	}
+	d.kill()
+	if err := os.RemoveAll(d.dataDir); err != nil {
+		t.Fatal(err)
+	}
+	d.start()
+	select {
+	case err := <-done:
+		var info *errdetails.ErrorInfo
+		if status.Code(err) != codes.FailedPrecondition || !hasReason(err, "LOG_ID_MISMATCH", &info) {
+			t.Fatalf("watcher.Run = %v, want FAILED_PRECONDITION with reason LOG_ID_MISMATCH", err)
+		}
+	case <-ctx.Done():
+		t.Fatalf("the watcher resumed against a new log without noticing\n%s", d.stderr.String())
+	}
+}
+
+// hasReason reports whether err's status carries an ErrorInfo with reason.
+func hasReason(err error, reason string, info **errdetails.ErrorInfo) bool {
+	st, ok := status.FromError(err)
+	if !ok {
+		var se interface{ GRPCStatus() *status.Status }
+		if !errors.As(err, &se) {
+			return false
+		}
+		st = se.GRPCStatus()
+	}
+	for _, d := range st.Details() {
+		if i, ok := d.(*errdetails.ErrorInfo); ok && i.GetReason() == reason {
+			*info = i
+			return true
+		}
+	}
+	return false
 }

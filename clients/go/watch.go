@@ -30,6 +30,10 @@ type Watcher struct {
 	req         *berthv1.WatchRequest // template; from_revision set per stream
 	start       uint64
 	onCompacted func(context.Context, *CompactedError) (uint64, error)
+	// logID is the identity of the log the revisions came from (the last
+	// WatchResponse.log_id, or WatchLogID's); sent when resuming, so that a
+	// berthd that lost its log refuses the watch instead of skipping.
+	logID string
 }
 
 // WatchOption configures a Watcher.
@@ -38,6 +42,15 @@ type WatchOption func(*Watcher)
 // WatchSchedulerName passes only the decisions of one scheduling profile.
 func WatchSchedulerName(name string) WatchOption {
 	return func(w *Watcher) { w.req.SchedulerName = name }
+}
+
+// WatchLogID names the decision log the checkpoint's revision belongs to
+// (a WatchResponse.log_id the caller kept): berthd refuses to resume from
+// another log with FAILED_PRECONDITION (reason LOG_ID_MISMATCH) rather than
+// skip decisions. Without it the watcher learns the id from the first
+// response and checks it on every reconnect.
+func WatchLogID(id string) WatchOption {
+	return func(w *Watcher) { w.logID = id }
 }
 
 // WatchTypes passes only decisions of these types.
@@ -136,7 +149,7 @@ func (e stopError) Error() string { return e.err.Error() }
 func (w *Watcher) stream(ctx context.Context, from uint64) (uint64, bool, error) {
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	req := &berthv1.WatchRequest{FromRevision: from, SchedulerName: w.req.GetSchedulerName(), Types: w.req.GetTypes()}
+	req := &berthv1.WatchRequest{FromRevision: from, SchedulerName: w.req.GetSchedulerName(), Types: w.req.GetTypes(), LogId: w.logID}
 	st, err := w.c.Decisions.Watch(sctx, req, grpc.WaitForReady(true))
 	if err != nil {
 		return from, false, err
@@ -154,6 +167,9 @@ func (w *Watcher) stream(ctx context.Context, from uint64) (uint64, bool, error)
 			return from, progressed, err
 		}
 		progressed = true
+		if id := resp.GetLogId(); id != "" {
+			w.logID = id
+		}
 		for _, d := range resp.GetDecisions() {
 			if from > 0 && d.GetRevision() < from {
 				continue // already handled: never deliver a revision twice
