@@ -49,12 +49,13 @@ type nodeItem struct {
 	prev, next *nodeItem
 }
 
+// An assumed pod stays assumed until AddPod confirms it or ForgetPod drops
+// it. Unlike kube's cache the binding cycle's end is not recorded: it only
+// starts the expiry of assumed pods there, and Berth's never expire, so
+// thousands of binding goroutines need not take the cache's lock for it.
 type podState struct {
 	info    *framework.PodInfo
 	assumed bool
-	// bindingFinished is set once the binding cycle ended for an assumed
-	// pod; it stays assumed until AddPod confirms or ForgetPod drops it.
-	bindingFinished bool
 }
 
 // New returns an empty cache.
@@ -274,12 +275,10 @@ func (c *Cache) UpdateAssumedPod(pod *model.Pod) error {
 	case ps.info.Pod.NodeName != pod.NodeName:
 		return fmt.Errorf("cache update assumed pod %s: assumed on %s, not %s: %w", pod.Key(), ps.info.Pod.NodeName, pod.NodeName, ErrNotAssumed)
 	}
-	finished := ps.bindingFinished
 	if err := c.removePodLocked(ps); err != nil {
 		return fmt.Errorf("cache update assumed pod %s: %w", pod.Key(), err)
 	}
 	c.addPodLocked(pi, true)
-	c.pods[pod.UID].bindingFinished = finished
 	return nil
 }
 
@@ -314,22 +313,6 @@ func (c *Cache) AssumePod(pi *framework.PodInfo) error {
 	return nil
 }
 
-// FinishBinding records that the binding cycle of an assumed pod ended. The
-// pod stays assumed until AddPod confirms it or ForgetPod drops it.
-func (c *Cache) FinishBinding(pod *model.Pod) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	ps, ok := c.pods[pod.UID]
-	switch {
-	case !ok:
-		return fmt.Errorf("cache finish binding %s: %w", pod.Key(), ErrPodNotFound)
-	case !ps.assumed:
-		return fmt.Errorf("cache finish binding %s: %w", pod.Key(), ErrNotAssumed)
-	}
-	ps.bindingFinished = true
-	return nil
-}
-
 // ForgetPod drops an assumed pod (its bind failed or was abandoned). A pod
 // already gone is not an error; a confirmed one is.
 func (c *Cache) ForgetPod(pod *model.Pod) error {
@@ -360,9 +343,8 @@ func (c *Cache) IsAssumed(uid string) bool {
 
 // PodState says what the cache knows of a pod.
 type PodState struct {
-	Pod             *model.Pod
-	Assumed         bool
-	BindingFinished bool
+	Pod     *model.Pod
+	Assumed bool
 }
 
 // Pod returns the cached version of the pod with the UID.
@@ -373,7 +355,7 @@ func (c *Cache) Pod(uid string) (PodState, bool) {
 	if !ok {
 		return PodState{}, false
 	}
-	return PodState{Pod: ps.info.Pod, Assumed: ps.assumed, BindingFinished: ps.bindingFinished}, true
+	return PodState{Pod: ps.info.Pod, Assumed: ps.assumed}, true
 }
 
 // Counts is the size of the cache.

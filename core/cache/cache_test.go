@@ -45,18 +45,6 @@ func TestCachePodLifecycle(t *testing.T) {
 			wantAssumed: []string{"uid-web"},
 		},
 		{
-			name: "finish binding keeps the pod assumed",
-			steps: []step{
-				{name: "assume", do: func(c *Cache) error { return c.AssumePod(framework.MustPodInfo(bound(web, "n1"))) }},
-				{name: "finish", do: func(c *Cache) error { return c.FinishBinding(bound(web, "n1")) }},
-			},
-			want: []nodeView{
-				{Name: "n1", Pods: []string{"default/web"}, MilliCPU: 500, Memory: mt.Gi, NonZeroMilliCPU: 500, NonZeroMemory: mt.Gi},
-				{Name: "n2"},
-			},
-			wantAssumed: []string{"uid-web"},
-		},
-		{
 			name: "add of the bound pod confirms",
 			steps: []step{
 				{name: "assume", do: func(c *Cache) error { return c.AssumePod(framework.MustPodInfo(bound(web, "n1"))) }},
@@ -113,15 +101,14 @@ func TestCachePodLifecycle(t *testing.T) {
 			},
 		},
 		{
-			name: "an assumed pod's version is replaced, still assumed and finished",
+			name: "an assumed pod's version is replaced, still assumed",
 			steps: []step{
 				{name: "assume", do: func(c *Cache) error { return c.AssumePod(framework.MustPodInfo(bound(web, "n1"))) }},
-				{name: "finish", do: func(c *Cache) error { return c.FinishBinding(bound(web, "n1")) }},
 				{name: "update assumed", do: func(c *Cache) error {
 					return c.UpdateAssumedPod(bound(mt.MakePod("web").Req(mt.Res(500, mt.Gi)).Terminating().Obj(), "n1"))
 				}},
-				{name: "still finished", do: func(c *Cache) error {
-					if st, _ := c.Pod("uid-web"); !st.Assumed || !st.BindingFinished || !st.Pod.Terminating {
+				{name: "still assumed", do: func(c *Cache) error {
+					if st, _ := c.Pod("uid-web"); !st.Assumed || !st.Pod.Terminating {
 						return fmt.Errorf("state %+v", st)
 					}
 					return nil
@@ -150,7 +137,6 @@ func TestCachePodLifecycle(t *testing.T) {
 				{name: "add twice", do: func(c *Cache) error { return c.AddPod(bound(web, "n1")) }, wantErr: ErrPodExists},
 				{name: "assume a bound pod", do: func(c *Cache) error { return c.AssumePod(framework.MustPodInfo(bound(web, "n1"))) }, wantErr: ErrPodExists},
 				{name: "forget a bound pod", do: func(c *Cache) error { return c.ForgetPod(bound(web, "n1")) }, wantErr: ErrNotAssumed},
-				{name: "finish binding of a bound pod", do: func(c *Cache) error { return c.FinishBinding(bound(web, "n1")) }, wantErr: ErrNotAssumed},
 				{name: "update unknown", do: func(c *Cache) error { return c.UpdatePod(bound(noReq, "n1")) }, wantErr: ErrPodNotFound},
 				{name: "remove unknown", do: func(c *Cache) error { return c.RemovePod(noReq) }, wantErr: ErrPodNotFound},
 				{name: "assume", do: func(c *Cache) error { return c.AssumePod(framework.MustPodInfo(bound(noReq, "n2"))) }},
@@ -312,13 +298,12 @@ func TestCachePodState(t *testing.T) {
 		t.Fatal("unknown pod found")
 	}
 	_ = c.AssumePod(framework.MustPodInfo(bound(web, "n1")))
-	_ = c.FinishBinding(bound(web, "n1"))
 	got, _ := c.Pod(web.UID)
-	if want := (PodState{Pod: got.Pod, Assumed: true, BindingFinished: true}); got != want || got.Pod.NodeName != "n1" {
-		t.Errorf("Pod() = %+v, want assumed and finished on n1", got)
+	if want := (PodState{Pod: got.Pod, Assumed: true}); got != want || got.Pod.NodeName != "n1" {
+		t.Errorf("Pod() = %+v, want assumed on n1", got)
 	}
 	_ = c.AddPod(bound(web, "n1"))
-	if got, _ := c.Pod(web.UID); got.Assumed || got.BindingFinished {
+	if got, _ := c.Pod(web.UID); got.Assumed {
 		t.Errorf("after confirmation Pod() = %+v, want bound", got)
 	}
 }

@@ -4,7 +4,7 @@
 // cycle, an immutable Snapshot that plugins read without locks.
 //
 // Data comes from the scheduler's state ingest (AddNode, AddPod, ...) and
-// from the scheduling cycle itself (AssumePod, FinishBinding, ForgetPod).
+// from the scheduling cycle itself (AssumePod, ForgetPod).
 // A bound pod that was assumed confirms the assumption when it arrives
 // through AddPod. Assumed pods never expire: a bind is confirmed or
 // reported failed explicitly.

@@ -98,12 +98,14 @@ func (s *Scheduler) Pod(uid string) (*model.Pod, bool) { return s.lookupPod(uid)
 
 func (s *Scheduler) explain(pod *model.Pod) Explanation {
 	e := Explanation{Pod: pod}
-	var attempts int
 	s.mu.RLock()
 	if rec := s.records[pod.UID]; rec != nil {
-		e.Diagnosis, e.Queued, e.LastBindFailure, attempts = rec.diagnosis, rec.queuedAt, rec.bindFailure, rec.attempts
+		e.Diagnosis, e.Queued, e.LastBindFailure = rec.diagnosis, rec.queuedAt, rec.bindFailure
 	}
 	s.mu.RUnlock()
+	s.attemptsMu.Lock()
+	attempts := s.bindAttempts[pod.UID]
+	s.attemptsMu.Unlock()
 	if st, ok := s.cache.Pod(pod.UID); ok {
 		e.Phase, e.Node = PhaseBound, st.Pod.NodeName
 		if st.Assumed {

@@ -46,8 +46,11 @@ func (s *Scheduler) removePod(p *model.Pod) {
 
 func (s *Scheduler) forgetRecord(uid string) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	delete(s.records, uid)
+	s.mu.Unlock()
+	s.attemptsMu.Lock()
+	delete(s.bindAttempts, uid)
+	s.attemptsMu.Unlock()
 }
 
 // admit returns the version of the pod the scheduler keeps: the default

@@ -69,14 +69,6 @@ func (s *Scheduler) bindingCycle(ctx context.Context, b *binding) *failure {
 		}
 		return &failure{status: st, nominating: clearNomination}
 	}
-	s.bindsMu.Lock()
-	_, waiting := s.binds[pod.UID]
-	s.bindsMu.Unlock()
-	if waiting {
-		if err := s.cache.FinishBinding(pod); err != nil {
-			s.logger.Debug("finish binding", "pod", pod.Key(), "err", err)
-		}
-	}
 	s.logger.Debug("pod bound", "pod", pod.Key(), "node", b.host)
 	b.fwk.RunPostBindPlugins(ctx, b.state, pod, b.host)
 	return nil

@@ -156,8 +156,10 @@ func (s *Scheduler) scheduleOnePod(ctx context.Context, qpi *framework.QueuedPod
 	b := &binding{fwk: fwk, state: state, qpi: assumed, host: host, start: att.Start}
 	// Recorded here, on the one scheduling goroutine, rather than by each
 	// binding goroutine: thousands of those starting at once would queue
-	// on s.mu ahead of ingest.
-	s.updateRecord(pod.UID, func(r *podRecord) { r.attempts = assumed.Attempts })
+	// ahead of ingest.
+	s.attemptsMu.Lock()
+	s.bindAttempts[pod.UID] = assumed.Attempts
+	s.attemptsMu.Unlock()
 	if s.opts.BindInline {
 		att.BindStatus = s.runBindingCycle(ctx, b)
 		return att

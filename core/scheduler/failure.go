@@ -119,13 +119,10 @@ func (s *Scheduler) recordDiagnosis(ctx context.Context, pod *model.Pod, msg str
 // podRecord is what the scheduler remembers of a pending pod, for Explain
 // and the Reporter; it is forgotten once the pod is bound or deleted.
 type podRecord struct {
-	diagnosis *Diagnosis
-	reported  string    // the last message given to the Reporter
-	queuedAt  time.Time // when the pod was queued
-	// attempts is the pod's attempt count when its binding cycle started:
-	// the queue forgets the pod while it binds.
-	attempts    int
-	bindFailure string // the reason of the last bind reported failed
+	diagnosis   *Diagnosis
+	reported    string    // the last message given to the Reporter
+	queuedAt    time.Time // when the pod was queued
+	bindFailure string    // the reason of the last bind reported failed
 }
 
 // recordLocked returns the pod's record, made if missing; nil when the
