@@ -56,3 +56,71 @@ func TestBatchQueuesPodsAtItsEnd(t *testing.T) {
 		t.Errorf("unschedulable reports: %v", got)
 	}
 }
+
+// Overlapping batches (two requests applied at once) hold a pod back only
+// for the batches started before it was added: ending the first releases
+// its pods while the second is still open, and the second's pods wait for
+// the second.
+func TestOverlappingBatchesReleaseTheirOwnPods(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	e := newEnv(t, &testPlugins{}, func(o *Options) { o.Clock = nil })
+	e.sink.ch = make(chan decision, 10)
+	e.addNodes(mt.MakeNode("n1").Obj())
+	done := make(chan struct{})
+	go func() {
+		e.s.Run(ctx)
+		close(done)
+	}()
+	defer func() { cancel(); <-done }()
+
+	endFirst := e.s.StartBatch()
+	e.addPods(mt.MakePod("first").Obj())
+	endSecond := e.s.StartBatch()
+	e.addPods(mt.MakePod("second").Obj())
+	endFirst(ctx)
+	if d := waitDecision(t, e.sink.ch); d.Pod != "default/first" {
+		t.Fatalf("decision %+v, want first's bind", d)
+	}
+	select {
+	case d := <-e.sink.ch:
+		t.Fatalf("decision %+v before the second batch ended", d)
+	case <-time.After(100 * time.Millisecond):
+	}
+	endSecond(ctx)
+	if d := waitDecision(t, e.sink.ch); d.Pod != "default/second" {
+		t.Fatalf("decision %+v, want second's bind", d)
+	}
+}
+
+// A pod deleted and added again within overlapping batches waits for the
+// batches open at its last addition.
+func TestBatchReaddedPodWaitsForItsLastBatch(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	e := newEnv(t, &testPlugins{}, func(o *Options) { o.Clock = nil })
+	e.sink.ch = make(chan decision, 10)
+	e.addNodes(mt.MakeNode("n1").Obj())
+	done := make(chan struct{})
+	go func() {
+		e.s.Run(ctx)
+		close(done)
+	}()
+	defer func() { cancel(); <-done }()
+
+	endFirst := e.s.StartBatch()
+	e.addPods(mt.MakePod("p").Obj())
+	if err := e.s.DeletePod(ctx, mt.MakePod("p").Obj()); err != nil {
+		t.Fatal(err)
+	}
+	endSecond := e.s.StartBatch()
+	e.addPods(mt.MakePod("p").Obj())
+	endFirst(ctx)
+	select {
+	case d := <-e.sink.ch:
+		t.Fatalf("decision %+v before the second batch ended", d)
+	case <-time.After(100 * time.Millisecond):
+	}
+	endSecond(ctx)
+	if d := waitDecision(t, e.sink.ch); d.Pod != "default/p" {
+		t.Fatalf("decision %+v, want p's bind", d)
+	}
+}
