@@ -41,7 +41,7 @@ func benchPod(i int) *mt.PodBuilder {
 // the inline binding cycle and the confirmation of its bind, on clusters
 // of kubeoracle's synthetic nodes (32 cpu, 128Gi, 110 pods, 10 zones) with
 // the default profile, parallelism 16 and the adaptive percentage of
-// nodes to score. Pods accumulate across iterations. The cycles are Run's:
+// nodes to score. The oldest pods are deleted once there are five per node. The cycles are Run's:
 // they keep no details for the caller.
 func BenchmarkScheduleOne(b *testing.B) {
 	for _, w := range benchWorkloads {
@@ -70,6 +70,7 @@ func benchmarkScheduleOne(b *testing.B, nodes int, makePod func(int) *model.Pod)
 			b.Fatal(err)
 		}
 	}
+	var running []*model.Pod
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
@@ -85,6 +86,15 @@ func benchmarkScheduleOne(b *testing.B, nodes int, makePod func(int) *model.Pod)
 		bound.NodeName = att.Node
 		if err := s.AddPod(ctx, &bound); err != nil {
 			b.Fatal(err)
+		}
+		// Keep five pods per node on average, so that any b.N fits
+		// (anti-affinity allows one pod of each of the ten groups per node).
+		running = append(running, &bound)
+		if len(running) > 5*nodes {
+			if err := s.DeletePod(ctx, running[0]); err != nil {
+				b.Fatal(err)
+			}
+			running = running[1:]
 		}
 	}
 }
