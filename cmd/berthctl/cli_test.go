@@ -282,6 +282,16 @@ func TestWatchCompacted(t *testing.T) {
 	}
 }
 
+func TestWatchBeyondTheLog(t *testing.T) {
+	f := &fakeBerthd{nextRevision: 14}
+	addr := f.start(t)
+	got := berthctl(t, nil, "", "--server", addr, "watch", "--from-revision", "99999")
+	want := result{code: exitFailed, stderr: "berthctl: the revision asked for is beyond the end of this berthd's log (its next revision is 14): it came from another log; watch again from 0\n"}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(result{})); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
 func TestExplain(t *testing.T) {
 	f := &fakeBerthd{}
 	addr := f.start(t)

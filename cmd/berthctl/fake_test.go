@@ -35,6 +35,8 @@ type fakeBerthd struct {
 	watchErr error
 	// compactedBelow makes Watch from an older revision fail OUT_OF_RANGE.
 	compactedBelow uint64
+	// nextRevision makes Watch beyond it fail OUT_OF_RANGE (not written).
+	nextRevision uint64
 	// held are the objects Delete finds, as "KIND key".
 	held map[string]bool
 
@@ -148,6 +150,16 @@ func (f *fakeBerthd) Watch(req *berthv1.WatchRequest, stream berthv1.DecisionSer
 	f.mu.Lock()
 	f.watchReq = req
 	f.mu.Unlock()
+	if f.nextRevision > 0 && req.GetFromRevision() > f.nextRevision {
+		st, err := status.New(codes.OutOfRange, "revision beyond the end").WithDetails(&errdetails.ErrorInfo{
+			Reason: "REVISION_NOT_WRITTEN", Domain: "berth.v1",
+			Metadata: map[string]string{"next_revision": fmt.Sprint(f.nextRevision), "log_id": "log-1"},
+		})
+		if err != nil {
+			return err
+		}
+		return st.Err()
+	}
 	if req.GetFromRevision() > 0 && req.GetFromRevision() < f.compactedBelow {
 		st, err := status.New(codes.OutOfRange, "revision compacted").WithDetails(&errdetails.ErrorInfo{
 			Reason: "REVISION_COMPACTED", Domain: "berth.v1",

@@ -226,16 +226,20 @@ func (a *app) watchEnded(ctx context.Context, c *client, err error, next uint64)
 	}
 	st := status.Convert(err)
 	if st.Code() == codes.OutOfRange {
-		oldest := ""
+		var info *errdetails.ErrorInfo
 		for _, d := range st.Details() {
-			if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetReason() == "REVISION_COMPACTED" {
-				oldest = info.GetMetadata()["oldest_revision"]
+			if i, ok := d.(*errdetails.ErrorInfo); ok {
+				info = i
 			}
 		}
-		if oldest != "" {
+		switch {
+		case info.GetReason() == "REVISION_COMPACTED" && info.GetMetadata()["oldest_revision"] != "":
+			oldest := info.GetMetadata()["oldest_revision"]
 			return failedf("decisions before revision %s were compacted away; watch again with --from-revision %s (or 0) and check binds still waiting with 'berthctl get pending'", oldest, oldest)
+		case info.GetReason() == "REVISION_NOT_WRITTEN":
+			return failedf("the revision asked for is beyond the end of this berthd's log (its next revision is %s): it came from another log; watch again from 0", info.GetMetadata()["next_revision"])
 		}
-		return failedf("the revision asked for was compacted away: %s", st.Message())
+		return failedf("the revision asked for is out of range: %s", st.Message())
 	}
 	mapped := c.err(ctx, err, "")
 	if next > 0 {
