@@ -19,6 +19,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 )
@@ -322,5 +323,39 @@ func TestNewFailsOnRegistryInUse(t *testing.T) {
 	}
 	if _, err := New(Config{Registry: reg}); err == nil {
 		t.Error("second New on the same registry succeeded, want an error")
+	}
+}
+
+// A request over MaxRecvMsgSize is refused by gRPC with RESOURCE_EXHAUSTED
+// before any service sees it; one just under the limit reaches the service
+// (here, none is registered: UNIMPLEMENTED).
+func TestRequestSizeLimit(t *testing.T) {
+	r := start(t, Config{})
+	state := berthv1.NewStateServiceClient(r.conn)
+	applyOfSize := func(size int) *berthv1.ApplyRequest {
+		const overhead = 64 // tags and lengths around the label value
+		return &berthv1.ApplyRequest{Objects: []*berthv1.Object{{Kind: &berthv1.Object_Node{Node: &berthv1.Node{
+			Name: "big", Labels: map[string]string{"k": strings.Repeat("x", size-overhead)},
+		}}}}}
+	}
+	tests := []struct {
+		name string
+		size int
+		want codes.Code
+	}{
+		{"over the limit", MaxRecvMsgSize + 1024, codes.ResourceExhausted},
+		{"under the limit", MaxRecvMsgSize - 1024, codes.Unimplemented},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req := applyOfSize(tc.size)
+			if got := proto.Size(req); (got > MaxRecvMsgSize) != (tc.want == codes.ResourceExhausted) {
+				t.Fatalf("request of %d bytes does not test %q", got, tc.name)
+			}
+			_, err := state.Apply(rpcContext(t), req, grpc.MaxCallSendMsgSize(2*MaxRecvMsgSize))
+			if got := status.Code(err); got != tc.want {
+				t.Errorf("Apply of %d bytes: %v, want %v", proto.Size(req), err, tc.want)
+			}
+		})
 	}
 }
