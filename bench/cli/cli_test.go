@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/bench/workload"
 	"github.com/berthsched/berth/core/plugins/names"
 	"github.com/berthsched/berth/core/plugins/registry"
@@ -31,6 +33,8 @@ func TestBenchAgainstServer(t *testing.T) {
 		{workload.Affinity, []string{"--verify", "--batch", "7"}, Result{Workload: "affinity", Nodes: 40, Pods: 80, Bound: 80}},
 		{workload.Unschedulable, []string{"--verify"}, Result{Workload: "unschedulable", Nodes: 40, Pods: 80, Bound: 72, Unschedulable: 8}},
 		{workload.MixedChurn, nil, Result{Workload: "mixedchurn", Nodes: 40, Pods: 80, Bound: 80}},
+		{workload.Basic, []string{"--verify", "--rate", "1e6"}, Result{Workload: "basic", Nodes: 40, Pods: 80, Bound: 80, RatePodsPerSecond: 1e6}},
+		{workload.MixedChurn, []string{"--batch", "7", "--rate", "1e6"}, Result{Workload: "mixedchurn", Nodes: 40, Pods: 80, Bound: 80, RatePodsPerSecond: 1e6}},
 		{workload.Preemption, []string{"--pods", "10"}, Result{Workload: "preemption", Nodes: 40, Pods: 10, Bound: 10, Evicted: 10}},
 	}
 	for _, tc := range tests {
@@ -114,5 +118,99 @@ func BenchmarkFakeServer(b *testing.B) {
 		b.ReportMetric(r.PodsPerSecond, "pods/s")
 		b.ReportMetric(r.P50LatencyMs, "p50-ms")
 		b.ReportMetric(r.P99LatencyMs, "p99-ms")
+	}
+}
+
+// TestPlanStream checks the stream cut before the clock: every event in
+// order, at most --batch mutations a batch, and under --rate each pending
+// pod opening its batch with its slot (the pods sent before it).
+func TestPlanStream(t *testing.T) {
+	w, err := workload.Generate(workload.MixedChurn, workload.Spec{Nodes: 20, Pods: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []runOptions{{batch: 7}, {batch: 1}, {batch: 500}, {batch: 7, rate: 10}} {
+		tr := newTracker(w)
+		p := planStream(w, o, tr)
+		if len(p.paceAt) != len(p.batches) {
+			t.Fatalf("%+v: %d batches, %d pacing slots", o, len(p.batches), len(p.paceAt))
+		}
+		var all []*berthv1.Mutation
+		pods := 0
+		for i, b := range p.batches {
+			if len(b) == 0 || len(b) > o.batch {
+				t.Errorf("%+v: batch %d has %d mutations", o, i, len(b))
+			}
+			opens := b[0].GetUpsert().GetPod() != nil
+			switch {
+			case o.rate == 0 && p.paceAt[i] != -1:
+				t.Errorf("%+v: batch %d paced without --rate", o, i)
+			case o.rate > 0 && opens && p.paceAt[i] != pods:
+				t.Errorf("%+v: batch %d paced at %d, want %d", o, i, p.paceAt[i], pods)
+			case o.rate > 0 && !opens && p.paceAt[i] != -1:
+				t.Errorf("%+v: batch %d paced without opening with a pod", o, i)
+			}
+			for j, m := range b {
+				if pod := m.GetUpsert().GetPod(); pod != nil {
+					if o.rate > 0 && j > 0 {
+						t.Errorf("%+v: pod %s is not first in batch %d", o, pod.GetUid(), i)
+					}
+					if got := tr.pods[pod.GetUid()].batch; got != i {
+						t.Errorf("%+v: pod %s recorded in batch %d, sent in %d", o, pod.GetUid(), got, i)
+					}
+					pods++
+				}
+			}
+			all = append(all, b...)
+		}
+		if len(all) != len(w.Stream) || pods != len(w.Pending) {
+			t.Fatalf("%+v: %d mutations (%d pods) for %d events (%d pending)", o, len(all), pods, len(w.Stream), len(w.Pending))
+		}
+		for i, ev := range w.Stream {
+			m := all[i]
+			var ok bool
+			switch ev.Op {
+			case workload.AddPod:
+				ok = m.GetUpsert().GetPod().GetUid() == ev.Pod.UID && m.GetUpsert().GetPod().GetNodeName() == ""
+			case workload.AddNode:
+				ok = m.GetUpsert().GetNode().GetName() == ev.Node.Name
+			case workload.DeleteNode:
+				ok = m.GetDelete().GetKind() == berthv1.ObjectKind_OBJECT_KIND_NODE && m.GetDelete().GetName() == ev.Node.Name
+			case workload.DeletePod:
+				ok = m.GetDelete().GetKind() == berthv1.ObjectKind_OBJECT_KIND_POD && m.GetDelete().GetUid() == ev.Pod.UID
+			}
+			if !ok {
+				t.Errorf("%+v: mutation %d is %v for %v", o, i, m, ev.Op)
+			}
+		}
+	}
+}
+
+// TestConfirmation checks that a bind's confirmation is the pod's prebuilt
+// proto with node_name set, and that two binds of one pod in one Watch
+// response keep their own nodes.
+func TestConfirmation(t *testing.T) {
+	w, err := workload.Generate(workload.Basic, workload.Spec{Nodes: 2, Pods: 2, Existing: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := newTracker(w)
+	pending, existing := tr.pods[w.Pending[0].UID], tr.pods[w.Existing[0].UID]
+	tr.resp = 1
+	a := tr.confirmation(pending, "n1")
+	b := tr.confirmation(pending, "n2")
+	c := tr.confirmation(existing, "n3")
+	if got := []string{a.GetUpsert().GetPod().GetNodeName(), b.GetUpsert().GetPod().GetNodeName(), c.GetUpsert().GetPod().GetNodeName()}; !slices.Equal(got, []string{"n1", "n2", "n3"}) {
+		t.Errorf("nodes %v, want [n1 n2 n3]", got)
+	}
+	if a != pending.confirm || b == a {
+		t.Error("the first bind should use the prebuilt proto, the second a copy")
+	}
+	if got, want := c.GetUpsert().GetPod().GetUid(), w.Existing[0].UID; got != want {
+		t.Errorf("existing pod's confirmation has uid %q, want %q", got, want)
+	}
+	tr.resp = 2
+	if d := tr.confirmation(pending, "n4"); d != pending.confirm || d.GetUpsert().GetPod().GetNodeName() != "n4" {
+		t.Errorf("next response: got %v, want the prebuilt proto bound to n4", d)
 	}
 }

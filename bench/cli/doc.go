@@ -17,8 +17,20 @@
 // network both ways, the ingest, the queue, the scheduling cycle and the
 // decision log's durable commit (berthd sends a decision only once it is
 // durable), so it bounds "pod received → decision durable" from above.
+//
+// What is outside the clock, as a real orchestrator would already have it
+// before its pods exist: the workload, the tracker's per-pod state, every
+// pending pod's berthv1 proto and the stream's Sync requests, cut into
+// batches and marshalled (grpc.PreparedMsg). Inside the clock the client
+// only writes those requests to the Sync stream (paced by --rate), reads
+// the Watch stream, and confirms each bind by setting node_name on the
+// pod's prebuilt proto and sending it back; berthd receives, unmarshals and
+// converts every pod inside the clock. A CPU profile labels the client's
+// work inside the clock: go tool pprof -tagfocus bench=window.
+//
 // peakRSSMiB is the VmHWM of the berthctl process: with the built-in
-// server it includes berthd; with --server it is the client's alone.
+// server it includes berthd; with --server it is the client's alone. It
+// includes the prebuilt protos kept for the confirmations (~1 KB a pod).
 //
 // Without --server, Command starts a berthd on loopback with a temporary
 // data directory for every run (Options.Start says how).

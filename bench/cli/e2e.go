@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
+	"runtime/pprof"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/bench/inprocess"
@@ -86,46 +88,36 @@ func run(ctx context.Context, conn grpc.ClientConnInterface, w *workload.Workloa
 	if err != nil {
 		return nil, err
 	}
+	// Everything an orchestrator holds before its pods are created is
+	// built here, outside the clock: the tracker's per-pod entries (with
+	// each pending pod's proto, reused as its bind confirmation) and the
+	// stream's Sync requests, already marshalled.
 	t := newTracker(w)
-	watchErr := make(chan error, 1)
-	go func() { watchErr <- t.follow(ctx, watch, confirm) }()
-
-	start := time.Now()
-	var batch []*berthv1.Mutation
-	var uids []string
-	sent := 0
-	flush := func() {
-		if len(batch) == 0 {
-			return
-		}
-		t.sent(uids, time.Now())
-		load.send(batch)
-		batch, uids = nil, nil
+	plan := planStream(w, o, t)
+	msgs, err := load.prepare(plan.batches)
+	if err != nil {
+		return nil, fmt.Errorf("preparing the stream: %w", err)
 	}
-	for _, ev := range w.Stream {
-		switch ev.Op {
-		case workload.AddPod:
-			if o.rate > 0 {
-				flush()
-				if d := time.Until(start.Add(time.Duration(float64(sent) / o.rate * float64(time.Second)))); d > 0 {
+	plan.batches = nil
+	t.base = time.Now()
+	watchErr := make(chan error, 1)
+	var start time.Time
+	// The label marks the client's work inside the clock in a CPU profile
+	// (go tool pprof -tagfocus bench=window); follow inherits it.
+	pprof.Do(ctx, pprof.Labels("bench", "window"), func(context.Context) {
+		go func() { watchErr <- t.follow(ctx, watch, confirm) }()
+		start = time.Now()
+		for i, m := range msgs {
+			if k := plan.paceAt[i]; k >= 0 {
+				if d := time.Until(start.Add(time.Duration(float64(k) / o.rate * float64(time.Second)))); d > 0 {
 					time.Sleep(d)
 				}
 			}
-			batch = append(batch, upsert(podObject(ev.Pod)))
-			uids = append(uids, ev.Pod.UID)
-			sent++
-		case workload.AddNode:
-			batch = append(batch, upsert(nodeObject(ev.Node)))
-		case workload.DeleteNode:
-			batch = append(batch, remove(nodeRef(ev.Node)))
-		case workload.DeletePod:
-			batch = append(batch, remove(podRef(ev.Pod)))
+			t.sent(i)
+			load.sendPrepared(m)
+			msgs[i] = nil // sent: let the collector have it
 		}
-		if len(batch) >= o.batch {
-			flush()
-		}
-	}
-	flush()
+	})
 	timeout := time.NewTimer(o.wait)
 	defer timeout.Stop()
 	select {
@@ -142,6 +134,62 @@ func run(ctx context.Context, conn grpc.ClientConnInterface, w *workload.Workloa
 		return nil, err
 	}
 	return t.result(elapsed, o.rate), nil
+}
+
+// streamPlan is w.Stream cut into Sync batches as they will be sent.
+type streamPlan struct {
+	batches [][]*berthv1.Mutation
+	// paceAt[i] is, under --rate, the number of pending pods sent before
+	// batch i when it opens with a pending pod (it waits for its slot);
+	// -1 when batch i is sent at once.
+	paceAt []int
+}
+
+// planStream cuts w.Stream into batches of at most o.batch mutations;
+// under --rate a pending pod always opens a new batch, so that it can wait
+// for its slot. It records in t which batch carries each pending pod and
+// makes room for the batches' send times.
+func planStream(w *workload.Workload, o runOptions, t *tracker) streamPlan {
+	var p streamPlan
+	var batch []*berthv1.Mutation
+	pace, sent := -1, 0
+	flush := func() {
+		if len(batch) == 0 {
+			return
+		}
+		p.batches = append(p.batches, batch)
+		p.paceAt = append(p.paceAt, pace)
+		batch, pace = nil, -1
+	}
+	for _, ev := range w.Stream {
+		switch ev.Op {
+		case workload.AddPod:
+			if o.rate > 0 {
+				flush()
+				pace = sent
+			}
+			e := t.pods[ev.Pod.UID]
+			e.batch = len(p.batches)
+			if ev.Pod.NodeName == "" {
+				batch = append(batch, e.confirm) // the same proto, node_name unset
+			} else {
+				batch = append(batch, upsert(podObject(ev.Pod)))
+			}
+			sent++
+		case workload.AddNode:
+			batch = append(batch, upsert(nodeObject(ev.Node)))
+		case workload.DeleteNode:
+			batch = append(batch, remove(nodeRef(ev.Node)))
+		case workload.DeletePod:
+			batch = append(batch, remove(podRef(ev.Pod)))
+		}
+		if len(batch) >= o.batch {
+			flush()
+		}
+	}
+	flush()
+	t.sentAt = make([]atomic.Int64, len(p.batches))
+	return p
 }
 
 func upsert(o *berthv1.Object) *berthv1.Mutation {
@@ -193,13 +241,44 @@ func (s *syncer) send(ms []*berthv1.Mutation) {
 	s.next++
 	id := s.next
 	s.mu.Unlock()
-	if err := s.stream.Send(&berthv1.SyncRequest{BatchId: id, Mutations: ms}); err != nil {
+	s.sendMsg(&berthv1.SyncRequest{BatchId: id, Mutations: ms})
+}
+
+// sendMsg sends a *berthv1.SyncRequest or a *grpc.PreparedMsg.
+func (s *syncer) sendMsg(m any) {
+	if err := s.stream.SendMsg(m); err != nil {
 		s.mu.Lock()
 		s.sendErr = errors.Join(s.sendErr, err)
 		s.acked = s.next // nothing more will come back for it
 		s.cond.Broadcast()
 		s.mu.Unlock()
 	}
+}
+
+// prepare marshals batches ahead of time, as the Sync requests that
+// follow the ones already sent: they must be sent in order, with
+// sendPrepared and nothing else on s in between.
+func (s *syncer) prepare(batches [][]*berthv1.Mutation) ([]*grpc.PreparedMsg, error) {
+	s.mu.Lock()
+	id := s.next
+	s.mu.Unlock()
+	out := make([]*grpc.PreparedMsg, len(batches))
+	for i, ms := range batches {
+		id++
+		out[i] = new(grpc.PreparedMsg)
+		if err := out[i].Encode(s.stream, &berthv1.SyncRequest{BatchId: id, Mutations: ms}); err != nil {
+			return nil, fmt.Errorf("batch %d: %w", id, err)
+		}
+	}
+	return out, nil
+}
+
+// sendPrepared sends the next batch prepare made.
+func (s *syncer) sendPrepared(m *grpc.PreparedMsg) {
+	s.mu.Lock()
+	s.next++
+	s.mu.Unlock()
+	s.sendMsg(m)
 }
 
 func (s *syncer) receive() {
@@ -241,35 +320,62 @@ func (s *syncer) flush() error {
 
 // tracker follows the decisions of the pending pods.
 type tracker struct {
-	w       *workload.Workload
-	pending map[string]*model.Pod
-	pods    map[string]*model.Pod // every pod sent, for confirmations
+	w *workload.Workload
+	// pods holds every pod that may be bound (pending and existing); the
+	// map is filled before the clock starts and only read afterwards.
+	pods     map[string]*podEntry
+	nPending int
+	// sentAt[i] is when stream batch i was sent, in nanoseconds since
+	// base plus one (0: not sent yet); atomic because the decision that
+	// reads it reaches follow through the server, which the race
+	// detector cannot see.
+	sentAt []atomic.Int64
+	base   time.Time
 
-	mu        sync.Mutex
-	sentAt    map[string]time.Time
+	mu        sync.Mutex // guards the entries' decision fields and below
 	latencies []time.Duration
-	binds     map[string]string
-	unsched   map[string]bool
+	decided   int
 	evicted   int
+	resp      uint64 // Watch responses seen, for podEntry.usedIn
 	done      chan struct{}
+}
+
+// podEntry is the tracker's view of one pod.
+type podEntry struct {
+	pod     *model.Pod
+	pending bool
+	fits    bool // workload.Fits(pod), for pending pods
+	batch   int  // stream batch carrying it (pending pods)
+	// confirm upserts the pod: for a pending pod, built before the clock
+	// and sent with node_name unset in the stream; on each bind node_name
+	// is set and it is sent back (Send marshals it before returning, so
+	// reusing it is safe). Existing pods get theirs at their first bind.
+	confirm *berthv1.Mutation
+	usedIn  uint64 // the Watch response whose confirmations hold confirm
+
+	bound   bool
+	node    string // bound to
+	unsched bool
 }
 
 func newTracker(w *workload.Workload) *tracker {
 	t := &tracker{
-		w:       w,
-		pending: make(map[string]*model.Pod, len(w.Pending)),
-		pods:    make(map[string]*model.Pod, len(w.Pending)+len(w.Existing)),
-		sentAt:  make(map[string]time.Time, len(w.Pending)),
-		binds:   make(map[string]string, len(w.Pending)),
-		unsched: make(map[string]bool),
-		done:    make(chan struct{}),
+		w:         w,
+		pods:      make(map[string]*podEntry, len(w.Pending)+len(w.Existing)),
+		nPending:  len(w.Pending),
+		latencies: make([]time.Duration, 0, len(w.Pending)),
+		done:      make(chan struct{}),
 	}
-	for _, p := range w.Pending {
-		t.pending[p.UID] = p
-		t.pods[p.UID] = p
+	entries := make([]podEntry, len(w.Pending)+len(w.Existing))
+	for i, p := range w.Pending {
+		e := &entries[i]
+		*e = podEntry{pod: p, pending: true, fits: workload.Fits(p), batch: -1, confirm: upsert(podObject(workload.Bound(p, "")))}
+		t.pods[p.UID] = e
 	}
-	for _, p := range w.Existing {
-		t.pods[p.UID] = p
+	for i, p := range w.Existing {
+		e := &entries[len(w.Pending)+i]
+		*e = podEntry{pod: p, batch: -1}
+		t.pods[p.UID] = e
 	}
 	if len(w.Pending) == 0 {
 		close(t.done)
@@ -277,18 +383,14 @@ func newTracker(w *workload.Workload) *tracker {
 	return t
 }
 
-func (t *tracker) sent(uids []string, at time.Time) {
-	t.mu.Lock()
-	for _, u := range uids {
-		t.sentAt[u] = at
-	}
-	t.mu.Unlock()
-}
+// sent records that stream batch i is being sent.
+func (t *tracker) sent(i int) { t.sentAt[i].Store(int64(time.Since(t.base)) + 1) }
 
 // follow reads the Watch stream: it records the decisions and, through
 // confirm, confirms each bind (the pod comes back with its node) and
 // deletes each victim, batching what arrived together.
 func (t *tracker) follow(ctx context.Context, watch berthv1.DecisionService_WatchClient, confirm *syncer) error {
+	var ms []*berthv1.Mutation
 	for {
 		resp, err := watch.Recv()
 		if err != nil {
@@ -297,25 +399,28 @@ func (t *tracker) follow(ctx context.Context, watch berthv1.DecisionService_Watc
 			}
 			return err
 		}
-		now := time.Now()
-		var ms []*berthv1.Mutation
+		now := time.Since(t.base)
+		ms = ms[:0]
 		t.mu.Lock()
+		t.resp++
 		for _, d := range resp.GetDecisions() {
 			uid := d.GetPod().GetUid()
 			switch {
 			case d.GetBind() != nil:
-				p, known := t.pods[uid]
+				e, known := t.pods[uid]
 				if !known {
 					continue
 				}
-				if _, target := t.pending[uid]; target {
-					if _, dup := t.binds[uid]; !dup {
-						delete(t.unsched, uid)
-						t.binds[uid] = d.GetBind().GetNode()
-						t.decidedLocked(uid, now)
+				node := d.GetBind().GetNode()
+				if e.pending && !e.bound {
+					if e.unsched {
+						e.unsched = false
+						t.decided--
 					}
+					e.bound, e.node = true, node
+					t.decidedLocked(e, now)
 				}
-				ms = append(ms, upsert(podObject(workload.Bound(p, d.GetBind().GetNode()))))
+				ms = append(ms, t.confirmation(e, node))
 			case d.GetEvict() != nil:
 				v := d.GetEvict().GetVictim()
 				if v == nil {
@@ -324,33 +429,55 @@ func (t *tracker) follow(ctx context.Context, watch berthv1.DecisionService_Watc
 				t.evicted++
 				ms = append(ms, remove(&berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_POD, Namespace: v.GetNamespace(), Name: v.GetName(), Uid: v.GetUid()}))
 			case d.GetUnschedulable() != nil:
-				p, target := t.pending[uid]
-				if _, bound := t.binds[uid]; target && !bound && !t.unsched[uid] && !workload.Fits(p) {
-					t.unsched[uid] = true
-					t.decidedLocked(uid, now)
+				if e := t.pods[uid]; e != nil && e.pending && !e.bound && !e.unsched && !e.fits {
+					e.unsched = true
+					t.decidedLocked(e, now)
 				}
 			}
 		}
 		t.mu.Unlock()
 		if len(ms) > 0 {
 			confirm.send(ms)
+			clear(ms) // drop the references until the next response
 		}
 	}
 }
 
-func (t *tracker) decidedLocked(uid string, at time.Time) {
-	if s, ok := t.sentAt[uid]; ok {
-		t.latencies = append(t.latencies, at.Sub(s))
+// confirmation is e's pod bound to node, as an upsert.
+func (t *tracker) confirmation(e *podEntry, node string) *berthv1.Mutation {
+	if e.confirm == nil {
+		e.confirm = upsert(podObject(workload.Bound(e.pod, "")))
 	}
-	if len(t.binds)+len(t.unsched) == len(t.pending) {
-		close(t.done)
+	m := e.confirm
+	if e.usedIn == t.resp {
+		// Bound twice in one response: each bind keeps its own node.
+		m = proto.CloneOf(m)
+	}
+	e.usedIn = t.resp
+	m.GetUpsert().GetPod().NodeName = node
+	return m
+}
+
+func (t *tracker) decidedLocked(e *podEntry, now time.Duration) {
+	if e.batch >= 0 {
+		if s := t.sentAt[e.batch].Load(); s != 0 {
+			t.latencies = append(t.latencies, now-time.Duration(s-1))
+		}
+	}
+	t.decided++
+	if t.decided == t.nPending {
+		select {
+		case <-t.done: // an unschedulable pod bound later
+		default:
+			close(t.done)
+		}
 	}
 }
 
 func (t *tracker) decidedCount() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return len(t.binds) + len(t.unsched)
+	return t.decided
 }
 
 func (t *tracker) result(elapsed time.Duration, rate float64) *Result {
@@ -359,14 +486,22 @@ func (t *tracker) result(elapsed time.Duration, rate float64) *Result {
 	r := &Result{
 		Workload:          t.w.Name,
 		Nodes:             t.w.Spec.Nodes,
-		Pods:              len(t.pending),
+		Pods:              t.nPending,
 		Seconds:           round3(elapsed.Seconds()),
-		Bound:             len(t.binds),
-		Unschedulable:     len(t.unsched),
 		Evicted:           t.evicted,
 		RatePodsPerSecond: rate,
-		binds:             maps.Clone(t.binds),
+		binds:             make(map[string]string, t.nPending),
 	}
+	for uid, e := range t.pods {
+		switch {
+		case !e.pending:
+		case e.bound:
+			r.binds[uid] = e.node
+		case e.unsched:
+			r.Unschedulable++
+		}
+	}
+	r.Bound = len(r.binds)
 	r.PodsPerSecond = round3(float64(r.Pods) / elapsed.Seconds())
 	r.P50LatencyMs = round3(inprocess.Percentile(t.latencies, 50))
 	r.P99LatencyMs = round3(inprocess.Percentile(t.latencies, 99))

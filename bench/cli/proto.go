@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"maps"
-
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
@@ -11,13 +9,15 @@ import (
 
 // The workloads use a small part of the model; these build its proto form
 // (server/convert does the whole mapping; this keeps the load generator
-// free of the server).
+// free of the server). The protos share the model's maps rather than copy
+// them: they are only marshalled, and the pending pods' protos are kept for
+// the whole run (see tracker), so copies would only cost memory.
 
 func nodeObject(n *model.Node) *berthv1.Object {
 	return &berthv1.Object{Kind: &berthv1.Object_Node{Node: &berthv1.Node{
 		Name:          n.Name,
-		Labels:        maps.Clone(n.Labels),
-		Allocatable:   maps.Clone(n.Allocatable),
+		Labels:        n.Labels,
+		Allocatable:   n.Allocatable,
 		Unschedulable: n.Unschedulable,
 	}}}
 }
@@ -37,7 +37,7 @@ func podProto(p *model.Pod) *berthv1.Pod {
 		Uid:               p.UID,
 		Namespace:         p.Namespace,
 		Name:              p.Name,
-		Labels:            maps.Clone(p.Labels),
+		Labels:            p.Labels,
 		SchedulerName:     p.SchedulerName,
 		PriorityClassName: p.PriorityClassName,
 		NodeName:          p.NodeName,
@@ -48,7 +48,7 @@ func podProto(p *model.Pod) *berthv1.Pod {
 		out.StartTime = timestamppb.New(p.StartTime)
 	}
 	for _, c := range p.Containers {
-		out.Containers = append(out.Containers, &berthv1.Container{Name: c.Name, Requests: maps.Clone(c.Requests)})
+		out.Containers = append(out.Containers, &berthv1.Container{Name: c.Name, Requests: c.Requests})
 	}
 	for _, t := range p.Tolerations {
 		pt := &berthv1.Toleration{Key: t.Key, Value: t.Value, Effect: taintEffect(t.Effect), TolerationSeconds: t.TolerationSeconds}
@@ -102,7 +102,7 @@ func selector(s *model.LabelSelector) *berthv1.LabelSelector {
 	if s == nil {
 		return nil
 	}
-	return &berthv1.LabelSelector{MatchLabels: maps.Clone(s.MatchLabels)}
+	return &berthv1.LabelSelector{MatchLabels: s.MatchLabels}
 }
 
 func terms(ts []model.PodAffinityTerm) []*berthv1.PodAffinityTerm {
