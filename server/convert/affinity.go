@@ -18,13 +18,14 @@ func affinity(p path, in *berthv1.Affinity) (*model.Affinity, *FieldError) {
 		if fe != nil {
 			return nil, fe
 		}
-		out.NodeAffinity = &model.NodeAffinity{Required: req}
+		out.NodeAffinity = &model.NodeAffinity{Required: req, Preferred: sized[model.PreferredSchedulingTerm](len(na.GetPreferredDuringSchedulingIgnoredDuringExecution()))}
 		pp := np.field("preferred_during_scheduling_ignored_during_execution")
 		for i, t := range na.GetPreferredDuringSchedulingIgnoredDuringExecution() {
-			if fe := weight(pp.index(i).field("weight"), t.GetWeight()); fe != nil {
+			ip := pp.index(i)
+			if fe := weight(ip.field("weight"), t.GetWeight()); fe != nil {
 				return nil, fe
 			}
-			term, fe := nodeSelectorTerm(pp.index(i).field("preference"), t.GetPreference())
+			term, fe := nodeSelectorTerm(ip.field("preference"), t.GetPreference())
 			if fe != nil {
 				return nil, fe
 			}
@@ -49,7 +50,7 @@ func affinity(p path, in *berthv1.Affinity) (*model.Affinity, *FieldError) {
 }
 
 func podAffinityTerms(p path, required []*berthv1.PodAffinityTerm, preferred []*berthv1.WeightedPodAffinityTerm) ([]model.PodAffinityTerm, []model.WeightedPodAffinityTerm, *FieldError) {
-	var req []model.PodAffinityTerm
+	req := sized[model.PodAffinityTerm](len(required))
 	rp := p.field("required_during_scheduling_ignored_during_execution")
 	for i, t := range required {
 		term, fe := podAffinityTerm(rp.index(i), t)
@@ -58,13 +59,14 @@ func podAffinityTerms(p path, required []*berthv1.PodAffinityTerm, preferred []*
 		}
 		req = append(req, term)
 	}
-	var pref []model.WeightedPodAffinityTerm
+	pref := sized[model.WeightedPodAffinityTerm](len(preferred))
 	pp := p.field("preferred_during_scheduling_ignored_during_execution")
 	for i, t := range preferred {
-		if fe := weight(pp.index(i).field("weight"), t.GetWeight()); fe != nil {
+		ip := pp.index(i)
+		if fe := weight(ip.field("weight"), t.GetWeight()); fe != nil {
 			return nil, nil, fe
 		}
-		tp := pp.index(i).field("pod_affinity_term")
+		tp := ip.field("pod_affinity_term")
 		if t.GetPodAffinityTerm() == nil {
 			return nil, nil, tp.errorf("required")
 		}
@@ -87,8 +89,9 @@ func podAffinityTerm(p path, in *berthv1.PodAffinityTerm) (model.PodAffinityTerm
 	if fe != nil {
 		return out, fe
 	}
+	nsp := p.field("namespaces")
 	for i, ns := range in.GetNamespaces() {
-		if fe := dnsLabel(p.field("namespaces").index(i), ns); fe != nil {
+		if fe := dnsLabel(nsp.index(i), ns); fe != nil {
 			return out, fe
 		}
 	}
@@ -99,8 +102,9 @@ func podAffinityTerm(p path, in *berthv1.PodAffinityTerm) (model.PodAffinityTerm
 		name string
 		list []string
 	}{{"match_label_keys", in.GetMatchLabelKeys()}, {"mismatch_label_keys", in.GetMismatchLabelKeys()}} {
+		lp := p.field(keys.name)
 		for i, k := range keys.list {
-			kp := p.field(keys.name).index(i)
+			kp := lp.index(i)
 			if fe := qualifiedName(kp, k); fe != nil {
 				return out, fe
 			}
@@ -111,7 +115,8 @@ func podAffinityTerm(p path, in *berthv1.PodAffinityTerm) (model.PodAffinityTerm
 	}
 	for i, k := range in.GetMismatchLabelKeys() {
 		if slices.Contains(in.GetMatchLabelKeys(), k) {
-			return out, p.field("mismatch_label_keys").index(i).errorf("%q is also in match_label_keys; a key may be in only one of them", k)
+			mp := p.field("mismatch_label_keys")
+			return out, mp.index(i).errorf("%q is also in match_label_keys; a key may be in only one of them", k)
 		}
 	}
 	out = model.PodAffinityTerm{
@@ -175,7 +180,7 @@ func podAffinityTermToProto(in *model.PodAffinityTerm) *berthv1.PodAffinityTerm 
 // spreadConstraints converts topology spread constraints; like Kubernetes it
 // refuses two constraints with the same topology_key and when_unsatisfiable.
 func spreadConstraints(p path, in []*berthv1.TopologySpreadConstraint) ([]model.TopologySpreadConstraint, *FieldError) {
-	var out []model.TopologySpreadConstraint
+	out := sized[model.TopologySpreadConstraint](len(in))
 	actions, policies := unsatisfiableActions(), inclusionPolicies()
 	for i, c := range in {
 		cp := p.index(i)
@@ -218,8 +223,9 @@ func spreadConstraints(p path, in []*berthv1.TopologySpreadConstraint) ([]model.
 		if out1.NodeTaintsPolicy, fe = inclusionPolicy(cp.field("node_taints_policy"), policies, c.GetNodeTaintsPolicy()); fe != nil {
 			return nil, fe
 		}
+		mp := cp.field("match_label_keys")
 		for j, k := range c.GetMatchLabelKeys() {
-			if fe := qualifiedName(cp.field("match_label_keys").index(j), k); fe != nil {
+			if fe := qualifiedName(mp.index(j), k); fe != nil {
 				return nil, fe
 			}
 		}
@@ -260,3 +266,12 @@ func spreadConstraintsToProto(in []model.TopologySpreadConstraint) []*berthv1.To
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// sized is an empty slice with room for n elements, nil for none (as
+// appending nothing to a nil slice leaves it).
+func sized[T any](n int) []T {
+	if n == 0 {
+		return nil
+	}
+	return make([]T, 0, n)
+}

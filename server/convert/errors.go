@@ -25,28 +25,11 @@ func (e *FieldError) Error() string {
 // Prefixed returns the error with prefix put in front of its path, as when
 // the converted message is itself a field ("pods[2]") of a larger one.
 func (e *FieldError) Prefixed(prefix string) *FieldError {
-	return &FieldError{Path: string(path(prefix).join(path(e.Path))), Reason: e.Reason}
+	return &FieldError{Path: joinPath(prefix, e.Path), Reason: e.Reason}
 }
 
-// path is a proto field path under construction.
-type path string
-
-// field is the path of a sub-field.
-func (p path) field(name string) path {
-	if p == "" {
-		return path(name)
-	}
-	return p + "." + path(name)
-}
-
-// index is the path of a list element.
-func (p path) index(i int) path { return p + "[" + path(strconv.Itoa(i)) + "]" }
-
-// key is the path of a map entry.
-func (p path) key(k string) path { return p + "[" + path(k) + "]" }
-
-// join appends a relative path.
-func (p path) join(rel path) path {
+// joinPath appends the relative path rel to p.
+func joinPath(p, rel string) string {
 	switch {
 	case rel == "":
 		return p
@@ -58,8 +41,69 @@ func (p path) join(rel path) path {
 	return p + "." + rel
 }
 
+// path is a proto field path under construction. It is a chain of
+// segments, each on the stack of the function that adds it, and becomes a
+// string only for an error: converting a valid object builds no paths.
+// Methods adding a segment point the new path at the receiver, so a path
+// must not outlive the variable it extends (never store one).
+type path struct {
+	parent *path
+	name   string // the field name, the map key, or the root's text
+	idx    int
+	kind   segment
+}
+
+type segment uint8
+
+const (
+	segRoot segment = iota
+	segField
+	segIndex
+	segKey
+)
+
+// rootPath is a path starting with text (a path string, possibly empty).
+func rootPath(text string) path { return path{name: text} }
+
+// field is the path of a sub-field.
+func (p *path) field(name string) path { return path{parent: p, name: name, kind: segField} }
+
+// index is the path of a list element.
+func (p *path) index(i int) path { return path{parent: p, idx: i, kind: segIndex} }
+
+// key is the path of a map entry.
+func (p *path) key(k string) path { return path{parent: p, name: k, kind: segKey} }
+
+// String renders the path: fields joined by ".", indexes and keys in
+// brackets ("containers[1].requests[cpu]").
+func (p path) String() string { return string(p.appendTo(nil)) }
+
+func (p *path) appendTo(b []byte) []byte {
+	if p.parent != nil {
+		b = p.parent.appendTo(b)
+	}
+	switch p.kind {
+	case segRoot:
+		b = append(b, p.name...)
+	case segField:
+		if len(b) > 0 {
+			b = append(b, '.')
+		}
+		b = append(b, p.name...)
+	case segIndex:
+		b = append(b, '[')
+		b = strconv.AppendInt(b, int64(p.idx), 10)
+		b = append(b, ']')
+	case segKey:
+		b = append(b, '[')
+		b = append(b, p.name...)
+		b = append(b, ']')
+	}
+	return b
+}
+
 func (p path) errorf(format string, args ...any) *FieldError {
-	return &FieldError{Path: string(p), Reason: fmt.Sprintf(format, args...)}
+	return &FieldError{Path: p.String(), Reason: fmt.Sprintf(format, args...)}
 }
 
 // asError returns fe as an error, nil when fe is nil (so no typed nil

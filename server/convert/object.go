@@ -60,21 +60,31 @@ const (
 // ObjectFromProto validates a wire object and converts it. A *FieldError's
 // path starts at the Object ("pod.containers[1].requests[cpu]").
 func ObjectFromProto(in *berthv1.Object) (Object, error) {
+	return ObjectFromProtoHeld(in, nil)
+}
+
+// ObjectFromProtoHeld is ObjectFromProto for an upsert of what may be an
+// update of held, the version of a pod Berth holds (nil: none). When in is
+// that pod (same uid), its labels, containers and tolerations equal to
+// held's are shared with held rather than validated and copied again: held
+// passed validation, and objects Berth holds are not modified. The result
+// and any error are those ObjectFromProto gives.
+func ObjectFromProtoHeld(in *berthv1.Object, held *model.Pod) (Object, error) {
 	var (
 		out Object
 		fe  *FieldError
 	)
 	switch k := in.GetKind().(type) {
 	case *berthv1.Object_Node:
-		out.Node, fe = node(fieldNode, k.Node)
+		out.Node, fe = node(rootPath(fieldNode), k.Node)
 	case *berthv1.Object_Pod:
-		out.Pod, fe = pod(fieldPod, k.Pod)
+		out.Pod, fe = pod(rootPath(fieldPod), k.Pod, held)
 	case *berthv1.Object_PriorityClass:
-		out.PriorityClass, fe = priorityClass(fieldPriorityClass, k.PriorityClass)
+		out.PriorityClass, fe = priorityClass(rootPath(fieldPriorityClass), k.PriorityClass)
 	case *berthv1.Object_PodDisruptionBudget:
-		out.PDB, fe = pdb(fieldPDB, k.PodDisruptionBudget)
+		out.PDB, fe = pdb(rootPath(fieldPDB), k.PodDisruptionBudget)
 	case *berthv1.Object_Namespace:
-		out.Namespace, fe = namespace(fieldNamespace, k.Namespace)
+		out.Namespace, fe = namespace(rootPath(fieldNamespace), k.Namespace)
 	default:
 		fe = &FieldError{Reason: "the object has no kind: exactly one of node, pod, priority_class, pod_disruption_budget and namespace is required"}
 	}
@@ -170,11 +180,11 @@ func RefFromProto(in *berthv1.ObjectRef) (Ref, error) {
 	if r.Kind == berthv1.ObjectKind_OBJECT_KIND_NAMESPACE {
 		nameCheck = dnsLabel
 	}
-	if fe := nameCheck("name", r.Name); fe != nil {
+	if fe := nameCheck(rootPath("name"), r.Name); fe != nil {
 		return Ref{}, fe
 	}
 	if Namespaced(r.Kind) {
-		if fe := dnsLabel("namespace", r.Namespace); fe != nil {
+		if fe := dnsLabel(rootPath("namespace"), r.Namespace); fe != nil {
 			return Ref{}, fe
 		}
 	} else if r.Namespace != "" {
@@ -201,10 +211,10 @@ func PodRefFromProto(in *berthv1.PodRef, requireUID bool) (namespace, name, uid 
 	if in == nil {
 		return "", "", "", &FieldError{Reason: "required"}
 	}
-	if fe := dnsLabel("namespace", in.GetNamespace()); fe != nil {
+	if fe := dnsLabel(rootPath("namespace"), in.GetNamespace()); fe != nil {
 		return "", "", "", fe
 	}
-	if fe := subdomain("name", in.GetName()); fe != nil {
+	if fe := subdomain(rootPath("name"), in.GetName()); fe != nil {
 		return "", "", "", fe
 	}
 	if requireUID && in.GetUid() == "" {

@@ -14,7 +14,7 @@ import (
 // NodeFromProto validates a wire node and converts it; a *FieldError's path
 // is relative to the Node ("taints[0].effect").
 func NodeFromProto(in *berthv1.Node) (*model.Node, error) {
-	out, fe := node("", in)
+	out, fe := node(rootPath(""), in)
 	return out, asError(fe)
 }
 
@@ -36,8 +36,9 @@ func node(p path, in *berthv1.Node) (*model.Node, *FieldError) {
 		Allocatable: cloneResources(in.GetAllocatable()), Unschedulable: in.GetUnschedulable(),
 	}
 	effects := taintEffects()
+	tsp := p.field("taints")
 	for i, t := range in.GetTaints() {
-		tp := p.field("taints").index(i)
+		tp := tsp.index(i)
 		if fe := qualifiedName(tp.field("key"), t.GetKey()); fe != nil {
 			return nil, fe
 		}
@@ -76,7 +77,7 @@ func NodeToProto(in *model.Node) *berthv1.Node {
 
 // NamespaceFromProto validates a wire namespace and converts it.
 func NamespaceFromProto(in *berthv1.Namespace) (*model.Namespace, error) {
-	out, fe := namespace("", in)
+	out, fe := namespace(rootPath(""), in)
 	return out, asError(fe)
 }
 
@@ -105,7 +106,7 @@ func NamespaceToProto(in *model.Namespace) *berthv1.Namespace {
 // Names starting with "system-" are refused: they belong to the built-in
 // classes.
 func PriorityClassFromProto(in *berthv1.PriorityClass) (*model.PriorityClass, error) {
-	out, fe := priorityClass("", in)
+	out, fe := priorityClass(rootPath(""), in)
 	return out, asError(fe)
 }
 
@@ -147,7 +148,7 @@ func PriorityClassToProto(in *model.PriorityClass) *berthv1.PriorityClass {
 // PodDisruptionBudgetFromProto validates a wire disruption budget and
 // converts it.
 func PodDisruptionBudgetFromProto(in *berthv1.PodDisruptionBudget) (*model.PodDisruptionBudget, error) {
-	out, fe := pdb("", in)
+	out, fe := pdb(rootPath(""), in)
 	return out, asError(fe)
 }
 

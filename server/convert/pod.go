@@ -17,36 +17,56 @@ import (
 // The priority the caller gave becomes RequestedPriority (and Priority,
 // until admission resolves it).
 func PodFromProto(in *berthv1.Pod) (*model.Pod, error) {
-	out, fe := pod("", in)
+	out, fe := pod(rootPath(""), in, nil)
 	if fe != nil {
 		return nil, fe
 	}
 	return out, nil
 }
 
-func pod(p path, in *berthv1.Pod) (*model.Pod, *FieldError) {
+// pod converts in; held, if not nil, is the version of a pod Berth holds,
+// whose parts equal to in's are shared (see ObjectFromProtoHeld).
+func pod(p path, in *berthv1.Pod, held *model.Pod) (*model.Pod, *FieldError) {
 	if in == nil {
 		return nil, p.errorf("required")
 	}
-	for _, c := range []struct {
-		name  string
-		check func(path, string) *FieldError
-		v     string
-	}{
-		{"uid", required, in.GetUid()},
-		{"namespace", dnsLabel, in.GetNamespace()},
-		{"name", subdomain, in.GetName()},
-		{"scheduler_name", optionalSubdomain, in.GetSchedulerName()},
-		{"priority_class_name", optionalSubdomain, in.GetPriorityClassName()},
-		{"node_name", optionalSubdomain, in.GetNodeName()},
-		{"nominated_node_name", optionalSubdomain, in.GetNominatedNodeName()},
-	} {
-		if fe := c.check(p.field(c.name), c.v); fe != nil {
+	if held != nil && held.UID != in.GetUid() {
+		held = nil
+	}
+	// Direct calls, not a table of checks: a path handed to a function
+	// value would escape to the heap.
+	if fe := required(p.field("uid"), in.GetUid()); fe != nil {
+		return nil, fe
+	}
+	if fe := dnsLabel(p.field("namespace"), in.GetNamespace()); fe != nil {
+		return nil, fe
+	}
+	if fe := subdomain(p.field("name"), in.GetName()); fe != nil {
+		return nil, fe
+	}
+	if fe := optionalSubdomain(p.field("scheduler_name"), in.GetSchedulerName()); fe != nil {
+		return nil, fe
+	}
+	if fe := optionalSubdomain(p.field("priority_class_name"), in.GetPriorityClassName()); fe != nil {
+		return nil, fe
+	}
+	if fe := optionalSubdomain(p.field("node_name"), in.GetNodeName()); fe != nil {
+		return nil, fe
+	}
+	if fe := optionalSubdomain(p.field("nominated_node_name"), in.GetNominatedNodeName()); fe != nil {
+		return nil, fe
+	}
+	// Parts equal to held's were valid when it was converted: they are
+	// shared, not checked and copied again. Checks of other parts come in
+	// the same order either way, so the first error is the same.
+	var podLabels map[string]string
+	if held != nil && sameLabels(in.GetLabels(), held.Labels) {
+		podLabels = held.Labels
+	} else {
+		if fe := labels(p.field("labels"), in.GetLabels()); fe != nil {
 			return nil, fe
 		}
-	}
-	if fe := labels(p.field("labels"), in.GetLabels()); fe != nil {
-		return nil, fe
+		podLabels = maps.Clone(in.GetLabels())
 	}
 	policy, fe := preemptionPolicies().model(p.field("preemption_policy"), in.GetPreemptionPolicy(), true)
 	if fe != nil {
@@ -54,7 +74,7 @@ func pod(p path, in *berthv1.Pod) (*model.Pod, *FieldError) {
 	}
 	out := &model.Pod{
 		UID: in.GetUid(), Namespace: in.GetNamespace(), Name: in.GetName(),
-		Labels:            maps.Clone(in.GetLabels()),
+		Labels:            podLabels,
 		SchedulerName:     in.GetSchedulerName(),
 		PriorityClassName: in.GetPriorityClassName(),
 		PreemptionPolicy:  policy,
@@ -70,12 +90,20 @@ func pod(p path, in *berthv1.Pod) (*model.Pod, *FieldError) {
 	if len(in.GetContainers()) == 0 {
 		return nil, p.field("containers").errorf("at least one container is required")
 	}
-	names := map[string]path{}
-	if out.Containers, fe = containers(p.field("containers"), in.GetContainers(), false, names); fe != nil {
-		return nil, fe
-	}
-	if out.InitContainers, fe = containers(p.field("init_containers"), in.GetInitContainers(), true, names); fe != nil {
-		return nil, fe
+	if held != nil && len(in.GetInitContainers()) == 0 && len(held.InitContainers) == 0 && sameContainers(in.GetContainers(), held.Containers) {
+		out.Containers = held.Containers
+	} else {
+		// A lone container cannot repeat a name: no map for most pods.
+		var names map[string]containerAt
+		if n := len(in.GetContainers()) + len(in.GetInitContainers()); n > 1 {
+			names = make(map[string]containerAt, n)
+		}
+		if out.Containers, fe = containers(p, "containers", in.GetContainers(), false, names); fe != nil {
+			return nil, fe
+		}
+		if out.InitContainers, fe = containers(p, "init_containers", in.GetInitContainers(), true, names); fe != nil {
+			return nil, fe
+		}
 	}
 	if fe := uniqueHostPorts(p, in); fe != nil {
 		return nil, fe
@@ -98,7 +126,9 @@ func pod(p path, in *berthv1.Pod) (*model.Pod, *FieldError) {
 	if out.Affinity, fe = affinity(p.field("affinity"), in.GetAffinity()); fe != nil {
 		return nil, fe
 	}
-	if out.Tolerations, fe = tolerations(p.field("tolerations"), in.GetTolerations()); fe != nil {
+	if held != nil && sameTolerations(in.GetTolerations(), held.Tolerations) {
+		out.Tolerations = held.Tolerations
+	} else if out.Tolerations, fe = tolerations(p.field("tolerations"), in.GetTolerations()); fe != nil {
 		return nil, fe
 	}
 	if out.TopologySpreadConstraints, fe = spreadConstraints(p.field("topology_spread_constraints"), in.GetTopologySpreadConstraints()); fe != nil {
@@ -109,11 +139,12 @@ func pod(p path, in *berthv1.Pod) (*model.Pod, *FieldError) {
 	}
 	gp := p.field("scheduling_gates")
 	for i, g := range in.GetSchedulingGates() {
-		if fe := qualifiedName(gp.index(i), g); fe != nil {
+		ip := gp.index(i)
+		if fe := qualifiedName(ip, g); fe != nil {
 			return nil, fe
 		}
 		if j := slices.Index(in.GetSchedulingGates(), g); j < i {
-			return nil, gp.index(i).errorf("duplicate of scheduling_gates[%d] %q", j, g)
+			return nil, ip.errorf("duplicate of scheduling_gates[%d] %q", j, g)
 		}
 	}
 	out.SchedulingGates = slices.Clone(in.GetSchedulingGates())
@@ -126,23 +157,39 @@ func pod(p path, in *berthv1.Pod) (*model.Pod, *FieldError) {
 	return out, nil
 }
 
-// containers converts regular or init containers. names records the names
-// seen so far: they must be unique across both lists.
-func containers(p path, in []*berthv1.Container, init bool, names map[string]path) ([]model.Container, *FieldError) {
-	var out []model.Container
+// containerAt locates a container name, for the message about a duplicate.
+type containerAt struct {
+	list string // "containers" or "init_containers"
+	i    int
+}
+
+// containers converts the regular or init containers in the list field of
+// the pod at p. names records the names seen so far: they must be unique
+// across both lists (nil when there is only one container).
+func containers(p path, list string, in []*berthv1.Container, init bool, names map[string]containerAt) ([]model.Container, *FieldError) {
+	if len(in) == 0 {
+		return nil, nil
+	}
+	out := make([]model.Container, 0, len(in))
 	protos := protocols()
+	lp := p.field(list)
 	for i, c := range in {
-		cp := p.index(i)
+		cp := lp.index(i)
 		if c == nil {
 			return nil, cp.errorf("required")
 		}
-		if fe := dnsLabel(cp.field("name"), c.GetName()); fe != nil {
+		np := cp.field("name")
+		if fe := dnsLabel(np, c.GetName()); fe != nil {
 			return nil, fe
 		}
 		if prev, dup := names[c.GetName()]; dup {
-			return nil, cp.field("name").errorf("duplicate container name %q (also %s)", c.GetName(), prev)
+			prevList := p.field(prev.list)
+			prevContainer := prevList.index(prev.i)
+			return nil, np.errorf("duplicate container name %q (also %s)", c.GetName(), prevContainer.field("name").String())
 		}
-		names[c.GetName()] = cp.field("name")
+		if names != nil {
+			names[c.GetName()] = containerAt{list, i}
+		}
 		if fe := resources(cp.field("requests"), c.GetRequests()); fe != nil {
 			return nil, fe
 		}
@@ -157,8 +204,12 @@ func containers(p path, in []*berthv1.Container, init bool, names map[string]pat
 		default:
 			return nil, cp.field("restart_policy").errorf("unknown value %d", int32(c.GetRestartPolicy()))
 		}
+		if len(c.GetPorts()) > 0 {
+			mc.Ports = make([]model.ContainerPort, 0, len(c.GetPorts()))
+		}
+		psp := cp.field("ports")
 		for j, cport := range c.GetPorts() {
-			pp := cp.field("ports").index(j)
+			pp := psp.index(j)
 			if fe := port(pp.field("container_port"), cport.GetContainerPort(), false); fe != nil {
 				return nil, fe
 			}
@@ -188,6 +239,12 @@ func containers(p path, in []*berthv1.Container, init bool, names map[string]pat
 // steps, never exceeds that sum). The error names the field at which the
 // sum goes over. The amounts were checked on their own already.
 func requestTotals(p path, in *berthv1.Pod) *FieldError {
+	// The sums only grow, so when the totals are within bounds no partial
+	// sum went over: the exact walk, in key order, runs only to find the
+	// field at fault.
+	if requestTotalsWithin(in) {
+		return nil
+	}
 	sums := map[string]int64{}
 	add := func(fp path, m map[string]int64) *FieldError {
 		for _, k := range sortedKeys(m) {
@@ -202,13 +259,46 @@ func requestTotals(p path, in *berthv1.Pod) *FieldError {
 		name string
 		cs   []*berthv1.Container
 	}{{"containers", in.GetContainers()}, {"init_containers", in.GetInitContainers()}} {
+		lp := p.field(list.name)
 		for i, c := range list.cs {
-			if fe := add(p.field(list.name).index(i).field("requests"), c.GetRequests()); fe != nil {
+			cp := lp.index(i)
+			if fe := add(cp.field("requests"), c.GetRequests()); fe != nil {
 				return fe
 			}
 		}
 	}
 	return add(p.field("overhead"), in.GetOverhead())
+}
+
+// requestTotalsWithin reports whether, for every resource, the pod's
+// requests add up to at most model.MaxAmount. Each amount is within
+// [0, model.MaxAmount] already.
+func requestTotalsWithin(in *berthv1.Pod) bool {
+	cs, inits, overhead := in.GetContainers(), in.GetInitContainers(), in.GetOverhead()
+	if len(cs) == 1 && len(inits) == 0 && len(overhead) == 0 {
+		return true // one list of amounts, each within bounds
+	}
+	sums := make(map[string]int64, 4)
+	add := func(m map[string]int64) bool {
+		for k, v := range m {
+			if v > model.MaxAmount-sums[k] {
+				return false
+			}
+			sums[k] += v
+		}
+		return true
+	}
+	for _, c := range cs {
+		if !add(c.GetRequests()) {
+			return false
+		}
+	}
+	for _, c := range inits {
+		if !add(c.GetRequests()) {
+			return false
+		}
+	}
+	return add(overhead)
 }
 
 // podLevelRequests validates pod-level requests like container requests,
@@ -223,6 +313,15 @@ func podLevelRequests(p path, in map[string]int64, out *model.Pod) *FieldError {
 		return nil
 	}
 	aggregate := model.AggregateContainerRequests(out)
+	valid := true
+	for k, v := range in {
+		agg, ok := aggregate[k]
+		valid = valid && model.IsPodLevelResource(k) && (!ok || v >= agg)
+	}
+	if valid {
+		return nil
+	}
+	// The first problem in key order is reported.
 	for _, k := range sortedKeys(in) {
 		if !model.IsPodLevelResource(k) {
 			return p.key(k).errorf("unsupported at pod level: only cpu, memory and hugepages-<size> may be requested for the pod as a whole")
@@ -237,7 +336,7 @@ func podLevelRequests(p path, in map[string]int64, out *model.Pod) *FieldError {
 // workloadSelectors converts the selectors of the pod's workloads; each
 // must select the pod itself, as its controller's and its Services' do.
 func workloadSelectors(p path, in []*berthv1.LabelSelector, podLabels map[string]string) ([]model.LabelSelector, *FieldError) {
-	var out []model.LabelSelector
+	out := sized[model.LabelSelector](len(in))
 	for i, ws := range in {
 		wp := p.index(i)
 		if ws == nil {
@@ -267,7 +366,11 @@ func uniqueHostPorts(p path, in *berthv1.Pod) *FieldError {
 		proto berthv1.Protocol
 		ip    string
 	}
-	seen := map[hostPort]path{}
+	type portAt struct {
+		list string
+		i, j int
+	}
+	var seen map[hostPort]portAt // made at the first host port: most pods take none
 	for _, list := range []struct {
 		name string
 		cs   []*berthv1.Container
@@ -282,19 +385,43 @@ func uniqueHostPorts(p path, in *berthv1.Pod) *FieldError {
 					proto = berthv1.Protocol_PROTOCOL_TCP
 				}
 				k := hostPort{cport.GetHostPort(), proto, cport.GetHostIp()}
-				hp := p.field(list.name).index(i).field("ports").index(j).field("host_port")
 				if prev, dup := seen[k]; dup {
-					return hp.errorf("host port %d/%s is also taken by %s", k.port, proto, prev)
+					return hostPortPath(p, list.name, i, j).errorf("host port %d/%s is also taken by %s", k.port, proto, hostPortPath(p, prev.list, prev.i, prev.j))
 				}
-				seen[k] = hp
+				if seen == nil {
+					seen = map[hostPort]portAt{}
+				}
+				seen[k] = portAt{list.name, i, j}
 			}
 		}
 	}
 	return nil
 }
 
+// hostPortPath is the path of the host_port of port j of container i in
+// the list field of the pod at p, rendered (the error that needs it keeps
+// no path).
+func hostPortPath(p path, list string, i, j int) path {
+	lp := p.field(list)
+	cp := lp.index(i)
+	psp := cp.field("ports")
+	pp := psp.index(j)
+	return rootPath(pp.field("host_port").String())
+}
+
 func tolerations(p path, in []*berthv1.Toleration) ([]model.Toleration, *FieldError) {
-	var out []model.Toleration
+	if len(in) == 0 {
+		return nil, nil
+	}
+	out := make([]model.Toleration, 0, len(in))
+	// The tolerations' seconds share one allocation.
+	var secs []int64
+	for _, t := range in {
+		if t.TolerationSeconds != nil {
+			secs = make([]int64, 0, len(in))
+			break
+		}
+	}
 	ops, effects := tolerationOperators(), taintEffects()
 	for i, t := range in {
 		tp := p.index(i)
@@ -327,7 +454,8 @@ func tolerations(p path, in []*berthv1.Toleration) ([]model.Toleration, *FieldEr
 			if effect != model.TaintEffectNoExecute {
 				return nil, tp.field("toleration_seconds").errorf("may only be set when effect is TAINT_EFFECT_NO_EXECUTE")
 			}
-			mt.TolerationSeconds = ptr(t.GetTolerationSeconds())
+			secs = append(secs, t.GetTolerationSeconds())
+			mt.TolerationSeconds = &secs[len(secs)-1]
 		}
 		out = append(out, mt)
 	}
@@ -426,4 +554,57 @@ func cloneResources(m map[string]int64) model.ResourceList {
 		return nil
 	}
 	return maps.Clone(m)
+}
+
+// sameLabels reports whether a wire label map converts to held, a
+// non-empty one (empty maps are not shared: nil and empty stay apart).
+func sameLabels(in, held map[string]string) bool {
+	return len(held) > 0 && maps.Equal(in, held)
+}
+
+// sameContainers reports whether wire containers convert to held's:
+// containers without ports or a restart policy (the common ones), with the
+// same names and requests.
+func sameContainers(in []*berthv1.Container, held []model.Container) bool {
+	if len(in) == 0 || len(in) != len(held) {
+		return false
+	}
+	for i, c := range in {
+		h := &held[i]
+		if c == nil || c.GetName() != h.Name || len(c.GetPorts()) != 0 || len(h.Ports) != 0 ||
+			c.GetRestartPolicy() != berthv1.ContainerRestartPolicy_CONTAINER_RESTART_POLICY_UNSPECIFIED || h.RestartAlways ||
+			!sameAmounts(c.GetRequests(), h.Requests) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameAmounts reports whether a wire resource list converts to held (nil
+// for an empty one).
+func sameAmounts(in map[string]int64, held model.ResourceList) bool {
+	if len(in) == 0 {
+		return held == nil
+	}
+	return len(held) > 0 && maps.Equal(in, held)
+}
+
+// sameTolerations reports whether wire tolerations convert to held's.
+func sameTolerations(in []*berthv1.Toleration, held []model.Toleration) bool {
+	if len(in) == 0 || len(in) != len(held) {
+		return false
+	}
+	ops, effects := tolerationOperators(), taintEffects()
+	for i, t := range in {
+		h := &held[i]
+		op, effect := t.GetOperator(), t.GetEffect()
+		if t == nil || t.GetKey() != h.Key || t.GetValue() != h.Value ||
+			int(op) < 0 || int(op) >= len(ops) || ops[op] != h.Operator ||
+			int(effect) < 0 || int(effect) >= len(effects) || effects[effect] != h.Effect ||
+			(t.TolerationSeconds == nil) != (h.TolerationSeconds == nil) ||
+			(t.TolerationSeconds != nil && *t.TolerationSeconds != *h.TolerationSeconds) {
+			return false
+		}
+	}
+	return true
 }

@@ -18,10 +18,14 @@ func labelSelector(p path, in *berthv1.LabelSelector) (*model.LabelSelector, *Fi
 	if fe := labels(p.field("match_labels"), in.GetMatchLabels()); fe != nil {
 		return nil, fe
 	}
-	out := &model.LabelSelector{MatchLabels: maps.Clone(in.GetMatchLabels())}
+	out := &model.LabelSelector{
+		MatchLabels:      maps.Clone(in.GetMatchLabels()),
+		MatchExpressions: sized[model.LabelSelectorRequirement](len(in.GetMatchExpressions())),
+	}
 	ops := labelSelectorOperators()
+	mp := p.field("match_expressions")
 	for i, r := range in.GetMatchExpressions() {
-		rp := p.field("match_expressions").index(i)
+		rp := mp.index(i)
 		if fe := qualifiedName(rp.field("key"), r.GetKey()); fe != nil {
 			return nil, fe
 		}
@@ -76,7 +80,7 @@ func nodeSelector(p path, in *berthv1.NodeSelector) (*model.NodeSelector, *Field
 	if len(in.GetNodeSelectorTerms()) == 0 {
 		return nil, tp.errorf("must have at least one term")
 	}
-	out := &model.NodeSelector{}
+	out := &model.NodeSelector{Terms: sized[model.NodeSelectorTerm](len(in.GetNodeSelectorTerms()))}
 	for i, t := range in.GetNodeSelectorTerms() {
 		term, fe := nodeSelectorTerm(tp.index(i), t)
 		if fe != nil {
@@ -88,16 +92,21 @@ func nodeSelector(p path, in *berthv1.NodeSelector) (*model.NodeSelector, *Field
 }
 
 func nodeSelectorTerm(p path, in *berthv1.NodeSelectorTerm) (model.NodeSelectorTerm, *FieldError) {
-	var out model.NodeSelectorTerm
+	out := model.NodeSelectorTerm{
+		MatchExpressions: sized[model.NodeSelectorRequirement](len(in.GetMatchExpressions())),
+		MatchFields:      sized[model.NodeSelectorRequirement](len(in.GetMatchFields())),
+	}
+	mp := p.field("match_expressions")
 	for i, r := range in.GetMatchExpressions() {
-		req, fe := nodeSelectorRequirement(p.field("match_expressions").index(i), r, false)
+		req, fe := nodeSelectorRequirement(mp.index(i), r, false)
 		if fe != nil {
 			return out, fe
 		}
 		out.MatchExpressions = append(out.MatchExpressions, req)
 	}
+	fp := p.field("match_fields")
 	for i, r := range in.GetMatchFields() {
-		req, fe := nodeSelectorRequirement(p.field("match_fields").index(i), r, true)
+		req, fe := nodeSelectorRequirement(fp.index(i), r, true)
 		if fe != nil {
 			return out, fe
 		}

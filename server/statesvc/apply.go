@@ -12,10 +12,43 @@ import (
 	"github.com/berthsched/berth/server/convert"
 )
 
-// objectKey identifies an object across its upserts.
+// objectKey identifies an object across its upserts: its kind, namespace
+// (for namespaced kinds) and name, as convert.Ref.Key does, kept apart so
+// that no key string is built per upsert.
 type objectKey struct {
-	kind berthv1.ObjectKind
-	key  string // convert.Ref.Key
+	kind      berthv1.ObjectKind
+	namespace string
+	name      string
+}
+
+func keyOf(kind berthv1.ObjectKind, namespace, name string) objectKey {
+	if !convert.Namespaced(kind) {
+		namespace = ""
+	}
+	return objectKey{kind, namespace, name}
+}
+
+func refKey(r convert.Ref) objectKey { return keyOf(r.Kind, r.Namespace, r.Name) }
+
+// upsertKey is the key of the object an upsert names, as far as it can be
+// read without validating it (convert.ObjectRefOf's reading, without
+// building the ObjectRef); ok is false when it names none.
+func upsertKey(in *berthv1.Object) (key objectKey, ok bool) {
+	switch k := in.GetKind().(type) {
+	case *berthv1.Object_Node:
+		key = keyOf(berthv1.ObjectKind_OBJECT_KIND_NODE, "", k.Node.GetName())
+	case *berthv1.Object_Pod:
+		key = keyOf(berthv1.ObjectKind_OBJECT_KIND_POD, k.Pod.GetNamespace(), k.Pod.GetName())
+	case *berthv1.Object_PriorityClass:
+		key = keyOf(berthv1.ObjectKind_OBJECT_KIND_PRIORITY_CLASS, "", k.PriorityClass.GetName())
+	case *berthv1.Object_PodDisruptionBudget:
+		key = keyOf(berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET, k.PodDisruptionBudget.GetNamespace(), k.PodDisruptionBudget.GetName())
+	case *berthv1.Object_Namespace:
+		key = keyOf(berthv1.ObjectKind_OBJECT_KIND_NAMESPACE, "", k.Namespace.GetName())
+	default:
+		return objectKey{}, false
+	}
+	return key, key.name != ""
 }
 
 // upsertLocked converts and applies one object. Any upsert naming an
@@ -23,19 +56,25 @@ type objectKey struct {
 // resyncs open (an object the caller still lists is not deleted because
 // this version of it was refused: Berth keeps the version it holds).
 func (s *Service) upsertLocked(ctx context.Context, in *berthv1.Object) (err error) {
-	if r := convert.ObjectRefOf(in); r != nil && r.GetName() != "" {
-		key := objectKey{r.GetKind(), convert.Ref{Kind: r.GetKind(), Namespace: r.GetNamespace(), Name: r.GetName()}.Key()}
+	if key, ok := upsertKey(in); ok {
 		defer func() {
 			// Objects are in upserted from their first applied upsert to
 			// their deletion: a refused upsert of an object Berth does not
 			// hold leaves nothing behind.
-			if _, held := s.upserted[key]; held || err == nil {
+			// (An applied upsert needs no lookup.)
+			if err == nil || s.upsertedHolds(key) {
 				s.seq++
 				s.upserted[key] = s.seq
 			}
 		}()
 	}
-	obj, err := convert.ObjectFromProto(in)
+	// The version of the pod held, if any: an update (a bind confirmed)
+	// shares its unchanged parts and needs no lookup by name.
+	var held *model.Pod
+	if uid := in.GetPod().GetUid(); uid != "" {
+		held, _ = s.cluster.Pod(uid)
+	}
+	obj, err := convert.ObjectFromProtoHeld(in, held)
 	if err != nil {
 		return err
 	}
@@ -44,7 +83,7 @@ func (s *Service) upsertLocked(ctx context.Context, in *berthv1.Object) (err err
 	case obj.Node != nil:
 		err = s.cluster.AddNode(ctx, obj.Node)
 	case obj.Pod != nil:
-		err = s.upsertPodLocked(ctx, obj.Pod)
+		err = s.upsertPodLocked(ctx, obj.Pod, held)
 	case obj.PriorityClass != nil:
 		err = s.cluster.SetPriorityClass(ctx, obj.PriorityClass)
 	case obj.PDB != nil:
@@ -59,14 +98,27 @@ func (s *Service) upsertLocked(ctx context.Context, in *berthv1.Object) (err err
 	return err
 }
 
+func (s *Service) upsertedHolds(key objectKey) bool {
+	_, held := s.upserted[key]
+	return held
+}
+
 // upsertPodLocked adds or updates a pod. A pod held under the same
 // namespace and name with another uid is deleted first, once the new one is
-// known to be admissible.
-func (s *Service) upsertPodLocked(ctx context.Context, pod *model.Pod) error {
-	if err := s.cluster.CheckAdmission(pod); err != nil {
-		return err
+// known to be admissible. Without one to replace, AddPod's own admission
+// refuses the pod with the error CheckAdmission would have given. held is
+// the pod held under pod's uid, nil if none.
+func (s *Service) upsertPodLocked(ctx context.Context, pod, held *model.Pod) error {
+	if held != nil && held.Namespace == pod.Namespace && held.Name == pod.Name {
+		// The pod held under this uid has this name: it is the one held
+		// under the name (only this function adds pods, and it replaces
+		// any other of the name), and the upsert updates it.
+		return s.cluster.AddPod(ctx, pod)
 	}
 	if old, ok := s.findPod(pod.Namespace, pod.Name); ok && old.UID != pod.UID {
+		if err := s.cluster.CheckAdmission(pod); err != nil {
+			return err
+		}
 		if err := s.deletePodLocked(ctx, old); err != nil {
 			return fmt.Errorf("replacing pod %s (uid %s): %w", old.Key(), old.UID, err)
 		}
@@ -104,7 +156,7 @@ func (s *Service) deleteLocked(ctx context.Context, in *berthv1.ObjectRef) error
 func (s *Service) deleteRefLocked(ctx context.Context, ref convert.Ref) error {
 	err := s.deleteObjectLocked(ctx, ref)
 	if err == nil || errors.Is(err, scheduler.ErrNotFound) {
-		delete(s.upserted, objectKey{ref.Kind, ref.Key()})
+		delete(s.upserted, refKey(ref))
 	}
 	return err
 }

@@ -98,7 +98,7 @@ func (s *Service) endResyncLocked(ctx context.Context, r *resync) int {
 		}
 		slices.SortFunc(held, func(a, b convert.Ref) int { return strings.Compare(a.Key(), b.Key()) })
 		for _, ref := range held {
-			if s.upserted[objectKey{kind, ref.Key()}] > r.since {
+			if s.upserted[refKey(ref)] > r.since {
 				continue
 			}
 			if ref.Kind == berthv1.ObjectKind_OBJECT_KIND_POD {
