@@ -2,6 +2,7 @@ package decisionlog
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -103,14 +104,14 @@ type nomEntry struct {
 // A Bind is recorded before its commit, with committing set: a watcher may
 // see the decision as soon as it is durable, before Commit returns to the
 // binder, and report its outcome at once. Whoever needs the entry settled
-// (its revision, or to settle or forget it) waits for committing to be
-// closed; Bind then clears it.
+// (its revision, or to settle or forget it) waits for the commit to end
+// (pendingBind.done); Bind then clears committing.
 type bindEntry struct {
 	node        string
 	revision    uint64 // 0 when unknown (restored, its record compacted)
 	outstanding bool   // no outcome yet
 	restored    bool   // made before the last restart
-	committing  chan struct{}
+	committing  *pendingBind
 }
 
 var (
@@ -158,51 +159,92 @@ func (l *Log) Close() error { return l.settle.close() }
 // commit fails; with Options.BindWanted, a bind the scheduler abandoned is
 // refused with ErrBindAbandoned.
 func (l *Log) Bind(ctx context.Context, pod *model.Pod, node string) error {
-	payload, err := encode(bindDecision(pod, node))
+	// Split in three so that this frame, live on the binding goroutine's
+	// stack through the commit, stays small: thousands of binds wait here
+	// at once, and each stack growth is a copy.
+	pb, err := l.startBind(ctx, pod, node)
 	if err != nil {
 		return err
 	}
-	key := []byte(pod.UID)
-	if err := l.settle.claim(ctx, key, store.Assumed, store.Nominations); err != nil {
-		return err
+	res, err := l.commit(ctx, &pb.batch, TypeBind)
+	return l.finishBind(pod, pb, res, err)
+}
+
+// pendingBind is a Bind between startBind and finishBind: its batch, with
+// room for its record and operations, and the entry it replaced. One
+// allocation holds it all.
+type pendingBind struct {
+	batch   store.Batch
+	records [1][]byte
+	ops     [3]store.Op
+	prev    bindEntry
+	hadPrev bool
+	// done, made by the first who waits for the commit (under mu), is
+	// closed by finishBind: most binds have no waiter and no channel.
+	done chan struct{}
+}
+
+// startBind encodes the Bind, records it as being committed (see
+// bindEntry) and returns its batch.
+func (l *Log) startBind(ctx context.Context, pod *model.Pod, node string) (*pendingBind, error) {
+	rec, ok := newBindRecord(pod, node, 0)
+	if !ok {
+		payload, err := encode(bindDecision(pod, node))
+		if err != nil {
+			return nil, err
+		}
+		rec = bindRecord{assumed: assumedValue(0, payload), payload: payload, key: []byte(pod.UID)}
+	}
+	if err := l.settle.claim(ctx, pod.UID, store.Assumed, store.Nominations); err != nil {
+		return nil, err
 	}
 	prev, hadPrev, err := l.lockSettled(ctx, pod.UID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if l.opts.BindWanted != nil && !l.opts.BindWanted(pod) {
 		l.mu.Unlock()
-		return fmt.Errorf("decisionlog: bind %s to %s: %w", pod.Key(), node, ErrBindAbandoned)
+		return nil, fmt.Errorf("decisionlog: bind %s to %s: %w", pod.Key(), node, ErrBindAbandoned)
 	}
-	committing := make(chan struct{})
-	l.binds[pod.UID] = bindEntry{node: node, outstanding: true, committing: committing}
+	pb := &pendingBind{prev: prev, hadPrev: hadPrev}
+	l.binds[pod.UID] = bindEntry{node: node, outstanding: true, committing: pb}
 	_, unsched := l.reported[pod.UID]
 	l.mu.Unlock()
 
 	// The bind's revision is above the newest one now: Recover searches
 	// the log from there.
 	_, last := l.store.Revisions()
-	var b store.Batch
-	b.Append(payload)
-	b.Put(store.Assumed, key, assumedValue(last+1, payload))
-	b.Delete(store.Nominations, key)
+	binary.BigEndian.PutUint64(rec.assumed, last+1)
+	b := &pb.batch
+	b.Records, b.Ops = pb.records[:0], pb.ops[:0]
+	b.Append(rec.payload)
+	b.Put(store.Assumed, rec.key, rec.assumed)
+	b.Delete(store.Nominations, rec.key)
 	if unsched {
-		b.Delete(store.Unschedulable, key)
+		b.Delete(store.Unschedulable, rec.key)
 	}
-	res, err := l.commit(ctx, &b, TypeBind)
+	return pb, nil
+}
 
+// finishBind settles the entry startBind recorded, once the commit
+// returned err: it gets its revision, or is undone on failure.
+func (l *Log) finishBind(pod *model.Pod, pb *pendingBind, res store.CommitResult, err error) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	defer close(committing)
+	defer func() {
+		if pb.done != nil {
+			close(pb.done)
+		}
+	}()
 	e, ok := l.binds[pod.UID]
-	if !ok || e.committing != committing {
+	if !ok || e.committing != pb {
 		// Nobody replaces or removes an entry being committed.
 		l.logger.Error("decisionlog: a bind's entry changed during its commit", "pod", pod.Key())
 		return err
 	}
 	if err != nil {
-		if hadPrev {
-			l.binds[pod.UID] = prev
+		if pb.hadPrev {
+			l.binds[pod.UID] = pb.prev
 		} else {
 			delete(l.binds, pod.UID)
 		}
@@ -225,7 +267,10 @@ func (l *Log) lockSettled(ctx context.Context, podUID string) (bindEntry, bool, 
 		if !ok || e.committing == nil {
 			return e, ok, nil
 		}
-		ch := e.committing
+		if e.committing.done == nil {
+			e.committing.done = make(chan struct{})
+		}
+		ch := e.committing.done
 		l.mu.Unlock()
 		select {
 		case <-ch:
@@ -244,7 +289,7 @@ func (l *Log) Evict(ctx context.Context, victim *model.Pod, node string, preempt
 		return err
 	}
 	key := []byte(victim.UID)
-	if err := l.settle.claim(ctx, key, store.Evictions); err != nil {
+	if err := l.settle.claim(ctx, victim.UID, store.Evictions); err != nil {
 		return err
 	}
 	// Recorded before the commit, so that a deletion of the pod racing
@@ -267,7 +312,7 @@ func (l *Log) Nominate(ctx context.Context, pod *model.Pod, node string) error {
 		return err
 	}
 	key := []byte(pod.UID)
-	if err := l.settle.claim(ctx, key, store.Assumed, store.Nominations); err != nil {
+	if err := l.settle.claim(ctx, pod.UID, store.Assumed, store.Nominations); err != nil {
 		return err
 	}
 	var b store.Batch
@@ -297,7 +342,7 @@ func (l *Log) ClearNomination(ctx context.Context, pod *model.Pod, reason string
 		return err
 	}
 	key := []byte(pod.UID)
-	if err := l.settle.claim(ctx, key, store.Assumed, store.Nominations); err != nil {
+	if err := l.settle.claim(ctx, pod.UID, store.Assumed, store.Nominations); err != nil {
 		return err
 	}
 	var b store.Batch
@@ -329,7 +374,7 @@ func (l *Log) Unschedulable(ctx context.Context, pod *model.Pod, message string,
 		return err
 	}
 	key := []byte(pod.UID)
-	if err := l.settle.claim(ctx, key, store.Unschedulable); err != nil {
+	if err := l.settle.claim(ctx, pod.UID, store.Unschedulable); err != nil {
 		return err
 	}
 	var b store.Batch

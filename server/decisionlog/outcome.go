@@ -117,7 +117,7 @@ func (l *Log) Settle(ctx context.Context, podUID string, wait bool) error {
 	e.outstanding = false
 	l.binds[podUID] = e
 	l.mu.Unlock()
-	return l.settle.remove(ctx, []byte(podUID), wait, store.Assumed)
+	return l.settle.remove(ctx, podUID, wait, store.Assumed)
 }
 
 // Forget records that the pod was deleted: its bind, nomination, eviction
@@ -152,7 +152,7 @@ func (l *Log) Forget(ctx context.Context, podUID string) error {
 	if len(spaces) == 0 {
 		return nil
 	}
-	return l.settle.remove(ctx, []byte(podUID), false, spaces...)
+	return l.settle.remove(ctx, podUID, false, spaces...)
 }
 
 // ForgetUnknown forgets, as Forget does, the restored binds, nominations,

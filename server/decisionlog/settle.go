@@ -64,14 +64,14 @@ func newSettler(st store.Store, observe func(time.Duration), logger *slog.Logger
 
 // remove queues the deletion of key in each space. With wait it returns
 // once the deletion is durable (or ctx ends).
-func (s *settler) remove(ctx context.Context, key []byte, wait bool, spaces ...store.Space) error {
+func (s *settler) remove(ctx context.Context, key string, wait bool, spaces ...store.Space) error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return fmt.Errorf("decisionlog: settle: %w", store.ErrClosed)
 	}
 	for _, sp := range spaces {
-		s.pending[settleKey{sp, string(key)}] = true
+		s.pending[settleKey{sp, key}] = true
 	}
 	var f *flush
 	if wait {
@@ -98,11 +98,11 @@ func (s *settler) remove(ctx context.Context, key []byte, wait bool, spaces ...s
 
 // claim drops queued deletes of key in spaces and waits until no batch
 // being written deletes it there: the caller is about to write key.
-func (s *settler) claim(ctx context.Context, key []byte, spaces ...store.Space) error {
+func (s *settler) claim(ctx context.Context, key string, spaces ...store.Space) error {
 	s.mu.Lock()
 	busy := false
 	for _, sp := range spaces {
-		k := settleKey{sp, string(key)}
+		k := settleKey{sp, key}
 		delete(s.pending, k)
 		busy = busy || s.writing[k]
 	}
@@ -151,9 +151,17 @@ func (s *settler) writeOnce() {
 	s.next, s.current, s.writing = nil, f, keys
 	s.mu.Unlock()
 
-	var b store.Batch
+	// One buffer holds every key: a batch deletes hundreds of them.
+	size := 0
 	for k := range keys {
-		b.Delete(k.space, []byte(k.key))
+		size += len(k.key)
+	}
+	buf := make([]byte, 0, size)
+	b := store.Batch{Ops: make([]store.Op, 0, len(keys))}
+	for k := range keys {
+		start := len(buf)
+		buf = append(buf, k.key...)
+		b.Delete(k.space, buf[start:len(buf):len(buf)])
 	}
 	start := time.Now()
 	_, err := s.store.Commit(context.Background(), &b)

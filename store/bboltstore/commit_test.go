@@ -312,3 +312,51 @@ func TestFailedWriteRefusesLaterCommits(t *testing.T) {
 		t.Errorf("last revision %d after failed writes, want 1", last)
 	}
 }
+
+// TestNewRequestCopies checks that a request owns its bytes: small and
+// large batches, empty values kept non-nil, and copies that do not run
+// into each other.
+func TestNewRequestCopies(t *testing.T) {
+	for _, n := range []int{1, 2, 5} {
+		var b store.Batch
+		for i := range n {
+			b.Append([]byte(fmt.Sprint("payload-", i)))
+			b.Put(store.Assumed, []byte(fmt.Sprint("key-", i)), []byte(fmt.Sprint("value-", i)))
+			b.Put(store.UserMeta, []byte(fmt.Sprint("empty-", i)), nil)
+			b.Delete(store.Nominations, []byte(fmt.Sprint("gone-", i)))
+		}
+		r := newRequest(context.Background(), &b)
+		for _, p := range b.Records {
+			clear(p)
+		}
+		for _, op := range b.Ops {
+			clear(op.Key)
+			clear(op.Value)
+		}
+		if len(r.values) != n || len(r.ops) != 3*n {
+			t.Fatalf("n=%d: %d values and %d ops", n, len(r.values), len(r.ops))
+		}
+		for i, v := range r.values {
+			if got, want := string(v[timeSize:]), fmt.Sprint("payload-", i); got != want {
+				t.Errorf("n=%d: record %d = %q, want %q", n, i, got, want)
+			}
+		}
+		for i := range n {
+			put, empty, del := r.ops[3*i], r.ops[3*i+1], r.ops[3*i+2]
+			if string(put.Key) != fmt.Sprint("key-", i) || string(put.Value) != fmt.Sprint("value-", i) {
+				t.Errorf("n=%d: put %d = %q=%q", n, i, put.Key, put.Value)
+			}
+			if string(empty.Key) != fmt.Sprint("empty-", i) || empty.Value == nil || len(empty.Value) != 0 {
+				t.Errorf("n=%d: empty put %d = %q=%q (nil %v)", n, i, empty.Key, empty.Value, empty.Value == nil)
+			}
+			if string(del.Key) != fmt.Sprint("gone-", i) || !del.Delete {
+				t.Errorf("n=%d: delete %d = %+v", n, i, del)
+			}
+		}
+		// An append to one copy must not overwrite the next.
+		_ = append(r.ops[0].Key, "XXXXXXXXXXXXXXXX"...)
+		if string(r.ops[0].Value) != "value-0" {
+			t.Errorf("n=%d: appending to a key overwrote its value: %q", n, r.ops[0].Value)
+		}
+	}
+}

@@ -60,14 +60,6 @@ func getUint64(b []byte) (uint64, error) {
 	return binary.BigEndian.Uint64(b), nil
 }
 
-// newRecordValue returns a record value holding payload, its time header
-// left for stampRecordValue.
-func newRecordValue(payload []byte) []byte {
-	v := make([]byte, timeSize+len(payload))
-	copy(v[timeSize:], payload)
-	return v
-}
-
 func stampRecordValue(v []byte, t time.Time) {
 	binary.BigEndian.PutUint64(v[:timeSize], uint64(t.UnixNano()))
 }

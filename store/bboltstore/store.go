@@ -26,6 +26,10 @@ const (
 	DefaultCompactInterval = time.Minute
 )
 
+// reqQueue is how many groups of MaxBatch requests may queue for the
+// committer before Commit blocks.
+const reqQueue = 8
+
 // Options configure a Store. The zero value is usable.
 type Options struct {
 	// LockTimeout bounds the wait for the data file's lock;
@@ -162,10 +166,12 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("bboltstore: open %s: %w", path, err)
 	}
 	s := &Store{
-		db:     db,
-		path:   path,
-		opts:   opts,
-		reqs:   make(chan *request, opts.MaxBatch),
+		db:   db,
+		path: path,
+		opts: opts,
+		// Room for several groups: under load, committers queue here
+		// without blocking (a blocked sender costs a second wakeup).
+		reqs:   make(chan *request, reqQueue*opts.MaxBatch),
 		stop:   make(chan struct{}),
 		notify: make(chan struct{}),
 	}
