@@ -119,16 +119,56 @@ func (s *settler) claim(ctx context.Context, key string, spaces ...store.Space) 
 	}
 }
 
+// Settles nobody waits for gather for up to settleDelay, or until
+// settleBatch keys are pending, before they are written. A settle only
+// removes bookkeeping (one lost in a crash is settled again by the
+// orchestrator's re-list after the restart, as any outcome in flight), so
+// a steady trickle of confirmations costs a transaction per settleDelay
+// instead of one each, and leaves the committer's fsyncs to decisions.
+const (
+	settleDelay = 20 * time.Millisecond
+	settleBatch = 1024
+)
+
 // loop writes batches until close, then writes what is left.
 func (s *settler) loop() {
 	defer close(s.finished)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
 	for {
 		select {
 		case <-s.wake:
+			if !s.linger(timer) {
+				s.writeOnce()
+				return
+			}
 			s.writeOnce()
 		case <-s.stop:
 			s.writeOnce()
 			return
+		}
+	}
+}
+
+// linger waits until a caller waits for durability, settleBatch keys are
+// pending, or settleDelay has passed; false when the settler was stopped
+// meanwhile.
+func (s *settler) linger(timer *time.Timer) bool {
+	timer.Reset(settleDelay)
+	defer timer.Stop()
+	for {
+		s.mu.Lock()
+		urgent := s.next != nil || len(s.pending) >= settleBatch
+		s.mu.Unlock()
+		if urgent {
+			return true
+		}
+		select {
+		case <-s.wake: // more pending: check again
+		case <-timer.C:
+			return true
+		case <-s.stop:
+			return false
 		}
 	}
 }
