@@ -23,6 +23,7 @@ type Metrics struct {
 	pluginDuration  *prometheus.HistogramVec
 	permitWait      *prometheus.HistogramVec
 	decisions       *prometheus.CounterVec
+	decisionSeries  map[string]prometheus.Counter // by type; fixed after New
 	commitDuration  prometheus.Histogram
 	watchers        prometheus.Gauge
 
@@ -121,8 +122,9 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "Open DecisionService.Watch streams.",
 		}),
 	}
+	m.decisionSeries = make(map[string]prometheus.Counter)
 	for _, t := range []string{decisionlog.TypeBind, decisionlog.TypeEvict, decisionlog.TypeNominate, decisionlog.TypeClearNomination, decisionlog.TypeUnschedulable} {
-		m.decisions.WithLabelValues(t)
+		m.decisionSeries[t] = m.decisions.WithLabelValues(t)
 	}
 	for _, c := range []prometheus.Collector{
 		m.attempts, m.attemptDuration, m.preemptions, m.victims, m.pointDuration,
@@ -176,7 +178,15 @@ func (m *Metrics) ObservePermitWait(_ string, code framework.Code, d time.Durati
 }
 
 // ObserveDecision implements decisionlog.Metrics.
-func (m *Metrics) ObserveDecision(typ string) { m.decisions.WithLabelValues(typ).Inc() }
+// The series of the known types are looked up once, as each commit
+// counts its decisions.
+func (m *Metrics) ObserveDecision(typ string) {
+	if c, ok := m.decisionSeries[typ]; ok {
+		c.Inc()
+		return
+	}
+	m.decisions.WithLabelValues(typ).Inc()
+}
 
 // ObserveCommit implements decisionlog.Metrics.
 func (m *Metrics) ObserveCommit(d time.Duration) { m.commitDuration.Observe(d.Seconds()) }
