@@ -53,6 +53,10 @@ func (s *Scheduler) bindingCycle(ctx context.Context, b *binding) *failure {
 	s.mu.RLock()
 	cur, ok := s.pods[pod.UID]
 	alive := ok && cur.NodeName == ""
+	var queuedAt time.Time
+	if rec := s.records[pod.UID]; rec != nil {
+		queuedAt = rec.queuedAt
+	}
 	if alive {
 		s.bindsMu.Lock()
 		s.binds[pod.UID] = b
@@ -68,6 +72,9 @@ func (s *Scheduler) bindingCycle(ctx context.Context, b *binding) *failure {
 			return nil // the caller already settled the bind
 		}
 		return &failure{status: st, nominating: clearNomination}
+	}
+	if s.opts.Metrics != nil && !queuedAt.IsZero() {
+		s.opts.Metrics.ObservePodScheduled(b.fwk.ProfileName(), b.qpi.Attempts, s.clock.Now().Sub(queuedAt))
 	}
 	s.logger.Debug("pod bound", "pod", pod.Key(), "node", b.host)
 	b.fwk.RunPostBindPlugins(ctx, b.state, pod, b.host)

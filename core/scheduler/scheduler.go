@@ -54,6 +54,11 @@ type Metrics interface {
 	// ObservePostFilter records one run of PostFilter (preemption):
 	// whether it nominated a node, and how many victims it evicted.
 	ObservePostFilter(profile string, nominated bool, victims int)
+	// ObservePodScheduled records a pod bound: the time from when it was
+	// first queued to when its Bind was issued (made durable, with
+	// berthd's decision log), and the attempts it took (kube's
+	// scheduler_pod_scheduling_sli_duration_seconds).
+	ObservePodScheduled(profile string, attempts int, d time.Duration)
 	runtime.Metrics
 }
 

@@ -95,6 +95,7 @@ func (m metrics) ObserveAttempt(profile, result string, d time.Duration) {
 	m.c.ObserveAttempt(profile, result, d)
 }
 func (metrics) ObservePostFilter(string, bool, int)                                 {}
+func (metrics) ObservePodScheduled(string, int, time.Duration)                      {}
 func (metrics) ObserveExtensionPoint(string, string, framework.Code, time.Duration) {}
 func (metrics) ObservePlugin(string, string, string, framework.Code, time.Duration) {}
 func (metrics) ObservePermitWait(string, framework.Code, time.Duration)             {}

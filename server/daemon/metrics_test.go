@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -87,5 +88,19 @@ func TestMetrics(t *testing.T) {
 				t.Errorf("%s%v = %v (present %v), want at least %v", tt.name, tt.labels, got, ok, tt.min)
 			}
 		})
+	}
+	// The binding goroutine observes the bind once its decision is durable,
+	// which may be just after the watcher saw it.
+	sli := "scheduler_pod_scheduling_sli_duration_seconds"
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got, ok := value(t, reg, sli, map[string]string{"attempts": "1"})
+		if ok && got == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s{attempts=1} = %v (present %v), want one bind observed", sli, got, ok)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
