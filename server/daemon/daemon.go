@@ -223,12 +223,13 @@ func (d *Daemon) Serve(ctx context.Context, grpcLis, metricsLis net.Listener) er
 }
 
 // podsResynced follows the end of every re-list of pods
-// (statesvc.Options.PodsResynced): the first releases the initial hold on
-// scheduling, and each forgets the binds, nominations, evictions and
-// Unschedulable messages restored for pods that were not re-sent.
+// (statesvc.Options.PodsResynced): each forgets the binds, nominations,
+// evictions and Unschedulable messages restored for pods that were not
+// re-sent, and the first then releases the initial hold on scheduling, so
+// that no cycle sees what is being forgotten.
 func (d *Daemon) podsResynced(ctx context.Context, cl *cluster) {
 	if d.initialSync != nil {
-		d.initialSync()
+		defer d.initialSync()
 	}
 	cl.forgetStaleEvictions(ctx)
 	binds, err := d.log.ForgetUnknown(ctx, func(uid string) bool {

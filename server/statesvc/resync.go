@@ -81,12 +81,16 @@ func (r *resync) close() {
 	r.open, r.kinds = false, nil
 }
 
-// endResyncLocked closes the stream's resync: the objects of the
-// re-listed kinds that nobody upserted since RESYNC_BEGIN are deleted (an
-// object another stream or Apply upserted meanwhile is kept). It returns
-// how many were.
-func (s *Service) endResyncLocked(ctx context.Context, r *resync) int {
-	deleted := 0
+// endResyncLocked ends the stream's resync: the objects of the re-listed
+// kinds that nobody upserted since RESYNC_BEGIN are deleted (an object
+// another stream or Apply upserted meanwhile is kept). It returns how many
+// were, and finish, which the caller runs once the request's batch has
+// ended: it releases the resync's hold on scheduling and reports a re-list
+// of pods (Options.PodsResynced, which may start scheduling after a
+// restart). Run earlier, a cycle could start before the request's pending
+// pods are queued and their restored nominations claimed, and give their
+// room to others.
+func (s *Service) endResyncLocked(ctx context.Context, r *resync) (deleted int, finish func()) {
 	for _, kind := range allKinds() {
 		if !slices.Contains(r.kinds, kind) {
 			continue
@@ -114,9 +118,10 @@ func (s *Service) endResyncLocked(ctx context.Context, r *resync) int {
 		}
 	}
 	podsListed := slices.Contains(r.kinds, berthv1.ObjectKind_OBJECT_KIND_POD)
-	r.close()
-	if podsListed && s.opts.PodsResynced != nil {
-		s.opts.PodsResynced(ctx)
+	return deleted, func() {
+		r.close()
+		if podsListed && s.opts.PodsResynced != nil {
+			s.opts.PodsResynced(ctx)
+		}
 	}
-	return deleted
 }

@@ -182,7 +182,8 @@ func (s *Service) applySync(ctx context.Context, req *berthv1.SyncRequest, rs *r
 	resp := &berthv1.SyncResponse{BatchId: req.GetBatchId()}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	defer s.cluster.StartBatch()(ctx)
+	endBatch := s.cluster.StartBatch()
+	defer endBatch(ctx) // ending twice does nothing
 	if req.GetResync() == berthv1.Resync_RESYNC_BEGIN {
 		rs.begin(req.GetResyncKinds(), s.seq)
 	}
@@ -194,7 +195,10 @@ func (s *Service) applySync(ctx context.Context, req *berthv1.SyncRequest, rs *r
 		}
 	}
 	if req.GetResync() == berthv1.Resync_RESYNC_END {
-		resp.ResyncDeleted = uint32(s.endResyncLocked(ctx, rs))
+		deleted, finish := s.endResyncLocked(ctx, rs)
+		resp.ResyncDeleted = uint32(deleted)
+		endBatch(ctx)
+		finish()
 	}
 	return resp, nil
 }
