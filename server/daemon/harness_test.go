@@ -116,11 +116,19 @@ func (e *env) startWatch(t *testing.T, req *berthv1.WatchRequest) *watcher {
 	return w
 }
 
-// waitFor waits until cond holds over the decisions received.
+// waitFor waits until cond holds over the decisions received, failing
+// the test after waitLimit (a bound on a hang, not a timing assertion).
 func (w *watcher) waitFor(t *testing.T, what string, cond func([]*berthv1.Decision) bool) []*berthv1.Decision {
 	t.Helper()
-	return w.waitUntil(t.Context(), t, what, cond)
+	ctx, cancel := context.WithTimeout(t.Context(), waitLimit)
+	defer cancel()
+	return w.waitUntil(ctx, t, what, cond)
 }
+
+// waitLimit bounds every wait for a decision: far above what any needs,
+// so that a decision that never comes fails its test instead of hanging
+// the package until go test's timeout.
+const waitLimit = time.Minute
 
 // waitUntil is waitFor, failing the test when ctx ends first.
 func (w *watcher) waitUntil(ctx context.Context, t *testing.T, what string, cond func([]*berthv1.Decision) bool) []*berthv1.Decision {
