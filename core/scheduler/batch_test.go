@@ -12,15 +12,7 @@ import (
 // then: a pod sent before its node is not tried without it, a pod deleted
 // within the batch is never queued, an update within it is what is queued.
 func TestBatchQueuesPodsAtItsEnd(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	e := newEnv(t, &testPlugins{}, func(o *Options) { o.Clock = nil })
-	e.sink.ch = make(chan decision, 10)
-	done := make(chan struct{})
-	go func() {
-		e.s.Run(ctx)
-		close(done)
-	}()
-	defer func() { cancel(); <-done }()
+	ctx, e := runningBatchEnv(t)
 
 	end := e.s.StartBatch()
 	inner := e.s.StartBatch() // batches nest
@@ -30,11 +22,7 @@ func TestBatchQueuesPodsAtItsEnd(t *testing.T) {
 	}
 	e.addPods(mt.MakePod("b").Label("v", "2").Obj())
 	inner(ctx)
-	select {
-	case d := <-e.sink.ch:
-		t.Fatalf("decision %+v before the batch ended", d)
-	case <-time.After(100 * time.Millisecond):
-	}
+	noDecision(t, e, "the batch ended")
 	if got := e.reporter.reports(); len(got) != 0 {
 		t.Fatalf("pods tried before the batch ended: %v", got)
 	}
@@ -62,16 +50,8 @@ func TestBatchQueuesPodsAtItsEnd(t *testing.T) {
 // its pods while the second is still open, and the second's pods wait for
 // the second.
 func TestOverlappingBatchesReleaseTheirOwnPods(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	e := newEnv(t, &testPlugins{}, func(o *Options) { o.Clock = nil })
-	e.sink.ch = make(chan decision, 10)
+	ctx, e := runningBatchEnv(t)
 	e.addNodes(mt.MakeNode("n1").Obj())
-	done := make(chan struct{})
-	go func() {
-		e.s.Run(ctx)
-		close(done)
-	}()
-	defer func() { cancel(); <-done }()
 
 	endFirst := e.s.StartBatch()
 	e.addPods(mt.MakePod("first").Obj())
@@ -81,11 +61,7 @@ func TestOverlappingBatchesReleaseTheirOwnPods(t *testing.T) {
 	if d := waitDecision(t, e.sink.ch); d.Pod != "default/first" {
 		t.Fatalf("decision %+v, want first's bind", d)
 	}
-	select {
-	case d := <-e.sink.ch:
-		t.Fatalf("decision %+v before the second batch ended", d)
-	case <-time.After(100 * time.Millisecond):
-	}
+	noDecision(t, e, "the second batch ended")
 	endSecond(ctx)
 	if d := waitDecision(t, e.sink.ch); d.Pod != "default/second" {
 		t.Fatalf("decision %+v, want second's bind", d)
@@ -95,16 +71,8 @@ func TestOverlappingBatchesReleaseTheirOwnPods(t *testing.T) {
 // A pod deleted and added again within overlapping batches waits for the
 // batches open at its last addition.
 func TestBatchReaddedPodWaitsForItsLastBatch(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	e := newEnv(t, &testPlugins{}, func(o *Options) { o.Clock = nil })
-	e.sink.ch = make(chan decision, 10)
+	ctx, e := runningBatchEnv(t)
 	e.addNodes(mt.MakeNode("n1").Obj())
-	done := make(chan struct{})
-	go func() {
-		e.s.Run(ctx)
-		close(done)
-	}()
-	defer func() { cancel(); <-done }()
 
 	endFirst := e.s.StartBatch()
 	e.addPods(mt.MakePod("p").Obj())
@@ -114,13 +82,36 @@ func TestBatchReaddedPodWaitsForItsLastBatch(t *testing.T) {
 	endSecond := e.s.StartBatch()
 	e.addPods(mt.MakePod("p").Obj())
 	endFirst(ctx)
-	select {
-	case d := <-e.sink.ch:
-		t.Fatalf("decision %+v before the second batch ended", d)
-	case <-time.After(100 * time.Millisecond):
-	}
+	noDecision(t, e, "the second batch ended")
 	endSecond(ctx)
 	if d := waitDecision(t, e.sink.ch); d.Pod != "default/p" {
 		t.Fatalf("decision %+v, want p's bind", d)
+	}
+}
+
+// runningBatchEnv is an env whose scheduler runs until the test ends,
+// recording its decisions.
+func runningBatchEnv(t *testing.T) (context.Context, *env) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	e := newEnv(t, &testPlugins{}, func(o *Options) { o.Clock = nil })
+	e.sink.ch = make(chan decision, 10)
+	done := make(chan struct{})
+	go func() {
+		e.s.Run(ctx)
+		close(done)
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return ctx, e
+}
+
+// noDecision fails the test if a decision comes within 100 ms, before
+// what should come first.
+func noDecision(t *testing.T, e *env, before string) {
+	t.Helper()
+	select {
+	case d := <-e.sink.ch:
+		t.Fatalf("decision %+v before %s", d, before)
+	case <-time.After(100 * time.Millisecond):
 	}
 }
