@@ -272,23 +272,29 @@ func TestWatch(t *testing.T) {
 	}
 }
 
-func TestWatchCompacted(t *testing.T) {
-	f := &fakeBerthd{compactedBelow: 40}
-	addr := f.start(t)
-	got := berthctl(t, nil, "", "--server", addr, "watch", "--from-revision", "3")
-	want := result{code: exitFailed, stderr: "berthctl: decisions before revision 40 were compacted away; watch again with --from-revision 40 (or 0) and check binds still waiting with 'berthctl get pending'\n"}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(result{})); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
+// A watch from a revision the log no longer has, or never had, fails with
+// what to do next.
+func TestWatchOutOfRange(t *testing.T) {
+	tests := []struct {
+		name string
+		fake *fakeBerthd
+		from string
+		want string
+	}{
+		{"compacted", &fakeBerthd{compactedBelow: 40}, "3",
+			"berthctl: decisions before revision 40 were compacted away; watch again with --from-revision 40 (or 0) and check binds still waiting with 'berthctl get pending'\n"},
+		{"beyond the log", &fakeBerthd{nextRevision: 14}, "99999",
+			"berthctl: the revision asked for is beyond the end of this berthd's log (its next revision is 14): it came from another log; watch again from 0\n"},
 	}
-}
-
-func TestWatchBeyondTheLog(t *testing.T) {
-	f := &fakeBerthd{nextRevision: 14}
-	addr := f.start(t)
-	got := berthctl(t, nil, "", "--server", addr, "watch", "--from-revision", "99999")
-	want := result{code: exitFailed, stderr: "berthctl: the revision asked for is beyond the end of this berthd's log (its next revision is 14): it came from another log; watch again from 0\n"}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(result{})); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			addr := tc.fake.start(t)
+			got := berthctl(t, nil, "", "--server", addr, "watch", "--from-revision", tc.from)
+			want := result{code: exitFailed, stderr: tc.want}
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(result{})); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

@@ -61,8 +61,8 @@ func basicPod(i int, node string) *berthv1.Object {
 	}}}
 }
 
-// BenchmarkApplyPendingPod upserts new pending basic pods, one per op, in
-// batches of 100 as the bench client sends them.
+// BenchmarkApplyPendingPod upserts new pending basic pods, one Apply of one
+// pod per op (the pods are built 100 at a time, off the clock).
 func BenchmarkApplyPendingPod(b *testing.B) {
 	svc, _ := benchService(b, 10)
 	const batch = 100
