@@ -82,10 +82,6 @@ func carve(buf *[]byte, n int) []byte {
 	return b
 }
 
-// clone copies b, keeping a nil or empty value non-nil so that bbolt stores
-// an empty value rather than refusing it.
-func clone(b []byte) []byte { return append(make([]byte, 0, len(b)), b...) }
-
 // Commit implements store.Store.
 func (s *Store) Commit(ctx context.Context, b *store.Batch) (store.CommitResult, error) {
 	if err := b.Validate(); err != nil {

@@ -180,3 +180,7 @@ func (s *Store) List(space store.Space) ([]store.KV, error) {
 	}
 	return out, nil
 }
+
+// clone copies b out of bbolt's memory map, where it is valid only during
+// its transaction.
+func clone(b []byte) []byte { return append(make([]byte, 0, len(b)), b...) }
