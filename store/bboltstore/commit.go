@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/berthsched/berth/store"
 )
 
@@ -204,8 +202,10 @@ func (s *Store) drain(group []*request) {
 	}
 }
 
-// write commits one group and answers its callers. Callers whose context
-// ended while queued are answered with that error and left out.
+// write commits one group and answers its callers: the group is durable
+// once its frame is in the write-ahead file, and the applier copies it into
+// bbolt later. Callers whose context ended while queued are answered with
+// that error and left out.
 func (s *Store) write(group []*request) {
 	live := group[:0]
 	for _, r := range group {
@@ -218,6 +218,9 @@ func (s *Store) write(group []*request) {
 	if len(live) == 0 {
 		return
 	}
+	if s.failed == nil {
+		s.failed = s.applyFailure()
+	}
 	if s.failed != nil {
 		s.answer(live, store.CommitResult{}, s.failed)
 		return
@@ -227,19 +230,26 @@ func (s *Store) write(group []*request) {
 		now = s.lastTime
 	}
 	now = time.Unix(0, now.UnixNano()) // as decoded from disk: no monotonic reading, local zone
-	n := 0
+	g := &walGroup{first: s.next, time: now}
 	for _, r := range live {
-		n += len(r.values)
+		for _, v := range r.values {
+			stampRecordValue(v, now)
+		}
+		g.values = append(g.values, r.values...)
+		g.ops = append(g.ops, r.ops...)
 	}
-	err := s.db.Update(func(tx *bolt.Tx) error { return s.apply(tx, live, n, now) })
-	if err != nil {
+	if err := s.wal.append(g, s.flushForRewind); err != nil {
 		// The file's state after a failed write is uncertain (an fsync
 		// error may or may not have left the data on disk), so revisions
 		// cannot safely be handed out again: refuse until reopened.
-		s.failed = fmt.Errorf("bboltstore: a write to %s failed, reopen the store: %w", s.path, err)
+		s.failed = fmt.Errorf("bboltstore: a write to %s failed, reopen the store: %w", s.wal.path, err)
 		s.answer(live, store.CommitResult{}, s.failed)
 		return
 	}
+	g.seq = s.wal.seq
+	s.written.Store(g.seq)
+	s.queueApply(g)
+	n := len(g.values)
 	s.stats.txs.Add(1)
 	s.stats.batches.Add(uint64(len(live)))
 	s.stats.records.Add(uint64(n))
@@ -261,57 +271,16 @@ func (s *Store) write(group []*request) {
 	}
 }
 
+// flushForRewind returns once bbolt holds every group written: the
+// write-ahead file is full and will be overwritten from its start.
+func (s *Store) flushForRewind() error {
+	return s.waitAllApplied(context.Background())
+}
+
 func (s *Store) answer(group []*request, res store.CommitResult, err error) {
 	for _, r := range group {
 		r.done <- result{res: res, err: err}
 	}
-}
-
-// apply writes a group's n records, from revision s.next on, and its
-// keyspace operations, in order, and advances the next revision.
-func (s *Store) apply(tx *bolt.Tx, group []*request, n int, now time.Time) error {
-	log, err := bucket(tx, logBucket)
-	if err != nil {
-		return err
-	}
-	log.FillPercent = 1 // keys only ever grow: pack pages full
-	meta, err := bucket(tx, metaBucket)
-	if err != nil {
-		return err
-	}
-	spaces := make(map[store.Space]*bolt.Bucket, len(store.Spaces()))
-	keys := make([]byte, 8*n) // one allocation for all record keys
-	rev := s.next
-	for _, r := range group {
-		for _, v := range r.values {
-			stampRecordValue(v, now)
-			k := keys[:8:8]
-			keys = keys[8:]
-			putRevision(k, rev)
-			if err := log.Put(k, v); err != nil {
-				return fmt.Errorf("append revision %d: %w", rev, err)
-			}
-			rev++
-		}
-		for _, op := range r.ops {
-			b := spaces[op.Space]
-			if b == nil {
-				if b, err = bucket(tx, spaceBucket(op.Space)); err != nil {
-					return err
-				}
-				spaces[op.Space] = b
-			}
-			if op.Delete {
-				err = b.Delete(op.Key)
-			} else {
-				err = b.Put(op.Key, op.Value)
-			}
-			if err != nil {
-				return fmt.Errorf("%s %q: %w", op.Space, op.Key, err)
-			}
-		}
-	}
-	return meta.Put([]byte(nextKey), putUint64(rev))
 }
 
 // publish makes a written group's records visible to Read and Wait.

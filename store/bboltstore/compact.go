@@ -45,6 +45,10 @@ func (s *Store) Compact(ctx context.Context) (int, error) {
 	}
 	now := s.opts.Clock()
 	_, last := s.Revisions()
+	// The policy is judged on bbolt's log, which must reach last.
+	if err := s.waitAllApplied(ctx); err != nil {
+		return 0, fmt.Errorf("bboltstore: compact %s: %w", s.path, err)
+	}
 	removed := 0
 	for {
 		if err := ctx.Err(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +19,10 @@ import (
 // TestCrashRecovery starts.
 const crashDirEnv = "BERTH_STORE_CRASH_DIR"
 
+// crashWALEnv sets the subprocess's WALSize: a small file laps many times
+// before the kill.
+const crashWALEnv = "BERTH_STORE_CRASH_WAL"
+
 const crashWorkers = 4
 
 // TestCrashChild is the subprocess of TestCrashRecovery: workers commit in a
@@ -28,7 +33,8 @@ func TestCrashChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("runs only as the subprocess of TestCrashRecovery")
 	}
-	s, err := Open(context.Background(), dir, Options{MaxBatch: 16})
+	walSize, _ := strconv.ParseInt(os.Getenv(crashWALEnv), 10, 64)
+	s, err := Open(context.Background(), dir, Options{MaxBatch: 16, WALSize: walSize})
 	if err != nil {
 		fmt.Println("open:", err)
 		os.Exit(2)
@@ -67,12 +73,24 @@ func TestCrashRecovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a subprocess")
 	}
+	for _, tt := range []struct {
+		name    string
+		walSize int64
+	}{
+		{"default write-ahead file", 0},
+		{"write-ahead file lapping", 16 << 10},
+	} {
+		t.Run(tt.name, func(t *testing.T) { crashAndRecover(t, tt.walSize) })
+	}
+}
+
+func crashAndRecover(t *testing.T, walSize int64) {
 	const reportsBeforeKill = 3000
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), crashDirEnv+"="+dir)
+	cmd.Env = append(os.Environ(), crashDirEnv+"="+dir, fmt.Sprint(crashWALEnv, "=", walSize))
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

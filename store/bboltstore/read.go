@@ -70,8 +70,12 @@ func (s *Store) Read(ctx context.Context, from uint64, limit int) ([]store.Recor
 	return s.readLog(ctx, from, last, limit)
 }
 
-// readLog reads records from..last (at most limit) from bbolt.
+// readLog reads records from..last (at most limit) from bbolt, once the
+// applier has copied them in.
 func (s *Store) readLog(ctx context.Context, from, last uint64, limit int) ([]store.Record, error) {
+	if err := s.waitAllApplied(ctx); err != nil {
+		return nil, s.readErr(err)
+	}
 	n := last - from + 1
 	if limit > 0 && uint64(limit) < n {
 		n = uint64(limit)
@@ -139,6 +143,9 @@ func (s *Store) Get(space store.Space, key []byte) ([]byte, bool, error) {
 	if s.closed.Load() {
 		return nil, false, store.ErrClosed
 	}
+	if err := s.waitAllApplied(context.Background()); err != nil {
+		return nil, false, s.readErr(err)
+	}
 	var value []byte
 	err := s.db.View(func(tx *bolt.Tx) error {
 		b, err := bucket(tx, spaceBucket(space))
@@ -163,6 +170,9 @@ func (s *Store) List(space store.Space) ([]store.KV, error) {
 	}
 	if s.closed.Load() {
 		return nil, store.ErrClosed
+	}
+	if err := s.waitAllApplied(context.Background()); err != nil {
+		return nil, s.readErr(err)
 	}
 	var out []store.KV
 	err := s.db.View(func(tx *bolt.Tx) error {

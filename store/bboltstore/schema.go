@@ -12,7 +12,10 @@ import (
 
 // schemaVersion is the layout this build reads and writes. Bump it, with a
 // migration, whenever a bucket, a key or an encoding below changes meaning.
-const schemaVersion uint64 = 1
+//
+// Version 2 added the write-ahead file and walSeqKey; a version 1 file is
+// upgraded in place when opened (it has no write-ahead file to replay).
+const schemaVersion uint64 = 2
 
 // fileName is the data file inside the data directory.
 const fileName = "berth.db"
@@ -35,6 +38,9 @@ const (
 	// nextKey is the revision the next record gets. It outlives the
 	// records, so revisions are never reused even if all are compacted.
 	nextKey = "next-revision"
+	// walSeqKey is the sequence number of the last write-ahead group
+	// copied into bbolt: Open replays the groups after it.
+	walSeqKey = "wal-seq"
 )
 
 // bucketNames returns every bucket the store uses.

@@ -55,14 +55,30 @@ type Options struct {
 	Clock func() time.Time
 	// Logger receives background compaction failures; nil discards them.
 	Logger *slog.Logger
+	// WALSize is the write-ahead file's preallocated size in bytes; 0
+	// means DefaultWALSize.
+	WALSize int64
+	// ApplyInterval is how long the applier lets groups gather before it
+	// copies them into bbolt in one transaction; 0 means
+	// DefaultApplyInterval and a negative value never waits.
+	ApplyInterval time.Duration
 }
 
 func (o Options) withDefaults() (Options, error) {
 	if err := o.Retention.Validate(); err != nil {
 		return o, err
 	}
-	if o.MaxBatch < 0 || o.LockTimeout < 0 {
-		return o, fmt.Errorf("bboltstore: negative MaxBatch %d or LockTimeout %v", o.MaxBatch, o.LockTimeout)
+	if o.MaxBatch < 0 || o.LockTimeout < 0 || o.WALSize < 0 {
+		return o, fmt.Errorf("bboltstore: negative MaxBatch %d, LockTimeout %v or WALSize %d", o.MaxBatch, o.LockTimeout, o.WALSize)
+	}
+	if o.WALSize == 0 {
+		o.WALSize = DefaultWALSize
+	}
+	switch {
+	case o.ApplyInterval == 0:
+		o.ApplyInterval = DefaultApplyInterval
+	case o.ApplyInterval < 0:
+		o.ApplyInterval = 0
 	}
 	if o.LockTimeout == 0 {
 		o.LockTimeout = DefaultLockTimeout
@@ -94,12 +110,16 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
-// Store is the bbolt implementation of store.Store.
+// Store is the bbolt implementation of store.Store, with a write-ahead
+// file in front (wal.go): Commit returns once its group's frame is synced
+// there, and the applier copies groups into bbolt in the background. Reads
+// from bbolt first wait for the groups written before them.
 //
-// Lock order: compactMu, then closeMu, then mu. Only compactMu is held
-// across a bbolt transaction.
+// Lock order: compactMu, then closeMu, then mu; applyMu is a leaf. Only
+// compactMu is held across a bbolt transaction.
 type Store struct {
 	db   *bolt.DB
+	wal  *wal // written by the committer only
 	path string
 	opts Options
 
@@ -121,6 +141,17 @@ type Store struct {
 	lastTime time.Time // newest record time; record times never go back
 	failed   error     // set when a write failed; later commits refuse
 
+	// written is the sequence number of the last group in the write-ahead
+	// file; set by the committer before it answers the group's callers.
+	written atomic.Uint64
+
+	applyMu   sync.Mutex
+	apply     applier
+	applyWake chan struct{} // cap 1: groups are queued
+	applyNow  chan struct{} // cap 1: someone waits for them
+	applyStop chan struct{} // closed by Close once the committer is done
+	applyDone chan struct{} // closed when the applier has returned
+
 	compactMu sync.Mutex // one compaction at a time
 
 	mu     sync.RWMutex
@@ -130,7 +161,7 @@ type Store struct {
 	notify chan struct{}  // closed and replaced when last advances or the store closes
 	shut   bool           // Close has run
 
-	stats struct{ txs, batches, records atomic.Uint64 }
+	stats struct{ txs, batches, records, applies atomic.Uint64 }
 }
 
 var _ store.Store = (*Store)(nil)
@@ -171,14 +202,25 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		opts: opts,
 		// Room for several groups: under load, committers queue here
 		// without blocking (a blocked sender costs a second wakeup).
-		reqs:   make(chan *request, reqQueue*opts.MaxBatch),
-		stop:   make(chan struct{}),
-		notify: make(chan struct{}),
+		reqs:      make(chan *request, reqQueue*opts.MaxBatch),
+		stop:      make(chan struct{}),
+		notify:    make(chan struct{}),
+		applyWake: make(chan struct{}, 1),
+		applyNow:  make(chan struct{}, 1),
+		applyStop: make(chan struct{}),
+		applyDone: make(chan struct{}),
+		apply:     applier{done: make(chan struct{})},
+	}
+	// The data file's lock is held: no other process uses the write-ahead
+	// file either.
+	if s.wal, err = openWAL(dir, opts.WALSize); err != nil {
+		return nil, errors.Join(fmt.Errorf("bboltstore: %w", err), db.Close())
 	}
 	if err := s.load(); err != nil {
-		return nil, errors.Join(err, db.Close())
+		return nil, errors.Join(err, s.wal.close(), db.Close())
 	}
 	s.bg, s.cancelBG = context.WithCancel(context.Background())
+	go s.applyLoop()
 	s.wg.Add(1)
 	go s.commitLoop()
 	if opts.Retention != (store.Retention{}) && opts.CompactInterval > 0 {
@@ -188,9 +230,11 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// load checks or writes the schema version, creates missing buckets and
-// reads the revisions and the tail.
+// load checks or writes the schema version, creates missing buckets,
+// replays the write-ahead groups bbolt lacks and reads the revisions and
+// the tail.
 func (s *Store) load() error {
+	var applied uint64
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		if err := s.checkSchema(tx); err != nil {
 			return err
@@ -200,6 +244,32 @@ func (s *Store) load() error {
 				return fmt.Errorf("create bucket %q: %w", name, err)
 			}
 		}
+		meta, err := bucket(tx, metaBucket)
+		if err != nil {
+			return err
+		}
+		if applied, err = getUint64(meta.Get([]byte(walSeqKey))); err != nil {
+			return fmt.Errorf("%s: %w", walSeqKey, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("bboltstore: load %s: %w", s.path, err)
+	}
+	groups, last, err := s.wal.scan(applied)
+	if err != nil {
+		return fmt.Errorf("bboltstore: replay: %w", err)
+	}
+	if len(groups) > 0 {
+		if err := s.db.Update(func(tx *bolt.Tx) error { return applyGroups(tx, groups) }); err != nil {
+			return fmt.Errorf("bboltstore: replay %d groups of %s into %s: %w", len(groups), s.wal.path, s.path, err)
+		}
+	}
+	// Everything is in bbolt now: the next frame goes to the file's start.
+	s.wal.seq, s.wal.off = last, 0
+	s.written.Store(last)
+	s.apply.seq = last
+	err = s.db.View(func(tx *bolt.Tx) error {
 		meta, err := bucket(tx, metaBucket)
 		if err != nil {
 			return err
@@ -232,11 +302,21 @@ func (s *Store) checkSchema(tx *bolt.Tx) error {
 		if err := meta.Put([]byte(schemaKey), putUint64(schemaVersion)); err != nil {
 			return err
 		}
+		if err := meta.Put([]byte(walSeqKey), putUint64(0)); err != nil {
+			return err
+		}
 		return meta.Put([]byte(nextKey), putUint64(1))
 	}
 	v, err := getUint64(meta.Get([]byte(schemaKey)))
 	if err != nil {
 		return fmt.Errorf("%s: %w", schemaKey, err)
+	}
+	if v == 1 {
+		// Version 1 wrote bbolt directly: no group to replay.
+		if err := meta.Put([]byte(walSeqKey), putUint64(0)); err != nil {
+			return err
+		}
+		return meta.Put([]byte(schemaKey), putUint64(schemaVersion))
 	}
 	if v != schemaVersion {
 		return &store.SchemaVersionError{Path: s.path, Found: v, Supported: schemaVersion}
@@ -306,6 +386,10 @@ func (s *Store) Close() error {
 	s.cancelBG()
 	close(s.stop)
 	s.wg.Wait()
+	// The committer is done: the applier copies what is left into bbolt.
+	close(s.applyStop)
+	<-s.applyDone
+	applyErr := s.applyFailure()
 
 	s.mu.Lock()
 	s.shut = true
@@ -315,28 +399,34 @@ func (s *Store) Close() error {
 	// Wait for a Compact call in progress outside the background loop.
 	s.compactMu.Lock()
 	defer s.compactMu.Unlock()
-	if err := s.db.Close(); err != nil {
-		return fmt.Errorf("bboltstore: close %s: %w", s.path, err)
+	err := applyErr
+	if cerr := s.db.Close(); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("bboltstore: close %s: %w", s.path, cerr))
 	}
-	return nil
+	if cerr := s.wal.close(); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("bboltstore: close %s: %w", s.wal.path, cerr))
+	}
+	return err
 }
 
 // Path returns the data file's path.
 func (s *Store) Path() string { return s.path }
 
-// Stats count the committer's work since Open.
+// Stats count the committer's and the applier's work since Open.
 type Stats struct {
-	Transactions uint64 // bbolt transactions written by Commit
-	Batches      uint64 // batches they carried
+	Transactions uint64 // groups written to the write-ahead file (one sync each)
+	Batches      uint64 // Commit batches they carried
 	Records      uint64 // records they appended
+	Applies      uint64 // bbolt transactions that copied groups in
 }
 
-// Stats returns the commit counters; Batches/Transactions is the mean group.
+// Stats returns the counters; Batches/Transactions is the mean group.
 func (s *Store) Stats() Stats {
 	return Stats{
 		Transactions: s.stats.txs.Load(),
 		Batches:      s.stats.batches.Load(),
 		Records:      s.stats.records.Load(),
+		Applies:      s.stats.applies.Load(),
 	}
 }
 
