@@ -115,3 +115,47 @@ func noDecision(t *testing.T, e *env, before string) {
 	case <-time.After(100 * time.Millisecond):
 	}
 }
+
+// A batch that changed nodes brings the scheduling snapshot up to date
+// when it ends, so the next pod's cycle does not copy the nodes itself;
+// while a cycle runs, ending a batch leaves the snapshot to that cycle and
+// does not wait for it.
+func TestBatchOfNodesWarmsTheSnapshot(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, &testPlugins{}, nil)
+
+	end := e.s.StartBatch()
+	e.addNodes(mt.MakeNode("n1").Obj(), mt.MakeNode("n2").Obj())
+	if n := e.s.snapshot.NumNodes(); n != 0 {
+		t.Fatalf("snapshot has %d nodes before the batch ended", n)
+	}
+	end(ctx)
+	if n := e.s.snapshot.NumNodes(); n != 2 {
+		t.Fatalf("snapshot has %d nodes after the batch ended, want 2", n)
+	}
+
+	e.s.cycleMu.Lock() // a cycle is running
+	end = e.s.StartBatch()
+	e.addNodes(mt.MakeNode("n3").Obj())
+	ended := make(chan struct{})
+	go func() { end(ctx); close(ended) }()
+	select {
+	case <-ended:
+	case <-time.After(time.Minute):
+		t.Fatal("ending a batch waited for the running cycle")
+	}
+	n := e.s.snapshot.NumNodes()
+	e.s.cycleMu.Unlock()
+	if n != 2 {
+		t.Errorf("snapshot changed under a running cycle: %d nodes", n)
+	}
+
+	// The next batch to end, even one of pods only, copies what the cycle
+	// may have missed.
+	end = e.s.StartBatch()
+	e.addPods(mt.MakePod("p").Obj())
+	end(ctx)
+	if n := e.s.snapshot.NumNodes(); n != 3 {
+		t.Errorf("snapshot has %d nodes after the next batch ended, want 3", n)
+	}
+}

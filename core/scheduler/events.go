@@ -50,6 +50,7 @@ func (s *Scheduler) AddNode(ctx context.Context, node *model.Node) error {
 	}
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
+	s.batch.nodesChanged = true
 	old, known := s.cache.Node(node.Name)
 	s.cache.AddNode(node)
 	if !known {
@@ -76,6 +77,7 @@ func (s *Scheduler) DeleteNode(ctx context.Context, name string) error {
 	if !known {
 		return fmt.Errorf("delete node %s: %w", name, ErrNodeNotFound)
 	}
+	s.batch.nodesChanged = true
 	s.queue.MoveAllToActiveOrBackoffQueue(ctx, eventNodeDelete, old, nil, nil)
 	return s.cache.RemoveNode(name)
 }
