@@ -33,7 +33,7 @@ import (
 const walFileName = "berth.wal"
 
 // DefaultWALSize is the write-ahead file's preallocated size.
-const DefaultWALSize = 16 << 20
+const DefaultWALSize = 4 << 20
 
 const (
 	walMagic      = 0x57485442 // "BTHW" little-endian
