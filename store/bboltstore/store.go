@@ -236,8 +236,19 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 func (s *Store) load() error {
 	var applied uint64
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		if err := s.checkSchema(tx); err != nil {
+		walStale, err := s.checkSchema(tx)
+		if err != nil {
 			return err
+		}
+		if walStale {
+			// A new data file (or one from before the write-ahead file):
+			// a write-ahead file found belongs to another data file, and
+			// its frames must never be replayed into this one. Emptied
+			// before the new file is committed, so a crash in between
+			// cannot pair the two.
+			if err := s.wal.reset(); err != nil {
+				return err
+			}
 		}
 		for _, name := range bucketNames() {
 			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
@@ -255,6 +266,9 @@ func (s *Store) load() error {
 	})
 	if err != nil {
 		return fmt.Errorf("bboltstore: load %s: %w", s.path, err)
+	}
+	if err := s.wal.preallocate(); err != nil {
+		return fmt.Errorf("bboltstore: %w", err)
 	}
 	groups, last, err := s.wal.scan(applied)
 	if err != nil {
@@ -285,43 +299,44 @@ func (s *Store) load() error {
 	return nil
 }
 
-// checkSchema stamps a new file with schemaVersion and refuses any other
-// version in an existing one.
-func (s *Store) checkSchema(tx *bolt.Tx) error {
+// checkSchema stamps a new file with schemaVersion, upgrades a version 1
+// file and refuses any other version. walStale reports a file that was new
+// or upgraded: no write-ahead file belongs to it yet.
+func (s *Store) checkSchema(tx *bolt.Tx) (walStale bool, err error) {
 	meta := tx.Bucket([]byte(metaBucket))
 	if meta == nil {
 		empty := true
 		_ = tx.ForEach(func([]byte, *bolt.Bucket) error { empty = false; return nil })
 		if !empty {
-			return fmt.Errorf("%w: not a Berth data file (no %q bucket)", store.ErrCorrupt, metaBucket)
+			return false, fmt.Errorf("%w: not a Berth data file (no %q bucket)", store.ErrCorrupt, metaBucket)
 		}
 		meta, err := tx.CreateBucket([]byte(metaBucket))
 		if err != nil {
-			return fmt.Errorf("create bucket %q: %w", metaBucket, err)
+			return false, fmt.Errorf("create bucket %q: %w", metaBucket, err)
 		}
 		if err := meta.Put([]byte(schemaKey), putUint64(schemaVersion)); err != nil {
-			return err
+			return false, err
 		}
 		if err := meta.Put([]byte(walSeqKey), putUint64(0)); err != nil {
-			return err
+			return false, err
 		}
-		return meta.Put([]byte(nextKey), putUint64(1))
+		return true, meta.Put([]byte(nextKey), putUint64(1))
 	}
 	v, err := getUint64(meta.Get([]byte(schemaKey)))
 	if err != nil {
-		return fmt.Errorf("%s: %w", schemaKey, err)
+		return false, fmt.Errorf("%s: %w", schemaKey, err)
 	}
 	if v == 1 {
 		// Version 1 wrote bbolt directly: no group to replay.
 		if err := meta.Put([]byte(walSeqKey), putUint64(0)); err != nil {
-			return err
+			return false, err
 		}
-		return meta.Put([]byte(schemaKey), putUint64(schemaVersion))
+		return true, meta.Put([]byte(schemaKey), putUint64(schemaVersion))
 	}
 	if v != schemaVersion {
-		return &store.SchemaVersionError{Path: s.path, Found: v, Supported: schemaVersion}
+		return false, &store.SchemaVersionError{Path: s.path, Found: v, Supported: schemaVersion}
 	}
-	return nil
+	return false, nil
 }
 
 // loadLog sets first, last, lastTime and the tail from the log bucket.

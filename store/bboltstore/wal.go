@@ -63,26 +63,20 @@ type walGroup struct {
 	ops    []store.Op
 }
 
-// records returns how many records the group appends.
-func (g *walGroup) records() uint64 { return uint64(len(g.values)) }
-
-// openWAL opens or creates the write-ahead file and makes it at least size
-// bytes long, zero-filled, before anything is written to it.
+// openWAL opens or creates the write-ahead file. Before the first frame is
+// written, the file is either reset or preallocated.
 func openWAL(dir string, size int64) (*wal, error) {
 	path := filepath.Join(dir, walFileName)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open write-ahead file: %w", err)
 	}
-	w := &wal{f: f, path: path, size: size}
-	if err := w.preallocate(); err != nil {
-		return nil, errors.Join(err, f.Close())
-	}
-	return w, nil
+	return &wal{f: f, path: path, size: size}, nil
 }
 
 // preallocate extends the file with zeros up to w.size and syncs it and its
-// directory, so that later syncs do not change its size.
+// directory, so that later syncs do not change its size. Zeros past the
+// frames change nothing a scan finds.
 func (w *wal) preallocate() error {
 	st, err := w.f.Stat()
 	if err != nil {
@@ -102,6 +96,14 @@ func (w *wal) preallocate() error {
 		return fmt.Errorf("sync %s: %w", w.path, err)
 	}
 	return syncDir(w.path)
+}
+
+// reset empties the file and preallocates it again.
+func (w *wal) reset() error {
+	if err := w.f.Truncate(0); err != nil {
+		return fmt.Errorf("truncate %s: %w", w.path, err)
+	}
+	return w.preallocate()
 }
 
 // syncDir makes the creation of the file at path durable.

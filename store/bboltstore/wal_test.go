@@ -274,3 +274,29 @@ func TestUpgradeFromSchemaVersion1(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A write-ahead file left beside a new data file (berth.db deleted, the
+// directory otherwise kept) belongs to the old one: none of its frames may
+// reach the new file, even where the new frames line up with the old ones.
+func TestNewDataFileIgnoresOldWriteAheadFile(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir, neverApply)
+	for _, p := range []string{"old-1", "old-2", "old-3"} {
+		commit(t, s, batch(p))
+	}
+	crashed := crashCopy(t, dir)
+	if err := os.Remove(filepath.Join(crashed, fileName)); err != nil {
+		t.Fatal(err)
+	}
+
+	r := open(t, crashed, neverApply)
+	if first, last := r.Revisions(); first != 1 || last != 0 {
+		t.Fatalf("new data file has revisions %d-%d, want none", first, last)
+	}
+	commit(t, r, batch("new-1")) // the same frame size as old-1's
+	again := crashCopy(t, crashed)
+	r2 := open(t, again, Options{})
+	if got := readAll(t, r2, 1); !reflect.DeepEqual(got, []rec{{1, "new-1"}}) {
+		t.Fatalf("after a crash the new data file holds %v, want only new-1", got)
+	}
+}
