@@ -12,7 +12,7 @@ import (
 // then: a pod sent before its node is not tried without it, a pod deleted
 // within the batch is never queued, an update within it is what is queued.
 func TestBatchQueuesPodsAtItsEnd(t *testing.T) {
-	ctx, e := runningBatchEnv(t)
+	ctx, e := runningEnv(t, nil)
 
 	end := e.s.StartBatch()
 	inner := e.s.StartBatch() // batches nest
@@ -50,7 +50,7 @@ func TestBatchQueuesPodsAtItsEnd(t *testing.T) {
 // its pods while the second is still open, and the second's pods wait for
 // the second.
 func TestOverlappingBatchesReleaseTheirOwnPods(t *testing.T) {
-	ctx, e := runningBatchEnv(t)
+	ctx, e := runningEnv(t, nil)
 	e.addNodes(mt.MakeNode("n1").Obj())
 
 	endFirst := e.s.StartBatch()
@@ -71,7 +71,7 @@ func TestOverlappingBatchesReleaseTheirOwnPods(t *testing.T) {
 // A pod deleted and added again within overlapping batches waits for the
 // batches open at its last addition.
 func TestBatchReaddedPodWaitsForItsLastBatch(t *testing.T) {
-	ctx, e := runningBatchEnv(t)
+	ctx, e := runningEnv(t, nil)
 	e.addNodes(mt.MakeNode("n1").Obj())
 
 	endFirst := e.s.StartBatch()
@@ -86,33 +86,6 @@ func TestBatchReaddedPodWaitsForItsLastBatch(t *testing.T) {
 	endSecond(ctx)
 	if d := waitDecision(t, e.sink.ch); d.Pod != "default/p" {
 		t.Fatalf("decision %+v, want p's bind", d)
-	}
-}
-
-// runningBatchEnv is an env whose scheduler runs until the test ends,
-// recording its decisions.
-func runningBatchEnv(t *testing.T) (context.Context, *env) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	e := newEnv(t, &testPlugins{}, func(o *Options) { o.Clock = nil })
-	e.sink.ch = make(chan decision, 10)
-	done := make(chan struct{})
-	go func() {
-		e.s.Run(ctx)
-		close(done)
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	return ctx, e
-}
-
-// noDecision fails the test if a decision comes within 100 ms, before
-// what should come first.
-func noDecision(t *testing.T, e *env, before string) {
-	t.Helper()
-	select {
-	case d := <-e.sink.ch:
-		t.Fatalf("decision %+v before %s", d, before)
-	case <-time.After(100 * time.Millisecond):
 	}
 }
 

@@ -276,14 +276,7 @@ func TestPreemptionNominates(t *testing.T) {
 }
 
 func TestRun(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	e := newEnv(t, &testPlugins{}, func(o *Options) { o.BindInline = false; o.Clock = nil })
-	e.sink.ch = make(chan decision, 10)
-	done := make(chan struct{})
-	go func() {
-		e.s.Run(ctx)
-		close(done)
-	}()
+	_, e := runningEnv(t, func(o *Options) { o.BindInline = false })
 	e.addNodes(mt.MakeNode("n1").Obj())
 	e.addPods(mt.MakePod("a").Obj(), mt.MakePod("b").Obj())
 	got := map[string]string{}
@@ -294,6 +287,4 @@ func TestRun(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"default/a": "n1", "default/b": "n1"}, got); diff != "" {
 		t.Errorf("binds (-want +got):\n%s", diff)
 	}
-	cancel()
-	<-done
 }

@@ -368,3 +368,35 @@ func nodeNames(prefix string, n int) []string {
 	}
 	return out
 }
+
+// runningEnv is an env whose scheduler runs, on the real clock, until the
+// test ends, recording its decisions; tune adjusts the options further.
+func runningEnv(t *testing.T, tune func(*Options)) (context.Context, *env) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	e := newEnv(t, &testPlugins{}, func(o *Options) {
+		o.Clock = nil
+		if tune != nil {
+			tune(o)
+		}
+	})
+	e.sink.ch = make(chan decision, 10)
+	done := make(chan struct{})
+	go func() {
+		e.s.Run(ctx)
+		close(done)
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return ctx, e
+}
+
+// noDecision fails the test if a decision comes within 100 ms, before
+// what should come first.
+func noDecision(t *testing.T, e *env, before string) {
+	t.Helper()
+	select {
+	case d := <-e.sink.ch:
+		t.Fatalf("decision %+v before %s", d, before)
+	case <-time.After(100 * time.Millisecond):
+	}
+}
