@@ -1,6 +1,7 @@
 package bboltstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -71,36 +72,13 @@ func (o Options) withDefaults() (Options, error) {
 	if o.MaxBatch < 0 || o.LockTimeout < 0 || o.WALSize < 0 {
 		return o, fmt.Errorf("bboltstore: negative MaxBatch %d, LockTimeout %v or WALSize %d", o.MaxBatch, o.LockTimeout, o.WALSize)
 	}
-	if o.WALSize == 0 {
-		o.WALSize = DefaultWALSize
-	}
-	switch {
-	case o.ApplyInterval == 0:
-		o.ApplyInterval = DefaultApplyInterval
-	case o.ApplyInterval < 0:
-		o.ApplyInterval = 0
-	}
-	if o.LockTimeout == 0 {
-		o.LockTimeout = DefaultLockTimeout
-	}
-	if o.MaxBatch == 0 {
-		o.MaxBatch = DefaultMaxBatch
-	}
-	switch {
-	case o.MaxDelay == 0:
-		o.MaxDelay = DefaultMaxDelay
-	case o.MaxDelay < 0:
-		o.MaxDelay = 0
-	}
-	switch {
-	case o.TailSize == 0:
-		o.TailSize = DefaultTailSize
-	case o.TailSize < 0:
-		o.TailSize = 0
-	}
-	if o.CompactInterval == 0 {
-		o.CompactInterval = DefaultCompactInterval
-	}
+	o.LockTimeout = cmp.Or(o.LockTimeout, DefaultLockTimeout)
+	o.MaxBatch = cmp.Or(o.MaxBatch, DefaultMaxBatch)
+	o.WALSize = cmp.Or(o.WALSize, DefaultWALSize)
+	o.CompactInterval = cmp.Or(o.CompactInterval, DefaultCompactInterval)
+	o.MaxDelay = defaultOrNone(o.MaxDelay, DefaultMaxDelay)
+	o.ApplyInterval = defaultOrNone(o.ApplyInterval, DefaultApplyInterval)
+	o.TailSize = defaultOrNone(o.TailSize, DefaultTailSize)
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
@@ -108,6 +86,18 @@ func (o Options) withDefaults() (Options, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return o, nil
+}
+
+// defaultOrNone reads an option where 0 means the default and a negative
+// value means none (0).
+func defaultOrNone[T int | time.Duration](v, def T) T {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
 }
 
 // Store is the bbolt implementation of store.Store, with a write-ahead
