@@ -2,9 +2,13 @@ package bboltstore
 
 import (
 	"context"
+	"errors"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/berthsched/berth/store"
 )
@@ -95,6 +99,22 @@ func kvs(t testing.TB, s *Store, sp store.Space) map[string]string {
 		out[string(kv.Key)] = string(kv.Value)
 	}
 	return out
+}
+
+// editDataFile runs fn in a write transaction on dir's closed data file, as
+// other tooling (or damage) would.
+func editDataFile(t testing.TB, dir string, fn func(tx *bolt.Tx) error) {
+	t.Helper()
+	db, err := bolt.Open(filepath.Join(dir, fileName), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(fn); err != nil {
+		t.Fatal(errors.Join(err, db.Close()))
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 const (

@@ -354,22 +354,13 @@ func TestReopenKeepsRevisionWhenLogEmpty(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, err := bolt.Open(dir+"/"+fileName, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Update(func(tx *bolt.Tx) error {
+	editDataFile(t, dir, func(tx *bolt.Tx) error {
 		if err := tx.DeleteBucket([]byte(logBucket)); err != nil {
 			return err
 		}
 		_, err := tx.CreateBucket([]byte(logBucket))
 		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
+	})
 	s = open(t, dir, Options{})
 	if first, last := s.Revisions(); first != 4 || last != 3 {
 		t.Errorf("Revisions() = %d, %d, want 4, 3", first, last)
@@ -446,17 +437,8 @@ func TestSchemaVersion(t *testing.T) {
 				t.Fatal(err)
 			}
 			path := dir + "/" + fileName
-			db, err := bolt.Open(path, 0o600, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := db.Update(tt.damage); err != nil {
-				t.Fatal(err)
-			}
-			if err := db.Close(); err != nil {
-				t.Fatal(err)
-			}
-			_, err = Open(context.Background(), dir, Options{})
+			editDataFile(t, dir, tt.damage)
+			_, err := Open(context.Background(), dir, Options{})
 			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.wantMsg) {
 				t.Fatalf("Open = %v, want %v containing %q", err, tt.want, tt.wantMsg)
 			}
@@ -508,16 +490,7 @@ func TestOpenAddsMissingSpaces(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, err := bolt.Open(dir+"/"+fileName, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Update(func(tx *bolt.Tx) error { return tx.DeleteBucket([]byte(spaceBucket(store.Evictions))) }); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
+	editDataFile(t, dir, func(tx *bolt.Tx) error { return tx.DeleteBucket([]byte(spaceBucket(store.Evictions))) })
 	s = open(t, dir, Options{})
 	if got := kvs(t, s, store.Nominations); got["p1"] != "n1" {
 		t.Errorf("nominations after reopening: %v", got)

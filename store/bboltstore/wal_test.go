@@ -203,17 +203,8 @@ func TestReplayRefusesMissingGroups(t *testing.T) {
 		commit(t, s, batch("0123456789"))
 	}
 	crashed := crashCopy(t, dir)
-	db, err := bolt.Open(filepath.Join(crashed, fileName), 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Update(setMeta(walSeqKey, putUint64(1))); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	_, err = Open(t.Context(), crashed, Options{})
+	editDataFile(t, crashed, setMeta(walSeqKey, putUint64(1)))
+	_, err := Open(t.Context(), crashed, Options{})
 	if !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), "bbolt holds groups only up to 1") {
 		t.Fatalf("Open = %v, want ErrCorrupt naming the missing groups", err)
 	}
@@ -227,23 +218,13 @@ func TestUpgradeFromSchemaVersion1(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A version 1 file: no wal-seq key and no write-ahead file.
-	db, err := bolt.Open(filepath.Join(dir, fileName), 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
+	editDataFile(t, dir, func(tx *bolt.Tx) error {
 		meta := tx.Bucket([]byte(metaBucket))
 		if err := meta.Delete([]byte(walSeqKey)); err != nil {
 			return err
 		}
 		return meta.Put([]byte(schemaKey), putUint64(1))
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
 	if err := os.Remove(filepath.Join(dir, walFileName)); err != nil {
 		t.Fatal(err)
 	}
@@ -258,21 +239,13 @@ func TestUpgradeFromSchemaVersion1(t *testing.T) {
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, err = bolt.Open(filepath.Join(dir, fileName), 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	err = db.View(func(tx *bolt.Tx) error {
+	editDataFile(t, dir, func(tx *bolt.Tx) error {
 		v, err := getUint64(tx.Bucket([]byte(metaBucket)).Get([]byte(schemaKey)))
 		if err == nil && v != schemaVersion {
 			err = errors.New("schema version not bumped")
 		}
 		return err
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // A write-ahead file left beside a new data file (berth.db deleted, the
