@@ -229,8 +229,9 @@ func encodeGroup(b []byte, seq uint64, g *walGroup) []byte {
 		b = append(b, v[timeSize:]...)
 	}
 	b = binary.AppendUvarint(b, uint64(len(g.ops)))
+	spaces := store.Spaces() // once per group: it allocates
 	for _, op := range g.ops {
-		b = append(b, spaceIndex(op.Space))
+		b = append(b, spaceIndex(spaces, op.Space))
 		if op.Delete {
 			b = append(b, 1)
 		} else {
@@ -290,9 +291,9 @@ func decodeGroup(p []byte) (*walGroup, error) {
 	return g, d.err
 }
 
-// spaceIndex is sp's position in store.Spaces (Commit validated sp).
-func spaceIndex(sp store.Space) byte {
-	for i, s := range store.Spaces() {
+// spaceIndex is sp's position in spaces, store.Spaces (Commit validated sp).
+func spaceIndex(spaces []store.Space, sp store.Space) byte {
+	for i, s := range spaces {
 		if s == sp {
 			return byte(i)
 		}
