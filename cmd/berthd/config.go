@@ -35,6 +35,7 @@ type fileConfig struct {
 	Deterministic   *bool       `json:"deterministic"`
 
 	InitialSyncTimeout *duration `json:"initialSyncTimeout"`
+	GCPercent          *int      `json:"gcPercent"`
 }
 
 // fileTLS is the tls section: the --tls-* flags.
@@ -109,6 +110,7 @@ func parseConfigFile(data []byte, dir string, o *options) error {
 	setPath(&o.tokenFile, fc.TokenFile, resolve)
 	set(&o.deterministic, fc.Deterministic)
 	setDuration(&o.initialSync, fc.InitialSyncTimeout)
+	set(&o.gcPercent, fc.GCPercent)
 	if t := fc.TLS; t != nil {
 		setPath(&o.tls.Cert, t.Cert, resolve)
 		setPath(&o.tls.Key, t.Key, resolve)

@@ -40,16 +40,18 @@ tls:
 tokenFile: tokens
 deterministic: true
 initialSyncTimeout: 30s
+gcPercent: 200
 `
 
 func TestConfigFile(t *testing.T) {
+	t.Setenv("GOGC", "") // the defaults below do not depend on the caller's
 	dir := t.TempDir()
 	fromFile := options{
 		listen: "0.0.0.0:7070", metricsListen: "", dataDir: filepath.Join(dir, "data"),
 		schedulerConfig: "/etc/berth/scheduler.yaml", logLevel: slog.LevelDebug, shutdownTimeout: 30 * time.Second,
 		retainDecisions: 5000, retainFor: 168 * time.Hour, maxMutations: 500,
 		tls:       auth.TLSFiles{Cert: filepath.Join(dir, "tls/server.pem"), Key: filepath.Join(dir, "tls/server-key.pem"), ClientCA: "/etc/berth/ca.pem"},
-		tokenFile: filepath.Join(dir, "tokens"), deterministic: true, initialSync: 30 * time.Second,
+		tokenFile: filepath.Join(dir, "tokens"), deterministic: true, initialSync: 30 * time.Second, gcPercent: 200,
 	}
 	tests := []struct {
 		name    string
@@ -64,10 +66,11 @@ func TestConfigFile(t *testing.T) {
 			return o
 		}},
 		{name: "flags win over the file", content: fullConfig,
-			args: []string{"--listen", "127.0.0.1:9", "--retain-for", "0", "--deterministic=false", "--tls-cert", "c.pem"},
+			args: []string{"--listen", "127.0.0.1:9", "--retain-for", "0", "--deterministic=false", "--tls-cert", "c.pem", "--gc-percent", "-1"},
 			want: func(path string) options {
 				o := fromFile
 				o.configFile, o.listen, o.retainFor, o.deterministic, o.tls.Cert = path, "127.0.0.1:9", 0, false, "c.pem"
+				o.gcPercent = -1
 				return o
 			}},
 		{name: "keys left out keep the defaults", content: "dataDir: /var/lib/berth\nretainFor: 0\n", want: func(path string) options {
@@ -80,7 +83,7 @@ func TestConfigFile(t *testing.T) {
 			o.configFile = path
 			return o
 		}},
-		{name: "unknown key", content: "listen: x\nlistn: y\n", wantErr: `unknown key "listn"; the keys here are dataDir, deterministic, initialSyncTimeout, listen,`},
+		{name: "unknown key", content: "listen: x\nlistn: y\n", wantErr: `unknown key "listn"; the keys here are dataDir, deterministic, gcPercent, initialSyncTimeout, listen,`},
 		{name: "unknown nested key", content: "tls:\n  certFile: c.pem\n", wantErr: `unknown key "tls.certFile"; the keys here are cert, clientCA, key`},
 		{name: "flag spelling", content: "data-dir: /x\n", wantErr: `unknown key "data-dir"`},
 		{name: "a KubeSchedulerConfiguration", content: "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n",

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -57,6 +58,7 @@ type options struct {
 	maxMutations    int
 	deterministic   bool
 	initialSync     time.Duration
+	gcPercent       int
 }
 
 func defaultOptions() options {
@@ -69,6 +71,7 @@ func defaultOptions() options {
 		retainDecisions: 1_000_000,
 		maxMutations:    10_000,
 		initialSync:     defaultInitialSyncTimeout,
+		gcPercent:       daemon.GCPercent(os.Getenv),
 	}
 }
 
@@ -90,6 +93,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.tokenFile, "token-file", o.tokenFile, `bearer tokens, one per line, each optionally followed by "read-only"; empty: no token needed`)
 	fs.BoolVar(&o.deterministic, "deterministic", o.deterministic, "break score ties by the smallest node name instead of at random, as berthctl simulate does (benchmarks, tests)")
 	fs.IntVar(&o.maxMutations, "max-batch-objects", o.maxMutations, "most objects or references in one state request; 0: only the message size bounds it")
+	fs.IntVar(&o.gcPercent, "gc-percent", o.gcPercent, fmt.Sprintf("garbage collector target, as GOGC: a collection starts when the heap has grown by this percentage of the live data; negative turns collection off. Default: GOGC when set, else %d (fewer collections slowing pods, for more memory)", daemon.DefaultGCPercent))
 	fs.DurationVar(&o.initialSync, "initial-sync-timeout", o.initialSync, "after a restart, how long scheduling waits for the orchestrator's first re-list (a Sync RESYNC_END covering pods) before starting anyway; 0: no wait")
 }
 
@@ -144,6 +148,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: opts.logLevel}))
+	debug.SetGCPercent(opts.gcPercent)
 
 	cfg := daemon.Config{
 		DataDir:         opts.dataDir,

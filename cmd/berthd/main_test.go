@@ -27,6 +27,7 @@ import (
 )
 
 func TestParseFlags(t *testing.T) {
+	t.Setenv("GOGC", "") // the defaults below do not depend on the caller's
 	defaults := options{
 		listen:          "127.0.0.1:7070",
 		metricsListen:   "127.0.0.1:9090",
@@ -36,6 +37,7 @@ func TestParseFlags(t *testing.T) {
 		retainDecisions: 1_000_000,
 		maxMutations:    10_000,
 		initialSync:     5 * time.Second,
+		gcPercent:       daemon.DefaultGCPercent,
 	}
 	tests := []struct {
 		name    string
@@ -48,8 +50,18 @@ func TestParseFlags(t *testing.T) {
 			name: "all set",
 			args: []string{"--listen", "unix:///run/berth.sock", "--metrics-listen=", "--data-dir", "/var/lib/berth", "--log-level", "debug", "--shutdown-timeout", "3s"},
 			want: options{listen: "unix:///run/berth.sock", dataDir: "/var/lib/berth", logLevel: slog.LevelDebug, shutdownTimeout: 3 * time.Second,
-				retainDecisions: 1_000_000, maxMutations: 10_000, initialSync: 5 * time.Second},
+				retainDecisions: 1_000_000, maxMutations: 10_000, initialSync: 5 * time.Second, gcPercent: daemon.DefaultGCPercent},
 		},
+		{
+			name: "collector target",
+			args: []string{"--gc-percent", "150"},
+			want: func() options {
+				o := defaults
+				o.gcPercent = 150
+				return o
+			}(),
+		},
+		{name: "collector target not a number", args: []string{"--gc-percent", "off"}, wantErr: true},
 		{
 			name: "retention, security and limits",
 			args: []string{"--retain-decisions", "0", "--retain-for", "24h", "--tls-cert", "c.pem", "--tls-key", "k.pem",
@@ -83,6 +95,24 @@ func TestParseFlags(t *testing.T) {
 				t.Errorf("options (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// GOGC, when set, is the default of --gc-percent; the flag still wins.
+func TestGCPercentFromEnvironment(t *testing.T) {
+	t.Setenv("GOGC", "off")
+	o, err := parseFlags(nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.gcPercent != -1 {
+		t.Errorf("GOGC=off: gcPercent = %d, want -1", o.gcPercent)
+	}
+	if o, err = parseFlags([]string{"--gc-percent", "300"}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if o.gcPercent != 300 {
+		t.Errorf("GOGC=off --gc-percent 300: gcPercent = %d, want 300", o.gcPercent)
 	}
 }
 
