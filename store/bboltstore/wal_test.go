@@ -101,16 +101,10 @@ func TestReplayAfterCrash(t *testing.T) {
 
 	crashed := crashCopy(t, dir)
 	r := open(t, crashed, Options{})
-	want := []rec{{1, "r1"}, {2, "r2"}, {3, "r3"}}
-	if got := readAll(t, r, 1); !reflect.DeepEqual(got, want) {
-		t.Fatalf("after replay the log is %v, want %v", got, want)
-	}
 	if got := kvs(t, r, store.Assumed); !reflect.DeepEqual(got, map[string]string{"p2": "n2"}) {
 		t.Fatalf("after replay assumed = %v", got)
 	}
-	if res := commit(t, r, batch("r4")); res.First != 4 {
-		t.Fatalf("first commit after replay got revision %d, want 4", res.First)
-	}
+	wantLogThenNext(t, r, []rec{{1, "r1"}, {2, "r2"}, {3, "r3"}}, "r4")
 	// Replayed groups are not replayed twice.
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
@@ -149,12 +143,7 @@ func TestReplayIgnoresTornFrame(t *testing.T) {
 	}
 
 	r := open(t, crashed, Options{})
-	if got := readAll(t, r, 1); !reflect.DeepEqual(got, []rec{{1, "kept"}}) {
-		t.Fatalf("after replay the log is %v, want only the whole frame's record", got)
-	}
-	if res := commit(t, r, batch("next")); res.First != 2 {
-		t.Fatalf("commit after replay got revision %d, want 2", res.First)
-	}
+	wantLogThenNext(t, r, []rec{{1, "kept"}}, "next") // only the whole frame's record
 }
 
 func TestWriteAheadFileWrapsAround(t *testing.T) {
@@ -230,12 +219,7 @@ func TestUpgradeFromSchemaVersion1(t *testing.T) {
 	}
 
 	r := open(t, dir, Options{})
-	if got := readAll(t, r, 1); !reflect.DeepEqual(got, []rec{{1, "old"}}) {
-		t.Fatalf("upgraded log is %v", got)
-	}
-	if res := commit(t, r, batch("new")); res.First != 2 {
-		t.Fatalf("commit after upgrade got revision %d, want 2", res.First)
-	}
+	wantLogThenNext(t, r, []rec{{1, "old"}}, "new")
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -271,5 +255,17 @@ func TestNewDataFileIgnoresOldWriteAheadFile(t *testing.T) {
 	r2 := open(t, again, Options{})
 	if got := readAll(t, r2, 1); !reflect.DeepEqual(got, []rec{{1, "new-1"}}) {
 		t.Fatalf("after a crash the new data file holds %v, want only new-1", got)
+	}
+}
+
+// wantLogThenNext fails unless s's log is want and a commit of next, made
+// now, continues it at the following revision.
+func wantLogThenNext(t *testing.T, s *Store, want []rec, next string) {
+	t.Helper()
+	if got := readAll(t, s, 1); !reflect.DeepEqual(got, want) {
+		t.Fatalf("the log is %v, want %v", got, want)
+	}
+	if res := commit(t, s, batch(next)); res.First != uint64(len(want))+1 {
+		t.Fatalf("commit of %q got revision %d, want %d", next, res.First, len(want)+1)
 	}
 }
