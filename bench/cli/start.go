@@ -15,22 +15,20 @@ import (
 // StartInProcess runs berthd in this process: the same daemon the binary
 // runs, with its durable bbolt log in dataDir, serving gRPC on a loopback
 // port and no metrics listener, and with the binary's garbage collector
-// target (daemon.GCPercent), which is the process's and so applies to the
-// load generator too until berthd stops. Stopping it drains the log and
+// target (daemon.GCPercent) while it serves, which is the process's and so
+// applies to the load generator too. Stopping it drains the log and
 // closes the store, as SIGTERM does for the binary.
 func StartInProcess(ctx context.Context, dataDir string, deterministic bool, stderr io.Writer) (string, func() error, error) {
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	gcBefore := debug.SetGCPercent(daemon.GCPercent(os.Getenv))
 	d, err := daemon.Open(ctx, daemon.Config{DataDir: dataDir, Logger: logger, Deterministic: deterministic})
 	if err != nil {
-		debug.SetGCPercent(gcBefore)
 		return "", nil, err
 	}
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		debug.SetGCPercent(gcBefore)
 		return "", nil, errors.Join(err, d.Close())
 	}
+	gcBefore := debug.SetGCPercent(daemon.GCPercent(os.Getenv))
 	serveCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan error, 1)
 	go func() { done <- d.Serve(serveCtx, lis, nil) }()

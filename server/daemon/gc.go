@@ -19,14 +19,12 @@ const DefaultGCPercent = 400
 // negative values turn collection off), else DefaultGCPercent. A GOGC that
 // is not a number is ignored, so the default applies.
 func GCPercent(getenv func(string) string) int {
-	switch v := getenv("GOGC"); v {
-	case "":
-	case "off":
+	v := getenv("GOGC")
+	if v == "off" {
 		return -1
-	default:
-		if n, err := strconv.Atoi(v); err == nil {
-			return n
-		}
+	}
+	if n, err := strconv.Atoi(v); err == nil {
+		return n
 	}
 	return DefaultGCPercent
 }
