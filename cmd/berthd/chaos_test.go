@@ -22,8 +22,8 @@ import (
 // the seed (random by default) and the number of kill -9 rounds.
 const (
 	chaosNodes        = 24
-	chaosStreams      = 4  // concurrent Sync streams creating pods
-	chaosVanishing    = 3  // watchers that read a little and go away, over and over
+	chaosStreams      = 4   // concurrent Sync streams creating pods
+	chaosVanishing    = 3   // watchers that read a little and go away, over and over
 	chaosPodsPerRound = 160 // pods the streams create in a round
 	chaosRounds       = 3
 )
