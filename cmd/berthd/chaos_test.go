@@ -18,15 +18,30 @@ import (
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 )
 
-// The run of TestChaos; BERTH_CHAOS_SEED and BERTH_CHAOS_ROUNDS override
-// the seed (random by default) and the number of kill -9 rounds.
+// The cluster of TestChaos.
 const (
 	chaosNodes        = 24
-	chaosStreams      = 4   // concurrent Sync streams creating pods
-	chaosVanishing    = 3   // watchers that read a little and go away, over and over
 	chaosPodsPerRound = 160 // pods the streams create in a round
-	chaosRounds       = 3
+	chaosVanishing    = 3   // watchers that read a little and go away, over and over
 )
+
+// chaosConfig is the size of a TestChaos run; the environment overrides
+// the defaults (docs/reliability.md runs it larger).
+type chaosConfig struct {
+	seed     uint64
+	rounds   int // kill -9 rounds
+	streams  int // concurrent Sync streams creating pods
+	watchers int // slow watchers reading the whole log
+}
+
+func chaosConfigFromEnv(t *testing.T) chaosConfig {
+	return chaosConfig{
+		seed:     uint64(envInt(t, "BERTH_CHAOS_SEED", time.Now().UnixNano())),
+		rounds:   int(envInt(t, "BERTH_CHAOS_ROUNDS", 3)),
+		streams:  int(envInt(t, "BERTH_CHAOS_STREAMS", 4)),
+		watchers: int(envInt(t, "BERTH_CHAOS_WATCHERS", 1)),
+	}
+}
 
 // chaosLog is every decision any watcher received, by revision: a
 // revision must always carry the same decision.
@@ -82,10 +97,10 @@ func TestChaos(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs berthd")
 	}
-	seed := uint64(envInt(t, "BERTH_CHAOS_SEED", time.Now().UnixNano()))
-	rounds := int(envInt(t, "BERTH_CHAOS_ROUNDS", chaosRounds))
-	t.Logf("seed %d, %d kill -9 rounds (rerun with BERTH_CHAOS_SEED=%d)", seed, rounds, seed)
-	rng := rand.New(rand.NewPCG(seed, 0))
+	cfg := chaosConfigFromEnv(t)
+	t.Logf("seed %d, %d kill -9 rounds, %d Sync streams, %d slow watchers, 1 stalled, %d vanishing (rerun with BERTH_CHAOS_SEED=%d)",
+		cfg.seed, cfg.rounds, cfg.streams, cfg.watchers, chaosVanishing, cfg.seed)
+	rng := rand.New(rand.NewPCG(cfg.seed, 0))
 
 	bin := buildBerthd(t)
 	dir := t.TempDir()
@@ -97,9 +112,9 @@ func TestChaos(t *testing.T) {
 		nodes = append(nodes, loadNode(fmt.Sprintf("n%02d", i)))
 	}
 	log := &chaosLog{seen: map[uint64]*berthv1.Decision{}}
-	w := &chaosWorld{log: log, running: map[string]string{}, stopped: map[string]bool{}, from: 1}
-	for round := range rounds + 1 {
-		last := round == rounds
+	w := &chaosWorld{cfg: cfg, log: log, running: map[string]string{}, stopped: map[string]bool{}, from: 1}
+	for round := range cfg.rounds + 1 {
+		last := round == cfg.rounds
 		killAt := 20 + rng.IntN(100) // decisions the orchestrator receives in the round before the kill
 		p := startBerthd(t, bin, args...)
 		conn := dial(t, sock)
@@ -129,6 +144,7 @@ func TestChaos(t *testing.T) {
 
 // chaosWorld is the orchestrator's truth across berthd's lives.
 type chaosWorld struct {
+	cfg     chaosConfig
 	log     *chaosLog
 	running map[string]string // pod -> node it runs on
 	stopped map[string]bool   // victims stopped
@@ -185,7 +201,9 @@ func (w *chaosWorld) round(t *testing.T, conn *grpc.ClientConn, p *proc, nodes [
 			}
 		}
 	})
-	wg.Go(func() { chaosWatcher(ctx, conn, w.log, "slow watcher", 1, -1, 2*time.Millisecond) })
+	for i := range w.cfg.watchers {
+		wg.Go(func() { chaosWatcher(ctx, conn, w.log, fmt.Sprintf("slow watcher %d", i), 1, -1, 2*time.Millisecond) })
+	}
 	if _, err := berthv1.NewDecisionServiceClient(conn).Watch(ctx, &berthv1.WatchRequest{FromRevision: 1}); err != nil {
 		t.Fatal(err) // a watcher that never reads
 	}
@@ -202,7 +220,7 @@ func (w *chaosWorld) round(t *testing.T, conn *grpc.ClientConn, p *proc, nodes [
 
 	names := w.newPods(round)
 	var load sync.WaitGroup
-	for s := range chaosStreams {
+	for s := range w.cfg.streams {
 		load.Go(func() { w.create(ctx, conn, o, names, s) })
 	}
 	load.Wait()
@@ -240,7 +258,8 @@ func (w *chaosWorld) newPods(round int) []string {
 }
 
 // create sends stream s's share of names in batches of five on a Sync
-// stream of its own, until berthd goes away.
+// stream of its own, until berthd goes away; the stream stays open until
+// the round ends (a stream held).
 func (w *chaosWorld) create(ctx context.Context, conn *grpc.ClientConn, o *orchestrator, names []string, s int) {
 	stream, err := berthv1.NewStateServiceClient(conn).Sync(ctx)
 	if err != nil {
@@ -254,16 +273,15 @@ func (w *chaosWorld) create(ctx context.Context, conn *grpc.ClientConn, o *orche
 		}
 	}()
 	var batch []*berthv1.Mutation
-	for i := s; i < len(names); i += chaosStreams {
+	for i := s; i < len(names); i += w.cfg.streams {
 		batch = append(batch, upsertMut(loadPod(names[i], "")))
-		if len(batch) == 5 || i+chaosStreams >= len(names) {
+		if len(batch) == 5 || i+w.cfg.streams >= len(names) {
 			if stream.Send(&berthv1.SyncRequest{BatchId: uint64(i + 1), Mutations: batch}) != nil {
 				return
 			}
 			batch = nil
 		}
 	}
-	_ = stream.CloseSend()
 }
 
 // relist sends what exists, bracketed by resync markers: the nodes and
