@@ -20,9 +20,8 @@ import (
 
 // The cluster of TestChaos.
 const (
-	chaosNodes        = 24
-	chaosPodsPerRound = 160 // pods the streams create in a round
-	chaosVanishing    = 3   // watchers that read a little and go away, over and over
+	chaosNodes     = 24
+	chaosVanishing = 3 // watchers that read a little and go away, over and over
 )
 
 // chaosConfig is the size of a TestChaos run; the environment overrides
@@ -32,6 +31,7 @@ type chaosConfig struct {
 	rounds   int // kill -9 rounds
 	streams  int // concurrent Sync streams creating pods
 	watchers int // slow watchers reading the whole log
+	pods     int // low-priority pods the streams create in a round
 }
 
 func chaosConfigFromEnv(t *testing.T) chaosConfig {
@@ -40,6 +40,7 @@ func chaosConfigFromEnv(t *testing.T) chaosConfig {
 		rounds:   int(envInt(t, "BERTH_CHAOS_ROUNDS", 3)),
 		streams:  int(envInt(t, "BERTH_CHAOS_STREAMS", 4)),
 		watchers: int(envInt(t, "BERTH_CHAOS_WATCHERS", 1)),
+		pods:     int(envInt(t, "BERTH_CHAOS_PODS", 160)),
 	}
 }
 
@@ -98,8 +99,8 @@ func TestChaos(t *testing.T) {
 		t.Skip("builds and runs berthd")
 	}
 	cfg := chaosConfigFromEnv(t)
-	t.Logf("seed %d, %d kill -9 rounds, %d Sync streams, %d slow watchers, 1 stalled, %d vanishing (rerun with BERTH_CHAOS_SEED=%d)",
-		cfg.seed, cfg.rounds, cfg.streams, cfg.watchers, chaosVanishing, cfg.seed)
+	t.Logf("seed %d, %d kill -9 rounds, %d pods a round, %d Sync streams, %d slow watchers, 1 stalled, %d vanishing (rerun with BERTH_CHAOS_SEED=%d)",
+		cfg.seed, cfg.rounds, cfg.pods, cfg.streams, cfg.watchers, chaosVanishing, cfg.seed)
 	rng := rand.New(rand.NewPCG(cfg.seed, 0))
 
 	bin := buildBerthd(t)
@@ -115,7 +116,12 @@ func TestChaos(t *testing.T) {
 	w := &chaosWorld{cfg: cfg, log: log, running: map[string]string{}, stopped: map[string]bool{}, from: 1}
 	for round := range cfg.rounds + 1 {
 		last := round == cfg.rounds
-		killAt := 20 + rng.IntN(100) // decisions the orchestrator receives in the round before the kill
+		// Decisions the orchestrator receives in the round before the kill;
+		// the last round, not killed, lasts until its load is decided.
+		killAt := 20 + rng.IntN(100)
+		if last {
+			killAt = w.cfg.pods
+		}
 		p := startBerthd(t, bin, args...)
 		conn := dial(t, sock)
 		stats := w.round(t, conn, p, nodes, round, killAt, last, rng.Uint64())
@@ -231,6 +237,9 @@ func (w *chaosWorld) round(t *testing.T, conn *grpc.ClientConn, p *proc, nodes [
 	case <-t.Context().Done():
 		t.Fatalf("round %d: the test ended with %d of %d decisions received", round, received, killAt)
 	}
+	if last {
+		peakRSS = procPeakRSS(p.cmd.Process.Pid) // the peak over the whole load
+	}
 	if !last {
 		<-p.exited
 	}
@@ -246,11 +255,10 @@ func (w *chaosWorld) round(t *testing.T, conn *grpc.ClientConn, p *proc, nodes [
 // preempt once the nodes are full.
 func (w *chaosWorld) newPods(round int) []string {
 	var names []string
-	for i := range chaosPodsPerRound {
-		n := round*chaosPodsPerRound + i
-		names = append(names, fmt.Sprintf("l%03d", n))
+	for i := range w.cfg.pods {
+		names = append(names, fmt.Sprintf("l%03d", round*w.cfg.pods+i))
 		if round > 0 && i%20 == 0 {
-			names = append(names, fmt.Sprintf("h%02d", round*10+i/20))
+			names = append(names, fmt.Sprintf("h%02d-%03d", round, i/20))
 		}
 	}
 	w.created = append(w.created, names...)
