@@ -296,35 +296,12 @@ func (w *chaosWorld) create(ctx context.Context, conn *grpc.ClientConn, o *orche
 // the pending pods first, then the running ones (as in TestCrashUnderLoad).
 func (w *chaosWorld) relist(t *testing.T, ctx context.Context, o *orchestrator, nodes []*berthv1.Object) {
 	t.Helper()
-	pending, running := upsertMutAll(nodes), []*berthv1.Mutation(nil)
-	for _, name := range w.created {
-		switch {
-		case w.stopped[name]:
-		case w.running[name] != "":
-			running = append(running, upsertMut(loadPod(name, w.running[name])))
-		default:
-			pending = append(pending, upsertMut(loadPod(name, "")))
-		}
-	}
+	pending, running := relistMutations(nodes, w.created, w.running, w.stopped)
 	s, err := o.state.Sync(ctx, grpc.WaitForReady(true))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, req := range []*berthv1.SyncRequest{
-		{BatchId: 1, Resync: berthv1.Resync_RESYNC_BEGIN, Mutations: pending},
-		{BatchId: 2, Resync: berthv1.Resync_RESYNC_END, Mutations: running},
-	} {
-		if err := s.Send(req); err != nil {
-			t.Fatal(err)
-		}
-		ack, err := s.Recv()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(ack.GetErrors()) > 0 {
-			t.Fatalf("re-list batch %d refused: %v", i+1, ack.GetErrors()[:min(3, len(ack.GetErrors()))])
-		}
-	}
+	sendRelist(t, s, pending, running, 0)
 	_ = s.CloseSend()
 }
 

@@ -245,38 +245,12 @@ func TestCrashUnderLoad(t *testing.T) {
 	o.mu.Lock()
 	o2.running, o2.stopped = o.running, o.stopped
 	o.mu.Unlock()
-	pendingFirst, runningLast := upsertMutAll(nodes), []*berthv1.Mutation(nil)
-	for _, name := range sent {
-		switch {
-		case o2.stopped[name]:
-		case o2.running[name] != "":
-			runningLast = append(runningLast, upsertMut(loadPod(name, o2.running[name])))
-		default:
-			pendingFirst = append(pendingFirst, upsertMut(loadPod(name, "")))
-		}
-	}
+	pendingFirst, runningLast := relistMutations(nodes, sent, o2.running, o2.stopped)
 	resync, err := o2.state.Sync(ctx, grpc.WaitForReady(true))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, req := range []*berthv1.SyncRequest{
-		{BatchId: 1, Resync: berthv1.Resync_RESYNC_BEGIN, Mutations: pendingFirst},
-		{BatchId: 2, Resync: berthv1.Resync_RESYNC_END, Mutations: runningLast},
-	} {
-		if err := resync.Send(req); err != nil {
-			t.Fatal(err)
-		}
-		ack, err := resync.Recv()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(ack.GetErrors()) > 0 {
-			t.Errorf("re-list batch %d refused: %v", i+1, ack.GetErrors()[:min(3, len(ack.GetErrors()))])
-		}
-		if i == 0 {
-			time.Sleep(300 * time.Millisecond)
-		}
-	}
+	sendRelist(t, resync, pendingFirst, runningLast, 300*time.Millisecond)
 
 	// The orchestrator creates the pods it had not sent yet.
 	var rest []*berthv1.Mutation
@@ -367,6 +341,47 @@ func TestCrashUnderLoad(t *testing.T) {
 		}
 	}
 	t.Logf("after the restart: %d more decisions, %d pods running, %d stopped; %d evictions in all", len(o2.received), len(o2.running), len(o2.stopped), evicts)
+}
+
+// relistMutations are the two batches of an orchestrator's re-list: the
+// nodes and the pods of names neither running nor stopped (pending), then
+// the running ones on their nodes. Victims it stopped are left out.
+func relistMutations(nodes []*berthv1.Object, names []string, running map[string]string, stopped map[string]bool) (pending, run []*berthv1.Mutation) {
+	pending = upsertMutAll(nodes)
+	for _, name := range names {
+		switch {
+		case stopped[name]:
+		case running[name] != "":
+			run = append(run, upsertMut(loadPod(name, running[name])))
+		default:
+			pending = append(pending, upsertMut(loadPod(name, "")))
+		}
+	}
+	return pending, run
+}
+
+// sendRelist sends a re-list on s, the pending batch with RESYNC_BEGIN and
+// the running one with RESYNC_END, pause apart, and checks both acks.
+func sendRelist(t *testing.T, s berthv1.StateService_SyncClient, pending, running []*berthv1.Mutation, pause time.Duration) {
+	t.Helper()
+	for i, req := range []*berthv1.SyncRequest{
+		{BatchId: 1, Resync: berthv1.Resync_RESYNC_BEGIN, Mutations: pending},
+		{BatchId: 2, Resync: berthv1.Resync_RESYNC_END, Mutations: running},
+	} {
+		if err := s.Send(req); err != nil {
+			t.Fatal(err)
+		}
+		ack, err := s.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ack.GetErrors()) > 0 {
+			t.Errorf("re-list batch %d refused: %v", i+1, ack.GetErrors()[:min(3, len(ack.GetErrors()))])
+		}
+		if i == 0 {
+			time.Sleep(pause)
+		}
+	}
 }
 
 func upsertMutAll(objs []*berthv1.Object) []*berthv1.Mutation {

@@ -67,15 +67,8 @@ type env struct {
 // The scheduler runs no loop: tests drive scheduling with ScheduleOne.
 func newEnv(t *testing.T, opts statesvc.Options) *env {
 	t.Helper()
-	ctx := t.Context()
 	sk := &sink{}
-	reg := registry.InTree()
-	sched, err := scheduler.New(ctx, scheduler.Options{
-		Config: withoutMissing(config.Default(), reg), Registry: reg, Decisions: sk, Deterministic: true, BindInline: true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sched := newScheduler(t, sk)
 	if opts.BindRevisions == nil {
 		opts.BindRevisions = sk
 	}
@@ -94,6 +87,20 @@ func newEnv(t *testing.T, opts statesvc.Options) *env {
 		srv.Stop()
 	})
 	return &env{sched: sched, sink: sk, client: berthv1.NewStateServiceClient(conn)}
+}
+
+// newScheduler is a scheduler with Berth's plugins, deciding into sk, that
+// runs no loop: tests drive scheduling with ScheduleOne.
+func newScheduler(t *testing.T, sk *sink) *scheduler.Scheduler {
+	t.Helper()
+	reg := registry.InTree()
+	sched, err := scheduler.New(t.Context(), scheduler.Options{
+		Config: withoutMissing(config.Default(), reg), Registry: reg, Decisions: sk, Deterministic: true, BindInline: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sched
 }
 
 // Wire object builders.

@@ -14,8 +14,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
-	"github.com/berthsched/berth/core/config"
-	"github.com/berthsched/berth/core/plugins/registry"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/statesvc"
 )
@@ -136,16 +134,10 @@ func FuzzSyncBatches(f *testing.F) {
 		if len(reqs) == 0 {
 			return
 		}
-		reg := registry.InTree()
-		sched, err := scheduler.New(t.Context(), scheduler.Options{
-			Config: withoutMissing(config.Default(), reg), Registry: reg, Decisions: &sink{}, Deterministic: true, BindInline: true,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		sched := newScheduler(t, &sink{})
 		svc := statesvc.New(sched, statesvc.Options{MaxMutations: 1000})
 		stream := &fakeSync{ctx: t.Context(), reqs: reqs}
-		err = svc.Sync(stream)
+		err := svc.Sync(stream)
 
 		var m syncModel
 		m.init()

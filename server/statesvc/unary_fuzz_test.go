@@ -10,8 +10,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
-	"github.com/berthsched/berth/core/config"
-	"github.com/berthsched/berth/core/plugins/registry"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/convert"
 	"github.com/berthsched/berth/server/statesvc"
@@ -24,13 +22,7 @@ func newFuzzService(t *testing.T, maxMutations int) (*statesvc.Service, *schedul
 	t.Helper()
 	ctx := t.Context()
 	sk := &sink{}
-	reg := registry.InTree()
-	sched, err := scheduler.New(ctx, scheduler.Options{
-		Config: withoutMissing(config.Default(), reg), Registry: reg, Decisions: sk, Deterministic: true, BindInline: true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sched := newScheduler(t, sk)
 	svc := statesvc.New(sched, statesvc.Options{MaxMutations: maxMutations, BindRevisions: sk})
 	resp, err := svc.Apply(ctx, &berthv1.ApplyRequest{Objects: []*berthv1.Object{nodeObj("n1"), nodeObj("n2"), podObj("p", withCPU(100))}})
 	if err != nil || len(resp.GetErrors()) > 0 {
