@@ -226,10 +226,16 @@ func (w *chaosWorld) round(t *testing.T, conn *grpc.ClientConn, p *proc, nodes [
 
 	names := w.newPods(round)
 	var load sync.WaitGroup
+	streamErrs := make([]error, w.cfg.streams)
 	for s := range w.cfg.streams {
-		load.Go(func() { w.create(ctx, conn, o, names, s) })
+		load.Go(func() { streamErrs[s] = w.create(ctx, conn, names, s) })
 	}
 	load.Wait()
+	for s, err := range streamErrs {
+		if last && err != nil { // earlier rounds may be killed mid-stream
+			t.Errorf("round %d: Sync stream %d: %v", round, s, err)
+		}
+	}
 	// Every pod created gets a decision (a Bind, or Unschedulable), so the
 	// orchestrator reaches killAt.
 	select {
@@ -266,30 +272,34 @@ func (w *chaosWorld) newPods(round int) []string {
 }
 
 // create sends stream s's share of names in batches of five on a Sync
-// stream of its own, until berthd goes away; the stream stays open until
-// the round ends (a stream held).
-func (w *chaosWorld) create(ctx context.Context, conn *grpc.ClientConn, o *orchestrator, names []string, s int) {
+// stream of its own and waits for their acks; the stream then stays open
+// until the round ends (a stream held). It fails once berthd goes away.
+func (w *chaosWorld) create(ctx context.Context, conn *grpc.ClientConn, names []string, s int) error {
 	stream, err := berthv1.NewStateServiceClient(conn).Sync(ctx)
 	if err != nil {
-		return
+		return err
 	}
-	go func() {
-		for {
-			if _, err := stream.Recv(); err != nil {
-				return
-			}
-		}
-	}()
 	var batch []*berthv1.Mutation
+	sent := 0
 	for i := s; i < len(names); i += w.cfg.streams {
 		batch = append(batch, upsertMut(loadPod(names[i], "")))
 		if len(batch) == 5 || i+w.cfg.streams >= len(names) {
-			if stream.Send(&berthv1.SyncRequest{BatchId: uint64(i + 1), Mutations: batch}) != nil {
-				return
+			if err := stream.Send(&berthv1.SyncRequest{BatchId: uint64(i + 1), Mutations: batch}); err != nil {
+				return err
 			}
-			batch = nil
+			batch, sent = nil, sent+1
 		}
 	}
+	for range sent {
+		ack, err := stream.Recv()
+		if err != nil {
+			return err
+		}
+		if len(ack.GetErrors()) > 0 {
+			return fmt.Errorf("batch %d refused: %v", ack.GetBatchId(), ack.GetErrors()[0])
+		}
+	}
+	return nil
 }
 
 // relist sends what exists, bracketed by resync markers: the nodes and
