@@ -15,8 +15,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/validation"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
@@ -288,6 +290,9 @@ func (b *builder) addDocument(at Location, raw []byte) error {
 func (b *builder) addEntry(e *entry, obj runtime.Object) error {
 	list, ok := obj.(*corev1.List)
 	if !ok {
+		if err := checkNames(e, obj); err != nil {
+			return err
+		}
 		e.obj = obj
 		b.entries = append(b.entries, e)
 		return nil
@@ -318,6 +323,31 @@ func (b *builder) addEntry(e *entry, obj runtime.Object) error {
 		}
 		if err := b.addEntry(ie, inner); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// checkNames refuses the names the API server refuses (and Berth's server
+// after it): a namespace is a DNS label, and so is a Namespace's name; any
+// other name is a DNS subdomain.
+func checkNames(e *entry, obj runtime.Object) error {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil // every kind read has metadata
+	}
+	if ns := m.GetNamespace(); ns != "" {
+		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+			return e.fail("metadata.namespace", fmt.Errorf("invalid value %q: %s", ns, strings.Join(errs, "; ")))
+		}
+	}
+	valid := validation.IsDNS1123Subdomain
+	if _, ok := obj.(*corev1.Namespace); ok {
+		valid = validation.IsDNS1123Label
+	}
+	if name := m.GetName(); name != "" {
+		if errs := valid(name); len(errs) > 0 {
+			return e.fail("metadata.name", fmt.Errorf("invalid value %q: %s", name, strings.Join(errs, "; ")))
 		}
 	}
 	return nil

@@ -236,6 +236,21 @@ spec:
 			want: "spec.containers[0].resources.requests[memory]: must be non-negative",
 		},
 		{
+			name: "namespace not a DNS label", // found by FuzzDecode: the server refused it
+			doc:  "apiVersion: v1\nkind: Pod\nmetadata: {name: A, namespace: 0A}\nspec:\n  containers: [{name: c}]\n",
+			want: `document 1 (Pod 0A/A): metadata.namespace: invalid value "0A": a lowercase RFC 1123 label`,
+		},
+		{
+			name: "pod name not a DNS subdomain",
+			doc:  "apiVersion: v1\nkind: Pod\nmetadata: {name: Web_0}\nspec:\n  containers: [{name: c}]\n",
+			want: `document 1 (Pod default/Web_0): metadata.name: invalid value "Web_0": a lowercase RFC 1123 subdomain`,
+		},
+		{
+			name: "Namespace name with a dot",
+			doc:  "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Namespace, metadata: {name: a.b}}\n",
+			want: `document 1 (Namespace a.b): items[0].metadata.name: invalid value "a.b": must not contain dots`,
+		},
+		{
 			name: "unknown field",
 			doc:  "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containerz: []\n",
 			want: "containerz",
