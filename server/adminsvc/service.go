@@ -62,8 +62,6 @@ type Options struct {
 	Revisions Revisions
 	// Attempts, if set, gives QueueStats its attempt counts.
 	Attempts *Counter
-	// Clock is the simulated cluster's clock; default real time.
-	Clock framework.Clock
 	// Logger defaults to discarding.
 	Logger *slog.Logger
 }
@@ -82,9 +80,6 @@ var _ berthv1.AdminServiceServer = (*Service)(nil)
 func New(admin Admin, opts Options) *Service {
 	if opts.Config == nil {
 		opts.Config = config.Default()
-	}
-	if opts.Clock == nil {
-		opts.Clock = realClock{}
 	}
 	logger := opts.Logger
 	if logger == nil {
@@ -269,7 +264,3 @@ func uidSuffix(uid string) string {
 	}
 	return " with uid " + uid
 }
-
-type realClock struct{}
-
-func (realClock) Now() time.Time { return time.Now() }

@@ -72,7 +72,7 @@ func newEnv(t *testing.T) *env {
 	lis := bufconn.Listen(1 << 20)
 	srv := grpc.NewServer()
 	berthv1.RegisterAdminServiceServer(srv, adminsvc.New(sched, adminsvc.Options{
-		Config: cfg, Registry: reg, Revisions: revisions{}, Attempts: counter, Clock: clock{},
+		Config: cfg, Registry: reg, Revisions: revisions{}, Attempts: counter,
 	}))
 	go func() { _ = srv.Serve(lis) }()
 	conn, err := grpc.NewClient("passthrough:///bufconn",

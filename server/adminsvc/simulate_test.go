@@ -100,31 +100,31 @@ func TestSimulateCommitsNothing(t *testing.T) {
 	for _, a := range resp.GetAttempts() {
 		got = append(got, summarize(a))
 	}
-	// Queue order: p1 (priority 10) first, then by name. p5 is placed
-	// as given.
+	// Queue order: p1 (priority 10) first, then in the order given. p5 is
+	// placed as given.
 	want := []attemptSummary{
 		{Pod: "p1", Result: "SIMULATE_RESULT_BOUND", Node: "n3", Feasible: []string{"n3"}, Reasons: map[string][]string{"n1": {"Insufficient cpu"}}},
+		{Pod: "p4", Result: "SIMULATE_RESULT_UNSCHEDULABLE", Reasons: map[string][]string{"n1": {"Insufficient cpu"}, "n3": {"Insufficient cpu"}}},
 		{Pod: "p2", Result: "SIMULATE_RESULT_BOUND", Node: "n3", Feasible: []string{"n1", "n3"}},
 		{Pod: "p3", Result: "SIMULATE_RESULT_GATED", Message: "pod was rejected by PreEnqueue plugin SchedulingGates"},
-		{Pod: "p4", Result: "SIMULATE_RESULT_UNSCHEDULABLE", Reasons: map[string][]string{"n1": {"Insufficient cpu"}, "n3": {"Insufficient cpu"}}},
 	}
 	if diff := cmp.Diff(want, got, cmpIgnoreMessageOf("p4")); diff != "" {
 		t.Errorf("attempts (-want +got):\n%s", diff)
 	}
-	if msg := resp.GetAttempts()[3].GetMessage(); len(msg) < 24 || msg[:24] != "0/2 nodes are available:" {
+	if msg := resp.GetAttempts()[1].GetMessage(); len(msg) < 24 || msg[:24] != "0/2 nodes are available:" {
 		t.Errorf("p4 message = %q", msg)
 	}
-	// One feasible node: not scored, as kube-scheduler. Two: scored, with
-	// each plugin's share.
-	if v := resp.GetAttempts()[0].GetNodes()[1]; v.GetTotalScore() != 0 || len(v.GetPluginScores()) != 0 {
-		t.Errorf("lone feasible node scored: %v", v)
+	// One feasible node: kube-scheduler does not score, the report does.
+	// Two: scored, with each plugin's share.
+	if a := resp.GetAttempts()[0]; !a.GetScoresReportOnly() || !a.GetNodes()[1].GetScored() || a.GetNodes()[0].GetScored() {
+		t.Errorf("lone feasible node: want scores for the report only on n3: %v", a)
 	}
-	for _, v := range resp.GetAttempts()[1].GetNodes() {
+	for _, v := range resp.GetAttempts()[2].GetNodes() {
 		sum := int64(0)
 		for _, s := range v.GetPluginScores() {
 			sum += s
 		}
-		if len(v.GetPluginScores()) == 0 || sum != v.GetTotalScore() {
+		if !v.GetScored() || len(v.GetPluginScores()) == 0 || sum != v.GetTotalScore() {
 			t.Errorf("node %s: total %d, plugin scores %v", v.GetNode(), v.GetTotalScore(), v.GetPluginScores())
 		}
 	}
@@ -161,10 +161,9 @@ func TestSimulateErrors(t *testing.T) {
 		{name: "invalid removal", req: &berthv1.SimulateRequest{ClusterRemovals: []*berthv1.ObjectRef{{Name: "n1"}}},
 			want: codes.InvalidArgument, wantField: "cluster_removals[0].kind"},
 		{name: "unknown profile", req: &berthv1.SimulateRequest{SchedulerName: "nope", Pods: []*berthv1.Pod{wirePod("a", 1)}}, want: codes.FailedPrecondition},
-		{name: "pod of an unknown profile", req: &berthv1.SimulateRequest{Pods: []*berthv1.Pod{wirePod("a", 1, func(p *berthv1.Pod) { p.SchedulerName = "nope" })}},
-			want: codes.FailedPrecondition},
-		{name: "unknown class", req: &berthv1.SimulateRequest{Pods: []*berthv1.Pod{wirePod("a", 1, func(p *berthv1.Pod) { p.PriorityClassName = "gold" })}},
-			want: codes.FailedPrecondition},
+		{name: "unknown class in the delta", req: &berthv1.SimulateRequest{ClusterDelta: []*berthv1.Object{
+			{Kind: &berthv1.Object_Pod{Pod: wirePod("a", 1, func(p *berthv1.Pod) { p.PriorityClassName = "gold" })}},
+		}}, want: codes.FailedPrecondition},
 		{name: "class in the delta", req: &berthv1.SimulateRequest{
 			ClusterDelta: []*berthv1.Object{{Kind: &berthv1.Object_PriorityClass{PriorityClass: &berthv1.PriorityClass{Name: "gold", Value: 5}}}},
 			Pods:         []*berthv1.Pod{wirePod("a", 1, func(p *berthv1.Pod) { p.PriorityClassName = "gold" })},
@@ -223,5 +222,33 @@ func TestSimulateKeepsAdmittedPriority(t *testing.T) {
 	}})
 	if status.Code(err) != codes.FailedPrecondition || !strings.HasPrefix(status.Convert(err).Message(), "cluster_delta[0].pod.priority_class_name: no PriorityClass with name pc1") {
 		t.Errorf("delta pod of a deleted class: %v", err)
+	}
+}
+
+// TestSimulateReportsRefusedAndSkipped reports, as berthctl simulate does,
+// a pod refused at admission as ERROR and one no profile serves as
+// SKIPPED, and still schedules the others.
+func TestSimulateReportsRefusedAndSkipped(t *testing.T) {
+	e := newEnv(t)
+	e.load(t, []*model.Node{node("n1", 1000)})
+	resp, err := e.client.Simulate(t.Context(), &berthv1.SimulateRequest{Pods: []*berthv1.Pod{
+		wirePod("classless", 1, func(p *berthv1.Pod) { p.PriorityClassName = "gold" }),
+		wirePod("elsewhere", 1, func(p *berthv1.Pod) { p.SchedulerName = "nope" }),
+		wirePod("fits", 1),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []attemptSummary
+	for _, a := range resp.GetAttempts() {
+		got = append(got, summarize(a))
+	}
+	want := []attemptSummary{
+		{Pod: "classless", Result: "SIMULATE_RESULT_ERROR", Message: "no PriorityClass with name gold was found"},
+		{Pod: "elsewhere", Result: "SIMULATE_RESULT_SKIPPED", Message: `no profile for schedulerName "nope"`},
+		{Pod: "fits", Result: "SIMULATE_RESULT_BOUND", Node: "n1", Feasible: []string{"n1"}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("attempts (-want +got):\n%s", diff)
 	}
 }

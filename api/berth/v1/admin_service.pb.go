@@ -118,6 +118,12 @@ const (
 	SimulateResult_SIMULATE_RESULT_UNSCHEDULABLE SimulateResult = 3
 	// The pod has scheduling gates and was not tried.
 	SimulateResult_SIMULATE_RESULT_GATED SimulateResult = 4
+	// The pod was not tried: no profile serves its scheduler_name, or it is
+	// being deleted.
+	SimulateResult_SIMULATE_RESULT_SKIPPED SimulateResult = 5
+	// The pod was refused at admission (an unknown PriorityClass) or its
+	// bind failed.
+	SimulateResult_SIMULATE_RESULT_ERROR SimulateResult = 6
 )
 
 // Enum value maps for SimulateResult.
@@ -128,6 +134,8 @@ var (
 		2: "SIMULATE_RESULT_NOMINATED",
 		3: "SIMULATE_RESULT_UNSCHEDULABLE",
 		4: "SIMULATE_RESULT_GATED",
+		5: "SIMULATE_RESULT_SKIPPED",
+		6: "SIMULATE_RESULT_ERROR",
 	}
 	SimulateResult_value = map[string]int32{
 		"SIMULATE_RESULT_UNSPECIFIED":   0,
@@ -135,6 +143,8 @@ var (
 		"SIMULATE_RESULT_NOMINATED":     2,
 		"SIMULATE_RESULT_UNSCHEDULABLE": 3,
 		"SIMULATE_RESULT_GATED":         4,
+		"SIMULATE_RESULT_SKIPPED":       5,
+		"SIMULATE_RESULT_ERROR":         6,
 	}
 )
 
@@ -519,8 +529,22 @@ type SimulateAttempt struct {
 	Victims []*PodRef `protobuf:"bytes,4,rep,name=victims,proto3" json:"victims,omitempty"`
 	// Every node considered, sorted by name, with its verdict and scores.
 	Nodes []*NodeVerdict `protobuf:"bytes,5,rep,name=nodes,proto3" json:"nodes,omitempty"`
-	// UNSCHEDULABLE: the kube-style summary, as in Unschedulable.message.
-	Message       string `protobuf:"bytes,6,opt,name=message,proto3" json:"message,omitempty"`
+	// UNSCHEDULABLE and NOMINATED: the kube-style summary, as in
+	// Unschedulable.message. ERROR and SKIPPED: why.
+	Message string `protobuf:"bytes,6,opt,name=message,proto3" json:"message,omitempty"`
+	// BOUND: the nodes that shared the top score, in the order scored.
+	TopNodes []string `protobuf:"bytes,7,rep,name=top_nodes,json=topNodes,proto3" json:"top_nodes,omitempty"`
+	// BOUND among several top_nodes: how the tie was broken,
+	// "smallest-node-name".
+	TieBreak string `protobuf:"bytes,8,opt,name=tie_break,json=tieBreak,proto3" json:"tie_break,omitempty"`
+	// BOUND: the pod went to the node it was nominated on, which passed the
+	// filters, without the other nodes being tried (as kube-scheduler does).
+	ViaNominatedNode bool `protobuf:"varint,9,opt,name=via_nominated_node,json=viaNominatedNode,proto3" json:"via_nominated_node,omitempty"`
+	// BOUND with one feasible node: kube-scheduler does not score then; the
+	// nodes' scores were computed for this report only.
+	ScoresReportOnly bool `protobuf:"varint,10,opt,name=scores_report_only,json=scoresReportOnly,proto3" json:"scores_report_only,omitempty"`
+	// GATED: the PreEnqueue plugin that held the pod back.
+	Plugin        string `protobuf:"bytes,11,opt,name=plugin,proto3" json:"plugin,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -597,6 +621,41 @@ func (x *SimulateAttempt) GetMessage() string {
 	return ""
 }
 
+func (x *SimulateAttempt) GetTopNodes() []string {
+	if x != nil {
+		return x.TopNodes
+	}
+	return nil
+}
+
+func (x *SimulateAttempt) GetTieBreak() string {
+	if x != nil {
+		return x.TieBreak
+	}
+	return ""
+}
+
+func (x *SimulateAttempt) GetViaNominatedNode() bool {
+	if x != nil {
+		return x.ViaNominatedNode
+	}
+	return false
+}
+
+func (x *SimulateAttempt) GetScoresReportOnly() bool {
+	if x != nil {
+		return x.ScoresReportOnly
+	}
+	return false
+}
+
+func (x *SimulateAttempt) GetPlugin() string {
+	if x != nil {
+		return x.Plugin
+	}
+	return ""
+}
+
 // NodeVerdict is what one attempt made of one node.
 type NodeVerdict struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -604,15 +663,23 @@ type NodeVerdict struct {
 	Node string `protobuf:"bytes,1,opt,name=node,proto3" json:"node,omitempty"`
 	// The node passed every filter.
 	Feasible bool `protobuf:"varint,2,opt,name=feasible,proto3" json:"feasible,omitempty"`
-	// Not feasible: why, in kube-scheduler's words.
+	// Not feasible: why, in kube-scheduler's words. UNSCHEDULABLE: every
+	// node's reasons; BOUND: those of the nodes the filters rejected;
+	// NOMINATED: none.
 	Reasons []string `protobuf:"bytes,3,rep,name=reasons,proto3" json:"reasons,omitempty"`
-	// Feasible: the node's total score, the sum of each scoring plugin's
-	// normalized score (0-100) times the plugin's weight. 0 when only one node
-	// was feasible: like kube-scheduler, Berth does not score then.
+	// Scored: the node's total score, the sum of each scoring plugin's
+	// normalized score (0-100) times the plugin's weight.
 	TotalScore int64 `protobuf:"varint,4,opt,name=total_score,json=totalScore,proto3" json:"total_score,omitempty"`
-	// Feasible: each scoring plugin's contribution to total_score (normalized
+	// Scored: each scoring plugin's contribution to total_score (normalized
 	// score times weight), by plugin name.
-	PluginScores  map[string]int64 `protobuf:"bytes,5,rep,name=plugin_scores,json=pluginScores,proto3" json:"plugin_scores,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	PluginScores map[string]int64 `protobuf:"bytes,5,rep,name=plugin_scores,json=pluginScores,proto3" json:"plugin_scores,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// The node was scored: total_score and plugin_scores hold its scores,
+	// even when 0. Feasible nodes are scored; with only one, see
+	// SimulateAttempt.scores_report_only.
+	Scored bool `protobuf:"varint,6,opt,name=scored,proto3" json:"scored,omitempty"`
+	// UNSCHEDULABLE: preemption cannot make room for the pod on this node
+	// (kube-scheduler's UnschedulableAndUnresolvable).
+	Unresolvable  bool `protobuf:"varint,7,opt,name=unresolvable,proto3" json:"unresolvable,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -680,6 +747,20 @@ func (x *NodeVerdict) GetPluginScores() map[string]int64 {
 		return x.PluginScores
 	}
 	return nil
+}
+
+func (x *NodeVerdict) GetScored() bool {
+	if x != nil {
+		return x.Scored
+	}
+	return false
+}
+
+func (x *NodeVerdict) GetUnresolvable() bool {
+	if x != nil {
+		return x.Unresolvable
+	}
+	return false
 }
 
 // ListPendingRequest is the request of AdminService.ListPending.
@@ -1593,21 +1674,29 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x04pods\x18\x03 \x03(\v2\r.berth.v1.PodR\x04pods\x12%\n" +
 	"\x0escheduler_name\x18\x04 \x01(\tR\rschedulerName\"I\n" +
 	"\x10SimulateResponse\x125\n" +
-	"\battempts\x18\x01 \x03(\v2\x19.berth.v1.SimulateAttemptR\battempts\"\xee\x01\n" +
+	"\battempts\x18\x01 \x03(\v2\x19.berth.v1.SimulateAttemptR\battempts\"\x9c\x03\n" +
 	"\x0fSimulateAttempt\x12\"\n" +
 	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\x120\n" +
 	"\x06result\x18\x02 \x01(\x0e2\x18.berth.v1.SimulateResultR\x06result\x12\x12\n" +
 	"\x04node\x18\x03 \x01(\tR\x04node\x12*\n" +
 	"\avictims\x18\x04 \x03(\v2\x10.berth.v1.PodRefR\avictims\x12+\n" +
 	"\x05nodes\x18\x05 \x03(\v2\x15.berth.v1.NodeVerdictR\x05nodes\x12\x18\n" +
-	"\amessage\x18\x06 \x01(\tR\amessage\"\x87\x02\n" +
+	"\amessage\x18\x06 \x01(\tR\amessage\x12\x1b\n" +
+	"\ttop_nodes\x18\a \x03(\tR\btopNodes\x12\x1b\n" +
+	"\ttie_break\x18\b \x01(\tR\btieBreak\x12,\n" +
+	"\x12via_nominated_node\x18\t \x01(\bR\x10viaNominatedNode\x12,\n" +
+	"\x12scores_report_only\x18\n" +
+	" \x01(\bR\x10scoresReportOnly\x12\x16\n" +
+	"\x06plugin\x18\v \x01(\tR\x06plugin\"\xc3\x02\n" +
 	"\vNodeVerdict\x12\x12\n" +
 	"\x04node\x18\x01 \x01(\tR\x04node\x12\x1a\n" +
 	"\bfeasible\x18\x02 \x01(\bR\bfeasible\x12\x18\n" +
 	"\areasons\x18\x03 \x03(\tR\areasons\x12\x1f\n" +
 	"\vtotal_score\x18\x04 \x01(\x03R\n" +
 	"totalScore\x12L\n" +
-	"\rplugin_scores\x18\x05 \x03(\v2'.berth.v1.NodeVerdict.PluginScoresEntryR\fpluginScores\x1a?\n" +
+	"\rplugin_scores\x18\x05 \x03(\v2'.berth.v1.NodeVerdict.PluginScoresEntryR\fpluginScores\x12\x16\n" +
+	"\x06scored\x18\x06 \x01(\bR\x06scored\x12\"\n" +
+	"\funresolvable\x18\a \x01(\bR\funresolvable\x1a?\n" +
 	"\x11PluginScoresEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xa5\x01\n" +
@@ -1704,13 +1793,15 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x16QUEUE_STATE_SCHEDULING\x10\x05\x12\x17\n" +
 	"\x13QUEUE_STATE_BINDING\x10\x06\x12\x15\n" +
 	"\x11QUEUE_STATE_BOUND\x10\a\x12\x17\n" +
-	"\x13QUEUE_STATE_IGNORED\x10\b*\xa9\x01\n" +
+	"\x13QUEUE_STATE_IGNORED\x10\b*\xe1\x01\n" +
 	"\x0eSimulateResult\x12\x1f\n" +
 	"\x1bSIMULATE_RESULT_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15SIMULATE_RESULT_BOUND\x10\x01\x12\x1d\n" +
 	"\x19SIMULATE_RESULT_NOMINATED\x10\x02\x12!\n" +
 	"\x1dSIMULATE_RESULT_UNSCHEDULABLE\x10\x03\x12\x19\n" +
-	"\x15SIMULATE_RESULT_GATED\x10\x042\xc4\x03\n" +
+	"\x15SIMULATE_RESULT_GATED\x10\x04\x12\x1b\n" +
+	"\x17SIMULATE_RESULT_SKIPPED\x10\x05\x12\x19\n" +
+	"\x15SIMULATE_RESULT_ERROR\x10\x062\xc4\x03\n" +
 	"\fAdminService\x12>\n" +
 	"\aExplain\x12\x18.berth.v1.ExplainRequest\x1a\x19.berth.v1.ExplainResponse\x12A\n" +
 	"\bSimulate\x12\x19.berth.v1.SimulateRequest\x1a\x1a.berth.v1.SimulateResponse\x12J\n" +

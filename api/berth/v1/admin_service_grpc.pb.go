@@ -63,20 +63,24 @@ type AdminServiceClient interface {
 	// it one at a time. Nothing is committed: no decision is made, the queue
 	// and the cluster are untouched.
 	//
-	// The simulation is deterministic, unlike the live scheduler: pods go in
-	// queue order (priority, then creation_time, then namespace/name); ties
-	// between nodes of equal score go to the smallest node name; the victims
-	// of a preemption are removed at once and the preemptor is tried again
-	// immediately. Pods with node_name set are placed as given, not
-	// scheduled. Pending pods Berth holds are not scheduled, but their
-	// nominations keep room as they do live.
+	// The simulation is the one berthctl simulate runs offline, and
+	// deterministic, unlike the live scheduler: pods go in queue order (the
+	// first profile's QueueSort, by default priority then creation_time,
+	// then the order given); ties between nodes of equal score go to the
+	// smallest node name; a bound pod starts one simulated second after the
+	// previous one; the victims of a preemption are removed at once and the
+	// preemptor is tried again immediately. Pods with node_name set are
+	// placed as given, not scheduled. Pending pods Berth holds are not
+	// scheduled, but their nominations keep room as they do live. A pod
+	// refused at admission (an unknown PriorityClass) is reported as ERROR,
+	// one no profile serves as SKIPPED.
 	//
 	// Fails with:
 	//   - INVALID_ARGUMENT: an object or pod is malformed; the status carries
 	//     a google.rpc.BadRequest naming the field, for example
 	//     "pods[2].containers[0].name";
-	//   - FAILED_PRECONDITION: scheduler_name, or a pod's, names no profile
-	//     Berth runs, or a pod names an unknown PriorityClass;
+	//   - FAILED_PRECONDITION: scheduler_name names no profile Berth runs, or
+	//     a pod of cluster_delta names an unknown PriorityClass;
 	//   - UNIMPLEMENTED: this berthd was built without a plugin registry to
 	//     simulate with (berthd itself always has one).
 	Simulate(ctx context.Context, in *SimulateRequest, opts ...grpc.CallOption) (*SimulateResponse, error)
@@ -220,20 +224,24 @@ type AdminServiceServer interface {
 	// it one at a time. Nothing is committed: no decision is made, the queue
 	// and the cluster are untouched.
 	//
-	// The simulation is deterministic, unlike the live scheduler: pods go in
-	// queue order (priority, then creation_time, then namespace/name); ties
-	// between nodes of equal score go to the smallest node name; the victims
-	// of a preemption are removed at once and the preemptor is tried again
-	// immediately. Pods with node_name set are placed as given, not
-	// scheduled. Pending pods Berth holds are not scheduled, but their
-	// nominations keep room as they do live.
+	// The simulation is the one berthctl simulate runs offline, and
+	// deterministic, unlike the live scheduler: pods go in queue order (the
+	// first profile's QueueSort, by default priority then creation_time,
+	// then the order given); ties between nodes of equal score go to the
+	// smallest node name; a bound pod starts one simulated second after the
+	// previous one; the victims of a preemption are removed at once and the
+	// preemptor is tried again immediately. Pods with node_name set are
+	// placed as given, not scheduled. Pending pods Berth holds are not
+	// scheduled, but their nominations keep room as they do live. A pod
+	// refused at admission (an unknown PriorityClass) is reported as ERROR,
+	// one no profile serves as SKIPPED.
 	//
 	// Fails with:
 	//   - INVALID_ARGUMENT: an object or pod is malformed; the status carries
 	//     a google.rpc.BadRequest naming the field, for example
 	//     "pods[2].containers[0].name";
-	//   - FAILED_PRECONDITION: scheduler_name, or a pod's, names no profile
-	//     Berth runs, or a pod names an unknown PriorityClass;
+	//   - FAILED_PRECONDITION: scheduler_name names no profile Berth runs, or
+	//     a pod of cluster_delta names an unknown PriorityClass;
 	//   - UNIMPLEMENTED: this berthd was built without a plugin registry to
 	//     simulate with (berthd itself always has one).
 	Simulate(context.Context, *SimulateRequest) (*SimulateResponse, error)
