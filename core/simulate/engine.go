@@ -30,7 +30,9 @@ type Engine struct {
 
 // Object is one object upserted into or removed from an Engine: exactly
 // one field is set. A removal reads only the object's identity: the name,
-// the namespace of pods and budgets, and a pod's uid if set.
+// the namespace of pods and budgets, and a pod's uid if set. Its fields
+// are server/convert.Object's, so that the server converts one to the
+// other with a type conversion the compiler checks.
 type Object struct {
 	Node          *model.Node
 	Pod           *model.Pod

@@ -68,6 +68,20 @@ func summarize(a *berthv1.SimulateAttempt) attemptSummary {
 	return s
 }
 
+// simulateSummaries simulates req and summarizes the attempts.
+func simulateSummaries(t *testing.T, e *env, req *berthv1.SimulateRequest) (*berthv1.SimulateResponse, []attemptSummary) {
+	t.Helper()
+	resp, err := e.client.Simulate(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []attemptSummary
+	for _, a := range resp.GetAttempts() {
+		got = append(got, summarize(a))
+	}
+	return resp, got
+}
+
 func TestSimulateCommitsNothing(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()
@@ -92,14 +106,7 @@ func TestSimulateCommitsNothing(t *testing.T) {
 			wirePod("p5", 100, func(p *berthv1.Pod) { p.NodeName = "n1" }),
 		},
 	}
-	resp, err := e.client.Simulate(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []attemptSummary
-	for _, a := range resp.GetAttempts() {
-		got = append(got, summarize(a))
-	}
+	resp, got := simulateSummaries(t, e, req)
 	// Queue order: p1 (priority 10) first, then in the order given. p5 is
 	// placed as given.
 	want := []attemptSummary{
@@ -231,18 +238,11 @@ func TestSimulateKeepsAdmittedPriority(t *testing.T) {
 func TestSimulateReportsRefusedAndSkipped(t *testing.T) {
 	e := newEnv(t)
 	e.load(t, []*model.Node{node("n1", 1000)})
-	resp, err := e.client.Simulate(t.Context(), &berthv1.SimulateRequest{Pods: []*berthv1.Pod{
+	_, got := simulateSummaries(t, e, &berthv1.SimulateRequest{Pods: []*berthv1.Pod{
 		wirePod("classless", 1, func(p *berthv1.Pod) { p.PriorityClassName = "gold" }),
 		wirePod("elsewhere", 1, func(p *berthv1.Pod) { p.SchedulerName = "nope" }),
 		wirePod("fits", 1),
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []attemptSummary
-	for _, a := range resp.GetAttempts() {
-		got = append(got, summarize(a))
-	}
 	want := []attemptSummary{
 		{Pod: "classless", Result: "SIMULATE_RESULT_ERROR", Message: "no PriorityClass with name gold was found"},
 		{Pod: "elsewhere", Result: "SIMULATE_RESULT_SKIPPED", Message: `no profile for schedulerName "nope"`},
