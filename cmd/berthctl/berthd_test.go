@@ -11,14 +11,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/server/daemon"
 )
 
-// startBerthd serves a real berthd (server/daemon, as cmd/berthd runs it)
-// on loopback until the test ends, and returns its address.
+// startBerthd serves a real berthd (server/daemon, as cmd/berthd runs it
+// with --deterministic) on loopback until the test ends, and returns its
+// address.
 func startBerthd(t *testing.T) (string, *daemon.Daemon) {
 	t.Helper()
-	d, err := daemon.Open(t.Context(), daemon.Config{DataDir: t.TempDir(), Deterministic: true})
+	return startBerthdWith(t, nil)
+}
+
+// startBerthdWith is startBerthd with a scheduler configuration (berthd's
+// --scheduler-config); nil is the default.
+func startBerthdWith(t *testing.T, sched *config.Config) (string, *daemon.Daemon) {
+	t.Helper()
+	d, err := daemon.Open(t.Context(), daemon.Config{DataDir: t.TempDir(), Deterministic: true, Scheduler: sched})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,10 @@
 // the deterministic simulator (core/simulate) in-process: no server is
 // involved, and the output is the trace format of DESIGN.md, one JSON
 // object per scheduling attempt, comparable line by line with kubeoracle's
-// "place" mode.
+// "place" mode. With --server it sends the manifests to berthd's
+// AdminService.Simulate, which runs the same engine on a copy of what
+// berthd holds, turns the attempts back into trace lines
+// (server/convert) and prints them with the same code.
 //
 // The other commands talk to a running berthd over the berth.v1 gRPC API:
 // apply and delete send objects through StateService (manifests converted
