@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,6 +70,36 @@ func simCases(t *testing.T) []simCase {
 // cluster's scheduler configuration, and requires byte-identical output,
 // -o json and -o text. The berthds hold nothing before and after.
 func TestSimulateServerMatchesOffline(t *testing.T) {
+	matchOffline(t, simCases(t), "json", "text")
+}
+
+// TestSimulateServerMatchesOfflineOnParityCorpus does the same on the
+// parity corpus of core/parity (random clusters, and the extended ones
+// with several profiles, configurations and sampled percentages), -o json
+// only: -o text prints the same lines.
+func TestSimulateServerMatchesOfflineOnParityCorpus(t *testing.T) {
+	parity := filepath.Join("..", "..", "core", "parity", "testdata")
+	var cases []simCase
+	for _, dir := range []string{filepath.Join(parity, "clusters"), filepath.Join(parity, "extended", "clusters")} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			cases = append(cases, simCase{name: filepath.Base(dir) + "/" + filepath.Base(f), cluster: f})
+		}
+	}
+	if len(cases) < 100 {
+		t.Fatalf("only %d clusters under %s", len(cases), parity)
+	}
+	matchOffline(t, cases, "json")
+}
+
+// matchOffline simulates each case offline and with --server, printing
+// each output, and requires the same bytes. Each configuration gets its
+// own berthd, started before the cases run, which run in parallel.
+func matchOffline(t *testing.T, cases []simCase, outputs ...string) {
+	t.Helper()
 	reg := registry.InTree()
 	quiet := &app{streams: streams{out: io.Discard, err: io.Discard}}
 	type server struct {
@@ -76,7 +107,6 @@ func TestSimulateServerMatchesOffline(t *testing.T) {
 		d    *daemon.Daemon
 	}
 	servers := map[string]server{} // by the configuration's origin
-	cases := simCases(t)
 	serverOf := make([]server, len(cases))
 	for i, sc := range cases {
 		c, err := manifest.LoadFiles(sc.cluster)
@@ -97,11 +127,12 @@ func TestSimulateServerMatchesOffline(t *testing.T) {
 	for i, sc := range cases {
 		srv := serverOf[i]
 		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel() // the berthds serve concurrently; each run has its own streams
 			var flags []string
 			if sc.config != "" {
 				flags = []string{"--config", sc.config}
 			}
-			for _, output := range []string{"json", "text"} {
+			for _, output := range outputs {
 				offline := berthctl(t, nil, "", append([]string{"simulate", "-f", sc.cluster, "-o", output}, flags...)...)
 				remote := berthctl(t, nil, "", "--server", srv.addr, "simulate", "-f", sc.cluster, "-o", output)
 				if offline.code != exitOK || remote.code != exitOK || offline.stdout == "" {
@@ -209,10 +240,20 @@ func heldSummary(t *testing.T, d *daemon.Daemon) string {
 
 // TestSimulateServerConfig: berthd simulates with its own configuration,
 // so --config is refused with --server and a KubeSchedulerConfiguration in
-// the files is not sent, with a note.
+// the files is not sent, with a note. A berthd that cannot be reached
+// exits 3, as every command talking to it.
 func TestSimulateServerConfig(t *testing.T) {
 	addr, _ := startBerthd(t)
 	dir := filepath.Join("testdata", "simulate")
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := lis.Addr().String()
+	lis.Close()
+	if got := berthctl(t, nil, "", "--server", closed, "simulate", "-f", filepath.Join(dir, "resource-fit.yaml")); got.code != exitUnavailable || got.stdout != "" {
+		t.Errorf("berthd unreachable: %+v", got)
+	}
 	got := berthctl(t, nil, "", "--server", addr, "simulate", "-f", filepath.Join(dir, "resource-fit.yaml"), "--config", filepath.Join(dir, "resource-fit.config.yaml"))
 	if got.code != exitUsage || !strings.Contains(got.stderr, "--config cannot be used with --server") {
 		t.Errorf("--config with --server: %+v", got)
