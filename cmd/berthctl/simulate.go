@@ -37,11 +37,11 @@ func (a *app) simulateCommand() *cobra.Command {
 PodDisruptionBudgets, Namespaces, Lists, Services, the pods of Deployments,
 ReplicaSets, StatefulSets, DaemonSets, ReplicationControllers and Jobs, and
 optionally one KubeSchedulerConfiguration) and schedules the pending pods
-with Berth's scheduler, in-process unless --server is given (see below):
-in queue order, one at a time,
-ties between equal-score nodes going to the smallest node name, preemption
-victims removed at once and the preemptor retried immediately. Documents
-that do not affect scheduling are listed on standard error ("ignored: ...").
+with Berth's scheduler, in-process unless --server is given (see below): in
+queue order, one at a time, ties between equal-score nodes going to the
+smallest node name, preemption victims removed at once and the preemptor
+retried immediately. Documents that do not affect scheduling are listed on
+standard error ("ignored: ...").
 
 With -o json (the default) it prints one JSON object per attempt, in the
 trace format of kubeoracle's "place" mode (DESIGN.md):
