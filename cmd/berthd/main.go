@@ -59,6 +59,7 @@ type options struct {
 	deterministic   bool
 	initialSync     time.Duration
 	gcPercent       int
+	dashboard       bool
 }
 
 func defaultOptions() options {
@@ -72,6 +73,7 @@ func defaultOptions() options {
 		maxMutations:    10_000,
 		initialSync:     defaultInitialSyncTimeout,
 		gcPercent:       daemon.GCPercent(os.Getenv),
+		dashboard:       true,
 	}
 }
 
@@ -94,6 +96,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.deterministic, "deterministic", o.deterministic, "break score ties by the smallest node name instead of at random, as berthctl simulate does (benchmarks, tests)")
 	fs.IntVar(&o.maxMutations, "max-batch-objects", o.maxMutations, "most objects or references in one state request; 0: only the message size bounds it")
 	fs.IntVar(&o.gcPercent, "gc-percent", o.gcPercent, fmt.Sprintf("garbage collector target, as GOGC: a collection starts when the heap has grown by this percentage of the live data; negative turns collection off. Default: GOGC when set, else %d (fewer collections slowing pods, for more memory)", daemon.DefaultGCPercent))
+	fs.BoolVar(&o.dashboard, "dashboard", o.dashboard, "serve the read-only web dashboard on --metrics-listen, behind --token-file's tokens when set")
 	fs.DurationVar(&o.initialSync, "initial-sync-timeout", o.initialSync, "after a restart, how long scheduling waits for the orchestrator's first re-list (a Sync RESYNC_END covering pods) before starting anyway; 0: no wait")
 }
 
@@ -160,11 +163,12 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		Deterministic:   opts.deterministic,
 
 		InitialSyncTimeout: opts.initialSync,
+		Dashboard:          opts.dashboard && opts.metricsListen != "",
 	}
 	if cfg.Scheduler, err = loadSchedulerConfig(opts.schedulerConfig); err != nil {
 		return err
 	}
-	if cfg.GRPCOptions, err = securityOptions(opts); err != nil {
+	if cfg.GRPCOptions, cfg.Tokens, err = securityOptions(opts); err != nil {
 		return err
 	}
 	d, err := daemon.Open(ctx, cfg)
@@ -202,22 +206,24 @@ func loadSchedulerConfig(path string) (*config.Config, error) {
 	return cfg, nil
 }
 
-// securityOptions are the gRPC options of TLS and bearer tokens.
-func securityOptions(opts options) ([]grpc.ServerOption, error) {
+// securityOptions are the gRPC options of TLS and bearer tokens, and the
+// tokens (nil without --token-file), which guard the dashboard too.
+func securityOptions(opts options) ([]grpc.ServerOption, *auth.Tokens, error) {
 	var out []grpc.ServerOption
 	if opts.tls.Enabled() {
 		creds, err := opts.tls.ServerOption()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, creds)
 	}
+	var tokens *auth.Tokens
 	if opts.tokenFile != "" {
-		tokens, err := auth.LoadTokens(opts.tokenFile)
-		if err != nil {
-			return nil, fmt.Errorf("--token-file: %w", err)
+		var err error
+		if tokens, err = auth.LoadTokens(opts.tokenFile); err != nil {
+			return nil, nil, fmt.Errorf("--token-file: %w", err)
 		}
 		out = append(out, tokens.ServerOptions()...)
 	}
-	return out, nil
+	return out, tokens, nil
 }

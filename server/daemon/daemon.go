@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"sync"
 	"time"
 
@@ -19,6 +20,8 @@ import (
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server"
 	"github.com/berthsched/berth/server/adminsvc"
+	"github.com/berthsched/berth/server/auth"
+	"github.com/berthsched/berth/server/dashboard"
 	"github.com/berthsched/berth/server/decisionlog"
 	"github.com/berthsched/berth/server/decisionsvc"
 	"github.com/berthsched/berth/server/metrics"
@@ -68,6 +71,12 @@ type Config struct {
 	// nothing. It applies only when the data directory holds an earlier
 	// run's decisions; 0 does not wait.
 	InitialSyncTimeout time.Duration
+	// Dashboard serves the read-only web dashboard on the metrics
+	// listener (server/dashboard).
+	Dashboard bool
+	// Tokens, if set, guard the dashboard as GRPCOptions' interceptors
+	// guard the admin RPCs; nil leaves it open, like /metrics.
+	Tokens *auth.Tokens
 }
 
 // Daemon is berthd assembled. Serve it once.
@@ -78,6 +87,8 @@ type Daemon struct {
 	log    *decisionlog.Log
 	sched  *scheduler.Scheduler
 	srv    *server.Server
+	// dash is the dashboard; nil without Config.Dashboard.
+	dash *dashboard.Dashboard
 
 	// stopping ends when Serve's context does; watches end with it.
 	stopping context.Context
@@ -173,6 +184,16 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	}
 
 	cl := &cluster{Scheduler: d.sched, log: d.log, logger: cfg.Logger}
+	admin := adminsvc.New(cl, adminsvc.Options{
+		Config: cfg.Scheduler, Registry: reg, Revisions: d.log, Attempts: attempts, Logger: cfg.Logger,
+	})
+	var dash http.Handler
+	if cfg.Dashboard {
+		if d.dash, err = d.newDashboard(admin); err != nil {
+			return nil, err
+		}
+		dash = d.dash
+	}
 	d.srv, err = server.New(server.Config{
 		Logger:          cfg.Logger,
 		Registry:        cfg.Registry,
@@ -184,10 +205,9 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 				PodsResynced: func(ctx context.Context) { d.podsResynced(ctx, cl) },
 			}),
 			Decision: decisionsvc.New(d.log, decisionsvc.Options{Stopping: d.stopping}),
-			Admin: adminsvc.New(cl, adminsvc.Options{
-				Config: cfg.Scheduler, Registry: reg, Revisions: d.log, Attempts: attempts, Logger: cfg.Logger,
-			}),
+			Admin:    admin,
 		},
+		Dashboard: dash,
 	})
 	if err != nil {
 		return nil, err
@@ -206,6 +226,9 @@ func (d *Daemon) Serve(ctx context.Context, grpcLis, metricsLis net.Listener) er
 	loopCtx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(func() { d.sched.Run(loopCtx) })
+	if d.dash != nil {
+		wg.Go(func() { d.dash.Sample(loopCtx, dashboard.DefaultSampleEvery) })
+	}
 	if d.initialSync != nil {
 		d.logger.Info("scheduling waits for the orchestrator's re-list (RESYNC_BEGIN ... RESYNC_END of pods)", "timeout", d.cfg.InitialSyncTimeout)
 		t := time.AfterFunc(d.cfg.InitialSyncTimeout, func() {
@@ -220,6 +243,16 @@ func (d *Daemon) Serve(ctx context.Context, grpcLis, metricsLis net.Listener) er
 	stopLoop()
 	wg.Wait()
 	return errors.Join(err, d.closeStore())
+}
+
+// newDashboard builds the dashboard over the admin service, the
+// scheduler and the log.
+func (d *Daemon) newDashboard(admin *adminsvc.Service) (*dashboard.Dashboard, error) {
+	opts := dashboard.Options{Stopping: d.stopping, Logger: d.logger}
+	if d.cfg.Tokens != nil {
+		opts.Tokens = d.cfg.Tokens
+	}
+	return dashboard.New(admin, d.sched, d.log, opts)
 }
 
 // podsResynced follows the end of every re-list of pods
