@@ -185,8 +185,19 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 			_ = grpcLis.Close()
 			return errors.Join(err, d.Close())
 		}
+		if cfg.Dashboard && (opts.tls.Enabled() || cfg.Tokens != nil) && offHost(metricsLis.Addr()) {
+			logger.Warn("the dashboard is served over plain HTTP beyond this host: --tls-* cover gRPC only, and a token sent to the dashboard travels in clear; keep --metrics-listen on loopback or put a TLS proxy in front",
+				"metrics_listen", metricsLis.Addr().String())
+		}
 	}
 	return d.Serve(ctx, grpcLis, metricsLis)
+}
+
+// offHost reports whether a listener's address is reachable from other
+// hosts: TCP on an address that is not loopback.
+func offHost(addr net.Addr) bool {
+	tcp, ok := addr.(*net.TCPAddr)
+	return ok && !tcp.IP.IsLoopback()
 }
 
 // loadSchedulerConfig reads the KubeSchedulerConfiguration file; nil

@@ -217,3 +217,21 @@ func TestRunServesUntilCanceled(t *testing.T) {
 		}
 	}
 }
+
+func TestOffHost(t *testing.T) {
+	tests := []struct {
+		addr net.Addr
+		want bool
+	}{
+		{addr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 9090}, want: false},
+		{addr: &net.TCPAddr{IP: net.IPv6loopback, Port: 9090}, want: false},
+		{addr: &net.TCPAddr{IP: net.IPv4zero, Port: 9090}, want: true},
+		{addr: &net.TCPAddr{IP: net.ParseIP("10.0.0.7"), Port: 9090}, want: true},
+		{addr: &net.UnixAddr{Name: "/run/berth-metrics.sock", Net: "unix"}, want: false},
+	}
+	for _, tt := range tests {
+		if got := offHost(tt.addr); got != tt.want {
+			t.Errorf("offHost(%v) = %v, want %v", tt.addr, got, tt.want)
+		}
+	}
+}

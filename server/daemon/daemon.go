@@ -77,6 +77,9 @@ type Config struct {
 	// Tokens, if set, guard the dashboard as GRPCOptions' interceptors
 	// guard the admin RPCs; nil leaves it open, like /metrics.
 	Tokens *auth.Tokens
+	// DashboardSampleEvery is how often the dashboard samples the queue's
+	// counts; 0 means dashboard.DefaultSampleEvery.
+	DashboardSampleEvery time.Duration
 }
 
 // Daemon is berthd assembled. Serve it once.
@@ -227,7 +230,7 @@ func (d *Daemon) Serve(ctx context.Context, grpcLis, metricsLis net.Listener) er
 	var wg sync.WaitGroup
 	wg.Go(func() { d.sched.Run(loopCtx) })
 	if d.dash != nil {
-		wg.Go(func() { d.dash.Sample(loopCtx, dashboard.DefaultSampleEvery) })
+		wg.Go(func() { d.dash.Sample(loopCtx, d.cfg.DashboardSampleEvery) })
 	}
 	if d.initialSync != nil {
 		d.logger.Info("scheduling waits for the orchestrator's re-list (RESYNC_BEGIN ... RESYNC_END of pods)", "timeout", d.cfg.InitialSyncTimeout)

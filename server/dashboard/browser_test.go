@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,10 +33,6 @@ const stepLimit = 15 * time.Second
 // assertion.
 const browserLimit = 60 * time.Second
 
-// screenshotsEnv names a directory to write the pages' screenshots to
-// (the README's, under docs/img/); unset writes none.
-const screenshotsEnv = "BERTH_DASHBOARD_SCREENSHOTS"
-
 // TestBrowser drives the dashboard of a real berthd in headless chromium:
 // a login by ?token=, every page, the decision stream updating when a pod
 // is applied, and the explain table naming the plugin that rejected an
@@ -50,10 +47,13 @@ func TestBrowser(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), browserLimit)
 	defer cancel()
-	base, state := startBerthd(t, ctx)
+	base, state := startBerthd(t, ctx, 0)
+	apply(t, ctx, state,
+		node("n1", 4000, false), node("n2", 8000, true), node("n3", 8000, false, &berthv1.Taint{
+			Key: "gpu", Value: "true", Effect: berthv1.TaintEffect_TAINT_EFFECT_NO_SCHEDULE}),
+		pod("db-0", 2000, "n1"))
 
 	b := newBrowser(t, ctx)
-	shots := os.Getenv(screenshotsEnv)
 	b.do("log in and see the queue", chromedp.Navigate(base+"/?token=viewer"), chromedp.WaitVisible(chromedp.ID("count-active")))
 	if title := run(b, "title", chromedp.Title()); title != "Queue · Berth" {
 		t.Errorf("title %q after logging in", title)
@@ -69,7 +69,6 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("heatmap lacks %q:\n%s", want, heat)
 		}
 	}
-	b.shot(shots, "nodes.png")
 
 	b.do("the decision stream goes live", chromedp.Navigate(base+"/decisions"), chromedp.WaitVisible(chromedp.CSS("#stream-status.live")))
 	apply(t, ctx, state, pod("web-1", 1500, ""), pod("web-2", 500, ""), pod("big-1", 16000, ""))
@@ -77,7 +76,6 @@ func TestBrowser(t *testing.T) {
 		chromedp.WaitVisible(`//table[@id="decisions"]//td[text()="Bind"]/following-sibling::td/a[text()="default/web-1"]`),
 		chromedp.WaitVisible(`//table[@id="decisions"]//td[text()="Unschedulable"]/following-sibling::td/a[text()="default/big-1"]`),
 	)
-	b.shot(shots, "decisions.png")
 
 	b.do("explain an unschedulable pod", chromedp.Navigate(base+"/pods/default/big-1"), chromedp.WaitVisible(chromedp.ID("explain")))
 	failing := run(b, "failing plugins", chromedp.Evaluate[map[string]string](failingPluginsJS))
@@ -88,12 +86,9 @@ func TestBrowser(t *testing.T) {
 	if message := run(b, "kube's message", chromedp.Text(chromedp.ID("kube-message"))); !strings.HasPrefix(message, "0/3 nodes are available:") {
 		t.Errorf("kube's message %q", message)
 	}
-	b.shot(shots, "explain.png")
 
 	b.do("explain a bound pod", chromedp.Navigate(base+"/pods/default/web-1"), chromedp.WaitVisible(chromedp.CSS("#explain td.ok")))
-	b.shot(shots, "explain-scores.png")
 	b.do("the queue again", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.ID("queue-chart")))
-	b.shot(shots, "queue.png")
 	b.checkConsole()
 }
 
@@ -111,10 +106,10 @@ const failingPluginsJS = `(() => {
   return out;
 })()`
 
-// startBerthd serves an in-process berthd with the dashboard and a token
-// file (rw writes, viewer reads); it returns the dashboard's base URL and
-// a StateService client sending rw.
-func startBerthd(t *testing.T, ctx context.Context) (string, berthv1.StateServiceClient) {
+// startBerthd serves an in-process berthd with the dashboard, sampling
+// every sampleEvery (0: the default), and a token file (rw writes, viewer
+// reads); it returns the dashboard's base URL and a StateService client.
+func startBerthd(t *testing.T, ctx context.Context, sampleEvery time.Duration) (string, berthv1.StateServiceClient) {
 	t.Helper()
 	tokens, err := auth.ParseTokens(strings.NewReader("rw\nviewer read-only\n"))
 	if err != nil {
@@ -122,7 +117,7 @@ func startBerthd(t *testing.T, ctx context.Context) (string, berthv1.StateServic
 	}
 	d, err := daemon.Open(ctx, daemon.Config{
 		DataDir: t.TempDir(), Dashboard: true, Tokens: tokens, Deterministic: true,
-		GRPCOptions: tokens.ServerOptions(),
+		GRPCOptions: tokens.ServerOptions(), DashboardSampleEvery: sampleEvery,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -149,12 +144,7 @@ func startBerthd(t *testing.T, ctx context.Context) (string, berthv1.StateServic
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	state := berthv1.NewStateServiceClient(conn)
-	apply(t, ctx, state,
-		node("n1", 4000, false), node("n2", 8000, true), node("n3", 8000, false, &berthv1.Taint{
-			Key: "gpu", Value: "true", Effect: berthv1.TaintEffect_TAINT_EFFECT_NO_SCHEDULE}),
-		pod("db-0", 2000, "n1"))
-	return "http://" + httpLis.Addr().String(), state
+	return "http://" + httpLis.Addr().String(), berthv1.NewStateServiceClient(conn)
 }
 
 func node(name string, cpu int64, cordoned bool, taints ...*berthv1.Taint) *berthv1.Object {
@@ -164,9 +154,9 @@ func node(name string, cpu int64, cordoned bool, taints ...*berthv1.Taint) *bert
 	}}}
 }
 
-func pod(name string, cpu int64, nodeName string) *berthv1.Object {
+func pod(name string, cpu int64, nodeName string, gates ...string) *berthv1.Object {
 	return &berthv1.Object{Kind: &berthv1.Object_Pod{Pod: &berthv1.Pod{
-		Uid: "uid-" + name, Namespace: "default", Name: name, NodeName: nodeName,
+		Uid: "uid-" + name, Namespace: "default", Name: name, NodeName: nodeName, SchedulingGates: gates,
 		Containers: []*berthv1.Container{{Name: "c", Requests: map[string]int64{"cpu": cpu, "memory": 1 << 30}}},
 	}}}
 }
@@ -271,12 +261,9 @@ func (b *browser) mainText() string {
 	return text
 }
 
-// shot saves a screenshot of the whole page into dir, if set.
+// shot saves a screenshot of the whole page into dir.
 func (b *browser) shot(dir, name string) {
 	b.t.Helper()
-	if dir == "" {
-		return
-	}
 	b.do("settle", chromedp.Sleep(300*time.Millisecond))
 	png := run(b, "screenshot "+name, chromedp.FullScreenshot(100))
 	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
@@ -294,4 +281,38 @@ func (b *browser) checkConsole() {
 		b.t.Errorf("browser: %s", p)
 	}
 	b.problems = nil
+}
+
+// TestServedByBerthd checks the wiring without a browser: the dashboard is
+// on berthd's metrics listener behind the tokens, and /metrics and
+// /healthz stay open.
+func TestServedByBerthd(t *testing.T) {
+	base, _ := startBerthd(t, t.Context(), 0)
+	tests := []struct {
+		path, token string
+		want        int
+	}{
+		{path: "/", want: http.StatusUnauthorized},
+		{path: "/", token: "viewer", want: http.StatusOK},
+		{path: "/nodes", token: "rw", want: http.StatusOK},
+		{path: "/metrics", want: http.StatusOK},
+		{path: "/healthz", want: http.StatusOK},
+	}
+	for _, tt := range tests {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, base+tt.path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.token != "" {
+			req.Header.Set("Authorization", "Bearer "+tt.token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("GET %s with token %q: %d, want %d", tt.path, tt.token, resp.StatusCode, tt.want)
+		}
+	}
 }

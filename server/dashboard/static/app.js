@@ -41,19 +41,23 @@
     return td;
   }
 
+  // The backlog a stream starts with is not news: only decisions arriving
+  // a moment after the stream went live are flashed.
+  let liveSince = Infinity;
   function addDecision(d) {
     const row = document.createElement("tr");
-    row.className = "new";
+    if (Date.now() - liveSince > 1000) row.className = "new";
     row.dataset.revision = d.revision;
     cell(row, d.revision, "num");
-    cell(row, d.time);
+    cell(row, d.time, "nowrap");
     cell(row, d.type, "t-" + d.type);
     const pod = row.insertCell();
+    pod.className = "nowrap";
     const link = document.createElement("a");
     link.href = "/pods/" + encodeURIComponent(d.namespace) + "/" + encodeURIComponent(d.name);
     link.textContent = d.namespace + "/" + d.name;
     pod.appendChild(link);
-    cell(row, d.node || "");
+    cell(row, d.node || "", "nowrap");
     cell(row, d.detail || "");
     body.insertBefore(row, body.firstChild);
     while (body.rows.length > maxRows) body.deleteRow(body.rows.length - 1);
@@ -62,7 +66,10 @@
   // EventSource reconnects on its own, sending the id of the last
   // decision received, so the stream resumes where it stopped.
   const source = new EventSource("/decisions/stream");
-  source.addEventListener("ready", function () { setStatus("live", "live"); });
+  source.addEventListener("ready", function () {
+    if (liveSince === Infinity) liveSince = Date.now();
+    setStatus("live", "live");
+  });
   source.addEventListener("decision", function (ev) { addDecision(JSON.parse(ev.data)); });
   source.addEventListener("gap", function (ev) {
     setStatus("live (decisions before revision " + ev.data + " were compacted away)", "live");
