@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -106,8 +107,10 @@ func (d *Dashboard) guard(next http.Handler) http.Handler {
 				Secure: r.TLS != nil,
 			})
 			q.Del(tokenParam)
-			u := *r.URL
-			u.RawQuery = q.Encode()
+			u := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
+			if !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(u.Path, "//") {
+				u.Path = "/" // never a redirect to another host
+			}
 			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
 			return
 		}

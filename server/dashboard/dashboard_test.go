@@ -97,6 +97,9 @@ func TestAuth(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("cookie (-want +got):\n%s", diff)
 		}
+		if loc := get(d.guard(http.NotFoundHandler()), "//evil.example/?token=ro-secret", nil).Header().Get("Location"); loc != "/" {
+			t.Errorf("a login at //evil.example redirects to %q, want /", loc)
+		}
 		if strings.Contains(session.Value, "secret") {
 			t.Errorf("the cookie holds the token: %q", session.Value)
 		}

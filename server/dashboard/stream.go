@@ -77,6 +77,8 @@ func (d *Dashboard) stream(w http.ResponseWriter, r *http.Request) {
 	defer context.AfterFunc(d.opts.Stopping, cancel)()
 
 	rc := http.NewResponseController(w)
+	// The connection may serve other requests after this one.
+	defer func() { _ = rc.SetWriteDeadline(time.Time{}) }()
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("X-Accel-Buffering", "no")

@@ -78,48 +78,45 @@ func openStream(t *testing.T, log *fakeLog, stopping context.Context, lastID str
 }
 
 func TestStreamEmitsDecisions(t *testing.T) {
-	log := &fakeLog{first: 1, froms: make(chan uint64, 4), decisions: []*berthv1.Decision{
-		bindDecision(1, "web-1", "n1"), bindDecision(2, "web-2", "n2"),
-	}}
-	r, _ := openStream(t, log, context.Background(), "")
-	if from := <-log.froms; from != 1 {
-		t.Errorf("a new stream watches from %d, want the backlog from 1", from)
+	web1 := decisionEvent{Revision: 1, Time: "15:00:00.000", Type: "Bind", Namespace: "default", Name: "web-1", Node: "n1"}
+	web2 := decisionEvent{Revision: 2, Time: "15:00:00.000", Type: "Bind", Namespace: "default", Name: "web-2", Node: "n2"}
+	tests := []struct {
+		name     string
+		lastID   string // the Last-Event-ID a reconnecting browser sends
+		wantFrom uint64
+		want     []decisionEvent
+	}{
+		{name: "a new stream starts with the backlog", wantFrom: 1, want: []decisionEvent{web1, web2}},
+		{name: "a reconnecting browser resumes after its last revision", lastID: "1", wantFrom: 2, want: []decisionEvent{web2}},
 	}
-	events := readEvents(t, r, 3)
-	if events[0].Name != "ready" {
-		t.Errorf("first event %+v, want ready", events[0])
-	}
-	var got []decisionEvent
-	for _, ev := range events[1:] {
-		var de decisionEvent
-		if err := json.Unmarshal([]byte(ev.Data), &de); err != nil {
-			t.Fatal(err)
-		}
-		if ev.Name != "decision" || ev.ID != strconv.FormatUint(de.Revision, 10) {
-			t.Errorf("event %+v: want a decision whose id is its revision", ev)
-		}
-		got = append(got, de)
-	}
-	want := []decisionEvent{
-		{Revision: 1, Time: "15:00:00.000", Type: "Bind", Namespace: "default", Name: "web-1", Node: "n1"},
-		{Revision: 2, Time: "15:00:00.000", Type: "Bind", Namespace: "default", Name: "web-2", Node: "n2"},
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("decisions (-want +got):\n%s", diff)
-	}
-}
-
-func TestStreamResumesByRevision(t *testing.T) {
-	log := &fakeLog{first: 1, froms: make(chan uint64, 4), decisions: []*berthv1.Decision{
-		bindDecision(1, "web-1", "n1"), bindDecision(2, "web-2", "n2"),
-	}}
-	r, _ := openStream(t, log, context.Background(), "1")
-	if from := <-log.froms; from != 2 {
-		t.Errorf("resuming after 1 watches from %d, want 2", from)
-	}
-	events := readEvents(t, r, 2)
-	if events[1].ID != "2" {
-		t.Errorf("resumed with %+v, want revision 2", events[1])
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			log := &fakeLog{first: 1, froms: make(chan uint64, 4), decisions: []*berthv1.Decision{
+				bindDecision(1, "web-1", "n1"), bindDecision(2, "web-2", "n2"),
+			}}
+			r, _ := openStream(t, log, context.Background(), tt.lastID)
+			if from := <-log.froms; from != tt.wantFrom {
+				t.Errorf("watches from %d, want %d", from, tt.wantFrom)
+			}
+			events := readEvents(t, r, 1+len(tt.want))
+			if events[0].Name != "ready" {
+				t.Errorf("first event %+v, want ready", events[0])
+			}
+			var got []decisionEvent
+			for _, ev := range events[1:] {
+				var de decisionEvent
+				if err := json.Unmarshal([]byte(ev.Data), &de); err != nil {
+					t.Fatal(err)
+				}
+				if ev.Name != "decision" || ev.ID != strconv.FormatUint(de.Revision, 10) {
+					t.Errorf("event %+v: want a decision whose id is its revision", ev)
+				}
+				got = append(got, de)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("decisions (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
