@@ -224,3 +224,16 @@ func TestHeatCell(t *testing.T) {
 		}
 	}
 }
+
+func TestSampleAddsTheQueueCounts(t *testing.T) {
+	h := NewHistory(8)
+	d, err := New(fakeAdmin{}, fakeExplainer{}, &fakeLog{first: 1}, Options{History: h, Now: func() time.Time { return testTime }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.sampleOnce(t.Context())
+	want := []Sample{{At: testTime, Active: 3, Backoff: 1, Unschedulable: 1, Gated: 2}}
+	if diff := cmp.Diff(want, h.Samples()); diff != "" {
+		t.Errorf("samples (-want +got):\n%s", diff)
+	}
+}

@@ -44,7 +44,11 @@
   // The backlog a stream starts with is not news: only decisions arriving
   // a moment after the stream went live are flashed.
   let liveSince = Infinity;
+  // A stream that starts again (its backlog) may repeat decisions shown.
+  let newest = 0;
   function addDecision(d) {
+    if (d.revision <= newest) return;
+    newest = d.revision;
     const row = document.createElement("tr");
     if (Date.now() - liveSince > 1000) row.className = "new";
     row.dataset.revision = d.revision;
