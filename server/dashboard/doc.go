@@ -11,7 +11,8 @@
 //   - /decisions the live decision stream: /decisions/stream is a
 //     server-sent event stream fed by the decision log's Watch, one event
 //     per decision whose id is its revision, so a browser reconnecting with
-//     Last-Event-ID resumes where it stopped;
+//     Last-Event-ID resumes where it stopped (?from=REVISION starts there;
+//     otherwise a stream starts with the last decisions);
 //   - /pods/{namespace}/{name} explain as a table of nodes by plugins: the
 //     plugin whose Filter rejected each node in the last failed attempt,
 //     and the scores of a dry run (Simulate) now, with the message kube
