@@ -10,7 +10,7 @@
 // run it against a berthd of its own (clients/run-examples runs the three
 // examples one after another), not one that a real orchestrator uses.
 //
-//	go run ./clients/go/examples/fleet --server 127.0.0.1:7070
+//	cd clients/go && go run ./examples/fleet --server 127.0.0.1:7070
 package main
 
 import (
@@ -27,7 +27,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
-	client "github.com/berthsched/berth/clients/go"
+	"github.com/berthsched/berth/clients/go"
 )
 
 const (
@@ -118,11 +118,11 @@ func (c *cluster) addPod(name, class string, milliCPU int64) *berthv1.Object {
 }
 
 func run(ctx context.Context, server, token string) error {
-	var opts []client.Option
+	var opts []berth.Option
 	if token != "" {
-		opts = append(opts, client.WithToken(token))
+		opts = append(opts, berth.WithToken(token))
 	}
-	bc, err := client.Dial(ctx, server, opts...)
+	bc, err := berth.Dial(ctx, server, opts...)
 	if err != nil {
 		return err
 	}
@@ -144,11 +144,11 @@ func run(ctx context.Context, server, token string) error {
 	c.addPod("batch-3", "low", 1500)
 	// The re-list is scoped to the kinds this example sends, which the API
 	// allows; within a kind it is global (see the package comment).
-	session := bc.NewSession(c.list, client.ResyncKinds(berthv1.ObjectKind_OBJECT_KIND_NODE,
+	session := bc.NewSession(c.list, berth.ResyncKinds(berthv1.ObjectKind_OBJECT_KIND_NODE,
 		berthv1.ObjectKind_OBJECT_KIND_POD, berthv1.ObjectKind_OBJECT_KIND_PRIORITY_CLASS))
-	watcher := bc.NewWatcher(&client.MemoryCheckpoint{}, func(ctx context.Context, d *berthv1.Decision) error {
+	watcher := bc.NewWatcher(&berth.MemoryCheckpoint{}, func(ctx context.Context, d *berthv1.Decision) error {
 		return c.handle(ctx, session, d)
-	}, client.StartAt(1), client.OnCompacted(func(_ context.Context, ce *client.CompactedError) (uint64, error) {
+	}, berth.StartAt(1), berth.OnCompacted(func(_ context.Context, ce *berth.CompactedError) (uint64, error) {
 		return ce.Oldest, nil // nothing of this run was compacted: it just started
 	}))
 
@@ -178,7 +178,7 @@ func run(ctx context.Context, server, token string) error {
 }
 
 // handle acts on one decision about this run's pods.
-func (c *cluster) handle(ctx context.Context, session *client.Session, d *berthv1.Decision) error {
+func (c *cluster) handle(ctx context.Context, session *berth.Session, d *berthv1.Decision) error {
 	ref := d.GetPod()
 	c.mu.Lock()
 	p := c.pods[ref.GetName()]
@@ -299,7 +299,7 @@ func (c *cluster) report() {
 }
 
 // cleanup removes this run's objects so later runs start from nothing.
-func (c *cluster) cleanup(ctx context.Context, bc *client.Client) {
+func (c *cluster) cleanup(ctx context.Context, bc *berth.Client) {
 	c.mu.Lock()
 	var refs []*berthv1.ObjectRef
 	for _, p := range c.pods {
@@ -313,7 +313,7 @@ func (c *cluster) cleanup(ctx context.Context, bc *client.Client) {
 		}
 	}
 	c.mu.Unlock()
-	var be *client.BatchError
+	var be *berth.BatchError
 	if err := bc.Delete(ctx, refs...); err != nil && !errors.As(err, &be) {
 		fmt.Fprintln(os.Stderr, "cleanup:", err)
 	}
