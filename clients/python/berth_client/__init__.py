@@ -9,6 +9,9 @@ a checkpointed revision, and bind reporting. See clients/README.md.
 from berth_client._errors import (  # noqa: F401
     BatchError, CompactedError, HandlerError, ObjectError, RequestTooLarge, SessionClosed,
 )
+from berth_client._status import (  # noqa: F401
+    LOG_ID_MISMATCH, REVISION_COMPACTED, REVISION_NOT_WRITTEN, error_info, error_reason, status_details,
+)
 from berth_client.client import Backoff, Client, FileCheckpoint, MemoryCheckpoint, Watcher  # noqa: F401
 from berth_client.session import DEFAULT_MAX_BATCH, ResyncResult, Session  # noqa: F401
 from berth_client.v1 import (  # noqa: F401
