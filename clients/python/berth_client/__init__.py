@@ -13,6 +13,7 @@ from berth_client._status import (  # noqa: F401
     LOG_ID_MISMATCH, REVISION_COMPACTED, REVISION_NOT_WRITTEN, error_info, error_reason, status_details,
 )
 from berth_client.client import Backoff, Client, FileCheckpoint, MemoryCheckpoint, Watcher  # noqa: F401
+from berth_client.quantity import QuantityError, format_quantity, parse_quantity, parse_resources  # noqa: F401
 from berth_client.session import DEFAULT_MAX_BATCH, ResyncResult, Session  # noqa: F401
 from berth_client.v1 import (  # noqa: F401
     decision_pb2, decision_service_pb2, node_pb2, object_pb2, pod_pb2, policy_pb2, state_service_pb2,

@@ -25,6 +25,7 @@ export * as statePb from "./gen/berth/v1/state_service.js";
 export { BerthObject, Decision, ObjectKind, ObjectRef };
 export { BatchError, CompactedError, HandlerError, ObjectError, RequestTooLarge, SessionClosed } from "./errors.js";
 export { DEFAULT_MAX_BATCH, Session } from "./session.js";
+export { formatQuantity, parseQuantity, parseQuantityBigInt, parseResources, QuantityError } from "./quantity.js";
 export { ErrorInfo, errorInfo, errorReason, LOG_ID_MISMATCH, REVISION_COMPACTED, REVISION_NOT_WRITTEN, Status, statusDetails } from "./status.js";
 export type { ResyncResult, SessionOptions } from "./session.js";
 

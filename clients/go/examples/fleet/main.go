@@ -93,8 +93,18 @@ func node(name string) *berthv1.Object {
 	return &berthv1.Object{Kind: &berthv1.Object_Node{Node: &berthv1.Node{
 		Name:        prefix + name,
 		Labels:      map[string]string{"fleet": namespace},
-		Allocatable: map[string]int64{"cpu": 2000, "memory": 4 << 30, "pods": 110},
+		Allocatable: resources(map[string]string{"cpu": "2", "memory": "4Gi", "pods": "110"}),
 	}}}
+}
+
+// resources converts Kubernetes quantities to Berth's canonical integers.
+// The example's quantities are constants, so a bad one is a bug.
+func resources(quantities map[string]string) map[string]int64 {
+	r, err := berth.ParseResources(quantities)
+	if err != nil {
+		panic(err)
+	}
+	return r
 }
 
 func priorityClass(name string, value int32) *berthv1.Object {
@@ -104,12 +114,12 @@ func priorityClass(name string, value int32) *berthv1.Object {
 // addPod records a new pod and returns a copy to send to Berth: the record
 // first, then Berth, as the session requires (its re-list, which reads the
 // record, supersedes calls made before it).
-func (c *cluster) addPod(name, class string, milliCPU int64) *berthv1.Object {
+func (c *cluster) addPod(name, class, cpu string) *berthv1.Object {
 	p := &berthv1.Pod{
 		Namespace: namespace, Name: name, Uid: name + "-" + c.run,
 		PriorityClassName: prefix + class,
 		NodeSelector:      map[string]string{"fleet": namespace},
-		Containers:        []*berthv1.Container{{Name: "main", Requests: map[string]int64{"cpu": milliCPU, "memory": 256 << 20}}},
+		Containers:        []*berthv1.Container{{Name: "main", Requests: resources(map[string]string{"cpu": cpu, "memory": "256Mi"})}},
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -139,9 +149,9 @@ func run(ctx context.Context, server, token string) error {
 	// Three low-priority batch jobs fill three quarters of every node. They
 	// are in the record before the session starts, so its first re-list
 	// sends them with the nodes and priority classes: no Upsert needed.
-	c.addPod("batch-1", "low", 1500)
-	c.addPod("batch-2", "low", 1500)
-	c.addPod("batch-3", "low", 1500)
+	c.addPod("batch-1", "low", "1500m")
+	c.addPod("batch-2", "low", "1500m")
+	c.addPod("batch-3", "low", "1500m")
 	// The re-list is scoped to the kinds this example sends, which the API
 	// allows; within a kind it is global (see the package comment).
 	session := bc.NewSession(c.list, berth.ResyncKinds(berthv1.ObjectKind_OBJECT_KIND_NODE,
@@ -164,7 +174,7 @@ func run(ctx context.Context, server, token string) error {
 	}
 	// A high-priority pod that fits nowhere unless a batch job goes, and one
 	// that no node can ever hold.
-	urgent := []*berthv1.Object{c.addPod("critical", "high", 1000), c.addPod(neverFits, "low", 64000)}
+	urgent := []*berthv1.Object{c.addPod("critical", "high", "1"), c.addPod(neverFits, "low", "64")}
 	if err := session.Upsert(ctx, urgent...); err != nil {
 		return fmt.Errorf("submit urgent pods: %w", err)
 	}
