@@ -150,11 +150,11 @@ class Client:
                                           % (lo, hi - 1, e.details()), e) from e
                 raise
             applied += ok
-            for e in errors:
-                if deletes and is_not_found(e):
+            for oe in errors:
+                if deletes and is_not_found(oe):
                     applied += 1  # deleting what Berth does not hold is success
                 else:
-                    refused.append(object_error(lo + e.index, e))
+                    refused.append(object_error(lo + oe.index, oe))
         if refused:
             raise BatchError(applied, refused)
 
@@ -213,7 +213,8 @@ class Watcher:
         self._client, self._checkpoint, self._handler = client, checkpoint, handler
         self.log_id = log_id
         self._start_at, self._on_compacted = start_at, on_compacted
-        self._scheduler_name, self._types = scheduler_name, list(types)
+        self._scheduler_name = scheduler_name
+        self._types: list = list(types)  # DecisionType values
         self._stopped = threading.Event()
         self._call = None
 
