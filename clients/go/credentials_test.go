@@ -18,8 +18,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
@@ -128,18 +126,7 @@ func mtlsServer(t *testing.T, ca *testCA) (sock string, seen chan seenCall) {
 			Certificates: []tls.Certificate{ca.issue(t, "berth.test", true)}, ClientCAs: ca.pool,
 			ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS13,
 		})),
-		grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-			var sc seenCall
-			if p, ok := peer.FromContext(ctx); ok {
-				if ti, ok := p.AuthInfo.(credentials.TLSInfo); ok && len(ti.State.PeerCertificates) > 0 {
-					sc.ClientCN = ti.State.PeerCertificates[0].Subject.CommonName
-				}
-			}
-			md, _ := metadata.FromIncomingContext(ctx)
-			sc.Authorization = md.Get("authorization")
-			seen <- sc
-			return h(ctx, req)
-		}))
+		recordCalls(seen))
 	berthv1.RegisterStateServiceServer(srv, newFakeBerth())
 	// A short path: unix socket paths are limited to about 100 bytes.
 	dir, err := os.MkdirTemp("", "berth")
