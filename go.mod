@@ -3,6 +3,8 @@ module github.com/berthsched/berth
 go 1.26.8
 
 require (
+	github.com/berthsched/berth/api v0.0.0-00010101000000-000000000000
+	github.com/berthsched/berth/clients/go v0.0.0-00010101000000-000000000000
 	github.com/chromedp/chromedp v0.23.0
 	github.com/google/go-cmp v0.7.0
 	github.com/grpc-ecosystem/go-grpc-prometheus v1.2.0
@@ -48,4 +50,11 @@ require (
 	k8s.io/utils v0.0.0-20260210185600-b8788abfbbc2 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.3.3 // indirect
+)
+
+// api/ and clients/go are modules of their own (so that the client's users
+// get only gRPC and protobuf); the root module builds them from this tree.
+replace (
+	github.com/berthsched/berth/api => ./api
+	github.com/berthsched/berth/clients/go => ./clients/go
 )
