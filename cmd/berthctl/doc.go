@@ -2,7 +2,7 @@
 //
 // "berthctl simulate" reads Kubernetes manifests (core/manifest) and runs
 // the deterministic simulator (core/simulate) in-process: no server is
-// involved, and the output is the trace format of DESIGN.md, one JSON
+// involved, and the output is the trace format of core/simulate, one JSON
 // object per scheduling attempt, comparable line by line with kubeoracle's
 // "place" mode.
 //
