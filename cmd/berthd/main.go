@@ -62,6 +62,7 @@ type options struct {
 	initialSync     time.Duration
 	gcPercent       int
 	version         bool // print the version and exit
+	healthcheck     bool // ask a running berthd's /healthz and exit
 }
 
 func defaultOptions() options {
@@ -98,6 +99,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.IntVar(&o.maxMutations, "max-batch-objects", o.maxMutations, "most objects or references in one state request; 0: only the message size bounds it")
 	fs.IntVar(&o.gcPercent, "gc-percent", o.gcPercent, fmt.Sprintf("garbage collector target, as GOGC: a collection starts when the heap has grown by this percentage of the live data; negative turns collection off. Default: GOGC when set, else %d (fewer collections slowing pods, for more memory)", daemon.DefaultGCPercent))
 	fs.BoolVar(&o.version, "version", o.version, "print berthd's version and commit, then exit")
+	fs.BoolVar(&o.healthcheck, "healthcheck", o.healthcheck, "ask the berthd serving on --metrics-listen for /healthz and exit 0 if it serves, 1 if not (container health checks); starts nothing")
 	fs.DurationVar(&o.initialSync, "initial-sync-timeout", o.initialSync, "after a restart, how long scheduling waits for the orchestrator's first re-list (a Sync RESYNC_END covering pods) before starting anyway; 0: no wait")
 }
 
@@ -114,7 +116,7 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return options{}, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if o.version {
+	if o.version || o.healthcheck {
 		return o, nil // nothing else is read
 	}
 	if o.configFile != "" {
@@ -154,9 +156,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if opts.version {
+	switch {
+	case opts.version:
 		_, err := fmt.Fprintln(stdout, "berthd", version.Get())
 		return err
+	case opts.healthcheck:
+		return healthcheck(ctx, opts.metricsListen, stdout)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: opts.logLevel}))
 	logger.Info("berthd starting", "version", version.Get().String())

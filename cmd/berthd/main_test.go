@@ -151,6 +151,34 @@ func TestRunVersion(t *testing.T) {
 	}
 }
 
+func TestHealthcheckFails(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "none.sock")
+	for _, tc := range []struct {
+		name, metrics, want string
+	}{
+		{"nothing listening", "unix://" + sock, "--healthcheck: /healthz on unix://" + sock + ": "},
+		{"metrics disabled", "", "--healthcheck asks /healthz on --metrics-listen, which is empty"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := run(t.Context(), []string{"--healthcheck", "--metrics-listen", tc.metrics}, io.Discard, io.Discard)
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("err = %v, want it to start with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestLoopbackFor(t *testing.T) {
+	for in, want := range map[string]string{
+		"0.0.0.0:9090": "127.0.0.1:9090", ":9090": "127.0.0.1:9090", "[::]:9090": "[::1]:9090",
+		"10.0.0.5:9090": "10.0.0.5:9090", "localhost:9090": "localhost:9090",
+	} {
+		if got := loopbackFor(in); got != want {
+			t.Errorf("loopbackFor(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // A listen error names the flag whose address it is, and the start-up log
 // names the profiles and their plugins.
 func TestRunListenErrorNamesFlag(t *testing.T) {
@@ -241,6 +269,12 @@ func TestRunServesUntilCanceled(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "data", "berth.db")); err != nil {
 		t.Errorf("store file: %v", err)
+	}
+
+	// berthd --healthcheck, as a container health check runs it.
+	var probe bytes.Buffer
+	if err := run(ctx, []string{"--healthcheck", "--metrics-listen", "unix://" + metricsSock}, &probe, io.Discard); err != nil || probe.String() != "ok\n" {
+		t.Errorf("berthd --healthcheck: %v, printed %q; want ok", err, probe.String())
 	}
 
 	cancel()
