@@ -75,7 +75,7 @@ func TestConfirmAndFail(t *testing.T) {
 		{
 			name: "not found while berthd waits for the re-list", args: []string{"confirm", "ghost"},
 			info: &berthv1.ServerInfoResponse{AwaitingRelist: true},
-			want: result{code: exitNotFound, stderr: "berthctl: pod default/ghost not found: berthd restarted and the orchestrator has not re-listed its pods since " +
+			want: result{code: exitNotFound, stderr: "berthctl: pod default/ghost not found: berthd restarted and has had no re-list from the orchestrator since " +
 				"(berthd keeps decisions, nominations and binds across restarts, not nodes and pods)\n"},
 		},
 	} {
@@ -99,7 +99,7 @@ func TestConfirmAndFail(t *testing.T) {
 // nothing more otherwise (an older berthd without ServerInfo included).
 func TestRelistHints(t *testing.T) {
 	waiting := &berthv1.ServerInfoResponse{AwaitingRelist: true, SchedulingHeld: true}
-	note := "berthd restarted and the orchestrator has not re-listed its pods since " +
+	note := "berthd restarted and has had no re-list from the orchestrator since " +
 		"(berthd keeps decisions, nominations and binds across restarts, not nodes and pods); " +
 		"scheduling waits for the re-list or berthd's --initial-sync-timeout\n"
 	for _, tc := range []struct {

@@ -21,7 +21,7 @@ func relistNote(ctx context.Context, c *client) string {
 	if err != nil || !info.GetAwaitingRelist() {
 		return ""
 	}
-	note := "berthd restarted and the orchestrator has not re-listed its pods since " +
+	note := "berthd restarted and has had no re-list from the orchestrator since " +
 		"(berthd keeps decisions, nominations and binds across restarts, not nodes and pods)"
 	if info.GetSchedulingHeld() {
 		note += "; scheduling waits for the re-list or berthd's --initial-sync-timeout"
