@@ -2,7 +2,8 @@
 // --version and berthctl version: the module version and the commit the Go
 // toolchain stamps into binaries built from a git checkout (go build, go
 // install), else the commit given at link time, for builds from a tree
-// without .git (the container image):
+// without a .git directory (the container image; a git worktree too, whose
+// .git is a file the toolchain does not look at):
 //
 //	go build -ldflags "-X github.com/berthsched/berth/cmd/internal/version.commit=$(git rev-parse HEAD)" ./cmd/...
 package version
