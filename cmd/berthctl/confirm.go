@@ -63,22 +63,12 @@ hold 4.`,
 
 // reportBind settles the outstanding Bind of a pod named by the user.
 func (a *app) reportBind(ctx context.Context, podName string, outcome berthv1.BindOutcome, reason string) error {
-	ns, name, err := parsePodName(podName)
-	if err != nil {
-		return err
-	}
-	c, err := a.conn.dial()
+	c, ex, err := a.explainPod(ctx, podName)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	what := "pod " + ns + "/" + name
-	callCtx, cancel := c.call(ctx)
-	ex, err := c.admin.Explain(callCtx, &berthv1.ExplainRequest{Pod: &berthv1.PodRef{Namespace: ns, Name: name}})
-	cancel()
-	if err != nil {
-		return a.notFoundHint(ctx, c, c.err(ctx, err, what))
-	}
+	what := "pod " + podKey(ex.GetPod())
 	confirm := outcome == berthv1.BindOutcome_BIND_OUTCOME_CONFIRMED
 	switch st := ex.GetState(); {
 	case st == berthv1.QueueState_QUEUE_STATE_BOUND && confirm:
@@ -87,7 +77,7 @@ func (a *app) reportBind(ctx context.Context, podName string, outcome berthv1.Bi
 	case st == berthv1.QueueState_QUEUE_STATE_BOUND:
 		return failedf("%s is bound to %s, its bind confirmed: too late to fail it (delete the pod to stop it)", what, ex.GetNode())
 	case st != berthv1.QueueState_QUEUE_STATE_BINDING:
-		return failedf("%s has no bind awaiting an outcome: it is %s (see berthctl explain %s/%s)", what, stateName(st), ns, name)
+		return failedf("%s has no bind awaiting an outcome: it is %s (see berthctl explain %s)", what, stateName(st), podKey(ex.GetPod()))
 	}
 	rev := ex.GetBindRevision()
 	if rev == 0 {
@@ -95,7 +85,7 @@ func (a *app) reportBind(ctx context.Context, podName string, outcome berthv1.Bi
 		// restart) and then accepts any: the pod and node identify the bind.
 		rev = 1
 	}
-	callCtx, cancel = c.call(ctx)
+	callCtx, cancel := c.call(ctx)
 	defer cancel()
 	_, err = c.state.ReportBindResult(callCtx, &berthv1.ReportBindResultRequest{
 		Pod: ex.GetPod(), Node: ex.GetNode(), Revision: rev, Outcome: outcome, Reason: reason,

@@ -43,25 +43,38 @@ the orchestrator re-lists its pods, berthd holds none, and explain says so).
 }
 
 func (a *app) explain(ctx context.Context, podName, output string) error {
-	ns, name, err := parsePodName(podName)
-	if err != nil {
-		return err
-	}
-	c, err := a.conn.dial()
+	c, resp, err := a.explainPod(ctx, podName)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	callCtx, cancel := c.call(ctx)
-	defer cancel()
-	resp, err := c.admin.Explain(callCtx, &berthv1.ExplainRequest{Pod: &berthv1.PodRef{Namespace: ns, Name: name}})
-	if err != nil {
-		return a.notFoundHint(ctx, c, c.err(ctx, err, "pod "+ns+"/"+name))
-	}
 	if output == "json" {
 		return writeJSON(a.out, resp)
 	}
 	return writeExplain(a.out, resp)
+}
+
+// explainPod dials berthd and explains the pod named NAMESPACE/NAME (or
+// NAME, in "default"). The caller closes the client; on an error there is
+// none.
+func (a *app) explainPod(ctx context.Context, podName string) (*client, *berthv1.ExplainResponse, error) {
+	ns, name, err := parsePodName(podName)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := a.conn.dial()
+	if err != nil {
+		return nil, nil, err
+	}
+	callCtx, cancel := c.call(ctx)
+	defer cancel()
+	resp, err := c.admin.Explain(callCtx, &berthv1.ExplainRequest{Pod: &berthv1.PodRef{Namespace: ns, Name: name}})
+	if err != nil {
+		err = a.notFoundHint(ctx, c, c.err(ctx, err, "pod "+ns+"/"+name))
+		_ = c.Close()
+		return nil, nil, err
+	}
+	return c, resp, nil
 }
 
 // writeExplain prints an ExplainResponse for people.
