@@ -15,6 +15,8 @@
 //	       [--token-file tokens] [--max-batch-objects 10000]
 //	       [--log-level info] [--shutdown-timeout 10s] [--deterministic]
 //	       [--dashboard=true]
+//	berthd --version
+//	berthd --healthcheck [--metrics-listen 127.0.0.1:9090]
 //
 // --config names a YAML file holding the same settings under camelCase
 // keys (config.go; deploy/berthd.yaml is an example); flags given on the
@@ -26,4 +28,8 @@
 // The token file holds one token per line, optionally followed by
 // "read-only"; clients send "authorization: Bearer <token>"; health needs
 // none.
+//
+// --version prints the build (cmd/internal/version); --healthcheck asks a
+// running berthd's /healthz on --metrics-listen (healthcheck.go), for
+// container images without a shell or curl. Neither starts berthd.
 package main

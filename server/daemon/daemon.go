@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -80,6 +81,8 @@ type Config struct {
 	// DashboardSampleEvery is how often the dashboard samples the queue's
 	// counts; 0 means dashboard.DefaultSampleEvery.
 	DashboardSampleEvery time.Duration
+	// Version is berthd's build, reported by AdminService.ServerInfo.
+	Version string
 }
 
 // Daemon is berthd assembled. Serve it once.
@@ -100,6 +103,12 @@ type Daemon struct {
 	// initialSync ends the hold on scheduling taken at Open until the
 	// first re-list after a restart; nil when none was taken. Idempotent.
 	initialSync func()
+	// restarted: the data directory held an earlier run's state. relisted
+	// is set by the first re-list of pods since; held while initialSync
+	// has not run. Both are read by AdminService.ServerInfo.
+	restarted bool
+	relisted  atomic.Bool
+	held      atomic.Bool
 }
 
 // Open opens the store in cfg.DataDir (failing with an error wrapping
@@ -177,18 +186,21 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	first, last := d.store.Revisions()
 	cfg.Logger.Info("data directory open", "path", d.store.Path(), "log_id", d.log.ID(), "first_revision", first, "last_revision", last,
 		"nominations", len(rec.Nominations), "binds_awaiting_outcome", len(rec.Binds), "evictions_pending", len(rec.Evicted))
-	if cfg.InitialSyncTimeout > 0 && (last > 0 || len(rec.Nominations) > 0 || len(rec.Binds) > 0 || len(rec.Evicted) > 0) {
+	d.restarted = last > 0 || len(rec.Nominations) > 0 || len(rec.Binds) > 0 || len(rec.Evicted) > 0
+	if cfg.InitialSyncTimeout > 0 && d.restarted {
 		release, err := d.sched.Hold(ctx)
 		if err != nil {
 			return nil, err
 		}
 		var once sync.Once
-		d.initialSync = func() { once.Do(release) }
+		d.held.Store(true)
+		d.initialSync = func() { once.Do(func() { release(); d.held.Store(false) }) }
 	}
 
 	cl := &cluster{Scheduler: d.sched, log: d.log, logger: cfg.Logger}
 	admin := adminsvc.New(cl, adminsvc.Options{
 		Config: cfg.Scheduler, Registry: reg, Revisions: d.log, Attempts: attempts, Logger: cfg.Logger,
+		Version: cfg.Version, Startup: d,
 	})
 	var dash http.Handler
 	if cfg.Dashboard {
@@ -264,6 +276,7 @@ func (d *Daemon) newDashboard(admin *adminsvc.Service) (*dashboard.Dashboard, er
 // re-sent, and the first then releases the initial hold on scheduling, so
 // that no cycle sees what is being forgotten.
 func (d *Daemon) podsResynced(ctx context.Context, cl *cluster) {
+	d.relisted.Store(true)
 	if d.initialSync != nil {
 		defer d.initialSync()
 	}
@@ -279,6 +292,16 @@ func (d *Daemon) podsResynced(ctx context.Context, cl *cluster) {
 	if binds > 0 || noms > 0 {
 		d.logger.Info("re-list complete: forgot the binds and nominations restored for pods not re-sent", "binds", binds, "nominations", noms)
 	}
+}
+
+// AwaitingRelist says whether berthd restarted and no re-list of pods has
+// ended since, and whether scheduling still waits for it
+// (adminsvc.Startup).
+func (d *Daemon) AwaitingRelist() (awaiting, held bool) {
+	if !d.restarted || d.relisted.Load() {
+		return false, false
+	}
+	return true, d.held.Load()
 }
 
 // Close releases what Open opened, for a Daemon that is not served.

@@ -30,5 +30,7 @@
 // emptier than they are: scheduling waits for the first RESYNC_END of a
 // resync covering pods, or Config.InitialSyncTimeout. At the end of every
 // re-list of pods, the binds, nominations and Unschedulable messages
-// restored for pods that were not re-sent are forgotten.
+// restored for pods that were not re-sent are forgotten. Until the first
+// such re-list, AdminService.ServerInfo reports the wait
+// (Daemon.AwaitingRelist).
 package daemon
