@@ -7,6 +7,11 @@
 // know: the revisions of Bind and Nominate decisions (the decision log) and
 // attempt counts (Counter, fed by the scheduler's metrics).
 //
+// ServerInfo (info.go) reports the build it was given and, through the
+// optional Startup (the daemon), whether berthd still waits for the
+// orchestrator's first re-list after a restart, so tools can say why a
+// listing is empty.
+//
 // Simulate (simulate.go) only converts: it gives the live cluster to a
 // core/simulate Engine built from the same configuration and plugin
 // registry (the engine berthctl simulate runs offline), applies the

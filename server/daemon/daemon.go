@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -19,6 +21,8 @@ import (
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server"
 	"github.com/berthsched/berth/server/adminsvc"
+	"github.com/berthsched/berth/server/auth"
+	"github.com/berthsched/berth/server/dashboard"
 	"github.com/berthsched/berth/server/decisionlog"
 	"github.com/berthsched/berth/server/decisionsvc"
 	"github.com/berthsched/berth/server/metrics"
@@ -68,6 +72,17 @@ type Config struct {
 	// nothing. It applies only when the data directory holds an earlier
 	// run's decisions; 0 does not wait.
 	InitialSyncTimeout time.Duration
+	// Dashboard serves the read-only web dashboard on the metrics
+	// listener (server/dashboard).
+	Dashboard bool
+	// Tokens, if set, guard the dashboard as GRPCOptions' interceptors
+	// guard the admin RPCs; nil leaves it open, like /metrics.
+	Tokens *auth.Tokens
+	// DashboardSampleEvery is how often the dashboard samples the queue's
+	// counts; 0 means dashboard.DefaultSampleEvery.
+	DashboardSampleEvery time.Duration
+	// Version is berthd's build, reported by AdminService.ServerInfo.
+	Version string
 }
 
 // Daemon is berthd assembled. Serve it once.
@@ -78,6 +93,8 @@ type Daemon struct {
 	log    *decisionlog.Log
 	sched  *scheduler.Scheduler
 	srv    *server.Server
+	// dash is the dashboard; nil without Config.Dashboard.
+	dash *dashboard.Dashboard
 
 	// stopping ends when Serve's context does; watches end with it.
 	stopping context.Context
@@ -86,6 +103,12 @@ type Daemon struct {
 	// initialSync ends the hold on scheduling taken at Open until the
 	// first re-list after a restart; nil when none was taken. Idempotent.
 	initialSync func()
+	// restarted: the data directory held an earlier run's state. relisted
+	// is set by the first re-list of pods since; held while initialSync
+	// has not run. Both are read by AdminService.ServerInfo.
+	restarted bool
+	relisted  atomic.Bool
+	held      atomic.Bool
 }
 
 // Open opens the store in cfg.DataDir (failing with an error wrapping
@@ -163,16 +186,29 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	first, last := d.store.Revisions()
 	cfg.Logger.Info("data directory open", "path", d.store.Path(), "log_id", d.log.ID(), "first_revision", first, "last_revision", last,
 		"nominations", len(rec.Nominations), "binds_awaiting_outcome", len(rec.Binds), "evictions_pending", len(rec.Evicted))
-	if cfg.InitialSyncTimeout > 0 && (last > 0 || len(rec.Nominations) > 0 || len(rec.Binds) > 0 || len(rec.Evicted) > 0) {
+	d.restarted = last > 0 || len(rec.Nominations) > 0 || len(rec.Binds) > 0 || len(rec.Evicted) > 0
+	if cfg.InitialSyncTimeout > 0 && d.restarted {
 		release, err := d.sched.Hold(ctx)
 		if err != nil {
 			return nil, err
 		}
 		var once sync.Once
-		d.initialSync = func() { once.Do(release) }
+		d.held.Store(true)
+		d.initialSync = func() { once.Do(func() { release(); d.held.Store(false) }) }
 	}
 
 	cl := &cluster{Scheduler: d.sched, log: d.log, logger: cfg.Logger}
+	admin := adminsvc.New(cl, adminsvc.Options{
+		Config: cfg.Scheduler, Registry: reg, Revisions: d.log, Attempts: attempts, Logger: cfg.Logger,
+		Version: cfg.Version, Startup: d,
+	})
+	var dash http.Handler
+	if cfg.Dashboard {
+		if d.dash, err = d.newDashboard(admin); err != nil {
+			return nil, err
+		}
+		dash = d.dash
+	}
 	d.srv, err = server.New(server.Config{
 		Logger:          cfg.Logger,
 		Registry:        cfg.Registry,
@@ -184,10 +220,9 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 				PodsResynced: func(ctx context.Context) { d.podsResynced(ctx, cl) },
 			}),
 			Decision: decisionsvc.New(d.log, decisionsvc.Options{Stopping: d.stopping}),
-			Admin: adminsvc.New(cl, adminsvc.Options{
-				Config: cfg.Scheduler, Registry: reg, Revisions: d.log, Attempts: attempts, Logger: cfg.Logger,
-			}),
+			Admin:    admin,
 		},
+		Dashboard: dash,
 	})
 	if err != nil {
 		return nil, err
@@ -206,6 +241,9 @@ func (d *Daemon) Serve(ctx context.Context, grpcLis, metricsLis net.Listener) er
 	loopCtx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(func() { d.sched.Run(loopCtx) })
+	if d.dash != nil {
+		wg.Go(func() { d.dash.Sample(loopCtx, d.cfg.DashboardSampleEvery) })
+	}
 	if d.initialSync != nil {
 		d.logger.Info("scheduling waits for the orchestrator's re-list (RESYNC_BEGIN ... RESYNC_END of pods)", "timeout", d.cfg.InitialSyncTimeout)
 		t := time.AfterFunc(d.cfg.InitialSyncTimeout, func() {
@@ -222,12 +260,23 @@ func (d *Daemon) Serve(ctx context.Context, grpcLis, metricsLis net.Listener) er
 	return errors.Join(err, d.closeStore())
 }
 
+// newDashboard builds the dashboard over the admin service, the
+// scheduler and the log.
+func (d *Daemon) newDashboard(admin *adminsvc.Service) (*dashboard.Dashboard, error) {
+	opts := dashboard.Options{Stopping: d.stopping, Logger: d.logger}
+	if d.cfg.Tokens != nil {
+		opts.Tokens = d.cfg.Tokens
+	}
+	return dashboard.New(admin, d.sched, d.log, opts)
+}
+
 // podsResynced follows the end of every re-list of pods
 // (statesvc.Options.PodsResynced): each forgets the binds, nominations,
 // evictions and Unschedulable messages restored for pods that were not
 // re-sent, and the first then releases the initial hold on scheduling, so
 // that no cycle sees what is being forgotten.
 func (d *Daemon) podsResynced(ctx context.Context, cl *cluster) {
+	d.relisted.Store(true)
 	if d.initialSync != nil {
 		defer d.initialSync()
 	}
@@ -243,6 +292,16 @@ func (d *Daemon) podsResynced(ctx context.Context, cl *cluster) {
 	if binds > 0 || noms > 0 {
 		d.logger.Info("re-list complete: forgot the binds and nominations restored for pods not re-sent", "binds", binds, "nominations", noms)
 	}
+}
+
+// AwaitingRelist says whether berthd restarted and no re-list of pods has
+// ended since, and whether scheduling still waits for it
+// (adminsvc.Startup).
+func (d *Daemon) AwaitingRelist() (awaiting, held bool) {
+	if !d.restarted || d.relisted.Load() {
+		return false, false
+	}
+	return true, d.held.Load()
 }
 
 // Close releases what Open opened, for a Daemon that is not served.
