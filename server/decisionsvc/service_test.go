@@ -89,14 +89,14 @@ func TestWatchStatus(t *testing.T) {
 		{
 			name:     "compacted",
 			req:      &berthv1.WatchRequest{FromRevision: 3},
-			err:      &store.CompactedError{Requested: 3, Oldest: 42},
+			err:      &decisionlog.ReadError{LogID: "log-1", Revision: 3, Err: &store.CompactedError{Requested: 3, Oldest: 42}},
 			wantCode: codes.OutOfRange,
 			wantInfo: &errdetails.ErrorInfo{Reason: "REVISION_COMPACTED", Domain: "berth.v1", Metadata: map[string]string{"oldest_revision": "42", "log_id": "log-1"}},
 		},
 		{
 			name:     "beyond the end",
 			req:      &berthv1.WatchRequest{FromRevision: 100},
-			err:      &decisionlog.AheadError{Requested: 100, Next: 8},
+			err:      &decisionlog.AheadError{Requested: 100, Next: 8, LogID: "log-1"},
 			wantCode: codes.OutOfRange,
 			wantInfo: &errdetails.ErrorInfo{Reason: "REVISION_NOT_WRITTEN", Domain: "berth.v1", Metadata: map[string]string{"next_revision": "8", "log_id": "log-1"}},
 		},
