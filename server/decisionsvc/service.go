@@ -51,6 +51,12 @@ func (s *Service) Watch(req *berthv1.WatchRequest, stream berthv1.DecisionServic
 			return errmap.Status(&convert.FieldError{Path: fmt.Sprintf("types[%d]", i), Reason: fmt.Sprintf("%v is not a decision type", t)})
 		}
 	}
+	if err := convert.CheckName("scheduler_name", req.GetSchedulerName(), false); err != nil {
+		return errmap.Status(err)
+	}
+	if err := convert.CheckLength("log_id", req.GetLogId(), maxLogIDLength); err != nil {
+		return errmap.Status(err)
+	}
 	ctx, cancel := context.WithCancelCause(stream.Context())
 	defer cancel(nil)
 	stop := context.AfterFunc(s.stopping, func() { cancel(errStopping) })
@@ -63,5 +69,9 @@ func (s *Service) Watch(req *berthv1.WatchRequest, stream berthv1.DecisionServic
 	}
 	return errmap.Status(err)
 }
+
+// maxLogIDLength bounds a log_id: a log's identity is far shorter, and a
+// longer one names no log.
+const maxLogIDLength = 256
 
 var errStopping = fmt.Errorf("%w; watch again from next_revision", errmap.ErrShuttingDown)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -111,6 +112,8 @@ func TestWatchStatus(t *testing.T) {
 		{name: "other", err: errors.New("disk on fire"), wantCode: codes.Internal},
 		{name: "unspecified type", req: &berthv1.WatchRequest{Types: []berthv1.DecisionType{0}}, wantCode: codes.InvalidArgument},
 		{name: "unknown type", req: &berthv1.WatchRequest{Types: []berthv1.DecisionType{1, 99}}, wantCode: codes.InvalidArgument},
+		{name: "scheduler name not a name", req: &berthv1.WatchRequest{SchedulerName: "Not A Name"}, wantCode: codes.InvalidArgument},
+		{name: "log id too long", req: &berthv1.WatchRequest{LogId: strings.Repeat("x", 2<<20)}, wantCode: codes.InvalidArgument},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

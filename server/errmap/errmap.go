@@ -128,6 +128,30 @@ func Classify(err error) Mapped {
 	return m
 }
 
+// Bounds of what an error sends, whatever it quotes: a status stays a few
+// KiB (message, field and description), and an ObjectError under 2 KiB,
+// so that thousands of them still fit a response a client can receive.
+const (
+	maxField    = 512
+	maxReason   = 1024
+	maxRefField = 320 // beyond any valid name or uid
+)
+
+// bounded is m with its field and reason clipped to their bounds.
+func bounded(m Mapped) Mapped {
+	m.Field = clip(m.Field, maxField)
+	m.Reason = clip(m.Reason, maxReason)
+	return m
+}
+
+// clip cuts s to max bytes at most, saying how long it was.
+func clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	return fmt.Sprintf("%s... (%d bytes)", convert.Clip(s, max-32), len(s))
+}
+
 // classify also says whether the field is relative to the message of the
 // object the error is about (a Pod, a PriorityClass) rather than to the
 // request: ObjectError puts the object's kind in front of it.
@@ -223,7 +247,7 @@ func Status(err error) error {
 	if _, ok := status.FromError(err); ok {
 		return err
 	}
-	m := Classify(err)
+	m := bounded(Classify(err))
 	msg := m.Reason
 	if m.Field != "" {
 		msg = m.Field + ": " + msg
@@ -280,6 +304,12 @@ func ObjectError(index int, ref *berthv1.ObjectRef, err error) *berthv1.ObjectEr
 	m, inKind := classify(err)
 	if inKind && ref != nil {
 		m.Field = join(KindField(ref.GetKind()), m.Field)
+	}
+	m = bounded(m)
+	if ref != nil && (len(ref.GetNamespace()) > maxRefField || len(ref.GetName()) > maxRefField || len(ref.GetUid()) > maxRefField) {
+		// The object was refused: its identity as sent may be anything.
+		ref = &berthv1.ObjectRef{Kind: ref.GetKind(), Namespace: clip(ref.GetNamespace(), maxRefField),
+			Name: clip(ref.GetName(), maxRefField), Uid: clip(ref.GetUid(), maxRefField)}
 	}
 	return &berthv1.ObjectError{Index: uint32(index), Ref: ref, Code: ErrorCode(m.Code), FieldPath: m.Field, Message: m.Reason}
 }

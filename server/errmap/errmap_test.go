@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -12,6 +14,7 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
@@ -178,5 +181,26 @@ func TestErrorCodeNumbers(t *testing.T) {
 		if got := errmap.ErrorCode(codes.Code(n)); int32(got) != n {
 			t.Errorf("ErrorCode(%v) = %v, want %s", codes.Code(n), got, name)
 		}
+	}
+}
+
+// However large what an error quotes, the status and the ObjectError a
+// client receives stay small enough to receive and read.
+func TestErrorsAreBounded(t *testing.T) {
+	huge := strings.Repeat("é", 3<<20) // 6 MB, runes of two bytes
+	err := errmap.Field("pods[0].labels["+huge+"]", &convert.FieldError{Reason: "invalid value " + huge})
+	st := status.Convert(errmap.Status(err))
+	if n := proto.Size(st.Proto()); n > 8<<10 {
+		t.Errorf("status of %d bytes, want at most 8 KiB", n)
+	}
+	if !utf8.ValidString(st.Message()) || !strings.Contains(st.Message(), "bytes)") {
+		t.Errorf("message %.200q... is not valid UTF-8 or does not say it was clipped", st.Message())
+	}
+	oe := errmap.ObjectError(0, &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_POD, Namespace: huge, Name: huge, Uid: huge}, err)
+	if n := proto.Size(oe); n > 8<<10 {
+		t.Errorf("ObjectError of %d bytes, want at most 8 KiB", n)
+	}
+	if !utf8.ValidString(oe.GetMessage()) || !utf8.ValidString(oe.GetFieldPath()) {
+		t.Errorf("ObjectError is not valid UTF-8")
 	}
 }

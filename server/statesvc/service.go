@@ -274,10 +274,14 @@ func (s *Service) ReportBindResult(ctx context.Context, req *berthv1.ReportBindR
 		errors.As(err, &fe)
 		return nil, errmap.Status(fe.Prefixed("pod"))
 	}
+	if err := convert.CheckName("node", req.GetNode(), true); err != nil {
+		return nil, errmap.Status(err)
+	}
+	if err := convert.CheckLength("reason", req.GetReason(), convert.MaxReasonLength); err != nil {
+		return nil, errmap.Status(err)
+	}
 	var ok bool
 	switch {
-	case req.GetNode() == "":
-		return nil, errmap.Status(&convert.FieldError{Path: "node", Reason: "required"})
 	case req.GetRevision() == 0:
 		return nil, errmap.Status(&convert.FieldError{Path: "revision", Reason: "required"})
 	case req.GetOutcome() == berthv1.BindOutcome_BIND_OUTCOME_CONFIRMED:
