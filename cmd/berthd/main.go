@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/berthsched/berth/server"
 	"github.com/berthsched/berth/server/auth"
 	"github.com/berthsched/berth/server/daemon"
+	"github.com/berthsched/berth/server/intake"
 	"github.com/berthsched/berth/store"
 )
 
@@ -59,6 +61,7 @@ type options struct {
 	deterministic   bool
 	initialSync     time.Duration
 	gcPercent       int
+	limits          intake.Limits
 }
 
 func defaultOptions() options {
@@ -72,6 +75,7 @@ func defaultOptions() options {
 		maxMutations:    10_000,
 		initialSync:     defaultInitialSyncTimeout,
 		gcPercent:       daemon.GCPercent(os.Getenv),
+		limits:          intake.DefaultLimits(),
 	}
 }
 
@@ -94,6 +98,14 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.deterministic, "deterministic", o.deterministic, "break score ties by the smallest node name instead of at random, as berthctl simulate does (benchmarks, tests)")
 	fs.IntVar(&o.maxMutations, "max-batch-objects", o.maxMutations, "most objects or references in one state request; 0: only the message size bounds it")
 	fs.IntVar(&o.gcPercent, "gc-percent", o.gcPercent, fmt.Sprintf("garbage collector target, as GOGC: a collection starts when the heap has grown by this percentage of the live data; negative turns collection off. Default: GOGC when set, else %d (fewer collections slowing pods, for more memory)", daemon.DefaultGCPercent))
+	fs.Func("max-streams-per-conn", fmt.Sprintf("most calls in flight on one connection (HTTP/2 MAX_CONCURRENT_STREAMS: clients wait for a free one) (default %d)", o.limits.ConnStreams), func(v string) error {
+		n, err := strconv.ParseUint(v, 10, 32)
+		o.limits.ConnStreams = uint32(n)
+		return err
+	})
+	fs.Int64Var(&o.limits.Streams, "max-streams", o.limits.Streams, "most calls in flight on all connections; beyond, calls are refused RESOURCE_EXHAUSTED before their request is read; 0: no limit")
+	fs.Int64Var(&o.limits.ConnRequestBytes, "max-request-bytes-per-conn", o.limits.ConnRequestBytes, "most bytes of request messages the calls of one connection hold; beyond, RESOURCE_EXHAUSTED; 0: no limit")
+	fs.Int64Var(&o.limits.RequestBytes, "max-request-bytes", o.limits.RequestBytes, "most bytes of request messages all calls hold; beyond, RESOURCE_EXHAUSTED; 0: no limit")
 	fs.DurationVar(&o.initialSync, "initial-sync-timeout", o.initialSync, "after a restart, how long scheduling waits for the orchestrator's first re-list (a Sync RESYNC_END covering pods) before starting anyway; 0: no wait")
 }
 
@@ -135,6 +147,10 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 		return options{}, errors.New("--shutdown-timeout must not be negative")
 	case o.initialSync < 0:
 		return options{}, errors.New("--initial-sync-timeout must not be negative")
+	case o.limits.Streams < 0 || o.limits.ConnRequestBytes < 0 || o.limits.RequestBytes < 0:
+		return options{}, errors.New("--max-streams, --max-request-bytes and --max-request-bytes-per-conn must not be negative")
+	case o.limits.ConnStreams == 0:
+		return options{}, errors.New("--max-streams-per-conn must be at least 1")
 	case o.tls.Enabled() && (o.tls.Cert == "" || o.tls.Key == ""):
 		return options{}, errors.New("--tls-cert and --tls-key go together, and --tls-client-ca needs both")
 	}
@@ -164,23 +180,29 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if cfg.Scheduler, err = loadSchedulerConfig(opts.schedulerConfig); err != nil {
 		return err
 	}
-	if cfg.GRPCOptions, err = securityOptions(opts); err != nil {
+	if cfg.GRPCOptions, cfg.Edge.Authorizer, err = securityOptions(opts, logger); err != nil {
 		return err
 	}
-	d, err := daemon.Open(ctx, cfg)
-	if err != nil {
-		return err
-	}
+	cfg.Edge.Limits = &opts.limits
+	// Listen before opening the data directory, which Open creates: a
+	// port in use must not leave a new directory behind.
 	grpcLis, err := server.Listen(ctx, opts.listen)
 	if err != nil {
-		return errors.Join(err, d.Close())
+		return err
 	}
 	var metricsLis net.Listener
 	if opts.metricsListen != "" {
 		if metricsLis, err = server.Listen(ctx, opts.metricsListen); err != nil {
-			_ = grpcLis.Close()
-			return errors.Join(err, d.Close())
+			return errors.Join(err, grpcLis.Close())
 		}
+	}
+	d, err := daemon.Open(ctx, cfg)
+	if err != nil {
+		errs := []error{err, grpcLis.Close()}
+		if metricsLis != nil {
+			errs = append(errs, metricsLis.Close())
+		}
+		return errors.Join(errs...)
 	}
 	return d.Serve(ctx, grpcLis, metricsLis)
 }
@@ -202,22 +224,24 @@ func loadSchedulerConfig(path string) (*config.Config, error) {
 	return cfg, nil
 }
 
-// securityOptions are the gRPC options of TLS and bearer tokens.
-func securityOptions(opts options) ([]grpc.ServerOption, error) {
+// securityOptions are the gRPC options of TLS and the authorizer of the
+// bearer tokens (nil without --token-file). Their failures are logged to
+// logger at warn, rate limited.
+func securityOptions(opts options, logger *slog.Logger) ([]grpc.ServerOption, server.Authorizer, error) {
 	var out []grpc.ServerOption
 	if opts.tls.Enabled() {
-		creds, err := opts.tls.ServerOption()
+		creds, err := opts.tls.ServerOption(auth.NewFailureLog(logger, auth.DefaultFailureLogInterval, nil))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, creds)
 	}
-	if opts.tokenFile != "" {
-		tokens, err := auth.LoadTokens(opts.tokenFile)
-		if err != nil {
-			return nil, fmt.Errorf("--token-file: %w", err)
-		}
-		out = append(out, tokens.ServerOptions()...)
+	if opts.tokenFile == "" {
+		return out, nil, nil
 	}
-	return out, nil
+	tokens, err := auth.LoadTokens(opts.tokenFile)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--token-file: %w", err)
+	}
+	return out, tokens, nil
 }
