@@ -1,8 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"io"
+	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -235,4 +240,94 @@ func TestStreamsInFlight(t *testing.T) {
 			t.Errorf("stream within the bound: %v", err)
 		}
 	}
+}
+
+// countingSync reads a Sync stream to its end and answers with how many
+// batches it read.
+type countingSync struct {
+	berthv1.UnimplementedStateServiceServer
+}
+
+func (countingSync) Sync(stream berthv1.StateService_SyncServer) error {
+	var n uint64
+	for {
+		if _, err := stream.Recv(); err != nil {
+			if errors.Is(err, io.EOF) {
+				return stream.Send(&berthv1.SyncResponse{BatchId: n})
+			}
+			return err
+		}
+		n++
+	}
+}
+
+// A stream holds the bytes of the last message it received only: batches
+// one after the other, each within the bound, all get through even when
+// together they are over it.
+func TestStreamReleasesEachMessage(t *testing.T) {
+	const size = 1 << 20
+	r := start(t, Config{Services: Services{State: countingSync{}}, Edge: Edge{Limits: &intake.Limits{
+		ConnStreams: 10, Streams: 10, ConnRequestBytes: size + size/2, RequestBytes: size + size/2,
+	}}})
+	stream, err := berthv1.NewStateServiceClient(r.conn).Sync(rpcContext(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := applyOfSize(size).GetObjects()[0]
+	for i := range 3 {
+		req := &berthv1.SyncRequest{BatchId: uint64(i + 1), Mutations: []*berthv1.Mutation{{Op: &berthv1.Mutation_Upsert{Upsert: big}}}}
+		if err := stream.Send(req); err != nil {
+			t.Fatalf("send batch %d: %v", i+1, err)
+		}
+	}
+	if err := stream.CloseSend(); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := stream.Recv()
+	if err != nil || resp.GetBatchId() != 3 {
+		t.Errorf("Sync = %v, %v; want the 3 batches read", resp, err)
+	}
+}
+
+// A refused call is logged at warn with its method and reason, never with
+// the token it sent.
+func TestRefusalLoggedWithoutToken(t *testing.T) {
+	tokens, err := auth.ParseTokens(strings.NewReader("rw\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf syncBuffer
+	logger := slog.New(slog.NewTextHandler(&buf, nil))
+	r := start(t, Config{Logger: logger, Edge: Edge{Authorizer: tokens}})
+	ctx := metadata.AppendToOutgoingContext(rpcContext(t), "authorization", "Bearer guessed-s3cret")
+	if _, err := berthv1.NewStateServiceClient(r.conn).Apply(ctx, &berthv1.ApplyRequest{}); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("Apply: %v, want UNAUTHENTICATED", err)
+	}
+	got := buf.String()
+	for _, want := range []string{"level=WARN", `msg="call refused"`, "method=/berth.v1.StateService/Apply", "code=Unauthenticated", `reason="invalid bearer token"`, "peer=127.0.0.1:"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("log lacks %s:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "s3cret") {
+		t.Errorf("log holds the token:\n%s", got)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

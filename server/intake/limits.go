@@ -2,7 +2,6 @@ package intake
 
 import (
 	"context"
-	"fmt"
 	"sync/atomic"
 
 	"google.golang.org/grpc"
@@ -169,10 +168,4 @@ func (c *call) release() {
 func (c *call) end() {
 	c.release()
 	c.in.streams.Add(-1)
-}
-
-// String describes the limits, for logs.
-func (l Limits) String() string {
-	return fmt.Sprintf("streams %d per connection, %d in all; request bytes %d per connection, %d in all",
-		l.ConnStreams, l.Streams, l.ConnRequestBytes, l.RequestBytes)
 }
