@@ -117,11 +117,12 @@ func (connBudgets) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Cont
 func (connBudgets) HandleRPC(context.Context, stats.RPCStats)                       {}
 
 // call is one call admitted: it holds a stream and the bytes of the
-// request message its handler was last given.
+// request message its handler was last given. held is atomic so that a
+// handler receiving on another goroutine than its own cannot race end.
 type call struct {
 	in   *Intake
 	conn *budget // nil when the connection has none
-	held int64
+	held atomic.Int64
 }
 
 // begin admits a call, before anything of its request is read.
@@ -150,20 +151,20 @@ func (c *call) reserve(n int64) error {
 		return status.Errorf(codes.ResourceExhausted, "berthd's calls hold %d bytes of requests, and %d more do not fit in its limit of %d: retry later",
 			c.in.bytes.used.Load(), n, c.in.bytes.limit)
 	}
-	c.held = n
+	c.held.Store(n)
 	return nil
 }
 
 // release gives back the bytes held.
 func (c *call) release() {
-	if c.held == 0 {
+	n := c.held.Swap(0)
+	if n == 0 {
 		return
 	}
 	if c.conn != nil {
-		c.conn.give(c.held)
+		c.conn.give(n)
 	}
-	c.in.bytes.give(c.held)
-	c.held = 0
+	c.in.bytes.give(n)
 }
 
 // end releases everything the call holds.
