@@ -75,6 +75,10 @@ func TestAuthorize(t *testing.T) {
 		{name: "scheme without token", method: watch, header: "Bearer", want: codes.Unauthenticated},
 		{name: "token alone", method: watch, header: "rw", want: codes.Unauthenticated},
 	}
+	var none *Tokens
+	if err := none.Authorize(t.Context(), apply, nil); err != nil {
+		t.Errorf("no tokens: %v, want every call let in", err)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var md metadata.MD
