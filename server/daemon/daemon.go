@@ -56,7 +56,10 @@ type Config struct {
 	// ShutdownTimeout bounds the graceful stop of RPCs; 0 means the
 	// server's default.
 	ShutdownTimeout time.Duration
-	// GRPCOptions are added to the gRPC server's (TLS, auth interceptors).
+	// Edge says who may call (tokens) and bounds what calls in flight
+	// hold (see server.Edge).
+	Edge server.Edge
+	// GRPCOptions are added to the gRPC server's (TLS).
 	GRPCOptions []grpc.ServerOption
 	// Clock is the scheduler's clock; nil means real time.
 	Clock func() time.Time
@@ -75,7 +78,7 @@ type Config struct {
 	// Dashboard serves the read-only web dashboard on the metrics
 	// listener (server/dashboard).
 	Dashboard bool
-	// Tokens, if set, guard the dashboard as GRPCOptions' interceptors
+	// Tokens, if set, guard the dashboard as the edge's tap (Edge.Authorizer)
 	// guard the admin RPCs; nil leaves it open, like /metrics.
 	Tokens *auth.Tokens
 	// DashboardSampleEvery is how often the dashboard samples the queue's
@@ -213,6 +216,7 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		Logger:          cfg.Logger,
 		Registry:        cfg.Registry,
 		ShutdownTimeout: cfg.ShutdownTimeout,
+		Edge:            cfg.Edge,
 		GRPCOptions:     cfg.GRPCOptions,
 		Services: server.Services{
 			State: statesvc.New(cl, statesvc.Options{

@@ -380,6 +380,15 @@ func TestReportBindResult(t *testing.T) {
 		{name: "node missing", req: func(rev uint64) *berthv1.ReportBindResultRequest {
 			return &berthv1.ReportBindResultRequest{Pod: ref("p"), Revision: rev, Outcome: confirmed}
 		}, want: codes.InvalidArgument, wantMsg: "node: required", wantPhase: scheduler.PhaseBinding},
+		{name: "node not a name", req: func(rev uint64) *berthv1.ReportBindResultRequest {
+			return &berthv1.ReportBindResultRequest{Pod: ref("p"), Node: strings.Repeat("N", 5000), Revision: rev, Outcome: confirmed}
+		}, want: codes.InvalidArgument, wantMsg: "node: invalid value", wantPhase: scheduler.PhaseBinding},
+		{name: "reason too long", req: func(rev uint64) *berthv1.ReportBindResultRequest {
+			return &berthv1.ReportBindResultRequest{Pod: ref("p"), Node: "n1", Revision: rev, Outcome: failed, Reason: strings.Repeat("r", 2<<20)}
+		}, want: codes.InvalidArgument, wantMsg: "reason: must be at most 1024 bytes", wantPhase: scheduler.PhaseBinding},
+		{name: "uid too long", req: func(rev uint64) *berthv1.ReportBindResultRequest {
+			return &berthv1.ReportBindResultRequest{Pod: &berthv1.PodRef{Namespace: "default", Name: "p", Uid: strings.Repeat("u", 4097)}, Node: "n1", Revision: rev, Outcome: confirmed}
+		}, want: codes.InvalidArgument, wantMsg: "pod.uid: must be at most 256 bytes", wantPhase: scheduler.PhaseBinding},
 		{name: "revision missing", req: func(uint64) *berthv1.ReportBindResultRequest {
 			return &berthv1.ReportBindResultRequest{Pod: ref("p"), Node: "n1", Outcome: confirmed}
 		}, want: codes.InvalidArgument, wantMsg: "revision: required", wantPhase: scheduler.PhaseBinding},
