@@ -23,19 +23,10 @@ func (s *Scheduler) handleFailure(ctx context.Context, fwk framework.Framework, 
 	}
 	msg := f.message()
 	rejected := f.status.IsRejected()
-	switch {
-	case rejected:
-		s.logger.Debug("pod unschedulable", "pod", pod.Key(), "profile", fwk.ProfileName(), "message", msg)
-	case ctx.Err() != nil:
-		// Stopping: the attempt was cut short, not failed.
-		s.logger.Debug("scheduling pod interrupted", "pod", pod.Key(), "profile", fwk.ProfileName(), "err", msg)
-	default:
-		s.logger.Error("scheduling pod failed; retrying", "pod", pod.Key(), "profile", fwk.ProfileName(), "err", msg)
-	}
-
 	// The pod as the caller's state knows it now: gone or bound pods are
 	// not requeued.
 	prevNode, cur, alive := s.applyNomination(pod.UID, f.nominating)
+	s.logFailure(ctx, fwk, pod, msg, rejected, alive)
 	if alive {
 		if pi, err := framework.NewPodInfo(cur); err == nil {
 			qpi.PodInfo = pi
@@ -68,6 +59,24 @@ func (s *Scheduler) handleFailure(ctx context.Context, fwk framework.Framework, 
 	}
 	if alive {
 		s.recordDiagnosis(ctx, cur, msg, f.fitErr, rejected)
+	}
+}
+
+// logFailure logs a failed attempt: an error at ERROR, unless the
+// attempt was cut short by shutdown, or the pod was deleted (or bound by
+// someone else) meanwhile, the ordinary race between a deletion and a
+// bind, which leaves nothing to retry.
+func (s *Scheduler) logFailure(ctx context.Context, fwk framework.Framework, pod *model.Pod, msg string, rejected, alive bool) {
+	switch {
+	case rejected:
+		s.logger.Debug("pod unschedulable", "pod", pod.Key(), "profile", fwk.ProfileName(), "message", msg)
+	case ctx.Err() != nil:
+		// Stopping: the attempt was cut short, not failed.
+		s.logger.Debug("scheduling pod interrupted", "pod", pod.Key(), "profile", fwk.ProfileName(), "err", msg)
+	case !alive:
+		s.logger.Debug("pod deleted or bound elsewhere during its attempt; dropped", "pod", pod.Key(), "profile", fwk.ProfileName(), "err", msg)
+	default:
+		s.logger.Error("scheduling pod failed; retrying", "pod", pod.Key(), "profile", fwk.ProfileName(), "err", msg)
 	}
 }
 
