@@ -126,13 +126,6 @@ func (s *Scheduler) DeletePriorityClass(ctx context.Context, name string) error 
 	return nil
 }
 
-// PriorityClasses lists the known classes, built-in ones included.
-func (s *Scheduler) PriorityClasses() []*model.PriorityClass {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.classes.List()
-}
-
 // namespaces is the set of namespaces, implementing
 // framework.NamespaceLister. It is safe for concurrent use.
 type namespaces struct {

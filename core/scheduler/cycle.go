@@ -42,7 +42,7 @@ func (f *failure) message() string {
 
 // ScheduleOne pops the next pod (blocking until there is one) and runs one
 // scheduling cycle for it; on success the binding cycle runs concurrently
-// (inline with Options.BindInline). It returns the attempt's record, nil if
+// (inline with Replay.BindInline). It returns the attempt's record, nil if
 // the popped pod was dropped, and an error only when the queue is closed
 // or ctx ends.
 func (s *Scheduler) ScheduleOne(ctx context.Context) (*Attempt, error) {
@@ -160,7 +160,7 @@ func (s *Scheduler) scheduleOnePod(ctx context.Context, qpi *framework.QueuedPod
 	s.attemptsMu.Lock()
 	s.bindAttempts[pod.UID] = assumed.Attempts
 	s.attemptsMu.Unlock()
-	if s.opts.BindInline {
+	if s.opts.Replay.BindInline {
 		att.BindStatus = s.runBindingCycle(ctx, b)
 		return att
 	}
@@ -237,7 +237,7 @@ func (s *Scheduler) schedulingAlgorithm(ctx context.Context, state *framework.Cy
 		return "", s.postFilter(ctx, state, fwk, pod, att)
 	}
 	if len(feasible) == 1 {
-		if (s.opts.ScoreSingleNode || att.whatIf) && fwk.HasScorePlugins() {
+		if (s.opts.Replay.ScoreSingleNode || att.whatIf) && fwk.HasScorePlugins() {
 			if scores, err := s.prioritizeNodes(ctx, state.Clone(), fwk, pod, feasible, nil); err == nil {
 				att.Scores, att.ScoresReportOnly = scores, true
 			}

@@ -86,20 +86,6 @@ func (s *Scheduler) evictedLocked(uid string) bool {
 	return ok
 }
 
-// Evicted lists the UIDs of the pods the scheduler evicted that are not
-// deleted yet (restored ones whose pod was not sent again included),
-// sorted.
-func (s *Scheduler) Evicted() []string {
-	s.mu.RLock()
-	out := make([]string, 0, len(s.evicted))
-	for uid := range s.evicted {
-		out = append(out, uid)
-	}
-	s.mu.RUnlock()
-	slices.Sort(out)
-	return out
-}
-
 // RestoreEvictions reloads the pods evicted before a restart (at startup,
 // before the pods are sent again): each is held as terminating by
 // preemption when it arrives, until it is deleted.

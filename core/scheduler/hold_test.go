@@ -92,7 +92,7 @@ func TestBoundPodCannotBeUnbound(t *testing.T) {
 	if err := e.s.AddPod(ctx, mt.MakePod("p").Obj()); !errors.Is(err, ErrPodBound) {
 		t.Fatalf("upserting a bound pod without its node: %v, want ErrPodBound", err)
 	}
-	if ex, _ := e.s.Explain("default", "p"); ex.Phase != PhaseBound || ex.Node != "n1" {
+	if ex, _ := e.s.View().Explain("default", "p"); ex.Phase != PhaseBound || ex.Node != "n1" {
 		t.Errorf("after the refusal: %s on %q, want bound to n1", ex.Phase, ex.Node)
 	}
 	if st := e.s.queue.Stats(); st.Active+st.Backoff+st.Unschedulable != 0 {
@@ -101,7 +101,7 @@ func TestBoundPodCannotBeUnbound(t *testing.T) {
 	if err := e.s.Unbind(ctx, "uid-p"); err != nil {
 		t.Fatal(err)
 	}
-	if ex, _ := e.s.Explain("default", "p"); ex.Phase != PhasePending {
+	if ex, _ := e.s.View().Explain("default", "p"); ex.Phase != PhasePending {
 		t.Errorf("after Unbind: %s, want pending", ex.Phase)
 	}
 	if att := e.scheduleOne(); att.Result != ResultScheduled {

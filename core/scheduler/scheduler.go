@@ -89,25 +89,33 @@ type Options struct {
 	// PercentageOfNodesToScore, if set, overrides the configuration's
 	// global percentage (a profile's own value still wins, as in kube).
 	PercentageOfNodesToScore *int32
+	// MaxDiagnosisNodes bounds the per-node reasons kept per pending pod
+	// for Explain. Default 100.
+	MaxDiagnosisNodes int
+	// Replay holds the switches of drivers that replay a run step by
+	// step; berthd leaves it zero.
+	Replay Replay
+	// Queue tunes the scheduling queue; the backoff durations default to
+	// the configuration's. Clock, Logger, plugins, hints, Namespaces and
+	// PodLookup are set by the scheduler.
+	Queue queue.Options
+}
+
+// Replay holds the switches of drivers that replay a run step by step and
+// report it (core/simulate, the parity and unit tests). None changes a
+// decision: they change when work runs and what an Attempt reports.
+type Replay struct {
 	// BindInline runs the binding cycle on the scheduling goroutine
-	// instead of concurrently: deterministic drivers use it.
+	// instead of concurrently, so that an attempt ends with its bind.
 	BindInline bool
 	// ScoreSingleNode scores a lone feasible node anyway, on a copy of the
 	// cycle state, so the attempt reports its scores (kube does not score
 	// it; simulate reports the scores).
 	ScoreSingleNode bool
-	// MaxDiagnosisNodes bounds the per-node reasons kept per pending pod
-	// for Explain. Default 100.
-	MaxDiagnosisNodes int
 	// NoResultMemo makes every plugin run on every node for every pod,
 	// instead of reusing node-local plugin results for pods with the same
-	// signature (see core/framework/runtime). Only tests want it: the
-	// outcomes are the same.
+	// signature (see core/framework/runtime); tests compare the two.
 	NoResultMemo bool
-	// Queue tunes the scheduling queue; the backoff durations default to
-	// the configuration's. Clock, Logger, plugins, hints, Namespaces and
-	// PodLookup are set by the scheduler.
-	Queue queue.Options
 }
 
 // Scheduler is kube-scheduler's scheduling loop over Berth's cache and
@@ -256,7 +264,7 @@ func (s *Scheduler) buildProfiles(ctx context.Context) error {
 		runtime.WithWaitingPods(runtime.NewWaitingPods()),
 		runtime.WithDeterministic(s.opts.Deterministic),
 	}
-	if s.opts.NoResultMemo {
+	if s.opts.Replay.NoResultMemo {
 		common = append(common, runtime.WithoutResultMemo())
 	}
 	if s.opts.Metrics != nil {
@@ -345,17 +353,6 @@ func (s *Scheduler) Run(ctx context.Context) {
 		}
 	}
 	s.bindWG.Wait()
-}
-
-// Profile returns the framework serving schedulerName.
-func (s *Scheduler) Profile(schedulerName string) (framework.Framework, bool) {
-	f, ok := s.profiles[schedulerName]
-	return f, ok
-}
-
-// QueueSortFunc is the order of the queue (the first profile's QueueSort).
-func (s *Scheduler) QueueSortFunc() framework.LessFunc {
-	return s.profiles[s.cfg.Profiles[0].SchedulerName].QueueSortFunc()
 }
 
 func (s *Scheduler) observeAttempt(att *Attempt) {

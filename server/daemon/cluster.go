@@ -9,12 +9,20 @@ import (
 	"github.com/berthsched/berth/server/statesvc"
 )
 
+// sides is the scheduler's write side and its read side as one value.
+type sides struct {
+	*scheduler.Scheduler
+	scheduler.View
+}
+
+func newSides(s *scheduler.Scheduler) sides { return sides{s, s.View()} }
+
 // cluster is what the state service drives: the scheduler, with the calls
 // that outcomes change routed through the ledger's rules
 // (ledger.Outcomes), which apply them to the scheduler in step with the
 // ledger. It holds no logic of its own.
 type cluster struct {
-	*scheduler.Scheduler
+	sides
 	outcomes *ledger.Outcomes
 }
 

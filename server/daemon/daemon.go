@@ -139,8 +139,8 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 			return nil, err
 		}
 	}
-	outcomes := ledger.NewOutcomes(d.ledger, d.sched, d.log, cfg.Logger)
-	if err := d.openServer(cluster{Scheduler: d.sched, outcomes: outcomes}, outcomes, reg, attempts); err != nil {
+	outcomes := ledger.NewOutcomes(d.ledger, newSides(d.sched), d.log, cfg.Logger)
+	if err := d.openServer(cluster{sides: newSides(d.sched), outcomes: outcomes}, outcomes, reg, attempts); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -199,7 +199,7 @@ func (d *Daemon) openScheduler(ctx context.Context, reg runtime.Registry, m *met
 	if d.sched, err = scheduler.New(ctx, opts); err != nil {
 		return err
 	}
-	if err := metrics.RegisterPendingPods(d.cfg.Registry, func() queue.Stats { return d.sched.Stats().Queue }); err != nil {
+	if err := metrics.RegisterPendingPods(d.cfg.Registry, func() queue.Stats { return d.sched.View().Stats().Queue }); err != nil {
 		return fmt.Errorf("daemon: register metrics: %w", err)
 	}
 	return nil
@@ -232,7 +232,7 @@ func (d *Daemon) openServer(cl cluster, outcomes *ledger.Outcomes, reg runtime.R
 				PodsResynced: func(ctx context.Context) { d.podsResynced(ctx, outcomes) },
 			}),
 			Decision: decisionsvc.New(d.log, decisionsvc.Options{Stopping: d.stopping}),
-			Admin: adminsvc.New(d.sched, adminsvc.Options{
+			Admin: adminsvc.New(d.sched.View(), adminsvc.Options{
 				Config: cfg.Scheduler, Registry: reg, Revisions: revisions{d.ledger, d.log},
 				Attempts: attempts, Logger: cfg.Logger,
 			}),

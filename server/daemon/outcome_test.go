@@ -115,7 +115,7 @@ func TestConfirmOnReceipt(t *testing.T) {
 	drained.Wait()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		st := e.d.Scheduler().Stats()
+		st := e.d.Scheduler().View().Stats()
 		if st.BindsInFlight == 0 && st.Cache.AssumedPods == 0 {
 			break
 		}
@@ -169,7 +169,7 @@ func TestDeletedPodsLeaveNoBinds(t *testing.T) {
 		}
 	}
 	time.Sleep(200 * time.Millisecond) // binding cycles in flight end
-	if st := e.d.Scheduler().Stats(); st.BindsInFlight != 0 || st.Cache.AssumedPods != 0 || st.Pods != 0 {
+	if st := e.d.Scheduler().View().Stats(); st.BindsInFlight != 0 || st.Cache.AssumedPods != 0 || st.Pods != 0 {
 		t.Errorf("after deleting every pod: %+v", st)
 	}
 	w.mu.Lock()
@@ -205,7 +205,7 @@ func TestRelistDropsRestoredBindsOfGonePods(t *testing.T) {
 	if len(got) != 1 || got["uid-kept"] != "n1" {
 		t.Errorf("restored binds after the re-list %v, want kept's only", got)
 	}
-	if ex, err := e.d.Scheduler().Explain("default", "kept"); err != nil || ex.Node != "n1" {
+	if ex, err := e.d.Scheduler().View().Explain("default", "kept"); err != nil || ex.Node != "n1" {
 		t.Errorf("kept: %+v, %v; want held on n1", ex, err)
 	}
 }

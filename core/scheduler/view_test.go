@@ -41,7 +41,7 @@ func TestExplainThroughBinding(t *testing.T) {
 	e.addPods(mt.MakePod("p").Obj())
 	explain := func() explained {
 		t.Helper()
-		ex, err := e.s.Explain("default", "p")
+		ex, err := e.s.View().Explain("default", "p")
 		if err != nil {
 			t.Fatal(err)
 		}
