@@ -89,7 +89,7 @@ func (s *Scheduler) scheduleNext(ctx context.Context, record bool) (*Attempt, er
 // confirms it with AddPod). Deterministic drivers (core/simulate) use it to
 // try pods in an order of their own, once each.
 func (s *Scheduler) AttemptPod(ctx context.Context, uid string) (*Attempt, error) {
-	pod, ok := s.lookupPod(uid)
+	pod, ok := s.state.lookup(uid)
 	if !ok || pod.NodeName != "" {
 		return nil, fmt.Errorf("attempt pod %s: %w", uid, ErrPodNotPending)
 	}
@@ -600,7 +600,7 @@ func profileName(pod *model.Pod) string {
 // unknown PriorityClass fails) but not stored. Scheduling waits while it
 // runs.
 func (s *Scheduler) Evaluate(ctx context.Context, pod *model.Pod) (*Attempt, error) {
-	cur, err := s.admit(pod, nil)
+	cur, err := s.state.admit(pod, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -1,9 +1,7 @@
 package scheduler
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/berthsched/berth/core/cache"
@@ -87,11 +85,8 @@ type Explanation struct {
 
 func (s *Scheduler) explain(pod *model.Pod) Explanation {
 	e := Explanation{Pod: pod}
-	s.mu.RLock()
-	if rec := s.records[pod.UID]; rec != nil {
-		e.Diagnosis, e.Queued, e.LastBindFailure = rec.diagnosis, rec.queuedAt, rec.bindFailure
-	}
-	s.mu.RUnlock()
+	rec := s.state.record(pod.UID)
+	e.Diagnosis, e.Queued, e.LastBindFailure = rec.diagnosis, rec.queuedAt, rec.bindFailure
 	s.attemptsMu.Lock()
 	attempts := s.bindAttempts[pod.UID]
 	s.attemptsMu.Unlock()
@@ -111,14 +106,6 @@ func (s *Scheduler) explain(pod *model.Pod) Explanation {
 	}
 	e.Phase, e.Queue = PhasePending, s.queueState(p)
 	return e
-}
-
-// findPod looks a pod up by namespace and name.
-func (s *Scheduler) findPod(namespace, name string) (*model.Pod, bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	p, ok := s.pods[s.uidByKey[namespace+"/"+name]]
-	return p, ok
 }
 
 // PendingPod is one entry of Pending.
@@ -142,7 +129,7 @@ func (s *Scheduler) RestoreNominations(noms []queue.Nomination) {
 func (s *Scheduler) ForgetUnknownNominations() int {
 	n := 0
 	for _, nom := range s.queue.Nominator().All() {
-		if _, ok := s.lookupPod(nom.PodUID); !ok {
+		if _, ok := s.state.lookup(nom.PodUID); !ok {
 			s.queue.Nominator().DeleteNominatedPodIfExists(&model.Pod{UID: nom.PodUID})
 			n++
 		}
@@ -172,7 +159,7 @@ type NodeUsage struct {
 
 // Explain describes the pod namespace/name.
 func (v View) Explain(namespace, name string) (Explanation, error) {
-	pod, ok := v.s.findPod(namespace, name)
+	pod, ok := v.s.state.find(namespace, name)
 	if !ok {
 		return Explanation{}, fmt.Errorf("explain %s/%s: %w", namespace, name, ErrPodNotFound)
 	}
@@ -181,7 +168,7 @@ func (v View) Explain(namespace, name string) (Explanation, error) {
 
 // ExplainUID describes the pod with the UID.
 func (v View) ExplainUID(uid string) (Explanation, error) {
-	pod, ok := v.s.lookupPod(uid)
+	pod, ok := v.s.state.lookup(uid)
 	if !ok {
 		return Explanation{}, fmt.Errorf("explain %s: %w", uid, ErrPodNotFound)
 	}
@@ -190,7 +177,7 @@ func (v View) ExplainUID(uid string) (Explanation, error) {
 
 // Pod returns the scheduler's version of a pod (admitted: priority
 // resolved, default scheduler name applied).
-func (v View) Pod(uid string) (*model.Pod, bool) { return v.s.lookupPod(uid) }
+func (v View) Pod(uid string) (*model.Pod, bool) { return v.s.state.lookup(uid) }
 
 // Pending lists the pods in the queue (in flight included), in the
 // queue's order: activeQ in pop order, backoffQ by expiry, then the
@@ -201,13 +188,7 @@ func (v View) Pending() []PendingPod {
 	for _, p := range queued {
 		out = append(out, PendingPod{Pod: p.Info.Pod, Queue: v.s.queueState(p)})
 	}
-	v.s.mu.RLock()
-	for i := range out {
-		if rec := v.s.records[out[i].Pod.UID]; rec != nil && rec.diagnosis != nil {
-			out[i].Message = rec.diagnosis.Message
-		}
-	}
-	v.s.mu.RUnlock()
+	v.s.state.messages(out)
 	return out
 }
 
@@ -220,9 +201,7 @@ func (v View) Nominations() []queue.Nomination {
 // Stats returns the current counts.
 func (v View) Stats() Stats {
 	st := Stats{Queue: v.s.queue.Stats(), Cache: v.s.cache.Counts(), Nominations: len(v.s.queue.Nominator().All())}
-	v.s.mu.RLock()
-	st.Pods = len(v.s.pods)
-	v.s.mu.RUnlock()
+	st.Pods = v.s.state.numPods()
 	v.s.bindsMu.Lock()
 	st.BindsInFlight = len(v.s.binds)
 	v.s.bindsMu.Unlock()
@@ -246,37 +225,19 @@ func (v View) Nodes() ([]NodeUsage, error) {
 // Pods lists every pod the scheduler knows (pending and bound) by
 // namespace/name.
 func (v View) Pods() []*model.Pod {
-	v.s.mu.RLock()
-	out := make([]*model.Pod, 0, len(v.s.pods))
-	for _, p := range v.s.pods {
-		out = append(out, p)
-	}
-	v.s.mu.RUnlock()
-	slices.SortFunc(out, func(a, b *model.Pod) int {
-		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
-	})
-	return out
+	return v.s.state.sortedPods()
 }
 
 // PriorityClasses lists the known classes, built-in ones included.
 func (v View) PriorityClasses() []*model.PriorityClass {
-	v.s.mu.RLock()
-	defer v.s.mu.RUnlock()
-	return v.s.classes.List()
+	return v.s.state.classList()
 }
 
 // Evicted lists the UIDs of the pods the scheduler evicted that are not
 // deleted yet (restored ones whose pod was not sent again included),
 // sorted.
 func (v View) Evicted() []string {
-	v.s.mu.RLock()
-	out := make([]string, 0, len(v.s.evicted))
-	for uid := range v.s.evicted {
-		out = append(out, uid)
-	}
-	v.s.mu.RUnlock()
-	slices.Sort(out)
-	return out
+	return v.s.state.evictedUIDs()
 }
 
 // Profile returns the framework serving schedulerName.
