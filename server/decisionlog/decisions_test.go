@@ -34,16 +34,7 @@ func TestUnschedulableOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	st2 := openStore(t, dir, bboltstore.Options{})
-	l2 := New(st2, Options{})
-	t.Cleanup(func() { _ = l2.Close() })
+	l2, st2 := reopen(t, l, st, dir)
 	if _, err := l2.Recover(ctx); err != nil {
 		t.Fatal(err)
 	}

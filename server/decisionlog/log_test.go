@@ -148,17 +148,7 @@ func TestRecover(t *testing.T) {
 			t.Fatalf("%s: %v", s.name, err)
 		}
 	}
-	// Close flushes the queued removals.
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	st2 := openStore(t, dir, bboltstore.Options{})
-	l2 := New(st2, Options{})
-	defer l2.Close()
+	l2, st2 := reopen(t, l, st, dir)
 	got, err := l2.Recover(ctx)
 	if err != nil {
 		t.Fatalf("Recover: %v", err)
