@@ -22,8 +22,9 @@ import (
 type Ledger struct {
 	logger *slog.Logger
 
-	mu      sync.Mutex
-	records map[key]entry
+	mu sync.Mutex
+	// tables holds the records by kind (tables[kind-1]), by pod uid.
+	tables [numKinds]map[string]entry
 }
 
 // key names a record: a pod has at most one of each kind.
@@ -32,16 +33,30 @@ type key struct {
 	uid  string
 }
 
-// entry is a record and, for a Bind being committed, its commit.
+// entry is a record as a table holds it (its kind and pod are the table's
+// and the key), and, for a Bind being committed, its commit.
 //
 // A Bind is recorded before its commit: a watcher may see the decision as
 // soon as it is durable, before Commit returns to the binder, and report
 // its outcome at once. Whoever needs the record settled (its revision, or
 // to settle or forget it) waits for the commit to end (Pending.done).
 type entry struct {
-	rec        Record
-	committing *Pending
+	node, group       string
+	revision          uint64
+	restored, settled bool
+	committing        *Pending
 }
+
+func (e entry) record(k key) Record {
+	return Record{Kind: k.kind, PodUID: k.uid, Node: e.node, Group: e.group, Revision: e.revision, Restored: e.restored, Settled: e.settled}
+}
+
+func entryOf(r Record) entry {
+	return entry{node: r.Node, group: r.Group, revision: r.Revision, restored: r.Restored, settled: r.Settled}
+}
+
+// table returns the records of kind k.
+func (l *Ledger) table(k Kind) map[string]entry { return l.tables[k-1] }
 
 // Pending is a Bind between BeginBind and FinishBind, with the record it
 // replaced. The decision log embeds it in the one allocation it makes per
@@ -59,7 +74,11 @@ func New(logger *slog.Logger) *Ledger {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Ledger{logger: logger, records: make(map[key]entry)}
+	l := &Ledger{logger: logger}
+	for i := range l.tables {
+		l.tables[i] = make(map[string]entry)
+	}
+	return l
 }
 
 // BeginBind records the Bind of pod to node as being committed, unless
@@ -79,7 +98,7 @@ func (l *Ledger) BeginBind(ctx context.Context, pod *model.Pod, node string, wan
 		return false, nil
 	}
 	p.prev, p.hadPrev = prev, hadPrev
-	l.records[k] = entry{rec: Record{Kind: KindBind, PodUID: pod.UID, Node: node}, committing: p}
+	l.table(KindBind)[pod.UID] = entry{node: node, committing: p}
 	return true, nil
 }
 
@@ -93,8 +112,8 @@ func (l *Ledger) FinishBind(uid string, p *Pending, revision uint64, failed bool
 			close(p.done)
 		}
 	}()
-	k := key{KindBind, uid}
-	e, ok := l.records[k]
+	binds := l.table(KindBind)
+	e, ok := binds[uid]
 	if !ok || e.committing != p {
 		// Nobody replaces or removes a record being committed.
 		l.logger.Error("ledger: a bind's record changed during its commit", "pod_uid", uid)
@@ -102,14 +121,14 @@ func (l *Ledger) FinishBind(uid string, p *Pending, revision uint64, failed bool
 	}
 	if failed {
 		if p.hadPrev {
-			l.records[k] = p.prev
+			binds[uid] = p.prev
 		} else {
-			delete(l.records, k)
+			delete(binds, uid)
 		}
 		return
 	}
-	e.rec.Revision, e.committing = revision, nil
-	l.records[k] = e
+	e.revision, e.committing = revision, nil
+	binds[uid] = e
 }
 
 // OpenEviction records the Evict of the pod on node. The decision log
@@ -117,7 +136,7 @@ func (l *Ledger) FinishBind(uid string, p *Pending, revision uint64, failed bool
 // racing with it removes the record.
 func (l *Ledger) OpenEviction(uid, node string) {
 	l.mu.Lock()
-	l.records[key{KindEvict, uid}] = entry{rec: Record{Kind: KindEvict, PodUID: uid, Node: node}}
+	l.table(KindEvict)[uid] = entry{node: node}
 	l.mu.Unlock()
 }
 
@@ -127,7 +146,7 @@ func (l *Ledger) OpenEviction(uid, node string) {
 func (l *Ledger) lockSettled(ctx context.Context, k key) (entry, bool, error) {
 	for {
 		l.mu.Lock()
-		e, ok := l.records[k]
+		e, ok := l.table(k.kind)[k.uid]
 		if !ok || e.committing == nil {
 			return e, ok, nil
 		}
@@ -149,8 +168,8 @@ func (l *Ledger) lockSettled(ctx context.Context, k key) (entry, bool, error) {
 func (l *Ledger) Get(k Kind, uid string) (Record, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	e, ok := l.records[key{k, uid}]
-	return e.rec, ok
+	e, ok := l.table(k)[uid]
+	return e.record(key{k, uid}), ok
 }
 
 // Outstanding returns the pod's record of kind k if its outcome has not
@@ -167,8 +186,8 @@ func (l *Ledger) Outstanding(k Kind, uid string) (Record, bool) {
 func (l *Ledger) BindRevision(podUID string) (uint64, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	e, ok := l.records[key{KindBind, podUID}]
-	return e.rec.Revision, ok && e.committing == nil
+	e, ok := l.table(KindBind)[podUID]
+	return e.revision, ok && e.committing == nil
 }
 
 // WaitBindRevision is BindRevision once no Bind of the pod is being
@@ -180,7 +199,7 @@ func (l *Ledger) WaitBindRevision(ctx context.Context, podUID string) (uint64, b
 		return 0, false, err
 	}
 	l.mu.Unlock()
-	return e.rec.Revision, ok, nil
+	return e.revision, ok, nil
 }
 
 // ListRestored returns the outstanding records of kind k made before the
@@ -188,9 +207,9 @@ func (l *Ledger) WaitBindRevision(ctx context.Context, podUID string) (uint64, b
 func (l *Ledger) ListRestored(k Kind) []Record {
 	l.mu.Lock()
 	var out []Record
-	for key, e := range l.records {
-		if key.kind == k && e.rec.Restored && !e.rec.Settled {
-			out = append(out, e.rec)
+	for uid, e := range l.table(k) {
+		if e.restored && !e.settled {
+			out = append(out, e.record(key{k, uid}))
 		}
 	}
 	l.mu.Unlock()
@@ -206,11 +225,11 @@ func (l *Ledger) settle(ctx context.Context, k Kind, uid string) (bool, error) {
 		return false, err
 	}
 	defer l.mu.Unlock()
-	if !ok || e.rec.Settled {
+	if !ok || e.settled {
 		return false, nil
 	}
-	e.rec.Settled = true
-	l.records[key{k, uid}] = e
+	e.settled = true
+	l.table(k)[uid] = e
 	return true, nil
 }
 
@@ -218,12 +237,12 @@ func (l *Ledger) settle(ctx context.Context, k Kind, uid string) (bool, error) {
 // committed) and returns the keyspaces their durable copies are in.
 func (l *Ledger) forget(ctx context.Context, uid string) ([]store.Space, error) {
 	var spaces []store.Space
-	for _, k := range kinds {
+	for _, k := range kinds() {
 		_, ok, err := l.lockSettled(ctx, key{k, uid})
 		if err != nil {
 			return spaces, err
 		}
-		delete(l.records, key{k, uid})
+		delete(l.table(k), uid)
 		l.mu.Unlock()
 		if ok {
 			spaces = append(spaces, k.Space())
@@ -237,12 +256,14 @@ func (l *Ledger) forget(ctx context.Context, uid string) ([]store.Space, error) 
 func (l *Ledger) unknown(known func(podUID string) bool) []string {
 	l.mu.Lock()
 	gone := map[string]bool{}
-	for k, e := range l.records {
-		if k.kind == KindBind && (!e.rec.Restored || e.committing != nil) {
-			continue
-		}
-		if !known(k.uid) {
-			gone[k.uid] = true
+	for _, k := range kinds() {
+		for uid, e := range l.table(k) {
+			if k == KindBind && (!e.restored || e.committing != nil) {
+				continue
+			}
+			if !known(uid) {
+				gone[uid] = true
+			}
 		}
 	}
 	l.mu.Unlock()

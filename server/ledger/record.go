@@ -25,8 +25,11 @@ const (
 	KindEvict
 )
 
+// numKinds is how many kinds there are; they run from 1 to numKinds.
+const numKinds = 2
+
 // kinds lists every kind, in the order a pod's records are looked at.
-var kinds = [...]Kind{KindBind, KindEvict}
+func kinds() [numKinds]Kind { return [...]Kind{KindBind, KindEvict} }
 
 func (k Kind) String() string {
 	switch k {

@@ -46,7 +46,7 @@ const readChunk = 512
 // in the log from its hint; 0 when it was compacted away.
 func (l *Ledger) Restore(ctx context.Context, st Store) (Restored, error) {
 	var out Restored
-	for _, k := range kinds {
+	for _, k := range kinds() {
 		kvs, err := st.List(k.Space())
 		if err != nil {
 			return Restored{}, fmt.Errorf("ledger: restore %s records: %w", k, err)
@@ -70,8 +70,10 @@ func (l *Ledger) Restore(ctx context.Context, st Store) (Restored, error) {
 		}
 	}
 	l.mu.Lock()
-	for _, r := range append(out.Binds[:len(out.Binds):len(out.Binds)], out.Evictions...) {
-		l.records[key{r.Kind, r.PodUID}] = entry{rec: r}
+	for _, rs := range [][]Record{out.Binds, out.Evictions} {
+		for _, r := range rs {
+			l.table(r.Kind)[r.PodUID] = entryOf(r)
+		}
 	}
 	l.mu.Unlock()
 	return out, nil
