@@ -1,6 +1,8 @@
 // Package server exposes Berth over gRPC: the berth.v1 StateService,
 // DecisionService and AdminService, grpc.health.v1 and server reflection,
-// and an HTTP listener for Prometheus /metrics and /healthz.
+// and an HTTP listener for Prometheus /metrics and /healthz, which also
+// serves the read-only web dashboard (server/dashboard) when Config.Dashboard
+// is set.
 //
 // Requests come in from the orchestrator and operators; the services hand
 // them to the scheduler (core) and the store, and stream decisions back.

@@ -49,6 +49,9 @@ type Config struct {
 	// GRPCOptions are added to the gRPC server's: transport credentials,
 	// interceptors (chained after the metrics interceptors).
 	GRPCOptions []grpc.ServerOption
+	// Dashboard, if set, serves every path of the metrics listener but
+	// /metrics and /healthz (server/dashboard).
+	Dashboard http.Handler
 }
 
 // Server serves berth.v1, health and reflection over gRPC, and metrics over
@@ -59,6 +62,7 @@ type Server struct {
 	shutdownTimeout time.Duration
 	health          *health.Server
 	grpc            *grpc.Server
+	dashboard       http.Handler
 }
 
 // New builds a Server from cfg. It fails when the metrics cannot be
@@ -69,6 +73,7 @@ func New(cfg Config) (*Server, error) {
 		registry:        cfg.Registry,
 		shutdownTimeout: cfg.ShutdownTimeout,
 		health:          health.NewServer(),
+		dashboard:       cfg.Dashboard,
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)

@@ -35,17 +35,24 @@ PodDisruptionBudgets, Namespaces, Lists, Services, the pods of Deployments,
 ReplicaSets, StatefulSets, DaemonSets, ReplicationControllers and Jobs, and
 optionally one KubeSchedulerConfiguration) and schedules the pending pods
 with Berth's scheduler, without any server: in queue order, one at a time,
-ties between equal-score nodes going to the smallest node name, preemption
-victims removed at once and the preemptor retried immediately. Documents
+ties between equal-score nodes going to the smallest node name. Documents
 that do not affect scheduling are listed on standard error ("ignored: ...").
 
+It answers where each pod would go once preemption has done its work, not
+what berthd does next: the victims of a preemption are taken as gone at once
+and the preemptor is retried immediately. Live, berthd only decides the
+evictions; the preemptor waits, nominated, until the orchestrator has deleted
+its victims.
+
 With -o json (the default) it prints one JSON object per attempt, in the
-trace format of kubeoracle's "place" mode (DESIGN.md):
+trace format kube-scheduler's oracle prints (see core/simulate's package
+documentation), so the two compare line by line:
   {"pod":"ns/name","result":"bound","node":"n2","feasible":[...],"scores":{...},...}
   {"pod":"ns/name","result":"nominated","node":"n3","victims":["ns/low1"],...}
   {"pod":"ns/name","result":"unschedulable","message":"0/4 nodes are available: ...",...}
   {"pod":"ns/name","result":"gated",...}
--o text prints a table for people.
+-o text prints a table for people, with the assumption above written under it
+when a pod preempted.
 
 --config takes precedence over a KubeSchedulerConfiguration in the manifests.`,
 		Args: noArgs,
@@ -172,8 +179,15 @@ func writeTraceText(w io.Writer, lines []simulate.Line) error {
 	if err := tw.Flush(); err != nil {
 		return failedf("writing the trace: %w", err)
 	}
+	if slices.ContainsFunc(lines, func(l simulate.Line) bool { return l.Result == simulate.ResultNominated }) {
+		fmt.Fprintln(w, "\n"+preemptionAssumption)
+	}
 	return nil
 }
+
+// preemptionAssumption is what a nominated line's retry takes for granted.
+const preemptionAssumption = "Assumed: preemption victims are gone at once and the preemptor is retried immediately. " +
+	"Live, berthd decides the evictions and the preemptor waits, nominated, until the orchestrator deletes its victims."
 
 func traceDetail(l simulate.Line) string {
 	switch l.Result {

@@ -36,6 +36,7 @@ type fileConfig struct {
 
 	InitialSyncTimeout *duration `json:"initialSyncTimeout"`
 	GCPercent          *int      `json:"gcPercent"`
+	Dashboard          *bool     `json:"dashboard"`
 }
 
 // fileTLS is the tls section: the --tls-* flags.
@@ -111,6 +112,7 @@ func parseConfigFile(data []byte, dir string, o *options) error {
 	set(&o.deterministic, fc.Deterministic)
 	setDuration(&o.initialSync, fc.InitialSyncTimeout)
 	set(&o.gcPercent, fc.GCPercent)
+	set(&o.dashboard, fc.Dashboard)
 	if t := fc.TLS; t != nil {
 		setPath(&o.tls.Cert, t.Cert, resolve)
 		setPath(&o.tls.Key, t.Key, resolve)

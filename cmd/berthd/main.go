@@ -11,11 +11,13 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
 	"google.golang.org/grpc"
 
+	"github.com/berthsched/berth/cmd/internal/version"
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/server"
 	"github.com/berthsched/berth/server/auth"
@@ -32,7 +34,7 @@ const defaultInitialSyncTimeout = 5 * time.Second
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	err := run(ctx, os.Args[1:], os.Stderr)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 	case err != nil:
@@ -59,6 +61,9 @@ type options struct {
 	deterministic   bool
 	initialSync     time.Duration
 	gcPercent       int
+	dashboard       bool
+	version         bool // print the version and exit
+	healthcheck     bool // ask a running berthd's /healthz and exit
 }
 
 func defaultOptions() options {
@@ -72,6 +77,7 @@ func defaultOptions() options {
 		maxMutations:    10_000,
 		initialSync:     defaultInitialSyncTimeout,
 		gcPercent:       daemon.GCPercent(os.Getenv),
+		dashboard:       true,
 	}
 }
 
@@ -94,6 +100,9 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.deterministic, "deterministic", o.deterministic, "break score ties by the smallest node name instead of at random, as berthctl simulate does (benchmarks, tests)")
 	fs.IntVar(&o.maxMutations, "max-batch-objects", o.maxMutations, "most objects or references in one state request; 0: only the message size bounds it")
 	fs.IntVar(&o.gcPercent, "gc-percent", o.gcPercent, fmt.Sprintf("garbage collector target, as GOGC: a collection starts when the heap has grown by this percentage of the live data; negative turns collection off. Default: GOGC when set, else %d (fewer collections slowing pods, for more memory)", daemon.DefaultGCPercent))
+	fs.BoolVar(&o.dashboard, "dashboard", o.dashboard, "serve the read-only web dashboard on --metrics-listen, behind --token-file's tokens when set")
+	fs.BoolVar(&o.version, "version", o.version, "print berthd's version and commit, then exit")
+	fs.BoolVar(&o.healthcheck, "healthcheck", o.healthcheck, "ask the berthd serving on --metrics-listen for /healthz and exit 0 if it serves, 1 if not (container health checks); starts nothing")
 	fs.DurationVar(&o.initialSync, "initial-sync-timeout", o.initialSync, "after a restart, how long scheduling waits for the orchestrator's first re-list (a Sync RESYNC_END covering pods) before starting anyway; 0: no wait")
 }
 
@@ -109,6 +118,9 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 	}
 	if fs.NArg() > 0 {
 		return options{}, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if o.version || o.healthcheck {
+		return o, nil // nothing else is read
 	}
 	if o.configFile != "" {
 		// The file over the defaults, then the flags again over the file.
@@ -142,12 +154,20 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 }
 
 // run is berthd: it returns when ctx ends (nil) or on a failure.
-func run(ctx context.Context, args []string, stderr io.Writer) error {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	opts, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
 	}
+	switch {
+	case opts.version:
+		_, err := fmt.Fprintln(stdout, "berthd", version.Get())
+		return err
+	case opts.healthcheck:
+		return healthcheck(ctx, opts.metricsListen, stdout)
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: opts.logLevel}))
+	logger.Info("berthd starting", "version", version.Get().String())
 	debug.SetGCPercent(opts.gcPercent)
 
 	cfg := daemon.Config{
@@ -160,11 +180,14 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		Deterministic:   opts.deterministic,
 
 		InitialSyncTimeout: opts.initialSync,
+		Dashboard:          opts.dashboard && opts.metricsListen != "",
+		Version:            version.Get().String(),
 	}
 	if cfg.Scheduler, err = loadSchedulerConfig(opts.schedulerConfig); err != nil {
 		return err
 	}
-	if cfg.GRPCOptions, err = securityOptions(opts); err != nil {
+	logProfiles(logger, cfg.Scheduler, opts.schedulerConfig)
+	if cfg.GRPCOptions, cfg.Tokens, err = securityOptions(opts); err != nil {
 		return err
 	}
 	d, err := daemon.Open(ctx, cfg)
@@ -173,16 +196,27 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	grpcLis, err := server.Listen(ctx, opts.listen)
 	if err != nil {
-		return errors.Join(err, d.Close())
+		return errors.Join(fmt.Errorf("--listen: %w", err), d.Close())
 	}
 	var metricsLis net.Listener
 	if opts.metricsListen != "" {
 		if metricsLis, err = server.Listen(ctx, opts.metricsListen); err != nil {
 			_ = grpcLis.Close()
-			return errors.Join(err, d.Close())
+			return errors.Join(fmt.Errorf("--metrics-listen: %w", err), d.Close())
+		}
+		if cfg.Dashboard && (opts.tls.Enabled() || cfg.Tokens != nil) && offHost(metricsLis.Addr()) {
+			logger.Warn("the dashboard is served over plain HTTP beyond this host: --tls-* cover gRPC only, and a token sent to the dashboard travels in clear; keep --metrics-listen on loopback or put a TLS proxy in front",
+				"metrics_listen", metricsLis.Addr().String())
 		}
 	}
 	return d.Serve(ctx, grpcLis, metricsLis)
+}
+
+// offHost reports whether a listener's address is reachable from other
+// hosts: TCP on an address that is not loopback.
+func offHost(addr net.Addr) bool {
+	tcp, ok := addr.(*net.TCPAddr)
+	return ok && !tcp.IP.IsLoopback()
 }
 
 // loadSchedulerConfig reads the KubeSchedulerConfiguration file; nil
@@ -202,22 +236,39 @@ func loadSchedulerConfig(path string) (*config.Config, error) {
 	return cfg, nil
 }
 
-// securityOptions are the gRPC options of TLS and bearer tokens.
-func securityOptions(opts options) ([]grpc.ServerOption, error) {
+// logProfiles says which scheduler profiles berthd runs and the plugins
+// each enables, so a --scheduler-config that did not do what was meant
+// shows at start.
+func logProfiles(logger *slog.Logger, cfg *config.Config, path string) {
+	source := "kube-scheduler's defaults"
+	if cfg == nil {
+		cfg = config.Default()
+	} else {
+		source = path
+	}
+	for _, p := range cfg.Profiles {
+		logger.Info("scheduler profile", "name", p.SchedulerName, "from", source, "plugins", strings.Join(p.EnabledPlugins(), ","))
+	}
+}
+
+// securityOptions are the gRPC options of TLS and bearer tokens, and the
+// tokens (nil without --token-file), which guard the dashboard too.
+func securityOptions(opts options) ([]grpc.ServerOption, *auth.Tokens, error) {
 	var out []grpc.ServerOption
 	if opts.tls.Enabled() {
 		creds, err := opts.tls.ServerOption()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, creds)
 	}
+	var tokens *auth.Tokens
 	if opts.tokenFile != "" {
-		tokens, err := auth.LoadTokens(opts.tokenFile)
-		if err != nil {
-			return nil, fmt.Errorf("--token-file: %w", err)
+		var err error
+		if tokens, err = auth.LoadTokens(opts.tokenFile); err != nil {
+			return nil, nil, fmt.Errorf("--token-file: %w", err)
 		}
 		out = append(out, tokens.ServerOptions()...)
 	}
-	return out, nil
+	return out, tokens, nil
 }

@@ -269,7 +269,7 @@ func TestEvictedVictims(t *testing.T) {
 
 // evictedFor is the recorder's line for an eviction for preemptor.
 func evictedFor(victim, node, preemptor string) string {
-	return "evict default/" + victim + " from " + node + " for default/" + preemptor + ": Preempted by pod uid-" + preemptor + " on node " + node
+	return "evict default/" + victim + " from " + node + " for default/" + preemptor + ": Preempted by pod default/" + preemptor + " on node " + node
 }
 
 // holdPermit keeps the pods labelled hold=yes waiting at Permit.

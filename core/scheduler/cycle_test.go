@@ -270,9 +270,9 @@ func TestFitErrorMessageAndRequeue(t *testing.T) {
 		t.Errorf("queue state %+v, want Unschedulable by F", ex.Queue)
 	}
 	wantNodes := []NodeDiagnosis{
-		{Node: "n1", Reasons: []string{"Insufficient cpu"}},
-		{Node: "n2", Reasons: []string{"node(s) didn't match Pod's node affinity/selector"}, Unresolvable: true},
-		{Node: "n3", Reasons: []string{"Insufficient cpu"}},
+		{Node: "n1", Reasons: []string{"Insufficient cpu"}, Plugin: "F"},
+		{Node: "n2", Reasons: []string{"node(s) didn't match Pod's node affinity/selector"}, Plugin: "F", Unresolvable: true},
+		{Node: "n3", Reasons: []string{"Insufficient cpu"}, Plugin: "F"},
 	}
 	if diff := cmp.Diff(wantNodes, ex.Diagnosis.Nodes); diff != "" {
 		t.Errorf("diagnosis (-want +got):\n%s", diff)

@@ -106,6 +106,8 @@ type Diagnosis struct {
 	// OtherReasons apply to every node not listed with its own status
 	// (a PreFilter rejection, or nodes PreFilter ruled out).
 	OtherReasons []string
+	// OtherPlugin is the plugin that gave OtherReasons, when one did.
+	OtherPlugin string
 	// UnschedulablePlugins and PendingPlugins rejected the pod.
 	UnschedulablePlugins []string
 	PendingPlugins       []string
@@ -115,6 +117,9 @@ type Diagnosis struct {
 type NodeDiagnosis struct {
 	Node    string
 	Reasons []string
+	// Plugin is the plugin that rejected the node (filters stop at the
+	// first rejection); empty when none is known.
+	Plugin string
 	// Unresolvable: preemption cannot help on this node.
 	Unresolvable bool
 }
@@ -137,10 +142,10 @@ func summarize(msg string, fitErr *framework.FitError, at time.Time, maxNodes in
 	}
 	for _, n := range nodes {
 		st := m.Get(n)
-		d.Nodes = append(d.Nodes, NodeDiagnosis{Node: n, Reasons: slices.Clone(st.Reasons()), Unresolvable: st.Code() == framework.UnschedulableAndUnresolvable})
+		d.Nodes = append(d.Nodes, NodeDiagnosis{Node: n, Reasons: slices.Clone(st.Reasons()), Plugin: st.Plugin(), Unresolvable: st.Code() == framework.UnschedulableAndUnresolvable})
 	}
 	if m.Len() < fitErr.NumAllNodes {
-		d.OtherReasons = slices.Clone(m.AbsentStatus.Reasons())
+		d.OtherReasons, d.OtherPlugin = slices.Clone(m.AbsentStatus.Reasons()), m.AbsentStatus.Plugin()
 	}
 	return d
 }

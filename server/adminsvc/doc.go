@@ -7,6 +7,11 @@
 // know: the revisions of Bind and Nominate decisions (the decision log) and
 // attempt counts (Counter, fed by the scheduler's metrics).
 //
+// ServerInfo (info.go) reports the build it was given and, through the
+// optional Startup (the daemon), whether berthd still waits for the
+// orchestrator's first re-list after a restart, so tools can say why a
+// listing is empty.
+//
 // Simulate (simulate.go) copies the live cluster into a fresh deterministic
 // core/scheduler built from the same configuration and plugin registry,
 // applies the request's delta to the copy, and runs the request's pods

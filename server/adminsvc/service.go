@@ -66,6 +66,11 @@ type Options struct {
 	Clock framework.Clock
 	// Logger defaults to discarding.
 	Logger *slog.Logger
+	// Version is the server's build, for ServerInfo.
+	Version string
+	// Startup, if set, tells ServerInfo whether the server waits for its
+	// first re-list after a restart; nil: never.
+	Startup Startup
 }
 
 // Service implements berthv1.AdminServiceServer.

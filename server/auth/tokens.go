@@ -89,6 +89,10 @@ func ParseTokens(r io.Reader) (*Tokens, error) {
 	return t, nil
 }
 
+// Scope returns the scope of token, 0 when it is not one of t. The web
+// dashboard checks its bearer tokens and ?token= logins with it.
+func (t *Tokens) Scope(token string) Scope { return t.scope(token) }
+
 // scope returns the scope of token, 0 when it is not one of t.
 func (t *Tokens) scope(token string) Scope {
 	h := sha256.Sum256([]byte(token))

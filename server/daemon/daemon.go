@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -20,6 +22,8 @@ import (
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server"
 	"github.com/berthsched/berth/server/adminsvc"
+	"github.com/berthsched/berth/server/auth"
+	"github.com/berthsched/berth/server/dashboard"
 	"github.com/berthsched/berth/server/decisionlog"
 	"github.com/berthsched/berth/server/decisionsvc"
 	"github.com/berthsched/berth/server/ledger"
@@ -70,6 +74,17 @@ type Config struct {
 	// nothing. It applies only when the data directory holds an earlier
 	// run's decisions; 0 does not wait.
 	InitialSyncTimeout time.Duration
+	// Dashboard serves the read-only web dashboard on the metrics
+	// listener (server/dashboard).
+	Dashboard bool
+	// Tokens, if set, guard the dashboard as GRPCOptions' interceptors
+	// guard the admin RPCs; nil leaves it open, like /metrics.
+	Tokens *auth.Tokens
+	// DashboardSampleEvery is how often the dashboard samples the queue's
+	// counts; 0 means dashboard.DefaultSampleEvery.
+	DashboardSampleEvery time.Duration
+	// Version is berthd's build, reported by AdminService.ServerInfo.
+	Version string
 }
 
 // Daemon is berthd assembled. Serve it once.
@@ -81,6 +96,8 @@ type Daemon struct {
 	log    *decisionlog.Log
 	sched  *scheduler.Scheduler
 	srv    *server.Server
+	// dash is the dashboard; nil without Config.Dashboard.
+	dash *dashboard.Dashboard
 
 	// stopping ends when Serve's context does; watches end with it.
 	stopping context.Context
@@ -89,6 +106,12 @@ type Daemon struct {
 	// initialSync ends the hold on scheduling taken at Open until the
 	// first re-list after a restart; nil when none was taken. Idempotent.
 	initialSync func()
+	// restarted: the data directory held an earlier run's state. relisted
+	// is set by the first re-list of pods since; held while initialSync
+	// has not run. Both are read by AdminService.ServerInfo.
+	restarted bool
+	relisted  atomic.Bool
+	held      atomic.Bool
 }
 
 // Open opens the store in cfg.DataDir (failing with an error wrapping
@@ -134,7 +157,8 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	first, last := d.store.Revisions()
 	cfg.Logger.Info("data directory open", "path", d.store.Path(), "log_id", d.log.ID(), "first_revision", first, "last_revision", last,
 		"nominations", len(noms), "binds_awaiting_outcome", len(restored.Binds), "evictions_pending", len(restored.Evictions))
-	if cfg.InitialSyncTimeout > 0 && (last > 0 || len(noms) > 0 || !restored.Empty()) {
+	d.restarted = last > 0 || len(noms) > 0 || !restored.Empty()
+	if cfg.InitialSyncTimeout > 0 && d.restarted {
 		if err := d.holdForRelist(ctx); err != nil {
 			return nil, err
 		}
@@ -213,13 +237,27 @@ func (d *Daemon) holdForRelist(ctx context.Context) error {
 		return err
 	}
 	var once sync.Once
-	d.initialSync = func() { once.Do(release) }
+	d.held.Store(true)
+	d.initialSync = func() { once.Do(func() { release(); d.held.Store(false) }) }
 	return nil
 }
 
-// openServer builds the gRPC server and the berth.v1 services.
+// openServer builds the gRPC server, the berth.v1 services and the
+// dashboard.
 func (d *Daemon) openServer(cl cluster, outcomes *ledger.Outcomes, reg runtime.Registry, attempts *adminsvc.Counter) error {
 	cfg := d.cfg
+	admin := adminsvc.New(d.sched.View(), adminsvc.Options{
+		Config: cfg.Scheduler, Registry: reg, Revisions: revisions{d.ledger, d.log},
+		Attempts: attempts, Logger: cfg.Logger, Version: cfg.Version, Startup: d,
+	})
+	var dash http.Handler
+	if cfg.Dashboard {
+		var err error
+		if d.dash, err = d.newDashboard(admin); err != nil {
+			return err
+		}
+		dash = d.dash
+	}
 	var err error
 	d.srv, err = server.New(server.Config{
 		Logger:          cfg.Logger,
@@ -232,11 +270,9 @@ func (d *Daemon) openServer(cl cluster, outcomes *ledger.Outcomes, reg runtime.R
 				PodsResynced: func(ctx context.Context) { d.podsResynced(ctx, outcomes) },
 			}),
 			Decision: decisionsvc.New(d.log, decisionsvc.Options{Stopping: d.stopping}),
-			Admin: adminsvc.New(d.sched.View(), adminsvc.Options{
-				Config: cfg.Scheduler, Registry: reg, Revisions: revisions{d.ledger, d.log},
-				Attempts: attempts, Logger: cfg.Logger,
-			}),
+			Admin:    admin,
 		},
+		Dashboard: dash,
 	})
 	return err
 }
@@ -264,6 +300,9 @@ func (d *Daemon) Serve(ctx context.Context, grpcLis, metricsLis net.Listener) er
 	loopCtx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(func() { d.sched.Run(loopCtx) })
+	if d.dash != nil {
+		wg.Go(func() { d.dash.Sample(loopCtx, d.cfg.DashboardSampleEvery) })
+	}
 	if d.initialSync != nil {
 		d.logger.Info("scheduling waits for the orchestrator's re-list (RESYNC_BEGIN ... RESYNC_END of pods)", "timeout", d.cfg.InitialSyncTimeout)
 		t := time.AfterFunc(d.cfg.InitialSyncTimeout, func() {
@@ -280,16 +319,37 @@ func (d *Daemon) Serve(ctx context.Context, grpcLis, metricsLis net.Listener) er
 	return errors.Join(err, d.closeStore())
 }
 
+// newDashboard builds the dashboard over the admin service, the
+// scheduler and the log.
+func (d *Daemon) newDashboard(admin *adminsvc.Service) (*dashboard.Dashboard, error) {
+	opts := dashboard.Options{Stopping: d.stopping, Logger: d.logger}
+	if d.cfg.Tokens != nil {
+		opts.Tokens = d.cfg.Tokens
+	}
+	return dashboard.New(admin, d.sched.View(), d.log, opts)
+}
+
 // podsResynced follows the end of every re-list of pods
 // (statesvc.Options.PodsResynced): each forgets what was restored for pods
 // that were not re-sent (ledger.Outcomes.Resynced), and the first then
 // releases the initial hold on scheduling, so that no cycle sees what is
 // being forgotten.
 func (d *Daemon) podsResynced(ctx context.Context, outcomes *ledger.Outcomes) {
+	d.relisted.Store(true)
 	if d.initialSync != nil {
 		defer d.initialSync()
 	}
 	outcomes.Resynced(ctx)
+}
+
+// AwaitingRelist says whether berthd restarted and no re-list of pods has
+// ended since, and whether scheduling still waits for it
+// (adminsvc.Startup).
+func (d *Daemon) AwaitingRelist() (awaiting, held bool) {
+	if !d.restarted || d.relisted.Load() {
+		return false, false
+	}
+	return true, d.held.Load()
 }
 
 // Close releases what Open opened, for a Daemon that is not served.

@@ -1,8 +1,9 @@
 // Package daemon assembles berthd: the bbolt store in the data directory,
 // the decision log over it, the scheduler with the in-tree plugins writing
-// its decisions to the log, the berth.v1 services over both, metrics, and
-// the gRPC server. Open builds it all and restores what a restart needs;
-// Serve runs the scheduling loop and serves until its context ends, then
+// its decisions to the log, the berth.v1 services over both, metrics, the
+// gRPC server and, with Config.Dashboard, the web dashboard on the metrics
+// listener (its queue sampler runs beside the loop). Open builds it all
+// and restores what a restart needs; Serve runs the scheduling loop and serves until its context ends, then
 // stops the loop, flushes the log and closes the store.
 //
 // The daemon only wires parts together: the rules of outcomes (binds
@@ -33,5 +34,7 @@
 // emptier than they are: scheduling waits for the first RESYNC_END of a
 // resync covering pods, or Config.InitialSyncTimeout. At the end of every
 // re-list of pods, the binds, nominations and Unschedulable messages
-// restored for pods that were not re-sent are forgotten.
+// restored for pods that were not re-sent are forgotten. Until the first
+// such re-list, AdminService.ServerInfo reports the wait
+// (Daemon.AwaitingRelist).
 package daemon

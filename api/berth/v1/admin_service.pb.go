@@ -1564,6 +1564,113 @@ func (x *NodeUsage) GetNominatedPodCount() uint32 {
 	return 0
 }
 
+// ServerInfoRequest is the request of AdminService.ServerInfo.
+type ServerInfoRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ServerInfoRequest) Reset() {
+	*x = ServerInfoRequest{}
+	mi := &file_berth_v1_admin_service_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ServerInfoRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ServerInfoRequest) ProtoMessage() {}
+
+func (x *ServerInfoRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_admin_service_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ServerInfoRequest.ProtoReflect.Descriptor instead.
+func (*ServerInfoRequest) Descriptor() ([]byte, []int) {
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{17}
+}
+
+// ServerInfoResponse is the response of AdminService.ServerInfo.
+type ServerInfoResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// berthd's build, as berthd --version prints it: the module version, the
+	// commit and the Go version, for example "(devel), commit 0123456789ab,
+	// go1.26.8". Empty when the server does not know it.
+	Version string `protobuf:"bytes,1,opt,name=version,proto3" json:"version,omitempty"`
+	// berthd started on a data directory holding an earlier run's state and
+	// no re-list of pods (a Sync RESYNC_END of a resync covering pods) has
+	// ended since: the nodes and pods it holds are only those sent since it
+	// started.
+	AwaitingRelist bool `protobuf:"varint,2,opt,name=awaiting_relist,json=awaitingRelist,proto3" json:"awaiting_relist,omitempty"`
+	// awaiting_relist, and scheduling still waits for that re-list (until
+	// it ends or berthd's --initial-sync-timeout passes).
+	SchedulingHeld bool `protobuf:"varint,3,opt,name=scheduling_held,json=schedulingHeld,proto3" json:"scheduling_held,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *ServerInfoResponse) Reset() {
+	*x = ServerInfoResponse{}
+	mi := &file_berth_v1_admin_service_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ServerInfoResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ServerInfoResponse) ProtoMessage() {}
+
+func (x *ServerInfoResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_admin_service_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ServerInfoResponse.ProtoReflect.Descriptor instead.
+func (*ServerInfoResponse) Descriptor() ([]byte, []int) {
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *ServerInfoResponse) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *ServerInfoResponse) GetAwaitingRelist() bool {
+	if x != nil {
+		return x.AwaitingRelist
+	}
+	return false
+}
+
+func (x *ServerInfoResponse) GetSchedulingHeld() bool {
+	if x != nil {
+		return x.SchedulingHeld
+	}
+	return false
+}
+
 var File_berth_v1_admin_service_proto protoreflect.FileDescriptor
 
 const file_berth_v1_admin_service_proto_rawDesc = "" +
@@ -1693,7 +1800,12 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1aC\n" +
 	"\x15NonZeroRequestedEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01*\xf5\x01\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\x13\n" +
+	"\x11ServerInfoRequest\"\x80\x01\n" +
+	"\x12ServerInfoResponse\x12\x18\n" +
+	"\aversion\x18\x01 \x01(\tR\aversion\x12'\n" +
+	"\x0fawaiting_relist\x18\x02 \x01(\bR\x0eawaitingRelist\x12'\n" +
+	"\x0fscheduling_held\x18\x03 \x01(\bR\x0eschedulingHeld*\xf5\x01\n" +
 	"\n" +
 	"QueueState\x12\x1b\n" +
 	"\x17QUEUE_STATE_UNSPECIFIED\x10\x00\x12\x16\n" +
@@ -1710,7 +1822,7 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x15SIMULATE_RESULT_BOUND\x10\x01\x12\x1d\n" +
 	"\x19SIMULATE_RESULT_NOMINATED\x10\x02\x12!\n" +
 	"\x1dSIMULATE_RESULT_UNSCHEDULABLE\x10\x03\x12\x19\n" +
-	"\x15SIMULATE_RESULT_GATED\x10\x042\xc4\x03\n" +
+	"\x15SIMULATE_RESULT_GATED\x10\x042\x8d\x04\n" +
 	"\fAdminService\x12>\n" +
 	"\aExplain\x12\x18.berth.v1.ExplainRequest\x1a\x19.berth.v1.ExplainResponse\x12A\n" +
 	"\bSimulate\x12\x19.berth.v1.SimulateRequest\x1a\x1a.berth.v1.SimulateResponse\x12J\n" +
@@ -1718,7 +1830,9 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x0fListNominations\x12 .berth.v1.ListNominationsRequest\x1a!.berth.v1.ListNominationsResponse\x12G\n" +
 	"\n" +
 	"QueueStats\x12\x1b.berth.v1.QueueStatsRequest\x1a\x1c.berth.v1.QueueStatsResponse\x12D\n" +
-	"\tListNodes\x12\x1a.berth.v1.ListNodesRequest\x1a\x1b.berth.v1.ListNodesResponseB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
+	"\tListNodes\x12\x1a.berth.v1.ListNodesRequest\x1a\x1b.berth.v1.ListNodesResponse\x12G\n" +
+	"\n" +
+	"ServerInfo\x12\x1b.berth.v1.ServerInfoRequest\x1a\x1c.berth.v1.ServerInfoResponseB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
 
 var (
 	file_berth_v1_admin_service_proto_rawDescOnce sync.Once
@@ -1733,7 +1847,7 @@ func file_berth_v1_admin_service_proto_rawDescGZIP() []byte {
 }
 
 var file_berth_v1_admin_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_berth_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_berth_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_berth_v1_admin_service_proto_goTypes = []any{
 	(QueueState)(0),                 // 0: berth.v1.QueueState
 	(SimulateResult)(0),             // 1: berth.v1.SimulateResult
@@ -1754,65 +1868,69 @@ var file_berth_v1_admin_service_proto_goTypes = []any{
 	(*ListNodesRequest)(nil),        // 16: berth.v1.ListNodesRequest
 	(*ListNodesResponse)(nil),       // 17: berth.v1.ListNodesResponse
 	(*NodeUsage)(nil),               // 18: berth.v1.NodeUsage
-	nil,                             // 19: berth.v1.NodeVerdict.PluginScoresEntry
-	nil,                             // 20: berth.v1.ListNodesRequest.MatchLabelsEntry
-	nil,                             // 21: berth.v1.NodeUsage.LabelsEntry
-	nil,                             // 22: berth.v1.NodeUsage.AllocatableEntry
-	nil,                             // 23: berth.v1.NodeUsage.RequestedEntry
-	nil,                             // 24: berth.v1.NodeUsage.NonZeroRequestedEntry
-	(*PodRef)(nil),                  // 25: berth.v1.PodRef
-	(*timestamppb.Timestamp)(nil),   // 26: google.protobuf.Timestamp
-	(*Unschedulable)(nil),           // 27: berth.v1.Unschedulable
-	(*Object)(nil),                  // 28: berth.v1.Object
-	(*ObjectRef)(nil),               // 29: berth.v1.ObjectRef
-	(*Pod)(nil),                     // 30: berth.v1.Pod
-	(*Taint)(nil),                   // 31: berth.v1.Taint
+	(*ServerInfoRequest)(nil),       // 19: berth.v1.ServerInfoRequest
+	(*ServerInfoResponse)(nil),      // 20: berth.v1.ServerInfoResponse
+	nil,                             // 21: berth.v1.NodeVerdict.PluginScoresEntry
+	nil,                             // 22: berth.v1.ListNodesRequest.MatchLabelsEntry
+	nil,                             // 23: berth.v1.NodeUsage.LabelsEntry
+	nil,                             // 24: berth.v1.NodeUsage.AllocatableEntry
+	nil,                             // 25: berth.v1.NodeUsage.RequestedEntry
+	nil,                             // 26: berth.v1.NodeUsage.NonZeroRequestedEntry
+	(*PodRef)(nil),                  // 27: berth.v1.PodRef
+	(*timestamppb.Timestamp)(nil),   // 28: google.protobuf.Timestamp
+	(*Unschedulable)(nil),           // 29: berth.v1.Unschedulable
+	(*Object)(nil),                  // 30: berth.v1.Object
+	(*ObjectRef)(nil),               // 31: berth.v1.ObjectRef
+	(*Pod)(nil),                     // 32: berth.v1.Pod
+	(*Taint)(nil),                   // 33: berth.v1.Taint
 }
 var file_berth_v1_admin_service_proto_depIdxs = []int32{
-	25, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
-	25, // 1: berth.v1.ExplainResponse.pod:type_name -> berth.v1.PodRef
+	27, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
+	27, // 1: berth.v1.ExplainResponse.pod:type_name -> berth.v1.PodRef
 	0,  // 2: berth.v1.ExplainResponse.state:type_name -> berth.v1.QueueState
-	26, // 3: berth.v1.ExplainResponse.backoff_until:type_name -> google.protobuf.Timestamp
-	27, // 4: berth.v1.ExplainResponse.last_diagnosis:type_name -> berth.v1.Unschedulable
-	26, // 5: berth.v1.ExplainResponse.last_attempt_time:type_name -> google.protobuf.Timestamp
-	26, // 6: berth.v1.ExplainResponse.enqueued_time:type_name -> google.protobuf.Timestamp
-	28, // 7: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
-	29, // 8: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
-	30, // 9: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
+	28, // 3: berth.v1.ExplainResponse.backoff_until:type_name -> google.protobuf.Timestamp
+	29, // 4: berth.v1.ExplainResponse.last_diagnosis:type_name -> berth.v1.Unschedulable
+	28, // 5: berth.v1.ExplainResponse.last_attempt_time:type_name -> google.protobuf.Timestamp
+	28, // 6: berth.v1.ExplainResponse.enqueued_time:type_name -> google.protobuf.Timestamp
+	30, // 7: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
+	31, // 8: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
+	32, // 9: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
 	6,  // 10: berth.v1.SimulateResponse.attempts:type_name -> berth.v1.SimulateAttempt
-	25, // 11: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
+	27, // 11: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
 	1,  // 12: berth.v1.SimulateAttempt.result:type_name -> berth.v1.SimulateResult
-	25, // 13: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
+	27, // 13: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
 	7,  // 14: berth.v1.SimulateAttempt.nodes:type_name -> berth.v1.NodeVerdict
-	19, // 15: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
+	21, // 15: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
 	0,  // 16: berth.v1.ListPendingRequest.states:type_name -> berth.v1.QueueState
 	10, // 17: berth.v1.ListPendingResponse.pods:type_name -> berth.v1.PendingPod
-	25, // 18: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
+	27, // 18: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
 	0,  // 19: berth.v1.PendingPod.state:type_name -> berth.v1.QueueState
-	26, // 20: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
+	28, // 20: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
 	13, // 21: berth.v1.ListNominationsResponse.nominations:type_name -> berth.v1.Nomination
-	25, // 22: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
-	20, // 23: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
+	27, // 22: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
+	22, // 23: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
 	18, // 24: berth.v1.ListNodesResponse.nodes:type_name -> berth.v1.NodeUsage
-	21, // 25: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
-	31, // 26: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
-	22, // 27: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
-	23, // 28: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
-	24, // 29: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
+	23, // 25: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
+	33, // 26: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
+	24, // 27: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
+	25, // 28: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
+	26, // 29: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
 	2,  // 30: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
 	4,  // 31: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
 	8,  // 32: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
 	11, // 33: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
 	14, // 34: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
 	16, // 35: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
-	3,  // 36: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
-	5,  // 37: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
-	9,  // 38: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
-	12, // 39: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
-	15, // 40: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
-	17, // 41: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
-	36, // [36:42] is the sub-list for method output_type
-	30, // [30:36] is the sub-list for method input_type
+	19, // 36: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
+	3,  // 37: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
+	5,  // 38: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
+	9,  // 39: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
+	12, // 40: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
+	15, // 41: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
+	17, // 42: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
+	20, // 43: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
+	37, // [37:44] is the sub-list for method output_type
+	30, // [30:37] is the sub-list for method input_type
 	30, // [30:30] is the sub-list for extension type_name
 	30, // [30:30] is the sub-list for extension extendee
 	0,  // [0:30] is the sub-list for field type_name
@@ -1833,7 +1951,7 @@ func file_berth_v1_admin_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_admin_service_proto_rawDesc), len(file_berth_v1_admin_service_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   23,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

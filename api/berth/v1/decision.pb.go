@@ -350,7 +350,7 @@ type Evict struct {
 	// The pending pod that needs the room.
 	Preemptor *PodRef `protobuf:"bytes,3,opt,name=preemptor,proto3" json:"preemptor,omitempty"`
 	// Why, for people, for example
-	// "default-scheduler: preempting to accommodate a higher priority pod".
+	// "Preempted by pod default/hotfix on node node-b1".
 	Reason        string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

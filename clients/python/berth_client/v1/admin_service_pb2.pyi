@@ -265,6 +265,20 @@ class QueueStatsResponse(_message.Message):
     unschedulable: int
     def __init__(self, active: _Optional[int] = ..., backoff: _Optional[int] = ..., unschedulable: _Optional[int] = ..., gated: _Optional[int] = ..., in_flight: _Optional[int] = ..., binding: _Optional[int] = ..., bound: _Optional[int] = ..., ignored: _Optional[int] = ..., attempts_scheduled: _Optional[int] = ..., attempts_unschedulable: _Optional[int] = ..., attempts_error: _Optional[int] = ...) -> None: ...
 
+class ServerInfoRequest(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class ServerInfoResponse(_message.Message):
+    __slots__ = ["awaiting_relist", "scheduling_held", "version"]
+    AWAITING_RELIST_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULING_HELD_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    awaiting_relist: bool
+    scheduling_held: bool
+    version: str
+    def __init__(self, version: _Optional[str] = ..., awaiting_relist: bool = ..., scheduling_held: bool = ...) -> None: ...
+
 class SimulateAttempt(_message.Message):
     __slots__ = ["message", "node", "nodes", "pod", "result", "victims"]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]

@@ -63,6 +63,11 @@ class AdminServiceStub(object):
                 request_serializer=berth_dot_v1_dot_admin__service__pb2.ListNodesRequest.SerializeToString,
                 response_deserializer=berth_dot_v1_dot_admin__service__pb2.ListNodesResponse.FromString,
                 )
+        self.ServerInfo = channel.unary_unary(
+                '/berth.v1.AdminService/ServerInfo',
+                request_serializer=berth_dot_v1_dot_admin__service__pb2.ServerInfoRequest.SerializeToString,
+                response_deserializer=berth_dot_v1_dot_admin__service__pb2.ServerInfoResponse.FromString,
+                )
 
 
 class AdminServiceServicer(object):
@@ -180,6 +185,21 @@ class AdminServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ServerInfo(self, request, context):
+        """ServerInfo says which build of berthd answers and whether it still
+        waits for the orchestrator's first re-list after a restart. berthd
+        keeps its decisions, nominations and binds awaiting an outcome across
+        restarts, not nodes and pods: after a restart it holds only what was
+        sent since, so listings may be empty and Explain may answer NOT_FOUND
+        until the orchestrator re-lists (see StateService.Sync). Tools call it
+        to say so.
+
+        Fails with no code of its own.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -212,6 +232,11 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.ListNodes,
                     request_deserializer=berth_dot_v1_dot_admin__service__pb2.ListNodesRequest.FromString,
                     response_serializer=berth_dot_v1_dot_admin__service__pb2.ListNodesResponse.SerializeToString,
+            ),
+            'ServerInfo': grpc.unary_unary_rpc_method_handler(
+                    servicer.ServerInfo,
+                    request_deserializer=berth_dot_v1_dot_admin__service__pb2.ServerInfoRequest.FromString,
+                    response_serializer=berth_dot_v1_dot_admin__service__pb2.ServerInfoResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -341,5 +366,22 @@ class AdminService(object):
         return grpc.experimental.unary_unary(request, target, '/berth.v1.AdminService/ListNodes',
             berth_dot_v1_dot_admin__service__pb2.ListNodesRequest.SerializeToString,
             berth_dot_v1_dot_admin__service__pb2.ListNodesResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ServerInfo(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/berth.v1.AdminService/ServerInfo',
+            berth_dot_v1_dot_admin__service__pb2.ServerInfoRequest.SerializeToString,
+            berth_dot_v1_dot_admin__service__pb2.ServerInfoResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

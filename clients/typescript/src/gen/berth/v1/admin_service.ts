@@ -539,6 +539,32 @@ export interface NodeUsage_NonZeroRequestedEntry {
   value: number;
 }
 
+/** ServerInfoRequest is the request of AdminService.ServerInfo. */
+export interface ServerInfoRequest {
+}
+
+/** ServerInfoResponse is the response of AdminService.ServerInfo. */
+export interface ServerInfoResponse {
+  /**
+   * berthd's build, as berthd --version prints it: the module version, the
+   * commit and the Go version, for example "(devel), commit 0123456789ab,
+   * go1.26.8". Empty when the server does not know it.
+   */
+  version: string;
+  /**
+   * berthd started on a data directory holding an earlier run's state and
+   * no re-list of pods (a Sync RESYNC_END of a resync covering pods) has
+   * ended since: the nodes and pods it holds are only those sent since it
+   * started.
+   */
+  awaitingRelist: boolean;
+  /**
+   * awaiting_relist, and scheduling still waits for that re-list (until
+   * it ends or berthd's --initial-sync-timeout passes).
+   */
+  schedulingHeld: boolean;
+}
+
 function createBaseExplainRequest(): ExplainRequest {
   return { pod: undefined };
 }
@@ -3698,6 +3724,167 @@ export const NodeUsage_NonZeroRequestedEntry: MessageFns<NodeUsage_NonZeroReques
   },
 };
 
+function createBaseServerInfoRequest(): ServerInfoRequest {
+  return {};
+}
+
+export const ServerInfoRequest: MessageFns<ServerInfoRequest> = {
+  encode(_: ServerInfoRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ServerInfoRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseServerInfoRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ServerInfoRequest {
+    return {};
+  },
+
+  toJSON(_: ServerInfoRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ServerInfoRequest>, I>>(base?: I): ServerInfoRequest {
+    return ServerInfoRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ServerInfoRequest>, I>>(_: I): ServerInfoRequest {
+    const message = createBaseServerInfoRequest();
+    return message;
+  },
+};
+
+function createBaseServerInfoResponse(): ServerInfoResponse {
+  return { version: "", awaitingRelist: false, schedulingHeld: false };
+}
+
+export const ServerInfoResponse: MessageFns<ServerInfoResponse> = {
+  encode(message: ServerInfoResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.version !== "") {
+      writer.uint32(10).string(message.version);
+    }
+    if (message.awaitingRelist !== false) {
+      writer.uint32(16).bool(message.awaitingRelist);
+    }
+    if (message.schedulingHeld !== false) {
+      writer.uint32(24).bool(message.schedulingHeld);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ServerInfoResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseServerInfoResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.awaitingRelist = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.schedulingHeld = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ServerInfoResponse {
+    return {
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      awaitingRelist: isSet(object.awaitingRelist)
+        ? globalThis.Boolean(object.awaitingRelist)
+        : isSet(object.awaiting_relist)
+        ? globalThis.Boolean(object.awaiting_relist)
+        : false,
+      schedulingHeld: isSet(object.schedulingHeld)
+        ? globalThis.Boolean(object.schedulingHeld)
+        : isSet(object.scheduling_held)
+        ? globalThis.Boolean(object.scheduling_held)
+        : false,
+    };
+  },
+
+  toJSON(message: ServerInfoResponse): unknown {
+    const obj: any = {};
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    if (message.awaitingRelist !== false) {
+      obj.awaitingRelist = message.awaitingRelist;
+    }
+    if (message.schedulingHeld !== false) {
+      obj.schedulingHeld = message.schedulingHeld;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ServerInfoResponse>, I>>(base?: I): ServerInfoResponse {
+    return ServerInfoResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ServerInfoResponse>, I>>(object: I): ServerInfoResponse {
+    const message = createBaseServerInfoResponse();
+    message.version = object.version ?? "";
+    message.awaitingRelist = object.awaitingRelist ?? false;
+    message.schedulingHeld = object.schedulingHeld ?? false;
+    return message;
+  },
+};
+
 /**
  * AdminService answers questions about the scheduler for operators and
  * tools. Nothing in it changes what the scheduler does.
@@ -3846,6 +4033,26 @@ export const AdminServiceService = {
     responseSerialize: (value: ListNodesResponse): Buffer => Buffer.from(ListNodesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListNodesResponse => ListNodesResponse.decode(value),
   },
+  /**
+   * ServerInfo says which build of berthd answers and whether it still
+   * waits for the orchestrator's first re-list after a restart. berthd
+   * keeps its decisions, nominations and binds awaiting an outcome across
+   * restarts, not nodes and pods: after a restart it holds only what was
+   * sent since, so listings may be empty and Explain may answer NOT_FOUND
+   * until the orchestrator re-lists (see StateService.Sync). Tools call it
+   * to say so.
+   *
+   * Fails with no code of its own.
+   */
+  serverInfo: {
+    path: "/berth.v1.AdminService/ServerInfo" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ServerInfoRequest): Buffer => Buffer.from(ServerInfoRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ServerInfoRequest => ServerInfoRequest.decode(value),
+    responseSerialize: (value: ServerInfoResponse): Buffer => Buffer.from(ServerInfoResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ServerInfoResponse => ServerInfoResponse.decode(value),
+  },
 } as const;
 
 export interface AdminServiceServer extends UntypedServiceImplementation {
@@ -3924,6 +4131,18 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    * or match_labels holding an empty key.
    */
   listNodes: handleUnaryCall<ListNodesRequest, ListNodesResponse>;
+  /**
+   * ServerInfo says which build of berthd answers and whether it still
+   * waits for the orchestrator's first re-list after a restart. berthd
+   * keeps its decisions, nominations and binds awaiting an outcome across
+   * restarts, not nodes and pods: after a restart it holds only what was
+   * sent since, so listings may be empty and Explain may answer NOT_FOUND
+   * until the orchestrator re-lists (see StateService.Sync). Tools call it
+   * to say so.
+   *
+   * Fails with no code of its own.
+   */
+  serverInfo: handleUnaryCall<ServerInfoRequest, ServerInfoResponse>;
 }
 
 export interface AdminServiceClient extends Client {
@@ -4085,6 +4304,32 @@ export interface AdminServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListNodesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ServerInfo says which build of berthd answers and whether it still
+   * waits for the orchestrator's first re-list after a restart. berthd
+   * keeps its decisions, nominations and binds awaiting an outcome across
+   * restarts, not nodes and pods: after a restart it holds only what was
+   * sent since, so listings may be empty and Explain may answer NOT_FOUND
+   * until the orchestrator re-lists (see StateService.Sync). Tools call it
+   * to say so.
+   *
+   * Fails with no code of its own.
+   */
+  serverInfo(
+    request: ServerInfoRequest,
+    callback: (error: ServiceError | null, response: ServerInfoResponse) => void,
+  ): ClientUnaryCall;
+  serverInfo(
+    request: ServerInfoRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ServerInfoResponse) => void,
+  ): ClientUnaryCall;
+  serverInfo(
+    request: ServerInfoRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ServerInfoResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -176,7 +176,7 @@ export interface Evict {
     | undefined;
   /**
    * Why, for people, for example
-   * "default-scheduler: preempting to accommodate a higher priority pod".
+   * "Preempted by pod default/hotfix on node node-b1".
    */
   reason: string;
 }
