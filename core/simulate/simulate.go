@@ -47,7 +47,7 @@ type Options struct {
 	// Logger defaults to discarding.
 	Logger *slog.Logger
 	// NoResultMemo runs every plugin on every node for every pod (see
-	// scheduler.Options.NoResultMemo); tests compare the two.
+	// scheduler.Replay.NoResultMemo); tests compare the two.
 	NoResultMemo bool
 }
 
@@ -101,9 +101,7 @@ func Run(ctx context.Context, in Input, opts Options) ([]Line, error) {
 		Logger:                   opts.Logger,
 		Deterministic:            true,
 		PercentageOfNodesToScore: percentage,
-		BindInline:               true,
-		ScoreSingleNode:          true,
-		NoResultMemo:             opts.NoResultMemo,
+		Replay:                   scheduler.Replay{BindInline: true, ScoreSingleNode: true, NoResultMemo: opts.NoResultMemo},
 	})
 	if err != nil {
 		return nil, &ConfigError{Err: err}
@@ -183,7 +181,7 @@ func (r *run) load(ctx context.Context, in Input) ([]*model.Pod, error) {
 			r.lines = append(r.lines, Line{Pod: p.Key(), Result: ResultError, Message: msg})
 			continue
 		}
-		admitted, _ := r.s.Pod(p.UID)
+		admitted, _ := r.s.View().Pod(p.UID)
 		pending = append(pending, admitted)
 	}
 	return pending, nil
@@ -192,7 +190,7 @@ func (r *run) load(ctx context.Context, in Input) ([]*model.Pod, error) {
 // order sorts the pending pods as the queue would pop them: the first
 // profile's QueueSort with the creation time as queue timestamp, stable.
 func (r *run) order(pending []*model.Pod) []*model.Pod {
-	less := r.s.QueueSortFunc()
+	less := r.s.View().QueueSortFunc()
 	infos := make([]*framework.QueuedPodInfo, len(pending))
 	for i, p := range pending {
 		infos[i] = &framework.QueuedPodInfo{PodInfo: &framework.PodInfo{Pod: p}, Timestamp: p.CreationTime}
@@ -215,11 +213,11 @@ func (r *run) order(pending []*model.Pod) []*model.Pod {
 
 // schedule tries one pending pod and, after a nomination, retries it.
 func (r *run) schedule(ctx context.Context, uid string, retries int) error {
-	pod, ok := r.s.Pod(uid)
+	pod, ok := r.s.View().Pod(uid)
 	if !ok || pod.NodeName != "" {
 		return nil // gone (a preemption victim) or bound meanwhile
 	}
-	if _, ok := r.s.Profile(pod.SchedulerName); !ok {
+	if _, ok := r.s.View().Profile(pod.SchedulerName); !ok {
 		r.lines = append(r.lines, Line{Pod: pod.Key(), Result: ResultSkipped, Message: fmt.Sprintf("no profile for schedulerName %q", pod.SchedulerName)})
 		return nil
 	}
@@ -227,7 +225,7 @@ func (r *run) schedule(ctx context.Context, uid string, retries int) error {
 		r.lines = append(r.lines, Line{Pod: pod.Key(), Result: ResultSkipped, Message: "pod is being deleted"})
 		return nil
 	}
-	if ex, err := r.s.ExplainUID(uid); err == nil && ex.Queue.GatingPlugin != "" {
+	if ex, err := r.s.View().ExplainUID(uid); err == nil && ex.Queue.GatingPlugin != "" {
 		plugin := ex.Queue.GatingPlugin
 		r.lines = append(r.lines, Line{Pod: pod.Key(), Result: ResultGated, Plugin: plugin, Message: "pod was rejected by PreEnqueue plugin " + plugin})
 		return nil
@@ -263,7 +261,7 @@ func (r *run) apply(ctx context.Context, att *scheduler.Attempt) ([]string, erro
 	}
 	slices.Sort(victims)
 	if att.Result == scheduler.ResultScheduled && att.BindStatus.IsSuccess() {
-		cur, ok := r.s.Pod(att.Pod.UID)
+		cur, ok := r.s.View().Pod(att.Pod.UID)
 		if !ok {
 			return victims, nil
 		}

@@ -113,7 +113,7 @@ func (s *Service) newSimulation(ctx context.Context) (*simulation, error) {
 	sched, err := scheduler.New(ctx, scheduler.Options{
 		Config: s.opts.Config, Registry: s.opts.Registry, Decisions: sink,
 		Clock: fixedClock{s.opts.Clock.Now()}, Logger: s.logger,
-		Deterministic: true, BindInline: true, PercentageOfNodesToScore: &every,
+		Deterministic: true, Replay: scheduler.Replay{BindInline: true}, PercentageOfNodesToScore: &every,
 	})
 	if err != nil {
 		return nil, err
@@ -212,7 +212,7 @@ func (sim *simulation) applyDelta(ctx context.Context, sr *simRequest) error {
 			return errmap.Status(errmap.Field(fmt.Sprintf("cluster_delta[%d].%s", i, errmap.KindField(o.Kind())), err))
 		}
 	}
-	nodes, err := sim.s.Nodes()
+	nodes, err := sim.s.View().Nodes()
 	if err != nil {
 		return errmap.Status(fmt.Errorf("listing the simulated nodes: %w", err))
 	}
@@ -229,7 +229,7 @@ func (sim *simulation) remove(ctx context.Context, ref convert.Ref) error {
 	case berthv1.ObjectKind_OBJECT_KIND_NODE:
 		return sim.s.DeleteNode(ctx, ref.Name)
 	case berthv1.ObjectKind_OBJECT_KIND_POD:
-		ex, err := sim.s.Explain(ref.Namespace, ref.Name)
+		ex, err := sim.s.View().Explain(ref.Namespace, ref.Name)
 		if err != nil || (ref.UID != "" && ref.UID != ex.Pod.UID) {
 			return scheduler.ErrNotFound
 		}
@@ -246,7 +246,7 @@ func (sim *simulation) remove(ctx context.Context, ref convert.Ref) error {
 
 // addPod upserts a pod, replacing one of the same name under another uid.
 func (sim *simulation) addPod(ctx context.Context, pod *model.Pod) error {
-	if ex, err := sim.s.Explain(pod.Namespace, pod.Name); err == nil && ex.Pod.UID != pod.UID {
+	if ex, err := sim.s.View().Explain(pod.Namespace, pod.Name); err == nil && ex.Pod.UID != pod.UID {
 		if err := sim.s.DeletePod(ctx, ex.Pod); err != nil {
 			return err
 		}
@@ -263,12 +263,12 @@ func (sim *simulation) addPods(ctx context.Context, pods []*model.Pod) ([]*model
 			return nil, errmap.Status(errmap.Field(fmt.Sprintf("pods[%d]", i), err))
 		}
 		if p.NodeName == "" {
-			admitted, _ := sim.s.Pod(p.UID)
+			admitted, _ := sim.s.View().Pod(p.UID)
 			pending = append(pending, admitted)
 		}
 	}
 	slices.SortFunc(pending, func(a, b *model.Pod) int { return strings.Compare(a.Key(), b.Key()) })
-	less := sim.s.QueueSortFunc()
+	less := sim.s.View().QueueSortFunc()
 	slices.SortStableFunc(pending, func(a, b *model.Pod) int {
 		qa := &framework.QueuedPodInfo{PodInfo: &framework.PodInfo{Pod: a}, Timestamp: a.CreationTime}
 		qb := &framework.QueuedPodInfo{PodInfo: &framework.PodInfo{Pod: b}, Timestamp: b.CreationTime}
@@ -287,13 +287,13 @@ func (sim *simulation) addPods(ctx context.Context, pods []*model.Pod) ([]*model
 // immediate retry.
 func (sim *simulation) schedule(ctx context.Context, pod *model.Pod) ([]*berthv1.SimulateAttempt, error) {
 	ref := convert.PodRefOf(pod)
-	if ex, err := sim.s.ExplainUID(pod.UID); err == nil && ex.Queue.GatingPlugin != "" {
+	if ex, err := sim.s.View().ExplainUID(pod.UID); err == nil && ex.Queue.GatingPlugin != "" {
 		return []*berthv1.SimulateAttempt{{Pod: ref, Result: berthv1.SimulateResult_SIMULATE_RESULT_GATED,
 			Message: "pod was rejected by PreEnqueue plugin " + ex.Queue.GatingPlugin}}, nil
 	}
 	var out []*berthv1.SimulateAttempt
 	for round := 0; round < 2; round++ {
-		if cur, ok := sim.s.Pod(pod.UID); !ok || cur.NodeName != "" {
+		if cur, ok := sim.s.View().Pod(pod.UID); !ok || cur.NodeName != "" {
 			break
 		}
 		_, _ = sim.sink.take()
@@ -331,7 +331,7 @@ func (sim *simulation) apply(ctx context.Context, att *scheduler.Attempt) (*bert
 	switch {
 	case att.Result == scheduler.ResultScheduled && att.BindStatus.IsSuccess():
 		out.Result, out.Node = berthv1.SimulateResult_SIMULATE_RESULT_BOUND, att.Node
-		if cur, ok := sim.s.Pod(att.Pod.UID); ok {
+		if cur, ok := sim.s.View().Pod(att.Pod.UID); ok {
 			bound := *cur
 			bound.NodeName, bound.NominatedNodeName, bound.Ready = att.Node, "", true
 			if err := sim.s.AddPod(ctx, &bound); err != nil {

@@ -18,8 +18,9 @@ import (
 	"github.com/berthsched/berth/server/errmap"
 )
 
-// Cluster is the scheduler as the state service drives it;
-// *scheduler.Scheduler satisfies it.
+// Cluster is the scheduler as the state service drives it: its write side
+// (*scheduler.Scheduler) and its read side (scheduler.View), as berthd
+// wires them.
 type Cluster interface {
 	AddNode(ctx context.Context, node *model.Node) error
 	DeleteNode(ctx context.Context, name string) error
