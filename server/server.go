@@ -18,6 +18,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/server/intake"
 )
 
 // DefaultShutdownTimeout is how long Serve waits, once its context ends, for
@@ -46,6 +47,8 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// Services implement berth.v1.
 	Services Services
+	// Edge says who may call and bounds what calls in flight hold.
+	Edge Edge
 	// GRPCOptions are added to the gRPC server's: transport credentials,
 	// interceptors (chained after the metrics interceptors).
 	GRPCOptions []grpc.ServerOption
@@ -107,7 +110,13 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 
-	s.grpc = newGRPCServer(svc, s.health, metrics, cfg.GRPCOptions...)
+	limits := intake.DefaultLimits()
+	if cfg.Edge.Limits != nil {
+		limits = *cfg.Edge.Limits
+	}
+	in := intake.New(limits)
+	opts := append(edgeOptions(cfg.Edge, in, s.logger), cfg.GRPCOptions...)
+	s.grpc = newGRPCServer(svc, s.health, metrics, in, opts...)
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	for _, name := range berthServiceNames() {
 		s.health.SetServingStatus(name, healthpb.HealthCheckResponse_SERVING)

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 // Sentinel errors. Backends wrap them with %w; test with errors.Is.
@@ -40,6 +41,15 @@ func (e *CompactedError) Error() string {
 
 // Unwrap makes errors.Is(err, ErrCompacted) hold.
 func (e *CompactedError) Unwrap() error { return ErrCompacted }
+
+// ErrorReason is the reason of the google.rpc.ErrorInfo the API answers a
+// compacted revision with (api/berth/v1/decision_service.proto).
+func (e *CompactedError) ErrorReason() string { return "REVISION_COMPACTED" }
+
+// ErrorMetadata is that ErrorInfo's metadata: the revision to restart from.
+func (e *CompactedError) ErrorMetadata() map[string]string {
+	return map[string]string{"oldest_revision": strconv.FormatUint(e.Oldest, 10)}
+}
 
 // SchemaVersionError reports data written with a schema version this build
 // cannot read. It matches ErrSchemaVersion under errors.Is.

@@ -77,7 +77,7 @@ spec: {containers: [{name: c, resources: {requests: {cpu: "8"}}}]}
 	// Wait for the scheduling loop: one bind awaiting its outcome, one pod
 	// unschedulable.
 	deadline := time.Now().Add(10 * time.Second)
-	for st := d.Scheduler().Stats(); st.BindsInFlight != 1 || st.Queue.Unschedulable != 1; st = d.Scheduler().Stats() {
+	for st := d.Scheduler().View().Stats(); st.BindsInFlight != 1 || st.Queue.Unschedulable != 1; st = d.Scheduler().View().Stats() {
 		if time.Now().After(deadline) {
 			t.Fatalf("scheduler did not settle: %+v", st)
 		}

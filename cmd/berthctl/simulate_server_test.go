@@ -142,7 +142,7 @@ func matchOffline(t *testing.T, cases []simCase, outputs ...string) {
 					t.Errorf("-o %s (-offline +server):\n%s", output, diff)
 				}
 			}
-			if pods := srv.d.Scheduler().Pods(); len(pods) != 0 {
+			if pods := srv.d.Scheduler().View().Pods(); len(pods) != 0 {
 				t.Errorf("berthd holds %d pods after simulating", len(pods))
 			}
 		})
@@ -224,7 +224,7 @@ spec: {priorityClassName: high, containers: [{name: c, resources: {requests: {cp
 // heldSummary is what berthd holds, in brief.
 func heldSummary(t *testing.T, d *daemon.Daemon) string {
 	t.Helper()
-	nodes, err := d.Scheduler().Nodes()
+	nodes, err := d.Scheduler().View().Nodes()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func heldSummary(t *testing.T, d *daemon.Daemon) string {
 	for _, n := range nodes {
 		fmt.Fprintf(&b, "node %s %v; ", n.Node.Name, n.Node.Allocatable)
 	}
-	for _, p := range d.Scheduler().Pods() {
+	for _, p := range d.Scheduler().View().Pods() {
 		fmt.Fprintf(&b, "pod %s on %q; ", p.Key(), p.NodeName)
 	}
 	return b.String()

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/berthsched/berth/server/auth"
+	"github.com/berthsched/berth/server/intake"
 )
 
 func writeConfig(t *testing.T, dir, content string) string {
@@ -42,6 +43,10 @@ deterministic: true
 initialSyncTimeout: 30s
 gcPercent: 200
 dashboard: false
+maxStreamsPerConn: 64
+maxStreams: 1000
+maxRequestBytesPerConn: 33554432
+maxRequestBytes: 268435456
 `
 
 func TestConfigFile(t *testing.T) {
@@ -54,6 +59,7 @@ func TestConfigFile(t *testing.T) {
 		tls:       auth.TLSFiles{Cert: filepath.Join(dir, "tls/server.pem"), Key: filepath.Join(dir, "tls/server-key.pem"), ClientCA: "/etc/berth/ca.pem"},
 		tokenFile: filepath.Join(dir, "tokens"), deterministic: true, initialSync: 30 * time.Second, gcPercent: 200,
 		dashboard: false,
+		limits:    intake.Limits{ConnStreams: 64, Streams: 1000, ConnRequestBytes: 32 << 20, RequestBytes: 256 << 20},
 	}
 	tests := []struct {
 		name    string

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"github.com/berthsched/berth/server"
 	"github.com/berthsched/berth/server/auth"
 	"github.com/berthsched/berth/server/daemon"
+	"github.com/berthsched/berth/server/intake"
 	"github.com/berthsched/berth/store"
 )
 
@@ -64,6 +66,7 @@ type options struct {
 	dashboard       bool
 	version         bool // print the version and exit
 	healthcheck     bool // ask a running berthd's /healthz and exit
+	limits          intake.Limits
 }
 
 func defaultOptions() options {
@@ -78,6 +81,7 @@ func defaultOptions() options {
 		initialSync:     defaultInitialSyncTimeout,
 		gcPercent:       daemon.GCPercent(os.Getenv),
 		dashboard:       true,
+		limits:          intake.DefaultLimits(),
 	}
 }
 
@@ -103,6 +107,14 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.dashboard, "dashboard", o.dashboard, "serve the read-only web dashboard on --metrics-listen, behind --token-file's tokens when set")
 	fs.BoolVar(&o.version, "version", o.version, "print berthd's version and commit, then exit")
 	fs.BoolVar(&o.healthcheck, "healthcheck", o.healthcheck, "ask the berthd serving on --metrics-listen for /healthz and exit 0 if it serves, 1 if not (container health checks); starts nothing")
+	fs.Func("max-streams-per-conn", fmt.Sprintf("most calls in flight on one connection (HTTP/2 MAX_CONCURRENT_STREAMS: clients wait for a free one) (default %d)", o.limits.ConnStreams), func(v string) error {
+		n, err := strconv.ParseUint(v, 10, 32)
+		o.limits.ConnStreams = uint32(n)
+		return err
+	})
+	fs.Int64Var(&o.limits.Streams, "max-streams", o.limits.Streams, "most calls in flight on all connections; beyond, calls are refused RESOURCE_EXHAUSTED before their request is read; 0: no limit")
+	fs.Int64Var(&o.limits.ConnRequestBytes, "max-request-bytes-per-conn", o.limits.ConnRequestBytes, "most bytes of request messages the calls of one connection hold; beyond, RESOURCE_EXHAUSTED; 0: no limit")
+	fs.Int64Var(&o.limits.RequestBytes, "max-request-bytes", o.limits.RequestBytes, "most bytes of request messages all calls hold; beyond, RESOURCE_EXHAUSTED; 0: no limit")
 	fs.DurationVar(&o.initialSync, "initial-sync-timeout", o.initialSync, "after a restart, how long scheduling waits for the orchestrator's first re-list (a Sync RESYNC_END covering pods) before starting anyway; 0: no wait")
 }
 
@@ -147,6 +159,10 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 		return options{}, errors.New("--shutdown-timeout must not be negative")
 	case o.initialSync < 0:
 		return options{}, errors.New("--initial-sync-timeout must not be negative")
+	case o.limits.Streams < 0 || o.limits.ConnRequestBytes < 0 || o.limits.RequestBytes < 0:
+		return options{}, errors.New("--max-streams, --max-request-bytes and --max-request-bytes-per-conn must not be negative")
+	case o.limits.ConnStreams == 0:
+		return options{}, errors.New("--max-streams-per-conn must be at least 1")
 	case o.tls.Enabled() && (o.tls.Cert == "" || o.tls.Key == ""):
 		return options{}, errors.New("--tls-cert and --tls-key go together, and --tls-client-ca needs both")
 	}
@@ -187,27 +203,37 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	logProfiles(logger, cfg.Scheduler, opts.schedulerConfig)
-	if cfg.GRPCOptions, cfg.Tokens, err = securityOptions(opts); err != nil {
+	var tokens *auth.Tokens
+	if cfg.GRPCOptions, tokens, err = securityOptions(opts, logger); err != nil {
 		return err
 	}
-	d, err := daemon.Open(ctx, cfg)
-	if err != nil {
-		return err
+	if tokens != nil {
+		cfg.Tokens, cfg.Edge.Authorizer = tokens, tokens
 	}
+	cfg.Edge.Limits = &opts.limits
+	// Listen before opening the data directory, which Open creates: a
+	// port in use must not leave a new directory behind.
 	grpcLis, err := server.Listen(ctx, opts.listen)
 	if err != nil {
-		return errors.Join(fmt.Errorf("--listen: %w", err), d.Close())
+		return fmt.Errorf("--listen: %w", err)
 	}
 	var metricsLis net.Listener
 	if opts.metricsListen != "" {
 		if metricsLis, err = server.Listen(ctx, opts.metricsListen); err != nil {
-			_ = grpcLis.Close()
-			return errors.Join(fmt.Errorf("--metrics-listen: %w", err), d.Close())
+			return errors.Join(fmt.Errorf("--metrics-listen: %w", err), grpcLis.Close())
 		}
-		if cfg.Dashboard && (opts.tls.Enabled() || cfg.Tokens != nil) && offHost(metricsLis.Addr()) {
+		if cfg.Dashboard && (opts.tls.Enabled() || tokens != nil) && offHost(metricsLis.Addr()) {
 			logger.Warn("the dashboard is served over plain HTTP beyond this host: --tls-* cover gRPC only, and a token sent to the dashboard travels in clear; keep --metrics-listen on loopback or put a TLS proxy in front",
 				"metrics_listen", metricsLis.Addr().String())
 		}
+	}
+	d, err := daemon.Open(ctx, cfg)
+	if err != nil {
+		errs := []error{err, grpcLis.Close()}
+		if metricsLis != nil {
+			errs = append(errs, metricsLis.Close())
+		}
+		return errors.Join(errs...)
 	}
 	return d.Serve(ctx, grpcLis, metricsLis)
 }
@@ -251,24 +277,24 @@ func logProfiles(logger *slog.Logger, cfg *config.Config, path string) {
 	}
 }
 
-// securityOptions are the gRPC options of TLS and bearer tokens, and the
-// tokens (nil without --token-file), which guard the dashboard too.
-func securityOptions(opts options) ([]grpc.ServerOption, *auth.Tokens, error) {
+// securityOptions are the gRPC options of TLS and the bearer tokens (nil
+// without --token-file), which the edge's tap and the dashboard check.
+// TLS failures are logged to logger at warn, rate limited.
+func securityOptions(opts options, logger *slog.Logger) ([]grpc.ServerOption, *auth.Tokens, error) {
 	var out []grpc.ServerOption
 	if opts.tls.Enabled() {
-		creds, err := opts.tls.ServerOption()
+		creds, err := opts.tls.ServerOption(auth.NewFailureLog(logger, auth.DefaultFailureLogInterval, nil))
 		if err != nil {
 			return nil, nil, err
 		}
 		out = append(out, creds)
 	}
-	var tokens *auth.Tokens
-	if opts.tokenFile != "" {
-		var err error
-		if tokens, err = auth.LoadTokens(opts.tokenFile); err != nil {
-			return nil, nil, fmt.Errorf("--token-file: %w", err)
-		}
-		out = append(out, tokens.ServerOptions()...)
+	if opts.tokenFile == "" {
+		return out, nil, nil
+	}
+	tokens, err := auth.LoadTokens(opts.tokenFile)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--token-file: %w", err)
 	}
 	return out, tokens, nil
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/berthsched/berth/server/auth"
 	"github.com/berthsched/berth/server/daemon"
+	"github.com/berthsched/berth/server/intake"
 	"github.com/berthsched/berth/store"
 )
 
@@ -39,6 +40,7 @@ func TestParseFlags(t *testing.T) {
 		initialSync:     5 * time.Second,
 		gcPercent:       daemon.DefaultGCPercent,
 		dashboard:       true,
+		limits:          intake.DefaultLimits(),
 	}
 	tests := []struct {
 		name    string
@@ -51,7 +53,8 @@ func TestParseFlags(t *testing.T) {
 			name: "all set",
 			args: []string{"--listen", "unix:///run/berth.sock", "--metrics-listen=", "--data-dir", "/var/lib/berth", "--log-level", "debug", "--shutdown-timeout", "3s", "--dashboard=false"},
 			want: options{listen: "unix:///run/berth.sock", dataDir: "/var/lib/berth", logLevel: slog.LevelDebug, shutdownTimeout: 3 * time.Second,
-				retainDecisions: 1_000_000, maxMutations: 10_000, initialSync: 5 * time.Second, gcPercent: daemon.DefaultGCPercent},
+				retainDecisions: 1_000_000, maxMutations: 10_000, initialSync: 5 * time.Second, gcPercent: daemon.DefaultGCPercent,
+				limits: intake.DefaultLimits()},
 		},
 		{
 			name: "collector target",
@@ -63,6 +66,18 @@ func TestParseFlags(t *testing.T) {
 			}(),
 		},
 		{name: "collector target not a number", args: []string{"--gc-percent", "off"}, wantErr: true},
+		{
+			name: "limits of calls in flight",
+			args: []string{"--max-streams-per-conn", "10", "--max-streams", "20", "--max-request-bytes-per-conn", "30", "--max-request-bytes", "0"},
+			want: func() options {
+				o := defaults
+				o.limits = intake.Limits{ConnStreams: 10, Streams: 20, ConnRequestBytes: 30, RequestBytes: 0}
+				return o
+			}(),
+		},
+		{name: "no stream per connection", args: []string{"--max-streams-per-conn", "0"}, wantErr: true},
+		{name: "negative request bytes", args: []string{"--max-request-bytes", "-1"}, wantErr: true},
+		{name: "streams per connection not a number", args: []string{"--max-streams-per-conn", "many"}, wantErr: true},
 		{
 			name: "retention, security and limits",
 			args: []string{"--retain-decisions", "0", "--retain-for", "24h", "--tls-cert", "c.pem", "--tls-key", "k.pem",
@@ -303,6 +318,29 @@ func TestOffHost(t *testing.T) {
 	for _, tt := range tests {
 		if got := offHost(tt.addr); got != tt.want {
 			t.Errorf("offHost(%v) = %v, want %v", tt.addr, got, tt.want)
+		}
+	}
+}
+
+// A port already in use fails berthd before it creates anything: no new
+// data directory is left behind.
+func TestRunPortInUseLeavesNoDataDir(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	dataDir := filepath.Join(t.TempDir(), "data")
+	for _, args := range [][]string{
+		{"--listen", taken.Addr().String(), "--metrics-listen", ""},
+		{"--listen", "127.0.0.1:0", "--metrics-listen", taken.Addr().String()},
+	} {
+		err := run(t.Context(), append(args, "--data-dir", dataDir), io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "address already in use") {
+			t.Errorf("run %q: %v, want the address reported in use", args, err)
+		}
+		if _, err := os.Stat(dataDir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("run %q left %s behind (stat: %v)", args, dataDir, err)
 		}
 	}
 }

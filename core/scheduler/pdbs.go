@@ -114,10 +114,10 @@ func (s *Scheduler) SetPDB(ctx context.Context, pdb *model.PodDisruptionBudget) 
 	}
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
-	s.pdbs.mu.Lock()
-	old, known := s.pdbs.byKey[pdbKey(pdb.Namespace, pdb.Name)]
-	s.pdbs.byKey[pdbKey(pdb.Namespace, pdb.Name)] = pdbEntry{pdb: pdb, sel: sel}
-	s.pdbs.mu.Unlock()
+	s.state.pdbs.mu.Lock()
+	old, known := s.state.pdbs.byKey[pdbKey(pdb.Namespace, pdb.Name)]
+	s.state.pdbs.byKey[pdbKey(pdb.Namespace, pdb.Name)] = pdbEntry{pdb: pdb, sel: sel}
+	s.state.pdbs.mu.Unlock()
 	action, label := framework.ActionAdd, "PodDisruptionBudgetAdd"
 	var oldObj any
 	if known {
@@ -131,24 +131,13 @@ func (s *Scheduler) SetPDB(ctx context.Context, pdb *model.PodDisruptionBudget) 
 func (s *Scheduler) DeletePDB(ctx context.Context, namespace, name string) error {
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
-	s.pdbs.mu.Lock()
-	old, known := s.pdbs.byKey[pdbKey(namespace, name)]
-	delete(s.pdbs.byKey, pdbKey(namespace, name))
-	s.pdbs.mu.Unlock()
+	s.state.pdbs.mu.Lock()
+	old, known := s.state.pdbs.byKey[pdbKey(namespace, name)]
+	delete(s.state.pdbs.byKey, pdbKey(namespace, name))
+	s.state.pdbs.mu.Unlock()
 	if !known {
 		return fmt.Errorf("delete PodDisruptionBudget %s: %w", pdbKey(namespace, name), ErrNotFound)
 	}
 	s.queue.MoveAllToActiveOrBackoffQueue(ctx, objectEvent(framework.EventPDB, framework.ActionDelete, "PodDisruptionBudgetDelete"), old.pdb, nil, nil)
 	return nil
-}
-
-// pdbPods lists the known pods for budget allowances.
-func (s *Scheduler) pdbPods() []*model.Pod {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := make([]*model.Pod, 0, len(s.pods))
-	for _, p := range s.pods {
-		out = append(out, p)
-	}
-	return out
 }

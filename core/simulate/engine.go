@@ -77,9 +77,7 @@ func New(ctx context.Context, in Input, opts Options) (*Engine, error) {
 		Logger:                   opts.Logger,
 		Deterministic:            true,
 		PercentageOfNodesToScore: percentage,
-		BindInline:               true,
-		ScoreSingleNode:          true,
-		NoResultMemo:             opts.NoResultMemo,
+		Replay:                   scheduler.Replay{BindInline: true, ScoreSingleNode: true, NoResultMemo: opts.NoResultMemo},
 	})
 	if err != nil {
 		return nil, &ConfigError{Err: err}
@@ -150,7 +148,7 @@ func (e *Engine) Upsert(ctx context.Context, o Object) error {
 }
 
 func (e *Engine) upsertPod(ctx context.Context, pod *model.Pod) error {
-	if ex, err := e.s.Explain(pod.Namespace, pod.Name); err == nil && ex.Pod.UID != pod.UID {
+	if ex, err := e.s.View().Explain(pod.Namespace, pod.Name); err == nil && ex.Pod.UID != pod.UID {
 		if err := e.s.DeletePod(ctx, ex.Pod); err != nil {
 			return err
 		}
@@ -166,7 +164,7 @@ func (e *Engine) Remove(ctx context.Context, o Object) error {
 	case o.Node != nil:
 		err = e.s.DeleteNode(ctx, o.Node.Name)
 	case o.Pod != nil:
-		ex, xerr := e.s.Explain(o.Pod.Namespace, o.Pod.Name)
+		ex, xerr := e.s.View().Explain(o.Pod.Namespace, o.Pod.Name)
 		if xerr != nil || (o.Pod.UID != "" && o.Pod.UID != ex.Pod.UID) {
 			return nil
 		}
@@ -186,7 +184,7 @@ func (e *Engine) Remove(ctx context.Context, o Object) error {
 
 // Nodes lists the names of the nodes held, sorted.
 func (e *Engine) Nodes() ([]string, error) {
-	usage, err := e.s.Nodes()
+	usage, err := e.s.View().Nodes()
 	if err != nil {
 		return nil, fmt.Errorf("simulate: listing nodes: %w", err)
 	}
@@ -226,7 +224,7 @@ func (e *Engine) Schedule(ctx context.Context, pods []*model.Pod) ([]Attempt, er
 			out = append(out, Attempt{Line: Line{Pod: p.Key(), Result: ResultError, Message: msg}, Pod: p})
 			continue
 		}
-		admitted, _ := e.s.Pod(p.UID)
+		admitted, _ := e.s.View().Pod(p.UID)
 		pending = append(pending, admitted)
 	}
 	nodes, err := e.Nodes()
@@ -245,7 +243,7 @@ func (e *Engine) Schedule(ctx context.Context, pods []*model.Pod) ([]Attempt, er
 // and pods (baseTime if none is later).
 func (e *Engine) startTime(pods []*model.Pod) time.Time {
 	now := baseTime
-	for _, p := range slices.Concat(e.s.Pods(), pods) {
+	for _, p := range slices.Concat(e.s.View().Pods(), pods) {
 		if p.CreationTime.After(now) {
 			now = p.CreationTime
 		}
@@ -256,7 +254,7 @@ func (e *Engine) startTime(pods []*model.Pod) time.Time {
 // order sorts the pending pods as the queue would pop them: the first
 // profile's QueueSort with the creation time as queue timestamp, stable.
 func (e *Engine) order(pending []*model.Pod) []*model.Pod {
-	less := e.s.QueueSortFunc()
+	less := e.s.View().QueueSortFunc()
 	infos := make([]*framework.QueuedPodInfo, len(pending))
 	for i, p := range pending {
 		infos[i] = &framework.QueuedPodInfo{PodInfo: &framework.PodInfo{Pod: p}, Timestamp: p.CreationTime}
@@ -280,17 +278,17 @@ func (e *Engine) order(pending []*model.Pod) []*model.Pod {
 // schedule tries one pending pod and, after a nomination, retries it; it
 // appends its attempts to out. nodes are all the cluster's nodes.
 func (e *Engine) schedule(ctx context.Context, uid string, nodes []string, out []Attempt) ([]Attempt, error) {
-	pod, ok := e.s.Pod(uid)
+	pod, ok := e.s.View().Pod(uid)
 	if !ok || pod.NodeName != "" {
 		return out, nil // gone (a preemption victim) or bound meanwhile
 	}
-	if _, ok := e.s.Profile(pod.SchedulerName); !ok {
+	if _, ok := e.s.View().Profile(pod.SchedulerName); !ok {
 		return append(out, Attempt{Line: Line{Pod: pod.Key(), Result: ResultSkipped, Message: fmt.Sprintf("no profile for schedulerName %q", pod.SchedulerName)}, Pod: pod}), nil
 	}
 	if pod.Terminating {
 		return append(out, Attempt{Line: Line{Pod: pod.Key(), Result: ResultSkipped, Message: "pod is being deleted"}, Pod: pod}), nil
 	}
-	if ex, err := e.s.ExplainUID(uid); err == nil && ex.Queue.GatingPlugin != "" {
+	if ex, err := e.s.View().ExplainUID(uid); err == nil && ex.Queue.GatingPlugin != "" {
 		plugin := ex.Queue.GatingPlugin
 		return append(out, Attempt{Line: Line{Pod: pod.Key(), Result: ResultGated, Plugin: plugin, Message: "pod was rejected by PreEnqueue plugin " + plugin}, Pod: pod}), nil
 	}
@@ -329,7 +327,7 @@ func (e *Engine) apply(ctx context.Context, att *scheduler.Attempt) ([]*model.Po
 	}
 	slices.SortStableFunc(victims, func(a, b *model.Pod) int { return cmp.Compare(a.Key(), b.Key()) })
 	if att.Result == scheduler.ResultScheduled && att.BindStatus.IsSuccess() {
-		cur, ok := e.s.Pod(att.Pod.UID)
+		cur, ok := e.s.View().Pod(att.Pod.UID)
 		if !ok {
 			return victims, nil
 		}

@@ -112,7 +112,7 @@ func TestEngineStartsBoundPods(t *testing.T) {
 	schedule(t, e, a, b)
 	start := t0.Add(7 * time.Second).Add(time.Hour)
 	for i, p := range []*model.Pod{a, b} {
-		got, ok := e.s.Pod(p.UID)
+		got, ok := e.s.View().Pod(p.UID)
 		if !ok {
 			t.Fatalf("%s is gone", p.Name)
 		}

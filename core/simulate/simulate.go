@@ -48,7 +48,7 @@ type Options struct {
 	// Logger defaults to discarding.
 	Logger *slog.Logger
 	// NoResultMemo runs every plugin on every node for every pod (see
-	// scheduler.Options.NoResultMemo); tests compare the two.
+	// scheduler.Replay.NoResultMemo); tests compare the two.
 	NoResultMemo bool
 }
 

@@ -23,7 +23,7 @@ import (
 )
 
 // Admin is the live scheduler as the admin service reads it;
-// *scheduler.Scheduler satisfies it.
+// scheduler.View, its read side, satisfies it.
 type Admin interface {
 	Explain(namespace, name string) (scheduler.Explanation, error)
 	ExplainUID(uid string) (scheduler.Explanation, error)

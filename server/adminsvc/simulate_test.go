@@ -26,7 +26,7 @@ func wirePod(name string, cpu int64, edit ...func(*berthv1.Pod)) *berthv1.Pod {
 // nothing.
 func (e *env) liveState(t *testing.T) string {
 	t.Helper()
-	nodes, err := e.sched.Nodes()
+	nodes, err := e.sched.View().Nodes()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,14 +34,14 @@ func (e *env) liveState(t *testing.T) string {
 	for _, n := range nodes {
 		out += fmt.Sprintf("node %s pods=%d requested=%+v\n", n.Node.Name, n.Pods, n.Requested)
 	}
-	for _, p := range e.sched.Pods() {
-		ex, err := e.sched.ExplainUID(p.UID)
+	for _, p := range e.sched.View().Pods() {
+		ex, err := e.sched.View().ExplainUID(p.UID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		out += fmt.Sprintf("pod %s node=%q phase=%s queue=%s nominated=%q\n", p.Key(), p.NodeName, ex.Phase, ex.Queue.SubQueue, ex.Queue.NominatedNode)
 	}
-	out += fmt.Sprintf("stats %+v\nnominations %+v\n", e.sched.Stats(), e.sched.Nominations())
+	out += fmt.Sprintf("stats %+v\nnominations %+v\n", e.sched.View().Stats(), e.sched.View().Nominations())
 	return out
 }
 
@@ -191,7 +191,7 @@ func TestSimulateErrors(t *testing.T) {
 			}
 		})
 	}
-	if pods := e.sched.Pods(); len(pods) != 0 {
+	if pods := e.sched.View().Pods(); len(pods) != 0 {
 		t.Errorf("the live scheduler holds %d pods after simulations", len(pods))
 	}
 }

@@ -6,10 +6,14 @@
 // and restores what a restart needs; Serve runs the scheduling loop and serves until its context ends, then
 // stops the loop, flushes the log and closes the store.
 //
+// The daemon only wires parts together: the rules of outcomes (binds
+// awaiting confirmation, evictions awaiting deletion) are the ledger's
+// (server/ledger), which the state service's pod calls go through.
+//
 // Restart. The orchestrator owns the objects and re-lists them through
-// Sync; the store keeps the decision log, the nominations, the binds
-// that awaited an outcome (store.Assumed) and the evictions of pods not
-// deleted yet (store.Evictions). Nominations go back into the
+// Sync; the store keeps the decision log, the nominations and the ledger's
+// records: the binds that awaited an outcome and the evictions of pods not
+// deleted yet. Nominations go back into the
 // scheduler's nominator, and evictions into its set of evicted pods,
 // before anything is re-listed: a victim re-listed as running is still
 // terminating by preemption, so its preemptor waits for it instead of

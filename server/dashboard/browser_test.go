@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/server"
 	"github.com/berthsched/berth/server/auth"
 	"github.com/berthsched/berth/server/daemon"
 )
@@ -117,7 +118,7 @@ func startBerthd(t *testing.T, ctx context.Context, sampleEvery time.Duration) (
 	}
 	d, err := daemon.Open(ctx, daemon.Config{
 		DataDir: t.TempDir(), Dashboard: true, Tokens: tokens, Deterministic: true,
-		GRPCOptions: tokens.ServerOptions(), DashboardSampleEvery: sampleEvery,
+		Edge: server.Edge{Authorizer: tokens}, DashboardSampleEvery: sampleEvery,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -28,7 +28,7 @@ type Admin interface {
 
 // Explainer is the live scheduler's own explanation of a pod: its spec,
 // and the plugin that rejected each node in its last failed attempt,
-// which the API does not carry. *scheduler.Scheduler satisfies it.
+// which the API does not carry. scheduler.View satisfies it.
 type Explainer interface {
 	Explain(namespace, name string) (scheduler.Explanation, error)
 }

@@ -20,7 +20,7 @@
 //
 // Data comes in through interfaces declared here: Admin (the AdminService
 // reads; *adminsvc.Service), Explainer (the live scheduler's explanation,
-// which names the rejecting plugin of each node; *scheduler.Scheduler) and
+// which names the rejecting plugin of each node; scheduler.View) and
 // Decisions (*decisionlog.Log). Nothing here changes the scheduler.
 //
 // Access follows the admin RPCs' rules (server/auth): without Tokens the

@@ -19,8 +19,14 @@ import (
 	"github.com/berthsched/berth/server/statesvc"
 )
 
-// The scheduler is what berthd gives the service.
-var _ statesvc.Cluster = (*scheduler.Scheduler)(nil)
+// The scheduler's write and read sides are what berthd gives the service.
+var _ statesvc.Cluster = sides{}
+
+// sides is the scheduler's write side and its read side as one value.
+type sides struct {
+	*scheduler.Scheduler
+	scheduler.View
+}
 
 // sink records Bind decisions with made-up revisions, as the decision log
 // would, and implements statesvc.BindRevisions.
@@ -71,7 +77,7 @@ func newEnv(t *testing.T, opts statesvc.Options) *env {
 	sk := &sink{}
 	reg := registry.InTree()
 	sched, err := scheduler.New(ctx, scheduler.Options{
-		Config: withoutMissing(config.Default(), reg), Registry: reg, Decisions: sk, Deterministic: true, BindInline: true,
+		Config: withoutMissing(config.Default(), reg), Registry: reg, Decisions: sk, Deterministic: true, Replay: scheduler.Replay{BindInline: true},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +87,7 @@ func newEnv(t *testing.T, opts statesvc.Options) *env {
 	}
 	lis := bufconn.Listen(1 << 20)
 	srv := grpc.NewServer()
-	berthv1.RegisterStateServiceServer(srv, statesvc.New(sched, opts))
+	berthv1.RegisterStateServiceServer(srv, statesvc.New(sides{sched, sched.View()}, opts))
 	go func() { _ = srv.Serve(lis) }()
 	conn, err := grpc.NewClient("passthrough:///bufconn",
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
@@ -155,7 +161,7 @@ func del(kind berthv1.ObjectKind, ns, name string) *berthv1.Mutation {
 // podKeys lists the pods the scheduler holds.
 func (e *env) podKeys() []string {
 	var out []string
-	for _, p := range e.sched.Pods() {
+	for _, p := range e.sched.View().Pods() {
 		out = append(out, p.Key())
 	}
 	return out
@@ -163,7 +169,7 @@ func (e *env) podKeys() []string {
 
 func (e *env) nodeNames(t *testing.T) []string {
 	t.Helper()
-	nodes, err := e.sched.Nodes()
+	nodes, err := e.sched.View().Nodes()
 	if err != nil {
 		t.Fatal(err)
 	}

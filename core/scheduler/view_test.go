@@ -41,7 +41,7 @@ func TestExplainThroughBinding(t *testing.T) {
 	e.addPods(mt.MakePod("p").Obj())
 	explain := func() explained {
 		t.Helper()
-		ex, err := e.s.Explain("default", "p")
+		ex, err := e.s.View().Explain("default", "p")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,9 +94,9 @@ func TestExplainThroughBinding(t *testing.T) {
 	if err := e.s.DeletePod(ctx, mt.MakePod("p").Obj()); err != nil {
 		t.Fatal(err)
 	}
-	e.s.mu.RLock()
-	defer e.s.mu.RUnlock()
-	if len(e.s.records) != 0 {
-		t.Errorf("records left after the pod was deleted: %v", e.s.records)
+	e.s.state.mu.RLock()
+	defer e.s.state.mu.RUnlock()
+	if len(e.s.state.records) != 0 {
+		t.Errorf("records left after the pod was deleted: %v", e.s.state.records)
 	}
 }
