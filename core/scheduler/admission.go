@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -117,6 +118,20 @@ func (n *namespaces) set(ns *model.Namespace, implicit bool) bool {
 	n.labels[ns.Name] = l
 	n.implicit[ns.Name] = implicit
 	return known
+}
+
+// sent lists the namespaces not only implied by pods, sorted by name.
+func (n *namespaces) sent() []*model.Namespace {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	var out []*model.Namespace
+	for name, l := range n.labels {
+		if !n.implicit[name] {
+			out = append(out, &model.Namespace{Name: name, Labels: maps.Clone(l)})
+		}
+	}
+	slices.SortFunc(out, func(a, b *model.Namespace) int { return cmp.Compare(a.Name, b.Name) })
+	return out
 }
 
 func (n *namespaces) delete(name string) (map[string]string, bool) {

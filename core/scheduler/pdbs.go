@@ -30,6 +30,20 @@ func newPDBs(podsFn func() []*model.Pod) *pdbs {
 	return &pdbs{byKey: map[string]pdbEntry{}, podsFn: podsFn}
 }
 
+// budgets returns every budget, sorted by namespace/name.
+func (p *pdbs) budgets() []*model.PodDisruptionBudget {
+	p.mu.RLock()
+	out := make([]*model.PodDisruptionBudget, 0, len(p.byKey))
+	for _, e := range p.byKey {
+		out = append(out, e.pdb)
+	}
+	p.mu.RUnlock()
+	slices.SortFunc(out, func(a, b *model.PodDisruptionBudget) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	return out
+}
+
 // List returns every budget with the disruptions it allows now, sorted by
 // namespace/name.
 func (p *pdbs) List() []framework.PDBStatus {

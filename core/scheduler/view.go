@@ -233,6 +233,17 @@ func (v View) PriorityClasses() []*model.PriorityClass {
 	return v.s.state.classList()
 }
 
+// PDBs lists the disruption budgets, sorted by namespace/name.
+func (v View) PDBs() []*model.PodDisruptionBudget {
+	return v.s.state.pdbs.budgets()
+}
+
+// Namespaces lists the namespaces that were sent (not those only implied by
+// their pods), with their labels, sorted by name.
+func (v View) Namespaces() []*model.Namespace {
+	return v.s.state.namespaces.sent()
+}
+
 // Evicted lists the UIDs of the pods the scheduler evicted that are not
 // deleted yet (restored ones whose pod was not sent again included),
 // sorted.

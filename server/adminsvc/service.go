@@ -33,14 +33,11 @@ type Admin interface {
 	Nodes() ([]scheduler.NodeUsage, error)
 	Nominations() []queue.Nomination
 	PriorityClasses() []*model.PriorityClass
-	Profile(schedulerName string) (framework.Framework, bool)
-}
-
-// ObjectLister is implemented by an Admin that can list the disruption
-// budgets and namespaces it holds; Simulate copies them when it can.
-type ObjectLister interface {
+	// PDBs and Namespaces (those sent, not only implied by pods) are
+	// copied into Simulate's cluster.
 	PDBs() []*model.PodDisruptionBudget
 	Namespaces() []*model.Namespace
+	Profile(schedulerName string) (framework.Framework, bool)
 }
 
 // Revisions tells the revisions of decisions; the decision log knows them.

@@ -106,9 +106,9 @@ func (s *Service) Simulate(ctx context.Context, req *berthv1.SimulateRequest) (*
 // the pods it is binding (assumed) on their nodes, the pending ones with
 // their nominations, every pod with the priority it was admitted with.
 func (s *Service) liveCluster() (simulate.Input, error) {
-	in := simulate.Input{Config: s.opts.Config, Nominations: s.admin.Nominations()}
-	if l, ok := s.admin.(ObjectLister); ok {
-		in.Namespaces, in.PDBs = l.Namespaces(), l.PDBs()
+	in := simulate.Input{
+		Config: s.opts.Config, Nominations: s.admin.Nominations(),
+		Namespaces: s.admin.Namespaces(), PDBs: s.admin.PDBs(),
 	}
 	for _, pc := range s.admin.PriorityClasses() {
 		if !strings.HasPrefix(pc.Name, "system-") { // built in

@@ -252,3 +252,25 @@ func TestSimulateReportsRefusedAndSkipped(t *testing.T) {
 		t.Errorf("attempts (-want +got):\n%s", diff)
 	}
 }
+
+// TestSimulateCopiesNamespaces copies the namespaces the live scheduler
+// holds with their labels: a pod whose required affinity selects a
+// namespace by label finds its peer through the copy.
+func TestSimulateCopiesNamespaces(t *testing.T) {
+	e := newEnv(t)
+	if err := e.sched.SetNamespace(t.Context(), &model.Namespace{Name: "prod", Labels: map[string]string{"team": "a"}}); err != nil {
+		t.Fatal(err)
+	}
+	e.load(t, []*model.Node{node("n1", 1000), node("n2", 1000)}, pod("db", 100).Namespace("prod").Label("app", "db").Node("n1").Obj())
+	near := convert.PodToProto(pod("near", 100).PodAffinity(0, model.PodAffinityTerm{
+		LabelSelector:     &model.LabelSelector{MatchLabels: map[string]string{"app": "db"}},
+		NamespaceSelector: &model.LabelSelector{MatchLabels: map[string]string{"team": "a"}},
+		TopologyKey:       model.LabelHostname,
+	}).Obj())
+	_, got := simulateSummaries(t, e, &berthv1.SimulateRequest{Pods: []*berthv1.Pod{near}})
+	want := []attemptSummary{{Pod: "near", Result: "SIMULATE_RESULT_BOUND", Node: "n1", Feasible: []string{"n1"},
+		Reasons: map[string][]string{"n2": {"node(s) didn't match pod affinity rules"}}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("attempts (-want +got):\n%s", diff)
+	}
+}
