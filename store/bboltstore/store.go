@@ -3,11 +3,14 @@ package bboltstore
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,14 +66,35 @@ type Options struct {
 	// copies them into bbolt in one transaction; 0 means
 	// DefaultApplyInterval and a negative value never waits.
 	ApplyInterval time.Duration
+	// FS is the file layer; nil means OSFS.
+	FS FS
+	// AcceptTruncatedLog opens a store whose write-ahead file ends before
+	// its high-water mark (the filesystem lost acknowledged groups), with
+	// the shortened history and an error logged, instead of failing with a
+	// *store.LogTruncatedError. The lost revisions are handed out again.
+	AcceptTruncatedLog bool
+	// RetryMin and RetryMax bound the exponential backoff between
+	// attempts to write again after a write failed (store.ErrUnavailable);
+	// 0 means DefaultRetryMin and DefaultRetryMax.
+	RetryMin, RetryMax time.Duration
+
+	// applyFault, when set, runs in every transaction that copies groups
+	// into bbolt, and an error from it fails the transaction (tests).
+	applyFault func() error
 }
 
 func (o Options) withDefaults() (Options, error) {
 	if err := o.Retention.Validate(); err != nil {
 		return o, err
 	}
-	if o.MaxBatch < 0 || o.LockTimeout < 0 || o.WALSize < 0 {
-		return o, fmt.Errorf("bboltstore: negative MaxBatch %d, LockTimeout %v or WALSize %d", o.MaxBatch, o.LockTimeout, o.WALSize)
+	if o.MaxBatch < 0 || o.LockTimeout < 0 || o.WALSize < 0 || o.RetryMin < 0 || o.RetryMax < 0 {
+		return o, fmt.Errorf("bboltstore: negative MaxBatch %d, LockTimeout %v, WALSize %d, RetryMin %v or RetryMax %v",
+			o.MaxBatch, o.LockTimeout, o.WALSize, o.RetryMin, o.RetryMax)
+	}
+	o.RetryMin = cmp.Or(o.RetryMin, DefaultRetryMin)
+	o.RetryMax = max(cmp.Or(o.RetryMax, DefaultRetryMax), o.RetryMin)
+	if o.FS == nil {
+		o.FS = OSFS{}
 	}
 	o.LockTimeout = cmp.Or(o.LockTimeout, DefaultLockTimeout)
 	o.MaxBatch = cmp.Or(o.MaxBatch, DefaultMaxBatch)
@@ -126,10 +150,21 @@ type Store struct {
 	bg       context.Context
 	cancelBG context.CancelFunc
 
+	// checksumFrom is the first revision whose record carries a checksum
+	// (checksumFromKey); set by Open.
+	checksumFrom uint64
+
+	health *health
+
 	// Owned by the committer goroutine.
 	next     uint64    // revision of the next record
 	lastTime time.Time // newest record time; record times never go back
-	failed   error     // set when a write failed; later commits refuse
+	// failed is set when a write of the write-ahead file failed: commits
+	// are refused until a retry (wal.clear, at retryAt) succeeds.
+	failed     error
+	retry      backoff
+	retryAt    time.Time
+	retryTimer *time.Timer // fires at retryAt, so that an idle store recovers
 
 	// written is the sequence number of the last group in the write-ahead
 	// file; set by the committer before it answers the group's callers.
@@ -173,18 +208,9 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("bboltstore: create data dir: %w", err)
 	}
 	path := filepath.Join(dir, fileName)
-	db, err := bolt.Open(path, 0o600, &bolt.Options{
-		Timeout:         opts.LockTimeout,
-		FreelistType:    bolt.FreelistMapType,
-		NoFreelistSync:  true,
-		InitialMmapSize: 256 << 20,
-	})
-	if errors.Is(err, bolterrors.ErrTimeout) {
-		return nil, fmt.Errorf("%w: another berthd is using the data dir %s (no lock on %s within %v)",
-			store.ErrLocked, dir, path, opts.LockTimeout)
-	}
+	db, err := openBolt(path, opts)
 	if err != nil {
-		return nil, fmt.Errorf("bboltstore: open %s: %w", path, err)
+		return nil, err
 	}
 	s := &Store{
 		db:   db,
@@ -200,13 +226,15 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		applyStop: make(chan struct{}),
 		applyDone: make(chan struct{}),
 		apply:     applier{done: make(chan struct{})},
+		health:    newHealth(opts.Logger),
+		retry:     backoff{min: opts.RetryMin, max: opts.RetryMax},
 	}
 	// The data file's lock is held: no other process uses the write-ahead
 	// file either.
-	if s.wal, err = openWAL(dir, opts.WALSize); err != nil {
+	if s.wal, err = openWAL(opts.FS, dir, opts.WALSize); err != nil {
 		return nil, errors.Join(fmt.Errorf("bboltstore: %w", err), db.Close())
 	}
-	if err := s.load(); err != nil {
+	if err := guard(path, s.load); err != nil {
 		return nil, errors.Join(err, s.wal.close(), db.Close())
 	}
 	s.bg, s.cancelBG = context.WithCancel(context.Background())
@@ -220,13 +248,56 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	return s, nil
 }
 
+// openBolt checks the data file's header and opens it with bbolt.
+func openBolt(path string, opts Options) (*bolt.DB, error) {
+	if err := checkDataFile(opts.FS, path, filepath.Join(filepath.Dir(path), walFileName)); err != nil {
+		return nil, fmt.Errorf("bboltstore: %w", err)
+	}
+	var db *bolt.DB
+	err := guard(path, func() (err error) {
+		db, err = bolt.Open(path, 0o600, &bolt.Options{
+			Timeout:         opts.LockTimeout,
+			FreelistType:    bolt.FreelistMapType,
+			NoFreelistSync:  true,
+			InitialMmapSize: 256 << 20,
+			OpenFile:        opts.FS.OpenDataFile,
+		})
+		return err
+	})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, fmt.Errorf("%w: another berthd is using the data dir %s (no lock on %s within %v)",
+			store.ErrLocked, filepath.Dir(path), path, opts.LockTimeout)
+	}
+	if errors.Is(err, bolterrors.ErrInvalid) || errors.Is(err, bolterrors.ErrChecksum) || errors.Is(err, bolterrors.ErrVersionMismatch) {
+		return nil, fmt.Errorf("bboltstore: corrupt data file %s: %w: %w", path, store.ErrCorrupt, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bboltstore: open %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// guard runs fn, turning a fault on the data file's memory map (bbolt
+// reading past the end of a damaged file) or a panic of bbolt's over
+// damaged pages into an error wrapping store.ErrCorrupt, instead of a crash.
+func guard(path string, fn func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("bboltstore: corrupt data file %s: %w: %v", path, store.ErrCorrupt, r)
+		}
+	}()
+	return fn()
+}
+
 // load checks or writes the schema version, creates missing buckets,
-// replays the write-ahead groups bbolt lacks and reads the revisions and
-// the tail.
+// replays the write-ahead groups bbolt lacks, checks the high-water mark and
+// reads the revisions and the tail.
 func (s *Store) load() error {
 	var applied uint64
+	var mark highWater
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		walStale, err := s.checkSchema(tx)
+		walStale, found, err := s.checkSchema(tx)
 		if err != nil {
 			return err
 		}
@@ -245,6 +316,11 @@ func (s *Store) load() error {
 				return fmt.Errorf("create bucket %q: %w", name, err)
 			}
 		}
+		if found != 0 && found < 3 {
+			if err := sealSpaces(tx); err != nil {
+				return err
+			}
+		}
 		meta, err := bucket(tx, metaBucket)
 		if err != nil {
 			return err
@@ -252,7 +328,14 @@ func (s *Store) load() error {
 		if applied, err = getUint64(meta.Get([]byte(walSeqKey))); err != nil {
 			return fmt.Errorf("%s: %w", walSeqKey, err)
 		}
-		return nil
+		if s.checksumFrom, err = getUint64(meta.Get([]byte(checksumFromKey))); err != nil {
+			return fmt.Errorf("%s: %w", checksumFromKey, err)
+		}
+		if s.next, err = getUint64(meta.Get([]byte(nextKey))); err != nil {
+			return fmt.Errorf("%s: %w", nextKey, err)
+		}
+		mark, err = getHighWater(meta)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("bboltstore: load %s: %w", s.path, err)
@@ -264,10 +347,8 @@ func (s *Store) load() error {
 	if err != nil {
 		return fmt.Errorf("bboltstore: replay: %w", err)
 	}
-	if len(groups) > 0 {
-		if err := s.db.Update(func(tx *bolt.Tx) error { return applyGroups(tx, groups) }); err != nil {
-			return fmt.Errorf("bboltstore: replay %d groups of %s into %s: %w", len(groups), s.wal.path, s.path, err)
-		}
+	if err := s.replay(groups, last, mark); err != nil {
+		return err
 	}
 	// Everything is in bbolt now: the next frame goes to the file's start.
 	s.wal.seq, s.wal.off = last, 0
@@ -286,50 +367,126 @@ func (s *Store) load() error {
 	if err != nil {
 		return fmt.Errorf("bboltstore: load %s: %w", s.path, err)
 	}
+	s.apply.mark = highWater{seq: last, next: s.next}
+	return nil
+}
+
+// replay copies the groups the scan found into bbolt, after checking that
+// the write-ahead file reaches its high-water mark: a file that ends before
+// it lost groups that were acknowledged, and opening fails with a
+// *store.LogTruncatedError unless Options.AcceptTruncatedLog. The mark then
+// moves to where the file ends.
+func (s *Store) replay(groups []*walGroup, last uint64, mark highWater) error {
+	next := s.next
+	if len(groups) > 0 {
+		g := groups[len(groups)-1]
+		next = g.first + uint64(len(g.values))
+	}
+	truncated := last < mark.seq
+	if truncated {
+		lost := &store.LogTruncatedError{Path: s.wal.path, Last: next - 1, Acked: max(mark.next, next) - 1, Groups: mark.seq - last}
+		if !s.opts.AcceptTruncatedLog {
+			return fmt.Errorf("bboltstore: %w (start with the shortened history only by accepting the loss explicitly)", lost)
+		}
+		s.opts.Logger.Error("store: the write-ahead file lost acknowledged decisions; serving the shortened history as asked", "err", lost)
+	}
+	if len(groups) == 0 && !truncated {
+		return nil
+	}
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		if len(groups) > 0 {
+			if err := applyGroups(tx, groups); err != nil {
+				return err
+			}
+		}
+		meta, err := bucket(tx, metaBucket)
+		if err != nil {
+			return err
+		}
+		return putHighWater(meta, highWater{seq: last, next: next})
+	})
+	if err != nil {
+		return fmt.Errorf("bboltstore: replay %d groups of %s into %s: %w", len(groups), s.wal.path, s.path, err)
+	}
 	return nil
 }
 
 // checkSchema stamps a new file with schemaVersion, upgrades a version 1
-// file and refuses any other version. walStale reports a file that was new
-// or upgraded: no write-ahead file belongs to it yet.
-func (s *Store) checkSchema(tx *bolt.Tx) (walStale bool, err error) {
+// or 2 file and refuses any other version. walStale reports a file that
+// was new or from version 1: no write-ahead file belongs to it yet. found
+// is the version the file had, 0 for a new one.
+func (s *Store) checkSchema(tx *bolt.Tx) (walStale bool, found uint64, err error) {
 	meta := tx.Bucket([]byte(metaBucket))
 	if meta == nil {
 		empty := true
 		_ = tx.ForEach(func([]byte, *bolt.Bucket) error { empty = false; return nil })
 		if !empty {
-			return false, fmt.Errorf("%w: not a Berth data file (no %q bucket)", store.ErrCorrupt, metaBucket)
+			return false, 0, fmt.Errorf("%w: not a Berth data file (no %q bucket)", store.ErrCorrupt, metaBucket)
 		}
 		meta, err := tx.CreateBucket([]byte(metaBucket))
 		if err != nil {
-			return false, fmt.Errorf("create bucket %q: %w", metaBucket, err)
+			return false, 0, fmt.Errorf("create bucket %q: %w", metaBucket, err)
 		}
-		if err := meta.Put([]byte(schemaKey), putUint64(schemaVersion)); err != nil {
-			return false, err
-		}
-		if err := meta.Put([]byte(walSeqKey), putUint64(0)); err != nil {
-			return false, err
-		}
-		return true, meta.Put([]byte(nextKey), putUint64(1))
+		return true, 0, putMeta(meta, metaInt{schemaKey, schemaVersion}, metaInt{walSeqKey, 0}, metaInt{nextKey, 1}, metaInt{checksumFromKey, 1})
 	}
 	v, err := getUint64(meta.Get([]byte(schemaKey)))
 	if err != nil {
-		return false, fmt.Errorf("%s: %w", schemaKey, err)
+		return false, 0, fmt.Errorf("%s: %w", schemaKey, err)
 	}
-	if v == 1 {
-		// Version 1 wrote bbolt directly: no group to replay.
-		if err := meta.Put([]byte(walSeqKey), putUint64(0)); err != nil {
-			return false, err
+	switch v {
+	case schemaVersion:
+		return false, v, nil
+	case 1, 2:
+		// Records from the next revision on carry a checksum.
+		next, err := getUint64(meta.Get([]byte(nextKey)))
+		if err != nil {
+			return false, v, fmt.Errorf("%s: %w", nextKey, err)
 		}
-		return true, meta.Put([]byte(schemaKey), putUint64(schemaVersion))
+		if err := putMeta(meta, metaInt{schemaKey, schemaVersion}, metaInt{checksumFromKey, next}); err != nil {
+			return false, v, err
+		}
+		if v == 1 {
+			// Version 1 wrote bbolt directly: no group to replay, and
+			// the write-ahead file is emptied, so no high-water mark.
+			for _, k := range []string{ackedKey, ackedNextKey} {
+				if err := meta.Delete([]byte(k)); err != nil {
+					return false, v, err
+				}
+			}
+			return true, v, meta.Put([]byte(walSeqKey), putUint64(0))
+		}
+		return false, v, nil
 	}
-	if v != schemaVersion {
-		return false, &store.SchemaVersionError{Path: s.path, Found: v, Supported: schemaVersion}
-	}
-	return false, nil
+	return false, v, &store.SchemaVersionError{Path: s.path, Found: v, Supported: schemaVersion}
 }
 
-// loadLog sets first, last, lastTime and the tail from the log bucket.
+// sealSpaces rewrites every keyspace value of a file from before version 3
+// with its checksum.
+func sealSpaces(tx *bolt.Tx) error {
+	for _, sp := range store.Spaces() {
+		b, err := bucket(tx, spaceBucket(sp))
+		if err != nil {
+			return err
+		}
+		var kvs []store.KV
+		if err := b.ForEach(func(k, v []byte) error {
+			kvs = append(kvs, store.KV{Key: clone(k), Value: sealValue(sp, k, v)})
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, kv := range kvs {
+			if err := b.Put(kv.Key, kv.Value); err != nil {
+				return fmt.Errorf("seal %s %q: %w", sp, kv.Key, err)
+			}
+		}
+	}
+	return nil
+}
+
+// loadLog sets first, last, lastTime and the tail from the log bucket. A
+// damaged record does not fail it: the tail starts after the newest one,
+// and reading it fails with its revision.
 func (s *Store) loadLog(tx *bolt.Tx) error {
 	log, err := bucket(tx, logBucket)
 	if err != nil {
@@ -342,7 +499,8 @@ func (s *Store) loadLog(tx *bolt.Tx) error {
 	if k == nil {
 		return nil
 	}
-	newest, err := decodeRecord(k, v, false)
+	// Unchecked: the time of a damaged newest record is the best there is.
+	newest, err := decodeRecord(k, v, false, true)
 	if err != nil {
 		return err
 	}
@@ -359,22 +517,30 @@ func (s *Store) loadLog(tx *bolt.Tx) error {
 	if newest.Revision != s.last || s.opts.TailSize == 0 {
 		return nil
 	}
-	tail := []store.Record{newest}
-	for k, v := c.Prev(); k != nil && len(tail) < s.opts.TailSize; k, v = c.Prev() {
-		r, err := decodeRecord(k, v, false)
+	var tail []store.Record
+	for ; k != nil && len(tail) < s.opts.TailSize; k, v = c.Prev() {
+		r, err := decodeRecord(k, v, s.checked(k), false)
+		var damaged *store.CorruptRecordError
+		if errors.As(err, &damaged) {
+			s.opts.Logger.Error("store: damaged record in the log; reading it fails", "err", err)
+			break
+		}
 		if err != nil {
 			return err
 		}
-		if r.Revision != tail[len(tail)-1].Revision-1 {
+		if len(tail) > 0 && r.Revision != tail[len(tail)-1].Revision-1 {
 			return fmt.Errorf("%w: log jumps from revision %d to %d", store.ErrCorrupt, r.Revision, tail[len(tail)-1].Revision)
 		}
 		tail = append(tail, r)
 	}
-	for i, j := 0, len(tail)-1; i < j; i, j = i+1, j-1 {
-		tail[i], tail[j] = tail[j], tail[i]
-	}
+	slices.Reverse(tail)
 	s.tail = tail
 	return nil
+}
+
+// checked reports whether the record under log key k carries a checksum.
+func (s *Store) checked(k []byte) bool {
+	return len(k) == 8 && binary.BigEndian.Uint64(k) >= s.checksumFrom
 }
 
 // Close waits for the batches already handed to the committer to be
@@ -442,3 +608,9 @@ func mapClosed(err error) error {
 	}
 	return err
 }
+
+// Health returns nil while the store can write, or why it cannot (an error
+// wrapping store.ErrUnavailable: a full disk, an I/O error), and a channel
+// closed at the next change. The store retries with backoff by itself;
+// meanwhile it refuses the commits that need the failed write.
+func (s *Store) Health() (changed <-chan struct{}, err error) { return s.health.get() }
