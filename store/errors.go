@@ -61,6 +61,10 @@ type LogTruncatedError struct {
 }
 
 func (e *LogTruncatedError) Error() string {
+	if e.Acked <= e.Last {
+		return fmt.Sprintf("store: %s lost %d acknowledged commit groups (keyspace changes only, no revisions) after revision %d",
+			e.Path, e.Groups, e.Last)
+	}
 	return fmt.Sprintf("store: %s ends at revision %d, but revisions up to %d were acknowledged: %d commit groups (revisions %d-%d) are missing",
 		e.Path, e.Last, e.Acked, e.Groups, e.Last+1, e.Acked)
 }
