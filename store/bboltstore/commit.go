@@ -247,6 +247,9 @@ func (s *Store) write(group []*request) {
 	}
 	if err := s.wal.append(g, s.flushForRewind); err != nil {
 		s.writeFailed(err)
+		if s.failed != nil {
+			err = s.failed
+		}
 		s.answer(live, store.CommitResult{}, fmt.Errorf("bboltstore: commit: %w", err))
 		return
 	}
