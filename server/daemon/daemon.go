@@ -68,6 +68,13 @@ type Config struct {
 	// nothing. It applies only when the data directory holds an earlier
 	// run's decisions; 0 does not wait.
 	InitialSyncTimeout time.Duration
+	// AcceptTruncatedLog opens a data directory whose write-ahead file
+	// lost acknowledged decisions, serving the shortened history, instead
+	// of failing with a *store.LogTruncatedError.
+	AcceptTruncatedLog bool
+	// StoreFS is the store's file layer; nil means the operating system's
+	// (tests inject faults through it).
+	StoreFS bboltstore.FS
 }
 
 // Daemon is berthd assembled. Serve it once.
@@ -113,6 +120,9 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		Retention:       cfg.Retention,
 		CompactInterval: cfg.CompactInterval,
 		Logger:          cfg.Logger,
+
+		AcceptTruncatedLog: cfg.AcceptTruncatedLog,
+		FS:                 cfg.StoreFS,
 	})
 	if err != nil {
 		return nil, err
@@ -206,6 +216,7 @@ func (d *Daemon) Serve(ctx context.Context, grpcLis, metricsLis net.Listener) er
 	loopCtx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(func() { d.sched.Run(loopCtx) })
+	wg.Go(func() { d.followStoreHealth(loopCtx) })
 	if d.initialSync != nil {
 		d.logger.Info("scheduling waits for the orchestrator's re-list (RESYNC_BEGIN ... RESYNC_END of pods)", "timeout", d.cfg.InitialSyncTimeout)
 		t := time.AfterFunc(d.cfg.InitialSyncTimeout, func() {

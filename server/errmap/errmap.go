@@ -83,8 +83,10 @@ func match(err error) (code codes.Code, kindField, reason string) {
 	case errors.As(err, &compacted):
 		return codes.OutOfRange, "", fmt.Sprintf("revision %d was compacted away; the oldest revision kept is %d: watch again from 0 or %d",
 			compacted.Requested, compacted.Oldest, compacted.Oldest)
-	case errors.Is(err, store.ErrClosed), errors.Is(err, ErrShuttingDown):
+	case errors.Is(err, store.ErrClosed), errors.Is(err, ErrShuttingDown), errors.Is(err, store.ErrUnavailable):
 		return codes.Unavailable, "", reason
+	case errors.Is(err, store.ErrCorrupt):
+		return codes.DataLoss, "", reason
 	case errors.Is(err, ErrNotConfigured):
 		return codes.Unimplemented, "", reason
 	case errors.Is(err, context.Canceled):
