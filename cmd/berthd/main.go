@@ -31,14 +31,17 @@ const defaultInitialSyncTimeout = 5 * time.Second
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
-	err := run(ctx, os.Args[1:], os.Stderr)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "berthd:", err)
-		os.Exit(1)
+	if len(os.Args) > 1 && os.Args[1] == "verify" {
+		code := runVerify(ctx, os.Args[2:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
 	}
+	err := run(ctx, os.Args[1:], os.Stderr)
+	stop()
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "berthd:", err)
+	}
+	os.Exit(exitCode(err))
 }
 
 // options are berthd's settings: flags, over the configuration file
@@ -59,6 +62,9 @@ type options struct {
 	deterministic   bool
 	initialSync     time.Duration
 	gcPercent       int
+	// acceptTruncatedLog is deliberately not in the configuration file: it
+	// accepts a loss once, on the command line.
+	acceptTruncatedLog bool
 }
 
 func defaultOptions() options {
@@ -94,6 +100,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.deterministic, "deterministic", o.deterministic, "break score ties by the smallest node name instead of at random, as berthctl simulate does (benchmarks, tests)")
 	fs.IntVar(&o.maxMutations, "max-batch-objects", o.maxMutations, "most objects or references in one state request; 0: only the message size bounds it")
 	fs.IntVar(&o.gcPercent, "gc-percent", o.gcPercent, fmt.Sprintf("garbage collector target, as GOGC: a collection starts when the heap has grown by this percentage of the live data; negative turns collection off. Default: GOGC when set, else %d (fewer collections slowing pods, for more memory)", daemon.DefaultGCPercent))
+	fs.BoolVar(&o.acceptTruncatedLog, "accept-truncated-log", o.acceptTruncatedLog, "start even though the write-ahead file lost acknowledged decisions (berthd otherwise refuses, exit code 4): serve the shortened history and hand the lost revisions out again; watchers should watch again from 0")
 	fs.DurationVar(&o.initialSync, "initial-sync-timeout", o.initialSync, "after a restart, how long scheduling waits for the orchestrator's first re-list (a Sync RESYNC_END covering pods) before starting anyway; 0: no wait")
 }
 
@@ -160,6 +167,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		Deterministic:   opts.deterministic,
 
 		InitialSyncTimeout: opts.initialSync,
+		AcceptTruncatedLog: opts.acceptTruncatedLog,
 	}
 	if cfg.Scheduler, err = loadSchedulerConfig(opts.schedulerConfig); err != nil {
 		return err
