@@ -14,6 +14,8 @@
 //	       [--tls-cert cert.pem --tls-key key.pem [--tls-client-ca ca.pem]]
 //	       [--token-file tokens] [--max-batch-objects 10000]
 //	       [--log-level info] [--shutdown-timeout 10s] [--deterministic]
+//	       [--accept-truncated-log]
+//	berthd verify [--data-dir ./berth-data]
 //
 // --config names a YAML file holding the same settings under camelCase
 // keys (config.go; deploy/berthd.yaml is an example); flags given on the
@@ -23,4 +25,9 @@
 // The token file holds one token per line, optionally followed by
 // "read-only"; clients send "authorization: Bearer <token>"; health needs
 // none.
+//
+// Exit codes: 0 success, 1 failure, 3 corrupt data file, 4 the write-ahead
+// file lost acknowledged decisions (--accept-truncated-log starts anyway).
+// berthd verify checks a stopped berthd's data directory offline and exits
+// 0 when clean, 3 when it found damage (listed), 1 when it could not check.
 package main

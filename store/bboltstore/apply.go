@@ -75,7 +75,9 @@ func (s *Store) applyLoop() {
 	defer close(s.applyDone)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
-	last := time.Time{}
+	// The first groups after Open wait like the others: a store opened
+	// with a long ApplyInterval keeps them out of bbolt until a read.
+	last := time.Now()
 	retry := backoff{min: s.opts.RetryMin, max: s.opts.RetryMax}
 	var delay time.Duration // before the next attempt, after a failure
 	for {

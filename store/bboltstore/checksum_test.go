@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -102,16 +101,7 @@ func TestDamagedKeyspaceValueIsRefused(t *testing.T) {
 // served, the replayed and new ones carry checksums, keyspace values are
 // sealed, and a damaged record of the new encoding is caught.
 func TestUpgradeFromSchemaVersion2(t *testing.T) {
-	dir := t.TempDir()
-	for _, name := range []string{fileName, walFileName} {
-		data, err := os.ReadFile(filepath.Join("testdata", "v2", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := crashCopy(t, filepath.Join("testdata", "v2")) // a copy: opening upgrades it
 	s := open(t, dir, Options{})
 	if s.checksumFrom != 3 {
 		t.Errorf("checksums start at revision %d, want 3 (the first replayed)", s.checksumFrom)

@@ -2,10 +2,16 @@ package bboltstore
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
 	"os"
+	"path/filepath"
+	"runtime/debug"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/berthsched/berth/store"
 )
@@ -131,4 +137,46 @@ func checkDataFile(fs FS, path, walPath string) error {
 		return fmt.Errorf("corrupt data file %s: %w", path, err)
 	}
 	return nil
+}
+
+// openBolt checks the data file's header and opens it with bbolt.
+func openBolt(path string, opts Options) (*bolt.DB, error) {
+	if err := checkDataFile(opts.FS, path, filepath.Join(filepath.Dir(path), walFileName)); err != nil {
+		return nil, fmt.Errorf("bboltstore: %w", err)
+	}
+	var db *bolt.DB
+	err := guard(path, func() (err error) {
+		db, err = bolt.Open(path, 0o600, &bolt.Options{
+			Timeout:         opts.LockTimeout,
+			FreelistType:    bolt.FreelistMapType,
+			NoFreelistSync:  true,
+			InitialMmapSize: 256 << 20,
+			OpenFile:        opts.FS.OpenDataFile,
+		})
+		return err
+	})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, fmt.Errorf("%w: another berthd is using the data dir %s (no lock on %s within %v)",
+			store.ErrLocked, filepath.Dir(path), path, opts.LockTimeout)
+	}
+	if errors.Is(err, bolterrors.ErrInvalid) || errors.Is(err, bolterrors.ErrChecksum) || errors.Is(err, bolterrors.ErrVersionMismatch) {
+		return nil, fmt.Errorf("bboltstore: corrupt data file %s: %w: %w", path, store.ErrCorrupt, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bboltstore: open %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// guard runs fn, turning a fault on the data file's memory map (bbolt
+// reading past the end of a damaged file) or a panic of bbolt's over
+// damaged pages into an error wrapping store.ErrCorrupt, instead of a crash.
+func guard(path string, fn func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("bboltstore: corrupt data file %s: %w: %v", path, store.ErrCorrupt, r)
+		}
+	}()
+	return fn()
 }

@@ -21,8 +21,9 @@ func TestTruncatedLogIsRefused(t *testing.T) {
 	gate := newApplyGate()
 	s := open(t, dir, Options{ApplyInterval: time1h, applyFault: gate.fault})
 	commit(t, s, batch("r1"))
-	<-gate.entered                  // the applier's first transaction (at once) takes group 1...
-	commit(t, s, batch("r2", "r3")) // ...groups 2 and 3 are acknowledged meanwhile
+	go func() { _ = s.waitApplied(context.Background(), 1) }() // hurries the applier, once
+	<-gate.entered                                             // its transaction takes group 1...
+	commit(t, s, batch("r2", "r3"))                            // ...groups 2 and 3 are acknowledged meanwhile
 	commit(t, s, batch("r4"))
 	s.applyMu.Lock()
 	done := s.apply.done // closed when that transaction ends; waiting does not hurry the next

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -84,16 +83,7 @@ func TestVerify(t *testing.T) {
 // Verify reads the write-ahead file as Open would: the groups it would
 // replay, and an old data file without checksums is not damage.
 func TestVerifyVersion2WithGroupsToReplay(t *testing.T) {
-	dir := t.TempDir()
-	for _, name := range []string{fileName, walFileName} {
-		data, err := os.ReadFile(filepath.Join("testdata", "v2", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := crashCopy(t, filepath.Join("testdata", "v2")) // a copy: opening upgrades it
 	rep, err := Verify(context.Background(), dir, Options{})
 	if err != nil {
 		t.Fatal(err)
