@@ -72,8 +72,12 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
 // printReport writes the report: what was checked, then every problem.
 func printReport(w io.Writer, rep *bboltstore.VerifyReport) {
-	fmt.Fprintf(w, "data file:       %s (schema version %d)\n", rep.Path, rep.SchemaVersion)
-	fmt.Fprintf(w, "records:         %d, revisions %d-%d\n", rep.Records, rep.First, rep.Last)
+	if rep.SchemaVersion == 0 { // its header or bbolt's structure failed first
+		fmt.Fprintf(w, "data file:       %s\n", rep.Path)
+	} else {
+		fmt.Fprintf(w, "data file:       %s (schema version %d)\n", rep.Path, rep.SchemaVersion)
+		fmt.Fprintf(w, "records:         %d, revisions %d-%d\n", rep.Records, rep.First, rep.Last)
+	}
 	switch {
 	case rep.SchemaVersion == 0:
 	case rep.ChecksumFrom > rep.First && rep.Records > 0:
