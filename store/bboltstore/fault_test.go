@@ -172,7 +172,8 @@ func TestFaultsAtOpen(t *testing.T) {
 // TestFaultsDuringCommits fails each write the store makes while it
 // commits: the write-ahead file's writes and syncs (once, or until the
 // disk is freed) and the transactions that copy groups into bbolt (with a
-// write-ahead file small enough that commits soon wait for them). For each:
+// write-ahead file small enough that commits soon wait for them), with four
+// committers, so that a fault hits groups of several batches. For each:
 // commits either succeed or fail with store.ErrUnavailable; Health reports
 // the failure and, once healed, the recovery, without a reopen; a crash
 // in the middle loses no acknowledged decision and invents none that was
@@ -243,9 +244,10 @@ func TestFaultsDuringCommits(t *testing.T) {
 	}
 }
 
-// commitHistory is what a test committed: batch i appends record "r<i>"
-// and puts key "k<i%7>" = "r<i>" in store.Assumed.
+// commitHistory is what a test committed: batch i appends record "r<i>
+// ..." and puts key "k<i%7>" = the record in store.Assumed.
 type commitHistory struct {
+	mu     sync.Mutex
 	acked  map[uint64]string // revision -> payload, of commits that returned
 	failed map[string]bool   // payloads of commits that failed
 }
@@ -254,27 +256,56 @@ func newCommitHistory() *commitHistory {
 	return &commitHistory{acked: map[uint64]string{}, failed: map[string]bool{}}
 }
 
-// run commits batches from..to-1 and returns how many failed; a failure
-// must wrap store.ErrUnavailable.
+// committers is how many goroutines commit at once, so that faults hit
+// groups of several batches too.
+const committers = 4
+
+// run commits batches from..to-1 from several goroutines and returns how
+// many failed; a failure must wrap store.ErrUnavailable.
 func (h *commitHistory) run(t *testing.T, s *Store, from, to int) (failures int) {
 	t.Helper()
-	for i := from; i < to; i++ {
-		p := fmt.Sprintf("r%d %0200d", i, 0) // 4 KiB of write-ahead file holds 18
-		b := batch(p)
-		b.Put(store.Assumed, []byte(fmt.Sprint("k", i%7)), []byte(p))
-		res, err := s.Commit(context.Background(), b)
-		if err != nil {
-			if !errors.Is(err, store.ErrUnavailable) {
-				t.Fatalf("commit %d = %v, want success or ErrUnavailable", i, err)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range committers {
+		wg.Go(func() {
+			for i := range next {
+				h.commit(t, s, i)
 			}
-			h.failed[p] = true
+		})
+	}
+	for i := from; i < to; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i := from; i < to; i++ {
+		if h.failed[payloadOf(i)] {
 			failures++
-			continue
 		}
-		h.acked[res.First] = p
 	}
 	return failures
 }
+
+func (h *commitHistory) commit(t *testing.T, s *Store, i int) {
+	p := payloadOf(i)
+	b := batch(p)
+	b.Put(store.Assumed, []byte(fmt.Sprint("k", i%7)), []byte(p))
+	res, err := s.Commit(context.Background(), b)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case err == nil:
+		h.acked[res.First] = p
+	case errors.Is(err, store.ErrUnavailable):
+		h.failed[p] = true
+	default:
+		t.Errorf("commit %d = %v, want success or ErrUnavailable", i, err)
+	}
+}
+
+func payloadOf(i int) string { return fmt.Sprintf("r%d %0200d", i, 0) } // 4 KiB of write-ahead file holds 18
 
 // checkRead reads the log while the store may be failing: it is the
 // acknowledged history, or the read fails with ErrUnavailable.
