@@ -117,11 +117,22 @@ func New(cfg Config) (*Server, error) {
 	in := intake.New(limits)
 	opts := append(edgeOptions(cfg.Edge, in, s.logger), cfg.GRPCOptions...)
 	s.grpc = newGRPCServer(svc, s.health, metrics, in, opts...)
-	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
-	for _, name := range berthServiceNames() {
-		s.health.SetServingStatus(name, healthpb.HealthCheckResponse_SERVING)
-	}
+	s.SetServing(true)
 	return s, nil
+}
+
+// SetServing sets what gRPC health (overall and for each berth.v1
+// service) and /healthz report: SERVING or NOT_SERVING. It has no effect
+// once Serve is shutting down.
+func (s *Server) SetServing(serving bool) {
+	status := healthpb.HealthCheckResponse_NOT_SERVING
+	if serving {
+		status = healthpb.HealthCheckResponse_SERVING
+	}
+	s.health.SetServingStatus("", status)
+	for _, name := range berthServiceNames() {
+		s.health.SetServingStatus(name, status)
+	}
 }
 
 // Serve serves gRPC on grpcLis and, unless metricsLis is nil, /metrics and

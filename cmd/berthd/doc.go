@@ -17,6 +17,8 @@
 //	       [--dashboard=true]
 //	berthd --version
 //	berthd --healthcheck [--metrics-listen 127.0.0.1:9090]
+//	       [--accept-truncated-log]
+//	berthd verify [--data-dir ./berth-data]
 //
 // --config names a YAML file holding the same settings under camelCase
 // keys (config.go; deploy/berthd.yaml is an example); flags given on the
@@ -32,4 +34,9 @@
 // --version prints the build (cmd/internal/version); --healthcheck asks a
 // running berthd's /healthz on --metrics-listen (healthcheck.go), for
 // container images without a shell or curl. Neither starts berthd.
+//
+// Exit codes: 0 success, 1 failure, 3 corrupt data file, 4 the write-ahead
+// file lost acknowledged decisions (--accept-truncated-log starts anyway).
+// berthd verify checks a stopped berthd's data directory offline and exits
+// 0 when clean, 3 when it found damage (listed), 1 when it could not check.
 package main

@@ -35,14 +35,17 @@ const defaultInitialSyncTimeout = 5 * time.Second
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "berthd:", err)
-		os.Exit(1)
+	if len(os.Args) > 1 && os.Args[1] == "verify" {
+		code := runVerify(ctx, os.Args[2:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
 	}
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "berthd:", err)
+	}
+	os.Exit(exitCode(err))
 }
 
 // options are berthd's settings: flags, over the configuration file
@@ -67,6 +70,9 @@ type options struct {
 	version         bool // print the version and exit
 	healthcheck     bool // ask a running berthd's /healthz and exit
 	limits          intake.Limits
+	// acceptTruncatedLog is deliberately not in the configuration file: it
+	// accepts a loss once, on the command line.
+	acceptTruncatedLog bool
 }
 
 func defaultOptions() options {
@@ -115,6 +121,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.Int64Var(&o.limits.Streams, "max-streams", o.limits.Streams, "most calls in flight on all connections; beyond, calls are refused RESOURCE_EXHAUSTED before their request is read; 0: no limit")
 	fs.Int64Var(&o.limits.ConnRequestBytes, "max-request-bytes-per-conn", o.limits.ConnRequestBytes, "most bytes of request messages the calls of one connection hold; beyond, RESOURCE_EXHAUSTED; 0: no limit")
 	fs.Int64Var(&o.limits.RequestBytes, "max-request-bytes", o.limits.RequestBytes, "most bytes of request messages all calls hold; beyond, RESOURCE_EXHAUSTED; 0: no limit")
+	fs.BoolVar(&o.acceptTruncatedLog, "accept-truncated-log", o.acceptTruncatedLog, "start even though the write-ahead file lost acknowledged decisions (berthd otherwise refuses, exit code 4): serve the shortened history and hand the lost revisions out again; watchers should watch again from 0")
 	fs.DurationVar(&o.initialSync, "initial-sync-timeout", o.initialSync, "after a restart, how long scheduling waits for the orchestrator's first re-list (a Sync RESYNC_END covering pods) before starting anyway; 0: no wait")
 }
 
@@ -198,6 +205,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		InitialSyncTimeout: opts.initialSync,
 		Dashboard:          opts.dashboard && opts.metricsListen != "",
 		Version:            version.Get().String(),
+		AcceptTruncatedLog: opts.acceptTruncatedLog,
 	}
 	if cfg.Scheduler, err = loadSchedulerConfig(opts.schedulerConfig); err != nil {
 		return err

@@ -88,6 +88,13 @@ type Config struct {
 	DashboardSampleEvery time.Duration
 	// Version is berthd's build, reported by AdminService.ServerInfo.
 	Version string
+	// AcceptTruncatedLog opens a data directory whose write-ahead file
+	// lost acknowledged decisions, serving the shortened history, instead
+	// of failing with a *store.LogTruncatedError.
+	AcceptTruncatedLog bool
+	// StoreFS is the store's file layer; nil means the operating system's
+	// (tests inject faults through it).
+	StoreFS bboltstore.FS
 }
 
 // Daemon is berthd assembled. Serve it once.
@@ -134,6 +141,9 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		Retention:       cfg.Retention,
 		CompactInterval: cfg.CompactInterval,
 		Logger:          cfg.Logger,
+
+		AcceptTruncatedLog: cfg.AcceptTruncatedLog,
+		FS:                 cfg.StoreFS,
 	})
 	if err != nil {
 		return nil, err
@@ -307,6 +317,7 @@ func (d *Daemon) Serve(ctx context.Context, grpcLis, metricsLis net.Listener) er
 	if d.dash != nil {
 		wg.Go(func() { d.dash.Sample(loopCtx, d.cfg.DashboardSampleEvery) })
 	}
+	wg.Go(func() { d.followStoreHealth(loopCtx) })
 	if d.initialSync != nil {
 		d.logger.Info("scheduling waits for the orchestrator's re-list (RESYNC_BEGIN ... RESYNC_END of pods)", "timeout", d.cfg.InitialSyncTimeout)
 		t := time.AfterFunc(d.cfg.InitialSyncTimeout, func() {

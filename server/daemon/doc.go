@@ -37,4 +37,10 @@
 // restored for pods that were not re-sent are forgotten. Until the first
 // such re-list, AdminService.ServerInfo reports the wait
 // (Daemon.AwaitingRelist).
+//
+// Storage failures. While the store cannot write (a full disk, an I/O
+// error; it retries with backoff by itself), the daemon reports NOT_SERVING
+// on gRPC health and /healthz and holds the scheduling loop
+// (storehealth.go); state is still accepted, as it lives in memory and the
+// orchestrator owns it. Both end when the store writes again.
 package daemon

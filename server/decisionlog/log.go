@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/scheduler"
@@ -224,14 +225,24 @@ func (l *Log) finishBind(pod *model.Pod, pb *pendingBind, res store.CommitResult
 	return nil
 }
 
-// Evict appends the Evict decision and records the eviction
-// (store.Evictions) in the same batch, so that after a restart the victim
-// is held as terminating by preemption until it is deleted (Forget).
+// Evict appends the Evict decision of a preemption victim: the
+// scheduler's decision sink.
 func (l *Log) Evict(ctx context.Context, victim *model.Pod, node string, preemptor *model.Pod, reason string) error {
-	payload, err := encode(evictDecision(victim, node, preemptor, reason))
+	return l.EvictPod(ctx, Eviction{
+		Victim: victim, Node: node, Cause: berthv1.EvictCause_EVICT_CAUSE_PREEMPTION,
+		Preemptor: preemptor, Message: reason,
+	})
+}
+
+// EvictPod appends an Evict decision, whatever its cause, and records the
+// eviction in the ledger in the same batch, so that after a restart the
+// victim is held as terminating until it is deleted (Forget).
+func (l *Log) EvictPod(ctx context.Context, e Eviction) error {
+	payload, err := encode(evictDecision(e))
 	if err != nil {
 		return err
 	}
+	victim, node := e.Victim, e.Node
 	key := []byte(victim.UID)
 	if err := l.settle.claim(ctx, victim.UID, ledger.KindEvict.Space()); err != nil {
 		return err

@@ -95,7 +95,8 @@ func TestDecisionContent(t *testing.T) {
 	const gpu = "gpu-scheduler"
 	want := []*berthv1.Decision{
 		{Revision: 1, SchedulerName: gpu, Pod: ref("victim"), Action: &berthv1.Decision_Evict{Evict: &berthv1.Evict{
-			Victim: ref("victim"), Node: "n2", Preemptor: ref("big"), Reason: "preempted"}}},
+			Victim: ref("victim"), Node: "n2", Preemptor: ref("big"), Reason: "preempted",
+			Cause: berthv1.EvictCause_EVICT_CAUSE_PREEMPTION}}},
 		{Revision: 2, SchedulerName: gpu, Pod: ref("big"), Action: &berthv1.Decision_Nominate{Nominate: &berthv1.Nominate{Node: "n2"}}},
 		{Revision: 3, SchedulerName: gpu, Pod: ref("big"), Action: &berthv1.Decision_ClearNomination{ClearNomination: &berthv1.ClearNomination{
 			PreviousNode: "n2", Reason: "lost"}}},

@@ -101,8 +101,10 @@ func match(err error) (code codes.Code, kindField, reason string) {
 	case errors.As(err, &mismatch):
 		return codes.FailedPrecondition, "", fmt.Sprintf("log_id %q is not this log's (%s): its revisions mean nothing here; resync and watch again from 0 without log_id",
 			mismatch.Requested, mismatch.Actual)
-	case errors.Is(err, store.ErrClosed), errors.Is(err, ErrShuttingDown):
+	case errors.Is(err, store.ErrClosed), errors.Is(err, ErrShuttingDown), errors.Is(err, store.ErrUnavailable):
 		return codes.Unavailable, "", reason
+	case errors.Is(err, store.ErrCorrupt):
+		return codes.DataLoss, "", reason
 	case errors.Is(err, ErrNotConfigured):
 		return codes.Unimplemented, "", reason
 	case errors.Is(err, context.Canceled):

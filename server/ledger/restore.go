@@ -94,23 +94,55 @@ func findBind(ctx context.Context, st Store, from uint64, uid, node string) (uin
 			from = compacted.Oldest
 			continue
 		}
+		var damaged *store.CorruptRecordError
+		if errors.As(err, &damaged) && damaged.Revision >= from {
+			// A damaged record is never served, but it must not stop a
+			// restart: search the records before it, then step over it.
+			if recs, err = readBefore(ctx, st, from, damaged.Revision); err != nil {
+				return 0, fmt.Errorf("ledger: find the bind of %s: %w", uid, err)
+			}
+			if rev, err := bindIn(recs, uid, node); rev != 0 || err != nil {
+				return rev, err
+			}
+			read += len(recs) + 1
+			from = damaged.Revision + 1
+			continue
+		}
 		if err != nil {
 			return 0, fmt.Errorf("ledger: find the bind of %s: %w", uid, err)
 		}
 		if len(recs) == 0 {
 			break
 		}
-		for _, r := range recs {
-			d, err := decodePayload(r.Payload)
-			if err != nil {
-				return 0, fmt.Errorf("revision %d: %w", r.Revision, err)
-			}
-			if d.GetPod().GetUid() == uid && d.GetBind().GetNode() == node {
-				return r.Revision, nil
-			}
+		if rev, err := bindIn(recs, uid, node); rev != 0 || err != nil {
+			return rev, err
 		}
 		read += len(recs)
 		from = recs[len(recs)-1].Revision + 1
+	}
+	return 0, nil
+}
+
+// readBefore reads the records from revision from up to, not including,
+// revision end.
+func readBefore(ctx context.Context, st Store, from, end uint64) ([]store.Record, error) {
+	if end <= from {
+		return nil, nil
+	}
+	return st.Read(ctx, from, int(end-from))
+}
+
+// bindIn returns the revision of the Bind of pod uid to node among recs; 0
+// when there is none.
+func bindIn(recs []store.Record, uid, node string) (uint64, error) {
+	for _, r := range recs {
+		d, err := decodePayload(r.Payload)
+		if err != nil {
+			return 0, fmt.Errorf("revision %d: %w", r.Revision, err)
+		}
+		if d.GetPod().GetUid() == uid && d.GetBind().GetNode() == node {
+			return r.Revision, nil
+		}
 	}
 	return 0, nil
 }
