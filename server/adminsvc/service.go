@@ -99,6 +99,7 @@ func (s *Service) Explain(_ context.Context, req *berthv1.ExplainRequest) (*bert
 	ex, err := s.admin.Explain(ns, name)
 	switch {
 	case errors.Is(err, scheduler.ErrNotFound), err == nil && uid != "" && ex.Pod.UID != uid:
+		//lint:ignore ST1005 Berth is a name
 		return nil, errmap.Status(fmt.Errorf("Berth holds no pod %s/%s%s: %w", ns, name, uidSuffix(uid), scheduler.ErrPodNotFound))
 	case err != nil:
 		return nil, errmap.Status(err)
@@ -212,6 +213,7 @@ func (s *Service) QueueStats(_ context.Context, req *berthv1.QueueStatsRequest) 
 	pods := s.admin.Pods()
 	if name := req.GetSchedulerName(); name != "" && !s.knownSchedulerName(name, pods) {
 		return nil, errmap.Status(errmap.Field("scheduler_name",
+			//lint:ignore ST1005 Berth is a name
 			fmt.Errorf("Berth runs no profile %q and holds no pod naming it: %w", name, scheduler.ErrNotFound)))
 	}
 	resp := &berthv1.QueueStatsResponse{}

@@ -38,6 +38,7 @@ func (s *Service) parseSimulate(req *berthv1.SimulateRequest) (*simRequest, erro
 	}
 	name := req.GetSchedulerName()
 	if _, ok := s.admin.Profile(name); name != "" && !ok {
+		//lint:ignore ST1005 Berth is a name
 		return nil, errmap.Status(errmap.Field("scheduler_name", fmt.Errorf("Berth runs no profile %q: %w", name, errmap.ErrUnknownProfile)))
 	}
 	for i, p := range req.GetPods() {

@@ -12,13 +12,6 @@ import (
 // Checks shared by the object kinds. Each returns nil or the first problem
 // at p.
 
-func required(p path, v string) *FieldError {
-	if v == "" {
-		return p.errorf("required")
-	}
-	return nil
-}
-
 // subdomain checks a DNS-1123 subdomain name (nodes, pods, classes, ...).
 func subdomain(p path, v string) *FieldError {
 	if v == "" {

@@ -116,12 +116,11 @@ type podOpt func(*berthv1.Pod)
 func withCPU(m int64) podOpt {
 	return func(p *berthv1.Pod) { p.Containers[0].Requests = map[string]int64{"cpu": m} }
 }
-func withNode(n string) podOpt     { return func(p *berthv1.Pod) { p.NodeName = n } }
-func withClass(c string) podOpt    { return func(p *berthv1.Pod) { p.PriorityClassName = c } }
-func withPriority(v int32) podOpt  { return func(p *berthv1.Pod) { p.Priority = &v } }
-func withUID(uid string) podOpt    { return func(p *berthv1.Pod) { p.Uid = uid } }
-func withNS(ns string) podOpt      { return func(p *berthv1.Pod) { p.Namespace = ns } }
-func withGates(g ...string) podOpt { return func(p *berthv1.Pod) { p.SchedulingGates = g } }
+func withNode(n string) podOpt    { return func(p *berthv1.Pod) { p.NodeName = n } }
+func withClass(c string) podOpt   { return func(p *berthv1.Pod) { p.PriorityClassName = c } }
+func withPriority(v int32) podOpt { return func(p *berthv1.Pod) { p.Priority = &v } }
+func withUID(uid string) podOpt   { return func(p *berthv1.Pod) { p.Uid = uid } }
+func withNS(ns string) podOpt     { return func(p *berthv1.Pod) { p.Namespace = ns } }
 
 func podObj(name string, opts ...podOpt) *berthv1.Object {
 	p := &berthv1.Pod{Uid: "uid-" + name, Namespace: "default", Name: name, Containers: []*berthv1.Container{{Name: "c"}}}
