@@ -11,14 +11,13 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/server/intake"
 )
 
 // Limits of the gRPC server.
 const (
 	// MaxRecvMsgSize bounds one request message, and so one Sync batch.
 	MaxRecvMsgSize = 16 << 20
-	// maxConcurrentStreams bounds the RPCs in flight on one connection.
-	maxConcurrentStreams = 1024
 	// Clients may ping at most this often, even without an open stream.
 	minClientPingInterval = 10 * time.Second
 	// An idle connection is pinged after keepaliveTime and closed if the
@@ -37,13 +36,13 @@ func berthServiceNames() []string {
 	}
 }
 
-// newGRPCServer builds the gRPC server with every service registered.
-func newGRPCServer(svc Services, hs *health.Server, metrics *grpcprom.ServerMetrics, extra ...grpc.ServerOption) *grpc.Server {
+// newGRPCServer builds the gRPC server with every service registered
+// through the intake, which bounds and decodes their requests.
+func newGRPCServer(svc Services, hs *health.Server, metrics *grpcprom.ServerMetrics, in *intake.Intake, extra ...grpc.ServerOption) *grpc.Server {
 	opts := []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(metrics.UnaryServerInterceptor()),
 		grpc.ChainStreamInterceptor(metrics.StreamServerInterceptor()),
 		grpc.MaxRecvMsgSize(MaxRecvMsgSize),
-		grpc.MaxConcurrentStreams(maxConcurrentStreams),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{
 			MinTime:             minClientPingInterval,
 			PermitWithoutStream: true,
@@ -54,11 +53,12 @@ func newGRPCServer(svc Services, hs *health.Server, metrics *grpcprom.ServerMetr
 		}),
 	}
 	s := grpc.NewServer(append(opts, extra...)...)
-	berthv1.RegisterStateServiceServer(s, svc.State)
-	berthv1.RegisterDecisionServiceServer(s, svc.Decision)
-	berthv1.RegisterAdminServiceServer(s, svc.Admin)
-	healthpb.RegisterHealthServer(s, hs)
-	reflection.Register(s)
+	r := in.Registrar(s)
+	berthv1.RegisterStateServiceServer(r, svc.State)
+	berthv1.RegisterDecisionServiceServer(r, svc.Decision)
+	berthv1.RegisterAdminServiceServer(r, svc.Admin)
+	healthpb.RegisterHealthServer(r, hs)
+	reflection.Register(r)
 	// Export a zero series for every method before its first call.
 	metrics.InitializeMetrics(s)
 	return s

@@ -7,8 +7,9 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 )
 
-// httpHandler serves /metrics (the Prometheus text format) and /healthz
-// (200 "ok" while the gRPC server is serving, 503 otherwise).
+// httpHandler serves /metrics (the Prometheus text format), /healthz
+// (200 "ok" while the gRPC server is serving, 503 otherwise) and, if
+// configured, the dashboard on every other path.
 func (s *Server) httpHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}))
@@ -20,5 +21,8 @@ func (s *Server) httpHandler() http.Handler {
 		}
 		_, _ = w.Write([]byte("ok\n"))
 	})
+	if s.dashboard != nil {
+		mux.Handle("/", s.dashboard)
+	}
 	return mux
 }

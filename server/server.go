@@ -18,6 +18,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/server/intake"
 )
 
 // DefaultShutdownTimeout is how long Serve waits, once its context ends, for
@@ -46,9 +47,14 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// Services implement berth.v1.
 	Services Services
+	// Edge says who may call and bounds what calls in flight hold.
+	Edge Edge
 	// GRPCOptions are added to the gRPC server's: transport credentials,
 	// interceptors (chained after the metrics interceptors).
 	GRPCOptions []grpc.ServerOption
+	// Dashboard, if set, serves every path of the metrics listener but
+	// /metrics and /healthz (server/dashboard).
+	Dashboard http.Handler
 }
 
 // Server serves berth.v1, health and reflection over gRPC, and metrics over
@@ -59,6 +65,7 @@ type Server struct {
 	shutdownTimeout time.Duration
 	health          *health.Server
 	grpc            *grpc.Server
+	dashboard       http.Handler
 }
 
 // New builds a Server from cfg. It fails when the metrics cannot be
@@ -69,6 +76,7 @@ func New(cfg Config) (*Server, error) {
 		registry:        cfg.Registry,
 		shutdownTimeout: cfg.ShutdownTimeout,
 		health:          health.NewServer(),
+		dashboard:       cfg.Dashboard,
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
@@ -102,12 +110,29 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 
-	s.grpc = newGRPCServer(svc, s.health, metrics, cfg.GRPCOptions...)
-	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
-	for _, name := range berthServiceNames() {
-		s.health.SetServingStatus(name, healthpb.HealthCheckResponse_SERVING)
+	limits := intake.DefaultLimits()
+	if cfg.Edge.Limits != nil {
+		limits = *cfg.Edge.Limits
 	}
+	in := intake.New(limits)
+	opts := append(edgeOptions(cfg.Edge, in, s.logger), cfg.GRPCOptions...)
+	s.grpc = newGRPCServer(svc, s.health, metrics, in, opts...)
+	s.SetServing(true)
 	return s, nil
+}
+
+// SetServing sets what gRPC health (overall and for each berth.v1
+// service) and /healthz report: SERVING or NOT_SERVING. It has no effect
+// once Serve is shutting down.
+func (s *Server) SetServing(serving bool) {
+	status := healthpb.HealthCheckResponse_NOT_SERVING
+	if serving {
+		status = healthpb.HealthCheckResponse_SERVING
+	}
+	s.health.SetServingStatus("", status)
+	for _, name := range berthServiceNames() {
+		s.health.SetServingStatus(name, status)
+	}
 }
 
 // Serve serves gRPC on grpcLis and, unless metricsLis is nil, /metrics and

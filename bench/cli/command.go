@@ -64,7 +64,8 @@ func NewCommand(opts Options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench --workload NAME --nodes N --pods M [--server ADDR] [-o json] [--runs K]",
 		Short: "Measure berthd end to end on a synthetic workload",
-		Long: `bench streams a synthetic cluster (issue 8's workloads: ` + strings.Join(workload.Names(), ", ") + `)
+		Long: `bench streams a synthetic cluster (the workloads of docs/performance.md, modelled on
+kube-scheduler's scheduler_perf: ` + strings.Join(workload.Names(), ", ") + `)
 to berthd over berth.v1 Sync, watches the decisions until every pending pod is decided,
 confirms the binds and deletes the evicted victims as an orchestrator would, and prints
 one JSON line per run. Without --server it starts berthd on loopback with a temporary

@@ -145,7 +145,7 @@ func BenchmarkMemory(b *testing.B) {
 		withPods := liveHeap()
 		b.ReportMetric(float64(withNodes-base)/nodes, "B/node")
 		b.ReportMetric(float64(withPods-withNodes)/pods, "B/queued-pod")
-		if got := s.Stats(); got.Queue.Active != pods {
+		if got := s.View().Stats(); got.Queue.Active != pods {
 			b.Fatalf("stats: %+v, want %d pending", got, pods)
 		}
 		runtime.KeepAlive(s)

@@ -1,4 +1,4 @@
-package client
+package berth
 
 import (
 	"bytes"
@@ -37,7 +37,10 @@ func buildBerthd(t *testing.T) *berthd {
 	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "berthd")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/berthsched/berth/cmd/berthd").CombinedOutput()
+	// berthd is in the repository's root module, two levels up.
+	build := exec.Command("go", "build", "-o", bin, "./cmd/berthd")
+	build.Dir = filepath.Join("..", "..")
+	out, err := build.CombinedOutput()
 	if err != nil {
 		t.Fatalf("build berthd: %v\n%s", err, out)
 	}

@@ -1,4 +1,4 @@
-package client
+package berth
 
 import (
 	"context"
@@ -26,6 +26,8 @@ type Client struct {
 	Admin     berthv1.AdminServiceClient
 
 	conn     *grpc.ClientConn // nil when the caller owns the connection (New)
+	target   string           // the address Dial was given
+	tls      *tls.Config      // Dial's TLS configuration; nil for plaintext
 	backoff  Backoff
 	clock    Clock
 	logger   *slog.Logger
@@ -37,7 +39,9 @@ type Option func(*config)
 
 type config struct {
 	tls         *tls.Config
+	tlsFiles    *TLSFiles
 	token       string
+	tokenFile   string
 	dialOptions []grpc.DialOption
 	backoff     Backoff
 	clock       Clock
@@ -49,8 +53,18 @@ type config struct {
 // it the connection is plaintext, for a sidecar on loopback or a unix socket.
 func WithTLS(c *tls.Config) Option { return func(o *config) { o.tls = c } }
 
+// WithTLSFiles makes Dial connect over TLS with the configuration the files
+// make (see TLSFiles.Config); Dial fails with a *CredentialError when they
+// cannot be loaded. It and WithTLS are exclusive.
+func WithTLSFiles(f TLSFiles) Option { return func(o *config) { o.tlsFiles = &f } }
+
 // WithToken sends "authorization: Bearer <token>" with every call.
 func WithToken(token string) Option { return func(o *config) { o.token = token } }
+
+// WithTokenFile sends the token on the first line of path (ReadTokenFile),
+// read once by Dial, which fails with a *CredentialError when it cannot. It
+// and WithToken are exclusive.
+func WithTokenFile(path string) Option { return func(o *config) { o.tokenFile = path } }
 
 // WithDialOptions adds gRPC dial options (interceptors, a custom dialer, ...).
 func WithDialOptions(opts ...grpc.DialOption) Option {
@@ -85,14 +99,18 @@ func newConfig(opts []Option) config {
 }
 
 // Dial connects to the berthd at addr ("host:port", or "unix:///path"). The
-// connection is established lazily, so Dial fails only on bad options; the
-// first call reports an unreachable server. ctx is not kept: it bounds
-// nothing today and is there so that Dial may block in the future.
+// connection is established lazily, so Dial fails only on bad options or
+// credential files (*CredentialError); the first call reports an
+// unreachable server. ctx is not kept: it bounds nothing today and is there
+// so that Dial may block in the future.
 func Dial(ctx context.Context, addr string, opts ...Option) (*Client, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	cfg := newConfig(opts)
+	if err := cfg.loadCredentials(); err != nil {
+		return nil, err
+	}
 	dial := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
 	if cfg.tls != nil {
 		dial[0] = grpc.WithTransportCredentials(credentials.NewTLS(cfg.tls))
@@ -114,8 +132,33 @@ func Dial(ctx context.Context, addr string, opts ...Option) (*Client, error) {
 		return nil, fmt.Errorf("berth client: dial %s: %w", addr, err)
 	}
 	c := newClient(conn, cfg)
-	c.conn = conn
+	c.conn, c.target, c.tls = conn, addr, cfg.tls
 	return c, nil
+}
+
+// loadCredentials reads the files of WithTLSFiles and WithTokenFile.
+func (cfg *config) loadCredentials() error {
+	switch {
+	case cfg.tlsFiles != nil && cfg.tls != nil:
+		return errors.New("berth client: WithTLS and WithTLSFiles are exclusive")
+	case cfg.tokenFile != "" && cfg.token != "":
+		return errors.New("berth client: WithToken and WithTokenFile are exclusive")
+	}
+	if cfg.tlsFiles != nil {
+		tc, err := cfg.tlsFiles.Config()
+		if err != nil {
+			return err
+		}
+		cfg.tls = tc
+	}
+	if cfg.tokenFile != "" {
+		tok, err := ReadTokenFile(cfg.tokenFile)
+		if err != nil {
+			return err
+		}
+		cfg.token = tok
+	}
+	return nil
 }
 
 // New wraps a connection the caller made and keeps owning; Close does not

@@ -1,4 +1,4 @@
-// Package client is the Go client library of Berth's berth.v1 gRPC API, for
+// Package berth is the Go client library of Berth's berth.v1 gRPC API, for
 // orchestrators that stream their cluster into Berth and act on its
 // decisions.
 //
@@ -13,4 +13,16 @@
 // [*ObjectError] per refused object; a compacted watch position is a
 // [*CompactedError]. Everything that blocks takes a context, and
 // reconnections back off exponentially ([Backoff]).
-package client
+//
+// [Dial] takes TLS as a configuration ([WithTLS]) or as PEM files
+// ([WithTLSFiles]), a bearer token ([WithToken], [WithTokenFile]) and
+// "host:port" or "unix:///path" addresses ([ParseTarget] checks one). A
+// mutual-TLS refusal shows to gRPC as UNAVAILABLE;
+// [Client.CheckClientCertificate] tells it apart. berthctl connects
+// through this package.
+//
+// The package is a Go module of its own
+// (github.com/berthsched/berth/clients/go, on the module
+// github.com/berthsched/berth/api of the generated code): it depends only
+// on gRPC, protobuf and Google's rpc status types.
+package berth

@@ -1,4 +1,4 @@
-package client
+package berth
 
 import (
 	"context"
@@ -106,19 +106,50 @@ func (e *CompactedError) Error() string {
 
 func (e *CompactedError) Unwrap() error { return e.Err }
 
-// compacted returns the *CompactedError of an OUT_OF_RANGE watch error, or
-// nil for any other error.
+// ErrorInfo reasons of berth.v1's watch errors (decision_service.proto).
+const (
+	// ReasonRevisionCompacted: OUT_OF_RANGE, the position was compacted
+	// away (a *CompactedError).
+	ReasonRevisionCompacted = "REVISION_COMPACTED"
+	// ReasonRevisionNotWritten: OUT_OF_RANGE, the position is beyond the
+	// end of the log, so it came from another log: not a compaction.
+	ReasonRevisionNotWritten = "REVISION_NOT_WRITTEN"
+	// ReasonLogIDMismatch: FAILED_PRECONDITION, the log_id sent is not the
+	// log's.
+	ReasonLogIDMismatch = "LOG_ID_MISMATCH"
+)
+
+// ErrorInfo returns the first google.rpc.ErrorInfo in the status details
+// of err (a gRPC status error, or one wrapping it), nil if there is none.
+func ErrorInfo(err error) *errdetails.ErrorInfo {
+	var se interface{ GRPCStatus() *status.Status }
+	if !errors.As(err, &se) {
+		return nil
+	}
+	for _, d := range se.GRPCStatus().Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			return info
+		}
+	}
+	return nil
+}
+
+// compacted returns the *CompactedError of a watch error: OUT_OF_RANGE
+// with reason REVISION_COMPACTED, or with no ErrorInfo (a berthd older than
+// the reasons). Any other error, REVISION_NOT_WRITTEN included, is nil.
 func compacted(from uint64, err error) *CompactedError {
-	st, ok := status.FromError(err)
-	if !ok || st.Code() != codes.OutOfRange {
+	if status.Code(err) != codes.OutOfRange {
 		return nil
 	}
 	ce := &CompactedError{From: from, Err: err}
-	for _, d := range st.Details() {
-		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetReason() == "REVISION_COMPACTED" {
-			ce.Oldest, _ = strconv.ParseUint(info.GetMetadata()["oldest_revision"], 10, 64)
-		}
+	info := ErrorInfo(err)
+	switch {
+	case info == nil:
+		return ce
+	case info.GetReason() != ReasonRevisionCompacted:
+		return nil
 	}
+	ce.Oldest, _ = strconv.ParseUint(info.GetMetadata()["oldest_revision"], 10, 64)
 	return ce
 }
 

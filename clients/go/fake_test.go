@@ -1,4 +1,4 @@
-package client
+package berth
 
 import (
 	"context"
@@ -45,6 +45,9 @@ type fakeBerth struct {
 	// --max-batch-objects).
 	maxMutations int
 	unaryCalls   int // Apply and Delete calls received
+	// refuseAhead: a watch from beyond the end of the log ends with
+	// OUT_OF_RANGE, REVISION_NOT_WRITTEN, as berthd's does.
+	refuseAhead bool
 }
 
 func (f *fakeBerth) tooLargeLocked(n int) error {
@@ -220,6 +223,13 @@ func (f *fakeBerth) Watch(req *berthv1.WatchRequest, st berthv1.DecisionService_
 	f.watchFrom = append(f.watchFrom, from)
 	if from == 0 {
 		from = uint64(len(f.log)) + 1
+	}
+	if next := uint64(len(f.log)) + 1; f.refuseAhead && from > next {
+		f.mu.Unlock()
+		st, _ := status.New(codes.OutOfRange, "fake: beyond the end").WithDetails(&errdetails.ErrorInfo{
+			Reason: ReasonRevisionNotWritten, Domain: "berth.v1", Metadata: map[string]string{"next_revision": strconv.FormatUint(next, 10)},
+		})
+		return st.Err()
 	}
 	if from < f.oldest {
 		f.mu.Unlock()

@@ -1,4 +1,4 @@
-package client
+package berth
 
 import (
 	"context"
@@ -86,6 +86,23 @@ type seenCall struct {
 	Authorization []string
 }
 
+// recordCalls is a server option sending what the server saw of each unary
+// call to seen.
+func recordCalls(seen chan<- seenCall) grpc.ServerOption {
+	return grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+		var sc seenCall
+		if p, ok := peer.FromContext(ctx); ok {
+			if ti, ok := p.AuthInfo.(credentials.TLSInfo); ok && len(ti.State.PeerCertificates) > 0 {
+				sc.ClientCN = ti.State.PeerCertificates[0].Subject.CommonName
+			}
+		}
+		md, _ := metadata.FromIncomingContext(ctx)
+		sc.Authorization = md.Get("authorization")
+		seen <- sc
+		return h(ctx, req)
+	})
+}
+
 // TestDialTLS runs a StateService behind TLS that requires a client
 // certificate (berthd's --tls-client-ca) and dials it with WithTLS.
 func TestDialTLS(t *testing.T) {
@@ -97,18 +114,7 @@ func TestDialTLS(t *testing.T) {
 			Certificates: []tls.Certificate{serverCert}, ClientCAs: ca.pool,
 			ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12,
 		})),
-		grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-			var sc seenCall
-			if p, ok := peer.FromContext(ctx); ok {
-				if ti, ok := p.AuthInfo.(credentials.TLSInfo); ok && len(ti.State.PeerCertificates) > 0 {
-					sc.ClientCN = ti.State.PeerCertificates[0].Subject.CommonName
-				}
-			}
-			md, _ := metadata.FromIncomingContext(ctx)
-			sc.Authorization = md.Get("authorization")
-			seen <- sc
-			return h(ctx, req)
-		}))
+		recordCalls(seen))
 	berthv1.RegisterStateServiceServer(srv, newFakeBerth())
 	lis := bufconn.Listen(1 << 16)
 	go srv.Serve(lis) //nolint:errcheck // ends with Stop

@@ -1,4 +1,4 @@
-package client
+package berth
 
 import (
 	"context"
@@ -113,6 +113,27 @@ func TestWatcherResumesAcrossServerRestart(t *testing.T) {
 	}
 	if froms := h.fake.watchFrom; len(froms) < 2 || froms[0] != 1 || froms[len(froms)-1] != 4 {
 		t.Errorf("from_revision of each Watch = %v, want 1 first and 4 last", froms)
+	}
+}
+
+// TestWatcherRevisionNotWrittenIsNotCompaction: a position beyond the end
+// of the log is OUT_OF_RANGE too, but belongs to another log; it must stop
+// the watcher with the server's error, not go to OnCompacted.
+func TestWatcherRevisionNotWrittenIsNotCompaction(t *testing.T) {
+	h := newHarness(t)
+	h.fake.decide("1", "2", "3")
+	h.fake.refuseAhead = true
+	c := h.client(&fakeClock{})
+	cp := &MemoryCheckpoint{}
+	_ = cp.Save(t.Context(), 50)
+	compactions := 0
+	err := c.NewWatcher(cp, func(context.Context, *berthv1.Decision) error { return nil },
+		OnCompacted(func(context.Context, *CompactedError) (uint64, error) { compactions++; return 0, nil })).Run(t.Context())
+	if ce := (*CompactedError)(nil); errors.As(err, &ce) || compactions > 0 {
+		t.Fatalf("Run() = %v after %d OnCompacted calls; want no compaction", err, compactions)
+	}
+	if status.Code(err) != codes.OutOfRange || ErrorInfo(err).GetReason() != ReasonRevisionNotWritten {
+		t.Errorf("Run() = %v, want OUT_OF_RANGE with reason %s", err, ReasonRevisionNotWritten)
 	}
 }
 

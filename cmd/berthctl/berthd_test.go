@@ -11,14 +11,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/server/daemon"
 )
 
-// startBerthd serves a real berthd (server/daemon, as cmd/berthd runs it)
-// on loopback until the test ends, and returns its address.
+// startBerthd serves a real berthd (server/daemon, as cmd/berthd runs it
+// with --deterministic) on loopback until the test ends, and returns its
+// address.
 func startBerthd(t *testing.T) (string, *daemon.Daemon) {
 	t.Helper()
-	d, err := daemon.Open(t.Context(), daemon.Config{DataDir: t.TempDir(), Deterministic: true})
+	return startBerthdWith(t, nil)
+}
+
+// startBerthdWith is startBerthd with a scheduler configuration (berthd's
+// --scheduler-config); nil is the default.
+func startBerthdWith(t *testing.T, sched *config.Config) (string, *daemon.Daemon) {
+	t.Helper()
+	d, err := daemon.Open(t.Context(), daemon.Config{DataDir: t.TempDir(), Deterministic: true, Scheduler: sched})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +77,7 @@ spec: {containers: [{name: c, resources: {requests: {cpu: "8"}}}]}
 	// Wait for the scheduling loop: one bind awaiting its outcome, one pod
 	// unschedulable.
 	deadline := time.Now().Add(10 * time.Second)
-	for st := d.Scheduler().Stats(); st.BindsInFlight != 1 || st.Queue.Unschedulable != 1; st = d.Scheduler().Stats() {
+	for st := d.Scheduler().View().Stats(); st.BindsInFlight != 1 || st.Queue.Unschedulable != 1; st = d.Scheduler().View().Stats() {
 		if time.Now().After(deadline) {
 			t.Fatalf("scheduler did not settle: %+v", st)
 		}
@@ -104,7 +113,7 @@ spec: {containers: [{name: c, resources: {requests: {cpu: "8"}}}]}
 	}
 
 	got = run("explain", "default/fits")
-	for _, want := range []string{"Queue:          binding", "Attempts:       1", fmt.Sprintf("Node:           n1 (bind revision %d, waiting for the orchestrator)", bind.Revision)} {
+	for _, want := range []string{"Queue:          binding", "Attempts:       1", fmt.Sprintf("Node:           n1 (bind revision %d, waiting for the orchestrator to confirm it: berthctl confirm default/fits)", bind.Revision)} {
 		if got.code != exitOK || !strings.Contains(got.stdout, want) {
 			t.Errorf("explain fits lacks %q: %+v", want, got)
 		}
@@ -125,7 +134,7 @@ spec: {containers: [{name: c, resources: {requests: {cpu: "8"}}}]}
 		t.Errorf("get pending: %+v", got)
 	}
 	got = run("get", "nodes")
-	if got.code != exitOK || !regexp.MustCompile(`(?m)^n1 +Ready +1/2 +50% +1Gi/4Gi +25% +1/10 +10% +0 +0$`).MatchString(got.stdout) {
+	if got.code != exitOK || !regexp.MustCompile(`(?m)^n1 +Ready +1/2 +50% +1Gi/4Gi +25% +1/10 +10% +0 +-$`).MatchString(got.stdout) {
 		t.Errorf("get nodes: %+v", got)
 	}
 	got = run("get", "queue")
@@ -135,6 +144,26 @@ spec: {containers: [{name: c, resources: {requests: {cpu: "8"}}}]}
 	if got = run("get", "queue", "--scheduler-name", "nobody"); got.code != exitNotFound {
 		t.Errorf("get queue of an unknown profile: %+v", got)
 	}
+
+	// Playing the orchestrator: confirm the bind, once and again; an
+	// unschedulable pod has no bind to fail.
+	if got = run("confirm", "default/fits"); got.code != exitOK || got.stdout != fmt.Sprintf("pod default/fits confirmed on n1 (bind revision %d)\n", bind.Revision) {
+		t.Errorf("confirm: %+v", got)
+	}
+	if got = run("explain", "fits"); !strings.Contains(got.stdout, "Queue:          bound") {
+		t.Errorf("explain after confirm: %+v", got)
+	}
+	if got = run("confirm", "fits"); got.code != exitOK || got.stdout != "pod default/fits is already bound to n1\n" {
+		t.Errorf("confirm again: %+v", got)
+	}
+	if got = run("fail", "huge", "--message", "no room"); got.code != exitFailed ||
+		got.stderr != "berthctl: pod default/huge has no bind awaiting an outcome: it is unschedulable (see berthctl explain default/huge)\n" {
+		t.Errorf("fail an unschedulable pod: %+v", got)
+	}
+	if got = run("version"); got.code != exitOK || !regexp.MustCompile(`^berthctl .*commit .*\nberthd \(version unknown\) at `+regexp.QuoteMeta(addr)+`\n$`).MatchString(got.stdout) {
+		t.Errorf("version: %+v", got)
+	}
+
 	if got = run("delete", "pod", "default/huge"); got.code != exitOK || got.stdout != "Pod default/huge deleted\n" {
 		t.Errorf("delete: %+v", got)
 	}

@@ -345,15 +345,19 @@ func TestGet(t *testing.T) {
 		{[]string{"get", "pending"}, result{stdout: `NAMESPACE  NAME  STATE    PRIORITY  ATTEMPTS  AGE  NOMINATED  NODE  SCHEDULER
 default    a     active   0         1         90s  -          -     default-scheduler
 default    b     binding  10        1         90s  -          n1    default-scheduler
-`}},
+`, stderr: bindingNote + "\n"}},
 		{[]string{"get", "nominations"}, result{stdout: `NAMESPACE  NAME  NODE  PRIORITY  REVISION  RESTORED
 default    high  n2    1000      12        no
 default    old   n1    -         -         yes
 `}},
-		{[]string{"get", "nodes"}, result{stdout: `NAME  STATUS              CPU          CPU%  MEMORY     MEMORY%  PODS   PODS%  NOMINATED  TAINTS
-n1    Ready               1500m/4000m  37%   1.5Gi/8Gi  18%      3/110  2%     1          0
-n2    SchedulingDisabled  0m/500m      0%    0/512Mi    0%       0/0    -      0          1
+		{[]string{"get", "nodes"}, result{stdout: `NAME  STATUS              CPU(cores)  CPU%  MEMORY     MEMORY%  PODS   PODS%  NOMINATED  TAINTS
+n1    Ready               1.5/4       37%   1.5Gi/8Gi  18%      3/110  2%     1          -
+n2    SchedulingDisabled  0/0.5       0%    0/512Mi    0%       0/0    -      0          gpu=true:NoSchedule,maintenance:NoExecute,+1
 `}},
+		{[]string{"get", "pending", "--state", "active"}, result{stdout: `NAMESPACE  NAME  STATE   PRIORITY  ATTEMPTS  AGE  NOMINATED  NODE  SCHEDULER
+default    a     active  0         1         90s  -          -     default-scheduler
+`}},
+		{[]string{"get", "pending", "--state", "bound"}, result{code: exitUsage, stderr: "berthctl: --state \"bound\": want one of active, backoff, unschedulable, gated, scheduling, binding, ignored\nRun 'berthctl get --help' for usage.\n"}},
 		{[]string{"get", "queue"}, result{stdout: `STATE          PODS
 active         1
 backoff        2

@@ -2,24 +2,18 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
+	"errors"
 	"fmt"
-	"net"
-	"os"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/clients/go"
 )
 
 // connOptions are the global flags saying how to reach berthd.
@@ -74,80 +68,49 @@ func (o *connOptions) validate(cmd *cobra.Command) error {
 	return nil
 }
 
-// bearerToken reads the token from --token or --token-file.
-func (o *connOptions) bearerToken() (string, error) {
-	if o.tokenFile == "" {
-		return o.token, nil
+// goClientOptions are the Go client's options of the flags; files are read
+// by berth.Dial.
+func (o *connOptions) goClientOptions() []berth.Option {
+	var opts []berth.Option
+	if o.tls {
+		opts = append(opts, berth.WithTLSFiles(berth.TLSFiles{
+			CA: o.tlsCA, Cert: o.tlsCert, Key: o.tlsKey, ServerName: o.tlsServerName, InsecureSkipVerify: o.insecureSkipVerify,
+		}))
 	}
-	data, err := os.ReadFile(o.tokenFile)
-	if err != nil {
-		return "", failedf("reading --token-file: %w", err)
+	switch {
+	case o.tokenFile != "":
+		opts = append(opts, berth.WithTokenFile(o.tokenFile))
+	case o.token != "":
+		opts = append(opts, berth.WithToken(o.token))
 	}
-	tok, _, _ := strings.Cut(string(data), "\n")
-	tok = strings.TrimSpace(tok)
-	if tok == "" {
-		return "", failedf("--token-file %s holds no token", o.tokenFile)
-	}
-	return tok, nil
+	return opts
 }
 
-func (o *connOptions) transport() (credentials.TransportCredentials, error) {
-	if !o.tls {
-		return insecure.NewCredentials(), nil
+// credentialError words the Go client's *berth.CredentialError with the
+// flag that named the file (exit 1); other errors are returned as they are.
+func (o *connOptions) credentialError(err error) error {
+	ce := (*berth.CredentialError)(nil)
+	if !errors.As(err, &ce) {
+		return err
 	}
-	cfg, err := o.tlsConfig()
-	if err != nil {
-		return nil, err
+	switch {
+	case ce.Credential == berth.CredentialToken && errors.Is(ce.Err, berth.ErrNoToken):
+		return failedf("--token-file %s holds no token", ce.Path)
+	case ce.Credential == berth.CredentialToken:
+		return failedf("reading --token-file: %w", ce.Err)
+	case ce.Credential == berth.CredentialCA && errors.Is(ce.Err, berth.ErrNoCertificate):
+		return failedf("--tls-ca %s holds no PEM certificate", ce.Path)
+	case ce.Credential == berth.CredentialCA:
+		return failedf("reading --tls-ca: %w", ce.Err)
 	}
-	return credentials.NewTLS(cfg), nil
+	return failedf("loading --tls-cert/--tls-key: %w", ce.Err)
 }
 
-// tlsConfig is the client TLS configuration of the --tls-* flags.
-func (o *connOptions) tlsConfig() (*tls.Config, error) {
-	cfg := &tls.Config{
-		MinVersion:         tls.VersionTLS12,
-		ServerName:         o.tlsServerName,
-		InsecureSkipVerify: o.insecureSkipVerify, //nolint:gosec // an explicit flag, for testing
-	}
-	if o.tlsCA != "" {
-		pem, err := os.ReadFile(o.tlsCA)
-		if err != nil {
-			return nil, failedf("reading --tls-ca: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, failedf("--tls-ca %s holds no PEM certificate", o.tlsCA)
-		}
-		cfg.RootCAs = pool
-	}
-	if o.tlsCert != "" {
-		cert, err := tls.LoadX509KeyPair(o.tlsCert, o.tlsKey)
-		if err != nil {
-			return nil, failedf("loading --tls-cert/--tls-key: %w", err)
-		}
-		cfg.Certificates = []tls.Certificate{cert}
-	}
-	return cfg, nil
-}
-
-// tokenCreds sends "authorization: Bearer TOKEN" with every call.
-type tokenCreds struct {
-	token  string
-	secure bool
-}
-
-func (c tokenCreds) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
-	return map[string]string{"authorization": "Bearer " + c.token}, nil
-}
-
-// RequireTransportSecurity is false without --tls so a token also works
-// on loopback or a unix socket; with --tls it is true.
-func (c tokenCreds) RequireTransportSecurity() bool { return c.secure }
-
-// client is a connection to berthd with its three services.
+// client is a connection to berthd, the Go client with what berthctl adds:
+// --timeout and the mapping of errors to exit codes.
 type client struct {
+	*berth.Client
 	opts     *connOptions
-	conn     *grpc.ClientConn
 	server   string
 	timeout  time.Duration
 	state    berthv1.StateServiceClient
@@ -155,37 +118,24 @@ type client struct {
 	admin    berthv1.AdminServiceClient
 }
 
-// dial connects to berthd (lazily: a server that is down shows on the
-// first call).
+// dial connects to berthd through the Go client (lazily: a server that is
+// down shows on the first call).
 func (o *connOptions) dial() (*client, error) {
-	if _, _, err := dialTarget(o.server); err != nil {
+	if _, _, err := berth.ParseTarget(o.server); err != nil {
 		return nil, usageErrorf("--server %q: %v", o.server, err)
 	}
-	creds, err := o.transport()
-	if err != nil {
-		return nil, err
+	bc, err := berth.Dial(context.Background(), o.server, o.goClientOptions()...)
+	if ce := (*berth.CredentialError)(nil); errors.As(err, &ce) {
+		return nil, o.credentialError(err)
 	}
-	opts := []grpc.DialOption{grpc.WithTransportCredentials(creds)}
-	tok, err := o.bearerToken()
-	if err != nil {
-		return nil, err
-	}
-	if tok != "" {
-		opts = append(opts, grpc.WithPerRPCCredentials(tokenCreds{token: tok, secure: o.tls}))
-	}
-	conn, err := grpc.NewClient(o.server, opts...)
 	if err != nil {
 		return nil, usageErrorf("--server %q: %v", o.server, err)
 	}
 	return &client{
-		opts: o, conn: conn, server: o.server, timeout: o.timeout,
-		state:    berthv1.NewStateServiceClient(conn),
-		decision: berthv1.NewDecisionServiceClient(conn),
-		admin:    berthv1.NewAdminServiceClient(conn),
+		Client: bc, opts: o, server: o.server, timeout: o.timeout,
+		state: bc.State, decision: bc.Decisions, admin: bc.Admin,
 	}, nil
 }
-
-func (c *client) Close() error { return c.conn.Close() }
 
 // call is the context of one unary call, bounded by --timeout.
 func (c *client) call(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -194,106 +144,31 @@ func (c *client) call(ctx context.Context) (context.Context, context.CancelFunc)
 
 // err maps a call's error (see rpcError). berthd refusing the client's
 // certificate shows to gRPC as a broken connection (UNAVAILABLE); with TLS
-// on, such an error is checked by a handshake of berthctl's own, so that a
+// on, such an error is checked by the Go client's own handshake, so that a
 // refused certificate exits 5 and not 3.
 func (c *client) err(ctx context.Context, err error, what string) error {
-	if status.Code(err) == codes.Unavailable && c.opts != nil && c.opts.tls {
-		if refused := c.opts.tlsRefusal(ctx); refused != nil {
+	if status.Code(err) == codes.Unavailable && c.Client != nil {
+		if refused := c.certificateRefusal(ctx); refused != nil {
 			return refused
 		}
 	}
 	return rpcError(ctx, err, c.server, what)
 }
 
-// tlsProbeTimeout bounds tlsRefusal's handshake and its wait for berthd's
-// verdict on the client certificate.
-const tlsProbeTimeout = 2 * time.Second
-
-// tlsRefusal makes a TLS handshake with berthd as the gRPC client does and
-// waits for berthd's verdict on the client certificate: with TLS 1.3 the
-// server refuses it after the client considers the handshake done, so gRPC
-// only sees a connection that broke. It returns the refusal as an exit-5
-// error, nil when berthd did not refuse the certificate or cannot be
-// reached. Go's crypto/tls has no error type for a remote alert, so the
-// alert is read from the error text (the alert names are the RFC's).
-func (o *connOptions) tlsRefusal(ctx context.Context) error {
-	network, addr, err := dialTarget(o.server)
-	if err != nil {
+// certificateRefusal is CheckClientCertificate's verdict as an exit-5 error
+// naming the flags to pass, nil when berthd did not refuse the certificate.
+func (c *client) certificateRefusal(ctx context.Context) error {
+	re := (*berth.CertificateRefusedError)(nil)
+	if !errors.As(c.CheckClientCertificate(ctx), &re) {
 		return nil
 	}
-	cfg, err := o.tlsConfig()
-	if err != nil {
-		return nil
-	}
-	cfg.NextProtos = []string{"h2"}
-	if cfg.ServerName == "" {
-		cfg.ServerName = "localhost" // gRPC's authority for unix sockets
-		if network == "tcp" {
-			cfg.ServerName, _, _ = net.SplitHostPort(addr)
-		}
-	}
-	ctx, cancel := context.WithTimeout(ctx, tlsProbeTimeout)
-	defer cancel()
-	conn, err := (&tls.Dialer{Config: cfg}).DialContext(ctx, network, addr)
-	if err == nil {
-		deadline, _ := ctx.Deadline()
-		_ = conn.SetReadDeadline(deadline)
-		_, err = conn.Read(make([]byte, 1))
-		_ = conn.Close()
-	}
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
 	switch {
-	case strings.Contains(msg, "remote error: tls: certificate required"):
-		return &exitError{code: exitUnauthorized, err: fmt.Errorf("berthd at %s requires a client certificate (mutual TLS): pass --tls-cert and --tls-key", o.server)}
-	case strings.Contains(msg, "remote error: tls: bad certificate"), strings.Contains(msg, "remote error: tls: unknown certificate authority"),
-		strings.Contains(msg, "remote error: tls: expired certificate"), strings.Contains(msg, "remote error: tls: certificate revoked"),
-		strings.Contains(msg, "remote error: tls: unsupported certificate"), strings.Contains(msg, "remote error: tls: certificate unknown"):
-		if o.tlsCert == "" {
-			return &exitError{code: exitUnauthorized, err: fmt.Errorf("berthd at %s refused the connection for want of a client certificate (%s): pass --tls-cert and --tls-key", o.server, msg)}
-		}
-		return &exitError{code: exitUnauthorized, err: fmt.Errorf("berthd at %s refused the client certificate of --tls-cert %s: %s", o.server, o.tlsCert, msg)}
+	case re.Required:
+		return &exitError{code: exitUnauthorized, err: fmt.Errorf("berthd at %s requires a client certificate (mutual TLS): pass --tls-cert and --tls-key", c.server)}
+	case c.opts.tlsCert == "":
+		return &exitError{code: exitUnauthorized, err: fmt.Errorf("berthd at %s refused the connection for want of a client certificate (%s): pass --tls-cert and --tls-key", c.server, re.Alert)}
 	}
-	return nil
-}
-
-// dialTarget is where --server points, as a network and an address for
-// net.Dial: host:port, dns:///host:port, passthrough:///host:port,
-// unix:path or unix:///absolute/path (the forms gRPC takes). An error says
-// why it is none of them.
-func dialTarget(server string) (network, addr string, err error) {
-	const want = "want host:port or unix:///path"
-	switch scheme, rest, found := strings.Cut(server, ":"); {
-	case found && scheme == "unix":
-		path := strings.TrimPrefix(rest, "//")
-		if path == "" {
-			return "", "", fmt.Errorf("no socket path; %s", want)
-		}
-		return "unix", path, nil
-	case found && (scheme == "dns" || scheme == "passthrough") && strings.HasPrefix(rest, "//"):
-		rest = strings.TrimPrefix(rest, "//")
-		_, endpoint, _ := strings.Cut(rest, "/") // after the optional authority
-		return hostPort(endpoint, want)
-	case strings.Contains(server, "://"):
-		return "", "", fmt.Errorf("unsupported scheme %q; %s", scheme, want)
-	}
-	return hostPort(server, want)
-}
-
-func hostPort(s, want string) (string, string, error) {
-	host, port, err := net.SplitHostPort(s)
-	if err != nil {
-		return "", "", fmt.Errorf("%v; %s", strings.TrimPrefix(err.Error(), "address "+s+": "), want)
-	}
-	if strings.ContainsAny(host, " \t/") {
-		return "", "", fmt.Errorf("%q is not a host name or address; %s", host, want)
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-		return "", "", fmt.Errorf("port %q is not a number from 1 to 65535; %s", port, want)
-	}
-	return "tcp", s, nil
+	return &exitError{code: exitUnauthorized, err: fmt.Errorf("berthd at %s refused the client certificate of --tls-cert %s: %s", c.server, c.opts.tlsCert, re.Alert)}
 }
 
 func (c *client) String() string { return fmt.Sprintf("berthd at %s", c.server) }

@@ -40,6 +40,7 @@ without a namespace is in "default".
 
 An object berthd does not hold is reported and berthctl exits 4, unless
 --ignore-not-found is given; any other refusal exits 1.`,
+		ValidArgsFunction: a.completeDelete,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.delete(cmd.Context(), &o, args)
 		},

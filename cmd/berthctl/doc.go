@@ -2,14 +2,22 @@
 //
 // "berthctl simulate" reads Kubernetes manifests (core/manifest) and runs
 // the deterministic simulator (core/simulate) in-process: no server is
-// involved, and the output is the trace format of DESIGN.md, one JSON
+// involved, and the output is the trace format of core/simulate, one JSON
 // object per scheduling attempt, comparable line by line with kubeoracle's
-// "place" mode.
+// "place" mode. With --server it sends the manifests to berthd's
+// AdminService.Simulate, which runs the same engine on a copy of what
+// berthd holds, turns the attempts back into trace lines
+// (server/convert) and prints them with the same code.
 //
 // The other commands talk to a running berthd over the berth.v1 gRPC API:
 // apply and delete send objects through StateService (manifests converted
-// with server/convert), watch follows DecisionService.Watch, and explain
-// and get ask AdminService.
+// with server/convert), confirm and fail report bind outcomes
+// (StateService.ReportBindResult), watch follows DecisionService.Watch,
+// and explain, get and version ask AdminService. Empty listings and
+// not-found answers ask AdminService.ServerInfo whether berthd still waits
+// for the orchestrator's first re-list after a restart, and say so
+// (relist.go). Shell completion asks berthd for pod and node names
+// (complete.go), bounded by a short timeout and silent on failure.
 //
 // Exit codes are part of the interface; scripts may rely on them:
 //

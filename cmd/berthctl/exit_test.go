@@ -97,31 +97,6 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-func TestDialTarget(t *testing.T) {
-	for _, tc := range []struct {
-		server, network, addr string
-		ok                    bool
-	}{
-		{"127.0.0.1:7070", "tcp", "127.0.0.1:7070", true},
-		{"[::1]:7070", "tcp", "[::1]:7070", true},
-		{"berth.example:443", "tcp", "berth.example:443", true},
-		{"dns:///berth.example:7070", "tcp", "berth.example:7070", true},
-		{"dns://8.8.8.8/berth.example:7070", "tcp", "berth.example:7070", true},
-		{"unix:///run/berth.sock", "unix", "/run/berth.sock", true},
-		{"unix:berth.sock", "unix", "berth.sock", true},
-		{"127.0.0.1", "", "", false},
-		{":::", "", "", false},
-		{"a b:1", "", "", false},
-		{"foo://bar", "", "", false},
-		{"dns:///", "", "", false},
-	} {
-		network, addr, err := dialTarget(tc.server)
-		if (err == nil) != tc.ok || network != tc.network || addr != tc.addr {
-			t.Errorf("dialTarget(%q) = %q, %q, %v; want %q, %q, ok %v", tc.server, network, addr, err, tc.network, tc.addr, tc.ok)
-		}
-	}
-}
-
 func TestWatchResumeHint(t *testing.T) {
 	refused := status.Error(codes.Unauthenticated, "invalid bearer token")
 	// Refused before anything arrived: no resume hint, whatever the flag.

@@ -25,10 +25,12 @@ and the "0/N nodes are available: ..." diagnosis of its last failed attempt
 with every node's reasons. A pod named without a namespace is in "default".
 
 explain exits 0 whatever the pod's state (an unschedulable pod is explained,
-not an error) and 4 when berthd holds no such pod.
+not an error) and 4 when berthd holds no such pod (right after a restart, until
+the orchestrator re-lists its pods, berthd holds none, and explain says so).
 
 -o json prints the ExplainResponse. ` + jsonShape,
-		Args: exactArgs(1, "one pod, NAMESPACE/NAME"),
+		Args:              exactArgs(1, "one pod, NAMESPACE/NAME"),
+		ValidArgsFunction: a.completePods(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := oneOf("output", output, "text", "json"); err != nil {
 				return err
@@ -41,25 +43,38 @@ not an error) and 4 when berthd holds no such pod.
 }
 
 func (a *app) explain(ctx context.Context, podName, output string) error {
-	ns, name, err := parsePodName(podName)
-	if err != nil {
-		return err
-	}
-	c, err := a.conn.dial()
+	c, resp, err := a.explainPod(ctx, podName)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	callCtx, cancel := c.call(ctx)
-	defer cancel()
-	resp, err := c.admin.Explain(callCtx, &berthv1.ExplainRequest{Pod: &berthv1.PodRef{Namespace: ns, Name: name}})
-	if err != nil {
-		return c.err(ctx, err, "pod "+ns+"/"+name)
-	}
 	if output == "json" {
 		return writeJSON(a.out, resp)
 	}
 	return writeExplain(a.out, resp)
+}
+
+// explainPod dials berthd and explains the pod named NAMESPACE/NAME (or
+// NAME, in "default"). The caller closes the client; on an error there is
+// none.
+func (a *app) explainPod(ctx context.Context, podName string) (*client, *berthv1.ExplainResponse, error) {
+	ns, name, err := parsePodName(podName)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := a.conn.dial()
+	if err != nil {
+		return nil, nil, err
+	}
+	callCtx, cancel := c.call(ctx)
+	defer cancel()
+	resp, err := c.admin.Explain(callCtx, &berthv1.ExplainRequest{Pod: &berthv1.PodRef{Namespace: ns, Name: name}})
+	if err != nil {
+		err = a.notFoundHint(ctx, c, c.err(ctx, err, "pod "+ns+"/"+name))
+		_ = c.Close()
+		return nil, nil, err
+	}
+	return c, resp, nil
 }
 
 // writeExplain prints an ExplainResponse for people.
@@ -79,7 +94,7 @@ func writeExplain(w io.Writer, r *berthv1.ExplainResponse) error {
 	if n := r.GetNode(); n != "" {
 		v := n
 		if rev := r.GetBindRevision(); rev > 0 {
-			v = fmt.Sprintf("%s (bind revision %d, waiting for the orchestrator)", n, rev)
+			v = fmt.Sprintf("%s (bind revision %d, waiting for the orchestrator to confirm it: berthctl confirm %s)", n, rev, podKey(r.GetPod()))
 		}
 		row("Node", v)
 	}

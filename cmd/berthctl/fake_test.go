@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -39,12 +40,20 @@ type fakeBerthd struct {
 	nextRevision uint64
 	// held are the objects Delete finds, as "KIND key".
 	held map[string]bool
+	// explain answers Explain for these pod names, before the canned "web".
+	explain map[string]*berthv1.ExplainResponse
+	// info answers ServerInfo; nil: UNIMPLEMENTED, as an older berthd.
+	info *berthv1.ServerInfoResponse
+	// empty makes ListPending, ListNodes and QueueStats answer nothing.
+	empty bool
 
 	mu       sync.Mutex
 	syncReqs []*berthv1.SyncRequest
 	deletes  []*berthv1.DeleteRequest
 	watchReq *berthv1.WatchRequest
 	nodeReqs []*berthv1.ListNodesRequest
+	pendReqs []*berthv1.ListPendingRequest
+	reports  []*berthv1.ReportBindResultRequest
 	auth     []string
 }
 
@@ -185,6 +194,9 @@ func (f *fakeBerthd) Watch(req *berthv1.WatchRequest, stream berthv1.DecisionSer
 var t0 = time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
 
 func (f *fakeBerthd) Explain(_ context.Context, req *berthv1.ExplainRequest) (*berthv1.ExplainResponse, error) {
+	if r, ok := f.explain[req.GetPod().GetName()]; ok {
+		return r, nil
+	}
 	if req.GetPod().GetName() != "web" {
 		return nil, status.Errorf(codes.NotFound, "no pod %s/%s", req.GetPod().GetNamespace(), req.GetPod().GetName())
 	}
@@ -209,7 +221,40 @@ func (f *fakeBerthd) Explain(_ context.Context, req *berthv1.ExplainRequest) (*b
 	}, nil
 }
 
+func (f *fakeBerthd) ServerInfo(context.Context, *berthv1.ServerInfoRequest) (*berthv1.ServerInfoResponse, error) {
+	if f.info == nil {
+		return nil, status.Error(codes.Unimplemented, "unknown method ServerInfo")
+	}
+	return f.info, nil
+}
+
+func (f *fakeBerthd) ReportBindResult(_ context.Context, req *berthv1.ReportBindResultRequest) (*berthv1.ReportBindResultResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reports = append(f.reports, req)
+	return &berthv1.ReportBindResultResponse{}, nil
+}
+
+// ListPending answers two pages, keeping the pods in req.states.
 func (f *fakeBerthd) ListPending(_ context.Context, req *berthv1.ListPendingRequest) (*berthv1.ListPendingResponse, error) {
+	f.mu.Lock()
+	f.pendReqs = append(f.pendReqs, req)
+	f.mu.Unlock()
+	if f.empty {
+		return &berthv1.ListPendingResponse{}, nil
+	}
+	keep := func(pods ...*berthv1.PendingPod) []*berthv1.PendingPod {
+		if len(req.GetStates()) == 0 {
+			return pods
+		}
+		var out []*berthv1.PendingPod
+		for _, p := range pods {
+			if slices.Contains(req.GetStates(), p.GetState()) {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
 	pod := func(name string, state berthv1.QueueState, prio int32) *berthv1.PendingPod {
 		return &berthv1.PendingPod{
 			Pod: &berthv1.PodRef{Namespace: "default", Name: name}, SchedulerName: "default-scheduler",
@@ -217,11 +262,11 @@ func (f *fakeBerthd) ListPending(_ context.Context, req *berthv1.ListPendingRequ
 		}
 	}
 	if req.GetPageToken() == "" {
-		return &berthv1.ListPendingResponse{Pods: []*berthv1.PendingPod{pod("a", berthv1.QueueState_QUEUE_STATE_ACTIVE, 0)}, NextPageToken: "p2"}, nil
+		return &berthv1.ListPendingResponse{Pods: keep(pod("a", berthv1.QueueState_QUEUE_STATE_ACTIVE, 0)), NextPageToken: "p2"}, nil
 	}
 	p := pod("b", berthv1.QueueState_QUEUE_STATE_BINDING, 10)
 	p.Node, p.BindRevision = "n1", 7
-	return &berthv1.ListPendingResponse{Pods: []*berthv1.PendingPod{p}}, nil
+	return &berthv1.ListPendingResponse{Pods: keep(p)}, nil
 }
 
 func (f *fakeBerthd) ListNominations(context.Context, *berthv1.ListNominationsRequest) (*berthv1.ListNominationsResponse, error) {
@@ -236,6 +281,9 @@ func (f *fakeBerthd) ListNodes(_ context.Context, req *berthv1.ListNodesRequest)
 	f.mu.Lock()
 	f.nodeReqs = append(f.nodeReqs, req)
 	f.mu.Unlock()
+	if f.empty {
+		return &berthv1.ListNodesResponse{}, nil
+	}
 	const gi = 1 << 30
 	if req.GetPageToken() == "" {
 		return &berthv1.ListNodesResponse{Nodes: []*berthv1.NodeUsage{{
@@ -248,11 +296,18 @@ func (f *fakeBerthd) ListNodes(_ context.Context, req *berthv1.ListNodesRequest)
 	}
 	return &berthv1.ListNodesResponse{Nodes: []*berthv1.NodeUsage{{
 		Name: "n2", Unschedulable: true,
-		Taints:      []*berthv1.Taint{{Key: "gpu", Value: "true", Effect: berthv1.TaintEffect_TAINT_EFFECT_NO_SCHEDULE}},
+		Taints: []*berthv1.Taint{
+			{Key: "gpu", Value: "true", Effect: berthv1.TaintEffect_TAINT_EFFECT_NO_SCHEDULE},
+			{Key: "maintenance", Effect: berthv1.TaintEffect_TAINT_EFFECT_NO_EXECUTE},
+			{Key: "spot", Value: "yes", Effect: berthv1.TaintEffect_TAINT_EFFECT_PREFER_NO_SCHEDULE},
+		},
 		Allocatable: map[string]int64{"cpu": 500, "memory": 512 << 20},
 	}}}, nil
 }
 
 func (f *fakeBerthd) QueueStats(context.Context, *berthv1.QueueStatsRequest) (*berthv1.QueueStatsResponse, error) {
+	if f.empty {
+		return &berthv1.QueueStatsResponse{}, nil
+	}
 	return &berthv1.QueueStatsResponse{Active: 1, Backoff: 2, Unschedulable: 3, Bound: 40, AttemptsScheduled: 40, AttemptsUnschedulable: 9}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -22,7 +23,16 @@ type getOptions struct {
 	output        string
 	schedulerName string
 	labels        map[string]string
+	states        []string
 }
+
+// pendingStates are the states get pending --state takes: every
+// QueueState ListPending lists (not bound).
+var pendingStates = []string{"active", "backoff", "unschedulable", "gated", "scheduling", "binding", "ignored"}
+
+// bindingNote explains the binding state under get pending.
+const bindingNote = "binding: berthd decided the node (a Bind decision) and waits for the orchestrator to confirm or fail it " +
+	"(berthctl confirm|fail NAMESPACE/NAME, or ReportBindResult; re-sending the pod with its node set confirms too)"
 
 func (a *app) getCommand() *cobra.Command {
 	var o getOptions
@@ -30,17 +40,26 @@ func (a *app) getCommand() *cobra.Command {
 		Use:   "get (pending | nodes | nominations | queue) [-o text|json]",
 		Short: "List what berthd holds: pending pods, nodes and their use, nominations, queue counts",
 		Long: `get lists, from berthd's AdminService:
-  pending      the pods not bound yet (ListPending, every page), by namespace and name
+  pending      the pods not bound yet (ListPending, every page), by namespace and name;
+               --state keeps those in the states given. binding means berthd made a
+               Bind decision and waits for the orchestrator to confirm it (see
+               berthctl confirm and fail)
   nodes        the nodes with what their pods request against what they offer
-               (ListNodes): cpu, memory and pods used/allocatable and in percent,
-               pods nominated there, taints, and SchedulingDisabled when cordoned
+               (ListNodes): cpu (in cores), memory and pods used/allocatable and
+               in percent, pods nominated there, taints (key=value:effect), and
+               SchedulingDisabled when cordoned
   nominations  the nominations in force (ListNominations); RESTORED marks those
                reloaded from berthd's store whose pods were not re-sent yet
   queue        the number of pods in each state and the attempts made (QueueStats)
 
 -o json prints the API's response message, all pages merged (ListPendingResponse,
-ListNodesResponse, ListNominationsResponse or QueueStatsResponse). ` + jsonShape,
-		Args: exactArgs(1, "what to list: pending, nominations, queue or nodes"),
+ListNodesResponse, ListNominationsResponse or QueueStatsResponse). ` + jsonShape + `
+
+Right after a restart, berthd holds no nodes and pods until the orchestrator
+re-lists them (it keeps decisions, nominations and binds, not nodes and pods);
+an empty listing then says so on standard error.`,
+		Args:              exactArgs(1, "what to list: pending, nominations, queue or nodes"),
+		ValidArgsFunction: completeGetKinds,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := oneOf("output", o.output, "text", "json"); err != nil {
 				return err
@@ -52,6 +71,8 @@ ListNodesResponse, ListNominationsResponse or QueueStatsResponse). ` + jsonShape
 	outputFlag(fs, &o.output, "text", "output format: text or json")
 	fs.StringVar(&o.schedulerName, "scheduler-name", "", "pending, queue: only this scheduling profile")
 	fs.StringToStringVarP(&o.labels, "selector", "l", nil, "nodes: only nodes with these labels (key=value,...)")
+	fs.StringSliceVar(&o.states, "state", nil, "pending: only pods in these states ("+strings.Join(pendingStates, ", ")+"); repeatable or comma-separated")
+	_ = cmd.RegisterFlagCompletionFunc("state", cobra.FixedCompletions(pendingStates, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -77,12 +98,28 @@ func (a *app) get(ctx context.Context, what string, o *getOptions) error {
 	return do(ctx, c, o)
 }
 
+// queueStates reads --state.
+func queueStates(names []string) ([]berthv1.QueueState, error) {
+	var out []berthv1.QueueState
+	for _, n := range names {
+		if !slices.Contains(pendingStates, n) {
+			return nil, usageErrorf("--state %q: want one of %s", n, strings.Join(pendingStates, ", "))
+		}
+		out = append(out, berthv1.QueueState(berthv1.QueueState_value["QUEUE_STATE_"+strings.ToUpper(n)]))
+	}
+	return out, nil
+}
+
 func (a *app) getPending(ctx context.Context, c *client, o *getOptions) error {
+	states, err := queueStates(o.states)
+	if err != nil {
+		return err
+	}
 	all := &berthv1.ListPendingResponse{}
 	token := ""
 	for {
 		callCtx, cancel := c.call(ctx)
-		resp, err := c.admin.ListPending(callCtx, &berthv1.ListPendingRequest{PageSize: listPageSize, PageToken: token, SchedulerName: o.schedulerName})
+		resp, err := c.admin.ListPending(callCtx, &berthv1.ListPendingRequest{PageSize: listPageSize, PageToken: token, SchedulerName: o.schedulerName, States: states})
 		cancel()
 		if err != nil {
 			return c.err(ctx, err, "")
@@ -92,8 +129,14 @@ func (a *app) getPending(ctx context.Context, c *client, o *getOptions) error {
 			break
 		}
 	}
+	if len(all.GetPods()) == 0 {
+		a.emptyHint(ctx, c, "pending pods")
+	}
 	if o.output == "json" {
 		return writeJSON(a.out, all)
+	}
+	if slices.ContainsFunc(all.GetPods(), func(p *berthv1.PendingPod) bool { return p.GetState() == berthv1.QueueState_QUEUE_STATE_BINDING }) {
+		defer fmt.Fprintln(a.err, bindingNote)
 	}
 	now := a.clock()
 	return writeTable(a.out, func(tw io.Writer) {
@@ -143,6 +186,9 @@ func (a *app) getQueue(ctx context.Context, c *client, o *getOptions) error {
 	if err != nil {
 		return c.err(ctx, err, "")
 	}
+	if s.GetActive()+s.GetBackoff()+s.GetUnschedulable()+s.GetGated()+s.GetInFlight()+s.GetBinding()+s.GetBound()+s.GetIgnored() == 0 {
+		a.emptyHint(ctx, c, "pods")
+	}
 	if o.output == "json" {
 		return writeJSON(a.out, s)
 	}
@@ -178,33 +224,65 @@ func (a *app) getNodes(ctx context.Context, c *client, o *getOptions) error {
 			break
 		}
 	}
+	if len(all.GetNodes()) == 0 {
+		a.emptyHint(ctx, c, "nodes")
+	}
 	if o.output == "json" {
 		return writeJSON(a.out, all)
 	}
 	return writeTable(a.out, func(tw io.Writer) {
-		fmt.Fprintln(tw, "NAME\tSTATUS\tCPU\tCPU%\tMEMORY\tMEMORY%\tPODS\tPODS%\tNOMINATED\tTAINTS")
+		fmt.Fprintln(tw, "NAME\tSTATUS\tCPU(cores)\tCPU%\tMEMORY\tMEMORY%\tPODS\tPODS%\tNOMINATED\tTAINTS")
 		for _, n := range all.GetNodes() {
 			req, alloc := n.GetRequested(), n.GetAllocatable()
 			status := "Ready"
 			if n.GetUnschedulable() {
 				status = "SchedulingDisabled"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s/%s\t%s\t%d/%d\t%s\t%d\t%d\n", n.GetName(), status,
-				cpuPair(req["cpu"], alloc["cpu"]), percent(req["cpu"], alloc["cpu"]),
+			fmt.Fprintf(tw, "%s\t%s\t%s/%s\t%s\t%s/%s\t%s\t%d/%d\t%s\t%d\t%s\n", n.GetName(), status,
+				cores(req["cpu"]), cores(alloc["cpu"]), percent(req["cpu"], alloc["cpu"]),
 				bytesText(req["memory"]), bytesText(alloc["memory"]), percent(req["memory"], alloc["memory"]),
 				req["pods"], alloc["pods"], percent(req["pods"], alloc["pods"]),
-				n.GetNominatedPodCount(), len(n.GetTaints()))
+				n.GetNominatedPodCount(), taintsText(n.GetTaints()))
 		}
 	})
 }
 
-// cpuPair is used/allocatable millicores as Kubernetes writes cpu, in the
-// same unit on both sides: "1/4" cores, else "1500m/4000m".
-func cpuPair(used, alloc int64) string {
-	if used%1000 == 0 && alloc%1000 == 0 {
-		return fmt.Sprintf("%d/%d", used/1000, alloc/1000)
+// cores is millicores in cores, every row in the same unit: "0.5", "4".
+func cores(milli int64) string {
+	return strconv.FormatFloat(float64(milli)/1000, 'f', -1, 64)
+}
+
+// maxTaintsShown is how many taints a row of get nodes lists before
+// counting the rest.
+const maxTaintsShown = 2
+
+// taintsText lists taints as kubectl writes them, key=value:effect, the
+// first maxTaintsShown then "+N"; "-" for none.
+func taintsText(taints []*berthv1.Taint) string {
+	if len(taints) == 0 {
+		return "-"
 	}
-	return fmt.Sprintf("%dm/%dm", used, alloc)
+	var parts []string
+	for _, t := range taints[:min(len(taints), maxTaintsShown)] {
+		kv := t.GetKey()
+		if t.GetValue() != "" {
+			kv += "=" + t.GetValue()
+		}
+		parts = append(parts, kv+":"+effectName(t.GetEffect()))
+	}
+	if more := len(taints) - maxTaintsShown; more > 0 {
+		parts = append(parts, fmt.Sprintf("+%d", more))
+	}
+	return strings.Join(parts, ",")
+}
+
+// effectName is a TaintEffect as Kubernetes spells it: "NoSchedule".
+func effectName(e berthv1.TaintEffect) string {
+	words := strings.Split(strings.TrimPrefix(e.String(), "TAINT_EFFECT_"), "_")
+	for i, w := range words {
+		words[i] = w[:1] + strings.ToLower(w[1:])
+	}
+	return strings.Join(words, "")
 }
 
 // bytesText is a byte count with a binary suffix, at most one decimal:

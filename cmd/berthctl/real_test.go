@@ -34,7 +34,7 @@ func TestAgainstRealServices(t *testing.T) {
 	ctx := t.Context()
 	reg := registry.InTree()
 	sched, err := scheduler.New(ctx, scheduler.Options{
-		Config: config.Default(), Registry: reg, Decisions: nopSink{}, Deterministic: true, BindInline: true,
+		Config: config.Default(), Registry: reg, Decisions: nopSink{}, Deterministic: true, Replay: scheduler.Replay{BindInline: true},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -44,8 +44,11 @@ func TestAgainstRealServices(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := grpc.NewServer()
-	berthv1.RegisterStateServiceServer(srv, statesvc.New(sched, statesvc.Options{}))
-	berthv1.RegisterAdminServiceServer(srv, adminsvc.New(sched, adminsvc.Options{Registry: reg}))
+	berthv1.RegisterStateServiceServer(srv, statesvc.New(struct {
+		*scheduler.Scheduler
+		scheduler.View
+	}{sched, sched.View()}, statesvc.Options{}))
+	berthv1.RegisterAdminServiceServer(srv, adminsvc.New(sched.View(), adminsvc.Options{Registry: reg}))
 	go func() { _ = srv.Serve(lis) }()
 	t.Cleanup(srv.Stop)
 	addr := lis.Addr().String()
@@ -100,7 +103,7 @@ spec: {priorityClassName: nope, containers: [{name: c}]}
 	if got.code != exitOK || got.stdout != "Pod default/huge deleted\n" {
 		t.Errorf("delete: %+v", got)
 	}
-	if _, ok := sched.Pod("pod-default-huge"); ok {
+	if _, ok := sched.View().Pod("pod-default-huge"); ok {
 		t.Errorf("pod still held after delete")
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	benchcli "github.com/berthsched/berth/bench/cli"
+	"github.com/berthsched/berth/cmd/internal/version"
 )
 
 // streams are the command's standard input, output and error.
@@ -99,7 +100,7 @@ func unknownLeadingFlag(fs *pflag.FlagSet, args []string) string {
 			return "" // grouped shorthands: cobra's to judge
 		}
 		if f == nil {
-			if name == "help" || name == "h" {
+			if name == "help" || name == "h" || name == "version" {
 				continue // added by cobra when it runs
 			}
 			flag, _, _ := strings.Cut(arg, "=")
@@ -124,10 +125,15 @@ const exitCodesHelp = `Exit codes:
 
 func (a *app) rootCommand(getenv func(string) string) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "berthctl",
-		Short: "Drive and inspect Berth, the standalone Kubernetes-compatible scheduler",
+		Use:     "berthctl",
+		Version: version.Get().String(),
+		Short:   "Drive and inspect Berth, the standalone Kubernetes-compatible scheduler",
 		Long: `berthctl simulates Kubernetes manifests with Berth's scheduler in-process,
 and drives a running berthd over its gRPC API (berth.v1).
+
+Shell completion (commands, flags, the kinds of get and delete, and pod and
+node names asked of berthd): source the script of berthctl completion SHELL,
+for example: source <(berthctl completion bash).
 
 ` + exitCodesHelp,
 		SilenceUsage:  true,
@@ -140,9 +146,11 @@ and drives a running berthd over its gRPC API (berth.v1).
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &exitError{code: exitUsage, err: err}
 	})
-	root.SetHelpCommand(&cobra.Command{Hidden: true})
-	root.CompletionOptions.HiddenDefaultCmd = true
+	root.SetVersionTemplate("berthctl {{.Version}}\n")
+	root.Flags().Bool("version", false, "print berthctl's version and commit (berthctl version also asks berthd)")
 	a.conn.addFlags(root.PersistentFlags(), getenv)
+	// One default in the help, the one in force: $BERTH_SERVER's when set.
+	root.PersistentFlags().Lookup("server").Usage = "berthd's gRPC address, host:port or unix:///path; $" + serverEnv + " sets the default"
 	root.AddCommand(
 		a.simulateCommand(),
 		a.applyCommand(),
@@ -150,6 +158,9 @@ and drives a running berthd over its gRPC API (berth.v1).
 		a.watchCommand(),
 		a.explainCommand(),
 		a.getCommand(),
+		a.confirmCommand(),
+		a.failCommand(),
+		a.versionCommand(),
 		benchcli.Command(), // its own --server and --timeout shadow the global ones
 	)
 	return root

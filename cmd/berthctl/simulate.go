@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,11 +13,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/manifest"
 	"github.com/berthsched/berth/core/plugins/registry"
 	"github.com/berthsched/berth/core/simulate"
+	"github.com/berthsched/berth/server/convert"
 )
 
 type simulateOptions struct {
@@ -28,26 +31,48 @@ type simulateOptions struct {
 func (a *app) simulateCommand() *cobra.Command {
 	var o simulateOptions
 	cmd := &cobra.Command{
-		Use:   "simulate -f FILE... [--config FILE] [-o json|text]",
-		Short: "Schedule the pending pods of Kubernetes manifests in-process, deterministically",
+		Use:   "simulate -f FILE... [--config FILE | --server ADDR] [-o json|text]",
+		Short: "Schedule the pending pods of Kubernetes manifests deterministically, in-process or in berthd",
 		Long: `simulate reads Kubernetes manifests (Nodes, Pods, PriorityClasses,
 PodDisruptionBudgets, Namespaces, Lists, Services, the pods of Deployments,
 ReplicaSets, StatefulSets, DaemonSets, ReplicationControllers and Jobs, and
 optionally one KubeSchedulerConfiguration) and schedules the pending pods
-with Berth's scheduler, without any server: in queue order, one at a time,
-ties between equal-score nodes going to the smallest node name, preemption
-victims removed at once and the preemptor retried immediately. Documents
-that do not affect scheduling are listed on standard error ("ignored: ...").
+with Berth's scheduler, in-process unless --server is given (see below): in
+queue order, one at a time, ties between equal-score nodes going to the
+smallest node name. Documents that do not affect scheduling are listed on
+standard error ("ignored: ...").
+
+It answers where each pod would go once preemption has done its work, not
+what berthd does next: the victims of a preemption are taken as gone at once
+and the preemptor is retried immediately. Live, berthd only decides the
+evictions; the preemptor waits, nominated, until the orchestrator has deleted
+its victims.
 
 With -o json (the default) it prints one JSON object per attempt, in the
-trace format of kubeoracle's "place" mode (DESIGN.md):
+trace format kube-scheduler's oracle prints (see core/simulate's package
+documentation), so the two compare line by line:
   {"pod":"ns/name","result":"bound","node":"n2","feasible":[...],"scores":{...},...}
   {"pod":"ns/name","result":"nominated","node":"n3","victims":["ns/low1"],...}
   {"pod":"ns/name","result":"unschedulable","message":"0/4 nodes are available: ...",...}
   {"pod":"ns/name","result":"gated",...}
--o text prints a table for people.
+-o text prints a table for people, with the assumption above written under it
+when a pod preempted.
 
---config takes precedence over a KubeSchedulerConfiguration in the manifests.`,
+--config takes precedence over a KubeSchedulerConfiguration in the manifests.
+
+With --server ADDR (given on the command line; $BERTH_SERVER alone does not
+switch simulate to a server) the same simulation runs in berthd
+(AdminService.Simulate) and prints the same trace: the manifests' objects
+are sent as the simulation's cluster delta and their pending pods as the
+pods to schedule. The simulation starts from a copy of what berthd holds:
+on an empty berthd the trace is the offline one; otherwise the manifests'
+objects are upserted on top (an object of the same kind and name replaces
+berthd's), berthd's running pods take room, its pending pods are not
+scheduled but their nominations keep room. Nothing is committed: berthd's
+cluster, queue and decisions are untouched. berthd simulates with its own
+configuration (its --scheduler-config): --config is refused with --server,
+and a KubeSchedulerConfiguration in the manifests is not sent (a note says
+so on standard error).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.simulate(cmd, &o)
@@ -64,6 +89,10 @@ func (a *app) simulate(cmd *cobra.Command, o *simulateOptions) error {
 	if err := oneOf("output", o.output, "json", "text"); err != nil {
 		return err
 	}
+	remote := cmd.Flags().Changed("server")
+	if remote && o.configFile != "" {
+		return usageErrorf("--config cannot be used with --server: berthd simulates with its own --scheduler-config")
+	}
 	paths, err := manifestPaths(o.files)
 	if err != nil {
 		return err
@@ -77,26 +106,73 @@ func (a *app) simulate(cmd *cobra.Command, o *simulateOptions) error {
 		return err
 	}
 	reportIgnored(a.err, c)
-	reg := registry.InTree()
-	cfg, what, err := a.loadConfig(o.configFile, c, reg)
+	var lines []simulate.Line
+	if remote {
+		lines, err = a.simulateInBerthd(cmd.Context(), c)
+	} else {
+		lines, err = a.simulateOffline(cmd.Context(), o, c)
+	}
 	if err != nil {
 		return err
-	}
-	in := simulate.Input{
-		Nodes: c.Nodes, Pods: c.Pods, PriorityClasses: c.PriorityClasses,
-		PDBs: c.PDBs, Namespaces: c.Namespaces, Config: cfg,
-	}
-	lines, err := simulate.Run(cmd.Context(), in, simulate.Options{Registry: reg})
-	if ce := (*simulate.ConfigError)(nil); errors.As(err, &ce) && what != "" {
-		return failedf("%s: %w", what, ce.Err)
-	}
-	if err != nil {
-		return failedf("%w", err)
 	}
 	if o.output == "text" {
 		return writeTraceText(a.out, lines)
 	}
 	return writeTraceJSON(a.out, lines)
+}
+
+// simulateOffline runs the simulation in-process.
+func (a *app) simulateOffline(ctx context.Context, o *simulateOptions, c *manifest.Cluster) ([]simulate.Line, error) {
+	reg := registry.InTree()
+	cfg, what, err := a.loadConfig(o.configFile, c, reg)
+	if err != nil {
+		return nil, err
+	}
+	in := simulate.Input{
+		Nodes: c.Nodes, Pods: c.Pods, PriorityClasses: c.PriorityClasses,
+		PDBs: c.PDBs, Namespaces: c.Namespaces, Config: cfg,
+	}
+	lines, err := simulate.Run(ctx, in, simulate.Options{Registry: reg})
+	if ce := (*simulate.ConfigError)(nil); errors.As(err, &ce) && what != "" {
+		return nil, failedf("%s: %w", what, ce.Err)
+	}
+	if err != nil {
+		return nil, failedf("%w", err)
+	}
+	return lines, nil
+}
+
+// simulateInBerthd runs the simulation in berthd (AdminService.Simulate):
+// the manifests' objects are the cluster delta, their pending pods the
+// pods to schedule, in the order the offline simulation loads them.
+func (a *app) simulateInBerthd(ctx context.Context, c *manifest.Cluster) ([]simulate.Line, error) {
+	if c.SchedulerConfig != nil {
+		fmt.Fprintf(a.err, "berthctl: not sent: %s (KubeSchedulerConfiguration): berthd simulates with its own --scheduler-config\n", c.SchedulerConfigAt)
+	}
+	req := &berthv1.SimulateRequest{}
+	for _, o := range clusterObjects(c, true) {
+		if o.Pod != nil && o.Pod.NodeName == "" {
+			req.Pods = append(req.Pods, convert.PodToProto(o.Pod))
+			continue
+		}
+		req.ClusterDelta = append(req.ClusterDelta, convert.ObjectToProto(o))
+	}
+	cl, err := a.conn.dial()
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	callCtx, cancel := cl.call(ctx)
+	defer cancel()
+	resp, err := cl.admin.Simulate(callCtx, req)
+	if err != nil {
+		return nil, cl.err(ctx, err, "")
+	}
+	lines := make([]simulate.Line, len(resp.GetAttempts()))
+	for i, at := range resp.GetAttempts() {
+		lines[i] = convert.SimulateLineFromProto(at)
+	}
+	return lines, nil
 }
 
 // loadConfig is the scheduler configuration: --config, else the one in the
@@ -172,8 +248,15 @@ func writeTraceText(w io.Writer, lines []simulate.Line) error {
 	if err := tw.Flush(); err != nil {
 		return failedf("writing the trace: %w", err)
 	}
+	if slices.ContainsFunc(lines, func(l simulate.Line) bool { return l.Result == simulate.ResultNominated }) {
+		fmt.Fprintln(w, "\n"+preemptionAssumption)
+	}
 	return nil
 }
+
+// preemptionAssumption is what a nominated line's retry takes for granted.
+const preemptionAssumption = "Assumed: preemption victims are gone at once and the preemptor is retried immediately. " +
+	"Live, berthd decides the evictions and the preemptor waits, nominated, until the orchestrator deletes its victims."
 
 func traceDetail(l simulate.Line) string {
 	switch l.Result {

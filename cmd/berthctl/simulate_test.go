@@ -155,10 +155,15 @@ func TestSimulateInputs(t *testing.T) {
 	})
 	t.Run("text", func(t *testing.T) {
 		got := berthctl(t, nil, "", "simulate", "-f", filepath.Join(dir, "preemption-pdb.yaml"), "-o", "text")
-		for _, s := range []string{"POD", "default/high-1      nominated      n2", "victims default/low-a3,default/low-b1", "default/orphan"} {
+		for _, s := range []string{"POD", "default/high-1      nominated      n2", "victims default/low-a3,default/low-b1", "default/orphan", "\n\n" + preemptionAssumption + "\n"} {
 			if !strings.Contains(got.stdout, s) {
 				t.Errorf("text output lacks %q:\n%s", s, got.stdout)
 			}
+		}
+		// Without a preemption there is nothing to assume.
+		got = berthctl(t, nil, "", "simulate", "-f", filepath.Join(dir, "resource-fit.yaml"), "-o", "text")
+		if got.code != exitOK || strings.Contains(got.stdout, "Assumed") {
+			t.Errorf("text output without a preemption: %+v", got)
 		}
 	})
 }

@@ -36,6 +36,12 @@ type fileConfig struct {
 
 	InitialSyncTimeout *duration `json:"initialSyncTimeout"`
 	GCPercent          *int      `json:"gcPercent"`
+	Dashboard          *bool     `json:"dashboard"`
+
+	MaxStreamsPerConn      *uint32 `json:"maxStreamsPerConn"`
+	MaxStreams             *int64  `json:"maxStreams"`
+	MaxRequestBytesPerConn *int64  `json:"maxRequestBytesPerConn"`
+	MaxRequestBytes        *int64  `json:"maxRequestBytes"`
 }
 
 // fileTLS is the tls section: the --tls-* flags.
@@ -111,6 +117,11 @@ func parseConfigFile(data []byte, dir string, o *options) error {
 	set(&o.deterministic, fc.Deterministic)
 	setDuration(&o.initialSync, fc.InitialSyncTimeout)
 	set(&o.gcPercent, fc.GCPercent)
+	set(&o.dashboard, fc.Dashboard)
+	set(&o.limits.ConnStreams, fc.MaxStreamsPerConn)
+	set(&o.limits.Streams, fc.MaxStreams)
+	set(&o.limits.ConnRequestBytes, fc.MaxRequestBytesPerConn)
+	set(&o.limits.RequestBytes, fc.MaxRequestBytes)
 	if t := fc.TLS; t != nil {
 		setPath(&o.tls.Cert, t.Cert, resolve)
 		setPath(&o.tls.Key, t.Key, resolve)

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/berthsched/berth/server/auth"
+	"github.com/berthsched/berth/server/intake"
 )
 
 func writeConfig(t *testing.T, dir, content string) string {
@@ -41,6 +42,11 @@ tokenFile: tokens
 deterministic: true
 initialSyncTimeout: 30s
 gcPercent: 200
+dashboard: false
+maxStreamsPerConn: 64
+maxStreams: 1000
+maxRequestBytesPerConn: 33554432
+maxRequestBytes: 268435456
 `
 
 func TestConfigFile(t *testing.T) {
@@ -52,6 +58,8 @@ func TestConfigFile(t *testing.T) {
 		retainDecisions: 5000, retainFor: 168 * time.Hour, maxMutations: 500,
 		tls:       auth.TLSFiles{Cert: filepath.Join(dir, "tls/server.pem"), Key: filepath.Join(dir, "tls/server-key.pem"), ClientCA: "/etc/berth/ca.pem"},
 		tokenFile: filepath.Join(dir, "tokens"), deterministic: true, initialSync: 30 * time.Second, gcPercent: 200,
+		dashboard: false,
+		limits:    intake.Limits{ConnStreams: 64, Streams: 1000, ConnRequestBytes: 32 << 20, RequestBytes: 256 << 20},
 	}
 	tests := []struct {
 		name    string
@@ -83,7 +91,7 @@ func TestConfigFile(t *testing.T) {
 			o.configFile = path
 			return o
 		}},
-		{name: "unknown key", content: "listen: x\nlistn: y\n", wantErr: `unknown key "listn"; the keys here are dataDir, deterministic, gcPercent, initialSyncTimeout, listen,`},
+		{name: "unknown key", content: "listen: x\nlistn: y\n", wantErr: `unknown key "listn"; the keys here are dashboard, dataDir, deterministic, gcPercent, initialSyncTimeout, listen,`},
 		{name: "unknown nested key", content: "tls:\n  certFile: c.pem\n", wantErr: `unknown key "tls.certFile"; the keys here are cert, clientCA, key`},
 		{name: "flag spelling", content: "data-dir: /x\n", wantErr: `unknown key "data-dir"`},
 		{name: "a KubeSchedulerConfiguration", content: "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n",

@@ -14,13 +14,29 @@
 //	       [--tls-cert cert.pem --tls-key key.pem [--tls-client-ca ca.pem]]
 //	       [--token-file tokens] [--max-batch-objects 10000]
 //	       [--log-level info] [--shutdown-timeout 10s] [--deterministic]
+//	       [--dashboard=true]
+//	berthd --version
+//	berthd --healthcheck [--metrics-listen 127.0.0.1:9090]
+//	       [--accept-truncated-log]
+//	berthd verify [--data-dir ./berth-data]
 //
 // --config names a YAML file holding the same settings under camelCase
 // keys (config.go; deploy/berthd.yaml is an example); flags given on the
 // command line win over it, and unknown keys are refused. --listen and
 // --metrics-listen take host:port or unix:///path; --metrics-listen ""
-// disables metrics. --scheduler-config takes a KubeSchedulerConfiguration.
+// disables metrics and the dashboard. --dashboard serves the read-only web
+// dashboard on the metrics listener (server/dashboard), behind the token
+// file's tokens when one is given. --scheduler-config takes a KubeSchedulerConfiguration.
 // The token file holds one token per line, optionally followed by
 // "read-only"; clients send "authorization: Bearer <token>"; health needs
 // none.
+//
+// --version prints the build (cmd/internal/version); --healthcheck asks a
+// running berthd's /healthz on --metrics-listen (healthcheck.go), for
+// container images without a shell or curl. Neither starts berthd.
+//
+// Exit codes: 0 success, 1 failure, 3 corrupt data file, 4 the write-ahead
+// file lost acknowledged decisions (--accept-truncated-log starts anyway).
+// berthd verify checks a stopped berthd's data directory offline and exits
+// 0 when clean, 3 when it found damage (listed), 1 when it could not check.
 package main

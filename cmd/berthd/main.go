@@ -11,15 +11,19 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	"google.golang.org/grpc"
 
+	"github.com/berthsched/berth/cmd/internal/version"
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/server"
 	"github.com/berthsched/berth/server/auth"
 	"github.com/berthsched/berth/server/daemon"
+	"github.com/berthsched/berth/server/intake"
 	"github.com/berthsched/berth/store"
 )
 
@@ -31,14 +35,17 @@ const defaultInitialSyncTimeout = 5 * time.Second
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
-	err := run(ctx, os.Args[1:], os.Stderr)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "berthd:", err)
-		os.Exit(1)
+	if len(os.Args) > 1 && os.Args[1] == "verify" {
+		code := runVerify(ctx, os.Args[2:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
 	}
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "berthd:", err)
+	}
+	os.Exit(exitCode(err))
 }
 
 // options are berthd's settings: flags, over the configuration file
@@ -59,6 +66,13 @@ type options struct {
 	deterministic   bool
 	initialSync     time.Duration
 	gcPercent       int
+	dashboard       bool
+	version         bool // print the version and exit
+	healthcheck     bool // ask a running berthd's /healthz and exit
+	limits          intake.Limits
+	// acceptTruncatedLog is deliberately not in the configuration file: it
+	// accepts a loss once, on the command line.
+	acceptTruncatedLog bool
 }
 
 func defaultOptions() options {
@@ -72,6 +86,8 @@ func defaultOptions() options {
 		maxMutations:    10_000,
 		initialSync:     defaultInitialSyncTimeout,
 		gcPercent:       daemon.GCPercent(os.Getenv),
+		dashboard:       true,
+		limits:          intake.DefaultLimits(),
 	}
 }
 
@@ -94,6 +110,18 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.deterministic, "deterministic", o.deterministic, "break score ties by the smallest node name instead of at random, as berthctl simulate does (benchmarks, tests)")
 	fs.IntVar(&o.maxMutations, "max-batch-objects", o.maxMutations, "most objects or references in one state request; 0: only the message size bounds it")
 	fs.IntVar(&o.gcPercent, "gc-percent", o.gcPercent, fmt.Sprintf("garbage collector target, as GOGC: a collection starts when the heap has grown by this percentage of the live data; negative turns collection off. Default: GOGC when set, else %d (fewer collections slowing pods, for more memory)", daemon.DefaultGCPercent))
+	fs.BoolVar(&o.dashboard, "dashboard", o.dashboard, "serve the read-only web dashboard on --metrics-listen, behind --token-file's tokens when set")
+	fs.BoolVar(&o.version, "version", o.version, "print berthd's version and commit, then exit")
+	fs.BoolVar(&o.healthcheck, "healthcheck", o.healthcheck, "ask the berthd serving on --metrics-listen for /healthz and exit 0 if it serves, 1 if not (container health checks); starts nothing")
+	fs.Func("max-streams-per-conn", fmt.Sprintf("most calls in flight on one connection (HTTP/2 MAX_CONCURRENT_STREAMS: clients wait for a free one) (default %d)", o.limits.ConnStreams), func(v string) error {
+		n, err := strconv.ParseUint(v, 10, 32)
+		o.limits.ConnStreams = uint32(n)
+		return err
+	})
+	fs.Int64Var(&o.limits.Streams, "max-streams", o.limits.Streams, "most calls in flight on all connections; beyond, calls are refused RESOURCE_EXHAUSTED before their request is read; 0: no limit")
+	fs.Int64Var(&o.limits.ConnRequestBytes, "max-request-bytes-per-conn", o.limits.ConnRequestBytes, "most bytes of request messages the calls of one connection hold; beyond, RESOURCE_EXHAUSTED; 0: no limit")
+	fs.Int64Var(&o.limits.RequestBytes, "max-request-bytes", o.limits.RequestBytes, "most bytes of request messages all calls hold; beyond, RESOURCE_EXHAUSTED; 0: no limit")
+	fs.BoolVar(&o.acceptTruncatedLog, "accept-truncated-log", o.acceptTruncatedLog, "start even though the write-ahead file lost acknowledged decisions (berthd otherwise refuses, exit code 4): serve the shortened history and hand the lost revisions out again; watchers should watch again from 0")
 	fs.DurationVar(&o.initialSync, "initial-sync-timeout", o.initialSync, "after a restart, how long scheduling waits for the orchestrator's first re-list (a Sync RESYNC_END covering pods) before starting anyway; 0: no wait")
 }
 
@@ -109,6 +137,9 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 	}
 	if fs.NArg() > 0 {
 		return options{}, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if o.version || o.healthcheck {
+		return o, nil // nothing else is read
 	}
 	if o.configFile != "" {
 		// The file over the defaults, then the flags again over the file.
@@ -135,6 +166,10 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 		return options{}, errors.New("--shutdown-timeout must not be negative")
 	case o.initialSync < 0:
 		return options{}, errors.New("--initial-sync-timeout must not be negative")
+	case o.limits.Streams < 0 || o.limits.ConnRequestBytes < 0 || o.limits.RequestBytes < 0:
+		return options{}, errors.New("--max-streams, --max-request-bytes and --max-request-bytes-per-conn must not be negative")
+	case o.limits.ConnStreams == 0:
+		return options{}, errors.New("--max-streams-per-conn must be at least 1")
 	case o.tls.Enabled() && (o.tls.Cert == "" || o.tls.Key == ""):
 		return options{}, errors.New("--tls-cert and --tls-key go together, and --tls-client-ca needs both")
 	}
@@ -142,12 +177,20 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 }
 
 // run is berthd: it returns when ctx ends (nil) or on a failure.
-func run(ctx context.Context, args []string, stderr io.Writer) error {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	opts, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
 	}
+	switch {
+	case opts.version:
+		_, err := fmt.Fprintln(stdout, "berthd", version.Get())
+		return err
+	case opts.healthcheck:
+		return healthcheck(ctx, opts.metricsListen, stdout)
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: opts.logLevel}))
+	logger.Info("berthd starting", "version", version.Get().String())
 	debug.SetGCPercent(opts.gcPercent)
 
 	cfg := daemon.Config{
@@ -160,29 +203,54 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		Deterministic:   opts.deterministic,
 
 		InitialSyncTimeout: opts.initialSync,
+		Dashboard:          opts.dashboard && opts.metricsListen != "",
+		Version:            version.Get().String(),
+		AcceptTruncatedLog: opts.acceptTruncatedLog,
 	}
 	if cfg.Scheduler, err = loadSchedulerConfig(opts.schedulerConfig); err != nil {
 		return err
 	}
-	if cfg.GRPCOptions, err = securityOptions(opts); err != nil {
+	logProfiles(logger, cfg.Scheduler, opts.schedulerConfig)
+	var tokens *auth.Tokens
+	if cfg.GRPCOptions, tokens, err = securityOptions(opts, logger); err != nil {
 		return err
 	}
-	d, err := daemon.Open(ctx, cfg)
-	if err != nil {
-		return err
+	if tokens != nil {
+		cfg.Tokens, cfg.Edge.Authorizer = tokens, tokens
 	}
+	cfg.Edge.Limits = &opts.limits
+	// Listen before opening the data directory, which Open creates: a
+	// port in use must not leave a new directory behind.
 	grpcLis, err := server.Listen(ctx, opts.listen)
 	if err != nil {
-		return errors.Join(err, d.Close())
+		return fmt.Errorf("--listen: %w", err)
 	}
 	var metricsLis net.Listener
 	if opts.metricsListen != "" {
 		if metricsLis, err = server.Listen(ctx, opts.metricsListen); err != nil {
-			_ = grpcLis.Close()
-			return errors.Join(err, d.Close())
+			return errors.Join(fmt.Errorf("--metrics-listen: %w", err), grpcLis.Close())
+		}
+		if cfg.Dashboard && (opts.tls.Enabled() || tokens != nil) && offHost(metricsLis.Addr()) {
+			logger.Warn("the dashboard is served over plain HTTP beyond this host: --tls-* cover gRPC only, and a token sent to the dashboard travels in clear; keep --metrics-listen on loopback or put a TLS proxy in front",
+				"metrics_listen", metricsLis.Addr().String())
 		}
 	}
+	d, err := daemon.Open(ctx, cfg)
+	if err != nil {
+		errs := []error{err, grpcLis.Close()}
+		if metricsLis != nil {
+			errs = append(errs, metricsLis.Close())
+		}
+		return errors.Join(errs...)
+	}
 	return d.Serve(ctx, grpcLis, metricsLis)
+}
+
+// offHost reports whether a listener's address is reachable from other
+// hosts: TCP on an address that is not loopback.
+func offHost(addr net.Addr) bool {
+	tcp, ok := addr.(*net.TCPAddr)
+	return ok && !tcp.IP.IsLoopback()
 }
 
 // loadSchedulerConfig reads the KubeSchedulerConfiguration file; nil
@@ -202,22 +270,39 @@ func loadSchedulerConfig(path string) (*config.Config, error) {
 	return cfg, nil
 }
 
-// securityOptions are the gRPC options of TLS and bearer tokens.
-func securityOptions(opts options) ([]grpc.ServerOption, error) {
+// logProfiles says which scheduler profiles berthd runs and the plugins
+// each enables, so a --scheduler-config that did not do what was meant
+// shows at start.
+func logProfiles(logger *slog.Logger, cfg *config.Config, path string) {
+	source := "kube-scheduler's defaults"
+	if cfg == nil {
+		cfg = config.Default()
+	} else {
+		source = path
+	}
+	for _, p := range cfg.Profiles {
+		logger.Info("scheduler profile", "name", p.SchedulerName, "from", source, "plugins", strings.Join(p.EnabledPlugins(), ","))
+	}
+}
+
+// securityOptions are the gRPC options of TLS and the bearer tokens (nil
+// without --token-file), which the edge's tap and the dashboard check.
+// TLS failures are logged to logger at warn, rate limited.
+func securityOptions(opts options, logger *slog.Logger) ([]grpc.ServerOption, *auth.Tokens, error) {
 	var out []grpc.ServerOption
 	if opts.tls.Enabled() {
-		creds, err := opts.tls.ServerOption()
+		creds, err := opts.tls.ServerOption(auth.NewFailureLog(logger, auth.DefaultFailureLogInterval, nil))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, creds)
 	}
-	if opts.tokenFile != "" {
-		tokens, err := auth.LoadTokens(opts.tokenFile)
-		if err != nil {
-			return nil, fmt.Errorf("--token-file: %w", err)
-		}
-		out = append(out, tokens.ServerOptions()...)
+	if opts.tokenFile == "" {
+		return out, nil, nil
 	}
-	return out, nil
+	tokens, err := auth.LoadTokens(opts.tokenFile)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--token-file: %w", err)
+	}
+	return out, tokens, nil
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/berthsched/berth/server/auth"
 	"github.com/berthsched/berth/server/daemon"
+	"github.com/berthsched/berth/server/intake"
 	"github.com/berthsched/berth/store"
 )
 
@@ -38,6 +39,8 @@ func TestParseFlags(t *testing.T) {
 		maxMutations:    10_000,
 		initialSync:     5 * time.Second,
 		gcPercent:       daemon.DefaultGCPercent,
+		dashboard:       true,
+		limits:          intake.DefaultLimits(),
 	}
 	tests := []struct {
 		name    string
@@ -48,9 +51,10 @@ func TestParseFlags(t *testing.T) {
 		{name: "defaults", want: defaults},
 		{
 			name: "all set",
-			args: []string{"--listen", "unix:///run/berth.sock", "--metrics-listen=", "--data-dir", "/var/lib/berth", "--log-level", "debug", "--shutdown-timeout", "3s"},
+			args: []string{"--listen", "unix:///run/berth.sock", "--metrics-listen=", "--data-dir", "/var/lib/berth", "--log-level", "debug", "--shutdown-timeout", "3s", "--dashboard=false"},
 			want: options{listen: "unix:///run/berth.sock", dataDir: "/var/lib/berth", logLevel: slog.LevelDebug, shutdownTimeout: 3 * time.Second,
-				retainDecisions: 1_000_000, maxMutations: 10_000, initialSync: 5 * time.Second, gcPercent: daemon.DefaultGCPercent},
+				retainDecisions: 1_000_000, maxMutations: 10_000, initialSync: 5 * time.Second, gcPercent: daemon.DefaultGCPercent,
+				limits: intake.DefaultLimits()},
 		},
 		{
 			name: "collector target",
@@ -62,6 +66,18 @@ func TestParseFlags(t *testing.T) {
 			}(),
 		},
 		{name: "collector target not a number", args: []string{"--gc-percent", "off"}, wantErr: true},
+		{
+			name: "limits of calls in flight",
+			args: []string{"--max-streams-per-conn", "10", "--max-streams", "20", "--max-request-bytes-per-conn", "30", "--max-request-bytes", "0"},
+			want: func() options {
+				o := defaults
+				o.limits = intake.Limits{ConnStreams: 10, Streams: 20, ConnRequestBytes: 30, RequestBytes: 0}
+				return o
+			}(),
+		},
+		{name: "no stream per connection", args: []string{"--max-streams-per-conn", "0"}, wantErr: true},
+		{name: "negative request bytes", args: []string{"--max-request-bytes", "-1"}, wantErr: true},
+		{name: "streams per connection not a number", args: []string{"--max-streams-per-conn", "many"}, wantErr: true},
 		{
 			name: "retention, security and limits",
 			args: []string{"--retain-decisions", "0", "--retain-for", "24h", "--tls-cert", "c.pem", "--tls-key", "k.pem",
@@ -124,7 +140,7 @@ func TestRunDataDirLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	err = run(t.Context(), []string{"--data-dir", dir, "--listen", "127.0.0.1:0", "--metrics-listen", ""}, io.Discard)
+	err = run(t.Context(), []string{"--data-dir", dir, "--listen", "127.0.0.1:0", "--metrics-listen", ""}, io.Discard, io.Discard)
 	if !errors.Is(err, store.ErrLocked) || !strings.Contains(err.Error(), "another berthd is using the data dir") {
 		t.Errorf("run on a locked dir: %v, want the data dir reported as in use", err)
 	}
@@ -132,11 +148,76 @@ func TestRunDataDirLocked(t *testing.T) {
 
 func TestRunHelp(t *testing.T) {
 	var out bytes.Buffer
-	if err := run(t.Context(), []string{"--help"}, &out); !errors.Is(err, flag.ErrHelp) {
+	if err := run(t.Context(), []string{"--help"}, io.Discard, &out); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("err = %v, want flag.ErrHelp", err)
 	}
 	if !strings.Contains(out.String(), "-data-dir") {
 		t.Errorf("usage lacks --data-dir:\n%s", out.String())
+	}
+}
+
+func TestRunVersion(t *testing.T) {
+	var out bytes.Buffer
+	// --version wins over settings that would fail, and starts nothing.
+	if err := run(t.Context(), []string{"--version", "--data-dir", ""}, &out, io.Discard); err != nil {
+		t.Fatalf("run --version: %v", err)
+	}
+	if !strings.HasPrefix(out.String(), "berthd ") || !strings.Contains(out.String(), "commit ") || strings.Count(out.String(), "\n") != 1 {
+		t.Errorf("berthd --version printed %q, want one line with the commit", out.String())
+	}
+}
+
+func TestHealthcheckFails(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "none.sock")
+	for _, tc := range []struct {
+		name, metrics, want string
+	}{
+		{"nothing listening", "unix://" + sock, "--healthcheck: /healthz on unix://" + sock + ": "},
+		{"metrics disabled", "", "--healthcheck asks /healthz on --metrics-listen, which is empty"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := run(t.Context(), []string{"--healthcheck", "--metrics-listen", tc.metrics}, io.Discard, io.Discard)
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("err = %v, want it to start with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestLoopbackFor(t *testing.T) {
+	for in, want := range map[string]string{
+		"0.0.0.0:9090": "127.0.0.1:9090", ":9090": "127.0.0.1:9090", "[::]:9090": "[::1]:9090",
+		"10.0.0.5:9090": "10.0.0.5:9090", "localhost:9090": "localhost:9090",
+	} {
+		if got := loopbackFor(in); got != want {
+			t.Errorf("loopbackFor(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A listen error names the flag whose address it is, and the start-up log
+// names the profiles and their plugins.
+func TestRunListenErrorNamesFlag(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	for _, tc := range []struct{ flag, other string }{
+		{"--listen", "--metrics-listen"},
+		{"--metrics-listen", "--listen"},
+	} {
+		t.Run(tc.flag, func(t *testing.T) {
+			var log bytes.Buffer
+			err := run(t.Context(), []string{"--data-dir", t.TempDir(), tc.flag, busy.Addr().String(), tc.other, "127.0.0.1:0"}, io.Discard, &log)
+			if err == nil || !strings.HasPrefix(err.Error(), tc.flag+": listen on "+busy.Addr().String()) {
+				t.Errorf("err = %v, want it to start with %q", err, tc.flag+": listen on")
+			}
+			if !strings.Contains(log.String(), `msg="scheduler profile" name=default-scheduler from="kube-scheduler's defaults" plugins=`) ||
+				!strings.Contains(log.String(), "NodeResourcesFit") {
+				t.Errorf("start-up log does not list the profile and its plugins:\n%s", log.String())
+			}
+		})
 	}
 }
 
@@ -154,7 +235,7 @@ func TestRunServesUntilCanceled(t *testing.T) {
 			"--listen", "unix://" + grpcSock,
 			"--metrics-listen", "unix://" + metricsSock,
 			"--data-dir", filepath.Join(dir, "data"),
-		}, io.Discard)
+		}, io.Discard, io.Discard)
 	}()
 
 	rpcCtx, rpcCancel := context.WithTimeout(ctx, 10*time.Second)
@@ -206,6 +287,12 @@ func TestRunServesUntilCanceled(t *testing.T) {
 		t.Errorf("store file: %v", err)
 	}
 
+	// berthd --healthcheck, as a container health check runs it.
+	var probe bytes.Buffer
+	if err := run(ctx, []string{"--healthcheck", "--metrics-listen", "unix://" + metricsSock}, &probe, io.Discard); err != nil || probe.String() != "ok\n" {
+		t.Errorf("berthd --healthcheck: %v, printed %q; want ok", err, probe.String())
+	}
+
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("run = %v, want nil", err)
@@ -213,6 +300,47 @@ func TestRunServesUntilCanceled(t *testing.T) {
 	for _, sock := range []string{grpcSock, metricsSock} {
 		if _, err := os.Lstat(sock); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s left behind after shutdown (stat: %v)", sock, err)
+		}
+	}
+}
+
+func TestOffHost(t *testing.T) {
+	tests := []struct {
+		addr net.Addr
+		want bool
+	}{
+		{addr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 9090}, want: false},
+		{addr: &net.TCPAddr{IP: net.IPv6loopback, Port: 9090}, want: false},
+		{addr: &net.TCPAddr{IP: net.IPv4zero, Port: 9090}, want: true},
+		{addr: &net.TCPAddr{IP: net.ParseIP("10.0.0.7"), Port: 9090}, want: true},
+		{addr: &net.UnixAddr{Name: "/run/berth-metrics.sock", Net: "unix"}, want: false},
+	}
+	for _, tt := range tests {
+		if got := offHost(tt.addr); got != tt.want {
+			t.Errorf("offHost(%v) = %v, want %v", tt.addr, got, tt.want)
+		}
+	}
+}
+
+// A port already in use fails berthd before it creates anything: no new
+// data directory is left behind.
+func TestRunPortInUseLeavesNoDataDir(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	dataDir := filepath.Join(t.TempDir(), "data")
+	for _, args := range [][]string{
+		{"--listen", taken.Addr().String(), "--metrics-listen", ""},
+		{"--listen", "127.0.0.1:0", "--metrics-listen", taken.Addr().String()},
+	} {
+		err := run(t.Context(), append(args, "--data-dir", dataDir), io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "address already in use") {
+			t.Errorf("run %q: %v, want the address reported in use", args, err)
+		}
+		if _, err := os.Stat(dataDir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("run %q left %s behind (stat: %v)", args, dataDir, err)
 		}
 	}
 }

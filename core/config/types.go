@@ -68,6 +68,10 @@ func (p *Profile) Args(plugin string) json.RawMessage {
 	return nil
 }
 
+// EnabledPlugins is the sorted names of the plugins the profile enables at
+// any extension point (multiPoint included).
+func (p *Profile) EnabledPlugins() []string { return enabledNames(&p.Plugins) }
+
 // PluginConfig is the args of one plugin.
 type PluginConfig struct {
 	Name string          `json:"name"`

@@ -243,6 +243,11 @@ type Handle interface {
 	ProfileName() string
 	Clock() Clock
 	Logger() *slog.Logger
+	// Deterministic reports whether the run must be replayable exactly
+	// (simulate, parity, tests): a plugin that would choose at random
+	// (DefaultPreemption's candidate search start, its final ties) chooses
+	// by a fixed rule instead.
+	Deterministic() bool
 }
 
 // Clock is the time source; tests inject a fake.

@@ -10,9 +10,11 @@ import (
 )
 
 // EvictReason is the reason an Evict decision carries: kube's Preempted
-// event message.
+// event message, naming the preemptor by namespace/name where kube gives
+// its uid: the people reading it know pods by name (the uid is in the
+// decision's preemptor field).
 func EvictReason(preemptor *model.Pod, node string) string {
-	return fmt.Sprintf("Preempted by pod %s on node %s", preemptor.UID, node)
+	return fmt.Sprintf("Preempted by pod %s on node %s", preemptor.Key(), node)
 }
 
 // ClearNominationReason is why a lower-priority pod loses its nomination

@@ -51,7 +51,7 @@ func preempt(t *testing.T, c *cluster, pod *model.Pod, opts preemption.Options) 
 }
 
 func evicted(victim, node string) string {
-	return "evict default/" + victim + " from " + node + " for default/preemptor: Preempted by pod uid-preemptor on node " + node
+	return "evict default/" + victim + " from " + node + " for default/preemptor: Preempted by pod default/preemptor on node " + node
 }
 
 func TestPreempt(t *testing.T) {

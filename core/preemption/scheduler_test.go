@@ -29,7 +29,7 @@ func TestThroughTheScheduler(t *testing.T) {
 	}
 	setup := func(t *testing.T) (env, *model.Pod) {
 		sink := &recorder{}
-		s, err := scheduler.New(ctx, scheduler.Options{Registry: registry.InTree(), Decisions: sink, Clock: fixedClock{}, Deterministic: true, BindInline: true})
+		s, err := scheduler.New(ctx, scheduler.Options{Registry: registry.InTree(), Decisions: sink, Clock: fixedClock{}, Deterministic: true, Replay: scheduler.Replay{BindInline: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +124,7 @@ func TestEvictedVictims(t *testing.T) {
 	newScheduler := func(t *testing.T, nodes ...*model.Node) (*scheduler.Scheduler, *recorder) {
 		t.Helper()
 		sink := &recorder{}
-		s, err := scheduler.New(ctx, scheduler.Options{Registry: registry.InTree(), Decisions: sink, Clock: fixedClock{}, Deterministic: true, BindInline: true})
+		s, err := scheduler.New(ctx, scheduler.Options{Registry: registry.InTree(), Decisions: sink, Clock: fixedClock{}, Deterministic: true, Replay: scheduler.Replay{BindInline: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +163,7 @@ func TestEvictedVictims(t *testing.T) {
 		if att := attempt(t, s, "uid-hi"); att.NominatedNode != "n2" || att.Evictions != 1 {
 			t.Fatalf("first attempt: nominated %q, %d evictions: %s", att.NominatedNode, att.Evictions, att.Message)
 		}
-		if v, _ := s.Pod("uid-low2"); !v.TerminatingByPreemption() {
+		if v, _ := s.View().Pod("uid-low2"); !v.TerminatingByPreemption() {
 			t.Errorf("the victim is not terminating by preemption in the scheduler's view: %+v", v)
 		}
 		for i := range 3 {
@@ -180,7 +180,7 @@ func TestEvictedVictims(t *testing.T) {
 		if diff := cmp.Diff([]string{evictedFor("low2", "n2", "hi")}, decisionsOf(sink, "evict")); diff != "" {
 			t.Errorf("evictions (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff([]string{"uid-low2"}, s.Evicted()); diff != "" {
+		if diff := cmp.Diff([]string{"uid-low2"}, s.View().Evicted()); diff != "" {
 			t.Errorf("Evicted() (-want +got):\n%s", diff)
 		}
 		// Deleting the victim clears the mark; the preemptor binds.
@@ -190,7 +190,7 @@ func TestEvictedVictims(t *testing.T) {
 		if err := s.DeletePod(ctx, mt.MakePod("low2").Obj()); err != nil {
 			t.Fatal(err)
 		}
-		if got := s.Evicted(); len(got) != 0 {
+		if got := s.View().Evicted(); len(got) != 0 {
 			t.Errorf("Evicted() after the deletion = %v, want none", got)
 		}
 		if att := attempt(t, s, "uid-hi"); att.Result != scheduler.ResultScheduled || att.Node != "n2" {
@@ -212,7 +212,7 @@ func TestEvictedVictims(t *testing.T) {
 		if att := attempt(t, s, "uid-q"); att.NominatedNode != "n1" || att.Evictions != 0 {
 			t.Fatalf("q: nominated %q, %d evictions: %s", att.NominatedNode, att.Evictions, att.Message)
 		}
-		if p, _ := s.Pod("uid-p"); p.NominatedNodeName != "" {
+		if p, _ := s.View().Pod("uid-p"); p.NominatedNodeName != "" {
 			t.Errorf("p is still nominated to %q", p.NominatedNodeName)
 		}
 		// p may not preempt q's room: the only lower-priority pod there
@@ -269,7 +269,7 @@ func TestEvictedVictims(t *testing.T) {
 
 // evictedFor is the recorder's line for an eviction for preemptor.
 func evictedFor(victim, node, preemptor string) string {
-	return "evict default/" + victim + " from " + node + " for default/" + preemptor + ": Preempted by pod uid-" + preemptor + " on node " + node
+	return "evict default/" + victim + " from " + node + " for default/" + preemptor + ": Preempted by pod default/" + preemptor + " on node " + node
 }
 
 // holdPermit keeps the pods labelled hold=yes waiting at Permit.
@@ -319,7 +319,7 @@ func TestVictimHeldAtPermit(t *testing.T) {
 			}
 		}
 	}
-	fwk, _ := s.Profile(model.DefaultSchedulerName)
+	fwk, _ := s.View().Profile(model.DefaultSchedulerName)
 	waitFor("held waits at Permit", func() bool { return fwk.GetWaitingPod("uid-held") != nil })
 
 	if err := s.AddPod(ctx, mt.MakePod("hi").RequestedPriority(100).Req(mt.Res(2000, 0)).Obj()); err != nil {
@@ -333,13 +333,13 @@ func TestVictimHeldAtPermit(t *testing.T) {
 		t.Errorf("hi: nominated %q, %d evictions, want n1 and none: %s", att.NominatedNode, att.Evictions, att.Message)
 	}
 	waitFor("held is pending again", func() bool {
-		ex, err := s.ExplainUID("uid-held")
+		ex, err := s.View().ExplainUID("uid-held")
 		return err == nil && ex.Phase == scheduler.PhasePending
 	})
-	if p, _ := s.Pod("uid-held"); p.Terminating || p.Preempted || p.NodeName != "" {
+	if p, _ := s.View().Pod("uid-held"); p.Terminating || p.Preempted || p.NodeName != "" {
 		t.Errorf("held after the rejection: terminating %v preempted %v node %q, want a plain pending pod", p.Terminating, p.Preempted, p.NodeName)
 	}
-	if got := s.Evicted(); len(got) != 0 {
+	if got := s.View().Evicted(); len(got) != 0 {
 		t.Errorf("Evicted() = %v, want none", got)
 	}
 	if att, err := s.AttemptPod(ctx, "uid-hi"); err != nil || att.Result != scheduler.ResultScheduled || att.Node != "n1" {

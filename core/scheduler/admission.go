@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -19,75 +20,21 @@ func objectEvent(r framework.EventResource, a framework.ActionType, label string
 	return framework.ClusterEvent{Resource: r, ActionType: a, Label: label}
 }
 
-// lookupPod returns the current version of a pod the scheduler knows.
-func (s *Scheduler) lookupPod(uid string) (*model.Pod, bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	p, ok := s.pods[uid]
-	return p, ok
-}
-
-func (s *Scheduler) storePod(p *model.Pod) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.pods[p.UID] = p
-	s.uidByKey[p.Key()] = p.UID
-}
-
-func (s *Scheduler) removePod(p *model.Pod) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.pods, p.UID)
-	delete(s.evicted, p.UID)
-	if s.uidByKey[p.Key()] == p.UID {
-		delete(s.uidByKey, p.Key())
-	}
-}
-
+// forgetRecord forgets what the scheduler learned of a pod bound or
+// deleted.
 func (s *Scheduler) forgetRecord(uid string) {
-	s.mu.Lock()
-	delete(s.records, uid)
-	s.mu.Unlock()
+	s.state.forgetRecord(uid)
 	s.attemptsMu.Lock()
 	delete(s.bindAttempts, uid)
 	s.attemptsMu.Unlock()
-}
-
-// admit returns the version of the pod the scheduler keeps: the default
-// scheduler name applied and, for a new pod, its priority resolved as
-// Kubernetes' priority admission does (priority.Classes.Admit: a priority
-// the pod carries is trusted, a bound pod is never refused). Priority is
-// fixed at creation: an update keeps the priority the pod was admitted
-// with.
-//
-// A pod the scheduler evicted stays terminating by preemption whatever the
-// upsert says (evictions.go).
-func (s *Scheduler) admit(in, old *model.Pod) (*model.Pod, error) {
-	cur := *in
-	if cur.SchedulerName == "" {
-		cur.SchedulerName = model.DefaultSchedulerName
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.evictedLocked(cur.UID) {
-		cur.Terminating, cur.Preempted = true, true
-	}
-	if old != nil {
-		cur.Priority, cur.PreemptionPolicy, cur.PriorityClassName = old.Priority, old.PreemptionPolicy, old.PriorityClassName
-		return &cur, nil
-	}
-	if err := s.classes.Admit(&cur); err != nil {
-		return nil, fmt.Errorf("admit pod %s: %w", cur.Key(), err)
-	}
-	return &cur, nil
 }
 
 // CheckAdmission returns the error AddPod would return for pod at
 // admission (a pending pod without priority naming an unknown class: a
 // *priority.UnknownClassError), without changing anything.
 func (s *Scheduler) CheckAdmission(pod *model.Pod) error {
-	old, _ := s.lookupPod(pod.UID)
-	_, err := s.admit(pod, old)
+	old, _ := s.state.lookup(pod.UID)
+	_, err := s.state.admit(pod, old)
 	return err
 }
 
@@ -96,10 +43,7 @@ func (s *Scheduler) CheckAdmission(pod *model.Pod) error {
 func (s *Scheduler) SetPriorityClass(ctx context.Context, pc *model.PriorityClass) error {
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
-	s.mu.Lock()
-	_, known := s.classes.Get(pc.Name)
-	err := s.classes.Set(pc)
-	s.mu.Unlock()
+	known, err := s.state.setClass(pc)
 	if err != nil {
 		return err
 	}
@@ -115,22 +59,12 @@ func (s *Scheduler) SetPriorityClass(ctx context.Context, pc *model.PriorityClas
 func (s *Scheduler) DeletePriorityClass(ctx context.Context, name string) error {
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
-	s.mu.Lock()
-	pc, known := s.classes.Get(name)
-	s.classes.Delete(name)
-	s.mu.Unlock()
+	pc, known := s.state.deleteClass(name)
 	if !known {
 		return fmt.Errorf("delete PriorityClass %s: %w", name, ErrNotFound)
 	}
 	s.queue.MoveAllToActiveOrBackoffQueue(ctx, objectEvent(framework.EventPriorityClass, framework.ActionDelete, "PriorityClassDelete"), pc, nil, nil)
 	return nil
-}
-
-// PriorityClasses lists the known classes, built-in ones included.
-func (s *Scheduler) PriorityClasses() []*model.PriorityClass {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.classes.List()
 }
 
 // namespaces is the set of namespaces, implementing
@@ -186,6 +120,20 @@ func (n *namespaces) set(ns *model.Namespace, implicit bool) bool {
 	return known
 }
 
+// sent lists the namespaces not only implied by pods, sorted by name.
+func (n *namespaces) sent() []*model.Namespace {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	var out []*model.Namespace
+	for name, l := range n.labels {
+		if !n.implicit[name] {
+			out = append(out, &model.Namespace{Name: name, Labels: maps.Clone(l)})
+		}
+	}
+	slices.SortFunc(out, func(a, b *model.Namespace) int { return cmp.Compare(a.Name, b.Name) })
+	return out
+}
+
 func (n *namespaces) delete(name string) (map[string]string, bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -205,7 +153,7 @@ func (s *Scheduler) SetNamespace(ctx context.Context, ns *model.Namespace) error
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
 	action, label := framework.ActionAdd, "NamespaceAdd"
-	if s.namespaces.set(ns, false) {
+	if s.state.namespaces.set(ns, false) {
 		action, label = framework.ActionUpdateOther, "NamespaceUpdate"
 	}
 	s.queue.MoveAllToActiveOrBackoffQueue(ctx, objectEvent(framework.EventNamespace, action, label), nil, ns, nil)
@@ -216,7 +164,7 @@ func (s *Scheduler) SetNamespace(ctx context.Context, ns *model.Namespace) error
 func (s *Scheduler) DeleteNamespace(ctx context.Context, name string) error {
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
-	l, ok := s.namespaces.delete(name)
+	l, ok := s.state.namespaces.delete(name)
 	if !ok {
 		return fmt.Errorf("delete namespace %s: %w", name, ErrNotFound)
 	}
@@ -227,10 +175,10 @@ func (s *Scheduler) DeleteNamespace(ctx context.Context, name string) error {
 // ensureNamespace registers the namespace of a pod the caller did not
 // declare, with only its name label.
 func (s *Scheduler) ensureNamespace(ctx context.Context, name string) {
-	if _, ok := s.namespaces.NamespaceLabels(name); ok {
+	if _, ok := s.state.namespaces.NamespaceLabels(name); ok {
 		return
 	}
 	ns := &model.Namespace{Name: name}
-	s.namespaces.set(ns, true)
+	s.state.namespaces.set(ns, true)
 	s.queue.MoveAllToActiveOrBackoffQueue(ctx, objectEvent(framework.EventNamespace, framework.ActionAdd, "NamespaceAdd"), nil, ns, nil)
 }

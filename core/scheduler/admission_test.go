@@ -81,7 +81,7 @@ func TestAdmissionOfRelistedPods(t *testing.T) {
 					t.Errorf("CheckAdmission = %v, want AddPod's error", check)
 				}
 			} else {
-				admitted, _ := e.s.Pod(pod.UID)
+				admitted, _ := e.s.View().Pod(pod.UID)
 				g.Priority, g.Policy = admitted.Priority, admitted.PreemptionPolicy
 				if g.Policy == model.PreemptLowerPriority {
 					g.Policy = ""

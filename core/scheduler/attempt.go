@@ -12,7 +12,7 @@ type Result string
 
 const (
 	// ResultScheduled: a node was chosen and the pod assumed there; the
-	// binding cycle took over (or, with Options.BindInline, already ran:
+	// binding cycle took over (or, with Replay.BindInline, already ran:
 	// see Attempt.BindStatus).
 	ResultScheduled Result = "scheduled"
 	// ResultUnschedulable: no node fits (or Reserve/Permit rejected the
@@ -59,12 +59,12 @@ type Attempt struct {
 	Scores []framework.NodePluginScores
 	// ScoresReportOnly: only one node was feasible, so kube-scheduler does
 	// not score; the scores were computed on a copy of the cycle state for
-	// reporting (Options.ScoreSingleNode).
+	// reporting (Replay.ScoreSingleNode).
 	ScoresReportOnly bool
 	// TopNodes are the nodes with the highest total score, sorted by name.
 	TopNodes []string
 
-	// BindStatus is the binding cycle's result with Options.BindInline
+	// BindStatus is the binding cycle's result with Replay.BindInline
 	// (nil: bound).
 	BindStatus *framework.Status
 	// Evictions counts the victims preemption evicted in this attempt.

@@ -118,7 +118,7 @@ func (s *Scheduler) releaseBatch(ctx context.Context, id uint64) (nodesChanged b
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
 	for _, uid := range s.batch.endLocked(id) {
-		pod, ok := s.lookupPod(uid)
+		pod, ok := s.state.lookup(uid)
 		if !ok || pod.NodeName != "" {
 			continue
 		}

@@ -37,7 +37,7 @@ func TestBatchQueuesPodsAtItsEnd(t *testing.T) {
 	if got["default/a"] != "n1" || got["default/b"] != "n1" || len(got) != 2 {
 		t.Errorf("binds %v, want a and b on n1", got)
 	}
-	if p, ok := e.s.Pod("uid-b"); !ok || p.Labels["v"] != "2" {
+	if p, ok := e.s.View().Pod("uid-b"); !ok || p.Labels["v"] != "2" {
 		t.Errorf("b is %+v, want its update", p)
 	}
 	if got := e.reporter.reports(); len(got) != 0 {

@@ -55,10 +55,10 @@ func benchmarkScheduleOne(b *testing.B, nodes int, makePod func(int) *model.Pod)
 	ctx := context.Background()
 	reg := inTreeRegistry()
 	s, err := New(ctx, Options{
-		Config:     withoutMissing(config.Default(), reg),
-		Registry:   reg,
-		Decisions:  &fakeSink{},
-		BindInline: true,
+		Config:    withoutMissing(config.Default(), reg),
+		Registry:  reg,
+		Decisions: &fakeSink{},
+		Replay:    Replay{BindInline: true},
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -48,13 +48,13 @@ func (s *Scheduler) bindingCycle(ctx context.Context, b *binding) *failure {
 	s.queue.Done(pod.UID)
 	// The check and the record are one step, so a deletion either comes
 	// first (no bind) or finds the bind recorded (and takes it).
-	// A read lock suffices: a deletion takes s.mu for writing, and binding
+	// A read lock suffices: a deletion takes the state's lock for writing, and binding
 	// goroutines, thousands at a time under load, do not queue on each other.
-	s.mu.RLock()
-	cur, ok := s.pods[pod.UID]
+	s.state.mu.RLock()
+	cur, ok := s.state.pods[pod.UID]
 	alive := ok && cur.NodeName == ""
 	var queuedAt time.Time
-	if rec := s.records[pod.UID]; rec != nil {
+	if rec := s.state.records[pod.UID]; rec != nil {
 		queuedAt = rec.queuedAt
 	}
 	if alive {
@@ -62,7 +62,7 @@ func (s *Scheduler) bindingCycle(ctx context.Context, b *binding) *failure {
 		s.binds[pod.UID] = b
 		s.bindsMu.Unlock()
 	}
-	s.mu.RUnlock()
+	s.state.mu.RUnlock()
 	if !alive {
 		err := fmt.Errorf("pod %s was deleted or bound elsewhere before its bind to %s", pod.Key(), b.host)
 		return &failure{status: framework.AsStatus(err), nominating: clearNomination}
@@ -156,7 +156,7 @@ func (s *Scheduler) ReportBindResult(ctx context.Context, podUID, node string, o
 		return fmt.Errorf("report bind of %s to %s: %w", podUID, node, ErrNoBindInFlight)
 	}
 	if ok {
-		cur, found := s.lookupPod(podUID)
+		cur, found := s.state.lookup(podUID)
 		if !found {
 			return fmt.Errorf("report bind of %s to %s: %w", podUID, node, ErrPodNotFound)
 		}
@@ -167,7 +167,7 @@ func (s *Scheduler) ReportBindResult(ctx context.Context, podUID, node string, o
 	if reason == "" {
 		reason = "the caller reported the bind failed"
 	}
-	s.updateRecord(podUID, func(r *podRecord) { r.bindFailure = reason })
+	s.state.updateRecord(podUID, func(r *podRecord) { r.bindFailure = reason })
 	st := framework.NewStatus(framework.Error, fmt.Sprintf("binding %s to %s failed: %s", b.qpi.Pod.Key(), node, reason))
 	s.handleBindingCycleError(ctx, b, &failure{status: st, nominating: clearNomination})
 	return nil

@@ -47,7 +47,7 @@ func TestPermit(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tp := &testPlugins{permit: &fakePermit{name: "P", verdict: tc.verdict, timeout: time.Hour}}
-			e := newEnv(t, tp, func(o *Options) { o.BindInline = false })
+			e := newEnv(t, tp, func(o *Options) { o.Replay.BindInline = false })
 			e.sink.ch = make(chan decision, 10)
 			e.addNodes(mt.MakeNode("n1").Obj())
 			e.addPods(mt.MakePod("p").Obj())
@@ -56,12 +56,12 @@ func TestPermit(t *testing.T) {
 				if att.Result != ResultScheduled {
 					t.Fatalf("attempt %s %s", att.Result, att.Message)
 				}
-				fwk, _ := e.s.Profile("default-scheduler")
+				fwk, _ := e.s.View().Profile("default-scheduler")
 				wp := fwk.GetWaitingPod("uid-p")
 				if wp == nil {
 					t.Fatal("the pod is not waiting")
 				}
-				if ex, _ := e.s.Explain("default", "p"); ex.Phase != PhaseBinding {
+				if ex, _ := e.s.View().Explain("default", "p"); ex.Phase != PhaseBinding {
 					t.Errorf("phase while waiting %s, want Binding", ex.Phase)
 				}
 				tc.resolve(wp)
@@ -73,7 +73,7 @@ func TestPermit(t *testing.T) {
 				return
 			}
 			e.s.bindWG.Wait()
-			ex, _ := e.s.Explain("default", "p")
+			ex, _ := e.s.View().Explain("default", "p")
 			if ex.Phase != PhasePending || ex.Queue.SubQueue != tc.wantSub || !cmp.Equal(ex.Queue.UnschedulablePlugins, []string{"P"}) {
 				t.Errorf("after rejection: %s %+v", ex.Phase, ex.Queue)
 			}
@@ -110,7 +110,7 @@ func TestBindFailureRequeues(t *testing.T) {
 	if att.Result != ResultScheduled || !errors.Is(att.BindStatus.AsError(), errBindRefused) {
 		t.Fatalf("attempt %s, bind status %v", att.Result, att.BindStatus)
 	}
-	ex, _ := e.s.Explain("default", "p")
+	ex, _ := e.s.View().Explain("default", "p")
 	if ex.Phase != PhasePending || ex.Queue.SubQueue != queue.Backoff || ex.Queue.BackoffUntil.IsZero() {
 		t.Errorf("after a failed bind: %s %+v, want Pending in Backoff", ex.Phase, ex.Queue)
 	}
@@ -141,7 +141,7 @@ func TestConfiguredBackoffReachesQueue(t *testing.T) {
 		if att := e.scheduleOne(); att.BindStatus.IsSuccess() {
 			t.Fatalf("attempt bound: %s", att.Result)
 		}
-		ex, _ := e.s.Explain("default", "p")
+		ex, _ := e.s.View().Explain("default", "p")
 		got = append(got, ex.Queue.BackoffUntil.Sub(failedAt))
 		e.expireBackoff()
 	}
@@ -169,17 +169,17 @@ func TestReportBindResult(t *testing.T) {
 			if att := e.scheduleOne(); att.BindStatus != nil {
 				t.Fatal(att.BindStatus)
 			}
-			if ex, _ := e.s.Explain("default", "p"); ex.Phase != PhaseBinding || e.s.Stats().BindsInFlight != 1 {
-				t.Fatalf("before the report: %s, %d binds in flight", ex.Phase, e.s.Stats().BindsInFlight)
+			if ex, _ := e.s.View().Explain("default", "p"); ex.Phase != PhaseBinding || e.s.View().Stats().BindsInFlight != 1 {
+				t.Fatalf("before the report: %s, %d binds in flight", ex.Phase, e.s.View().Stats().BindsInFlight)
 			}
 			if err := e.s.ReportBindResult(ctx, "uid-p", "n1", tc.ok, "node went away"); err != nil {
 				t.Fatal(err)
 			}
-			ex, _ := e.s.Explain("default", "p")
+			ex, _ := e.s.View().Explain("default", "p")
 			if ex.Phase != tc.wantPhase || ex.Queue.SubQueue != tc.wantSub {
 				t.Errorf("after the report: %s %s, want %s %s", ex.Phase, ex.Queue.SubQueue, tc.wantPhase, tc.wantSub)
 			}
-			if n := e.s.Stats().BindsInFlight; n != 0 {
+			if n := e.s.View().Stats().BindsInFlight; n != 0 {
 				t.Errorf("%d binds in flight", n)
 			}
 			err := e.s.ReportBindResult(ctx, "uid-p", "n1", false, "")
@@ -196,11 +196,11 @@ func TestBoundPodConfirmsAssumption(t *testing.T) {
 	e.addPods(mt.MakePod("p").Req(mt.Res(600, 0)).Obj())
 	e.scheduleOne()
 	e.addPods(mt.MakePod("p").Req(mt.Res(600, 0)).Node("n1").Obj())
-	st := e.s.Stats()
+	st := e.s.View().Stats()
 	if st.BindsInFlight != 0 || st.Cache.AssumedPods != 0 || st.Cache.Pods != 1 {
 		t.Errorf("after confirmation: %+v", st)
 	}
-	if ex, _ := e.s.Explain("default", "p"); ex.Phase != PhaseBound || ex.Node != "n1" {
+	if ex, _ := e.s.View().Explain("default", "p"); ex.Phase != PhaseBound || ex.Node != "n1" {
 		t.Errorf("explain %s %s", ex.Phase, ex.Node)
 	}
 }
@@ -214,7 +214,7 @@ func TestDeleteAssumedPodFreesItsNode(t *testing.T) {
 	if err := e.s.DeletePod(ctx, mt.MakePod("p").Obj()); err != nil {
 		t.Fatal(err)
 	}
-	st := e.s.Stats()
+	st := e.s.View().Stats()
 	if st.Cache.Pods != 0 || st.BindsInFlight != 0 || st.Pods != 0 {
 		t.Errorf("after deleting the assumed pod: %+v", st)
 	}
@@ -267,7 +267,7 @@ func TestPreBind(t *testing.T) {
 			if att.BindStatus.Code() != tc.code {
 				t.Errorf("bind status %v, want code %v", att.BindStatus, tc.code)
 			}
-			ex, _ := e.s.Explain("default", "p")
+			ex, _ := e.s.View().Explain("default", "p")
 			if ex.Phase != PhasePending || ex.Queue.SubQueue != tc.wantSub {
 				t.Errorf("after PreBind failed: %s in %s, want Pending in %s", ex.Phase, ex.Queue.SubQueue, tc.wantSub)
 			}

@@ -42,7 +42,7 @@ func (f *failure) message() string {
 
 // ScheduleOne pops the next pod (blocking until there is one) and runs one
 // scheduling cycle for it; on success the binding cycle runs concurrently
-// (inline with Options.BindInline). It returns the attempt's record, nil if
+// (inline with Replay.BindInline). It returns the attempt's record, nil if
 // the popped pod was dropped, and an error only when the queue is closed
 // or ctx ends.
 func (s *Scheduler) ScheduleOne(ctx context.Context) (*Attempt, error) {
@@ -89,7 +89,7 @@ func (s *Scheduler) scheduleNext(ctx context.Context, record bool) (*Attempt, er
 // confirms it with AddPod). Deterministic drivers (core/simulate) use it to
 // try pods in an order of their own, once each.
 func (s *Scheduler) AttemptPod(ctx context.Context, uid string) (*Attempt, error) {
-	pod, ok := s.lookupPod(uid)
+	pod, ok := s.state.lookup(uid)
 	if !ok || pod.NodeName != "" {
 		return nil, fmt.Errorf("attempt pod %s: %w", uid, ErrPodNotPending)
 	}
@@ -160,7 +160,7 @@ func (s *Scheduler) scheduleOnePod(ctx context.Context, qpi *framework.QueuedPod
 	s.attemptsMu.Lock()
 	s.bindAttempts[pod.UID] = assumed.Attempts
 	s.attemptsMu.Unlock()
-	if s.opts.BindInline {
+	if s.opts.Replay.BindInline {
 		att.BindStatus = s.runBindingCycle(ctx, b)
 		return att
 	}
@@ -237,7 +237,7 @@ func (s *Scheduler) schedulingAlgorithm(ctx context.Context, state *framework.Cy
 		return "", s.postFilter(ctx, state, fwk, pod, att)
 	}
 	if len(feasible) == 1 {
-		if (s.opts.ScoreSingleNode || att.whatIf) && fwk.HasScorePlugins() {
+		if (s.opts.Replay.ScoreSingleNode || att.whatIf) && fwk.HasScorePlugins() {
 			if scores, err := s.prioritizeNodes(ctx, state.Clone(), fwk, pod, feasible, nil); err == nil {
 				att.Scores, att.ScoresReportOnly = scores, true
 			}
@@ -600,7 +600,7 @@ func profileName(pod *model.Pod) string {
 // unknown PriorityClass fails) but not stored. Scheduling waits while it
 // runs.
 func (s *Scheduler) Evaluate(ctx context.Context, pod *model.Pod) (*Attempt, error) {
-	cur, err := s.admit(pod, nil)
+	cur, err := s.state.admit(pod, nil)
 	if err != nil {
 		return nil, err
 	}

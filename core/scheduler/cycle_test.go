@@ -222,7 +222,7 @@ func TestSingleFeasibleNode(t *testing.T) {
 	for _, report := range []bool{false, true} {
 		sc := &fakeScore{name: "S", scores: map[string]int64{"n1": 42}}
 		e := newEnv(t, &testPlugins{filters: []*fakeFilter{{name: "F", reject: map[string]reject{"n2": {framework.Unschedulable, "no"}}}}, scores: []*fakeScore{sc}},
-			func(o *Options) { o.ScoreSingleNode = report })
+			func(o *Options) { o.Replay.ScoreSingleNode = report })
 		e.addNodes(mt.MakeNode("n1").Obj(), mt.MakeNode("n2").Obj())
 		e.addPods(mt.MakePod("p").Obj())
 		att := e.scheduleOne()
@@ -240,7 +240,7 @@ func TestNoNodes(t *testing.T) {
 		t.Fatalf("attempt %s %q", att.Result, att.Message)
 	}
 	// Without a rejecting plugin the failure is retried after backoff.
-	if ex, _ := e.s.Explain("default", "p"); ex.Queue.SubQueue != queue.Backoff {
+	if ex, _ := e.s.View().Explain("default", "p"); ex.Queue.SubQueue != queue.Backoff {
 		t.Errorf("sub-queue %s, want Backoff", ex.Queue.SubQueue)
 	}
 	if diff := cmp.Diff([]string{"default/p: no nodes available to schedule pods"}, e.reporter.reports()); diff != "" {
@@ -262,7 +262,7 @@ func TestFitErrorMessageAndRequeue(t *testing.T) {
 	if att.Result != ResultUnschedulable || att.Message != want {
 		t.Fatalf("attempt %s %q, want unschedulable %q", att.Result, att.Message, want)
 	}
-	ex, err := e.s.Explain("default", "p")
+	ex, err := e.s.View().Explain("default", "p")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,9 +270,9 @@ func TestFitErrorMessageAndRequeue(t *testing.T) {
 		t.Errorf("queue state %+v, want Unschedulable by F", ex.Queue)
 	}
 	wantNodes := []NodeDiagnosis{
-		{Node: "n1", Reasons: []string{"Insufficient cpu"}},
-		{Node: "n2", Reasons: []string{"node(s) didn't match Pod's node affinity/selector"}, Unresolvable: true},
-		{Node: "n3", Reasons: []string{"Insufficient cpu"}},
+		{Node: "n1", Reasons: []string{"Insufficient cpu"}, Plugin: "F"},
+		{Node: "n2", Reasons: []string{"node(s) didn't match Pod's node affinity/selector"}, Plugin: "F", Unresolvable: true},
+		{Node: "n3", Reasons: []string{"Insufficient cpu"}, Plugin: "F"},
 	}
 	if diff := cmp.Diff(wantNodes, ex.Diagnosis.Nodes); diff != "" {
 		t.Errorf("diagnosis (-want +got):\n%s", diff)
@@ -307,7 +307,7 @@ func TestEvaluateCommitsNothing(t *testing.T) {
 	if att.Result != ResultUnschedulable || att.NominatedNode != "" || att.Message != "0/150 nodes are available: 150 no." {
 		t.Errorf("evaluate: %s nominated %q %q", att.Result, att.NominatedNode, att.Message)
 	}
-	st := e.s.Stats()
+	st := e.s.View().Stats()
 	if len(e.sink.decisions()) != 0 || st.Pods != 0 || st.Cache.Pods != 0 || e.s.nextStartNodeIndex != 0 || len(e.reporter.reports()) != 0 {
 		t.Errorf("Evaluate changed state: decisions %v, stats %+v, start index %d", e.sink.decisions(), st, e.s.nextStartNodeIndex)
 	}

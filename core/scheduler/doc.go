@@ -32,14 +32,18 @@
 // or ReportBindResult ok) or reports it failed (forgotten, requeued with
 // backoff). Nothing expires on a timer.
 //
-// Deterministic mode (simulate, tests) runs plugins with parallelism 1 and
-// breaks score ties by the smallest node name; AttemptPod runs a cycle for
-// a chosen pending pod without popping it, and BindInline runs the binding
-// cycle on the calling goroutine.
+// Deterministic mode (simulate, parity, tests, berthd --deterministic)
+// runs plugins with parallelism 1 and breaks score ties by the smallest
+// node name; plugins learn of it through framework.Handle.Deterministic.
+// Drivers that replay a run step by step set Options.Replay (BindInline,
+// ScoreSingleNode, NoResultMemo) and call AttemptPod, which runs a cycle
+// for a chosen pending pod without popping it.
 //
 // StartBatch holds back the pending pods of a request until all of it is
 // applied; Hold keeps the loop from popping pods and starting cycles (a
 // re-list in progress, the wait for the first re-list after a restart).
 //
-// Explain, Pending, Nominations, Stats and Nodes serve the admin API.
+// The read side is View (Scheduler.View): Explain, Pending, Nominations,
+// Stats, Nodes, Pods, ... serve the admin API and the state service's
+// resyncs; it holds nothing of its own.
 package scheduler

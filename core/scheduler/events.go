@@ -101,8 +101,8 @@ func (s *Scheduler) AddPod(ctx context.Context, pod *model.Pod) error {
 	}
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
-	old, known := s.lookupPod(pod.UID)
-	cur, err := s.admit(pod, old)
+	old, known := s.state.lookup(pod.UID)
+	cur, err := s.state.admit(pod, old)
 	if err != nil {
 		return err
 	}
@@ -112,7 +112,7 @@ func (s *Scheduler) AddPod(ctx context.Context, pod *model.Pod) error {
 	s.ensureNamespace(ctx, cur.Namespace)
 	switch {
 	case !known:
-		s.storePod(cur)
+		s.state.store(cur)
 		if cur.NodeName != "" {
 			return s.addBoundPod(ctx, cur)
 		}
@@ -121,14 +121,14 @@ func (s *Scheduler) AddPod(ctx context.Context, pod *model.Pod) error {
 		return s.updatePendingPod(ctx, old, cur)
 	case old.NodeName == "" && cur.NodeName != "":
 		// The bind arrived: confirm the assumption (or take an external bind).
-		s.storePod(cur)
+		s.state.store(cur)
 		s.takeBind(cur.UID)
 		s.forgetRecord(cur.UID)
 		s.batch.dropLocked(cur.UID)
 		s.queue.Delete(old)
 		return s.addBoundPod(ctx, cur)
 	case old.NodeName != "" && cur.NodeName != "":
-		s.storePod(cur)
+		s.state.store(cur)
 		if err := s.cache.UpdatePod(cur); err != nil {
 			return fmt.Errorf("update pod %s: %w", cur.Key(), err)
 		}
@@ -151,7 +151,7 @@ func (s *Scheduler) AddPod(ctx context.Context, pod *model.Pod) error {
 func (s *Scheduler) Unbind(ctx context.Context, uid string) error {
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
-	old, known := s.lookupPod(uid)
+	old, known := s.state.lookup(uid)
 	if !known {
 		return fmt.Errorf("unbind %s: %w", uid, ErrPodNotFound)
 	}
@@ -161,7 +161,7 @@ func (s *Scheduler) Unbind(ctx context.Context, uid string) error {
 	cur := *old
 	cur.NodeName = ""
 	s.removeBoundPod(ctx, old)
-	s.storePod(&cur)
+	s.state.store(&cur)
 	return s.queuePod(ctx, &cur)
 }
 
@@ -175,11 +175,11 @@ func (s *Scheduler) UpdatePod(ctx context.Context, pod *model.Pod) error {
 func (s *Scheduler) DeletePod(ctx context.Context, pod *model.Pod) error {
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
-	old, known := s.lookupPod(pod.UID)
+	old, known := s.state.lookup(pod.UID)
 	if !known {
 		return fmt.Errorf("delete pod %s: %w", pod.Key(), ErrPodNotFound)
 	}
-	s.removePod(old)
+	s.state.remove(old)
 	s.forgetRecord(old.UID)
 	if old.NodeName != "" {
 		s.removeBoundPod(ctx, old)
@@ -232,7 +232,7 @@ func (s *Scheduler) queueNowLocked(ctx context.Context, pod *model.Pod) error {
 		return fmt.Errorf("queue pod %s: %w", pod.Key(), err)
 	}
 	now := s.clock.Now()
-	s.updateRecord(pod.UID, func(r *podRecord) { r.queuedAt = now })
+	s.state.updateRecord(pod.UID, func(r *podRecord) { r.queuedAt = now })
 	return nil
 }
 
@@ -240,7 +240,7 @@ func (s *Scheduler) updatePendingPod(ctx context.Context, old, cur *model.Pod) e
 	if old.NominatedNodeName != "" && cur.NominatedNodeName == "" {
 		cur.NominatedNodeName = old.NominatedNodeName
 	}
-	s.storePod(cur)
+	s.state.store(cur)
 	if s.cache.IsAssumed(cur.UID) {
 		// Its binding is in flight; only a deletion starting matters.
 		if cur.Terminating && !old.Terminating {

@@ -59,7 +59,7 @@ func newFitEnv(t *testing.T, tune func(*Options)) *env {
 	reg, cfg := tp.registryAndConfig()
 	reg[noderesources.Name] = noderesources.NewFit
 	e := &env{t: t, sink: &fakeSink{}, reporter: &fakeReporter{}, clock: newFakeClock()}
-	opts := Options{Config: cfg, Registry: reg, Decisions: e.sink, Reporter: e.reporter, Clock: e.clock, Deterministic: true, BindInline: true}
+	opts := Options{Config: cfg, Registry: reg, Decisions: e.sink, Reporter: e.reporter, Clock: e.clock, Deterministic: true, Replay: Replay{BindInline: true}}
 	if tune != nil {
 		tune(&opts)
 	}
@@ -83,16 +83,16 @@ func TestNodeAddedSchedulesPendingPod(t *testing.T) {
 	if att.Result != ResultUnschedulable || att.Message != "0/1 nodes are available: 1 Insufficient cpu." {
 		t.Fatalf("first attempt: %s %q", att.Result, att.Message)
 	}
-	if st := e.s.Stats().Queue; st.Unschedulable != 1 {
+	if st := e.s.View().Stats().Queue; st.Unschedulable != 1 {
 		t.Fatalf("queue %+v, want the pod unschedulable", st)
 	}
 	// A node too small does not move the pod (the hint says so).
 	e.addNodes(mt.MakeNode("small2").Capacity(mt.Res(1000, 4*mt.Gi)).Obj())
-	if st := e.s.Stats().Queue; st.Unschedulable != 1 {
+	if st := e.s.View().Stats().Queue; st.Unschedulable != 1 {
 		t.Fatalf("after a small node: queue %+v, want the pod still unschedulable", st)
 	}
 	e.addNodes(mt.MakeNode("big").Capacity(mt.Res(4000, 4*mt.Gi)).Obj())
-	if st := e.s.Stats().Queue; st.Unschedulable != 0 {
+	if st := e.s.View().Stats().Queue; st.Unschedulable != 0 {
 		t.Fatalf("after a big node: queue %+v, want the pod moved", st)
 	}
 	att = e.scheduleOne()
@@ -169,7 +169,7 @@ func TestAdmission(t *testing.T) {
 				if !errors.As(err, &unk) || unk.Name != tc.wantUnknown {
 					t.Fatalf("err = %v, want UnknownClassError naming %s", err, tc.wantUnknown)
 				}
-				if _, ok := e.s.Pod(tc.pod.UID); ok {
+				if _, ok := e.s.View().Pod(tc.pod.UID); ok {
 					t.Error("a refused pod is known")
 				}
 				return
@@ -177,7 +177,7 @@ func TestAdmission(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, _ := e.s.Pod(tc.pod.UID)
+			got, _ := e.s.View().Pod(tc.pod.UID)
 			if got.Priority != tc.wantPriority || got.PreemptionPolicy != tc.wantPolicy {
 				t.Errorf("priority %d policy %q, want %d %q", got.Priority, got.PreemptionPolicy, tc.wantPriority, tc.wantPolicy)
 			}
@@ -191,7 +191,7 @@ func TestAdmission(t *testing.T) {
 	if err := e.s.UpdatePod(ctx, classPod("a", "high")); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := e.s.Pod("uid-a"); got.Priority != 1000 {
+	if got, _ := e.s.View().Pod("uid-a"); got.Priority != 1000 {
 		t.Errorf("after update priority %d, want 1000", got.Priority)
 	}
 }
@@ -218,18 +218,18 @@ func TestGatedAndIgnoredPods(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ex, _ := s.Explain("default", "gated")
+	ex, _ := s.View().Explain("default", "gated")
 	if ex.Phase != PhasePending || ex.Queue.SubQueue != queue.Gated || ex.Queue.GatingPlugin != schedulinggates.Name {
 		t.Errorf("gated pod: %s %+v", ex.Phase, ex.Queue)
 	}
-	if ex, _ := s.Explain("default", "other"); ex.Phase != PhaseIgnored {
+	if ex, _ := s.View().Explain("default", "other"); ex.Phase != PhaseIgnored {
 		t.Errorf("pod of another scheduler: %s, want Ignored", ex.Phase)
 	}
 	// Removing the gate queues the pod.
 	if err := s.UpdatePod(ctx, mt.MakePod("gated").Obj()); err != nil {
 		t.Fatal(err)
 	}
-	if ex, _ := s.Explain("default", "gated"); ex.Queue.SubQueue != queue.Active {
+	if ex, _ := s.View().Explain("default", "gated"); ex.Queue.SubQueue != queue.Active {
 		t.Errorf("ungated pod in %s, want Active", ex.Queue.SubQueue)
 	}
 }
@@ -253,10 +253,10 @@ func TestPreemptionNominates(t *testing.T) {
 	if diff := cmp.Diff(want, e.sink.decisions()); diff != "" {
 		t.Errorf("decisions (-want +got):\n%s", diff)
 	}
-	if got, _ := e.s.Pod("uid-p"); got.NominatedNodeName != "n2" {
+	if got, _ := e.s.View().Pod("uid-p"); got.NominatedNodeName != "n2" {
 		t.Errorf("pod nominated to %q, want n2", got.NominatedNodeName)
 	}
-	if diff := cmp.Diff([]queue.Nomination{{PodUID: "uid-p", PodKey: "default/p", NodeName: "n2"}}, e.s.Nominations()); diff != "" {
+	if diff := cmp.Diff([]queue.Nomination{{PodUID: "uid-p", PodKey: "default/p", NodeName: "n2"}}, e.s.View().Nominations()); diff != "" {
 		t.Errorf("nominations (-want +got):\n%s", diff)
 	}
 	// The victim goes; the room on n2 is there now.
@@ -270,13 +270,13 @@ func TestPreemptionNominates(t *testing.T) {
 	if att.Node != "n2" || !att.ViaNominatedNode {
 		t.Errorf("retry on %q via nominated %v, want n2 via the nomination", att.Node, att.ViaNominatedNode)
 	}
-	if len(e.s.Nominations()) != 0 {
-		t.Errorf("nominations left: %v", e.s.Nominations())
+	if len(e.s.View().Nominations()) != 0 {
+		t.Errorf("nominations left: %v", e.s.View().Nominations())
 	}
 }
 
 func TestRun(t *testing.T) {
-	_, e := runningEnv(t, func(o *Options) { o.BindInline = false })
+	_, e := runningEnv(t, func(o *Options) { o.Replay.BindInline = false })
 	e.addNodes(mt.MakeNode("n1").Obj())
 	e.addPods(mt.MakePod("a").Obj(), mt.MakePod("b").Obj())
 	got := map[string]string{}

@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"context"
-	"slices"
 
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/queue"
@@ -34,18 +33,12 @@ import (
 func (s *Scheduler) markEvicted(ctx context.Context, uid string) {
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
-	old, ok := s.lookupPod(uid)
-	if !ok {
-		return
-	}
-	s.mu.Lock()
-	s.evicted[uid] = struct{}{}
-	s.mu.Unlock()
-	if old.TerminatingByPreemption() {
+	old, ok := s.state.markEvicted(uid)
+	if !ok || old.TerminatingByPreemption() {
 		return
 	}
 	cur := markedPreempted(old)
-	s.storePod(cur)
+	s.state.store(cur)
 	s.markCached(ctx, cur)
 }
 
@@ -80,35 +73,11 @@ func markedPreempted(p *model.Pod) *model.Pod {
 	return &cp
 }
 
-// evictedLocked reports whether the scheduler evicted the pod; s.mu held.
-func (s *Scheduler) evictedLocked(uid string) bool {
-	_, ok := s.evicted[uid]
-	return ok
-}
-
-// Evicted lists the UIDs of the pods the scheduler evicted that are not
-// deleted yet (restored ones whose pod was not sent again included),
-// sorted.
-func (s *Scheduler) Evicted() []string {
-	s.mu.RLock()
-	out := make([]string, 0, len(s.evicted))
-	for uid := range s.evicted {
-		out = append(out, uid)
-	}
-	s.mu.RUnlock()
-	slices.Sort(out)
-	return out
-}
-
 // RestoreEvictions reloads the pods evicted before a restart (at startup,
 // before the pods are sent again): each is held as terminating by
 // preemption when it arrives, until it is deleted.
 func (s *Scheduler) RestoreEvictions(uids []string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, uid := range uids {
-		s.evicted[uid] = struct{}{}
-	}
+	s.state.restoreEvictions(uids)
 }
 
 // ForgetUnknownEvictions drops the evictions of pods the scheduler does not
@@ -116,15 +85,5 @@ func (s *Scheduler) RestoreEvictions(uids []string) {
 // returns their UIDs, sorted. Call it once a re-list of every pod is
 // complete; a pod sent later is not held as evicted.
 func (s *Scheduler) ForgetUnknownEvictions() []string {
-	s.mu.Lock()
-	var out []string
-	for uid := range s.evicted {
-		if _, ok := s.pods[uid]; !ok {
-			delete(s.evicted, uid)
-			out = append(out, uid)
-		}
-	}
-	s.mu.Unlock()
-	slices.Sort(out)
-	return out
+	return s.state.forgetUnknownEvictions()
 }

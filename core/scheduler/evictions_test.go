@@ -23,13 +23,13 @@ func TestEvictionMark(t *testing.T) {
 	}
 	look := func(e *env, uid string) view {
 		var v view
-		if p, ok := e.s.Pod(uid); ok {
+		if p, ok := e.s.View().Pod(uid); ok {
 			v.Pod = p.TerminatingByPreemption()
 		}
 		if st, ok := e.s.cache.Pod(uid); ok {
 			v.Cached, v.Assumed = st.Pod.TerminatingByPreemption(), st.Assumed
 		}
-		v.Evicted = e.s.Evicted()
+		v.Evicted = e.s.View().Evicted()
 		return v
 	}
 	// setup schedules victim onto n1 (its bind issued, not confirmed) and

@@ -23,19 +23,10 @@ func (s *Scheduler) handleFailure(ctx context.Context, fwk framework.Framework, 
 	}
 	msg := f.message()
 	rejected := f.status.IsRejected()
-	switch {
-	case rejected:
-		s.logger.Debug("pod unschedulable", "pod", pod.Key(), "profile", fwk.ProfileName(), "message", msg)
-	case ctx.Err() != nil:
-		// Stopping: the attempt was cut short, not failed.
-		s.logger.Debug("scheduling pod interrupted", "pod", pod.Key(), "profile", fwk.ProfileName(), "err", msg)
-	default:
-		s.logger.Error("scheduling pod failed; retrying", "pod", pod.Key(), "profile", fwk.ProfileName(), "err", msg)
-	}
-
 	// The pod as the caller's state knows it now: gone or bound pods are
 	// not requeued.
-	prevNode, cur, alive := s.applyNomination(pod.UID, f.nominating)
+	prevNode, cur, alive := s.state.applyNomination(pod.UID, f.nominating)
+	s.logFailure(ctx, fwk, pod, msg, rejected, alive)
 	if alive {
 		if pi, err := framework.NewPodInfo(cur); err == nil {
 			qpi.PodInfo = pi
@@ -71,25 +62,22 @@ func (s *Scheduler) handleFailure(ctx context.Context, fwk framework.Framework, 
 	}
 }
 
-// applyNomination sets the pod's NominatedNodeName as a ModeOverride
-// nomination says, the way kube's status patch followed by the informer
-// update would. It returns the previous node, the current version of the
-// pod and whether the pod is still known and pending.
-func (s *Scheduler) applyNomination(uid string, ni *framework.NominatingInfo) (string, *model.Pod, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	cur, ok := s.pods[uid]
-	if !ok || cur.NodeName != "" {
-		return "", nil, false
+// logFailure logs a failed attempt: an error at ERROR, unless the
+// attempt was cut short by shutdown, or the pod was deleted (or bound by
+// someone else) meanwhile, the ordinary race between a deletion and a
+// bind, which leaves nothing to retry.
+func (s *Scheduler) logFailure(ctx context.Context, fwk framework.Framework, pod *model.Pod, msg string, rejected, alive bool) {
+	switch {
+	case rejected:
+		s.logger.Debug("pod unschedulable", "pod", pod.Key(), "profile", fwk.ProfileName(), "message", msg)
+	case ctx.Err() != nil:
+		// Stopping: the attempt was cut short, not failed.
+		s.logger.Debug("scheduling pod interrupted", "pod", pod.Key(), "profile", fwk.ProfileName(), "err", msg)
+	case !alive:
+		s.logger.Debug("pod deleted or bound elsewhere during its attempt; dropped", "pod", pod.Key(), "profile", fwk.ProfileName(), "err", msg)
+	default:
+		s.logger.Error("scheduling pod failed; retrying", "pod", pod.Key(), "profile", fwk.ProfileName(), "err", msg)
 	}
-	prev := cur.NominatedNodeName
-	if ni != nil && ni.Mode == framework.ModeOverride && prev != ni.NominatedNodeName {
-		updated := *cur
-		updated.NominatedNodeName = ni.NominatedNodeName
-		s.pods[uid] = &updated
-		cur = &updated
-	}
-	return prev, cur, true
 }
 
 // recordDiagnosis keeps the failure for Explain and, for a rejection
@@ -97,54 +85,11 @@ func (s *Scheduler) applyNomination(uid string, ni *framework.NominatingInfo) (s
 // when its message differs from the last one reported for the pod.
 func (s *Scheduler) recordDiagnosis(ctx context.Context, pod *model.Pod, msg string, fitErr *framework.FitError, rejected bool) {
 	d := summarize(msg, fitErr, s.clock.Now(), s.opts.MaxDiagnosisNodes)
-	s.mu.Lock()
-	rec := s.recordLocked(pod.UID)
-	if rec == nil { // deleted meanwhile
-		s.mu.Unlock()
-		return
-	}
-	rec.diagnosis = d
-	report := rejected && rec.reported != msg
-	if report {
-		rec.reported = msg
-	}
-	s.mu.Unlock()
+	report := s.state.setDiagnosis(pod.UID, d, msg, rejected)
 	if report && s.opts.Reporter != nil {
 		if err := s.opts.Reporter.Unschedulable(ctx, pod, msg, fitErr); err != nil {
 			s.logger.Error("reporting an unschedulable pod failed", "pod", pod.Key(), "err", err)
 		}
-	}
-}
-
-// podRecord is what the scheduler remembers of a pending pod, for Explain
-// and the Reporter; it is forgotten once the pod is bound or deleted.
-type podRecord struct {
-	diagnosis   *Diagnosis
-	reported    string    // the last message given to the Reporter
-	queuedAt    time.Time // when the pod was queued
-	bindFailure string    // the reason of the last bind reported failed
-}
-
-// recordLocked returns the pod's record, made if missing; nil when the
-// pod is no longer held, so that no record outlives its pod. s.mu is held.
-func (s *Scheduler) recordLocked(uid string) *podRecord {
-	if _, held := s.pods[uid]; !held {
-		return nil
-	}
-	rec := s.records[uid]
-	if rec == nil {
-		rec = &podRecord{}
-		s.records[uid] = rec
-	}
-	return rec
-}
-
-// updateRecord changes the record of a pod still held, under s.mu.
-func (s *Scheduler) updateRecord(uid string, f func(*podRecord)) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if rec := s.recordLocked(uid); rec != nil {
-		f(rec)
 	}
 }
 
@@ -161,6 +106,8 @@ type Diagnosis struct {
 	// OtherReasons apply to every node not listed with its own status
 	// (a PreFilter rejection, or nodes PreFilter ruled out).
 	OtherReasons []string
+	// OtherPlugin is the plugin that gave OtherReasons, when one did.
+	OtherPlugin string
 	// UnschedulablePlugins and PendingPlugins rejected the pod.
 	UnschedulablePlugins []string
 	PendingPlugins       []string
@@ -170,6 +117,9 @@ type Diagnosis struct {
 type NodeDiagnosis struct {
 	Node    string
 	Reasons []string
+	// Plugin is the plugin that rejected the node (filters stop at the
+	// first rejection); empty when none is known.
+	Plugin string
 	// Unresolvable: preemption cannot help on this node.
 	Unresolvable bool
 }
@@ -192,10 +142,10 @@ func summarize(msg string, fitErr *framework.FitError, at time.Time, maxNodes in
 	}
 	for _, n := range nodes {
 		st := m.Get(n)
-		d.Nodes = append(d.Nodes, NodeDiagnosis{Node: n, Reasons: slices.Clone(st.Reasons()), Unresolvable: st.Code() == framework.UnschedulableAndUnresolvable})
+		d.Nodes = append(d.Nodes, NodeDiagnosis{Node: n, Reasons: slices.Clone(st.Reasons()), Plugin: st.Plugin(), Unresolvable: st.Code() == framework.UnschedulableAndUnresolvable})
 	}
 	if m.Len() < fitErr.NumAllNodes {
-		d.OtherReasons = slices.Clone(m.AbsentStatus.Reasons())
+		d.OtherReasons, d.OtherPlugin = slices.Clone(m.AbsentStatus.Reasons()), m.AbsentStatus.Plugin()
 	}
 	return d
 }

@@ -309,7 +309,7 @@ func newEnv(t *testing.T, tp *testPlugins, tune func(*Options)) *env {
 	e := &env{t: t, sink: &fakeSink{}, reporter: &fakeReporter{}, clock: newFakeClock()}
 	opts := Options{
 		Config: cfg, Registry: reg, Decisions: e.sink, Reporter: e.reporter, Clock: e.clock,
-		Deterministic: true, BindInline: true,
+		Deterministic: true, Replay: Replay{BindInline: true},
 	}
 	if tune != nil {
 		tune(&opts)

@@ -29,7 +29,8 @@ func (s *Scheduler) Hold(ctx context.Context) (release func(), err error) {
 	done := make(chan struct{})
 	go func() {
 		s.cycleMu.Lock()
-		s.cycleMu.Unlock() //nolint:staticcheck // an empty critical section: waiting for the cycle is the point
+		//lint:ignore SA2001 an empty critical section: waiting for the cycle is the point
+		s.cycleMu.Unlock()
 		close(done)
 	}()
 	select {

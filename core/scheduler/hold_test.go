@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/core/model"
 	mt "github.com/berthsched/berth/core/model/modeltest"
 )
 
@@ -90,7 +92,7 @@ func TestBoundPodCannotBeUnbound(t *testing.T) {
 	if err := e.s.AddPod(ctx, mt.MakePod("p").Obj()); !errors.Is(err, ErrPodBound) {
 		t.Fatalf("upserting a bound pod without its node: %v, want ErrPodBound", err)
 	}
-	if ex, _ := e.s.Explain("default", "p"); ex.Phase != PhaseBound || ex.Node != "n1" {
+	if ex, _ := e.s.View().Explain("default", "p"); ex.Phase != PhaseBound || ex.Node != "n1" {
 		t.Errorf("after the refusal: %s on %q, want bound to n1", ex.Phase, ex.Node)
 	}
 	if st := e.s.queue.Stats(); st.Active+st.Backoff+st.Unschedulable != 0 {
@@ -99,7 +101,7 @@ func TestBoundPodCannotBeUnbound(t *testing.T) {
 	if err := e.s.Unbind(ctx, "uid-p"); err != nil {
 		t.Fatal(err)
 	}
-	if ex, _ := e.s.Explain("default", "p"); ex.Phase != PhasePending {
+	if ex, _ := e.s.View().Explain("default", "p"); ex.Phase != PhasePending {
 		t.Errorf("after Unbind: %s, want pending", ex.Phase)
 	}
 	if att := e.scheduleOne(); att.Result != ResultScheduled {
@@ -129,6 +131,34 @@ func TestShutdownIsNotAnError(t *testing.T) {
 	e.scheduleOne()
 	if got := logs.errors(); len(got) == 0 {
 		t.Error("a bind failing while running was not logged as an error")
+	}
+}
+
+// A pod deleted while its binding cycle runs is dropped without an ERROR
+// line: the ordinary race between a deletion and a bind is not an error.
+func TestDeletedDuringBindIsNotAnError(t *testing.T) {
+	var logs logRecorder
+	pb := &fakePreBind{name: "PB", code: framework.Success}
+	e := newEnv(t, &testPlugins{preBind: pb}, func(o *Options) { o.Logger = slog.New(&logs) })
+	pb.hook = func(pod *model.Pod) {
+		if err := e.s.DeletePod(context.Background(), pod); err != nil {
+			t.Error(err)
+		}
+	}
+	e.addNodes(mt.MakeNode("n1").Obj())
+	e.addPods(mt.MakePod("p").Obj())
+	att := e.scheduleOne()
+	if att.BindStatus.IsSuccess() {
+		t.Errorf("bind status %v, want the deletion's failure", att.BindStatus)
+	}
+	if got := logs.errors(); len(got) > 0 {
+		t.Errorf("logged at ERROR for a pod deleted during its bind: %v", got)
+	}
+	if d := e.sink.decisions(); len(d) != 0 {
+		t.Errorf("decisions %+v for a deleted pod", d)
+	}
+	if st := e.s.queue.Stats(); st.Active+st.Backoff+st.Unschedulable != 0 {
+		t.Errorf("the deleted pod was requeued: %+v", st)
 	}
 }
 

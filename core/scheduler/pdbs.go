@@ -30,6 +30,20 @@ func newPDBs(podsFn func() []*model.Pod) *pdbs {
 	return &pdbs{byKey: map[string]pdbEntry{}, podsFn: podsFn}
 }
 
+// budgets returns every budget, sorted by namespace/name.
+func (p *pdbs) budgets() []*model.PodDisruptionBudget {
+	p.mu.RLock()
+	out := make([]*model.PodDisruptionBudget, 0, len(p.byKey))
+	for _, e := range p.byKey {
+		out = append(out, e.pdb)
+	}
+	p.mu.RUnlock()
+	slices.SortFunc(out, func(a, b *model.PodDisruptionBudget) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	return out
+}
+
 // List returns every budget with the disruptions it allows now, sorted by
 // namespace/name.
 func (p *pdbs) List() []framework.PDBStatus {
@@ -114,10 +128,10 @@ func (s *Scheduler) SetPDB(ctx context.Context, pdb *model.PodDisruptionBudget) 
 	}
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
-	s.pdbs.mu.Lock()
-	old, known := s.pdbs.byKey[pdbKey(pdb.Namespace, pdb.Name)]
-	s.pdbs.byKey[pdbKey(pdb.Namespace, pdb.Name)] = pdbEntry{pdb: pdb, sel: sel}
-	s.pdbs.mu.Unlock()
+	s.state.pdbs.mu.Lock()
+	old, known := s.state.pdbs.byKey[pdbKey(pdb.Namespace, pdb.Name)]
+	s.state.pdbs.byKey[pdbKey(pdb.Namespace, pdb.Name)] = pdbEntry{pdb: pdb, sel: sel}
+	s.state.pdbs.mu.Unlock()
 	action, label := framework.ActionAdd, "PodDisruptionBudgetAdd"
 	var oldObj any
 	if known {
@@ -131,24 +145,13 @@ func (s *Scheduler) SetPDB(ctx context.Context, pdb *model.PodDisruptionBudget) 
 func (s *Scheduler) DeletePDB(ctx context.Context, namespace, name string) error {
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
-	s.pdbs.mu.Lock()
-	old, known := s.pdbs.byKey[pdbKey(namespace, name)]
-	delete(s.pdbs.byKey, pdbKey(namespace, name))
-	s.pdbs.mu.Unlock()
+	s.state.pdbs.mu.Lock()
+	old, known := s.state.pdbs.byKey[pdbKey(namespace, name)]
+	delete(s.state.pdbs.byKey, pdbKey(namespace, name))
+	s.state.pdbs.mu.Unlock()
 	if !known {
 		return fmt.Errorf("delete PodDisruptionBudget %s: %w", pdbKey(namespace, name), ErrNotFound)
 	}
 	s.queue.MoveAllToActiveOrBackoffQueue(ctx, objectEvent(framework.EventPDB, framework.ActionDelete, "PodDisruptionBudgetDelete"), old.pdb, nil, nil)
 	return nil
-}
-
-// pdbPods lists the known pods for budget allowances.
-func (s *Scheduler) pdbPods() []*model.Pod {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := make([]*model.Pod, 0, len(s.pods))
-	for _, p := range s.pods {
-		out = append(out, p)
-	}
-	return out
 }

@@ -111,7 +111,7 @@ func TestDisruptionsAllowedAfterEvict(t *testing.T) {
 		Selector: &model.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, MinAvailable: &one}); err != nil {
 		t.Fatal(err)
 	}
-	allowed := func() int32 { return e.s.pdbs.List()[0].DisruptionsAllowed }
+	allowed := func() int32 { return e.s.state.pdbs.List()[0].DisruptionsAllowed }
 	var got []int32
 	got = append(got, allowed())
 	if err := e.s.decisions.Evict(ctx, web("w1"), "n1", mt.MakePod("p").Obj(), "test"); err != nil {

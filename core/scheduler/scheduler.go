@@ -15,7 +15,6 @@ import (
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/model"
-	"github.com/berthsched/berth/core/priority"
 	"github.com/berthsched/berth/core/queue"
 )
 
@@ -89,40 +88,51 @@ type Options struct {
 	// PercentageOfNodesToScore, if set, overrides the configuration's
 	// global percentage (a profile's own value still wins, as in kube).
 	PercentageOfNodesToScore *int32
-	// BindInline runs the binding cycle on the scheduling goroutine
-	// instead of concurrently: deterministic drivers use it.
-	BindInline bool
-	// ScoreSingleNode scores a lone feasible node anyway, on a copy of the
-	// cycle state, so the attempt reports its scores (kube does not score
-	// it; simulate reports the scores).
-	ScoreSingleNode bool
 	// MaxDiagnosisNodes bounds the per-node reasons kept per pending pod
 	// for Explain. Default 100.
 	MaxDiagnosisNodes int
-	// NoResultMemo makes every plugin run on every node for every pod,
-	// instead of reusing node-local plugin results for pods with the same
-	// signature (see core/framework/runtime). Only tests want it: the
-	// outcomes are the same.
-	NoResultMemo bool
+	// Replay holds the switches of drivers that replay a run step by
+	// step; berthd leaves it zero.
+	Replay Replay
 	// Queue tunes the scheduling queue; the backoff durations default to
 	// the configuration's. Clock, Logger, plugins, hints, Namespaces and
 	// PodLookup are set by the scheduler.
 	Queue queue.Options
 }
 
+// Replay holds the switches of drivers that replay a run step by step and
+// report it (core/simulate, the parity and unit tests). None changes a
+// decision: they change when work runs and what an Attempt reports.
+type Replay struct {
+	// BindInline runs the binding cycle on the scheduling goroutine
+	// instead of concurrently, so that an attempt ends with its bind.
+	BindInline bool
+	// ScoreSingleNode scores a lone feasible node anyway, on a copy of the
+	// cycle state, so the attempt reports its scores (kube does not score
+	// it; simulate reports the scores).
+	ScoreSingleNode bool
+	// NoResultMemo makes every plugin run on every node for every pod,
+	// instead of reusing node-local plugin results for pods with the same
+	// signature (see core/framework/runtime); tests compare the two.
+	NoResultMemo bool
+}
+
 // Scheduler is kube-scheduler's scheduling loop over Berth's cache and
 // queue: state comes in through AddNode, AddPod, ... (safe for concurrent
-// use with Run), decisions go out through Options.Decisions.
+// use with Run), is admitted into the cluster state (state.go: what was
+// sent, validated and defaulted), and decisions go out through
+// Options.Decisions. View is its read side.
 //
 // Locks: ingestMu serializes the state-in calls; cycleMu is held by the
 // scheduling cycle (one at a time). The cycle takes ingestMu only to mark
 // the victims it evicted (markEvicted), so the order is cycleMu, then
 // ingestMu; the state-in calls never take cycleMu (Hold waits for cycleMu
 // but holds nothing meanwhile; the gate's lock is a leaf). Both call the
-// queue (its lock, then the nominator's, then mu through the queue's
-// PodLookup) and the cache (a leaf lock). mu is a leaf but for bindsMu,
-// which is taken under it and is a leaf itself: nothing else is called
-// while holding either. Binding cycles take neither ingestMu nor cycleMu.
+// queue (its lock, then the nominator's, then state.mu through the
+// queue's PodLookup) and the cache (a leaf lock). state.mu (state.go) is a leaf
+// but for bindsMu, which is taken under it and is a leaf itself: nothing
+// else is called while holding either. Binding cycles take neither
+// ingestMu nor cycleMu.
 type Scheduler struct {
 	opts      Options
 	cfg       *config.Config
@@ -152,26 +162,20 @@ type Scheduler struct {
 	statusBuf   []*framework.Status
 	scoreBuf    framework.ScoreBuffers
 
-	mu         sync.RWMutex
-	pods       map[string]*model.Pod // every pod the caller sent, current version
-	uidByKey   map[string]string     // namespace/name -> UID
-	classes    *priority.Classes
-	records    map[string]*podRecord // pending pods' last failures
-	evicted    map[string]struct{}   // pods evicted and not deleted yet (evictions.go)
-	namespaces *namespaces
-	pdbs       *pdbs
+	// state is what the caller sent, admitted (state.go).
+	state *clusterState
 
 	// attemptsMu guards bindAttempts, each binding pod's attempt count
 	// (the queue forgets the pod while it binds; Explain shows it). It is
-	// a leaf, taken after s.mu when both are held: the scheduling goroutine
-	// writes here once per pod instead of taking s.mu for writing, which
-	// would stall the binding goroutines reading under s.mu and, woken all
+	// a leaf: the scheduling goroutine writes here once per pod instead of
+	// taking state.mu for writing, which would stall the binding
+	// goroutines reading under state.mu and, woken all
 	// at once, crowd the scheduling goroutine off the CPU.
 	attemptsMu   sync.Mutex
 	bindAttempts map[string]int
 
 	// bindsMu guards binds, the binds issued and awaiting an outcome. It
-	// is a leaf, taken after s.mu when both are held.
+	// is a leaf, taken after state.mu when both are held.
 	bindsMu sync.Mutex
 	binds   map[string]*binding
 
@@ -208,19 +212,13 @@ func New(ctx context.Context, opts Options) (*Scheduler, error) {
 		cache:        cache.New(),
 		profiles:     make(map[string]framework.Framework),
 		snapshot:     cache.NewEmptySnapshot(),
-		pods:         make(map[string]*model.Pod),
-		uidByKey:     make(map[string]string),
-		classes:      priority.NewClasses(),
-		records:      make(map[string]*podRecord),
+		state:        newClusterState(),
 		binds:        make(map[string]*binding),
 		bindAttempts: make(map[string]int),
-		evicted:      make(map[string]struct{}),
-		namespaces:   newNamespaces(),
 		rand:         opts.Rand,
 	}
 	s.decisions = &decisionSink{DecisionSink: opts.Decisions, s: s}
 	s.scoreBuf.TotalsOnly = true
-	s.pdbs = newPDBs(s.pdbPods)
 	if p := opts.Config.PercentageOfNodesToScore; p != nil {
 		s.percentageOfNodesToScore = *p
 	}
@@ -247,8 +245,8 @@ func (s *Scheduler) buildProfiles(ctx context.Context) error {
 	common := []runtime.Option{
 		runtime.WithSnapshotLister(s.snapshot),
 		runtime.WithPodNominator(lazyNominator{s}),
-		runtime.WithNamespaceLister(s.namespaces),
-		runtime.WithPDBLister(s.pdbs),
+		runtime.WithNamespaceLister(s.state.namespaces),
+		runtime.WithPDBLister(s.state.pdbs),
 		runtime.WithDecisionSink(s.decisions),
 		runtime.WithClock(s.clock),
 		runtime.WithLogger(s.logger),
@@ -256,7 +254,7 @@ func (s *Scheduler) buildProfiles(ctx context.Context) error {
 		runtime.WithWaitingPods(runtime.NewWaitingPods()),
 		runtime.WithDeterministic(s.opts.Deterministic),
 	}
-	if s.opts.NoResultMemo {
+	if s.opts.Replay.NoResultMemo {
 		common = append(common, runtime.WithoutResultMemo())
 	}
 	if s.opts.Metrics != nil {
@@ -281,8 +279,8 @@ func (s *Scheduler) buildQueue(ctx context.Context) error {
 	if qo.PodMaxBackoff == 0 {
 		qo.PodMaxBackoff = s.cfg.PodMaxBackoff()
 	}
-	qo.Namespaces = s.namespaces
-	qo.PodLookup = s.lookupPod
+	qo.Namespaces = s.state.namespaces
+	qo.PodLookup = s.state.lookup
 	qo.PreEnqueuePlugins = make(map[string][]framework.PreEnqueuePlugin)
 	qo.QueueingHints = make(map[string]queue.QueueingHintMap)
 	var errs []error
@@ -345,17 +343,6 @@ func (s *Scheduler) Run(ctx context.Context) {
 		}
 	}
 	s.bindWG.Wait()
-}
-
-// Profile returns the framework serving schedulerName.
-func (s *Scheduler) Profile(schedulerName string) (framework.Framework, bool) {
-	f, ok := s.profiles[schedulerName]
-	return f, ok
-}
-
-// QueueSortFunc is the order of the queue (the first profile's QueueSort).
-func (s *Scheduler) QueueSortFunc() framework.LessFunc {
-	return s.profiles[s.cfg.Profiles[0].SchedulerName].QueueSortFunc()
 }
 
 func (s *Scheduler) observeAttempt(att *Attempt) {
@@ -427,7 +414,7 @@ func (d *decisionSink) ClearNomination(ctx context.Context, pod *model.Pod, reas
 // setNominatedNodeName records a pending pod's nominated node in the
 // scheduler's view and the queue's.
 func (s *Scheduler) setNominatedNodeName(ctx context.Context, uid, node string) {
-	_, cur, alive := s.applyNomination(uid, &framework.NominatingInfo{NominatedNodeName: node, Mode: framework.ModeOverride})
+	_, cur, alive := s.state.applyNomination(uid, &framework.NominatingInfo{NominatedNodeName: node, Mode: framework.ModeOverride})
 	if !alive {
 		return
 	}

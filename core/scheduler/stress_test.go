@@ -20,7 +20,7 @@ func TestConcurrentIngestAndBinding(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	e := newFitEnv(t, func(o *Options) {
-		o.BindInline, o.Deterministic, o.Clock = false, false, nil
+		o.Replay.BindInline, o.Deterministic, o.Clock = false, false, nil
 	})
 	binds := make(chan decision, pods)
 	e.sink.ch = binds
@@ -79,7 +79,7 @@ func TestConcurrentIngestAndBinding(t *testing.T) {
 			t.Errorf("%s got %d pods, room for %d", n, c, perNode)
 		}
 	}
-	usage, err := e.s.Nodes()
+	usage, err := e.s.View().Nodes()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestConcurrentIngestAndBinding(t *testing.T) {
 			t.Errorf("%s overcommitted: %d of %d millicores", u.Node.Name, u.Requested.MilliCPU, u.Allocatable.MilliCPU)
 		}
 	}
-	if st := e.s.Stats(); st.Cache.Pods != nodes*perNode || st.Cache.AssumedPods != 0 || st.BindsInFlight != 0 {
+	if st := e.s.View().Stats(); st.Cache.Pods != nodes*perNode || st.Cache.AssumedPods != 0 || st.BindsInFlight != 0 {
 		t.Errorf("stats after the run: %+v", st)
 	}
 }

@@ -3,15 +3,23 @@
 // DESIGN.md — the format kubeoracle's "place" mode prints for the real
 // kube-scheduler, so the two can be compared line by line.
 //
+// It is Berth's one simulation engine: berthctl simulate runs it offline
+// (Run) and berthd's AdminService.Simulate runs it on a copy of the live
+// cluster (New, Upsert/Remove for the request's delta, Schedule), so both
+// print the same trace for the same cluster.
+//
 // Data comes from an Input (nodes, running and pending pods, priority
-// classes, disruption budgets, namespaces, a configuration), typically
-// read from Kubernetes manifests by core/manifest; it goes out as Lines
-// (berthctl simulate prints them as JSON, one per line).
+// classes, disruption budgets, namespaces, nominations, a configuration),
+// read from Kubernetes manifests by core/manifest or copied from berthd's
+// scheduler; it goes out as Attempts, each a Line (berthctl simulate prints
+// them as JSON, one per line) with the pods it names.
 //
 // The run follows kubeoracle's place mode (../shared/kubeoracle/README.md):
 //
 //   - Pods rejected at admission (an unknown PriorityClass) come first as
 //     "error" lines.
+//   - Pods held by an Engine before Schedule (Input.Pods given to New) are
+//     not scheduled; their nominations keep room.
 //   - Pending pods are ordered by the first profile's QueueSort plugin with
 //     their creation time as queue timestamp, stable in input order.
 //   - Each pending pod gets one scheduling cycle (core/scheduler with

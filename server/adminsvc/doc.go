@@ -7,12 +7,18 @@
 // know: the revisions of Bind and Nominate decisions (the decision log) and
 // attempt counts (Counter, fed by the scheduler's metrics).
 //
-// Simulate (simulate.go) copies the live cluster into a fresh deterministic
-// core/scheduler built from the same configuration and plugin registry,
-// applies the request's delta to the copy, and runs the request's pods
-// through it one attempt at a time, reporting per-node verdicts and
-// per-plugin scores. The live scheduler is only read; held pods are copied
-// with the priority they were admitted with, not re-admitted by class.
+// ServerInfo (info.go) reports the build it was given and, through the
+// optional Startup (the daemon), whether berthd still waits for the
+// orchestrator's first re-list after a restart, so tools can say why a
+// listing is empty.
+//
+// Simulate (simulate.go) only converts: it gives the live cluster to a
+// core/simulate Engine built from the same configuration and plugin
+// registry (the engine berthctl simulate runs offline), applies the
+// request's delta to it, schedules the request's pods, and converts the
+// attempts (server/convert) to per-node verdicts and per-plugin scores. The
+// live scheduler is only read; held pods are copied with the priority they
+// were admitted with, not re-admitted by class.
 //
 // Errors go through server/errmap, like every service's.
 package adminsvc

@@ -23,7 +23,7 @@ import (
 )
 
 // Admin is the live scheduler as the admin service reads it;
-// *scheduler.Scheduler satisfies it.
+// scheduler.View, its read side, satisfies it.
 type Admin interface {
 	Explain(namespace, name string) (scheduler.Explanation, error)
 	ExplainUID(uid string) (scheduler.Explanation, error)
@@ -33,14 +33,11 @@ type Admin interface {
 	Nodes() ([]scheduler.NodeUsage, error)
 	Nominations() []queue.Nomination
 	PriorityClasses() []*model.PriorityClass
-	Profile(schedulerName string) (framework.Framework, bool)
-}
-
-// ObjectLister is implemented by an Admin that can list the disruption
-// budgets and namespaces it holds; Simulate copies them when it can.
-type ObjectLister interface {
+	// PDBs and Namespaces (those sent, not only implied by pods) are
+	// copied into Simulate's cluster.
 	PDBs() []*model.PodDisruptionBudget
 	Namespaces() []*model.Namespace
+	Profile(schedulerName string) (framework.Framework, bool)
 }
 
 // Revisions tells the revisions of decisions; the decision log knows them.
@@ -62,10 +59,13 @@ type Options struct {
 	Revisions Revisions
 	// Attempts, if set, gives QueueStats its attempt counts.
 	Attempts *Counter
-	// Clock is the simulated cluster's clock; default real time.
-	Clock framework.Clock
 	// Logger defaults to discarding.
 	Logger *slog.Logger
+	// Version is the server's build, for ServerInfo.
+	Version string
+	// Startup, if set, tells ServerInfo whether the server waits for its
+	// first re-list after a restart; nil: never.
+	Startup Startup
 }
 
 // Service implements berthv1.AdminServiceServer.
@@ -83,9 +83,6 @@ func New(admin Admin, opts Options) *Service {
 	if opts.Config == nil {
 		opts.Config = config.Default()
 	}
-	if opts.Clock == nil {
-		opts.Clock = realClock{}
-	}
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -102,6 +99,7 @@ func (s *Service) Explain(_ context.Context, req *berthv1.ExplainRequest) (*bert
 	ex, err := s.admin.Explain(ns, name)
 	switch {
 	case errors.Is(err, scheduler.ErrNotFound), err == nil && uid != "" && ex.Pod.UID != uid:
+		//lint:ignore ST1005 Berth is a name
 		return nil, errmap.Status(fmt.Errorf("Berth holds no pod %s/%s%s: %w", ns, name, uidSuffix(uid), scheduler.ErrPodNotFound))
 	case err != nil:
 		return nil, errmap.Status(err)
@@ -215,6 +213,7 @@ func (s *Service) QueueStats(_ context.Context, req *berthv1.QueueStatsRequest) 
 	pods := s.admin.Pods()
 	if name := req.GetSchedulerName(); name != "" && !s.knownSchedulerName(name, pods) {
 		return nil, errmap.Status(errmap.Field("scheduler_name",
+			//lint:ignore ST1005 Berth is a name
 			fmt.Errorf("Berth runs no profile %q and holds no pod naming it: %w", name, scheduler.ErrNotFound)))
 	}
 	resp := &berthv1.QueueStatsResponse{}
@@ -269,7 +268,3 @@ func uidSuffix(uid string) string {
 	}
 	return " with uid " + uid
 }
-
-type realClock struct{}
-
-func (realClock) Now() time.Time { return time.Now() }

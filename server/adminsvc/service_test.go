@@ -29,7 +29,7 @@ import (
 	"github.com/berthsched/berth/server/adminsvc"
 )
 
-var _ adminsvc.Admin = (*scheduler.Scheduler)(nil)
+var _ adminsvc.Admin = scheduler.View{}
 
 type nopSink struct{}
 
@@ -63,7 +63,7 @@ func newEnv(t *testing.T) *env {
 	cfg := withoutMissing(config.Default(), reg)
 	counter := adminsvc.NewCounter()
 	sched, err := scheduler.New(ctx, scheduler.Options{
-		Config: cfg, Registry: reg, Decisions: nopSink{}, Deterministic: true, BindInline: true, Clock: clock{},
+		Config: cfg, Registry: reg, Decisions: nopSink{}, Deterministic: true, Replay: scheduler.Replay{BindInline: true}, Clock: clock{},
 		Metrics: metrics{counter},
 	})
 	if err != nil {
@@ -71,8 +71,8 @@ func newEnv(t *testing.T) *env {
 	}
 	lis := bufconn.Listen(1 << 20)
 	srv := grpc.NewServer()
-	berthv1.RegisterAdminServiceServer(srv, adminsvc.New(sched, adminsvc.Options{
-		Config: cfg, Registry: reg, Revisions: revisions{}, Attempts: counter, Clock: clock{},
+	berthv1.RegisterAdminServiceServer(srv, adminsvc.New(sched.View(), adminsvc.Options{
+		Config: cfg, Registry: reg, Revisions: revisions{}, Attempts: counter,
 	}))
 	go func() { _ = srv.Serve(lis) }()
 	conn, err := grpc.NewClient("passthrough:///bufconn",

@@ -26,7 +26,7 @@ func wirePod(name string, cpu int64, edit ...func(*berthv1.Pod)) *berthv1.Pod {
 // nothing.
 func (e *env) liveState(t *testing.T) string {
 	t.Helper()
-	nodes, err := e.sched.Nodes()
+	nodes, err := e.sched.View().Nodes()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,14 +34,14 @@ func (e *env) liveState(t *testing.T) string {
 	for _, n := range nodes {
 		out += fmt.Sprintf("node %s pods=%d requested=%+v\n", n.Node.Name, n.Pods, n.Requested)
 	}
-	for _, p := range e.sched.Pods() {
-		ex, err := e.sched.ExplainUID(p.UID)
+	for _, p := range e.sched.View().Pods() {
+		ex, err := e.sched.View().ExplainUID(p.UID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		out += fmt.Sprintf("pod %s node=%q phase=%s queue=%s nominated=%q\n", p.Key(), p.NodeName, ex.Phase, ex.Queue.SubQueue, ex.Queue.NominatedNode)
 	}
-	out += fmt.Sprintf("stats %+v\nnominations %+v\n", e.sched.Stats(), e.sched.Nominations())
+	out += fmt.Sprintf("stats %+v\nnominations %+v\n", e.sched.View().Stats(), e.sched.View().Nominations())
 	return out
 }
 
@@ -68,6 +68,20 @@ func summarize(a *berthv1.SimulateAttempt) attemptSummary {
 	return s
 }
 
+// simulateSummaries simulates req and summarizes the attempts.
+func simulateSummaries(t *testing.T, e *env, req *berthv1.SimulateRequest) (*berthv1.SimulateResponse, []attemptSummary) {
+	t.Helper()
+	resp, err := e.client.Simulate(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []attemptSummary
+	for _, a := range resp.GetAttempts() {
+		got = append(got, summarize(a))
+	}
+	return resp, got
+}
+
 func TestSimulateCommitsNothing(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()
@@ -92,39 +106,32 @@ func TestSimulateCommitsNothing(t *testing.T) {
 			wirePod("p5", 100, func(p *berthv1.Pod) { p.NodeName = "n1" }),
 		},
 	}
-	resp, err := e.client.Simulate(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []attemptSummary
-	for _, a := range resp.GetAttempts() {
-		got = append(got, summarize(a))
-	}
-	// Queue order: p1 (priority 10) first, then by name. p5 is placed
-	// as given.
+	resp, got := simulateSummaries(t, e, req)
+	// Queue order: p1 (priority 10) first, then in the order given. p5 is
+	// placed as given.
 	want := []attemptSummary{
 		{Pod: "p1", Result: "SIMULATE_RESULT_BOUND", Node: "n3", Feasible: []string{"n3"}, Reasons: map[string][]string{"n1": {"Insufficient cpu"}}},
+		{Pod: "p4", Result: "SIMULATE_RESULT_UNSCHEDULABLE", Reasons: map[string][]string{"n1": {"Insufficient cpu"}, "n3": {"Insufficient cpu"}}},
 		{Pod: "p2", Result: "SIMULATE_RESULT_BOUND", Node: "n3", Feasible: []string{"n1", "n3"}},
 		{Pod: "p3", Result: "SIMULATE_RESULT_GATED", Message: "pod was rejected by PreEnqueue plugin SchedulingGates"},
-		{Pod: "p4", Result: "SIMULATE_RESULT_UNSCHEDULABLE", Reasons: map[string][]string{"n1": {"Insufficient cpu"}, "n3": {"Insufficient cpu"}}},
 	}
 	if diff := cmp.Diff(want, got, cmpIgnoreMessageOf("p4")); diff != "" {
 		t.Errorf("attempts (-want +got):\n%s", diff)
 	}
-	if msg := resp.GetAttempts()[3].GetMessage(); len(msg) < 24 || msg[:24] != "0/2 nodes are available:" {
+	if msg := resp.GetAttempts()[1].GetMessage(); len(msg) < 24 || msg[:24] != "0/2 nodes are available:" {
 		t.Errorf("p4 message = %q", msg)
 	}
-	// One feasible node: not scored, as kube-scheduler. Two: scored, with
-	// each plugin's share.
-	if v := resp.GetAttempts()[0].GetNodes()[1]; v.GetTotalScore() != 0 || len(v.GetPluginScores()) != 0 {
-		t.Errorf("lone feasible node scored: %v", v)
+	// One feasible node: kube-scheduler does not score, the report does.
+	// Two: scored, with each plugin's share.
+	if a := resp.GetAttempts()[0]; !a.GetScoresReportOnly() || !a.GetNodes()[1].GetScored() || a.GetNodes()[0].GetScored() {
+		t.Errorf("lone feasible node: want scores for the report only on n3: %v", a)
 	}
-	for _, v := range resp.GetAttempts()[1].GetNodes() {
+	for _, v := range resp.GetAttempts()[2].GetNodes() {
 		sum := int64(0)
 		for _, s := range v.GetPluginScores() {
 			sum += s
 		}
-		if len(v.GetPluginScores()) == 0 || sum != v.GetTotalScore() {
+		if !v.GetScored() || len(v.GetPluginScores()) == 0 || sum != v.GetTotalScore() {
 			t.Errorf("node %s: total %d, plugin scores %v", v.GetNode(), v.GetTotalScore(), v.GetPluginScores())
 		}
 	}
@@ -161,10 +168,9 @@ func TestSimulateErrors(t *testing.T) {
 		{name: "invalid removal", req: &berthv1.SimulateRequest{ClusterRemovals: []*berthv1.ObjectRef{{Name: "n1"}}},
 			want: codes.InvalidArgument, wantField: "cluster_removals[0].kind"},
 		{name: "unknown profile", req: &berthv1.SimulateRequest{SchedulerName: "nope", Pods: []*berthv1.Pod{wirePod("a", 1)}}, want: codes.FailedPrecondition},
-		{name: "pod of an unknown profile", req: &berthv1.SimulateRequest{Pods: []*berthv1.Pod{wirePod("a", 1, func(p *berthv1.Pod) { p.SchedulerName = "nope" })}},
-			want: codes.FailedPrecondition},
-		{name: "unknown class", req: &berthv1.SimulateRequest{Pods: []*berthv1.Pod{wirePod("a", 1, func(p *berthv1.Pod) { p.PriorityClassName = "gold" })}},
-			want: codes.FailedPrecondition},
+		{name: "unknown class in the delta", req: &berthv1.SimulateRequest{ClusterDelta: []*berthv1.Object{
+			{Kind: &berthv1.Object_Pod{Pod: wirePod("a", 1, func(p *berthv1.Pod) { p.PriorityClassName = "gold" })}},
+		}}, want: codes.FailedPrecondition},
 		{name: "class in the delta", req: &berthv1.SimulateRequest{
 			ClusterDelta: []*berthv1.Object{{Kind: &berthv1.Object_PriorityClass{PriorityClass: &berthv1.PriorityClass{Name: "gold", Value: 5}}}},
 			Pods:         []*berthv1.Pod{wirePod("a", 1, func(p *berthv1.Pod) { p.PriorityClassName = "gold" })},
@@ -185,7 +191,7 @@ func TestSimulateErrors(t *testing.T) {
 			}
 		})
 	}
-	if pods := e.sched.Pods(); len(pods) != 0 {
+	if pods := e.sched.View().Pods(); len(pods) != 0 {
 		t.Errorf("the live scheduler holds %d pods after simulations", len(pods))
 	}
 }
@@ -223,5 +229,48 @@ func TestSimulateKeepsAdmittedPriority(t *testing.T) {
 	}})
 	if status.Code(err) != codes.FailedPrecondition || !strings.HasPrefix(status.Convert(err).Message(), "cluster_delta[0].pod.priority_class_name: no PriorityClass with name pc1") {
 		t.Errorf("delta pod of a deleted class: %v", err)
+	}
+}
+
+// TestSimulateReportsRefusedAndSkipped reports, as berthctl simulate does,
+// a pod refused at admission as ERROR and one no profile serves as
+// SKIPPED, and still schedules the others.
+func TestSimulateReportsRefusedAndSkipped(t *testing.T) {
+	e := newEnv(t)
+	e.load(t, []*model.Node{node("n1", 1000)})
+	_, got := simulateSummaries(t, e, &berthv1.SimulateRequest{Pods: []*berthv1.Pod{
+		wirePod("classless", 1, func(p *berthv1.Pod) { p.PriorityClassName = "gold" }),
+		wirePod("elsewhere", 1, func(p *berthv1.Pod) { p.SchedulerName = "nope" }),
+		wirePod("fits", 1),
+	}})
+	want := []attemptSummary{
+		{Pod: "classless", Result: "SIMULATE_RESULT_ERROR", Message: "no PriorityClass with name gold was found"},
+		{Pod: "elsewhere", Result: "SIMULATE_RESULT_SKIPPED", Message: `no profile for schedulerName "nope"`},
+		{Pod: "fits", Result: "SIMULATE_RESULT_BOUND", Node: "n1", Feasible: []string{"n1"}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("attempts (-want +got):\n%s", diff)
+	}
+}
+
+// TestSimulateCopiesNamespaces copies the namespaces the live scheduler
+// holds with their labels: a pod whose required affinity selects a
+// namespace by label finds its peer through the copy.
+func TestSimulateCopiesNamespaces(t *testing.T) {
+	e := newEnv(t)
+	if err := e.sched.SetNamespace(t.Context(), &model.Namespace{Name: "prod", Labels: map[string]string{"team": "a"}}); err != nil {
+		t.Fatal(err)
+	}
+	e.load(t, []*model.Node{node("n1", 1000), node("n2", 1000)}, pod("db", 100).Namespace("prod").Label("app", "db").Node("n1").Obj())
+	near := convert.PodToProto(pod("near", 100).PodAffinity(0, model.PodAffinityTerm{
+		LabelSelector:     &model.LabelSelector{MatchLabels: map[string]string{"app": "db"}},
+		NamespaceSelector: &model.LabelSelector{MatchLabels: map[string]string{"team": "a"}},
+		TopologyKey:       model.LabelHostname,
+	}).Obj())
+	_, got := simulateSummaries(t, e, &berthv1.SimulateRequest{Pods: []*berthv1.Pod{near}})
+	want := []attemptSummary{{Pod: "near", Result: "SIMULATE_RESULT_BOUND", Node: "n1", Feasible: []string{"n1"},
+		Reasons: map[string][]string{"n2": {"node(s) didn't match pod affinity rules"}}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("attempts (-want +got):\n%s", diff)
 	}
 }

@@ -1,7 +1,9 @@
 // Package auth guards berthd's gRPC API: bearer tokens read from a file,
-// checked by unary and stream interceptors, and TLS (optionally mutual)
-// credentials built from PEM files. grpc.health.v1 stays open so probes
-// work without a token.
+// checked by server.Edge's tap handle from a call's metadata before any of
+// its request is read, and TLS (optionally mutual) credentials built from
+// PEM files. grpc.health.v1 stays open so probes work without a token.
+// Refused calls and failed handshakes are logged at warn through a
+// FailureLog, at most once a second, never with a token.
 //
 // Token file: one token per line, optionally followed by a scope,
 // "read-write" (the default) or "read-only"; blank lines and lines starting

@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 
 	"google.golang.org/grpc"
@@ -45,17 +46,62 @@ func (f TLSFiles) Config() (*tls.Config, error) {
 		if !pool.AppendCertsFromPEM(pem) {
 			return nil, fmt.Errorf("auth: %s holds no PEM certificate", f.ClientCA)
 		}
-		cfg.ClientCAs = pool
-		cfg.ClientAuth = tls.RequireAndVerifyClientCert
+		// The server verifies the chain itself rather than through
+		// ClientCAs: with ClientCAs set, the handshake lists the CAs, and a
+		// Go client holding a certificate of another CA then sends none,
+		// so that the refusal reads "certificate required" instead of
+		// saying that the certificate is not trusted.
+		cfg.ClientAuth = tls.RequireAnyClientCert
+		cfg.VerifyConnection = func(cs tls.ConnectionState) error { return verifyClient(pool, cs) }
 	}
 	return cfg, nil
 }
 
-// ServerOption loads the files into gRPC transport credentials.
-func (f TLSFiles) ServerOption() (grpc.ServerOption, error) {
+// verifyClient checks that the client's certificate chains to a CA of
+// pool and may authenticate a client.
+func verifyClient(pool *x509.CertPool, cs tls.ConnectionState) error {
+	if len(cs.PeerCertificates) == 0 {
+		return errors.New("auth: no client certificate")
+	}
+	opts := x509.VerifyOptions{
+		Roots:         pool,
+		Intermediates: x509.NewCertPool(),
+		KeyUsages:     []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	for _, c := range cs.PeerCertificates[1:] {
+		opts.Intermediates.AddCert(c)
+	}
+	if _, err := cs.PeerCertificates[0].Verify(opts); err != nil {
+		return fmt.Errorf("auth: client certificate %q is not accepted by --tls-client-ca: %w", cs.PeerCertificates[0].Subject, err)
+	}
+	return nil
+}
+
+// ServerOption loads the files into gRPC transport credentials. Failed
+// handshakes (a refused client certificate, a client not speaking TLS) are
+// logged to failures.
+func (f TLSFiles) ServerOption(failures *FailureLog) (grpc.ServerOption, error) {
 	cfg, err := f.Config()
 	if err != nil {
 		return nil, err
 	}
-	return grpc.Creds(credentials.NewTLS(cfg)), nil
+	return grpc.Creds(loggedCreds{TransportCredentials: credentials.NewTLS(cfg), failures: failures}), nil
+}
+
+// loggedCreds logs the handshakes that fail.
+type loggedCreds struct {
+	credentials.TransportCredentials
+	failures *FailureLog
+}
+
+func (c loggedCreds) ServerHandshake(conn net.Conn) (net.Conn, credentials.AuthInfo, error) {
+	out, info, err := c.TransportCredentials.ServerHandshake(conn)
+	if err != nil && c.failures != nil {
+		c.failures.Warn("TLS handshake failed", "peer", conn.RemoteAddr().String(), "err", err)
+	}
+	return out, info, err
+}
+
+func (c loggedCreds) Clone() credentials.TransportCredentials {
+	return loggedCreds{TransportCredentials: c.TransportCredentials.Clone(), failures: c.failures}
 }

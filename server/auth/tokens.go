@@ -11,7 +11,6 @@ import (
 	"os"
 	"strings"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -89,6 +88,10 @@ func ParseTokens(r io.Reader) (*Tokens, error) {
 	return t, nil
 }
 
+// Scope returns the scope of token, 0 when it is not one of t. The web
+// dashboard checks its bearer tokens and ?token= logins with it.
+func (t *Tokens) Scope(token string) Scope { return t.scope(token) }
+
 // scope returns the scope of token, 0 when it is not one of t.
 func (t *Tokens) scope(token string) Scope {
 	h := sha256.Sum256([]byte(token))
@@ -119,19 +122,22 @@ func needed(fullMethod string) Scope {
 	return ReadOnly
 }
 
-// authorize checks the bearer token of ctx's metadata for fullMethod.
-func (t *Tokens) authorize(ctx context.Context, fullMethod string) error {
+// Authorize checks the bearer token in md, the metadata of a call of
+// fullMethod: nil when the call may proceed, else an UNAUTHENTICATED or
+// PERMISSION_DENIED status. The scheme "Bearer" is matched in any case, as
+// HTTP auth schemes are. Messages never include the token. A nil *Tokens
+// (no --token-file) lets every call in.
+func (t *Tokens) Authorize(_ context.Context, fullMethod string, md metadata.MD) error {
 	want := needed(fullMethod)
-	if want == 0 {
+	if want == 0 || t == nil {
 		return nil
 	}
-	md, _ := metadata.FromIncomingContext(ctx)
 	vals := md.Get("authorization")
 	if len(vals) == 0 {
 		return status.Error(codes.Unauthenticated, "missing bearer token: send metadata \"authorization: Bearer <token>\"")
 	}
-	token, ok := strings.CutPrefix(vals[0], "Bearer ")
-	if !ok {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(vals[0]), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return status.Error(codes.Unauthenticated, "malformed authorization: want \"Bearer <token>\"")
 	}
 	got := t.scope(strings.TrimSpace(token))
@@ -142,32 +148,4 @@ func (t *Tokens) authorize(ctx context.Context, fullMethod string) error {
 		return status.Errorf(codes.PermissionDenied, "%s needs a %s token", fullMethod, want)
 	}
 	return nil
-}
-
-// UnaryInterceptor checks the token of unary calls.
-func (t *Tokens) UnaryInterceptor() grpc.UnaryServerInterceptor {
-	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-		if err := t.authorize(ctx, info.FullMethod); err != nil {
-			return nil, err
-		}
-		return handler(ctx, req)
-	}
-}
-
-// StreamInterceptor checks the token of streaming calls.
-func (t *Tokens) StreamInterceptor() grpc.StreamServerInterceptor {
-	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-		if err := t.authorize(ss.Context(), info.FullMethod); err != nil {
-			return err
-		}
-		return handler(srv, ss)
-	}
-}
-
-// ServerOptions are the grpc.ServerOptions installing both interceptors.
-func (t *Tokens) ServerOptions() []grpc.ServerOption {
-	return []grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(t.UnaryInterceptor()),
-		grpc.ChainStreamInterceptor(t.StreamInterceptor()),
-	}
 }

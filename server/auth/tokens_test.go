@@ -1,7 +1,6 @@
 package auth
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -71,14 +70,22 @@ func TestAuthorize(t *testing.T) {
 		{name: "read-only cannot write", method: apply, header: "Bearer ro", want: codes.PermissionDenied},
 		{name: "read-write writes", method: apply, header: "Bearer rw", want: codes.OK},
 		{name: "read-write watches", method: watch, header: "Bearer rw", want: codes.OK},
+		{name: "scheme in lower case", method: apply, header: "bearer rw", want: codes.OK},
+		{name: "scheme in upper case", method: watch, header: "BEARER ro", want: codes.OK},
+		{name: "scheme without token", method: watch, header: "Bearer", want: codes.Unauthenticated},
+		{name: "token alone", method: watch, header: "rw", want: codes.Unauthenticated},
+	}
+	var none *Tokens
+	if err := none.Authorize(t.Context(), apply, nil); err != nil {
+		t.Errorf("no tokens: %v, want every call let in", err)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
+			var md metadata.MD
 			if tt.header != "" {
-				ctx = metadata.NewIncomingContext(ctx, metadata.Pairs("authorization", tt.header))
+				md = metadata.Pairs("authorization", tt.header)
 			}
-			if got := status.Code(tok.authorize(ctx, tt.method)); got != tt.want {
+			if got := status.Code(tok.Authorize(t.Context(), tt.method, md)); got != tt.want {
 				t.Errorf("code %v, want %v", got, tt.want)
 			}
 		})

@@ -3,6 +3,7 @@ package convert
 import (
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // FieldError says why a wire object was refused: the offending field, as a
@@ -39,6 +40,38 @@ func joinPath(p, rel string) string {
 		return p + rel
 	}
 	return p + "." + rel
+}
+
+// Values in messages are clipped: an error must stay small enough for the
+// client to receive it whatever the value refused (a 5 MB label value).
+const (
+	// maxQuoted is the most bytes of a value quoted in a message.
+	maxQuoted = 64
+	// maxPathKey is the most bytes of a map key in a field path; the
+	// longest valid key (a qualified name, 317 bytes) is never clipped.
+	maxPathKey = 320
+)
+
+// quote is v quoted for a message, its first maxQuoted bytes and its
+// length when it is longer.
+func quote(v string) string {
+	if len(v) <= maxQuoted {
+		return strconv.Quote(v)
+	}
+	return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(Clip(v, maxQuoted)), len(v))
+}
+
+// Clip is s cut to at most max bytes, at a rune boundary, so that what is
+// left stays valid UTF-8 when s is.
+func Clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	n := max
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // path is a proto field path under construction. It is a chain of
@@ -96,7 +129,11 @@ func (p *path) appendTo(b []byte) []byte {
 		b = append(b, ']')
 	case segKey:
 		b = append(b, '[')
-		b = append(b, p.name...)
+		if len(p.name) > maxPathKey {
+			b = fmt.Appendf(b, "%s... (%d bytes)", Clip(p.name, maxQuoted), len(p.name))
+		} else {
+			b = append(b, p.name...)
+		}
 		b = append(b, ']')
 	}
 	return b

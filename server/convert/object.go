@@ -193,6 +193,9 @@ func RefFromProto(in *berthv1.ObjectRef) (Ref, error) {
 	if r.UID != "" && r.Kind != berthv1.ObjectKind_OBJECT_KIND_POD {
 		return Ref{}, &FieldError{Path: "uid", Reason: "may only be set for a pod"}
 	}
+	if fe := checkUID(rootPath("uid"), r.UID, false); fe != nil {
+		return Ref{}, fe
+	}
 	return r, nil
 }
 
@@ -217,8 +220,8 @@ func PodRefFromProto(in *berthv1.PodRef, requireUID bool) (namespace, name, uid 
 	if fe := subdomain(rootPath("name"), in.GetName()); fe != nil {
 		return "", "", "", fe
 	}
-	if requireUID && in.GetUid() == "" {
-		return "", "", "", &FieldError{Path: "uid", Reason: "required"}
+	if fe := checkUID(rootPath("uid"), in.GetUid(), requireUID); fe != nil {
+		return "", "", "", fe
 	}
 	return in.GetNamespace(), in.GetName(), in.GetUid(), nil
 }

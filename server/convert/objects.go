@@ -128,6 +128,9 @@ func priorityClass(p path, in *berthv1.PriorityClass) (*model.PriorityClass, *Fi
 	if fe != nil {
 		return nil, fe
 	}
+	if fe := maxBytes(p.field("description"), in.GetDescription(), MaxDescriptionLength); fe != nil {
+		return nil, fe
+	}
 	return &model.PriorityClass{
 		Name: in.GetName(), Value: in.GetValue(), GlobalDefault: in.GetGlobalDefault(),
 		PreemptionPolicy: policy, Description: in.GetDescription(),

@@ -35,7 +35,7 @@ func pod(p path, in *berthv1.Pod, held *model.Pod) (*model.Pod, *FieldError) {
 	}
 	// Direct calls, not a table of checks: a path handed to a function
 	// value would escape to the heap.
-	if fe := required(p.field("uid"), in.GetUid()); fe != nil {
+	if fe := checkUID(p.field("uid"), in.GetUid(), true); fe != nil {
 		return nil, fe
 	}
 	if fe := dnsLabel(p.field("namespace"), in.GetNamespace()); fe != nil {

@@ -120,7 +120,7 @@ func nodeSelectorRequirement(p path, in *berthv1.NodeSelectorRequirement, field 
 	kp, vp := p.field("key"), p.field("values")
 	if field {
 		if in.GetKey() != model.NodeFieldName {
-			return out, kp.errorf("must be %q, the only node field, got %q", model.NodeFieldName, in.GetKey())
+			return out, kp.errorf("must be %q, the only node field, got %s", model.NodeFieldName, quote(in.GetKey()))
 		}
 	} else if fe := qualifiedName(kp, in.GetKey()); fe != nil {
 		return out, fe
@@ -154,7 +154,7 @@ func nodeSelectorRequirement(p path, in *berthv1.NodeSelectorRequirement, field 
 			return out, vp.errorf("must have exactly one value when operator is %s, got %d", in.GetOperator(), n)
 		}
 		if _, err := strconv.ParseInt(in.GetValues()[0], 10, 64); err != nil {
-			return out, vp.index(0).errorf("must be an integer when operator is %s, got %q", in.GetOperator(), in.GetValues()[0])
+			return out, vp.index(0).errorf("must be an integer when operator is %s, got %s", in.GetOperator(), quote(in.GetValues()[0]))
 		}
 	}
 	if !field {

@@ -12,13 +12,6 @@ import (
 // Checks shared by the object kinds. Each returns nil or the first problem
 // at p.
 
-func required(p path, v string) *FieldError {
-	if v == "" {
-		return p.errorf("required")
-	}
-	return nil
-}
-
 // subdomain checks a DNS-1123 subdomain name (nodes, pods, classes, ...).
 func subdomain(p path, v string) *FieldError {
 	if v == "" {
@@ -26,6 +19,9 @@ func subdomain(p path, v string) *FieldError {
 	}
 	if isSubdomain(v) {
 		return nil
+	}
+	if fe := tooLong(p, v, maxSubdomain); fe != nil {
+		return fe
 	}
 	return firstMsg(p, v, validation.IsDNS1123Subdomain(v))
 }
@@ -46,6 +42,9 @@ func dnsLabel(p path, v string) *FieldError {
 	if isDNSLabel(v) {
 		return nil
 	}
+	if fe := tooLong(p, v, maxNamePart); fe != nil {
+		return fe
+	}
 	return firstMsg(p, v, validation.IsDNS1123Label(v))
 }
 
@@ -58,6 +57,9 @@ func qualifiedName(p path, v string) *FieldError {
 	if isQualifiedName(v) {
 		return nil
 	}
+	if fe := tooLong(p, v, maxSubdomain+1+maxNamePart); fe != nil {
+		return fe
+	}
 	return firstMsg(p, v, validation.IsQualifiedName(v))
 }
 
@@ -65,14 +67,57 @@ func labelValue(p path, v string) *FieldError {
 	if v == "" || isNamePart(v) {
 		return nil
 	}
+	if fe := tooLong(p, v, maxNamePart); fe != nil {
+		return fe
+	}
 	return firstMsg(p, v, validation.IsValidLabelValue(v))
+}
+
+// The lengths Kubernetes allows: a DNS-1123 subdomain, and a DNS label,
+// label value or the name part of a qualified name.
+const (
+	maxSubdomain = 253
+	maxNamePart  = 63
+)
+
+// maxValidated is longer than any name or label apimachinery accepts (a
+// qualified name is at most 317 bytes): a longer value is refused for its
+// length without running apimachinery's expressions over it.
+const maxValidated = 1024
+
+// tooLong refuses v for its length when it is over maxValidated.
+func tooLong(p path, v string, max int) *FieldError {
+	if len(v) <= maxValidated {
+		return nil
+	}
+	return p.errorf("invalid value %s: must be no more than %d bytes", quote(v), max)
+}
+
+// checkUID checks a pod uid: at most MaxUIDLength bytes, and present when
+// required.
+func checkUID(p path, v string, required bool) *FieldError {
+	switch {
+	case v == "" && required:
+		return p.errorf("required")
+	case len(v) > MaxUIDLength:
+		return p.errorf("must be at most %d bytes, got %d", MaxUIDLength, len(v))
+	}
+	return nil
+}
+
+// maxBytes checks that a free-form string is at most max bytes.
+func maxBytes(p path, v string, max int) *FieldError {
+	if len(v) > max {
+		return p.errorf("must be at most %d bytes, got %d", max, len(v))
+	}
+	return nil
 }
 
 func firstMsg(p path, v string, msgs []string) *FieldError {
 	if len(msgs) == 0 {
 		return nil
 	}
-	return p.errorf("invalid value %q: %s", v, msgs[0])
+	return p.errorf("invalid value %s: %s", quote(v), msgs[0])
 }
 
 // labels checks a label map: qualified keys, valid values. The first
@@ -138,7 +183,7 @@ func ipAddress(p path, v string) *FieldError {
 		return nil
 	}
 	if _, err := netip.ParseAddr(v); err != nil {
-		return p.errorf("invalid IP address %q", v)
+		return p.errorf("invalid IP address %s", quote(v))
 	}
 	return nil
 }
@@ -164,4 +209,35 @@ func contains(list []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// Bounds on free-form strings Berth keeps. Kubernetes generates uids (36
+// bytes); Berth takes the orchestrator's, and a uid is part of store keys
+// (store.MaxKeySize), so it is bounded well below that.
+const (
+	// MaxUIDLength is the most bytes of a pod uid.
+	MaxUIDLength = 256
+	// MaxDescriptionLength is the most bytes of a PriorityClass
+	// description.
+	MaxDescriptionLength = 4096
+)
+
+// MaxReasonLength is the most bytes of the reason a caller gives for a
+// failed bind; Berth keeps it to explain the pod.
+const MaxReasonLength = 1024
+
+// CheckName checks a name in a request that is not an object (a node, a
+// profile): a DNS-1123 subdomain, or empty when not required. A
+// *FieldError's path is fieldPath.
+func CheckName(fieldPath, v string, required bool) error {
+	if v == "" && !required {
+		return nil
+	}
+	return asError(subdomain(rootPath(fieldPath), v))
+}
+
+// CheckLength checks that a free-form string of a request is at most max
+// bytes. A *FieldError's path is fieldPath.
+func CheckLength(fieldPath, v string, max int) error {
+	return asError(maxBytes(rootPath(fieldPath), v, max))
 }

@@ -6,21 +6,27 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 
 	"github.com/berthsched/berth/core/config"
+	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/plugins/registry"
 	"github.com/berthsched/berth/core/queue"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server"
 	"github.com/berthsched/berth/server/adminsvc"
+	"github.com/berthsched/berth/server/auth"
+	"github.com/berthsched/berth/server/dashboard"
 	"github.com/berthsched/berth/server/decisionlog"
 	"github.com/berthsched/berth/server/decisionsvc"
+	"github.com/berthsched/berth/server/ledger"
 	"github.com/berthsched/berth/server/metrics"
 	"github.com/berthsched/berth/server/statesvc"
 	"github.com/berthsched/berth/store"
@@ -52,7 +58,10 @@ type Config struct {
 	// ShutdownTimeout bounds the graceful stop of RPCs; 0 means the
 	// server's default.
 	ShutdownTimeout time.Duration
-	// GRPCOptions are added to the gRPC server's (TLS, auth interceptors).
+	// Edge says who may call (tokens) and bounds what calls in flight
+	// hold (see server.Edge).
+	Edge server.Edge
+	// GRPCOptions are added to the gRPC server's (TLS).
 	GRPCOptions []grpc.ServerOption
 	// Clock is the scheduler's clock; nil means real time.
 	Clock func() time.Time
@@ -68,6 +77,24 @@ type Config struct {
 	// nothing. It applies only when the data directory holds an earlier
 	// run's decisions; 0 does not wait.
 	InitialSyncTimeout time.Duration
+	// Dashboard serves the read-only web dashboard on the metrics
+	// listener (server/dashboard).
+	Dashboard bool
+	// Tokens, if set, guard the dashboard as the edge's tap (Edge.Authorizer)
+	// guard the admin RPCs; nil leaves it open, like /metrics.
+	Tokens *auth.Tokens
+	// DashboardSampleEvery is how often the dashboard samples the queue's
+	// counts; 0 means dashboard.DefaultSampleEvery.
+	DashboardSampleEvery time.Duration
+	// Version is berthd's build, reported by AdminService.ServerInfo.
+	Version string
+	// AcceptTruncatedLog opens a data directory whose write-ahead file
+	// lost acknowledged decisions, serving the shortened history, instead
+	// of failing with a *store.LogTruncatedError.
+	AcceptTruncatedLog bool
+	// StoreFS is the store's file layer; nil means the operating system's
+	// (tests inject faults through it).
+	StoreFS bboltstore.FS
 }
 
 // Daemon is berthd assembled. Serve it once.
@@ -75,9 +102,12 @@ type Daemon struct {
 	cfg    Config
 	logger *slog.Logger
 	store  *bboltstore.Store
+	ledger *ledger.Ledger
 	log    *decisionlog.Log
 	sched  *scheduler.Scheduler
 	srv    *server.Server
+	// dash is the dashboard; nil without Config.Dashboard.
+	dash *dashboard.Dashboard
 
 	// stopping ends when Serve's context does; watches end with it.
 	stopping context.Context
@@ -86,25 +116,23 @@ type Daemon struct {
 	// initialSync ends the hold on scheduling taken at Open until the
 	// first re-list after a restart; nil when none was taken. Idempotent.
 	initialSync func()
+	// restarted: the data directory held an earlier run's state. relisted
+	// is set by the first re-list of pods since; held while initialSync
+	// has not run. Both are read by AdminService.ServerInfo.
+	restarted bool
+	relisted  atomic.Bool
+	held      atomic.Bool
 }
 
 // Open opens the store in cfg.DataDir (failing with an error wrapping
-// store.ErrLocked when another berthd holds it), restores the nominations
-// and the binds awaiting an outcome, and builds the scheduler and the
+// store.ErrLocked when another berthd holds it), restores the ledger's
+// records and the nominations, and builds the scheduler and the
 // services. On failure nothing stays open.
 func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("daemon: Config.DataDir is required")
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
-	if cfg.Registry == nil {
-		cfg.Registry = prometheus.NewRegistry()
-	}
-	if cfg.Scheduler == nil {
-		cfg.Scheduler = config.Default()
-	}
+	cfg = cfg.withDefaults()
 	d := &Daemon{cfg: cfg, logger: cfg.Logger}
 	d.stopping, d.stop = context.WithCancel(context.Background())
 
@@ -113,6 +141,9 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		Retention:       cfg.Retention,
 		CompactInterval: cfg.CompactInterval,
 		Logger:          cfg.Logger,
+
+		AcceptTruncatedLog: cfg.AcceptTruncatedLog,
+		FS:                 cfg.StoreFS,
 	})
 	if err != nil {
 		return nil, err
@@ -127,72 +158,149 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("daemon: register metrics: %w", err)
 	}
+	restored, noms, err := d.openLog(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	attempts, reg := adminsvc.NewCounter(), registry.InTree()
+	if err := d.openScheduler(ctx, reg, m, attempts); err != nil {
+		return nil, err
+	}
+	d.sched.RestoreNominations(noms)
+	first, last := d.store.Revisions()
+	cfg.Logger.Info("data directory open", "path", d.store.Path(), "log_id", d.log.ID(), "first_revision", first, "last_revision", last,
+		"nominations", len(noms), "binds_awaiting_outcome", len(restored.Binds), "evictions_pending", len(restored.Evictions))
+	d.restarted = last > 0 || len(noms) > 0 || !restored.Empty()
+	if cfg.InitialSyncTimeout > 0 && d.restarted {
+		if err := d.holdForRelist(ctx); err != nil {
+			return nil, err
+		}
+	}
+	outcomes := ledger.NewOutcomes(d.ledger, newSides(d.sched), d.log, cfg.Logger)
+	if err := d.openServer(cluster{sides: newSides(d.sched), outcomes: outcomes}, outcomes, reg, attempts); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// withDefaults fills the zero fields that have defaults.
+func (cfg Config) withDefaults() Config {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Registry == nil {
+		cfg.Registry = prometheus.NewRegistry()
+	}
+	if cfg.Scheduler == nil {
+		cfg.Scheduler = config.Default()
+	}
+	return cfg
+}
+
+// openLog builds the ledger and the decision log over the store and reads
+// back what they hold.
+func (d *Daemon) openLog(ctx context.Context, m *metrics.Metrics) (ledger.Restored, []queue.Nomination, error) {
+	d.ledger = ledger.New(d.logger)
+	restored, err := d.ledger.Restore(ctx, d.store)
+	if err != nil {
+		return ledger.Restored{}, nil, err
+	}
 	d.log = decisionlog.New(d.store, decisionlog.Options{
-		Logger: cfg.Logger, Metrics: m,
-		// d.sched is set below, before anything is scheduled.
+		Logger: d.logger, Metrics: m, Ledger: d.ledger,
+		// d.sched is set by openScheduler, before anything is scheduled.
 		BindWanted: func(pod *model.Pod) bool { return d.sched.Binding(pod) },
 	})
 	rec, err := d.log.Recover(ctx)
 	if err != nil {
-		return nil, err
+		return ledger.Restored{}, nil, err
 	}
-	attempts := adminsvc.NewCounter()
-	reg := registry.InTree()
-	schedOpts := scheduler.Options{
-		Config:    cfg.Scheduler,
+	return restored, rec.Nominations, nil
+}
+
+// openScheduler builds the scheduler writing its decisions to the log.
+func (d *Daemon) openScheduler(ctx context.Context, reg runtime.Registry, m *metrics.Metrics, attempts *adminsvc.Counter) error {
+	opts := scheduler.Options{
+		Config:    d.cfg.Scheduler,
 		Registry:  reg,
 		Decisions: d.log,
 		Reporter:  d.log,
-		Logger:    cfg.Logger,
+		Logger:    d.logger,
 		Metrics:   schedulerMetrics{Metrics: m, attempts: attempts},
 
-		Deterministic: cfg.Deterministic,
+		Deterministic: d.cfg.Deterministic,
 	}
-	if cfg.Clock != nil {
-		schedOpts.Clock = clockFunc(cfg.Clock)
+	if d.cfg.Clock != nil {
+		opts.Clock = clockFunc(d.cfg.Clock)
 	}
-	d.sched, err = scheduler.New(ctx, schedOpts)
-	if err != nil {
-		return nil, err
+	var err error
+	if d.sched, err = scheduler.New(ctx, opts); err != nil {
+		return err
 	}
-	d.sched.RestoreNominations(rec.Nominations)
-	d.sched.RestoreEvictions(rec.Evicted)
-	if err := metrics.RegisterPendingPods(cfg.Registry, func() queue.Stats { return d.sched.Stats().Queue }); err != nil {
-		return nil, fmt.Errorf("daemon: register metrics: %w", err)
+	if err := metrics.RegisterPendingPods(d.cfg.Registry, func() queue.Stats { return d.sched.View().Stats().Queue }); err != nil {
+		return fmt.Errorf("daemon: register metrics: %w", err)
 	}
-	first, last := d.store.Revisions()
-	cfg.Logger.Info("data directory open", "path", d.store.Path(), "log_id", d.log.ID(), "first_revision", first, "last_revision", last,
-		"nominations", len(rec.Nominations), "binds_awaiting_outcome", len(rec.Binds), "evictions_pending", len(rec.Evicted))
-	if cfg.InitialSyncTimeout > 0 && (last > 0 || len(rec.Nominations) > 0 || len(rec.Binds) > 0 || len(rec.Evicted) > 0) {
-		release, err := d.sched.Hold(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var once sync.Once
-		d.initialSync = func() { once.Do(release) }
-	}
+	return nil
+}
 
-	cl := &cluster{Scheduler: d.sched, log: d.log, logger: cfg.Logger}
+// holdForRelist keeps the scheduler from scheduling until the first
+// re-list after a restart (or the initial sync timeout, in Serve).
+func (d *Daemon) holdForRelist(ctx context.Context) error {
+	release, err := d.sched.Hold(ctx)
+	if err != nil {
+		return err
+	}
+	var once sync.Once
+	d.held.Store(true)
+	d.initialSync = func() { once.Do(func() { release(); d.held.Store(false) }) }
+	return nil
+}
+
+// openServer builds the gRPC server, the berth.v1 services and the
+// dashboard.
+func (d *Daemon) openServer(cl cluster, outcomes *ledger.Outcomes, reg runtime.Registry, attempts *adminsvc.Counter) error {
+	cfg := d.cfg
+	admin := adminsvc.New(d.sched.View(), adminsvc.Options{
+		Config: cfg.Scheduler, Registry: reg, Revisions: revisions{d.ledger, d.log},
+		Attempts: attempts, Logger: cfg.Logger, Version: cfg.Version, Startup: d,
+	})
+	var dash http.Handler
+	if cfg.Dashboard {
+		var err error
+		if d.dash, err = d.newDashboard(admin); err != nil {
+			return err
+		}
+		dash = d.dash
+	}
+	var err error
 	d.srv, err = server.New(server.Config{
 		Logger:          cfg.Logger,
 		Registry:        cfg.Registry,
 		ShutdownTimeout: cfg.ShutdownTimeout,
+		Edge:            cfg.Edge,
 		GRPCOptions:     cfg.GRPCOptions,
 		Services: server.Services{
 			State: statesvc.New(cl, statesvc.Options{
-				Logger: cfg.Logger, MaxMutations: cfg.MaxMutations, BindRevisions: d.log,
-				PodsResynced: func(ctx context.Context) { d.podsResynced(ctx, cl) },
+				Logger: cfg.Logger, MaxMutations: cfg.MaxMutations, BindRevisions: d.ledger,
+				PodsResynced: func(ctx context.Context) { d.podsResynced(ctx, outcomes) },
 			}),
 			Decision: decisionsvc.New(d.log, decisionsvc.Options{Stopping: d.stopping}),
-			Admin: adminsvc.New(cl, adminsvc.Options{
-				Config: cfg.Scheduler, Registry: reg, Revisions: d.log, Attempts: attempts, Logger: cfg.Logger,
-			}),
+			Admin:    admin,
 		},
+		Dashboard: dash,
 	})
-	if err != nil {
-		return nil, err
-	}
-	return d, nil
+	return err
+}
+
+// revisions tells the admin service the revisions of binds (the ledger)
+// and nominations (the log).
+type revisions struct {
+	ledger *ledger.Ledger
+	log    *decisionlog.Log
+}
+
+func (r revisions) BindRevision(uid string) (uint64, bool) { return r.ledger.BindRevision(uid) }
+func (r revisions) NominationRevision(uid string) (uint64, bool) {
+	return r.log.NominationRevision(uid)
 }
 
 // Serve runs the scheduling loop and serves on the listeners until ctx
@@ -206,6 +314,10 @@ func (d *Daemon) Serve(ctx context.Context, grpcLis, metricsLis net.Listener) er
 	loopCtx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(func() { d.sched.Run(loopCtx) })
+	if d.dash != nil {
+		wg.Go(func() { d.dash.Sample(loopCtx, d.cfg.DashboardSampleEvery) })
+	}
+	wg.Go(func() { d.followStoreHealth(loopCtx) })
 	if d.initialSync != nil {
 		d.logger.Info("scheduling waits for the orchestrator's re-list (RESYNC_BEGIN ... RESYNC_END of pods)", "timeout", d.cfg.InitialSyncTimeout)
 		t := time.AfterFunc(d.cfg.InitialSyncTimeout, func() {
@@ -222,27 +334,37 @@ func (d *Daemon) Serve(ctx context.Context, grpcLis, metricsLis net.Listener) er
 	return errors.Join(err, d.closeStore())
 }
 
+// newDashboard builds the dashboard over the admin service, the
+// scheduler and the log.
+func (d *Daemon) newDashboard(admin *adminsvc.Service) (*dashboard.Dashboard, error) {
+	opts := dashboard.Options{Stopping: d.stopping, Logger: d.logger}
+	if d.cfg.Tokens != nil {
+		opts.Tokens = d.cfg.Tokens
+	}
+	return dashboard.New(admin, d.sched.View(), d.log, opts)
+}
+
 // podsResynced follows the end of every re-list of pods
-// (statesvc.Options.PodsResynced): each forgets the binds, nominations,
-// evictions and Unschedulable messages restored for pods that were not
-// re-sent, and the first then releases the initial hold on scheduling, so
-// that no cycle sees what is being forgotten.
-func (d *Daemon) podsResynced(ctx context.Context, cl *cluster) {
+// (statesvc.Options.PodsResynced): each forgets what was restored for pods
+// that were not re-sent (ledger.Outcomes.Resynced), and the first then
+// releases the initial hold on scheduling, so that no cycle sees what is
+// being forgotten.
+func (d *Daemon) podsResynced(ctx context.Context, outcomes *ledger.Outcomes) {
+	d.relisted.Store(true)
 	if d.initialSync != nil {
 		defer d.initialSync()
 	}
-	cl.forgetStaleEvictions(ctx)
-	binds, err := d.log.ForgetUnknown(ctx, func(uid string) bool {
-		_, ok := d.sched.Pod(uid)
-		return ok
-	})
-	if err != nil {
-		d.logger.Error("forgetting the restored state of pods not re-listed failed", "err", err)
+	outcomes.Resynced(ctx)
+}
+
+// AwaitingRelist says whether berthd restarted and no re-list of pods has
+// ended since, and whether scheduling still waits for it
+// (adminsvc.Startup).
+func (d *Daemon) AwaitingRelist() (awaiting, held bool) {
+	if !d.restarted || d.relisted.Load() {
+		return false, false
 	}
-	noms := d.sched.ForgetUnknownNominations()
-	if binds > 0 || noms > 0 {
-		d.logger.Info("re-list complete: forgot the binds and nominations restored for pods not re-sent", "binds", binds, "nominations", noms)
-	}
+	return true, d.held.Load()
 }
 
 // Close releases what Open opened, for a Daemon that is not served.
@@ -268,6 +390,9 @@ func (d *Daemon) Scheduler() *scheduler.Scheduler { return d.sched }
 
 // Log is the daemon's decision log.
 func (d *Daemon) Log() *decisionlog.Log { return d.log }
+
+// Ledger is the daemon's ledger of decisions awaiting their outcome.
+func (d *Daemon) Ledger() *ledger.Ledger { return d.ledger }
 
 // StorePath is the data file's path.
 func (d *Daemon) StorePath() string { return d.store.Path() }

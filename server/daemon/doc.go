@@ -1,14 +1,19 @@
 // Package daemon assembles berthd: the bbolt store in the data directory,
 // the decision log over it, the scheduler with the in-tree plugins writing
-// its decisions to the log, the berth.v1 services over both, metrics, and
-// the gRPC server. Open builds it all and restores what a restart needs;
-// Serve runs the scheduling loop and serves until its context ends, then
+// its decisions to the log, the berth.v1 services over both, metrics, the
+// gRPC server and, with Config.Dashboard, the web dashboard on the metrics
+// listener (its queue sampler runs beside the loop). Open builds it all
+// and restores what a restart needs; Serve runs the scheduling loop and serves until its context ends, then
 // stops the loop, flushes the log and closes the store.
 //
+// The daemon only wires parts together: the rules of outcomes (binds
+// awaiting confirmation, evictions awaiting deletion) are the ledger's
+// (server/ledger), which the state service's pod calls go through.
+//
 // Restart. The orchestrator owns the objects and re-lists them through
-// Sync; the store keeps the decision log, the nominations, the binds
-// that awaited an outcome (store.Assumed) and the evictions of pods not
-// deleted yet (store.Evictions). Nominations go back into the
+// Sync; the store keeps the decision log, the nominations and the ledger's
+// records: the binds that awaited an outcome and the evictions of pods not
+// deleted yet. Nominations go back into the
 // scheduler's nominator, and evictions into its set of evicted pods,
 // before anything is re-listed: a victim re-listed as running is still
 // terminating by preemption, so its preemptor waits for it instead of
@@ -29,5 +34,13 @@
 // emptier than they are: scheduling waits for the first RESYNC_END of a
 // resync covering pods, or Config.InitialSyncTimeout. At the end of every
 // re-list of pods, the binds, nominations and Unschedulable messages
-// restored for pods that were not re-sent are forgotten.
+// restored for pods that were not re-sent are forgotten. Until the first
+// such re-list, AdminService.ServerInfo reports the wait
+// (Daemon.AwaitingRelist).
+//
+// Storage failures. While the store cannot write (a full disk, an I/O
+// error; it retries with backoff by itself), the daemon reports NOT_SERVING
+// on gRPC health and /healthz and holds the scheduling loop
+// (storehealth.go); state is still accepted, as it lives in memory and the
+// orchestrator owns it. Both end when the store writes again.
 package daemon

@@ -186,9 +186,8 @@ func nodeObj(name string, cpu int64) *berthv1.Object {
 
 type podOpt func(*berthv1.Pod)
 
-func withNode(n string) podOpt      { return func(p *berthv1.Pod) { p.NodeName = n } }
-func withPriority(v int32) podOpt   { return func(p *berthv1.Pod) { p.Priority = proto.Int32(v) } }
-func withScheduler(s string) podOpt { return func(p *berthv1.Pod) { p.SchedulerName = s } }
+func withNode(n string) podOpt    { return func(p *berthv1.Pod) { p.NodeName = n } }
+func withPriority(v int32) podOpt { return func(p *berthv1.Pod) { p.Priority = proto.Int32(v) } }
 
 func podWire(name string, cpu int64, opts ...podOpt) *berthv1.Pod {
 	p := &berthv1.Pod{Uid: "uid-" + name, Namespace: "default", Name: name,

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/server/ledger"
 	"github.com/berthsched/berth/store"
 )
 
@@ -114,7 +115,7 @@ func TestConfirmOnReceipt(t *testing.T) {
 	drained.Wait()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		st := e.d.Scheduler().Stats()
+		st := e.d.Scheduler().View().Stats()
 		if st.BindsInFlight == 0 && st.Cache.AssumedPods == 0 {
 			break
 		}
@@ -168,7 +169,7 @@ func TestDeletedPodsLeaveNoBinds(t *testing.T) {
 		}
 	}
 	time.Sleep(200 * time.Millisecond) // binding cycles in flight end
-	if st := e.d.Scheduler().Stats(); st.BindsInFlight != 0 || st.Cache.AssumedPods != 0 || st.Pods != 0 {
+	if st := e.d.Scheduler().View().Stats(); st.BindsInFlight != 0 || st.Cache.AssumedPods != 0 || st.Pods != 0 {
 		t.Errorf("after deleting every pod: %+v", st)
 	}
 	w.mu.Lock()
@@ -177,7 +178,7 @@ func TestDeletedPodsLeaveNoBinds(t *testing.T) {
 	e.shutdown(t)
 
 	e = start(t, Config{DataDir: dir})
-	if got := e.d.Log().RestoredBinds(); len(got) != 0 {
+	if got := restoredBinds(e); len(got) != 0 {
 		t.Errorf("%d binds restored for pods deleted before the restart (%d binds were made)", len(got), bound)
 	}
 }
@@ -194,17 +195,17 @@ func TestRelistDropsRestoredBindsOfGonePods(t *testing.T) {
 	e.shutdown(t)
 
 	e = start(t, Config{DataDir: dir, InitialSyncTimeout: time.Minute})
-	if got := e.d.Log().RestoredBinds(); len(got) != 2 {
+	if got := restoredBinds(e); len(got) != 2 {
 		t.Fatalf("restored binds %v, want two", got)
 	}
 	_, send := e.syncStream(t)
 	send(&berthv1.SyncRequest{BatchId: 1, Resync: berthv1.Resync_RESYNC_BEGIN, Mutations: upserts(nodeObj("n1", 4000), podObj(podWire("kept", 1000)))})
 	send(&berthv1.SyncRequest{BatchId: 2, Resync: berthv1.Resync_RESYNC_END})
-	got := e.d.Log().RestoredBinds()
+	got := restoredBinds(e)
 	if len(got) != 1 || got["uid-kept"] != "n1" {
 		t.Errorf("restored binds after the re-list %v, want kept's only", got)
 	}
-	if ex, err := e.d.Scheduler().Explain("default", "kept"); err != nil || ex.Node != "n1" {
+	if ex, err := e.d.Scheduler().View().Explain("default", "kept"); err != nil || ex.Node != "n1" {
 		t.Errorf("kept: %+v, %v; want held on n1", ex, err)
 	}
 }
@@ -244,7 +245,7 @@ func TestConfirmAfterRestartWithSmallRetention(t *testing.T) {
 			continue
 		}
 		last = d
-		rev, ok := e.d.Log().BindRevision(d.GetPod().GetUid())
+		rev, ok := e.d.Ledger().BindRevision(d.GetPod().GetUid())
 		if d.GetRevision() >= first && (!ok || rev != d.GetRevision()) {
 			t.Errorf("%s: restored revision %d, %v; its record %d is kept (oldest %d)", d.GetPod().GetName(), rev, ok, d.GetRevision(), first)
 		}
@@ -265,4 +266,14 @@ func TestConfirmAfterRestartWithSmallRetention(t *testing.T) {
 			t.Errorf("confirm %s (revision %d, oldest kept %d) after the restart: %v", d.GetPod().GetName(), d.GetRevision(), first, err)
 		}
 	}
+}
+
+// restoredBinds lists the binds made before the restart that still await
+// an outcome: pod uid to node.
+func restoredBinds(e *env) map[string]string {
+	out := map[string]string{}
+	for _, r := range e.d.Ledger().ListRestored(ledger.KindBind) {
+		out[r.PodUID] = r.Node
+	}
+	return out
 }

@@ -41,7 +41,7 @@ func TestRestartKeepsBinds(t *testing.T) {
 	}
 	w = e.startWatch(t, &berthv1.WatchRequest{})
 	e.apply(t, nodeObj("n1", 1000), nodeObj("n2", 1000), podObj(podWire("a", 1000)), podObj(podWire("b", 1000)))
-	if pending := e.d.Scheduler().Pending(); len(pending) != 0 {
+	if pending := e.d.Scheduler().View().Pending(); len(pending) != 0 {
 		t.Fatalf("%d pods pending after the re-list, want none: their binds are outstanding", len(pending))
 	}
 
@@ -142,7 +142,7 @@ func TestRestartKeepsPendingEvictions(t *testing.T) {
 	e.shutdown(t)
 
 	e = start(t, Config{DataDir: dir, Deterministic: true})
-	if diff := cmp.Diff([]string{"uid-low1", "uid-low2"}, e.d.Scheduler().Evicted()); diff != "" {
+	if diff := cmp.Diff([]string{"uid-low1", "uid-low2"}, e.d.Scheduler().View().Evicted()); diff != "" {
 		t.Errorf("evictions restored (-want +got):\n%s", diff)
 	}
 	w = e.startWatch(t, &berthv1.WatchRequest{})
@@ -170,10 +170,10 @@ func TestRestartKeepsPendingEvictions(t *testing.T) {
 	if err := stream.CloseSend(); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"uid-low1"}, e.d.Scheduler().Evicted()); diff != "" {
+	if diff := cmp.Diff([]string{"uid-low1"}, e.d.Scheduler().View().Evicted()); diff != "" {
 		t.Errorf("evictions after the re-list (-want +got):\n%s", diff)
 	}
-	if low1, _ := e.d.Scheduler().Pod("uid-low1"); !low1.TerminatingByPreemption() {
+	if low1, _ := e.d.Scheduler().View().Pod("uid-low1"); !low1.TerminatingByPreemption() {
 		t.Errorf("low1 re-listed as running is not terminating by preemption: %+v", low1)
 	}
 	// hi1, nominated to n1 again, waits for low1.
@@ -201,7 +201,7 @@ func TestRestartKeepsPendingEvictions(t *testing.T) {
 	if got := binds(ds)["hi1"]; got != "n1" {
 		t.Errorf("hi1 bound to %s, want n1", got)
 	}
-	if got := e.d.Scheduler().Evicted(); len(got) != 0 {
+	if got := e.d.Scheduler().View().Evicted(); len(got) != 0 {
 		t.Errorf("evictions after low1 was deleted: %v", got)
 	}
 	eventually(t, "low1's record gone", func() string {

@@ -53,7 +53,7 @@ func TestResyncHoldsScheduling(t *testing.T) {
 	if got := binds(ds)["pending"]; got != "n2" {
 		t.Errorf("pending bound to %s, want n2", got)
 	}
-	if _, ok := e.d.Scheduler().Pod("uid-running"); !ok {
+	if _, ok := e.d.Scheduler().View().Pod("uid-running"); !ok {
 		t.Error("the abandoned resync deleted the running pod")
 	}
 }
@@ -71,10 +71,10 @@ func TestResyncKeepsOtherWriters(t *testing.T) {
 	if ack.GetResyncDeleted() != 1 {
 		t.Errorf("resync deleted %d objects, want 1 (n-old): %v", ack.GetResyncDeleted(), ack)
 	}
-	if _, err := e.d.Scheduler().Explain("default", "fresh"); err != nil {
+	if _, err := e.d.Scheduler().View().Explain("default", "fresh"); err != nil {
 		t.Errorf("fresh after RESYNC_END: %v", err)
 	}
-	nodes, err := e.d.Scheduler().Nodes()
+	nodes, err := e.d.Scheduler().View().Nodes()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/server"
 	"github.com/berthsched/berth/server/auth"
 )
 
@@ -36,7 +37,7 @@ func TestTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := start(t, Config{DataDir: t.TempDir(), GRPCOptions: tokens.ServerOptions()})
+	e := start(t, Config{DataDir: t.TempDir(), Edge: server.Edge{Authorizer: tokens}})
 	with := func(token string) context.Context {
 		if token == "" {
 			return t.Context()
@@ -86,7 +87,7 @@ func TestMutualTLS(t *testing.T) {
 	issue(t, ca, caKey, "server", filepath.Join(dir, "server"))
 	clientCert := issue(t, ca, caKey, "client", filepath.Join(dir, "client"))
 	files := auth.TLSFiles{Cert: filepath.Join(dir, "server.pem"), Key: filepath.Join(dir, "server-key.pem"), ClientCA: filepath.Join(dir, "ca.pem")}
-	creds, err := files.ServerOption()
+	creds, err := files.ServerOption(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

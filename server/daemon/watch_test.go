@@ -176,7 +176,7 @@ func TestRestartDoesNotRepeatUnschedulable(t *testing.T) {
 	w = e.startWatch(t, &berthv1.WatchRequest{})
 	e.apply(t, nodeObj("n1", 1000), podObj(podWire("big", 2000)))
 	w.quiet(t, 500*time.Millisecond, "the same Unschedulable again", func(d *berthv1.Decision) bool { return d.GetUnschedulable() != nil })
-	if ex, err := e.d.Scheduler().Explain("default", "big"); err != nil || ex.Queue.Attempts == 0 {
+	if ex, err := e.d.Scheduler().View().Explain("default", "big"); err != nil || ex.Queue.Attempts == 0 {
 		t.Fatalf("big was not tried after the restart: %+v, %v", ex, err)
 	}
 	// It is still scheduled when the cluster changes.

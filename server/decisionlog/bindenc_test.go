@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/server/ledger"
 )
 
 // TestBindPayload checks that newBindRecord writes the bytes a
@@ -35,14 +36,14 @@ func TestBindPayload(t *testing.T) {
 		if !bytes.Equal(rec.payload, want) {
 			t.Errorf("payload of %q = %x, want %x", tt.pod.UID, rec.payload, want)
 		}
-		if !bytes.Equal(rec.assumed, assumedValue(42, want)) {
-			t.Errorf("assumed value of %q = %x, want %x", tt.pod.UID, rec.assumed, assumedValue(42, want))
+		if !bytes.Equal(rec.assumed, ledger.BindValue(42, want)) {
+			t.Errorf("assumed value of %q = %x, want %x", tt.pod.UID, rec.assumed, ledger.BindValue(42, want))
 		}
 		if string(rec.key) != tt.pod.UID {
 			t.Errorf("key = %q, want %q", rec.key, tt.pod.UID)
 		}
-		if from, d, err := parseAssumed(rec.assumed); err != nil || from != 42 || d.GetBind().GetNode() != tt.node {
-			t.Errorf("parseAssumed = %d, %v, %v", from, d, err)
+		if d, err := ledger.ParseBind(rec.assumed); err != nil || binary.BigEndian.Uint64(rec.assumed) != 42 || d.GetBind().GetNode() != tt.node {
+			t.Errorf("ledger.ParseBind = %v, %v (hint %d)", d, err, binary.BigEndian.Uint64(rec.assumed))
 		}
 		// The hint is patched in place later: it must not touch the rest.
 		binary.BigEndian.PutUint64(rec.assumed, 7)

@@ -6,14 +6,16 @@
 // (Bind, Evict, Nominate, ClearNomination) and scheduler.Reporter
 // (Unschedulable) that Log implements. Each call is one store.Batch: the
 // encoded decision appended to the log plus the keyspace changes it implies
-// (a Bind records the pod in store.Assumed and ends its nomination; a
+// (a Bind writes its ledger record and ends the pod's nomination; a
 // Nominate puts store.Nominations, a ClearNomination deletes it; an Evict
-// records the victim in store.Evictions; an Unschedulable puts its message
-// in store.Unschedulable, and one repeating the pod's last message is not
+// writes its ledger record; an Unschedulable puts its message in
+// store.Unschedulable, and one repeating the pod's last message is not
 // written). Calls commit concurrently, so the store groups them into shared
-// transactions; each returns once its decision is durable. A Bind is
-// recorded in memory before its commit, since a watcher may see it and
-// report its outcome before the commit returns.
+// transactions; each returns once its decision is durable. Binds and
+// Evicts awaiting their outcome are the ledger's records (server/ledger):
+// the log opens them in the ledger around their commit (a Bind is recorded
+// before its commit, since a watcher may see it and report its outcome
+// before the commit returns).
 //
 // The log has an identity (ID), created with the data directory and sent
 // in every WatchResponse, so that a watcher can tell its revisions came
@@ -26,11 +28,11 @@
 // retained revision fails with a *store.CompactedError, beyond the end of
 // the log with an *AheadError; the service maps both to OUT_OF_RANGE.
 //
-// Outcomes of binds (confirmed, failed, pod deleted) are told to Log by the
-// daemon through Settle and Forget; Log removes the store.Assumed,
-// store.Nominations, store.Evictions and store.Unschedulable entries they
-// end, in the background (Settle can wait for durability). After a
-// restart, Recover reads the keyspaces back.
+// The ledger's rules (ledger.Outcomes) remove the durable copies of its
+// records through Remove and ForgetPod; a pod's deletion also drops its
+// nomination and Unschedulable message. Removals run in the background,
+// grouped (Remove can wait for durability). After a restart, Recover reads
+// the nominations and messages back.
 //
 // The payload of a record is a berthv1.Decision without revision and time:
 // both come from the store's record, so a decision read after a restart is

@@ -2,6 +2,7 @@ package decisionlog
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/server/ledger"
 	"github.com/berthsched/berth/store"
 )
 
@@ -21,7 +23,7 @@ func seedPayloads(f *testing.F) [][]byte {
 	var out [][]byte
 	for _, d := range []*berthv1.Decision{
 		bindDecision(pod, "n1"),
-		evictDecision(other, "n1", pod, "preempted by default/web-0"),
+		evictDecision(Eviction{Victim: other, Node: "n1", Cause: berthv1.EvictCause_EVICT_CAUSE_PREEMPTION, Preemptor: pod, Message: "preempted by default/web-0"}),
 		nominateDecision(pod, "n2"),
 		clearNominationDecision(pod, "bound elsewhere"),
 		unschedulableDecision(pod, "0/3 nodes are available: 3 Insufficient cpu.", nil, 10),
@@ -39,12 +41,12 @@ func seedPayloads(f *testing.F) [][]byte {
 // the restart's replay read the log. A record that decodes re-encodes
 // deterministically to a payload that decodes to the same decision, and
 // carries the record's revision and time; one that does not is refused
-// with ErrCorrupt naming the revision. A store.Assumed value decodes only
-// to a Bind, with its revision hint.
+// with ErrCorrupt naming the revision. A ledger bind value decodes only
+// to a Bind, after its revision hint.
 func FuzzDecisionRecord(f *testing.F) {
 	for _, p := range seedPayloads(f) {
 		f.Add(p, uint64(7))
-		f.Add(assumedValue(7, p), uint64(8))
+		f.Add(ledger.BindValue(7, p), uint64(8))
 	}
 	f.Add([]byte{0xff, 0xff}, uint64(1))
 	at := time.Unix(1_700_000_000, 5).UTC()
@@ -75,14 +77,14 @@ func FuzzDecisionRecord(f *testing.F) {
 			t.Fatal("encoding is not deterministic")
 		}
 
-		from, bind, err := parseAssumed(payload)
+		bind, err := ledger.ParseBind(payload)
 		switch {
 		case err != nil && !errors.Is(err, store.ErrCorrupt):
-			t.Fatalf("parseAssumed error %v is not ErrCorrupt", err)
+			t.Fatalf("ledger.ParseBind error %v is not ErrCorrupt", err)
 		case err == nil && (bind.GetBind() == nil || TypeOf(bind) != berthv1.DecisionType_DECISION_TYPE_BIND):
-			t.Fatalf("parseAssumed gave a %v", TypeOf(bind))
-		case err == nil && len(payload) < 8:
-			t.Fatalf("parseAssumed read a revision hint %d from %d bytes", from, len(payload))
+			t.Fatalf("ledger.ParseBind gave a %v", TypeOf(bind))
+		case err == nil && len(payload) < ledger.BindHintSize:
+			t.Fatalf("ledger.ParseBind read a bind from %d bytes, shorter than the revision hint", len(payload))
 		}
 	})
 }
@@ -111,10 +113,11 @@ func FuzzBindRecord(f *testing.F) {
 		if !bytes.Equal(rec.payload, want) {
 			t.Fatalf("payload %x, want %x", rec.payload, want)
 		}
-		if !bytes.Equal(rec.assumed, assumedValue(from, want)) || string(rec.key) != uid {
+		if !bytes.Equal(rec.assumed, ledger.BindValue(from, want)) || string(rec.key) != uid {
 			t.Fatalf("assumed %x key %q", rec.assumed, rec.key)
 		}
-		gotFrom, d, err := parseAssumed(rec.assumed)
+		gotFrom := binary.BigEndian.Uint64(rec.assumed)
+		d, err := ledger.ParseBind(rec.assumed)
 		if err != nil || gotFrom != from || d.GetBind().GetNode() != node || d.GetPod().GetUid() != uid {
 			t.Fatalf("parseAssumed = %d, %v, %v", gotFrom, d, err)
 		}

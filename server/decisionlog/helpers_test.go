@@ -37,6 +37,22 @@ func newLog(t *testing.T, opts bboltstore.Options) (*Log, *bboltstore.Store) {
 	return l, st
 }
 
+// reopen closes l (flushing its queued removals) and st, and opens the
+// store in dir again with a new Log over it, closed at the end of the test.
+func reopen(t *testing.T, l *Log, st *bboltstore.Store, dir string) (*Log, *bboltstore.Store) {
+	t.Helper()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st2 := openStore(t, dir, bboltstore.Options{})
+	l2 := New(st2, Options{})
+	t.Cleanup(func() { _ = l2.Close() })
+	return l2, st2
+}
+
 func pod(name string) *model.Pod {
 	return &model.Pod{UID: "uid-" + name, Namespace: "ns", Name: name}
 }

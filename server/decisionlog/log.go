@@ -2,16 +2,17 @@ package decisionlog
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/scheduler"
+	"github.com/berthsched/berth/server/ledger"
 	"github.com/berthsched/berth/store"
 )
 
@@ -53,11 +54,12 @@ type Options struct {
 	// the scheduler still wants it: pod is the version its Bind plugins
 	// were given. A Bind it no longer wants (the pod was deleted, or its
 	// binding abandoned, since) is refused with ErrBindAbandoned and
-	// nothing is written. Asking it under the log's lock makes a deletion
-	// either come before the Bind (refused) or find it recorded (and
-	// Forget it), so no bind of a deleted pod stays recorded as
-	// outstanding. *scheduler.Scheduler's Binding fits.
+	// nothing is written. The ledger asks it under its lock (see
+	// ledger.Ledger.BeginBind). *scheduler.Scheduler's Binding fits.
 	BindWanted func(pod *model.Pod) bool
+	// Ledger records the Binds and Evicts the log writes as awaiting their
+	// outcome; nil makes one of its own.
+	Ledger *ledger.Ledger
 }
 
 // Defaults of the zero Options fields.
@@ -73,20 +75,20 @@ var ErrBindAbandoned = errors.New("the bind was abandoned (pod deleted or its bi
 // Log is the durable decision log over a store.Store. It implements
 // framework.DecisionSink and scheduler.Reporter.
 //
-// Lock order: settler.mu, then mu, then what Options.BindWanted takes.
-// Neither is held across a Commit by the callers of the sink, so
-// concurrent decisions share transactions.
+// Lock order: settler.mu, then mu; the ledger's lock is taken with
+// neither held. None is held across a Commit by the callers of the sink,
+// so concurrent decisions share transactions.
 type Log struct {
 	store  store.Store
 	opts   Options
 	logger *slog.Logger
 	settle *settler
 
-	mu     sync.Mutex
-	id     string               // the log's identity; set by Recover
-	binds  map[string]bindEntry // by pod uid: the pod's last Bind
-	noms   map[string]nomEntry  // by pod uid: the pod's nomination
-	evicts map[string]bool      // by pod uid: pods evicted, until deleted
+	ledger *ledger.Ledger
+
+	mu   sync.Mutex
+	id   string              // the log's identity; set by Recover
+	noms map[string]nomEntry // by pod uid: the pod's nomination
 	// reported holds, by pod uid, the message of the pod's last
 	// Unschedulable decision (also in store.Unschedulable), so that a
 	// restarted scheduler does not report the same again.
@@ -97,21 +99,6 @@ type Log struct {
 type nomEntry struct {
 	node     string
 	revision uint64 // 0 when restored after a restart
-}
-
-// bindEntry is the last Bind decision made for a pod.
-//
-// A Bind is recorded before its commit, with committing set: a watcher may
-// see the decision as soon as it is durable, before Commit returns to the
-// binder, and report its outcome at once. Whoever needs the entry settled
-// (its revision, or to settle or forget it) waits for the commit to end
-// (pendingBind.done); Bind then clears committing.
-type bindEntry struct {
-	node        string
-	revision    uint64 // 0 when unknown (restored, its record compacted)
-	outstanding bool   // no outcome yet
-	restored    bool   // made before the last restart
-	committing  *pendingBind
 }
 
 var (
@@ -136,13 +123,15 @@ func New(st store.Store, opts Options) *Log {
 	if opts.MaxNodeReasons <= 0 {
 		opts.MaxNodeReasons = DefaultMaxNodeReasons
 	}
+	if opts.Ledger == nil {
+		opts.Ledger = ledger.New(opts.Logger)
+	}
 	l := &Log{
 		store:    st,
 		opts:     opts,
 		logger:   opts.Logger,
-		binds:    make(map[string]bindEntry),
+		ledger:   opts.Ledger,
 		noms:     make(map[string]nomEntry),
-		evicts:   make(map[string]bool),
 		reported: make(map[string]string),
 	}
 	l.settle = newSettler(st, l.observeCommit, opts.Logger)
@@ -153,11 +142,11 @@ func New(st store.Store, opts Options) *Log {
 // The store stays open.
 func (l *Log) Close() error { return l.settle.close() }
 
-// Bind appends the Bind decision, records the pod as assumed on node and
-// ends its nomination, in one durable batch. The bind is recorded as
-// outstanding before the commit (see bindEntry) and forgotten again if the
-// commit fails; with Options.BindWanted, a bind the scheduler abandoned is
-// refused with ErrBindAbandoned.
+// Bind appends the Bind decision, writes its ledger record (the pod
+// assumed on node) and ends its nomination, in one durable batch. The
+// ledger holds the record as being committed until the commit returns,
+// and drops it again if the commit fails; with Options.BindWanted, a bind
+// the scheduler abandoned is refused with ErrBindAbandoned.
 func (l *Log) Bind(ctx context.Context, pod *model.Pod, node string) error {
 	// Split in three so that this frame, live on the binding goroutine's
 	// stack through the commit, stays small: thousands of binds wait here
@@ -171,21 +160,17 @@ func (l *Log) Bind(ctx context.Context, pod *model.Pod, node string) error {
 }
 
 // pendingBind is a Bind between startBind and finishBind: its batch, with
-// room for its record and operations, and the entry it replaced. One
-// allocation holds it all.
+// room for its record and operations, and the ledger's hold on the pod's
+// bind record. One allocation holds it all.
 type pendingBind struct {
+	ledger.Pending
 	batch   store.Batch
 	records [1][]byte
 	ops     [3]store.Op
-	prev    bindEntry
-	hadPrev bool
-	// done, made by the first who waits for the commit (under mu), is
-	// closed by finishBind: most binds have no waiter and no channel.
-	done chan struct{}
 }
 
-// startBind encodes the Bind, records it as being committed (see
-// bindEntry) and returns its batch.
+// startBind encodes the Bind, records it in the ledger as being committed
+// and returns its batch.
 func (l *Log) startBind(ctx context.Context, pod *model.Pod, node string) (*pendingBind, error) {
 	rec, ok := newBindRecord(pod, node, 0)
 	if !ok {
@@ -193,32 +178,31 @@ func (l *Log) startBind(ctx context.Context, pod *model.Pod, node string) (*pend
 		if err != nil {
 			return nil, err
 		}
-		rec = bindRecord{assumed: assumedValue(0, payload), payload: payload, key: []byte(pod.UID)}
+		rec = bindRecord{assumed: ledger.BindValue(0, payload), payload: payload, key: []byte(pod.UID)}
 	}
-	if err := l.settle.claim(ctx, pod.UID, store.Assumed, store.Nominations); err != nil {
+	if err := l.settle.claim(ctx, pod.UID, ledger.KindBind.Space(), store.Nominations); err != nil {
 		return nil, err
 	}
-	prev, hadPrev, err := l.lockSettled(ctx, pod.UID)
+	pb := new(pendingBind)
+	wanted, err := l.ledger.BeginBind(ctx, pod, node, l.opts.BindWanted, &pb.Pending)
 	if err != nil {
 		return nil, err
 	}
-	if l.opts.BindWanted != nil && !l.opts.BindWanted(pod) {
-		l.mu.Unlock()
+	if !wanted {
 		return nil, fmt.Errorf("decisionlog: bind %s to %s: %w", pod.Key(), node, ErrBindAbandoned)
 	}
-	pb := &pendingBind{prev: prev, hadPrev: hadPrev}
-	l.binds[pod.UID] = bindEntry{node: node, outstanding: true, committing: pb}
+	l.mu.Lock()
 	_, unsched := l.reported[pod.UID]
 	l.mu.Unlock()
 
-	// The bind's revision is above the newest one now: Recover searches
-	// the log from there.
+	// The bind's revision is above the newest one now: the ledger's
+	// Restore searches the log from there.
 	_, last := l.store.Revisions()
-	binary.BigEndian.PutUint64(rec.assumed, last+1)
+	ledger.SetBindHint(rec.assumed, last+1)
 	b := &pb.batch
 	b.Records, b.Ops = pb.records[:0], pb.ops[:0]
 	b.Append(rec.payload)
-	b.Put(store.Assumed, rec.key, rec.assumed)
+	b.Put(ledger.KindBind.Space(), rec.key, rec.assumed)
 	b.Delete(store.Nominations, rec.key)
 	if unsched {
 		b.Delete(store.Unschedulable, rec.key)
@@ -226,80 +210,49 @@ func (l *Log) startBind(ctx context.Context, pod *model.Pod, node string) (*pend
 	return pb, nil
 }
 
-// finishBind settles the entry startBind recorded, once the commit
-// returned err: it gets its revision, or is undone on failure.
+// finishBind ends the ledger's record of the commit: it gets its
+// revision, or is undone on failure; a durable Bind ends the pod's
+// nomination and Unschedulable message.
 func (l *Log) finishBind(pod *model.Pod, pb *pendingBind, res store.CommitResult, err error) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	defer func() {
-		if pb.done != nil {
-			close(pb.done)
-		}
-	}()
-	e, ok := l.binds[pod.UID]
-	if !ok || e.committing != pb {
-		// Nobody replaces or removes an entry being committed.
-		l.logger.Error("decisionlog: a bind's entry changed during its commit", "pod", pod.Key())
-		return err
-	}
+	l.ledger.FinishBind(pod.UID, &pb.Pending, res.First, err != nil)
 	if err != nil {
-		if pb.hadPrev {
-			l.binds[pod.UID] = pb.prev
-		} else {
-			delete(l.binds, pod.UID)
-		}
 		return err
 	}
-	e.revision, e.committing = res.First, nil
-	l.binds[pod.UID] = e
+	l.mu.Lock()
 	delete(l.noms, pod.UID)
 	delete(l.reported, pod.UID)
+	l.mu.Unlock()
 	return nil
 }
 
-// lockSettled locks mu once no Bind of the pod is being committed and
-// returns the pod's bind entry. It returns with mu unlocked only on error
-// (ctx ended while waiting).
-func (l *Log) lockSettled(ctx context.Context, podUID string) (bindEntry, bool, error) {
-	for {
-		l.mu.Lock()
-		e, ok := l.binds[podUID]
-		if !ok || e.committing == nil {
-			return e, ok, nil
-		}
-		if e.committing.done == nil {
-			e.committing.done = make(chan struct{})
-		}
-		ch := e.committing.done
-		l.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return bindEntry{}, false, fmt.Errorf("decisionlog: waiting for the bind of %s: %w", podUID, ctx.Err())
-		}
-	}
+// Evict appends the Evict decision of a preemption victim: the
+// scheduler's decision sink.
+func (l *Log) Evict(ctx context.Context, victim *model.Pod, node string, preemptor *model.Pod, reason string) error {
+	return l.EvictPod(ctx, Eviction{
+		Victim: victim, Node: node, Cause: berthv1.EvictCause_EVICT_CAUSE_PREEMPTION,
+		Preemptor: preemptor, Message: reason,
+	})
 }
 
-// Evict appends the Evict decision and records the eviction
-// (store.Evictions) in the same batch, so that after a restart the victim
-// is held as terminating by preemption until it is deleted (Forget).
-func (l *Log) Evict(ctx context.Context, victim *model.Pod, node string, preemptor *model.Pod, reason string) error {
-	payload, err := encode(evictDecision(victim, node, preemptor, reason))
+// EvictPod appends an Evict decision, whatever its cause, and records the
+// eviction in the ledger in the same batch, so that after a restart the
+// victim is held as terminating until it is deleted (Forget).
+func (l *Log) EvictPod(ctx context.Context, e Eviction) error {
+	payload, err := encode(evictDecision(e))
 	if err != nil {
 		return err
 	}
+	victim, node := e.Victim, e.Node
 	key := []byte(victim.UID)
-	if err := l.settle.claim(ctx, victim.UID, store.Evictions); err != nil {
+	if err := l.settle.claim(ctx, victim.UID, ledger.KindEvict.Space()); err != nil {
 		return err
 	}
 	// Recorded before the commit, so that a deletion of the pod racing
-	// with it removes the entry.
-	l.mu.Lock()
-	l.evicts[victim.UID] = true
-	l.mu.Unlock()
+	// with it removes the record.
+	l.ledger.OpenEviction(victim.UID, node)
 	var b store.Batch
 	b.Append(payload)
-	b.Put(store.Evictions, key, payload)
+	b.Put(ledger.KindEvict.Space(), key, payload)
 	_, err = l.commit(ctx, &b, TypeEvict)
 	return err
 }

@@ -58,7 +58,7 @@ func TestConcurrentBindsGetDistinctRevisions(t *testing.T) {
 		t.Errorf("%d distinct pods in the log, want %d", len(seen), workers*each)
 	}
 	for uid, rev := range seen {
-		if got, ok := l.BindRevision(uid); !ok || got != rev {
+		if got, ok := l.ledger.BindRevision(uid); !ok || got != rev {
 			t.Errorf("BindRevision(%s) = %d, %v; want %d", uid, got, ok, rev)
 		}
 	}
@@ -95,7 +95,8 @@ func TestDecisionContent(t *testing.T) {
 	const gpu = "gpu-scheduler"
 	want := []*berthv1.Decision{
 		{Revision: 1, SchedulerName: gpu, Pod: ref("victim"), Action: &berthv1.Decision_Evict{Evict: &berthv1.Evict{
-			Victim: ref("victim"), Node: "n2", Preemptor: ref("big"), Reason: "preempted"}}},
+			Victim: ref("victim"), Node: "n2", Preemptor: ref("big"), Reason: "preempted",
+			Cause: berthv1.EvictCause_EVICT_CAUSE_PREEMPTION}}},
 		{Revision: 2, SchedulerName: gpu, Pod: ref("big"), Action: &berthv1.Decision_Nominate{Nominate: &berthv1.Nominate{Node: "n2"}}},
 		{Revision: 3, SchedulerName: gpu, Pod: ref("big"), Action: &berthv1.Decision_ClearNomination{ClearNomination: &berthv1.ClearNomination{
 			PreviousNode: "n2", Reason: "lost"}}},
@@ -118,8 +119,9 @@ func TestDecisionContent(t *testing.T) {
 	}
 }
 
-// Nominations and binds awaiting an outcome come back after a restart;
-// settled binds, cleared nominations and forgotten pods do not.
+// Nominations and Unschedulable messages come back after a restart;
+// cleared nominations, nominations a bind ended and forgotten pods' do not.
+// (The ledger's records are restored by the ledger: server/ledger.)
 func TestRecover(t *testing.T) {
 	dir := t.TempDir()
 	ctx := t.Context()
@@ -137,69 +139,43 @@ func TestRecover(t *testing.T) {
 		{"clear", func() error { return l.ClearNomination(ctx, pod("cleared"), "x") }},
 		{"nominate then bind", func() error { return l.Nominate(ctx, pod("bound"), "n2") }},
 		{"bind ends the nomination", func() error { return l.Bind(ctx, pod("bound"), "n2") }},
-		{"bind confirmed", func() error { return l.Bind(ctx, pod("confirmed"), "n3") }},
-		{"confirm", func() error { return l.Settle(ctx, "uid-confirmed", false) }},
-		{"bind then delete", func() error { return l.Bind(ctx, pod("deleted"), "n3") }},
-		{"delete", func() error { return l.Forget(ctx, "uid-deleted") }},
 		{"nominate then delete", func() error { return l.Nominate(ctx, pod("gone"), "n4") }},
-		{"delete nominated", func() error { return l.Forget(ctx, "uid-gone") }},
-		{"evict kept", func() error { return l.Evict(ctx, pod("victim"), "n5", pod("kept"), "r") }},
-		{"evicted then nominated", func() error { return l.Evict(ctx, pod("victim2"), "n5", pod("kept"), "r") }},
-		{"a nomination does not end an eviction", func() error { return l.Nominate(ctx, pod("victim2"), "n6") }},
-		{"forget the nomination", func() error { return l.ClearNomination(ctx, pod("victim2"), "x") }},
-		{"evict then delete", func() error { return l.Evict(ctx, pod("evicted-gone"), "n5", pod("kept"), "r") }},
-		{"delete evicted", func() error { return l.Forget(ctx, "uid-evicted-gone") }},
-		{"bound, evicted", func() error { return l.Bind(ctx, pod("bound-evicted"), "n7") }},
-		{"evict a pod whose bind awaits an outcome", func() error { return l.Evict(ctx, pod("bound-evicted"), "n7", pod("kept"), "r") }},
+		{"delete nominated", func() error { return l.ForgetPod(ctx, "uid-gone") }},
+		{"an eviction does not end a nomination", func() error { return l.Nominate(ctx, pod("victim"), "n6") }},
+		{"evict", func() error { return l.Evict(ctx, pod("victim"), "n5", pod("kept"), "r") }},
 	}
 	for _, s := range steps {
 		if err := s.do(); err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
 	}
-	boundRev, _ := l.BindRevision("uid-bound")
-	// Close flushes the queued settles.
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	st2 := openStore(t, dir, bboltstore.Options{})
-	l2 := New(st2, Options{})
-	defer l2.Close()
+	l2, st2 := reopen(t, l, st, dir)
 	got, err := l2.Recover(ctx)
 	if err != nil {
 		t.Fatalf("Recover: %v", err)
 	}
-	evictedBindRev, _ := l2.BindRevision("uid-bound-evicted")
-	want := Recovered{
-		Nominations: []queue.Nomination{{PodUID: "uid-kept", PodKey: "ns/kept", NodeName: "n1"}},
-		Binds: []RestoredBind{
-			{Pod: ref("bound"), Node: "n2", Revision: boundRev},
-			{Pod: ref("bound-evicted"), Node: "n7", Revision: evictedBindRev},
-		},
-		Evicted: []string{"uid-bound-evicted", "uid-victim", "uid-victim2"},
-	}
+	want := Recovered{Nominations: []queue.Nomination{
+		{PodUID: "uid-kept", PodKey: "ns/kept", NodeName: "n1"},
+		{PodUID: "uid-victim", PodKey: "ns/victim", NodeName: "n6"},
+	}}
 	if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
 		t.Errorf("Recover (-want +got):\n%s", diff)
 	}
-	if node, restored, ok := l2.OutstandingBind("uid-bound"); !ok || !restored || node != "n2" {
-		t.Errorf("OutstandingBind(uid-bound) = %q, %v, %v; want n2, restored", node, restored, ok)
+	if node, ok := l2.Nomination("uid-kept"); !ok || node != "n1" {
+		t.Errorf("Nomination(uid-kept) = %q, %v; want n1", node, ok)
 	}
-	if rev, ok := l2.BindRevision("uid-bound"); !ok || rev != boundRev {
-		t.Errorf("BindRevision(uid-bound) = %d, %v; want %d", rev, ok, boundRev)
+	if _, ok := l2.NominationRevision("uid-kept"); ok {
+		t.Error("a restored nomination has a revision")
 	}
-	// Deleting a restored evicted pod removes its entry.
-	if err := l2.Forget(ctx, "uid-victim"); err != nil {
+	// Forgetting a restored nominated pod removes its entry.
+	if err := l2.ForgetPod(ctx, "uid-kept"); err != nil {
 		t.Fatal(err)
 	}
 	if err := l2.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[string]bool{"uid-bound-evicted": true, "uid-victim2": true}, keys(t, st2, store.Evictions)); diff != "" {
-		t.Errorf("evictions left after deleting a restored one (-want +got):\n%s", diff)
+	if diff := cmp.Diff(map[string]bool{"uid-victim": true}, keys(t, st2, store.Nominations)); diff != "" {
+		t.Errorf("nominations left after forgetting a restored one (-want +got):\n%s", diff)
 	}
 }
 
@@ -215,42 +191,6 @@ func keys(t *testing.T, st store.Store, sp store.Space) map[string]bool {
 		out[string(kv.Key)] = true
 	}
 	return out
-}
-
-// A failed bind's settle is durable when Settle(wait) returns; a new bind
-// of the same pod is never undone by an earlier queued settle.
-func TestSettleThenRebind(t *testing.T) {
-	l, st := newLog(t, bboltstore.Options{})
-	ctx := t.Context()
-	p := pod("a")
-	for round := range 50 {
-		if err := l.Bind(ctx, p, "n1"); err != nil {
-			t.Fatal(err)
-		}
-		// Alternate between waiting and not, so that rebinds race settles
-		// still queued or being written.
-		if err := l.Settle(ctx, p.UID, round%2 == 0); err != nil {
-			t.Fatal(err)
-		}
-		if round%2 == 0 {
-			if _, ok, err := st.Get(store.Assumed, []byte(p.UID)); err != nil || ok {
-				t.Fatalf("round %d: assumed entry after a waited settle: ok=%v err=%v", round, ok, err)
-			}
-		}
-	}
-	if err := l.Bind(ctx, p, "n2"); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Close(); err != nil { // flushes the settles still queued
-		t.Fatal(err)
-	}
-	v, ok, err := st.Get(store.Assumed, []byte(p.UID))
-	if err != nil || !ok {
-		t.Fatalf("the last bind's assumed entry is gone: ok=%v err=%v", ok, err)
-	}
-	if _, d, err := parseAssumed(v); err != nil || d.GetBind().GetNode() != "n2" {
-		t.Errorf("assumed entry = %v, %v; want the bind to n2", d, err)
-	}
 }
 
 // Calls after the store closed fail with store.ErrClosed.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"google.golang.org/protobuf/proto"
 
@@ -29,16 +30,30 @@ func (f Filter) match(d *berthv1.Decision) bool {
 // Send delivers one response to a watcher; an error ends the watch.
 type Send func(*berthv1.WatchResponse) error
 
+// The errors of Watch carry the reason and metadata of the
+// google.rpc.ErrorInfo the API answers them with
+// (api/berth/v1/decision_service.proto); server/errmap reads them through
+// ErrorReason and ErrorMetadata.
+
 // AheadError is Watch's error for a revision beyond the end of the log:
 // from > newest + 1, a position this log never gave (the caller watched
 // another log).
 type AheadError struct {
 	Requested uint64 // the revision asked for
 	Next      uint64 // the newest revision plus one
+	LogID     string // the log's identity
 }
 
 func (e *AheadError) Error() string {
-	return fmt.Sprintf("decisionlog: revision %d is beyond the end of the log (the next revision is %d)", e.Requested, e.Next)
+	return fmt.Sprintf("decisionlog: revision %d is beyond the end of log %s (the next revision is %d)", e.Requested, e.LogID, e.Next)
+}
+
+// ErrorReason is the ErrorInfo reason of a revision not written.
+func (e *AheadError) ErrorReason() string { return "REVISION_NOT_WRITTEN" }
+
+// ErrorMetadata names the log and the revision it would write next.
+func (e *AheadError) ErrorMetadata() map[string]string {
+	return map[string]string{"next_revision": strconv.FormatUint(e.Next, 10), "log_id": e.LogID}
 }
 
 // LogMismatchError is Watch's error when the caller names another log.
@@ -49,6 +64,32 @@ type LogMismatchError struct {
 func (e *LogMismatchError) Error() string {
 	return fmt.Sprintf("decisionlog: log id %q is not this log's (%q)", e.Requested, e.Actual)
 }
+
+// ErrorReason is the ErrorInfo reason of a watch naming another log.
+func (e *LogMismatchError) ErrorReason() string { return "LOG_ID_MISMATCH" }
+
+// ErrorMetadata names this log.
+func (e *LogMismatchError) ErrorMetadata() map[string]string {
+	return map[string]string{"log_id": e.Actual}
+}
+
+// ReadError is Watch's error when reading the log from Revision failed
+// (a *store.CompactedError, store.ErrClosed, ...). It names the log in the
+// ErrorInfo of the error it wraps.
+type ReadError struct {
+	LogID    string
+	Revision uint64
+	Err      error
+}
+
+func (e *ReadError) Error() string {
+	return fmt.Sprintf("decisionlog: watch from revision %d: %v", e.Revision, e.Err)
+}
+
+func (e *ReadError) Unwrap() error { return e.Err }
+
+// ErrorMetadata names the log.
+func (e *ReadError) ErrorMetadata() map[string]string { return map[string]string{"log_id": e.LogID} }
 
 // Watch streams the decisions matching f from revision from on (0: those
 // made after the call), in revision order, until ctx ends or send fails.
@@ -82,7 +123,7 @@ func (l *Log) Watch(ctx context.Context, from uint64, logID string, f Filter, se
 	case next == 0:
 		next = last + 1
 	case next > last+1:
-		return &AheadError{Requested: from, Next: last + 1}
+		return &AheadError{Requested: from, Next: last + 1, LogID: id}
 	}
 	if err := send(&berthv1.WatchResponse{NextRevision: next, LogId: id}); err != nil {
 		return err
@@ -90,11 +131,11 @@ func (l *Log) Watch(ctx context.Context, from uint64, logID string, f Filter, se
 	for {
 		recs, err := l.store.Read(ctx, next, l.opts.ReadChunk)
 		if err != nil {
-			return fmt.Errorf("decisionlog: watch from revision %d: %w", next, err)
+			return &ReadError{LogID: id, Revision: next, Err: err}
 		}
 		if len(recs) == 0 {
 			if err := l.store.Wait(ctx, next-1); err != nil {
-				return fmt.Errorf("decisionlog: watch at revision %d: %w", next, err)
+				return &ReadError{LogID: id, Revision: next, Err: err}
 			}
 			continue
 		}

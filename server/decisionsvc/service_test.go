@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -89,14 +90,14 @@ func TestWatchStatus(t *testing.T) {
 		{
 			name:     "compacted",
 			req:      &berthv1.WatchRequest{FromRevision: 3},
-			err:      &store.CompactedError{Requested: 3, Oldest: 42},
+			err:      &decisionlog.ReadError{LogID: "log-1", Revision: 3, Err: &store.CompactedError{Requested: 3, Oldest: 42}},
 			wantCode: codes.OutOfRange,
 			wantInfo: &errdetails.ErrorInfo{Reason: "REVISION_COMPACTED", Domain: "berth.v1", Metadata: map[string]string{"oldest_revision": "42", "log_id": "log-1"}},
 		},
 		{
 			name:     "beyond the end",
 			req:      &berthv1.WatchRequest{FromRevision: 100},
-			err:      &decisionlog.AheadError{Requested: 100, Next: 8},
+			err:      &decisionlog.AheadError{Requested: 100, Next: 8, LogID: "log-1"},
 			wantCode: codes.OutOfRange,
 			wantInfo: &errdetails.ErrorInfo{Reason: "REVISION_NOT_WRITTEN", Domain: "berth.v1", Metadata: map[string]string{"next_revision": "8", "log_id": "log-1"}},
 		},
@@ -111,6 +112,8 @@ func TestWatchStatus(t *testing.T) {
 		{name: "other", err: errors.New("disk on fire"), wantCode: codes.Internal},
 		{name: "unspecified type", req: &berthv1.WatchRequest{Types: []berthv1.DecisionType{0}}, wantCode: codes.InvalidArgument},
 		{name: "unknown type", req: &berthv1.WatchRequest{Types: []berthv1.DecisionType{1, 99}}, wantCode: codes.InvalidArgument},
+		{name: "scheduler name not a name", req: &berthv1.WatchRequest{SchedulerName: "Not A Name"}, wantCode: codes.InvalidArgument},
+		{name: "log id too long", req: &berthv1.WatchRequest{LogId: strings.Repeat("x", 2<<20)}, wantCode: codes.InvalidArgument},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,4 +11,11 @@
 // (or any error with a FieldPath method); the field path goes into the
 // status message, a google.rpc.BadRequest detail for INVALID_ARGUMENT, and
 // ObjectError.field_path.
+//
+// Errors clients match on by more than their code name their
+// google.rpc.ErrorInfo themselves: an ErrorReason method gives the reason
+// ("REVISION_COMPACTED" on a *store.CompactedError) and ErrorMetadata
+// methods, on the error or on errors wrapping it, the metadata
+// ("oldest_revision", "log_id"). Status sends them as an ErrorInfo in
+// the domain "berth.v1".
 package errmap

@@ -4,16 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/protoadapt"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/priority"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/convert"
+	"github.com/berthsched/berth/server/decisionlog"
 	"github.com/berthsched/berth/store"
 )
 
@@ -36,13 +37,22 @@ var (
 	ErrNotConfigured = errors.New("not configured on this server")
 )
 
-// Details of OUT_OF_RANGE for a compacted revision, as
-// decision_service.proto documents them.
-const (
-	ErrorDomain            = "berth.v1"
-	ReasonCompacted        = "REVISION_COMPACTED"
-	MetadataOldestRevision = "oldest_revision"
-)
+// ErrorDomain is the domain of every google.rpc.ErrorInfo berthd sends.
+const ErrorDomain = "berth.v1"
+
+// reasoned is an error that names the google.rpc.ErrorInfo reason clients
+// match on (a *store.CompactedError: "REVISION_COMPACTED"). The reason
+// lives with the error type, next to what it means; the API's protos
+// document each one.
+type reasoned interface {
+	ErrorReason() string
+}
+
+// annotated is an error that adds metadata to the ErrorInfo of the error
+// it is or wraps ("oldest_revision", "log_id").
+type annotated interface {
+	ErrorMetadata() map[string]string
+}
 
 // Mapped is an error as the API reports it.
 type Mapped struct {
@@ -64,6 +74,8 @@ func match(err error) (code codes.Code, kindField, reason string) {
 		unknown   *priority.UnknownClassError
 		invalid   *priority.InvalidClassError
 		compacted *store.CompactedError
+		ahead     *decisionlog.AheadError
+		mismatch  *decisionlog.LogMismatchError
 	)
 	reason = err.Error()
 	switch {
@@ -83,8 +95,16 @@ func match(err error) (code codes.Code, kindField, reason string) {
 	case errors.As(err, &compacted):
 		return codes.OutOfRange, "", fmt.Sprintf("revision %d was compacted away; the oldest revision kept is %d: watch again from 0 or %d",
 			compacted.Requested, compacted.Oldest, compacted.Oldest)
-	case errors.Is(err, store.ErrClosed), errors.Is(err, ErrShuttingDown):
+	case errors.As(err, &ahead):
+		return codes.OutOfRange, "", fmt.Sprintf("revision %d is beyond the end of log %s, whose next revision is %d: the revision came from another log; resync and watch again from 0",
+			ahead.Requested, ahead.LogID, ahead.Next)
+	case errors.As(err, &mismatch):
+		return codes.FailedPrecondition, "", fmt.Sprintf("log_id %q is not this log's (%s): its revisions mean nothing here; resync and watch again from 0 without log_id",
+			mismatch.Requested, mismatch.Actual)
+	case errors.Is(err, store.ErrClosed), errors.Is(err, ErrShuttingDown), errors.Is(err, store.ErrUnavailable):
 		return codes.Unavailable, "", reason
+	case errors.Is(err, store.ErrCorrupt):
+		return codes.DataLoss, "", reason
 	case errors.Is(err, ErrNotConfigured):
 		return codes.Unimplemented, "", reason
 	case errors.Is(err, context.Canceled):
@@ -108,6 +128,30 @@ func classField(f string) string {
 func Classify(err error) Mapped {
 	m, _ := classify(err)
 	return m
+}
+
+// Bounds of what an error sends, whatever it quotes: a status stays a few
+// KiB (message, field and description), and an ObjectError under 2 KiB,
+// so that thousands of them still fit a response a client can receive.
+const (
+	maxField    = 512
+	maxReason   = 1024
+	maxRefField = 320 // beyond any valid name or uid
+)
+
+// bounded is m with its field and reason clipped to their bounds.
+func bounded(m Mapped) Mapped {
+	m.Field = clip(m.Field, maxField)
+	m.Reason = clip(m.Reason, maxReason)
+	return m
+}
+
+// clip cuts s to max bytes at most, saying how long it was.
+func clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	return fmt.Sprintf("%s... (%d bytes)", convert.Clip(s, max-32), len(s))
 }
 
 // classify also says whether the field is relative to the message of the
@@ -196,7 +240,8 @@ func KindField(kind berthv1.ObjectKind) string {
 // Status is err as the gRPC status of an RPC failing as a whole; nil for
 // nil. An error that already is a status passes unchanged. The message is
 // "field: reason"; INVALID_ARGUMENT carries a google.rpc.BadRequest naming
-// the field, OUT_OF_RANGE for a compacted revision a google.rpc.ErrorInfo.
+// the field, an error with an ErrorReason a google.rpc.ErrorInfo with the
+// metadata of every error in its chain.
 func Status(err error) error {
 	if err == nil {
 		return nil
@@ -204,33 +249,53 @@ func Status(err error) error {
 	if _, ok := status.FromError(err); ok {
 		return err
 	}
-	m := Classify(err)
+	m := bounded(Classify(err))
 	msg := m.Reason
 	if m.Field != "" {
 		msg = m.Field + ": " + msg
 	}
 	st := status.New(m.Code, msg)
-	var detail *status.Status
-	var derr error
-	switch {
-	case m.Code == codes.InvalidArgument:
-		detail, derr = st.WithDetails(&errdetails.BadRequest{
+	var details []protoadapt.MessageV1
+	if m.Code == codes.InvalidArgument {
+		details = append(details, &errdetails.BadRequest{
 			FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: m.Field, Description: m.Reason}},
 		})
-	case m.Code == codes.OutOfRange:
-		var e *store.CompactedError
-		if errors.As(err, &e) {
-			detail, derr = st.WithDetails(&errdetails.ErrorInfo{
-				Reason:   ReasonCompacted,
-				Domain:   ErrorDomain,
-				Metadata: map[string]string{MetadataOldestRevision: strconv.FormatUint(e.Oldest, 10)},
-			})
+	}
+	if info := errorInfo(err); info != nil {
+		details = append(details, info)
+	}
+	if len(details) == 0 {
+		return st.Err()
+	}
+	detailed, derr := st.WithDetails(details...)
+	if derr != nil {
+		return st.Err()
+	}
+	return detailed.Err()
+}
+
+// errorInfo is the ErrorInfo of err: the reason of the outermost error in
+// its chain that has one, with the metadata of every error in the chain
+// (outer errors win); nil when none has a reason.
+func errorInfo(err error) *errdetails.ErrorInfo {
+	var reason string
+	md := map[string]string{}
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if r, ok := e.(reasoned); ok && reason == "" {
+			reason = r.ErrorReason()
+		}
+		if a, ok := e.(annotated); ok {
+			for k, v := range a.ErrorMetadata() {
+				if _, set := md[k]; !set {
+					md[k] = v
+				}
+			}
 		}
 	}
-	if detail != nil && derr == nil {
-		return detail.Err()
+	if reason == "" {
+		return nil
 	}
-	return st.Err()
+	return &errdetails.ErrorInfo{Reason: reason, Domain: ErrorDomain, Metadata: md}
 }
 
 // ObjectError is err as the ObjectError of the object at index of a Sync,
@@ -241,6 +306,12 @@ func ObjectError(index int, ref *berthv1.ObjectRef, err error) *berthv1.ObjectEr
 	m, inKind := classify(err)
 	if inKind && ref != nil {
 		m.Field = join(KindField(ref.GetKind()), m.Field)
+	}
+	m = bounded(m)
+	if ref != nil && (len(ref.GetNamespace()) > maxRefField || len(ref.GetName()) > maxRefField || len(ref.GetUid()) > maxRefField) {
+		// The object was refused: its identity as sent may be anything.
+		ref = &berthv1.ObjectRef{Kind: ref.GetKind(), Namespace: clip(ref.GetNamespace(), maxRefField),
+			Name: clip(ref.GetName(), maxRefField), Uid: clip(ref.GetUid(), maxRefField)}
 	}
 	return &berthv1.ObjectError{Index: uint32(index), Ref: ref, Code: ErrorCode(m.Code), FieldPath: m.Field, Message: m.Reason}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -12,12 +14,14 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/priority"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/convert"
+	"github.com/berthsched/berth/server/decisionlog"
 	"github.com/berthsched/berth/server/errmap"
 	"github.com/berthsched/berth/store"
 )
@@ -66,6 +70,10 @@ func TestClassify(t *testing.T) {
 			want: errmap.Mapped{Code: codes.OutOfRange, Reason: "revision 3 was compacted away; the oldest revision kept is 40: watch again from 0 or 40"}},
 		{name: "store closed", err: store.ErrClosed, want: errmap.Mapped{Code: codes.Unavailable, Reason: "store: closed"}},
 		{name: "shutting down", err: errmap.ErrShuttingDown, want: errmap.Mapped{Code: codes.Unavailable, Reason: "berthd is shutting down"}},
+		{name: "store cannot write", err: fmt.Errorf("commit: %w: disk full", store.ErrUnavailable),
+			want: errmap.Mapped{Code: codes.Unavailable, Reason: "commit: store: cannot write: disk full"}},
+		{name: "damaged record", err: fmt.Errorf("read: %w", &store.CorruptRecordError{Revision: 7, Reason: "checksum 1, stored 2"}),
+			want: errmap.Mapped{Code: codes.DataLoss, Reason: "read: store: record at revision 7 is damaged: checksum 1, stored 2"}},
 		{name: "not configured", err: errmap.ErrNotConfigured, want: errmap.Mapped{Code: codes.Unimplemented, Reason: "not configured on this server"}},
 		{name: "canceled", err: fmt.Errorf("apply: %w", context.Canceled), want: errmap.Mapped{Code: codes.Canceled, Reason: "apply: context canceled"}},
 		{name: "deadline", err: context.DeadlineExceeded, want: errmap.Mapped{Code: codes.DeadlineExceeded, Reason: "context deadline exceeded"}},
@@ -96,7 +104,18 @@ func TestStatus(t *testing.T) {
 			wantDetails: []any{&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: "pods[0].name", Description: "required"}}}}},
 		{name: "compacted", err: &store.CompactedError{Requested: 3, Oldest: 40},
 			wantCode: codes.OutOfRange, wantMessage: "revision 3 was compacted away; the oldest revision kept is 40: watch again from 0 or 40",
-			wantDetails: []any{&errdetails.ErrorInfo{Reason: errmap.ReasonCompacted, Domain: errmap.ErrorDomain, Metadata: map[string]string{errmap.MetadataOldestRevision: "40"}}}},
+			wantDetails: []any{&errdetails.ErrorInfo{Reason: "REVISION_COMPACTED", Domain: "berth.v1", Metadata: map[string]string{"oldest_revision": "40"}}}},
+		{name: "compacted in a watch names the log", err: &decisionlog.ReadError{LogID: "log-1", Revision: 3, Err: &store.CompactedError{Requested: 3, Oldest: 40}},
+			wantCode: codes.OutOfRange, wantMessage: "revision 3 was compacted away; the oldest revision kept is 40: watch again from 0 or 40",
+			wantDetails: []any{&errdetails.ErrorInfo{Reason: "REVISION_COMPACTED", Domain: "berth.v1", Metadata: map[string]string{"oldest_revision": "40", "log_id": "log-1"}}}},
+		{name: "revision not written", err: &decisionlog.AheadError{Requested: 100, Next: 8, LogID: "log-1"},
+			wantCode:    codes.OutOfRange,
+			wantMessage: "revision 100 is beyond the end of log log-1, whose next revision is 8: the revision came from another log; resync and watch again from 0",
+			wantDetails: []any{&errdetails.ErrorInfo{Reason: "REVISION_NOT_WRITTEN", Domain: "berth.v1", Metadata: map[string]string{"next_revision": "8", "log_id": "log-1"}}}},
+		{name: "another log", err: &decisionlog.LogMismatchError{Requested: "log-0", Actual: "log-1"},
+			wantCode:    codes.FailedPrecondition,
+			wantMessage: `log_id "log-0" is not this log's (log-1): its revisions mean nothing here; resync and watch again from 0 without log_id`,
+			wantDetails: []any{&errdetails.ErrorInfo{Reason: "LOG_ID_MISMATCH", Domain: "berth.v1", Metadata: map[string]string{"log_id": "log-1"}}}},
 		{name: "not found", err: fmt.Errorf("explain default/x: %w", scheduler.ErrPodNotFound), wantCode: codes.NotFound, wantMessage: "explain default/x: pod not found"},
 	}
 	for _, tc := range tests {
@@ -166,5 +185,26 @@ func TestErrorCodeNumbers(t *testing.T) {
 		if got := errmap.ErrorCode(codes.Code(n)); int32(got) != n {
 			t.Errorf("ErrorCode(%v) = %v, want %s", codes.Code(n), got, name)
 		}
+	}
+}
+
+// However large what an error quotes, the status and the ObjectError a
+// client receives stay small enough to receive and read.
+func TestErrorsAreBounded(t *testing.T) {
+	huge := strings.Repeat("é", 3<<20) // 6 MB, runes of two bytes
+	err := errmap.Field("pods[0].labels["+huge+"]", &convert.FieldError{Reason: "invalid value " + huge})
+	st := status.Convert(errmap.Status(err))
+	if n := proto.Size(st.Proto()); n > 8<<10 {
+		t.Errorf("status of %d bytes, want at most 8 KiB", n)
+	}
+	if !utf8.ValidString(st.Message()) || !strings.Contains(st.Message(), "bytes)") {
+		t.Errorf("message %.200q... is not valid UTF-8 or does not say it was clipped", st.Message())
+	}
+	oe := errmap.ObjectError(0, &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_POD, Namespace: huge, Name: huge, Uid: huge}, err)
+	if n := proto.Size(oe); n > 8<<10 {
+		t.Errorf("ObjectError of %d bytes, want at most 8 KiB", n)
+	}
+	if !utf8.ValidString(oe.GetMessage()) || !utf8.ValidString(oe.GetFieldPath()) {
+		t.Errorf("ObjectError is not valid UTF-8")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/convert"
+	"github.com/berthsched/berth/server/errmap"
 )
 
 // objectKey identifies an object across its upserts: its kind, namespace
@@ -171,12 +172,12 @@ func (s *Service) deleteObjectLocked(ctx context.Context, ref convert.Ref) error
 			return fmt.Errorf("pod %s: %w", ref.Key(), scheduler.ErrNotFound)
 		}
 		if ref.UID != "" && ref.UID != pod.UID {
-			return &fieldErr{path: "uid", err: fmt.Errorf("pod %s has uid %s, not %s: %w", ref.Key(), pod.UID, ref.UID, ErrUIDMismatch)}
+			return errmap.Field("uid", fmt.Errorf("pod %s has uid %s, not %s: %w", ref.Key(), pod.UID, ref.UID, errmap.ErrUIDMismatch))
 		}
 		return s.deletePodLocked(ctx, pod)
 	case berthv1.ObjectKind_OBJECT_KIND_PRIORITY_CLASS:
 		if strings.HasPrefix(ref.Name, "system-") {
-			return &fieldErr{path: "name", err: fmt.Errorf("%s cannot be deleted: %w", ref.Name, ErrBuiltinClass)}
+			return errmap.Field("name", fmt.Errorf("%s cannot be deleted: %w", ref.Name, errmap.ErrBuiltinClass))
 		}
 		return s.cluster.DeletePriorityClass(ctx, ref.Name)
 	case berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET:

@@ -20,12 +20,12 @@ func benchService(b *testing.B, nodes int) (*statesvc.Service, *scheduler.Schedu
 	b.Helper()
 	reg := registry.InTree()
 	sched, err := scheduler.New(b.Context(), scheduler.Options{
-		Config: withoutMissing(config.Default(), reg), Registry: reg, Decisions: &sink{}, Deterministic: true, BindInline: true,
+		Config: withoutMissing(config.Default(), reg), Registry: reg, Decisions: &sink{}, Deterministic: true, Replay: scheduler.Replay{BindInline: true},
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
-	svc := statesvc.New(sched, statesvc.Options{})
+	svc := statesvc.New(sides{sched, sched.View()}, statesvc.Options{})
 	var objs []*berthv1.Object
 	for i := range nodes {
 		objs = append(objs, nodeObj(fmt.Sprintf("n%d", i)))

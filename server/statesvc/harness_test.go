@@ -19,8 +19,14 @@ import (
 	"github.com/berthsched/berth/server/statesvc"
 )
 
-// The scheduler is what berthd gives the service.
-var _ statesvc.Cluster = (*scheduler.Scheduler)(nil)
+// The scheduler's write and read sides are what berthd gives the service.
+var _ statesvc.Cluster = sides{}
+
+// sides is the scheduler's write side and its read side as one value.
+type sides struct {
+	*scheduler.Scheduler
+	scheduler.View
+}
 
 // sink records Bind decisions with made-up revisions, as the decision log
 // would, and implements statesvc.BindRevisions.
@@ -74,7 +80,7 @@ func newEnv(t *testing.T, opts statesvc.Options) *env {
 	}
 	lis := bufconn.Listen(1 << 20)
 	srv := grpc.NewServer()
-	berthv1.RegisterStateServiceServer(srv, statesvc.New(sched, opts))
+	berthv1.RegisterStateServiceServer(srv, statesvc.New(sides{sched, sched.View()}, opts))
 	go func() { _ = srv.Serve(lis) }()
 	conn, err := grpc.NewClient("passthrough:///bufconn",
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
@@ -95,7 +101,7 @@ func newScheduler(t *testing.T, sk *sink) *scheduler.Scheduler {
 	t.Helper()
 	reg := registry.InTree()
 	sched, err := scheduler.New(t.Context(), scheduler.Options{
-		Config: withoutMissing(config.Default(), reg), Registry: reg, Decisions: sk, Deterministic: true, BindInline: true,
+		Config: withoutMissing(config.Default(), reg), Registry: reg, Decisions: sk, Deterministic: true, Replay: scheduler.Replay{BindInline: true},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -117,12 +123,11 @@ type podOpt func(*berthv1.Pod)
 func withCPU(m int64) podOpt {
 	return func(p *berthv1.Pod) { p.Containers[0].Requests = map[string]int64{"cpu": m} }
 }
-func withNode(n string) podOpt     { return func(p *berthv1.Pod) { p.NodeName = n } }
-func withClass(c string) podOpt    { return func(p *berthv1.Pod) { p.PriorityClassName = c } }
-func withPriority(v int32) podOpt  { return func(p *berthv1.Pod) { p.Priority = &v } }
-func withUID(uid string) podOpt    { return func(p *berthv1.Pod) { p.Uid = uid } }
-func withNS(ns string) podOpt      { return func(p *berthv1.Pod) { p.Namespace = ns } }
-func withGates(g ...string) podOpt { return func(p *berthv1.Pod) { p.SchedulingGates = g } }
+func withNode(n string) podOpt    { return func(p *berthv1.Pod) { p.NodeName = n } }
+func withClass(c string) podOpt   { return func(p *berthv1.Pod) { p.PriorityClassName = c } }
+func withPriority(v int32) podOpt { return func(p *berthv1.Pod) { p.Priority = &v } }
+func withUID(uid string) podOpt   { return func(p *berthv1.Pod) { p.Uid = uid } }
+func withNS(ns string) podOpt     { return func(p *berthv1.Pod) { p.Namespace = ns } }
 
 func podObj(name string, opts ...podOpt) *berthv1.Object {
 	p := &berthv1.Pod{Uid: "uid-" + name, Namespace: "default", Name: name, Containers: []*berthv1.Container{{Name: "c"}}}
@@ -162,7 +167,7 @@ func del(kind berthv1.ObjectKind, ns, name string) *berthv1.Mutation {
 // podKeys lists the pods the scheduler holds.
 func (e *env) podKeys() []string {
 	var out []string
-	for _, p := range e.sched.Pods() {
+	for _, p := range e.sched.View().Pods() {
 		out = append(out, p.Key())
 	}
 	return out
@@ -170,7 +175,7 @@ func (e *env) podKeys() []string {
 
 func (e *env) nodeNames(t *testing.T) []string {
 	t.Helper()
-	nodes, err := e.sched.Nodes()
+	nodes, err := e.sched.View().Nodes()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,10 +15,12 @@ import (
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/convert"
+	"github.com/berthsched/berth/server/errmap"
 )
 
-// Cluster is the scheduler as the state service drives it;
-// *scheduler.Scheduler satisfies it.
+// Cluster is the scheduler as the state service drives it: its write side
+// (*scheduler.Scheduler) and its read side (scheduler.View), as berthd
+// wires them.
 type Cluster interface {
 	AddNode(ctx context.Context, node *model.Node) error
 	DeleteNode(ctx context.Context, name string) error
@@ -176,7 +178,7 @@ func (s *Service) applySync(ctx context.Context, req *berthv1.SyncRequest, rs *r
 	if req.GetResync() == berthv1.Resync_RESYNC_BEGIN && rs.release == nil {
 		var err error
 		if rs.release, err = s.cluster.Hold(ctx); err != nil {
-			return nil, statusOf(err)
+			return nil, errmap.Status(err)
 		}
 	}
 	resp := &berthv1.SyncResponse{BatchId: req.GetBatchId()}
@@ -209,14 +211,14 @@ func (s *Service) applyMutationLocked(ctx context.Context, i int, m *berthv1.Mut
 	switch op := m.GetOp().(type) {
 	case *berthv1.Mutation_Upsert:
 		if err := s.upsertLocked(ctx, op.Upsert); err != nil {
-			return objectError(i, convert.ObjectRefOf(op.Upsert), err)
+			return errmap.ObjectError(i, convert.ObjectRefOf(op.Upsert), err)
 		}
 	case *berthv1.Mutation_Delete:
 		if err := s.deleteLocked(ctx, op.Delete); err != nil {
-			return objectError(i, op.Delete, err)
+			return errmap.ObjectError(i, op.Delete, err)
 		}
 	default:
-		return objectError(i, nil, &convert.FieldError{Reason: "the mutation is empty: exactly one of upsert and delete is required"})
+		return errmap.ObjectError(i, nil, &convert.FieldError{Reason: "the mutation is empty: exactly one of upsert and delete is required"})
 	}
 	return nil
 }
@@ -232,7 +234,7 @@ func (s *Service) Apply(ctx context.Context, req *berthv1.ApplyRequest) (*berthv
 	defer s.cluster.StartBatch()(ctx)
 	for i, o := range req.GetObjects() {
 		if err := s.upsertLocked(ctx, o); err != nil {
-			resp.Errors = append(resp.Errors, objectError(i, convert.ObjectRefOf(o), err))
+			resp.Errors = append(resp.Errors, errmap.ObjectError(i, convert.ObjectRefOf(o), err))
 		} else {
 			resp.Applied++
 		}
@@ -250,7 +252,7 @@ func (s *Service) Delete(ctx context.Context, req *berthv1.DeleteRequest) (*bert
 	defer s.mu.Unlock()
 	for i, r := range req.GetRefs() {
 		if err := s.deleteLocked(ctx, r); err != nil {
-			resp.Errors = append(resp.Errors, objectError(i, r, err))
+			resp.Errors = append(resp.Errors, errmap.ObjectError(i, r, err))
 		} else {
 			resp.Deleted++
 		}
@@ -271,27 +273,31 @@ func (s *Service) ReportBindResult(ctx context.Context, req *berthv1.ReportBindR
 	if err != nil {
 		var fe *convert.FieldError
 		errors.As(err, &fe)
-		return nil, statusOf(fe.Prefixed("pod"))
+		return nil, errmap.Status(fe.Prefixed("pod"))
+	}
+	if err := convert.CheckName("node", req.GetNode(), true); err != nil {
+		return nil, errmap.Status(err)
+	}
+	if err := convert.CheckLength("reason", req.GetReason(), convert.MaxReasonLength); err != nil {
+		return nil, errmap.Status(err)
 	}
 	var ok bool
 	switch {
-	case req.GetNode() == "":
-		return nil, statusOf(&convert.FieldError{Path: "node", Reason: "required"})
 	case req.GetRevision() == 0:
-		return nil, statusOf(&convert.FieldError{Path: "revision", Reason: "required"})
+		return nil, errmap.Status(&convert.FieldError{Path: "revision", Reason: "required"})
 	case req.GetOutcome() == berthv1.BindOutcome_BIND_OUTCOME_CONFIRMED:
 		ok = true
 	case req.GetOutcome() == berthv1.BindOutcome_BIND_OUTCOME_FAILED:
 	case req.GetOutcome() == berthv1.BindOutcome_BIND_OUTCOME_UNSPECIFIED:
-		return nil, statusOf(&convert.FieldError{Path: "outcome", Reason: "required"})
+		return nil, errmap.Status(&convert.FieldError{Path: "outcome", Reason: "required"})
 	default:
-		return nil, statusOf(&convert.FieldError{Path: "outcome", Reason: fmt.Sprintf("unknown value %d", req.GetOutcome())})
+		return nil, errmap.Status(&convert.FieldError{Path: "outcome", Reason: fmt.Sprintf("unknown value %d", req.GetOutcome())})
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	pod, found := s.cluster.Pod(uid)
 	if !found || pod.Namespace != ns || pod.Name != name {
-		return nil, statusOf(fmt.Errorf("pod %s/%s with uid %s: %w", ns, name, uid, scheduler.ErrPodNotFound))
+		return nil, errmap.Status(fmt.Errorf("pod %s/%s with uid %s: %w", ns, name, uid, scheduler.ErrPodNotFound))
 	}
 	report := bindReport{node: req.GetNode(), revision: req.GetRevision()}
 	if !ok && s.failedBinds[uid] == report {
@@ -303,15 +309,15 @@ func (s *Service) ReportBindResult(ctx context.Context, req *berthv1.ReportBindR
 		rev, made, err := s.opts.BindRevisions.WaitBindRevision(ctx, uid)
 		switch {
 		case err != nil:
-			return nil, statusOf(err)
+			return nil, errmap.Status(err)
 		case !made:
-			return nil, statusOf(&fieldErr{path: "revision", err: fmt.Errorf("no Bind decision was made for the pod: %w", scheduler.ErrNoBindInFlight)})
+			return nil, errmap.Status(errmap.Field("revision", fmt.Errorf("no Bind decision was made for the pod: %w", scheduler.ErrNoBindInFlight)))
 		case rev != 0 && rev != req.GetRevision():
-			return nil, statusOf(&fieldErr{path: "revision", err: fmt.Errorf("%d is not the revision of the pod's last Bind decision (%d): %w", req.GetRevision(), rev, scheduler.ErrNoBindInFlight)})
+			return nil, errmap.Status(errmap.Field("revision", fmt.Errorf("%d is not the revision of the pod's last Bind decision (%d): %w", req.GetRevision(), rev, scheduler.ErrNoBindInFlight)))
 		}
 	}
 	if err := s.cluster.ReportBindResult(ctx, uid, req.GetNode(), ok, req.GetReason()); err != nil {
-		return nil, statusOf(err)
+		return nil, errmap.Status(err)
 	}
 	if !ok {
 		s.failedBinds[uid] = report

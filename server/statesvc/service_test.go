@@ -148,10 +148,10 @@ func TestSyncDeletesAndReplaces(t *testing.T) {
 	if resp.GetApplied() != 1 {
 		t.Fatalf("replace: %v", resp)
 	}
-	if _, ok := e.sched.Pod("uid-p"); ok {
+	if _, ok := e.sched.View().Pod("uid-p"); ok {
 		t.Error("the pod's old uid is still held after the replacement")
 	}
-	if p, ok := e.sched.Pod("uid-p2"); !ok || p.Key() != "default/p" {
+	if p, ok := e.sched.View().Pod("uid-p2"); !ok || p.Key() != "default/p" {
 		t.Errorf("the replacement is not held: %v %v", p, ok)
 	}
 	// A delete naming the old uid refuses: it is not the held pod.
@@ -209,7 +209,7 @@ func TestResync(t *testing.T) {
 		t.Errorf("pods (-want +got):\n%s", diff)
 	}
 	var classes []string
-	for _, pc := range e.sched.PriorityClasses() {
+	for _, pc := range e.sched.View().PriorityClasses() {
 		classes = append(classes, pc.Name)
 	}
 	if diff := cmp.Diff([]string{"gold", "system-cluster-critical", "system-node-critical"}, classes); diff != "" {
@@ -327,7 +327,7 @@ func TestResyncKeepsConcurrentUpserts(t *testing.T) {
 	if diff := cmp.Diff([]string{"default/fresh", "default/run"}, e.podKeys()); diff != "" {
 		t.Errorf("pods (-want +got):\n%s", diff)
 	}
-	if p, _ := e.sched.Pod("uid-run"); p == nil || p.NodeName != "n1" {
+	if p, _ := e.sched.View().Pod("uid-run"); p == nil || p.NodeName != "n1" {
 		t.Errorf("run is %v, want still bound to n1", p)
 	}
 	if !e.sched.Held() {
@@ -380,6 +380,15 @@ func TestReportBindResult(t *testing.T) {
 		{name: "node missing", req: func(rev uint64) *berthv1.ReportBindResultRequest {
 			return &berthv1.ReportBindResultRequest{Pod: ref("p"), Revision: rev, Outcome: confirmed}
 		}, want: codes.InvalidArgument, wantMsg: "node: required", wantPhase: scheduler.PhaseBinding},
+		{name: "node not a name", req: func(rev uint64) *berthv1.ReportBindResultRequest {
+			return &berthv1.ReportBindResultRequest{Pod: ref("p"), Node: strings.Repeat("N", 5000), Revision: rev, Outcome: confirmed}
+		}, want: codes.InvalidArgument, wantMsg: "node: invalid value", wantPhase: scheduler.PhaseBinding},
+		{name: "reason too long", req: func(rev uint64) *berthv1.ReportBindResultRequest {
+			return &berthv1.ReportBindResultRequest{Pod: ref("p"), Node: "n1", Revision: rev, Outcome: failed, Reason: strings.Repeat("r", 2<<20)}
+		}, want: codes.InvalidArgument, wantMsg: "reason: must be at most 1024 bytes", wantPhase: scheduler.PhaseBinding},
+		{name: "uid too long", req: func(rev uint64) *berthv1.ReportBindResultRequest {
+			return &berthv1.ReportBindResultRequest{Pod: &berthv1.PodRef{Namespace: "default", Name: "p", Uid: strings.Repeat("u", 4097)}, Node: "n1", Revision: rev, Outcome: confirmed}
+		}, want: codes.InvalidArgument, wantMsg: "pod.uid: must be at most 256 bytes", wantPhase: scheduler.PhaseBinding},
 		{name: "revision missing", req: func(uint64) *berthv1.ReportBindResultRequest {
 			return &berthv1.ReportBindResultRequest{Pod: ref("p"), Node: "n1", Outcome: confirmed}
 		}, want: codes.InvalidArgument, wantMsg: "revision: required", wantPhase: scheduler.PhaseBinding},
@@ -424,7 +433,7 @@ func TestReportBindResult(t *testing.T) {
 			if err != nil && tc.wantMsg != "" && !strings.Contains(status.Convert(err).Message(), tc.wantMsg) {
 				t.Errorf("message %q does not mention %q", status.Convert(err).Message(), tc.wantMsg)
 			}
-			ex, err := e.sched.ExplainUID("uid-p")
+			ex, err := e.sched.View().ExplainUID("uid-p")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -454,7 +463,7 @@ func TestPodArrivingBoundConfirms(t *testing.T) {
 	if resp.GetApplied() != 1 {
 		t.Fatalf("%v", resp)
 	}
-	ex, err := e.sched.ExplainUID("uid-p")
+	ex, err := e.sched.View().ExplainUID("uid-p")
 	if err != nil || ex.Phase != scheduler.PhaseBound {
 		t.Fatalf("after the bound pod arrived: %v %v", ex.Phase, err)
 	}

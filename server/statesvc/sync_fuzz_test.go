@@ -135,7 +135,7 @@ func FuzzSyncBatches(f *testing.F) {
 			return
 		}
 		sched := newScheduler(t, &sink{})
-		svc := statesvc.New(sched, statesvc.Options{MaxMutations: 1000})
+		svc := statesvc.New(sides{sched, sched.View()}, statesvc.Options{MaxMutations: 1000})
 		stream := &fakeSync{ctx: t.Context(), reqs: reqs}
 		err := svc.Sync(stream)
 
@@ -332,7 +332,7 @@ func (m *syncModel) apply(t *testing.T, batch uint64, i int, mu *berthv1.Mutatio
 // compare checks what the scheduler holds against the model.
 func (m *syncModel) compare(t *testing.T, sched *scheduler.Scheduler) {
 	t.Helper()
-	nodes, err := sched.Nodes()
+	nodes, err := sched.View().Nodes()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +341,7 @@ func (m *syncModel) compare(t *testing.T, sched *scheduler.Scheduler) {
 		gotNodes[n.Node.Name] = true
 	}
 	gotPods := map[string]podState{}
-	for _, p := range sched.Pods() {
+	for _, p := range sched.View().Pods() {
 		gotPods[p.Name] = podState{uid: p.UID, node: p.NodeName}
 	}
 	if diff := cmp.Diff(slices.Sorted(maps.Keys(m.nodes)), slices.Sorted(maps.Keys(gotNodes))); diff != "" {

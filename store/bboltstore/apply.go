@@ -22,16 +22,44 @@ type applier struct {
 	seq     uint64      // the last group bbolt holds
 	// done is closed and replaced whenever seq advances or err is set.
 	done chan struct{}
-	// err is set when bbolt refused a transaction: the groups are safe in
-	// the write-ahead file, but nothing more is written until the store is
-	// reopened (and replays them).
+	// err is set while bbolt refuses transactions (it wraps
+	// store.ErrUnavailable): the groups stay pending, safe in the
+	// write-ahead file, and the applier retries with backoff.
 	err error
+	// mark is the last group written to the write-ahead file, and so
+	// acknowledged or about to be: each transaction records it as the
+	// high-water mark.
+	mark highWater
+}
+
+// highWater is the write-ahead file's high-water mark: a group's sequence
+// number and the revision after its records.
+type highWater struct{ seq, next uint64 }
+
+// getHighWater reads the mark from the meta bucket; zero when absent.
+func getHighWater(meta *bolt.Bucket) (highWater, error) {
+	var m highWater
+	if v := meta.Get([]byte(ackedKey)); v != nil {
+		var err error
+		if m.seq, err = getUint64(v); err != nil {
+			return m, fmt.Errorf("%s: %w", ackedKey, err)
+		}
+		if m.next, err = getUint64(meta.Get([]byte(ackedNextKey))); err != nil {
+			return m, fmt.Errorf("%s: %w", ackedNextKey, err)
+		}
+	}
+	return m, nil
+}
+
+func putHighWater(meta *bolt.Bucket, m highWater) error {
+	return putMeta(meta, metaInt{ackedKey, m.seq}, metaInt{ackedNextKey, m.next})
 }
 
 // queueApply hands a group written to the write-ahead file to the applier.
 func (s *Store) queueApply(g *walGroup) {
 	s.applyMu.Lock()
 	s.apply.pending = append(s.apply.pending, g)
+	s.apply.mark = highWater{seq: g.seq, next: g.first + uint64(len(g.values))}
 	s.applyMu.Unlock()
 	select {
 	case s.applyWake <- struct{}{}:
@@ -40,28 +68,43 @@ func (s *Store) queueApply(g *walGroup) {
 }
 
 // applyLoop copies queued groups into bbolt, at most one transaction per
-// ApplyInterval unless someone waits for them (applyNow). On stop it
-// applies what is left and returns.
+// ApplyInterval unless someone waits for them (applyNow), and after a
+// failure not before its backoff. On stop it applies what is left and
+// returns.
 func (s *Store) applyLoop() {
 	defer close(s.applyDone)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
-	last := time.Time{}
+	// The first groups after Open wait like the others: a store opened
+	// with a long ApplyInterval keeps them out of bbolt until a read.
+	last := time.Now()
+	retry := backoff{min: s.opts.RetryMin, max: s.opts.RetryMax}
+	var delay time.Duration // before the next attempt, after a failure
 	for {
 		urgent := false
-		select {
-		case <-s.applyWake:
-		case <-s.applyNow:
-			urgent = true
-		case <-s.applyStop:
-			s.applyPending()
-			return
+		if delay == 0 {
+			select {
+			case <-s.applyWake:
+			case <-s.applyNow:
+				urgent = true
+			case <-s.applyStop:
+				s.applyPending()
+				return
+			}
 		}
-		if wait := s.opts.ApplyInterval - time.Since(last); !urgent && wait > 0 {
+		wait := max(s.opts.ApplyInterval-time.Since(last), delay)
+		if urgent && delay == 0 {
+			wait = 0
+		}
+		if wait > 0 {
 			timer.Reset(wait)
+			hurry := s.applyNow
+			if delay > 0 {
+				hurry = nil // a waiter does not hurry a retry
+			}
 			select {
 			case <-timer.C:
-			case <-s.applyNow:
+			case <-hurry:
 				timer.Stop()
 			case <-s.applyStop:
 				timer.Stop()
@@ -70,32 +113,65 @@ func (s *Store) applyLoop() {
 			}
 		}
 		last = time.Now()
-		s.applyPending()
+		if s.applyPending() {
+			delay = 0
+			retry.reset()
+		} else {
+			delay = retry.next()
+			s.health.failed(applyWriter, s.applyFailure(), delay)
+		}
 	}
 }
 
-// applyPending writes every queued group to bbolt in one transaction.
-func (s *Store) applyPending() {
+// applyPending writes every queued group to bbolt in one transaction, with
+// the high-water mark, and reports whether it succeeded (or had nothing to
+// do). On failure the groups stay queued and apply.err says why.
+func (s *Store) applyPending() bool {
 	s.applyMu.Lock()
-	groups, failed := s.apply.pending, s.apply.err
-	s.apply.pending = nil
+	groups := s.apply.pending
 	s.applyMu.Unlock()
-	if len(groups) == 0 || failed != nil {
-		return
+	if len(groups) == 0 {
+		return true
 	}
-	err := s.db.Update(func(tx *bolt.Tx) error { return applyGroups(tx, groups) })
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		if s.opts.applyFault != nil {
+			if err := s.opts.applyFault(); err != nil {
+				return err
+			}
+		}
+		if err := applyGroups(tx, groups); err != nil {
+			return err
+		}
+		meta, err := bucket(tx, metaBucket)
+		if err != nil {
+			return err
+		}
+		s.applyMu.Lock()
+		mark := s.apply.mark
+		s.applyMu.Unlock()
+		return putHighWater(meta, mark)
+	})
 	s.applyMu.Lock()
 	defer s.applyMu.Unlock()
+	failed := s.apply.err != nil
 	if err != nil {
-		s.apply.err = fmt.Errorf("bboltstore: copying groups %d-%d into %s failed (they are safe in %s), reopen the store: %w",
-			groups[0].seq, groups[len(groups)-1].seq, s.path, walFileName, err)
-		s.opts.Logger.Error("store apply failed", "err", s.apply.err)
+		s.apply.err = fmt.Errorf("%w: copying groups %d-%d into %s failed (they are safe in %s; retrying): %w",
+			store.ErrUnavailable, groups[0].seq, groups[len(groups)-1].seq, s.path, walFileName, err)
 	} else {
+		s.apply.pending = s.apply.pending[len(groups):]
+		if len(s.apply.pending) == 0 {
+			s.apply.pending = nil // let the applied groups go
+		}
 		s.apply.seq = groups[len(groups)-1].seq
+		s.apply.err = nil
 		s.stats.applies.Add(1)
+		if failed {
+			s.health.ok(applyWriter)
+		}
 	}
 	close(s.apply.done)
 	s.apply.done = make(chan struct{})
+	return err == nil
 }
 
 // applyFailure returns the applier's error, if it failed.
@@ -195,15 +271,12 @@ func applyGroups(tx *bolt.Tx, groups []*walGroup) error {
 			if op.Delete {
 				err = b.Delete(op.Key)
 			} else {
-				err = b.Put(op.Key, op.Value)
+				err = b.Put(op.Key, sealValue(op.Space, op.Key, op.Value))
 			}
 			if err != nil {
 				return fmt.Errorf("%s %q: %w", op.Space, op.Key, err)
 			}
 		}
 	}
-	if err := meta.Put([]byte(nextKey), putUint64(next)); err != nil {
-		return err
-	}
-	return meta.Put([]byte(walSeqKey), putUint64(groups[len(groups)-1].seq))
+	return putMeta(meta, metaInt{nextKey, next}, metaInt{walSeqKey, groups[len(groups)-1].seq})
 }

@@ -12,7 +12,7 @@ import (
 // batch's bytes, so the caller's slices are free once Commit returns.
 type request struct {
 	ctx    context.Context
-	values [][]byte // record values, time header unset
+	values [][]byte // record values, time header and checksum unset
 	ops    []store.Op
 	done   chan result // buffered; the committer sends exactly once
 
@@ -33,7 +33,7 @@ func newRequest(ctx context.Context, b *store.Batch) *request {
 	r := &request{ctx: ctx, done: make(chan result, 1)}
 	size := 0
 	for _, p := range b.Records {
-		size += timeSize + len(p)
+		size += timeSize + len(p) + crcSize
 	}
 	for _, op := range b.Ops {
 		size += len(op.Key)
@@ -49,8 +49,8 @@ func newRequest(ctx context.Context, b *store.Batch) *request {
 		r.values = make([][]byte, 0, len(b.Records))
 	}
 	for _, p := range b.Records {
-		// The time header is left for stampRecordValue.
-		v := carve(&buf, timeSize+len(p))
+		// The time header and the checksum are left for sealRecordValue.
+		v := carve(&buf, timeSize+len(p)+crcSize)
 		copy(v[timeSize:], p)
 		r.values = append(r.values, v)
 	}
@@ -130,6 +130,9 @@ func (s *Store) commitLoop() {
 	// The timer is created stopped and reset for each wait.
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
+	s.retryTimer = time.NewTimer(time.Hour)
+	s.retryTimer.Stop()
+	defer s.retryTimer.Stop()
 	expect := 1 // size of the previous group: the concurrency to wait for
 	for {
 		group = group[:0]
@@ -142,6 +145,11 @@ func (s *Store) commitLoop() {
 			select {
 			case r := <-s.reqs:
 				group = append(group, r)
+			case <-s.retryTimer.C:
+				if s.failed != nil {
+					s.retryWrite()
+				}
+				continue
 			case <-s.stop:
 				s.drain(group)
 				return
@@ -218,10 +226,7 @@ func (s *Store) write(group []*request) {
 	if len(live) == 0 {
 		return
 	}
-	if s.failed == nil {
-		s.failed = s.applyFailure()
-	}
-	if s.failed != nil {
+	if s.failed != nil && !s.retryWrite() {
 		s.answer(live, store.CommitResult{}, s.failed)
 		return
 	}
@@ -231,19 +236,21 @@ func (s *Store) write(group []*request) {
 	}
 	now = time.Unix(0, now.UnixNano()) // as decoded from disk: no monotonic reading, local zone
 	g := &walGroup{first: s.next, time: now}
+	rev := s.next
 	for _, r := range live {
 		for _, v := range r.values {
-			stampRecordValue(v, now)
+			sealRecordValue(v, rev, now)
+			rev++
 		}
 		g.values = append(g.values, r.values...)
 		g.ops = append(g.ops, r.ops...)
 	}
 	if err := s.wal.append(g, s.flushForRewind); err != nil {
-		// The file's state after a failed write is uncertain (an fsync
-		// error may or may not have left the data on disk), so revisions
-		// cannot safely be handed out again: refuse until reopened.
-		s.failed = fmt.Errorf("bboltstore: a write to %s failed, reopen the store: %w", s.wal.path, err)
-		s.answer(live, store.CommitResult{}, s.failed)
+		s.writeFailed(err)
+		if s.failed != nil {
+			err = s.failed
+		}
+		s.answer(live, store.CommitResult{}, fmt.Errorf("bboltstore: commit: %w", err))
 		return
 	}
 	g.seq = s.wal.seq
@@ -260,7 +267,7 @@ func (s *Store) write(group []*request) {
 	if n > 0 {
 		s.publish(live, first, n, now)
 	}
-	rev := first
+	rev = first
 	for _, r := range live {
 		res := store.CommitResult{Time: now}
 		if k := uint64(len(r.values)); k > 0 {
@@ -269,6 +276,44 @@ func (s *Store) write(group []*request) {
 		}
 		r.done <- result{res: res}
 	}
+}
+
+// writeFailed handles a failed append. Nothing was handed out: the next
+// frame goes to the same offset with the same sequence number and
+// revisions. If the write reached the file (wal.dirty), the committer
+// refuses commits (store.ErrUnavailable) until retryWrite has cleared what
+// it may have left; if it never started (the applier could not make room
+// for a rewind), the applier's own retries decide.
+func (s *Store) writeFailed(err error) {
+	if s.wal.dirty > 0 {
+		s.refuseWrites(err)
+	}
+}
+
+// refuseWrites makes commits fail with store.ErrUnavailable until a retry
+// succeeds, and schedules that retry.
+func (s *Store) refuseWrites(err error) {
+	s.failed = fmt.Errorf("%w: writing %s failed: %w", store.ErrUnavailable, s.wal.path, err)
+	delay := s.retry.next()
+	s.retryAt = time.Now().Add(delay)
+	s.retryTimer.Reset(delay)
+	s.health.failed(walWriter, s.failed, delay)
+}
+
+// retryWrite retries writing the write-ahead file, once retryAt has
+// passed, and reports whether commits may go on.
+func (s *Store) retryWrite() bool {
+	if time.Now().Before(s.retryAt) {
+		return false
+	}
+	if err := s.wal.clear(); err != nil {
+		s.refuseWrites(err)
+		return false
+	}
+	s.failed = nil
+	s.retry.reset()
+	s.health.ok(walWriter)
+	return true
 }
 
 // flushForRewind returns once bbolt holds every group written: the
@@ -297,7 +342,7 @@ func (s *Store) publish(group []*request, first uint64, n int, now time.Time) {
 		rev := first
 		for _, r := range group {
 			for _, v := range r.values {
-				s.tail = append(s.tail, store.Record{Revision: rev, Time: now, Payload: v[timeSize:]})
+				s.tail = append(s.tail, store.Record{Revision: rev, Time: now, Payload: recordPayload(v)})
 				rev++
 			}
 		}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"runtime"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -295,62 +293,6 @@ func TestWait(t *testing.T) {
 	})
 }
 
-// TestFailedWriteRefusesLaterCommits breaks the files under the committer
-// and the applier: after a failed write no revision may be handed out
-// until reopen, and nothing Commit returned is lost.
-func TestFailedWriteRefusesLaterCommits(t *testing.T) {
-	t.Run("write-ahead file", func(t *testing.T) {
-		s := open(t, t.TempDir(), Options{})
-		commit(t, s, batch("a"))
-		if err := s.wal.f.Close(); err != nil { // every later write fails
-			t.Fatal(err)
-		}
-		_, err := s.Commit(context.Background(), batch("b"))
-		if err == nil || !strings.Contains(err.Error(), "reopen the store") {
-			t.Fatalf("Commit on a broken file = %v, want a write failure", err)
-		}
-		_, err2 := s.Commit(context.Background(), batch("c"))
-		if err2 == nil || err2.Error() != err.Error() {
-			t.Errorf("next Commit = %v, want the same failure %v", err2, err)
-		}
-		if _, last := s.Revisions(); last != 1 {
-			t.Errorf("last revision %d after failed writes, want 1", last)
-		}
-	})
-	t.Run("bbolt", func(t *testing.T) {
-		dir := t.TempDir()
-		s, err := Open(context.Background(), dir, Options{ApplyInterval: time1h})
-		if err != nil {
-			t.Fatal(err)
-		}
-		commit(t, s, batch("a"))
-		if err := s.waitAllApplied(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.db.Close(); err != nil { // every later transaction fails
-			t.Fatal(err)
-		}
-		commit(t, s, batch("b")) // durable in the write-ahead file
-		if err := s.waitAllApplied(context.Background()); err == nil || !strings.Contains(err.Error(), "reopen the store") {
-			t.Fatalf("applying to a closed bbolt = %v, want a failure", err)
-		}
-		_, err = s.Commit(context.Background(), batch("c"))
-		if err == nil || !strings.Contains(err.Error(), "reopen the store") {
-			t.Fatalf("Commit after bbolt failed = %v, want a refusal", err)
-		}
-		if _, last := s.Revisions(); last != 2 {
-			t.Errorf("last revision %d, want 2", last)
-		}
-		if err := s.Close(); err == nil {
-			t.Error("Close hid the applier's failure")
-		}
-		r := open(t, dir, Options{})
-		if got, want := readAll(t, r, 1), []rec{{1, "a"}, {2, "b"}}; !reflect.DeepEqual(got, want) {
-			t.Errorf("reopened log %v, want %v", got, want)
-		}
-	})
-}
-
 // TestNewRequestCopies checks that a request owns its bytes: small and
 // large batches, empty values kept non-nil, and copies that do not run
 // into each other.
@@ -375,7 +317,7 @@ func TestNewRequestCopies(t *testing.T) {
 			t.Fatalf("n=%d: %d values and %d ops", n, len(r.values), len(r.ops))
 		}
 		for i, v := range r.values {
-			if got, want := string(v[timeSize:]), fmt.Sprint("payload-", i); got != want {
+			if got, want := string(recordPayload(v)), fmt.Sprint("payload-", i); got != want {
 				t.Errorf("n=%d: record %d = %q, want %q", n, i, got, want)
 			}
 		}

@@ -82,7 +82,7 @@ func (s *Store) compactOnce(now time.Time, last uint64) (n int, oldest uint64, e
 		var expired [][]byte
 		c := log.Cursor()
 		for k, v := c.First(); k != nil && len(expired) < compactChunk; k, v = c.Next() {
-			r, err := decodeRecord(k, v, true)
+			r, err := decodeRecord(k, v, false, true) // age only: a damaged record goes like the others
 			if err != nil {
 				return err
 			}

@@ -12,7 +12,17 @@
 // replaced on every commit wakes them. A background goroutine applies the
 // retention policy.
 //
+// Records and keyspace values carry a CRC-32C, and a damaged one is refused
+// naming it. Open checks the data file's header before bbolt maps it, and
+// refuses a write-ahead file that ends before its high-water mark. A failed
+// write makes the store refuse the commits that need it and retry with
+// backoff until a write succeeds (Health reports it). Every file operation
+// goes through an FS, where tests inject faults.
+//
 // The buckets and the record format are declared in schema.go; store.go has
-// Open and Close, commit.go the committer, wal.go the write-ahead file,
-// apply.go the applier, read.go the read side and compact.go compaction.
+// Open and Close, load.go what Open reads and replays, header.go the
+// header check and bbolt's guarded open, commit.go the committer,
+// wal.go the write-ahead file, apply.go the applier, health.go the failure
+// state and backoff, fs.go the file layer, read.go the read side,
+// compact.go compaction and verify.go the offline check.
 package bboltstore

@@ -2,6 +2,7 @@ package bboltstore
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"path/filepath"
 	"sync"
@@ -121,3 +122,41 @@ const (
 	ms     = time.Millisecond
 	time1h = time.Hour
 )
+
+// toOldEncoding rewrites a data file in the encoding of schema version
+// (1 or 2): records and keyspace values without checksums, none of the
+// keys version 3 added.
+func toOldEncoding(tx *bolt.Tx, version uint64) error {
+	meta := tx.Bucket([]byte(metaBucket))
+	from, err := getUint64(meta.Get([]byte(checksumFromKey)))
+	if err != nil {
+		return err
+	}
+	strip := func(b *bolt.Bucket, keep func(k []byte) bool) error {
+		var kvs []store.KV
+		err := b.ForEach(func(k, v []byte) error {
+			if !keep(k) {
+				kvs = append(kvs, store.KV{Key: clone(k), Value: clone(v[:len(v)-crcSize])})
+			}
+			return nil
+		})
+		for _, kv := range kvs {
+			err = errors.Join(err, b.Put(kv.Key, kv.Value))
+		}
+		return err
+	}
+	if err := strip(tx.Bucket([]byte(logBucket)), func(k []byte) bool { return binary.BigEndian.Uint64(k) < from }); err != nil {
+		return err
+	}
+	for _, sp := range store.Spaces() {
+		if err := strip(tx.Bucket([]byte(spaceBucket(sp))), func([]byte) bool { return false }); err != nil {
+			return err
+		}
+	}
+	for _, k := range []string{checksumFromKey, ackedKey, ackedNextKey} {
+		if err := meta.Delete([]byte(k)); err != nil {
+			return err
+		}
+	}
+	return meta.Put([]byte(schemaKey), putUint64(version))
+}

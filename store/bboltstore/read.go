@@ -106,7 +106,7 @@ func (s *Store) readLog(ctx context.Context, from, last uint64, limit int) ([]st
 					return err
 				}
 			}
-			r, err := decodeRecord(k, v, false)
+			r, err := decodeRecord(k, v, s.checked(k), false)
 			if err != nil {
 				return err
 			}
@@ -128,7 +128,8 @@ func (s *Store) readLog(ctx context.Context, from, last uint64, limit int) ([]st
 func (s *Store) readErr(err error) error {
 	err = mapClosed(err)
 	var compacted *store.CompactedError
-	if errors.As(err, &compacted) || errors.Is(err, store.ErrClosed) ||
+	var damaged *store.CorruptRecordError
+	if errors.As(err, &compacted) || errors.As(err, &damaged) || errors.Is(err, store.ErrClosed) ||
 		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
@@ -153,7 +154,11 @@ func (s *Store) Get(space store.Space, key []byte) ([]byte, bool, error) {
 			return err
 		}
 		if v := b.Get(key); v != nil {
-			value = clone(v)
+			open, err := openValue(space, key, v)
+			if err != nil {
+				return err
+			}
+			value = clone(open)
 		}
 		return nil
 	})
@@ -181,7 +186,11 @@ func (s *Store) List(space store.Space) ([]store.KV, error) {
 			return err
 		}
 		return b.ForEach(func(k, v []byte) error {
-			out = append(out, store.KV{Key: clone(k), Value: clone(v)})
+			open, err := openValue(space, k, v)
+			if err != nil {
+				return err
+			}
+			out = append(out, store.KV{Key: clone(k), Value: clone(open)})
 			return nil
 		})
 	})

@@ -3,6 +3,7 @@ package bboltstore
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -13,9 +14,14 @@ import (
 // schemaVersion is the layout this build reads and writes. Bump it, with a
 // migration, whenever a bucket, a key or an encoding below changes meaning.
 //
-// Version 2 added the write-ahead file and walSeqKey; a version 1 file is
-// upgraded in place when opened (it has no write-ahead file to replay).
-const schemaVersion uint64 = 2
+// Version 2 added the write-ahead file and walSeqKey; version 3 a checksum
+// to every record and keyspace value, checksumFromKey and the high-water
+// mark (ackedKey, ackedNextKey). Older files are upgraded in place when
+// opened: a version 1 file has no write-ahead file to replay; the records
+// of a version 1 or 2 file keep their encoding (checksumFromKey says where
+// the checksummed ones start) and its keyspace values, a few thousand at
+// most, are rewritten with their checksum.
+const schemaVersion uint64 = 3
 
 // fileName is the data file inside the data directory.
 const fileName = "berth.db"
@@ -25,7 +31,9 @@ const (
 	// metaBucket holds the store's own metadata under the meta keys.
 	metaBucket = "meta"
 	// logBucket maps a revision (8 bytes, big-endian) to a record value:
-	// the commit time (8 bytes, big-endian Unix nanoseconds) then the payload.
+	// the commit time (8 bytes, big-endian Unix nanoseconds), the payload,
+	// then (from checksumFromKey's revision on) the CRC-32C of the
+	// revision key, the time and the payload (4 bytes, big-endian).
 	logBucket = "log"
 	// spacePrefix prefixes a keyspace's name to name its bucket, keeping
 	// keyspaces apart from the buckets above.
@@ -41,6 +49,16 @@ const (
 	// walSeqKey is the sequence number of the last write-ahead group
 	// copied into bbolt: Open replays the groups after it.
 	walSeqKey = "wal-seq"
+	// checksumFromKey is the first revision whose record carries a
+	// checksum: the next revision when the file was upgraded to version 3,
+	// 1 for a file created by it.
+	checksumFromKey = "checksum-from"
+	// ackedKey and ackedNextKey are the write-ahead file's high-water
+	// mark: the last group acknowledged to its committers, and the
+	// revision after its records, when bbolt last committed. Open refuses
+	// a write-ahead file that ends before it (store.ErrLogTruncated).
+	ackedKey     = "wal-acked"
+	ackedNextKey = "wal-acked-next-revision"
 )
 
 // bucketNames returns every bucket the store uses.
@@ -54,10 +72,30 @@ func bucketNames() []string {
 
 func spaceBucket(sp store.Space) string { return spacePrefix + string(sp) }
 
-// timeSize is the length of the time header of a record value.
-const timeSize = 8
+// timeSize is the length of the time header of a record value, crcSize
+// that of the checksum trailer of a record or keyspace value.
+const (
+	timeSize = 8
+	crcSize  = 4
+)
 
 func putUint64(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
+
+// metaInt is an integer of the meta bucket.
+type metaInt struct {
+	key string
+	val uint64
+}
+
+// putMeta puts integers into the meta bucket.
+func putMeta(meta *bolt.Bucket, ints ...metaInt) error {
+	for _, m := range ints {
+		if err := meta.Put([]byte(m.key), putUint64(m.val)); err != nil {
+			return fmt.Errorf("put %s: %w", m.key, err)
+		}
+	}
+	return nil
+}
 
 func getUint64(b []byte) (uint64, error) {
 	if len(b) != 8 {
@@ -66,26 +104,85 @@ func getUint64(b []byte) (uint64, error) {
 	return binary.BigEndian.Uint64(b), nil
 }
 
-func stampRecordValue(v []byte, t time.Time) {
+// sealRecordValue stamps a record value (time header, payload, room for
+// the trailer) with its time and its checksum.
+func sealRecordValue(v []byte, rev uint64, t time.Time) {
 	binary.BigEndian.PutUint64(v[:timeSize], uint64(t.UnixNano()))
+	binary.BigEndian.PutUint32(v[len(v)-crcSize:], recordCRC(rev, v[:len(v)-crcSize]))
 }
 
-// decodeRecord decodes a log entry. The payload aliases v when share is true
-// and is a copy otherwise (values read inside a bbolt transaction must be
-// copied to outlive it).
-func decodeRecord(k, v []byte, share bool) (store.Record, error) {
+// recordCRC is the checksum of the record at rev whose value, trailer
+// excluded, is v: the revision is in it, so that a record moved to another
+// key fails it too.
+func recordCRC(rev uint64, v []byte) uint32 {
+	var k [8]byte
+	putRevision(k[:], rev)
+	return crc32.Update(crc32.Checksum(k[:], castagnoli), castagnoli, v)
+}
+
+// recordPayload is the payload of a sealed record value.
+func recordPayload(v []byte) []byte { return v[timeSize : len(v)-crcSize] }
+
+// decodeRecord decodes a log entry, checking its checksum when checked (the
+// record is at or above checksumFromKey's revision). The payload aliases v
+// when share is true and is a copy otherwise (values read inside a bbolt
+// transaction must be copied to outlive it). A damaged record fails with a
+// *store.CorruptRecordError naming its revision. It is a pure function.
+func decodeRecord(k, v []byte, checked, share bool) (store.Record, error) {
 	rev, err := getUint64(k)
 	if err != nil {
 		return store.Record{}, fmt.Errorf("log key: %w", err)
 	}
-	if len(v) < timeSize {
-		return store.Record{}, fmt.Errorf("%w: record %d is %d bytes, shorter than its header", store.ErrCorrupt, rev, len(v))
+	trailer := 0
+	if checked {
+		trailer = crcSize
 	}
-	p := v[timeSize:]
+	if len(v) < timeSize+trailer {
+		return store.Record{}, &store.CorruptRecordError{Revision: rev,
+			Reason: fmt.Sprintf("%d bytes, shorter than its header", len(v))}
+	}
+	body := v[:len(v)-trailer]
+	if checked {
+		want, got := binary.BigEndian.Uint32(v[len(body):]), recordCRC(rev, body)
+		if want != got {
+			return store.Record{}, &store.CorruptRecordError{Revision: rev,
+				Reason: fmt.Sprintf("checksum %08x, stored %08x", got, want)}
+		}
+	}
+	p := body[timeSize:]
 	if !share {
 		p = append([]byte(nil), p...)
 	}
 	return store.Record{Revision: rev, Time: recordTime(v), Payload: p}, nil
+}
+
+// sealValue returns a keyspace value with its checksum trailer: the
+// CRC-32C of the keyspace, the key and the value.
+func sealValue(sp store.Space, key, value []byte) []byte {
+	out := make([]byte, len(value), len(value)+crcSize)
+	copy(out, value)
+	return binary.BigEndian.AppendUint32(out, valueCRC(sp, key, value))
+}
+
+func valueCRC(sp store.Space, key, value []byte) uint32 {
+	crc := crc32.Checksum([]byte(sp), castagnoli)
+	crc = crc32.Update(crc, castagnoli, []byte{0})
+	crc = crc32.Update(crc, castagnoli, key)
+	crc = crc32.Update(crc, castagnoli, []byte{0})
+	return crc32.Update(crc, castagnoli, value)
+}
+
+// openValue checks a stored keyspace value's checksum and returns the
+// value without it (aliasing v). It is a pure function.
+func openValue(sp store.Space, key, v []byte) ([]byte, error) {
+	if len(v) < crcSize {
+		return nil, fmt.Errorf("%w: %s %q: value of %d bytes, shorter than its checksum", store.ErrCorrupt, sp, key, len(v))
+	}
+	value := v[:len(v)-crcSize]
+	if want, got := binary.BigEndian.Uint32(v[len(value):]), valueCRC(sp, key, value); want != got {
+		return nil, fmt.Errorf("%w: %s %q: checksum %08x, stored %08x", store.ErrCorrupt, sp, key, got, want)
+	}
+	return value, nil
 }
 
 func recordTime(v []byte) time.Time {

@@ -63,14 +63,35 @@ type Options struct {
 	// copies them into bbolt in one transaction; 0 means
 	// DefaultApplyInterval and a negative value never waits.
 	ApplyInterval time.Duration
+	// FS is the file layer; nil means OSFS.
+	FS FS
+	// AcceptTruncatedLog opens a store whose write-ahead file ends before
+	// its high-water mark (the filesystem lost acknowledged groups), with
+	// the shortened history and an error logged, instead of failing with a
+	// *store.LogTruncatedError. The lost revisions are handed out again.
+	AcceptTruncatedLog bool
+	// RetryMin and RetryMax bound the exponential backoff between
+	// attempts to write again after a write failed (store.ErrUnavailable);
+	// 0 means DefaultRetryMin and DefaultRetryMax.
+	RetryMin, RetryMax time.Duration
+
+	// applyFault, when set, runs in every transaction that copies groups
+	// into bbolt, and an error from it fails the transaction (tests).
+	applyFault func() error
 }
 
 func (o Options) withDefaults() (Options, error) {
 	if err := o.Retention.Validate(); err != nil {
 		return o, err
 	}
-	if o.MaxBatch < 0 || o.LockTimeout < 0 || o.WALSize < 0 {
-		return o, fmt.Errorf("bboltstore: negative MaxBatch %d, LockTimeout %v or WALSize %d", o.MaxBatch, o.LockTimeout, o.WALSize)
+	if o.MaxBatch < 0 || o.LockTimeout < 0 || o.WALSize < 0 || o.RetryMin < 0 || o.RetryMax < 0 {
+		return o, fmt.Errorf("bboltstore: negative MaxBatch %d, LockTimeout %v, WALSize %d, RetryMin %v or RetryMax %v",
+			o.MaxBatch, o.LockTimeout, o.WALSize, o.RetryMin, o.RetryMax)
+	}
+	o.RetryMin = cmp.Or(o.RetryMin, DefaultRetryMin)
+	o.RetryMax = max(cmp.Or(o.RetryMax, DefaultRetryMax), o.RetryMin)
+	if o.FS == nil {
+		o.FS = OSFS{}
 	}
 	o.LockTimeout = cmp.Or(o.LockTimeout, DefaultLockTimeout)
 	o.MaxBatch = cmp.Or(o.MaxBatch, DefaultMaxBatch)
@@ -126,10 +147,21 @@ type Store struct {
 	bg       context.Context
 	cancelBG context.CancelFunc
 
+	// checksumFrom is the first revision whose record carries a checksum
+	// (checksumFromKey); set by Open.
+	checksumFrom uint64
+
+	health *health
+
 	// Owned by the committer goroutine.
 	next     uint64    // revision of the next record
 	lastTime time.Time // newest record time; record times never go back
-	failed   error     // set when a write failed; later commits refuse
+	// failed is set when a write of the write-ahead file failed: commits
+	// are refused until a retry (wal.clear, at retryAt) succeeds.
+	failed     error
+	retry      backoff
+	retryAt    time.Time
+	retryTimer *time.Timer // fires at retryAt, so that an idle store recovers
 
 	// written is the sequence number of the last group in the write-ahead
 	// file; set by the committer before it answers the group's callers.
@@ -173,18 +205,9 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("bboltstore: create data dir: %w", err)
 	}
 	path := filepath.Join(dir, fileName)
-	db, err := bolt.Open(path, 0o600, &bolt.Options{
-		Timeout:         opts.LockTimeout,
-		FreelistType:    bolt.FreelistMapType,
-		NoFreelistSync:  true,
-		InitialMmapSize: 256 << 20,
-	})
-	if errors.Is(err, bolterrors.ErrTimeout) {
-		return nil, fmt.Errorf("%w: another berthd is using the data dir %s (no lock on %s within %v)",
-			store.ErrLocked, dir, path, opts.LockTimeout)
-	}
+	db, err := openBolt(path, opts)
 	if err != nil {
-		return nil, fmt.Errorf("bboltstore: open %s: %w", path, err)
+		return nil, err
 	}
 	s := &Store{
 		db:   db,
@@ -200,13 +223,15 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		applyStop: make(chan struct{}),
 		applyDone: make(chan struct{}),
 		apply:     applier{done: make(chan struct{})},
+		health:    newHealth(opts.Logger),
+		retry:     backoff{min: opts.RetryMin, max: opts.RetryMax},
 	}
 	// The data file's lock is held: no other process uses the write-ahead
 	// file either.
-	if s.wal, err = openWAL(dir, opts.WALSize); err != nil {
+	if s.wal, err = openWAL(opts.FS, dir, opts.WALSize); err != nil {
 		return nil, errors.Join(fmt.Errorf("bboltstore: %w", err), db.Close())
 	}
-	if err := s.load(); err != nil {
+	if err := guard(path, s.load); err != nil {
 		return nil, errors.Join(err, s.wal.close(), db.Close())
 	}
 	s.bg, s.cancelBG = context.WithCancel(context.Background())
@@ -218,163 +243,6 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		go s.compactLoop()
 	}
 	return s, nil
-}
-
-// load checks or writes the schema version, creates missing buckets,
-// replays the write-ahead groups bbolt lacks and reads the revisions and
-// the tail.
-func (s *Store) load() error {
-	var applied uint64
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		walStale, err := s.checkSchema(tx)
-		if err != nil {
-			return err
-		}
-		if walStale {
-			// A new data file (or one from before the write-ahead file):
-			// a write-ahead file found belongs to another data file, and
-			// its frames must never be replayed into this one. Emptied
-			// before the new file is committed, so a crash in between
-			// cannot pair the two.
-			if err := s.wal.reset(); err != nil {
-				return err
-			}
-		}
-		for _, name := range bucketNames() {
-			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
-				return fmt.Errorf("create bucket %q: %w", name, err)
-			}
-		}
-		meta, err := bucket(tx, metaBucket)
-		if err != nil {
-			return err
-		}
-		if applied, err = getUint64(meta.Get([]byte(walSeqKey))); err != nil {
-			return fmt.Errorf("%s: %w", walSeqKey, err)
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("bboltstore: load %s: %w", s.path, err)
-	}
-	if err := s.wal.preallocate(); err != nil {
-		return fmt.Errorf("bboltstore: %w", err)
-	}
-	groups, last, err := s.wal.scan(applied)
-	if err != nil {
-		return fmt.Errorf("bboltstore: replay: %w", err)
-	}
-	if len(groups) > 0 {
-		if err := s.db.Update(func(tx *bolt.Tx) error { return applyGroups(tx, groups) }); err != nil {
-			return fmt.Errorf("bboltstore: replay %d groups of %s into %s: %w", len(groups), s.wal.path, s.path, err)
-		}
-	}
-	// Everything is in bbolt now: the next frame goes to the file's start.
-	s.wal.seq, s.wal.off = last, 0
-	s.written.Store(last)
-	s.apply.seq = last
-	err = s.db.View(func(tx *bolt.Tx) error {
-		meta, err := bucket(tx, metaBucket)
-		if err != nil {
-			return err
-		}
-		if s.next, err = getUint64(meta.Get([]byte(nextKey))); err != nil {
-			return fmt.Errorf("%s: %w", nextKey, err)
-		}
-		return s.loadLog(tx)
-	})
-	if err != nil {
-		return fmt.Errorf("bboltstore: load %s: %w", s.path, err)
-	}
-	return nil
-}
-
-// checkSchema stamps a new file with schemaVersion, upgrades a version 1
-// file and refuses any other version. walStale reports a file that was new
-// or upgraded: no write-ahead file belongs to it yet.
-func (s *Store) checkSchema(tx *bolt.Tx) (walStale bool, err error) {
-	meta := tx.Bucket([]byte(metaBucket))
-	if meta == nil {
-		empty := true
-		_ = tx.ForEach(func([]byte, *bolt.Bucket) error { empty = false; return nil })
-		if !empty {
-			return false, fmt.Errorf("%w: not a Berth data file (no %q bucket)", store.ErrCorrupt, metaBucket)
-		}
-		meta, err := tx.CreateBucket([]byte(metaBucket))
-		if err != nil {
-			return false, fmt.Errorf("create bucket %q: %w", metaBucket, err)
-		}
-		if err := meta.Put([]byte(schemaKey), putUint64(schemaVersion)); err != nil {
-			return false, err
-		}
-		if err := meta.Put([]byte(walSeqKey), putUint64(0)); err != nil {
-			return false, err
-		}
-		return true, meta.Put([]byte(nextKey), putUint64(1))
-	}
-	v, err := getUint64(meta.Get([]byte(schemaKey)))
-	if err != nil {
-		return false, fmt.Errorf("%s: %w", schemaKey, err)
-	}
-	if v == 1 {
-		// Version 1 wrote bbolt directly: no group to replay.
-		if err := meta.Put([]byte(walSeqKey), putUint64(0)); err != nil {
-			return false, err
-		}
-		return true, meta.Put([]byte(schemaKey), putUint64(schemaVersion))
-	}
-	if v != schemaVersion {
-		return false, &store.SchemaVersionError{Path: s.path, Found: v, Supported: schemaVersion}
-	}
-	return false, nil
-}
-
-// loadLog sets first, last, lastTime and the tail from the log bucket.
-func (s *Store) loadLog(tx *bolt.Tx) error {
-	log, err := bucket(tx, logBucket)
-	if err != nil {
-		return err
-	}
-	s.last = s.next - 1
-	s.first = s.next
-	c := log.Cursor()
-	k, v := c.Last()
-	if k == nil {
-		return nil
-	}
-	newest, err := decodeRecord(k, v, false)
-	if err != nil {
-		return err
-	}
-	if newest.Revision >= s.next {
-		return fmt.Errorf("%w: log reaches revision %d but %s is %d", store.ErrCorrupt, newest.Revision, nextKey, s.next)
-	}
-	s.lastTime = newest.Time
-	fk, _ := c.First()
-	if s.first, err = getUint64(fk); err != nil {
-		return fmt.Errorf("log key: %w", err)
-	}
-	// The tail must end at last with consecutive revisions; if the newest
-	// record is not last (it cannot be, short of damage), start it empty.
-	if newest.Revision != s.last || s.opts.TailSize == 0 {
-		return nil
-	}
-	tail := []store.Record{newest}
-	for k, v := c.Prev(); k != nil && len(tail) < s.opts.TailSize; k, v = c.Prev() {
-		r, err := decodeRecord(k, v, false)
-		if err != nil {
-			return err
-		}
-		if r.Revision != tail[len(tail)-1].Revision-1 {
-			return fmt.Errorf("%w: log jumps from revision %d to %d", store.ErrCorrupt, r.Revision, tail[len(tail)-1].Revision)
-		}
-		tail = append(tail, r)
-	}
-	for i, j := 0, len(tail)-1; i < j; i, j = i+1, j-1 {
-		tail[i], tail[j] = tail[j], tail[i]
-	}
-	s.tail = tail
-	return nil
 }
 
 // Close waits for the batches already handed to the committer to be
@@ -442,3 +310,9 @@ func mapClosed(err error) error {
 	}
 	return err
 }
+
+// Health returns nil while the store can write, or why it cannot (an error
+// wrapping store.ErrUnavailable: a full disk, an I/O error), and a channel
+// closed at the next change. The store retries with backoff by itself;
+// meanwhile it refuses the commits that need the failed write.
+func (s *Store) Health() (changed <-chan struct{}, err error) { return s.health.get() }

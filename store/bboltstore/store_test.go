@@ -401,13 +401,13 @@ func TestSchemaVersion(t *testing.T) {
 			name:    "newer",
 			damage:  setMeta(schemaKey, putUint64(schemaVersion+1)),
 			want:    store.ErrSchemaVersion,
-			wantMsg: "has schema version 3, newer than version 2 that this berthd supports",
+			wantMsg: "has schema version 4, newer than version 3 that this berthd supports",
 		},
 		{
 			name:    "older",
 			damage:  setMeta(schemaKey, putUint64(0)),
 			want:    store.ErrSchemaVersion,
-			wantMsg: "has schema version 0, older than version 2",
+			wantMsg: "has schema version 0, older than version 3",
 		},
 		{
 			name:    "malformed version",

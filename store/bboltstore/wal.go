@@ -2,15 +2,12 @@ package bboltstore
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/berthsched/berth/store"
 )
@@ -44,12 +41,16 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // wal is the write-ahead file. Only the committer writes it; Open reads it.
 type wal struct {
-	f    *os.File
+	fs   FS
+	f    File
 	path string
 	size int64  // preallocated size: frames are written below it when they fit
 	off  int64  // where the next frame goes
 	seq  uint64 // sequence number of the last frame written (or applied at Open)
 	buf  []byte // the frame being encoded, reused
+	// dirty is how many bytes from off a failed append may have written:
+	// clear zeroes them before the next frame goes there.
+	dirty int
 }
 
 // walGroup is one commit group as the applier and the replay see it.
@@ -65,13 +66,13 @@ type walGroup struct {
 
 // openWAL opens or creates the write-ahead file. Before the first frame is
 // written, the file is either reset or preallocated.
-func openWAL(dir string, size int64) (*wal, error) {
+func openWAL(fs FS, dir string, size int64) (*wal, error) {
 	path := filepath.Join(dir, walFileName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := fs.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open write-ahead file: %w", err)
 	}
-	return &wal{f: f, path: path, size: size}, nil
+	return &wal{fs: fs, f: f, path: path, size: size}, nil
 }
 
 // preallocate extends the file with zeros up to w.size and syncs it and its
@@ -95,7 +96,7 @@ func (w *wal) preallocate() error {
 	if err := w.f.Sync(); err != nil {
 		return fmt.Errorf("sync %s: %w", w.path, err)
 	}
-	return syncDir(w.path)
+	return syncDirOf(w.fs, w.path)
 }
 
 // reset empties the file and preallocates it again.
@@ -104,19 +105,6 @@ func (w *wal) reset() error {
 		return fmt.Errorf("truncate %s: %w", w.path, err)
 	}
 	return w.preallocate()
-}
-
-// syncDir makes the creation of the file at path durable.
-func syncDir(path string) error {
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return fmt.Errorf("open data dir: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync data dir: %w", err)
-	}
-	return nil
 }
 
 // scan reads the frames of the current lap, from offset 0, and returns the
@@ -187,12 +175,14 @@ func (w *wal) append(g *walGroup, rewind func() error) error {
 		w.off = 0
 	}
 	if _, err := w.f.WriteAt(w.buf, w.off); err != nil {
+		w.dirty = len(w.buf)
 		return fmt.Errorf("write %s: %w", w.path, err)
 	}
 	// fdatasync: the file's size does not change below w.size, so the data
 	// blocks are all there is to flush. A frame past the preallocated end
 	// (one larger than the file) grows it, and fdatasync flushes the size too.
-	if err := fdatasync(w.f); err != nil {
+	if err := w.f.Datasync(); err != nil {
+		w.dirty = len(w.buf)
 		return fmt.Errorf("sync %s: %w", w.path, err)
 	}
 	w.off += int64(len(w.buf))
@@ -203,13 +193,25 @@ func (w *wal) append(g *walGroup, rewind func() error) error {
 	return nil
 }
 
-func fdatasync(f *os.File) error {
-	for {
-		err := unix.Fdatasync(int(f.Fd()))
-		if !errors.Is(err, unix.EINTR) {
-			return err
-		}
+// clear overwrites what a failed append may have written with zeros and
+// syncs them: whatever part of that frame reached the disk is gone (its
+// callers were told it failed), and a success shows that the file can be
+// written again. The next frame goes to the same offset with the same
+// sequence number. A failed sync may have dropped the page cache's copy of
+// the frame (Linux marks it clean), so rewriting, not resyncing, is what
+// makes the range known.
+func (w *wal) clear() error {
+	if w.dirty == 0 {
+		return nil
 	}
+	if _, err := w.f.WriteAt(make([]byte, w.dirty), w.off); err != nil {
+		return fmt.Errorf("write %s: %w", w.path, err)
+	}
+	if err := w.f.Datasync(); err != nil {
+		return fmt.Errorf("sync %s: %w", w.path, err)
+	}
+	w.dirty = 0
+	return nil
 }
 
 func (w *wal) close() error { return w.f.Close() }
@@ -225,8 +227,9 @@ func encodeGroup(b []byte, seq uint64, g *walGroup) []byte {
 	b = binary.LittleEndian.AppendUint64(b, g.first)
 	b = binary.AppendUvarint(b, uint64(len(g.values)))
 	for _, v := range g.values {
-		b = binary.AppendUvarint(b, uint64(len(v)-timeSize))
-		b = append(b, v[timeSize:]...)
+		p := recordPayload(v)
+		b = binary.AppendUvarint(b, uint64(len(p)))
+		b = append(b, p...)
 	}
 	b = binary.AppendUvarint(b, uint64(len(g.ops)))
 	spaces := store.Spaces() // once per group: it allocates
@@ -261,11 +264,11 @@ func decodeGroup(p []byte) (*walGroup, error) {
 	g.time = time.Unix(0, int64(d.uint64()))
 	g.first = d.uint64()
 	n := d.count()
-	for range n {
+	for i := range n {
 		payload := d.bytes()
-		v := make([]byte, timeSize+len(payload))
+		v := make([]byte, timeSize+len(payload)+crcSize)
 		copy(v[timeSize:], payload)
-		stampRecordValue(v, g.time)
+		sealRecordValue(v, g.first+i, g.time)
 		g.values = append(g.values, v)
 	}
 	n = d.count()

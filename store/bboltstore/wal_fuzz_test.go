@@ -2,6 +2,7 @@ package bboltstore
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -15,15 +16,15 @@ import (
 // seedFrames are frames of real groups: what a committer writes.
 func seedFrames() [][]byte {
 	now := time.Unix(0, 1_700_000_000_123_456_789)
-	rec := func(p string) []byte {
-		v := append(make([]byte, timeSize), p...)
-		stampRecordValue(v, now)
+	rec := func(rev uint64, p string) []byte {
+		v := append(append(make([]byte, timeSize), p...), make([]byte, crcSize)...)
+		sealRecordValue(v, rev, now)
 		return v
 	}
 	groups := []*walGroup{
-		{first: 1, time: now, values: [][]byte{rec("\x1a\x11default-scheduler\"\x0f\n\x07default\x12\x02p1\x1a\x02u1R\x04\n\x02n1")},
+		{first: 1, time: now, values: [][]byte{rec(1, "\x1a\x11default-scheduler\"\x0f\n\x07default\x12\x02p1\x1a\x02u1R\x04\n\x02n1")},
 			ops: []store.Op{{Space: store.Assumed, Key: []byte("u1"), Value: []byte("node")}}},
-		{first: 2, time: now, values: [][]byte{rec(""), rec("x")}},
+		{first: 2, time: now, values: [][]byte{rec(2, ""), rec(3, "x")}},
 		{first: 4, time: now, ops: []store.Op{
 			{Space: store.Nominations, Key: []byte("uid-2"), Delete: true},
 			{Space: store.Unschedulable, Key: []byte("uid-3"), Value: []byte{}},
@@ -42,7 +43,8 @@ func seedFrames() [][]byte {
 // describes, and flipping any bit of it makes it unreadable (the CRC
 // covers everything but the magic, which is checked). A payload that
 // decodes re-encodes to a frame that decodes to the same group, never
-// larger than the input; values always carry their time header and no
+// larger than the input; values always carry their time header and a
+// valid checksum, and no
 // operation is on an unknown keyspace.
 func FuzzWALFrame(f *testing.F) {
 	for _, fr := range seedFrames() {
@@ -95,8 +97,11 @@ func FuzzWALFrame(f *testing.F) {
 func checkGroup(t *testing.T, g *walGroup) {
 	t.Helper()
 	for i, v := range g.values {
-		if len(v) < timeSize || !recordTime(v).Equal(g.time) {
+		if len(v) < timeSize+crcSize || !recordTime(v).Equal(g.time) {
 			t.Fatalf("value %d lacks the group's time header: %x", i, v)
+		}
+		if _, err := decodeRecord(binary.BigEndian.AppendUint64(nil, g.first+uint64(i)), v, true, true); err != nil {
+			t.Fatalf("value %d does not pass its checksum: %v", i, err)
 		}
 	}
 	for i, op := range g.ops {
@@ -129,7 +134,7 @@ func FuzzWALScan(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer file.Close()
-		w := &wal{f: file, path: path}
+		w := &wal{f: osFile{file}, path: path}
 		groups, last, err := w.scan(uint64(applied))
 		if err != nil {
 			if !errors.Is(err, store.ErrCorrupt) {

@@ -18,9 +18,11 @@ import (
 
 func TestGroupEncodingRoundTrip(t *testing.T) {
 	now := time.Unix(0, 1_700_000_000_123_456_789)
+	rev := uint64(42)
 	rec := func(p string) []byte {
-		v := append(make([]byte, timeSize), p...)
-		stampRecordValue(v, now)
+		v := append(append(make([]byte, timeSize), p...), make([]byte, crcSize)...)
+		sealRecordValue(v, rev, now)
+		rev++
 		return v
 	}
 	in := &walGroup{
@@ -206,13 +208,13 @@ func TestUpgradeFromSchemaVersion1(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	// A version 1 file: no wal-seq key and no write-ahead file.
+	// A version 1 file: records without checksums, no wal-seq key and no
+	// write-ahead file.
 	editDataFile(t, dir, func(tx *bolt.Tx) error {
-		meta := tx.Bucket([]byte(metaBucket))
-		if err := meta.Delete([]byte(walSeqKey)); err != nil {
+		if err := toOldEncoding(tx, 1); err != nil {
 			return err
 		}
-		return meta.Put([]byte(schemaKey), putUint64(1))
+		return tx.Bucket([]byte(metaBucket)).Delete([]byte(walSeqKey))
 	})
 	if err := os.Remove(filepath.Join(dir, walFileName)); err != nil {
 		t.Fatal(err)

@@ -118,6 +118,12 @@ const (
 	SimulateResult_SIMULATE_RESULT_UNSCHEDULABLE SimulateResult = 3
 	// The pod has scheduling gates and was not tried.
 	SimulateResult_SIMULATE_RESULT_GATED SimulateResult = 4
+	// The pod was not tried: no profile serves its scheduler_name, or it is
+	// being deleted.
+	SimulateResult_SIMULATE_RESULT_SKIPPED SimulateResult = 5
+	// The pod was refused at admission (an unknown PriorityClass) or its
+	// bind failed.
+	SimulateResult_SIMULATE_RESULT_ERROR SimulateResult = 6
 )
 
 // Enum value maps for SimulateResult.
@@ -128,6 +134,8 @@ var (
 		2: "SIMULATE_RESULT_NOMINATED",
 		3: "SIMULATE_RESULT_UNSCHEDULABLE",
 		4: "SIMULATE_RESULT_GATED",
+		5: "SIMULATE_RESULT_SKIPPED",
+		6: "SIMULATE_RESULT_ERROR",
 	}
 	SimulateResult_value = map[string]int32{
 		"SIMULATE_RESULT_UNSPECIFIED":   0,
@@ -135,6 +143,8 @@ var (
 		"SIMULATE_RESULT_NOMINATED":     2,
 		"SIMULATE_RESULT_UNSCHEDULABLE": 3,
 		"SIMULATE_RESULT_GATED":         4,
+		"SIMULATE_RESULT_SKIPPED":       5,
+		"SIMULATE_RESULT_ERROR":         6,
 	}
 )
 
@@ -519,8 +529,22 @@ type SimulateAttempt struct {
 	Victims []*PodRef `protobuf:"bytes,4,rep,name=victims,proto3" json:"victims,omitempty"`
 	// Every node considered, sorted by name, with its verdict and scores.
 	Nodes []*NodeVerdict `protobuf:"bytes,5,rep,name=nodes,proto3" json:"nodes,omitempty"`
-	// UNSCHEDULABLE: the kube-style summary, as in Unschedulable.message.
-	Message       string `protobuf:"bytes,6,opt,name=message,proto3" json:"message,omitempty"`
+	// UNSCHEDULABLE and NOMINATED: the kube-style summary, as in
+	// Unschedulable.message. ERROR and SKIPPED: why.
+	Message string `protobuf:"bytes,6,opt,name=message,proto3" json:"message,omitempty"`
+	// BOUND: the nodes that shared the top score, in the order scored.
+	TopNodes []string `protobuf:"bytes,7,rep,name=top_nodes,json=topNodes,proto3" json:"top_nodes,omitempty"`
+	// BOUND among several top_nodes: how the tie was broken,
+	// "smallest-node-name".
+	TieBreak string `protobuf:"bytes,8,opt,name=tie_break,json=tieBreak,proto3" json:"tie_break,omitempty"`
+	// BOUND: the pod went to the node it was nominated on, which passed the
+	// filters, without the other nodes being tried (as kube-scheduler does).
+	ViaNominatedNode bool `protobuf:"varint,9,opt,name=via_nominated_node,json=viaNominatedNode,proto3" json:"via_nominated_node,omitempty"`
+	// BOUND with one feasible node: kube-scheduler does not score then; the
+	// nodes' scores were computed for this report only.
+	ScoresReportOnly bool `protobuf:"varint,10,opt,name=scores_report_only,json=scoresReportOnly,proto3" json:"scores_report_only,omitempty"`
+	// GATED: the PreEnqueue plugin that held the pod back.
+	Plugin        string `protobuf:"bytes,11,opt,name=plugin,proto3" json:"plugin,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -597,6 +621,41 @@ func (x *SimulateAttempt) GetMessage() string {
 	return ""
 }
 
+func (x *SimulateAttempt) GetTopNodes() []string {
+	if x != nil {
+		return x.TopNodes
+	}
+	return nil
+}
+
+func (x *SimulateAttempt) GetTieBreak() string {
+	if x != nil {
+		return x.TieBreak
+	}
+	return ""
+}
+
+func (x *SimulateAttempt) GetViaNominatedNode() bool {
+	if x != nil {
+		return x.ViaNominatedNode
+	}
+	return false
+}
+
+func (x *SimulateAttempt) GetScoresReportOnly() bool {
+	if x != nil {
+		return x.ScoresReportOnly
+	}
+	return false
+}
+
+func (x *SimulateAttempt) GetPlugin() string {
+	if x != nil {
+		return x.Plugin
+	}
+	return ""
+}
+
 // NodeVerdict is what one attempt made of one node.
 type NodeVerdict struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -604,15 +663,23 @@ type NodeVerdict struct {
 	Node string `protobuf:"bytes,1,opt,name=node,proto3" json:"node,omitempty"`
 	// The node passed every filter.
 	Feasible bool `protobuf:"varint,2,opt,name=feasible,proto3" json:"feasible,omitempty"`
-	// Not feasible: why, in kube-scheduler's words.
+	// Not feasible: why, in kube-scheduler's words. UNSCHEDULABLE: every
+	// node's reasons; BOUND: those of the nodes the filters rejected;
+	// NOMINATED: none.
 	Reasons []string `protobuf:"bytes,3,rep,name=reasons,proto3" json:"reasons,omitempty"`
-	// Feasible: the node's total score, the sum of each scoring plugin's
-	// normalized score (0-100) times the plugin's weight. 0 when only one node
-	// was feasible: like kube-scheduler, Berth does not score then.
+	// Scored: the node's total score, the sum of each scoring plugin's
+	// normalized score (0-100) times the plugin's weight.
 	TotalScore int64 `protobuf:"varint,4,opt,name=total_score,json=totalScore,proto3" json:"total_score,omitempty"`
-	// Feasible: each scoring plugin's contribution to total_score (normalized
+	// Scored: each scoring plugin's contribution to total_score (normalized
 	// score times weight), by plugin name.
-	PluginScores  map[string]int64 `protobuf:"bytes,5,rep,name=plugin_scores,json=pluginScores,proto3" json:"plugin_scores,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	PluginScores map[string]int64 `protobuf:"bytes,5,rep,name=plugin_scores,json=pluginScores,proto3" json:"plugin_scores,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// The node was scored: total_score and plugin_scores hold its scores,
+	// even when 0. Feasible nodes are scored; with only one, see
+	// SimulateAttempt.scores_report_only.
+	Scored bool `protobuf:"varint,6,opt,name=scored,proto3" json:"scored,omitempty"`
+	// UNSCHEDULABLE: preemption cannot make room for the pod on this node
+	// (kube-scheduler's UnschedulableAndUnresolvable).
+	Unresolvable  bool `protobuf:"varint,7,opt,name=unresolvable,proto3" json:"unresolvable,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -680,6 +747,20 @@ func (x *NodeVerdict) GetPluginScores() map[string]int64 {
 		return x.PluginScores
 	}
 	return nil
+}
+
+func (x *NodeVerdict) GetScored() bool {
+	if x != nil {
+		return x.Scored
+	}
+	return false
+}
+
+func (x *NodeVerdict) GetUnresolvable() bool {
+	if x != nil {
+		return x.Unresolvable
+	}
+	return false
 }
 
 // ListPendingRequest is the request of AdminService.ListPending.
@@ -1564,6 +1645,113 @@ func (x *NodeUsage) GetNominatedPodCount() uint32 {
 	return 0
 }
 
+// ServerInfoRequest is the request of AdminService.ServerInfo.
+type ServerInfoRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ServerInfoRequest) Reset() {
+	*x = ServerInfoRequest{}
+	mi := &file_berth_v1_admin_service_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ServerInfoRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ServerInfoRequest) ProtoMessage() {}
+
+func (x *ServerInfoRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_admin_service_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ServerInfoRequest.ProtoReflect.Descriptor instead.
+func (*ServerInfoRequest) Descriptor() ([]byte, []int) {
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{17}
+}
+
+// ServerInfoResponse is the response of AdminService.ServerInfo.
+type ServerInfoResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// berthd's build, as berthd --version prints it: the module version, the
+	// commit and the Go version, for example "(devel), commit 0123456789ab,
+	// go1.26.8". Empty when the server does not know it.
+	Version string `protobuf:"bytes,1,opt,name=version,proto3" json:"version,omitempty"`
+	// berthd started on a data directory holding an earlier run's state and
+	// no re-list of pods (a Sync RESYNC_END of a resync covering pods) has
+	// ended since: the nodes and pods it holds are only those sent since it
+	// started.
+	AwaitingRelist bool `protobuf:"varint,2,opt,name=awaiting_relist,json=awaitingRelist,proto3" json:"awaiting_relist,omitempty"`
+	// awaiting_relist, and scheduling still waits for that re-list (until
+	// it ends or berthd's --initial-sync-timeout passes).
+	SchedulingHeld bool `protobuf:"varint,3,opt,name=scheduling_held,json=schedulingHeld,proto3" json:"scheduling_held,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *ServerInfoResponse) Reset() {
+	*x = ServerInfoResponse{}
+	mi := &file_berth_v1_admin_service_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ServerInfoResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ServerInfoResponse) ProtoMessage() {}
+
+func (x *ServerInfoResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_admin_service_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ServerInfoResponse.ProtoReflect.Descriptor instead.
+func (*ServerInfoResponse) Descriptor() ([]byte, []int) {
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *ServerInfoResponse) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *ServerInfoResponse) GetAwaitingRelist() bool {
+	if x != nil {
+		return x.AwaitingRelist
+	}
+	return false
+}
+
+func (x *ServerInfoResponse) GetSchedulingHeld() bool {
+	if x != nil {
+		return x.SchedulingHeld
+	}
+	return false
+}
+
 var File_berth_v1_admin_service_proto protoreflect.FileDescriptor
 
 const file_berth_v1_admin_service_proto_rawDesc = "" +
@@ -1593,21 +1781,29 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x04pods\x18\x03 \x03(\v2\r.berth.v1.PodR\x04pods\x12%\n" +
 	"\x0escheduler_name\x18\x04 \x01(\tR\rschedulerName\"I\n" +
 	"\x10SimulateResponse\x125\n" +
-	"\battempts\x18\x01 \x03(\v2\x19.berth.v1.SimulateAttemptR\battempts\"\xee\x01\n" +
+	"\battempts\x18\x01 \x03(\v2\x19.berth.v1.SimulateAttemptR\battempts\"\x9c\x03\n" +
 	"\x0fSimulateAttempt\x12\"\n" +
 	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\x120\n" +
 	"\x06result\x18\x02 \x01(\x0e2\x18.berth.v1.SimulateResultR\x06result\x12\x12\n" +
 	"\x04node\x18\x03 \x01(\tR\x04node\x12*\n" +
 	"\avictims\x18\x04 \x03(\v2\x10.berth.v1.PodRefR\avictims\x12+\n" +
 	"\x05nodes\x18\x05 \x03(\v2\x15.berth.v1.NodeVerdictR\x05nodes\x12\x18\n" +
-	"\amessage\x18\x06 \x01(\tR\amessage\"\x87\x02\n" +
+	"\amessage\x18\x06 \x01(\tR\amessage\x12\x1b\n" +
+	"\ttop_nodes\x18\a \x03(\tR\btopNodes\x12\x1b\n" +
+	"\ttie_break\x18\b \x01(\tR\btieBreak\x12,\n" +
+	"\x12via_nominated_node\x18\t \x01(\bR\x10viaNominatedNode\x12,\n" +
+	"\x12scores_report_only\x18\n" +
+	" \x01(\bR\x10scoresReportOnly\x12\x16\n" +
+	"\x06plugin\x18\v \x01(\tR\x06plugin\"\xc3\x02\n" +
 	"\vNodeVerdict\x12\x12\n" +
 	"\x04node\x18\x01 \x01(\tR\x04node\x12\x1a\n" +
 	"\bfeasible\x18\x02 \x01(\bR\bfeasible\x12\x18\n" +
 	"\areasons\x18\x03 \x03(\tR\areasons\x12\x1f\n" +
 	"\vtotal_score\x18\x04 \x01(\x03R\n" +
 	"totalScore\x12L\n" +
-	"\rplugin_scores\x18\x05 \x03(\v2'.berth.v1.NodeVerdict.PluginScoresEntryR\fpluginScores\x1a?\n" +
+	"\rplugin_scores\x18\x05 \x03(\v2'.berth.v1.NodeVerdict.PluginScoresEntryR\fpluginScores\x12\x16\n" +
+	"\x06scored\x18\x06 \x01(\bR\x06scored\x12\"\n" +
+	"\funresolvable\x18\a \x01(\bR\funresolvable\x1a?\n" +
 	"\x11PluginScoresEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xa5\x01\n" +
@@ -1693,7 +1889,12 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1aC\n" +
 	"\x15NonZeroRequestedEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01*\xf5\x01\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\x13\n" +
+	"\x11ServerInfoRequest\"\x80\x01\n" +
+	"\x12ServerInfoResponse\x12\x18\n" +
+	"\aversion\x18\x01 \x01(\tR\aversion\x12'\n" +
+	"\x0fawaiting_relist\x18\x02 \x01(\bR\x0eawaitingRelist\x12'\n" +
+	"\x0fscheduling_held\x18\x03 \x01(\bR\x0eschedulingHeld*\xf5\x01\n" +
 	"\n" +
 	"QueueState\x12\x1b\n" +
 	"\x17QUEUE_STATE_UNSPECIFIED\x10\x00\x12\x16\n" +
@@ -1704,13 +1905,15 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x16QUEUE_STATE_SCHEDULING\x10\x05\x12\x17\n" +
 	"\x13QUEUE_STATE_BINDING\x10\x06\x12\x15\n" +
 	"\x11QUEUE_STATE_BOUND\x10\a\x12\x17\n" +
-	"\x13QUEUE_STATE_IGNORED\x10\b*\xa9\x01\n" +
+	"\x13QUEUE_STATE_IGNORED\x10\b*\xe1\x01\n" +
 	"\x0eSimulateResult\x12\x1f\n" +
 	"\x1bSIMULATE_RESULT_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15SIMULATE_RESULT_BOUND\x10\x01\x12\x1d\n" +
 	"\x19SIMULATE_RESULT_NOMINATED\x10\x02\x12!\n" +
 	"\x1dSIMULATE_RESULT_UNSCHEDULABLE\x10\x03\x12\x19\n" +
-	"\x15SIMULATE_RESULT_GATED\x10\x042\xc4\x03\n" +
+	"\x15SIMULATE_RESULT_GATED\x10\x04\x12\x1b\n" +
+	"\x17SIMULATE_RESULT_SKIPPED\x10\x05\x12\x19\n" +
+	"\x15SIMULATE_RESULT_ERROR\x10\x062\x8d\x04\n" +
 	"\fAdminService\x12>\n" +
 	"\aExplain\x12\x18.berth.v1.ExplainRequest\x1a\x19.berth.v1.ExplainResponse\x12A\n" +
 	"\bSimulate\x12\x19.berth.v1.SimulateRequest\x1a\x1a.berth.v1.SimulateResponse\x12J\n" +
@@ -1718,7 +1921,9 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x0fListNominations\x12 .berth.v1.ListNominationsRequest\x1a!.berth.v1.ListNominationsResponse\x12G\n" +
 	"\n" +
 	"QueueStats\x12\x1b.berth.v1.QueueStatsRequest\x1a\x1c.berth.v1.QueueStatsResponse\x12D\n" +
-	"\tListNodes\x12\x1a.berth.v1.ListNodesRequest\x1a\x1b.berth.v1.ListNodesResponseB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
+	"\tListNodes\x12\x1a.berth.v1.ListNodesRequest\x1a\x1b.berth.v1.ListNodesResponse\x12G\n" +
+	"\n" +
+	"ServerInfo\x12\x1b.berth.v1.ServerInfoRequest\x1a\x1c.berth.v1.ServerInfoResponseB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
 
 var (
 	file_berth_v1_admin_service_proto_rawDescOnce sync.Once
@@ -1733,7 +1938,7 @@ func file_berth_v1_admin_service_proto_rawDescGZIP() []byte {
 }
 
 var file_berth_v1_admin_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_berth_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_berth_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_berth_v1_admin_service_proto_goTypes = []any{
 	(QueueState)(0),                 // 0: berth.v1.QueueState
 	(SimulateResult)(0),             // 1: berth.v1.SimulateResult
@@ -1754,65 +1959,69 @@ var file_berth_v1_admin_service_proto_goTypes = []any{
 	(*ListNodesRequest)(nil),        // 16: berth.v1.ListNodesRequest
 	(*ListNodesResponse)(nil),       // 17: berth.v1.ListNodesResponse
 	(*NodeUsage)(nil),               // 18: berth.v1.NodeUsage
-	nil,                             // 19: berth.v1.NodeVerdict.PluginScoresEntry
-	nil,                             // 20: berth.v1.ListNodesRequest.MatchLabelsEntry
-	nil,                             // 21: berth.v1.NodeUsage.LabelsEntry
-	nil,                             // 22: berth.v1.NodeUsage.AllocatableEntry
-	nil,                             // 23: berth.v1.NodeUsage.RequestedEntry
-	nil,                             // 24: berth.v1.NodeUsage.NonZeroRequestedEntry
-	(*PodRef)(nil),                  // 25: berth.v1.PodRef
-	(*timestamppb.Timestamp)(nil),   // 26: google.protobuf.Timestamp
-	(*Unschedulable)(nil),           // 27: berth.v1.Unschedulable
-	(*Object)(nil),                  // 28: berth.v1.Object
-	(*ObjectRef)(nil),               // 29: berth.v1.ObjectRef
-	(*Pod)(nil),                     // 30: berth.v1.Pod
-	(*Taint)(nil),                   // 31: berth.v1.Taint
+	(*ServerInfoRequest)(nil),       // 19: berth.v1.ServerInfoRequest
+	(*ServerInfoResponse)(nil),      // 20: berth.v1.ServerInfoResponse
+	nil,                             // 21: berth.v1.NodeVerdict.PluginScoresEntry
+	nil,                             // 22: berth.v1.ListNodesRequest.MatchLabelsEntry
+	nil,                             // 23: berth.v1.NodeUsage.LabelsEntry
+	nil,                             // 24: berth.v1.NodeUsage.AllocatableEntry
+	nil,                             // 25: berth.v1.NodeUsage.RequestedEntry
+	nil,                             // 26: berth.v1.NodeUsage.NonZeroRequestedEntry
+	(*PodRef)(nil),                  // 27: berth.v1.PodRef
+	(*timestamppb.Timestamp)(nil),   // 28: google.protobuf.Timestamp
+	(*Unschedulable)(nil),           // 29: berth.v1.Unschedulable
+	(*Object)(nil),                  // 30: berth.v1.Object
+	(*ObjectRef)(nil),               // 31: berth.v1.ObjectRef
+	(*Pod)(nil),                     // 32: berth.v1.Pod
+	(*Taint)(nil),                   // 33: berth.v1.Taint
 }
 var file_berth_v1_admin_service_proto_depIdxs = []int32{
-	25, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
-	25, // 1: berth.v1.ExplainResponse.pod:type_name -> berth.v1.PodRef
+	27, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
+	27, // 1: berth.v1.ExplainResponse.pod:type_name -> berth.v1.PodRef
 	0,  // 2: berth.v1.ExplainResponse.state:type_name -> berth.v1.QueueState
-	26, // 3: berth.v1.ExplainResponse.backoff_until:type_name -> google.protobuf.Timestamp
-	27, // 4: berth.v1.ExplainResponse.last_diagnosis:type_name -> berth.v1.Unschedulable
-	26, // 5: berth.v1.ExplainResponse.last_attempt_time:type_name -> google.protobuf.Timestamp
-	26, // 6: berth.v1.ExplainResponse.enqueued_time:type_name -> google.protobuf.Timestamp
-	28, // 7: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
-	29, // 8: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
-	30, // 9: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
+	28, // 3: berth.v1.ExplainResponse.backoff_until:type_name -> google.protobuf.Timestamp
+	29, // 4: berth.v1.ExplainResponse.last_diagnosis:type_name -> berth.v1.Unschedulable
+	28, // 5: berth.v1.ExplainResponse.last_attempt_time:type_name -> google.protobuf.Timestamp
+	28, // 6: berth.v1.ExplainResponse.enqueued_time:type_name -> google.protobuf.Timestamp
+	30, // 7: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
+	31, // 8: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
+	32, // 9: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
 	6,  // 10: berth.v1.SimulateResponse.attempts:type_name -> berth.v1.SimulateAttempt
-	25, // 11: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
+	27, // 11: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
 	1,  // 12: berth.v1.SimulateAttempt.result:type_name -> berth.v1.SimulateResult
-	25, // 13: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
+	27, // 13: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
 	7,  // 14: berth.v1.SimulateAttempt.nodes:type_name -> berth.v1.NodeVerdict
-	19, // 15: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
+	21, // 15: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
 	0,  // 16: berth.v1.ListPendingRequest.states:type_name -> berth.v1.QueueState
 	10, // 17: berth.v1.ListPendingResponse.pods:type_name -> berth.v1.PendingPod
-	25, // 18: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
+	27, // 18: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
 	0,  // 19: berth.v1.PendingPod.state:type_name -> berth.v1.QueueState
-	26, // 20: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
+	28, // 20: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
 	13, // 21: berth.v1.ListNominationsResponse.nominations:type_name -> berth.v1.Nomination
-	25, // 22: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
-	20, // 23: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
+	27, // 22: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
+	22, // 23: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
 	18, // 24: berth.v1.ListNodesResponse.nodes:type_name -> berth.v1.NodeUsage
-	21, // 25: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
-	31, // 26: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
-	22, // 27: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
-	23, // 28: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
-	24, // 29: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
+	23, // 25: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
+	33, // 26: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
+	24, // 27: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
+	25, // 28: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
+	26, // 29: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
 	2,  // 30: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
 	4,  // 31: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
 	8,  // 32: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
 	11, // 33: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
 	14, // 34: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
 	16, // 35: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
-	3,  // 36: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
-	5,  // 37: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
-	9,  // 38: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
-	12, // 39: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
-	15, // 40: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
-	17, // 41: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
-	36, // [36:42] is the sub-list for method output_type
-	30, // [30:36] is the sub-list for method input_type
+	19, // 36: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
+	3,  // 37: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
+	5,  // 38: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
+	9,  // 39: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
+	12, // 40: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
+	15, // 41: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
+	17, // 42: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
+	20, // 43: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
+	37, // [37:44] is the sub-list for method output_type
+	30, // [30:37] is the sub-list for method input_type
 	30, // [30:30] is the sub-list for extension type_name
 	30, // [30:30] is the sub-list for extension extendee
 	0,  // [0:30] is the sub-list for field type_name
@@ -1833,7 +2042,7 @@ func file_berth_v1_admin_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_admin_service_proto_rawDesc), len(file_berth_v1_admin_service_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   23,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -25,6 +25,7 @@ const (
 	AdminService_ListNominations_FullMethodName = "/berth.v1.AdminService/ListNominations"
 	AdminService_QueueStats_FullMethodName      = "/berth.v1.AdminService/QueueStats"
 	AdminService_ListNodes_FullMethodName       = "/berth.v1.AdminService/ListNodes"
+	AdminService_ServerInfo_FullMethodName      = "/berth.v1.AdminService/ServerInfo"
 )
 
 // AdminServiceClient is the client API for AdminService service.
@@ -63,20 +64,24 @@ type AdminServiceClient interface {
 	// it one at a time. Nothing is committed: no decision is made, the queue
 	// and the cluster are untouched.
 	//
-	// The simulation is deterministic, unlike the live scheduler: pods go in
-	// queue order (priority, then creation_time, then namespace/name); ties
-	// between nodes of equal score go to the smallest node name; the victims
-	// of a preemption are removed at once and the preemptor is tried again
-	// immediately. Pods with node_name set are placed as given, not
-	// scheduled. Pending pods Berth holds are not scheduled, but their
-	// nominations keep room as they do live.
+	// The simulation is the one berthctl simulate runs offline, and
+	// deterministic, unlike the live scheduler: pods go in queue order (the
+	// first profile's QueueSort, by default priority then creation_time,
+	// then the order given); ties between nodes of equal score go to the
+	// smallest node name; a bound pod starts one simulated second after the
+	// previous one; the victims of a preemption are removed at once and the
+	// preemptor is tried again immediately. Pods with node_name set are
+	// placed as given, not scheduled. Pending pods Berth holds are not
+	// scheduled, but their nominations keep room as they do live. A pod
+	// refused at admission (an unknown PriorityClass) is reported as ERROR,
+	// one no profile serves as SKIPPED.
 	//
 	// Fails with:
 	//   - INVALID_ARGUMENT: an object or pod is malformed; the status carries
 	//     a google.rpc.BadRequest naming the field, for example
 	//     "pods[2].containers[0].name";
-	//   - FAILED_PRECONDITION: scheduler_name, or a pod's, names no profile
-	//     Berth runs, or a pod names an unknown PriorityClass;
+	//   - FAILED_PRECONDITION: scheduler_name names no profile Berth runs, or
+	//     a pod of cluster_delta names an unknown PriorityClass;
 	//   - UNIMPLEMENTED: this berthd was built without a plugin registry to
 	//     simulate with (berthd itself always has one).
 	Simulate(ctx context.Context, in *SimulateRequest, opts ...grpc.CallOption) (*SimulateResponse, error)
@@ -114,6 +119,16 @@ type AdminServiceClient interface {
 	// Fails with INVALID_ARGUMENT: page_size negative, page_token malformed
 	// or match_labels holding an empty key.
 	ListNodes(ctx context.Context, in *ListNodesRequest, opts ...grpc.CallOption) (*ListNodesResponse, error)
+	// ServerInfo says which build of berthd answers and whether it still
+	// waits for the orchestrator's first re-list after a restart. berthd
+	// keeps its decisions, nominations and binds awaiting an outcome across
+	// restarts, not nodes and pods: after a restart it holds only what was
+	// sent since, so listings may be empty and Explain may answer NOT_FOUND
+	// until the orchestrator re-lists (see StateService.Sync). Tools call it
+	// to say so.
+	//
+	// Fails with no code of its own.
+	ServerInfo(ctx context.Context, in *ServerInfoRequest, opts ...grpc.CallOption) (*ServerInfoResponse, error)
 }
 
 type adminServiceClient struct {
@@ -184,6 +199,16 @@ func (c *adminServiceClient) ListNodes(ctx context.Context, in *ListNodesRequest
 	return out, nil
 }
 
+func (c *adminServiceClient) ServerInfo(ctx context.Context, in *ServerInfoRequest, opts ...grpc.CallOption) (*ServerInfoResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ServerInfoResponse)
+	err := c.cc.Invoke(ctx, AdminService_ServerInfo_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AdminServiceServer is the server API for AdminService service.
 // All implementations must embed UnimplementedAdminServiceServer
 // for forward compatibility.
@@ -220,20 +245,24 @@ type AdminServiceServer interface {
 	// it one at a time. Nothing is committed: no decision is made, the queue
 	// and the cluster are untouched.
 	//
-	// The simulation is deterministic, unlike the live scheduler: pods go in
-	// queue order (priority, then creation_time, then namespace/name); ties
-	// between nodes of equal score go to the smallest node name; the victims
-	// of a preemption are removed at once and the preemptor is tried again
-	// immediately. Pods with node_name set are placed as given, not
-	// scheduled. Pending pods Berth holds are not scheduled, but their
-	// nominations keep room as they do live.
+	// The simulation is the one berthctl simulate runs offline, and
+	// deterministic, unlike the live scheduler: pods go in queue order (the
+	// first profile's QueueSort, by default priority then creation_time,
+	// then the order given); ties between nodes of equal score go to the
+	// smallest node name; a bound pod starts one simulated second after the
+	// previous one; the victims of a preemption are removed at once and the
+	// preemptor is tried again immediately. Pods with node_name set are
+	// placed as given, not scheduled. Pending pods Berth holds are not
+	// scheduled, but their nominations keep room as they do live. A pod
+	// refused at admission (an unknown PriorityClass) is reported as ERROR,
+	// one no profile serves as SKIPPED.
 	//
 	// Fails with:
 	//   - INVALID_ARGUMENT: an object or pod is malformed; the status carries
 	//     a google.rpc.BadRequest naming the field, for example
 	//     "pods[2].containers[0].name";
-	//   - FAILED_PRECONDITION: scheduler_name, or a pod's, names no profile
-	//     Berth runs, or a pod names an unknown PriorityClass;
+	//   - FAILED_PRECONDITION: scheduler_name names no profile Berth runs, or
+	//     a pod of cluster_delta names an unknown PriorityClass;
 	//   - UNIMPLEMENTED: this berthd was built without a plugin registry to
 	//     simulate with (berthd itself always has one).
 	Simulate(context.Context, *SimulateRequest) (*SimulateResponse, error)
@@ -271,6 +300,16 @@ type AdminServiceServer interface {
 	// Fails with INVALID_ARGUMENT: page_size negative, page_token malformed
 	// or match_labels holding an empty key.
 	ListNodes(context.Context, *ListNodesRequest) (*ListNodesResponse, error)
+	// ServerInfo says which build of berthd answers and whether it still
+	// waits for the orchestrator's first re-list after a restart. berthd
+	// keeps its decisions, nominations and binds awaiting an outcome across
+	// restarts, not nodes and pods: after a restart it holds only what was
+	// sent since, so listings may be empty and Explain may answer NOT_FOUND
+	// until the orchestrator re-lists (see StateService.Sync). Tools call it
+	// to say so.
+	//
+	// Fails with no code of its own.
+	ServerInfo(context.Context, *ServerInfoRequest) (*ServerInfoResponse, error)
 	mustEmbedUnimplementedAdminServiceServer()
 }
 
@@ -298,6 +337,9 @@ func (UnimplementedAdminServiceServer) QueueStats(context.Context, *QueueStatsRe
 }
 func (UnimplementedAdminServiceServer) ListNodes(context.Context, *ListNodesRequest) (*ListNodesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListNodes not implemented")
+}
+func (UnimplementedAdminServiceServer) ServerInfo(context.Context, *ServerInfoRequest) (*ServerInfoResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ServerInfo not implemented")
 }
 func (UnimplementedAdminServiceServer) mustEmbedUnimplementedAdminServiceServer() {}
 func (UnimplementedAdminServiceServer) testEmbeddedByValue()                      {}
@@ -428,6 +470,24 @@ func _AdminService_ListNodes_Handler(srv interface{}, ctx context.Context, dec f
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AdminService_ServerInfo_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ServerInfoRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).ServerInfo(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_ServerInfo_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).ServerInfo(ctx, req.(*ServerInfoRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AdminService_ServiceDesc is the grpc.ServiceDesc for AdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -458,6 +518,10 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListNodes",
 			Handler:    _AdminService_ListNodes_Handler,
+		},
+		{
+			MethodName: "ServerInfo",
+			Handler:    _AdminService_ServerInfo_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

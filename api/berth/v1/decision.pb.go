@@ -87,6 +87,70 @@ func (DecisionType) EnumDescriptor() ([]byte, []int) {
 	return file_berth_v1_decision_proto_rawDescGZIP(), []int{0}
 }
 
+// EvictCause is what made Berth evict a pod.
+type EvictCause int32
+
+const (
+	// Not recorded: decisions written before Berth kept it (preemptions).
+	EvictCause_EVICT_CAUSE_UNSPECIFIED EvictCause = 0
+	// To make room for a pending pod of higher priority (Evict.preemptor).
+	EvictCause_EVICT_CAUSE_PREEMPTION EvictCause = 1
+	// The node carries a NoExecute taint the pod does not tolerate, or
+	// tolerates for a limited time that has passed.
+	EvictCause_EVICT_CAUSE_TAINT EvictCause = 2
+	// Asked through the eviction API (AdminService or berthctl evict, drain),
+	// within the pod's disruption budgets.
+	EvictCause_EVICT_CAUSE_API EvictCause = 3
+	// The node is short of memory, disk or process ids (node-pressure
+	// eviction, as the kubelet's eviction manager).
+	EvictCause_EVICT_CAUSE_NODE_PRESSURE EvictCause = 4
+)
+
+// Enum value maps for EvictCause.
+var (
+	EvictCause_name = map[int32]string{
+		0: "EVICT_CAUSE_UNSPECIFIED",
+		1: "EVICT_CAUSE_PREEMPTION",
+		2: "EVICT_CAUSE_TAINT",
+		3: "EVICT_CAUSE_API",
+		4: "EVICT_CAUSE_NODE_PRESSURE",
+	}
+	EvictCause_value = map[string]int32{
+		"EVICT_CAUSE_UNSPECIFIED":   0,
+		"EVICT_CAUSE_PREEMPTION":    1,
+		"EVICT_CAUSE_TAINT":         2,
+		"EVICT_CAUSE_API":           3,
+		"EVICT_CAUSE_NODE_PRESSURE": 4,
+	}
+)
+
+func (x EvictCause) Enum() *EvictCause {
+	p := new(EvictCause)
+	*p = x
+	return p
+}
+
+func (x EvictCause) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (EvictCause) Descriptor() protoreflect.EnumDescriptor {
+	return file_berth_v1_decision_proto_enumTypes[1].Descriptor()
+}
+
+func (EvictCause) Type() protoreflect.EnumType {
+	return &file_berth_v1_decision_proto_enumTypes[1]
+}
+
+func (x EvictCause) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use EvictCause.Descriptor instead.
+func (EvictCause) EnumDescriptor() ([]byte, []int) {
+	return file_berth_v1_decision_proto_rawDescGZIP(), []int{1}
+}
+
 // Decision is one thing the scheduler decided about one pod. Decisions form
 // a single server-wide log: revisions start at 1 and grow by one with each
 // decision, across all pods and profiles, and are never reused, even across
@@ -347,13 +411,21 @@ type Evict struct {
 	Victim *PodRef `protobuf:"bytes,1,opt,name=victim,proto3" json:"victim,omitempty"`
 	// The node the victim runs on.
 	Node string `protobuf:"bytes,2,opt,name=node,proto3" json:"node,omitempty"`
-	// The pending pod that needs the room.
+	// PREEMPTION: the pending pod that needs the room; unset for other causes.
 	Preemptor *PodRef `protobuf:"bytes,3,opt,name=preemptor,proto3" json:"preemptor,omitempty"`
 	// Why, for people, for example
-	// "default-scheduler: preempting to accommodate a higher priority pod".
-	Reason        string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// "Preempted by pod default/hotfix on node node-b1"; for node pressure,
+	// the kubelet's words (the resource, the threshold, what is available,
+	// the container using most).
+	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	// What made Berth evict the pod. UNSPECIFIED only in decisions written
+	// before Berth recorded it, which were all preemptions.
+	Cause EvictCause `protobuf:"varint,5,opt,name=cause,proto3,enum=berth.v1.EvictCause" json:"cause,omitempty"`
+	// How long the orchestrator should give the pod to stop, in seconds;
+	// 0 kills it at once. Unset: the pod's own termination grace period.
+	GracePeriodSeconds *int64 `protobuf:"varint,6,opt,name=grace_period_seconds,json=gracePeriodSeconds,proto3,oneof" json:"grace_period_seconds,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *Evict) Reset() {
@@ -412,6 +484,20 @@ func (x *Evict) GetReason() string {
 		return x.Reason
 	}
 	return ""
+}
+
+func (x *Evict) GetCause() EvictCause {
+	if x != nil {
+		return x.Cause
+	}
+	return EvictCause_EVICT_CAUSE_UNSPECIFIED
+}
+
+func (x *Evict) GetGracePeriodSeconds() int64 {
+	if x != nil && x.GracePeriodSeconds != nil {
+		return *x.GracePeriodSeconds
+	}
+	return 0
 }
 
 // Nominate records that a pending pod is expected to fit on a node once the
@@ -684,12 +770,15 @@ const file_berth_v1_decision_proto_rawDesc = "" +
 	"\runschedulable\x18\x0e \x01(\v2\x17.berth.v1.UnschedulableH\x00R\runschedulableB\b\n" +
 	"\x06action\"\x1a\n" +
 	"\x04Bind\x12\x12\n" +
-	"\x04node\x18\x01 \x01(\tR\x04node\"\x8d\x01\n" +
+	"\x04node\x18\x01 \x01(\tR\x04node\"\x89\x02\n" +
 	"\x05Evict\x12(\n" +
 	"\x06victim\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x06victim\x12\x12\n" +
 	"\x04node\x18\x02 \x01(\tR\x04node\x12.\n" +
 	"\tpreemptor\x18\x03 \x01(\v2\x10.berth.v1.PodRefR\tpreemptor\x12\x16\n" +
-	"\x06reason\x18\x04 \x01(\tR\x06reason\"\x1e\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\x12*\n" +
+	"\x05cause\x18\x05 \x01(\x0e2\x14.berth.v1.EvictCauseR\x05cause\x125\n" +
+	"\x14grace_period_seconds\x18\x06 \x01(\x03H\x00R\x12gracePeriodSeconds\x88\x01\x01B\x17\n" +
+	"\x15_grace_period_seconds\"\x1e\n" +
 	"\bNominate\x12\x12\n" +
 	"\x04node\x18\x01 \x01(\tR\x04node\"N\n" +
 	"\x0fClearNomination\x12#\n" +
@@ -709,7 +798,14 @@ const file_berth_v1_decision_proto_rawDesc = "" +
 	"\x13DECISION_TYPE_EVICT\x10\x02\x12\x1a\n" +
 	"\x16DECISION_TYPE_NOMINATE\x10\x03\x12\"\n" +
 	"\x1eDECISION_TYPE_CLEAR_NOMINATION\x10\x04\x12\x1f\n" +
-	"\x1bDECISION_TYPE_UNSCHEDULABLE\x10\x05B2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
+	"\x1bDECISION_TYPE_UNSCHEDULABLE\x10\x05*\x90\x01\n" +
+	"\n" +
+	"EvictCause\x12\x1b\n" +
+	"\x17EVICT_CAUSE_UNSPECIFIED\x10\x00\x12\x1a\n" +
+	"\x16EVICT_CAUSE_PREEMPTION\x10\x01\x12\x15\n" +
+	"\x11EVICT_CAUSE_TAINT\x10\x02\x12\x13\n" +
+	"\x0fEVICT_CAUSE_API\x10\x03\x12\x1d\n" +
+	"\x19EVICT_CAUSE_NODE_PRESSURE\x10\x04B2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
 
 var (
 	file_berth_v1_decision_proto_rawDescOnce sync.Once
@@ -723,36 +819,38 @@ func file_berth_v1_decision_proto_rawDescGZIP() []byte {
 	return file_berth_v1_decision_proto_rawDescData
 }
 
-var file_berth_v1_decision_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_berth_v1_decision_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
 var file_berth_v1_decision_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_berth_v1_decision_proto_goTypes = []any{
 	(DecisionType)(0),             // 0: berth.v1.DecisionType
-	(*Decision)(nil),              // 1: berth.v1.Decision
-	(*Bind)(nil),                  // 2: berth.v1.Bind
-	(*Evict)(nil),                 // 3: berth.v1.Evict
-	(*Nominate)(nil),              // 4: berth.v1.Nominate
-	(*ClearNomination)(nil),       // 5: berth.v1.ClearNomination
-	(*Unschedulable)(nil),         // 6: berth.v1.Unschedulable
-	(*NodeReasons)(nil),           // 7: berth.v1.NodeReasons
-	(*timestamppb.Timestamp)(nil), // 8: google.protobuf.Timestamp
-	(*PodRef)(nil),                // 9: berth.v1.PodRef
+	(EvictCause)(0),               // 1: berth.v1.EvictCause
+	(*Decision)(nil),              // 2: berth.v1.Decision
+	(*Bind)(nil),                  // 3: berth.v1.Bind
+	(*Evict)(nil),                 // 4: berth.v1.Evict
+	(*Nominate)(nil),              // 5: berth.v1.Nominate
+	(*ClearNomination)(nil),       // 6: berth.v1.ClearNomination
+	(*Unschedulable)(nil),         // 7: berth.v1.Unschedulable
+	(*NodeReasons)(nil),           // 8: berth.v1.NodeReasons
+	(*timestamppb.Timestamp)(nil), // 9: google.protobuf.Timestamp
+	(*PodRef)(nil),                // 10: berth.v1.PodRef
 }
 var file_berth_v1_decision_proto_depIdxs = []int32{
-	8,  // 0: berth.v1.Decision.time:type_name -> google.protobuf.Timestamp
-	9,  // 1: berth.v1.Decision.pod:type_name -> berth.v1.PodRef
-	2,  // 2: berth.v1.Decision.bind:type_name -> berth.v1.Bind
-	3,  // 3: berth.v1.Decision.evict:type_name -> berth.v1.Evict
-	4,  // 4: berth.v1.Decision.nominate:type_name -> berth.v1.Nominate
-	5,  // 5: berth.v1.Decision.clear_nomination:type_name -> berth.v1.ClearNomination
-	6,  // 6: berth.v1.Decision.unschedulable:type_name -> berth.v1.Unschedulable
-	9,  // 7: berth.v1.Evict.victim:type_name -> berth.v1.PodRef
-	9,  // 8: berth.v1.Evict.preemptor:type_name -> berth.v1.PodRef
-	7,  // 9: berth.v1.Unschedulable.node_reasons:type_name -> berth.v1.NodeReasons
-	10, // [10:10] is the sub-list for method output_type
-	10, // [10:10] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	9,  // 0: berth.v1.Decision.time:type_name -> google.protobuf.Timestamp
+	10, // 1: berth.v1.Decision.pod:type_name -> berth.v1.PodRef
+	3,  // 2: berth.v1.Decision.bind:type_name -> berth.v1.Bind
+	4,  // 3: berth.v1.Decision.evict:type_name -> berth.v1.Evict
+	5,  // 4: berth.v1.Decision.nominate:type_name -> berth.v1.Nominate
+	6,  // 5: berth.v1.Decision.clear_nomination:type_name -> berth.v1.ClearNomination
+	7,  // 6: berth.v1.Decision.unschedulable:type_name -> berth.v1.Unschedulable
+	10, // 7: berth.v1.Evict.victim:type_name -> berth.v1.PodRef
+	10, // 8: berth.v1.Evict.preemptor:type_name -> berth.v1.PodRef
+	1,  // 9: berth.v1.Evict.cause:type_name -> berth.v1.EvictCause
+	8,  // 10: berth.v1.Unschedulable.node_reasons:type_name -> berth.v1.NodeReasons
+	11, // [11:11] is the sub-list for method output_type
+	11, // [11:11] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_decision_proto_init() }
@@ -768,12 +866,13 @@ func file_berth_v1_decision_proto_init() {
 		(*Decision_ClearNomination)(nil),
 		(*Decision_Unschedulable)(nil),
 	}
+	file_berth_v1_decision_proto_msgTypes[2].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_decision_proto_rawDesc), len(file_berth_v1_decision_proto_rawDesc)),
-			NumEnums:      1,
+			NumEnums:      2,
 			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,

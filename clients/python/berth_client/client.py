@@ -8,9 +8,9 @@ from typing import Callable, Iterable, Optional, Sequence
 
 import grpc
 
-from berth_client import _wire
 from berth_client._errors import (RETRYABLE, BatchError, CompactedError, HandlerError, RequestTooLarge, is_not_found,
                                   object_error)
+from berth_client._status import REVISION_COMPACTED, error_info
 from berth_client.session import DEFAULT_MAX_BATCH, Session
 from berth_client.v1 import decision_pb2, decision_service_pb2, decision_service_pb2_grpc
 from berth_client.v1 import admin_service_pb2_grpc, object_pb2, state_service_pb2, state_service_pb2_grpc
@@ -150,11 +150,11 @@ class Client:
                                           % (lo, hi - 1, e.details()), e) from e
                 raise
             applied += ok
-            for e in errors:
-                if deletes and is_not_found(e):
+            for oe in errors:
+                if deletes and is_not_found(oe):
                     applied += 1  # deleting what Berth does not hold is success
                 else:
-                    refused.append(object_error(lo + e.index, e))
+                    refused.append(object_error(lo + oe.index, oe))
         if refused:
             raise BatchError(applied, refused)
 
@@ -191,6 +191,16 @@ class Watcher:
     compacted away, on_compacted(CompactedError) is called; it should recover
     (list binds awaiting an outcome with AdminService.ListPending) and return
     the revision to watch from. Without it, run() raises CompactedError.
+    Only a compacted position is a CompactedError: a revision beyond the end
+    of the log (OUT_OF_RANGE, reason REVISION_NOT_WRITTEN) or a log_id of
+    another log (FAILED_PRECONDITION, LOG_ID_MISMATCH) means the checkpoint
+    belongs to a log berthd no longer has; run() raises that grpc.RpcError
+    (berth_client.error_reason tells which).
+
+    log_id names the log the checkpoint's revision belongs to (a
+    WatchResponse.log_id kept by the caller); without it the watcher learns
+    it from the first response. It is sent on every (re)connect, so that a
+    berthd that lost its log refuses the watch rather than skip decisions.
     Delivery is at least once: handlers must be idempotent. An exception from
     the handler stops run(), which raises it wrapped in a HandlerError (even a
     grpc.RpcError, say from confirm_bind, which is not retried as a broken
@@ -199,10 +209,12 @@ class Watcher:
 
     def __init__(self, client: Client, checkpoint, handler, *, start_at: int = 0,
                  on_compacted: Optional[Callable[[CompactedError], int]] = None,
-                 scheduler_name: str = "", types: Sequence[int] = ()):
+                 scheduler_name: str = "", types: Sequence[int] = (), log_id: str = ""):
         self._client, self._checkpoint, self._handler = client, checkpoint, handler
+        self.log_id = log_id
         self._start_at, self._on_compacted = start_at, on_compacted
-        self._scheduler_name, self._types = scheduler_name, list(types)
+        self._scheduler_name = scheduler_name
+        self._types: list = list(types)  # DecisionType values
         self._stopped = threading.Event()
         self._call = None
 
@@ -215,14 +227,16 @@ class Watcher:
 
     def run(self) -> None:
         """Watches until stop(); raises on a refused watch (grpc.RpcError),
-        a compacted position without on_compacted (CompactedError) or a
-        handler error (HandlerError)."""
+        a compacted position without on_compacted (CompactedError), a
+        position in another log (grpc.RpcError: REVISION_NOT_WRITTEN,
+        LOG_ID_MISMATCH) or a handler error (HandlerError)."""
         rev = self._checkpoint.load() or self._start_at
         attempt = 0
         while not self._stopped.is_set():
             if attempt and self._stopped.wait(self._client.backoff.delay(attempt)):
                 return
-            req = decision_service_pb2.WatchRequest(from_revision=rev, scheduler_name=self._scheduler_name, types=self._types)
+            req = decision_service_pb2.WatchRequest(from_revision=rev, scheduler_name=self._scheduler_name, types=self._types,
+                                                    log_id=self.log_id)
             call = self._client.decisions.Watch(req, metadata=self._client.metadata, wait_for_ready=True)
             self._call = call
             if self._stopped.is_set():
@@ -231,6 +245,8 @@ class Watcher:
             try:
                 for resp in call:
                     progressed = True
+                    if resp.log_id:
+                        self.log_id = resp.log_id
                     for d in resp.decisions:
                         if rev and d.revision < rev:
                             continue  # never deliver a revision twice
@@ -246,8 +262,8 @@ class Watcher:
             except grpc.RpcError as e:
                 if self._stopped.is_set():
                     return
-                if e.code() == grpc.StatusCode.OUT_OF_RANGE:
-                    ce = CompactedError(rev, _oldest(e))
+                ce = _compacted(rev, e)
+                if ce is not None:
                     if self._on_compacted is None:
                         raise ce from e
                     rev = self._on_compacted(ce)
@@ -262,13 +278,18 @@ class Watcher:
                 self._call = None
 
 
-def _oldest(e: grpc.RpcError) -> int:
-    for key, value in (e.trailing_metadata() or ()):
-        if key == "grpc-status-details-bin":
-            info = _wire.error_info(value)
-            if info and info[0] == "REVISION_COMPACTED":
-                try:
-                    return int(info[1].get("oldest_revision", "0"))
-                except ValueError:
-                    return 0
-    return 0
+def _compacted(rev: int, e: grpc.RpcError) -> Optional[CompactedError]:
+    """The CompactedError of a watch error: OUT_OF_RANGE with reason
+    REVISION_COMPACTED, or without an ErrorInfo (a berthd older than the
+    reason); None for any other error, REVISION_NOT_WRITTEN included."""
+    if e.code() != grpc.StatusCode.OUT_OF_RANGE:
+        return None
+    info = error_info(e)
+    if info is None:
+        return CompactedError(rev, 0)
+    if info.reason != REVISION_COMPACTED:
+        return None
+    try:
+        return CompactedError(rev, int(info.metadata.get("oldest_revision", "0")))
+    except ValueError:
+        return CompactedError(rev, 0)

@@ -48,7 +48,7 @@ class _Call:
     """One upsert() or delete() waiting for its answer. Its fields are
     guarded by the session's condition."""
 
-    def __init__(self, mutations):
+    def __init__(self, mutations) -> None:
         self.mutations = mutations
         self.todo = list(range(len(mutations)))  # indexes not yet sent (nor superseded)
         self.pending = len(mutations)  # indexes not yet answered
@@ -123,7 +123,8 @@ class Session:
                  max_batch: Optional[int] = None, on_resync: Optional[Callable[[ResyncResult], None]] = None):
         self._client, self._lister = client, lister
         self._kinds = list(resync_kinds)
-        self._max_batch = max(max_batch or getattr(client, "max_batch", DEFAULT_MAX_BATCH), 1)
+        batch: int = max_batch or getattr(client, "max_batch", None) or DEFAULT_MAX_BATCH
+        self._max_batch = max(batch, 1)
         self._on_resync = on_resync
         self._cond = threading.Condition()
         self._queue: collections.deque = collections.deque()  # _Calls with todo, in call order; guarded by _cond
@@ -222,7 +223,8 @@ class Session:
     def _supersede(self) -> List[Segment]:
         """Removes from the queue, before lister() is called, the mutations
         the re-list supersedes (those of re-listed kinds) and returns them."""
-        out, keep = [], collections.deque()
+        out: List[Segment] = []
+        keep: collections.deque = collections.deque()
         with self._cond:
             for c in self._queue:
                 sup = [i for i in c.todo if self._relisted(_kind(c.mutations[i]))]
@@ -364,7 +366,7 @@ def _answer(b: _Batch, resp) -> None:
     """Answers the calls of an acknowledged request."""
     by_index = {e.index: e for e in resp.errors}
     pos = 0
-    for c, idx in b.segs:
+    for c, idx in b.segs or ():
         errs, applied = [], 0
         for j, i in enumerate(idx):
             e = by_index.get(pos + j)

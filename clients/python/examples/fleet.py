@@ -24,7 +24,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from berth_client import Client, HandlerError, MemoryCheckpoint  # noqa: E402
+from berth_client import Client, HandlerError, MemoryCheckpoint, parse_resources  # noqa: E402
 from berth_client.v1 import node_pb2, object_pb2, pod_pb2, policy_pb2  # noqa: E402
 
 NAMESPACE = "fleet-py"
@@ -41,7 +41,7 @@ class Fleet:
         self.pods = {}  # name -> pod_pb2.Pod
         self.others = [object_pb2.Object(node=node_pb2.Node(
             name=PREFIX + n, labels={"fleet": NAMESPACE},
-            allocatable={"cpu": 2000, "memory": 4 << 30, "pods": 110})) for n in ("n1", "n2", "n3")]
+            allocatable=parse_resources({"cpu": "2", "memory": "4Gi", "pods": "110"}))) for n in ("n1", "n2", "n3")]
         self.others += [object_pb2.Object(priority_class=policy_pb2.PriorityClass(name=PREFIX + n, value=v))
                         for n, v in (("low", 100), ("high", 1000))]
         self.bind_revision = {}  # pod name -> revision of the Bind it runs by
@@ -52,13 +52,13 @@ class Fleet:
         with self.lock:
             return self.others + [object_pb2.Object(pod=p) for p in self.pods.values()]
 
-    def add_pod(self, name, klass, milli_cpu):
+    def add_pod(self, name, klass, cpu):
         """Records a new pod and returns a copy to send to Berth: the record
         first, then Berth, as the session requires (its re-list, which reads
         the record, supersedes calls made before it)."""
         p = pod_pb2.Pod(namespace=NAMESPACE, name=name, uid="%s-%s" % (name, self.run_id),
                         priority_class_name=PREFIX + klass, node_selector={"fleet": NAMESPACE},
-                        containers=[pod_pb2.Container(name="main", requests={"cpu": milli_cpu, "memory": 256 << 20})])
+                        containers=[pod_pb2.Container(name="main", requests=parse_resources({"cpu": cpu, "memory": "256Mi"}))])
         with self.lock:
             self.pods[name] = p
             return object_pb2.Object(pod=p)  # a copy
@@ -141,7 +141,7 @@ def main():
     # are in the record before the session starts, so its first re-list sends
     # them with the nodes and priority classes: no upsert needed.
     for name in ("batch-1", "batch-2", "batch-3"):
-        fleet.add_pod(name, "low", 1500)
+        fleet.add_pod(name, "low", "1500m")
     client = Client(args.server, token=args.token)
     # The re-list is scoped to the kinds this example sends, which the API
     # allows; within a kind it is global (see above).
@@ -169,7 +169,7 @@ def main():
     try:
         print("registered 3 nodes and 3 low-priority batch pods", flush=True)
         fleet.wait(lambda: fleet.running("batch-1", "batch-2", "batch-3"), deadline, failed)
-        session.upsert(fleet.add_pod("critical", "high", 1000), fleet.add_pod(NEVER_FITS, "low", 64000),
+        session.upsert(fleet.add_pod("critical", "high", "1"), fleet.add_pod(NEVER_FITS, "low", "64"),
                        timeout=args.timeout)
         print("submitted critical (must preempt) and huge (never fits)", flush=True)
         fleet.wait(fleet.done, deadline, failed)

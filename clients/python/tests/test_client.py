@@ -18,8 +18,10 @@ import grpc  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from berth_client import (Backoff, BatchError, Client, CompactedError, FileCheckpoint, HandlerError,  # noqa: E402
-                          MemoryCheckpoint, RequestTooLarge, SessionClosed)
+from berth_client import (LOG_ID_MISMATCH, REVISION_NOT_WRITTEN, Backoff, BatchError, Client,  # noqa: E402
+                          CompactedError, FileCheckpoint, HandlerError, MemoryCheckpoint, RequestTooLarge,
+                          SessionClosed, error_reason)
+from berth_client.rpc import error_details_pb2, status_pb2  # noqa: E402
 from berth_client.session import identity  # noqa: E402
 from berth_client.v1 import (decision_pb2, decision_service_pb2, decision_service_pb2_grpc, node_pb2,  # noqa: E402
                              object_pb2, pod_pb2, state_service_pb2, state_service_pb2_grpc)
@@ -27,19 +29,14 @@ from berth_client.v1 import (decision_pb2, decision_service_pb2, decision_servic
 WAIT = 10  # seconds any single step may take
 
 
-def _ld(num, payload):  # a length-delimited protobuf field
-    out, n = bytes([num << 3 | 2]), len(payload)
-    while n >= 0x80:
-        out += bytes([n & 0x7F | 0x80])
-        n >>= 7
-    return out + bytes([n]) + payload
-
-
-def compacted_details(oldest):
-    entry = _ld(1, b"oldest_revision") + _ld(2, str(oldest).encode())
-    info = _ld(1, b"REVISION_COMPACTED") + _ld(2, b"berth.v1") + _ld(3, entry)
-    any_msg = _ld(1, b"type.googleapis.com/google.rpc.ErrorInfo") + _ld(2, info)
-    return bytes([8, 11]) + _ld(2, b"compacted") + _ld(3, any_msg)
+def watch_error(context, code, message, reason, **metadata):
+    """Ends a Watch as berthd does: code, with an ErrorInfo of reason in the
+    status details."""
+    info = error_details_pb2.ErrorInfo(reason=reason, domain="berth.v1", metadata=metadata)
+    st = status_pb2.Status(code=code.value[0], message=message)
+    st.details.add().Pack(info)
+    context.set_trailing_metadata((("grpc-status-details-bin", st.SerializeToString()),))
+    context.abort(code, message)
 
 
 def node(name):
@@ -72,6 +69,9 @@ class FakeBerth(state_service_pb2_grpc.StateServiceServicer, decision_service_pb
         self.max_mutations = 0
         self.report_error = None  # a grpc.StatusCode ReportBindResult fails with
         self.watch_froms = []
+        self.watch_log_ids = []  # the log_id of each Watch request
+        self.log_id = "log-A"
+        self.bare_out_of_range = False  # compacted without an ErrorInfo, as an old berthd
         self.requests = []
         self.unary_calls = 0
         self.reports = []
@@ -180,14 +180,22 @@ class FakeBerth(state_service_pb2_grpc.StateServiceServicer, decision_service_pb
     def Watch(self, request, context):
         self._seen(context)
         self.watch_froms.append(request.from_revision)
+        self.watch_log_ids.append(request.log_id)
+        if request.log_id and request.log_id != self.log_id:
+            watch_error(context, grpc.StatusCode.FAILED_PRECONDITION, "another log", LOG_ID_MISMATCH, log_id=self.log_id)
+        if request.from_revision > len(self.log) + 1:
+            watch_error(context, grpc.StatusCode.OUT_OF_RANGE, "beyond the end", REVISION_NOT_WRITTEN,
+                        next_revision=str(len(self.log) + 1), log_id=self.log_id)
         if request.from_revision < self.oldest:
-            context.set_trailing_metadata((("grpc-status-details-bin", compacted_details(self.oldest)),))
-            context.abort(grpc.StatusCode.OUT_OF_RANGE, "compacted")
+            if self.bare_out_of_range:
+                context.abort(grpc.StatusCode.OUT_OF_RANGE, "compacted")
+            watch_error(context, grpc.StatusCode.OUT_OF_RANGE, "compacted", "REVISION_COMPACTED",
+                        oldest_revision=str(self.oldest), log_id=self.log_id)
         limit = self.watch_breaks.pop(0) if self.watch_breaks else None
         for sent, d in enumerate(x for x in self.log if x.revision >= request.from_revision):
             if sent == limit:
                 context.abort(grpc.StatusCode.UNAVAILABLE, "broken")
-            yield decision_service_pb2.WatchResponse(decisions=[d], next_revision=d.revision + 1)
+            yield decision_service_pb2.WatchResponse(decisions=[d], next_revision=d.revision + 1, log_id=self.log_id)
         context.abort(grpc.StatusCode.UNAVAILABLE, "end of log")
 
     def held(self):
@@ -270,6 +278,34 @@ class WatcherTest(FakeServerTest):
         self.assertEqual((ctx.exception.from_revision, ctx.exception.oldest), (2, 4))
         got = self.watch_until(MemoryCheckpoint(2), 5, on_compacted=lambda ce: ce.oldest)
         self.assertEqual(got, [4, 5])
+
+    def test_compaction_without_error_info(self):
+        self.fake.oldest, self.fake.bare_out_of_range = 4, True
+        with self.assertRaises(CompactedError) as ctx:
+            self.watch_until(MemoryCheckpoint(2), 5)
+        self.assertEqual((ctx.exception.from_revision, ctx.exception.oldest), (2, 0))
+
+    def test_revision_not_written_is_not_compaction(self):
+        compactions = []
+        with self.assertRaises(grpc.RpcError) as ctx:
+            self.watch_until(MemoryCheckpoint(50), 5, on_compacted=compactions.append)
+        self.assertNotIsInstance(ctx.exception, CompactedError)
+        self.assertEqual((ctx.exception.code(), error_reason(ctx.exception)),
+                         (grpc.StatusCode.OUT_OF_RANGE, REVISION_NOT_WRITTEN))
+        self.assertEqual(compactions, [])
+        self.assertEqual(self.fake.watch_froms, [50])  # not retried
+
+    def test_resume_sends_the_log_id(self):
+        self.fake.watch_breaks = [2, 1]
+        self.assertEqual(self.watch_until(MemoryCheckpoint(), 5, start_at=1), [1, 2, 3, 4, 5])
+        self.assertEqual(self.fake.watch_log_ids, ["", "log-A", "log-A"])
+
+    def test_log_id_of_another_log_is_refused(self):
+        with self.assertRaises(grpc.RpcError) as ctx:
+            self.watch_until(MemoryCheckpoint(3), 5, log_id="log-B")
+        self.assertEqual((ctx.exception.code(), error_reason(ctx.exception)),
+                         (grpc.StatusCode.FAILED_PRECONDITION, LOG_ID_MISMATCH))
+        self.assertEqual(self.fake.watch_log_ids, ["log-B"])
 
     def test_handler_error_stops_at_that_revision(self):
         cp = MemoryCheckpoint()

@@ -13,7 +13,9 @@
 // after another).
 //
 //   npm run build && BERTH_SERVER=127.0.0.1:7070 node dist/examples/fleet.js
-import { BerthObject, Client, Decision, HandlerError, MemoryCheckpoint, ObjectKind, ObjectRef, Session, Watcher } from "../src/index.js";
+import {
+  BerthObject, Client, Decision, HandlerError, MemoryCheckpoint, ObjectKind, ObjectRef, parseResources, Session, Watcher,
+} from "../src/index.js";
 import { Pod } from "../src/gen/berth/v1/pod.js";
 
 const NAMESPACE = "fleet-ts";
@@ -28,7 +30,7 @@ const runId = Date.now().toString(16);
 const pods = new Map<string, Pod>();
 const others: BerthObject[] = [
   ...["n1", "n2", "n3"].map((n) => BerthObject.fromPartial({ kind: { $case: "node", value: {
-    name: PREFIX + n, labels: { fleet: NAMESPACE }, allocatable: { cpu: 2000, memory: 4 * 2 ** 30, pods: 110 },
+    name: PREFIX + n, labels: { fleet: NAMESPACE }, allocatable: parseResources({ cpu: "2", memory: "4Gi", pods: "110" }),
   } } })),
   ...([["low", 100], ["high", 1000]] as const).map(([n, v]) =>
     BerthObject.fromPartial({ kind: { $case: "priorityClass", value: { name: PREFIX + n, value: v } } })),
@@ -44,11 +46,11 @@ const list = () => [...others, ...[...pods.values()].map(podObject)];
 // Records a new pod and returns a copy to send to Berth: the record first,
 // then Berth, as the session requires (its re-list, which reads the record,
 // supersedes calls made before it).
-function addPod(name: string, klass: string, milliCpu: number): BerthObject {
+function addPod(name: string, klass: string, cpu: string): BerthObject {
   const p = Pod.fromPartial({
     namespace: NAMESPACE, name, uid: `${name}-${runId}`, priorityClassName: PREFIX + klass,
     nodeSelector: { fleet: NAMESPACE },
-    containers: [{ name: "main", requests: { cpu: milliCpu, memory: 256 * 2 ** 20 } }],
+    containers: [{ name: "main", requests: parseResources({ cpu, memory: "256Mi" }) }],
   });
   pods.set(name, p);
   return podObject(Pod.fromPartial(p));
@@ -106,7 +108,7 @@ async function main(): Promise<number> {
   // Three low-priority batch jobs fill three quarters of every node. They are
   // in the record before the session starts, so its first re-list sends them
   // with the nodes and priority classes: no upsert needed.
-  for (const name of ["batch-1", "batch-2", "batch-3"]) addPod(name, "low", 1500);
+  for (const name of ["batch-1", "batch-2", "batch-3"]) addPod(name, "low", "1500m");
   const client = new Client(server, { token: process.env.BERTH_TOKEN });
   // The re-list is scoped to the kinds this example sends, which the API
   // allows; within a kind it is global (see above).
@@ -130,7 +132,7 @@ async function main(): Promise<number> {
   try {
     console.log("registered 3 nodes and 3 low-priority batch pods");
     await until(() => running("batch-1", "batch-2", "batch-3"));
-    await session.upsert(addPod("critical", "high", 1000), addPod(NEVER_FITS, "low", 64_000));
+    await session.upsert(addPod("critical", "high", "1"), addPod(NEVER_FITS, "low", "64"));
     console.log("submitted critical (must preempt) and huge (never fits)");
     await until(done);
     report();

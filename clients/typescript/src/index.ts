@@ -6,10 +6,10 @@
 import { promises as fs } from "node:fs";
 import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
-import { BinaryReader } from "@bufbuild/protobuf/wire";
 
 import { BatchError, CompactedError, grpcCode, HandlerError, isNotFound, ObjectError, objectError, RequestTooLarge, RETRYABLE } from "./errors.js";
 import { DEFAULT_MAX_BATCH, sleep } from "./session.js";
+import { errorInfo, REVISION_COMPACTED } from "./status.js";
 import { Decision } from "./gen/berth/v1/decision.js";
 import { DecisionServiceClient, WatchRequest, WatchResponse } from "./gen/berth/v1/decision_service.js";
 import { AdminServiceClient } from "./gen/berth/v1/admin_service.js";
@@ -25,6 +25,8 @@ export * as statePb from "./gen/berth/v1/state_service.js";
 export { BerthObject, Decision, ObjectKind, ObjectRef };
 export { BatchError, CompactedError, HandlerError, ObjectError, RequestTooLarge, SessionClosed } from "./errors.js";
 export { DEFAULT_MAX_BATCH, Session } from "./session.js";
+export { formatQuantity, parseQuantity, parseQuantityBigInt, parseResources, QuantityError } from "./quantity.js";
+export { ErrorInfo, errorInfo, errorReason, LOG_ID_MISMATCH, REVISION_COMPACTED, REVISION_NOT_WRITTEN, Status, statusDetails } from "./status.js";
 export type { ResyncResult, SessionOptions } from "./session.js";
 
 /** Exponential delay in milliseconds between reconnection attempts. */
@@ -193,6 +195,14 @@ export interface WatcherOptions {
   onCompacted?: (e: CompactedError) => number | Promise<number>;
   schedulerName?: string;
   types?: number[];
+  /**
+   * The log the checkpoint's revision belongs to (a WatchResponse.logId kept
+   * by the caller); without it the watcher learns it from the first
+   * response. Sent on every (re)connect, so that a berthd that lost its log
+   * refuses the watch (FAILED_PRECONDITION, LOG_ID_MISMATCH) rather than
+   * skip decisions.
+   */
+  logId?: string;
 }
 
 /**
@@ -201,14 +211,22 @@ export interface WatcherOptions {
  * once: handlers must be idempotent. A handler rejection stops run(), which
  * rejects with it wrapped in a HandlerError (even a gRPC error, say from
  * confirmBind, which is not retried as a broken stream would be); the
- * checkpoint then holds that decision.
+ * checkpoint then holds that decision. Only a compacted position is a
+ * CompactedError: a revision beyond the end of the log (OUT_OF_RANGE,
+ * REVISION_NOT_WRITTEN) or a logId of another log (FAILED_PRECONDITION,
+ * LOG_ID_MISMATCH) means the checkpoint belongs to a log berthd no longer
+ * has, and run() rejects with that gRPC error (errorReason tells which).
  */
 export class Watcher {
   private readonly abort = new AbortController();
   private call?: grpc.ClientReadableStream<WatchResponse>;
+  /** The log the revisions come from: opts.logId, then each response's. */
+  logId: string;
 
   constructor(private readonly client: Client, private readonly checkpoint: Checkpoint,
-    private readonly handler: (d: Decision) => void | Promise<void>, private readonly opts: WatcherOptions = {}) {}
+    private readonly handler: (d: Decision) => void | Promise<void>, private readonly opts: WatcherOptions = {}) {
+    this.logId = opts.logId ?? "";
+  }
 
   stop(): void {
     this.abort.abort();
@@ -221,13 +239,14 @@ export class Watcher {
     while (!this.abort.signal.aborted) {
       await sleep(this.client.backoff.delay(attempt), this.abort.signal);
       if (this.abort.signal.aborted) return;
-      const req = WatchRequest.fromPartial({ fromRevision: rev, schedulerName: this.opts.schedulerName ?? "", types: this.opts.types ?? [] });
+      const req = WatchRequest.fromPartial({ fromRevision: rev, schedulerName: this.opts.schedulerName ?? "", types: this.opts.types ?? [], logId: this.logId });
       const call = this.client.decisions.watch(req, this.client.metadata(), { waitForReady: true } as Partial<grpc.CallOptions>);
       this.call = call;
       let progressed = false;
       try {
         for await (const resp of call as AsyncIterable<WatchResponse>) {
           progressed = true;
+          if (resp.logId) this.logId = resp.logId;
           for (const d of resp.decisions) {
             if (rev && d.revision < rev) continue; // never deliver a revision twice
             try {
@@ -247,8 +266,8 @@ export class Watcher {
         const se = e as grpc.ServiceError;
         if (e instanceof HandlerError) throw e;
         if (this.abort.signal.aborted) return;
-        if (se.code === grpc.status.OUT_OF_RANGE) {
-          const ce = new CompactedError(rev, oldestRevision(se.metadata));
+        const ce = compacted(rev, se);
+        if (ce) {
           if (!this.opts.onCompacted) throw ce;
           rev = await this.opts.onCompacted(ce);
           await this.checkpoint.save(rev);
@@ -265,39 +284,15 @@ export class Watcher {
   }
 }
 
-/** Reads oldest_revision from the ErrorInfo in a status's details trailer. */
-export function oldestRevision(md: grpc.Metadata | undefined): number {
-  const raw = md?.get("grpc-status-details-bin")[0];
-  if (!(raw instanceof Buffer)) return 0;
-  try {
-    const status = new BinaryReader(raw);
-    while (status.pos < status.len) {
-      const [num, wt] = status.tag();
-      if (num !== 3) { status.skip(wt); continue; }
-      const any = new BinaryReader(status.bytes());
-      let typeUrl = "";
-      let value: Uint8Array = new Uint8Array();
-      while (any.pos < any.len) {
-        const [n, w] = any.tag();
-        if (n === 1) typeUrl = any.string(); else if (n === 2) value = any.bytes(); else any.skip(w);
-      }
-      if (!typeUrl.endsWith("/google.rpc.ErrorInfo")) continue;
-      const info = new BinaryReader(value);
-      while (info.pos < info.len) {
-        const [n, w] = info.tag();
-        if (n !== 3) { info.skip(w); continue; }
-        const entry = new BinaryReader(info.bytes());
-        let key = "";
-        let val = "";
-        while (entry.pos < entry.len) {
-          const [en, ew] = entry.tag();
-          if (en === 1) key = entry.string(); else if (en === 2) val = entry.string(); else entry.skip(ew);
-        }
-        if (key === "oldest_revision") return Number.parseInt(val, 10) || 0;
-      }
-    }
-  } catch {
-    return 0;
-  }
-  return 0;
+/**
+ * The CompactedError of a watch error: OUT_OF_RANGE with reason
+ * REVISION_COMPACTED, or without an ErrorInfo (a berthd older than the
+ * reasons); undefined for any other error, REVISION_NOT_WRITTEN included.
+ */
+function compacted(rev: number, e: grpc.ServiceError): CompactedError | undefined {
+  if (e?.code !== grpc.status.OUT_OF_RANGE) return undefined;
+  const info = errorInfo(e);
+  if (!info) return new CompactedError(rev, 0);
+  if (info.reason !== REVISION_COMPACTED) return undefined;
+  return new CompactedError(rev, Number.parseInt(info.metadata.oldest_revision ?? "0", 10) || 0);
 }

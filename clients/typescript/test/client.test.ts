@@ -9,7 +9,8 @@ import * as grpc from "@grpc/grpc-js";
 
 import {
   Backoff, BatchError, BerthObject, Client, CompactedError, Decision, FileCheckpoint, HandlerError, MemoryCheckpoint,
-  ObjectKind, ObjectRef, RequestTooLarge, ResyncResult, Session, SessionOptions, Watcher, WatcherOptions,
+  errorReason, LOG_ID_MISMATCH, ObjectKind, ObjectRef, RequestTooLarge, ResyncResult, REVISION_NOT_WRITTEN, Session,
+  SessionOptions, Watcher, WatcherOptions,
 } from "../src/index.js";
 import { BindOutcome } from "../src/gen/berth/v1/state_service.js";
 import { FakeBerth } from "./fake.js";
@@ -90,6 +91,33 @@ describe("Watcher", () => {
     await assert.rejects(watchUntil(new MemoryCheckpoint(2), 5), (e) =>
       e instanceof CompactedError && e.fromRevision === 2 && e.oldest === 4);
     assert.deepEqual(await watchUntil(new MemoryCheckpoint(2), 5, { onCompacted: (ce) => ce.oldest }), [4, 5]);
+  });
+
+  test("a compaction without ErrorInfo (an older berthd) is still one", async () => {
+    fake.oldest = 4;
+    fake.bareOutOfRange = true;
+    await assert.rejects(watchUntil(new MemoryCheckpoint(2), 5), (e) =>
+      e instanceof CompactedError && e.fromRevision === 2 && e.oldest === 0);
+  });
+
+  test("a revision not yet written is not a compaction", async () => {
+    const compactions: CompactedError[] = [];
+    await assert.rejects(watchUntil(new MemoryCheckpoint(50), 5, { onCompacted: (ce) => { compactions.push(ce); return 0; } }), (e) =>
+      !(e instanceof CompactedError) && (e as grpc.ServiceError).code === grpc.status.OUT_OF_RANGE && errorReason(e) === REVISION_NOT_WRITTEN);
+    assert.deepEqual(compactions, []);
+    assert.deepEqual(fake.watchFroms, [50]); // not retried
+  });
+
+  test("resuming sends the log's id", async () => {
+    fake.watchBreaks = [2, 1];
+    assert.deepEqual(await watchUntil(new MemoryCheckpoint(), 5, { startAt: 1 }), [1, 2, 3, 4, 5]);
+    assert.deepEqual(fake.watchLogIds, ["", "log-A", "log-A"]);
+  });
+
+  test("a logId of another log is refused", async () => {
+    await assert.rejects(watchUntil(new MemoryCheckpoint(3), 5, { logId: "log-B" }), (e) =>
+      (e as grpc.ServiceError).code === grpc.status.FAILED_PRECONDITION && errorReason(e) === LOG_ID_MISMATCH);
+    assert.deepEqual(fake.watchLogIds, ["log-B"]);
   });
 
   test("a handler error stops it at that revision", async () => {

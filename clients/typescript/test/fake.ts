@@ -10,25 +10,19 @@ import {
   ErrorCode, Mutation, ObjectError, ReportBindResultRequest, Resync, StateServiceServer, StateServiceService, SyncRequest,
   SyncResponse,
 } from "../src/gen/berth/v1/state_service.js";
+import { ErrorInfo } from "../src/gen/google/rpc/error_details.js";
+import { Status } from "../src/gen/google/rpc/status.js";
 
 const status = (code: grpc.status, details: string, metadata?: grpc.Metadata) =>
   Object.assign(new Error(details), { code, details, metadata }) as grpc.ServiceError;
 
-/** A length-delimited protobuf field. */
-function ld(num: number, payload: Buffer): Buffer {
-  const len: number[] = [];
-  let n = payload.length;
-  while (n >= 0x80) { len.push((n & 0x7f) | 0x80); n >>= 7; }
-  len.push(n);
-  return Buffer.concat([Buffer.from([(num << 3) | 2, ...len]), payload]);
-}
-
-/** A google.rpc.Status with the ErrorInfo Berth sends for a compacted revision. */
-export function compactedDetails(oldest: number): Buffer {
-  const entry = Buffer.concat([ld(1, Buffer.from("oldest_revision")), ld(2, Buffer.from(String(oldest)))]);
-  const info = Buffer.concat([ld(1, Buffer.from("REVISION_COMPACTED")), ld(2, Buffer.from("berth.v1")), ld(3, entry)]);
-  const any = Buffer.concat([ld(1, Buffer.from("type.googleapis.com/google.rpc.ErrorInfo")), ld(2, info)]);
-  return Buffer.concat([Buffer.from([8, 11]), ld(2, Buffer.from("compacted")), ld(3, any)]);
+/** Ends a Watch as berthd does: code, with an ErrorInfo of reason in the status details. */
+function watchError(code: grpc.status, message: string, reason: string, metadata: { [k: string]: string }): grpc.ServiceError {
+  const info = ErrorInfo.encode({ reason, domain: "berth.v1", metadata }).finish();
+  const details = Status.encode({ code, message, details: [{ typeUrl: "type.googleapis.com/google.rpc.ErrorInfo", value: Buffer.from(info) }] }).finish();
+  const md = new grpc.Metadata();
+  md.set("grpc-status-details-bin", Buffer.from(details));
+  return status(code, message, md);
 }
 
 const refKey = (r: ObjectRef) => `${r.kind}/${r.namespace}/${r.name}`;
@@ -48,6 +42,11 @@ export class FakeBerth {
   /** A code ReportBindResult fails with. */
   reportError?: grpc.status;
   readonly watchFroms: number[] = [];
+  /** The logId of each Watch request. */
+  readonly watchLogIds: string[] = [];
+  logId = "log-A";
+  /** Compacted positions end without an ErrorInfo, as an old berthd's. */
+  bareOutOfRange = false;
   readonly requests: SyncRequest[] = [];
   readonly reports: ReportBindResultRequest[] = [];
   /** The authorization metadata of each call, in order. */
@@ -197,17 +196,27 @@ export class FakeBerth {
         this.seen(call.metadata);
         const from = call.request.fromRevision;
         this.watchFroms.push(from);
-        if (from < this.oldest) {
-          const md = new grpc.Metadata();
-          md.set("grpc-status-details-bin", compactedDetails(this.oldest));
-          call.emit("error", status(grpc.status.OUT_OF_RANGE, "compacted", md));
+        this.watchLogIds.push(call.request.logId);
+        const next = this.log.length + 1;
+        let refusal: grpc.ServiceError | undefined;
+        if (call.request.logId && call.request.logId !== this.logId) {
+          refusal = watchError(grpc.status.FAILED_PRECONDITION, "another log", "LOG_ID_MISMATCH", { log_id: this.logId });
+        } else if (from > next) {
+          refusal = watchError(grpc.status.OUT_OF_RANGE, "beyond the end", "REVISION_NOT_WRITTEN",
+            { next_revision: String(next), log_id: this.logId });
+        } else if (from < this.oldest) {
+          refusal = this.bareOutOfRange ? status(grpc.status.OUT_OF_RANGE, "compacted")
+            : watchError(grpc.status.OUT_OF_RANGE, "compacted", "REVISION_COMPACTED", { oldest_revision: String(this.oldest), log_id: this.logId });
+        }
+        if (refusal) {
+          call.emit("error", refusal);
           return;
         }
         const limit = this.watchBreaks.shift();
         let sent = 0;
         for (const d of this.log.filter((x) => x.revision >= from)) {
           if (sent === limit) break;
-          call.write(WatchResponse.fromPartial({ decisions: [d], nextRevision: d.revision + 1 }));
+          call.write(WatchResponse.fromPartial({ decisions: [d], nextRevision: d.revision + 1, logId: this.logId }));
           sent++;
         }
         call.emit("error", status(grpc.status.UNAVAILABLE, sent === limit ? "watch broken" : "end of log"));

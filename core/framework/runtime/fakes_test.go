@@ -3,7 +3,6 @@ package runtime_test
 import (
 	"context"
 	"encoding/json"
-	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -31,13 +30,6 @@ func (l *callLog) get() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]string(nil), l.calls...)
-}
-
-// sorted returns the calls sorted (for parallel points).
-func (l *callLog) sorted() []string {
-	out := l.get()
-	sort.Strings(out)
-	return out
 }
 
 // fake is a plugin whose behaviour at each point is a hook; nil hooks
@@ -107,7 +99,7 @@ func (m preFilterMixin) PreFilterExtensions() framework.PreFilterExtensions {
 	if m.f.noExt {
 		return nil
 	}
-	return extensions{m.f}
+	return extensions(m)
 }
 
 type extensions struct{ f *fake }

@@ -13,12 +13,6 @@ import (
 // Name is the plugin's name in configurations.
 const Name = names.DefaultPreemption
 
-// deterministic is implemented by handles that can say whether the run
-// must be replayable (core/framework/runtime.Framework).
-type deterministic interface {
-	Deterministic() bool
-}
-
 // DefaultPreemption preempts lower-priority pods for a pod no node fits.
 type DefaultPreemption struct {
 	args      Args
@@ -33,14 +27,13 @@ func New(_ context.Context, raw json.RawMessage, h framework.Handle) (framework.
 	if err != nil {
 		return nil, err
 	}
-	d, ok := h.(deterministic)
 	return &DefaultPreemption{
 		args: *args,
 		evaluator: preemption.New(h, preemption.Options{
 			PluginName:                  Name,
 			MinCandidateNodesPercentage: *args.MinCandidateNodesPercentage,
 			MinCandidateNodesAbsolute:   *args.MinCandidateNodesAbsolute,
-			Deterministic:               ok && d.Deterministic(),
+			Deterministic:               h.Deterministic(),
 		}),
 	}, nil
 }

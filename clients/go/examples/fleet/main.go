@@ -10,7 +10,7 @@
 // run it against a berthd of its own (clients/run-examples runs the three
 // examples one after another), not one that a real orchestrator uses.
 //
-//	go run ./clients/go/examples/fleet --server 127.0.0.1:7070
+//	cd clients/go && go run ./examples/fleet --server 127.0.0.1:7070
 package main
 
 import (
@@ -27,7 +27,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
-	client "github.com/berthsched/berth/clients/go"
+	"github.com/berthsched/berth/clients/go"
 )
 
 const (
@@ -93,8 +93,18 @@ func node(name string) *berthv1.Object {
 	return &berthv1.Object{Kind: &berthv1.Object_Node{Node: &berthv1.Node{
 		Name:        prefix + name,
 		Labels:      map[string]string{"fleet": namespace},
-		Allocatable: map[string]int64{"cpu": 2000, "memory": 4 << 30, "pods": 110},
+		Allocatable: resources(map[string]string{"cpu": "2", "memory": "4Gi", "pods": "110"}),
 	}}}
+}
+
+// resources converts Kubernetes quantities to Berth's canonical integers.
+// The example's quantities are constants, so a bad one is a bug.
+func resources(quantities map[string]string) map[string]int64 {
+	r, err := berth.ParseResources(quantities)
+	if err != nil {
+		panic(err)
+	}
+	return r
 }
 
 func priorityClass(name string, value int32) *berthv1.Object {
@@ -104,12 +114,12 @@ func priorityClass(name string, value int32) *berthv1.Object {
 // addPod records a new pod and returns a copy to send to Berth: the record
 // first, then Berth, as the session requires (its re-list, which reads the
 // record, supersedes calls made before it).
-func (c *cluster) addPod(name, class string, milliCPU int64) *berthv1.Object {
+func (c *cluster) addPod(name, class, cpu string) *berthv1.Object {
 	p := &berthv1.Pod{
 		Namespace: namespace, Name: name, Uid: name + "-" + c.run,
 		PriorityClassName: prefix + class,
 		NodeSelector:      map[string]string{"fleet": namespace},
-		Containers:        []*berthv1.Container{{Name: "main", Requests: map[string]int64{"cpu": milliCPU, "memory": 256 << 20}}},
+		Containers:        []*berthv1.Container{{Name: "main", Requests: resources(map[string]string{"cpu": cpu, "memory": "256Mi"})}},
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -118,11 +128,11 @@ func (c *cluster) addPod(name, class string, milliCPU int64) *berthv1.Object {
 }
 
 func run(ctx context.Context, server, token string) error {
-	var opts []client.Option
+	var opts []berth.Option
 	if token != "" {
-		opts = append(opts, client.WithToken(token))
+		opts = append(opts, berth.WithToken(token))
 	}
-	bc, err := client.Dial(ctx, server, opts...)
+	bc, err := berth.Dial(ctx, server, opts...)
 	if err != nil {
 		return err
 	}
@@ -139,16 +149,16 @@ func run(ctx context.Context, server, token string) error {
 	// Three low-priority batch jobs fill three quarters of every node. They
 	// are in the record before the session starts, so its first re-list
 	// sends them with the nodes and priority classes: no Upsert needed.
-	c.addPod("batch-1", "low", 1500)
-	c.addPod("batch-2", "low", 1500)
-	c.addPod("batch-3", "low", 1500)
+	c.addPod("batch-1", "low", "1500m")
+	c.addPod("batch-2", "low", "1500m")
+	c.addPod("batch-3", "low", "1500m")
 	// The re-list is scoped to the kinds this example sends, which the API
 	// allows; within a kind it is global (see the package comment).
-	session := bc.NewSession(c.list, client.ResyncKinds(berthv1.ObjectKind_OBJECT_KIND_NODE,
+	session := bc.NewSession(c.list, berth.ResyncKinds(berthv1.ObjectKind_OBJECT_KIND_NODE,
 		berthv1.ObjectKind_OBJECT_KIND_POD, berthv1.ObjectKind_OBJECT_KIND_PRIORITY_CLASS))
-	watcher := bc.NewWatcher(&client.MemoryCheckpoint{}, func(ctx context.Context, d *berthv1.Decision) error {
+	watcher := bc.NewWatcher(&berth.MemoryCheckpoint{}, func(ctx context.Context, d *berthv1.Decision) error {
 		return c.handle(ctx, session, d)
-	}, client.StartAt(1), client.OnCompacted(func(_ context.Context, ce *client.CompactedError) (uint64, error) {
+	}, berth.StartAt(1), berth.OnCompacted(func(_ context.Context, ce *berth.CompactedError) (uint64, error) {
 		return ce.Oldest, nil // nothing of this run was compacted: it just started
 	}))
 
@@ -164,7 +174,7 @@ func run(ctx context.Context, server, token string) error {
 	}
 	// A high-priority pod that fits nowhere unless a batch job goes, and one
 	// that no node can ever hold.
-	urgent := []*berthv1.Object{c.addPod("critical", "high", 1000), c.addPod(neverFits, "low", 64000)}
+	urgent := []*berthv1.Object{c.addPod("critical", "high", "1"), c.addPod(neverFits, "low", "64")}
 	if err := session.Upsert(ctx, urgent...); err != nil {
 		return fmt.Errorf("submit urgent pods: %w", err)
 	}
@@ -178,7 +188,7 @@ func run(ctx context.Context, server, token string) error {
 }
 
 // handle acts on one decision about this run's pods.
-func (c *cluster) handle(ctx context.Context, session *client.Session, d *berthv1.Decision) error {
+func (c *cluster) handle(ctx context.Context, session *berth.Session, d *berthv1.Decision) error {
 	ref := d.GetPod()
 	c.mu.Lock()
 	p := c.pods[ref.GetName()]
@@ -299,7 +309,7 @@ func (c *cluster) report() {
 }
 
 // cleanup removes this run's objects so later runs start from nothing.
-func (c *cluster) cleanup(ctx context.Context, bc *client.Client) {
+func (c *cluster) cleanup(ctx context.Context, bc *berth.Client) {
 	c.mu.Lock()
 	var refs []*berthv1.ObjectRef
 	for _, p := range c.pods {
@@ -313,7 +323,7 @@ func (c *cluster) cleanup(ctx context.Context, bc *client.Client) {
 		}
 	}
 	c.mu.Unlock()
-	var be *client.BatchError
+	var be *berth.BatchError
 	if err := bc.Delete(ctx, refs...); err != nil && !errors.As(err, &be) {
 		fmt.Fprintln(os.Stderr, "cleanup:", err)
 	}

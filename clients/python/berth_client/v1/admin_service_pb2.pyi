@@ -20,8 +20,10 @@ QUEUE_STATE_SCHEDULING: QueueState
 QUEUE_STATE_UNSCHEDULABLE: QueueState
 QUEUE_STATE_UNSPECIFIED: QueueState
 SIMULATE_RESULT_BOUND: SimulateResult
+SIMULATE_RESULT_ERROR: SimulateResult
 SIMULATE_RESULT_GATED: SimulateResult
 SIMULATE_RESULT_NOMINATED: SimulateResult
+SIMULATE_RESULT_SKIPPED: SimulateResult
 SIMULATE_RESULT_UNSCHEDULABLE: SimulateResult
 SIMULATE_RESULT_UNSPECIFIED: SimulateResult
 
@@ -177,7 +179,7 @@ class NodeUsage(_message.Message):
     def __init__(self, name: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., taints: _Optional[_Iterable[_Union[_node_pb2.Taint, _Mapping]]] = ..., unschedulable: bool = ..., allocatable: _Optional[_Mapping[str, int]] = ..., requested: _Optional[_Mapping[str, int]] = ..., non_zero_requested: _Optional[_Mapping[str, int]] = ..., pod_count: _Optional[int] = ..., nominated_pod_count: _Optional[int] = ...) -> None: ...
 
 class NodeVerdict(_message.Message):
-    __slots__ = ["feasible", "node", "plugin_scores", "reasons", "total_score"]
+    __slots__ = ["feasible", "node", "plugin_scores", "reasons", "scored", "total_score", "unresolvable"]
     class PluginScoresEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -189,13 +191,17 @@ class NodeVerdict(_message.Message):
     NODE_FIELD_NUMBER: _ClassVar[int]
     PLUGIN_SCORES_FIELD_NUMBER: _ClassVar[int]
     REASONS_FIELD_NUMBER: _ClassVar[int]
+    SCORED_FIELD_NUMBER: _ClassVar[int]
     TOTAL_SCORE_FIELD_NUMBER: _ClassVar[int]
+    UNRESOLVABLE_FIELD_NUMBER: _ClassVar[int]
     feasible: bool
     node: str
     plugin_scores: _containers.ScalarMap[str, int]
     reasons: _containers.RepeatedScalarFieldContainer[str]
+    scored: bool
     total_score: int
-    def __init__(self, node: _Optional[str] = ..., feasible: bool = ..., reasons: _Optional[_Iterable[str]] = ..., total_score: _Optional[int] = ..., plugin_scores: _Optional[_Mapping[str, int]] = ...) -> None: ...
+    unresolvable: bool
+    def __init__(self, node: _Optional[str] = ..., feasible: bool = ..., reasons: _Optional[_Iterable[str]] = ..., total_score: _Optional[int] = ..., plugin_scores: _Optional[_Mapping[str, int]] = ..., scored: bool = ..., unresolvable: bool = ...) -> None: ...
 
 class Nomination(_message.Message):
     __slots__ = ["node", "pod", "priority", "restored", "revision"]
@@ -265,21 +271,45 @@ class QueueStatsResponse(_message.Message):
     unschedulable: int
     def __init__(self, active: _Optional[int] = ..., backoff: _Optional[int] = ..., unschedulable: _Optional[int] = ..., gated: _Optional[int] = ..., in_flight: _Optional[int] = ..., binding: _Optional[int] = ..., bound: _Optional[int] = ..., ignored: _Optional[int] = ..., attempts_scheduled: _Optional[int] = ..., attempts_unschedulable: _Optional[int] = ..., attempts_error: _Optional[int] = ...) -> None: ...
 
+class ServerInfoRequest(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class ServerInfoResponse(_message.Message):
+    __slots__ = ["awaiting_relist", "scheduling_held", "version"]
+    AWAITING_RELIST_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULING_HELD_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    awaiting_relist: bool
+    scheduling_held: bool
+    version: str
+    def __init__(self, version: _Optional[str] = ..., awaiting_relist: bool = ..., scheduling_held: bool = ...) -> None: ...
+
 class SimulateAttempt(_message.Message):
-    __slots__ = ["message", "node", "nodes", "pod", "result", "victims"]
+    __slots__ = ["message", "node", "nodes", "plugin", "pod", "result", "scores_report_only", "tie_break", "top_nodes", "via_nominated_node", "victims"]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     NODES_FIELD_NUMBER: _ClassVar[int]
     NODE_FIELD_NUMBER: _ClassVar[int]
+    PLUGIN_FIELD_NUMBER: _ClassVar[int]
     POD_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
+    SCORES_REPORT_ONLY_FIELD_NUMBER: _ClassVar[int]
+    TIE_BREAK_FIELD_NUMBER: _ClassVar[int]
+    TOP_NODES_FIELD_NUMBER: _ClassVar[int]
+    VIA_NOMINATED_NODE_FIELD_NUMBER: _ClassVar[int]
     VICTIMS_FIELD_NUMBER: _ClassVar[int]
     message: str
     node: str
     nodes: _containers.RepeatedCompositeFieldContainer[NodeVerdict]
+    plugin: str
     pod: _object_pb2.PodRef
     result: SimulateResult
+    scores_report_only: bool
+    tie_break: str
+    top_nodes: _containers.RepeatedScalarFieldContainer[str]
+    via_nominated_node: bool
     victims: _containers.RepeatedCompositeFieldContainer[_object_pb2.PodRef]
-    def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., result: _Optional[_Union[SimulateResult, str]] = ..., node: _Optional[str] = ..., victims: _Optional[_Iterable[_Union[_object_pb2.PodRef, _Mapping]]] = ..., nodes: _Optional[_Iterable[_Union[NodeVerdict, _Mapping]]] = ..., message: _Optional[str] = ...) -> None: ...
+    def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., result: _Optional[_Union[SimulateResult, str]] = ..., node: _Optional[str] = ..., victims: _Optional[_Iterable[_Union[_object_pb2.PodRef, _Mapping]]] = ..., nodes: _Optional[_Iterable[_Union[NodeVerdict, _Mapping]]] = ..., message: _Optional[str] = ..., top_nodes: _Optional[_Iterable[str]] = ..., tie_break: _Optional[str] = ..., via_nominated_node: bool = ..., scores_report_only: bool = ..., plugin: _Optional[str] = ...) -> None: ...
 
 class SimulateRequest(_message.Message):
     __slots__ = ["cluster_delta", "cluster_removals", "pods", "scheduler_name"]

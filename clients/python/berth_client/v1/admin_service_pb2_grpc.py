@@ -63,6 +63,11 @@ class AdminServiceStub(object):
                 request_serializer=berth_dot_v1_dot_admin__service__pb2.ListNodesRequest.SerializeToString,
                 response_deserializer=berth_dot_v1_dot_admin__service__pb2.ListNodesResponse.FromString,
                 )
+        self.ServerInfo = channel.unary_unary(
+                '/berth.v1.AdminService/ServerInfo',
+                request_serializer=berth_dot_v1_dot_admin__service__pb2.ServerInfoRequest.SerializeToString,
+                response_deserializer=berth_dot_v1_dot_admin__service__pb2.ServerInfoResponse.FromString,
+                )
 
 
 class AdminServiceServicer(object):
@@ -105,20 +110,24 @@ class AdminServiceServicer(object):
         it one at a time. Nothing is committed: no decision is made, the queue
         and the cluster are untouched.
 
-        The simulation is deterministic, unlike the live scheduler: pods go in
-        queue order (priority, then creation_time, then namespace/name); ties
-        between nodes of equal score go to the smallest node name; the victims
-        of a preemption are removed at once and the preemptor is tried again
-        immediately. Pods with node_name set are placed as given, not
-        scheduled. Pending pods Berth holds are not scheduled, but their
-        nominations keep room as they do live.
+        The simulation is the one berthctl simulate runs offline, and
+        deterministic, unlike the live scheduler: pods go in queue order (the
+        first profile's QueueSort, by default priority then creation_time,
+        then the order given); ties between nodes of equal score go to the
+        smallest node name; a bound pod starts one simulated second after the
+        previous one; the victims of a preemption are removed at once and the
+        preemptor is tried again immediately. Pods with node_name set are
+        placed as given, not scheduled. Pending pods Berth holds are not
+        scheduled, but their nominations keep room as they do live. A pod
+        refused at admission (an unknown PriorityClass) is reported as ERROR,
+        one no profile serves as SKIPPED.
 
         Fails with:
         - INVALID_ARGUMENT: an object or pod is malformed; the status carries
         a google.rpc.BadRequest naming the field, for example
         "pods[2].containers[0].name";
-        - FAILED_PRECONDITION: scheduler_name, or a pod's, names no profile
-        Berth runs, or a pod names an unknown PriorityClass;
+        - FAILED_PRECONDITION: scheduler_name names no profile Berth runs, or
+        a pod of cluster_delta names an unknown PriorityClass;
         - UNIMPLEMENTED: this berthd was built without a plugin registry to
         simulate with (berthd itself always has one).
         """
@@ -180,6 +189,21 @@ class AdminServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ServerInfo(self, request, context):
+        """ServerInfo says which build of berthd answers and whether it still
+        waits for the orchestrator's first re-list after a restart. berthd
+        keeps its decisions, nominations and binds awaiting an outcome across
+        restarts, not nodes and pods: after a restart it holds only what was
+        sent since, so listings may be empty and Explain may answer NOT_FOUND
+        until the orchestrator re-lists (see StateService.Sync). Tools call it
+        to say so.
+
+        Fails with no code of its own.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -212,6 +236,11 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.ListNodes,
                     request_deserializer=berth_dot_v1_dot_admin__service__pb2.ListNodesRequest.FromString,
                     response_serializer=berth_dot_v1_dot_admin__service__pb2.ListNodesResponse.SerializeToString,
+            ),
+            'ServerInfo': grpc.unary_unary_rpc_method_handler(
+                    servicer.ServerInfo,
+                    request_deserializer=berth_dot_v1_dot_admin__service__pb2.ServerInfoRequest.FromString,
+                    response_serializer=berth_dot_v1_dot_admin__service__pb2.ServerInfoResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -341,5 +370,22 @@ class AdminService(object):
         return grpc.experimental.unary_unary(request, target, '/berth.v1.AdminService/ListNodes',
             berth_dot_v1_dot_admin__service__pb2.ListNodesRequest.SerializeToString,
             berth_dot_v1_dot_admin__service__pb2.ListNodesResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ServerInfo(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/berth.v1.AdminService/ServerInfo',
+            berth_dot_v1_dot_admin__service__pb2.ServerInfoRequest.SerializeToString,
+            berth_dot_v1_dot_admin__service__pb2.ServerInfoResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

@@ -13,6 +13,11 @@ DECISION_TYPE_NOMINATE: DecisionType
 DECISION_TYPE_UNSCHEDULABLE: DecisionType
 DECISION_TYPE_UNSPECIFIED: DecisionType
 DESCRIPTOR: _descriptor.FileDescriptor
+EVICT_CAUSE_API: EvictCause
+EVICT_CAUSE_NODE_PRESSURE: EvictCause
+EVICT_CAUSE_PREEMPTION: EvictCause
+EVICT_CAUSE_TAINT: EvictCause
+EVICT_CAUSE_UNSPECIFIED: EvictCause
 
 class Bind(_message.Message):
     __slots__ = ["node"]
@@ -51,16 +56,20 @@ class Decision(_message.Message):
     def __init__(self, revision: _Optional[int] = ..., time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., scheduler_name: _Optional[str] = ..., pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., bind: _Optional[_Union[Bind, _Mapping]] = ..., evict: _Optional[_Union[Evict, _Mapping]] = ..., nominate: _Optional[_Union[Nominate, _Mapping]] = ..., clear_nomination: _Optional[_Union[ClearNomination, _Mapping]] = ..., unschedulable: _Optional[_Union[Unschedulable, _Mapping]] = ...) -> None: ...
 
 class Evict(_message.Message):
-    __slots__ = ["node", "preemptor", "reason", "victim"]
+    __slots__ = ["cause", "grace_period_seconds", "node", "preemptor", "reason", "victim"]
+    CAUSE_FIELD_NUMBER: _ClassVar[int]
+    GRACE_PERIOD_SECONDS_FIELD_NUMBER: _ClassVar[int]
     NODE_FIELD_NUMBER: _ClassVar[int]
     PREEMPTOR_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     VICTIM_FIELD_NUMBER: _ClassVar[int]
+    cause: EvictCause
+    grace_period_seconds: int
     node: str
     preemptor: _object_pb2.PodRef
     reason: str
     victim: _object_pb2.PodRef
-    def __init__(self, victim: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., node: _Optional[str] = ..., preemptor: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., reason: _Optional[str] = ...) -> None: ...
+    def __init__(self, victim: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., node: _Optional[str] = ..., preemptor: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., reason: _Optional[str] = ..., cause: _Optional[_Union[EvictCause, str]] = ..., grace_period_seconds: _Optional[int] = ...) -> None: ...
 
 class NodeReasons(_message.Message):
     __slots__ = ["node", "reasons", "unresolvable"]
@@ -89,4 +98,7 @@ class Unschedulable(_message.Message):
     def __init__(self, message: _Optional[str] = ..., node_reasons: _Optional[_Iterable[_Union[NodeReasons, _Mapping]]] = ..., omitted_nodes: _Optional[int] = ...) -> None: ...
 
 class DecisionType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class EvictCause(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

@@ -76,14 +76,19 @@ func (n Namespaces) NamespacesMatching(sel model.Selector) []string {
 }
 
 // ListerHandle is the part of framework.Handle the affinity and spread
-// plugins use: the snapshot, the namespaces and a parallelizer. Any other
-// method panics.
+// plugins use: the snapshot, the namespaces, a parallelizer and whether
+// the run is deterministic. Any other method panics.
 type ListerHandle struct {
 	framework.Handle
 	Lister *Lister
 	NS     Namespaces
 	Par    framework.Parallelizer
+	// Replayable is what Deterministic reports.
+	Replayable bool
 }
+
+// Deterministic returns Replayable.
+func (h *ListerHandle) Deterministic() bool { return h.Replayable }
 
 // SnapshotSharedLister returns Lister.
 func (h *ListerHandle) SnapshotSharedLister() framework.NodeInfoLister { return h.Lister }

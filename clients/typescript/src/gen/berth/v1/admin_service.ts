@@ -138,6 +138,16 @@ export enum SimulateResult {
   SIMULATE_RESULT_UNSCHEDULABLE = 3,
   /** SIMULATE_RESULT_GATED - The pod has scheduling gates and was not tried. */
   SIMULATE_RESULT_GATED = 4,
+  /**
+   * SIMULATE_RESULT_SKIPPED - The pod was not tried: no profile serves its scheduler_name, or it is
+   * being deleted.
+   */
+  SIMULATE_RESULT_SKIPPED = 5,
+  /**
+   * SIMULATE_RESULT_ERROR - The pod was refused at admission (an unknown PriorityClass) or its
+   * bind failed.
+   */
+  SIMULATE_RESULT_ERROR = 6,
   UNRECOGNIZED = -1,
 }
 
@@ -158,6 +168,12 @@ export function simulateResultFromJSON(object: any): SimulateResult {
     case 4:
     case "SIMULATE_RESULT_GATED":
       return SimulateResult.SIMULATE_RESULT_GATED;
+    case 5:
+    case "SIMULATE_RESULT_SKIPPED":
+      return SimulateResult.SIMULATE_RESULT_SKIPPED;
+    case 6:
+    case "SIMULATE_RESULT_ERROR":
+      return SimulateResult.SIMULATE_RESULT_ERROR;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -177,6 +193,10 @@ export function simulateResultToJSON(object: SimulateResult): string {
       return "SIMULATE_RESULT_UNSCHEDULABLE";
     case SimulateResult.SIMULATE_RESULT_GATED:
       return "SIMULATE_RESULT_GATED";
+    case SimulateResult.SIMULATE_RESULT_SKIPPED:
+      return "SIMULATE_RESULT_SKIPPED";
+    case SimulateResult.SIMULATE_RESULT_ERROR:
+      return "SIMULATE_RESULT_ERROR";
     case SimulateResult.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -294,8 +314,30 @@ export interface SimulateAttempt {
   victims: PodRef[];
   /** Every node considered, sorted by name, with its verdict and scores. */
   nodes: NodeVerdict[];
-  /** UNSCHEDULABLE: the kube-style summary, as in Unschedulable.message. */
+  /**
+   * UNSCHEDULABLE and NOMINATED: the kube-style summary, as in
+   * Unschedulable.message. ERROR and SKIPPED: why.
+   */
   message: string;
+  /** BOUND: the nodes that shared the top score, in the order scored. */
+  topNodes: string[];
+  /**
+   * BOUND among several top_nodes: how the tie was broken,
+   * "smallest-node-name".
+   */
+  tieBreak: string;
+  /**
+   * BOUND: the pod went to the node it was nominated on, which passed the
+   * filters, without the other nodes being tried (as kube-scheduler does).
+   */
+  viaNominatedNode: boolean;
+  /**
+   * BOUND with one feasible node: kube-scheduler does not score then; the
+   * nodes' scores were computed for this report only.
+   */
+  scoresReportOnly: boolean;
+  /** GATED: the PreEnqueue plugin that held the pod back. */
+  plugin: string;
 }
 
 /** NodeVerdict is what one attempt made of one node. */
@@ -304,19 +346,33 @@ export interface NodeVerdict {
   node: string;
   /** The node passed every filter. */
   feasible: boolean;
-  /** Not feasible: why, in kube-scheduler's words. */
+  /**
+   * Not feasible: why, in kube-scheduler's words. UNSCHEDULABLE: every
+   * node's reasons; BOUND: those of the nodes the filters rejected;
+   * NOMINATED: none.
+   */
   reasons: string[];
   /**
-   * Feasible: the node's total score, the sum of each scoring plugin's
-   * normalized score (0-100) times the plugin's weight. 0 when only one node
-   * was feasible: like kube-scheduler, Berth does not score then.
+   * Scored: the node's total score, the sum of each scoring plugin's
+   * normalized score (0-100) times the plugin's weight.
    */
   totalScore: number;
   /**
-   * Feasible: each scoring plugin's contribution to total_score (normalized
+   * Scored: each scoring plugin's contribution to total_score (normalized
    * score times weight), by plugin name.
    */
   pluginScores: { [key: string]: number };
+  /**
+   * The node was scored: total_score and plugin_scores hold its scores,
+   * even when 0. Feasible nodes are scored; with only one, see
+   * SimulateAttempt.scores_report_only.
+   */
+  scored: boolean;
+  /**
+   * UNSCHEDULABLE: preemption cannot make room for the pod on this node
+   * (kube-scheduler's UnschedulableAndUnresolvable).
+   */
+  unresolvable: boolean;
 }
 
 export interface NodeVerdict_PluginScoresEntry {
@@ -537,6 +593,32 @@ export interface NodeUsage_RequestedEntry {
 export interface NodeUsage_NonZeroRequestedEntry {
   key: string;
   value: number;
+}
+
+/** ServerInfoRequest is the request of AdminService.ServerInfo. */
+export interface ServerInfoRequest {
+}
+
+/** ServerInfoResponse is the response of AdminService.ServerInfo. */
+export interface ServerInfoResponse {
+  /**
+   * berthd's build, as berthd --version prints it: the module version, the
+   * commit and the Go version, for example "(devel), commit 0123456789ab,
+   * go1.26.8". Empty when the server does not know it.
+   */
+  version: string;
+  /**
+   * berthd started on a data directory holding an earlier run's state and
+   * no re-list of pods (a Sync RESYNC_END of a resync covering pods) has
+   * ended since: the nodes and pods it holds are only those sent since it
+   * started.
+   */
+  awaitingRelist: boolean;
+  /**
+   * awaiting_relist, and scheduling still waits for that re-list (until
+   * it ends or berthd's --initial-sync-timeout passes).
+   */
+  schedulingHeld: boolean;
 }
 
 function createBaseExplainRequest(): ExplainRequest {
@@ -1143,7 +1225,19 @@ export const SimulateResponse: MessageFns<SimulateResponse> = {
 };
 
 function createBaseSimulateAttempt(): SimulateAttempt {
-  return { pod: undefined, result: 0, node: "", victims: [], nodes: [], message: "" };
+  return {
+    pod: undefined,
+    result: 0,
+    node: "",
+    victims: [],
+    nodes: [],
+    message: "",
+    topNodes: [],
+    tieBreak: "",
+    viaNominatedNode: false,
+    scoresReportOnly: false,
+    plugin: "",
+  };
 }
 
 export const SimulateAttempt: MessageFns<SimulateAttempt> = {
@@ -1165,6 +1259,21 @@ export const SimulateAttempt: MessageFns<SimulateAttempt> = {
     }
     if (message.message !== "") {
       writer.uint32(50).string(message.message);
+    }
+    for (const v of message.topNodes) {
+      writer.uint32(58).string(v!);
+    }
+    if (message.tieBreak !== "") {
+      writer.uint32(66).string(message.tieBreak);
+    }
+    if (message.viaNominatedNode !== false) {
+      writer.uint32(72).bool(message.viaNominatedNode);
+    }
+    if (message.scoresReportOnly !== false) {
+      writer.uint32(80).bool(message.scoresReportOnly);
+    }
+    if (message.plugin !== "") {
+      writer.uint32(90).string(message.plugin);
     }
     return writer;
   },
@@ -1230,6 +1339,46 @@ export const SimulateAttempt: MessageFns<SimulateAttempt> = {
             message.message = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.topNodes.push(reader.string());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.tieBreak = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.viaNominatedNode = reader.bool();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.scoresReportOnly = reader.bool();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.plugin = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1250,6 +1399,27 @@ export const SimulateAttempt: MessageFns<SimulateAttempt> = {
       victims: globalThis.Array.isArray(object?.victims) ? object.victims.map((e: any) => PodRef.fromJSON(e)) : [],
       nodes: globalThis.Array.isArray(object?.nodes) ? object.nodes.map((e: any) => NodeVerdict.fromJSON(e)) : [],
       message: isSet(object.message) ? globalThis.String(object.message) : "",
+      topNodes: globalThis.Array.isArray(object?.topNodes)
+        ? object.topNodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.top_nodes)
+        ? object.top_nodes.map((e: any) => globalThis.String(e))
+        : [],
+      tieBreak: isSet(object.tieBreak)
+        ? globalThis.String(object.tieBreak)
+        : isSet(object.tie_break)
+        ? globalThis.String(object.tie_break)
+        : "",
+      viaNominatedNode: isSet(object.viaNominatedNode)
+        ? globalThis.Boolean(object.viaNominatedNode)
+        : isSet(object.via_nominated_node)
+        ? globalThis.Boolean(object.via_nominated_node)
+        : false,
+      scoresReportOnly: isSet(object.scoresReportOnly)
+        ? globalThis.Boolean(object.scoresReportOnly)
+        : isSet(object.scores_report_only)
+        ? globalThis.Boolean(object.scores_report_only)
+        : false,
+      plugin: isSet(object.plugin) ? globalThis.String(object.plugin) : "",
     };
   },
 
@@ -1273,6 +1443,21 @@ export const SimulateAttempt: MessageFns<SimulateAttempt> = {
     if (message.message !== "") {
       obj.message = message.message;
     }
+    if (message.topNodes?.length) {
+      obj.topNodes = message.topNodes;
+    }
+    if (message.tieBreak !== "") {
+      obj.tieBreak = message.tieBreak;
+    }
+    if (message.viaNominatedNode !== false) {
+      obj.viaNominatedNode = message.viaNominatedNode;
+    }
+    if (message.scoresReportOnly !== false) {
+      obj.scoresReportOnly = message.scoresReportOnly;
+    }
+    if (message.plugin !== "") {
+      obj.plugin = message.plugin;
+    }
     return obj;
   },
 
@@ -1287,12 +1472,25 @@ export const SimulateAttempt: MessageFns<SimulateAttempt> = {
     message.victims = object.victims?.map((e) => PodRef.fromPartial(e)) || [];
     message.nodes = object.nodes?.map((e) => NodeVerdict.fromPartial(e)) || [];
     message.message = object.message ?? "";
+    message.topNodes = object.topNodes?.map((e) => e) || [];
+    message.tieBreak = object.tieBreak ?? "";
+    message.viaNominatedNode = object.viaNominatedNode ?? false;
+    message.scoresReportOnly = object.scoresReportOnly ?? false;
+    message.plugin = object.plugin ?? "";
     return message;
   },
 };
 
 function createBaseNodeVerdict(): NodeVerdict {
-  return { node: "", feasible: false, reasons: [], totalScore: 0, pluginScores: {} };
+  return {
+    node: "",
+    feasible: false,
+    reasons: [],
+    totalScore: 0,
+    pluginScores: {},
+    scored: false,
+    unresolvable: false,
+  };
 }
 
 export const NodeVerdict: MessageFns<NodeVerdict> = {
@@ -1312,6 +1510,12 @@ export const NodeVerdict: MessageFns<NodeVerdict> = {
     globalThis.Object.entries(message.pluginScores).forEach(([key, value]: [string, number]) => {
       NodeVerdict_PluginScoresEntry.encode({ key: key as any, value }, writer.uint32(42).fork()).join();
     });
+    if (message.scored !== false) {
+      writer.uint32(48).bool(message.scored);
+    }
+    if (message.unresolvable !== false) {
+      writer.uint32(56).bool(message.unresolvable);
+    }
     return writer;
   },
 
@@ -1371,6 +1575,22 @@ export const NodeVerdict: MessageFns<NodeVerdict> = {
             }
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.scored = reader.bool();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.unresolvable = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1420,6 +1640,8 @@ export const NodeVerdict: MessageFns<NodeVerdict> = {
           {},
         )
         : {},
+      scored: isSet(object.scored) ? globalThis.Boolean(object.scored) : false,
+      unresolvable: isSet(object.unresolvable) ? globalThis.Boolean(object.unresolvable) : false,
     };
   },
 
@@ -1446,6 +1668,12 @@ export const NodeVerdict: MessageFns<NodeVerdict> = {
         });
       }
     }
+    if (message.scored !== false) {
+      obj.scored = message.scored;
+    }
+    if (message.unresolvable !== false) {
+      obj.unresolvable = message.unresolvable;
+    }
     return obj;
   },
 
@@ -1467,6 +1695,8 @@ export const NodeVerdict: MessageFns<NodeVerdict> = {
       },
       {},
     );
+    message.scored = object.scored ?? false;
+    message.unresolvable = object.unresolvable ?? false;
     return message;
   },
 };
@@ -3698,6 +3928,167 @@ export const NodeUsage_NonZeroRequestedEntry: MessageFns<NodeUsage_NonZeroReques
   },
 };
 
+function createBaseServerInfoRequest(): ServerInfoRequest {
+  return {};
+}
+
+export const ServerInfoRequest: MessageFns<ServerInfoRequest> = {
+  encode(_: ServerInfoRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ServerInfoRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseServerInfoRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ServerInfoRequest {
+    return {};
+  },
+
+  toJSON(_: ServerInfoRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ServerInfoRequest>, I>>(base?: I): ServerInfoRequest {
+    return ServerInfoRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ServerInfoRequest>, I>>(_: I): ServerInfoRequest {
+    const message = createBaseServerInfoRequest();
+    return message;
+  },
+};
+
+function createBaseServerInfoResponse(): ServerInfoResponse {
+  return { version: "", awaitingRelist: false, schedulingHeld: false };
+}
+
+export const ServerInfoResponse: MessageFns<ServerInfoResponse> = {
+  encode(message: ServerInfoResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.version !== "") {
+      writer.uint32(10).string(message.version);
+    }
+    if (message.awaitingRelist !== false) {
+      writer.uint32(16).bool(message.awaitingRelist);
+    }
+    if (message.schedulingHeld !== false) {
+      writer.uint32(24).bool(message.schedulingHeld);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ServerInfoResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseServerInfoResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.awaitingRelist = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.schedulingHeld = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ServerInfoResponse {
+    return {
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      awaitingRelist: isSet(object.awaitingRelist)
+        ? globalThis.Boolean(object.awaitingRelist)
+        : isSet(object.awaiting_relist)
+        ? globalThis.Boolean(object.awaiting_relist)
+        : false,
+      schedulingHeld: isSet(object.schedulingHeld)
+        ? globalThis.Boolean(object.schedulingHeld)
+        : isSet(object.scheduling_held)
+        ? globalThis.Boolean(object.scheduling_held)
+        : false,
+    };
+  },
+
+  toJSON(message: ServerInfoResponse): unknown {
+    const obj: any = {};
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    if (message.awaitingRelist !== false) {
+      obj.awaitingRelist = message.awaitingRelist;
+    }
+    if (message.schedulingHeld !== false) {
+      obj.schedulingHeld = message.schedulingHeld;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ServerInfoResponse>, I>>(base?: I): ServerInfoResponse {
+    return ServerInfoResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ServerInfoResponse>, I>>(object: I): ServerInfoResponse {
+    const message = createBaseServerInfoResponse();
+    message.version = object.version ?? "";
+    message.awaitingRelist = object.awaitingRelist ?? false;
+    message.schedulingHeld = object.schedulingHeld ?? false;
+    return message;
+  },
+};
+
 /**
  * AdminService answers questions about the scheduler for operators and
  * tools. Nothing in it changes what the scheduler does.
@@ -3744,20 +4135,24 @@ export const AdminServiceService = {
    * it one at a time. Nothing is committed: no decision is made, the queue
    * and the cluster are untouched.
    *
-   * The simulation is deterministic, unlike the live scheduler: pods go in
-   * queue order (priority, then creation_time, then namespace/name); ties
-   * between nodes of equal score go to the smallest node name; the victims
-   * of a preemption are removed at once and the preemptor is tried again
-   * immediately. Pods with node_name set are placed as given, not
-   * scheduled. Pending pods Berth holds are not scheduled, but their
-   * nominations keep room as they do live.
+   * The simulation is the one berthctl simulate runs offline, and
+   * deterministic, unlike the live scheduler: pods go in queue order (the
+   * first profile's QueueSort, by default priority then creation_time,
+   * then the order given); ties between nodes of equal score go to the
+   * smallest node name; a bound pod starts one simulated second after the
+   * previous one; the victims of a preemption are removed at once and the
+   * preemptor is tried again immediately. Pods with node_name set are
+   * placed as given, not scheduled. Pending pods Berth holds are not
+   * scheduled, but their nominations keep room as they do live. A pod
+   * refused at admission (an unknown PriorityClass) is reported as ERROR,
+   * one no profile serves as SKIPPED.
    *
    * Fails with:
    *   - INVALID_ARGUMENT: an object or pod is malformed; the status carries
    *     a google.rpc.BadRequest naming the field, for example
    *     "pods[2].containers[0].name";
-   *   - FAILED_PRECONDITION: scheduler_name, or a pod's, names no profile
-   *     Berth runs, or a pod names an unknown PriorityClass;
+   *   - FAILED_PRECONDITION: scheduler_name names no profile Berth runs, or
+   *     a pod of cluster_delta names an unknown PriorityClass;
    *   - UNIMPLEMENTED: this berthd was built without a plugin registry to
    *     simulate with (berthd itself always has one).
    */
@@ -3846,6 +4241,26 @@ export const AdminServiceService = {
     responseSerialize: (value: ListNodesResponse): Buffer => Buffer.from(ListNodesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListNodesResponse => ListNodesResponse.decode(value),
   },
+  /**
+   * ServerInfo says which build of berthd answers and whether it still
+   * waits for the orchestrator's first re-list after a restart. berthd
+   * keeps its decisions, nominations and binds awaiting an outcome across
+   * restarts, not nodes and pods: after a restart it holds only what was
+   * sent since, so listings may be empty and Explain may answer NOT_FOUND
+   * until the orchestrator re-lists (see StateService.Sync). Tools call it
+   * to say so.
+   *
+   * Fails with no code of its own.
+   */
+  serverInfo: {
+    path: "/berth.v1.AdminService/ServerInfo" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ServerInfoRequest): Buffer => Buffer.from(ServerInfoRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ServerInfoRequest => ServerInfoRequest.decode(value),
+    responseSerialize: (value: ServerInfoResponse): Buffer => Buffer.from(ServerInfoResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ServerInfoResponse => ServerInfoResponse.decode(value),
+  },
 } as const;
 
 export interface AdminServiceServer extends UntypedServiceImplementation {
@@ -3864,20 +4279,24 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    * it one at a time. Nothing is committed: no decision is made, the queue
    * and the cluster are untouched.
    *
-   * The simulation is deterministic, unlike the live scheduler: pods go in
-   * queue order (priority, then creation_time, then namespace/name); ties
-   * between nodes of equal score go to the smallest node name; the victims
-   * of a preemption are removed at once and the preemptor is tried again
-   * immediately. Pods with node_name set are placed as given, not
-   * scheduled. Pending pods Berth holds are not scheduled, but their
-   * nominations keep room as they do live.
+   * The simulation is the one berthctl simulate runs offline, and
+   * deterministic, unlike the live scheduler: pods go in queue order (the
+   * first profile's QueueSort, by default priority then creation_time,
+   * then the order given); ties between nodes of equal score go to the
+   * smallest node name; a bound pod starts one simulated second after the
+   * previous one; the victims of a preemption are removed at once and the
+   * preemptor is tried again immediately. Pods with node_name set are
+   * placed as given, not scheduled. Pending pods Berth holds are not
+   * scheduled, but their nominations keep room as they do live. A pod
+   * refused at admission (an unknown PriorityClass) is reported as ERROR,
+   * one no profile serves as SKIPPED.
    *
    * Fails with:
    *   - INVALID_ARGUMENT: an object or pod is malformed; the status carries
    *     a google.rpc.BadRequest naming the field, for example
    *     "pods[2].containers[0].name";
-   *   - FAILED_PRECONDITION: scheduler_name, or a pod's, names no profile
-   *     Berth runs, or a pod names an unknown PriorityClass;
+   *   - FAILED_PRECONDITION: scheduler_name names no profile Berth runs, or
+   *     a pod of cluster_delta names an unknown PriorityClass;
    *   - UNIMPLEMENTED: this berthd was built without a plugin registry to
    *     simulate with (berthd itself always has one).
    */
@@ -3924,6 +4343,18 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    * or match_labels holding an empty key.
    */
   listNodes: handleUnaryCall<ListNodesRequest, ListNodesResponse>;
+  /**
+   * ServerInfo says which build of berthd answers and whether it still
+   * waits for the orchestrator's first re-list after a restart. berthd
+   * keeps its decisions, nominations and binds awaiting an outcome across
+   * restarts, not nodes and pods: after a restart it holds only what was
+   * sent since, so listings may be empty and Explain may answer NOT_FOUND
+   * until the orchestrator re-lists (see StateService.Sync). Tools call it
+   * to say so.
+   *
+   * Fails with no code of its own.
+   */
+  serverInfo: handleUnaryCall<ServerInfoRequest, ServerInfoResponse>;
 }
 
 export interface AdminServiceClient extends Client {
@@ -3956,20 +4387,24 @@ export interface AdminServiceClient extends Client {
    * it one at a time. Nothing is committed: no decision is made, the queue
    * and the cluster are untouched.
    *
-   * The simulation is deterministic, unlike the live scheduler: pods go in
-   * queue order (priority, then creation_time, then namespace/name); ties
-   * between nodes of equal score go to the smallest node name; the victims
-   * of a preemption are removed at once and the preemptor is tried again
-   * immediately. Pods with node_name set are placed as given, not
-   * scheduled. Pending pods Berth holds are not scheduled, but their
-   * nominations keep room as they do live.
+   * The simulation is the one berthctl simulate runs offline, and
+   * deterministic, unlike the live scheduler: pods go in queue order (the
+   * first profile's QueueSort, by default priority then creation_time,
+   * then the order given); ties between nodes of equal score go to the
+   * smallest node name; a bound pod starts one simulated second after the
+   * previous one; the victims of a preemption are removed at once and the
+   * preemptor is tried again immediately. Pods with node_name set are
+   * placed as given, not scheduled. Pending pods Berth holds are not
+   * scheduled, but their nominations keep room as they do live. A pod
+   * refused at admission (an unknown PriorityClass) is reported as ERROR,
+   * one no profile serves as SKIPPED.
    *
    * Fails with:
    *   - INVALID_ARGUMENT: an object or pod is malformed; the status carries
    *     a google.rpc.BadRequest naming the field, for example
    *     "pods[2].containers[0].name";
-   *   - FAILED_PRECONDITION: scheduler_name, or a pod's, names no profile
-   *     Berth runs, or a pod names an unknown PriorityClass;
+   *   - FAILED_PRECONDITION: scheduler_name names no profile Berth runs, or
+   *     a pod of cluster_delta names an unknown PriorityClass;
    *   - UNIMPLEMENTED: this berthd was built without a plugin registry to
    *     simulate with (berthd itself always has one).
    */
@@ -4085,6 +4520,32 @@ export interface AdminServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListNodesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ServerInfo says which build of berthd answers and whether it still
+   * waits for the orchestrator's first re-list after a restart. berthd
+   * keeps its decisions, nominations and binds awaiting an outcome across
+   * restarts, not nodes and pods: after a restart it holds only what was
+   * sent since, so listings may be empty and Explain may answer NOT_FOUND
+   * until the orchestrator re-lists (see StateService.Sync). Tools call it
+   * to say so.
+   *
+   * Fails with no code of its own.
+   */
+  serverInfo(
+    request: ServerInfoRequest,
+    callback: (error: ServiceError | null, response: ServerInfoResponse) => void,
+  ): ClientUnaryCall;
+  serverInfo(
+    request: ServerInfoRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ServerInfoResponse) => void,
+  ): ClientUnaryCall;
+  serverInfo(
+    request: ServerInfoRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ServerInfoResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -77,6 +77,72 @@ export function decisionTypeToJSON(object: DecisionType): string {
   }
 }
 
+/** EvictCause is what made Berth evict a pod. */
+export enum EvictCause {
+  /** EVICT_CAUSE_UNSPECIFIED - Not recorded: decisions written before Berth kept it (preemptions). */
+  EVICT_CAUSE_UNSPECIFIED = 0,
+  /** EVICT_CAUSE_PREEMPTION - To make room for a pending pod of higher priority (Evict.preemptor). */
+  EVICT_CAUSE_PREEMPTION = 1,
+  /**
+   * EVICT_CAUSE_TAINT - The node carries a NoExecute taint the pod does not tolerate, or
+   * tolerates for a limited time that has passed.
+   */
+  EVICT_CAUSE_TAINT = 2,
+  /**
+   * EVICT_CAUSE_API - Asked through the eviction API (AdminService or berthctl evict, drain),
+   * within the pod's disruption budgets.
+   */
+  EVICT_CAUSE_API = 3,
+  /**
+   * EVICT_CAUSE_NODE_PRESSURE - The node is short of memory, disk or process ids (node-pressure
+   * eviction, as the kubelet's eviction manager).
+   */
+  EVICT_CAUSE_NODE_PRESSURE = 4,
+  UNRECOGNIZED = -1,
+}
+
+export function evictCauseFromJSON(object: any): EvictCause {
+  switch (object) {
+    case 0:
+    case "EVICT_CAUSE_UNSPECIFIED":
+      return EvictCause.EVICT_CAUSE_UNSPECIFIED;
+    case 1:
+    case "EVICT_CAUSE_PREEMPTION":
+      return EvictCause.EVICT_CAUSE_PREEMPTION;
+    case 2:
+    case "EVICT_CAUSE_TAINT":
+      return EvictCause.EVICT_CAUSE_TAINT;
+    case 3:
+    case "EVICT_CAUSE_API":
+      return EvictCause.EVICT_CAUSE_API;
+    case 4:
+    case "EVICT_CAUSE_NODE_PRESSURE":
+      return EvictCause.EVICT_CAUSE_NODE_PRESSURE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return EvictCause.UNRECOGNIZED;
+  }
+}
+
+export function evictCauseToJSON(object: EvictCause): string {
+  switch (object) {
+    case EvictCause.EVICT_CAUSE_UNSPECIFIED:
+      return "EVICT_CAUSE_UNSPECIFIED";
+    case EvictCause.EVICT_CAUSE_PREEMPTION:
+      return "EVICT_CAUSE_PREEMPTION";
+    case EvictCause.EVICT_CAUSE_TAINT:
+      return "EVICT_CAUSE_TAINT";
+    case EvictCause.EVICT_CAUSE_API:
+      return "EVICT_CAUSE_API";
+    case EvictCause.EVICT_CAUSE_NODE_PRESSURE:
+      return "EVICT_CAUSE_NODE_PRESSURE";
+    case EvictCause.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /**
  * Decision is one thing the scheduler decided about one pod. Decisions form
  * a single server-wide log: revisions start at 1 and grow by one with each
@@ -170,15 +236,27 @@ export interface Evict {
     | undefined;
   /** The node the victim runs on. */
   node: string;
-  /** The pending pod that needs the room. */
+  /** PREEMPTION: the pending pod that needs the room; unset for other causes. */
   preemptor?:
     | PodRef
     | undefined;
   /**
    * Why, for people, for example
-   * "default-scheduler: preempting to accommodate a higher priority pod".
+   * "Preempted by pod default/hotfix on node node-b1"; for node pressure,
+   * the kubelet's words (the resource, the threshold, what is available,
+   * the container using most).
    */
   reason: string;
+  /**
+   * What made Berth evict the pod. UNSPECIFIED only in decisions written
+   * before Berth recorded it, which were all preemptions.
+   */
+  cause: EvictCause;
+  /**
+   * How long the orchestrator should give the pod to stop, in seconds;
+   * 0 kills it at once. Unset: the pod's own termination grace period.
+   */
+  gracePeriodSeconds?: number | undefined;
 }
 
 /**
@@ -556,7 +634,7 @@ export const Bind: MessageFns<Bind> = {
 };
 
 function createBaseEvict(): Evict {
-  return { victim: undefined, node: "", preemptor: undefined, reason: "" };
+  return { victim: undefined, node: "", preemptor: undefined, reason: "", cause: 0, gracePeriodSeconds: undefined };
 }
 
 export const Evict: MessageFns<Evict> = {
@@ -572,6 +650,12 @@ export const Evict: MessageFns<Evict> = {
     }
     if (message.reason !== "") {
       writer.uint32(34).string(message.reason);
+    }
+    if (message.cause !== 0) {
+      writer.uint32(40).int32(message.cause);
+    }
+    if (message.gracePeriodSeconds !== undefined) {
+      writer.uint32(48).int64(message.gracePeriodSeconds);
     }
     return writer;
   },
@@ -621,6 +705,22 @@ export const Evict: MessageFns<Evict> = {
             message.reason = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.cause = reader.int32() as any;
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.gracePeriodSeconds = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -639,6 +739,12 @@ export const Evict: MessageFns<Evict> = {
       node: isSet(object.node) ? globalThis.String(object.node) : "",
       preemptor: isSet(object.preemptor) ? PodRef.fromJSON(object.preemptor) : undefined,
       reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      cause: isSet(object.cause) ? evictCauseFromJSON(object.cause) : 0,
+      gracePeriodSeconds: isSet(object.gracePeriodSeconds)
+        ? globalThis.Number(object.gracePeriodSeconds)
+        : isSet(object.grace_period_seconds)
+        ? globalThis.Number(object.grace_period_seconds)
+        : undefined,
     };
   },
 
@@ -656,6 +762,12 @@ export const Evict: MessageFns<Evict> = {
     if (message.reason !== "") {
       obj.reason = message.reason;
     }
+    if (message.cause !== 0) {
+      obj.cause = evictCauseToJSON(message.cause);
+    }
+    if (message.gracePeriodSeconds !== undefined) {
+      obj.gracePeriodSeconds = Math.round(message.gracePeriodSeconds);
+    }
     return obj;
   },
 
@@ -672,6 +784,8 @@ export const Evict: MessageFns<Evict> = {
       ? PodRef.fromPartial(object.preemptor)
       : undefined;
     message.reason = object.reason ?? "";
+    message.cause = object.cause ?? 0;
+    message.gracePeriodSeconds = object.gracePeriodSeconds ?? undefined;
     return message;
   },
 };

@@ -1,15 +1,24 @@
 package scheduler
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/berthsched/berth/core/cache"
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/queue"
 )
+
+// View is the scheduler's read side: what the admin API, the state
+// service's resyncs and the step-by-step drivers read. It holds nothing
+// of its own; each call reads the scheduler's current state under the
+// scheduler's locks. The zero View is not usable: get one from
+// Scheduler.View.
+type View struct{ s *Scheduler }
+
+// View returns the scheduler's read side.
+func (s *Scheduler) View() View { return View{s} }
 
 // PodPhase says where a pod stands in the scheduler.
 type PodPhase string
@@ -74,35 +83,10 @@ type Explanation struct {
 	LastBindFailure string
 }
 
-// Explain describes the pod namespace/name.
-func (s *Scheduler) Explain(namespace, name string) (Explanation, error) {
-	pod, ok := s.findPod(namespace, name)
-	if !ok {
-		return Explanation{}, fmt.Errorf("explain %s/%s: %w", namespace, name, ErrPodNotFound)
-	}
-	return s.explain(pod), nil
-}
-
-// ExplainUID describes the pod with the UID.
-func (s *Scheduler) ExplainUID(uid string) (Explanation, error) {
-	pod, ok := s.lookupPod(uid)
-	if !ok {
-		return Explanation{}, fmt.Errorf("explain %s: %w", uid, ErrPodNotFound)
-	}
-	return s.explain(pod), nil
-}
-
-// Pod returns the scheduler's version of a pod (admitted: priority
-// resolved, default scheduler name applied).
-func (s *Scheduler) Pod(uid string) (*model.Pod, bool) { return s.lookupPod(uid) }
-
 func (s *Scheduler) explain(pod *model.Pod) Explanation {
 	e := Explanation{Pod: pod}
-	s.mu.RLock()
-	if rec := s.records[pod.UID]; rec != nil {
-		e.Diagnosis, e.Queued, e.LastBindFailure = rec.diagnosis, rec.queuedAt, rec.bindFailure
-	}
-	s.mu.RUnlock()
+	rec := s.state.record(pod.UID)
+	e.Diagnosis, e.Queued, e.LastBindFailure = rec.diagnosis, rec.queuedAt, rec.bindFailure
 	s.attemptsMu.Lock()
 	attempts := s.bindAttempts[pod.UID]
 	s.attemptsMu.Unlock()
@@ -124,45 +108,12 @@ func (s *Scheduler) explain(pod *model.Pod) Explanation {
 	return e
 }
 
-// findPod looks a pod up by namespace and name.
-func (s *Scheduler) findPod(namespace, name string) (*model.Pod, bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	p, ok := s.pods[s.uidByKey[namespace+"/"+name]]
-	return p, ok
-}
-
 // PendingPod is one entry of Pending.
 type PendingPod struct {
 	Pod   *model.Pod
 	Queue QueueState
 	// Message is the last failure message, empty if none.
 	Message string
-}
-
-// Pending lists the pods in the queue (in flight included), in the
-// queue's order: activeQ in pop order, backoffQ by expiry, then the
-// unschedulable, gated and in-flight pods by name.
-func (s *Scheduler) Pending() []PendingPod {
-	queued := s.queue.PendingPods()
-	out := make([]PendingPod, 0, len(queued))
-	for _, p := range queued {
-		out = append(out, PendingPod{Pod: p.Info.Pod, Queue: s.queueState(p)})
-	}
-	s.mu.RLock()
-	for i := range out {
-		if rec := s.records[out[i].Pod.UID]; rec != nil && rec.diagnosis != nil {
-			out[i].Message = rec.diagnosis.Message
-		}
-	}
-	s.mu.RUnlock()
-	return out
-}
-
-// Nominations lists every nomination, sorted by node then pod, for
-// persistence and listings.
-func (s *Scheduler) Nominations() []queue.Nomination {
-	return s.queue.Nominator().All()
 }
 
 // RestoreNominations reloads persisted nominations (at startup, before the
@@ -178,7 +129,7 @@ func (s *Scheduler) RestoreNominations(noms []queue.Nomination) {
 func (s *Scheduler) ForgetUnknownNominations() int {
 	n := 0
 	for _, nom := range s.queue.Nominator().All() {
-		if _, ok := s.lookupPod(nom.PodUID); !ok {
+		if _, ok := s.state.lookup(nom.PodUID); !ok {
 			s.queue.Nominator().DeleteNominatedPodIfExists(&model.Pod{UID: nom.PodUID})
 			n++
 		}
@@ -195,18 +146,6 @@ type Stats struct {
 	Nominations   int
 }
 
-// Stats returns the current counts.
-func (s *Scheduler) Stats() Stats {
-	st := Stats{Queue: s.queue.Stats(), Cache: s.cache.Counts(), Nominations: len(s.queue.Nominator().All())}
-	s.mu.RLock()
-	st.Pods = len(s.pods)
-	s.mu.RUnlock()
-	s.bindsMu.Lock()
-	st.BindsInFlight = len(s.binds)
-	s.bindsMu.Unlock()
-	return st
-}
-
 // NodeUsage is a node with what its pods request, for listings.
 type NodeUsage struct {
 	Node        *model.Node
@@ -218,10 +157,61 @@ type NodeUsage struct {
 	NonZeroRequested model.Resources
 }
 
+// Explain describes the pod namespace/name.
+func (v View) Explain(namespace, name string) (Explanation, error) {
+	pod, ok := v.s.state.find(namespace, name)
+	if !ok {
+		return Explanation{}, fmt.Errorf("explain %s/%s: %w", namespace, name, ErrPodNotFound)
+	}
+	return v.s.explain(pod), nil
+}
+
+// ExplainUID describes the pod with the UID.
+func (v View) ExplainUID(uid string) (Explanation, error) {
+	pod, ok := v.s.state.lookup(uid)
+	if !ok {
+		return Explanation{}, fmt.Errorf("explain %s: %w", uid, ErrPodNotFound)
+	}
+	return v.s.explain(pod), nil
+}
+
+// Pod returns the scheduler's version of a pod (admitted: priority
+// resolved, default scheduler name applied).
+func (v View) Pod(uid string) (*model.Pod, bool) { return v.s.state.lookup(uid) }
+
+// Pending lists the pods in the queue (in flight included), in the
+// queue's order: activeQ in pop order, backoffQ by expiry, then the
+// unschedulable, gated and in-flight pods by name.
+func (v View) Pending() []PendingPod {
+	queued := v.s.queue.PendingPods()
+	out := make([]PendingPod, 0, len(queued))
+	for _, p := range queued {
+		out = append(out, PendingPod{Pod: p.Info.Pod, Queue: v.s.queueState(p)})
+	}
+	v.s.state.messages(out)
+	return out
+}
+
+// Nominations lists every nomination, sorted by node then pod, for
+// persistence and listings.
+func (v View) Nominations() []queue.Nomination {
+	return v.s.queue.Nominator().All()
+}
+
+// Stats returns the current counts.
+func (v View) Stats() Stats {
+	st := Stats{Queue: v.s.queue.Stats(), Cache: v.s.cache.Counts(), Nominations: len(v.s.queue.Nominator().All())}
+	st.Pods = v.s.state.numPods()
+	v.s.bindsMu.Lock()
+	st.BindsInFlight = len(v.s.binds)
+	v.s.bindsMu.Unlock()
+	return st
+}
+
 // Nodes lists the nodes in scheduling order with their usage.
-func (s *Scheduler) Nodes() ([]NodeUsage, error) {
+func (v View) Nodes() ([]NodeUsage, error) {
 	snap := cache.NewEmptySnapshot()
-	if err := s.cache.UpdateSnapshot(snap); err != nil {
+	if err := v.s.cache.UpdateSnapshot(snap); err != nil {
 		return nil, err
 	}
 	out := make([]NodeUsage, 0, snap.NumNodes())
@@ -234,15 +224,40 @@ func (s *Scheduler) Nodes() ([]NodeUsage, error) {
 
 // Pods lists every pod the scheduler knows (pending and bound) by
 // namespace/name.
-func (s *Scheduler) Pods() []*model.Pod {
-	s.mu.RLock()
-	out := make([]*model.Pod, 0, len(s.pods))
-	for _, p := range s.pods {
-		out = append(out, p)
-	}
-	s.mu.RUnlock()
-	slices.SortFunc(out, func(a, b *model.Pod) int {
-		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
-	})
-	return out
+func (v View) Pods() []*model.Pod {
+	return v.s.state.sortedPods()
+}
+
+// PriorityClasses lists the known classes, built-in ones included.
+func (v View) PriorityClasses() []*model.PriorityClass {
+	return v.s.state.classList()
+}
+
+// PDBs lists the disruption budgets, sorted by namespace/name.
+func (v View) PDBs() []*model.PodDisruptionBudget {
+	return v.s.state.pdbs.budgets()
+}
+
+// Namespaces lists the namespaces that were sent (not those only implied by
+// their pods), with their labels, sorted by name.
+func (v View) Namespaces() []*model.Namespace {
+	return v.s.state.namespaces.sent()
+}
+
+// Evicted lists the UIDs of the pods the scheduler evicted that are not
+// deleted yet (restored ones whose pod was not sent again included),
+// sorted.
+func (v View) Evicted() []string {
+	return v.s.state.evictedUIDs()
+}
+
+// Profile returns the framework serving schedulerName.
+func (v View) Profile(schedulerName string) (framework.Framework, bool) {
+	f, ok := v.s.profiles[schedulerName]
+	return f, ok
+}
+
+// QueueSortFunc is the order of the queue (the first profile's QueueSort).
+func (v View) QueueSortFunc() framework.LessFunc {
+	return v.s.profiles[v.s.cfg.Profiles[0].SchedulerName].QueueSortFunc()
 }

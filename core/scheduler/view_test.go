@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/core/model"
 	mt "github.com/berthsched/berth/core/model/modeltest"
 )
 
@@ -41,7 +42,7 @@ func TestExplainThroughBinding(t *testing.T) {
 	e.addPods(mt.MakePod("p").Obj())
 	explain := func() explained {
 		t.Helper()
-		ex, err := e.s.Explain("default", "p")
+		ex, err := e.s.View().Explain("default", "p")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,9 +95,42 @@ func TestExplainThroughBinding(t *testing.T) {
 	if err := e.s.DeletePod(ctx, mt.MakePod("p").Obj()); err != nil {
 		t.Fatal(err)
 	}
-	e.s.mu.RLock()
-	defer e.s.mu.RUnlock()
-	if len(e.s.records) != 0 {
-		t.Errorf("records left after the pod was deleted: %v", e.s.records)
+	e.s.state.mu.RLock()
+	defer e.s.state.mu.RUnlock()
+	if len(e.s.state.records) != 0 {
+		t.Errorf("records left after the pod was deleted: %v", e.s.state.records)
+	}
+}
+
+// TestViewListsBudgetsAndNamespaces lists the budgets and the namespaces
+// sent, sorted, leaving out namespaces only implied by pods: what a copy
+// of the cluster (AdminService.Simulate) needs.
+func TestViewListsBudgetsAndNamespaces(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, &testPlugins{}, nil)
+	for _, pdb := range []*model.PodDisruptionBudget{{Namespace: "prod", Name: "web"}, {Namespace: "dev", Name: "web"}, {Namespace: "dev", Name: "api"}} {
+		if err := e.s.SetPDB(ctx, pdb); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ns := range []*model.Namespace{{Name: "prod", Labels: map[string]string{"team": "a"}}, {Name: "dev"}} {
+		if err := e.s.SetNamespace(ctx, ns); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.addPods(mt.MakePod("p").Namespace("implied").Obj())
+	var budgets []string
+	for _, pdb := range e.s.View().PDBs() {
+		budgets = append(budgets, pdb.Namespace+"/"+pdb.Name)
+	}
+	if diff := cmp.Diff([]string{"dev/api", "dev/web", "prod/web"}, budgets); diff != "" {
+		t.Errorf("PDBs (-want +got):\n%s", diff)
+	}
+	want := []*model.Namespace{
+		{Name: "dev", Labels: map[string]string{labelMetadataName: "dev"}},
+		{Name: "prod", Labels: map[string]string{labelMetadataName: "prod", "team": "a"}},
+	}
+	if diff := cmp.Diff(want, e.s.View().Namespaces()); diff != "" {
+		t.Errorf("Namespaces (-want +got):\n%s", diff)
 	}
 }

@@ -1,6 +1,6 @@
 package runtime
 
-// WithDeterministic tells plugins, through Framework.Deterministic, that
+// WithDeterministic tells plugins, through Handle.Deterministic, that
 // the run must be replayable: DefaultPreemption then starts its candidate
 // search at the first node instead of a random one and breaks final ties
 // by the smallest node name. Default: false.
@@ -8,6 +8,6 @@ func WithDeterministic(d bool) Option {
 	return func(o *options) { o.deterministic = d }
 }
 
-// Deterministic reports whether the framework was built WithDeterministic.
-// Plugins that make random choices look for this method on their handle.
+// Deterministic reports whether the framework was built WithDeterministic
+// (framework.Handle).
 func (f *Framework) Deterministic() bool { return f.deterministic }

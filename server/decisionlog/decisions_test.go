@@ -1,7 +1,6 @@
 package decisionlog
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -11,175 +10,8 @@ import (
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/framework"
-	"github.com/berthsched/berth/core/model"
-	"github.com/berthsched/berth/store"
 	"github.com/berthsched/berth/store/bboltstore"
 )
-
-// A watcher that settles each bind the moment it sees it finds the bind
-// recorded, with the revision it saw, and leaves no assumed entry behind:
-// the decision is durable, and so visible, before Commit returns to the
-// binder.
-func TestSettleOnSight(t *testing.T) {
-	l, st := newLog(t, bboltstore.Options{})
-	const n = 2000
-	c := newCollector()
-	var (
-		mu       sync.Mutex
-		problems []string
-		settled  int
-	)
-	watch(t, l, 1, Filter{}, func(r *berthv1.WatchResponse) error {
-		for _, d := range r.GetDecisions() {
-			uid := d.GetPod().GetUid()
-			rev, ok, err := l.WaitBindRevision(t.Context(), uid)
-			if err == nil && (!ok || rev != d.GetRevision()) {
-				err = fmt.Errorf("revision %d, %v; want %d", rev, ok, d.GetRevision())
-			}
-			if err == nil {
-				err = l.Settle(t.Context(), uid, false)
-			}
-			mu.Lock()
-			settled++
-			if err != nil {
-				problems = append(problems, uid+": "+err.Error())
-			}
-			mu.Unlock()
-		}
-		return c.send(r)
-	})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			if err := l.Bind(t.Context(), pod(name(i)), "n1"); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	wg.Wait()
-	c.waitNext(t, n+1)
-	if err := l.Close(); err != nil { // flushes the settles
-		t.Fatal(err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if settled != n || len(problems) > 0 {
-		t.Errorf("%d binds settled, %d problems, first: %v", settled, len(problems), problems[:min(3, len(problems))])
-	}
-	if kvs, err := st.List(store.Assumed); err != nil || len(kvs) != 0 {
-		t.Errorf("%d assumed entries left after every bind was settled (err %v)", len(kvs), err)
-	}
-}
-
-// A pod deleted while its bind is being written leaves no assumed entry;
-// a bind the scheduler no longer wants is refused and writes nothing.
-func TestForgetDuringBind(t *testing.T) {
-	st := openStore(t, t.TempDir(), bboltstore.Options{})
-	var wanted sync.Map // uid -> *model.Pod the scheduler still binds
-	l := New(st, Options{BindWanted: func(p *model.Pod) bool {
-		cur, ok := wanted.Load(p.UID)
-		return ok && cur == p
-	}})
-	ctx := t.Context()
-	const n = 500
-	var wg sync.WaitGroup
-	for i := range n {
-		p := pod(name(i))
-		wanted.Store(p.UID, p)
-		wg.Go(func() {
-			err := l.Bind(ctx, p, "n1")
-			if err != nil && !errors.Is(err, ErrBindAbandoned) {
-				t.Error(err)
-			}
-		})
-		wg.Go(func() {
-			wanted.Delete(p.UID) // the scheduler's DeletePod, then the daemon's Forget
-			if err := l.Forget(ctx, p.UID); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	wg.Wait()
-	// A pod replaced under the same uid: the old binding's Bind is refused.
-	old, cur := pod("reused"), pod("reused")
-	wanted.Store(cur.UID, cur)
-	if err := l.Bind(ctx, old, "n1"); !errors.Is(err, ErrBindAbandoned) {
-		t.Errorf("a stale binding's Bind: %v, want ErrBindAbandoned", err)
-	}
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if kvs, err := st.List(store.Assumed); err != nil || len(kvs) != 0 {
-		t.Errorf("%d assumed entries of deleted pods left (err %v)", len(kvs), err)
-	}
-	for _, d := range readAll(t, st) {
-		if d.GetPod().GetName() == "reused" {
-			t.Errorf("a refused bind was written: %v", d)
-		}
-	}
-}
-
-// With a small retention the revision an assumed entry points the search
-// at may be compacted while the bind itself is kept: Recover finds it from
-// the oldest revision kept.
-func TestRecoverFindsBindPastCompactedHint(t *testing.T) {
-	dir := t.TempDir()
-	ctx := t.Context()
-	st, err := bboltstore.Open(ctx, dir, bboltstore.Options{Retention: store.Retention{MaxRecords: 3}, CompactInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := New(st, Options{})
-	for i := range 3 {
-		if err := l.Unschedulable(ctx, pod(name(i)), "none fits", nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// The bind at revision 4, its entry pointing at revision 1: as when
-	// concurrent commits landed between reading the newest revision and
-	// the bind's own commit.
-	payload, err := encode(bindDecision(pod("late"), "n7"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b store.Batch
-	b.Append(payload)
-	b.Put(store.Assumed, []byte("uid-late"), assumedValue(1, payload))
-	if _, err := st.Commit(ctx, &b); err != nil {
-		t.Fatal(err)
-	}
-	for i := 3; i < 5; i++ {
-		if err := l.Unschedulable(ctx, pod(name(i)), "none fits", nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := st.Compact(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if first, _ := st.Revisions(); first != 4 {
-		t.Fatalf("oldest revision %d after compaction, want 4", first)
-	}
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	st2 := openStore(t, dir, bboltstore.Options{})
-	l2 := New(st2, Options{})
-	t.Cleanup(func() { _ = l2.Close() })
-	rec, err := l2.Recover(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rec.Binds) != 1 || rec.Binds[0].Revision != 4 {
-		t.Fatalf("restored binds %v, want the bind of late at revision 4", rec.Binds)
-	}
-	if rev, ok := l2.BindRevision("uid-late"); !ok || rev != 4 {
-		t.Errorf("BindRevision(uid-late) = %d, %v; want 4", rev, ok)
-	}
-}
 
 // An Unschedulable decision repeating the pod's last message is not
 // written, across restarts; a bind or the pod's deletion resets it.
@@ -202,16 +34,7 @@ func TestUnschedulableOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	st2 := openStore(t, dir, bboltstore.Options{})
-	l2 := New(st2, Options{})
-	t.Cleanup(func() { _ = l2.Close() })
+	l2, st2 := reopen(t, l, st, dir)
 	if _, err := l2.Recover(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +43,7 @@ func TestUnschedulableOnce(t *testing.T) {
 		func() error { return l2.Unschedulable(ctx, b, "0/2 nodes: cpu", nil) }, // nothing
 		func() error { return l2.Bind(ctx, a, "n1") },                           // 4
 		func() error { return l2.Unschedulable(ctx, a, "0/1 nodes: cpu", nil) }, // 5: after a bind
-		func() error { return l2.Forget(ctx, b.UID) },
+		func() error { return l2.ForgetPod(ctx, b.UID) },
 		func() error { return l2.Unschedulable(ctx, b, "0/2 nodes: cpu", nil) }, // 6: a new pod of that uid
 	} {
 		if err := step(); err != nil {

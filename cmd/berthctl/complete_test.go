@@ -1,0 +1,48 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestCompletion runs cobra's hidden __complete command, as the shell
+// scripts do, and reads the candidates it prints before its directive.
+func TestCompletion(t *testing.T) {
+	f := &fakeBerthd{}
+	addr := f.start(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"get kinds", []string{"get", ""}, []string{"pending\tpods not bound yet", "nodes\tnodes and what their pods use",
+			"nominations\tnominations in force", "queue\tpods in each queue state"}},
+		{"get takes one kind", []string{"get", "nodes", ""}, nil},
+		{"get pending --state", []string{"get", "pending", "--state", ""}, pendingStates},
+		{"delete kinds", []string{"delete", ""}, []string{"pod", "node", "priorityclass", "pdb", "namespace"}},
+		{"delete node names, every page", []string{"--server", addr, "delete", "node", ""}, []string{"n1", "n2"}},
+		{"delete pod names by prefix", []string{"--server", addr, "delete", "pod", "default/b"}, []string{"default/b"}},
+		{"explain pod names", []string{"--server", addr, "explain", ""}, []string{"default/a", "default/b"}},
+		{"confirm completes binding pods only", []string{"--server", addr, "confirm", ""}, []string{"default/b"}},
+		{"berthd unreachable: nothing, silently", []string{"--server", "127.0.0.1:1", "delete", "node", ""}, nil},
+		{"a bad --server: nothing", []string{"--server", "nowhere", "explain", ""}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := berthctl(t, nil, "", append([]string{"__complete"}, tc.args...)...)
+			lines := strings.Split(strings.TrimSuffix(got.stdout, "\n"), "\n")
+			if got.code != exitOK || len(lines) == 0 || lines[len(lines)-1] != ":4" { // ShellCompDirectiveNoFileComp
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit 0 and the directive :4 last", got.code, got.stdout, got.stderr)
+			}
+			if diff := cmp.Diff(tc.want, lines[:len(lines)-1], cmp.Comparer(func(a, b []string) bool {
+				return len(a) == 0 && len(b) == 0 || cmp.Equal(a, b)
+			})); diff != "" {
+				t.Errorf("candidates (-want +got):\n%s", diff)
+			}
+			if strings.Contains(got.stderr, "berthctl:") {
+				t.Errorf("completion printed an error: %q", got.stderr)
+			}
+		})
+	}
+}

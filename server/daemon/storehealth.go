@@ -1,0 +1,45 @@
+package daemon
+
+import (
+	"context"
+)
+
+// followStoreHealth holds the scheduling loop and reports NOT_SERVING (gRPC
+// health and /healthz) while the store cannot write (a full disk, an I/O
+// error), and undoes both when it can again; the store retries with backoff
+// by itself and logs the condition, rate limited. State writes are still
+// accepted: they change memory only, and the orchestrator, the source of
+// truth for objects, need not re-list after the disk recovers. Decisions are
+// what need the log, and a held loop makes none, instead of failing binds
+// by the thousand. It returns when ctx ends.
+func (d *Daemon) followStoreHealth(ctx context.Context) {
+	var release func()
+	defer func() {
+		if release != nil {
+			release()
+		}
+	}()
+	for {
+		changed, err := d.store.Health()
+		switch {
+		case err != nil && release == nil:
+			d.srv.SetServing(false)
+			r, herr := d.sched.Hold(ctx)
+			if herr != nil {
+				return // ctx ended
+			}
+			release = r
+			d.logger.Error("berthd stopped scheduling and reports NOT_SERVING until the store can write again", "err", err)
+		case err == nil && release != nil:
+			release()
+			release = nil
+			d.srv.SetServing(true)
+			d.logger.Warn("the store can write again: berthd schedules and reports SERVING")
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return
+		}
+	}
+}

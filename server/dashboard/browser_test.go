@@ -1,0 +1,319 @@
+package dashboard_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/server"
+	"github.com/berthsched/berth/server/auth"
+	"github.com/berthsched/berth/server/daemon"
+)
+
+// chromiumPath is Debian's chromium, which CI installs (.ci/test).
+const chromiumPath = "/usr/bin/chromium"
+
+// stepLimit bounds one step of the browser test.
+const stepLimit = 15 * time.Second
+
+// browserLimit bounds the whole browser test: a hang, not a timing
+// assertion.
+const browserLimit = 60 * time.Second
+
+// TestBrowser drives the dashboard of a real berthd in headless chromium:
+// a login by ?token=, every page, the decision stream updating when a pod
+// is applied, and the explain table naming the plugin that rejected an
+// unschedulable pod, with no console error or uncaught exception on the
+// way.
+func TestBrowser(t *testing.T) {
+	if _, err := os.Stat(chromiumPath); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s: %v; CI must install Debian's chromium (.ci/test does)", chromiumPath, err)
+		}
+		t.Skipf("no %s (apt-get install chromium); CI=true makes this a failure", chromiumPath)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), browserLimit)
+	defer cancel()
+	base, state := startBerthd(t, ctx, 0)
+	apply(t, ctx, state,
+		node("n1", 4000, false), node("n2", 8000, true), node("n3", 8000, false, &berthv1.Taint{
+			Key: "gpu", Value: "true", Effect: berthv1.TaintEffect_TAINT_EFFECT_NO_SCHEDULE}),
+		pod("db-0", 2000, "n1"))
+
+	b := newBrowser(t, ctx)
+	b.do("log in and see the queue", chromedp.Navigate(base+"/?token=viewer"), chromedp.WaitVisible(chromedp.ID("count-active")))
+	if title := run(b, "title", chromedp.Title()); title != "Queue · Berth" {
+		t.Errorf("title %q after logging in", title)
+	}
+	if url := run(b, "location", chromedp.Location()); strings.Contains(url, "token") {
+		t.Errorf("the address still holds the token: %s", url)
+	}
+
+	b.do("nodes", chromedp.Navigate(base+"/nodes"))
+	heat := run(b, "heatmap", chromedp.Text(chromedp.ID("heatmap")))
+	for _, want := range []string{"n1", "n2", "n3", "gpu=true:NoSchedule", "SchedulingDisabled"} {
+		if !strings.Contains(heat, want) {
+			t.Errorf("heatmap lacks %q:\n%s", want, heat)
+		}
+	}
+
+	b.do("the decision stream goes live", chromedp.Navigate(base+"/decisions"), chromedp.WaitVisible(chromedp.CSS("#stream-status.live")))
+	apply(t, ctx, state, pod("web-1", 1500, ""), pod("web-2", 500, ""), pod("big-1", 16000, ""))
+	b.do("the stream shows the new decisions",
+		chromedp.WaitVisible(`//table[@id="decisions"]//td[text()="Bind"]/following-sibling::td/a[text()="default/web-1"]`),
+		chromedp.WaitVisible(`//table[@id="decisions"]//td[text()="Unschedulable"]/following-sibling::td/a[text()="default/big-1"]`),
+	)
+
+	b.do("explain an unschedulable pod", chromedp.Navigate(base+"/pods/default/big-1"), chromedp.WaitVisible(chromedp.ID("explain")))
+	failing := run(b, "failing plugins", chromedp.Evaluate[map[string]string](failingPluginsJS))
+	want := map[string]string{"n1": "NodeResourcesFit", "n2": "NodeUnschedulable", "n3": "TaintToleration"}
+	if diff := cmp.Diff(want, failing); diff != "" {
+		t.Errorf("failing plugin by node (-want +got):\n%s", diff)
+	}
+	if message := run(b, "kube's message", chromedp.Text(chromedp.ID("kube-message"))); !strings.HasPrefix(message, "0/3 nodes are available:") {
+		t.Errorf("kube's message %q", message)
+	}
+
+	b.do("explain a bound pod", chromedp.Navigate(base+"/pods/default/web-1"), chromedp.WaitVisible(chromedp.CSS("#explain td.ok")))
+	b.do("the queue again", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.ID("queue-chart")))
+	b.checkConsole()
+}
+
+// failingPluginsJS maps each node of the explain table to the header of
+// its failing filter cell.
+const failingPluginsJS = `(() => {
+  const table = document.getElementById("explain");
+  const plugins = [...table.tHead.rows[1].cells].map(c => c.textContent.trim());
+  const out = {};
+  for (const row of table.tBodies[0].rows) {
+    [...row.cells].slice(1).forEach((cell, i) => {
+      if (cell.classList.contains("fail") && i < plugins.length && plugins[i] !== "Verdict") out[row.cells[0].textContent.trim()] = plugins[i];
+    });
+  }
+  return out;
+})()`
+
+// startBerthd serves an in-process berthd with the dashboard, sampling
+// every sampleEvery (0: the default), and a token file (rw writes, viewer
+// reads); it returns the dashboard's base URL and a StateService client.
+func startBerthd(t *testing.T, ctx context.Context, sampleEvery time.Duration) (string, berthv1.StateServiceClient) {
+	t.Helper()
+	tokens, err := auth.ParseTokens(strings.NewReader("rw\nviewer read-only\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := daemon.Open(ctx, daemon.Config{
+		DataDir: t.TempDir(), Dashboard: true, Tokens: tokens, Deterministic: true,
+		Edge: server.Edge{Authorizer: tokens}, DashboardSampleEvery: sampleEvery,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	grpcLis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	httpLis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveCtx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- d.Serve(serveCtx, grpcLis, httpLis) }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-served; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	conn, err := grpc.NewClient(grpcLis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return "http://" + httpLis.Addr().String(), berthv1.NewStateServiceClient(conn)
+}
+
+func node(name string, cpu int64, cordoned bool, taints ...*berthv1.Taint) *berthv1.Object {
+	return &berthv1.Object{Kind: &berthv1.Object_Node{Node: &berthv1.Node{
+		Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}, Taints: taints, Unschedulable: cordoned,
+		Allocatable: map[string]int64{"cpu": cpu, "memory": 16 << 30, "pods": 110},
+	}}}
+}
+
+func pod(name string, cpu int64, nodeName string, gates ...string) *berthv1.Object {
+	return &berthv1.Object{Kind: &berthv1.Object_Pod{Pod: &berthv1.Pod{
+		Uid: "uid-" + name, Namespace: "default", Name: name, NodeName: nodeName, SchedulingGates: gates,
+		Containers: []*berthv1.Container{{Name: "c", Requests: map[string]int64{"cpu": cpu, "memory": 1 << 30}}},
+	}}}
+}
+
+func apply(t *testing.T, ctx context.Context, state berthv1.StateServiceClient, objs ...*berthv1.Object) {
+	t.Helper()
+	ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer rw")
+	resp, err := state.Apply(ctx, &berthv1.ApplyRequest{Objects: objs}, grpc.WaitForReady(true))
+	if err != nil || len(resp.GetErrors()) > 0 {
+		t.Fatalf("Apply: %v %v", err, resp.GetErrors())
+	}
+}
+
+// browser is one headless chromium tab that records console errors and
+// uncaught exceptions.
+type browser struct {
+	t   *testing.T
+	ctx context.Context
+
+	mu       sync.Mutex
+	problems []string
+	done     chan struct{} // closed when the console is read to its end
+}
+
+func newBrowser(t *testing.T, ctx context.Context) *browser {
+	t.Helper()
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx,
+		chromedp.ExecPath(chromiumPath),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Headless,
+		chromedp.NoSandbox, // as root
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.WindowSize(1280, 800),
+	)
+	tab, cancelTab := chromedp.NewContext(alloc)
+	b := &browser{t: t, ctx: tab, done: make(chan struct{})}
+	t.Cleanup(func() {
+		cancelTab()
+		cancelAlloc()
+		<-b.done
+	})
+	console := chromedp.Console(tab)
+	go func() {
+		defer close(b.done)
+		for m, err := range console {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.IsException() {
+				b.problem(fmt.Sprintf("%s (%s:%d)", m, m.URL, m.Line))
+			}
+		}
+	}()
+	return b
+}
+
+func (b *browser) problem(p string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.problems = append(b.problems, p)
+}
+
+// do runs steps, failing the test now if one fails.
+func (b *browser) do(what string, steps ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	start := time.Now()
+	defer func() { b.t.Logf("%s: %v", what, time.Since(start).Round(time.Millisecond)) }()
+	ctx, cancel := context.WithTimeout(b.ctx, stepLimit)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		b.checkConsole()
+		b.t.Fatalf("%s: %v\npage:\n%s", what, err, b.mainText())
+	}
+}
+
+// run runs an action that returns a value, failing the test now if it
+// fails.
+func run[T any](b *browser, what string, a chromedp.Action[T]) T {
+	b.t.Helper()
+	v, err := chromedp.Run(b.ctx, a)
+	if err != nil {
+		b.checkConsole()
+		b.t.Fatalf("%s: %v", what, err)
+	}
+	return v
+}
+
+// mainText is the text of the page's main section, to tell what a failed
+// step saw.
+func (b *browser) mainText() string {
+	ctx, cancel := context.WithTimeout(b.ctx, 2*time.Second)
+	defer cancel()
+	text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("main")?.innerText ?? document.body.innerText`))
+	if err != nil {
+		return err.Error()
+	}
+	return text
+}
+
+// shot saves a screenshot of the whole page into dir.
+func (b *browser) shot(dir, name string) {
+	b.t.Helper()
+	b.do("settle", chromedp.Sleep(300*time.Millisecond))
+	png := run(b, "screenshot "+name, chromedp.FullScreenshot(100))
+	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// checkConsole fails the test for every console error and uncaught
+// exception seen so far.
+func (b *browser) checkConsole() {
+	b.t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, p := range b.problems {
+		b.t.Errorf("browser: %s", p)
+	}
+	b.problems = nil
+}
+
+// TestServedByBerthd checks the wiring without a browser: the dashboard is
+// on berthd's metrics listener behind the tokens, and /metrics and
+// /healthz stay open.
+func TestServedByBerthd(t *testing.T) {
+	base, _ := startBerthd(t, t.Context(), 0)
+	tests := []struct {
+		path, token string
+		want        int
+	}{
+		{path: "/", want: http.StatusUnauthorized},
+		{path: "/", token: "viewer", want: http.StatusOK},
+		{path: "/nodes", token: "rw", want: http.StatusOK},
+		{path: "/metrics", want: http.StatusOK},
+		{path: "/healthz", want: http.StatusOK},
+	}
+	for _, tt := range tests {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, base+tt.path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.token != "" {
+			req.Header.Set("Authorization", "Bearer "+tt.token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("GET %s with token %q: %d, want %d", tt.path, tt.token, resp.StatusCode, tt.want)
+		}
+	}
+}

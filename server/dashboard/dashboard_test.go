@@ -1,0 +1,239 @@
+package dashboard
+
+import (
+	"bytes"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/berthsched/berth/server/auth"
+)
+
+// newTest is a Dashboard over the fakes; tokens may be nil.
+func newTest(t *testing.T, tokens Tokens, logs io.Writer) *Dashboard {
+	t.Helper()
+	opts := Options{Now: func() time.Time { return testTime }}
+	if tokens != nil {
+		opts.Tokens = tokens
+	}
+	if logs != nil {
+		opts.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	d, err := New(fakeAdmin{}, fakeExplainer{}, &fakeLog{first: 1, froms: make(chan uint64, 8)}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func get(d http.Handler, target string, header http.Header) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(http.MethodGet, target, nil)
+	for k, v := range header {
+		r.Header[k] = v
+	}
+	w := httptest.NewRecorder()
+	d.ServeHTTP(w, r)
+	return w
+}
+
+func TestAuth(t *testing.T) {
+	tokens, err := auth.ParseTokens(strings.NewReader("rw-secret\nro-secret read-only\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	d := newTest(t, tokens, &logs)
+	login := get(d, "/nodes?token=ro-secret&x=1", nil)
+	cookies := login.Result().Cookies()
+	if len(cookies) != 1 {
+		t.Fatalf("login set %d cookies, want 1", len(cookies))
+	}
+	session := cookies[0]
+	tests := []struct {
+		name   string
+		target string
+		header http.Header
+		want   int
+	}{
+		{name: "nothing", target: "/", want: http.StatusUnauthorized},
+		{name: "unknown bearer", target: "/", header: http.Header{"Authorization": {"Bearer nope"}}, want: http.StatusUnauthorized},
+		{name: "not bearer", target: "/", header: http.Header{"Authorization": {"Basic cm8tc2VjcmV0"}}, want: http.StatusUnauthorized},
+		{name: "read-only bearer", target: "/", header: http.Header{"Authorization": {"Bearer ro-secret"}}, want: http.StatusOK},
+		{name: "read-write bearer", target: "/nodes", header: http.Header{"Authorization": {"Bearer rw-secret"}}, want: http.StatusOK},
+		{name: "unknown token in the address", target: "/?token=nope", want: http.StatusUnauthorized},
+		{name: "session cookie", target: "/nodes", header: http.Header{"Cookie": {session.String()}}, want: http.StatusOK},
+		{name: "forged cookie", target: "/nodes", header: http.Header{"Cookie": {cookieName + "=forged"}}, want: http.StatusUnauthorized},
+		{name: "a bad header is not rescued by a cookie", target: "/", header: http.Header{"Authorization": {"Bearer nope"}, "Cookie": {session.String()}}, want: http.StatusUnauthorized},
+		{name: "the style needs nothing", target: "/static/style.css", want: http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := get(d, tt.target, tt.header)
+			if w.Code != tt.want {
+				t.Errorf("status %d, want %d", w.Code, tt.want)
+			}
+			if w.Code == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
+				t.Error("401 without WWW-Authenticate")
+			}
+		})
+	}
+
+	t.Run("login", func(t *testing.T) {
+		if login.Code != http.StatusSeeOther {
+			t.Fatalf("status %d, want 303", login.Code)
+		}
+		if got, want := login.Header().Get("Location"), "/nodes?x=1"; got != want {
+			t.Errorf("Location %q, want %q", got, want)
+		}
+		want := http.Cookie{Name: cookieName, Path: "/", MaxAge: int(sessionTTL.Seconds()), HttpOnly: true, SameSite: http.SameSiteStrictMode}
+		got := *session
+		got.Value, got.Raw = "", ""
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("cookie (-want +got):\n%s", diff)
+		}
+		if loc := get(d.guard(http.NotFoundHandler()), "//evil.example/?token=ro-secret", nil).Header().Get("Location"); loc != "/" {
+			t.Errorf("a login at //evil.example redirects to %q, want /", loc)
+		}
+		if strings.Contains(session.Value, "secret") {
+			t.Errorf("the cookie holds the token: %q", session.Value)
+		}
+	})
+	if strings.Contains(logs.String(), "secret") {
+		t.Errorf("a token reached the log:\n%s", logs.String())
+	}
+}
+
+func TestOpenWithoutTokens(t *testing.T) {
+	d := newTest(t, nil, nil)
+	w := get(d, "/?token=anything", nil)
+	if w.Code != http.StatusOK {
+		t.Errorf("status %d, want 200", w.Code)
+	}
+}
+
+func TestSessionsExpireAndAreBounded(t *testing.T) {
+	now := testTime
+	s := newSessions(func() time.Time { return now })
+	first := s.start()
+	if !s.valid(first) {
+		t.Fatal("a new session is not valid")
+	}
+	for range maxSessions {
+		now = now.Add(time.Second)
+		s.start()
+	}
+	if s.valid(first) {
+		t.Error("the oldest session survived more than maxSessions logins")
+	}
+	last := s.start()
+	now = now.Add(sessionTTL)
+	if s.valid(last) {
+		t.Error("a session outlived sessionTTL")
+	}
+}
+
+func TestPagesRender(t *testing.T) {
+	d := newTest(t, nil, nil)
+	tests := []struct {
+		target string
+		want   int
+		has    []string
+	}{
+		{target: "/", want: http.StatusOK, has: []string{
+			`id="count-active">3<`, `id="count-backoff">1<`, `id="count-unschedulable">1<`, `id="count-gated">2<`,
+			`href="/pods/default/big-1"`, "No sample yet."}},
+		{target: "/nodes", want: http.StatusOK, has: []string{
+			`<td class="heat h8">3 / 4 (75%)</td>`, `<td class="heat h0">0 / 2 (0%)</td>`, "1Gi / 8Gi (12%)",
+			"SchedulingDisabled", "gpu=true:NoSchedule", "all 2 nodes"}},
+		{target: "/decisions", want: http.StatusOK, has: []string{`<table id="decisions" data-max-rows="200">`, `/static/app.js`}},
+		{target: "/pods/default/big-1", want: http.StatusOK, has: []string{
+			"FailedScheduling", testMessage, `<th class="plugin">NodeResourcesFit</th>`, "unschedulable"}},
+		{target: "/pods/default/nope", want: http.StatusNotFound, has: []string{"Berth holds no pod default/nope"}},
+		{target: "/pods?pod=big-1", want: http.StatusSeeOther},
+		{target: "/nowhere", want: http.StatusNotFound, has: []string{"no page at /nowhere"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.target, func(t *testing.T) {
+			w := get(d, tt.target, nil)
+			if w.Code != tt.want {
+				t.Fatalf("status %d, want %d\n%s", w.Code, tt.want, w.Body)
+			}
+			for _, s := range tt.has {
+				if !strings.Contains(w.Body.String(), s) {
+					t.Errorf("page lacks %q", s)
+				}
+			}
+			if csp := w.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") {
+				t.Errorf("Content-Security-Policy %q", csp)
+			}
+		})
+	}
+}
+
+func TestQueueChartFromHistory(t *testing.T) {
+	h := NewHistory(4)
+	for i := range 6 {
+		h.Add(Sample{At: testTime.Add(time.Duration(i) * time.Second), Active: uint32(i)})
+	}
+	got := h.Samples()
+	var actives []uint32
+	for _, s := range got {
+		actives = append(actives, s.Active)
+	}
+	if diff := cmp.Diff([]uint32{2, 3, 4, 5}, actives); diff != "" {
+		t.Errorf("ring keeps (-want +got):\n%s", diff)
+	}
+	c := newChart(got)
+	if c.Max != 5 || c.Series[0].Name != "active" {
+		t.Fatalf("chart max %d, first series %q", c.Max, c.Series[0].Name)
+	}
+	// Oldest at the left, the largest count at the top.
+	if want := "0.0,96.0 240.0,64.0 480.0,32.0 720.0,0.0"; c.Series[0].Points != want {
+		t.Errorf("points %q, want %q", c.Series[0].Points, want)
+	}
+
+	d, err := New(fakeAdmin{}, fakeExplainer{}, &fakeLog{first: 1}, Options{History: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body := get(d, "/", nil).Body.String(); !strings.Contains(body, `points="0.0,96.0 240.0,64.0`) {
+		t.Errorf("queue page lacks the chart:\n%s", body)
+	}
+}
+
+func TestHeatCell(t *testing.T) {
+	tests := []struct {
+		res        string
+		req, alloc int64
+		want       heatCell
+	}{
+		{res: "cpu", req: 500, alloc: 4000, want: heatCell{Text: "0.5 / 4 (12%)", Percent: 12, Class: "h1"}},
+		{res: "memory", req: 3 << 29, alloc: 2 << 30, want: heatCell{Text: "1.5Gi / 2Gi (75%)", Percent: 75, Class: "h8"}},
+		{res: "pods", req: 12, alloc: 10, want: heatCell{Text: "12 / 10 (120%)", Percent: 120, Class: "over"}},
+		{res: "pods", req: 1, alloc: 0, want: heatCell{Text: "1 / 0", Class: "na"}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, newHeatCell(tt.res, tt.req, tt.alloc)); diff != "" {
+			t.Errorf("%s %d/%d (-want +got):\n%s", tt.res, tt.req, tt.alloc, diff)
+		}
+	}
+}
+
+func TestSampleAddsTheQueueCounts(t *testing.T) {
+	h := NewHistory(8)
+	d, err := New(fakeAdmin{}, fakeExplainer{}, &fakeLog{first: 1}, Options{History: h, Now: func() time.Time { return testTime }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.sampleOnce(t.Context())
+	want := []Sample{{At: testTime, Active: 3, Backoff: 1, Unschedulable: 1, Gated: 2}}
+	if diff := cmp.Diff(want, h.Samples()); diff != "" {
+		t.Errorf("samples (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,133 @@
+package dashboard
+
+import (
+	"context"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/scheduler"
+	"github.com/berthsched/berth/server/decisionlog"
+	"github.com/berthsched/berth/store"
+)
+
+// testTime is the fakes' clock.
+var testTime = time.Date(2026, 11, 26, 15, 0, 0, 0, time.UTC)
+
+// fakeAdmin answers the admin reads from canned values: a cluster of two
+// nodes where web-1 is bound and big-1 fits nowhere (n1 rejected by
+// NodeResourcesFit, n2 by TaintToleration).
+type fakeAdmin struct{}
+
+func (fakeAdmin) QueueStats(context.Context, *berthv1.QueueStatsRequest) (*berthv1.QueueStatsResponse, error) {
+	return &berthv1.QueueStatsResponse{Active: 3, Backoff: 1, Unschedulable: 1, Gated: 2, Bound: 1, AttemptsScheduled: 7}, nil
+}
+
+func (fakeAdmin) ListPending(context.Context, *berthv1.ListPendingRequest) (*berthv1.ListPendingResponse, error) {
+	return &berthv1.ListPendingResponse{Pods: []*berthv1.PendingPod{{
+		Pod: &berthv1.PodRef{Namespace: "default", Name: "big-1", Uid: "u-big"}, SchedulerName: "default-scheduler",
+		State: berthv1.QueueState_QUEUE_STATE_UNSCHEDULABLE, Attempts: 2, EnqueuedTime: timestamppb.New(testTime),
+	}}}, nil
+}
+
+func (fakeAdmin) ListNodes(context.Context, *berthv1.ListNodesRequest) (*berthv1.ListNodesResponse, error) {
+	return &berthv1.ListNodesResponse{Nodes: []*berthv1.NodeUsage{
+		{Name: "n1", Allocatable: map[string]int64{"cpu": 4000, "memory": 8 << 30, "pods": 110},
+			Requested: map[string]int64{"cpu": 3000, "memory": 1 << 30, "pods": 1}, PodCount: 1},
+		{Name: "n2", Allocatable: map[string]int64{"cpu": 2000, "memory": 4 << 30, "pods": 110}, Unschedulable: true,
+			Taints: []*berthv1.Taint{{Key: "gpu", Value: "true", Effect: berthv1.TaintEffect_TAINT_EFFECT_NO_SCHEDULE}}},
+	}}, nil
+}
+
+func (fakeAdmin) Explain(_ context.Context, req *berthv1.ExplainRequest) (*berthv1.ExplainResponse, error) {
+	if req.GetPod().GetName() != "big-1" {
+		return nil, status.Error(codes.NotFound, "Berth holds no pod "+req.GetPod().GetNamespace()+"/"+req.GetPod().GetName())
+	}
+	return &berthv1.ExplainResponse{
+		Pod: &berthv1.PodRef{Namespace: "default", Name: "big-1", Uid: "u-big"}, SchedulerName: "default-scheduler",
+		State: berthv1.QueueState_QUEUE_STATE_UNSCHEDULABLE, Attempts: 2,
+		LastDiagnosis: &berthv1.Unschedulable{
+			Message: testMessage,
+			NodeReasons: []*berthv1.NodeReasons{
+				{Node: "n1", Reasons: []string{"Insufficient cpu"}},
+				{Node: "n2", Reasons: []string{"node(s) had untolerated taint {gpu: true}"}, Unresolvable: true},
+			},
+		},
+		RejectingPlugins: []string{"NodeResourcesFit", "TaintToleration"},
+		LastAttemptTime:  timestamppb.New(testTime),
+	}, nil
+}
+
+const testMessage = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {gpu: true}."
+
+func (fakeAdmin) Simulate(_ context.Context, req *berthv1.SimulateRequest) (*berthv1.SimulateResponse, error) {
+	return &berthv1.SimulateResponse{Attempts: []*berthv1.SimulateAttempt{{
+		Pod:    &berthv1.PodRef{Namespace: req.GetPods()[0].GetNamespace(), Name: req.GetPods()[0].GetName()},
+		Result: berthv1.SimulateResult_SIMULATE_RESULT_UNSCHEDULABLE, Message: testMessage,
+		Nodes: []*berthv1.NodeVerdict{
+			{Node: "n1", Reasons: []string{"Insufficient cpu"}},
+			{Node: "n2", Reasons: []string{"node(s) had untolerated taint {gpu: true}"}},
+		},
+	}}}, nil
+}
+
+// fakeExplainer is the scheduler's side of big-1's last attempt.
+type fakeExplainer struct{}
+
+func (fakeExplainer) Explain(namespace, name string) (scheduler.Explanation, error) {
+	if name != "big-1" {
+		return scheduler.Explanation{}, scheduler.ErrPodNotFound
+	}
+	return scheduler.Explanation{
+		Pod: &model.Pod{UID: "u-big", Namespace: namespace, Name: name},
+		Diagnosis: &scheduler.Diagnosis{Message: testMessage, Nodes: []scheduler.NodeDiagnosis{
+			{Node: "n1", Reasons: []string{"Insufficient cpu"}, Plugin: "NodeResourcesFit"},
+			{Node: "n2", Reasons: []string{"node(s) had untolerated taint {gpu: true}"}, Plugin: "TaintToleration", Unresolvable: true},
+		}},
+	}, nil
+}
+
+// fakeLog holds decisions from revision first on; Watch sends them and
+// waits for its context. Each Watch's from goes to froms.
+type fakeLog struct {
+	first     uint64
+	decisions []*berthv1.Decision
+	froms     chan uint64
+}
+
+func (f *fakeLog) Revisions() (uint64, uint64) {
+	return f.first, f.first + uint64(len(f.decisions)) - 1
+}
+
+func (f *fakeLog) Watch(ctx context.Context, from uint64, _ string, _ decisionlog.Filter, send decisionlog.Send) error {
+	f.froms <- from
+	if from < f.first {
+		return &store.CompactedError{Requested: from, Oldest: f.first}
+	}
+	if err := send(&berthv1.WatchResponse{NextRevision: from}); err != nil {
+		return err
+	}
+	var batch []*berthv1.Decision
+	for _, d := range f.decisions {
+		if d.GetRevision() >= from {
+			batch = append(batch, d)
+		}
+	}
+	if len(batch) > 0 {
+		if err := send(&berthv1.WatchResponse{Decisions: batch, NextRevision: batch[len(batch)-1].GetRevision() + 1}); err != nil {
+			return err
+		}
+	}
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+func bindDecision(rev uint64, name, node string) *berthv1.Decision {
+	return &berthv1.Decision{Revision: rev, Time: timestamppb.New(testTime), SchedulerName: "default-scheduler",
+		Pod:    &berthv1.PodRef{Namespace: "default", Name: name, Uid: "u-" + name},
+		Action: &berthv1.Decision_Bind{Bind: &berthv1.Bind{Node: node}}}
+}

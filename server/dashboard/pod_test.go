@@ -1,0 +1,61 @@
+package dashboard
+
+import (
+	"context"
+	"regexp"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+)
+
+func TestExplainTableMarksTheFailingPlugin(t *testing.T) {
+	ctx := context.Background()
+	ex, _ := fakeAdmin{}.Explain(ctx, &berthv1.ExplainRequest{Pod: &berthv1.PodRef{Namespace: "default", Name: "big-1"}})
+	live, _ := fakeExplainer{}.Explain("default", "big-1")
+	sim, _ := fakeAdmin{}.Simulate(ctx, &berthv1.SimulateRequest{Pods: []*berthv1.Pod{{Namespace: "default", Name: "big-1"}}})
+	got := newExplainTable(ex, live.Diagnosis, sim.GetAttempts()[0])
+	want := explainTable{
+		Filters: []string{"NodeResourcesFit", "TaintToleration"},
+		Scores:  []string{},
+		Rows: []explainRow{
+			{Node: "n1", Rejected: true, Tried: true, Reasons: "Insufficient cpu",
+				Filters: []verdict{{Failed: true, Reasons: "Insufficient cpu"}, {}}},
+			{Node: "n2", Rejected: true, Tried: true, Reasons: "node(s) had untolerated taint {gpu: true}",
+				Filters: []verdict{{}, {Failed: true, Reasons: "node(s) had untolerated taint {gpu: true}"}}},
+		},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("table (-want +got):\n%s", diff)
+	}
+
+	// The page shows the same: n1's NodeResourcesFit cell is the failing one.
+	body := get(newTest(t, nil, nil), "/pods/default/big-1", nil).Body.String()
+	row := regexp.MustCompile(`(?s)<th scope="row">n1</th>\s*<td class="fail"[^>]*>✗ Insufficient cpu</td><td class="pass"></td>`)
+	if !row.MatchString(body) {
+		t.Errorf("the explain table does not mark NodeResourcesFit failing on n1:\n%s", body)
+	}
+}
+
+func TestExplainTableScoresTheDryRun(t *testing.T) {
+	ex := &berthv1.ExplainResponse{State: berthv1.QueueState_QUEUE_STATE_ACTIVE}
+	att := &berthv1.SimulateAttempt{Result: berthv1.SimulateResult_SIMULATE_RESULT_BOUND, Node: "n2", Nodes: []*berthv1.NodeVerdict{
+		{Node: "n1", Feasible: true, TotalScore: 120, PluginScores: map[string]int64{"NodeResourcesFit": 70, "TaintToleration": 50}},
+		{Node: "n2", Feasible: true, TotalScore: 150, PluginScores: map[string]int64{"NodeResourcesFit": 100, "TaintToleration": 50}},
+		{Node: "n3", Reasons: []string{"node(s) were unschedulable"}},
+	}}
+	got := newExplainTable(ex, nil, att)
+	want := explainTable{
+		Filters: []string{},
+		Scores:  []string{"NodeResourcesFit", "TaintToleration"},
+		Rows: []explainRow{
+			{Node: "n1", Tried: true, Feasible: true, Total: 120, Scores: []int64{70, 50}},
+			{Node: "n2", Tried: true, Feasible: true, Total: 150, Scores: []int64{100, 50}, Chosen: true},
+			{Node: "n3", Tried: true, Reasons: "node(s) were unschedulable", Scores: []int64{0, 0}},
+		},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("table (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,207 @@
+package ledger_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/server/decisionlog"
+	"github.com/berthsched/berth/server/ledger"
+	"github.com/berthsched/berth/store"
+	"github.com/berthsched/berth/store/bboltstore"
+)
+
+// env is a ledger with its decision log over a bbolt store, and the rules
+// over a fake scheduler.
+type env struct {
+	dir      string
+	st       *bboltstore.Store
+	ledger   *ledger.Ledger
+	log      *decisionlog.Log
+	sched    *fakeScheduler
+	outcomes *ledger.Outcomes
+	restored ledger.Restored
+}
+
+// open opens (or reopens) the store in dir and restores the ledger.
+func open(t *testing.T, dir string, opts bboltstore.Options) *env {
+	t.Helper()
+	st, err := bboltstore.Open(t.Context(), dir, opts)
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	e := &env{dir: dir, st: st, ledger: ledger.New(nil), sched: newFakeScheduler()}
+	if e.restored, err = e.ledger.Restore(t.Context(), st); err != nil {
+		t.Fatalf("Restore: %v", err)
+	}
+	e.log = decisionlog.New(st, decisionlog.Options{Ledger: e.ledger, BindWanted: e.sched.wanted})
+	if _, err := e.log.Recover(t.Context()); err != nil {
+		t.Fatalf("Recover: %v", err)
+	}
+	e.outcomes = ledger.NewOutcomes(e.ledger, e.sched, e.log, nil)
+	t.Cleanup(func() { e.close(t) })
+	return e
+}
+
+// close flushes the log's queued removals and closes the store; again is
+// a no-op.
+func (e *env) close(t *testing.T) {
+	t.Helper()
+	if e.st == nil {
+		return
+	}
+	if err := e.log.Close(); err != nil {
+		t.Error(err)
+	}
+	if err := e.st.Close(); err != nil {
+		t.Error(err)
+	}
+	e.st = nil
+}
+
+// bind adds the pod pending to the fake scheduler, wanting its bind, and
+// has the log write the Bind.
+func (e *env) bind(t *testing.T, p *model.Pod, node string) {
+	t.Helper()
+	e.sched.add(p)
+	if err := e.log.Bind(t.Context(), p, node); err != nil {
+		t.Fatalf("bind %s: %v", p.Name, err)
+	}
+}
+
+// keys lists the keys of a keyspace.
+func keys(t *testing.T, st store.Store, sp store.Space) []string {
+	t.Helper()
+	kvs, err := st.List(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []string{}
+	for _, kv := range kvs {
+		out = append(out, string(kv.Key))
+	}
+	return out
+}
+
+func pod(name string) *model.Pod {
+	return &model.Pod{UID: "uid-" + name, Namespace: "ns", Name: name}
+}
+
+func name(i int) string { return fmt.Sprintf("p%04d", i) }
+
+// fakeScheduler is the scheduler's side as the ledger's rules drive it:
+// pods by uid, each wanting the bind of the version it holds, and the
+// evicted set.
+type fakeScheduler struct {
+	mu      sync.Mutex
+	pods    map[string]*model.Pod
+	evicted map[string]bool
+	// calls records the calls that change a pod's outcome, in order.
+	calls []string
+	// onReport, if set, runs when ReportBindResult or Unbind is called.
+	onReport func(uid string)
+}
+
+var _ ledger.Scheduler = (*fakeScheduler)(nil)
+
+func newFakeScheduler() *fakeScheduler {
+	return &fakeScheduler{pods: map[string]*model.Pod{}, evicted: map[string]bool{}}
+}
+
+func (f *fakeScheduler) add(p *model.Pod) {
+	f.mu.Lock()
+	f.pods[p.UID] = p
+	f.mu.Unlock()
+}
+
+func (f *fakeScheduler) wanted(p *model.Pod) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.pods[p.UID] == p
+}
+
+func (f *fakeScheduler) record(call string) {
+	f.mu.Lock()
+	f.calls = append(f.calls, call)
+	f.mu.Unlock()
+}
+
+func (f *fakeScheduler) AddPod(_ context.Context, p *model.Pod) error {
+	f.add(p)
+	f.record("add " + p.Name + " on " + p.NodeName)
+	return nil
+}
+
+func (f *fakeScheduler) CheckAdmission(p *model.Pod) error {
+	f.record("check " + p.Name + " on " + p.NodeName)
+	return nil
+}
+
+func (f *fakeScheduler) DeletePod(_ context.Context, p *model.Pod) error {
+	f.mu.Lock()
+	delete(f.pods, p.UID)
+	delete(f.evicted, p.UID)
+	f.mu.Unlock()
+	return nil
+}
+
+func (f *fakeScheduler) ReportBindResult(_ context.Context, uid, node string, ok bool, _ string) error {
+	if f.onReport != nil {
+		f.onReport(uid)
+	}
+	f.record(fmt.Sprintf("report %s %s %v", uid, node, ok))
+	return nil
+}
+
+func (f *fakeScheduler) Unbind(_ context.Context, uid string) error {
+	if f.onReport != nil {
+		f.onReport(uid)
+	}
+	f.record("unbind " + uid)
+	return nil
+}
+
+func (f *fakeScheduler) Pod(uid string) (*model.Pod, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p, ok := f.pods[uid]
+	return p, ok
+}
+
+func (f *fakeScheduler) RestoreEvictions(uids []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, uid := range uids {
+		f.evicted[uid] = true
+	}
+}
+
+func (f *fakeScheduler) ForgetUnknownEvictions() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for uid := range f.evicted {
+		if _, ok := f.pods[uid]; !ok {
+			delete(f.evicted, uid)
+			out = append(out, uid)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (f *fakeScheduler) ForgetUnknownNominations() int { return 0 }
+
+func (f *fakeScheduler) evictedUIDs() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := []string{}
+	for uid := range f.evicted {
+		out = append(out, uid)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,276 @@
+package ledger
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+
+	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/store"
+)
+
+// Ledger is the table of records, in memory, in step with their durable
+// copies: a record is written with the decision that opens it (by the
+// decision log, in the decision's batch) and removed when its outcome
+// arrives (Outcomes). It is safe for concurrent use.
+//
+// Lock order: mu is a leaf but for the wanted function BeginBind is given,
+// which is called under it (the scheduler's binding lock, a leaf).
+type Ledger struct {
+	logger *slog.Logger
+
+	mu sync.Mutex
+	// tables holds the records by kind (tables[kind-1]), by pod uid.
+	tables [numKinds]map[string]entry
+}
+
+// key names a record: a pod has at most one of each kind.
+type key struct {
+	kind Kind
+	uid  string
+}
+
+// entry is a record as a table holds it (its kind and pod are the table's
+// and the key), and, for a Bind being committed, its commit.
+//
+// A Bind is recorded before its commit: a watcher may see the decision as
+// soon as it is durable, before Commit returns to the binder, and report
+// its outcome at once. Whoever needs the record settled (its revision, or
+// to settle or forget it) waits for the commit to end (Pending.done).
+type entry struct {
+	node, group       string
+	revision          uint64
+	restored, settled bool
+	committing        *Pending
+}
+
+func (e entry) record(k key) Record {
+	return Record{Kind: k.kind, PodUID: k.uid, Node: e.node, Group: e.group, Revision: e.revision, Restored: e.restored, Settled: e.settled}
+}
+
+func entryOf(r Record) entry {
+	return entry{node: r.Node, group: r.Group, revision: r.Revision, restored: r.Restored, settled: r.Settled}
+}
+
+// table returns the records of kind k.
+func (l *Ledger) table(k Kind) map[string]entry { return l.tables[k-1] }
+
+// Pending is a Bind between BeginBind and FinishBind, with the record it
+// replaced. The decision log embeds it in the one allocation it makes per
+// Bind.
+type Pending struct {
+	prev    entry
+	hadPrev bool
+	// done, made by the first who waits for the commit (under mu), is
+	// closed by FinishBind: most binds have no waiter and no channel.
+	done chan struct{}
+}
+
+// New returns an empty ledger; Restore fills it after a restart.
+func New(logger *slog.Logger) *Ledger {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	l := &Ledger{logger: logger}
+	for i := range l.tables {
+		l.tables[i] = make(map[string]entry)
+	}
+	return l
+}
+
+// BeginBind records the Bind of pod to node as being committed, unless
+// wanted (if set) says the scheduler no longer wants it: then it returns
+// false and records nothing. Asking wanted under the ledger's lock makes a
+// deletion either come before the Bind (refused) or find it recorded (and
+// forget it), so no bind of a deleted pod stays outstanding. A Bind of the
+// pod being committed is waited for first.
+func (l *Ledger) BeginBind(ctx context.Context, pod *model.Pod, node string, wanted func(*model.Pod) bool, p *Pending) (bool, error) {
+	k := key{KindBind, pod.UID}
+	prev, hadPrev, err := l.lockSettled(ctx, k)
+	if err != nil {
+		return false, err
+	}
+	defer l.mu.Unlock()
+	if wanted != nil && !wanted(pod) {
+		return false, nil
+	}
+	p.prev, p.hadPrev = prev, hadPrev
+	l.table(KindBind)[pod.UID] = entry{node: node, committing: p}
+	return true, nil
+}
+
+// FinishBind ends the commit BeginBind started: the record gets its
+// revision, or, when the commit failed, the record it replaced comes back.
+func (l *Ledger) FinishBind(uid string, p *Pending, revision uint64, failed bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	defer func() {
+		if p.done != nil {
+			close(p.done)
+		}
+	}()
+	binds := l.table(KindBind)
+	e, ok := binds[uid]
+	if !ok || e.committing != p {
+		// Nobody replaces or removes a record being committed.
+		l.logger.Error("ledger: a bind's record changed during its commit", "pod_uid", uid)
+		return
+	}
+	if failed {
+		if p.hadPrev {
+			binds[uid] = p.prev
+		} else {
+			delete(binds, uid)
+		}
+		return
+	}
+	e.revision, e.committing = revision, nil
+	binds[uid] = e
+}
+
+// OpenEviction records the Evict of the pod on node. The decision log
+// calls it before the decision's commit, so that a deletion of the pod
+// racing with it removes the record.
+func (l *Ledger) OpenEviction(uid, node string) {
+	l.mu.Lock()
+	l.table(KindEvict)[uid] = entry{node: node}
+	l.mu.Unlock()
+}
+
+// lockSettled locks mu once the record k is not being committed and
+// returns it. It returns with mu unlocked only on error (ctx ended while
+// waiting).
+func (l *Ledger) lockSettled(ctx context.Context, k key) (entry, bool, error) {
+	for {
+		l.mu.Lock()
+		e, ok := l.table(k.kind)[k.uid]
+		if !ok || e.committing == nil {
+			return e, ok, nil
+		}
+		if e.committing.done == nil {
+			e.committing.done = make(chan struct{})
+		}
+		ch := e.committing.done
+		l.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return entry{}, false, fmt.Errorf("ledger: waiting for the %s of %s: %w", k.kind, k.uid, ctx.Err())
+		}
+	}
+}
+
+// Get returns the pod's record of kind k; a Bind being committed is
+// returned as it is (Revision 0).
+func (l *Ledger) Get(k Kind, uid string) (Record, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e, ok := l.table(k)[uid]
+	return e.record(key{k, uid}), ok
+}
+
+// Outstanding returns the pod's record of kind k if its outcome has not
+// arrived.
+func (l *Ledger) Outstanding(k Kind, uid string) (Record, bool) {
+	r, ok := l.Get(k, uid)
+	return r, ok && !r.Settled
+}
+
+// BindRevision returns the revision of the last Bind decision made for the
+// pod since it was last forgotten; false while none was, or while the
+// first is being committed. A bind restored after a restart whose record
+// was compacted away has revision 0.
+func (l *Ledger) BindRevision(podUID string) (uint64, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e, ok := l.table(KindBind)[podUID]
+	return e.revision, ok && e.committing == nil
+}
+
+// WaitBindRevision is BindRevision once no Bind of the pod is being
+// committed (statesvc.BindRevisions): a caller that saw a Bind decision
+// on a watch may report it before the binder's commit returned.
+func (l *Ledger) WaitBindRevision(ctx context.Context, podUID string) (uint64, bool, error) {
+	e, ok, err := l.lockSettled(ctx, key{KindBind, podUID})
+	if err != nil {
+		return 0, false, err
+	}
+	l.mu.Unlock()
+	return e.revision, ok, nil
+}
+
+// ListRestored returns the outstanding records of kind k made before the
+// last restart, sorted by pod uid.
+func (l *Ledger) ListRestored(k Kind) []Record {
+	l.mu.Lock()
+	var out []Record
+	for uid, e := range l.table(k) {
+		if e.restored && !e.settled {
+			out = append(out, e.record(key{k, uid}))
+		}
+	}
+	l.mu.Unlock()
+	slices.SortFunc(out, func(a, b Record) int { return cmp.Compare(a.PodUID, b.PodUID) })
+	return out
+}
+
+// settle marks the pod's outstanding record of kind k settled and reports
+// whether there was one; its durable copy is for the caller to remove.
+func (l *Ledger) settle(ctx context.Context, k Kind, uid string) (bool, error) {
+	e, ok, err := l.lockSettled(ctx, key{k, uid})
+	if err != nil {
+		return false, err
+	}
+	defer l.mu.Unlock()
+	if !ok || e.settled {
+		return false, nil
+	}
+	e.settled = true
+	l.table(k)[uid] = e
+	return true, nil
+}
+
+// forget drops every record of the pod (waiting for a Bind being
+// committed) and returns the keyspaces their durable copies are in.
+func (l *Ledger) forget(ctx context.Context, uid string) ([]store.Space, error) {
+	var spaces []store.Space
+	for _, k := range kinds() {
+		_, ok, err := l.lockSettled(ctx, key{k, uid})
+		if err != nil {
+			return spaces, err
+		}
+		delete(l.table(k), uid)
+		l.mu.Unlock()
+		if ok {
+			spaces = append(spaces, k.Space())
+		}
+	}
+	return spaces, nil
+}
+
+// unknown lists the pods, sorted, with a restored bind (not being
+// committed) or an eviction that known says do not exist.
+func (l *Ledger) unknown(known func(podUID string) bool) []string {
+	l.mu.Lock()
+	gone := map[string]bool{}
+	for _, k := range kinds() {
+		for uid, e := range l.table(k) {
+			if k == KindBind && (!e.restored || e.committing != nil) {
+				continue
+			}
+			if !known(uid) {
+				gone[uid] = true
+			}
+		}
+	}
+	l.mu.Unlock()
+	out := make([]string, 0, len(gone))
+	for uid := range gone {
+		out = append(out, uid)
+	}
+	slices.Sort(out)
+	return out
+}
