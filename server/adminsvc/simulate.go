@@ -197,6 +197,8 @@ func (sim *simulation) applyDelta(ctx context.Context, sr *simRequest) error {
 	for i, o := range sr.delta {
 		var err error
 		switch {
+		case o.UsesDevices():
+			err = errmap.ErrDevicesNotScheduled
 		case o.Node != nil:
 			err = sim.s.AddNode(ctx, o.Node)
 		case o.Pod != nil:
