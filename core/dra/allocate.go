@@ -81,3 +81,8 @@ func (a *Allocator) Allocate(ctx context.Context, node *corev1.Node) (results []
 	}
 	return res, true, nil
 }
+
+// structuredID is the allocator's identity of an allocated device.
+func structuredID(r resourceapi.DeviceRequestAllocationResult) structured.DeviceID {
+	return structured.MakeDeviceID(r.Driver, r.Pool, r.Device)
+}

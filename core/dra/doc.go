@@ -11,6 +11,14 @@
 // the allocator's choices are kube-scheduler's by construction. The features
 // are those kube-scheduler 1.36 enables by default (Features).
 //
+// Tracker is a scheduler's DRA state: the objects, the claims'
+// allocations and consumers, and the allocations in flight between Reserve
+// and the bind (they count as taken, so a device is never allocated
+// twice); it also plays the resourceclaim controller (template claims made
+// for a pod and deleted with it, a claim deallocated when its last consumer
+// is gone). Template claims are named as kube names them with a
+// deterministic suffix (TemplateClaimName).
+//
 // Validation follows kube-apiserver's rules for what the scheduler reads and
 // reports the offending field as a path relative to the object
 // ("spec.devices.requests[0].exactly.selectors[1].cel.expression").
