@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -156,8 +157,10 @@ func (rp *replay) check(l oracleLine) {
 		t.Fatal(err)
 	}
 	results := map[string][]resourceapi.AllocationResult{}
-	for name, node := range rp.nodes {
-		res, ok, err := alloc.Allocate(t.Context(), node)
+	// Nodes in name order, the oracle's order here: the first node where
+	// a CEL runtime error happens names the error.
+	for _, name := range slices.Sorted(maps.Keys(rp.nodes)) {
+		res, ok, err := alloc.Allocate(t.Context(), rp.nodes[name])
 		if err != nil {
 			// A CEL runtime error fails the attempt, in kube's words.
 			if l.Result != "error" || !strings.HasSuffix(l.Message, ": "+err.Error()) {

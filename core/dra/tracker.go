@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"sync"
 
@@ -139,12 +140,12 @@ func (t *Tracker) AddPod(pod *model.Pod) {
 func (t *Tracker) RemovePod(pod *model.Pod) []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	for _, key := range t.inFlightForLocked(pod) {
+		delete(t.inFlight, key)
+	}
 	var freed []string
 	for _, e := range pod.ResourceClaims {
 		key := Key(pod.Namespace, e.ClaimName)
-		if c, ok := t.inFlight[key]; ok && reservedFor(c, pod.UID) {
-			delete(t.inFlight, key)
-		}
 		c, ok := t.objs.Claims[key]
 		if !ok {
 			continue
@@ -173,17 +174,7 @@ func (t *Tracker) RemovePod(pod *model.Pod) []string {
 		t.objs.Claims[key] = next
 	}
 	sort.Strings(freed)
-	return slicesCompact(freed)
-}
-
-func slicesCompact(s []string) []string {
-	out := s[:0]
-	for i, v := range s {
-		if i == 0 || v != s[i-1] {
-			out = append(out, v)
-		}
-	}
-	return out
+	return slices.Compact(freed)
 }
 
 func ownedBy(c *resourceapi.ResourceClaim, uid string) bool {
@@ -273,12 +264,22 @@ func (t *Tracker) Assume(pod *model.Pod, claims []*resourceapi.ResourceClaim, re
 func (t *Tracker) Forget(pod *model.Pod) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	for _, key := range t.inFlightForLocked(pod) {
+		delete(t.inFlight, key)
+	}
+}
+
+// inFlightForLocked lists the keys of the pod's claims whose in-flight
+// allocation is the pod's.
+func (t *Tracker) inFlightForLocked(pod *model.Pod) []string {
+	var out []string
 	for _, e := range pod.ResourceClaims {
 		key := Key(pod.Namespace, e.ClaimName)
 		if c, ok := t.inFlight[key]; ok && reservedFor(c, pod.UID) {
-			delete(t.inFlight, key)
+			out = append(out, key)
 		}
 	}
+	return out
 }
 
 // Commit makes the pod's in-flight allocations the claims' state (the
@@ -286,11 +287,8 @@ func (t *Tracker) Forget(pod *model.Pod) {
 func (t *Tracker) Commit(pod *model.Pod) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, e := range pod.ResourceClaims {
-		key := Key(pod.Namespace, e.ClaimName)
-		if c, ok := t.inFlight[key]; ok && reservedFor(c, pod.UID) {
-			t.objs.Claims[key] = c
-			delete(t.inFlight, key)
-		}
+	for _, key := range t.inFlightForLocked(pod) {
+		t.objs.Claims[key] = t.inFlight[key]
+		delete(t.inFlight, key)
 	}
 }
