@@ -99,7 +99,24 @@ func loadCluster(srcs []source) (*manifest.Cluster, error) {
 		in[i] = manifest.Source{Name: s.name, Data: s.data}
 	}
 	c, err := manifest.DecodeSources(in...)
+	if err == nil {
+		err = refuseDeviceClaims(c)
+	}
 	return c, manifestError(err)
+}
+
+// refuseDeviceClaims refuses pods that claim devices: the manifests' DRA
+// objects are read and validated, but neither simulate nor the server
+// allocates devices yet (issue 20), and placing such a pod without its
+// devices would be a wrong answer.
+func refuseDeviceClaims(c *manifest.Cluster) error {
+	for _, p := range c.Pods {
+		if len(p.ResourceClaims) > 0 {
+			at, _ := c.Origin(p)
+			return fmt.Errorf("%s: pod %s: spec.resourceClaims: dynamic resource allocation is not scheduled by this version of Berth (its objects are validated only)", at, p.Key())
+		}
+	}
+	return nil
 }
 
 // reportIgnored says on w which documents did not count.

@@ -38,6 +38,7 @@ type builder struct {
 	// files numbers the sources in input order, to sort Ignored.
 	files map[string]int
 	workloads
+	dra *draBuilder
 }
 
 func newBuilder() (*builder, error) {
@@ -52,6 +53,7 @@ func newBuilder() (*builder, error) {
 		nodeSeen: map[string]bool{}, podSeen: map[string]bool{}, nsSeen: map[string]bool{},
 		files:     map[string]int{},
 		workloads: newWorkloads(),
+		dra:       newDRABuilder(),
 	}, nil
 }
 
@@ -68,6 +70,10 @@ func (b *builder) finish() (*Cluster, error) {
 			return nil, err
 		}
 	}
+	if err := b.makeTemplateClaims(); err != nil {
+		return nil, err
+	}
+	b.cluster.Devices = b.dra.objs
 	b.applyServices()
 	slices.SortStableFunc(b.cluster.Ignored, func(x, y Ignored) int {
 		return cmp.Or(cmp.Compare(b.files[x.File], b.files[y.File]), cmp.Compare(x.Document, y.Document))
@@ -138,6 +144,9 @@ func (b *builder) convert(e *entry) error {
 		return b.addReplicationController(e, o)
 	case *batchv1.Job:
 		return b.addJob(e, o)
+	}
+	if ok, err := b.addDRA(e, e.obj); ok {
+		return err
 	}
 	kind := e.obj.GetObjectKind().GroupVersionKind()
 	if ignoredKind(kind.Kind) {
@@ -237,9 +246,13 @@ func (b *builder) addPodOf(e *entry, p *corev1.Pod, prefix string) (*model.Pod, 
 		return nil, fail("metadata.labels"+ferr.field, ferr.err)
 	}
 	pod, ferr := convertPod(p)
+	if ferr == nil {
+		pod.ResourceClaims, ferr = podClaims(p)
+	}
 	if ferr != nil {
 		return nil, fail(ferr.field, ferr.err)
 	}
+	b.noteTemplateClaims(e, pod)
 	if prefix == "" {
 		if sel := b.ownerSelector(p); sel != nil {
 			pod.WorkloadSelectors = append(pod.WorkloadSelectors, *sel)

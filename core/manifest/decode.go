@@ -14,6 +14,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -22,6 +23,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
+	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/model"
 )
 
@@ -32,6 +34,11 @@ type Cluster struct {
 	PriorityClasses []*model.PriorityClass
 	PDBs            []*model.PodDisruptionBudget
 	Namespaces      []*model.Namespace
+	// Devices are the dynamic resource allocation objects (resource.k8s.io/v1
+	// DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate),
+	// validated and defaulted, with the claims made from templates for the
+	// pods that use them.
+	Devices *dra.Objects
 	// SchedulerConfig is the raw KubeSchedulerConfiguration document, if
 	// one was given (at most one may be), and SchedulerConfigAt where.
 	SchedulerConfig   []byte
@@ -105,7 +112,8 @@ var ErrUnknownKind = errors.New("unknown kind")
 // kindsRead names what Berth reads, for messages.
 const kindsRead = "Berth reads v1 Node, Pod, Namespace, List, Service, ReplicationController, " +
 	"scheduling.k8s.io/v1 PriorityClass, policy/v1 PodDisruptionBudget, apps/v1 Deployment, " +
-	"ReplicaSet, StatefulSet, DaemonSet, batch/v1 Job and KubeSchedulerConfiguration"
+	"ReplicaSet, StatefulSet, DaemonSet, batch/v1 Job, resource.k8s.io/v1 DeviceClass, " +
+	"ResourceSlice, ResourceClaim, ResourceClaimTemplate and KubeSchedulerConfiguration"
 
 // ignoredKind reports kinds that do not influence placement; documents of
 // these kinds are skipped with a note so whole application manifests can be
@@ -134,7 +142,7 @@ func newDecoder() (*decoder, error) {
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
 		corev1.AddToScheme, schedulingv1.AddToScheme, policyv1.AddToScheme,
-		appsv1.AddToScheme, batchv1.AddToScheme,
+		appsv1.AddToScheme, batchv1.AddToScheme, resourcev1.AddToScheme,
 	} {
 		if err := add(scheme); err != nil {
 			return nil, fmt.Errorf("building the manifest scheme: %w", err)

@@ -54,6 +54,9 @@ type Pod struct {
 	// topology spreading spreads the pod among, as kube-scheduler builds
 	// that selector from those objects. Empty: no default spreading.
 	WorkloadSelectors []LabelSelector
+	// ResourceClaims are the pod's device claims (spec.resourceClaims),
+	// each resolved to the ResourceClaim it uses. Nil: none.
+	ResourceClaims []PodResourceClaim
 
 	NodeName          string // set: the pod is bound (or running) there
 	NominatedNodeName string // set by preemption; a reservation, not a binding
@@ -263,4 +266,15 @@ func aggregateRequests(p *Pod, defaultCPU, defaultMemory bool) (r Resources, has
 	}
 	steady.Max(&initPeak)
 	return steady, hasCPU, hasMemory
+}
+
+// PodResourceClaim is one entry of a pod's spec.resourceClaims: the claim
+// named directly, or the claim made for the pod from a template.
+type PodResourceClaim struct {
+	Name string // the entry's name, which containers' resources.claims use
+	// ClaimName is the ResourceClaim (in the pod's namespace) the entry
+	// uses: resourceClaimName, or the name of the claim made from
+	// TemplateName for this pod.
+	ClaimName    string
+	TemplateName string // set when the claim is made from a template
 }

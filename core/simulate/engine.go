@@ -31,8 +31,8 @@ type Engine struct {
 // Object is one object upserted into or removed from an Engine: exactly
 // one field is set. A removal reads only the object's identity: the name,
 // the namespace of pods and budgets, and a pod's uid if set. Its fields
-// are server/convert.Object's, so that the server converts one to the
-// other with a type conversion the compiler checks.
+// are those of server/convert.Object that simulation models (devices are
+// not scheduled yet, so the server refuses them before they get here).
 type Object struct {
 	Node          *model.Node
 	Pod           *model.Pod

@@ -46,6 +46,9 @@ func (s *Service) parseSimulate(req *berthv1.SimulateRequest) (*simRequest, erro
 		if err != nil {
 			return nil, errmap.Status(errmap.Field(fmt.Sprintf("pods[%d]", i), err))
 		}
+		if len(pod.ResourceClaims) > 0 {
+			return nil, errmap.Status(errmap.Field(fmt.Sprintf("pods[%d].resource_claims", i), errmap.ErrDevicesNotScheduled))
+		}
 		if name != "" {
 			pod.SchedulerName = name
 		}
@@ -84,7 +87,11 @@ func (s *Service) Simulate(ctx context.Context, req *berthv1.SimulateRequest) (*
 		}
 	}
 	for i, o := range sr.delta {
-		if err := engine.Upsert(ctx, simulate.Object(o)); err != nil {
+		if o.UsesDevices() {
+			return nil, errmap.Status(errmap.Field(fmt.Sprintf("cluster_delta[%d].%s", i, errmap.KindField(o.Kind())), errmap.ErrDevicesNotScheduled))
+		}
+		obj := simulate.Object{Node: o.Node, Pod: o.Pod, PriorityClass: o.PriorityClass, PDB: o.PDB, Namespace: o.Namespace}
+		if err := engine.Upsert(ctx, obj); err != nil {
 			return nil, errmap.Status(errmap.Field(fmt.Sprintf("cluster_delta[%d].%s", i, errmap.KindField(o.Kind())), err))
 		}
 	}

@@ -1,6 +1,8 @@
 package convert
 
 import (
+	resourceapi "k8s.io/api/resource/v1"
+
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/model"
 )
@@ -12,6 +14,11 @@ type Object struct {
 	PriorityClass *model.PriorityClass
 	PDB           *model.PodDisruptionBudget
 	Namespace     *model.Namespace
+	// Dynamic resource allocation objects, in Kubernetes' types (core/dra).
+	DeviceClass           *resourceapi.DeviceClass
+	ResourceSlice         *resourceapi.ResourceSlice
+	ResourceClaim         *resourceapi.ResourceClaim
+	ResourceClaimTemplate *resourceapi.ResourceClaimTemplate
 }
 
 // Kind is the kind of the object set, OBJECT_KIND_UNSPECIFIED for none.
@@ -27,8 +34,29 @@ func (o Object) Kind() berthv1.ObjectKind {
 		return berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET
 	case o.Namespace != nil:
 		return berthv1.ObjectKind_OBJECT_KIND_NAMESPACE
+	case o.DeviceClass != nil:
+		return berthv1.ObjectKind_OBJECT_KIND_DEVICE_CLASS
+	case o.ResourceSlice != nil:
+		return berthv1.ObjectKind_OBJECT_KIND_RESOURCE_SLICE
+	case o.ResourceClaim != nil:
+		return berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM
+	case o.ResourceClaimTemplate != nil:
+		return berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE
 	}
 	return berthv1.ObjectKind_OBJECT_KIND_UNSPECIFIED
+}
+
+// UsesDevices reports whether o is a dynamic resource allocation object or
+// a pod that claims devices.
+func (o Object) UsesDevices() bool {
+	return o.DeviceClass != nil || o.ResourceSlice != nil || o.ResourceClaim != nil || o.ResourceClaimTemplate != nil ||
+		o.Pod != nil && len(o.Pod.ResourceClaims) > 0
+}
+
+// DeviceKind reports whether kind is one of the dynamic resource
+// allocation kinds.
+func DeviceKind(kind berthv1.ObjectKind) bool {
+	return kind >= berthv1.ObjectKind_OBJECT_KIND_DEVICE_CLASS && kind <= berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE
 }
 
 // Ref identifies the object.
@@ -44,6 +72,14 @@ func (o Object) Ref() Ref {
 		return Ref{Kind: o.Kind(), Namespace: o.PDB.Namespace, Name: o.PDB.Name}
 	case o.Namespace != nil:
 		return Ref{Kind: o.Kind(), Name: o.Namespace.Name}
+	case o.DeviceClass != nil:
+		return Ref{Kind: o.Kind(), Name: o.DeviceClass.Name}
+	case o.ResourceSlice != nil:
+		return Ref{Kind: o.Kind(), Name: o.ResourceSlice.Name}
+	case o.ResourceClaim != nil:
+		return Ref{Kind: o.Kind(), Namespace: o.ResourceClaim.Namespace, Name: o.ResourceClaim.Name}
+	case o.ResourceClaimTemplate != nil:
+		return Ref{Kind: o.Kind(), Namespace: o.ResourceClaimTemplate.Namespace, Name: o.ResourceClaimTemplate.Name}
 	}
 	return Ref{}
 }
@@ -55,6 +91,10 @@ const (
 	fieldPriorityClass = "priority_class"
 	fieldPDB           = "pod_disruption_budget"
 	fieldNamespace     = "namespace"
+	fieldDeviceClass   = "device_class"
+	fieldSlice         = "resource_slice"
+	fieldClaim         = "resource_claim"
+	fieldClaimTemplate = "resource_claim_template"
 )
 
 // ObjectFromProto validates a wire object and converts it. A *FieldError's
@@ -85,8 +125,17 @@ func ObjectFromProtoHeld(in *berthv1.Object, held *model.Pod) (Object, error) {
 		out.PDB, fe = pdb(rootPath(fieldPDB), k.PodDisruptionBudget)
 	case *berthv1.Object_Namespace:
 		out.Namespace, fe = namespace(rootPath(fieldNamespace), k.Namespace)
+	case *berthv1.Object_DeviceClass:
+		out.DeviceClass, fe = deviceClass(rootPath(fieldDeviceClass), k.DeviceClass)
+	case *berthv1.Object_ResourceSlice:
+		out.ResourceSlice, fe = resourceSlice(rootPath(fieldSlice), k.ResourceSlice)
+	case *berthv1.Object_ResourceClaim:
+		out.ResourceClaim, fe = resourceClaim(rootPath(fieldClaim), k.ResourceClaim)
+	case *berthv1.Object_ResourceClaimTemplate:
+		out.ResourceClaimTemplate, fe = resourceClaimTemplate(rootPath(fieldClaimTemplate), k.ResourceClaimTemplate)
 	default:
-		fe = &FieldError{Reason: "the object has no kind: exactly one of node, pod, priority_class, pod_disruption_budget and namespace is required"}
+		fe = &FieldError{Reason: "the object has no kind: exactly one of node, pod, priority_class, pod_disruption_budget, namespace, " +
+			"device_class, resource_slice, resource_claim and resource_claim_template is required"}
 	}
 	if fe != nil {
 		return Object{}, fe
@@ -126,6 +175,14 @@ func ObjectRefOf(in *berthv1.Object) *berthv1.ObjectRef {
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET, Namespace: k.PodDisruptionBudget.GetNamespace(), Name: k.PodDisruptionBudget.GetName()}
 	case *berthv1.Object_Namespace:
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_NAMESPACE, Name: k.Namespace.GetName()}
+	case *berthv1.Object_DeviceClass:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_DEVICE_CLASS, Name: k.DeviceClass.GetName()}
+	case *berthv1.Object_ResourceSlice:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_RESOURCE_SLICE, Name: k.ResourceSlice.GetName()}
+	case *berthv1.Object_ResourceClaim:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM, Namespace: k.ResourceClaim.GetNamespace(), Name: k.ResourceClaim.GetName()}
+	case *berthv1.Object_ResourceClaimTemplate:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE, Namespace: k.ResourceClaimTemplate.GetNamespace(), Name: k.ResourceClaimTemplate.GetName()}
 	}
 	return nil
 }
@@ -140,13 +197,19 @@ type Ref struct {
 
 // Namespaced reports whether objects of the kind live in a namespace.
 func Namespaced(kind berthv1.ObjectKind) bool {
-	return kind == berthv1.ObjectKind_OBJECT_KIND_POD || kind == berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET
+	switch kind {
+	case berthv1.ObjectKind_OBJECT_KIND_POD, berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET,
+		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM, berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE:
+		return true
+	}
+	return false
 }
 
 // KnownKind reports whether kind is one of the object kinds (not
 // UNSPECIFIED, not a number this version does not know).
 func KnownKind(kind berthv1.ObjectKind) bool {
-	return kind >= berthv1.ObjectKind_OBJECT_KIND_NODE && kind <= berthv1.ObjectKind_OBJECT_KIND_NAMESPACE
+	return kind >= berthv1.ObjectKind_OBJECT_KIND_NODE && kind <= berthv1.ObjectKind_OBJECT_KIND_NAMESPACE ||
+		DeviceKind(kind)
 }
 
 // Key is the identity of the object within its kind: "namespace/name" for

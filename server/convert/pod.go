@@ -154,6 +154,9 @@ func pod(p path, in *berthv1.Pod, held *model.Pod) (*model.Pod, *FieldError) {
 	if out.StartTime, fe = timestamp(p.field("start_time"), in.GetStartTime()); fe != nil {
 		return nil, fe
 	}
+	if out.ResourceClaims, fe = podClaims(p, in); fe != nil {
+		return nil, fe
+	}
 	return out, nil
 }
 
@@ -508,6 +511,7 @@ func PodToProto(in *model.Pod) *berthv1.Pod {
 		Ready:                     in.Ready,
 		Terminating:               in.Terminating,
 		Preempted:                 in.Preempted,
+		ResourceClaims:            podClaimsToProto(in.ResourceClaims),
 	}
 	if in.RequestedPriority != nil {
 		out.Priority = ptr(*in.RequestedPriority)

@@ -32,6 +32,10 @@ var (
 	ErrUnknownProfile = errors.New("no such scheduling profile")
 	// ErrShuttingDown: berthd is stopping. UNAVAILABLE.
 	ErrShuttingDown = errors.New("berthd is shutting down")
+	// ErrDevicesNotScheduled: a dynamic resource allocation object, or a pod
+	// claiming devices, valid but refused: this version validates them and
+	// does not allocate devices yet (issue 20).
+	ErrDevicesNotScheduled = errors.New("dynamic resource allocation is validated but not yet scheduled by this version of Berth")
 	// ErrNotConfigured: this server was built without what the RPC needs.
 	// UNIMPLEMENTED.
 	ErrNotConfigured = errors.New("not configured on this server")
@@ -90,7 +94,7 @@ func match(err error) (code codes.Code, kindField, reason string) {
 	case errors.Is(err, scheduler.ErrNotFound):
 		return codes.NotFound, "", reason
 	case errors.Is(err, ErrUIDMismatch), errors.Is(err, scheduler.ErrNoBindInFlight),
-		errors.Is(err, scheduler.ErrPodNotPending), errors.Is(err, ErrUnknownProfile):
+		errors.Is(err, scheduler.ErrPodNotPending), errors.Is(err, ErrUnknownProfile), errors.Is(err, ErrDevicesNotScheduled):
 		return codes.FailedPrecondition, "", reason
 	case errors.As(err, &compacted):
 		return codes.OutOfRange, "", fmt.Sprintf("revision %d was compacted away; the oldest revision kept is %d: watch again from 0 or %d",
@@ -233,6 +237,14 @@ func KindField(kind berthv1.ObjectKind) string {
 		return "pod_disruption_budget"
 	case berthv1.ObjectKind_OBJECT_KIND_NAMESPACE:
 		return "namespace"
+	case berthv1.ObjectKind_OBJECT_KIND_DEVICE_CLASS:
+		return "device_class"
+	case berthv1.ObjectKind_OBJECT_KIND_RESOURCE_SLICE:
+		return "resource_slice"
+	case berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM:
+		return "resource_claim"
+	case berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE:
+		return "resource_claim_template"
 	}
 	return ""
 }

@@ -80,6 +80,9 @@ func (s *Service) upsertLocked(ctx context.Context, in *berthv1.Object) (err err
 		return err
 	}
 	ref := obj.Ref()
+	if obj.UsesDevices() {
+		return errDevicesNotScheduled(ref.Kind)
+	}
 	switch {
 	case obj.Node != nil:
 		err = s.cluster.AddNode(ctx, obj.Node)
@@ -193,7 +196,18 @@ func (s *Service) deleteObjectLocked(ctx context.Context, ref convert.Ref) error
 		}
 		return err
 	}
+	if convert.DeviceKind(ref.Kind) {
+		return errDevicesNotScheduled(ref.Kind)
+	}
 	return fmt.Errorf("delete %s: unknown kind: %w", ref.Kind, scheduler.ErrInvalid)
+}
+
+// errDevicesNotScheduled refuses dynamic resource allocation objects and
+// pods claiming devices once they are valid: Berth validates them but does
+// not allocate devices yet, and a pod placed without its devices would be
+// a wrong decision (FAILED_PRECONDITION).
+func errDevicesNotScheduled(kind berthv1.ObjectKind) error {
+	return fmt.Errorf("%s: %w", kind, errmap.ErrDevicesNotScheduled)
 }
 
 // heldLocked lists the identities (Ref.Key) of the objects of kind Berth

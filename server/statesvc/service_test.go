@@ -90,6 +90,22 @@ func TestSyncBatchErrors(t *testing.T) {
 			wantPods:    []string{"default/p"},
 		},
 		{
+			name: "dynamic resource allocation: invalid refused by field, valid refused as not scheduled yet",
+			mutations: append(upserts(
+				&berthv1.Object{Kind: &berthv1.Object_DeviceClass{DeviceClass: &berthv1.DeviceClass{Name: "gpu", Selectors: []*berthv1.DeviceSelector{{Cel: "device.driver =="}}}}},
+				&berthv1.Object{Kind: &berthv1.Object_DeviceClass{DeviceClass: &berthv1.DeviceClass{Name: "gpu"}}},
+			), del(berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM, "default", "c")),
+			wantApplied: 0,
+			wantErrors: []*berthv1.ObjectError{
+				{Index: 0, Ref: &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_DEVICE_CLASS, Name: "gpu"}, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, FieldPath: "device_class.selectors[0].cel",
+					Message: "compilation failed: ERROR: <input>:1:17: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | device.driver ==\n | ................^"},
+				{Index: 1, Ref: &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_DEVICE_CLASS, Name: "gpu"}, Code: berthv1.ErrorCode_ERROR_CODE_FAILED_PRECONDITION,
+					Message: "OBJECT_KIND_DEVICE_CLASS: dynamic resource allocation is validated but not yet scheduled by this version of Berth"},
+				{Index: 2, Ref: &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM, Namespace: "default", Name: "c"}, Code: berthv1.ErrorCode_ERROR_CODE_FAILED_PRECONDITION,
+					Message: "OBJECT_KIND_RESOURCE_CLAIM: dynamic resource allocation is validated but not yet scheduled by this version of Berth"},
+			},
+		},
+		{
 			name:        "deleting what is not held",
 			mutations:   []*berthv1.Mutation{del(kindNode, "", "ghost"), del(kindPod, "default", "ghost"), del(kindPDB, "default", "ghost"), del(kindNS, "", "ghost"), del(kindClass, "", "ghost")},
 			wantApplied: 0,
@@ -114,7 +130,7 @@ func TestSyncBatchErrors(t *testing.T) {
 				{Index: 0, Ref: &berthv1.ObjectRef{Kind: kindPod, Name: "p"}, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, FieldPath: "namespace", Message: "required"},
 				{Index: 1, Ref: &berthv1.ObjectRef{Name: "x"}, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, FieldPath: "kind", Message: "required"},
 				{Index: 2, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, Message: "the mutation is empty: exactly one of upsert and delete is required"},
-				{Index: 3, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, Message: "the object has no kind: exactly one of node, pod, priority_class, pod_disruption_budget and namespace is required"},
+				{Index: 3, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, Message: "the object has no kind: exactly one of node, pod, priority_class, pod_disruption_budget, namespace, device_class, resource_slice, resource_claim and resource_claim_template is required"},
 				{Index: 4, Ref: &berthv1.ObjectRef{Kind: kindClass, Name: "system-node-critical"}, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, FieldPath: "name",
 					Message: "system-node-critical cannot be deleted: built-in PriorityClass"},
 			},

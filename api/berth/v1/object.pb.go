@@ -37,25 +37,41 @@ const (
 	ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET ObjectKind = 4
 	// Namespace.
 	ObjectKind_OBJECT_KIND_NAMESPACE ObjectKind = 5
+	// DeviceClass.
+	ObjectKind_OBJECT_KIND_DEVICE_CLASS ObjectKind = 20
+	// ResourceSlice.
+	ObjectKind_OBJECT_KIND_RESOURCE_SLICE ObjectKind = 21
+	// ResourceClaim.
+	ObjectKind_OBJECT_KIND_RESOURCE_CLAIM ObjectKind = 22
+	// ResourceClaimTemplate.
+	ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE ObjectKind = 23
 )
 
 // Enum value maps for ObjectKind.
 var (
 	ObjectKind_name = map[int32]string{
-		0: "OBJECT_KIND_UNSPECIFIED",
-		1: "OBJECT_KIND_NODE",
-		2: "OBJECT_KIND_POD",
-		3: "OBJECT_KIND_PRIORITY_CLASS",
-		4: "OBJECT_KIND_POD_DISRUPTION_BUDGET",
-		5: "OBJECT_KIND_NAMESPACE",
+		0:  "OBJECT_KIND_UNSPECIFIED",
+		1:  "OBJECT_KIND_NODE",
+		2:  "OBJECT_KIND_POD",
+		3:  "OBJECT_KIND_PRIORITY_CLASS",
+		4:  "OBJECT_KIND_POD_DISRUPTION_BUDGET",
+		5:  "OBJECT_KIND_NAMESPACE",
+		20: "OBJECT_KIND_DEVICE_CLASS",
+		21: "OBJECT_KIND_RESOURCE_SLICE",
+		22: "OBJECT_KIND_RESOURCE_CLAIM",
+		23: "OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE",
 	}
 	ObjectKind_value = map[string]int32{
-		"OBJECT_KIND_UNSPECIFIED":           0,
-		"OBJECT_KIND_NODE":                  1,
-		"OBJECT_KIND_POD":                   2,
-		"OBJECT_KIND_PRIORITY_CLASS":        3,
-		"OBJECT_KIND_POD_DISRUPTION_BUDGET": 4,
-		"OBJECT_KIND_NAMESPACE":             5,
+		"OBJECT_KIND_UNSPECIFIED":             0,
+		"OBJECT_KIND_NODE":                    1,
+		"OBJECT_KIND_POD":                     2,
+		"OBJECT_KIND_PRIORITY_CLASS":          3,
+		"OBJECT_KIND_POD_DISRUPTION_BUDGET":   4,
+		"OBJECT_KIND_NAMESPACE":               5,
+		"OBJECT_KIND_DEVICE_CLASS":            20,
+		"OBJECT_KIND_RESOURCE_SLICE":          21,
+		"OBJECT_KIND_RESOURCE_CLAIM":          22,
+		"OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE": 23,
 	}
 )
 
@@ -98,6 +114,10 @@ type Object struct {
 	//	*Object_PriorityClass
 	//	*Object_PodDisruptionBudget
 	//	*Object_Namespace
+	//	*Object_DeviceClass
+	//	*Object_ResourceSlice
+	//	*Object_ResourceClaim
+	//	*Object_ResourceClaimTemplate
 	Kind          isObject_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -185,6 +205,42 @@ func (x *Object) GetNamespace() *Namespace {
 	return nil
 }
 
+func (x *Object) GetDeviceClass() *DeviceClass {
+	if x != nil {
+		if x, ok := x.Kind.(*Object_DeviceClass); ok {
+			return x.DeviceClass
+		}
+	}
+	return nil
+}
+
+func (x *Object) GetResourceSlice() *ResourceSlice {
+	if x != nil {
+		if x, ok := x.Kind.(*Object_ResourceSlice); ok {
+			return x.ResourceSlice
+		}
+	}
+	return nil
+}
+
+func (x *Object) GetResourceClaim() *ResourceClaim {
+	if x != nil {
+		if x, ok := x.Kind.(*Object_ResourceClaim); ok {
+			return x.ResourceClaim
+		}
+	}
+	return nil
+}
+
+func (x *Object) GetResourceClaimTemplate() *ResourceClaimTemplate {
+	if x != nil {
+		if x, ok := x.Kind.(*Object_ResourceClaimTemplate); ok {
+			return x.ResourceClaimTemplate
+		}
+	}
+	return nil
+}
+
 type isObject_Kind interface {
 	isObject_Kind()
 }
@@ -214,6 +270,27 @@ type Object_Namespace struct {
 	Namespace *Namespace `protobuf:"bytes,5,opt,name=namespace,proto3,oneof"`
 }
 
+type Object_DeviceClass struct {
+	// Dynamic resource allocation (device.proto); numbered from 20 to
+	// leave room. A device class, identified by name.
+	DeviceClass *DeviceClass `protobuf:"bytes,20,opt,name=device_class,json=deviceClass,proto3,oneof"`
+}
+
+type Object_ResourceSlice struct {
+	// A resource slice, identified by name.
+	ResourceSlice *ResourceSlice `protobuf:"bytes,21,opt,name=resource_slice,json=resourceSlice,proto3,oneof"`
+}
+
+type Object_ResourceClaim struct {
+	// A resource claim, identified by namespace and name.
+	ResourceClaim *ResourceClaim `protobuf:"bytes,22,opt,name=resource_claim,json=resourceClaim,proto3,oneof"`
+}
+
+type Object_ResourceClaimTemplate struct {
+	// A resource claim template, identified by namespace and name.
+	ResourceClaimTemplate *ResourceClaimTemplate `protobuf:"bytes,23,opt,name=resource_claim_template,json=resourceClaimTemplate,proto3,oneof"`
+}
+
 func (*Object_Node) isObject_Kind() {}
 
 func (*Object_Pod) isObject_Kind() {}
@@ -223,6 +300,14 @@ func (*Object_PriorityClass) isObject_Kind() {}
 func (*Object_PodDisruptionBudget) isObject_Kind() {}
 
 func (*Object_Namespace) isObject_Kind() {}
+
+func (*Object_DeviceClass) isObject_Kind() {}
+
+func (*Object_ResourceSlice) isObject_Kind() {}
+
+func (*Object_ResourceClaim) isObject_Kind() {}
+
+func (*Object_ResourceClaimTemplate) isObject_Kind() {}
 
 // ObjectRef identifies an object Berth holds.
 type ObjectRef struct {
@@ -368,13 +453,17 @@ var File_berth_v1_object_proto protoreflect.FileDescriptor
 
 const file_berth_v1_object_proto_rawDesc = "" +
 	"\n" +
-	"\x15berth/v1/object.proto\x12\bberth.v1\x1a\x18berth/v1/namespace.proto\x1a\x13berth/v1/node.proto\x1a\x12berth/v1/pod.proto\x1a\x15berth/v1/policy.proto\"\xa5\x02\n" +
+	"\x15berth/v1/object.proto\x12\bberth.v1\x1a\x15berth/v1/device.proto\x1a\x18berth/v1/namespace.proto\x1a\x13berth/v1/node.proto\x1a\x12berth/v1/pod.proto\x1a\x15berth/v1/policy.proto\"\xc0\x04\n" +
 	"\x06Object\x12$\n" +
 	"\x04node\x18\x01 \x01(\v2\x0e.berth.v1.NodeH\x00R\x04node\x12!\n" +
 	"\x03pod\x18\x02 \x01(\v2\r.berth.v1.PodH\x00R\x03pod\x12@\n" +
 	"\x0epriority_class\x18\x03 \x01(\v2\x17.berth.v1.PriorityClassH\x00R\rpriorityClass\x12S\n" +
 	"\x15pod_disruption_budget\x18\x04 \x01(\v2\x1d.berth.v1.PodDisruptionBudgetH\x00R\x13podDisruptionBudget\x123\n" +
-	"\tnamespace\x18\x05 \x01(\v2\x13.berth.v1.NamespaceH\x00R\tnamespaceB\x06\n" +
+	"\tnamespace\x18\x05 \x01(\v2\x13.berth.v1.NamespaceH\x00R\tnamespace\x12:\n" +
+	"\fdevice_class\x18\x14 \x01(\v2\x15.berth.v1.DeviceClassH\x00R\vdeviceClass\x12@\n" +
+	"\x0eresource_slice\x18\x15 \x01(\v2\x17.berth.v1.ResourceSliceH\x00R\rresourceSlice\x12@\n" +
+	"\x0eresource_claim\x18\x16 \x01(\v2\x17.berth.v1.ResourceClaimH\x00R\rresourceClaim\x12Y\n" +
+	"\x17resource_claim_template\x18\x17 \x01(\v2\x1f.berth.v1.ResourceClaimTemplateH\x00R\x15resourceClaimTemplateB\x06\n" +
 	"\x04kind\"y\n" +
 	"\tObjectRef\x12(\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x14.berth.v1.ObjectKindR\x04kind\x12\x1c\n" +
@@ -384,7 +473,7 @@ const file_berth_v1_object_proto_rawDesc = "" +
 	"\x06PodRef\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x10\n" +
-	"\x03uid\x18\x03 \x01(\tR\x03uid*\xb6\x01\n" +
+	"\x03uid\x18\x03 \x01(\tR\x03uid*\xbd\x02\n" +
 	"\n" +
 	"ObjectKind\x12\x1b\n" +
 	"\x17OBJECT_KIND_UNSPECIFIED\x10\x00\x12\x14\n" +
@@ -392,7 +481,11 @@ const file_berth_v1_object_proto_rawDesc = "" +
 	"\x0fOBJECT_KIND_POD\x10\x02\x12\x1e\n" +
 	"\x1aOBJECT_KIND_PRIORITY_CLASS\x10\x03\x12%\n" +
 	"!OBJECT_KIND_POD_DISRUPTION_BUDGET\x10\x04\x12\x19\n" +
-	"\x15OBJECT_KIND_NAMESPACE\x10\x05B2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
+	"\x15OBJECT_KIND_NAMESPACE\x10\x05\x12\x1c\n" +
+	"\x18OBJECT_KIND_DEVICE_CLASS\x10\x14\x12\x1e\n" +
+	"\x1aOBJECT_KIND_RESOURCE_SLICE\x10\x15\x12\x1e\n" +
+	"\x1aOBJECT_KIND_RESOURCE_CLAIM\x10\x16\x12'\n" +
+	"#OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE\x10\x17B2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
 
 var (
 	file_berth_v1_object_proto_rawDescOnce sync.Once
@@ -409,28 +502,36 @@ func file_berth_v1_object_proto_rawDescGZIP() []byte {
 var file_berth_v1_object_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
 var file_berth_v1_object_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_berth_v1_object_proto_goTypes = []any{
-	(ObjectKind)(0),             // 0: berth.v1.ObjectKind
-	(*Object)(nil),              // 1: berth.v1.Object
-	(*ObjectRef)(nil),           // 2: berth.v1.ObjectRef
-	(*PodRef)(nil),              // 3: berth.v1.PodRef
-	(*Node)(nil),                // 4: berth.v1.Node
-	(*Pod)(nil),                 // 5: berth.v1.Pod
-	(*PriorityClass)(nil),       // 6: berth.v1.PriorityClass
-	(*PodDisruptionBudget)(nil), // 7: berth.v1.PodDisruptionBudget
-	(*Namespace)(nil),           // 8: berth.v1.Namespace
+	(ObjectKind)(0),               // 0: berth.v1.ObjectKind
+	(*Object)(nil),                // 1: berth.v1.Object
+	(*ObjectRef)(nil),             // 2: berth.v1.ObjectRef
+	(*PodRef)(nil),                // 3: berth.v1.PodRef
+	(*Node)(nil),                  // 4: berth.v1.Node
+	(*Pod)(nil),                   // 5: berth.v1.Pod
+	(*PriorityClass)(nil),         // 6: berth.v1.PriorityClass
+	(*PodDisruptionBudget)(nil),   // 7: berth.v1.PodDisruptionBudget
+	(*Namespace)(nil),             // 8: berth.v1.Namespace
+	(*DeviceClass)(nil),           // 9: berth.v1.DeviceClass
+	(*ResourceSlice)(nil),         // 10: berth.v1.ResourceSlice
+	(*ResourceClaim)(nil),         // 11: berth.v1.ResourceClaim
+	(*ResourceClaimTemplate)(nil), // 12: berth.v1.ResourceClaimTemplate
 }
 var file_berth_v1_object_proto_depIdxs = []int32{
-	4, // 0: berth.v1.Object.node:type_name -> berth.v1.Node
-	5, // 1: berth.v1.Object.pod:type_name -> berth.v1.Pod
-	6, // 2: berth.v1.Object.priority_class:type_name -> berth.v1.PriorityClass
-	7, // 3: berth.v1.Object.pod_disruption_budget:type_name -> berth.v1.PodDisruptionBudget
-	8, // 4: berth.v1.Object.namespace:type_name -> berth.v1.Namespace
-	0, // 5: berth.v1.ObjectRef.kind:type_name -> berth.v1.ObjectKind
-	6, // [6:6] is the sub-list for method output_type
-	6, // [6:6] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	4,  // 0: berth.v1.Object.node:type_name -> berth.v1.Node
+	5,  // 1: berth.v1.Object.pod:type_name -> berth.v1.Pod
+	6,  // 2: berth.v1.Object.priority_class:type_name -> berth.v1.PriorityClass
+	7,  // 3: berth.v1.Object.pod_disruption_budget:type_name -> berth.v1.PodDisruptionBudget
+	8,  // 4: berth.v1.Object.namespace:type_name -> berth.v1.Namespace
+	9,  // 5: berth.v1.Object.device_class:type_name -> berth.v1.DeviceClass
+	10, // 6: berth.v1.Object.resource_slice:type_name -> berth.v1.ResourceSlice
+	11, // 7: berth.v1.Object.resource_claim:type_name -> berth.v1.ResourceClaim
+	12, // 8: berth.v1.Object.resource_claim_template:type_name -> berth.v1.ResourceClaimTemplate
+	0,  // 9: berth.v1.ObjectRef.kind:type_name -> berth.v1.ObjectKind
+	10, // [10:10] is the sub-list for method output_type
+	10, // [10:10] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_object_proto_init() }
@@ -438,6 +539,7 @@ func file_berth_v1_object_proto_init() {
 	if File_berth_v1_object_proto != nil {
 		return
 	}
+	file_berth_v1_device_proto_init()
 	file_berth_v1_namespace_proto_init()
 	file_berth_v1_node_proto_init()
 	file_berth_v1_pod_proto_init()
@@ -448,6 +550,10 @@ func file_berth_v1_object_proto_init() {
 		(*Object_PriorityClass)(nil),
 		(*Object_PodDisruptionBudget)(nil),
 		(*Object_Namespace)(nil),
+		(*Object_DeviceClass)(nil),
+		(*Object_ResourceSlice)(nil),
+		(*Object_ResourceClaim)(nil),
+		(*Object_ResourceClaimTemplate)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

@@ -327,9 +327,11 @@ type Pod struct {
 	// until the pod is deleted, across restarts: an upsert without this field
 	// or without terminating does not clear the mark. Set it for pods another
 	// scheduler preempted, or to mirror the Kubernetes condition.
-	Preempted     bool `protobuf:"varint,25,opt,name=preempted,proto3" json:"preempted,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Preempted bool `protobuf:"varint,25,opt,name=preempted,proto3" json:"preempted,omitempty"`
+	// The pod's device claims (spec.resourceClaims), names unique.
+	ResourceClaims []*PodResourceClaim `protobuf:"bytes,26,rep,name=resource_claims,json=resourceClaims,proto3" json:"resource_claims,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Pod) Reset() {
@@ -537,6 +539,13 @@ func (x *Pod) GetPreempted() bool {
 	return false
 }
 
+func (x *Pod) GetResourceClaims() []*PodResourceClaim {
+	if x != nil {
+		return x.ResourceClaims
+	}
+	return nil
+}
+
 // Container is the part of a container scheduling needs.
 type Container struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -555,6 +564,9 @@ type Container struct {
 	// For init containers only: ALWAYS makes the container a sidecar that
 	// keeps running beside the regular containers.
 	RestartPolicy ContainerRestartPolicy `protobuf:"varint,4,opt,name=restart_policy,json=restartPolicy,proto3,enum=berth.v1.ContainerRestartPolicy" json:"restart_policy,omitempty"`
+	// The entries of the pod's resource_claims the container uses
+	// (resources.claims[].name).
+	Claims        []string `protobuf:"bytes,5,rep,name=claims,proto3" json:"claims,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -615,6 +627,13 @@ func (x *Container) GetRestartPolicy() ContainerRestartPolicy {
 		return x.RestartPolicy
 	}
 	return ContainerRestartPolicy_CONTAINER_RESTART_POLICY_UNSPECIFIED
+}
+
+func (x *Container) GetClaims() []string {
+	if x != nil {
+		return x.Claims
+	}
+	return nil
 }
 
 // ContainerPort is a network port a container exposes.
@@ -781,7 +800,7 @@ var File_berth_v1_pod_proto protoreflect.FileDescriptor
 
 const file_berth_v1_pod_proto_rawDesc = "" +
 	"\n" +
-	"\x12berth/v1/pod.proto\x12\bberth.v1\x1a\x17berth/v1/affinity.proto\x1a\x13berth/v1/node.proto\x1a\x15berth/v1/policy.proto\x1a\x17berth/v1/selector.proto\x1a\x15berth/v1/spread.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xeb\v\n" +
+	"\x12berth/v1/pod.proto\x12\bberth.v1\x1a\x17berth/v1/affinity.proto\x1a\x15berth/v1/device.proto\x1a\x13berth/v1/node.proto\x1a\x15berth/v1/policy.proto\x1a\x17berth/v1/selector.proto\x1a\x15berth/v1/spread.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb0\f\n" +
 	"\x03Pod\x12\x10\n" +
 	"\x03uid\x18\x01 \x01(\tR\x03uid\x12\x1c\n" +
 	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12\x12\n" +
@@ -811,7 +830,8 @@ const file_berth_v1_pod_proto_rawDesc = "" +
 	"\vterminating\x18\x16 \x01(\bR\vterminating\x12Q\n" +
 	"\x12pod_level_requests\x18\x17 \x03(\v2#.berth.v1.Pod.PodLevelRequestsEntryR\x10podLevelRequests\x12F\n" +
 	"\x12workload_selectors\x18\x18 \x03(\v2\x17.berth.v1.LabelSelectorR\x11workloadSelectors\x12\x1c\n" +
-	"\tpreempted\x18\x19 \x01(\bR\tpreempted\x1a9\n" +
+	"\tpreempted\x18\x19 \x01(\bR\tpreempted\x12C\n" +
+	"\x0fresource_claims\x18\x1a \x03(\v2\x1a.berth.v1.PodResourceClaimR\x0eresourceClaims\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a;\n" +
@@ -824,12 +844,13 @@ const file_berth_v1_pod_proto_rawDesc = "" +
 	"\x15PodLevelRequestsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01B\v\n" +
-	"\t_priority\"\x93\x02\n" +
+	"\t_priority\"\xab\x02\n" +
 	"\tContainer\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12=\n" +
 	"\brequests\x18\x02 \x03(\v2!.berth.v1.Container.RequestsEntryR\brequests\x12-\n" +
 	"\x05ports\x18\x03 \x03(\v2\x17.berth.v1.ContainerPortR\x05ports\x12G\n" +
-	"\x0erestart_policy\x18\x04 \x01(\x0e2 .berth.v1.ContainerRestartPolicyR\rrestartPolicy\x1a;\n" +
+	"\x0erestart_policy\x18\x04 \x01(\x0e2 .berth.v1.ContainerRestartPolicyR\rrestartPolicy\x12\x16\n" +
+	"\x06claims\x18\x05 \x03(\tR\x06claims\x1a;\n" +
 	"\rRequestsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\x9c\x01\n" +
@@ -891,7 +912,8 @@ var file_berth_v1_pod_proto_goTypes = []any{
 	(*TopologySpreadConstraint)(nil), // 14: berth.v1.TopologySpreadConstraint
 	(*timestamppb.Timestamp)(nil),    // 15: google.protobuf.Timestamp
 	(*LabelSelector)(nil),            // 16: berth.v1.LabelSelector
-	(TaintEffect)(0),                 // 17: berth.v1.TaintEffect
+	(*PodResourceClaim)(nil),         // 17: berth.v1.PodResourceClaim
+	(TaintEffect)(0),                 // 18: berth.v1.TaintEffect
 }
 var file_berth_v1_pod_proto_depIdxs = []int32{
 	7,  // 0: berth.v1.Pod.labels:type_name -> berth.v1.Pod.LabelsEntry
@@ -907,17 +929,18 @@ var file_berth_v1_pod_proto_depIdxs = []int32{
 	15, // 10: berth.v1.Pod.start_time:type_name -> google.protobuf.Timestamp
 	10, // 11: berth.v1.Pod.pod_level_requests:type_name -> berth.v1.Pod.PodLevelRequestsEntry
 	16, // 12: berth.v1.Pod.workload_selectors:type_name -> berth.v1.LabelSelector
-	11, // 13: berth.v1.Container.requests:type_name -> berth.v1.Container.RequestsEntry
-	5,  // 14: berth.v1.Container.ports:type_name -> berth.v1.ContainerPort
-	1,  // 15: berth.v1.Container.restart_policy:type_name -> berth.v1.ContainerRestartPolicy
-	0,  // 16: berth.v1.ContainerPort.protocol:type_name -> berth.v1.Protocol
-	2,  // 17: berth.v1.Toleration.operator:type_name -> berth.v1.TolerationOperator
-	17, // 18: berth.v1.Toleration.effect:type_name -> berth.v1.TaintEffect
-	19, // [19:19] is the sub-list for method output_type
-	19, // [19:19] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	17, // 13: berth.v1.Pod.resource_claims:type_name -> berth.v1.PodResourceClaim
+	11, // 14: berth.v1.Container.requests:type_name -> berth.v1.Container.RequestsEntry
+	5,  // 15: berth.v1.Container.ports:type_name -> berth.v1.ContainerPort
+	1,  // 16: berth.v1.Container.restart_policy:type_name -> berth.v1.ContainerRestartPolicy
+	0,  // 17: berth.v1.ContainerPort.protocol:type_name -> berth.v1.Protocol
+	2,  // 18: berth.v1.Toleration.operator:type_name -> berth.v1.TolerationOperator
+	18, // 19: berth.v1.Toleration.effect:type_name -> berth.v1.TaintEffect
+	20, // [20:20] is the sub-list for method output_type
+	20, // [20:20] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_pod_proto_init() }
@@ -926,6 +949,7 @@ func file_berth_v1_pod_proto_init() {
 		return
 	}
 	file_berth_v1_affinity_proto_init()
+	file_berth_v1_device_proto_init()
 	file_berth_v1_node_proto_init()
 	file_berth_v1_policy_proto_init()
 	file_berth_v1_selector_proto_init()

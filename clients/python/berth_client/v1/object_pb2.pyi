@@ -1,3 +1,4 @@
+from berth_client.v1 import device_pb2 as _device_pb2
 from berth_client.v1 import namespace_pb2 as _namespace_pb2
 from berth_client.v1 import node_pb2 as _node_pb2
 from berth_client.v1 import pod_pb2 as _pod_pb2
@@ -8,26 +9,38 @@ from google.protobuf import message as _message
 from typing import ClassVar as _ClassVar, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+OBJECT_KIND_DEVICE_CLASS: ObjectKind
 OBJECT_KIND_NAMESPACE: ObjectKind
 OBJECT_KIND_NODE: ObjectKind
 OBJECT_KIND_POD: ObjectKind
 OBJECT_KIND_POD_DISRUPTION_BUDGET: ObjectKind
 OBJECT_KIND_PRIORITY_CLASS: ObjectKind
+OBJECT_KIND_RESOURCE_CLAIM: ObjectKind
+OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE: ObjectKind
+OBJECT_KIND_RESOURCE_SLICE: ObjectKind
 OBJECT_KIND_UNSPECIFIED: ObjectKind
 
 class Object(_message.Message):
-    __slots__ = ["namespace", "node", "pod", "pod_disruption_budget", "priority_class"]
+    __slots__ = ["device_class", "namespace", "node", "pod", "pod_disruption_budget", "priority_class", "resource_claim", "resource_claim_template", "resource_slice"]
+    DEVICE_CLASS_FIELD_NUMBER: _ClassVar[int]
     NAMESPACE_FIELD_NUMBER: _ClassVar[int]
     NODE_FIELD_NUMBER: _ClassVar[int]
     POD_DISRUPTION_BUDGET_FIELD_NUMBER: _ClassVar[int]
     POD_FIELD_NUMBER: _ClassVar[int]
     PRIORITY_CLASS_FIELD_NUMBER: _ClassVar[int]
+    RESOURCE_CLAIM_FIELD_NUMBER: _ClassVar[int]
+    RESOURCE_CLAIM_TEMPLATE_FIELD_NUMBER: _ClassVar[int]
+    RESOURCE_SLICE_FIELD_NUMBER: _ClassVar[int]
+    device_class: _device_pb2.DeviceClass
     namespace: _namespace_pb2.Namespace
     node: _node_pb2.Node
     pod: _pod_pb2.Pod
     pod_disruption_budget: _policy_pb2.PodDisruptionBudget
     priority_class: _policy_pb2.PriorityClass
-    def __init__(self, node: _Optional[_Union[_node_pb2.Node, _Mapping]] = ..., pod: _Optional[_Union[_pod_pb2.Pod, _Mapping]] = ..., priority_class: _Optional[_Union[_policy_pb2.PriorityClass, _Mapping]] = ..., pod_disruption_budget: _Optional[_Union[_policy_pb2.PodDisruptionBudget, _Mapping]] = ..., namespace: _Optional[_Union[_namespace_pb2.Namespace, _Mapping]] = ...) -> None: ...
+    resource_claim: _device_pb2.ResourceClaim
+    resource_claim_template: _device_pb2.ResourceClaimTemplate
+    resource_slice: _device_pb2.ResourceSlice
+    def __init__(self, node: _Optional[_Union[_node_pb2.Node, _Mapping]] = ..., pod: _Optional[_Union[_pod_pb2.Pod, _Mapping]] = ..., priority_class: _Optional[_Union[_policy_pb2.PriorityClass, _Mapping]] = ..., pod_disruption_budget: _Optional[_Union[_policy_pb2.PodDisruptionBudget, _Mapping]] = ..., namespace: _Optional[_Union[_namespace_pb2.Namespace, _Mapping]] = ..., device_class: _Optional[_Union[_device_pb2.DeviceClass, _Mapping]] = ..., resource_slice: _Optional[_Union[_device_pb2.ResourceSlice, _Mapping]] = ..., resource_claim: _Optional[_Union[_device_pb2.ResourceClaim, _Mapping]] = ..., resource_claim_template: _Optional[_Union[_device_pb2.ResourceClaimTemplate, _Mapping]] = ...) -> None: ...
 
 class ObjectRef(_message.Message):
     __slots__ = ["kind", "name", "namespace", "uid"]

@@ -6,6 +6,7 @@
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
+import { DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from "./device.js";
 import { Namespace } from "./namespace.js";
 import { Node } from "./node.js";
 import { Pod } from "./pod.js";
@@ -29,6 +30,14 @@ export enum ObjectKind {
   OBJECT_KIND_POD_DISRUPTION_BUDGET = 4,
   /** OBJECT_KIND_NAMESPACE - Namespace. */
   OBJECT_KIND_NAMESPACE = 5,
+  /** OBJECT_KIND_DEVICE_CLASS - DeviceClass. */
+  OBJECT_KIND_DEVICE_CLASS = 20,
+  /** OBJECT_KIND_RESOURCE_SLICE - ResourceSlice. */
+  OBJECT_KIND_RESOURCE_SLICE = 21,
+  /** OBJECT_KIND_RESOURCE_CLAIM - ResourceClaim. */
+  OBJECT_KIND_RESOURCE_CLAIM = 22,
+  /** OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE - ResourceClaimTemplate. */
+  OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE = 23,
   UNRECOGNIZED = -1,
 }
 
@@ -52,6 +61,18 @@ export function objectKindFromJSON(object: any): ObjectKind {
     case 5:
     case "OBJECT_KIND_NAMESPACE":
       return ObjectKind.OBJECT_KIND_NAMESPACE;
+    case 20:
+    case "OBJECT_KIND_DEVICE_CLASS":
+      return ObjectKind.OBJECT_KIND_DEVICE_CLASS;
+    case 21:
+    case "OBJECT_KIND_RESOURCE_SLICE":
+      return ObjectKind.OBJECT_KIND_RESOURCE_SLICE;
+    case 22:
+    case "OBJECT_KIND_RESOURCE_CLAIM":
+      return ObjectKind.OBJECT_KIND_RESOURCE_CLAIM;
+    case 23:
+    case "OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE":
+      return ObjectKind.OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -73,6 +94,14 @@ export function objectKindToJSON(object: ObjectKind): string {
       return "OBJECT_KIND_POD_DISRUPTION_BUDGET";
     case ObjectKind.OBJECT_KIND_NAMESPACE:
       return "OBJECT_KIND_NAMESPACE";
+    case ObjectKind.OBJECT_KIND_DEVICE_CLASS:
+      return "OBJECT_KIND_DEVICE_CLASS";
+    case ObjectKind.OBJECT_KIND_RESOURCE_SLICE:
+      return "OBJECT_KIND_RESOURCE_SLICE";
+    case ObjectKind.OBJECT_KIND_RESOURCE_CLAIM:
+      return "OBJECT_KIND_RESOURCE_CLAIM";
+    case ObjectKind.OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE:
+      return "OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE";
     case ObjectKind.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -98,6 +127,21 @@ export interface Object {
     | //
     /** A namespace, identified by name. */
     { $case: "namespace"; value: Namespace }
+    | //
+    /**
+     * Dynamic resource allocation (device.proto); numbered from 20 to
+     * leave room. A device class, identified by name.
+     */
+    { $case: "deviceClass"; value: DeviceClass }
+    | //
+    /** A resource slice, identified by name. */
+    { $case: "resourceSlice"; value: ResourceSlice }
+    | //
+    /** A resource claim, identified by namespace and name. */
+    { $case: "resourceClaim"; value: ResourceClaim }
+    | //
+    /** A resource claim template, identified by namespace and name. */
+    { $case: "resourceClaimTemplate"; value: ResourceClaimTemplate }
     | undefined;
 }
 
@@ -151,6 +195,18 @@ export const Object: MessageFns<Object> = {
         break;
       case "namespace":
         Namespace.encode(message.kind.value, writer.uint32(42).fork()).join();
+        break;
+      case "deviceClass":
+        DeviceClass.encode(message.kind.value, writer.uint32(162).fork()).join();
+        break;
+      case "resourceSlice":
+        ResourceSlice.encode(message.kind.value, writer.uint32(170).fork()).join();
+        break;
+      case "resourceClaim":
+        ResourceClaim.encode(message.kind.value, writer.uint32(178).fork()).join();
+        break;
+      case "resourceClaimTemplate":
+        ResourceClaimTemplate.encode(message.kind.value, writer.uint32(186).fork()).join();
         break;
     }
     return writer;
@@ -209,6 +265,41 @@ export const Object: MessageFns<Object> = {
             message.kind = { $case: "namespace", value: Namespace.decode(reader, reader.uint32()) };
             continue;
           }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.kind = { $case: "deviceClass", value: DeviceClass.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.kind = { $case: "resourceSlice", value: ResourceSlice.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 22: {
+            if (tag !== 178) {
+              break;
+            }
+
+            message.kind = { $case: "resourceClaim", value: ResourceClaim.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 23: {
+            if (tag !== 186) {
+              break;
+            }
+
+            message.kind = {
+              $case: "resourceClaimTemplate",
+              value: ResourceClaimTemplate.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -237,6 +328,22 @@ export const Object: MessageFns<Object> = {
         ? { $case: "podDisruptionBudget", value: PodDisruptionBudget.fromJSON(object.pod_disruption_budget) }
         : isSet(object.namespace)
         ? { $case: "namespace", value: Namespace.fromJSON(object.namespace) }
+        : isSet(object.deviceClass)
+        ? { $case: "deviceClass", value: DeviceClass.fromJSON(object.deviceClass) }
+        : isSet(object.device_class)
+        ? { $case: "deviceClass", value: DeviceClass.fromJSON(object.device_class) }
+        : isSet(object.resourceSlice)
+        ? { $case: "resourceSlice", value: ResourceSlice.fromJSON(object.resourceSlice) }
+        : isSet(object.resource_slice)
+        ? { $case: "resourceSlice", value: ResourceSlice.fromJSON(object.resource_slice) }
+        : isSet(object.resourceClaim)
+        ? { $case: "resourceClaim", value: ResourceClaim.fromJSON(object.resourceClaim) }
+        : isSet(object.resource_claim)
+        ? { $case: "resourceClaim", value: ResourceClaim.fromJSON(object.resource_claim) }
+        : isSet(object.resourceClaimTemplate)
+        ? { $case: "resourceClaimTemplate", value: ResourceClaimTemplate.fromJSON(object.resourceClaimTemplate) }
+        : isSet(object.resource_claim_template)
+        ? { $case: "resourceClaimTemplate", value: ResourceClaimTemplate.fromJSON(object.resource_claim_template) }
         : undefined,
     };
   },
@@ -253,6 +360,14 @@ export const Object: MessageFns<Object> = {
       obj.podDisruptionBudget = PodDisruptionBudget.toJSON(message.kind.value);
     } else if (message.kind?.$case === "namespace") {
       obj.namespace = Namespace.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "deviceClass") {
+      obj.deviceClass = DeviceClass.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "resourceSlice") {
+      obj.resourceSlice = ResourceSlice.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "resourceClaim") {
+      obj.resourceClaim = ResourceClaim.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "resourceClaimTemplate") {
+      obj.resourceClaimTemplate = ResourceClaimTemplate.toJSON(message.kind.value);
     }
     return obj;
   },
@@ -290,6 +405,33 @@ export const Object: MessageFns<Object> = {
       case "namespace": {
         if (object.kind?.value !== undefined && object.kind?.value !== null) {
           message.kind = { $case: "namespace", value: Namespace.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+      case "deviceClass": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "deviceClass", value: DeviceClass.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+      case "resourceSlice": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "resourceSlice", value: ResourceSlice.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+      case "resourceClaim": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "resourceClaim", value: ResourceClaim.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+      case "resourceClaimTemplate": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = {
+            $case: "resourceClaimTemplate",
+            value: ResourceClaimTemplate.fromPartial(object.kind.value),
+          };
         }
         break;
       }

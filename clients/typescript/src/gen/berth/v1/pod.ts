@@ -8,6 +8,7 @@
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import { Timestamp } from "../../google/protobuf/timestamp.js";
 import { Affinity } from "./affinity.js";
+import { PodResourceClaim } from "./device.js";
 import { TaintEffect, taintEffectFromJSON, taintEffectToJSON } from "./node.js";
 import { PreemptionPolicy, preemptionPolicyFromJSON, preemptionPolicyToJSON } from "./policy.js";
 import { LabelSelector } from "./selector.js";
@@ -346,6 +347,8 @@ export interface Pod {
    * scheduler preempted, or to mirror the Kubernetes condition.
    */
   preempted: boolean;
+  /** The pod's device claims (spec.resourceClaims), names unique. */
+  resourceClaims: PodResourceClaim[];
 }
 
 export interface Pod_LabelsEntry {
@@ -391,6 +394,11 @@ export interface Container {
    * keeps running beside the regular containers.
    */
   restartPolicy: ContainerRestartPolicy;
+  /**
+   * The entries of the pod's resource_claims the container uses
+   * (resources.claims[].name).
+   */
+  claims: string[];
 }
 
 export interface Container_RequestsEntry {
@@ -462,6 +470,7 @@ function createBasePod(): Pod {
     podLevelRequests: {},
     workloadSelectors: [],
     preempted: false,
+    resourceClaims: [],
   };
 }
 
@@ -541,6 +550,9 @@ export const Pod: MessageFns<Pod> = {
     }
     if (message.preempted !== false) {
       writer.uint32(200).bool(message.preempted);
+    }
+    for (const v of message.resourceClaims) {
+      PodResourceClaim.encode(v!, writer.uint32(210).fork()).join();
     }
     return writer;
   },
@@ -770,6 +782,14 @@ export const Pod: MessageFns<Pod> = {
             message.preempted = reader.bool();
             continue;
           }
+          case 26: {
+            if (tag !== 210) {
+              break;
+            }
+
+            message.resourceClaims.push(PodResourceClaim.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -935,6 +955,11 @@ export const Pod: MessageFns<Pod> = {
         ? object.workload_selectors.map((e: any) => LabelSelector.fromJSON(e))
         : [],
       preempted: isSet(object.preempted) ? globalThis.Boolean(object.preempted) : false,
+      resourceClaims: globalThis.Array.isArray(object?.resourceClaims)
+        ? object.resourceClaims.map((e: any) => PodResourceClaim.fromJSON(e))
+        : globalThis.Array.isArray(object?.resource_claims)
+        ? object.resource_claims.map((e: any) => PodResourceClaim.fromJSON(e))
+        : [],
     };
   },
 
@@ -1039,6 +1064,9 @@ export const Pod: MessageFns<Pod> = {
     if (message.preempted !== false) {
       obj.preempted = message.preempted;
     }
+    if (message.resourceClaims?.length) {
+      obj.resourceClaims = message.resourceClaims.map((e) => PodResourceClaim.toJSON(e));
+    }
     return obj;
   },
 
@@ -1111,6 +1139,7 @@ export const Pod: MessageFns<Pod> = {
     );
     message.workloadSelectors = object.workloadSelectors?.map((e) => LabelSelector.fromPartial(e)) || [];
     message.preempted = object.preempted ?? false;
+    message.resourceClaims = object.resourceClaims?.map((e) => PodResourceClaim.fromPartial(e)) || [];
     return message;
   },
 };
@@ -1456,7 +1485,7 @@ export const Pod_PodLevelRequestsEntry: MessageFns<Pod_PodLevelRequestsEntry> = 
 };
 
 function createBaseContainer(): Container {
-  return { name: "", requests: {}, ports: [], restartPolicy: 0 };
+  return { name: "", requests: {}, ports: [], restartPolicy: 0, claims: [] };
 }
 
 export const Container: MessageFns<Container> = {
@@ -1472,6 +1501,9 @@ export const Container: MessageFns<Container> = {
     }
     if (message.restartPolicy !== 0) {
       writer.uint32(32).int32(message.restartPolicy);
+    }
+    for (const v of message.claims) {
+      writer.uint32(42).string(v!);
     }
     return writer;
   },
@@ -1524,6 +1556,14 @@ export const Container: MessageFns<Container> = {
             message.restartPolicy = reader.int32() as any;
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.claims.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1559,6 +1599,7 @@ export const Container: MessageFns<Container> = {
         : isSet(object.restart_policy)
         ? containerRestartPolicyFromJSON(object.restart_policy)
         : 0,
+      claims: globalThis.Array.isArray(object?.claims) ? object.claims.map((e: any) => globalThis.String(e)) : [],
     };
   },
 
@@ -1582,6 +1623,9 @@ export const Container: MessageFns<Container> = {
     if (message.restartPolicy !== 0) {
       obj.restartPolicy = containerRestartPolicyToJSON(message.restartPolicy);
     }
+    if (message.claims?.length) {
+      obj.claims = message.claims;
+    }
     return obj;
   },
 
@@ -1602,6 +1646,7 @@ export const Container: MessageFns<Container> = {
     );
     message.ports = object.ports?.map((e) => ContainerPort.fromPartial(e)) || [];
     message.restartPolicy = object.restartPolicy ?? 0;
+    message.claims = object.claims?.map((e) => e) || [];
     return message;
   },
 };

@@ -1,0 +1,88 @@
+package dra
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/dynamic-resource-allocation/structured"
+)
+
+// ErrNodeInfeasible wraps an allocation failure that concerns one node
+// only (the claims cannot be allocated there); any other error from
+// Allocate concerns the whole attempt (for example a CEL runtime error).
+var ErrNodeInfeasible = structured.ErrFailedAllocationOnNode
+
+// AllocatedState is the set of devices in use: those of allocated claims
+// and of claims being allocated (in flight), as the structured allocator
+// wants it. Results with admin access do not take their device.
+func AllocatedState(claims []*resourceapi.ResourceClaim) *structured.AllocatedState {
+	st := &structured.AllocatedState{
+		AllocatedDevices:         sets.New[structured.DeviceID](),
+		AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
+		AggregatedCapacity:       structured.NewConsumedCapacityCollection(),
+	}
+	for _, c := range claims {
+		if c.Status.Allocation == nil {
+			continue
+		}
+		for _, r := range c.Status.Allocation.Devices.Results {
+			if r.AdminAccess != nil && *r.AdminAccess {
+				continue
+			}
+			id := structured.MakeDeviceID(r.Driver, r.Pool, r.Device)
+			if r.ShareID == nil {
+				st.AllocatedDevices.Insert(id)
+				continue
+			}
+			st.AllocatedSharedDeviceIDs.Insert(structured.MakeSharedDeviceID(id, r.ShareID))
+			if r.ConsumedCapacity != nil {
+				st.AggregatedCapacity.Insert(structured.NewDeviceConsumedCapacity(id, r.ConsumedCapacity))
+			}
+		}
+	}
+	return st
+}
+
+// Allocator allocates one pod's unallocated claims on a node at a time; it
+// is made once per scheduling attempt and may be used concurrently.
+type Allocator struct {
+	alloc  structured.Allocator
+	claims []*resourceapi.ResourceClaim
+}
+
+// NewAllocator prepares the allocation of claims (unallocated, defaulted)
+// given the objects and the devices already in use (AllocatedState of the
+// allocated and in-flight claims).
+func NewAllocator(ctx context.Context, objs *Objects, inUse *structured.AllocatedState, cache *cel.Cache, claims []*resourceapi.ResourceClaim) (*Allocator, error) {
+	a, err := structured.NewAllocator(ctx, Features(), *inUse, objs, objs.SliceList(), cache)
+	if err != nil {
+		return nil, fmt.Errorf("preparing the device allocator: %w", err)
+	}
+	return &Allocator{alloc: a, claims: claims}, nil
+}
+
+// Allocate returns one allocation result per claim, in the claims' order,
+// for node; ok is false when they cannot all be allocated there. An error
+// is not about this node only (ErrNodeInfeasible never comes out of it).
+func (a *Allocator) Allocate(ctx context.Context, node *corev1.Node) (results []resourceapi.AllocationResult, ok bool, err error) {
+	res, err := a.alloc.Allocate(ctx, node, a.claims)
+	switch {
+	case errors.Is(err, ErrNodeInfeasible):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, err
+	case res == nil:
+		return nil, false, nil
+	}
+	return res, true, nil
+}
+
+// structuredID is the allocator's identity of an allocated device.
+func structuredID(r resourceapi.DeviceRequestAllocationResult) structured.DeviceID {
+	return structured.MakeDeviceID(r.Driver, r.Pool, r.Device)
+}

@@ -1,0 +1,25 @@
+// Package dra holds Berth's model of dynamic resource allocation
+// (resource.k8s.io/v1): device classes, resource slices, resource claims and
+// claim templates, their validation and defaulting, the claims the
+// resourceclaim controller makes from templates, and the allocation of
+// claims to the devices of a node.
+//
+// The objects are Kubernetes' own types (k8s.io/api/resource/v1): the
+// allocation is done by Kubernetes' structured allocator and CEL selectors
+// are compiled by Kubernetes' DRA CEL environment
+// (k8s.io/dynamic-resource-allocation), so the language, its cost limits and
+// the allocator's choices are kube-scheduler's by construction. The features
+// are those kube-scheduler 1.36 enables by default (Features).
+//
+// Tracker is a scheduler's DRA state: the objects, the claims'
+// allocations and consumers, and the allocations in flight between Reserve
+// and the bind (they count as taken, so a device is never allocated
+// twice); it also plays the resourceclaim controller (template claims made
+// for a pod and deleted with it, a claim deallocated when its last consumer
+// is gone). Template claims are named as kube names them with a
+// deterministic suffix (TemplateClaimName).
+//
+// Validation follows kube-apiserver's rules for what the scheduler reads and
+// reports the offending field as a path relative to the object
+// ("spec.devices.requests[0].exactly.selectors[1].cel.expression").
+package dra

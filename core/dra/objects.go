@@ -1,0 +1,80 @@
+package dra
+
+import (
+	"fmt"
+	"sort"
+
+	resourceapi "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Objects is a set of DRA objects: what the allocator reads. The objects
+// are not modified once added (an update replaces one).
+type Objects struct {
+	Classes   map[string]*resourceapi.DeviceClass           // by name
+	Slices    map[string]*resourceapi.ResourceSlice         // by name
+	Claims    map[string]*resourceapi.ResourceClaim         // by namespace/name
+	Templates map[string]*resourceapi.ResourceClaimTemplate // by namespace/name
+}
+
+// NewObjects returns an empty set.
+func NewObjects() *Objects {
+	return &Objects{
+		Classes:   map[string]*resourceapi.DeviceClass{},
+		Slices:    map[string]*resourceapi.ResourceSlice{},
+		Claims:    map[string]*resourceapi.ResourceClaim{},
+		Templates: map[string]*resourceapi.ResourceClaimTemplate{},
+	}
+}
+
+// Key is the namespace/name key of a namespaced object.
+func Key(namespace, name string) string { return namespace + "/" + name }
+
+// SliceList returns the slices sorted by name, the order the allocator
+// gets them in (the order matters for which device is picked first).
+func (o *Objects) SliceList() []*resourceapi.ResourceSlice {
+	out := make([]*resourceapi.ResourceSlice, 0, len(o.Slices))
+	for _, s := range o.Slices {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// List lists the classes (structured.DeviceClassLister).
+func (o *Objects) List() ([]*resourceapi.DeviceClass, error) {
+	out := make([]*resourceapi.DeviceClass, 0, len(o.Classes))
+	for _, c := range o.Classes {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Get returns a class by name (structured.DeviceClassLister); a missing
+// class is a NotFound error, as the allocator expects from a lister.
+func (o *Objects) Get(name string) (*resourceapi.DeviceClass, error) {
+	if c, ok := o.Classes[name]; ok {
+		return c, nil
+	}
+	return nil, apierrors.NewNotFound(schema.GroupResource{Group: resourceapi.GroupName, Resource: "deviceclasses"}, name)
+}
+
+// CheckClasses returns an error naming the first request or subrequest of
+// spec whose device class is not in the set; path is the spec's path.
+func (o *Objects) CheckClasses(path string, spec *resourceapi.ResourceClaimSpec) error {
+	for i, r := range spec.Devices.Requests {
+		if r.Exactly != nil {
+			if _, ok := o.Classes[r.Exactly.DeviceClassName]; !ok {
+				return fieldErr(fmt.Sprintf("%s.devices.requests[%d].exactly.deviceClassName", path, i), "no DeviceClass %q", r.Exactly.DeviceClassName)
+			}
+		}
+		for j, s := range r.FirstAvailable {
+			if _, ok := o.Classes[s.DeviceClassName]; !ok {
+				return fieldErr(fmt.Sprintf("%s.devices.requests[%d].firstAvailable[%d].deviceClassName", path, i, j), "no DeviceClass %q", s.DeviceClassName)
+			}
+		}
+	}
+	return nil
+}

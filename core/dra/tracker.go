@@ -1,0 +1,294 @@
+package dra
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"sync"
+
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/dynamic-resource-allocation/cel"
+
+	"github.com/berthsched/berth/core/model"
+)
+
+// ErrClaimMissing is returned for a pod whose claim does not exist (yet):
+// the pod waits for it.
+var ErrClaimMissing = errors.New("resource claim not found")
+
+// ErrClaimInFlight is returned when a claim's allocation for another pod
+// is in flight: the pod waits for it to be committed or forgotten, as kube
+// rejects a pod whose claim "is in the process of being allocated".
+var ErrClaimInFlight = errors.New("claim is in the process of being allocated")
+
+// ErrDeviceTaken is returned when an allocation would take a device that
+// is already allocated or being allocated: devices are never allocated
+// twice.
+var ErrDeviceTaken = errors.New("device already allocated")
+
+// Tracker is the cluster's DRA state for a scheduler: the objects, the
+// claims' allocations and consumers, and the allocations in flight
+// (assumed in a scheduling cycle, not yet committed), which count as
+// taken. It also plays the resourceclaim controller: a pod's template
+// entries get their claims when the pod is added, deleted with the pod,
+// and a claim whose last consumer is gone is deallocated. Safe for
+// concurrent use; objects handed in or out are never modified.
+type Tracker struct {
+	mu       sync.Mutex
+	objs     *Objects
+	inFlight map[string]*resourceapi.ResourceClaim // claim key → the claim with its assumed allocation
+	cel      *cel.Cache
+}
+
+// NewTracker returns an empty tracker.
+func NewTracker() *Tracker {
+	return &Tracker{objs: NewObjects(), inFlight: map[string]*resourceapi.ResourceClaim{}, cel: NewCELCache()}
+}
+
+// Load adds every object of objs (already validated and defaulted).
+func (t *Tracker) Load(objs *Objects) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	maps.Copy(t.objs.Classes, objs.Classes)
+	maps.Copy(t.objs.Slices, objs.Slices)
+	maps.Copy(t.objs.Claims, objs.Claims)
+	maps.Copy(t.objs.Templates, objs.Templates)
+}
+
+// Claim returns a claim by namespace and name: its assumed version while
+// an allocation is in flight.
+func (t *Tracker) Claim(namespace, name string) (*resourceapi.ResourceClaim, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.claimLocked(Key(namespace, name))
+}
+
+func (t *Tracker) claimLocked(key string) (*resourceapi.ResourceClaim, bool) {
+	if c, ok := t.inFlight[key]; ok {
+		return c, true
+	}
+	c, ok := t.objs.Claims[key]
+	return c, ok
+}
+
+// PodClaims returns the claims of the pod's entries, in entry order; a
+// claim named by two entries is returned once. A missing claim is
+// ErrClaimMissing.
+func (t *Tracker) PodClaims(pod *model.Pod) ([]*resourceapi.ResourceClaim, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []*resourceapi.ResourceClaim
+	seen := map[string]bool{}
+	for _, e := range pod.ResourceClaims {
+		key := Key(pod.Namespace, e.ClaimName)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		c, ok := t.claimLocked(key)
+		if !ok {
+			return nil, fmt.Errorf("pod %s, entry %s: claim %s: %w", pod.Key(), e.Name, key, ErrClaimMissing)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// AddPod makes the claims of the pod's template entries that do not exist
+// yet (a copy of the template's spec, owned by the pod), as the
+// resourceclaim controller does. An entry whose template is missing makes
+// none: the pod waits.
+func (t *Tracker) AddPod(pod *model.Pod) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, e := range pod.ResourceClaims {
+		if e.TemplateName == "" {
+			continue
+		}
+		key := Key(pod.Namespace, e.ClaimName)
+		if _, ok := t.objs.Claims[key]; ok {
+			continue
+		}
+		tmpl, ok := t.objs.Templates[Key(pod.Namespace, e.TemplateName)]
+		if !ok {
+			continue
+		}
+		t.objs.Claims[key] = &resourceapi.ResourceClaim{
+			ObjectMeta: metav1.ObjectMeta{
+				Namespace: pod.Namespace, Name: e.ClaimName, UID: types.UID("resourceclaim-" + pod.Namespace + "-" + e.ClaimName),
+				Labels:      tmpl.Spec.Labels,
+				Annotations: map[string]string{resourceapi.PodResourceClaimAnnotation: e.Name},
+				OwnerReferences: []metav1.OwnerReference{{
+					APIVersion: "v1", Kind: "Pod", Name: pod.Name, UID: types.UID(pod.UID), Controller: new(true),
+				}},
+			},
+			Spec: *tmpl.Spec.Spec.DeepCopy(),
+		}
+	}
+}
+
+// RemovePod is the pod gone: its in-flight allocations are dropped, it is
+// removed from the consumers of its claims, the claims made for it are
+// deleted, and a claim left without consumers is deallocated. It returns
+// the keys of the claims deallocated or deleted while allocated, sorted:
+// the orchestrator's driver frees their devices.
+func (t *Tracker) RemovePod(pod *model.Pod) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, key := range t.inFlightForLocked(pod) {
+		delete(t.inFlight, key)
+	}
+	var freed []string
+	for _, e := range pod.ResourceClaims {
+		key := Key(pod.Namespace, e.ClaimName)
+		c, ok := t.objs.Claims[key]
+		if !ok {
+			continue
+		}
+		if ownedBy(c, pod.UID) {
+			delete(t.objs.Claims, key)
+			if c.Status.Allocation != nil {
+				freed = append(freed, key)
+			}
+			continue
+		}
+		if !reservedFor(c, pod.UID) {
+			continue
+		}
+		next := c.DeepCopy()
+		next.Status.ReservedFor = nil
+		for _, r := range c.Status.ReservedFor {
+			if string(r.UID) != pod.UID {
+				next.Status.ReservedFor = append(next.Status.ReservedFor, r)
+			}
+		}
+		if len(next.Status.ReservedFor) == 0 && next.Status.Allocation != nil {
+			next.Status.Allocation = nil
+			freed = append(freed, key)
+		}
+		t.objs.Claims[key] = next
+	}
+	sort.Strings(freed)
+	return slices.Compact(freed)
+}
+
+func ownedBy(c *resourceapi.ResourceClaim, uid string) bool {
+	for _, o := range c.OwnerReferences {
+		if o.Controller != nil && *o.Controller && string(o.UID) == uid {
+			return true
+		}
+	}
+	return false
+}
+
+func reservedFor(c *resourceapi.ResourceClaim, uid string) bool {
+	for _, r := range c.Status.ReservedFor {
+		if string(r.UID) == uid {
+			return true
+		}
+	}
+	return false
+}
+
+// NewAllocator prepares allocating claims (unallocated ones) against a
+// snapshot of the objects, with the devices of every allocated and
+// in-flight claim taken.
+func (t *Tracker) NewAllocator(ctx context.Context, claims []*resourceapi.ResourceClaim) (*Allocator, error) {
+	t.mu.Lock()
+	snap := &Objects{
+		Classes: maps.Clone(t.objs.Classes), Slices: maps.Clone(t.objs.Slices),
+		Claims: maps.Clone(t.objs.Claims), Templates: maps.Clone(t.objs.Templates),
+	}
+	inUse := AllocatedState(t.claimsLocked())
+	t.mu.Unlock()
+	return NewAllocator(ctx, snap, inUse, t.cel, claims)
+}
+
+// claimsLocked lists every claim, the in-flight version where there is one.
+func (t *Tracker) claimsLocked() []*resourceapi.ResourceClaim {
+	out := make([]*resourceapi.ResourceClaim, 0, len(t.objs.Claims)+len(t.inFlight))
+	for key, c := range t.objs.Claims {
+		if _, ok := t.inFlight[key]; !ok {
+			out = append(out, c)
+		}
+	}
+	for _, c := range t.inFlight {
+		out = append(out, c)
+	}
+	return out
+}
+
+// Assume puts allocations in flight for pod (Reserve): each claim gets its
+// result and the pod as consumer. A device another claim holds or has in
+// flight is ErrDeviceTaken and nothing is assumed. Claims already
+// allocated only gain the pod as consumer (results[i] is ignored for them).
+func (t *Tracker) Assume(pod *model.Pod, claims []*resourceapi.ResourceClaim, results []resourceapi.AllocationResult) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	taken := AllocatedState(t.claimsLocked())
+	next := make([]*resourceapi.ResourceClaim, len(claims))
+	for i, c := range claims {
+		if f, ok := t.inFlight[Key(c.Namespace, c.Name)]; ok && !reservedFor(f, pod.UID) {
+			return fmt.Errorf("claim %s/%s: %w", c.Namespace, c.Name, ErrClaimInFlight)
+		}
+		cur, ok := t.claimLocked(Key(c.Namespace, c.Name))
+		if !ok {
+			return fmt.Errorf("claim %s/%s: %w", c.Namespace, c.Name, ErrClaimMissing)
+		}
+		n := cur.DeepCopy()
+		if n.Status.Allocation == nil {
+			for _, r := range results[i].Devices.Results {
+				if (r.AdminAccess == nil || !*r.AdminAccess) && taken.AllocatedDevices.Has(structuredID(r)) {
+					return fmt.Errorf("claim %s/%s: %s/%s/%s: %w", c.Namespace, c.Name, r.Driver, r.Pool, r.Device, ErrDeviceTaken)
+				}
+			}
+			n.Status.Allocation = results[i].DeepCopy()
+		}
+		if !reservedFor(n, pod.UID) {
+			n.Status.ReservedFor = append(n.Status.ReservedFor, resourceapi.ResourceClaimConsumerReference{Resource: "pods", Name: pod.Name, UID: types.UID(pod.UID)})
+		}
+		next[i] = n
+	}
+	for _, n := range next {
+		t.inFlight[Key(n.Namespace, n.Name)] = n
+	}
+	return nil
+}
+
+// Forget drops the pod's in-flight allocations (Unreserve).
+func (t *Tracker) Forget(pod *model.Pod) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, key := range t.inFlightForLocked(pod) {
+		delete(t.inFlight, key)
+	}
+}
+
+// inFlightForLocked lists the keys of the pod's claims whose in-flight
+// allocation is the pod's.
+func (t *Tracker) inFlightForLocked(pod *model.Pod) []string {
+	var out []string
+	for _, e := range pod.ResourceClaims {
+		key := Key(pod.Namespace, e.ClaimName)
+		if c, ok := t.inFlight[key]; ok && reservedFor(c, pod.UID) {
+			out = append(out, key)
+		}
+	}
+	return out
+}
+
+// Commit makes the pod's in-flight allocations the claims' state (the
+// bind happened, or a restart restores it).
+func (t *Tracker) Commit(pod *model.Pod) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, key := range t.inFlightForLocked(pod) {
+		t.objs.Claims[key] = t.inFlight[key]
+		delete(t.inFlight, key)
+	}
+}
