@@ -30,7 +30,9 @@ const (
 )
 
 // Spaces returns every keyspace, in declaration order.
-func Spaces() []Space { return []Space{Nominations, Assumed, Evictions, UserMeta, Unschedulable, Pressure} }
+func Spaces() []Space {
+	return []Space{Nominations, Assumed, Evictions, UserMeta, Unschedulable, Pressure}
+}
 
 // Known reports whether s is one of Spaces.
 func (s Space) Known() bool {
