@@ -2,7 +2,6 @@ package pressure
 
 import (
 	"slices"
-	"sort"
 
 	"github.com/berthsched/berth/core/model"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -75,31 +74,44 @@ type rankKey struct {
 func Rank(signal Signal, pods []*Pod, s *statsv1.Summary) []*Pod {
 	byUID := statsByUID(s)
 	keys := make([]rankKey, len(pods))
+	order := make([]*rankKey, len(pods))
 	for i, p := range pods {
 		keys[i] = keyFor(signal, p, byUID[p.UID])
+		order[i] = &keys[i]
 	}
-	pid := signal == SignalPIDAvailable
-	sort.SliceStable(keys, func(i, j int) bool {
-		a, b := &keys[i], &keys[j]
-		if pid {
-			return lessPID(a, b)
+	less := lessMemoryOrDisk
+	if signal == SignalPIDAvailable {
+		less = lessPID
+	}
+	slices.SortStableFunc(order, func(a, b *rankKey) int {
+		switch {
+		case less(a, b):
+			return -1
+		case less(b, a):
+			return 1
 		}
-		if a.hasStats != b.hasStats {
-			return !a.hasStats
-		}
-		if a.exceeds != b.exceeds {
-			return a.exceeds
-		}
-		if a.pod.Priority != b.pod.Priority {
-			return a.pod.Priority < b.pod.Priority
-		}
-		return a.hasStats && a.above > b.above
+		return 0
 	})
-	out := make([]*Pod, len(keys))
-	for i := range keys {
-		out[i] = keys[i].pod
+	out := make([]*Pod, len(order))
+	for i, k := range order {
+		out[i] = k.pod
 	}
 	return out
+}
+
+// lessMemoryOrDisk: pods without stats first, then those above their
+// request, then lower priority, then more usage above the request.
+func lessMemoryOrDisk(a, b *rankKey) bool {
+	if a.hasStats != b.hasStats {
+		return !a.hasStats
+	}
+	if a.exceeds != b.exceeds {
+		return a.exceeds
+	}
+	if a.pod.Priority != b.pod.Priority {
+		return a.pod.Priority < b.pod.Priority
+	}
+	return a.hasStats && a.above > b.above
 }
 
 // lessPID: priority first, then pods without stats, then more processes.
