@@ -33,6 +33,7 @@ func berthServiceNames() []string {
 		berthv1.StateService_ServiceDesc.ServiceName,
 		berthv1.DecisionService_ServiceDesc.ServiceName,
 		berthv1.AdminService_ServiceDesc.ServiceName,
+		berthv1.StatsService_ServiceDesc.ServiceName,
 	}
 }
 
@@ -57,6 +58,7 @@ func newGRPCServer(svc Services, hs *health.Server, metrics *grpcprom.ServerMetr
 	berthv1.RegisterStateServiceServer(r, svc.State)
 	berthv1.RegisterDecisionServiceServer(r, svc.Decision)
 	berthv1.RegisterAdminServiceServer(r, svc.Admin)
+	berthv1.RegisterStatsServiceServer(r, svc.Stats)
 	healthpb.RegisterHealthServer(r, hs)
 	reflection.Register(r)
 	// Export a zero series for every method before its first call.

@@ -32,6 +32,7 @@ type Services struct {
 	State    berthv1.StateServiceServer
 	Decision berthv1.DecisionServiceServer
 	Admin    berthv1.AdminServiceServer
+	Stats    berthv1.StatsServiceServer
 }
 
 // Config configures a Server.
@@ -93,6 +94,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if svc.Decision == nil {
 		svc.Decision = berthv1.UnimplementedDecisionServiceServer{}
+	}
+	if svc.Stats == nil {
+		svc.Stats = berthv1.UnimplementedStatsServiceServer{}
 	}
 	if svc.Admin == nil {
 		svc.Admin = berthv1.UnimplementedAdminServiceServer{}

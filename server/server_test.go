@@ -122,6 +122,7 @@ func TestReflectionListsServices(t *testing.T) {
 		"berth.v1.AdminService",
 		"berth.v1.DecisionService",
 		"berth.v1.StateService",
+		"berth.v1.StatsService",
 		"grpc.health.v1.Health",
 		"grpc.reflection.v1.ServerReflection",
 		"grpc.reflection.v1alpha.ServerReflection",

@@ -23,15 +23,21 @@ const (
 	// Unschedulable maps a pending pod to the message of its last
 	// Unschedulable decision, so that a restart does not repeat it.
 	Unschedulable Space = "unschedulable"
+	// Pressure maps a node to its node-pressure eviction state
+	// (server/pressuresvc): when thresholds were first met and conditions
+	// last observed, deadlines that survive restarts.
+	Pressure Space = "pressure"
 )
 
 // Spaces returns every keyspace, in declaration order.
-func Spaces() []Space { return []Space{Nominations, Assumed, Evictions, UserMeta, Unschedulable} }
+func Spaces() []Space {
+	return []Space{Nominations, Assumed, Evictions, UserMeta, Unschedulable, Pressure}
+}
 
 // Known reports whether s is one of Spaces.
 func (s Space) Known() bool {
 	switch s {
-	case Nominations, Assumed, Evictions, UserMeta, Unschedulable:
+	case Nominations, Assumed, Evictions, UserMeta, Unschedulable, Pressure:
 		return true
 	}
 	return false

@@ -18,12 +18,13 @@ import (
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 )
 
-// Client holds the three berth.v1 service clients over one connection. The
+// Client holds the berth.v1 service clients over one connection. The
 // raw service clients are exported for calls this package does not wrap.
 type Client struct {
 	State     berthv1.StateServiceClient
 	Decisions berthv1.DecisionServiceClient
 	Admin     berthv1.AdminServiceClient
+	Stats     berthv1.StatsServiceClient
 
 	conn     *grpc.ClientConn // nil when the caller owns the connection (New)
 	target   string           // the address Dial was given
@@ -173,6 +174,7 @@ func newClient(conn grpc.ClientConnInterface, cfg config) *Client {
 		State:     berthv1.NewStateServiceClient(conn),
 		Decisions: berthv1.NewDecisionServiceClient(conn),
 		Admin:     berthv1.NewAdminServiceClient(conn),
+		Stats:     berthv1.NewStatsServiceClient(conn),
 		backoff:   cfg.backoff,
 		clock:     cfg.clock,
 		logger:    cfg.logger,
@@ -284,6 +286,18 @@ func (c *Client) reportBind(ctx context.Context, d *berthv1.Decision, outcome be
 			outcome, d.GetPod().GetNamespace(), d.GetPod().GetName(), d.GetRevision(), err)
 	}
 	return nil
+}
+
+// ReportNodeStats hands berthd one kubelet Summary (stats/v1alpha1 JSON, as
+// the kubelet's /stats/summary serves it) of the node it names; berthd runs
+// the kubelet's node-pressure eviction manager on it and answers with the
+// node's pressure and the Evict it made, if any.
+func (c *Client) ReportNodeStats(ctx context.Context, summaryJSON []byte) (*berthv1.ReportNodeStatsResponse, error) {
+	resp, err := c.Stats.ReportNodeStats(ctx, &berthv1.ReportNodeStatsRequest{SummaryJson: summaryJSON})
+	if err != nil {
+		return nil, fmt.Errorf("berth client: report node stats: %w", err)
+	}
+	return resp, nil
 }
 
 // bearer is a per-RPC credential carrying a bearer token.

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
@@ -47,7 +49,10 @@ func (a *app) getCommand() *cobra.Command {
   nodes        the nodes with what their pods request against what they offer
                (ListNodes): cpu (in cores), memory and pods used/allocatable and
                in percent, pods nominated there, taints (key=value:effect), and
-               SchedulingDisabled when cordoned
+               SchedulingDisabled when cordoned; STATUS also names the pressure
+               conditions (MemoryPressure, DiskPressure, PIDPressure) of nodes
+               whose stats met an eviction threshold (StatsService.GetNodePressure;
+               see berthctl stats push)
   nominations  the nominations in force (ListNominations); RESTORED marks those
                reloaded from berthd's store whose pods were not re-sent yet
   queue        the number of pods in each state and the attempts made (QueueStats)
@@ -230,6 +235,10 @@ func (a *app) getNodes(ctx context.Context, c *client, o *getOptions) error {
 	if o.output == "json" {
 		return writeJSON(a.out, all)
 	}
+	pressure, err := nodePressure(ctx, c)
+	if err != nil {
+		return err
+	}
 	return writeTable(a.out, func(tw io.Writer) {
 		fmt.Fprintln(tw, "NAME\tSTATUS\tCPU(cores)\tCPU%\tMEMORY\tMEMORY%\tPODS\tPODS%\tNOMINATED\tTAINTS")
 		for _, n := range all.GetNodes() {
@@ -238,6 +247,9 @@ func (a *app) getNodes(ctx context.Context, c *client, o *getOptions) error {
 			if n.GetUnschedulable() {
 				status = "SchedulingDisabled"
 			}
+			for _, cond := range pressure[n.GetName()] {
+				status += "," + cond
+			}
 			fmt.Fprintf(tw, "%s\t%s\t%s/%s\t%s\t%s/%s\t%s\t%d/%d\t%s\t%d\t%s\n", n.GetName(), status,
 				cores(req["cpu"]), cores(alloc["cpu"]), percent(req["cpu"], alloc["cpu"]),
 				bytesText(req["memory"]), bytesText(alloc["memory"]), percent(req["memory"], alloc["memory"]),
@@ -245,6 +257,25 @@ func (a *app) getNodes(ctx context.Context, c *client, o *getOptions) error {
 				n.GetNominatedPodCount(), taintsText(n.GetTaints()))
 		}
 	})
+}
+
+// nodePressure is the pressure conditions of every node that reported
+// stats (StatsService.GetNodePressure); none from a berthd without it.
+func nodePressure(ctx context.Context, c *client) (map[string][]string, error) {
+	callCtx, cancel := c.call(ctx)
+	defer cancel()
+	resp, err := c.Stats.GetNodePressure(callCtx, &berthv1.GetNodePressureRequest{})
+	if status.Code(err) == codes.Unimplemented {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, c.err(ctx, err, "")
+	}
+	out := map[string][]string{}
+	for _, n := range resp.GetNodes() {
+		out[n.GetNode()] = n.GetConditions()
+	}
+	return out, nil
 }
 
 // cores is millicores in cores, every row in the same unit: "0.5", "4".

@@ -158,6 +158,7 @@ for example: source <(berthctl completion bash).
 		a.watchCommand(),
 		a.explainCommand(),
 		a.getCommand(),
+		a.statsCommand(),
 		a.confirmCommand(),
 		a.failCommand(),
 		a.versionCommand(),

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/berthsched/berth/server/pressuresvc"
 )
 
 // fileConfig is berthd's configuration file (--config): the settings of
@@ -42,6 +45,16 @@ type fileConfig struct {
 	MaxStreams             *int64  `json:"maxStreams"`
 	MaxRequestBytesPerConn *int64  `json:"maxRequestBytesPerConn"`
 	MaxRequestBytes        *int64  `json:"maxRequestBytes"`
+
+	// Node-pressure eviction, with the kubelet's names (server/pressuresvc).
+	EvictionHard                     *map[string]string `json:"evictionHard"`
+	EvictionSoft                     *map[string]string `json:"evictionSoft"`
+	EvictionSoftGracePeriod          *map[string]string `json:"evictionSoftGracePeriod"`
+	EvictionMinimumReclaim           *map[string]string `json:"evictionMinimumReclaim"`
+	EvictionPressureTransitionPeriod *string            `json:"evictionPressureTransitionPeriod"`
+	EvictionMaxPodGracePeriod        *int64             `json:"evictionMaxPodGracePeriod"`
+	EvictionStatsMaxAge              *string            `json:"evictionStatsMaxAge"`
+	EvictionPools                    *[]any             `json:"evictionPools"`
 }
 
 // fileTLS is the tls section: the --tls-* flags.
@@ -127,7 +140,37 @@ func parseConfigFile(data []byte, dir string, o *options) error {
 		setPath(&o.tls.Key, t.Key, resolve)
 		setPath(&o.tls.ClientCA, t.ClientCA, resolve)
 	}
-	return nil
+	return setPressure(&fc, &o.pressure)
+}
+
+// setPressure applies the eviction keys and checks them all, so that a
+// bad threshold stops berthd at start with the key named.
+func setPressure(fc *fileConfig, ps *pressuresvc.Settings) error {
+	set(&ps.EvictionHard, fc.EvictionHard)
+	set(&ps.EvictionSoft, fc.EvictionSoft)
+	set(&ps.EvictionSoftGracePeriod, fc.EvictionSoftGracePeriod)
+	set(&ps.EvictionMinimumReclaim, fc.EvictionMinimumReclaim)
+	set(&ps.EvictionPressureTransitionPeriod, fc.EvictionPressureTransitionPeriod)
+	set(&ps.EvictionMaxPodGracePeriod, fc.EvictionMaxPodGracePeriod)
+	set(&ps.EvictionStatsMaxAge, fc.EvictionStatsMaxAge)
+	if fc.EvictionPools != nil {
+		ps.EvictionPools = nil
+		for i, raw := range *fc.EvictionPools {
+			b, err := json.Marshal(raw)
+			if err != nil {
+				return fmt.Errorf("evictionPools[%d]: %w", i, err)
+			}
+			dec := json.NewDecoder(bytes.NewReader(b))
+			dec.DisallowUnknownFields()
+			var p pressuresvc.Pool
+			if err := dec.Decode(&p); err != nil {
+				return fmt.Errorf("evictionPools[%d]: %w", i, err)
+			}
+			ps.EvictionPools = append(ps.EvictionPools, p)
+		}
+	}
+	_, err := ps.Parse()
+	return err
 }
 
 func set[T any](dst *T, v *T) {

@@ -11,8 +11,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/berthsched/berth/core/pressure"
 	"github.com/berthsched/berth/server/auth"
 	"github.com/berthsched/berth/server/intake"
+	"github.com/berthsched/berth/server/pressuresvc"
 )
 
 func writeConfig(t *testing.T, dir, content string) string {
@@ -91,7 +93,7 @@ func TestConfigFile(t *testing.T) {
 			o.configFile = path
 			return o
 		}},
-		{name: "unknown key", content: "listen: x\nlistn: y\n", wantErr: `unknown key "listn"; the keys here are dashboard, dataDir, deterministic, gcPercent, initialSyncTimeout, listen,`},
+		{name: "unknown key", content: "listen: x\nlistn: y\n", wantErr: `unknown key "listn"; the keys here are dashboard, dataDir, deterministic, evictionHard,`},
 		{name: "unknown nested key", content: "tls:\n  certFile: c.pem\n", wantErr: `unknown key "tls.certFile"; the keys here are cert, clientCA, key`},
 		{name: "flag spelling", content: "data-dir: /x\n", wantErr: `unknown key "data-dir"`},
 		{name: "a KubeSchedulerConfiguration", content: "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n",
@@ -103,6 +105,26 @@ func TestConfigFile(t *testing.T) {
 		{name: "not a mapping", content: "- listen\n", wantErr: "cannot unmarshal"},
 		{name: "invalid once merged", content: "tls:\n  key: k.pem\n", wantErr: "--tls-cert and --tls-key go together"},
 		{name: "negative", content: "maxBatchObjects: -1\n", wantErr: "--max-batch-objects must not be negative"},
+		{name: "eviction settings", content: "evictionHard: {memory.available: 200Mi}\nevictionSoft: {nodefs.available: 20%}\nevictionSoftGracePeriod: {nodefs.available: 1m}\nevictionMaxPodGracePeriod: 30\nevictionStatsMaxAge: 2m\nevictionPools:\n- nodeSelector: pool=batch\n  evictionHard: {memory.available: 1Gi}\n",
+			want: func(path string) options {
+				o := defaultOptions()
+				o.configFile = path
+				o.pressure.EvictionHard = map[string]string{"memory.available": "200Mi"}
+				o.pressure.EvictionSoft = map[string]string{"nodefs.available": "20%"}
+				o.pressure.EvictionSoftGracePeriod = map[string]string{"nodefs.available": "1m"}
+				o.pressure.EvictionMaxPodGracePeriod = 30
+				o.pressure.EvictionStatsMaxAge = "2m"
+				o.pressure.EvictionPools = []pressuresvc.Pool{{NodeSelector: "pool=batch", Settings: pressure.Settings{EvictionHard: map[string]string{"memory.available": "1Gi"}}}}
+				return o
+			}},
+		{name: "unknown signal", content: "evictionHard: {memory.free: 1Gi}\n", wantErr: "evictionHard[memory.free]: unknown eviction signal"},
+		{name: "malformed quantity", content: "evictionHard: {memory.available: lots}\n", wantErr: `evictionHard[memory.available]: malformed quantity "lots"`},
+		{name: "soft without grace", content: "evictionSoft: {memory.available: 1Gi}\n", wantErr: "evictionSoft[memory.available]: no grace period in evictionSoftGracePeriod"},
+		{name: "negative grace", content: "evictionSoftGracePeriod: {memory.available: -1s}\n", wantErr: "evictionSoftGracePeriod[memory.available]: -1s is negative"},
+		{name: "pool key unknown", content: "evictionPools:\n- nodeSelector: a=b\n  evictionHrd: {}\n", wantErr: `evictionPools[0]: json: unknown field "evictionHrd"`},
+		{name: "pool selector", content: "evictionPools:\n- nodeSelector: 'a in'\n", wantErr: "evictionPools[0].nodeSelector:"},
+		{name: "pool threshold", content: "evictionPools:\n- nodeSelector: a=b\n  evictionHard: {pid.available: 10%%}\n", wantErr: "evictionPools[0].evictionHard[pid.available]: malformed percentage"},
+		{name: "stats max age", content: "evictionStatsMaxAge: never\n", wantErr: `evictionStatsMaxAge: "never" is not a positive duration`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

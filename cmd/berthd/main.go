@@ -24,6 +24,7 @@ import (
 	"github.com/berthsched/berth/server/auth"
 	"github.com/berthsched/berth/server/daemon"
 	"github.com/berthsched/berth/server/intake"
+	"github.com/berthsched/berth/server/pressuresvc"
 	"github.com/berthsched/berth/store"
 )
 
@@ -51,6 +52,7 @@ func main() {
 // options are berthd's settings: flags, over the configuration file
 // (--config), over the defaults.
 type options struct {
+	pressure        pressuresvc.Settings // node-pressure eviction (--config only)
 	listen          string
 	metricsListen   string
 	dataDir         string
@@ -207,6 +209,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Version:            version.Get().String(),
 		AcceptTruncatedLog: opts.acceptTruncatedLog,
 	}
+	pressure, err := opts.pressure.Parse()
+	if err != nil {
+		return fmt.Errorf("--config: %w", err)
+	}
+	cfg.Pressure = &pressure
 	if cfg.Scheduler, err = loadSchedulerConfig(opts.schedulerConfig); err != nil {
 		return err
 	}

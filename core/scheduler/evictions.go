@@ -87,3 +87,8 @@ func (s *Scheduler) RestoreEvictions(uids []string) {
 func (s *Scheduler) ForgetUnknownEvictions() []string {
 	return s.state.forgetUnknownEvictions()
 }
+
+// MarkEvicted records an Evict decision made outside the scheduling cycle
+// (node-pressure eviction): the pod is held as terminating until it is
+// deleted, as a preemption victim is. The caller holds no scheduler lock.
+func (s *Scheduler) MarkEvicted(ctx context.Context, uid string) { s.markEvicted(ctx, uid) }

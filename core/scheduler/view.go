@@ -261,3 +261,23 @@ func (v View) Profile(schedulerName string) (framework.Framework, bool) {
 func (v View) QueueSortFunc() framework.LessFunc {
 	return v.s.profiles[v.s.cfg.Profiles[0].SchedulerName].QueueSortFunc()
 }
+
+// RunningOn returns the node, the pods bound to it that run there (not
+// assumed, their bind still in flight, and not terminating: evicted or
+// being deleted), in the cache's order, and the node's other pods. ok is
+// false for an unknown node. Node-pressure eviction ranks the running pods,
+// as the kubelet ranks its active pods.
+func (v View) RunningOn(node string) (n *model.Node, running, others []*model.Pod, ok bool) {
+	ni, ok := v.s.cache.NodeInfo(node)
+	if !ok || ni.Node() == nil {
+		return nil, nil, nil, false
+	}
+	for _, pi := range ni.Pods {
+		if pi.Pod.Terminating || v.s.cache.IsAssumed(pi.Pod.UID) {
+			others = append(others, pi.Pod)
+			continue
+		}
+		running = append(running, pi.Pod)
+	}
+	return ni.Node(), running, others, true
+}

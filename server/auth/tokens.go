@@ -109,6 +109,7 @@ func (t *Tokens) scope(token string) Scope {
 const (
 	healthPrefix = "/grpc.health.v1.Health/"
 	statePrefix  = "/berth.v1.StateService/"
+	statsPrefix  = "/berth.v1.StatsService/"
 )
 
 // needed is the scope fullMethod needs; 0 when it is open.
@@ -116,7 +117,7 @@ func needed(fullMethod string) Scope {
 	switch {
 	case strings.HasPrefix(fullMethod, healthPrefix):
 		return 0
-	case strings.HasPrefix(fullMethod, statePrefix):
+	case strings.HasPrefix(fullMethod, statePrefix), strings.HasPrefix(fullMethod, statsPrefix):
 		return ReadWrite
 	}
 	return ReadOnly

@@ -6,6 +6,7 @@ import (
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/ledger"
+	"github.com/berthsched/berth/server/pressuresvc"
 	"github.com/berthsched/berth/server/statesvc"
 )
 
@@ -24,6 +25,17 @@ func newSides(s *scheduler.Scheduler) sides { return sides{s, s.View()} }
 type cluster struct {
 	sides
 	outcomes *ledger.Outcomes
+	// pressure adds the node-pressure taints to the nodes sent.
+	pressure *pressuresvc.Service
+}
+
+func (c cluster) AddNode(ctx context.Context, node *model.Node) error {
+	return c.pressure.AddNode(ctx, node)
+}
+
+func (c cluster) DeleteNode(ctx context.Context, name string) error {
+	c.pressure.DeleteNode(name)
+	return c.sides.DeleteNode(ctx, name)
 }
 
 var _ statesvc.Cluster = cluster{}

@@ -28,6 +28,7 @@ import (
 	"github.com/berthsched/berth/server/decisionsvc"
 	"github.com/berthsched/berth/server/ledger"
 	"github.com/berthsched/berth/server/metrics"
+	"github.com/berthsched/berth/server/pressuresvc"
 	"github.com/berthsched/berth/server/statesvc"
 	"github.com/berthsched/berth/store"
 	"github.com/berthsched/berth/store/bboltstore"
@@ -95,6 +96,9 @@ type Config struct {
 	// StoreFS is the store's file layer; nil means the operating system's
 	// (tests inject faults through it).
 	StoreFS bboltstore.FS
+	// Pressure configures node-pressure eviction (StatsService); nil means
+	// the kubelet's defaults.
+	Pressure *pressuresvc.Config
 }
 
 // Daemon is berthd assembled. Serve it once.
@@ -108,6 +112,8 @@ type Daemon struct {
 	srv    *server.Server
 	// dash is the dashboard; nil without Config.Dashboard.
 	dash *dashboard.Dashboard
+	// pressure is StatsService, node-pressure eviction.
+	pressure *pressuresvc.Service
 
 	// stopping ends when Serve's context does; watches end with it.
 	stopping context.Context
@@ -177,7 +183,10 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		}
 	}
 	outcomes := ledger.NewOutcomes(d.ledger, newSides(d.sched), d.log, cfg.Logger)
-	if err := d.openServer(cluster{sides: newSides(d.sched), outcomes: outcomes}, outcomes, reg, attempts); err != nil {
+	if err := d.openPressure(); err != nil {
+		return nil, err
+	}
+	if err := d.openServer(cluster{sides: newSides(d.sched), outcomes: outcomes, pressure: d.pressure}, outcomes, reg, attempts); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -242,6 +251,28 @@ func (d *Daemon) openScheduler(ctx context.Context, reg runtime.Registry, m *met
 	return nil
 }
 
+// openPressure builds StatsService over the scheduler and the log,
+// restoring the nodes' pressure states.
+func (d *Daemon) openPressure() error {
+	pc := d.cfg.Pressure
+	if pc == nil {
+		def, err := pressuresvc.Settings{}.Parse()
+		if err != nil {
+			return err
+		}
+		pc = &def
+	}
+	var err error
+	d.pressure, err = pressuresvc.New(pressuresvc.Options{
+		Config: *pc, Cluster: d.sched.View(), Scheduler: d.sched, Evictor: d.log,
+		Store: d.store, Registerer: d.cfg.Registry, Now: d.cfg.Clock,
+	})
+	if err != nil {
+		return fmt.Errorf("daemon: node pressure: %w", err)
+	}
+	return nil
+}
+
 // holdForRelist keeps the scheduler from scheduling until the first
 // re-list after a restart (or the initial sync timeout, in Serve).
 func (d *Daemon) holdForRelist(ctx context.Context) error {
@@ -285,6 +316,7 @@ func (d *Daemon) openServer(cl cluster, outcomes *ledger.Outcomes, reg runtime.R
 			}),
 			Decision: decisionsvc.New(d.log, decisionsvc.Options{Stopping: d.stopping}),
 			Admin:    admin,
+			Stats:    d.pressure,
 		},
 		Dashboard: dash,
 	})
@@ -328,6 +360,7 @@ func (d *Daemon) Serve(ctx context.Context, grpcLis, metricsLis net.Listener) er
 	}
 
 	err := d.srv.Serve(ctx, grpcLis, metricsLis)
+	d.pressure.Close()
 	d.stop()
 	stopLoop()
 	wg.Wait()

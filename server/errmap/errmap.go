@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/protoadapt"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/pressure"
 	"github.com/berthsched/berth/core/priority"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/convert"
@@ -80,6 +81,7 @@ func match(err error) (code codes.Code, kindField, reason string) {
 		compacted *store.CompactedError
 		ahead     *decisionlog.AheadError
 		mismatch  *decisionlog.LogMismatchError
+		podStats  *pressure.UnknownPodError
 	)
 	reason = err.Error()
 	switch {
@@ -95,6 +97,8 @@ func match(err error) (code codes.Code, kindField, reason string) {
 		return codes.NotFound, "", reason
 	case errors.Is(err, ErrUIDMismatch), errors.Is(err, scheduler.ErrNoBindInFlight),
 		errors.Is(err, scheduler.ErrPodNotPending), errors.Is(err, ErrUnknownProfile), errors.Is(err, ErrDevicesNotScheduled):
+		return codes.FailedPrecondition, "", reason
+	case errors.As(err, &podStats):
 		return codes.FailedPrecondition, "", reason
 	case errors.As(err, &compacted):
 		return codes.OutOfRange, "", fmt.Sprintf("revision %d was compacted away; the oldest revision kept is %d: watch again from 0 or %d",
