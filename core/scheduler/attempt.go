@@ -73,6 +73,9 @@ type Attempt struct {
 	Start    time.Time
 	Duration time.Duration
 
+	// inGroup marks a member's try in a pod group cycle: PostFilter
+	// (preemption) does not run for it.
+	inGroup bool
 	// whatIf marks an Evaluate: every node is filtered, a lone feasible
 	// node is scored, PostFilter does not run.
 	whatIf bool

@@ -31,9 +31,13 @@ type failure struct {
 	status     *framework.Status
 	fitErr     *framework.FitError // when no node fit or a node rejected at Reserve/Permit
 	nominating *framework.NominatingInfo
+	msg        string // overrides the message (a pod group's failure)
 }
 
 func (f *failure) message() string {
+	if f.msg != "" {
+		return f.msg
+	}
 	if f.fitErr != nil {
 		return f.fitErr.Error()
 	}
@@ -133,6 +137,11 @@ func (s *Scheduler) scheduleOnePod(ctx context.Context, qpi *framework.QueuedPod
 		return att
 	}
 
+	if pod.SchedulingGroup != "" && popped {
+		if gatt := s.scheduleGroup(ctx, fwk, qpi, att); gatt != nil {
+			return gatt
+		}
+	}
 	state := framework.NewCycleState()
 	cycleCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -230,7 +239,7 @@ func (s *Scheduler) schedulingAlgorithm(ctx context.Context, state *framework.Cy
 	}
 	if len(feasible) == 0 {
 		att.Result = ResultUnschedulable
-		if att.whatIf {
+		if att.whatIf || att.inGroup {
 			fitErr := &framework.FitError{PodKey: pod.Key(), NumAllNodes: att.NumAllNodes, Diagnosis: att.Diagnosis}
 			return "", &failure{status: framework.NewStatus(framework.Unschedulable), fitErr: fitErr}
 		}

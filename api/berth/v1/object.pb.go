@@ -37,6 +37,8 @@ const (
 	ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET ObjectKind = 4
 	// Namespace.
 	ObjectKind_OBJECT_KIND_NAMESPACE ObjectKind = 5
+	// PodGroup.
+	ObjectKind_OBJECT_KIND_POD_GROUP ObjectKind = 6
 )
 
 // Enum value maps for ObjectKind.
@@ -48,6 +50,7 @@ var (
 		3: "OBJECT_KIND_PRIORITY_CLASS",
 		4: "OBJECT_KIND_POD_DISRUPTION_BUDGET",
 		5: "OBJECT_KIND_NAMESPACE",
+		6: "OBJECT_KIND_POD_GROUP",
 	}
 	ObjectKind_value = map[string]int32{
 		"OBJECT_KIND_UNSPECIFIED":           0,
@@ -56,6 +59,7 @@ var (
 		"OBJECT_KIND_PRIORITY_CLASS":        3,
 		"OBJECT_KIND_POD_DISRUPTION_BUDGET": 4,
 		"OBJECT_KIND_NAMESPACE":             5,
+		"OBJECT_KIND_POD_GROUP":             6,
 	}
 )
 
@@ -98,6 +102,7 @@ type Object struct {
 	//	*Object_PriorityClass
 	//	*Object_PodDisruptionBudget
 	//	*Object_Namespace
+	//	*Object_PodGroup
 	Kind          isObject_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -185,6 +190,15 @@ func (x *Object) GetNamespace() *Namespace {
 	return nil
 }
 
+func (x *Object) GetPodGroup() *PodGroup {
+	if x != nil {
+		if x, ok := x.Kind.(*Object_PodGroup); ok {
+			return x.PodGroup
+		}
+	}
+	return nil
+}
+
 type isObject_Kind interface {
 	isObject_Kind()
 }
@@ -214,6 +228,11 @@ type Object_Namespace struct {
 	Namespace *Namespace `protobuf:"bytes,5,opt,name=namespace,proto3,oneof"`
 }
 
+type Object_PodGroup struct {
+	// A pod group (gang), identified by namespace and name.
+	PodGroup *PodGroup `protobuf:"bytes,6,opt,name=pod_group,json=podGroup,proto3,oneof"`
+}
+
 func (*Object_Node) isObject_Kind() {}
 
 func (*Object_Pod) isObject_Kind() {}
@@ -224,12 +243,14 @@ func (*Object_PodDisruptionBudget) isObject_Kind() {}
 
 func (*Object_Namespace) isObject_Kind() {}
 
+func (*Object_PodGroup) isObject_Kind() {}
+
 // ObjectRef identifies an object Berth holds.
 type ObjectRef struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The kind of object. Required.
 	Kind ObjectKind `protobuf:"varint,1,opt,name=kind,proto3,enum=berth.v1.ObjectKind" json:"kind,omitempty"`
-	// Namespace, for pods and disruption budgets; empty for the other kinds.
+	// Namespace, for pods, disruption budgets and pod groups; empty for the other kinds.
 	Namespace string `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`
 	// Name of the object. Required.
 	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
@@ -368,13 +389,14 @@ var File_berth_v1_object_proto protoreflect.FileDescriptor
 
 const file_berth_v1_object_proto_rawDesc = "" +
 	"\n" +
-	"\x15berth/v1/object.proto\x12\bberth.v1\x1a\x18berth/v1/namespace.proto\x1a\x13berth/v1/node.proto\x1a\x12berth/v1/pod.proto\x1a\x15berth/v1/policy.proto\"\xa5\x02\n" +
+	"\x15berth/v1/object.proto\x12\bberth.v1\x1a\x14berth/v1/group.proto\x1a\x18berth/v1/namespace.proto\x1a\x13berth/v1/node.proto\x1a\x12berth/v1/pod.proto\x1a\x15berth/v1/policy.proto\"\xd8\x02\n" +
 	"\x06Object\x12$\n" +
 	"\x04node\x18\x01 \x01(\v2\x0e.berth.v1.NodeH\x00R\x04node\x12!\n" +
 	"\x03pod\x18\x02 \x01(\v2\r.berth.v1.PodH\x00R\x03pod\x12@\n" +
 	"\x0epriority_class\x18\x03 \x01(\v2\x17.berth.v1.PriorityClassH\x00R\rpriorityClass\x12S\n" +
 	"\x15pod_disruption_budget\x18\x04 \x01(\v2\x1d.berth.v1.PodDisruptionBudgetH\x00R\x13podDisruptionBudget\x123\n" +
-	"\tnamespace\x18\x05 \x01(\v2\x13.berth.v1.NamespaceH\x00R\tnamespaceB\x06\n" +
+	"\tnamespace\x18\x05 \x01(\v2\x13.berth.v1.NamespaceH\x00R\tnamespace\x121\n" +
+	"\tpod_group\x18\x06 \x01(\v2\x12.berth.v1.PodGroupH\x00R\bpodGroupB\x06\n" +
 	"\x04kind\"y\n" +
 	"\tObjectRef\x12(\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x14.berth.v1.ObjectKindR\x04kind\x12\x1c\n" +
@@ -384,7 +406,7 @@ const file_berth_v1_object_proto_rawDesc = "" +
 	"\x06PodRef\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x10\n" +
-	"\x03uid\x18\x03 \x01(\tR\x03uid*\xb6\x01\n" +
+	"\x03uid\x18\x03 \x01(\tR\x03uid*\xd1\x01\n" +
 	"\n" +
 	"ObjectKind\x12\x1b\n" +
 	"\x17OBJECT_KIND_UNSPECIFIED\x10\x00\x12\x14\n" +
@@ -392,7 +414,8 @@ const file_berth_v1_object_proto_rawDesc = "" +
 	"\x0fOBJECT_KIND_POD\x10\x02\x12\x1e\n" +
 	"\x1aOBJECT_KIND_PRIORITY_CLASS\x10\x03\x12%\n" +
 	"!OBJECT_KIND_POD_DISRUPTION_BUDGET\x10\x04\x12\x19\n" +
-	"\x15OBJECT_KIND_NAMESPACE\x10\x05B2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
+	"\x15OBJECT_KIND_NAMESPACE\x10\x05\x12\x19\n" +
+	"\x15OBJECT_KIND_POD_GROUP\x10\x06B2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
 
 var (
 	file_berth_v1_object_proto_rawDescOnce sync.Once
@@ -418,6 +441,7 @@ var file_berth_v1_object_proto_goTypes = []any{
 	(*PriorityClass)(nil),       // 6: berth.v1.PriorityClass
 	(*PodDisruptionBudget)(nil), // 7: berth.v1.PodDisruptionBudget
 	(*Namespace)(nil),           // 8: berth.v1.Namespace
+	(*PodGroup)(nil),            // 9: berth.v1.PodGroup
 }
 var file_berth_v1_object_proto_depIdxs = []int32{
 	4, // 0: berth.v1.Object.node:type_name -> berth.v1.Node
@@ -425,12 +449,13 @@ var file_berth_v1_object_proto_depIdxs = []int32{
 	6, // 2: berth.v1.Object.priority_class:type_name -> berth.v1.PriorityClass
 	7, // 3: berth.v1.Object.pod_disruption_budget:type_name -> berth.v1.PodDisruptionBudget
 	8, // 4: berth.v1.Object.namespace:type_name -> berth.v1.Namespace
-	0, // 5: berth.v1.ObjectRef.kind:type_name -> berth.v1.ObjectKind
-	6, // [6:6] is the sub-list for method output_type
-	6, // [6:6] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	9, // 5: berth.v1.Object.pod_group:type_name -> berth.v1.PodGroup
+	0, // 6: berth.v1.ObjectRef.kind:type_name -> berth.v1.ObjectKind
+	7, // [7:7] is the sub-list for method output_type
+	7, // [7:7] is the sub-list for method input_type
+	7, // [7:7] is the sub-list for extension type_name
+	7, // [7:7] is the sub-list for extension extendee
+	0, // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_object_proto_init() }
@@ -438,6 +463,7 @@ func file_berth_v1_object_proto_init() {
 	if File_berth_v1_object_proto != nil {
 		return
 	}
+	file_berth_v1_group_proto_init()
 	file_berth_v1_namespace_proto_init()
 	file_berth_v1_node_proto_init()
 	file_berth_v1_pod_proto_init()
@@ -448,6 +474,7 @@ func file_berth_v1_object_proto_init() {
 		(*Object_PriorityClass)(nil),
 		(*Object_PodDisruptionBudget)(nil),
 		(*Object_Namespace)(nil),
+		(*Object_PodGroup)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

@@ -11,13 +11,14 @@ from google.protobuf import symbol_database as _symbol_database
 _sym_db = _symbol_database.Default()
 
 
+from berth_client.v1 import group_pb2 as berth_dot_v1_dot_group__pb2
 from berth_client.v1 import namespace_pb2 as berth_dot_v1_dot_namespace__pb2
 from berth_client.v1 import node_pb2 as berth_dot_v1_dot_node__pb2
 from berth_client.v1 import pod_pb2 as berth_dot_v1_dot_pod__pb2
 from berth_client.v1 import policy_pb2 as berth_dot_v1_dot_policy__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x62\x65rth/v1/object.proto\x12\x08\x62\x65rth.v1\x1a\x18\x62\x65rth/v1/namespace.proto\x1a\x13\x62\x65rth/v1/node.proto\x1a\x12\x62\x65rth/v1/pod.proto\x1a\x15\x62\x65rth/v1/policy.proto\"\xeb\x01\n\x06Object\x12\x1e\n\x04node\x18\x01 \x01(\x0b\x32\x0e.berth.v1.NodeH\x00\x12\x1c\n\x03pod\x18\x02 \x01(\x0b\x32\r.berth.v1.PodH\x00\x12\x31\n\x0epriority_class\x18\x03 \x01(\x0b\x32\x17.berth.v1.PriorityClassH\x00\x12>\n\x15pod_disruption_budget\x18\x04 \x01(\x0b\x32\x1d.berth.v1.PodDisruptionBudgetH\x00\x12(\n\tnamespace\x18\x05 \x01(\x0b\x32\x13.berth.v1.NamespaceH\x00\x42\x06\n\x04kind\"]\n\tObjectRef\x12\"\n\x04kind\x18\x01 \x01(\x0e\x32\x14.berth.v1.ObjectKind\x12\x11\n\tnamespace\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x0b\n\x03uid\x18\x04 \x01(\t\"6\n\x06PodRef\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0b\n\x03uid\x18\x03 \x01(\t*\xb6\x01\n\nObjectKind\x12\x1b\n\x17OBJECT_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10OBJECT_KIND_NODE\x10\x01\x12\x13\n\x0fOBJECT_KIND_POD\x10\x02\x12\x1e\n\x1aOBJECT_KIND_PRIORITY_CLASS\x10\x03\x12%\n!OBJECT_KIND_POD_DISRUPTION_BUDGET\x10\x04\x12\x19\n\x15OBJECT_KIND_NAMESPACE\x10\x05\x42\x32Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x62\x65rth/v1/object.proto\x12\x08\x62\x65rth.v1\x1a\x14\x62\x65rth/v1/group.proto\x1a\x18\x62\x65rth/v1/namespace.proto\x1a\x13\x62\x65rth/v1/node.proto\x1a\x12\x62\x65rth/v1/pod.proto\x1a\x15\x62\x65rth/v1/policy.proto\"\x94\x02\n\x06Object\x12\x1e\n\x04node\x18\x01 \x01(\x0b\x32\x0e.berth.v1.NodeH\x00\x12\x1c\n\x03pod\x18\x02 \x01(\x0b\x32\r.berth.v1.PodH\x00\x12\x31\n\x0epriority_class\x18\x03 \x01(\x0b\x32\x17.berth.v1.PriorityClassH\x00\x12>\n\x15pod_disruption_budget\x18\x04 \x01(\x0b\x32\x1d.berth.v1.PodDisruptionBudgetH\x00\x12(\n\tnamespace\x18\x05 \x01(\x0b\x32\x13.berth.v1.NamespaceH\x00\x12\'\n\tpod_group\x18\x06 \x01(\x0b\x32\x12.berth.v1.PodGroupH\x00\x42\x06\n\x04kind\"]\n\tObjectRef\x12\"\n\x04kind\x18\x01 \x01(\x0e\x32\x14.berth.v1.ObjectKind\x12\x11\n\tnamespace\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x0b\n\x03uid\x18\x04 \x01(\t\"6\n\x06PodRef\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0b\n\x03uid\x18\x03 \x01(\t*\xd1\x01\n\nObjectKind\x12\x1b\n\x17OBJECT_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10OBJECT_KIND_NODE\x10\x01\x12\x13\n\x0fOBJECT_KIND_POD\x10\x02\x12\x1e\n\x1aOBJECT_KIND_PRIORITY_CLASS\x10\x03\x12%\n!OBJECT_KIND_POD_DISRUPTION_BUDGET\x10\x04\x12\x19\n\x15OBJECT_KIND_NAMESPACE\x10\x05\x12\x19\n\x15OBJECT_KIND_POD_GROUP\x10\x06\x42\x32Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'berth.v1.object_pb2', globals())
@@ -25,12 +26,12 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'Z0github.com/berthsched/berth/api/berth/v1;berthv1'
-  _OBJECTKIND._serialized_start=515
-  _OBJECTKIND._serialized_end=697
-  _OBJECT._serialized_start=126
-  _OBJECT._serialized_end=361
-  _OBJECTREF._serialized_start=363
-  _OBJECTREF._serialized_end=456
-  _PODREF._serialized_start=458
-  _PODREF._serialized_end=512
+  _OBJECTKIND._serialized_start=578
+  _OBJECTKIND._serialized_end=787
+  _OBJECT._serialized_start=148
+  _OBJECT._serialized_end=424
+  _OBJECTREF._serialized_start=426
+  _OBJECTREF._serialized_end=519
+  _PODREF._serialized_start=521
+  _PODREF._serialized_end=575
 # @@protoc_insertion_point(module_scope)

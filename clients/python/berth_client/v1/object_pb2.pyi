@@ -1,3 +1,4 @@
+from berth_client.v1 import group_pb2 as _group_pb2
 from berth_client.v1 import namespace_pb2 as _namespace_pb2
 from berth_client.v1 import node_pb2 as _node_pb2
 from berth_client.v1 import pod_pb2 as _pod_pb2
@@ -12,22 +13,25 @@ OBJECT_KIND_NAMESPACE: ObjectKind
 OBJECT_KIND_NODE: ObjectKind
 OBJECT_KIND_POD: ObjectKind
 OBJECT_KIND_POD_DISRUPTION_BUDGET: ObjectKind
+OBJECT_KIND_POD_GROUP: ObjectKind
 OBJECT_KIND_PRIORITY_CLASS: ObjectKind
 OBJECT_KIND_UNSPECIFIED: ObjectKind
 
 class Object(_message.Message):
-    __slots__ = ["namespace", "node", "pod", "pod_disruption_budget", "priority_class"]
+    __slots__ = ["namespace", "node", "pod", "pod_disruption_budget", "pod_group", "priority_class"]
     NAMESPACE_FIELD_NUMBER: _ClassVar[int]
     NODE_FIELD_NUMBER: _ClassVar[int]
     POD_DISRUPTION_BUDGET_FIELD_NUMBER: _ClassVar[int]
     POD_FIELD_NUMBER: _ClassVar[int]
+    POD_GROUP_FIELD_NUMBER: _ClassVar[int]
     PRIORITY_CLASS_FIELD_NUMBER: _ClassVar[int]
     namespace: _namespace_pb2.Namespace
     node: _node_pb2.Node
     pod: _pod_pb2.Pod
     pod_disruption_budget: _policy_pb2.PodDisruptionBudget
+    pod_group: _group_pb2.PodGroup
     priority_class: _policy_pb2.PriorityClass
-    def __init__(self, node: _Optional[_Union[_node_pb2.Node, _Mapping]] = ..., pod: _Optional[_Union[_pod_pb2.Pod, _Mapping]] = ..., priority_class: _Optional[_Union[_policy_pb2.PriorityClass, _Mapping]] = ..., pod_disruption_budget: _Optional[_Union[_policy_pb2.PodDisruptionBudget, _Mapping]] = ..., namespace: _Optional[_Union[_namespace_pb2.Namespace, _Mapping]] = ...) -> None: ...
+    def __init__(self, node: _Optional[_Union[_node_pb2.Node, _Mapping]] = ..., pod: _Optional[_Union[_pod_pb2.Pod, _Mapping]] = ..., priority_class: _Optional[_Union[_policy_pb2.PriorityClass, _Mapping]] = ..., pod_disruption_budget: _Optional[_Union[_policy_pb2.PodDisruptionBudget, _Mapping]] = ..., namespace: _Optional[_Union[_namespace_pb2.Namespace, _Mapping]] = ..., pod_group: _Optional[_Union[_group_pb2.PodGroup, _Mapping]] = ...) -> None: ...
 
 class ObjectRef(_message.Message):
     __slots__ = ["kind", "name", "namespace", "uid"]

@@ -6,6 +6,7 @@
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
+import { PodGroup } from "./group.js";
 import { Namespace } from "./namespace.js";
 import { Node } from "./node.js";
 import { Pod } from "./pod.js";
@@ -29,6 +30,8 @@ export enum ObjectKind {
   OBJECT_KIND_POD_DISRUPTION_BUDGET = 4,
   /** OBJECT_KIND_NAMESPACE - Namespace. */
   OBJECT_KIND_NAMESPACE = 5,
+  /** OBJECT_KIND_POD_GROUP - PodGroup. */
+  OBJECT_KIND_POD_GROUP = 6,
   UNRECOGNIZED = -1,
 }
 
@@ -52,6 +55,9 @@ export function objectKindFromJSON(object: any): ObjectKind {
     case 5:
     case "OBJECT_KIND_NAMESPACE":
       return ObjectKind.OBJECT_KIND_NAMESPACE;
+    case 6:
+    case "OBJECT_KIND_POD_GROUP":
+      return ObjectKind.OBJECT_KIND_POD_GROUP;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -73,6 +79,8 @@ export function objectKindToJSON(object: ObjectKind): string {
       return "OBJECT_KIND_POD_DISRUPTION_BUDGET";
     case ObjectKind.OBJECT_KIND_NAMESPACE:
       return "OBJECT_KIND_NAMESPACE";
+    case ObjectKind.OBJECT_KIND_POD_GROUP:
+      return "OBJECT_KIND_POD_GROUP";
     case ObjectKind.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -98,6 +106,9 @@ export interface Object {
     | //
     /** A namespace, identified by name. */
     { $case: "namespace"; value: Namespace }
+    | //
+    /** A pod group (gang), identified by namespace and name. */
+    { $case: "podGroup"; value: PodGroup }
     | undefined;
 }
 
@@ -105,7 +116,7 @@ export interface Object {
 export interface ObjectRef {
   /** The kind of object. Required. */
   kind: ObjectKind;
-  /** Namespace, for pods and disruption budgets; empty for the other kinds. */
+  /** Namespace, for pods, disruption budgets and pod groups; empty for the other kinds. */
   namespace: string;
   /** Name of the object. Required. */
   name: string;
@@ -151,6 +162,9 @@ export const Object: MessageFns<Object> = {
         break;
       case "namespace":
         Namespace.encode(message.kind.value, writer.uint32(42).fork()).join();
+        break;
+      case "podGroup":
+        PodGroup.encode(message.kind.value, writer.uint32(50).fork()).join();
         break;
     }
     return writer;
@@ -209,6 +223,14 @@ export const Object: MessageFns<Object> = {
             message.kind = { $case: "namespace", value: Namespace.decode(reader, reader.uint32()) };
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.kind = { $case: "podGroup", value: PodGroup.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -237,6 +259,10 @@ export const Object: MessageFns<Object> = {
         ? { $case: "podDisruptionBudget", value: PodDisruptionBudget.fromJSON(object.pod_disruption_budget) }
         : isSet(object.namespace)
         ? { $case: "namespace", value: Namespace.fromJSON(object.namespace) }
+        : isSet(object.podGroup)
+        ? { $case: "podGroup", value: PodGroup.fromJSON(object.podGroup) }
+        : isSet(object.pod_group)
+        ? { $case: "podGroup", value: PodGroup.fromJSON(object.pod_group) }
         : undefined,
     };
   },
@@ -253,6 +279,8 @@ export const Object: MessageFns<Object> = {
       obj.podDisruptionBudget = PodDisruptionBudget.toJSON(message.kind.value);
     } else if (message.kind?.$case === "namespace") {
       obj.namespace = Namespace.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "podGroup") {
+      obj.podGroup = PodGroup.toJSON(message.kind.value);
     }
     return obj;
   },
@@ -290,6 +318,12 @@ export const Object: MessageFns<Object> = {
       case "namespace": {
         if (object.kind?.value !== undefined && object.kind?.value !== null) {
           message.kind = { $case: "namespace", value: Namespace.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+      case "podGroup": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "podGroup", value: PodGroup.fromPartial(object.kind.value) };
         }
         break;
       }

@@ -346,6 +346,14 @@ export interface Pod {
    * scheduler preempted, or to mirror the Kubernetes condition.
    */
   preempted: boolean;
+  /**
+   * The PodGroup (in the pod's namespace) this pod belongs to, as
+   * Kubernetes' spec.schedulingGroup.podGroupName or scheduler-plugins'
+   * scheduling.x-k8s.io/pod-group label. Empty: the pod is on its own. A
+   * pod naming a group Berth does not hold waits, unscheduled, until the
+   * group is sent. Fixed once the pod is admitted, like its priority.
+   */
+  schedulingGroup: string;
 }
 
 export interface Pod_LabelsEntry {
@@ -462,6 +470,7 @@ function createBasePod(): Pod {
     podLevelRequests: {},
     workloadSelectors: [],
     preempted: false,
+    schedulingGroup: "",
   };
 }
 
@@ -541,6 +550,9 @@ export const Pod: MessageFns<Pod> = {
     }
     if (message.preempted !== false) {
       writer.uint32(200).bool(message.preempted);
+    }
+    if (message.schedulingGroup !== "") {
+      writer.uint32(210).string(message.schedulingGroup);
     }
     return writer;
   },
@@ -770,6 +782,14 @@ export const Pod: MessageFns<Pod> = {
             message.preempted = reader.bool();
             continue;
           }
+          case 26: {
+            if (tag !== 210) {
+              break;
+            }
+
+            message.schedulingGroup = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -935,6 +955,11 @@ export const Pod: MessageFns<Pod> = {
         ? object.workload_selectors.map((e: any) => LabelSelector.fromJSON(e))
         : [],
       preempted: isSet(object.preempted) ? globalThis.Boolean(object.preempted) : false,
+      schedulingGroup: isSet(object.schedulingGroup)
+        ? globalThis.String(object.schedulingGroup)
+        : isSet(object.scheduling_group)
+        ? globalThis.String(object.scheduling_group)
+        : "",
     };
   },
 
@@ -1039,6 +1064,9 @@ export const Pod: MessageFns<Pod> = {
     if (message.preempted !== false) {
       obj.preempted = message.preempted;
     }
+    if (message.schedulingGroup !== "") {
+      obj.schedulingGroup = message.schedulingGroup;
+    }
     return obj;
   },
 
@@ -1111,6 +1139,7 @@ export const Pod: MessageFns<Pod> = {
     );
     message.workloadSelectors = object.workloadSelectors?.map((e) => LabelSelector.fromPartial(e)) || [];
     message.preempted = object.preempted ?? false;
+    message.schedulingGroup = object.schedulingGroup ?? "";
     return message;
   },
 };
