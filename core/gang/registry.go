@@ -10,7 +10,30 @@ import (
 )
 
 // ErrSpecImmutable: an upsert changes the spec of a group that exists.
+// The error is a *SpecImmutableError.
 var ErrSpecImmutable = errors.New("a pod group's spec is immutable")
+
+// SpecImmutableError says which field of a group's spec an upsert tried to
+// change.
+type SpecImmutableError struct {
+	Group, Field string // "ns/name", "min_count" or "topology_key"
+	Old, New     string
+}
+
+func (e *SpecImmutableError) Error() string {
+	return fmt.Sprintf("pod group %s: %s is %s, cannot change to %s: %v (delete the group and create it again)", e.Group, e.Field, e.Old, e.New, ErrSpecImmutable)
+}
+
+// Is makes errors.Is(err, ErrSpecImmutable) hold.
+func (e *SpecImmutableError) Is(target error) bool { return target == ErrSpecImmutable }
+
+// ErrorReason is the google.rpc.ErrorInfo reason clients match on.
+func (e *SpecImmutableError) ErrorReason() string { return "POD_GROUP_SPEC_IMMUTABLE" }
+
+// ErrorMetadata names the group and the field.
+func (e *SpecImmutableError) ErrorMetadata() map[string]string {
+	return map[string]string{"pod_group": e.Group, "field": e.Field}
+}
 
 // ErrInvalid: a group fails validation (MinCount below 1, no name).
 var ErrInvalid = errors.New("invalid pod group")
@@ -51,10 +74,10 @@ func (r *Registry) Set(g *model.PodGroup) (created bool, err error) {
 	old, ok := r.groups[g.Key()]
 	if ok {
 		if old.MinCount != g.MinCount {
-			return false, fmt.Errorf("pod group %s: min_count is %d, cannot change to %d: %w", g.Key(), old.MinCount, g.MinCount, ErrSpecImmutable)
+			return false, &SpecImmutableError{Group: g.Key(), Field: "min_count", Old: fmt.Sprint(old.MinCount), New: fmt.Sprint(g.MinCount)}
 		}
 		if old.TopologyKey != g.TopologyKey {
-			return false, fmt.Errorf("pod group %s: topology_key is %q, cannot change to %q: %w", g.Key(), old.TopologyKey, g.TopologyKey, ErrSpecImmutable)
+			return false, &SpecImmutableError{Group: g.Key(), Field: "topology_key", Old: fmt.Sprintf("%q", old.TopologyKey), New: fmt.Sprintf("%q", g.TopologyKey)}
 		}
 		return false, nil
 	}

@@ -207,6 +207,8 @@ func (sim *simulation) applyDelta(ctx context.Context, sr *simRequest) error {
 			err = sim.s.SetPDB(ctx, o.PDB)
 		case o.Namespace != nil:
 			err = sim.s.SetNamespace(ctx, o.Namespace)
+		case o.PodGroup != nil:
+			err = sim.s.SetPodGroup(ctx, o.PodGroup)
 		}
 		if err != nil {
 			return errmap.Status(errmap.Field(fmt.Sprintf("cluster_delta[%d].%s", i, errmap.KindField(o.Kind())), err))
@@ -240,6 +242,8 @@ func (sim *simulation) remove(ctx context.Context, ref convert.Ref) error {
 		return sim.s.DeletePDB(ctx, ref.Namespace, ref.Name)
 	case berthv1.ObjectKind_OBJECT_KIND_NAMESPACE:
 		return sim.s.DeleteNamespace(ctx, ref.Name)
+	case berthv1.ObjectKind_OBJECT_KIND_POD_GROUP:
+		return sim.s.DeletePodGroup(ctx, ref.Namespace, ref.Name)
 	}
 	return nil
 }

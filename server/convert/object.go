@@ -12,6 +12,7 @@ type Object struct {
 	PriorityClass *model.PriorityClass
 	PDB           *model.PodDisruptionBudget
 	Namespace     *model.Namespace
+	PodGroup      *model.PodGroup
 }
 
 // Kind is the kind of the object set, OBJECT_KIND_UNSPECIFIED for none.
@@ -27,6 +28,8 @@ func (o Object) Kind() berthv1.ObjectKind {
 		return berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET
 	case o.Namespace != nil:
 		return berthv1.ObjectKind_OBJECT_KIND_NAMESPACE
+	case o.PodGroup != nil:
+		return berthv1.ObjectKind_OBJECT_KIND_POD_GROUP
 	}
 	return berthv1.ObjectKind_OBJECT_KIND_UNSPECIFIED
 }
@@ -44,6 +47,8 @@ func (o Object) Ref() Ref {
 		return Ref{Kind: o.Kind(), Namespace: o.PDB.Namespace, Name: o.PDB.Name}
 	case o.Namespace != nil:
 		return Ref{Kind: o.Kind(), Name: o.Namespace.Name}
+	case o.PodGroup != nil:
+		return Ref{Kind: o.Kind(), Namespace: o.PodGroup.Namespace, Name: o.PodGroup.Name}
 	}
 	return Ref{}
 }
@@ -55,6 +60,7 @@ const (
 	fieldPriorityClass = "priority_class"
 	fieldPDB           = "pod_disruption_budget"
 	fieldNamespace     = "namespace"
+	fieldPodGroup      = "pod_group"
 )
 
 // ObjectFromProto validates a wire object and converts it. A *FieldError's
@@ -85,8 +91,10 @@ func ObjectFromProtoHeld(in *berthv1.Object, held *model.Pod) (Object, error) {
 		out.PDB, fe = pdb(rootPath(fieldPDB), k.PodDisruptionBudget)
 	case *berthv1.Object_Namespace:
 		out.Namespace, fe = namespace(rootPath(fieldNamespace), k.Namespace)
+	case *berthv1.Object_PodGroup:
+		out.PodGroup, fe = podGroup(rootPath(fieldPodGroup), k.PodGroup)
 	default:
-		fe = &FieldError{Reason: "the object has no kind: exactly one of node, pod, priority_class, pod_disruption_budget and namespace is required"}
+		fe = &FieldError{Reason: "the object has no kind: exactly one of node, pod, priority_class, pod_disruption_budget, namespace and pod_group is required"}
 	}
 	if fe != nil {
 		return Object{}, fe
@@ -107,6 +115,8 @@ func ObjectToProto(o Object) *berthv1.Object {
 		return &berthv1.Object{Kind: &berthv1.Object_PodDisruptionBudget{PodDisruptionBudget: PodDisruptionBudgetToProto(o.PDB)}}
 	case o.Namespace != nil:
 		return &berthv1.Object{Kind: &berthv1.Object_Namespace{Namespace: NamespaceToProto(o.Namespace)}}
+	case o.PodGroup != nil:
+		return &berthv1.Object{Kind: &berthv1.Object_PodGroup{PodGroup: PodGroupToProto(o.PodGroup)}}
 	}
 	return nil
 }
@@ -126,6 +136,8 @@ func ObjectRefOf(in *berthv1.Object) *berthv1.ObjectRef {
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET, Namespace: k.PodDisruptionBudget.GetNamespace(), Name: k.PodDisruptionBudget.GetName()}
 	case *berthv1.Object_Namespace:
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_NAMESPACE, Name: k.Namespace.GetName()}
+	case *berthv1.Object_PodGroup:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_POD_GROUP, Namespace: k.PodGroup.GetNamespace(), Name: k.PodGroup.GetName()}
 	}
 	return nil
 }
@@ -133,20 +145,21 @@ func ObjectRefOf(in *berthv1.Object) *berthv1.ObjectRef {
 // Ref identifies an object Berth holds; the validated form of an ObjectRef.
 type Ref struct {
 	Kind      berthv1.ObjectKind
-	Namespace string // pods and disruption budgets only
+	Namespace string // pods, disruption budgets and pod groups only
 	Name      string
 	UID       string // pods only, optional
 }
 
 // Namespaced reports whether objects of the kind live in a namespace.
 func Namespaced(kind berthv1.ObjectKind) bool {
-	return kind == berthv1.ObjectKind_OBJECT_KIND_POD || kind == berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET
+	return kind == berthv1.ObjectKind_OBJECT_KIND_POD || kind == berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET ||
+		kind == berthv1.ObjectKind_OBJECT_KIND_POD_GROUP
 }
 
 // KnownKind reports whether kind is one of the object kinds (not
 // UNSPECIFIED, not a number this version does not know).
 func KnownKind(kind berthv1.ObjectKind) bool {
-	return kind >= berthv1.ObjectKind_OBJECT_KIND_NODE && kind <= berthv1.ObjectKind_OBJECT_KIND_NAMESPACE
+	return kind >= berthv1.ObjectKind_OBJECT_KIND_NODE && kind <= berthv1.ObjectKind_OBJECT_KIND_POD_GROUP
 }
 
 // Key is the identity of the object within its kind: "namespace/name" for
