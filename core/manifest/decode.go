@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -30,6 +31,7 @@ type Cluster struct {
 	PriorityClasses []*model.PriorityClass
 	PDBs            []*model.PodDisruptionBudget
 	Namespaces      []*model.Namespace
+	PodGroups       []*model.PodGroup
 	// SchedulerConfig is the raw KubeSchedulerConfiguration document, if
 	// one was given (at most one may be), and SchedulerConfigAt where.
 	SchedulerConfig   []byte
@@ -103,7 +105,8 @@ var ErrUnknownKind = errors.New("unknown kind")
 // kindsRead names what Berth reads, for messages.
 const kindsRead = "Berth reads v1 Node, Pod, Namespace, List, Service, ReplicationController, " +
 	"scheduling.k8s.io/v1 PriorityClass, policy/v1 PodDisruptionBudget, apps/v1 Deployment, " +
-	"ReplicaSet, StatefulSet, DaemonSet, batch/v1 Job and KubeSchedulerConfiguration"
+	"ReplicaSet, StatefulSet, DaemonSet, batch/v1 Job, scheduling.k8s.io/v1alpha2 PodGroup and Workload, " +
+	"scheduling.x-k8s.io/v1alpha1 PodGroup and KubeSchedulerConfiguration"
 
 // ignoredKind reports kinds that do not influence placement; documents of
 // these kinds are skipped with a note so whole application manifests can be
@@ -132,7 +135,7 @@ func newDecoder() (*decoder, error) {
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
 		corev1.AddToScheme, schedulingv1.AddToScheme, policyv1.AddToScheme,
-		appsv1.AddToScheme, batchv1.AddToScheme,
+		appsv1.AddToScheme, batchv1.AddToScheme, schedulingv1alpha2.AddToScheme,
 	} {
 		if err := add(scheme); err != nil {
 			return nil, fmt.Errorf("building the manifest scheme: %w", err)
@@ -268,6 +271,14 @@ func (b *builder) addDocument(at Location, raw []byte) error {
 		return nil
 	case ignoredKind(tm.Kind):
 		b.ignore(e, notAffecting)
+		return nil
+	case tm.APIVersion == coschedulingAPIVersion && tm.Kind == "PodGroup":
+		g, err := coschedulingGroup(raw)
+		if err != nil {
+			return e.fail("", err)
+		}
+		e.obj = g
+		b.entries = append(b.entries, e)
 		return nil
 	}
 	json, err := yaml.YAMLToJSON(raw)
