@@ -43,6 +43,35 @@ func (s *Scheduler) DeletePodGroup(ctx context.Context, namespace, name string) 
 	return nil
 }
 
+// GroupState is where a pod's group stands, for Explain.
+type GroupState struct {
+	Name     string
+	Exists   bool
+	MinCount int32
+	// Members name the group, pending or placed; Placed are bound or
+	// binding.
+	Members, Placed int
+}
+
+// groupState is the state of pod's group, nil for a pod of no group.
+func (s *Scheduler) groupState(pod *model.Pod) *GroupState {
+	key := pod.GroupKey()
+	if key == "" {
+		return nil
+	}
+	st := &GroupState{Name: pod.SchedulingGroup}
+	if g, ok := s.groups.Get(key); ok {
+		st.Exists, st.MinCount = true, g.MinCount
+	}
+	for _, uid := range s.groups.Members(key) {
+		st.Members++
+		if p, ok := s.state.lookup(uid); ok && (p.NodeName != "" || s.cache.IsAssumed(uid)) {
+			st.Placed++
+		}
+	}
+	return st
+}
+
 // PodGroups lists the pod groups, sorted by namespace/name.
 func (s *Scheduler) PodGroups() []*model.PodGroup { return s.groups.List() }
 

@@ -200,3 +200,54 @@ func TestPodGroupSpecImmutable(t *testing.T) {
 		t.Errorf("the same spec again: %v", err)
 	}
 }
+
+// A group that does not fit holds nothing and does not stop the pods
+// queued behind it; after its failed attempt it waits for an event.
+func TestGroupThatDoesNotFitDoesNotBlock(t *testing.T) {
+	e, gs := newGangEnv(t)
+	e.addNodes(slotNodes(1, 2)...)
+	e.setGroup("big", 3)
+	for i := range 3 {
+		e.addPods(mt.MakePod(fmt.Sprintf("big-%d", i)).Group("big").Priority(10).Req(mt.Res(1000, mt.Gi)).Obj())
+	}
+	e.addPods(mt.MakePod("small-0").Req(mt.Res(1000, mt.Gi)).Obj(), mt.MakePod("small-1").Req(mt.Res(1000, mt.Gi)).Obj())
+	if att := e.scheduleOne(); att.Pod.SchedulingGroup != "big" || att.Result != ResultUnschedulable {
+		t.Fatalf("first attempt: %s %s, want the higher-priority group unschedulable", att.Pod.Name, att.Result)
+	}
+	for range 2 {
+		if att := e.scheduleOne(); att.Result != ResultScheduled {
+			t.Fatalf("a small pod behind the group: %s %q", att.Result, att.Message)
+		}
+	}
+	if st := e.s.queue.Stats(); st.Active+st.Backoff != 0 || st.Unschedulable != 3 {
+		t.Errorf("queue %+v: want the group's 3 members waiting among the unschedulable", st)
+	}
+	if len(gs.commits) != 0 {
+		t.Errorf("group commits %v", gs.commits)
+	}
+}
+
+// One member's bind reported failed: that member alone is requeued, as
+// kube does; the others' binds stand.
+func TestGroupMemberBindFailure(t *testing.T) {
+	e, _ := newGangEnv(t)
+	e.addNodes(slotNodes(3, 1)...)
+	e.setGroup("g", 3)
+	for i := range 3 {
+		e.addPods(member("g", i))
+	}
+	if att := e.scheduleOne(); att.Result != ResultScheduled {
+		t.Fatalf("%s %q", att.Result, att.Message)
+	}
+	if err := e.s.ReportBindResult(context.Background(), "uid-g-1", "n1", false, "kubelet refused"); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.s.cache.Counts().AssumedPods; got != 2 {
+		t.Errorf("%d pods assumed after one member's bind failed, want the other 2", got)
+	}
+	e.expireBackoff()
+	att := e.scheduleOne()
+	if att.Pod.Name != "g-1" || att.Result != ResultScheduled || att.Node != "n1" {
+		t.Errorf("retry: %s %s on %s, want g-1 scheduled alone to n1", att.Pod.Name, att.Result, att.Node)
+	}
+}

@@ -110,6 +110,91 @@ func (x *PodGroup) GetTopologyKey() string {
 	return ""
 }
 
+// PodGroupStatus is where a pod group stands, as Explain shows it for a
+// member.
+type PodGroupStatus struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The group's name (in the pod's namespace).
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Whether Berth holds the group; a member of a group it does not hold
+	// waits for it.
+	Exists bool `protobuf:"varint,2,opt,name=exists,proto3" json:"exists,omitempty"`
+	// The group's min_count; 0 when it does not exist.
+	MinCount int32 `protobuf:"varint,3,opt,name=min_count,json=minCount,proto3" json:"min_count,omitempty"`
+	// How many pods name the group, pending or placed.
+	Members int32 `protobuf:"varint,4,opt,name=members,proto3" json:"members,omitempty"`
+	// How many of them are bound or binding. From min_count on, the group is
+	// placed and its pending members are scheduled one by one.
+	Placed        int32 `protobuf:"varint,5,opt,name=placed,proto3" json:"placed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PodGroupStatus) Reset() {
+	*x = PodGroupStatus{}
+	mi := &file_berth_v1_group_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PodGroupStatus) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PodGroupStatus) ProtoMessage() {}
+
+func (x *PodGroupStatus) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_group_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PodGroupStatus.ProtoReflect.Descriptor instead.
+func (*PodGroupStatus) Descriptor() ([]byte, []int) {
+	return file_berth_v1_group_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *PodGroupStatus) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *PodGroupStatus) GetExists() bool {
+	if x != nil {
+		return x.Exists
+	}
+	return false
+}
+
+func (x *PodGroupStatus) GetMinCount() int32 {
+	if x != nil {
+		return x.MinCount
+	}
+	return 0
+}
+
+func (x *PodGroupStatus) GetMembers() int32 {
+	if x != nil {
+		return x.Members
+	}
+	return 0
+}
+
+func (x *PodGroupStatus) GetPlaced() int32 {
+	if x != nil {
+		return x.Placed
+	}
+	return 0
+}
+
 var File_berth_v1_group_proto protoreflect.FileDescriptor
 
 const file_berth_v1_group_proto_rawDesc = "" +
@@ -119,7 +204,13 @@ const file_berth_v1_group_proto_rawDesc = "" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1b\n" +
 	"\tmin_count\x18\x03 \x01(\x05R\bminCount\x12!\n" +
-	"\ftopology_key\x18\x04 \x01(\tR\vtopologyKeyB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
+	"\ftopology_key\x18\x04 \x01(\tR\vtopologyKey\"\x8b\x01\n" +
+	"\x0ePodGroupStatus\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
+	"\x06exists\x18\x02 \x01(\bR\x06exists\x12\x1b\n" +
+	"\tmin_count\x18\x03 \x01(\x05R\bminCount\x12\x18\n" +
+	"\amembers\x18\x04 \x01(\x05R\amembers\x12\x16\n" +
+	"\x06placed\x18\x05 \x01(\x05R\x06placedB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
 
 var (
 	file_berth_v1_group_proto_rawDescOnce sync.Once
@@ -133,9 +224,10 @@ func file_berth_v1_group_proto_rawDescGZIP() []byte {
 	return file_berth_v1_group_proto_rawDescData
 }
 
-var file_berth_v1_group_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_berth_v1_group_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_berth_v1_group_proto_goTypes = []any{
-	(*PodGroup)(nil), // 0: berth.v1.PodGroup
+	(*PodGroup)(nil),       // 0: berth.v1.PodGroup
+	(*PodGroupStatus)(nil), // 1: berth.v1.PodGroupStatus
 }
 var file_berth_v1_group_proto_depIdxs = []int32{
 	0, // [0:0] is the sub-list for method output_type
@@ -156,7 +248,7 @@ func file_berth_v1_group_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_group_proto_rawDesc), len(file_berth_v1_group_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   1,
+			NumMessages:   2,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

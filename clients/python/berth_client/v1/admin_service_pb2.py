@@ -12,13 +12,14 @@ _sym_db = _symbol_database.Default()
 
 
 from berth_client.v1 import decision_pb2 as berth_dot_v1_dot_decision__pb2
+from berth_client.v1 import group_pb2 as berth_dot_v1_dot_group__pb2
 from berth_client.v1 import node_pb2 as berth_dot_v1_dot_node__pb2
 from berth_client.v1 import object_pb2 as berth_dot_v1_dot_object__pb2
 from berth_client.v1 import pod_pb2 as berth_dot_v1_dot_pod__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x62\x65rth/v1/admin_service.proto\x12\x08\x62\x65rth.v1\x1a\x17\x62\x65rth/v1/decision.proto\x1a\x13\x62\x65rth/v1/node.proto\x1a\x15\x62\x65rth/v1/object.proto\x1a\x12\x62\x65rth/v1/pod.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"/\n\x0e\x45xplainRequest\x12\x1d\n\x03pod\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\"\xd2\x03\n\x0f\x45xplainResponse\x12\x1d\n\x03pod\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\x12\x16\n\x0escheduler_name\x18\x02 \x01(\t\x12\x10\n\x08priority\x18\x03 \x01(\x05\x12#\n\x05state\x18\x04 \x01(\x0e\x32\x14.berth.v1.QueueState\x12\x10\n\x08\x61ttempts\x18\x05 \x01(\r\x12\x31\n\rbackoff_until\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x16\n\x0enominated_node\x18\x07 \x01(\t\x12\x0c\n\x04node\x18\x08 \x01(\t\x12\x15\n\rbind_revision\x18\t \x01(\x04\x12/\n\x0elast_diagnosis\x18\n \x01(\x0b\x32\x17.berth.v1.Unschedulable\x12\x19\n\x11rejecting_plugins\x18\x0b \x03(\t\x12\x35\n\x11last_attempt_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x31\n\renqueued_time\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x19\n\x11last_bind_failure\x18\x0e \x01(\t\"\x9e\x01\n\x0fSimulateRequest\x12\'\n\rcluster_delta\x18\x01 \x03(\x0b\x32\x10.berth.v1.Object\x12-\n\x10\x63luster_removals\x18\x02 \x03(\x0b\x32\x13.berth.v1.ObjectRef\x12\x1b\n\x04pods\x18\x03 \x03(\x0b\x32\r.berth.v1.Pod\x12\x16\n\x0escheduler_name\x18\x04 \x01(\t\"?\n\x10SimulateResponse\x12+\n\x08\x61ttempts\x18\x01 \x03(\x0b\x32\x19.berth.v1.SimulateAttempt\"\xc2\x01\n\x0fSimulateAttempt\x12\x1d\n\x03pod\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\x12(\n\x06result\x18\x02 \x01(\x0e\x32\x18.berth.v1.SimulateResult\x12\x0c\n\x04node\x18\x03 \x01(\t\x12!\n\x07victims\x18\x04 \x03(\x0b\x32\x10.berth.v1.PodRef\x12$\n\x05nodes\x18\x05 \x03(\x0b\x32\x15.berth.v1.NodeVerdict\x12\x0f\n\x07message\x18\x06 \x01(\t\"\xc8\x01\n\x0bNodeVerdict\x12\x0c\n\x04node\x18\x01 \x01(\t\x12\x10\n\x08\x66\x65\x61sible\x18\x02 \x01(\x08\x12\x0f\n\x07reasons\x18\x03 \x03(\t\x12\x13\n\x0btotal_score\x18\x04 \x01(\x03\x12>\n\rplugin_scores\x18\x05 \x03(\x0b\x32\'.berth.v1.NodeVerdict.PluginScoresEntry\x1a\x33\n\x11PluginScoresEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"y\n\x12ListPendingRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12$\n\x06states\x18\x03 \x03(\x0e\x32\x14.berth.v1.QueueState\x12\x16\n\x0escheduler_name\x18\x04 \x01(\t\"R\n\x13ListPendingResponse\x12\"\n\x04pods\x18\x01 \x03(\x0b\x32\x14.berth.v1.PendingPod\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xfc\x01\n\nPendingPod\x12\x1d\n\x03pod\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\x12\x16\n\x0escheduler_name\x18\x02 \x01(\t\x12#\n\x05state\x18\x03 \x01(\x0e\x32\x14.berth.v1.QueueState\x12\x10\n\x08priority\x18\x04 \x01(\x05\x12\x10\n\x08\x61ttempts\x18\x05 \x01(\r\x12\x31\n\renqueued_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x16\n\x0enominated_node\x18\x07 \x01(\t\x12\x0c\n\x04node\x18\x08 \x01(\t\x12\x15\n\rbind_revision\x18\t \x01(\x04\"M\n\x16ListNominationsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x0c\n\x04node\x18\x03 \x01(\t\"]\n\x17ListNominationsResponse\x12)\n\x0bnominations\x18\x01 \x03(\x0b\x32\x14.berth.v1.Nomination\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"o\n\nNomination\x12\x1d\n\x03pod\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\x12\x0c\n\x04node\x18\x02 \x01(\t\x12\x10\n\x08priority\x18\x03 \x01(\x05\x12\x10\n\x08revision\x18\x04 \x01(\x04\x12\x10\n\x08restored\x18\x05 \x01(\x08\"+\n\x11QueueStatsRequest\x12\x16\n\x0escheduler_name\x18\x01 \x01(\t\"\xf3\x01\n\x12QueueStatsResponse\x12\x0e\n\x06\x61\x63tive\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61\x63koff\x18\x02 \x01(\r\x12\x15\n\runschedulable\x18\x03 \x01(\r\x12\r\n\x05gated\x18\x04 \x01(\r\x12\x11\n\tin_flight\x18\x05 \x01(\r\x12\x0f\n\x07\x62inding\x18\x06 \x01(\r\x12\r\n\x05\x62ound\x18\x07 \x01(\r\x12\x0f\n\x07ignored\x18\x08 \x01(\r\x12\x1a\n\x12\x61ttempts_scheduled\x18\t \x01(\x04\x12\x1e\n\x16\x61ttempts_unschedulable\x18\n \x01(\x04\x12\x16\n\x0e\x61ttempts_error\x18\x0b \x01(\x04\"\xb0\x01\n\x10ListNodesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x41\n\x0cmatch_labels\x18\x03 \x03(\x0b\x32+.berth.v1.ListNodesRequest.MatchLabelsEntry\x1a\x32\n\x10MatchLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"P\n\x11ListNodesResponse\x12\"\n\x05nodes\x18\x01 \x03(\x0b\x32\x13.berth.v1.NodeUsage\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xb9\x04\n\tNodeUsage\x12\x0c\n\x04name\x18\x01 \x01(\t\x12/\n\x06labels\x18\x02 \x03(\x0b\x32\x1f.berth.v1.NodeUsage.LabelsEntry\x12\x1f\n\x06taints\x18\x03 \x03(\x0b\x32\x0f.berth.v1.Taint\x12\x15\n\runschedulable\x18\x04 \x01(\x08\x12\x39\n\x0b\x61llocatable\x18\x05 \x03(\x0b\x32$.berth.v1.NodeUsage.AllocatableEntry\x12\x35\n\trequested\x18\x06 \x03(\x0b\x32\".berth.v1.NodeUsage.RequestedEntry\x12\x45\n\x12non_zero_requested\x18\x07 \x03(\x0b\x32).berth.v1.NodeUsage.NonZeroRequestedEntry\x12\x11\n\tpod_count\x18\x08 \x01(\r\x12\x1b\n\x13nominated_pod_count\x18\t \x01(\r\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a\x32\n\x10\x41llocatableEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x1a\x30\n\x0eRequestedEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x1a\x37\n\x15NonZeroRequestedEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"\x13\n\x11ServerInfoRequest\"W\n\x12ServerInfoResponse\x12\x0f\n\x07version\x18\x01 \x01(\t\x12\x17\n\x0f\x61waiting_relist\x18\x02 \x01(\x08\x12\x17\n\x0fscheduling_held\x18\x03 \x01(\x08*\xf5\x01\n\nQueueState\x12\x1b\n\x17QUEUE_STATE_UNSPECIFIED\x10\x00\x12\x16\n\x12QUEUE_STATE_ACTIVE\x10\x01\x12\x17\n\x13QUEUE_STATE_BACKOFF\x10\x02\x12\x1d\n\x19QUEUE_STATE_UNSCHEDULABLE\x10\x03\x12\x15\n\x11QUEUE_STATE_GATED\x10\x04\x12\x1a\n\x16QUEUE_STATE_SCHEDULING\x10\x05\x12\x17\n\x13QUEUE_STATE_BINDING\x10\x06\x12\x15\n\x11QUEUE_STATE_BOUND\x10\x07\x12\x17\n\x13QUEUE_STATE_IGNORED\x10\x08*\xa9\x01\n\x0eSimulateResult\x12\x1f\n\x1bSIMULATE_RESULT_UNSPECIFIED\x10\x00\x12\x19\n\x15SIMULATE_RESULT_BOUND\x10\x01\x12\x1d\n\x19SIMULATE_RESULT_NOMINATED\x10\x02\x12!\n\x1dSIMULATE_RESULT_UNSCHEDULABLE\x10\x03\x12\x19\n\x15SIMULATE_RESULT_GATED\x10\x04\x32\x8d\x04\n\x0c\x41\x64minService\x12>\n\x07\x45xplain\x12\x18.berth.v1.ExplainRequest\x1a\x19.berth.v1.ExplainResponse\x12\x41\n\x08Simulate\x12\x19.berth.v1.SimulateRequest\x1a\x1a.berth.v1.SimulateResponse\x12J\n\x0bListPending\x12\x1c.berth.v1.ListPendingRequest\x1a\x1d.berth.v1.ListPendingResponse\x12V\n\x0fListNominations\x12 .berth.v1.ListNominationsRequest\x1a!.berth.v1.ListNominationsResponse\x12G\n\nQueueStats\x12\x1b.berth.v1.QueueStatsRequest\x1a\x1c.berth.v1.QueueStatsResponse\x12\x44\n\tListNodes\x12\x1a.berth.v1.ListNodesRequest\x1a\x1b.berth.v1.ListNodesResponse\x12G\n\nServerInfo\x12\x1b.berth.v1.ServerInfoRequest\x1a\x1c.berth.v1.ServerInfoResponseB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x62\x65rth/v1/admin_service.proto\x12\x08\x62\x65rth.v1\x1a\x17\x62\x65rth/v1/decision.proto\x1a\x14\x62\x65rth/v1/group.proto\x1a\x13\x62\x65rth/v1/node.proto\x1a\x15\x62\x65rth/v1/object.proto\x1a\x12\x62\x65rth/v1/pod.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"/\n\x0e\x45xplainRequest\x12\x1d\n\x03pod\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\"\x97\x04\n\x0f\x45xplainResponse\x12\x1d\n\x03pod\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\x12\x16\n\x0escheduler_name\x18\x02 \x01(\t\x12\x10\n\x08priority\x18\x03 \x01(\x05\x12#\n\x05state\x18\x04 \x01(\x0e\x32\x14.berth.v1.QueueState\x12\x10\n\x08\x61ttempts\x18\x05 \x01(\r\x12\x31\n\rbackoff_until\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x16\n\x0enominated_node\x18\x07 \x01(\t\x12\x0c\n\x04node\x18\x08 \x01(\t\x12\x15\n\rbind_revision\x18\t \x01(\x04\x12/\n\x0elast_diagnosis\x18\n \x01(\x0b\x32\x17.berth.v1.Unschedulable\x12\x19\n\x11rejecting_plugins\x18\x0b \x03(\t\x12\x35\n\x11last_attempt_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x31\n\renqueued_time\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x19\n\x11last_bind_failure\x18\x0e \x01(\t\x12\x16\n\x0egating_message\x18\x0f \x01(\t\x12+\n\tpod_group\x18\x10 \x01(\x0b\x32\x18.berth.v1.PodGroupStatus\"\x9e\x01\n\x0fSimulateRequest\x12\'\n\rcluster_delta\x18\x01 \x03(\x0b\x32\x10.berth.v1.Object\x12-\n\x10\x63luster_removals\x18\x02 \x03(\x0b\x32\x13.berth.v1.ObjectRef\x12\x1b\n\x04pods\x18\x03 \x03(\x0b\x32\r.berth.v1.Pod\x12\x16\n\x0escheduler_name\x18\x04 \x01(\t\"?\n\x10SimulateResponse\x12+\n\x08\x61ttempts\x18\x01 \x03(\x0b\x32\x19.berth.v1.SimulateAttempt\"\xc2\x01\n\x0fSimulateAttempt\x12\x1d\n\x03pod\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\x12(\n\x06result\x18\x02 \x01(\x0e\x32\x18.berth.v1.SimulateResult\x12\x0c\n\x04node\x18\x03 \x01(\t\x12!\n\x07victims\x18\x04 \x03(\x0b\x32\x10.berth.v1.PodRef\x12$\n\x05nodes\x18\x05 \x03(\x0b\x32\x15.berth.v1.NodeVerdict\x12\x0f\n\x07message\x18\x06 \x01(\t\"\xc8\x01\n\x0bNodeVerdict\x12\x0c\n\x04node\x18\x01 \x01(\t\x12\x10\n\x08\x66\x65\x61sible\x18\x02 \x01(\x08\x12\x0f\n\x07reasons\x18\x03 \x03(\t\x12\x13\n\x0btotal_score\x18\x04 \x01(\x03\x12>\n\rplugin_scores\x18\x05 \x03(\x0b\x32\'.berth.v1.NodeVerdict.PluginScoresEntry\x1a\x33\n\x11PluginScoresEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"y\n\x12ListPendingRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12$\n\x06states\x18\x03 \x03(\x0e\x32\x14.berth.v1.QueueState\x12\x16\n\x0escheduler_name\x18\x04 \x01(\t\"R\n\x13ListPendingResponse\x12\"\n\x04pods\x18\x01 \x03(\x0b\x32\x14.berth.v1.PendingPod\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xfc\x01\n\nPendingPod\x12\x1d\n\x03pod\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\x12\x16\n\x0escheduler_name\x18\x02 \x01(\t\x12#\n\x05state\x18\x03 \x01(\x0e\x32\x14.berth.v1.QueueState\x12\x10\n\x08priority\x18\x04 \x01(\x05\x12\x10\n\x08\x61ttempts\x18\x05 \x01(\r\x12\x31\n\renqueued_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x16\n\x0enominated_node\x18\x07 \x01(\t\x12\x0c\n\x04node\x18\x08 \x01(\t\x12\x15\n\rbind_revision\x18\t \x01(\x04\"M\n\x16ListNominationsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x0c\n\x04node\x18\x03 \x01(\t\"]\n\x17ListNominationsResponse\x12)\n\x0bnominations\x18\x01 \x03(\x0b\x32\x14.berth.v1.Nomination\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"o\n\nNomination\x12\x1d\n\x03pod\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\x12\x0c\n\x04node\x18\x02 \x01(\t\x12\x10\n\x08priority\x18\x03 \x01(\x05\x12\x10\n\x08revision\x18\x04 \x01(\x04\x12\x10\n\x08restored\x18\x05 \x01(\x08\"+\n\x11QueueStatsRequest\x12\x16\n\x0escheduler_name\x18\x01 \x01(\t\"\xf3\x01\n\x12QueueStatsResponse\x12\x0e\n\x06\x61\x63tive\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61\x63koff\x18\x02 \x01(\r\x12\x15\n\runschedulable\x18\x03 \x01(\r\x12\r\n\x05gated\x18\x04 \x01(\r\x12\x11\n\tin_flight\x18\x05 \x01(\r\x12\x0f\n\x07\x62inding\x18\x06 \x01(\r\x12\r\n\x05\x62ound\x18\x07 \x01(\r\x12\x0f\n\x07ignored\x18\x08 \x01(\r\x12\x1a\n\x12\x61ttempts_scheduled\x18\t \x01(\x04\x12\x1e\n\x16\x61ttempts_unschedulable\x18\n \x01(\x04\x12\x16\n\x0e\x61ttempts_error\x18\x0b \x01(\x04\"\xb0\x01\n\x10ListNodesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x41\n\x0cmatch_labels\x18\x03 \x03(\x0b\x32+.berth.v1.ListNodesRequest.MatchLabelsEntry\x1a\x32\n\x10MatchLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"P\n\x11ListNodesResponse\x12\"\n\x05nodes\x18\x01 \x03(\x0b\x32\x13.berth.v1.NodeUsage\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xb9\x04\n\tNodeUsage\x12\x0c\n\x04name\x18\x01 \x01(\t\x12/\n\x06labels\x18\x02 \x03(\x0b\x32\x1f.berth.v1.NodeUsage.LabelsEntry\x12\x1f\n\x06taints\x18\x03 \x03(\x0b\x32\x0f.berth.v1.Taint\x12\x15\n\runschedulable\x18\x04 \x01(\x08\x12\x39\n\x0b\x61llocatable\x18\x05 \x03(\x0b\x32$.berth.v1.NodeUsage.AllocatableEntry\x12\x35\n\trequested\x18\x06 \x03(\x0b\x32\".berth.v1.NodeUsage.RequestedEntry\x12\x45\n\x12non_zero_requested\x18\x07 \x03(\x0b\x32).berth.v1.NodeUsage.NonZeroRequestedEntry\x12\x11\n\tpod_count\x18\x08 \x01(\r\x12\x1b\n\x13nominated_pod_count\x18\t \x01(\r\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a\x32\n\x10\x41llocatableEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x1a\x30\n\x0eRequestedEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x1a\x37\n\x15NonZeroRequestedEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"\x13\n\x11ServerInfoRequest\"W\n\x12ServerInfoResponse\x12\x0f\n\x07version\x18\x01 \x01(\t\x12\x17\n\x0f\x61waiting_relist\x18\x02 \x01(\x08\x12\x17\n\x0fscheduling_held\x18\x03 \x01(\x08*\xf5\x01\n\nQueueState\x12\x1b\n\x17QUEUE_STATE_UNSPECIFIED\x10\x00\x12\x16\n\x12QUEUE_STATE_ACTIVE\x10\x01\x12\x17\n\x13QUEUE_STATE_BACKOFF\x10\x02\x12\x1d\n\x19QUEUE_STATE_UNSCHEDULABLE\x10\x03\x12\x15\n\x11QUEUE_STATE_GATED\x10\x04\x12\x1a\n\x16QUEUE_STATE_SCHEDULING\x10\x05\x12\x17\n\x13QUEUE_STATE_BINDING\x10\x06\x12\x15\n\x11QUEUE_STATE_BOUND\x10\x07\x12\x17\n\x13QUEUE_STATE_IGNORED\x10\x08*\xa9\x01\n\x0eSimulateResult\x12\x1f\n\x1bSIMULATE_RESULT_UNSPECIFIED\x10\x00\x12\x19\n\x15SIMULATE_RESULT_BOUND\x10\x01\x12\x1d\n\x19SIMULATE_RESULT_NOMINATED\x10\x02\x12!\n\x1dSIMULATE_RESULT_UNSCHEDULABLE\x10\x03\x12\x19\n\x15SIMULATE_RESULT_GATED\x10\x04\x32\x8d\x04\n\x0c\x41\x64minService\x12>\n\x07\x45xplain\x12\x18.berth.v1.ExplainRequest\x1a\x19.berth.v1.ExplainResponse\x12\x41\n\x08Simulate\x12\x19.berth.v1.SimulateRequest\x1a\x1a.berth.v1.SimulateResponse\x12J\n\x0bListPending\x12\x1c.berth.v1.ListPendingRequest\x1a\x1d.berth.v1.ListPendingResponse\x12V\n\x0fListNominations\x12 .berth.v1.ListNominationsRequest\x1a!.berth.v1.ListNominationsResponse\x12G\n\nQueueStats\x12\x1b.berth.v1.QueueStatsRequest\x1a\x1c.berth.v1.QueueStatsResponse\x12\x44\n\tListNodes\x12\x1a.berth.v1.ListNodesRequest\x1a\x1b.berth.v1.ListNodesResponse\x12G\n\nServerInfo\x12\x1b.berth.v1.ServerInfoRequest\x1a\x1c.berth.v1.ServerInfoResponseB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'berth.v1.admin_service_pb2', globals())
@@ -38,60 +39,60 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _NODEUSAGE_REQUESTEDENTRY._serialized_options = b'8\001'
   _NODEUSAGE_NONZEROREQUESTEDENTRY._options = None
   _NODEUSAGE_NONZEROREQUESTEDENTRY._serialized_options = b'8\001'
-  _QUEUESTATE._serialized_start=3292
-  _QUEUESTATE._serialized_end=3537
-  _SIMULATERESULT._serialized_start=3540
-  _SIMULATERESULT._serialized_end=3709
-  _EXPLAINREQUEST._serialized_start=164
-  _EXPLAINREQUEST._serialized_end=211
-  _EXPLAINRESPONSE._serialized_start=214
-  _EXPLAINRESPONSE._serialized_end=680
-  _SIMULATEREQUEST._serialized_start=683
-  _SIMULATEREQUEST._serialized_end=841
-  _SIMULATERESPONSE._serialized_start=843
-  _SIMULATERESPONSE._serialized_end=906
-  _SIMULATEATTEMPT._serialized_start=909
-  _SIMULATEATTEMPT._serialized_end=1103
-  _NODEVERDICT._serialized_start=1106
-  _NODEVERDICT._serialized_end=1306
-  _NODEVERDICT_PLUGINSCORESENTRY._serialized_start=1255
-  _NODEVERDICT_PLUGINSCORESENTRY._serialized_end=1306
-  _LISTPENDINGREQUEST._serialized_start=1308
-  _LISTPENDINGREQUEST._serialized_end=1429
-  _LISTPENDINGRESPONSE._serialized_start=1431
-  _LISTPENDINGRESPONSE._serialized_end=1513
-  _PENDINGPOD._serialized_start=1516
-  _PENDINGPOD._serialized_end=1768
-  _LISTNOMINATIONSREQUEST._serialized_start=1770
-  _LISTNOMINATIONSREQUEST._serialized_end=1847
-  _LISTNOMINATIONSRESPONSE._serialized_start=1849
-  _LISTNOMINATIONSRESPONSE._serialized_end=1942
-  _NOMINATION._serialized_start=1944
-  _NOMINATION._serialized_end=2055
-  _QUEUESTATSREQUEST._serialized_start=2057
-  _QUEUESTATSREQUEST._serialized_end=2100
-  _QUEUESTATSRESPONSE._serialized_start=2103
-  _QUEUESTATSRESPONSE._serialized_end=2346
-  _LISTNODESREQUEST._serialized_start=2349
-  _LISTNODESREQUEST._serialized_end=2525
-  _LISTNODESREQUEST_MATCHLABELSENTRY._serialized_start=2475
-  _LISTNODESREQUEST_MATCHLABELSENTRY._serialized_end=2525
-  _LISTNODESRESPONSE._serialized_start=2527
-  _LISTNODESRESPONSE._serialized_end=2607
-  _NODEUSAGE._serialized_start=2610
-  _NODEUSAGE._serialized_end=3179
-  _NODEUSAGE_LABELSENTRY._serialized_start=2975
-  _NODEUSAGE_LABELSENTRY._serialized_end=3020
-  _NODEUSAGE_ALLOCATABLEENTRY._serialized_start=3022
-  _NODEUSAGE_ALLOCATABLEENTRY._serialized_end=3072
-  _NODEUSAGE_REQUESTEDENTRY._serialized_start=3074
-  _NODEUSAGE_REQUESTEDENTRY._serialized_end=3122
-  _NODEUSAGE_NONZEROREQUESTEDENTRY._serialized_start=3124
-  _NODEUSAGE_NONZEROREQUESTEDENTRY._serialized_end=3179
-  _SERVERINFOREQUEST._serialized_start=3181
-  _SERVERINFOREQUEST._serialized_end=3200
-  _SERVERINFORESPONSE._serialized_start=3202
-  _SERVERINFORESPONSE._serialized_end=3289
-  _ADMINSERVICE._serialized_start=3712
-  _ADMINSERVICE._serialized_end=4237
+  _QUEUESTATE._serialized_start=3383
+  _QUEUESTATE._serialized_end=3628
+  _SIMULATERESULT._serialized_start=3631
+  _SIMULATERESULT._serialized_end=3800
+  _EXPLAINREQUEST._serialized_start=186
+  _EXPLAINREQUEST._serialized_end=233
+  _EXPLAINRESPONSE._serialized_start=236
+  _EXPLAINRESPONSE._serialized_end=771
+  _SIMULATEREQUEST._serialized_start=774
+  _SIMULATEREQUEST._serialized_end=932
+  _SIMULATERESPONSE._serialized_start=934
+  _SIMULATERESPONSE._serialized_end=997
+  _SIMULATEATTEMPT._serialized_start=1000
+  _SIMULATEATTEMPT._serialized_end=1194
+  _NODEVERDICT._serialized_start=1197
+  _NODEVERDICT._serialized_end=1397
+  _NODEVERDICT_PLUGINSCORESENTRY._serialized_start=1346
+  _NODEVERDICT_PLUGINSCORESENTRY._serialized_end=1397
+  _LISTPENDINGREQUEST._serialized_start=1399
+  _LISTPENDINGREQUEST._serialized_end=1520
+  _LISTPENDINGRESPONSE._serialized_start=1522
+  _LISTPENDINGRESPONSE._serialized_end=1604
+  _PENDINGPOD._serialized_start=1607
+  _PENDINGPOD._serialized_end=1859
+  _LISTNOMINATIONSREQUEST._serialized_start=1861
+  _LISTNOMINATIONSREQUEST._serialized_end=1938
+  _LISTNOMINATIONSRESPONSE._serialized_start=1940
+  _LISTNOMINATIONSRESPONSE._serialized_end=2033
+  _NOMINATION._serialized_start=2035
+  _NOMINATION._serialized_end=2146
+  _QUEUESTATSREQUEST._serialized_start=2148
+  _QUEUESTATSREQUEST._serialized_end=2191
+  _QUEUESTATSRESPONSE._serialized_start=2194
+  _QUEUESTATSRESPONSE._serialized_end=2437
+  _LISTNODESREQUEST._serialized_start=2440
+  _LISTNODESREQUEST._serialized_end=2616
+  _LISTNODESREQUEST_MATCHLABELSENTRY._serialized_start=2566
+  _LISTNODESREQUEST_MATCHLABELSENTRY._serialized_end=2616
+  _LISTNODESRESPONSE._serialized_start=2618
+  _LISTNODESRESPONSE._serialized_end=2698
+  _NODEUSAGE._serialized_start=2701
+  _NODEUSAGE._serialized_end=3270
+  _NODEUSAGE_LABELSENTRY._serialized_start=3066
+  _NODEUSAGE_LABELSENTRY._serialized_end=3111
+  _NODEUSAGE_ALLOCATABLEENTRY._serialized_start=3113
+  _NODEUSAGE_ALLOCATABLEENTRY._serialized_end=3163
+  _NODEUSAGE_REQUESTEDENTRY._serialized_start=3165
+  _NODEUSAGE_REQUESTEDENTRY._serialized_end=3213
+  _NODEUSAGE_NONZEROREQUESTEDENTRY._serialized_start=3215
+  _NODEUSAGE_NONZEROREQUESTEDENTRY._serialized_end=3270
+  _SERVERINFOREQUEST._serialized_start=3272
+  _SERVERINFOREQUEST._serialized_end=3291
+  _SERVERINFORESPONSE._serialized_start=3293
+  _SERVERINFORESPONSE._serialized_end=3380
+  _ADMINSERVICE._serialized_start=3803
+  _ADMINSERVICE._serialized_end=4328
 # @@protoc_insertion_point(module_scope)

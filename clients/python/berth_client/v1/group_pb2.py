@@ -13,7 +13,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x62\x65rth/v1/group.proto\x12\x08\x62\x65rth.v1\"T\n\x08PodGroup\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x11\n\tmin_count\x18\x03 \x01(\x05\x12\x14\n\x0ctopology_key\x18\x04 \x01(\tB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x62\x65rth/v1/group.proto\x12\x08\x62\x65rth.v1\"T\n\x08PodGroup\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x11\n\tmin_count\x18\x03 \x01(\x05\x12\x14\n\x0ctopology_key\x18\x04 \x01(\t\"b\n\x0ePodGroupStatus\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06\x65xists\x18\x02 \x01(\x08\x12\x11\n\tmin_count\x18\x03 \x01(\x05\x12\x0f\n\x07members\x18\x04 \x01(\x05\x12\x0e\n\x06placed\x18\x05 \x01(\x05\x42\x32Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'berth.v1.group_pb2', globals())
@@ -23,4 +23,6 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   DESCRIPTOR._serialized_options = b'Z0github.com/berthsched/berth/api/berth/v1;berthv1'
   _PODGROUP._serialized_start=34
   _PODGROUP._serialized_end=118
+  _PODGROUPSTATUS._serialized_start=120
+  _PODGROUPSTATUS._serialized_end=218
 # @@protoc_insertion_point(module_scope)

@@ -15,3 +15,17 @@ class PodGroup(_message.Message):
     namespace: str
     topology_key: str
     def __init__(self, namespace: _Optional[str] = ..., name: _Optional[str] = ..., min_count: _Optional[int] = ..., topology_key: _Optional[str] = ...) -> None: ...
+
+class PodGroupStatus(_message.Message):
+    __slots__ = ["exists", "members", "min_count", "name", "placed"]
+    EXISTS_FIELD_NUMBER: _ClassVar[int]
+    MEMBERS_FIELD_NUMBER: _ClassVar[int]
+    MIN_COUNT_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PLACED_FIELD_NUMBER: _ClassVar[int]
+    exists: bool
+    members: int
+    min_count: int
+    name: str
+    placed: int
+    def __init__(self, name: _Optional[str] = ..., exists: bool = ..., min_count: _Optional[int] = ..., members: _Optional[int] = ..., placed: _Optional[int] = ...) -> None: ...

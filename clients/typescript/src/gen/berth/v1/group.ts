@@ -43,6 +43,29 @@ export interface PodGroup {
   topologyKey: string;
 }
 
+/**
+ * PodGroupStatus is where a pod group stands, as Explain shows it for a
+ * member.
+ */
+export interface PodGroupStatus {
+  /** The group's name (in the pod's namespace). */
+  name: string;
+  /**
+   * Whether Berth holds the group; a member of a group it does not hold
+   * waits for it.
+   */
+  exists: boolean;
+  /** The group's min_count; 0 when it does not exist. */
+  minCount: number;
+  /** How many pods name the group, pending or placed. */
+  members: number;
+  /**
+   * How many of them are bound or binding. From min_count on, the group is
+   * placed and its pending members are scheduled one by one.
+   */
+  placed: number;
+}
+
 function createBasePodGroup(): PodGroup {
   return { namespace: "", name: "", minCount: 0, topologyKey: "" };
 }
@@ -164,6 +187,143 @@ export const PodGroup: MessageFns<PodGroup> = {
     message.name = object.name ?? "";
     message.minCount = object.minCount ?? 0;
     message.topologyKey = object.topologyKey ?? "";
+    return message;
+  },
+};
+
+function createBasePodGroupStatus(): PodGroupStatus {
+  return { name: "", exists: false, minCount: 0, members: 0, placed: 0 };
+}
+
+export const PodGroupStatus: MessageFns<PodGroupStatus> = {
+  encode(message: PodGroupStatus, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.exists !== false) {
+      writer.uint32(16).bool(message.exists);
+    }
+    if (message.minCount !== 0) {
+      writer.uint32(24).int32(message.minCount);
+    }
+    if (message.members !== 0) {
+      writer.uint32(32).int32(message.members);
+    }
+    if (message.placed !== 0) {
+      writer.uint32(40).int32(message.placed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PodGroupStatus {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePodGroupStatus();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.exists = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.minCount = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.members = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.placed = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PodGroupStatus {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      exists: isSet(object.exists) ? globalThis.Boolean(object.exists) : false,
+      minCount: isSet(object.minCount)
+        ? globalThis.Number(object.minCount)
+        : isSet(object.min_count)
+        ? globalThis.Number(object.min_count)
+        : 0,
+      members: isSet(object.members) ? globalThis.Number(object.members) : 0,
+      placed: isSet(object.placed) ? globalThis.Number(object.placed) : 0,
+    };
+  },
+
+  toJSON(message: PodGroupStatus): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.exists !== false) {
+      obj.exists = message.exists;
+    }
+    if (message.minCount !== 0) {
+      obj.minCount = Math.round(message.minCount);
+    }
+    if (message.members !== 0) {
+      obj.members = Math.round(message.members);
+    }
+    if (message.placed !== 0) {
+      obj.placed = Math.round(message.placed);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PodGroupStatus>, I>>(base?: I): PodGroupStatus {
+    return PodGroupStatus.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PodGroupStatus>, I>>(object: I): PodGroupStatus {
+    const message = createBasePodGroupStatus();
+    message.name = object.name ?? "";
+    message.exists = object.exists ?? false;
+    message.minCount = object.minCount ?? 0;
+    message.members = object.members ?? 0;
+    message.placed = object.placed ?? 0;
     return message;
   },
 };
