@@ -47,6 +47,10 @@ type Result struct {
 	Misses []Miss
 	// Scheduled: at least Need members fit.
 	Scheduled bool
+	// Domain is the value of the group's topology key the members were
+	// placed in (the best one tried when not Scheduled); empty without a
+	// topology key.
+	Domain string
 }
 
 // Message says why a group was not placed, or which members were left
@@ -58,6 +62,16 @@ func (r *Result) Message() string {
 		fmt.Fprintf(&b, "pod group %s: placed %d members; %d did not fit", r.Group.Key(), len(r.Placed), len(r.Misses))
 	} else {
 		fmt.Fprintf(&b, "pod group %s: %d of %d pending members fit, %d needed (min_count %d)", r.Group.Key(), r.Fit, r.Fit+len(r.Misses), r.Need, r.Group.MinCount)
+	}
+	if k := r.Group.TopologyKey; k != "" {
+		if r.Domain == "" {
+			fmt.Fprintf(&b, "; no node has label %s", k)
+		} else {
+			fmt.Fprintf(&b, " in %s=%s", k, r.Domain)
+		}
+		if !r.Scheduled {
+			b.WriteString(", the best of its domains")
+		}
 	}
 	byWhy := map[string][]string{}
 	var whys []string

@@ -22,6 +22,9 @@ const (
 // errNoNodesAvailable is kube's message when the cluster has no node.
 var errNoNodesAvailable = errors.New("no nodes available to schedule pods")
 
+// errOutsideDomain rejects the nodes outside a pod group's topology domain.
+const errOutsideDomain = "node(s) outside the pod group's topology domain"
+
 // clearNomination is the NominatingInfo of failures that drop the pod's
 // nomination (errors, no nodes, reserve/permit/bind failures).
 var clearNomination = &framework.NominatingInfo{Mode: framework.ModeOverride}
@@ -340,6 +343,10 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, state *framework.Cy
 		}
 		d.NodeToStatus.AbsentStatus = framework.NewStatus(framework.UnschedulableAndUnresolvable,
 			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sortedKeys(rejectors)))
+	}
+	if att.within != nil {
+		nodes = slices.DeleteFunc(slices.Clone(nodes), func(ni *framework.NodeInfo) bool { return !att.within[ni.Name()] })
+		d.NodeToStatus.AbsentStatus = framework.NewStatus(framework.UnschedulableAndUnresolvable, errOutsideDomain)
 	}
 	feasible, err := s.findNodesThatPassFilters(ctx, state, fwk, pod, d, nodes, att.whatIf)
 	// Advance the start index even on error, so every node gets its turn.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/berthsched/berth/core/framework"
@@ -143,7 +144,7 @@ func (s *Scheduler) scheduleGroup(ctx context.Context, fwk framework.Framework, 
 	gang.Order(members)
 	p := &groupPlacer{s: s, fwk: fwk, infos: infos, states: map[string]*framework.CycleState{},
 		assumed: map[string]*framework.QueuedPodInfo{}, fails: map[string]*failure{}}
-	res := gang.Place(ctx, g, need, members, p)
+	res := s.placeGroup(ctx, g, need, members, p)
 	att.Message = res.Message()
 	if res.Scheduled {
 		att.Result = ResultScheduled
@@ -204,6 +205,54 @@ func (s *Scheduler) failGroup(ctx context.Context, fwk framework.Framework, res 
 	}
 }
 
+// placeGroup is gang.Place, within one domain of the group's topology key
+// when it has one: the domains (the key's values among the nodes) are tried
+// in name order and the first where the group fits wins; each try leaves
+// nothing behind unless it wins.
+func (s *Scheduler) placeGroup(ctx context.Context, g *model.PodGroup, need int, members []*model.Pod, p *groupPlacer) *gang.Result {
+	if g.TopologyKey == "" {
+		return gang.Place(ctx, g, need, members, p)
+	}
+	if err := s.cache.UpdateSnapshot(s.snapshot); err != nil {
+		s.logger.Error("updating the snapshot failed", "err", err)
+	}
+	nodesIn := map[string]map[string]bool{}
+	var domains []string
+	for _, ni := range s.snapshot.List() {
+		v, ok := ni.Node().Labels[g.TopologyKey]
+		if !ok {
+			continue
+		}
+		if nodesIn[v] == nil {
+			nodesIn[v] = map[string]bool{}
+			domains = append(domains, v)
+		}
+		nodesIn[v][ni.Name()] = true
+	}
+	slices.Sort(domains)
+	best := &gang.Result{Group: g, Need: need}
+	var bestFails map[string]*failure
+	for _, d := range domains {
+		p.within, p.fails = nodesIn[d], map[string]*failure{}
+		r := gang.Place(ctx, g, need, members, p)
+		r.Domain = d
+		if r.Scheduled {
+			return r
+		}
+		if bestFails == nil || r.Fit > best.Fit {
+			best, bestFails = r, p.fails
+		}
+	}
+	p.fails = bestFails
+	if p.fails == nil {
+		p.fails = map[string]*failure{}
+		for _, m := range members {
+			best.Misses = append(best.Misses, gang.Miss{Pod: m, Why: "no node in a topology domain"})
+		}
+	}
+	return best
+}
+
 // groupPlacer is gang.Placer over the loop: each member's try is a
 // scheduling cycle without PostFilter, its pod assumed in the cache so the
 // next member's snapshot holds it.
@@ -214,12 +263,15 @@ type groupPlacer struct {
 	states  map[string]*framework.CycleState
 	assumed map[string]*framework.QueuedPodInfo
 	fails   map[string]*failure
+	// within, when set, keeps the members to these nodes (one domain of
+	// the group's topology key).
+	within map[string]bool
 }
 
 func (p *groupPlacer) Place(ctx context.Context, member *model.Pod) (string, bool, string) {
 	qpi := p.infos[member.UID]
 	state := framework.NewCycleState()
-	att := &Attempt{Pod: member, Profile: p.fwk.ProfileName(), Start: p.s.clock.Now(), lean: true, inGroup: true}
+	att := &Attempt{Pod: member, Profile: p.fwk.ProfileName(), Start: p.s.clock.Now(), lean: true, inGroup: true, within: p.within}
 	host, assumed, fail := p.s.schedulingCycle(ctx, state, p.fwk, qpi, att)
 	if fail != nil {
 		p.fails[member.UID] = fail

@@ -251,3 +251,44 @@ func TestGroupMemberBindFailure(t *testing.T) {
 		t.Errorf("retry: %s %s on %s, want g-1 scheduled alone to n1", att.Pod.Name, att.Result, att.Node)
 	}
 }
+
+// With a topology key, a group's members all land in one domain: the
+// first (by name) where the group fits; a group that fits only across
+// domains is not placed.
+func TestGroupTopology(t *testing.T) {
+	zoned := func(name, zone string) *model.Node {
+		return mt.MakeNode(name).Label("zone", zone).Capacity(mt.Res(1000, 64*mt.Gi)).Obj()
+	}
+	e, gs := newGangEnv(t)
+	e.addNodes(zoned("a1", "a"), zoned("a2", "a"), zoned("b1", "b"), zoned("b2", "b"), zoned("b3", "b"))
+	if err := e.s.SetPodGroup(context.Background(), &model.PodGroup{Namespace: "default", Name: "g", MinCount: 3, TopologyKey: "zone"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		e.addPods(member("g", i))
+	}
+	if att := e.scheduleOne(); att.Result != ResultScheduled {
+		t.Fatalf("%s %q", att.Result, att.Message)
+	}
+	if diff := cmp.Diff([][]string{{"g-0->b1", "g-1->b2", "g-2->b3"}}, gs.commits); diff != "" {
+		t.Errorf("commits (-want +got):\n%s", diff)
+	}
+	e.confirmBinds()
+
+	if err := e.s.SetPodGroup(context.Background(), &model.PodGroup{Namespace: "default", Name: "h", MinCount: 3, TopologyKey: "zone"}); err != nil {
+		t.Fatal(err)
+	}
+	e.addNodes(zoned("c1", "c")) // 3 free nodes, at most 2 in one zone
+	for i := range 3 {
+		e.addPods(member("h", i))
+	}
+	att := e.scheduleOne()
+	want := "pod group default/h: 2 of 3 pending members fit, 3 needed (min_count 3) in zone=a, the best of its domains; " +
+		"h-2: 0/6 nodes are available: 2 Insufficient cpu, 4 node(s) outside the pod group's topology domain."
+	if att.Result != ResultUnschedulable || !strings.HasPrefix(att.Message, want) {
+		t.Errorf("across domains: %s %q, want unschedulable %q...", att.Result, att.Message, want)
+	}
+	if a := e.s.cache.Counts().AssumedPods; a != 0 || len(gs.commits) != 1 {
+		t.Errorf("after the failed group: %d assumed, commits %v", a, gs.commits)
+	}
+}
