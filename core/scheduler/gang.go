@@ -133,11 +133,7 @@ func (s *Scheduler) scheduleGroup(ctx context.Context, fwk framework.Framework, 
 	}
 	infos := map[string]*framework.QueuedPodInfo{pod.UID: qpi}
 	members := []*model.Pod{pod}
-	for _, m := range s.queue.Take(s.groups.Members(g.Key())) {
-		if m.Pod.Terminating || s.cache.IsAssumed(m.Pod.UID) || profileName(m.Pod) != att.Profile {
-			s.queue.Done(m.Pod.UID)
-			continue
-		}
+	for _, m := range s.queue.Take(s.groupPeers(pod, att.Profile)) {
 		infos[m.Pod.UID] = m
 		members = append(members, m.Pod)
 	}
@@ -157,6 +153,21 @@ func (s *Scheduler) scheduleGroup(ctx context.Context, fwk framework.Framework, 
 		s.failGroup(ctx, fwk, res, p, members)
 	}
 	return s.endGroupAttempt(att)
+}
+
+// groupPeers lists the other pending members of pod's group that its
+// cycle may take: same profile, neither assumed nor being deleted (the
+// others stay queued and are tried on their own turn).
+func (s *Scheduler) groupPeers(pod *model.Pod, profile string) []string {
+	var out []string
+	for _, uid := range s.groups.Members(pod.GroupKey()) {
+		p, ok := s.state.lookup(uid)
+		if !ok || uid == pod.UID || p.NodeName != "" || p.Terminating || s.cache.IsAssumed(uid) || profileName(p) != profile {
+			continue
+		}
+		out = append(out, uid)
+	}
+	return out
 }
 
 func (s *Scheduler) endGroupAttempt(att *Attempt) *Attempt {
