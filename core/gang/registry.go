@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/berthsched/berth/core/model"
@@ -112,7 +113,7 @@ func (r *Registry) List() []*model.PodGroup {
 	for _, g := range r.groups {
 		out = append(out, g)
 	}
-	slices.SortFunc(out, func(a, b *model.PodGroup) int { return compareStrings(a.Key(), b.Key()) })
+	slices.SortFunc(out, func(a, b *model.PodGroup) int { return strings.Compare(a.Key(), b.Key()) })
 	return out
 }
 
@@ -163,14 +164,4 @@ func (r *Registry) NumMembers(key string) int {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return len(r.members[key])
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
