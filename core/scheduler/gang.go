@@ -150,7 +150,8 @@ func (s *Scheduler) scheduleGroup(ctx context.Context, fwk framework.Framework, 
 	} else {
 		att.Result = ResultUnschedulable
 		att.Status = framework.NewStatus(framework.Unschedulable, res.Message())
-		s.failGroup(ctx, fwk, res, p, members)
+		plan := s.preemptForGroup(ctx, fwk, res, members)
+		s.failGroup(ctx, fwk, res, p, members, plan)
 	}
 	return s.endGroupAttempt(att)
 }
@@ -187,7 +188,7 @@ func (s *Scheduler) failGroupMisses(ctx context.Context, fwk framework.Framework
 // failGroup requeues every member of a group that did not fit, each with
 // the group's message and the rejections of the members that missed (so
 // the events those plugins care about bring the whole group back).
-func (s *Scheduler) failGroup(ctx context.Context, fwk framework.Framework, res *gang.Result, p *groupPlacer, members []*model.Pod) {
+func (s *Scheduler) failGroup(ctx context.Context, fwk framework.Framework, res *gang.Result, p *groupPlacer, members []*model.Pod, plan *groupPlan) {
 	var base *framework.FitError
 	rejectors := map[string]struct{}{}
 	for _, m := range res.Misses {
@@ -211,6 +212,10 @@ func (s *Scheduler) failGroup(ctx context.Context, fwk framework.Framework, res 
 		}
 		if pf := p.fails[m.UID]; pf != nil && pf.fitErr == nil && !pf.status.IsRejected() {
 			f = pf // an internal error: retried after backoff
+		}
+		if node := plan.nodeOf(m.UID); node != "" {
+			// Preempted for: the member waits nominated to its node.
+			f.nominating = &framework.NominatingInfo{NominatedNodeName: node, Mode: framework.ModeOverride}
 		}
 		s.handleFailure(ctx, fwk, p.infos[m.UID], f, true)
 	}

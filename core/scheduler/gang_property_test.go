@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	mt "github.com/berthsched/berth/core/model/modeltest"
@@ -16,6 +17,7 @@ type gangWorld struct {
 	slots  map[string]int64 // node -> capacity in millicores
 	groups map[string]gangSpec
 	next   int
+	seen   int // decisions acted on
 }
 
 type gangSpec struct {
@@ -32,7 +34,9 @@ func (w *gangWorld) addGroup() {
 	w.e.setGroup(name, int32(spec.min))
 	prio := int32(w.rng.IntN(4))
 	for i := range spec.size {
-		w.e.addPods(mt.MakePod(fmt.Sprintf("%s-%d", name, i)).Group(name).Priority(prio).Req(mt.Res(spec.req, mt.Gi)).Obj())
+		p := mt.MakePod(fmt.Sprintf("%s-%d", name, i)).Group(name).Req(mt.Res(spec.req, mt.Gi)).Obj()
+		p.RequestedPriority = &prio // admission keeps a priority the caller gave
+		w.e.addPods(p)
 	}
 }
 
@@ -77,6 +81,7 @@ func (w *gangWorld) drain(step int) {
 			return
 		}
 		w.e.scheduleOne()
+		w.evictions()
 		w.e.confirmBinds()
 		w.check(step)
 	}
@@ -102,6 +107,31 @@ func (w *gangWorld) stuck() string {
 	return ""
 }
 
+// evictions acts on the Evicts not seen yet as an orchestrator does: the
+// job of an evicted pod ends, so its whole group goes.
+// A group is evicted whole: every bound member of a group with an evicted
+// pod is evicted by the same attempt.
+func (w *gangWorld) evictions() {
+	ds := w.e.sink.decisions()
+	evicted := map[string]int{}
+	for _, d := range ds[w.seen:] {
+		if d.Kind == "evict" {
+			g, _, _ := strings.Cut(strings.TrimPrefix(d.Pod, "default/"), "-")
+			evicted[g]++
+		}
+	}
+	w.seen = len(ds)
+	perGroup, _ := w.bound()
+	for g, n := range evicted {
+		if n != perGroup[g] {
+			w.e.t.Fatalf("group %s: %d of its %d bound members evicted", g, n, perGroup[g])
+		}
+		if _, ok := w.groups[g]; ok {
+			w.deleteGroup(g)
+		}
+	}
+}
+
 func (w *gangWorld) deleteGroup(g string) {
 	for i := range w.groups[g].size {
 		if p, ok := w.e.s.state.find("default", fmt.Sprintf("%s-%d", g, i)); ok {
@@ -117,14 +147,31 @@ func (w *gangWorld) deleteGroup(g string) {
 }
 
 // TestGangRandomized runs many competing groups of random sizes, requests
-// and priorities on random capacities, adding and deleting groups: after
-// every attempt each group is bound all-or-nothing (at least min_count or
-// none) and no node is overcommitted; whenever the queue runs dry, no
-// group without bound members would fit in the free capacity.
+// and priorities on random capacities, adding and deleting groups, without
+// and with preemption (an evicted pod's whole group is deleted, as its job
+// ends): after every attempt each group is bound all-or-nothing (at least
+// min_count or none) and no node is overcommitted; whenever the queue runs
+// dry, no group without bound members would fit in the free capacity.
 func TestGangRandomized(t *testing.T) {
+	for _, preempt := range []bool{false, true} {
+		t.Run(fmt.Sprintf("preemption=%v", preempt), func(t *testing.T) { gangRandomized(t, preempt) })
+	}
+}
+
+func gangRandomized(t *testing.T, preempt bool) {
+	evictions := 0
+	defer func() {
+		if preempt && evictions == 0 && !t.Failed() {
+			t.Errorf("no run preempted: the test does not exercise group preemption")
+		}
+	}()
 	for seed := range uint64(30) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			e, _ := newGangEnv(t)
+			if preempt {
+				e, _ = newPreemptEnv(t, 0)
+			}
+			defer func() { evictions += countKind(e.sink.decisions(), "evict") }()
 			w := &gangWorld{e: e, rng: rand.New(rand.NewPCG(seed, 19)), slots: map[string]int64{}, groups: map[string]gangSpec{}}
 			for i := range 3 + w.rng.IntN(4) {
 				milli := int64(1+w.rng.IntN(4)) * 1000

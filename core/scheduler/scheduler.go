@@ -397,11 +397,15 @@ type decisionSink struct {
 }
 
 func (d *decisionSink) Evict(ctx context.Context, victim *model.Pod, nodeName string, preemptor *model.Pod, reason string) error {
+	if cur, ok := d.s.state.lookup(victim.UID); ok && cur.TerminatingByPreemption() {
+		return nil // evicted already, with the rest of its group
+	}
 	if err := d.DecisionSink.Evict(ctx, victim, nodeName, preemptor, reason); err != nil {
 		return err
 	}
 	d.evictions.Add(1)
 	d.s.markEvicted(ctx, victim.UID)
+	d.s.evictRestOfGroup(ctx, victim, preemptor, reason) // gangpreempt.go
 	return nil
 }
 
