@@ -21,4 +21,9 @@
 //
 // Once a group has MinCount members placed (bound or assumed), later
 // members are ordinary pods of the group: each is scheduled on its own.
+//
+// The scheduler side (core/scheduler/gang.go, gangpreempt.go) runs the
+// Placer over its cache, restricts a cycle to one topology domain, and
+// plans preemption for a whole group; docs/gang-scheduling.md says what
+// Berth promises.
 package gang
