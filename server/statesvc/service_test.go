@@ -504,3 +504,41 @@ func TestPodsResynced(t *testing.T) {
 		})
 	}
 }
+
+// Pod groups go through Sync like budgets: a change of spec is refused
+// with the field named, a delete works, and a re-list of the kind deletes
+// the groups not re-sent.
+func TestPodGroups(t *testing.T) {
+	e := newEnv(t, statesvc.Options{})
+	_, send := e.sync(t)
+	group := func(name string, min int32) *berthv1.Object {
+		return &berthv1.Object{Kind: &berthv1.Object_PodGroup{PodGroup: &berthv1.PodGroup{Namespace: "default", Name: name, MinCount: min}}}
+	}
+	kindGroup := berthv1.ObjectKind_OBJECT_KIND_POD_GROUP
+	resp := send(&berthv1.SyncRequest{BatchId: 1, Mutations: upserts(group("a", 2), group("b", 2), group("c", 1), group("a", 3), group("d", 0))})
+	wantErrs := []*berthv1.ObjectError{
+		{Index: 3, Ref: &berthv1.ObjectRef{Kind: kindGroup, Namespace: "default", Name: "a"}, Code: berthv1.ErrorCode_ERROR_CODE_FAILED_PRECONDITION,
+			FieldPath: "pod_group.min_count", Message: "pod group default/a: min_count is 2, cannot change to 3: a pod group's spec is immutable (delete the group and create it again)"},
+		{Index: 4, Ref: &berthv1.ObjectRef{Kind: kindGroup, Namespace: "default", Name: "d"}, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT,
+			FieldPath: "pod_group.min_count", Message: "must be at least 1, got 0"},
+	}
+	if diff := cmp.Diff(wantErrs, resp.GetErrors(), protocmp.Transform()); diff != "" || resp.GetApplied() != 3 {
+		t.Errorf("upserts: applied %d, errors (-want +got):\n%s", resp.GetApplied(), diff)
+	}
+	resp = send(&berthv1.SyncRequest{BatchId: 2, Mutations: []*berthv1.Mutation{del(kindGroup, "default", "c")}})
+	if resp.GetApplied() != 1 || len(resp.GetErrors()) != 0 {
+		t.Errorf("delete: %v", resp)
+	}
+	send(&berthv1.SyncRequest{BatchId: 3, Resync: berthv1.Resync_RESYNC_BEGIN, ResyncKinds: []berthv1.ObjectKind{kindGroup}, Mutations: upserts(group("a", 2))})
+	resp = send(&berthv1.SyncRequest{BatchId: 4, Resync: berthv1.Resync_RESYNC_END})
+	if resp.GetResyncDeleted() != 1 {
+		t.Errorf("resync: %v", resp)
+	}
+	var held []string
+	for _, g := range e.sched.PodGroups() {
+		held = append(held, g.Key())
+	}
+	if diff := cmp.Diff([]string{"default/a"}, held); diff != "" {
+		t.Errorf("groups held (-want +got):\n%s", diff)
+	}
+}
