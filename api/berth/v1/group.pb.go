@@ -33,9 +33,11 @@ const (
 // group was placed are scheduled one by one, as ordinary pods of the group.
 //
 // A group is identified by namespace and name. Its spec (min_count,
-// topology_key) is fixed at creation: an upsert that changes it fails with
-// FAILED_PRECONDITION (reason POD_GROUP_SPEC_IMMUTABLE); delete the group
-// and create it again to change it.
+// topology_key) is fixed at creation: an upsert that changes it is refused
+// with FAILED_PRECONDITION at pod_group.min_count or pod_group.topology_key
+// (as a status, for example from Simulate, with the google.rpc.ErrorInfo
+// reason POD_GROUP_SPEC_IMMUTABLE); delete the group and create it again to
+// change it.
 type PodGroup struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Namespace of the group; its pods are in the same namespace. Required.
