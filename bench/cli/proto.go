@@ -28,6 +28,12 @@ func classObject(pc *model.PriorityClass) *berthv1.Object {
 	}}}
 }
 
+func groupObject(g *model.PodGroup) *berthv1.Object {
+	return &berthv1.Object{Kind: &berthv1.Object_PodGroup{PodGroup: &berthv1.PodGroup{
+		Namespace: g.Namespace, Name: g.Name, MinCount: g.MinCount, TopologyKey: g.TopologyKey,
+	}}}
+}
+
 func podObject(p *model.Pod) *berthv1.Object {
 	return &berthv1.Object{Kind: &berthv1.Object_Pod{Pod: podProto(p)}}
 }
@@ -43,6 +49,7 @@ func podProto(p *model.Pod) *berthv1.Pod {
 		NodeName:          p.NodeName,
 		Ready:             p.Ready,
 		CreationTime:      timestamppb.New(p.CreationTime),
+		SchedulingGroup:   p.SchedulingGroup,
 	}
 	if !p.StartTime.IsZero() {
 		out.StartTime = timestamppb.New(p.StartTime)

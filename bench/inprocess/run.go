@@ -141,8 +141,8 @@ func DefaultConfig(reg runtime.Registry) *config.Config {
 	return cfg
 }
 
-// Load sends the workload's initial cluster: priority classes, nodes and
-// running pods.
+// Load sends the workload's initial cluster: priority classes, nodes, pod
+// groups and running pods.
 func Load(ctx context.Context, s *scheduler.Scheduler, w *workload.Workload) error {
 	for _, pc := range w.PriorityClasses {
 		if err := s.SetPriorityClass(ctx, pc); err != nil {
@@ -152,6 +152,11 @@ func Load(ctx context.Context, s *scheduler.Scheduler, w *workload.Workload) err
 	for _, n := range w.Nodes {
 		if err := s.AddNode(ctx, n); err != nil {
 			return fmt.Errorf("node %s: %w", n.Name, err)
+		}
+	}
+	for _, g := range w.PodGroups {
+		if err := s.SetPodGroup(ctx, g); err != nil {
+			return fmt.Errorf("pod group %s: %w", g.Key(), err)
 		}
 	}
 	for _, p := range w.Existing {

@@ -18,11 +18,16 @@ const (
 	PreferredAffinity = "preferred"
 	Unschedulable     = "unschedulable"
 	MixedChurn        = "mixedchurn"
+	// Gang: pending pods in pod groups of GangSize, each needing all its
+	// members placed together (scheduler_perf's GangScheduling).
+	Gang = "gang"
+	// GangSize is the size (and min_count) of the Gang workload's groups.
+	GangSize = 3
 )
 
 // Names lists every workload Generate knows.
 func Names() []string {
-	return []string{Basic, Spread, Affinity, Preemption, PreferredAffinity, Unschedulable, MixedChurn}
+	return []string{Basic, Spread, Affinity, Preemption, PreferredAffinity, Unschedulable, MixedChurn, Gang}
 }
 
 // Oracle reports whether `kubeoracle throughput --workload NAME` generates
@@ -89,6 +94,8 @@ type Workload struct {
 	Spec            Spec
 	Nodes           []*model.Node
 	PriorityClasses []*model.PriorityClass
+	// PodGroups are sent before the pods (Gang).
+	PodGroups []*model.PodGroup
 	// Existing pods are bound (NodeName set) before the clock starts.
 	Existing []*model.Pod
 	// Pending pods, in creation order: every one of them must be decided
@@ -159,6 +166,19 @@ func Generate(name string, spec Spec) (*Workload, error) {
 		}
 	case MixedChurn:
 		g.churn(spec)
+	case Gang:
+		g.existing(spec.Existing, "existing", podMilliCPU, podMemory, "")
+		for i := range spec.Pods {
+			group := fmt.Sprintf("gang-%06d", i/GangSize)
+			if i%GangSize == 0 {
+				// The last group may be smaller: it needs all it has.
+				size := int32(min(GangSize, spec.Pods-i))
+				g.w.PodGroups = append(g.w.PodGroups, &model.PodGroup{Namespace: "default", Name: group, MinCount: size})
+			}
+			p := g.pod(fmt.Sprintf("pod-%06d", i), "gang", podMilliCPU, podMemory)
+			p.SchedulingGroup = group
+			g.pending(p)
+		}
 	default:
 		return nil, fmt.Errorf("workload %q: %w (known: %v)", name, ErrUnknown, Names())
 	}

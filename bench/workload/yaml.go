@@ -25,6 +25,10 @@ func (w *Workload) WriteYAML(out io.Writer) error {
 	for _, n := range w.Nodes {
 		writeNode(bw, n)
 	}
+	for _, g := range w.PodGroups {
+		fmt.Fprintf(bw, "---\napiVersion: scheduling.k8s.io/v1alpha2\nkind: PodGroup\nmetadata:\n  name: %s\n  namespace: %s\n"+
+			"spec:\n  schedulingPolicy:\n    gang:\n      minCount: %d\n", g.Name, g.Namespace, g.MinCount)
+	}
 	for _, p := range w.Existing {
 		writePod(bw, p)
 	}
@@ -53,6 +57,9 @@ func writePod(w *bufio.Writer, p *model.Pod) {
 	fmt.Fprintf(w, "---\napiVersion: v1\nkind: Pod\nmetadata:\n  creationTimestamp: %q\n", ts)
 	writeMap(w, "  labels", p.Labels, "    ")
 	fmt.Fprintf(w, "  name: %s\n  namespace: %s\n  uid: %s\nspec:\n", p.Name, p.Namespace, p.UID)
+	if p.SchedulingGroup != "" {
+		fmt.Fprintf(w, "  schedulingGroup:\n    podGroupName: %s\n", p.SchedulingGroup)
+	}
 	if a := p.Affinity; a != nil {
 		w.WriteString("  affinity:\n")
 		if a.PodAffinity != nil {

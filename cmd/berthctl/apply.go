@@ -287,6 +287,8 @@ func kindName(k berthv1.ObjectKind) string {
 		return "PodDisruptionBudget"
 	case berthv1.ObjectKind_OBJECT_KIND_NAMESPACE:
 		return "Namespace"
+	case berthv1.ObjectKind_OBJECT_KIND_POD_GROUP:
+		return "PodGroup"
 	}
 	return "object"
 }

@@ -101,6 +101,16 @@ func writeExplain(w io.Writer, r *berthv1.ExplainResponse) error {
 	if f := r.GetLastBindFailure(); f != "" {
 		row("Last bind failure", f)
 	}
+	if m := r.GetGatingMessage(); m != "" {
+		row("Waiting", m)
+	}
+	if g := r.GetPodGroup(); g != nil {
+		v := fmt.Sprintf("%s: does not exist (the pod waits for it)", g.GetName())
+		if g.GetExists() {
+			v = fmt.Sprintf("%s: min_count %d, %d members, %d placed", g.GetName(), g.GetMinCount(), g.GetMembers(), g.GetPlaced())
+		}
+		row("Pod group", v)
+	}
 	if p := r.GetRejectingPlugins(); len(p) > 0 {
 		row("Rejected by", strings.Join(p, ", "))
 	}

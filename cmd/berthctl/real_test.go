@@ -32,26 +32,7 @@ func (nopSink) ClearNomination(context.Context, *model.Pod, string) error       
 // real AdminService.
 func TestAgainstRealServices(t *testing.T) {
 	ctx := t.Context()
-	reg := registry.InTree()
-	sched, err := scheduler.New(ctx, scheduler.Options{
-		Config: config.Default(), Registry: reg, Decisions: nopSink{}, Deterministic: true, Replay: scheduler.Replay{BindInline: true},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer()
-	berthv1.RegisterStateServiceServer(srv, statesvc.New(struct {
-		*scheduler.Scheduler
-		scheduler.View
-	}{sched, sched.View()}, statesvc.Options{}))
-	berthv1.RegisterAdminServiceServer(srv, adminsvc.New(sched.View(), adminsvc.Options{Registry: reg}))
-	go func() { _ = srv.Serve(lis) }()
-	t.Cleanup(srv.Stop)
-	addr := lis.Addr().String()
+	sched, addr := realServices(t)
 
 	file := filepath.Join(t.TempDir(), "cluster.yaml")
 	writeFile(t, file, `apiVersion: v1
@@ -105,5 +86,72 @@ spec: {priorityClassName: nope, containers: [{name: c}]}
 	}
 	if _, ok := sched.View().Pod("pod-default-huge"); ok {
 		t.Errorf("pod still held after delete")
+	}
+}
+
+// realServices serves the real StateService and AdminService over a
+// deterministic scheduler whose binds go nowhere; it returns the
+// scheduler and the address.
+func realServices(t *testing.T) (*scheduler.Scheduler, string) {
+	t.Helper()
+	reg := registry.InTree()
+	sched, err := scheduler.New(t.Context(), scheduler.Options{
+		Config: config.Default(), Registry: reg, Decisions: nopSink{}, Deterministic: true, Replay: scheduler.Replay{BindInline: true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	berthv1.RegisterStateServiceServer(srv, statesvc.New(struct {
+		*scheduler.Scheduler
+		scheduler.View
+	}{sched, sched.View()}, statesvc.Options{}))
+	berthv1.RegisterAdminServiceServer(srv, adminsvc.New(sched.View(), adminsvc.Options{Registry: reg}))
+	go func() { _ = srv.Serve(lis) }()
+	t.Cleanup(srv.Stop)
+	return sched, lis.Addr().String()
+}
+
+// berthctl apply sends the pod groups of kube's and scheduler-plugins'
+// manifests; explain shows a member waiting for its group.
+func TestApplyPodGroups(t *testing.T) {
+	sched, addr := realServices(t)
+	file := filepath.Join(t.TempDir(), "groups.yaml")
+	writeFile(t, file, `apiVersion: scheduling.k8s.io/v1alpha2
+kind: PodGroup
+metadata: {name: train}
+spec: {schedulingPolicy: {gang: {minCount: 2}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: w0}
+spec: {schedulingGroup: {podGroupName: train}, containers: [{name: c}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: l0, labels: {scheduling.x-k8s.io/pod-group: legacy}}
+spec: {containers: [{name: c}]}
+`)
+	got := berthctl(t, nil, "", "--server", addr, "apply", "-f", file)
+	if got.code != exitOK || got.stdout != "3 applied\n" {
+		t.Fatalf("apply: %+v", got)
+	}
+	if gs := sched.PodGroups(); len(gs) != 1 || gs[0].Key() != "default/train" || gs[0].MinCount != 2 {
+		t.Errorf("groups held: %v", gs)
+	}
+	got = berthctl(t, nil, "", "--server", addr, "explain", "default/l0")
+	for _, want := range []string{"Queue:          gated", "Waiting:        waiting for pod group default/legacy: it does not exist",
+		"Pod group:      legacy: does not exist (the pod waits for it)"} {
+		if got.code != exitOK || !strings.Contains(got.stdout, want) {
+			t.Errorf("explain lacks %q: %+v", want, got)
+		}
+	}
+	got = berthctl(t, nil, "", "--server", addr, "explain", "default/w0")
+	if want := "Pod group:      train: min_count 2, 1 members, 0 placed"; got.code != exitOK || !strings.Contains(got.stdout, want) {
+		t.Errorf("explain lacks %q: %+v", want, got)
 	}
 }

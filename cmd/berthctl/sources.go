@@ -153,6 +153,9 @@ func clusterObjects(c *manifest.Cluster, withNamespaces bool) []convert.Object {
 	for _, pdb := range c.PDBs {
 		out = append(out, convert.Object{PDB: pdb})
 	}
+	for _, g := range c.PodGroups {
+		out = append(out, convert.Object{PodGroup: g})
+	}
 	for _, p := range c.Pods {
 		out = append(out, convert.Object{Pod: p})
 	}

@@ -202,6 +202,15 @@ type DecisionSink interface {
 	ClearNomination(ctx context.Context, pod *model.Pod, reason string) error
 }
 
+// GroupBinder is an optional part of a DecisionSink: it issues the binds
+// of one pod group cycle together (berthd: in one commit of the decision
+// log). A sink without it gets the members' binds one by one through the
+// Bind plugins.
+type GroupBinder interface {
+	// BindGroup binds pods[i] to nodes[i], all or none.
+	BindGroup(ctx context.Context, group string, pods []*model.Pod, nodes []string) error
+}
+
 // WaitingPod is a pod held by a Permit plugin.
 type WaitingPod interface {
 	Pod() *model.Pod

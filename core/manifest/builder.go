@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -37,6 +38,8 @@ type builder struct {
 	nsSeen   map[string]bool
 	// files numbers the sources in input order, to sort Ignored.
 	files map[string]int
+	// templates are the Workloads' pod-group templates (groups.go).
+	templates map[templateKey]schedulingv1alpha2.PodGroupTemplate
 	workloads
 	dra *draBuilder
 }
@@ -113,6 +116,8 @@ func (b *builder) index(e *entry) error {
 		b.indexService(e, o)
 	case *corev1.Pod:
 		b.indexPod(o)
+	case *schedulingv1alpha2.Workload:
+		b.indexWorkloadTemplates(o)
 	default:
 		b.indexWorkload(o)
 	}
@@ -144,6 +149,10 @@ func (b *builder) convert(e *entry) error {
 		return b.addReplicationController(e, o)
 	case *batchv1.Job:
 		return b.addJob(e, o)
+	case *schedulingv1alpha2.PodGroup:
+		return b.addPodGroup(e, o)
+	case *schedulingv1alpha2.Workload:
+		return nil // read for its templates (index)
 	}
 	if ok, err := b.addDRA(e, e.obj); ok {
 		return err

@@ -16,6 +16,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -38,7 +39,8 @@ type Cluster struct {
 	// DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate),
 	// validated and defaulted, with the claims made from templates for the
 	// pods that use them.
-	Devices *dra.Objects
+	Devices   *dra.Objects
+	PodGroups []*model.PodGroup
 	// SchedulerConfig is the raw KubeSchedulerConfiguration document, if
 	// one was given (at most one may be), and SchedulerConfigAt where.
 	SchedulerConfig   []byte
@@ -113,7 +115,8 @@ var ErrUnknownKind = errors.New("unknown kind")
 const kindsRead = "Berth reads v1 Node, Pod, Namespace, List, Service, ReplicationController, " +
 	"scheduling.k8s.io/v1 PriorityClass, policy/v1 PodDisruptionBudget, apps/v1 Deployment, " +
 	"ReplicaSet, StatefulSet, DaemonSet, batch/v1 Job, resource.k8s.io/v1 DeviceClass, " +
-	"ResourceSlice, ResourceClaim, ResourceClaimTemplate and KubeSchedulerConfiguration"
+	"ResourceSlice, ResourceClaim, ResourceClaimTemplate, scheduling.k8s.io/v1alpha2 PodGroup and Workload, " +
+	"scheduling.x-k8s.io/v1alpha1 PodGroup and KubeSchedulerConfiguration"
 
 // ignoredKind reports kinds that do not influence placement; documents of
 // these kinds are skipped with a note so whole application manifests can be
@@ -142,7 +145,7 @@ func newDecoder() (*decoder, error) {
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
 		corev1.AddToScheme, schedulingv1.AddToScheme, policyv1.AddToScheme,
-		appsv1.AddToScheme, batchv1.AddToScheme, resourcev1.AddToScheme,
+		appsv1.AddToScheme, batchv1.AddToScheme, resourcev1.AddToScheme, schedulingv1alpha2.AddToScheme,
 	} {
 		if err := add(scheme); err != nil {
 			return nil, fmt.Errorf("building the manifest scheme: %w", err)
@@ -278,6 +281,14 @@ func (b *builder) addDocument(at Location, raw []byte) error {
 		return nil
 	case ignoredKind(tm.Kind):
 		b.ignore(e, notAffecting)
+		return nil
+	case tm.APIVersion == coschedulingAPIVersion && tm.Kind == "PodGroup":
+		g, err := coschedulingGroup(raw)
+		if err != nil {
+			return e.fail("", err)
+		}
+		e.obj = g
+		b.entries = append(b.entries, e)
 		return nil
 	}
 	json, err := yaml.YAMLToJSON(raw)

@@ -571,3 +571,46 @@ func TestPreemptionCondition(t *testing.T) {
 		})
 	}
 }
+
+// TestPodGroups reads kube 1.36's PodGroup and Workload templates,
+// scheduler-plugins' PodGroup, and pods joining them either way.
+func TestPodGroups(t *testing.T) {
+	c, err := manifest.LoadFiles("testdata/groups.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []*model.PodGroup{
+		{Namespace: "ml", Name: "train", MinCount: 4, TopologyKey: "topology.kubernetes.io/zone"},
+		{Namespace: "ml", Name: "job-workers-0", MinCount: 3},
+		{Namespace: "ml", Name: "job-driver-0", MinCount: 1},
+		{Namespace: "default", Name: "legacy", MinCount: 2},
+	}
+	if diff := cmp.Diff(want, c.PodGroups); diff != "" {
+		t.Errorf("groups (-want +got):\n%s", diff)
+	}
+	got := map[string]string{}
+	for _, p := range c.Pods {
+		got[p.Key()] = p.SchedulingGroup
+	}
+	if diff := cmp.Diff(map[string]string{"ml/w0": "train", "default/l0": "legacy"}, got); diff != "" {
+		t.Errorf("pods' groups (-want +got):\n%s", diff)
+	}
+}
+
+func TestPodGroupErrors(t *testing.T) {
+	for _, tc := range []struct{ name, doc, want string }{
+		{"minCount 0", "apiVersion: scheduling.k8s.io/v1alpha2\nkind: PodGroup\nmetadata: {name: g}\nspec: {schedulingPolicy: {gang: {minCount: 0}}}\n",
+			"spec.schedulingPolicy.gang.minCount: must be at least 1, got 0"},
+		{"no policy", "apiVersion: scheduling.k8s.io/v1alpha2\nkind: PodGroup\nmetadata: {name: g}\nspec: {}\n",
+			"spec.schedulingPolicy: required"},
+		{"unknown template", "apiVersion: scheduling.k8s.io/v1alpha2\nkind: PodGroup\nmetadata: {name: g}\nspec: {podGroupTemplateRef: {workload: {workloadName: w, podGroupTemplateName: t}}}\n",
+			`spec.podGroupTemplateRef.workload: no Workload default/w with podGroupTemplate "t" in the manifests`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := manifest.Decode("inline.yaml", []byte(tc.doc))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -36,6 +36,7 @@ func convertPod(p *corev1.Pod) (*model.Pod, *fieldError) {
 		Terminating:       p.DeletionTimestamp != nil,
 		Preempted:         preemptedByScheduler(p),
 		Ready:             podReady(p),
+		SchedulingGroup:   podGroupName(schedulingGroupName(p), p.Labels),
 	}
 	if pod.UID == "" {
 		pod.UID = "pod-" + p.Namespace + "-" + p.Name
@@ -458,4 +459,11 @@ func resizedRequests(p *corev1.Pod, pod *model.Pod) {
 func has(l model.ResourceList, name string) bool {
 	_, ok := l[name]
 	return ok
+}
+
+func schedulingGroupName(p *corev1.Pod) *string {
+	if p.Spec.SchedulingGroup == nil {
+		return nil
+	}
+	return p.Spec.SchedulingGroup.PodGroupName
 }

@@ -69,6 +69,9 @@ type Pod struct {
 	// DisruptionTarget condition is True with reason PreemptionByScheduler).
 	// It matters with Terminating: see TerminatingByPreemption.
 	Preempted bool
+	// SchedulingGroup names the PodGroup (in the pod's namespace) the pod
+	// belongs to; empty for a pod on its own. Fixed at admission.
+	SchedulingGroup string
 }
 
 // TerminatingByPreemption reports whether the pod is being deleted because

@@ -519,3 +519,22 @@ func (q *PriorityQueue) broadcastIfPoppableLocked(e *entry) {
 		q.cond.Broadcast()
 	}
 }
+
+// Take puts queued pods in flight as Pop would, for a cycle that schedules
+// them together with a popped pod (a pod group's cycle). Pods in flight
+// already, gated by a PreEnqueue plugin or unknown are left alone. Every
+// pod taken is in flight until Done or AddUnschedulableIfNotPresent.
+func (q *PriorityQueue) Take(uids []string) []*framework.QueuedPodInfo {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var out []*framework.QueuedPodInfo
+	for _, uid := range uids {
+		e, ok := q.all[uid]
+		if !ok || e.state == stateInFlight || e.state == stateNew || e.info.GatingPlugin != "" {
+			continue
+		}
+		q.detachLocked(e)
+		out = append(out, q.startFlightLocked(e))
+	}
+	return out
+}

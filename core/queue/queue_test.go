@@ -136,6 +136,39 @@ func TestBackoffDuration(t *testing.T) {
 	}
 }
 
+// Pod group members back off as pods do, up to GroupMaxBackoff instead of
+// PodMaxBackoff.
+func TestGroupBackoff(t *testing.T) {
+	tests := []struct {
+		name     string
+		groupMax time.Duration
+		failures int
+		want     time.Duration
+	}{
+		{name: "past the pod cap", failures: 5, want: 16 * time.Second},
+		{name: "default cap", failures: 20, want: DefaultGroupMaxBackoff},
+		{name: "custom cap", groupMax: 30 * time.Second, failures: 20, want: 30 * time.Second},
+		{name: "never below the pod cap", groupMax: time.Second, failures: 20, want: 10 * time.Second},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q := newTestQueue(t, func(o *Options) { o.GroupMaxBackoff = tc.groupMax })
+			member := pod("p").Obj()
+			member.SchedulingGroup = "g"
+			pi := newQueuedInfo(member)
+			pi.Timestamp, pi.UnschedulableCount = t0, tc.failures
+			if got := q.backoffExpiry(pi).Sub(t0); got != tc.want {
+				t.Errorf("member backoff = %v, want %v", got, tc.want)
+			}
+			alone := newQueuedInfo(pod("q").Obj())
+			alone.Timestamp, alone.UnschedulableCount = t0, tc.failures
+			if got := q.backoffExpiry(alone).Sub(t0); got > DefaultPodMaxBackoff {
+				t.Errorf("a pod of no group backs off %v, over the pod cap", got)
+			}
+		})
+	}
+}
+
 // TestBackoffGrowsWithFailures drives one pod through repeated failures
 // and checks when each backoff ends.
 func TestBackoffGrowsWithFailures(t *testing.T) {

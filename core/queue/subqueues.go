@@ -137,14 +137,18 @@ func (q *PriorityQueue) preEnqueuePasses(ctx context.Context, pl framework.PreEn
 
 // backoffDuration is initial·2^(count−1), capped at the maximum.
 func (q *PriorityQueue) backoffDuration(count int) time.Duration {
+	return capBackoff(q.opts.PodInitialBackoff, q.opts.PodMaxBackoff, count)
+}
+
+func capBackoff(initial, limit time.Duration, count int) time.Duration {
 	if count <= 0 {
 		return 0
 	}
 	shift := count - 1
-	if shift >= 63 || q.opts.PodInitialBackoff > q.opts.PodMaxBackoff>>shift {
-		return q.opts.PodMaxBackoff
+	if shift >= 63 || initial > limit>>shift {
+		return limit
 	}
-	return q.opts.PodInitialBackoff << shift
+	return initial << shift
 }
 
 // backoffExpiry is when the pod's backoff ends: after its consecutive
@@ -161,7 +165,11 @@ func (q *PriorityQueue) backoffExpiry(info *framework.QueuedPodInfo) time.Time {
 	if count == 0 {
 		return time.Time{}
 	}
-	return q.alignToWindow(info.Timestamp.Add(q.backoffDuration(count)))
+	d := q.backoffDuration(count)
+	if info.Pod.SchedulingGroup != "" {
+		d = capBackoff(q.opts.PodInitialBackoff, q.opts.GroupMaxBackoff, count)
+	}
+	return q.alignToWindow(info.Timestamp.Add(d))
 }
 
 // alignToWindow rounds down to the backoff window when pods may be popped

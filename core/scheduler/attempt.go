@@ -73,6 +73,12 @@ type Attempt struct {
 	Start    time.Time
 	Duration time.Duration
 
+	// inGroup marks a member's try in a pod group cycle: PostFilter
+	// (preemption) does not run for it.
+	inGroup bool
+	// within, when set, is the only nodes the attempt may choose (a pod
+	// group's topology domain); the others are rejected as unresolvable.
+	within map[string]bool
 	// whatIf marks an Evaluate: every node is filtered, a lone feasible
 	// node is scored, PostFilter does not run.
 	whatIf bool

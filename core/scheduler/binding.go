@@ -33,14 +33,32 @@ func (s *Scheduler) runBindingCycle(ctx context.Context, b *binding) *framework.
 }
 
 func (s *Scheduler) bindingCycle(ctx context.Context, b *binding) *failure {
+	queuedAt, f := s.prepareBind(ctx, b)
+	if f != nil {
+		return f
+	}
+	if st := b.fwk.RunBindPlugins(ctx, b.state, b.qpi.Pod, b.host); !st.IsSuccess() {
+		if s.takeBind(b.qpi.Pod.UID) == nil {
+			return nil // the caller already settled the bind
+		}
+		return &failure{status: st, nominating: clearNomination}
+	}
+	s.bound(ctx, b, queuedAt)
+	return nil
+}
+
+// prepareBind is the binding cycle up to Bind: WaitOnPermit, PreBind, and
+// the bind recorded as awaiting its outcome. It returns when the pod was
+// first queued (zero if unknown).
+func (s *Scheduler) prepareBind(ctx context.Context, b *binding) (time.Time, *failure) {
 	pod := b.qpi.Pod
 	if st := b.fwk.WaitOnPermit(ctx, pod); !st.IsSuccess() {
-		return bindingRejection(st, b.host, pod.Key())
+		return time.Time{}, bindingRejection(st, b.host, pod.Key())
 	}
 	// The pod is still in flight during PreBind: a rejection there makes it
 	// unschedulable, judged against the events seen since it was popped.
 	if st := b.fwk.RunPreBindPlugins(ctx, b.state, pod, b.host); !st.IsSuccess() {
-		return bindingRejection(st, b.host, pod.Key())
+		return time.Time{}, bindingRejection(st, b.host, pod.Key())
 	}
 	// PreBind is the last point that can find the pod unschedulable: from
 	// here on a failure is an error, retried after backoff, so the queue can
@@ -65,20 +83,19 @@ func (s *Scheduler) bindingCycle(ctx context.Context, b *binding) *failure {
 	s.state.mu.RUnlock()
 	if !alive {
 		err := fmt.Errorf("pod %s was deleted or bound elsewhere before its bind to %s", pod.Key(), b.host)
-		return &failure{status: framework.AsStatus(err), nominating: clearNomination}
+		return time.Time{}, &failure{status: framework.AsStatus(err), nominating: clearNomination}
 	}
-	if st := b.fwk.RunBindPlugins(ctx, b.state, pod, b.host); !st.IsSuccess() {
-		if s.takeBind(pod.UID) == nil {
-			return nil // the caller already settled the bind
-		}
-		return &failure{status: st, nominating: clearNomination}
-	}
+	return queuedAt, nil
+}
+
+// bound ends a binding cycle whose Bind was issued: metrics and PostBind.
+func (s *Scheduler) bound(ctx context.Context, b *binding, queuedAt time.Time) {
+	pod := b.qpi.Pod
 	if s.opts.Metrics != nil && !queuedAt.IsZero() {
 		s.opts.Metrics.ObservePodScheduled(b.fwk.ProfileName(), b.qpi.Attempts, s.clock.Now().Sub(queuedAt))
 	}
 	s.logger.Debug("pod bound", "pod", pod.Key(), "node", b.host)
 	b.fwk.RunPostBindPlugins(ctx, b.state, pod, b.host)
-	return nil
 }
 
 // bindingRejection is the failure of a binding cycle that Permit or

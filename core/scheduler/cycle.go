@@ -22,6 +22,9 @@ const (
 // errNoNodesAvailable is kube's message when the cluster has no node.
 var errNoNodesAvailable = errors.New("no nodes available to schedule pods")
 
+// errOutsideDomain rejects the nodes outside a pod group's topology domain.
+const errOutsideDomain = "node(s) outside the pod group's topology domain"
+
 // clearNomination is the NominatingInfo of failures that drop the pod's
 // nomination (errors, no nodes, reserve/permit/bind failures).
 var clearNomination = &framework.NominatingInfo{Mode: framework.ModeOverride}
@@ -31,9 +34,13 @@ type failure struct {
 	status     *framework.Status
 	fitErr     *framework.FitError // when no node fit or a node rejected at Reserve/Permit
 	nominating *framework.NominatingInfo
+	msg        string // overrides the message (a pod group's failure)
 }
 
 func (f *failure) message() string {
+	if f.msg != "" {
+		return f.msg
+	}
 	if f.fitErr != nil {
 		return f.fitErr.Error()
 	}
@@ -133,6 +140,11 @@ func (s *Scheduler) scheduleOnePod(ctx context.Context, qpi *framework.QueuedPod
 		return att
 	}
 
+	if pod.SchedulingGroup != "" && popped {
+		if gatt := s.scheduleGroup(ctx, fwk, qpi, att); gatt != nil {
+			return gatt
+		}
+	}
 	state := framework.NewCycleState()
 	cycleCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -230,7 +242,7 @@ func (s *Scheduler) schedulingAlgorithm(ctx context.Context, state *framework.Cy
 	}
 	if len(feasible) == 0 {
 		att.Result = ResultUnschedulable
-		if att.whatIf {
+		if att.whatIf || att.inGroup {
 			fitErr := &framework.FitError{PodKey: pod.Key(), NumAllNodes: att.NumAllNodes, Diagnosis: att.Diagnosis}
 			return "", &failure{status: framework.NewStatus(framework.Unschedulable), fitErr: fitErr}
 		}
@@ -331,6 +343,10 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, state *framework.Cy
 		}
 		d.NodeToStatus.AbsentStatus = framework.NewStatus(framework.UnschedulableAndUnresolvable,
 			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sortedKeys(rejectors)))
+	}
+	if att.within != nil {
+		nodes = slices.DeleteFunc(slices.Clone(nodes), func(ni *framework.NodeInfo) bool { return !att.within[ni.Name()] })
+		d.NodeToStatus.AbsentStatus = framework.NewStatus(framework.UnschedulableAndUnresolvable, errOutsideDomain)
 	}
 	feasible, err := s.findNodesThatPassFilters(ctx, state, fwk, pod, d, nodes, att.whatIf)
 	// Advance the start index even on error, so every node gets its turn.

@@ -39,6 +39,15 @@
 // ScoreSingleNode, NoResultMemo) and call AttemptPod, which runs a cycle
 // for a chosen pending pod without popping it.
 //
+// Pod groups (gangs, core/gang): members wait in the gated pods until their
+// group and min_count of its pods exist (gang.Gate, a PreEnqueue check run
+// for every profile); a popped member of a group not yet placed runs a
+// group cycle instead of its own (gang.go: its pending peers are taken
+// from the queue, placed one after the other on the state the others
+// left, kept all together when enough fit, else undone), and a group that
+// does not fit may preempt as a whole (gangpreempt.go). The binds of one
+// group cycle go out together through the sink's BindGroup when it has one.
+//
 // StartBatch holds back the pending pods of a request until all of it is
 // applied; Hold keeps the loop from popping pods and starting cycles (a
 // re-list in progress, the wait for the first re-list after a restart).

@@ -113,6 +113,7 @@ func (s *Scheduler) AddPod(ctx context.Context, pod *model.Pod) error {
 	switch {
 	case !known:
 		s.state.store(cur)
+		s.memberAddedLocked(cur)
 		if cur.NodeName != "" {
 			return s.addBoundPod(ctx, cur)
 		}
@@ -180,6 +181,7 @@ func (s *Scheduler) DeletePod(ctx context.Context, pod *model.Pod) error {
 		return fmt.Errorf("delete pod %s: %w", pod.Key(), ErrPodNotFound)
 	}
 	s.state.remove(old)
+	s.groups.RemoveMember(old)
 	s.forgetRecord(old.UID)
 	if old.NodeName != "" {
 		s.removeBoundPod(ctx, old)

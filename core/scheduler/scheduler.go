@@ -14,6 +14,7 @@ import (
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/framework/runtime"
+	"github.com/berthsched/berth/core/gang"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/queue"
 )
@@ -164,6 +165,8 @@ type Scheduler struct {
 
 	// state is what the caller sent, admitted (state.go).
 	state *clusterState
+	// groups are the pod groups and their members (gang.go).
+	groups *gang.Registry
 
 	// attemptsMu guards bindAttempts, each binding pod's attempt count
 	// (the queue forgets the pod while it binds; Explain shows it). It is
@@ -213,6 +216,7 @@ func New(ctx context.Context, opts Options) (*Scheduler, error) {
 		profiles:     make(map[string]framework.Framework),
 		snapshot:     cache.NewEmptySnapshot(),
 		state:        newClusterState(),
+		groups:       gang.NewRegistry(),
 		binds:        make(map[string]*binding),
 		bindAttempts: make(map[string]int),
 		rand:         opts.Rand,
@@ -285,7 +289,9 @@ func (s *Scheduler) buildQueue(ctx context.Context) error {
 	qo.QueueingHints = make(map[string]queue.QueueingHintMap)
 	var errs []error
 	for name, f := range s.profiles {
-		qo.PreEnqueuePlugins[name] = f.PreEnqueuePlugins()
+		// Every profile holds group members back until their group is
+		// complete (kube's GangScheduling PreEnqueue).
+		qo.PreEnqueuePlugins[name] = append(f.PreEnqueuePlugins(), &gang.Gate{Groups: s.groups})
 		hints, err := queueingHints(ctx, f.EnqueueExtensions())
 		errs = append(errs, err)
 		qo.QueueingHints[name] = hints
@@ -391,11 +397,15 @@ type decisionSink struct {
 }
 
 func (d *decisionSink) Evict(ctx context.Context, victim *model.Pod, nodeName string, preemptor *model.Pod, reason string) error {
+	if cur, ok := d.s.state.lookup(victim.UID); ok && cur.TerminatingByPreemption() {
+		return nil // evicted already, with the rest of its group
+	}
 	if err := d.DecisionSink.Evict(ctx, victim, nodeName, preemptor, reason); err != nil {
 		return err
 	}
 	d.evictions.Add(1)
 	d.s.markEvicted(ctx, victim.UID)
+	d.s.evictRestOfGroup(ctx, victim, preemptor, reason) // gangpreempt.go
 	return nil
 }
 

@@ -132,6 +132,7 @@ func (c *clusterState) admit(in, old *model.Pod) (*model.Pod, error) {
 	}
 	if old != nil {
 		cur.Priority, cur.PreemptionPolicy, cur.PriorityClassName = old.Priority, old.PreemptionPolicy, old.PriorityClassName
+		cur.SchedulingGroup = old.SchedulingGroup // group membership is fixed, as priority
 		return &cur, nil
 	}
 	if err := c.classes.Admit(&cur); err != nil {

@@ -81,12 +81,15 @@ type Explanation struct {
 	// LastBindFailure is the reason of the last bind of the pod reported
 	// failed since it was queued; empty if none.
 	LastBindFailure string
+	// Group is the state of the pod's PodGroup, nil for a pod of no group.
+	Group *GroupState
 }
 
 func (s *Scheduler) explain(pod *model.Pod) Explanation {
 	e := Explanation{Pod: pod}
 	rec := s.state.record(pod.UID)
 	e.Diagnosis, e.Queued, e.LastBindFailure = rec.diagnosis, rec.queuedAt, rec.bindFailure
+	e.Group = s.groupState(pod)
 	s.attemptsMu.Lock()
 	attempts := s.bindAttempts[pod.UID]
 	s.attemptsMu.Unlock()

@@ -114,6 +114,11 @@ func (s *Service) Explain(_ context.Context, req *berthv1.ExplainRequest) (*bert
 		NominatedNode:   ex.Queue.NominatedNode,
 		EnqueuedTime:    timestamp(ex.Queued),
 		LastBindFailure: ex.LastBindFailure,
+		GatingMessage:   ex.Queue.GatingMessage,
+	}
+	if g := ex.Group; g != nil {
+		resp.PodGroup = &berthv1.PodGroupStatus{Name: g.Name, Exists: g.Exists, MinCount: g.MinCount,
+			Members: int32(g.Members), Placed: int32(g.Placed)}
 	}
 	if resp.State == berthv1.QueueState_QUEUE_STATE_BACKOFF {
 		resp.BackoffUntil = timestamp(ex.Queue.BackoffUntil)

@@ -381,3 +381,37 @@ func TestListNominations(t *testing.T) {
 		t.Errorf("page 2: %v, %v", resp, err)
 	}
 }
+
+// A member of a group Berth does not hold is gated, and Explain says what
+// it waits for; once the group exists its state shows.
+func TestExplainPodGroup(t *testing.T) {
+	e := newEnv(t)
+	ctx := t.Context()
+	e.load(t, nil, pod("w0", 100).Group("train").Obj())
+	explain := func() *berthv1.ExplainResponse {
+		resp, err := e.client.Explain(ctx, &berthv1.ExplainRequest{Pod: &berthv1.PodRef{Namespace: "default", Name: "w0"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	resp := explain()
+	if resp.GetState() != berthv1.QueueState_QUEUE_STATE_GATED || resp.GetGatingMessage() != "waiting for pod group default/train: it does not exist" {
+		t.Errorf("state %v, gating message %q", resp.GetState(), resp.GetGatingMessage())
+	}
+	want := &berthv1.PodGroupStatus{Name: "train", Members: 1}
+	if diff := cmp.Diff(want, resp.GetPodGroup(), protocmp.Transform()); diff != "" {
+		t.Errorf("pod group (-want +got):\n%s", diff)
+	}
+	if err := e.sched.SetPodGroup(ctx, &model.PodGroup{Namespace: "default", Name: "train", MinCount: 2}); err != nil {
+		t.Fatal(err)
+	}
+	resp = explain()
+	if resp.GetGatingMessage() != "waiting for pod group default/train: 1 of its min_count 2 pods exist" {
+		t.Errorf("gating message %q", resp.GetGatingMessage())
+	}
+	want = &berthv1.PodGroupStatus{Name: "train", Exists: true, MinCount: 2, Members: 1}
+	if diff := cmp.Diff(want, resp.GetPodGroup(), protocmp.Transform()); diff != "" {
+		t.Errorf("pod group (-want +got):\n%s", diff)
+	}
+}

@@ -82,11 +82,17 @@ func (s *Service) Simulate(ctx context.Context, req *berthv1.SimulateRequest) (*
 		return nil, errmap.Status(fmt.Errorf("copying the cluster: %v", err))
 	}
 	for i, ref := range sr.removals {
+		if ref.Kind == berthv1.ObjectKind_OBJECT_KIND_POD_GROUP {
+			continue
+		}
 		if err := engine.Remove(ctx, removal(ref)); err != nil {
 			return nil, errmap.Status(errmap.Field(fmt.Sprintf("cluster_removals[%d]", i), err))
 		}
 	}
 	for i, o := range sr.delta {
+		if o.PodGroup != nil {
+			continue // simulation places a group's members as ordinary pods (docs/gang-scheduling.md)
+		}
 		if o.UsesDevices() {
 			return nil, errmap.Status(errmap.Field(fmt.Sprintf("cluster_delta[%d].%s", i, errmap.KindField(o.Kind())), errmap.ErrDevicesNotScheduled))
 		}

@@ -14,6 +14,7 @@ type Object struct {
 	PriorityClass *model.PriorityClass
 	PDB           *model.PodDisruptionBudget
 	Namespace     *model.Namespace
+	PodGroup      *model.PodGroup
 	// Dynamic resource allocation objects, in Kubernetes' types (core/dra).
 	DeviceClass           *resourceapi.DeviceClass
 	ResourceSlice         *resourceapi.ResourceSlice
@@ -34,6 +35,8 @@ func (o Object) Kind() berthv1.ObjectKind {
 		return berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET
 	case o.Namespace != nil:
 		return berthv1.ObjectKind_OBJECT_KIND_NAMESPACE
+	case o.PodGroup != nil:
+		return berthv1.ObjectKind_OBJECT_KIND_POD_GROUP
 	case o.DeviceClass != nil:
 		return berthv1.ObjectKind_OBJECT_KIND_DEVICE_CLASS
 	case o.ResourceSlice != nil:
@@ -72,6 +75,8 @@ func (o Object) Ref() Ref {
 		return Ref{Kind: o.Kind(), Namespace: o.PDB.Namespace, Name: o.PDB.Name}
 	case o.Namespace != nil:
 		return Ref{Kind: o.Kind(), Name: o.Namespace.Name}
+	case o.PodGroup != nil:
+		return Ref{Kind: o.Kind(), Namespace: o.PodGroup.Namespace, Name: o.PodGroup.Name}
 	case o.DeviceClass != nil:
 		return Ref{Kind: o.Kind(), Name: o.DeviceClass.Name}
 	case o.ResourceSlice != nil:
@@ -91,6 +96,7 @@ const (
 	fieldPriorityClass = "priority_class"
 	fieldPDB           = "pod_disruption_budget"
 	fieldNamespace     = "namespace"
+	fieldPodGroup      = "pod_group"
 	fieldDeviceClass   = "device_class"
 	fieldSlice         = "resource_slice"
 	fieldClaim         = "resource_claim"
@@ -133,9 +139,11 @@ func ObjectFromProtoHeld(in *berthv1.Object, held *model.Pod) (Object, error) {
 		out.ResourceClaim, fe = resourceClaim(rootPath(fieldClaim), k.ResourceClaim)
 	case *berthv1.Object_ResourceClaimTemplate:
 		out.ResourceClaimTemplate, fe = resourceClaimTemplate(rootPath(fieldClaimTemplate), k.ResourceClaimTemplate)
+	case *berthv1.Object_PodGroup:
+		out.PodGroup, fe = podGroup(rootPath(fieldPodGroup), k.PodGroup)
 	default:
 		fe = &FieldError{Reason: "the object has no kind: exactly one of node, pod, priority_class, pod_disruption_budget, namespace, " +
-			"device_class, resource_slice, resource_claim and resource_claim_template is required"}
+			"pod_group, device_class, resource_slice, resource_claim and resource_claim_template is required"}
 	}
 	if fe != nil {
 		return Object{}, fe
@@ -156,6 +164,8 @@ func ObjectToProto(o Object) *berthv1.Object {
 		return &berthv1.Object{Kind: &berthv1.Object_PodDisruptionBudget{PodDisruptionBudget: PodDisruptionBudgetToProto(o.PDB)}}
 	case o.Namespace != nil:
 		return &berthv1.Object{Kind: &berthv1.Object_Namespace{Namespace: NamespaceToProto(o.Namespace)}}
+	case o.PodGroup != nil:
+		return &berthv1.Object{Kind: &berthv1.Object_PodGroup{PodGroup: PodGroupToProto(o.PodGroup)}}
 	}
 	return nil
 }
@@ -175,6 +185,8 @@ func ObjectRefOf(in *berthv1.Object) *berthv1.ObjectRef {
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET, Namespace: k.PodDisruptionBudget.GetNamespace(), Name: k.PodDisruptionBudget.GetName()}
 	case *berthv1.Object_Namespace:
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_NAMESPACE, Name: k.Namespace.GetName()}
+	case *berthv1.Object_PodGroup:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_POD_GROUP, Namespace: k.PodGroup.GetNamespace(), Name: k.PodGroup.GetName()}
 	case *berthv1.Object_DeviceClass:
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_DEVICE_CLASS, Name: k.DeviceClass.GetName()}
 	case *berthv1.Object_ResourceSlice:
@@ -190,7 +202,7 @@ func ObjectRefOf(in *berthv1.Object) *berthv1.ObjectRef {
 // Ref identifies an object Berth holds; the validated form of an ObjectRef.
 type Ref struct {
 	Kind      berthv1.ObjectKind
-	Namespace string // pods and disruption budgets only
+	Namespace string // pods, disruption budgets and pod groups only
 	Name      string
 	UID       string // pods only, optional
 }
@@ -198,7 +210,7 @@ type Ref struct {
 // Namespaced reports whether objects of the kind live in a namespace.
 func Namespaced(kind berthv1.ObjectKind) bool {
 	switch kind {
-	case berthv1.ObjectKind_OBJECT_KIND_POD, berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET,
+	case berthv1.ObjectKind_OBJECT_KIND_POD, berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET, berthv1.ObjectKind_OBJECT_KIND_POD_GROUP,
 		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM, berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE:
 		return true
 	}
@@ -208,7 +220,7 @@ func Namespaced(kind berthv1.ObjectKind) bool {
 // KnownKind reports whether kind is one of the object kinds (not
 // UNSPECIFIED, not a number this version does not know).
 func KnownKind(kind berthv1.ObjectKind) bool {
-	return kind >= berthv1.ObjectKind_OBJECT_KIND_NODE && kind <= berthv1.ObjectKind_OBJECT_KIND_NAMESPACE ||
+	return kind >= berthv1.ObjectKind_OBJECT_KIND_NODE && kind <= berthv1.ObjectKind_OBJECT_KIND_POD_GROUP ||
 		DeviceKind(kind)
 }
 

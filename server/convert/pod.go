@@ -83,6 +83,12 @@ func pod(p path, in *berthv1.Pod, held *model.Pod) (*model.Pod, *FieldError) {
 		Ready:             in.GetReady(),
 		Terminating:       in.GetTerminating(),
 		Preempted:         in.GetPreempted(),
+		SchedulingGroup:   in.GetSchedulingGroup(),
+	}
+	if g := in.GetSchedulingGroup(); g != "" {
+		if fe := subdomain(p.field("scheduling_group"), g); fe != nil {
+			return nil, fe
+		}
 	}
 	if in.Priority != nil {
 		out.RequestedPriority, out.Priority = ptr(in.GetPriority()), in.GetPriority()
@@ -512,6 +518,7 @@ func PodToProto(in *model.Pod) *berthv1.Pod {
 		Terminating:               in.Terminating,
 		Preempted:                 in.Preempted,
 		ResourceClaims:            podClaimsToProto(in.ResourceClaims),
+		SchedulingGroup:           in.SchedulingGroup,
 	}
 	if in.RequestedPriority != nil {
 		out.Priority = ptr(*in.RequestedPriority)

@@ -38,6 +38,9 @@ type bindRecord struct {
 // UTF-8, which encode refuses: the caller falls back to it for the error.
 func newBindRecord(pod *model.Pod, node string, from uint64) (bindRecord, bool) {
 	profile := profileOf(pod)
+	if pod.SchedulingGroup != "" {
+		return bindRecord{}, false // a gang's Bind names its group: the general encoder writes it
+	}
 	if !utf8.ValidString(profile) || !utf8.ValidString(pod.Namespace) || !utf8.ValidString(pod.Name) ||
 		!utf8.ValidString(pod.UID) || !utf8.ValidString(node) {
 		return bindRecord{}, false

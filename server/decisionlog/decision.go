@@ -42,7 +42,7 @@ func newDecision(pod *model.Pod) *berthv1.Decision {
 
 func bindDecision(pod *model.Pod, node string) *berthv1.Decision {
 	d := newDecision(pod)
-	d.Action = &berthv1.Decision_Bind{Bind: &berthv1.Bind{Node: node}}
+	d.Action = &berthv1.Decision_Bind{Bind: &berthv1.Bind{Node: node, Group: pod.SchedulingGroup}}
 	return d
 }
 

@@ -364,3 +364,37 @@ func (l *Log) observeCommit(d time.Duration) {
 
 // Revisions returns the oldest retained and the newest revision of the log.
 func (l *Log) Revisions() (first, last uint64) { return l.store.Revisions() }
+
+// BindGroup appends the Binds of a pod group cycle's members (each naming
+// its group) in one commit, with their ledger records: a crash keeps all
+// of them or none. A member nobody waits for any more (deleted since) is
+// left out, as Bind would refuse it; any other failure fails them all.
+func (l *Log) BindGroup(ctx context.Context, group string, pods []*model.Pod, nodes []string) error {
+	pbs := make([]*pendingBind, 0, len(pods))
+	kept := make([]*model.Pod, 0, len(pods))
+	var b store.Batch
+	for i, pod := range pods {
+		pb, err := l.startBind(ctx, pod, nodes[i])
+		if errors.Is(err, ErrBindAbandoned) {
+			continue
+		}
+		if err != nil {
+			for j, pb := range pbs {
+				l.ledger.FinishBind(kept[j].UID, &pb.Pending, 0, true)
+			}
+			return fmt.Errorf("decisionlog: binds of pod group %s/%s: %w", pod.Namespace, group, err)
+		}
+		pbs, kept = append(pbs, pb), append(kept, pod)
+		b.Records = append(b.Records, pb.batch.Records...)
+		b.Ops = append(b.Ops, pb.batch.Ops...)
+	}
+	if len(pbs) == 0 {
+		return nil
+	}
+	res, err := l.commit(ctx, &b, TypeBind)
+	for i, pb := range pbs {
+		one := store.CommitResult{First: res.Revision(i), Last: res.Revision(i), Time: res.Time}
+		_ = l.finishBind(kept[i], pb, one, err) // returns err, or nil
+	}
+	return err
+}

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/protoadapt"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/gang"
 	"github.com/berthsched/berth/core/pressure"
 	"github.com/berthsched/berth/core/priority"
 	"github.com/berthsched/berth/core/scheduler"
@@ -82,6 +83,7 @@ func match(err error) (code codes.Code, kindField, reason string) {
 		ahead     *decisionlog.AheadError
 		mismatch  *decisionlog.LogMismatchError
 		podStats  *pressure.UnknownPodError
+		immutable *gang.SpecImmutableError
 	)
 	reason = err.Error()
 	switch {
@@ -89,7 +91,9 @@ func match(err error) (code codes.Code, kindField, reason string) {
 		return codes.FailedPrecondition, "priority_class_name", unknown.Error() + "; send the PriorityClass first"
 	case errors.As(err, &invalid):
 		return codes.InvalidArgument, classField(invalid.Field), invalid.Reason
-	case errors.Is(err, scheduler.ErrInvalid), errors.Is(err, ErrBuiltinClass):
+	case errors.As(err, &immutable):
+		return codes.FailedPrecondition, immutable.Field, reason
+	case errors.Is(err, scheduler.ErrInvalid), errors.Is(err, ErrBuiltinClass), errors.Is(err, gang.ErrInvalid):
 		return codes.InvalidArgument, "", reason
 	case errors.Is(err, scheduler.ErrPodBound):
 		return codes.FailedPrecondition, "node_name", reason
@@ -249,6 +253,8 @@ func KindField(kind berthv1.ObjectKind) string {
 		return "resource_claim"
 	case berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE:
 		return "resource_claim_template"
+	case berthv1.ObjectKind_OBJECT_KIND_POD_GROUP:
+		return "pod_group"
 	}
 	return ""
 }

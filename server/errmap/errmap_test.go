@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/gang"
 	"github.com/berthsched/berth/core/priority"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/convert"
@@ -117,6 +118,13 @@ func TestStatus(t *testing.T) {
 			wantMessage: `log_id "log-0" is not this log's (log-1): its revisions mean nothing here; resync and watch again from 0 without log_id`,
 			wantDetails: []any{&errdetails.ErrorInfo{Reason: "LOG_ID_MISMATCH", Domain: "berth.v1", Metadata: map[string]string{"log_id": "log-1"}}}},
 		{name: "not found", err: fmt.Errorf("explain default/x: %w", scheduler.ErrPodNotFound), wantCode: codes.NotFound, wantMessage: "explain default/x: pod not found"},
+		{name: "pod group spec changed", err: errmap.Field("pod_group", &gang.SpecImmutableError{Group: "ml/train", Field: "min_count", Old: "4", New: "3"}),
+			wantCode:    codes.FailedPrecondition,
+			wantMessage: "pod_group.min_count: pod group ml/train: min_count is 4, cannot change to 3: a pod group's spec is immutable (delete the group and create it again)",
+			wantDetails: []any{&errdetails.ErrorInfo{Reason: "POD_GROUP_SPEC_IMMUTABLE", Domain: "berth.v1", Metadata: map[string]string{"pod_group": "ml/train", "field": "min_count"}}}},
+		{name: "pod group invalid", err: fmt.Errorf("pod group ml/g: min_count 0: must be at least 1: %w", gang.ErrInvalid),
+			wantCode: codes.InvalidArgument, wantMessage: "pod group ml/g: min_count 0: must be at least 1: invalid pod group",
+			wantDetails: []any{&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{Description: "pod group ml/g: min_count 0: must be at least 1: invalid pod group"}}}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

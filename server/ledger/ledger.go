@@ -98,7 +98,7 @@ func (l *Ledger) BeginBind(ctx context.Context, pod *model.Pod, node string, wan
 		return false, nil
 	}
 	p.prev, p.hadPrev = prev, hadPrev
-	l.table(KindBind)[pod.UID] = entry{node: node, committing: p}
+	l.table(KindBind)[pod.UID] = entry{node: node, group: pod.SchedulingGroup, committing: p}
 	return true, nil
 }
 

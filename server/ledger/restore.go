@@ -58,7 +58,7 @@ func (l *Ledger) Restore(ctx context.Context, st Store) (Restored, error) {
 			}
 			r := Record{Kind: k, PodUID: string(kv.Key), Restored: true}
 			if k == KindBind {
-				r.Node = d.GetBind().GetNode()
+				r.Node, r.Group = d.GetBind().GetNode(), d.GetBind().GetGroup()
 				if r.Revision, err = findBind(ctx, st, hint, r.PodUID, r.Node); err != nil {
 					return Restored{}, err
 				}

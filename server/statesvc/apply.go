@@ -46,6 +46,8 @@ func upsertKey(in *berthv1.Object) (key objectKey, ok bool) {
 		key = keyOf(berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET, k.PodDisruptionBudget.GetNamespace(), k.PodDisruptionBudget.GetName())
 	case *berthv1.Object_Namespace:
 		key = keyOf(berthv1.ObjectKind_OBJECT_KIND_NAMESPACE, "", k.Namespace.GetName())
+	case *berthv1.Object_PodGroup:
+		key = keyOf(berthv1.ObjectKind_OBJECT_KIND_POD_GROUP, k.PodGroup.GetNamespace(), k.PodGroup.GetName())
 	default:
 		return objectKey{}, false
 	}
@@ -98,6 +100,8 @@ func (s *Service) upsertLocked(ctx context.Context, in *berthv1.Object) (err err
 		if err = s.cluster.SetNamespace(ctx, obj.Namespace); err == nil {
 			s.sent[ref.Kind][ref.Key()] = true
 		}
+	case obj.PodGroup != nil:
+		err = s.cluster.SetPodGroup(ctx, obj.PodGroup)
 	}
 	return err
 }
@@ -195,6 +199,8 @@ func (s *Service) deleteObjectLocked(ctx context.Context, ref convert.Ref) error
 			delete(s.sent[ref.Kind], ref.Key())
 		}
 		return err
+	case berthv1.ObjectKind_OBJECT_KIND_POD_GROUP:
+		return s.cluster.DeletePodGroup(ctx, ref.Namespace, ref.Name)
 	}
 	if convert.DeviceKind(ref.Kind) {
 		return errDevicesNotScheduled(ref.Kind)
@@ -243,6 +249,10 @@ func (s *Service) heldLocked(kind berthv1.ObjectKind) ([]convert.Ref, error) {
 	case berthv1.ObjectKind_OBJECT_KIND_NAMESPACE:
 		for key := range s.sent[kind] {
 			out = append(out, convert.Ref{Kind: kind, Name: key})
+		}
+	case berthv1.ObjectKind_OBJECT_KIND_POD_GROUP:
+		for _, g := range s.cluster.PodGroups() {
+			out = append(out, convert.Ref{Kind: kind, Namespace: g.Namespace, Name: g.Name})
 		}
 	}
 	return out, nil

@@ -20,6 +20,7 @@ import (
 func allKinds() []berthv1.ObjectKind {
 	return []berthv1.ObjectKind{
 		berthv1.ObjectKind_OBJECT_KIND_POD,
+		berthv1.ObjectKind_OBJECT_KIND_POD_GROUP,
 		berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET,
 		berthv1.ObjectKind_OBJECT_KIND_NODE,
 		berthv1.ObjectKind_OBJECT_KIND_PRIORITY_CLASS,

@@ -36,6 +36,10 @@ type Cluster interface {
 	DeleteNamespace(ctx context.Context, name string) error
 	SetPDB(ctx context.Context, pdb *model.PodDisruptionBudget) error
 	DeletePDB(ctx context.Context, namespace, name string) error
+	SetPodGroup(ctx context.Context, g *model.PodGroup) error
+	DeletePodGroup(ctx context.Context, namespace, name string) error
+	// PodGroups lists the pod groups held, for resyncs.
+	PodGroups() []*model.PodGroup
 	ReportBindResult(ctx context.Context, podUID, node string, ok bool, reason string) error
 	// Hold keeps the scheduling loop from starting cycles until release
 	// is called; it returns once no cycle runs.

@@ -130,7 +130,7 @@ func TestSyncBatchErrors(t *testing.T) {
 				{Index: 0, Ref: &berthv1.ObjectRef{Kind: kindPod, Name: "p"}, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, FieldPath: "namespace", Message: "required"},
 				{Index: 1, Ref: &berthv1.ObjectRef{Name: "x"}, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, FieldPath: "kind", Message: "required"},
 				{Index: 2, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, Message: "the mutation is empty: exactly one of upsert and delete is required"},
-				{Index: 3, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, Message: "the object has no kind: exactly one of node, pod, priority_class, pod_disruption_budget, namespace, device_class, resource_slice, resource_claim and resource_claim_template is required"},
+				{Index: 3, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, Message: "the object has no kind: exactly one of node, pod, priority_class, pod_disruption_budget, namespace, pod_group, device_class, resource_slice, resource_claim and resource_claim_template is required"},
 				{Index: 4, Ref: &berthv1.ObjectRef{Kind: kindClass, Name: "system-node-critical"}, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, FieldPath: "name",
 					Message: "system-node-critical cannot be deleted: built-in PriorityClass"},
 			},
@@ -518,5 +518,43 @@ func TestPodsResynced(t *testing.T) {
 				t.Errorf("calls (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// Pod groups go through Sync like budgets: a change of spec is refused
+// with the field named, a delete works, and a re-list of the kind deletes
+// the groups not re-sent.
+func TestPodGroups(t *testing.T) {
+	e := newEnv(t, statesvc.Options{})
+	_, send := e.sync(t)
+	group := func(name string, min int32) *berthv1.Object {
+		return &berthv1.Object{Kind: &berthv1.Object_PodGroup{PodGroup: &berthv1.PodGroup{Namespace: "default", Name: name, MinCount: min}}}
+	}
+	kindGroup := berthv1.ObjectKind_OBJECT_KIND_POD_GROUP
+	resp := send(&berthv1.SyncRequest{BatchId: 1, Mutations: upserts(group("a", 2), group("b", 2), group("c", 1), group("a", 3), group("d", 0))})
+	wantErrs := []*berthv1.ObjectError{
+		{Index: 3, Ref: &berthv1.ObjectRef{Kind: kindGroup, Namespace: "default", Name: "a"}, Code: berthv1.ErrorCode_ERROR_CODE_FAILED_PRECONDITION,
+			FieldPath: "pod_group.min_count", Message: "pod group default/a: min_count is 2, cannot change to 3: a pod group's spec is immutable (delete the group and create it again)"},
+		{Index: 4, Ref: &berthv1.ObjectRef{Kind: kindGroup, Namespace: "default", Name: "d"}, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT,
+			FieldPath: "pod_group.min_count", Message: "must be at least 1, got 0"},
+	}
+	if diff := cmp.Diff(wantErrs, resp.GetErrors(), protocmp.Transform()); diff != "" || resp.GetApplied() != 3 {
+		t.Errorf("upserts: applied %d, errors (-want +got):\n%s", resp.GetApplied(), diff)
+	}
+	resp = send(&berthv1.SyncRequest{BatchId: 2, Mutations: []*berthv1.Mutation{del(kindGroup, "default", "c")}})
+	if resp.GetApplied() != 1 || len(resp.GetErrors()) != 0 {
+		t.Errorf("delete: %v", resp)
+	}
+	send(&berthv1.SyncRequest{BatchId: 3, Resync: berthv1.Resync_RESYNC_BEGIN, ResyncKinds: []berthv1.ObjectKind{kindGroup}, Mutations: upserts(group("a", 2))})
+	resp = send(&berthv1.SyncRequest{BatchId: 4, Resync: berthv1.Resync_RESYNC_END})
+	if resp.GetResyncDeleted() != 1 {
+		t.Errorf("resync: %v", resp)
+	}
+	var held []string
+	for _, g := range e.sched.PodGroups() {
+		held = append(held, g.Key())
+	}
+	if diff := cmp.Diff([]string{"default/a"}, held); diff != "" {
+		t.Errorf("groups held (-want +got):\n%s", diff)
 	}
 }

@@ -345,7 +345,10 @@ func (*Decision_Unschedulable) isDecision_Action() {}
 type Bind struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The node to run the pod on.
-	Node          string `protobuf:"bytes,1,opt,name=node,proto3" json:"node,omitempty"`
+	Node string `protobuf:"bytes,1,opt,name=node,proto3" json:"node,omitempty"`
+	// The pod's PodGroup, when the pod is in one. The binds of one group
+	// cycle are committed together (consecutive revisions, one commit).
+	Group         string `protobuf:"bytes,2,opt,name=group,proto3" json:"group,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -383,6 +386,13 @@ func (*Bind) Descriptor() ([]byte, []int) {
 func (x *Bind) GetNode() string {
 	if x != nil {
 		return x.Node
+	}
+	return ""
+}
+
+func (x *Bind) GetGroup() string {
+	if x != nil {
+		return x.Group
 	}
 	return ""
 }
@@ -768,9 +778,10 @@ const file_berth_v1_decision_proto_rawDesc = "" +
 	"\bnominate\x18\f \x01(\v2\x12.berth.v1.NominateH\x00R\bnominate\x12F\n" +
 	"\x10clear_nomination\x18\r \x01(\v2\x19.berth.v1.ClearNominationH\x00R\x0fclearNomination\x12?\n" +
 	"\runschedulable\x18\x0e \x01(\v2\x17.berth.v1.UnschedulableH\x00R\runschedulableB\b\n" +
-	"\x06action\"\x1a\n" +
+	"\x06action\"0\n" +
 	"\x04Bind\x12\x12\n" +
-	"\x04node\x18\x01 \x01(\tR\x04node\"\x89\x02\n" +
+	"\x04node\x18\x01 \x01(\tR\x04node\x12\x14\n" +
+	"\x05group\x18\x02 \x01(\tR\x05group\"\x89\x02\n" +
 	"\x05Evict\x12(\n" +
 	"\x06victim\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x06victim\x12\x12\n" +
 	"\x04node\x18\x02 \x01(\tR\x04node\x12.\n" +

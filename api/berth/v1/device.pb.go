@@ -418,6 +418,8 @@ func (x *Device) GetCapacity() map[string]string {
 // DeviceAttribute is a typed value; exactly one is set.
 type DeviceAttribute struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
+	// The attribute's value, of one of four types.
+	//
 	// Types that are valid to be assigned to Value:
 	//
 	//	*DeviceAttribute_Int
@@ -507,10 +509,12 @@ type isDeviceAttribute_Value interface {
 }
 
 type DeviceAttribute_Int struct {
+	// An integer.
 	Int int64 `protobuf:"varint,1,opt,name=int,proto3,oneof"`
 }
 
 type DeviceAttribute_Bool struct {
+	// A boolean.
 	Bool bool `protobuf:"varint,2,opt,name=bool,proto3,oneof"`
 }
 
@@ -1127,9 +1131,12 @@ type DeviceRequestAllocationResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The request ("request" or "request/subrequest") it was allocated for.
 	Request string `protobuf:"bytes,1,opt,name=request,proto3" json:"request,omitempty"`
-	Driver  string `protobuf:"bytes,2,opt,name=driver,proto3" json:"driver,omitempty"`
-	Pool    string `protobuf:"bytes,3,opt,name=pool,proto3" json:"pool,omitempty"`
-	Device  string `protobuf:"bytes,4,opt,name=device,proto3" json:"device,omitempty"`
+	// The driver that published the device.
+	Driver string `protobuf:"bytes,2,opt,name=driver,proto3" json:"driver,omitempty"`
+	// The pool of the driver's ResourceSlices the device is in.
+	Pool string `protobuf:"bytes,3,opt,name=pool,proto3" json:"pool,omitempty"`
+	// The device's name within its pool.
+	Device string `protobuf:"bytes,4,opt,name=device,proto3" json:"device,omitempty"`
 	// Allocated with admin access.
 	AdminAccess   bool `protobuf:"varint,5,opt,name=admin_access,json=adminAccess,proto3" json:"admin_access,omitempty"`
 	unknownFields protoimpl.UnknownFields

@@ -37,6 +37,8 @@ const (
 	ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET ObjectKind = 4
 	// Namespace.
 	ObjectKind_OBJECT_KIND_NAMESPACE ObjectKind = 5
+	// PodGroup.
+	ObjectKind_OBJECT_KIND_POD_GROUP ObjectKind = 6
 	// DeviceClass.
 	ObjectKind_OBJECT_KIND_DEVICE_CLASS ObjectKind = 20
 	// ResourceSlice.
@@ -56,6 +58,7 @@ var (
 		3:  "OBJECT_KIND_PRIORITY_CLASS",
 		4:  "OBJECT_KIND_POD_DISRUPTION_BUDGET",
 		5:  "OBJECT_KIND_NAMESPACE",
+		6:  "OBJECT_KIND_POD_GROUP",
 		20: "OBJECT_KIND_DEVICE_CLASS",
 		21: "OBJECT_KIND_RESOURCE_SLICE",
 		22: "OBJECT_KIND_RESOURCE_CLAIM",
@@ -68,6 +71,7 @@ var (
 		"OBJECT_KIND_PRIORITY_CLASS":          3,
 		"OBJECT_KIND_POD_DISRUPTION_BUDGET":   4,
 		"OBJECT_KIND_NAMESPACE":               5,
+		"OBJECT_KIND_POD_GROUP":               6,
 		"OBJECT_KIND_DEVICE_CLASS":            20,
 		"OBJECT_KIND_RESOURCE_SLICE":          21,
 		"OBJECT_KIND_RESOURCE_CLAIM":          22,
@@ -114,6 +118,7 @@ type Object struct {
 	//	*Object_PriorityClass
 	//	*Object_PodDisruptionBudget
 	//	*Object_Namespace
+	//	*Object_PodGroup
 	//	*Object_DeviceClass
 	//	*Object_ResourceSlice
 	//	*Object_ResourceClaim
@@ -205,6 +210,15 @@ func (x *Object) GetNamespace() *Namespace {
 	return nil
 }
 
+func (x *Object) GetPodGroup() *PodGroup {
+	if x != nil {
+		if x, ok := x.Kind.(*Object_PodGroup); ok {
+			return x.PodGroup
+		}
+	}
+	return nil
+}
+
 func (x *Object) GetDeviceClass() *DeviceClass {
 	if x != nil {
 		if x, ok := x.Kind.(*Object_DeviceClass); ok {
@@ -270,6 +284,11 @@ type Object_Namespace struct {
 	Namespace *Namespace `protobuf:"bytes,5,opt,name=namespace,proto3,oneof"`
 }
 
+type Object_PodGroup struct {
+	// A pod group (gang), identified by namespace and name.
+	PodGroup *PodGroup `protobuf:"bytes,6,opt,name=pod_group,json=podGroup,proto3,oneof"`
+}
+
 type Object_DeviceClass struct {
 	// Dynamic resource allocation (device.proto); numbered from 20 to
 	// leave room. A device class, identified by name.
@@ -301,6 +320,8 @@ func (*Object_PodDisruptionBudget) isObject_Kind() {}
 
 func (*Object_Namespace) isObject_Kind() {}
 
+func (*Object_PodGroup) isObject_Kind() {}
+
 func (*Object_DeviceClass) isObject_Kind() {}
 
 func (*Object_ResourceSlice) isObject_Kind() {}
@@ -314,7 +335,7 @@ type ObjectRef struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The kind of object. Required.
 	Kind ObjectKind `protobuf:"varint,1,opt,name=kind,proto3,enum=berth.v1.ObjectKind" json:"kind,omitempty"`
-	// Namespace, for pods and disruption budgets; empty for the other kinds.
+	// Namespace, for pods, disruption budgets and pod groups; empty for the other kinds.
 	Namespace string `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`
 	// Name of the object. Required.
 	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
@@ -453,13 +474,14 @@ var File_berth_v1_object_proto protoreflect.FileDescriptor
 
 const file_berth_v1_object_proto_rawDesc = "" +
 	"\n" +
-	"\x15berth/v1/object.proto\x12\bberth.v1\x1a\x15berth/v1/device.proto\x1a\x18berth/v1/namespace.proto\x1a\x13berth/v1/node.proto\x1a\x12berth/v1/pod.proto\x1a\x15berth/v1/policy.proto\"\xc0\x04\n" +
+	"\x15berth/v1/object.proto\x12\bberth.v1\x1a\x15berth/v1/device.proto\x1a\x14berth/v1/group.proto\x1a\x18berth/v1/namespace.proto\x1a\x13berth/v1/node.proto\x1a\x12berth/v1/pod.proto\x1a\x15berth/v1/policy.proto\"\xf3\x04\n" +
 	"\x06Object\x12$\n" +
 	"\x04node\x18\x01 \x01(\v2\x0e.berth.v1.NodeH\x00R\x04node\x12!\n" +
 	"\x03pod\x18\x02 \x01(\v2\r.berth.v1.PodH\x00R\x03pod\x12@\n" +
 	"\x0epriority_class\x18\x03 \x01(\v2\x17.berth.v1.PriorityClassH\x00R\rpriorityClass\x12S\n" +
 	"\x15pod_disruption_budget\x18\x04 \x01(\v2\x1d.berth.v1.PodDisruptionBudgetH\x00R\x13podDisruptionBudget\x123\n" +
-	"\tnamespace\x18\x05 \x01(\v2\x13.berth.v1.NamespaceH\x00R\tnamespace\x12:\n" +
+	"\tnamespace\x18\x05 \x01(\v2\x13.berth.v1.NamespaceH\x00R\tnamespace\x121\n" +
+	"\tpod_group\x18\x06 \x01(\v2\x12.berth.v1.PodGroupH\x00R\bpodGroup\x12:\n" +
 	"\fdevice_class\x18\x14 \x01(\v2\x15.berth.v1.DeviceClassH\x00R\vdeviceClass\x12@\n" +
 	"\x0eresource_slice\x18\x15 \x01(\v2\x17.berth.v1.ResourceSliceH\x00R\rresourceSlice\x12@\n" +
 	"\x0eresource_claim\x18\x16 \x01(\v2\x17.berth.v1.ResourceClaimH\x00R\rresourceClaim\x12Y\n" +
@@ -473,7 +495,7 @@ const file_berth_v1_object_proto_rawDesc = "" +
 	"\x06PodRef\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x10\n" +
-	"\x03uid\x18\x03 \x01(\tR\x03uid*\xbd\x02\n" +
+	"\x03uid\x18\x03 \x01(\tR\x03uid*\xd8\x02\n" +
 	"\n" +
 	"ObjectKind\x12\x1b\n" +
 	"\x17OBJECT_KIND_UNSPECIFIED\x10\x00\x12\x14\n" +
@@ -481,7 +503,8 @@ const file_berth_v1_object_proto_rawDesc = "" +
 	"\x0fOBJECT_KIND_POD\x10\x02\x12\x1e\n" +
 	"\x1aOBJECT_KIND_PRIORITY_CLASS\x10\x03\x12%\n" +
 	"!OBJECT_KIND_POD_DISRUPTION_BUDGET\x10\x04\x12\x19\n" +
-	"\x15OBJECT_KIND_NAMESPACE\x10\x05\x12\x1c\n" +
+	"\x15OBJECT_KIND_NAMESPACE\x10\x05\x12\x19\n" +
+	"\x15OBJECT_KIND_POD_GROUP\x10\x06\x12\x1c\n" +
 	"\x18OBJECT_KIND_DEVICE_CLASS\x10\x14\x12\x1e\n" +
 	"\x1aOBJECT_KIND_RESOURCE_SLICE\x10\x15\x12\x1e\n" +
 	"\x1aOBJECT_KIND_RESOURCE_CLAIM\x10\x16\x12'\n" +
@@ -511,10 +534,11 @@ var file_berth_v1_object_proto_goTypes = []any{
 	(*PriorityClass)(nil),         // 6: berth.v1.PriorityClass
 	(*PodDisruptionBudget)(nil),   // 7: berth.v1.PodDisruptionBudget
 	(*Namespace)(nil),             // 8: berth.v1.Namespace
-	(*DeviceClass)(nil),           // 9: berth.v1.DeviceClass
-	(*ResourceSlice)(nil),         // 10: berth.v1.ResourceSlice
-	(*ResourceClaim)(nil),         // 11: berth.v1.ResourceClaim
-	(*ResourceClaimTemplate)(nil), // 12: berth.v1.ResourceClaimTemplate
+	(*PodGroup)(nil),              // 9: berth.v1.PodGroup
+	(*DeviceClass)(nil),           // 10: berth.v1.DeviceClass
+	(*ResourceSlice)(nil),         // 11: berth.v1.ResourceSlice
+	(*ResourceClaim)(nil),         // 12: berth.v1.ResourceClaim
+	(*ResourceClaimTemplate)(nil), // 13: berth.v1.ResourceClaimTemplate
 }
 var file_berth_v1_object_proto_depIdxs = []int32{
 	4,  // 0: berth.v1.Object.node:type_name -> berth.v1.Node
@@ -522,16 +546,17 @@ var file_berth_v1_object_proto_depIdxs = []int32{
 	6,  // 2: berth.v1.Object.priority_class:type_name -> berth.v1.PriorityClass
 	7,  // 3: berth.v1.Object.pod_disruption_budget:type_name -> berth.v1.PodDisruptionBudget
 	8,  // 4: berth.v1.Object.namespace:type_name -> berth.v1.Namespace
-	9,  // 5: berth.v1.Object.device_class:type_name -> berth.v1.DeviceClass
-	10, // 6: berth.v1.Object.resource_slice:type_name -> berth.v1.ResourceSlice
-	11, // 7: berth.v1.Object.resource_claim:type_name -> berth.v1.ResourceClaim
-	12, // 8: berth.v1.Object.resource_claim_template:type_name -> berth.v1.ResourceClaimTemplate
-	0,  // 9: berth.v1.ObjectRef.kind:type_name -> berth.v1.ObjectKind
-	10, // [10:10] is the sub-list for method output_type
-	10, // [10:10] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	9,  // 5: berth.v1.Object.pod_group:type_name -> berth.v1.PodGroup
+	10, // 6: berth.v1.Object.device_class:type_name -> berth.v1.DeviceClass
+	11, // 7: berth.v1.Object.resource_slice:type_name -> berth.v1.ResourceSlice
+	12, // 8: berth.v1.Object.resource_claim:type_name -> berth.v1.ResourceClaim
+	13, // 9: berth.v1.Object.resource_claim_template:type_name -> berth.v1.ResourceClaimTemplate
+	0,  // 10: berth.v1.ObjectRef.kind:type_name -> berth.v1.ObjectKind
+	11, // [11:11] is the sub-list for method output_type
+	11, // [11:11] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_object_proto_init() }
@@ -540,6 +565,7 @@ func file_berth_v1_object_proto_init() {
 		return
 	}
 	file_berth_v1_device_proto_init()
+	file_berth_v1_group_proto_init()
 	file_berth_v1_namespace_proto_init()
 	file_berth_v1_node_proto_init()
 	file_berth_v1_pod_proto_init()
@@ -550,6 +576,7 @@ func file_berth_v1_object_proto_init() {
 		(*Object_PriorityClass)(nil),
 		(*Object_PodDisruptionBudget)(nil),
 		(*Object_Namespace)(nil),
+		(*Object_PodGroup)(nil),
 		(*Object_DeviceClass)(nil),
 		(*Object_ResourceSlice)(nil),
 		(*Object_ResourceClaim)(nil),

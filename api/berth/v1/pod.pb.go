@@ -330,8 +330,14 @@ type Pod struct {
 	Preempted bool `protobuf:"varint,25,opt,name=preempted,proto3" json:"preempted,omitempty"`
 	// The pod's device claims (spec.resourceClaims), names unique.
 	ResourceClaims []*PodResourceClaim `protobuf:"bytes,26,rep,name=resource_claims,json=resourceClaims,proto3" json:"resource_claims,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The PodGroup (in the pod's namespace) this pod belongs to, as
+	// Kubernetes' spec.schedulingGroup.podGroupName or scheduler-plugins'
+	// scheduling.x-k8s.io/pod-group label. Empty: the pod is on its own. A
+	// pod naming a group Berth does not hold waits, unscheduled, until the
+	// group is sent. Fixed once the pod is admitted, like its priority.
+	SchedulingGroup string `protobuf:"bytes,27,opt,name=scheduling_group,json=schedulingGroup,proto3" json:"scheduling_group,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Pod) Reset() {
@@ -544,6 +550,13 @@ func (x *Pod) GetResourceClaims() []*PodResourceClaim {
 		return x.ResourceClaims
 	}
 	return nil
+}
+
+func (x *Pod) GetSchedulingGroup() string {
+	if x != nil {
+		return x.SchedulingGroup
+	}
+	return ""
 }
 
 // Container is the part of a container scheduling needs.
@@ -800,7 +813,7 @@ var File_berth_v1_pod_proto protoreflect.FileDescriptor
 
 const file_berth_v1_pod_proto_rawDesc = "" +
 	"\n" +
-	"\x12berth/v1/pod.proto\x12\bberth.v1\x1a\x17berth/v1/affinity.proto\x1a\x15berth/v1/device.proto\x1a\x13berth/v1/node.proto\x1a\x15berth/v1/policy.proto\x1a\x17berth/v1/selector.proto\x1a\x15berth/v1/spread.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb0\f\n" +
+	"\x12berth/v1/pod.proto\x12\bberth.v1\x1a\x17berth/v1/affinity.proto\x1a\x15berth/v1/device.proto\x1a\x13berth/v1/node.proto\x1a\x15berth/v1/policy.proto\x1a\x17berth/v1/selector.proto\x1a\x15berth/v1/spread.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xdb\f\n" +
 	"\x03Pod\x12\x10\n" +
 	"\x03uid\x18\x01 \x01(\tR\x03uid\x12\x1c\n" +
 	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12\x12\n" +
@@ -831,7 +844,8 @@ const file_berth_v1_pod_proto_rawDesc = "" +
 	"\x12pod_level_requests\x18\x17 \x03(\v2#.berth.v1.Pod.PodLevelRequestsEntryR\x10podLevelRequests\x12F\n" +
 	"\x12workload_selectors\x18\x18 \x03(\v2\x17.berth.v1.LabelSelectorR\x11workloadSelectors\x12\x1c\n" +
 	"\tpreempted\x18\x19 \x01(\bR\tpreempted\x12C\n" +
-	"\x0fresource_claims\x18\x1a \x03(\v2\x1a.berth.v1.PodResourceClaimR\x0eresourceClaims\x1a9\n" +
+	"\x0fresource_claims\x18\x1a \x03(\v2\x1a.berth.v1.PodResourceClaimR\x0eresourceClaims\x12)\n" +
+	"\x10scheduling_group\x18\x1b \x01(\tR\x0fschedulingGroup\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a;\n" +

@@ -21,6 +21,7 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// ReportNodeStatsRequest is the request of StatsService.ReportNodeStats.
 type ReportNodeStatsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// summary_json is a kubelet Summary (k8s.io/kubelet/pkg/apis/stats/v1alpha1)
@@ -67,6 +68,7 @@ func (x *ReportNodeStatsRequest) GetSummaryJson() []byte {
 	return nil
 }
 
+// ReportNodeStatsResponse is the response of StatsService.ReportNodeStats.
 type ReportNodeStatsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// pressure is the node's state after the report.
@@ -144,7 +146,8 @@ func (x *ReportNodeStatsResponse) GetAmbiguous() bool {
 // NodePressure is a node's pressure as the eviction manager sees it.
 type NodePressure struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	Node  string                 `protobuf:"bytes,1,opt,name=node,proto3" json:"node,omitempty"`
+	// The node's name.
+	Node string `protobuf:"bytes,1,opt,name=node,proto3" json:"node,omitempty"`
 	// conditions that hold: MemoryPressure, DiskPressure, PIDPressure. Each
 	// holds from a threshold met until evictionPressureTransitionPeriod after
 	// it was last met, and puts its NoSchedule taint on the node
@@ -217,6 +220,7 @@ func (x *NodePressure) GetLastReportUnixSeconds() int64 {
 	return 0
 }
 
+// GetNodePressureRequest is the request of StatsService.GetNodePressure.
 type GetNodePressureRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -253,9 +257,11 @@ func (*GetNodePressureRequest) Descriptor() ([]byte, []int) {
 	return file_berth_v1_stats_proto_rawDescGZIP(), []int{3}
 }
 
+// GetNodePressureResponse is the response of StatsService.GetNodePressure.
 type GetNodePressureResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Nodes         []*NodePressure        `protobuf:"bytes,1,rep,name=nodes,proto3" json:"nodes,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Every node that reported stats, sorted by name.
+	Nodes         []*NodePressure `protobuf:"bytes,1,rep,name=nodes,proto3" json:"nodes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }

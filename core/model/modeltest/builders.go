@@ -40,6 +40,7 @@ func (b *PodBuilder) Started(t time.Time) *PodBuilder { b.p.StartTime = t; retur
 func (b *PodBuilder) Ready() *PodBuilder              { b.p.Ready = true; return b }
 func (b *PodBuilder) Terminating() *PodBuilder        { b.p.Terminating = true; return b }
 func (b *PodBuilder) Preempted() *PodBuilder          { b.p.Preempted = true; return b }
+func (b *PodBuilder) Group(name string) *PodBuilder   { b.p.SchedulingGroup = name; return b }
 
 // Label adds a label.
 func (b *PodBuilder) Label(k, v string) *PodBuilder {

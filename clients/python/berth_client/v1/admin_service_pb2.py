@@ -12,13 +12,14 @@ _sym_db = _symbol_database.Default()
 
 
 from berth_client.v1 import decision_pb2 as berth_dot_v1_dot_decision__pb2
+from berth_client.v1 import group_pb2 as berth_dot_v1_dot_group__pb2
 from berth_client.v1 import node_pb2 as berth_dot_v1_dot_node__pb2
 from berth_client.v1 import object_pb2 as berth_dot_v1_dot_object__pb2
 from berth_client.v1 import pod_pb2 as berth_dot_v1_dot_pod__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x62\x65rth/v1/admin_service.proto\x12\x08\x62\x65rth.v1\x1a\x17\x62\x65rth/v1/decision.proto\x1a\x13\x62\x65rth/v1/node.proto\x1a\x15\x62\x65rth/v1/object.proto\x1a\x12\x62\x65rth/v1/pod.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"/\n\x0e\x45xplainRequest\x12\x1d\n\x03pod\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\"\xd2\x03\n\x0f\x45xplainResponse\x12\x1d\n\x03pod\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\x12\x16\n\x0escheduler_name\x18\x02 \x01(\t\x12\x10\n\x08priority\x18\x03 \x01(\x05\x12#\n\x05state\x18\x04 \x01(\x0e\x32\x14.berth.v1.QueueState\x12\x10\n\x08\x61ttempts\x18\x05 \x01(\r\x12\x31\n\rbackoff_until\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x16\n\x0enominated_node\x18\x07 \x01(\t\x12\x0c\n\x04node\x18\x08 \x01(\t\x12\x15\n\rbind_revision\x18\t \x01(\x04\x12/\n\x0elast_diagnosis\x18\n \x01(\x0b\x32\x17.berth.v1.Unschedulable\x12\x19\n\x11rejecting_plugins\x18\x0b \x03(\t\x12\x35\n\x11last_attempt_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x31\n\renqueued_time\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x19\n\x11last_bind_failure\x18\x0e \x01(\t\"\x9e\x01\n\x0fSimulateRequest\x12\'\n\rcluster_delta\x18\x01 \x03(\x0b\x32\x10.berth.v1.Object\x12-\n\x10\x63luster_removals\x18\x02 \x03(\x0b\x32\x13.berth.v1.ObjectRef\x12\x1b\n\x04pods\x18\x03 \x03(\x0b\x32\r.berth.v1.Pod\x12\x16\n\x0escheduler_name\x18\x04 \x01(\t\"?\n\x10SimulateResponse\x12+\n\x08\x61ttempts\x18\x01 \x03(\x0b\x32\x19.berth.v1.SimulateAttempt\"\xb0\x02\n\x0fSimulateAttempt\x12\x1d\n\x03pod\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\x12(\n\x06result\x18\x02 \x01(\x0e\x32\x18.berth.v1.SimulateResult\x12\x0c\n\x04node\x18\x03 \x01(\t\x12!\n\x07victims\x18\x04 \x03(\x0b\x32\x10.berth.v1.PodRef\x12$\n\x05nodes\x18\x05 \x03(\x0b\x32\x15.berth.v1.NodeVerdict\x12\x0f\n\x07message\x18\x06 \x01(\t\x12\x11\n\ttop_nodes\x18\x07 \x03(\t\x12\x11\n\ttie_break\x18\x08 \x01(\t\x12\x1a\n\x12via_nominated_node\x18\t \x01(\x08\x12\x1a\n\x12scores_report_only\x18\n \x01(\x08\x12\x0e\n\x06plugin\x18\x0b \x01(\t\"\xee\x01\n\x0bNodeVerdict\x12\x0c\n\x04node\x18\x01 \x01(\t\x12\x10\n\x08\x66\x65\x61sible\x18\x02 \x01(\x08\x12\x0f\n\x07reasons\x18\x03 \x03(\t\x12\x13\n\x0btotal_score\x18\x04 \x01(\x03\x12>\n\rplugin_scores\x18\x05 \x03(\x0b\x32\'.berth.v1.NodeVerdict.PluginScoresEntry\x12\x0e\n\x06scored\x18\x06 \x01(\x08\x12\x14\n\x0cunresolvable\x18\x07 \x01(\x08\x1a\x33\n\x11PluginScoresEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"y\n\x12ListPendingRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12$\n\x06states\x18\x03 \x03(\x0e\x32\x14.berth.v1.QueueState\x12\x16\n\x0escheduler_name\x18\x04 \x01(\t\"R\n\x13ListPendingResponse\x12\"\n\x04pods\x18\x01 \x03(\x0b\x32\x14.berth.v1.PendingPod\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xfc\x01\n\nPendingPod\x12\x1d\n\x03pod\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\x12\x16\n\x0escheduler_name\x18\x02 \x01(\t\x12#\n\x05state\x18\x03 \x01(\x0e\x32\x14.berth.v1.QueueState\x12\x10\n\x08priority\x18\x04 \x01(\x05\x12\x10\n\x08\x61ttempts\x18\x05 \x01(\r\x12\x31\n\renqueued_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x16\n\x0enominated_node\x18\x07 \x01(\t\x12\x0c\n\x04node\x18\x08 \x01(\t\x12\x15\n\rbind_revision\x18\t \x01(\x04\"M\n\x16ListNominationsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x0c\n\x04node\x18\x03 \x01(\t\"]\n\x17ListNominationsResponse\x12)\n\x0bnominations\x18\x01 \x03(\x0b\x32\x14.berth.v1.Nomination\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"o\n\nNomination\x12\x1d\n\x03pod\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\x12\x0c\n\x04node\x18\x02 \x01(\t\x12\x10\n\x08priority\x18\x03 \x01(\x05\x12\x10\n\x08revision\x18\x04 \x01(\x04\x12\x10\n\x08restored\x18\x05 \x01(\x08\"+\n\x11QueueStatsRequest\x12\x16\n\x0escheduler_name\x18\x01 \x01(\t\"\xf3\x01\n\x12QueueStatsResponse\x12\x0e\n\x06\x61\x63tive\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61\x63koff\x18\x02 \x01(\r\x12\x15\n\runschedulable\x18\x03 \x01(\r\x12\r\n\x05gated\x18\x04 \x01(\r\x12\x11\n\tin_flight\x18\x05 \x01(\r\x12\x0f\n\x07\x62inding\x18\x06 \x01(\r\x12\r\n\x05\x62ound\x18\x07 \x01(\r\x12\x0f\n\x07ignored\x18\x08 \x01(\r\x12\x1a\n\x12\x61ttempts_scheduled\x18\t \x01(\x04\x12\x1e\n\x16\x61ttempts_unschedulable\x18\n \x01(\x04\x12\x16\n\x0e\x61ttempts_error\x18\x0b \x01(\x04\"\xb0\x01\n\x10ListNodesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x41\n\x0cmatch_labels\x18\x03 \x03(\x0b\x32+.berth.v1.ListNodesRequest.MatchLabelsEntry\x1a\x32\n\x10MatchLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"P\n\x11ListNodesResponse\x12\"\n\x05nodes\x18\x01 \x03(\x0b\x32\x13.berth.v1.NodeUsage\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xb9\x04\n\tNodeUsage\x12\x0c\n\x04name\x18\x01 \x01(\t\x12/\n\x06labels\x18\x02 \x03(\x0b\x32\x1f.berth.v1.NodeUsage.LabelsEntry\x12\x1f\n\x06taints\x18\x03 \x03(\x0b\x32\x0f.berth.v1.Taint\x12\x15\n\runschedulable\x18\x04 \x01(\x08\x12\x39\n\x0b\x61llocatable\x18\x05 \x03(\x0b\x32$.berth.v1.NodeUsage.AllocatableEntry\x12\x35\n\trequested\x18\x06 \x03(\x0b\x32\".berth.v1.NodeUsage.RequestedEntry\x12\x45\n\x12non_zero_requested\x18\x07 \x03(\x0b\x32).berth.v1.NodeUsage.NonZeroRequestedEntry\x12\x11\n\tpod_count\x18\x08 \x01(\r\x12\x1b\n\x13nominated_pod_count\x18\t \x01(\r\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a\x32\n\x10\x41llocatableEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x1a\x30\n\x0eRequestedEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x1a\x37\n\x15NonZeroRequestedEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"\x13\n\x11ServerInfoRequest\"W\n\x12ServerInfoResponse\x12\x0f\n\x07version\x18\x01 \x01(\t\x12\x17\n\x0f\x61waiting_relist\x18\x02 \x01(\x08\x12\x17\n\x0fscheduling_held\x18\x03 \x01(\x08*\xf5\x01\n\nQueueState\x12\x1b\n\x17QUEUE_STATE_UNSPECIFIED\x10\x00\x12\x16\n\x12QUEUE_STATE_ACTIVE\x10\x01\x12\x17\n\x13QUEUE_STATE_BACKOFF\x10\x02\x12\x1d\n\x19QUEUE_STATE_UNSCHEDULABLE\x10\x03\x12\x15\n\x11QUEUE_STATE_GATED\x10\x04\x12\x1a\n\x16QUEUE_STATE_SCHEDULING\x10\x05\x12\x17\n\x13QUEUE_STATE_BINDING\x10\x06\x12\x15\n\x11QUEUE_STATE_BOUND\x10\x07\x12\x17\n\x13QUEUE_STATE_IGNORED\x10\x08*\xe1\x01\n\x0eSimulateResult\x12\x1f\n\x1bSIMULATE_RESULT_UNSPECIFIED\x10\x00\x12\x19\n\x15SIMULATE_RESULT_BOUND\x10\x01\x12\x1d\n\x19SIMULATE_RESULT_NOMINATED\x10\x02\x12!\n\x1dSIMULATE_RESULT_UNSCHEDULABLE\x10\x03\x12\x19\n\x15SIMULATE_RESULT_GATED\x10\x04\x12\x1b\n\x17SIMULATE_RESULT_SKIPPED\x10\x05\x12\x19\n\x15SIMULATE_RESULT_ERROR\x10\x06\x32\x8d\x04\n\x0c\x41\x64minService\x12>\n\x07\x45xplain\x12\x18.berth.v1.ExplainRequest\x1a\x19.berth.v1.ExplainResponse\x12\x41\n\x08Simulate\x12\x19.berth.v1.SimulateRequest\x1a\x1a.berth.v1.SimulateResponse\x12J\n\x0bListPending\x12\x1c.berth.v1.ListPendingRequest\x1a\x1d.berth.v1.ListPendingResponse\x12V\n\x0fListNominations\x12 .berth.v1.ListNominationsRequest\x1a!.berth.v1.ListNominationsResponse\x12G\n\nQueueStats\x12\x1b.berth.v1.QueueStatsRequest\x1a\x1c.berth.v1.QueueStatsResponse\x12\x44\n\tListNodes\x12\x1a.berth.v1.ListNodesRequest\x1a\x1b.berth.v1.ListNodesResponse\x12G\n\nServerInfo\x12\x1b.berth.v1.ServerInfoRequest\x1a\x1c.berth.v1.ServerInfoResponseB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x62\x65rth/v1/admin_service.proto\x12\x08\x62\x65rth.v1\x1a\x17\x62\x65rth/v1/decision.proto\x1a\x14\x62\x65rth/v1/group.proto\x1a\x13\x62\x65rth/v1/node.proto\x1a\x15\x62\x65rth/v1/object.proto\x1a\x12\x62\x65rth/v1/pod.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"/\n\x0e\x45xplainRequest\x12\x1d\n\x03pod\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\"\x97\x04\n\x0f\x45xplainResponse\x12\x1d\n\x03pod\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\x12\x16\n\x0escheduler_name\x18\x02 \x01(\t\x12\x10\n\x08priority\x18\x03 \x01(\x05\x12#\n\x05state\x18\x04 \x01(\x0e\x32\x14.berth.v1.QueueState\x12\x10\n\x08\x61ttempts\x18\x05 \x01(\r\x12\x31\n\rbackoff_until\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x16\n\x0enominated_node\x18\x07 \x01(\t\x12\x0c\n\x04node\x18\x08 \x01(\t\x12\x15\n\rbind_revision\x18\t \x01(\x04\x12/\n\x0elast_diagnosis\x18\n \x01(\x0b\x32\x17.berth.v1.Unschedulable\x12\x19\n\x11rejecting_plugins\x18\x0b \x03(\t\x12\x35\n\x11last_attempt_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x31\n\renqueued_time\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x19\n\x11last_bind_failure\x18\x0e \x01(\t\x12\x16\n\x0egating_message\x18\x0f \x01(\t\x12+\n\tpod_group\x18\x10 \x01(\x0b\x32\x18.berth.v1.PodGroupStatus\"\x9e\x01\n\x0fSimulateRequest\x12\'\n\rcluster_delta\x18\x01 \x03(\x0b\x32\x10.berth.v1.Object\x12-\n\x10\x63luster_removals\x18\x02 \x03(\x0b\x32\x13.berth.v1.ObjectRef\x12\x1b\n\x04pods\x18\x03 \x03(\x0b\x32\r.berth.v1.Pod\x12\x16\n\x0escheduler_name\x18\x04 \x01(\t\"?\n\x10SimulateResponse\x12+\n\x08\x61ttempts\x18\x01 \x03(\x0b\x32\x19.berth.v1.SimulateAttempt\"\xb0\x02\n\x0fSimulateAttempt\x12\x1d\n\x03pod\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\x12(\n\x06result\x18\x02 \x01(\x0e\x32\x18.berth.v1.SimulateResult\x12\x0c\n\x04node\x18\x03 \x01(\t\x12!\n\x07victims\x18\x04 \x03(\x0b\x32\x10.berth.v1.PodRef\x12$\n\x05nodes\x18\x05 \x03(\x0b\x32\x15.berth.v1.NodeVerdict\x12\x0f\n\x07message\x18\x06 \x01(\t\x12\x11\n\ttop_nodes\x18\x07 \x03(\t\x12\x11\n\ttie_break\x18\x08 \x01(\t\x12\x1a\n\x12via_nominated_node\x18\t \x01(\x08\x12\x1a\n\x12scores_report_only\x18\n \x01(\x08\x12\x0e\n\x06plugin\x18\x0b \x01(\t\"\xee\x01\n\x0bNodeVerdict\x12\x0c\n\x04node\x18\x01 \x01(\t\x12\x10\n\x08\x66\x65\x61sible\x18\x02 \x01(\x08\x12\x0f\n\x07reasons\x18\x03 \x03(\t\x12\x13\n\x0btotal_score\x18\x04 \x01(\x03\x12>\n\rplugin_scores\x18\x05 \x03(\x0b\x32\'.berth.v1.NodeVerdict.PluginScoresEntry\x12\x0e\n\x06scored\x18\x06 \x01(\x08\x12\x14\n\x0cunresolvable\x18\x07 \x01(\x08\x1a\x33\n\x11PluginScoresEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"y\n\x12ListPendingRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12$\n\x06states\x18\x03 \x03(\x0e\x32\x14.berth.v1.QueueState\x12\x16\n\x0escheduler_name\x18\x04 \x01(\t\"R\n\x13ListPendingResponse\x12\"\n\x04pods\x18\x01 \x03(\x0b\x32\x14.berth.v1.PendingPod\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xfc\x01\n\nPendingPod\x12\x1d\n\x03pod\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\x12\x16\n\x0escheduler_name\x18\x02 \x01(\t\x12#\n\x05state\x18\x03 \x01(\x0e\x32\x14.berth.v1.QueueState\x12\x10\n\x08priority\x18\x04 \x01(\x05\x12\x10\n\x08\x61ttempts\x18\x05 \x01(\r\x12\x31\n\renqueued_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x16\n\x0enominated_node\x18\x07 \x01(\t\x12\x0c\n\x04node\x18\x08 \x01(\t\x12\x15\n\rbind_revision\x18\t \x01(\x04\"M\n\x16ListNominationsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x0c\n\x04node\x18\x03 \x01(\t\"]\n\x17ListNominationsResponse\x12)\n\x0bnominations\x18\x01 \x03(\x0b\x32\x14.berth.v1.Nomination\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"o\n\nNomination\x12\x1d\n\x03pod\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\x12\x0c\n\x04node\x18\x02 \x01(\t\x12\x10\n\x08priority\x18\x03 \x01(\x05\x12\x10\n\x08revision\x18\x04 \x01(\x04\x12\x10\n\x08restored\x18\x05 \x01(\x08\"+\n\x11QueueStatsRequest\x12\x16\n\x0escheduler_name\x18\x01 \x01(\t\"\xf3\x01\n\x12QueueStatsResponse\x12\x0e\n\x06\x61\x63tive\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61\x63koff\x18\x02 \x01(\r\x12\x15\n\runschedulable\x18\x03 \x01(\r\x12\r\n\x05gated\x18\x04 \x01(\r\x12\x11\n\tin_flight\x18\x05 \x01(\r\x12\x0f\n\x07\x62inding\x18\x06 \x01(\r\x12\r\n\x05\x62ound\x18\x07 \x01(\r\x12\x0f\n\x07ignored\x18\x08 \x01(\r\x12\x1a\n\x12\x61ttempts_scheduled\x18\t \x01(\x04\x12\x1e\n\x16\x61ttempts_unschedulable\x18\n \x01(\x04\x12\x16\n\x0e\x61ttempts_error\x18\x0b \x01(\x04\"\xb0\x01\n\x10ListNodesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x41\n\x0cmatch_labels\x18\x03 \x03(\x0b\x32+.berth.v1.ListNodesRequest.MatchLabelsEntry\x1a\x32\n\x10MatchLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"P\n\x11ListNodesResponse\x12\"\n\x05nodes\x18\x01 \x03(\x0b\x32\x13.berth.v1.NodeUsage\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xb9\x04\n\tNodeUsage\x12\x0c\n\x04name\x18\x01 \x01(\t\x12/\n\x06labels\x18\x02 \x03(\x0b\x32\x1f.berth.v1.NodeUsage.LabelsEntry\x12\x1f\n\x06taints\x18\x03 \x03(\x0b\x32\x0f.berth.v1.Taint\x12\x15\n\runschedulable\x18\x04 \x01(\x08\x12\x39\n\x0b\x61llocatable\x18\x05 \x03(\x0b\x32$.berth.v1.NodeUsage.AllocatableEntry\x12\x35\n\trequested\x18\x06 \x03(\x0b\x32\".berth.v1.NodeUsage.RequestedEntry\x12\x45\n\x12non_zero_requested\x18\x07 \x03(\x0b\x32).berth.v1.NodeUsage.NonZeroRequestedEntry\x12\x11\n\tpod_count\x18\x08 \x01(\r\x12\x1b\n\x13nominated_pod_count\x18\t \x01(\r\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a\x32\n\x10\x41llocatableEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x1a\x30\n\x0eRequestedEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x1a\x37\n\x15NonZeroRequestedEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"\x13\n\x11ServerInfoRequest\"W\n\x12ServerInfoResponse\x12\x0f\n\x07version\x18\x01 \x01(\t\x12\x17\n\x0f\x61waiting_relist\x18\x02 \x01(\x08\x12\x17\n\x0fscheduling_held\x18\x03 \x01(\x08*\xf5\x01\n\nQueueState\x12\x1b\n\x17QUEUE_STATE_UNSPECIFIED\x10\x00\x12\x16\n\x12QUEUE_STATE_ACTIVE\x10\x01\x12\x17\n\x13QUEUE_STATE_BACKOFF\x10\x02\x12\x1d\n\x19QUEUE_STATE_UNSCHEDULABLE\x10\x03\x12\x15\n\x11QUEUE_STATE_GATED\x10\x04\x12\x1a\n\x16QUEUE_STATE_SCHEDULING\x10\x05\x12\x17\n\x13QUEUE_STATE_BINDING\x10\x06\x12\x15\n\x11QUEUE_STATE_BOUND\x10\x07\x12\x17\n\x13QUEUE_STATE_IGNORED\x10\x08*\xe1\x01\n\x0eSimulateResult\x12\x1f\n\x1bSIMULATE_RESULT_UNSPECIFIED\x10\x00\x12\x19\n\x15SIMULATE_RESULT_BOUND\x10\x01\x12\x1d\n\x19SIMULATE_RESULT_NOMINATED\x10\x02\x12!\n\x1dSIMULATE_RESULT_UNSCHEDULABLE\x10\x03\x12\x19\n\x15SIMULATE_RESULT_GATED\x10\x04\x12\x1b\n\x17SIMULATE_RESULT_SKIPPED\x10\x05\x12\x19\n\x15SIMULATE_RESULT_ERROR\x10\x06\x32\x8d\x04\n\x0c\x41\x64minService\x12>\n\x07\x45xplain\x12\x18.berth.v1.ExplainRequest\x1a\x19.berth.v1.ExplainResponse\x12\x41\n\x08Simulate\x12\x19.berth.v1.SimulateRequest\x1a\x1a.berth.v1.SimulateResponse\x12J\n\x0bListPending\x12\x1c.berth.v1.ListPendingRequest\x1a\x1d.berth.v1.ListPendingResponse\x12V\n\x0fListNominations\x12 .berth.v1.ListNominationsRequest\x1a!.berth.v1.ListNominationsResponse\x12G\n\nQueueStats\x12\x1b.berth.v1.QueueStatsRequest\x1a\x1c.berth.v1.QueueStatsResponse\x12\x44\n\tListNodes\x12\x1a.berth.v1.ListNodesRequest\x1a\x1b.berth.v1.ListNodesResponse\x12G\n\nServerInfo\x12\x1b.berth.v1.ServerInfoRequest\x1a\x1c.berth.v1.ServerInfoResponseB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'berth.v1.admin_service_pb2', globals())
@@ -38,60 +39,60 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _NODEUSAGE_REQUESTEDENTRY._serialized_options = b'8\001'
   _NODEUSAGE_NONZEROREQUESTEDENTRY._options = None
   _NODEUSAGE_NONZEROREQUESTEDENTRY._serialized_options = b'8\001'
-  _QUEUESTATE._serialized_start=3440
-  _QUEUESTATE._serialized_end=3685
-  _SIMULATERESULT._serialized_start=3688
-  _SIMULATERESULT._serialized_end=3913
-  _EXPLAINREQUEST._serialized_start=164
-  _EXPLAINREQUEST._serialized_end=211
-  _EXPLAINRESPONSE._serialized_start=214
-  _EXPLAINRESPONSE._serialized_end=680
-  _SIMULATEREQUEST._serialized_start=683
-  _SIMULATEREQUEST._serialized_end=841
-  _SIMULATERESPONSE._serialized_start=843
-  _SIMULATERESPONSE._serialized_end=906
-  _SIMULATEATTEMPT._serialized_start=909
-  _SIMULATEATTEMPT._serialized_end=1213
-  _NODEVERDICT._serialized_start=1216
-  _NODEVERDICT._serialized_end=1454
-  _NODEVERDICT_PLUGINSCORESENTRY._serialized_start=1403
-  _NODEVERDICT_PLUGINSCORESENTRY._serialized_end=1454
-  _LISTPENDINGREQUEST._serialized_start=1456
-  _LISTPENDINGREQUEST._serialized_end=1577
-  _LISTPENDINGRESPONSE._serialized_start=1579
-  _LISTPENDINGRESPONSE._serialized_end=1661
-  _PENDINGPOD._serialized_start=1664
-  _PENDINGPOD._serialized_end=1916
-  _LISTNOMINATIONSREQUEST._serialized_start=1918
-  _LISTNOMINATIONSREQUEST._serialized_end=1995
-  _LISTNOMINATIONSRESPONSE._serialized_start=1997
-  _LISTNOMINATIONSRESPONSE._serialized_end=2090
-  _NOMINATION._serialized_start=2092
-  _NOMINATION._serialized_end=2203
-  _QUEUESTATSREQUEST._serialized_start=2205
-  _QUEUESTATSREQUEST._serialized_end=2248
-  _QUEUESTATSRESPONSE._serialized_start=2251
-  _QUEUESTATSRESPONSE._serialized_end=2494
-  _LISTNODESREQUEST._serialized_start=2497
-  _LISTNODESREQUEST._serialized_end=2673
-  _LISTNODESREQUEST_MATCHLABELSENTRY._serialized_start=2623
-  _LISTNODESREQUEST_MATCHLABELSENTRY._serialized_end=2673
-  _LISTNODESRESPONSE._serialized_start=2675
-  _LISTNODESRESPONSE._serialized_end=2755
-  _NODEUSAGE._serialized_start=2758
-  _NODEUSAGE._serialized_end=3327
-  _NODEUSAGE_LABELSENTRY._serialized_start=3123
-  _NODEUSAGE_LABELSENTRY._serialized_end=3168
-  _NODEUSAGE_ALLOCATABLEENTRY._serialized_start=3170
-  _NODEUSAGE_ALLOCATABLEENTRY._serialized_end=3220
-  _NODEUSAGE_REQUESTEDENTRY._serialized_start=3222
-  _NODEUSAGE_REQUESTEDENTRY._serialized_end=3270
-  _NODEUSAGE_NONZEROREQUESTEDENTRY._serialized_start=3272
-  _NODEUSAGE_NONZEROREQUESTEDENTRY._serialized_end=3327
-  _SERVERINFOREQUEST._serialized_start=3329
-  _SERVERINFOREQUEST._serialized_end=3348
-  _SERVERINFORESPONSE._serialized_start=3350
-  _SERVERINFORESPONSE._serialized_end=3437
-  _ADMINSERVICE._serialized_start=3916
-  _ADMINSERVICE._serialized_end=4441
+  _QUEUESTATE._serialized_start=3531
+  _QUEUESTATE._serialized_end=3776
+  _SIMULATERESULT._serialized_start=3779
+  _SIMULATERESULT._serialized_end=4004
+  _EXPLAINREQUEST._serialized_start=186
+  _EXPLAINREQUEST._serialized_end=233
+  _EXPLAINRESPONSE._serialized_start=236
+  _EXPLAINRESPONSE._serialized_end=771
+  _SIMULATEREQUEST._serialized_start=774
+  _SIMULATEREQUEST._serialized_end=932
+  _SIMULATERESPONSE._serialized_start=934
+  _SIMULATERESPONSE._serialized_end=997
+  _SIMULATEATTEMPT._serialized_start=1000
+  _SIMULATEATTEMPT._serialized_end=1304
+  _NODEVERDICT._serialized_start=1307
+  _NODEVERDICT._serialized_end=1545
+  _NODEVERDICT_PLUGINSCORESENTRY._serialized_start=1494
+  _NODEVERDICT_PLUGINSCORESENTRY._serialized_end=1545
+  _LISTPENDINGREQUEST._serialized_start=1547
+  _LISTPENDINGREQUEST._serialized_end=1668
+  _LISTPENDINGRESPONSE._serialized_start=1670
+  _LISTPENDINGRESPONSE._serialized_end=1752
+  _PENDINGPOD._serialized_start=1755
+  _PENDINGPOD._serialized_end=2007
+  _LISTNOMINATIONSREQUEST._serialized_start=2009
+  _LISTNOMINATIONSREQUEST._serialized_end=2086
+  _LISTNOMINATIONSRESPONSE._serialized_start=2088
+  _LISTNOMINATIONSRESPONSE._serialized_end=2181
+  _NOMINATION._serialized_start=2183
+  _NOMINATION._serialized_end=2294
+  _QUEUESTATSREQUEST._serialized_start=2296
+  _QUEUESTATSREQUEST._serialized_end=2339
+  _QUEUESTATSRESPONSE._serialized_start=2342
+  _QUEUESTATSRESPONSE._serialized_end=2585
+  _LISTNODESREQUEST._serialized_start=2588
+  _LISTNODESREQUEST._serialized_end=2764
+  _LISTNODESREQUEST_MATCHLABELSENTRY._serialized_start=2714
+  _LISTNODESREQUEST_MATCHLABELSENTRY._serialized_end=2764
+  _LISTNODESRESPONSE._serialized_start=2766
+  _LISTNODESRESPONSE._serialized_end=2846
+  _NODEUSAGE._serialized_start=2849
+  _NODEUSAGE._serialized_end=3418
+  _NODEUSAGE_LABELSENTRY._serialized_start=3214
+  _NODEUSAGE_LABELSENTRY._serialized_end=3259
+  _NODEUSAGE_ALLOCATABLEENTRY._serialized_start=3261
+  _NODEUSAGE_ALLOCATABLEENTRY._serialized_end=3311
+  _NODEUSAGE_REQUESTEDENTRY._serialized_start=3313
+  _NODEUSAGE_REQUESTEDENTRY._serialized_end=3361
+  _NODEUSAGE_NONZEROREQUESTEDENTRY._serialized_start=3363
+  _NODEUSAGE_NONZEROREQUESTEDENTRY._serialized_end=3418
+  _SERVERINFOREQUEST._serialized_start=3420
+  _SERVERINFOREQUEST._serialized_end=3439
+  _SERVERINFORESPONSE._serialized_start=3441
+  _SERVERINFORESPONSE._serialized_end=3528
+  _ADMINSERVICE._serialized_start=4007
+  _ADMINSERVICE._serialized_end=4532
 # @@protoc_insertion_point(module_scope)

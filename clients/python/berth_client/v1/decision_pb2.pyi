@@ -20,10 +20,12 @@ EVICT_CAUSE_TAINT: EvictCause
 EVICT_CAUSE_UNSPECIFIED: EvictCause
 
 class Bind(_message.Message):
-    __slots__ = ["node"]
+    __slots__ = ["group", "node"]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
     NODE_FIELD_NUMBER: _ClassVar[int]
+    group: str
     node: str
-    def __init__(self, node: _Optional[str] = ...) -> None: ...
+    def __init__(self, node: _Optional[str] = ..., group: _Optional[str] = ...) -> None: ...
 
 class ClearNomination(_message.Message):
     __slots__ = ["previous_node", "reason"]

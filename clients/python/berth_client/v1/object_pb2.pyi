@@ -1,4 +1,5 @@
 from berth_client.v1 import device_pb2 as _device_pb2
+from berth_client.v1 import group_pb2 as _group_pb2
 from berth_client.v1 import namespace_pb2 as _namespace_pb2
 from berth_client.v1 import node_pb2 as _node_pb2
 from berth_client.v1 import pod_pb2 as _pod_pb2
@@ -14,6 +15,7 @@ OBJECT_KIND_NAMESPACE: ObjectKind
 OBJECT_KIND_NODE: ObjectKind
 OBJECT_KIND_POD: ObjectKind
 OBJECT_KIND_POD_DISRUPTION_BUDGET: ObjectKind
+OBJECT_KIND_POD_GROUP: ObjectKind
 OBJECT_KIND_PRIORITY_CLASS: ObjectKind
 OBJECT_KIND_RESOURCE_CLAIM: ObjectKind
 OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE: ObjectKind
@@ -21,12 +23,13 @@ OBJECT_KIND_RESOURCE_SLICE: ObjectKind
 OBJECT_KIND_UNSPECIFIED: ObjectKind
 
 class Object(_message.Message):
-    __slots__ = ["device_class", "namespace", "node", "pod", "pod_disruption_budget", "priority_class", "resource_claim", "resource_claim_template", "resource_slice"]
+    __slots__ = ["device_class", "namespace", "node", "pod", "pod_disruption_budget", "pod_group", "priority_class", "resource_claim", "resource_claim_template", "resource_slice"]
     DEVICE_CLASS_FIELD_NUMBER: _ClassVar[int]
     NAMESPACE_FIELD_NUMBER: _ClassVar[int]
     NODE_FIELD_NUMBER: _ClassVar[int]
     POD_DISRUPTION_BUDGET_FIELD_NUMBER: _ClassVar[int]
     POD_FIELD_NUMBER: _ClassVar[int]
+    POD_GROUP_FIELD_NUMBER: _ClassVar[int]
     PRIORITY_CLASS_FIELD_NUMBER: _ClassVar[int]
     RESOURCE_CLAIM_FIELD_NUMBER: _ClassVar[int]
     RESOURCE_CLAIM_TEMPLATE_FIELD_NUMBER: _ClassVar[int]
@@ -36,11 +39,12 @@ class Object(_message.Message):
     node: _node_pb2.Node
     pod: _pod_pb2.Pod
     pod_disruption_budget: _policy_pb2.PodDisruptionBudget
+    pod_group: _group_pb2.PodGroup
     priority_class: _policy_pb2.PriorityClass
     resource_claim: _device_pb2.ResourceClaim
     resource_claim_template: _device_pb2.ResourceClaimTemplate
     resource_slice: _device_pb2.ResourceSlice
-    def __init__(self, node: _Optional[_Union[_node_pb2.Node, _Mapping]] = ..., pod: _Optional[_Union[_pod_pb2.Pod, _Mapping]] = ..., priority_class: _Optional[_Union[_policy_pb2.PriorityClass, _Mapping]] = ..., pod_disruption_budget: _Optional[_Union[_policy_pb2.PodDisruptionBudget, _Mapping]] = ..., namespace: _Optional[_Union[_namespace_pb2.Namespace, _Mapping]] = ..., device_class: _Optional[_Union[_device_pb2.DeviceClass, _Mapping]] = ..., resource_slice: _Optional[_Union[_device_pb2.ResourceSlice, _Mapping]] = ..., resource_claim: _Optional[_Union[_device_pb2.ResourceClaim, _Mapping]] = ..., resource_claim_template: _Optional[_Union[_device_pb2.ResourceClaimTemplate, _Mapping]] = ...) -> None: ...
+    def __init__(self, node: _Optional[_Union[_node_pb2.Node, _Mapping]] = ..., pod: _Optional[_Union[_pod_pb2.Pod, _Mapping]] = ..., priority_class: _Optional[_Union[_policy_pb2.PriorityClass, _Mapping]] = ..., pod_disruption_budget: _Optional[_Union[_policy_pb2.PodDisruptionBudget, _Mapping]] = ..., namespace: _Optional[_Union[_namespace_pb2.Namespace, _Mapping]] = ..., pod_group: _Optional[_Union[_group_pb2.PodGroup, _Mapping]] = ..., device_class: _Optional[_Union[_device_pb2.DeviceClass, _Mapping]] = ..., resource_slice: _Optional[_Union[_device_pb2.ResourceSlice, _Mapping]] = ..., resource_claim: _Optional[_Union[_device_pb2.ResourceClaim, _Mapping]] = ..., resource_claim_template: _Optional[_Union[_device_pb2.ResourceClaimTemplate, _Mapping]] = ...) -> None: ...
 
 class ObjectRef(_message.Message):
     __slots__ = ["kind", "name", "namespace", "uid"]

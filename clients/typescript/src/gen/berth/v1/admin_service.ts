@@ -20,6 +20,7 @@ import {
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../google/protobuf/timestamp.js";
 import { Unschedulable } from "./decision.js";
+import { PodGroupStatus } from "./group.js";
 import { Taint } from "./node.js";
 import { Object, ObjectRef, PodRef } from "./object.js";
 import { Pod } from "./pod.js";
@@ -267,6 +268,13 @@ export interface ExplainResponse {
    * it; empty when none. Cleared once the pod is bound.
    */
   lastBindFailure: string;
+  /**
+   * GATED only: why a PreEnqueue check holds the pod, for example
+   * "waiting for pod group ml/train: it does not exist".
+   */
+  gatingMessage: string;
+  /** The state of the pod's PodGroup; unset for a pod of no group. */
+  podGroup?: PodGroupStatus | undefined;
 }
 
 /** SimulateRequest is the request of AdminService.Simulate. */
@@ -704,6 +712,8 @@ function createBaseExplainResponse(): ExplainResponse {
     lastAttemptTime: undefined,
     enqueuedTime: undefined,
     lastBindFailure: "",
+    gatingMessage: "",
+    podGroup: undefined,
   };
 }
 
@@ -750,6 +760,12 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
     }
     if (message.lastBindFailure !== "") {
       writer.uint32(114).string(message.lastBindFailure);
+    }
+    if (message.gatingMessage !== "") {
+      writer.uint32(122).string(message.gatingMessage);
+    }
+    if (message.podGroup !== undefined) {
+      PodGroupStatus.encode(message.podGroup, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -879,6 +895,22 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
             message.lastBindFailure = reader.string();
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.gatingMessage = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.podGroup = PodGroupStatus.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -943,6 +975,16 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
         : isSet(object.last_bind_failure)
         ? globalThis.String(object.last_bind_failure)
         : "",
+      gatingMessage: isSet(object.gatingMessage)
+        ? globalThis.String(object.gatingMessage)
+        : isSet(object.gating_message)
+        ? globalThis.String(object.gating_message)
+        : "",
+      podGroup: isSet(object.podGroup)
+        ? PodGroupStatus.fromJSON(object.podGroup)
+        : isSet(object.pod_group)
+        ? PodGroupStatus.fromJSON(object.pod_group)
+        : undefined,
     };
   },
 
@@ -990,6 +1032,12 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
     if (message.lastBindFailure !== "") {
       obj.lastBindFailure = message.lastBindFailure;
     }
+    if (message.gatingMessage !== "") {
+      obj.gatingMessage = message.gatingMessage;
+    }
+    if (message.podGroup !== undefined) {
+      obj.podGroup = PodGroupStatus.toJSON(message.podGroup);
+    }
     return obj;
   },
 
@@ -1020,6 +1068,10 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
       ? Timestamp.fromPartial(object.enqueuedTime)
       : undefined;
     message.lastBindFailure = object.lastBindFailure ?? "";
+    message.gatingMessage = object.gatingMessage ?? "";
+    message.podGroup = (object.podGroup !== undefined && object.podGroup !== null)
+      ? PodGroupStatus.fromPartial(object.podGroup)
+      : undefined;
     return message;
   },
 };

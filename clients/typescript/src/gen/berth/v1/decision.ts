@@ -205,6 +205,11 @@ export interface Decision {
 export interface Bind {
   /** The node to run the pod on. */
   node: string;
+  /**
+   * The pod's PodGroup, when the pod is in one. The binds of one group
+   * cycle are committed together (consecutive revisions, one commit).
+   */
+  group: string;
 }
 
 /**
@@ -567,13 +572,16 @@ export const Decision: MessageFns<Decision> = {
 };
 
 function createBaseBind(): Bind {
-  return { node: "" };
+  return { node: "", group: "" };
 }
 
 export const Bind: MessageFns<Bind> = {
   encode(message: Bind, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.node !== "") {
       writer.uint32(10).string(message.node);
+    }
+    if (message.group !== "") {
+      writer.uint32(18).string(message.group);
     }
     return writer;
   },
@@ -599,6 +607,14 @@ export const Bind: MessageFns<Bind> = {
             message.node = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.group = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -612,13 +628,19 @@ export const Bind: MessageFns<Bind> = {
   },
 
   fromJSON(object: any): Bind {
-    return { node: isSet(object.node) ? globalThis.String(object.node) : "" };
+    return {
+      node: isSet(object.node) ? globalThis.String(object.node) : "",
+      group: isSet(object.group) ? globalThis.String(object.group) : "",
+    };
   },
 
   toJSON(message: Bind): unknown {
     const obj: any = {};
     if (message.node !== "") {
       obj.node = message.node;
+    }
+    if (message.group !== "") {
+      obj.group = message.group;
     }
     return obj;
   },
@@ -629,6 +651,7 @@ export const Bind: MessageFns<Bind> = {
   fromPartial<I extends Exact<DeepPartial<Bind>, I>>(object: I): Bind {
     const message = createBaseBind();
     message.node = object.node ?? "";
+    message.group = object.group ?? "";
     return message;
   },
 };

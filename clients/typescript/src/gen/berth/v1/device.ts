@@ -149,11 +149,21 @@ export interface Device_CapacityEntry {
 
 /** DeviceAttribute is a typed value; exactly one is set. */
 export interface DeviceAttribute {
-  value?: { $case: "int"; value: number } | { $case: "bool"; value: boolean } | //
-  /** At most 64 characters. */
-  { $case: "string"; value: string } | //
-  /** A semantic version 2.0.0 ("1.2.0"). */
-  { $case: "version"; value: string } | undefined;
+  /** The attribute's value, of one of four types. */
+  value?:
+    | //
+    /** An integer. */
+    { $case: "int"; value: number }
+    | //
+    /** A boolean. */
+    { $case: "bool"; value: boolean }
+    | //
+    /** At most 64 characters. */
+    { $case: "string"; value: string }
+    | //
+    /** A semantic version 2.0.0 ("1.2.0"). */
+    { $case: "version"; value: string }
+    | undefined;
 }
 
 /**
@@ -273,8 +283,11 @@ export interface AllocationResult {
 export interface DeviceRequestAllocationResult {
   /** The request ("request" or "request/subrequest") it was allocated for. */
   request: string;
+  /** The driver that published the device. */
   driver: string;
+  /** The pool of the driver's ResourceSlices the device is in. */
   pool: string;
+  /** The device's name within its pool. */
   device: string;
   /** Allocated with admin access. */
   adminAccess: boolean;

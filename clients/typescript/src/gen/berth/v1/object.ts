@@ -7,6 +7,7 @@
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import { DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from "./device.js";
+import { PodGroup } from "./group.js";
 import { Namespace } from "./namespace.js";
 import { Node } from "./node.js";
 import { Pod } from "./pod.js";
@@ -30,6 +31,8 @@ export enum ObjectKind {
   OBJECT_KIND_POD_DISRUPTION_BUDGET = 4,
   /** OBJECT_KIND_NAMESPACE - Namespace. */
   OBJECT_KIND_NAMESPACE = 5,
+  /** OBJECT_KIND_POD_GROUP - PodGroup. */
+  OBJECT_KIND_POD_GROUP = 6,
   /** OBJECT_KIND_DEVICE_CLASS - DeviceClass. */
   OBJECT_KIND_DEVICE_CLASS = 20,
   /** OBJECT_KIND_RESOURCE_SLICE - ResourceSlice. */
@@ -61,6 +64,9 @@ export function objectKindFromJSON(object: any): ObjectKind {
     case 5:
     case "OBJECT_KIND_NAMESPACE":
       return ObjectKind.OBJECT_KIND_NAMESPACE;
+    case 6:
+    case "OBJECT_KIND_POD_GROUP":
+      return ObjectKind.OBJECT_KIND_POD_GROUP;
     case 20:
     case "OBJECT_KIND_DEVICE_CLASS":
       return ObjectKind.OBJECT_KIND_DEVICE_CLASS;
@@ -94,6 +100,8 @@ export function objectKindToJSON(object: ObjectKind): string {
       return "OBJECT_KIND_POD_DISRUPTION_BUDGET";
     case ObjectKind.OBJECT_KIND_NAMESPACE:
       return "OBJECT_KIND_NAMESPACE";
+    case ObjectKind.OBJECT_KIND_POD_GROUP:
+      return "OBJECT_KIND_POD_GROUP";
     case ObjectKind.OBJECT_KIND_DEVICE_CLASS:
       return "OBJECT_KIND_DEVICE_CLASS";
     case ObjectKind.OBJECT_KIND_RESOURCE_SLICE:
@@ -128,6 +136,9 @@ export interface Object {
     /** A namespace, identified by name. */
     { $case: "namespace"; value: Namespace }
     | //
+    /** A pod group (gang), identified by namespace and name. */
+    { $case: "podGroup"; value: PodGroup }
+    | //
     /**
      * Dynamic resource allocation (device.proto); numbered from 20 to
      * leave room. A device class, identified by name.
@@ -149,7 +160,7 @@ export interface Object {
 export interface ObjectRef {
   /** The kind of object. Required. */
   kind: ObjectKind;
-  /** Namespace, for pods and disruption budgets; empty for the other kinds. */
+  /** Namespace, for pods, disruption budgets and pod groups; empty for the other kinds. */
   namespace: string;
   /** Name of the object. Required. */
   name: string;
@@ -195,6 +206,9 @@ export const Object: MessageFns<Object> = {
         break;
       case "namespace":
         Namespace.encode(message.kind.value, writer.uint32(42).fork()).join();
+        break;
+      case "podGroup":
+        PodGroup.encode(message.kind.value, writer.uint32(50).fork()).join();
         break;
       case "deviceClass":
         DeviceClass.encode(message.kind.value, writer.uint32(162).fork()).join();
@@ -265,6 +279,14 @@ export const Object: MessageFns<Object> = {
             message.kind = { $case: "namespace", value: Namespace.decode(reader, reader.uint32()) };
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.kind = { $case: "podGroup", value: PodGroup.decode(reader, reader.uint32()) };
+            continue;
+          }
           case 20: {
             if (tag !== 162) {
               break;
@@ -328,6 +350,10 @@ export const Object: MessageFns<Object> = {
         ? { $case: "podDisruptionBudget", value: PodDisruptionBudget.fromJSON(object.pod_disruption_budget) }
         : isSet(object.namespace)
         ? { $case: "namespace", value: Namespace.fromJSON(object.namespace) }
+        : isSet(object.podGroup)
+        ? { $case: "podGroup", value: PodGroup.fromJSON(object.podGroup) }
+        : isSet(object.pod_group)
+        ? { $case: "podGroup", value: PodGroup.fromJSON(object.pod_group) }
         : isSet(object.deviceClass)
         ? { $case: "deviceClass", value: DeviceClass.fromJSON(object.deviceClass) }
         : isSet(object.device_class)
@@ -360,6 +386,8 @@ export const Object: MessageFns<Object> = {
       obj.podDisruptionBudget = PodDisruptionBudget.toJSON(message.kind.value);
     } else if (message.kind?.$case === "namespace") {
       obj.namespace = Namespace.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "podGroup") {
+      obj.podGroup = PodGroup.toJSON(message.kind.value);
     } else if (message.kind?.$case === "deviceClass") {
       obj.deviceClass = DeviceClass.toJSON(message.kind.value);
     } else if (message.kind?.$case === "resourceSlice") {
@@ -405,6 +433,12 @@ export const Object: MessageFns<Object> = {
       case "namespace": {
         if (object.kind?.value !== undefined && object.kind?.value !== null) {
           message.kind = { $case: "namespace", value: Namespace.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+      case "podGroup": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "podGroup", value: PodGroup.fromPartial(object.kind.value) };
         }
         break;
       }

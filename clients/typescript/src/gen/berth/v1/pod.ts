@@ -349,6 +349,14 @@ export interface Pod {
   preempted: boolean;
   /** The pod's device claims (spec.resourceClaims), names unique. */
   resourceClaims: PodResourceClaim[];
+  /**
+   * The PodGroup (in the pod's namespace) this pod belongs to, as
+   * Kubernetes' spec.schedulingGroup.podGroupName or scheduler-plugins'
+   * scheduling.x-k8s.io/pod-group label. Empty: the pod is on its own. A
+   * pod naming a group Berth does not hold waits, unscheduled, until the
+   * group is sent. Fixed once the pod is admitted, like its priority.
+   */
+  schedulingGroup: string;
 }
 
 export interface Pod_LabelsEntry {
@@ -471,6 +479,7 @@ function createBasePod(): Pod {
     workloadSelectors: [],
     preempted: false,
     resourceClaims: [],
+    schedulingGroup: "",
   };
 }
 
@@ -553,6 +562,9 @@ export const Pod: MessageFns<Pod> = {
     }
     for (const v of message.resourceClaims) {
       PodResourceClaim.encode(v!, writer.uint32(210).fork()).join();
+    }
+    if (message.schedulingGroup !== "") {
+      writer.uint32(218).string(message.schedulingGroup);
     }
     return writer;
   },
@@ -790,6 +802,14 @@ export const Pod: MessageFns<Pod> = {
             message.resourceClaims.push(PodResourceClaim.decode(reader, reader.uint32()));
             continue;
           }
+          case 27: {
+            if (tag !== 218) {
+              break;
+            }
+
+            message.schedulingGroup = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -960,6 +980,11 @@ export const Pod: MessageFns<Pod> = {
         : globalThis.Array.isArray(object?.resource_claims)
         ? object.resource_claims.map((e: any) => PodResourceClaim.fromJSON(e))
         : [],
+      schedulingGroup: isSet(object.schedulingGroup)
+        ? globalThis.String(object.schedulingGroup)
+        : isSet(object.scheduling_group)
+        ? globalThis.String(object.scheduling_group)
+        : "",
     };
   },
 
@@ -1067,6 +1092,9 @@ export const Pod: MessageFns<Pod> = {
     if (message.resourceClaims?.length) {
       obj.resourceClaims = message.resourceClaims.map((e) => PodResourceClaim.toJSON(e));
     }
+    if (message.schedulingGroup !== "") {
+      obj.schedulingGroup = message.schedulingGroup;
+    }
     return obj;
   },
 
@@ -1140,6 +1168,7 @@ export const Pod: MessageFns<Pod> = {
     message.workloadSelectors = object.workloadSelectors?.map((e) => LabelSelector.fromPartial(e)) || [];
     message.preempted = object.preempted ?? false;
     message.resourceClaims = object.resourceClaims?.map((e) => PodResourceClaim.fromPartial(e)) || [];
+    message.schedulingGroup = object.schedulingGroup ?? "";
     return message;
   },
 };

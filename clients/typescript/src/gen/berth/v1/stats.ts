@@ -24,6 +24,7 @@ export const protobufPackage = "berth.v1";
 
 export const protobufFileName = "berth/v1/stats.proto";
 
+/** ReportNodeStatsRequest is the request of StatsService.ReportNodeStats. */
 export interface ReportNodeStatsRequest {
   /**
    * summary_json is a kubelet Summary (k8s.io/kubelet/pkg/apis/stats/v1alpha1)
@@ -32,6 +33,7 @@ export interface ReportNodeStatsRequest {
   summaryJson: Buffer;
 }
 
+/** ReportNodeStatsResponse is the response of StatsService.ReportNodeStats. */
 export interface ReportNodeStatsResponse {
   /** pressure is the node's state after the report. */
   pressure?:
@@ -53,6 +55,7 @@ export interface ReportNodeStatsResponse {
 
 /** NodePressure is a node's pressure as the eviction manager sees it. */
 export interface NodePressure {
+  /** The node's name. */
   node: string;
   /**
    * conditions that hold: MemoryPressure, DiskPressure, PIDPressure. Each
@@ -70,10 +73,13 @@ export interface NodePressure {
   lastReportUnixSeconds: number;
 }
 
+/** GetNodePressureRequest is the request of StatsService.GetNodePressure. */
 export interface GetNodePressureRequest {
 }
 
+/** GetNodePressureResponse is the response of StatsService.GetNodePressure. */
 export interface GetNodePressureResponse {
+  /** Every node that reported stats, sorted by name. */
   nodes: NodePressure[];
 }
 

@@ -1,0 +1,169 @@
+package gang_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/core/manifest"
+	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/plugins/registry"
+	"github.com/berthsched/berth/core/scheduler"
+)
+
+var oracle = flag.String("oracle", "", "kubeoracle binary: re-record testdata/parity/*.oracle.jsonl with it")
+
+// oracleGates are the feature gates the corpus is recorded with.
+const oracleGates = "GenericWorkload=true,GangScheduling=true,WorkloadAwarePreemption=true"
+
+// TestParity runs each cluster of testdata/parity through Berth's
+// scheduler until nothing more can be placed and compares how many
+// members of each group (and which loose pods) are bound with what the
+// real kube-scheduler bound.
+func TestParity(t *testing.T) {
+	files, err := filepath.Glob("testdata/parity/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus: %v", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			want := strings.TrimSuffix(f, ".yaml") + ".oracle.jsonl"
+			if *oracle != "" {
+				record(t, f, want)
+			}
+			data, err := os.ReadFile(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := manifest.LoadFiles(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(oracleBound(t, data, c), berthBound(t, c)); diff != "" {
+				t.Errorf("bound per group (-kube +berth):\n%s", diff)
+			}
+		})
+	}
+}
+
+func record(t *testing.T, in, out string) {
+	cmd := exec.CommandContext(t.Context(), *oracle, "throughput", "-f", in, "--print-placements",
+		"--stall-timeout", "5s", "--feature-gates", oracleGates)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("kubeoracle: %v", err)
+	}
+	if err := os.WriteFile(out, stdout.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// groupOf is what the comparison counts a bound pod under: its group, or
+// the pod itself when it is in none.
+func groupOf(p *model.Pod) string {
+	if p.SchedulingGroup == "" {
+		return "pod " + p.Name
+	}
+	return "group " + p.SchedulingGroup
+}
+
+// oracleBound counts the bound pods per group in the oracle's output.
+func oracleBound(t *testing.T, data []byte, c *manifest.Cluster) map[string]int {
+	byKey := map[string]*model.Pod{}
+	for _, p := range c.Pods {
+		byKey[p.Key()] = p
+	}
+	out := map[string]int{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		var line struct{ Pod, Node, Deleted string }
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			t.Fatal(err)
+		}
+		if line.Pod == "" || line.Node == "" || line.Deleted != "" {
+			continue
+		}
+		p, ok := byKey[line.Pod]
+		if !ok {
+			t.Fatalf("the oracle placed %s, not in the manifest", line.Pod)
+		}
+		out[groupOf(p)]++
+	}
+	return out
+}
+
+// sink confirms every bind at once, as an orchestrator would.
+type sink struct {
+	s     *scheduler.Scheduler
+	binds []*model.Pod
+}
+
+func (k *sink) Bind(_ context.Context, pod *model.Pod, node string) error {
+	b := *pod
+	b.NodeName = node
+	k.binds = append(k.binds, &b)
+	return nil
+}
+func (k *sink) Evict(context.Context, *model.Pod, string, *model.Pod, string) error { return nil }
+func (k *sink) Nominate(context.Context, *model.Pod, string) error                  { return nil }
+func (k *sink) ClearNomination(context.Context, *model.Pod, string) error           { return nil }
+
+var _ framework.DecisionSink = (*sink)(nil)
+
+// berthBound schedules the cluster until no pod can be popped (the binds
+// confirmed as they come) and counts the bound pods per group.
+func berthBound(t *testing.T, c *manifest.Cluster) map[string]int {
+	ctx := context.Background()
+	k := &sink{}
+	s, err := scheduler.New(ctx, scheduler.Options{Registry: registry.InTree(), Decisions: k, Deterministic: true,
+		Replay: scheduler.Replay{BindInline: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pc := range c.PriorityClasses {
+		must(t, s.SetPriorityClass(ctx, pc))
+	}
+	for _, n := range c.Nodes {
+		must(t, s.AddNode(ctx, n))
+	}
+	for _, g := range c.PodGroups {
+		must(t, s.SetPodGroup(ctx, g))
+	}
+	for _, p := range c.Pods {
+		must(t, s.AddPod(ctx, p))
+	}
+	out := map[string]int{}
+	for range 10 * len(c.Pods) {
+		if st := s.View().Stats().Queue; st.Active+st.Backoff == 0 {
+			break
+		}
+		if _, err := s.ScheduleOne(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range k.binds {
+			must(t, s.AddPod(ctx, b))
+			out[groupOf(b)]++
+		}
+		k.binds = nil
+	}
+	return out
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(fmt.Errorf("loading the cluster: %w", err))
+	}
+}

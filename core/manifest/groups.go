@@ -1,0 +1,109 @@
+package manifest
+
+import (
+	"fmt"
+
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/berthsched/berth/core/model"
+)
+
+// Pod groups (gang scheduling) come from three sources:
+//   - kube 1.36's PodGroup (scheduling.k8s.io/v1alpha2): a gang policy's
+//     minCount, or, with none of its own, the policy of the Workload
+//     pod-group template its podGroupTemplateRef names; a basic policy is
+//     a group of one (every pod on its own);
+//   - kube's Workload: read for its podGroupTemplates only;
+//   - scheduler-plugins' PodGroup (scheduling.x-k8s.io/v1alpha1): minMember.
+// Pods join with spec.schedulingGroup.podGroupName or the
+// scheduling.x-k8s.io/pod-group label.
+
+// LabelPodGroup is scheduler-plugins' label naming a pod's PodGroup.
+const LabelPodGroup = "scheduling.x-k8s.io/pod-group"
+
+const coschedulingAPIVersion = "scheduling.x-k8s.io/v1alpha1"
+
+// coschedulingPodGroup is the part of scheduler-plugins' PodGroup Berth
+// reads (its Go types are not a dependency of Berth).
+type coschedulingPodGroup struct {
+	Metadata metav1.ObjectMeta `json:"metadata"`
+	Spec     struct {
+		MinMember int32 `json:"minMember"`
+	} `json:"spec"`
+}
+
+// coschedulingGroup turns a scheduler-plugins PodGroup document into kube's
+// PodGroup with a gang policy, so one conversion serves both.
+func coschedulingGroup(raw []byte) (*schedulingv1alpha2.PodGroup, error) {
+	var in coschedulingPodGroup
+	if err := yaml.Unmarshal(raw, &in); err != nil {
+		return nil, err
+	}
+	out := &schedulingv1alpha2.PodGroup{ObjectMeta: in.Metadata}
+	out.Spec.SchedulingPolicy.Gang = &schedulingv1alpha2.GangSchedulingPolicy{MinCount: in.Spec.MinMember}
+	return out, nil
+}
+
+// templateKey names a Workload's pod-group template.
+type templateKey struct{ namespace, workload, template string }
+
+// indexWorkloadTemplates records a Workload's pod-group templates.
+func (b *builder) indexWorkloadTemplates(w *schedulingv1alpha2.Workload) {
+	if b.templates == nil {
+		b.templates = map[templateKey]schedulingv1alpha2.PodGroupTemplate{}
+	}
+	ns := w.Namespace
+	if ns == "" {
+		ns = metav1.NamespaceDefault
+	}
+	for _, t := range w.Spec.PodGroupTemplates {
+		b.templates[templateKey{ns, w.Name, t.Name}] = t
+	}
+}
+
+func (b *builder) addPodGroup(e *entry, g *schedulingv1alpha2.PodGroup) error {
+	if g.Name == "" {
+		return e.fail("metadata.name", fmt.Errorf("required"))
+	}
+	ns := g.Namespace
+	if ns == "" {
+		ns = metav1.NamespaceDefault
+	}
+	policy, field := g.Spec.SchedulingPolicy, "spec.schedulingPolicy"
+	if policy.Gang == nil && policy.Basic == nil {
+		ref := g.Spec.PodGroupTemplateRef
+		if ref == nil || ref.Workload == nil {
+			return e.fail(field, fmt.Errorf("required: gang (with minCount), basic, or a spec.podGroupTemplateRef naming a Workload's template"))
+		}
+		t, ok := b.templates[templateKey{ns, ref.Workload.WorkloadName, ref.Workload.PodGroupTemplateName}]
+		if !ok {
+			return e.fail("spec.podGroupTemplateRef.workload", fmt.Errorf("no Workload %s/%s with podGroupTemplate %q in the manifests",
+				ns, ref.Workload.WorkloadName, ref.Workload.PodGroupTemplateName))
+		}
+		policy = t.SchedulingPolicy
+	}
+	out := &model.PodGroup{Namespace: ns, Name: g.Name, MinCount: 1}
+	if policy.Gang != nil {
+		if policy.Gang.MinCount < 1 {
+			return e.fail(field+".gang.minCount", fmt.Errorf("must be at least 1, got %d", policy.Gang.MinCount))
+		}
+		out.MinCount = policy.Gang.MinCount
+	}
+	if c := g.Spec.SchedulingConstraints; c != nil && len(c.Topology) > 0 {
+		out.TopologyKey = c.Topology[0].Key
+	}
+	b.cluster.PodGroups = append(b.cluster.PodGroups, out)
+	b.cluster.Origins[out] = e.at
+	return nil
+}
+
+// podGroupName is the group a pod names: spec.schedulingGroup first, then
+// scheduler-plugins' label.
+func podGroupName(spec *string, labels map[string]string) string {
+	if spec != nil && *spec != "" {
+		return *spec
+	}
+	return labels[LabelPodGroup]
+}

@@ -1,0 +1,380 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/core/gang"
+	"github.com/berthsched/berth/core/model"
+)
+
+// The glue between the loop and core/gang: groups in (SetPodGroup,
+// DeletePodGroup, members through AddPod/DeletePod), the gate re-checked
+// when they change, and the group cycle (scheduleGroup) with its binding
+// (runGroupBinding).
+
+// SetPodGroup adds a pod group, or accepts an upsert that leaves its spec
+// as it is (gang.ErrSpecImmutable otherwise; gang.ErrInvalid for a bad
+// one). Its gated members are checked again.
+func (s *Scheduler) SetPodGroup(ctx context.Context, g *model.PodGroup) error {
+	s.ingestMu.Lock()
+	defer s.ingestMu.Unlock()
+	created, err := s.groups.Set(g)
+	if err != nil {
+		return err
+	}
+	if created {
+		s.activateGroupLocked(g.Key())
+	}
+	return nil
+}
+
+// DeletePodGroup removes a pod group. Its pending members wait for it
+// again; its bound members stay.
+func (s *Scheduler) DeletePodGroup(ctx context.Context, namespace, name string) error {
+	s.ingestMu.Lock()
+	defer s.ingestMu.Unlock()
+	if _, ok := s.groups.Delete(namespace, name); !ok {
+		return fmt.Errorf("delete pod group %s/%s: %w", namespace, name, ErrNotFound)
+	}
+	return nil
+}
+
+// GroupState is where a pod's group stands, for Explain.
+type GroupState struct {
+	Name     string
+	Exists   bool
+	MinCount int32
+	// Members name the group, pending or placed; Placed are bound or
+	// binding.
+	Members, Placed int
+}
+
+// groupState is the state of pod's group, nil for a pod of no group.
+func (s *Scheduler) groupState(pod *model.Pod) *GroupState {
+	key := pod.GroupKey()
+	if key == "" {
+		return nil
+	}
+	st := &GroupState{Name: pod.SchedulingGroup}
+	if g, ok := s.groups.Get(key); ok {
+		st.Exists, st.MinCount = true, g.MinCount
+	}
+	for _, uid := range s.groups.Members(key) {
+		st.Members++
+		if p, ok := s.state.lookup(uid); ok && (p.NodeName != "" || s.cache.IsAssumed(uid)) {
+			st.Placed++
+		}
+	}
+	return st
+}
+
+// PodGroups lists the pod groups, sorted by namespace/name.
+func (s *Scheduler) PodGroups() []*model.PodGroup { return s.groups.List() }
+
+// activateGroupLocked sends the group's pending members back through
+// PreEnqueue (the gate), as kube's GangScheduling plugin's events do.
+func (s *Scheduler) activateGroupLocked(key string) {
+	pods := map[string]*model.Pod{}
+	for _, uid := range s.groups.Members(key) {
+		if p, ok := s.state.lookup(uid); ok && p.NodeName == "" {
+			pods[uid] = p
+		}
+	}
+	if len(pods) > 0 {
+		s.queue.Activate(pods)
+	}
+}
+
+// memberAddedLocked records a new pod of a group (before it is queued, so
+// the gate counts it) and re-checks the group's gated members.
+func (s *Scheduler) memberAddedLocked(pod *model.Pod) {
+	if pod.SchedulingGroup == "" {
+		return
+	}
+	s.groups.AddMember(pod)
+	s.activateGroupLocked(pod.GroupKey())
+}
+
+// groupNeed is how many more members the group needs placed: MinCount less
+// those bound or assumed. At most 0 means the group is placed and its
+// pending members are ordinary pods.
+func (s *Scheduler) groupNeed(g *model.PodGroup) int {
+	placed := 0
+	for _, uid := range s.groups.Members(g.Key()) {
+		if p, ok := s.state.lookup(uid); ok && (p.NodeName != "" || s.cache.IsAssumed(uid)) && !p.Terminating {
+			placed++
+		}
+	}
+	return int(g.MinCount) - placed
+}
+
+// scheduleGroup runs a pod group cycle for a popped member of a group not
+// yet placed: the group's other pending members are taken from the queue
+// and all are placed on one state (gang.Place). It returns nil when the
+// group is placed already: the pod is scheduled as an ordinary pod.
+func (s *Scheduler) scheduleGroup(ctx context.Context, fwk framework.Framework, qpi *framework.QueuedPodInfo, att *Attempt) *Attempt {
+	pod := qpi.Pod
+	if st := gang.GateStatus(s.groups, pod); st != nil {
+		// The group went away (or lost members) since the pod was queued:
+		// it waits among the gated pods again.
+		s.handleFailure(ctx, fwk, qpi, &failure{status: st}, true)
+		att.Result, att.Status, att.Message = ResultUnschedulable, st, st.Message()
+		return s.endGroupAttempt(att)
+	}
+	g, _ := s.groups.Get(pod.GroupKey())
+	need := s.groupNeed(g)
+	if need <= 0 {
+		return nil
+	}
+	infos := map[string]*framework.QueuedPodInfo{pod.UID: qpi}
+	members := []*model.Pod{pod}
+	for _, m := range s.queue.Take(s.groupPeers(pod, att.Profile)) {
+		infos[m.Pod.UID] = m
+		members = append(members, m.Pod)
+	}
+	gang.Order(members)
+	p := &groupPlacer{s: s, fwk: fwk, infos: infos, states: map[string]*framework.CycleState{},
+		assumed: map[string]*framework.QueuedPodInfo{}, fails: map[string]*failure{}}
+	res := s.placeGroup(ctx, g, need, members, p)
+	att.Message = res.Message()
+	if res.Scheduled {
+		att.Result = ResultScheduled
+		att.Node = p.nodeOf(pod.UID)
+		s.failGroupMisses(ctx, fwk, res, p)
+		s.startGroupBinding(ctx, g, res, p, att)
+	} else {
+		att.Result = ResultUnschedulable
+		att.Status = framework.NewStatus(framework.Unschedulable, res.Message())
+		plan := s.preemptForGroup(ctx, fwk, res, members)
+		s.failGroup(ctx, fwk, res, p, members, plan)
+	}
+	return s.endGroupAttempt(att)
+}
+
+// groupPeers lists the other pending members of pod's group that its
+// cycle may take: same profile, neither assumed nor being deleted (the
+// others stay queued and are tried on their own turn).
+func (s *Scheduler) groupPeers(pod *model.Pod, profile string) []string {
+	var out []string
+	for _, uid := range s.groups.Members(pod.GroupKey()) {
+		p, ok := s.state.lookup(uid)
+		if !ok || uid == pod.UID || p.NodeName != "" || p.Terminating || s.cache.IsAssumed(uid) || profileName(p) != profile {
+			continue
+		}
+		out = append(out, uid)
+	}
+	return out
+}
+
+func (s *Scheduler) endGroupAttempt(att *Attempt) *Attempt {
+	att.Duration = s.clock.Now().Sub(att.Start)
+	s.observeAttempt(att)
+	return att
+}
+
+// failGroupMisses requeues the members left out of a placed group: each
+// is an ordinary pod of the group from now on.
+func (s *Scheduler) failGroupMisses(ctx context.Context, fwk framework.Framework, res *gang.Result, p *groupPlacer) {
+	for _, m := range res.Misses {
+		s.handleFailure(ctx, fwk, p.infos[m.Pod.UID], p.fails[m.Pod.UID], true)
+	}
+}
+
+// failGroup requeues every member of a group that did not fit, each with
+// the group's message and the rejections of the members that missed (so
+// the events those plugins care about bring the whole group back).
+func (s *Scheduler) failGroup(ctx context.Context, fwk framework.Framework, res *gang.Result, p *groupPlacer, members []*model.Pod, plan *groupPlan) {
+	var base *framework.FitError
+	rejectors := map[string]struct{}{}
+	for _, m := range res.Misses {
+		f := p.fails[m.Pod.UID]
+		if f == nil || f.fitErr == nil {
+			continue
+		}
+		if base == nil {
+			base = f.fitErr
+		}
+		maps.Copy(rejectors, f.fitErr.Diagnosis.UnschedulablePlugins)
+	}
+	msg := res.Message()
+	for _, m := range members {
+		f := &failure{status: framework.NewStatus(framework.Unschedulable, msg), msg: msg}
+		if base != nil {
+			fe := *base
+			fe.PodKey = m.Key()
+			fe.Diagnosis.UnschedulablePlugins = maps.Clone(rejectors)
+			f.fitErr = &fe
+		}
+		if pf := p.fails[m.UID]; pf != nil && pf.fitErr == nil && !pf.status.IsRejected() {
+			f = pf // an internal error: retried after backoff
+		}
+		if node := plan.nodeOf(m.UID); node != "" {
+			// Preempted for: the member waits nominated to its node.
+			f.nominating = &framework.NominatingInfo{NominatedNodeName: node, Mode: framework.ModeOverride}
+		}
+		s.handleFailure(ctx, fwk, p.infos[m.UID], f, true)
+	}
+}
+
+// placeGroup is gang.Place, within one domain of the group's topology key
+// when it has one: the domains (the key's values among the nodes) are tried
+// in name order and the first where the group fits wins; each try leaves
+// nothing behind unless it wins.
+func (s *Scheduler) placeGroup(ctx context.Context, g *model.PodGroup, need int, members []*model.Pod, p *groupPlacer) *gang.Result {
+	if g.TopologyKey == "" {
+		return gang.Place(ctx, g, need, members, p)
+	}
+	if err := s.cache.UpdateSnapshot(s.snapshot); err != nil {
+		s.logger.Error("updating the snapshot failed", "err", err)
+	}
+	nodesIn := map[string]map[string]bool{}
+	var domains []string
+	for _, ni := range s.snapshot.List() {
+		v, ok := ni.Node().Labels[g.TopologyKey]
+		if !ok {
+			continue
+		}
+		if nodesIn[v] == nil {
+			nodesIn[v] = map[string]bool{}
+			domains = append(domains, v)
+		}
+		nodesIn[v][ni.Name()] = true
+	}
+	slices.Sort(domains)
+	best := &gang.Result{Group: g, Need: need}
+	var bestFails map[string]*failure
+	for _, d := range domains {
+		p.within, p.fails = nodesIn[d], map[string]*failure{}
+		r := gang.Place(ctx, g, need, members, p)
+		r.Domain = d
+		if r.Scheduled {
+			return r
+		}
+		if bestFails == nil || r.Fit > best.Fit {
+			best, bestFails = r, p.fails
+		}
+	}
+	p.fails = bestFails
+	if p.fails == nil {
+		p.fails = map[string]*failure{}
+		for _, m := range members {
+			best.Misses = append(best.Misses, gang.Miss{Pod: m, Why: "no node in a topology domain"})
+		}
+	}
+	return best
+}
+
+// groupPlacer is gang.Placer over the loop: each member's try is a
+// scheduling cycle without PostFilter, its pod assumed in the cache so the
+// next member's snapshot holds it.
+type groupPlacer struct {
+	s       *Scheduler
+	fwk     framework.Framework
+	infos   map[string]*framework.QueuedPodInfo
+	states  map[string]*framework.CycleState
+	assumed map[string]*framework.QueuedPodInfo
+	fails   map[string]*failure
+	// within, when set, keeps the members to these nodes (one domain of
+	// the group's topology key).
+	within map[string]bool
+}
+
+func (p *groupPlacer) Place(ctx context.Context, member *model.Pod) (string, bool, string) {
+	qpi := p.infos[member.UID]
+	state := framework.NewCycleState()
+	att := &Attempt{Pod: member, Profile: p.fwk.ProfileName(), Start: p.s.clock.Now(), lean: true, inGroup: true, within: p.within}
+	host, assumed, fail := p.s.schedulingCycle(ctx, state, p.fwk, qpi, att)
+	if fail != nil {
+		p.fails[member.UID] = fail
+		return "", false, fail.message()
+	}
+	p.states[member.UID], p.assumed[member.UID] = state, assumed
+	return host, true, ""
+}
+
+func (p *groupPlacer) Undo(ctx context.Context, member *model.Pod, node string) {
+	a := p.assumed[member.UID]
+	p.s.unreserveAndForget(ctx, p.states[member.UID], p.fwk, a.Pod, node)
+	delete(p.assumed, member.UID)
+}
+
+func (p *groupPlacer) nodeOf(uid string) string {
+	if a := p.assumed[uid]; a != nil {
+		return a.Pod.NodeName
+	}
+	return ""
+}
+
+// startGroupBinding starts one binding cycle for the members placed.
+func (s *Scheduler) startGroupBinding(ctx context.Context, g *model.PodGroup, res *gang.Result, p *groupPlacer, att *Attempt) {
+	bs := make([]*binding, 0, len(res.Placed))
+	s.attemptsMu.Lock()
+	for _, pl := range res.Placed {
+		a := p.assumed[pl.Pod.UID]
+		bs = append(bs, &binding{fwk: p.fwk, state: p.states[pl.Pod.UID], qpi: a, host: pl.Node, start: att.Start})
+		s.bindAttempts[pl.Pod.UID] = a.Attempts
+	}
+	s.attemptsMu.Unlock()
+	if s.opts.Replay.BindInline {
+		s.runGroupBinding(ctx, g.Name, bs)
+		return
+	}
+	s.bindWG.Add(1)
+	go func() {
+		defer s.bindWG.Done()
+		s.runGroupBinding(ctx, g.Name, bs)
+	}()
+}
+
+// runGroupBinding is the binding cycle of a group's members: each waits
+// for Permit and runs PreBind, then the binds of all that got there are
+// issued together through the sink's BindGroup (one commit in berthd's
+// decision log) or, without one, one by one through the Bind plugins. A
+// member that fails on the way is requeued alone, as kube does: the
+// others' binds stand (kube does not undo the bound members of a group).
+func (s *Scheduler) runGroupBinding(ctx context.Context, group string, bs []*binding) {
+	gb, grouped := s.opts.Decisions.(framework.GroupBinder)
+	var ready []*binding
+	var queued []time.Time
+	for _, b := range bs {
+		at, f := s.prepareBind(ctx, b)
+		if f != nil {
+			s.handleBindingCycleError(ctx, b, f)
+			continue
+		}
+		if !grouped {
+			if st := b.fwk.RunBindPlugins(ctx, b.state, b.qpi.Pod, b.host); !st.IsSuccess() {
+				if s.takeBind(b.qpi.Pod.UID) != nil {
+					s.handleBindingCycleError(ctx, b, &failure{status: st, nominating: clearNomination})
+				}
+				continue
+			}
+			s.bound(ctx, b, at)
+			continue
+		}
+		ready = append(ready, b)
+		queued = append(queued, at)
+	}
+	if len(ready) == 0 {
+		return
+	}
+	pods, nodes := make([]*model.Pod, len(ready)), make([]string, len(ready))
+	for i, b := range ready {
+		pods[i], nodes[i] = b.qpi.Pod, b.host
+	}
+	err := gb.BindGroup(ctx, group, pods, nodes)
+	for i, b := range ready {
+		if err != nil {
+			if s.takeBind(b.qpi.Pod.UID) != nil {
+				s.handleBindingCycleError(ctx, b, &failure{status: framework.AsStatus(err), nominating: clearNomination})
+			}
+			continue
+		}
+		s.bound(ctx, b, queued[i])
+	}
+}

@@ -1,0 +1,132 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/berthsched/berth/core/config"
+	"github.com/berthsched/berth/core/model"
+	mt "github.com/berthsched/berth/core/model/modeltest"
+)
+
+// newPreemptEnv is newGangEnv with every in-tree plugin, DefaultPreemption
+// included, and with nodes > 0 that many nodes of 2 cpu full of
+// low-priority 1-cpu pods.
+func newPreemptEnv(t *testing.T, nodes int) (*env, *groupSink) {
+	gs := &groupSink{fakeSink: &fakeSink{}}
+	e := &env{t: t, sink: gs.fakeSink, reporter: &fakeReporter{}, clock: newFakeClock()}
+	s, err := New(context.Background(), Options{Config: config.Default(), Registry: inTreeRegistry(), Decisions: gs, Reporter: e.reporter,
+		Clock: e.clock, Deterministic: true, Replay: Replay{BindInline: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.s = s
+	if nodes > 0 {
+		e.addNodes(slotNodes(nodes, 2)...)
+	}
+	for i := range 2 * nodes {
+		e.addPods(mt.MakePod(fmt.Sprintf("low-%d", i)).Node(fmt.Sprintf("n%d", i%nodes)).Req(mt.Res(1000, mt.Gi)).Obj())
+	}
+	return e, gs
+}
+
+func highMember(g string, i int) *model.Pod {
+	p := mt.MakePod(fmt.Sprintf("%s-%d", g, i)).Group(g).Req(mt.Res(1000, mt.Gi)).Obj()
+	prio := int32(100)
+	p.RequestedPriority = &prio // admission keeps a priority the caller gave
+	return p
+}
+
+// A group that fits once lower-priority pods go evicts, as one decision,
+// the fewest victims for the whole group, waits nominated for them to go,
+// then is bound.
+func TestGroupPreemption(t *testing.T) {
+	e, gs := newPreemptEnv(t, 2)
+	e.setGroup("g", 3)
+	for i := range 3 {
+		e.addPods(highMember("g", i))
+	}
+	if att := e.scheduleOne(); att.Result != ResultUnschedulable {
+		t.Fatalf("first attempt: %s %q", att.Result, att.Message)
+	}
+	var evicted []string
+	nominated := map[string]string{}
+	for _, d := range e.sink.decisions() {
+		switch d.Kind {
+		case "evict":
+			evicted = append(evicted, d.Pod)
+		case "nominate":
+			nominated[d.Pod] = d.Node
+		}
+	}
+	if len(evicted) != 3 {
+		t.Fatalf("evicted %v, want 3 victims for 3 members", evicted)
+	}
+	if len(nominated) != 3 {
+		t.Fatalf("nominations %v, want the 3 members", nominated)
+	}
+	// Until the victims are gone the group waits: retried (the periodic
+	// flush), it does not preempt again.
+	e.clock.Step(10 * time.Minute)
+	e.s.queue.FlushUnschedulablePodsLeftover(context.Background())
+	e.expireBackoff()
+	if att := e.scheduleOne(); att.Result != ResultUnschedulable {
+		t.Fatalf("retry while the victims terminate: %s %q", att.Result, att.Message)
+	}
+	if n := countKind(e.sink.decisions(), "evict"); n != 3 {
+		t.Fatalf("%d evictions after a retry, want still 3", n)
+	}
+	for _, v := range evicted {
+		p, _ := e.s.state.find("default", v[len("default/"):])
+		if err := e.s.DeletePod(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.expireBackoff()
+	if att := e.scheduleOne(); att.Result != ResultScheduled {
+		t.Fatalf("after the victims left: %s %q", att.Result, att.Message)
+	}
+	got := map[string]string{}
+	for _, c := range gs.commits {
+		for _, b := range c {
+			got[b[:3]] = b[5:]
+		}
+	}
+	want := map[string]string{}
+	for pod, node := range nominated {
+		want[pod[len("default/"):]] = node
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("binds against nominations (-nominated +bound):\n%s", diff)
+	}
+}
+
+// A group that would not fit even with every lower-priority pod gone
+// evicts nothing.
+func TestGroupPreemptionNeverForNothing(t *testing.T) {
+	e, _ := newPreemptEnv(t, 2)
+	e.setGroup("g", 5)
+	for i := range 5 {
+		e.addPods(highMember("g", i))
+	}
+	if att := e.scheduleOne(); att.Result != ResultUnschedulable {
+		t.Fatalf("%s %q", att.Result, att.Message)
+	}
+	if n := countKind(e.sink.decisions(), "evict"); n != 0 {
+		t.Errorf("%d evictions for a group of 5 on 4 slots", n)
+	}
+}
+
+func countKind(ds []decision, kind string) int {
+	n := 0
+	for _, d := range ds {
+		if d.Kind == kind {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,37 @@
+package convert
+
+import (
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/model"
+)
+
+// podGroup validates a wire PodGroup: namespace and name as a pod's,
+// min_count at least 1, topology_key a label key.
+func podGroup(p path, in *berthv1.PodGroup) (*model.PodGroup, *FieldError) {
+	if in == nil {
+		return nil, p.errorf("required")
+	}
+	if fe := dnsLabel(p.field("namespace"), in.GetNamespace()); fe != nil {
+		return nil, fe
+	}
+	if fe := subdomain(p.field("name"), in.GetName()); fe != nil {
+		return nil, fe
+	}
+	if in.GetMinCount() < 1 {
+		return nil, p.field("min_count").errorf("must be at least 1, got %d", in.GetMinCount())
+	}
+	if k := in.GetTopologyKey(); k != "" {
+		if fe := qualifiedName(p.field("topology_key"), k); fe != nil {
+			return nil, fe
+		}
+	}
+	return &model.PodGroup{Namespace: in.GetNamespace(), Name: in.GetName(), MinCount: in.GetMinCount(), TopologyKey: in.GetTopologyKey()}, nil
+}
+
+// PodGroupToProto converts a group to its wire form.
+func PodGroupToProto(in *model.PodGroup) *berthv1.PodGroup {
+	if in == nil {
+		return nil
+	}
+	return &berthv1.PodGroup{Namespace: in.Namespace, Name: in.Name, MinCount: in.MinCount, TopologyKey: in.TopologyKey}
+}

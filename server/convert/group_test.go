@@ -1,0 +1,58 @@
+package convert
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/model"
+)
+
+func TestPodGroupFromProto(t *testing.T) {
+	obj := func(g *berthv1.PodGroup) *berthv1.Object {
+		return &berthv1.Object{Kind: &berthv1.Object_PodGroup{PodGroup: g}}
+	}
+	tests := []struct {
+		name string
+		in   *berthv1.PodGroup
+		want *model.PodGroup
+		path string // of the error, when one is wanted
+	}{
+		{name: "valid", in: &berthv1.PodGroup{Namespace: "ml", Name: "train", MinCount: 4, TopologyKey: "topology.kubernetes.io/zone"},
+			want: &model.PodGroup{Namespace: "ml", Name: "train", MinCount: 4, TopologyKey: "topology.kubernetes.io/zone"}},
+		{name: "min_count 0", in: &berthv1.PodGroup{Namespace: "ml", Name: "train"}, path: "pod_group.min_count"},
+		{name: "no name", in: &berthv1.PodGroup{Namespace: "ml", MinCount: 1}, path: "pod_group.name"},
+		{name: "bad namespace", in: &berthv1.PodGroup{Namespace: "ML", Name: "g", MinCount: 1}, path: "pod_group.namespace"},
+		{name: "bad topology key", in: &berthv1.PodGroup{Namespace: "ml", Name: "g", MinCount: 1, TopologyKey: "a b"}, path: "pod_group.topology_key"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := ObjectFromProto(obj(tc.in))
+			if tc.path != "" {
+				fe, ok := err.(*FieldError)
+				if !ok || fe.Path != tc.path {
+					t.Fatalf("error %v, want one at %s", err, tc.path)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, out.PodGroup); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.in, PodGroupToProto(out.PodGroup), cmp.Comparer(func(a, b *berthv1.PodGroup) bool {
+				return a.String() == b.String()
+			})); diff != "" {
+				t.Errorf("round trip (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// A pod naming a group with an invalid name is refused at the field.
+	p := &berthv1.Pod{Uid: "u", Namespace: "ml", Name: "p", SchedulingGroup: "Not_Valid",
+		Containers: []*berthv1.Container{{Name: "c"}}}
+	if _, err := ObjectFromProto(&berthv1.Object{Kind: &berthv1.Object_Pod{Pod: p}}); err == nil || err.(*FieldError).Path != "pod.scheduling_group" {
+		t.Errorf("invalid scheduling_group: %v", err)
+	}
+}
