@@ -23,15 +23,21 @@ const (
 	// Unschedulable maps a pending pod to the message of its last
 	// Unschedulable decision, so that a restart does not repeat it.
 	Unschedulable Space = "unschedulable"
+	// Deadlines maps a named timer (a pod's NoExecute toleration, a
+	// pressure grace period) to when it fires, so that timers survive a
+	// restart (server/deadlines).
+	Deadlines Space = "deadlines"
 )
 
 // Spaces returns every keyspace, in declaration order.
-func Spaces() []Space { return []Space{Nominations, Assumed, Evictions, UserMeta, Unschedulable} }
+func Spaces() []Space {
+	return []Space{Nominations, Assumed, Evictions, UserMeta, Unschedulable, Deadlines}
+}
 
 // Known reports whether s is one of Spaces.
 func (s Space) Known() bool {
 	switch s {
-	case Nominations, Assumed, Evictions, UserMeta, Unschedulable:
+	case Nominations, Assumed, Evictions, UserMeta, Unschedulable, Deadlines:
 		return true
 	}
 	return false

@@ -170,6 +170,7 @@ func TestKeyspaces(t *testing.T) {
 				b.Put(store.UserMeta, []byte("empty"), nil)
 				b.Put(store.Evictions, []byte("p4"), []byte("evict p4"))
 				b.Put(store.Unschedulable, []byte("p5"), []byte("0/1 nodes are available"))
+				b.Put(store.Deadlines, []byte("taint/p6"), []byte("t"))
 			},
 			want: state{
 				store.Assumed:       {"p1": "n1@1"},
@@ -177,6 +178,7 @@ func TestKeyspaces(t *testing.T) {
 				store.Evictions:     {"p4": "evict p4"},
 				store.UserMeta:      {"empty": ""},
 				store.Unschedulable: {"p5": "0/1 nodes are available"},
+				store.Deadlines:     {"taint/p6": "t"},
 			},
 		},
 		{
@@ -195,6 +197,7 @@ func TestKeyspaces(t *testing.T) {
 				store.Evictions:     {"p4": "evict p4"},
 				store.UserMeta:      {"empty": ""},
 				store.Unschedulable: {"p5": "0/1 nodes are available"},
+				store.Deadlines:     {"taint/p6": "t"},
 			},
 		},
 		{
@@ -204,6 +207,7 @@ func TestKeyspaces(t *testing.T) {
 				b.Delete(store.Evictions, []byte("p4"))
 				b.Put(store.UserMeta, []byte("a"), []byte("1"))
 				b.Delete(store.Unschedulable, []byte("p5"))
+				b.Delete(store.Deadlines, []byte("taint/p6"))
 			},
 			want: state{
 				store.Assumed:       {},
@@ -211,6 +215,7 @@ func TestKeyspaces(t *testing.T) {
 				store.Evictions:     {},
 				store.UserMeta:      {"a": "1", "empty": ""},
 				store.Unschedulable: {},
+				store.Deadlines:     {},
 			},
 		},
 	}
