@@ -24,11 +24,14 @@ import (
 	"github.com/berthsched/berth/server/adminsvc"
 	"github.com/berthsched/berth/server/auth"
 	"github.com/berthsched/berth/server/dashboard"
+	"github.com/berthsched/berth/server/deadlines"
 	"github.com/berthsched/berth/server/decisionlog"
 	"github.com/berthsched/berth/server/decisionsvc"
+	"github.com/berthsched/berth/server/eviction"
 	"github.com/berthsched/berth/server/ledger"
 	"github.com/berthsched/berth/server/metrics"
 	"github.com/berthsched/berth/server/statesvc"
+	"github.com/berthsched/berth/server/tainteviction"
 	"github.com/berthsched/berth/store"
 	"github.com/berthsched/berth/store/bboltstore"
 )
@@ -97,8 +100,12 @@ type Daemon struct {
 	store  *bboltstore.Store
 	ledger *ledger.Ledger
 	log    *decisionlog.Log
-	sched  *scheduler.Scheduler
-	srv    *server.Server
+	// timers are the durable deadlines (tolerationSeconds); evictor
+	// evicts for every cause but preemption.
+	timers  *deadlines.Timers
+	evictor *eviction.Evictor
+	sched   *scheduler.Scheduler
+	srv     *server.Server
 	// dash is the dashboard; nil without Config.Dashboard.
 	dash *dashboard.Dashboard
 
@@ -167,11 +174,47 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		}
 	}
 	outcomes := ledger.NewOutcomes(d.ledger, newSides(d.sched), d.log, cfg.Logger)
-	if err := d.openServer(cluster{sides: newSides(d.sched), outcomes: outcomes}, outcomes, reg, attempts); err != nil {
+	taints, err := d.openEvictions()
+	if err != nil {
+		return nil, err
+	}
+	cl := cluster{sides: newSides(d.sched), outcomes: outcomes, taints: taints, logger: cfg.Logger}
+	if err := d.openServer(cl, outcomes, reg, attempts); err != nil {
 		return nil, err
 	}
 	return d, nil
 }
+
+// openEvictions restores the durable deadlines and builds the evictor and
+// the taint-eviction controller. Deadlines fire from the first re-list
+// after a restart on (podsResynced, or the initial sync timeout), so that
+// one that passed while berthd was down is judged against the state the
+// orchestrator re-sent; without a restart, at once.
+func (d *Daemon) openEvictions() (*tainteviction.Controller, error) {
+	var clock deadlines.Clock = deadlines.Real{}
+	if d.cfg.Clock != nil {
+		clock = timersClock(d.cfg.Clock)
+	}
+	d.timers = deadlines.New(d.store, deadlines.Options{Clock: clock, Logger: d.logger})
+	if err := d.timers.Restore(); err != nil {
+		return nil, err
+	}
+	if len(d.timers.List("")) > 0 {
+		d.restarted = true
+	}
+	d.evictor = eviction.New(d.log, d.sched)
+	taints := tainteviction.New(d.sched.View(), d.evictor, d.timers, clock.Now, d.logger)
+	if !d.restarted {
+		d.timers.Start()
+	}
+	return taints, nil
+}
+
+// timersClock is Config.Clock for the deadlines: its time, real waits.
+type timersClock func() time.Time
+
+func (c timersClock) Now() time.Time                         { return c() }
+func (c timersClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 // withDefaults fills the zero fields that have defaults.
 func (cfg Config) withDefaults() Config {
@@ -304,6 +347,7 @@ func (d *Daemon) Serve(ctx context.Context, grpcLis, metricsLis net.Listener) er
 	loopCtx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(func() { d.sched.Run(loopCtx) })
+	wg.Go(func() { d.timers.Run(loopCtx) })
 	if d.dash != nil {
 		wg.Go(func() { d.dash.Sample(loopCtx, d.cfg.DashboardSampleEvery) })
 	}
@@ -312,6 +356,7 @@ func (d *Daemon) Serve(ctx context.Context, grpcLis, metricsLis net.Listener) er
 		t := time.AfterFunc(d.cfg.InitialSyncTimeout, func() {
 			d.logger.Warn("no re-list of pods within the initial sync timeout; scheduling starts with what was sent so far", "timeout", d.cfg.InitialSyncTimeout)
 			d.initialSync()
+			d.timers.Start()
 		})
 		defer t.Stop()
 	}
@@ -344,6 +389,7 @@ func (d *Daemon) podsResynced(ctx context.Context, outcomes *ledger.Outcomes) {
 		defer d.initialSync()
 	}
 	outcomes.Resynced(ctx)
+	d.timers.Start()
 }
 
 // AwaitingRelist says whether berthd restarted and no re-list of pods has

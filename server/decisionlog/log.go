@@ -261,8 +261,34 @@ func (l *Log) EvictPod(ctx context.Context, e Eviction) error {
 	b.Put(ledger.KindEvict.Space(), key, payload)
 	if _, err = l.commit(ctx, &b, TypeEvict); err != nil {
 		l.ledger.AbortEviction(victim.UID)
+		return err
 	}
-	return err
+	if m, ok := l.opts.Metrics.(EvictionMetrics); ok {
+		m.ObserveEviction(CauseLabel(e.Cause))
+	}
+	return nil
+}
+
+// EvictionMetrics, if the Options' Metrics implement it, counts the Evict
+// decisions made durable by cause (berth_evictions_total{cause}).
+type EvictionMetrics interface {
+	ObserveEviction(cause string)
+}
+
+// CauseLabel names an eviction's cause in metrics and messages:
+// "preemption", "taint", "api", "node_pressure".
+func CauseLabel(c berthv1.EvictCause) string {
+	switch c {
+	case berthv1.EvictCause_EVICT_CAUSE_PREEMPTION:
+		return "preemption"
+	case berthv1.EvictCause_EVICT_CAUSE_TAINT:
+		return "taint"
+	case berthv1.EvictCause_EVICT_CAUSE_API:
+		return "api"
+	case berthv1.EvictCause_EVICT_CAUSE_NODE_PRESSURE:
+		return "node_pressure"
+	}
+	return "unspecified"
 }
 
 // ErrAlreadyEvicted: the pod has an Evict decision already (it is
