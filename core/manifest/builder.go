@@ -290,6 +290,15 @@ func (b *builder) addPDB(e *entry, p *policyv1.PodDisruptionBudget) error {
 	if out.MaxUnavailable, err = intOrPercent(p.Spec.MaxUnavailable); err != nil {
 		return e.fail("spec.maxUnavailable", err)
 	}
+	switch pol := p.Spec.UnhealthyPodEvictionPolicy; {
+	case pol == nil:
+	case *pol == policyv1.IfHealthyBudget:
+		out.UnhealthyPodEvictionPolicy = model.UnhealthyPodEvictionIfHealthyBudget
+	case *pol == policyv1.AlwaysAllow:
+		out.UnhealthyPodEvictionPolicy = model.UnhealthyPodEvictionAlwaysAllow
+	default:
+		return e.fail("spec.unhealthyPodEvictionPolicy", fmt.Errorf("unknown policy %q", *pol))
+	}
 	st := p.Status
 	// A status written in the manifest is the caller's figure (as the
 	// oracle takes it: any field set, disruptedPods included, means a

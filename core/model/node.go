@@ -65,4 +65,20 @@ type PodDisruptionBudget struct {
 	// (kube's status.disruptedPods). They are not healthy, and preemption
 	// does not count their eviction against the budget again.
 	DisruptedPods map[string]time.Time
+	// UnhealthyPodEvictionPolicy says when the eviction API lets a covered
+	// pod that is not ready go; "" is UnhealthyPodEvictionIfHealthyBudget.
+	UnhealthyPodEvictionPolicy UnhealthyPodEvictionPolicy
 }
+
+// UnhealthyPodEvictionPolicy is kube's spec.unhealthyPodEvictionPolicy.
+type UnhealthyPodEvictionPolicy string
+
+const (
+	// UnhealthyPodEvictionIfHealthyBudget lets a pod that is not ready go
+	// without charging the budget only while the budget has as many healthy
+	// pods as it wants (and wants some).
+	UnhealthyPodEvictionIfHealthyBudget UnhealthyPodEvictionPolicy = "IfHealthyBudget"
+	// UnhealthyPodEvictionAlwaysAllow always lets a pod that is not ready go,
+	// without charging the budget.
+	UnhealthyPodEvictionAlwaysAllow UnhealthyPodEvictionPolicy = "AlwaysAllow"
+)

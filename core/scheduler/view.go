@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/berthsched/berth/core/cache"
+	"github.com/berthsched/berth/core/disruption"
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/queue"
@@ -232,6 +233,10 @@ func (v View) Pods() []*model.Pod {
 func (v View) PriorityClasses() []*model.PriorityClass {
 	return v.s.state.classList()
 }
+
+// Budgets returns the disruption budgets covering pod for the eviction
+// API, with their status now (disruption.Covers, disruption.Compute).
+func (v View) Budgets(pod *model.Pod) []disruption.Budget { return v.s.state.pdbs.covering(pod) }
 
 // Evicted lists the UIDs of the pods the scheduler evicted that are not
 // deleted yet (restored ones whose pod was not sent again included),

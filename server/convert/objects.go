@@ -201,6 +201,15 @@ func pdb(p path, in *berthv1.PodDisruptionBudget) (*model.PodDisruptionBudget, *
 			out.DisruptedPods[name] = at
 		}
 	}
+	switch pol := in.GetUnhealthyPodEvictionPolicy(); pol {
+	case berthv1.UnhealthyPodEvictionPolicy_UNHEALTHY_POD_EVICTION_POLICY_UNSPECIFIED:
+	case berthv1.UnhealthyPodEvictionPolicy_UNHEALTHY_POD_EVICTION_POLICY_IF_HEALTHY_BUDGET:
+		out.UnhealthyPodEvictionPolicy = model.UnhealthyPodEvictionIfHealthyBudget
+	case berthv1.UnhealthyPodEvictionPolicy_UNHEALTHY_POD_EVICTION_POLICY_ALWAYS_ALLOW:
+		out.UnhealthyPodEvictionPolicy = model.UnhealthyPodEvictionAlwaysAllow
+	default:
+		return nil, p.field("unhealthy_pod_eviction_policy").errorf("unknown value %d", pol)
+	}
 	return out, nil
 }
 
@@ -241,6 +250,12 @@ func PodDisruptionBudgetToProto(in *model.PodDisruptionBudget) *berthv1.PodDisru
 		for name, at := range in.DisruptedPods {
 			out.DisruptedPods[name] = timestampToProto(at)
 		}
+	}
+	switch in.UnhealthyPodEvictionPolicy {
+	case model.UnhealthyPodEvictionIfHealthyBudget:
+		out.UnhealthyPodEvictionPolicy = berthv1.UnhealthyPodEvictionPolicy_UNHEALTHY_POD_EVICTION_POLICY_IF_HEALTHY_BUDGET
+	case model.UnhealthyPodEvictionAlwaysAllow:
+		out.UnhealthyPodEvictionPolicy = berthv1.UnhealthyPodEvictionPolicy_UNHEALTHY_POD_EVICTION_POLICY_ALWAYS_ALLOW
 	}
 	return out
 }

@@ -32,9 +32,10 @@ const (
 	// The scheduler avoids placing pods that do not tolerate the taint on the
 	// node, but may when no better node fits (a scoring preference).
 	TaintEffect_TAINT_EFFECT_PREFER_NO_SCHEDULE TaintEffect = 2
-	// Like NO_SCHEDULE for placement. In Kubernetes it also evicts running pods
-	// that do not tolerate it; Berth does not: evicting running pods on a taint
-	// is the caller's decision.
+	// Like NO_SCHEDULE for placement, and, as Kubernetes' taint-eviction
+	// controller, evicts the running pods that do not tolerate it (an Evict
+	// of cause TAINT): at once, or when the smallest toleration_seconds of
+	// the tolerations used has passed since Berth first saw the taint.
 	TaintEffect_TAINT_EFFECT_NO_EXECUTE TaintEffect = 3
 )
 
