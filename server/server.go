@@ -32,6 +32,7 @@ type Services struct {
 	State    berthv1.StateServiceServer
 	Decision berthv1.DecisionServiceServer
 	Admin    berthv1.AdminServiceServer
+	Eviction berthv1.EvictionServiceServer
 }
 
 // Config configures a Server.
@@ -96,6 +97,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if svc.Admin == nil {
 		svc.Admin = berthv1.UnimplementedAdminServiceServer{}
+	}
+	if svc.Eviction == nil {
+		svc.Eviction = berthv1.UnimplementedEvictionServiceServer{}
 	}
 
 	metrics := grpcprom.NewServerMetrics()

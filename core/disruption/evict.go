@@ -1,6 +1,14 @@
 package disruption
 
-import "github.com/berthsched/berth/core/model"
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/berthsched/berth/core/model"
+)
 
 // Budget is a budget covering a pod, with its status now.
 type Budget struct {
@@ -60,4 +68,45 @@ func Check(pod *model.Pod, budgets []Budget) Verdict {
 // empty selector matches every labelled pod, a nil one none).
 func Covers(pdb *model.PodDisruptionBudget, sel model.Selector, pod *model.Pod) bool {
 	return pdb.Selector != nil && pdb.Namespace == pod.Namespace && len(pod.Labels) > 0 && sel.Matches(pod.Labels)
+}
+
+// ErrBudgetExhausted: the pod's budget allows no disruption now (kube's
+// 429); ErrMultipleBudgets: more than one budget covers the pod.
+var (
+	ErrBudgetExhausted = errors.New("the eviction would violate the pod's disruption budget")
+	ErrMultipleBudgets = errors.New("the pod is covered by more than one PodDisruptionBudget, which the eviction API does not support")
+)
+
+// BudgetError refuses an eviction for a budget; it wraps
+// ErrBudgetExhausted. Retry says when to try again.
+type BudgetError struct {
+	Pod, Budget string
+	Allowed     int32
+	Retry       time.Duration
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("cannot evict pod %s: %v %s (disruptions allowed: %d)", e.Pod, ErrBudgetExhausted, e.Budget, e.Allowed)
+}
+func (e *BudgetError) Unwrap() error             { return ErrBudgetExhausted }
+func (e *BudgetError) ErrorReason() string       { return "DISRUPTION_BUDGET" }
+func (e *BudgetError) RetryAfter() time.Duration { return e.Retry }
+func (e *BudgetError) ErrorMetadata() map[string]string {
+	return map[string]string{"pod": e.Pod, "budget": e.Budget, "disruptions_allowed": strconv.Itoa(int(e.Allowed))}
+}
+
+// MultipleBudgetsError refuses an eviction of a pod several budgets
+// cover; it wraps ErrMultipleBudgets.
+type MultipleBudgetsError struct {
+	Pod     string
+	Budgets []string
+}
+
+func (e *MultipleBudgetsError) Error() string {
+	return fmt.Sprintf("cannot evict pod %s: %v (%s)", e.Pod, ErrMultipleBudgets, strings.Join(e.Budgets, ", "))
+}
+func (e *MultipleBudgetsError) Unwrap() error       { return ErrMultipleBudgets }
+func (e *MultipleBudgetsError) ErrorReason() string { return "MULTIPLE_DISRUPTION_BUDGETS" }
+func (e *MultipleBudgetsError) ErrorMetadata() map[string]string {
+	return map[string]string{"pod": e.Pod, "budgets": strings.Join(e.Budgets, ",")}
 }

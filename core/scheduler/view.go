@@ -234,6 +234,10 @@ func (v View) PriorityClasses() []*model.PriorityClass {
 	return v.s.state.classList()
 }
 
+// Find returns the scheduler's version of the pod with that namespace and
+// name.
+func (v View) Find(namespace, name string) (*model.Pod, bool) { return v.s.state.find(namespace, name) }
+
 // Budgets returns the disruption budgets covering pod for the eviction
 // API, with their status now (disruption.Covers, disruption.Compute).
 func (v View) Budgets(pod *model.Pod) []disruption.Budget { return v.s.state.pdbs.covering(pod) }

@@ -109,6 +109,8 @@ func (t *Tokens) scope(token string) Scope {
 const (
 	healthPrefix = "/grpc.health.v1.Health/"
 	statePrefix  = "/berth.v1.StateService/"
+	// The eviction API changes what runs: it needs the state's scope.
+	evictionPrefix = "/berth.v1.EvictionService/"
 )
 
 // needed is the scope fullMethod needs; 0 when it is open.
@@ -116,7 +118,7 @@ func needed(fullMethod string) Scope {
 	switch {
 	case strings.HasPrefix(fullMethod, healthPrefix):
 		return 0
-	case strings.HasPrefix(fullMethod, statePrefix):
+	case strings.HasPrefix(fullMethod, statePrefix), strings.HasPrefix(fullMethod, evictionPrefix):
 		return ReadWrite
 	}
 	return ReadOnly

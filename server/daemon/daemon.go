@@ -28,6 +28,7 @@ import (
 	"github.com/berthsched/berth/server/decisionlog"
 	"github.com/berthsched/berth/server/decisionsvc"
 	"github.com/berthsched/berth/server/eviction"
+	"github.com/berthsched/berth/server/evictionsvc"
 	"github.com/berthsched/berth/server/ledger"
 	"github.com/berthsched/berth/server/metrics"
 	"github.com/berthsched/berth/server/statesvc"
@@ -318,6 +319,10 @@ func (d *Daemon) openServer(cl cluster, outcomes *ledger.Outcomes, reg runtime.R
 			}),
 			Decision: decisionsvc.New(d.log, decisionsvc.Options{Stopping: d.stopping}),
 			Admin:    admin,
+			Eviction: evictionsvc.New(d.sched.View(), d.evictor, func(uid string) bool {
+				_, ok := d.ledger.Get(ledger.KindEvict, uid)
+				return ok
+			}),
 		},
 		Dashboard: dash,
 	})

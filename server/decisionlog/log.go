@@ -240,9 +240,15 @@ func (l *Log) Evict(ctx context.Context, victim *model.Pod, node string, preempt
 // at most one Evict: a second, for any cause, is refused with an error
 // wrapping ErrAlreadyEvicted and nothing is written.
 func (l *Log) EvictPod(ctx context.Context, e Eviction) error {
+	_, err := l.EvictPodAt(ctx, e)
+	return err
+}
+
+// EvictPodAt is EvictPod, returning the decision's revision.
+func (l *Log) EvictPodAt(ctx context.Context, e Eviction) (uint64, error) {
 	payload, err := encode(evictDecision(e))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	victim, node := e.Victim, e.Node
 	key := []byte(victim.UID)
@@ -250,23 +256,24 @@ func (l *Log) EvictPod(ctx context.Context, e Eviction) error {
 	// with it removes the record; the ledger's check and record are one
 	// step, so of two Evicts racing for a pod one is refused.
 	if !l.ledger.OpenEviction(victim.UID, node) {
-		return &AlreadyEvictedError{Pod: victim.Key()}
+		return 0, &AlreadyEvictedError{Pod: victim.Key()}
 	}
 	if err := l.settle.claim(ctx, victim.UID, ledger.KindEvict.Space()); err != nil {
 		l.ledger.AbortEviction(victim.UID)
-		return err
+		return 0, err
 	}
 	var b store.Batch
 	b.Append(payload)
 	b.Put(ledger.KindEvict.Space(), key, payload)
-	if _, err = l.commit(ctx, &b, TypeEvict); err != nil {
+	res, err := l.commit(ctx, &b, TypeEvict)
+	if err != nil {
 		l.ledger.AbortEviction(victim.UID)
-		return err
+		return 0, err
 	}
 	if m, ok := l.opts.Metrics.(EvictionMetrics); ok {
 		m.ObserveEviction(CauseLabel(e.Cause))
 	}
-	return nil
+	return res.First, nil
 }
 
 // EvictionMetrics, if the Options' Metrics implement it, counts the Evict

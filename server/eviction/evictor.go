@@ -8,7 +8,7 @@ import (
 
 // Log writes Evict decisions; *decisionlog.Log satisfies it.
 type Log interface {
-	EvictPod(ctx context.Context, e decisionlog.Eviction) error
+	EvictPodAt(ctx context.Context, e decisionlog.Eviction) (uint64, error)
 }
 
 // Scheduler holds an evicted pod terminating; *scheduler.Scheduler
@@ -30,9 +30,16 @@ func New(log Log, sched Scheduler) *Evictor { return &Evictor{log: log, sched: s
 // A pod evicted already is refused with an error wrapping
 // decisionlog.ErrAlreadyEvicted.
 func (e *Evictor) Evict(ctx context.Context, ev decisionlog.Eviction) error {
-	if err := e.log.EvictPod(ctx, ev); err != nil {
-		return err
+	_, err := e.EvictAt(ctx, ev)
+	return err
+}
+
+// EvictAt is Evict, returning the Evict decision's revision.
+func (e *Evictor) EvictAt(ctx context.Context, ev decisionlog.Eviction) (uint64, error) {
+	rev, err := e.log.EvictPodAt(ctx, ev)
+	if err != nil {
+		return 0, err
 	}
 	e.sched.MarkEvicted(ctx, ev.Victim.UID)
-	return nil
+	return rev, nil
 }
