@@ -14,7 +14,9 @@ import (
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 )
 
-func (e *env) eviction() berthv1.EvictionServiceClient { return berthv1.NewEvictionServiceClient(e.conn) }
+func (e *env) eviction() berthv1.EvictionServiceClient {
+	return berthv1.NewEvictionServiceClient(e.conn)
+}
 
 // readyPod is a pod running on node, ready, labelled app=app.
 func readyPod(name, node, app string) *berthv1.Object {
