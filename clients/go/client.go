@@ -24,6 +24,7 @@ type Client struct {
 	State     berthv1.StateServiceClient
 	Decisions berthv1.DecisionServiceClient
 	Admin     berthv1.AdminServiceClient
+	Eviction  berthv1.EvictionServiceClient
 
 	conn     *grpc.ClientConn // nil when the caller owns the connection (New)
 	target   string           // the address Dial was given
@@ -173,6 +174,7 @@ func newClient(conn grpc.ClientConnInterface, cfg config) *Client {
 		State:     berthv1.NewStateServiceClient(conn),
 		Decisions: berthv1.NewDecisionServiceClient(conn),
 		Admin:     berthv1.NewAdminServiceClient(conn),
+		Eviction:  berthv1.NewEvictionServiceClient(conn),
 		backoff:   cfg.backoff,
 		clock:     cfg.clock,
 		logger:    cfg.logger,

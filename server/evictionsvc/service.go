@@ -1,9 +1,11 @@
 package evictionsvc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -21,6 +23,7 @@ import (
 type Cluster interface {
 	Find(namespace, name string) (*model.Pod, bool)
 	Pod(uid string) (*model.Pod, bool)
+	Pods() []*model.Pod
 	Budgets(pod *model.Pod) []disruption.Budget
 }
 
@@ -163,4 +166,34 @@ func evictionMessage(budget string) string {
 		return msg
 	}
 	return msg + " (disruption budget " + budget + ")"
+}
+
+// ListNodePods implements the RPC (see eviction_service.proto).
+func (s *Service) ListNodePods(_ context.Context, req *berthv1.ListNodePodsRequest) (*berthv1.ListNodePodsResponse, error) {
+	if req.GetNode() == "" {
+		return nil, errmap.Status(errmap.Field("node", fmt.Errorf("required: %w", scheduler.ErrInvalid)))
+	}
+	var pods []*model.Pod
+	for _, p := range s.cluster.Pods() {
+		if p.NodeName == req.GetNode() {
+			pods = append(pods, p)
+		}
+	}
+	slices.SortFunc(pods, func(a, b *model.Pod) int { return cmp.Compare(a.Key(), b.Key()) })
+	resp := &berthv1.ListNodePodsResponse{}
+	for _, p := range pods {
+		resp.Pods = append(resp.Pods, &berthv1.NodePod{Pod: convert.PodRefOf(p), Terminating: p.Terminating, DaemonSet: looksDaemonSet(p)})
+	}
+	return resp, nil
+}
+
+// looksDaemonSet reports whether the pod carries the toleration the
+// DaemonSet controller adds to its pods.
+func looksDaemonSet(p *model.Pod) bool {
+	for _, t := range p.Tolerations {
+		if t.Key == model.TaintNodeUnschedulable && t.Operator == model.TolerationOpExists && t.Effect == model.TaintEffectNoSchedule {
+			return true
+		}
+	}
+	return false
 }

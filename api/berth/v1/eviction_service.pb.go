@@ -21,6 +21,166 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// ListNodePodsRequest names the node.
+type ListNodePodsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The node's name. Required.
+	Node          string `protobuf:"bytes,1,opt,name=node,proto3" json:"node,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListNodePodsRequest) Reset() {
+	*x = ListNodePodsRequest{}
+	mi := &file_berth_v1_eviction_service_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListNodePodsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListNodePodsRequest) ProtoMessage() {}
+
+func (x *ListNodePodsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_eviction_service_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListNodePodsRequest.ProtoReflect.Descriptor instead.
+func (*ListNodePodsRequest) Descriptor() ([]byte, []int) {
+	return file_berth_v1_eviction_service_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *ListNodePodsRequest) GetNode() string {
+	if x != nil {
+		return x.Node
+	}
+	return ""
+}
+
+// ListNodePodsResponse lists the node's pods.
+type ListNodePodsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The pods, by namespace and name.
+	Pods          []*NodePod `protobuf:"bytes,1,rep,name=pods,proto3" json:"pods,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListNodePodsResponse) Reset() {
+	*x = ListNodePodsResponse{}
+	mi := &file_berth_v1_eviction_service_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListNodePodsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListNodePodsResponse) ProtoMessage() {}
+
+func (x *ListNodePodsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_eviction_service_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListNodePodsResponse.ProtoReflect.Descriptor instead.
+func (*ListNodePodsResponse) Descriptor() ([]byte, []int) {
+	return file_berth_v1_eviction_service_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ListNodePodsResponse) GetPods() []*NodePod {
+	if x != nil {
+		return x.Pods
+	}
+	return nil
+}
+
+// NodePod is a pod on a node, with what a drain needs to know of it.
+type NodePod struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The pod.
+	Pod *PodRef `protobuf:"bytes,1,opt,name=pod,proto3" json:"pod,omitempty"`
+	// Being deleted already (an Evict decision was made, or the
+	// orchestrator sent it terminating).
+	Terminating bool `protobuf:"varint,2,opt,name=terminating,proto3" json:"terminating,omitempty"`
+	// Looks managed by a DaemonSet: Berth does not know pods' owners, so
+	// this is set on pods carrying the toleration the DaemonSet controller
+	// adds to each of its pods (node.kubernetes.io/unschedulable, EXISTS,
+	// NO_SCHEDULE).
+	DaemonSet     bool `protobuf:"varint,3,opt,name=daemon_set,json=daemonSet,proto3" json:"daemon_set,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NodePod) Reset() {
+	*x = NodePod{}
+	mi := &file_berth_v1_eviction_service_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NodePod) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NodePod) ProtoMessage() {}
+
+func (x *NodePod) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_eviction_service_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NodePod.ProtoReflect.Descriptor instead.
+func (*NodePod) Descriptor() ([]byte, []int) {
+	return file_berth_v1_eviction_service_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *NodePod) GetPod() *PodRef {
+	if x != nil {
+		return x.Pod
+	}
+	return nil
+}
+
+func (x *NodePod) GetTerminating() bool {
+	if x != nil {
+		return x.Terminating
+	}
+	return false
+}
+
+func (x *NodePod) GetDaemonSet() bool {
+	if x != nil {
+		return x.DaemonSet
+	}
+	return false
+}
+
 // EvictPodRequest names the pod to evict.
 type EvictPodRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -38,7 +198,7 @@ type EvictPodRequest struct {
 
 func (x *EvictPodRequest) Reset() {
 	*x = EvictPodRequest{}
-	mi := &file_berth_v1_eviction_service_proto_msgTypes[0]
+	mi := &file_berth_v1_eviction_service_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -50,7 +210,7 @@ func (x *EvictPodRequest) String() string {
 func (*EvictPodRequest) ProtoMessage() {}
 
 func (x *EvictPodRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_eviction_service_proto_msgTypes[0]
+	mi := &file_berth_v1_eviction_service_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -63,7 +223,7 @@ func (x *EvictPodRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EvictPodRequest.ProtoReflect.Descriptor instead.
 func (*EvictPodRequest) Descriptor() ([]byte, []int) {
-	return file_berth_v1_eviction_service_proto_rawDescGZIP(), []int{0}
+	return file_berth_v1_eviction_service_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *EvictPodRequest) GetPod() *PodRef {
@@ -107,7 +267,7 @@ type EvictPodResponse struct {
 
 func (x *EvictPodResponse) Reset() {
 	*x = EvictPodResponse{}
-	mi := &file_berth_v1_eviction_service_proto_msgTypes[1]
+	mi := &file_berth_v1_eviction_service_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -119,7 +279,7 @@ func (x *EvictPodResponse) String() string {
 func (*EvictPodResponse) ProtoMessage() {}
 
 func (x *EvictPodResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_eviction_service_proto_msgTypes[1]
+	mi := &file_berth_v1_eviction_service_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -132,7 +292,7 @@ func (x *EvictPodResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EvictPodResponse.ProtoReflect.Descriptor instead.
 func (*EvictPodResponse) Descriptor() ([]byte, []int) {
-	return file_berth_v1_eviction_service_proto_rawDescGZIP(), []int{1}
+	return file_berth_v1_eviction_service_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *EvictPodResponse) GetRevision() uint64 {
@@ -167,7 +327,16 @@ var File_berth_v1_eviction_service_proto protoreflect.FileDescriptor
 
 const file_berth_v1_eviction_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1fberth/v1/eviction_service.proto\x12\bberth.v1\x1a\x15berth/v1/object.proto\"\x9e\x01\n" +
+	"\x1fberth/v1/eviction_service.proto\x12\bberth.v1\x1a\x15berth/v1/object.proto\")\n" +
+	"\x13ListNodePodsRequest\x12\x12\n" +
+	"\x04node\x18\x01 \x01(\tR\x04node\"=\n" +
+	"\x14ListNodePodsResponse\x12%\n" +
+	"\x04pods\x18\x01 \x03(\v2\x11.berth.v1.NodePodR\x04pods\"n\n" +
+	"\aNodePod\x12\"\n" +
+	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\x12 \n" +
+	"\vterminating\x18\x02 \x01(\bR\vterminating\x12\x1d\n" +
+	"\n" +
+	"daemon_set\x18\x03 \x01(\bR\tdaemonSet\"\x9e\x01\n" +
 	"\x0fEvictPodRequest\x12\"\n" +
 	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\x12\x17\n" +
 	"\adry_run\x18\x02 \x01(\bR\x06dryRun\x125\n" +
@@ -177,9 +346,10 @@ const file_berth_v1_eviction_service_proto_rawDesc = "" +
 	"\brevision\x18\x01 \x01(\x04R\brevision\x12'\n" +
 	"\x0falready_evicted\x18\x02 \x01(\bR\x0ealreadyEvicted\x12\x16\n" +
 	"\x06budget\x18\x03 \x01(\tR\x06budget\x12/\n" +
-	"\x13disruptions_allowed\x18\x04 \x01(\x05R\x12disruptionsAllowed2T\n" +
+	"\x13disruptions_allowed\x18\x04 \x01(\x05R\x12disruptionsAllowed2\xa3\x01\n" +
 	"\x0fEvictionService\x12A\n" +
-	"\bEvictPod\x12\x19.berth.v1.EvictPodRequest\x1a\x1a.berth.v1.EvictPodResponseB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
+	"\bEvictPod\x12\x19.berth.v1.EvictPodRequest\x1a\x1a.berth.v1.EvictPodResponse\x12M\n" +
+	"\fListNodePods\x12\x1d.berth.v1.ListNodePodsRequest\x1a\x1e.berth.v1.ListNodePodsResponseB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
 
 var (
 	file_berth_v1_eviction_service_proto_rawDescOnce sync.Once
@@ -193,21 +363,28 @@ func file_berth_v1_eviction_service_proto_rawDescGZIP() []byte {
 	return file_berth_v1_eviction_service_proto_rawDescData
 }
 
-var file_berth_v1_eviction_service_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_berth_v1_eviction_service_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_berth_v1_eviction_service_proto_goTypes = []any{
-	(*EvictPodRequest)(nil),  // 0: berth.v1.EvictPodRequest
-	(*EvictPodResponse)(nil), // 1: berth.v1.EvictPodResponse
-	(*PodRef)(nil),           // 2: berth.v1.PodRef
+	(*ListNodePodsRequest)(nil),  // 0: berth.v1.ListNodePodsRequest
+	(*ListNodePodsResponse)(nil), // 1: berth.v1.ListNodePodsResponse
+	(*NodePod)(nil),              // 2: berth.v1.NodePod
+	(*EvictPodRequest)(nil),      // 3: berth.v1.EvictPodRequest
+	(*EvictPodResponse)(nil),     // 4: berth.v1.EvictPodResponse
+	(*PodRef)(nil),               // 5: berth.v1.PodRef
 }
 var file_berth_v1_eviction_service_proto_depIdxs = []int32{
-	2, // 0: berth.v1.EvictPodRequest.pod:type_name -> berth.v1.PodRef
-	0, // 1: berth.v1.EvictionService.EvictPod:input_type -> berth.v1.EvictPodRequest
-	1, // 2: berth.v1.EvictionService.EvictPod:output_type -> berth.v1.EvictPodResponse
-	2, // [2:3] is the sub-list for method output_type
-	1, // [1:2] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	2, // 0: berth.v1.ListNodePodsResponse.pods:type_name -> berth.v1.NodePod
+	5, // 1: berth.v1.NodePod.pod:type_name -> berth.v1.PodRef
+	5, // 2: berth.v1.EvictPodRequest.pod:type_name -> berth.v1.PodRef
+	3, // 3: berth.v1.EvictionService.EvictPod:input_type -> berth.v1.EvictPodRequest
+	0, // 4: berth.v1.EvictionService.ListNodePods:input_type -> berth.v1.ListNodePodsRequest
+	4, // 5: berth.v1.EvictionService.EvictPod:output_type -> berth.v1.EvictPodResponse
+	1, // 6: berth.v1.EvictionService.ListNodePods:output_type -> berth.v1.ListNodePodsResponse
+	5, // [5:7] is the sub-list for method output_type
+	3, // [3:5] is the sub-list for method input_type
+	3, // [3:3] is the sub-list for extension type_name
+	3, // [3:3] is the sub-list for extension extendee
+	0, // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_eviction_service_proto_init() }
@@ -216,14 +393,14 @@ func file_berth_v1_eviction_service_proto_init() {
 		return
 	}
 	file_berth_v1_object_proto_init()
-	file_berth_v1_eviction_service_proto_msgTypes[0].OneofWrappers = []any{}
+	file_berth_v1_eviction_service_proto_msgTypes[3].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_eviction_service_proto_rawDesc), len(file_berth_v1_eviction_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

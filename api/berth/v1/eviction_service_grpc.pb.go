@@ -19,7 +19,8 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	EvictionService_EvictPod_FullMethodName = "/berth.v1.EvictionService/EvictPod"
+	EvictionService_EvictPod_FullMethodName     = "/berth.v1.EvictionService/EvictPod"
+	EvictionService_ListNodePods_FullMethodName = "/berth.v1.EvictionService/ListNodePods"
 )
 
 // EvictionServiceClient is the client API for EvictionService service.
@@ -59,6 +60,11 @@ type EvictionServiceClient interface {
 	// reason DISRUPTION_BUDGET with metadata "budget" (namespace/name),
 	// "disruptions_allowed", and a RetryInfo delay; the pod is untouched).
 	EvictPod(ctx context.Context, in *EvictPodRequest, opts ...grpc.CallOption) (*EvictPodResponse, error)
+	// ListNodePods lists the pods on a node (bound, or assumed while their
+	// Bind awaits an outcome), by namespace and name: what a drain evicts.
+	//
+	// Failure codes: INVALID_ARGUMENT (no node).
+	ListNodePods(ctx context.Context, in *ListNodePodsRequest, opts ...grpc.CallOption) (*ListNodePodsResponse, error)
 }
 
 type evictionServiceClient struct {
@@ -73,6 +79,16 @@ func (c *evictionServiceClient) EvictPod(ctx context.Context, in *EvictPodReques
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(EvictPodResponse)
 	err := c.cc.Invoke(ctx, EvictionService_EvictPod_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *evictionServiceClient) ListNodePods(ctx context.Context, in *ListNodePodsRequest, opts ...grpc.CallOption) (*ListNodePodsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListNodePodsResponse)
+	err := c.cc.Invoke(ctx, EvictionService_ListNodePods_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -116,6 +132,11 @@ type EvictionServiceServer interface {
 	// reason DISRUPTION_BUDGET with metadata "budget" (namespace/name),
 	// "disruptions_allowed", and a RetryInfo delay; the pod is untouched).
 	EvictPod(context.Context, *EvictPodRequest) (*EvictPodResponse, error)
+	// ListNodePods lists the pods on a node (bound, or assumed while their
+	// Bind awaits an outcome), by namespace and name: what a drain evicts.
+	//
+	// Failure codes: INVALID_ARGUMENT (no node).
+	ListNodePods(context.Context, *ListNodePodsRequest) (*ListNodePodsResponse, error)
 	mustEmbedUnimplementedEvictionServiceServer()
 }
 
@@ -128,6 +149,9 @@ type UnimplementedEvictionServiceServer struct{}
 
 func (UnimplementedEvictionServiceServer) EvictPod(context.Context, *EvictPodRequest) (*EvictPodResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method EvictPod not implemented")
+}
+func (UnimplementedEvictionServiceServer) ListNodePods(context.Context, *ListNodePodsRequest) (*ListNodePodsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListNodePods not implemented")
 }
 func (UnimplementedEvictionServiceServer) mustEmbedUnimplementedEvictionServiceServer() {}
 func (UnimplementedEvictionServiceServer) testEmbeddedByValue()                         {}
@@ -168,6 +192,24 @@ func _EvictionService_EvictPod_Handler(srv interface{}, ctx context.Context, dec
 	return interceptor(ctx, in, info, handler)
 }
 
+func _EvictionService_ListNodePods_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListNodePodsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(EvictionServiceServer).ListNodePods(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: EvictionService_ListNodePods_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(EvictionServiceServer).ListNodePods(ctx, req.(*ListNodePodsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // EvictionService_ServiceDesc is the grpc.ServiceDesc for EvictionService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -178,6 +220,10 @@ var EvictionService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "EvictPod",
 			Handler:    _EvictionService_EvictPod_Handler,
+		},
+		{
+			MethodName: "ListNodePods",
+			Handler:    _EvictionService_ListNodePods_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
