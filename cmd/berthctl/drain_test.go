@@ -43,6 +43,9 @@ spec: {minAvailable: 2, selector: {matchLabels: {app: web}}}
 	if got := run("evict", "default/web-0", "--grace-period", "5"); got.code != exitOK || !strings.Contains(got.stdout, "pod default/web-0 evicted (revision ") || !strings.Contains(got.stdout, "disruption budget default/web allowed 1") {
 		t.Errorf("evict web-0: %+v", got)
 	}
+	if got := run("explain", "default/web-0"); got.code != exitOK || !strings.Contains(got.stdout, "Evicted:        eviction API on n1, grace period 5s: Eviction API: evicting (disruption budget default/web) (terminating until the orchestrator deletes it)") {
+		t.Errorf("explain web-0: %+v", got)
+	}
 	if got := run("evict", "default/web-1"); got.code != exitBudget || !strings.Contains(got.stderr, "disruption budget default/web allows no disruption now") {
 		t.Errorf("evict web-1: %+v", got)
 	}

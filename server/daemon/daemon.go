@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/model"
@@ -294,7 +295,7 @@ func (d *Daemon) holdForRelist(ctx context.Context) error {
 func (d *Daemon) openServer(cl cluster, outcomes *ledger.Outcomes, reg runtime.Registry, attempts *adminsvc.Counter) error {
 	cfg := d.cfg
 	admin := adminsvc.New(d.sched.View(), adminsvc.Options{
-		Config: cfg.Scheduler, Registry: reg, Revisions: revisions{d.ledger, d.log},
+		Config: cfg.Scheduler, Registry: reg, Revisions: revisions{d.ledger, d.log, d.store},
 		Attempts: attempts, Logger: cfg.Logger, Version: cfg.Version, Startup: d,
 	})
 	var dash http.Handler
@@ -334,6 +335,24 @@ func (d *Daemon) openServer(cl cluster, outcomes *ledger.Outcomes, reg runtime.R
 type revisions struct {
 	ledger *ledger.Ledger
 	log    *decisionlog.Log
+	store  store.Store
+}
+
+// Eviction reads the pod's Evict awaiting its deletion from its ledger
+// record's durable copy.
+func (r revisions) Eviction(uid string) (*berthv1.Evict, bool) {
+	if _, ok := r.ledger.Get(ledger.KindEvict, uid); !ok {
+		return nil, false
+	}
+	v, ok, err := r.store.Get(ledger.KindEvict.Space(), []byte(uid))
+	if err != nil || !ok {
+		return nil, false
+	}
+	d, err := ledger.ParseEvict(v)
+	if err != nil {
+		return nil, false
+	}
+	return d.GetEvict(), true
 }
 
 func (r revisions) BindRevision(uid string) (uint64, bool) { return r.ledger.BindRevision(uid) }

@@ -250,8 +250,13 @@ type ExplainResponse struct {
 	// The reason given by the last ReportBindResult with outcome FAILED for
 	// it; empty when none. Cleared once the pod is bound.
 	LastBindFailure string `protobuf:"bytes,14,opt,name=last_bind_failure,json=lastBindFailure,proto3" json:"last_bind_failure,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// The pod's Evict decision while it awaits the pod's deletion (the pod
+	// is terminating meanwhile): its cause (preemption, a NoExecute taint,
+	// the eviction API, node pressure) and reason say why. Unset when the
+	// pod was not evicted.
+	Eviction      *Evict `protobuf:"bytes,15,opt,name=eviction,proto3" json:"eviction,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ExplainResponse) Reset() {
@@ -380,6 +385,13 @@ func (x *ExplainResponse) GetLastBindFailure() string {
 		return x.LastBindFailure
 	}
 	return ""
+}
+
+func (x *ExplainResponse) GetEviction() *Evict {
+	if x != nil {
+		return x.Eviction
+	}
+	return nil
 }
 
 // SimulateRequest is the request of AdminService.Simulate.
@@ -1677,7 +1689,7 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\n" +
 	"\x1cberth/v1/admin_service.proto\x12\bberth.v1\x1a\x17berth/v1/decision.proto\x1a\x13berth/v1/node.proto\x1a\x15berth/v1/object.proto\x1a\x12berth/v1/pod.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"4\n" +
 	"\x0eExplainRequest\x12\"\n" +
-	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\"\x83\x05\n" +
+	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\"\xb0\x05\n" +
 	"\x0fExplainResponse\x12\"\n" +
 	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\x12%\n" +
 	"\x0escheduler_name\x18\x02 \x01(\tR\rschedulerName\x12\x1a\n" +
@@ -1693,7 +1705,8 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x11rejecting_plugins\x18\v \x03(\tR\x10rejectingPlugins\x12F\n" +
 	"\x11last_attempt_time\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\x0flastAttemptTime\x12?\n" +
 	"\renqueued_time\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\fenqueuedTime\x12*\n" +
-	"\x11last_bind_failure\x18\x0e \x01(\tR\x0flastBindFailure\"\xd2\x01\n" +
+	"\x11last_bind_failure\x18\x0e \x01(\tR\x0flastBindFailure\x12+\n" +
+	"\beviction\x18\x0f \x01(\v2\x0f.berth.v1.EvictR\beviction\"\xd2\x01\n" +
 	"\x0fSimulateRequest\x125\n" +
 	"\rcluster_delta\x18\x01 \x03(\v2\x10.berth.v1.ObjectR\fclusterDelta\x12>\n" +
 	"\x10cluster_removals\x18\x02 \x03(\v2\x13.berth.v1.ObjectRefR\x0fclusterRemovals\x12!\n" +
@@ -1879,10 +1892,11 @@ var file_berth_v1_admin_service_proto_goTypes = []any{
 	(*PodRef)(nil),                  // 27: berth.v1.PodRef
 	(*timestamppb.Timestamp)(nil),   // 28: google.protobuf.Timestamp
 	(*Unschedulable)(nil),           // 29: berth.v1.Unschedulable
-	(*Object)(nil),                  // 30: berth.v1.Object
-	(*ObjectRef)(nil),               // 31: berth.v1.ObjectRef
-	(*Pod)(nil),                     // 32: berth.v1.Pod
-	(*Taint)(nil),                   // 33: berth.v1.Taint
+	(*Evict)(nil),                   // 30: berth.v1.Evict
+	(*Object)(nil),                  // 31: berth.v1.Object
+	(*ObjectRef)(nil),               // 32: berth.v1.ObjectRef
+	(*Pod)(nil),                     // 33: berth.v1.Pod
+	(*Taint)(nil),                   // 34: berth.v1.Taint
 }
 var file_berth_v1_admin_service_proto_depIdxs = []int32{
 	27, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
@@ -1892,48 +1906,49 @@ var file_berth_v1_admin_service_proto_depIdxs = []int32{
 	29, // 4: berth.v1.ExplainResponse.last_diagnosis:type_name -> berth.v1.Unschedulable
 	28, // 5: berth.v1.ExplainResponse.last_attempt_time:type_name -> google.protobuf.Timestamp
 	28, // 6: berth.v1.ExplainResponse.enqueued_time:type_name -> google.protobuf.Timestamp
-	30, // 7: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
-	31, // 8: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
-	32, // 9: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
-	6,  // 10: berth.v1.SimulateResponse.attempts:type_name -> berth.v1.SimulateAttempt
-	27, // 11: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
-	1,  // 12: berth.v1.SimulateAttempt.result:type_name -> berth.v1.SimulateResult
-	27, // 13: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
-	7,  // 14: berth.v1.SimulateAttempt.nodes:type_name -> berth.v1.NodeVerdict
-	21, // 15: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
-	0,  // 16: berth.v1.ListPendingRequest.states:type_name -> berth.v1.QueueState
-	10, // 17: berth.v1.ListPendingResponse.pods:type_name -> berth.v1.PendingPod
-	27, // 18: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
-	0,  // 19: berth.v1.PendingPod.state:type_name -> berth.v1.QueueState
-	28, // 20: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
-	13, // 21: berth.v1.ListNominationsResponse.nominations:type_name -> berth.v1.Nomination
-	27, // 22: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
-	22, // 23: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
-	18, // 24: berth.v1.ListNodesResponse.nodes:type_name -> berth.v1.NodeUsage
-	23, // 25: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
-	33, // 26: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
-	24, // 27: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
-	25, // 28: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
-	26, // 29: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
-	2,  // 30: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
-	4,  // 31: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
-	8,  // 32: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
-	11, // 33: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
-	14, // 34: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
-	16, // 35: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
-	19, // 36: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
-	3,  // 37: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
-	5,  // 38: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
-	9,  // 39: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
-	12, // 40: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
-	15, // 41: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
-	17, // 42: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
-	20, // 43: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
-	37, // [37:44] is the sub-list for method output_type
-	30, // [30:37] is the sub-list for method input_type
-	30, // [30:30] is the sub-list for extension type_name
-	30, // [30:30] is the sub-list for extension extendee
-	0,  // [0:30] is the sub-list for field type_name
+	30, // 7: berth.v1.ExplainResponse.eviction:type_name -> berth.v1.Evict
+	31, // 8: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
+	32, // 9: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
+	33, // 10: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
+	6,  // 11: berth.v1.SimulateResponse.attempts:type_name -> berth.v1.SimulateAttempt
+	27, // 12: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
+	1,  // 13: berth.v1.SimulateAttempt.result:type_name -> berth.v1.SimulateResult
+	27, // 14: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
+	7,  // 15: berth.v1.SimulateAttempt.nodes:type_name -> berth.v1.NodeVerdict
+	21, // 16: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
+	0,  // 17: berth.v1.ListPendingRequest.states:type_name -> berth.v1.QueueState
+	10, // 18: berth.v1.ListPendingResponse.pods:type_name -> berth.v1.PendingPod
+	27, // 19: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
+	0,  // 20: berth.v1.PendingPod.state:type_name -> berth.v1.QueueState
+	28, // 21: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
+	13, // 22: berth.v1.ListNominationsResponse.nominations:type_name -> berth.v1.Nomination
+	27, // 23: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
+	22, // 24: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
+	18, // 25: berth.v1.ListNodesResponse.nodes:type_name -> berth.v1.NodeUsage
+	23, // 26: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
+	34, // 27: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
+	24, // 28: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
+	25, // 29: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
+	26, // 30: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
+	2,  // 31: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
+	4,  // 32: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
+	8,  // 33: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
+	11, // 34: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
+	14, // 35: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
+	16, // 36: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
+	19, // 37: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
+	3,  // 38: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
+	5,  // 39: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
+	9,  // 40: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
+	12, // 41: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
+	15, // 42: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
+	17, // 43: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
+	20, // 44: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
+	38, // [38:45] is the sub-list for method output_type
+	31, // [31:38] is the sub-list for method input_type
+	31, // [31:31] is the sub-list for extension type_name
+	31, // [31:31] is the sub-list for extension extendee
+	0,  // [0:31] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_admin_service_proto_init() }
