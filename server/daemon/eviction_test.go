@@ -224,3 +224,26 @@ func TestEvictionAPINeverOverdrawsProperty(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkEvictionAPI measures evictions through EvictionService.EvictPod,
+// one caller at a time, of pods covered by a budget that allows them all
+// (each eviction reads the budget and is durable before it returns):
+//
+//	go test -run ^$ -bench EvictionAPI -benchtime 2000x ./server/daemon/
+func BenchmarkEvictionAPI(b *testing.B) {
+	e := start(b, Config{DataDir: b.TempDir()})
+	objs := []*berthv1.Object{nodeObj("n1", 1<<40), pdbObj("web", "web", 0)}
+	for i := range b.N {
+		objs = append(objs, readyPod(fmt.Sprintf("web-%d", i), "n1", "web"))
+	}
+	if _, err := e.state.Apply(b.Context(), &berthv1.ApplyRequest{Objects: objs}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		if _, err := e.eviction().EvictPod(b.Context(), evictReq(fmt.Sprintf("web-%d", i))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "evictions/s")
+}
