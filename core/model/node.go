@@ -9,7 +9,41 @@ type Node struct {
 	Taints        []Taint
 	Allocatable   ResourceList
 	Unschedulable bool // cordoned
+	// Conditions are the node's conditions as sent (NodeCondition*).
+	Conditions []NodeCondition
+	// DerivedTaints are the taints Berth added to Taints from Conditions
+	// (core/nodeconditions), kept apart to show them apart from the sent
+	// ones; nil when none were.
+	DerivedTaints []Taint
 }
+
+// NodeCondition is one condition of a node.
+type NodeCondition struct {
+	Type               NodeConditionType
+	Status             ConditionStatus
+	LastTransitionTime time.Time
+	Reason, Message    string
+}
+
+// NodeConditionType names a node condition (kube's names).
+type NodeConditionType string
+
+const (
+	NodeReady              NodeConditionType = "Ready"
+	NodeMemoryPressure     NodeConditionType = "MemoryPressure"
+	NodeDiskPressure       NodeConditionType = "DiskPressure"
+	NodePIDPressure        NodeConditionType = "PIDPressure"
+	NodeNetworkUnavailable NodeConditionType = "NetworkUnavailable"
+)
+
+// ConditionStatus is a condition's status (kube's words).
+type ConditionStatus string
+
+const (
+	ConditionTrue    ConditionStatus = "True"
+	ConditionFalse   ConditionStatus = "False"
+	ConditionUnknown ConditionStatus = "Unknown"
+)
 
 // Well-known node labels.
 const (

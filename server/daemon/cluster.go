@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/nodeconditions"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/ledger"
 	"github.com/berthsched/berth/server/statesvc"
@@ -29,6 +30,9 @@ type cluster struct {
 	// taints is told of the nodes and pods the scheduler accepted.
 	taints *tainteviction.Controller
 	logger *slog.Logger
+	// byCondition adds the taints node conditions imply
+	// (taintNodesByCondition).
+	byCondition bool
 }
 
 var _ statesvc.Cluster = cluster{}
@@ -46,6 +50,9 @@ func (c cluster) AddPod(ctx context.Context, pod *model.Pod) error {
 func (c cluster) UpdatePod(ctx context.Context, pod *model.Pod) error { return c.AddPod(ctx, pod) }
 
 func (c cluster) AddNode(ctx context.Context, node *model.Node) error {
+	if c.byCondition {
+		node = nodeconditions.Apply(node)
+	}
 	if err := c.Scheduler.AddNode(ctx, node); err != nil {
 		return err
 	}

@@ -91,6 +91,11 @@ type Config struct {
 	// DashboardSampleEvery is how often the dashboard samples the queue's
 	// counts; 0 means dashboard.DefaultSampleEvery.
 	DashboardSampleEvery time.Duration
+	// IgnoreNodeConditions turns off taintNodesByCondition: by default
+	// Berth derives from node conditions the taints Kubernetes' node
+	// lifecycle controller adds (core/nodeconditions), which filtering and
+	// NoExecute eviction see.
+	IgnoreNodeConditions bool
 	// Version is berthd's build, reported by AdminService.ServerInfo.
 	Version string
 }
@@ -180,7 +185,7 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if err != nil {
 		return nil, err
 	}
-	cl := cluster{sides: newSides(d.sched), outcomes: outcomes, taints: taints, logger: cfg.Logger}
+	cl := cluster{sides: newSides(d.sched), outcomes: outcomes, taints: taints, logger: cfg.Logger, byCondition: !cfg.IgnoreNodeConditions}
 	if err := d.openServer(cl, outcomes, reg, attempts); err != nil {
 		return nil, err
 	}

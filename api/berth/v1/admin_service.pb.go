@@ -1479,8 +1479,13 @@ type NodeUsage struct {
 	// The pending pods nominated on the node (see Nominate), restored
 	// nominations included.
 	NominatedPodCount uint32 `protobuf:"varint,9,opt,name=nominated_pod_count,json=nominatedPodCount,proto3" json:"nominated_pod_count,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// The node's conditions, as sent.
+	Conditions []*NodeCondition `protobuf:"bytes,10,rep,name=conditions,proto3" json:"conditions,omitempty"`
+	// The taints Berth derived from the conditions (taintNodesByCondition),
+	// apart from the sent ones in taints; filtering and eviction see both.
+	DerivedTaints []*Taint `protobuf:"bytes,11,rep,name=derived_taints,json=derivedTaints,proto3" json:"derived_taints,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *NodeUsage) Reset() {
@@ -1574,6 +1579,20 @@ func (x *NodeUsage) GetNominatedPodCount() uint32 {
 		return x.NominatedPodCount
 	}
 	return 0
+}
+
+func (x *NodeUsage) GetConditions() []*NodeCondition {
+	if x != nil {
+		return x.Conditions
+	}
+	return nil
+}
+
+func (x *NodeUsage) GetDerivedTaints() []*Taint {
+	if x != nil {
+		return x.DerivedTaints
+	}
+	return nil
 }
 
 // ServerInfoRequest is the request of AdminService.ServerInfo.
@@ -1791,7 +1810,7 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"f\n" +
 	"\x11ListNodesResponse\x12)\n" +
 	"\x05nodes\x18\x01 \x03(\v2\x13.berth.v1.NodeUsageR\x05nodes\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xd5\x05\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xc6\x06\n" +
 	"\tNodeUsage\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x127\n" +
 	"\x06labels\x18\x02 \x03(\v2\x1f.berth.v1.NodeUsage.LabelsEntryR\x06labels\x12'\n" +
@@ -1801,7 +1820,12 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\trequested\x18\x06 \x03(\v2\".berth.v1.NodeUsage.RequestedEntryR\trequested\x12W\n" +
 	"\x12non_zero_requested\x18\a \x03(\v2).berth.v1.NodeUsage.NonZeroRequestedEntryR\x10nonZeroRequested\x12\x1b\n" +
 	"\tpod_count\x18\b \x01(\rR\bpodCount\x12.\n" +
-	"\x13nominated_pod_count\x18\t \x01(\rR\x11nominatedPodCount\x1a9\n" +
+	"\x13nominated_pod_count\x18\t \x01(\rR\x11nominatedPodCount\x127\n" +
+	"\n" +
+	"conditions\x18\n" +
+	" \x03(\v2\x17.berth.v1.NodeConditionR\n" +
+	"conditions\x126\n" +
+	"\x0ederived_taints\x18\v \x03(\v2\x0f.berth.v1.TaintR\rderivedTaints\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a>\n" +
@@ -1897,6 +1921,7 @@ var file_berth_v1_admin_service_proto_goTypes = []any{
 	(*ObjectRef)(nil),               // 32: berth.v1.ObjectRef
 	(*Pod)(nil),                     // 33: berth.v1.Pod
 	(*Taint)(nil),                   // 34: berth.v1.Taint
+	(*NodeCondition)(nil),           // 35: berth.v1.NodeCondition
 }
 var file_berth_v1_admin_service_proto_depIdxs = []int32{
 	27, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
@@ -1930,25 +1955,27 @@ var file_berth_v1_admin_service_proto_depIdxs = []int32{
 	24, // 28: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
 	25, // 29: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
 	26, // 30: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
-	2,  // 31: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
-	4,  // 32: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
-	8,  // 33: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
-	11, // 34: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
-	14, // 35: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
-	16, // 36: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
-	19, // 37: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
-	3,  // 38: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
-	5,  // 39: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
-	9,  // 40: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
-	12, // 41: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
-	15, // 42: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
-	17, // 43: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
-	20, // 44: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
-	38, // [38:45] is the sub-list for method output_type
-	31, // [31:38] is the sub-list for method input_type
-	31, // [31:31] is the sub-list for extension type_name
-	31, // [31:31] is the sub-list for extension extendee
-	0,  // [0:31] is the sub-list for field type_name
+	35, // 31: berth.v1.NodeUsage.conditions:type_name -> berth.v1.NodeCondition
+	34, // 32: berth.v1.NodeUsage.derived_taints:type_name -> berth.v1.Taint
+	2,  // 33: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
+	4,  // 34: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
+	8,  // 35: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
+	11, // 36: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
+	14, // 37: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
+	16, // 38: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
+	19, // 39: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
+	3,  // 40: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
+	5,  // 41: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
+	9,  // 42: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
+	12, // 43: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
+	15, // 44: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
+	17, // 45: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
+	20, // 46: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
+	40, // [40:47] is the sub-list for method output_type
+	33, // [33:40] is the sub-list for method input_type
+	33, // [33:33] is the sub-list for extension type_name
+	33, // [33:33] is the sub-list for extension extendee
+	0,  // [0:33] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_admin_service_proto_init() }

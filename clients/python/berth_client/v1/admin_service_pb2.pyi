@@ -32,11 +32,12 @@ class ExplainRequest(_message.Message):
     def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ...) -> None: ...
 
 class ExplainResponse(_message.Message):
-    __slots__ = ["attempts", "backoff_until", "bind_revision", "enqueued_time", "last_attempt_time", "last_bind_failure", "last_diagnosis", "node", "nominated_node", "pod", "priority", "rejecting_plugins", "scheduler_name", "state"]
+    __slots__ = ["attempts", "backoff_until", "bind_revision", "enqueued_time", "eviction", "last_attempt_time", "last_bind_failure", "last_diagnosis", "node", "nominated_node", "pod", "priority", "rejecting_plugins", "scheduler_name", "state"]
     ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
     BACKOFF_UNTIL_FIELD_NUMBER: _ClassVar[int]
     BIND_REVISION_FIELD_NUMBER: _ClassVar[int]
     ENQUEUED_TIME_FIELD_NUMBER: _ClassVar[int]
+    EVICTION_FIELD_NUMBER: _ClassVar[int]
     LAST_ATTEMPT_TIME_FIELD_NUMBER: _ClassVar[int]
     LAST_BIND_FAILURE_FIELD_NUMBER: _ClassVar[int]
     LAST_DIAGNOSIS_FIELD_NUMBER: _ClassVar[int]
@@ -51,6 +52,7 @@ class ExplainResponse(_message.Message):
     backoff_until: _timestamp_pb2.Timestamp
     bind_revision: int
     enqueued_time: _timestamp_pb2.Timestamp
+    eviction: _decision_pb2.Evict
     last_attempt_time: _timestamp_pb2.Timestamp
     last_bind_failure: str
     last_diagnosis: _decision_pb2.Unschedulable
@@ -61,7 +63,7 @@ class ExplainResponse(_message.Message):
     rejecting_plugins: _containers.RepeatedScalarFieldContainer[str]
     scheduler_name: str
     state: QueueState
-    def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., scheduler_name: _Optional[str] = ..., priority: _Optional[int] = ..., state: _Optional[_Union[QueueState, str]] = ..., attempts: _Optional[int] = ..., backoff_until: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., nominated_node: _Optional[str] = ..., node: _Optional[str] = ..., bind_revision: _Optional[int] = ..., last_diagnosis: _Optional[_Union[_decision_pb2.Unschedulable, _Mapping]] = ..., rejecting_plugins: _Optional[_Iterable[str]] = ..., last_attempt_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., enqueued_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., last_bind_failure: _Optional[str] = ...) -> None: ...
+    def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., scheduler_name: _Optional[str] = ..., priority: _Optional[int] = ..., state: _Optional[_Union[QueueState, str]] = ..., attempts: _Optional[int] = ..., backoff_until: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., nominated_node: _Optional[str] = ..., node: _Optional[str] = ..., bind_revision: _Optional[int] = ..., last_diagnosis: _Optional[_Union[_decision_pb2.Unschedulable, _Mapping]] = ..., rejecting_plugins: _Optional[_Iterable[str]] = ..., last_attempt_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., enqueued_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., last_bind_failure: _Optional[str] = ..., eviction: _Optional[_Union[_decision_pb2.Evict, _Mapping]] = ...) -> None: ...
 
 class ListNodesRequest(_message.Message):
     __slots__ = ["match_labels", "page_size", "page_token"]

@@ -19,7 +19,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../google/protobuf/timestamp.js";
-import { Unschedulable } from "./decision.js";
+import { Evict, Unschedulable } from "./decision.js";
 import { Taint } from "./node.js";
 import { Object, ObjectRef, PodRef } from "./object.js";
 import { Pod } from "./pod.js";
@@ -247,6 +247,13 @@ export interface ExplainResponse {
    * it; empty when none. Cleared once the pod is bound.
    */
   lastBindFailure: string;
+  /**
+   * The pod's Evict decision while it awaits the pod's deletion (the pod
+   * is terminating meanwhile): its cause (preemption, a NoExecute taint,
+   * the eviction API, node pressure) and reason say why. Unset when the
+   * pod was not evicted.
+   */
+  eviction?: Evict | undefined;
 }
 
 /** SimulateRequest is the request of AdminService.Simulate. */
@@ -648,6 +655,7 @@ function createBaseExplainResponse(): ExplainResponse {
     lastAttemptTime: undefined,
     enqueuedTime: undefined,
     lastBindFailure: "",
+    eviction: undefined,
   };
 }
 
@@ -694,6 +702,9 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
     }
     if (message.lastBindFailure !== "") {
       writer.uint32(114).string(message.lastBindFailure);
+    }
+    if (message.eviction !== undefined) {
+      Evict.encode(message.eviction, writer.uint32(122).fork()).join();
     }
     return writer;
   },
@@ -823,6 +834,14 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
             message.lastBindFailure = reader.string();
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.eviction = Evict.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -887,6 +906,7 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
         : isSet(object.last_bind_failure)
         ? globalThis.String(object.last_bind_failure)
         : "",
+      eviction: isSet(object.eviction) ? Evict.fromJSON(object.eviction) : undefined,
     };
   },
 
@@ -934,6 +954,9 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
     if (message.lastBindFailure !== "") {
       obj.lastBindFailure = message.lastBindFailure;
     }
+    if (message.eviction !== undefined) {
+      obj.eviction = Evict.toJSON(message.eviction);
+    }
     return obj;
   },
 
@@ -964,6 +987,9 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
       ? Timestamp.fromPartial(object.enqueuedTime)
       : undefined;
     message.lastBindFailure = object.lastBindFailure ?? "";
+    message.eviction = (object.eviction !== undefined && object.eviction !== null)
+      ? Evict.fromPartial(object.eviction)
+      : undefined;
     return message;
   },
 };
