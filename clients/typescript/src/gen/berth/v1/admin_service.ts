@@ -20,7 +20,7 @@ import {
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../google/protobuf/timestamp.js";
 import { Evict, Unschedulable } from "./decision.js";
-import { Taint } from "./node.js";
+import { NodeCondition, Taint } from "./node.js";
 import { Object, ObjectRef, PodRef } from "./object.js";
 import { Pod } from "./pod.js";
 
@@ -524,6 +524,13 @@ export interface NodeUsage {
    * nominations included.
    */
   nominatedPodCount: number;
+  /** The node's conditions, as sent. */
+  conditions: NodeCondition[];
+  /**
+   * The taints Berth derived from the conditions (taintNodesByCondition),
+   * apart from the sent ones in taints; filtering and eviction see both.
+   */
+  derivedTaints: Taint[];
 }
 
 export interface NodeUsage_LabelsEntry {
@@ -3071,6 +3078,8 @@ function createBaseNodeUsage(): NodeUsage {
     nonZeroRequested: {},
     podCount: 0,
     nominatedPodCount: 0,
+    conditions: [],
+    derivedTaints: [],
   };
 }
 
@@ -3102,6 +3111,12 @@ export const NodeUsage: MessageFns<NodeUsage> = {
     }
     if (message.nominatedPodCount !== 0) {
       writer.uint32(72).uint32(message.nominatedPodCount);
+    }
+    for (const v of message.conditions) {
+      NodeCondition.encode(v!, writer.uint32(82).fork()).join();
+    }
+    for (const v of message.derivedTaints) {
+      Taint.encode(v!, writer.uint32(90).fork()).join();
     }
     return writer;
   },
@@ -3203,6 +3218,22 @@ export const NodeUsage: MessageFns<NodeUsage> = {
             message.nominatedPodCount = reader.uint32();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.conditions.push(NodeCondition.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.derivedTaints.push(Taint.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3299,6 +3330,14 @@ export const NodeUsage: MessageFns<NodeUsage> = {
         : isSet(object.nominated_pod_count)
         ? globalThis.Number(object.nominated_pod_count)
         : 0,
+      conditions: globalThis.Array.isArray(object?.conditions)
+        ? object.conditions.map((e: any) => NodeCondition.fromJSON(e))
+        : [],
+      derivedTaints: globalThis.Array.isArray(object?.derivedTaints)
+        ? object.derivedTaints.map((e: any) => Taint.fromJSON(e))
+        : globalThis.Array.isArray(object?.derived_taints)
+        ? object.derived_taints.map((e: any) => Taint.fromJSON(e))
+        : [],
     };
   },
 
@@ -3355,6 +3394,12 @@ export const NodeUsage: MessageFns<NodeUsage> = {
     if (message.nominatedPodCount !== 0) {
       obj.nominatedPodCount = Math.round(message.nominatedPodCount);
     }
+    if (message.conditions?.length) {
+      obj.conditions = message.conditions.map((e) => NodeCondition.toJSON(e));
+    }
+    if (message.derivedTaints?.length) {
+      obj.derivedTaints = message.derivedTaints.map((e) => Taint.toJSON(e));
+    }
     return obj;
   },
 
@@ -3404,6 +3449,8 @@ export const NodeUsage: MessageFns<NodeUsage> = {
     );
     message.podCount = object.podCount ?? 0;
     message.nominatedPodCount = object.nominatedPodCount ?? 0;
+    message.conditions = object.conditions?.map((e) => NodeCondition.fromPartial(e)) || [];
+    message.derivedTaints = object.derivedTaints?.map((e) => Taint.fromPartial(e)) || [];
     return message;
   },
 };
