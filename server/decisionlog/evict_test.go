@@ -69,13 +69,7 @@ func TestEvictPodAfterRestart(t *testing.T) {
 // daemon opens it.
 func reopenRestored(t *testing.T, l *Log, st *bboltstore.Store, dir string) (*Log, *bboltstore.Store) {
 	t.Helper()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-	st2 := openStore(t, dir, bboltstore.Options{})
+	st2 := closeAndOpen(t, l, st, dir)
 	led := ledger.New(nil)
 	if _, err := led.Restore(t.Context(), st2); err != nil {
 		t.Fatal(err)
