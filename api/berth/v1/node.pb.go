@@ -27,11 +27,16 @@ type NodeConditionType int32
 
 const (
 	// Not set: invalid.
-	NodeConditionType_NODE_CONDITION_TYPE_UNSPECIFIED         NodeConditionType = 0
-	NodeConditionType_NODE_CONDITION_TYPE_READY               NodeConditionType = 1
-	NodeConditionType_NODE_CONDITION_TYPE_MEMORY_PRESSURE     NodeConditionType = 2
-	NodeConditionType_NODE_CONDITION_TYPE_DISK_PRESSURE       NodeConditionType = 3
-	NodeConditionType_NODE_CONDITION_TYPE_PID_PRESSURE        NodeConditionType = 4
+	NodeConditionType_NODE_CONDITION_TYPE_UNSPECIFIED NodeConditionType = 0
+	// The kubelet is healthy and ready to run pods.
+	NodeConditionType_NODE_CONDITION_TYPE_READY NodeConditionType = 1
+	// The node is short of memory.
+	NodeConditionType_NODE_CONDITION_TYPE_MEMORY_PRESSURE NodeConditionType = 2
+	// The node is short of disk space or inodes.
+	NodeConditionType_NODE_CONDITION_TYPE_DISK_PRESSURE NodeConditionType = 3
+	// The node is short of process ids.
+	NodeConditionType_NODE_CONDITION_TYPE_PID_PRESSURE NodeConditionType = 4
+	// The node's network is not configured.
 	NodeConditionType_NODE_CONDITION_TYPE_NETWORK_UNAVAILABLE NodeConditionType = 5
 )
 
@@ -88,9 +93,12 @@ type ConditionStatus int32
 const (
 	// Not set: invalid.
 	ConditionStatus_CONDITION_STATUS_UNSPECIFIED ConditionStatus = 0
-	ConditionStatus_CONDITION_STATUS_TRUE        ConditionStatus = 1
-	ConditionStatus_CONDITION_STATUS_FALSE       ConditionStatus = 2
-	ConditionStatus_CONDITION_STATUS_UNKNOWN     ConditionStatus = 3
+	// The condition holds.
+	ConditionStatus_CONDITION_STATUS_TRUE ConditionStatus = 1
+	// It does not.
+	ConditionStatus_CONDITION_STATUS_FALSE ConditionStatus = 2
+	// Nobody knows (Ready: the node stopped reporting).
+	ConditionStatus_CONDITION_STATUS_UNKNOWN ConditionStatus = 3
 )
 
 // Enum value maps for ConditionStatus.
@@ -325,8 +333,9 @@ type NodeCondition struct {
 	Status ConditionStatus `protobuf:"varint,2,opt,name=status,proto3,enum=berth.v1.ConditionStatus" json:"status,omitempty"`
 	// When the status last changed.
 	LastTransitionTime *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=last_transition_time,json=lastTransitionTime,proto3" json:"last_transition_time,omitempty"`
-	// Why, in one CamelCase word, and for people.
-	Reason        string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	// Why, in one CamelCase word.
+	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	// Why, for people.
 	Message       string `protobuf:"bytes,5,opt,name=message,proto3" json:"message,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -16,10 +16,15 @@ export const protobufFileName = "berth/v1/node.proto";
 export enum NodeConditionType {
   /** NODE_CONDITION_TYPE_UNSPECIFIED - Not set: invalid. */
   NODE_CONDITION_TYPE_UNSPECIFIED = 0,
+  /** NODE_CONDITION_TYPE_READY - The kubelet is healthy and ready to run pods. */
   NODE_CONDITION_TYPE_READY = 1,
+  /** NODE_CONDITION_TYPE_MEMORY_PRESSURE - The node is short of memory. */
   NODE_CONDITION_TYPE_MEMORY_PRESSURE = 2,
+  /** NODE_CONDITION_TYPE_DISK_PRESSURE - The node is short of disk space or inodes. */
   NODE_CONDITION_TYPE_DISK_PRESSURE = 3,
+  /** NODE_CONDITION_TYPE_PID_PRESSURE - The node is short of process ids. */
   NODE_CONDITION_TYPE_PID_PRESSURE = 4,
+  /** NODE_CONDITION_TYPE_NETWORK_UNAVAILABLE - The node's network is not configured. */
   NODE_CONDITION_TYPE_NETWORK_UNAVAILABLE = 5,
   UNRECOGNIZED = -1,
 }
@@ -75,8 +80,11 @@ export function nodeConditionTypeToJSON(object: NodeConditionType): string {
 export enum ConditionStatus {
   /** CONDITION_STATUS_UNSPECIFIED - Not set: invalid. */
   CONDITION_STATUS_UNSPECIFIED = 0,
+  /** CONDITION_STATUS_TRUE - The condition holds. */
   CONDITION_STATUS_TRUE = 1,
+  /** CONDITION_STATUS_FALSE - It does not. */
   CONDITION_STATUS_FALSE = 2,
+  /** CONDITION_STATUS_UNKNOWN - Nobody knows (Ready: the node stopped reporting). */
   CONDITION_STATUS_UNKNOWN = 3,
   UNRECOGNIZED = -1,
 }
@@ -250,8 +258,9 @@ export interface NodeCondition {
   lastTransitionTime?:
     | Timestamp
     | undefined;
-  /** Why, in one CamelCase word, and for people. */
+  /** Why, in one CamelCase word. */
   reason: string;
+  /** Why, for people. */
   message: string;
 }
 
