@@ -59,6 +59,7 @@ func newGRPCServer(svc Services, hs *health.Server, metrics *grpcprom.ServerMetr
 	berthv1.RegisterDecisionServiceServer(r, svc.Decision)
 	berthv1.RegisterAdminServiceServer(r, svc.Admin)
 	berthv1.RegisterStatsServiceServer(r, svc.Stats)
+	berthv1.RegisterEvictionServiceServer(r, svc.Eviction)
 	healthpb.RegisterHealthServer(r, hs)
 	reflection.Register(r)
 	// Export a zero series for every method before its first call.

@@ -33,6 +33,7 @@ type Services struct {
 	Decision berthv1.DecisionServiceServer
 	Admin    berthv1.AdminServiceServer
 	Stats    berthv1.StatsServiceServer
+	Eviction berthv1.EvictionServiceServer
 }
 
 // Config configures a Server.
@@ -100,6 +101,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if svc.Admin == nil {
 		svc.Admin = berthv1.UnimplementedAdminServiceServer{}
+	}
+	if svc.Eviction == nil {
+		svc.Eviction = berthv1.UnimplementedEvictionServiceServer{}
 	}
 
 	metrics := grpcprom.NewServerMetrics()

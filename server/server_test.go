@@ -121,6 +121,7 @@ func TestReflectionListsServices(t *testing.T) {
 	want := []string{
 		"berth.v1.AdminService",
 		"berth.v1.DecisionService",
+		"berth.v1.EvictionService",
 		"berth.v1.StateService",
 		"berth.v1.StatsService",
 		"grpc.health.v1.Health",

@@ -27,17 +27,21 @@ const (
 	// (server/pressuresvc): when thresholds were first met and conditions
 	// last observed, deadlines that survive restarts.
 	Pressure Space = "pressure"
+	// Deadlines maps a named timer (a pod's NoExecute toleration, a
+	// pressure grace period) to when it fires, so that timers survive a
+	// restart (server/deadlines).
+	Deadlines Space = "deadlines"
 )
 
 // Spaces returns every keyspace, in declaration order.
 func Spaces() []Space {
-	return []Space{Nominations, Assumed, Evictions, UserMeta, Unschedulable, Pressure}
+	return []Space{Nominations, Assumed, Evictions, UserMeta, Unschedulable, Pressure, Deadlines}
 }
 
 // Known reports whether s is one of Spaces.
 func (s Space) Known() bool {
 	switch s {
-	case Nominations, Assumed, Evictions, UserMeta, Unschedulable, Pressure:
+	case Nominations, Assumed, Evictions, UserMeta, Unschedulable, Pressure, Deadlines:
 		return true
 	}
 	return false

@@ -198,6 +198,8 @@ func NewNode(name string, i int) *model.Node {
 			"node.kubernetes.io/pool": "default",
 		},
 		Allocatable: model.ResourceList{model.ResourceCPU: NodeMilliCPU, model.ResourceMemory: NodeMemory, model.ResourcePods: NodePods},
+		// Ready, as its manifest says (writeNode).
+		Conditions: []model.NodeCondition{{Type: model.NodeReady, Status: model.ConditionTrue}},
 	}
 }
 

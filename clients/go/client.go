@@ -25,6 +25,7 @@ type Client struct {
 	Decisions berthv1.DecisionServiceClient
 	Admin     berthv1.AdminServiceClient
 	Stats     berthv1.StatsServiceClient
+	Eviction  berthv1.EvictionServiceClient
 
 	conn     *grpc.ClientConn // nil when the caller owns the connection (New)
 	target   string           // the address Dial was given
@@ -175,6 +176,7 @@ func newClient(conn grpc.ClientConnInterface, cfg config) *Client {
 		Decisions: berthv1.NewDecisionServiceClient(conn),
 		Admin:     berthv1.NewAdminServiceClient(conn),
 		Stats:     berthv1.NewStatsServiceClient(conn),
+		Eviction:  berthv1.NewEvictionServiceClient(conn),
 		backoff:   cfg.backoff,
 		clock:     cfg.clock,
 		logger:    cfg.logger,

@@ -134,7 +134,7 @@ spec: {containers: [{name: c, resources: {requests: {cpu: "8"}}}]}
 		t.Errorf("get pending: %+v", got)
 	}
 	got = run("get", "nodes")
-	if got.code != exitOK || !regexp.MustCompile(`(?m)^n1 +Ready +1/2 +50% +1Gi/4Gi +25% +1/10 +10% +0 +-$`).MatchString(got.stdout) {
+	if got.code != exitOK || !regexp.MustCompile(`(?m)^n1 +Ready +1/2 +50% +1Gi/4Gi +25% +1/10 +10% +0 +- +-$`).MatchString(got.stdout) {
 		t.Errorf("get nodes: %+v", got)
 	}
 	got = run("get", "queue")

@@ -350,9 +350,9 @@ default    b     binding  10        1         90s  -          n1    default-sche
 default    high  n2    1000      12        no
 default    old   n1    -         -         yes
 `}},
-		{[]string{"get", "nodes"}, result{stdout: `NAME  STATUS              CPU(cores)  CPU%  MEMORY     MEMORY%  PODS   PODS%  NOMINATED  TAINTS
-n1    Ready               1.5/4       37%   1.5Gi/8Gi  18%      3/110  2%     1          -
-n2    SchedulingDisabled  0/0.5       0%    0/512Mi    0%       0/0    -      0          gpu=true:NoSchedule,maintenance:NoExecute,+1
+		{[]string{"get", "nodes"}, result{stdout: `NAME  STATUS                    CPU(cores)  CPU%  MEMORY     MEMORY%  PODS   PODS%  NOMINATED  TAINTS                                        DERIVED TAINTS
+n1    Ready                     1.5/4       37%   1.5Gi/8Gi  18%      3/110  2%     1          -                                             -
+n2    Ready,SchedulingDisabled  0/0.5       0%    0/512Mi    0%       0/0    -      0          gpu=true:NoSchedule,maintenance:NoExecute,+1  -
 `}},
 		{[]string{"get", "pending", "--state", "active"}, result{stdout: `NAMESPACE  NAME  STATE   PRIORITY  ATTEMPTS  AGE  NOMINATED  NODE  SCHEDULER
 default    a     active  0         1         90s  -          -     default-scheduler

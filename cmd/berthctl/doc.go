@@ -30,6 +30,7 @@
 //	4  not found: the pod (or object) named does not exist
 //	5  not authorized: missing or wrong token, permission denied, client
 //	   certificate missing or refused by the server's mutual TLS
+//	6  refused by a disruption budget (evict, drain)
 //
 // "get" and "explain" with -o json print the API's response message as
 // JSON (jsonout.go): proto field names, every field present, 64-bit

@@ -18,6 +18,7 @@ const (
 	exitUnavailable  = 3
 	exitNotFound     = 4
 	exitUnauthorized = 5
+	exitBudget       = 6
 )
 
 // exitError is an error with the exit code it ends berthctl with.

@@ -111,6 +111,9 @@ func writeExplain(w io.Writer, r *berthv1.ExplainResponse) error {
 		}
 		row("Pod group", v)
 	}
+	if ev := r.GetEviction(); ev != nil {
+		row("Evicted", evictionText(ev))
+	}
 	if p := r.GetRejectingPlugins(); len(p) > 0 {
 		row("Rejected by", strings.Join(p, ", "))
 	}
@@ -168,4 +171,29 @@ func timeText(t *timestamppb.Timestamp) string {
 		return "-"
 	}
 	return t.AsTime().UTC().Format(time.RFC3339)
+}
+
+// evictionText says why a pod was evicted: its cause, the reason in kube's
+// words, and the preemptor or grace period where there is one.
+func evictionText(ev *berthv1.Evict) string {
+	cause := map[berthv1.EvictCause]string{
+		berthv1.EvictCause_EVICT_CAUSE_PREEMPTION:    "preempted",
+		berthv1.EvictCause_EVICT_CAUSE_TAINT:         "NoExecute taint",
+		berthv1.EvictCause_EVICT_CAUSE_API:           "eviction API",
+		berthv1.EvictCause_EVICT_CAUSE_NODE_PRESSURE: "node pressure",
+	}[ev.GetCause()]
+	if cause == "" {
+		cause = "evicted"
+	}
+	out := cause + " on " + ev.GetNode()
+	if p := ev.GetPreemptor(); p != nil {
+		out += " by " + podKey(p)
+	}
+	if ev.GracePeriodSeconds != nil {
+		out += fmt.Sprintf(", grace period %ds", ev.GetGracePeriodSeconds())
+	}
+	if r := ev.GetReason(); r != "" {
+		out += ": " + r
+	}
+	return out + " (terminating until the orchestrator deletes it)"
 }

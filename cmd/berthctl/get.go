@@ -240,21 +240,14 @@ func (a *app) getNodes(ctx context.Context, c *client, o *getOptions) error {
 		return err
 	}
 	return writeTable(a.out, func(tw io.Writer) {
-		fmt.Fprintln(tw, "NAME\tSTATUS\tCPU(cores)\tCPU%\tMEMORY\tMEMORY%\tPODS\tPODS%\tNOMINATED\tTAINTS")
+		fmt.Fprintln(tw, "NAME\tSTATUS\tCPU(cores)\tCPU%\tMEMORY\tMEMORY%\tPODS\tPODS%\tNOMINATED\tTAINTS\tDERIVED TAINTS")
 		for _, n := range all.GetNodes() {
 			req, alloc := n.GetRequested(), n.GetAllocatable()
-			status := "Ready"
-			if n.GetUnschedulable() {
-				status = "SchedulingDisabled"
-			}
-			for _, cond := range pressure[n.GetName()] {
-				status += "," + cond
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s/%s\t%s\t%s/%s\t%s\t%d/%d\t%s\t%d\t%s\n", n.GetName(), status,
+			fmt.Fprintf(tw, "%s\t%s\t%s/%s\t%s\t%s/%s\t%s\t%d/%d\t%s\t%d\t%s\t%s\n", n.GetName(), nodeStatus(n, pressure[n.GetName()]),
 				cores(req["cpu"]), cores(alloc["cpu"]), percent(req["cpu"], alloc["cpu"]),
 				bytesText(req["memory"]), bytesText(alloc["memory"]), percent(req["memory"], alloc["memory"]),
 				req["pods"], alloc["pods"], percent(req["pods"], alloc["pods"]),
-				n.GetNominatedPodCount(), taintsText(n.GetTaints()))
+				n.GetNominatedPodCount(), taintsText(n.GetTaints()), taintsText(n.GetDerivedTaints()))
 		}
 	})
 }
@@ -276,6 +269,37 @@ func nodePressure(ctx context.Context, c *client) (map[string][]string, error) {
 		out[n.GetNode()] = n.GetConditions()
 	}
 	return out, nil
+}
+
+// nodeStatus is the STATUS column as kubectl's: the Ready condition
+// (Ready when none was sent), the conditions under pressure, and
+// SchedulingDisabled for a cordoned node. pressure adds the conditions
+// node-pressure eviction set from the node's stats (StatsService).
+func nodeStatus(n *berthv1.NodeUsage, pressure []string) string {
+	status := []string{"Ready"}
+	for _, c := range n.GetConditions() {
+		switch {
+		case c.GetType() == berthv1.NodeConditionType_NODE_CONDITION_TYPE_READY && c.GetStatus() == berthv1.ConditionStatus_CONDITION_STATUS_FALSE:
+			status[0] = "NotReady"
+		case c.GetType() == berthv1.NodeConditionType_NODE_CONDITION_TYPE_READY && c.GetStatus() == berthv1.ConditionStatus_CONDITION_STATUS_UNKNOWN:
+			status[0] = "Unknown"
+		case c.GetType() != berthv1.NodeConditionType_NODE_CONDITION_TYPE_READY && c.GetStatus() == berthv1.ConditionStatus_CONDITION_STATUS_TRUE:
+			words := strings.Split(strings.TrimPrefix(c.GetType().String(), "NODE_CONDITION_TYPE_"), "_")
+			for i, w := range words {
+				words[i] = w[:1] + strings.ToLower(w[1:])
+			}
+			status = append(status, strings.Join(words, ""))
+		}
+	}
+	for _, cond := range pressure {
+		if !slices.Contains(status, cond) {
+			status = append(status, cond)
+		}
+	}
+	if n.GetUnschedulable() {
+		status = append(status, "SchedulingDisabled")
+	}
+	return strings.Join(status, ",")
 }
 
 // cores is millicores in cores, every row in the same unit: "0.5", "4".

@@ -121,7 +121,9 @@ const exitCodesHelp = `Exit codes:
   3  berthd cannot be reached, is unavailable or timed out
   4  not found (the pod or object named does not exist)
   5  not authorized (missing or wrong token, permission denied, client
-     certificate missing or refused by berthd's mutual TLS)`
+     certificate missing or refused by berthd's mutual TLS)
+  6  refused by a disruption budget (evict, drain: the eviction API allows
+     no disruption now; retry later)`
 
 func (a *app) rootCommand(getenv func(string) string) *cobra.Command {
 	root := &cobra.Command{
@@ -157,6 +159,10 @@ for example: source <(berthctl completion bash).
 		a.deleteCommand(),
 		a.watchCommand(),
 		a.explainCommand(),
+		a.evictCommand(),
+		a.cordonCommand(true),
+		a.cordonCommand(false),
+		a.drainCommand(),
 		a.getCommand(),
 		a.statsCommand(),
 		a.confirmCommand(),

@@ -41,6 +41,8 @@ type fileConfig struct {
 	GCPercent          *int      `json:"gcPercent"`
 	Dashboard          *bool     `json:"dashboard"`
 
+	TaintNodesByCondition *bool `json:"taintNodesByCondition"`
+
 	MaxStreamsPerConn      *uint32 `json:"maxStreamsPerConn"`
 	MaxStreams             *int64  `json:"maxStreams"`
 	MaxRequestBytesPerConn *int64  `json:"maxRequestBytesPerConn"`
@@ -131,6 +133,7 @@ func parseConfigFile(data []byte, dir string, o *options) error {
 	setDuration(&o.initialSync, fc.InitialSyncTimeout)
 	set(&o.gcPercent, fc.GCPercent)
 	set(&o.dashboard, fc.Dashboard)
+	set(&o.taintNodesByCondition, fc.TaintNodesByCondition)
 	set(&o.limits.ConnStreams, fc.MaxStreamsPerConn)
 	set(&o.limits.Streams, fc.MaxStreams)
 	set(&o.limits.ConnRequestBytes, fc.MaxRequestBytesPerConn)

@@ -45,6 +45,7 @@ deterministic: true
 initialSyncTimeout: 30s
 gcPercent: 200
 dashboard: false
+taintNodesByCondition: false
 maxStreamsPerConn: 64
 maxStreams: 1000
 maxRequestBytesPerConn: 33554432

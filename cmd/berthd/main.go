@@ -75,21 +75,24 @@ type options struct {
 	// acceptTruncatedLog is deliberately not in the configuration file: it
 	// accepts a loss once, on the command line.
 	acceptTruncatedLog bool
+	// taintNodesByCondition derives taints from node conditions.
+	taintNodesByCondition bool
 }
 
 func defaultOptions() options {
 	return options{
-		listen:          "127.0.0.1:7070",
-		metricsListen:   "127.0.0.1:9090",
-		dataDir:         "./berth-data",
-		logLevel:        slog.LevelInfo,
-		shutdownTimeout: server.DefaultShutdownTimeout,
-		retainDecisions: 1_000_000,
-		maxMutations:    10_000,
-		initialSync:     defaultInitialSyncTimeout,
-		gcPercent:       daemon.GCPercent(os.Getenv),
-		dashboard:       true,
-		limits:          intake.DefaultLimits(),
+		listen:                "127.0.0.1:7070",
+		metricsListen:         "127.0.0.1:9090",
+		dataDir:               "./berth-data",
+		logLevel:              slog.LevelInfo,
+		shutdownTimeout:       server.DefaultShutdownTimeout,
+		retainDecisions:       1_000_000,
+		maxMutations:          10_000,
+		initialSync:           defaultInitialSyncTimeout,
+		gcPercent:             daemon.GCPercent(os.Getenv),
+		dashboard:             true,
+		taintNodesByCondition: true,
+		limits:                intake.DefaultLimits(),
 	}
 }
 
@@ -112,6 +115,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.deterministic, "deterministic", o.deterministic, "break score ties by the smallest node name instead of at random, as berthctl simulate does (benchmarks, tests)")
 	fs.IntVar(&o.maxMutations, "max-batch-objects", o.maxMutations, "most objects or references in one state request; 0: only the message size bounds it")
 	fs.IntVar(&o.gcPercent, "gc-percent", o.gcPercent, fmt.Sprintf("garbage collector target, as GOGC: a collection starts when the heap has grown by this percentage of the live data; negative turns collection off. Default: GOGC when set, else %d (fewer collections slowing pods, for more memory)", daemon.DefaultGCPercent))
+	fs.BoolVar(&o.taintNodesByCondition, "taint-nodes-by-condition", o.taintNodesByCondition, "derive the node lifecycle controller's taints from node conditions (not-ready and unreachable NoExecute, the pressure and network-unavailable NoSchedule taints)")
 	fs.BoolVar(&o.dashboard, "dashboard", o.dashboard, "serve the read-only web dashboard on --metrics-listen, behind --token-file's tokens when set")
 	fs.BoolVar(&o.version, "version", o.version, "print berthd's version and commit, then exit")
 	fs.BoolVar(&o.healthcheck, "healthcheck", o.healthcheck, "ask the berthd serving on --metrics-listen for /healthz and exit 0 if it serves, 1 if not (container health checks); starts nothing")
@@ -204,10 +208,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ShutdownTimeout: opts.shutdownTimeout,
 		Deterministic:   opts.deterministic,
 
-		InitialSyncTimeout: opts.initialSync,
-		Dashboard:          opts.dashboard && opts.metricsListen != "",
-		Version:            version.Get().String(),
-		AcceptTruncatedLog: opts.acceptTruncatedLog,
+		InitialSyncTimeout:   opts.initialSync,
+		Dashboard:            opts.dashboard && opts.metricsListen != "",
+		Version:              version.Get().String(),
+		AcceptTruncatedLog:   opts.acceptTruncatedLog,
+		IgnoreNodeConditions: !opts.taintNodesByCondition,
 	}
 	pressure, err := opts.pressure.Parse()
 	if err != nil {

@@ -41,6 +41,8 @@ func TestParseFlags(t *testing.T) {
 		gcPercent:       daemon.DefaultGCPercent,
 		dashboard:       true,
 		limits:          intake.DefaultLimits(),
+
+		taintNodesByCondition: true,
 	}
 	tests := []struct {
 		name    string
@@ -51,7 +53,7 @@ func TestParseFlags(t *testing.T) {
 		{name: "defaults", want: defaults},
 		{
 			name: "all set",
-			args: []string{"--listen", "unix:///run/berth.sock", "--metrics-listen=", "--data-dir", "/var/lib/berth", "--log-level", "debug", "--shutdown-timeout", "3s", "--dashboard=false"},
+			args: []string{"--listen", "unix:///run/berth.sock", "--metrics-listen=", "--data-dir", "/var/lib/berth", "--log-level", "debug", "--shutdown-timeout", "3s", "--dashboard=false", "--taint-nodes-by-condition=false"},
 			want: options{listen: "unix:///run/berth.sock", dataDir: "/var/lib/berth", logLevel: slog.LevelDebug, shutdownTimeout: 3 * time.Second,
 				retainDecisions: 1_000_000, maxMutations: 10_000, initialSync: 5 * time.Second, gcPercent: daemon.DefaultGCPercent,
 				limits: intake.DefaultLimits()},

@@ -221,6 +221,11 @@ func (b *builder) addNode(e *entry, n *corev1.Node) error {
 		}
 		node.Taints = append(node.Taints, model.Taint{Key: t.Key, Value: t.Value, Effect: model.TaintEffect(t.Effect)})
 	}
+	conds, cerr := nodeConditions(n.Status.Conditions)
+	if cerr != nil {
+		return e.fail("status.conditions"+cerr.field, cerr.err)
+	}
+	node.Conditions = conds
 	b.cluster.Nodes = append(b.cluster.Nodes, node)
 	b.cluster.Origins[node] = e.at
 	return nil
@@ -311,6 +316,15 @@ func (b *builder) addPDB(e *entry, p *policyv1.PodDisruptionBudget) error {
 	}
 	if out.MaxUnavailable, err = intOrPercent(p.Spec.MaxUnavailable); err != nil {
 		return e.fail("spec.maxUnavailable", err)
+	}
+	switch pol := p.Spec.UnhealthyPodEvictionPolicy; {
+	case pol == nil:
+	case *pol == policyv1.IfHealthyBudget:
+		out.UnhealthyPodEvictionPolicy = model.UnhealthyPodEvictionIfHealthyBudget
+	case *pol == policyv1.AlwaysAllow:
+		out.UnhealthyPodEvictionPolicy = model.UnhealthyPodEvictionAlwaysAllow
+	default:
+		return e.fail("spec.unhealthyPodEvictionPolicy", fmt.Errorf("unknown policy %q", *pol))
 	}
 	st := p.Status
 	// A status written in the manifest is the caller's figure (as the
@@ -414,4 +428,33 @@ func copyMap(m map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// nodeConditions reads the conditions Berth models (Ready and the
+// pressure and network ones; others, such as a kubelet's custom ones, are
+// left out), at most one of each type.
+func nodeConditions(in []corev1.NodeCondition) ([]model.NodeCondition, *fieldError) {
+	var out []model.NodeCondition
+	for i, c := range in {
+		switch model.NodeConditionType(c.Type) {
+		case model.NodeReady, model.NodeMemoryPressure, model.NodeDiskPressure, model.NodePIDPressure, model.NodeNetworkUnavailable:
+		default:
+			continue
+		}
+		switch model.ConditionStatus(c.Status) {
+		case model.ConditionTrue, model.ConditionFalse, model.ConditionUnknown:
+		default:
+			return nil, &fieldError{field: fmt.Sprintf("[%d].status", i), err: fmt.Errorf("must be True, False or Unknown, got %q", c.Status)}
+		}
+		for _, prev := range out {
+			if prev.Type == model.NodeConditionType(c.Type) {
+				return nil, &fieldError{field: fmt.Sprintf("[%d].type", i), err: fmt.Errorf("duplicate condition %s", c.Type)}
+			}
+		}
+		out = append(out, model.NodeCondition{
+			Type: model.NodeConditionType(c.Type), Status: model.ConditionStatus(c.Status),
+			LastTransitionTime: c.LastTransitionTime.Time.UTC(), Reason: c.Reason, Message: c.Message,
+		})
+	}
+	return out, nil
 }

@@ -9,7 +9,41 @@ type Node struct {
 	Taints        []Taint
 	Allocatable   ResourceList
 	Unschedulable bool // cordoned
+	// Conditions are the node's conditions as sent (NodeCondition*).
+	Conditions []NodeCondition
+	// DerivedTaints are the taints Berth added to Taints from Conditions
+	// (core/nodeconditions), kept apart to show them apart from the sent
+	// ones; nil when none were.
+	DerivedTaints []Taint
 }
+
+// NodeCondition is one condition of a node.
+type NodeCondition struct {
+	Type               NodeConditionType
+	Status             ConditionStatus
+	LastTransitionTime time.Time
+	Reason, Message    string
+}
+
+// NodeConditionType names a node condition (kube's names).
+type NodeConditionType string
+
+const (
+	NodeReady              NodeConditionType = "Ready"
+	NodeMemoryPressure     NodeConditionType = "MemoryPressure"
+	NodeDiskPressure       NodeConditionType = "DiskPressure"
+	NodePIDPressure        NodeConditionType = "PIDPressure"
+	NodeNetworkUnavailable NodeConditionType = "NetworkUnavailable"
+)
+
+// ConditionStatus is a condition's status (kube's words).
+type ConditionStatus string
+
+const (
+	ConditionTrue    ConditionStatus = "True"
+	ConditionFalse   ConditionStatus = "False"
+	ConditionUnknown ConditionStatus = "Unknown"
+)
 
 // Well-known node labels.
 const (
@@ -65,4 +99,20 @@ type PodDisruptionBudget struct {
 	// (kube's status.disruptedPods). They are not healthy, and preemption
 	// does not count their eviction against the budget again.
 	DisruptedPods map[string]time.Time
+	// UnhealthyPodEvictionPolicy says when the eviction API lets a covered
+	// pod that is not ready go; "" is UnhealthyPodEvictionIfHealthyBudget.
+	UnhealthyPodEvictionPolicy UnhealthyPodEvictionPolicy
 }
+
+// UnhealthyPodEvictionPolicy is kube's spec.unhealthyPodEvictionPolicy.
+type UnhealthyPodEvictionPolicy string
+
+const (
+	// UnhealthyPodEvictionIfHealthyBudget lets a pod that is not ready go
+	// without charging the budget only while the budget has as many healthy
+	// pods as it wants (and wants some).
+	UnhealthyPodEvictionIfHealthyBudget UnhealthyPodEvictionPolicy = "IfHealthyBudget"
+	// UnhealthyPodEvictionAlwaysAllow always lets a pod that is not ready go,
+	// without charging the budget.
+	UnhealthyPodEvictionAlwaysAllow UnhealthyPodEvictionPolicy = "AlwaysAllow"
+)

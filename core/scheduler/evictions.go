@@ -26,31 +26,41 @@ import (
 // be deleted (and re-added under a new uid if it keeps running).
 
 // markEvicted records that an Evict decision went out for the pod with the
-// UID and marks the pod, in the scheduler's view and in the cache. A pod
-// deleted meanwhile is not recorded. It takes ingestMu, so it is ordered
-// with the upserts and deletes of the pod: the caller (the scheduling
-// cycle, through the decision sink) holds cycleMu but not ingestMu.
-func (s *Scheduler) markEvicted(ctx context.Context, uid string) {
+// UID and marks the pod, in the scheduler's view and in the cache:
+// terminating, and by preemption if preempted. A pod deleted meanwhile is
+// not recorded. It takes ingestMu, so it is ordered with the upserts and
+// deletes of the pod: the caller (the scheduling cycle, through the
+// decision sink) holds cycleMu but not ingestMu.
+func (s *Scheduler) markEvicted(ctx context.Context, uid string, preempted bool) {
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
-	old, ok := s.state.markEvicted(uid)
-	if !ok || old.TerminatingByPreemption() {
+	old, ok := s.state.markEvicted(uid, preempted)
+	if !ok || old.Terminating && (old.Preempted || !preempted) {
 		return
 	}
-	cur := markedPreempted(old)
+	cur := markedEvicted(old, preempted)
 	s.state.store(cur)
-	s.markCached(ctx, cur)
+	s.markCached(ctx, cur, preempted)
+}
+
+// MarkEvicted is markEvicted for an eviction the scheduler did not decide
+// (a NoExecute taint, the eviction API, node pressure): once its Evict is
+// durable, the pod is held terminating, not by preemption (kube's
+// DisruptionTarget reason is then not PreemptionByScheduler), until it is
+// deleted. Call it holding none of the scheduler's locks.
+func (s *Scheduler) MarkEvicted(ctx context.Context, uid string) {
+	s.markEvicted(ctx, uid, false)
 }
 
 // markCached applies the mark to the cache's version of the pod: a bound
 // pod is updated (raising the pod update kube's informer would see), an
 // assumed one (its bind in flight) stays assumed on its node.
-func (s *Scheduler) markCached(ctx context.Context, pod *model.Pod) {
+func (s *Scheduler) markCached(ctx context.Context, pod *model.Pod, preempted bool) {
 	st, ok := s.cache.Pod(pod.UID)
 	if !ok {
 		return // pending: it holds no room
 	}
-	cached := markedPreempted(st.Pod)
+	cached := markedEvicted(st.Pod, preempted)
 	if st.Assumed {
 		if err := s.cache.UpdateAssumedPod(cached); err != nil {
 			s.logger.Error("marking an evicted assumed pod failed", "pod", pod.Key(), "err", err)
@@ -66,16 +76,20 @@ func (s *Scheduler) markCached(ctx context.Context, pod *model.Pod) {
 	}
 }
 
-// markedPreempted returns a copy of p terminating by preemption.
-func markedPreempted(p *model.Pod) *model.Pod {
+// markedEvicted returns a copy of p terminating, by preemption if
+// preempted.
+func markedEvicted(p *model.Pod, preempted bool) *model.Pod {
 	cp := *p
-	cp.Terminating, cp.Preempted = true, true
+	cp.Terminating, cp.Preempted = true, cp.Preempted || preempted
 	return &cp
 }
 
 // RestoreEvictions reloads the pods evicted before a restart (at startup,
 // before the pods are sent again): each is held as terminating by
-// preemption when it arrives, until it is deleted.
+// preemption when it arrives, until it is deleted. (The cause is not
+// restored: a pod evicted for a taint, the API or pressure comes back
+// terminating by preemption, so a preemptor nominated to its node waits
+// for it rather than preempting again.)
 func (s *Scheduler) RestoreEvictions(uids []string) {
 	s.state.restoreEvictions(uids)
 }
@@ -87,8 +101,3 @@ func (s *Scheduler) RestoreEvictions(uids []string) {
 func (s *Scheduler) ForgetUnknownEvictions() []string {
 	return s.state.forgetUnknownEvictions()
 }
-
-// MarkEvicted records an Evict decision made outside the scheduling cycle
-// (node-pressure eviction): the pod is held as terminating until it is
-// deleted, as a preemption victim is. The caller holds no scheduler lock.
-func (s *Scheduler) MarkEvicted(ctx context.Context, uid string) { s.markEvicted(ctx, uid) }

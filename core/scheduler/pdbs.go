@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/berthsched/berth/core/disruption"
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 )
@@ -70,49 +71,34 @@ func (p *pdbs) List() []framework.PDBStatus {
 	return out
 }
 
-// disruptionsAllowed computes a budget's allowance as the disruption
-// controller does, with the oracle's approximation for the expected count
-// (the matching pods, pending or bound): healthy matching pods minus the
-// desired healthy count, at least 0. A pod is healthy when it is bound,
-// ready, not terminating (a pod the scheduler evicted is terminating in its
-// view) and not among the budget's disrupted pods. A value the caller gave
-// wins.
+// disruptionsAllowed is the budget's allowance over pods
+// (disruption.Compute: a pod the scheduler evicted is terminating in its
+// view, so not healthy); a value the caller gave wins.
 func disruptionsAllowed(pdb *model.PodDisruptionBudget, sel model.Selector, pods []*model.Pod) int32 {
-	if pdb.DisruptionsAllowed != nil {
-		return *pdb.DisruptionsAllowed
-	}
-	var expected, healthy int32
-	for _, p := range pods {
-		if p.Namespace != pdb.Namespace || !sel.Matches(p.Labels) {
-			continue
-		}
-		expected++
-		if _, disrupted := pdb.DisruptedPods[p.Name]; disrupted {
-			continue
-		}
-		if p.NodeName != "" && !p.Terminating && p.Ready {
-			healthy++
-		}
-	}
-	var desired int32
-	switch {
-	case pdb.MaxUnavailable != nil:
-		desired = max(expected-scaled(*pdb.MaxUnavailable, expected), 0)
-	case pdb.MinAvailable != nil:
-		desired = scaled(*pdb.MinAvailable, expected)
-	}
-	if allowed := healthy - desired; expected > 0 && allowed > 0 {
-		return allowed
-	}
-	return 0
+	return disruption.Compute(pdb, sel, pods).DisruptionsAllowed
 }
 
-// scaled resolves an absolute value or a percentage of total, rounding up.
-func scaled(v model.IntOrPercent, total int32) int32 {
-	if !v.IsPercent {
-		return v.Value
+// covering returns the budgets that cover pod for the eviction API
+// (disruption.Covers), with their status now, sorted by namespace/name.
+func (p *pdbs) covering(pod *model.Pod) []disruption.Budget {
+	p.mu.RLock()
+	var entries []pdbEntry
+	for _, e := range p.byKey {
+		if disruption.Covers(e.pdb, e.sel, pod) {
+			entries = append(entries, e)
+		}
 	}
-	return int32((int64(v.Value)*int64(total) + 99) / 100)
+	p.mu.RUnlock()
+	if len(entries) == 0 {
+		return nil
+	}
+	slices.SortFunc(entries, func(a, b pdbEntry) int { return cmp.Compare(a.pdb.Name, b.pdb.Name) })
+	pods := p.podsFn()
+	out := make([]disruption.Budget, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, disruption.Budget{PDB: e.pdb, Status: disruption.Compute(e.pdb, e.sel, pods)})
+	}
+	return out
 }
 
 func pdbKey(namespace, name string) string { return namespace + "/" + name }

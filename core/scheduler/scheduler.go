@@ -404,7 +404,7 @@ func (d *decisionSink) Evict(ctx context.Context, victim *model.Pod, nodeName st
 		return err
 	}
 	d.evictions.Add(1)
-	d.s.markEvicted(ctx, victim.UID)
+	d.s.markEvicted(ctx, victim.UID, true)
 	d.s.evictRestOfGroup(ctx, victim, preemptor, reason) // gangpreempt.go
 	return nil
 }

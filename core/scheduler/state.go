@@ -31,7 +31,7 @@ type clusterState struct {
 	uidByKey map[string]string     // namespace/name -> UID
 	classes  *priority.Classes
 	records  map[string]*podRecord // pending pods' scheduling status
-	evicted  map[string]struct{}   // pods evicted and not deleted yet (evictions.go)
+	evicted  map[string]bool       // pods evicted and not deleted yet, true if by preemption (evictions.go)
 
 	namespaces *namespaces
 	pdbs       *pdbs
@@ -43,7 +43,7 @@ func newClusterState() *clusterState {
 		uidByKey:   make(map[string]string),
 		classes:    priority.NewClasses(),
 		records:    make(map[string]*podRecord),
-		evicted:    make(map[string]struct{}),
+		evicted:    make(map[string]bool),
 		namespaces: newNamespaces(),
 	}
 	c.pdbs = newPDBs(c.podList)
@@ -118,8 +118,8 @@ func (c *clusterState) numPods() int {
 // fixed at creation: an update keeps the priority the pod was admitted
 // with.
 //
-// A pod the scheduler evicted stays terminating by preemption whatever the
-// upsert says (evictions.go).
+// A pod the scheduler evicted stays terminating (by preemption, if that
+// was the cause) whatever the upsert says (evictions.go).
 func (c *clusterState) admit(in, old *model.Pod) (*model.Pod, error) {
 	cur := *in
 	if cur.SchedulerName == "" {
@@ -127,8 +127,8 @@ func (c *clusterState) admit(in, old *model.Pod) (*model.Pod, error) {
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	if _, evicted := c.evicted[cur.UID]; evicted {
-		cur.Terminating, cur.Preempted = true, true
+	if preempted, evicted := c.evicted[cur.UID]; evicted {
+		cur.Terminating, cur.Preempted = true, cur.Preempted || preempted
 	}
 	if old != nil {
 		cur.Priority, cur.PreemptionPolicy, cur.PriorityClassName = old.Priority, old.PreemptionPolicy, old.PriorityClassName
@@ -264,12 +264,12 @@ func (c *clusterState) messages(pods []PendingPod) {
 
 // markEvicted records the eviction of a held pod and returns its current
 // version; false when the pod is not held (deleted meanwhile).
-func (c *clusterState) markEvicted(uid string) (*model.Pod, bool) {
+func (c *clusterState) markEvicted(uid string, preempted bool) (*model.Pod, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p, ok := c.pods[uid]
 	if ok {
-		c.evicted[uid] = struct{}{}
+		c.evicted[uid] = c.evicted[uid] || preempted
 	}
 	return p, ok
 }
@@ -290,7 +290,7 @@ func (c *clusterState) restoreEvictions(uids []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, uid := range uids {
-		c.evicted[uid] = struct{}{}
+		c.evicted[uid] = true
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/berthsched/berth/core/cache"
+	"github.com/berthsched/berth/core/disruption"
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/queue"
@@ -246,6 +247,13 @@ func (v View) PDBs() []*model.PodDisruptionBudget {
 func (v View) Namespaces() []*model.Namespace {
 	return v.s.state.namespaces.sent()
 }
+// Find returns the scheduler's version of the pod with that namespace and
+// name.
+func (v View) Find(namespace, name string) (*model.Pod, bool) { return v.s.state.find(namespace, name) }
+
+// Budgets returns the disruption budgets covering pod for the eviction
+// API, with their status now (disruption.Covers, disruption.Compute).
+func (v View) Budgets(pod *model.Pod) []disruption.Budget { return v.s.state.pdbs.covering(pod) }
 
 // Evicted lists the UIDs of the pods the scheduler evicted that are not
 // deleted yet (restored ones whose pod was not sent again included),

@@ -72,6 +72,8 @@ func nodeUsage(n scheduler.NodeUsage, nominated uint32) *berthv1.NodeUsage {
 		NonZeroRequested:  resourceMap(model.Resources{MilliCPU: n.NonZeroRequested.MilliCPU, Memory: n.NonZeroRequested.Memory}),
 		PodCount:          uint32(n.Pods),
 		NominatedPodCount: nominated,
+		Conditions:        wire.GetConditions(),
+		DerivedTaints:     convert.NodeDerivedTaintsToProto(n.Node),
 	}
 }
 

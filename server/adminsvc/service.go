@@ -46,6 +46,8 @@ type Revisions interface {
 	BindRevision(podUID string) (uint64, bool)
 	// NominationRevision is the revision of the pod's last Nominate.
 	NominationRevision(podUID string) (uint64, bool)
+	// Eviction is the pod's Evict awaiting its deletion, if any.
+	Eviction(podUID string) (*berthv1.Evict, bool)
 }
 
 // Options configure a Service.
@@ -119,6 +121,11 @@ func (s *Service) Explain(_ context.Context, req *berthv1.ExplainRequest) (*bert
 	if g := ex.Group; g != nil {
 		resp.PodGroup = &berthv1.PodGroupStatus{Name: g.Name, Exists: g.Exists, MinCount: g.MinCount,
 			Members: int32(g.Members), Placed: int32(g.Placed)}
+	}
+	if s.opts.Revisions != nil {
+		if ev, ok := s.opts.Revisions.Eviction(pod.UID); ok {
+			resp.Eviction = ev
+		}
 	}
 	if resp.State == berthv1.QueueState_QUEUE_STATE_BACKOFF {
 		resp.BackoffUntil = timestamp(ex.Queue.BackoffUntil)

@@ -110,6 +110,8 @@ const (
 	healthPrefix = "/grpc.health.v1.Health/"
 	statePrefix  = "/berth.v1.StateService/"
 	statsPrefix  = "/berth.v1.StatsService/"
+	// The eviction API changes what runs: it needs the state's scope.
+	evictionPrefix = "/berth.v1.EvictionService/"
 )
 
 // needed is the scope fullMethod needs; 0 when it is open.
@@ -117,7 +119,8 @@ func needed(fullMethod string) Scope {
 	switch {
 	case strings.HasPrefix(fullMethod, healthPrefix):
 		return 0
-	case strings.HasPrefix(fullMethod, statePrefix), strings.HasPrefix(fullMethod, statsPrefix):
+	case strings.HasPrefix(fullMethod, statePrefix), strings.HasPrefix(fullMethod, statsPrefix),
+		strings.HasPrefix(fullMethod, evictionPrefix):
 		return ReadWrite
 	}
 	return ReadOnly

@@ -54,6 +54,7 @@ func TestAuthorize(t *testing.T) {
 		apply  = "/berth.v1.StateService/Apply"
 		watch  = "/berth.v1.DecisionService/Watch"
 		refl   = "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"
+		evict  = "/berth.v1.EvictionService/EvictPod"
 	)
 	tests := []struct {
 		name   string
@@ -69,6 +70,8 @@ func TestAuthorize(t *testing.T) {
 		{name: "read-only reflects", method: refl, header: "Bearer ro", want: codes.OK},
 		{name: "read-only cannot write", method: apply, header: "Bearer ro", want: codes.PermissionDenied},
 		{name: "read-write writes", method: apply, header: "Bearer rw", want: codes.OK},
+		{name: "read-only cannot evict", method: evict, header: "Bearer ro", want: codes.PermissionDenied},
+		{name: "read-write evicts", method: evict, header: "Bearer rw", want: codes.OK},
 		{name: "read-write watches", method: watch, header: "Bearer rw", want: codes.OK},
 		{name: "scheme in lower case", method: apply, header: "bearer rw", want: codes.OK},
 		{name: "scheme in upper case", method: watch, header: "BEARER ro", want: codes.OK},

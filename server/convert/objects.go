@@ -2,6 +2,7 @@ package convert
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,6 +57,58 @@ func node(p path, in *berthv1.Node) (*model.Node, *FieldError) {
 		}
 		out.Taints = append(out.Taints, model.Taint{Key: t.GetKey(), Value: t.GetValue(), Effect: effect})
 	}
+	conds, fe := nodeConditions(p.field("conditions"), in.GetConditions())
+	if fe != nil {
+		return nil, fe
+	}
+	out.Conditions = conds
+	return out, nil
+}
+
+var (
+	conditionTypes = map[berthv1.NodeConditionType]model.NodeConditionType{
+		berthv1.NodeConditionType_NODE_CONDITION_TYPE_READY:               model.NodeReady,
+		berthv1.NodeConditionType_NODE_CONDITION_TYPE_MEMORY_PRESSURE:     model.NodeMemoryPressure,
+		berthv1.NodeConditionType_NODE_CONDITION_TYPE_DISK_PRESSURE:       model.NodeDiskPressure,
+		berthv1.NodeConditionType_NODE_CONDITION_TYPE_PID_PRESSURE:        model.NodePIDPressure,
+		berthv1.NodeConditionType_NODE_CONDITION_TYPE_NETWORK_UNAVAILABLE: model.NodeNetworkUnavailable,
+	}
+	conditionStatuses = map[berthv1.ConditionStatus]model.ConditionStatus{
+		berthv1.ConditionStatus_CONDITION_STATUS_TRUE:    model.ConditionTrue,
+		berthv1.ConditionStatus_CONDITION_STATUS_FALSE:   model.ConditionFalse,
+		berthv1.ConditionStatus_CONDITION_STATUS_UNKNOWN: model.ConditionUnknown,
+	}
+)
+
+// nodeConditions validates a node's conditions: a known type and status
+// each, at most one of each type.
+func nodeConditions(p path, in []*berthv1.NodeCondition) ([]model.NodeCondition, *FieldError) {
+	var out []model.NodeCondition
+	for i, c := range in {
+		cp := p.index(i)
+		typ, ok := conditionTypes[c.GetType()]
+		if !ok {
+			return nil, cp.field("type").errorf("must be one of READY, MEMORY_PRESSURE, DISK_PRESSURE, PID_PRESSURE, NETWORK_UNAVAILABLE, got %v", c.GetType())
+		}
+		st, ok := conditionStatuses[c.GetStatus()]
+		if !ok {
+			return nil, cp.field("status").errorf("must be one of TRUE, FALSE, UNKNOWN, got %v", c.GetStatus())
+		}
+		for j, prev := range out {
+			if prev.Type == typ {
+				return nil, cp.field("type").errorf("duplicate of conditions[%d]: at most one condition of each type", j)
+			}
+		}
+		mc := model.NodeCondition{Type: typ, Status: st, Reason: c.GetReason(), Message: c.GetMessage()}
+		if c.GetLastTransitionTime() != nil {
+			at, fe := timestamp(cp.field("last_transition_time"), c.GetLastTransitionTime())
+			if fe != nil {
+				return nil, fe
+			}
+			mc.LastTransitionTime = at
+		}
+		out = append(out, mc)
+	}
 	return out, nil
 }
 
@@ -70,7 +123,38 @@ func NodeToProto(in *model.Node) *berthv1.Node {
 	}
 	effects := taintEffects()
 	for _, t := range in.Taints {
+		if slices.Contains(in.DerivedTaints, t) {
+			continue // Berth's, not sent: see NodeDerivedTaintsToProto
+		}
 		out.Taints = append(out.Taints, &berthv1.Taint{Key: t.Key, Value: t.Value, Effect: effects.proto(t.Effect)})
+	}
+	for _, c := range in.Conditions {
+		wc := &berthv1.NodeCondition{Reason: c.Reason, Message: c.Message}
+		for k, v := range conditionTypes {
+			if v == c.Type {
+				wc.Type = k
+			}
+		}
+		for k, v := range conditionStatuses {
+			if v == c.Status {
+				wc.Status = k
+			}
+		}
+		if !c.LastTransitionTime.IsZero() {
+			wc.LastTransitionTime = timestampToProto(c.LastTransitionTime)
+		}
+		out.Conditions = append(out.Conditions, wc)
+	}
+	return out
+}
+
+// NodeDerivedTaintsToProto returns the taints Berth derived from the
+// node's conditions (model.Node.DerivedTaints).
+func NodeDerivedTaintsToProto(in *model.Node) []*berthv1.Taint {
+	effects := taintEffects()
+	var out []*berthv1.Taint
+	for _, t := range in.DerivedTaints {
+		out = append(out, &berthv1.Taint{Key: t.Key, Value: t.Value, Effect: effects.proto(t.Effect)})
 	}
 	return out
 }
@@ -201,6 +285,15 @@ func pdb(p path, in *berthv1.PodDisruptionBudget) (*model.PodDisruptionBudget, *
 			out.DisruptedPods[name] = at
 		}
 	}
+	switch pol := in.GetUnhealthyPodEvictionPolicy(); pol {
+	case berthv1.UnhealthyPodEvictionPolicy_UNHEALTHY_POD_EVICTION_POLICY_UNSPECIFIED:
+	case berthv1.UnhealthyPodEvictionPolicy_UNHEALTHY_POD_EVICTION_POLICY_IF_HEALTHY_BUDGET:
+		out.UnhealthyPodEvictionPolicy = model.UnhealthyPodEvictionIfHealthyBudget
+	case berthv1.UnhealthyPodEvictionPolicy_UNHEALTHY_POD_EVICTION_POLICY_ALWAYS_ALLOW:
+		out.UnhealthyPodEvictionPolicy = model.UnhealthyPodEvictionAlwaysAllow
+	default:
+		return nil, p.field("unhealthy_pod_eviction_policy").errorf("unknown value %d", pol)
+	}
 	return out, nil
 }
 
@@ -241,6 +334,12 @@ func PodDisruptionBudgetToProto(in *model.PodDisruptionBudget) *berthv1.PodDisru
 		for name, at := range in.DisruptedPods {
 			out.DisruptedPods[name] = timestampToProto(at)
 		}
+	}
+	switch in.UnhealthyPodEvictionPolicy {
+	case model.UnhealthyPodEvictionIfHealthyBudget:
+		out.UnhealthyPodEvictionPolicy = berthv1.UnhealthyPodEvictionPolicy_UNHEALTHY_POD_EVICTION_POLICY_IF_HEALTHY_BUDGET
+	case model.UnhealthyPodEvictionAlwaysAllow:
+		out.UnhealthyPodEvictionPolicy = berthv1.UnhealthyPodEvictionPolicy_UNHEALTHY_POD_EVICTION_POLICY_ALWAYS_ALLOW
 	}
 	return out
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/model"
@@ -24,12 +25,16 @@ import (
 	"github.com/berthsched/berth/server/adminsvc"
 	"github.com/berthsched/berth/server/auth"
 	"github.com/berthsched/berth/server/dashboard"
+	"github.com/berthsched/berth/server/deadlines"
 	"github.com/berthsched/berth/server/decisionlog"
 	"github.com/berthsched/berth/server/decisionsvc"
+	"github.com/berthsched/berth/server/eviction"
+	"github.com/berthsched/berth/server/evictionsvc"
 	"github.com/berthsched/berth/server/ledger"
 	"github.com/berthsched/berth/server/metrics"
 	"github.com/berthsched/berth/server/pressuresvc"
 	"github.com/berthsched/berth/server/statesvc"
+	"github.com/berthsched/berth/server/tainteviction"
 	"github.com/berthsched/berth/store"
 	"github.com/berthsched/berth/store/bboltstore"
 )
@@ -87,6 +92,11 @@ type Config struct {
 	// DashboardSampleEvery is how often the dashboard samples the queue's
 	// counts; 0 means dashboard.DefaultSampleEvery.
 	DashboardSampleEvery time.Duration
+	// IgnoreNodeConditions turns off taintNodesByCondition: by default
+	// Berth derives from node conditions the taints Kubernetes' node
+	// lifecycle controller adds (core/nodeconditions), which filtering and
+	// NoExecute eviction see.
+	IgnoreNodeConditions bool
 	// Version is berthd's build, reported by AdminService.ServerInfo.
 	Version string
 	// AcceptTruncatedLog opens a data directory whose write-ahead file
@@ -108,8 +118,12 @@ type Daemon struct {
 	store  *bboltstore.Store
 	ledger *ledger.Ledger
 	log    *decisionlog.Log
-	sched  *scheduler.Scheduler
-	srv    *server.Server
+	// timers are the durable deadlines (tolerationSeconds); evictor
+	// evicts for every cause but preemption.
+	timers  *deadlines.Timers
+	evictor *eviction.Evictor
+	sched   *scheduler.Scheduler
+	srv     *server.Server
 	// dash is the dashboard; nil without Config.Dashboard.
 	dash *dashboard.Dashboard
 	// pressure is StatsService, node-pressure eviction.
@@ -186,11 +200,47 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if err := d.openPressure(); err != nil {
 		return nil, err
 	}
-	if err := d.openServer(cluster{sides: newSides(d.sched), outcomes: outcomes, pressure: d.pressure}, outcomes, reg, attempts); err != nil {
+	taints, err := d.openEvictions()
+	if err != nil {
+		return nil, err
+	}
+	cl := cluster{sides: newSides(d.sched), outcomes: outcomes, pressure: d.pressure, taints: taints, logger: cfg.Logger, byCondition: !cfg.IgnoreNodeConditions}
+	if err := d.openServer(cl, outcomes, reg, attempts); err != nil {
 		return nil, err
 	}
 	return d, nil
 }
+
+// openEvictions restores the durable deadlines and builds the evictor and
+// the taint-eviction controller. Deadlines fire from the first re-list
+// after a restart on (podsResynced, or the initial sync timeout), so that
+// one that passed while berthd was down is judged against the state the
+// orchestrator re-sent; without a restart, at once.
+func (d *Daemon) openEvictions() (*tainteviction.Controller, error) {
+	var clock deadlines.Clock = deadlines.Real{}
+	if d.cfg.Clock != nil {
+		clock = timersClock(d.cfg.Clock)
+	}
+	d.timers = deadlines.New(d.store, deadlines.Options{Clock: clock, Logger: d.logger})
+	if err := d.timers.Restore(); err != nil {
+		return nil, err
+	}
+	if len(d.timers.List("")) > 0 {
+		d.restarted = true
+	}
+	d.evictor = eviction.New(d.log, d.sched)
+	taints := tainteviction.New(d.sched.View(), d.evictor, d.timers, clock.Now, d.logger)
+	if !d.restarted {
+		d.timers.Start()
+	}
+	return taints, nil
+}
+
+// timersClock is Config.Clock for the deadlines: its time, real waits.
+type timersClock func() time.Time
+
+func (c timersClock) Now() time.Time                         { return c() }
+func (c timersClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 // withDefaults fills the zero fields that have defaults.
 func (cfg Config) withDefaults() Config {
@@ -291,7 +341,7 @@ func (d *Daemon) holdForRelist(ctx context.Context) error {
 func (d *Daemon) openServer(cl cluster, outcomes *ledger.Outcomes, reg runtime.Registry, attempts *adminsvc.Counter) error {
 	cfg := d.cfg
 	admin := adminsvc.New(d.sched.View(), adminsvc.Options{
-		Config: cfg.Scheduler, Registry: reg, Revisions: revisions{d.ledger, d.log},
+		Config: cfg.Scheduler, Registry: reg, Revisions: revisions{d.ledger, d.log, d.store},
 		Attempts: attempts, Logger: cfg.Logger, Version: cfg.Version, Startup: d,
 	})
 	var dash http.Handler
@@ -317,6 +367,10 @@ func (d *Daemon) openServer(cl cluster, outcomes *ledger.Outcomes, reg runtime.R
 			Decision: decisionsvc.New(d.log, decisionsvc.Options{Stopping: d.stopping}),
 			Admin:    admin,
 			Stats:    d.pressure,
+			Eviction: evictionsvc.New(d.sched.View(), d.evictor, func(uid string) bool {
+				_, ok := d.ledger.Get(ledger.KindEvict, uid)
+				return ok
+			}),
 		},
 		Dashboard: dash,
 	})
@@ -328,6 +382,24 @@ func (d *Daemon) openServer(cl cluster, outcomes *ledger.Outcomes, reg runtime.R
 type revisions struct {
 	ledger *ledger.Ledger
 	log    *decisionlog.Log
+	store  store.Store
+}
+
+// Eviction reads the pod's Evict awaiting its deletion from its ledger
+// record's durable copy.
+func (r revisions) Eviction(uid string) (*berthv1.Evict, bool) {
+	if _, ok := r.ledger.Get(ledger.KindEvict, uid); !ok {
+		return nil, false
+	}
+	v, ok, err := r.store.Get(ledger.KindEvict.Space(), []byte(uid))
+	if err != nil || !ok {
+		return nil, false
+	}
+	d, err := ledger.ParseEvict(v)
+	if err != nil {
+		return nil, false
+	}
+	return d.GetEvict(), true
 }
 
 func (r revisions) BindRevision(uid string) (uint64, bool) { return r.ledger.BindRevision(uid) }
@@ -346,6 +418,7 @@ func (d *Daemon) Serve(ctx context.Context, grpcLis, metricsLis net.Listener) er
 	loopCtx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(func() { d.sched.Run(loopCtx) })
+	wg.Go(func() { d.timers.Run(loopCtx) })
 	if d.dash != nil {
 		wg.Go(func() { d.dash.Sample(loopCtx, d.cfg.DashboardSampleEvery) })
 	}
@@ -355,6 +428,7 @@ func (d *Daemon) Serve(ctx context.Context, grpcLis, metricsLis net.Listener) er
 		t := time.AfterFunc(d.cfg.InitialSyncTimeout, func() {
 			d.logger.Warn("no re-list of pods within the initial sync timeout; scheduling starts with what was sent so far", "timeout", d.cfg.InitialSyncTimeout)
 			d.initialSync()
+			d.timers.Start()
 		})
 		defer t.Stop()
 	}
@@ -388,6 +462,7 @@ func (d *Daemon) podsResynced(ctx context.Context, outcomes *ledger.Outcomes) {
 		defer d.initialSync()
 	}
 	outcomes.Resynced(ctx)
+	d.timers.Start()
 }
 
 // AwaitingRelist says whether berthd restarted and no re-list of pods has

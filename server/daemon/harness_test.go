@@ -30,7 +30,7 @@ type env struct {
 
 // start opens a daemon on dir and serves it until the test ends (or
 // env.shutdown).
-func start(t *testing.T, cfg Config, dialOpts ...grpc.DialOption) *env {
+func start(t testing.TB, cfg Config, dialOpts ...grpc.DialOption) *env {
 	t.Helper()
 	d, err := Open(t.Context(), cfg)
 	if err != nil {
@@ -57,7 +57,7 @@ func start(t *testing.T, cfg Config, dialOpts ...grpc.DialOption) *env {
 }
 
 // shutdown stops the daemon and waits for Serve; idempotent.
-func (e *env) shutdown(t *testing.T) {
+func (e *env) shutdown(t testing.TB) {
 	t.Helper()
 	if e.stop == nil {
 		return

@@ -41,16 +41,22 @@ func newLog(t *testing.T, opts bboltstore.Options) (*Log, *bboltstore.Store) {
 // store in dir again with a new Log over it, closed at the end of the test.
 func reopen(t *testing.T, l *Log, st *bboltstore.Store, dir string) (*Log, *bboltstore.Store) {
 	t.Helper()
+	st2 := closeAndOpen(t, l, st, dir)
+	l2 := New(st2, Options{})
+	t.Cleanup(func() { _ = l2.Close() })
+	return l2, st2
+}
+
+// closeAndOpen closes l and st and opens the store in dir again.
+func closeAndOpen(t *testing.T, l *Log, st *bboltstore.Store, dir string) *bboltstore.Store {
+	t.Helper()
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	st2 := openStore(t, dir, bboltstore.Options{})
-	l2 := New(st2, Options{})
-	t.Cleanup(func() { _ = l2.Close() })
-	return l2, st2
+	return openStore(t, dir, bboltstore.Options{})
 }
 
 func pod(name string) *model.Pod {

@@ -236,25 +236,88 @@ func (l *Log) Evict(ctx context.Context, victim *model.Pod, node string, preempt
 
 // EvictPod appends an Evict decision, whatever its cause, and records the
 // eviction in the ledger in the same batch, so that after a restart the
-// victim is held as terminating until it is deleted (Forget).
+// victim is held as terminating until it is deleted (Forget). A pod gets
+// at most one Evict: a second, for any cause, is refused with an error
+// wrapping ErrAlreadyEvicted and nothing is written.
 func (l *Log) EvictPod(ctx context.Context, e Eviction) error {
+	_, err := l.EvictPodAt(ctx, e)
+	return err
+}
+
+// EvictPodAt is EvictPod, returning the decision's revision.
+func (l *Log) EvictPodAt(ctx context.Context, e Eviction) (uint64, error) {
 	payload, err := encode(evictDecision(e))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	victim, node := e.Victim, e.Node
 	key := []byte(victim.UID)
-	if err := l.settle.claim(ctx, victim.UID, ledger.KindEvict.Space()); err != nil {
-		return err
-	}
 	// Recorded before the commit, so that a deletion of the pod racing
-	// with it removes the record.
-	l.ledger.OpenEviction(victim.UID, node)
+	// with it removes the record; the ledger's check and record are one
+	// step, so of two Evicts racing for a pod one is refused.
+	if !l.ledger.OpenEviction(victim.UID, node) {
+		return 0, &AlreadyEvictedError{Pod: victim.Key()}
+	}
+	if err := l.settle.claim(ctx, victim.UID, ledger.KindEvict.Space()); err != nil {
+		l.ledger.AbortEviction(victim.UID)
+		return 0, err
+	}
 	var b store.Batch
 	b.Append(payload)
 	b.Put(ledger.KindEvict.Space(), key, payload)
-	_, err = l.commit(ctx, &b, TypeEvict)
-	return err
+	res, err := l.commit(ctx, &b, TypeEvict)
+	if err != nil {
+		l.ledger.AbortEviction(victim.UID)
+		return 0, err
+	}
+	if m, ok := l.opts.Metrics.(EvictionMetrics); ok {
+		m.ObserveEviction(CauseLabel(e.Cause))
+	}
+	return res.First, nil
+}
+
+// EvictionMetrics, if the Options' Metrics implement it, counts the Evict
+// decisions made durable by cause (berth_evictions_total{cause}).
+type EvictionMetrics interface {
+	ObserveEviction(cause string)
+}
+
+// CauseLabel names an eviction's cause in metrics and messages:
+// "preemption", "taint", "api", "node_pressure".
+func CauseLabel(c berthv1.EvictCause) string {
+	switch c {
+	case berthv1.EvictCause_EVICT_CAUSE_PREEMPTION:
+		return "preemption"
+	case berthv1.EvictCause_EVICT_CAUSE_TAINT:
+		return "taint"
+	case berthv1.EvictCause_EVICT_CAUSE_API:
+		return "api"
+	case berthv1.EvictCause_EVICT_CAUSE_NODE_PRESSURE:
+		return "node_pressure"
+	}
+	return "unspecified"
+}
+
+// ErrAlreadyEvicted: the pod has an Evict decision already (it is
+// terminating until the orchestrator deletes it).
+var ErrAlreadyEvicted = errors.New("the pod is being evicted already")
+
+// AlreadyEvictedError refuses a second Evict of a pod; it wraps
+// ErrAlreadyEvicted.
+type AlreadyEvictedError struct{ Pod string }
+
+func (e *AlreadyEvictedError) Error() string {
+	return fmt.Sprintf("pod %s: %v", e.Pod, ErrAlreadyEvicted)
+}
+
+func (e *AlreadyEvictedError) Unwrap() error { return ErrAlreadyEvicted }
+
+// ErrorReason names the refusal for clients (server/errmap).
+func (e *AlreadyEvictedError) ErrorReason() string { return "POD_ALREADY_EVICTED" }
+
+// ErrorMetadata names the pod.
+func (e *AlreadyEvictedError) ErrorMetadata() map[string]string {
+	return map[string]string{"pod": e.Pod}
 }
 
 // Nominate appends the Nominate decision and records the nomination.

@@ -4,15 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/protoadapt"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/gang"
 	"github.com/berthsched/berth/core/pressure"
+	"github.com/berthsched/berth/core/disruption"
 	"github.com/berthsched/berth/core/priority"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/convert"
@@ -60,6 +63,12 @@ type annotated interface {
 	ErrorMetadata() map[string]string
 }
 
+// retryable is an error that says when to try again (a refusal by a
+// disruption budget); Status sends it as a google.rpc.RetryInfo.
+type retryable interface {
+	RetryAfter() time.Duration
+}
+
 // Mapped is an error as the API reports it.
 type Mapped struct {
 	Code codes.Code
@@ -99,6 +108,10 @@ func match(err error) (code codes.Code, kindField, reason string) {
 		return codes.FailedPrecondition, "node_name", reason
 	case errors.Is(err, scheduler.ErrNotFound):
 		return codes.NotFound, "", reason
+	case errors.Is(err, disruption.ErrBudgetExhausted):
+		return codes.ResourceExhausted, "", reason
+	case errors.Is(err, disruption.ErrMultipleBudgets), errors.Is(err, decisionlog.ErrAlreadyEvicted):
+		return codes.FailedPrecondition, "", reason
 	case errors.Is(err, ErrUIDMismatch), errors.Is(err, scheduler.ErrNoBindInFlight),
 		errors.Is(err, scheduler.ErrPodNotPending), errors.Is(err, ErrUnknownProfile), errors.Is(err, ErrDevicesNotScheduled):
 		return codes.FailedPrecondition, "", reason
@@ -285,6 +298,10 @@ func Status(err error) error {
 	}
 	if info := errorInfo(err); info != nil {
 		details = append(details, info)
+	}
+	var retry retryable
+	if errors.As(err, &retry) {
+		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(retry.RetryAfter())})
 	}
 	if len(details) == 0 {
 		return st.Err()

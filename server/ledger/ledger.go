@@ -131,12 +131,28 @@ func (l *Ledger) FinishBind(uid string, p *Pending, revision uint64, failed bool
 	binds[uid] = e
 }
 
-// OpenEviction records the Evict of the pod on node. The decision log
-// calls it before the decision's commit, so that a deletion of the pod
-// racing with it removes the record.
-func (l *Ledger) OpenEviction(uid, node string) {
+// OpenEviction records the Evict of the pod on node, unless the pod has
+// an eviction already: then it returns false and records nothing, so a pod
+// gets at most one Evict whatever the causes racing for it (preemption,
+// taints, the eviction API, node pressure). The decision log calls it
+// before the decision's commit, so that a deletion of the pod racing with
+// it removes the record.
+func (l *Ledger) OpenEviction(uid, node string) bool {
 	l.mu.Lock()
-	l.table(KindEvict)[uid] = entry{node: node}
+	defer l.mu.Unlock()
+	evictions := l.table(KindEvict)
+	if _, ok := evictions[uid]; ok {
+		return false
+	}
+	evictions[uid] = entry{node: node}
+	return true
+}
+
+// AbortEviction drops the record OpenEviction made for an Evict whose
+// commit failed: nothing was sent, so the pod may be evicted later.
+func (l *Ledger) AbortEviction(uid string) {
+	l.mu.Lock()
+	delete(l.table(KindEvict), uid)
 	l.mu.Unlock()
 }
 

@@ -126,3 +126,9 @@ func ParseBind(v []byte) (*berthv1.Decision, error) {
 	_, d, err := parseValue(KindBind, v)
 	return d, err
 }
+
+// ParseEvict returns the Evict decision a KindEvict value holds.
+func ParseEvict(v []byte) (*berthv1.Decision, error) {
+	_, d, err := parseValue(KindEvict, v)
+	return d, err
+}

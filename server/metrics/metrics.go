@@ -24,6 +24,7 @@ type Metrics struct {
 	pluginDuration  *prometheus.HistogramVec
 	permitWait      *prometheus.HistogramVec
 	decisions       *prometheus.CounterVec
+	evictions       *prometheus.CounterVec
 	decisionSeries  map[string]prometheus.Counter // by type; fixed after New
 	commitDuration  prometheus.Histogram
 	podScheduled    *prometheus.HistogramVec
@@ -114,6 +115,10 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Name: "berth_decisions_total",
 			Help: "Decisions appended durably to the decision log, by type.",
 		}, []string{"type"}),
+		evictions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "berth_evictions_total",
+			Help: "Evict decisions made durable, by cause: preemption, taint (NoExecute), api (the eviction API), node_pressure.",
+		}, []string{"cause"}),
 		commitDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "berth_store_commit_duration_seconds",
 			Help:    "Time from handing a batch to the store to its being durable, queueing included.",
@@ -137,7 +142,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	}
 	for _, c := range []prometheus.Collector{
 		m.attempts, m.attemptDuration, m.preemptions, m.victims, m.pointDuration,
-		m.pluginDuration, m.permitWait, m.decisions, m.commitDuration, m.podScheduled, m.watchers,
+		m.pluginDuration, m.permitWait, m.decisions, m.evictions, m.commitDuration, m.podScheduled, m.watchers,
 	} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
@@ -206,6 +211,9 @@ func (m *Metrics) ObserveDecision(typ string) {
 	}
 	m.decisions.WithLabelValues(typ).Inc()
 }
+
+// ObserveEviction implements decisionlog.EvictionMetrics.
+func (m *Metrics) ObserveEviction(cause string) { m.evictions.WithLabelValues(cause).Inc() }
 
 // ObserveCommit implements decisionlog.Metrics.
 func (m *Metrics) ObserveCommit(d time.Duration) { m.commitDuration.Observe(d.Seconds()) }

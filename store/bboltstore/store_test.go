@@ -171,6 +171,7 @@ func TestKeyspaces(t *testing.T) {
 				b.Put(store.Evictions, []byte("p4"), []byte("evict p4"))
 				b.Put(store.Unschedulable, []byte("p5"), []byte("0/1 nodes are available"))
 				b.Put(store.Pressure, []byte("n1"), []byte(`{"state":{}}`))
+				b.Put(store.Deadlines, []byte("taint/p6"), []byte("t"))
 			},
 			want: state{
 				store.Assumed:       {"p1": "n1@1"},
@@ -179,6 +180,7 @@ func TestKeyspaces(t *testing.T) {
 				store.UserMeta:      {"empty": ""},
 				store.Unschedulable: {"p5": "0/1 nodes are available"},
 				store.Pressure:      {"n1": `{"state":{}}`},
+				store.Deadlines:     {"taint/p6": "t"},
 			},
 		},
 		{
@@ -198,6 +200,7 @@ func TestKeyspaces(t *testing.T) {
 				store.UserMeta:      {"empty": ""},
 				store.Unschedulable: {"p5": "0/1 nodes are available"},
 				store.Pressure:      {"n1": `{"state":{}}`},
+				store.Deadlines:     {"taint/p6": "t"},
 			},
 		},
 		{
@@ -208,6 +211,7 @@ func TestKeyspaces(t *testing.T) {
 				b.Put(store.UserMeta, []byte("a"), []byte("1"))
 				b.Delete(store.Unschedulable, []byte("p5"))
 				b.Delete(store.Pressure, []byte("n1"))
+				b.Delete(store.Deadlines, []byte("taint/p6"))
 			},
 			want: state{
 				store.Assumed:       {},
@@ -216,6 +220,7 @@ func TestKeyspaces(t *testing.T) {
 				store.UserMeta:      {"a": "1", "empty": ""},
 				store.Unschedulable: {},
 				store.Pressure:      {},
+				store.Deadlines:     {},
 			},
 		},
 	}

@@ -264,7 +264,12 @@ type ExplainResponse struct {
 	// "waiting for pod group ml/train: it does not exist".
 	GatingMessage string `protobuf:"bytes,15,opt,name=gating_message,json=gatingMessage,proto3" json:"gating_message,omitempty"`
 	// The state of the pod's PodGroup; unset for a pod of no group.
-	PodGroup      *PodGroupStatus `protobuf:"bytes,16,opt,name=pod_group,json=podGroup,proto3" json:"pod_group,omitempty"`
+	PodGroup *PodGroupStatus `protobuf:"bytes,16,opt,name=pod_group,json=podGroup,proto3" json:"pod_group,omitempty"`
+	// The pod's Evict decision while it awaits the pod's deletion (the pod
+	// is terminating meanwhile): its cause (preemption, a NoExecute taint,
+	// the eviction API, node pressure) and reason say why. Unset when the
+	// pod was not evicted.
+	Eviction      *Evict `protobuf:"bytes,17,opt,name=eviction,proto3" json:"eviction,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -407,6 +412,13 @@ func (x *ExplainResponse) GetGatingMessage() string {
 func (x *ExplainResponse) GetPodGroup() *PodGroupStatus {
 	if x != nil {
 		return x.PodGroup
+	}
+	return nil
+}
+
+func (x *ExplainResponse) GetEviction() *Evict {
+	if x != nil {
+		return x.Eviction
 	}
 	return nil
 }
@@ -1567,8 +1579,13 @@ type NodeUsage struct {
 	// The pending pods nominated on the node (see Nominate), restored
 	// nominations included.
 	NominatedPodCount uint32 `protobuf:"varint,9,opt,name=nominated_pod_count,json=nominatedPodCount,proto3" json:"nominated_pod_count,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// The node's conditions, as sent.
+	Conditions []*NodeCondition `protobuf:"bytes,10,rep,name=conditions,proto3" json:"conditions,omitempty"`
+	// The taints Berth derived from the conditions (taintNodesByCondition),
+	// apart from the sent ones in taints; filtering and eviction see both.
+	DerivedTaints []*Taint `protobuf:"bytes,11,rep,name=derived_taints,json=derivedTaints,proto3" json:"derived_taints,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *NodeUsage) Reset() {
@@ -1662,6 +1679,20 @@ func (x *NodeUsage) GetNominatedPodCount() uint32 {
 		return x.NominatedPodCount
 	}
 	return 0
+}
+
+func (x *NodeUsage) GetConditions() []*NodeCondition {
+	if x != nil {
+		return x.Conditions
+	}
+	return nil
+}
+
+func (x *NodeUsage) GetDerivedTaints() []*Taint {
+	if x != nil {
+		return x.DerivedTaints
+	}
+	return nil
 }
 
 // ServerInfoRequest is the request of AdminService.ServerInfo.
@@ -1777,7 +1808,7 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\n" +
 	"\x1cberth/v1/admin_service.proto\x12\bberth.v1\x1a\x17berth/v1/decision.proto\x1a\x14berth/v1/group.proto\x1a\x13berth/v1/node.proto\x1a\x15berth/v1/object.proto\x1a\x12berth/v1/pod.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"4\n" +
 	"\x0eExplainRequest\x12\"\n" +
-	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\"\xe1\x05\n" +
+	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\"\x8e\x06\n" +
 	"\x0fExplainResponse\x12\"\n" +
 	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\x12%\n" +
 	"\x0escheduler_name\x18\x02 \x01(\tR\rschedulerName\x12\x1a\n" +
@@ -1795,7 +1826,8 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\renqueued_time\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\fenqueuedTime\x12*\n" +
 	"\x11last_bind_failure\x18\x0e \x01(\tR\x0flastBindFailure\x12%\n" +
 	"\x0egating_message\x18\x0f \x01(\tR\rgatingMessage\x125\n" +
-	"\tpod_group\x18\x10 \x01(\v2\x18.berth.v1.PodGroupStatusR\bpodGroup\"\xd2\x01\n" +
+	"\tpod_group\x18\x10 \x01(\v2\x18.berth.v1.PodGroupStatusR\bpodGroup\x12+\n" +
+	"\beviction\x18\x11 \x01(\v2\x0f.berth.v1.EvictR\beviction\"\xd2\x01\n" +
 	"\x0fSimulateRequest\x125\n" +
 	"\rcluster_delta\x18\x01 \x03(\v2\x10.berth.v1.ObjectR\fclusterDelta\x12>\n" +
 	"\x10cluster_removals\x18\x02 \x03(\v2\x13.berth.v1.ObjectRefR\x0fclusterRemovals\x12!\n" +
@@ -1888,7 +1920,7 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"f\n" +
 	"\x11ListNodesResponse\x12)\n" +
 	"\x05nodes\x18\x01 \x03(\v2\x13.berth.v1.NodeUsageR\x05nodes\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xd5\x05\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xc6\x06\n" +
 	"\tNodeUsage\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x127\n" +
 	"\x06labels\x18\x02 \x03(\v2\x1f.berth.v1.NodeUsage.LabelsEntryR\x06labels\x12'\n" +
@@ -1898,7 +1930,12 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\trequested\x18\x06 \x03(\v2\".berth.v1.NodeUsage.RequestedEntryR\trequested\x12W\n" +
 	"\x12non_zero_requested\x18\a \x03(\v2).berth.v1.NodeUsage.NonZeroRequestedEntryR\x10nonZeroRequested\x12\x1b\n" +
 	"\tpod_count\x18\b \x01(\rR\bpodCount\x12.\n" +
-	"\x13nominated_pod_count\x18\t \x01(\rR\x11nominatedPodCount\x1a9\n" +
+	"\x13nominated_pod_count\x18\t \x01(\rR\x11nominatedPodCount\x127\n" +
+	"\n" +
+	"conditions\x18\n" +
+	" \x03(\v2\x17.berth.v1.NodeConditionR\n" +
+	"conditions\x126\n" +
+	"\x0ederived_taints\x18\v \x03(\v2\x0f.berth.v1.TaintR\rderivedTaints\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a>\n" +
@@ -1992,10 +2029,12 @@ var file_berth_v1_admin_service_proto_goTypes = []any{
 	(*timestamppb.Timestamp)(nil),   // 28: google.protobuf.Timestamp
 	(*Unschedulable)(nil),           // 29: berth.v1.Unschedulable
 	(*PodGroupStatus)(nil),          // 30: berth.v1.PodGroupStatus
-	(*Object)(nil),                  // 31: berth.v1.Object
-	(*ObjectRef)(nil),               // 32: berth.v1.ObjectRef
-	(*Pod)(nil),                     // 33: berth.v1.Pod
-	(*Taint)(nil),                   // 34: berth.v1.Taint
+	(*Evict)(nil),                   // 31: berth.v1.Evict
+	(*Object)(nil),                  // 32: berth.v1.Object
+	(*ObjectRef)(nil),               // 33: berth.v1.ObjectRef
+	(*Pod)(nil),                     // 34: berth.v1.Pod
+	(*Taint)(nil),                   // 35: berth.v1.Taint
+	(*NodeCondition)(nil),           // 36: berth.v1.NodeCondition
 }
 var file_berth_v1_admin_service_proto_depIdxs = []int32{
 	27, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
@@ -2006,48 +2045,51 @@ var file_berth_v1_admin_service_proto_depIdxs = []int32{
 	28, // 5: berth.v1.ExplainResponse.last_attempt_time:type_name -> google.protobuf.Timestamp
 	28, // 6: berth.v1.ExplainResponse.enqueued_time:type_name -> google.protobuf.Timestamp
 	30, // 7: berth.v1.ExplainResponse.pod_group:type_name -> berth.v1.PodGroupStatus
-	31, // 8: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
-	32, // 9: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
-	33, // 10: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
-	6,  // 11: berth.v1.SimulateResponse.attempts:type_name -> berth.v1.SimulateAttempt
-	27, // 12: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
-	1,  // 13: berth.v1.SimulateAttempt.result:type_name -> berth.v1.SimulateResult
-	27, // 14: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
-	7,  // 15: berth.v1.SimulateAttempt.nodes:type_name -> berth.v1.NodeVerdict
-	21, // 16: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
-	0,  // 17: berth.v1.ListPendingRequest.states:type_name -> berth.v1.QueueState
-	10, // 18: berth.v1.ListPendingResponse.pods:type_name -> berth.v1.PendingPod
-	27, // 19: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
-	0,  // 20: berth.v1.PendingPod.state:type_name -> berth.v1.QueueState
-	28, // 21: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
-	13, // 22: berth.v1.ListNominationsResponse.nominations:type_name -> berth.v1.Nomination
-	27, // 23: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
-	22, // 24: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
-	18, // 25: berth.v1.ListNodesResponse.nodes:type_name -> berth.v1.NodeUsage
-	23, // 26: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
-	34, // 27: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
-	24, // 28: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
-	25, // 29: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
-	26, // 30: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
-	2,  // 31: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
-	4,  // 32: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
-	8,  // 33: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
-	11, // 34: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
-	14, // 35: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
-	16, // 36: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
-	19, // 37: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
-	3,  // 38: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
-	5,  // 39: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
-	9,  // 40: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
-	12, // 41: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
-	15, // 42: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
-	17, // 43: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
-	20, // 44: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
-	38, // [38:45] is the sub-list for method output_type
-	31, // [31:38] is the sub-list for method input_type
-	31, // [31:31] is the sub-list for extension type_name
-	31, // [31:31] is the sub-list for extension extendee
-	0,  // [0:31] is the sub-list for field type_name
+	31, // 8: berth.v1.ExplainResponse.eviction:type_name -> berth.v1.Evict
+	32, // 9: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
+	33, // 10: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
+	34, // 11: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
+	6,  // 12: berth.v1.SimulateResponse.attempts:type_name -> berth.v1.SimulateAttempt
+	27, // 13: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
+	1,  // 14: berth.v1.SimulateAttempt.result:type_name -> berth.v1.SimulateResult
+	27, // 15: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
+	7,  // 16: berth.v1.SimulateAttempt.nodes:type_name -> berth.v1.NodeVerdict
+	21, // 17: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
+	0,  // 18: berth.v1.ListPendingRequest.states:type_name -> berth.v1.QueueState
+	10, // 19: berth.v1.ListPendingResponse.pods:type_name -> berth.v1.PendingPod
+	27, // 20: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
+	0,  // 21: berth.v1.PendingPod.state:type_name -> berth.v1.QueueState
+	28, // 22: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
+	13, // 23: berth.v1.ListNominationsResponse.nominations:type_name -> berth.v1.Nomination
+	27, // 24: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
+	22, // 25: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
+	18, // 26: berth.v1.ListNodesResponse.nodes:type_name -> berth.v1.NodeUsage
+	23, // 27: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
+	35, // 28: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
+	24, // 29: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
+	25, // 30: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
+	26, // 31: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
+	36, // 32: berth.v1.NodeUsage.conditions:type_name -> berth.v1.NodeCondition
+	35, // 33: berth.v1.NodeUsage.derived_taints:type_name -> berth.v1.Taint
+	2,  // 34: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
+	4,  // 35: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
+	8,  // 36: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
+	11, // 37: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
+	14, // 38: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
+	16, // 39: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
+	19, // 40: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
+	3,  // 41: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
+	5,  // 42: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
+	9,  // 43: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
+	12, // 44: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
+	15, // 45: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
+	17, // 46: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
+	20, // 47: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
+	41, // [41:48] is the sub-list for method output_type
+	34, // [34:41] is the sub-list for method input_type
+	34, // [34:34] is the sub-list for extension type_name
+	34, // [34:34] is the sub-list for extension extendee
+	0,  // [0:34] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_admin_service_proto_init() }

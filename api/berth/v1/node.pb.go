@@ -9,6 +9,7 @@ package berthv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -21,6 +22,128 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// NodeConditionType names a node condition.
+type NodeConditionType int32
+
+const (
+	// Not set: invalid.
+	NodeConditionType_NODE_CONDITION_TYPE_UNSPECIFIED NodeConditionType = 0
+	// The kubelet is healthy and ready to run pods.
+	NodeConditionType_NODE_CONDITION_TYPE_READY NodeConditionType = 1
+	// The node is short of memory.
+	NodeConditionType_NODE_CONDITION_TYPE_MEMORY_PRESSURE NodeConditionType = 2
+	// The node is short of disk space or inodes.
+	NodeConditionType_NODE_CONDITION_TYPE_DISK_PRESSURE NodeConditionType = 3
+	// The node is short of process ids.
+	NodeConditionType_NODE_CONDITION_TYPE_PID_PRESSURE NodeConditionType = 4
+	// The node's network is not configured.
+	NodeConditionType_NODE_CONDITION_TYPE_NETWORK_UNAVAILABLE NodeConditionType = 5
+)
+
+// Enum value maps for NodeConditionType.
+var (
+	NodeConditionType_name = map[int32]string{
+		0: "NODE_CONDITION_TYPE_UNSPECIFIED",
+		1: "NODE_CONDITION_TYPE_READY",
+		2: "NODE_CONDITION_TYPE_MEMORY_PRESSURE",
+		3: "NODE_CONDITION_TYPE_DISK_PRESSURE",
+		4: "NODE_CONDITION_TYPE_PID_PRESSURE",
+		5: "NODE_CONDITION_TYPE_NETWORK_UNAVAILABLE",
+	}
+	NodeConditionType_value = map[string]int32{
+		"NODE_CONDITION_TYPE_UNSPECIFIED":         0,
+		"NODE_CONDITION_TYPE_READY":               1,
+		"NODE_CONDITION_TYPE_MEMORY_PRESSURE":     2,
+		"NODE_CONDITION_TYPE_DISK_PRESSURE":       3,
+		"NODE_CONDITION_TYPE_PID_PRESSURE":        4,
+		"NODE_CONDITION_TYPE_NETWORK_UNAVAILABLE": 5,
+	}
+)
+
+func (x NodeConditionType) Enum() *NodeConditionType {
+	p := new(NodeConditionType)
+	*p = x
+	return p
+}
+
+func (x NodeConditionType) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (NodeConditionType) Descriptor() protoreflect.EnumDescriptor {
+	return file_berth_v1_node_proto_enumTypes[0].Descriptor()
+}
+
+func (NodeConditionType) Type() protoreflect.EnumType {
+	return &file_berth_v1_node_proto_enumTypes[0]
+}
+
+func (x NodeConditionType) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use NodeConditionType.Descriptor instead.
+func (NodeConditionType) EnumDescriptor() ([]byte, []int) {
+	return file_berth_v1_node_proto_rawDescGZIP(), []int{0}
+}
+
+// ConditionStatus is a condition's status.
+type ConditionStatus int32
+
+const (
+	// Not set: invalid.
+	ConditionStatus_CONDITION_STATUS_UNSPECIFIED ConditionStatus = 0
+	// The condition holds.
+	ConditionStatus_CONDITION_STATUS_TRUE ConditionStatus = 1
+	// It does not.
+	ConditionStatus_CONDITION_STATUS_FALSE ConditionStatus = 2
+	// Nobody knows (Ready: the node stopped reporting).
+	ConditionStatus_CONDITION_STATUS_UNKNOWN ConditionStatus = 3
+)
+
+// Enum value maps for ConditionStatus.
+var (
+	ConditionStatus_name = map[int32]string{
+		0: "CONDITION_STATUS_UNSPECIFIED",
+		1: "CONDITION_STATUS_TRUE",
+		2: "CONDITION_STATUS_FALSE",
+		3: "CONDITION_STATUS_UNKNOWN",
+	}
+	ConditionStatus_value = map[string]int32{
+		"CONDITION_STATUS_UNSPECIFIED": 0,
+		"CONDITION_STATUS_TRUE":        1,
+		"CONDITION_STATUS_FALSE":       2,
+		"CONDITION_STATUS_UNKNOWN":     3,
+	}
+)
+
+func (x ConditionStatus) Enum() *ConditionStatus {
+	p := new(ConditionStatus)
+	*p = x
+	return p
+}
+
+func (x ConditionStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ConditionStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_berth_v1_node_proto_enumTypes[1].Descriptor()
+}
+
+func (ConditionStatus) Type() protoreflect.EnumType {
+	return &file_berth_v1_node_proto_enumTypes[1]
+}
+
+func (x ConditionStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ConditionStatus.Descriptor instead.
+func (ConditionStatus) EnumDescriptor() ([]byte, []int) {
+	return file_berth_v1_node_proto_rawDescGZIP(), []int{1}
+}
+
 // TaintEffect is what a taint does to pods that do not tolerate it.
 type TaintEffect int32
 
@@ -32,9 +155,10 @@ const (
 	// The scheduler avoids placing pods that do not tolerate the taint on the
 	// node, but may when no better node fits (a scoring preference).
 	TaintEffect_TAINT_EFFECT_PREFER_NO_SCHEDULE TaintEffect = 2
-	// Like NO_SCHEDULE for placement. In Kubernetes it also evicts running pods
-	// that do not tolerate it; Berth does not: evicting running pods on a taint
-	// is the caller's decision.
+	// Like NO_SCHEDULE for placement, and, as Kubernetes' taint-eviction
+	// controller, evicts the running pods that do not tolerate it (an Evict
+	// of cause TAINT): at once, or when the smallest toleration_seconds of
+	// the tolerations used has passed since Berth first saw the taint.
 	TaintEffect_TAINT_EFFECT_NO_EXECUTE TaintEffect = 3
 )
 
@@ -65,11 +189,11 @@ func (x TaintEffect) String() string {
 }
 
 func (TaintEffect) Descriptor() protoreflect.EnumDescriptor {
-	return file_berth_v1_node_proto_enumTypes[0].Descriptor()
+	return file_berth_v1_node_proto_enumTypes[2].Descriptor()
 }
 
 func (TaintEffect) Type() protoreflect.EnumType {
-	return &file_berth_v1_node_proto_enumTypes[0]
+	return &file_berth_v1_node_proto_enumTypes[2]
 }
 
 func (x TaintEffect) Number() protoreflect.EnumNumber {
@@ -78,7 +202,7 @@ func (x TaintEffect) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use TaintEffect.Descriptor instead.
 func (TaintEffect) EnumDescriptor() ([]byte, []int) {
-	return file_berth_v1_node_proto_rawDescGZIP(), []int{0}
+	return file_berth_v1_node_proto_rawDescGZIP(), []int{2}
 }
 
 // Node is a machine pods can be placed on, identified by its name. The caller
@@ -113,6 +237,17 @@ type Node struct {
 	// "node.kubernetes.io/unschedulable" with effect NO_SCHEDULE. Pods already
 	// on the node stay.
 	Unschedulable bool `protobuf:"varint,5,opt,name=unschedulable,proto3" json:"unschedulable,omitempty"`
+	// The node's conditions, as the kubelet reports them (Node
+	// status.conditions), at most one of each type. With berthd's
+	// taintNodesByCondition on (the default), Berth derives from them the
+	// taints Kubernetes' node lifecycle controller would add: Ready FALSE:
+	// node.kubernetes.io/not-ready (NO_EXECUTE and NO_SCHEDULE); Ready
+	// UNKNOWN: node.kubernetes.io/unreachable (both effects); MemoryPressure,
+	// DiskPressure, PIDPressure TRUE: node.kubernetes.io/memory-pressure,
+	// disk-pressure, pid-pressure (NO_SCHEDULE); NetworkUnavailable TRUE:
+	// node.kubernetes.io/network-unavailable (NO_SCHEDULE). Filtering and
+	// NoExecute eviction see them as if sent in taints.
+	Conditions    []*NodeCondition `protobuf:"bytes,6,rep,name=conditions,proto3" json:"conditions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -182,6 +317,95 @@ func (x *Node) GetUnschedulable() bool {
 	return false
 }
 
+func (x *Node) GetConditions() []*NodeCondition {
+	if x != nil {
+		return x.Conditions
+	}
+	return nil
+}
+
+// NodeCondition is one condition of a node.
+type NodeCondition struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Which condition. Required.
+	Type NodeConditionType `protobuf:"varint,1,opt,name=type,proto3,enum=berth.v1.NodeConditionType" json:"type,omitempty"`
+	// Its status. Required.
+	Status ConditionStatus `protobuf:"varint,2,opt,name=status,proto3,enum=berth.v1.ConditionStatus" json:"status,omitempty"`
+	// When the status last changed.
+	LastTransitionTime *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=last_transition_time,json=lastTransitionTime,proto3" json:"last_transition_time,omitempty"`
+	// Why, in one CamelCase word.
+	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	// Why, for people.
+	Message       string `protobuf:"bytes,5,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NodeCondition) Reset() {
+	*x = NodeCondition{}
+	mi := &file_berth_v1_node_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NodeCondition) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NodeCondition) ProtoMessage() {}
+
+func (x *NodeCondition) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_node_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NodeCondition.ProtoReflect.Descriptor instead.
+func (*NodeCondition) Descriptor() ([]byte, []int) {
+	return file_berth_v1_node_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *NodeCondition) GetType() NodeConditionType {
+	if x != nil {
+		return x.Type
+	}
+	return NodeConditionType_NODE_CONDITION_TYPE_UNSPECIFIED
+}
+
+func (x *NodeCondition) GetStatus() ConditionStatus {
+	if x != nil {
+		return x.Status
+	}
+	return ConditionStatus_CONDITION_STATUS_UNSPECIFIED
+}
+
+func (x *NodeCondition) GetLastTransitionTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastTransitionTime
+	}
+	return nil
+}
+
+func (x *NodeCondition) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *NodeCondition) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
 // Taint marks a node so that pods without a matching Toleration are kept off
 // it (or, for PREFER_NO_SCHEDULE, placed there only when better nodes lack).
 type Taint struct {
@@ -198,7 +422,7 @@ type Taint struct {
 
 func (x *Taint) Reset() {
 	*x = Taint{}
-	mi := &file_berth_v1_node_proto_msgTypes[1]
+	mi := &file_berth_v1_node_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -210,7 +434,7 @@ func (x *Taint) String() string {
 func (*Taint) ProtoMessage() {}
 
 func (x *Taint) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_node_proto_msgTypes[1]
+	mi := &file_berth_v1_node_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -223,7 +447,7 @@ func (x *Taint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Taint.ProtoReflect.Descriptor instead.
 func (*Taint) Descriptor() ([]byte, []int) {
-	return file_berth_v1_node_proto_rawDescGZIP(), []int{1}
+	return file_berth_v1_node_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Taint) GetKey() string {
@@ -251,23 +475,44 @@ var File_berth_v1_node_proto protoreflect.FileDescriptor
 
 const file_berth_v1_node_proto_rawDesc = "" +
 	"\n" +
-	"\x13berth/v1/node.proto\x12\bberth.v1\"\xdb\x02\n" +
+	"\x13berth/v1/node.proto\x12\bberth.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x94\x03\n" +
 	"\x04Node\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x122\n" +
 	"\x06labels\x18\x02 \x03(\v2\x1a.berth.v1.Node.LabelsEntryR\x06labels\x12'\n" +
 	"\x06taints\x18\x03 \x03(\v2\x0f.berth.v1.TaintR\x06taints\x12A\n" +
 	"\vallocatable\x18\x04 \x03(\v2\x1f.berth.v1.Node.AllocatableEntryR\vallocatable\x12$\n" +
-	"\runschedulable\x18\x05 \x01(\bR\runschedulable\x1a9\n" +
+	"\runschedulable\x18\x05 \x01(\bR\runschedulable\x127\n" +
+	"\n" +
+	"conditions\x18\x06 \x03(\v2\x17.berth.v1.NodeConditionR\n" +
+	"conditions\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a>\n" +
 	"\x10AllocatableEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"^\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xf3\x01\n" +
+	"\rNodeCondition\x12/\n" +
+	"\x04type\x18\x01 \x01(\x0e2\x1b.berth.v1.NodeConditionTypeR\x04type\x121\n" +
+	"\x06status\x18\x02 \x01(\x0e2\x19.berth.v1.ConditionStatusR\x06status\x12L\n" +
+	"\x14last_transition_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x12lastTransitionTime\x12\x16\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\x12\x18\n" +
+	"\amessage\x18\x05 \x01(\tR\amessage\"^\n" +
 	"\x05Taint\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value\x12-\n" +
-	"\x06effect\x18\x03 \x01(\x0e2\x15.berth.v1.TaintEffectR\x06effect*\x8b\x01\n" +
+	"\x06effect\x18\x03 \x01(\x0e2\x15.berth.v1.TaintEffectR\x06effect*\xfa\x01\n" +
+	"\x11NodeConditionType\x12#\n" +
+	"\x1fNODE_CONDITION_TYPE_UNSPECIFIED\x10\x00\x12\x1d\n" +
+	"\x19NODE_CONDITION_TYPE_READY\x10\x01\x12'\n" +
+	"#NODE_CONDITION_TYPE_MEMORY_PRESSURE\x10\x02\x12%\n" +
+	"!NODE_CONDITION_TYPE_DISK_PRESSURE\x10\x03\x12$\n" +
+	" NODE_CONDITION_TYPE_PID_PRESSURE\x10\x04\x12+\n" +
+	"'NODE_CONDITION_TYPE_NETWORK_UNAVAILABLE\x10\x05*\x88\x01\n" +
+	"\x0fConditionStatus\x12 \n" +
+	"\x1cCONDITION_STATUS_UNSPECIFIED\x10\x00\x12\x19\n" +
+	"\x15CONDITION_STATUS_TRUE\x10\x01\x12\x1a\n" +
+	"\x16CONDITION_STATUS_FALSE\x10\x02\x12\x1c\n" +
+	"\x18CONDITION_STATUS_UNKNOWN\x10\x03*\x8b\x01\n" +
 	"\vTaintEffect\x12\x1c\n" +
 	"\x18TAINT_EFFECT_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18TAINT_EFFECT_NO_SCHEDULE\x10\x01\x12#\n" +
@@ -286,25 +531,33 @@ func file_berth_v1_node_proto_rawDescGZIP() []byte {
 	return file_berth_v1_node_proto_rawDescData
 }
 
-var file_berth_v1_node_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_berth_v1_node_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_berth_v1_node_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_berth_v1_node_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_berth_v1_node_proto_goTypes = []any{
-	(TaintEffect)(0), // 0: berth.v1.TaintEffect
-	(*Node)(nil),     // 1: berth.v1.Node
-	(*Taint)(nil),    // 2: berth.v1.Taint
-	nil,              // 3: berth.v1.Node.LabelsEntry
-	nil,              // 4: berth.v1.Node.AllocatableEntry
+	(NodeConditionType)(0),        // 0: berth.v1.NodeConditionType
+	(ConditionStatus)(0),          // 1: berth.v1.ConditionStatus
+	(TaintEffect)(0),              // 2: berth.v1.TaintEffect
+	(*Node)(nil),                  // 3: berth.v1.Node
+	(*NodeCondition)(nil),         // 4: berth.v1.NodeCondition
+	(*Taint)(nil),                 // 5: berth.v1.Taint
+	nil,                           // 6: berth.v1.Node.LabelsEntry
+	nil,                           // 7: berth.v1.Node.AllocatableEntry
+	(*timestamppb.Timestamp)(nil), // 8: google.protobuf.Timestamp
 }
 var file_berth_v1_node_proto_depIdxs = []int32{
-	3, // 0: berth.v1.Node.labels:type_name -> berth.v1.Node.LabelsEntry
-	2, // 1: berth.v1.Node.taints:type_name -> berth.v1.Taint
-	4, // 2: berth.v1.Node.allocatable:type_name -> berth.v1.Node.AllocatableEntry
-	0, // 3: berth.v1.Taint.effect:type_name -> berth.v1.TaintEffect
-	4, // [4:4] is the sub-list for method output_type
-	4, // [4:4] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	6, // 0: berth.v1.Node.labels:type_name -> berth.v1.Node.LabelsEntry
+	5, // 1: berth.v1.Node.taints:type_name -> berth.v1.Taint
+	7, // 2: berth.v1.Node.allocatable:type_name -> berth.v1.Node.AllocatableEntry
+	4, // 3: berth.v1.Node.conditions:type_name -> berth.v1.NodeCondition
+	0, // 4: berth.v1.NodeCondition.type:type_name -> berth.v1.NodeConditionType
+	1, // 5: berth.v1.NodeCondition.status:type_name -> berth.v1.ConditionStatus
+	8, // 6: berth.v1.NodeCondition.last_transition_time:type_name -> google.protobuf.Timestamp
+	2, // 7: berth.v1.Taint.effect:type_name -> berth.v1.TaintEffect
+	8, // [8:8] is the sub-list for method output_type
+	8, // [8:8] is the sub-list for method input_type
+	8, // [8:8] is the sub-list for extension type_name
+	8, // [8:8] is the sub-list for extension extendee
+	0, // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_node_proto_init() }
@@ -317,8 +570,8 @@ func file_berth_v1_node_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_node_proto_rawDesc), len(file_berth_v1_node_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   4,
+			NumEnums:      3,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

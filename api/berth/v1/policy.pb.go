@@ -77,6 +77,61 @@ func (PreemptionPolicy) EnumDescriptor() ([]byte, []int) {
 	return file_berth_v1_policy_proto_rawDescGZIP(), []int{0}
 }
 
+// UnhealthyPodEvictionPolicy says when a covered pod that is not ready
+// may be evicted.
+type UnhealthyPodEvictionPolicy int32
+
+const (
+	// Not set: IF_HEALTHY_BUDGET.
+	UnhealthyPodEvictionPolicy_UNHEALTHY_POD_EVICTION_POLICY_UNSPECIFIED UnhealthyPodEvictionPolicy = 0
+	// Only while the budget has as many healthy pods as it wants (and wants
+	// some); otherwise as a healthy pod, against the allowance.
+	UnhealthyPodEvictionPolicy_UNHEALTHY_POD_EVICTION_POLICY_IF_HEALTHY_BUDGET UnhealthyPodEvictionPolicy = 1
+	// Always, without charging the budget.
+	UnhealthyPodEvictionPolicy_UNHEALTHY_POD_EVICTION_POLICY_ALWAYS_ALLOW UnhealthyPodEvictionPolicy = 2
+)
+
+// Enum value maps for UnhealthyPodEvictionPolicy.
+var (
+	UnhealthyPodEvictionPolicy_name = map[int32]string{
+		0: "UNHEALTHY_POD_EVICTION_POLICY_UNSPECIFIED",
+		1: "UNHEALTHY_POD_EVICTION_POLICY_IF_HEALTHY_BUDGET",
+		2: "UNHEALTHY_POD_EVICTION_POLICY_ALWAYS_ALLOW",
+	}
+	UnhealthyPodEvictionPolicy_value = map[string]int32{
+		"UNHEALTHY_POD_EVICTION_POLICY_UNSPECIFIED":       0,
+		"UNHEALTHY_POD_EVICTION_POLICY_IF_HEALTHY_BUDGET": 1,
+		"UNHEALTHY_POD_EVICTION_POLICY_ALWAYS_ALLOW":      2,
+	}
+)
+
+func (x UnhealthyPodEvictionPolicy) Enum() *UnhealthyPodEvictionPolicy {
+	p := new(UnhealthyPodEvictionPolicy)
+	*p = x
+	return p
+}
+
+func (x UnhealthyPodEvictionPolicy) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (UnhealthyPodEvictionPolicy) Descriptor() protoreflect.EnumDescriptor {
+	return file_berth_v1_policy_proto_enumTypes[1].Descriptor()
+}
+
+func (UnhealthyPodEvictionPolicy) Type() protoreflect.EnumType {
+	return &file_berth_v1_policy_proto_enumTypes[1]
+}
+
+func (x UnhealthyPodEvictionPolicy) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use UnhealthyPodEvictionPolicy.Descriptor instead.
+func (UnhealthyPodEvictionPolicy) EnumDescriptor() ([]byte, []int) {
+	return file_berth_v1_policy_proto_rawDescGZIP(), []int{1}
+}
+
 // PriorityClass names a priority value pods can refer to by name, as
 // Kubernetes' scheduling.k8s.io/v1 PriorityClass does. It is identified by
 // its name. Changing or deleting a class does not change the priority of
@@ -215,8 +270,12 @@ type PodDisruptionBudget struct {
 	// does not age the entries: the caller keeps the map current, as
 	// Kubernetes' disruption controller drops entries after two minutes.
 	DisruptedPods map[string]*timestamppb.Timestamp `protobuf:"bytes,7,rep,name=disrupted_pods,json=disruptedPods,proto3" json:"disrupted_pods,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// When the eviction API (EvictionService) lets a covered pod that is
+	// not ready go (Kubernetes' spec.unhealthyPodEvictionPolicy); unset is
+	// IF_HEALTHY_BUDGET.
+	UnhealthyPodEvictionPolicy UnhealthyPodEvictionPolicy `protobuf:"varint,8,opt,name=unhealthy_pod_eviction_policy,json=unhealthyPodEvictionPolicy,proto3,enum=berth.v1.UnhealthyPodEvictionPolicy" json:"unhealthy_pod_eviction_policy,omitempty"`
+	unknownFields              protoimpl.UnknownFields
+	sizeCache                  protoimpl.SizeCache
 }
 
 func (x *PodDisruptionBudget) Reset() {
@@ -307,6 +366,13 @@ func (x *PodDisruptionBudget) GetDisruptedPods() map[string]*timestamppb.Timesta
 		return x.DisruptedPods
 	}
 	return nil
+}
+
+func (x *PodDisruptionBudget) GetUnhealthyPodEvictionPolicy() UnhealthyPodEvictionPolicy {
+	if x != nil {
+		return x.UnhealthyPodEvictionPolicy
+	}
+	return UnhealthyPodEvictionPolicy_UNHEALTHY_POD_EVICTION_POLICY_UNSPECIFIED
 }
 
 type isPodDisruptionBudget_Budget interface {
@@ -424,7 +490,7 @@ const file_berth_v1_policy_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\x05R\x05value\x12%\n" +
 	"\x0eglobal_default\x18\x03 \x01(\bR\rglobalDefault\x12G\n" +
 	"\x11preemption_policy\x18\x04 \x01(\x0e2\x1a.berth.v1.PreemptionPolicyR\x10preemptionPolicy\x12 \n" +
-	"\vdescription\x18\x05 \x01(\tR\vdescription\"\x8d\x04\n" +
+	"\vdescription\x18\x05 \x01(\tR\vdescription\"\xf6\x04\n" +
 	"\x13PodDisruptionBudget\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x123\n" +
@@ -432,7 +498,8 @@ const file_berth_v1_policy_proto_rawDesc = "" +
 	"\rmin_available\x18\x04 \x01(\v2\x16.berth.v1.IntOrPercentH\x00R\fminAvailable\x12A\n" +
 	"\x0fmax_unavailable\x18\x05 \x01(\v2\x16.berth.v1.IntOrPercentH\x00R\x0emaxUnavailable\x124\n" +
 	"\x13disruptions_allowed\x18\x06 \x01(\x05H\x01R\x12disruptionsAllowed\x88\x01\x01\x12W\n" +
-	"\x0edisrupted_pods\x18\a \x03(\v20.berth.v1.PodDisruptionBudget.DisruptedPodsEntryR\rdisruptedPods\x1a\\\n" +
+	"\x0edisrupted_pods\x18\a \x03(\v20.berth.v1.PodDisruptionBudget.DisruptedPodsEntryR\rdisruptedPods\x12g\n" +
+	"\x1dunhealthy_pod_eviction_policy\x18\b \x01(\x0e2$.berth.v1.UnhealthyPodEvictionPolicyR\x1aunhealthyPodEvictionPolicy\x1a\\\n" +
 	"\x12DisruptedPodsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x120\n" +
 	"\x05value\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x05value:\x028\x01B\b\n" +
@@ -445,7 +512,11 @@ const file_berth_v1_policy_proto_rawDesc = "" +
 	"\x10PreemptionPolicy\x12!\n" +
 	"\x1dPREEMPTION_POLICY_UNSPECIFIED\x10\x00\x12,\n" +
 	"(PREEMPTION_POLICY_PREEMPT_LOWER_PRIORITY\x10\x01\x12\x1b\n" +
-	"\x17PREEMPTION_POLICY_NEVER\x10\x02B2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
+	"\x17PREEMPTION_POLICY_NEVER\x10\x02*\xb0\x01\n" +
+	"\x1aUnhealthyPodEvictionPolicy\x12-\n" +
+	")UNHEALTHY_POD_EVICTION_POLICY_UNSPECIFIED\x10\x00\x123\n" +
+	"/UNHEALTHY_POD_EVICTION_POLICY_IF_HEALTHY_BUDGET\x10\x01\x12.\n" +
+	"*UNHEALTHY_POD_EVICTION_POLICY_ALWAYS_ALLOW\x10\x02B2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
 
 var (
 	file_berth_v1_policy_proto_rawDescOnce sync.Once
@@ -459,29 +530,31 @@ func file_berth_v1_policy_proto_rawDescGZIP() []byte {
 	return file_berth_v1_policy_proto_rawDescData
 }
 
-var file_berth_v1_policy_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_berth_v1_policy_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
 var file_berth_v1_policy_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_berth_v1_policy_proto_goTypes = []any{
-	(PreemptionPolicy)(0),         // 0: berth.v1.PreemptionPolicy
-	(*PriorityClass)(nil),         // 1: berth.v1.PriorityClass
-	(*PodDisruptionBudget)(nil),   // 2: berth.v1.PodDisruptionBudget
-	(*IntOrPercent)(nil),          // 3: berth.v1.IntOrPercent
-	nil,                           // 4: berth.v1.PodDisruptionBudget.DisruptedPodsEntry
-	(*LabelSelector)(nil),         // 5: berth.v1.LabelSelector
-	(*timestamppb.Timestamp)(nil), // 6: google.protobuf.Timestamp
+	(PreemptionPolicy)(0),           // 0: berth.v1.PreemptionPolicy
+	(UnhealthyPodEvictionPolicy)(0), // 1: berth.v1.UnhealthyPodEvictionPolicy
+	(*PriorityClass)(nil),           // 2: berth.v1.PriorityClass
+	(*PodDisruptionBudget)(nil),     // 3: berth.v1.PodDisruptionBudget
+	(*IntOrPercent)(nil),            // 4: berth.v1.IntOrPercent
+	nil,                             // 5: berth.v1.PodDisruptionBudget.DisruptedPodsEntry
+	(*LabelSelector)(nil),           // 6: berth.v1.LabelSelector
+	(*timestamppb.Timestamp)(nil),   // 7: google.protobuf.Timestamp
 }
 var file_berth_v1_policy_proto_depIdxs = []int32{
 	0, // 0: berth.v1.PriorityClass.preemption_policy:type_name -> berth.v1.PreemptionPolicy
-	5, // 1: berth.v1.PodDisruptionBudget.selector:type_name -> berth.v1.LabelSelector
-	3, // 2: berth.v1.PodDisruptionBudget.min_available:type_name -> berth.v1.IntOrPercent
-	3, // 3: berth.v1.PodDisruptionBudget.max_unavailable:type_name -> berth.v1.IntOrPercent
-	4, // 4: berth.v1.PodDisruptionBudget.disrupted_pods:type_name -> berth.v1.PodDisruptionBudget.DisruptedPodsEntry
-	6, // 5: berth.v1.PodDisruptionBudget.DisruptedPodsEntry.value:type_name -> google.protobuf.Timestamp
-	6, // [6:6] is the sub-list for method output_type
-	6, // [6:6] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	6, // 1: berth.v1.PodDisruptionBudget.selector:type_name -> berth.v1.LabelSelector
+	4, // 2: berth.v1.PodDisruptionBudget.min_available:type_name -> berth.v1.IntOrPercent
+	4, // 3: berth.v1.PodDisruptionBudget.max_unavailable:type_name -> berth.v1.IntOrPercent
+	5, // 4: berth.v1.PodDisruptionBudget.disrupted_pods:type_name -> berth.v1.PodDisruptionBudget.DisruptedPodsEntry
+	1, // 5: berth.v1.PodDisruptionBudget.unhealthy_pod_eviction_policy:type_name -> berth.v1.UnhealthyPodEvictionPolicy
+	7, // 6: berth.v1.PodDisruptionBudget.DisruptedPodsEntry.value:type_name -> google.protobuf.Timestamp
+	7, // [7:7] is the sub-list for method output_type
+	7, // [7:7] is the sub-list for method input_type
+	7, // [7:7] is the sub-list for extension type_name
+	7, // [7:7] is the sub-list for extension extendee
+	0, // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_policy_proto_init() }
@@ -503,7 +576,7 @@ func file_berth_v1_policy_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_policy_proto_rawDesc), len(file_berth_v1_policy_proto_rawDesc)),
-			NumEnums:      1,
+			NumEnums:      2,
 			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   0,

@@ -10,7 +10,7 @@ from berth_client._errors import (
     BatchError, CompactedError, HandlerError, ObjectError, RequestTooLarge, SessionClosed,
 )
 from berth_client._status import (
-    LOG_ID_MISMATCH, REVISION_COMPACTED, REVISION_NOT_WRITTEN, error_info, error_reason, status_details,
+    DISRUPTION_BUDGET, BudgetRefused, LOG_ID_MISMATCH, REVISION_COMPACTED, REVISION_NOT_WRITTEN, error_info, error_reason, status_details,
 )
 from berth_client.client import Backoff, Client, FileCheckpoint, MemoryCheckpoint, Watcher
 from berth_client.quantity import QuantityError, format_quantity, parse_quantity, parse_resources
@@ -21,7 +21,7 @@ from berth_client.v1 import (
 
 __all__ = [
     "BatchError", "CompactedError", "HandlerError", "ObjectError", "RequestTooLarge", "SessionClosed",
-    "LOG_ID_MISMATCH", "REVISION_COMPACTED", "REVISION_NOT_WRITTEN", "error_info", "error_reason", "status_details",
+    "DISRUPTION_BUDGET", "BudgetRefused", "LOG_ID_MISMATCH", "REVISION_COMPACTED", "REVISION_NOT_WRITTEN", "error_info", "error_reason", "status_details",
     "Backoff", "Client", "FileCheckpoint", "MemoryCheckpoint", "Watcher",
     "QuantityError", "format_quantity", "parse_quantity", "parse_resources",
     "DEFAULT_MAX_BATCH", "ResyncResult", "Session",

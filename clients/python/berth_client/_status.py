@@ -46,3 +46,31 @@ def error_reason(e: grpc.RpcError) -> str:
     """The ErrorInfo reason of an error ("REVISION_COMPACTED", ...), or ""."""
     info = error_info(e)
     return info.reason if info is not None else ""
+
+
+DISRUPTION_BUDGET = "DISRUPTION_BUDGET"
+
+
+class BudgetRefused(Exception):
+    """An eviction refused by a disruption budget (RESOURCE_EXHAUSTED, reason
+    DISRUPTION_BUDGET): budget names it (namespace/name); retry_after is the
+    delay berthd suggests, in seconds."""
+
+    def __init__(self, message: str, budget: str, retry_after: float, cause: grpc.RpcError):
+        super().__init__(message)
+        self.budget, self.retry_after, self.cause = budget, retry_after, cause
+
+
+def budget_refused(e: grpc.RpcError) -> Optional[BudgetRefused]:
+    """The BudgetRefused an eviction's error is, or None."""
+    info = error_info(e)
+    if e.code() != grpc.StatusCode.RESOURCE_EXHAUSTED or info is None or info.reason != DISRUPTION_BUDGET:
+        return None
+    retry_after = 0.0
+    st = status_details(e)
+    for detail in st.details if st is not None else ():
+        if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+            ri = error_details_pb2.RetryInfo()
+            detail.Unpack(ri)
+            retry_after = ri.retry_delay.ToTimedelta().total_seconds()
+    return BudgetRefused(e.details(), info.metadata.get("budget", ""), retry_after, e)

@@ -10,10 +10,11 @@ import grpc
 
 from berth_client._errors import (RETRYABLE, BatchError, CompactedError, HandlerError, RequestTooLarge, is_not_found,
                                   object_error)
-from berth_client._status import REVISION_COMPACTED, error_info
+from berth_client._status import REVISION_COMPACTED, budget_refused, error_info
 from berth_client.session import DEFAULT_MAX_BATCH, Session
 from berth_client.v1 import decision_pb2, decision_service_pb2, decision_service_pb2_grpc
 from berth_client.v1 import admin_service_pb2_grpc, object_pb2, state_service_pb2, state_service_pb2_grpc
+from berth_client.v1 import eviction_service_pb2, eviction_service_pb2_grpc
 
 Object = object_pb2.Object
 ObjectRef = object_pb2.ObjectRef
@@ -115,6 +116,7 @@ class Client:
         self.state = state_service_pb2_grpc.StateServiceStub(channel)
         self.decisions = decision_service_pb2_grpc.DecisionServiceStub(channel)
         self.admin = admin_service_pb2_grpc.AdminServiceStub(channel)
+        self.eviction = eviction_service_pb2_grpc.EvictionServiceStub(channel)
 
     def close(self) -> None:
         self.channel.close()
@@ -157,6 +159,23 @@ class Client:
                     refused.append(object_error(lo + oe.index, oe))
         if refused:
             raise BatchError(applied, refused)
+
+    def evict(self, namespace: str, name: str, *, dry_run: bool = False,
+              grace_period_seconds: Optional[int] = None, timeout: Optional[float] = None):
+        """Evicts a pod through berthd's eviction API (disruption budgets
+        enforced) and returns the EvictPodResponse; raises BudgetRefused when
+        the pod's budget allows no disruption now, grpc.RpcError otherwise."""
+        req = eviction_service_pb2.EvictPodRequest(pod=object_pb2.PodRef(namespace=namespace, name=name),
+                                                   dry_run=dry_run)
+        if grace_period_seconds is not None:
+            req.grace_period_seconds = grace_period_seconds
+        try:
+            return self.eviction.EvictPod(req, timeout=timeout, metadata=self.metadata)
+        except grpc.RpcError as e:
+            refused = budget_refused(e)
+            if refused is not None:
+                raise refused from e
+            raise
 
     def confirm_bind(self, decision: Decision, timeout: Optional[float] = None) -> None:
         """Reports that the pod of a Bind decision runs on its node."""

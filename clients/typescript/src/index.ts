@@ -9,10 +9,11 @@ import * as grpc from "@grpc/grpc-js";
 
 import { BatchError, CompactedError, grpcCode, HandlerError, isNotFound, ObjectError, objectError, RequestTooLarge, RETRYABLE } from "./errors.js";
 import { DEFAULT_MAX_BATCH, sleep } from "./session.js";
-import { errorInfo, REVISION_COMPACTED } from "./status.js";
+import { budgetRefused, errorInfo, REVISION_COMPACTED } from "./status.js";
 import { Decision } from "./gen/berth/v1/decision.js";
 import { DecisionServiceClient, WatchRequest, WatchResponse } from "./gen/berth/v1/decision_service.js";
 import { AdminServiceClient } from "./gen/berth/v1/admin_service.js";
+import { EvictionServiceClient, EvictPodResponse } from "./gen/berth/v1/eviction_service.js";
 import { Object as BerthObject, ObjectKind, ObjectRef } from "./gen/berth/v1/object.js";
 import { BindOutcome, ObjectError as WireObjectError, StateServiceClient } from "./gen/berth/v1/state_service.js";
 
@@ -22,11 +23,12 @@ export * as nodePb from "./gen/berth/v1/node.js";
 export * as podPb from "./gen/berth/v1/pod.js";
 export * as policyPb from "./gen/berth/v1/policy.js";
 export * as statePb from "./gen/berth/v1/state_service.js";
+export * as evictionPb from "./gen/berth/v1/eviction_service.js";
 export { BerthObject, Decision, ObjectKind, ObjectRef };
 export { BatchError, CompactedError, HandlerError, ObjectError, RequestTooLarge, SessionClosed } from "./errors.js";
 export { DEFAULT_MAX_BATCH, Session } from "./session.js";
 export { formatQuantity, parseQuantity, parseQuantityBigInt, parseResources, QuantityError } from "./quantity.js";
-export { ErrorInfo, errorInfo, errorReason, LOG_ID_MISMATCH, REVISION_COMPACTED, REVISION_NOT_WRITTEN, Status, statusDetails } from "./status.js";
+export { BudgetRefused, DISRUPTION_BUDGET, ErrorInfo, errorInfo, errorReason, LOG_ID_MISMATCH, REVISION_COMPACTED, REVISION_NOT_WRITTEN, Status, statusDetails } from "./status.js";
 export type { ResyncResult, SessionOptions } from "./session.js";
 
 /** Exponential delay in milliseconds between reconnection attempts. */
@@ -105,6 +107,7 @@ export class Client {
   readonly state: StateServiceClient;
   readonly decisions: DecisionServiceClient;
   readonly admin: AdminServiceClient;
+  readonly eviction: EvictionServiceClient;
   readonly backoff: Backoff;
   readonly maxBatch: number;
   private readonly token?: string;
@@ -119,6 +122,7 @@ export class Client {
     // The three stubs share one channel: same target, credentials and options.
     this.decisions = new DecisionServiceClient(target, creds, { ...opts.channelOptions, channelOverride: this.state.getChannel() });
     this.admin = new AdminServiceClient(target, creds, { ...opts.channelOptions, channelOverride: this.state.getChannel() });
+    this.eviction = new EvictionServiceClient(target, creds, { ...opts.channelOptions, channelOverride: this.state.getChannel() });
     this.backoff = opts.backoff ?? new Backoff();
     this.maxBatch = Math.max(opts.maxBatch ?? DEFAULT_MAX_BATCH, 1);
     this.token = opts.token;
@@ -134,6 +138,20 @@ export class Client {
     this.state.close();
     this.decisions.close();
     this.admin.close();
+    this.eviction.close();
+  }
+
+  /**
+   * Evicts a pod through berthd's eviction API (disruption budgets
+   * enforced); rejects with BudgetRefused when the pod's budget allows no
+   * disruption now, with the gRPC error otherwise.
+   */
+  evict(namespace: string, name: string, opts: { dryRun?: boolean; gracePeriodSeconds?: number } = {}): Promise<EvictPodResponse> {
+    const req = { pod: { namespace, name, uid: "" }, dryRun: opts.dryRun ?? false, gracePeriodSeconds: opts.gracePeriodSeconds };
+    return new Promise((res, rej) => this.eviction.evictPod(req, this.metadata(), (err, r) => {
+      if (err) rej(budgetRefused(err) ?? err);
+      else res(r);
+    }));
   }
 
   /**

@@ -35,11 +35,12 @@ class ExplainRequest(_message.Message):
     def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ...) -> None: ...
 
 class ExplainResponse(_message.Message):
-    __slots__ = ["attempts", "backoff_until", "bind_revision", "enqueued_time", "gating_message", "last_attempt_time", "last_bind_failure", "last_diagnosis", "node", "nominated_node", "pod", "pod_group", "priority", "rejecting_plugins", "scheduler_name", "state"]
+    __slots__ = ["attempts", "backoff_until", "bind_revision", "enqueued_time", "eviction", "gating_message", "last_attempt_time", "last_bind_failure", "last_diagnosis", "node", "nominated_node", "pod", "pod_group", "priority", "rejecting_plugins", "scheduler_name", "state"]
     ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
     BACKOFF_UNTIL_FIELD_NUMBER: _ClassVar[int]
     BIND_REVISION_FIELD_NUMBER: _ClassVar[int]
     ENQUEUED_TIME_FIELD_NUMBER: _ClassVar[int]
+    EVICTION_FIELD_NUMBER: _ClassVar[int]
     GATING_MESSAGE_FIELD_NUMBER: _ClassVar[int]
     LAST_ATTEMPT_TIME_FIELD_NUMBER: _ClassVar[int]
     LAST_BIND_FAILURE_FIELD_NUMBER: _ClassVar[int]
@@ -56,6 +57,7 @@ class ExplainResponse(_message.Message):
     backoff_until: _timestamp_pb2.Timestamp
     bind_revision: int
     enqueued_time: _timestamp_pb2.Timestamp
+    eviction: _decision_pb2.Evict
     gating_message: str
     last_attempt_time: _timestamp_pb2.Timestamp
     last_bind_failure: str
@@ -68,7 +70,7 @@ class ExplainResponse(_message.Message):
     rejecting_plugins: _containers.RepeatedScalarFieldContainer[str]
     scheduler_name: str
     state: QueueState
-    def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., scheduler_name: _Optional[str] = ..., priority: _Optional[int] = ..., state: _Optional[_Union[QueueState, str]] = ..., attempts: _Optional[int] = ..., backoff_until: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., nominated_node: _Optional[str] = ..., node: _Optional[str] = ..., bind_revision: _Optional[int] = ..., last_diagnosis: _Optional[_Union[_decision_pb2.Unschedulable, _Mapping]] = ..., rejecting_plugins: _Optional[_Iterable[str]] = ..., last_attempt_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., enqueued_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., last_bind_failure: _Optional[str] = ..., gating_message: _Optional[str] = ..., pod_group: _Optional[_Union[_group_pb2.PodGroupStatus, _Mapping]] = ...) -> None: ...
+    def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., scheduler_name: _Optional[str] = ..., priority: _Optional[int] = ..., state: _Optional[_Union[QueueState, str]] = ..., attempts: _Optional[int] = ..., backoff_until: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., nominated_node: _Optional[str] = ..., node: _Optional[str] = ..., bind_revision: _Optional[int] = ..., last_diagnosis: _Optional[_Union[_decision_pb2.Unschedulable, _Mapping]] = ..., rejecting_plugins: _Optional[_Iterable[str]] = ..., last_attempt_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., enqueued_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., last_bind_failure: _Optional[str] = ..., gating_message: _Optional[str] = ..., pod_group: _Optional[_Union[_group_pb2.PodGroupStatus, _Mapping]] = ..., eviction: _Optional[_Union[_decision_pb2.Evict, _Mapping]] = ...) -> None: ...
 
 class ListNodesRequest(_message.Message):
     __slots__ = ["match_labels", "page_size", "page_token"]
@@ -134,7 +136,7 @@ class ListPendingResponse(_message.Message):
     def __init__(self, pods: _Optional[_Iterable[_Union[PendingPod, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class NodeUsage(_message.Message):
-    __slots__ = ["allocatable", "labels", "name", "nominated_pod_count", "non_zero_requested", "pod_count", "requested", "taints", "unschedulable"]
+    __slots__ = ["allocatable", "conditions", "derived_taints", "labels", "name", "nominated_pod_count", "non_zero_requested", "pod_count", "requested", "taints", "unschedulable"]
     class AllocatableEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -164,6 +166,8 @@ class NodeUsage(_message.Message):
         value: int
         def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     ALLOCATABLE_FIELD_NUMBER: _ClassVar[int]
+    CONDITIONS_FIELD_NUMBER: _ClassVar[int]
+    DERIVED_TAINTS_FIELD_NUMBER: _ClassVar[int]
     LABELS_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     NOMINATED_POD_COUNT_FIELD_NUMBER: _ClassVar[int]
@@ -173,6 +177,8 @@ class NodeUsage(_message.Message):
     TAINTS_FIELD_NUMBER: _ClassVar[int]
     UNSCHEDULABLE_FIELD_NUMBER: _ClassVar[int]
     allocatable: _containers.ScalarMap[str, int]
+    conditions: _containers.RepeatedCompositeFieldContainer[_node_pb2.NodeCondition]
+    derived_taints: _containers.RepeatedCompositeFieldContainer[_node_pb2.Taint]
     labels: _containers.ScalarMap[str, str]
     name: str
     nominated_pod_count: int
@@ -181,7 +187,7 @@ class NodeUsage(_message.Message):
     requested: _containers.ScalarMap[str, int]
     taints: _containers.RepeatedCompositeFieldContainer[_node_pb2.Taint]
     unschedulable: bool
-    def __init__(self, name: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., taints: _Optional[_Iterable[_Union[_node_pb2.Taint, _Mapping]]] = ..., unschedulable: bool = ..., allocatable: _Optional[_Mapping[str, int]] = ..., requested: _Optional[_Mapping[str, int]] = ..., non_zero_requested: _Optional[_Mapping[str, int]] = ..., pod_count: _Optional[int] = ..., nominated_pod_count: _Optional[int] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., taints: _Optional[_Iterable[_Union[_node_pb2.Taint, _Mapping]]] = ..., unschedulable: bool = ..., allocatable: _Optional[_Mapping[str, int]] = ..., requested: _Optional[_Mapping[str, int]] = ..., non_zero_requested: _Optional[_Mapping[str, int]] = ..., pod_count: _Optional[int] = ..., nominated_pod_count: _Optional[int] = ..., conditions: _Optional[_Iterable[_Union[_node_pb2.NodeCondition, _Mapping]]] = ..., derived_taints: _Optional[_Iterable[_Union[_node_pb2.Taint, _Mapping]]] = ...) -> None: ...
 
 class NodeVerdict(_message.Message):
     __slots__ = ["feasible", "node", "plugin_scores", "reasons", "scored", "total_score", "unresolvable"]

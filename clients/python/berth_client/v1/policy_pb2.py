@@ -15,7 +15,7 @@ from berth_client.v1 import selector_pb2 as berth_dot_v1_dot_selector__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x62\x65rth/v1/policy.proto\x12\x08\x62\x65rth.v1\x1a\x17\x62\x65rth/v1/selector.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x90\x01\n\rPriorityClass\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05\x12\x16\n\x0eglobal_default\x18\x03 \x01(\x08\x12\x35\n\x11preemption_policy\x18\x04 \x01(\x0e\x32\x1a.berth.v1.PreemptionPolicy\x12\x13\n\x0b\x64\x65scription\x18\x05 \x01(\t\"\xa5\x03\n\x13PodDisruptionBudget\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12)\n\x08selector\x18\x03 \x01(\x0b\x32\x17.berth.v1.LabelSelector\x12/\n\rmin_available\x18\x04 \x01(\x0b\x32\x16.berth.v1.IntOrPercentH\x00\x12\x31\n\x0fmax_unavailable\x18\x05 \x01(\x0b\x32\x16.berth.v1.IntOrPercentH\x00\x12 \n\x13\x64isruptions_allowed\x18\x06 \x01(\x05H\x01\x88\x01\x01\x12H\n\x0e\x64isrupted_pods\x18\x07 \x03(\x0b\x32\x30.berth.v1.PodDisruptionBudget.DisruptedPodsEntry\x1aP\n\x12\x44isruptedPodsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp:\x02\x38\x01\x42\x08\n\x06\x62udgetB\x16\n\x14_disruptions_allowed\";\n\x0cIntOrPercent\x12\x0f\n\x05\x63ount\x18\x01 \x01(\x05H\x00\x12\x11\n\x07percent\x18\x02 \x01(\x05H\x00\x42\x07\n\x05value*\x80\x01\n\x10PreemptionPolicy\x12!\n\x1dPREEMPTION_POLICY_UNSPECIFIED\x10\x00\x12,\n(PREEMPTION_POLICY_PREEMPT_LOWER_PRIORITY\x10\x01\x12\x1b\n\x17PREEMPTION_POLICY_NEVER\x10\x02\x42\x32Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x62\x65rth/v1/policy.proto\x12\x08\x62\x65rth.v1\x1a\x17\x62\x65rth/v1/selector.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x90\x01\n\rPriorityClass\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05\x12\x16\n\x0eglobal_default\x18\x03 \x01(\x08\x12\x35\n\x11preemption_policy\x18\x04 \x01(\x0e\x32\x1a.berth.v1.PreemptionPolicy\x12\x13\n\x0b\x64\x65scription\x18\x05 \x01(\t\"\xf2\x03\n\x13PodDisruptionBudget\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12)\n\x08selector\x18\x03 \x01(\x0b\x32\x17.berth.v1.LabelSelector\x12/\n\rmin_available\x18\x04 \x01(\x0b\x32\x16.berth.v1.IntOrPercentH\x00\x12\x31\n\x0fmax_unavailable\x18\x05 \x01(\x0b\x32\x16.berth.v1.IntOrPercentH\x00\x12 \n\x13\x64isruptions_allowed\x18\x06 \x01(\x05H\x01\x88\x01\x01\x12H\n\x0e\x64isrupted_pods\x18\x07 \x03(\x0b\x32\x30.berth.v1.PodDisruptionBudget.DisruptedPodsEntry\x12K\n\x1dunhealthy_pod_eviction_policy\x18\x08 \x01(\x0e\x32$.berth.v1.UnhealthyPodEvictionPolicy\x1aP\n\x12\x44isruptedPodsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp:\x02\x38\x01\x42\x08\n\x06\x62udgetB\x16\n\x14_disruptions_allowed\";\n\x0cIntOrPercent\x12\x0f\n\x05\x63ount\x18\x01 \x01(\x05H\x00\x12\x11\n\x07percent\x18\x02 \x01(\x05H\x00\x42\x07\n\x05value*\x80\x01\n\x10PreemptionPolicy\x12!\n\x1dPREEMPTION_POLICY_UNSPECIFIED\x10\x00\x12,\n(PREEMPTION_POLICY_PREEMPT_LOWER_PRIORITY\x10\x01\x12\x1b\n\x17PREEMPTION_POLICY_NEVER\x10\x02*\xb0\x01\n\x1aUnhealthyPodEvictionPolicy\x12-\n)UNHEALTHY_POD_EVICTION_POLICY_UNSPECIFIED\x10\x00\x12\x33\n/UNHEALTHY_POD_EVICTION_POLICY_IF_HEALTHY_BUDGET\x10\x01\x12.\n*UNHEALTHY_POD_EVICTION_POLICY_ALWAYS_ALLOW\x10\x02\x42\x32Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'berth.v1.policy_pb2', globals())
@@ -25,14 +25,16 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   DESCRIPTOR._serialized_options = b'Z0github.com/berthsched/berth/api/berth/v1;berthv1'
   _PODDISRUPTIONBUDGET_DISRUPTEDPODSENTRY._options = None
   _PODDISRUPTIONBUDGET_DISRUPTEDPODSENTRY._serialized_options = b'8\001'
-  _PREEMPTIONPOLICY._serialized_start=726
-  _PREEMPTIONPOLICY._serialized_end=854
+  _PREEMPTIONPOLICY._serialized_start=803
+  _PREEMPTIONPOLICY._serialized_end=931
+  _UNHEALTHYPODEVICTIONPOLICY._serialized_start=934
+  _UNHEALTHYPODEVICTIONPOLICY._serialized_end=1110
   _PRIORITYCLASS._serialized_start=94
   _PRIORITYCLASS._serialized_end=238
   _PODDISRUPTIONBUDGET._serialized_start=241
-  _PODDISRUPTIONBUDGET._serialized_end=662
-  _PODDISRUPTIONBUDGET_DISRUPTEDPODSENTRY._serialized_start=548
-  _PODDISRUPTIONBUDGET_DISRUPTEDPODSENTRY._serialized_end=628
-  _INTORPERCENT._serialized_start=664
-  _INTORPERCENT._serialized_end=723
+  _PODDISRUPTIONBUDGET._serialized_end=739
+  _PODDISRUPTIONBUDGET_DISRUPTEDPODSENTRY._serialized_start=625
+  _PODDISRUPTIONBUDGET_DISRUPTEDPODSENTRY._serialized_end=705
+  _INTORPERCENT._serialized_start=741
+  _INTORPERCENT._serialized_end=800
 # @@protoc_insertion_point(module_scope)

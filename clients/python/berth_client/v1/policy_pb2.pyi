@@ -10,6 +10,9 @@ DESCRIPTOR: _descriptor.FileDescriptor
 PREEMPTION_POLICY_NEVER: PreemptionPolicy
 PREEMPTION_POLICY_PREEMPT_LOWER_PRIORITY: PreemptionPolicy
 PREEMPTION_POLICY_UNSPECIFIED: PreemptionPolicy
+UNHEALTHY_POD_EVICTION_POLICY_ALWAYS_ALLOW: UnhealthyPodEvictionPolicy
+UNHEALTHY_POD_EVICTION_POLICY_IF_HEALTHY_BUDGET: UnhealthyPodEvictionPolicy
+UNHEALTHY_POD_EVICTION_POLICY_UNSPECIFIED: UnhealthyPodEvictionPolicy
 
 class IntOrPercent(_message.Message):
     __slots__ = ["count", "percent"]
@@ -20,7 +23,7 @@ class IntOrPercent(_message.Message):
     def __init__(self, count: _Optional[int] = ..., percent: _Optional[int] = ...) -> None: ...
 
 class PodDisruptionBudget(_message.Message):
-    __slots__ = ["disrupted_pods", "disruptions_allowed", "max_unavailable", "min_available", "name", "namespace", "selector"]
+    __slots__ = ["disrupted_pods", "disruptions_allowed", "max_unavailable", "min_available", "name", "namespace", "selector", "unhealthy_pod_eviction_policy"]
     class DisruptedPodsEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -35,6 +38,7 @@ class PodDisruptionBudget(_message.Message):
     NAMESPACE_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     SELECTOR_FIELD_NUMBER: _ClassVar[int]
+    UNHEALTHY_POD_EVICTION_POLICY_FIELD_NUMBER: _ClassVar[int]
     disrupted_pods: _containers.MessageMap[str, _timestamp_pb2.Timestamp]
     disruptions_allowed: int
     max_unavailable: IntOrPercent
@@ -42,7 +46,8 @@ class PodDisruptionBudget(_message.Message):
     name: str
     namespace: str
     selector: _selector_pb2.LabelSelector
-    def __init__(self, namespace: _Optional[str] = ..., name: _Optional[str] = ..., selector: _Optional[_Union[_selector_pb2.LabelSelector, _Mapping]] = ..., min_available: _Optional[_Union[IntOrPercent, _Mapping]] = ..., max_unavailable: _Optional[_Union[IntOrPercent, _Mapping]] = ..., disruptions_allowed: _Optional[int] = ..., disrupted_pods: _Optional[_Mapping[str, _timestamp_pb2.Timestamp]] = ...) -> None: ...
+    unhealthy_pod_eviction_policy: UnhealthyPodEvictionPolicy
+    def __init__(self, namespace: _Optional[str] = ..., name: _Optional[str] = ..., selector: _Optional[_Union[_selector_pb2.LabelSelector, _Mapping]] = ..., min_available: _Optional[_Union[IntOrPercent, _Mapping]] = ..., max_unavailable: _Optional[_Union[IntOrPercent, _Mapping]] = ..., disruptions_allowed: _Optional[int] = ..., disrupted_pods: _Optional[_Mapping[str, _timestamp_pb2.Timestamp]] = ..., unhealthy_pod_eviction_policy: _Optional[_Union[UnhealthyPodEvictionPolicy, str]] = ...) -> None: ...
 
 class PriorityClass(_message.Message):
     __slots__ = ["description", "global_default", "name", "preemption_policy", "value"]
@@ -59,4 +64,7 @@ class PriorityClass(_message.Message):
     def __init__(self, name: _Optional[str] = ..., value: _Optional[int] = ..., global_default: bool = ..., preemption_policy: _Optional[_Union[PreemptionPolicy, str]] = ..., description: _Optional[str] = ...) -> None: ...
 
 class PreemptionPolicy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class UnhealthyPodEvictionPolicy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

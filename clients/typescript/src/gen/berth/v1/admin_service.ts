@@ -19,9 +19,9 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../google/protobuf/timestamp.js";
-import { Unschedulable } from "./decision.js";
+import { Evict, Unschedulable } from "./decision.js";
 import { PodGroupStatus } from "./group.js";
-import { Taint } from "./node.js";
+import { NodeCondition, Taint } from "./node.js";
 import { Object, ObjectRef, PodRef } from "./object.js";
 import { Pod } from "./pod.js";
 
@@ -274,7 +274,16 @@ export interface ExplainResponse {
    */
   gatingMessage: string;
   /** The state of the pod's PodGroup; unset for a pod of no group. */
-  podGroup?: PodGroupStatus | undefined;
+  podGroup?:
+    | PodGroupStatus
+    | undefined;
+  /**
+   * The pod's Evict decision while it awaits the pod's deletion (the pod
+   * is terminating meanwhile): its cause (preemption, a NoExecute taint,
+   * the eviction API, node pressure) and reason say why. Unset when the
+   * pod was not evicted.
+   */
+  eviction?: Evict | undefined;
 }
 
 /** SimulateRequest is the request of AdminService.Simulate. */
@@ -581,6 +590,13 @@ export interface NodeUsage {
    * nominations included.
    */
   nominatedPodCount: number;
+  /** The node's conditions, as sent. */
+  conditions: NodeCondition[];
+  /**
+   * The taints Berth derived from the conditions (taintNodesByCondition),
+   * apart from the sent ones in taints; filtering and eviction see both.
+   */
+  derivedTaints: Taint[];
 }
 
 export interface NodeUsage_LabelsEntry {
@@ -714,6 +730,7 @@ function createBaseExplainResponse(): ExplainResponse {
     lastBindFailure: "",
     gatingMessage: "",
     podGroup: undefined,
+    eviction: undefined,
   };
 }
 
@@ -766,6 +783,9 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
     }
     if (message.podGroup !== undefined) {
       PodGroupStatus.encode(message.podGroup, writer.uint32(130).fork()).join();
+    }
+    if (message.eviction !== undefined) {
+      Evict.encode(message.eviction, writer.uint32(138).fork()).join();
     }
     return writer;
   },
@@ -911,6 +931,14 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
             message.podGroup = PodGroupStatus.decode(reader, reader.uint32());
             continue;
           }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.eviction = Evict.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -985,6 +1013,7 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
         : isSet(object.pod_group)
         ? PodGroupStatus.fromJSON(object.pod_group)
         : undefined,
+      eviction: isSet(object.eviction) ? Evict.fromJSON(object.eviction) : undefined,
     };
   },
 
@@ -1038,6 +1067,9 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
     if (message.podGroup !== undefined) {
       obj.podGroup = PodGroupStatus.toJSON(message.podGroup);
     }
+    if (message.eviction !== undefined) {
+      obj.eviction = Evict.toJSON(message.eviction);
+    }
     return obj;
   },
 
@@ -1071,6 +1103,9 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
     message.gatingMessage = object.gatingMessage ?? "";
     message.podGroup = (object.podGroup !== undefined && object.podGroup !== null)
       ? PodGroupStatus.fromPartial(object.podGroup)
+      : undefined;
+    message.eviction = (object.eviction !== undefined && object.eviction !== null)
+      ? Evict.fromPartial(object.eviction)
       : undefined;
     return message;
   },
@@ -3301,6 +3336,8 @@ function createBaseNodeUsage(): NodeUsage {
     nonZeroRequested: {},
     podCount: 0,
     nominatedPodCount: 0,
+    conditions: [],
+    derivedTaints: [],
   };
 }
 
@@ -3332,6 +3369,12 @@ export const NodeUsage: MessageFns<NodeUsage> = {
     }
     if (message.nominatedPodCount !== 0) {
       writer.uint32(72).uint32(message.nominatedPodCount);
+    }
+    for (const v of message.conditions) {
+      NodeCondition.encode(v!, writer.uint32(82).fork()).join();
+    }
+    for (const v of message.derivedTaints) {
+      Taint.encode(v!, writer.uint32(90).fork()).join();
     }
     return writer;
   },
@@ -3433,6 +3476,22 @@ export const NodeUsage: MessageFns<NodeUsage> = {
             message.nominatedPodCount = reader.uint32();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.conditions.push(NodeCondition.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.derivedTaints.push(Taint.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3529,6 +3588,14 @@ export const NodeUsage: MessageFns<NodeUsage> = {
         : isSet(object.nominated_pod_count)
         ? globalThis.Number(object.nominated_pod_count)
         : 0,
+      conditions: globalThis.Array.isArray(object?.conditions)
+        ? object.conditions.map((e: any) => NodeCondition.fromJSON(e))
+        : [],
+      derivedTaints: globalThis.Array.isArray(object?.derivedTaints)
+        ? object.derivedTaints.map((e: any) => Taint.fromJSON(e))
+        : globalThis.Array.isArray(object?.derived_taints)
+        ? object.derived_taints.map((e: any) => Taint.fromJSON(e))
+        : [],
     };
   },
 
@@ -3585,6 +3652,12 @@ export const NodeUsage: MessageFns<NodeUsage> = {
     if (message.nominatedPodCount !== 0) {
       obj.nominatedPodCount = Math.round(message.nominatedPodCount);
     }
+    if (message.conditions?.length) {
+      obj.conditions = message.conditions.map((e) => NodeCondition.toJSON(e));
+    }
+    if (message.derivedTaints?.length) {
+      obj.derivedTaints = message.derivedTaints.map((e) => Taint.toJSON(e));
+    }
     return obj;
   },
 
@@ -3634,6 +3707,8 @@ export const NodeUsage: MessageFns<NodeUsage> = {
     );
     message.podCount = object.podCount ?? 0;
     message.nominatedPodCount = object.nominatedPodCount ?? 0;
+    message.conditions = object.conditions?.map((e) => NodeCondition.fromPartial(e)) || [];
+    message.derivedTaints = object.derivedTaints?.map((e) => Taint.fromPartial(e)) || [];
     return message;
   },
 };

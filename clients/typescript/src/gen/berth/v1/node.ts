@@ -6,10 +6,125 @@
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
+import { Timestamp } from "../../google/protobuf/timestamp.js";
 
 export const protobufPackage = "berth.v1";
 
 export const protobufFileName = "berth/v1/node.proto";
+
+/** NodeConditionType names a node condition. */
+export enum NodeConditionType {
+  /** NODE_CONDITION_TYPE_UNSPECIFIED - Not set: invalid. */
+  NODE_CONDITION_TYPE_UNSPECIFIED = 0,
+  /** NODE_CONDITION_TYPE_READY - The kubelet is healthy and ready to run pods. */
+  NODE_CONDITION_TYPE_READY = 1,
+  /** NODE_CONDITION_TYPE_MEMORY_PRESSURE - The node is short of memory. */
+  NODE_CONDITION_TYPE_MEMORY_PRESSURE = 2,
+  /** NODE_CONDITION_TYPE_DISK_PRESSURE - The node is short of disk space or inodes. */
+  NODE_CONDITION_TYPE_DISK_PRESSURE = 3,
+  /** NODE_CONDITION_TYPE_PID_PRESSURE - The node is short of process ids. */
+  NODE_CONDITION_TYPE_PID_PRESSURE = 4,
+  /** NODE_CONDITION_TYPE_NETWORK_UNAVAILABLE - The node's network is not configured. */
+  NODE_CONDITION_TYPE_NETWORK_UNAVAILABLE = 5,
+  UNRECOGNIZED = -1,
+}
+
+export function nodeConditionTypeFromJSON(object: any): NodeConditionType {
+  switch (object) {
+    case 0:
+    case "NODE_CONDITION_TYPE_UNSPECIFIED":
+      return NodeConditionType.NODE_CONDITION_TYPE_UNSPECIFIED;
+    case 1:
+    case "NODE_CONDITION_TYPE_READY":
+      return NodeConditionType.NODE_CONDITION_TYPE_READY;
+    case 2:
+    case "NODE_CONDITION_TYPE_MEMORY_PRESSURE":
+      return NodeConditionType.NODE_CONDITION_TYPE_MEMORY_PRESSURE;
+    case 3:
+    case "NODE_CONDITION_TYPE_DISK_PRESSURE":
+      return NodeConditionType.NODE_CONDITION_TYPE_DISK_PRESSURE;
+    case 4:
+    case "NODE_CONDITION_TYPE_PID_PRESSURE":
+      return NodeConditionType.NODE_CONDITION_TYPE_PID_PRESSURE;
+    case 5:
+    case "NODE_CONDITION_TYPE_NETWORK_UNAVAILABLE":
+      return NodeConditionType.NODE_CONDITION_TYPE_NETWORK_UNAVAILABLE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return NodeConditionType.UNRECOGNIZED;
+  }
+}
+
+export function nodeConditionTypeToJSON(object: NodeConditionType): string {
+  switch (object) {
+    case NodeConditionType.NODE_CONDITION_TYPE_UNSPECIFIED:
+      return "NODE_CONDITION_TYPE_UNSPECIFIED";
+    case NodeConditionType.NODE_CONDITION_TYPE_READY:
+      return "NODE_CONDITION_TYPE_READY";
+    case NodeConditionType.NODE_CONDITION_TYPE_MEMORY_PRESSURE:
+      return "NODE_CONDITION_TYPE_MEMORY_PRESSURE";
+    case NodeConditionType.NODE_CONDITION_TYPE_DISK_PRESSURE:
+      return "NODE_CONDITION_TYPE_DISK_PRESSURE";
+    case NodeConditionType.NODE_CONDITION_TYPE_PID_PRESSURE:
+      return "NODE_CONDITION_TYPE_PID_PRESSURE";
+    case NodeConditionType.NODE_CONDITION_TYPE_NETWORK_UNAVAILABLE:
+      return "NODE_CONDITION_TYPE_NETWORK_UNAVAILABLE";
+    case NodeConditionType.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** ConditionStatus is a condition's status. */
+export enum ConditionStatus {
+  /** CONDITION_STATUS_UNSPECIFIED - Not set: invalid. */
+  CONDITION_STATUS_UNSPECIFIED = 0,
+  /** CONDITION_STATUS_TRUE - The condition holds. */
+  CONDITION_STATUS_TRUE = 1,
+  /** CONDITION_STATUS_FALSE - It does not. */
+  CONDITION_STATUS_FALSE = 2,
+  /** CONDITION_STATUS_UNKNOWN - Nobody knows (Ready: the node stopped reporting). */
+  CONDITION_STATUS_UNKNOWN = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function conditionStatusFromJSON(object: any): ConditionStatus {
+  switch (object) {
+    case 0:
+    case "CONDITION_STATUS_UNSPECIFIED":
+      return ConditionStatus.CONDITION_STATUS_UNSPECIFIED;
+    case 1:
+    case "CONDITION_STATUS_TRUE":
+      return ConditionStatus.CONDITION_STATUS_TRUE;
+    case 2:
+    case "CONDITION_STATUS_FALSE":
+      return ConditionStatus.CONDITION_STATUS_FALSE;
+    case 3:
+    case "CONDITION_STATUS_UNKNOWN":
+      return ConditionStatus.CONDITION_STATUS_UNKNOWN;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ConditionStatus.UNRECOGNIZED;
+  }
+}
+
+export function conditionStatusToJSON(object: ConditionStatus): string {
+  switch (object) {
+    case ConditionStatus.CONDITION_STATUS_UNSPECIFIED:
+      return "CONDITION_STATUS_UNSPECIFIED";
+    case ConditionStatus.CONDITION_STATUS_TRUE:
+      return "CONDITION_STATUS_TRUE";
+    case ConditionStatus.CONDITION_STATUS_FALSE:
+      return "CONDITION_STATUS_FALSE";
+    case ConditionStatus.CONDITION_STATUS_UNKNOWN:
+      return "CONDITION_STATUS_UNKNOWN";
+    case ConditionStatus.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
 
 /** TaintEffect is what a taint does to pods that do not tolerate it. */
 export enum TaintEffect {
@@ -23,9 +138,10 @@ export enum TaintEffect {
    */
   TAINT_EFFECT_PREFER_NO_SCHEDULE = 2,
   /**
-   * TAINT_EFFECT_NO_EXECUTE - Like NO_SCHEDULE for placement. In Kubernetes it also evicts running pods
-   * that do not tolerate it; Berth does not: evicting running pods on a taint
-   * is the caller's decision.
+   * TAINT_EFFECT_NO_EXECUTE - Like NO_SCHEDULE for placement, and, as Kubernetes' taint-eviction
+   * controller, evicts the running pods that do not tolerate it (an Evict
+   * of cause TAINT): at once, or when the smallest toleration_seconds of
+   * the tolerations used has passed since Berth first saw the taint.
    */
   TAINT_EFFECT_NO_EXECUTE = 3,
   UNRECOGNIZED = -1,
@@ -107,6 +223,19 @@ export interface Node {
    * on the node stay.
    */
   unschedulable: boolean;
+  /**
+   * The node's conditions, as the kubelet reports them (Node
+   * status.conditions), at most one of each type. With berthd's
+   * taintNodesByCondition on (the default), Berth derives from them the
+   * taints Kubernetes' node lifecycle controller would add: Ready FALSE:
+   * node.kubernetes.io/not-ready (NO_EXECUTE and NO_SCHEDULE); Ready
+   * UNKNOWN: node.kubernetes.io/unreachable (both effects); MemoryPressure,
+   * DiskPressure, PIDPressure TRUE: node.kubernetes.io/memory-pressure,
+   * disk-pressure, pid-pressure (NO_SCHEDULE); NetworkUnavailable TRUE:
+   * node.kubernetes.io/network-unavailable (NO_SCHEDULE). Filtering and
+   * NoExecute eviction see them as if sent in taints.
+   */
+  conditions: NodeCondition[];
 }
 
 export interface Node_LabelsEntry {
@@ -117,6 +246,22 @@ export interface Node_LabelsEntry {
 export interface Node_AllocatableEntry {
   key: string;
   value: number;
+}
+
+/** NodeCondition is one condition of a node. */
+export interface NodeCondition {
+  /** Which condition. Required. */
+  type: NodeConditionType;
+  /** Its status. Required. */
+  status: ConditionStatus;
+  /** When the status last changed. */
+  lastTransitionTime?:
+    | Timestamp
+    | undefined;
+  /** Why, in one CamelCase word. */
+  reason: string;
+  /** Why, for people. */
+  message: string;
 }
 
 /**
@@ -133,7 +278,7 @@ export interface Taint {
 }
 
 function createBaseNode(): Node {
-  return { name: "", labels: {}, taints: [], allocatable: {}, unschedulable: false };
+  return { name: "", labels: {}, taints: [], allocatable: {}, unschedulable: false, conditions: [] };
 }
 
 export const Node: MessageFns<Node> = {
@@ -152,6 +297,9 @@ export const Node: MessageFns<Node> = {
     });
     if (message.unschedulable !== false) {
       writer.uint32(40).bool(message.unschedulable);
+    }
+    for (const v of message.conditions) {
+      NodeCondition.encode(v!, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -215,6 +363,14 @@ export const Node: MessageFns<Node> = {
             message.unschedulable = reader.bool();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.conditions.push(NodeCondition.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -260,6 +416,9 @@ export const Node: MessageFns<Node> = {
         )
         : {},
       unschedulable: isSet(object.unschedulable) ? globalThis.Boolean(object.unschedulable) : false,
+      conditions: globalThis.Array.isArray(object?.conditions)
+        ? object.conditions.map((e: any) => NodeCondition.fromJSON(e))
+        : [],
     };
   },
 
@@ -292,6 +451,9 @@ export const Node: MessageFns<Node> = {
     if (message.unschedulable !== false) {
       obj.unschedulable = message.unschedulable;
     }
+    if (message.conditions?.length) {
+      obj.conditions = message.conditions.map((e) => NodeCondition.toJSON(e));
+    }
     return obj;
   },
 
@@ -321,6 +483,7 @@ export const Node: MessageFns<Node> = {
       {},
     );
     message.unschedulable = object.unschedulable ?? false;
+    message.conditions = object.conditions?.map((e) => NodeCondition.fromPartial(e)) || [];
     return message;
   },
 };
@@ -495,6 +658,145 @@ export const Node_AllocatableEntry: MessageFns<Node_AllocatableEntry> = {
   },
 };
 
+function createBaseNodeCondition(): NodeCondition {
+  return { type: 0, status: 0, lastTransitionTime: undefined, reason: "", message: "" };
+}
+
+export const NodeCondition: MessageFns<NodeCondition> = {
+  encode(message: NodeCondition, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.type !== 0) {
+      writer.uint32(8).int32(message.type);
+    }
+    if (message.status !== 0) {
+      writer.uint32(16).int32(message.status);
+    }
+    if (message.lastTransitionTime !== undefined) {
+      Timestamp.encode(message.lastTransitionTime, writer.uint32(26).fork()).join();
+    }
+    if (message.reason !== "") {
+      writer.uint32(34).string(message.reason);
+    }
+    if (message.message !== "") {
+      writer.uint32(42).string(message.message);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NodeCondition {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNodeCondition();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.type = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.lastTransitionTime = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NodeCondition {
+    return {
+      type: isSet(object.type) ? nodeConditionTypeFromJSON(object.type) : 0,
+      status: isSet(object.status) ? conditionStatusFromJSON(object.status) : 0,
+      lastTransitionTime: isSet(object.lastTransitionTime)
+        ? fromJsonTimestamp(object.lastTransitionTime)
+        : isSet(object.last_transition_time)
+        ? fromJsonTimestamp(object.last_transition_time)
+        : undefined,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+    };
+  },
+
+  toJSON(message: NodeCondition): unknown {
+    const obj: any = {};
+    if (message.type !== 0) {
+      obj.type = nodeConditionTypeToJSON(message.type);
+    }
+    if (message.status !== 0) {
+      obj.status = conditionStatusToJSON(message.status);
+    }
+    if (message.lastTransitionTime !== undefined) {
+      obj.lastTransitionTime = fromTimestamp(message.lastTransitionTime).toISOString();
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<NodeCondition>, I>>(base?: I): NodeCondition {
+    return NodeCondition.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<NodeCondition>, I>>(object: I): NodeCondition {
+    const message = createBaseNodeCondition();
+    message.type = object.type ?? 0;
+    message.status = object.status ?? 0;
+    message.lastTransitionTime = (object.lastTransitionTime !== undefined && object.lastTransitionTime !== null)
+      ? Timestamp.fromPartial(object.lastTransitionTime)
+      : undefined;
+    message.reason = object.reason ?? "";
+    message.message = object.message ?? "";
+    return message;
+  },
+};
+
 function createBaseTaint(): Taint {
   return { key: "", value: "", effect: 0 };
 }
@@ -608,6 +910,39 @@ export type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
+
+const timestampFractionRegex = /:\d{2}\.\d+/;
+
+function fromJsonTimestamp(o: any): Timestamp {
+  if (o instanceof globalThis.Date) {
+    return toTimestamp(o);
+  } else if (typeof o === "string") {
+    // Date only keeps milliseconds, and parses longer fractions in an engine-specific way,
+    // so parse the fractional seconds ourselves and give Date only the whole seconds
+    const fraction = timestampFractionRegex.exec(o);
+    if (fraction === null) {
+      return toTimestamp(new globalThis.Date(o));
+    }
+    const fractionNanos = Number(fraction[0].slice(4, 13).padEnd(9, "0"));
+    const wholeSeconds = new globalThis.Date(o.replace(fraction[0], fraction[0].slice(0, 3)));
+    const timestamp = toTimestamp(new globalThis.Date(wholeSeconds.getTime() + Math.trunc(fractionNanos / 1_000_000)));
+    return { ...timestamp, nanos: (timestamp.nanos ?? 0) + (fractionNanos % 1_000_000) };
+  } else {
+    return Timestamp.fromJSON(o);
+  }
+}
 
 function longToNumber(int64: { toString(): string }): number {
   const num = globalThis.Number(int64.toString());

@@ -63,6 +63,55 @@ export function preemptionPolicyToJSON(object: PreemptionPolicy): string {
 }
 
 /**
+ * UnhealthyPodEvictionPolicy says when a covered pod that is not ready
+ * may be evicted.
+ */
+export enum UnhealthyPodEvictionPolicy {
+  /** UNHEALTHY_POD_EVICTION_POLICY_UNSPECIFIED - Not set: IF_HEALTHY_BUDGET. */
+  UNHEALTHY_POD_EVICTION_POLICY_UNSPECIFIED = 0,
+  /**
+   * UNHEALTHY_POD_EVICTION_POLICY_IF_HEALTHY_BUDGET - Only while the budget has as many healthy pods as it wants (and wants
+   * some); otherwise as a healthy pod, against the allowance.
+   */
+  UNHEALTHY_POD_EVICTION_POLICY_IF_HEALTHY_BUDGET = 1,
+  /** UNHEALTHY_POD_EVICTION_POLICY_ALWAYS_ALLOW - Always, without charging the budget. */
+  UNHEALTHY_POD_EVICTION_POLICY_ALWAYS_ALLOW = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function unhealthyPodEvictionPolicyFromJSON(object: any): UnhealthyPodEvictionPolicy {
+  switch (object) {
+    case 0:
+    case "UNHEALTHY_POD_EVICTION_POLICY_UNSPECIFIED":
+      return UnhealthyPodEvictionPolicy.UNHEALTHY_POD_EVICTION_POLICY_UNSPECIFIED;
+    case 1:
+    case "UNHEALTHY_POD_EVICTION_POLICY_IF_HEALTHY_BUDGET":
+      return UnhealthyPodEvictionPolicy.UNHEALTHY_POD_EVICTION_POLICY_IF_HEALTHY_BUDGET;
+    case 2:
+    case "UNHEALTHY_POD_EVICTION_POLICY_ALWAYS_ALLOW":
+      return UnhealthyPodEvictionPolicy.UNHEALTHY_POD_EVICTION_POLICY_ALWAYS_ALLOW;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return UnhealthyPodEvictionPolicy.UNRECOGNIZED;
+  }
+}
+
+export function unhealthyPodEvictionPolicyToJSON(object: UnhealthyPodEvictionPolicy): string {
+  switch (object) {
+    case UnhealthyPodEvictionPolicy.UNHEALTHY_POD_EVICTION_POLICY_UNSPECIFIED:
+      return "UNHEALTHY_POD_EVICTION_POLICY_UNSPECIFIED";
+    case UnhealthyPodEvictionPolicy.UNHEALTHY_POD_EVICTION_POLICY_IF_HEALTHY_BUDGET:
+      return "UNHEALTHY_POD_EVICTION_POLICY_IF_HEALTHY_BUDGET";
+    case UnhealthyPodEvictionPolicy.UNHEALTHY_POD_EVICTION_POLICY_ALWAYS_ALLOW:
+      return "UNHEALTHY_POD_EVICTION_POLICY_ALWAYS_ALLOW";
+    case UnhealthyPodEvictionPolicy.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/**
  * PriorityClass names a priority value pods can refer to by name, as
  * Kubernetes' scheduling.k8s.io/v1 PriorityClass does. It is identified by
  * its name. Changing or deleting a class does not change the priority of
@@ -155,6 +204,12 @@ export interface PodDisruptionBudget {
    * Kubernetes' disruption controller drops entries after two minutes.
    */
   disruptedPods: { [key: string]: Timestamp };
+  /**
+   * When the eviction API (EvictionService) lets a covered pod that is
+   * not ready go (Kubernetes' spec.unhealthyPodEvictionPolicy); unset is
+   * IF_HEALTHY_BUDGET.
+   */
+  unhealthyPodEvictionPolicy: UnhealthyPodEvictionPolicy;
 }
 
 export interface PodDisruptionBudget_DisruptedPodsEntry {
@@ -324,6 +379,7 @@ function createBasePodDisruptionBudget(): PodDisruptionBudget {
     budget: undefined,
     disruptionsAllowed: undefined,
     disruptedPods: {},
+    unhealthyPodEvictionPolicy: 0,
   };
 }
 
@@ -352,6 +408,9 @@ export const PodDisruptionBudget: MessageFns<PodDisruptionBudget> = {
     globalThis.Object.entries(message.disruptedPods).forEach(([key, value]: [string, Timestamp]) => {
       PodDisruptionBudget_DisruptedPodsEntry.encode({ key: key as any, value }, writer.uint32(58).fork()).join();
     });
+    if (message.unhealthyPodEvictionPolicy !== 0) {
+      writer.uint32(64).int32(message.unhealthyPodEvictionPolicy);
+    }
     return writer;
   },
 
@@ -427,6 +486,14 @@ export const PodDisruptionBudget: MessageFns<PodDisruptionBudget> = {
             }
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.unhealthyPodEvictionPolicy = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -485,6 +552,11 @@ export const PodDisruptionBudget: MessageFns<PodDisruptionBudget> = {
           {},
         )
         : {},
+      unhealthyPodEvictionPolicy: isSet(object.unhealthyPodEvictionPolicy)
+        ? unhealthyPodEvictionPolicyFromJSON(object.unhealthyPodEvictionPolicy)
+        : isSet(object.unhealthy_pod_eviction_policy)
+        ? unhealthyPodEvictionPolicyFromJSON(object.unhealthy_pod_eviction_policy)
+        : 0,
     };
   },
 
@@ -515,6 +587,9 @@ export const PodDisruptionBudget: MessageFns<PodDisruptionBudget> = {
           obj.disruptedPods[k] = fromTimestamp(v).toISOString();
         });
       }
+    }
+    if (message.unhealthyPodEvictionPolicy !== 0) {
+      obj.unhealthyPodEvictionPolicy = unhealthyPodEvictionPolicyToJSON(message.unhealthyPodEvictionPolicy);
     }
     return obj;
   },
@@ -553,6 +628,7 @@ export const PodDisruptionBudget: MessageFns<PodDisruptionBudget> = {
       },
       {},
     );
+    message.unhealthyPodEvictionPolicy = object.unhealthyPodEvictionPolicy ?? 0;
     return message;
   },
 };
