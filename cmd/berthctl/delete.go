@@ -56,32 +56,58 @@ func (a *app) delete(ctx context.Context, o *deleteOptions, args []string) error
 	if o.batchSize <= 0 {
 		return usageErrorf("--batch-size must be positive, got %d", o.batchSize)
 	}
-	var targets []sourcedObject
-	switch {
-	case len(o.files) > 0 && len(args) > 0:
-		return usageErrorf("delete takes -f or KIND NAME, not both")
-	case len(o.files) > 0:
-		objs, _, err := a.readObjects(o.files, false)
-		if err != nil {
-			return err
-		}
-		// Dependents first: pods before the classes and namespaces they name.
-		slices.Reverse(objs)
-		targets = objs
-	default:
-		ref, err := parseKindName(args)
-		if err != nil {
-			return err
-		}
-		targets = []sourcedObject{{obj: refObject(ref)}}
+	targets, err := a.deleteTargets(o, args)
+	if err != nil {
+		return err
 	}
 	c, err := a.conn.dial()
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	deleted, notFound := 0, 0
-	var refused []string
+	res, err := deleteInBatches(ctx, c, o, targets)
+	if err != nil {
+		return err
+	}
+	if len(targets) == 1 {
+		return a.reportDeletedOne(targets[0], res)
+	}
+	return a.reportDeleted(targets, res)
+}
+
+// deleteTargets are the objects to delete: those of the manifests, or the
+// one named by KIND NAME.
+func (a *app) deleteTargets(o *deleteOptions, args []string) ([]sourcedObject, error) {
+	switch {
+	case len(o.files) > 0 && len(args) > 0:
+		return nil, usageErrorf("delete takes -f or KIND NAME, not both")
+	case len(o.files) > 0:
+		objs, _, err := a.readObjects(o.files, false)
+		if err != nil {
+			return nil, err
+		}
+		// Dependents first: pods before the classes and namespaces they name.
+		slices.Reverse(objs)
+		return objs, nil
+	}
+	ref, err := parseKindName(args)
+	if err != nil {
+		return nil, err
+	}
+	return []sourcedObject{{obj: refObject(ref)}}, nil
+}
+
+// deleteResult counts what berthd did with the targets; refused describes
+// each refusal reported (not-found ones only without --ignore-not-found).
+type deleteResult struct {
+	deleted, notFound int
+	refused           []string
+}
+
+// deleteInBatches sends the targets' references to berthd, --batch-size
+// at a time.
+func deleteInBatches(ctx context.Context, c *client, o *deleteOptions, targets []sourcedObject) (deleteResult, error) {
+	var res deleteResult
 	for start := 0; start < len(targets); start += o.batchSize {
 		batch := targets[start:min(start+o.batchSize, len(targets))]
 		req := &berthv1.DeleteRequest{}
@@ -94,49 +120,57 @@ func (a *app) delete(ctx context.Context, o *deleteOptions, args []string) error
 		resp, err := c.state.Delete(callCtx, req)
 		cancel()
 		if err != nil {
-			return c.err(ctx, err, "")
+			return res, c.err(ctx, err, "")
 		}
-		deleted += int(resp.GetDeleted())
+		res.deleted += int(resp.GetDeleted())
 		for _, e := range resp.GetErrors() {
 			if e.GetCode() == berthv1.ErrorCode_ERROR_CODE_NOT_FOUND {
-				notFound++
+				res.notFound++
 				if o.ignoreNotFound {
 					continue
 				}
 			}
-			refused = append(refused, describeRefusal(batch, e))
+			res.refused = append(res.refused, describeRefusal(batch, e))
 		}
 	}
-	if len(targets) == 1 {
-		// One object: one line, on stdout when deleted, as the error if not.
-		name := describeRef(targets[0].obj.Ref())
-		switch {
-		case len(refused) == 0 && deleted == 1:
-			fmt.Fprintf(a.out, "%s deleted\n", name)
-			return nil
-		case len(refused) == 0: // not found, ignored
-			fmt.Fprintf(a.out, "%s not found (ignored)\n", name)
-			return nil
-		case notFound == 1:
-			return &exitError{code: exitNotFound, err: fmt.Errorf("%s not found", name)}
-		}
-		return failedf("%s", strings.Replace(refused[0], " refused", " not deleted", 1))
+	return res, nil
+}
+
+// reportDeletedOne reports the deletion of one object: one line, on
+// stdout when deleted, as the error if not.
+func (a *app) reportDeletedOne(target sourcedObject, res deleteResult) error {
+	name := describeRef(target.obj.Ref())
+	switch {
+	case len(res.refused) == 0 && res.deleted == 1:
+		fmt.Fprintf(a.out, "%s deleted\n", name)
+		return nil
+	case len(res.refused) == 0: // not found, ignored
+		fmt.Fprintf(a.out, "%s not found (ignored)\n", name)
+		return nil
+	case res.notFound == 1:
+		return &exitError{code: exitNotFound, err: fmt.Errorf("%s not found", name)}
 	}
-	for _, r := range refused {
+	return failedf("%s", strings.Replace(res.refused[0], " refused", " not deleted", 1))
+}
+
+// reportDeleted reports the deletion of several objects: each refusal on
+// stderr, then the counts on stdout.
+func (a *app) reportDeleted(targets []sourcedObject, res deleteResult) error {
+	for _, r := range res.refused {
 		fmt.Fprintln(a.err, "berthctl:", strings.Replace(r, " refused", " not deleted", 1))
 	}
-	fmt.Fprintf(a.out, "%d deleted", deleted)
-	if notFound > 0 {
-		fmt.Fprintf(a.out, ", %d not found", notFound)
+	fmt.Fprintf(a.out, "%d deleted", res.deleted)
+	if res.notFound > 0 {
+		fmt.Fprintf(a.out, ", %d not found", res.notFound)
 	}
 	fmt.Fprintln(a.out)
 	switch {
-	case len(refused) == 0:
+	case len(res.refused) == 0:
 		return nil
-	case len(refused) == notFound:
-		return &exitError{code: exitNotFound, err: fmt.Errorf("%d of %d objects not found", notFound, len(targets))}
+	case len(res.refused) == res.notFound:
+		return &exitError{code: exitNotFound, err: fmt.Errorf("%d of %d objects not found", res.notFound, len(targets))}
 	}
-	return failedf("%d of %d objects not deleted", len(refused), len(targets))
+	return failedf("%d of %d objects not deleted", len(res.refused), len(targets))
 }
 
 // parseKindName reads "KIND NAME" or "KIND NAMESPACE/NAME".

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -148,32 +149,11 @@ func (a *app) watch(ctx context.Context, o *watchOptions) error {
 	if err != nil {
 		return c.err(ctx, err, "")
 	}
-	type recv struct {
-		resp *berthv1.WatchResponse
-		err  error
-	}
-	msgs := make(chan recv)
-	go func() {
-		for {
-			resp, err := stream.Recv()
-			select {
-			case msgs <- recv{resp, err}:
-			case <-ctx.Done():
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+	msgs := receiveWatch(ctx, stream)
 	var idle <-chan time.Time
 	var timer idleTimer
 	if o.idleTimeout > 0 {
-		newTimer := a.newTimer
-		if newTimer == nil {
-			newTimer = newRealTimer
-		}
-		timer = newTimer(o.idleTimeout)
+		timer = a.startIdleTimer(o.idleTimeout)
 		defer timer.Stop()
 		idle = timer.C()
 	}
@@ -181,7 +161,7 @@ func (a *app) watch(ctx context.Context, o *watchOptions) error {
 	next := o.fromRevision
 	received := false // a resume hint makes sense only once something came
 	for {
-		var m recv
+		var m watchRecv
 		select {
 		case <-idle:
 			return nil
@@ -196,16 +176,8 @@ func (a *app) watch(ctx context.Context, o *watchOptions) error {
 			return a.watchEnded(ctx, c, m.err, next)
 		}
 		received = true
-		for _, d := range m.resp.GetDecisions() {
-			l := lineOf(d)
-			if o.output == "json" {
-				err = enc.Encode(l)
-			} else {
-				_, err = fmt.Fprintln(a.out, l.text())
-			}
-			if err != nil {
-				return failedf("writing: %w", err)
-			}
+		if err := a.printDecisions(enc, o.output, m.resp.GetDecisions()); err != nil {
+			return err
 		}
 		if r := m.resp.GetNextRevision(); r > next {
 			next = r
@@ -214,6 +186,59 @@ func (a *app) watch(ctx context.Context, o *watchOptions) error {
 			timer.Reset(o.idleTimeout)
 		}
 	}
+}
+
+// watchRecv is what one Recv on the watch stream gave.
+type watchRecv struct {
+	resp *berthv1.WatchResponse
+	err  error
+}
+
+// receiveWatch receives from the stream on its own goroutine, so the
+// watch can wait for a message, the idle timer and ctx at once. The
+// goroutine ends after the first error, or with ctx.
+func receiveWatch(ctx context.Context, stream grpc.ServerStreamingClient[berthv1.WatchResponse]) <-chan watchRecv {
+	msgs := make(chan watchRecv)
+	go func() {
+		for {
+			resp, err := stream.Recv()
+			select {
+			case msgs <- watchRecv{resp, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return msgs
+}
+
+// startIdleTimer starts the --idle-timeout timer (the test's, if set).
+func (a *app) startIdleTimer(d time.Duration) idleTimer {
+	newTimer := a.newTimer
+	if newTimer == nil {
+		newTimer = newRealTimer
+	}
+	return newTimer(d)
+}
+
+// printDecisions writes one line per decision in the output format.
+func (a *app) printDecisions(enc *json.Encoder, output string, decisions []*berthv1.Decision) error {
+	for _, d := range decisions {
+		l := lineOf(d)
+		var err error
+		if output == "json" {
+			err = enc.Encode(l)
+		} else {
+			_, err = fmt.Fprintln(a.out, l.text())
+		}
+		if err != nil {
+			return failedf("writing: %w", err)
+		}
+	}
+	return nil
 }
 
 // watchEnded explains why the stream ended; next > 0 is where to resume.

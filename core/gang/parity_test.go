@@ -106,7 +106,6 @@ func oracleBound(t *testing.T, data []byte, c *manifest.Cluster) map[string]int 
 
 // sink confirms every bind at once, as an orchestrator would.
 type sink struct {
-	s     *scheduler.Scheduler
 	binds []*model.Pod
 }
 

@@ -247,6 +247,7 @@ func (v View) PDBs() []*model.PodDisruptionBudget {
 func (v View) Namespaces() []*model.Namespace {
 	return v.s.state.namespaces.sent()
 }
+
 // Find returns the scheduler's version of the pod with that namespace and
 // name.
 func (v View) Find(namespace, name string) (*model.Pod, bool) { return v.s.state.find(namespace, name) }

@@ -33,27 +33,7 @@ func pod(p path, in *berthv1.Pod, held *model.Pod) (*model.Pod, *FieldError) {
 	if held != nil && held.UID != in.GetUid() {
 		held = nil
 	}
-	// Direct calls, not a table of checks: a path handed to a function
-	// value would escape to the heap.
-	if fe := checkUID(p.field("uid"), in.GetUid(), true); fe != nil {
-		return nil, fe
-	}
-	if fe := dnsLabel(p.field("namespace"), in.GetNamespace()); fe != nil {
-		return nil, fe
-	}
-	if fe := subdomain(p.field("name"), in.GetName()); fe != nil {
-		return nil, fe
-	}
-	if fe := optionalSubdomain(p.field("scheduler_name"), in.GetSchedulerName()); fe != nil {
-		return nil, fe
-	}
-	if fe := optionalSubdomain(p.field("priority_class_name"), in.GetPriorityClassName()); fe != nil {
-		return nil, fe
-	}
-	if fe := optionalSubdomain(p.field("node_name"), in.GetNodeName()); fe != nil {
-		return nil, fe
-	}
-	if fe := optionalSubdomain(p.field("nominated_node_name"), in.GetNominatedNodeName()); fe != nil {
+	if fe := podNames(&p, in); fe != nil {
 		return nil, fe
 	}
 	// Parts equal to held's were valid when it was converted: they are
@@ -93,38 +73,9 @@ func pod(p path, in *berthv1.Pod, held *model.Pod) (*model.Pod, *FieldError) {
 	if in.Priority != nil {
 		out.RequestedPriority, out.Priority = ptr(in.GetPriority()), in.GetPriority()
 	}
-	if len(in.GetContainers()) == 0 {
-		return nil, p.field("containers").errorf("at least one container is required")
-	}
-	if held != nil && len(in.GetInitContainers()) == 0 && len(held.InitContainers) == 0 && sameContainers(in.GetContainers(), held.Containers) {
-		out.Containers = held.Containers
-	} else {
-		// A lone container cannot repeat a name: no map for most pods.
-		var names map[string]containerAt
-		if n := len(in.GetContainers()) + len(in.GetInitContainers()); n > 1 {
-			names = make(map[string]containerAt, n)
-		}
-		if out.Containers, fe = containers(p, "containers", in.GetContainers(), false, names); fe != nil {
-			return nil, fe
-		}
-		if out.InitContainers, fe = containers(p, "init_containers", in.GetInitContainers(), true, names); fe != nil {
-			return nil, fe
-		}
-	}
-	if fe := uniqueHostPorts(p, in); fe != nil {
+	if fe := podContainersAndResources(&p, in, held, out); fe != nil {
 		return nil, fe
 	}
-	if fe := resources(p.field("overhead"), in.GetOverhead()); fe != nil {
-		return nil, fe
-	}
-	if fe := requestTotals(p, in); fe != nil {
-		return nil, fe
-	}
-	out.Overhead = cloneResources(in.GetOverhead())
-	if fe := podLevelRequests(p.field("pod_level_requests"), in.GetPodLevelRequests(), out); fe != nil {
-		return nil, fe
-	}
-	out.PodLevelRequests = cloneResources(in.GetPodLevelRequests())
 	if fe := labels(p.field("node_selector"), in.GetNodeSelector()); fe != nil {
 		return nil, fe
 	}
@@ -143,17 +94,9 @@ func pod(p path, in *berthv1.Pod, held *model.Pod) (*model.Pod, *FieldError) {
 	if out.WorkloadSelectors, fe = workloadSelectors(p.field("workload_selectors"), in.GetWorkloadSelectors(), out.Labels); fe != nil {
 		return nil, fe
 	}
-	gp := p.field("scheduling_gates")
-	for i, g := range in.GetSchedulingGates() {
-		ip := gp.index(i)
-		if fe := qualifiedName(ip, g); fe != nil {
-			return nil, fe
-		}
-		if j := slices.Index(in.GetSchedulingGates(), g); j < i {
-			return nil, ip.errorf("duplicate of scheduling_gates[%d] %q", j, g)
-		}
+	if out.SchedulingGates, fe = schedulingGates(p.field("scheduling_gates"), in.GetSchedulingGates()); fe != nil {
+		return nil, fe
 	}
-	out.SchedulingGates = slices.Clone(in.GetSchedulingGates())
 	if out.CreationTime, fe = timestamp(p.field("creation_time"), in.GetCreationTime()); fe != nil {
 		return nil, fe
 	}
@@ -164,6 +107,90 @@ func pod(p path, in *berthv1.Pod, held *model.Pod) (*model.Pod, *FieldError) {
 		return nil, fe
 	}
 	return out, nil
+}
+
+// podNames checks the pod's uid and the names it holds or refers to. p
+// is pod's own path, by pointer: a copy of it would be one more allocation.
+func podNames(p *path, in *berthv1.Pod) *FieldError {
+	// Direct calls, not a table of checks: a path handed to a function
+	// value would escape to the heap.
+	if fe := checkUID(p.field("uid"), in.GetUid(), true); fe != nil {
+		return fe
+	}
+	if fe := dnsLabel(p.field("namespace"), in.GetNamespace()); fe != nil {
+		return fe
+	}
+	if fe := subdomain(p.field("name"), in.GetName()); fe != nil {
+		return fe
+	}
+	if fe := optionalSubdomain(p.field("scheduler_name"), in.GetSchedulerName()); fe != nil {
+		return fe
+	}
+	if fe := optionalSubdomain(p.field("priority_class_name"), in.GetPriorityClassName()); fe != nil {
+		return fe
+	}
+	if fe := optionalSubdomain(p.field("node_name"), in.GetNodeName()); fe != nil {
+		return fe
+	}
+	if fe := optionalSubdomain(p.field("nominated_node_name"), in.GetNominatedNodeName()); fe != nil {
+		return fe
+	}
+	return nil
+}
+
+// podContainersAndResources converts the containers (sharing held's
+// when equal) and the pod-level amounts into out, and checks the host
+// ports are unique and the requests add up within bounds. p is pod's own
+// path, by pointer (see podNames).
+func podContainersAndResources(p *path, in *berthv1.Pod, held *model.Pod, out *model.Pod) *FieldError {
+	if len(in.GetContainers()) == 0 {
+		return p.field("containers").errorf("at least one container is required")
+	}
+	if held != nil && len(in.GetInitContainers()) == 0 && len(held.InitContainers) == 0 && sameContainers(in.GetContainers(), held.Containers) {
+		out.Containers = held.Containers
+	} else {
+		// A lone container cannot repeat a name: no map for most pods.
+		var names map[string]containerAt
+		if n := len(in.GetContainers()) + len(in.GetInitContainers()); n > 1 {
+			names = make(map[string]containerAt, n)
+		}
+		var fe *FieldError
+		if out.Containers, fe = containers(*p, "containers", in.GetContainers(), false, names); fe != nil {
+			return fe
+		}
+		if out.InitContainers, fe = containers(*p, "init_containers", in.GetInitContainers(), true, names); fe != nil {
+			return fe
+		}
+	}
+	if fe := uniqueHostPorts(*p, in); fe != nil {
+		return fe
+	}
+	if fe := resources(p.field("overhead"), in.GetOverhead()); fe != nil {
+		return fe
+	}
+	if fe := requestTotals(*p, in); fe != nil {
+		return fe
+	}
+	out.Overhead = cloneResources(in.GetOverhead())
+	if fe := podLevelRequests(p.field("pod_level_requests"), in.GetPodLevelRequests(), out); fe != nil {
+		return fe
+	}
+	out.PodLevelRequests = cloneResources(in.GetPodLevelRequests())
+	return nil
+}
+
+// schedulingGates checks the gates at p are qualified names, each once.
+func schedulingGates(p path, in []string) ([]string, *FieldError) {
+	for i, g := range in {
+		ip := p.index(i)
+		if fe := qualifiedName(ip, g); fe != nil {
+			return nil, fe
+		}
+		if j := slices.Index(in, g); j < i {
+			return nil, ip.errorf("duplicate of scheduling_gates[%d] %q", j, g)
+		}
+	}
+	return slices.Clone(in), nil
 }
 
 // containerAt locates a container name, for the message about a duplicate.
@@ -565,57 +592,4 @@ func cloneResources(m map[string]int64) model.ResourceList {
 		return nil
 	}
 	return maps.Clone(m)
-}
-
-// sameLabels reports whether a wire label map converts to held, a
-// non-empty one (empty maps are not shared: nil and empty stay apart).
-func sameLabels(in, held map[string]string) bool {
-	return len(held) > 0 && maps.Equal(in, held)
-}
-
-// sameContainers reports whether wire containers convert to held's:
-// containers without ports or a restart policy (the common ones), with the
-// same names and requests.
-func sameContainers(in []*berthv1.Container, held []model.Container) bool {
-	if len(in) == 0 || len(in) != len(held) {
-		return false
-	}
-	for i, c := range in {
-		h := &held[i]
-		if c == nil || c.GetName() != h.Name || len(c.GetPorts()) != 0 || len(h.Ports) != 0 ||
-			c.GetRestartPolicy() != berthv1.ContainerRestartPolicy_CONTAINER_RESTART_POLICY_UNSPECIFIED || h.RestartAlways ||
-			!sameAmounts(c.GetRequests(), h.Requests) {
-			return false
-		}
-	}
-	return true
-}
-
-// sameAmounts reports whether a wire resource list converts to held (nil
-// for an empty one).
-func sameAmounts(in map[string]int64, held model.ResourceList) bool {
-	if len(in) == 0 {
-		return held == nil
-	}
-	return len(held) > 0 && maps.Equal(in, held)
-}
-
-// sameTolerations reports whether wire tolerations convert to held's.
-func sameTolerations(in []*berthv1.Toleration, held []model.Toleration) bool {
-	if len(in) == 0 || len(in) != len(held) {
-		return false
-	}
-	ops, effects := tolerationOperators(), taintEffects()
-	for i, t := range in {
-		h := &held[i]
-		op, effect := t.GetOperator(), t.GetEffect()
-		if t == nil || t.GetKey() != h.Key || t.GetValue() != h.Value ||
-			int(op) < 0 || int(op) >= len(ops) || ops[op] != h.Operator ||
-			int(effect) < 0 || int(effect) >= len(effects) || effects[effect] != h.Effect ||
-			(t.TolerationSeconds == nil) != (h.TolerationSeconds == nil) ||
-			(t.TolerationSeconds != nil && *t.TolerationSeconds != *h.TolerationSeconds) {
-			return false
-		}
-	}
-	return true
 }

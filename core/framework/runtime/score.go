@@ -95,44 +95,70 @@ func (f *Framework) RunScorePluginsInto(ctx context.Context, state *framework.Cy
 	}
 
 	if len(steps) > 0 {
-		scoreNode := func(n int) {
-			ni := nodes[n]
-			name := ni.Name()
-			var e *framework.MemoEntry
-			for p, step := range steps {
-				if step.local && plan.sig != 0 {
-					if e == nil {
-						e = ni.Memo(&f.memo.owner, plan.sig)
-					}
-					if e.ScoreDone&(1<<step.index) != 0 {
-						raw[p][n] = framework.NodeScore{Name: name, Score: e.Scores[step.index]}
-						continue
-					}
-				}
-				s, st := step.pl.Score(ctx, state, pod, ni)
-				if !st.IsSuccess() {
-					fail(step.pl.Name(), "running Score plugins: plugin %q failed with: %w", step.pl.Name(), st.AsError())
-					return
-				}
-				raw[p][n] = framework.NodeScore{Name: name, Score: s}
-				if e != nil {
-					e.Scores[step.index] = s
-					e.ScoreDone |= 1 << step.index
-				}
-			}
-		}
-		if plan.allLocal() && f.ResultsRemembered(state) {
-			for n := range nodes {
-				scoreNode(n)
-			}
-		} else {
-			f.parallelizer.Until(ctx, len(nodes), scoreNode)
-		}
+		f.scoreNodes(ctx, state, pod, nodes, plan, raw, fail)
 		if s := failed(); s != nil {
 			return nil, s
 		}
 	}
+	if !normalizeScores(ctx, state, pod, steps, raw, fail) {
+		return nil, failed()
+	}
+	out, ok := weightScores(nodes, steps, raw, buf, fail)
+	if !ok {
+		return nil, failed()
+	}
+	return out, nil
+}
 
+// scoreFailure reports a plugin's failure to RunScorePluginsInto, which
+// keeps the first one and stops the rest of the work.
+type scoreFailure func(plugin, format string, a ...any)
+
+// scoreNodes fills raw[p][n] with plugin p's score for node n, from the
+// memo where the plugin is node-local and the pod's signature known. It
+// scores in order on this goroutine when every plugin is node-local and
+// results are remembered, else in parallel over the nodes; a failing
+// plugin is reported to fail and stops scoring that node.
+func (f *Framework) scoreNodes(ctx context.Context, state *framework.CycleState, pod *model.Pod, nodes []*framework.NodeInfo, plan *scorePlan, raw []framework.NodeScoreList, fail scoreFailure) {
+	steps := plan.steps
+	scoreNode := func(n int) {
+		ni := nodes[n]
+		name := ni.Name()
+		var e *framework.MemoEntry
+		for p, step := range steps {
+			if step.local && plan.sig != 0 {
+				if e == nil {
+					e = ni.Memo(&f.memo.owner, plan.sig)
+				}
+				if e.ScoreDone&(1<<step.index) != 0 {
+					raw[p][n] = framework.NodeScore{Name: name, Score: e.Scores[step.index]}
+					continue
+				}
+			}
+			s, st := step.pl.Score(ctx, state, pod, ni)
+			if !st.IsSuccess() {
+				fail(step.pl.Name(), "running Score plugins: plugin %q failed with: %w", step.pl.Name(), st.AsError())
+				return
+			}
+			raw[p][n] = framework.NodeScore{Name: name, Score: s}
+			if e != nil {
+				e.Scores[step.index] = s
+				e.ScoreDone |= 1 << step.index
+			}
+		}
+	}
+	if plan.allLocal() && f.ResultsRemembered(state) {
+		for n := range nodes {
+			scoreNode(n)
+		}
+	} else {
+		f.parallelizer.Until(ctx, len(nodes), scoreNode)
+	}
+}
+
+// normalizeScores runs each plugin's NormalizeScore over its raw scores.
+// It reports false, having told fail, at the first failure.
+func normalizeScores(ctx context.Context, state *framework.CycleState, pod *model.Pod, steps []scoreStep, raw []framework.NodeScoreList, fail scoreFailure) bool {
 	for p, step := range steps {
 		ext := step.pl.ScoreExtensions()
 		if ext == nil {
@@ -140,10 +166,17 @@ func (f *Framework) RunScorePluginsInto(ctx context.Context, state *framework.Cy
 		}
 		if st := ext.NormalizeScore(ctx, state, pod, raw[p]); !st.IsSuccess() {
 			fail(step.pl.Name(), "running Normalize on Score plugins: plugin %q failed with: %w", step.pl.Name(), st.AsError())
-			return nil, failed()
+			return false
 		}
 	}
+	return true
+}
 
+// weightScores checks every normalized score lies in [MinNodeScore,
+// MaxNodeScore] and builds the result in buf: per node, each plugin's
+// score times its weight (unless buf.TotalsOnly) and their sum. It
+// reports false, having told fail, at the first score out of range.
+func weightScores(nodes []*framework.NodeInfo, steps []scoreStep, raw []framework.NodeScoreList, buf *framework.ScoreBuffers, fail scoreFailure) ([]framework.NodePluginScores, bool) {
 	out, backing := buf.Out(len(nodes), len(steps))
 	for n := range nodes {
 		lo, hi := n*len(steps), (n+1)*len(steps)
@@ -156,7 +189,7 @@ func (f *Framework) RunScorePluginsInto(ctx context.Context, state *framework.Cy
 			if s > framework.MaxNodeScore || s < framework.MinNodeScore {
 				fail(step.pl.Name(), "applying score defaultWeights on Score plugins: plugin %q returns an invalid score %v, it should in the range of [%v, %v] after normalizing",
 					step.pl.Name(), s, framework.MinNodeScore, framework.MaxNodeScore)
-				return nil, failed()
+				return nil, false
 			}
 			if ns.Scores != nil {
 				ns.Scores[p] = framework.PluginScore{Name: step.pl.Name(), Score: s * step.weight}
@@ -165,7 +198,7 @@ func (f *Framework) RunScorePluginsInto(ctx context.Context, state *framework.Cy
 		}
 		out[n] = ns
 	}
-	return out, nil
+	return out, true
 }
 
 // scoreRemembered is RunScorePluginsInto for totals only, when every

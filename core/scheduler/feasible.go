@@ -1,0 +1,203 @@
+package scheduler
+
+// Finding the nodes a pod fits: PreFilter, the nominated node, then Filter
+// over the nodes from the round-robin start, up to kube's adaptive bound.
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync/atomic"
+
+	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/core/model"
+)
+
+// kube's bounds on how many feasible nodes a cycle looks for.
+const (
+	minFeasibleNodesToFind           = 100
+	minFeasibleNodesPercentageToFind = 5
+)
+
+// findNodesThatFitPod runs PreFilter, tries the nominated node, then
+// filters the nodes.
+func (s *Scheduler) findNodesThatFitPod(ctx context.Context, state *framework.CycleState, fwk framework.Framework, pod *model.Pod, att *Attempt) ([]*framework.NodeInfo, error) {
+	d := &att.Diagnosis
+	d.NodeToStatus = framework.NewNodeToStatus()
+	allNodes := s.snapshot.List()
+	preRes, st, rejectors := fwk.RunPreFilterPlugins(ctx, state, pod, allNodes)
+	d.UnschedulablePlugins = rejectors
+	if !st.IsSuccess() {
+		if !st.IsRejected() {
+			return nil, st.AsError()
+		}
+		d.NodeToStatus.AbsentStatus = st
+		d.PreFilterMsg = st.Message()
+		addPluginStatus(d, st)
+		return nil, nil
+	}
+
+	if pod.NominatedNodeName != "" {
+		feasible, err := s.evaluateNominatedNode(ctx, state, fwk, pod, d)
+		if err != nil {
+			s.logger.Warn("evaluating the nominated node failed", "pod", pod.Key(), "node", pod.NominatedNodeName, "err", err)
+		}
+		if len(feasible) > 0 {
+			att.ViaNominatedNode = true
+			return feasible, nil
+		}
+	}
+
+	nodes := allNodes
+	if !preRes.AllNodes() {
+		nodes = make([]*framework.NodeInfo, 0, len(preRes.NodeNames))
+		// Sorted, so the order does not depend on map iteration.
+		for _, name := range sortedKeys(preRes.NodeNames) {
+			if ni, err := s.snapshot.Get(name); err == nil {
+				nodes = append(nodes, ni)
+			}
+		}
+		d.NodeToStatus.AbsentStatus = framework.NewStatus(framework.UnschedulableAndUnresolvable,
+			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sortedKeys(rejectors)))
+	}
+	if att.within != nil {
+		nodes = slices.DeleteFunc(slices.Clone(nodes), func(ni *framework.NodeInfo) bool { return !att.within[ni.Name()] })
+		d.NodeToStatus.AbsentStatus = framework.NewStatus(framework.UnschedulableAndUnresolvable, errOutsideDomain)
+	}
+	feasible, err := s.findNodesThatPassFilters(ctx, state, fwk, pod, d, nodes, att.whatIf)
+	// Advance the start index even on error, so every node gets its turn.
+	if len(allNodes) > 0 && !att.whatIf {
+		processed := len(feasible) + d.NodeToStatus.Len()
+		s.nextStartNodeIndex = (s.nextStartNodeIndex + processed) % len(allNodes)
+	}
+	return feasible, err
+}
+
+// evaluateNominatedNode filters only the pod's nominated node.
+func (s *Scheduler) evaluateNominatedNode(ctx context.Context, state *framework.CycleState, fwk framework.Framework, pod *model.Pod, d *framework.Diagnosis) ([]*framework.NodeInfo, error) {
+	ni, err := s.snapshot.Get(pod.NominatedNodeName)
+	if err != nil {
+		return nil, err
+	}
+	return s.findNodesThatPassFilters(ctx, state, fwk, pod, d, []*framework.NodeInfo{ni}, false)
+}
+
+// findNodesThatPassFilters filters nodes starting at the round-robin start
+// index and stops once enough feasible nodes are found (or filters them
+// all). It spreads the nodes over the profile's goroutines, unless the
+// framework remembers most verdicts for this pod's signature: then it
+// walks them in order on this goroutine, which is cheaper and gives what
+// a parallelism of 1 gives. The feasible nodes returned live in the
+// scheduler's buffer until the next cycle.
+func (s *Scheduler) findNodesThatPassFilters(ctx context.Context, state *framework.CycleState, fwk framework.Framework, pod *model.Pod, d *framework.Diagnosis, nodes []*framework.NodeInfo, all bool) ([]*framework.NodeInfo, error) {
+	n := len(nodes)
+	toFind := s.numFeasibleNodesToFind(fwk.PercentageOfNodesToScore(), int32(n))
+	switch {
+	case all:
+		toFind = int32(n)
+	case !fwk.HasScorePlugins():
+		toFind = 1
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	s.feasibleBuf = slices.Grow(s.feasibleBuf[:0], int(toFind))[:toFind]
+	feasible := s.feasibleBuf
+	if !fwk.HasFilterPlugins() {
+		for i := range feasible {
+			feasible[i] = nodes[(s.nextStartNodeIndex+i)%n]
+		}
+		return feasible, nil
+	}
+	if fwk.ResultsRemembered(state) {
+		return s.filterInOrder(ctx, state, fwk, pod, d, nodes, feasible)
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var found atomic.Int32
+	var firstErr atomic.Pointer[error]
+	s.statusBuf = slices.Grow(s.statusBuf[:0], n)[:n]
+	statuses := s.statusBuf
+	clear(statuses)
+	check := func(i int) {
+		ni := nodes[(s.nextStartNodeIndex+i)%n]
+		st := fwk.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
+		switch {
+		case st.Code() == framework.Error:
+			err := st.AsError()
+			if firstErr.CompareAndSwap(nil, &err) {
+				cancel()
+			}
+		case st.IsSuccess():
+			k := found.Add(1)
+			if k > toFind {
+				cancel()
+				found.Add(-1)
+			} else {
+				feasible[k-1] = ni
+			}
+		default:
+			statuses[i] = st
+		}
+	}
+	fwk.Parallelizer().Until(ctx, n, check)
+	feasible = feasible[:found.Load()]
+	for i, st := range statuses {
+		if st != nil {
+			d.NodeToStatus.Set(nodes[(s.nextStartNodeIndex+i)%n].Name(), st)
+			addPluginStatus(d, st)
+		}
+	}
+	if p := firstErr.Load(); p != nil {
+		return feasible, *p
+	}
+	return feasible, nil
+}
+
+// filterInOrder filters the nodes one after the other from the start
+// index until enough are feasible. Like the parallel search with one
+// worker (kube's, and the oracle's), it stops at the first feasible node
+// beyond the number wanted: the nodes rejected before that one count as
+// processed.
+func (s *Scheduler) filterInOrder(ctx context.Context, state *framework.CycleState, fwk framework.Framework, pod *model.Pod, d *framework.Diagnosis, nodes []*framework.NodeInfo, feasible []*framework.NodeInfo) ([]*framework.NodeInfo, error) {
+	n, toFind, found := len(nodes), len(feasible), 0
+	for i := 0; i < n; i++ {
+		if err := ctx.Err(); err != nil {
+			return feasible[:found], err
+		}
+		ni := nodes[(s.nextStartNodeIndex+i)%n]
+		st := fwk.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
+		switch {
+		case st.Code() == framework.Error:
+			return feasible[:found], st.AsError()
+		case st.IsSuccess():
+			if found == toFind {
+				return feasible, nil
+			}
+			feasible[found] = ni
+			found++
+		default:
+			d.NodeToStatus.Set(ni.Name(), st)
+			addPluginStatus(d, st)
+		}
+	}
+	return feasible[:found], nil
+}
+
+// numFeasibleNodesToFind is kube's adaptive bound: every node below 100
+// nodes; else percentageOfNodesToScore (profile, then global; 0 means
+// 50 - nodes/125, at least 5) of the nodes, at least 100.
+func (s *Scheduler) numFeasibleNodesToFind(profilePercentage *int32, numAllNodes int32) int32 {
+	if numAllNodes < minFeasibleNodesToFind {
+		return numAllNodes
+	}
+	percentage := s.percentageOfNodesToScore
+	if profilePercentage != nil {
+		percentage = *profilePercentage
+	}
+	if percentage == 0 {
+		percentage = max(int32(50)-numAllNodes/125, minFeasibleNodesPercentageToFind)
+	}
+	return max(numAllNodes*percentage/100, minFeasibleNodesToFind)
+}
