@@ -4,8 +4,9 @@
 Registers three nodes, runs three low-priority batch pods, then submits a
 high-priority pod that must preempt one of them and a pod that can never fit;
 binds what Berth binds (confirming by upserting the pod with node_name set),
-deletes what Berth evicts, and exits 0 once every schedulable pod runs and the
-never-fitting one was reported unschedulable. It fails if Berth binds one of
+stops and deletes what Berth evicts (logging why: preemption, a taint, the
+eviction API, node pressure), and exits 0 once every schedulable pod runs and
+the never-fitting one was reported unschedulable. It fails if Berth binds one of
 its pods twice.
 
 Its session re-lists nodes, pods and priority classes. Berth scopes a re-list
@@ -25,7 +26,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from berth_client import Client, HandlerError, MemoryCheckpoint, parse_resources  # noqa: E402
-from berth_client.v1 import node_pb2, object_pb2, pod_pb2, policy_pb2  # noqa: E402
+from berth_client.v1 import decision_pb2, node_pb2, object_pb2, pod_pb2, policy_pb2  # noqa: E402
 
 NAMESPACE = "fleet-py"
 PREFIX = "fleet-py-"  # of cluster-scoped names: nodes, priority classes
@@ -86,7 +87,11 @@ class Fleet:
             session.upsert(running)
             print("rev %d: bind %s -> %s (confirmed)" % (d.revision, d.pod.name, d.bind.node), flush=True)
         elif kind == "evict":
-            print("rev %d: evict %s from %s for %s" % (d.revision, d.pod.name, d.evict.node, d.evict.preemptor.name), flush=True)
+            # Stop the pod within its grace period, then delete it from Berth
+            # as the orchestrator would once it has stopped. The example's
+            # pods run nothing, so they stop at once, within any grace period.
+            print("rev %d: evict %s from %s (%s: %s); stopped within %s" % (
+                d.revision, d.pod.name, d.evict.node, evict_cause(d.evict), d.evict.reason, grace_period(d.evict)), flush=True)
             with self.lock:
                 self.pods.pop(d.pod.name, None)
                 self.evicted.add(d.pod.name)
@@ -126,6 +131,32 @@ class Fleet:
             for n in sorted(self.pods):
                 print("  %-10s %s" % (n, self.pods[n].node_name or "pending"))
             print("  evicted: %s" % sorted(self.evicted))
+
+
+def evict_cause(e):
+    """What made Berth evict a pod. Every cause asks the same of the
+    orchestrator (stop the pod, then delete it); an orchestrator might act on
+    them differently, say reschedule a preempted job at once but alert on
+    node pressure."""
+    if e.cause in (decision_pb2.EVICT_CAUSE_PREEMPTION, decision_pb2.EVICT_CAUSE_UNSPECIFIED):
+        # UNSPECIFIED: written before Berth recorded causes, all preemptions.
+        return "preempted for %s/%s" % (e.preemptor.namespace, e.preemptor.name)
+    if e.cause == decision_pb2.EVICT_CAUSE_TAINT:
+        return "a NoExecute taint on its node"
+    if e.cause == decision_pb2.EVICT_CAUSE_API:
+        return "the eviction API"
+    if e.cause == decision_pb2.EVICT_CAUSE_NODE_PRESSURE:
+        return "node pressure"
+    return "cause %d, newer than this example" % e.cause
+
+
+def grace_period(e):
+    """How long the pod may take to stop."""
+    if not e.HasField("grace_period_seconds"):
+        return "its own termination grace period"
+    if e.grace_period_seconds == 0:
+        return "0s (killed at once)"
+    return "%ds" % e.grace_period_seconds
 
 
 def main():

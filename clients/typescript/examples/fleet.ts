@@ -1,8 +1,9 @@
 // Example orchestrator on Berth's TypeScript client: registers three nodes,
 // runs three low-priority batch pods, then submits a high-priority pod that
 // must preempt one of them and a pod that can never fit; binds what Berth
-// binds (confirming by upserting the pod with nodeName set), deletes what
-// Berth evicts, and exits 0 once every schedulable pod runs and the
+// binds (confirming by upserting the pod with nodeName set), stops and
+// deletes what Berth evicts (logging why: preemption, a taint, the eviction
+// API, node pressure), and exits 0 once every schedulable pod runs and the
 // never-fitting one was reported unschedulable. It fails if Berth binds one
 // of its pods twice.
 //
@@ -16,6 +17,7 @@
 import {
   BerthObject, Client, Decision, HandlerError, MemoryCheckpoint, ObjectKind, ObjectRef, parseResources, Session, Watcher,
 } from "../src/index.js";
+import { Evict, EvictCause } from "../src/gen/berth/v1/decision.js";
 import { Pod } from "../src/gen/berth/v1/pod.js";
 
 const NAMESPACE = "fleet-ts";
@@ -78,7 +80,11 @@ async function handle(session: Session, d: Decision): Promise<void> {
       break;
     }
     case "evict":
-      console.log(`rev ${d.revision}: evict ${p.name} from ${a.value.node} for ${a.value.preemptor?.name}`);
+      // Stop the pod within its grace period, then delete it from Berth as
+      // the orchestrator would once it has stopped. The example's pods run
+      // nothing, so they stop at once, within any grace period.
+      console.log(`rev ${d.revision}: evict ${p.name} from ${a.value.node} (${evictCause(a.value)}: ${a.value.reason}); ` +
+        `stopped within ${gracePeriod(a.value)}`);
       pods.delete(p.name);
       evicted.add(p.name);
       await session.delete(ObjectRef.fromPartial({ kind: ObjectKind.OBJECT_KIND_POD, namespace: NAMESPACE, name: p.name, uid: p.uid }));
@@ -92,6 +98,32 @@ async function handle(session: Session, d: Decision): Promise<void> {
       break;
   }
   changed();
+}
+
+// What made Berth evict a pod. Every cause asks the same of the orchestrator
+// (stop the pod, then delete it); an orchestrator might act on them
+// differently, say reschedule a preempted job at once but alert on node
+// pressure.
+function evictCause(e: Evict): string {
+  switch (e.cause) {
+    case EvictCause.EVICT_CAUSE_PREEMPTION:
+    case EvictCause.EVICT_CAUSE_UNSPECIFIED: // written before Berth recorded causes, all preemptions
+      return `preempted for ${e.preemptor?.namespace}/${e.preemptor?.name}`;
+    case EvictCause.EVICT_CAUSE_TAINT:
+      return "a NoExecute taint on its node";
+    case EvictCause.EVICT_CAUSE_API:
+      return "the eviction API";
+    case EvictCause.EVICT_CAUSE_NODE_PRESSURE:
+      return "node pressure";
+    default:
+      return `cause ${e.cause}, newer than this example`;
+  }
+}
+
+// How long the pod may take to stop.
+function gracePeriod(e: Evict): string {
+  if (e.gracePeriodSeconds === undefined) return "its own termination grace period";
+  return e.gracePeriodSeconds === 0 ? "0s (killed at once)" : `${e.gracePeriodSeconds}s`;
 }
 
 const running = (...names: string[]) => names.every((n) => !!pods.get(n)?.nodeName);

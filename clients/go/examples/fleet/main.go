@@ -1,8 +1,9 @@
 // Command fleet is an example orchestrator on Berth's Go client: it
 // registers a few nodes, submits pods (one that must preempt, one that can
-// never fit), binds what Berth binds, deletes what Berth evicts, and exits 0
-// once every schedulable pod runs and the one that cannot fit was reported
-// unschedulable. It fails if Berth binds one of its pods twice.
+// never fit), binds what Berth binds, stops and deletes what Berth evicts
+// (logging why: preemption, a taint, the eviction API, node pressure), and
+// exits 0 once every schedulable pod runs and the one that cannot fit was
+// reported unschedulable. It fails if Berth binds one of its pods twice.
 //
 // Its session re-lists nodes, pods and priority classes. Berth scopes a
 // re-list by kind only, so each re-list deletes every node, pod and priority
@@ -219,7 +220,11 @@ func (c *cluster) handle(ctx context.Context, session *berth.Session, d *berthv1
 		}
 		fmt.Printf("rev %d: bind %s -> %s (confirmed)\n", d.GetRevision(), ref.GetName(), a.Bind.GetNode())
 	case *berthv1.Decision_Evict:
-		fmt.Printf("rev %d: evict %s from %s for %s\n", d.GetRevision(), ref.GetName(), a.Evict.GetNode(), a.Evict.GetPreemptor().GetName())
+		// Stop the pod within its grace period, then delete it from Berth as
+		// the orchestrator would once it has stopped. The example's pods run
+		// nothing, so they stop at once, within any grace period.
+		fmt.Printf("rev %d: evict %s from %s (%s: %s); stopped within %s\n", d.GetRevision(), ref.GetName(),
+			a.Evict.GetNode(), evictCause(a.Evict), a.Evict.GetReason(), gracePeriod(a.Evict))
 		c.mu.Lock()
 		delete(c.pods, ref.GetName())
 		c.evicted[ref.GetName()] = true
@@ -243,6 +248,37 @@ func (c *cluster) handle(ctx context.Context, session *berth.Session, d *berthv1
 	}
 	c.notify()
 	return nil
+}
+
+// evictCause says what made Berth evict a pod. Every cause asks the same of
+// the orchestrator (stop the pod, then delete it); an orchestrator might
+// act on them differently, say reschedule a preempted job at once but alert
+// on node pressure.
+func evictCause(e *berthv1.Evict) string {
+	switch e.GetCause() {
+	case berthv1.EvictCause_EVICT_CAUSE_PREEMPTION, berthv1.EvictCause_EVICT_CAUSE_UNSPECIFIED:
+		// UNSPECIFIED: written before Berth recorded causes, all preemptions.
+		return "preempted for " + e.GetPreemptor().GetNamespace() + "/" + e.GetPreemptor().GetName()
+	case berthv1.EvictCause_EVICT_CAUSE_TAINT:
+		return "a NoExecute taint on its node"
+	case berthv1.EvictCause_EVICT_CAUSE_API:
+		return "the eviction API"
+	case berthv1.EvictCause_EVICT_CAUSE_NODE_PRESSURE:
+		return "node pressure"
+	default:
+		return fmt.Sprintf("cause %d, newer than this example", e.GetCause())
+	}
+}
+
+// gracePeriod is how long the pod may take to stop.
+func gracePeriod(e *berthv1.Evict) string {
+	if e.GracePeriodSeconds == nil {
+		return "its own termination grace period"
+	}
+	if e.GetGracePeriodSeconds() == 0 {
+		return "0s (killed at once)"
+	}
+	return (time.Duration(e.GetGracePeriodSeconds()) * time.Second).String()
 }
 
 func (c *cluster) running(names ...string) bool {
