@@ -85,6 +85,7 @@ func (s *Service) evict(ctx context.Context, ns, name, uid string, dryRun bool, 
 		if ok {
 			return nil, fmt.Errorf("pod %s/%s has uid %s, not %s: %w", ns, name, pod.UID, uid, errmap.ErrUIDMismatch)
 		}
+		//lint:ignore ST1005 Berth is a name
 		return nil, fmt.Errorf("Berth holds no pod %s/%s: %w", ns, name, scheduler.ErrPodNotFound)
 	}
 	if s.evicted(pod.UID) {
