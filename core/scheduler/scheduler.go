@@ -104,6 +104,11 @@ type Options struct {
 	// signature (see core/framework/runtime). Only tests want it: the
 	// outcomes are the same.
 	NoResultMemo bool
+	// NoIncrementalIndexes makes plugins rebuild their cross-node state
+	// from every node for every pod instead of updating indexes by deltas
+	// (see framework.Handle.IncrementalIndexes). Only tests want it: the
+	// outcomes are the same.
+	NoIncrementalIndexes bool
 	// Queue tunes the scheduling queue; the backoff durations default to
 	// the configuration's. Clock, Logger, plugins, hints, Namespaces and
 	// PodLookup are set by the scheduler.
@@ -258,6 +263,9 @@ func (s *Scheduler) buildProfiles(ctx context.Context) error {
 	}
 	if s.opts.NoResultMemo {
 		common = append(common, runtime.WithoutResultMemo())
+	}
+	if s.opts.NoIncrementalIndexes {
+		common = append(common, runtime.WithoutIncrementalIndexes())
 	}
 	if s.opts.Metrics != nil {
 		common = append(common, runtime.WithMetrics(s.opts.Metrics))

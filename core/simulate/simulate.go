@@ -49,6 +49,10 @@ type Options struct {
 	// NoResultMemo runs every plugin on every node for every pod (see
 	// scheduler.Options.NoResultMemo); tests compare the two.
 	NoResultMemo bool
+	// NoIncrementalIndexes makes plugins rebuild their cross-node state
+	// for every pod (see scheduler.Options.NoIncrementalIndexes); tests
+	// compare the two.
+	NoIncrementalIndexes bool
 }
 
 // Results of a Line.
@@ -104,6 +108,7 @@ func Run(ctx context.Context, in Input, opts Options) ([]Line, error) {
 		BindInline:               true,
 		ScoreSingleNode:          true,
 		NoResultMemo:             opts.NoResultMemo,
+		NoIncrementalIndexes:     opts.NoIncrementalIndexes,
 	})
 	if err != nil {
 		return nil, &ConfigError{Err: err}
