@@ -6,10 +6,10 @@ import (
 	"github.com/berthsched/berth/core/framework"
 )
 
-// Entry is one node's contribution to a slot: Count pods in Domain. A
-// node contributes at most one entry per slot.
+// Entry is one node's contribution to a slot (a constraint, a topology
+// key): Count pods in Domain.
 type Entry struct {
-	Slot   int
+	Slot   string
 	Domain string
 	Count  int64
 }
@@ -18,8 +18,8 @@ type Entry struct {
 // NodeInfo (its node and its pods) and the signature alone.
 type ContributeFunc func(ni *framework.NodeInfo, buf []Entry) []Entry
 
-// Total is a domain's sum: Count pods over Nodes contributing nodes. A
-// domain stays listed while a node contributes to it, even with Count 0.
+// Total is a domain's sum: Count pods over Nodes entries. A domain stays
+// listed while an entry contributes to it, even with Count 0.
 type Total struct {
 	Count int64
 	Nodes int
@@ -41,7 +41,7 @@ type entry struct {
 	// perNode is each node's last contribution (nodes without entries are
 	// left out).
 	perNode map[string][]Entry
-	totals  []map[string]Total // by slot
+	totals  map[string]map[string]Total // by slot, then domain
 }
 
 // New returns an index of at most max signatures.
@@ -61,20 +61,20 @@ func Usable(lister framework.NodeInfoLister, nodes []*framework.NodeInfo) bool {
 }
 
 // Visit brings the counts of sig up to date with lister (which must be
-// Usable) and calls fn for every domain of every slot, under the index's
-// lock: fn must not keep the totals. slots is the number of slots the
-// signature's entries use; contribute computes one node's entries.
-func (x *Index) Visit(sig string, slots int, lister framework.NodeInfoLister, contribute ContributeFunc, fn func(slot int, domain string, t Total)) {
+// Usable) and calls fn with the domains of every slot, under the index's
+// lock: fn must neither change nor keep the map. contribute computes one
+// node's entries.
+func (x *Index) Visit(sig string, lister framework.NodeInfoLister, contribute ContributeFunc, fn func(slot string, domains map[string]Total)) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	e := x.entries[sig]
 	journal := lister.(framework.NodeJournal)
-	if e == nil || e.lister != lister || len(e.totals) != slots {
-		e = x.rebuild(sig, slots, lister, journal, contribute)
+	if e == nil || e.lister != lister {
+		e = x.rebuild(sig, lister, journal, contribute)
 	} else if e.version != journal.JournalVersion() {
 		changed, ok := journal.ChangedSince(e.version)
 		if !ok {
-			e = x.rebuild(sig, slots, lister, journal, contribute)
+			e = x.rebuild(sig, lister, journal, contribute)
 		} else {
 			e.apply(changed, lister, contribute)
 			e.version = journal.JournalVersion()
@@ -83,20 +83,15 @@ func (x *Index) Visit(sig string, slots int, lister framework.NodeInfoLister, co
 	x.clock++
 	e.used = x.clock
 	for slot, m := range e.totals {
-		for domain, t := range m {
-			fn(slot, domain, t)
-		}
+		fn(slot, m)
 	}
 }
 
-func (x *Index) rebuild(sig string, slots int, lister framework.NodeInfoLister, journal framework.NodeJournal, contribute ContributeFunc) *entry {
+func (x *Index) rebuild(sig string, lister framework.NodeInfoLister, journal framework.NodeJournal, contribute ContributeFunc) *entry {
 	if _, ok := x.entries[sig]; !ok && len(x.entries) >= x.max {
 		x.evictOldest()
 	}
-	e := &entry{lister: lister, version: journal.JournalVersion(), perNode: make(map[string][]Entry), totals: make([]map[string]Total, slots)}
-	for i := range e.totals {
-		e.totals[i] = make(map[string]Total)
-	}
+	e := &entry{lister: lister, version: journal.JournalVersion(), perNode: make(map[string][]Entry), totals: make(map[string]map[string]Total)}
 	var buf []Entry
 	for _, ni := range lister.List() {
 		buf = contribute(ni, buf[:0])
@@ -136,10 +131,15 @@ func (e *entry) add(name string, entries []Entry) {
 	own := append([]Entry(nil), entries...)
 	e.perNode[name] = own
 	for _, en := range own {
-		t := e.totals[en.Slot][en.Domain]
+		m := e.totals[en.Slot]
+		if m == nil {
+			m = make(map[string]Total)
+			e.totals[en.Slot] = m
+		}
+		t := m[en.Domain]
 		t.Count += en.Count
 		t.Nodes++
-		e.totals[en.Slot][en.Domain] = t
+		m[en.Domain] = t
 	}
 }
 
@@ -150,12 +150,13 @@ func (e *entry) remove(name string) {
 	}
 	delete(e.perNode, name)
 	for _, en := range old {
-		t := e.totals[en.Slot][en.Domain]
+		m := e.totals[en.Slot]
+		t := m[en.Domain]
 		t.Count -= en.Count
-		if t.Nodes--; t.Nodes == 0 {
-			delete(e.totals[en.Slot], en.Domain)
-		} else {
-			e.totals[en.Slot][en.Domain] = t
+		if t.Nodes--; t.Nodes > 0 {
+			m[en.Domain] = t
+		} else if delete(m, en.Domain); len(m) == 0 {
+			delete(e.totals, en.Slot)
 		}
 	}
 }

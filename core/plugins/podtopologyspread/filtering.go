@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"math"
+	"strconv"
 
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
@@ -149,7 +150,8 @@ func (pl *PodTopologySpread) countAll(ctx context.Context, s *preFilterState, po
 	}
 	for _, l := range lists {
 		for _, e := range l {
-			s.counts[e.Slot][e.Domain] += int(e.Count)
+			i, _ := strconv.Atoi(e.Slot)
+			s.counts[i][e.Domain] += int(e.Count)
 		}
 	}
 	return nil

@@ -1,6 +1,8 @@
 package podtopologyspread
 
 import (
+	"strconv"
+
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/plugins/domaincount"
@@ -30,14 +32,20 @@ func (pl *PodTopologySpread) indexedCounts(pod *model.Pod, cs []constraint, node
 	contribute := func(ni *framework.NodeInfo, buf []domaincount.Entry) []domaincount.Entry {
 		return appendContribution(buf, pod, cs, ni)
 	}
-	pl.index.Visit(constraintSignature(pod, cs), len(cs), lister, contribute, func(slot int, domain string, t domaincount.Total) {
-		counts[slot][domain] = int(t.Count)
+	pl.index.Visit(constraintSignature(pod, cs), lister, contribute, func(slot string, domains map[string]domaincount.Total) {
+		i, _ := strconv.Atoi(slot)
+		m := make(map[string]int, len(domains))
+		for domain, t := range domains {
+			m[domain] = int(t.Count)
+		}
+		counts[i] = m
 	})
 	return counts, true
 }
 
 // appendContribution appends what a node adds to PreFilter's counts: for
 // each constraint that counts the node, the matching pods in its domain.
+// Constraint i counts in slot strconv.Itoa(i).
 func appendContribution(buf []domaincount.Entry, pod *model.Pod, cs []constraint, ni *framework.NodeInfo) []domaincount.Entry {
 	node := ni.Node()
 	if node == nil || !hasAllKeys(node, cs) {
@@ -47,7 +55,7 @@ func appendContribution(buf []domaincount.Entry, pod *model.Pod, cs []constraint
 	for i := range cs {
 		c := &cs[i]
 		if in.includes(c, node) {
-			buf = append(buf, domaincount.Entry{Slot: i, Domain: node.Labels[c.topologyKey], Count: int64(countMatching(ni.Pods, c.selector, pod.Namespace))})
+			buf = append(buf, domaincount.Entry{Slot: strconv.Itoa(i), Domain: node.Labels[c.topologyKey], Count: int64(countMatching(ni.Pods, c.selector, pod.Namespace))})
 		}
 	}
 	return buf
