@@ -4,6 +4,13 @@ to end through berthctl bench) on the workloads of issue 8,
 several runs each, and write one CSV row per run.
 
     python3 bench/compare.py --runs 3 --sizes 500 5000 --out bench/results.csv
+    python3 bench/compare.py --runs 3 --sizes 15000 --workloads basic spread --levels kube e2e
+    python3 bench/compare.py --runs 3 --sizes 1000 5000 --workloads preemption
+    python3 bench/compare.py --runs 1 --sizes 5000 --workloads preemption --pods 10000 --levels inprocess e2e
+
+The levels run alternately (run 1 of each level, then run 2 of each...), so
+kube-scheduler and Berth share each time window of a busy machine; every
+row's note carries the 1-minute load average at its start.
 
 Needs: Go and a built kubeoracle (--kubeoracle, default /tmp/kubeoracle;
 see ../shared/kubeoracle/README.md). berthctl is built from this checkout
@@ -23,6 +30,10 @@ FIELDS = ["workload", "nodes", "pods", "scheduler", "level", "run", "seconds",
 
 def default_pods(workload, nodes):
     return nodes // 5 if workload == "preemption" else 2 * nodes
+
+
+def load_note():
+    return "load %.1f" % os.getloadavg()[0]
 
 
 def sh(cmd, timeout):
@@ -53,7 +64,7 @@ def kube(a, w, n, p, run, tmp):
 
 def inprocess(a, w, n, p, run, tmp):
     r = sh([a.inprocess_test, "-test.run", "^$", "-test.bench", f"^BenchmarkWorkload$/^{w}$/^{n}nodes$",
-            "-test.benchtime", "1x"], None)
+            "-test.benchtime", "1x", "-bench.sizes", str(n), "-bench.pods", str(p)], None)
     m = re.search(r"(\d+) ns/op\s+([\d.]+) p50-ms\s+([\d.]+) p99-ms\s+([\d.]+) pods/s", r.stdout)
     if not m:
         skip = "SKIP" in r.stdout or "skip" in r.stdout
@@ -89,6 +100,7 @@ def main():
     ap.add_argument("--berthd", default=os.environ.get("BERTHD", ""))
     ap.add_argument("--server", default="", help="address of a running berthd for the e2e level")
     ap.add_argument("--timeout", default="20m", help="kubeoracle's --timeout")
+    ap.add_argument("--pods", type=int, default=0, help="pending pods per run (default: 2 per node, preemption 1 per 5 nodes)")
     a = ap.parse_args()
 
     tmp = tempfile.mkdtemp(prefix="berth-compare-")
@@ -117,12 +129,14 @@ def main():
             out.writeheader()
         for w in a.workloads:
             for n in a.sizes:
-                p = default_pods(w, n)
-                for sched, level, fn in levels:
-                    for run in range(1, a.runs + 1):
+                p = a.pods or default_pods(w, n)
+                for run in range(1, a.runs + 1):
+                    for sched, level, fn in levels:
+                        load = load_note()
                         row = fn(a, w, n, p, run, tmp)
                         if row is None:
-                            break
+                            continue
+                        row["note"] = "; ".join(x for x in (row.get("note", ""), load) if x)
                         row.update(workload=w, nodes=n, pods=p, scheduler=sched, level=level, run=run)
                         out.writerow(row)
                         f.flush()

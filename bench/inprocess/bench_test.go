@@ -1,9 +1,13 @@
 package inprocess
 
 import (
+	"cmp"
 	"context"
+	"flag"
 	"fmt"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/berthsched/berth/bench/workload"
@@ -13,24 +17,53 @@ import (
 	"github.com/berthsched/berth/core/scheduler"
 )
 
+// Flags of BenchmarkWorkload, for sizes beyond the suite's (bench/compare.py
+// passes them).
+var (
+	benchSizes = flag.String("bench.sizes", "", "comma-separated cluster sizes for BenchmarkWorkload (default: the suite's, 500 and 5000)")
+	benchPods  = flag.Int("bench.pods", 0, "pending pods per BenchmarkWorkload run (default: the suite's for the size)")
+)
+
 // BenchmarkWorkload runs each workload of the suite at 500 and 5000 nodes
 // (two pending pods per node; preemption: one per five nodes), one whole
 // run per iteration, and reports pods/s and the latency percentiles.
 // Generating the cluster and loading it are outside the timer.
+// -bench.sizes and -bench.pods choose other sizes.
 //
 //	go test -run '^$' -bench BenchmarkWorkload -benchtime 1x ./bench/inprocess
+//	go test -run '^$' -bench 'BenchmarkWorkload/spread/15000nodes' -benchtime 1x ./bench/inprocess -bench.sizes 15000
 func BenchmarkWorkload(b *testing.B) {
 	reg := registry.InTree()
+	sizes, err := parseSizes(*benchSizes)
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, name := range workload.Names() {
-		for _, nodes := range workload.Sizes() {
+		for _, nodes := range sizes {
 			b.Run(fmt.Sprintf("%s/%dnodes", name, nodes), func(b *testing.B) {
 				if _, ok := reg[names.DefaultPreemption]; !ok && name == workload.Preemption {
 					b.Skip("DefaultPreemption is not in the registry yet")
 				}
-				benchmarkWorkload(b, name, nodes, workload.DefaultPods(name, nodes))
+				benchmarkWorkload(b, name, nodes, cmp.Or(*benchPods, workload.DefaultPods(name, nodes)))
 			})
 		}
 	}
+}
+
+// parseSizes reads -bench.sizes; the suite's sizes when empty.
+func parseSizes(list string) ([]int, error) {
+	if list == "" {
+		return workload.Sizes(), nil
+	}
+	var sizes []int
+	for f := range strings.SplitSeq(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("-bench.sizes: %q is not a positive number", f)
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes, nil
 }
 
 func benchmarkWorkload(b *testing.B, name string, nodes, pods int) {
@@ -88,26 +121,42 @@ func BenchmarkLatency(b *testing.B) {
 //
 //	go test -run '^$' -bench BenchmarkCostGrowth -benchtime 3x ./bench/inprocess
 func BenchmarkCostGrowth(b *testing.B) {
-	const pods = 5000
 	for _, nodes := range workload.CostSizes() {
-		b.Run(fmt.Sprintf("%dnodes", nodes), func(b *testing.B) {
-			var seconds float64
-			for range b.N {
-				w, err := workload.Generate(workload.Basic, workload.Spec{Nodes: nodes, Pods: pods})
-				if err != nil {
-					b.Fatal(err)
-				}
-				runtime.GC()
-				r, err := Run(context.Background(), w, Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				seconds += r.Seconds
-			}
-			perPod := seconds * 1e9 / float64(b.N*pods)
-			b.ReportMetric(perPod, "ns/pod")
-			b.ReportMetric(1e9/perPod, "pods/s")
-		})
+		b.Run(fmt.Sprintf("%dnodes", nodes), func(b *testing.B) { benchmarkCost(b, workload.Basic, nodes) })
+	}
+}
+
+// benchmarkCost reports the ns per pod of 5000 pending pods of a workload.
+func benchmarkCost(b *testing.B, name string, nodes int) {
+	const pods = 5000
+	var seconds float64
+	for range b.N {
+		w, err := workload.Generate(name, workload.Spec{Nodes: nodes, Pods: pods})
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		r, err := Run(context.Background(), w, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		seconds += r.Seconds
+	}
+	perPod := seconds * 1e9 / float64(b.N*pods)
+	b.ReportMetric(perPod, "ns/pod")
+	b.ReportMetric(1e9/perPod, "pods/s")
+}
+
+// BenchmarkCostGrowthTopology is BenchmarkCostGrowth for the spread and
+// affinity workloads at 500, 5000 and 15000 nodes (issue 18: per-pod cost
+// near flat as the cluster grows), 5000 pending pods each.
+//
+//	go test -run '^$' -bench BenchmarkCostGrowthTopology -benchtime 1x ./bench/inprocess
+func BenchmarkCostGrowthTopology(b *testing.B) {
+	for _, name := range []string{workload.Spread, workload.Affinity} {
+		for _, nodes := range []int{500, 5000, 15000} {
+			b.Run(fmt.Sprintf("%s/%dnodes", name, nodes), func(b *testing.B) { benchmarkCost(b, name, nodes) })
+		}
 	}
 }
 

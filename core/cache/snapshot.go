@@ -22,9 +22,13 @@ type Snapshot struct {
 	generation          int64
 	treeVersion         int64
 	synced              bool
+	journal             journal
 }
 
-var _ framework.NodeInfoLister = (*Snapshot)(nil)
+var (
+	_ framework.NodeInfoLister = (*Snapshot)(nil)
+	_ framework.NodeJournal    = (*Snapshot)(nil)
+)
 
 // NewEmptySnapshot returns a snapshot with no nodes, to be filled by
 // Cache.UpdateSnapshot.
@@ -88,6 +92,9 @@ func (c *Cache) UpdateSnapshot(s *Snapshot) error {
 	defer c.mu.Unlock()
 
 	rebuildAll := !s.synced || s.treeVersion != c.treeVersion
+	if !s.synced {
+		s.journal.restart()
+	}
 	rebuildAffinity := false
 	for it := c.head; it != nil && it.info.Generation > s.generation; it = it.next {
 		node := it.info.Node()
@@ -107,6 +114,7 @@ func (c *Cache) UpdateSnapshot(s *Snapshot) error {
 		}
 		// Keep the pointer: the lists hold it.
 		*existing = *clone
+		s.journal.record(node.Name)
 	}
 	if c.head != nil {
 		s.generation = c.head.info.Generation
@@ -115,6 +123,7 @@ func (c *Cache) UpdateSnapshot(s *Snapshot) error {
 		for name := range s.byName {
 			if it, ok := c.nodes[name]; !ok || it.info.Node() == nil {
 				delete(s.byName, name)
+				s.journal.record(name)
 			}
 		}
 		rebuildAll = true
@@ -127,6 +136,7 @@ func (c *Cache) UpdateSnapshot(s *Snapshot) error {
 	}
 	s.treeVersion = c.treeVersion
 	s.synced = true
+	s.journal.commit(len(s.list))
 	if len(s.list) != c.tree.numNodes {
 		// Cannot happen unless the cache is corrupt; start over next time.
 		s.synced = false

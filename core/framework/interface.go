@@ -141,6 +141,20 @@ type NodeInfoLister interface {
 	NumNodes() int
 }
 
+// NodeJournal is implemented by snapshots that record which nodes each
+// update changed. Plugins keeping indexes over the snapshot's nodes (see
+// core/plugins/domaincount) use it to recompute only the nodes that
+// changed since they last looked, instead of every node for every pod.
+type NodeJournal interface {
+	// JournalVersion is the version of the latest update that changed a
+	// node.
+	JournalVersion() int64
+	// ChangedSince returns the names of the nodes added, changed or
+	// removed after version v (a name may repeat), false when the journal
+	// no longer reaches back to v.
+	ChangedSince(v int64) ([]string, bool)
+}
+
 // NamespaceLister returns namespace labels for namespaceSelector matching.
 type NamespaceLister interface {
 	// NamespaceLabels returns the labels of a known namespace.
@@ -250,6 +264,11 @@ type Handle interface {
 	RejectWaitingPod(uid string) bool
 	// ProfileName is the schedulerName the framework serves.
 	ProfileName() string
+	// IncrementalIndexes reports whether plugins may keep indexes over the
+	// snapshot that they update by deltas (the default); off, they
+	// recompute their cross-node state from every node for every pod, as
+	// kube-scheduler does. The decisions are the same either way.
+	IncrementalIndexes() bool
 	Clock() Clock
 	Logger() *slog.Logger
 	// Deterministic reports whether the run must be replayable exactly

@@ -107,6 +107,9 @@ func (s *Signature) Resources(r *model.Resources) {
 	}
 }
 
+// Selector appends a compiled label selector.
+func (s *Signature) Selector(sel model.Selector) { s.b = sel.AppendKey(s.b) }
+
 // Tolerations appends a pod's tolerations, in order.
 func (s *Signature) Tolerations(ts []model.Toleration) {
 	s.Int(int64(len(ts)))

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"sort"
@@ -360,4 +361,28 @@ func (r *NodeSelectorRequirement) matchesLabels(labels map[string]string) bool {
 		return have < want
 	}
 	return false
+}
+
+// AppendKey appends an exact encoding of the selector to b: two selectors
+// encode alike only if they match the same label sets the same way.
+func (s Selector) AppendKey(b []byte) []byte {
+	if !s.valid {
+		return append(b, 0)
+	}
+	b = append(b, 1)
+	b = binary.AppendUvarint(b, uint64(len(s.reqs)))
+	for _, r := range s.reqs {
+		b = appendString(b, r.key)
+		b = appendString(b, string(r.op))
+		b = binary.AppendUvarint(b, uint64(len(r.values)))
+		for _, v := range r.values {
+			b = appendString(b, v)
+		}
+	}
+	return b
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
 }

@@ -30,6 +30,9 @@ type GenOptions struct {
 	// listing disrupted pods), running pods being deleted (some preempted)
 	// and pending pods already nominated.
 	Varied bool
+	// Topology makes topology spread constraints and inter-pod
+	// (anti-)affinity the common case rather than the exception.
+	Topology bool
 }
 
 // Generate returns a random cluster as multi-document Kubernetes YAML. The
@@ -54,6 +57,15 @@ var apps = []string{"web", "api", "cache", "db", "batch"}
 
 func (g *gen) pick(xs []string) string { return xs[g.r.IntN(len(xs))] }
 func (g *gen) chance(p float64) bool   { return g.r.Float64() < p }
+
+// topoChance is chance for the pod-topology constraints: heavier with
+// GenOptions.Topology.
+func (g *gen) topoChance(p float64) bool {
+	if g.o.Topology {
+		p = 0.6
+	}
+	return g.chance(p)
+}
 
 func (g *gen) cluster() ([]byte, error) {
 	g.t = time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
@@ -282,7 +294,7 @@ func (g *gen) constraints(p *corev1.Pod, app string) {
 	term := func(target string) corev1.PodAffinityTerm {
 		return corev1.PodAffinityTerm{TopologyKey: topo(), LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": target}}}
 	}
-	if g.chance(0.15) {
+	if g.topoChance(0.15) {
 		aff.PodAntiAffinity = &corev1.PodAntiAffinity{}
 		if g.chance(0.5) {
 			aff.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution = []corev1.PodAffinityTerm{term(app)}
@@ -290,7 +302,7 @@ func (g *gen) constraints(p *corev1.Pod, app string) {
 			aff.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution = []corev1.WeightedPodAffinityTerm{{Weight: int32(1 + g.r.IntN(100)), PodAffinityTerm: term(g.pick(apps))}}
 		}
 	}
-	if g.chance(0.15) {
+	if g.topoChance(0.15) {
 		aff.PodAffinity = &corev1.PodAffinity{}
 		if g.chance(0.4) {
 			aff.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution = []corev1.PodAffinityTerm{term(g.pick(apps))}
@@ -301,7 +313,7 @@ func (g *gen) constraints(p *corev1.Pod, app string) {
 	if aff.NodeAffinity != nil || aff.PodAffinity != nil || aff.PodAntiAffinity != nil {
 		p.Spec.Affinity = aff
 	}
-	if g.chance(0.2) {
+	if g.topoChance(0.2) {
 		when := corev1.DoNotSchedule
 		if g.chance(0.5) {
 			when = corev1.ScheduleAnyway

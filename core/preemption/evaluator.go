@@ -159,8 +159,17 @@ func (e *Evaluator) findCandidates(ctx context.Context, state *framework.CycleSt
 	var clean, violating []*Candidate
 	var errs []error
 	check := func(i int) {
-		ni := potential[(offset+i)%n].Clone()
-		victims, violations, st := e.SelectVictimsOnNode(ctx, state.Clone(), pod, ni, pdbs)
+		var victims []*model.Pod
+		var violations int
+		var st *framework.Status
+		ni := potential[(offset+i)%n]
+		if hasLowerPriority(ni, pod.Priority) {
+			ni = ni.Clone()
+			victims, violations, st = e.SelectVictimsOnNode(ctx, state.Clone(), pod, ni, pdbs)
+		} else {
+			// Pruned before cloning: SelectVictimsOnNode's first test.
+			st = framework.NewStatus(framework.UnschedulableAndUnresolvable, MsgNoVictims)
+		}
 		if st.IsSuccess() && len(victims) == 0 {
 			st = framework.AsStatus(fmt.Errorf("expected at least one victim pod on node %q", ni.Name()))
 		}
@@ -188,6 +197,19 @@ func (e *Evaluator) findCandidates(ctx context.Context, state *framework.CycleSt
 	}
 	e.h.Parallelizer().Until(ctx, n, check)
 	return append(clean, violating...), statuses, errors.Join(errs...)
+}
+
+// hasLowerPriority reports whether the node runs a pod below priority:
+// without one, removing pods cannot help (kube's SelectVictimsOnNode finds
+// no potential victim, after cloning the node and the cycle state; here
+// such nodes are passed over before).
+func hasLowerPriority(ni *framework.NodeInfo, priority int32) bool {
+	for _, pi := range ni.Pods {
+		if pi.Pod.Priority < priority {
+			return true
+		}
+	}
+	return false
 }
 
 // numCandidates is kube's calculateNumCandidates.

@@ -116,6 +116,10 @@ type Replay struct {
 	// instead of reusing node-local plugin results for pods with the same
 	// signature (see core/framework/runtime); tests compare the two.
 	NoResultMemo bool
+	// NoIncrementalIndexes makes plugins rebuild their cross-node state
+	// from every node for every pod instead of updating indexes by deltas
+	// (see framework.Handle.IncrementalIndexes); tests compare the two.
+	NoIncrementalIndexes bool
 }
 
 // Scheduler is kube-scheduler's scheduling loop over Berth's cache and
@@ -260,6 +264,9 @@ func (s *Scheduler) buildProfiles(ctx context.Context) error {
 	}
 	if s.opts.Replay.NoResultMemo {
 		common = append(common, runtime.WithoutResultMemo())
+	}
+	if s.opts.Replay.NoIncrementalIndexes {
+		common = append(common, runtime.WithoutIncrementalIndexes())
 	}
 	if s.opts.Metrics != nil {
 		common = append(common, runtime.WithMetrics(s.opts.Metrics))

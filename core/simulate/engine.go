@@ -77,7 +77,8 @@ func New(ctx context.Context, in Input, opts Options) (*Engine, error) {
 		Logger:                   opts.Logger,
 		Deterministic:            true,
 		PercentageOfNodesToScore: percentage,
-		Replay:                   scheduler.Replay{BindInline: true, ScoreSingleNode: true, NoResultMemo: opts.NoResultMemo},
+		Replay: scheduler.Replay{BindInline: true, ScoreSingleNode: true, NoResultMemo: opts.NoResultMemo,
+			NoIncrementalIndexes: opts.NoIncrementalIndexes},
 	})
 	if err != nil {
 		return nil, &ConfigError{Err: err}

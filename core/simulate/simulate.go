@@ -50,6 +50,10 @@ type Options struct {
 	// NoResultMemo runs every plugin on every node for every pod (see
 	// scheduler.Replay.NoResultMemo); tests compare the two.
 	NoResultMemo bool
+	// NoIncrementalIndexes makes plugins rebuild their cross-node state
+	// for every pod (see scheduler.Replay.NoIncrementalIndexes); tests
+	// compare the two.
+	NoIncrementalIndexes bool
 }
 
 // Results of a Line.

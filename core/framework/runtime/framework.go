@@ -56,6 +56,7 @@ type Framework struct {
 	// memo numbers pod signatures for the result memo (plan.go).
 	memo         *memo
 	noResultMemo bool
+	noIndexes    bool
 }
 
 var (
@@ -88,6 +89,7 @@ func New(ctx context.Context, registry Registry, profile config.Profile, opts ..
 		metrics:       o.metrics,
 		deterministic: o.deterministic,
 		noResultMemo:  o.noResultMemo,
+		noIndexes:     o.noIndexes,
 	}
 	if tc, ok := o.clock.(TimerClock); ok {
 		f.timers = tc
@@ -280,6 +282,10 @@ func (f *Framework) PercentageOfNodesToScore() *int32 { return f.percentage }
 
 // ProfileName returns the schedulerName the framework serves.
 func (f *Framework) ProfileName() string { return f.profileName }
+
+// IncrementalIndexes reports whether plugins may keep indexes updated by
+// deltas (see WithoutIncrementalIndexes).
+func (f *Framework) IncrementalIndexes() bool { return !f.noIndexes }
 
 // SnapshotSharedLister returns the snapshot lister.
 func (f *Framework) SnapshotSharedLister() framework.NodeInfoLister { return f.snapshot }

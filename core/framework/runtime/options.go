@@ -25,6 +25,8 @@ type options struct {
 	deterministic bool
 	// noResultMemo: see WithoutResultMemo.
 	noResultMemo bool
+	// noIndexes: see WithoutIncrementalIndexes.
+	noIndexes bool
 }
 
 func defaultOptions() options {
@@ -143,4 +145,12 @@ func (realClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterF
 // to check that the memo changes no outcome.
 func WithoutResultMemo() Option {
 	return func(o *options) { o.noResultMemo = true }
+}
+
+// WithoutIncrementalIndexes makes plugins recompute their cross-node state
+// (topology spread counts, inter-pod affinity counts) from every node for
+// every pod instead of keeping indexes updated by deltas. Tests use it to
+// check that the indexes change no outcome.
+func WithoutIncrementalIndexes() Option {
+	return func(o *options) { o.noIndexes = true }
 }

@@ -58,9 +58,15 @@ func (pl *InterPodAffinity) PreFilter(ctx context.Context, state *framework.Cycl
 	if s.antiTerms, err = compileTerms(pod, anti, nsl); err != nil {
 		return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf("parsing pod: podAntiAffinity: %v", err))
 	}
-	if len(s.affinity) == 0 && len(s.antiTerms) == 0 {
+	switch {
+	case pl.indexUsable(lister, nodes):
+		s.existingAntiCounts = pl.indexedExistingAnti(s, lister)
+		if len(s.affinity) > 0 || len(s.antiTerms) > 0 {
+			pl.indexedOwnCounts(s, lister)
+		}
+	case len(s.affinity) == 0 && len(s.antiTerms) == 0:
 		s.existingAntiCounts = pl.existingAntiCounts(ctx, s, lister.HavePodsWithRequiredAntiAffinityList())
-	} else {
+	default:
 		pl.countAll(ctx, s, nodes)
 	}
 	if err := ctx.Err(); err != nil {

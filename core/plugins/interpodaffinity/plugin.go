@@ -7,6 +7,7 @@ import (
 
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/plugins/domaincount"
 	"github.com/berthsched/berth/core/plugins/names"
 )
 
@@ -36,6 +37,8 @@ type InterPodAffinity struct {
 	args     Args
 	handle   framework.Handle
 	parallel framework.Parallelizer
+	// index keeps counts per signature across cycles (index.go).
+	index *domaincount.Index
 }
 
 var (
@@ -66,7 +69,7 @@ func NewWithArgs(args Args, h framework.Handle) (*InterPodAffinity, error) {
 	if err := args.Validate(); err != nil {
 		return nil, err
 	}
-	return &InterPodAffinity{args: args, handle: h, parallel: h.Parallelizer()}, nil
+	return &InterPodAffinity{args: args, handle: h, parallel: h.Parallelizer(), index: domaincount.New(maxIndexed)}, nil
 }
 
 // Name returns Name.

@@ -54,6 +54,14 @@ func (pl *InterPodAffinity) PreScore(ctx context.Context, state *framework.Cycle
 		return framework.AsStatus(fmt.Errorf("podAntiAffinity.preferred: %w", err))
 	}
 
+	if all := lister.List(); pl.indexUsable(lister, all) {
+		s := pl.indexedScores(sc, ownTerms, lister)
+		if len(s.byKey) == 0 {
+			return framework.NewStatus(framework.Skip)
+		}
+		state.Write(preScoreStateKey, s)
+		return nil
+	}
 	var nodes []*framework.NodeInfo
 	if ownTerms {
 		nodes = lister.List()

@@ -4,9 +4,11 @@ import (
 	"context"
 	"maps"
 	"math"
+	"strconv"
 
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/plugins/domaincount"
 )
 
 const preFilterStateKey framework.StateKey = "PreFilter" + Name
@@ -109,37 +111,11 @@ func (pl *PodTopologySpread) PreFilter(ctx context.Context, state *framework.Cyc
 		if cs[i].selector.Matches(pod.Labels) {
 			s.selfMatch[i] = 1
 		}
-		size := 0
-		if cs[i].hostname {
-			size = len(nodes)
-		}
-		s.counts[i] = make(map[string]int, size)
 	}
-	lists := chunked(ctx, pl.parallel, len(nodes), func(lo, hi int) []domainCount {
-		list := make([]domainCount, 0, (hi-lo)*len(cs))
-		for _, ni := range nodes[lo:hi] {
-			node := ni.Node()
-			if node == nil || !hasAllKeys(node, cs) {
-				continue
-			}
-			in := inclusion{pod: pod}
-			for i := range cs {
-				c := &cs[i]
-				if !in.includes(c, node) {
-					continue
-				}
-				list = append(list, domainCount{i, node.Labels[c.topologyKey], countMatching(ni.Pods, c.selector, pod.Namespace)})
-			}
-		}
-		return list
-	})
-	if err := ctx.Err(); err != nil {
-		return nil, framework.AsStatus(err)
-	}
-	for _, l := range lists {
-		for _, dc := range l {
-			s.counts[dc.constraint][dc.domain] += dc.count
-		}
+	if counts, ok := pl.indexedCounts(pod, cs, nodes); ok {
+		s.counts = counts
+	} else if st := pl.countAll(ctx, s, pod, nodes); st != nil {
+		return nil, st
 	}
 	for i := range cs {
 		s.least[i] = newLeastDomains()
@@ -149,6 +125,36 @@ func (pl *PodTopologySpread) PreFilter(ctx context.Context, state *framework.Cyc
 	}
 	state.Write(preFilterStateKey, s)
 	return nil, nil
+}
+
+// countAll counts the matching pods of every node, as kube-scheduler's
+// PreFilter does (the index's fallback).
+func (pl *PodTopologySpread) countAll(ctx context.Context, s *preFilterState, pod *model.Pod, nodes []*framework.NodeInfo) *framework.Status {
+	cs := s.constraints
+	for i := range cs {
+		size := 0
+		if cs[i].hostname {
+			size = len(nodes)
+		}
+		s.counts[i] = make(map[string]int, size)
+	}
+	lists := chunked(ctx, pl.parallel, len(nodes), func(lo, hi int) []domaincount.Entry {
+		list := make([]domaincount.Entry, 0, (hi-lo)*len(cs))
+		for _, ni := range nodes[lo:hi] {
+			list = appendContribution(list, pod, cs, ni)
+		}
+		return list
+	})
+	if err := ctx.Err(); err != nil {
+		return framework.AsStatus(err)
+	}
+	for _, l := range lists {
+		for _, e := range l {
+			i, _ := strconv.Atoi(e.Slot)
+			s.counts[i][e.Domain] += int(e.Count)
+		}
+	}
+	return nil
 }
 
 // PreFilterExtensions returns the plugin: its counts follow pods added to

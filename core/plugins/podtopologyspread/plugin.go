@@ -7,6 +7,7 @@ import (
 
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/plugins/domaincount"
 	"github.com/berthsched/berth/core/plugins/names"
 )
 
@@ -37,6 +38,8 @@ type PodTopologySpread struct {
 	// own: the System ones or the args' list.
 	defaults        []model.TopologySpreadConstraint
 	systemDefaulted bool
+	// index keeps PreFilter's counts per constraint signature (index.go).
+	index *domaincount.Index
 }
 
 var (
@@ -67,7 +70,8 @@ func NewWithArgs(args Args, h framework.Handle) (*PodTopologySpread, error) {
 	if err := args.Validate(); err != nil {
 		return nil, err
 	}
-	pl := &PodTopologySpread{args: args, handle: h, parallel: h.Parallelizer(), defaults: args.DefaultConstraints}
+	pl := &PodTopologySpread{args: args, handle: h, parallel: h.Parallelizer(), defaults: args.DefaultConstraints,
+		index: domaincount.New(maxIndexed)}
 	if args.DefaultingType == SystemDefaulting {
 		pl.defaults, pl.systemDefaulted = systemDefaultConstraints(), true
 	}

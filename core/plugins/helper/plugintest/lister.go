@@ -99,6 +99,11 @@ func (h *ListerHandle) Namespaces() framework.NamespaceLister { return h.NS }
 // Parallelizer returns Par.
 func (h *ListerHandle) Parallelizer() framework.Parallelizer { return h.Par }
 
+// IncrementalIndexes is true: the plugins' indexes need a snapshot with a
+// journal (framework.NodeJournal), which Lister is not, so they walk the
+// nodes as without them.
+func (h *ListerHandle) IncrementalIndexes() bool { return true }
+
 // NewListerHandle serves nodes and ns with the default parallelism.
 func NewListerHandle(nodes []*framework.NodeInfo, ns Namespaces) *ListerHandle {
 	return &ListerHandle{Lister: &Lister{Nodes: nodes}, NS: ns, Par: framework.NewParallelizer(framework.DefaultParallelism)}
