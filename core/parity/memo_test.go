@@ -23,21 +23,34 @@ import (
 // attempts read remembered results on nodes that earlier attempts changed,
 // and a sampled percentage of nodes to score, so the window moves.
 func TestResultMemoChangesNothing(t *testing.T) {
-	cases := []struct {
-		opts       parity.GenOptions
-		percentage int32
-	}{
+	cases := []switchedCase{
 		{parity.GenOptions{Nodes: 12, RunningPods: 10, PendingPods: 12}, 100},
 		{parity.GenOptions{Nodes: 30, RunningPods: 40, PendingPods: 20, Preemption: true}, 100},
 		{parity.GenOptions{Nodes: 150, RunningPods: 100, PendingPods: 30}, 20},
 		{parity.GenOptions{Nodes: 120, RunningPods: 200, PendingPods: 25, Preemption: true}, 40},
 	}
+	replaySwitched(t, cases, 9000, "the memo changed the trace (-every plugin run +memo)",
+		func(o *simulate.Options) { o.NoResultMemo = true })
+}
+
+// switchedCase is one shape of random cluster replayed with a switch on
+// and off, at a percentage of nodes to score.
+type switchedCase struct {
+	opts       parity.GenOptions
+	percentage int32
+}
+
+// replaySwitched replays five random clusters of each case, with look-alike
+// copies of every pending pod, once as is and once with off applied to the
+// options, and requires identical traces; seeds start at base.
+func replaySwitched(t *testing.T, cases []switchedCase, base uint64, what string, off func(*simulate.Options)) {
+	t.Helper()
 	const seedsPerCase = 5
 	attempts := 0
 	for ci, tc := range cases {
 		for seed := uint64(1); seed <= seedsPerCase; seed++ {
 			name := fmt.Sprintf("case%d-seed%d", ci, seed)
-			data, err := parity.Generate(9000+uint64(ci)*100+seed, tc.opts)
+			data, err := parity.Generate(base+uint64(ci)*100+seed, tc.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,19 +59,21 @@ func TestResultMemoChangesNothing(t *testing.T) {
 				t.Fatalf("%s: %v", name, err)
 			}
 			in := simulate.Input{Nodes: c.Nodes, Pods: withLookAlikes(c.Pods, 3), PriorityClasses: c.PriorityClasses, PDBs: c.PDBs, Namespaces: c.Namespaces}
-			run := func(noMemo bool) []simulate.Line {
-				lines, err := simulate.Run(context.Background(), in, simulate.Options{
-					Registry: registry.InTree(), PercentageOfNodesToScore: &tc.percentage, NoResultMemo: noMemo,
-				})
+			run := func(switched bool) []simulate.Line {
+				opts := simulate.Options{Registry: registry.InTree(), PercentageOfNodesToScore: &tc.percentage}
+				if switched {
+					off(&opts)
+				}
+				lines, err := simulate.Run(context.Background(), in, opts)
 				if err != nil {
-					t.Fatalf("%s (no memo %v): %v", name, noMemo, err)
+					t.Fatalf("%s (switched %v): %v", name, switched, err)
 				}
 				return lines
 			}
 			with, without := run(false), run(true)
 			attempts += len(with)
 			if diff := cmp.Diff(without, with); diff != "" {
-				t.Errorf("%s: the memo changed the trace (-every plugin run +memo):\n%s", name, diff)
+				t.Errorf("%s: %s:\n%s", name, what, diff)
 			}
 		}
 	}
