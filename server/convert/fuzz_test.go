@@ -15,7 +15,8 @@ import (
 
 // objectFields are the first segments of a *FieldError path from
 // ObjectFromProto: the Object's oneof fields.
-var objectFields = []string{"node", "pod", "priority_class", "pod_disruption_budget", "namespace"}
+var objectFields = []string{"node", "pod", "priority_class", "pod_disruption_budget", "namespace", "pod_group",
+	"device_class", "resource_slice", "resource_claim", "resource_claim_template"}
 
 // checkFieldError fails unless err is a *FieldError with a reason and,
 // when it has a path, one starting with one of roots.
