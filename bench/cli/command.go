@@ -27,9 +27,16 @@ import (
 )
 
 // StartFunc starts a berthd serving gRPC on loopback with its data in
-// dataDir and returns its address and how to stop it. deterministic asks
-// for deterministic scheduling (for --verify).
-type StartFunc func(ctx context.Context, dataDir string, deterministic bool, stderr io.Writer) (addr string, stop func() error, err error)
+// dataDir. deterministic asks for deterministic scheduling (for --verify).
+type StartFunc func(ctx context.Context, dataDir string, deterministic bool, stderr io.Writer) (Started, error)
+
+// Started is a berthd a StartFunc started.
+type Started struct {
+	Addr string       // its gRPC address
+	Stop func() error // stops it
+	// PID is its process's id, 0 when it runs in this process.
+	PID int
+}
 
 // Options configure the command.
 type Options struct {
@@ -53,6 +60,7 @@ type flags struct {
 	wait        time.Duration
 	cpuProfile  string
 	trace       string
+	syscalls    string
 }
 
 // Command is `berthctl bench`.
@@ -99,6 +107,7 @@ data directory for each run.`,
 	fl.DurationVar(&f.wait, "timeout", 30*time.Minute, "how long a run may wait for the decisions")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the runs (client and in-process berthd) to this file")
 	fl.StringVar(&f.trace, "trace", "", "write an execution trace of the runs (go tool trace) to this file")
+	fl.StringVar(&f.syscalls, "syscalls", "", "also count berthd's system calls in the window: perf (perf stat, cheap) or strace (strace -c, by name, slows every call)")
 	return cmd
 }
 
@@ -152,22 +161,29 @@ func oneRun(ctx context.Context, stderr io.Writer, f flags, opts Options) (*Resu
 		return nil, err
 	}
 	addr := f.server
+	var pr *probe // the berthd process's counters, when it is known
 	if addr == "" {
 		dir, err := os.MkdirTemp("", "berth-bench-")
 		if err != nil {
 			return nil, err
 		}
 		defer os.RemoveAll(dir)
-		a, stop, err := opts.Start(ctx, dir, f.verify, stderr)
+		srv, err := opts.Start(ctx, dir, f.verify, stderr)
 		if err != nil {
 			return nil, fmt.Errorf("starting berthd: %w", err)
 		}
 		defer func() {
-			if err := stop(); err != nil {
+			if err := srv.Stop(); err != nil {
 				fmt.Fprintf(stderr, "stopping berthd: %v\n", err)
 			}
 		}()
-		addr = a
+		addr = srv.Addr
+		pr = &probe{pid: srv.PID, process: "berthd", syscalls: f.syscalls, stderr: stderr}
+		if srv.PID == 0 {
+			pr.pid, pr.process = os.Getpid(), "berthctl+berthd"
+		}
+	} else if f.syscalls != "" {
+		return nil, errors.New("--syscalls needs berthd started by bench (no --server)")
 	}
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
@@ -178,7 +194,7 @@ func oneRun(ctx context.Context, stderr io.Writer, f flags, opts Options) (*Resu
 	if err := waitServing(ctx, conn); err != nil {
 		return nil, err
 	}
-	r, err := run(ctx, conn, w, runOptions{batch: f.batch, rate: f.rate, wait: f.wait})
+	r, err := run(ctx, conn, w, runOptions{batch: f.batch, rate: f.rate, wait: f.wait, probe: pr})
 	if err != nil {
 		return nil, err
 	}
@@ -213,8 +229,13 @@ func print(out io.Writer, format string, r *Result) error {
 		_, err = fmt.Fprintf(out, "%s\n", b)
 		return err
 	}
-	_, err := fmt.Fprintf(out, "%s: %d nodes, %d pods in %.3fs = %.1f pods/s, latency p50 %.2f ms p99 %.2f ms, peak RSS %.1f MiB (bound %d, unschedulable %d, evicted %d)\n",
-		r.Workload, r.Nodes, r.Pods, r.Seconds, r.PodsPerSecond, r.P50LatencyMs, r.P99LatencyMs, r.PeakRSSMiB, r.Bound, r.Unschedulable, r.Evicted)
+	_, err := fmt.Fprintf(out, "%s: %d nodes, %d pods in %.3fs = %.1f pods/s, latency p50 %.2f ms p90 %.2f ms p99 %.2f ms p99.9 %.2f ms, peak RSS %.1f MiB (bound %d, unschedulable %d, evicted %d)\n",
+		r.Workload, r.Nodes, r.Pods, r.Seconds, r.PodsPerSecond, r.P50LatencyMs, r.P90LatencyMs, r.P99LatencyMs, r.P999LatencyMs, r.PeakRSSMiB, r.Bound, r.Unschedulable, r.Evicted)
+	if err == nil && r.Server != nil {
+		c := r.Server
+		_, err = fmt.Fprintf(out, "%s per pod: %.2f voluntary + %.2f involuntary context switches, %.3f ms CPU, %.3f ms waiting for a CPU, %.1f system calls\n",
+			c.Process, c.VoluntaryCtxSwitchesPerPod, c.InvoluntaryCtxSwitchesPerPod, c.CPUMsPerPod, c.RunDelayMsPerPod, c.SyscallsPerPod)
+	}
 	if err == nil && r.Verified != nil {
 		_, err = fmt.Fprintf(out, "verify against simulate: identical=%v, %d pods placed differently\n", *r.Verified, r.Mismatches)
 	}
@@ -245,10 +266,10 @@ func ExecBerthd(bin string, args []string) StartFunc {
 	if bin == "" {
 		bin = "berthd"
 	}
-	return func(ctx context.Context, dataDir string, deterministic bool, stderr io.Writer) (string, func() error, error) {
+	return func(ctx context.Context, dataDir string, deterministic bool, stderr io.Writer) (Started, error) {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			return "", nil, err
+			return Started{}, err
 		}
 		addr := l.Addr().String()
 		l.Close()
@@ -259,7 +280,7 @@ func ExecBerthd(bin string, args []string) StartFunc {
 		cmd := exec.CommandContext(ctx, bin, all...)
 		cmd.Stderr = stderr
 		if err := cmd.Start(); err != nil {
-			return "", nil, err
+			return Started{}, err
 		}
 		stop := func() error {
 			_ = cmd.Process.Signal(os.Interrupt)
@@ -270,7 +291,7 @@ func ExecBerthd(bin string, args []string) StartFunc {
 			}
 			return err
 		}
-		return addr, stop, nil
+		return Started{Addr: addr, Stop: stop, PID: cmd.Process.Pid}, nil
 	}
 }
 

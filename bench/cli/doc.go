@@ -28,6 +28,14 @@
 // converts every pod inside the clock. A CPU profile labels the client's
 // work inside the clock: go tool pprof -tagfocus bench=window.
 //
+// p90LatencyMs and p999LatencyMs complete the distribution. When bench
+// starts berthd itself, "server" holds what the kernel counted for the
+// berthd process over the window, per pending pod (from /proc/PID/task:
+// context switches, CPU time, run-queue delay; with --syscalls, system
+// calls, from perf stat or strace -c). With --berthd that is berthd alone,
+// as its own process; without, berthd and the client in one.
+// bench/latency.sh runs issue 18's latency measurement with one command.
+//
 // peakRSSMiB is the VmHWM of the berthctl process: with the built-in
 // server it includes berthd; with --server it is the client's alone. It
 // includes the prebuilt protos kept for the confirmations (~1 KB a pod).

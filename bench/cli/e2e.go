@@ -35,6 +35,12 @@ type Result struct {
 	Evicted       int `json:"evicted,omitempty"`
 	// RatePodsPerSecond is the offered rate, when pods were paced.
 	RatePodsPerSecond float64 `json:"ratePodsPerSecond,omitempty"`
+	// P90LatencyMs and P999LatencyMs complete the distribution.
+	P90LatencyMs  float64 `json:"p90LatencyMs"`
+	P999LatencyMs float64 `json:"p999LatencyMs"`
+	// Server is what the kernel counted for the berthd process over the
+	// window, per pod; set when bench started berthd.
+	Server *ProcessCost `json:"server,omitempty"`
 	// Verified is set by --verify: whether every bind is simulate's;
 	// Mismatches counts the pods placed differently.
 	Verified   *bool `json:"verified,omitempty"`
@@ -48,6 +54,7 @@ type runOptions struct {
 	batch int           // mutations per Sync request
 	rate  float64       // pending pods per second offered; 0: as fast as acked
 	wait  time.Duration // how long to wait for every decision
+	probe *probe        // if set, measures the berthd process over the window
 }
 
 // ErrIncomplete is returned when some pending pods were not decided in
@@ -103,6 +110,11 @@ func run(ctx context.Context, conn grpc.ClientConnInterface, w *workload.Workloa
 	}
 	plan.batches = nil
 	t.base = time.Now()
+	if o.probe != nil {
+		if err := o.probe.begin(ctx); err != nil {
+			return nil, fmt.Errorf("measuring berthd: %w", err)
+		}
+	}
 	watchErr := make(chan error, 1)
 	var start time.Time
 	// The label marks the client's work inside the clock in a CPU profile
@@ -133,10 +145,18 @@ func run(ctx context.Context, conn grpc.ClientConnInterface, w *workload.Workloa
 		return nil, ctx.Err()
 	}
 	elapsed := time.Since(start)
+	// Once the last confirmation is acknowledged: its cost is the pod's.
 	if err := errors.Join(load.flush(), confirm.flush()); err != nil {
 		return nil, err
 	}
-	return t.result(elapsed, o.rate), nil
+	r := t.result(elapsed, o.rate)
+	if o.probe != nil {
+		var err error
+		if r.Server, err = o.probe.end(r.Pods); err != nil {
+			return nil, fmt.Errorf("measuring berthd: %w", err)
+		}
+	}
+	return r, nil
 }
 
 // streamPlan is w.Stream cut into Sync batches as they will be sent.
@@ -507,7 +527,9 @@ func (t *tracker) result(elapsed time.Duration, rate float64) *Result {
 	r.Bound = len(r.binds)
 	r.PodsPerSecond = round3(float64(r.Pods) / elapsed.Seconds())
 	r.P50LatencyMs = round3(inprocess.Percentile(t.latencies, 50))
+	r.P90LatencyMs = round3(inprocess.Percentile(t.latencies, 90))
 	r.P99LatencyMs = round3(inprocess.Percentile(t.latencies, 99))
+	r.P999LatencyMs = round3(inprocess.Percentile(t.latencies, 99.9))
 	return r
 }
 

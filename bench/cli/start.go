@@ -18,15 +18,15 @@ import (
 // target (daemon.GCPercent) while it serves, which is the process's and so
 // applies to the load generator too. Stopping it drains the log and
 // closes the store, as SIGTERM does for the binary.
-func StartInProcess(ctx context.Context, dataDir string, deterministic bool, stderr io.Writer) (string, func() error, error) {
+func StartInProcess(ctx context.Context, dataDir string, deterministic bool, stderr io.Writer) (Started, error) {
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	d, err := daemon.Open(ctx, daemon.Config{DataDir: dataDir, Logger: logger, Deterministic: deterministic})
 	if err != nil {
-		return "", nil, err
+		return Started{}, err
 	}
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return "", nil, errors.Join(err, d.Close())
+		return Started{}, errors.Join(err, d.Close())
 	}
 	gcBefore := debug.SetGCPercent(daemon.GCPercent(os.Getenv))
 	serveCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -37,5 +37,5 @@ func StartInProcess(ctx context.Context, dataDir string, deterministic bool, std
 		defer debug.SetGCPercent(gcBefore)
 		return <-done
 	}
-	return lis.Addr().String(), stop, nil
+	return Started{Addr: lis.Addr().String(), Stop: stop}, nil
 }
