@@ -5,6 +5,9 @@
 // Commit hands its batch to a single committer goroutine that writes many
 // batches as one frame of the write-ahead file (group commit) and syncs it
 // once, with one fdatasync, for all of them; the callers return after that.
+// A commit that finds the committer idle (no write in progress, nothing
+// queued, the last group a single commit) writes its frame itself instead,
+// sparing the hand-over and the wake-up back.
 // An applier goroutine copies the groups into bbolt, many per transaction
 // (bbolt's commit syncs twice), and Open replays the groups bbolt lacks after
 // a crash. New records also go to a bounded in-memory tail, so followers

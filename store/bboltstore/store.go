@@ -126,8 +126,9 @@ func defaultOrNone[T int | time.Duration](v, def T) T {
 // there, and the applier copies groups into bbolt in the background. Reads
 // from bbolt first wait for the groups written before them.
 //
-// Lock order: compactMu, then closeMu, then mu; applyMu is a leaf. Only
-// compactMu is held across a bbolt transaction.
+// Lock order: compactMu, then closeMu, then writeMu, then mu; applyMu is a
+// leaf. Only compactMu is held across a bbolt transaction; writeMu is held
+// across a write-ahead frame's write and sync.
 type Store struct {
 	db   *bolt.DB
 	wal  *wal // written by the committer only
@@ -153,15 +154,22 @@ type Store struct {
 
 	health *health
 
-	// Owned by the committer goroutine.
-	next     uint64    // revision of the next record
-	lastTime time.Time // newest record time; record times never go back
+	// writeMu is held by whoever writes a group: the committer, or a
+	// caller writing its own (writeInline). It guards what follows.
+	writeMu sync.Mutex
+	inline  [1]*request // writeInline's group
+	// grouped: the last group written held several commits, so the next
+	// commits go to the committer (see writeInline).
+	grouped  atomic.Bool
+	lastSync time.Duration // how long the last group's write and sync took
+	next     uint64        // revision of the next record
+	lastTime time.Time     // newest record time; record times never go back
 	// failed is set when a write of the write-ahead file failed: commits
 	// are refused until a retry (wal.clear, at retryAt) succeeds.
 	failed     error
 	retry      backoff
 	retryAt    time.Time
-	retryTimer *time.Timer // fires at retryAt, so that an idle store recovers
+	retryTimer *time.Timer // fires at retryAt, so that an idle store recovers; the committer waits on it
 
 	// written is the sequence number of the last group in the write-ahead
 	// file; set by the committer before it answers the group's callers.
@@ -183,7 +191,7 @@ type Store struct {
 	notify chan struct{}  // closed and replaced when last advances or the store closes
 	shut   bool           // Close has run
 
-	stats struct{ txs, batches, records, applies atomic.Uint64 }
+	stats struct{ txs, batches, records, applies, inline atomic.Uint64 }
 }
 
 var _ store.Store = (*Store)(nil)
@@ -235,6 +243,9 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		return nil, errors.Join(err, s.wal.close(), db.Close())
 	}
 	s.bg, s.cancelBG = context.WithCancel(context.Background())
+	// Made before any commit can fail a write and arm it.
+	s.retryTimer = time.NewTimer(time.Hour)
+	s.retryTimer.Stop()
 	go s.applyLoop()
 	s.wg.Add(1)
 	go s.commitLoop()
@@ -291,6 +302,9 @@ type Stats struct {
 	Batches      uint64 // Commit batches they carried
 	Records      uint64 // records they appended
 	Applies      uint64 // bbolt transactions that copied groups in
+	// Inline counts the transactions a caller wrote itself, finding the
+	// committer idle (writeInline).
+	Inline uint64
 }
 
 // Stats returns the counters; Batches/Transactions is the mean group.
@@ -300,6 +314,7 @@ func (s *Store) Stats() Stats {
 		Batches:      s.stats.batches.Load(),
 		Records:      s.stats.records.Load(),
 		Applies:      s.stats.applies.Load(),
+		Inline:       s.stats.inline.Load(),
 	}
 }
 
