@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/berthsched/berth/store"
@@ -24,13 +25,15 @@ type settler struct {
 	observe func(time.Duration)
 	logger  *slog.Logger
 
-	mu       sync.Mutex
-	pending  map[settleKey]bool // keys to delete in the next batch
-	next     *flush             // the next batch, created by the first waiter
-	current  *flush             // the batch being written, if any
-	writing  map[settleKey]bool // the keys it deletes
-	closed   bool
-	wake     chan struct{} // buffered 1: something is pending
+	mu      sync.Mutex
+	pending map[settleKey]bool // keys to delete in the next batch
+	next    *flush             // the next batch, created by the first waiter
+	current *flush             // the batch being written, if any
+	writing map[settleKey]bool // the keys it deletes
+	closed  bool
+	wake    chan struct{} // buffered 1: something is pending
+	// notifies counts the wake-ups remove asked for (tests).
+	notifies atomic.Int64
 	stop     chan struct{}
 	finished chan struct{}
 }
@@ -70,9 +73,15 @@ func (s *settler) remove(ctx context.Context, key string, wait bool, spaces ...s
 		s.mu.Unlock()
 		return fmt.Errorf("decisionlog: settle: %w", store.ErrClosed)
 	}
+	// The loop needs waking when this is the first key since its last
+	// batch (it may be idle) or when the batch became urgent; otherwise
+	// it lingers anyway, and waking it for each confirmation would cost a
+	// goroutine switch per bind.
+	notify := len(s.pending) == 0 || wait
 	for _, sp := range spaces {
 		s.pending[settleKey{sp, key}] = true
 	}
+	notify = notify || len(s.pending) >= settleBatch
 	var f *flush
 	if wait {
 		if s.next == nil {
@@ -81,9 +90,12 @@ func (s *settler) remove(ctx context.Context, key string, wait bool, spaces ...s
 		f = s.next
 	}
 	s.mu.Unlock()
-	select {
-	case s.wake <- struct{}{}:
-	default:
+	if notify {
+		s.notifies.Add(1)
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
 	}
 	if f == nil {
 		return nil

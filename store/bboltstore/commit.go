@@ -114,17 +114,21 @@ func (s *Store) Commit(ctx context.Context, b *store.Batch) (store.CommitResult,
 }
 
 // writeInline writes r as a group of its own on the caller's goroutine
-// when no write is in progress, no request waits for the committer and the
-// last group was a single commit, and reports whether it did. At low load,
-// most commits: handing r to the committer and being woken by it would
-// cost two goroutine switches, and often two thread wake-ups, on the way
-// to the same write and fdatasync. Under load the committer, which groups,
-// takes over: after a group of several, callers released by it usually
-// commit again at once, and the committer's gathering merges them.
+// when no write is in progress and no request waits for the committer, and
+// reports whether it did. At low load, most commits: handing r to the
+// committer and being woken by it would cost two goroutine switches, and
+// often two thread wake-ups, on the way to the same write and fdatasync.
+// Under load the committer, which groups, takes over: callers released by
+// a group of several often commit again at once (within about a sync), and
+// the committer's gathering merges them, so for that long after such a
+// group every commit goes to the committer (groupedUntil).
 func (s *Store) writeInline(r *request) bool {
+	if until := s.groupedUntil.Load(); until != 0 && s.opts.Clock().UnixNano() <= until {
+		return false
+	}
 	s.closeMu.RLock()
 	defer s.closeMu.RUnlock()
-	if s.closed.Load() || s.grouped.Load() || len(s.reqs) > 0 || !s.writeMu.TryLock() {
+	if s.closed.Load() || len(s.reqs) > 0 || !s.writeMu.TryLock() {
 		return false
 	}
 	defer s.writeMu.Unlock()
@@ -271,7 +275,8 @@ func (s *Store) write(group []*request) {
 		s.answer(live, store.CommitResult{}, s.failed)
 		return
 	}
-	now := s.opts.Clock()
+	start := s.opts.Clock()
+	now := start
 	if now.Before(s.lastTime) {
 		now = s.lastTime
 	}
@@ -286,9 +291,9 @@ func (s *Store) write(group []*request) {
 		g.values = append(g.values, r.values...)
 		g.ops = append(g.ops, r.ops...)
 	}
-	start := time.Now()
 	err := s.wal.append(g, s.flushForRewind)
-	s.lastSync = time.Since(start)
+	end := s.opts.Clock()
+	s.lastSync = end.Sub(start)
 	if err != nil {
 		s.writeFailed(err)
 		if s.failed != nil {
@@ -299,7 +304,11 @@ func (s *Store) write(group []*request) {
 	}
 	g.seq = s.wal.seq
 	s.written.Store(g.seq)
-	s.grouped.Store(len(live) > 1)
+	if len(live) > 1 {
+		s.groupedUntil.Store(end.Add(s.lastSync).UnixNano())
+	} else {
+		s.groupedUntil.Store(0)
+	}
 	s.queueApply(g)
 	n := len(g.values)
 	s.stats.txs.Add(1)

@@ -8,7 +8,9 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -70,11 +72,16 @@ func TestIdleCommitWritesOnCallersGoroutine(t *testing.T) {
 
 // TestCommitsQueueBehindAnInlineWrite holds a commit written inline in its
 // sync: the commits arriving meanwhile queue for the committer, which
-// writes them as one group once the first is durable, after it; the
-// commit after that group goes to the committer too.
+// writes them as one group once the first is durable, after it. The
+// commit that follows within a sync's time of that group goes to the
+// committer too; one after a single commit's group is written inline.
+// The clock advances a millisecond per reading: every write and sync
+// takes one, and the commit after the group comes within it.
 func TestCommitsQueueBehindAnInlineWrite(t *testing.T) {
 	fs := &gateFS{entered: make(chan struct{}), release: make(chan struct{})}
-	s := open(t, t.TempDir(), Options{FS: fs})
+	var ticks atomic.Int64
+	clock := func() time.Time { return time.Unix(0, ticks.Add(int64(time.Millisecond))) }
+	s := open(t, t.TempDir(), Options{FS: fs, Clock: clock})
 	fs.armed.Store(true)
 	ctx := context.Background()
 	revs := make([]uint64, 4)
@@ -111,13 +118,18 @@ func TestCommitsQueueBehindAnInlineWrite(t *testing.T) {
 	if diff := cmp.Diff(Stats{Transactions: 2, Batches: 4, Records: 4, Inline: 1}, st); diff != "" {
 		t.Errorf("Stats (-want +got):\n%s", diff)
 	}
-	// After a group of several, the next commit goes to the committer (its
-	// callers may be about to commit again); after that group of one, the
-	// next is written inline again.
+	// Right after a group of several, the next commit goes to the committer
+	// (its callers may be about to commit again); after that group of one,
+	// the next is written inline again.
 	for i := range 2 {
 		if _, err := s.Commit(ctx, batch(fmt.Sprint("after", i))); err != nil {
 			t.Fatal(err)
 		}
+		// The committer answers before it lets go of writeMu: wait for it,
+		// as a commit finding it still held would queue.
+		s.writeMu.Lock()
+		//lint:ignore SA2001 an empty critical section: waiting for the committer is the point
+		s.writeMu.Unlock()
 	}
 	st = s.Stats()
 	st.Applies = 0

@@ -158,12 +158,13 @@ type Store struct {
 	// caller writing its own (writeInline). It guards what follows.
 	writeMu sync.Mutex
 	inline  [1]*request // writeInline's group
-	// grouped: the last group written held several commits, so the next
-	// commits go to the committer (see writeInline).
-	grouped  atomic.Bool
-	lastSync time.Duration // how long the last group's write and sync took
-	next     uint64        // revision of the next record
-	lastTime time.Time     // newest record time; record times never go back
+	// groupedUntil: after a group of several commits, until when (Unix
+	// nanoseconds by Options.Clock) the next commits go to the committer
+	// (writeInline); 0 after a single one.
+	groupedUntil atomic.Int64
+	lastSync     time.Duration // how long the last group's write and sync took
+	next         uint64        // revision of the next record
+	lastTime     time.Time     // newest record time; record times never go back
 	// failed is set when a write of the write-ahead file failed: commits
 	// are refused until a retry (wal.clear, at retryAt) succeeds.
 	failed     error
