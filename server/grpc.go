@@ -18,6 +18,11 @@ import (
 const (
 	// MaxRecvMsgSize bounds one request message, and so one Sync batch.
 	MaxRecvMsgSize = 16 << 20
+	// FlowControlWindow is each stream's and each connection's fixed
+	// HTTP/2 receive window. Clients sending one small message per pod
+	// should fix theirs too (grpc.WithInitialWindowSize and
+	// grpc.WithInitialConnWindowSize), for the same reason.
+	FlowControlWindow = 4 << 20
 	// Clients may ping at most this often, even without an open stream.
 	minClientPingInterval = 10 * time.Second
 	// An idle connection is pinged after keepaliveTime and closed if the
@@ -44,6 +49,14 @@ func newGRPCServer(svc Services, hs *health.Server, metrics *grpcprom.ServerMetr
 		grpc.ChainUnaryInterceptor(metrics.UnaryServerInterceptor()),
 		grpc.ChainStreamInterceptor(metrics.StreamServerInterceptor()),
 		grpc.MaxRecvMsgSize(MaxRecvMsgSize),
+		// Fixed flow-control windows: with gRPC's default (64 KiB, grown by
+		// bandwidth-delay probes) a stream of small messages, one per pod,
+		// draws a probe ping and a window update for nearly each one, and
+		// each wakes the connection's writer on both sides (round 6 of
+		// docs/performance.md). 4 MiB is below the 16 MiB the probes may
+		// grow the window to.
+		grpc.InitialWindowSize(FlowControlWindow),
+		grpc.InitialConnWindowSize(FlowControlWindow),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{
 			MinTime:             minClientPingInterval,
 			PermitWithoutStream: true,

@@ -80,6 +80,8 @@ func TestFlags(t *testing.T) {
 		{"bad output", []string{"-o", "yaml", "--server", "127.0.0.1:1"}},
 		{"no runs", []string{"--runs", "0", "--server", "127.0.0.1:1"}},
 		{"unknown workload", []string{"--workload", "nope", "--server", "127.0.0.1:1"}},
+		{"negative window", []string{"--window", "-1", "--server", "127.0.0.1:1"}},
+		{"syscalls without starting berthd", []string{"--syscalls", "perf", "--server", "127.0.0.1:1"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -24,6 +25,7 @@ import (
 	"github.com/berthsched/berth/bench/inprocess"
 	"github.com/berthsched/berth/bench/workload"
 	"github.com/berthsched/berth/core/plugins/registry"
+	"github.com/berthsched/berth/server"
 )
 
 // StartFunc starts a berthd serving gRPC on loopback with its data in
@@ -61,6 +63,7 @@ type flags struct {
 	cpuProfile  string
 	trace       string
 	syscalls    string
+	window      int
 }
 
 // Command is `berthctl bench`.
@@ -107,6 +110,7 @@ data directory for each run.`,
 	fl.DurationVar(&f.wait, "timeout", 30*time.Minute, "how long a run may wait for the decisions")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the runs (client and in-process berthd) to this file")
 	fl.StringVar(&f.trace, "trace", "", "write an execution trace of the runs (go tool trace) to this file")
+	fl.IntVar(&f.window, "window", server.FlowControlWindow, "the client's fixed HTTP/2 flow-control window in bytes, as berthd's; 0: gRPC's default (probed, growing)")
 	fl.StringVar(&f.syscalls, "syscalls", "", "also count berthd's system calls in the window: perf (perf stat, cheap) or strace (strace -c, by name, slows every call)")
 	return cmd
 }
@@ -117,6 +121,9 @@ func runCommand(ctx context.Context, stdout, stderr io.Writer, f flags, opts Opt
 	}
 	if f.runs < 1 || f.batch < 1 {
 		return errors.New("--runs and --batch must be at least 1")
+	}
+	if f.window < 0 || f.window > math.MaxInt32 {
+		return fmt.Errorf("--window must be between 0 and %d bytes, not %d", math.MaxInt32, f.window)
 	}
 	if f.pods == 0 {
 		f.pods = workload.DefaultPods(f.workload, f.nodes)
@@ -185,8 +192,14 @@ func oneRun(ctx context.Context, stderr io.Writer, f flags, opts Options) (*Resu
 	} else if f.syscalls != "" {
 		return nil, errors.New("--syscalls needs berthd started by bench (no --server)")
 	}
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
+	dial := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64 << 20))}
+	if f.window > 0 {
+		// Fixed windows, as berthd's (server.FlowControlWindow): no probe
+		// ping or window update per pod.
+		dial = append(dial, grpc.WithInitialWindowSize(int32(f.window)), grpc.WithInitialConnWindowSize(int32(f.window)))
+	}
+	conn, err := grpc.NewClient(addr, dial...)
 	if err != nil {
 		return nil, err
 	}
