@@ -137,3 +137,38 @@ func TestCommitsQueueBehindAnInlineWrite(t *testing.T) {
 		t.Errorf("Stats after two more commits (-want +got):\n%s", diff)
 	}
 }
+
+// TestCloseWaitsForAnInlineWrite closes the store while a commit written
+// inline is in its sync: Close waits for it, the commit succeeds, and the
+// record is there after reopening.
+func TestCloseWaitsForAnInlineWrite(t *testing.T) {
+	dir := t.TempDir()
+	fs := &gateFS{entered: make(chan struct{}), release: make(chan struct{})}
+	s, err := Open(context.Background(), dir, Options{FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs.armed.Store(true)
+	committed := make(chan error, 1)
+	go func() {
+		_, err := s.Commit(context.Background(), batch("inline"))
+		committed <- err
+	}()
+	<-fs.entered
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	close(fs.release)
+	if err := <-committed; err != nil {
+		t.Fatalf("the inline commit: %v", err)
+	}
+	if err := <-closed; err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	s2 := open(t, dir, Options{})
+	if diff := cmp.Diff([]rec{{1, "inline"}}, readAll(t, s2, 1)); diff != "" {
+		t.Errorf("after reopening (-want +got):\n%s", diff)
+	}
+	if st := s.Stats(); st.Inline != 1 {
+		t.Errorf("Stats().Inline = %d, want 1 (the commit went through the committer)", st.Inline)
+	}
+}
