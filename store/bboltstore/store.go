@@ -135,8 +135,9 @@ type Store struct {
 	path string
 	opts Options
 
-	// closeMu is held shared by Commit while it hands a batch over, and
-	// exclusively by Close to stop intake.
+	// closeMu is held shared by Commit while it hands a batch over or
+	// writes it itself (writeInline), and exclusively by Close to stop
+	// intake: Close waits for the writes in progress.
 	closeMu sync.RWMutex
 	closed  atomic.Bool // set under closeMu; read freely
 
