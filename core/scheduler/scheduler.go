@@ -166,6 +166,12 @@ type Scheduler struct {
 	feasibleBuf []*framework.NodeInfo
 	statusBuf   []*framework.Status
 	scoreBuf    framework.ScoreBuffers
+	cursorBuf   []cursor
+	// domainOrders index the snapshot's nodes by topology key for the
+	// domain walk (domainwalk.go); used by the scheduling goroutine only.
+	domainOrders map[string]*domainOrder
+	// domainWalks counts the cycles that took the domain walk (tests).
+	domainWalks int
 
 	// state is what the caller sent, admitted (state.go).
 	state *clusterState

@@ -46,6 +46,7 @@ var (
 	_ framework.PreFilterPlugin     = (*PodTopologySpread)(nil)
 	_ framework.PreFilterExtensions = (*PodTopologySpread)(nil)
 	_ framework.FilterPlugin        = (*PodTopologySpread)(nil)
+	_ framework.DomainRejecter      = (*PodTopologySpread)(nil)
 	_ framework.PreScorePlugin      = (*PodTopologySpread)(nil)
 	_ framework.ScorePlugin         = (*PodTopologySpread)(nil)
 	_ framework.ScoreExtensions     = (*PodTopologySpread)(nil)
