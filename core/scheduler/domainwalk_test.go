@@ -20,11 +20,18 @@ type walkOutcome struct {
 	NextStart                  int
 	Feasible                   []string
 	Reasons                    map[string][]string
+	Scores                     map[string]int64
 }
 
 func outcomeOf(s *Scheduler, att *Attempt) walkOutcome {
 	o := walkOutcome{Pod: att.Pod.Key(), Result: string(att.Result), Node: att.Node, Message: att.Message,
 		NextStart: s.nextStartNodeIndex, Feasible: att.Feasible}
+	for _, ns := range att.Scores {
+		if o.Scores == nil {
+			o.Scores = map[string]int64{}
+		}
+		o.Scores[ns.Name] = ns.TotalScore
+	}
 	if m := att.Diagnosis.NodeToStatus; m != nil && !att.lean {
 		o.Reasons = map[string][]string{}
 		for _, n := range m.Nodes() {
@@ -88,6 +95,12 @@ func (c *spreadCluster) pod() *model.Pod {
 		b.Spread(model.TopologySpreadConstraint{MaxSkew: 2, TopologyKey: model.LabelHostname,
 			WhenUnsatisfiable: model.DoNotSchedule, LabelSelector: sel})
 	}
+	switch c.r.IntN(4) {
+	case 0: // scored spread
+		b.Spread(model.TopologySpreadConstraint{MaxSkew: 1, TopologyKey: c.key, WhenUnsatisfiable: model.ScheduleAnyway, LabelSelector: sel})
+	case 1: // the system default spreading, when the pod has no constraint
+		b.Workload(map[string]string{"app": app})
+	}
 	p := b.Obj()
 	if kind == 1 {
 		high := int32(1000)
@@ -133,8 +146,10 @@ func (c *spreadCluster) step(t *testing.T, ctx context.Context, ss []*Scheduler)
 // cycles that keep their details and in lean ones (Run's, where passed
 // over nodes get no status), at several percentages of nodes to score,
 // and requires the same outcomes: placements, messages of unschedulable
-// pods (their per-reason node counts), feasible sets and per-node reasons
-// with details, and the round-robin start index after every cycle.
+// pods (their per-reason node counts), feasible sets, per-node reasons
+// and scores with details, and the round-robin start index after every
+// cycle. The spread score index (PreScore's counts by deltas) is under
+// the same switch.
 func TestDomainWalkChangesNothing(t *testing.T) {
 	ctx := context.Background()
 	walks := 0

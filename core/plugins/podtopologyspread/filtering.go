@@ -84,13 +84,6 @@ func (l *leastDomains) update(domain string, count int) {
 	}
 }
 
-// domainCount is one node's contribution to constraint i.
-type domainCount struct {
-	constraint int
-	domain     string
-	count      int
-}
-
 // PreFilter counts the pods each DoNotSchedule constraint selects per
 // domain. It Skips pods without such constraints.
 func (pl *PodTopologySpread) PreFilter(ctx context.Context, state *framework.CycleState, pod *model.Pod, nodes []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
