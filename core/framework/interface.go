@@ -87,6 +87,11 @@ type DomainRejecter interface {
 type RejectedDomains struct {
 	Key     string
 	Domains map[string]struct{}
+	// Decisive: the plugin's Filter accepts every node that has the key
+	// in a domain not listed, unless pods are nominated to the node.
+	Decisive bool
+	// Plugin names the plugin (the runtime fills it in).
+	Plugin string
 }
 
 // PostFilterPlugin runs when no node passed Filter (preemption).

@@ -128,6 +128,9 @@ type domainPlan struct {
 	o        *domainOrder
 	rejected []bool // by domain id
 	accepted []int32
+	// passes names the plugin that accepts the accepted domains' nodes
+	// unless pods are nominated to them ("" if it may not).
+	passes string
 }
 
 // skips reports whether position p is passed over.
@@ -147,6 +150,9 @@ func (s *Scheduler) planDomainWalk(state *framework.CycleState, fwk framework.Fr
 	for _, r := range fwk.RejectedDomains(state) {
 		o := s.domainOrderFor(r.Key)
 		pl := &domainPlan{o: o, rejected: make([]bool, len(o.names))}
+		if r.Decisive {
+			pl.passes = r.Plugin
+		}
 		skipped := len(nodes)
 		for id, value := range o.names {
 			if _, ok := r.Domains[value]; ok {
@@ -197,7 +203,7 @@ func (s *Scheduler) filterByDomain(ctx context.Context, state *framework.CycleSt
 		}
 		off := int(h[0].off)
 		ni := nodes[(start+off)%n]
-		st := fwk.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
+		st := fwk.RunFilterPluginsPassing(ctx, state, pod, ni, plan.passes)
 		switch {
 		case st.Code() == framework.Error:
 			return feasible[:found], 0, st.AsError()

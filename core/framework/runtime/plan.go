@@ -215,7 +215,10 @@ func (f *Framework) RejectedDomains(state *framework.CycleState) []framework.Rej
 	var out []framework.RejectedDomains
 	for _, step := range f.filterPlanOf(state).steps {
 		if r, ok := step.pl.(framework.DomainRejecter); ok {
-			out = append(out, r.RejectedDomains(state)...)
+			for _, d := range r.RejectedDomains(state) {
+				d.Plugin = step.pl.Name()
+				out = append(out, d)
+			}
 		}
 	}
 	return out

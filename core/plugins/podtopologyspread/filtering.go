@@ -218,6 +218,9 @@ func (pl *PodTopologySpread) Filter(_ context.Context, state *framework.CycleSta
 // the count of the node's own domain, and never adds a domain (AddPod
 // counts only nodes the constraint already counts), so the least count
 // stays below a rejected domain's. Nodes lacking a key fail Filter too.
+// Any other domain's count is within maxSkew (a domain it does not count
+// holds 0, and maxSkew is at least 1), so with a single constraint its
+// nodes pass, unless pods are nominated to them.
 // kube-scheduler has no such shortcut: its findNodesThatPassFilters
 // filters every node it visits.
 func (pl *PodTopologySpread) RejectedDomains(state *framework.CycleState) []framework.RejectedDomains {
@@ -231,7 +234,8 @@ func (pl *PodTopologySpread) RejectedDomains(state *framework.CycleState) []fram
 		if c.hostname {
 			continue
 		}
-		r := framework.RejectedDomains{Key: c.topologyKey, Domains: map[string]struct{}{}}
+		// With one constraint, a node in another domain passes.
+		r := framework.RejectedDomains{Key: c.topologyKey, Domains: map[string]struct{}{}, Decisive: len(s.constraints) == 1}
 		least := s.minCount(i)
 		for domain, n := range s.counts[i] {
 			if n+s.selfMatch[i]-least > int(c.maxSkew) {
