@@ -20,10 +20,13 @@ import (
 
 // Worth-it bounds: the walk pays a binary search per accepted domain and a
 // heap step per visited node, so it is used when at least a quarter of the
-// nodes can be passed over and the accepted domains are not too many.
+// nodes can be passed over and the accepted domains are not too many, or,
+// when it saves running the plugin on every node it visits, across a few
+// accepted domains.
 const (
-	domainWalkMinRejectedShare = 4 // at least 1/4 of the nodes
-	domainWalkMaxDomains       = 1024
+	domainWalkMinRejectedShare   = 4 // at least 1/4 of the nodes
+	domainWalkMaxDomains         = 1024
+	domainWalkMaxDecisiveDomains = 64
 	// maxDomainOrders bounds the keys indexed at once (each costs a map
 	// entry per node); past it the indexes start over.
 	maxDomainOrders = 8
@@ -140,19 +143,18 @@ func (pl *domainPlan) skips(p int) bool {
 }
 
 // planDomainWalk picks, among the rejected domains the plugins report, the
-// key that passes over the most nodes, if the walk is worth it for nodes.
+// key whose walk is worth the most for nodes: one passing over at least a
+// quarter of them (the most), else one whose plugin it saves on every
+// node it visits (decisive) across few domains.
 func (s *Scheduler) planDomainWalk(state *framework.CycleState, fwk framework.Framework, nodes []*framework.NodeInfo) *domainPlan {
 	if !sameList(nodes, s.snapshot.List()) {
 		return nil
 	}
-	var best *domainPlan
+	var best, decisive *domainPlan
 	bestSkipped := 0
 	for _, r := range fwk.RejectedDomains(state) {
 		o := s.domainOrderFor(r.Key)
 		pl := &domainPlan{o: o, rejected: make([]bool, len(o.names))}
-		if r.Decisive {
-			pl.passes = r.Plugin
-		}
 		skipped := len(nodes)
 		for id, value := range o.names {
 			if _, ok := r.Domains[value]; ok {
@@ -162,12 +164,15 @@ func (s *Scheduler) planDomainWalk(state *framework.CycleState, fwk framework.Fr
 				skipped -= len(o.members[id])
 			}
 		}
-		if skipped > bestSkipped && len(pl.accepted) <= domainWalkMaxDomains {
+		if r.Decisive && len(pl.accepted) <= domainWalkMaxDecisiveDomains {
+			pl.passes, decisive = r.Plugin, pl
+		}
+		if skipped*domainWalkMinRejectedShare >= len(nodes) && skipped > bestSkipped && len(pl.accepted) <= domainWalkMaxDomains {
 			best, bestSkipped = pl, skipped
 		}
 	}
-	if bestSkipped*domainWalkMinRejectedShare < len(nodes) {
-		return nil
+	if best == nil {
+		return decisive
 	}
 	return best
 }
