@@ -118,7 +118,9 @@ type Replay struct {
 	NoResultMemo bool
 	// NoIncrementalIndexes makes plugins rebuild their cross-node state
 	// from every node for every pod instead of updating indexes by deltas
-	// (see framework.Handle.IncrementalIndexes); tests compare the two.
+	// (see framework.Handle.IncrementalIndexes), and turns off the domain
+	// walk (domainwalk.go), so every visited node is filtered as in kube;
+	// tests compare the two.
 	NoIncrementalIndexes bool
 }
 
