@@ -26,7 +26,7 @@ func TestIncrementalIndexesChangeNothing(t *testing.T) {
 		{parity.GenOptions{Nodes: 120, RunningPods: 200, PendingPods: 25, Topology: true, Preemption: true}, 40},
 		// Enough nodes past the 100 a sampled search looks for at least
 		// that the domain walk stops early and moves the start index.
-		{parity.GenOptions{Nodes: 400, RunningPods: 300, PendingPods: 25, Topology: true}, 10},
+		{parity.GenOptions{Nodes: 250, RunningPods: 200, PendingPods: 20, Topology: true}, 10},
 	}
 	replaySwitched(t, cases, 7000, "the indexes changed the trace (-full rebuild +indexes)",
 		func(o *simulate.Options) { o.NoIncrementalIndexes = true })
