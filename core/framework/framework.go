@@ -50,6 +50,15 @@ type Framework interface {
 	// PreFilter), so that filtering mostly reads them: cheaper in order on
 	// one goroutine than spread over many.
 	ResultsRemembered(state *CycleState) bool
+	// RejectedDomains gathers, after PreFilter, the domains the pod's
+	// Filter plugins reject whole (see DomainRejecter); nil when there are
+	// none or incremental indexes are off (Handle.IncrementalIndexes).
+	RejectedDomains(state *CycleState) []RejectedDomains
+	// RunFilterPluginsPassing filters a node as the scheduling cycle does
+	// (RunFilterPluginsWithNominatedPods) but does not run the plugin
+	// named passes, known to accept the node, unless pods are nominated to
+	// it ("": every plugin runs).
+	RunFilterPluginsPassing(ctx context.Context, state *CycleState, pod *model.Pod, nodeInfo *NodeInfo, passes string) *Status
 	RunReservePluginsReserve(ctx context.Context, state *CycleState, pod *model.Pod, nodeName string) *Status
 	RunReservePluginsUnreserve(ctx context.Context, state *CycleState, pod *model.Pod, nodeName string)
 	// RunPermitPlugins returns Wait when a plugin holds the pod; the pod is

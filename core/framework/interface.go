@@ -67,6 +67,33 @@ type FilterPlugin interface {
 	Filter(ctx context.Context, state *CycleState, pod *model.Pod, nodeInfo *NodeInfo) *Status
 }
 
+// DomainRejecter is implemented by Filter plugins whose PreFilter state
+// decides whole topology domains at once (PodTopologySpread: every node of
+// a domain whose count exceeds maxSkew fails). The scheduler uses it to
+// pass over those nodes without filtering each one, counting them as
+// filtered and rejected (see core/scheduler's domain walk); kube-scheduler
+// filters every node it visits.
+type DomainRejecter interface {
+	FilterPlugin
+	// RejectedDomains reads the pod's cycle state and returns topology
+	// keys with the domains whose every node Filter rejects, whatever pods
+	// are nominated to the node; a node lacking one of the keys must be
+	// rejected too. nil when the plugin has nothing to say for the pod.
+	RejectedDomains(state *CycleState) []RejectedDomains
+}
+
+// RejectedDomains are the values of one node label (a topology key) whose
+// nodes a DomainRejecter rejects.
+type RejectedDomains struct {
+	Key     string
+	Domains map[string]struct{}
+	// Decisive: the plugin's Filter accepts every node that has the key
+	// in a domain not listed, unless pods are nominated to the node.
+	Decisive bool
+	// Plugin names the plugin (the runtime fills it in).
+	Plugin string
+}
+
 // PostFilterPlugin runs when no node passed Filter (preemption).
 type PostFilterPlugin interface {
 	Plugin

@@ -21,7 +21,8 @@
 //	Pop ─► profile by schedulerName ─► skip if deleting or assumed
 //	  ─► UpdateSnapshot ─► PreFilter ─► nominated node first
 //	  ─► Filter (parallel, from the round-robin start index, stopping at
-//	     numFeasibleNodesToFind) ─► PreScore/Score ─► selectHost
+//	     numFeasibleNodesToFind; in order past the nodes of domains a
+//	     plugin rejects whole: domainwalk.go) ─► PreScore/Score ─► selectHost
 //	  │    no node fits ─► PostFilter (preemption) ─► nominate
 //	  ─► assume in the cache ─► Reserve ─► Permit
 //	  ─► binding cycle, concurrent: WaitOnPermit ─► PreBind ─► Bind ─► PostBind
@@ -36,7 +37,7 @@
 // runs plugins with parallelism 1 and breaks score ties by the smallest
 // node name; plugins learn of it through framework.Handle.Deterministic.
 // Drivers that replay a run step by step set Options.Replay (BindInline,
-// ScoreSingleNode, NoResultMemo) and call AttemptPod, which runs a cycle
+// ScoreSingleNode, NoResultMemo, NoIncrementalIndexes) and call AttemptPod, which runs a cycle
 // for a chosen pending pod without popping it.
 //
 // Pod groups (gangs, core/gang): members wait in the gated pods until their

@@ -64,13 +64,38 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, state *framework.Cy
 		nodes = slices.DeleteFunc(slices.Clone(nodes), func(ni *framework.NodeInfo) bool { return !att.within[ni.Name()] })
 		d.NodeToStatus.AbsentStatus = framework.NewStatus(framework.UnschedulableAndUnresolvable, errOutsideDomain)
 	}
-	feasible, err := s.findNodesThatPassFilters(ctx, state, fwk, pod, d, nodes, att.whatIf)
+	feasible, passed, err := s.findFeasible(ctx, state, fwk, pod, att, nodes)
 	// Advance the start index even on error, so every node gets its turn.
 	if len(allNodes) > 0 && !att.whatIf {
-		processed := len(feasible) + d.NodeToStatus.Len()
+		processed := len(feasible) + d.NodeToStatus.Len() + passed
 		s.nextStartNodeIndex = (s.nextStartNodeIndex + processed) % len(allNodes)
 	}
 	return feasible, err
+}
+
+// findFeasible filters nodes: by the domain walk (domainwalk.go) when the
+// pod's Filter plugins reject whole domains and the walk would be in order
+// anyway (memo warm, or one worker), else by findNodesThatPassFilters. It
+// also returns how many rejected nodes it processed without recording
+// their statuses (lean attempts that found a node: nobody reads them).
+func (s *Scheduler) findFeasible(ctx context.Context, state *framework.CycleState, fwk framework.Framework, pod *model.Pod, att *Attempt, nodes []*framework.NodeInfo) ([]*framework.NodeInfo, int, error) {
+	d := &att.Diagnosis
+	toFind := s.feasibleToFind(fwk, len(nodes), att.whatIf)
+	// A nominated node already rejected has its status: leave the count
+	// of processed nodes to the plain walk.
+	if len(nodes) == 0 || toFind == 0 || d.NodeToStatus.Len() > 0 || !fwk.HasFilterPlugins() ||
+		!fwk.ResultsRemembered(state) && fwk.Parallelizer().Parallelism > 1 {
+		feasible, err := s.findNodesThatPassFilters(ctx, state, fwk, pod, d, nodes, att.whatIf)
+		return feasible, 0, err
+	}
+	plan := s.planDomainWalk(state, fwk, nodes)
+	if plan == nil {
+		feasible, err := s.findNodesThatPassFilters(ctx, state, fwk, pod, d, nodes, att.whatIf)
+		return feasible, 0, err
+	}
+	s.domainWalks++
+	s.feasibleBuf = slices.Grow(s.feasibleBuf[:0], toFind)[:toFind]
+	return s.filterByDomain(ctx, state, fwk, pod, d, nodes, s.feasibleBuf, plan, !att.lean)
 }
 
 // evaluateNominatedNode filters only the pod's nominated node.
@@ -91,17 +116,11 @@ func (s *Scheduler) evaluateNominatedNode(ctx context.Context, state *framework.
 // scheduler's buffer until the next cycle.
 func (s *Scheduler) findNodesThatPassFilters(ctx context.Context, state *framework.CycleState, fwk framework.Framework, pod *model.Pod, d *framework.Diagnosis, nodes []*framework.NodeInfo, all bool) ([]*framework.NodeInfo, error) {
 	n := len(nodes)
-	toFind := s.numFeasibleNodesToFind(fwk.PercentageOfNodesToScore(), int32(n))
-	switch {
-	case all:
-		toFind = int32(n)
-	case !fwk.HasScorePlugins():
-		toFind = 1
-	}
+	toFind := s.feasibleToFind(fwk, n, all)
 	if n == 0 {
 		return nil, nil
 	}
-	s.feasibleBuf = slices.Grow(s.feasibleBuf[:0], int(toFind))[:toFind]
+	s.feasibleBuf = slices.Grow(s.feasibleBuf[:0], toFind)[:toFind]
 	feasible := s.feasibleBuf
 	if !fwk.HasFilterPlugins() {
 		for i := range feasible {
@@ -131,7 +150,7 @@ func (s *Scheduler) findNodesThatPassFilters(ctx context.Context, state *framewo
 			}
 		case st.IsSuccess():
 			k := found.Add(1)
-			if k > toFind {
+			if int(k) > toFind {
 				cancel()
 				found.Add(-1)
 			} else {
@@ -183,6 +202,19 @@ func (s *Scheduler) filterInOrder(ctx context.Context, state *framework.CycleSta
 		}
 	}
 	return feasible[:found], nil
+}
+
+// feasibleToFind is how many feasible nodes the search looks for among n:
+// all of them for an Evaluate, one without Score plugins, else kube's
+// adaptive bound.
+func (s *Scheduler) feasibleToFind(fwk framework.Framework, n int, all bool) int {
+	switch {
+	case all:
+		return n
+	case !fwk.HasScorePlugins():
+		return min(n, 1)
+	}
+	return int(s.numFeasibleNodesToFind(fwk.PercentageOfNodesToScore(), int32(n)))
 }
 
 // numFeasibleNodesToFind is kube's adaptive bound: every node below 100

@@ -118,7 +118,9 @@ type Replay struct {
 	NoResultMemo bool
 	// NoIncrementalIndexes makes plugins rebuild their cross-node state
 	// from every node for every pod instead of updating indexes by deltas
-	// (see framework.Handle.IncrementalIndexes); tests compare the two.
+	// (see framework.Handle.IncrementalIndexes), and turns off the domain
+	// walk (domainwalk.go), so every visited node is filtered as in kube;
+	// tests compare the two.
 	NoIncrementalIndexes bool
 }
 
@@ -166,6 +168,12 @@ type Scheduler struct {
 	feasibleBuf []*framework.NodeInfo
 	statusBuf   []*framework.Status
 	scoreBuf    framework.ScoreBuffers
+	cursorBuf   []cursor
+	// domainOrders index the snapshot's nodes by topology key for the
+	// domain walk (domainwalk.go); used by the scheduling goroutine only.
+	domainOrders map[string]*domainOrder
+	// domainWalks counts the cycles that took the domain walk (tests).
+	domainWalks int
 
 	// state is what the caller sent, admitted (state.go).
 	state *clusterState

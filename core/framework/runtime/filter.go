@@ -15,9 +15,15 @@ import (
 // per node version and pod signature (plan.go). Safe to call in parallel
 // for different nodes.
 func (f *Framework) RunFilterPlugins(ctx context.Context, state *framework.CycleState, pod *model.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+	return f.runFilterPlugins(ctx, state, pod, nodeInfo, "")
+}
+
+// runFilterPlugins is RunFilterPlugins not running the plugin named passes
+// (none when ""), which the caller knows accepts the pod on the node.
+func (f *Framework) runFilterPlugins(ctx context.Context, state *framework.CycleState, pod *model.Pod, nodeInfo *framework.NodeInfo, passes string) *framework.Status {
 	plan := f.filterPlanOf(state)
 	if plan.sig == 0 {
-		return f.runFilterSteps(ctx, plan.steps, state, pod, nodeInfo)
+		return f.runFilterSteps(ctx, plan.steps, state, pod, nodeInfo, passes)
 	}
 	e := nodeInfo.Memo(&f.memo.owner, plan.sig)
 	if !e.FilterDone {
@@ -25,7 +31,7 @@ func (f *Framework) RunFilterPlugins(ctx context.Context, state *framework.Cycle
 		if !ok {
 			// An internal error is not remembered: run as without memo,
 			// so the error (or an earlier rejection) is what it would be.
-			return f.runFilterSteps(ctx, plan.steps, state, pod, nodeInfo)
+			return f.runFilterSteps(ctx, plan.steps, state, pod, nodeInfo, "")
 		}
 		e.FilterDone, e.FilterFailedAt, e.FilterStatus = true, int32(failedAt), st
 	}
@@ -34,7 +40,7 @@ func (f *Framework) RunFilterPlugins(ctx context.Context, state *framework.Cycle
 		if e.FilterFailedAt >= 0 && step.index > int(e.FilterFailedAt) {
 			break
 		}
-		if step.local {
+		if step.local || passes != "" && step.pl.Name() == passes {
 			continue
 		}
 		if s := f.runFilter(ctx, step.pl, state, pod, nodeInfo); s != nil {
@@ -44,9 +50,13 @@ func (f *Framework) RunFilterPlugins(ctx context.Context, state *framework.Cycle
 	return e.FilterStatus
 }
 
-// runFilterSteps runs the steps in order and returns the first failure.
-func (f *Framework) runFilterSteps(ctx context.Context, steps []filterStep, state *framework.CycleState, pod *model.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+// runFilterSteps runs the steps in order (but the plugin named passes) and
+// returns the first failure.
+func (f *Framework) runFilterSteps(ctx context.Context, steps []filterStep, state *framework.CycleState, pod *model.Pod, nodeInfo *framework.NodeInfo, passes string) *framework.Status {
 	for _, step := range steps {
+		if passes != "" && step.pl.Name() == passes {
+			continue
+		}
 		if s := f.runFilter(ctx, step.pl, state, pod, nodeInfo); s != nil {
 			return s
 		}
@@ -96,12 +106,20 @@ func (f *Framework) runFilter(ctx context.Context, pl framework.FilterPlugin, st
 // without them: the pod must fit whether or not the nominated pods arrive.
 // Otherwise the filters run once on the node as it is.
 func (f *Framework) RunFilterPluginsWithNominatedPods(ctx context.Context, state *framework.CycleState, pod *model.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+	return f.RunFilterPluginsPassing(ctx, state, pod, nodeInfo, "")
+}
+
+// RunFilterPluginsPassing is RunFilterPluginsWithNominatedPods for a node
+// the plugin named passes is known to accept unless pods are nominated to
+// it (see framework.RejectedDomains.Decisive): when none is, that plugin
+// is not run.
+func (f *Framework) RunFilterPluginsPassing(ctx context.Context, state *framework.CycleState, pod *model.Pod, nodeInfo *framework.NodeInfo, passes string) *framework.Status {
 	added, withState, withNode, err := f.addNominatedPods(ctx, state, pod, nodeInfo)
 	if err != nil {
 		return framework.AsStatus(err)
 	}
 	if !added {
-		return f.RunFilterPlugins(ctx, state, pod, nodeInfo)
+		return f.runFilterPlugins(ctx, state, pod, nodeInfo, passes)
 	}
 	if s := f.RunFilterPlugins(ctx, withState, pod, withNode); !s.IsSuccess() {
 		return s

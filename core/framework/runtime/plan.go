@@ -205,3 +205,21 @@ func (p *scorePlan) allLocal() bool {
 	}
 	return true
 }
+
+// RejectedDomains asks the Filter plugins the pod runs (those its PreFilter
+// did not skip) which domains they reject whole.
+func (f *Framework) RejectedDomains(state *framework.CycleState) []framework.RejectedDomains {
+	if f.noIndexes {
+		return nil
+	}
+	var out []framework.RejectedDomains
+	for _, step := range f.filterPlanOf(state).steps {
+		if r, ok := step.pl.(framework.DomainRejecter); ok {
+			for _, d := range r.RejectedDomains(state) {
+				d.Plugin = step.pl.Name()
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}

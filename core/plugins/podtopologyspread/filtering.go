@@ -84,13 +84,6 @@ func (l *leastDomains) update(domain string, count int) {
 	}
 }
 
-// domainCount is one node's contribution to constraint i.
-type domainCount struct {
-	constraint int
-	domain     string
-	count      int
-}
-
 // PreFilter counts the pods each DoNotSchedule constraint selects per
 // domain. It Skips pods without such constraints.
 func (pl *PodTopologySpread) PreFilter(ctx context.Context, state *framework.CycleState, pod *model.Pod, nodes []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
@@ -215,4 +208,41 @@ func (pl *PodTopologySpread) Filter(_ context.Context, state *framework.CycleSta
 		}
 	}
 	return nil
+}
+
+// RejectedDomains returns, for each DoNotSchedule constraint on a key
+// other than the hostname, the domains Filter rejects whole: those whose
+// count plus the pod itself exceeds maxSkew over the least count
+// (Filter's test, which reads nothing of a node but its label). Pods
+// nominated to a node cannot turn the verdict: adding a pod only raises
+// the count of the node's own domain, and never adds a domain (AddPod
+// counts only nodes the constraint already counts), so the least count
+// stays below a rejected domain's. Nodes lacking a key fail Filter too.
+// Any other domain's count is within maxSkew (a domain it does not count
+// holds 0, and maxSkew is at least 1), so with a single constraint its
+// nodes pass, unless pods are nominated to them.
+// kube-scheduler has no such shortcut: its findNodesThatPassFilters
+// filters every node it visits.
+func (pl *PodTopologySpread) RejectedDomains(state *framework.CycleState) []framework.RejectedDomains {
+	s, ok := framework.ReadAs[*preFilterState](state, preFilterStateKey)
+	if !ok {
+		return nil
+	}
+	var out []framework.RejectedDomains
+	for i := range s.constraints {
+		c := &s.constraints[i]
+		if c.hostname {
+			continue
+		}
+		// With one constraint, a node in another domain passes.
+		r := framework.RejectedDomains{Key: c.topologyKey, Domains: map[string]struct{}{}, Decisive: len(s.constraints) == 1}
+		least := s.minCount(i)
+		for domain, n := range s.counts[i] {
+			if n+s.selfMatch[i]-least > int(c.maxSkew) {
+				r.Domains[domain] = struct{}{}
+			}
+		}
+		out = append(out, r)
+	}
+	return out
 }

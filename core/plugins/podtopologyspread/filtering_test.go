@@ -374,3 +374,55 @@ func TestMissingState(t *testing.T) {
 		}
 	}
 }
+
+// TestRejectedDomains: the domains RejectedDomains reports are exactly
+// those whose nodes Filter rejects for the skew, per constraint on a key
+// other than the hostname, and it is decisive (a node of another domain
+// passes) only for a pod with one constraint.
+func TestRejectedDomains(t *testing.T) {
+	web := append(append(running("web", "a1", 2), running("web", "a2", 1)...), running("web", "b1", 1)...)
+	nodes := cluster(zones(), web...) // z1: 3, z2: 1, z3: 0
+	tests := []struct {
+		name string
+		pod  *model.Pod
+		want []framework.RejectedDomains
+	}{
+		{name: "maxSkew 1", pod: mt.MakePod("p").Label("app", "web").Spread(spread(zone, 1, model.DoNotSchedule)).Obj(),
+			want: []framework.RejectedDomains{{Key: zone, Domains: map[string]struct{}{"z1": {}, "z2": {}}, Decisive: true}}},
+		{name: "maxSkew 2, the pod not selected", pod: mt.MakePod("p").Label("app", "db").Spread(model.TopologySpreadConstraint{
+			MaxSkew: 2, TopologyKey: zone, WhenUnsatisfiable: model.DoNotSchedule,
+			LabelSelector: &model.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}).Obj(),
+			want: []framework.RejectedDomains{{Key: zone, Domains: map[string]struct{}{"z1": {}}, Decisive: true}}},
+		{name: "with a hostname constraint: not decisive", pod: mt.MakePod("p").Label("app", "web").
+			Spread(spread(zone, 2, model.DoNotSchedule)).Spread(spread(host, 1, model.DoNotSchedule)).Obj(),
+			want: []framework.RejectedDomains{{Key: zone, Domains: map[string]struct{}{"z1": {}}}}},
+		{name: "hostname only: nothing", pod: mt.MakePod("p").Label("app", "web").Spread(spread(host, 1, model.DoNotSchedule)).Obj()},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pl := newPlugin(t, plugintest.NewListerHandle(nodes, nil), "")
+			state := newState()
+			if _, st := pl.PreFilter(t.Context(), state, tc.pod, nodes); !st.IsSuccess() {
+				t.Fatalf("PreFilter = %v", st)
+			}
+			got := pl.RejectedDomains(state)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Fatalf("RejectedDomains (-want +got):\n%s", diff)
+			}
+			// Every node of a reported domain, and every node lacking
+			// the key, fails Filter.
+			for _, r := range got {
+				for _, ni := range nodes {
+					d, ok := ni.Node().Labels[r.Key]
+					_, rejected := r.Domains[d]
+					if (!ok || rejected) && pl.Filter(t.Context(), state, tc.pod, ni).IsSuccess() {
+						t.Errorf("%s (%s=%q) passes Filter", ni.Name(), r.Key, d)
+					}
+					if ok && !rejected && r.Decisive && !pl.Filter(t.Context(), state, tc.pod, ni).IsSuccess() {
+						t.Errorf("%s (%s=%q) fails Filter, though decisive", ni.Name(), r.Key, d)
+					}
+				}
+			}
+		})
+	}
+}

@@ -43,6 +43,34 @@ func (pl *PodTopologySpread) indexedCounts(pod *model.Pod, cs []constraint, node
 	return counts, true
 }
 
+// indexedScoreCounts adds to counts (PreScore's, keyed by the domains of
+// the feasible nodes) the matching pods of every node, from the plugin's
+// score index: the per-domain sums kube-scheduler's PreScore
+// (initPreScoreState and its walk over every node) recomputes for every
+// pod, kept here per signature and updated by the nodes that changed.
+// false when the index cannot serve (turned off, or all is not the
+// snapshot's list).
+func (pl *PodTopologySpread) indexedScoreCounts(pod *model.Pod, cs []constraint, requireAll bool, all []*framework.NodeInfo, counts []map[string]int64) bool {
+	if !pl.handle.IncrementalIndexes() {
+		return false
+	}
+	lister, err := pl.lister()
+	if err != nil || !domaincount.Usable(lister, all) {
+		return false
+	}
+	contribute := func(ni *framework.NodeInfo, buf []domaincount.Entry) []domaincount.Entry {
+		return appendScoreContribution(buf, pod, cs, requireAll, ni)
+	}
+	sig := constraintSignature(pod, cs) + strconv.FormatBool(requireAll)
+	pl.scoreIndex.Visit(sig, lister, contribute, func(slot string, domains map[string]domaincount.Total) {
+		i, _ := strconv.Atoi(slot)
+		for domain := range counts[i] {
+			counts[i][domain] += domains[domain].Count
+		}
+	})
+	return true
+}
+
 // appendContribution appends what a node adds to PreFilter's counts: for
 // each constraint that counts the node, the matching pods in its domain.
 // Constraint i counts in slot strconv.Itoa(i).

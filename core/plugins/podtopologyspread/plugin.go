@@ -38,14 +38,16 @@ type PodTopologySpread struct {
 	// own: the System ones or the args' list.
 	defaults        []model.TopologySpreadConstraint
 	systemDefaulted bool
-	// index keeps PreFilter's counts per constraint signature (index.go).
-	index *domaincount.Index
+	// index keeps PreFilter's counts per constraint signature, scoreIndex
+	// PreScore's (index.go).
+	index, scoreIndex *domaincount.Index
 }
 
 var (
 	_ framework.PreFilterPlugin     = (*PodTopologySpread)(nil)
 	_ framework.PreFilterExtensions = (*PodTopologySpread)(nil)
 	_ framework.FilterPlugin        = (*PodTopologySpread)(nil)
+	_ framework.DomainRejecter      = (*PodTopologySpread)(nil)
 	_ framework.PreScorePlugin      = (*PodTopologySpread)(nil)
 	_ framework.ScorePlugin         = (*PodTopologySpread)(nil)
 	_ framework.ScoreExtensions     = (*PodTopologySpread)(nil)
@@ -71,7 +73,7 @@ func NewWithArgs(args Args, h framework.Handle) (*PodTopologySpread, error) {
 		return nil, err
 	}
 	pl := &PodTopologySpread{args: args, handle: h, parallel: h.Parallelizer(), defaults: args.DefaultConstraints,
-		index: domaincount.New(maxIndexed)}
+		index: domaincount.New(maxIndexed), scoreIndex: domaincount.New(maxIndexed)}
 	if args.DefaultingType == SystemDefaulting {
 		pl.defaults, pl.systemDefaulted = systemDefaultConstraints(), true
 	}

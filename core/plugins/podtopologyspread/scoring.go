@@ -3,9 +3,11 @@ package podtopologyspread
 import (
 	"context"
 	"math"
+	"strconv"
 
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/plugins/domaincount"
 )
 
 const preScoreStateKey framework.StateKey = "PreScore" + Name
@@ -82,25 +84,14 @@ func (pl *PodTopologySpread) PreScore(ctx context.Context, state *framework.Cycl
 		s.weights[i] = math.Log(float64(domains + 2))
 	}
 
-	lists := chunked(ctx, pl.parallel, len(all), func(lo, hi int) []domainCount {
-		var list []domainCount
+	if pl.indexedScoreCounts(pod, cs, requireAll, all, s.counts) {
+		state.Write(preScoreStateKey, s)
+		return nil
+	}
+	lists := chunked(ctx, pl.parallel, len(all), func(lo, hi int) []domaincount.Entry {
+		var list []domaincount.Entry
 		for _, ni := range all[lo:hi] {
-			node := ni.Node()
-			if node == nil || requireAll && !hasAllKeys(node, cs) {
-				continue
-			}
-			in := inclusion{pod: pod}
-			for i := range cs {
-				c := &cs[i]
-				if c.hostname || !in.includes(c, node) {
-					continue
-				}
-				domain := node.Labels[c.topologyKey]
-				if _, ok := s.counts[i][domain]; !ok {
-					continue // no feasible node in this domain
-				}
-				list = append(list, domainCount{i, domain, countMatching(ni.Pods, c.selector, pod.Namespace)})
-			}
+			list = appendScoreContribution(list, pod, cs, requireAll, ni)
 		}
 		return list
 	})
@@ -108,12 +99,36 @@ func (pl *PodTopologySpread) PreScore(ctx context.Context, state *framework.Cycl
 		return framework.AsStatus(err)
 	}
 	for _, l := range lists {
-		for _, dc := range l {
-			s.counts[dc.constraint][dc.domain] += int64(dc.count)
+		for _, e := range l {
+			i, _ := strconv.Atoi(e.Slot)
+			if n, ok := s.counts[i][e.Domain]; ok { // a domain of a feasible node
+				s.counts[i][e.Domain] = n + e.Count
+			}
 		}
 	}
 	state.Write(preScoreStateKey, s)
 	return nil
+}
+
+// appendScoreContribution appends what a node adds to PreScore's counts:
+// for each constraint on a key other than the hostname that counts the
+// node, the matching pods in its domain ("" for a node lacking the key,
+// which counts only when requireAll is false). Constraint i counts in slot
+// strconv.Itoa(i).
+func appendScoreContribution(buf []domaincount.Entry, pod *model.Pod, cs []constraint, requireAll bool, ni *framework.NodeInfo) []domaincount.Entry {
+	node := ni.Node()
+	if node == nil || requireAll && !hasAllKeys(node, cs) {
+		return buf
+	}
+	in := inclusion{pod: pod}
+	for i := range cs {
+		c := &cs[i]
+		if c.hostname || !in.includes(c, node) {
+			continue
+		}
+		buf = append(buf, domaincount.Entry{Slot: strconv.Itoa(i), Domain: node.Labels[c.topologyKey], Count: int64(countMatching(ni.Pods, c.selector, pod.Namespace))})
+	}
+	return buf
 }
 
 // Score is the node's weighted count of matching pods over its domains,
