@@ -181,10 +181,23 @@ func (e *FitError) Error() string {
 		fmt.Fprintf(&b, " %s.", d.PreFilterMsg)
 	} else if d.NodeToStatus != nil {
 		counts := make(map[string]int)
+		// Most nodes fail for the same reasons: count runs of equal
+		// reasons, and add each run to the map once.
+		var run []string
+		n := 0
 		for _, s := range d.NodeToStatus.statuses {
-			for _, r := range s.Reasons() {
-				counts[r]++
+			reasons := s.Reasons()
+			if n > 0 && slices.Equal(reasons, run) {
+				n++
+				continue
 			}
+			for _, r := range run {
+				counts[r] += n
+			}
+			run, n = reasons, 1
+		}
+		for _, r := range run {
+			counts[r] += n
 		}
 		if absent := e.NumAllNodes - d.NodeToStatus.Len(); absent > 0 {
 			for _, r := range d.NodeToStatus.AbsentStatus.Reasons() {
