@@ -1,6 +1,7 @@
 package preemption_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -133,6 +134,8 @@ type clusterSpec struct {
 	budgets framework.PDBLister
 	// noPreemptionMemo turns the preemption memo off.
 	noPreemptionMemo bool
+	// clock, when set, replaces the fixed clock at t0.
+	clock framework.Clock
 }
 
 func newCluster(t testing.TB, spec clusterSpec) *cluster {
@@ -165,7 +168,7 @@ func newCluster(t testing.TB, spec clusterSpec) *cluster {
 		runtime.WithNamespaceLister(plugintest.Namespaces{}),
 		runtime.WithPDBLister(budgets),
 		runtime.WithDecisionSink(c.sink),
-		runtime.WithClock(fixedClock{}),
+		runtime.WithClock(cmp.Or[framework.Clock](spec.clock, fixedClock{})),
 		runtime.WithParallelism(par),
 		runtime.WithDeterministic(true),
 	}

@@ -33,6 +33,63 @@ func (b *budgetBox) set(list ...framework.PDBStatus) {
 	b.list = list
 }
 
+// movableClock is a clock a test sets.
+type movableClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *movableClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *movableClock) set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
+
+// TestDryRunMemoFollowsTheTime: a pod that has not started counts as
+// starting now, so which of two equal-priority pods is the more important,
+// and stays, depends on the time when the other started later than the
+// first dry run. The memo must not serve the first outcome then.
+func TestDryRunMemoFollowsTheTime(t *testing.T) {
+	run := func(noMemo bool) []outcome {
+		clock := &movableClock{now: t0}
+		spec := clusterSpec{clock: clock, noPreemptionMemo: noMemo, nodes: []*model.Node{node("n0", 4000)},
+			pods: []*model.Pod{
+				mt.MakePod("unstarted").Node("n0").Priority(100).Req(mt.Res(1000, 0)).Obj(),
+				running("later", "n0", 100, 1000, -time.Hour).Obj(), // starts at t0+1h
+				running("top", "n0", 5000, 2000, time.Hour).Obj(),
+			}}
+		c := newCluster(t, spec)
+		ev := preemption.New(c.fwk, defaultOptions())
+		var outs []outcome
+		for _, at := range []time.Time{t0, t0.Add(2 * time.Hour)} {
+			clock.set(at)
+			c.sink.log = nil
+			pod := preemptor(1000, 1000).Obj()
+			state, m := c.filter(t, pod)
+			res, st := ev.Preempt(context.Background(), state, pod, m)
+			out := outcome{Node: "-", Code: st.Code(), Message: st.Message(), Decisions: c.sink.log}
+			if res != nil {
+				out.Node = res.NominatedNodeName
+			}
+			outs = append(outs, out)
+		}
+		return outs
+	}
+	recomputed, remembered := run(true), run(false)
+	if diff := cmp.Diff(recomputed, remembered); diff != "" {
+		t.Errorf("outcomes (-recomputed +remembered):\n%s", diff)
+	}
+	if len(recomputed) == 2 && cmp.Equal(recomputed[0].Decisions, recomputed[1].Decisions) {
+		t.Errorf("the victim should change with the time; both runs: %v", recomputed[0].Decisions)
+	}
+}
+
 // TestDryRunMemoFollowsItsInputs runs two preemptors alike but for what
 // the case changes, one after the other on one Evaluator, with the
 // preemption memo on and off, and requires the same outcomes: the second
