@@ -90,6 +90,20 @@ func benchmarkWorkload(b *testing.B, name string, nodes, pods int) {
 	b.ReportMetric(p99/n, "p99-ms")
 }
 
+// BenchmarkPreemption runs the preemption workload at the sizes issue 18
+// names: 1000 nodes with 200 preemptors, 5000 with 1000, and 5000 with
+// 10000 (every node full of low-priority pods, each preemptor evicts one).
+//
+//	go test -run '^$' -bench BenchmarkPreemption -benchtime 1x ./bench/inprocess
+//	go test -run '^$' -bench 'BenchmarkPreemption/5000nodes-10000pods' -benchtime 1x ./bench/inprocess
+func BenchmarkPreemption(b *testing.B) {
+	for _, size := range []struct{ nodes, pods int }{{1000, 200}, {5000, 1000}, {5000, 10000}} {
+		b.Run(fmt.Sprintf("%dnodes-%dpods", size.nodes, size.pods), func(b *testing.B) {
+			benchmarkWorkload(b, workload.Preemption, size.nodes, size.pods)
+		})
+	}
+}
+
 // BenchmarkLatency offers basic pods at 1000 pods/s (5000 nodes, 5000
 // pods) and reports the latency percentiles (issue 8: p99 under 5 ms).
 //

@@ -2,6 +2,7 @@ package framework_test
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 
@@ -270,5 +271,23 @@ func TestNodeInfoRemoveOrder(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestNodeToStatusFirstNodes(t *testing.T) {
+	m := fw.NewNodeToStatus()
+	for i := range 200 {
+		// Names out of order, so the map's order and the sorted one differ.
+		m.Set(fmt.Sprintf("node-%03d", (i*37)%200), fw.NewStatus(fw.Unschedulable, "Insufficient cpu"))
+	}
+	all := m.Nodes()
+	for _, k := range []int{0, 1, 7, 100, 199, 200, 250} {
+		want := all[:min(k, len(all))]
+		if k == 0 {
+			want = nil
+		}
+		if diff := cmp.Diff(want, m.FirstNodes(k)); diff != "" {
+			t.Errorf("FirstNodes(%d) (-Nodes()[:k] +got):\n%s", k, diff)
+		}
 	}
 }

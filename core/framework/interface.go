@@ -215,7 +215,8 @@ type PodNominator interface {
 	// UpdateNominatedPod replaces the pod's entry; an update that carries no
 	// nomination keeps the node the scheduler nominated.
 	UpdateNominatedPod(oldPod *model.Pod, newPodInfo *PodInfo)
-	// NominatedPodsForNode returns the pods nominated to the node.
+	// NominatedPodsForNode returns the pods nominated to the node; callers
+	// must not change the slice.
 	NominatedPodsForNode(nodeName string) []*PodInfo
 }
 
@@ -298,6 +299,13 @@ type Handle interface {
 	IncrementalIndexes() bool
 	Clock() Clock
 	Logger() *slog.Logger
+	// LocalMemo returns nodeInfo's memo entry for the pod state was made
+	// for, when every Filter plugin that runs for it is node-local (so its
+	// verdicts on the node, with or without other pods added, depend only
+	// on the pod's signature and on the pods on the node); nil otherwise,
+	// or when the memo or the preemption memo is off. The caller must be
+	// the only goroutine evaluating nodeInfo, as in a filter pass.
+	LocalMemo(state *CycleState, nodeInfo *NodeInfo) *MemoEntry
 	// Deterministic reports whether the run must be replayable exactly
 	// (simulate, parity, tests): a plugin that would choose at random
 	// (DefaultPreemption's candidate search start, its final ties) chooses

@@ -184,6 +184,22 @@ type MemoEntry struct {
 	// profile's i-th Score plugin (the first MemoScoreSlots plugins only).
 	ScoreDone uint64
 	Scores    [MemoScoreSlots]int64
+
+	// The entries below are kept only for pods whose every Filter plugin
+	// that runs is node-local (Handle.LocalMemo), so the filters' verdict on
+	// the node with other pods added is a function of the signature and of
+	// those pods too.
+
+	// NominatedStatus is the filters' verdict (nil: success) on the node
+	// with the pods of Nominated added, when NominatedDone; the pods, by
+	// identity, are those RunFilterPluginsWithNominatedPods added.
+	NominatedDone   bool
+	Nominated       []*PodInfo
+	NominatedStatus *Status
+	// Preemption is the preemption evaluator's own record of its dry run on
+	// this version of the node (core/preemption); the framework only
+	// clears it.
+	Preemption any
 }
 
 // MemoScoreSlots is how many Score plugins of a profile have their raw
@@ -232,4 +248,6 @@ func (e *MemoEntry) reset(gen int64) {
 	e.Generation = gen
 	e.FilterDone, e.FilterFailedAt, e.FilterStatus = false, -1, nil
 	e.ScoreDone = 0
+	e.NominatedDone, e.Nominated, e.NominatedStatus = false, nil, nil
+	e.Preemption = nil
 }

@@ -99,6 +99,29 @@ func (m *NodeToStatus) Nodes() []string {
 	return slices.Sorted(maps.Keys(m.statuses))
 }
 
+// FirstNodes returns the first k nodes, by name, with their own status,
+// sorted: Nodes()[:k] without sorting them all.
+func (m *NodeToStatus) FirstNodes(k int) []string {
+	if k <= 0 {
+		return nil
+	}
+	if len(m.statuses) <= k {
+		return m.Nodes()
+	}
+	out := make([]string, 0, k+1)
+	for n := range m.statuses {
+		if len(out) == k && n >= out[k-1] {
+			continue
+		}
+		i, _ := slices.BinarySearch(out, n)
+		out = slices.Insert(out, i, n)
+		if len(out) > k {
+			out = out[:k]
+		}
+	}
+	return out
+}
+
 // NodesWithCode returns the nodes whose own status has code, sorted.
 func (m *NodeToStatus) NodesWithCode(code Code) []string {
 	var out []string
@@ -158,10 +181,23 @@ func (e *FitError) Error() string {
 		fmt.Fprintf(&b, " %s.", d.PreFilterMsg)
 	} else if d.NodeToStatus != nil {
 		counts := make(map[string]int)
+		// Most nodes fail for the same reasons: count runs of equal
+		// reasons, and add each run to the map once.
+		var run []string
+		n := 0
 		for _, s := range d.NodeToStatus.statuses {
-			for _, r := range s.Reasons() {
-				counts[r]++
+			reasons := s.Reasons()
+			if n > 0 && slices.Equal(reasons, run) {
+				n++
+				continue
 			}
+			for _, r := range run {
+				counts[r] += n
+			}
+			run, n = reasons, 1
+		}
+		for _, r := range run {
+			counts[r] += n
 		}
 		if absent := e.NumAllNodes - d.NodeToStatus.Len(); absent > 0 {
 			for _, r := range d.NodeToStatus.AbsentStatus.Reasons() {

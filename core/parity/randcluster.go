@@ -33,6 +33,10 @@ type GenOptions struct {
 	// Topology makes topology spread constraints and inter-pod
 	// (anti-)affinity the common case rather than the exception.
 	Topology bool
+	// NodeLocal leaves them out (the random draws are the same otherwise):
+	// every pod's filters are then node-local, so the result memo and
+	// preemption's memo apply to every pod.
+	NodeLocal bool
 }
 
 // Generate returns a random cluster as multi-document Kubernetes YAML. The
@@ -64,7 +68,7 @@ func (g *gen) topoChance(p float64) bool {
 	if g.o.Topology {
 		p = 0.6
 	}
-	return g.chance(p)
+	return g.chance(p) && !g.o.NodeLocal
 }
 
 func (g *gen) cluster() ([]byte, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
@@ -45,11 +46,13 @@ type Options struct {
 	Offset func(n int) int
 }
 
-// Evaluator runs preemption for one framework. It keeps no state between
-// calls and is safe for concurrent use.
+// Evaluator runs preemption for one framework. Between calls it keeps only
+// the last budgets it read (the dry runs themselves are remembered on the
+// nodes' memo entries, memo.go); it is safe for concurrent use.
 type Evaluator struct {
-	h    framework.Handle
-	opts Options
+	h           framework.Handle
+	opts        Options
+	lastBudgets atomic.Pointer[budgetSet] // see budgetsNow
 }
 
 // New returns an Evaluator over h.
@@ -146,7 +149,7 @@ func (e *Evaluator) findCandidates(ctx context.Context, state *framework.CycleSt
 	if len(potential) == 0 {
 		return nil, statuses, nil
 	}
-	pdbs := e.budgets()
+	budgets := e.budgetsNow()
 	n := len(potential)
 	offset, want := 0, e.numCandidates(n)
 	if !e.opts.Deterministic {
@@ -159,17 +162,8 @@ func (e *Evaluator) findCandidates(ctx context.Context, state *framework.CycleSt
 	var clean, violating []*Candidate
 	var errs []error
 	check := func(i int) {
-		var victims []*model.Pod
-		var violations int
-		var st *framework.Status
 		ni := potential[(offset+i)%n]
-		if hasLowerPriority(ni, pod.Priority) {
-			ni = ni.Clone()
-			victims, violations, st = e.SelectVictimsOnNode(ctx, state.Clone(), pod, ni, pdbs)
-		} else {
-			// Pruned before cloning: SelectVictimsOnNode's first test.
-			st = framework.NewStatus(framework.UnschedulableAndUnresolvable, MsgNoVictims)
-		}
+		victims, violations, st := e.dryRunNode(ctx, state, pod, ni, budgets)
 		if st.IsSuccess() && len(victims) == 0 {
 			st = framework.AsStatus(fmt.Errorf("expected at least one victim pod on node %q", ni.Name()))
 		}

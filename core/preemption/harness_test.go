@@ -1,6 +1,7 @@
 package preemption_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -128,6 +129,13 @@ type clusterSpec struct {
 	pdbs      []framework.PDBStatus
 	// parallelism 0 means 1 (deterministic order).
 	parallelism int
+	// budgets, when set, serves the budgets instead of pdbs (tests change
+	// them between calls).
+	budgets framework.PDBLister
+	// noPreemptionMemo turns the preemption memo off.
+	noPreemptionMemo bool
+	// clock, when set, replaces the fixed clock at t0.
+	clock framework.Clock
 }
 
 func newCluster(t testing.TB, spec clusterSpec) *cluster {
@@ -150,16 +158,24 @@ func newCluster(t testing.TB, spec clusterSpec) *cluster {
 	if par == 0 {
 		par = 1
 	}
-	fwk, err := runtime.New(context.Background(), registry.InTree(), config.Default().Profiles[0],
+	var budgets framework.PDBLister = pdbLister(spec.pdbs)
+	if spec.budgets != nil {
+		budgets = spec.budgets
+	}
+	opts := []runtime.Option{
 		runtime.WithSnapshotLister(&plugintest.Lister{Nodes: c.nodes}),
 		runtime.WithPodNominator(c.nominator),
 		runtime.WithNamespaceLister(plugintest.Namespaces{}),
-		runtime.WithPDBLister(pdbLister(spec.pdbs)),
+		runtime.WithPDBLister(budgets),
 		runtime.WithDecisionSink(c.sink),
-		runtime.WithClock(fixedClock{}),
+		runtime.WithClock(cmp.Or[framework.Clock](spec.clock, fixedClock{})),
 		runtime.WithParallelism(par),
 		runtime.WithDeterministic(true),
-	)
+	}
+	if spec.noPreemptionMemo {
+		opts = append(opts, runtime.WithoutPreemptionMemo())
+	}
+	fwk, err := runtime.New(context.Background(), registry.InTree(), config.Default().Profiles[0], opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,12 @@ import (
 // no lower-priority pod, the filters' status when the pod does not fit
 // even without them).
 func (e *Evaluator) SelectVictimsOnNode(ctx context.Context, state *framework.CycleState, pod *model.Pod, ni *framework.NodeInfo, pdbs []framework.PDBStatus) ([]*model.Pod, int, *framework.Status) {
+	return e.selectVictims(ctx, state, pod, ni, pdbs, e.h.Clock().Now())
+}
+
+// selectVictims is SelectVictimsOnNode at the time now (pods not started
+// count as starting then).
+func (e *Evaluator) selectVictims(ctx context.Context, state *framework.CycleState, pod *model.Pod, ni *framework.NodeInfo, pdbs []framework.PDBStatus, now time.Time) ([]*model.Pod, int, *framework.Status) {
 	remove := func(pi *framework.PodInfo) error {
 		if err := ni.RemovePod(pi.Pod); err != nil {
 			return err
@@ -47,7 +53,6 @@ func (e *Evaluator) SelectVictimsOnNode(ctx context.Context, state *framework.Cy
 		return nil, 0, st
 	}
 
-	now := e.h.Clock().Now()
 	// sort.Slice, not a stable sort: equally important pods (same priority
 	// and start time) end up in the order kube's sort.Slice leaves them in
 	// from the node's pod order, which decides which of them are reprieved.

@@ -95,7 +95,9 @@ func (n *Nominator) addLocked(pi *framework.PodInfo, info *framework.NominatingI
 	}
 	n.nodeOf[uid] = node
 	n.nominated.Store(int64(len(n.nodeOf)))
-	n.byNode[node] = append(n.byNode[node], pi)
+	// Copy on write: NominatedPodsForNode hands the slice out.
+	pods := n.byNode[node]
+	n.byNode[node] = append(pods[:len(pods):len(pods)], pi)
 }
 
 // DeleteNominatedPodIfExists forgets the pod's nomination.
@@ -116,7 +118,8 @@ func (n *Nominator) deleteLocked(uid string) {
 	pods := n.byNode[node]
 	i := slices.IndexFunc(pods, func(pi *framework.PodInfo) bool { return pi.Pod.UID == uid })
 	if i >= 0 {
-		pods = slices.Delete(pods, i, i+1)
+		// Copy on write: NominatedPodsForNode hands the slice out.
+		pods = slices.Concat(pods[:i], pods[i+1:])
 	}
 	if len(pods) == 0 {
 		delete(n.byNode, node)
@@ -144,15 +147,17 @@ func (n *Nominator) UpdateNominatedPod(oldPod *model.Pod, newPodInfo *framework.
 }
 
 // NominatedPodsForNode returns the pods nominated to the node, in
-// nomination order. The slice is a copy; the PodInfos are shared and
-// immutable.
+// nomination order. The slice is shared and must not be changed: the
+// nominator never changes it either (it makes a new one on every change),
+// so it stays what it was when returned. Filter passes call this for
+// every node they visit.
 func (n *Nominator) NominatedPodsForNode(nodeName string) []*framework.PodInfo {
 	if n.nominated.Load() == 0 {
 		return nil
 	}
 	n.mu.RLock()
 	defer n.mu.RUnlock()
-	return slices.Clone(n.byNode[nodeName])
+	return n.byNode[nodeName]
 }
 
 // NominatedNodeName returns the node the pod is nominated to.

@@ -197,18 +197,29 @@ func TestNominator(t *testing.T) {
 	}
 }
 
-func TestNominatedPodsForNodeIsACopy(t *testing.T) {
+// TestNominatedPodsForNodeStaysAsReturned: the nominator hands out its
+// slice without a copy, so it must never change one it handed out; later
+// nominations and deletions make new slices.
+func TestNominatedPodsForNodeStaysAsReturned(t *testing.T) {
 	n := NewNominator(nil)
-	n.AddNominatedPod(framework.MustPodInfo(pod("a").Obj()), override("n1"))
-	n.AddNominatedPod(framework.MustPodInfo(pod("b").Obj()), override("n1"))
-	got := n.NominatedPodsForNode("n1")
-	got[0] = nil
-	var names []string
-	for _, pi := range n.NominatedPodsForNode("n1") {
-		names = append(names, pi.Pod.Name)
+	a, b, c := pod("a").Obj(), pod("b").Obj(), pod("c").Obj()
+	n.AddNominatedPod(framework.MustPodInfo(a), override("n1"))
+	n.AddNominatedPod(framework.MustPodInfo(b), override("n1"))
+	before := n.NominatedPodsForNode("n1")
+	n.DeleteNominatedPodIfExists(a)
+	n.AddNominatedPod(framework.MustPodInfo(c), override("n1"))
+	names := func(pis []*framework.PodInfo) []string {
+		var out []string
+		for _, pi := range pis {
+			out = append(out, pi.Pod.Name)
+		}
+		return out
 	}
-	if diff := cmp.Diff([]string{"a", "b"}, names); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
+	if diff := cmp.Diff([]string{"a", "b"}, names(before)); diff != "" {
+		t.Errorf("slice returned before (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"b", "c"}, names(n.NominatedPodsForNode("n1"))); diff != "" {
+		t.Errorf("now (-want +got):\n%s", diff)
 	}
 }
 

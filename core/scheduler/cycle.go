@@ -28,6 +28,9 @@ type failure struct {
 	fitErr     *framework.FitError // when no node fit or a node rejected at Reserve/Permit
 	nominating *framework.NominatingInfo
 	msg        string // overrides the message (a pod group's failure)
+	// rendered is fitErr's message once rendered: over thousands of nodes
+	// that costs, and the failure is handled, then recorded.
+	rendered string
 }
 
 func (f *failure) message() string {
@@ -35,7 +38,10 @@ func (f *failure) message() string {
 		return f.msg
 	}
 	if f.fitErr != nil {
-		return f.fitErr.Error()
+		if f.rendered == "" {
+			f.rendered = f.fitErr.Error()
+		}
+		return f.rendered
 	}
 	return f.status.Message()
 }

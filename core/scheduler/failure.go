@@ -136,10 +136,8 @@ func summarize(msg string, fitErr *framework.FitError, at time.Time, maxNodes in
 	if m == nil {
 		return d
 	}
-	nodes := m.Nodes()
-	if len(nodes) > maxNodes {
-		nodes, d.Truncated = nodes[:maxNodes], true
-	}
+	nodes := m.FirstNodes(maxNodes)
+	d.Truncated = m.Len() > maxNodes
 	for _, n := range nodes {
 		st := m.Get(n)
 		d.Nodes = append(d.Nodes, NodeDiagnosis{Node: n, Reasons: slices.Clone(st.Reasons()), Plugin: st.Plugin(), Unresolvable: st.Code() == framework.UnschedulableAndUnresolvable})

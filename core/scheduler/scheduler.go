@@ -122,6 +122,12 @@ type Replay struct {
 	// walk (domainwalk.go), so every visited node is filtered as in kube;
 	// tests compare the two.
 	NoIncrementalIndexes bool
+	// NoPreemptionMemo makes preemption dry-run every candidate node and
+	// filter every node with its nominated pods added, as kube does,
+	// instead of reusing those outcomes while their inputs are unchanged
+	// (see framework.Handle.LocalMemo, core/preemption); tests compare the
+	// two.
+	NoPreemptionMemo bool
 }
 
 // Scheduler is kube-scheduler's scheduling loop over Berth's cache and
@@ -275,6 +281,9 @@ func (s *Scheduler) buildProfiles(ctx context.Context) error {
 	}
 	if s.opts.Replay.NoIncrementalIndexes {
 		common = append(common, runtime.WithoutIncrementalIndexes())
+	}
+	if s.opts.Replay.NoPreemptionMemo {
+		common = append(common, runtime.WithoutPreemptionMemo())
 	}
 	if s.opts.Metrics != nil {
 		common = append(common, runtime.WithMetrics(s.opts.Metrics))

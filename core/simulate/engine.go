@@ -78,7 +78,7 @@ func New(ctx context.Context, in Input, opts Options) (*Engine, error) {
 		Deterministic:            true,
 		PercentageOfNodesToScore: percentage,
 		Replay: scheduler.Replay{BindInline: true, ScoreSingleNode: true, NoResultMemo: opts.NoResultMemo,
-			NoIncrementalIndexes: opts.NoIncrementalIndexes},
+			NoIncrementalIndexes: opts.NoIncrementalIndexes, NoPreemptionMemo: opts.NoPreemptionMemo},
 	})
 	if err != nil {
 		return nil, &ConfigError{Err: err}

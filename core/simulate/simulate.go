@@ -54,6 +54,9 @@ type Options struct {
 	// for every pod (see scheduler.Replay.NoIncrementalIndexes); tests
 	// compare the two.
 	NoIncrementalIndexes bool
+	// NoPreemptionMemo dry-runs every preemption candidate anew (see
+	// scheduler.Replay.NoPreemptionMemo); tests compare the two.
+	NoPreemptionMemo bool
 }
 
 // Results of a Line.

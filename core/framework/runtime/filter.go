@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
@@ -105,6 +106,11 @@ func (f *Framework) runFilter(ctx context.Context, pl framework.FilterPlugin, st
 // state (through the PreFilter extensions), and, if that passes, again
 // without them: the pod must fit whether or not the nominated pods arrive.
 // Otherwise the filters run once on the node as it is.
+//
+// When the pod's filters are all node-local (LocalMemo), the verdict with
+// the nominated pods added is remembered on the node's memo entry with
+// those pods, and reused while the node and its nominated pods are the
+// same: it is what the filters would say again.
 func (f *Framework) RunFilterPluginsWithNominatedPods(ctx context.Context, state *framework.CycleState, pod *model.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
 	return f.RunFilterPluginsPassing(ctx, state, pod, nodeInfo, "")
 }
@@ -114,6 +120,11 @@ func (f *Framework) RunFilterPluginsWithNominatedPods(ctx context.Context, state
 // it (see framework.RejectedDomains.Decisive): when none is, that plugin
 // is not run.
 func (f *Framework) RunFilterPluginsPassing(ctx context.Context, state *framework.CycleState, pod *model.Pod, nodeInfo *framework.NodeInfo, passes string) *framework.Status {
+	// A node-local pod (LocalMemo) has no plugin that passes by domain:
+	// the remembered verdict runs every filter, as it would.
+	if e := f.LocalMemo(state, nodeInfo); e != nil {
+		return f.filterWithNominatedRemembered(ctx, state, pod, nodeInfo, e)
+	}
 	added, withState, withNode, err := f.addNominatedPods(ctx, state, pod, nodeInfo)
 	if err != nil {
 		return framework.AsStatus(err)
@@ -123,6 +134,34 @@ func (f *Framework) RunFilterPluginsPassing(ctx context.Context, state *framewor
 	}
 	if s := f.RunFilterPlugins(ctx, withState, pod, withNode); !s.IsSuccess() {
 		return s
+	}
+	return f.RunFilterPlugins(ctx, state, pod, nodeInfo)
+}
+
+// filterWithNominatedRemembered is RunFilterPluginsWithNominatedPods with
+// the verdict on the node with its nominated pods taken from e when e holds
+// it for the same pods.
+func (f *Framework) filterWithNominatedRemembered(ctx context.Context, state *framework.CycleState, pod *model.Pod, nodeInfo *framework.NodeInfo, e *framework.MemoEntry) *framework.Status {
+	nominated := framework.NominatedPodsToAdd(f.nominator, pod, nodeInfo)
+	if len(nominated) == 0 {
+		return f.RunFilterPlugins(ctx, state, pod, nodeInfo)
+	}
+	if !e.NominatedDone || !framework.SamePodInfos(e.Nominated, nominated) {
+		withState, withNode := state.Clone(), nodeInfo.Clone()
+		for _, pi := range nominated {
+			withNode.AddPodInfo(pi)
+			if s := f.RunPreFilterExtensionAddPod(ctx, withState, pod, pi, withNode); !s.IsSuccess() {
+				return framework.AsStatus(s.AsError())
+			}
+		}
+		s := f.RunFilterPlugins(ctx, withState, pod, withNode)
+		if s.Code() == framework.Error {
+			return s // not remembered, as in RunFilterPlugins
+		}
+		e.NominatedDone, e.Nominated, e.NominatedStatus = true, slices.Clone(nominated), s
+	}
+	if !e.NominatedStatus.IsSuccess() {
+		return e.NominatedStatus
 	}
 	return f.RunFilterPlugins(ctx, state, pod, nodeInfo)
 }

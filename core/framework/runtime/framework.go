@@ -57,6 +57,8 @@ type Framework struct {
 	memo         *memo
 	noResultMemo bool
 	noIndexes    bool
+	// noPreemptionMemo: see WithoutPreemptionMemo.
+	noPreemptionMemo bool
 }
 
 var (
@@ -74,22 +76,23 @@ func New(ctx context.Context, registry Registry, profile config.Profile, opts ..
 		opt(&o)
 	}
 	f := &Framework{
-		profileName:   profile.SchedulerName,
-		percentage:    profile.PercentageOfNodesToScore,
-		plugins:       make(map[string]framework.Plugin),
-		snapshot:      o.snapshot,
-		nominator:     o.nominator,
-		namespaces:    o.namespaces,
-		pdbs:          o.pdbs,
-		decisions:     o.decisions,
-		clock:         o.clock,
-		logger:        o.logger,
-		parallelizer:  o.parallelizer,
-		waitingPods:   o.waitingPods,
-		metrics:       o.metrics,
-		deterministic: o.deterministic,
-		noResultMemo:  o.noResultMemo,
-		noIndexes:     o.noIndexes,
+		profileName:      profile.SchedulerName,
+		percentage:       profile.PercentageOfNodesToScore,
+		plugins:          make(map[string]framework.Plugin),
+		snapshot:         o.snapshot,
+		nominator:        o.nominator,
+		namespaces:       o.namespaces,
+		pdbs:             o.pdbs,
+		decisions:        o.decisions,
+		clock:            o.clock,
+		logger:           o.logger,
+		parallelizer:     o.parallelizer,
+		waitingPods:      o.waitingPods,
+		metrics:          o.metrics,
+		deterministic:    o.deterministic,
+		noResultMemo:     o.noResultMemo,
+		noIndexes:        o.noIndexes,
+		noPreemptionMemo: o.noPreemptionMemo,
 	}
 	if tc, ok := o.clock.(TimerClock); ok {
 		f.timers = tc

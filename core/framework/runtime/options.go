@@ -27,6 +27,8 @@ type options struct {
 	noResultMemo bool
 	// noIndexes: see WithoutIncrementalIndexes.
 	noIndexes bool
+	// noPreemptionMemo: see WithoutPreemptionMemo.
+	noPreemptionMemo bool
 }
 
 func defaultOptions() options {
@@ -153,4 +155,12 @@ func WithoutResultMemo() Option {
 // check that the indexes change no outcome.
 func WithoutIncrementalIndexes() Option {
 	return func(o *options) { o.noIndexes = true }
+}
+
+// WithoutPreemptionMemo turns off what the memo keeps for preemption
+// (LocalMemo returns nil): the verdicts on nodes with nominated pods added
+// and the preemption evaluator's dry runs are computed every time, as kube
+// does. Tests use it to check that the memo changes no outcome.
+func WithoutPreemptionMemo() Option {
+	return func(o *options) { o.noPreemptionMemo = true }
 }

@@ -29,6 +29,8 @@ type filterPlan struct {
 	// warm: the signature was seen in an earlier cycle, so the memo likely
 	// holds most nodes' verdicts.
 	warm bool
+	// allLocal: every step is node-local (see LocalMemo).
+	allLocal bool
 }
 
 type filterStep struct {
@@ -134,12 +136,14 @@ func (m *memo) sign(pod *model.Pod, skipFilter map[string]struct{}) (uint64, boo
 func (f *Framework) newFilterPlan(pod *model.Pod, skip map[string]struct{}) *filterPlan {
 	p := &filterPlan{fw: f, steps: make([]filterStep, 0, len(f.filter))}
 	anyLocal := false
+	p.allLocal = true
 	for i, pl := range f.filter {
 		if skipped(skip, pl.Name()) {
 			continue
 		}
 		local := f.memo.localFilter[i]
 		anyLocal = anyLocal || local
+		p.allLocal = p.allLocal && local
 		p.steps = append(p.steps, filterStep{index: i, pl: pl, local: local})
 	}
 	anyLocal = anyLocal || hasLocal(f.memo.localScore)
@@ -187,6 +191,19 @@ func (f *Framework) scorePlanOf(state *framework.CycleState) *scorePlan {
 		return p
 	}
 	return f.newScorePlan(state.SkipScorePlugins, 0)
+}
+
+// LocalMemo implements framework.Handle: nodeInfo's memo entry for the
+// state's pod when its filter plan is all node-local and signed.
+func (f *Framework) LocalMemo(state *framework.CycleState, nodeInfo *framework.NodeInfo) *framework.MemoEntry {
+	if f.noPreemptionMemo || state == nil {
+		return nil
+	}
+	p, ok := state.FilterPlan.(*filterPlan)
+	if !ok || p.fw != f || p.sig == 0 || !p.allLocal {
+		return nil
+	}
+	return nodeInfo.Memo(&f.memo.owner, p.sig)
 }
 
 // ResultsRemembered reports whether the node-local results of earlier pods
