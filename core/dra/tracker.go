@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
-	"sort"
 	"sync"
 
 	resourceapi "k8s.io/api/resource/v1"
@@ -101,11 +99,12 @@ func (t *Tracker) PodClaims(pod *model.Pod) ([]*resourceapi.ResourceClaim, error
 
 // AddPod makes the claims of the pod's template entries that do not exist
 // yet (a copy of the template's spec, owned by the pod), as the
-// resourceclaim controller does. An entry whose template is missing makes
-// none: the pod waits.
-func (t *Tracker) AddPod(pod *model.Pod) {
+// resourceclaim controller does, and returns them. An entry whose
+// template is missing makes none: the pod waits.
+func (t *Tracker) AddPod(pod *model.Pod) []*resourceapi.ResourceClaim {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	var made []*resourceapi.ResourceClaim
 	for _, e := range pod.ResourceClaims {
 		if e.TemplateName == "" {
 			continue
@@ -118,7 +117,7 @@ func (t *Tracker) AddPod(pod *model.Pod) {
 		if !ok {
 			continue
 		}
-		t.objs.Claims[key] = &resourceapi.ResourceClaim{
+		c := &resourceapi.ResourceClaim{
 			ObjectMeta: metav1.ObjectMeta{
 				Namespace: pod.Namespace, Name: e.ClaimName, UID: types.UID("resourceclaim-" + pod.Namespace + "-" + e.ClaimName),
 				Labels:      tmpl.Spec.Labels,
@@ -129,21 +128,24 @@ func (t *Tracker) AddPod(pod *model.Pod) {
 			},
 			Spec: *tmpl.Spec.Spec.DeepCopy(),
 		}
+		t.objs.Claims[key] = c
+		made = append(made, c)
 	}
+	return made
 }
 
 // RemovePod is the pod gone: its in-flight allocations are dropped, it is
 // removed from the consumers of its claims, the claims made for it are
 // deleted, and a claim left without consumers is deallocated. It returns
-// the keys of the claims deallocated or deleted while allocated, sorted:
-// the orchestrator's driver frees their devices.
-func (t *Tracker) RemovePod(pod *model.Pod) []string {
+// the claims changed, in the order of the pod's entries (Freed says
+// which of them freed devices: the orchestrator's driver frees them).
+func (t *Tracker) RemovePod(pod *model.Pod) []ClaimChange {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, key := range t.inFlightForLocked(pod) {
 		delete(t.inFlight, key)
 	}
-	var freed []string
+	var out []ClaimChange
 	for _, e := range pod.ResourceClaims {
 		key := Key(pod.Namespace, e.ClaimName)
 		c, ok := t.objs.Claims[key]
@@ -152,9 +154,7 @@ func (t *Tracker) RemovePod(pod *model.Pod) []string {
 		}
 		if ownedBy(c, pod.UID) {
 			delete(t.objs.Claims, key)
-			if c.Status.Allocation != nil {
-				freed = append(freed, key)
-			}
+			out = append(out, ClaimChange{Old: c})
 			continue
 		}
 		if !reservedFor(c, pod.UID) {
@@ -168,13 +168,18 @@ func (t *Tracker) RemovePod(pod *model.Pod) []string {
 			}
 		}
 		if len(next.Status.ReservedFor) == 0 && next.Status.Allocation != nil {
-			next.Status.Allocation = nil
-			freed = append(freed, key)
+			next.Status.Allocation, next.Status.Devices = nil, nil
 		}
 		t.objs.Claims[key] = next
+		out = append(out, ClaimChange{Old: c, New: next})
 	}
-	sort.Strings(freed)
-	return slices.Compact(freed)
+	return out
+}
+
+// Freed reports whether the change took an allocation away (a
+// deallocation, or an allocated claim deleted).
+func (c ClaimChange) Freed() bool {
+	return c.Old != nil && c.Old.Status.Allocation != nil && (c.New == nil || c.New.Status.Allocation == nil)
 }
 
 func ownedBy(c *resourceapi.ResourceClaim, uid string) bool {
@@ -283,12 +288,19 @@ func (t *Tracker) inFlightForLocked(pod *model.Pod) []string {
 }
 
 // Commit makes the pod's in-flight allocations the claims' state (the
-// bind happened, or a restart restores it).
-func (t *Tracker) Commit(pod *model.Pod) {
+// bind happened, or a restart restores it) and returns the changes.
+func (t *Tracker) Commit(pod *model.Pod) []ClaimChange {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	var out []ClaimChange
 	for _, key := range t.inFlightForLocked(pod) {
-		t.objs.Claims[key] = t.inFlight[key]
+		c, ok := t.inFlight[key]
+		if !ok {
+			continue // an entry naming a claim another entry named
+		}
+		out = append(out, ClaimChange{Old: t.objs.Claims[key], New: c})
+		t.objs.Claims[key] = c
 		delete(t.inFlight, key)
 	}
+	return out
 }

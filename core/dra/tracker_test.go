@@ -218,19 +218,30 @@ func TestTrackerPodLifecycle(t *testing.T) {
 		r.tr.Commit(r.pods[name])
 	}
 	tClaim := "default/" + r.pods["t"].ResourceClaims[0].ClaimName
-	if diff := cmp.Diff([]string{tClaim}, r.tr.RemovePod(r.pods["t"])); diff != "" {
+	if diff := cmp.Diff([]string{tClaim}, freed(r.tr.RemovePod(r.pods["t"]))); diff != "" {
 		t.Errorf("t removed: freed (-want +got):\n%s", diff)
 	}
 	if _, ok := r.tr.Claim("default", r.pods["t"].ResourceClaims[0].ClaimName); ok {
 		t.Errorf("t's claim outlived t")
 	}
-	if got := r.tr.RemovePod(r.pods["a"]); len(got) != 0 {
+	if got := freed(r.tr.RemovePod(r.pods["a"])); len(got) != 0 {
 		t.Errorf("a removed while b uses the claim: freed %v, want nothing", got)
 	}
-	if diff := cmp.Diff([]string{"default/shared"}, r.tr.RemovePod(r.pods["b"])); diff != "" {
+	if diff := cmp.Diff([]string{"default/shared"}, freed(r.tr.RemovePod(r.pods["b"]))); diff != "" {
 		t.Errorf("b, the last consumer, removed: freed (-want +got):\n%s", diff)
 	}
 	if got := r.devices("default", "shared"); got != nil {
 		t.Errorf("shared still allocated: %v", got)
 	}
+}
+
+// freed lists the keys of the claims whose allocation a change took away.
+func freed(changes []dra.ClaimChange) []string {
+	var out []string
+	for _, c := range changes {
+		if c.Freed() {
+			out = append(out, c.Old.Namespace+"/"+c.Old.Name)
+		}
+	}
+	return out
 }
