@@ -375,3 +375,17 @@ func snakeOutsideBrackets(s string) string {
 	}
 	return b.String()
 }
+
+// DevicePath is the wire path, from the berth.v1.Object, of a field of a
+// DRA object of kind that core/dra names by its Kubernetes path
+// ("spec.devices.requests[0].exactly.deviceClassName" of a claim is
+// "resource_claim.spec.requests[0].exactly.device_class_name").
+func DevicePath(kind berthv1.ObjectKind, kubePath string) string {
+	root := map[berthv1.ObjectKind]string{
+		berthv1.ObjectKind_OBJECT_KIND_DEVICE_CLASS:            fieldDeviceClass,
+		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_SLICE:          fieldSlice,
+		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM:          fieldClaim,
+		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE: fieldClaimTemplate,
+	}[kind]
+	return joinPath(root, wirePath(kubePath))
+}

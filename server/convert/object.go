@@ -166,6 +166,14 @@ func ObjectToProto(o Object) *berthv1.Object {
 		return &berthv1.Object{Kind: &berthv1.Object_Namespace{Namespace: NamespaceToProto(o.Namespace)}}
 	case o.PodGroup != nil:
 		return &berthv1.Object{Kind: &berthv1.Object_PodGroup{PodGroup: PodGroupToProto(o.PodGroup)}}
+	case o.DeviceClass != nil:
+		return &berthv1.Object{Kind: &berthv1.Object_DeviceClass{DeviceClass: DeviceClassToProto(o.DeviceClass)}}
+	case o.ResourceSlice != nil:
+		return &berthv1.Object{Kind: &berthv1.Object_ResourceSlice{ResourceSlice: ResourceSliceToProto(o.ResourceSlice)}}
+	case o.ResourceClaim != nil:
+		return &berthv1.Object{Kind: &berthv1.Object_ResourceClaim{ResourceClaim: ResourceClaimToProto(o.ResourceClaim)}}
+	case o.ResourceClaimTemplate != nil:
+		return &berthv1.Object{Kind: &berthv1.Object_ResourceClaimTemplate{ResourceClaimTemplate: ResourceClaimTemplateToProto(o.ResourceClaimTemplate)}}
 	}
 	return nil
 }

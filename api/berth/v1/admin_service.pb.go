@@ -1802,6 +1802,109 @@ func (x *ServerInfoResponse) GetSchedulingHeld() bool {
 	return false
 }
 
+// ListDeviceObjectsRequest is the request of AdminService.ListDeviceObjects.
+type ListDeviceObjectsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// OBJECT_KIND_DEVICE_CLASS, OBJECT_KIND_RESOURCE_SLICE,
+	// OBJECT_KIND_RESOURCE_CLAIM or OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE.
+	Kind ObjectKind `protobuf:"varint,1,opt,name=kind,proto3,enum=berth.v1.ObjectKind" json:"kind,omitempty"`
+	// Claims and templates: only those of this namespace; empty for all.
+	Namespace     string `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDeviceObjectsRequest) Reset() {
+	*x = ListDeviceObjectsRequest{}
+	mi := &file_berth_v1_admin_service_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDeviceObjectsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDeviceObjectsRequest) ProtoMessage() {}
+
+func (x *ListDeviceObjectsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_admin_service_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDeviceObjectsRequest.ProtoReflect.Descriptor instead.
+func (*ListDeviceObjectsRequest) Descriptor() ([]byte, []int) {
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *ListDeviceObjectsRequest) GetKind() ObjectKind {
+	if x != nil {
+		return x.Kind
+	}
+	return ObjectKind_OBJECT_KIND_UNSPECIFIED
+}
+
+func (x *ListDeviceObjectsRequest) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+// ListDeviceObjectsResponse is the response of
+// AdminService.ListDeviceObjects.
+type ListDeviceObjectsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The objects, by namespace and name, each an Object of the kind asked.
+	Objects       []*Object `protobuf:"bytes,1,rep,name=objects,proto3" json:"objects,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDeviceObjectsResponse) Reset() {
+	*x = ListDeviceObjectsResponse{}
+	mi := &file_berth_v1_admin_service_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDeviceObjectsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDeviceObjectsResponse) ProtoMessage() {}
+
+func (x *ListDeviceObjectsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_admin_service_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDeviceObjectsResponse.ProtoReflect.Descriptor instead.
+func (*ListDeviceObjectsResponse) Descriptor() ([]byte, []int) {
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *ListDeviceObjectsResponse) GetObjects() []*Object {
+	if x != nil {
+		return x.Objects
+	}
+	return nil
+}
+
 var File_berth_v1_admin_service_proto protoreflect.FileDescriptor
 
 const file_berth_v1_admin_service_proto_rawDesc = "" +
@@ -1952,7 +2055,12 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x12ServerInfoResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12'\n" +
 	"\x0fawaiting_relist\x18\x02 \x01(\bR\x0eawaitingRelist\x12'\n" +
-	"\x0fscheduling_held\x18\x03 \x01(\bR\x0eschedulingHeld*\xf5\x01\n" +
+	"\x0fscheduling_held\x18\x03 \x01(\bR\x0eschedulingHeld\"b\n" +
+	"\x18ListDeviceObjectsRequest\x12(\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x14.berth.v1.ObjectKindR\x04kind\x12\x1c\n" +
+	"\tnamespace\x18\x02 \x01(\tR\tnamespace\"G\n" +
+	"\x19ListDeviceObjectsResponse\x12*\n" +
+	"\aobjects\x18\x01 \x03(\v2\x10.berth.v1.ObjectR\aobjects*\xf5\x01\n" +
 	"\n" +
 	"QueueState\x12\x1b\n" +
 	"\x17QUEUE_STATE_UNSPECIFIED\x10\x00\x12\x16\n" +
@@ -1971,7 +2079,7 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x1dSIMULATE_RESULT_UNSCHEDULABLE\x10\x03\x12\x19\n" +
 	"\x15SIMULATE_RESULT_GATED\x10\x04\x12\x1b\n" +
 	"\x17SIMULATE_RESULT_SKIPPED\x10\x05\x12\x19\n" +
-	"\x15SIMULATE_RESULT_ERROR\x10\x062\x8d\x04\n" +
+	"\x15SIMULATE_RESULT_ERROR\x10\x062\xeb\x04\n" +
 	"\fAdminService\x12>\n" +
 	"\aExplain\x12\x18.berth.v1.ExplainRequest\x1a\x19.berth.v1.ExplainResponse\x12A\n" +
 	"\bSimulate\x12\x19.berth.v1.SimulateRequest\x1a\x1a.berth.v1.SimulateResponse\x12J\n" +
@@ -1981,7 +2089,8 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"QueueStats\x12\x1b.berth.v1.QueueStatsRequest\x1a\x1c.berth.v1.QueueStatsResponse\x12D\n" +
 	"\tListNodes\x12\x1a.berth.v1.ListNodesRequest\x1a\x1b.berth.v1.ListNodesResponse\x12G\n" +
 	"\n" +
-	"ServerInfo\x12\x1b.berth.v1.ServerInfoRequest\x1a\x1c.berth.v1.ServerInfoResponseB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
+	"ServerInfo\x12\x1b.berth.v1.ServerInfoRequest\x1a\x1c.berth.v1.ServerInfoResponse\x12\\\n" +
+	"\x11ListDeviceObjects\x12\".berth.v1.ListDeviceObjectsRequest\x1a#.berth.v1.ListDeviceObjectsResponseB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
 
 var (
 	file_berth_v1_admin_service_proto_rawDescOnce sync.Once
@@ -1996,100 +2105,107 @@ func file_berth_v1_admin_service_proto_rawDescGZIP() []byte {
 }
 
 var file_berth_v1_admin_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_berth_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_berth_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_berth_v1_admin_service_proto_goTypes = []any{
-	(QueueState)(0),                 // 0: berth.v1.QueueState
-	(SimulateResult)(0),             // 1: berth.v1.SimulateResult
-	(*ExplainRequest)(nil),          // 2: berth.v1.ExplainRequest
-	(*ExplainResponse)(nil),         // 3: berth.v1.ExplainResponse
-	(*SimulateRequest)(nil),         // 4: berth.v1.SimulateRequest
-	(*SimulateResponse)(nil),        // 5: berth.v1.SimulateResponse
-	(*SimulateAttempt)(nil),         // 6: berth.v1.SimulateAttempt
-	(*NodeVerdict)(nil),             // 7: berth.v1.NodeVerdict
-	(*ListPendingRequest)(nil),      // 8: berth.v1.ListPendingRequest
-	(*ListPendingResponse)(nil),     // 9: berth.v1.ListPendingResponse
-	(*PendingPod)(nil),              // 10: berth.v1.PendingPod
-	(*ListNominationsRequest)(nil),  // 11: berth.v1.ListNominationsRequest
-	(*ListNominationsResponse)(nil), // 12: berth.v1.ListNominationsResponse
-	(*Nomination)(nil),              // 13: berth.v1.Nomination
-	(*QueueStatsRequest)(nil),       // 14: berth.v1.QueueStatsRequest
-	(*QueueStatsResponse)(nil),      // 15: berth.v1.QueueStatsResponse
-	(*ListNodesRequest)(nil),        // 16: berth.v1.ListNodesRequest
-	(*ListNodesResponse)(nil),       // 17: berth.v1.ListNodesResponse
-	(*NodeUsage)(nil),               // 18: berth.v1.NodeUsage
-	(*ServerInfoRequest)(nil),       // 19: berth.v1.ServerInfoRequest
-	(*ServerInfoResponse)(nil),      // 20: berth.v1.ServerInfoResponse
-	nil,                             // 21: berth.v1.NodeVerdict.PluginScoresEntry
-	nil,                             // 22: berth.v1.ListNodesRequest.MatchLabelsEntry
-	nil,                             // 23: berth.v1.NodeUsage.LabelsEntry
-	nil,                             // 24: berth.v1.NodeUsage.AllocatableEntry
-	nil,                             // 25: berth.v1.NodeUsage.RequestedEntry
-	nil,                             // 26: berth.v1.NodeUsage.NonZeroRequestedEntry
-	(*PodRef)(nil),                  // 27: berth.v1.PodRef
-	(*timestamppb.Timestamp)(nil),   // 28: google.protobuf.Timestamp
-	(*Unschedulable)(nil),           // 29: berth.v1.Unschedulable
-	(*PodGroupStatus)(nil),          // 30: berth.v1.PodGroupStatus
-	(*Evict)(nil),                   // 31: berth.v1.Evict
-	(*Object)(nil),                  // 32: berth.v1.Object
-	(*ObjectRef)(nil),               // 33: berth.v1.ObjectRef
-	(*Pod)(nil),                     // 34: berth.v1.Pod
-	(*Taint)(nil),                   // 35: berth.v1.Taint
-	(*NodeCondition)(nil),           // 36: berth.v1.NodeCondition
+	(QueueState)(0),                   // 0: berth.v1.QueueState
+	(SimulateResult)(0),               // 1: berth.v1.SimulateResult
+	(*ExplainRequest)(nil),            // 2: berth.v1.ExplainRequest
+	(*ExplainResponse)(nil),           // 3: berth.v1.ExplainResponse
+	(*SimulateRequest)(nil),           // 4: berth.v1.SimulateRequest
+	(*SimulateResponse)(nil),          // 5: berth.v1.SimulateResponse
+	(*SimulateAttempt)(nil),           // 6: berth.v1.SimulateAttempt
+	(*NodeVerdict)(nil),               // 7: berth.v1.NodeVerdict
+	(*ListPendingRequest)(nil),        // 8: berth.v1.ListPendingRequest
+	(*ListPendingResponse)(nil),       // 9: berth.v1.ListPendingResponse
+	(*PendingPod)(nil),                // 10: berth.v1.PendingPod
+	(*ListNominationsRequest)(nil),    // 11: berth.v1.ListNominationsRequest
+	(*ListNominationsResponse)(nil),   // 12: berth.v1.ListNominationsResponse
+	(*Nomination)(nil),                // 13: berth.v1.Nomination
+	(*QueueStatsRequest)(nil),         // 14: berth.v1.QueueStatsRequest
+	(*QueueStatsResponse)(nil),        // 15: berth.v1.QueueStatsResponse
+	(*ListNodesRequest)(nil),          // 16: berth.v1.ListNodesRequest
+	(*ListNodesResponse)(nil),         // 17: berth.v1.ListNodesResponse
+	(*NodeUsage)(nil),                 // 18: berth.v1.NodeUsage
+	(*ServerInfoRequest)(nil),         // 19: berth.v1.ServerInfoRequest
+	(*ServerInfoResponse)(nil),        // 20: berth.v1.ServerInfoResponse
+	(*ListDeviceObjectsRequest)(nil),  // 21: berth.v1.ListDeviceObjectsRequest
+	(*ListDeviceObjectsResponse)(nil), // 22: berth.v1.ListDeviceObjectsResponse
+	nil,                               // 23: berth.v1.NodeVerdict.PluginScoresEntry
+	nil,                               // 24: berth.v1.ListNodesRequest.MatchLabelsEntry
+	nil,                               // 25: berth.v1.NodeUsage.LabelsEntry
+	nil,                               // 26: berth.v1.NodeUsage.AllocatableEntry
+	nil,                               // 27: berth.v1.NodeUsage.RequestedEntry
+	nil,                               // 28: berth.v1.NodeUsage.NonZeroRequestedEntry
+	(*PodRef)(nil),                    // 29: berth.v1.PodRef
+	(*timestamppb.Timestamp)(nil),     // 30: google.protobuf.Timestamp
+	(*Unschedulable)(nil),             // 31: berth.v1.Unschedulable
+	(*PodGroupStatus)(nil),            // 32: berth.v1.PodGroupStatus
+	(*Evict)(nil),                     // 33: berth.v1.Evict
+	(*Object)(nil),                    // 34: berth.v1.Object
+	(*ObjectRef)(nil),                 // 35: berth.v1.ObjectRef
+	(*Pod)(nil),                       // 36: berth.v1.Pod
+	(*Taint)(nil),                     // 37: berth.v1.Taint
+	(*NodeCondition)(nil),             // 38: berth.v1.NodeCondition
+	(ObjectKind)(0),                   // 39: berth.v1.ObjectKind
 }
 var file_berth_v1_admin_service_proto_depIdxs = []int32{
-	27, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
-	27, // 1: berth.v1.ExplainResponse.pod:type_name -> berth.v1.PodRef
+	29, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
+	29, // 1: berth.v1.ExplainResponse.pod:type_name -> berth.v1.PodRef
 	0,  // 2: berth.v1.ExplainResponse.state:type_name -> berth.v1.QueueState
-	28, // 3: berth.v1.ExplainResponse.backoff_until:type_name -> google.protobuf.Timestamp
-	29, // 4: berth.v1.ExplainResponse.last_diagnosis:type_name -> berth.v1.Unschedulable
-	28, // 5: berth.v1.ExplainResponse.last_attempt_time:type_name -> google.protobuf.Timestamp
-	28, // 6: berth.v1.ExplainResponse.enqueued_time:type_name -> google.protobuf.Timestamp
-	30, // 7: berth.v1.ExplainResponse.pod_group:type_name -> berth.v1.PodGroupStatus
-	31, // 8: berth.v1.ExplainResponse.eviction:type_name -> berth.v1.Evict
-	32, // 9: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
-	33, // 10: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
-	34, // 11: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
+	30, // 3: berth.v1.ExplainResponse.backoff_until:type_name -> google.protobuf.Timestamp
+	31, // 4: berth.v1.ExplainResponse.last_diagnosis:type_name -> berth.v1.Unschedulable
+	30, // 5: berth.v1.ExplainResponse.last_attempt_time:type_name -> google.protobuf.Timestamp
+	30, // 6: berth.v1.ExplainResponse.enqueued_time:type_name -> google.protobuf.Timestamp
+	32, // 7: berth.v1.ExplainResponse.pod_group:type_name -> berth.v1.PodGroupStatus
+	33, // 8: berth.v1.ExplainResponse.eviction:type_name -> berth.v1.Evict
+	34, // 9: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
+	35, // 10: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
+	36, // 11: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
 	6,  // 12: berth.v1.SimulateResponse.attempts:type_name -> berth.v1.SimulateAttempt
-	27, // 13: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
+	29, // 13: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
 	1,  // 14: berth.v1.SimulateAttempt.result:type_name -> berth.v1.SimulateResult
-	27, // 15: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
+	29, // 15: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
 	7,  // 16: berth.v1.SimulateAttempt.nodes:type_name -> berth.v1.NodeVerdict
-	21, // 17: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
+	23, // 17: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
 	0,  // 18: berth.v1.ListPendingRequest.states:type_name -> berth.v1.QueueState
 	10, // 19: berth.v1.ListPendingResponse.pods:type_name -> berth.v1.PendingPod
-	27, // 20: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
+	29, // 20: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
 	0,  // 21: berth.v1.PendingPod.state:type_name -> berth.v1.QueueState
-	28, // 22: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
+	30, // 22: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
 	13, // 23: berth.v1.ListNominationsResponse.nominations:type_name -> berth.v1.Nomination
-	27, // 24: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
-	22, // 25: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
+	29, // 24: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
+	24, // 25: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
 	18, // 26: berth.v1.ListNodesResponse.nodes:type_name -> berth.v1.NodeUsage
-	23, // 27: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
-	35, // 28: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
-	24, // 29: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
-	25, // 30: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
-	26, // 31: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
-	36, // 32: berth.v1.NodeUsage.conditions:type_name -> berth.v1.NodeCondition
-	35, // 33: berth.v1.NodeUsage.derived_taints:type_name -> berth.v1.Taint
-	2,  // 34: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
-	4,  // 35: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
-	8,  // 36: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
-	11, // 37: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
-	14, // 38: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
-	16, // 39: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
-	19, // 40: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
-	3,  // 41: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
-	5,  // 42: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
-	9,  // 43: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
-	12, // 44: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
-	15, // 45: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
-	17, // 46: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
-	20, // 47: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
-	41, // [41:48] is the sub-list for method output_type
-	34, // [34:41] is the sub-list for method input_type
-	34, // [34:34] is the sub-list for extension type_name
-	34, // [34:34] is the sub-list for extension extendee
-	0,  // [0:34] is the sub-list for field type_name
+	25, // 27: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
+	37, // 28: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
+	26, // 29: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
+	27, // 30: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
+	28, // 31: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
+	38, // 32: berth.v1.NodeUsage.conditions:type_name -> berth.v1.NodeCondition
+	37, // 33: berth.v1.NodeUsage.derived_taints:type_name -> berth.v1.Taint
+	39, // 34: berth.v1.ListDeviceObjectsRequest.kind:type_name -> berth.v1.ObjectKind
+	34, // 35: berth.v1.ListDeviceObjectsResponse.objects:type_name -> berth.v1.Object
+	2,  // 36: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
+	4,  // 37: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
+	8,  // 38: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
+	11, // 39: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
+	14, // 40: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
+	16, // 41: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
+	19, // 42: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
+	21, // 43: berth.v1.AdminService.ListDeviceObjects:input_type -> berth.v1.ListDeviceObjectsRequest
+	3,  // 44: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
+	5,  // 45: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
+	9,  // 46: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
+	12, // 47: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
+	15, // 48: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
+	17, // 49: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
+	20, // 50: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
+	22, // 51: berth.v1.AdminService.ListDeviceObjects:output_type -> berth.v1.ListDeviceObjectsResponse
+	44, // [44:52] is the sub-list for method output_type
+	36, // [36:44] is the sub-list for method input_type
+	36, // [36:36] is the sub-list for extension type_name
+	36, // [36:36] is the sub-list for extension extendee
+	0,  // [0:36] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_admin_service_proto_init() }
@@ -2108,7 +2224,7 @@ func file_berth_v1_admin_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_admin_service_proto_rawDesc), len(file_berth_v1_admin_service_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   25,
+			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

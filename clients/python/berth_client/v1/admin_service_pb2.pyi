@@ -72,6 +72,20 @@ class ExplainResponse(_message.Message):
     state: QueueState
     def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., scheduler_name: _Optional[str] = ..., priority: _Optional[int] = ..., state: _Optional[_Union[QueueState, str]] = ..., attempts: _Optional[int] = ..., backoff_until: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., nominated_node: _Optional[str] = ..., node: _Optional[str] = ..., bind_revision: _Optional[int] = ..., last_diagnosis: _Optional[_Union[_decision_pb2.Unschedulable, _Mapping]] = ..., rejecting_plugins: _Optional[_Iterable[str]] = ..., last_attempt_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., enqueued_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., last_bind_failure: _Optional[str] = ..., gating_message: _Optional[str] = ..., pod_group: _Optional[_Union[_group_pb2.PodGroupStatus, _Mapping]] = ..., eviction: _Optional[_Union[_decision_pb2.Evict, _Mapping]] = ...) -> None: ...
 
+class ListDeviceObjectsRequest(_message.Message):
+    __slots__ = ["kind", "namespace"]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    kind: _object_pb2.ObjectKind
+    namespace: str
+    def __init__(self, kind: _Optional[_Union[_object_pb2.ObjectKind, str]] = ..., namespace: _Optional[str] = ...) -> None: ...
+
+class ListDeviceObjectsResponse(_message.Message):
+    __slots__ = ["objects"]
+    OBJECTS_FIELD_NUMBER: _ClassVar[int]
+    objects: _containers.RepeatedCompositeFieldContainer[_object_pb2.Object]
+    def __init__(self, objects: _Optional[_Iterable[_Union[_object_pb2.Object, _Mapping]]] = ...) -> None: ...
+
 class ListNodesRequest(_message.Message):
     __slots__ = ["match_labels", "page_size", "page_token"]
     class MatchLabelsEntry(_message.Message):

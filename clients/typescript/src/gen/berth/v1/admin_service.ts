@@ -22,7 +22,7 @@ import { Timestamp } from "../../google/protobuf/timestamp.js";
 import { Evict, Unschedulable } from "./decision.js";
 import { PodGroupStatus } from "./group.js";
 import { NodeCondition, Taint } from "./node.js";
-import { Object, ObjectRef, PodRef } from "./object.js";
+import { Object, ObjectKind, objectKindFromJSON, objectKindToJSON, ObjectRef, PodRef } from "./object.js";
 import { Pod } from "./pod.js";
 
 export const protobufPackage = "berth.v1";
@@ -643,6 +643,26 @@ export interface ServerInfoResponse {
    * it ends or berthd's --initial-sync-timeout passes).
    */
   schedulingHeld: boolean;
+}
+
+/** ListDeviceObjectsRequest is the request of AdminService.ListDeviceObjects. */
+export interface ListDeviceObjectsRequest {
+  /**
+   * OBJECT_KIND_DEVICE_CLASS, OBJECT_KIND_RESOURCE_SLICE,
+   * OBJECT_KIND_RESOURCE_CLAIM or OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE.
+   */
+  kind: ObjectKind;
+  /** Claims and templates: only those of this namespace; empty for all. */
+  namespace: string;
+}
+
+/**
+ * ListDeviceObjectsResponse is the response of
+ * AdminService.ListDeviceObjects.
+ */
+export interface ListDeviceObjectsResponse {
+  /** The objects, by namespace and name, each an Object of the kind asked. */
+  objects: Object[];
 }
 
 function createBaseExplainRequest(): ExplainRequest {
@@ -4216,6 +4236,160 @@ export const ServerInfoResponse: MessageFns<ServerInfoResponse> = {
   },
 };
 
+function createBaseListDeviceObjectsRequest(): ListDeviceObjectsRequest {
+  return { kind: 0, namespace: "" };
+}
+
+export const ListDeviceObjectsRequest: MessageFns<ListDeviceObjectsRequest> = {
+  encode(message: ListDeviceObjectsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kind !== 0) {
+      writer.uint32(8).int32(message.kind);
+    }
+    if (message.namespace !== "") {
+      writer.uint32(18).string(message.namespace);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDeviceObjectsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDeviceObjectsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListDeviceObjectsRequest {
+    return {
+      kind: isSet(object.kind) ? objectKindFromJSON(object.kind) : 0,
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+    };
+  },
+
+  toJSON(message: ListDeviceObjectsRequest): unknown {
+    const obj: any = {};
+    if (message.kind !== 0) {
+      obj.kind = objectKindToJSON(message.kind);
+    }
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListDeviceObjectsRequest>, I>>(base?: I): ListDeviceObjectsRequest {
+    return ListDeviceObjectsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListDeviceObjectsRequest>, I>>(object: I): ListDeviceObjectsRequest {
+    const message = createBaseListDeviceObjectsRequest();
+    message.kind = object.kind ?? 0;
+    message.namespace = object.namespace ?? "";
+    return message;
+  },
+};
+
+function createBaseListDeviceObjectsResponse(): ListDeviceObjectsResponse {
+  return { objects: [] };
+}
+
+export const ListDeviceObjectsResponse: MessageFns<ListDeviceObjectsResponse> = {
+  encode(message: ListDeviceObjectsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.objects) {
+      Object.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDeviceObjectsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDeviceObjectsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.objects.push(Object.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListDeviceObjectsResponse {
+    return {
+      objects: globalThis.Array.isArray(object?.objects) ? object.objects.map((e: any) => Object.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListDeviceObjectsResponse): unknown {
+    const obj: any = {};
+    if (message.objects?.length) {
+      obj.objects = message.objects.map((e) => Object.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListDeviceObjectsResponse>, I>>(base?: I): ListDeviceObjectsResponse {
+    return ListDeviceObjectsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListDeviceObjectsResponse>, I>>(object: I): ListDeviceObjectsResponse {
+    const message = createBaseListDeviceObjectsResponse();
+    message.objects = object.objects?.map((e) => Object.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /**
  * AdminService answers questions about the scheduler for operators and
  * tools. Nothing in it changes what the scheduler does.
@@ -4388,6 +4562,28 @@ export const AdminServiceService = {
     responseSerialize: (value: ServerInfoResponse): Buffer => Buffer.from(ServerInfoResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ServerInfoResponse => ServerInfoResponse.decode(value),
   },
+  /**
+   * ListDeviceObjects lists the dynamic resource allocation objects Berth
+   * holds of one kind, by namespace and name: DeviceClasses,
+   * ResourceSlices, ResourceClaimTemplates, or ResourceClaims with their
+   * allocation and the pods they are reserved for (status), claims made
+   * from templates included. A claim whose allocation is in flight (its
+   * pod reserved, its Bind not yet written) is shown with it.
+   *
+   * Fails with INVALID_ARGUMENT: kind not one of the four, or namespace
+   * set for a cluster-scoped kind.
+   */
+  listDeviceObjects: {
+    path: "/berth.v1.AdminService/ListDeviceObjects" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListDeviceObjectsRequest): Buffer =>
+      Buffer.from(ListDeviceObjectsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListDeviceObjectsRequest => ListDeviceObjectsRequest.decode(value),
+    responseSerialize: (value: ListDeviceObjectsResponse): Buffer =>
+      Buffer.from(ListDeviceObjectsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListDeviceObjectsResponse => ListDeviceObjectsResponse.decode(value),
+  },
 } as const;
 
 export interface AdminServiceServer extends UntypedServiceImplementation {
@@ -4482,6 +4678,18 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    * Fails with no code of its own.
    */
   serverInfo: handleUnaryCall<ServerInfoRequest, ServerInfoResponse>;
+  /**
+   * ListDeviceObjects lists the dynamic resource allocation objects Berth
+   * holds of one kind, by namespace and name: DeviceClasses,
+   * ResourceSlices, ResourceClaimTemplates, or ResourceClaims with their
+   * allocation and the pods they are reserved for (status), claims made
+   * from templates included. A claim whose allocation is in flight (its
+   * pod reserved, its Bind not yet written) is shown with it.
+   *
+   * Fails with INVALID_ARGUMENT: kind not one of the four, or namespace
+   * set for a cluster-scoped kind.
+   */
+  listDeviceObjects: handleUnaryCall<ListDeviceObjectsRequest, ListDeviceObjectsResponse>;
 }
 
 export interface AdminServiceClient extends Client {
@@ -4673,6 +4881,32 @@ export interface AdminServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ServerInfoResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListDeviceObjects lists the dynamic resource allocation objects Berth
+   * holds of one kind, by namespace and name: DeviceClasses,
+   * ResourceSlices, ResourceClaimTemplates, or ResourceClaims with their
+   * allocation and the pods they are reserved for (status), claims made
+   * from templates included. A claim whose allocation is in flight (its
+   * pod reserved, its Bind not yet written) is shown with it.
+   *
+   * Fails with INVALID_ARGUMENT: kind not one of the four, or namespace
+   * set for a cluster-scoped kind.
+   */
+  listDeviceObjects(
+    request: ListDeviceObjectsRequest,
+    callback: (error: ServiceError | null, response: ListDeviceObjectsResponse) => void,
+  ): ClientUnaryCall;
+  listDeviceObjects(
+    request: ListDeviceObjectsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListDeviceObjectsResponse) => void,
+  ): ClientUnaryCall;
+  listDeviceObjects(
+    request: ListDeviceObjectsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListDeviceObjectsResponse) => void,
   ): ClientUnaryCall;
 }
 
