@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	resourceapi "k8s.io/api/resource/v1"
 	"log/slog"
 	"sync"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	resourceapi "k8s.io/api/resource/v1"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/model"
