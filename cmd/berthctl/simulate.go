@@ -101,7 +101,11 @@ func (a *app) simulate(cmd *cobra.Command, o *simulateOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := loadCluster(srcs)
+	load := decodeCluster
+	if remote {
+		load = loadCluster
+	}
+	c, err := load(srcs)
 	if err != nil {
 		return err
 	}
@@ -130,7 +134,7 @@ func (a *app) simulateOffline(ctx context.Context, o *simulateOptions, c *manife
 	}
 	in := simulate.Input{
 		Nodes: c.Nodes, Pods: c.Pods, PriorityClasses: c.PriorityClasses,
-		PDBs: c.PDBs, Namespaces: c.Namespaces, Config: cfg,
+		PDBs: c.PDBs, Namespaces: c.Namespaces, Devices: c.Devices, Config: cfg,
 	}
 	lines, err := simulate.Run(ctx, in, simulate.Options{Registry: reg})
 	if ce := (*simulate.ConfigError)(nil); errors.As(err, &ce) && what != "" {
