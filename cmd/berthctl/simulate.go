@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -276,9 +277,15 @@ func traceDetail(l simulate.Line) string {
 		if l.ViaNominatedNode {
 			parts = append(parts, "via nominated node")
 		}
+		for _, entry := range slices.Sorted(maps.Keys(l.Claims)) {
+			c := l.Claims[entry]
+			parts = append(parts, fmt.Sprintf("claim %s=%s: %s", entry, c.Claim, strings.Join(c.Devices, ",")))
+		}
 		return strings.Join(parts, "; ")
 	case simulate.ResultNominated:
 		return "victims " + strings.Join(l.Victims, ",")
+	case simulate.ResultDeallocated:
+		return "deallocated " + strings.Join(l.Deallocated, ",") + "; " + l.Message
 	}
 	return l.Message
 }
