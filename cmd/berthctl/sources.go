@@ -94,21 +94,28 @@ func readSources(paths []string, stdin io.Reader) ([]source, error) {
 // in input order across files, duplicates detected across files, pods
 // finding their workloads in other files).
 func loadCluster(srcs []source) (*manifest.Cluster, error) {
+	c, err := decodeCluster(srcs)
+	if err == nil {
+		err = manifestError(refuseDeviceClaims(c))
+	}
+	return c, err
+}
+
+// decodeCluster is loadCluster for the offline simulation, which
+// allocates devices: pods claiming them are kept.
+func decodeCluster(srcs []source) (*manifest.Cluster, error) {
 	in := make([]manifest.Source, len(srcs))
 	for i, s := range srcs {
 		in[i] = manifest.Source{Name: s.name, Data: s.data}
 	}
 	c, err := manifest.DecodeSources(in...)
-	if err == nil {
-		err = refuseDeviceClaims(c)
-	}
 	return c, manifestError(err)
 }
 
 // refuseDeviceClaims refuses pods that claim devices: the manifests' DRA
-// objects are read and validated, but neither simulate nor the server
-// allocates devices yet (issue 20), and placing such a pod without its
-// devices would be a wrong answer.
+// objects are read and validated, but the server does not allocate
+// devices yet (issue 20), and placing such a pod without its devices
+// would be a wrong answer.
 func refuseDeviceClaims(c *manifest.Cluster) error {
 	for _, p := range c.Pods {
 		if len(p.ResourceClaims) > 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 
 	resourceapi "k8s.io/api/resource/v1"
@@ -232,12 +233,19 @@ func (t *Tracker) claimsLocked() []*resourceapi.ResourceClaim {
 // result and the pod as consumer. A device another claim holds or has in
 // flight is ErrDeviceTaken and nothing is assumed. Claims already
 // allocated only gain the pod as consumer (results[i] is ignored for them).
+// A claim given twice (two entries of the pod name it) is assumed with its
+// first result.
 func (t *Tracker) Assume(pod *model.Pod, claims []*resourceapi.ResourceClaim, results []resourceapi.AllocationResult) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	taken := AllocatedState(t.claimsLocked())
-	next := make([]*resourceapi.ResourceClaim, len(claims))
+	next := make([]*resourceapi.ResourceClaim, 0, len(claims))
+	seen := make(map[string]bool, len(claims))
 	for i, c := range claims {
+		if seen[Key(c.Namespace, c.Name)] {
+			continue
+		}
+		seen[Key(c.Namespace, c.Name)] = true
 		if f, ok := t.inFlight[Key(c.Namespace, c.Name)]; ok && !reservedFor(f, pod.UID) {
 			return fmt.Errorf("claim %s/%s: %w", c.Namespace, c.Name, ErrClaimInFlight)
 		}
@@ -257,12 +265,32 @@ func (t *Tracker) Assume(pod *model.Pod, claims []*resourceapi.ResourceClaim, re
 		if !reservedFor(n, pod.UID) {
 			n.Status.ReservedFor = append(n.Status.ReservedFor, resourceapi.ResourceClaimConsumerReference{Resource: "pods", Name: pod.Name, UID: types.UID(pod.UID)})
 		}
-		next[i] = n
+		next = append(next, n)
 	}
 	for _, n := range next {
 		t.inFlight[Key(n.Namespace, n.Name)] = n
 	}
 	return nil
+}
+
+// CommitAllocation makes the allocation in flight for the pod's claim
+// the claim's state without the pod as consumer: the allocation was
+// written, the reservation was not (kube's PreBind failing on a claim two
+// entries of the pod name). The pod's other allocations stay in flight.
+func (t *Tracker) CommitAllocation(pod *model.Pod, namespace, name string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	key := Key(namespace, name)
+	c, ok := t.inFlight[key]
+	if !ok || !reservedFor(c, pod.UID) {
+		return
+	}
+	n := c.DeepCopy()
+	n.Status.ReservedFor = slices.DeleteFunc(n.Status.ReservedFor, func(r resourceapi.ResourceClaimConsumerReference) bool {
+		return string(r.UID) == pod.UID
+	})
+	t.objs.Claims[key] = n
+	delete(t.inFlight, key)
 }
 
 // Forget drops the pod's in-flight allocations (Unreserve).

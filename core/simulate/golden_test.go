@@ -53,9 +53,8 @@ func goldenCases(t *testing.T) []goldenCase {
 
 // TestOracleGolden runs simulate on the oracle's examples and the shared
 // scenarios and compares every line with the real kube-scheduler's trace.
-// Known differences are normalized away: Berth has no DynamicResources or
-// ImageLocality plugin (their scores are 0 in these clusters) and no
-// resource claims (the "no new claims to deallocate" fragment).
+// Known differences are normalized away: Berth has no ImageLocality
+// plugin (its scores are 0 in these clusters).
 func TestOracleGolden(t *testing.T) {
 	reg := inTreeRegistry()
 	for _, gc := range goldenCases(t) {
@@ -146,8 +145,6 @@ func roundTrip(t *testing.T, l Line) Line {
 // normalize removes from an oracle line what Berth does not have.
 func normalize(l *Line) {
 	for _, m := range l.PluginScores {
-		delete(m, names.DynamicResources)
 		delete(m, names.ImageLocality)
 	}
-	l.Message = strings.Replace(l.Message, "no new claims to deallocate, ", "", 1)
 }
