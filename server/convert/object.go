@@ -49,13 +49,6 @@ func (o Object) Kind() berthv1.ObjectKind {
 	return berthv1.ObjectKind_OBJECT_KIND_UNSPECIFIED
 }
 
-// UsesDevices reports whether o is a dynamic resource allocation object or
-// a pod that claims devices.
-func (o Object) UsesDevices() bool {
-	return o.DeviceClass != nil || o.ResourceSlice != nil || o.ResourceClaim != nil || o.ResourceClaimTemplate != nil ||
-		o.Pod != nil && len(o.Pod.ResourceClaims) > 0
-}
-
 // DeviceKind reports whether kind is one of the dynamic resource
 // allocation kinds.
 func DeviceKind(kind berthv1.ObjectKind) bool {

@@ -2,7 +2,6 @@ package statesvc
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	resourceapi "k8s.io/api/resource/v1"
@@ -19,31 +18,17 @@ import (
 // convert validated it as kube-apiserver would; the scheduler checks what
 // needs the objects it holds.
 func (s *Service) upsertDeviceObjectLocked(ctx context.Context, obj convert.Object) error {
-	var o any
+	var err error
 	switch {
-	case obj.DeviceClass != nil:
-		o = obj.DeviceClass
-	case obj.ResourceSlice != nil:
-		o = obj.ResourceSlice
 	case obj.ResourceClaim != nil:
-		if err := s.checkClassesLocked(obj.Kind(), &obj.ResourceClaim.Spec); err != nil {
-			return err
-		}
-		o = obj.ResourceClaim
+		err = s.checkClassesLocked(obj.Kind(), &obj.ResourceClaim.Spec)
 	case obj.ResourceClaimTemplate != nil:
-		if err := s.checkClassesLocked(obj.Kind(), &obj.ResourceClaimTemplate.Spec.Spec); err != nil {
-			return err
-		}
-		o = obj.ResourceClaimTemplate
-	default:
-		return nil
+		err = s.checkClassesLocked(obj.Kind(), &obj.ResourceClaimTemplate.Spec.Spec)
 	}
-	err := s.cluster.UpsertDeviceObject(ctx, o)
-	var fe *dra.FieldError
-	if errors.As(err, &fe) {
-		return &convert.FieldError{Path: convert.DevicePath(obj.Kind(), fe.Path), Reason: fe.Reason}
+	if err != nil {
+		return err
 	}
-	return err
+	return convert.DeviceError(obj.Kind(), s.cluster.UpsertDeviceObject(ctx, convert.DeviceObject(obj)))
 }
 
 // checkClassesLocked refuses a claim or template whose requests name a
