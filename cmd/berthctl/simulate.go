@@ -102,11 +102,7 @@ func (a *app) simulate(cmd *cobra.Command, o *simulateOptions) error {
 	if err != nil {
 		return err
 	}
-	load := decodeCluster
-	if remote {
-		load = loadCluster
-	}
-	c, err := load(srcs)
+	c, err := loadCluster(srcs)
 	if err != nil {
 		return err
 	}

@@ -149,6 +149,11 @@ export enum SimulateResult {
    * bind failed.
    */
   SIMULATE_RESULT_ERROR = 6,
+  /**
+   * SIMULATE_RESULT_DEALLOCATED - DynamicResources deallocated claims of the pod allocated where it
+   * cannot run (SimulateAttempt.deallocated); it is tried again at once.
+   */
+  SIMULATE_RESULT_DEALLOCATED = 7,
   UNRECOGNIZED = -1,
 }
 
@@ -175,6 +180,9 @@ export function simulateResultFromJSON(object: any): SimulateResult {
     case 6:
     case "SIMULATE_RESULT_ERROR":
       return SimulateResult.SIMULATE_RESULT_ERROR;
+    case 7:
+    case "SIMULATE_RESULT_DEALLOCATED":
+      return SimulateResult.SIMULATE_RESULT_DEALLOCATED;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -198,6 +206,8 @@ export function simulateResultToJSON(object: SimulateResult): string {
       return "SIMULATE_RESULT_SKIPPED";
     case SimulateResult.SIMULATE_RESULT_ERROR:
       return "SIMULATE_RESULT_ERROR";
+    case SimulateResult.SIMULATE_RESULT_DEALLOCATED:
+      return "SIMULATE_RESULT_DEALLOCATED";
     case SimulateResult.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -355,6 +365,30 @@ export interface SimulateAttempt {
   scoresReportOnly: boolean;
   /** GATED: the PreEnqueue plugin that held the pod back. */
   plugin: string;
+  /**
+   * BOUND: the device claims of the pod, one per entry of its
+   * resource_claims, sorted by entry name, with the devices allocated.
+   */
+  claims: SimulateClaim[];
+  /**
+   * DEALLOCATED: the claims of the pod (namespace/name) that
+   * DynamicResources' PostFilter deallocated because they were allocated
+   * where the pod cannot run; the pod is tried again at once.
+   */
+  deallocated: string[];
+}
+
+/**
+ * SimulateClaim is one entry of a bound pod's resource_claims in a
+ * simulation.
+ */
+export interface SimulateClaim {
+  /** The entry's name in the pod's resource_claims. */
+  entry: string;
+  /** The claim the entry used, namespace/name. */
+  claim: string;
+  /** Its devices as driver/pool/device, in the allocation's order. */
+  devices: string[];
 }
 
 /** NodeVerdict is what one attempt made of one node. */
@@ -1344,6 +1378,8 @@ function createBaseSimulateAttempt(): SimulateAttempt {
     viaNominatedNode: false,
     scoresReportOnly: false,
     plugin: "",
+    claims: [],
+    deallocated: [],
   };
 }
 
@@ -1381,6 +1417,12 @@ export const SimulateAttempt: MessageFns<SimulateAttempt> = {
     }
     if (message.plugin !== "") {
       writer.uint32(90).string(message.plugin);
+    }
+    for (const v of message.claims) {
+      SimulateClaim.encode(v!, writer.uint32(98).fork()).join();
+    }
+    for (const v of message.deallocated) {
+      writer.uint32(106).string(v!);
     }
     return writer;
   },
@@ -1486,6 +1528,22 @@ export const SimulateAttempt: MessageFns<SimulateAttempt> = {
             message.plugin = reader.string();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.claims.push(SimulateClaim.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.deallocated.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1527,6 +1585,12 @@ export const SimulateAttempt: MessageFns<SimulateAttempt> = {
         ? globalThis.Boolean(object.scores_report_only)
         : false,
       plugin: isSet(object.plugin) ? globalThis.String(object.plugin) : "",
+      claims: globalThis.Array.isArray(object?.claims)
+        ? object.claims.map((e: any) => SimulateClaim.fromJSON(e))
+        : [],
+      deallocated: globalThis.Array.isArray(object?.deallocated)
+        ? object.deallocated.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -1565,6 +1629,12 @@ export const SimulateAttempt: MessageFns<SimulateAttempt> = {
     if (message.plugin !== "") {
       obj.plugin = message.plugin;
     }
+    if (message.claims?.length) {
+      obj.claims = message.claims.map((e) => SimulateClaim.toJSON(e));
+    }
+    if (message.deallocated?.length) {
+      obj.deallocated = message.deallocated;
+    }
     return obj;
   },
 
@@ -1584,6 +1654,109 @@ export const SimulateAttempt: MessageFns<SimulateAttempt> = {
     message.viaNominatedNode = object.viaNominatedNode ?? false;
     message.scoresReportOnly = object.scoresReportOnly ?? false;
     message.plugin = object.plugin ?? "";
+    message.claims = object.claims?.map((e) => SimulateClaim.fromPartial(e)) || [];
+    message.deallocated = object.deallocated?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseSimulateClaim(): SimulateClaim {
+  return { entry: "", claim: "", devices: [] };
+}
+
+export const SimulateClaim: MessageFns<SimulateClaim> = {
+  encode(message: SimulateClaim, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.entry !== "") {
+      writer.uint32(10).string(message.entry);
+    }
+    if (message.claim !== "") {
+      writer.uint32(18).string(message.claim);
+    }
+    for (const v of message.devices) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SimulateClaim {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSimulateClaim();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entry = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.claim = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.devices.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SimulateClaim {
+    return {
+      entry: isSet(object.entry) ? globalThis.String(object.entry) : "",
+      claim: isSet(object.claim) ? globalThis.String(object.claim) : "",
+      devices: globalThis.Array.isArray(object?.devices) ? object.devices.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: SimulateClaim): unknown {
+    const obj: any = {};
+    if (message.entry !== "") {
+      obj.entry = message.entry;
+    }
+    if (message.claim !== "") {
+      obj.claim = message.claim;
+    }
+    if (message.devices?.length) {
+      obj.devices = message.devices;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SimulateClaim>, I>>(base?: I): SimulateClaim {
+    return SimulateClaim.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SimulateClaim>, I>>(object: I): SimulateClaim {
+    const message = createBaseSimulateClaim();
+    message.entry = object.entry ?? "";
+    message.claim = object.claim ?? "";
+    message.devices = object.devices?.map((e) => e) || [];
     return message;
   },
 };
