@@ -10,8 +10,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// draCluster is a node with two GPUs, a class, a template and two pods,
-// one claiming a GPU through the template, one through a shared claim.
+// draCluster is a node with two GPUs, a class, a template and three pods,
+// two claiming a GPU through the template, one through a shared claim: the
+// last one finds no GPU left.
 const draCluster = `apiVersion: resource.k8s.io/v1
 kind: DeviceClass
 metadata: {name: gpu}
@@ -54,6 +55,13 @@ metadata: {name: b}
 spec:
   resourceClaims: [{name: gpu, resourceClaimName: shared}]
   containers: [{name: c, image: x, resources: {claims: [{name: gpu}]}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: c}
+spec:
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+  containers: [{name: c, image: x, resources: {claims: [{name: gpu}]}}]
 `
 
 // apply sends DRA objects and pods with claims; berthd allocates, and
@@ -66,11 +74,11 @@ func TestDevicesAgainstBerthd(t *testing.T) {
 		t.Helper()
 		return berthctl(t, nil, "", append([]string{"--server", addr}, args...)...)
 	}
-	if got := run("apply", "-f", file); got.code != exitOK || got.stdout != "7 applied\n" {
+	if got := run("apply", "-f", file); got.code != exitOK || got.stdout != "8 applied\n" {
 		t.Fatalf("apply: %+v", got)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for d.Scheduler().View().Stats().BindsInFlight != 2 {
+	for st := d.Scheduler().View().Stats(); st.BindsInFlight != 2 || st.Queue.Unschedulable != 1; st = d.Scheduler().View().Stats() {
 		if time.Now().After(deadline) {
 			t.Fatal("the two pods were not bound")
 		}
@@ -78,6 +86,7 @@ func TestDevicesAgainstBerthd(t *testing.T) {
 	}
 	want := `NAMESPACE  NAME         ALLOCATED  NODE  DEVICES                     RESERVED
 default    a-gpu-zphxd  yes        n1    g=gpu.example.com/n1/gpu-0  a
+default    c-gpu-knnsz  no         -     -                           -
 default    shared       yes        n1    g=gpu.example.com/n1/gpu-1  b
 `
 	if diff := cmp.Diff(want, run("get", "claims").stdout); diff != "" {
@@ -96,8 +105,8 @@ default    shared       yes        n1    g=gpu.example.com/n1/gpu-1  b
 			} `json:"resource_claim"`
 		} `json:"objects"`
 	}
-	if err := json.Unmarshal([]byte(js.stdout), &resp); err != nil || len(resp.Objects) != 2 ||
-		resp.Objects[1].ResourceClaim.Status.Allocation.Devices[0].Device != "gpu-1" {
+	if err := json.Unmarshal([]byte(js.stdout), &resp); err != nil || len(resp.Objects) != 3 ||
+		resp.Objects[2].ResourceClaim.Status.Allocation.Devices[0].Device != "gpu-1" {
 		t.Errorf("get claims -o json: %v\n%s", err, js.stdout)
 	}
 	if y := run("get", "claims", "-o", "yaml"); y.code != exitOK || !strings.Contains(y.stdout, "device: gpu-1\n") {
@@ -108,6 +117,9 @@ default    shared       yes        n1    g=gpu.example.com/n1/gpu-1  b
 	}
 	if diff := cmp.Diff("NAME     DRIVER           POOL  GENERATION  NODE  DEVICES\nn1-gpus  gpu.example.com  n1    0           n1    2\n", run("get", "resourceslices").stdout); diff != "" {
 		t.Errorf("get resourceslices (-want +got):\n%s", diff)
+	}
+	if ex := run("explain", "default/c"); !strings.Contains(ex.stdout, "cannot allocate all claims") {
+		t.Errorf("explain default/c:\n%s%s", ex.stdout, ex.stderr)
 	}
 	w := run("watch", "--from-revision", "1", "--idle-timeout", "200ms")
 	if !strings.Contains(w.stdout, "bind default/b -> n1 [default/shared: gpu.example.com/n1/gpu-1]") {
