@@ -33,6 +33,13 @@ func goldenCases(t *testing.T) []goldenCase {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// DRA clusters apart: berthd does not take DRA objects yet, so
+	// cmd/berthctl's offline-versus-server test leaves them out.
+	dra, err := filepath.Glob(filepath.Join("testdata", "dra", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, dra...)
 	var out []goldenCase
 	for _, f := range files {
 		if strings.HasSuffix(f, ".config.yaml") {
