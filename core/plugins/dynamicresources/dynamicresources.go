@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
@@ -38,6 +39,11 @@ const DeallocationReason = "allocated for nodes the pod cannot use and reserved 
 type DynamicResources struct {
 	h framework.Handle
 	t *dra.Tracker
+	// attempts numbers the signatures of pods with claims (SignPod).
+	attempts atomic.Uint64
+	// skip is PreFilter's answer for pods without claims, made once: the
+	// runtime only reads a Skip status.
+	skip *framework.Status
 }
 
 var (
@@ -49,6 +55,7 @@ var (
 	_ framework.ReservePlugin     = (*DynamicResources)(nil)
 	_ framework.PreBindPlugin     = (*DynamicResources)(nil)
 	_ framework.EnqueueExtensions = (*DynamicResources)(nil)
+	_ framework.SignPlugin        = (*DynamicResources)(nil)
 )
 
 // New returns the plugin. Its kube args (filterTimeout, bindingTimeout)
@@ -61,7 +68,7 @@ func New(_ context.Context, _ json.RawMessage, h framework.Handle) (framework.Pl
 	if t == nil {
 		t = dra.NewTracker()
 	}
-	return &DynamicResources{h: h, t: t}, nil
+	return &DynamicResources{h: h, t: t, skip: framework.NewStatus(framework.Skip)}, nil
 }
 
 // Name returns Name.
@@ -90,6 +97,21 @@ type stateData struct {
 
 // Clone returns the state itself: it is the attempt's, as kube's.
 func (d *stateData) Clone() framework.StateData { return d }
+
+// SignPod makes the plugin node-local for pods without claims (it skips
+// their Filter and scores them 0 everywhere), so they keep the result
+// memo's reuse and pay nothing for it. A pod with claims depends on the
+// cluster's devices, not on the node's NodeInfo: each of its attempts
+// signs uniquely, so nothing is ever reused for it (kube does not sign
+// such pods either).
+func (pl *DynamicResources) SignPod(pod *model.Pod, sig *framework.Signature) {
+	sig.Tag(Name)
+	if len(pod.ResourceClaims) == 0 {
+		sig.Int(0)
+		return
+	}
+	sig.Int(int64(pl.attempts.Add(1)))
+}
 
 // PreEnqueue holds a pod back until all its claims exist.
 func (pl *DynamicResources) PreEnqueue(_ context.Context, pod *model.Pod) *framework.Status {
@@ -148,7 +170,7 @@ func reservedFor(c *resourceapi.ResourceClaim, uid string) bool {
 // without claims Skip.
 func (pl *DynamicResources) PreFilter(ctx context.Context, state *framework.CycleState, pod *model.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
 	if len(pod.ResourceClaims) == 0 {
-		return nil, framework.NewStatus(framework.Skip)
+		return nil, pl.skip
 	}
 	claims, err := pl.podClaims(pod)
 	if err != nil {
