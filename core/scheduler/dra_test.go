@@ -230,3 +230,32 @@ const dynamicResourcesDeallocation = "allocated for nodes the pod cannot use and
 func nodeNameSelector(node string) *corev1.NodeSelector {
 	return &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}}}}}
 }
+
+// Explain says, per node, which claim and request cannot be allocated and
+// why.
+func TestDRAExplainSaysWhichRequestFails(t *testing.T) {
+	e, _ := draEnv(t)
+	held := gpuClaim("held", 1)
+	held.Status.Allocation = &resourceapi.AllocationResult{
+		Devices:      resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{{Request: "g", Driver: "gpu.example.com", Pool: "n1", Device: "gpu-0"}}},
+		NodeSelector: nodeNameSelector("n1"),
+	}
+	held.Status.ReservedFor = []resourceapi.ResourceClaimConsumerReference{{Resource: "pods", Name: "user", UID: "uid-user"}}
+	e.upsert(gpuClass(), gpuSlice("n1", 2), held, gpuClaim("want", 2))
+	p := claimPod("p", "want")
+	e.addPods(p)
+	if att := e.scheduleOne(); att.Result != ResultUnschedulable {
+		t.Fatalf("p: %v", att.Result)
+	}
+	ex, err := e.s.View().ExplainUID(p.UID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"n1": {"claim default/want, request g: the devices matching it are in use"},
+		"n2": {"claim default/want, request g: not enough devices on the node match it"},
+	}
+	if diff := cmp.Diff(want, ex.Devices); diff != "" {
+		t.Errorf("Explanation.Devices (-want +got):\n%s", diff)
+	}
+}

@@ -1,6 +1,15 @@
 package scheduler
 
-import resourceapi "k8s.io/api/resource/v1"
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/plugins/names"
+)
 
 // Claims lists every ResourceClaim with its allocation and consumers
 // (reservedFor), sorted by namespace/name; a claim whose allocation is in
@@ -21,4 +30,39 @@ func (v View) ResourceSlices() []*resourceapi.ResourceSlice { return v.s.devices
 // ClaimTemplates lists the claim templates by namespace/name.
 func (v View) ClaimTemplates() []*resourceapi.ResourceClaimTemplate {
 	return v.s.devices.Templates()
+}
+
+// explainDevices is Explanation.Devices: for each node of the diagnosis
+// that DynamicResources rejected, dra.Tracker.Explain on the pod's claims
+// as they are now. Explain pays for it, not the scheduling cycle.
+func (s *Scheduler) explainDevices(pod *model.Pod, d *Diagnosis) map[string][]string {
+	if d == nil || len(pod.ResourceClaims) == 0 {
+		return nil
+	}
+	var claims []*resourceapi.ResourceClaim
+	for _, e := range pod.ResourceClaims {
+		c, ok := s.devices.CommittedClaim(pod.Namespace, e.ClaimName)
+		if !ok {
+			return nil // the pod waits for its claims: the gate says so
+		}
+		claims = append(claims, c)
+	}
+	out := map[string][]string{}
+	for _, nd := range d.Nodes {
+		if nd.Plugin != names.DynamicResources {
+			continue
+		}
+		n, ok := s.cache.Node(nd.Node)
+		if !ok {
+			continue
+		}
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.Name, Labels: n.Labels}}
+		if why := s.devices.Explain(context.Background(), claims, node); len(why) > 0 {
+			out[nd.Node] = why
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
