@@ -40,13 +40,17 @@ var ErrDeviceTaken = errors.New("device already allocated")
 type Tracker struct {
 	mu       sync.Mutex
 	objs     *Objects
-	inFlight map[string]*resourceapi.ResourceClaim // claim key → the claim with its assumed allocation
-	cel      *cel.Cache
+	inFlight map[string]*resourceapi.ResourceClaim // claim key → the claim with its assumed allocation and consumers
+	// flightGroup is, per claim in flight, the pod group of the pod that
+	// put its allocation in flight ("" if none): the group's other
+	// members share the allocation in the same group cycle.
+	flightGroup map[string]string
+	cel         *cel.Cache
 }
 
 // NewTracker returns an empty tracker.
 func NewTracker() *Tracker {
-	return &Tracker{objs: NewObjects(), inFlight: map[string]*resourceapi.ResourceClaim{}, cel: NewCELCache()}
+	return &Tracker{objs: NewObjects(), inFlight: map[string]*resourceapi.ResourceClaim{}, flightGroup: map[string]string{}, cel: NewCELCache()}
 }
 
 // Load adds every object of objs (already validated and defaulted).
@@ -143,9 +147,7 @@ func (t *Tracker) AddPod(pod *model.Pod) []*resourceapi.ResourceClaim {
 func (t *Tracker) RemovePod(pod *model.Pod) []ClaimChange {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, key := range t.inFlightForLocked(pod) {
-		delete(t.inFlight, key)
-	}
+	t.forgetLocked(pod)
 	var out []ClaimChange
 	for _, e := range pod.ResourceClaims {
 		key := Key(pod.Namespace, e.ClaimName)
@@ -246,7 +248,7 @@ func (t *Tracker) Assume(pod *model.Pod, claims []*resourceapi.ResourceClaim, re
 			continue
 		}
 		seen[Key(c.Namespace, c.Name)] = true
-		if f, ok := t.inFlight[Key(c.Namespace, c.Name)]; ok && !reservedFor(f, pod.UID) {
+		if t.mustWaitLocked(Key(c.Namespace, c.Name), pod) {
 			return fmt.Errorf("claim %s/%s: %w", c.Namespace, c.Name, ErrClaimInFlight)
 		}
 		cur, ok := t.claimLocked(Key(c.Namespace, c.Name))
@@ -268,9 +270,37 @@ func (t *Tracker) Assume(pod *model.Pod, claims []*resourceapi.ResourceClaim, re
 		next = append(next, n)
 	}
 	for _, n := range next {
-		t.inFlight[Key(n.Namespace, n.Name)] = n
+		key := Key(n.Namespace, n.Name)
+		if _, flying := t.inFlight[key]; !flying {
+			t.flightGroup[key] = groupOf(pod)
+		}
+		t.inFlight[key] = n
 	}
 	return nil
+}
+
+// groupOf is the pod's group key, "" for a pod of no group.
+func groupOf(pod *model.Pod) string {
+	if pod.SchedulingGroup == "" {
+		return ""
+	}
+	return Key(pod.Namespace, pod.SchedulingGroup)
+}
+
+// mustWaitLocked reports whether the claim is in flight for other pods in
+// a way pod cannot share: its allocation is being made for a pod outside
+// pod's group. Reservations of an allocated claim in flight, and an
+// allocation a member of pod's group put in flight, are shared.
+func (t *Tracker) mustWaitLocked(key string, pod *model.Pod) bool {
+	f, ok := t.inFlight[key]
+	if !ok || reservedFor(f, pod.UID) {
+		return false
+	}
+	if c := t.objs.Claims[key]; c != nil && c.Status.Allocation != nil {
+		return false
+	}
+	g := groupOf(pod)
+	return g == "" || t.flightGroup[key] != g
 }
 
 // CommitAllocation makes the allocation in flight for the pod's claim
@@ -291,15 +321,42 @@ func (t *Tracker) CommitAllocation(pod *model.Pod, namespace, name string) {
 	})
 	t.objs.Claims[key] = n
 	delete(t.inFlight, key)
+	delete(t.flightGroup, key)
 }
 
-// Forget drops the pod's in-flight allocations (Unreserve).
+// Forget drops the pod from the claims in flight for it (Unreserve); a
+// claim in flight for no other pod is no longer in flight.
 func (t *Tracker) Forget(pod *model.Pod) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.forgetLocked(pod)
+}
+
+func (t *Tracker) forgetLocked(pod *model.Pod) {
 	for _, key := range t.inFlightForLocked(pod) {
-		delete(t.inFlight, key)
+		f := t.inFlight[key]
+		if f == nil {
+			continue // an entry naming a claim another entry named
+		}
+		n := f.DeepCopy()
+		n.Status.ReservedFor = slices.DeleteFunc(n.Status.ReservedFor, func(r resourceapi.ResourceClaimConsumerReference) bool {
+			return string(r.UID) == pod.UID
+		})
+		if len(n.Status.ReservedFor) == len(t.committedConsumersLocked(key)) {
+			delete(t.inFlight, key)
+			delete(t.flightGroup, key)
+			continue
+		}
+		t.inFlight[key] = n
 	}
+}
+
+// committedConsumersLocked are the consumers of the claim as committed.
+func (t *Tracker) committedConsumersLocked(key string) []resourceapi.ResourceClaimConsumerReference {
+	if c := t.objs.Claims[key]; c != nil {
+		return c.Status.ReservedFor
+	}
+	return nil
 }
 
 // inFlightForLocked lists the keys of the pod's claims whose in-flight
@@ -329,6 +386,7 @@ func (t *Tracker) Commit(pod *model.Pod) []ClaimChange {
 		out = append(out, ClaimChange{Old: t.objs.Claims[key], New: c})
 		t.objs.Claims[key] = c
 		delete(t.inFlight, key)
+		delete(t.flightGroup, key)
 	}
 	return out
 }

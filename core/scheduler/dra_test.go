@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -257,5 +258,58 @@ func TestDRAExplainSaysWhichRequestFails(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, ex.Devices); diff != "" {
 		t.Errorf("Explanation.Devices (-want +got):\n%s", diff)
+	}
+}
+
+// groupDeviceSink is deviceSink with BindGroup, which the scheduler must
+// not use for members with claims (BindGroup carries no allocation).
+type groupDeviceSink struct {
+	*deviceSink
+	groupBinds int
+}
+
+func (g *groupDeviceSink) BindGroup(ctx context.Context, _ string, pods []*model.Pod, nodes []string) error {
+	g.groupBinds++
+	for i, p := range pods {
+		if err := g.Bind(ctx, p, nodes[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Members of a pod group sharing a claim no one allocated yet share the
+// allocation one of them put in flight in the group cycle (as kube shares
+// pending allocations within a PodGroup cycle); each member's bind carries
+// the claim.
+func TestDRAGangSharesAClaim(t *testing.T) {
+	e, sink := draEnv(t)
+	gs := &groupDeviceSink{deviceSink: sink}
+	e.s.opts.Decisions = gs
+	e.s.decisions.DecisionSink = gs
+	e.upsert(gpuClass(), gpuSlice("n2", 1), gpuClaim("shared", 1))
+	e.setGroup("g", 2)
+	var members []*model.Pod
+	for i := range 2 {
+		p := claimPod(fmt.Sprintf("m%d", i), "shared")
+		p.SchedulingGroup = "g"
+		members = append(members, p)
+	}
+	e.addPods(members...)
+	e.scheduleOne()
+	want := map[string][]string{"default/m0": {"shared: gpu-0"}, "default/m1": {"shared: gpu-0"}}
+	if diff := cmp.Diff(want, sink.boundClaims); diff != "" {
+		t.Fatalf("BindWithClaims (-want +got):\n%s", diff)
+	}
+	if gs.groupBinds != 0 {
+		t.Errorf("BindGroup called %d times for members with claims", gs.groupBinds)
+	}
+	c, _ := e.s.View().Claim("default", "shared")
+	var uids []string
+	for _, r := range c.Status.ReservedFor {
+		uids = append(uids, string(r.UID))
+	}
+	if !slices.Equal(uids, []string{"uid-m0", "uid-m1"}) || devicesOf(c) != "gpu-0" {
+		t.Errorf("shared: %s reserved for %v", devicesOf(c), uids)
 	}
 }

@@ -179,6 +179,18 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, state *framework.Cycl
 	s := &stateData{claims: claims, availableOnNodes: make([]*nodeaffinity.NodeSelector, len(claims))}
 	var toAllocate []*resourceapi.ResourceClaim
 	for i, c := range claims {
+		if c.Status.Allocation == nil {
+			cur, wait, ok := pl.t.ClaimFor(pod, c.Namespace, c.Name)
+			if !ok {
+				return nil, unresolvable(fmt.Sprintf("could not find ResourceClaim %q", dra.Key(c.Namespace, c.Name)))
+			}
+			if wait {
+				return nil, unresolvable(fmt.Sprintf("resource claim %s is in the process of being allocated", dra.Key(c.Namespace, c.Name)))
+			}
+			// A group-mate's allocation in flight is shared, as kube
+			// shares pending allocations within a PodGroup cycle.
+			c, claims[i] = cur, cur
+		}
 		if c.Status.Allocation != nil {
 			if len(c.Status.ReservedFor) >= resourceapi.ResourceClaimReservedForMaxSize && !reservedFor(c, pod.UID) {
 				return nil, unresolvable(ErrReasonInUse)
@@ -191,9 +203,6 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, state *framework.Cycl
 				s.availableOnNodes[i] = ns
 			}
 			continue
-		}
-		if pl.t.InFlightForOther(c.Namespace, c.Name, pod.UID) {
-			return nil, unresolvable(fmt.Sprintf("resource claim %s is in the process of being allocated", dra.Key(c.Namespace, c.Name)))
 		}
 		if st := pl.checkClasses(c); st != nil {
 			return nil, st
