@@ -3,7 +3,6 @@ package dra
 import (
 	"context"
 	"fmt"
-	"maps"
 
 	corev1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -21,11 +20,7 @@ import (
 // not for scheduling: it allocates each claim and request on its own.
 func (t *Tracker) Explain(ctx context.Context, claims []*resourceapi.ResourceClaim, node *corev1.Node) []string {
 	t.mu.Lock()
-	snap := &Objects{
-		Classes: maps.Clone(t.objs.Classes), Slices: maps.Clone(t.objs.Slices),
-		Claims: maps.Clone(t.objs.Claims), Templates: maps.Clone(t.objs.Templates),
-	}
-	inUse := AllocatedState(t.claimsLocked())
+	snap, inUse := t.snapshotLocked()
 	t.mu.Unlock()
 	free := AllocatedState(nil)
 	fits := func(st *structured.AllocatedState, cs ...*resourceapi.ResourceClaim) (bool, string) {

@@ -222,7 +222,7 @@ func (t *Tracker) ClaimFor(pod *model.Pod, namespace, name string) (c *resourcea
 	}
 	f, flying := t.inFlight[key]
 	switch {
-	case !flying || c.Status.Allocation != nil || reservedFor(f, pod.UID):
+	case !flying || c.Status.Allocation != nil || ReservedFor(f, pod.UID):
 		return c, false, true
 	case t.mustWaitLocked(key, pod):
 		return c, true, true
@@ -250,10 +250,10 @@ func (t *Tracker) BindClaims(pod *model.Pod) []*resourceapi.ResourceClaim {
 	for _, e := range pod.ResourceClaims {
 		key := Key(pod.Namespace, e.ClaimName)
 		c, ok := t.inFlight[key]
-		if !ok || !reservedFor(c, pod.UID) {
+		if !ok || !ReservedFor(c, pod.UID) {
 			c, ok = t.objs.Claims[key]
 		}
-		if ok && reservedFor(c, pod.UID) && !slices.Contains(out, c) {
+		if ok && ReservedFor(c, pod.UID) && !slices.Contains(out, c) {
 			out = append(out, c)
 		}
 	}
@@ -305,18 +305,11 @@ func (t *Tracker) ForgetConsumers(held func(uid string) bool) []ClaimChange {
 			out = append(out, ClaimChange{Old: c})
 			continue
 		}
-		var keep []resourceapi.ResourceClaimConsumerReference
-		for _, r := range c.Status.ReservedFor {
-			if held(string(r.UID)) {
-				keep = append(keep, r)
-			}
-		}
-		if len(keep) == len(c.Status.ReservedFor) {
+		cur := withoutConsumers(c, held)
+		if len(cur.Status.ReservedFor) == len(c.Status.ReservedFor) {
 			continue
 		}
-		cur := c.DeepCopy()
-		cur.Status.ReservedFor = keep
-		if len(keep) == 0 {
+		if len(cur.Status.ReservedFor) == 0 {
 			cur.Status.Allocation, cur.Status.Devices = nil, nil
 		}
 		t.objs.Claims[key] = cur

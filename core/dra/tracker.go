@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/dynamic-resource-allocation/structured"
 
 	"github.com/berthsched/berth/core/model"
 )
@@ -155,21 +156,15 @@ func (t *Tracker) RemovePod(pod *model.Pod) []ClaimChange {
 		if !ok {
 			continue
 		}
-		if ownedBy(c, pod.UID) {
+		if OwnedBy(c, pod.UID) {
 			delete(t.objs.Claims, key)
 			out = append(out, ClaimChange{Old: c})
 			continue
 		}
-		if !reservedFor(c, pod.UID) {
+		if !ReservedFor(c, pod.UID) {
 			continue
 		}
-		next := c.DeepCopy()
-		next.Status.ReservedFor = nil
-		for _, r := range c.Status.ReservedFor {
-			if string(r.UID) != pod.UID {
-				next.Status.ReservedFor = append(next.Status.ReservedFor, r)
-			}
-		}
+		next := withoutConsumers(c, not(pod.UID))
 		if len(next.Status.ReservedFor) == 0 && next.Status.Allocation != nil {
 			next.Status.Allocation, next.Status.Devices = nil, nil
 		}
@@ -185,7 +180,9 @@ func (c ClaimChange) Freed() bool {
 	return c.Old != nil && c.Old.Status.Allocation != nil && (c.New == nil || c.New.Status.Allocation == nil)
 }
 
-func ownedBy(c *resourceapi.ResourceClaim, uid string) bool {
+// OwnedBy reports whether the pod of that UID controls the claim (a claim
+// made from a template for it).
+func OwnedBy(c *resourceapi.ResourceClaim, uid string) bool {
 	for _, o := range c.OwnerReferences {
 		if o.Controller != nil && *o.Controller && string(o.UID) == uid {
 			return true
@@ -194,7 +191,9 @@ func ownedBy(c *resourceapi.ResourceClaim, uid string) bool {
 	return false
 }
 
-func reservedFor(c *resourceapi.ResourceClaim, uid string) bool {
+// ReservedFor reports whether the pod of that UID is among the claim's
+// consumers.
+func ReservedFor(c *resourceapi.ResourceClaim, uid string) bool {
 	for _, r := range c.Status.ReservedFor {
 		if string(r.UID) == uid {
 			return true
@@ -203,16 +202,33 @@ func reservedFor(c *resourceapi.ResourceClaim, uid string) bool {
 	return false
 }
 
+// withoutConsumers is a copy of c whose consumers are those keep accepts.
+func withoutConsumers(c *resourceapi.ResourceClaim, keep func(uid string) bool) *resourceapi.ResourceClaim {
+	n := c.DeepCopy()
+	n.Status.ReservedFor = slices.DeleteFunc(n.Status.ReservedFor, func(r resourceapi.ResourceClaimConsumerReference) bool {
+		return !keep(string(r.UID))
+	})
+	return n
+}
+
+func not(uid string) func(string) bool { return func(u string) bool { return u != uid } }
+
+// snapshotLocked is a copy of the object set (the objects are shared,
+// never modified) and the devices in use.
+func (t *Tracker) snapshotLocked() (*Objects, *structured.AllocatedState) {
+	snap := &Objects{
+		Classes: maps.Clone(t.objs.Classes), Slices: maps.Clone(t.objs.Slices),
+		Claims: maps.Clone(t.objs.Claims), Templates: maps.Clone(t.objs.Templates),
+	}
+	return snap, AllocatedState(t.claimsLocked())
+}
+
 // NewAllocator prepares allocating claims (unallocated ones) against a
 // snapshot of the objects, with the devices of every allocated and
 // in-flight claim taken.
 func (t *Tracker) NewAllocator(ctx context.Context, claims []*resourceapi.ResourceClaim) (*Allocator, error) {
 	t.mu.Lock()
-	snap := &Objects{
-		Classes: maps.Clone(t.objs.Classes), Slices: maps.Clone(t.objs.Slices),
-		Claims: maps.Clone(t.objs.Claims), Templates: maps.Clone(t.objs.Templates),
-	}
-	inUse := AllocatedState(t.claimsLocked())
+	snap, inUse := t.snapshotLocked()
 	t.mu.Unlock()
 	return NewAllocator(ctx, snap, inUse, t.cel, claims)
 }
@@ -264,7 +280,7 @@ func (t *Tracker) Assume(pod *model.Pod, claims []*resourceapi.ResourceClaim, re
 			}
 			n.Status.Allocation = results[i].DeepCopy()
 		}
-		if !reservedFor(n, pod.UID) {
+		if !ReservedFor(n, pod.UID) {
 			n.Status.ReservedFor = append(n.Status.ReservedFor, resourceapi.ResourceClaimConsumerReference{Resource: "pods", Name: pod.Name, UID: types.UID(pod.UID)})
 		}
 		next = append(next, n)
@@ -293,7 +309,7 @@ func groupOf(pod *model.Pod) string {
 // allocation a member of pod's group put in flight, are shared.
 func (t *Tracker) mustWaitLocked(key string, pod *model.Pod) bool {
 	f, ok := t.inFlight[key]
-	if !ok || reservedFor(f, pod.UID) {
+	if !ok || ReservedFor(f, pod.UID) {
 		return false
 	}
 	if c := t.objs.Claims[key]; c != nil && c.Status.Allocation != nil {
@@ -312,14 +328,10 @@ func (t *Tracker) CommitAllocation(pod *model.Pod, namespace, name string) {
 	defer t.mu.Unlock()
 	key := Key(namespace, name)
 	c, ok := t.inFlight[key]
-	if !ok || !reservedFor(c, pod.UID) {
+	if !ok || !ReservedFor(c, pod.UID) {
 		return
 	}
-	n := c.DeepCopy()
-	n.Status.ReservedFor = slices.DeleteFunc(n.Status.ReservedFor, func(r resourceapi.ResourceClaimConsumerReference) bool {
-		return string(r.UID) == pod.UID
-	})
-	t.objs.Claims[key] = n
+	t.objs.Claims[key] = withoutConsumers(c, not(pod.UID))
 	delete(t.inFlight, key)
 	delete(t.flightGroup, key)
 }
@@ -338,10 +350,7 @@ func (t *Tracker) forgetLocked(pod *model.Pod) {
 		if f == nil {
 			continue // an entry naming a claim another entry named
 		}
-		n := f.DeepCopy()
-		n.Status.ReservedFor = slices.DeleteFunc(n.Status.ReservedFor, func(r resourceapi.ResourceClaimConsumerReference) bool {
-			return string(r.UID) == pod.UID
-		})
+		n := withoutConsumers(f, not(pod.UID))
 		if len(n.Status.ReservedFor) == len(t.committedConsumersLocked(key)) {
 			delete(t.inFlight, key)
 			delete(t.flightGroup, key)
@@ -365,7 +374,7 @@ func (t *Tracker) inFlightForLocked(pod *model.Pod) []string {
 	var out []string
 	for _, e := range pod.ResourceClaims {
 		key := Key(pod.Namespace, e.ClaimName)
-		if c, ok := t.inFlight[key]; ok && reservedFor(c, pod.UID) {
+		if c, ok := t.inFlight[key]; ok && ReservedFor(c, pod.UID) {
 			out = append(out, key)
 		}
 	}

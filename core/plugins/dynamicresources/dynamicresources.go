@@ -139,30 +139,12 @@ func (pl *DynamicResources) podClaims(pod *model.Pod) ([]*resourceapi.ResourceCl
 			return nil, fmt.Errorf("could not find ResourceClaim %q", dra.Key(pod.Namespace, e.ClaimName))
 		case c.DeletionTimestamp != nil:
 			return nil, fmt.Errorf("resourceclaim %q is being deleted", c.Name)
-		case e.TemplateName != "" && !ownedBy(c, pod.UID):
+		case e.TemplateName != "" && !dra.OwnedBy(c, pod.UID):
 			return nil, fmt.Errorf("ResourceClaim %s was not created for Pod %s (Pod is not owner)", dra.Key(c.Namespace, c.Name), pod.Key())
 		}
 		out = append(out, c)
 	}
 	return out, nil
-}
-
-func ownedBy(c *resourceapi.ResourceClaim, uid string) bool {
-	for _, o := range c.OwnerReferences {
-		if o.Controller != nil && *o.Controller && string(o.UID) == uid {
-			return true
-		}
-	}
-	return false
-}
-
-func reservedFor(c *resourceapi.ResourceClaim, uid string) bool {
-	for _, r := range c.Status.ReservedFor {
-		if string(r.UID) == uid {
-			return true
-		}
-	}
-	return false
 }
 
 // PreFilter gathers the pod's claims, pins it to the nodes of its
@@ -192,7 +174,7 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, state *framework.Cycl
 			c, claims[i] = cur, cur
 		}
 		if c.Status.Allocation != nil {
-			if len(c.Status.ReservedFor) >= resourceapi.ResourceClaimReservedForMaxSize && !reservedFor(c, pod.UID) {
+			if len(c.Status.ReservedFor) >= resourceapi.ResourceClaimReservedForMaxSize && !dra.ReservedFor(c, pod.UID) {
 				return nil, unresolvable(ErrReasonInUse)
 			}
 			if sel := c.Status.Allocation.NodeSelector; sel != nil {
