@@ -7,6 +7,7 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/plugins/names"
 )
@@ -65,4 +66,24 @@ func (s *Scheduler) explainDevices(pod *model.Pod, d *Diagnosis) map[string][]st
 		return nil
 	}
 	return out
+}
+
+// DeviceObjects is a copy of every DRA object the scheduler holds (claims
+// with their allocations, in flight included), as simulate.Input.Devices
+// takes them; the objects themselves are shared and must not be changed.
+func (v View) DeviceObjects() *dra.Objects {
+	objs := dra.NewObjects()
+	for _, c := range v.s.devices.Classes() {
+		objs.Classes[c.Name] = c
+	}
+	for _, s := range v.s.devices.Slices() {
+		objs.Slices[s.Name] = s
+	}
+	for _, c := range v.s.devices.Claims() {
+		objs.Claims[dra.Key(c.Namespace, c.Name)] = c
+	}
+	for _, t := range v.s.devices.Templates() {
+		objs.Templates[dra.Key(t.Namespace, t.Name)] = t
+	}
+	return objs
 }
