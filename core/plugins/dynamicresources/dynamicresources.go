@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
@@ -44,6 +45,8 @@ type DynamicResources struct {
 	// skip is PreFilter's answer for pods without claims, made once: the
 	// runtime only reads a Skip status.
 	skip *framework.Status
+	// filterTimeout bounds Filter's search on one node (0: none).
+	filterTimeout time.Duration
 }
 
 var (
@@ -58,17 +61,19 @@ var (
 	_ framework.SignPlugin        = (*DynamicResources)(nil)
 )
 
-// New returns the plugin. Its kube args (filterTimeout, bindingTimeout)
-// bound waits Berth does not have (the allocator is not interrupted,
-// devices have no binding conditions); like other unread args they are
-// ignored. A framework without DRA state (Handle.Devices nil) gets an
-// empty one: pods with claims wait for claims that never come.
-func New(_ context.Context, _ json.RawMessage, h framework.Handle) (framework.Plugin, error) {
+// New returns the plugin with its args (DecodeArgs). A framework without
+// DRA state (Handle.Devices nil) gets an empty one: pods with claims wait
+// for claims that never come.
+func New(_ context.Context, raw json.RawMessage, h framework.Handle) (framework.Plugin, error) {
+	args, err := DecodeArgs(raw)
+	if err != nil {
+		return nil, err
+	}
 	t := h.Devices()
 	if t == nil {
 		t = dra.NewTracker()
 	}
-	return &DynamicResources{h: h, t: t, skip: framework.NewStatus(framework.Skip)}, nil
+	return &DynamicResources{h: h, t: t, skip: framework.NewStatus(framework.Skip), filterTimeout: args.FilterTimeout.Duration}, nil
 }
 
 // Name returns Name.

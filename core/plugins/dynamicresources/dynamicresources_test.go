@@ -100,3 +100,34 @@ func TestScoreFirstAvailable(t *testing.T) {
 		t.Errorf("a pod without claims scores %d", got)
 	}
 }
+
+// A Filter the cycle stopped (enough feasible nodes found) rejects the
+// node in kube's words instead of failing the attempt; args are checked.
+func TestFilterStoppedAndArgs(t *testing.T) {
+	c := claim("c", false)
+	c.Spec.Devices.Requests = []resourceapi.DeviceRequest{{Name: "g", Exactly: &resourceapi.ExactDeviceRequest{DeviceClassName: "gpu", AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: 1}}}
+	pl := newPlugin(t, c)
+	pl.t.SetClass(&resourceapi.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu"}})
+	pl.t.SetSlice(&resourceapi.ResourceSlice{
+		ObjectMeta: metav1.ObjectMeta{Name: "n1"},
+		Spec: resourceapi.ResourceSliceSpec{Driver: "gpu.example.com", NodeName: new("n1"), Pool: resourceapi.ResourcePool{Name: "n1", ResourceSliceCount: 1}, Devices: []resourceapi.Device{{Name: "gpu-0"}}},
+	})
+	pod := &model.Pod{Namespace: "default", Name: "p", UID: "uid-p", ResourceClaims: []model.PodResourceClaim{{Name: "c", ClaimName: "c"}}}
+	cs := framework.NewCycleState()
+	if _, st := pl.PreFilter(context.Background(), cs, pod, nil); !st.IsSuccess() {
+		t.Fatal(st)
+	}
+	ni := framework.NewNodeInfo(&model.Node{Name: "n1"})
+	if st := pl.Filter(context.Background(), cs, pod, ni); !st.IsSuccess() {
+		t.Fatalf("n1: %v", st)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	st := pl.Filter(ctx, cs, pod, ni)
+	if st.Code() != framework.UnschedulableAndUnresolvable || st.Message() != "asked by caller to stop allocating devices: context canceled" {
+		t.Errorf("stopped: %v", st)
+	}
+	if _, err := New(context.Background(), []byte(`{"filterTimeout": "-1s"}`), devicesHandle{t: pl.t}); err == nil {
+		t.Errorf("a negative filterTimeout is accepted")
+	}
+}
