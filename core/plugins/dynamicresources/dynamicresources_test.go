@@ -110,7 +110,7 @@ func TestFilterStoppedAndArgs(t *testing.T) {
 	pl.t.SetClass(&resourceapi.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu"}})
 	pl.t.SetSlice(&resourceapi.ResourceSlice{
 		ObjectMeta: metav1.ObjectMeta{Name: "n1"},
-		Spec: resourceapi.ResourceSliceSpec{Driver: "gpu.example.com", NodeName: new("n1"), Pool: resourceapi.ResourcePool{Name: "n1", ResourceSliceCount: 1}, Devices: []resourceapi.Device{{Name: "gpu-0"}}},
+		Spec:       resourceapi.ResourceSliceSpec{Driver: "gpu.example.com", NodeName: new("n1"), Pool: resourceapi.ResourcePool{Name: "n1", ResourceSliceCount: 1}, Devices: []resourceapi.Device{{Name: "gpu-0"}}},
 	})
 	pod := &model.Pod{Namespace: "default", Name: "p", UID: "uid-p", ResourceClaims: []model.PodResourceClaim{{Name: "c", ClaimName: "c"}}}
 	cs := framework.NewCycleState()
