@@ -274,8 +274,8 @@ func TestAllocatedClaimSpecIsImmutable(t *testing.T) {
 	}
 	err := e.s.UpsertDeviceObject(ctx, allocatedSpecChange(c))
 	var fe *dra.FieldError
-	if !errors.Is(err, ErrInvalid) || !errors.As(err, &fe) || fe.Path != "spec" {
-		t.Errorf("spec change of an allocated claim: %v, want ErrInvalid naming spec", err)
+	if !errors.Is(err, ErrInvalid) || !errors.Is(err, dra.ErrClaimSpecImmutable) || !errors.As(err, &fe) || fe.Path != "spec" {
+		t.Errorf("spec change of an allocated claim: %v, want ErrInvalid and ErrClaimSpecImmutable naming spec", err)
 	}
 }
 
