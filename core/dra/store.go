@@ -127,6 +127,7 @@ func (t *Tracker) DeleteClaim(namespace, name string) *resourceapi.ResourceClaim
 	old, _ := t.claimLocked(key)
 	delete(t.objs.Claims, key)
 	delete(t.inFlight, key)
+	delete(t.flightGroup, key)
 	return old
 }
 
@@ -206,13 +207,27 @@ func (t *Tracker) HasClass(name string) bool {
 	return ok
 }
 
-// InFlightForOther reports whether the claim has an allocation in flight
-// that is not the pod's: kube makes the pod wait until it is committed.
-func (t *Tracker) InFlightForOther(namespace, name, podUID string) bool {
+// ClaimFor returns the claim as pod's PreFilter sees it: as committed, or
+// with the allocation a member of pod's group put in flight (shared in
+// the group's cycle); wait is true when another pod's allocation of it
+// is in flight, which pod must wait for (kube: "in the process of being
+// allocated").
+func (t *Tracker) ClaimFor(pod *model.Pod, namespace, name string) (c *resourceapi.ResourceClaim, wait, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	c, ok := t.inFlight[Key(namespace, name)]
-	return ok && !reservedFor(c, podUID)
+	key := Key(namespace, name)
+	c, ok = t.objs.Claims[key]
+	if !ok {
+		return nil, false, false
+	}
+	f, flying := t.inFlight[key]
+	switch {
+	case !flying || c.Status.Allocation != nil || ReservedFor(f, pod.UID):
+		return c, false, true
+	case t.mustWaitLocked(key, pod):
+		return c, true, true
+	}
+	return f, false, true
 }
 
 // CommittedClaim returns a claim as committed, ignoring any allocation in
@@ -224,15 +239,21 @@ func (t *Tracker) CommittedClaim(namespace, name string) (*resourceapi.ResourceC
 	return c, ok
 }
 
-// InFlightClaims returns the pod's claims in flight for it (what Commit
-// commits), in the order of its entries, each once.
-func (t *Tracker) InFlightClaims(pod *model.Pod) []*resourceapi.ResourceClaim {
+// BindClaims returns the pod's claims that list it as consumer, in the
+// order of its entries, each once: the version in flight where there is
+// one (what Commit commits), else the committed one (a claim a group-mate
+// committed with the pod among its consumers). A bind carries them.
+func (t *Tracker) BindClaims(pod *model.Pod) []*resourceapi.ResourceClaim {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var out []*resourceapi.ResourceClaim
-	for _, key := range t.inFlightForLocked(pod) {
-		c := t.inFlight[key]
-		if !slices.Contains(out, c) {
+	for _, e := range pod.ResourceClaims {
+		key := Key(pod.Namespace, e.ClaimName)
+		c, ok := t.inFlight[key]
+		if !ok || !ReservedFor(c, pod.UID) {
+			c, ok = t.objs.Claims[key]
+		}
+		if ok && ReservedFor(c, pod.UID) && !slices.Contains(out, c) {
 			out = append(out, c)
 		}
 	}
@@ -280,21 +301,15 @@ func (t *Tracker) ForgetConsumers(held func(uid string) bool) []ClaimChange {
 		if owner := controller(c); owner != "" && !held(owner) {
 			delete(t.objs.Claims, key)
 			delete(t.inFlight, key)
+			delete(t.flightGroup, key)
 			out = append(out, ClaimChange{Old: c})
 			continue
 		}
-		var keep []resourceapi.ResourceClaimConsumerReference
-		for _, r := range c.Status.ReservedFor {
-			if held(string(r.UID)) {
-				keep = append(keep, r)
-			}
-		}
-		if len(keep) == len(c.Status.ReservedFor) {
+		cur := withoutConsumers(c, held)
+		if len(cur.Status.ReservedFor) == len(c.Status.ReservedFor) {
 			continue
 		}
-		cur := c.DeepCopy()
-		cur.Status.ReservedFor = keep
-		if len(keep) == 0 {
+		if len(cur.Status.ReservedFor) == 0 {
 			cur.Status.Allocation, cur.Status.Devices = nil, nil
 		}
 		t.objs.Claims[key] = cur

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/dynamic-resource-allocation/structured"
 
 	"github.com/berthsched/berth/core/model"
 )
@@ -40,13 +41,17 @@ var ErrDeviceTaken = errors.New("device already allocated")
 type Tracker struct {
 	mu       sync.Mutex
 	objs     *Objects
-	inFlight map[string]*resourceapi.ResourceClaim // claim key → the claim with its assumed allocation
-	cel      *cel.Cache
+	inFlight map[string]*resourceapi.ResourceClaim // claim key → the claim with its assumed allocation and consumers
+	// flightGroup is, per claim in flight, the pod group of the pod that
+	// put its allocation in flight ("" if none): the group's other
+	// members share the allocation in the same group cycle.
+	flightGroup map[string]string
+	cel         *cel.Cache
 }
 
 // NewTracker returns an empty tracker.
 func NewTracker() *Tracker {
-	return &Tracker{objs: NewObjects(), inFlight: map[string]*resourceapi.ResourceClaim{}, cel: NewCELCache()}
+	return &Tracker{objs: NewObjects(), inFlight: map[string]*resourceapi.ResourceClaim{}, flightGroup: map[string]string{}, cel: NewCELCache()}
 }
 
 // Load adds every object of objs (already validated and defaulted).
@@ -143,9 +148,7 @@ func (t *Tracker) AddPod(pod *model.Pod) []*resourceapi.ResourceClaim {
 func (t *Tracker) RemovePod(pod *model.Pod) []ClaimChange {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, key := range t.inFlightForLocked(pod) {
-		delete(t.inFlight, key)
-	}
+	t.forgetLocked(pod)
 	var out []ClaimChange
 	for _, e := range pod.ResourceClaims {
 		key := Key(pod.Namespace, e.ClaimName)
@@ -153,21 +156,15 @@ func (t *Tracker) RemovePod(pod *model.Pod) []ClaimChange {
 		if !ok {
 			continue
 		}
-		if ownedBy(c, pod.UID) {
+		if OwnedBy(c, pod.UID) {
 			delete(t.objs.Claims, key)
 			out = append(out, ClaimChange{Old: c})
 			continue
 		}
-		if !reservedFor(c, pod.UID) {
+		if !ReservedFor(c, pod.UID) {
 			continue
 		}
-		next := c.DeepCopy()
-		next.Status.ReservedFor = nil
-		for _, r := range c.Status.ReservedFor {
-			if string(r.UID) != pod.UID {
-				next.Status.ReservedFor = append(next.Status.ReservedFor, r)
-			}
-		}
+		next := withoutConsumers(c, not(pod.UID))
 		if len(next.Status.ReservedFor) == 0 && next.Status.Allocation != nil {
 			next.Status.Allocation, next.Status.Devices = nil, nil
 		}
@@ -183,7 +180,9 @@ func (c ClaimChange) Freed() bool {
 	return c.Old != nil && c.Old.Status.Allocation != nil && (c.New == nil || c.New.Status.Allocation == nil)
 }
 
-func ownedBy(c *resourceapi.ResourceClaim, uid string) bool {
+// OwnedBy reports whether the pod of that UID controls the claim (a claim
+// made from a template for it).
+func OwnedBy(c *resourceapi.ResourceClaim, uid string) bool {
 	for _, o := range c.OwnerReferences {
 		if o.Controller != nil && *o.Controller && string(o.UID) == uid {
 			return true
@@ -192,7 +191,9 @@ func ownedBy(c *resourceapi.ResourceClaim, uid string) bool {
 	return false
 }
 
-func reservedFor(c *resourceapi.ResourceClaim, uid string) bool {
+// ReservedFor reports whether the pod of that UID is among the claim's
+// consumers.
+func ReservedFor(c *resourceapi.ResourceClaim, uid string) bool {
 	for _, r := range c.Status.ReservedFor {
 		if string(r.UID) == uid {
 			return true
@@ -201,16 +202,33 @@ func reservedFor(c *resourceapi.ResourceClaim, uid string) bool {
 	return false
 }
 
+// withoutConsumers is a copy of c whose consumers are those keep accepts.
+func withoutConsumers(c *resourceapi.ResourceClaim, keep func(uid string) bool) *resourceapi.ResourceClaim {
+	n := c.DeepCopy()
+	n.Status.ReservedFor = slices.DeleteFunc(n.Status.ReservedFor, func(r resourceapi.ResourceClaimConsumerReference) bool {
+		return !keep(string(r.UID))
+	})
+	return n
+}
+
+func not(uid string) func(string) bool { return func(u string) bool { return u != uid } }
+
+// snapshotLocked is a copy of the object set (the objects are shared,
+// never modified) and the devices in use.
+func (t *Tracker) snapshotLocked() (*Objects, *structured.AllocatedState) {
+	snap := &Objects{
+		Classes: maps.Clone(t.objs.Classes), Slices: maps.Clone(t.objs.Slices),
+		Claims: maps.Clone(t.objs.Claims), Templates: maps.Clone(t.objs.Templates),
+	}
+	return snap, AllocatedState(t.claimsLocked())
+}
+
 // NewAllocator prepares allocating claims (unallocated ones) against a
 // snapshot of the objects, with the devices of every allocated and
 // in-flight claim taken.
 func (t *Tracker) NewAllocator(ctx context.Context, claims []*resourceapi.ResourceClaim) (*Allocator, error) {
 	t.mu.Lock()
-	snap := &Objects{
-		Classes: maps.Clone(t.objs.Classes), Slices: maps.Clone(t.objs.Slices),
-		Claims: maps.Clone(t.objs.Claims), Templates: maps.Clone(t.objs.Templates),
-	}
-	inUse := AllocatedState(t.claimsLocked())
+	snap, inUse := t.snapshotLocked()
 	t.mu.Unlock()
 	return NewAllocator(ctx, snap, inUse, t.cel, claims)
 }
@@ -246,7 +264,7 @@ func (t *Tracker) Assume(pod *model.Pod, claims []*resourceapi.ResourceClaim, re
 			continue
 		}
 		seen[Key(c.Namespace, c.Name)] = true
-		if f, ok := t.inFlight[Key(c.Namespace, c.Name)]; ok && !reservedFor(f, pod.UID) {
+		if t.mustWaitLocked(Key(c.Namespace, c.Name), pod) {
 			return fmt.Errorf("claim %s/%s: %w", c.Namespace, c.Name, ErrClaimInFlight)
 		}
 		cur, ok := t.claimLocked(Key(c.Namespace, c.Name))
@@ -262,15 +280,43 @@ func (t *Tracker) Assume(pod *model.Pod, claims []*resourceapi.ResourceClaim, re
 			}
 			n.Status.Allocation = results[i].DeepCopy()
 		}
-		if !reservedFor(n, pod.UID) {
+		if !ReservedFor(n, pod.UID) {
 			n.Status.ReservedFor = append(n.Status.ReservedFor, resourceapi.ResourceClaimConsumerReference{Resource: "pods", Name: pod.Name, UID: types.UID(pod.UID)})
 		}
 		next = append(next, n)
 	}
 	for _, n := range next {
-		t.inFlight[Key(n.Namespace, n.Name)] = n
+		key := Key(n.Namespace, n.Name)
+		if _, flying := t.inFlight[key]; !flying {
+			t.flightGroup[key] = groupOf(pod)
+		}
+		t.inFlight[key] = n
 	}
 	return nil
+}
+
+// groupOf is the pod's group key, "" for a pod of no group.
+func groupOf(pod *model.Pod) string {
+	if pod.SchedulingGroup == "" {
+		return ""
+	}
+	return Key(pod.Namespace, pod.SchedulingGroup)
+}
+
+// mustWaitLocked reports whether the claim is in flight for other pods in
+// a way pod cannot share: its allocation is being made for a pod outside
+// pod's group. Reservations of an allocated claim in flight, and an
+// allocation a member of pod's group put in flight, are shared.
+func (t *Tracker) mustWaitLocked(key string, pod *model.Pod) bool {
+	f, ok := t.inFlight[key]
+	if !ok || ReservedFor(f, pod.UID) {
+		return false
+	}
+	if c := t.objs.Claims[key]; c != nil && c.Status.Allocation != nil {
+		return false
+	}
+	g := groupOf(pod)
+	return g == "" || t.flightGroup[key] != g
 }
 
 // CommitAllocation makes the allocation in flight for the pod's claim
@@ -282,24 +328,44 @@ func (t *Tracker) CommitAllocation(pod *model.Pod, namespace, name string) {
 	defer t.mu.Unlock()
 	key := Key(namespace, name)
 	c, ok := t.inFlight[key]
-	if !ok || !reservedFor(c, pod.UID) {
+	if !ok || !ReservedFor(c, pod.UID) {
 		return
 	}
-	n := c.DeepCopy()
-	n.Status.ReservedFor = slices.DeleteFunc(n.Status.ReservedFor, func(r resourceapi.ResourceClaimConsumerReference) bool {
-		return string(r.UID) == pod.UID
-	})
-	t.objs.Claims[key] = n
+	t.objs.Claims[key] = withoutConsumers(c, not(pod.UID))
 	delete(t.inFlight, key)
+	delete(t.flightGroup, key)
 }
 
-// Forget drops the pod's in-flight allocations (Unreserve).
+// Forget drops the pod from the claims in flight for it (Unreserve); a
+// claim in flight for no other pod is no longer in flight.
 func (t *Tracker) Forget(pod *model.Pod) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.forgetLocked(pod)
+}
+
+func (t *Tracker) forgetLocked(pod *model.Pod) {
 	for _, key := range t.inFlightForLocked(pod) {
-		delete(t.inFlight, key)
+		f := t.inFlight[key]
+		if f == nil {
+			continue // an entry naming a claim another entry named
+		}
+		n := withoutConsumers(f, not(pod.UID))
+		if len(n.Status.ReservedFor) == len(t.committedConsumersLocked(key)) {
+			delete(t.inFlight, key)
+			delete(t.flightGroup, key)
+			continue
+		}
+		t.inFlight[key] = n
 	}
+}
+
+// committedConsumersLocked are the consumers of the claim as committed.
+func (t *Tracker) committedConsumersLocked(key string) []resourceapi.ResourceClaimConsumerReference {
+	if c := t.objs.Claims[key]; c != nil {
+		return c.Status.ReservedFor
+	}
+	return nil
 }
 
 // inFlightForLocked lists the keys of the pod's claims whose in-flight
@@ -308,7 +374,7 @@ func (t *Tracker) inFlightForLocked(pod *model.Pod) []string {
 	var out []string
 	for _, e := range pod.ResourceClaims {
 		key := Key(pod.Namespace, e.ClaimName)
-		if c, ok := t.inFlight[key]; ok && reservedFor(c, pod.UID) {
+		if c, ok := t.inFlight[key]; ok && ReservedFor(c, pod.UID) {
 			out = append(out, key)
 		}
 	}
@@ -329,6 +395,7 @@ func (t *Tracker) Commit(pod *model.Pod) []ClaimChange {
 		out = append(out, ClaimChange{Old: t.objs.Claims[key], New: c})
 		t.objs.Claims[key] = c
 		delete(t.inFlight, key)
+		delete(t.flightGroup, key)
 	}
 	return out
 }

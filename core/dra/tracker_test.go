@@ -245,3 +245,48 @@ func freed(changes []dra.ClaimChange) []string {
 	}
 	return out
 }
+
+// Members of one pod group share an allocation in flight: a member that
+// is forgotten leaves it to the others; the last one forgotten takes it
+// out of flight.
+func TestTrackerGroupSharesInFlight(t *testing.T) {
+	r := newTrackerRun(t)
+	a, b := *r.pods["a"], *r.pods["b"]
+	a.SchedulingGroup, b.SchedulingGroup = "g", "g"
+	r.pods["a"], r.pods["b"] = &a, &b
+	if ok, err := r.allocate("a"); !ok || err != nil {
+		t.Fatalf("a: %t %v", ok, err)
+	}
+	c, wait, ok := r.tr.ClaimFor(&b, "default", "shared")
+	if !ok || wait || c.Status.Allocation == nil {
+		t.Fatalf("b sees shared: wait %t, allocated %t", wait, ok && c.Status.Allocation != nil)
+	}
+	if err := r.tr.Assume(&b, []*resourceapi.ResourceClaim{c}, make([]resourceapi.AllocationResult, 1)); err != nil {
+		t.Fatal(err)
+	}
+	outsider := *r.pods["t"]
+	if _, wait, _ := r.tr.ClaimFor(&outsider, "default", "shared"); !wait {
+		t.Errorf("a pod of no group does not wait for the group's allocation")
+	}
+	r.tr.Forget(&a)
+	if got := r.devices("default", "shared"); got == nil {
+		t.Fatalf("shared left flight while b still holds it")
+	}
+	if diff := cmp.Diff([]string{"uid-b"}, consumers(r.tr.BindClaims(&b))); diff != "" {
+		t.Errorf("b's bind claims' consumers (-want +got):\n%s", diff)
+	}
+	r.tr.Forget(&b)
+	if got := r.devices("default", "shared"); got != nil {
+		t.Errorf("shared still in flight after both were forgotten: %v", got)
+	}
+}
+
+func consumers(cs []*resourceapi.ResourceClaim) []string {
+	var out []string
+	for _, c := range cs {
+		for _, r := range c.Status.ReservedFor {
+			out = append(out, string(r.UID))
+		}
+	}
+	return out
+}

@@ -68,7 +68,9 @@ func (s *Scheduler) UpsertDeviceObject(ctx context.Context, obj any) error {
 		}
 		ch, err := s.devices.SetClaim(c)
 		if err != nil {
-			return invalidDevice(dra.KindResourceClaim, dra.Key(c.Namespace, c.Name), &dra.FieldError{Path: "spec", Reason: err.Error()})
+			// errors.Is finds dra.ErrClaimSpecImmutable too.
+			fe := &dra.FieldError{Path: "spec", Reason: "cannot change while the claim is allocated"}
+			return fmt.Errorf("%s %s: %w: %w: %w", dra.KindResourceClaim, dra.Key(c.Namespace, c.Name), ErrInvalid, fe, err)
 		}
 		s.claimEvents(ctx, []dra.ClaimChange{ch})
 		return nil

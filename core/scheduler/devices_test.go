@@ -274,7 +274,22 @@ func TestAllocatedClaimSpecIsImmutable(t *testing.T) {
 	}
 	err := e.s.UpsertDeviceObject(ctx, allocatedSpecChange(c))
 	var fe *dra.FieldError
-	if !errors.Is(err, ErrInvalid) || !errors.As(err, &fe) || fe.Path != "spec" {
-		t.Errorf("spec change of an allocated claim: %v, want ErrInvalid naming spec", err)
+	if !errors.Is(err, ErrInvalid) || !errors.Is(err, dra.ErrClaimSpecImmutable) || !errors.As(err, &fe) || fe.Path != "spec" {
+		t.Errorf("spec change of an allocated claim: %v, want ErrInvalid and ErrClaimSpecImmutable naming spec", err)
+	}
+}
+
+// DeviceObjects copies what the scheduler holds, for a simulation.
+func TestViewDeviceObjects(t *testing.T) {
+	e, _ := deviceEnv(t)
+	objs, _ := deviceObjects(t, deviceYAML)
+	for _, o := range []any{objs.Classes["gpu"], objs.Slices["n1"], objs.Claims["default/shared"]} {
+		if err := e.s.UpsertDeviceObject(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := e.s.View().DeviceObjects()
+	if len(got.Classes) != 1 || len(got.Slices) != 1 || len(got.Claims) != 1 || got.Claims["default/shared"] == nil || len(got.Templates) != 0 {
+		t.Errorf("DeviceObjects: %d classes, %d slices, %d claims, %d templates", len(got.Classes), len(got.Slices), len(got.Claims), len(got.Templates))
 	}
 }

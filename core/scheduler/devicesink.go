@@ -19,7 +19,7 @@ func (d *decisionSink) Bind(ctx context.Context, pod *model.Pod, nodeName string
 	if len(pod.ResourceClaims) == 0 {
 		return d.DecisionSink.Bind(ctx, pod, nodeName)
 	}
-	claims := d.s.devices.InFlightClaims(pod)
+	claims := d.s.devices.BindClaims(pod)
 	ds, ok := d.DecisionSink.(framework.DeviceDecisionSink)
 	var err error
 	if ok && len(claims) > 0 {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
@@ -38,6 +40,13 @@ const DeallocationReason = "allocated for nodes the pod cannot use and reserved 
 type DynamicResources struct {
 	h framework.Handle
 	t *dra.Tracker
+	// attempts numbers the signatures of pods with claims (SignPod).
+	attempts atomic.Uint64
+	// skip is PreFilter's answer for pods without claims, made once: the
+	// runtime only reads a Skip status.
+	skip *framework.Status
+	// filterTimeout bounds Filter's search on one node (0: none).
+	filterTimeout time.Duration
 }
 
 var (
@@ -49,19 +58,22 @@ var (
 	_ framework.ReservePlugin     = (*DynamicResources)(nil)
 	_ framework.PreBindPlugin     = (*DynamicResources)(nil)
 	_ framework.EnqueueExtensions = (*DynamicResources)(nil)
+	_ framework.SignPlugin        = (*DynamicResources)(nil)
 )
 
-// New returns the plugin. Its kube args (filterTimeout, bindingTimeout)
-// bound waits Berth does not have (the allocator is not interrupted,
-// devices have no binding conditions); like other unread args they are
-// ignored. A framework without DRA state (Handle.Devices nil) gets an
-// empty one: pods with claims wait for claims that never come.
-func New(_ context.Context, _ json.RawMessage, h framework.Handle) (framework.Plugin, error) {
+// New returns the plugin with its args (DecodeArgs). A framework without
+// DRA state (Handle.Devices nil) gets an empty one: pods with claims wait
+// for claims that never come.
+func New(_ context.Context, raw json.RawMessage, h framework.Handle) (framework.Plugin, error) {
+	args, err := DecodeArgs(raw)
+	if err != nil {
+		return nil, err
+	}
 	t := h.Devices()
 	if t == nil {
 		t = dra.NewTracker()
 	}
-	return &DynamicResources{h: h, t: t}, nil
+	return &DynamicResources{h: h, t: t, skip: framework.NewStatus(framework.Skip), filterTimeout: args.FilterTimeout.Duration}, nil
 }
 
 // Name returns Name.
@@ -91,6 +103,21 @@ type stateData struct {
 // Clone returns the state itself: it is the attempt's, as kube's.
 func (d *stateData) Clone() framework.StateData { return d }
 
+// SignPod makes the plugin node-local for pods without claims (it skips
+// their Filter and scores them 0 everywhere), so they keep the result
+// memo's reuse and pay nothing for it. A pod with claims depends on the
+// cluster's devices, not on the node's NodeInfo: each of its attempts
+// signs uniquely, so nothing is ever reused for it (kube does not sign
+// such pods either).
+func (pl *DynamicResources) SignPod(pod *model.Pod, sig *framework.Signature) {
+	sig.Tag(Name)
+	if len(pod.ResourceClaims) == 0 {
+		sig.Int(0)
+		return
+	}
+	sig.Int(int64(pl.attempts.Add(1)))
+}
+
 // PreEnqueue holds a pod back until all its claims exist.
 func (pl *DynamicResources) PreEnqueue(_ context.Context, pod *model.Pod) *framework.Status {
 	if len(pod.ResourceClaims) == 0 {
@@ -117,7 +144,7 @@ func (pl *DynamicResources) podClaims(pod *model.Pod) ([]*resourceapi.ResourceCl
 			return nil, fmt.Errorf("could not find ResourceClaim %q", dra.Key(pod.Namespace, e.ClaimName))
 		case c.DeletionTimestamp != nil:
 			return nil, fmt.Errorf("resourceclaim %q is being deleted", c.Name)
-		case e.TemplateName != "" && !ownedBy(c, pod.UID):
+		case e.TemplateName != "" && !dra.OwnedBy(c, pod.UID):
 			return nil, fmt.Errorf("ResourceClaim %s was not created for Pod %s (Pod is not owner)", dra.Key(c.Namespace, c.Name), pod.Key())
 		}
 		out = append(out, c)
@@ -125,30 +152,12 @@ func (pl *DynamicResources) podClaims(pod *model.Pod) ([]*resourceapi.ResourceCl
 	return out, nil
 }
 
-func ownedBy(c *resourceapi.ResourceClaim, uid string) bool {
-	for _, o := range c.OwnerReferences {
-		if o.Controller != nil && *o.Controller && string(o.UID) == uid {
-			return true
-		}
-	}
-	return false
-}
-
-func reservedFor(c *resourceapi.ResourceClaim, uid string) bool {
-	for _, r := range c.Status.ReservedFor {
-		if string(r.UID) == uid {
-			return true
-		}
-	}
-	return false
-}
-
 // PreFilter gathers the pod's claims, pins it to the nodes of its
 // allocated claims and prepares the allocation of the others. Pods
 // without claims Skip.
 func (pl *DynamicResources) PreFilter(ctx context.Context, state *framework.CycleState, pod *model.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
 	if len(pod.ResourceClaims) == 0 {
-		return nil, framework.NewStatus(framework.Skip)
+		return nil, pl.skip
 	}
 	claims, err := pl.podClaims(pod)
 	if err != nil {
@@ -157,8 +166,20 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, state *framework.Cycl
 	s := &stateData{claims: claims, availableOnNodes: make([]*nodeaffinity.NodeSelector, len(claims))}
 	var toAllocate []*resourceapi.ResourceClaim
 	for i, c := range claims {
+		if c.Status.Allocation == nil {
+			cur, wait, ok := pl.t.ClaimFor(pod, c.Namespace, c.Name)
+			if !ok {
+				return nil, unresolvable(fmt.Sprintf("could not find ResourceClaim %q", dra.Key(c.Namespace, c.Name)))
+			}
+			if wait {
+				return nil, unresolvable(fmt.Sprintf("resource claim %s is in the process of being allocated", dra.Key(c.Namespace, c.Name)))
+			}
+			// A group-mate's allocation in flight is shared, as kube
+			// shares pending allocations within a PodGroup cycle.
+			c, claims[i] = cur, cur
+		}
 		if c.Status.Allocation != nil {
-			if len(c.Status.ReservedFor) >= resourceapi.ResourceClaimReservedForMaxSize && !reservedFor(c, pod.UID) {
+			if len(c.Status.ReservedFor) >= resourceapi.ResourceClaimReservedForMaxSize && !dra.ReservedFor(c, pod.UID) {
 				return nil, unresolvable(ErrReasonInUse)
 			}
 			if sel := c.Status.Allocation.NodeSelector; sel != nil {
@@ -169,9 +190,6 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, state *framework.Cycl
 				s.availableOnNodes[i] = ns
 			}
 			continue
-		}
-		if pl.t.InFlightForOther(c.Namespace, c.Name, pod.UID) {
-			return nil, unresolvable(fmt.Sprintf("resource claim %s is in the process of being allocated", dra.Key(c.Namespace, c.Name)))
 		}
 		if st := pl.checkClasses(c); st != nil {
 			return nil, st

@@ -2,6 +2,7 @@ package dynamicresources
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -32,8 +33,20 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 	}
 	var results []resourceapi.AllocationResult
 	if s.allocator != nil {
-		res, reason, err := s.allocator.AllocateOnNode(ctx, node)
+		actx := ctx
+		if pl.filterTimeout > 0 {
+			var cancel context.CancelFunc
+			actx, cancel = context.WithTimeout(ctx, pl.filterTimeout)
+			defer cancel()
+		}
+		res, reason, err := s.allocator.AllocateOnNode(actx, node)
 		switch {
+		case err != nil && ctx.Err() != nil:
+			// The cycle has enough feasible nodes and stopped the others.
+			return unresolvable(fmt.Sprintf("asked by caller to stop allocating devices: %v", context.Cause(ctx)))
+		case errors.Is(err, context.DeadlineExceeded):
+			// Possibly transient: an Error retries the pod after backoff.
+			return framework.AsStatus(fmt.Errorf("node %s: timed out trying to allocate devices", node.Name))
 		case err != nil:
 			// A broken claim or class (a CEL runtime error): the attempt
 			// fails, as in kube, and is retried after backoff.
