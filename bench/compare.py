@@ -7,6 +7,7 @@ several runs each, and write one CSV row per run.
     python3 bench/compare.py --runs 3 --sizes 15000 --workloads basic spread --levels kube e2e
     python3 bench/compare.py --runs 3 --sizes 1000 5000 --workloads preemption
     python3 bench/compare.py --runs 1 --sizes 5000 --workloads preemption --pods 10000 --levels inprocess e2e
+    python3 bench/compare.py --runs 3 --sizes 1000 --workloads dra
 
 The levels run alternately (run 1 of each level, then run 2 of each...), so
 kube-scheduler and Berth share each time window of a busy machine; every
@@ -22,7 +23,7 @@ repo root.
 """
 import argparse, csv, json, os, re, shutil, subprocess, sys, tempfile
 
-WORKLOADS = ["basic", "spread", "affinity", "preemption", "preferred", "unschedulable", "mixedchurn"]
+WORKLOADS = ["basic", "spread", "affinity", "preemption", "preferred", "unschedulable", "mixedchurn", "dra"]
 ORACLE_NATIVE = {"basic", "spread", "affinity", "preemption"}
 FIELDS = ["workload", "nodes", "pods", "scheduler", "level", "run", "seconds",
           "pods_per_second", "p50_ms", "p99_ms", "peak_rss_mib", "note"]

@@ -31,17 +31,22 @@ const (
 	// pressure grace period) to when it fires, so that timers survive a
 	// restart (server/deadlines).
 	Deadlines Space = "deadlines"
+	// Claims maps an allocated ResourceClaim ("namespace/name") to the
+	// claim with its allocation and consumers, from the Bind that
+	// allocated it to its deallocation, so that a restart allocates none
+	// of its devices again (server/decisionlog).
+	Claims Space = "claims"
 )
 
 // Spaces returns every keyspace, in declaration order.
 func Spaces() []Space {
-	return []Space{Nominations, Assumed, Evictions, UserMeta, Unschedulable, Pressure, Deadlines}
+	return []Space{Nominations, Assumed, Evictions, UserMeta, Unschedulable, Pressure, Deadlines, Claims}
 }
 
 // Known reports whether s is one of Spaces.
 func (s Space) Known() bool {
 	switch s {
-	case Nominations, Assumed, Evictions, UserMeta, Unschedulable, Pressure, Deadlines:
+	case Nominations, Assumed, Evictions, UserMeta, Unschedulable, Pressure, Deadlines, Claims:
 		return true
 	}
 	return false

@@ -81,6 +81,9 @@ func run(ctx context.Context, conn grpc.ClientConnInterface, w *workload.Workloa
 	for _, n := range w.Nodes {
 		initial = append(initial, upsert(nodeObject(n)))
 	}
+	for _, o := range deviceObjects(w.Devices) {
+		initial = append(initial, upsert(o))
+	}
 	for _, g := range w.PodGroups {
 		initial = append(initial, upsert(groupObject(g)))
 	}

@@ -4,7 +4,9 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/bench/workload"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/server/convert"
 )
 
 // The workloads use a small part of the model; these build its proto form
@@ -34,6 +36,25 @@ func groupObject(g *model.PodGroup) *berthv1.Object {
 	}}}
 }
 
+// deviceObjects are the workload's DRA objects: classes, slices, then
+// templates (server/convert maps Kubernetes' types).
+func deviceObjects(d *workload.Devices) []*berthv1.Object {
+	if d == nil {
+		return nil
+	}
+	var out []*berthv1.Object
+	for _, c := range d.Classes {
+		out = append(out, convert.ObjectToProto(convert.Object{DeviceClass: c}))
+	}
+	for _, s := range d.Slices {
+		out = append(out, convert.ObjectToProto(convert.Object{ResourceSlice: s}))
+	}
+	for _, t := range d.Templates {
+		out = append(out, convert.ObjectToProto(convert.Object{ResourceClaimTemplate: t}))
+	}
+	return out
+}
+
 func podObject(p *model.Pod) *berthv1.Object {
 	return &berthv1.Object{Kind: &berthv1.Object_Pod{Pod: podProto(p)}}
 }
@@ -55,7 +76,14 @@ func podProto(p *model.Pod) *berthv1.Pod {
 		out.StartTime = timestamppb.New(p.StartTime)
 	}
 	for _, c := range p.Containers {
-		out.Containers = append(out.Containers, &berthv1.Container{Name: c.Name, Requests: c.Requests})
+		out.Containers = append(out.Containers, &berthv1.Container{Name: c.Name, Requests: c.Requests, Claims: c.Claims})
+	}
+	for _, e := range p.ResourceClaims {
+		rc := &berthv1.PodResourceClaim{Name: e.Name, ResourceClaimTemplateName: e.TemplateName}
+		if e.TemplateName == "" {
+			rc.ResourceClaimName = e.ClaimName
+		}
+		out.ResourceClaims = append(out.ResourceClaims, rc)
 	}
 	for _, t := range p.Tolerations {
 		pt := &berthv1.Toleration{Key: t.Key, Value: t.Value, Effect: taintEffect(t.Effect), TolerationSeconds: t.TolerationSeconds}

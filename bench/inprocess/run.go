@@ -141,8 +141,8 @@ func DefaultConfig(reg runtime.Registry) *config.Config {
 	return cfg
 }
 
-// Load sends the workload's initial cluster: priority classes, nodes, pod
-// groups and running pods.
+// Load sends the workload's initial cluster: priority classes, nodes, DRA
+// objects, pod groups and running pods.
 func Load(ctx context.Context, s *scheduler.Scheduler, w *workload.Workload) error {
 	for _, pc := range w.PriorityClasses {
 		if err := s.SetPriorityClass(ctx, pc); err != nil {
@@ -152,6 +152,23 @@ func Load(ctx context.Context, s *scheduler.Scheduler, w *workload.Workload) err
 	for _, n := range w.Nodes {
 		if err := s.AddNode(ctx, n); err != nil {
 			return fmt.Errorf("node %s: %w", n.Name, err)
+		}
+	}
+	if d := w.Devices; d != nil {
+		var objs []any
+		for _, c := range d.Classes {
+			objs = append(objs, c)
+		}
+		for _, sl := range d.Slices {
+			objs = append(objs, sl)
+		}
+		for _, t := range d.Templates {
+			objs = append(objs, t)
+		}
+		for _, o := range objs {
+			if err := s.UpsertDeviceObject(ctx, o); err != nil {
+				return fmt.Errorf("DRA object: %w", err)
+			}
 		}
 	}
 	for _, g := range w.PodGroups {

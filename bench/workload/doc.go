@@ -11,7 +11,10 @@
 // Kubernetes manifests; for the workloads kubeoracle also generates
 // (basic, spread, affinity, preemption) the bytes are those of
 // `kubeoracle gen` with the same sizes, so both schedulers see the
-// identical input.
+// identical input. The DRA workload (dra.go) adds Devices: a DeviceClass,
+// a ResourceSlice of GPUsPerNode GPUs per node and ResourceClaimTemplates
+// its pods claim 1-4 GPUs of a model through; WriteYAML writes them as
+// resource.k8s.io/v1 documents kubeoracle's `throughput -f` reads.
 //
 // Every workload uses kubeoracle's node shape: nodes node-NNNNN with 32 cpu,
 // 128Gi and 110 pods, labelled with their hostname, one of 10 zones

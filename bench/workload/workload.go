@@ -27,7 +27,7 @@ const (
 
 // Names lists every workload Generate knows.
 func Names() []string {
-	return []string{Basic, Spread, Affinity, Preemption, PreferredAffinity, Unschedulable, MixedChurn, Gang}
+	return []string{Basic, Spread, Affinity, Preemption, PreferredAffinity, Unschedulable, MixedChurn, Gang, DRA}
 }
 
 // Oracle reports whether `kubeoracle throughput --workload NAME` generates
@@ -101,6 +101,9 @@ type Workload struct {
 	// Pending pods, in creation order: every one of them must be decided
 	// (bound, or reported unschedulable) for a run to end.
 	Pending []*model.Pod
+	// Devices are the DRA objects, sent after the nodes (DRA); nil for
+	// the other workloads.
+	Devices *Devices
 	// Stream is what a driver sends once the clock starts, in order: an
 	// AddPod for every pending pod, interleaved with churn for MixedChurn.
 	Stream []Event
@@ -166,6 +169,9 @@ func Generate(name string, spec Spec) (*Workload, error) {
 		}
 	case MixedChurn:
 		g.churn(spec)
+	case DRA:
+		g.existing(spec.Existing, "existing", podMilliCPU, podMemory, "")
+		g.dra(spec)
 	case Gang:
 		g.existing(spec.Existing, "existing", podMilliCPU, podMemory, "")
 		for i := range spec.Pods {

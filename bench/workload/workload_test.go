@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berthsched/berth/core/manifest"
 	"github.com/berthsched/berth/core/model"
@@ -92,6 +93,17 @@ func TestYAMLDecodesToModel(t *testing.T) {
 			if diff := cmp.Diff(w.PriorityClasses, c.PriorityClasses, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("priority classes (-generated +decoded):\n%s", diff)
 			}
+			if w.Devices != nil {
+				var got Devices
+				got.Classes, _ = c.Devices.List()
+				got.Slices = c.Devices.SliceList()
+				for _, tm := range w.Devices.Templates {
+					got.Templates = append(got.Templates, c.Devices.Templates[tm.Namespace+"/"+tm.Name])
+				}
+				if diff := cmp.Diff(w.Devices, &got, cmpopts.EquateEmpty(), cmpopts.IgnoreTypes(metav1.TypeMeta{})); diff != "" {
+					t.Errorf("DRA objects (-generated +decoded):\n%s", diff)
+				}
+			}
 		})
 	}
 }
@@ -109,6 +121,7 @@ func TestGenerate(t *testing.T) {
 		{"basic", Spec{Nodes: 5, Pods: 10}, counts{Nodes: 5, Pending: 10, Ops: map[string]int{"AddPod": 10}}},
 		{"preemption", Spec{Nodes: 5, Pods: 3}, counts{Nodes: 5, Classes: 2, Existing: 40, Pending: 3, Ops: map[string]int{"AddPod": 3}}},
 		{"unschedulable", Spec{Nodes: 5, Pods: 30}, counts{Nodes: 5, Pending: 30, NeverFit: 3, Ops: map[string]int{"AddPod": 30}}},
+		{"dra", Spec{Nodes: 5, Pods: 8}, counts{Nodes: 5, Pending: 8, Ops: map[string]int{"AddPod": 8}}},
 		{"mixedchurn", Spec{Nodes: 20, Pods: 40}, counts{Nodes: 22, Existing: 22, Pending: 40,
 			Ops: map[string]int{"AddPod": 40, "AddNode": 4, "DeletePod": 6, "DeleteNode": 2}}},
 	}

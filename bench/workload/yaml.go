@@ -25,6 +25,11 @@ func (w *Workload) WriteYAML(out io.Writer) error {
 	for _, n := range w.Nodes {
 		writeNode(bw, n)
 	}
+	if w.Devices != nil {
+		if err := w.Devices.writeYAML(bw); err != nil {
+			return err
+		}
+	}
 	for _, g := range w.PodGroups {
 		fmt.Fprintf(bw, "---\napiVersion: scheduling.k8s.io/v1alpha2\nkind: PodGroup\nmetadata:\n  name: %s\n  namespace: %s\n"+
 			"spec:\n  schedulingPolicy:\n    gang:\n      minCount: %d\n", g.Name, g.Namespace, g.MinCount)
@@ -73,9 +78,26 @@ func writePod(w *bufio.Writer, p *model.Pod) {
 	}
 	w.WriteString("  containers:\n")
 	for _, c := range p.Containers {
-		fmt.Fprintf(w, "  - image: registry.k8s.io/pause:3.10\n    name: %s\n    resources:\n      requests:\n", c.Name)
+		fmt.Fprintf(w, "  - image: registry.k8s.io/pause:3.10\n    name: %s\n    resources:\n", c.Name)
+		for i, claim := range c.Claims {
+			if i == 0 {
+				w.WriteString("      claims:\n")
+			}
+			fmt.Fprintf(w, "      - name: %s\n", claim)
+		}
+		w.WriteString("      requests:\n")
 		fmt.Fprintf(w, "        cpu: %s\n        memory: %s\n", yamlQuantity(quantityCPU(c.Requests[model.ResourceCPU])),
 			quantityBytes(c.Requests[model.ResourceMemory]))
+	}
+	for i, e := range p.ResourceClaims {
+		if i == 0 {
+			w.WriteString("  resourceClaims:\n")
+		}
+		if e.TemplateName != "" {
+			fmt.Fprintf(w, "  - name: %s\n    resourceClaimTemplateName: %s\n", e.Name, e.TemplateName)
+		} else {
+			fmt.Fprintf(w, "  - name: %s\n    resourceClaimName: %s\n", e.Name, e.ClaimName)
+		}
 	}
 	if p.NodeName != "" {
 		fmt.Fprintf(w, "  nodeName: %s\n", p.NodeName)

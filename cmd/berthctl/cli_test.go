@@ -210,10 +210,15 @@ func watchStream() []*berthv1.WatchResponse {
 	clear.Action = &berthv1.Decision_ClearNomination{ClearNomination: &berthv1.ClearNomination{PreviousNode: "n2", Reason: "a higher priority pod took the room"}}
 	unsched := decision(9, "default/big")
 	unsched.Action = &berthv1.Decision_Unschedulable{Unschedulable: &berthv1.Unschedulable{Message: "0/2 nodes are available: 2 Insufficient cpu."}}
+	gpu := &berthv1.AllocationResult{Devices: []*berthv1.DeviceRequestAllocationResult{{Request: "g", Driver: "gpu.example.com", Pool: "n1", Device: "gpu-0"}}}
+	gpuBind := decision(10, "default/train")
+	gpuBind.Action = &berthv1.Decision_Bind{Bind: &berthv1.Bind{Node: "n1", Claims: []*berthv1.ClaimAllocation{{Namespace: "default", Name: "train-gpu-x", Allocation: gpu}}}}
+	dealloc := decision(11, "default/train")
+	dealloc.Action = &berthv1.Decision_DeallocateClaim{DeallocateClaim: &berthv1.DeallocateClaim{Namespace: "default", Name: "train-gpu-x", Allocation: gpu, Reason: "the last pod using the claim is gone"}}
 	return []*berthv1.WatchResponse{
 		{Decisions: []*berthv1.Decision{bind, evict}, NextRevision: 7},
 		{NextRevision: 7}, // progress only
-		{Decisions: []*berthv1.Decision{nominate, clear, unsched}, NextRevision: 10},
+		{Decisions: []*berthv1.Decision{nominate, clear, unsched, gpuBind, dealloc}, NextRevision: 12},
 	}
 }
 
@@ -245,6 +250,8 @@ func TestWatch(t *testing.T) {
 {"revision":7,"type":"nominate","pod":"default/high","node":"n2"}
 {"revision":8,"type":"clear_nomination","pod":"default/mid","node":"n2","reason":"a higher priority pod took the room"}
 {"revision":9,"type":"unschedulable","pod":"default/big","message":"0/2 nodes are available: 2 Insufficient cpu."}
+{"revision":10,"type":"bind","pod":"default/train","node":"n1","claims":[{"claim":"default/train-gpu-x","devices":["gpu.example.com/n1/gpu-0"]}]}
+{"revision":11,"type":"deallocate_claim","pod":"default/train","reason":"the last pod using the claim is gone","claims":[{"claim":"default/train-gpu-x","devices":["gpu.example.com/n1/gpu-0"]}]}
 `,
 		},
 		{
@@ -254,6 +261,8 @@ func TestWatch(t *testing.T) {
 7 nominate default/high -> n2
 8 clear_nomination default/mid (was n2): a higher priority pod took the room
 9 unschedulable default/big: 0/2 nodes are available: 2 Insufficient cpu.
+10 bind default/train -> n1 [default/train-gpu-x: gpu.example.com/n1/gpu-0]
+11 deallocate_claim default/train [default/train-gpu-x: gpu.example.com/n1/gpu-0]: the last pod using the claim is gone
 `,
 		},
 	} {
@@ -373,7 +382,7 @@ scheduled      40
 unschedulable  9
 error          0
 `}},
-		{[]string{"get", "widgets"}, result{code: exitUsage, stderr: "berthctl: get: unknown resource \"widgets\": use pending, nominations, queue or nodes\nRun 'berthctl get --help' for usage.\n"}},
+		{[]string{"get", "widgets"}, result{code: exitUsage, stderr: "berthctl: get: unknown resource \"widgets\": use pending, nominations, queue, nodes, claims, deviceclasses or resourceslices\nRun 'berthctl get --help' for usage.\n"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			got := berthctl(t, a(), "", append([]string{"--server", addr}, tc.args...)...)

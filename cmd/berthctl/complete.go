@@ -21,6 +21,9 @@ var getKinds = []cobra.Completion{
 	cobra.CompletionWithDesc("nodes", "nodes and what their pods use"),
 	cobra.CompletionWithDesc("nominations", "nominations in force"),
 	cobra.CompletionWithDesc("queue", "pods in each queue state"),
+	cobra.CompletionWithDesc("claims", "resource claims and their device allocations"),
+	cobra.CompletionWithDesc("deviceclasses", "device classes"),
+	cobra.CompletionWithDesc("resourceslices", "resource slices (devices per node)"),
 }
 
 // deleteKindNames are the kinds delete takes by name (their aliases are

@@ -18,7 +18,8 @@ func TestCompletion(t *testing.T) {
 		want []string
 	}{
 		{"get kinds", []string{"get", ""}, []string{"pending\tpods not bound yet", "nodes\tnodes and what their pods use",
-			"nominations\tnominations in force", "queue\tpods in each queue state"}},
+			"nominations\tnominations in force", "queue\tpods in each queue state",
+			"claims\tresource claims and their device allocations", "deviceclasses\tdevice classes", "resourceslices\tresource slices (devices per node)"}},
 		{"get takes one kind", []string{"get", "nodes", ""}, nil},
 		{"get pending --state", []string{"get", "pending", "--state", ""}, pendingStates},
 		{"delete kinds", []string{"delete", ""}, []string{"pod", "node", "priorityclass", "pdb", "namespace"}},

@@ -26,6 +26,7 @@ type getOptions struct {
 	schedulerName string
 	labels        map[string]string
 	states        []string
+	namespace     string
 }
 
 // pendingStates are the states get pending --state takes: every
@@ -39,8 +40,8 @@ const bindingNote = "binding: berthd decided the node (a Bind decision) and wait
 func (a *app) getCommand() *cobra.Command {
 	var o getOptions
 	cmd := &cobra.Command{
-		Use:   "get (pending | nodes | nominations | queue) [-o text|json]",
-		Short: "List what berthd holds: pending pods, nodes and their use, nominations, queue counts",
+		Use:   "get (pending | nodes | nominations | queue | claims | deviceclasses | resourceslices) [-o text|json|yaml]",
+		Short: "List what berthd holds: pending pods, nodes and their use, nominations, queue counts, devices",
 		Long: `get lists, from berthd's AdminService:
   pending      the pods not bound yet (ListPending, every page), by namespace and name;
                --state keeps those in the states given. binding means berthd made a
@@ -56,25 +57,34 @@ func (a *app) getCommand() *cobra.Command {
   nominations  the nominations in force (ListNominations); RESTORED marks those
                reloaded from berthd's store whose pods were not re-sent yet
   queue        the number of pods in each state and the attempts made (QueueStats)
+  claims       the ResourceClaims (ListDeviceObjects), those berthd made from
+               templates for pods included: ALLOCATED, the NODE their devices
+               are on (* for devices every node reaches, "selector" for
+               network-attached ones), DEVICES as request=driver/pool/device,
+               and the pods RESERVED (using the claim); -n keeps one namespace
+  deviceclasses  the DeviceClasses with their CEL selectors
+  resourceslices the ResourceSlices: driver, pool, where, how many devices
 
 -o json prints the API's response message, all pages merged (ListPendingResponse,
-ListNodesResponse, ListNominationsResponse or QueueStatsResponse). ` + jsonShape + `
+ListNodesResponse, ListNominationsResponse, QueueStatsResponse or
+ListDeviceObjectsResponse); -o yaml the same document in YAML. ` + jsonShape + `
 
 Right after a restart, berthd holds no nodes and pods until the orchestrator
 re-lists them (it keeps decisions, nominations and binds, not nodes and pods);
 an empty listing then says so on standard error.`,
-		Args:              exactArgs(1, "what to list: pending, nominations, queue or nodes"),
+		Args:              exactArgs(1, "what to list: pending, nominations, queue, nodes, claims, deviceclasses or resourceslices"),
 		ValidArgsFunction: completeGetKinds,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := oneOf("output", o.output, "text", "json"); err != nil {
+			if err := oneOf("output", o.output, "text", "json", "yaml"); err != nil {
 				return err
 			}
 			return a.get(cmd.Context(), args[0], &o)
 		},
 	}
 	fs := cmd.Flags()
-	outputFlag(fs, &o.output, "text", "output format: text or json")
+	outputFlag(fs, &o.output, "text", "output format: text, json or yaml")
 	fs.StringVar(&o.schedulerName, "scheduler-name", "", "pending, queue: only this scheduling profile")
+	fs.StringVarP(&o.namespace, "namespace", "n", "", "claims: only this namespace")
 	fs.StringToStringVarP(&o.labels, "selector", "l", nil, "nodes: only nodes with these labels (key=value,...)")
 	fs.StringSliceVar(&o.states, "state", nil, "pending: only pods in these states ("+strings.Join(pendingStates, ", ")+"); repeatable or comma-separated")
 	_ = cmd.RegisterFlagCompletionFunc("state", cobra.FixedCompletions(pendingStates, cobra.ShellCompDirectiveNoFileComp))
@@ -92,8 +102,14 @@ func (a *app) get(ctx context.Context, what string, o *getOptions) error {
 		do = a.getQueue
 	case "nodes", "node":
 		do = a.getNodes
+	case "claims", "claim", "resourceclaims":
+		do = a.getClaims
+	case "deviceclasses", "deviceclass":
+		do = a.getDeviceClasses
+	case "resourceslices", "resourceslice", "slices":
+		do = a.getResourceSlices
 	default:
-		return usageErrorf("get: unknown resource %q: use pending, nominations, queue or nodes", what)
+		return usageErrorf("get: unknown resource %q: use pending, nominations, queue, nodes, claims, deviceclasses or resourceslices", what)
 	}
 	c, err := a.conn.dial()
 	if err != nil {
@@ -137,8 +153,8 @@ func (a *app) getPending(ctx context.Context, c *client, o *getOptions) error {
 	if len(all.GetPods()) == 0 {
 		a.emptyHint(ctx, c, "pending pods")
 	}
-	if o.output == "json" {
-		return writeJSON(a.out, all)
+	if o.output != "text" {
+		return writeStructured(a.out, o.output, all)
 	}
 	if slices.ContainsFunc(all.GetPods(), func(p *berthv1.PendingPod) bool { return p.GetState() == berthv1.QueueState_QUEUE_STATE_BINDING }) {
 		defer fmt.Fprintln(a.err, bindingNote)
@@ -169,8 +185,8 @@ func (a *app) getNominations(ctx context.Context, c *client, o *getOptions) erro
 			break
 		}
 	}
-	if o.output == "json" {
-		return writeJSON(a.out, all)
+	if o.output != "text" {
+		return writeStructured(a.out, o.output, all)
 	}
 	return writeTable(a.out, func(tw io.Writer) {
 		fmt.Fprintln(tw, "NAMESPACE\tNAME\tNODE\tPRIORITY\tREVISION\tRESTORED")
@@ -194,7 +210,7 @@ func (a *app) getQueue(ctx context.Context, c *client, o *getOptions) error {
 	if s.GetActive()+s.GetBackoff()+s.GetUnschedulable()+s.GetGated()+s.GetInFlight()+s.GetBinding()+s.GetBound()+s.GetIgnored() == 0 {
 		a.emptyHint(ctx, c, "pods")
 	}
-	if o.output == "json" {
+	if o.output != "text" {
 		return writeJSON(a.out, s)
 	}
 	return writeTable(a.out, func(tw io.Writer) {
@@ -232,8 +248,8 @@ func (a *app) getNodes(ctx context.Context, c *client, o *getOptions) error {
 	if len(all.GetNodes()) == 0 {
 		a.emptyHint(ctx, c, "nodes")
 	}
-	if o.output == "json" {
-		return writeJSON(a.out, all)
+	if o.output != "text" {
+		return writeStructured(a.out, o.output, all)
 	}
 	pressure, err := nodePressure(ctx, c)
 	if err != nil {

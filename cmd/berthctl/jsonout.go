@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/timestamppb"
+	"sigs.k8s.io/yaml"
 )
 
 // jsonShape says what -o json prints for get and explain; it is part of
@@ -26,6 +27,25 @@ func writeJSON(w io.Writer, m proto.Message) error {
 		return failedf("encoding: %w", err)
 	}
 	if _, err := fmt.Fprintln(w, string(b)); err != nil {
+		return failedf("writing: %w", err)
+	}
+	return nil
+}
+
+// writeStructured prints m as JSON (writeJSON) or, for "yaml", as the
+// same document in YAML.
+func writeStructured(w io.Writer, format string, m proto.Message) error {
+	if format != "yaml" {
+		return writeJSON(w, m)
+	}
+	j, err := json.Marshal(jsonValue(m.ProtoReflect()))
+	if err == nil {
+		j, err = yaml.JSONToYAML(j)
+	}
+	if err != nil {
+		return failedf("encoding: %w", err)
+	}
+	if _, err := w.Write(j); err != nil {
 		return failedf("writing: %w", err)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -130,7 +131,7 @@ func (a *app) simulateOffline(ctx context.Context, o *simulateOptions, c *manife
 	}
 	in := simulate.Input{
 		Nodes: c.Nodes, Pods: c.Pods, PriorityClasses: c.PriorityClasses,
-		PDBs: c.PDBs, Namespaces: c.Namespaces, Config: cfg,
+		PDBs: c.PDBs, Namespaces: c.Namespaces, Devices: c.Devices, Config: cfg,
 	}
 	lines, err := simulate.Run(ctx, in, simulate.Options{Registry: reg})
 	if ce := (*simulate.ConfigError)(nil); errors.As(err, &ce) && what != "" {
@@ -272,9 +273,15 @@ func traceDetail(l simulate.Line) string {
 		if l.ViaNominatedNode {
 			parts = append(parts, "via nominated node")
 		}
+		for _, entry := range slices.Sorted(maps.Keys(l.Claims)) {
+			c := l.Claims[entry]
+			parts = append(parts, fmt.Sprintf("claim %s=%s: %s", entry, c.Claim, strings.Join(c.Devices, ",")))
+		}
 		return strings.Join(parts, "; ")
 	case simulate.ResultNominated:
 		return "victims " + strings.Join(l.Victims, ",")
+	case simulate.ResultDeallocated:
+		return "deallocated " + strings.Join(l.Deallocated, ",") + "; " + l.Message
 	}
 	return l.Message
 }

@@ -3,10 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berthsched/berth/core/manifest"
 	"github.com/berthsched/berth/server/convert"
@@ -99,24 +102,7 @@ func loadCluster(srcs []source) (*manifest.Cluster, error) {
 		in[i] = manifest.Source{Name: s.name, Data: s.data}
 	}
 	c, err := manifest.DecodeSources(in...)
-	if err == nil {
-		err = refuseDeviceClaims(c)
-	}
 	return c, manifestError(err)
-}
-
-// refuseDeviceClaims refuses pods that claim devices: the manifests' DRA
-// objects are read and validated, but neither simulate nor the server
-// allocates devices yet (issue 20), and placing such a pod without its
-// devices would be a wrong answer.
-func refuseDeviceClaims(c *manifest.Cluster) error {
-	for _, p := range c.Pods {
-		if len(p.ResourceClaims) > 0 {
-			at, _ := c.Origin(p)
-			return fmt.Errorf("%s: pod %s: spec.resourceClaims: dynamic resource allocation is not scheduled by this version of Berth (its objects are validated only)", at, p.Key())
-		}
-	}
-	return nil
 }
 
 // reportIgnored says on w which documents did not count.
@@ -156,6 +142,7 @@ func clusterObjects(c *manifest.Cluster, withNamespaces bool) []convert.Object {
 	for _, g := range c.PodGroups {
 		out = append(out, convert.Object{PodGroup: g})
 	}
+	out = append(out, deviceObjects(c)...)
 	for _, p := range c.Pods {
 		out = append(out, convert.Object{Pod: p})
 	}
@@ -193,4 +180,30 @@ func originOf(c *manifest.Cluster, o convert.Object) string {
 		return l.String()
 	}
 	return ""
+}
+
+// deviceObjects lists the DRA objects of the manifests, in the order
+// berthd needs them: classes, slices, templates, then the claims but those
+// made from templates for pods (berthd makes its own).
+func deviceObjects(c *manifest.Cluster) []convert.Object {
+	d := c.Devices
+	if d == nil {
+		return nil
+	}
+	var out []convert.Object
+	for _, k := range slices.Sorted(maps.Keys(d.Classes)) {
+		out = append(out, convert.Object{DeviceClass: d.Classes[k]})
+	}
+	for _, k := range slices.Sorted(maps.Keys(d.Slices)) {
+		out = append(out, convert.Object{ResourceSlice: d.Slices[k]})
+	}
+	for _, k := range slices.Sorted(maps.Keys(d.Templates)) {
+		out = append(out, convert.Object{ResourceClaimTemplate: d.Templates[k]})
+	}
+	for _, k := range slices.Sorted(maps.Keys(d.Claims)) {
+		if metav1.GetControllerOf(d.Claims[k]) == nil {
+			out = append(out, convert.Object{ResourceClaim: d.Claims[k]})
+		}
+	}
+	return out
 }

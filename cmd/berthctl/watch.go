@@ -29,7 +29,7 @@ func (a *app) watchCommand() *cobra.Command {
 	var o watchOptions
 	cmd := &cobra.Command{
 		Use:   "watch [--from-revision N] [-o text|json] [--idle-timeout D] [--scheduler-name NAME]",
-		Short: "Follow berthd's decisions (bind, evict, nominate, clear_nomination, unschedulable)",
+		Short: "Follow berthd's decisions (bind, evict, nominate, clear_nomination, unschedulable, deallocate_claim)",
 		Long: `watch streams berthd's decisions through DecisionService.Watch, in revision
 order, until interrupted, until berthd ends the stream, or, with
 --idle-timeout, once no decision has arrived for that long (exit 0).
@@ -39,10 +39,13 @@ replays every decision from revision N first. A revision berthd has
 compacted away ends the watch with exit 1 and says the oldest one kept.
 
 -o json prints one object per decision:
-  {"revision":N,"type":"bind|evict|nominate|clear_nomination|unschedulable",
-   "pod":"ns/name","node":...,"preemptor":...,"reason":...,"message":...}
-("pod" is the pod acted on: for evict, the victim; "node" for
-clear_nomination is the node the nomination was on).`,
+  {"revision":N,"type":"bind|evict|nominate|clear_nomination|unschedulable|deallocate_claim",
+   "pod":"ns/name","node":...,"preemptor":...,"reason":...,"message":...,
+   "claims":[{"claim":"ns/name","devices":["driver/pool/device",...]}]}
+("pod" is the pod acted on: for evict, the victim; for deallocate_claim, the
+claim's last consumer; "node" for clear_nomination is the node the
+nomination was on; "claims" are a bind's device allocations, or the claim a
+deallocate_claim frees with the devices it held).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.watch(cmd.Context(), &o)
@@ -65,6 +68,23 @@ type watchLine struct {
 	Preemptor string `json:"preemptor,omitempty"`
 	Reason    string `json:"reason,omitempty"`
 	Message   string `json:"message,omitempty"`
+	// Claims are a Bind's allocations, or the claim a DeallocateClaim
+	// frees.
+	Claims []claimLine `json:"claims,omitempty"`
+}
+
+// claimLine is one claim with its devices ("driver/pool/device").
+type claimLine struct {
+	Claim   string   `json:"claim"`
+	Devices []string `json:"devices,omitempty"`
+}
+
+func claimLineOf(namespace, name string, a *berthv1.AllocationResult) claimLine {
+	l := claimLine{Claim: namespace + "/" + name}
+	for _, r := range a.GetDevices() {
+		l.Devices = append(l.Devices, r.GetDriver()+"/"+r.GetPool()+"/"+r.GetDevice())
+	}
+	return l
 }
 
 func lineOf(d *berthv1.Decision) watchLine {
@@ -72,6 +92,13 @@ func lineOf(d *berthv1.Decision) watchLine {
 	switch act := d.GetAction().(type) {
 	case *berthv1.Decision_Bind:
 		l.Type, l.Node = "bind", act.Bind.GetNode()
+		for _, c := range act.Bind.GetClaims() {
+			l.Claims = append(l.Claims, claimLineOf(c.GetNamespace(), c.GetName(), c.GetAllocation()))
+		}
+	case *berthv1.Decision_DeallocateClaim:
+		x := act.DeallocateClaim
+		l.Type, l.Reason = "deallocate_claim", x.GetReason()
+		l.Claims = []claimLine{claimLineOf(x.GetNamespace(), x.GetName(), x.GetAllocation())}
 	case *berthv1.Decision_Evict:
 		l.Type, l.Node, l.Reason = "evict", act.Evict.GetNode(), act.Evict.GetReason()
 		l.Preemptor = podKey(act.Evict.GetPreemptor())
@@ -98,6 +125,16 @@ func (l watchLine) text() string {
 		fmt.Fprintf(&b, " from %s for %s", l.Node, l.Preemptor)
 	case "clear_nomination":
 		fmt.Fprintf(&b, " (was %s)", l.Node)
+	}
+	for i, c := range l.Claims {
+		sep := " ["
+		if i > 0 {
+			sep = "; "
+		}
+		fmt.Fprintf(&b, "%s%s: %s", sep, c.Claim, strings.Join(c.Devices, ", "))
+		if i == len(l.Claims)-1 {
+			b.WriteString("]")
+		}
 	}
 	if l.Reason != "" {
 		fmt.Fprintf(&b, ": %s", l.Reason)

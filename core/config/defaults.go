@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
@@ -19,10 +20,10 @@ const DefaultSchedulerName = model.DefaultSchedulerName
 
 // defaultPlugins returns kube-scheduler 1.36's default plugins in kube's
 // order (apis/config/v1/default_plugins.go, with the feature gates at
-// their 1.36 defaults), minus the plugins Berth leaves out:
-// VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone,
-// DynamicResources (before DefaultPreemption), ImageLocality and
-// NodeDeclaredFeatures (last).
+// their 1.36 defaults: DynamicResources before DefaultPreemption), minus
+// the plugins Berth leaves out: VolumeRestrictions, NodeVolumeLimits,
+// VolumeBinding, VolumeZone, ImageLocality and NodeDeclaredFeatures
+// (last).
 func defaultPlugins() Plugins {
 	return Plugins{MultiPoint: PluginSet{Enabled: []Plugin{
 		{Name: names.SchedulingGates},
@@ -35,6 +36,7 @@ func defaultPlugins() Plugins {
 		{Name: names.NodeResourcesFit, Weight: 1},
 		{Name: names.PodTopologySpread, Weight: 2},
 		{Name: names.InterPodAffinity, Weight: 2},
+		{Name: names.DynamicResources, Weight: 2},
 		{Name: names.DefaultPreemption},
 		{Name: names.NodeResourcesBalancedAllocation, Weight: 1},
 		{Name: names.DefaultBinder},
@@ -104,6 +106,17 @@ func defaultArgs(name string, raw []byte, path string) (json.RawMessage, error) 
 				a.MinCandidateNodesAbsolute = ptr[int32](100)
 			}
 		})
+	case names.DynamicResources:
+		return defaulted(name, raw, path, func(a *configv1.DynamicResourcesArgs) {
+			// DRASchedulerFilterTimeout, DRADeviceBindingConditions and
+			// DRAResourceClaimDeviceStatus are on in 1.36.
+			if a.FilterTimeout == nil {
+				a.FilterTimeout = &metav1.Duration{Duration: configv1.DynamicResourcesFilterTimeoutDefault}
+			}
+			if a.BindingTimeout == nil {
+				a.BindingTimeout = &metav1.Duration{Duration: configv1.DynamicResourcesBindingTimeoutDefault}
+			}
+		})
 	case names.InterPodAffinity:
 		return defaulted(name, raw, path, func(a *configv1.InterPodAffinityArgs) {
 			if a.HardPodAffinityWeight == nil {
@@ -146,7 +159,7 @@ func defaultArgs(name string, raw []byte, path string) (json.RawMessage, error) 
 // time when the profile configures none.
 func hasDefaultArgs(name string) bool {
 	switch name {
-	case names.DefaultPreemption, names.InterPodAffinity, names.NodeAffinity,
+	case names.DefaultPreemption, names.DynamicResources, names.InterPodAffinity, names.NodeAffinity,
 		names.NodeResourcesBalancedAllocation, names.NodeResourcesFit, names.PodTopologySpread:
 		return true
 	}

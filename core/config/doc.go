@@ -20,7 +20,7 @@
 //
 // What Berth leaves out, and how a configuration that names it is treated:
 //   - Plugins that only make sense inside Kubernetes (volume plugins,
-//     ImageLocality, DynamicResources, NodeDeclaredFeatures, the workload
+//     ImageLocality, NodeDeclaredFeatures, the workload
 //     plugins) are not part of the default profile. Enabling one is an error
 //     saying why Berth does not implement it. Disabling one is accepted and
 //     changes nothing (it is absent anyway), so that a kube configuration

@@ -92,6 +92,7 @@ func TestDefaultProfile(t *testing.T) {
 		{Name: "NodeResourcesFit", Weight: 1},
 		{Name: "PodTopologySpread", Weight: 2},
 		{Name: "InterPodAffinity", Weight: 2},
+		{Name: "DynamicResources", Weight: 2},
 		{Name: "DefaultPreemption"},
 		{Name: "NodeResourcesBalancedAllocation", Weight: 1},
 		{Name: "DefaultBinder"},
@@ -106,6 +107,7 @@ func TestDefaultProfile(t *testing.T) {
 	}
 	wantArgs := map[string]string{
 		"DefaultPreemption":               `{"minCandidateNodesPercentage":10,"minCandidateNodesAbsolute":100}`,
+		"DynamicResources":                `{"filterTimeout":"10s","bindingTimeout":"10m0s"}`,
 		"InterPodAffinity":                `{"hardPodAffinityWeight":1,"ignorePreferredTermsOfExistingPods":false}`,
 		"NodeAffinity":                    `{}`,
 		"NodeResourcesBalancedAllocation": `{"resources":[{"name":"cpu","weight":1},{"name":"memory","weight":1}]}`,
@@ -121,7 +123,7 @@ func TestDefaultProfile(t *testing.T) {
 	if diff := cmp.Diff(wantArgs, gotArgs); diff != "" {
 		t.Errorf("args (-want +got):\n%s", diff)
 	}
-	wantOrder := []string{"DefaultPreemption", "InterPodAffinity", "NodeAffinity", "NodeResourcesBalancedAllocation", "NodeResourcesFit", "PodTopologySpread"}
+	wantOrder := []string{"DefaultPreemption", "DynamicResources", "InterPodAffinity", "NodeAffinity", "NodeResourcesBalancedAllocation", "NodeResourcesFit", "PodTopologySpread"}
 	if diff := cmp.Diff(wantOrder, order); diff != "" {
 		t.Errorf("args order (-want +got):\n%s", diff)
 	}

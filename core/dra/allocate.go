@@ -70,16 +70,28 @@ func NewAllocator(ctx context.Context, objs *Objects, inUse *structured.Allocate
 // for node; ok is false when they cannot all be allocated there. An error
 // is not about this node only (ErrNodeInfeasible never comes out of it).
 func (a *Allocator) Allocate(ctx context.Context, node *corev1.Node) (results []resourceapi.AllocationResult, ok bool, err error) {
+	res, reason, err := a.AllocateOnNode(ctx, node)
+	return res, reason == "" && err == nil, err
+}
+
+// CannotAllocate is kube's reason for a node where the claims cannot all
+// be allocated.
+const CannotAllocate = "cannot allocate all claims"
+
+// AllocateOnNode is Allocate with kube's reason for a node that does not
+// fit: CannotAllocate, or the allocator's own message for a failure about
+// the node (invalid resource pools); "" when the claims fit.
+func (a *Allocator) AllocateOnNode(ctx context.Context, node *corev1.Node) (results []resourceapi.AllocationResult, reason string, err error) {
 	res, err := a.alloc.Allocate(ctx, node, a.claims)
 	switch {
 	case errors.Is(err, ErrNodeInfeasible):
-		return nil, false, nil
+		return nil, err.Error(), nil
 	case err != nil:
-		return nil, false, err
-	case res == nil:
-		return nil, false, nil
+		return nil, "", err
+	case len(res) != len(a.claims):
+		return nil, CannotAllocate, nil
 	}
-	return res, true, nil
+	return res, "", nil
 }
 
 // structuredID is the allocator's identity of an allocated device.

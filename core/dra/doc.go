@@ -17,7 +17,11 @@
 // twice); it also plays the resourceclaim controller (template claims made
 // for a pod and deleted with it, a claim deallocated when its last consumer
 // is gone). Template claims are named as kube names them with a
-// deterministic suffix (TemplateClaimName).
+// deterministic suffix (TemplateClaimName). An allocation in flight is
+// shared by the members of the pod group whose cycle made it, and the
+// reservations of an allocated claim in flight by any pod; another pod
+// needing the claim waits for the commit. Explain says, for people, which
+// claim or request cannot be allocated on a node and why.
 //
 // Validation follows kube-apiserver's rules for what the scheduler reads and
 // reports the offending field as a path relative to the object

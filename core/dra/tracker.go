@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"sync"
 
 	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/dynamic-resource-allocation/structured"
 
 	"github.com/berthsched/berth/core/model"
 )
@@ -41,13 +41,17 @@ var ErrDeviceTaken = errors.New("device already allocated")
 type Tracker struct {
 	mu       sync.Mutex
 	objs     *Objects
-	inFlight map[string]*resourceapi.ResourceClaim // claim key → the claim with its assumed allocation
-	cel      *cel.Cache
+	inFlight map[string]*resourceapi.ResourceClaim // claim key → the claim with its assumed allocation and consumers
+	// flightGroup is, per claim in flight, the pod group of the pod that
+	// put its allocation in flight ("" if none): the group's other
+	// members share the allocation in the same group cycle.
+	flightGroup map[string]string
+	cel         *cel.Cache
 }
 
 // NewTracker returns an empty tracker.
 func NewTracker() *Tracker {
-	return &Tracker{objs: NewObjects(), inFlight: map[string]*resourceapi.ResourceClaim{}, cel: NewCELCache()}
+	return &Tracker{objs: NewObjects(), inFlight: map[string]*resourceapi.ResourceClaim{}, flightGroup: map[string]string{}, cel: NewCELCache()}
 }
 
 // Load adds every object of objs (already validated and defaulted).
@@ -101,11 +105,12 @@ func (t *Tracker) PodClaims(pod *model.Pod) ([]*resourceapi.ResourceClaim, error
 
 // AddPod makes the claims of the pod's template entries that do not exist
 // yet (a copy of the template's spec, owned by the pod), as the
-// resourceclaim controller does. An entry whose template is missing makes
-// none: the pod waits.
-func (t *Tracker) AddPod(pod *model.Pod) {
+// resourceclaim controller does, and returns them. An entry whose
+// template is missing makes none: the pod waits.
+func (t *Tracker) AddPod(pod *model.Pod) []*resourceapi.ResourceClaim {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	var made []*resourceapi.ResourceClaim
 	for _, e := range pod.ResourceClaims {
 		if e.TemplateName == "" {
 			continue
@@ -118,7 +123,7 @@ func (t *Tracker) AddPod(pod *model.Pod) {
 		if !ok {
 			continue
 		}
-		t.objs.Claims[key] = &resourceapi.ResourceClaim{
+		c := &resourceapi.ResourceClaim{
 			ObjectMeta: metav1.ObjectMeta{
 				Namespace: pod.Namespace, Name: e.ClaimName, UID: types.UID("resourceclaim-" + pod.Namespace + "-" + e.ClaimName),
 				Labels:      tmpl.Spec.Labels,
@@ -129,55 +134,55 @@ func (t *Tracker) AddPod(pod *model.Pod) {
 			},
 			Spec: *tmpl.Spec.Spec.DeepCopy(),
 		}
+		t.objs.Claims[key] = c
+		made = append(made, c)
 	}
+	return made
 }
 
 // RemovePod is the pod gone: its in-flight allocations are dropped, it is
 // removed from the consumers of its claims, the claims made for it are
 // deleted, and a claim left without consumers is deallocated. It returns
-// the keys of the claims deallocated or deleted while allocated, sorted:
-// the orchestrator's driver frees their devices.
-func (t *Tracker) RemovePod(pod *model.Pod) []string {
+// the claims changed, in the order of the pod's entries (Freed says
+// which of them freed devices: the orchestrator's driver frees them).
+func (t *Tracker) RemovePod(pod *model.Pod) []ClaimChange {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, key := range t.inFlightForLocked(pod) {
-		delete(t.inFlight, key)
-	}
-	var freed []string
+	t.forgetLocked(pod)
+	var out []ClaimChange
 	for _, e := range pod.ResourceClaims {
 		key := Key(pod.Namespace, e.ClaimName)
 		c, ok := t.objs.Claims[key]
 		if !ok {
 			continue
 		}
-		if ownedBy(c, pod.UID) {
+		if OwnedBy(c, pod.UID) {
 			delete(t.objs.Claims, key)
-			if c.Status.Allocation != nil {
-				freed = append(freed, key)
-			}
+			out = append(out, ClaimChange{Old: c})
 			continue
 		}
-		if !reservedFor(c, pod.UID) {
+		if !ReservedFor(c, pod.UID) {
 			continue
 		}
-		next := c.DeepCopy()
-		next.Status.ReservedFor = nil
-		for _, r := range c.Status.ReservedFor {
-			if string(r.UID) != pod.UID {
-				next.Status.ReservedFor = append(next.Status.ReservedFor, r)
-			}
-		}
+		next := withoutConsumers(c, not(pod.UID))
 		if len(next.Status.ReservedFor) == 0 && next.Status.Allocation != nil {
-			next.Status.Allocation = nil
-			freed = append(freed, key)
+			next.Status.Allocation, next.Status.Devices = nil, nil
 		}
 		t.objs.Claims[key] = next
+		out = append(out, ClaimChange{Old: c, New: next})
 	}
-	sort.Strings(freed)
-	return slices.Compact(freed)
+	return out
 }
 
-func ownedBy(c *resourceapi.ResourceClaim, uid string) bool {
+// Freed reports whether the change took an allocation away (a
+// deallocation, or an allocated claim deleted).
+func (c ClaimChange) Freed() bool {
+	return c.Old != nil && c.Old.Status.Allocation != nil && (c.New == nil || c.New.Status.Allocation == nil)
+}
+
+// OwnedBy reports whether the pod of that UID controls the claim (a claim
+// made from a template for it).
+func OwnedBy(c *resourceapi.ResourceClaim, uid string) bool {
 	for _, o := range c.OwnerReferences {
 		if o.Controller != nil && *o.Controller && string(o.UID) == uid {
 			return true
@@ -186,7 +191,9 @@ func ownedBy(c *resourceapi.ResourceClaim, uid string) bool {
 	return false
 }
 
-func reservedFor(c *resourceapi.ResourceClaim, uid string) bool {
+// ReservedFor reports whether the pod of that UID is among the claim's
+// consumers.
+func ReservedFor(c *resourceapi.ResourceClaim, uid string) bool {
 	for _, r := range c.Status.ReservedFor {
 		if string(r.UID) == uid {
 			return true
@@ -195,16 +202,33 @@ func reservedFor(c *resourceapi.ResourceClaim, uid string) bool {
 	return false
 }
 
+// withoutConsumers is a copy of c whose consumers are those keep accepts.
+func withoutConsumers(c *resourceapi.ResourceClaim, keep func(uid string) bool) *resourceapi.ResourceClaim {
+	n := c.DeepCopy()
+	n.Status.ReservedFor = slices.DeleteFunc(n.Status.ReservedFor, func(r resourceapi.ResourceClaimConsumerReference) bool {
+		return !keep(string(r.UID))
+	})
+	return n
+}
+
+func not(uid string) func(string) bool { return func(u string) bool { return u != uid } }
+
+// snapshotLocked is a copy of the object set (the objects are shared,
+// never modified) and the devices in use.
+func (t *Tracker) snapshotLocked() (*Objects, *structured.AllocatedState) {
+	snap := &Objects{
+		Classes: maps.Clone(t.objs.Classes), Slices: maps.Clone(t.objs.Slices),
+		Claims: maps.Clone(t.objs.Claims), Templates: maps.Clone(t.objs.Templates),
+	}
+	return snap, AllocatedState(t.claimsLocked())
+}
+
 // NewAllocator prepares allocating claims (unallocated ones) against a
 // snapshot of the objects, with the devices of every allocated and
 // in-flight claim taken.
 func (t *Tracker) NewAllocator(ctx context.Context, claims []*resourceapi.ResourceClaim) (*Allocator, error) {
 	t.mu.Lock()
-	snap := &Objects{
-		Classes: maps.Clone(t.objs.Classes), Slices: maps.Clone(t.objs.Slices),
-		Claims: maps.Clone(t.objs.Claims), Templates: maps.Clone(t.objs.Templates),
-	}
-	inUse := AllocatedState(t.claimsLocked())
+	snap, inUse := t.snapshotLocked()
 	t.mu.Unlock()
 	return NewAllocator(ctx, snap, inUse, t.cel, claims)
 }
@@ -227,13 +251,20 @@ func (t *Tracker) claimsLocked() []*resourceapi.ResourceClaim {
 // result and the pod as consumer. A device another claim holds or has in
 // flight is ErrDeviceTaken and nothing is assumed. Claims already
 // allocated only gain the pod as consumer (results[i] is ignored for them).
+// A claim given twice (two entries of the pod name it) is assumed with its
+// first result.
 func (t *Tracker) Assume(pod *model.Pod, claims []*resourceapi.ResourceClaim, results []resourceapi.AllocationResult) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	taken := AllocatedState(t.claimsLocked())
-	next := make([]*resourceapi.ResourceClaim, len(claims))
+	next := make([]*resourceapi.ResourceClaim, 0, len(claims))
+	seen := make(map[string]bool, len(claims))
 	for i, c := range claims {
-		if f, ok := t.inFlight[Key(c.Namespace, c.Name)]; ok && !reservedFor(f, pod.UID) {
+		if seen[Key(c.Namespace, c.Name)] {
+			continue
+		}
+		seen[Key(c.Namespace, c.Name)] = true
+		if t.mustWaitLocked(Key(c.Namespace, c.Name), pod) {
 			return fmt.Errorf("claim %s/%s: %w", c.Namespace, c.Name, ErrClaimInFlight)
 		}
 		cur, ok := t.claimLocked(Key(c.Namespace, c.Name))
@@ -249,24 +280,92 @@ func (t *Tracker) Assume(pod *model.Pod, claims []*resourceapi.ResourceClaim, re
 			}
 			n.Status.Allocation = results[i].DeepCopy()
 		}
-		if !reservedFor(n, pod.UID) {
+		if !ReservedFor(n, pod.UID) {
 			n.Status.ReservedFor = append(n.Status.ReservedFor, resourceapi.ResourceClaimConsumerReference{Resource: "pods", Name: pod.Name, UID: types.UID(pod.UID)})
 		}
-		next[i] = n
+		next = append(next, n)
 	}
 	for _, n := range next {
-		t.inFlight[Key(n.Namespace, n.Name)] = n
+		key := Key(n.Namespace, n.Name)
+		if _, flying := t.inFlight[key]; !flying {
+			t.flightGroup[key] = groupOf(pod)
+		}
+		t.inFlight[key] = n
 	}
 	return nil
 }
 
-// Forget drops the pod's in-flight allocations (Unreserve).
+// groupOf is the pod's group key, "" for a pod of no group.
+func groupOf(pod *model.Pod) string {
+	if pod.SchedulingGroup == "" {
+		return ""
+	}
+	return Key(pod.Namespace, pod.SchedulingGroup)
+}
+
+// mustWaitLocked reports whether the claim is in flight for other pods in
+// a way pod cannot share: its allocation is being made for a pod outside
+// pod's group. Reservations of an allocated claim in flight, and an
+// allocation a member of pod's group put in flight, are shared.
+func (t *Tracker) mustWaitLocked(key string, pod *model.Pod) bool {
+	f, ok := t.inFlight[key]
+	if !ok || ReservedFor(f, pod.UID) {
+		return false
+	}
+	if c := t.objs.Claims[key]; c != nil && c.Status.Allocation != nil {
+		return false
+	}
+	g := groupOf(pod)
+	return g == "" || t.flightGroup[key] != g
+}
+
+// CommitAllocation makes the allocation in flight for the pod's claim
+// the claim's state without the pod as consumer: the allocation was
+// written, the reservation was not (kube's PreBind failing on a claim two
+// entries of the pod name). The pod's other allocations stay in flight.
+func (t *Tracker) CommitAllocation(pod *model.Pod, namespace, name string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	key := Key(namespace, name)
+	c, ok := t.inFlight[key]
+	if !ok || !ReservedFor(c, pod.UID) {
+		return
+	}
+	t.objs.Claims[key] = withoutConsumers(c, not(pod.UID))
+	delete(t.inFlight, key)
+	delete(t.flightGroup, key)
+}
+
+// Forget drops the pod from the claims in flight for it (Unreserve); a
+// claim in flight for no other pod is no longer in flight.
 func (t *Tracker) Forget(pod *model.Pod) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.forgetLocked(pod)
+}
+
+func (t *Tracker) forgetLocked(pod *model.Pod) {
 	for _, key := range t.inFlightForLocked(pod) {
-		delete(t.inFlight, key)
+		f := t.inFlight[key]
+		if f == nil {
+			continue // an entry naming a claim another entry named
+		}
+		n := withoutConsumers(f, not(pod.UID))
+		if len(n.Status.ReservedFor) == len(t.committedConsumersLocked(key)) {
+			delete(t.inFlight, key)
+			delete(t.flightGroup, key)
+			continue
+		}
+		t.inFlight[key] = n
 	}
+}
+
+// committedConsumersLocked are the consumers of the claim as committed.
+func (t *Tracker) committedConsumersLocked(key string) []resourceapi.ResourceClaimConsumerReference {
+	if c := t.objs.Claims[key]; c != nil {
+		return c.Status.ReservedFor
+	}
+	return nil
 }
 
 // inFlightForLocked lists the keys of the pod's claims whose in-flight
@@ -275,7 +374,7 @@ func (t *Tracker) inFlightForLocked(pod *model.Pod) []string {
 	var out []string
 	for _, e := range pod.ResourceClaims {
 		key := Key(pod.Namespace, e.ClaimName)
-		if c, ok := t.inFlight[key]; ok && reservedFor(c, pod.UID) {
+		if c, ok := t.inFlight[key]; ok && ReservedFor(c, pod.UID) {
 			out = append(out, key)
 		}
 	}
@@ -283,12 +382,20 @@ func (t *Tracker) inFlightForLocked(pod *model.Pod) []string {
 }
 
 // Commit makes the pod's in-flight allocations the claims' state (the
-// bind happened, or a restart restores it).
-func (t *Tracker) Commit(pod *model.Pod) {
+// bind happened, or a restart restores it) and returns the changes.
+func (t *Tracker) Commit(pod *model.Pod) []ClaimChange {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	var out []ClaimChange
 	for _, key := range t.inFlightForLocked(pod) {
-		t.objs.Claims[key] = t.inFlight[key]
+		c, ok := t.inFlight[key]
+		if !ok {
+			continue // an entry naming a claim another entry named
+		}
+		out = append(out, ClaimChange{Old: t.objs.Claims[key], New: c})
+		t.objs.Claims[key] = c
 		delete(t.inFlight, key)
+		delete(t.flightGroup, key)
 	}
+	return out
 }

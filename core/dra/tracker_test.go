@@ -218,19 +218,75 @@ func TestTrackerPodLifecycle(t *testing.T) {
 		r.tr.Commit(r.pods[name])
 	}
 	tClaim := "default/" + r.pods["t"].ResourceClaims[0].ClaimName
-	if diff := cmp.Diff([]string{tClaim}, r.tr.RemovePod(r.pods["t"])); diff != "" {
+	if diff := cmp.Diff([]string{tClaim}, freed(r.tr.RemovePod(r.pods["t"]))); diff != "" {
 		t.Errorf("t removed: freed (-want +got):\n%s", diff)
 	}
 	if _, ok := r.tr.Claim("default", r.pods["t"].ResourceClaims[0].ClaimName); ok {
 		t.Errorf("t's claim outlived t")
 	}
-	if got := r.tr.RemovePod(r.pods["a"]); len(got) != 0 {
+	if got := freed(r.tr.RemovePod(r.pods["a"])); len(got) != 0 {
 		t.Errorf("a removed while b uses the claim: freed %v, want nothing", got)
 	}
-	if diff := cmp.Diff([]string{"default/shared"}, r.tr.RemovePod(r.pods["b"])); diff != "" {
+	if diff := cmp.Diff([]string{"default/shared"}, freed(r.tr.RemovePod(r.pods["b"]))); diff != "" {
 		t.Errorf("b, the last consumer, removed: freed (-want +got):\n%s", diff)
 	}
 	if got := r.devices("default", "shared"); got != nil {
 		t.Errorf("shared still allocated: %v", got)
 	}
+}
+
+// freed lists the keys of the claims whose allocation a change took away.
+func freed(changes []dra.ClaimChange) []string {
+	var out []string
+	for _, c := range changes {
+		if c.Freed() {
+			out = append(out, c.Old.Namespace+"/"+c.Old.Name)
+		}
+	}
+	return out
+}
+
+// Members of one pod group share an allocation in flight: a member that
+// is forgotten leaves it to the others; the last one forgotten takes it
+// out of flight.
+func TestTrackerGroupSharesInFlight(t *testing.T) {
+	r := newTrackerRun(t)
+	a, b := *r.pods["a"], *r.pods["b"]
+	a.SchedulingGroup, b.SchedulingGroup = "g", "g"
+	r.pods["a"], r.pods["b"] = &a, &b
+	if ok, err := r.allocate("a"); !ok || err != nil {
+		t.Fatalf("a: %t %v", ok, err)
+	}
+	c, wait, ok := r.tr.ClaimFor(&b, "default", "shared")
+	if !ok || wait || c.Status.Allocation == nil {
+		t.Fatalf("b sees shared: wait %t, allocated %t", wait, ok && c.Status.Allocation != nil)
+	}
+	if err := r.tr.Assume(&b, []*resourceapi.ResourceClaim{c}, make([]resourceapi.AllocationResult, 1)); err != nil {
+		t.Fatal(err)
+	}
+	outsider := *r.pods["t"]
+	if _, wait, _ := r.tr.ClaimFor(&outsider, "default", "shared"); !wait {
+		t.Errorf("a pod of no group does not wait for the group's allocation")
+	}
+	r.tr.Forget(&a)
+	if got := r.devices("default", "shared"); got == nil {
+		t.Fatalf("shared left flight while b still holds it")
+	}
+	if diff := cmp.Diff([]string{"uid-b"}, consumers(r.tr.BindClaims(&b))); diff != "" {
+		t.Errorf("b's bind claims' consumers (-want +got):\n%s", diff)
+	}
+	r.tr.Forget(&b)
+	if got := r.devices("default", "shared"); got != nil {
+		t.Errorf("shared still in flight after both were forgotten: %v", got)
+	}
+}
+
+func consumers(cs []*resourceapi.ResourceClaim) []string {
+	var out []string
+	for _, c := range cs {
+		for _, r := range c.Status.ReservedFor {
+			out = append(out, string(r.UID))
+		}
+	}
+	return out
 }

@@ -17,6 +17,12 @@ const (
 	EventNamespace      EventResource = "Namespace"
 	EventPDB            EventResource = "PodDisruptionBudget"
 	EventPriorityClass  EventResource = "PriorityClass"
+	// DRA objects (resource.k8s.io): a claim's old and new objects are
+	// *resourceapi.ResourceClaim (a deallocation is an update whose new
+	// claim has no allocation).
+	EventResourceClaim EventResource = "ResourceClaim"
+	EventResourceSlice EventResource = "ResourceSlice"
+	EventDeviceClass   EventResource = "DeviceClass"
 	// EventWildCard matches every resource.
 	EventWildCard EventResource = "*"
 )

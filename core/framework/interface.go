@@ -6,6 +6,9 @@ import (
 	"log/slog"
 	"time"
 
+	resourceapi "k8s.io/api/resource/v1"
+
+	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/model"
 )
 
@@ -253,6 +256,20 @@ type GroupBinder interface {
 	BindGroup(ctx context.Context, group string, pods []*model.Pod, nodes []string) error
 }
 
+// DeviceDecisionSink is an optional part of a DecisionSink: binds that
+// carry device allocations and the deallocation of claims whose last
+// consumer is gone. A sink without it gets plain Binds for pods with
+// claims (the allocations are still committed in the scheduler) and no
+// deallocation reports.
+type DeviceDecisionSink interface {
+	// BindWithClaims binds pod to node; claims are the pod's claims with
+	// their allocation and reservedFor as committed.
+	BindWithClaims(ctx context.Context, pod *model.Pod, nodeName string, claims []*resourceapi.ResourceClaim) error
+	// DeallocateClaims reports claims deallocated because their last
+	// consumer is gone.
+	DeallocateClaims(ctx context.Context, claims []*resourceapi.ResourceClaim, reason string) error
+}
+
 // WaitingPod is a pod held by a Permit plugin.
 type WaitingPod interface {
 	Pod() *model.Pod
@@ -290,6 +307,10 @@ type Handle interface {
 	IterateOverWaitingPods(fn func(WaitingPod))
 	GetWaitingPod(uid string) WaitingPod
 	RejectWaitingPod(uid string) bool
+	// Devices is the scheduler's DRA state (device classes, slices,
+	// claims and their allocations in flight); nil when the scheduler
+	// has none.
+	Devices() *dra.Tracker
 	// ProfileName is the schedulerName the framework serves.
 	ProfileName() string
 	// IncrementalIndexes reports whether plugins may keep indexes over the

@@ -257,6 +257,9 @@ func containers(cs []corev1.Container, path string, init bool) ([]model.Containe
 			return nil, &fieldError{field: at + ".resources.requests" + ferr.field, err: ferr.err}
 		}
 		mc := model.Container{Name: c.Name, Requests: list}
+		for _, rc := range c.Resources.Claims {
+			mc.Claims = append(mc.Claims, rc.Name)
+		}
 		if init && c.RestartPolicy != nil {
 			if *c.RestartPolicy != corev1.ContainerRestartPolicyAlways {
 				return nil, &fieldError{field: at + ".restartPolicy", err: fmt.Errorf("only Always is allowed for init containers, got %q", *c.RestartPolicy)}

@@ -100,6 +100,9 @@ type Container struct {
 	Requests      ResourceList
 	Ports         []ContainerPort
 	RestartAlways bool // an init container with restartPolicy Always is a sidecar
+	// Claims are the entries of the pod's ResourceClaims the container
+	// uses (resources.claims); carried, not read by the scheduler.
+	Claims []string
 }
 
 // ContainerPort is a port a container exposes; only HostPort > 0 matters to

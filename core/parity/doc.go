@@ -9,10 +9,13 @@
 // budgets with disrupted pods or empty selectors, pods being deleted, some
 // by preemption, and nominated pods) and crowded-* (the same on two crowded
 // nodes, where successive preemptions choose among many equally important
-// victims).
+// victims). testdata/dra holds the DRA corpus: random device clusters
+// (GenerateDRA) and kubeoracle's DRA examples, whose traces must be
+// identical line for line.
 //
 // Regenerate the clusters and golden traces (needs the oracle, see
 // ../../../shared/kubeoracle/README.md):
 //
 //	go test ./core/parity -run TestParity -update -oracle /tmp/kubeoracle
+//	go test ./core/parity -run TestUpdateDRAGolden -update -oracle /tmp/kubeoracle -shared /work/shared
 package parity

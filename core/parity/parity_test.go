@@ -116,7 +116,7 @@ func runBerth(t *testing.T, cluster string) []simulate.Line {
 		}
 	}
 	withoutUnregistered(cfg, reg)
-	in := simulate.Input{Nodes: c.Nodes, Pods: c.Pods, PriorityClasses: c.PriorityClasses, PDBs: c.PDBs, Namespaces: c.Namespaces, Config: cfg}
+	in := simulate.Input{Nodes: c.Nodes, Pods: c.Pods, PriorityClasses: c.PriorityClasses, PDBs: c.PDBs, Namespaces: c.Namespaces, Devices: c.Devices, Config: cfg}
 	lines, err := simulate.Run(context.Background(), in, simulate.Options{Registry: reg})
 	if err != nil {
 		t.Fatalf("%s: %v", cluster, err)
@@ -178,12 +178,9 @@ func roundTrip(t *testing.T, l simulate.Line) simulate.Line {
 }
 
 // normalize removes from an oracle line what only Kubernetes has: the
-// DynamicResources and ImageLocality plugins (they score 0 on these
-// clusters) and resource claims.
+// ImageLocality plugin (it scores 0 on these clusters).
 func normalize(l *simulate.Line) {
 	for _, m := range l.PluginScores {
-		delete(m, names.DynamicResources)
 		delete(m, names.ImageLocality)
 	}
-	l.Message = strings.Replace(l.Message, "no new claims to deallocate, ", "", 1)
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	resourceapi "k8s.io/api/resource/v1"
+
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/model"
 	mt "github.com/berthsched/berth/core/model/modeltest"
@@ -92,6 +94,77 @@ func benchmarkScheduleOne(b *testing.B, nodes int, makePod func(int) *model.Pod)
 		running = append(running, &bound)
 		if len(running) > 5*nodes {
 			if err := s.DeletePod(ctx, running[0]); err != nil {
+				b.Fatal(err)
+			}
+			running = running[1:]
+		}
+	}
+}
+
+// BenchmarkScheduleOneDRA is BenchmarkScheduleOne's basic workload with a
+// device claim per pod: 8 GPUs per node, each pod's own claim asking for
+// one GPU with ECC (half the GPUs have it); a pod's claim is sent before
+// it, deleted with it.
+func BenchmarkScheduleOneDRA(b *testing.B) {
+	for _, nodes := range []int{500} {
+		b.Run(fmt.Sprintf("%dnodes", nodes), func(b *testing.B) { benchmarkScheduleOneDRA(b, nodes) })
+	}
+}
+
+func benchmarkScheduleOneDRA(b *testing.B, nodes int) {
+	ctx := context.Background()
+	reg := inTreeRegistry()
+	s, err := New(ctx, Options{Config: withoutMissing(config.Default(), reg), Registry: reg, Decisions: &fakeSink{}, Replay: Replay{BindInline: true}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.UpsertDeviceObject(ctx, gpuClass()); err != nil {
+		b.Fatal(err)
+	}
+	for i := range nodes {
+		name := fmt.Sprintf("node-%05d", i)
+		n := mt.MakeNode(name).Label(model.LabelHostname, name).Zone(fmt.Sprintf("zone-%d", i%10)).
+			Capacity(model.ResourceList{model.ResourceCPU: 32000, model.ResourceMemory: 128 * mt.Gi, model.ResourcePods: 110}).Obj()
+		if err := s.AddNode(ctx, n); err != nil {
+			b.Fatal(err)
+		}
+		sl := gpuSlice(name, 8)
+		for d := range sl.Spec.Devices {
+			sl.Spec.Devices[d].Attributes = map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{"ecc": {BoolValue: new(d%2 == 0)}}
+		}
+		if err := s.UpsertDeviceObject(ctx, sl); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var running []*model.Pod
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		c := gpuClaim(fmt.Sprintf("claim-%06d", i), 1)
+		c.Spec.Devices.Requests[0].Exactly.Selectors = []resourceapi.DeviceSelector{{CEL: &resourceapi.CELDeviceSelector{Expression: `device.attributes["gpu.example.com"].ecc`}}}
+		if err := s.UpsertDeviceObject(ctx, c); err != nil {
+			b.Fatal(err)
+		}
+		p := benchPod(i).Obj()
+		p.ResourceClaims = []model.PodResourceClaim{{Name: "gpu", ClaimName: c.Name}}
+		if err := s.AddPod(ctx, p); err != nil {
+			b.Fatal(err)
+		}
+		att, err := s.scheduleNext(ctx, false)
+		if err != nil || att.Result != ResultScheduled || att.BindStatus != nil {
+			b.Fatalf("attempt %d: %v %+v", i, err, att)
+		}
+		bound := *p
+		bound.NodeName = att.Node
+		if err := s.AddPod(ctx, &bound); err != nil {
+			b.Fatal(err)
+		}
+		running = append(running, &bound)
+		if len(running) > 2*nodes { // four ECC GPUs per node
+			if err := s.DeletePod(ctx, running[0]); err != nil {
+				b.Fatal(err)
+			}
+			if err := s.DeleteDeviceObject(ctx, "ResourceClaim", "default", running[0].ResourceClaims[0].ClaimName); err != nil {
 				b.Fatal(err)
 			}
 			running = running[1:]

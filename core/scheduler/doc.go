@@ -49,6 +49,19 @@
 // does not fit may preempt as a whole (gangpreempt.go). The binds of one
 // group cycle go out together through the sink's BindGroup when it has one.
 //
+// Devices (dynamic resource allocation, devices.go): the scheduler holds a
+// core/dra Tracker (device classes, resource slices, claims, templates;
+// UpsertDeviceObject, DeleteDeviceObject, RestoreClaims) which
+// DynamicResources reads through Handle.Devices. It plays kube's
+// resourceclaim controller: a pod's template claims are made when both
+// exist and deleted with the pod, and a claim whose last consumer is
+// deleted is deallocated and reported through the sink's DeallocateClaims
+// (after ingestMu is released). A pod whose claims were reserved binds
+// through the sink's BindWithClaims, carrying them, and the allocations
+// are committed once the sink took the bind; members of a group with
+// claims are bound one by one. Claim, slice and class changes raise the
+// events DynamicResources' queueing hints judge.
+//
 // StartBatch holds back the pending pods of a request until all of it is
 // applied; Hold keeps the loop from popping pods and starting cycles (a
 // re-list in progress, the wait for the first re-list after a restart).

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 
+	resourceapi "k8s.io/api/resource/v1"
+
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/queue"
@@ -114,6 +116,7 @@ func (s *Scheduler) AddPod(ctx context.Context, pod *model.Pod) error {
 	case !known:
 		s.state.store(cur)
 		s.memberAddedLocked(cur)
+		s.addPodClaimsLocked(ctx, cur)
 		if cur.NodeName != "" {
 			return s.addBoundPod(ctx, cur)
 		}
@@ -172,20 +175,31 @@ func (s *Scheduler) UpdatePod(ctx context.Context, pod *model.Pod) error {
 }
 
 // DeletePod forgets a pod (by UID). A bound pod frees its node; an assumed
-// one is forgotten and its binding abandoned.
+// one is forgotten and its binding abandoned. Its claims lose it as a
+// consumer, those made for it are deleted, and the claims it was the last
+// consumer of are deallocated and reported through the sink's
+// DeallocateClaims (after the state-in lock is released).
 func (s *Scheduler) DeletePod(ctx context.Context, pod *model.Pod) error {
+	freed, err := s.deletePod(ctx, pod)
+	if err != nil {
+		return err
+	}
+	return s.reportDeallocations(ctx, freed)
+}
+
+func (s *Scheduler) deletePod(ctx context.Context, pod *model.Pod) ([]*resourceapi.ResourceClaim, error) {
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
 	old, known := s.state.lookup(pod.UID)
 	if !known {
-		return fmt.Errorf("delete pod %s: %w", pod.Key(), ErrPodNotFound)
+		return nil, fmt.Errorf("delete pod %s: %w", pod.Key(), ErrPodNotFound)
 	}
 	s.state.remove(old)
 	s.groups.RemoveMember(old)
 	s.forgetRecord(old.UID)
 	if old.NodeName != "" {
 		s.removeBoundPod(ctx, old)
-		return nil
+		return s.removePodClaimsLocked(ctx, old), nil
 	}
 	nominated, _ := s.queue.Nominator().NominatedNodeName(old.UID)
 	s.batch.dropLocked(old.UID)
@@ -196,7 +210,7 @@ func (s *Scheduler) DeletePod(ctx context.Context, pod *model.Pod) error {
 		// Lower-priority pods treated the nominee as if it were on the node.
 		s.queue.MoveAllToActiveOrBackoffQueue(ctx, queue.EventAssignedPodDelete(), old, nil, lowerOrEqualPriority(old.Priority))
 	}
-	return nil
+	return s.removePodClaimsLocked(ctx, old), nil
 }
 
 func (s *Scheduler) addBoundPod(ctx context.Context, pod *model.Pod) error {

@@ -339,6 +339,11 @@ func (s *Scheduler) startGroupBinding(ctx context.Context, g *model.PodGroup, re
 // others' binds stand (kube does not undo the bound members of a group).
 func (s *Scheduler) runGroupBinding(ctx context.Context, group string, bs []*binding) {
 	gb, grouped := s.opts.Decisions.(framework.GroupBinder)
+	if grouped && withClaims(bs) {
+		// BindGroup carries no allocations: members with claims are bound
+		// one by one, each with its claims (BindWithClaims).
+		grouped = false
+	}
 	var ready []*binding
 	var queued []time.Time
 	for _, b := range bs {
@@ -377,4 +382,14 @@ func (s *Scheduler) runGroupBinding(ctx context.Context, group string, bs []*bin
 		}
 		s.bound(ctx, b, queued[i])
 	}
+}
+
+// withClaims reports whether a member has resource claims.
+func withClaims(bs []*binding) bool {
+	for _, b := range bs {
+		if len(b.qpi.Pod.ResourceClaims) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/berthsched/berth/core/cache"
 	"github.com/berthsched/berth/core/config"
+	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/gang"
@@ -185,6 +186,10 @@ type Scheduler struct {
 	state *clusterState
 	// groups are the pod groups and their members (gang.go).
 	groups *gang.Registry
+	// devices is the DRA state (devices.go), validator checks what comes
+	// in for it.
+	devices   *dra.Tracker
+	validator *dra.Validator
 
 	// attemptsMu guards bindAttempts, each binding pod's attempt count
 	// (the queue forgets the pod while it binds; Explain shows it). It is
@@ -235,6 +240,8 @@ func New(ctx context.Context, opts Options) (*Scheduler, error) {
 		snapshot:     cache.NewEmptySnapshot(),
 		state:        newClusterState(),
 		groups:       gang.NewRegistry(),
+		devices:      dra.NewTracker(),
+		validator:    dra.NewValidator(),
 		binds:        make(map[string]*binding),
 		bindAttempts: make(map[string]int),
 		rand:         opts.Rand,
@@ -275,6 +282,7 @@ func (s *Scheduler) buildProfiles(ctx context.Context) error {
 		runtime.WithParallelism(parallelism),
 		runtime.WithWaitingPods(runtime.NewWaitingPods()),
 		runtime.WithDeterministic(s.opts.Deterministic),
+		runtime.WithDevices(s.devices),
 	}
 	if s.opts.Replay.NoResultMemo {
 		common = append(common, runtime.WithoutResultMemo())

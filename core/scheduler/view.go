@@ -84,6 +84,11 @@ type Explanation struct {
 	LastBindFailure string
 	// Group is the state of the pod's PodGroup, nil for a pod of no group.
 	Group *GroupState
+	// Devices says, per node DynamicResources rejected in the last
+	// attempt, which of the pod's claims or requests cannot be allocated
+	// there and why, as the devices stand now (view_devices.go); nil when
+	// none was rejected for its devices.
+	Devices map[string][]string
 }
 
 func (s *Scheduler) explain(pod *model.Pod) Explanation {
@@ -91,6 +96,7 @@ func (s *Scheduler) explain(pod *model.Pod) Explanation {
 	rec := s.state.record(pod.UID)
 	e.Diagnosis, e.Queued, e.LastBindFailure = rec.diagnosis, rec.queuedAt, rec.bindFailure
 	e.Group = s.groupState(pod)
+	e.Devices = s.explainDevices(pod, e.Diagnosis)
 	s.attemptsMu.Lock()
 	attempts := s.bindAttempts[pod.UID]
 	s.attemptsMu.Unlock()

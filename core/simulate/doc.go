@@ -32,6 +32,10 @@
 //     the node are cleared, and the preemptor is retried immediately (up
 //     to Options.MaxPreemptionRetries times): a "nominated" line is
 //     followed by the retry's line.
+//   - Devices (Input.Devices) are allocated as kube's DynamicResources
+//     does: a bound line carries each claim entry's claim and devices; when
+//     PostFilter deallocates a stale claim of the pod, the line is
+//     "deallocated" and the pod is tried again at once (once).
 //   - Every node is filtered and scored (percentageOfNodesToScore 100)
 //     unless the configuration or Options say otherwise, and a lone
 //     feasible node is scored for the report (scoresReportOnly).

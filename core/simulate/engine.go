@@ -30,15 +30,17 @@ type Engine struct {
 
 // Object is one object upserted into or removed from an Engine: exactly
 // one field is set. A removal reads only the object's identity: the name,
-// the namespace of pods and budgets, and a pod's uid if set. Its fields
-// are those of server/convert.Object that simulation models (devices are
-// not scheduled yet, so the server refuses them before they get here).
+// the namespace of pods, budgets, claims and templates, and a pod's uid
+// if set. Its fields are those of server/convert.Object.
 type Object struct {
 	Node          *model.Node
 	Pod           *model.Pod
 	PriorityClass *model.PriorityClass
 	PDB           *model.PodDisruptionBudget
 	Namespace     *model.Namespace
+	// Device is a DRA object: a *resourceapi.DeviceClass, ResourceSlice,
+	// ResourceClaim or ResourceClaimTemplate (k8s.io/api/resource/v1).
+	Device any
 }
 
 // Attempt is one Line of the trace with the pods it names.
@@ -114,6 +116,9 @@ func (e *Engine) load(ctx context.Context, in Input) error {
 			return fmt.Errorf("simulate: node %s: %w", n.Name, err)
 		}
 	}
+	if err := e.loadDevices(ctx, in.Devices); err != nil {
+		return err
+	}
 	e.s.RestoreNominations(in.Nominations)
 	for _, running := range []bool{true, false} {
 		for _, p := range in.Pods {
@@ -144,6 +149,8 @@ func (e *Engine) Upsert(ctx context.Context, o Object) error {
 		return e.s.SetPDB(ctx, o.PDB)
 	case o.Namespace != nil:
 		return e.s.SetNamespace(ctx, o.Namespace)
+	case o.Device != nil:
+		return e.s.UpsertDeviceObject(ctx, o.Device)
 	}
 	return errors.New("simulate: upsert of an empty Object")
 }
@@ -176,6 +183,12 @@ func (e *Engine) Remove(ctx context.Context, o Object) error {
 		err = e.s.DeletePDB(ctx, o.PDB.Namespace, o.PDB.Name)
 	case o.Namespace != nil:
 		err = e.s.DeleteNamespace(ctx, o.Namespace.Name)
+	case o.Device != nil:
+		kind, meta, ok := deviceKind(o.Device)
+		if !ok {
+			return fmt.Errorf("simulate: remove: %T is not a DRA object", o.Device)
+		}
+		err = e.s.DeleteDeviceObject(ctx, kind, meta.Namespace, meta.Name)
 	}
 	if errors.Is(err, scheduler.ErrNotFound) {
 		return nil
@@ -293,6 +306,7 @@ func (e *Engine) schedule(ctx context.Context, uid string, nodes []string, out [
 		plugin := ex.Queue.GatingPlugin
 		return append(out, Attempt{Line: Line{Pod: pod.Key(), Result: ResultGated, Plugin: plugin, Message: "pod was rejected by PreEnqueue plugin " + plugin}, Pod: pod}), nil
 	}
+	deallocations := 0
 	for round := 0; ; round++ {
 		e.sink.reset()
 		att, err := e.s.AttemptPod(ctx, uid)
@@ -308,10 +322,22 @@ func (e *Engine) schedule(ctx context.Context, uid string, nodes []string, out [
 			keys[i] = v.Key()
 		}
 		a := Attempt{Line: lineFor(att, keys, nodes), Pod: pod}
-		if a.Result == ResultNominated {
+		claims, deallocated := e.sink.takeDevices()
+		switch {
+		case a.Result == ResultNominated:
 			a.Victims = victims
+		case a.Result == ResultBound:
+			a.Claims = claims
+		case a.Result == ResultUnschedulable && len(deallocated) > 0:
+			a.Result, a.Deallocated = ResultDeallocated, deallocated
 		}
 		out = append(out, a)
+		if a.Result == ResultDeallocated && deallocations < 1 {
+			// Retried at once (kube requeues the pod on the claim's update).
+			deallocations++
+			round--
+			continue
+		}
 		if a.Result != ResultNominated || round >= e.retries {
 			return out, nil
 		}
@@ -354,9 +380,16 @@ type sink struct {
 	mu      sync.Mutex
 	evicted []*model.Pod
 	err     error
+	// boundClaims and deallocated are what the attempt did to claims
+	// (devices.go).
+	boundClaims map[string]ClaimLine
+	deallocated []string
 }
 
-func (s *sink) reset() { _, _ = s.takeEvicted() }
+func (s *sink) reset() {
+	_, _ = s.takeEvicted()
+	_, _ = s.takeDevices()
+}
 
 // takeEvicted returns the pods evicted since the last call and the first
 // error deleting one.

@@ -14,6 +14,7 @@ type Line struct {
 	Pod              string                      `json:"pod"`
 	Result           string                      `json:"result"`
 	Node             string                      `json:"node,omitempty"`
+	Claims           map[string]ClaimLine        `json:"claims,omitempty"`
 	Feasible         []string                    `json:"feasible,omitempty"`
 	Scores           map[string]int64            `json:"scores,omitempty"`
 	PluginScores     map[string]map[string]int64 `json:"pluginScores,omitempty"`
@@ -22,10 +23,19 @@ type Line struct {
 	ViaNominatedNode bool                        `json:"viaNominatedNode,omitempty"`
 	ScoresReportOnly bool                        `json:"scoresReportOnly,omitempty"`
 	Victims          []string                    `json:"victims,omitempty"`
+	Deallocated      []string                    `json:"deallocated,omitempty"`
 	Message          string                      `json:"message,omitempty"`
 	Reasons          map[string][]string         `json:"reasons,omitempty"`
 	Unresolvable     []string                    `json:"unresolvable,omitempty"`
 	Plugin           string                      `json:"plugin,omitempty"`
+}
+
+// ClaimLine is one claim entry of a bound pod: the ResourceClaim it used
+// (namespace/name) and its devices as driver/pool/device, in the
+// allocation's order.
+type ClaimLine struct {
+	Claim   string   `json:"claim"`
+	Devices []string `json:"devices,omitempty"`
 }
 
 // lineFor reports an attempt. nodes are all the cluster's nodes: an
@@ -35,7 +45,8 @@ func lineFor(att *scheduler.Attempt, victims, nodes []string) Line {
 	switch att.Result {
 	case scheduler.ResultScheduled:
 		if !att.BindStatus.IsSuccess() {
-			l.Result, l.Message = ResultError, att.BindStatus.Message()
+			// A binding-cycle failure names the node, as kubeoracle's.
+			l.Result, l.Node, l.Message = ResultError, att.Node, att.BindStatus.Message()
 			return l
 		}
 		l.Result, l.Node, l.ViaNominatedNode = ResultBound, att.Node, att.ViaNominatedNode

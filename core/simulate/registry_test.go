@@ -5,6 +5,7 @@ import (
 	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/plugins/defaultbinder"
 	"github.com/berthsched/berth/core/plugins/defaultpreemption"
+	"github.com/berthsched/berth/core/plugins/dynamicresources"
 	"github.com/berthsched/berth/core/plugins/interpodaffinity"
 	"github.com/berthsched/berth/core/plugins/nodeaffinity"
 	"github.com/berthsched/berth/core/plugins/nodename"
@@ -34,6 +35,7 @@ func inTreeRegistry() runtime.Registry {
 		interpodaffinity.Name:                interpodaffinity.New,
 		defaultbinder.Name:                   defaultbinder.New,
 		defaultpreemption.Name:               defaultpreemption.New,
+		dynamicresources.Name:                dynamicresources.New,
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/berthsched/berth/core/config"
+	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/queue"
@@ -27,6 +28,9 @@ type Input struct {
 	// scheduler.RestoreNominations); a pod's own NominatedNodeName is
 	// another way to give one.
 	Nominations []queue.Nomination
+	// Devices are the DRA objects (device classes, resource slices,
+	// claims with their allocations, claim templates); nil: none.
+	Devices *dra.Objects
 	// Config is the scheduler configuration; nil means config.Default().
 	Config *config.Config
 }
@@ -67,6 +71,10 @@ const (
 	ResultGated         = "gated"
 	ResultError         = "error"
 	ResultSkipped       = "skipped"
+	// ResultDeallocated: DynamicResources' PostFilter deallocated a claim
+	// of the pod (allocated where the pod cannot run); the pod is tried
+	// again at once.
+	ResultDeallocated = "deallocated"
 )
 
 // TieBreakSmallestName marks a bind among several top-scoring nodes.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
+	resourceapi "k8s.io/api/resource/v1"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/config"
@@ -38,6 +39,13 @@ type Admin interface {
 	PDBs() []*model.PodDisruptionBudget
 	Namespaces() []*model.Namespace
 	Profile(schedulerName string) (framework.Framework, bool)
+	// The DRA objects held (ListDeviceObjects, and Simulate's copy):
+	// classes and slices by name, templates and claims (with their
+	// allocations and consumers) by namespace/name.
+	DeviceClasses() []*resourceapi.DeviceClass
+	ResourceSlices() []*resourceapi.ResourceSlice
+	ClaimTemplates() []*resourceapi.ResourceClaimTemplate
+	Claims() []*resourceapi.ResourceClaim
 }
 
 // Revisions tells the revisions of decisions; the decision log knows them.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/core/simulate"
@@ -45,9 +46,6 @@ func (s *Service) parseSimulate(req *berthv1.SimulateRequest) (*simRequest, erro
 		pod, err := convert.PodFromProto(p)
 		if err != nil {
 			return nil, errmap.Status(errmap.Field(fmt.Sprintf("pods[%d]", i), err))
-		}
-		if len(pod.ResourceClaims) > 0 {
-			return nil, errmap.Status(errmap.Field(fmt.Sprintf("pods[%d].resource_claims", i), errmap.ErrDevicesNotScheduled))
 		}
 		if name != "" {
 			pod.SchedulerName = name
@@ -93,11 +91,12 @@ func (s *Service) Simulate(ctx context.Context, req *berthv1.SimulateRequest) (*
 		if o.PodGroup != nil {
 			continue // simulation places a group's members as ordinary pods (docs/gang-scheduling.md)
 		}
-		if o.UsesDevices() {
-			return nil, errmap.Status(errmap.Field(fmt.Sprintf("cluster_delta[%d].%s", i, errmap.KindField(o.Kind())), errmap.ErrDevicesNotScheduled))
-		}
-		obj := simulate.Object{Node: o.Node, Pod: o.Pod, PriorityClass: o.PriorityClass, PDB: o.PDB, Namespace: o.Namespace}
+		obj := simulate.Object{Node: o.Node, Pod: o.Pod, PriorityClass: o.PriorityClass, PDB: o.PDB, Namespace: o.Namespace, Device: convert.DeviceObject(o)}
 		if err := engine.Upsert(ctx, obj); err != nil {
+			if obj.Device != nil {
+				// A DRA object's refusal names its field from the Object.
+				return nil, errmap.Status(errmap.Field(fmt.Sprintf("cluster_delta[%d]", i), convert.DeviceError(o.Kind(), err)))
+			}
 			return nil, errmap.Status(errmap.Field(fmt.Sprintf("cluster_delta[%d].%s", i, errmap.KindField(o.Kind())), err))
 		}
 	}
@@ -123,6 +122,7 @@ func (s *Service) liveCluster() (simulate.Input, error) {
 	in := simulate.Input{
 		Config: s.opts.Config, Nominations: s.admin.Nominations(),
 		Namespaces: s.admin.Namespaces(), PDBs: s.admin.PDBs(),
+		Devices: s.liveDevices(),
 	}
 	for _, pc := range s.admin.PriorityClasses() {
 		if !strings.HasPrefix(pc.Name, "system-") { // built in
@@ -157,8 +157,30 @@ func admitted(held *model.Pod) *model.Pod {
 	return &p
 }
 
+// liveDevices copies the DRA objects the live scheduler holds, claims
+// with their allocations (those in flight included) and consumers.
+func (s *Service) liveDevices() *dra.Objects {
+	objs := dra.NewObjects()
+	for _, c := range s.admin.DeviceClasses() {
+		objs.Classes[c.Name] = c
+	}
+	for _, sl := range s.admin.ResourceSlices() {
+		objs.Slices[sl.Name] = sl
+	}
+	for _, t := range s.admin.ClaimTemplates() {
+		objs.Templates[dra.Key(t.Namespace, t.Name)] = t
+	}
+	for _, c := range s.admin.Claims() {
+		objs.Claims[dra.Key(c.Namespace, c.Name)] = c
+	}
+	return objs
+}
+
 // removal is the object a reference removes, with only its identity.
 func removal(ref convert.Ref) simulate.Object {
+	if d := convert.DeviceRefObject(ref); d != nil {
+		return simulate.Object{Device: d}
+	}
 	switch ref.Kind {
 	case berthv1.ObjectKind_OBJECT_KIND_NODE:
 		return simulate.Object{Node: &model.Node{Name: ref.Name}}

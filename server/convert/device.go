@@ -375,3 +375,63 @@ func snakeOutsideBrackets(s string) string {
 	}
 	return b.String()
 }
+
+// DevicePath is the wire path, from the berth.v1.Object, of a field of a
+// DRA object of kind that core/dra names by its Kubernetes path
+// ("spec.devices.requests[0].exactly.deviceClassName" of a claim is
+// "resource_claim.spec.requests[0].exactly.device_class_name").
+func DevicePath(kind berthv1.ObjectKind, kubePath string) string {
+	root := map[berthv1.ObjectKind]string{
+		berthv1.ObjectKind_OBJECT_KIND_DEVICE_CLASS:            fieldDeviceClass,
+		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_SLICE:          fieldSlice,
+		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM:          fieldClaim,
+		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE: fieldClaimTemplate,
+	}[kind]
+	return joinPath(root, wirePath(kubePath))
+}
+
+// DeviceObject is the Kubernetes object of a DRA Object (a
+// *resourceapi.DeviceClass, ResourceSlice, ResourceClaim or
+// ResourceClaimTemplate, as the scheduler takes them); nil for other
+// kinds.
+func DeviceObject(o Object) any {
+	switch {
+	case o.DeviceClass != nil:
+		return o.DeviceClass
+	case o.ResourceSlice != nil:
+		return o.ResourceSlice
+	case o.ResourceClaim != nil:
+		return o.ResourceClaim
+	case o.ResourceClaimTemplate != nil:
+		return o.ResourceClaimTemplate
+	}
+	return nil
+}
+
+// DeviceRefObject is the DRA object a reference names, with only its
+// identity (for removals); nil for other kinds.
+func DeviceRefObject(r Ref) any {
+	meta := metav1.ObjectMeta{Namespace: r.Namespace, Name: r.Name}
+	switch r.Kind {
+	case berthv1.ObjectKind_OBJECT_KIND_DEVICE_CLASS:
+		return &resourceapi.DeviceClass{ObjectMeta: meta}
+	case berthv1.ObjectKind_OBJECT_KIND_RESOURCE_SLICE:
+		return &resourceapi.ResourceSlice{ObjectMeta: meta}
+	case berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM:
+		return &resourceapi.ResourceClaim{ObjectMeta: meta}
+	case berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE:
+		return &resourceapi.ResourceClaimTemplate{ObjectMeta: meta}
+	}
+	return nil
+}
+
+// DeviceError is err with a *dra.FieldError it wraps (the scheduler's
+// refusal of a DRA object of kind) as a *FieldError at the object's wire
+// path; other errors are returned as they are.
+func DeviceError(kind berthv1.ObjectKind, err error) error {
+	var fe *dra.FieldError
+	if errors.As(err, &fe) {
+		return &FieldError{Path: DevicePath(kind, fe.Path), Reason: fe.Reason}
+	}
+	return err
+}

@@ -2,6 +2,7 @@ package convert
 
 import (
 	"maps"
+	"slices"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/model"
@@ -27,7 +28,7 @@ func sameContainers(in []*berthv1.Container, held []model.Container) bool {
 		h := &held[i]
 		if c == nil || c.GetName() != h.Name || len(c.GetPorts()) != 0 || len(h.Ports) != 0 ||
 			c.GetRestartPolicy() != berthv1.ContainerRestartPolicy_CONTAINER_RESTART_POLICY_UNSPECIFIED || h.RestartAlways ||
-			!sameAmounts(c.GetRequests(), h.Requests) {
+			!sameAmounts(c.GetRequests(), h.Requests) || !slices.Equal(c.GetClaims(), h.Claims) {
 			return false
 		}
 	}

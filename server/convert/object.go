@@ -49,13 +49,6 @@ func (o Object) Kind() berthv1.ObjectKind {
 	return berthv1.ObjectKind_OBJECT_KIND_UNSPECIFIED
 }
 
-// UsesDevices reports whether o is a dynamic resource allocation object or
-// a pod that claims devices.
-func (o Object) UsesDevices() bool {
-	return o.DeviceClass != nil || o.ResourceSlice != nil || o.ResourceClaim != nil || o.ResourceClaimTemplate != nil ||
-		o.Pod != nil && len(o.Pod.ResourceClaims) > 0
-}
-
 // DeviceKind reports whether kind is one of the dynamic resource
 // allocation kinds.
 func DeviceKind(kind berthv1.ObjectKind) bool {
@@ -166,6 +159,14 @@ func ObjectToProto(o Object) *berthv1.Object {
 		return &berthv1.Object{Kind: &berthv1.Object_Namespace{Namespace: NamespaceToProto(o.Namespace)}}
 	case o.PodGroup != nil:
 		return &berthv1.Object{Kind: &berthv1.Object_PodGroup{PodGroup: PodGroupToProto(o.PodGroup)}}
+	case o.DeviceClass != nil:
+		return &berthv1.Object{Kind: &berthv1.Object_DeviceClass{DeviceClass: DeviceClassToProto(o.DeviceClass)}}
+	case o.ResourceSlice != nil:
+		return &berthv1.Object{Kind: &berthv1.Object_ResourceSlice{ResourceSlice: ResourceSliceToProto(o.ResourceSlice)}}
+	case o.ResourceClaim != nil:
+		return &berthv1.Object{Kind: &berthv1.Object_ResourceClaim{ResourceClaim: ResourceClaimToProto(o.ResourceClaim)}}
+	case o.ResourceClaimTemplate != nil:
+		return &berthv1.Object{Kind: &berthv1.Object_ResourceClaimTemplate{ResourceClaimTemplate: ResourceClaimTemplateToProto(o.ResourceClaimTemplate)}}
 	}
 	return nil
 }

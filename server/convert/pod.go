@@ -229,7 +229,7 @@ func containers(p path, list string, in []*berthv1.Container, init bool, names m
 		if fe := resources(cp.field("requests"), c.GetRequests()); fe != nil {
 			return nil, fe
 		}
-		mc := model.Container{Name: c.GetName(), Requests: cloneResources(c.GetRequests())}
+		mc := model.Container{Name: c.GetName(), Requests: cloneResources(c.GetRequests()), Claims: slices.Clone(c.GetClaims())}
 		switch c.GetRestartPolicy() {
 		case berthv1.ContainerRestartPolicy_CONTAINER_RESTART_POLICY_UNSPECIFIED:
 		case berthv1.ContainerRestartPolicy_CONTAINER_RESTART_POLICY_ALWAYS:
@@ -573,7 +573,7 @@ func containersToProto(in []model.Container) []*berthv1.Container {
 	var out []*berthv1.Container
 	protos := protocols()
 	for _, c := range in {
-		pc := &berthv1.Container{Name: c.Name, Requests: cloneResources(c.Requests)}
+		pc := &berthv1.Container{Name: c.Name, Requests: cloneResources(c.Requests), Claims: slices.Clone(c.Claims)}
 		if c.RestartAlways {
 			pc.RestartPolicy = berthv1.ContainerRestartPolicy_CONTAINER_RESTART_POLICY_ALWAYS
 		}

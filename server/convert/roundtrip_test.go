@@ -141,6 +141,49 @@ func fullObjects() map[string]*berthv1.Object {
 		}}},
 		"namespace":   {Kind: &berthv1.Object_Namespace{Namespace: &berthv1.Namespace{Name: "prod", Labels: map[string]string{"team": "a"}}}},
 		"minimal pod": {Kind: &berthv1.Object_Pod{Pod: &berthv1.Pod{Uid: "u", Namespace: "default", Name: "p", Containers: []*berthv1.Container{{Name: "c"}}}}},
+		"pod with claims": {Kind: &berthv1.Object_Pod{Pod: &berthv1.Pod{
+			Uid: "u", Namespace: "default", Name: "p",
+			Containers: []*berthv1.Container{{Name: "c", Claims: []string{"gpu", "nic"}}, {Name: "d", Claims: []string{"nic"}}},
+			ResourceClaims: []*berthv1.PodResourceClaim{
+				{Name: "gpu", ResourceClaimTemplateName: "one-gpu"}, {Name: "nic", ResourceClaimName: "shared-nic"},
+			},
+		}}},
+		"device class": {Kind: &berthv1.Object_DeviceClass{DeviceClass: &berthv1.DeviceClass{
+			Name: "gpu", Selectors: []*berthv1.DeviceSelector{{Cel: `device.driver == "gpu.example.com"`}},
+		}}},
+		"resource slice": {Kind: &berthv1.Object_ResourceSlice{ResourceSlice: slice()}},
+		"network slice": {Kind: &berthv1.Object_ResourceSlice{ResourceSlice: &berthv1.ResourceSlice{
+			Name: "fabric", Driver: "nic.example.com", Pool: &berthv1.ResourcePool{Name: "fabric", ResourceSliceCount: 1},
+			NodeSelector: &berthv1.NodeSelector{NodeSelectorTerms: []*berthv1.NodeSelectorTerm{{MatchExpressions: []*berthv1.NodeSelectorRequirement{
+				{Key: "rack", Operator: berthv1.NodeSelectorOperator_NODE_SELECTOR_OPERATOR_IN, Values: []string{"r1"}},
+			}}}},
+			Devices: []*berthv1.Device{{Name: "nic-0", Attributes: map[string]*berthv1.DeviceAttribute{
+				"speed": {Value: &berthv1.DeviceAttribute_Int{Int: 100}}, "rdma": {Value: &berthv1.DeviceAttribute_Bool{Bool: true}},
+			}}},
+		}}},
+		"allocated claim": {Kind: &berthv1.Object_ResourceClaim{ResourceClaim: &berthv1.ResourceClaim{
+			Namespace: "default", Name: "shared-nic", Uid: "c1",
+			Spec: &berthv1.ResourceClaimSpec{
+				Requests: []*berthv1.DeviceRequest{{Name: "n", Exactly: &berthv1.ExactDeviceRequest{
+					DeviceClassName: "nic", AllocationMode: berthv1.DeviceAllocationMode_DEVICE_ALLOCATION_MODE_EXACT_COUNT, Count: 2, AdminAccess: true,
+				}}, {Name: "alt", FirstAvailable: []*berthv1.DeviceSubRequest{
+					{Name: "all", DeviceClassName: "nic", AllocationMode: berthv1.DeviceAllocationMode_DEVICE_ALLOCATION_MODE_ALL},
+				}}},
+				Constraints: []*berthv1.DeviceConstraint{{Requests: []string{"n"}, MatchAttribute: "nic.example.com/rack"}},
+			},
+			Status: &berthv1.ResourceClaimStatus{
+				Allocation: &berthv1.AllocationResult{Devices: []*berthv1.DeviceRequestAllocationResult{
+					{Request: "n", Driver: "nic.example.com", Pool: "fabric", Device: "nic-0", AdminAccess: true},
+				}},
+				ReservedFor: []*berthv1.ResourceClaimConsumer{{Name: "p", Uid: "u"}},
+			},
+		}}},
+		"claim template": {Kind: &berthv1.Object_ResourceClaimTemplate{ResourceClaimTemplate: &berthv1.ResourceClaimTemplate{
+			Namespace: "default", Name: "one-gpu",
+			Spec: &berthv1.ResourceClaimSpec{Requests: []*berthv1.DeviceRequest{{Name: "g", Exactly: &berthv1.ExactDeviceRequest{
+				DeviceClassName: "gpu", AllocationMode: berthv1.DeviceAllocationMode_DEVICE_ALLOCATION_MODE_EXACT_COUNT, Count: 1,
+			}}}},
+		}}},
 	}
 }
 

@@ -17,6 +17,7 @@ func simulateResults() map[string]berthv1.SimulateResult {
 		simulate.ResultGated:         berthv1.SimulateResult_SIMULATE_RESULT_GATED,
 		simulate.ResultSkipped:       berthv1.SimulateResult_SIMULATE_RESULT_SKIPPED,
 		simulate.ResultError:         berthv1.SimulateResult_SIMULATE_RESULT_ERROR,
+		simulate.ResultDeallocated:   berthv1.SimulateResult_SIMULATE_RESULT_DEALLOCATED,
 	}
 }
 
@@ -36,6 +37,11 @@ func SimulateAttemptToProto(a simulate.Attempt, nodes []string) *berthv1.Simulat
 		ViaNominatedNode: l.ViaNominatedNode,
 		ScoresReportOnly: l.ScoresReportOnly,
 		Plugin:           l.Plugin,
+		Deallocated:      slices.Clone(l.Deallocated),
+	}
+	for _, entry := range slices.Sorted(maps.Keys(l.Claims)) {
+		c := l.Claims[entry]
+		out.Claims = append(out.Claims, &berthv1.SimulateClaim{Entry: entry, Claim: c.Claim, Devices: slices.Clone(c.Devices)})
 	}
 	for _, v := range a.Victims {
 		out.Victims = append(out.Victims, PodRefOf(v))
@@ -72,6 +78,10 @@ func SimulateLineFromProto(in *berthv1.SimulateAttempt) simulate.Line {
 		ViaNominatedNode: in.GetViaNominatedNode(),
 		ScoresReportOnly: in.GetScoresReportOnly(),
 		Plugin:           in.GetPlugin(),
+		Deallocated:      slices.Clone(in.GetDeallocated()),
+	}
+	for _, c := range in.GetClaims() {
+		l.Claims = setKey(l.Claims, c.GetEntry(), simulate.ClaimLine{Claim: c.GetClaim(), Devices: slices.Clone(c.GetDevices())})
 	}
 	for r, wire := range simulateResults() {
 		if wire == in.GetResult() {

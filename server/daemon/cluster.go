@@ -4,6 +4,9 @@ import (
 	"context"
 	"log/slog"
 
+	resourceapi "k8s.io/api/resource/v1"
+
+	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/nodeconditions"
 	"github.com/berthsched/berth/core/scheduler"
@@ -32,6 +35,11 @@ type cluster struct {
 	pressure *pressuresvc.Service
 	// taints is told of the nodes and pods the scheduler accepted.
 	taints *tainteviction.Controller
+	// claims keeps the allocated claims durably; a claim the caller
+	// deletes is dropped from it.
+	claims interface {
+		ForgetClaim(ctx context.Context, claim *resourceapi.ResourceClaim) error
+	}
 	logger *slog.Logger
 	// byCondition adds the taints node conditions imply
 	// (taintNodesByCondition).
@@ -71,6 +79,22 @@ func (c cluster) DeleteNode(ctx context.Context, name string) error {
 		return err
 	}
 	c.taints.NodeDeleted(name)
+	return nil
+}
+
+// DeleteDeviceObject deletes a DRA object; an allocated claim's durable
+// copy goes with it (its devices are free).
+func (c cluster) DeleteDeviceObject(ctx context.Context, kind, namespace, name string) error {
+	var held *resourceapi.ResourceClaim
+	if kind == dra.KindResourceClaim {
+		held, _ = c.View.Claim(namespace, name)
+	}
+	if err := c.Scheduler.DeleteDeviceObject(ctx, kind, namespace, name); err != nil {
+		return err
+	}
+	if held != nil && held.Status.Allocation != nil {
+		return c.claims.ForgetClaim(ctx, held)
+	}
 	return nil
 }
 

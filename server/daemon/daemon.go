@@ -187,9 +187,17 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		return nil, err
 	}
 	d.sched.RestoreNominations(noms)
+	// Allocated claims before anything is re-listed: their devices stay
+	// taken, and a claim re-sent without allocation keeps its own.
+	claims, err := d.log.RecoverClaims()
+	if err != nil {
+		return nil, err
+	}
+	d.sched.RestoreClaims(claims)
 	first, last := d.store.Revisions()
 	cfg.Logger.Info("data directory open", "path", d.store.Path(), "log_id", d.log.ID(), "first_revision", first, "last_revision", last,
-		"nominations", len(noms), "binds_awaiting_outcome", len(restored.Binds), "evictions_pending", len(restored.Evictions))
+		"nominations", len(noms), "binds_awaiting_outcome", len(restored.Binds), "evictions_pending", len(restored.Evictions),
+		"allocated_claims", len(claims))
 	d.restarted = last > 0 || len(noms) > 0 || !restored.Empty()
 	if cfg.InitialSyncTimeout > 0 && d.restarted {
 		if err := d.holdForRelist(ctx); err != nil {
@@ -204,7 +212,10 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if err != nil {
 		return nil, err
 	}
-	cl := cluster{sides: newSides(d.sched), outcomes: outcomes, pressure: d.pressure, taints: taints, logger: cfg.Logger, byCondition: !cfg.IgnoreNodeConditions}
+	cl := cluster{
+		sides: newSides(d.sched), outcomes: outcomes, pressure: d.pressure, taints: taints, claims: d.log,
+		logger: cfg.Logger, byCondition: !cfg.IgnoreNodeConditions,
+	}
 	if err := d.openServer(cl, outcomes, reg, attempts); err != nil {
 		return nil, err
 	}
@@ -462,6 +473,11 @@ func (d *Daemon) podsResynced(ctx context.Context, outcomes *ledger.Outcomes) {
 		defer d.initialSync()
 	}
 	outcomes.Resynced(ctx)
+	// Claims restored for pods that did not come back lose them, and are
+	// deallocated (DeallocateClaim decisions) when no consumer is left.
+	if _, err := d.sched.ForgetUnknownClaimConsumers(ctx); err != nil {
+		d.logger.Error("re-list: deallocating the claims of pods gone failed; they stay allocated", "err", err)
+	}
 	d.timers.Start()
 }
 

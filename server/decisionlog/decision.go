@@ -20,6 +20,7 @@ const (
 	TypeNominate        = "nominate"
 	TypeClearNomination = "clear_nomination"
 	TypeUnschedulable   = "unschedulable"
+	TypeDeallocateClaim = "deallocate_claim"
 )
 
 // profileOf is the scheduling profile of a pod.
@@ -180,6 +181,8 @@ func TypeOf(d *berthv1.Decision) berthv1.DecisionType {
 		return berthv1.DecisionType_DECISION_TYPE_CLEAR_NOMINATION
 	case *berthv1.Decision_Unschedulable:
 		return berthv1.DecisionType_DECISION_TYPE_UNSCHEDULABLE
+	case *berthv1.Decision_DeallocateClaim:
+		return berthv1.DecisionType_DECISION_TYPE_DEALLOCATE_CLAIM
 	}
 	return berthv1.DecisionType_DECISION_TYPE_UNSPECIFIED
 }

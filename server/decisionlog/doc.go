@@ -3,12 +3,16 @@
 // streams them back to watchers.
 //
 // Data comes in from core/scheduler, through the framework.DecisionSink
-// (Bind, Evict, Nominate, ClearNomination) and scheduler.Reporter
+// (Bind, Evict, Nominate, ClearNomination), framework.DeviceDecisionSink
+// (BindWithClaims, DeallocateClaims) and scheduler.Reporter
 // (Unschedulable) that Log implements. Each call is one store.Batch: the
 // encoded decision appended to the log plus the keyspace changes it implies
 // (a Bind writes its ledger record and ends the pod's nomination; a
 // Nominate puts store.Nominations, a ClearNomination deletes it; an Evict
-// writes its ledger record; an Unschedulable puts its message in
+// writes its ledger record; a Bind with claims also puts the claims, with
+// their allocations, in store.Claims, and a DeallocateClaim deletes its
+// claim there (claims.go: writes of one claim are serialized, and a
+// deallocation overtaken by a new allocation of the claim is dropped); an Unschedulable puts its message in
 // store.Unschedulable, and one repeating the pod's last message is not
 // written). Calls commit concurrently, so the store groups them into shared
 // transactions; each returns once its decision is durable. Binds and
@@ -32,7 +36,8 @@
 // records through Remove and ForgetPod; a pod's deletion also drops its
 // nomination and Unschedulable message. Removals run in the background,
 // grouped (Remove can wait for durability). After a restart, Recover reads
-// the nominations and messages back.
+// the nominations and messages back, and RecoverClaims the allocated
+// claims (for the scheduler's RestoreClaims, before the re-list).
 //
 // The payload of a record is a berthv1.Decision without revision and time:
 // both come from the store's record, so a decision read after a restart is

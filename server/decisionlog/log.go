@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	resourceapi "k8s.io/api/resource/v1"
+
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
@@ -85,6 +87,8 @@ type Log struct {
 	settle *settler
 
 	ledger *ledger.Ledger
+	// claims is what the log wrote to store.Claims (claims.go).
+	claims *claimBook
 
 	mu   sync.Mutex
 	id   string              // the log's identity; set by Recover
@@ -131,6 +135,7 @@ func New(st store.Store, opts Options) *Log {
 		opts:     opts,
 		logger:   opts.Logger,
 		ledger:   opts.Ledger,
+		claims:   newClaimBook(),
 		noms:     make(map[string]nomEntry),
 		reported: make(map[string]string),
 	}
@@ -151,7 +156,7 @@ func (l *Log) Bind(ctx context.Context, pod *model.Pod, node string) error {
 	// Split in three so that this frame, live on the binding goroutine's
 	// stack through the commit, stays small: thousands of binds wait here
 	// at once, and each stack growth is a copy.
-	pb, err := l.startBind(ctx, pod, node)
+	pb, err := l.startBind(ctx, pod, node, nil)
 	if err != nil {
 		return err
 	}
@@ -169,12 +174,16 @@ type pendingBind struct {
 	ops     [3]store.Op
 }
 
-// startBind encodes the Bind, records it in the ledger as being committed
-// and returns its batch.
-func (l *Log) startBind(ctx context.Context, pod *model.Pod, node string) (*pendingBind, error) {
-	rec, ok := newBindRecord(pod, node, 0)
+// startBind encodes the Bind (with the claims' allocations, which go to
+// store.Claims too), records it in the ledger as being committed and
+// returns its batch.
+func (l *Log) startBind(ctx context.Context, pod *model.Pod, node string, claims []*resourceapi.ResourceClaim) (*pendingBind, error) {
+	rec, ok := bindRecord{}, false
+	if len(claims) == 0 {
+		rec, ok = newBindRecord(pod, node, 0)
+	}
 	if !ok {
-		payload, err := encode(bindDecision(pod, node))
+		payload, err := encode(bindWithClaimsDecision(pod, node, claims))
 		if err != nil {
 			return nil, err
 		}
@@ -206,6 +215,10 @@ func (l *Log) startBind(ctx context.Context, pod *model.Pod, node string) (*pend
 	b.Delete(store.Nominations, rec.key)
 	if unsched {
 		b.Delete(store.Unschedulable, rec.key)
+	}
+	if err := claimOps(b, claims); err != nil {
+		l.ledger.FinishBind(pod.UID, &pb.Pending, 0, true)
+		return nil, err
 	}
 	return pb, nil
 }
@@ -437,7 +450,7 @@ func (l *Log) BindGroup(ctx context.Context, group string, pods []*model.Pod, no
 	kept := make([]*model.Pod, 0, len(pods))
 	var b store.Batch
 	for i, pod := range pods {
-		pb, err := l.startBind(ctx, pod, nodes[i])
+		pb, err := l.startBind(ctx, pod, nodes[i], nil)
 		if errors.Is(err, ErrBindAbandoned) {
 			continue
 		}

@@ -37,10 +37,9 @@ var (
 	ErrUnknownProfile = errors.New("no such scheduling profile")
 	// ErrShuttingDown: berthd is stopping. UNAVAILABLE.
 	ErrShuttingDown = errors.New("berthd is shutting down")
-	// ErrDevicesNotScheduled: a dynamic resource allocation object, or a pod
-	// claiming devices, valid but refused: this version validates them and
-	// does not allocate devices yet (issue 20).
-	ErrDevicesNotScheduled = errors.New("dynamic resource allocation is validated but not yet scheduled by this version of Berth")
+	// ErrUnknownDeviceClass: a ResourceClaim or ResourceClaimTemplate names
+	// a DeviceClass Berth does not hold. FAILED_PRECONDITION.
+	ErrUnknownDeviceClass = errors.New("unknown DeviceClass")
 	// ErrNotConfigured: this server was built without what the RPC needs.
 	// UNIMPLEMENTED.
 	ErrNotConfigured = errors.New("not configured on this server")
@@ -113,7 +112,7 @@ func match(err error) (code codes.Code, kindField, reason string) {
 	case errors.Is(err, disruption.ErrMultipleBudgets), errors.Is(err, decisionlog.ErrAlreadyEvicted):
 		return codes.FailedPrecondition, "", reason
 	case errors.Is(err, ErrUIDMismatch), errors.Is(err, scheduler.ErrNoBindInFlight),
-		errors.Is(err, scheduler.ErrPodNotPending), errors.Is(err, ErrUnknownProfile), errors.Is(err, ErrDevicesNotScheduled):
+		errors.Is(err, scheduler.ErrPodNotPending), errors.Is(err, ErrUnknownProfile), errors.Is(err, ErrUnknownDeviceClass):
 		return codes.FailedPrecondition, "", reason
 	case errors.As(err, &podStats):
 		return codes.FailedPrecondition, "", reason

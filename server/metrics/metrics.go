@@ -29,6 +29,10 @@ type Metrics struct {
 	commitDuration  prometheus.Histogram
 	podScheduled    *prometheus.HistogramVec
 	watchers        prometheus.Gauge
+	// DRA: claims allocated by Binds and deallocated, devices allocated.
+	claimAllocations   prometheus.Counter
+	claimDeallocations prometheus.Counter
+	allocatedDevices   prometheus.Gauge
 
 	// The labelled series observed on every scheduling attempt, looked up
 	// once: WithLabelValues hashes the labels on every call.
@@ -71,8 +75,9 @@ func (c *seriesCache[T]) get(key [3]string, series func() T) T {
 }
 
 var (
-	_ scheduler.Metrics   = (*Metrics)(nil)
-	_ decisionlog.Metrics = (*Metrics)(nil)
+	_ scheduler.Metrics         = (*Metrics)(nil)
+	_ decisionlog.Metrics       = (*Metrics)(nil)
+	_ decisionlog.DeviceMetrics = (*Metrics)(nil)
 )
 
 // New builds the metrics and registers them on reg.
@@ -135,14 +140,27 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Name: "berth_watchers",
 			Help: "Open DecisionService.Watch streams.",
 		}),
+		claimAllocations: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "berth_dra_claim_allocations_total",
+			Help: "ResourceClaims allocated by Bind decisions made durable (a claim shared by several pods counts once).",
+		}),
+		claimDeallocations: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "berth_dra_claim_deallocations_total",
+			Help: "DeallocateClaim decisions made durable: claims freed when their last pod was gone.",
+		}),
+		allocatedDevices: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "berth_dra_allocated_devices",
+			Help: "Devices held by allocated ResourceClaims, as kept durably (admin-access results not counted).",
+		}),
 	}
 	m.decisionSeries = make(map[string]prometheus.Counter)
-	for _, t := range []string{decisionlog.TypeBind, decisionlog.TypeEvict, decisionlog.TypeNominate, decisionlog.TypeClearNomination, decisionlog.TypeUnschedulable} {
+	for _, t := range []string{decisionlog.TypeBind, decisionlog.TypeEvict, decisionlog.TypeNominate, decisionlog.TypeClearNomination, decisionlog.TypeUnschedulable, decisionlog.TypeDeallocateClaim} {
 		m.decisionSeries[t] = m.decisions.WithLabelValues(t)
 	}
 	for _, c := range []prometheus.Collector{
 		m.attempts, m.attemptDuration, m.preemptions, m.victims, m.pointDuration,
 		m.pluginDuration, m.permitWait, m.decisions, m.evictions, m.commitDuration, m.podScheduled, m.watchers,
+		m.claimAllocations, m.claimDeallocations, m.allocatedDevices,
 	} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
@@ -211,6 +229,15 @@ func (m *Metrics) ObserveDecision(typ string) {
 	}
 	m.decisions.WithLabelValues(typ).Inc()
 }
+
+// ObserveClaimAllocations implements decisionlog.DeviceMetrics.
+func (m *Metrics) ObserveClaimAllocations(n int) { m.claimAllocations.Add(float64(n)) }
+
+// ObserveClaimDeallocations implements decisionlog.DeviceMetrics.
+func (m *Metrics) ObserveClaimDeallocations(n int) { m.claimDeallocations.Add(float64(n)) }
+
+// SetAllocatedDevices implements decisionlog.DeviceMetrics.
+func (m *Metrics) SetAllocatedDevices(n int) { m.allocatedDevices.Set(float64(n)) }
 
 // ObserveEviction implements decisionlog.EvictionMetrics.
 func (m *Metrics) ObserveEviction(cause string) { m.evictions.WithLabelValues(cause).Inc() }

@@ -48,6 +48,14 @@ func upsertKey(in *berthv1.Object) (key objectKey, ok bool) {
 		key = keyOf(berthv1.ObjectKind_OBJECT_KIND_NAMESPACE, "", k.Namespace.GetName())
 	case *berthv1.Object_PodGroup:
 		key = keyOf(berthv1.ObjectKind_OBJECT_KIND_POD_GROUP, k.PodGroup.GetNamespace(), k.PodGroup.GetName())
+	case *berthv1.Object_DeviceClass:
+		key = keyOf(berthv1.ObjectKind_OBJECT_KIND_DEVICE_CLASS, "", k.DeviceClass.GetName())
+	case *berthv1.Object_ResourceSlice:
+		key = keyOf(berthv1.ObjectKind_OBJECT_KIND_RESOURCE_SLICE, "", k.ResourceSlice.GetName())
+	case *berthv1.Object_ResourceClaim:
+		key = keyOf(berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM, k.ResourceClaim.GetNamespace(), k.ResourceClaim.GetName())
+	case *berthv1.Object_ResourceClaimTemplate:
+		key = keyOf(berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE, k.ResourceClaimTemplate.GetNamespace(), k.ResourceClaimTemplate.GetName())
 	default:
 		return objectKey{}, false
 	}
@@ -82,9 +90,6 @@ func (s *Service) upsertLocked(ctx context.Context, in *berthv1.Object) (err err
 		return err
 	}
 	ref := obj.Ref()
-	if obj.UsesDevices() {
-		return errDevicesNotScheduled(ref.Kind)
-	}
 	switch {
 	case obj.Node != nil:
 		err = s.cluster.AddNode(ctx, obj.Node)
@@ -102,6 +107,8 @@ func (s *Service) upsertLocked(ctx context.Context, in *berthv1.Object) (err err
 		}
 	case obj.PodGroup != nil:
 		err = s.cluster.SetPodGroup(ctx, obj.PodGroup)
+	default:
+		err = s.upsertDeviceObjectLocked(ctx, obj)
 	}
 	return err
 }
@@ -202,18 +209,10 @@ func (s *Service) deleteObjectLocked(ctx context.Context, ref convert.Ref) error
 	case berthv1.ObjectKind_OBJECT_KIND_POD_GROUP:
 		return s.cluster.DeletePodGroup(ctx, ref.Namespace, ref.Name)
 	}
-	if convert.DeviceKind(ref.Kind) {
-		return errDevicesNotScheduled(ref.Kind)
+	if kind, ok := draKind(ref.Kind); ok {
+		return s.cluster.DeleteDeviceObject(ctx, kind, ref.Namespace, ref.Name)
 	}
 	return fmt.Errorf("delete %s: unknown kind: %w", ref.Kind, scheduler.ErrInvalid)
-}
-
-// errDevicesNotScheduled refuses dynamic resource allocation objects and
-// pods claiming devices once they are valid: Berth validates them but does
-// not allocate devices yet, and a pod placed without its devices would be
-// a wrong decision (FAILED_PRECONDITION).
-func errDevicesNotScheduled(kind berthv1.ObjectKind) error {
-	return fmt.Errorf("%s: %w", kind, errmap.ErrDevicesNotScheduled)
 }
 
 // heldLocked lists the identities (Ref.Key) of the objects of kind Berth
@@ -254,6 +253,8 @@ func (s *Service) heldLocked(kind berthv1.ObjectKind) ([]convert.Ref, error) {
 		for _, g := range s.cluster.PodGroups() {
 			out = append(out, convert.Ref{Kind: kind, Namespace: g.Namespace, Name: g.Name})
 		}
+	default:
+		out = s.heldDeviceObjects(kind)
 	}
 	return out, nil
 }

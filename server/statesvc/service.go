@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	resourceapi "k8s.io/api/resource/v1"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/model"
@@ -41,6 +42,18 @@ type Cluster interface {
 	// PodGroups lists the pod groups held, for resyncs.
 	PodGroups() []*model.PodGroup
 	ReportBindResult(ctx context.Context, podUID, node string, ok bool, reason string) error
+	// UpsertDeviceObject adds or replaces a DRA object (a
+	// *resourceapi.DeviceClass, ResourceSlice, ResourceClaim or
+	// ResourceClaimTemplate); DeleteDeviceObject removes one by kind
+	// (dra.Kind*), namespace and name.
+	UpsertDeviceObject(ctx context.Context, obj any) error
+	DeleteDeviceObject(ctx context.Context, kind, namespace, name string) error
+	// DeviceClasses, ResourceSlices, ClaimTemplates and Claims list the
+	// DRA objects held, for resyncs.
+	DeviceClasses() []*resourceapi.DeviceClass
+	ResourceSlices() []*resourceapi.ResourceSlice
+	ClaimTemplates() []*resourceapi.ResourceClaimTemplate
+	Claims() []*resourceapi.ResourceClaim
 	// Hold keeps the scheduling loop from starting cycles until release
 	// is called; it returns once no cycle runs.
 	Hold(ctx context.Context) (release func(), err error)

@@ -90,19 +90,36 @@ func TestSyncBatchErrors(t *testing.T) {
 			wantPods:    []string{"default/p"},
 		},
 		{
-			name: "dynamic resource allocation: invalid refused by field, valid refused as not scheduled yet",
+			name: "dynamic resource allocation: bad objects refused naming the field, good ones applied",
 			mutations: append(upserts(
 				&berthv1.Object{Kind: &berthv1.Object_DeviceClass{DeviceClass: &berthv1.DeviceClass{Name: "gpu", Selectors: []*berthv1.DeviceSelector{{Cel: "device.driver =="}}}}},
 				&berthv1.Object{Kind: &berthv1.Object_DeviceClass{DeviceClass: &berthv1.DeviceClass{Name: "gpu"}}},
-			), del(berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM, "default", "c")),
-			wantApplied: 0,
+				&berthv1.Object{Kind: &berthv1.Object_ResourceClaim{ResourceClaim: &berthv1.ResourceClaim{Namespace: "default", Name: "c", Spec: &berthv1.ResourceClaimSpec{
+					Requests: []*berthv1.DeviceRequest{{Name: "r", Exactly: &berthv1.ExactDeviceRequest{DeviceClassName: "fpga"}}},
+				}}}},
+				&berthv1.Object{Kind: &berthv1.Object_ResourceClaimTemplate{ResourceClaimTemplate: &berthv1.ResourceClaimTemplate{Namespace: "default", Name: "t", Spec: &berthv1.ResourceClaimSpec{
+					Requests: []*berthv1.DeviceRequest{{Name: "r", FirstAvailable: []*berthv1.DeviceSubRequest{{Name: "a", DeviceClassName: "gpu"}, {Name: "b", DeviceClassName: "fpga"}}}},
+				}}}},
+				&berthv1.Object{Kind: &berthv1.Object_ResourceSlice{ResourceSlice: &berthv1.ResourceSlice{
+					Name: "s", Driver: "gpu.example.com", NodeName: "n1", Pool: &berthv1.ResourcePool{Name: "n1", ResourceSliceCount: 1},
+					Devices: []*berthv1.Device{{Name: "gpu-0"}, {Name: "gpu-0"}},
+				}}},
+				&berthv1.Object{Kind: &berthv1.Object_ResourceClaim{ResourceClaim: &berthv1.ResourceClaim{Namespace: "default", Name: "c", Spec: &berthv1.ResourceClaimSpec{
+					Requests: []*berthv1.DeviceRequest{{Name: "r", Exactly: &berthv1.ExactDeviceRequest{DeviceClassName: "gpu"}}},
+				}}}},
+			), del(berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM, "default", "c"), del(berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM, "default", "c")),
+			wantApplied: 3,
 			wantErrors: []*berthv1.ObjectError{
 				{Index: 0, Ref: &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_DEVICE_CLASS, Name: "gpu"}, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, FieldPath: "device_class.selectors[0].cel",
 					Message: "compilation failed: ERROR: <input>:1:17: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | device.driver ==\n | ................^"},
-				{Index: 1, Ref: &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_DEVICE_CLASS, Name: "gpu"}, Code: berthv1.ErrorCode_ERROR_CODE_FAILED_PRECONDITION,
-					Message: "OBJECT_KIND_DEVICE_CLASS: dynamic resource allocation is validated but not yet scheduled by this version of Berth"},
 				{Index: 2, Ref: &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM, Namespace: "default", Name: "c"}, Code: berthv1.ErrorCode_ERROR_CODE_FAILED_PRECONDITION,
-					Message: "OBJECT_KIND_RESOURCE_CLAIM: dynamic resource allocation is validated but not yet scheduled by this version of Berth"},
+					FieldPath: "resource_claim.spec.requests[0].exactly.device_class_name", Message: `no DeviceClass "fpga"; send the class first: unknown DeviceClass`},
+				{Index: 3, Ref: &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE, Namespace: "default", Name: "t"}, Code: berthv1.ErrorCode_ERROR_CODE_FAILED_PRECONDITION,
+					FieldPath: "resource_claim_template.spec.requests[0].first_available[1].device_class_name", Message: `no DeviceClass "fpga"; send the class first: unknown DeviceClass`},
+				{Index: 4, Ref: &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_RESOURCE_SLICE, Name: "s"}, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT,
+					FieldPath: "resource_slice.devices[1].name", Message: `duplicate device name "gpu-0" (also spec.devices[0])`},
+				{Index: 7, Ref: &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM, Namespace: "default", Name: "c"}, Code: berthv1.ErrorCode_ERROR_CODE_NOT_FOUND,
+					Message: "delete ResourceClaim default/c: device object not found"},
 			},
 		},
 		{

@@ -172,6 +172,7 @@ func TestKeyspaces(t *testing.T) {
 				b.Put(store.Unschedulable, []byte("p5"), []byte("0/1 nodes are available"))
 				b.Put(store.Pressure, []byte("n1"), []byte(`{"state":{}}`))
 				b.Put(store.Deadlines, []byte("taint/p6"), []byte("t"))
+				b.Put(store.Claims, []byte("default/c"), []byte("{}"))
 			},
 			want: state{
 				store.Assumed:       {"p1": "n1@1"},
@@ -181,6 +182,7 @@ func TestKeyspaces(t *testing.T) {
 				store.Unschedulable: {"p5": "0/1 nodes are available"},
 				store.Pressure:      {"n1": `{"state":{}}`},
 				store.Deadlines:     {"taint/p6": "t"},
+				store.Claims:        {"default/c": "{}"},
 			},
 		},
 		{
@@ -201,6 +203,7 @@ func TestKeyspaces(t *testing.T) {
 				store.Unschedulable: {"p5": "0/1 nodes are available"},
 				store.Pressure:      {"n1": `{"state":{}}`},
 				store.Deadlines:     {"taint/p6": "t"},
+				store.Claims:        {"default/c": "{}"},
 			},
 		},
 		{
@@ -212,6 +215,7 @@ func TestKeyspaces(t *testing.T) {
 				b.Delete(store.Unschedulable, []byte("p5"))
 				b.Delete(store.Pressure, []byte("n1"))
 				b.Delete(store.Deadlines, []byte("taint/p6"))
+				b.Delete(store.Claims, []byte("default/c"))
 			},
 			want: state{
 				store.Assumed:       {},
@@ -221,6 +225,7 @@ func TestKeyspaces(t *testing.T) {
 				store.Unschedulable: {},
 				store.Pressure:      {},
 				store.Deadlines:     {},
+				store.Claims:        {},
 			},
 		},
 	}

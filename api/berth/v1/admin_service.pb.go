@@ -124,6 +124,9 @@ const (
 	// The pod was refused at admission (an unknown PriorityClass) or its
 	// bind failed.
 	SimulateResult_SIMULATE_RESULT_ERROR SimulateResult = 6
+	// DynamicResources deallocated claims of the pod allocated where it
+	// cannot run (SimulateAttempt.deallocated); it is tried again at once.
+	SimulateResult_SIMULATE_RESULT_DEALLOCATED SimulateResult = 7
 )
 
 // Enum value maps for SimulateResult.
@@ -136,6 +139,7 @@ var (
 		4: "SIMULATE_RESULT_GATED",
 		5: "SIMULATE_RESULT_SKIPPED",
 		6: "SIMULATE_RESULT_ERROR",
+		7: "SIMULATE_RESULT_DEALLOCATED",
 	}
 	SimulateResult_value = map[string]int32{
 		"SIMULATE_RESULT_UNSPECIFIED":   0,
@@ -145,6 +149,7 @@ var (
 		"SIMULATE_RESULT_GATED":         4,
 		"SIMULATE_RESULT_SKIPPED":       5,
 		"SIMULATE_RESULT_ERROR":         6,
+		"SIMULATE_RESULT_DEALLOCATED":   7,
 	}
 )
 
@@ -575,7 +580,14 @@ type SimulateAttempt struct {
 	// nodes' scores were computed for this report only.
 	ScoresReportOnly bool `protobuf:"varint,10,opt,name=scores_report_only,json=scoresReportOnly,proto3" json:"scores_report_only,omitempty"`
 	// GATED: the PreEnqueue plugin that held the pod back.
-	Plugin        string `protobuf:"bytes,11,opt,name=plugin,proto3" json:"plugin,omitempty"`
+	Plugin string `protobuf:"bytes,11,opt,name=plugin,proto3" json:"plugin,omitempty"`
+	// BOUND: the device claims of the pod, one per entry of its
+	// resource_claims, sorted by entry name, with the devices allocated.
+	Claims []*SimulateClaim `protobuf:"bytes,12,rep,name=claims,proto3" json:"claims,omitempty"`
+	// DEALLOCATED: the claims of the pod (namespace/name) that
+	// DynamicResources' PostFilter deallocated because they were allocated
+	// where the pod cannot run; the pod is tried again at once.
+	Deallocated   []string `protobuf:"bytes,13,rep,name=deallocated,proto3" json:"deallocated,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -687,6 +699,85 @@ func (x *SimulateAttempt) GetPlugin() string {
 	return ""
 }
 
+func (x *SimulateAttempt) GetClaims() []*SimulateClaim {
+	if x != nil {
+		return x.Claims
+	}
+	return nil
+}
+
+func (x *SimulateAttempt) GetDeallocated() []string {
+	if x != nil {
+		return x.Deallocated
+	}
+	return nil
+}
+
+// SimulateClaim is one entry of a bound pod's resource_claims in a
+// simulation.
+type SimulateClaim struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entry's name in the pod's resource_claims.
+	Entry string `protobuf:"bytes,1,opt,name=entry,proto3" json:"entry,omitempty"`
+	// The claim the entry used, namespace/name.
+	Claim string `protobuf:"bytes,2,opt,name=claim,proto3" json:"claim,omitempty"`
+	// Its devices as driver/pool/device, in the allocation's order.
+	Devices       []string `protobuf:"bytes,3,rep,name=devices,proto3" json:"devices,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SimulateClaim) Reset() {
+	*x = SimulateClaim{}
+	mi := &file_berth_v1_admin_service_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SimulateClaim) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SimulateClaim) ProtoMessage() {}
+
+func (x *SimulateClaim) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_admin_service_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SimulateClaim.ProtoReflect.Descriptor instead.
+func (*SimulateClaim) Descriptor() ([]byte, []int) {
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *SimulateClaim) GetEntry() string {
+	if x != nil {
+		return x.Entry
+	}
+	return ""
+}
+
+func (x *SimulateClaim) GetClaim() string {
+	if x != nil {
+		return x.Claim
+	}
+	return ""
+}
+
+func (x *SimulateClaim) GetDevices() []string {
+	if x != nil {
+		return x.Devices
+	}
+	return nil
+}
+
 // NodeVerdict is what one attempt made of one node.
 type NodeVerdict struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -717,7 +808,7 @@ type NodeVerdict struct {
 
 func (x *NodeVerdict) Reset() {
 	*x = NodeVerdict{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[5]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -729,7 +820,7 @@ func (x *NodeVerdict) String() string {
 func (*NodeVerdict) ProtoMessage() {}
 
 func (x *NodeVerdict) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[5]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -742,7 +833,7 @@ func (x *NodeVerdict) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeVerdict.ProtoReflect.Descriptor instead.
 func (*NodeVerdict) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{5}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *NodeVerdict) GetNode() string {
@@ -811,7 +902,7 @@ type ListPendingRequest struct {
 
 func (x *ListPendingRequest) Reset() {
 	*x = ListPendingRequest{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[6]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -823,7 +914,7 @@ func (x *ListPendingRequest) String() string {
 func (*ListPendingRequest) ProtoMessage() {}
 
 func (x *ListPendingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[6]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -836,7 +927,7 @@ func (x *ListPendingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPendingRequest.ProtoReflect.Descriptor instead.
 func (*ListPendingRequest) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{6}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ListPendingRequest) GetPageSize() int32 {
@@ -880,7 +971,7 @@ type ListPendingResponse struct {
 
 func (x *ListPendingResponse) Reset() {
 	*x = ListPendingResponse{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[7]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -892,7 +983,7 @@ func (x *ListPendingResponse) String() string {
 func (*ListPendingResponse) ProtoMessage() {}
 
 func (x *ListPendingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[7]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -905,7 +996,7 @@ func (x *ListPendingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPendingResponse.ProtoReflect.Descriptor instead.
 func (*ListPendingResponse) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{7}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ListPendingResponse) GetPods() []*PendingPod {
@@ -950,7 +1041,7 @@ type PendingPod struct {
 
 func (x *PendingPod) Reset() {
 	*x = PendingPod{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[8]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -962,7 +1053,7 @@ func (x *PendingPod) String() string {
 func (*PendingPod) ProtoMessage() {}
 
 func (x *PendingPod) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[8]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -975,7 +1066,7 @@ func (x *PendingPod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingPod.ProtoReflect.Descriptor instead.
 func (*PendingPod) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{8}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *PendingPod) GetPod() *PodRef {
@@ -1056,7 +1147,7 @@ type ListNominationsRequest struct {
 
 func (x *ListNominationsRequest) Reset() {
 	*x = ListNominationsRequest{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[9]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1068,7 +1159,7 @@ func (x *ListNominationsRequest) String() string {
 func (*ListNominationsRequest) ProtoMessage() {}
 
 func (x *ListNominationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[9]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1081,7 +1172,7 @@ func (x *ListNominationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNominationsRequest.ProtoReflect.Descriptor instead.
 func (*ListNominationsRequest) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{9}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListNominationsRequest) GetPageSize() int32 {
@@ -1118,7 +1209,7 @@ type ListNominationsResponse struct {
 
 func (x *ListNominationsResponse) Reset() {
 	*x = ListNominationsResponse{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[10]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1130,7 +1221,7 @@ func (x *ListNominationsResponse) String() string {
 func (*ListNominationsResponse) ProtoMessage() {}
 
 func (x *ListNominationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[10]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1143,7 +1234,7 @@ func (x *ListNominationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNominationsResponse.ProtoReflect.Descriptor instead.
 func (*ListNominationsResponse) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{10}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListNominationsResponse) GetNominations() []*Nomination {
@@ -1182,7 +1273,7 @@ type Nomination struct {
 
 func (x *Nomination) Reset() {
 	*x = Nomination{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[11]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1194,7 +1285,7 @@ func (x *Nomination) String() string {
 func (*Nomination) ProtoMessage() {}
 
 func (x *Nomination) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[11]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1207,7 +1298,7 @@ func (x *Nomination) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Nomination.ProtoReflect.Descriptor instead.
 func (*Nomination) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{11}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Nomination) GetPod() *PodRef {
@@ -1257,7 +1348,7 @@ type QueueStatsRequest struct {
 
 func (x *QueueStatsRequest) Reset() {
 	*x = QueueStatsRequest{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[12]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1269,7 +1360,7 @@ func (x *QueueStatsRequest) String() string {
 func (*QueueStatsRequest) ProtoMessage() {}
 
 func (x *QueueStatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[12]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1282,7 +1373,7 @@ func (x *QueueStatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueueStatsRequest.ProtoReflect.Descriptor instead.
 func (*QueueStatsRequest) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{12}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *QueueStatsRequest) GetSchedulerName() string {
@@ -1324,7 +1415,7 @@ type QueueStatsResponse struct {
 
 func (x *QueueStatsResponse) Reset() {
 	*x = QueueStatsResponse{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[13]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1336,7 +1427,7 @@ func (x *QueueStatsResponse) String() string {
 func (*QueueStatsResponse) ProtoMessage() {}
 
 func (x *QueueStatsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[13]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1349,7 +1440,7 @@ func (x *QueueStatsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueueStatsResponse.ProtoReflect.Descriptor instead.
 func (*QueueStatsResponse) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{13}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *QueueStatsResponse) GetActive() uint32 {
@@ -1445,7 +1536,7 @@ type ListNodesRequest struct {
 
 func (x *ListNodesRequest) Reset() {
 	*x = ListNodesRequest{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[14]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1457,7 +1548,7 @@ func (x *ListNodesRequest) String() string {
 func (*ListNodesRequest) ProtoMessage() {}
 
 func (x *ListNodesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[14]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1470,7 +1561,7 @@ func (x *ListNodesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNodesRequest.ProtoReflect.Descriptor instead.
 func (*ListNodesRequest) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{14}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListNodesRequest) GetPageSize() int32 {
@@ -1507,7 +1598,7 @@ type ListNodesResponse struct {
 
 func (x *ListNodesResponse) Reset() {
 	*x = ListNodesResponse{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[15]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1519,7 +1610,7 @@ func (x *ListNodesResponse) String() string {
 func (*ListNodesResponse) ProtoMessage() {}
 
 func (x *ListNodesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[15]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1532,7 +1623,7 @@ func (x *ListNodesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNodesResponse.ProtoReflect.Descriptor instead.
 func (*ListNodesResponse) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{15}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListNodesResponse) GetNodes() []*NodeUsage {
@@ -1590,7 +1681,7 @@ type NodeUsage struct {
 
 func (x *NodeUsage) Reset() {
 	*x = NodeUsage{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[16]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1602,7 +1693,7 @@ func (x *NodeUsage) String() string {
 func (*NodeUsage) ProtoMessage() {}
 
 func (x *NodeUsage) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[16]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1615,7 +1706,7 @@ func (x *NodeUsage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeUsage.ProtoReflect.Descriptor instead.
 func (*NodeUsage) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{16}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *NodeUsage) GetName() string {
@@ -1704,7 +1795,7 @@ type ServerInfoRequest struct {
 
 func (x *ServerInfoRequest) Reset() {
 	*x = ServerInfoRequest{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[17]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1716,7 +1807,7 @@ func (x *ServerInfoRequest) String() string {
 func (*ServerInfoRequest) ProtoMessage() {}
 
 func (x *ServerInfoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[17]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1729,7 +1820,7 @@ func (x *ServerInfoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerInfoRequest.ProtoReflect.Descriptor instead.
 func (*ServerInfoRequest) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{17}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{18}
 }
 
 // ServerInfoResponse is the response of AdminService.ServerInfo.
@@ -1753,7 +1844,7 @@ type ServerInfoResponse struct {
 
 func (x *ServerInfoResponse) Reset() {
 	*x = ServerInfoResponse{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[18]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1765,7 +1856,7 @@ func (x *ServerInfoResponse) String() string {
 func (*ServerInfoResponse) ProtoMessage() {}
 
 func (x *ServerInfoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[18]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1778,7 +1869,7 @@ func (x *ServerInfoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerInfoResponse.ProtoReflect.Descriptor instead.
 func (*ServerInfoResponse) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{18}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ServerInfoResponse) GetVersion() string {
@@ -1800,6 +1891,109 @@ func (x *ServerInfoResponse) GetSchedulingHeld() bool {
 		return x.SchedulingHeld
 	}
 	return false
+}
+
+// ListDeviceObjectsRequest is the request of AdminService.ListDeviceObjects.
+type ListDeviceObjectsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// OBJECT_KIND_DEVICE_CLASS, OBJECT_KIND_RESOURCE_SLICE,
+	// OBJECT_KIND_RESOURCE_CLAIM or OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE.
+	Kind ObjectKind `protobuf:"varint,1,opt,name=kind,proto3,enum=berth.v1.ObjectKind" json:"kind,omitempty"`
+	// Claims and templates: only those of this namespace; empty for all.
+	Namespace     string `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDeviceObjectsRequest) Reset() {
+	*x = ListDeviceObjectsRequest{}
+	mi := &file_berth_v1_admin_service_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDeviceObjectsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDeviceObjectsRequest) ProtoMessage() {}
+
+func (x *ListDeviceObjectsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_admin_service_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDeviceObjectsRequest.ProtoReflect.Descriptor instead.
+func (*ListDeviceObjectsRequest) Descriptor() ([]byte, []int) {
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *ListDeviceObjectsRequest) GetKind() ObjectKind {
+	if x != nil {
+		return x.Kind
+	}
+	return ObjectKind_OBJECT_KIND_UNSPECIFIED
+}
+
+func (x *ListDeviceObjectsRequest) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+// ListDeviceObjectsResponse is the response of
+// AdminService.ListDeviceObjects.
+type ListDeviceObjectsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The objects, by namespace and name, each an Object of the kind asked.
+	Objects       []*Object `protobuf:"bytes,1,rep,name=objects,proto3" json:"objects,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDeviceObjectsResponse) Reset() {
+	*x = ListDeviceObjectsResponse{}
+	mi := &file_berth_v1_admin_service_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDeviceObjectsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDeviceObjectsResponse) ProtoMessage() {}
+
+func (x *ListDeviceObjectsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_admin_service_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDeviceObjectsResponse.ProtoReflect.Descriptor instead.
+func (*ListDeviceObjectsResponse) Descriptor() ([]byte, []int) {
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *ListDeviceObjectsResponse) GetObjects() []*Object {
+	if x != nil {
+		return x.Objects
+	}
+	return nil
 }
 
 var File_berth_v1_admin_service_proto protoreflect.FileDescriptor
@@ -1834,7 +2028,7 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x04pods\x18\x03 \x03(\v2\r.berth.v1.PodR\x04pods\x12%\n" +
 	"\x0escheduler_name\x18\x04 \x01(\tR\rschedulerName\"I\n" +
 	"\x10SimulateResponse\x125\n" +
-	"\battempts\x18\x01 \x03(\v2\x19.berth.v1.SimulateAttemptR\battempts\"\x9c\x03\n" +
+	"\battempts\x18\x01 \x03(\v2\x19.berth.v1.SimulateAttemptR\battempts\"\xef\x03\n" +
 	"\x0fSimulateAttempt\x12\"\n" +
 	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\x120\n" +
 	"\x06result\x18\x02 \x01(\x0e2\x18.berth.v1.SimulateResultR\x06result\x12\x12\n" +
@@ -1847,7 +2041,13 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x12via_nominated_node\x18\t \x01(\bR\x10viaNominatedNode\x12,\n" +
 	"\x12scores_report_only\x18\n" +
 	" \x01(\bR\x10scoresReportOnly\x12\x16\n" +
-	"\x06plugin\x18\v \x01(\tR\x06plugin\"\xc3\x02\n" +
+	"\x06plugin\x18\v \x01(\tR\x06plugin\x12/\n" +
+	"\x06claims\x18\f \x03(\v2\x17.berth.v1.SimulateClaimR\x06claims\x12 \n" +
+	"\vdeallocated\x18\r \x03(\tR\vdeallocated\"U\n" +
+	"\rSimulateClaim\x12\x14\n" +
+	"\x05entry\x18\x01 \x01(\tR\x05entry\x12\x14\n" +
+	"\x05claim\x18\x02 \x01(\tR\x05claim\x12\x18\n" +
+	"\adevices\x18\x03 \x03(\tR\adevices\"\xc3\x02\n" +
 	"\vNodeVerdict\x12\x12\n" +
 	"\x04node\x18\x01 \x01(\tR\x04node\x12\x1a\n" +
 	"\bfeasible\x18\x02 \x01(\bR\bfeasible\x12\x18\n" +
@@ -1952,7 +2152,12 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x12ServerInfoResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12'\n" +
 	"\x0fawaiting_relist\x18\x02 \x01(\bR\x0eawaitingRelist\x12'\n" +
-	"\x0fscheduling_held\x18\x03 \x01(\bR\x0eschedulingHeld*\xf5\x01\n" +
+	"\x0fscheduling_held\x18\x03 \x01(\bR\x0eschedulingHeld\"b\n" +
+	"\x18ListDeviceObjectsRequest\x12(\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x14.berth.v1.ObjectKindR\x04kind\x12\x1c\n" +
+	"\tnamespace\x18\x02 \x01(\tR\tnamespace\"G\n" +
+	"\x19ListDeviceObjectsResponse\x12*\n" +
+	"\aobjects\x18\x01 \x03(\v2\x10.berth.v1.ObjectR\aobjects*\xf5\x01\n" +
 	"\n" +
 	"QueueState\x12\x1b\n" +
 	"\x17QUEUE_STATE_UNSPECIFIED\x10\x00\x12\x16\n" +
@@ -1963,7 +2168,7 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x16QUEUE_STATE_SCHEDULING\x10\x05\x12\x17\n" +
 	"\x13QUEUE_STATE_BINDING\x10\x06\x12\x15\n" +
 	"\x11QUEUE_STATE_BOUND\x10\a\x12\x17\n" +
-	"\x13QUEUE_STATE_IGNORED\x10\b*\xe1\x01\n" +
+	"\x13QUEUE_STATE_IGNORED\x10\b*\x82\x02\n" +
 	"\x0eSimulateResult\x12\x1f\n" +
 	"\x1bSIMULATE_RESULT_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15SIMULATE_RESULT_BOUND\x10\x01\x12\x1d\n" +
@@ -1971,7 +2176,8 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x1dSIMULATE_RESULT_UNSCHEDULABLE\x10\x03\x12\x19\n" +
 	"\x15SIMULATE_RESULT_GATED\x10\x04\x12\x1b\n" +
 	"\x17SIMULATE_RESULT_SKIPPED\x10\x05\x12\x19\n" +
-	"\x15SIMULATE_RESULT_ERROR\x10\x062\x8d\x04\n" +
+	"\x15SIMULATE_RESULT_ERROR\x10\x06\x12\x1f\n" +
+	"\x1bSIMULATE_RESULT_DEALLOCATED\x10\a2\xeb\x04\n" +
 	"\fAdminService\x12>\n" +
 	"\aExplain\x12\x18.berth.v1.ExplainRequest\x1a\x19.berth.v1.ExplainResponse\x12A\n" +
 	"\bSimulate\x12\x19.berth.v1.SimulateRequest\x1a\x1a.berth.v1.SimulateResponse\x12J\n" +
@@ -1981,7 +2187,8 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"QueueStats\x12\x1b.berth.v1.QueueStatsRequest\x1a\x1c.berth.v1.QueueStatsResponse\x12D\n" +
 	"\tListNodes\x12\x1a.berth.v1.ListNodesRequest\x1a\x1b.berth.v1.ListNodesResponse\x12G\n" +
 	"\n" +
-	"ServerInfo\x12\x1b.berth.v1.ServerInfoRequest\x1a\x1c.berth.v1.ServerInfoResponseB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
+	"ServerInfo\x12\x1b.berth.v1.ServerInfoRequest\x1a\x1c.berth.v1.ServerInfoResponse\x12\\\n" +
+	"\x11ListDeviceObjects\x12\".berth.v1.ListDeviceObjectsRequest\x1a#.berth.v1.ListDeviceObjectsResponseB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
 
 var (
 	file_berth_v1_admin_service_proto_rawDescOnce sync.Once
@@ -1996,100 +2203,109 @@ func file_berth_v1_admin_service_proto_rawDescGZIP() []byte {
 }
 
 var file_berth_v1_admin_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_berth_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_berth_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
 var file_berth_v1_admin_service_proto_goTypes = []any{
-	(QueueState)(0),                 // 0: berth.v1.QueueState
-	(SimulateResult)(0),             // 1: berth.v1.SimulateResult
-	(*ExplainRequest)(nil),          // 2: berth.v1.ExplainRequest
-	(*ExplainResponse)(nil),         // 3: berth.v1.ExplainResponse
-	(*SimulateRequest)(nil),         // 4: berth.v1.SimulateRequest
-	(*SimulateResponse)(nil),        // 5: berth.v1.SimulateResponse
-	(*SimulateAttempt)(nil),         // 6: berth.v1.SimulateAttempt
-	(*NodeVerdict)(nil),             // 7: berth.v1.NodeVerdict
-	(*ListPendingRequest)(nil),      // 8: berth.v1.ListPendingRequest
-	(*ListPendingResponse)(nil),     // 9: berth.v1.ListPendingResponse
-	(*PendingPod)(nil),              // 10: berth.v1.PendingPod
-	(*ListNominationsRequest)(nil),  // 11: berth.v1.ListNominationsRequest
-	(*ListNominationsResponse)(nil), // 12: berth.v1.ListNominationsResponse
-	(*Nomination)(nil),              // 13: berth.v1.Nomination
-	(*QueueStatsRequest)(nil),       // 14: berth.v1.QueueStatsRequest
-	(*QueueStatsResponse)(nil),      // 15: berth.v1.QueueStatsResponse
-	(*ListNodesRequest)(nil),        // 16: berth.v1.ListNodesRequest
-	(*ListNodesResponse)(nil),       // 17: berth.v1.ListNodesResponse
-	(*NodeUsage)(nil),               // 18: berth.v1.NodeUsage
-	(*ServerInfoRequest)(nil),       // 19: berth.v1.ServerInfoRequest
-	(*ServerInfoResponse)(nil),      // 20: berth.v1.ServerInfoResponse
-	nil,                             // 21: berth.v1.NodeVerdict.PluginScoresEntry
-	nil,                             // 22: berth.v1.ListNodesRequest.MatchLabelsEntry
-	nil,                             // 23: berth.v1.NodeUsage.LabelsEntry
-	nil,                             // 24: berth.v1.NodeUsage.AllocatableEntry
-	nil,                             // 25: berth.v1.NodeUsage.RequestedEntry
-	nil,                             // 26: berth.v1.NodeUsage.NonZeroRequestedEntry
-	(*PodRef)(nil),                  // 27: berth.v1.PodRef
-	(*timestamppb.Timestamp)(nil),   // 28: google.protobuf.Timestamp
-	(*Unschedulable)(nil),           // 29: berth.v1.Unschedulable
-	(*PodGroupStatus)(nil),          // 30: berth.v1.PodGroupStatus
-	(*Evict)(nil),                   // 31: berth.v1.Evict
-	(*Object)(nil),                  // 32: berth.v1.Object
-	(*ObjectRef)(nil),               // 33: berth.v1.ObjectRef
-	(*Pod)(nil),                     // 34: berth.v1.Pod
-	(*Taint)(nil),                   // 35: berth.v1.Taint
-	(*NodeCondition)(nil),           // 36: berth.v1.NodeCondition
+	(QueueState)(0),                   // 0: berth.v1.QueueState
+	(SimulateResult)(0),               // 1: berth.v1.SimulateResult
+	(*ExplainRequest)(nil),            // 2: berth.v1.ExplainRequest
+	(*ExplainResponse)(nil),           // 3: berth.v1.ExplainResponse
+	(*SimulateRequest)(nil),           // 4: berth.v1.SimulateRequest
+	(*SimulateResponse)(nil),          // 5: berth.v1.SimulateResponse
+	(*SimulateAttempt)(nil),           // 6: berth.v1.SimulateAttempt
+	(*SimulateClaim)(nil),             // 7: berth.v1.SimulateClaim
+	(*NodeVerdict)(nil),               // 8: berth.v1.NodeVerdict
+	(*ListPendingRequest)(nil),        // 9: berth.v1.ListPendingRequest
+	(*ListPendingResponse)(nil),       // 10: berth.v1.ListPendingResponse
+	(*PendingPod)(nil),                // 11: berth.v1.PendingPod
+	(*ListNominationsRequest)(nil),    // 12: berth.v1.ListNominationsRequest
+	(*ListNominationsResponse)(nil),   // 13: berth.v1.ListNominationsResponse
+	(*Nomination)(nil),                // 14: berth.v1.Nomination
+	(*QueueStatsRequest)(nil),         // 15: berth.v1.QueueStatsRequest
+	(*QueueStatsResponse)(nil),        // 16: berth.v1.QueueStatsResponse
+	(*ListNodesRequest)(nil),          // 17: berth.v1.ListNodesRequest
+	(*ListNodesResponse)(nil),         // 18: berth.v1.ListNodesResponse
+	(*NodeUsage)(nil),                 // 19: berth.v1.NodeUsage
+	(*ServerInfoRequest)(nil),         // 20: berth.v1.ServerInfoRequest
+	(*ServerInfoResponse)(nil),        // 21: berth.v1.ServerInfoResponse
+	(*ListDeviceObjectsRequest)(nil),  // 22: berth.v1.ListDeviceObjectsRequest
+	(*ListDeviceObjectsResponse)(nil), // 23: berth.v1.ListDeviceObjectsResponse
+	nil,                               // 24: berth.v1.NodeVerdict.PluginScoresEntry
+	nil,                               // 25: berth.v1.ListNodesRequest.MatchLabelsEntry
+	nil,                               // 26: berth.v1.NodeUsage.LabelsEntry
+	nil,                               // 27: berth.v1.NodeUsage.AllocatableEntry
+	nil,                               // 28: berth.v1.NodeUsage.RequestedEntry
+	nil,                               // 29: berth.v1.NodeUsage.NonZeroRequestedEntry
+	(*PodRef)(nil),                    // 30: berth.v1.PodRef
+	(*timestamppb.Timestamp)(nil),     // 31: google.protobuf.Timestamp
+	(*Unschedulable)(nil),             // 32: berth.v1.Unschedulable
+	(*PodGroupStatus)(nil),            // 33: berth.v1.PodGroupStatus
+	(*Evict)(nil),                     // 34: berth.v1.Evict
+	(*Object)(nil),                    // 35: berth.v1.Object
+	(*ObjectRef)(nil),                 // 36: berth.v1.ObjectRef
+	(*Pod)(nil),                       // 37: berth.v1.Pod
+	(*Taint)(nil),                     // 38: berth.v1.Taint
+	(*NodeCondition)(nil),             // 39: berth.v1.NodeCondition
+	(ObjectKind)(0),                   // 40: berth.v1.ObjectKind
 }
 var file_berth_v1_admin_service_proto_depIdxs = []int32{
-	27, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
-	27, // 1: berth.v1.ExplainResponse.pod:type_name -> berth.v1.PodRef
+	30, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
+	30, // 1: berth.v1.ExplainResponse.pod:type_name -> berth.v1.PodRef
 	0,  // 2: berth.v1.ExplainResponse.state:type_name -> berth.v1.QueueState
-	28, // 3: berth.v1.ExplainResponse.backoff_until:type_name -> google.protobuf.Timestamp
-	29, // 4: berth.v1.ExplainResponse.last_diagnosis:type_name -> berth.v1.Unschedulable
-	28, // 5: berth.v1.ExplainResponse.last_attempt_time:type_name -> google.protobuf.Timestamp
-	28, // 6: berth.v1.ExplainResponse.enqueued_time:type_name -> google.protobuf.Timestamp
-	30, // 7: berth.v1.ExplainResponse.pod_group:type_name -> berth.v1.PodGroupStatus
-	31, // 8: berth.v1.ExplainResponse.eviction:type_name -> berth.v1.Evict
-	32, // 9: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
-	33, // 10: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
-	34, // 11: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
+	31, // 3: berth.v1.ExplainResponse.backoff_until:type_name -> google.protobuf.Timestamp
+	32, // 4: berth.v1.ExplainResponse.last_diagnosis:type_name -> berth.v1.Unschedulable
+	31, // 5: berth.v1.ExplainResponse.last_attempt_time:type_name -> google.protobuf.Timestamp
+	31, // 6: berth.v1.ExplainResponse.enqueued_time:type_name -> google.protobuf.Timestamp
+	33, // 7: berth.v1.ExplainResponse.pod_group:type_name -> berth.v1.PodGroupStatus
+	34, // 8: berth.v1.ExplainResponse.eviction:type_name -> berth.v1.Evict
+	35, // 9: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
+	36, // 10: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
+	37, // 11: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
 	6,  // 12: berth.v1.SimulateResponse.attempts:type_name -> berth.v1.SimulateAttempt
-	27, // 13: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
+	30, // 13: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
 	1,  // 14: berth.v1.SimulateAttempt.result:type_name -> berth.v1.SimulateResult
-	27, // 15: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
-	7,  // 16: berth.v1.SimulateAttempt.nodes:type_name -> berth.v1.NodeVerdict
-	21, // 17: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
-	0,  // 18: berth.v1.ListPendingRequest.states:type_name -> berth.v1.QueueState
-	10, // 19: berth.v1.ListPendingResponse.pods:type_name -> berth.v1.PendingPod
-	27, // 20: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
-	0,  // 21: berth.v1.PendingPod.state:type_name -> berth.v1.QueueState
-	28, // 22: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
-	13, // 23: berth.v1.ListNominationsResponse.nominations:type_name -> berth.v1.Nomination
-	27, // 24: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
-	22, // 25: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
-	18, // 26: berth.v1.ListNodesResponse.nodes:type_name -> berth.v1.NodeUsage
-	23, // 27: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
-	35, // 28: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
-	24, // 29: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
-	25, // 30: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
-	26, // 31: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
-	36, // 32: berth.v1.NodeUsage.conditions:type_name -> berth.v1.NodeCondition
-	35, // 33: berth.v1.NodeUsage.derived_taints:type_name -> berth.v1.Taint
-	2,  // 34: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
-	4,  // 35: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
-	8,  // 36: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
-	11, // 37: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
-	14, // 38: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
-	16, // 39: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
-	19, // 40: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
-	3,  // 41: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
-	5,  // 42: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
-	9,  // 43: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
-	12, // 44: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
-	15, // 45: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
-	17, // 46: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
-	20, // 47: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
-	41, // [41:48] is the sub-list for method output_type
-	34, // [34:41] is the sub-list for method input_type
-	34, // [34:34] is the sub-list for extension type_name
-	34, // [34:34] is the sub-list for extension extendee
-	0,  // [0:34] is the sub-list for field type_name
+	30, // 15: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
+	8,  // 16: berth.v1.SimulateAttempt.nodes:type_name -> berth.v1.NodeVerdict
+	7,  // 17: berth.v1.SimulateAttempt.claims:type_name -> berth.v1.SimulateClaim
+	24, // 18: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
+	0,  // 19: berth.v1.ListPendingRequest.states:type_name -> berth.v1.QueueState
+	11, // 20: berth.v1.ListPendingResponse.pods:type_name -> berth.v1.PendingPod
+	30, // 21: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
+	0,  // 22: berth.v1.PendingPod.state:type_name -> berth.v1.QueueState
+	31, // 23: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
+	14, // 24: berth.v1.ListNominationsResponse.nominations:type_name -> berth.v1.Nomination
+	30, // 25: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
+	25, // 26: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
+	19, // 27: berth.v1.ListNodesResponse.nodes:type_name -> berth.v1.NodeUsage
+	26, // 28: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
+	38, // 29: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
+	27, // 30: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
+	28, // 31: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
+	29, // 32: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
+	39, // 33: berth.v1.NodeUsage.conditions:type_name -> berth.v1.NodeCondition
+	38, // 34: berth.v1.NodeUsage.derived_taints:type_name -> berth.v1.Taint
+	40, // 35: berth.v1.ListDeviceObjectsRequest.kind:type_name -> berth.v1.ObjectKind
+	35, // 36: berth.v1.ListDeviceObjectsResponse.objects:type_name -> berth.v1.Object
+	2,  // 37: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
+	4,  // 38: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
+	9,  // 39: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
+	12, // 40: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
+	15, // 41: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
+	17, // 42: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
+	20, // 43: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
+	22, // 44: berth.v1.AdminService.ListDeviceObjects:input_type -> berth.v1.ListDeviceObjectsRequest
+	3,  // 45: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
+	5,  // 46: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
+	10, // 47: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
+	13, // 48: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
+	16, // 49: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
+	18, // 50: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
+	21, // 51: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
+	23, // 52: berth.v1.AdminService.ListDeviceObjects:output_type -> berth.v1.ListDeviceObjectsResponse
+	45, // [45:53] is the sub-list for method output_type
+	37, // [37:45] is the sub-list for method input_type
+	37, // [37:37] is the sub-list for extension type_name
+	37, // [37:37] is the sub-list for extension extendee
+	0,  // [0:37] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_admin_service_proto_init() }
@@ -2108,7 +2324,7 @@ func file_berth_v1_admin_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_admin_service_proto_rawDesc), len(file_berth_v1_admin_service_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   25,
+			NumMessages:   28,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

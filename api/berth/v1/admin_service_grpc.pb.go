@@ -19,13 +19,14 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	AdminService_Explain_FullMethodName         = "/berth.v1.AdminService/Explain"
-	AdminService_Simulate_FullMethodName        = "/berth.v1.AdminService/Simulate"
-	AdminService_ListPending_FullMethodName     = "/berth.v1.AdminService/ListPending"
-	AdminService_ListNominations_FullMethodName = "/berth.v1.AdminService/ListNominations"
-	AdminService_QueueStats_FullMethodName      = "/berth.v1.AdminService/QueueStats"
-	AdminService_ListNodes_FullMethodName       = "/berth.v1.AdminService/ListNodes"
-	AdminService_ServerInfo_FullMethodName      = "/berth.v1.AdminService/ServerInfo"
+	AdminService_Explain_FullMethodName           = "/berth.v1.AdminService/Explain"
+	AdminService_Simulate_FullMethodName          = "/berth.v1.AdminService/Simulate"
+	AdminService_ListPending_FullMethodName       = "/berth.v1.AdminService/ListPending"
+	AdminService_ListNominations_FullMethodName   = "/berth.v1.AdminService/ListNominations"
+	AdminService_QueueStats_FullMethodName        = "/berth.v1.AdminService/QueueStats"
+	AdminService_ListNodes_FullMethodName         = "/berth.v1.AdminService/ListNodes"
+	AdminService_ServerInfo_FullMethodName        = "/berth.v1.AdminService/ServerInfo"
+	AdminService_ListDeviceObjects_FullMethodName = "/berth.v1.AdminService/ListDeviceObjects"
 )
 
 // AdminServiceClient is the client API for AdminService service.
@@ -129,6 +130,16 @@ type AdminServiceClient interface {
 	//
 	// Fails with no code of its own.
 	ServerInfo(ctx context.Context, in *ServerInfoRequest, opts ...grpc.CallOption) (*ServerInfoResponse, error)
+	// ListDeviceObjects lists the dynamic resource allocation objects Berth
+	// holds of one kind, by namespace and name: DeviceClasses,
+	// ResourceSlices, ResourceClaimTemplates, or ResourceClaims with their
+	// allocation and the pods they are reserved for (status), claims made
+	// from templates included. A claim whose allocation is in flight (its
+	// pod reserved, its Bind not yet written) is shown with it.
+	//
+	// Fails with INVALID_ARGUMENT: kind not one of the four, or namespace
+	// set for a cluster-scoped kind.
+	ListDeviceObjects(ctx context.Context, in *ListDeviceObjectsRequest, opts ...grpc.CallOption) (*ListDeviceObjectsResponse, error)
 }
 
 type adminServiceClient struct {
@@ -203,6 +214,16 @@ func (c *adminServiceClient) ServerInfo(ctx context.Context, in *ServerInfoReque
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ServerInfoResponse)
 	err := c.cc.Invoke(ctx, AdminService_ServerInfo_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) ListDeviceObjects(ctx context.Context, in *ListDeviceObjectsRequest, opts ...grpc.CallOption) (*ListDeviceObjectsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListDeviceObjectsResponse)
+	err := c.cc.Invoke(ctx, AdminService_ListDeviceObjects_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -310,6 +331,16 @@ type AdminServiceServer interface {
 	//
 	// Fails with no code of its own.
 	ServerInfo(context.Context, *ServerInfoRequest) (*ServerInfoResponse, error)
+	// ListDeviceObjects lists the dynamic resource allocation objects Berth
+	// holds of one kind, by namespace and name: DeviceClasses,
+	// ResourceSlices, ResourceClaimTemplates, or ResourceClaims with their
+	// allocation and the pods they are reserved for (status), claims made
+	// from templates included. A claim whose allocation is in flight (its
+	// pod reserved, its Bind not yet written) is shown with it.
+	//
+	// Fails with INVALID_ARGUMENT: kind not one of the four, or namespace
+	// set for a cluster-scoped kind.
+	ListDeviceObjects(context.Context, *ListDeviceObjectsRequest) (*ListDeviceObjectsResponse, error)
 	mustEmbedUnimplementedAdminServiceServer()
 }
 
@@ -340,6 +371,9 @@ func (UnimplementedAdminServiceServer) ListNodes(context.Context, *ListNodesRequ
 }
 func (UnimplementedAdminServiceServer) ServerInfo(context.Context, *ServerInfoRequest) (*ServerInfoResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ServerInfo not implemented")
+}
+func (UnimplementedAdminServiceServer) ListDeviceObjects(context.Context, *ListDeviceObjectsRequest) (*ListDeviceObjectsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListDeviceObjects not implemented")
 }
 func (UnimplementedAdminServiceServer) mustEmbedUnimplementedAdminServiceServer() {}
 func (UnimplementedAdminServiceServer) testEmbeddedByValue()                      {}
@@ -488,6 +522,24 @@ func _AdminService_ServerInfo_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AdminService_ListDeviceObjects_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListDeviceObjectsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).ListDeviceObjects(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_ListDeviceObjects_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).ListDeviceObjects(ctx, req.(*ListDeviceObjectsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AdminService_ServiceDesc is the grpc.ServiceDesc for AdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -522,6 +574,10 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ServerInfo",
 			Handler:    _AdminService_ServerInfo_Handler,
+		},
+		{
+			MethodName: "ListDeviceObjects",
+			Handler:    _AdminService_ListDeviceObjects_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -38,6 +38,8 @@ const (
 	DecisionType_DECISION_TYPE_CLEAR_NOMINATION DecisionType = 4
 	// Unschedulable decisions.
 	DecisionType_DECISION_TYPE_UNSCHEDULABLE DecisionType = 5
+	// DeallocateClaim decisions.
+	DecisionType_DECISION_TYPE_DEALLOCATE_CLAIM DecisionType = 6
 )
 
 // Enum value maps for DecisionType.
@@ -49,6 +51,7 @@ var (
 		3: "DECISION_TYPE_NOMINATE",
 		4: "DECISION_TYPE_CLEAR_NOMINATION",
 		5: "DECISION_TYPE_UNSCHEDULABLE",
+		6: "DECISION_TYPE_DEALLOCATE_CLAIM",
 	}
 	DecisionType_value = map[string]int32{
 		"DECISION_TYPE_UNSPECIFIED":      0,
@@ -57,6 +60,7 @@ var (
 		"DECISION_TYPE_NOMINATE":         3,
 		"DECISION_TYPE_CLEAR_NOMINATION": 4,
 		"DECISION_TYPE_UNSCHEDULABLE":    5,
+		"DECISION_TYPE_DEALLOCATE_CLAIM": 6,
 	}
 )
 
@@ -161,6 +165,8 @@ func (EvictCause) EnumDescriptor() ([]byte, []int) {
 //     node_name set, or ReportBindResult CONFIRMED) or report FAILED.
 //   - Evict: stop the victim (gracefully); report it through Sync, as
 //     terminating and then deleted.
+//   - DeallocateClaim: have the claim's driver release its devices (the
+//     claim's last pod is gone); Berth counts them as free already.
 //   - Nominate, ClearNomination, Unschedulable: informational; show them to
 //     users, and mirror nominations in Pod.nominated_node_name if wanted.
 type Decision struct {
@@ -184,6 +190,7 @@ type Decision struct {
 	//	*Decision_Nominate
 	//	*Decision_ClearNomination
 	//	*Decision_Unschedulable
+	//	*Decision_DeallocateClaim
 	Action        isDecision_Action `protobuf_oneof:"action"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -299,6 +306,15 @@ func (x *Decision) GetUnschedulable() *Unschedulable {
 	return nil
 }
 
+func (x *Decision) GetDeallocateClaim() *DeallocateClaim {
+	if x != nil {
+		if x, ok := x.Action.(*Decision_DeallocateClaim); ok {
+			return x.DeallocateClaim
+		}
+	}
+	return nil
+}
+
 type isDecision_Action interface {
 	isDecision_Action()
 }
@@ -328,6 +344,11 @@ type Decision_Unschedulable struct {
 	Unschedulable *Unschedulable `protobuf:"bytes,14,opt,name=unschedulable,proto3,oneof"`
 }
 
+type Decision_DeallocateClaim struct {
+	// A claim's devices were released: its last consumer is gone.
+	DeallocateClaim *DeallocateClaim `protobuf:"bytes,15,opt,name=deallocate_claim,json=deallocateClaim,proto3,oneof"`
+}
+
 func (*Decision_Bind) isDecision_Action() {}
 
 func (*Decision_Evict) isDecision_Action() {}
@@ -337,6 +358,8 @@ func (*Decision_Nominate) isDecision_Action() {}
 func (*Decision_ClearNomination) isDecision_Action() {}
 
 func (*Decision_Unschedulable) isDecision_Action() {}
+
+func (*Decision_DeallocateClaim) isDecision_Action() {}
 
 // Bind places a pending pod on a node. Berth counts the pod on that node
 // (assumed) from this decision on, until the orchestrator confirms it, or
@@ -348,7 +371,14 @@ type Bind struct {
 	Node string `protobuf:"bytes,1,opt,name=node,proto3" json:"node,omitempty"`
 	// The pod's PodGroup, when the pod is in one. The binds of one group
 	// cycle are committed together (consecutive revisions, one commit).
-	Group         string `protobuf:"bytes,2,opt,name=group,proto3" json:"group,omitempty"`
+	Group string `protobuf:"bytes,2,opt,name=group,proto3" json:"group,omitempty"`
+	// The pod's resource claims with the devices allocated to them, one per
+	// claim its resource_claims entries use (in entry order): the
+	// orchestrator writes each allocation to its claim and has the drivers
+	// prepare the devices before starting the pod. Claims allocated before
+	// (shared with other pods) are listed too, with this pod added to
+	// reserved_for. Empty for a pod without claims.
+	Claims        []*ClaimAllocation `protobuf:"bytes,3,rep,name=claims,proto3" json:"claims,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -395,6 +425,13 @@ func (x *Bind) GetGroup() string {
 		return x.Group
 	}
 	return ""
+}
+
+func (x *Bind) GetClaims() []*ClaimAllocation {
+	if x != nil {
+		return x.Claims
+	}
+	return nil
 }
 
 // Evict asks the orchestrator to remove a running pod so that a pending pod
@@ -766,7 +803,7 @@ var File_berth_v1_decision_proto protoreflect.FileDescriptor
 
 const file_berth_v1_decision_proto_rawDesc = "" +
 	"\n" +
-	"\x17berth/v1/decision.proto\x12\bberth.v1\x1a\x15berth/v1/object.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb5\x03\n" +
+	"\x17berth/v1/decision.proto\x12\bberth.v1\x1a\x15berth/v1/device.proto\x1a\x15berth/v1/object.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xfd\x03\n" +
 	"\bDecision\x12\x1a\n" +
 	"\brevision\x18\x01 \x01(\x04R\brevision\x12.\n" +
 	"\x04time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12%\n" +
@@ -777,11 +814,13 @@ const file_berth_v1_decision_proto_rawDesc = "" +
 	"\x05evict\x18\v \x01(\v2\x0f.berth.v1.EvictH\x00R\x05evict\x120\n" +
 	"\bnominate\x18\f \x01(\v2\x12.berth.v1.NominateH\x00R\bnominate\x12F\n" +
 	"\x10clear_nomination\x18\r \x01(\v2\x19.berth.v1.ClearNominationH\x00R\x0fclearNomination\x12?\n" +
-	"\runschedulable\x18\x0e \x01(\v2\x17.berth.v1.UnschedulableH\x00R\runschedulableB\b\n" +
-	"\x06action\"0\n" +
+	"\runschedulable\x18\x0e \x01(\v2\x17.berth.v1.UnschedulableH\x00R\runschedulable\x12F\n" +
+	"\x10deallocate_claim\x18\x0f \x01(\v2\x19.berth.v1.DeallocateClaimH\x00R\x0fdeallocateClaimB\b\n" +
+	"\x06action\"c\n" +
 	"\x04Bind\x12\x12\n" +
 	"\x04node\x18\x01 \x01(\tR\x04node\x12\x14\n" +
-	"\x05group\x18\x02 \x01(\tR\x05group\"\x89\x02\n" +
+	"\x05group\x18\x02 \x01(\tR\x05group\x121\n" +
+	"\x06claims\x18\x03 \x03(\v2\x19.berth.v1.ClaimAllocationR\x06claims\"\x89\x02\n" +
 	"\x05Evict\x12(\n" +
 	"\x06victim\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x06victim\x12\x12\n" +
 	"\x04node\x18\x02 \x01(\tR\x04node\x12.\n" +
@@ -802,14 +841,15 @@ const file_berth_v1_decision_proto_rawDesc = "" +
 	"\vNodeReasons\x12\x12\n" +
 	"\x04node\x18\x01 \x01(\tR\x04node\x12\x18\n" +
 	"\areasons\x18\x02 \x03(\tR\areasons\x12\"\n" +
-	"\funresolvable\x18\x03 \x01(\bR\funresolvable*\xbf\x01\n" +
+	"\funresolvable\x18\x03 \x01(\bR\funresolvable*\xe3\x01\n" +
 	"\fDecisionType\x12\x1d\n" +
 	"\x19DECISION_TYPE_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12DECISION_TYPE_BIND\x10\x01\x12\x17\n" +
 	"\x13DECISION_TYPE_EVICT\x10\x02\x12\x1a\n" +
 	"\x16DECISION_TYPE_NOMINATE\x10\x03\x12\"\n" +
 	"\x1eDECISION_TYPE_CLEAR_NOMINATION\x10\x04\x12\x1f\n" +
-	"\x1bDECISION_TYPE_UNSCHEDULABLE\x10\x05*\x90\x01\n" +
+	"\x1bDECISION_TYPE_UNSCHEDULABLE\x10\x05\x12\"\n" +
+	"\x1eDECISION_TYPE_DEALLOCATE_CLAIM\x10\x06*\x90\x01\n" +
 	"\n" +
 	"EvictCause\x12\x1b\n" +
 	"\x17EVICT_CAUSE_UNSPECIFIED\x10\x00\x12\x1a\n" +
@@ -844,6 +884,8 @@ var file_berth_v1_decision_proto_goTypes = []any{
 	(*NodeReasons)(nil),           // 8: berth.v1.NodeReasons
 	(*timestamppb.Timestamp)(nil), // 9: google.protobuf.Timestamp
 	(*PodRef)(nil),                // 10: berth.v1.PodRef
+	(*DeallocateClaim)(nil),       // 11: berth.v1.DeallocateClaim
+	(*ClaimAllocation)(nil),       // 12: berth.v1.ClaimAllocation
 }
 var file_berth_v1_decision_proto_depIdxs = []int32{
 	9,  // 0: berth.v1.Decision.time:type_name -> google.protobuf.Timestamp
@@ -853,15 +895,17 @@ var file_berth_v1_decision_proto_depIdxs = []int32{
 	5,  // 4: berth.v1.Decision.nominate:type_name -> berth.v1.Nominate
 	6,  // 5: berth.v1.Decision.clear_nomination:type_name -> berth.v1.ClearNomination
 	7,  // 6: berth.v1.Decision.unschedulable:type_name -> berth.v1.Unschedulable
-	10, // 7: berth.v1.Evict.victim:type_name -> berth.v1.PodRef
-	10, // 8: berth.v1.Evict.preemptor:type_name -> berth.v1.PodRef
-	1,  // 9: berth.v1.Evict.cause:type_name -> berth.v1.EvictCause
-	8,  // 10: berth.v1.Unschedulable.node_reasons:type_name -> berth.v1.NodeReasons
-	11, // [11:11] is the sub-list for method output_type
-	11, // [11:11] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	11, // 7: berth.v1.Decision.deallocate_claim:type_name -> berth.v1.DeallocateClaim
+	12, // 8: berth.v1.Bind.claims:type_name -> berth.v1.ClaimAllocation
+	10, // 9: berth.v1.Evict.victim:type_name -> berth.v1.PodRef
+	10, // 10: berth.v1.Evict.preemptor:type_name -> berth.v1.PodRef
+	1,  // 11: berth.v1.Evict.cause:type_name -> berth.v1.EvictCause
+	8,  // 12: berth.v1.Unschedulable.node_reasons:type_name -> berth.v1.NodeReasons
+	13, // [13:13] is the sub-list for method output_type
+	13, // [13:13] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_decision_proto_init() }
@@ -869,6 +913,7 @@ func file_berth_v1_decision_proto_init() {
 	if File_berth_v1_decision_proto != nil {
 		return
 	}
+	file_berth_v1_device_proto_init()
 	file_berth_v1_object_proto_init()
 	file_berth_v1_decision_proto_msgTypes[0].OneofWrappers = []any{
 		(*Decision_Bind)(nil),
@@ -876,6 +921,7 @@ func file_berth_v1_decision_proto_init() {
 		(*Decision_Nominate)(nil),
 		(*Decision_ClearNomination)(nil),
 		(*Decision_Unschedulable)(nil),
+		(*Decision_DeallocateClaim)(nil),
 	}
 	file_berth_v1_decision_proto_msgTypes[2].OneofWrappers = []any{}
 	type x struct{}

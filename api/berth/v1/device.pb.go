@@ -1340,6 +1340,198 @@ func (x *PodResourceClaim) GetResourceClaimTemplateName() string {
 	return ""
 }
 
+// ClaimAllocation is one claim of a pod as its Bind commits it: the
+// devices allocated and the pods the claim is reserved for.
+type ClaimAllocation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Namespace of the claim (the pod's).
+	Namespace string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// Name of the claim; for an entry naming a template, the claim Berth
+	// made for the pod ("<pod>-<entry>-<5 characters>").
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Uid of the claim as Berth knows it.
+	Uid string `protobuf:"bytes,3,opt,name=uid,proto3" json:"uid,omitempty"`
+	// The names of the pod's resource_claims entries that use the claim.
+	PodClaimNames []string `protobuf:"bytes,4,rep,name=pod_claim_names,json=podClaimNames,proto3" json:"pod_claim_names,omitempty"`
+	// The devices allocated, each naming its request, driver, pool and
+	// device; node_selector says where network-attached devices can be used.
+	Allocation *AllocationResult `protobuf:"bytes,5,opt,name=allocation,proto3" json:"allocation,omitempty"`
+	// The pods the claim is reserved for, the bound pod included.
+	ReservedFor   []*ResourceClaimConsumer `protobuf:"bytes,6,rep,name=reserved_for,json=reservedFor,proto3" json:"reserved_for,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClaimAllocation) Reset() {
+	*x = ClaimAllocation{}
+	mi := &file_berth_v1_device_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClaimAllocation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClaimAllocation) ProtoMessage() {}
+
+func (x *ClaimAllocation) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_device_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClaimAllocation.ProtoReflect.Descriptor instead.
+func (*ClaimAllocation) Descriptor() ([]byte, []int) {
+	return file_berth_v1_device_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *ClaimAllocation) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *ClaimAllocation) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ClaimAllocation) GetUid() string {
+	if x != nil {
+		return x.Uid
+	}
+	return ""
+}
+
+func (x *ClaimAllocation) GetPodClaimNames() []string {
+	if x != nil {
+		return x.PodClaimNames
+	}
+	return nil
+}
+
+func (x *ClaimAllocation) GetAllocation() *AllocationResult {
+	if x != nil {
+		return x.Allocation
+	}
+	return nil
+}
+
+func (x *ClaimAllocation) GetReservedFor() []*ResourceClaimConsumer {
+	if x != nil {
+		return x.ReservedFor
+	}
+	return nil
+}
+
+// DeallocateClaim reports that a claim's devices are free again: the last
+// pod using the claim is gone (deleted, or not re-listed after a restart),
+// or the claim was made for a pod from a template and went with it. Berth
+// counts the devices as free from this decision on; the orchestrator
+// clears the claim's allocation (or deletes a template claim) and has the
+// driver unprepare the devices. Decision.pod is the last consumer when
+// Berth knows it.
+type DeallocateClaim struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Namespace of the claim.
+	Namespace string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// Name of the claim.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Uid of the claim as Berth knew it.
+	Uid string `protobuf:"bytes,3,opt,name=uid,proto3" json:"uid,omitempty"`
+	// The allocation released.
+	Allocation *AllocationResult `protobuf:"bytes,4,opt,name=allocation,proto3" json:"allocation,omitempty"`
+	// Why, for people, for example "the last pod using the claim is gone".
+	Reason string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	// The claim itself is gone too (it was made from a template for the
+	// pod): the orchestrator deletes it.
+	ClaimDeleted  bool `protobuf:"varint,6,opt,name=claim_deleted,json=claimDeleted,proto3" json:"claim_deleted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeallocateClaim) Reset() {
+	*x = DeallocateClaim{}
+	mi := &file_berth_v1_device_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeallocateClaim) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeallocateClaim) ProtoMessage() {}
+
+func (x *DeallocateClaim) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_device_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeallocateClaim.ProtoReflect.Descriptor instead.
+func (*DeallocateClaim) Descriptor() ([]byte, []int) {
+	return file_berth_v1_device_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *DeallocateClaim) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *DeallocateClaim) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *DeallocateClaim) GetUid() string {
+	if x != nil {
+		return x.Uid
+	}
+	return ""
+}
+
+func (x *DeallocateClaim) GetAllocation() *AllocationResult {
+	if x != nil {
+		return x.Allocation
+	}
+	return nil
+}
+
+func (x *DeallocateClaim) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *DeallocateClaim) GetClaimDeleted() bool {
+	if x != nil {
+		return x.ClaimDeleted
+	}
+	return false
+}
+
 var File_berth_v1_device_proto protoreflect.FileDescriptor
 
 const file_berth_v1_device_proto_rawDesc = "" +
@@ -1434,7 +1626,25 @@ const file_berth_v1_device_proto_rawDesc = "" +
 	"\x10PodResourceClaim\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12.\n" +
 	"\x13resource_claim_name\x18\x02 \x01(\tR\x11resourceClaimName\x12?\n" +
-	"\x1cresource_claim_template_name\x18\x03 \x01(\tR\x19resourceClaimTemplateName*\x86\x01\n" +
+	"\x1cresource_claim_template_name\x18\x03 \x01(\tR\x19resourceClaimTemplateName\"\xfd\x01\n" +
+	"\x0fClaimAllocation\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x10\n" +
+	"\x03uid\x18\x03 \x01(\tR\x03uid\x12&\n" +
+	"\x0fpod_claim_names\x18\x04 \x03(\tR\rpodClaimNames\x12:\n" +
+	"\n" +
+	"allocation\x18\x05 \x01(\v2\x1a.berth.v1.AllocationResultR\n" +
+	"allocation\x12B\n" +
+	"\freserved_for\x18\x06 \x03(\v2\x1f.berth.v1.ResourceClaimConsumerR\vreservedFor\"\xce\x01\n" +
+	"\x0fDeallocateClaim\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x10\n" +
+	"\x03uid\x18\x03 \x01(\tR\x03uid\x12:\n" +
+	"\n" +
+	"allocation\x18\x04 \x01(\v2\x1a.berth.v1.AllocationResultR\n" +
+	"allocation\x12\x16\n" +
+	"\x06reason\x18\x05 \x01(\tR\x06reason\x12#\n" +
+	"\rclaim_deleted\x18\x06 \x01(\bR\fclaimDeleted*\x86\x01\n" +
 	"\x14DeviceAllocationMode\x12&\n" +
 	"\"DEVICE_ALLOCATION_MODE_UNSPECIFIED\x10\x00\x12&\n" +
 	"\"DEVICE_ALLOCATION_MODE_EXACT_COUNT\x10\x01\x12\x1e\n" +
@@ -1453,7 +1663,7 @@ func file_berth_v1_device_proto_rawDescGZIP() []byte {
 }
 
 var file_berth_v1_device_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_berth_v1_device_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_berth_v1_device_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_berth_v1_device_proto_goTypes = []any{
 	(DeviceAllocationMode)(0),             // 0: berth.v1.DeviceAllocationMode
 	(*DeviceClass)(nil),                   // 1: berth.v1.DeviceClass
@@ -1474,17 +1684,19 @@ var file_berth_v1_device_proto_goTypes = []any{
 	(*DeviceRequestAllocationResult)(nil), // 16: berth.v1.DeviceRequestAllocationResult
 	(*ResourceClaimTemplate)(nil),         // 17: berth.v1.ResourceClaimTemplate
 	(*PodResourceClaim)(nil),              // 18: berth.v1.PodResourceClaim
-	nil,                                   // 19: berth.v1.Device.AttributesEntry
-	nil,                                   // 20: berth.v1.Device.CapacityEntry
-	(*NodeSelector)(nil),                  // 21: berth.v1.NodeSelector
+	(*ClaimAllocation)(nil),               // 19: berth.v1.ClaimAllocation
+	(*DeallocateClaim)(nil),               // 20: berth.v1.DeallocateClaim
+	nil,                                   // 21: berth.v1.Device.AttributesEntry
+	nil,                                   // 22: berth.v1.Device.CapacityEntry
+	(*NodeSelector)(nil),                  // 23: berth.v1.NodeSelector
 }
 var file_berth_v1_device_proto_depIdxs = []int32{
 	2,  // 0: berth.v1.DeviceClass.selectors:type_name -> berth.v1.DeviceSelector
 	4,  // 1: berth.v1.ResourceSlice.pool:type_name -> berth.v1.ResourcePool
-	21, // 2: berth.v1.ResourceSlice.node_selector:type_name -> berth.v1.NodeSelector
+	23, // 2: berth.v1.ResourceSlice.node_selector:type_name -> berth.v1.NodeSelector
 	5,  // 3: berth.v1.ResourceSlice.devices:type_name -> berth.v1.Device
-	19, // 4: berth.v1.Device.attributes:type_name -> berth.v1.Device.AttributesEntry
-	20, // 5: berth.v1.Device.capacity:type_name -> berth.v1.Device.CapacityEntry
+	21, // 4: berth.v1.Device.attributes:type_name -> berth.v1.Device.AttributesEntry
+	22, // 5: berth.v1.Device.capacity:type_name -> berth.v1.Device.CapacityEntry
 	8,  // 6: berth.v1.ResourceClaim.spec:type_name -> berth.v1.ResourceClaimSpec
 	13, // 7: berth.v1.ResourceClaim.status:type_name -> berth.v1.ResourceClaimStatus
 	9,  // 8: berth.v1.ResourceClaimSpec.requests:type_name -> berth.v1.DeviceRequest
@@ -1498,14 +1710,17 @@ var file_berth_v1_device_proto_depIdxs = []int32{
 	15, // 16: berth.v1.ResourceClaimStatus.allocation:type_name -> berth.v1.AllocationResult
 	14, // 17: berth.v1.ResourceClaimStatus.reserved_for:type_name -> berth.v1.ResourceClaimConsumer
 	16, // 18: berth.v1.AllocationResult.devices:type_name -> berth.v1.DeviceRequestAllocationResult
-	21, // 19: berth.v1.AllocationResult.node_selector:type_name -> berth.v1.NodeSelector
+	23, // 19: berth.v1.AllocationResult.node_selector:type_name -> berth.v1.NodeSelector
 	8,  // 20: berth.v1.ResourceClaimTemplate.spec:type_name -> berth.v1.ResourceClaimSpec
-	6,  // 21: berth.v1.Device.AttributesEntry.value:type_name -> berth.v1.DeviceAttribute
-	22, // [22:22] is the sub-list for method output_type
-	22, // [22:22] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	15, // 21: berth.v1.ClaimAllocation.allocation:type_name -> berth.v1.AllocationResult
+	14, // 22: berth.v1.ClaimAllocation.reserved_for:type_name -> berth.v1.ResourceClaimConsumer
+	15, // 23: berth.v1.DeallocateClaim.allocation:type_name -> berth.v1.AllocationResult
+	6,  // 24: berth.v1.Device.AttributesEntry.value:type_name -> berth.v1.DeviceAttribute
+	25, // [25:25] is the sub-list for method output_type
+	25, // [25:25] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_device_proto_init() }
@@ -1526,7 +1741,7 @@ func file_berth_v1_device_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_device_proto_rawDesc), len(file_berth_v1_device_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   20,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

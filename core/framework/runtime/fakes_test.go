@@ -281,6 +281,18 @@ type (
 		postFilterMixin
 		preEnqueueMixin
 	}
+	// draPlugin: PreEnqueue, PreFilter, Filter, PostFilter, Score,
+	// Reserve, PreBind (DynamicResources).
+	draPlugin struct {
+		*fake
+		preEnqueueMixin
+		preFilterMixin
+		filterMixin
+		postFilterMixin
+		scoreMixin
+		reserveMixin
+		preBindMixin
+	}
 	// postFilterPlugin: PostFilter.
 	postFilterPlugin struct {
 		*fake
@@ -330,9 +342,12 @@ var (
 	fullFilterScoreKind kind = func(f *fake) framework.Plugin {
 		return &fullFilterScorePlugin{f, preFilterMixin{f}, filterMixin{f}, preScoreMixin{f}, scoreMixin{f}}
 	}
-	scoreKind         kind = func(f *fake) framework.Plugin { return &scorePlugin{f, preScoreMixin{f}, scoreMixin{f}} }
-	preemptKind       kind = func(f *fake) framework.Plugin { return &preemptPlugin{f, postFilterMixin{f}, preEnqueueMixin{f}} }
-	postFilterKind    kind = func(f *fake) framework.Plugin { return &postFilterPlugin{f, postFilterMixin{f}} }
+	scoreKind      kind = func(f *fake) framework.Plugin { return &scorePlugin{f, preScoreMixin{f}, scoreMixin{f}} }
+	preemptKind    kind = func(f *fake) framework.Plugin { return &preemptPlugin{f, postFilterMixin{f}, preEnqueueMixin{f}} }
+	postFilterKind kind = func(f *fake) framework.Plugin { return &postFilterPlugin{f, postFilterMixin{f}} }
+	draKind        kind = func(f *fake) framework.Plugin {
+		return &draPlugin{f, preEnqueueMixin{f}, preFilterMixin{f}, filterMixin{f}, postFilterMixin{f}, scoreMixin{f}, reserveMixin{f}, preBindMixin{f}}
+	}
 	binderKind        kind = func(f *fake) framework.Plugin { return &binderPlugin{f, bindMixin{f}} }
 	reservePermitKind kind = func(f *fake) framework.Plugin { return &reservePermitPlugin{f, reserveMixin{f}, permitMixin{f}} }
 	allKind           kind = func(f *fake) framework.Plugin {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/berthsched/berth/core/config"
+	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/framework"
 )
 
@@ -51,6 +52,7 @@ type Framework struct {
 	parallelizer framework.Parallelizer
 	waitingPods  *WaitingPods
 	metrics      Metrics
+	devices      *dra.Tracker
 	// deterministic: see WithDeterministic (preemption_extras.go).
 	deterministic bool
 	// memo numbers pod signatures for the result memo (plan.go).
@@ -90,6 +92,7 @@ func New(ctx context.Context, registry Registry, profile config.Profile, opts ..
 		waitingPods:      o.waitingPods,
 		metrics:          o.metrics,
 		deterministic:    o.deterministic,
+		devices:          o.devices,
 		noResultMemo:     o.noResultMemo,
 		noIndexes:        o.noIndexes,
 		noPreemptionMemo: o.noPreemptionMemo,
@@ -289,6 +292,9 @@ func (f *Framework) ProfileName() string { return f.profileName }
 // IncrementalIndexes reports whether plugins may keep indexes updated by
 // deltas (see WithoutIncrementalIndexes).
 func (f *Framework) IncrementalIndexes() bool { return !f.noIndexes }
+
+// Devices returns the DRA state given WithDevices (framework.Handle).
+func (f *Framework) Devices() *dra.Tracker { return f.devices }
 
 // SnapshotSharedLister returns the snapshot lister.
 func (f *Framework) SnapshotSharedLister() framework.NodeInfoLister { return f.snapshot }

@@ -211,17 +211,20 @@ func TestDefaultProfileExpansion(t *testing.T) {
 		{
 			name: "default",
 			want: map[config.ExtensionPoint][]config.Plugin{
-				config.PreEnqueue: plugins("SchedulingGates", "DefaultPreemption"),
+				config.PreEnqueue: plugins("SchedulingGates", "DynamicResources", "DefaultPreemption"),
 				config.QueueSort:  plugins("PrioritySort"),
-				config.PreFilter:  plugins("NodeAffinity", "NodePorts", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity"),
-				config.Filter:     plugins("NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity"),
-				config.PostFilter: plugins("DefaultPreemption"),
+				config.PreFilter:  plugins("NodeAffinity", "NodePorts", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity", "DynamicResources"),
+				config.Filter:     plugins("NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity", "DynamicResources"),
+				config.PostFilter: plugins("DynamicResources", "DefaultPreemption"),
 				config.PreScore:   plugins("TaintToleration", "NodeAffinity", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity", "NodeResourcesBalancedAllocation"),
 				config.Score: {
 					{Name: "TaintToleration", Weight: 3}, {Name: "NodeAffinity", Weight: 2}, {Name: "NodeResourcesFit", Weight: 1},
-					{Name: "PodTopologySpread", Weight: 2}, {Name: "InterPodAffinity", Weight: 2}, {Name: "NodeResourcesBalancedAllocation", Weight: 1},
+					{Name: "PodTopologySpread", Weight: 2}, {Name: "InterPodAffinity", Weight: 2}, {Name: "DynamicResources", Weight: 2},
+					{Name: "NodeResourcesBalancedAllocation", Weight: 1},
 				},
-				config.Bind: plugins("DefaultBinder"),
+				config.Reserve: plugins("DynamicResources"),
+				config.PreBind: plugins("DynamicResources"),
+				config.Bind:    plugins("DefaultBinder"),
 			},
 		},
 		{
@@ -247,18 +250,20 @@ func TestDefaultProfileExpansion(t *testing.T) {
       - name: "*"
 `,
 			want: map[config.ExtensionPoint][]config.Plugin{
-				config.PreEnqueue: plugins("SchedulingGates", "DefaultPreemption"),
+				config.PreEnqueue: plugins("SchedulingGates", "DynamicResources", "DefaultPreemption"),
 				config.QueueSort:  plugins("PrioritySort"),
-				config.PreFilter:  plugins("NodeAffinity", "NodePorts", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity"),
+				config.PreFilter:  plugins("NodeAffinity", "NodePorts", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity", "DynamicResources"),
 				// NodeName is named at the point: it comes first, with the point's settings.
-				config.Filter:     plugins("NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity"),
-				config.PostFilter: plugins("DefaultPreemption"),
+				config.Filter:     plugins("NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity", "DynamicResources"),
+				config.PostFilter: plugins("DynamicResources", "DefaultPreemption"),
 				// InterPodAffinity is named at score: first, weight 7.
 				config.Score: {
 					{Name: "InterPodAffinity", Weight: 7}, {Name: "NodeAffinity", Weight: 2}, {Name: "NodeResourcesFit", Weight: 5},
-					{Name: "PodTopologySpread", Weight: 2},
+					{Name: "PodTopologySpread", Weight: 2}, {Name: "DynamicResources", Weight: 2},
 				},
-				config.Bind: plugins("DefaultBinder"),
+				config.Reserve: plugins("DynamicResources"),
+				config.PreBind: plugins("DynamicResources"),
+				config.Bind:    plugins("DefaultBinder"),
 			},
 		},
 		{
@@ -326,6 +331,7 @@ func defaultLikePlugins() *testPlugins {
 	tp.add("NodeResourcesFit", fullFilterScoreKind)
 	tp.add("PodTopologySpread", fullFilterScoreKind)
 	tp.add("InterPodAffinity", fullFilterScoreKind)
+	tp.add("DynamicResources", draKind)
 	tp.add("DefaultPreemption", preemptKind)
 	tp.add("NodeResourcesBalancedAllocation", scoreKind)
 	tp.add("DefaultBinder", binderKind)

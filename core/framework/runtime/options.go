@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/framework"
 )
 
@@ -21,6 +22,7 @@ type options struct {
 	parallelizer framework.Parallelizer
 	waitingPods  *WaitingPods
 	metrics      Metrics
+	devices      *dra.Tracker
 	// deterministic: see WithDeterministic (preemption_extras.go).
 	deterministic bool
 	// noResultMemo: see WithoutResultMemo.
@@ -91,6 +93,12 @@ func WithParallelism(n int) Option {
 // Default: a map of the framework's own.
 func WithWaitingPods(w *WaitingPods) Option {
 	return func(o *options) { o.waitingPods = w }
+}
+
+// WithDevices sets the DRA state plugins read through Handle.Devices.
+// Default: none.
+func WithDevices(t *dra.Tracker) Option {
+	return func(o *options) { o.devices = t }
 }
 
 // WithMetrics sets the metrics hook. Default: none.

@@ -6,6 +6,7 @@ import (
 	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/plugins/defaultbinder"
 	"github.com/berthsched/berth/core/plugins/defaultpreemption"
+	"github.com/berthsched/berth/core/plugins/dynamicresources"
 	"github.com/berthsched/berth/core/plugins/interpodaffinity"
 	"github.com/berthsched/berth/core/plugins/nodeaffinity"
 	"github.com/berthsched/berth/core/plugins/nodename"
@@ -35,5 +36,6 @@ func InTree() runtime.Registry {
 		interpodaffinity.Name:                interpodaffinity.New,
 		defaultbinder.Name:                   defaultbinder.New,
 		defaultpreemption.Name:               defaultpreemption.New,
+		dynamicresources.Name:                dynamicresources.New,
 	}
 }

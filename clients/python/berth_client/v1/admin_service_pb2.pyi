@@ -21,6 +21,7 @@ QUEUE_STATE_SCHEDULING: QueueState
 QUEUE_STATE_UNSCHEDULABLE: QueueState
 QUEUE_STATE_UNSPECIFIED: QueueState
 SIMULATE_RESULT_BOUND: SimulateResult
+SIMULATE_RESULT_DEALLOCATED: SimulateResult
 SIMULATE_RESULT_ERROR: SimulateResult
 SIMULATE_RESULT_GATED: SimulateResult
 SIMULATE_RESULT_NOMINATED: SimulateResult
@@ -71,6 +72,20 @@ class ExplainResponse(_message.Message):
     scheduler_name: str
     state: QueueState
     def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., scheduler_name: _Optional[str] = ..., priority: _Optional[int] = ..., state: _Optional[_Union[QueueState, str]] = ..., attempts: _Optional[int] = ..., backoff_until: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., nominated_node: _Optional[str] = ..., node: _Optional[str] = ..., bind_revision: _Optional[int] = ..., last_diagnosis: _Optional[_Union[_decision_pb2.Unschedulable, _Mapping]] = ..., rejecting_plugins: _Optional[_Iterable[str]] = ..., last_attempt_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., enqueued_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., last_bind_failure: _Optional[str] = ..., gating_message: _Optional[str] = ..., pod_group: _Optional[_Union[_group_pb2.PodGroupStatus, _Mapping]] = ..., eviction: _Optional[_Union[_decision_pb2.Evict, _Mapping]] = ...) -> None: ...
+
+class ListDeviceObjectsRequest(_message.Message):
+    __slots__ = ["kind", "namespace"]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    kind: _object_pb2.ObjectKind
+    namespace: str
+    def __init__(self, kind: _Optional[_Union[_object_pb2.ObjectKind, str]] = ..., namespace: _Optional[str] = ...) -> None: ...
+
+class ListDeviceObjectsResponse(_message.Message):
+    __slots__ = ["objects"]
+    OBJECTS_FIELD_NUMBER: _ClassVar[int]
+    objects: _containers.RepeatedCompositeFieldContainer[_object_pb2.Object]
+    def __init__(self, objects: _Optional[_Iterable[_Union[_object_pb2.Object, _Mapping]]] = ...) -> None: ...
 
 class ListNodesRequest(_message.Message):
     __slots__ = ["match_labels", "page_size", "page_token"]
@@ -297,7 +312,9 @@ class ServerInfoResponse(_message.Message):
     def __init__(self, version: _Optional[str] = ..., awaiting_relist: bool = ..., scheduling_held: bool = ...) -> None: ...
 
 class SimulateAttempt(_message.Message):
-    __slots__ = ["message", "node", "nodes", "plugin", "pod", "result", "scores_report_only", "tie_break", "top_nodes", "via_nominated_node", "victims"]
+    __slots__ = ["claims", "deallocated", "message", "node", "nodes", "plugin", "pod", "result", "scores_report_only", "tie_break", "top_nodes", "via_nominated_node", "victims"]
+    CLAIMS_FIELD_NUMBER: _ClassVar[int]
+    DEALLOCATED_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     NODES_FIELD_NUMBER: _ClassVar[int]
     NODE_FIELD_NUMBER: _ClassVar[int]
@@ -309,6 +326,8 @@ class SimulateAttempt(_message.Message):
     TOP_NODES_FIELD_NUMBER: _ClassVar[int]
     VIA_NOMINATED_NODE_FIELD_NUMBER: _ClassVar[int]
     VICTIMS_FIELD_NUMBER: _ClassVar[int]
+    claims: _containers.RepeatedCompositeFieldContainer[SimulateClaim]
+    deallocated: _containers.RepeatedScalarFieldContainer[str]
     message: str
     node: str
     nodes: _containers.RepeatedCompositeFieldContainer[NodeVerdict]
@@ -320,7 +339,17 @@ class SimulateAttempt(_message.Message):
     top_nodes: _containers.RepeatedScalarFieldContainer[str]
     via_nominated_node: bool
     victims: _containers.RepeatedCompositeFieldContainer[_object_pb2.PodRef]
-    def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., result: _Optional[_Union[SimulateResult, str]] = ..., node: _Optional[str] = ..., victims: _Optional[_Iterable[_Union[_object_pb2.PodRef, _Mapping]]] = ..., nodes: _Optional[_Iterable[_Union[NodeVerdict, _Mapping]]] = ..., message: _Optional[str] = ..., top_nodes: _Optional[_Iterable[str]] = ..., tie_break: _Optional[str] = ..., via_nominated_node: bool = ..., scores_report_only: bool = ..., plugin: _Optional[str] = ...) -> None: ...
+    def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., result: _Optional[_Union[SimulateResult, str]] = ..., node: _Optional[str] = ..., victims: _Optional[_Iterable[_Union[_object_pb2.PodRef, _Mapping]]] = ..., nodes: _Optional[_Iterable[_Union[NodeVerdict, _Mapping]]] = ..., message: _Optional[str] = ..., top_nodes: _Optional[_Iterable[str]] = ..., tie_break: _Optional[str] = ..., via_nominated_node: bool = ..., scores_report_only: bool = ..., plugin: _Optional[str] = ..., claims: _Optional[_Iterable[_Union[SimulateClaim, _Mapping]]] = ..., deallocated: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class SimulateClaim(_message.Message):
+    __slots__ = ["claim", "devices", "entry"]
+    CLAIM_FIELD_NUMBER: _ClassVar[int]
+    DEVICES_FIELD_NUMBER: _ClassVar[int]
+    ENTRY_FIELD_NUMBER: _ClassVar[int]
+    claim: str
+    devices: _containers.RepeatedScalarFieldContainer[str]
+    entry: str
+    def __init__(self, entry: _Optional[str] = ..., claim: _Optional[str] = ..., devices: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SimulateRequest(_message.Message):
     __slots__ = ["cluster_delta", "cluster_removals", "pods", "scheduler_name"]

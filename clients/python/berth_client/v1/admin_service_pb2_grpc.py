@@ -68,6 +68,11 @@ class AdminServiceStub(object):
                 request_serializer=berth_dot_v1_dot_admin__service__pb2.ServerInfoRequest.SerializeToString,
                 response_deserializer=berth_dot_v1_dot_admin__service__pb2.ServerInfoResponse.FromString,
                 )
+        self.ListDeviceObjects = channel.unary_unary(
+                '/berth.v1.AdminService/ListDeviceObjects',
+                request_serializer=berth_dot_v1_dot_admin__service__pb2.ListDeviceObjectsRequest.SerializeToString,
+                response_deserializer=berth_dot_v1_dot_admin__service__pb2.ListDeviceObjectsResponse.FromString,
+                )
 
 
 class AdminServiceServicer(object):
@@ -204,6 +209,21 @@ class AdminServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListDeviceObjects(self, request, context):
+        """ListDeviceObjects lists the dynamic resource allocation objects Berth
+        holds of one kind, by namespace and name: DeviceClasses,
+        ResourceSlices, ResourceClaimTemplates, or ResourceClaims with their
+        allocation and the pods they are reserved for (status), claims made
+        from templates included. A claim whose allocation is in flight (its
+        pod reserved, its Bind not yet written) is shown with it.
+
+        Fails with INVALID_ARGUMENT: kind not one of the four, or namespace
+        set for a cluster-scoped kind.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -241,6 +261,11 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.ServerInfo,
                     request_deserializer=berth_dot_v1_dot_admin__service__pb2.ServerInfoRequest.FromString,
                     response_serializer=berth_dot_v1_dot_admin__service__pb2.ServerInfoResponse.SerializeToString,
+            ),
+            'ListDeviceObjects': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListDeviceObjects,
+                    request_deserializer=berth_dot_v1_dot_admin__service__pb2.ListDeviceObjectsRequest.FromString,
+                    response_serializer=berth_dot_v1_dot_admin__service__pb2.ListDeviceObjectsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -387,5 +412,22 @@ class AdminService(object):
         return grpc.experimental.unary_unary(request, target, '/berth.v1.AdminService/ServerInfo',
             berth_dot_v1_dot_admin__service__pb2.ServerInfoRequest.SerializeToString,
             berth_dot_v1_dot_admin__service__pb2.ServerInfoResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListDeviceObjects(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/berth.v1.AdminService/ListDeviceObjects',
+            berth_dot_v1_dot_admin__service__pb2.ListDeviceObjectsRequest.SerializeToString,
+            berth_dot_v1_dot_admin__service__pb2.ListDeviceObjectsResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

@@ -1,3 +1,4 @@
+from berth_client.v1 import device_pb2 as _device_pb2
 from berth_client.v1 import object_pb2 as _object_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
@@ -8,6 +9,7 @@ from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Map
 
 DECISION_TYPE_BIND: DecisionType
 DECISION_TYPE_CLEAR_NOMINATION: DecisionType
+DECISION_TYPE_DEALLOCATE_CLAIM: DecisionType
 DECISION_TYPE_EVICT: DecisionType
 DECISION_TYPE_NOMINATE: DecisionType
 DECISION_TYPE_UNSCHEDULABLE: DecisionType
@@ -20,12 +22,14 @@ EVICT_CAUSE_TAINT: EvictCause
 EVICT_CAUSE_UNSPECIFIED: EvictCause
 
 class Bind(_message.Message):
-    __slots__ = ["group", "node"]
+    __slots__ = ["claims", "group", "node"]
+    CLAIMS_FIELD_NUMBER: _ClassVar[int]
     GROUP_FIELD_NUMBER: _ClassVar[int]
     NODE_FIELD_NUMBER: _ClassVar[int]
+    claims: _containers.RepeatedCompositeFieldContainer[_device_pb2.ClaimAllocation]
     group: str
     node: str
-    def __init__(self, node: _Optional[str] = ..., group: _Optional[str] = ...) -> None: ...
+    def __init__(self, node: _Optional[str] = ..., group: _Optional[str] = ..., claims: _Optional[_Iterable[_Union[_device_pb2.ClaimAllocation, _Mapping]]] = ...) -> None: ...
 
 class ClearNomination(_message.Message):
     __slots__ = ["previous_node", "reason"]
@@ -36,9 +40,10 @@ class ClearNomination(_message.Message):
     def __init__(self, previous_node: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class Decision(_message.Message):
-    __slots__ = ["bind", "clear_nomination", "evict", "nominate", "pod", "revision", "scheduler_name", "time", "unschedulable"]
+    __slots__ = ["bind", "clear_nomination", "deallocate_claim", "evict", "nominate", "pod", "revision", "scheduler_name", "time", "unschedulable"]
     BIND_FIELD_NUMBER: _ClassVar[int]
     CLEAR_NOMINATION_FIELD_NUMBER: _ClassVar[int]
+    DEALLOCATE_CLAIM_FIELD_NUMBER: _ClassVar[int]
     EVICT_FIELD_NUMBER: _ClassVar[int]
     NOMINATE_FIELD_NUMBER: _ClassVar[int]
     POD_FIELD_NUMBER: _ClassVar[int]
@@ -48,6 +53,7 @@ class Decision(_message.Message):
     UNSCHEDULABLE_FIELD_NUMBER: _ClassVar[int]
     bind: Bind
     clear_nomination: ClearNomination
+    deallocate_claim: _device_pb2.DeallocateClaim
     evict: Evict
     nominate: Nominate
     pod: _object_pb2.PodRef
@@ -55,7 +61,7 @@ class Decision(_message.Message):
     scheduler_name: str
     time: _timestamp_pb2.Timestamp
     unschedulable: Unschedulable
-    def __init__(self, revision: _Optional[int] = ..., time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., scheduler_name: _Optional[str] = ..., pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., bind: _Optional[_Union[Bind, _Mapping]] = ..., evict: _Optional[_Union[Evict, _Mapping]] = ..., nominate: _Optional[_Union[Nominate, _Mapping]] = ..., clear_nomination: _Optional[_Union[ClearNomination, _Mapping]] = ..., unschedulable: _Optional[_Union[Unschedulable, _Mapping]] = ...) -> None: ...
+    def __init__(self, revision: _Optional[int] = ..., time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., scheduler_name: _Optional[str] = ..., pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., bind: _Optional[_Union[Bind, _Mapping]] = ..., evict: _Optional[_Union[Evict, _Mapping]] = ..., nominate: _Optional[_Union[Nominate, _Mapping]] = ..., clear_nomination: _Optional[_Union[ClearNomination, _Mapping]] = ..., unschedulable: _Optional[_Union[Unschedulable, _Mapping]] = ..., deallocate_claim: _Optional[_Union[_device_pb2.DeallocateClaim, _Mapping]] = ...) -> None: ...
 
 class Evict(_message.Message):
     __slots__ = ["cause", "grace_period_seconds", "node", "preemptor", "reason", "victim"]

@@ -18,6 +18,38 @@ class AllocationResult(_message.Message):
     node_selector: _selector_pb2.NodeSelector
     def __init__(self, devices: _Optional[_Iterable[_Union[DeviceRequestAllocationResult, _Mapping]]] = ..., node_selector: _Optional[_Union[_selector_pb2.NodeSelector, _Mapping]] = ...) -> None: ...
 
+class ClaimAllocation(_message.Message):
+    __slots__ = ["allocation", "name", "namespace", "pod_claim_names", "reserved_for", "uid"]
+    ALLOCATION_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    POD_CLAIM_NAMES_FIELD_NUMBER: _ClassVar[int]
+    RESERVED_FOR_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    allocation: AllocationResult
+    name: str
+    namespace: str
+    pod_claim_names: _containers.RepeatedScalarFieldContainer[str]
+    reserved_for: _containers.RepeatedCompositeFieldContainer[ResourceClaimConsumer]
+    uid: str
+    def __init__(self, namespace: _Optional[str] = ..., name: _Optional[str] = ..., uid: _Optional[str] = ..., pod_claim_names: _Optional[_Iterable[str]] = ..., allocation: _Optional[_Union[AllocationResult, _Mapping]] = ..., reserved_for: _Optional[_Iterable[_Union[ResourceClaimConsumer, _Mapping]]] = ...) -> None: ...
+
+class DeallocateClaim(_message.Message):
+    __slots__ = ["allocation", "claim_deleted", "name", "namespace", "reason", "uid"]
+    ALLOCATION_FIELD_NUMBER: _ClassVar[int]
+    CLAIM_DELETED_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    allocation: AllocationResult
+    claim_deleted: bool
+    name: str
+    namespace: str
+    reason: str
+    uid: str
+    def __init__(self, namespace: _Optional[str] = ..., name: _Optional[str] = ..., uid: _Optional[str] = ..., allocation: _Optional[_Union[AllocationResult, _Mapping]] = ..., reason: _Optional[str] = ..., claim_deleted: bool = ...) -> None: ...
+
 class Device(_message.Message):
     __slots__ = ["attributes", "capacity", "name"]
     class AttributesEntry(_message.Message):

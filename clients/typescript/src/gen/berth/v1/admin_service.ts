@@ -22,7 +22,7 @@ import { Timestamp } from "../../google/protobuf/timestamp.js";
 import { Evict, Unschedulable } from "./decision.js";
 import { PodGroupStatus } from "./group.js";
 import { NodeCondition, Taint } from "./node.js";
-import { Object, ObjectRef, PodRef } from "./object.js";
+import { Object, ObjectKind, objectKindFromJSON, objectKindToJSON, ObjectRef, PodRef } from "./object.js";
 import { Pod } from "./pod.js";
 
 export const protobufPackage = "berth.v1";
@@ -149,6 +149,11 @@ export enum SimulateResult {
    * bind failed.
    */
   SIMULATE_RESULT_ERROR = 6,
+  /**
+   * SIMULATE_RESULT_DEALLOCATED - DynamicResources deallocated claims of the pod allocated where it
+   * cannot run (SimulateAttempt.deallocated); it is tried again at once.
+   */
+  SIMULATE_RESULT_DEALLOCATED = 7,
   UNRECOGNIZED = -1,
 }
 
@@ -175,6 +180,9 @@ export function simulateResultFromJSON(object: any): SimulateResult {
     case 6:
     case "SIMULATE_RESULT_ERROR":
       return SimulateResult.SIMULATE_RESULT_ERROR;
+    case 7:
+    case "SIMULATE_RESULT_DEALLOCATED":
+      return SimulateResult.SIMULATE_RESULT_DEALLOCATED;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -198,6 +206,8 @@ export function simulateResultToJSON(object: SimulateResult): string {
       return "SIMULATE_RESULT_SKIPPED";
     case SimulateResult.SIMULATE_RESULT_ERROR:
       return "SIMULATE_RESULT_ERROR";
+    case SimulateResult.SIMULATE_RESULT_DEALLOCATED:
+      return "SIMULATE_RESULT_DEALLOCATED";
     case SimulateResult.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -355,6 +365,30 @@ export interface SimulateAttempt {
   scoresReportOnly: boolean;
   /** GATED: the PreEnqueue plugin that held the pod back. */
   plugin: string;
+  /**
+   * BOUND: the device claims of the pod, one per entry of its
+   * resource_claims, sorted by entry name, with the devices allocated.
+   */
+  claims: SimulateClaim[];
+  /**
+   * DEALLOCATED: the claims of the pod (namespace/name) that
+   * DynamicResources' PostFilter deallocated because they were allocated
+   * where the pod cannot run; the pod is tried again at once.
+   */
+  deallocated: string[];
+}
+
+/**
+ * SimulateClaim is one entry of a bound pod's resource_claims in a
+ * simulation.
+ */
+export interface SimulateClaim {
+  /** The entry's name in the pod's resource_claims. */
+  entry: string;
+  /** The claim the entry used, namespace/name. */
+  claim: string;
+  /** Its devices as driver/pool/device, in the allocation's order. */
+  devices: string[];
 }
 
 /** NodeVerdict is what one attempt made of one node. */
@@ -643,6 +677,26 @@ export interface ServerInfoResponse {
    * it ends or berthd's --initial-sync-timeout passes).
    */
   schedulingHeld: boolean;
+}
+
+/** ListDeviceObjectsRequest is the request of AdminService.ListDeviceObjects. */
+export interface ListDeviceObjectsRequest {
+  /**
+   * OBJECT_KIND_DEVICE_CLASS, OBJECT_KIND_RESOURCE_SLICE,
+   * OBJECT_KIND_RESOURCE_CLAIM or OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE.
+   */
+  kind: ObjectKind;
+  /** Claims and templates: only those of this namespace; empty for all. */
+  namespace: string;
+}
+
+/**
+ * ListDeviceObjectsResponse is the response of
+ * AdminService.ListDeviceObjects.
+ */
+export interface ListDeviceObjectsResponse {
+  /** The objects, by namespace and name, each an Object of the kind asked. */
+  objects: Object[];
 }
 
 function createBaseExplainRequest(): ExplainRequest {
@@ -1324,6 +1378,8 @@ function createBaseSimulateAttempt(): SimulateAttempt {
     viaNominatedNode: false,
     scoresReportOnly: false,
     plugin: "",
+    claims: [],
+    deallocated: [],
   };
 }
 
@@ -1361,6 +1417,12 @@ export const SimulateAttempt: MessageFns<SimulateAttempt> = {
     }
     if (message.plugin !== "") {
       writer.uint32(90).string(message.plugin);
+    }
+    for (const v of message.claims) {
+      SimulateClaim.encode(v!, writer.uint32(98).fork()).join();
+    }
+    for (const v of message.deallocated) {
+      writer.uint32(106).string(v!);
     }
     return writer;
   },
@@ -1466,6 +1528,22 @@ export const SimulateAttempt: MessageFns<SimulateAttempt> = {
             message.plugin = reader.string();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.claims.push(SimulateClaim.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.deallocated.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1507,6 +1585,12 @@ export const SimulateAttempt: MessageFns<SimulateAttempt> = {
         ? globalThis.Boolean(object.scores_report_only)
         : false,
       plugin: isSet(object.plugin) ? globalThis.String(object.plugin) : "",
+      claims: globalThis.Array.isArray(object?.claims)
+        ? object.claims.map((e: any) => SimulateClaim.fromJSON(e))
+        : [],
+      deallocated: globalThis.Array.isArray(object?.deallocated)
+        ? object.deallocated.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -1545,6 +1629,12 @@ export const SimulateAttempt: MessageFns<SimulateAttempt> = {
     if (message.plugin !== "") {
       obj.plugin = message.plugin;
     }
+    if (message.claims?.length) {
+      obj.claims = message.claims.map((e) => SimulateClaim.toJSON(e));
+    }
+    if (message.deallocated?.length) {
+      obj.deallocated = message.deallocated;
+    }
     return obj;
   },
 
@@ -1564,6 +1654,109 @@ export const SimulateAttempt: MessageFns<SimulateAttempt> = {
     message.viaNominatedNode = object.viaNominatedNode ?? false;
     message.scoresReportOnly = object.scoresReportOnly ?? false;
     message.plugin = object.plugin ?? "";
+    message.claims = object.claims?.map((e) => SimulateClaim.fromPartial(e)) || [];
+    message.deallocated = object.deallocated?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseSimulateClaim(): SimulateClaim {
+  return { entry: "", claim: "", devices: [] };
+}
+
+export const SimulateClaim: MessageFns<SimulateClaim> = {
+  encode(message: SimulateClaim, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.entry !== "") {
+      writer.uint32(10).string(message.entry);
+    }
+    if (message.claim !== "") {
+      writer.uint32(18).string(message.claim);
+    }
+    for (const v of message.devices) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SimulateClaim {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSimulateClaim();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entry = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.claim = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.devices.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SimulateClaim {
+    return {
+      entry: isSet(object.entry) ? globalThis.String(object.entry) : "",
+      claim: isSet(object.claim) ? globalThis.String(object.claim) : "",
+      devices: globalThis.Array.isArray(object?.devices) ? object.devices.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: SimulateClaim): unknown {
+    const obj: any = {};
+    if (message.entry !== "") {
+      obj.entry = message.entry;
+    }
+    if (message.claim !== "") {
+      obj.claim = message.claim;
+    }
+    if (message.devices?.length) {
+      obj.devices = message.devices;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SimulateClaim>, I>>(base?: I): SimulateClaim {
+    return SimulateClaim.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SimulateClaim>, I>>(object: I): SimulateClaim {
+    const message = createBaseSimulateClaim();
+    message.entry = object.entry ?? "";
+    message.claim = object.claim ?? "";
+    message.devices = object.devices?.map((e) => e) || [];
     return message;
   },
 };
@@ -4216,6 +4409,160 @@ export const ServerInfoResponse: MessageFns<ServerInfoResponse> = {
   },
 };
 
+function createBaseListDeviceObjectsRequest(): ListDeviceObjectsRequest {
+  return { kind: 0, namespace: "" };
+}
+
+export const ListDeviceObjectsRequest: MessageFns<ListDeviceObjectsRequest> = {
+  encode(message: ListDeviceObjectsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kind !== 0) {
+      writer.uint32(8).int32(message.kind);
+    }
+    if (message.namespace !== "") {
+      writer.uint32(18).string(message.namespace);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDeviceObjectsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDeviceObjectsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListDeviceObjectsRequest {
+    return {
+      kind: isSet(object.kind) ? objectKindFromJSON(object.kind) : 0,
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+    };
+  },
+
+  toJSON(message: ListDeviceObjectsRequest): unknown {
+    const obj: any = {};
+    if (message.kind !== 0) {
+      obj.kind = objectKindToJSON(message.kind);
+    }
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListDeviceObjectsRequest>, I>>(base?: I): ListDeviceObjectsRequest {
+    return ListDeviceObjectsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListDeviceObjectsRequest>, I>>(object: I): ListDeviceObjectsRequest {
+    const message = createBaseListDeviceObjectsRequest();
+    message.kind = object.kind ?? 0;
+    message.namespace = object.namespace ?? "";
+    return message;
+  },
+};
+
+function createBaseListDeviceObjectsResponse(): ListDeviceObjectsResponse {
+  return { objects: [] };
+}
+
+export const ListDeviceObjectsResponse: MessageFns<ListDeviceObjectsResponse> = {
+  encode(message: ListDeviceObjectsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.objects) {
+      Object.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDeviceObjectsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDeviceObjectsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.objects.push(Object.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListDeviceObjectsResponse {
+    return {
+      objects: globalThis.Array.isArray(object?.objects) ? object.objects.map((e: any) => Object.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListDeviceObjectsResponse): unknown {
+    const obj: any = {};
+    if (message.objects?.length) {
+      obj.objects = message.objects.map((e) => Object.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListDeviceObjectsResponse>, I>>(base?: I): ListDeviceObjectsResponse {
+    return ListDeviceObjectsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListDeviceObjectsResponse>, I>>(object: I): ListDeviceObjectsResponse {
+    const message = createBaseListDeviceObjectsResponse();
+    message.objects = object.objects?.map((e) => Object.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /**
  * AdminService answers questions about the scheduler for operators and
  * tools. Nothing in it changes what the scheduler does.
@@ -4388,6 +4735,28 @@ export const AdminServiceService = {
     responseSerialize: (value: ServerInfoResponse): Buffer => Buffer.from(ServerInfoResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ServerInfoResponse => ServerInfoResponse.decode(value),
   },
+  /**
+   * ListDeviceObjects lists the dynamic resource allocation objects Berth
+   * holds of one kind, by namespace and name: DeviceClasses,
+   * ResourceSlices, ResourceClaimTemplates, or ResourceClaims with their
+   * allocation and the pods they are reserved for (status), claims made
+   * from templates included. A claim whose allocation is in flight (its
+   * pod reserved, its Bind not yet written) is shown with it.
+   *
+   * Fails with INVALID_ARGUMENT: kind not one of the four, or namespace
+   * set for a cluster-scoped kind.
+   */
+  listDeviceObjects: {
+    path: "/berth.v1.AdminService/ListDeviceObjects" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListDeviceObjectsRequest): Buffer =>
+      Buffer.from(ListDeviceObjectsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListDeviceObjectsRequest => ListDeviceObjectsRequest.decode(value),
+    responseSerialize: (value: ListDeviceObjectsResponse): Buffer =>
+      Buffer.from(ListDeviceObjectsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListDeviceObjectsResponse => ListDeviceObjectsResponse.decode(value),
+  },
 } as const;
 
 export interface AdminServiceServer extends UntypedServiceImplementation {
@@ -4482,6 +4851,18 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    * Fails with no code of its own.
    */
   serverInfo: handleUnaryCall<ServerInfoRequest, ServerInfoResponse>;
+  /**
+   * ListDeviceObjects lists the dynamic resource allocation objects Berth
+   * holds of one kind, by namespace and name: DeviceClasses,
+   * ResourceSlices, ResourceClaimTemplates, or ResourceClaims with their
+   * allocation and the pods they are reserved for (status), claims made
+   * from templates included. A claim whose allocation is in flight (its
+   * pod reserved, its Bind not yet written) is shown with it.
+   *
+   * Fails with INVALID_ARGUMENT: kind not one of the four, or namespace
+   * set for a cluster-scoped kind.
+   */
+  listDeviceObjects: handleUnaryCall<ListDeviceObjectsRequest, ListDeviceObjectsResponse>;
 }
 
 export interface AdminServiceClient extends Client {
@@ -4673,6 +5054,32 @@ export interface AdminServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ServerInfoResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListDeviceObjects lists the dynamic resource allocation objects Berth
+   * holds of one kind, by namespace and name: DeviceClasses,
+   * ResourceSlices, ResourceClaimTemplates, or ResourceClaims with their
+   * allocation and the pods they are reserved for (status), claims made
+   * from templates included. A claim whose allocation is in flight (its
+   * pod reserved, its Bind not yet written) is shown with it.
+   *
+   * Fails with INVALID_ARGUMENT: kind not one of the four, or namespace
+   * set for a cluster-scoped kind.
+   */
+  listDeviceObjects(
+    request: ListDeviceObjectsRequest,
+    callback: (error: ServiceError | null, response: ListDeviceObjectsResponse) => void,
+  ): ClientUnaryCall;
+  listDeviceObjects(
+    request: ListDeviceObjectsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListDeviceObjectsResponse) => void,
+  ): ClientUnaryCall;
+  listDeviceObjects(
+    request: ListDeviceObjectsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListDeviceObjectsResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -7,6 +7,7 @@
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import { Timestamp } from "../../google/protobuf/timestamp.js";
+import { ClaimAllocation, DeallocateClaim } from "./device.js";
 import { PodRef } from "./object.js";
 
 export const protobufPackage = "berth.v1";
@@ -27,6 +28,8 @@ export enum DecisionType {
   DECISION_TYPE_CLEAR_NOMINATION = 4,
   /** DECISION_TYPE_UNSCHEDULABLE - Unschedulable decisions. */
   DECISION_TYPE_UNSCHEDULABLE = 5,
+  /** DECISION_TYPE_DEALLOCATE_CLAIM - DeallocateClaim decisions. */
+  DECISION_TYPE_DEALLOCATE_CLAIM = 6,
   UNRECOGNIZED = -1,
 }
 
@@ -50,6 +53,9 @@ export function decisionTypeFromJSON(object: any): DecisionType {
     case 5:
     case "DECISION_TYPE_UNSCHEDULABLE":
       return DecisionType.DECISION_TYPE_UNSCHEDULABLE;
+    case 6:
+    case "DECISION_TYPE_DEALLOCATE_CLAIM":
+      return DecisionType.DECISION_TYPE_DEALLOCATE_CLAIM;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -71,6 +77,8 @@ export function decisionTypeToJSON(object: DecisionType): string {
       return "DECISION_TYPE_CLEAR_NOMINATION";
     case DecisionType.DECISION_TYPE_UNSCHEDULABLE:
       return "DECISION_TYPE_UNSCHEDULABLE";
+    case DecisionType.DECISION_TYPE_DEALLOCATE_CLAIM:
+      return "DECISION_TYPE_DEALLOCATE_CLAIM";
     case DecisionType.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -154,6 +162,8 @@ export function evictCauseToJSON(object: EvictCause): string {
  *     node_name set, or ReportBindResult CONFIRMED) or report FAILED.
  *   - Evict: stop the victim (gracefully); report it through Sync, as
  *     terminating and then deleted.
+ *   - DeallocateClaim: have the claim's driver release its devices (the
+ *     claim's last pod is gone); Berth counts them as free already.
  *   - Nominate, ClearNomination, Unschedulable: informational; show them to
  *     users, and mirror nominations in Pod.nominated_node_name if wanted.
  */
@@ -193,6 +203,9 @@ export interface Decision {
     | //
     /** No node fits the pod now; it waits in the queue. */
     { $case: "unschedulable"; value: Unschedulable }
+    | //
+    /** A claim's devices were released: its last consumer is gone. */
+    { $case: "deallocateClaim"; value: DeallocateClaim }
     | undefined;
 }
 
@@ -210,6 +223,15 @@ export interface Bind {
    * cycle are committed together (consecutive revisions, one commit).
    */
   group: string;
+  /**
+   * The pod's resource claims with the devices allocated to them, one per
+   * claim its resource_claims entries use (in entry order): the
+   * orchestrator writes each allocation to its claim and has the drivers
+   * prepare the devices before starting the pod. Claims allocated before
+   * (shared with other pods) are listed too, with this pod added to
+   * reserved_for. Empty for a pod without claims.
+   */
+  claims: ClaimAllocation[];
 }
 
 /**
@@ -371,6 +393,9 @@ export const Decision: MessageFns<Decision> = {
       case "unschedulable":
         Unschedulable.encode(message.action.value, writer.uint32(114).fork()).join();
         break;
+      case "deallocateClaim":
+        DeallocateClaim.encode(message.action.value, writer.uint32(122).fork()).join();
+        break;
     }
     return writer;
   },
@@ -460,6 +485,14 @@ export const Decision: MessageFns<Decision> = {
             message.action = { $case: "unschedulable", value: Unschedulable.decode(reader, reader.uint32()) };
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.action = { $case: "deallocateClaim", value: DeallocateClaim.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -494,6 +527,10 @@ export const Decision: MessageFns<Decision> = {
         ? { $case: "clearNomination", value: ClearNomination.fromJSON(object.clear_nomination) }
         : isSet(object.unschedulable)
         ? { $case: "unschedulable", value: Unschedulable.fromJSON(object.unschedulable) }
+        : isSet(object.deallocateClaim)
+        ? { $case: "deallocateClaim", value: DeallocateClaim.fromJSON(object.deallocateClaim) }
+        : isSet(object.deallocate_claim)
+        ? { $case: "deallocateClaim", value: DeallocateClaim.fromJSON(object.deallocate_claim) }
         : undefined,
     };
   },
@@ -522,6 +559,8 @@ export const Decision: MessageFns<Decision> = {
       obj.clearNomination = ClearNomination.toJSON(message.action.value);
     } else if (message.action?.$case === "unschedulable") {
       obj.unschedulable = Unschedulable.toJSON(message.action.value);
+    } else if (message.action?.$case === "deallocateClaim") {
+      obj.deallocateClaim = DeallocateClaim.toJSON(message.action.value);
     }
     return obj;
   },
@@ -566,13 +605,19 @@ export const Decision: MessageFns<Decision> = {
         }
         break;
       }
+      case "deallocateClaim": {
+        if (object.action?.value !== undefined && object.action?.value !== null) {
+          message.action = { $case: "deallocateClaim", value: DeallocateClaim.fromPartial(object.action.value) };
+        }
+        break;
+      }
     }
     return message;
   },
 };
 
 function createBaseBind(): Bind {
-  return { node: "", group: "" };
+  return { node: "", group: "", claims: [] };
 }
 
 export const Bind: MessageFns<Bind> = {
@@ -582,6 +627,9 @@ export const Bind: MessageFns<Bind> = {
     }
     if (message.group !== "") {
       writer.uint32(18).string(message.group);
+    }
+    for (const v of message.claims) {
+      ClaimAllocation.encode(v!, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -615,6 +663,14 @@ export const Bind: MessageFns<Bind> = {
             message.group = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.claims.push(ClaimAllocation.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -631,6 +687,9 @@ export const Bind: MessageFns<Bind> = {
     return {
       node: isSet(object.node) ? globalThis.String(object.node) : "",
       group: isSet(object.group) ? globalThis.String(object.group) : "",
+      claims: globalThis.Array.isArray(object?.claims)
+        ? object.claims.map((e: any) => ClaimAllocation.fromJSON(e))
+        : [],
     };
   },
 
@@ -642,6 +701,9 @@ export const Bind: MessageFns<Bind> = {
     if (message.group !== "") {
       obj.group = message.group;
     }
+    if (message.claims?.length) {
+      obj.claims = message.claims.map((e) => ClaimAllocation.toJSON(e));
+    }
     return obj;
   },
 
@@ -652,6 +714,7 @@ export const Bind: MessageFns<Bind> = {
     const message = createBaseBind();
     message.node = object.node ?? "";
     message.group = object.group ?? "";
+    message.claims = object.claims?.map((e) => ClaimAllocation.fromPartial(e)) || [];
     return message;
   },
 };

@@ -325,6 +325,62 @@ export interface PodResourceClaim {
   resourceClaimTemplateName: string;
 }
 
+/**
+ * ClaimAllocation is one claim of a pod as its Bind commits it: the
+ * devices allocated and the pods the claim is reserved for.
+ */
+export interface ClaimAllocation {
+  /** Namespace of the claim (the pod's). */
+  namespace: string;
+  /**
+   * Name of the claim; for an entry naming a template, the claim Berth
+   * made for the pod ("<pod>-<entry>-<5 characters>").
+   */
+  name: string;
+  /** Uid of the claim as Berth knows it. */
+  uid: string;
+  /** The names of the pod's resource_claims entries that use the claim. */
+  podClaimNames: string[];
+  /**
+   * The devices allocated, each naming its request, driver, pool and
+   * device; node_selector says where network-attached devices can be used.
+   */
+  allocation?:
+    | AllocationResult
+    | undefined;
+  /** The pods the claim is reserved for, the bound pod included. */
+  reservedFor: ResourceClaimConsumer[];
+}
+
+/**
+ * DeallocateClaim reports that a claim's devices are free again: the last
+ * pod using the claim is gone (deleted, or not re-listed after a restart),
+ * or the claim was made for a pod from a template and went with it. Berth
+ * counts the devices as free from this decision on; the orchestrator
+ * clears the claim's allocation (or deletes a template claim) and has the
+ * driver unprepare the devices. Decision.pod is the last consumer when
+ * Berth knows it.
+ */
+export interface DeallocateClaim {
+  /** Namespace of the claim. */
+  namespace: string;
+  /** Name of the claim. */
+  name: string;
+  /** Uid of the claim as Berth knew it. */
+  uid: string;
+  /** The allocation released. */
+  allocation?:
+    | AllocationResult
+    | undefined;
+  /** Why, for people, for example "the last pod using the claim is gone". */
+  reason: string;
+  /**
+   * The claim itself is gone too (it was made from a template for the
+   * pod): the orchestrator deletes it.
+   */
+  claimDeleted: boolean;
+}
+
 function createBaseDeviceClass(): DeviceClass {
   return { name: "", selectors: [] };
 }
@@ -2571,6 +2627,320 @@ export const PodResourceClaim: MessageFns<PodResourceClaim> = {
     message.name = object.name ?? "";
     message.resourceClaimName = object.resourceClaimName ?? "";
     message.resourceClaimTemplateName = object.resourceClaimTemplateName ?? "";
+    return message;
+  },
+};
+
+function createBaseClaimAllocation(): ClaimAllocation {
+  return { namespace: "", name: "", uid: "", podClaimNames: [], allocation: undefined, reservedFor: [] };
+}
+
+export const ClaimAllocation: MessageFns<ClaimAllocation> = {
+  encode(message: ClaimAllocation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.namespace !== "") {
+      writer.uint32(10).string(message.namespace);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.uid !== "") {
+      writer.uint32(26).string(message.uid);
+    }
+    for (const v of message.podClaimNames) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.allocation !== undefined) {
+      AllocationResult.encode(message.allocation, writer.uint32(42).fork()).join();
+    }
+    for (const v of message.reservedFor) {
+      ResourceClaimConsumer.encode(v!, writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClaimAllocation {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClaimAllocation();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.uid = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.podClaimNames.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.allocation = AllocationResult.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.reservedFor.push(ResourceClaimConsumer.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ClaimAllocation {
+    return {
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      uid: isSet(object.uid) ? globalThis.String(object.uid) : "",
+      podClaimNames: globalThis.Array.isArray(object?.podClaimNames)
+        ? object.podClaimNames.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.pod_claim_names)
+        ? object.pod_claim_names.map((e: any) => globalThis.String(e))
+        : [],
+      allocation: isSet(object.allocation) ? AllocationResult.fromJSON(object.allocation) : undefined,
+      reservedFor: globalThis.Array.isArray(object?.reservedFor)
+        ? object.reservedFor.map((e: any) => ResourceClaimConsumer.fromJSON(e))
+        : globalThis.Array.isArray(object?.reserved_for)
+        ? object.reserved_for.map((e: any) => ResourceClaimConsumer.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ClaimAllocation): unknown {
+    const obj: any = {};
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.uid !== "") {
+      obj.uid = message.uid;
+    }
+    if (message.podClaimNames?.length) {
+      obj.podClaimNames = message.podClaimNames;
+    }
+    if (message.allocation !== undefined) {
+      obj.allocation = AllocationResult.toJSON(message.allocation);
+    }
+    if (message.reservedFor?.length) {
+      obj.reservedFor = message.reservedFor.map((e) => ResourceClaimConsumer.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ClaimAllocation>, I>>(base?: I): ClaimAllocation {
+    return ClaimAllocation.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ClaimAllocation>, I>>(object: I): ClaimAllocation {
+    const message = createBaseClaimAllocation();
+    message.namespace = object.namespace ?? "";
+    message.name = object.name ?? "";
+    message.uid = object.uid ?? "";
+    message.podClaimNames = object.podClaimNames?.map((e) => e) || [];
+    message.allocation = (object.allocation !== undefined && object.allocation !== null)
+      ? AllocationResult.fromPartial(object.allocation)
+      : undefined;
+    message.reservedFor = object.reservedFor?.map((e) => ResourceClaimConsumer.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseDeallocateClaim(): DeallocateClaim {
+  return { namespace: "", name: "", uid: "", allocation: undefined, reason: "", claimDeleted: false };
+}
+
+export const DeallocateClaim: MessageFns<DeallocateClaim> = {
+  encode(message: DeallocateClaim, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.namespace !== "") {
+      writer.uint32(10).string(message.namespace);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.uid !== "") {
+      writer.uint32(26).string(message.uid);
+    }
+    if (message.allocation !== undefined) {
+      AllocationResult.encode(message.allocation, writer.uint32(34).fork()).join();
+    }
+    if (message.reason !== "") {
+      writer.uint32(42).string(message.reason);
+    }
+    if (message.claimDeleted !== false) {
+      writer.uint32(48).bool(message.claimDeleted);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeallocateClaim {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeallocateClaim();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.uid = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.allocation = AllocationResult.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.claimDeleted = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeallocateClaim {
+    return {
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      uid: isSet(object.uid) ? globalThis.String(object.uid) : "",
+      allocation: isSet(object.allocation) ? AllocationResult.fromJSON(object.allocation) : undefined,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      claimDeleted: isSet(object.claimDeleted)
+        ? globalThis.Boolean(object.claimDeleted)
+        : isSet(object.claim_deleted)
+        ? globalThis.Boolean(object.claim_deleted)
+        : false,
+    };
+  },
+
+  toJSON(message: DeallocateClaim): unknown {
+    const obj: any = {};
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.uid !== "") {
+      obj.uid = message.uid;
+    }
+    if (message.allocation !== undefined) {
+      obj.allocation = AllocationResult.toJSON(message.allocation);
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.claimDeleted !== false) {
+      obj.claimDeleted = message.claimDeleted;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeallocateClaim>, I>>(base?: I): DeallocateClaim {
+    return DeallocateClaim.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeallocateClaim>, I>>(object: I): DeallocateClaim {
+    const message = createBaseDeallocateClaim();
+    message.namespace = object.namespace ?? "";
+    message.name = object.name ?? "";
+    message.uid = object.uid ?? "";
+    message.allocation = (object.allocation !== undefined && object.allocation !== null)
+      ? AllocationResult.fromPartial(object.allocation)
+      : undefined;
+    message.reason = object.reason ?? "";
+    message.claimDeleted = object.claimDeleted ?? false;
     return message;
   },
 };
