@@ -108,7 +108,7 @@ type Store struct {
 	closed  atomic.Bool
 
 	reqs chan *request
-	stop chan struct{} // closed by Close: the committer drains and exits
+	stop chan struct{}  // closed by Close: the committer drains and exits
 	wg   sync.WaitGroup // the committer and the compaction loop
 
 	followDone chan struct{} // closed when the watch has stopped
