@@ -35,6 +35,10 @@ type Options struct {
 	// Address is this replica's advertised gRPC address, the election's
 	// value while it leads.
 	Address string
+	// OnChange, if set, is called whenever the leader's term as this
+	// Elector knows it changes (0: no leader known), with the leader's
+	// address.
+	OnChange func(addr string, term uint64)
 }
 
 // Elector campaigns for one replica.
@@ -67,23 +71,34 @@ func (e *Elector) ttlSeconds() int { return max(1, int((e.opts.TTL+time.Second-1
 type Term struct {
 	session  *concurrency.Session
 	election *concurrency.Election
+	cancel   context.CancelFunc // ends the session's keep-alives
 }
 
 // Campaign opens a session and blocks until this replica leads, or ctx ends.
+// The session outlives ctx: it lasts until the term is resigned or its
+// lease ends.
 func (e *Elector) Campaign(ctx context.Context) (*Term, error) {
-	s, err := concurrency.NewSession(e.opts.Client, concurrency.WithTTL(e.ttlSeconds()), concurrency.WithContext(ctx))
+	sctx, cancel := context.WithCancel(context.Background())
+	detach := context.AfterFunc(ctx, cancel) // until the campaign is won
+	s, err := concurrency.NewSession(e.opts.Client, concurrency.WithTTL(e.ttlSeconds()), concurrency.WithContext(sctx))
 	if err != nil {
+		cancel()
 		return nil, fmt.Errorf("leader: open an etcd session: %w", err)
 	}
 	el := concurrency.NewElection(s, e.Key())
-	if err := el.Campaign(ctx, e.opts.Address); err != nil {
+	err = el.Campaign(ctx, e.opts.Address)
+	if err == nil && !detach() {
+		err = ctx.Err() // ctx ended as the campaign was won
+	}
+	if err != nil {
 		// Closing revokes the lease, so that a half-made campaign key
 		// does not wait for its TTL.
 		_ = s.Close()
+		cancel()
 		return nil, fmt.Errorf("leader: campaign: %w", err)
 	}
 	e.set(e.opts.Address, uint64(el.Rev()))
-	return &Term{session: s, election: el}, nil
+	return &Term{session: s, election: el, cancel: cancel}, nil
 }
 
 // Fence is what the leader's writes are conditioned on.
@@ -101,6 +116,7 @@ func (t *Term) Done() <-chan struct{} { return t.session.Done() }
 
 // Resign gives the lead up at once (a graceful stop) and ends the session.
 func (t *Term) Resign(ctx context.Context) error {
+	defer t.cancel()
 	err := t.election.Resign(ctx)
 	return errors.Join(err, t.session.Close())
 }
@@ -158,8 +174,12 @@ func waitChange(ctx context.Context, cli *clientv3.Client, prefix string, rev in
 }
 func (e *Elector) set(addr string, term uint64) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
+	changed := term != e.term
 	e.leader, e.term = addr, term
+	e.mu.Unlock()
+	if changed && e.opts.OnChange != nil {
+		e.opts.OnChange(addr, term)
+	}
 }
 
 // Leader returns the leader's address and term as last observed; "" and 0

@@ -211,6 +211,7 @@ func (s *Store) write(group []*request) {
 		}
 		if !resp.Succeeded {
 			s.failed = s.fenceError(resp)
+			s.fenceOnce.Do(func() { close(s.fenced) })
 			return s.failed
 		}
 		return nil

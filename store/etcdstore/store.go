@@ -112,6 +112,8 @@ type Store struct {
 	wg   sync.WaitGroup // the committer and the compaction loop
 
 	followDone chan struct{} // closed when the watch has stopped
+	fenced     chan struct{} // closed when a commit found the fence broken
+	fenceOnce  sync.Once
 
 	bg       context.Context // ends background work; cancelled by Close
 	cancelBG context.CancelFunc
@@ -149,6 +151,7 @@ func Open(ctx context.Context, cli *clientv3.Client, opts Options) (*Store, erro
 		reqs:   make(chan *request, 4*opts.MaxBatch),
 		stop:   make(chan struct{}),
 		notify: make(chan struct{}),
+		fenced: make(chan struct{}),
 	}
 	rev, err := s.load(ctx)
 	if err != nil {
@@ -239,6 +242,10 @@ func (s *Store) Close() error {
 	defer s.compactMu.Unlock()
 	return nil
 }
+
+// Fenced is closed once a commit found that this store lost the right to
+// write (store.ErrFenced): its leader's term is over.
+func (s *Store) Fenced() <-chan struct{} { return s.fenced }
 
 // Prefix is the store's key prefix.
 func (s *Store) Prefix() string { return s.opts.Prefix }
