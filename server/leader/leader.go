@@ -121,6 +121,10 @@ func (t *Term) Resign(ctx context.Context) error {
 	return errors.Join(err, t.session.Close())
 }
 
+// Abandon ends a term whose session already ended (Done is closed),
+// without asking etcd for anything.
+func (t *Term) Abandon() { t.cancel() }
+
 // Observe follows the election until ctx ends, keeping Leader current.
 // Errors (etcd unreachable) end one observation; it starts again.
 func (e *Elector) Observe(ctx context.Context) {

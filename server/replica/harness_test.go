@@ -80,7 +80,7 @@ func (g *group) start(addr string) *node {
 	nd.rep, err = New(Config{
 		Daemon: daemon.Config{
 			InitialSyncTimeout: 20 * time.Second,
-			ShutdownTimeout:    time.Second,
+			ShutdownTimeout:    100 * time.Millisecond,
 			Version:            "test",
 			Logger:             slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelInfo})).With("replica", lis.Addr().String()),
 		},
@@ -115,13 +115,16 @@ func (g *group) stop(nd *node) {
 
 // kill stops a replica abruptly: its etcd client closes first, so its
 // lease is neither kept alive nor revoked, and it cannot resign; the
-// others take over once the lease expires.
-func (g *group) kill(nd *node) {
+// others take over once the lease expires. It returns at once; wait
+// returns once the replica has stopped serving.
+func (g *group) kill(nd *node) (wait func()) {
 	nd.cli.Close()
 	nd.cancel()
 	nd.cancel = nil
-	<-nd.done
-	nd.conn.Close()
+	return func() {
+		<-nd.done
+		nd.conn.Close()
+	}
 }
 
 // leader waits for a replica to lead and returns it.

@@ -222,10 +222,18 @@ func (r *Replica) campaign(ctx context.Context) *leader.Term {
 	}
 }
 
-// resign gives up a term won while the replica was stopping.
+// resign gives the lead up, so that another replica takes over without
+// waiting for the lease to expire; a term whose session already ended
+// has nothing to give up.
 func resign(term *leader.Term) error {
 	if term == nil {
 		return nil
+	}
+	select {
+	case <-term.Done():
+		term.Abandon()
+		return nil
+	default:
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -294,8 +302,8 @@ func (r *Replica) lead(ctx context.Context, term *leader.Term, g, m *shared) err
 	if ctx.Err() != nil {
 		return errors.Join(serr, resign(term))
 	}
-	// The term ended on its own: its session is gone or going; closing
-	// it revokes the lease if etcd still has it.
+	// The term ended on its own (or its store was fenced): resigning
+	// gives up a lease etcd may still hold.
 	_ = resign(term)
 	return serr
 }
