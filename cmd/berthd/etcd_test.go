@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -98,25 +96,6 @@ etcd:
 	}
 }
 
-// syncBuffer is a log destination safe for the test to read while berthd
-// writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestRunEtcdUnreachable: with etcd down, berthd says which endpoints it
 // cannot reach and keeps trying; it stops cleanly when told to.
 func TestRunEtcdUnreachable(t *testing.T) {
@@ -127,7 +106,7 @@ func TestRunEtcdUnreachable(t *testing.T) {
 	dead := "http://" + lis.Addr().String()
 	lis.Close()
 	ctx, cancel := context.WithCancel(t.Context())
-	stderr := &syncBuffer{}
+	stderr := &lockedBuffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"--store", "etcd", "--etcd-endpoints", dead, "--listen", "127.0.0.1:0", "--metrics-listen", ""}, io.Discard, stderr)

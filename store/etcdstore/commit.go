@@ -10,6 +10,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/berthsched/berth/store"
+	"github.com/berthsched/berth/store/checksum"
 )
 
 // Sizes counted for a transaction besides its keys and values: what etcd's
@@ -274,7 +275,7 @@ func (s *Store) txnOps(group []*request, now time.Time) ([]clientv3.Op, int) {
 		if op.Delete {
 			ops = append(ops, clientv3.OpDelete(order[i]))
 		} else {
-			ops = append(ops, clientv3.OpPut(order[i], string(sealValue(op.Space, op.Key, op.Value))))
+			ops = append(ops, clientv3.OpPut(order[i], string(checksum.SealValue(op.Space, op.Key, op.Value))))
 		}
 	}
 	return append(ops, clientv3.OpPut(s.keys.next(), formatMetaInt(rev))), n

@@ -3,11 +3,11 @@ package etcdstore
 import (
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"strconv"
 	"time"
 
 	"github.com/berthsched/berth/store"
+	"github.com/berthsched/berth/store/checksum"
 )
 
 // schemaVersion is the layout this build reads and writes under a prefix.
@@ -74,28 +74,19 @@ func parseMetaInt(key string, v []byte) (uint64, error) {
 func formatMetaInt(n uint64) string { return strconv.FormatUint(n, 10) }
 
 // Encodings, bboltstore's: a record value is its commit time (8 bytes,
-// big-endian Unix ns), the payload and the CRC-32C of the revision (8
-// bytes, big-endian), the time and the payload; a keyspace value is the
-// value and the CRC-32C of the keyspace, 0, the key, 0 and the value.
+// big-endian Unix ns), the payload and its checksum.Record; a keyspace
+// value is checksum.SealValue's.
 const (
 	timeSize = 8
 	crcSize  = 4
 )
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // recordValue encodes a record.
 func recordValue(rev uint64, t time.Time, payload []byte) []byte {
 	v := make([]byte, timeSize, timeSize+len(payload)+crcSize)
 	binary.BigEndian.PutUint64(v, uint64(t.UnixNano()))
 	v = append(v, payload...)
-	return binary.BigEndian.AppendUint32(v, recordCRC(rev, v))
-}
-
-func recordCRC(rev uint64, body []byte) uint32 {
-	var k [8]byte
-	binary.BigEndian.PutUint64(k[:], rev)
-	return crc32.Update(crc32.Checksum(k[:], castagnoli), castagnoli, body)
+	return binary.BigEndian.AppendUint32(v, checksum.Record(rev, v))
 }
 
 // decodeRecord checks and decodes the record at rev; the payload aliases v.
@@ -105,7 +96,7 @@ func decodeRecord(rev uint64, v []byte) (store.Record, error) {
 			Reason: fmt.Sprintf("%d bytes, shorter than its header", len(v))}
 	}
 	body := v[:len(v)-crcSize]
-	if want, got := binary.BigEndian.Uint32(v[len(body):]), recordCRC(rev, body); want != got {
+	if want, got := binary.BigEndian.Uint32(v[len(body):]), checksum.Record(rev, body); want != got {
 		return store.Record{}, &store.CorruptRecordError{Revision: rev,
 			Reason: fmt.Sprintf("checksum %08x, stored %08x", got, want)}
 	}
@@ -114,32 +105,4 @@ func decodeRecord(rev uint64, v []byte) (store.Record, error) {
 
 func recordTime(v []byte) time.Time {
 	return time.Unix(0, int64(binary.BigEndian.Uint64(v[:timeSize])))
-}
-
-// sealValue returns a keyspace value with its checksum trailer.
-func sealValue(sp store.Space, key, value []byte) []byte {
-	out := make([]byte, len(value), len(value)+crcSize)
-	copy(out, value)
-	return binary.BigEndian.AppendUint32(out, valueCRC(sp, key, value))
-}
-
-func valueCRC(sp store.Space, key, value []byte) uint32 {
-	crc := crc32.Checksum([]byte(sp), castagnoli)
-	crc = crc32.Update(crc, castagnoli, []byte{0})
-	crc = crc32.Update(crc, castagnoli, key)
-	crc = crc32.Update(crc, castagnoli, []byte{0})
-	return crc32.Update(crc, castagnoli, value)
-}
-
-// openValue checks a stored keyspace value and returns it without its
-// trailer (aliasing v).
-func openValue(sp store.Space, key, v []byte) ([]byte, error) {
-	if len(v) < crcSize {
-		return nil, fmt.Errorf("%w: %s %q: value of %d bytes, shorter than its checksum", store.ErrCorrupt, sp, key, len(v))
-	}
-	value := v[:len(v)-crcSize]
-	if want, got := binary.BigEndian.Uint32(v[len(value):]), valueCRC(sp, key, value); want != got {
-		return nil, fmt.Errorf("%w: %s %q: checksum %08x, stored %08x", store.ErrCorrupt, sp, key, got, want)
-	}
-	return value, nil
 }

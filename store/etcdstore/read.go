@@ -7,6 +7,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/berthsched/berth/store"
+	"github.com/berthsched/berth/store/checksum"
 )
 
 // Read implements store.Store. It reads up to the newest revision this
@@ -88,7 +89,7 @@ func (s *Store) Get(space store.Space, key []byte) ([]byte, bool, error) {
 	if len(resp.Kvs) == 0 {
 		return nil, false, nil
 	}
-	v, err := openValue(space, key, resp.Kvs[0].Value)
+	v, err := checksum.OpenValue(space, key, resp.Kvs[0].Value)
 	if err != nil {
 		return nil, false, err
 	}
@@ -115,7 +116,7 @@ func (s *Store) List(space store.Space) ([]store.KV, error) {
 	out := make([]store.KV, 0, len(resp.Kvs))
 	for _, kv := range resp.Kvs {
 		key := kv.Key[len(prefix):]
-		v, err := openValue(space, key, kv.Value)
+		v, err := checksum.OpenValue(space, key, kv.Value)
 		if err != nil {
 			return nil, err
 		}
