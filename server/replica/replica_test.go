@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"google.golang.org/grpc"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/protobuf/testing/protocmp"
@@ -58,6 +59,21 @@ func TestFollowerServesReadsAndRefusesWrites(t *testing.T) {
 	}
 	if want[0].GetLogId() == "" {
 		t.Error("empty log id")
+	}
+
+	for _, tc := range []struct {
+		nd   *node
+		want float64
+	}{{lead, 1}, {follower, 0}} {
+		if got := testutil.ToFloat64(tc.nd.rep.metrics.leader); got != tc.want {
+			t.Errorf("leader_election_master_status on %s = %v, want %v", tc.nd.addr, got, tc.want)
+		}
+	}
+	if n := testutil.ToFloat64(follower.rep.metrics.termChanges); n < 1 {
+		t.Errorf("the follower counted %v term changes; want at least the first leader", n)
+	}
+	if n := testutil.CollectAndCount(lead.rep.metrics.etcd); n == 0 {
+		t.Error("no etcd request latency observed on the leader")
 	}
 
 	for _, tc := range []struct {
