@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc"
 
@@ -30,13 +31,27 @@ func (readOnly) Commit(context.Context, *store.Batch) (store.CommitResult, error
 
 func (readOnly) Compact(context.Context) (int, error) { return 0, errReadOnly }
 
+// catchUp bounds how long a follower's Watch waits for its store to reach
+// the revision a client resumes from: a client that read revision N on the
+// leader may resume here a moment before this replica's etcd watch
+// brings N.
+const catchUp = 2 * time.Second
+
 // followerWatcher serves Watch from the shared log, reading its identity
 // again until a leader has written it.
-type followerWatcher struct{ log *decisionlog.Log }
+type followerWatcher struct {
+	log   *decisionlog.Log
+	store store.Store
+}
 
 func (w followerWatcher) ID() string { return w.log.ID() }
 
 func (w followerWatcher) Watch(ctx context.Context, from uint64, logID string, f decisionlog.Filter, send decisionlog.Send) error {
+	if _, last := w.store.Revisions(); from > last+1 {
+		wctx, cancel := context.WithTimeout(ctx, catchUp)
+		_ = w.store.Wait(wctx, from-2) // if it times out, Watch says how far the log is
+		cancel()
+	}
 	if w.log.ID() == "" {
 		if _, err := w.log.ReadID(); err != nil {
 			return fmt.Errorf("replica: read the log id: %w", err)
@@ -121,7 +136,7 @@ func (r *Replica) newFollowerServer(st store.Store, stopping context.Context) (_
 		Edge:            cfg.Edge,
 		GRPCOptions:     append(append([]grpc.ServerOption(nil), cfg.GRPCOptions...), refuseWrites(r.leaderAddress)...),
 		Services: server.Services{
-			Decision: decisionsvc.New(followerWatcher{log}, decisionsvc.Options{Stopping: stopping}),
+			Decision: decisionsvc.New(followerWatcher{log: log, store: st}, decisionsvc.Options{Stopping: stopping}),
 			Admin:    followerAdmin{version: cfg.Version},
 		},
 	})

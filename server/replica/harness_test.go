@@ -55,7 +55,10 @@ func newGroup(t *testing.T, n int, ttl time.Duration) *group {
 }
 
 // start starts a replica on addr (a free port when empty).
-func (g *group) start(addr string) *node {
+func (g *group) start(addr string) *node { return g.startAt(addr, g.etcd.Endpoint()) }
+
+// startAt starts a replica on addr whose etcd client dials endpoint.
+func (g *group) startAt(addr, endpoint string) *node {
 	t := g.t
 	if addr == "" {
 		addr = "127.0.0.1:0"
@@ -72,7 +75,8 @@ func (g *group) start(addr string) *node {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{g.etcd.Endpoint()}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{endpoint}, DialTimeout: 5 * time.Second, Logger: zap.NewNop(),
+		DialKeepAliveTime: time.Second, DialKeepAliveTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +88,7 @@ func (g *group) start(addr string) *node {
 			Version:            "test",
 			Logger:             slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelInfo})).With("replica", lis.Addr().String()),
 		},
-		Client: cli, Endpoints: []string{g.etcd.Endpoint()}, Prefix: "/ha/", TTL: g.ttl, Address: nd.addr,
+		Client: cli, Endpoints: []string{endpoint}, Prefix: "/ha/", TTL: g.ttl, Address: nd.addr,
 	})
 	if err != nil {
 		t.Fatal(err)
