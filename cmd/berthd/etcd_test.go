@@ -164,3 +164,18 @@ func TestRunEtcdServes(t *testing.T) {
 		t.Errorf("run = %v after cancel; want nil", err)
 	}
 }
+
+// TestRunEtcdOtherSchema: a prefix written by another schema version
+// stops berthd with the versions named, before it serves anything.
+func TestRunEtcdOtherSchema(t *testing.T) {
+	e, cli := etcdtest.New(t)
+	if _, err := cli.Put(t.Context(), "/old/meta/schema-version", "9"); err != nil {
+		t.Fatal(err)
+	}
+	err := run(t.Context(), []string{"--store", "etcd", "--etcd-endpoints", e.Endpoint(), "--etcd-prefix", "/old/",
+		"--listen", "127.0.0.1:0", "--metrics-listen", ""}, io.Discard, io.Discard)
+	want := `store: etcd key prefix "/old/" has schema version 9, newer than version 1 that this berthd supports`
+	if err == nil || err.Error() != want {
+		t.Errorf("run = %v; want %q", err, want)
+	}
+}
