@@ -42,8 +42,6 @@ type Config struct {
 	TTL time.Duration
 	// Address is this replica's advertised gRPC address. Required.
 	Address string
-	// OnRole, if set, is told every change of role (tests, logs).
-	OnRole func(leading bool, term uint64)
 }
 
 // Replica is one replica of the group. Run it once.
@@ -250,9 +248,6 @@ func (r *Replica) setRole(leading bool, term uint64) {
 	} else {
 		r.metrics.leader.Set(0)
 		r.logger.Info("this replica follows", "leader", r.leaderAddress())
-	}
-	if r.cfg.OnRole != nil {
-		r.cfg.OnRole(leading, term)
 	}
 }
 
