@@ -44,7 +44,8 @@ func TestDeposedLeaderCannotAppend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s1, err := etcdstore.Open(ctx, cli, etcdstore.Options{Prefix: prefix, Fence: t1.Fence()})
+	s1, err := etcdstore.Open(ctx, cli, etcdstore.Options{Prefix: prefix, Fence: t1.Fence(),
+		Retention: store.Retention{MaxRecords: 1}, CompactInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +83,12 @@ func TestDeposedLeaderCannotAppend(t *testing.T) {
 	}
 	if _, err := s1.Commit(ctx, storetest.Batch("later-1")); !errors.Is(err, store.ErrFenced) {
 		t.Errorf("deposed leader's commit after the new one's = %v; want ErrFenced", err)
+	}
+	if err := s1.Wait(ctx, 1); err != nil { // it sees revision 2 through its watch
+		t.Fatal(err)
+	}
+	if n, err := s1.Compact(ctx); !errors.Is(err, store.ErrFenced) || n != 0 {
+		t.Errorf("deposed leader's compaction = %d, %v; want 0, ErrFenced", n, err)
 	}
 	want := []storetest.Rec{{Revision: 1, Payload: "from-1"}, {Revision: 2, Payload: "from-2"}}
 	if got := storetest.ReadAll(t, s2, 0); len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
