@@ -116,6 +116,9 @@ type Config struct {
 	// Pressure configures node-pressure eviction (StatsService); nil means
 	// the kubelet's defaults.
 	Pressure *pressuresvc.Config
+	// Replica, if set, is the etcd group's replica this daemon leads for
+	// (server/replica): AdminService.ServerInfo reports its role.
+	Replica adminsvc.Replica
 }
 
 // Daemon is berthd assembled. Serve it once.
@@ -351,7 +354,7 @@ func (d *Daemon) openServer(cl cluster, outcomes *ledger.Outcomes, reg runtime.R
 	cfg := d.cfg
 	admin := adminsvc.New(d.sched.View(), adminsvc.Options{
 		Config: cfg.Scheduler, Registry: reg, Revisions: revisions{d.ledger, d.log, d.store},
-		Attempts: attempts, Logger: cfg.Logger, Version: cfg.Version, Startup: d,
+		Attempts: attempts, Logger: cfg.Logger, Version: cfg.Version, Startup: d, Replica: cfg.Replica,
 	})
 	var dash http.Handler
 	if cfg.Dashboard {

@@ -66,10 +66,13 @@ func (w followerWatcher) Watch(ctx context.Context, from uint64, logID string, f
 type followerAdmin struct {
 	berthv1.UnimplementedAdminServiceServer
 	version string
+	replica *Replica
 }
 
 func (a followerAdmin) ServerInfo(context.Context, *berthv1.ServerInfoRequest) (*berthv1.ServerInfoResponse, error) {
-	return &berthv1.ServerInfoResponse{Version: a.version}, nil
+	resp := &berthv1.ServerInfoResponse{Version: a.version}
+	resp.Role, resp.Leader, resp.Term = a.replica.Role()
+	return resp, nil
 }
 
 // followerMethods are what a follower serves itself: the decision stream,
@@ -137,7 +140,7 @@ func (r *Replica) newFollowerServer(st store.Store, stopping context.Context) (_
 		GRPCOptions:     append(append([]grpc.ServerOption(nil), cfg.GRPCOptions...), refuseWrites(r.leaderAddress)...),
 		Services: server.Services{
 			Decision: decisionsvc.New(followerWatcher{log: log, store: st}, decisionsvc.Options{Stopping: stopping}),
-			Admin:    followerAdmin{version: cfg.Version},
+			Admin:    followerAdmin{version: cfg.Version, replica: r},
 		},
 	})
 	if err != nil {

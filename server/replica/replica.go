@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/berthsched/berth/server/daemon"
@@ -51,6 +53,7 @@ type Replica struct {
 	elector *leader.Elector
 	metrics *metrics
 	leading atomic.Bool
+	term    atomic.Uint64 // this replica's term while it leads
 }
 
 // New returns a Replica.
@@ -79,6 +82,16 @@ func New(cfg Config) (*Replica, error) {
 
 // Leading reports whether this replica leads now.
 func (r *Replica) Leading() bool { return r.leading.Load() }
+
+// Role is the replica's role, the leader's address and term
+// (adminsvc.Replica).
+func (r *Replica) Role() (berthv1.ReplicaRole, string, uint64) {
+	if r.leading.Load() {
+		return berthv1.ReplicaRole_REPLICA_ROLE_LEADER, r.cfg.Address, r.term.Load()
+	}
+	addr, term := r.elector.Leader()
+	return berthv1.ReplicaRole_REPLICA_ROLE_FOLLOWER, addr, term
+}
 
 func (r *Replica) leaderAddress() string {
 	addr, _ := r.elector.Leader()
@@ -242,6 +255,7 @@ func (r *Replica) setRole(leading bool, term uint64) {
 	if r.leading.Swap(leading) == leading && !leading {
 		return
 	}
+	r.term.Store(term)
 	if leading {
 		r.metrics.leader.Set(1)
 		r.logger.Info("this replica leads", "term", term, "address", r.cfg.Address)
@@ -264,7 +278,7 @@ func (r *Replica) lead(ctx context.Context, term *leader.Term, g, m *shared) err
 		return errors.Join(err, resign(term))
 	}
 	dcfg := r.cfg.Daemon
-	dcfg.Store, dcfg.Registry = st, reg
+	dcfg.Store, dcfg.Registry, dcfg.Replica = st, reg, r
 	d, err := daemon.Open(ctx, dcfg)
 	if err != nil {
 		// The term is given up; another replica, or this one again,

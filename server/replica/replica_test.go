@@ -48,8 +48,27 @@ func TestFollowerServesReadsAndRefusesWrites(t *testing.T) {
 	if _, ok := notLeader(err); !ok {
 		t.Errorf("ListNodes on a follower = %v; want NOT_LEADER", err)
 	}
-	if _, err := berthv1.NewAdminServiceClient(follower.conn).ServerInfo(ctx, &berthv1.ServerInfoRequest{}); err != nil {
-		t.Errorf("ServerInfo on a follower: %v", err)
+	leaderInfo, err := berthv1.NewAdminServiceClient(lead.conn).ServerInfo(ctx, &berthv1.ServerInfoRequest{})
+	if err != nil {
+		t.Fatalf("ServerInfo on the leader: %v", err)
+	}
+	followerInfo, err := berthv1.NewAdminServiceClient(follower.conn).ServerInfo(ctx, &berthv1.ServerInfoRequest{})
+	if err != nil {
+		t.Fatalf("ServerInfo on a follower: %v", err)
+	}
+	term := leaderInfo.GetTerm()
+	for _, tc := range []struct {
+		got, want *berthv1.ServerInfoResponse
+	}{
+		{leaderInfo, &berthv1.ServerInfoResponse{Version: "test", Role: berthv1.ReplicaRole_REPLICA_ROLE_LEADER, Leader: lead.addr, Term: term}},
+		{followerInfo, &berthv1.ServerInfoResponse{Version: "test", Role: berthv1.ReplicaRole_REPLICA_ROLE_FOLLOWER, Leader: lead.addr, Term: term}},
+	} {
+		if diff := cmp.Diff(tc.want, tc.got, protocmp.Transform()); diff != "" {
+			t.Errorf("ServerInfo (-want +got):\n%s", diff)
+		}
+	}
+	if term == 0 {
+		t.Error("the leader reports term 0")
 	}
 
 	want := watchUntil(ctx, t, lead, 1)

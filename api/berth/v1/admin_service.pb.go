@@ -175,6 +175,60 @@ func (SimulateResult) EnumDescriptor() ([]byte, []int) {
 	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{1}
 }
 
+// ReplicaRole is a berthd replica's role in a group sharing an etcd prefix.
+type ReplicaRole int32
+
+const (
+	// Not a replica: berthd runs alone on its data directory (--store bbolt).
+	ReplicaRole_REPLICA_ROLE_UNSPECIFIED ReplicaRole = 0
+	// The leader: it schedules and takes every write.
+	ReplicaRole_REPLICA_ROLE_LEADER ReplicaRole = 1
+	// A follower: it serves Watch and ServerInfo and answers other calls
+	// UNAVAILABLE with the ErrorInfo reason NOT_LEADER naming the leader.
+	ReplicaRole_REPLICA_ROLE_FOLLOWER ReplicaRole = 2
+)
+
+// Enum value maps for ReplicaRole.
+var (
+	ReplicaRole_name = map[int32]string{
+		0: "REPLICA_ROLE_UNSPECIFIED",
+		1: "REPLICA_ROLE_LEADER",
+		2: "REPLICA_ROLE_FOLLOWER",
+	}
+	ReplicaRole_value = map[string]int32{
+		"REPLICA_ROLE_UNSPECIFIED": 0,
+		"REPLICA_ROLE_LEADER":      1,
+		"REPLICA_ROLE_FOLLOWER":    2,
+	}
+)
+
+func (x ReplicaRole) Enum() *ReplicaRole {
+	p := new(ReplicaRole)
+	*p = x
+	return p
+}
+
+func (x ReplicaRole) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ReplicaRole) Descriptor() protoreflect.EnumDescriptor {
+	return file_berth_v1_admin_service_proto_enumTypes[2].Descriptor()
+}
+
+func (ReplicaRole) Type() protoreflect.EnumType {
+	return &file_berth_v1_admin_service_proto_enumTypes[2]
+}
+
+func (x ReplicaRole) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ReplicaRole.Descriptor instead.
+func (ReplicaRole) EnumDescriptor() ([]byte, []int) {
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{2}
+}
+
 // ExplainRequest is the request of AdminService.Explain.
 type ExplainRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1747,8 +1801,18 @@ type ServerInfoResponse struct {
 	// awaiting_relist, and scheduling still waits for that re-list (until
 	// it ends or berthd's --initial-sync-timeout passes).
 	SchedulingHeld bool `protobuf:"varint,3,opt,name=scheduling_held,json=schedulingHeld,proto3" json:"scheduling_held,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// With --store etcd, this replica's role in its group; unspecified for a
+	// berthd on its own data directory.
+	Role ReplicaRole `protobuf:"varint,4,opt,name=role,proto3,enum=berth.v1.ReplicaRole" json:"role,omitempty"`
+	// With --store etcd, the leader's advertised address as this replica
+	// knows it (its own when it leads); empty when no leader is known.
+	Leader string `protobuf:"bytes,5,opt,name=leader,proto3" json:"leader,omitempty"`
+	// With --store etcd, the leader's term: the etcd revision at which its
+	// election key was created, growing from one leader to the next; 0 when
+	// no leader is known.
+	Term          uint64 `protobuf:"varint,6,opt,name=term,proto3" json:"term,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ServerInfoResponse) Reset() {
@@ -1800,6 +1864,27 @@ func (x *ServerInfoResponse) GetSchedulingHeld() bool {
 		return x.SchedulingHeld
 	}
 	return false
+}
+
+func (x *ServerInfoResponse) GetRole() ReplicaRole {
+	if x != nil {
+		return x.Role
+	}
+	return ReplicaRole_REPLICA_ROLE_UNSPECIFIED
+}
+
+func (x *ServerInfoResponse) GetLeader() string {
+	if x != nil {
+		return x.Leader
+	}
+	return ""
+}
+
+func (x *ServerInfoResponse) GetTerm() uint64 {
+	if x != nil {
+		return x.Term
+	}
+	return 0
 }
 
 var File_berth_v1_admin_service_proto protoreflect.FileDescriptor
@@ -1948,11 +2033,14 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x15NonZeroRequestedEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\x13\n" +
-	"\x11ServerInfoRequest\"\x80\x01\n" +
+	"\x11ServerInfoRequest\"\xd7\x01\n" +
 	"\x12ServerInfoResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12'\n" +
 	"\x0fawaiting_relist\x18\x02 \x01(\bR\x0eawaitingRelist\x12'\n" +
-	"\x0fscheduling_held\x18\x03 \x01(\bR\x0eschedulingHeld*\xf5\x01\n" +
+	"\x0fscheduling_held\x18\x03 \x01(\bR\x0eschedulingHeld\x12)\n" +
+	"\x04role\x18\x04 \x01(\x0e2\x15.berth.v1.ReplicaRoleR\x04role\x12\x16\n" +
+	"\x06leader\x18\x05 \x01(\tR\x06leader\x12\x12\n" +
+	"\x04term\x18\x06 \x01(\x04R\x04term*\xf5\x01\n" +
 	"\n" +
 	"QueueState\x12\x1b\n" +
 	"\x17QUEUE_STATE_UNSPECIFIED\x10\x00\x12\x16\n" +
@@ -1971,7 +2059,11 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x1dSIMULATE_RESULT_UNSCHEDULABLE\x10\x03\x12\x19\n" +
 	"\x15SIMULATE_RESULT_GATED\x10\x04\x12\x1b\n" +
 	"\x17SIMULATE_RESULT_SKIPPED\x10\x05\x12\x19\n" +
-	"\x15SIMULATE_RESULT_ERROR\x10\x062\x8d\x04\n" +
+	"\x15SIMULATE_RESULT_ERROR\x10\x06*_\n" +
+	"\vReplicaRole\x12\x1c\n" +
+	"\x18REPLICA_ROLE_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13REPLICA_ROLE_LEADER\x10\x01\x12\x19\n" +
+	"\x15REPLICA_ROLE_FOLLOWER\x10\x022\x8d\x04\n" +
 	"\fAdminService\x12>\n" +
 	"\aExplain\x12\x18.berth.v1.ExplainRequest\x1a\x19.berth.v1.ExplainResponse\x12A\n" +
 	"\bSimulate\x12\x19.berth.v1.SimulateRequest\x1a\x1a.berth.v1.SimulateResponse\x12J\n" +
@@ -1995,101 +2087,103 @@ func file_berth_v1_admin_service_proto_rawDescGZIP() []byte {
 	return file_berth_v1_admin_service_proto_rawDescData
 }
 
-var file_berth_v1_admin_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_berth_v1_admin_service_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
 var file_berth_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_berth_v1_admin_service_proto_goTypes = []any{
 	(QueueState)(0),                 // 0: berth.v1.QueueState
 	(SimulateResult)(0),             // 1: berth.v1.SimulateResult
-	(*ExplainRequest)(nil),          // 2: berth.v1.ExplainRequest
-	(*ExplainResponse)(nil),         // 3: berth.v1.ExplainResponse
-	(*SimulateRequest)(nil),         // 4: berth.v1.SimulateRequest
-	(*SimulateResponse)(nil),        // 5: berth.v1.SimulateResponse
-	(*SimulateAttempt)(nil),         // 6: berth.v1.SimulateAttempt
-	(*NodeVerdict)(nil),             // 7: berth.v1.NodeVerdict
-	(*ListPendingRequest)(nil),      // 8: berth.v1.ListPendingRequest
-	(*ListPendingResponse)(nil),     // 9: berth.v1.ListPendingResponse
-	(*PendingPod)(nil),              // 10: berth.v1.PendingPod
-	(*ListNominationsRequest)(nil),  // 11: berth.v1.ListNominationsRequest
-	(*ListNominationsResponse)(nil), // 12: berth.v1.ListNominationsResponse
-	(*Nomination)(nil),              // 13: berth.v1.Nomination
-	(*QueueStatsRequest)(nil),       // 14: berth.v1.QueueStatsRequest
-	(*QueueStatsResponse)(nil),      // 15: berth.v1.QueueStatsResponse
-	(*ListNodesRequest)(nil),        // 16: berth.v1.ListNodesRequest
-	(*ListNodesResponse)(nil),       // 17: berth.v1.ListNodesResponse
-	(*NodeUsage)(nil),               // 18: berth.v1.NodeUsage
-	(*ServerInfoRequest)(nil),       // 19: berth.v1.ServerInfoRequest
-	(*ServerInfoResponse)(nil),      // 20: berth.v1.ServerInfoResponse
-	nil,                             // 21: berth.v1.NodeVerdict.PluginScoresEntry
-	nil,                             // 22: berth.v1.ListNodesRequest.MatchLabelsEntry
-	nil,                             // 23: berth.v1.NodeUsage.LabelsEntry
-	nil,                             // 24: berth.v1.NodeUsage.AllocatableEntry
-	nil,                             // 25: berth.v1.NodeUsage.RequestedEntry
-	nil,                             // 26: berth.v1.NodeUsage.NonZeroRequestedEntry
-	(*PodRef)(nil),                  // 27: berth.v1.PodRef
-	(*timestamppb.Timestamp)(nil),   // 28: google.protobuf.Timestamp
-	(*Unschedulable)(nil),           // 29: berth.v1.Unschedulable
-	(*PodGroupStatus)(nil),          // 30: berth.v1.PodGroupStatus
-	(*Evict)(nil),                   // 31: berth.v1.Evict
-	(*Object)(nil),                  // 32: berth.v1.Object
-	(*ObjectRef)(nil),               // 33: berth.v1.ObjectRef
-	(*Pod)(nil),                     // 34: berth.v1.Pod
-	(*Taint)(nil),                   // 35: berth.v1.Taint
-	(*NodeCondition)(nil),           // 36: berth.v1.NodeCondition
+	(ReplicaRole)(0),                // 2: berth.v1.ReplicaRole
+	(*ExplainRequest)(nil),          // 3: berth.v1.ExplainRequest
+	(*ExplainResponse)(nil),         // 4: berth.v1.ExplainResponse
+	(*SimulateRequest)(nil),         // 5: berth.v1.SimulateRequest
+	(*SimulateResponse)(nil),        // 6: berth.v1.SimulateResponse
+	(*SimulateAttempt)(nil),         // 7: berth.v1.SimulateAttempt
+	(*NodeVerdict)(nil),             // 8: berth.v1.NodeVerdict
+	(*ListPendingRequest)(nil),      // 9: berth.v1.ListPendingRequest
+	(*ListPendingResponse)(nil),     // 10: berth.v1.ListPendingResponse
+	(*PendingPod)(nil),              // 11: berth.v1.PendingPod
+	(*ListNominationsRequest)(nil),  // 12: berth.v1.ListNominationsRequest
+	(*ListNominationsResponse)(nil), // 13: berth.v1.ListNominationsResponse
+	(*Nomination)(nil),              // 14: berth.v1.Nomination
+	(*QueueStatsRequest)(nil),       // 15: berth.v1.QueueStatsRequest
+	(*QueueStatsResponse)(nil),      // 16: berth.v1.QueueStatsResponse
+	(*ListNodesRequest)(nil),        // 17: berth.v1.ListNodesRequest
+	(*ListNodesResponse)(nil),       // 18: berth.v1.ListNodesResponse
+	(*NodeUsage)(nil),               // 19: berth.v1.NodeUsage
+	(*ServerInfoRequest)(nil),       // 20: berth.v1.ServerInfoRequest
+	(*ServerInfoResponse)(nil),      // 21: berth.v1.ServerInfoResponse
+	nil,                             // 22: berth.v1.NodeVerdict.PluginScoresEntry
+	nil,                             // 23: berth.v1.ListNodesRequest.MatchLabelsEntry
+	nil,                             // 24: berth.v1.NodeUsage.LabelsEntry
+	nil,                             // 25: berth.v1.NodeUsage.AllocatableEntry
+	nil,                             // 26: berth.v1.NodeUsage.RequestedEntry
+	nil,                             // 27: berth.v1.NodeUsage.NonZeroRequestedEntry
+	(*PodRef)(nil),                  // 28: berth.v1.PodRef
+	(*timestamppb.Timestamp)(nil),   // 29: google.protobuf.Timestamp
+	(*Unschedulable)(nil),           // 30: berth.v1.Unschedulable
+	(*PodGroupStatus)(nil),          // 31: berth.v1.PodGroupStatus
+	(*Evict)(nil),                   // 32: berth.v1.Evict
+	(*Object)(nil),                  // 33: berth.v1.Object
+	(*ObjectRef)(nil),               // 34: berth.v1.ObjectRef
+	(*Pod)(nil),                     // 35: berth.v1.Pod
+	(*Taint)(nil),                   // 36: berth.v1.Taint
+	(*NodeCondition)(nil),           // 37: berth.v1.NodeCondition
 }
 var file_berth_v1_admin_service_proto_depIdxs = []int32{
-	27, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
-	27, // 1: berth.v1.ExplainResponse.pod:type_name -> berth.v1.PodRef
+	28, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
+	28, // 1: berth.v1.ExplainResponse.pod:type_name -> berth.v1.PodRef
 	0,  // 2: berth.v1.ExplainResponse.state:type_name -> berth.v1.QueueState
-	28, // 3: berth.v1.ExplainResponse.backoff_until:type_name -> google.protobuf.Timestamp
-	29, // 4: berth.v1.ExplainResponse.last_diagnosis:type_name -> berth.v1.Unschedulable
-	28, // 5: berth.v1.ExplainResponse.last_attempt_time:type_name -> google.protobuf.Timestamp
-	28, // 6: berth.v1.ExplainResponse.enqueued_time:type_name -> google.protobuf.Timestamp
-	30, // 7: berth.v1.ExplainResponse.pod_group:type_name -> berth.v1.PodGroupStatus
-	31, // 8: berth.v1.ExplainResponse.eviction:type_name -> berth.v1.Evict
-	32, // 9: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
-	33, // 10: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
-	34, // 11: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
-	6,  // 12: berth.v1.SimulateResponse.attempts:type_name -> berth.v1.SimulateAttempt
-	27, // 13: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
+	29, // 3: berth.v1.ExplainResponse.backoff_until:type_name -> google.protobuf.Timestamp
+	30, // 4: berth.v1.ExplainResponse.last_diagnosis:type_name -> berth.v1.Unschedulable
+	29, // 5: berth.v1.ExplainResponse.last_attempt_time:type_name -> google.protobuf.Timestamp
+	29, // 6: berth.v1.ExplainResponse.enqueued_time:type_name -> google.protobuf.Timestamp
+	31, // 7: berth.v1.ExplainResponse.pod_group:type_name -> berth.v1.PodGroupStatus
+	32, // 8: berth.v1.ExplainResponse.eviction:type_name -> berth.v1.Evict
+	33, // 9: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
+	34, // 10: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
+	35, // 11: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
+	7,  // 12: berth.v1.SimulateResponse.attempts:type_name -> berth.v1.SimulateAttempt
+	28, // 13: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
 	1,  // 14: berth.v1.SimulateAttempt.result:type_name -> berth.v1.SimulateResult
-	27, // 15: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
-	7,  // 16: berth.v1.SimulateAttempt.nodes:type_name -> berth.v1.NodeVerdict
-	21, // 17: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
+	28, // 15: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
+	8,  // 16: berth.v1.SimulateAttempt.nodes:type_name -> berth.v1.NodeVerdict
+	22, // 17: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
 	0,  // 18: berth.v1.ListPendingRequest.states:type_name -> berth.v1.QueueState
-	10, // 19: berth.v1.ListPendingResponse.pods:type_name -> berth.v1.PendingPod
-	27, // 20: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
+	11, // 19: berth.v1.ListPendingResponse.pods:type_name -> berth.v1.PendingPod
+	28, // 20: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
 	0,  // 21: berth.v1.PendingPod.state:type_name -> berth.v1.QueueState
-	28, // 22: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
-	13, // 23: berth.v1.ListNominationsResponse.nominations:type_name -> berth.v1.Nomination
-	27, // 24: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
-	22, // 25: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
-	18, // 26: berth.v1.ListNodesResponse.nodes:type_name -> berth.v1.NodeUsage
-	23, // 27: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
-	35, // 28: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
-	24, // 29: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
-	25, // 30: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
-	26, // 31: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
-	36, // 32: berth.v1.NodeUsage.conditions:type_name -> berth.v1.NodeCondition
-	35, // 33: berth.v1.NodeUsage.derived_taints:type_name -> berth.v1.Taint
-	2,  // 34: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
-	4,  // 35: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
-	8,  // 36: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
-	11, // 37: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
-	14, // 38: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
-	16, // 39: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
-	19, // 40: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
-	3,  // 41: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
-	5,  // 42: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
-	9,  // 43: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
-	12, // 44: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
-	15, // 45: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
-	17, // 46: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
-	20, // 47: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
-	41, // [41:48] is the sub-list for method output_type
-	34, // [34:41] is the sub-list for method input_type
-	34, // [34:34] is the sub-list for extension type_name
-	34, // [34:34] is the sub-list for extension extendee
-	0,  // [0:34] is the sub-list for field type_name
+	29, // 22: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
+	14, // 23: berth.v1.ListNominationsResponse.nominations:type_name -> berth.v1.Nomination
+	28, // 24: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
+	23, // 25: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
+	19, // 26: berth.v1.ListNodesResponse.nodes:type_name -> berth.v1.NodeUsage
+	24, // 27: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
+	36, // 28: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
+	25, // 29: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
+	26, // 30: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
+	27, // 31: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
+	37, // 32: berth.v1.NodeUsage.conditions:type_name -> berth.v1.NodeCondition
+	36, // 33: berth.v1.NodeUsage.derived_taints:type_name -> berth.v1.Taint
+	2,  // 34: berth.v1.ServerInfoResponse.role:type_name -> berth.v1.ReplicaRole
+	3,  // 35: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
+	5,  // 36: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
+	9,  // 37: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
+	12, // 38: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
+	15, // 39: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
+	17, // 40: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
+	20, // 41: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
+	4,  // 42: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
+	6,  // 43: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
+	10, // 44: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
+	13, // 45: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
+	16, // 46: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
+	18, // 47: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
+	21, // 48: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
+	42, // [42:49] is the sub-list for method output_type
+	35, // [35:42] is the sub-list for method input_type
+	35, // [35:35] is the sub-list for extension type_name
+	35, // [35:35] is the sub-list for extension extendee
+	0,  // [0:35] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_admin_service_proto_init() }
@@ -2107,7 +2201,7 @@ func file_berth_v1_admin_service_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_admin_service_proto_rawDesc), len(file_berth_v1_admin_service_proto_rawDesc)),
-			NumEnums:      2,
+			NumEnums:      3,
 			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   1,
