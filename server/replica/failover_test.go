@@ -58,11 +58,12 @@ func TestFailover(t *testing.T) {
 	cl := &orchestrator{g: g, log: log, pods: map[string]string{}}
 	rng := rand.New(rand.NewPCG(*failoverSeed, 0))
 	cl.send(ctx, t, nil)
+	poke := func() { cl.toLeader(ctx, t, func(*grpc.ClientConn) error { return nil }) }
 
 	var failovers []time.Duration
 	for round := range *failoverKills {
 		cl.send(ctx, t, cl.newPods(round))
-		log.waitFor(ctx, t, func(l *sharedLog) bool { return l.decided(cl.pending()) })
+		log.waitFor(ctx, t, poke, func(l *sharedLog) bool { return l.decided(cl.pending()) })
 		time.Sleep(time.Duration(rng.IntN(200)) * time.Millisecond)
 
 		lead := g.leader()
@@ -73,17 +74,16 @@ func TestFailover(t *testing.T) {
 		slot := slices.Index(g.nodes, lead)
 
 		cl.dead = lead.addr // a dead process answers nothing
-		cl.relist(ctx, t)
-		t.Logf("round %d: relisted on %s %v after the kill", round, cl.leader, time.Since(died))
 		cl.send(ctx, t, cl.newPods(round+1000)) // something for the new leader to decide
-		log.waitFor(ctx, t, func(l *sharedLog) bool { return l.lastRev > last })
+		t.Logf("round %d: re-listed and sent on %s %v after the kill", round, cl.leader, time.Since(died))
+		log.waitFor(ctx, t, poke, func(l *sharedLog) bool { return l.lastRev > last })
 		failovers = append(failovers, log.timeOf(last+1).Sub(died))
 		checkFenced(ctx, t, g.nodes[(slot+1)%3].cli, fence)
 		stopped()
 		g.nodes[slot] = g.start(lead.addr) // the dead replica comes back
 		cl.dead = ""
 	}
-	log.waitFor(ctx, t, func(l *sharedLog) bool { return l.decided(cl.pending()) && l.caughtUp(len(g.nodes)) })
+	log.waitFor(ctx, t, poke, func(l *sharedLog) bool { return l.decided(cl.pending()) && l.caughtUp(len(g.nodes)) })
 	cl.checkFinal(ctx, t)
 	reportFailovers(t, failovers)
 }
@@ -207,8 +207,10 @@ func (l *sharedLog) timeOf(rev uint64) time.Time {
 }
 
 // waitFor waits until cond holds (called with l locked), failing on a
-// watcher's error; the test's context bounds it.
-func (l *sharedLog) waitFor(ctx context.Context, t *testing.T, cond func(*sharedLog) bool) {
+// watcher's error; the test's context bounds it. Every second without a
+// new decision it calls poke (the orchestrator checks that the leader it
+// writes to has had its re-list, as after a leader change nobody caused).
+func (l *sharedLog) waitFor(ctx context.Context, t *testing.T, poke func(), cond func(*sharedLog) bool) {
 	t.Helper()
 	for {
 		l.mu.Lock()
@@ -228,6 +230,8 @@ func (l *sharedLog) waitFor(ctx context.Context, t *testing.T, cond func(*shared
 		l.mu.Unlock()
 		select {
 		case <-ch:
+		case <-time.After(time.Second):
+			poke()
 		case <-ctx.Done():
 			t.Fatalf("waiting for decisions: %v; last revision %d", ctx.Err(), l.last())
 		}
@@ -299,6 +303,7 @@ type orchestrator struct {
 	log    *sharedLog
 	leader string            // the address writes go to
 	dead   string            // the address of the replica killed last, until it is back
+	term   uint64            // the leader's term the last re-list went to
 	pods   map[string]string // pod name -> node it is known bound to ("" pending)
 	conns  map[string]*grpc.ClientConn
 }
@@ -369,21 +374,17 @@ func (o *orchestrator) nodes() []*berthv1.Object {
 	return objs
 }
 
-// send applies new pods (and, the first time, the nodes) on the leader.
+// send applies new pods on the leader.
 func (o *orchestrator) send(ctx context.Context, t *testing.T, names []string) {
 	t.Helper()
 	objs := o.objects(names)
-	if len(o.conns) == 0 {
-		objs = append(o.nodes(), objs...)
-	}
 	o.toLeader(ctx, t, func(c *grpc.ClientConn) error { return apply(ctx, c, objs...) })
 }
 
 // relist re-sends every node and pod on a Sync stream, bracketed by
 // RESYNC_BEGIN and RESYNC_END, as an orchestrator does on a new leader;
 // the pods it saw bound go with their node.
-func (o *orchestrator) relist(ctx context.Context, t *testing.T) {
-	t.Helper()
+func (o *orchestrator) relist(ctx context.Context, c *grpc.ClientConn) error {
 	o.learnBinds()
 	names := o.pending()
 	slices.Sort(names)
@@ -391,35 +392,46 @@ func (o *orchestrator) relist(ctx context.Context, t *testing.T) {
 	for _, obj := range append(o.nodes(), o.objects(names)...) {
 		muts = append(muts, &berthv1.Mutation{Op: &berthv1.Mutation_Upsert{Upsert: obj}})
 	}
-	o.toLeader(ctx, t, func(c *grpc.ClientConn) error {
-		sctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		stream, err := berthv1.NewStateServiceClient(c).Sync(sctx)
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := berthv1.NewStateServiceClient(c).Sync(sctx)
+	if err != nil {
+		return err
+	}
+	for _, req := range []*berthv1.SyncRequest{
+		{BatchId: 1, Resync: berthv1.Resync_RESYNC_BEGIN, Mutations: muts},
+		{BatchId: 2, Resync: berthv1.Resync_RESYNC_END},
+	} {
+		if err := stream.Send(req); err != nil {
+			_, err = stream.Recv()
+			return err
+		}
+		resp, err := stream.Recv()
 		if err != nil {
 			return err
 		}
-		for _, req := range []*berthv1.SyncRequest{
-			{BatchId: 1, Resync: berthv1.Resync_RESYNC_BEGIN, Mutations: muts},
-			{BatchId: 2, Resync: berthv1.Resync_RESYNC_END},
-		} {
-			if err := stream.Send(req); err != nil {
-				_, err = stream.Recv()
-				return err
-			}
-			resp, err := stream.Recv()
-			if err != nil {
-				return err
-			}
-			if len(resp.GetErrors()) > 0 {
-				return fmt.Errorf("relist: %v", resp.GetErrors()[0])
-			}
+		if len(resp.GetErrors()) > 0 {
+			return fmt.Errorf("relist: %v", resp.GetErrors()[0])
 		}
-		return stream.CloseSend()
-	})
+	}
+	return stream.CloseSend()
 }
 
-// toLeader runs call against the leader, following NOT_LEADER errors and
-// trying every replica while none is known.
+// leaderTerm asks the replica at addr for its role: its term if it leads.
+func (o *orchestrator) leaderTerm(ctx context.Context, t *testing.T, addr string) (uint64, bool) {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	info, err := berthv1.NewAdminServiceClient(o.conn(t, addr)).ServerInfo(ctx, &berthv1.ServerInfoRequest{})
+	if err != nil || info.GetRole() != berthv1.ReplicaRole_REPLICA_ROLE_LEADER {
+		return 0, false
+	}
+	return info.GetTerm(), true
+}
+
+// toLeader runs call against the leader, first re-listing everything on it
+// when it is a leader, or a term, the orchestrator has not re-listed on
+// yet; it follows NOT_LEADER errors and tries every replica while no
+// leader is known.
 func (o *orchestrator) toLeader(ctx context.Context, t *testing.T, call func(*grpc.ClientConn) error) {
 	t.Helper()
 	for i := 0; ctx.Err() == nil; i++ {
@@ -430,14 +442,24 @@ func (o *orchestrator) toLeader(ctx context.Context, t *testing.T, call func(*gr
 		if addr == o.dead {
 			continue
 		}
-		err := call(o.conn(t, addr))
-		if err == nil {
-			o.leader = addr
-			return
+		term, ok := o.leaderTerm(ctx, t, addr)
+		if ok && term != o.term {
+			if err := o.relist(ctx, o.conn(t, addr)); err != nil {
+				ok = false
+			} else {
+				o.term = term
+			}
 		}
-		leader, isNotLeader := notLeader(err)
-		o.leader = leader
-		if !isNotLeader {
+		if ok {
+			err := call(o.conn(t, addr))
+			if err == nil {
+				o.leader = addr
+				return
+			}
+			if leader, isNotLeader := notLeader(err); isNotLeader {
+				o.leader = leader
+			}
+		} else {
 			o.leader = ""
 		}
 		time.Sleep(10 * time.Millisecond)
