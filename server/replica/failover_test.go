@@ -73,7 +73,7 @@ func TestFailover(t *testing.T) {
 		stopped := g.kill(lead)
 		slot := slices.Index(g.nodes, lead)
 
-		cl.dead = lead.addr // a dead process answers nothing
+		cl.dead = lead.addr                     // a dead process answers nothing
 		cl.send(ctx, t, cl.newPods(round+1000)) // something for the new leader to decide
 		t.Logf("round %d: re-listed and sent on %s %v after the kill", round, cl.leader, time.Since(died))
 		log.waitFor(ctx, t, poke, func(l *sharedLog) bool { return l.lastRev > last })
