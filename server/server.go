@@ -143,6 +143,21 @@ func (s *Server) SetServing(serving bool) {
 	}
 }
 
+// SetLeader sets what gRPC health reports for the services only a leader
+// serves, berth.v1.StateService and berth.v1.StatsService (writes):
+// SERVING on the leader, NOT_SERVING on the other replicas of an etcd
+// group (server/replica), which still report SERVING overall ("") and for
+// the reads (DecisionService, AdminService). Load balancers that route
+// writes check berth.v1.StateService.
+func (s *Server) SetLeader(leader bool) {
+	status := healthpb.HealthCheckResponse_NOT_SERVING
+	if leader {
+		status = healthpb.HealthCheckResponse_SERVING
+	}
+	s.health.SetServingStatus(berthv1.StateService_ServiceDesc.ServiceName, status)
+	s.health.SetServingStatus(berthv1.StatsService_ServiceDesc.ServiceName, status)
+}
+
 // Serve serves gRPC on grpcLis and, unless metricsLis is nil, /metrics and
 // /healthz on metricsLis, until ctx ends or a listener fails. It then
 // reports NOT_SERVING, stops accepting, lets RPCs in flight finish for up to

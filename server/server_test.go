@@ -361,3 +361,37 @@ func TestRequestSizeLimit(t *testing.T) {
 		})
 	}
 }
+
+// A follower (SetLeader(false)) serves reads: /healthz and the overall
+// status stay SERVING, and /healthz?service=berth.v1.StateService, the
+// check for writes, answers 503 until it leads.
+func TestHealthzForWrites(t *testing.T) {
+	srv, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := func(path string) int {
+		rec := httptest.NewRecorder()
+		srv.httpHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		return rec.Code
+	}
+	tests := []struct {
+		leader bool
+		path   string
+		want   int
+	}{
+		{false, "/healthz", http.StatusOK},
+		{false, "/healthz?service=berth.v1.DecisionService", http.StatusOK},
+		{false, "/healthz?service=berth.v1.StateService", http.StatusServiceUnavailable},
+		{false, "/healthz?service=berth.v1.StatsService", http.StatusServiceUnavailable},
+		{false, "/healthz?service=no.such.Service", http.StatusServiceUnavailable},
+		{true, "/healthz?service=berth.v1.StateService", http.StatusOK},
+		{true, "/healthz", http.StatusOK},
+	}
+	for _, tc := range tests {
+		srv.SetLeader(tc.leader)
+		if got := code(tc.path); got != tc.want {
+			t.Errorf("leader %v: GET %s = %d, want %d", tc.leader, tc.path, got, tc.want)
+		}
+	}
+}

@@ -35,6 +35,11 @@ var (
 	// were acknowledged (the filesystem lost them): opening would serve a
 	// shortened history. The error is a *LogTruncatedError.
 	ErrLogTruncated = errors.New("store: write-ahead file lost acknowledged groups")
+	// ErrFenced means the writer lost the right to append: a shared store
+	// (etcdstore) found its leader's election key gone or replaced, or
+	// another writer's records. Nothing of the batch was applied, and the
+	// store refuses every later commit: a new leader term opens a new one.
+	ErrFenced = errors.New("store: fenced: this writer is no longer the leader")
 )
 
 // CorruptRecordError reports a stored record that is damaged (its checksum

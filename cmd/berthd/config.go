@@ -48,6 +48,12 @@ type fileConfig struct {
 	MaxRequestBytesPerConn *int64  `json:"maxRequestBytesPerConn"`
 	MaxRequestBytes        *int64  `json:"maxRequestBytes"`
 
+	// The store backend and the etcd group (--store, --advertise-address,
+	// --etcd-*).
+	Store            *string   `json:"store"`
+	AdvertiseAddress *string   `json:"advertiseAddress"`
+	Etcd             *fileEtcd `json:"etcd"`
+
 	// Node-pressure eviction, with the kubelet's names (server/pressuresvc).
 	EvictionHard                     *map[string]string `json:"evictionHard"`
 	EvictionSoft                     *map[string]string `json:"evictionSoft"`
@@ -64,6 +70,19 @@ type fileTLS struct {
 	Cert     *string `json:"cert"`
 	Key      *string `json:"key"`
 	ClientCA *string `json:"clientCA"`
+}
+
+// fileEtcd is the etcd section: the --etcd-* flags. There is no password
+// key: passwordFile names a file holding it.
+type fileEtcd struct {
+	Endpoints    *[]string `json:"endpoints"`
+	Cert         *string   `json:"cert"`
+	Key          *string   `json:"key"`
+	CA           *string   `json:"ca"`
+	Username     *string   `json:"username"`
+	PasswordFile *string   `json:"passwordFile"`
+	Prefix       *string   `json:"prefix"`
+	LeaseTTL     *duration `json:"leaseTTL"`
 }
 
 // duration is a time.Duration written as "10s" or "168h".
@@ -142,6 +161,20 @@ func parseConfigFile(data []byte, dir string, o *options) error {
 		setPath(&o.tls.Cert, t.Cert, resolve)
 		setPath(&o.tls.Key, t.Key, resolve)
 		setPath(&o.tls.ClientCA, t.ClientCA, resolve)
+	}
+	set(&o.store, fc.Store)
+	set(&o.advertise, fc.AdvertiseAddress)
+	if e := fc.Etcd; e != nil {
+		if e.Endpoints != nil {
+			o.etcd.endpoints = strings.Join(*e.Endpoints, ",")
+		}
+		setPath(&o.etcd.cert, e.Cert, resolve)
+		setPath(&o.etcd.key, e.Key, resolve)
+		setPath(&o.etcd.ca, e.CA, resolve)
+		set(&o.etcd.username, e.Username)
+		setPath(&o.etcd.passwordFile, e.PasswordFile, resolve)
+		set(&o.etcd.prefix, e.Prefix)
+		setDuration(&o.etcd.leaseTTL, e.LeaseTTL)
 	}
 	return setPressure(&fc, &o.pressure)
 }

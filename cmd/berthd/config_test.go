@@ -63,6 +63,8 @@ func TestConfigFile(t *testing.T) {
 		tokenFile: filepath.Join(dir, "tokens"), deterministic: true, initialSync: 30 * time.Second, gcPercent: 200,
 		dashboard: false,
 		limits:    intake.Limits{ConnStreams: 64, Streams: 1000, ConnRequestBytes: 32 << 20, RequestBytes: 256 << 20},
+		store:     storeBbolt,
+		etcd:      defaultEtcdOptions(),
 	}
 	tests := []struct {
 		name    string
@@ -94,7 +96,7 @@ func TestConfigFile(t *testing.T) {
 			o.configFile = path
 			return o
 		}},
-		{name: "unknown key", content: "listen: x\nlistn: y\n", wantErr: `unknown key "listn"; the keys here are dashboard, dataDir, deterministic, evictionHard,`},
+		{name: "unknown key", content: "listen: x\nlistn: y\n", wantErr: `unknown key "listn"; the keys here are advertiseAddress, dashboard, dataDir, deterministic, etcd, evictionHard,`},
 		{name: "unknown nested key", content: "tls:\n  certFile: c.pem\n", wantErr: `unknown key "tls.certFile"; the keys here are cert, clientCA, key`},
 		{name: "flag spelling", content: "data-dir: /x\n", wantErr: `unknown key "data-dir"`},
 		{name: "a KubeSchedulerConfiguration", content: "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n",
@@ -143,7 +145,7 @@ func TestConfigFile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.want(path), got, cmp.AllowUnexported(options{})); diff != "" {
+			if diff := cmp.Diff(tc.want(path), got, cmp.AllowUnexported(options{}, etcdOptions{})); diff != "" {
 				t.Errorf("options (-want +got):\n%s", diff)
 			}
 		})

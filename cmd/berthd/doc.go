@@ -15,6 +15,10 @@
 //	       [--token-file tokens] [--max-batch-objects 10000]
 //	       [--log-level info] [--shutdown-timeout 10s] [--deterministic]
 //	       [--dashboard=true]
+//	       [--store etcd --etcd-endpoints URL,... [--etcd-prefix /berth/]
+//	        [--etcd-lease-ttl 10s] [--advertise-address host:port]
+//	        [--etcd-cert c.pem --etcd-key k.pem] [--etcd-ca ca.pem]
+//	        [--etcd-username u --etcd-password-file f]]
 //	berthd --version
 //	berthd --healthcheck [--metrics-listen 127.0.0.1:9090]
 //	       [--accept-truncated-log]
@@ -30,6 +34,12 @@
 // The token file holds one token per line, optionally followed by
 // "read-only"; clients send "authorization: Bearer <token>"; health needs
 // none.
+//
+// --store etcd runs berthd as one replica of a group sharing an etcd key
+// prefix instead of a data directory (etcd.go, server/replica): one leader,
+// elected, schedules and takes writes; the others serve watches and answer
+// writes NOT_LEADER naming it. The etcd password is only ever read from a
+// file.
 //
 // --version prints the build (cmd/internal/version); --healthcheck asks a
 // running berthd's /healthz on --metrics-listen (healthcheck.go), for

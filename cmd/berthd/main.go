@@ -77,6 +77,10 @@ type options struct {
 	acceptTruncatedLog bool
 	// taintNodesByCondition derives taints from node conditions.
 	taintNodesByCondition bool
+	// store is the backend (--store); etcd and advertise apply to etcd.
+	store     string
+	etcd      etcdOptions
+	advertise string
 }
 
 func defaultOptions() options {
@@ -93,6 +97,8 @@ func defaultOptions() options {
 		dashboard:             true,
 		taintNodesByCondition: true,
 		limits:                intake.DefaultLimits(),
+		store:                 storeBbolt,
+		etcd:                  defaultEtcdOptions(),
 	}
 }
 
@@ -129,6 +135,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.Int64Var(&o.limits.RequestBytes, "max-request-bytes", o.limits.RequestBytes, "most bytes of request messages all calls hold; beyond, RESOURCE_EXHAUSTED; 0: no limit")
 	fs.BoolVar(&o.acceptTruncatedLog, "accept-truncated-log", o.acceptTruncatedLog, "start even though the write-ahead file lost acknowledged decisions (berthd otherwise refuses, exit code 4): serve the shortened history and hand the lost revisions out again; watchers should watch again from 0")
 	fs.DurationVar(&o.initialSync, "initial-sync-timeout", o.initialSync, "after a restart, how long scheduling waits for the orchestrator's first re-list (a Sync RESYNC_END covering pods) before starting anyway; 0: no wait")
+	o.registerEtcd(fs)
 }
 
 // parseFlags reads the flags and, with --config, the configuration file
@@ -178,6 +185,9 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 		return options{}, errors.New("--max-streams-per-conn must be at least 1")
 	case o.tls.Enabled() && (o.tls.Cert == "" || o.tls.Key == ""):
 		return options{}, errors.New("--tls-cert and --tls-key go together, and --tls-client-ca needs both")
+	}
+	if err := o.checkEtcd(); err != nil {
+		return options{}, err
 	}
 	return o, nil
 }
@@ -246,6 +256,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			logger.Warn("the dashboard is served over plain HTTP beyond this host: --tls-* cover gRPC only, and a token sent to the dashboard travels in clear; keep --metrics-listen on loopback or put a TLS proxy in front",
 				"metrics_listen", metricsLis.Addr().String())
 		}
+	}
+	if opts.store == storeEtcd {
+		return runReplica(ctx, opts, cfg, grpcLis, metricsLis, logger)
 	}
 	d, err := daemon.Open(ctx, cfg)
 	if err != nil {

@@ -41,6 +41,8 @@ func TestParseFlags(t *testing.T) {
 		gcPercent:       daemon.DefaultGCPercent,
 		dashboard:       true,
 		limits:          intake.DefaultLimits(),
+		store:           storeBbolt,
+		etcd:            defaultEtcdOptions(),
 
 		taintNodesByCondition: true,
 	}
@@ -56,7 +58,7 @@ func TestParseFlags(t *testing.T) {
 			args: []string{"--listen", "unix:///run/berth.sock", "--metrics-listen=", "--data-dir", "/var/lib/berth", "--log-level", "debug", "--shutdown-timeout", "3s", "--dashboard=false", "--taint-nodes-by-condition=false"},
 			want: options{listen: "unix:///run/berth.sock", dataDir: "/var/lib/berth", logLevel: slog.LevelDebug, shutdownTimeout: 3 * time.Second,
 				retainDecisions: 1_000_000, maxMutations: 10_000, initialSync: 5 * time.Second, gcPercent: daemon.DefaultGCPercent,
-				limits: intake.DefaultLimits()},
+				limits: intake.DefaultLimits(), store: storeBbolt, etcd: defaultEtcdOptions()},
 		},
 		{
 			name: "collector target",
@@ -109,7 +111,7 @@ func TestParseFlags(t *testing.T) {
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
 			}
-			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(options{})); diff != "" {
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(options{}, etcdOptions{})); diff != "" {
 				t.Errorf("options (-want +got):\n%s", diff)
 			}
 		})

@@ -14,12 +14,21 @@ type Startup interface {
 	AwaitingRelist() (awaiting, held bool)
 }
 
+// Replica tells a replica's role in its etcd group, the leader's address
+// and its term (server/replica).
+type Replica interface {
+	Role() (role berthv1.ReplicaRole, leader string, term uint64)
+}
+
 // ServerInfo says which build answers and whether it waits for the first
 // re-list after a restart, so that tools can say why listings are empty.
 func (s *Service) ServerInfo(context.Context, *berthv1.ServerInfoRequest) (*berthv1.ServerInfoResponse, error) {
 	resp := &berthv1.ServerInfoResponse{Version: s.opts.Version}
 	if s.opts.Startup != nil {
 		resp.AwaitingRelist, resp.SchedulingHeld = s.opts.Startup.AwaitingRelist()
+	}
+	if s.opts.Replica != nil {
+		resp.Role, resp.Leader, resp.Term = s.opts.Replica.Role()
 	}
 	return resp, nil
 }

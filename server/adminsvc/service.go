@@ -76,6 +76,9 @@ type Options struct {
 	// Startup, if set, tells ServerInfo whether the server waits for its
 	// first re-list after a restart; nil: never.
 	Startup Startup
+	// Replica, if set, tells ServerInfo the server's role in an etcd
+	// group (server/replica); nil: berthd runs alone.
+	Replica Replica
 }
 
 // Service implements berthv1.AdminServiceServer.

@@ -41,8 +41,15 @@ import (
 
 // Config configures a Daemon.
 type Config struct {
-	// DataDir holds the store (created if missing). Required.
+	// DataDir holds the bbolt store (created if missing). Required unless
+	// Store is set.
 	DataDir string
+	// Store, if set, is the store the daemon runs on instead of the bbolt
+	// store in DataDir (an etcd leader's fenced store, server/replica);
+	// the daemon closes it. The bbolt-only settings below (LockTimeout,
+	// AcceptTruncatedLog, StoreFS, Retention, CompactInterval) are then
+	// the store's business.
+	Store store.Store
 	// Scheduler is the scheduler configuration; nil means config.Default().
 	Scheduler *config.Config
 	// Retention is the decision log's compaction policy; the zero value
@@ -109,13 +116,16 @@ type Config struct {
 	// Pressure configures node-pressure eviction (StatsService); nil means
 	// the kubelet's defaults.
 	Pressure *pressuresvc.Config
+	// Replica, if set, is the etcd group's replica this daemon leads for
+	// (server/replica): AdminService.ServerInfo reports its role.
+	Replica adminsvc.Replica
 }
 
 // Daemon is berthd assembled. Serve it once.
 type Daemon struct {
 	cfg    Config
 	logger *slog.Logger
-	store  *bboltstore.Store
+	store  store.Store
 	ledger *ledger.Ledger
 	log    *decisionlog.Log
 	// timers are the durable deadlines (tolerationSeconds); evictor
@@ -149,24 +159,26 @@ type Daemon struct {
 // records and the nominations, and builds the scheduler and the
 // services. On failure nothing stays open.
 func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
-	if cfg.DataDir == "" {
+	if cfg.DataDir == "" && cfg.Store == nil {
 		return nil, errors.New("daemon: Config.DataDir is required")
 	}
 	cfg = cfg.withDefaults()
-	d := &Daemon{cfg: cfg, logger: cfg.Logger}
+	d := &Daemon{cfg: cfg, logger: cfg.Logger, store: cfg.Store}
 	d.stopping, d.stop = context.WithCancel(context.Background())
 
-	d.store, err = bboltstore.Open(ctx, cfg.DataDir, bboltstore.Options{
-		LockTimeout:     cfg.LockTimeout,
-		Retention:       cfg.Retention,
-		CompactInterval: cfg.CompactInterval,
-		Logger:          cfg.Logger,
+	if d.store == nil {
+		d.store, err = bboltstore.Open(ctx, cfg.DataDir, bboltstore.Options{
+			LockTimeout:     cfg.LockTimeout,
+			Retention:       cfg.Retention,
+			CompactInterval: cfg.CompactInterval,
+			Logger:          cfg.Logger,
 
-		AcceptTruncatedLog: cfg.AcceptTruncatedLog,
-		FS:                 cfg.StoreFS,
-	})
-	if err != nil {
-		return nil, err
+			AcceptTruncatedLog: cfg.AcceptTruncatedLog,
+			FS:                 cfg.StoreFS,
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	defer func() {
 		if err != nil {
@@ -195,7 +207,7 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	}
 	d.sched.RestoreClaims(claims)
 	first, last := d.store.Revisions()
-	cfg.Logger.Info("data directory open", "path", d.store.Path(), "log_id", d.log.ID(), "first_revision", first, "last_revision", last,
+	cfg.Logger.Info("store open", "store", d.StorePath(), "log_id", d.log.ID(), "first_revision", first, "last_revision", last,
 		"nominations", len(noms), "binds_awaiting_outcome", len(restored.Binds), "evictions_pending", len(restored.Evictions),
 		"allocated_claims", len(claims))
 	d.restarted = last > 0 || len(noms) > 0 || !restored.Empty()
@@ -353,7 +365,7 @@ func (d *Daemon) openServer(cl cluster, outcomes *ledger.Outcomes, reg runtime.R
 	cfg := d.cfg
 	admin := adminsvc.New(d.sched.View(), adminsvc.Options{
 		Config: cfg.Scheduler, Registry: reg, Revisions: revisions{d.ledger, d.log, d.store},
-		Attempts: attempts, Logger: cfg.Logger, Version: cfg.Version, Startup: d,
+		Attempts: attempts, Logger: cfg.Logger, Version: cfg.Version, Startup: d, Replica: cfg.Replica,
 	})
 	var dash http.Handler
 	if cfg.Dashboard {
@@ -518,5 +530,13 @@ func (d *Daemon) Log() *decisionlog.Log { return d.log }
 // Ledger is the daemon's ledger of decisions awaiting their outcome.
 func (d *Daemon) Ledger() *ledger.Ledger { return d.ledger }
 
-// StorePath is the data file's path.
-func (d *Daemon) StorePath() string { return d.store.Path() }
+// StorePath names the store: the data file's path, or the etcd key prefix.
+func (d *Daemon) StorePath() string {
+	switch st := d.store.(type) {
+	case interface{ Path() string }:
+		return st.Path()
+	case interface{ Prefix() string }:
+		return "etcd key prefix " + st.Prefix()
+	}
+	return ""
+}

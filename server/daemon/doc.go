@@ -1,4 +1,5 @@
-// Package daemon assembles berthd: the bbolt store in the data directory,
+// Package daemon assembles berthd: the bbolt store in the data directory
+// (or the store in Config.Store: an etcd leader's fenced one, server/replica),
 // the decision log over it, the scheduler with the in-tree plugins writing
 // its decisions to the log, the berth.v1 services over both, metrics, the
 // gRPC server and, with Config.Dashboard, the web dashboard on the metrics

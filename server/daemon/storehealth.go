@@ -4,6 +4,12 @@ import (
 	"context"
 )
 
+// healthReporter is a store that says whether it can write
+// (bboltstore.Store).
+type healthReporter interface {
+	Health() (changed <-chan struct{}, err error)
+}
+
 // followStoreHealth holds the scheduling loop and reports NOT_SERVING (gRPC
 // health and /healthz) while the store cannot write (a full disk, an I/O
 // error), and undoes both when it can again; the store retries with backoff
@@ -11,8 +17,13 @@ import (
 // accepted: they change memory only, and the orchestrator, the source of
 // truth for objects, need not re-list after the disk recovers. Decisions are
 // what need the log, and a held loop makes none, instead of failing binds
-// by the thousand. It returns when ctx ends.
+// by the thousand. It returns when ctx ends, at once for a store that
+// reports no health (etcdstore: etcd's failures end the leader's term).
 func (d *Daemon) followStoreHealth(ctx context.Context) {
+	st, ok := d.store.(healthReporter)
+	if !ok {
+		return
+	}
 	var release func()
 	defer func() {
 		if release != nil {
@@ -20,7 +31,7 @@ func (d *Daemon) followStoreHealth(ctx context.Context) {
 		}
 	}()
 	for {
-		changed, err := d.store.Health()
+		changed, err := st.Health()
 		switch {
 		case err != nil && release == nil:
 			d.srv.SetServing(false)

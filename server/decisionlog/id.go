@@ -45,3 +45,17 @@ func (l *Log) loadID(ctx context.Context) error {
 	l.mu.Unlock()
 	return nil
 }
+
+// ReadID reads the log's identity without creating it, for a replica that
+// follows the log another one writes (server/replica); found is false
+// while no leader has written it yet.
+func (l *Log) ReadID() (found bool, err error) {
+	v, ok, err := l.store.Get(store.UserMeta, []byte(idKey))
+	if err != nil || !ok {
+		return false, err
+	}
+	l.mu.Lock()
+	l.id = string(v)
+	l.mu.Unlock()
+	return true, nil
+}

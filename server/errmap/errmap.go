@@ -45,6 +45,30 @@ var (
 	ErrNotConfigured = errors.New("not configured on this server")
 )
 
+// NotLeaderError: this berthd replica is not the leader of its etcd-backed
+// group (--store etcd), so it refuses writes. UNAVAILABLE, with an
+// ErrorInfo of reason NOT_LEADER whose metadata "leader" is the leader's
+// advertised address, empty while no leader is known: a client dials it
+// and retries.
+type NotLeaderError struct {
+	Leader string
+}
+
+func (e *NotLeaderError) Error() string {
+	if e.Leader == "" {
+		return "this berthd replica is not the leader, and no leader is known now: retry shortly"
+	}
+	return fmt.Sprintf("this berthd replica is not the leader: send writes to the leader at %s", e.Leader)
+}
+
+// ErrorReason is the ErrorInfo's reason.
+func (e *NotLeaderError) ErrorReason() string { return "NOT_LEADER" }
+
+// ErrorMetadata names the leader ("" when unknown).
+func (e *NotLeaderError) ErrorMetadata() map[string]string {
+	return map[string]string{"leader": e.Leader}
+}
+
 // ErrorDomain is the domain of every google.rpc.ErrorInfo berthd sends.
 const ErrorDomain = "berth.v1"
 
@@ -91,6 +115,7 @@ func match(err error) (code codes.Code, kindField, reason string) {
 		ahead     *decisionlog.AheadError
 		mismatch  *decisionlog.LogMismatchError
 		podStats  *pressure.UnknownPodError
+		notLeader *NotLeaderError
 		immutable *gang.SpecImmutableError
 	)
 	reason = err.Error()
@@ -125,6 +150,10 @@ func match(err error) (code codes.Code, kindField, reason string) {
 	case errors.As(err, &mismatch):
 		return codes.FailedPrecondition, "", fmt.Sprintf("log_id %q is not this log's (%s): its revisions mean nothing here; resync and watch again from 0 without log_id",
 			mismatch.Requested, mismatch.Actual)
+	case errors.As(err, &notLeader):
+		return codes.Unavailable, "", reason
+	case errors.Is(err, store.ErrFenced):
+		return codes.Unavailable, "", "this berthd replica lost the lead while writing; nothing was written: send the request to the new leader (" + reason + ")"
 	case errors.Is(err, store.ErrClosed), errors.Is(err, ErrShuttingDown), errors.Is(err, store.ErrUnavailable):
 		return codes.Unavailable, "", reason
 	case errors.Is(err, store.ErrCorrupt):

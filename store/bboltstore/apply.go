@@ -8,6 +8,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/berthsched/berth/store"
+	"github.com/berthsched/berth/store/checksum"
 )
 
 // DefaultApplyInterval is how long the applier lets groups gather before
@@ -271,7 +272,7 @@ func applyGroups(tx *bolt.Tx, groups []*walGroup) error {
 			if op.Delete {
 				err = b.Delete(op.Key)
 			} else {
-				err = b.Put(op.Key, sealValue(op.Space, op.Key, op.Value))
+				err = b.Put(op.Key, checksum.SealValue(op.Space, op.Key, op.Value))
 			}
 			if err != nil {
 				return fmt.Errorf("%s %q: %w", op.Space, op.Key, err)

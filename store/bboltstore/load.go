@@ -9,6 +9,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/berthsched/berth/store"
+	"github.com/berthsched/berth/store/checksum"
 )
 
 // load checks or writes the schema version, creates missing buckets,
@@ -191,7 +192,7 @@ func sealSpaces(tx *bolt.Tx) error {
 		}
 		var kvs []store.KV
 		if err := b.ForEach(func(k, v []byte) error {
-			kvs = append(kvs, store.KV{Key: clone(k), Value: sealValue(sp, k, v)})
+			kvs = append(kvs, store.KV{Key: clone(k), Value: checksum.SealValue(sp, k, v)})
 			return nil
 		}); err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/berthsched/berth/store"
+	"github.com/berthsched/berth/store/checksum"
 )
 
 // Revisions implements store.Store.
@@ -154,7 +155,7 @@ func (s *Store) Get(space store.Space, key []byte) ([]byte, bool, error) {
 			return err
 		}
 		if v := b.Get(key); v != nil {
-			open, err := openValue(space, key, v)
+			open, err := checksum.OpenValue(space, key, v)
 			if err != nil {
 				return err
 			}
@@ -186,7 +187,7 @@ func (s *Store) List(space store.Space) ([]store.KV, error) {
 			return err
 		}
 		return b.ForEach(func(k, v []byte) error {
-			open, err := openValue(space, k, v)
+			open, err := checksum.OpenValue(space, k, v)
 			if err != nil {
 				return err
 			}

@@ -3,12 +3,12 @@ package bboltstore
 import (
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/berthsched/berth/store"
+	"github.com/berthsched/berth/store/checksum"
 )
 
 // schemaVersion is the layout this build reads and writes. Bump it, with a
@@ -108,16 +108,7 @@ func getUint64(b []byte) (uint64, error) {
 // the trailer) with its time and its checksum.
 func sealRecordValue(v []byte, rev uint64, t time.Time) {
 	binary.BigEndian.PutUint64(v[:timeSize], uint64(t.UnixNano()))
-	binary.BigEndian.PutUint32(v[len(v)-crcSize:], recordCRC(rev, v[:len(v)-crcSize]))
-}
-
-// recordCRC is the checksum of the record at rev whose value, trailer
-// excluded, is v: the revision is in it, so that a record moved to another
-// key fails it too.
-func recordCRC(rev uint64, v []byte) uint32 {
-	var k [8]byte
-	putRevision(k[:], rev)
-	return crc32.Update(crc32.Checksum(k[:], castagnoli), castagnoli, v)
+	binary.BigEndian.PutUint32(v[len(v)-crcSize:], checksum.Record(rev, v[:len(v)-crcSize]))
 }
 
 // recordPayload is the payload of a sealed record value.
@@ -143,7 +134,7 @@ func decodeRecord(k, v []byte, checked, share bool) (store.Record, error) {
 	}
 	body := v[:len(v)-trailer]
 	if checked {
-		want, got := binary.BigEndian.Uint32(v[len(body):]), recordCRC(rev, body)
+		want, got := binary.BigEndian.Uint32(v[len(body):]), checksum.Record(rev, body)
 		if want != got {
 			return store.Record{}, &store.CorruptRecordError{Revision: rev,
 				Reason: fmt.Sprintf("checksum %08x, stored %08x", got, want)}
@@ -154,35 +145,6 @@ func decodeRecord(k, v []byte, checked, share bool) (store.Record, error) {
 		p = append([]byte(nil), p...)
 	}
 	return store.Record{Revision: rev, Time: recordTime(v), Payload: p}, nil
-}
-
-// sealValue returns a keyspace value with its checksum trailer: the
-// CRC-32C of the keyspace, the key and the value.
-func sealValue(sp store.Space, key, value []byte) []byte {
-	out := make([]byte, len(value), len(value)+crcSize)
-	copy(out, value)
-	return binary.BigEndian.AppendUint32(out, valueCRC(sp, key, value))
-}
-
-func valueCRC(sp store.Space, key, value []byte) uint32 {
-	crc := crc32.Checksum([]byte(sp), castagnoli)
-	crc = crc32.Update(crc, castagnoli, []byte{0})
-	crc = crc32.Update(crc, castagnoli, key)
-	crc = crc32.Update(crc, castagnoli, []byte{0})
-	return crc32.Update(crc, castagnoli, value)
-}
-
-// openValue checks a stored keyspace value's checksum and returns the
-// value without it (aliasing v). It is a pure function.
-func openValue(sp store.Space, key, v []byte) ([]byte, error) {
-	if len(v) < crcSize {
-		return nil, fmt.Errorf("%w: %s %q: value of %d bytes, shorter than its checksum", store.ErrCorrupt, sp, key, len(v))
-	}
-	value := v[:len(v)-crcSize]
-	if want, got := binary.BigEndian.Uint32(v[len(value):]), valueCRC(sp, key, value); want != got {
-		return nil, fmt.Errorf("%w: %s %q: checksum %08x, stored %08x", store.ErrCorrupt, sp, key, got, want)
-	}
-	return value, nil
 }
 
 func recordTime(v []byte) time.Time {

@@ -11,6 +11,7 @@ import (
 	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/berthsched/berth/store"
+	"github.com/berthsched/berth/store/checksum"
 )
 
 // VerifyReport is what Verify found in a data directory.
@@ -191,7 +192,7 @@ func verifySpaces(tx *bolt.Tx, rep *VerifyReport) {
 			continue
 		}
 		_ = b.ForEach(func(k, v []byte) error {
-			if _, err := openValue(sp, k, v); err != nil {
+			if _, err := checksum.OpenValue(sp, k, v); err != nil {
 				rep.problem("%v", err)
 			}
 			return nil

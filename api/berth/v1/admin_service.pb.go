@@ -180,6 +180,60 @@ func (SimulateResult) EnumDescriptor() ([]byte, []int) {
 	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{1}
 }
 
+// ReplicaRole is a berthd replica's role in a group sharing an etcd prefix.
+type ReplicaRole int32
+
+const (
+	// Not a replica: berthd runs alone on its data directory (--store bbolt).
+	ReplicaRole_REPLICA_ROLE_UNSPECIFIED ReplicaRole = 0
+	// The leader: it schedules and takes every write.
+	ReplicaRole_REPLICA_ROLE_LEADER ReplicaRole = 1
+	// A follower: it serves Watch and ServerInfo and answers other calls
+	// UNAVAILABLE with the ErrorInfo reason NOT_LEADER naming the leader.
+	ReplicaRole_REPLICA_ROLE_FOLLOWER ReplicaRole = 2
+)
+
+// Enum value maps for ReplicaRole.
+var (
+	ReplicaRole_name = map[int32]string{
+		0: "REPLICA_ROLE_UNSPECIFIED",
+		1: "REPLICA_ROLE_LEADER",
+		2: "REPLICA_ROLE_FOLLOWER",
+	}
+	ReplicaRole_value = map[string]int32{
+		"REPLICA_ROLE_UNSPECIFIED": 0,
+		"REPLICA_ROLE_LEADER":      1,
+		"REPLICA_ROLE_FOLLOWER":    2,
+	}
+)
+
+func (x ReplicaRole) Enum() *ReplicaRole {
+	p := new(ReplicaRole)
+	*p = x
+	return p
+}
+
+func (x ReplicaRole) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ReplicaRole) Descriptor() protoreflect.EnumDescriptor {
+	return file_berth_v1_admin_service_proto_enumTypes[2].Descriptor()
+}
+
+func (ReplicaRole) Type() protoreflect.EnumType {
+	return &file_berth_v1_admin_service_proto_enumTypes[2]
+}
+
+func (x ReplicaRole) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ReplicaRole.Descriptor instead.
+func (ReplicaRole) EnumDescriptor() ([]byte, []int) {
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{2}
+}
+
 // ExplainRequest is the request of AdminService.Explain.
 type ExplainRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1838,8 +1892,18 @@ type ServerInfoResponse struct {
 	// awaiting_relist, and scheduling still waits for that re-list (until
 	// it ends or berthd's --initial-sync-timeout passes).
 	SchedulingHeld bool `protobuf:"varint,3,opt,name=scheduling_held,json=schedulingHeld,proto3" json:"scheduling_held,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// With --store etcd, this replica's role in its group; unspecified for a
+	// berthd on its own data directory.
+	Role ReplicaRole `protobuf:"varint,4,opt,name=role,proto3,enum=berth.v1.ReplicaRole" json:"role,omitempty"`
+	// With --store etcd, the leader's advertised address as this replica
+	// knows it (its own when it leads); empty when no leader is known.
+	Leader string `protobuf:"bytes,5,opt,name=leader,proto3" json:"leader,omitempty"`
+	// With --store etcd, the leader's term: the etcd revision at which its
+	// election key was created, growing from one leader to the next; 0 when
+	// no leader is known.
+	Term          uint64 `protobuf:"varint,6,opt,name=term,proto3" json:"term,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ServerInfoResponse) Reset() {
@@ -1891,6 +1955,27 @@ func (x *ServerInfoResponse) GetSchedulingHeld() bool {
 		return x.SchedulingHeld
 	}
 	return false
+}
+
+func (x *ServerInfoResponse) GetRole() ReplicaRole {
+	if x != nil {
+		return x.Role
+	}
+	return ReplicaRole_REPLICA_ROLE_UNSPECIFIED
+}
+
+func (x *ServerInfoResponse) GetLeader() string {
+	if x != nil {
+		return x.Leader
+	}
+	return ""
+}
+
+func (x *ServerInfoResponse) GetTerm() uint64 {
+	if x != nil {
+		return x.Term
+	}
+	return 0
 }
 
 // ListDeviceObjectsRequest is the request of AdminService.ListDeviceObjects.
@@ -2148,11 +2233,14 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x15NonZeroRequestedEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\x13\n" +
-	"\x11ServerInfoRequest\"\x80\x01\n" +
+	"\x11ServerInfoRequest\"\xd7\x01\n" +
 	"\x12ServerInfoResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12'\n" +
 	"\x0fawaiting_relist\x18\x02 \x01(\bR\x0eawaitingRelist\x12'\n" +
-	"\x0fscheduling_held\x18\x03 \x01(\bR\x0eschedulingHeld\"b\n" +
+	"\x0fscheduling_held\x18\x03 \x01(\bR\x0eschedulingHeld\x12)\n" +
+	"\x04role\x18\x04 \x01(\x0e2\x15.berth.v1.ReplicaRoleR\x04role\x12\x16\n" +
+	"\x06leader\x18\x05 \x01(\tR\x06leader\x12\x12\n" +
+	"\x04term\x18\x06 \x01(\x04R\x04term\"b\n" +
 	"\x18ListDeviceObjectsRequest\x12(\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x14.berth.v1.ObjectKindR\x04kind\x12\x1c\n" +
 	"\tnamespace\x18\x02 \x01(\tR\tnamespace\"G\n" +
@@ -2177,7 +2265,11 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x15SIMULATE_RESULT_GATED\x10\x04\x12\x1b\n" +
 	"\x17SIMULATE_RESULT_SKIPPED\x10\x05\x12\x19\n" +
 	"\x15SIMULATE_RESULT_ERROR\x10\x06\x12\x1f\n" +
-	"\x1bSIMULATE_RESULT_DEALLOCATED\x10\a2\xeb\x04\n" +
+	"\x1bSIMULATE_RESULT_DEALLOCATED\x10\a*_\n" +
+	"\vReplicaRole\x12\x1c\n" +
+	"\x18REPLICA_ROLE_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13REPLICA_ROLE_LEADER\x10\x01\x12\x19\n" +
+	"\x15REPLICA_ROLE_FOLLOWER\x10\x022\xeb\x04\n" +
 	"\fAdminService\x12>\n" +
 	"\aExplain\x12\x18.berth.v1.ExplainRequest\x1a\x19.berth.v1.ExplainResponse\x12A\n" +
 	"\bSimulate\x12\x19.berth.v1.SimulateRequest\x1a\x1a.berth.v1.SimulateResponse\x12J\n" +
@@ -2202,110 +2294,112 @@ func file_berth_v1_admin_service_proto_rawDescGZIP() []byte {
 	return file_berth_v1_admin_service_proto_rawDescData
 }
 
-var file_berth_v1_admin_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_berth_v1_admin_service_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
 var file_berth_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
 var file_berth_v1_admin_service_proto_goTypes = []any{
 	(QueueState)(0),                   // 0: berth.v1.QueueState
 	(SimulateResult)(0),               // 1: berth.v1.SimulateResult
-	(*ExplainRequest)(nil),            // 2: berth.v1.ExplainRequest
-	(*ExplainResponse)(nil),           // 3: berth.v1.ExplainResponse
-	(*SimulateRequest)(nil),           // 4: berth.v1.SimulateRequest
-	(*SimulateResponse)(nil),          // 5: berth.v1.SimulateResponse
-	(*SimulateAttempt)(nil),           // 6: berth.v1.SimulateAttempt
-	(*SimulateClaim)(nil),             // 7: berth.v1.SimulateClaim
-	(*NodeVerdict)(nil),               // 8: berth.v1.NodeVerdict
-	(*ListPendingRequest)(nil),        // 9: berth.v1.ListPendingRequest
-	(*ListPendingResponse)(nil),       // 10: berth.v1.ListPendingResponse
-	(*PendingPod)(nil),                // 11: berth.v1.PendingPod
-	(*ListNominationsRequest)(nil),    // 12: berth.v1.ListNominationsRequest
-	(*ListNominationsResponse)(nil),   // 13: berth.v1.ListNominationsResponse
-	(*Nomination)(nil),                // 14: berth.v1.Nomination
-	(*QueueStatsRequest)(nil),         // 15: berth.v1.QueueStatsRequest
-	(*QueueStatsResponse)(nil),        // 16: berth.v1.QueueStatsResponse
-	(*ListNodesRequest)(nil),          // 17: berth.v1.ListNodesRequest
-	(*ListNodesResponse)(nil),         // 18: berth.v1.ListNodesResponse
-	(*NodeUsage)(nil),                 // 19: berth.v1.NodeUsage
-	(*ServerInfoRequest)(nil),         // 20: berth.v1.ServerInfoRequest
-	(*ServerInfoResponse)(nil),        // 21: berth.v1.ServerInfoResponse
-	(*ListDeviceObjectsRequest)(nil),  // 22: berth.v1.ListDeviceObjectsRequest
-	(*ListDeviceObjectsResponse)(nil), // 23: berth.v1.ListDeviceObjectsResponse
-	nil,                               // 24: berth.v1.NodeVerdict.PluginScoresEntry
-	nil,                               // 25: berth.v1.ListNodesRequest.MatchLabelsEntry
-	nil,                               // 26: berth.v1.NodeUsage.LabelsEntry
-	nil,                               // 27: berth.v1.NodeUsage.AllocatableEntry
-	nil,                               // 28: berth.v1.NodeUsage.RequestedEntry
-	nil,                               // 29: berth.v1.NodeUsage.NonZeroRequestedEntry
-	(*PodRef)(nil),                    // 30: berth.v1.PodRef
-	(*timestamppb.Timestamp)(nil),     // 31: google.protobuf.Timestamp
-	(*Unschedulable)(nil),             // 32: berth.v1.Unschedulable
-	(*PodGroupStatus)(nil),            // 33: berth.v1.PodGroupStatus
-	(*Evict)(nil),                     // 34: berth.v1.Evict
-	(*Object)(nil),                    // 35: berth.v1.Object
-	(*ObjectRef)(nil),                 // 36: berth.v1.ObjectRef
-	(*Pod)(nil),                       // 37: berth.v1.Pod
-	(*Taint)(nil),                     // 38: berth.v1.Taint
-	(*NodeCondition)(nil),             // 39: berth.v1.NodeCondition
-	(ObjectKind)(0),                   // 40: berth.v1.ObjectKind
+	(ReplicaRole)(0),                  // 2: berth.v1.ReplicaRole
+	(*ExplainRequest)(nil),            // 3: berth.v1.ExplainRequest
+	(*ExplainResponse)(nil),           // 4: berth.v1.ExplainResponse
+	(*SimulateRequest)(nil),           // 5: berth.v1.SimulateRequest
+	(*SimulateResponse)(nil),          // 6: berth.v1.SimulateResponse
+	(*SimulateAttempt)(nil),           // 7: berth.v1.SimulateAttempt
+	(*SimulateClaim)(nil),             // 8: berth.v1.SimulateClaim
+	(*NodeVerdict)(nil),               // 9: berth.v1.NodeVerdict
+	(*ListPendingRequest)(nil),        // 10: berth.v1.ListPendingRequest
+	(*ListPendingResponse)(nil),       // 11: berth.v1.ListPendingResponse
+	(*PendingPod)(nil),                // 12: berth.v1.PendingPod
+	(*ListNominationsRequest)(nil),    // 13: berth.v1.ListNominationsRequest
+	(*ListNominationsResponse)(nil),   // 14: berth.v1.ListNominationsResponse
+	(*Nomination)(nil),                // 15: berth.v1.Nomination
+	(*QueueStatsRequest)(nil),         // 16: berth.v1.QueueStatsRequest
+	(*QueueStatsResponse)(nil),        // 17: berth.v1.QueueStatsResponse
+	(*ListNodesRequest)(nil),          // 18: berth.v1.ListNodesRequest
+	(*ListNodesResponse)(nil),         // 19: berth.v1.ListNodesResponse
+	(*NodeUsage)(nil),                 // 20: berth.v1.NodeUsage
+	(*ServerInfoRequest)(nil),         // 21: berth.v1.ServerInfoRequest
+	(*ServerInfoResponse)(nil),        // 22: berth.v1.ServerInfoResponse
+	(*ListDeviceObjectsRequest)(nil),  // 23: berth.v1.ListDeviceObjectsRequest
+	(*ListDeviceObjectsResponse)(nil), // 24: berth.v1.ListDeviceObjectsResponse
+	nil,                               // 25: berth.v1.NodeVerdict.PluginScoresEntry
+	nil,                               // 26: berth.v1.ListNodesRequest.MatchLabelsEntry
+	nil,                               // 27: berth.v1.NodeUsage.LabelsEntry
+	nil,                               // 28: berth.v1.NodeUsage.AllocatableEntry
+	nil,                               // 29: berth.v1.NodeUsage.RequestedEntry
+	nil,                               // 30: berth.v1.NodeUsage.NonZeroRequestedEntry
+	(*PodRef)(nil),                    // 31: berth.v1.PodRef
+	(*timestamppb.Timestamp)(nil),     // 32: google.protobuf.Timestamp
+	(*Unschedulable)(nil),             // 33: berth.v1.Unschedulable
+	(*PodGroupStatus)(nil),            // 34: berth.v1.PodGroupStatus
+	(*Evict)(nil),                     // 35: berth.v1.Evict
+	(*Object)(nil),                    // 36: berth.v1.Object
+	(*ObjectRef)(nil),                 // 37: berth.v1.ObjectRef
+	(*Pod)(nil),                       // 38: berth.v1.Pod
+	(*Taint)(nil),                     // 39: berth.v1.Taint
+	(*NodeCondition)(nil),             // 40: berth.v1.NodeCondition
+	(ObjectKind)(0),                   // 41: berth.v1.ObjectKind
 }
 var file_berth_v1_admin_service_proto_depIdxs = []int32{
-	30, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
-	30, // 1: berth.v1.ExplainResponse.pod:type_name -> berth.v1.PodRef
+	31, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
+	31, // 1: berth.v1.ExplainResponse.pod:type_name -> berth.v1.PodRef
 	0,  // 2: berth.v1.ExplainResponse.state:type_name -> berth.v1.QueueState
-	31, // 3: berth.v1.ExplainResponse.backoff_until:type_name -> google.protobuf.Timestamp
-	32, // 4: berth.v1.ExplainResponse.last_diagnosis:type_name -> berth.v1.Unschedulable
-	31, // 5: berth.v1.ExplainResponse.last_attempt_time:type_name -> google.protobuf.Timestamp
-	31, // 6: berth.v1.ExplainResponse.enqueued_time:type_name -> google.protobuf.Timestamp
-	33, // 7: berth.v1.ExplainResponse.pod_group:type_name -> berth.v1.PodGroupStatus
-	34, // 8: berth.v1.ExplainResponse.eviction:type_name -> berth.v1.Evict
-	35, // 9: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
-	36, // 10: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
-	37, // 11: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
-	6,  // 12: berth.v1.SimulateResponse.attempts:type_name -> berth.v1.SimulateAttempt
-	30, // 13: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
+	32, // 3: berth.v1.ExplainResponse.backoff_until:type_name -> google.protobuf.Timestamp
+	33, // 4: berth.v1.ExplainResponse.last_diagnosis:type_name -> berth.v1.Unschedulable
+	32, // 5: berth.v1.ExplainResponse.last_attempt_time:type_name -> google.protobuf.Timestamp
+	32, // 6: berth.v1.ExplainResponse.enqueued_time:type_name -> google.protobuf.Timestamp
+	34, // 7: berth.v1.ExplainResponse.pod_group:type_name -> berth.v1.PodGroupStatus
+	35, // 8: berth.v1.ExplainResponse.eviction:type_name -> berth.v1.Evict
+	36, // 9: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
+	37, // 10: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
+	38, // 11: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
+	7,  // 12: berth.v1.SimulateResponse.attempts:type_name -> berth.v1.SimulateAttempt
+	31, // 13: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
 	1,  // 14: berth.v1.SimulateAttempt.result:type_name -> berth.v1.SimulateResult
-	30, // 15: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
-	8,  // 16: berth.v1.SimulateAttempt.nodes:type_name -> berth.v1.NodeVerdict
-	7,  // 17: berth.v1.SimulateAttempt.claims:type_name -> berth.v1.SimulateClaim
-	24, // 18: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
+	31, // 15: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
+	9,  // 16: berth.v1.SimulateAttempt.nodes:type_name -> berth.v1.NodeVerdict
+	8,  // 17: berth.v1.SimulateAttempt.claims:type_name -> berth.v1.SimulateClaim
+	25, // 18: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
 	0,  // 19: berth.v1.ListPendingRequest.states:type_name -> berth.v1.QueueState
-	11, // 20: berth.v1.ListPendingResponse.pods:type_name -> berth.v1.PendingPod
-	30, // 21: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
+	12, // 20: berth.v1.ListPendingResponse.pods:type_name -> berth.v1.PendingPod
+	31, // 21: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
 	0,  // 22: berth.v1.PendingPod.state:type_name -> berth.v1.QueueState
-	31, // 23: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
-	14, // 24: berth.v1.ListNominationsResponse.nominations:type_name -> berth.v1.Nomination
-	30, // 25: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
-	25, // 26: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
-	19, // 27: berth.v1.ListNodesResponse.nodes:type_name -> berth.v1.NodeUsage
-	26, // 28: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
-	38, // 29: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
-	27, // 30: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
-	28, // 31: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
-	29, // 32: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
-	39, // 33: berth.v1.NodeUsage.conditions:type_name -> berth.v1.NodeCondition
-	38, // 34: berth.v1.NodeUsage.derived_taints:type_name -> berth.v1.Taint
-	40, // 35: berth.v1.ListDeviceObjectsRequest.kind:type_name -> berth.v1.ObjectKind
-	35, // 36: berth.v1.ListDeviceObjectsResponse.objects:type_name -> berth.v1.Object
-	2,  // 37: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
-	4,  // 38: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
-	9,  // 39: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
-	12, // 40: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
-	15, // 41: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
-	17, // 42: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
-	20, // 43: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
-	22, // 44: berth.v1.AdminService.ListDeviceObjects:input_type -> berth.v1.ListDeviceObjectsRequest
-	3,  // 45: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
-	5,  // 46: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
-	10, // 47: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
-	13, // 48: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
-	16, // 49: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
-	18, // 50: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
-	21, // 51: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
-	23, // 52: berth.v1.AdminService.ListDeviceObjects:output_type -> berth.v1.ListDeviceObjectsResponse
-	45, // [45:53] is the sub-list for method output_type
-	37, // [37:45] is the sub-list for method input_type
-	37, // [37:37] is the sub-list for extension type_name
-	37, // [37:37] is the sub-list for extension extendee
-	0,  // [0:37] is the sub-list for field type_name
+	32, // 23: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
+	15, // 24: berth.v1.ListNominationsResponse.nominations:type_name -> berth.v1.Nomination
+	31, // 25: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
+	26, // 26: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
+	20, // 27: berth.v1.ListNodesResponse.nodes:type_name -> berth.v1.NodeUsage
+	27, // 28: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
+	39, // 29: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
+	28, // 30: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
+	29, // 31: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
+	30, // 32: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
+	40, // 33: berth.v1.NodeUsage.conditions:type_name -> berth.v1.NodeCondition
+	39, // 34: berth.v1.NodeUsage.derived_taints:type_name -> berth.v1.Taint
+	2,  // 35: berth.v1.ServerInfoResponse.role:type_name -> berth.v1.ReplicaRole
+	41, // 36: berth.v1.ListDeviceObjectsRequest.kind:type_name -> berth.v1.ObjectKind
+	36, // 37: berth.v1.ListDeviceObjectsResponse.objects:type_name -> berth.v1.Object
+	3,  // 38: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
+	5,  // 39: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
+	10, // 40: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
+	13, // 41: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
+	16, // 42: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
+	18, // 43: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
+	21, // 44: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
+	23, // 45: berth.v1.AdminService.ListDeviceObjects:input_type -> berth.v1.ListDeviceObjectsRequest
+	4,  // 46: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
+	6,  // 47: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
+	11, // 48: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
+	14, // 49: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
+	17, // 50: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
+	19, // 51: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
+	22, // 52: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
+	24, // 53: berth.v1.AdminService.ListDeviceObjects:output_type -> berth.v1.ListDeviceObjectsResponse
+	46, // [46:54] is the sub-list for method output_type
+	38, // [38:46] is the sub-list for method input_type
+	38, // [38:38] is the sub-list for extension type_name
+	38, // [38:38] is the sub-list for extension extendee
+	0,  // [0:38] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_admin_service_proto_init() }
@@ -2323,7 +2417,7 @@ func file_berth_v1_admin_service_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_admin_service_proto_rawDesc), len(file_berth_v1_admin_service_proto_rawDesc)),
-			NumEnums:      2,
+			NumEnums:      3,
 			NumMessages:   28,
 			NumExtensions: 0,
 			NumServices:   1,

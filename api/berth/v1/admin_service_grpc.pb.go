@@ -126,7 +126,8 @@ type AdminServiceClient interface {
 	// restarts, not nodes and pods: after a restart it holds only what was
 	// sent since, so listings may be empty and Explain may answer NOT_FOUND
 	// until the orchestrator re-lists (see StateService.Sync). Tools call it
-	// to say so.
+	// to say so. With --store etcd, every replica answers it, with its role
+	// and the leader's address and term.
 	//
 	// Fails with no code of its own.
 	ServerInfo(ctx context.Context, in *ServerInfoRequest, opts ...grpc.CallOption) (*ServerInfoResponse, error)
@@ -327,7 +328,8 @@ type AdminServiceServer interface {
 	// restarts, not nodes and pods: after a restart it holds only what was
 	// sent since, so listings may be empty and Explain may answer NOT_FOUND
 	// until the orchestrator re-lists (see StateService.Sync). Tools call it
-	// to say so.
+	// to say so. With --store etcd, every replica answers it, with its role
+	// and the leader's address and term.
 	//
 	// Fails with no code of its own.
 	ServerInfo(context.Context, *ServerInfoRequest) (*ServerInfoResponse, error)

@@ -20,6 +20,9 @@ QUEUE_STATE_IGNORED: QueueState
 QUEUE_STATE_SCHEDULING: QueueState
 QUEUE_STATE_UNSCHEDULABLE: QueueState
 QUEUE_STATE_UNSPECIFIED: QueueState
+REPLICA_ROLE_FOLLOWER: ReplicaRole
+REPLICA_ROLE_LEADER: ReplicaRole
+REPLICA_ROLE_UNSPECIFIED: ReplicaRole
 SIMULATE_RESULT_BOUND: SimulateResult
 SIMULATE_RESULT_DEALLOCATED: SimulateResult
 SIMULATE_RESULT_ERROR: SimulateResult
@@ -302,14 +305,20 @@ class ServerInfoRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class ServerInfoResponse(_message.Message):
-    __slots__ = ["awaiting_relist", "scheduling_held", "version"]
+    __slots__ = ["awaiting_relist", "leader", "role", "scheduling_held", "term", "version"]
     AWAITING_RELIST_FIELD_NUMBER: _ClassVar[int]
+    LEADER_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
     SCHEDULING_HELD_FIELD_NUMBER: _ClassVar[int]
+    TERM_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     awaiting_relist: bool
+    leader: str
+    role: ReplicaRole
     scheduling_held: bool
+    term: int
     version: str
-    def __init__(self, version: _Optional[str] = ..., awaiting_relist: bool = ..., scheduling_held: bool = ...) -> None: ...
+    def __init__(self, version: _Optional[str] = ..., awaiting_relist: bool = ..., scheduling_held: bool = ..., role: _Optional[_Union[ReplicaRole, str]] = ..., leader: _Optional[str] = ..., term: _Optional[int] = ...) -> None: ...
 
 class SimulateAttempt(_message.Message):
     __slots__ = ["claims", "deallocated", "message", "node", "nodes", "plugin", "pod", "result", "scores_report_only", "tie_break", "top_nodes", "via_nominated_node", "victims"]
@@ -373,4 +382,7 @@ class QueueState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 
 class SimulateResult(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class ReplicaRole(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

@@ -214,6 +214,52 @@ export function simulateResultToJSON(object: SimulateResult): string {
   }
 }
 
+/** ReplicaRole is a berthd replica's role in a group sharing an etcd prefix. */
+export enum ReplicaRole {
+  /** REPLICA_ROLE_UNSPECIFIED - Not a replica: berthd runs alone on its data directory (--store bbolt). */
+  REPLICA_ROLE_UNSPECIFIED = 0,
+  /** REPLICA_ROLE_LEADER - The leader: it schedules and takes every write. */
+  REPLICA_ROLE_LEADER = 1,
+  /**
+   * REPLICA_ROLE_FOLLOWER - A follower: it serves Watch and ServerInfo and answers other calls
+   * UNAVAILABLE with the ErrorInfo reason NOT_LEADER naming the leader.
+   */
+  REPLICA_ROLE_FOLLOWER = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function replicaRoleFromJSON(object: any): ReplicaRole {
+  switch (object) {
+    case 0:
+    case "REPLICA_ROLE_UNSPECIFIED":
+      return ReplicaRole.REPLICA_ROLE_UNSPECIFIED;
+    case 1:
+    case "REPLICA_ROLE_LEADER":
+      return ReplicaRole.REPLICA_ROLE_LEADER;
+    case 2:
+    case "REPLICA_ROLE_FOLLOWER":
+      return ReplicaRole.REPLICA_ROLE_FOLLOWER;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ReplicaRole.UNRECOGNIZED;
+  }
+}
+
+export function replicaRoleToJSON(object: ReplicaRole): string {
+  switch (object) {
+    case ReplicaRole.REPLICA_ROLE_UNSPECIFIED:
+      return "REPLICA_ROLE_UNSPECIFIED";
+    case ReplicaRole.REPLICA_ROLE_LEADER:
+      return "REPLICA_ROLE_LEADER";
+    case ReplicaRole.REPLICA_ROLE_FOLLOWER:
+      return "REPLICA_ROLE_FOLLOWER";
+    case ReplicaRole.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** ExplainRequest is the request of AdminService.Explain. */
 export interface ExplainRequest {
   /** The pod. namespace and name are required; uid is optional. */
@@ -677,6 +723,22 @@ export interface ServerInfoResponse {
    * it ends or berthd's --initial-sync-timeout passes).
    */
   schedulingHeld: boolean;
+  /**
+   * With --store etcd, this replica's role in its group; unspecified for a
+   * berthd on its own data directory.
+   */
+  role: ReplicaRole;
+  /**
+   * With --store etcd, the leader's advertised address as this replica
+   * knows it (its own when it leads); empty when no leader is known.
+   */
+  leader: string;
+  /**
+   * With --store etcd, the leader's term: the etcd revision at which its
+   * election key was created, growing from one leader to the next; 0 when
+   * no leader is known.
+   */
+  term: number;
 }
 
 /** ListDeviceObjectsRequest is the request of AdminService.ListDeviceObjects. */
@@ -4301,7 +4363,7 @@ export const ServerInfoRequest: MessageFns<ServerInfoRequest> = {
 };
 
 function createBaseServerInfoResponse(): ServerInfoResponse {
-  return { version: "", awaitingRelist: false, schedulingHeld: false };
+  return { version: "", awaitingRelist: false, schedulingHeld: false, role: 0, leader: "", term: 0 };
 }
 
 export const ServerInfoResponse: MessageFns<ServerInfoResponse> = {
@@ -4314,6 +4376,15 @@ export const ServerInfoResponse: MessageFns<ServerInfoResponse> = {
     }
     if (message.schedulingHeld !== false) {
       writer.uint32(24).bool(message.schedulingHeld);
+    }
+    if (message.role !== 0) {
+      writer.uint32(32).int32(message.role);
+    }
+    if (message.leader !== "") {
+      writer.uint32(42).string(message.leader);
+    }
+    if (message.term !== 0) {
+      writer.uint32(48).uint64(message.term);
     }
     return writer;
   },
@@ -4355,6 +4426,30 @@ export const ServerInfoResponse: MessageFns<ServerInfoResponse> = {
             message.schedulingHeld = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.role = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.leader = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.term = longToNumber(reader.uint64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4380,6 +4475,9 @@ export const ServerInfoResponse: MessageFns<ServerInfoResponse> = {
         : isSet(object.scheduling_held)
         ? globalThis.Boolean(object.scheduling_held)
         : false,
+      role: isSet(object.role) ? replicaRoleFromJSON(object.role) : 0,
+      leader: isSet(object.leader) ? globalThis.String(object.leader) : "",
+      term: isSet(object.term) ? globalThis.Number(object.term) : 0,
     };
   },
 
@@ -4394,6 +4492,15 @@ export const ServerInfoResponse: MessageFns<ServerInfoResponse> = {
     if (message.schedulingHeld !== false) {
       obj.schedulingHeld = message.schedulingHeld;
     }
+    if (message.role !== 0) {
+      obj.role = replicaRoleToJSON(message.role);
+    }
+    if (message.leader !== "") {
+      obj.leader = message.leader;
+    }
+    if (message.term !== 0) {
+      obj.term = Math.round(message.term);
+    }
     return obj;
   },
 
@@ -4405,6 +4512,9 @@ export const ServerInfoResponse: MessageFns<ServerInfoResponse> = {
     message.version = object.version ?? "";
     message.awaitingRelist = object.awaitingRelist ?? false;
     message.schedulingHeld = object.schedulingHeld ?? false;
+    message.role = object.role ?? 0;
+    message.leader = object.leader ?? "";
+    message.term = object.term ?? 0;
     return message;
   },
 };
@@ -4722,7 +4832,8 @@ export const AdminServiceService = {
    * restarts, not nodes and pods: after a restart it holds only what was
    * sent since, so listings may be empty and Explain may answer NOT_FOUND
    * until the orchestrator re-lists (see StateService.Sync). Tools call it
-   * to say so.
+   * to say so. With --store etcd, every replica answers it, with its role
+   * and the leader's address and term.
    *
    * Fails with no code of its own.
    */
@@ -4846,7 +4957,8 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    * restarts, not nodes and pods: after a restart it holds only what was
    * sent since, so listings may be empty and Explain may answer NOT_FOUND
    * until the orchestrator re-lists (see StateService.Sync). Tools call it
-   * to say so.
+   * to say so. With --store etcd, every replica answers it, with its role
+   * and the leader's address and term.
    *
    * Fails with no code of its own.
    */
@@ -5036,7 +5148,8 @@ export interface AdminServiceClient extends Client {
    * restarts, not nodes and pods: after a restart it holds only what was
    * sent since, so listings may be empty and Explain may answer NOT_FOUND
    * until the orchestrator re-lists (see StateService.Sync). Tools call it
-   * to say so.
+   * to say so. With --store etcd, every replica answers it, with its role
+   * and the leader's address and term.
    *
    * Fails with no code of its own.
    */

@@ -1,0 +1,151 @@
+package replica
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/server"
+	"github.com/berthsched/berth/server/decisionlog"
+	"github.com/berthsched/berth/server/decisionsvc"
+	"github.com/berthsched/berth/server/errmap"
+	"github.com/berthsched/berth/store"
+)
+
+// errReadOnly is what a follower's store answers a write with: only the
+// leader writes, through its fenced store. Nothing in the follower should
+// reach it; it guards "never write unfenced".
+var errReadOnly = errors.New("replica: a follower's store is read-only")
+
+// readOnly is a follower's view of the shared store.
+type readOnly struct{ store.Store }
+
+func (readOnly) Commit(context.Context, *store.Batch) (store.CommitResult, error) {
+	return store.CommitResult{}, errReadOnly
+}
+
+func (readOnly) Compact(context.Context) (int, error) { return 0, errReadOnly }
+
+// catchUp bounds how long a follower's Watch waits for its store to reach
+// the revision a client resumes from: a client that read revision N on the
+// leader may resume here a moment before this replica's etcd watch
+// brings N.
+const catchUp = 2 * time.Second
+
+// followerWatcher serves Watch from the shared log, reading its identity
+// again until a leader has written it.
+type followerWatcher struct {
+	log   *decisionlog.Log
+	store store.Store
+}
+
+func (w followerWatcher) ID() string { return w.log.ID() }
+
+func (w followerWatcher) Watch(ctx context.Context, from uint64, logID string, f decisionlog.Filter, send decisionlog.Send) error {
+	if _, last := w.store.Revisions(); from > last+1 {
+		wctx, cancel := context.WithTimeout(ctx, catchUp)
+		_ = w.store.Wait(wctx, from-2) // if it times out, Watch says how far the log is
+		cancel()
+	}
+	if w.log.ID() == "" {
+		if _, err := w.log.ReadID(); err != nil {
+			return fmt.Errorf("replica: read the log id: %w", err)
+		}
+	}
+	return w.log.Watch(ctx, from, logID, f, send)
+}
+
+// followerAdmin answers ServerInfo; the other admin RPCs read the
+// scheduler's memory, which only the leader has (the interceptor refuses
+// them first).
+type followerAdmin struct {
+	berthv1.UnimplementedAdminServiceServer
+	version string
+	replica *Replica
+}
+
+func (a followerAdmin) ServerInfo(context.Context, *berthv1.ServerInfoRequest) (*berthv1.ServerInfoResponse, error) {
+	resp := &berthv1.ServerInfoResponse{Version: a.version}
+	resp.Role, resp.Leader, resp.Term = a.replica.Role()
+	return resp, nil
+}
+
+// followerMethods are what a follower serves itself: the decision stream,
+// ServerInfo, health and reflection. Every other call is answered
+// NOT_LEADER.
+func followerServes(method string) bool {
+	switch method {
+	case "/" + berthv1.DecisionService_ServiceDesc.ServiceName + "/Watch",
+		"/" + berthv1.AdminService_ServiceDesc.ServiceName + "/ServerInfo":
+		return true
+	}
+	return strings.HasPrefix(method, "/grpc.health.") || strings.HasPrefix(method, "/grpc.reflection.")
+}
+
+// refuseWrites refuses the calls a follower does not serve with UNAVAILABLE
+// and an ErrorInfo NOT_LEADER naming the leader.
+func refuseWrites(leader func() string) []grpc.ServerOption {
+	refuse := func(method string) error {
+		if followerServes(method) {
+			return nil
+		}
+		return errmap.Status(&errmap.NotLeaderError{Leader: leader()})
+	}
+	return []grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+			if err := refuse(info.FullMethod); err != nil {
+				return nil, err
+			}
+			return h(ctx, req)
+		}),
+		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+			if err := refuse(info.FullMethod); err != nil {
+				return err
+			}
+			return h(srv, ss)
+		}),
+	}
+}
+
+// newFollowerServer builds a follower's gRPC server over the shared store:
+// Watch and ServerInfo served, writes refused, health reporting SERVING
+// overall and NOT_SERVING for the leader's services.
+// closeLog stops the log's background writer (it has nothing to write).
+func (r *Replica) newFollowerServer(st store.Store, stopping context.Context) (_ *server.Server, closeLog func(), err error) {
+	cfg := r.cfg.Daemon
+	log := decisionlog.New(readOnly{st}, decisionlog.Options{Logger: cfg.Logger})
+	closeLog = func() { _ = log.Close() }
+	defer func() {
+		if err != nil {
+			closeLog()
+		}
+	}()
+	if _, err := log.ReadID(); err != nil {
+		return nil, nil, fmt.Errorf("replica: read the log id: %w", err)
+	}
+	reg, err := r.termRegistry()
+	if err != nil {
+		return nil, nil, err
+	}
+	srv, err := server.New(server.Config{
+		Logger:          cfg.Logger,
+		Registry:        reg,
+		ShutdownTimeout: cfg.ShutdownTimeout,
+		Edge:            cfg.Edge,
+		GRPCOptions:     append(append([]grpc.ServerOption(nil), cfg.GRPCOptions...), refuseWrites(r.leaderAddress)...),
+		Services: server.Services{
+			Decision: decisionsvc.New(followerWatcher{log: log, store: st}, decisionsvc.Options{Stopping: stopping}),
+			Admin:    followerAdmin{version: cfg.Version, replica: r},
+		},
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	srv.SetLeader(false)
+	return srv, closeLog, nil
+}
