@@ -218,7 +218,7 @@ func (s *Session) run(ctx context.Context) error {
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case errors.As(err, &le) || errors.As(err, &re) || retryable(ctx, err):
-			s.c.logger.Warn("berth sync broken; reconnecting", "err", err)
+			s.c.logger.Warn("berth sync broken; reconnecting", "err", err, "endpoint", s.c.Target())
 		default:
 			return fmt.Errorf("berth client: sync: %w", err)
 		}

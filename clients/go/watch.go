@@ -130,7 +130,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 			}
 			attempt = -1 // reconnect at once
 		case err == nil || retryable(ctx, err):
-			w.c.logger.Warn("berth watch broken; reconnecting", "from_revision", from, "err", err)
+			w.c.logger.Warn("berth watch broken; reconnecting", "from_revision", from, "err", err, "endpoint", w.c.Target())
 		default:
 			return fmt.Errorf("berth client: watch from revision %d: %w", from, err)
 		}
