@@ -35,7 +35,7 @@ func (o *connOptions) addFlags(fs *pflag.FlagSet, getenv func(string) string) {
 	if server == "" {
 		server = defaultServer
 	}
-	fs.StringVar(&o.server, "server", server, "berthd's gRPC address, host:port or unix:///path (default from $"+serverEnv+")")
+	fs.StringVar(&o.server, "server", server, "berthd's gRPC address, host:port or unix:///path, or a comma-separated list of replicas' (default from $"+serverEnv+")")
 	fs.DurationVar(&o.timeout, "timeout", defaultTimeout, "how long a call to berthd may take (apply: the whole Sync stream; watch is not bounded)")
 	fs.BoolVar(&o.tls, "tls", false, "connect with TLS (implied by the other --tls-* flags)")
 	fs.StringVar(&o.tlsCA, "tls-ca", "", "PEM file of the CA that signed berthd's certificate (default: the system roots)")
@@ -57,7 +57,7 @@ func (o *connOptions) validate(cmd *cobra.Command) error {
 		return usageErrorf("--token and --token-file are exclusive")
 	case (o.tlsCert == "") != (o.tlsKey == ""):
 		return usageErrorf("--tls-cert and --tls-key go together")
-	case strings.TrimSpace(o.server) == "":
+	case len(berth.SplitEndpoints(o.server)) == 0:
 		return usageErrorf("--server must not be empty")
 	}
 	for _, f := range []string{"tls-ca", "tls-cert", "tls-key", "tls-server-name", "insecure-skip-verify"} {
@@ -110,21 +110,27 @@ func (o *connOptions) credentialError(err error) error {
 // --timeout and the mapping of errors to exit codes.
 type client struct {
 	*berth.Client
-	opts     *connOptions
-	server   string
-	timeout  time.Duration
-	state    berthv1.StateServiceClient
-	decision berthv1.DecisionServiceClient
-	admin    berthv1.AdminServiceClient
+	opts      *connOptions
+	server    string // --server as given
+	endpoints int    // how many replicas --server lists
+	timeout   time.Duration
+	state     berthv1.StateServiceClient
+	decision  berthv1.DecisionServiceClient
+	admin     berthv1.AdminServiceClient
 }
 
 // dial connects to berthd through the Go client (lazily: a server that is
-// down shows on the first call).
+// down shows on the first call). --server may list several replicas: the
+// Go client sends each call to the first that answers and follows the
+// leader a follower names for writes.
 func (o *connOptions) dial() (*client, error) {
-	if _, _, err := berth.ParseTarget(o.server); err != nil {
-		return nil, usageErrorf("--server %q: %v", o.server, err)
+	endpoints := berth.SplitEndpoints(o.server)
+	for _, e := range endpoints {
+		if _, _, err := berth.ParseTarget(e); err != nil {
+			return nil, usageErrorf("--server %q: %v", e, err)
+		}
 	}
-	bc, err := berth.Dial(context.Background(), o.server, o.goClientOptions()...)
+	bc, err := berth.DialEndpoints(context.Background(), endpoints, o.goClientOptions()...)
 	if ce := (*berth.CredentialError)(nil); errors.As(err, &ce) {
 		return nil, o.credentialError(err)
 	}
@@ -132,9 +138,35 @@ func (o *connOptions) dial() (*client, error) {
 		return nil, usageErrorf("--server %q: %v", o.server, err)
 	}
 	return &client{
-		Client: bc, opts: o, server: o.server, timeout: o.timeout,
+		Client: bc, opts: o, server: strings.Join(endpoints, ","), endpoints: len(endpoints), timeout: o.timeout,
 		state: bc.State, decision: bc.Decisions, admin: bc.Admin,
 	}, nil
+}
+
+// maxReplicaTries bounds how often a stream berthctl opens itself (apply's
+// Sync, watch) is opened again on another replica: as many NOT_LEADER
+// answers as the Go client follows for a unary call.
+const maxReplicaTries = 10
+
+// anotherReplica tells whether a stream that failed with err after tries
+// earlier failures is worth opening again: a follower refused it
+// (NOT_LEADER; the Go client now points at the leader it named), or, with
+// several replicas listed, one could not be reached. It waits the backoff
+// first; false when ctx ends.
+func (c *client) anotherReplica(ctx context.Context, err error, tries int) bool {
+	_, notLeader := berth.NotLeader(err)
+	switch {
+	case notLeader && tries < maxReplicaTries:
+	case !notLeader && status.Code(err) == codes.Unavailable && c.endpoints > 1 && tries < c.endpoints:
+	default:
+		return false
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(berth.DefaultBackoff().Delay(tries)):
+		return true
+	}
 }
 
 // call is the context of one unary call, bounded by --timeout.
@@ -164,11 +196,12 @@ func (c *client) certificateRefusal(ctx context.Context) error {
 	}
 	switch {
 	case re.Required:
-		return &exitError{code: exitUnauthorized, err: fmt.Errorf("berthd at %s requires a client certificate (mutual TLS): pass --tls-cert and --tls-key", c.server)}
+		return &exitError{code: exitUnauthorized, err: fmt.Errorf("berthd at %s requires a client certificate (mutual TLS): pass --tls-cert and --tls-key", c.Target())}
 	case c.opts.tlsCert == "":
-		return &exitError{code: exitUnauthorized, err: fmt.Errorf("berthd at %s refused the connection for want of a client certificate (%s): pass --tls-cert and --tls-key", c.server, re.Alert)}
+		return &exitError{code: exitUnauthorized, err: fmt.Errorf("berthd at %s refused the connection for want of a client certificate (%s): pass --tls-cert and --tls-key", c.Target(), re.Alert)}
 	}
-	return &exitError{code: exitUnauthorized, err: fmt.Errorf("berthd at %s refused the client certificate of --tls-cert %s: %s", c.server, c.opts.tlsCert, re.Alert)}
+	return &exitError{code: exitUnauthorized, err: fmt.Errorf("berthd at %s refused the client certificate of --tls-cert %s: %s", c.Target(), c.opts.tlsCert, re.Alert)}
 }
 
-func (c *client) String() string { return fmt.Sprintf("berthd at %s", c.server) }
+// String names the replica calls go to now.
+func (c *client) String() string { return fmt.Sprintf("berthd at %s", c.Target()) }
