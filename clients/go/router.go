@@ -174,25 +174,28 @@ func callOptions(opts []grpc.CallOption, several bool) []grpc.CallOption {
 }
 
 // Invoke makes a unary call on the current endpoint, following NOT_LEADER
-// answers (at once to a leader named for the first time, then with backoff)
-// and, with several endpoints, trying each once on UNAVAILABLE. berth.v1's
-// writes are idempotent (upserts, deletes, bind outcomes, evictions of a pod
-// already evicted), so a call that broke with the connection may be sent
-// again.
+// answers (at once the first time, then with backoff) and, with several
+// endpoints, going on to the next on UNAVAILABLE. It gives up after
+// maxRedirects NOT_LEADER answers, or when every endpoint in a row could
+// not be reached (a replica that answers NOT_LEADER while an election goes
+// on shows the group alive: the dead leader's endpoint is skipped again).
+// berth.v1's writes are idempotent (upserts, deletes, bind outcomes,
+// evictions of a pod already evicted), so a call that broke with the
+// connection may be sent again.
 func (r *router) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
-	redirects, failovers := 0, 0
+	redirects, unreachable := 0, 0
 	for {
 		ep, several := r.current()
 		err := ep.conn.Invoke(ctx, method, args, reply, callOptions(opts, several)...)
 		switch r.observe(ep, err) {
 		case verdictRedirect:
-			redirects++
+			redirects, unreachable = redirects+1, 0
 			if redirects >= maxRedirects || wait(ctx, r.clock, r.backoff, redirects-1) != nil {
 				return err
 			}
 		case verdictFailover:
-			failovers++
-			if failovers >= r.size() {
+			unreachable++
+			if unreachable >= r.size() {
 				return err
 			}
 		default:

@@ -32,6 +32,9 @@ type cluster struct {
 	unaware  map[int]bool // replicas that do not know the leader (answer NOT_LEADER with it empty)
 	calls    []string     // "rN Method" per call or stream opened, in order
 	watches  []string     // "rN from=F log=L" per Watch
+	// electAt > 0: after that many refusals replica elect becomes the
+	// leader (an election that ends while a call goes round).
+	electAt, elect, refusals int
 }
 
 type replica struct {
@@ -102,6 +105,9 @@ func (c *cluster) refusal(i int) error {
 	defer c.mu.Unlock()
 	if i == c.leader {
 		return nil
+	}
+	if c.refusals++; c.refusals == c.electAt {
+		defer func() { c.leader = c.elect }()
 	}
 	leader := ""
 	if c.leader >= 0 && !c.unaware[i] {
@@ -198,6 +204,7 @@ func TestUnaryWritesFollowTheLeader(t *testing.T) {
 		endpoints []int
 		unaware   []int // replicas that do not know the leader
 		stopped   []int
+		electAt   int // refusals after which replica 2 leads
 		wantCalls []string
 		wantWaits int    // backoff waits between redirects
 		wantErr   string // NotLeader's leader when the call fails with NOT_LEADER; "" for success
@@ -221,6 +228,11 @@ func TestUnaryWritesFollowTheLeader(t *testing.T) {
 			wantCalls: []string{"r1 Apply"}, wantAt: 1,
 		},
 		{
+			name: "an endpoint down while the others elect: round again until one leads", leader: -1, endpoints: []int{0, 1, 2},
+			stopped: []int{0}, electAt: 4,
+			wantCalls: []string{"r1 Apply", "r2 Apply", "r1 Apply", "r2 Apply", "r1 Apply", "r2 Apply"}, wantWaits: 4, wantAt: 2,
+		},
+		{
 			name: "no leader anywhere: NOT_LEADER after 10 answers", leader: -1, endpoints: []int{0, 1},
 			wantCalls: []string{"r0 Apply", "r1 Apply", "r0 Apply", "r1 Apply", "r0 Apply", "r1 Apply", "r0 Apply", "r1 Apply", "r0 Apply", "r1 Apply"},
 			wantWaits: 8, wantErr: "NOT_LEADER", wantAt: 0,
@@ -235,6 +247,7 @@ func TestUnaryWritesFollowTheLeader(t *testing.T) {
 			for _, i := range tt.stopped {
 				c.stop(i)
 			}
+			c.electAt, c.elect = tt.electAt, 2
 			clock := &fakeClock{}
 			cl := c.dial(clock, tt.endpoints...)
 

@@ -144,9 +144,10 @@ type syncResult struct {
 func syncOnLeader(ctx context.Context, c *client, objs []sourcedObject, batchSize int, prune bool) (*syncResult, error) {
 	ctx, cancel := c.call(ctx)
 	defer cancel()
-	for tries := 0; ; tries++ {
+	var tries replicaTries
+	for {
 		res, err := syncObjects(ctx, c, objs, batchSize, prune)
-		if err == nil || !c.anotherReplica(ctx, err, tries) {
+		if err == nil || !c.anotherReplica(ctx, err, &tries) {
 			return res, err
 		}
 	}

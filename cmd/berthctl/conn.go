@@ -143,28 +143,44 @@ func (o *connOptions) dial() (*client, error) {
 	}, nil
 }
 
-// maxReplicaTries bounds how often a stream berthctl opens itself (apply's
-// Sync, watch) is opened again on another replica: as many NOT_LEADER
-// answers as the Go client follows for a unary call.
+// maxReplicaTries bounds the NOT_LEADER answers a stream berthctl opens
+// itself (apply's Sync, watch) follows: as many as the Go client follows for
+// a unary call. With the backoff between them that is about 30s, more than
+// an election takes with berthd's default lease TTL (10s); --timeout bounds
+// apply's tries.
 const maxReplicaTries = 10
 
-// anotherReplica tells whether a stream that failed with err after tries
-// earlier failures is worth opening again: a follower refused it
-// (NOT_LEADER; the Go client now points at the leader it named), or, with
-// several replicas listed, one could not be reached. It waits the backoff
-// first; false when ctx ends.
-func (c *client) anotherReplica(ctx context.Context, err error, tries int) bool {
-	_, notLeader := berth.NotLeader(err)
-	switch {
-	case notLeader && tries < maxReplicaTries:
-	case !notLeader && status.Code(err) == codes.Unavailable && c.endpoints > 1 && tries < c.endpoints:
-	default:
-		return false
+// replicaTries counts the failures in a row of one stream.
+type replicaTries struct {
+	redirects   int // NOT_LEADER answers
+	unreachable int // UNAVAILABLE failures since the last NOT_LEADER
+}
+
+// anotherReplica tells whether a stream that failed with err is worth
+// opening again, and waits before if so (false when ctx ends). A follower
+// refused it (NOT_LEADER: the Go client now points at the leader it named,
+// or the next replica): again after a backoff. With several replicas
+// listed, one could not be reached or cut its streams (a replica does when
+// it becomes leader or follower): again at once on the next, up to two
+// rounds of the list without a replica answering.
+func (c *client) anotherReplica(ctx context.Context, err error, t *replicaTries) bool {
+	delay := time.Duration(0)
+	if _, notLeader := berth.NotLeader(err); notLeader {
+		t.redirects, t.unreachable = t.redirects+1, 0
+		if t.redirects >= maxReplicaTries {
+			return false
+		}
+		delay = berth.DefaultBackoff().Delay(t.redirects - 1)
+	} else {
+		t.unreachable++
+		if status.Code(err) != codes.Unavailable || c.endpoints < 2 || t.unreachable >= 2*c.endpoints {
+			return false
+		}
 	}
 	select {
 	case <-ctx.Done():
 		return false
-	case <-time.After(berth.DefaultBackoff().Delay(tries)):
+	case <-time.After(delay):
 		return true
 	}
 }

@@ -51,6 +51,9 @@ type fakeBerthd struct {
 	// (empty: no leader known), as a berthd replica that does not lead.
 	follower bool
 	leader   string
+	// leadAfter > 0: the follower becomes the leader after refusing that
+	// many calls (an election that ends).
+	leadAfter int
 
 	mu       sync.Mutex
 	syncReqs []*berthv1.SyncRequest
@@ -101,11 +104,15 @@ func (f *fakeBerthd) start(t *testing.T, opts ...grpc.ServerOption) string {
 
 // refuseWrite is a follower's NOT_LEADER answer to a StateService call.
 func (f *fakeBerthd) refuseWrite(method string) error {
-	if !f.follower || !strings.HasPrefix(method, "/berth.v1.StateService/") {
+	f.mu.Lock()
+	follower := f.follower
+	f.mu.Unlock()
+	if !follower || !strings.HasPrefix(method, "/berth.v1.StateService/") {
 		return nil
 	}
 	f.mu.Lock()
 	f.refused = append(f.refused, method)
+	f.follower = len(f.refused) != f.leadAfter
 	f.mu.Unlock()
 	st, err := status.New(codes.Unavailable, "not the leader").WithDetails(&errdetails.ErrorInfo{
 		Reason: "NOT_LEADER", Domain: "berth.v1", Metadata: map[string]string{"leader": f.leader},

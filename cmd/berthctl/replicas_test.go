@@ -85,6 +85,25 @@ func TestServerListFollowsTheLeader(t *testing.T) {
 	}
 }
 
+// A write goes round the replicas listed, one of them down, until the
+// election among the others ends.
+func TestServerListWaitsForAnElection(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "app.yaml")
+	writeFile(t, file, strings.Join(strings.Split(applyManifest, "---\n")[:3], "---\n"))
+	a := &fakeBerthd{follower: true, leadAfter: 3}
+	b := &fakeBerthd{follower: true}
+	server := strings.Join([]string{deadAddr(t), a.start(t), b.start(t)}, ",")
+
+	got := berthctl(t, nil, "", "--server", server, "apply", "-f", file)
+
+	if diff := cmp.Diff(result{stdout: "3 applied\n"}, got, cmp.AllowUnexported(result{})); diff != "" {
+		t.Errorf("berthctl apply (-want +got):\n%s", diff)
+	}
+	if len(a.refused) != 3 || len(a.syncReqs) != 1 {
+		t.Errorf("the replica elected refused %d Sync streams and took %d requests, want 3 and 1", len(a.refused), len(a.syncReqs))
+	}
+}
+
 // A write no replica takes fails with UNAVAILABLE's exit code and says why.
 func TestServerListWithoutLeader(t *testing.T) {
 	a := (&fakeBerthd{follower: true}).start(t)

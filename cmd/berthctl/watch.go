@@ -167,7 +167,8 @@ func (a *app) watch(ctx context.Context, o *watchOptions) error {
 	enc := json.NewEncoder(a.out)
 	next := o.fromRevision
 	received := false // a resume hint makes sense only once something came
-	for tries := 0; ; {
+	var tries replicaTries
+	for {
 		var m watchRecv
 		select {
 		case <-idle:
@@ -176,9 +177,8 @@ func (a *app) watch(ctx context.Context, o *watchOptions) error {
 			return nil // interrupted: a normal way to stop watching
 		case m = <-msgs:
 		}
-		if m.err != nil && c.anotherReplica(ctx, m.err, tries) {
+		if m.err != nil && c.anotherReplica(ctx, m.err, &tries) {
 			// Every replica serves the same log: resume on the next.
-			tries++
 			if msgs, err = open(next); err != nil {
 				return c.err(ctx, err, "")
 			}
@@ -190,7 +190,7 @@ func (a *app) watch(ctx context.Context, o *watchOptions) error {
 			}
 			return a.watchEnded(ctx, c, m.err, next)
 		}
-		received, tries = true, 0
+		received, tries = true, replicaTries{}
 		if id := m.resp.GetLogId(); id != "" {
 			logID = id
 		}

@@ -113,13 +113,16 @@ class Router:
 
     def unary(self, stub_class, name: str, request, kwargs: dict):
         """Calls a unary method, following NOT_LEADER (at once the first
-        time, then with backoff) and trying each endpoint once on
-        UNAVAILABLE. berth.v1's writes are idempotent, so a call that broke
+        time, then with backoff) and, with several endpoints, going on to the
+        next on UNAVAILABLE. It gives up after MAX_REDIRECTS NOT_LEADER
+        answers, or when every endpoint in a row could not be reached (a
+        replica answering NOT_LEADER while an election goes on shows the
+        group alive). berth.v1's writes are idempotent, so a call that broke
         with the connection may be sent again. A timeout bounds every try
         together."""
         timeout = kwargs.get("timeout")
         deadline = None if timeout is None else time.monotonic() + timeout
-        redirects = failovers = 0
+        redirects = unreachable = 0
         while True:
             ep, several = self.current()
             if several:
@@ -131,14 +134,14 @@ class Router:
             except grpc.RpcError as e:
                 verdict = self.observe(ep, e)
                 if verdict == _REDIRECT:
-                    redirects += 1
+                    redirects, unreachable = redirects + 1, 0
                     delay = self._backoff.delay(redirects - 1)
                     if redirects >= MAX_REDIRECTS or (deadline is not None and time.monotonic() + delay >= deadline):
                         raise
                     self._sleep(delay)
                 elif verdict == _FAILOVER:
-                    failovers += 1
-                    if failovers >= self.size():
+                    unreachable += 1
+                    if unreachable >= self.size():
                         raise
                 else:
                     raise

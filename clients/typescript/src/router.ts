@@ -113,8 +113,11 @@ export class Router {
 
   /**
    * A unary call (request, [metadata], [options], callback) following
-   * NOT_LEADER (at once the first time, then with backoff) and trying each
-   * endpoint once on UNAVAILABLE. berth.v1's writes are idempotent, so a
+   * NOT_LEADER (at once the first time, then with backoff) and, with
+   * several endpoints, going on to the next on UNAVAILABLE. It gives up
+   * after MAX_REDIRECTS NOT_LEADER answers, or when every endpoint in a row
+   * could not be reached (a replica answering NOT_LEADER while an election
+   * goes on shows the group alive). berth.v1's writes are idempotent, so a
    * call that broke with the connection may be sent again. A deadline in
    * the options bounds every try together. The call returned is the first
    * try's.
@@ -125,16 +128,17 @@ export class Router {
     const md = (args.slice(1, -1).find((a) => a instanceof grpc.Metadata) as grpc.Metadata | undefined) ?? new grpc.Metadata();
     const opts = args.slice(1, -1).find((a) => !(a instanceof grpc.Metadata));
     let redirects = 0;
-    let failovers = 0;
+    let unreachable = 0;
     const attempt = (): unknown => {
       const ep = this.eps[this.cur];
       const fn = (this.stub(ep, ctor) as unknown as Record<string, AnyMethod>)[method];
       return fn.call(this.stub(ep, ctor), request, md.clone(), this.options(opts), (err: grpc.ServiceError | null, resp?: unknown) => {
         if (!err) return callback(null, resp);
         const v = this.observe(ep, err);
+        if (v === Verdict.Redirect) unreachable = 0;
         if (v === Verdict.Redirect && ++redirects < MAX_REDIRECTS) {
           setTimeout(attempt, this.delay(redirects - 1));
-        } else if (v === Verdict.Failover && ++failovers < this.eps.length) {
+        } else if (v === Verdict.Failover && ++unreachable < this.eps.length) {
           attempt();
         } else {
           callback(err, resp);
