@@ -111,15 +111,17 @@ func Dial(ctx context.Context, addr string, opts ...Option) (*Client, error) {
 
 // DialEndpoints connects to the replicas of a highly available berthd, as
 // Dial does to one. Calls go to one endpoint at a time, the first at
-// start. A write refused by a replica that is not the leader (UNAVAILABLE,
+// start. A call refused by a replica that is not the leader (UNAVAILABLE,
 // reason ReasonNotLeader) moves the client to the leader the replica names
 // (dialled the first time, with the same options), or to the next endpoint
 // when it names none; a replica that cannot be reached (UNAVAILABLE) moves
 // it to the next endpoint. Unary calls are retried there, following at most
-// 10 redirects with backoff; a Session reconnects there and re-lists, a
-// Watcher resumes there from its revision with its log id. Reads go to the
-// endpoint of the last call that answered: followers serve them from the
-// shared store. With several endpoints calls fail fast on a replica that is
+// 30 NOT_LEADER answers with backoff (LeaderPoll apart at most); a Session
+// reconnects there and re-lists, a Watcher resumes there from its revision
+// with its log id. Reads go to the endpoint of the last call that answered:
+// followers serve Watch and ServerInfo from the shared store, and refuse
+// what needs the leader's memory with NOT_LEADER, which is followed the
+// same way. With several endpoints calls fail fast on a replica that is
 // down instead of waiting for it.
 func DialEndpoints(ctx context.Context, addrs []string, opts ...Option) (*Client, error) {
 	if err := ctx.Err(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -31,10 +32,25 @@ func NotLeader(err error) (leader string, ok bool) {
 	return info.GetMetadata()["leader"], true
 }
 
+// LeaderPoll caps the backoff between tries that a replica answered
+// NOT_LEADER: while an election goes on (up to berthd's lease TTL, 10s by
+// default) the replicas are asked again at least this often, so that a
+// write reaches the new leader soon after it wins.
+const LeaderPoll = time.Second
+
+// leaderBackoff is b capped at LeaderPoll when err is a NOT_LEADER answer.
+func leaderBackoff(b Backoff, err error) Backoff {
+	if _, ok := NotLeader(err); ok && (b.Max <= 0 || b.Max > LeaderPoll) {
+		b.Max = LeaderPoll
+	}
+	return b
+}
+
 // maxRedirects bounds the NOT_LEADER answers one unary call follows. With
-// DefaultBackoff the waits between them add up to about 30s: more than an
-// election with berthd's default lease TTL (10s) takes.
-const maxRedirects = 10
+// DefaultBackoff capped at LeaderPoll the waits between them add up to
+// about 26s: more than an election with berthd's default lease TTL (10s)
+// takes. Sessions and watchers retry for as long as they run.
+const maxRedirects = 30
 
 // router is the connection of a Client made by Dial: one gRPC connection
 // per berthd replica, the endpoints given first and the leaders they named
@@ -190,7 +206,7 @@ func (r *router) Invoke(ctx context.Context, method string, args, reply any, opt
 		switch r.observe(ep, err) {
 		case verdictRedirect:
 			redirects, unreachable = redirects+1, 0
-			if redirects >= maxRedirects || wait(ctx, r.clock, r.backoff, redirects-1) != nil {
+			if redirects >= maxRedirects || wait(ctx, r.clock, leaderBackoff(r.backoff, err), redirects-1) != nil {
 				return err
 			}
 		case verdictFailover:
@@ -259,4 +275,24 @@ func SplitEndpoints(list string) []string {
 		}
 	}
 	return out
+}
+
+// reconnectAtOnce tells whether a stream that failed with err may be opened
+// again without a backoff wait: with several endpoints, one could not be
+// reached (UNAVAILABLE, not NOT_LEADER) and the router moved to the next,
+// fewer times in a row (*hops) than there are endpoints. A replica that is
+// down then costs no wait while the others elect; a whole round unreachable
+// backs off as one failure.
+func (c *Client) reconnectAtOnce(err error, hops *int) bool {
+	_, notLeader := NotLeader(err)
+	if c.router == nil || notLeader || status.Code(err) != codes.Unavailable {
+		*hops = 0
+		return false
+	}
+	*hops++
+	if *hops >= c.router.size() {
+		*hops = 0
+		return false
+	}
+	return true
 }

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -233,9 +235,8 @@ func TestUnaryWritesFollowTheLeader(t *testing.T) {
 			wantCalls: []string{"r1 Apply", "r2 Apply", "r1 Apply", "r2 Apply", "r1 Apply", "r2 Apply"}, wantWaits: 4, wantAt: 2,
 		},
 		{
-			name: "no leader anywhere: NOT_LEADER after 10 answers", leader: -1, endpoints: []int{0, 1},
-			wantCalls: []string{"r0 Apply", "r1 Apply", "r0 Apply", "r1 Apply", "r0 Apply", "r1 Apply", "r0 Apply", "r1 Apply", "r0 Apply", "r1 Apply"},
-			wantWaits: 8, wantErr: "NOT_LEADER", wantAt: 0,
+			name: "no leader anywhere: NOT_LEADER after 30 answers", leader: -1, endpoints: []int{0, 1},
+			wantCalls: slices.Repeat([]string{"r0 Apply", "r1 Apply"}, 15), wantWaits: 28, wantErr: "NOT_LEADER", wantAt: 0,
 		},
 	}
 	for _, tt := range tests {
@@ -277,7 +278,8 @@ func TestUnaryWritesFollowTheLeader(t *testing.T) {
 // leader holds what the orchestrator holds.
 func TestSessionFollowsLeaderChanges(t *testing.T) {
 	c := newCluster(t, 3, 0)
-	cl := c.dial(&fakeClock{}, 1, 0, 2)
+	clock := &fakeClock{}
+	cl := c.dial(clock, 1, 0, 2)
 	st := &store{}
 	st.add(nodeObj("n1"))
 	s, resyncs, _ := runSession(t, cl, st.list)
@@ -312,6 +314,12 @@ func TestSessionFollowsLeaderChanges(t *testing.T) {
 	}
 	if got := c.name(cl.Target()); got != "r1" {
 		t.Errorf("Target() = %s, want r1", got)
+	}
+	// One backoff wait after each NOT_LEADER; none to leave the dead leader.
+	clock.mu.Lock()
+	defer clock.mu.Unlock()
+	if diff := cmp.Diff([]time.Duration{100 * time.Millisecond, 100 * time.Millisecond}, clock.waits); diff != "" {
+		t.Errorf("backoff waits (-want +got):\n%s", diff)
 	}
 }
 

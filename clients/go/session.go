@@ -204,13 +204,19 @@ func (s *Session) Run(ctx context.Context) error {
 }
 
 func (s *Session) run(ctx context.Context) error {
+	hops := 0
+	var last error // the previous stream's failure
 	for attempt := 0; ; attempt++ {
-		if err := wait(ctx, s.c.clock, s.c.backoff, attempt); err != nil {
+		if err := wait(ctx, s.c.clock, leaderBackoff(s.c.backoff, last), attempt); err != nil {
 			return err
 		}
 		resynced, err := s.connect(ctx)
+		last = err
 		if resynced {
 			attempt = 0
+		}
+		if s.c.reconnectAtOnce(err, &hops) {
+			attempt-- // another replica, at once
 		}
 		var le listError
 		var re reconnectError

@@ -102,6 +102,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 	if from == 0 {
 		from = w.start
 	}
+	hops := 0
 	for attempt := 0; ; attempt++ {
 		if err := wait(ctx, w.c.clock, w.c.backoff, attempt); err != nil {
 			return err
@@ -110,6 +111,9 @@ func (w *Watcher) Run(ctx context.Context) error {
 		from = next
 		if progressed {
 			attempt = 0
+		}
+		if w.c.reconnectAtOnce(err, &hops) {
+			attempt-- // another replica, at once
 		}
 		var stop stopError
 		switch {

@@ -145,10 +145,10 @@ func (o *connOptions) dial() (*client, error) {
 
 // maxReplicaTries bounds the NOT_LEADER answers a stream berthctl opens
 // itself (apply's Sync, watch) follows: as many as the Go client follows for
-// a unary call. With the backoff between them that is about 30s, more than
-// an election takes with berthd's default lease TTL (10s); --timeout bounds
-// apply's tries.
-const maxReplicaTries = 10
+// a unary call. With the backoff between them (berth.LeaderPoll at most)
+// that is about 26s, more than an election takes with berthd's default
+// lease TTL (10s); --timeout bounds apply's tries.
+const maxReplicaTries = 30
 
 // replicaTries counts the failures in a row of one stream.
 type replicaTries struct {
@@ -170,7 +170,7 @@ func (c *client) anotherReplica(ctx context.Context, err error, t *replicaTries)
 		if t.redirects >= maxReplicaTries {
 			return false
 		}
-		delay = berth.DefaultBackoff().Delay(t.redirects - 1)
+		delay = min(berth.DefaultBackoff().Delay(t.redirects-1), berth.LeaderPoll)
 	} else {
 		t.unreachable++
 		if status.Code(err) != codes.Unavailable || c.endpoints < 2 || t.unreachable >= 2*c.endpoints {

@@ -20,9 +20,14 @@ from berth_client._status import error_info
 NOT_LEADER = "NOT_LEADER"
 
 # How many NOT_LEADER answers one unary call follows: with the default
-# Backoff the waits add up to about 30s, more than an election with
-# berthd's default lease TTL (10s) takes.
-MAX_REDIRECTS = 10
+# Backoff capped at LEADER_POLL the waits add up to about 26s, more than an
+# election with berthd's default lease TTL (10s) takes.
+MAX_REDIRECTS = 30
+
+# The longest wait, in seconds, before asking again after a NOT_LEADER
+# answer: while an election goes on the replicas are asked at least this
+# often, so that a write reaches the new leader soon after it wins.
+LEADER_POLL = 1.0
 
 
 def not_leader(e: BaseException) -> Tuple[bool, str]:
@@ -34,6 +39,12 @@ def not_leader(e: BaseException) -> Tuple[bool, str]:
     if info is None or info.reason != NOT_LEADER:
         return False, ""
     return True, info.metadata.get("leader", "")
+
+
+def retry_delay(backoff, e: Optional[BaseException], attempt: int) -> float:
+    """The backoff before attempt, capped at LEADER_POLL after a NOT_LEADER answer."""
+    d = backoff.delay(attempt)
+    return min(d, LEADER_POLL) if e is not None and not_leader(e)[0] else d
 
 
 def split_endpoints(targets: Union[str, Sequence[str]]) -> List[str]:
@@ -135,7 +146,7 @@ class Router:
                 verdict = self.observe(ep, e)
                 if verdict == _REDIRECT:
                     redirects, unreachable = redirects + 1, 0
-                    delay = self._backoff.delay(redirects - 1)
+                    delay = retry_delay(self._backoff, e, redirects - 1)
                     if redirects >= MAX_REDIRECTS or (deadline is not None and time.monotonic() + delay >= deadline):
                         raise
                     self._sleep(delay)
@@ -153,6 +164,21 @@ class Router:
         if several:
             kwargs = dict(kwargs, wait_for_ready=False)
         return _ObservedCall(getattr(ep.stub(stub_class), name)(request, **kwargs), self, ep)
+
+    def hop(self, e: Optional[BaseException], hops: int) -> Tuple[bool, int]:
+        """Whether a stream that failed with e may be opened again without a
+        backoff wait, and the new count of such hops in a row: with several
+        endpoints, one could not be reached (UNAVAILABLE, not NOT_LEADER) and
+        the router moved on, fewer times in a row than there are endpoints.
+        A replica that is down then costs no wait while the others elect; a
+        whole round unreachable backs off as one failure."""
+        refused, _ = not_leader(e) if e is not None else (False, "")
+        if refused or not isinstance(e, grpc.RpcError) or e.code() != grpc.StatusCode.UNAVAILABLE:
+            return False, 0
+        hops += 1
+        if hops >= self.size():
+            return False, 0
+        return True, hops
 
     def close(self) -> None:
         with self._lock:

@@ -279,7 +279,7 @@ class Watcher:
         position in another log (grpc.RpcError: REVISION_NOT_WRITTEN,
         LOG_ID_MISMATCH) or a handler error (HandlerError)."""
         rev = self._checkpoint.load() or self._start_at
-        attempt = 0
+        attempt = hops = 0
         while not self._stopped.is_set():
             if attempt and self._stopped.wait(self._client.backoff.delay(attempt)):
                 return
@@ -321,6 +321,9 @@ class Watcher:
                 if e.code() not in RETRYABLE:
                     raise
                 attempt = 0 if progressed else attempt + 1
+                at_once, hops = self._client._router.hop(e, hops)
+                if at_once:
+                    attempt = 0  # another replica, at once
             finally:
                 call.cancel()  # ends the stream when a handler error leaves it
                 self._call = None

@@ -188,6 +188,21 @@ class UnaryTest(unittest.TestCase):
         self.assertEqual(not_leader(error), (True, ""))
         self.assertEqual(len([c for c in cluster.calls if c.endswith("refused")]), MAX_REDIRECTS)
 
+    def test_hop_reconnects_at_once_until_a_round_failed(self):
+        cluster = Cluster(self, 3, 0)
+        client = cluster.client(self, 0, 1, 2)
+
+        class Unavailable(grpc.RpcError):
+            def code(self):
+                return grpc.StatusCode.UNAVAILABLE
+
+            def trailing_metadata(self):
+                return ()
+
+        router = client._router
+        self.assertEqual([router.hop(Unavailable(), n) for n in range(3)], [(True, 1), (True, 2), (False, 0)])
+        self.assertEqual(router.hop(None, 1), (False, 0))
+
     def test_split_endpoints(self):
         self.assertEqual(split_endpoints(" a:1, b:2 ,,c:3,"), ["a:1", "b:2", "c:3"])
         self.assertEqual(split_endpoints(["a:1", "b:2,c:3"]), ["a:1", "b:2", "c:3"])

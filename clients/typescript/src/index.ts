@@ -31,7 +31,7 @@ export { DEFAULT_MAX_BATCH, Session } from "./session.js";
 export { formatQuantity, parseQuantity, parseQuantityBigInt, parseResources, QuantityError } from "./quantity.js";
 export { BudgetRefused, DISRUPTION_BUDGET, ErrorInfo, errorInfo, errorReason, LOG_ID_MISMATCH, REVISION_COMPACTED, REVISION_NOT_WRITTEN, Status, statusDetails } from "./status.js";
 export type { ResyncResult, SessionOptions } from "./session.js";
-export { MAX_REDIRECTS, NOT_LEADER, notLeader, splitEndpoints } from "./router.js";
+export { LEADER_POLL_MS, MAX_REDIRECTS, NOT_LEADER, notLeader, splitEndpoints } from "./router.js";
 
 /** Exponential delay in milliseconds between reconnection attempts. */
 export class Backoff {
@@ -151,6 +151,9 @@ export class Client {
 
   /** The address calls go to now: the first endpoint, or the replica a redirect or failover chose since. */
   get target(): string { return this.router.target; }
+
+  /** See Router.hop: whether a stream that failed with e may be reopened at once, on another replica. */
+  hop(e: unknown, hops: number): [boolean, number] { return this.router.hop(e, hops); }
 
   metadata(): grpc.Metadata {
     const md = new grpc.Metadata();
@@ -273,6 +276,7 @@ export class Watcher {
   async run(): Promise<void> {
     let rev = (await this.checkpoint.load()) || (this.opts.startAt ?? 0);
     let attempt = 0;
+    let hops = 0;
     while (!this.abort.signal.aborted) {
       await sleep(this.client.backoff.delay(attempt), this.abort.signal);
       if (this.abort.signal.aborted) return;
@@ -314,6 +318,9 @@ export class Watcher {
         const code = grpcCode(e);
         if (code === undefined || !RETRYABLE.has(code)) throw e;
         attempt = progressed ? 0 : attempt + 1;
+        let atOnce: boolean;
+        [atOnce, hops] = this.client.hop(e, hops);
+        if (atOnce) attempt = 0; // another replica, at once
       } finally {
         this.call = undefined;
       }

@@ -15,10 +15,22 @@ export const NOT_LEADER = "NOT_LEADER";
 
 /**
  * How many NOT_LEADER answers one unary call follows: with the default
- * Backoff the waits add up to about 30s, more than an election with berthd's
- * default lease TTL (10s) takes.
+ * Backoff capped at LEADER_POLL_MS the waits add up to about 26s, more than
+ * an election with berthd's default lease TTL (10s) takes.
  */
-export const MAX_REDIRECTS = 10;
+export const MAX_REDIRECTS = 30;
+
+/**
+ * The longest wait before asking again after a NOT_LEADER answer: while an
+ * election goes on the replicas are asked at least this often, so that a
+ * write reaches the new leader soon after it wins.
+ */
+export const LEADER_POLL_MS = 1000;
+
+/** A backoff delay, capped at LEADER_POLL_MS after a NOT_LEADER answer. */
+export function retryDelay(delay: number, e: unknown): number {
+  return notLeader(e) ? Math.min(delay, LEADER_POLL_MS) : delay;
+}
 
 /**
  * Whether e is a replica's NOT_LEADER refusal; its leader is the one named
@@ -137,7 +149,7 @@ export class Router {
         const v = this.observe(ep, err);
         if (v === Verdict.Redirect) unreachable = 0;
         if (v === Verdict.Redirect && ++redirects < MAX_REDIRECTS) {
-          setTimeout(attempt, this.delay(redirects - 1));
+          setTimeout(attempt, retryDelay(this.delay(redirects - 1), err));
         } else if (v === Verdict.Failover && ++unreachable < this.eps.length) {
           attempt();
         } else {
@@ -161,6 +173,19 @@ export class Router {
     const call = fn.apply(stub, a) as grpc.ClientReadableStream<unknown>;
     call.on("error", (e) => this.observe(ep, e));
     return call;
+  }
+
+  /**
+   * Whether a stream that failed with e may be opened again without a
+   * backoff wait, and the new count of such hops in a row: with several
+   * endpoints, one could not be reached (UNAVAILABLE, not NOT_LEADER) and the
+   * router moved on, fewer times in a row than there are endpoints. A replica
+   * that is down then costs no wait while the others elect; a whole round
+   * unreachable backs off as one failure.
+   */
+  hop(e: unknown, hops: number): [boolean, number] {
+    if (notLeader(e) || (e as grpc.ServiceError | undefined)?.code !== grpc.status.UNAVAILABLE) return [false, 0];
+    return ++hops >= this.eps.length ? [false, 0] : [true, hops];
   }
 
   close(): void {

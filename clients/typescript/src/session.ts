@@ -2,6 +2,7 @@
 import * as grpc from "@grpc/grpc-js";
 
 import type { Client } from "./index.js";
+import { retryDelay } from "./router.js";
 import { BatchError, grpcCode, isNotFound, ObjectError, objectError, RequestTooLarge, RETRYABLE, SessionClosed } from "./errors.js";
 import { Object as BerthObject, ObjectKind, ObjectRef } from "./gen/berth/v1/object.js";
 import { Mutation, ObjectError as WireObjectError, Resync, SyncRequest, SyncResponse } from "./gen/berth/v1/state_service.js";
@@ -165,9 +166,12 @@ export class Session {
 
   private async run(): Promise<void> {
     let attempt = 0;
+    let hops = 0;
+    let failure: unknown; // the previous stream's
     while (!this.abort.signal.aborted) {
-      await sleep(this.client.backoff.delay(attempt), this.abort.signal);
+      await sleep(retryDelay(this.client.backoff.delay(attempt), failure), this.abort.signal);
       if (this.abort.signal.aborted) break;
+      failure = undefined;
       try {
         await this.connect();
       } catch (e) {
@@ -177,8 +181,12 @@ export class Session {
           this.error = e as Error;
           break;
         }
+        failure = e;
       }
       attempt = this.resynced ? 0 : attempt + 1;
+      let atOnce: boolean;
+      [atOnce, hops] = this.client.hop(failure, hops);
+      if (atOnce) attempt = 0; // another replica, at once
     }
     this.abort.abort();
     for (const c of this.queue.splice(0)) fail(c, new SessionClosed(this.error?.message ?? "session closed"));

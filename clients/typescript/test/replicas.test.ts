@@ -187,6 +187,15 @@ describe("several endpoints", () => {
     assert.equal(c.calls.filter((x) => x.endsWith("refused")).length, MAX_REDIRECTS);
   });
 
+  test("a stream reopens at once on another replica until a round failed", async () => {
+    const c = await cluster(3, 0);
+    const client = c.client(0, 1, 2);
+    clients.push(client);
+    const unavailable = Object.assign(new Error("down"), { code: grpc.status.UNAVAILABLE });
+    assert.deepEqual([0, 1, 2].map((n) => client.hop(unavailable, n)), [[true, 1], [true, 2], [false, 0]]);
+    assert.deepEqual(client.hop(undefined, 1), [false, 0]);
+  });
+
   test("splitEndpoints", () => {
     assert.deepEqual(splitEndpoints(" a:1, b:2 ,,c:3,"), ["a:1", "b:2", "c:3"]);
     assert.deepEqual(splitEndpoints(["a:1", "b:2,c:3"]), ["a:1", "b:2", "c:3"]);
