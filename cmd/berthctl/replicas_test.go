@@ -143,3 +143,27 @@ func TestWatchResumesOnAnotherReplica(t *testing.T) {
 		t.Errorf("Watch request to the second replica (-want +got):\n%s", diff)
 	}
 }
+
+// $BERTH_SERVER takes the list as --server does.
+func TestServerListFromEnvironment(t *testing.T) {
+	leader := &fakeBerthd{}
+	leaderAddr := leader.start(t)
+	follower := &fakeBerthd{follower: true, leader: leaderAddr}
+	list := deadAddr(t) + "," + follower.start(t)
+	file := filepath.Join(t.TempDir(), "app.yaml")
+	writeFile(t, file, strings.Join(strings.Split(applyManifest, "---\n")[:3], "---\n"))
+	a := &app{}
+	var out strings.Builder
+	a.streams = streams{in: strings.NewReader(""), out: &out, err: &out}
+
+	code := a.run(t.Context(), []string{"apply", "-f", file}, func(k string) string {
+		if k == serverEnv {
+			return list
+		}
+		return ""
+	})
+
+	if code != exitOK || out.String() != "3 applied\n" || len(leader.syncReqs) != 1 {
+		t.Errorf("exit %d output %q, leader got %d Sync requests; want 0, 3 applied, 1", code, out.String(), len(leader.syncReqs))
+	}
+}
