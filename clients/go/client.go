@@ -103,10 +103,16 @@ func newConfig(opts []Option) config {
 // connection is established lazily, so Dial fails only on bad options or
 // credential files (*CredentialError); the first call reports an
 // unreachable server. ctx is not kept: it bounds nothing today and is there
-// so that Dial may block in the future. A replica that is not the leader
-// and names the leader is followed as with DialEndpoints.
+// so that Dial may block in the future. addr may also list the replicas of
+// a highly available berthd, separated by commas ("a:7070,b:7070"), as
+// DialEndpoints takes them; a replica that is not the leader and names the
+// leader is followed either way.
 func Dial(ctx context.Context, addr string, opts ...Option) (*Client, error) {
-	return DialEndpoints(ctx, []string{addr}, opts...)
+	addrs := SplitEndpoints(addr)
+	if len(addrs) == 0 {
+		addrs = []string{addr} // grpc.NewClient's error for it
+	}
+	return DialEndpoints(ctx, addrs, opts...)
 }
 
 // DialEndpoints connects to the replicas of a highly available berthd, as

@@ -390,6 +390,23 @@ func TestWatcherRefusesAnotherLogOnFailover(t *testing.T) {
 	}
 }
 
+// Dial takes the replicas as one comma-separated string.
+func TestDialTakesAList(t *testing.T) {
+	c := newCluster(t, 2, 1)
+	cl, err := Dial(t.Context(), strings.Join(c.addrs(0, 1), ", "), WithClock(&fakeClock{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+
+	if err := cl.Apply(t.Context(), nodeObj("n1")); err != nil {
+		t.Fatalf("Apply() = %v", err)
+	}
+	if got := c.name(cl.Target()); got != "r1" {
+		t.Errorf("Target() = %s, want r1", got)
+	}
+}
+
 func TestSplitEndpoints(t *testing.T) {
 	tests := []struct {
 		in   string
