@@ -323,6 +323,30 @@ func TestSessionFollowsLeaderChanges(t *testing.T) {
 	}
 }
 
+// While the others elect, a session skips the dead leader's endpoint without
+// waiting and asks the followers again after a backoff capped at LeaderPoll.
+func TestSessionWaitsOutAnElectionPastADeadReplica(t *testing.T) {
+	c := newCluster(t, 3, -1)
+	c.stop(0)
+	c.electAt, c.elect = 4, 2
+	clock := &fakeClock{}
+	cl := c.dial(clock, 0, 1, 2)
+
+	_, resyncs, _ := runSession(t, cl, func() []*berthv1.Object { return []*berthv1.Object{nodeObj("n1")} })
+	<-resyncs
+
+	want := []string{"r1 Sync", "r2 Sync", "r1 Sync", "r2 Sync", "r1 Sync", "r2 Sync"}
+	if diff := cmp.Diff(want, c.callsMade()); diff != "" {
+		t.Errorf("Sync streams opened (-want +got):\n%s", diff)
+	}
+	clock.mu.Lock()
+	defer clock.mu.Unlock()
+	ms := time.Millisecond
+	if diff := cmp.Diff([]time.Duration{100 * ms, 200 * ms, 400 * ms, 800 * ms, LeaderPoll}, clock.waits); diff != "" {
+		t.Errorf("backoff waits (-want +got):\n%s", diff)
+	}
+}
+
 // A watcher whose replica dies resumes on the next one from the revision
 // after the last it handled, with the log id it learned: every decision is
 // handled once, in order, across the failover.

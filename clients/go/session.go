@@ -204,19 +204,21 @@ func (s *Session) Run(ctx context.Context) error {
 }
 
 func (s *Session) run(ctx context.Context) error {
-	hops := 0
+	hops, atOnce := 0, false
 	var last error // the previous stream's failure
 	for attempt := 0; ; attempt++ {
-		if err := wait(ctx, s.c.clock, leaderBackoff(s.c.backoff, last), attempt); err != nil {
-			return err
+		if !atOnce {
+			if err := wait(ctx, s.c.clock, leaderBackoff(s.c.backoff, last), attempt); err != nil {
+				return err
+			}
 		}
 		resynced, err := s.connect(ctx)
 		last = err
 		if resynced {
 			attempt = 0
 		}
-		if s.c.reconnectAtOnce(err, &hops) {
-			attempt-- // another replica, at once
+		if atOnce = s.c.reconnectAtOnce(err, &hops); atOnce {
+			attempt-- // another replica, at once: not a failure of its own
 		}
 		var le listError
 		var re reconnectError

@@ -102,18 +102,20 @@ func (w *Watcher) Run(ctx context.Context) error {
 	if from == 0 {
 		from = w.start
 	}
-	hops := 0
+	hops, atOnce := 0, false
 	for attempt := 0; ; attempt++ {
-		if err := wait(ctx, w.c.clock, w.c.backoff, attempt); err != nil {
-			return err
+		if !atOnce {
+			if err := wait(ctx, w.c.clock, w.c.backoff, attempt); err != nil {
+				return err
+			}
 		}
 		next, progressed, err := w.stream(ctx, from)
 		from = next
 		if progressed {
 			attempt = 0
 		}
-		if w.c.reconnectAtOnce(err, &hops) {
-			attempt-- // another replica, at once
+		if atOnce = w.c.reconnectAtOnce(err, &hops); atOnce {
+			attempt-- // another replica, at once: not a failure of its own
 		}
 		var stop stopError
 		switch {

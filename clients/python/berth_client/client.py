@@ -280,9 +280,11 @@ class Watcher:
         LOG_ID_MISMATCH) or a handler error (HandlerError)."""
         rev = self._checkpoint.load() or self._start_at
         attempt = hops = 0
+        at_once = False  # the router moved past a replica that is down: no wait
         while not self._stopped.is_set():
-            if attempt and self._stopped.wait(self._client.backoff.delay(attempt)):
+            if attempt and not at_once and self._stopped.wait(self._client.backoff.delay(attempt)):
                 return
+            at_once = False
             req = decision_service_pb2.WatchRequest(from_revision=rev, scheduler_name=self._scheduler_name, types=self._types,
                                                     log_id=self.log_id)
             call = self._client.decisions.Watch(req, metadata=self._client.metadata, wait_for_ready=True)
@@ -322,8 +324,8 @@ class Watcher:
                     raise
                 attempt = 0 if progressed else attempt + 1
                 at_once, hops = self._client._router.hop(e, hops)
-                if at_once:
-                    attempt = 0  # another replica, at once
+                if at_once and attempt:
+                    attempt -= 1  # another replica, at once: not a failure of its own
             finally:
                 call.cancel()  # ends the stream when a handler error leaves it
                 self._call = None

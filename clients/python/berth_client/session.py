@@ -187,10 +187,11 @@ class Session:
 
     def _run(self) -> None:
         attempt = hops = 0
+        at_once = False  # the router moved past a replica that is down: no wait
         failure: Optional[BaseException] = None  # the previous stream's
         try:
             while not self._closed.is_set():
-                if attempt and self._closed.wait(retry_delay(self._client.backoff, failure, attempt)):
+                if attempt and not at_once and self._closed.wait(retry_delay(self._client.backoff, failure, attempt)):
                     break
                 failure = None
                 try:
@@ -211,8 +212,8 @@ class Session:
                     self.error = e
                 attempt = 0 if self._resynced else attempt + 1
                 at_once, hops = self._hop(failure, hops)
-                if at_once:
-                    attempt = 0  # another replica, at once
+                if at_once and attempt:
+                    attempt -= 1  # another replica, at once: not a failure of its own
         finally:
             self._closed.set()
             with self._cond:

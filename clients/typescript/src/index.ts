@@ -277,8 +277,10 @@ export class Watcher {
     let rev = (await this.checkpoint.load()) || (this.opts.startAt ?? 0);
     let attempt = 0;
     let hops = 0;
+    let atOnce = false; // the router moved past a replica that is down: no wait
     while (!this.abort.signal.aborted) {
-      await sleep(this.client.backoff.delay(attempt), this.abort.signal);
+      if (!atOnce) await sleep(this.client.backoff.delay(attempt), this.abort.signal);
+      atOnce = false;
       if (this.abort.signal.aborted) return;
       const req = WatchRequest.fromPartial({ fromRevision: rev, schedulerName: this.opts.schedulerName ?? "", types: this.opts.types ?? [], logId: this.logId });
       const call = this.client.decisions.watch(req, this.client.metadata(), { waitForReady: true } as Partial<grpc.CallOptions>);
@@ -318,9 +320,8 @@ export class Watcher {
         const code = grpcCode(e);
         if (code === undefined || !RETRYABLE.has(code)) throw e;
         attempt = progressed ? 0 : attempt + 1;
-        let atOnce: boolean;
         [atOnce, hops] = this.client.hop(e, hops);
-        if (atOnce) attempt = 0; // another replica, at once
+        if (atOnce && attempt) attempt--; // another replica, at once: not a failure of its own
       } finally {
         this.call = undefined;
       }

@@ -167,9 +167,10 @@ export class Session {
   private async run(): Promise<void> {
     let attempt = 0;
     let hops = 0;
+    let atOnce = false; // the router moved past a replica that is down: no wait
     let failure: unknown; // the previous stream's
     while (!this.abort.signal.aborted) {
-      await sleep(retryDelay(this.client.backoff.delay(attempt), failure), this.abort.signal);
+      if (!atOnce) await sleep(retryDelay(this.client.backoff.delay(attempt), failure), this.abort.signal);
       if (this.abort.signal.aborted) break;
       failure = undefined;
       try {
@@ -184,9 +185,8 @@ export class Session {
         failure = e;
       }
       attempt = this.resynced ? 0 : attempt + 1;
-      let atOnce: boolean;
       [atOnce, hops] = this.client.hop(failure, hops);
-      if (atOnce) attempt = 0; // another replica, at once
+      if (atOnce && attempt) attempt--; // another replica, at once: not a failure of its own
     }
     this.abort.abort();
     for (const c of this.queue.splice(0)) fail(c, new SessionClosed(this.error?.message ?? "session closed"));
