@@ -215,7 +215,7 @@ class FailoverTest(unittest.TestCase):
         cluster = Cluster(self, 3, 0)
         client = cluster.client(self, 1, 0, 2)
         store = Store(node("n1"))
-        resyncs: "queue.Queue[int]" = queue.Queue()  # objects sent by each re-list
+        resyncs = queue.Queue()  # objects sent by each re-list
         session = client.session(store.list, max_batch=2, on_resync=lambda r: resyncs.put(r.sent)).start()
         self.addCleanup(session.close)
 
