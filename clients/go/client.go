@@ -27,9 +27,8 @@ type Client struct {
 	Stats     berthv1.StatsServiceClient
 	Eviction  berthv1.EvictionServiceClient
 
-	conn     *grpc.ClientConn // nil when the caller owns the connection (New)
-	target   string           // the address Dial was given
-	tls      *tls.Config      // Dial's TLS configuration; nil for plaintext
+	router   *router     // Dial's connections; nil when the caller owns the connection (New)
+	tls      *tls.Config // Dial's TLS configuration; nil for plaintext
 	backoff  Backoff
 	clock    Clock
 	logger   *slog.Logger
@@ -104,8 +103,33 @@ func newConfig(opts []Option) config {
 // connection is established lazily, so Dial fails only on bad options or
 // credential files (*CredentialError); the first call reports an
 // unreachable server. ctx is not kept: it bounds nothing today and is there
-// so that Dial may block in the future.
+// so that Dial may block in the future. addr may also list the replicas of
+// a highly available berthd, separated by commas ("a:7070,b:7070"), as
+// DialEndpoints takes them; a replica that is not the leader and names the
+// leader is followed either way.
 func Dial(ctx context.Context, addr string, opts ...Option) (*Client, error) {
+	addrs := SplitEndpoints(addr)
+	if len(addrs) == 0 {
+		addrs = []string{addr} // grpc.NewClient's error for it
+	}
+	return DialEndpoints(ctx, addrs, opts...)
+}
+
+// DialEndpoints connects to the replicas of a highly available berthd, as
+// Dial does to one. Calls go to one endpoint at a time, the first at
+// start. A call refused by a replica that is not the leader (UNAVAILABLE,
+// reason ReasonNotLeader) moves the client to the leader the replica names
+// (dialled the first time, with the same options), or to the next endpoint
+// when it names none; a replica that cannot be reached (UNAVAILABLE) moves
+// it to the next endpoint. Unary calls are retried there, following at most
+// 30 NOT_LEADER answers with backoff (LeaderPoll apart at most); a Session
+// reconnects there and re-lists, a Watcher resumes there from its revision
+// with its log id. Reads go to the endpoint of the last call that answered:
+// followers serve Watch and ServerInfo from the shared store, and refuse
+// what needs the leader's memory with NOT_LEADER, which is followed the
+// same way. With several endpoints calls fail fast on a replica that is
+// down instead of waiting for it.
+func DialEndpoints(ctx context.Context, addrs []string, opts ...Option) (*Client, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -113,6 +137,24 @@ func Dial(ctx context.Context, addr string, opts ...Option) (*Client, error) {
 	if err := cfg.loadCredentials(); err != nil {
 		return nil, err
 	}
+	dial := cfg.grpcDialOptions()
+	r, err := newRouter(addrs, func(addr string) (*grpc.ClientConn, error) {
+		conn, err := grpc.NewClient(addr, dial...)
+		if err != nil {
+			return nil, fmt.Errorf("berth client: dial %s: %w", addr, err)
+		}
+		return conn, nil
+	}, cfg)
+	if err != nil {
+		return nil, err
+	}
+	c := newClient(r, cfg)
+	c.router, c.tls = r, cfg.tls
+	return c, nil
+}
+
+// grpcDialOptions are the gRPC options of every connection Dial makes.
+func (cfg *config) grpcDialOptions() []grpc.DialOption {
 	dial := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
 	if cfg.tls != nil {
 		dial[0] = grpc.WithTransportCredentials(credentials.NewTLS(cfg.tls))
@@ -128,14 +170,7 @@ func Dial(ctx context.Context, addr string, opts ...Option) (*Client, error) {
 		},
 		MinConnectTimeout: 5 * time.Second,
 	}))
-	dial = append(dial, cfg.dialOptions...)
-	conn, err := grpc.NewClient(addr, dial...)
-	if err != nil {
-		return nil, fmt.Errorf("berth client: dial %s: %w", addr, err)
-	}
-	c := newClient(conn, cfg)
-	c.conn, c.target, c.tls = conn, addr, cfg.tls
-	return c, nil
+	return append(dial, cfg.dialOptions...)
 }
 
 // loadCredentials reads the files of WithTLSFiles and WithTokenFile.
@@ -184,12 +219,22 @@ func newClient(conn grpc.ClientConnInterface, cfg config) *Client {
 	}
 }
 
-// Close closes the connection Dial made.
+// Close closes the connections Dial made.
 func (c *Client) Close() error {
-	if c.conn == nil {
+	if c.router == nil {
 		return nil
 	}
-	return c.conn.Close()
+	return c.router.Close()
+}
+
+// Target is the address calls go to now: the first endpoint given to Dial,
+// or the replica a redirect or failover chose since; "" for a Client made
+// by New.
+func (c *Client) Target() string {
+	if c.router == nil {
+		return ""
+	}
+	return c.router.target()
 }
 
 // Apply upserts objects with unary calls, WithMaxBatch objects per call.

@@ -14,6 +14,12 @@
 // [*CompactedError]. Everything that blocks takes a context, and
 // reconnections back off exponentially ([Backoff]).
 //
+// [DialEndpoints] connects to the replicas of a highly available berthd
+// (several berthd on etcd, one of them the leader): writes follow the
+// leader a replica names in its NOT_LEADER refusal ([NotLeader]), a replica
+// that is down is skipped, a Session re-lists on each new leader and a
+// Watcher resumes on any replica with its revision and log id.
+//
 // [Dial] takes TLS as a configuration ([WithTLS]) or as PEM files
 // ([WithTLSFiles]), a bearer token ([WithToken], [WithTokenFile]) and
 // "host:port" or "unix:///path" addresses ([ParseTarget] checks one). A

@@ -48,6 +48,9 @@ type fakeBerth struct {
 	// refuseAhead: a watch from beyond the end of the log ends with
 	// OUT_OF_RANGE, REVISION_NOT_WRITTEN, as berthd's does.
 	refuseAhead bool
+	// logID, when set, is sent with every WatchResponse, and a watch
+	// naming another log ends with FAILED_PRECONDITION, LOG_ID_MISMATCH.
+	logID string
 }
 
 func (f *fakeBerth) tooLargeLocked(n int) error {
@@ -231,6 +234,13 @@ func (f *fakeBerth) Watch(req *berthv1.WatchRequest, st berthv1.DecisionService_
 		})
 		return st.Err()
 	}
+	if id := req.GetLogId(); id != "" && f.logID != "" && id != f.logID {
+		f.mu.Unlock()
+		st, _ := status.New(codes.FailedPrecondition, "fake: another log").WithDetails(&errdetails.ErrorInfo{
+			Reason: ReasonLogIDMismatch, Domain: "berth.v1", Metadata: map[string]string{"log_id": f.logID},
+		})
+		return st.Err()
+	}
 	if from < f.oldest {
 		f.mu.Unlock()
 		st, _ := status.New(codes.OutOfRange, "fake: compacted").WithDetails(&errdetails.ErrorInfo{
@@ -243,6 +253,7 @@ func (f *fakeBerth) Watch(req *berthv1.WatchRequest, st berthv1.DecisionService_
 	if len(f.watchBreaks) > 0 {
 		breakAfter, f.watchBreaks = f.watchBreaks[0], f.watchBreaks[1:]
 	}
+	logID := f.logID
 	f.mu.Unlock()
 	for sent := 0; ; {
 		f.mu.Lock()
@@ -256,7 +267,7 @@ func (f *fakeBerth) Watch(req *berthv1.WatchRequest, st berthv1.DecisionService_
 			if sent == breakAfter {
 				return status.Error(codes.Unavailable, "fake: watch broken")
 			}
-			if err := st.Send(&berthv1.WatchResponse{Decisions: []*berthv1.Decision{d}, NextRevision: d.GetRevision() + 1}); err != nil {
+			if err := st.Send(&berthv1.WatchResponse{Decisions: []*berthv1.Decision{d}, NextRevision: d.GetRevision() + 1, LogId: logID}); err != nil {
 				return err
 			}
 			sent++

@@ -204,13 +204,21 @@ func (s *Session) Run(ctx context.Context) error {
 }
 
 func (s *Session) run(ctx context.Context) error {
+	hops, atOnce := 0, false
+	var last error // the previous stream's failure
 	for attempt := 0; ; attempt++ {
-		if err := wait(ctx, s.c.clock, s.c.backoff, attempt); err != nil {
-			return err
+		if !atOnce {
+			if err := wait(ctx, s.c.clock, leaderBackoff(s.c.backoff, last), attempt); err != nil {
+				return err
+			}
 		}
 		resynced, err := s.connect(ctx)
+		last = err
 		if resynced {
 			attempt = 0
+		}
+		if atOnce = s.c.reconnectAtOnce(err, &hops); atOnce {
+			attempt-- // another replica, at once: not a failure of its own
 		}
 		var le listError
 		var re reconnectError
@@ -218,7 +226,7 @@ func (s *Session) run(ctx context.Context) error {
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case errors.As(err, &le) || errors.As(err, &re) || retryable(ctx, err):
-			s.c.logger.Warn("berth sync broken; reconnecting", "err", err)
+			s.c.logger.Warn("berth sync broken; reconnecting", "err", err, "endpoint", s.c.Target())
 		default:
 			return fmt.Errorf("berth client: sync: %w", err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 
 	"google.golang.org/grpc"
@@ -116,7 +117,9 @@ func (cn *conn) run(ctx context.Context) (bool, error) {
 	cn.mu.Lock()
 	resynced := cn.resynced
 	cn.mu.Unlock()
-	if sendErr != nil && !errors.Is(sendErr, context.Canceled) {
+	// A Send that fails with io.EOF found the stream ended by berthd, whose
+	// status (NOT_LEADER, for one) Recv returned.
+	if sendErr != nil && !errors.Is(sendErr, context.Canceled) && !errors.Is(sendErr, io.EOF) {
 		return resynced, sendErr
 	}
 	return resynced, recvErr

@@ -62,7 +62,8 @@ func (c *Client) CheckClientCertificate(ctx context.Context) error {
 	if c.tls == nil {
 		return nil
 	}
-	network, addr, err := ParseTarget(c.target)
+	target := c.Target()
+	network, addr, err := ParseTarget(target)
 	if err != nil {
 		return nil
 	}
@@ -89,7 +90,7 @@ func (c *Client) CheckClientCertificate(ctx context.Context) error {
 	msg := err.Error()
 	for i, alert := range refusalAlerts {
 		if strings.Contains(msg, alert) {
-			return &CertificateRefusedError{Target: c.target, Missing: len(cfg.Certificates) == 0 && cfg.GetClientCertificate == nil, Required: i == 0, Alert: msg}
+			return &CertificateRefusedError{Target: target, Missing: len(cfg.Certificates) == 0 && cfg.GetClientCertificate == nil, Required: i == 0, Alert: msg}
 		}
 	}
 	return nil

@@ -102,14 +102,20 @@ func (w *Watcher) Run(ctx context.Context) error {
 	if from == 0 {
 		from = w.start
 	}
+	hops, atOnce := 0, false
 	for attempt := 0; ; attempt++ {
-		if err := wait(ctx, w.c.clock, w.c.backoff, attempt); err != nil {
-			return err
+		if !atOnce {
+			if err := wait(ctx, w.c.clock, w.c.backoff, attempt); err != nil {
+				return err
+			}
 		}
 		next, progressed, err := w.stream(ctx, from)
 		from = next
 		if progressed {
 			attempt = 0
+		}
+		if atOnce = w.c.reconnectAtOnce(err, &hops); atOnce {
+			attempt-- // another replica, at once: not a failure of its own
 		}
 		var stop stopError
 		switch {
@@ -130,7 +136,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 			}
 			attempt = -1 // reconnect at once
 		case err == nil || retryable(ctx, err):
-			w.c.logger.Warn("berth watch broken; reconnecting", "from_revision", from, "err", err)
+			w.c.logger.Warn("berth watch broken; reconnecting", "from_revision", from, "err", err, "endpoint", w.c.Target())
 		default:
 			return fmt.Errorf("berth client: watch from revision %d: %w", from, err)
 		}

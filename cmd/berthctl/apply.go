@@ -105,7 +105,7 @@ func (a *app) apply(ctx context.Context, o *applyOptions) error {
 		return err
 	}
 	defer c.Close()
-	res, err := syncObjects(ctx, c, objs, o.batchSize, o.prune)
+	res, err := syncOnLeader(ctx, c, objs, o.batchSize, o.prune)
 	if err != nil {
 		return c.err(ctx, err, "")
 	}
@@ -135,6 +135,22 @@ type syncResult struct {
 	applied int
 	pruned  int
 	refused []string // one sentence per refused object
+}
+
+// syncOnLeader runs syncObjects until the leader takes it, within one
+// --timeout: a follower refuses the stream before applying anything, and
+// what a replica that broke had applied is upserted again (so is a
+// re-list, whole).
+func syncOnLeader(ctx context.Context, c *client, objs []sourcedObject, batchSize int, prune bool) (*syncResult, error) {
+	ctx, cancel := c.call(ctx)
+	defer cancel()
+	var tries replicaTries
+	for {
+		res, err := syncObjects(ctx, c, objs, batchSize, prune)
+		if err == nil || !c.anotherReplica(ctx, err, &tries) {
+			return res, err
+		}
+	}
 }
 
 // syncObjects sends objs in batches on one Sync stream, with resync

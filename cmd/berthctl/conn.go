@@ -35,7 +35,7 @@ func (o *connOptions) addFlags(fs *pflag.FlagSet, getenv func(string) string) {
 	if server == "" {
 		server = defaultServer
 	}
-	fs.StringVar(&o.server, "server", server, "berthd's gRPC address, host:port or unix:///path (default from $"+serverEnv+")")
+	fs.StringVar(&o.server, "server", server, "berthd's gRPC address, host:port or unix:///path, or a comma-separated list of replicas' (default from $"+serverEnv+")")
 	fs.DurationVar(&o.timeout, "timeout", defaultTimeout, "how long a call to berthd may take (apply: the whole Sync stream; watch is not bounded)")
 	fs.BoolVar(&o.tls, "tls", false, "connect with TLS (implied by the other --tls-* flags)")
 	fs.StringVar(&o.tlsCA, "tls-ca", "", "PEM file of the CA that signed berthd's certificate (default: the system roots)")
@@ -57,7 +57,7 @@ func (o *connOptions) validate(cmd *cobra.Command) error {
 		return usageErrorf("--token and --token-file are exclusive")
 	case (o.tlsCert == "") != (o.tlsKey == ""):
 		return usageErrorf("--tls-cert and --tls-key go together")
-	case strings.TrimSpace(o.server) == "":
+	case len(berth.SplitEndpoints(o.server)) == 0:
 		return usageErrorf("--server must not be empty")
 	}
 	for _, f := range []string{"tls-ca", "tls-cert", "tls-key", "tls-server-name", "insecure-skip-verify"} {
@@ -110,21 +110,27 @@ func (o *connOptions) credentialError(err error) error {
 // --timeout and the mapping of errors to exit codes.
 type client struct {
 	*berth.Client
-	opts     *connOptions
-	server   string
-	timeout  time.Duration
-	state    berthv1.StateServiceClient
-	decision berthv1.DecisionServiceClient
-	admin    berthv1.AdminServiceClient
+	opts      *connOptions
+	server    string // --server as given
+	endpoints int    // how many replicas --server lists
+	timeout   time.Duration
+	state     berthv1.StateServiceClient
+	decision  berthv1.DecisionServiceClient
+	admin     berthv1.AdminServiceClient
 }
 
 // dial connects to berthd through the Go client (lazily: a server that is
-// down shows on the first call).
+// down shows on the first call). --server may list several replicas: the
+// Go client sends each call to the first that answers and follows the
+// leader a follower names for writes.
 func (o *connOptions) dial() (*client, error) {
-	if _, _, err := berth.ParseTarget(o.server); err != nil {
-		return nil, usageErrorf("--server %q: %v", o.server, err)
+	endpoints := berth.SplitEndpoints(o.server)
+	for _, e := range endpoints {
+		if _, _, err := berth.ParseTarget(e); err != nil {
+			return nil, usageErrorf("--server %q: %v", e, err)
+		}
 	}
-	bc, err := berth.Dial(context.Background(), o.server, o.goClientOptions()...)
+	bc, err := berth.DialEndpoints(context.Background(), endpoints, o.goClientOptions()...)
 	if ce := (*berth.CredentialError)(nil); errors.As(err, &ce) {
 		return nil, o.credentialError(err)
 	}
@@ -132,9 +138,51 @@ func (o *connOptions) dial() (*client, error) {
 		return nil, usageErrorf("--server %q: %v", o.server, err)
 	}
 	return &client{
-		Client: bc, opts: o, server: o.server, timeout: o.timeout,
+		Client: bc, opts: o, server: strings.Join(endpoints, ","), endpoints: len(endpoints), timeout: o.timeout,
 		state: bc.State, decision: bc.Decisions, admin: bc.Admin,
 	}, nil
+}
+
+// maxReplicaTries bounds the NOT_LEADER answers a stream berthctl opens
+// itself (apply's Sync, watch) follows: as many as the Go client follows for
+// a unary call. With the backoff between them (berth.LeaderPoll at most)
+// that is about 26s, more than an election takes with berthd's default
+// lease TTL (10s); --timeout bounds apply's tries.
+const maxReplicaTries = 30
+
+// replicaTries counts the failures in a row of one stream.
+type replicaTries struct {
+	redirects   int // NOT_LEADER answers
+	unreachable int // UNAVAILABLE failures since the last NOT_LEADER
+}
+
+// anotherReplica tells whether a stream that failed with err is worth
+// opening again, and waits before if so (false when ctx ends). A follower
+// refused it (NOT_LEADER: the Go client now points at the leader it named,
+// or the next replica): again after a backoff. With several replicas
+// listed, one could not be reached or cut its streams (a replica does when
+// it becomes leader or follower): again at once on the next, up to two
+// rounds of the list without a replica answering.
+func (c *client) anotherReplica(ctx context.Context, err error, t *replicaTries) bool {
+	delay := time.Duration(0)
+	if _, notLeader := berth.NotLeader(err); notLeader {
+		t.redirects, t.unreachable = t.redirects+1, 0
+		if t.redirects >= maxReplicaTries {
+			return false
+		}
+		delay = min(berth.DefaultBackoff().Delay(t.redirects-1), berth.LeaderPoll)
+	} else {
+		t.unreachable++
+		if status.Code(err) != codes.Unavailable || c.endpoints < 2 || t.unreachable >= 2*c.endpoints {
+			return false
+		}
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(delay):
+		return true
+	}
 }
 
 // call is the context of one unary call, bounded by --timeout.
@@ -164,11 +212,12 @@ func (c *client) certificateRefusal(ctx context.Context) error {
 	}
 	switch {
 	case re.Required:
-		return &exitError{code: exitUnauthorized, err: fmt.Errorf("berthd at %s requires a client certificate (mutual TLS): pass --tls-cert and --tls-key", c.server)}
+		return &exitError{code: exitUnauthorized, err: fmt.Errorf("berthd at %s requires a client certificate (mutual TLS): pass --tls-cert and --tls-key", c.Target())}
 	case c.opts.tlsCert == "":
-		return &exitError{code: exitUnauthorized, err: fmt.Errorf("berthd at %s refused the connection for want of a client certificate (%s): pass --tls-cert and --tls-key", c.server, re.Alert)}
+		return &exitError{code: exitUnauthorized, err: fmt.Errorf("berthd at %s refused the connection for want of a client certificate (%s): pass --tls-cert and --tls-key", c.Target(), re.Alert)}
 	}
-	return &exitError{code: exitUnauthorized, err: fmt.Errorf("berthd at %s refused the client certificate of --tls-cert %s: %s", c.server, c.opts.tlsCert, re.Alert)}
+	return &exitError{code: exitUnauthorized, err: fmt.Errorf("berthd at %s refused the client certificate of --tls-cert %s: %s", c.Target(), c.opts.tlsCert, re.Alert)}
 }
 
-func (c *client) String() string { return fmt.Sprintf("berthd at %s", c.server) }
+// String names the replica calls go to now.
+func (c *client) String() string { return fmt.Sprintf("berthd at %s", c.Target()) }

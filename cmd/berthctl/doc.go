@@ -19,6 +19,12 @@
 // (relist.go). Shell completion asks berthd for pod and node names
 // (complete.go), bounded by a short timeout and silent on failure.
 //
+// --server (and $BERTH_SERVER) may list the replicas of a highly available
+// berthd, comma-separated: the Go client sends each call to the first
+// replica that answers and follows the leader a follower names for writes;
+// apply's Sync stream and watch, which berthctl opens itself, are opened
+// again on the replica the client moved to (anotherReplica in conn.go).
+//
 // Exit codes are part of the interface; scripts may rely on them:
 //
 //	0  success

@@ -8,6 +8,8 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/berthsched/berth/clients/go"
 )
 
 // Exit codes (see doc.go). They are part of berthctl's interface.
@@ -70,6 +72,9 @@ func rpcError(ctx context.Context, err error, server, what string) error {
 		}
 		return &exitError{code: exitNotFound, err: fmt.Errorf("not found: %s", msg)}
 	case codes.Unavailable:
+		if leader, ok := berth.NotLeader(err); ok {
+			return &exitError{code: exitUnavailable, err: notLeaderError(server, leader)}
+		}
 		return &exitError{code: exitUnavailable, err: fmt.Errorf("cannot reach berthd at %s: %s%s", server, msg, transportHint(msg))}
 	case codes.DeadlineExceeded:
 		return &exitError{code: exitUnavailable, err: fmt.Errorf("berthd at %s did not answer in time (--timeout): %s", server, msg)}
@@ -104,4 +109,13 @@ func transportHint(msg string) string {
 		return " (if berthd serves TLS, pass --tls)"
 	}
 	return ""
+}
+
+// notLeaderError words a write no replica of --server took because none was
+// the leader (or the one named could not be reached).
+func notLeaderError(server, leader string) error {
+	if leader == "" {
+		return fmt.Errorf("no berthd replica at %s is the leader (an election may be under way): try again", server)
+	}
+	return fmt.Errorf("berthd replicas at %s name %s as the leader, which did not take the call: try again", server, leader)
 }

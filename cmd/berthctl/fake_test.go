@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -46,6 +47,13 @@ type fakeBerthd struct {
 	info *berthv1.ServerInfoResponse
 	// empty makes ListPending, ListNodes and QueueStats answer nothing.
 	empty bool
+	// follower makes StateService calls fail with NOT_LEADER naming leader
+	// (empty: no leader known), as a berthd replica that does not lead.
+	follower bool
+	leader   string
+	// leadAfter > 0: the follower becomes the leader after refusing that
+	// many calls (an election that ends).
+	leadAfter int
 
 	mu       sync.Mutex
 	syncReqs []*berthv1.SyncRequest
@@ -55,6 +63,7 @@ type fakeBerthd struct {
 	pendReqs []*berthv1.ListPendingRequest
 	reports  []*berthv1.ReportBindResultRequest
 	auth     []string
+	refused  []string // StateService methods refused as a follower
 }
 
 // start serves f on a loopback port and returns its address; opts are
@@ -66,14 +75,20 @@ func (f *fakeBerthd) start(t *testing.T, opts ...grpc.ServerOption) string {
 		t.Fatal(err)
 	}
 	s := grpc.NewServer(append([]grpc.ServerOption{
-		grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+		grpc.UnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 			if err := f.authorize(ctx); err != nil {
+				return nil, err
+			}
+			if err := f.refuseWrite(info.FullMethod); err != nil {
 				return nil, err
 			}
 			return h(ctx, req)
 		}),
-		grpc.StreamInterceptor(func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+		grpc.StreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
 			if err := f.authorize(ss.Context()); err != nil {
+				return err
+			}
+			if err := f.refuseWrite(info.FullMethod); err != nil {
 				return err
 			}
 			return h(srv, ss)
@@ -85,6 +100,27 @@ func (f *fakeBerthd) start(t *testing.T, opts ...grpc.ServerOption) string {
 	go func() { _ = s.Serve(lis) }()
 	t.Cleanup(s.Stop)
 	return lis.Addr().String()
+}
+
+// refuseWrite is a follower's NOT_LEADER answer to a StateService call.
+func (f *fakeBerthd) refuseWrite(method string) error {
+	f.mu.Lock()
+	follower := f.follower
+	f.mu.Unlock()
+	if !follower || !strings.HasPrefix(method, "/berth.v1.StateService/") {
+		return nil
+	}
+	f.mu.Lock()
+	f.refused = append(f.refused, method)
+	f.follower = len(f.refused) != f.leadAfter
+	f.mu.Unlock()
+	st, err := status.New(codes.Unavailable, "not the leader").WithDetails(&errdetails.ErrorInfo{
+		Reason: "NOT_LEADER", Domain: "berth.v1", Metadata: map[string]string{"leader": f.leader},
+	})
+	if err != nil {
+		return err
+	}
+	return st.Err()
 }
 
 func (f *fakeBerthd) authorize(ctx context.Context) error {

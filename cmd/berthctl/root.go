@@ -152,7 +152,7 @@ for example: source <(berthctl completion bash).
 	root.Flags().Bool("version", false, "print berthctl's version and commit (berthctl version also asks berthd)")
 	a.conn.addFlags(root.PersistentFlags(), getenv)
 	// One default in the help, the one in force: $BERTH_SERVER's when set.
-	root.PersistentFlags().Lookup("server").Usage = "berthd's gRPC address, host:port or unix:///path; $" + serverEnv + " sets the default"
+	root.PersistentFlags().Lookup("server").Usage = "berthd's gRPC address, host:port or unix:///path, or the replicas' as a comma-separated list (writes follow the leader); $" + serverEnv + " sets the default"
 	root.AddCommand(
 		a.simulateCommand(),
 		a.applyCommand(),

@@ -48,6 +48,6 @@ func (a *app) serverVersion(ctx context.Context) error {
 	if v == "" {
 		v = "(version unknown)"
 	}
-	fmt.Fprintf(a.out, "berthd %s at %s\n", v, c.server)
+	fmt.Fprintf(a.out, "berthd %s at %s\n", v, c.Target())
 	return nil
 }

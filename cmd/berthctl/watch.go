@@ -182,11 +182,18 @@ func (a *app) watch(ctx context.Context, o *watchOptions) error {
 	defer c.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	stream, err := c.decision.Watch(ctx, &berthv1.WatchRequest{FromRevision: o.fromRevision, SchedulerName: o.schedulerName})
+	logID := "" // the log's identity, sent when resuming on another replica
+	open := func(from uint64) (<-chan watchRecv, error) {
+		stream, err := c.decision.Watch(ctx, &berthv1.WatchRequest{FromRevision: from, SchedulerName: o.schedulerName, LogId: logID})
+		if err != nil {
+			return nil, err
+		}
+		return receiveWatch(ctx, stream), nil
+	}
+	msgs, err := open(o.fromRevision)
 	if err != nil {
 		return c.err(ctx, err, "")
 	}
-	msgs := receiveWatch(ctx, stream)
 	var idle <-chan time.Time
 	var timer idleTimer
 	if o.idleTimeout > 0 {
@@ -197,6 +204,7 @@ func (a *app) watch(ctx context.Context, o *watchOptions) error {
 	enc := json.NewEncoder(a.out)
 	next := o.fromRevision
 	received := false // a resume hint makes sense only once something came
+	var tries replicaTries
 	for {
 		var m watchRecv
 		select {
@@ -206,13 +214,23 @@ func (a *app) watch(ctx context.Context, o *watchOptions) error {
 			return nil // interrupted: a normal way to stop watching
 		case m = <-msgs:
 		}
+		if m.err != nil && c.anotherReplica(ctx, m.err, &tries) {
+			// Every replica serves the same log: resume on the next.
+			if msgs, err = open(next); err != nil {
+				return c.err(ctx, err, "")
+			}
+			continue
+		}
 		if m.err != nil {
 			if !received {
 				next = 0
 			}
 			return a.watchEnded(ctx, c, m.err, next)
 		}
-		received = true
+		received, tries = true, replicaTries{}
+		if id := m.resp.GetLogId(); id != "" {
+			logID = id
+		}
 		if err := a.printDecisions(enc, o.output, m.resp.GetDecisions()); err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ a checkpointed revision, and bind reporting. See clients/README.md.
 from berth_client._errors import (
     BatchError, CompactedError, HandlerError, ObjectError, RequestTooLarge, SessionClosed,
 )
+from berth_client._router import LEADER_POLL, MAX_REDIRECTS, NOT_LEADER, not_leader, split_endpoints
 from berth_client._status import (
     DISRUPTION_BUDGET, BudgetRefused, LOG_ID_MISMATCH, REVISION_COMPACTED, REVISION_NOT_WRITTEN, error_info, error_reason, status_details,
 )
@@ -21,6 +22,7 @@ from berth_client.v1 import (
 
 __all__ = [
     "BatchError", "CompactedError", "HandlerError", "ObjectError", "RequestTooLarge", "SessionClosed",
+    "LEADER_POLL", "MAX_REDIRECTS", "NOT_LEADER", "not_leader", "split_endpoints",
     "DISRUPTION_BUDGET", "BudgetRefused", "LOG_ID_MISMATCH", "REVISION_COMPACTED", "REVISION_NOT_WRITTEN", "error_info", "error_reason", "status_details",
     "Backoff", "Client", "FileCheckpoint", "MemoryCheckpoint", "Watcher",
     "QuantityError", "format_quantity", "parse_quantity", "parse_resources",

@@ -4,12 +4,13 @@ import os
 import tempfile
 import threading
 from dataclasses import dataclass
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Callable, Iterable, Optional, Sequence, Union
 
 import grpc
 
 from berth_client._errors import (RETRYABLE, BatchError, CompactedError, HandlerError, RequestTooLarge, is_not_found,
                                   object_error)
+from berth_client._router import RoutedStub, Router, split_endpoints
 from berth_client._status import REVISION_COMPACTED, budget_refused, error_info
 from berth_client.session import DEFAULT_MAX_BATCH, Session
 from berth_client.v1 import decision_pb2, decision_service_pb2, decision_service_pb2_grpc
@@ -82,7 +83,22 @@ class MemoryCheckpoint:
 
 
 class Client:
-    """A connection to berthd. target is "host:port" or "unix:///path".
+    """A connection to berthd. target is "host:port" or "unix:///path", or,
+    for the replicas of a highly available berthd, several of them: a
+    sequence, or one string with commas between them.
+
+    With several replicas, calls go to one at a time, the first at start. A
+    write refused by a replica that is not the leader (UNAVAILABLE, ErrorInfo
+    reason NOT_LEADER) moves the client to the leader the replica names
+    (connected to the first time, with the same credentials), or to the next
+    endpoint when it names none; a replica that cannot be reached
+    (UNAVAILABLE) moves it to the next endpoint. Unary calls are retried
+    there (at most 10 redirects, with backoff, within their timeout); a
+    Session reconnects there and re-lists; a Watcher resumes there from its
+    revision with its log id. Reads go to the endpoint of the last call that
+    answered: followers serve them. With several endpoints calls fail fast on
+    a replica that is down instead of waiting for it. target tells where
+    calls go now.
 
     With token, every call carries "authorization: Bearer <token>". With tls,
     root_certificates, private_key or certificate_chain the channel is TLS
@@ -91,35 +107,48 @@ class Client:
     with --tls-client-ca (mutual TLS). Otherwise the channel is plaintext, for
     a loopback sidecar. channel_options are grpc channel arguments (for
     example ("grpc.ssl_target_name_override", "berth.example")). channel lets
-    the caller bring its own grpc.Channel. max_batch caps the objects per
-    request of apply(), delete() and sessions: berthd refuses a request of
-    more than its --max-batch-objects (10000 by default).
+    the caller bring its own grpc.Channel (one endpoint; a leader named by a
+    follower is then not followed). max_batch caps the objects per request of
+    apply(), delete() and sessions: berthd refuses a request of more than its
+    --max-batch-objects (10000 by default).
     """
 
-    def __init__(self, target: str = "", *, token: Optional[str] = None, tls: bool = False,
+    def __init__(self, target: Union[str, Sequence[str]] = "", *, token: Optional[str] = None, tls: bool = False,
                  root_certificates: Optional[bytes] = None, private_key: Optional[bytes] = None,
                  certificate_chain: Optional[bytes] = None, channel_options: Sequence[tuple] = (),
                  channel: Optional[grpc.Channel] = None, backoff: Optional[Backoff] = None,
                  max_batch: int = DEFAULT_MAX_BATCH):
         if (private_key is None) != (certificate_chain is None):
             raise ValueError("private_key and certificate_chain go together")
-        if channel is None:
+        self.backoff = backoff or Backoff()
+
+        def dial(addr: str) -> grpc.Channel:
             if tls or root_certificates or private_key:
                 creds = grpc.ssl_channel_credentials(root_certificates, private_key, certificate_chain)
-                channel = grpc.secure_channel(target, creds, options=list(channel_options))
-            else:
-                channel = grpc.insecure_channel(target, options=list(channel_options))
-        self.channel = channel
+                return grpc.secure_channel(addr, creds, options=list(channel_options))
+            return grpc.insecure_channel(addr, options=list(channel_options))
+
+        if channel is not None:
+            self._router = Router([(", ".join(split_endpoints(target)), channel)], None, self.backoff)
+        else:
+            endpoints = split_endpoints(target) or [""]
+            self._router = Router([(a, dial(a)) for a in dict.fromkeys(endpoints)], dial, self.backoff)
+        self.channel = self._router.current()[0].channel  # the first endpoint's
         self.metadata = (("authorization", "Bearer " + token),) if token else ()
-        self.backoff = backoff or Backoff()
         self.max_batch = max(max_batch, 1)
-        self.state = state_service_pb2_grpc.StateServiceStub(channel)
-        self.decisions = decision_service_pb2_grpc.DecisionServiceStub(channel)
-        self.admin = admin_service_pb2_grpc.AdminServiceStub(channel)
-        self.eviction = eviction_service_pb2_grpc.EvictionServiceStub(channel)
+        self.state = RoutedStub(self._router, state_service_pb2_grpc.StateServiceStub)
+        self.decisions = RoutedStub(self._router, decision_service_pb2_grpc.DecisionServiceStub)
+        self.admin = RoutedStub(self._router, admin_service_pb2_grpc.AdminServiceStub)
+        self.eviction = RoutedStub(self._router, eviction_service_pb2_grpc.EvictionServiceStub)
+
+    @property
+    def target(self) -> str:
+        """The address calls go to now: the first endpoint, or the replica a
+        redirect or failover chose since."""
+        return self._router.target
 
     def close(self) -> None:
-        self.channel.close()
+        self._router.close()
 
     def apply(self, objects: Sequence[Object], timeout: Optional[float] = None) -> None:
         """Upserts objects, max_batch per call; raises BatchError for the refused
@@ -250,10 +279,12 @@ class Watcher:
         position in another log (grpc.RpcError: REVISION_NOT_WRITTEN,
         LOG_ID_MISMATCH) or a handler error (HandlerError)."""
         rev = self._checkpoint.load() or self._start_at
-        attempt = 0
+        attempt = hops = 0
+        at_once = False  # the router moved past a replica that is down: no wait
         while not self._stopped.is_set():
-            if attempt and self._stopped.wait(self._client.backoff.delay(attempt)):
+            if attempt and not at_once and self._stopped.wait(self._client.backoff.delay(attempt)):
                 return
+            at_once = False
             req = decision_service_pb2.WatchRequest(from_revision=rev, scheduler_name=self._scheduler_name, types=self._types,
                                                     log_id=self.log_id)
             call = self._client.decisions.Watch(req, metadata=self._client.metadata, wait_for_ready=True)
@@ -292,6 +323,9 @@ class Watcher:
                 if e.code() not in RETRYABLE:
                     raise
                 attempt = 0 if progressed else attempt + 1
+                at_once, hops = self._client._router.hop(e, hops)
+                if at_once and attempt:
+                    attempt -= 1  # another replica, at once: not a failure of its own
             finally:
                 call.cancel()  # ends the stream when a handler error leaves it
                 self._call = None

@@ -9,6 +9,7 @@ import grpc
 
 from berth_client._errors import (RETRYABLE, BatchError, ObjectError, RequestTooLarge, SessionClosed, is_not_found,
                                   object_error)
+from berth_client._router import retry_delay
 from berth_client.v1 import object_pb2, state_service_pb2
 
 DEFAULT_MAX_BATCH = 500  # far below berthd's default --max-batch-objects (10000)
@@ -185,11 +186,14 @@ class Session:
             raise call.error
 
     def _run(self) -> None:
-        attempt = 0
+        attempt = hops = 0
+        at_once = False  # the router moved past a replica that is down: no wait
+        failure: Optional[BaseException] = None  # the previous stream's
         try:
             while not self._closed.is_set():
-                if attempt and self._closed.wait(self._client.backoff.delay(attempt)):
+                if attempt and not at_once and self._closed.wait(retry_delay(self._client.backoff, failure, attempt)):
                     break
+                failure = None
                 try:
                     self._connect()
                 except RequestTooLarge as e:
@@ -201,17 +205,25 @@ class Session:
                     if e.code() not in RETRYABLE:
                         self.error = e
                         break
+                    failure = e
                 except Exception as e:  # the lister failed: retry with backoff
                     if self._closed.is_set():
                         break
                     self.error = e
                 attempt = 0 if self._resynced else attempt + 1
+                at_once, hops = self._hop(failure, hops)
+                if at_once and attempt:
+                    attempt -= 1  # another replica, at once: not a failure of its own
         finally:
             self._closed.set()
             with self._cond:
                 pending, self._queue = list(self._queue), collections.deque()
                 for c in pending:
                     c.finish(SessionClosed(str(self.error or "session closed")))
+
+    def _hop(self, e: Optional[BaseException], hops: int) -> Tuple[bool, int]:
+        router = getattr(self._client, "_router", None)
+        return router.hop(e, hops) if router is not None else (False, 0)
 
     def _next_id(self) -> int:
         self._batch_id += 1

@@ -9,6 +9,7 @@ import * as grpc from "@grpc/grpc-js";
 
 import { BatchError, CompactedError, grpcCode, HandlerError, isNotFound, ObjectError, objectError, RequestTooLarge, RETRYABLE } from "./errors.js";
 import { DEFAULT_MAX_BATCH, sleep } from "./session.js";
+import { Router, splitEndpoints } from "./router.js";
 import { budgetRefused, errorInfo, REVISION_COMPACTED } from "./status.js";
 import { Decision } from "./gen/berth/v1/decision.js";
 import { DecisionServiceClient, WatchRequest, WatchResponse } from "./gen/berth/v1/decision_service.js";
@@ -30,6 +31,7 @@ export { DEFAULT_MAX_BATCH, Session } from "./session.js";
 export { formatQuantity, parseQuantity, parseQuantityBigInt, parseResources, QuantityError } from "./quantity.js";
 export { BudgetRefused, DISRUPTION_BUDGET, ErrorInfo, errorInfo, errorReason, LOG_ID_MISMATCH, REVISION_COMPACTED, REVISION_NOT_WRITTEN, Status, statusDetails } from "./status.js";
 export type { ResyncResult, SessionOptions } from "./session.js";
+export { LEADER_POLL_MS, MAX_REDIRECTS, NOT_LEADER, notLeader, splitEndpoints } from "./router.js";
 
 /** Exponential delay in milliseconds between reconnection attempts. */
 export class Backoff {
@@ -102,7 +104,23 @@ export interface ClientOptions {
   maxBatch?: number;
 }
 
-/** A connection to berthd; target is "host:port" or "unix:///path". */
+/**
+ * A connection to berthd; target is "host:port" or "unix:///path", or, for
+ * the replicas of a highly available berthd, several of them: a list, or one
+ * string with commas between them.
+ *
+ * With several replicas, calls go to one at a time, the first at start. A
+ * write refused by a replica that is not the leader (UNAVAILABLE, ErrorInfo
+ * reason NOT_LEADER) moves the client to the leader the replica names
+ * (connected to the first time, with the same credentials), or to the next
+ * endpoint when it names none; a replica that cannot be reached
+ * (UNAVAILABLE) moves it to the next endpoint. Unary calls are retried there
+ * (at most MAX_REDIRECTS redirects, with backoff); a Session reconnects
+ * there and re-lists; a Watcher resumes there from its revision with its log
+ * id. Reads go to the endpoint of the last call that answered: followers
+ * serve them. With several endpoints calls fail fast on a replica that is
+ * down instead of waiting for it. target tells where calls go now.
+ */
 export class Client {
   readonly state: StateServiceClient;
   readonly decisions: DecisionServiceClient;
@@ -111,22 +129,31 @@ export class Client {
   readonly backoff: Backoff;
   readonly maxBatch: number;
   private readonly token?: string;
+  private readonly router: Router;
 
-  constructor(target: string, opts: ClientOptions = {}) {
+  constructor(target: string | string[], opts: ClientOptions = {}) {
     const { tls } = opts;
     if (!tls?.privateKey !== !tls?.certChain) throw new Error("tls.privateKey and tls.certChain go together");
     const creds = opts.credentials ??
       (tls ? grpc.credentials.createSsl(tls.rootCerts ?? null, tls.privateKey ?? null, tls.certChain ?? null)
         : grpc.credentials.createInsecure());
-    this.state = new StateServiceClient(target, creds, opts.channelOptions);
-    // The three stubs share one channel: same target, credentials and options.
-    this.decisions = new DecisionServiceClient(target, creds, { ...opts.channelOptions, channelOverride: this.state.getChannel() });
-    this.admin = new AdminServiceClient(target, creds, { ...opts.channelOptions, channelOverride: this.state.getChannel() });
-    this.eviction = new EvictionServiceClient(target, creds, { ...opts.channelOptions, channelOverride: this.state.getChannel() });
     this.backoff = opts.backoff ?? new Backoff();
+    const endpoints = splitEndpoints(target);
+    this.router = new Router(endpoints.length ? endpoints : [""], creds, opts.channelOptions, (n) => this.backoff.delay(n));
+    // Each replica's stubs share one channel: same target, credentials and options.
+    this.state = this.router.routed(StateServiceClient);
+    this.decisions = this.router.routed(DecisionServiceClient);
+    this.admin = this.router.routed(AdminServiceClient);
+    this.eviction = this.router.routed(EvictionServiceClient);
     this.maxBatch = Math.max(opts.maxBatch ?? DEFAULT_MAX_BATCH, 1);
     this.token = opts.token;
   }
+
+  /** The address calls go to now: the first endpoint, or the replica a redirect or failover chose since. */
+  get target(): string { return this.router.target; }
+
+  /** See Router.hop: whether a stream that failed with e may be reopened at once, on another replica. */
+  hop(e: unknown, hops: number): [boolean, number] { return this.router.hop(e, hops); }
 
   metadata(): grpc.Metadata {
     const md = new grpc.Metadata();
@@ -134,12 +161,7 @@ export class Client {
     return md;
   }
 
-  close(): void {
-    this.state.close();
-    this.decisions.close();
-    this.admin.close();
-    this.eviction.close();
-  }
+  close(): void { this.router.close(); }
 
   /**
    * Evicts a pod through berthd's eviction API (disruption budgets
@@ -254,8 +276,11 @@ export class Watcher {
   async run(): Promise<void> {
     let rev = (await this.checkpoint.load()) || (this.opts.startAt ?? 0);
     let attempt = 0;
+    let hops = 0;
+    let atOnce = false; // the router moved past a replica that is down: no wait
     while (!this.abort.signal.aborted) {
-      await sleep(this.client.backoff.delay(attempt), this.abort.signal);
+      if (!atOnce) await sleep(this.client.backoff.delay(attempt), this.abort.signal);
+      atOnce = false;
       if (this.abort.signal.aborted) return;
       const req = WatchRequest.fromPartial({ fromRevision: rev, schedulerName: this.opts.schedulerName ?? "", types: this.opts.types ?? [], logId: this.logId });
       const call = this.client.decisions.watch(req, this.client.metadata(), { waitForReady: true } as Partial<grpc.CallOptions>);
@@ -295,6 +320,8 @@ export class Watcher {
         const code = grpcCode(e);
         if (code === undefined || !RETRYABLE.has(code)) throw e;
         attempt = progressed ? 0 : attempt + 1;
+        [atOnce, hops] = this.client.hop(e, hops);
+        if (atOnce && attempt) attempt--; // another replica, at once: not a failure of its own
       } finally {
         this.call = undefined;
       }

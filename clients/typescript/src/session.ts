@@ -2,6 +2,7 @@
 import * as grpc from "@grpc/grpc-js";
 
 import type { Client } from "./index.js";
+import { retryDelay } from "./router.js";
 import { BatchError, grpcCode, isNotFound, ObjectError, objectError, RequestTooLarge, RETRYABLE, SessionClosed } from "./errors.js";
 import { Object as BerthObject, ObjectKind, ObjectRef } from "./gen/berth/v1/object.js";
 import { Mutation, ObjectError as WireObjectError, Resync, SyncRequest, SyncResponse } from "./gen/berth/v1/state_service.js";
@@ -165,9 +166,13 @@ export class Session {
 
   private async run(): Promise<void> {
     let attempt = 0;
+    let hops = 0;
+    let atOnce = false; // the router moved past a replica that is down: no wait
+    let failure: unknown; // the previous stream's
     while (!this.abort.signal.aborted) {
-      await sleep(this.client.backoff.delay(attempt), this.abort.signal);
+      if (!atOnce) await sleep(retryDelay(this.client.backoff.delay(attempt), failure), this.abort.signal);
       if (this.abort.signal.aborted) break;
+      failure = undefined;
       try {
         await this.connect();
       } catch (e) {
@@ -177,8 +182,11 @@ export class Session {
           this.error = e as Error;
           break;
         }
+        failure = e;
       }
       attempt = this.resynced ? 0 : attempt + 1;
+      [atOnce, hops] = this.client.hop(failure, hops);
+      if (atOnce && attempt) attempt--; // another replica, at once: not a failure of its own
     }
     this.abort.abort();
     for (const c of this.queue.splice(0)) fail(c, new SessionClosed(this.error?.message ?? "session closed"));

@@ -17,7 +17,7 @@ const status = (code: grpc.status, details: string, metadata?: grpc.Metadata) =>
   Object.assign(new Error(details), { code, details, metadata }) as grpc.ServiceError;
 
 /** Ends a Watch as berthd does: code, with an ErrorInfo of reason in the status details. */
-function watchError(code: grpc.status, message: string, reason: string, metadata: { [k: string]: string }): grpc.ServiceError {
+export function watchError(code: grpc.status, message: string, reason: string, metadata: { [k: string]: string }): grpc.ServiceError {
   const info = ErrorInfo.encode({ reason, domain: "berth.v1", metadata }).finish();
   const details = Status.encode({ code, message, details: [{ typeUrl: "type.googleapis.com/google.rpc.ErrorInfo", value: Buffer.from(info) }] }).finish();
   const md = new grpc.Metadata();
@@ -113,7 +113,8 @@ export class FakeBerth {
     return undefined;
   }
 
-  private stateService(): StateServiceServer {
+  /** The StateService handlers (replicas wrap them). */
+  stateService(): StateServiceServer {
     return {
       sync: (call) => {
         this.seen(call.metadata);

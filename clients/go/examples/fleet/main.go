@@ -38,7 +38,7 @@ const (
 )
 
 func main() {
-	server := flag.String("server", envOr("BERTH_SERVER", "127.0.0.1:7070"), "berthd address, host:port")
+	server := flag.String("server", envOr("BERTH_SERVER", "127.0.0.1:7070"), "berthd address, host:port, or the replicas' comma-separated")
 	token := flag.String("token", os.Getenv("BERTH_TOKEN"), "bearer token, if berthd wants one")
 	timeout := flag.Duration("timeout", 60*time.Second, "give up after this long")
 	flag.Parse()
