@@ -276,7 +276,9 @@ func TestCrashUnderLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := make(chan struct{}, 1)
+	readerDone := make(chan struct{})
 	go func() {
+		defer close(readerDone)
 		for {
 			r, err := w2.Recv()
 			if err != nil {
@@ -302,11 +304,16 @@ func TestCrashUnderLoad(t *testing.T) {
 		}
 		break
 	}
+	// The reader may be inside act when the watch ends: wait for it before
+	// the reports it started, then read what it received under the lock.
 	wcancel()
+	<-readerDone
 	o2.reports.Wait()
 
 	// Checks over the whole log.
+	o2.mu.Lock()
 	all := append(append([]*berthv1.Decision(nil), before...), o2.received...)
+	o2.mu.Unlock()
 	revs := map[uint64]bool{}
 	boundTo := map[string][]string{}
 	for _, d := range all {
