@@ -40,12 +40,16 @@ type switchedCase struct {
 	percentage int32
 }
 
-// replaySwitched replays five random clusters of each case, with look-alike
-// copies of every pending pod, once as is and once with off applied to the
-// options, and requires identical traces; seeds start at base.
+// replaySwitched replays five random clusters of each case (one under the
+// race detector), with look-alike copies of every pending pod, once as is
+// and once with off applied to the options, and requires identical
+// traces; seeds start at base.
 func replaySwitched(t *testing.T, cases []switchedCase, base uint64, what string, off func(*simulate.Options)) {
 	t.Helper()
-	const seedsPerCase = 5
+	seedsPerCase, minAttempts := uint64(5), 500
+	if raceDetector {
+		seedsPerCase, minAttempts = 1, 100
+	}
 	attempts := 0
 	for ci, tc := range cases {
 		for seed := uint64(1); seed <= seedsPerCase; seed++ {
@@ -77,7 +81,7 @@ func replaySwitched(t *testing.T, cases []switchedCase, base uint64, what string
 			}
 		}
 	}
-	if attempts < 500 {
+	if attempts < minAttempts {
 		t.Errorf("only %d attempts compared; the corpus is too small to mean much", attempts)
 	}
 }

@@ -1,0 +1,6 @@
+//go:build !race
+
+package parity_test
+
+// raceDetector: see race_test.go.
+const raceDetector = false
