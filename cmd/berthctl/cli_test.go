@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 )
@@ -463,5 +464,73 @@ func TestServerFromEnvironment(t *testing.T) {
 	})
 	if code != exitOK || !strings.Contains(out.String(), "high") {
 		t.Errorf("exit %d output %q", code, out.String())
+	}
+}
+
+// explain prints the device reasons node by node, one line per claim or
+// request, and -o json carries them.
+func TestExplainDevices(t *testing.T) {
+	const inUse = "claim default/train, request g: the devices matching it are in use"
+	f := &fakeBerthd{explain: map[string]*berthv1.ExplainResponse{"train": {
+		Pod:              &berthv1.PodRef{Namespace: "default", Name: "train", Uid: "u-train"},
+		SchedulerName:    "default-scheduler",
+		State:            berthv1.QueueState_QUEUE_STATE_UNSCHEDULABLE,
+		Attempts:         1,
+		RejectingPlugins: []string{"DynamicResources"},
+		LastAttemptTime:  timestamppb.New(t0),
+		EnqueuedTime:     timestamppb.New(t0),
+		LastDiagnosis: &berthv1.Unschedulable{
+			Message: "0/2 nodes are available: 2 cannot allocate all claims. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
+			NodeReasons: []*berthv1.NodeReasons{
+				{Node: "n1", Reasons: []string{"cannot allocate all claims"}, Unresolvable: true},
+				{Node: "n2", Reasons: []string{"cannot allocate all claims"}, Unresolvable: true},
+			},
+		},
+		DeviceReasons: []*berthv1.NodeDeviceReasons{
+			{Node: "n1", Reasons: []string{inUse, "claim default/nic, request n: not enough devices on the node match it"}},
+			{Node: "n2", Reasons: []string{inUse}},
+		},
+	}}}
+	addr := f.start(t)
+	got := berthctl(t, nil, "", "--server", addr, "explain", "train")
+	want := `Pod:            default/train
+UID:            u-train
+Scheduler:      default-scheduler
+Priority:       0
+Queue:          unschedulable
+Attempts:       1
+Enqueued:       2024-05-01T12:00:00Z
+Last attempt:   2024-05-01T12:00:00Z
+Next retry:     when a cluster change may help it, or once it has waited the maximum unschedulable time
+Nominated node: -
+Rejected by:    DynamicResources
+
+Last diagnosis:
+  0/2 nodes are available: 2 cannot allocate all claims. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.
+
+  NODE  REASONS                     PREEMPTION
+  n1    cannot allocate all claims  cannot help
+  n2    cannot allocate all claims  cannot help
+
+Devices, as they are now:
+
+  NODE  WHY THE CLAIMS CANNOT BE ALLOCATED
+  n1    claim default/train, request g: the devices matching it are in use
+        claim default/nic, request n: not enough devices on the node match it
+  n2    claim default/train, request g: the devices matching it are in use
+`
+	if diff := cmp.Diff(result{stdout: want}, got, cmp.AllowUnexported(result{})); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	got = berthctl(t, nil, "", "--server", addr, "explain", "-o", "json", "train")
+	var ex struct {
+		DeviceReasons []struct {
+			Node    string   `json:"node"`
+			Reasons []string `json:"reasons"`
+		} `json:"device_reasons"`
+	}
+	if err := json.Unmarshal([]byte(got.stdout), &ex); err != nil || len(ex.DeviceReasons) != 2 ||
+		ex.DeviceReasons[1].Node != "n2" || ex.DeviceReasons[1].Reasons[0] != inUse {
+		t.Errorf("json: %v\n%s", err, got.stdout)
 	}
 }

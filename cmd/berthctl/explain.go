@@ -22,7 +22,9 @@ func (a *app) explainCommand() *cobra.Command {
 		Long: `explain asks berthd (AdminService.Explain) about one pod, like the scheduling
 part of kubectl describe: its sub-queue, attempts, next retry, nominated node,
 and the "0/N nodes are available: ..." diagnosis of its last failed attempt
-with every node's reasons. A pod named without a namespace is in "default".
+with every node's reasons; for a pod claiming devices, which claim or request
+each node DynamicResources rejected cannot allocate, and why. A pod named
+without a namespace is in "default".
 
 explain exits 0 whatever the pod's state (an unschedulable pod is explained,
 not an error) and 4 when berthd holds no such pod (right after a restart, until
@@ -120,7 +122,15 @@ func writeExplain(w io.Writer, r *berthv1.ExplainResponse) error {
 	if err := tw.Flush(); err != nil {
 		return failedf("writing: %w", err)
 	}
-	d := r.GetLastDiagnosis()
+	if err := writeDiagnosis(w, r.GetLastDiagnosis()); err != nil {
+		return err
+	}
+	return writeDeviceReasons(w, r.GetDeviceReasons())
+}
+
+// writeDiagnosis prints the last failed attempt: kube's message and each
+// node's reasons.
+func writeDiagnosis(w io.Writer, d *berthv1.Unschedulable) error {
 	if d == nil {
 		return nil
 	}
@@ -129,7 +139,7 @@ func writeExplain(w io.Writer, r *berthv1.ExplainResponse) error {
 		return nil
 	}
 	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  NODE\tREASONS\tPREEMPTION")
 	for _, nr := range d.GetNodeReasons() {
 		pre := "may help"
@@ -137,6 +147,32 @@ func writeExplain(w io.Writer, r *berthv1.ExplainResponse) error {
 			pre = "cannot help"
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", nr.GetNode(), strings.Join(nr.GetReasons(), "; "), pre)
+	}
+	if err := tw.Flush(); err != nil {
+		return failedf("writing: %w", err)
+	}
+	return nil
+}
+
+// writeDeviceReasons prints, for the nodes DynamicResources rejected, which
+// claim or request cannot be allocated there: one line per reason, since
+// each names its claim and request and would not read joined. The server
+// lists no more nodes than the diagnosis does.
+func writeDeviceReasons(w io.Writer, nodes []*berthv1.NodeDeviceReasons) error {
+	if len(nodes) == 0 {
+		return nil
+	}
+	// Judged now, not at the last attempt: the devices may have moved since.
+	fmt.Fprintln(w, "\nDevices, as they are now:")
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  NODE\tWHY THE CLAIMS CANNOT BE ALLOCATED")
+	for _, n := range nodes {
+		node := n.GetNode()
+		for _, why := range n.GetReasons() {
+			fmt.Fprintf(tw, "  %s\t%s\n", node, why)
+			node = "" // the node once, on its first line
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return failedf("writing: %w", err)

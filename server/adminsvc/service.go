@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -157,7 +158,18 @@ func (s *Service) Explain(_ context.Context, req *berthv1.ExplainRequest) (*bert
 	}
 	slices.Sort(plugins)
 	resp.RejectingPlugins = slices.Compact(plugins)
+	resp.DeviceReasons = deviceReasons(ex.Devices)
 	return resp, nil
+}
+
+// deviceReasons is Explanation.Devices on the wire, sorted by node: a map
+// has no order and the API promises one.
+func deviceReasons(devices map[string][]string) []*berthv1.NodeDeviceReasons {
+	var out []*berthv1.NodeDeviceReasons
+	for _, node := range slices.Sorted(maps.Keys(devices)) {
+		out = append(out, &berthv1.NodeDeviceReasons{Node: node, Reasons: slices.Clone(devices[node])})
+	}
+	return out
 }
 
 // diagnosis is a failed attempt as an Unschedulable: the nodes with their

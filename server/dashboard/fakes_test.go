@@ -44,6 +44,9 @@ func (fakeAdmin) ListNodes(context.Context, *berthv1.ListNodesRequest) (*berthv1
 }
 
 func (fakeAdmin) Explain(_ context.Context, req *berthv1.ExplainRequest) (*berthv1.ExplainResponse, error) {
+	if req.GetPod().GetName() == "train-1" {
+		return trainExplain, nil
+	}
 	if req.GetPod().GetName() != "big-1" {
 		return nil, status.Error(codes.NotFound, "Berth holds no pod "+req.GetPod().GetNamespace()+"/"+req.GetPod().GetName())
 	}
@@ -60,6 +63,26 @@ func (fakeAdmin) Explain(_ context.Context, req *berthv1.ExplainRequest) (*berth
 		RejectingPlugins: []string{"NodeResourcesFit", "TaintToleration"},
 		LastAttemptTime:  timestamppb.New(testTime),
 	}, nil
+}
+
+// trainExplain is train-1, whose GPU claim fits on neither node: n1's
+// GPUs are taken, n2 has none.
+var trainExplain = &berthv1.ExplainResponse{
+	Pod: &berthv1.PodRef{Namespace: "default", Name: "train-1", Uid: "u-train"}, SchedulerName: "default-scheduler",
+	State: berthv1.QueueState_QUEUE_STATE_UNSCHEDULABLE, Attempts: 1,
+	LastDiagnosis: &berthv1.Unschedulable{
+		Message: "0/2 nodes are available: 2 cannot allocate all claims.",
+		NodeReasons: []*berthv1.NodeReasons{
+			{Node: "n1", Reasons: []string{"cannot allocate all claims"}, Unresolvable: true},
+			{Node: "n2", Reasons: []string{"cannot allocate all claims"}, Unresolvable: true},
+		},
+	},
+	RejectingPlugins: []string{"DynamicResources"},
+	DeviceReasons: []*berthv1.NodeDeviceReasons{
+		{Node: "n1", Reasons: []string{"claim default/train-1-gpu-abcde, request g: the devices matching it are in use",
+			"claim default/nic, request n: the devices matching it are in use"}},
+		{Node: "n2", Reasons: []string{"claim default/train-1-gpu-abcde, request g: not enough devices on the node match it"}},
+	},
 }
 
 const testMessage = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {gpu: true}."

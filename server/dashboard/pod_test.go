@@ -3,6 +3,7 @@ package dashboard
 import (
 	"context"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -57,5 +58,22 @@ func TestExplainTableScoresTheDryRun(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("table (-want +got):\n%s", diff)
+	}
+}
+
+// The pod page lists, per node, the claims and requests that cannot be
+// allocated there; a pod without them has no such section.
+func TestPodPageDevices(t *testing.T) {
+	d := newTest(t, nil, nil)
+	body := get(d, "/pods/default/train-1", nil).Body.String()
+	want := `<tbody>
+<tr><th scope="row">n1</th><td>claim default/train-1-gpu-abcde, request g: the devices matching it are in use<br>claim default/nic, request n: the devices matching it are in use</td></tr>
+<tr><th scope="row">n2</th><td>claim default/train-1-gpu-abcde, request g: not enough devices on the node match it</td></tr>
+</tbody>`
+	if !strings.Contains(body, `<table id="devices"`) || !strings.Contains(body, want) {
+		t.Errorf("the pod page lacks the device reasons %s:\n%s", want, body)
+	}
+	if body := get(d, "/pods/default/big-1", nil).Body.String(); strings.Contains(body, `id="devices"`) {
+		t.Errorf("big-1 claims no device, yet its page has a devices table:\n%s", body)
 	}
 }

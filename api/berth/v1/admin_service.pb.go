@@ -328,7 +328,14 @@ type ExplainResponse struct {
 	// is terminating meanwhile): its cause (preemption, a NoExecute taint,
 	// the eviction API, node pressure) and reason say why. Unset when the
 	// pod was not evicted.
-	Eviction      *Evict `protobuf:"bytes,17,opt,name=eviction,proto3" json:"eviction,omitempty"`
+	Eviction *Evict `protobuf:"bytes,17,opt,name=eviction,proto3" json:"eviction,omitempty"`
+	// For each node DynamicResources rejected in the last failed attempt
+	// (among last_diagnosis.node_reasons), which of the pod's claims or
+	// requests cannot be allocated there and why, judged against the devices
+	// as they are now, ordered by node name. Empty when the pod has no
+	// claims, waits for one to exist, or no node was rejected for its
+	// devices.
+	DeviceReasons []*NodeDeviceReasons `protobuf:"bytes,18,rep,name=device_reasons,json=deviceReasons,proto3" json:"device_reasons,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -482,6 +489,71 @@ func (x *ExplainResponse) GetEviction() *Evict {
 	return nil
 }
 
+func (x *ExplainResponse) GetDeviceReasons() []*NodeDeviceReasons {
+	if x != nil {
+		return x.DeviceReasons
+	}
+	return nil
+}
+
+// NodeDeviceReasons says why a pod's claims cannot be allocated on one node.
+type NodeDeviceReasons struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The node.
+	Node string `protobuf:"bytes,1,opt,name=node,proto3" json:"node,omitempty"`
+	// One line per claim or request that cannot be allocated, for example
+	// "claim default/train-gpu, request g: the devices matching it are in
+	// use" or "claim default/x, request g: not enough devices on the node
+	// match it".
+	Reasons       []string `protobuf:"bytes,2,rep,name=reasons,proto3" json:"reasons,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NodeDeviceReasons) Reset() {
+	*x = NodeDeviceReasons{}
+	mi := &file_berth_v1_admin_service_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NodeDeviceReasons) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NodeDeviceReasons) ProtoMessage() {}
+
+func (x *NodeDeviceReasons) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_admin_service_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NodeDeviceReasons.ProtoReflect.Descriptor instead.
+func (*NodeDeviceReasons) Descriptor() ([]byte, []int) {
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *NodeDeviceReasons) GetNode() string {
+	if x != nil {
+		return x.Node
+	}
+	return ""
+}
+
+func (x *NodeDeviceReasons) GetReasons() []string {
+	if x != nil {
+		return x.Reasons
+	}
+	return nil
+}
+
 // SimulateRequest is the request of AdminService.Simulate.
 type SimulateRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -503,7 +575,7 @@ type SimulateRequest struct {
 
 func (x *SimulateRequest) Reset() {
 	*x = SimulateRequest{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[2]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -515,7 +587,7 @@ func (x *SimulateRequest) String() string {
 func (*SimulateRequest) ProtoMessage() {}
 
 func (x *SimulateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[2]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -528,7 +600,7 @@ func (x *SimulateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SimulateRequest.ProtoReflect.Descriptor instead.
 func (*SimulateRequest) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{2}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *SimulateRequest) GetClusterDelta() []*Object {
@@ -571,7 +643,7 @@ type SimulateResponse struct {
 
 func (x *SimulateResponse) Reset() {
 	*x = SimulateResponse{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[3]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -583,7 +655,7 @@ func (x *SimulateResponse) String() string {
 func (*SimulateResponse) ProtoMessage() {}
 
 func (x *SimulateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[3]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -596,7 +668,7 @@ func (x *SimulateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SimulateResponse.ProtoReflect.Descriptor instead.
 func (*SimulateResponse) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{3}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *SimulateResponse) GetAttempts() []*SimulateAttempt {
@@ -648,7 +720,7 @@ type SimulateAttempt struct {
 
 func (x *SimulateAttempt) Reset() {
 	*x = SimulateAttempt{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[4]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -660,7 +732,7 @@ func (x *SimulateAttempt) String() string {
 func (*SimulateAttempt) ProtoMessage() {}
 
 func (x *SimulateAttempt) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[4]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -673,7 +745,7 @@ func (x *SimulateAttempt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SimulateAttempt.ProtoReflect.Descriptor instead.
 func (*SimulateAttempt) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{4}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *SimulateAttempt) GetPod() *PodRef {
@@ -783,7 +855,7 @@ type SimulateClaim struct {
 
 func (x *SimulateClaim) Reset() {
 	*x = SimulateClaim{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[5]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -795,7 +867,7 @@ func (x *SimulateClaim) String() string {
 func (*SimulateClaim) ProtoMessage() {}
 
 func (x *SimulateClaim) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[5]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -808,7 +880,7 @@ func (x *SimulateClaim) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SimulateClaim.ProtoReflect.Descriptor instead.
 func (*SimulateClaim) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{5}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SimulateClaim) GetEntry() string {
@@ -862,7 +934,7 @@ type NodeVerdict struct {
 
 func (x *NodeVerdict) Reset() {
 	*x = NodeVerdict{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[6]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -874,7 +946,7 @@ func (x *NodeVerdict) String() string {
 func (*NodeVerdict) ProtoMessage() {}
 
 func (x *NodeVerdict) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[6]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -887,7 +959,7 @@ func (x *NodeVerdict) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeVerdict.ProtoReflect.Descriptor instead.
 func (*NodeVerdict) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{6}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *NodeVerdict) GetNode() string {
@@ -956,7 +1028,7 @@ type ListPendingRequest struct {
 
 func (x *ListPendingRequest) Reset() {
 	*x = ListPendingRequest{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[7]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -968,7 +1040,7 @@ func (x *ListPendingRequest) String() string {
 func (*ListPendingRequest) ProtoMessage() {}
 
 func (x *ListPendingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[7]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -981,7 +1053,7 @@ func (x *ListPendingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPendingRequest.ProtoReflect.Descriptor instead.
 func (*ListPendingRequest) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{7}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ListPendingRequest) GetPageSize() int32 {
@@ -1025,7 +1097,7 @@ type ListPendingResponse struct {
 
 func (x *ListPendingResponse) Reset() {
 	*x = ListPendingResponse{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[8]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1037,7 +1109,7 @@ func (x *ListPendingResponse) String() string {
 func (*ListPendingResponse) ProtoMessage() {}
 
 func (x *ListPendingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[8]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1050,7 +1122,7 @@ func (x *ListPendingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPendingResponse.ProtoReflect.Descriptor instead.
 func (*ListPendingResponse) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{8}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ListPendingResponse) GetPods() []*PendingPod {
@@ -1095,7 +1167,7 @@ type PendingPod struct {
 
 func (x *PendingPod) Reset() {
 	*x = PendingPod{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[9]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1107,7 +1179,7 @@ func (x *PendingPod) String() string {
 func (*PendingPod) ProtoMessage() {}
 
 func (x *PendingPod) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[9]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1120,7 +1192,7 @@ func (x *PendingPod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingPod.ProtoReflect.Descriptor instead.
 func (*PendingPod) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{9}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *PendingPod) GetPod() *PodRef {
@@ -1201,7 +1273,7 @@ type ListNominationsRequest struct {
 
 func (x *ListNominationsRequest) Reset() {
 	*x = ListNominationsRequest{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[10]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1213,7 +1285,7 @@ func (x *ListNominationsRequest) String() string {
 func (*ListNominationsRequest) ProtoMessage() {}
 
 func (x *ListNominationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[10]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1226,7 +1298,7 @@ func (x *ListNominationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNominationsRequest.ProtoReflect.Descriptor instead.
 func (*ListNominationsRequest) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{10}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListNominationsRequest) GetPageSize() int32 {
@@ -1263,7 +1335,7 @@ type ListNominationsResponse struct {
 
 func (x *ListNominationsResponse) Reset() {
 	*x = ListNominationsResponse{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[11]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1275,7 +1347,7 @@ func (x *ListNominationsResponse) String() string {
 func (*ListNominationsResponse) ProtoMessage() {}
 
 func (x *ListNominationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[11]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1288,7 +1360,7 @@ func (x *ListNominationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNominationsResponse.ProtoReflect.Descriptor instead.
 func (*ListNominationsResponse) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{11}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListNominationsResponse) GetNominations() []*Nomination {
@@ -1327,7 +1399,7 @@ type Nomination struct {
 
 func (x *Nomination) Reset() {
 	*x = Nomination{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[12]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1339,7 +1411,7 @@ func (x *Nomination) String() string {
 func (*Nomination) ProtoMessage() {}
 
 func (x *Nomination) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[12]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1352,7 +1424,7 @@ func (x *Nomination) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Nomination.ProtoReflect.Descriptor instead.
 func (*Nomination) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{12}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Nomination) GetPod() *PodRef {
@@ -1402,7 +1474,7 @@ type QueueStatsRequest struct {
 
 func (x *QueueStatsRequest) Reset() {
 	*x = QueueStatsRequest{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[13]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1414,7 +1486,7 @@ func (x *QueueStatsRequest) String() string {
 func (*QueueStatsRequest) ProtoMessage() {}
 
 func (x *QueueStatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[13]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1427,7 +1499,7 @@ func (x *QueueStatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueueStatsRequest.ProtoReflect.Descriptor instead.
 func (*QueueStatsRequest) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{13}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *QueueStatsRequest) GetSchedulerName() string {
@@ -1469,7 +1541,7 @@ type QueueStatsResponse struct {
 
 func (x *QueueStatsResponse) Reset() {
 	*x = QueueStatsResponse{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[14]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1481,7 +1553,7 @@ func (x *QueueStatsResponse) String() string {
 func (*QueueStatsResponse) ProtoMessage() {}
 
 func (x *QueueStatsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[14]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1494,7 +1566,7 @@ func (x *QueueStatsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueueStatsResponse.ProtoReflect.Descriptor instead.
 func (*QueueStatsResponse) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{14}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *QueueStatsResponse) GetActive() uint32 {
@@ -1590,7 +1662,7 @@ type ListNodesRequest struct {
 
 func (x *ListNodesRequest) Reset() {
 	*x = ListNodesRequest{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[15]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1602,7 +1674,7 @@ func (x *ListNodesRequest) String() string {
 func (*ListNodesRequest) ProtoMessage() {}
 
 func (x *ListNodesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[15]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1615,7 +1687,7 @@ func (x *ListNodesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNodesRequest.ProtoReflect.Descriptor instead.
 func (*ListNodesRequest) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{15}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListNodesRequest) GetPageSize() int32 {
@@ -1652,7 +1724,7 @@ type ListNodesResponse struct {
 
 func (x *ListNodesResponse) Reset() {
 	*x = ListNodesResponse{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[16]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1664,7 +1736,7 @@ func (x *ListNodesResponse) String() string {
 func (*ListNodesResponse) ProtoMessage() {}
 
 func (x *ListNodesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[16]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1677,7 +1749,7 @@ func (x *ListNodesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNodesResponse.ProtoReflect.Descriptor instead.
 func (*ListNodesResponse) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{16}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListNodesResponse) GetNodes() []*NodeUsage {
@@ -1735,7 +1807,7 @@ type NodeUsage struct {
 
 func (x *NodeUsage) Reset() {
 	*x = NodeUsage{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[17]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1747,7 +1819,7 @@ func (x *NodeUsage) String() string {
 func (*NodeUsage) ProtoMessage() {}
 
 func (x *NodeUsage) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[17]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1760,7 +1832,7 @@ func (x *NodeUsage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeUsage.ProtoReflect.Descriptor instead.
 func (*NodeUsage) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{17}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *NodeUsage) GetName() string {
@@ -1849,7 +1921,7 @@ type ServerInfoRequest struct {
 
 func (x *ServerInfoRequest) Reset() {
 	*x = ServerInfoRequest{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[18]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1861,7 +1933,7 @@ func (x *ServerInfoRequest) String() string {
 func (*ServerInfoRequest) ProtoMessage() {}
 
 func (x *ServerInfoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[18]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1874,7 +1946,7 @@ func (x *ServerInfoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerInfoRequest.ProtoReflect.Descriptor instead.
 func (*ServerInfoRequest) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{18}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{19}
 }
 
 // ServerInfoResponse is the response of AdminService.ServerInfo.
@@ -1908,7 +1980,7 @@ type ServerInfoResponse struct {
 
 func (x *ServerInfoResponse) Reset() {
 	*x = ServerInfoResponse{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[19]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1920,7 +1992,7 @@ func (x *ServerInfoResponse) String() string {
 func (*ServerInfoResponse) ProtoMessage() {}
 
 func (x *ServerInfoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[19]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1933,7 +2005,7 @@ func (x *ServerInfoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerInfoResponse.ProtoReflect.Descriptor instead.
 func (*ServerInfoResponse) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{19}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ServerInfoResponse) GetVersion() string {
@@ -1992,7 +2064,7 @@ type ListDeviceObjectsRequest struct {
 
 func (x *ListDeviceObjectsRequest) Reset() {
 	*x = ListDeviceObjectsRequest{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[20]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2004,7 +2076,7 @@ func (x *ListDeviceObjectsRequest) String() string {
 func (*ListDeviceObjectsRequest) ProtoMessage() {}
 
 func (x *ListDeviceObjectsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[20]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2017,7 +2089,7 @@ func (x *ListDeviceObjectsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDeviceObjectsRequest.ProtoReflect.Descriptor instead.
 func (*ListDeviceObjectsRequest) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{20}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ListDeviceObjectsRequest) GetKind() ObjectKind {
@@ -2046,7 +2118,7 @@ type ListDeviceObjectsResponse struct {
 
 func (x *ListDeviceObjectsResponse) Reset() {
 	*x = ListDeviceObjectsResponse{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[21]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2058,7 +2130,7 @@ func (x *ListDeviceObjectsResponse) String() string {
 func (*ListDeviceObjectsResponse) ProtoMessage() {}
 
 func (x *ListDeviceObjectsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[21]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2071,7 +2143,7 @@ func (x *ListDeviceObjectsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDeviceObjectsResponse.ProtoReflect.Descriptor instead.
 func (*ListDeviceObjectsResponse) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{21}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ListDeviceObjectsResponse) GetObjects() []*Object {
@@ -2087,7 +2159,7 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\n" +
 	"\x1cberth/v1/admin_service.proto\x12\bberth.v1\x1a\x17berth/v1/decision.proto\x1a\x14berth/v1/group.proto\x1a\x13berth/v1/node.proto\x1a\x15berth/v1/object.proto\x1a\x12berth/v1/pod.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"4\n" +
 	"\x0eExplainRequest\x12\"\n" +
-	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\"\x8e\x06\n" +
+	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\"\xd2\x06\n" +
 	"\x0fExplainResponse\x12\"\n" +
 	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\x12%\n" +
 	"\x0escheduler_name\x18\x02 \x01(\tR\rschedulerName\x12\x1a\n" +
@@ -2106,7 +2178,11 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x11last_bind_failure\x18\x0e \x01(\tR\x0flastBindFailure\x12%\n" +
 	"\x0egating_message\x18\x0f \x01(\tR\rgatingMessage\x125\n" +
 	"\tpod_group\x18\x10 \x01(\v2\x18.berth.v1.PodGroupStatusR\bpodGroup\x12+\n" +
-	"\beviction\x18\x11 \x01(\v2\x0f.berth.v1.EvictR\beviction\"\xd2\x01\n" +
+	"\beviction\x18\x11 \x01(\v2\x0f.berth.v1.EvictR\beviction\x12B\n" +
+	"\x0edevice_reasons\x18\x12 \x03(\v2\x1b.berth.v1.NodeDeviceReasonsR\rdeviceReasons\"A\n" +
+	"\x11NodeDeviceReasons\x12\x12\n" +
+	"\x04node\x18\x01 \x01(\tR\x04node\x12\x18\n" +
+	"\areasons\x18\x02 \x03(\tR\areasons\"\xd2\x01\n" +
 	"\x0fSimulateRequest\x125\n" +
 	"\rcluster_delta\x18\x01 \x03(\v2\x10.berth.v1.ObjectR\fclusterDelta\x12>\n" +
 	"\x10cluster_removals\x18\x02 \x03(\v2\x13.berth.v1.ObjectRefR\x0fclusterRemovals\x12!\n" +
@@ -2295,111 +2371,113 @@ func file_berth_v1_admin_service_proto_rawDescGZIP() []byte {
 }
 
 var file_berth_v1_admin_service_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_berth_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_berth_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
 var file_berth_v1_admin_service_proto_goTypes = []any{
 	(QueueState)(0),                   // 0: berth.v1.QueueState
 	(SimulateResult)(0),               // 1: berth.v1.SimulateResult
 	(ReplicaRole)(0),                  // 2: berth.v1.ReplicaRole
 	(*ExplainRequest)(nil),            // 3: berth.v1.ExplainRequest
 	(*ExplainResponse)(nil),           // 4: berth.v1.ExplainResponse
-	(*SimulateRequest)(nil),           // 5: berth.v1.SimulateRequest
-	(*SimulateResponse)(nil),          // 6: berth.v1.SimulateResponse
-	(*SimulateAttempt)(nil),           // 7: berth.v1.SimulateAttempt
-	(*SimulateClaim)(nil),             // 8: berth.v1.SimulateClaim
-	(*NodeVerdict)(nil),               // 9: berth.v1.NodeVerdict
-	(*ListPendingRequest)(nil),        // 10: berth.v1.ListPendingRequest
-	(*ListPendingResponse)(nil),       // 11: berth.v1.ListPendingResponse
-	(*PendingPod)(nil),                // 12: berth.v1.PendingPod
-	(*ListNominationsRequest)(nil),    // 13: berth.v1.ListNominationsRequest
-	(*ListNominationsResponse)(nil),   // 14: berth.v1.ListNominationsResponse
-	(*Nomination)(nil),                // 15: berth.v1.Nomination
-	(*QueueStatsRequest)(nil),         // 16: berth.v1.QueueStatsRequest
-	(*QueueStatsResponse)(nil),        // 17: berth.v1.QueueStatsResponse
-	(*ListNodesRequest)(nil),          // 18: berth.v1.ListNodesRequest
-	(*ListNodesResponse)(nil),         // 19: berth.v1.ListNodesResponse
-	(*NodeUsage)(nil),                 // 20: berth.v1.NodeUsage
-	(*ServerInfoRequest)(nil),         // 21: berth.v1.ServerInfoRequest
-	(*ServerInfoResponse)(nil),        // 22: berth.v1.ServerInfoResponse
-	(*ListDeviceObjectsRequest)(nil),  // 23: berth.v1.ListDeviceObjectsRequest
-	(*ListDeviceObjectsResponse)(nil), // 24: berth.v1.ListDeviceObjectsResponse
-	nil,                               // 25: berth.v1.NodeVerdict.PluginScoresEntry
-	nil,                               // 26: berth.v1.ListNodesRequest.MatchLabelsEntry
-	nil,                               // 27: berth.v1.NodeUsage.LabelsEntry
-	nil,                               // 28: berth.v1.NodeUsage.AllocatableEntry
-	nil,                               // 29: berth.v1.NodeUsage.RequestedEntry
-	nil,                               // 30: berth.v1.NodeUsage.NonZeroRequestedEntry
-	(*PodRef)(nil),                    // 31: berth.v1.PodRef
-	(*timestamppb.Timestamp)(nil),     // 32: google.protobuf.Timestamp
-	(*Unschedulable)(nil),             // 33: berth.v1.Unschedulable
-	(*PodGroupStatus)(nil),            // 34: berth.v1.PodGroupStatus
-	(*Evict)(nil),                     // 35: berth.v1.Evict
-	(*Object)(nil),                    // 36: berth.v1.Object
-	(*ObjectRef)(nil),                 // 37: berth.v1.ObjectRef
-	(*Pod)(nil),                       // 38: berth.v1.Pod
-	(*Taint)(nil),                     // 39: berth.v1.Taint
-	(*NodeCondition)(nil),             // 40: berth.v1.NodeCondition
-	(ObjectKind)(0),                   // 41: berth.v1.ObjectKind
+	(*NodeDeviceReasons)(nil),         // 5: berth.v1.NodeDeviceReasons
+	(*SimulateRequest)(nil),           // 6: berth.v1.SimulateRequest
+	(*SimulateResponse)(nil),          // 7: berth.v1.SimulateResponse
+	(*SimulateAttempt)(nil),           // 8: berth.v1.SimulateAttempt
+	(*SimulateClaim)(nil),             // 9: berth.v1.SimulateClaim
+	(*NodeVerdict)(nil),               // 10: berth.v1.NodeVerdict
+	(*ListPendingRequest)(nil),        // 11: berth.v1.ListPendingRequest
+	(*ListPendingResponse)(nil),       // 12: berth.v1.ListPendingResponse
+	(*PendingPod)(nil),                // 13: berth.v1.PendingPod
+	(*ListNominationsRequest)(nil),    // 14: berth.v1.ListNominationsRequest
+	(*ListNominationsResponse)(nil),   // 15: berth.v1.ListNominationsResponse
+	(*Nomination)(nil),                // 16: berth.v1.Nomination
+	(*QueueStatsRequest)(nil),         // 17: berth.v1.QueueStatsRequest
+	(*QueueStatsResponse)(nil),        // 18: berth.v1.QueueStatsResponse
+	(*ListNodesRequest)(nil),          // 19: berth.v1.ListNodesRequest
+	(*ListNodesResponse)(nil),         // 20: berth.v1.ListNodesResponse
+	(*NodeUsage)(nil),                 // 21: berth.v1.NodeUsage
+	(*ServerInfoRequest)(nil),         // 22: berth.v1.ServerInfoRequest
+	(*ServerInfoResponse)(nil),        // 23: berth.v1.ServerInfoResponse
+	(*ListDeviceObjectsRequest)(nil),  // 24: berth.v1.ListDeviceObjectsRequest
+	(*ListDeviceObjectsResponse)(nil), // 25: berth.v1.ListDeviceObjectsResponse
+	nil,                               // 26: berth.v1.NodeVerdict.PluginScoresEntry
+	nil,                               // 27: berth.v1.ListNodesRequest.MatchLabelsEntry
+	nil,                               // 28: berth.v1.NodeUsage.LabelsEntry
+	nil,                               // 29: berth.v1.NodeUsage.AllocatableEntry
+	nil,                               // 30: berth.v1.NodeUsage.RequestedEntry
+	nil,                               // 31: berth.v1.NodeUsage.NonZeroRequestedEntry
+	(*PodRef)(nil),                    // 32: berth.v1.PodRef
+	(*timestamppb.Timestamp)(nil),     // 33: google.protobuf.Timestamp
+	(*Unschedulable)(nil),             // 34: berth.v1.Unschedulable
+	(*PodGroupStatus)(nil),            // 35: berth.v1.PodGroupStatus
+	(*Evict)(nil),                     // 36: berth.v1.Evict
+	(*Object)(nil),                    // 37: berth.v1.Object
+	(*ObjectRef)(nil),                 // 38: berth.v1.ObjectRef
+	(*Pod)(nil),                       // 39: berth.v1.Pod
+	(*Taint)(nil),                     // 40: berth.v1.Taint
+	(*NodeCondition)(nil),             // 41: berth.v1.NodeCondition
+	(ObjectKind)(0),                   // 42: berth.v1.ObjectKind
 }
 var file_berth_v1_admin_service_proto_depIdxs = []int32{
-	31, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
-	31, // 1: berth.v1.ExplainResponse.pod:type_name -> berth.v1.PodRef
+	32, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
+	32, // 1: berth.v1.ExplainResponse.pod:type_name -> berth.v1.PodRef
 	0,  // 2: berth.v1.ExplainResponse.state:type_name -> berth.v1.QueueState
-	32, // 3: berth.v1.ExplainResponse.backoff_until:type_name -> google.protobuf.Timestamp
-	33, // 4: berth.v1.ExplainResponse.last_diagnosis:type_name -> berth.v1.Unschedulable
-	32, // 5: berth.v1.ExplainResponse.last_attempt_time:type_name -> google.protobuf.Timestamp
-	32, // 6: berth.v1.ExplainResponse.enqueued_time:type_name -> google.protobuf.Timestamp
-	34, // 7: berth.v1.ExplainResponse.pod_group:type_name -> berth.v1.PodGroupStatus
-	35, // 8: berth.v1.ExplainResponse.eviction:type_name -> berth.v1.Evict
-	36, // 9: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
-	37, // 10: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
-	38, // 11: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
-	7,  // 12: berth.v1.SimulateResponse.attempts:type_name -> berth.v1.SimulateAttempt
-	31, // 13: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
-	1,  // 14: berth.v1.SimulateAttempt.result:type_name -> berth.v1.SimulateResult
-	31, // 15: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
-	9,  // 16: berth.v1.SimulateAttempt.nodes:type_name -> berth.v1.NodeVerdict
-	8,  // 17: berth.v1.SimulateAttempt.claims:type_name -> berth.v1.SimulateClaim
-	25, // 18: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
-	0,  // 19: berth.v1.ListPendingRequest.states:type_name -> berth.v1.QueueState
-	12, // 20: berth.v1.ListPendingResponse.pods:type_name -> berth.v1.PendingPod
-	31, // 21: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
-	0,  // 22: berth.v1.PendingPod.state:type_name -> berth.v1.QueueState
-	32, // 23: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
-	15, // 24: berth.v1.ListNominationsResponse.nominations:type_name -> berth.v1.Nomination
-	31, // 25: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
-	26, // 26: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
-	20, // 27: berth.v1.ListNodesResponse.nodes:type_name -> berth.v1.NodeUsage
-	27, // 28: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
-	39, // 29: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
-	28, // 30: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
-	29, // 31: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
-	30, // 32: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
-	40, // 33: berth.v1.NodeUsage.conditions:type_name -> berth.v1.NodeCondition
-	39, // 34: berth.v1.NodeUsage.derived_taints:type_name -> berth.v1.Taint
-	2,  // 35: berth.v1.ServerInfoResponse.role:type_name -> berth.v1.ReplicaRole
-	41, // 36: berth.v1.ListDeviceObjectsRequest.kind:type_name -> berth.v1.ObjectKind
-	36, // 37: berth.v1.ListDeviceObjectsResponse.objects:type_name -> berth.v1.Object
-	3,  // 38: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
-	5,  // 39: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
-	10, // 40: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
-	13, // 41: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
-	16, // 42: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
-	18, // 43: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
-	21, // 44: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
-	23, // 45: berth.v1.AdminService.ListDeviceObjects:input_type -> berth.v1.ListDeviceObjectsRequest
-	4,  // 46: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
-	6,  // 47: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
-	11, // 48: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
-	14, // 49: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
-	17, // 50: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
-	19, // 51: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
-	22, // 52: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
-	24, // 53: berth.v1.AdminService.ListDeviceObjects:output_type -> berth.v1.ListDeviceObjectsResponse
-	46, // [46:54] is the sub-list for method output_type
-	38, // [38:46] is the sub-list for method input_type
-	38, // [38:38] is the sub-list for extension type_name
-	38, // [38:38] is the sub-list for extension extendee
-	0,  // [0:38] is the sub-list for field type_name
+	33, // 3: berth.v1.ExplainResponse.backoff_until:type_name -> google.protobuf.Timestamp
+	34, // 4: berth.v1.ExplainResponse.last_diagnosis:type_name -> berth.v1.Unschedulable
+	33, // 5: berth.v1.ExplainResponse.last_attempt_time:type_name -> google.protobuf.Timestamp
+	33, // 6: berth.v1.ExplainResponse.enqueued_time:type_name -> google.protobuf.Timestamp
+	35, // 7: berth.v1.ExplainResponse.pod_group:type_name -> berth.v1.PodGroupStatus
+	36, // 8: berth.v1.ExplainResponse.eviction:type_name -> berth.v1.Evict
+	5,  // 9: berth.v1.ExplainResponse.device_reasons:type_name -> berth.v1.NodeDeviceReasons
+	37, // 10: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
+	38, // 11: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
+	39, // 12: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
+	8,  // 13: berth.v1.SimulateResponse.attempts:type_name -> berth.v1.SimulateAttempt
+	32, // 14: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
+	1,  // 15: berth.v1.SimulateAttempt.result:type_name -> berth.v1.SimulateResult
+	32, // 16: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
+	10, // 17: berth.v1.SimulateAttempt.nodes:type_name -> berth.v1.NodeVerdict
+	9,  // 18: berth.v1.SimulateAttempt.claims:type_name -> berth.v1.SimulateClaim
+	26, // 19: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
+	0,  // 20: berth.v1.ListPendingRequest.states:type_name -> berth.v1.QueueState
+	13, // 21: berth.v1.ListPendingResponse.pods:type_name -> berth.v1.PendingPod
+	32, // 22: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
+	0,  // 23: berth.v1.PendingPod.state:type_name -> berth.v1.QueueState
+	33, // 24: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
+	16, // 25: berth.v1.ListNominationsResponse.nominations:type_name -> berth.v1.Nomination
+	32, // 26: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
+	27, // 27: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
+	21, // 28: berth.v1.ListNodesResponse.nodes:type_name -> berth.v1.NodeUsage
+	28, // 29: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
+	40, // 30: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
+	29, // 31: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
+	30, // 32: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
+	31, // 33: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
+	41, // 34: berth.v1.NodeUsage.conditions:type_name -> berth.v1.NodeCondition
+	40, // 35: berth.v1.NodeUsage.derived_taints:type_name -> berth.v1.Taint
+	2,  // 36: berth.v1.ServerInfoResponse.role:type_name -> berth.v1.ReplicaRole
+	42, // 37: berth.v1.ListDeviceObjectsRequest.kind:type_name -> berth.v1.ObjectKind
+	37, // 38: berth.v1.ListDeviceObjectsResponse.objects:type_name -> berth.v1.Object
+	3,  // 39: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
+	6,  // 40: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
+	11, // 41: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
+	14, // 42: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
+	17, // 43: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
+	19, // 44: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
+	22, // 45: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
+	24, // 46: berth.v1.AdminService.ListDeviceObjects:input_type -> berth.v1.ListDeviceObjectsRequest
+	4,  // 47: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
+	7,  // 48: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
+	12, // 49: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
+	15, // 50: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
+	18, // 51: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
+	20, // 52: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
+	23, // 53: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
+	25, // 54: berth.v1.AdminService.ListDeviceObjects:output_type -> berth.v1.ListDeviceObjectsResponse
+	47, // [47:55] is the sub-list for method output_type
+	39, // [39:47] is the sub-list for method input_type
+	39, // [39:39] is the sub-list for extension type_name
+	39, // [39:39] is the sub-list for extension extendee
+	0,  // [0:39] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_admin_service_proto_init() }
@@ -2418,7 +2496,7 @@ func file_berth_v1_admin_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_admin_service_proto_rawDesc), len(file_berth_v1_admin_service_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   28,
+			NumMessages:   29,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -54,7 +54,8 @@ const (
 //   - INTERNAL: a bug in Berth; the status message says what failed.
 type AdminServiceClient interface {
 	// Explain tells where a pod stands: its sub-queue, attempts, backoff,
-	// nomination and the diagnosis of its last failed attempt.
+	// nomination and the diagnosis of its last failed attempt, with, for a
+	// pod claiming devices, which claim or request each node cannot satisfy.
 	//
 	// Fails with:
 	//   - INVALID_ARGUMENT: pod.namespace or pod.name missing;
@@ -256,7 +257,8 @@ func (c *adminServiceClient) ListDeviceObjects(ctx context.Context, in *ListDevi
 //   - INTERNAL: a bug in Berth; the status message says what failed.
 type AdminServiceServer interface {
 	// Explain tells where a pod stands: its sub-queue, attempts, backoff,
-	// nomination and the diagnosis of its last failed attempt.
+	// nomination and the diagnosis of its last failed attempt, with, for a
+	// pod claiming devices, which claim or request each node cannot satisfy.
 	//
 	// Fails with:
 	//   - INVALID_ARGUMENT: pod.namespace or pod.name missing;

@@ -39,10 +39,11 @@ class ExplainRequest(_message.Message):
     def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ...) -> None: ...
 
 class ExplainResponse(_message.Message):
-    __slots__ = ["attempts", "backoff_until", "bind_revision", "enqueued_time", "eviction", "gating_message", "last_attempt_time", "last_bind_failure", "last_diagnosis", "node", "nominated_node", "pod", "pod_group", "priority", "rejecting_plugins", "scheduler_name", "state"]
+    __slots__ = ["attempts", "backoff_until", "bind_revision", "device_reasons", "enqueued_time", "eviction", "gating_message", "last_attempt_time", "last_bind_failure", "last_diagnosis", "node", "nominated_node", "pod", "pod_group", "priority", "rejecting_plugins", "scheduler_name", "state"]
     ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
     BACKOFF_UNTIL_FIELD_NUMBER: _ClassVar[int]
     BIND_REVISION_FIELD_NUMBER: _ClassVar[int]
+    DEVICE_REASONS_FIELD_NUMBER: _ClassVar[int]
     ENQUEUED_TIME_FIELD_NUMBER: _ClassVar[int]
     EVICTION_FIELD_NUMBER: _ClassVar[int]
     GATING_MESSAGE_FIELD_NUMBER: _ClassVar[int]
@@ -60,6 +61,7 @@ class ExplainResponse(_message.Message):
     attempts: int
     backoff_until: _timestamp_pb2.Timestamp
     bind_revision: int
+    device_reasons: _containers.RepeatedCompositeFieldContainer[NodeDeviceReasons]
     enqueued_time: _timestamp_pb2.Timestamp
     eviction: _decision_pb2.Evict
     gating_message: str
@@ -74,7 +76,7 @@ class ExplainResponse(_message.Message):
     rejecting_plugins: _containers.RepeatedScalarFieldContainer[str]
     scheduler_name: str
     state: QueueState
-    def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., scheduler_name: _Optional[str] = ..., priority: _Optional[int] = ..., state: _Optional[_Union[QueueState, str]] = ..., attempts: _Optional[int] = ..., backoff_until: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., nominated_node: _Optional[str] = ..., node: _Optional[str] = ..., bind_revision: _Optional[int] = ..., last_diagnosis: _Optional[_Union[_decision_pb2.Unschedulable, _Mapping]] = ..., rejecting_plugins: _Optional[_Iterable[str]] = ..., last_attempt_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., enqueued_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., last_bind_failure: _Optional[str] = ..., gating_message: _Optional[str] = ..., pod_group: _Optional[_Union[_group_pb2.PodGroupStatus, _Mapping]] = ..., eviction: _Optional[_Union[_decision_pb2.Evict, _Mapping]] = ...) -> None: ...
+    def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., scheduler_name: _Optional[str] = ..., priority: _Optional[int] = ..., state: _Optional[_Union[QueueState, str]] = ..., attempts: _Optional[int] = ..., backoff_until: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., nominated_node: _Optional[str] = ..., node: _Optional[str] = ..., bind_revision: _Optional[int] = ..., last_diagnosis: _Optional[_Union[_decision_pb2.Unschedulable, _Mapping]] = ..., rejecting_plugins: _Optional[_Iterable[str]] = ..., last_attempt_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., enqueued_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., last_bind_failure: _Optional[str] = ..., gating_message: _Optional[str] = ..., pod_group: _Optional[_Union[_group_pb2.PodGroupStatus, _Mapping]] = ..., eviction: _Optional[_Union[_decision_pb2.Evict, _Mapping]] = ..., device_reasons: _Optional[_Iterable[_Union[NodeDeviceReasons, _Mapping]]] = ...) -> None: ...
 
 class ListDeviceObjectsRequest(_message.Message):
     __slots__ = ["kind", "namespace"]
@@ -152,6 +154,14 @@ class ListPendingResponse(_message.Message):
     next_page_token: str
     pods: _containers.RepeatedCompositeFieldContainer[PendingPod]
     def __init__(self, pods: _Optional[_Iterable[_Union[PendingPod, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class NodeDeviceReasons(_message.Message):
+    __slots__ = ["node", "reasons"]
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    REASONS_FIELD_NUMBER: _ClassVar[int]
+    node: str
+    reasons: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, node: _Optional[str] = ..., reasons: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class NodeUsage(_message.Message):
     __slots__ = ["allocatable", "conditions", "derived_taints", "labels", "name", "nominated_pod_count", "non_zero_requested", "pod_count", "requested", "taints", "unschedulable"]

@@ -99,7 +99,8 @@ class AdminServiceServicer(object):
 
     def Explain(self, request, context):
         """Explain tells where a pod stands: its sub-queue, attempts, backoff,
-        nomination and the diagnosis of its last failed attempt.
+        nomination and the diagnosis of its last failed attempt, with, for a
+        pod claiming devices, which claim or request each node cannot satisfy.
 
         Fails with:
         - INVALID_ARGUMENT: pod.namespace or pod.name missing;

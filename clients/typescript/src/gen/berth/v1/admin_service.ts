@@ -339,7 +339,31 @@ export interface ExplainResponse {
    * the eviction API, node pressure) and reason say why. Unset when the
    * pod was not evicted.
    */
-  eviction?: Evict | undefined;
+  eviction?:
+    | Evict
+    | undefined;
+  /**
+   * For each node DynamicResources rejected in the last failed attempt
+   * (among last_diagnosis.node_reasons), which of the pod's claims or
+   * requests cannot be allocated there and why, judged against the devices
+   * as they are now, ordered by node name. Empty when the pod has no
+   * claims, waits for one to exist, or no node was rejected for its
+   * devices.
+   */
+  deviceReasons: NodeDeviceReasons[];
+}
+
+/** NodeDeviceReasons says why a pod's claims cannot be allocated on one node. */
+export interface NodeDeviceReasons {
+  /** The node. */
+  node: string;
+  /**
+   * One line per claim or request that cannot be allocated, for example
+   * "claim default/train-gpu, request g: the devices matching it are in
+   * use" or "claim default/x, request g: not enough devices on the node
+   * match it".
+   */
+  reasons: string[];
 }
 
 /** SimulateRequest is the request of AdminService.Simulate. */
@@ -847,6 +871,7 @@ function createBaseExplainResponse(): ExplainResponse {
     gatingMessage: "",
     podGroup: undefined,
     eviction: undefined,
+    deviceReasons: [],
   };
 }
 
@@ -902,6 +927,9 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
     }
     if (message.eviction !== undefined) {
       Evict.encode(message.eviction, writer.uint32(138).fork()).join();
+    }
+    for (const v of message.deviceReasons) {
+      NodeDeviceReasons.encode(v!, writer.uint32(146).fork()).join();
     }
     return writer;
   },
@@ -1055,6 +1083,14 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
             message.eviction = Evict.decode(reader, reader.uint32());
             continue;
           }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.deviceReasons.push(NodeDeviceReasons.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1130,6 +1166,11 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
         ? PodGroupStatus.fromJSON(object.pod_group)
         : undefined,
       eviction: isSet(object.eviction) ? Evict.fromJSON(object.eviction) : undefined,
+      deviceReasons: globalThis.Array.isArray(object?.deviceReasons)
+        ? object.deviceReasons.map((e: any) => NodeDeviceReasons.fromJSON(e))
+        : globalThis.Array.isArray(object?.device_reasons)
+        ? object.device_reasons.map((e: any) => NodeDeviceReasons.fromJSON(e))
+        : [],
     };
   },
 
@@ -1186,6 +1227,9 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
     if (message.eviction !== undefined) {
       obj.eviction = Evict.toJSON(message.eviction);
     }
+    if (message.deviceReasons?.length) {
+      obj.deviceReasons = message.deviceReasons.map((e) => NodeDeviceReasons.toJSON(e));
+    }
     return obj;
   },
 
@@ -1223,6 +1267,92 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
     message.eviction = (object.eviction !== undefined && object.eviction !== null)
       ? Evict.fromPartial(object.eviction)
       : undefined;
+    message.deviceReasons = object.deviceReasons?.map((e) => NodeDeviceReasons.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseNodeDeviceReasons(): NodeDeviceReasons {
+  return { node: "", reasons: [] };
+}
+
+export const NodeDeviceReasons: MessageFns<NodeDeviceReasons> = {
+  encode(message: NodeDeviceReasons, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.node !== "") {
+      writer.uint32(10).string(message.node);
+    }
+    for (const v of message.reasons) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NodeDeviceReasons {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNodeDeviceReasons();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.node = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reasons.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NodeDeviceReasons {
+    return {
+      node: isSet(object.node) ? globalThis.String(object.node) : "",
+      reasons: globalThis.Array.isArray(object?.reasons) ? object.reasons.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: NodeDeviceReasons): unknown {
+    const obj: any = {};
+    if (message.node !== "") {
+      obj.node = message.node;
+    }
+    if (message.reasons?.length) {
+      obj.reasons = message.reasons;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<NodeDeviceReasons>, I>>(base?: I): NodeDeviceReasons {
+    return NodeDeviceReasons.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<NodeDeviceReasons>, I>>(object: I): NodeDeviceReasons {
+    const message = createBaseNodeDeviceReasons();
+    message.node = object.node ?? "";
+    message.reasons = object.reasons?.map((e) => e) || [];
     return message;
   },
 };
@@ -4698,7 +4828,8 @@ export type AdminServiceService = typeof AdminServiceService;
 export const AdminServiceService = {
   /**
    * Explain tells where a pod stands: its sub-queue, attempts, backoff,
-   * nomination and the diagnosis of its last failed attempt.
+   * nomination and the diagnosis of its last failed attempt, with, for a
+   * pod claiming devices, which claim or request each node cannot satisfy.
    *
    * Fails with:
    *   - INVALID_ARGUMENT: pod.namespace or pod.name missing;
@@ -4873,7 +5004,8 @@ export const AdminServiceService = {
 export interface AdminServiceServer extends UntypedServiceImplementation {
   /**
    * Explain tells where a pod stands: its sub-queue, attempts, backoff,
-   * nomination and the diagnosis of its last failed attempt.
+   * nomination and the diagnosis of its last failed attempt, with, for a
+   * pod claiming devices, which claim or request each node cannot satisfy.
    *
    * Fails with:
    *   - INVALID_ARGUMENT: pod.namespace or pod.name missing;
@@ -4980,7 +5112,8 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
 export interface AdminServiceClient extends Client {
   /**
    * Explain tells where a pod stands: its sub-queue, attempts, backoff,
-   * nomination and the diagnosis of its last failed attempt.
+   * nomination and the diagnosis of its last failed attempt, with, for a
+   * pod claiming devices, which claim or request each node cannot satisfy.
    *
    * Fails with:
    *   - INVALID_ARGUMENT: pod.namespace or pod.name missing;
