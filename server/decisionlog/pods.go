@@ -35,9 +35,10 @@ func (l *Log) Remove(ctx context.Context, podUID string, wait bool, spaces ...st
 	return l.settle.remove(ctx, podUID, wait, spaces...)
 }
 
-// ForgetPod records that the pod was deleted: its nomination and last
-// Unschedulable message are removed in the background, with its entries
-// in spaces (its ledger records, which the ledger already dropped).
+// ForgetPod records that the pod was deleted, or arrived bound without a
+// Bind of Berth's: its nomination and last Unschedulable message are
+// removed in the background, with its entries in spaces (its ledger
+// records, which the ledger already dropped).
 func (l *Log) ForgetPod(ctx context.Context, podUID string, spaces ...store.Space) error {
 	l.mu.Lock()
 	_, nominated := l.noms[podUID]
