@@ -134,7 +134,9 @@ func TestWatchResumesOnAnotherReplica(t *testing.T) {
 
 	want := "5 bind default/web -> n1\n6 evict default/low from n2 for default/high: preempted\n" +
 		"7 nominate default/high -> n2\n8 clear_nomination default/mid (was n2): a higher priority pod took the room\n" +
-		"9 unschedulable default/big: 0/2 nodes are available: 2 Insufficient cpu.\n"
+		"9 unschedulable default/big: 0/2 nodes are available: 2 Insufficient cpu.\n" +
+		"10 bind default/train -> n1 [default/train-gpu-x: gpu.example.com/n1/gpu-0]\n" +
+		"11 deallocate_claim default/train [default/train-gpu-x: gpu.example.com/n1/gpu-0]: the last pod using the claim is gone\n"
 	if diff := cmp.Diff(result{stdout: want}, got, cmp.AllowUnexported(result{})); diff != "" {
 		t.Errorf("berthctl watch (-want +got):\n%s", diff)
 	}
