@@ -129,8 +129,8 @@ func refuseWrites(leader func() string) []grpc.ServerOption {
 }
 
 // newFollowerServer builds a follower's gRPC server over the shared store:
-// the calls of followerServes served, the others refused, health reporting SERVING
-// overall and NOT_SERVING for the leader's services.
+// the calls of followerServes served, the others refused, health
+// reporting SERVING overall and NOT_SERVING for the leader's services.
 // closeLog stops the log's background writer (it has nothing to write).
 func (r *Replica) newFollowerServer(st store.Store, stopping context.Context) (_ *server.Server, closeLog func(), err error) {
 	cfg := r.cfg.Daemon
