@@ -125,10 +125,10 @@ func Dial(ctx context.Context, addr string, opts ...Option) (*Client, error) {
 // 30 NOT_LEADER answers with backoff (LeaderPoll apart at most); a Session
 // reconnects there and re-lists, a Watcher resumes there from its revision
 // with its log id. Reads go to the endpoint of the last call that answered:
-// followers serve Watch and ServerInfo from the shared store, and refuse
-// what needs the leader's memory with NOT_LEADER, which is followed the
-// same way. With several endpoints calls fail fast on a replica that is
-// down instead of waiting for it.
+// followers serve Watch, ListNominations and ServerInfo from the shared
+// store, and refuse what needs the leader's memory with NOT_LEADER, which
+// is followed the same way. With several endpoints calls fail fast on a
+// replica that is down instead of waiting for it.
 func DialEndpoints(ctx context.Context, addrs []string, opts ...Option) (*Client, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

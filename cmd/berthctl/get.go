@@ -55,7 +55,8 @@ func (a *app) getCommand() *cobra.Command {
                whose stats met an eviction threshold (StatsService.GetNodePressure;
                see berthctl stats push)
   nominations  the nominations in force (ListNominations); RESTORED marks those
-               reloaded from berthd's store whose pods were not re-sent yet
+               reloaded from berthd's store whose pods were not re-sent yet,
+               and every one a follower replica lists (it holds no pods)
   queue        the number of pods in each state and the attempts made (QueueStats)
   claims       the ResourceClaims (ListDeviceObjects), those berthd made from
                templates for pods included: ALLOCATED, the NODE their devices

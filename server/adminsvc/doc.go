@@ -7,6 +7,10 @@
 // know: the revisions of Bind and Nominate decisions (the decision log) and
 // attempt counts (Counter, fed by the scheduler's metrics).
 //
+// ListStoredNominations (list.go) is ListNominations over the nominations
+// read from the store alone, for a follower replica (server/replica),
+// which holds no scheduler: the same validation, order and page tokens.
+//
 // ServerInfo (info.go) reports the build it was given and, through the
 // optional Startup (the daemon), whether berthd still waits for the
 // orchestrator's first re-list after a restart, so tools can say why a

@@ -103,12 +103,55 @@ func (s *Service) ListPending(_ context.Context, req *berthv1.ListPendingRequest
 // A nomination whose pod Berth does not hold was restored from the store
 // and waits for its pod to be re-sent.
 func (s *Service) ListNominations(_ context.Context, req *berthv1.ListNominationsRequest) (*berthv1.ListNominationsResponse, error) {
+	read := func() ([]queue.Nomination, error) { return s.admin.Nominations(), nil }
+	return listNominations(req, read, s.nomination)
+}
+
+// nomination is n with its pod's priority while Berth holds the pod, and
+// marked restored otherwise.
+func (s *Service) nomination(n queue.Nomination) *berthv1.Nomination {
+	nom := restoredNomination(n)
+	if pod, ok := s.admin.Pod(n.PodUID); ok {
+		nom.Pod, nom.Priority, nom.Restored = convert.PodRefOf(pod), pod.Priority, false
+	}
+	if s.opts.Revisions != nil {
+		nom.Revision, _ = s.opts.Revisions.NominationRevision(n.PodUID)
+	}
+	return nom
+}
+
+// ListStoredNominations answers ListNominations from the nominations read
+// from the store alone, as a follower replica does (server/replica): the
+// same validation, order and page tokens as ListNominations, so that a
+// client may page across replicas. Holding no pods, it lists each
+// nomination as restored, without priority or revision: what a leader
+// lists right after it loaded the same store.
+func ListStoredNominations(req *berthv1.ListNominationsRequest, read func() ([]queue.Nomination, error)) (*berthv1.ListNominationsResponse, error) {
+	return listNominations(req, read, restoredNomination)
+}
+
+func restoredNomination(n queue.Nomination) *berthv1.Nomination {
+	ns, name, _ := strings.Cut(n.PodKey, "/")
+	return &berthv1.Nomination{Pod: &berthv1.PodRef{Namespace: ns, Name: name, Uid: n.PodUID}, Node: n.NodeName, Restored: true}
+}
+
+// listNominations pages the nominations read, by pod namespace/name;
+// entry converts one. The request is checked before anything is read.
+func listNominations(req *berthv1.ListNominationsRequest, read func() ([]queue.Nomination, error),
+	entry func(queue.Nomination) *berthv1.Nomination) (*berthv1.ListNominationsResponse, error) {
 	pg, err := parsePage(req.GetPageSize(), req.GetPageToken(), isPodKey)
 	if err != nil {
 		return nil, err
 	}
-	noms := s.admin.Nominations()
-	slices.SortFunc(noms, func(a, b queue.Nomination) int { return cmp.Compare(a.PodKey, b.PodKey) })
+	noms, err := read()
+	if err != nil {
+		return nil, errmap.Status(err)
+	}
+	// By uid among pods of one name (a pod deleted and created again), so
+	// that every replica lists them in one order.
+	slices.SortFunc(noms, func(a, b queue.Nomination) int {
+		return cmp.Or(cmp.Compare(a.PodKey, b.PodKey), cmp.Compare(a.PodUID, b.PodUID))
+	})
 	resp := &berthv1.ListNominationsResponse{}
 	for _, n := range noms {
 		if n.PodKey <= pg.after || (req.GetNode() != "" && n.NodeName != req.GetNode()) {
@@ -119,17 +162,7 @@ func (s *Service) ListNominations(_ context.Context, req *berthv1.ListNomination
 			resp.NextPageToken = pageToken(last.GetNamespace() + "/" + last.GetName())
 			break
 		}
-		nom := &berthv1.Nomination{Node: n.NodeName}
-		if pod, ok := s.admin.Pod(n.PodUID); ok {
-			nom.Pod, nom.Priority = convert.PodRefOf(pod), pod.Priority
-		} else {
-			ns, name, _ := strings.Cut(n.PodKey, "/")
-			nom.Pod, nom.Restored = &berthv1.PodRef{Namespace: ns, Name: name, Uid: n.PodUID}, true
-		}
-		if s.opts.Revisions != nil {
-			nom.Revision, _ = s.opts.Revisions.NominationRevision(n.PodUID)
-		}
-		resp.Nominations = append(resp.Nominations, nom)
+		resp.Nominations = append(resp.Nominations, entry(n))
 	}
 	return resp, nil
 }

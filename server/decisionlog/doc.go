@@ -33,8 +33,9 @@
 // the log with an *AheadError; the service maps both to OUT_OF_RANGE.
 //
 // The ledger's rules (ledger.Outcomes) remove the durable copies of its
-// records through Remove and ForgetPod; a pod's deletion also drops its
-// nomination and Unschedulable message. Removals run in the background,
+// records through Remove and ForgetPod; a pod's deletion, or its arrival
+// bound by the orchestrator, also drops its nomination and Unschedulable
+// message. Removals run in the background,
 // grouped (Remove can wait for durability). After a restart, Recover reads
 // the nominations and messages back, and RecoverClaims the allocated
 // claims (for the scheduler's RestoreClaims, before the re-list).

@@ -35,9 +35,10 @@ func (l *Log) Remove(ctx context.Context, podUID string, wait bool, spaces ...st
 	return l.settle.remove(ctx, podUID, wait, spaces...)
 }
 
-// ForgetPod records that the pod was deleted: its nomination and last
-// Unschedulable message are removed in the background, with its entries
-// in spaces (its ledger records, which the ledger already dropped).
+// ForgetPod records that the pod was deleted, or arrived bound without a
+// Bind of Berth's: its nomination and last Unschedulable message are
+// removed in the background, with its entries in spaces (its ledger
+// records, which the ledger already dropped).
 func (l *Log) ForgetPod(ctx context.Context, podUID string, spaces ...store.Space) error {
 	l.mu.Lock()
 	_, nominated := l.noms[podUID]
@@ -100,19 +101,8 @@ func (l *Log) Recover(ctx context.Context) (Recovered, error) {
 	if err != nil {
 		return out, fmt.Errorf("decisionlog: recover unschedulable pods: %w", err)
 	}
-	noms, err := l.store.List(store.Nominations)
-	if err != nil {
-		return out, fmt.Errorf("decisionlog: recover nominations: %w", err)
-	}
-	for _, kv := range noms {
-		d, err := decodePayload(kv.Value)
-		if err != nil {
-			return out, fmt.Errorf("decisionlog: nomination of %s: %w", kv.Key, err)
-		}
-		p := d.GetPod()
-		out.Nominations = append(out.Nominations, queue.Nomination{
-			PodUID: string(kv.Key), PodKey: p.GetNamespace() + "/" + p.GetName(), NodeName: d.GetNominate().GetNode(),
-		})
+	if out.Nominations, err = ReadNominations(l.store); err != nil {
+		return out, fmt.Errorf("decisionlog: recover: %w", err)
 	}
 	l.mu.Lock()
 	for _, kv := range reported {
@@ -122,5 +112,33 @@ func (l *Log) Recover(ctx context.Context) (Recovered, error) {
 		l.noms[n.PodUID] = nomEntry{node: n.NodeName}
 	}
 	l.mu.Unlock()
+	return out, nil
+}
+
+// Lister reads a keyspace; store.Store satisfies it.
+type Lister interface {
+	List(space store.Space) ([]store.KV, error)
+}
+
+// ReadNominations reads the nominations in st, by pod uid: those whose
+// Nominate is durable and that no Bind, ClearNomination or deletion of
+// the pod has ended. It changes nothing, so a follower replica can read
+// the leader's nominations from the shared store.
+func ReadNominations(st Lister) ([]queue.Nomination, error) {
+	kvs, err := st.List(store.Nominations)
+	if err != nil {
+		return nil, fmt.Errorf("decisionlog: read nominations: %w", err)
+	}
+	out := make([]queue.Nomination, 0, len(kvs))
+	for _, kv := range kvs {
+		d, err := decodePayload(kv.Value)
+		if err != nil {
+			return nil, fmt.Errorf("decisionlog: nomination of %s: %w", kv.Key, err)
+		}
+		p := d.GetPod()
+		out = append(out, queue.Nomination{
+			PodUID: string(kv.Key), PodKey: p.GetNamespace() + "/" + p.GetName(), NodeName: d.GetNominate().GetNode(),
+		})
+	}
 	return out, nil
 }

@@ -376,3 +376,35 @@ func restoredUIDs(l *ledger.Ledger) []string {
 	}
 	return out
 }
+
+// A nominated pod the orchestrator sends bound (it placed the pod itself)
+// loses its nomination and last Unschedulable message in the store too,
+// as a Bind would end them, so that the store lists what the scheduler
+// holds.
+func TestBoundElsewhereEndsNomination(t *testing.T) {
+	e := open(t, t.TempDir(), bboltstore.Options{})
+	ctx := t.Context()
+	p := pod("nominee")
+	e.sched.add(p)
+	if err := e.log.Unschedulable(ctx, p, "0/1 nodes are available", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.log.Nominate(ctx, p, "n1"); err != nil {
+		t.Fatal(err)
+	}
+	bound := *p
+	bound.NodeName = "n2"
+	if err := e.outcomes.AddPod(ctx, &bound); err != nil {
+		t.Fatal(err)
+	}
+	if node, ok := e.log.Nomination(p.UID); ok {
+		t.Errorf("the log still holds the nomination to %s", node)
+	}
+	e.close(t) // flushes the removals
+	reopened := open(t, e.dir, bboltstore.Options{})
+	for _, sp := range []store.Space{store.Nominations, store.Unschedulable} {
+		if got := keys(t, reopened.st, sp); len(got) != 0 {
+			t.Errorf("%s holds %v after the pod arrived bound", sp, got)
+		}
+	}
+}

@@ -34,7 +34,7 @@ type Scheduler interface {
 type Log interface {
 	Remove(ctx context.Context, podUID string, wait bool, spaces ...store.Space) error
 	// ForgetPod drops the pod's nomination and last Unschedulable message
-	// and removes its entries in spaces with them.
+	// and removes its entries in spaces with them (deleted, or bound).
 	ForgetPod(ctx context.Context, podUID string, spaces ...store.Space) error
 	// ForgetUnknownPods is ForgetPod for every pod known says does not exist.
 	ForgetUnknownPods(ctx context.Context, known func(podUID string) bool) error
@@ -45,7 +45,8 @@ type Log interface {
 // Outcomes applies what the orchestrator sends about pods (upserts,
 // deletions, bind reports, the end of a re-list) to the scheduler and to
 // the ledger in step. Its rules:
-//   - a pod arriving bound settles its bind;
+//   - a pod arriving bound settles its bind and ends its nomination and
+//     last Unschedulable message, as a Bind does;
 //   - a pod re-listed pending whose bind from before a restart is
 //     outstanding is held on that bind's node until the bind is settled
 //     (so no pod is bound twice across a crash), and a pending pod sent
@@ -83,6 +84,12 @@ func (o *Outcomes) AddPod(ctx context.Context, pod *model.Pod) error {
 		return o.sched.AddPod(ctx, o.withRestored(pod))
 	}
 	if err := o.sched.AddPod(ctx, pod); err != nil {
+		return err
+	}
+	// Bound by the orchestrator rather than by a Bind, the pod's
+	// nomination ends as a Bind would end it: in the store too, where a
+	// follower replica lists it.
+	if err := o.log.ForgetPod(ctx, pod.UID); err != nil {
 		return err
 	}
 	return o.settle(ctx, pod.UID, false)

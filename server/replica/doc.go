@@ -2,10 +2,13 @@
 // key prefix (--store etcd): it campaigns for the lead (server/leader) and,
 // by turns, serves as a follower or as the leader on the same listeners.
 //
-// A follower serves DecisionService.Watch and AdminService.ServerInfo from
-// the shared store (the same revisions and log id on every replica), and
-// answers every other call UNAVAILABLE with an ErrorInfo NOT_LEADER naming
-// the leader's advertised address. gRPC health reports SERVING overall and
+// A follower serves what followerServes (follower.go) lists:
+// DecisionService.Watch from the shared store (the same revisions and log
+// id on every replica), AdminService.ListNominations from the store's
+// nominations (the leader's listing, each nomination marked restored),
+// and AdminService.ServerInfo. It answers every other call UNAVAILABLE
+// with an ErrorInfo NOT_LEADER naming the leader's advertised address:
+// those write, or read what only the leader's memory holds. gRPC health reports SERVING overall and
 // NOT_SERVING for berth.v1.StateService and berth.v1.StatsService; the
 // leader reports SERVING for all.
 //

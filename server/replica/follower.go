@@ -10,7 +10,9 @@ import (
 	"google.golang.org/grpc"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/queue"
 	"github.com/berthsched/berth/server"
+	"github.com/berthsched/berth/server/adminsvc"
 	"github.com/berthsched/berth/server/decisionlog"
 	"github.com/berthsched/berth/server/decisionsvc"
 	"github.com/berthsched/berth/server/errmap"
@@ -60,13 +62,13 @@ func (w followerWatcher) Watch(ctx context.Context, from uint64, logID string, f
 	return w.log.Watch(ctx, from, logID, f, send)
 }
 
-// followerAdmin answers ServerInfo; the other admin RPCs read the
-// scheduler's memory, which only the leader has (the interceptor refuses
-// them first).
+// followerAdmin answers what a follower serves of AdminService
+// (followerServes): ServerInfo, and ListNominations from the shared store.
 type followerAdmin struct {
 	berthv1.UnimplementedAdminServiceServer
 	version string
 	replica *Replica
+	store   decisionlog.Lister
 }
 
 func (a followerAdmin) ServerInfo(context.Context, *berthv1.ServerInfoRequest) (*berthv1.ServerInfoResponse, error) {
@@ -75,13 +77,27 @@ func (a followerAdmin) ServerInfo(context.Context, *berthv1.ServerInfoRequest) (
 	return resp, nil
 }
 
-// followerMethods are what a follower serves itself: the decision stream,
-// ServerInfo, health and reflection. Every other call is answered
-// NOT_LEADER.
+// ListNominations reads etcd at each call: a linearizable read, so it
+// shows every nomination the leader has made durable, even ahead of this
+// replica's watch.
+func (a followerAdmin) ListNominations(_ context.Context, req *berthv1.ListNominationsRequest) (*berthv1.ListNominationsResponse, error) {
+	return adminsvc.ListStoredNominations(req, func() ([]queue.Nomination, error) {
+		return decisionlog.ReadNominations(a.store)
+	})
+}
+
+// followerServes is the table of what a follower answers itself: its own
+// role, and what the leader keeps whole in the shared store (the log, the
+// nominations). Every other call writes, or reads what only the leader's
+// memory holds (the nodes and pods the orchestrator sent, the queue and
+// its attempts, claims not allocated, node stats), and is answered
+// NOT_LEADER. Keep docs/high-availability.md and the proto comments
+// (ReplicaRole, ListNominations) in step.
 func followerServes(method string) bool {
 	switch method {
-	case "/" + berthv1.DecisionService_ServiceDesc.ServiceName + "/Watch",
-		"/" + berthv1.AdminService_ServiceDesc.ServiceName + "/ServerInfo":
+	case berthv1.DecisionService_Watch_FullMethodName, // the log, in revision order
+		berthv1.AdminService_ServerInfo_FullMethodName,      // the replica's own role
+		berthv1.AdminService_ListNominations_FullMethodName: // store.Nominations
 		return true
 	}
 	return strings.HasPrefix(method, "/grpc.health.") || strings.HasPrefix(method, "/grpc.reflection.")
@@ -113,8 +129,8 @@ func refuseWrites(leader func() string) []grpc.ServerOption {
 }
 
 // newFollowerServer builds a follower's gRPC server over the shared store:
-// Watch and ServerInfo served, writes refused, health reporting SERVING
-// overall and NOT_SERVING for the leader's services.
+// the calls of followerServes served, the others refused, health
+// reporting SERVING overall and NOT_SERVING for the leader's services.
 // closeLog stops the log's background writer (it has nothing to write).
 func (r *Replica) newFollowerServer(st store.Store, stopping context.Context) (_ *server.Server, closeLog func(), err error) {
 	cfg := r.cfg.Daemon
@@ -140,7 +156,7 @@ func (r *Replica) newFollowerServer(st store.Store, stopping context.Context) (_
 		GRPCOptions:     append(append([]grpc.ServerOption(nil), cfg.GRPCOptions...), refuseWrites(r.leaderAddress)...),
 		Services: server.Services{
 			Decision: decisionsvc.New(followerWatcher{log: log, store: st}, decisionsvc.Options{Stopping: stopping}),
-			Admin:    followerAdmin{version: cfg.Version, replica: r},
+			Admin:    followerAdmin{version: cfg.Version, replica: r, store: st},
 		},
 	})
 	if err != nil {

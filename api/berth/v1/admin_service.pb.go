@@ -188,8 +188,10 @@ const (
 	ReplicaRole_REPLICA_ROLE_UNSPECIFIED ReplicaRole = 0
 	// The leader: it schedules and takes every write.
 	ReplicaRole_REPLICA_ROLE_LEADER ReplicaRole = 1
-	// A follower: it serves Watch and ServerInfo and answers other calls
-	// UNAVAILABLE with the ErrorInfo reason NOT_LEADER naming the leader.
+	// A follower: it serves DecisionService.Watch and
+	// AdminService.ServerInfo and ListNominations, from the shared store,
+	// and answers other calls UNAVAILABLE with the ErrorInfo reason
+	// NOT_LEADER naming the leader.
 	ReplicaRole_REPLICA_ROLE_FOLLOWER ReplicaRole = 2
 )
 
@@ -1387,11 +1389,15 @@ type Nomination struct {
 	// The pod's priority; pods of lower priority are not placed in its way.
 	// 0 when restored is set: the priority is known once the pod is re-sent.
 	Priority int32 `protobuf:"varint,3,opt,name=priority,proto3" json:"priority,omitempty"`
-	// The revision of the Nominate decision; 0 when unknown.
+	// The revision of the Nominate decision; 0 when unknown (restored set).
 	Revision uint64 `protobuf:"varint,4,opt,name=revision,proto3" json:"revision,omitempty"`
-	// The nomination was restored from Berth's store at startup and its pod
-	// has not been re-sent since. The pod gets it back when the caller
-	// re-sends it unbound; it is dropped when the re-list ends without it.
+	// The nomination is known from Berth's store alone. From the leader (or
+	// a berthd on its own): it was restored from the store at startup and
+	// its pod has not been re-sent since; the pod gets it back when the
+	// caller re-sends it unbound, and it is dropped when the re-list ends
+	// without it. From a follower replica (--store etcd): always set, since
+	// a follower holds no pods; the leader may list the same nomination
+	// with its pod's priority.
 	Restored      bool `protobuf:"varint,5,opt,name=restored,proto3" json:"restored,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -101,6 +101,12 @@ type AdminServiceClient interface {
 	// Nominations restored from Berth's store at startup are listed too, with
 	// restored set, until their pods are re-sent (see Nomination.restored).
 	//
+	// With --store etcd, a follower replica answers it too, from the
+	// nominations in the shared store: the leader's, with the same order and
+	// page tokens (a listing may go on from one replica to another), each
+	// with restored set (a follower holds no pods), as the next leader lists
+	// them when it takes over.
+	//
 	// Fails with INVALID_ARGUMENT: page_size negative or page_token
 	// malformed.
 	ListNominations(ctx context.Context, in *ListNominationsRequest, opts ...grpc.CallOption) (*ListNominationsResponse, error)
@@ -303,6 +309,12 @@ type AdminServiceServer interface {
 	//
 	// Nominations restored from Berth's store at startup are listed too, with
 	// restored set, until their pods are re-sent (see Nomination.restored).
+	//
+	// With --store etcd, a follower replica answers it too, from the
+	// nominations in the shared store: the leader's, with the same order and
+	// page tokens (a listing may go on from one replica to another), each
+	// with restored set (a follower holds no pods), as the next leader lists
+	// them when it takes over.
 	//
 	// Fails with INVALID_ARGUMENT: page_size negative or page_token
 	// malformed.

@@ -221,8 +221,10 @@ export enum ReplicaRole {
   /** REPLICA_ROLE_LEADER - The leader: it schedules and takes every write. */
   REPLICA_ROLE_LEADER = 1,
   /**
-   * REPLICA_ROLE_FOLLOWER - A follower: it serves Watch and ServerInfo and answers other calls
-   * UNAVAILABLE with the ErrorInfo reason NOT_LEADER naming the leader.
+   * REPLICA_ROLE_FOLLOWER - A follower: it serves DecisionService.Watch and
+   * AdminService.ServerInfo and ListNominations, from the shared store,
+   * and answers other calls UNAVAILABLE with the ErrorInfo reason
+   * NOT_LEADER naming the leader.
    */
   REPLICA_ROLE_FOLLOWER = 2,
   UNRECOGNIZED = -1,
@@ -581,12 +583,16 @@ export interface Nomination {
    * 0 when restored is set: the priority is known once the pod is re-sent.
    */
   priority: number;
-  /** The revision of the Nominate decision; 0 when unknown. */
+  /** The revision of the Nominate decision; 0 when unknown (restored set). */
   revision: number;
   /**
-   * The nomination was restored from Berth's store at startup and its pod
-   * has not been re-sent since. The pod gets it back when the caller
-   * re-sends it unbound; it is dropped when the re-list ends without it.
+   * The nomination is known from Berth's store alone. From the leader (or
+   * a berthd on its own): it was restored from the store at startup and
+   * its pod has not been re-sent since; the pod gets it back when the
+   * caller re-sends it unbound, and it is dropped when the re-list ends
+   * without it. From a follower replica (--store etcd): always set, since
+   * a follower holds no pods; the leader may list the same nomination
+   * with its pod's priority.
    */
   restored: boolean;
 }
@@ -4905,6 +4911,12 @@ export const AdminServiceService = {
    * Nominations restored from Berth's store at startup are listed too, with
    * restored set, until their pods are re-sent (see Nomination.restored).
    *
+   * With --store etcd, a follower replica answers it too, from the
+   * nominations in the shared store: the leader's, with the same order and
+   * page tokens (a listing may go on from one replica to another), each
+   * with restored set (a follower holds no pods), as the next leader lists
+   * them when it takes over.
+   *
    * Fails with INVALID_ARGUMENT: page_size negative or page_token
    * malformed.
    */
@@ -5057,6 +5069,12 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    * Nominations restored from Berth's store at startup are listed too, with
    * restored set, until their pods are re-sent (see Nomination.restored).
    *
+   * With --store etcd, a follower replica answers it too, from the
+   * nominations in the shared store: the leader's, with the same order and
+   * page tokens (a listing may go on from one replica to another), each
+   * with restored set (a follower holds no pods), as the next leader lists
+   * them when it takes over.
+   *
    * Fails with INVALID_ARGUMENT: page_size negative or page_token
    * malformed.
    */
@@ -5206,6 +5224,12 @@ export interface AdminServiceClient extends Client {
    *
    * Nominations restored from Berth's store at startup are listed too, with
    * restored set, until their pods are re-sent (see Nomination.restored).
+   *
+   * With --store etcd, a follower replica answers it too, from the
+   * nominations in the shared store: the leader's, with the same order and
+   * page tokens (a listing may go on from one replica to another), each
+   * with restored set (a follower holds no pods), as the next leader lists
+   * them when it takes over.
    *
    * Fails with INVALID_ARGUMENT: page_size negative or page_token
    * malformed.
