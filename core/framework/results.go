@@ -2,6 +2,7 @@ package framework
 
 import (
 	"fmt"
+	"iter"
 	"maps"
 	"slices"
 	"sort"
@@ -98,6 +99,10 @@ func (m *NodeToStatus) Len() int { return len(m.statuses) }
 func (m *NodeToStatus) Nodes() []string {
 	return slices.Sorted(maps.Keys(m.statuses))
 }
+
+// All yields the nodes with their own status and their statuses, in no
+// particular order: for callers that group the nodes rather than sort them.
+func (m *NodeToStatus) All() iter.Seq2[string, *Status] { return maps.All(m.statuses) }
 
 // FirstNodes returns the first k nodes, by name, with their own status,
 // sorted: Nodes()[:k] without sorting them all.

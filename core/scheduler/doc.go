@@ -11,7 +11,10 @@
 // an event may help leave the unschedulable pods (QueueingHints).
 // Decisions go out through Options.Decisions (Bind through the
 // DefaultBinder, Evict from preemption, Nominate and ClearNomination) and
-// unschedulable pods through Options.Reporter, once per new message. A pod
+// unschedulable pods through Options.Reporter, once per new message; with
+// Options.Batcher, the ones a failed attempt makes (its preemption's, its
+// nomination, its report) are staged and written as one group at the end
+// of the cycle (decisionbatch.go). A pod
 // the scheduler evicted is held as terminating by preemption until it is
 // deleted (evictions.go; RestoreEvictions brings the set back after a
 // restart).

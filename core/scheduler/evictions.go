@@ -52,23 +52,28 @@ func (s *Scheduler) MarkEvicted(ctx context.Context, uid string) {
 	s.markEvicted(ctx, uid, false)
 }
 
-// markCached applies the mark to the cache's version of the pod: a bound
-// pod is updated (raising the pod update kube's informer would see), an
-// assumed one (its bind in flight) stays assumed on its node.
+// markCached applies the mark to the cache's version of the pod.
 func (s *Scheduler) markCached(ctx context.Context, pod *model.Pod, preempted bool) {
-	st, ok := s.cache.Pod(pod.UID)
+	s.updateCached(ctx, pod.UID, func(p *model.Pod) *model.Pod { return markedEvicted(p, preempted) })
+}
+
+// updateCached replaces the cache's version of the pod by change(it): a
+// bound pod is updated (raising the pod update kube's informer would see),
+// an assumed one (its bind in flight) stays assumed on its node.
+func (s *Scheduler) updateCached(ctx context.Context, uid string, change func(*model.Pod) *model.Pod) {
+	st, ok := s.cache.Pod(uid)
 	if !ok {
 		return // pending: it holds no room
 	}
-	cached := markedEvicted(st.Pod, preempted)
+	cached := change(st.Pod)
 	if st.Assumed {
 		if err := s.cache.UpdateAssumedPod(cached); err != nil {
-			s.logger.Error("marking an evicted assumed pod failed", "pod", pod.Key(), "err", err)
+			s.logger.Error("updating an assumed pod failed", "pod", cached.Key(), "err", err)
 		}
 		return
 	}
 	if err := s.cache.UpdatePod(cached); err != nil {
-		s.logger.Error("marking an evicted pod failed", "pod", pod.Key(), "err", err)
+		s.logger.Error("updating a pod's eviction mark failed", "pod", cached.Key(), "err", err)
 		return
 	}
 	for _, ev := range queue.PodUpdateEvents(st.Pod, cached) {

@@ -87,7 +87,7 @@ func (s *Scheduler) recordDiagnosis(ctx context.Context, pod *model.Pod, msg str
 	d := summarize(msg, fitErr, s.clock.Now(), s.opts.MaxDiagnosisNodes)
 	report := s.state.setDiagnosis(pod.UID, d, msg, rejected)
 	if report && s.opts.Reporter != nil {
-		if err := s.opts.Reporter.Unschedulable(ctx, pod, msg, fitErr); err != nil {
+		if err := s.report(ctx, pod, msg, fitErr); err != nil {
 			s.logger.Error("reporting an unschedulable pod failed", "pod", pod.Key(), "err", err)
 		}
 	}

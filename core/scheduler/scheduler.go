@@ -74,6 +74,11 @@ type Options struct {
 	Decisions framework.DecisionSink
 	// Reporter, if set, is told about unschedulable pods.
 	Reporter Reporter
+	// Batcher, if set, groups the decisions of a failed attempt (a
+	// preemption's Evicts and ClearNominations, the pod's Nominate, its
+	// Unschedulable report) into one durable write. It must write to the
+	// log Decisions and Reporter write to; nil writes each on its own.
+	Batcher DecisionBatcher
 	// Clock is the time source; tests inject a fake. Default: real time.
 	Clock framework.Clock
 	// Logger defaults to discarding.
@@ -432,7 +437,13 @@ func (d *decisionSink) Evict(ctx context.Context, victim *model.Pod, nodeName st
 	if cur, ok := d.s.state.lookup(victim.UID); ok && cur.TerminatingByPreemption() {
 		return nil // evicted already, with the rest of its group
 	}
-	if err := d.DecisionSink.Evict(ctx, victim, nodeName, preemptor, reason); err != nil {
+	cb := batchOf(ctx)
+	if cb != nil {
+		if err := cb.batch().Evict(ctx, victim, nodeName, preemptor, reason); err != nil {
+			return err
+		}
+		cb.victims = append(cb.victims, victim)
+	} else if err := d.DecisionSink.Evict(ctx, victim, nodeName, preemptor, reason); err != nil {
 		return err
 	}
 	d.evictions.Add(1)
@@ -442,13 +453,23 @@ func (d *decisionSink) Evict(ctx context.Context, victim *model.Pod, nodeName st
 }
 
 func (d *decisionSink) Nominate(ctx context.Context, pod *model.Pod, nodeName string) error {
-	err := d.DecisionSink.Nominate(ctx, pod, nodeName)
+	var err error
+	if cb := batchOf(ctx); cb != nil {
+		err = cb.batch().Nominate(ctx, pod, nodeName)
+	} else {
+		err = d.DecisionSink.Nominate(ctx, pod, nodeName)
+	}
 	d.s.setNominatedNodeName(ctx, pod.UID, nodeName)
 	return err
 }
 
 func (d *decisionSink) ClearNomination(ctx context.Context, pod *model.Pod, reason string) error {
-	err := d.DecisionSink.ClearNomination(ctx, pod, reason)
+	var err error
+	if cb := batchOf(ctx); cb != nil {
+		err = cb.batch().ClearNomination(ctx, pod, reason)
+	} else {
+		err = d.DecisionSink.ClearNomination(ctx, pod, reason)
+	}
 	d.s.setNominatedNodeName(ctx, pod.UID, "")
 	return err
 }

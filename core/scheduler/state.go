@@ -274,6 +274,15 @@ func (c *clusterState) markEvicted(uid string, preempted bool) (*model.Pod, bool
 	return p, ok
 }
 
+// unmarkEvicted drops the pod's eviction and returns the pod.
+func (c *clusterState) unmarkEvicted(uid string) (*model.Pod, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.evicted, uid)
+	p, ok := c.pods[uid]
+	return p, ok
+}
+
 // evictedUIDs lists the evicted pods' UIDs, sorted.
 func (c *clusterState) evictedUIDs() []string {
 	c.mu.RLock()

@@ -306,6 +306,7 @@ func (d *Daemon) openScheduler(ctx context.Context, reg runtime.Registry, m *met
 		Registry:  reg,
 		Decisions: d.log,
 		Reporter:  d.log,
+		Batcher:   d.log,
 		Logger:    d.logger,
 		Metrics:   schedulerMetrics{Metrics: m, attempts: attempts},
 

@@ -15,7 +15,12 @@
 // deallocation overtaken by a new allocation of the claim is dropped); an Unschedulable puts its message in
 // store.Unschedulable, and one repeating the pod's last message is not
 // written). Calls commit concurrently, so the store groups them into shared
-// transactions; each returns once its decision is durable. Binds and
+// transactions; each returns once its decision is durable. The decisions
+// one failed scheduling attempt makes one after another (a preemption's
+// Evicts and ClearNominations, the pod's Nominate and Unschedulable) are
+// staged in a Batch (batch.go, the scheduler's DecisionBatcher) and
+// committed as one store.Batch: the same records and keyspace changes in
+// the same order, durable after one commit instead of one each. Binds and
 // Evicts awaiting their outcome are the ledger's records (server/ledger):
 // the log opens them in the ledger around their commit (a Bind is recorded
 // before its commit, since a watcher may see it and report its outcome
