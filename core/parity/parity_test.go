@@ -62,6 +62,13 @@ func checkCorpus(t *testing.T, dir, golden string) {
 	if len(clusters) == 0 {
 		t.Fatalf("no clusters under %s", dir)
 	}
+	if raceDetector { // every third: .ci/test replays them all without it
+		var some []string
+		for i := 0; i < len(clusters); i += 3 {
+			some = append(some, clusters[i])
+		}
+		clusters = some
+	}
 	var attempts, placementOK, fullOK int
 	for _, cluster := range clusters {
 		name := strings.TrimSuffix(filepath.Base(cluster), ".yaml")
