@@ -53,17 +53,20 @@ func AllocatedState(claims []*resourceapi.ResourceClaim) *structured.AllocatedSt
 type Allocator struct {
 	alloc  structured.Allocator
 	claims []*resourceapi.ResourceClaim
+	pre    *precheck // nil: every node goes to the allocator
 }
 
 // NewAllocator prepares the allocation of claims (unallocated, defaulted)
 // given the objects and the devices already in use (AllocatedState of the
-// allocated and in-flight claims).
-func NewAllocator(ctx context.Context, objs *Objects, inUse *structured.AllocatedState, cache *cel.Cache, claims []*resourceapi.ResourceClaim) (*Allocator, error) {
+// allocated and in-flight claims). With a memo, nodes where the claims
+// surely do not fit are answered without the allocator (precheck), with
+// its answer.
+func NewAllocator(ctx context.Context, objs *Objects, inUse *structured.AllocatedState, cache *cel.Cache, memo *SelectorMemo, claims []*resourceapi.ResourceClaim) (*Allocator, error) {
 	a, err := structured.NewAllocator(ctx, Features(), *inUse, objs, objs.SliceList(), cache)
 	if err != nil {
 		return nil, fmt.Errorf("preparing the device allocator: %w", err)
 	}
-	return &Allocator{alloc: a, claims: claims}, nil
+	return &Allocator{alloc: a, claims: claims, pre: newPrecheck(memo, cache, objs, inUse, claims)}, nil
 }
 
 // Allocate returns one allocation result per claim, in the claims' order,
@@ -82,6 +85,10 @@ const CannotAllocate = "cannot allocate all claims"
 // fit: CannotAllocate, or the allocator's own message for a failure about
 // the node (invalid resource pools); "" when the claims fit.
 func (a *Allocator) AllocateOnNode(ctx context.Context, node *corev1.Node) (results []resourceapi.AllocationResult, reason string, err error) {
+	// A stopped context is the allocator's to report.
+	if a.pre != nil && ctx.Err() == nil && a.pre.infeasible(ctx, node.Name) {
+		return nil, CannotAllocate, nil
+	}
 	res, err := a.alloc.Allocate(ctx, node, a.claims)
 	switch {
 	case errors.Is(err, ErrNodeInfeasible):

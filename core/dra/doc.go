@@ -23,6 +23,14 @@
 // needing the claim waits for the commit. Explain says, for people, which
 // claim or request cannot be allocated on a node and why.
 //
+// Where Berth differs from kube: before the allocator, Allocator rules out
+// nodes where some request has fewer free devices matching its selectors
+// than it asks for (precheck.go), with selector results remembered per
+// slice object across pods (SelectorMemo); kube evaluates every selector
+// on every device of every node it tries for each pod. It only answers
+// where the allocator's answer would be CannotAllocate, so decisions are
+// the same (WithoutPrecheck turns it off for the tests that compare).
+//
 // Validation follows kube-apiserver's rules for what the scheduler reads and
 // reports the offending field as a path relative to the object
 // ("spec.devices.requests[0].exactly.selectors[1].cel.expression").

@@ -57,6 +57,7 @@ func (t *Tracker) SetSlice(s *resourceapi.ResourceSlice) *resourceapi.ResourceSl
 	defer t.mu.Unlock()
 	old := t.objs.Slices[s.Name]
 	t.objs.Slices[s.Name] = s
+	t.memo.forget(old)
 	return old
 }
 
@@ -67,6 +68,7 @@ func (t *Tracker) DeleteSlice(name string) *resourceapi.ResourceSlice {
 	defer t.mu.Unlock()
 	old := t.objs.Slices[name]
 	delete(t.objs.Slices, name)
+	t.memo.forget(old)
 	return old
 }
 

@@ -47,18 +47,34 @@ type Tracker struct {
 	// members share the allocation in the same group cycle.
 	flightGroup map[string]string
 	cel         *cel.Cache
+	memo        *SelectorMemo // nil: no precheck (WithoutPrecheck)
 }
 
 // NewTracker returns an empty tracker.
-func NewTracker() *Tracker {
-	return &Tracker{objs: NewObjects(), inFlight: map[string]*resourceapi.ResourceClaim{}, flightGroup: map[string]string{}, cel: NewCELCache()}
+func NewTracker(opts ...TrackerOption) *Tracker {
+	t := &Tracker{objs: NewObjects(), inFlight: map[string]*resourceapi.ResourceClaim{}, flightGroup: map[string]string{}, cel: NewCELCache(), memo: NewSelectorMemo()}
+	for _, o := range opts {
+		o(t)
+	}
+	return t
 }
+
+// TrackerOption configures a Tracker.
+type TrackerOption func(*Tracker)
+
+// WithoutPrecheck sends every node to the allocator, as kube does,
+// instead of ruling out those where the claims surely do not fit first
+// (precheck.go); tests compare the two.
+func WithoutPrecheck() TrackerOption { return func(t *Tracker) { t.memo = nil } }
 
 // Load adds every object of objs (already validated and defaulted).
 func (t *Tracker) Load(objs *Objects) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	maps.Copy(t.objs.Classes, objs.Classes)
+	for name := range objs.Slices {
+		t.memo.forget(t.objs.Slices[name])
+	}
 	maps.Copy(t.objs.Slices, objs.Slices)
 	maps.Copy(t.objs.Claims, objs.Claims)
 	maps.Copy(t.objs.Templates, objs.Templates)
@@ -230,7 +246,7 @@ func (t *Tracker) NewAllocator(ctx context.Context, claims []*resourceapi.Resour
 	t.mu.Lock()
 	snap, inUse := t.snapshotLocked()
 	t.mu.Unlock()
-	return NewAllocator(ctx, snap, inUse, t.cel, claims)
+	return NewAllocator(ctx, snap, inUse, t.cel, t.memo, claims)
 }
 
 // claimsLocked lists every claim, the in-flight version where there is one.

@@ -134,6 +134,10 @@ type Replay struct {
 	// (see framework.Handle.LocalMemo, core/preemption); tests compare the
 	// two.
 	NoPreemptionMemo bool
+	// NoDevicePrecheck sends every node to the DRA allocator, as kube
+	// does, instead of ruling out first the nodes where a pod's claims
+	// surely do not fit (see core/dra precheck.go); tests compare the two.
+	NoDevicePrecheck bool
 }
 
 // Scheduler is kube-scheduler's scheduling loop over Berth's cache and
@@ -245,7 +249,7 @@ func New(ctx context.Context, opts Options) (*Scheduler, error) {
 		snapshot:     cache.NewEmptySnapshot(),
 		state:        newClusterState(),
 		groups:       gang.NewRegistry(),
-		devices:      dra.NewTracker(),
+		devices:      newTracker(opts.Replay),
 		validator:    dra.NewValidator(),
 		binds:        make(map[string]*binding),
 		bindAttempts: make(map[string]int),
@@ -491,3 +495,10 @@ func (s *Scheduler) setNominatedNodeName(ctx context.Context, uid, node string) 
 type realClock struct{}
 
 func (realClock) Now() time.Time { return time.Now() }
+
+func newTracker(r Replay) *dra.Tracker {
+	if r.NoDevicePrecheck {
+		return dra.NewTracker(dra.WithoutPrecheck())
+	}
+	return dra.NewTracker()
+}

@@ -80,7 +80,7 @@ func New(ctx context.Context, in Input, opts Options) (*Engine, error) {
 		Deterministic:            true,
 		PercentageOfNodesToScore: percentage,
 		Replay: scheduler.Replay{BindInline: true, ScoreSingleNode: true, NoResultMemo: opts.NoResultMemo,
-			NoIncrementalIndexes: opts.NoIncrementalIndexes, NoPreemptionMemo: opts.NoPreemptionMemo},
+			NoIncrementalIndexes: opts.NoIncrementalIndexes, NoPreemptionMemo: opts.NoPreemptionMemo, NoDevicePrecheck: opts.NoDevicePrecheck},
 	})
 	if err != nil {
 		return nil, &ConfigError{Err: err}

@@ -61,6 +61,9 @@ type Options struct {
 	// NoPreemptionMemo dry-runs every preemption candidate anew (see
 	// scheduler.Replay.NoPreemptionMemo); tests compare the two.
 	NoPreemptionMemo bool
+	// NoDevicePrecheck sends every node to the DRA allocator (see
+	// scheduler.Replay.NoDevicePrecheck); tests compare the two.
+	NoDevicePrecheck bool
 }
 
 // Results of a Line.
