@@ -53,7 +53,12 @@ func TestFollowerListsNominations(t *testing.T) {
 
 	leaderAdmin := berthv1.NewAdminServiceClient(lead.conn)
 	followerAdmin := berthv1.NewAdminServiceClient(follower.conn)
+	// A grouped commit records its nominations' revisions just after the
+	// store made them durable, which may be after a watcher saw them.
 	want := listAll(ctx, t, leaderAdmin, &berthv1.ListNominationsRequest{})
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline) && !allRevised(want); time.Sleep(10 * time.Millisecond) {
+		want = listAll(ctx, t, leaderAdmin, &berthv1.ListNominationsRequest{})
+	}
 	if len(want) != 3 {
 		t.Fatalf("the leader lists %d nominations, want 3: %v", len(want), want)
 	}
@@ -317,4 +322,14 @@ func call(ctx context.Context, conn *grpc.ClientConn, m method) error {
 	_ = cs.SendMsg(&emptypb.Empty{}) // the refusal may come first
 	_ = cs.CloseSend()
 	return cs.RecvMsg(&emptypb.Empty{})
+}
+
+// allRevised reports whether every nomination carries its revision.
+func allRevised(ns []*berthv1.Nomination) bool {
+	for _, n := range ns {
+		if n.GetRevision() == 0 {
+			return false
+		}
+	}
+	return true
 }
