@@ -57,6 +57,11 @@ type Config struct {
 	// Dashboard, if set, serves every path of the metrics listener but
 	// /metrics and /healthz (server/dashboard).
 	Dashboard http.Handler
+	// MetricsTokens, if set, guard /metrics: a scrape must send
+	// "Authorization: Bearer <token>" with a token they know (berthd's
+	// --metrics-auth token); nil serves it to anyone. /healthz is never
+	// guarded.
+	MetricsTokens TokenScopes
 }
 
 // Server serves berth.v1, health and reflection over gRPC, and metrics over
@@ -68,6 +73,7 @@ type Server struct {
 	health          *health.Server
 	grpc            *grpc.Server
 	dashboard       http.Handler
+	metricsTokens   TokenScopes
 }
 
 // New builds a Server from cfg. It fails when the metrics cannot be
@@ -79,6 +85,7 @@ func New(cfg Config) (*Server, error) {
 		shutdownTimeout: cfg.ShutdownTimeout,
 		health:          health.NewServer(),
 		dashboard:       cfg.Dashboard,
+		metricsTokens:   cfg.MetricsTokens,
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)

@@ -35,6 +35,7 @@ type fileConfig struct {
 	MaxBatchObjects *int        `json:"maxBatchObjects"`
 	TLS             *fileTLS    `json:"tls"`
 	TokenFile       *string     `json:"tokenFile"`
+	MetricsAuth     *string     `json:"metricsAuth"`
 	Deterministic   *bool       `json:"deterministic"`
 
 	InitialSyncTimeout *duration `json:"initialSyncTimeout"`
@@ -148,6 +149,7 @@ func parseConfigFile(data []byte, dir string, o *options) error {
 	setDuration(&o.retainFor, fc.RetainFor)
 	set(&o.maxMutations, fc.MaxBatchObjects)
 	setPath(&o.tokenFile, fc.TokenFile, resolve)
+	set(&o.metricsAuth, fc.MetricsAuth)
 	set(&o.deterministic, fc.Deterministic)
 	setDuration(&o.initialSync, fc.InitialSyncTimeout)
 	set(&o.gcPercent, fc.GCPercent)

@@ -41,6 +41,7 @@ tls:
   key: tls/server-key.pem
   clientCA: /etc/berth/ca.pem
 tokenFile: tokens
+metricsAuth: token
 deterministic: true
 initialSyncTimeout: 30s
 gcPercent: 200
@@ -61,10 +62,10 @@ func TestConfigFile(t *testing.T) {
 		retainDecisions: 5000, retainFor: 168 * time.Hour, maxMutations: 500,
 		tls:       auth.TLSFiles{Cert: filepath.Join(dir, "tls/server.pem"), Key: filepath.Join(dir, "tls/server-key.pem"), ClientCA: "/etc/berth/ca.pem"},
 		tokenFile: filepath.Join(dir, "tokens"), deterministic: true, initialSync: 30 * time.Second, gcPercent: 200,
-		dashboard: false,
-		limits:    intake.Limits{ConnStreams: 64, Streams: 1000, ConnRequestBytes: 32 << 20, RequestBytes: 256 << 20},
-		store:     storeBbolt,
-		etcd:      defaultEtcdOptions(),
+		dashboard: false, metricsAuth: metricsAuthToken,
+		limits: intake.Limits{ConnStreams: 64, Streams: 1000, ConnRequestBytes: 32 << 20, RequestBytes: 256 << 20},
+		store:  storeBbolt,
+		etcd:   defaultEtcdOptions(),
 	}
 	tests := []struct {
 		name    string

@@ -28,6 +28,12 @@ import (
 	"github.com/berthsched/berth/store"
 )
 
+// The values of --metrics-auth.
+const (
+	metricsAuthNone  = "none"
+	metricsAuthToken = "token"
+)
+
 // storeLockTimeout is how long berthd waits for the data directory's lock.
 const storeLockTimeout = time.Second
 
@@ -64,6 +70,7 @@ type options struct {
 	retainFor       time.Duration
 	tls             auth.TLSFiles
 	tokenFile       string
+	metricsAuth     string // --metrics-auth: metricsAuthNone or metricsAuthToken
 	maxMutations    int
 	deterministic   bool
 	initialSync     time.Duration
@@ -95,6 +102,7 @@ func defaultOptions() options {
 		initialSync:           defaultInitialSyncTimeout,
 		gcPercent:             daemon.GCPercent(os.Getenv),
 		dashboard:             true,
+		metricsAuth:           metricsAuthNone,
 		taintNodesByCondition: true,
 		limits:                intake.DefaultLimits(),
 		store:                 storeBbolt,
@@ -118,6 +126,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.tls.Key, "tls-key", o.tls.Key, "PEM private key of --tls-cert")
 	fs.StringVar(&o.tls.ClientCA, "tls-client-ca", o.tls.ClientCA, "PEM CA bundle: require client certificates it signed (mTLS)")
 	fs.StringVar(&o.tokenFile, "token-file", o.tokenFile, `bearer tokens, one per line, each optionally followed by "read-only"; empty: no token needed`)
+	fs.StringVar(&o.metricsAuth, "metrics-auth", o.metricsAuth, `who may read /metrics: "none" (anyone reaching --metrics-listen) or "token" (a bearer token of --token-file, read-only ones too); /healthz stays open`)
 	fs.BoolVar(&o.deterministic, "deterministic", o.deterministic, "break score ties by the smallest node name instead of at random, as berthctl simulate does (benchmarks, tests)")
 	fs.IntVar(&o.maxMutations, "max-batch-objects", o.maxMutations, "most objects or references in one state request; 0: only the message size bounds it")
 	fs.IntVar(&o.gcPercent, "gc-percent", o.gcPercent, fmt.Sprintf("garbage collector target, as GOGC: a collection starts when the heap has grown by this percentage of the live data; negative turns collection off. Default: GOGC when set, else %d (fewer collections slowing pods, for more memory)", daemon.DefaultGCPercent))
@@ -185,6 +194,10 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 		return options{}, errors.New("--max-streams-per-conn must be at least 1")
 	case o.tls.Enabled() && (o.tls.Cert == "" || o.tls.Key == ""):
 		return options{}, errors.New("--tls-cert and --tls-key go together, and --tls-client-ca needs both")
+	case o.metricsAuth != metricsAuthNone && o.metricsAuth != metricsAuthToken:
+		return options{}, fmt.Errorf("--metrics-auth %q: want %q or %q", o.metricsAuth, metricsAuthNone, metricsAuthToken)
+	case o.metricsAuth == metricsAuthToken && o.tokenFile == "":
+		return options{}, errors.New("--metrics-auth token needs --token-file: the tokens a scrape must send")
 	}
 	if err := o.checkEtcd(); err != nil {
 		return options{}, err
@@ -223,6 +236,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Version:              version.Get().String(),
 		AcceptTruncatedLog:   opts.acceptTruncatedLog,
 		IgnoreNodeConditions: !opts.taintNodesByCondition,
+		MetricsAuth:          opts.metricsAuth == metricsAuthToken,
 	}
 	pressure, err := opts.pressure.Parse()
 	if err != nil {
@@ -239,6 +253,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if tokens != nil {
 		cfg.Tokens, cfg.Edge.Authorizer = tokens, tokens
+		if !cfg.MetricsAuth && opts.metricsListen != "" {
+			logger.Info("/metrics is served without a token (--metrics-auth none); --metrics-auth token asks scrapes for one of --token-file")
+		}
 	}
 	cfg.Edge.Limits = &opts.limits
 	// Listen before opening the data directory, which Open creates: a

@@ -40,6 +40,7 @@ func TestParseFlags(t *testing.T) {
 		initialSync:     5 * time.Second,
 		gcPercent:       daemon.DefaultGCPercent,
 		dashboard:       true,
+		metricsAuth:     metricsAuthNone,
 		limits:          intake.DefaultLimits(),
 		store:           storeBbolt,
 		etcd:            defaultEtcdOptions(),
@@ -58,7 +59,7 @@ func TestParseFlags(t *testing.T) {
 			args: []string{"--listen", "unix:///run/berth.sock", "--metrics-listen=", "--data-dir", "/var/lib/berth", "--log-level", "debug", "--shutdown-timeout", "3s", "--dashboard=false", "--taint-nodes-by-condition=false"},
 			want: options{listen: "unix:///run/berth.sock", dataDir: "/var/lib/berth", logLevel: slog.LevelDebug, shutdownTimeout: 3 * time.Second,
 				retainDecisions: 1_000_000, maxMutations: 10_000, initialSync: 5 * time.Second, gcPercent: daemon.DefaultGCPercent,
-				limits: intake.DefaultLimits(), store: storeBbolt, etcd: defaultEtcdOptions()},
+				limits: intake.DefaultLimits(), store: storeBbolt, etcd: defaultEtcdOptions(), metricsAuth: metricsAuthNone},
 		},
 		{
 			name: "collector target",
@@ -95,6 +96,17 @@ func TestParseFlags(t *testing.T) {
 				return o
 			}(),
 		},
+		{
+			name: "metrics behind the tokens",
+			args: []string{"--token-file", "tokens", "--metrics-auth", "token"},
+			want: func() options {
+				o := defaults
+				o.tokenFile, o.metricsAuth = "tokens", metricsAuthToken
+				return o
+			}(),
+		},
+		{name: "metrics behind no token", args: []string{"--metrics-auth", "token"}, wantErr: true},
+		{name: "metrics auth unknown", args: []string{"--token-file", "tokens", "--metrics-auth", "basic"}, wantErr: true},
 		{name: "key without cert", args: []string{"--tls-key", "k.pem"}, wantErr: true},
 		{name: "client CA without cert", args: []string{"--tls-client-ca", "ca.pem"}, wantErr: true},
 		{name: "negative retention", args: []string{"--retain-for", "-1h"}, wantErr: true},
@@ -346,5 +358,78 @@ func TestRunPortInUseLeavesNoDataDir(t *testing.T) {
 		if _, err := os.Stat(dataDir); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("run %q left %s behind (stat: %v)", args, dataDir, err)
 		}
+	}
+}
+
+// With --token-file and --metrics-auth token, berthd asks scrapes of
+// /metrics for a token, read-only ones included, and leaves /healthz (and
+// so --healthcheck) open.
+func TestRunMetricsAuth(t *testing.T) {
+	dir := t.TempDir()
+	grpcSock := filepath.Join(dir, "berthd.sock")
+	metricsSock := filepath.Join(dir, "metrics.sock")
+	tokens := filepath.Join(dir, "tokens")
+	if err := os.WriteFile(tokens, []byte("rw-secret\nprom-secret read-only\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{
+			"--listen", "unix://" + grpcSock, "--metrics-listen", "unix://" + metricsSock,
+			"--data-dir", filepath.Join(dir, "data"), "--token-file", tokens, "--metrics-auth", "token",
+		}, io.Discard, io.Discard)
+	}()
+	rpcCtx, rpcCancel := context.WithTimeout(ctx, 10*time.Second)
+	defer rpcCancel()
+	conn, err := grpc.NewClient("unix://"+grpcSock, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Health needs no token; WaitForReady blocks until berthd listens.
+	if _, err := healthpb.NewHealthClient(conn).Check(rpcCtx, &healthpb.HealthCheckRequest{}, grpc.WaitForReady(true)); err != nil {
+		t.Fatalf("health Check: %v", err)
+	}
+	client := &http.Client{Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", metricsSock)
+		},
+	}}
+	for _, tt := range []struct {
+		path, token string
+		want        int
+	}{
+		{"/metrics", "", http.StatusUnauthorized},
+		{"/metrics", "nope", http.StatusUnauthorized},
+		{"/metrics", "prom-secret", http.StatusOK},
+		{"/metrics", "rw-secret", http.StatusOK},
+		{"/healthz", "", http.StatusOK},
+	} {
+		req, err := http.NewRequestWithContext(rpcCtx, http.MethodGet, "http://berthd"+tt.path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.token != "" {
+			req.Header.Set("Authorization", "Bearer "+tt.token)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("GET %s: %v", tt.path, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("GET %s with token %q: status %d, want %d", tt.path, tt.token, resp.StatusCode, tt.want)
+		}
+	}
+	var probe bytes.Buffer
+	if err := run(ctx, []string{"--healthcheck", "--metrics-listen", "unix://" + metricsSock}, &probe, io.Discard); err != nil || probe.String() != "ok\n" {
+		t.Errorf("berthd --healthcheck: %v, printed %q; want ok", err, probe.String())
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("run = %v, want nil", err)
 	}
 }

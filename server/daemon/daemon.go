@@ -94,8 +94,11 @@ type Config struct {
 	// listener (server/dashboard).
 	Dashboard bool
 	// Tokens, if set, guard the dashboard as the edge's tap (Edge.Authorizer)
-	// guard the admin RPCs; nil leaves it open, like /metrics.
+	// guard the admin RPCs; nil leaves it open.
 	Tokens *auth.Tokens
+	// MetricsAuth guards /metrics with Tokens too (berthd's --metrics-auth
+	// token); without Tokens it has no effect. /healthz stays open.
+	MetricsAuth bool
 	// DashboardSampleEvery is how often the dashboard samples the queue's
 	// counts; 0 means dashboard.DefaultSampleEvery.
 	DashboardSampleEvery time.Duration
@@ -396,9 +399,20 @@ func (d *Daemon) openServer(cl cluster, outcomes *ledger.Outcomes, reg runtime.R
 				return ok
 			}),
 		},
-		Dashboard: dash,
+		Dashboard:     dash,
+		MetricsTokens: cfg.MetricsTokens(),
 	})
 	return err
+}
+
+// MetricsTokens are the tokens guarding /metrics: Tokens with
+// MetricsAuth, nil otherwise (never a nil *auth.Tokens in the interface).
+// A follower replica's server uses them too.
+func (cfg Config) MetricsTokens() server.TokenScopes {
+	if !cfg.MetricsAuth || cfg.Tokens == nil {
+		return nil
+	}
+	return cfg.Tokens
 }
 
 // revisions tells the admin service the revisions of binds (the ledger)

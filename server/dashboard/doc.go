@@ -24,7 +24,7 @@
 // Decisions (*decisionlog.Log). Nothing here changes the scheduler.
 //
 // Access follows the admin RPCs' rules (server/auth): without Tokens the
-// dashboard is open, like /metrics; with them every request needs a token
+// dashboard is open; with them every request needs a token
 // of any scope, as "Authorization: Bearer <token>", or a session cookie. A
 // browser cannot set a header when it navigates, so /?token=<token> logs
 // in once: the token is checked, exchanged for a random session id in an

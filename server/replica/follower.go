@@ -158,6 +158,7 @@ func (r *Replica) newFollowerServer(st store.Store, stopping context.Context) (_
 			Decision: decisionsvc.New(followerWatcher{log: log, store: st}, decisionsvc.Options{Stopping: stopping}),
 			Admin:    followerAdmin{version: cfg.Version, replica: r, store: st},
 		},
+		MetricsTokens: cfg.MetricsTokens(),
 	})
 	if err != nil {
 		return nil, nil, err
