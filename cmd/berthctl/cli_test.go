@@ -216,10 +216,14 @@ func watchStream() []*berthv1.WatchResponse {
 	gpuBind.Action = &berthv1.Decision_Bind{Bind: &berthv1.Bind{Node: "n1", Claims: []*berthv1.ClaimAllocation{{Namespace: "default", Name: "train-gpu-x", Allocation: gpu}}}}
 	dealloc := decision(11, "default/train")
 	dealloc.Action = &berthv1.Decision_DeallocateClaim{DeallocateClaim: &berthv1.DeallocateClaim{Namespace: "default", Name: "train-gpu-x", Allocation: gpu, Reason: "the last pod using the claim is gone"}}
+	apiEvict := decision(12, "default/api")
+	apiEvict.Action = &berthv1.Decision_Evict{Evict: &berthv1.Evict{Victim: apiEvict.Pod, Node: "n1", Cause: berthv1.EvictCause_EVICT_CAUSE_API, Reason: "Eviction API"}}
+	pressureEvict := decision(13, "default/hog")
+	pressureEvict.Action = &berthv1.Decision_Evict{Evict: &berthv1.Evict{Victim: pressureEvict.Pod, Node: "n2", Cause: berthv1.EvictCause_EVICT_CAUSE_NODE_PRESSURE, Reason: "The node was low on resource: memory."}}
 	return []*berthv1.WatchResponse{
 		{Decisions: []*berthv1.Decision{bind, evict}, NextRevision: 7},
 		{NextRevision: 7}, // progress only
-		{Decisions: []*berthv1.Decision{nominate, clear, unsched, gpuBind, dealloc}, NextRevision: 12},
+		{Decisions: []*berthv1.Decision{nominate, clear, unsched, gpuBind, dealloc, apiEvict, pressureEvict}, NextRevision: 14},
 	}
 }
 
@@ -253,6 +257,8 @@ func TestWatch(t *testing.T) {
 {"revision":9,"type":"unschedulable","pod":"default/big","message":"0/2 nodes are available: 2 Insufficient cpu."}
 {"revision":10,"type":"bind","pod":"default/train","node":"n1","claims":[{"claim":"default/train-gpu-x","devices":["gpu.example.com/n1/gpu-0"]}]}
 {"revision":11,"type":"deallocate_claim","pod":"default/train","reason":"the last pod using the claim is gone","claims":[{"claim":"default/train-gpu-x","devices":["gpu.example.com/n1/gpu-0"]}]}
+{"revision":12,"type":"evict","pod":"default/api","node":"n1","cause":"api","reason":"Eviction API"}
+{"revision":13,"type":"evict","pod":"default/hog","node":"n2","cause":"node_pressure","reason":"The node was low on resource: memory."}
 `,
 		},
 		{
@@ -264,6 +270,8 @@ func TestWatch(t *testing.T) {
 9 unschedulable default/big: 0/2 nodes are available: 2 Insufficient cpu.
 10 bind default/train -> n1 [default/train-gpu-x: gpu.example.com/n1/gpu-0]
 11 deallocate_claim default/train [default/train-gpu-x: gpu.example.com/n1/gpu-0]: the last pod using the claim is gone
+12 evict default/api from n1 (eviction API): Eviction API
+13 evict default/hog from n2 (node pressure): The node was low on resource: memory.
 `,
 		},
 	} {
@@ -292,9 +300,15 @@ func TestWatchOutOfRange(t *testing.T) {
 		want string
 	}{
 		{"compacted", &fakeBerthd{compactedBelow: 40}, "3",
-			"berthctl: decisions before revision 40 were compacted away; watch again with --from-revision 40 (or 0) and check binds still waiting with 'berthctl get pending'\n"},
-		{"beyond the log", &fakeBerthd{nextRevision: 14}, "99999",
-			"berthctl: the revision asked for is beyond the end of this berthd's log (its next revision is 14): it came from another log; watch again from 0\n"},
+			"berthctl: decisions before revision 40 were compacted away; watch again with --from-revision 40, the oldest kept " +
+				"(--from-revision 0 shows only decisions made from now on, skipping those kept), and check binds still waiting with 'berthctl get pending'\n"},
+		// The probe from 1 is answered at once, as a log holding decisions answers.
+		{"beyond the log", &fakeBerthd{nextRevision: 14, watch: watchStream()[:1]}, "99999",
+			"berthctl: the revision asked for is beyond the end of this berthd's log (its next revision is 14): it came from another log; " +
+				"watch again with --from-revision 1, the oldest this log keeps (--from-revision 0 shows only decisions made from now on, skipping those kept)\n"},
+		{"beyond a compacted log", &fakeBerthd{nextRevision: 14, compactedBelow: 9}, "99999",
+			"berthctl: the revision asked for is beyond the end of this berthd's log (its next revision is 14): it came from another log; " +
+				"watch again with --from-revision 9, the oldest this log keeps (--from-revision 0 shows only decisions made from now on, skipping those kept)\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -55,6 +55,15 @@ func (a *app) completeDelete(cmd *cobra.Command, args []string, toComplete strin
 	return nil, cobra.ShellCompDirectiveNoFileComp
 }
 
+// completeNodes completes one node argument with the names of berthd's
+// nodes (cordon, uncordon, drain).
+func (a *app) completeNodes(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return a.completeNames(cmd, toComplete, listNodeNames)
+}
+
 // completePods completes one pod argument with the NAMESPACE/NAME of the
 // pods berthd has not bound yet, only those in states when given.
 func (a *app) completePods(states ...berthv1.QueueState) cobra.CompletionFunc {

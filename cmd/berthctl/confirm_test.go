@@ -75,8 +75,7 @@ func TestConfirmAndFail(t *testing.T) {
 		{
 			name: "not found while berthd waits for the re-list", args: []string{"confirm", "ghost"},
 			info: &berthv1.ServerInfoResponse{AwaitingRelist: true},
-			want: result{code: exitNotFound, stderr: "berthctl: pod default/ghost not found: berthd restarted and has had no re-list from the orchestrator since " +
-				"(berthd keeps decisions, nominations and binds across restarts, not nodes and pods)\n"},
+			want: result{code: exitNotFound, stderr: "berthctl: pod default/ghost not found: " + restartNote + relistEnds + "\n"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -95,24 +94,36 @@ func TestConfirmAndFail(t *testing.T) {
 	}
 }
 
-// Empty listings say when berthd waits for the orchestrator's re-list, and
-// nothing more otherwise (an older berthd without ServerInfo included).
+// What relistNote says of a berthd restarted on an earlier run's data,
+// of a replica that took the lead, and how the wait ends.
+const (
+	restartNote = "berthd started on an earlier run's data and has had no re-list from the orchestrator since, so it holds only " +
+		"what was sent after it started (it keeps decisions, nominations and binds across restarts, not nodes and pods)"
+	leaderNote = "this replica took the lead (term 7) and has had no re-list from the orchestrator since, so it holds only " +
+		"what was sent to it since (a new leader reads decisions, nominations and binds from the store, not nodes and pods)"
+	relistEnds = "; the orchestrator's re-list (a Sync from RESYNC_BEGIN to RESYNC_END, or berthctl apply --prune) ends the wait, a plain apply does not"
+	heldNote   = "; scheduling waits for the re-list or berthd's --initial-sync-timeout"
+)
+
+// Empty listings say they are empty and, when berthd waits for the
+// orchestrator's re-list, why: a restart or a failover, as ServerInfo
+// tells (an older berthd without ServerInfo: only that they are empty).
 func TestRelistHints(t *testing.T) {
 	waiting := &berthv1.ServerInfoResponse{AwaitingRelist: true, SchedulingHeld: true}
-	note := "berthd restarted and has had no re-list from the orchestrator since " +
-		"(berthd keeps decisions, nominations and binds across restarts, not nodes and pods); " +
-		"scheduling waits for the re-list or berthd's --initial-sync-timeout\n"
+	newLeader := &berthv1.ServerInfoResponse{AwaitingRelist: true, Role: berthv1.ReplicaRole_REPLICA_ROLE_LEADER, Leader: "10.0.0.2:7070", Term: 7}
 	for _, tc := range []struct {
 		name       string
 		info       *berthv1.ServerInfoResponse
 		args       []string
 		wantStderr string
 	}{
-		{"nodes while waiting", waiting, []string{"get", "nodes"}, "berthctl: no nodes: " + note},
-		{"pending while waiting, json", waiting, []string{"get", "pending", "-o", "json"}, "berthctl: no pending pods: " + note},
-		{"queue while waiting", waiting, []string{"get", "queue"}, "berthctl: no pods: " + note},
-		{"re-listed", &berthv1.ServerInfoResponse{}, []string{"get", "nodes"}, ""},
-		{"an older berthd", nil, []string{"get", "nodes"}, ""},
+		{"nodes while waiting", waiting, []string{"get", "nodes"}, "berthctl: no nodes yet: " + restartNote + relistEnds + heldNote + "\n"},
+		{"pending while waiting, json", waiting, []string{"get", "pending", "-o", "json"}, "berthctl: no pending pods yet: " + restartNote + relistEnds + heldNote + "\n"},
+		{"queue while waiting", waiting, []string{"get", "queue"}, "berthctl: no pods yet: " + restartNote + relistEnds + heldNote + "\n"},
+		{"nodes after a failover", newLeader, []string{"get", "nodes"}, "berthctl: no nodes yet: " + leaderNote + relistEnds + "\n"},
+		{"re-listed: simply empty", &berthv1.ServerInfoResponse{}, []string{"get", "nodes"}, "berthctl: no nodes\n"},
+		{"a leader re-listed: simply empty", &berthv1.ServerInfoResponse{Role: berthv1.ReplicaRole_REPLICA_ROLE_LEADER, Term: 7}, []string{"get", "pending"}, "berthctl: no pending pods\n"},
+		{"an older berthd", nil, []string{"get", "nodes"}, "berthctl: no nodes\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fakeBerthd{empty: true, info: tc.info}

@@ -24,7 +24,8 @@ upserted through StateService.Apply with unschedulable changed.
 berthd does not own nodes; the orchestrator does. Its next upsert of the node
 replaces what cordon wrote: an orchestrator that keeps a node's unschedulable
 flag of its own must be told too, or it undoes the cordon.`,
-		Args: exactArgs(1, "one node"),
+		Args:              exactArgs(1, "one node"),
+		ValidArgsFunction: a.completeNodes,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := a.conn.dial()
 			if err != nil {
@@ -105,7 +106,8 @@ budget when --timeout passed (the pods not tried for lack of time are listed);
 4 no such node; 1 any other failure (DaemonSet pods without
 --ignore-daemonsets, an eviction refused for another reason, --timeout passed
 without a refusal by a budget).`,
-		Args: exactArgs(1, "one node"),
+		Args:              exactArgs(1, "one node"),
+		ValidArgsFunction: a.completeNodes,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var grace *int64
 			if cmd.Flags().Changed("grace-period") {

@@ -75,6 +75,9 @@ func rpcError(ctx context.Context, err error, server, what string) error {
 		if leader, ok := berth.NotLeader(err); ok {
 			return &exitError{code: exitUnavailable, err: notLeaderError(server, leader)}
 		}
+		if speaksHTTP1(msg) {
+			return &exitError{code: exitUnavailable, err: fmt.Errorf("%s answered in HTTP/1.1, not gRPC: %s", server, metricsPortHint)}
+		}
 		return &exitError{code: exitUnavailable, err: fmt.Errorf("cannot reach berthd at %s: %s%s", server, msg, transportHint(msg))}
 	case codes.DeadlineExceeded:
 		return &exitError{code: exitUnavailable, err: fmt.Errorf("berthd at %s did not answer in time (--timeout): %s", server, msg)}
@@ -95,6 +98,19 @@ func rpcError(ctx context.Context, err error, server, what string) error {
 		return &exitError{code: exitFailed, err: fmt.Errorf("berthd refused the request: %s", msg)}
 	}
 	return &exitError{code: exitFailed, err: fmt.Errorf("berthd at %s: %s: %s", server, st.Code(), msg)}
+}
+
+// metricsPortHint is what berthctl says when --server names an HTTP/1.1
+// listener, most likely berthd's own --metrics-listen.
+const metricsPortHint = "this looks like berthd's HTTP metrics port (--metrics-listen); " +
+	"berthctl needs the gRPC address (--server HOST:PORT of berthd's --listen, 127.0.0.1:7070 by default)"
+
+// speaksHTTP1 tells from a transport failure's text that the server
+// answered gRPC's HTTP/2 preface with an HTTP/1.1 response: the http2
+// framer reads its status line as a frame header too large to be one.
+func speaksHTTP1(msg string) bool {
+	return strings.Contains(msg, "frame header looked like an HTTP/1.1 header") ||
+		strings.Contains(msg, "http2: frame too large")
 }
 
 // transportHint suggests a flag for a connection that failed on TLS. gRPC

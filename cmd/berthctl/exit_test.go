@@ -11,6 +11,8 @@ import (
 	"encoding/pem"
 	"math/big"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -218,5 +220,21 @@ func writePEM(t *testing.T, path, typ string, der []byte) {
 	t.Helper()
 	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// berthctl pointed at berthd's HTTP listener (/metrics, the dashboard)
+// says so instead of the transport's raw "http2: frame too large".
+func TestMetricsPortHint(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) }))
+	t.Cleanup(srv.Close)
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	got := berthctl(t, nil, "", "--server", addr, "get", "queue")
+	if got.code != exitUnavailable {
+		t.Errorf("exit %d, want %d", got.code, exitUnavailable)
+	}
+	want := "this looks like berthd's HTTP metrics port (--metrics-listen); berthctl needs the gRPC address (--server HOST:PORT of berthd's --listen, 127.0.0.1:7070 by default)"
+	if !strings.Contains(got.stderr, want) {
+		t.Errorf("stderr %q lacks %q", got.stderr, want)
 	}
 }

@@ -212,12 +212,7 @@ func timeText(t *timestamppb.Timestamp) string {
 // evictionText says why a pod was evicted: its cause, the reason in kube's
 // words, and the preemptor or grace period where there is one.
 func evictionText(ev *berthv1.Evict) string {
-	cause := map[berthv1.EvictCause]string{
-		berthv1.EvictCause_EVICT_CAUSE_PREEMPTION:    "preempted",
-		berthv1.EvictCause_EVICT_CAUSE_TAINT:         "NoExecute taint",
-		berthv1.EvictCause_EVICT_CAUSE_API:           "eviction API",
-		berthv1.EvictCause_EVICT_CAUSE_NODE_PRESSURE: "node pressure",
-	}[ev.GetCause()]
+	cause := evictCauses[ev.GetCause()].text
 	if cause == "" {
 		cause = "evicted"
 	}

@@ -136,7 +136,9 @@ func TestWatchResumesOnAnotherReplica(t *testing.T) {
 		"7 nominate default/high -> n2\n8 clear_nomination default/mid (was n2): a higher priority pod took the room\n" +
 		"9 unschedulable default/big: 0/2 nodes are available: 2 Insufficient cpu.\n" +
 		"10 bind default/train -> n1 [default/train-gpu-x: gpu.example.com/n1/gpu-0]\n" +
-		"11 deallocate_claim default/train [default/train-gpu-x: gpu.example.com/n1/gpu-0]: the last pod using the claim is gone\n"
+		"11 deallocate_claim default/train [default/train-gpu-x: gpu.example.com/n1/gpu-0]: the last pod using the claim is gone\n" +
+		"12 evict default/api from n1 (eviction API): Eviction API\n" +
+		"13 evict default/hog from n2 (node pressure): The node was low on resource: memory.\n"
 	if diff := cmp.Diff(result{stdout: want}, got, cmp.AllowUnexported(result{})); diff != "" {
 		t.Errorf("berthctl watch (-want +got):\n%s", diff)
 	}

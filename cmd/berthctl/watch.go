@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,9 +41,10 @@ compacted away ends the watch with exit 1 and says the oldest one kept.
 
 -o json prints one object per decision:
   {"revision":N,"type":"bind|evict|nominate|clear_nomination|unschedulable|deallocate_claim",
-   "pod":"ns/name","node":...,"preemptor":...,"reason":...,"message":...,
+   "pod":"ns/name","node":...,"preemptor":...,"cause":...,"reason":...,"message":...,
    "claims":[{"claim":"ns/name","devices":["driver/pool/device",...]}]}
-("pod" is the pod acted on: for evict, the victim; for deallocate_claim, the
+("pod" is the pod acted on: for evict, the victim, with its "cause":
+preemption (and its "preemptor"), taint, api or node_pressure; for deallocate_claim, the
 claim's last consumer; "node" for clear_nomination is the node the
 nomination was on; "claims" are a bind's device allocations, or the claim a
 deallocate_claim frees with the devices it held).`,
@@ -66,8 +68,10 @@ type watchLine struct {
 	Pod       string `json:"pod"`
 	Node      string `json:"node,omitempty"`
 	Preemptor string `json:"preemptor,omitempty"`
-	Reason    string `json:"reason,omitempty"`
-	Message   string `json:"message,omitempty"`
+	// Cause is an evict's: preemption, taint, api or node_pressure.
+	Cause   string `json:"cause,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
 	// Claims are a Bind's allocations, or the claim a DeallocateClaim
 	// frees.
 	Claims []claimLine `json:"claims,omitempty"`
@@ -101,7 +105,7 @@ func lineOf(d *berthv1.Decision) watchLine {
 		l.Claims = []claimLine{claimLineOf(x.GetNamespace(), x.GetName(), x.GetAllocation())}
 	case *berthv1.Decision_Evict:
 		l.Type, l.Node, l.Reason = "evict", act.Evict.GetNode(), act.Evict.GetReason()
-		l.Preemptor = podKey(act.Evict.GetPreemptor())
+		l.Preemptor, l.Cause = podKey(act.Evict.GetPreemptor()), evictCauses[act.Evict.GetCause()].label
 	case *berthv1.Decision_Nominate:
 		l.Type, l.Node = "nominate", act.Nominate.GetNode()
 	case *berthv1.Decision_ClearNomination:
@@ -122,7 +126,12 @@ func (l watchLine) text() string {
 	case "bind", "nominate":
 		fmt.Fprintf(&b, " -> %s", l.Node)
 	case "evict":
-		fmt.Fprintf(&b, " from %s for %s", l.Node, l.Preemptor)
+		fmt.Fprintf(&b, " from %s", l.Node)
+		if l.Preemptor != "" {
+			fmt.Fprintf(&b, " for %s", l.Preemptor)
+		} else if text := causeText(l.Cause); text != "" {
+			fmt.Fprintf(&b, " (%s)", text)
+		}
 	case "clear_nomination":
 		fmt.Fprintf(&b, " (was %s)", l.Node)
 	}
@@ -143,6 +152,29 @@ func (l watchLine) text() string {
 		fmt.Fprintf(&b, ": %s", l.Message)
 	}
 	return b.String()
+}
+
+// evictCause names an EvictCause: label as in berthd's metrics
+// (berth_evictions_total{cause}) and watch -o json, text for people.
+type evictCause struct{ label, text string }
+
+// evictCauses are the causes berthd records; decisions written before it
+// recorded one (UNSPECIFIED) were preemptions, which name their preemptor.
+var evictCauses = map[berthv1.EvictCause]evictCause{
+	berthv1.EvictCause_EVICT_CAUSE_PREEMPTION:    {"preemption", "preempted"},
+	berthv1.EvictCause_EVICT_CAUSE_TAINT:         {"taint", "NoExecute taint"},
+	berthv1.EvictCause_EVICT_CAUSE_API:           {"api", "eviction API"},
+	berthv1.EvictCause_EVICT_CAUSE_NODE_PRESSURE: {"node_pressure", "node pressure"},
+}
+
+// causeText is the text of the cause labelled label, "" for none.
+func causeText(label string) string {
+	for _, c := range evictCauses {
+		if c.label == label {
+			return c.text
+		}
+	}
+	return ""
 }
 
 func podKey(p *berthv1.PodRef) string {
@@ -296,6 +328,28 @@ func (a *app) printDecisions(enc *json.Encoder, output string, decisions []*bert
 	return nil
 }
 
+// fromZeroNote warns off the other way to watch again.
+const fromZeroNote = "--from-revision 0 shows only decisions made from now on, skipping those kept"
+
+// oldestRevision is the first revision berthd's log keeps: 1, unless a
+// watch from 1 is refused as compacted, naming the oldest kept.
+func oldestRevision(ctx context.Context, c *client) uint64 {
+	ctx, cancel := context.WithTimeout(ctx, min(serverInfoTimeout, c.timeout))
+	defer cancel() // ends the probe's stream
+	stream, err := c.decision.Watch(ctx, &berthv1.WatchRequest{FromRevision: 1})
+	if err == nil {
+		_, err = stream.Recv()
+	}
+	for _, d := range status.Convert(err).Details() {
+		if i, ok := d.(*errdetails.ErrorInfo); ok && i.GetReason() == "REVISION_COMPACTED" {
+			if oldest, perr := strconv.ParseUint(i.GetMetadata()["oldest_revision"], 10, 64); perr == nil && oldest > 0 {
+				return oldest
+			}
+		}
+	}
+	return 1
+}
+
 // watchEnded explains why the stream ended; next > 0 is where to resume.
 func (a *app) watchEnded(ctx context.Context, c *client, err error, next uint64) error {
 	if errors.Is(err, io.EOF) {
@@ -315,9 +369,10 @@ func (a *app) watchEnded(ctx context.Context, c *client, err error, next uint64)
 		switch {
 		case info.GetReason() == "REVISION_COMPACTED" && info.GetMetadata()["oldest_revision"] != "":
 			oldest := info.GetMetadata()["oldest_revision"]
-			return failedf("decisions before revision %s were compacted away; watch again with --from-revision %s (or 0) and check binds still waiting with 'berthctl get pending'", oldest, oldest)
+			return failedf("decisions before revision %s were compacted away; watch again with --from-revision %s, the oldest kept (%s), and check binds still waiting with 'berthctl get pending'", oldest, oldest, fromZeroNote)
 		case info.GetReason() == "REVISION_NOT_WRITTEN":
-			return failedf("the revision asked for is beyond the end of this berthd's log (its next revision is %s): it came from another log; watch again from 0", info.GetMetadata()["next_revision"])
+			return failedf("the revision asked for is beyond the end of this berthd's log (its next revision is %s): it came from another log; watch again with --from-revision %d, the oldest this log keeps (%s)",
+				info.GetMetadata()["next_revision"], oldestRevision(ctx, c), fromZeroNote)
 		}
 		return failedf("the revision asked for is out of range: %s", st.Message())
 	}
