@@ -337,6 +337,7 @@ Last attempt:   2024-05-01T12:00:00Z
 Next retry:     after the backoff, at 2024-05-01T12:00:04Z
 Nominated node: n2
 Rejected by:    NodeResourcesFit, TaintToleration
+Requests:       cpu 2.5, memory 1.5Gi, pods 1
 
 Last diagnosis:
   0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {gpu: true}.
@@ -344,6 +345,11 @@ Last diagnosis:
   NODE  REASONS                                    PREEMPTION
   n1    node(s) had untolerated taint {gpu: true}  cannot help
   n2    Insufficient cpu                           may help
+
+Resources short, as the nodes are now:
+
+  NODE  RESOURCE  REQUESTED  FREE  ALLOCATABLE
+  n2    cpu       2.5        0.5   4
 `
 	if diff := cmp.Diff(result{stdout: want}, got, cmp.AllowUnexported(result{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -370,6 +376,16 @@ func TestGet(t *testing.T) {
 default    a     active   0         1         90s  -          -     default-scheduler
 default    b     binding  10        1         90s  -          n1    default-scheduler
 `, stderr: bindingNote + "\n"}},
+		// get pods is its own listing: bound pods too, with their state.
+		{[]string{"get", "pods"}, result{stdout: `NAMESPACE  NAME  STATE    NODE  PRIORITY  ATTEMPTS  AGE  NOMINATED  SCHEDULER
+default    a     active   -     0         1         90s  -          default-scheduler
+default    b     binding  n1    0         0         -    -          default-scheduler
+shop       web   bound    n2    0         0         -    -          default-scheduler
+`, stderr: bindingNote + "\n"}},
+		{[]string{"get", "pods", "--state", "bound", "-n", "shop"}, result{stdout: `NAMESPACE  NAME  STATE  NODE  PRIORITY  ATTEMPTS  AGE  NOMINATED  SCHEDULER
+shop       web   bound  n2    0         0         -    -          default-scheduler
+`}},
+		{[]string{"get", "pods", "--state", "lost"}, result{code: exitUsage, stderr: "berthctl: --state \"lost\": want one of active, backoff, unschedulable, gated, scheduling, binding, ignored, bound\nRun 'berthctl get --help' for usage.\n"}},
 		{[]string{"get", "nominations"}, result{stdout: `NAMESPACE  NAME  NODE  PRIORITY  REVISION  RESTORED
 default    high  n2    1000      12        no
 default    old   n1    -         -         yes
@@ -397,7 +413,7 @@ scheduled      40
 unschedulable  9
 error          0
 `}},
-		{[]string{"get", "widgets"}, result{code: exitUsage, stderr: "berthctl: get: unknown resource \"widgets\": use pending, nominations, queue, nodes, claims, deviceclasses or resourceslices\nRun 'berthctl get --help' for usage.\n"}},
+		{[]string{"get", "widgets"}, result{code: exitUsage, stderr: "berthctl: get: unknown resource \"widgets\": use pods, pending, nominations, queue, nodes, claims, deviceclasses or resourceslices\nRun 'berthctl get --help' for usage.\n"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			got := berthctl(t, a(), "", append([]string{"--server", addr}, tc.args...)...)

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 )
@@ -17,6 +19,7 @@ const completionTimeout = time.Second
 // getKinds are what get lists, with a description for the shells that show
 // one.
 var getKinds = []cobra.Completion{
+	cobra.CompletionWithDesc("pods", "every pod, bound ones too, with its state"),
 	cobra.CompletionWithDesc("pending", "pods not bound yet"),
 	cobra.CompletionWithDesc("nodes", "nodes and what their pods use"),
 	cobra.CompletionWithDesc("nominations", "nominations in force"),
@@ -38,7 +41,7 @@ func completeGetKinds(_ *cobra.Command, args []string, _ string) ([]cobra.Comple
 }
 
 // completeDelete completes "delete KIND NAME": the kind, then the names of
-// berthd's pods (pending ones: berthd lists no bound pods) or nodes.
+// berthd's pods or nodes.
 func (a *app) completeDelete(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	switch {
 	case len(args) == 0:
@@ -64,8 +67,8 @@ func (a *app) completeNodes(cmd *cobra.Command, args []string, toComplete string
 	return a.completeNames(cmd, toComplete, listNodeNames)
 }
 
-// completePods completes one pod argument with the NAMESPACE/NAME of the
-// pods berthd has not bound yet, only those in states when given.
+// completePods completes one pod argument with the NAMESPACE/NAME of
+// berthd's pods, bound ones included, only those in states when given.
 func (a *app) completePods(states ...berthv1.QueueState) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if len(args) > 0 {
@@ -104,10 +107,31 @@ func (a *app) completeNames(cmd *cobra.Command, toComplete string, list func(con
 	return out, none
 }
 
-// listPodNames lists the pods of ListPending, as NAMESPACE/NAME.
+// listPodNames lists the pods of ListPods, as NAMESPACE/NAME; those of
+// ListPending from a berthd without ListPods.
 func listPodNames(ctx context.Context, c *client, states []berthv1.QueueState) ([]string, error) {
 	ctx, cancel := c.call(ctx)
 	defer cancel()
+	var names []string
+	for token := ""; ; {
+		resp, err := c.admin.ListPods(ctx, &berthv1.ListPodsRequest{PageSize: listPageSize, PageToken: token, States: states})
+		if status.Code(err) == codes.Unimplemented {
+			return listPendingNames(ctx, c, states)
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range resp.GetPods() {
+			names = append(names, podKey(p.GetPod()))
+		}
+		if token = resp.GetNextPageToken(); token == "" {
+			return names, nil
+		}
+	}
+}
+
+// listPendingNames lists the pods of ListPending, as NAMESPACE/NAME.
+func listPendingNames(ctx context.Context, c *client, states []berthv1.QueueState) ([]string, error) {
 	var names []string
 	for token := ""; ; {
 		resp, err := c.admin.ListPending(ctx, &berthv1.ListPendingRequest{PageSize: listPageSize, PageToken: token, States: states})

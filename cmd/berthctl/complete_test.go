@@ -17,11 +17,12 @@ func TestCompletion(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"get kinds", []string{"get", ""}, []string{"pending\tpods not bound yet", "nodes\tnodes and what their pods use",
+		{"get kinds", []string{"get", ""}, []string{"pods\tevery pod, bound ones too, with its state", "pending\tpods not bound yet", "nodes\tnodes and what their pods use",
 			"nominations\tnominations in force", "queue\tpods in each queue state",
 			"claims\tresource claims and their device allocations", "deviceclasses\tdevice classes", "resourceslices\tresource slices (devices per node)"}},
 		{"get takes one kind", []string{"get", "nodes", ""}, nil},
 		{"get pending --state", []string{"get", "pending", "--state", ""}, pendingStates},
+		{"get pods --state", []string{"get", "pods", "--state", ""}, podStates},
 		{"delete kinds", []string{"delete", ""}, []string{"pod", "node", "priorityclass", "pdb", "namespace"}},
 		{"delete node names, every page", []string{"--server", addr, "delete", "node", ""}, []string{"n1", "n2"}},
 		{"delete pod names by prefix", []string{"--server", addr, "delete", "pod", "default/b"}, []string{"default/b"}},
@@ -29,7 +30,8 @@ func TestCompletion(t *testing.T) {
 		{"uncordon node names by prefix", []string{"--server", addr, "uncordon", "n2"}, []string{"n2"}},
 		{"drain node names", []string{"--server", addr, "drain", ""}, []string{"n1", "n2"}},
 		{"drain takes one node", []string{"--server", addr, "drain", "n1", ""}, nil},
-		{"explain pod names", []string{"--server", addr, "explain", ""}, []string{"default/a", "default/b"}},
+		{"explain pod names, bound ones too", []string{"--server", addr, "explain", ""}, []string{"default/a", "default/b", "shop/web"}},
+		{"evict completes bound pods", []string{"--server", addr, "evict", "shop/"}, []string{"shop/web"}},
 		{"confirm completes binding pods only", []string{"--server", addr, "confirm", ""}, []string{"default/b"}},
 		{"berthd unreachable: nothing, silently", []string{"--server", "127.0.0.1:1", "delete", "node", ""}, nil},
 		{"a bad --server: nothing", []string{"--server", "nowhere", "explain", ""}, nil},

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -22,7 +25,9 @@ func (a *app) explainCommand() *cobra.Command {
 		Long: `explain asks berthd (AdminService.Explain) about one pod, like the scheduling
 part of kubectl describe: its sub-queue, attempts, next retry, nominated node,
 and the "0/N nodes are available: ..." diagnosis of its last failed attempt
-with every node's reasons; for a pod claiming devices, which claim or request
+with every node's reasons; the pod's requests and, for the nodes it found short
+of a resource ("Insufficient cpu", "Too many pods"), the pod's request against
+the node's free room now; for a pod claiming devices, which claim or request
 each node DynamicResources rejected cannot allocate, and why. A pod named
 without a namespace is in "default".
 
@@ -119,13 +124,70 @@ func writeExplain(w io.Writer, r *berthv1.ExplainResponse) error {
 	if p := r.GetRejectingPlugins(); len(p) > 0 {
 		row("Rejected by", strings.Join(p, ", "))
 	}
+	if req := r.GetRequests(); len(req) > 0 {
+		row("Requests", requestsText(req))
+	}
 	if err := tw.Flush(); err != nil {
 		return failedf("writing: %w", err)
 	}
 	if err := writeDiagnosis(w, r.GetLastDiagnosis()); err != nil {
 		return err
 	}
+	if err := writeShortfalls(w, r.GetShortfalls()); err != nil {
+		return err
+	}
 	return writeDeviceReasons(w, r.GetDeviceReasons())
+}
+
+// requestsText is a pod's requests by resource name: "cpu 2, memory 1Gi,
+// pods 1".
+func requestsText(req map[string]int64) string {
+	var parts []string
+	for _, res := range slices.Sorted(maps.Keys(req)) {
+		parts = append(parts, res+" "+amountText(res, req[res]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// amountText is an amount of res as people write it: cores for cpu,
+// binary units for memory and storage, counts for the rest.
+func amountText(res string, v int64) string {
+	switch res {
+	case "cpu":
+		return cores(v)
+	case "memory", "ephemeral-storage":
+		if v < 0 {
+			return "-" + bytesText(-v)
+		}
+		return bytesText(v)
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+// writeShortfalls prints, for the nodes the last attempt found short of a
+// resource, the pod's request against each node's free room now: the
+// numbers behind "Insufficient cpu".
+func writeShortfalls(w io.Writer, nodes []*berthv1.NodeShortfall) error {
+	if len(nodes) == 0 {
+		return nil
+	}
+	// Judged now, not at the last attempt: pods may have come and gone.
+	fmt.Fprintln(w, "\nResources short, as the nodes are now:")
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  NODE\tRESOURCE\tREQUESTED\tFREE\tALLOCATABLE")
+	for _, n := range nodes {
+		node := n.GetNode()
+		for _, r := range n.GetResources() {
+			res := r.GetResource()
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", node, res, amountText(res, r.GetRequested()), amountText(res, r.GetFree()), amountText(res, r.GetAllocatable()))
+			node = "" // the node once, on its first line
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return failedf("writing: %w", err)
+	}
+	return nil
 }
 
 // writeDiagnosis prints the last failed attempt: kube's message and each

@@ -45,7 +45,7 @@ type fakeBerthd struct {
 	explain map[string]*berthv1.ExplainResponse
 	// info answers ServerInfo; nil: UNIMPLEMENTED, as an older berthd.
 	info *berthv1.ServerInfoResponse
-	// empty makes ListPending, ListNodes and QueueStats answer nothing.
+	// empty makes ListPods, ListPending, ListNodes and QueueStats answer nothing.
 	empty bool
 	// follower makes StateService calls fail with NOT_LEADER naming leader
 	// (empty: no leader known), as a berthd replica that does not lead.
@@ -254,6 +254,10 @@ func (f *fakeBerthd) Explain(_ context.Context, req *berthv1.ExplainRequest) (*b
 				{Node: "n2", Reasons: []string{"Insufficient cpu"}},
 			},
 		},
+		Requests: map[string]int64{"cpu": 2500, "memory": 3 << 29, "pods": 1},
+		Shortfalls: []*berthv1.NodeShortfall{{Node: "n2", Resources: []*berthv1.ResourceShortfall{
+			{Resource: "cpu", Requested: 2500, Free: 500, Allocatable: 4000},
+		}}},
 	}, nil
 }
 
@@ -303,6 +307,33 @@ func (f *fakeBerthd) ListPending(_ context.Context, req *berthv1.ListPendingRequ
 	p := pod("b", berthv1.QueueState_QUEUE_STATE_BINDING, 10)
 	p.Node, p.BindRevision = "n1", 7
 	return &berthv1.ListPendingResponse{Pods: keep(p)}, nil
+}
+
+// ListPods answers two pages, the second with a bound pod, keeping the
+// pods in req.states and req.namespace.
+func (f *fakeBerthd) ListPods(_ context.Context, req *berthv1.ListPodsRequest) (*berthv1.ListPodsResponse, error) {
+	if f.empty {
+		return &berthv1.ListPodsResponse{}, nil
+	}
+	keep := func(pods ...*berthv1.PendingPod) []*berthv1.PendingPod {
+		var out []*berthv1.PendingPod
+		for _, p := range pods {
+			if (len(req.GetStates()) == 0 || slices.Contains(req.GetStates(), p.GetState())) &&
+				(req.GetNamespace() == "" || req.GetNamespace() == p.GetPod().GetNamespace()) {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	pod := func(ns, name string, state berthv1.QueueState, node string) *berthv1.PendingPod {
+		return &berthv1.PendingPod{Pod: &berthv1.PodRef{Namespace: ns, Name: name}, SchedulerName: "default-scheduler", State: state, Node: node}
+	}
+	if req.GetPageToken() == "" {
+		a, b := pod("default", "a", berthv1.QueueState_QUEUE_STATE_ACTIVE, ""), pod("default", "b", berthv1.QueueState_QUEUE_STATE_BINDING, "n1")
+		a.Attempts, a.EnqueuedTime = 1, timestamppb.New(t0.Add(-90*time.Second))
+		return &berthv1.ListPodsResponse{Pods: keep(a, b), NextPageToken: "p2"}, nil
+	}
+	return &berthv1.ListPodsResponse{Pods: keep(pod("shop", "web", berthv1.QueueState_QUEUE_STATE_BOUND, "n2"))}, nil
 }
 
 func (f *fakeBerthd) ListNominations(context.Context, *berthv1.ListNominationsRequest) (*berthv1.ListNominationsResponse, error) {

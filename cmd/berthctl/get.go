@@ -33,6 +33,10 @@ type getOptions struct {
 // QueueState ListPending lists (not bound).
 var pendingStates = []string{"active", "backoff", "unschedulable", "gated", "scheduling", "binding", "ignored"}
 
+// podStates are the states get pods --state takes: the pending ones and
+// bound.
+var podStates = append(slices.Clone(pendingStates), "bound")
+
 // bindingNote explains the binding state under get pending.
 const bindingNote = "binding: berthd decided the node (a Bind decision) and waits for the orchestrator to confirm or fail it " +
 	"(berthctl confirm|fail NAMESPACE/NAME, or ReportBindResult; re-sending the pod with its node set confirms too)"
@@ -40,9 +44,13 @@ const bindingNote = "binding: berthd decided the node (a Bind decision) and wait
 func (a *app) getCommand() *cobra.Command {
 	var o getOptions
 	cmd := &cobra.Command{
-		Use:   "get (pending | nodes | nominations | queue | claims | deviceclasses | resourceslices) [-o text|json|yaml]",
-		Short: "List what berthd holds: pending pods, nodes and their use, nominations, queue counts, devices",
+		Use:   "get (pods | pending | nodes | nominations | queue | claims | deviceclasses | resourceslices) [-o text|json|yaml]",
+		Short: "List what berthd holds: pods, pending pods, nodes and their use, nominations, queue counts, devices",
 		Long: `get lists, from berthd's AdminService:
+  pods         every pod berthd holds, bound ones included (ListPods, every page),
+               by namespace and name, with its STATE (active, backoff,
+               unschedulable, gated, scheduling, binding, bound, ignored) and
+               NODE; --state keeps those in the states given, -n one namespace
   pending      the pods not bound yet (ListPending, every page), by namespace and name;
                --state keeps those in the states given. binding means berthd made a
                Bind decision and waits for the orchestrator to confirm it (see
@@ -66,14 +74,15 @@ func (a *app) getCommand() *cobra.Command {
   deviceclasses  the DeviceClasses with their CEL selectors
   resourceslices the ResourceSlices: driver, pool, where, how many devices
 
--o json prints the API's response message, all pages merged (ListPendingResponse,
-ListNodesResponse, ListNominationsResponse, QueueStatsResponse or
+-o json prints the API's response message, all pages merged (ListPodsResponse,
+ListPendingResponse, ListNodesResponse, ListNominationsResponse, QueueStatsResponse or
 ListDeviceObjectsResponse); -o yaml the same document in YAML. ` + jsonShape + `
 
-Right after a restart, berthd holds no nodes and pods until the orchestrator
-re-lists them (it keeps decisions, nominations and binds, not nodes and pods);
-an empty listing then says so on standard error.`,
-		Args:              exactArgs(1, "what to list: pending, nominations, queue, nodes, claims, deviceclasses or resourceslices"),
+An empty listing says so on standard error, and why when berthd waits for the
+orchestrator's re-list: right after a restart, or on a replica that just took
+the lead, berthd holds only the nodes and pods sent since (it keeps decisions,
+nominations and binds, not nodes and pods) until the orchestrator re-lists them.`,
+		Args:              exactArgs(1, "what to list: pods, pending, nominations, queue, nodes, claims, deviceclasses or resourceslices"),
 		ValidArgsFunction: completeGetKinds,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := oneOf("output", o.output, "text", "json", "yaml"); err != nil {
@@ -85,17 +94,24 @@ an empty listing then says so on standard error.`,
 	fs := cmd.Flags()
 	outputFlag(fs, &o.output, "text", "output format: text, json or yaml")
 	fs.StringVar(&o.schedulerName, "scheduler-name", "", "pending, queue: only this scheduling profile")
-	fs.StringVarP(&o.namespace, "namespace", "n", "", "claims: only this namespace")
+	fs.StringVarP(&o.namespace, "namespace", "n", "", "pods, claims: only this namespace")
 	fs.StringToStringVarP(&o.labels, "selector", "l", nil, "nodes: only nodes with these labels (key=value,...)")
-	fs.StringSliceVar(&o.states, "state", nil, "pending: only pods in these states ("+strings.Join(pendingStates, ", ")+"); repeatable or comma-separated")
-	_ = cmd.RegisterFlagCompletionFunc("state", cobra.FixedCompletions(pendingStates, cobra.ShellCompDirectiveNoFileComp))
+	fs.StringSliceVar(&o.states, "state", nil, "pods, pending: only pods in these states ("+strings.Join(podStates, ", ")+"; bound for pods only); repeatable or comma-separated")
+	_ = cmd.RegisterFlagCompletionFunc("state", func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 && args[0] == "pods" {
+			return podStates, cobra.ShellCompDirectiveNoFileComp
+		}
+		return pendingStates, cobra.ShellCompDirectiveNoFileComp
+	})
 	return cmd
 }
 
 func (a *app) get(ctx context.Context, what string, o *getOptions) error {
 	var do func(context.Context, *client, *getOptions) error
 	switch what {
-	case "pending", "pods":
+	case "pods", "pod", "po":
+		do = a.getPods
+	case "pending":
 		do = a.getPending
 	case "nominations":
 		do = a.getNominations
@@ -110,7 +126,7 @@ func (a *app) get(ctx context.Context, what string, o *getOptions) error {
 	case "resourceslices", "resourceslice", "slices":
 		do = a.getResourceSlices
 	default:
-		return usageErrorf("get: unknown resource %q: use pending, nominations, queue, nodes, claims, deviceclasses or resourceslices", what)
+		return usageErrorf("get: unknown resource %q: use pods, pending, nominations, queue, nodes, claims, deviceclasses or resourceslices", what)
 	}
 	c, err := a.conn.dial()
 	if err != nil {
@@ -120,12 +136,12 @@ func (a *app) get(ctx context.Context, what string, o *getOptions) error {
 	return do(ctx, c, o)
 }
 
-// queueStates reads --state.
-func queueStates(names []string) ([]berthv1.QueueState, error) {
+// queueStates reads --state, each one of allowed.
+func queueStates(names, allowed []string) ([]berthv1.QueueState, error) {
 	var out []berthv1.QueueState
 	for _, n := range names {
-		if !slices.Contains(pendingStates, n) {
-			return nil, usageErrorf("--state %q: want one of %s", n, strings.Join(pendingStates, ", "))
+		if !slices.Contains(allowed, n) {
+			return nil, usageErrorf("--state %q: want one of %s", n, strings.Join(allowed, ", "))
 		}
 		out = append(out, berthv1.QueueState(berthv1.QueueState_value["QUEUE_STATE_"+strings.ToUpper(n)]))
 	}
@@ -133,7 +149,7 @@ func queueStates(names []string) ([]berthv1.QueueState, error) {
 }
 
 func (a *app) getPending(ctx context.Context, c *client, o *getOptions) error {
-	states, err := queueStates(o.states)
+	states, err := queueStates(o.states, pendingStates)
 	if err != nil {
 		return err
 	}
@@ -167,6 +183,46 @@ func (a *app) getPending(ctx context.Context, c *client, o *getOptions) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", p.GetPod().GetNamespace(), p.GetPod().GetName(),
 				stateName(p.GetState()), p.GetPriority(), p.GetAttempts(), age(now, p.GetEnqueuedTime()),
 				dash(p.GetNominatedNode()), dash(p.GetNode()), p.GetSchedulerName())
+		}
+	})
+}
+
+func (a *app) getPods(ctx context.Context, c *client, o *getOptions) error {
+	states, err := queueStates(o.states, podStates)
+	if err != nil {
+		return err
+	}
+	all := &berthv1.ListPodsResponse{}
+	token := ""
+	for {
+		callCtx, cancel := c.call(ctx)
+		resp, err := c.admin.ListPods(callCtx, &berthv1.ListPodsRequest{PageSize: listPageSize, PageToken: token,
+			SchedulerName: o.schedulerName, States: states, Namespace: o.namespace})
+		cancel()
+		if err != nil {
+			return c.err(ctx, err, "")
+		}
+		all.Pods = append(all.Pods, resp.GetPods()...)
+		if token = resp.GetNextPageToken(); token == "" {
+			break
+		}
+	}
+	if len(all.GetPods()) == 0 {
+		a.emptyHint(ctx, c, "pods")
+	}
+	if o.output != "text" {
+		return writeStructured(a.out, o.output, all)
+	}
+	if slices.ContainsFunc(all.GetPods(), func(p *berthv1.PendingPod) bool { return p.GetState() == berthv1.QueueState_QUEUE_STATE_BINDING }) {
+		defer fmt.Fprintln(a.err, bindingNote)
+	}
+	now := a.clock()
+	return writeTable(a.out, func(tw io.Writer) {
+		fmt.Fprintln(tw, "NAMESPACE\tNAME\tSTATE\tNODE\tPRIORITY\tATTEMPTS\tAGE\tNOMINATED\tSCHEDULER")
+		for _, p := range all.GetPods() {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", p.GetPod().GetNamespace(), p.GetPod().GetName(),
+				stateName(p.GetState()), dash(p.GetNode()), p.GetPriority(), p.GetAttempts(), age(now, p.GetEnqueuedTime()),
+				dash(p.GetNominatedNode()), p.GetSchedulerName())
 		}
 	})
 }

@@ -99,6 +99,66 @@ func (s *Service) ListPending(_ context.Context, req *berthv1.ListPendingRequest
 	return resp, nil
 }
 
+// maxContainsLength bounds ListPods' contains: longer than any
+// namespace/name, it could match nothing.
+const maxContainsLength = 253
+
+// ListPods lists every pod, bound ones included, with its state, by
+// namespace/name.
+func (s *Service) ListPods(_ context.Context, req *berthv1.ListPodsRequest) (*berthv1.ListPodsResponse, error) {
+	pg, err := parsePage(req.GetPageSize(), req.GetPageToken(), isPodKey)
+	if err != nil {
+		return nil, err
+	}
+	want := map[berthv1.QueueState]bool{}
+	for i, st := range req.GetStates() {
+		if _, known := berthv1.QueueState_name[int32(st)]; !known || st == berthv1.QueueState_QUEUE_STATE_UNSPECIFIED {
+			return nil, errmap.Status(&convert.FieldError{Path: fmt.Sprintf("states[%d]", i), Reason: fmt.Sprintf("%s is not a state of a pod", st)})
+		}
+		want[st] = true
+	}
+	for _, check := range []error{
+		convert.CheckName("namespace", req.GetNamespace(), false),
+		convert.CheckName("node", req.GetNode(), false),
+		convert.CheckLength("contains", req.GetContains(), maxContainsLength),
+	} {
+		if check != nil {
+			return nil, errmap.Status(check)
+		}
+	}
+	resp := &berthv1.ListPodsResponse{}
+	for _, pod := range s.admin.Pods() {
+		switch {
+		case pod.Key() <= pg.after,
+			req.GetNamespace() != "" && pod.Namespace != req.GetNamespace(),
+			req.GetSchedulerName() != "" && pod.SchedulerName != req.GetSchedulerName(),
+			!strings.Contains(pod.Key(), req.GetContains()):
+			continue
+		}
+		st, ex, ok := s.stateOf(pod)
+		if !ok || (len(want) > 0 && !want[st]) || (req.GetNode() != "" && ex.Node != req.GetNode()) {
+			continue
+		}
+		if len(resp.Pods) == pg.size {
+			last := resp.Pods[len(resp.Pods)-1].GetPod()
+			resp.NextPageToken = pageToken(last.GetNamespace() + "/" + last.GetName())
+			break
+		}
+		p := &berthv1.PendingPod{
+			Pod: convert.PodRefOf(pod), SchedulerName: pod.SchedulerName, State: st, Priority: pod.Priority,
+			Attempts: uint32(ex.Queue.Attempts), NominatedNode: ex.Queue.NominatedNode, EnqueuedTime: timestamp(ex.Queued),
+		}
+		switch st {
+		case berthv1.QueueState_QUEUE_STATE_BINDING:
+			p.Node, p.BindRevision = ex.Node, s.bindRevision(pod.UID)
+		case berthv1.QueueState_QUEUE_STATE_BOUND:
+			p.Node = ex.Node
+		}
+		resp.Pods = append(resp.Pods, p)
+	}
+	return resp, nil
+}
+
 // ListNominations lists the nominations in force, by pod namespace/name.
 // A nomination whose pod Berth does not hold was restored from the store
 // and waits for its pod to be re-sent.

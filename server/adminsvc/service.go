@@ -159,6 +159,8 @@ func (s *Service) Explain(_ context.Context, req *berthv1.ExplainRequest) (*bert
 	slices.Sort(plugins)
 	resp.RejectingPlugins = slices.Compact(plugins)
 	resp.DeviceReasons = deviceReasons(ex.Devices)
+	resp.Requests = podRequests(pod)
+	resp.Shortfalls = s.shortfalls(resp.Requests, resp.GetLastDiagnosis().GetNodeReasons())
 	return resp, nil
 }
 

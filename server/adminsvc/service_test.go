@@ -163,6 +163,11 @@ func TestExplainUnschedulable(t *testing.T) {
 		Attempts:         1,
 		RejectingPlugins: []string{"NodeResourcesFit", "TaintToleration"},
 		EnqueuedTime:     timestamppb.New(now),
+		// "Insufficient cpu" on n1, with the numbers: 2 cores asked, 1 free.
+		Requests: map[string]int64{"cpu": 2000, "memory": mt.Gi, "pods": 1},
+		Shortfalls: []*berthv1.NodeShortfall{{Node: "n1", Resources: []*berthv1.ResourceShortfall{
+			{Resource: "cpu", Requested: 2000, Free: 1000, Allocatable: 1000},
+		}}},
 	}
 	ignore := protocmp.IgnoreFields(&berthv1.ExplainResponse{}, "last_attempt_time", "last_diagnosis")
 	if diff := cmp.Diff(want, resp, protocmp.Transform(), ignore); diff != "" {

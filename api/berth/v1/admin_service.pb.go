@@ -338,6 +338,17 @@ type ExplainResponse struct {
 	// claims, waits for one to exist, or no node was rejected for its
 	// devices.
 	DeviceReasons []*NodeDeviceReasons `protobuf:"bytes,18,rep,name=device_reasons,json=deviceReasons,proto3" json:"device_reasons,omitempty"`
+	// The pod's effective requests, what NodeResourcesFit compares with a
+	// node's free room: containers, sidecars and the init peak, pod-level
+	// requests and overhead, as Kubernetes computes them; "pods" is 1.
+	// Resources the pod does not request are left out.
+	Requests map[string]int64 `protobuf:"bytes,19,rep,name=requests,proto3" json:"requests,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// For each node the last failed attempt found short of a resource
+	// (NodeResourcesFit's "Insufficient <resource>" or "Too many pods" among
+	// last_diagnosis.node_reasons), the pod's request against the node's
+	// free room as it is now, ordered by node name. Empty when no node was
+	// short of a resource.
+	Shortfalls    []*NodeShortfall `protobuf:"bytes,20,rep,name=shortfalls,proto3" json:"shortfalls,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -498,6 +509,151 @@ func (x *ExplainResponse) GetDeviceReasons() []*NodeDeviceReasons {
 	return nil
 }
 
+func (x *ExplainResponse) GetRequests() map[string]int64 {
+	if x != nil {
+		return x.Requests
+	}
+	return nil
+}
+
+func (x *ExplainResponse) GetShortfalls() []*NodeShortfall {
+	if x != nil {
+		return x.Shortfalls
+	}
+	return nil
+}
+
+// NodeShortfall is what one node lacks for a pod.
+type NodeShortfall struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The node.
+	Node string `protobuf:"bytes,1,opt,name=node,proto3" json:"node,omitempty"`
+	// One per resource the node was short of, ordered by resource name.
+	Resources     []*ResourceShortfall `protobuf:"bytes,2,rep,name=resources,proto3" json:"resources,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NodeShortfall) Reset() {
+	*x = NodeShortfall{}
+	mi := &file_berth_v1_admin_service_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NodeShortfall) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NodeShortfall) ProtoMessage() {}
+
+func (x *NodeShortfall) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_admin_service_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NodeShortfall.ProtoReflect.Descriptor instead.
+func (*NodeShortfall) Descriptor() ([]byte, []int) {
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *NodeShortfall) GetNode() string {
+	if x != nil {
+		return x.Node
+	}
+	return ""
+}
+
+func (x *NodeShortfall) GetResources() []*ResourceShortfall {
+	if x != nil {
+		return x.Resources
+	}
+	return nil
+}
+
+// ResourceShortfall is one resource a node lacks for a pod, in canonical
+// units (cpu in millicores, memory and storage in bytes, counts).
+type ResourceShortfall struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The resource: "cpu", "memory", "pods", "example.com/gpu", ...
+	Resource string `protobuf:"bytes,1,opt,name=resource,proto3" json:"resource,omitempty"`
+	// What the pod requests of it (ExplainResponse.requests).
+	Requested int64 `protobuf:"varint,2,opt,name=requested,proto3" json:"requested,omitempty"`
+	// What the node has free now: allocatable minus what its pods request
+	// (NodeUsage.requested); below requested while the node still lacks it,
+	// and negative when the node is overcommitted.
+	Free int64 `protobuf:"varint,3,opt,name=free,proto3" json:"free,omitempty"`
+	// The node's allocatable amount.
+	Allocatable   int64 `protobuf:"varint,4,opt,name=allocatable,proto3" json:"allocatable,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResourceShortfall) Reset() {
+	*x = ResourceShortfall{}
+	mi := &file_berth_v1_admin_service_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResourceShortfall) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResourceShortfall) ProtoMessage() {}
+
+func (x *ResourceShortfall) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_admin_service_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResourceShortfall.ProtoReflect.Descriptor instead.
+func (*ResourceShortfall) Descriptor() ([]byte, []int) {
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ResourceShortfall) GetResource() string {
+	if x != nil {
+		return x.Resource
+	}
+	return ""
+}
+
+func (x *ResourceShortfall) GetRequested() int64 {
+	if x != nil {
+		return x.Requested
+	}
+	return 0
+}
+
+func (x *ResourceShortfall) GetFree() int64 {
+	if x != nil {
+		return x.Free
+	}
+	return 0
+}
+
+func (x *ResourceShortfall) GetAllocatable() int64 {
+	if x != nil {
+		return x.Allocatable
+	}
+	return 0
+}
+
 // NodeDeviceReasons says why a pod's claims cannot be allocated on one node.
 type NodeDeviceReasons struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -514,7 +670,7 @@ type NodeDeviceReasons struct {
 
 func (x *NodeDeviceReasons) Reset() {
 	*x = NodeDeviceReasons{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[2]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -526,7 +682,7 @@ func (x *NodeDeviceReasons) String() string {
 func (*NodeDeviceReasons) ProtoMessage() {}
 
 func (x *NodeDeviceReasons) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[2]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -539,7 +695,7 @@ func (x *NodeDeviceReasons) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeDeviceReasons.ProtoReflect.Descriptor instead.
 func (*NodeDeviceReasons) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{2}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *NodeDeviceReasons) GetNode() string {
@@ -577,7 +733,7 @@ type SimulateRequest struct {
 
 func (x *SimulateRequest) Reset() {
 	*x = SimulateRequest{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[3]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -589,7 +745,7 @@ func (x *SimulateRequest) String() string {
 func (*SimulateRequest) ProtoMessage() {}
 
 func (x *SimulateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[3]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -602,7 +758,7 @@ func (x *SimulateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SimulateRequest.ProtoReflect.Descriptor instead.
 func (*SimulateRequest) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{3}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *SimulateRequest) GetClusterDelta() []*Object {
@@ -645,7 +801,7 @@ type SimulateResponse struct {
 
 func (x *SimulateResponse) Reset() {
 	*x = SimulateResponse{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[4]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -657,7 +813,7 @@ func (x *SimulateResponse) String() string {
 func (*SimulateResponse) ProtoMessage() {}
 
 func (x *SimulateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[4]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -670,7 +826,7 @@ func (x *SimulateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SimulateResponse.ProtoReflect.Descriptor instead.
 func (*SimulateResponse) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{4}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SimulateResponse) GetAttempts() []*SimulateAttempt {
@@ -722,7 +878,7 @@ type SimulateAttempt struct {
 
 func (x *SimulateAttempt) Reset() {
 	*x = SimulateAttempt{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[5]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -734,7 +890,7 @@ func (x *SimulateAttempt) String() string {
 func (*SimulateAttempt) ProtoMessage() {}
 
 func (x *SimulateAttempt) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[5]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -747,7 +903,7 @@ func (x *SimulateAttempt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SimulateAttempt.ProtoReflect.Descriptor instead.
 func (*SimulateAttempt) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{5}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *SimulateAttempt) GetPod() *PodRef {
@@ -857,7 +1013,7 @@ type SimulateClaim struct {
 
 func (x *SimulateClaim) Reset() {
 	*x = SimulateClaim{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[6]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -869,7 +1025,7 @@ func (x *SimulateClaim) String() string {
 func (*SimulateClaim) ProtoMessage() {}
 
 func (x *SimulateClaim) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[6]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -882,7 +1038,7 @@ func (x *SimulateClaim) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SimulateClaim.ProtoReflect.Descriptor instead.
 func (*SimulateClaim) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{6}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *SimulateClaim) GetEntry() string {
@@ -936,7 +1092,7 @@ type NodeVerdict struct {
 
 func (x *NodeVerdict) Reset() {
 	*x = NodeVerdict{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[7]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -948,7 +1104,7 @@ func (x *NodeVerdict) String() string {
 func (*NodeVerdict) ProtoMessage() {}
 
 func (x *NodeVerdict) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[7]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -961,7 +1117,7 @@ func (x *NodeVerdict) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeVerdict.ProtoReflect.Descriptor instead.
 func (*NodeVerdict) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{7}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *NodeVerdict) GetNode() string {
@@ -1030,7 +1186,7 @@ type ListPendingRequest struct {
 
 func (x *ListPendingRequest) Reset() {
 	*x = ListPendingRequest{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[8]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1042,7 +1198,7 @@ func (x *ListPendingRequest) String() string {
 func (*ListPendingRequest) ProtoMessage() {}
 
 func (x *ListPendingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[8]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1055,7 +1211,7 @@ func (x *ListPendingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPendingRequest.ProtoReflect.Descriptor instead.
 func (*ListPendingRequest) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{8}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListPendingRequest) GetPageSize() int32 {
@@ -1099,7 +1255,7 @@ type ListPendingResponse struct {
 
 func (x *ListPendingResponse) Reset() {
 	*x = ListPendingResponse{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[9]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1111,7 +1267,7 @@ func (x *ListPendingResponse) String() string {
 func (*ListPendingResponse) ProtoMessage() {}
 
 func (x *ListPendingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[9]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1124,7 +1280,7 @@ func (x *ListPendingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPendingResponse.ProtoReflect.Descriptor instead.
 func (*ListPendingResponse) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{9}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListPendingResponse) GetPods() []*PendingPod {
@@ -1141,7 +1297,7 @@ func (x *ListPendingResponse) GetNextPageToken() string {
 	return ""
 }
 
-// PendingPod is one entry of ListPending.
+// PendingPod is one entry of ListPending, or of ListPods (bound pods too).
 type PendingPod struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The pod.
@@ -1169,7 +1325,7 @@ type PendingPod struct {
 
 func (x *PendingPod) Reset() {
 	*x = PendingPod{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[10]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1181,7 +1337,7 @@ func (x *PendingPod) String() string {
 func (*PendingPod) ProtoMessage() {}
 
 func (x *PendingPod) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[10]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1194,7 +1350,7 @@ func (x *PendingPod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingPod.ProtoReflect.Descriptor instead.
 func (*PendingPod) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{10}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *PendingPod) GetPod() *PodRef {
@@ -1260,6 +1416,167 @@ func (x *PendingPod) GetBindRevision() uint64 {
 	return 0
 }
 
+// ListPodsRequest is the request of AdminService.ListPods. The filters
+// that are set must all hold.
+type ListPodsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// At most this many pods (default 100, at most 1000).
+	PageSize int32 `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// next_page_token of the previous page; empty for the first.
+	PageToken string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// Only pods in these states; empty: every state.
+	States []QueueState `protobuf:"varint,3,rep,packed,name=states,proto3,enum=berth.v1.QueueState" json:"states,omitempty"`
+	// Only pods of this profile (Pod.scheduler_name); empty: every profile.
+	SchedulerName string `protobuf:"bytes,4,opt,name=scheduler_name,json=schedulerName,proto3" json:"scheduler_name,omitempty"`
+	// Only pods of this namespace; empty: every namespace.
+	Namespace string `protobuf:"bytes,5,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// Only pods whose "namespace/name" contains this text (as given, case
+	// and all); empty: every pod.
+	Contains string `protobuf:"bytes,6,opt,name=contains,proto3" json:"contains,omitempty"`
+	// Only pods on this node: bound there, or binding there (a Bind awaiting
+	// its outcome); empty: wherever they are.
+	Node          string `protobuf:"bytes,7,opt,name=node,proto3" json:"node,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPodsRequest) Reset() {
+	*x = ListPodsRequest{}
+	mi := &file_berth_v1_admin_service_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPodsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPodsRequest) ProtoMessage() {}
+
+func (x *ListPodsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_admin_service_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPodsRequest.ProtoReflect.Descriptor instead.
+func (*ListPodsRequest) Descriptor() ([]byte, []int) {
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ListPodsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListPodsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+func (x *ListPodsRequest) GetStates() []QueueState {
+	if x != nil {
+		return x.States
+	}
+	return nil
+}
+
+func (x *ListPodsRequest) GetSchedulerName() string {
+	if x != nil {
+		return x.SchedulerName
+	}
+	return ""
+}
+
+func (x *ListPodsRequest) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *ListPodsRequest) GetContains() string {
+	if x != nil {
+		return x.Contains
+	}
+	return ""
+}
+
+func (x *ListPodsRequest) GetNode() string {
+	if x != nil {
+		return x.Node
+	}
+	return ""
+}
+
+// ListPodsResponse is the response of AdminService.ListPods.
+type ListPodsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The pods, by namespace then name. A bound pod has state
+	// QUEUE_STATE_BOUND and its node; priority and scheduler_name are the
+	// pod's; attempts, enqueued_time and nominated_node are those of its
+	// time in the queue, unset when it was sent bound.
+	Pods []*PendingPod `protobuf:"bytes,1,rep,name=pods,proto3" json:"pods,omitempty"`
+	// Passed as page_token for the next page; empty on the last.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPodsResponse) Reset() {
+	*x = ListPodsResponse{}
+	mi := &file_berth_v1_admin_service_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPodsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPodsResponse) ProtoMessage() {}
+
+func (x *ListPodsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_admin_service_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPodsResponse.ProtoReflect.Descriptor instead.
+func (*ListPodsResponse) Descriptor() ([]byte, []int) {
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ListPodsResponse) GetPods() []*PendingPod {
+	if x != nil {
+		return x.Pods
+	}
+	return nil
+}
+
+func (x *ListPodsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
 // ListNominationsRequest is the request of AdminService.ListNominations.
 type ListNominationsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1275,7 +1592,7 @@ type ListNominationsRequest struct {
 
 func (x *ListNominationsRequest) Reset() {
 	*x = ListNominationsRequest{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[11]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1287,7 +1604,7 @@ func (x *ListNominationsRequest) String() string {
 func (*ListNominationsRequest) ProtoMessage() {}
 
 func (x *ListNominationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[11]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1300,7 +1617,7 @@ func (x *ListNominationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNominationsRequest.ProtoReflect.Descriptor instead.
 func (*ListNominationsRequest) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{11}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListNominationsRequest) GetPageSize() int32 {
@@ -1337,7 +1654,7 @@ type ListNominationsResponse struct {
 
 func (x *ListNominationsResponse) Reset() {
 	*x = ListNominationsResponse{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[12]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1349,7 +1666,7 @@ func (x *ListNominationsResponse) String() string {
 func (*ListNominationsResponse) ProtoMessage() {}
 
 func (x *ListNominationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[12]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1362,7 +1679,7 @@ func (x *ListNominationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNominationsResponse.ProtoReflect.Descriptor instead.
 func (*ListNominationsResponse) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{12}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListNominationsResponse) GetNominations() []*Nomination {
@@ -1405,7 +1722,7 @@ type Nomination struct {
 
 func (x *Nomination) Reset() {
 	*x = Nomination{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[13]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1417,7 +1734,7 @@ func (x *Nomination) String() string {
 func (*Nomination) ProtoMessage() {}
 
 func (x *Nomination) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[13]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1430,7 +1747,7 @@ func (x *Nomination) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Nomination.ProtoReflect.Descriptor instead.
 func (*Nomination) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{13}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Nomination) GetPod() *PodRef {
@@ -1480,7 +1797,7 @@ type QueueStatsRequest struct {
 
 func (x *QueueStatsRequest) Reset() {
 	*x = QueueStatsRequest{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[14]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1492,7 +1809,7 @@ func (x *QueueStatsRequest) String() string {
 func (*QueueStatsRequest) ProtoMessage() {}
 
 func (x *QueueStatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[14]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1505,7 +1822,7 @@ func (x *QueueStatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueueStatsRequest.ProtoReflect.Descriptor instead.
 func (*QueueStatsRequest) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{14}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *QueueStatsRequest) GetSchedulerName() string {
@@ -1547,7 +1864,7 @@ type QueueStatsResponse struct {
 
 func (x *QueueStatsResponse) Reset() {
 	*x = QueueStatsResponse{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[15]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1559,7 +1876,7 @@ func (x *QueueStatsResponse) String() string {
 func (*QueueStatsResponse) ProtoMessage() {}
 
 func (x *QueueStatsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[15]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1572,7 +1889,7 @@ func (x *QueueStatsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueueStatsResponse.ProtoReflect.Descriptor instead.
 func (*QueueStatsResponse) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{15}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *QueueStatsResponse) GetActive() uint32 {
@@ -1668,7 +1985,7 @@ type ListNodesRequest struct {
 
 func (x *ListNodesRequest) Reset() {
 	*x = ListNodesRequest{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[16]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1680,7 +1997,7 @@ func (x *ListNodesRequest) String() string {
 func (*ListNodesRequest) ProtoMessage() {}
 
 func (x *ListNodesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[16]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1693,7 +2010,7 @@ func (x *ListNodesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNodesRequest.ProtoReflect.Descriptor instead.
 func (*ListNodesRequest) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{16}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListNodesRequest) GetPageSize() int32 {
@@ -1730,7 +2047,7 @@ type ListNodesResponse struct {
 
 func (x *ListNodesResponse) Reset() {
 	*x = ListNodesResponse{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[17]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1742,7 +2059,7 @@ func (x *ListNodesResponse) String() string {
 func (*ListNodesResponse) ProtoMessage() {}
 
 func (x *ListNodesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[17]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1755,7 +2072,7 @@ func (x *ListNodesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNodesResponse.ProtoReflect.Descriptor instead.
 func (*ListNodesResponse) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{17}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ListNodesResponse) GetNodes() []*NodeUsage {
@@ -1813,7 +2130,7 @@ type NodeUsage struct {
 
 func (x *NodeUsage) Reset() {
 	*x = NodeUsage{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[18]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1825,7 +2142,7 @@ func (x *NodeUsage) String() string {
 func (*NodeUsage) ProtoMessage() {}
 
 func (x *NodeUsage) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[18]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1838,7 +2155,7 @@ func (x *NodeUsage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeUsage.ProtoReflect.Descriptor instead.
 func (*NodeUsage) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{18}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *NodeUsage) GetName() string {
@@ -1927,7 +2244,7 @@ type ServerInfoRequest struct {
 
 func (x *ServerInfoRequest) Reset() {
 	*x = ServerInfoRequest{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[19]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1939,7 +2256,7 @@ func (x *ServerInfoRequest) String() string {
 func (*ServerInfoRequest) ProtoMessage() {}
 
 func (x *ServerInfoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[19]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1952,7 +2269,7 @@ func (x *ServerInfoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerInfoRequest.ProtoReflect.Descriptor instead.
 func (*ServerInfoRequest) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{19}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{23}
 }
 
 // ServerInfoResponse is the response of AdminService.ServerInfo.
@@ -1986,7 +2303,7 @@ type ServerInfoResponse struct {
 
 func (x *ServerInfoResponse) Reset() {
 	*x = ServerInfoResponse{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[20]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1998,7 +2315,7 @@ func (x *ServerInfoResponse) String() string {
 func (*ServerInfoResponse) ProtoMessage() {}
 
 func (x *ServerInfoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[20]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2011,7 +2328,7 @@ func (x *ServerInfoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerInfoResponse.ProtoReflect.Descriptor instead.
 func (*ServerInfoResponse) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{20}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ServerInfoResponse) GetVersion() string {
@@ -2070,7 +2387,7 @@ type ListDeviceObjectsRequest struct {
 
 func (x *ListDeviceObjectsRequest) Reset() {
 	*x = ListDeviceObjectsRequest{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[21]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2082,7 +2399,7 @@ func (x *ListDeviceObjectsRequest) String() string {
 func (*ListDeviceObjectsRequest) ProtoMessage() {}
 
 func (x *ListDeviceObjectsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[21]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2095,7 +2412,7 @@ func (x *ListDeviceObjectsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDeviceObjectsRequest.ProtoReflect.Descriptor instead.
 func (*ListDeviceObjectsRequest) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{21}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ListDeviceObjectsRequest) GetKind() ObjectKind {
@@ -2124,7 +2441,7 @@ type ListDeviceObjectsResponse struct {
 
 func (x *ListDeviceObjectsResponse) Reset() {
 	*x = ListDeviceObjectsResponse{}
-	mi := &file_berth_v1_admin_service_proto_msgTypes[22]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2136,7 +2453,7 @@ func (x *ListDeviceObjectsResponse) String() string {
 func (*ListDeviceObjectsResponse) ProtoMessage() {}
 
 func (x *ListDeviceObjectsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_admin_service_proto_msgTypes[22]
+	mi := &file_berth_v1_admin_service_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2149,7 +2466,7 @@ func (x *ListDeviceObjectsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDeviceObjectsResponse.ProtoReflect.Descriptor instead.
 func (*ListDeviceObjectsResponse) Descriptor() ([]byte, []int) {
-	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{22}
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ListDeviceObjectsResponse) GetObjects() []*Object {
@@ -2165,7 +2482,7 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\n" +
 	"\x1cberth/v1/admin_service.proto\x12\bberth.v1\x1a\x17berth/v1/decision.proto\x1a\x14berth/v1/group.proto\x1a\x13berth/v1/node.proto\x1a\x15berth/v1/object.proto\x1a\x12berth/v1/pod.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"4\n" +
 	"\x0eExplainRequest\x12\"\n" +
-	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\"\xd2\x06\n" +
+	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\"\x8d\b\n" +
 	"\x0fExplainResponse\x12\"\n" +
 	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\x12%\n" +
 	"\x0escheduler_name\x18\x02 \x01(\tR\rschedulerName\x12\x1a\n" +
@@ -2185,7 +2502,22 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x0egating_message\x18\x0f \x01(\tR\rgatingMessage\x125\n" +
 	"\tpod_group\x18\x10 \x01(\v2\x18.berth.v1.PodGroupStatusR\bpodGroup\x12+\n" +
 	"\beviction\x18\x11 \x01(\v2\x0f.berth.v1.EvictR\beviction\x12B\n" +
-	"\x0edevice_reasons\x18\x12 \x03(\v2\x1b.berth.v1.NodeDeviceReasonsR\rdeviceReasons\"A\n" +
+	"\x0edevice_reasons\x18\x12 \x03(\v2\x1b.berth.v1.NodeDeviceReasonsR\rdeviceReasons\x12C\n" +
+	"\brequests\x18\x13 \x03(\v2'.berth.v1.ExplainResponse.RequestsEntryR\brequests\x127\n" +
+	"\n" +
+	"shortfalls\x18\x14 \x03(\v2\x17.berth.v1.NodeShortfallR\n" +
+	"shortfalls\x1a;\n" +
+	"\rRequestsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"^\n" +
+	"\rNodeShortfall\x12\x12\n" +
+	"\x04node\x18\x01 \x01(\tR\x04node\x129\n" +
+	"\tresources\x18\x02 \x03(\v2\x1b.berth.v1.ResourceShortfallR\tresources\"\x83\x01\n" +
+	"\x11ResourceShortfall\x12\x1a\n" +
+	"\bresource\x18\x01 \x01(\tR\bresource\x12\x1c\n" +
+	"\trequested\x18\x02 \x01(\x03R\trequested\x12\x12\n" +
+	"\x04free\x18\x03 \x01(\x03R\x04free\x12 \n" +
+	"\vallocatable\x18\x04 \x01(\x03R\vallocatable\"A\n" +
 	"\x11NodeDeviceReasons\x12\x12\n" +
 	"\x04node\x18\x01 \x01(\tR\x04node\x12\x18\n" +
 	"\areasons\x18\x02 \x03(\tR\areasons\"\xd2\x01\n" +
@@ -2246,7 +2578,19 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\renqueued_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\fenqueuedTime\x12%\n" +
 	"\x0enominated_node\x18\a \x01(\tR\rnominatedNode\x12\x12\n" +
 	"\x04node\x18\b \x01(\tR\x04node\x12#\n" +
-	"\rbind_revision\x18\t \x01(\x04R\fbindRevision\"h\n" +
+	"\rbind_revision\x18\t \x01(\x04R\fbindRevision\"\xf0\x01\n" +
+	"\x0fListPodsRequest\x12\x1b\n" +
+	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x02 \x01(\tR\tpageToken\x12,\n" +
+	"\x06states\x18\x03 \x03(\x0e2\x14.berth.v1.QueueStateR\x06states\x12%\n" +
+	"\x0escheduler_name\x18\x04 \x01(\tR\rschedulerName\x12\x1c\n" +
+	"\tnamespace\x18\x05 \x01(\tR\tnamespace\x12\x1a\n" +
+	"\bcontains\x18\x06 \x01(\tR\bcontains\x12\x12\n" +
+	"\x04node\x18\a \x01(\tR\x04node\"d\n" +
+	"\x10ListPodsResponse\x12(\n" +
+	"\x04pods\x18\x01 \x03(\v2\x14.berth.v1.PendingPodR\x04pods\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"h\n" +
 	"\x16ListNominationsRequest\x12\x1b\n" +
 	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
@@ -2351,11 +2695,12 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\vReplicaRole\x12\x1c\n" +
 	"\x18REPLICA_ROLE_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13REPLICA_ROLE_LEADER\x10\x01\x12\x19\n" +
-	"\x15REPLICA_ROLE_FOLLOWER\x10\x022\xeb\x04\n" +
+	"\x15REPLICA_ROLE_FOLLOWER\x10\x022\xae\x05\n" +
 	"\fAdminService\x12>\n" +
 	"\aExplain\x12\x18.berth.v1.ExplainRequest\x1a\x19.berth.v1.ExplainResponse\x12A\n" +
 	"\bSimulate\x12\x19.berth.v1.SimulateRequest\x1a\x1a.berth.v1.SimulateResponse\x12J\n" +
-	"\vListPending\x12\x1c.berth.v1.ListPendingRequest\x1a\x1d.berth.v1.ListPendingResponse\x12V\n" +
+	"\vListPending\x12\x1c.berth.v1.ListPendingRequest\x1a\x1d.berth.v1.ListPendingResponse\x12A\n" +
+	"\bListPods\x12\x19.berth.v1.ListPodsRequest\x1a\x1a.berth.v1.ListPodsResponse\x12V\n" +
 	"\x0fListNominations\x12 .berth.v1.ListNominationsRequest\x1a!.berth.v1.ListNominationsResponse\x12G\n" +
 	"\n" +
 	"QueueStats\x12\x1b.berth.v1.QueueStatsRequest\x1a\x1c.berth.v1.QueueStatsResponse\x12D\n" +
@@ -2377,113 +2722,125 @@ func file_berth_v1_admin_service_proto_rawDescGZIP() []byte {
 }
 
 var file_berth_v1_admin_service_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_berth_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_berth_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
 var file_berth_v1_admin_service_proto_goTypes = []any{
 	(QueueState)(0),                   // 0: berth.v1.QueueState
 	(SimulateResult)(0),               // 1: berth.v1.SimulateResult
 	(ReplicaRole)(0),                  // 2: berth.v1.ReplicaRole
 	(*ExplainRequest)(nil),            // 3: berth.v1.ExplainRequest
 	(*ExplainResponse)(nil),           // 4: berth.v1.ExplainResponse
-	(*NodeDeviceReasons)(nil),         // 5: berth.v1.NodeDeviceReasons
-	(*SimulateRequest)(nil),           // 6: berth.v1.SimulateRequest
-	(*SimulateResponse)(nil),          // 7: berth.v1.SimulateResponse
-	(*SimulateAttempt)(nil),           // 8: berth.v1.SimulateAttempt
-	(*SimulateClaim)(nil),             // 9: berth.v1.SimulateClaim
-	(*NodeVerdict)(nil),               // 10: berth.v1.NodeVerdict
-	(*ListPendingRequest)(nil),        // 11: berth.v1.ListPendingRequest
-	(*ListPendingResponse)(nil),       // 12: berth.v1.ListPendingResponse
-	(*PendingPod)(nil),                // 13: berth.v1.PendingPod
-	(*ListNominationsRequest)(nil),    // 14: berth.v1.ListNominationsRequest
-	(*ListNominationsResponse)(nil),   // 15: berth.v1.ListNominationsResponse
-	(*Nomination)(nil),                // 16: berth.v1.Nomination
-	(*QueueStatsRequest)(nil),         // 17: berth.v1.QueueStatsRequest
-	(*QueueStatsResponse)(nil),        // 18: berth.v1.QueueStatsResponse
-	(*ListNodesRequest)(nil),          // 19: berth.v1.ListNodesRequest
-	(*ListNodesResponse)(nil),         // 20: berth.v1.ListNodesResponse
-	(*NodeUsage)(nil),                 // 21: berth.v1.NodeUsage
-	(*ServerInfoRequest)(nil),         // 22: berth.v1.ServerInfoRequest
-	(*ServerInfoResponse)(nil),        // 23: berth.v1.ServerInfoResponse
-	(*ListDeviceObjectsRequest)(nil),  // 24: berth.v1.ListDeviceObjectsRequest
-	(*ListDeviceObjectsResponse)(nil), // 25: berth.v1.ListDeviceObjectsResponse
-	nil,                               // 26: berth.v1.NodeVerdict.PluginScoresEntry
-	nil,                               // 27: berth.v1.ListNodesRequest.MatchLabelsEntry
-	nil,                               // 28: berth.v1.NodeUsage.LabelsEntry
-	nil,                               // 29: berth.v1.NodeUsage.AllocatableEntry
-	nil,                               // 30: berth.v1.NodeUsage.RequestedEntry
-	nil,                               // 31: berth.v1.NodeUsage.NonZeroRequestedEntry
-	(*PodRef)(nil),                    // 32: berth.v1.PodRef
-	(*timestamppb.Timestamp)(nil),     // 33: google.protobuf.Timestamp
-	(*Unschedulable)(nil),             // 34: berth.v1.Unschedulable
-	(*PodGroupStatus)(nil),            // 35: berth.v1.PodGroupStatus
-	(*Evict)(nil),                     // 36: berth.v1.Evict
-	(*Object)(nil),                    // 37: berth.v1.Object
-	(*ObjectRef)(nil),                 // 38: berth.v1.ObjectRef
-	(*Pod)(nil),                       // 39: berth.v1.Pod
-	(*Taint)(nil),                     // 40: berth.v1.Taint
-	(*NodeCondition)(nil),             // 41: berth.v1.NodeCondition
-	(ObjectKind)(0),                   // 42: berth.v1.ObjectKind
+	(*NodeShortfall)(nil),             // 5: berth.v1.NodeShortfall
+	(*ResourceShortfall)(nil),         // 6: berth.v1.ResourceShortfall
+	(*NodeDeviceReasons)(nil),         // 7: berth.v1.NodeDeviceReasons
+	(*SimulateRequest)(nil),           // 8: berth.v1.SimulateRequest
+	(*SimulateResponse)(nil),          // 9: berth.v1.SimulateResponse
+	(*SimulateAttempt)(nil),           // 10: berth.v1.SimulateAttempt
+	(*SimulateClaim)(nil),             // 11: berth.v1.SimulateClaim
+	(*NodeVerdict)(nil),               // 12: berth.v1.NodeVerdict
+	(*ListPendingRequest)(nil),        // 13: berth.v1.ListPendingRequest
+	(*ListPendingResponse)(nil),       // 14: berth.v1.ListPendingResponse
+	(*PendingPod)(nil),                // 15: berth.v1.PendingPod
+	(*ListPodsRequest)(nil),           // 16: berth.v1.ListPodsRequest
+	(*ListPodsResponse)(nil),          // 17: berth.v1.ListPodsResponse
+	(*ListNominationsRequest)(nil),    // 18: berth.v1.ListNominationsRequest
+	(*ListNominationsResponse)(nil),   // 19: berth.v1.ListNominationsResponse
+	(*Nomination)(nil),                // 20: berth.v1.Nomination
+	(*QueueStatsRequest)(nil),         // 21: berth.v1.QueueStatsRequest
+	(*QueueStatsResponse)(nil),        // 22: berth.v1.QueueStatsResponse
+	(*ListNodesRequest)(nil),          // 23: berth.v1.ListNodesRequest
+	(*ListNodesResponse)(nil),         // 24: berth.v1.ListNodesResponse
+	(*NodeUsage)(nil),                 // 25: berth.v1.NodeUsage
+	(*ServerInfoRequest)(nil),         // 26: berth.v1.ServerInfoRequest
+	(*ServerInfoResponse)(nil),        // 27: berth.v1.ServerInfoResponse
+	(*ListDeviceObjectsRequest)(nil),  // 28: berth.v1.ListDeviceObjectsRequest
+	(*ListDeviceObjectsResponse)(nil), // 29: berth.v1.ListDeviceObjectsResponse
+	nil,                               // 30: berth.v1.ExplainResponse.RequestsEntry
+	nil,                               // 31: berth.v1.NodeVerdict.PluginScoresEntry
+	nil,                               // 32: berth.v1.ListNodesRequest.MatchLabelsEntry
+	nil,                               // 33: berth.v1.NodeUsage.LabelsEntry
+	nil,                               // 34: berth.v1.NodeUsage.AllocatableEntry
+	nil,                               // 35: berth.v1.NodeUsage.RequestedEntry
+	nil,                               // 36: berth.v1.NodeUsage.NonZeroRequestedEntry
+	(*PodRef)(nil),                    // 37: berth.v1.PodRef
+	(*timestamppb.Timestamp)(nil),     // 38: google.protobuf.Timestamp
+	(*Unschedulable)(nil),             // 39: berth.v1.Unschedulable
+	(*PodGroupStatus)(nil),            // 40: berth.v1.PodGroupStatus
+	(*Evict)(nil),                     // 41: berth.v1.Evict
+	(*Object)(nil),                    // 42: berth.v1.Object
+	(*ObjectRef)(nil),                 // 43: berth.v1.ObjectRef
+	(*Pod)(nil),                       // 44: berth.v1.Pod
+	(*Taint)(nil),                     // 45: berth.v1.Taint
+	(*NodeCondition)(nil),             // 46: berth.v1.NodeCondition
+	(ObjectKind)(0),                   // 47: berth.v1.ObjectKind
 }
 var file_berth_v1_admin_service_proto_depIdxs = []int32{
-	32, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
-	32, // 1: berth.v1.ExplainResponse.pod:type_name -> berth.v1.PodRef
+	37, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
+	37, // 1: berth.v1.ExplainResponse.pod:type_name -> berth.v1.PodRef
 	0,  // 2: berth.v1.ExplainResponse.state:type_name -> berth.v1.QueueState
-	33, // 3: berth.v1.ExplainResponse.backoff_until:type_name -> google.protobuf.Timestamp
-	34, // 4: berth.v1.ExplainResponse.last_diagnosis:type_name -> berth.v1.Unschedulable
-	33, // 5: berth.v1.ExplainResponse.last_attempt_time:type_name -> google.protobuf.Timestamp
-	33, // 6: berth.v1.ExplainResponse.enqueued_time:type_name -> google.protobuf.Timestamp
-	35, // 7: berth.v1.ExplainResponse.pod_group:type_name -> berth.v1.PodGroupStatus
-	36, // 8: berth.v1.ExplainResponse.eviction:type_name -> berth.v1.Evict
-	5,  // 9: berth.v1.ExplainResponse.device_reasons:type_name -> berth.v1.NodeDeviceReasons
-	37, // 10: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
-	38, // 11: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
-	39, // 12: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
-	8,  // 13: berth.v1.SimulateResponse.attempts:type_name -> berth.v1.SimulateAttempt
-	32, // 14: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
-	1,  // 15: berth.v1.SimulateAttempt.result:type_name -> berth.v1.SimulateResult
-	32, // 16: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
-	10, // 17: berth.v1.SimulateAttempt.nodes:type_name -> berth.v1.NodeVerdict
-	9,  // 18: berth.v1.SimulateAttempt.claims:type_name -> berth.v1.SimulateClaim
-	26, // 19: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
-	0,  // 20: berth.v1.ListPendingRequest.states:type_name -> berth.v1.QueueState
-	13, // 21: berth.v1.ListPendingResponse.pods:type_name -> berth.v1.PendingPod
-	32, // 22: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
-	0,  // 23: berth.v1.PendingPod.state:type_name -> berth.v1.QueueState
-	33, // 24: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
-	16, // 25: berth.v1.ListNominationsResponse.nominations:type_name -> berth.v1.Nomination
-	32, // 26: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
-	27, // 27: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
-	21, // 28: berth.v1.ListNodesResponse.nodes:type_name -> berth.v1.NodeUsage
-	28, // 29: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
-	40, // 30: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
-	29, // 31: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
-	30, // 32: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
-	31, // 33: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
-	41, // 34: berth.v1.NodeUsage.conditions:type_name -> berth.v1.NodeCondition
-	40, // 35: berth.v1.NodeUsage.derived_taints:type_name -> berth.v1.Taint
-	2,  // 36: berth.v1.ServerInfoResponse.role:type_name -> berth.v1.ReplicaRole
-	42, // 37: berth.v1.ListDeviceObjectsRequest.kind:type_name -> berth.v1.ObjectKind
-	37, // 38: berth.v1.ListDeviceObjectsResponse.objects:type_name -> berth.v1.Object
-	3,  // 39: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
-	6,  // 40: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
-	11, // 41: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
-	14, // 42: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
-	17, // 43: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
-	19, // 44: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
-	22, // 45: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
-	24, // 46: berth.v1.AdminService.ListDeviceObjects:input_type -> berth.v1.ListDeviceObjectsRequest
-	4,  // 47: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
-	7,  // 48: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
-	12, // 49: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
-	15, // 50: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
-	18, // 51: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
-	20, // 52: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
-	23, // 53: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
-	25, // 54: berth.v1.AdminService.ListDeviceObjects:output_type -> berth.v1.ListDeviceObjectsResponse
-	47, // [47:55] is the sub-list for method output_type
-	39, // [39:47] is the sub-list for method input_type
-	39, // [39:39] is the sub-list for extension type_name
-	39, // [39:39] is the sub-list for extension extendee
-	0,  // [0:39] is the sub-list for field type_name
+	38, // 3: berth.v1.ExplainResponse.backoff_until:type_name -> google.protobuf.Timestamp
+	39, // 4: berth.v1.ExplainResponse.last_diagnosis:type_name -> berth.v1.Unschedulable
+	38, // 5: berth.v1.ExplainResponse.last_attempt_time:type_name -> google.protobuf.Timestamp
+	38, // 6: berth.v1.ExplainResponse.enqueued_time:type_name -> google.protobuf.Timestamp
+	40, // 7: berth.v1.ExplainResponse.pod_group:type_name -> berth.v1.PodGroupStatus
+	41, // 8: berth.v1.ExplainResponse.eviction:type_name -> berth.v1.Evict
+	7,  // 9: berth.v1.ExplainResponse.device_reasons:type_name -> berth.v1.NodeDeviceReasons
+	30, // 10: berth.v1.ExplainResponse.requests:type_name -> berth.v1.ExplainResponse.RequestsEntry
+	5,  // 11: berth.v1.ExplainResponse.shortfalls:type_name -> berth.v1.NodeShortfall
+	6,  // 12: berth.v1.NodeShortfall.resources:type_name -> berth.v1.ResourceShortfall
+	42, // 13: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
+	43, // 14: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
+	44, // 15: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
+	10, // 16: berth.v1.SimulateResponse.attempts:type_name -> berth.v1.SimulateAttempt
+	37, // 17: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
+	1,  // 18: berth.v1.SimulateAttempt.result:type_name -> berth.v1.SimulateResult
+	37, // 19: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
+	12, // 20: berth.v1.SimulateAttempt.nodes:type_name -> berth.v1.NodeVerdict
+	11, // 21: berth.v1.SimulateAttempt.claims:type_name -> berth.v1.SimulateClaim
+	31, // 22: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
+	0,  // 23: berth.v1.ListPendingRequest.states:type_name -> berth.v1.QueueState
+	15, // 24: berth.v1.ListPendingResponse.pods:type_name -> berth.v1.PendingPod
+	37, // 25: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
+	0,  // 26: berth.v1.PendingPod.state:type_name -> berth.v1.QueueState
+	38, // 27: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
+	0,  // 28: berth.v1.ListPodsRequest.states:type_name -> berth.v1.QueueState
+	15, // 29: berth.v1.ListPodsResponse.pods:type_name -> berth.v1.PendingPod
+	20, // 30: berth.v1.ListNominationsResponse.nominations:type_name -> berth.v1.Nomination
+	37, // 31: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
+	32, // 32: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
+	25, // 33: berth.v1.ListNodesResponse.nodes:type_name -> berth.v1.NodeUsage
+	33, // 34: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
+	45, // 35: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
+	34, // 36: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
+	35, // 37: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
+	36, // 38: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
+	46, // 39: berth.v1.NodeUsage.conditions:type_name -> berth.v1.NodeCondition
+	45, // 40: berth.v1.NodeUsage.derived_taints:type_name -> berth.v1.Taint
+	2,  // 41: berth.v1.ServerInfoResponse.role:type_name -> berth.v1.ReplicaRole
+	47, // 42: berth.v1.ListDeviceObjectsRequest.kind:type_name -> berth.v1.ObjectKind
+	42, // 43: berth.v1.ListDeviceObjectsResponse.objects:type_name -> berth.v1.Object
+	3,  // 44: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
+	8,  // 45: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
+	13, // 46: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
+	16, // 47: berth.v1.AdminService.ListPods:input_type -> berth.v1.ListPodsRequest
+	18, // 48: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
+	21, // 49: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
+	23, // 50: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
+	26, // 51: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
+	28, // 52: berth.v1.AdminService.ListDeviceObjects:input_type -> berth.v1.ListDeviceObjectsRequest
+	4,  // 53: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
+	9,  // 54: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
+	14, // 55: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
+	17, // 56: berth.v1.AdminService.ListPods:output_type -> berth.v1.ListPodsResponse
+	19, // 57: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
+	22, // 58: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
+	24, // 59: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
+	27, // 60: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
+	29, // 61: berth.v1.AdminService.ListDeviceObjects:output_type -> berth.v1.ListDeviceObjectsResponse
+	53, // [53:62] is the sub-list for method output_type
+	44, // [44:53] is the sub-list for method input_type
+	44, // [44:44] is the sub-list for extension type_name
+	44, // [44:44] is the sub-list for extension extendee
+	0,  // [0:44] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_admin_service_proto_init() }
@@ -2502,7 +2859,7 @@ func file_berth_v1_admin_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_admin_service_proto_rawDesc), len(file_berth_v1_admin_service_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   29,
+			NumMessages:   34,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

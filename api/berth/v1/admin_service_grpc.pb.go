@@ -22,6 +22,7 @@ const (
 	AdminService_Explain_FullMethodName           = "/berth.v1.AdminService/Explain"
 	AdminService_Simulate_FullMethodName          = "/berth.v1.AdminService/Simulate"
 	AdminService_ListPending_FullMethodName       = "/berth.v1.AdminService/ListPending"
+	AdminService_ListPods_FullMethodName          = "/berth.v1.AdminService/ListPods"
 	AdminService_ListNominations_FullMethodName   = "/berth.v1.AdminService/ListNominations"
 	AdminService_QueueStats_FullMethodName        = "/berth.v1.AdminService/QueueStats"
 	AdminService_ListNodes_FullMethodName         = "/berth.v1.AdminService/ListNodes"
@@ -95,6 +96,16 @@ type AdminServiceClient interface {
 	// Fails with INVALID_ARGUMENT: page_size negative, page_token malformed,
 	// or states holding QUEUE_STATE_UNSPECIFIED or QUEUE_STATE_BOUND.
 	ListPending(ctx context.Context, in *ListPendingRequest, opts ...grpc.CallOption) (*ListPendingResponse, error)
+	// ListPods lists every pod Berth holds, bound ones included, each with
+	// where it stands (state), ordered by namespace then name, one page at a
+	// time: ListPending's pods and the bound ones, which ListPending leaves
+	// out. Pages are read from the live cluster, not a snapshot: a pod added
+	// or removed between pages may be missed.
+	//
+	// Fails with INVALID_ARGUMENT: page_size negative, page_token malformed,
+	// states holding QUEUE_STATE_UNSPECIFIED or an unknown value, namespace
+	// or node not a DNS-1123 name, or contains longer than 253 bytes.
+	ListPods(ctx context.Context, in *ListPodsRequest, opts ...grpc.CallOption) (*ListPodsResponse, error)
 	// ListNominations lists the nominations in force (see Nominate), ordered
 	// by pod namespace then name, one page at a time.
 	//
@@ -182,6 +193,16 @@ func (c *adminServiceClient) ListPending(ctx context.Context, in *ListPendingReq
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListPendingResponse)
 	err := c.cc.Invoke(ctx, AdminService_ListPending_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) ListPods(ctx context.Context, in *ListPodsRequest, opts ...grpc.CallOption) (*ListPodsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListPodsResponse)
+	err := c.cc.Invoke(ctx, AdminService_ListPods_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -304,6 +325,16 @@ type AdminServiceServer interface {
 	// Fails with INVALID_ARGUMENT: page_size negative, page_token malformed,
 	// or states holding QUEUE_STATE_UNSPECIFIED or QUEUE_STATE_BOUND.
 	ListPending(context.Context, *ListPendingRequest) (*ListPendingResponse, error)
+	// ListPods lists every pod Berth holds, bound ones included, each with
+	// where it stands (state), ordered by namespace then name, one page at a
+	// time: ListPending's pods and the bound ones, which ListPending leaves
+	// out. Pages are read from the live cluster, not a snapshot: a pod added
+	// or removed between pages may be missed.
+	//
+	// Fails with INVALID_ARGUMENT: page_size negative, page_token malformed,
+	// states holding QUEUE_STATE_UNSPECIFIED or an unknown value, namespace
+	// or node not a DNS-1123 name, or contains longer than 253 bytes.
+	ListPods(context.Context, *ListPodsRequest) (*ListPodsResponse, error)
 	// ListNominations lists the nominations in force (see Nominate), ordered
 	// by pod namespace then name, one page at a time.
 	//
@@ -375,6 +406,9 @@ func (UnimplementedAdminServiceServer) Simulate(context.Context, *SimulateReques
 }
 func (UnimplementedAdminServiceServer) ListPending(context.Context, *ListPendingRequest) (*ListPendingResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListPending not implemented")
+}
+func (UnimplementedAdminServiceServer) ListPods(context.Context, *ListPodsRequest) (*ListPodsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListPods not implemented")
 }
 func (UnimplementedAdminServiceServer) ListNominations(context.Context, *ListNominationsRequest) (*ListNominationsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListNominations not implemented")
@@ -462,6 +496,24 @@ func _AdminService_ListPending_Handler(srv interface{}, ctx context.Context, dec
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(AdminServiceServer).ListPending(ctx, req.(*ListPendingRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_ListPods_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListPodsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).ListPods(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_ListPods_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).ListPods(ctx, req.(*ListPodsRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -574,6 +626,10 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListPending",
 			Handler:    _AdminService_ListPending_Handler,
+		},
+		{
+			MethodName: "ListPods",
+			Handler:    _AdminService_ListPods_Handler,
 		},
 		{
 			MethodName: "ListNominations",

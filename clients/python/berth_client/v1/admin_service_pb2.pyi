@@ -39,7 +39,14 @@ class ExplainRequest(_message.Message):
     def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ...) -> None: ...
 
 class ExplainResponse(_message.Message):
-    __slots__ = ["attempts", "backoff_until", "bind_revision", "device_reasons", "enqueued_time", "eviction", "gating_message", "last_attempt_time", "last_bind_failure", "last_diagnosis", "node", "nominated_node", "pod", "pod_group", "priority", "rejecting_plugins", "scheduler_name", "state"]
+    __slots__ = ["attempts", "backoff_until", "bind_revision", "device_reasons", "enqueued_time", "eviction", "gating_message", "last_attempt_time", "last_bind_failure", "last_diagnosis", "node", "nominated_node", "pod", "pod_group", "priority", "rejecting_plugins", "requests", "scheduler_name", "shortfalls", "state"]
+    class RequestsEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
     BACKOFF_UNTIL_FIELD_NUMBER: _ClassVar[int]
     BIND_REVISION_FIELD_NUMBER: _ClassVar[int]
@@ -56,7 +63,9 @@ class ExplainResponse(_message.Message):
     POD_GROUP_FIELD_NUMBER: _ClassVar[int]
     PRIORITY_FIELD_NUMBER: _ClassVar[int]
     REJECTING_PLUGINS_FIELD_NUMBER: _ClassVar[int]
+    REQUESTS_FIELD_NUMBER: _ClassVar[int]
     SCHEDULER_NAME_FIELD_NUMBER: _ClassVar[int]
+    SHORTFALLS_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
     attempts: int
     backoff_until: _timestamp_pb2.Timestamp
@@ -74,9 +83,11 @@ class ExplainResponse(_message.Message):
     pod_group: _group_pb2.PodGroupStatus
     priority: int
     rejecting_plugins: _containers.RepeatedScalarFieldContainer[str]
+    requests: _containers.ScalarMap[str, int]
     scheduler_name: str
+    shortfalls: _containers.RepeatedCompositeFieldContainer[NodeShortfall]
     state: QueueState
-    def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., scheduler_name: _Optional[str] = ..., priority: _Optional[int] = ..., state: _Optional[_Union[QueueState, str]] = ..., attempts: _Optional[int] = ..., backoff_until: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., nominated_node: _Optional[str] = ..., node: _Optional[str] = ..., bind_revision: _Optional[int] = ..., last_diagnosis: _Optional[_Union[_decision_pb2.Unschedulable, _Mapping]] = ..., rejecting_plugins: _Optional[_Iterable[str]] = ..., last_attempt_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., enqueued_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., last_bind_failure: _Optional[str] = ..., gating_message: _Optional[str] = ..., pod_group: _Optional[_Union[_group_pb2.PodGroupStatus, _Mapping]] = ..., eviction: _Optional[_Union[_decision_pb2.Evict, _Mapping]] = ..., device_reasons: _Optional[_Iterable[_Union[NodeDeviceReasons, _Mapping]]] = ...) -> None: ...
+    def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., scheduler_name: _Optional[str] = ..., priority: _Optional[int] = ..., state: _Optional[_Union[QueueState, str]] = ..., attempts: _Optional[int] = ..., backoff_until: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., nominated_node: _Optional[str] = ..., node: _Optional[str] = ..., bind_revision: _Optional[int] = ..., last_diagnosis: _Optional[_Union[_decision_pb2.Unschedulable, _Mapping]] = ..., rejecting_plugins: _Optional[_Iterable[str]] = ..., last_attempt_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., enqueued_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., last_bind_failure: _Optional[str] = ..., gating_message: _Optional[str] = ..., pod_group: _Optional[_Union[_group_pb2.PodGroupStatus, _Mapping]] = ..., eviction: _Optional[_Union[_decision_pb2.Evict, _Mapping]] = ..., device_reasons: _Optional[_Iterable[_Union[NodeDeviceReasons, _Mapping]]] = ..., requests: _Optional[_Mapping[str, int]] = ..., shortfalls: _Optional[_Iterable[_Union[NodeShortfall, _Mapping]]] = ...) -> None: ...
 
 class ListDeviceObjectsRequest(_message.Message):
     __slots__ = ["kind", "namespace"]
@@ -155,6 +166,32 @@ class ListPendingResponse(_message.Message):
     pods: _containers.RepeatedCompositeFieldContainer[PendingPod]
     def __init__(self, pods: _Optional[_Iterable[_Union[PendingPod, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
+class ListPodsRequest(_message.Message):
+    __slots__ = ["contains", "namespace", "node", "page_size", "page_token", "scheduler_name", "states"]
+    CONTAINS_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULER_NAME_FIELD_NUMBER: _ClassVar[int]
+    STATES_FIELD_NUMBER: _ClassVar[int]
+    contains: str
+    namespace: str
+    node: str
+    page_size: int
+    page_token: str
+    scheduler_name: str
+    states: _containers.RepeatedScalarFieldContainer[QueueState]
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., states: _Optional[_Iterable[_Union[QueueState, str]]] = ..., scheduler_name: _Optional[str] = ..., namespace: _Optional[str] = ..., contains: _Optional[str] = ..., node: _Optional[str] = ...) -> None: ...
+
+class ListPodsResponse(_message.Message):
+    __slots__ = ["next_page_token", "pods"]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    PODS_FIELD_NUMBER: _ClassVar[int]
+    next_page_token: str
+    pods: _containers.RepeatedCompositeFieldContainer[PendingPod]
+    def __init__(self, pods: _Optional[_Iterable[_Union[PendingPod, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
 class NodeDeviceReasons(_message.Message):
     __slots__ = ["node", "reasons"]
     NODE_FIELD_NUMBER: _ClassVar[int]
@@ -162,6 +199,14 @@ class NodeDeviceReasons(_message.Message):
     node: str
     reasons: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, node: _Optional[str] = ..., reasons: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class NodeShortfall(_message.Message):
+    __slots__ = ["node", "resources"]
+    NODE_FIELD_NUMBER: _ClassVar[int]
+    RESOURCES_FIELD_NUMBER: _ClassVar[int]
+    node: str
+    resources: _containers.RepeatedCompositeFieldContainer[ResourceShortfall]
+    def __init__(self, node: _Optional[str] = ..., resources: _Optional[_Iterable[_Union[ResourceShortfall, _Mapping]]] = ...) -> None: ...
 
 class NodeUsage(_message.Message):
     __slots__ = ["allocatable", "conditions", "derived_taints", "labels", "name", "nominated_pod_count", "non_zero_requested", "pod_count", "requested", "taints", "unschedulable"]
@@ -309,6 +354,18 @@ class QueueStatsResponse(_message.Message):
     in_flight: int
     unschedulable: int
     def __init__(self, active: _Optional[int] = ..., backoff: _Optional[int] = ..., unschedulable: _Optional[int] = ..., gated: _Optional[int] = ..., in_flight: _Optional[int] = ..., binding: _Optional[int] = ..., bound: _Optional[int] = ..., ignored: _Optional[int] = ..., attempts_scheduled: _Optional[int] = ..., attempts_unschedulable: _Optional[int] = ..., attempts_error: _Optional[int] = ...) -> None: ...
+
+class ResourceShortfall(_message.Message):
+    __slots__ = ["allocatable", "free", "requested", "resource"]
+    ALLOCATABLE_FIELD_NUMBER: _ClassVar[int]
+    FREE_FIELD_NUMBER: _ClassVar[int]
+    REQUESTED_FIELD_NUMBER: _ClassVar[int]
+    RESOURCE_FIELD_NUMBER: _ClassVar[int]
+    allocatable: int
+    free: int
+    requested: int
+    resource: str
+    def __init__(self, resource: _Optional[str] = ..., requested: _Optional[int] = ..., free: _Optional[int] = ..., allocatable: _Optional[int] = ...) -> None: ...
 
 class ServerInfoRequest(_message.Message):
     __slots__ = []

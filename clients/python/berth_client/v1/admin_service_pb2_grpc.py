@@ -48,6 +48,11 @@ class AdminServiceStub(object):
                 request_serializer=berth_dot_v1_dot_admin__service__pb2.ListPendingRequest.SerializeToString,
                 response_deserializer=berth_dot_v1_dot_admin__service__pb2.ListPendingResponse.FromString,
                 )
+        self.ListPods = channel.unary_unary(
+                '/berth.v1.AdminService/ListPods',
+                request_serializer=berth_dot_v1_dot_admin__service__pb2.ListPodsRequest.SerializeToString,
+                response_deserializer=berth_dot_v1_dot_admin__service__pb2.ListPodsResponse.FromString,
+                )
         self.ListNominations = channel.unary_unary(
                 '/berth.v1.AdminService/ListNominations',
                 request_serializer=berth_dot_v1_dot_admin__service__pb2.ListNominationsRequest.SerializeToString,
@@ -154,6 +159,21 @@ class AdminServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListPods(self, request, context):
+        """ListPods lists every pod Berth holds, bound ones included, each with
+        where it stands (state), ordered by namespace then name, one page at a
+        time: ListPending's pods and the bound ones, which ListPending leaves
+        out. Pages are read from the live cluster, not a snapshot: a pod added
+        or removed between pages may be missed.
+
+        Fails with INVALID_ARGUMENT: page_size negative, page_token malformed,
+        states holding QUEUE_STATE_UNSPECIFIED or an unknown value, namespace
+        or node not a DNS-1123 name, or contains longer than 253 bytes.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListNominations(self, request, context):
         """ListNominations lists the nominations in force (see Nominate), ordered
         by pod namespace then name, one page at a time.
@@ -249,6 +269,11 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.ListPending,
                     request_deserializer=berth_dot_v1_dot_admin__service__pb2.ListPendingRequest.FromString,
                     response_serializer=berth_dot_v1_dot_admin__service__pb2.ListPendingResponse.SerializeToString,
+            ),
+            'ListPods': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListPods,
+                    request_deserializer=berth_dot_v1_dot_admin__service__pb2.ListPodsRequest.FromString,
+                    response_serializer=berth_dot_v1_dot_admin__service__pb2.ListPodsResponse.SerializeToString,
             ),
             'ListNominations': grpc.unary_unary_rpc_method_handler(
                     servicer.ListNominations,
@@ -352,6 +377,23 @@ class AdminService(object):
         return grpc.experimental.unary_unary(request, target, '/berth.v1.AdminService/ListPending',
             berth_dot_v1_dot_admin__service__pb2.ListPendingRequest.SerializeToString,
             berth_dot_v1_dot_admin__service__pb2.ListPendingResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListPods(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/berth.v1.AdminService/ListPods',
+            berth_dot_v1_dot_admin__service__pb2.ListPodsRequest.SerializeToString,
+            berth_dot_v1_dot_admin__service__pb2.ListPodsResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

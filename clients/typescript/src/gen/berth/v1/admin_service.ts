@@ -353,6 +353,53 @@ export interface ExplainResponse {
    * devices.
    */
   deviceReasons: NodeDeviceReasons[];
+  /**
+   * The pod's effective requests, what NodeResourcesFit compares with a
+   * node's free room: containers, sidecars and the init peak, pod-level
+   * requests and overhead, as Kubernetes computes them; "pods" is 1.
+   * Resources the pod does not request are left out.
+   */
+  requests: { [key: string]: number };
+  /**
+   * For each node the last failed attempt found short of a resource
+   * (NodeResourcesFit's "Insufficient <resource>" or "Too many pods" among
+   * last_diagnosis.node_reasons), the pod's request against the node's
+   * free room as it is now, ordered by node name. Empty when no node was
+   * short of a resource.
+   */
+  shortfalls: NodeShortfall[];
+}
+
+export interface ExplainResponse_RequestsEntry {
+  key: string;
+  value: number;
+}
+
+/** NodeShortfall is what one node lacks for a pod. */
+export interface NodeShortfall {
+  /** The node. */
+  node: string;
+  /** One per resource the node was short of, ordered by resource name. */
+  resources: ResourceShortfall[];
+}
+
+/**
+ * ResourceShortfall is one resource a node lacks for a pod, in canonical
+ * units (cpu in millicores, memory and storage in bytes, counts).
+ */
+export interface ResourceShortfall {
+  /** The resource: "cpu", "memory", "pods", "example.com/gpu", ... */
+  resource: string;
+  /** What the pod requests of it (ExplainResponse.requests). */
+  requested: number;
+  /**
+   * What the node has free now: allocatable minus what its pods request
+   * (NodeUsage.requested); below requested while the node still lacks it,
+   * and negative when the node is overcommitted.
+   */
+  free: number;
+  /** The node's allocatable amount. */
+  allocatable: number;
 }
 
 /** NodeDeviceReasons says why a pod's claims cannot be allocated on one node. */
@@ -523,7 +570,7 @@ export interface ListPendingResponse {
   nextPageToken: string;
 }
 
-/** PendingPod is one entry of ListPending. */
+/** PendingPod is one entry of ListPending, or of ListPods (bound pods too). */
 export interface PendingPod {
   /** The pod. */
   pod?:
@@ -550,6 +597,46 @@ export interface PendingPod {
   node: string;
   /** BINDING only: the revision of that Bind decision. */
   bindRevision: number;
+}
+
+/**
+ * ListPodsRequest is the request of AdminService.ListPods. The filters
+ * that are set must all hold.
+ */
+export interface ListPodsRequest {
+  /** At most this many pods (default 100, at most 1000). */
+  pageSize: number;
+  /** next_page_token of the previous page; empty for the first. */
+  pageToken: string;
+  /** Only pods in these states; empty: every state. */
+  states: QueueState[];
+  /** Only pods of this profile (Pod.scheduler_name); empty: every profile. */
+  schedulerName: string;
+  /** Only pods of this namespace; empty: every namespace. */
+  namespace: string;
+  /**
+   * Only pods whose "namespace/name" contains this text (as given, case
+   * and all); empty: every pod.
+   */
+  contains: string;
+  /**
+   * Only pods on this node: bound there, or binding there (a Bind awaiting
+   * its outcome); empty: wherever they are.
+   */
+  node: string;
+}
+
+/** ListPodsResponse is the response of AdminService.ListPods. */
+export interface ListPodsResponse {
+  /**
+   * The pods, by namespace then name. A bound pod has state
+   * QUEUE_STATE_BOUND and its node; priority and scheduler_name are the
+   * pod's; attempts, enqueued_time and nominated_node are those of its
+   * time in the queue, unset when it was sent bound.
+   */
+  pods: PendingPod[];
+  /** Passed as page_token for the next page; empty on the last. */
+  nextPageToken: string;
 }
 
 /** ListNominationsRequest is the request of AdminService.ListNominations. */
@@ -878,6 +965,8 @@ function createBaseExplainResponse(): ExplainResponse {
     podGroup: undefined,
     eviction: undefined,
     deviceReasons: [],
+    requests: {},
+    shortfalls: [],
   };
 }
 
@@ -936,6 +1025,12 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
     }
     for (const v of message.deviceReasons) {
       NodeDeviceReasons.encode(v!, writer.uint32(146).fork()).join();
+    }
+    globalThis.Object.entries(message.requests).forEach(([key, value]: [string, number]) => {
+      ExplainResponse_RequestsEntry.encode({ key: key as any, value }, writer.uint32(154).fork()).join();
+    });
+    for (const v of message.shortfalls) {
+      NodeShortfall.encode(v!, writer.uint32(162).fork()).join();
     }
     return writer;
   },
@@ -1097,6 +1192,25 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
             message.deviceReasons.push(NodeDeviceReasons.decode(reader, reader.uint32()));
             continue;
           }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            const entry19 = ExplainResponse_RequestsEntry.decode(reader, reader.uint32());
+            if (entry19.value !== undefined) {
+              message.requests[entry19.key] = entry19.value;
+            }
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.shortfalls.push(NodeShortfall.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1177,6 +1291,23 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
         : globalThis.Array.isArray(object?.device_reasons)
         ? object.device_reasons.map((e: any) => NodeDeviceReasons.fromJSON(e))
         : [],
+      requests: isObject(object.requests)
+        ? (globalThis.Object.entries(object.requests) as [string, any][]).reduce(
+          (acc: { [key: string]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      shortfalls: globalThis.Array.isArray(object?.shortfalls)
+        ? object.shortfalls.map((e: any) => NodeShortfall.fromJSON(e))
+        : [],
     };
   },
 
@@ -1236,6 +1367,18 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
     if (message.deviceReasons?.length) {
       obj.deviceReasons = message.deviceReasons.map((e) => NodeDeviceReasons.toJSON(e));
     }
+    if (message.requests) {
+      const entries = globalThis.Object.entries(message.requests) as [string, number][];
+      if (entries.length > 0) {
+        obj.requests = {};
+        entries.forEach(([k, v]) => {
+          obj.requests[k] = Math.round(v);
+        });
+      }
+    }
+    if (message.shortfalls?.length) {
+      obj.shortfalls = message.shortfalls.map((e) => NodeShortfall.toJSON(e));
+    }
     return obj;
   },
 
@@ -1274,6 +1417,307 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
       ? Evict.fromPartial(object.eviction)
       : undefined;
     message.deviceReasons = object.deviceReasons?.map((e) => NodeDeviceReasons.fromPartial(e)) || [];
+    message.requests = (globalThis.Object.entries(object.requests ?? {}) as [string, number][]).reduce(
+      (acc: { [key: string]: number }, [key, value]: [string, number]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.Number(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.shortfalls = object.shortfalls?.map((e) => NodeShortfall.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseExplainResponse_RequestsEntry(): ExplainResponse_RequestsEntry {
+  return { key: "", value: 0 };
+}
+
+export const ExplainResponse_RequestsEntry: MessageFns<ExplainResponse_RequestsEntry> = {
+  encode(message: ExplainResponse_RequestsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).int64(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExplainResponse_RequestsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExplainResponse_RequestsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExplainResponse_RequestsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.Number(object.value) : 0,
+    };
+  },
+
+  toJSON(message: ExplainResponse_RequestsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== 0) {
+      obj.value = Math.round(message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExplainResponse_RequestsEntry>, I>>(base?: I): ExplainResponse_RequestsEntry {
+    return ExplainResponse_RequestsEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExplainResponse_RequestsEntry>, I>>(
+    object: I,
+  ): ExplainResponse_RequestsEntry {
+    const message = createBaseExplainResponse_RequestsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? 0;
+    return message;
+  },
+};
+
+function createBaseNodeShortfall(): NodeShortfall {
+  return { node: "", resources: [] };
+}
+
+export const NodeShortfall: MessageFns<NodeShortfall> = {
+  encode(message: NodeShortfall, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.node !== "") {
+      writer.uint32(10).string(message.node);
+    }
+    for (const v of message.resources) {
+      ResourceShortfall.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NodeShortfall {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNodeShortfall();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.node = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resources.push(ResourceShortfall.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NodeShortfall {
+    return {
+      node: isSet(object.node) ? globalThis.String(object.node) : "",
+      resources: globalThis.Array.isArray(object?.resources)
+        ? object.resources.map((e: any) => ResourceShortfall.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: NodeShortfall): unknown {
+    const obj: any = {};
+    if (message.node !== "") {
+      obj.node = message.node;
+    }
+    if (message.resources?.length) {
+      obj.resources = message.resources.map((e) => ResourceShortfall.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<NodeShortfall>, I>>(base?: I): NodeShortfall {
+    return NodeShortfall.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<NodeShortfall>, I>>(object: I): NodeShortfall {
+    const message = createBaseNodeShortfall();
+    message.node = object.node ?? "";
+    message.resources = object.resources?.map((e) => ResourceShortfall.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseResourceShortfall(): ResourceShortfall {
+  return { resource: "", requested: 0, free: 0, allocatable: 0 };
+}
+
+export const ResourceShortfall: MessageFns<ResourceShortfall> = {
+  encode(message: ResourceShortfall, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.resource !== "") {
+      writer.uint32(10).string(message.resource);
+    }
+    if (message.requested !== 0) {
+      writer.uint32(16).int64(message.requested);
+    }
+    if (message.free !== 0) {
+      writer.uint32(24).int64(message.free);
+    }
+    if (message.allocatable !== 0) {
+      writer.uint32(32).int64(message.allocatable);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResourceShortfall {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResourceShortfall();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.resource = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.requested = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.free = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.allocatable = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResourceShortfall {
+    return {
+      resource: isSet(object.resource) ? globalThis.String(object.resource) : "",
+      requested: isSet(object.requested) ? globalThis.Number(object.requested) : 0,
+      free: isSet(object.free) ? globalThis.Number(object.free) : 0,
+      allocatable: isSet(object.allocatable) ? globalThis.Number(object.allocatable) : 0,
+    };
+  },
+
+  toJSON(message: ResourceShortfall): unknown {
+    const obj: any = {};
+    if (message.resource !== "") {
+      obj.resource = message.resource;
+    }
+    if (message.requested !== 0) {
+      obj.requested = Math.round(message.requested);
+    }
+    if (message.free !== 0) {
+      obj.free = Math.round(message.free);
+    }
+    if (message.allocatable !== 0) {
+      obj.allocatable = Math.round(message.allocatable);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResourceShortfall>, I>>(base?: I): ResourceShortfall {
+    return ResourceShortfall.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResourceShortfall>, I>>(object: I): ResourceShortfall {
+    const message = createBaseResourceShortfall();
+    message.resource = object.resource ?? "";
+    message.requested = object.requested ?? 0;
+    message.free = object.free ?? 0;
+    message.allocatable = object.allocatable ?? 0;
     return message;
   },
 };
@@ -2719,6 +3163,286 @@ export const PendingPod: MessageFns<PendingPod> = {
     message.nominatedNode = object.nominatedNode ?? "";
     message.node = object.node ?? "";
     message.bindRevision = object.bindRevision ?? 0;
+    return message;
+  },
+};
+
+function createBaseListPodsRequest(): ListPodsRequest {
+  return { pageSize: 0, pageToken: "", states: [], schedulerName: "", namespace: "", contains: "", node: "" };
+}
+
+export const ListPodsRequest: MessageFns<ListPodsRequest> = {
+  encode(message: ListPodsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pageSize !== 0) {
+      writer.uint32(8).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(18).string(message.pageToken);
+    }
+    if (message.states.length !== 0) {
+      writer.uint32(26).fork();
+      for (const v of message.states) {
+        writer.int32(v);
+      }
+      writer.join();
+    }
+    if (message.schedulerName !== "") {
+      writer.uint32(34).string(message.schedulerName);
+    }
+    if (message.namespace !== "") {
+      writer.uint32(42).string(message.namespace);
+    }
+    if (message.contains !== "") {
+      writer.uint32(50).string(message.contains);
+    }
+    if (message.node !== "") {
+      writer.uint32(58).string(message.node);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPodsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPodsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag === 24) {
+              message.states.push(reader.int32() as any);
+
+              continue;
+            }
+
+            if (tag === 26) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.states.push(reader.int32() as any);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.schedulerName = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.contains = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.node = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPodsRequest {
+    return {
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+      states: globalThis.Array.isArray(object?.states) ? object.states.map((e: any) => queueStateFromJSON(e)) : [],
+      schedulerName: isSet(object.schedulerName)
+        ? globalThis.String(object.schedulerName)
+        : isSet(object.scheduler_name)
+        ? globalThis.String(object.scheduler_name)
+        : "",
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+      contains: isSet(object.contains) ? globalThis.String(object.contains) : "",
+      node: isSet(object.node) ? globalThis.String(object.node) : "",
+    };
+  },
+
+  toJSON(message: ListPodsRequest): unknown {
+    const obj: any = {};
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    if (message.states?.length) {
+      obj.states = message.states.map((e) => queueStateToJSON(e));
+    }
+    if (message.schedulerName !== "") {
+      obj.schedulerName = message.schedulerName;
+    }
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    if (message.contains !== "") {
+      obj.contains = message.contains;
+    }
+    if (message.node !== "") {
+      obj.node = message.node;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListPodsRequest>, I>>(base?: I): ListPodsRequest {
+    return ListPodsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListPodsRequest>, I>>(object: I): ListPodsRequest {
+    const message = createBaseListPodsRequest();
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    message.states = object.states?.map((e) => e) || [];
+    message.schedulerName = object.schedulerName ?? "";
+    message.namespace = object.namespace ?? "";
+    message.contains = object.contains ?? "";
+    message.node = object.node ?? "";
+    return message;
+  },
+};
+
+function createBaseListPodsResponse(): ListPodsResponse {
+  return { pods: [], nextPageToken: "" };
+}
+
+export const ListPodsResponse: MessageFns<ListPodsResponse> = {
+  encode(message: ListPodsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.pods) {
+      PendingPod.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPodsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPodsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.pods.push(PendingPod.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPodsResponse {
+    return {
+      pods: globalThis.Array.isArray(object?.pods) ? object.pods.map((e: any) => PendingPod.fromJSON(e)) : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListPodsResponse): unknown {
+    const obj: any = {};
+    if (message.pods?.length) {
+      obj.pods = message.pods.map((e) => PendingPod.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListPodsResponse>, I>>(base?: I): ListPodsResponse {
+    return ListPodsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListPodsResponse>, I>>(object: I): ListPodsResponse {
+    const message = createBaseListPodsResponse();
+    message.pods = object.pods?.map((e) => PendingPod.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
     return message;
   },
 };
@@ -4905,6 +5629,26 @@ export const AdminServiceService = {
     responseDeserialize: (value: Buffer): ListPendingResponse => ListPendingResponse.decode(value),
   },
   /**
+   * ListPods lists every pod Berth holds, bound ones included, each with
+   * where it stands (state), ordered by namespace then name, one page at a
+   * time: ListPending's pods and the bound ones, which ListPending leaves
+   * out. Pages are read from the live cluster, not a snapshot: a pod added
+   * or removed between pages may be missed.
+   *
+   * Fails with INVALID_ARGUMENT: page_size negative, page_token malformed,
+   * states holding QUEUE_STATE_UNSPECIFIED or an unknown value, namespace
+   * or node not a DNS-1123 name, or contains longer than 253 bytes.
+   */
+  listPods: {
+    path: "/berth.v1.AdminService/ListPods" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListPodsRequest): Buffer => Buffer.from(ListPodsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListPodsRequest => ListPodsRequest.decode(value),
+    responseSerialize: (value: ListPodsResponse): Buffer => Buffer.from(ListPodsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListPodsResponse => ListPodsResponse.decode(value),
+  },
+  /**
    * ListNominations lists the nominations in force (see Nominate), ordered
    * by pod namespace then name, one page at a time.
    *
@@ -5063,6 +5807,18 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    */
   listPending: handleUnaryCall<ListPendingRequest, ListPendingResponse>;
   /**
+   * ListPods lists every pod Berth holds, bound ones included, each with
+   * where it stands (state), ordered by namespace then name, one page at a
+   * time: ListPending's pods and the bound ones, which ListPending leaves
+   * out. Pages are read from the live cluster, not a snapshot: a pod added
+   * or removed between pages may be missed.
+   *
+   * Fails with INVALID_ARGUMENT: page_size negative, page_token malformed,
+   * states holding QUEUE_STATE_UNSPECIFIED or an unknown value, namespace
+   * or node not a DNS-1123 name, or contains longer than 253 bytes.
+   */
+  listPods: handleUnaryCall<ListPodsRequest, ListPodsResponse>;
+  /**
    * ListNominations lists the nominations in force (see Nominate), ordered
    * by pod namespace then name, one page at a time.
    *
@@ -5217,6 +5973,32 @@ export interface AdminServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListPendingResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListPods lists every pod Berth holds, bound ones included, each with
+   * where it stands (state), ordered by namespace then name, one page at a
+   * time: ListPending's pods and the bound ones, which ListPending leaves
+   * out. Pages are read from the live cluster, not a snapshot: a pod added
+   * or removed between pages may be missed.
+   *
+   * Fails with INVALID_ARGUMENT: page_size negative, page_token malformed,
+   * states holding QUEUE_STATE_UNSPECIFIED or an unknown value, namespace
+   * or node not a DNS-1123 name, or contains longer than 253 bytes.
+   */
+  listPods(
+    request: ListPodsRequest,
+    callback: (error: ServiceError | null, response: ListPodsResponse) => void,
+  ): ClientUnaryCall;
+  listPods(
+    request: ListPodsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListPodsResponse) => void,
+  ): ClientUnaryCall;
+  listPods(
+    request: ListPodsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListPodsResponse) => void,
   ): ClientUnaryCall;
   /**
    * ListNominations lists the nominations in force (see Nominate), ordered
