@@ -79,8 +79,9 @@ func (s *sessions) valid(id string) bool {
 }
 
 // guard lets a request through when the dashboard is open, or it carries
-// a known bearer token or a live session; a ?token= login is exchanged for
-// a session and redirected to the same URL without the token.
+// a known bearer token or a live session. A login, the login page's form
+// (a POST of token) or a ?token= address, is exchanged for a session and
+// redirected to the same URL without the token.
 func (d *Dashboard) guard(next http.Handler) http.Handler {
 	tokens := d.opts.Tokens
 	if tokens == nil {
@@ -90,40 +91,73 @@ func (d *Dashboard) guard(next http.Handler) http.Handler {
 		if h := r.Header.Get("Authorization"); h != "" {
 			token, ok := strings.CutPrefix(h, "Bearer ")
 			if !ok || tokens.Scope(strings.TrimSpace(token)) < auth.ReadOnly {
-				d.unauthorized(w, "The Authorization header holds no valid bearer token.")
+				d.unauthorized(w, r, "The Authorization header holds no valid bearer token.")
 				return
 			}
 			next.ServeHTTP(w, r)
 			return
 		}
-		if q := r.URL.Query(); q.Has(tokenParam) {
-			if tokens.Scope(q.Get(tokenParam)) < auth.ReadOnly {
-				d.unauthorized(w, "The token in the address is not one of berthd's --token-file.")
+		if r.Method == http.MethodPost {
+			// The login page's form: the token in the body, never in an address.
+			r.Body = http.MaxBytesReader(w, r.Body, maxLoginBytes)
+			if err := r.ParseForm(); err != nil || !r.PostForm.Has(tokenParam) {
+				d.unauthorized(w, r, "The login form sent no token.")
 				return
 			}
-			http.SetCookie(w, &http.Cookie{
-				Name: cookieName, Value: d.sessions.start(), Path: "/",
-				MaxAge: int(sessionTTL / time.Second), HttpOnly: true, SameSite: http.SameSiteStrictMode,
-				Secure: r.TLS != nil,
-			})
-			q.Del(tokenParam)
-			u := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
-			if !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(u.Path, "//") {
-				u.Path = "/" // never a redirect to another host
-			}
-			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+			d.login(w, r, tokens, r.PostFormValue(tokenParam), "The token given is not one of berthd's --token-file.")
+			return
+		}
+		if q := r.URL.Query(); q.Has(tokenParam) {
+			d.login(w, r, tokens, q.Get(tokenParam), "The token in the address is not one of berthd's --token-file.")
 			return
 		}
 		if c, err := r.Cookie(cookieName); err == nil && d.sessions.valid(c.Value) {
 			next.ServeHTTP(w, r)
 			return
 		}
-		d.unauthorized(w, "berthd runs with --token-file: open the dashboard once as /?token=<token> "+
-			"(any token of the file, read-only ones too), or send \"Authorization: Bearer <token>\".")
+		d.unauthorized(w, r, "berthd runs with --token-file: give a token of the file (read-only ones too) below, "+
+			"open the dashboard once as /?token=<token>, or send \"Authorization: Bearer <token>\".")
 	})
 }
 
-func (d *Dashboard) unauthorized(w http.ResponseWriter, text string) {
+// maxLoginBytes bounds a login form's body: a token and little else.
+const maxLoginBytes = 16 << 10
+
+// login starts a session for a known token and redirects to the page
+// asked for without the token; an unknown one is refused with refusal.
+func (d *Dashboard) login(w http.ResponseWriter, r *http.Request, tokens Tokens, token, refusal string) {
+	if tokens.Scope(strings.TrimSpace(token)) < auth.ReadOnly {
+		d.unauthorized(w, r, refusal)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name: cookieName, Value: d.sessions.start(), Path: "/",
+		MaxAge: int(sessionTTL / time.Second), HttpOnly: true, SameSite: http.SameSiteStrictMode,
+		Secure: r.TLS != nil,
+	})
+	q := r.URL.Query()
+	q.Del(tokenParam)
+	u := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
+	if !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(u.Path, "//") {
+		u.Path = "/" // never a redirect to another host
+	}
+	http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+}
+
+// loginView is the data of the login page: why the token is needed, and
+// where its form posts (the page asked for).
+type loginView struct {
+	Text   string
+	Action string
+}
+
+func (d *Dashboard) unauthorized(w http.ResponseWriter, r *http.Request, text string) {
 	w.Header().Set("WWW-Authenticate", `Bearer realm="berthd"`)
-	d.message(w, http.StatusUnauthorized, "Token needed", text)
+	q := r.URL.Query()
+	q.Del(tokenParam)
+	action := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
+	if !strings.HasPrefix(action.Path, "/") || strings.HasPrefix(action.Path, "//") {
+		action = url.URL{Path: "/"}
+	}
+	d.render(w, http.StatusUnauthorized, "login", page{Title: "Token needed", Data: loginView{Text: text, Action: action.RequestURI()}})
 }

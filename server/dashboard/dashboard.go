@@ -20,7 +20,7 @@ import (
 // satisfies it.
 type Admin interface {
 	QueueStats(context.Context, *berthv1.QueueStatsRequest) (*berthv1.QueueStatsResponse, error)
-	ListPending(context.Context, *berthv1.ListPendingRequest) (*berthv1.ListPendingResponse, error)
+	ListPods(context.Context, *berthv1.ListPodsRequest) (*berthv1.ListPodsResponse, error)
 	ListNodes(context.Context, *berthv1.ListNodesRequest) (*berthv1.ListNodesResponse, error)
 	Explain(context.Context, *berthv1.ExplainRequest) (*berthv1.ExplainResponse, error)
 	Simulate(context.Context, *berthv1.SimulateRequest) (*berthv1.SimulateResponse, error)
@@ -90,7 +90,7 @@ func New(admin Admin, explainer Explainer, decisions Decisions, opts Options) (*
 	d := &Dashboard{admin: admin, explainer: explainer, decisions: decisions, opts: opts,
 		sessions: newSessions(opts.Now), pages: map[string]*template.Template{}}
 	// The templates under templates/ besides layout.html.
-	for _, name := range []string{"queue", "nodes", "decisions", "pod", "message"} {
+	for _, name := range []string{"queue", "nodes", "decisions", "pod", "pods", "message", "login"} {
 		t, err := template.New("layout.html").Funcs(templateFuncs()).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("dashboard: parse %s: %w", name, err)
@@ -106,7 +106,7 @@ func New(admin Admin, explainer Explainer, decisions Decisions, opts Options) (*
 	mux.HandleFunc("GET /nodes", d.nodesPage)
 	mux.HandleFunc("GET /decisions", d.decisionsPage)
 	mux.HandleFunc("GET /decisions/stream", d.stream)
-	mux.HandleFunc("GET /pods", d.findPod)
+	mux.HandleFunc("GET /pods", d.podsPage)
 	mux.HandleFunc("GET /pods/{namespace}/{name}", d.podPage)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		d.message(w, http.StatusNotFound, "Not found", "The dashboard has no page at "+r.URL.Path+".")

@@ -84,6 +84,35 @@ func TestAuth(t *testing.T) {
 		})
 	}
 
+	t.Run("the login page has a token field posting to the page asked for", func(t *testing.T) {
+		body := get(d, "/nodes?x=1", nil).Body.String()
+		for _, want := range []string{`<form id="login" class="login" action="/nodes?x=1" method="post">`, `name="token" type="password"`} {
+			if !strings.Contains(body, want) {
+				t.Errorf("login page lacks %q:\n%s", want, body)
+			}
+		}
+	})
+	t.Run("login through the form", func(t *testing.T) {
+		post := func(form string) *httptest.ResponseRecorder {
+			r := httptest.NewRequest(http.MethodPost, "/nodes?x=1", strings.NewReader(form))
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			w := httptest.NewRecorder()
+			d.ServeHTTP(w, r)
+			return w
+		}
+		w := post("token=ro-secret")
+		if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/nodes?x=1" || len(w.Result().Cookies()) != 1 {
+			t.Fatalf("status %d, Location %q, %d cookies; want 303 to /nodes?x=1 with a session", w.Code, w.Header().Get("Location"), len(w.Result().Cookies()))
+		}
+		if got := get(d, "/nodes", http.Header{"Cookie": {w.Result().Cookies()[0].String()}}).Code; got != http.StatusOK {
+			t.Errorf("the form's session: status %d", got)
+		}
+		for _, form := range []string{"token=nope", "", "other=1"} {
+			if w := post(form); w.Code != http.StatusUnauthorized || len(w.Result().Cookies()) != 0 {
+				t.Errorf("form %q: status %d with %d cookies, want 401 and none", form, w.Code, len(w.Result().Cookies()))
+			}
+		}
+	})
 	t.Run("login", func(t *testing.T) {
 		if login.Code != http.StatusSeeOther {
 			t.Fatalf("status %d, want 303", login.Code)
@@ -141,19 +170,39 @@ func TestSessionsExpireAndAreBounded(t *testing.T) {
 func TestPagesRender(t *testing.T) {
 	d := newTest(t, nil, nil)
 	tests := []struct {
-		target string
-		want   int
-		has    []string
+		target      string
+		want        int
+		has, hasNot []string
 	}{
 		{target: "/", want: http.StatusOK, has: []string{
 			`id="count-active">3<`, `id="count-backoff">1<`, `id="count-unschedulable">1<`, `id="count-gated">2<`,
 			`href="/pods/default/big-1"`, "No sample yet."}},
 		{target: "/nodes", want: http.StatusOK, has: []string{
 			`<td class="heat h8">3 / 4 (75%)</td>`, `<td class="heat h0">0 / 2 (0%)</td>`, "1Gi / 8Gi (12%)",
-			"SchedulingDisabled", "gpu=true:NoSchedule", "all 2 nodes"}},
+			"SchedulingDisabled", "gpu=true:NoSchedule", "all 2 nodes",
+			// n2's Ready condition is False: not healthy, with the taints derived from it.
+			`<tr class="notready">`, `<span class="chip notready">NotReady</span>`,
+			`<span class="chip derived" title="derived from the node's conditions">node.kubernetes.io/not-ready:NoExecute</span>`,
+			`<span class="chip ready">Ready</span><span class="chip condition">MemoryPressure</span>`},
+			hasNot: []string{"carry no conditions"}},
+		{target: "/nodes?q=n2", want: http.StatusOK, has: []string{`<th scope="row">n2</th>`, "1 nodes matching", `value="n2"`},
+			hasNot: []string{`<th scope="row">n1</th>`}},
+		{target: "/nodes?q=zzz", want: http.StatusOK, has: []string{"No node name contains zzz."}},
+		{target: "/?q=big", want: http.StatusOK, has: []string{`href="/pods/default/big-1"`, `value="big"`, `href="/pods?state=bound"`}},
+		{target: "/?q=zzz", want: http.StatusOK, has: []string{"No pending pod matches the filter."}, hasNot: []string{`href="/pods/default/big-1"`}},
+		{target: "/pods", want: http.StatusOK, has: []string{`href="/pods/default/big-1"`, `href="/pods/default/web-1"`,
+			`<span class="state st-bound">bound</span></td>
+  <td>n1</td>`}},
+		{target: "/pods?state=bound", want: http.StatusOK, has: []string{`href="/pods/default/web-1"`, `<option selected>bound</option>`},
+			hasNot: []string{`href="/pods/default/big-1"`}},
+		{target: "/pods?state=bound&q=big", want: http.StatusOK, has: []string{"No pod matches the filter."}},
+		{target: "/pods?state=lost", want: http.StatusBadRequest, has: []string{"state=lost is not a state of a pod"}},
 		{target: "/decisions", want: http.StatusOK, has: []string{`<table id="decisions" data-max-rows="200">`, `/static/app.js`}},
 		{target: "/pods/default/big-1", want: http.StatusOK, has: []string{
-			"FailedScheduling", testMessage, `<th class="plugin">NodeResourcesFit</th>`, "unschedulable"}},
+			"FailedScheduling", testMessage, `<th class="plugin">NodeResourcesFit</th>`, "unschedulable",
+			// The numbers behind "Insufficient cpu".
+			`<dd id="pod-requests">cpu 2, memory 1Gi, pods 1</dd>`,
+			`<tr><th scope="row">n1</th><td>cpu</td><td class="num">2</td><td class="num short">1</td><td class="num">4</td></tr>`}},
 		{target: "/pods/default/nope", want: http.StatusNotFound, has: []string{"Berth holds no pod default/nope"}},
 		{target: "/pods?pod=big-1", want: http.StatusSeeOther},
 		{target: "/nowhere", want: http.StatusNotFound, has: []string{"no page at /nowhere"}},
@@ -167,6 +216,11 @@ func TestPagesRender(t *testing.T) {
 			for _, s := range tt.has {
 				if !strings.Contains(w.Body.String(), s) {
 					t.Errorf("page lacks %q", s)
+				}
+			}
+			for _, s := range tt.hasNot {
+				if strings.Contains(w.Body.String(), s) {
+					t.Errorf("page holds %q", s)
 				}
 			}
 			if csp := w.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") {
@@ -202,8 +256,22 @@ func TestQueueChartFromHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if body := get(d, "/", nil).Body.String(); !strings.Contains(body, `points="0.0,96.0 240.0,64.0`) {
-		t.Errorf("queue page lacks the chart:\n%s", body)
+	body := get(d, "/", nil).Body.String()
+	for _, want := range []string{
+		`points="0.0,96.0 240.0,64.0`,
+		// Axes: counts of pods up, times (UTC) along, each with its label.
+		`<text class="tick y" x="-6" y="160">0</text>`, `<text class="tick y" x="-6" y="96">2</text>`, `<text class="tick y" x="-6" y="0">5</text>`,
+		`<text class="tick x" x="0" y="176" text-anchor="start">15:00:02</text>`,
+		`<text class="tick x" x="360" y="176" text-anchor="middle">15:00:03</text>`,
+		`<text class="tick x" x="720" y="176" text-anchor="end">15:00:05</text>`,
+		`>pods</text>`, `>time (UTC)</text>`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("queue page lacks %s", want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("queue page:\n%s", body)
 	}
 }
 

@@ -2,6 +2,8 @@ package dashboard
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -27,19 +29,44 @@ func (fakeAdmin) QueueStats(context.Context, *berthv1.QueueStatsRequest) (*berth
 	return &berthv1.QueueStatsResponse{Active: 3, Backoff: 1, Unschedulable: 1, Gated: 2, Bound: 1, AttemptsScheduled: 7}, nil
 }
 
-func (fakeAdmin) ListPending(context.Context, *berthv1.ListPendingRequest) (*berthv1.ListPendingResponse, error) {
-	return &berthv1.ListPendingResponse{Pods: []*berthv1.PendingPod{{
+// ListPods holds big-1 (unschedulable) and web-1 (bound on n1), keeping
+// those of req.states whose namespace/name contains req.contains.
+func (fakeAdmin) ListPods(_ context.Context, req *berthv1.ListPodsRequest) (*berthv1.ListPodsResponse, error) {
+	all := []*berthv1.PendingPod{{
 		Pod: &berthv1.PodRef{Namespace: "default", Name: "big-1", Uid: "u-big"}, SchedulerName: "default-scheduler",
 		State: berthv1.QueueState_QUEUE_STATE_UNSCHEDULABLE, Attempts: 2, EnqueuedTime: timestamppb.New(testTime),
-	}}}, nil
+	}, {
+		Pod: &berthv1.PodRef{Namespace: "default", Name: "web-1", Uid: "u-web"}, SchedulerName: "default-scheduler",
+		State: berthv1.QueueState_QUEUE_STATE_BOUND, Node: "n1",
+	}}
+	resp := &berthv1.ListPodsResponse{}
+	for _, p := range all {
+		if (len(req.GetStates()) == 0 || slices.Contains(req.GetStates(), p.GetState())) &&
+			strings.Contains(p.GetPod().GetNamespace()+"/"+p.GetPod().GetName(), req.GetContains()) {
+			resp.Pods = append(resp.Pods, p)
+		}
+	}
+	return resp, nil
 }
 
 func (fakeAdmin) ListNodes(context.Context, *berthv1.ListNodesRequest) (*berthv1.ListNodesResponse, error) {
 	return &berthv1.ListNodesResponse{Nodes: []*berthv1.NodeUsage{
 		{Name: "n1", Allocatable: map[string]int64{"cpu": 4000, "memory": 8 << 30, "pods": 110},
-			Requested: map[string]int64{"cpu": 3000, "memory": 1 << 30, "pods": 1}, PodCount: 1},
+			Requested: map[string]int64{"cpu": 3000, "memory": 1 << 30, "pods": 1}, PodCount: 1,
+			Conditions: []*berthv1.NodeCondition{
+				{Type: berthv1.NodeConditionType_NODE_CONDITION_TYPE_READY, Status: berthv1.ConditionStatus_CONDITION_STATUS_TRUE},
+				{Type: berthv1.NodeConditionType_NODE_CONDITION_TYPE_MEMORY_PRESSURE, Status: berthv1.ConditionStatus_CONDITION_STATUS_TRUE},
+			},
+			DerivedTaints: []*berthv1.Taint{{Key: "node.kubernetes.io/memory-pressure", Effect: berthv1.TaintEffect_TAINT_EFFECT_NO_SCHEDULE}}},
 		{Name: "n2", Allocatable: map[string]int64{"cpu": 2000, "memory": 4 << 30, "pods": 110}, Unschedulable: true,
-			Taints: []*berthv1.Taint{{Key: "gpu", Value: "true", Effect: berthv1.TaintEffect_TAINT_EFFECT_NO_SCHEDULE}}},
+			Taints: []*berthv1.Taint{{Key: "gpu", Value: "true", Effect: berthv1.TaintEffect_TAINT_EFFECT_NO_SCHEDULE}},
+			Conditions: []*berthv1.NodeCondition{
+				{Type: berthv1.NodeConditionType_NODE_CONDITION_TYPE_READY, Status: berthv1.ConditionStatus_CONDITION_STATUS_FALSE},
+			},
+			DerivedTaints: []*berthv1.Taint{
+				{Key: "node.kubernetes.io/not-ready", Effect: berthv1.TaintEffect_TAINT_EFFECT_NO_SCHEDULE},
+				{Key: "node.kubernetes.io/not-ready", Effect: berthv1.TaintEffect_TAINT_EFFECT_NO_EXECUTE},
+			}},
 	}}, nil
 }
 
@@ -62,6 +89,10 @@ func (fakeAdmin) Explain(_ context.Context, req *berthv1.ExplainRequest) (*berth
 		},
 		RejectingPlugins: []string{"NodeResourcesFit", "TaintToleration"},
 		LastAttemptTime:  timestamppb.New(testTime),
+		Requests:         map[string]int64{"cpu": 2000, "memory": 1 << 30, "pods": 1},
+		Shortfalls: []*berthv1.NodeShortfall{{Node: "n1", Resources: []*berthv1.ResourceShortfall{
+			{Resource: "cpu", Requested: 2000, Free: 1000, Allocatable: 4000},
+		}}},
 	}, nil
 }
 

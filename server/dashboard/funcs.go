@@ -14,7 +14,8 @@ import (
 func templateFuncs() template.FuncMap {
 	return template.FuncMap{
 		"state": stateName, "time": timeString, "podPath": podPath,
-		"add": func(a, b int) int { return a + b },
+		"add":  func(a, b int) int { return a + b },
+		"half": func(a int) int { return a / 2 },
 	}
 }
 

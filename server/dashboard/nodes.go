@@ -23,18 +23,27 @@ func heatResources() []string {
 // nodesView is the data of the nodes page.
 type nodesView struct {
 	Resources []string
-	Total     nodeRow // the sums over every node
+	Filter    string  // the text the names shown contain (?q=), "" for all
+	Total     nodeRow // the sums over the nodes shown
 	Nodes     []nodeRow
 	More      bool // more nodes than maxNodesShown
 }
 
 // nodeRow is one node of the heatmap.
 type nodeRow struct {
-	Name      string
-	Cells     []heatCell // one per heatResources
-	Taints    []string
-	Cordoned  bool
-	Nominated uint32
+	Name  string
+	Cells []heatCell // one per heatResources
+	// Ready is the Ready condition as kubectl shows it: Ready (also when
+	// none was sent), NotReady (False) or Unknown.
+	Ready string
+	// Conditions are the other conditions whose status is True
+	// (MemoryPressure, DiskPressure, PIDPressure, NetworkUnavailable).
+	Conditions []string
+	// Taints are those sent; DerivedTaints those Berth derived from the
+	// conditions (taintNodesByCondition), which filtering sees too.
+	Taints, DerivedTaints []string
+	Cordoned              bool
+	Nominated             uint32
 }
 
 // heatCell is one resource of one node: requested over allocatable.
@@ -50,7 +59,8 @@ func (d *Dashboard) nodesPage(w http.ResponseWriter, r *http.Request) {
 		d.failed(w, "nodes", err)
 		return
 	}
-	d.render(w, http.StatusOK, "nodes", page{Title: "Nodes", Nav: "nodes", Refresh: 5, Data: newNodesView(nodes, more)})
+	filter := strings.TrimSpace(r.URL.Query().Get(filterParam))
+	d.render(w, http.StatusOK, "nodes", page{Title: "Nodes", Nav: "nodes", Refresh: 5, Data: newNodesView(nodes, more, filter)})
 }
 
 // listNodes reads every node, up to maxNodesShown.
@@ -73,11 +83,16 @@ func (d *Dashboard) listNodes(ctx context.Context) ([]*berthv1.NodeUsage, bool, 
 	}
 }
 
-func newNodesView(nodes []*berthv1.NodeUsage, more bool) nodesView {
-	v := nodesView{Resources: heatResources(), More: more}
+// newNodesView lays out the nodes whose names contain filter.
+func newNodesView(nodes []*berthv1.NodeUsage, more bool, filter string) nodesView {
+	v := nodesView{Resources: heatResources(), More: more, Filter: filter}
 	requested, allocatable := map[string]int64{}, map[string]int64{}
 	for _, n := range nodes {
+		if !strings.Contains(n.GetName(), filter) {
+			continue
+		}
 		row := nodeRow{Name: n.GetName(), Cordoned: n.GetUnschedulable(), Nominated: n.GetNominatedPodCount()}
+		row.Ready, row.Conditions = nodeConditions(n.GetConditions())
 		for _, res := range v.Resources {
 			req, alloc := n.GetRequested()[res], n.GetAllocatable()[res]
 			requested[res] += req
@@ -87,9 +102,15 @@ func newNodesView(nodes []*berthv1.NodeUsage, more bool) nodesView {
 		for _, t := range n.GetTaints() {
 			row.Taints = append(row.Taints, taintString(t))
 		}
+		for _, t := range n.GetDerivedTaints() {
+			row.DerivedTaints = append(row.DerivedTaints, taintString(t))
+		}
 		v.Nodes = append(v.Nodes, row)
 	}
-	v.Total = nodeRow{Name: fmt.Sprintf("all %d nodes", len(nodes))}
+	v.Total = nodeRow{Name: fmt.Sprintf("all %d nodes", len(v.Nodes))}
+	if filter != "" {
+		v.Total.Name = fmt.Sprintf("%d nodes matching", len(v.Nodes))
+	}
 	for _, res := range v.Resources {
 		v.Total.Cells = append(v.Total.Cells, newHeatCell(res, requested[res], allocatable[res]))
 	}
@@ -130,6 +151,9 @@ func amount(res string, v int64) string {
 
 // bytesString is v in the largest binary unit that keeps one decimal.
 func bytesString(v int64) string {
+	if v < 0 {
+		return "-" + bytesString(-v)
+	}
 	units := []string{"", "Ki", "Mi", "Gi", "Ti", "Pi"}
 	f, i := float64(v), 0
 	for f >= 1024 && i < len(units)-1 {
@@ -137,6 +161,40 @@ func bytesString(v int64) string {
 	}
 	s := strconv.FormatFloat(f, 'f', 1, 64)
 	return strings.TrimSuffix(s, ".0") + units[i]
+}
+
+// nodeConditions reads a node's conditions as kubectl's STATUS column
+// does: the Ready condition (Ready when none was sent: Berth's nodes need
+// not carry one), then the other conditions that are True.
+func nodeConditions(conds []*berthv1.NodeCondition) (ready string, others []string) {
+	ready = "Ready"
+	for _, c := range conds {
+		isReady := c.GetType() == berthv1.NodeConditionType_NODE_CONDITION_TYPE_READY
+		switch {
+		case isReady && c.GetStatus() == berthv1.ConditionStatus_CONDITION_STATUS_FALSE:
+			ready = "NotReady"
+		case isReady && c.GetStatus() == berthv1.ConditionStatus_CONDITION_STATUS_UNKNOWN:
+			ready = "Unknown"
+		case !isReady && c.GetStatus() == berthv1.ConditionStatus_CONDITION_STATUS_TRUE:
+			others = append(others, camelCase(strings.TrimPrefix(c.GetType().String(), "NODE_CONDITION_TYPE_")))
+		}
+	}
+	return ready, others
+}
+
+// camelCase is an enum's words as Kubernetes spells them: MEMORY_PRESSURE
+// is MemoryPressure, PID_PRESSURE PidPressure but for the acronym.
+func camelCase(enum string) string {
+	if enum == "PID_PRESSURE" {
+		return "PIDPressure"
+	}
+	words := strings.Split(enum, "_")
+	for i, w := range words {
+		if w != "" {
+			words[i] = w[:1] + strings.ToLower(w[1:])
+		}
+	}
+	return strings.Join(words, "")
 }
 
 // taintString is a taint as kubectl prints it: key=value:Effect.

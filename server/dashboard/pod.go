@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"cmp"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -29,6 +30,20 @@ type podView struct {
 	Table   explainTable
 	// DryRun says what the dry run found, or why there is none.
 	DryRun string
+	// Requests are the pod's effective requests, "cpu 2, memory 1Gi,
+	// pods 1"; Shortfalls the numbers behind "Insufficient cpu": the
+	// request against each short node's free room now.
+	Requests   string
+	Shortfalls []shortfallRow
+}
+
+// shortfallRow is one resource one node lacks, amounts as people write
+// them.
+type shortfallRow struct {
+	Node                         string // on the node's first row only
+	Resource                     string
+	Requested, Free, Allocatable string
+	Short                        bool // free below requested
 }
 
 // explainTable is explain as nodes by plugins.
@@ -82,7 +97,7 @@ func (d *Dashboard) podPage(w http.ResponseWriter, r *http.Request) {
 		d.failed(w, "explain "+ns+"/"+name, err)
 		return
 	}
-	v := podView{Explain: ex, State: stateName(ex.GetState())}
+	v := podView{Explain: ex, State: stateName(ex.GetState()), Requests: requestsString(ex.GetRequests()), Shortfalls: shortfallRows(ex.GetShortfalls())}
 	if diag := ex.GetLastDiagnosis(); diag != nil {
 		v.Message = diag.GetMessage()
 	}
@@ -195,6 +210,30 @@ func newExplainTable(ex *berthv1.ExplainResponse, diag *scheduler.Diagnosis, att
 	}
 	slices.SortFunc(t.Rows, func(a, b explainRow) int { return strings.Compare(a.Node, b.Node) })
 	return t
+}
+
+// requestsString is a pod's requests by resource name.
+func requestsString(req map[string]int64) string {
+	var parts []string
+	for _, res := range slices.Sorted(maps.Keys(req)) {
+		parts = append(parts, res+" "+amount(res, req[res]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// shortfallRows lays the API's shortfalls out one resource a row.
+func shortfallRows(nodes []*berthv1.NodeShortfall) []shortfallRow {
+	var out []shortfallRow
+	for _, n := range nodes {
+		node := n.GetNode()
+		for _, r := range n.GetResources() {
+			res := r.GetResource()
+			out = append(out, shortfallRow{Node: node, Resource: res, Requested: amount(res, r.GetRequested()),
+				Free: amount(res, r.GetFree()), Allocatable: amount(res, r.GetAllocatable()), Short: r.GetFree() < r.GetRequested()})
+			node = ""
+		}
+	}
+	return out
 }
 
 func sortedSet(m map[string]bool) []string {

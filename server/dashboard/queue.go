@@ -3,33 +3,57 @@ package dashboard
 import (
 	"fmt"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 )
 
-// Size of the queue chart, in SVG user units.
+// Size of the queue chart's plot, in SVG user units, and the margins
+// around it that hold the axes' ticks and labels.
 const (
 	chartWidth  = 720
 	chartHeight = 160
+	chartLeft   = 56 // the y axis: counts, and its label
+	chartBottom = 36 // the x axis: times, and its label
+	chartTop    = 8
+	chartRight  = 16
 )
 
 // queueView is the data of the queue page.
 type queueView struct {
 	Stats   *berthv1.QueueStatsResponse
 	Chart   chart
+	Filter  string // the pending list's text filter (?q=)
 	Pending []*berthv1.PendingPod
 	More    bool // more pending pods than listed
 }
 
-// chart is the queue's counts over time as SVG polylines.
+// chart is the queue's counts over time as SVG polylines, with a y axis
+// of pods and an x axis of time (UTC).
 type chart struct {
-	Width, Height int
-	Max           uint32
-	Series        []series
-	From, To      string
-	Samples       int
+	Width, Height int // the plot's
+	// Left and Top place the plot in the SVG; ViewWidth and ViewHeight
+	// are the whole SVG's, margins included.
+	Left, Top             int
+	ViewWidth, ViewHeight int
+	Max                   uint32
+	Series                []series
+	From, To              string
+	Samples               int
+	// YTicks are counts (0, the middle, Max), XTicks times (the first
+	// sample, the middle, the last), in the plot's coordinates.
+	YTicks, XTicks []tick
+}
+
+// tick is one mark of an axis: where, its label, and how the label sits
+// on it (SVG text-anchor: start, middle or end).
+type tick struct {
+	At     float64
+	Label  string
+	Anchor string
 }
 
 // series is one count over time.
@@ -59,7 +83,8 @@ func queueSeries() []countOf {
 // newChart lays samples out: time along x (the span of the samples), the
 // count along y up to the largest count seen (at least 1).
 func newChart(samples []Sample) chart {
-	c := chart{Width: chartWidth, Height: chartHeight, Max: 1, Samples: len(samples)}
+	c := chart{Width: chartWidth, Height: chartHeight, Max: 1, Samples: len(samples),
+		Left: chartLeft, Top: chartTop, ViewWidth: chartLeft + chartWidth + chartRight, ViewHeight: chartTop + chartHeight + chartBottom}
 	if len(samples) == 0 {
 		return c
 	}
@@ -77,11 +102,19 @@ func newChart(samples []Sample) chart {
 		}
 		return float64(chartWidth) * float64(at.Sub(first)) / float64(span)
 	}
+	y := func(n uint32) float64 { return float64(chartHeight) * (1 - float64(n)/float64(c.Max)) }
+	for _, n := range slices.Compact([]uint32{0, c.Max / 2, c.Max}) {
+		c.YTicks = append(c.YTicks, tick{At: y(n), Label: strconv.FormatUint(uint64(n), 10), Anchor: "end"})
+	}
+	c.XTicks = []tick{{At: 0, Label: c.From, Anchor: "start"}}
+	if span > 0 {
+		mid := first.Add(span / 2).UTC().Format(time.TimeOnly)
+		c.XTicks = append(c.XTicks, tick{At: chartWidth / 2, Label: mid, Anchor: "middle"}, tick{At: chartWidth, Label: c.To, Anchor: "end"})
+	}
 	for _, q := range queueSeries() {
 		var b strings.Builder
 		for i, s := range samples {
-			y := float64(chartHeight) * (1 - float64(q.of(s))/float64(c.Max))
-			fmt.Fprintf(&b, "%.1f,%.1f ", x(i, s.At), y)
+			fmt.Fprintf(&b, "%.1f,%.1f ", x(i, s.At), y(q.of(s)))
 		}
 		c.Series = append(c.Series, series{Name: q.name, Class: q.class,
 			Points: strings.TrimSpace(b.String()), Last: q.of(samples[len(samples)-1])})
@@ -89,25 +122,18 @@ func newChart(samples []Sample) chart {
 	return c
 }
 
-// pendingListed is how many pending pods the queue page lists.
-const pendingListed = 200
-
 func (d *Dashboard) queuePage(w http.ResponseWriter, r *http.Request) {
 	stats, err := d.admin.QueueStats(r.Context(), &berthv1.QueueStatsRequest{})
 	if err != nil {
 		d.failed(w, "queue stats", err)
 		return
 	}
-	pending, err := d.admin.ListPending(r.Context(), &berthv1.ListPendingRequest{PageSize: pendingListed})
+	filter := strings.TrimSpace(r.URL.Query().Get(filterParam))
+	pending, more, err := d.listPods(r.Context(), pendingStates(), filter)
 	if err != nil {
 		d.failed(w, "pending pods", err)
 		return
 	}
-	v := queueView{
-		Stats:   stats,
-		Chart:   newChart(d.opts.History.Samples()),
-		Pending: pending.GetPods(),
-		More:    pending.GetNextPageToken() != "",
-	}
+	v := queueView{Stats: stats, Chart: newChart(d.opts.History.Samples()), Filter: filter, Pending: pending, More: more}
 	d.render(w, http.StatusOK, "queue", page{Title: "Queue", Nav: "queue", Refresh: 5, Data: v})
 }

@@ -12,6 +12,9 @@
   if (every > 0) {
     setInterval(async function () {
       if (document.hidden) return;
+      // Someone typing into a filter keeps what they type.
+      const focused = document.activeElement;
+      if (focused && main.contains(focused) && (focused.tagName === "INPUT" || focused.tagName === "SELECT")) return;
       try {
         const resp = await fetch(location.href, { credentials: "same-origin", cache: "no-store" });
         if (!resp.ok) return;
