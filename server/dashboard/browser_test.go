@@ -215,7 +215,7 @@ type browser struct {
 
 	mu       sync.Mutex
 	problems []string
-	allowed  []string // console messages expected, by substring
+	allowed  []string      // console messages expected, by substring
 	done     chan struct{} // closed when the console is read to its end
 }
 
