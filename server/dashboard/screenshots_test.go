@@ -30,9 +30,11 @@ func TestScreenshots(t *testing.T) {
 	ctx := t.Context()
 	base, state := startBerthd(t, ctx, 200*time.Millisecond)
 	gpu := &berthv1.Taint{Key: "gpu", Value: "true", Effect: berthv1.TaintEffect_TAINT_EFFECT_NO_SCHEDULE}
+	notReady := node("node-c1", 8000, false)
+	notReady.GetNode().Conditions = []*berthv1.NodeCondition{{Type: berthv1.NodeConditionType_NODE_CONDITION_TYPE_READY, Status: berthv1.ConditionStatus_CONDITION_STATUS_FALSE}}
 	apply(t, ctx, state,
 		node("node-a1", 8000, false), node("node-a2", 8000, false), node("node-a3", 16000, false),
-		node("node-b1", 16000, false), node("node-b2", 4000, true), node("node-gpu", 32000, false, gpu))
+		node("node-b1", 16000, false), node("node-b2", 4000, true), notReady, node("node-gpu", 32000, false, gpu))
 	for i, cpu := range []int64{2000, 1500, 3000, 500, 4000, 1000, 2500, 6000, 750, 1250} {
 		apply(t, ctx, state, pod(fmt.Sprintf("api-%d", i), cpu, ""))
 	}
@@ -53,6 +55,8 @@ func TestScreenshots(t *testing.T) {
 	b := newBrowser(t, ctx)
 	b.do("log in", chromedp.Navigate(base+"/?token=viewer"), chromedp.WaitVisible(chromedp.ID("queue-chart")))
 	b.shot(dir, "dashboard-queue.png")
+	b.do("pods", chromedp.Navigate(base+"/pods?q=api"), chromedp.WaitVisible(chromedp.ID("pods")))
+	b.shot(dir, "dashboard-pods.png")
 	b.do("nodes", chromedp.Navigate(base+"/nodes"), chromedp.WaitVisible(chromedp.ID("heatmap")))
 	b.shot(dir, "dashboard-nodes.png")
 	b.do("decisions", chromedp.Navigate(base+"/decisions"), chromedp.WaitVisible(chromedp.CSS("#stream-status.live")))
