@@ -357,11 +357,7 @@ func nodeStatus(n *berthv1.NodeUsage, pressure []string) string {
 		case c.GetType() == berthv1.NodeConditionType_NODE_CONDITION_TYPE_READY && c.GetStatus() == berthv1.ConditionStatus_CONDITION_STATUS_UNKNOWN:
 			status[0] = "Unknown"
 		case c.GetType() != berthv1.NodeConditionType_NODE_CONDITION_TYPE_READY && c.GetStatus() == berthv1.ConditionStatus_CONDITION_STATUS_TRUE:
-			words := strings.Split(strings.TrimPrefix(c.GetType().String(), "NODE_CONDITION_TYPE_"), "_")
-			for i, w := range words {
-				words[i] = w[:1] + strings.ToLower(w[1:])
-			}
-			status = append(status, strings.Join(words, ""))
+			status = append(status, conditionName(c.GetType()))
 		}
 	}
 	for _, cond := range pressure {
@@ -373,6 +369,21 @@ func nodeStatus(n *berthv1.NodeUsage, pressure []string) string {
 		status = append(status, "SchedulingDisabled")
 	}
 	return strings.Join(status, ",")
+}
+
+// conditionName is a node condition's type as Kubernetes spells it:
+// MemoryPressure, PIDPressure (the acronym kept), NetworkUnavailable.
+func conditionName(t berthv1.NodeConditionType) string {
+	if t == berthv1.NodeConditionType_NODE_CONDITION_TYPE_PID_PRESSURE {
+		return "PIDPressure"
+	}
+	words := strings.Split(strings.TrimPrefix(t.String(), "NODE_CONDITION_TYPE_"), "_")
+	for i, w := range words {
+		if w != "" {
+			words[i] = w[:1] + strings.ToLower(w[1:])
+		}
+	}
+	return strings.Join(words, "")
 }
 
 // cores is millicores in cores, every row in the same unit: "0.5", "4".

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
 )
 
 // TestStatsPushAgainstBerthd: the corpus scenario mem-over-request (recorded
@@ -36,5 +38,32 @@ func TestStatsPushAgainstBerthd(t *testing.T) {
 	}
 	if got := run("", "stats", "push"); got.code != exitUsage {
 		t.Errorf("no -f: %+v, want exit 2", got)
+	}
+}
+
+// STATUS spells the conditions as kubectl does, PIDPressure included, and
+// names a condition once when the node sent it and its stats set it too.
+func TestNodeStatus(t *testing.T) {
+	cond := func(typ berthv1.NodeConditionType, st berthv1.ConditionStatus) *berthv1.NodeCondition {
+		return &berthv1.NodeCondition{Type: typ, Status: st}
+	}
+	const isTrue, isFalse, unknown = berthv1.ConditionStatus_CONDITION_STATUS_TRUE, berthv1.ConditionStatus_CONDITION_STATUS_FALSE, berthv1.ConditionStatus_CONDITION_STATUS_UNKNOWN
+	tests := []struct {
+		name     string
+		node     *berthv1.NodeUsage
+		pressure []string
+		want     string
+	}{
+		{"no condition sent", &berthv1.NodeUsage{}, nil, "Ready"},
+		{"not ready, cordoned", &berthv1.NodeUsage{Unschedulable: true, Conditions: []*berthv1.NodeCondition{cond(berthv1.NodeConditionType_NODE_CONDITION_TYPE_READY, isFalse)}}, nil, "NotReady,SchedulingDisabled"},
+		{"unknown", &berthv1.NodeUsage{Conditions: []*berthv1.NodeCondition{cond(berthv1.NodeConditionType_NODE_CONDITION_TYPE_READY, unknown)}}, nil, "Unknown"},
+		{"pid pressure sent and from stats", &berthv1.NodeUsage{Conditions: []*berthv1.NodeCondition{
+			cond(berthv1.NodeConditionType_NODE_CONDITION_TYPE_PID_PRESSURE, isTrue), cond(berthv1.NodeConditionType_NODE_CONDITION_TYPE_NETWORK_UNAVAILABLE, isTrue)}},
+			[]string{"PIDPressure", "MemoryPressure"}, "Ready,PIDPressure,NetworkUnavailable,MemoryPressure"},
+	}
+	for _, tt := range tests {
+		if got := nodeStatus(tt.node, tt.pressure); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }
