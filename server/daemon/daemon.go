@@ -486,6 +486,9 @@ func (d *Daemon) newDashboard(admin *adminsvc.Service) (*dashboard.Dashboard, er
 	if d.cfg.Tokens != nil {
 		opts.Tokens = d.cfg.Tokens
 	}
+	if d.pressure != nil {
+		opts.Pressure = d.pressure
+	}
 	return dashboard.New(admin, d.sched.View(), d.log, opts)
 }
 

@@ -40,8 +40,18 @@ type Decisions interface {
 	Watch(ctx context.Context, from uint64, logID string, f decisionlog.Filter, send decisionlog.Send) error
 }
 
+// Pressure is node-pressure eviction's view of the nodes: the pressure
+// conditions their stats set (StatsService.GetNodePressure);
+// *pressuresvc.Service satisfies it.
+type Pressure interface {
+	GetNodePressure(context.Context, *berthv1.GetNodePressureRequest) (*berthv1.GetNodePressureResponse, error)
+}
+
 // Options configure a Dashboard.
 type Options struct {
+	// Pressure, if set, adds to each node's status the pressure
+	// conditions its stats set, as berthctl get nodes does.
+	Pressure Pressure
 	// Tokens, if set, guard every page: see the package doc.
 	Tokens Tokens
 	// History holds the queue's counts over time; nil makes one of

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/server/auth"
 )
 
@@ -303,5 +305,31 @@ func TestSampleAddsTheQueueCounts(t *testing.T) {
 	want := []Sample{{At: testTime, Active: 3, Backoff: 1, Unschedulable: 1, Gated: 2}}
 	if diff := cmp.Diff(want, h.Samples()); diff != "" {
 		t.Errorf("samples (-want +got):\n%s", diff)
+	}
+}
+
+// fakePressure is node-pressure eviction having set MemoryPressure on n1
+// (which n1 also sent) and DiskPressure on n2.
+type fakePressure struct{}
+
+func (fakePressure) GetNodePressure(context.Context, *berthv1.GetNodePressureRequest) (*berthv1.GetNodePressureResponse, error) {
+	return &berthv1.GetNodePressureResponse{Nodes: []*berthv1.NodePressure{
+		{Node: "n1", Conditions: []string{"MemoryPressure"}}, {Node: "n2", Conditions: []string{"DiskPressure"}},
+	}}, nil
+}
+
+// The nodes page adds the pressure conditions the nodes' stats set, as
+// berthctl get nodes does, each condition once.
+func TestNodesShowPressureFromStats(t *testing.T) {
+	d, err := New(fakeAdmin{}, fakeExplainer{}, &fakeLog{first: 1}, Options{Pressure: fakePressure{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := get(d, "/nodes", nil).Body.String()
+	if want := `<span class="chip notready">NotReady</span><span class="chip condition">DiskPressure</span>`; !strings.Contains(body, want) {
+		t.Errorf("n2's status lacks DiskPressure (%s):\n%s", want, body)
+	}
+	if n := strings.Count(body, `<span class="chip condition">MemoryPressure</span>`); n != 1 {
+		t.Errorf("MemoryPressure shown %d times, want once", n)
 	}
 }

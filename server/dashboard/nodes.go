@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,7 +38,8 @@ type nodeRow struct {
 	// none was sent), NotReady (False) or Unknown.
 	Ready string
 	// Conditions are the other conditions whose status is True
-	// (MemoryPressure, DiskPressure, PIDPressure, NetworkUnavailable).
+	// (MemoryPressure, DiskPressure, PIDPressure, NetworkUnavailable), and
+	// those node-pressure eviction set from the node's stats.
 	Conditions []string
 	// Taints are those sent; DerivedTaints those Berth derived from the
 	// conditions (taintNodesByCondition), which filtering sees too.
@@ -59,8 +61,30 @@ func (d *Dashboard) nodesPage(w http.ResponseWriter, r *http.Request) {
 		d.failed(w, "nodes", err)
 		return
 	}
+	pressure, err := d.nodePressure(r.Context())
+	if err != nil {
+		d.failed(w, "node pressure", err)
+		return
+	}
 	filter := strings.TrimSpace(r.URL.Query().Get(filterParam))
-	d.render(w, http.StatusOK, "nodes", page{Title: "Nodes", Nav: "nodes", Refresh: 5, Data: newNodesView(nodes, more, filter)})
+	d.render(w, http.StatusOK, "nodes", page{Title: "Nodes", Nav: "nodes", Refresh: 5, Data: newNodesView(nodes, pressure, more, filter)})
+}
+
+// nodePressure is the pressure conditions of the nodes whose stats set
+// some (Options.Pressure), none without it.
+func (d *Dashboard) nodePressure(ctx context.Context) (map[string][]string, error) {
+	if d.opts.Pressure == nil {
+		return nil, nil
+	}
+	resp, err := d.opts.Pressure.GetNodePressure(ctx, &berthv1.GetNodePressureRequest{})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for _, n := range resp.GetNodes() {
+		out[n.GetNode()] = n.GetConditions()
+	}
+	return out, nil
 }
 
 // listNodes reads every node, up to maxNodesShown.
@@ -83,8 +107,9 @@ func (d *Dashboard) listNodes(ctx context.Context) ([]*berthv1.NodeUsage, bool, 
 	}
 }
 
-// newNodesView lays out the nodes whose names contain filter.
-func newNodesView(nodes []*berthv1.NodeUsage, more bool, filter string) nodesView {
+// newNodesView lays out the nodes whose names contain filter, with the
+// pressure conditions their stats set.
+func newNodesView(nodes []*berthv1.NodeUsage, pressure map[string][]string, more bool, filter string) nodesView {
 	v := nodesView{Resources: heatResources(), More: more, Filter: filter}
 	requested, allocatable := map[string]int64{}, map[string]int64{}
 	for _, n := range nodes {
@@ -93,6 +118,11 @@ func newNodesView(nodes []*berthv1.NodeUsage, more bool, filter string) nodesVie
 		}
 		row := nodeRow{Name: n.GetName(), Cordoned: n.GetUnschedulable(), Nominated: n.GetNominatedPodCount()}
 		row.Ready, row.Conditions = nodeConditions(n.GetConditions())
+		for _, c := range pressure[n.GetName()] {
+			if !slices.Contains(row.Conditions, c) {
+				row.Conditions = append(row.Conditions, c)
+			}
+		}
 		for _, res := range v.Resources {
 			req, alloc := n.GetRequested()[res], n.GetAllocatable()[res]
 			requested[res] += req
