@@ -98,7 +98,13 @@ func (d *Dashboard) guard(next http.Handler) http.Handler {
 			return
 		}
 		if r.Method == http.MethodPost {
-			// The login page's form: the token in the body, never in an address.
+			// The login page's form: the token in the body, never in an
+			// address. A form posted from another site is refused, so that
+			// no page elsewhere can log a browser in with its own token.
+			if crossSite(r) {
+				d.message(w, http.StatusForbidden, "Forbidden", "A login must come from the dashboard's own page.")
+				return
+			}
 			r.Body = http.MaxBytesReader(w, r.Body, maxLoginBytes)
 			if err := r.ParseForm(); err != nil || !r.PostForm.Has(tokenParam) {
 				d.unauthorized(w, r, "The login form sent no token.")
@@ -118,6 +124,19 @@ func (d *Dashboard) guard(next http.Handler) http.Handler {
 		d.unauthorized(w, r, "berthd runs with --token-file: give a token of the file (read-only ones too) below, "+
 			"open the dashboard once as /?token=<token>, or send \"Authorization: Bearer <token>\".")
 	})
+}
+
+// crossSite reports whether a request came from another site's page: as
+// the browser says in Sec-Fetch-Site, or an Origin naming another host.
+// (Pages here send no referrer, so their own forms may carry Origin
+// "null".)
+func crossSite(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "cross-site", "same-site":
+		return true
+	}
+	o := r.Header.Get("Origin")
+	return o != "" && o != "null" && o != "http://"+r.Host && o != "https://"+r.Host
 }
 
 // maxLoginBytes bounds a login form's body: a token and little else.

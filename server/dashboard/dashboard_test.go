@@ -95,14 +95,22 @@ func TestAuth(t *testing.T) {
 		}
 	})
 	t.Run("login through the form", func(t *testing.T) {
-		post := func(form string) *httptest.ResponseRecorder {
+		post := func(form string, header ...string) *httptest.ResponseRecorder {
 			r := httptest.NewRequest(http.MethodPost, "/nodes?x=1", strings.NewReader(form))
 			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			for i := 0; i+1 < len(header); i += 2 {
+				r.Header.Set(header[i], header[i+1])
+			}
 			w := httptest.NewRecorder()
 			d.ServeHTTP(w, r)
 			return w
 		}
-		w := post("token=ro-secret")
+		for _, from := range [][]string{{"Origin", "https://evil.example"}, {"Sec-Fetch-Site", "cross-site"}} {
+			if w := post("token=ro-secret", from...); w.Code != http.StatusForbidden || len(w.Result().Cookies()) != 0 {
+				t.Errorf("a form posted from another site (%v): status %d with %d cookies, want 403 and none", from, w.Code, len(w.Result().Cookies()))
+			}
+		}
+		w := post("token=ro-secret", "Origin", "http://example.com", "Sec-Fetch-Site", "same-origin") // httptest's host
 		if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/nodes?x=1" || len(w.Result().Cookies()) != 1 {
 			t.Fatalf("status %d, Location %q, %d cookies; want 303 to /nodes?x=1 with a session", w.Code, w.Header().Get("Location"), len(w.Result().Cookies()))
 		}

@@ -49,7 +49,8 @@ func (d *Dashboard) podsPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := podsView{Filter: strings.TrimSpace(q.Get(filterParam)), State: q.Get(stateParam)}
-	for _, st := range append(pendingStates(), berthv1.QueueState_QUEUE_STATE_BOUND) {
+	all := append(pendingStates(), berthv1.QueueState_QUEUE_STATE_BOUND)
+	for _, st := range all {
 		v.States = append(v.States, stateName(st))
 	}
 	var states []berthv1.QueueState
@@ -59,7 +60,7 @@ func (d *Dashboard) podsPage(w http.ResponseWriter, r *http.Request) {
 			d.message(w, http.StatusBadRequest, "Which state?", "state="+v.State+" is not a state of a pod: use one of "+strings.Join(v.States, ", ")+".")
 			return
 		}
-		states = []berthv1.QueueState{append(pendingStates(), berthv1.QueueState_QUEUE_STATE_BOUND)[i]}
+		states = all[i : i+1]
 	}
 	pods, more, err := d.listPods(r.Context(), states, v.Filter)
 	if err != nil {
