@@ -12,7 +12,7 @@
 //	       [--data-dir ./berth-data] [--scheduler-config kube-scheduler.yaml]
 //	       [--retain-decisions 1000000] [--retain-for 0]
 //	       [--tls-cert cert.pem --tls-key key.pem [--tls-client-ca ca.pem]]
-//	       [--token-file tokens] [--max-batch-objects 10000]
+//	       [--token-file tokens [--metrics-auth none|token]] [--max-batch-objects 10000]
 //	       [--log-level info] [--shutdown-timeout 10s] [--deterministic]
 //	       [--dashboard=true]
 //	       [--store etcd --etcd-endpoints URL,... [--etcd-prefix /berth/]
@@ -33,7 +33,8 @@
 // file's tokens when one is given. --scheduler-config takes a KubeSchedulerConfiguration.
 // The token file holds one token per line, optionally followed by
 // "read-only"; clients send "authorization: Bearer <token>"; health needs
-// none.
+// none. --metrics-auth token asks the same of scrapes of /metrics (any
+// token of the file); /healthz stays open.
 //
 // --store etcd runs berthd as one replica of a group sharing an etcd key
 // prefix instead of a data directory (etcd.go, server/replica): one leader,
