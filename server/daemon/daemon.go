@@ -52,6 +52,10 @@ type Config struct {
 	Store store.Store
 	// Scheduler is the scheduler configuration; nil means config.Default().
 	Scheduler *config.Config
+	// Plugins are plugins beyond the in-tree ones (registry.InTree), from
+	// a program embedding berthd (cmd/berthd/app.WithPlugin); a name both
+	// hold fails Open.
+	Plugins runtime.Registry
 	// Retention is the decision log's compaction policy; the zero value
 	// keeps every decision.
 	Retention store.Retention
@@ -195,6 +199,9 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		return nil, err
 	}
 	attempts, reg := adminsvc.NewCounter(), registry.InTree()
+	if err := reg.Merge(cfg.Plugins); err != nil {
+		return nil, fmt.Errorf("daemon: Config.Plugins: %w", err)
+	}
 	if err := d.openScheduler(ctx, reg, m, attempts); err != nil {
 		return nil, err
 	}
