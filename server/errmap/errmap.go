@@ -217,7 +217,7 @@ func classify(err error) (Mapped, bool) {
 		if !ok {
 			break
 		}
-		prefix = join(prefix, l.FieldPath())
+		prefix = convert.JoinPath(prefix, l.FieldPath())
 		inner := errors.Unwrap(err)
 		if inner == nil {
 			break
@@ -226,24 +226,11 @@ func classify(err error) (Mapped, bool) {
 	}
 	var fe *convert.FieldError
 	if errors.As(err, &fe) {
-		return Mapped{Code: codes.InvalidArgument, Field: join(prefix, fe.Path), Reason: fe.Reason}, false
+		return Mapped{Code: codes.InvalidArgument, Field: convert.JoinPath(prefix, fe.Path), Reason: fe.Reason}, false
 	}
 	code, kindField, reason := match(err)
-	m := Mapped{Code: code, Field: join(prefix, kindField), Reason: reason}
+	m := Mapped{Code: code, Field: convert.JoinPath(prefix, kindField), Reason: reason}
 	return m, kindField != "" && prefix == ""
-}
-
-// join appends a relative field path to a path.
-func join(p, rel string) string {
-	switch {
-	case rel == "":
-		return p
-	case p == "":
-		return rel
-	case rel[0] == '[':
-		return p + rel
-	}
-	return p + "." + rel
 }
 
 // Field locates err at a field of the request: path is the proto field
@@ -372,7 +359,7 @@ func errorInfo(err error) *errdetails.ErrorInfo {
 func ObjectError(index int, ref *berthv1.ObjectRef, err error) *berthv1.ObjectError {
 	m, inKind := classify(err)
 	if inKind && ref != nil {
-		m.Field = join(KindField(ref.GetKind()), m.Field)
+		m.Field = convert.JoinPath(KindField(ref.GetKind()), m.Field)
 	}
 	m = bounded(m)
 	if ref != nil && (len(ref.GetNamespace()) > maxRefField || len(ref.GetName()) > maxRefField || len(ref.GetUid()) > maxRefField) {
