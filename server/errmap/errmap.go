@@ -160,6 +160,16 @@ func match(err error) (code codes.Code, kindField, reason string) {
 		return codes.DataLoss, "", reason
 	case errors.Is(err, ErrNotConfigured):
 		return codes.Unimplemented, "", reason
+	case errors.Is(err, ErrUnauthenticated):
+		return codes.Unauthenticated, "", reason
+	case errors.Is(err, ErrPermissionDenied):
+		return codes.PermissionDenied, "", reason
+	case errors.Is(err, ErrOverLimit):
+		return codes.ResourceExhausted, "", reason
+	case errors.Is(err, ErrMalformed):
+		return codes.InvalidArgument, "", reason
+	case errors.Is(err, ErrOutOfOrder):
+		return codes.FailedPrecondition, "", reason
 	case errors.Is(err, context.Canceled):
 		return codes.Canceled, "", reason
 	case errors.Is(err, context.DeadlineExceeded):
