@@ -28,8 +28,9 @@
 //	berthd verify [--data-dir ./berth-data]
 //
 // --config names a YAML file holding the same settings under camelCase
-// keys (app/config.go; deploy/berthd.yaml is an example); flags given on the
-// command line win over it, and unknown keys are refused. --listen and
+// keys (one table, app/settings.go, makes the flags and the keys;
+// deploy/berthd.yaml is an example); flags given on the command line win
+// over it, and unknown keys are refused. --listen and
 // --metrics-listen take host:port or unix:///path; --metrics-listen ""
 // disables metrics and the dashboard. --dashboard serves the read-only web
 // dashboard on the metrics listener (server/dashboard), behind the token

@@ -10,7 +10,6 @@ import (
 	"net"
 	"os"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 
@@ -24,6 +23,7 @@ import (
 	"github.com/berthsched/berth/server/intake"
 	"github.com/berthsched/berth/server/pressuresvc"
 	"github.com/berthsched/berth/store"
+	"github.com/berthsched/berth/store/bboltstore"
 )
 
 // storeLockTimeout is how long berthd waits for the data directory's lock.
@@ -83,42 +83,6 @@ func defaultOptions() options {
 		store:                 storeBbolt,
 		etcd:                  defaultEtcdOptions(),
 	}
-}
-
-// register defines the flags on fs, bound to o, with o's values as their
-// defaults.
-func (o *options) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.configFile, "config", o.configFile, "berthd's configuration file (YAML) holding the settings of these flags (see deploy/berthd.yaml); flags given here win over it")
-	fs.StringVar(&o.listen, "listen", o.listen, "gRPC listen address: host:port or unix:///path")
-	fs.StringVar(&o.metricsListen, "metrics-listen", o.metricsListen, `HTTP address of /metrics and /healthz: host:port or unix:///path; "" disables`)
-	fs.StringVar(&o.dataDir, "data-dir", o.dataDir, "directory of berthd's durable state, created if missing")
-	fs.StringVar(&o.schedulerConfig, "scheduler-config", o.schedulerConfig, "KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1, YAML or JSON); empty: kube-scheduler's defaults")
-	fs.TextVar(&o.logLevel, "log-level", o.logLevel, "log level: debug, info, warn or error")
-	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", o.shutdownTimeout, "how long RPCs in flight may take to finish on shutdown")
-	fs.IntVar(&o.retainDecisions, "retain-decisions", o.retainDecisions, "keep at most this many decisions in the log; 0: no count limit")
-	fs.DurationVar(&o.retainFor, "retain-for", o.retainFor, "keep decisions only this long (e.g. 168h); 0: no age limit")
-	fs.StringVar(&o.tls.Cert, "tls-cert", o.tls.Cert, "PEM certificate of the gRPC server; with --tls-key enables TLS")
-	fs.StringVar(&o.tls.Key, "tls-key", o.tls.Key, "PEM private key of --tls-cert")
-	fs.StringVar(&o.tls.ClientCA, "tls-client-ca", o.tls.ClientCA, "PEM CA bundle: require client certificates it signed (mTLS)")
-	fs.StringVar(&o.tokenFile, "token-file", o.tokenFile, `bearer tokens, one per line, each optionally followed by "read-only"; empty: no token needed`)
-	fs.BoolVar(&o.deterministic, "deterministic", o.deterministic, "break score ties by the smallest node name instead of at random, as berthctl simulate does (benchmarks, tests)")
-	fs.IntVar(&o.maxMutations, "max-batch-objects", o.maxMutations, "most objects or references in one state request; 0: only the message size bounds it")
-	fs.IntVar(&o.gcPercent, "gc-percent", o.gcPercent, fmt.Sprintf("garbage collector target, as GOGC: a collection starts when the heap has grown by this percentage of the live data; negative turns collection off. Default: GOGC when set, else %d (fewer collections slowing pods, for more memory)", daemon.DefaultGCPercent))
-	fs.BoolVar(&o.taintNodesByCondition, "taint-nodes-by-condition", o.taintNodesByCondition, "derive the node lifecycle controller's taints from node conditions (not-ready and unreachable NoExecute, the pressure and network-unavailable NoSchedule taints)")
-	fs.BoolVar(&o.dashboard, "dashboard", o.dashboard, "serve the read-only web dashboard on --metrics-listen, behind --token-file's tokens when set")
-	fs.BoolVar(&o.version, "version", o.version, "print berthd's version and commit, then exit")
-	fs.BoolVar(&o.healthcheck, "healthcheck", o.healthcheck, "ask the berthd serving on --metrics-listen for /healthz and exit 0 if it serves, 1 if not (container health checks); starts nothing")
-	fs.Func("max-streams-per-conn", fmt.Sprintf("most calls in flight on one connection (HTTP/2 MAX_CONCURRENT_STREAMS: clients wait for a free one) (default %d)", o.limits.ConnStreams), func(v string) error {
-		n, err := strconv.ParseUint(v, 10, 32)
-		o.limits.ConnStreams = uint32(n)
-		return err
-	})
-	fs.Int64Var(&o.limits.Streams, "max-streams", o.limits.Streams, "most calls in flight on all connections; beyond, calls are refused RESOURCE_EXHAUSTED before their request is read; 0: no limit")
-	fs.Int64Var(&o.limits.ConnRequestBytes, "max-request-bytes-per-conn", o.limits.ConnRequestBytes, "most bytes of request messages the calls of one connection hold; beyond, RESOURCE_EXHAUSTED; 0: no limit")
-	fs.Int64Var(&o.limits.RequestBytes, "max-request-bytes", o.limits.RequestBytes, "most bytes of request messages all calls hold; beyond, RESOURCE_EXHAUSTED; 0: no limit")
-	fs.BoolVar(&o.acceptTruncatedLog, "accept-truncated-log", o.acceptTruncatedLog, "start even though the write-ahead file lost acknowledged decisions (berthd otherwise refuses, exit code 4): serve the shortened history and hand the lost revisions out again; watchers should watch again from 0")
-	fs.DurationVar(&o.initialSync, "initial-sync-timeout", o.initialSync, "after a restart, how long scheduling waits for the orchestrator's first re-list (a Sync RESYNC_END covering pods) before starting anyway; 0: no wait")
-	o.registerEtcd(fs)
 }
 
 // parseFlags reads the flags and, with --config, the configuration file
@@ -206,9 +170,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, with ...O
 	debug.SetGCPercent(opts.gcPercent)
 
 	cfg := daemon.Config{
-		DataDir:         opts.dataDir,
-		Retention:       store.Retention{MaxRecords: opts.retainDecisions, MaxAge: opts.retainFor},
-		LockTimeout:     storeLockTimeout,
+		DataDir: opts.dataDir,
+		Bbolt: bboltstore.Options{
+			LockTimeout: storeLockTimeout, Retention: opts.retention(), AcceptTruncatedLog: opts.acceptTruncatedLog,
+		},
 		MaxMutations:    opts.maxMutations,
 		Logger:          logger,
 		ShutdownTimeout: opts.shutdownTimeout,
@@ -217,7 +182,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, with ...O
 		InitialSyncTimeout:   opts.initialSync,
 		Dashboard:            opts.dashboard && opts.metricsListen != "",
 		Version:              version.Get().String(),
-		AcceptTruncatedLog:   opts.acceptTruncatedLog,
 		IgnoreNodeConditions: !opts.taintNodesByCondition,
 	}
 	pressure, err := opts.pressure.Parse()
@@ -266,6 +230,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, with ...O
 		return errors.Join(errs...)
 	}
 	return d.Serve(ctx, grpcLis, metricsLis)
+}
+
+// retention is the decision log's compaction policy (--retain-*).
+func (o options) retention() store.Retention {
+	return store.Retention{MaxRecords: o.retainDecisions, MaxAge: o.retainFor}
 }
 
 // offHost reports whether a listener's address is reachable from other

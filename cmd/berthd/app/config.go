@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -18,72 +17,6 @@ import (
 
 	"github.com/berthsched/berth/server/pressuresvc"
 )
-
-// fileConfig is berthd's configuration file (--config): the settings of
-// the flags of the same names, in YAML (or JSON). Unset keys keep the
-// flags' defaults; flags given on the command line win over the file.
-// Relative paths are relative to the file's directory.
-type fileConfig struct {
-	Listen          *string     `json:"listen"`
-	MetricsListen   *string     `json:"metricsListen"`
-	DataDir         *string     `json:"dataDir"`
-	SchedulerConfig *string     `json:"schedulerConfig"`
-	LogLevel        *slog.Level `json:"logLevel"`
-	ShutdownTimeout *duration   `json:"shutdownTimeout"`
-	RetainDecisions *int        `json:"retainDecisions"`
-	RetainFor       *duration   `json:"retainFor"`
-	MaxBatchObjects *int        `json:"maxBatchObjects"`
-	TLS             *fileTLS    `json:"tls"`
-	TokenFile       *string     `json:"tokenFile"`
-	Deterministic   *bool       `json:"deterministic"`
-
-	InitialSyncTimeout *duration `json:"initialSyncTimeout"`
-	GCPercent          *int      `json:"gcPercent"`
-	Dashboard          *bool     `json:"dashboard"`
-
-	TaintNodesByCondition *bool `json:"taintNodesByCondition"`
-
-	MaxStreamsPerConn      *uint32 `json:"maxStreamsPerConn"`
-	MaxStreams             *int64  `json:"maxStreams"`
-	MaxRequestBytesPerConn *int64  `json:"maxRequestBytesPerConn"`
-	MaxRequestBytes        *int64  `json:"maxRequestBytes"`
-
-	// The store backend and the etcd group (--store, --advertise-address,
-	// --etcd-*).
-	Store            *string   `json:"store"`
-	AdvertiseAddress *string   `json:"advertiseAddress"`
-	Etcd             *fileEtcd `json:"etcd"`
-
-	// Node-pressure eviction, with the kubelet's names (server/pressuresvc).
-	EvictionHard                     *map[string]string `json:"evictionHard"`
-	EvictionSoft                     *map[string]string `json:"evictionSoft"`
-	EvictionSoftGracePeriod          *map[string]string `json:"evictionSoftGracePeriod"`
-	EvictionMinimumReclaim           *map[string]string `json:"evictionMinimumReclaim"`
-	EvictionPressureTransitionPeriod *string            `json:"evictionPressureTransitionPeriod"`
-	EvictionMaxPodGracePeriod        *int64             `json:"evictionMaxPodGracePeriod"`
-	EvictionStatsMaxAge              *string            `json:"evictionStatsMaxAge"`
-	EvictionPools                    *[]any             `json:"evictionPools"`
-}
-
-// fileTLS is the tls section: the --tls-* flags.
-type fileTLS struct {
-	Cert     *string `json:"cert"`
-	Key      *string `json:"key"`
-	ClientCA *string `json:"clientCA"`
-}
-
-// fileEtcd is the etcd section: the --etcd-* flags. There is no password
-// key: passwordFile names a file holding it.
-type fileEtcd struct {
-	Endpoints    *[]string `json:"endpoints"`
-	Cert         *string   `json:"cert"`
-	Key          *string   `json:"key"`
-	CA           *string   `json:"ca"`
-	Username     *string   `json:"username"`
-	PasswordFile *string   `json:"passwordFile"`
-	Prefix       *string   `json:"prefix"`
-	LeaseTTL     *duration `json:"leaseTTL"`
-}
 
 // duration is a time.Duration written as "10s" or "168h".
 type duration time.Duration
@@ -119,7 +52,7 @@ func loadConfigFile(path string, o *options) error {
 }
 
 // parseConfigFile applies a configuration file's content to o; relative
-// paths are resolved against dir.
+// paths are resolved against dir. A refused file leaves o as it was.
 func parseConfigFile(data []byte, dir string, o *options) error {
 	var raw map[string]any
 	if err := yaml.UnmarshalStrict(data, &raw); err != nil {
@@ -128,141 +61,158 @@ func parseConfigFile(data []byte, dir string, o *options) error {
 	if kind, _ := raw["kind"].(string); kind == "KubeSchedulerConfiguration" {
 		return errors.New("this is a KubeSchedulerConfiguration: pass it with --scheduler-config (or name it in the file as schedulerConfig); --config takes berthd's own settings")
 	}
-	var fc fileConfig
-	if err := decode("", raw, reflect.ValueOf(&fc).Elem()); err != nil {
+	next := *o
+	byKey := map[string]setting{}
+	for _, s := range settingsTable() {
+		if s.key != "" {
+			byKey[s.key] = s
+		}
+	}
+	r := fileReader{byKey: byKey, dir: dir, o: &next}
+	if err := r.section("", raw); err != nil {
 		return err
 	}
-	resolve := func(p string) string {
-		if p == "" || filepath.IsAbs(p) {
-			return p
-		}
-		return filepath.Join(dir, p)
+	// Every threshold is checked, so that a bad one stops berthd at start
+	// with its key named.
+	if _, err := next.pressure.Parse(); err != nil {
+		return err
 	}
-	set(&o.listen, fc.Listen)
-	set(&o.metricsListen, fc.MetricsListen)
-	setPath(&o.dataDir, fc.DataDir, resolve)
-	setPath(&o.schedulerConfig, fc.SchedulerConfig, resolve)
-	set(&o.logLevel, fc.LogLevel)
-	setDuration(&o.shutdownTimeout, fc.ShutdownTimeout)
-	set(&o.retainDecisions, fc.RetainDecisions)
-	setDuration(&o.retainFor, fc.RetainFor)
-	set(&o.maxMutations, fc.MaxBatchObjects)
-	setPath(&o.tokenFile, fc.TokenFile, resolve)
-	set(&o.deterministic, fc.Deterministic)
-	setDuration(&o.initialSync, fc.InitialSyncTimeout)
-	set(&o.gcPercent, fc.GCPercent)
-	set(&o.dashboard, fc.Dashboard)
-	set(&o.taintNodesByCondition, fc.TaintNodesByCondition)
-	set(&o.limits.ConnStreams, fc.MaxStreamsPerConn)
-	set(&o.limits.Streams, fc.MaxStreams)
-	set(&o.limits.ConnRequestBytes, fc.MaxRequestBytesPerConn)
-	set(&o.limits.RequestBytes, fc.MaxRequestBytes)
-	if t := fc.TLS; t != nil {
-		setPath(&o.tls.Cert, t.Cert, resolve)
-		setPath(&o.tls.Key, t.Key, resolve)
-		setPath(&o.tls.ClientCA, t.ClientCA, resolve)
-	}
-	set(&o.store, fc.Store)
-	set(&o.advertise, fc.AdvertiseAddress)
-	if e := fc.Etcd; e != nil {
-		if e.Endpoints != nil {
-			o.etcd.endpoints = strings.Join(*e.Endpoints, ",")
-		}
-		setPath(&o.etcd.cert, e.Cert, resolve)
-		setPath(&o.etcd.key, e.Key, resolve)
-		setPath(&o.etcd.ca, e.CA, resolve)
-		set(&o.etcd.username, e.Username)
-		setPath(&o.etcd.passwordFile, e.PasswordFile, resolve)
-		set(&o.etcd.prefix, e.Prefix)
-		setDuration(&o.etcd.leaseTTL, e.LeaseTTL)
-	}
-	return setPressure(&fc, &o.pressure)
+	*o = next
+	return nil
 }
 
-// setPressure applies the eviction keys and checks them all, so that a
-// bad threshold stops berthd at start with the key named.
-func setPressure(fc *fileConfig, ps *pressuresvc.Settings) error {
-	set(&ps.EvictionHard, fc.EvictionHard)
-	set(&ps.EvictionSoft, fc.EvictionSoft)
-	set(&ps.EvictionSoftGracePeriod, fc.EvictionSoftGracePeriod)
-	set(&ps.EvictionMinimumReclaim, fc.EvictionMinimumReclaim)
-	set(&ps.EvictionPressureTransitionPeriod, fc.EvictionPressureTransitionPeriod)
-	set(&ps.EvictionMaxPodGracePeriod, fc.EvictionMaxPodGracePeriod)
-	set(&ps.EvictionStatsMaxAge, fc.EvictionStatsMaxAge)
-	if fc.EvictionPools != nil {
-		ps.EvictionPools = nil
-		for i, raw := range *fc.EvictionPools {
-			b, err := json.Marshal(raw)
-			if err != nil {
-				return fmt.Errorf("evictionPools[%d]: %w", i, err)
+// fileReader sets the settings of a configuration file, key by key, so
+// that an error names its key by its path ("tls.cert").
+type fileReader struct {
+	byKey map[string]setting
+	dir   string
+	o     *options
+}
+
+// section reads the keys of m, the section at prefix ("" or "tls."). A key
+// the table has no setting or section for is an error listing the keys
+// allowed there; a null value leaves its setting unset.
+func (r fileReader) section(prefix string, m map[string]any) error {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		path := prefix + k
+		s, isSetting := r.byKey[path]
+		sub, isMap := m[k].(map[string]any)
+		switch {
+		case isSetting && s.form == asPools:
+			if m[k] == nil {
+				continue
 			}
-			dec := json.NewDecoder(bytes.NewReader(b))
-			dec.DisallowUnknownFields()
-			var p pressuresvc.Pool
-			if err := dec.Decode(&p); err != nil {
-				return fmt.Errorf("evictionPools[%d]: %w", i, err)
-			}
-			ps.EvictionPools = append(ps.EvictionPools, p)
-		}
-	}
-	_, err := ps.Parse()
-	return err
-}
-
-func set[T any](dst *T, v *T) {
-	if v != nil {
-		*dst = *v
-	}
-}
-
-func setPath(dst *string, v *string, resolve func(string) string) {
-	if v != nil {
-		*dst = resolve(*v)
-	}
-}
-
-func setDuration(dst *time.Duration, v *duration) {
-	if v != nil {
-		*dst = time.Duration(*v)
-	}
-}
-
-// decode sets the fields of the struct v from m, key by key, so that an
-// error names its key by its path ("tls.cert"). A key v has no field for is
-// an error listing the keys allowed there; a null value leaves its field
-// unset.
-func decode(prefix string, m map[string]any, v reflect.Value) error {
-	fields := map[string]reflect.Value{}
-	for i := range v.NumField() {
-		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
-		if name != "" && name != "-" {
-			fields[name] = v.Field(i)
-		}
-	}
-	keys := slices.Sorted(maps.Keys(m))
-	for _, k := range keys {
-		f, ok := fields[k]
-		if !ok {
-			return fmt.Errorf("unknown key %q; the keys here are %s", prefix+k, strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
-		}
-		if m[k] == nil {
-			continue
-		}
-		val := reflect.New(f.Type().Elem()) // every field is a pointer
-		if sub, isMap := m[k].(map[string]any); isMap && val.Elem().Kind() == reflect.Struct {
-			if err := decode(prefix+k+".", sub, val.Elem()); err != nil {
+			if err := setPools(path, m[k], s.field(r.o).(*[]pressuresvc.Pool)); err != nil {
 				return err
 			}
-		} else {
-			b, err := json.Marshal(m[k])
-			if err != nil {
-				return fmt.Errorf("%s: %w", prefix+k, err)
+		case isSetting:
+			if m[k] == nil {
+				continue
 			}
-			if err := json.Unmarshal(b, val.Interface()); err != nil {
-				return fmt.Errorf("%s: %w", prefix+k, err)
+			if err := r.set(s, m[k]); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
 			}
+		case r.isSection(path + "."):
+			if m[k] == nil {
+				continue
+			}
+			if !isMap {
+				return fmt.Errorf("%s: want a mapping of %s", path, strings.Join(r.keysIn(path+"."), ", "))
+			}
+			if err := r.section(path+".", sub); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("unknown key %q; the keys here are %s", path, strings.Join(r.keysIn(prefix), ", "))
 		}
-		f.Set(val)
 	}
+	return nil
+}
+
+// isSection says whether some key lies under prefix ("tls.").
+func (r fileReader) isSection(prefix string) bool {
+	for k := range r.byKey {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// keysIn are the keys and sections directly under prefix, sorted.
+func (r fileReader) keysIn(prefix string) []string {
+	seen := map[string]bool{}
+	for k := range r.byKey {
+		if rest, ok := strings.CutPrefix(k, prefix); ok {
+			name, _, _ := strings.Cut(rest, ".")
+			seen[name] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// set decodes v into s's field.
+func (r fileReader) set(s setting, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	switch field := s.field(r.o); s.form {
+	case asPath:
+		var p string
+		if err := json.Unmarshal(b, &p); err != nil {
+			return err
+		}
+		if p != "" && !filepath.IsAbs(p) {
+			p = filepath.Join(r.dir, p)
+		}
+		*field.(*string) = p
+	case asList:
+		var list []string
+		if err := json.Unmarshal(b, &list); err != nil {
+			return err
+		}
+		*field.(*string) = strings.Join(list, ",")
+	default:
+		if d, isDuration := field.(*time.Duration); isDuration {
+			var dv duration
+			if err := json.Unmarshal(b, &dv); err != nil {
+				return err
+			}
+			*d = time.Duration(dv)
+			return nil
+		}
+		// Into a fresh value: a map or a list replaces the default's.
+		fresh := reflect.New(reflect.TypeOf(field).Elem())
+		if err := json.Unmarshal(b, fresh.Interface()); err != nil {
+			return err
+		}
+		reflect.ValueOf(field).Elem().Set(fresh.Elem())
+	}
+	return nil
+}
+
+// setPools decodes evictionPools (at path), each pool strictly: an
+// unknown key is an error naming the pool ("evictionPools[1]: ...").
+func setPools(path string, v any, dst *[]pressuresvc.Pool) error {
+	list, ok := v.([]any)
+	if !ok {
+		return fmt.Errorf("%s: want a list of pools", path)
+	}
+	var pools []pressuresvc.Pool
+	for i, raw := range list {
+		b, err := json.Marshal(raw)
+		if err != nil {
+			return fmt.Errorf("%s[%d]: %w", path, i, err)
+		}
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		var p pressuresvc.Pool
+		if err := dec.Decode(&p); err != nil {
+			return fmt.Errorf("%s[%d]: %w", path, i, err)
+		}
+		pools = append(pools, p)
+	}
+	*dst = pools
 	return nil
 }

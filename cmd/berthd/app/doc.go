@@ -6,8 +6,9 @@
 // configures like an in-tree one. cmd/berthd is Main with no Options;
 // examples/custom-plugin is Main with one plugin of its own.
 //
-// The flags (app.go, etcd.go) and berthd's configuration file (--config,
-// config.go) are read here and nowhere else; they become a daemon.Config
+// The flags and berthd's configuration file (--config) are made from one
+// table (settings.go: each setting's flag, key, help and field; config.go
+// reads the file) and read here and nowhere else; they become a daemon.Config
 // (server/daemon) or, with --store etcd, a replica.Config
 // (server/replica). A bad command line is one line naming the problem and
 // exit code 2; the other exit codes are cmd/berthd's (verify.go).

@@ -50,3 +50,24 @@ func nestedUnknown(section string) string {
 	}
 	return section[:len(section)-1] + ":\n  zzz: 1\n"
 }
+
+// Every setting has a flag or a key, none twice, and every flag's field
+// has a type register takes (it panics on one it does not).
+func TestSettingsTable(t *testing.T) {
+	flags, keys := map[string]bool{}, map[string]bool{}
+	for _, s := range settingsTable() {
+		switch {
+		case s.flag == "" && s.key == "":
+			t.Errorf("a setting with neither flag nor key: %+v", s)
+		case s.flag != "" && flags[s.flag]:
+			t.Errorf("flag --%s twice", s.flag)
+		case s.key != "" && keys[s.key]:
+			t.Errorf("key %s twice", s.key)
+		case s.flag != "" && s.usage == "":
+			t.Errorf("flag --%s without help", s.flag)
+		}
+		flags[s.flag], keys[s.key] = s.flag != "", s.key != ""
+	}
+	o := defaultOptions()
+	o.register(flag.NewFlagSet("berthd", flag.ContinueOnError))
+}
