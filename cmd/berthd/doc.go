@@ -3,7 +3,10 @@
 // the scheduling loop over the state the orchestrator streams in, appends
 // every decision to the durable log it streams back, serves the berth.v1
 // gRPC API (with health and reflection) and Prometheus metrics, and shuts
-// down cleanly on SIGTERM or SIGINT. The assembly lives in server/daemon.
+// down cleanly on SIGTERM or SIGINT. The command line is read by
+// cmd/berthd/app (this package only calls app.Main, which a program
+// embedding berthd with plugins of its own calls too); the assembly lives
+// in server/daemon.
 //
 // Usage:
 //
@@ -25,8 +28,9 @@
 //	berthd verify [--data-dir ./berth-data]
 //
 // --config names a YAML file holding the same settings under camelCase
-// keys (config.go; deploy/berthd.yaml is an example); flags given on the
-// command line win over it, and unknown keys are refused. --listen and
+// keys (one table, app/settings.go, makes the flags and the keys;
+// deploy/berthd.yaml is an example); flags given on the command line win
+// over it, and unknown keys are refused. --listen and
 // --metrics-listen take host:port or unix:///path; --metrics-listen ""
 // disables metrics and the dashboard. --dashboard serves the read-only web
 // dashboard on the metrics listener (server/dashboard), behind the token
@@ -37,17 +41,19 @@
 // token of the file); /healthz stays open.
 //
 // --store etcd runs berthd as one replica of a group sharing an etcd key
-// prefix instead of a data directory (etcd.go, server/replica): one leader,
+// prefix instead of a data directory (app/etcd.go, server/replica): one leader,
 // elected, schedules and takes writes; the others serve watches and answer
 // writes NOT_LEADER naming it. The etcd password is only ever read from a
 // file.
 //
 // --version prints the build (cmd/internal/version); --healthcheck asks a
-// running berthd's /healthz on --metrics-listen (healthcheck.go), for
+// running berthd's /healthz on --metrics-listen (app/healthcheck.go), for
 // container images without a shell or curl. Neither starts berthd.
 //
-// Exit codes: 0 success, 1 failure, 3 corrupt data file, 4 the write-ahead
-// file lost acknowledged decisions (--accept-truncated-log starts anyway).
+// Exit codes: 0 success, 1 failure, 2 a bad command line (one line naming
+// the problem, then "Run 'berthd --help' for usage."), 3 corrupt data
+// file, 4 the write-ahead file lost acknowledged decisions
+// (--accept-truncated-log starts anyway).
 // berthd verify checks a stopped berthd's data directory offline and exits
 // 0 when clean, 3 when it found damage (listed), 1 when it could not check.
 package main

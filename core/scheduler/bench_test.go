@@ -10,6 +10,7 @@ import (
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/model"
 	mt "github.com/berthsched/berth/core/model/modeltest"
+	"github.com/berthsched/berth/core/plugins/registry"
 )
 
 // benchWorkloads are kubeoracle's synthetic workloads (its throughput
@@ -55,7 +56,7 @@ func BenchmarkScheduleOne(b *testing.B) {
 
 func benchmarkScheduleOne(b *testing.B, nodes int, makePod func(int) *model.Pod) {
 	ctx := context.Background()
-	reg := inTreeRegistry()
+	reg := registry.InTree()
 	s, err := New(ctx, Options{
 		Config:    withoutMissing(config.Default(), reg),
 		Registry:  reg,
@@ -113,7 +114,7 @@ func BenchmarkScheduleOneDRA(b *testing.B) {
 
 func benchmarkScheduleOneDRA(b *testing.B, nodes int) {
 	ctx := context.Background()
-	reg := inTreeRegistry()
+	reg := registry.InTree()
 	s, err := New(ctx, Options{Config: withoutMissing(config.Default(), reg), Registry: reg, Decisions: &fakeSink{}, Replay: Replay{BindInline: true}})
 	if err != nil {
 		b.Fatal(err)

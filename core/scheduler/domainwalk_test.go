@@ -13,6 +13,7 @@ import (
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	mt "github.com/berthsched/berth/core/model/modeltest"
+	"github.com/berthsched/berth/core/plugins/registry"
 )
 
 // walkOutcome is what an attempt decided and what it leaves to the next
@@ -191,7 +192,7 @@ func TestDomainWalkChangesNothing(t *testing.T) {
 			sink := &fakeSink{} // the first scheduler's
 			clock := newFakeClock()
 			for i := range ss {
-				reg := inTreeRegistry()
+				reg := registry.InTree()
 				var decisions framework.DecisionSink = &fakeSink{}
 				if i == 0 {
 					decisions = sink

@@ -15,6 +15,7 @@ import (
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/model"
 	mt "github.com/berthsched/berth/core/model/modeltest"
+	"github.com/berthsched/berth/core/plugins/registry"
 	"github.com/berthsched/berth/core/queue"
 )
 
@@ -23,7 +24,7 @@ import (
 func draEnv(t *testing.T) (*env, *deviceSink) {
 	t.Helper()
 	sink := &deviceSink{}
-	reg := inTreeRegistry()
+	reg := registry.InTree()
 	e := &env{t: t, sink: &sink.fakeSink, reporter: &fakeReporter{}, clock: newFakeClock()}
 	s, err := New(context.Background(), Options{
 		Config: config.Default(), Registry: reg, Decisions: sink, Reporter: e.reporter, Clock: e.clock,

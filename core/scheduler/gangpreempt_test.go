@@ -11,6 +11,7 @@ import (
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/model"
 	mt "github.com/berthsched/berth/core/model/modeltest"
+	"github.com/berthsched/berth/core/plugins/registry"
 )
 
 // newPreemptEnv is newGangEnv with every in-tree plugin, DefaultPreemption
@@ -19,7 +20,7 @@ import (
 func newPreemptEnv(t *testing.T, nodes int) (*env, *groupSink) {
 	gs := &groupSink{fakeSink: &fakeSink{}}
 	e := &env{t: t, sink: gs.fakeSink, reporter: &fakeReporter{}, clock: newFakeClock()}
-	s, err := New(context.Background(), Options{Config: config.Default(), Registry: inTreeRegistry(), Decisions: gs, Reporter: e.reporter,
+	s, err := New(context.Background(), Options{Config: config.Default(), Registry: registry.InTree(), Decisions: gs, Reporter: e.reporter,
 		Clock: e.clock, Deterministic: true, Replay: Replay{BindInline: true}})
 	if err != nil {
 		t.Fatal(err)

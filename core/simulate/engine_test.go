@@ -9,12 +9,13 @@ import (
 
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/plugins/registry"
 	"github.com/berthsched/berth/core/queue"
 )
 
 func newEngine(t *testing.T, in Input) *Engine {
 	t.Helper()
-	reg := inTreeRegistry()
+	reg := registry.InTree()
 	in.Config = withoutMissing(config.Default(), reg)
 	e, err := New(context.Background(), in, Options{Registry: reg})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/manifest"
 	"github.com/berthsched/berth/core/plugins/names"
+	"github.com/berthsched/berth/core/plugins/registry"
 )
 
 var (
@@ -63,7 +64,7 @@ func goldenCases(t *testing.T) []goldenCase {
 // Known differences are normalized away: Berth has no ImageLocality
 // plugin (its scores are 0 in these clusters).
 func TestOracleGolden(t *testing.T) {
-	reg := inTreeRegistry()
+	reg := registry.InTree()
 	for _, gc := range goldenCases(t) {
 		t.Run(gc.name, func(t *testing.T) {
 			if *update {

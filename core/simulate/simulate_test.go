@@ -14,6 +14,7 @@ import (
 	"github.com/berthsched/berth/core/model"
 	mt "github.com/berthsched/berth/core/model/modeltest"
 	"github.com/berthsched/berth/core/plugins/names"
+	"github.com/berthsched/berth/core/plugins/registry"
 )
 
 var t0 = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -29,7 +30,7 @@ func cpuPod(name string, milli int64, created int) *mt.PodBuilder {
 func simulate(t *testing.T, in Input, reg map[string]framework.PluginFactory) []Line {
 	t.Helper()
 	if reg == nil {
-		reg = inTreeRegistry()
+		reg = registry.InTree()
 	}
 	if in.Config == nil {
 		in.Config = withoutMissing(config.Default(), reg)
@@ -140,7 +141,7 @@ func (f *fakePreemption) PostFilter(ctx context.Context, _ *framework.CycleState
 }
 
 func TestPreemptionRetry(t *testing.T) {
-	reg := inTreeRegistry()
+	reg := registry.InTree()
 	reg[names.DefaultPreemption] = func(_ context.Context, _ json.RawMessage, h framework.Handle) (framework.Plugin, error) {
 		return &fakePreemption{node: "n1", h: h}, nil
 	}
@@ -190,7 +191,7 @@ func TestPercentageOfNodesToScore(t *testing.T) {
 	for i := range nodes {
 		nodes[i] = cpuNode(nodeName(i), 4000)
 	}
-	reg := inTreeRegistry()
+	reg := registry.InTree()
 	withGlobal := func(p *int32) *config.Config {
 		cfg := withoutMissing(config.Default(), reg)
 		cfg.PercentageOfNodesToScore = p

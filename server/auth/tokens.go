@@ -11,9 +11,9 @@ import (
 	"os"
 	"strings"
 
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
+
+	"github.com/berthsched/berth/server/errmap"
 )
 
 // Scope is what a token allows.
@@ -138,18 +138,18 @@ func (t *Tokens) Authorize(_ context.Context, fullMethod string, md metadata.MD)
 	}
 	vals := md.Get("authorization")
 	if len(vals) == 0 {
-		return status.Error(codes.Unauthenticated, "missing bearer token: send metadata \"authorization: Bearer <token>\"")
+		return errmap.Status(errmap.Refuse(errmap.ErrUnauthenticated, "missing bearer token: send metadata \"authorization: Bearer <token>\""))
 	}
 	scheme, token, ok := strings.Cut(strings.TrimSpace(vals[0]), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return status.Error(codes.Unauthenticated, "malformed authorization: want \"Bearer <token>\"")
+		return errmap.Status(errmap.Refuse(errmap.ErrUnauthenticated, "malformed authorization: want \"Bearer <token>\""))
 	}
 	got := t.scope(strings.TrimSpace(token))
 	switch {
 	case got == 0:
-		return status.Error(codes.Unauthenticated, "invalid bearer token")
+		return errmap.Status(errmap.Refuse(errmap.ErrUnauthenticated, "invalid bearer token"))
 	case got < want:
-		return status.Errorf(codes.PermissionDenied, "%s needs a %s token", fullMethod, want)
+		return errmap.Status(errmap.Refuse(errmap.ErrPermissionDenied, "%s needs a %s token", fullMethod, want))
 	}
 	return nil
 }

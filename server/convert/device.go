@@ -328,7 +328,7 @@ func draError(p path, err error) *FieldError {
 	if !errors.As(err, &fe) {
 		return p.errorf("%v", err)
 	}
-	return &FieldError{Path: joinPath(p.String(), wirePath(fe.Path)), Reason: fe.Reason}
+	return &FieldError{Path: JoinPath(p.String(), wirePath(fe.Path)), Reason: fe.Reason}
 }
 
 // wirePath translates a Kubernetes path of a DRA object to the proto's:
@@ -387,7 +387,7 @@ func DevicePath(kind berthv1.ObjectKind, kubePath string) string {
 		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM:          fieldClaim,
 		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE: fieldClaimTemplate,
 	}[kind]
-	return joinPath(root, wirePath(kubePath))
+	return JoinPath(root, wirePath(kubePath))
 }
 
 // DeviceObject is the Kubernetes object of a DRA Object (a

@@ -26,11 +26,13 @@ func (e *FieldError) Error() string {
 // Prefixed returns the error with prefix put in front of its path, as when
 // the converted message is itself a field ("pods[2]") of a larger one.
 func (e *FieldError) Prefixed(prefix string) *FieldError {
-	return &FieldError{Path: joinPath(prefix, e.Path), Reason: e.Reason}
+	return &FieldError{Path: JoinPath(prefix, e.Path), Reason: e.Reason}
 }
 
-// joinPath appends the relative path rel to p.
-func joinPath(p, rel string) string {
+// JoinPath appends the relative field path rel to p: after a dot, or
+// directly when rel starts with an index or key ("[2]"). It is the one
+// joiner of field paths (server/errmap uses it too).
+func JoinPath(p, rel string) string {
 	switch {
 	case rel == "":
 		return p

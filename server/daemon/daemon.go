@@ -44,23 +44,21 @@ type Config struct {
 	// DataDir holds the bbolt store (created if missing). Required unless
 	// Store is set.
 	DataDir string
+	// Bbolt are the options of the bbolt store in DataDir: the lock's
+	// timeout, the decision log's retention and compaction, a truncated
+	// write-ahead file accepted, the file layer (tests inject faults
+	// through it); a nil Logger is Logger. Unused with Store.
+	Bbolt bboltstore.Options
 	// Store, if set, is the store the daemon runs on instead of the bbolt
-	// store in DataDir (an etcd leader's fenced store, server/replica);
-	// the daemon closes it. The bbolt-only settings below (LockTimeout,
-	// AcceptTruncatedLog, StoreFS, Retention, CompactInterval) are then
-	// the store's business.
+	// store in DataDir (an etcd leader's fenced store, server/replica,
+	// which holds its own retention); the daemon closes it.
 	Store store.Store
 	// Scheduler is the scheduler configuration; nil means config.Default().
 	Scheduler *config.Config
-	// Retention is the decision log's compaction policy; the zero value
-	// keeps every decision.
-	Retention store.Retention
-	// CompactInterval is how often the policy runs; 0 means the store's
-	// default.
-	CompactInterval time.Duration
-	// LockTimeout bounds the wait for the data directory's lock; 0 means
-	// the store's default.
-	LockTimeout time.Duration
+	// Plugins are plugins beyond the in-tree ones (registry.InTree), from
+	// a program embedding berthd (cmd/berthd/app.WithPlugin); a name both
+	// hold fails Open.
+	Plugins runtime.Registry
 	// MaxMutations bounds the mutations of one state request; 0: none.
 	MaxMutations int
 	// Logger defaults to discarding.
@@ -109,13 +107,6 @@ type Config struct {
 	IgnoreNodeConditions bool
 	// Version is berthd's build, reported by AdminService.ServerInfo.
 	Version string
-	// AcceptTruncatedLog opens a data directory whose write-ahead file
-	// lost acknowledged decisions, serving the shortened history, instead
-	// of failing with a *store.LogTruncatedError.
-	AcceptTruncatedLog bool
-	// StoreFS is the store's file layer; nil means the operating system's
-	// (tests inject faults through it).
-	StoreFS bboltstore.FS
 	// Pressure configures node-pressure eviction (StatsService); nil means
 	// the kubelet's defaults.
 	Pressure *pressuresvc.Config
@@ -170,15 +161,11 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	d.stopping, d.stop = context.WithCancel(context.Background())
 
 	if d.store == nil {
-		d.store, err = bboltstore.Open(ctx, cfg.DataDir, bboltstore.Options{
-			LockTimeout:     cfg.LockTimeout,
-			Retention:       cfg.Retention,
-			CompactInterval: cfg.CompactInterval,
-			Logger:          cfg.Logger,
-
-			AcceptTruncatedLog: cfg.AcceptTruncatedLog,
-			FS:                 cfg.StoreFS,
-		})
+		opts := cfg.Bbolt
+		if opts.Logger == nil {
+			opts.Logger = cfg.Logger
+		}
+		d.store, err = bboltstore.Open(ctx, cfg.DataDir, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -198,6 +185,9 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		return nil, err
 	}
 	attempts, reg := adminsvc.NewCounter(), registry.InTree()
+	if err := reg.Merge(cfg.Plugins); err != nil {
+		return nil, fmt.Errorf("daemon: Config.Plugins: %w", err)
+	}
 	if err := d.openScheduler(ctx, reg, m, attempts); err != nil {
 		return nil, err
 	}

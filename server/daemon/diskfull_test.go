@@ -49,7 +49,7 @@ func (f *fullDiskFile) WriteAt(b []byte, off int64) (int, error) {
 // without a restart.
 func TestFullDisk(t *testing.T) {
 	fs := &fullDiskFS{}
-	e := start(t, Config{DataDir: t.TempDir(), StoreFS: fs})
+	e := start(t, Config{DataDir: t.TempDir(), Bbolt: bboltstore.Options{FS: fs}})
 	health := healthpb.NewHealthClient(e.conn)
 	statuses := watchHealth(t, health)
 	waitStatus(t, statuses, healthpb.HealthCheckResponse_SERVING)

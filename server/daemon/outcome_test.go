@@ -14,6 +14,7 @@ import (
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/server/ledger"
 	"github.com/berthsched/berth/store"
+	"github.com/berthsched/berth/store/bboltstore"
 )
 
 // Binds confirmed the moment the watch delivers them are all accepted,
@@ -216,7 +217,7 @@ func TestRelistDropsRestoredBindsOfGonePods(t *testing.T) {
 // is gone is identified by its pod and node.
 func TestConfirmAfterRestartWithSmallRetention(t *testing.T) {
 	dir := t.TempDir()
-	cfg := Config{DataDir: dir, Retention: store.Retention{MaxRecords: 5}, CompactInterval: -1}
+	cfg := Config{DataDir: dir, Bbolt: bboltstore.Options{Retention: store.Retention{MaxRecords: 5}, CompactInterval: -1}}
 	e := start(t, cfg)
 	w := e.startWatch(t, &berthv1.WatchRequest{})
 	var nodes, pods []*berthv1.Object

@@ -15,6 +15,7 @@ import (
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/store"
+	"github.com/berthsched/berth/store/bboltstore"
 )
 
 // Binds awaiting an outcome survive a restart: re-listed without
@@ -74,7 +75,7 @@ func TestRestartKeepsBinds(t *testing.T) {
 // Watching from a compacted revision ends with OUT_OF_RANGE and the
 // ErrorInfo decision_service.proto documents.
 func TestWatchCompacted(t *testing.T) {
-	e := start(t, Config{DataDir: t.TempDir(), Retention: store.Retention{MaxRecords: 2}, CompactInterval: -1})
+	e := start(t, Config{DataDir: t.TempDir(), Bbolt: bboltstore.Options{Retention: store.Retention{MaxRecords: 2}, CompactInterval: -1}})
 	w := e.startWatch(t, &berthv1.WatchRequest{})
 	e.apply(t, nodeObj("n1", 4000))
 	for _, n := range []string{"a", "b", "c", "d"} {

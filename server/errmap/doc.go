@@ -4,8 +4,10 @@
 // *convert.FieldError, a *priority.UnknownClassError, scheduler.ErrNotFound,
 // a *store.CompactedError, ...); the services wrap them with %w and, at the
 // edge, hand them to Status (an RPC failing as a whole) or ObjectError (one
-// object of a Sync, Apply or Delete refused). Nothing else in berthd decides
-// a code for one of these errors.
+// object of a Sync, Apply or Delete refused). Refusals the server raises
+// itself (a missing token, a limit of calls in flight, a resync marker out
+// of order) are Refuse with one of the kinds of refusal.go, so that their
+// codes are in the table too. Nothing else in berthd decides a code.
 //
 // Errors that are about one field of the request are located with Field
 // (or any error with a FieldPath method); the field path goes into the

@@ -160,6 +160,16 @@ func match(err error) (code codes.Code, kindField, reason string) {
 		return codes.DataLoss, "", reason
 	case errors.Is(err, ErrNotConfigured):
 		return codes.Unimplemented, "", reason
+	case errors.Is(err, ErrUnauthenticated):
+		return codes.Unauthenticated, "", reason
+	case errors.Is(err, ErrPermissionDenied):
+		return codes.PermissionDenied, "", reason
+	case errors.Is(err, ErrOverLimit):
+		return codes.ResourceExhausted, "", reason
+	case errors.Is(err, ErrMalformed):
+		return codes.InvalidArgument, "", reason
+	case errors.Is(err, ErrOutOfOrder):
+		return codes.FailedPrecondition, "", reason
 	case errors.Is(err, context.Canceled):
 		return codes.Canceled, "", reason
 	case errors.Is(err, context.DeadlineExceeded):
@@ -217,7 +227,7 @@ func classify(err error) (Mapped, bool) {
 		if !ok {
 			break
 		}
-		prefix = join(prefix, l.FieldPath())
+		prefix = convert.JoinPath(prefix, l.FieldPath())
 		inner := errors.Unwrap(err)
 		if inner == nil {
 			break
@@ -226,24 +236,11 @@ func classify(err error) (Mapped, bool) {
 	}
 	var fe *convert.FieldError
 	if errors.As(err, &fe) {
-		return Mapped{Code: codes.InvalidArgument, Field: join(prefix, fe.Path), Reason: fe.Reason}, false
+		return Mapped{Code: codes.InvalidArgument, Field: convert.JoinPath(prefix, fe.Path), Reason: fe.Reason}, false
 	}
 	code, kindField, reason := match(err)
-	m := Mapped{Code: code, Field: join(prefix, kindField), Reason: reason}
+	m := Mapped{Code: code, Field: convert.JoinPath(prefix, kindField), Reason: reason}
 	return m, kindField != "" && prefix == ""
-}
-
-// join appends a relative field path to a path.
-func join(p, rel string) string {
-	switch {
-	case rel == "":
-		return p
-	case p == "":
-		return rel
-	case rel[0] == '[':
-		return p + rel
-	}
-	return p + "." + rel
 }
 
 // Field locates err at a field of the request: path is the proto field
@@ -372,7 +369,7 @@ func errorInfo(err error) *errdetails.ErrorInfo {
 func ObjectError(index int, ref *berthv1.ObjectRef, err error) *berthv1.ObjectError {
 	m, inKind := classify(err)
 	if inKind && ref != nil {
-		m.Field = join(KindField(ref.GetKind()), m.Field)
+		m.Field = convert.JoinPath(KindField(ref.GetKind()), m.Field)
 	}
 	m = bounded(m)
 	if ref != nil && (len(ref.GetNamespace()) > maxRefField || len(ref.GetName()) > maxRefField || len(ref.GetUid()) > maxRefField) {

@@ -2,16 +2,17 @@ package intake
 
 import (
 	"context"
+	"fmt"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/encoding"
 	_ "google.golang.org/grpc/encoding/proto" // registers the proto codec
 	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/reflection"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/protoadapt"
+
+	"github.com/berthsched/berth/server/errmap"
 )
 
 // rawMessage is a request message as received: the wrapped handlers ask
@@ -57,10 +58,10 @@ func (c *call) receive(recv func(any) error, m any) error {
 		}
 	}
 	if !ok {
-		return status.Errorf(codes.Internal, "intake: %T is not a proto message", m)
+		return errmap.Status(fmt.Errorf("intake: %T is not a proto message", m))
 	}
 	if err := proto.Unmarshal(buf.ReadOnlyData(), msg); err != nil {
-		return status.Errorf(codes.InvalidArgument, "the request is not a valid %s: %v", msg.ProtoReflect().Descriptor().FullName(), err)
+		return errmap.Status(errmap.Refuse(errmap.ErrMalformed, "the request is not a valid %s: %v", msg.ProtoReflect().Descriptor().FullName(), err))
 	}
 	return nil
 }

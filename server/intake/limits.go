@@ -5,9 +5,9 @@ import (
 	"sync/atomic"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/stats"
-	"google.golang.org/grpc/status"
+
+	"github.com/berthsched/berth/server/errmap"
 )
 
 // Limits bound what calls in flight may hold. A field of 0 is no bound.
@@ -129,7 +129,7 @@ type call struct {
 func (in *Intake) begin(ctx context.Context) (*call, error) {
 	if n := in.streams.Add(1); in.limits.Streams > 0 && n > in.limits.Streams {
 		in.streams.Add(-1)
-		return nil, status.Errorf(codes.ResourceExhausted, "berthd has %d calls in flight, its limit: retry later", in.limits.Streams)
+		return nil, errmap.Status(errmap.Refuse(errmap.ErrOverLimit, "berthd has %d calls in flight, its limit: retry later", in.limits.Streams))
 	}
 	c := &call{in: in}
 	c.conn, _ = ctx.Value(connBudgetKey{}).(*budget)
@@ -141,15 +141,15 @@ func (in *Intake) begin(ctx context.Context) (*call, error) {
 func (c *call) reserve(n int64) error {
 	c.release()
 	if c.conn != nil && !c.conn.take(n) {
-		return status.Errorf(codes.ResourceExhausted, "this connection's calls hold %d bytes of requests, and %d more do not fit in its limit of %d: retry later or on another connection",
-			c.conn.used.Load(), n, c.conn.limit)
+		return errmap.Status(errmap.Refuse(errmap.ErrOverLimit, "this connection's calls hold %d bytes of requests, and %d more do not fit in its limit of %d: retry later or on another connection",
+			c.conn.used.Load(), n, c.conn.limit))
 	}
 	if !c.in.bytes.take(n) {
 		if c.conn != nil {
 			c.conn.give(n)
 		}
-		return status.Errorf(codes.ResourceExhausted, "berthd's calls hold %d bytes of requests, and %d more do not fit in its limit of %d: retry later",
-			c.in.bytes.used.Load(), n, c.in.bytes.limit)
+		return errmap.Status(errmap.Refuse(errmap.ErrOverLimit, "berthd's calls hold %d bytes of requests, and %d more do not fit in its limit of %d: retry later",
+			c.in.bytes.used.Load(), n, c.in.bytes.limit))
 	}
 	c.held.Store(n)
 	return nil

@@ -44,6 +44,11 @@ type Config struct {
 	TTL time.Duration
 	// Address is this replica's advertised gRPC address. Required.
 	Address string
+	// Retention is the decision log's compaction policy, applied by the
+	// leader; the zero value keeps every decision. CompactInterval is how
+	// often it runs; 0 means the store's default.
+	Retention       store.Retention
+	CompactInterval time.Duration
 }
 
 // Replica is one replica of the group. Run it once.
@@ -141,7 +146,7 @@ func (r *Replica) openStore(ctx context.Context, fence *etcdstore.Fence, leading
 		CompactInterval: -1,
 	}
 	if leading {
-		opts.Retention, opts.CompactInterval = r.cfg.Daemon.Retention, r.cfg.Daemon.CompactInterval
+		opts.Retention, opts.CompactInterval = r.cfg.Retention, r.cfg.CompactInterval
 	}
 	delay := retryMin
 	for {

@@ -6,8 +6,8 @@
 // a Cluster — in berthd the core/scheduler.Scheduler — through its state-in
 // calls (AddNode, AddPod, SetPriorityClass, ...). Failures are reported per
 // object in the acknowledgement with a google.rpc code number and the
-// offending field; the table mapping scheduler errors to codes is in
-// errors.go.
+// offending field; the table mapping scheduler errors to codes is
+// server/errmap's.
 //
 // A request's mutations are applied in order while the service holds its
 // lock, so requests from different streams do not interleave, and as one

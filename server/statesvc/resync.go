@@ -6,12 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/convert"
+	"github.com/berthsched/berth/server/errmap"
 )
 
 // allKinds are the kinds a RESYNC_BEGIN without resync_kinds re-lists, in
@@ -52,17 +50,17 @@ func (r *resync) check(req *berthv1.SyncRequest) error {
 	case berthv1.Resync_RESYNC_UNSPECIFIED, berthv1.Resync_RESYNC_BEGIN:
 	case berthv1.Resync_RESYNC_END:
 		if !r.open {
-			return status.Errorf(codes.FailedPrecondition, "batch %d: RESYNC_END without an open resync (send RESYNC_BEGIN first)", req.GetBatchId())
+			return errmap.Status(errmap.Refuse(errmap.ErrOutOfOrder, "batch %d: RESYNC_END without an open resync (send RESYNC_BEGIN first)", req.GetBatchId()))
 		}
 	default:
-		return status.Errorf(codes.InvalidArgument, "batch %d: resync: unknown value %d", req.GetBatchId(), req.GetResync())
+		return errmap.Status(errmap.Refuse(errmap.ErrMalformed, "batch %d: resync: unknown value %d", req.GetBatchId(), req.GetResync()))
 	}
 	if len(req.GetResyncKinds()) > 0 && req.GetResync() != berthv1.Resync_RESYNC_BEGIN {
-		return status.Errorf(codes.FailedPrecondition, "batch %d: resync_kinds is only allowed with RESYNC_BEGIN", req.GetBatchId())
+		return errmap.Status(errmap.Refuse(errmap.ErrOutOfOrder, "batch %d: resync_kinds is only allowed with RESYNC_BEGIN", req.GetBatchId()))
 	}
 	for i, k := range req.GetResyncKinds() {
 		if !convert.KnownKind(k) {
-			return status.Errorf(codes.InvalidArgument, "batch %d: resync_kinds[%d]: %s is not an object kind", req.GetBatchId(), i, k)
+			return errmap.Status(errmap.Refuse(errmap.ErrMalformed, "batch %d: resync_kinds[%d]: %s is not an object kind", req.GetBatchId(), i, k))
 		}
 	}
 	return nil

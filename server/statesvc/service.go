@@ -8,8 +8,6 @@ import (
 	"log/slog"
 	"sync"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	resourceapi "k8s.io/api/resource/v1"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
@@ -279,7 +277,7 @@ func (s *Service) Delete(ctx context.Context, req *berthv1.DeleteRequest) (*bert
 
 func (s *Service) checkSize(n int) error {
 	if s.opts.MaxMutations > 0 && n > s.opts.MaxMutations {
-		return status.Errorf(codes.ResourceExhausted, "the request holds %d mutations, more than the limit of %d; send smaller batches", n, s.opts.MaxMutations)
+		return errmap.Status(errmap.Refuse(errmap.ErrOverLimit, "the request holds %d mutations, more than the limit of %d; send smaller batches", n, s.opts.MaxMutations))
 	}
 	return nil
 }

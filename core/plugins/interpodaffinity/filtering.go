@@ -6,6 +6,7 @@ import (
 
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/plugins/helper"
 )
 
 const preFilterStateKey framework.StateKey = "PreFilter" + Name
@@ -83,7 +84,7 @@ func (pl *InterPodAffinity) PreFilter(ctx context.Context, state *framework.Cycl
 // existingAntiCounts counts, over the nodes running pods with required
 // anti-affinity, the terms that match the pod.
 func (pl *InterPodAffinity) existingAntiCounts(ctx context.Context, s *preFilterState, nodes []*framework.NodeInfo) topologyCounts {
-	lists := chunked(ctx, pl.parallel, len(nodes), func(lo, hi int) []pairCount {
+	lists := helper.Chunked(ctx, pl.parallel, len(nodes), func(lo, hi int) []pairCount {
 		var list []pairCount
 		for _, ni := range nodes[lo:hi] {
 			list = s.appendExistingAnti(list, ni)
@@ -116,7 +117,7 @@ func (s *preFilterState) appendExistingAnti(list []pairCount, ni *framework.Node
 // pods) and the pods the pod's own terms match.
 func (pl *InterPodAffinity) countAll(ctx context.Context, s *preFilterState, nodes []*framework.NodeInfo) {
 	type lists struct{ existing, affinity, anti []pairCount }
-	results := chunked(ctx, pl.parallel, len(nodes), func(lo, hi int) lists {
+	results := helper.Chunked(ctx, pl.parallel, len(nodes), func(lo, hi int) lists {
 		var l lists
 		for _, ni := range nodes[lo:hi] {
 			l.existing = s.appendExistingAnti(l.existing, ni)

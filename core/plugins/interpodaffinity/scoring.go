@@ -7,6 +7,7 @@ import (
 
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/plugins/helper"
 )
 
 const preScoreStateKey framework.StateKey = "PreScore" + Name
@@ -68,7 +69,7 @@ func (pl *InterPodAffinity) PreScore(ctx context.Context, state *framework.Cycle
 	} else {
 		nodes = lister.HavePodsWithAffinityList()
 	}
-	lists := chunked(ctx, pl.parallel, len(nodes), func(lo, hi int) []pairCount {
+	lists := helper.Chunked(ctx, pl.parallel, len(nodes), func(lo, hi int) []pairCount {
 		var list []pairCount
 		for _, ni := range nodes[lo:hi] {
 			pods := ni.PodsWithAffinity

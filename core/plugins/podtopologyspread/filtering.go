@@ -9,6 +9,7 @@ import (
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/plugins/domaincount"
+	"github.com/berthsched/berth/core/plugins/helper"
 )
 
 const preFilterStateKey framework.StateKey = "PreFilter" + Name
@@ -131,7 +132,7 @@ func (pl *PodTopologySpread) countAll(ctx context.Context, s *preFilterState, po
 		}
 		s.counts[i] = make(map[string]int, size)
 	}
-	lists := chunked(ctx, pl.parallel, len(nodes), func(lo, hi int) []domaincount.Entry {
+	lists := helper.Chunked(ctx, pl.parallel, len(nodes), func(lo, hi int) []domaincount.Entry {
 		list := make([]domaincount.Entry, 0, (hi-lo)*len(cs))
 		for _, ni := range nodes[lo:hi] {
 			list = appendContribution(list, pod, cs, ni)

@@ -8,6 +8,7 @@ import (
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/plugins/domaincount"
+	"github.com/berthsched/berth/core/plugins/helper"
 )
 
 const preScoreStateKey framework.StateKey = "PreScore" + Name
@@ -88,7 +89,7 @@ func (pl *PodTopologySpread) PreScore(ctx context.Context, state *framework.Cycl
 		state.Write(preScoreStateKey, s)
 		return nil
 	}
-	lists := chunked(ctx, pl.parallel, len(all), func(lo, hi int) []domaincount.Entry {
+	lists := helper.Chunked(ctx, pl.parallel, len(all), func(lo, hi int) []domaincount.Entry {
 		var list []domaincount.Entry
 		for _, ni := range all[lo:hi] {
 			list = appendScoreContribution(list, pod, cs, requireAll, ni)

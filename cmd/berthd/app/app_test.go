@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"bytes"
@@ -431,5 +431,38 @@ func TestRunMetricsAuth(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("run = %v, want nil", err)
+	}
+}
+
+// A bad command line is one line naming the problem and where help is,
+// with exit code 2, as berthctl's; --help prints the flags and exits 0.
+func TestMainBadCommandLine(t *testing.T) {
+	const hint = "\nRun 'berthd --help' for usage.\n"
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStderr string
+	}{
+		{"unknown flag", []string{"--bogus"}, exitUsage, "berthd: flag provided but not defined: -bogus" + hint},
+		{"bad value", []string{"--retain-for", "soon"}, exitUsage, `berthd: invalid value "soon" for flag -retain-for: parse error` + hint},
+		{"bad value of a func flag", []string{"--max-streams-per-conn", "-1"}, exitUsage, `berthd: invalid value "-1" for flag -max-streams-per-conn: strconv.ParseUint: parsing "-1": invalid syntax` + hint},
+		{"missing value", []string{"--listen"}, exitUsage, "berthd: flag needs an argument: -listen" + hint},
+		{"stray argument", []string{"serve"}, exitUsage, `berthd: unexpected arguments ["serve"]` + hint},
+		{"empty data dir", []string{"--data-dir", ""}, exitUsage, "berthd: --data-dir must not be empty" + hint},
+		{"etcd without endpoints", []string{"--store", "etcd"}, exitUsage, "berthd: --store etcd needs --etcd-endpoints" + hint},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := Main(t.Context(), tt.args, &stdout, &stderr)
+			if code != tt.wantCode || stderr.String() != tt.wantStderr || stdout.Len() != 0 {
+				t.Errorf("Main(%q) = %d, stdout %q, stderr %q; want %d, stderr %q", tt.args, code, stdout.String(), stderr.String(), tt.wantCode, tt.wantStderr)
+			}
+		})
+	}
+	var stderr bytes.Buffer
+	if code := Main(t.Context(), []string{"--help"}, io.Discard, &stderr); code != exitOK || !strings.Contains(stderr.String(), "-data-dir") || !strings.HasPrefix(stderr.String(), "Usage: berthd") {
+		t.Errorf("Main(--help) = %d, stderr %q; want 0 and the flags", code, stderr.String())
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -17,6 +17,9 @@ const (
 	// exitFailure: any other failure (flags, listeners, a locked data
 	// directory, a verify that could not check).
 	exitFailure = 1
+	// exitUsage: a bad command line (an unknown flag, a value that does
+	// not parse, settings that do not go together), as berthctl's.
+	exitUsage = 2
 	// exitCorrupt: the data file is damaged (berthd refuses to start on a
 	// corrupt data file; verify found damage).
 	exitCorrupt = 3
@@ -30,6 +33,8 @@ func exitCode(err error) int {
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return exitOK
+	case errors.As(err, new(*usageError)):
+		return exitUsage
 	case errors.Is(err, store.ErrLogTruncated):
 		return exitLogTruncated
 	case errors.Is(err, store.ErrCorrupt):

@@ -1,11 +1,10 @@
-package main
+package app
 
 import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -37,20 +36,6 @@ type etcdOptions struct {
 	passwordFile string // never a password on the command line
 	prefix       string
 	leaseTTL     time.Duration
-}
-
-func (o *options) registerEtcd(fs *flag.FlagSet) {
-	e := &o.etcd
-	fs.StringVar(&o.store, "store", o.store, "where the decision log and ledgers live: bbolt (the data directory, one berthd) or etcd (replicas sharing --etcd-prefix, one leader elected; see docs/high-availability.md)")
-	fs.StringVar(&o.advertise, "advertise-address", o.advertise, "with --store etcd: the gRPC address other replicas name to clients as the leader's (NOT_LEADER errors); default: --listen")
-	fs.StringVar(&e.endpoints, "etcd-endpoints", e.endpoints, "with --store etcd: etcd's client URLs, comma-separated (https://etcd-1:2379,https://etcd-2:2379)")
-	fs.StringVar(&e.cert, "etcd-cert", e.cert, "PEM client certificate for etcd (with --etcd-key)")
-	fs.StringVar(&e.key, "etcd-key", e.key, "PEM private key of --etcd-cert")
-	fs.StringVar(&e.ca, "etcd-ca", e.ca, "PEM CA bundle that signed etcd's server certificates; set for https endpoints not signed by a system CA")
-	fs.StringVar(&e.username, "etcd-username", e.username, "etcd user (etcd authentication), with --etcd-password-file")
-	fs.StringVar(&e.passwordFile, "etcd-password-file", e.passwordFile, "file holding --etcd-username's password (its first line)")
-	fs.StringVar(&e.prefix, "etcd-prefix", e.prefix, "key prefix of this Berth cluster in etcd; replicas of one cluster share it, other clusters use others")
-	fs.DurationVar(&e.leaseTTL, "etcd-lease-ttl", e.leaseTTL, "the leader's lease: a leader that stops renewing it (dead, paused, cut off from etcd) is replaced after at most this long; whole seconds")
 }
 
 // checkEtcd validates the etcd settings.
@@ -149,7 +134,7 @@ func runReplica(ctx context.Context, opts options, cfg daemon.Config, grpcLis, m
 		"lease_ttl", opts.etcd.leaseTTL, "advertise_address", addr)
 	r, err := replica.New(replica.Config{
 		Daemon: cfg, Client: cli, Endpoints: opts.etcd.endpointList(),
-		Prefix: opts.etcd.prefix, TTL: opts.etcd.leaseTTL, Address: addr,
+		Prefix: opts.etcd.prefix, TTL: opts.etcd.leaseTTL, Address: addr, Retention: opts.retention(),
 	})
 	if err != nil {
 		return err

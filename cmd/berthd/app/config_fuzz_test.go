@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"os"
@@ -14,7 +14,7 @@ import (
 // sets is resolved against the file's directory.
 func FuzzConfigFile(f *testing.F) {
 	f.Add([]byte(fullConfig))
-	if data, err := os.ReadFile("../../deploy/berthd.yaml"); err == nil {
+	if data, err := os.ReadFile("../../../deploy/berthd.yaml"); err == nil {
 		f.Add(data)
 	}
 	f.Add([]byte("listen: 127.0.0.1:0\ntls: {cert: a, key: b}\nunknown: 1\n"))

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"io"
@@ -155,7 +155,7 @@ func TestConfigFile(t *testing.T) {
 
 // The example configuration under deploy/ is valid.
 func TestDeployConfigExample(t *testing.T) {
-	path := filepath.Join("..", "..", "deploy", "berthd.yaml")
+	path := filepath.Join("..", "..", "..", "deploy", "berthd.yaml")
 	if _, err := parseFlags([]string{"--config", path}, io.Discard); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
