@@ -12,7 +12,7 @@
 // reach its medium. Data flows one way: a backend calls this package,
 // never the reverse but through the functions it passes in.
 //
-// Lock order: Intake's close lock, then Revisions' lock; Values' lock is a
-// leaf. Nothing here is held across a backend's I/O, but by Intake's
-// WhileOpen, whose caller chooses.
+// Lock order: Intake's compactMu (held across a backend's compaction),
+// then its closeMu (held shared across WhileOpen's function: bboltstore
+// writes a group there), then Revisions' lock; Values' lock is a leaf.
 package logstore
