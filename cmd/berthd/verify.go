@@ -150,7 +150,10 @@ func printWAL(w io.Writer, rep *bboltstore.VerifyReport) {
 	} else {
 		fmt.Fprintln(w, "                 nothing to replay")
 	}
-	if wal.Acked > 0 {
+	switch {
+	case wal.Acked > 0 && wal.AckedNext > 1:
 		fmt.Fprintf(w, "                 high-water mark: group %d, revisions up to %d acknowledged\n", wal.Acked, wal.AckedNext-1)
+	case wal.Acked > 0:
+		fmt.Fprintf(w, "                 high-water mark: group %d, no revisions yet\n", wal.Acked)
 	}
 }
