@@ -212,7 +212,7 @@ func sealSpaces(tx *bolt.Tx) error {
 // A damaged record does not fail it: the tail starts after the newest one,
 // and reading it fails with its revision.
 func (s *Store) loadLog(tx *bolt.Tx) error {
-	s.revs = logstore.NewRevisions(s.next, s.next-1, nil, 0)
+	s.revs = logstore.NewRevisions(s.next, s.next-1, nil, s.opts.TailSize)
 	s.clock = logstore.NewClock(s.opts.Clock, time.Time{})
 	log, err := bucket(tx, logBucket)
 	if err != nil {
