@@ -331,7 +331,11 @@ func (s *Store) publish(group []*request, first uint64, n int, now time.Time) {
 		s.revs.Advance(0, first+uint64(n)-1)
 		return
 	}
-	recs := make([]store.Record, 0, n)
+	var small [8]store.Record // a group of a few commits costs no allocation
+	recs := small[:0]
+	if n > len(small) {
+		recs = make([]store.Record, 0, n)
+	}
 	rev := first
 	for _, r := range group {
 		for _, v := range r.values {
