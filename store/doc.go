@@ -11,6 +11,11 @@
 // reading below the oldest retained revision fails with a *CompactedError.
 //
 // The package holds the interface, the value types and the pure parts of the
-// policy; backends live in sub-packages (bboltstore is the embedded default).
+// policy. Below it, as etcd splits mvcc from its backend, logstore is the log
+// layer both backends share (revisions, Wait, the tail, the intake and close
+// protocol, compaction's loop, keyspace values' checks) and the backends are
+// thin sub-packages over it: bboltstore (bbolt and its write-ahead file, the
+// embedded default) and etcdstore (fenced etcd transactions and a watch);
+// checksum is their shared CRC-32C and storetest the contract both pass.
 // The store never decodes payloads and imports nothing from api/ or server/.
 package store

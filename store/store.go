@@ -23,7 +23,9 @@ type Store interface {
 	// from `from` on (0 reads as 1), in revision order; none when from is
 	// past the last revision. If any record from `from` on was removed by
 	// compaction it returns a *CompactedError: read from its Oldest instead.
-	// Payloads are shared: do not modify them.
+	// A damaged record ends what is returned: the intact records before it
+	// come back without an error, and a read from it fails with a
+	// *CorruptRecordError naming it. Payloads are shared: do not modify them.
 	Read(ctx context.Context, from uint64, limit int) ([]Record, error)
 
 	// Revisions returns the oldest retained and the newest revision. In a
@@ -36,10 +38,13 @@ type Store interface {
 	Wait(ctx context.Context, after uint64) error
 
 	// Get returns the value stored under key in space; ok is false when
-	// there is none. The value is a copy.
+	// there is none. The value is a copy. Keyspace values are derived or
+	// recomputable: a damaged one (its checksum fails) reads as absent,
+	// and the backend logs and counts it.
 	Get(space Space, key []byte) (value []byte, ok bool, err error)
 
-	// List returns every pair in space, ordered by key, as copies.
+	// List returns every pair in space, ordered by key, as copies, leaving
+	// out damaged values as Get does.
 	List(space Space) ([]KV, error)
 
 	// Compact applies the retention policy now and returns how many

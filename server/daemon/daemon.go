@@ -177,6 +177,9 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	}()
 
 	m, err := metrics.New(cfg.Registry)
+	if err == nil {
+		err = exportStoreDamage(cfg.Registry, d.store)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("daemon: register metrics: %w", err)
 	}

@@ -17,7 +17,8 @@ import (
 // TestDamagedRecordIsRefused changes bytes of stored records, as the
 // adversarial run did (bbolt pages carry no checksum): reading the record
 // fails with an error naming its revision, from bbolt and from the tail
-// loaded at Open, and the records around it are still served.
+// loaded at Open, and the records around it are still served (a read from
+// before it stops short of it).
 func TestDamagedRecordIsRefused(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -53,10 +54,13 @@ func TestDamagedRecordIsRefused(t *testing.T) {
 					return log.Put(k2, v)
 				})
 				r := open(t, dir, Options{TailSize: tail})
-				_, err := r.Read(context.Background(), 1, 0)
+				if got, want := readAll(t, r, 1), []rec{{1, "bind pod-1 to node-a"}}; !reflect.DeepEqual(got, want) {
+					t.Errorf("Read(1) = %v, want %v: the intact record before the damaged one", got, want)
+				}
+				_, err := r.Read(context.Background(), 2, 0)
 				var damaged *store.CorruptRecordError
 				if !errors.As(err, &damaged) || damaged.Revision != 2 || !errors.Is(err, store.ErrCorrupt) {
-					t.Fatalf("Read(1) = %v, want a *store.CorruptRecordError for revision 2", err)
+					t.Fatalf("Read(2) = %v, want a *store.CorruptRecordError for revision 2", err)
 				}
 				if got, want := readAll(t, r, 3), []rec{{3, "bind pod-3 to node-c"}}; !reflect.DeepEqual(got, want) {
 					t.Errorf("Read(3) = %v, want %v", got, want)
@@ -69,9 +73,10 @@ func TestDamagedRecordIsRefused(t *testing.T) {
 	}
 }
 
-// TestDamagedKeyspaceValueIsRefused changes a stored keyspace value: Get
-// and List fail rather than return it.
-func TestDamagedKeyspaceValueIsRefused(t *testing.T) {
+// TestDamagedKeyspaceValueIsSkipped changes a stored keyspace value: Get
+// and List skip it as absent rather than return it, and count it
+// (storetest holds both backends to the rest).
+func TestDamagedKeyspaceValueIsSkipped(t *testing.T) {
 	dir := t.TempDir()
 	s := open(t, dir, Options{})
 	b := batch("bind")
@@ -87,11 +92,14 @@ func TestDamagedKeyspaceValueIsRefused(t *testing.T) {
 		return sp.Put([]byte("uid-1"), v)
 	})
 	r := open(t, dir, Options{})
-	if _, _, err := r.Get(store.Assumed, []byte("uid-1")); !errors.Is(err, store.ErrCorrupt) {
-		t.Errorf("Get = %v, want ErrCorrupt", err)
+	if v, ok, err := r.Get(store.Assumed, []byte("uid-1")); ok || err != nil {
+		t.Errorf("Get = %q, %v, %v; want the damaged value skipped", v, ok, err)
 	}
-	if _, err := r.List(store.Assumed); !errors.Is(err, store.ErrCorrupt) {
-		t.Errorf("List = %v, want ErrCorrupt", err)
+	if kvs, err := r.List(store.Assumed); len(kvs) != 0 || err != nil {
+		t.Errorf("List = %q, %v; want the damaged value skipped", kvs, err)
+	}
+	if got := r.DamagedValues(); !reflect.DeepEqual(got, map[store.Space]uint64{store.Assumed: 1}) {
+		t.Errorf("DamagedValues = %v, want one in assumed", got)
 	}
 }
 
@@ -131,8 +139,11 @@ func TestUpgradeFromSchemaVersion2(t *testing.T) {
 	})
 	r := open(t, dir, Options{TailSize: -1})
 	var damaged *store.CorruptRecordError
-	if _, err := r.Read(context.Background(), 1, 0); !errors.As(err, &damaged) || damaged.Revision != 4 {
+	if _, err := r.Read(context.Background(), 4, 0); !errors.As(err, &damaged) || damaged.Revision != 4 {
 		t.Fatalf("Read after damaging revision 4 = %v, want a *store.CorruptRecordError for it", err)
+	}
+	if rs, err := r.Read(context.Background(), 1, 0); err != nil || len(rs) != 3 {
+		t.Errorf("Read(1) = %v, %v; want the 3 intact records before revision 4", recs(rs), err)
 	}
 }
 

@@ -6,15 +6,15 @@ import (
 	"time"
 
 	"github.com/berthsched/berth/store"
+	"github.com/berthsched/berth/store/logstore"
 )
 
 // request is one Commit handed to the committer. It owns copies of the
 // batch's bytes, so the caller's slices are free once Commit returns.
 type request struct {
-	ctx    context.Context
+	logstore.Call
 	values [][]byte // record values, time header and checksum unset
 	ops    []store.Op
-	done   chan result // buffered; the committer sends exactly once
 
 	// Room for the values and ops of a small batch (a decision is one
 	// record and a few ops), so that they cost no allocation of their own.
@@ -22,15 +22,11 @@ type request struct {
 	opsArr    [3]store.Op
 }
 
-type result struct {
-	res store.CommitResult
-	err error
-}
-
 // newRequest copies b's bytes into one buffer: a decision's commit costs a
 // handful of allocations, not one per key, value and record.
 func newRequest(ctx context.Context, b *store.Batch) *request {
-	r := &request{ctx: ctx, done: make(chan result, 1)}
+	r := &request{}
+	r.Init(ctx, len(b.Records))
 	size := 0
 	for _, p := range b.Records {
 		size += timeSize + len(p) + crcSize
@@ -85,32 +81,17 @@ func carve(buf *[]byte, n int) []byte {
 // (writeInline); otherwise it queues for the committer, which groups what
 // queued while the write ran.
 func (s *Store) Commit(ctx context.Context, b *store.Batch) (store.CommitResult, error) {
-	if err := b.Validate(); err != nil {
+	if ok, err := s.in.Admit(ctx, b); !ok {
 		return store.CommitResult{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return store.CommitResult{}, fmt.Errorf("bboltstore: commit: %w", err)
-	}
-	if s.closed.Load() {
-		return store.CommitResult{}, store.ErrClosed
-	}
-	if b.Empty() {
-		return store.CommitResult{}, nil
 	}
 	r := newRequest(ctx, b)
 	if s.writeInline(r) {
-		res := <-r.done // answered already
-		return res.res, res.err
+		return r.Outcome() // answered already
 	}
-	if err := s.handOver(ctx, r); err != nil {
+	if err := s.in.HandOver(ctx, r); err != nil {
 		return store.CommitResult{}, err
 	}
-	select {
-	case res := <-r.done:
-		return res.res, res.err
-	case <-ctx.Done():
-		return store.CommitResult{}, fmt.Errorf("bboltstore: commit outcome unknown: %w", ctx.Err())
-	}
+	return s.in.Await(ctx, &r.Call)
 }
 
 // writeInline writes r as a group of its own on the caller's goroutine
@@ -126,32 +107,17 @@ func (s *Store) writeInline(r *request) bool {
 	if until := s.groupedUntil.Load(); until != 0 && s.opts.Clock().UnixNano() <= until {
 		return false
 	}
-	s.closeMu.RLock()
-	defer s.closeMu.RUnlock()
-	if s.closed.Load() || len(s.reqs) > 0 || !s.writeMu.TryLock() {
-		return false
-	}
-	defer s.writeMu.Unlock()
-	s.inline[0] = r
-	s.write(s.inline[:])
-	s.inline[0] = nil
-	s.stats.inline.Add(1)
-	return true
-}
-
-// handOver queues r for the committer unless the store is closing.
-func (s *Store) handOver(ctx context.Context, r *request) error {
-	s.closeMu.RLock()
-	defer s.closeMu.RUnlock()
-	if s.closed.Load() {
-		return store.ErrClosed
-	}
-	select {
-	case s.reqs <- r:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("bboltstore: commit: %w", ctx.Err())
-	}
+	return s.in.WhileOpen(func() bool {
+		if s.in.Queued() > 0 || !s.writeMu.TryLock() {
+			return false
+		}
+		defer s.writeMu.Unlock()
+		s.inline[0] = r
+		s.write(s.inline[:])
+		s.inline[0] = nil
+		s.stats.inline.Add(1)
+		return true
+	})
 }
 
 // commitLoop is the committer: it gathers queued requests into groups and
@@ -159,7 +125,7 @@ func (s *Store) handOver(ctx context.Context, r *request) error {
 // (Close stopped intake first) and returns. It holds writeMu while it
 // gathers and writes, so commits that arrive meanwhile queue for it.
 func (s *Store) commitLoop() {
-	defer s.wg.Done()
+	reqs, stop := s.in.Requests(), s.in.Stopping()
 	group := make([]*request, 0, s.opts.MaxBatch)
 	// The timer is created stopped and reset for each wait.
 	timer := time.NewTimer(time.Hour)
@@ -170,12 +136,12 @@ func (s *Store) commitLoop() {
 		group = group[:0]
 		idle := false
 		select {
-		case r := <-s.reqs:
+		case r := <-reqs:
 			group = append(group, r)
 		default:
 			idle = true
 			select {
-			case r := <-s.reqs:
+			case r := <-reqs:
 				group = append(group, r)
 			case <-s.retryTimer.C:
 				s.writeMu.Lock()
@@ -184,7 +150,7 @@ func (s *Store) commitLoop() {
 				}
 				s.writeMu.Unlock()
 				continue
-			case <-s.stop:
+			case <-stop:
 				s.writeMu.Lock()
 				s.drain(group)
 				s.writeMu.Unlock()
@@ -218,13 +184,14 @@ func (s *Store) gather(group []*request, idle bool, expect int, timer *time.Time
 	}
 	timer.Reset(delay)
 	defer timer.Stop()
+	reqs, stop := s.in.Requests(), s.in.Stopping()
 	for len(group) < want {
 		select {
-		case r := <-s.reqs:
+		case r := <-reqs:
 			group = append(group, r)
 		case <-timer.C:
 			return group
-		case <-s.stop:
+		case <-stop:
 			return group
 		}
 	}
@@ -233,9 +200,10 @@ func (s *Store) gather(group []*request, idle bool, expect int, timer *time.Time
 
 // take adds requests already queued to group without waiting.
 func (s *Store) take(group []*request) []*request {
+	reqs := s.in.Requests()
 	for len(group) < s.opts.MaxBatch {
 		select {
-		case r := <-s.reqs:
+		case r := <-reqs:
 			group = append(group, r)
 		default:
 			return group
@@ -260,27 +228,16 @@ func (s *Store) drain(group []*request) {
 // bbolt later. Callers whose context ended while queued are answered with
 // that error and left out.
 func (s *Store) write(group []*request) {
-	live := group[:0]
-	for _, r := range group {
-		if err := r.ctx.Err(); err != nil {
-			r.done <- result{err: fmt.Errorf("bboltstore: commit: %w", err)}
-			continue
-		}
-		live = append(live, r)
-	}
+	live := logstore.Live("bboltstore", group)
 	if len(live) == 0 {
 		return
 	}
 	if s.failed != nil && !s.retryWrite() {
-		s.answer(live, store.CommitResult{}, s.failed)
+		logstore.Fail(live, s.failed)
 		return
 	}
 	start := s.opts.Clock()
-	now := start
-	if now.Before(s.lastTime) {
-		now = s.lastTime
-	}
-	now = time.Unix(0, now.UnixNano()) // as decoded from disk: no monotonic reading, local zone
+	now := s.clock.Stamp()
 	g := &walGroup{first: s.next, time: now}
 	rev := s.next
 	for _, r := range live {
@@ -299,7 +256,7 @@ func (s *Store) write(group []*request) {
 		if s.failed != nil {
 			err = s.failed
 		}
-		s.answer(live, store.CommitResult{}, fmt.Errorf("bboltstore: commit: %w", err))
+		logstore.Fail(live, fmt.Errorf("bboltstore: commit: %w", err))
 		return
 	}
 	g.seq = s.wal.seq
@@ -317,19 +274,11 @@ func (s *Store) write(group []*request) {
 
 	first := s.next
 	s.next += uint64(n)
-	s.lastTime = now
+	s.clock.Committed(now)
 	if n > 0 {
 		s.publish(live, first, n, now)
 	}
-	rev = first
-	for _, r := range live {
-		res := store.CommitResult{Time: now}
-		if k := uint64(len(r.values)); k > 0 {
-			res.First, res.Last = rev, rev+k-1
-			rev += k
-		}
-		r.done <- result{res: res}
-	}
+	logstore.Committed(live, first, now)
 }
 
 // writeFailed handles a failed append. Nothing was handed out: the next
@@ -376,35 +325,23 @@ func (s *Store) flushForRewind() error {
 	return s.waitAllApplied(context.Background())
 }
 
-func (s *Store) answer(group []*request, res store.CommitResult, err error) {
-	for _, r := range group {
-		r.done <- result{res: res, err: err}
-	}
-}
-
 // publish makes a written group's records visible to Read and Wait.
 func (s *Store) publish(group []*request, first uint64, n int, now time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if size := s.opts.TailSize; size > 0 {
-		if len(s.tail)+n > 2*size {
-			// Keep the newest size-n (at least none) and append: the tail
-			// is trimmed in place, amortised over size appends.
-			keep := max(size-n, 0)
-			s.tail = append(s.tail[:0], s.tail[len(s.tail)-keep:]...)
-		}
-		rev := first
-		for _, r := range group {
-			for _, v := range r.values {
-				s.tail = append(s.tail, store.Record{Revision: rev, Time: now, Payload: recordPayload(v)})
-				rev++
-			}
-		}
-		if len(s.tail) > 2*size { // a group larger than the tail
-			s.tail = append(s.tail[:0], s.tail[len(s.tail)-size:]...)
+	if s.opts.TailSize == 0 {
+		s.revs.Advance(0, first+uint64(n)-1)
+		return
+	}
+	var small [8]store.Record // a group of a few commits costs no allocation
+	recs := small[:0]
+	if n > len(small) {
+		recs = make([]store.Record, 0, n)
+	}
+	rev := first
+	for _, r := range group {
+		for _, v := range r.values {
+			recs = append(recs, store.Record{Revision: rev, Time: now, Payload: recordPayload(v)})
+			rev++
 		}
 	}
-	s.last = first + uint64(n) - 1
-	close(s.notify)
-	s.notify = make(chan struct{})
+	s.revs.Publish(recs)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/berthsched/berth/store"
+	"github.com/berthsched/berth/store/logstore"
 )
 
 func TestConcurrentCommits(t *testing.T) {
@@ -107,22 +108,22 @@ func TestGroupCommit(t *testing.T) {
 			s := open(t, t.TempDir(), Options{MaxDelay: delay, FS: fs})
 			fs.armed.Store(true)
 			first := newRequest(context.Background(), batch("first"))
-			s.reqs <- first
+			handOver(t, s, first)
 			<-fs.entered // the committer syncs the first group, alone
 			var rest []*request
 			for i := range 10 {
 				r := newRequest(context.Background(), batch(fmt.Sprint("r", i)))
-				s.reqs <- r
+				handOver(t, s, r)
 				rest = append(rest, r)
 			}
 			close(fs.release)
 			var got []uint64
 			for _, r := range append([]*request{first}, rest...) {
-				res := <-r.done
-				if res.err != nil {
-					t.Fatal(res.err)
+				res, err := r.Outcome()
+				if err != nil {
+					t.Fatal(err)
 				}
-				got = append(got, res.res.First)
+				got = append(got, res.First)
 			}
 			if diff := cmp.Diff(seq(1, 11), got); diff != "" {
 				t.Errorf("revisions in queue order (-want +got):\n%s", diff)
@@ -211,13 +212,13 @@ func TestGather(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &Store{opts: Options{MaxBatch: tt.maxBatch, MaxDelay: tt.delay}, reqs: make(chan *request, 16), stop: make(chan struct{}), lastSync: tt.lastSync}
+			s := &Store{opts: Options{MaxBatch: tt.maxBatch, MaxDelay: tt.delay}, in: logstore.NewIntake[*request]("bboltstore", 16), lastSync: tt.lastSync}
 			for range tt.queued {
-				s.reqs <- &request{}
+				handOver(t, s, &request{})
 			}
 			go func() {
 				for range tt.arriving {
-					s.reqs <- &request{}
+					handOver(t, s, &request{})
 				}
 			}()
 			timer := time.NewTimer(time1h)
@@ -231,8 +232,8 @@ func TestGather(t *testing.T) {
 }
 
 func TestGatherStops(t *testing.T) {
-	s := &Store{opts: Options{MaxBatch: 8, MaxDelay: time1h}, reqs: make(chan *request, 8), stop: make(chan struct{})}
-	close(s.stop)
+	s := &Store{opts: Options{MaxBatch: 8, MaxDelay: time1h}, in: logstore.NewIntake[*request]("bboltstore", 8)}
+	s.in.Close()
 	timer := time.NewTimer(time1h)
 	timer.Stop()
 	if got := s.gather([]*request{{}}, false, 5, timer); len(got) != 1 {
@@ -369,5 +370,12 @@ func TestNewRequestCopies(t *testing.T) {
 		if string(r.ops[0].Value) != "value-0" {
 			t.Errorf("n=%d: appending to a key overwrote its value: %q", n, r.ops[0].Value)
 		}
+	}
+}
+
+// handOver queues r for the committer as Commit does.
+func handOver(t testing.TB, s *Store, r *request) {
+	if err := s.in.HandOver(context.Background(), r); err != nil {
+		t.Error(err)
 	}
 }

@@ -14,20 +14,11 @@ import (
 // that commits interleave with a large compaction.
 const compactChunk = 8192
 
-// compactLoop applies the retention policy every CompactInterval until Close.
-func (s *Store) compactLoop() {
-	defer s.wg.Done()
-	t := time.NewTicker(s.opts.CompactInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.bg.Done():
-			return
-		case <-t.C:
-			if _, err := s.Compact(s.bg); err != nil && s.bg.Err() == nil {
-				s.opts.Logger.Warn("store compaction failed", "path", s.path, "err", err)
-			}
-		}
+// compactInBackground applies the retention policy, every
+// CompactInterval until Close (logstore.Intake.Every).
+func (s *Store) compactInBackground() {
+	if _, err := s.Compact(s.bg); err != nil && s.bg.Err() == nil {
+		s.opts.Logger.Warn("store compaction failed", "path", s.path, "err", err)
 	}
 }
 
@@ -35,14 +26,10 @@ func (s *Store) compactLoop() {
 // and removes, oldest first, every record the policy expires, stopping at the
 // first it keeps, in transactions of at most compactChunk records.
 func (s *Store) Compact(ctx context.Context) (int, error) {
-	s.compactMu.Lock()
-	defer s.compactMu.Unlock()
-	if s.closed.Load() {
-		return 0, store.ErrClosed
-	}
-	if s.opts.Retention == (store.Retention{}) {
-		return 0, nil
-	}
+	return s.in.Compact(s.opts.Retention, func() (int, error) { return s.compact(ctx) })
+}
+
+func (s *Store) compact(ctx context.Context) (int, error) {
 	now := s.opts.Clock()
 	_, last := s.Revisions()
 	// The policy is judged on bbolt's log, which must reach last.
@@ -54,7 +41,7 @@ func (s *Store) Compact(ctx context.Context) (int, error) {
 		if err := ctx.Err(); err != nil {
 			return removed, err
 		}
-		if s.closed.Load() {
+		if s.in.Closed() {
 			return removed, store.ErrClosed
 		}
 		n, next, err := s.compactOnce(now, last)
@@ -65,7 +52,7 @@ func (s *Store) Compact(ctx context.Context) (int, error) {
 			return removed, nil
 		}
 		removed += n
-		s.dropBefore(next)
+		s.revs.Advance(next, 0)
 	}
 }
 
@@ -105,17 +92,4 @@ func (s *Store) compactOnce(now time.Time, last uint64) (n int, oldest uint64, e
 		return nil
 	})
 	return n, oldest, err
-}
-
-// dropBefore records that the log now starts at oldest and drops older
-// records from the tail.
-func (s *Store) dropBefore(oldest uint64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.first = oldest
-	i := 0
-	for i < len(s.tail) && s.tail[i].Revision < oldest {
-		i++
-	}
-	s.tail = s.tail[i:]
 }

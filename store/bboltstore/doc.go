@@ -15,8 +15,13 @@
 // replaced on every commit wakes them. A background goroutine applies the
 // retention policy.
 //
-// Records and keyspace values carry a CRC-32C, and a damaged one is refused
-// naming it. Open checks the data file's header before bbolt maps it, and
+// The revisions, the tail and Wait, the intake and close protocol, the
+// compaction loop and the keyspace values' checks are store/logstore's, the
+// log layer etcdstore shares.
+//
+// Records and keyspace values carry a CRC-32C: a damaged record is refused
+// naming it (the intact records before it are still read), a damaged value
+// reads as absent, logged and counted (DamagedValues). Open checks the data file's header before bbolt maps it, and
 // refuses a write-ahead file that ends before its high-water mark. A failed
 // write makes the store refuse the commits that need it and retry with
 // backoff until a write succeeds (Health reports it). Every file operation
@@ -27,5 +32,6 @@
 // header check and bbolt's guarded open, commit.go the committer,
 // wal.go the write-ahead file, apply.go the applier, health.go the failure
 // state and backoff, fs.go the file layer, read.go the read side,
-// compact.go compaction and verify.go the offline check.
+// compact.go compaction, verify.go the offline check and repair.go the
+// offline repair (damaged keyspace values dropped, a copy kept).
 package bboltstore

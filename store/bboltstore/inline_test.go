@@ -100,7 +100,7 @@ func TestCommitsQueueBehindAnInlineWrite(t *testing.T) {
 		go commit(i)
 	}
 	// The committer takes one and waits for writeMu; two stay queued.
-	for len(s.reqs) != 2 {
+	for s.in.Queued() != 2 {
 		runtime.Gosched()
 	}
 	close(fs.release)

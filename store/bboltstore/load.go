@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/berthsched/berth/store"
 	"github.com/berthsched/berth/store/checksum"
+	"github.com/berthsched/berth/store/logstore"
 )
 
 // load checks or writes the schema version, creates missing buckets,
@@ -206,16 +208,16 @@ func sealSpaces(tx *bolt.Tx) error {
 	return nil
 }
 
-// loadLog sets first, last, lastTime and the tail from the log bucket. A
-// damaged record does not fail it: the tail starts after the newest one,
+// loadLog sets the revisions, the tail and the clock from the log bucket.
+// A damaged record does not fail it: the tail starts after the newest one,
 // and reading it fails with its revision.
 func (s *Store) loadLog(tx *bolt.Tx) error {
+	s.revs = logstore.NewRevisions(s.next, s.next-1, nil, s.opts.TailSize)
+	s.clock = logstore.NewClock(s.opts.Clock, time.Time{})
 	log, err := bucket(tx, logBucket)
 	if err != nil {
 		return err
 	}
-	s.last = s.next - 1
-	s.first = s.next
 	c := log.Cursor()
 	k, v := c.Last()
 	if k == nil {
@@ -229,14 +231,17 @@ func (s *Store) loadLog(tx *bolt.Tx) error {
 	if newest.Revision >= s.next {
 		return fmt.Errorf("%w: log reaches revision %d but %s is %d", store.ErrCorrupt, newest.Revision, nextKey, s.next)
 	}
-	s.lastTime = newest.Time
+	s.clock = logstore.NewClock(s.opts.Clock, newest.Time)
 	fk, _ := c.First()
-	if s.first, err = getUint64(fk); err != nil {
+	first, err := getUint64(fk)
+	if err != nil {
 		return fmt.Errorf("log key: %w", err)
 	}
+	last := s.next - 1
+	s.revs = logstore.NewRevisions(first, last, nil, s.opts.TailSize)
 	// The tail must end at last with consecutive revisions; if the newest
 	// record is not last (it cannot be, short of damage), start it empty.
-	if newest.Revision != s.last || s.opts.TailSize == 0 {
+	if newest.Revision != last || s.opts.TailSize == 0 {
 		return nil
 	}
 	var tail []store.Record
@@ -256,7 +261,7 @@ func (s *Store) loadLog(tx *bolt.Tx) error {
 		tail = append(tail, r)
 	}
 	slices.Reverse(tail)
-	s.tail = tail
+	s.revs = logstore.NewRevisions(first, last, tail, s.opts.TailSize)
 	return nil
 }
 

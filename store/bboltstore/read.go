@@ -8,78 +8,33 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/berthsched/berth/store"
-	"github.com/berthsched/berth/store/checksum"
 )
 
 // Revisions implements store.Store.
-func (s *Store) Revisions() (first, last uint64) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.first, s.last
-}
+func (s *Store) Revisions() (first, last uint64) { return s.revs.Get() }
 
 // Wait implements store.Store.
-func (s *Store) Wait(ctx context.Context, after uint64) error {
-	for {
-		s.mu.RLock()
-		last, ch, shut := s.last, s.notify, s.shut
-		s.mu.RUnlock()
-		switch {
-		case last > after:
-			return nil
-		case shut:
-			return store.ErrClosed
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-}
+func (s *Store) Wait(ctx context.Context, after uint64) error { return s.revs.Wait(ctx, after) }
+
+// DamagedValues counts the damaged keyspace values skipped since Open, by
+// keyspace.
+func (s *Store) DamagedValues() map[store.Space]uint64 { return s.values.Damaged() }
 
 // Read implements store.Store. Records within the in-memory tail are served
 // from it; older ones from bbolt.
 func (s *Store) Read(ctx context.Context, from uint64, limit int) ([]store.Record, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if s.closed.Load() {
+	if s.in.Closed() {
 		return nil, store.ErrClosed
 	}
-	from = max(from, 1)
-	s.mu.RLock()
-	first, last := s.first, s.last
-	if from < first {
-		s.mu.RUnlock()
-		return nil, &store.CompactedError{Requested: from, Oldest: first}
-	}
-	if from > last {
-		s.mu.RUnlock()
-		return nil, nil
-	}
-	if len(s.tail) > 0 && from >= s.tail[0].Revision {
-		recs := s.tail[from-s.tail[0].Revision:]
-		if limit > 0 && limit < len(recs) {
-			recs = recs[:limit]
-		}
-		out := append([]store.Record(nil), recs...)
-		s.mu.RUnlock()
-		return out, nil
-	}
-	s.mu.RUnlock()
-	return s.readLog(ctx, from, last, limit)
+	return s.revs.Read(ctx, from, limit, s.readLog)
 }
 
-// readLog reads records from..last (at most limit) from bbolt, once the
-// applier has copied them in.
-func (s *Store) readLog(ctx context.Context, from, last uint64, limit int) ([]store.Record, error) {
+// readLog reads up to n records from `from` on from bbolt, once the
+// applier has copied them in; on a damaged record, the ones before it and
+// its *store.CorruptRecordError (logstore.Older).
+func (s *Store) readLog(ctx context.Context, from, n uint64) ([]store.Record, error) {
 	if err := s.waitAllApplied(ctx); err != nil {
 		return nil, s.readErr(err)
-	}
-	n := last - from + 1
-	if limit > 0 && uint64(limit) < n {
-		n = uint64(limit)
 	}
 	out := make([]store.Record, 0, min(n, 4096))
 	err := s.db.View(func(tx *bolt.Tx) error {
@@ -118,15 +73,15 @@ func (s *Store) readLog(ctx context.Context, from, last uint64, limit int) ([]st
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, s.readErr(err)
-	}
-	return out, nil
+	return out, s.readErr(err)
 }
 
 // readErr passes a CompactedError and context errors as they are and wraps
 // the rest.
 func (s *Store) readErr(err error) error {
+	if err == nil {
+		return nil
+	}
 	err = mapClosed(err)
 	var compacted *store.CompactedError
 	var damaged *store.CorruptRecordError
@@ -139,11 +94,8 @@ func (s *Store) readErr(err error) error {
 
 // Get implements store.Store.
 func (s *Store) Get(space store.Space, key []byte) ([]byte, bool, error) {
-	if !space.Known() {
-		return nil, false, fmt.Errorf("%w %q", store.ErrUnknownSpace, space)
-	}
-	if s.closed.Load() {
-		return nil, false, store.ErrClosed
+	if err := s.readable(space); err != nil {
+		return nil, false, err
 	}
 	if err := s.waitAllApplied(context.Background()); err != nil {
 		return nil, false, s.readErr(err)
@@ -155,11 +107,9 @@ func (s *Store) Get(space store.Space, key []byte) ([]byte, bool, error) {
 			return err
 		}
 		if v := b.Get(key); v != nil {
-			open, err := checksum.OpenValue(space, key, v)
-			if err != nil {
-				return err
+			if open, ok := s.values.Open(space, key, v); ok {
+				value = clone(open)
 			}
-			value = clone(open)
 		}
 		return nil
 	})
@@ -171,14 +121,8 @@ func (s *Store) Get(space store.Space, key []byte) ([]byte, bool, error) {
 
 // List implements store.Store.
 func (s *Store) List(space store.Space) ([]store.KV, error) {
-	if !space.Known() {
-		return nil, fmt.Errorf("%w %q", store.ErrUnknownSpace, space)
-	}
-	if s.closed.Load() {
-		return nil, store.ErrClosed
-	}
-	if err := s.waitAllApplied(context.Background()); err != nil {
-		return nil, s.readErr(err)
+	if err := s.readable(space); err != nil {
+		return nil, err
 	}
 	var out []store.KV
 	err := s.db.View(func(tx *bolt.Tx) error {
@@ -187,11 +131,9 @@ func (s *Store) List(space store.Space) ([]store.KV, error) {
 			return err
 		}
 		return b.ForEach(func(k, v []byte) error {
-			open, err := checksum.OpenValue(space, k, v)
-			if err != nil {
-				return err
+			if open, ok := s.values.Open(space, k, v); ok {
+				out = append(out, store.KV{Key: clone(k), Value: clone(open)})
 			}
-			out = append(out, store.KV{Key: clone(k), Value: clone(open)})
 			return nil
 		})
 	})
@@ -199,6 +141,15 @@ func (s *Store) List(space store.Space) ([]store.KV, error) {
 		return nil, s.readErr(err)
 	}
 	return out, nil
+}
+
+// readable checks a keyspace read: a known keyspace, the store open, and
+// bbolt holding every group written before it.
+func (s *Store) readable(space store.Space) error {
+	if err := s.in.Readable(space); err != nil {
+		return err
+	}
+	return s.readErr(s.waitAllApplied(context.Background()))
 }
 
 // clone copies b out of bbolt's memory map, where it is valid only during

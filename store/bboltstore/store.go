@@ -16,6 +16,7 @@ import (
 	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/berthsched/berth/store"
+	"github.com/berthsched/berth/store/logstore"
 )
 
 // Defaults for the zero Options fields.
@@ -54,7 +55,8 @@ type Options struct {
 	CompactInterval time.Duration
 	// Clock stamps records and judges their age; nil means time.Now.
 	Clock func() time.Time
-	// Logger receives background compaction failures; nil discards them.
+	// Logger receives background compaction failures and damaged
+	// keyspace values skipped; nil discards them.
 	Logger *slog.Logger
 	// WALSize is the write-ahead file's preallocated size in bytes; 0
 	// means DefaultWALSize.
@@ -124,26 +126,23 @@ func defaultOrNone[T int | time.Duration](v, def T) T {
 // Store is the bbolt implementation of store.Store, with a write-ahead
 // file in front (wal.go): Commit returns once its group's frame is synced
 // there, and the applier copies groups into bbolt in the background. Reads
-// from bbolt first wait for the groups written before them.
+// from bbolt first wait for the groups written before them. The log layer
+// (store/logstore) keeps the revisions, the tail, the intake and close
+// protocol and the keyspace values' checks.
 //
-// Lock order: compactMu, then closeMu, then writeMu, then mu; applyMu is a
-// leaf. Only compactMu is held across a bbolt transaction; writeMu is held
-// across a write-ahead frame's write and sync.
+// Lock order: the intake's compactMu, then its closeMu, then writeMu, then
+// the revisions' lock; applyMu is a leaf. Only compactMu is held across a
+// bbolt transaction; writeMu is held across a write-ahead frame's write
+// and sync.
 type Store struct {
 	db   *bolt.DB
 	wal  *wal // written by the committer only
 	path string
 	opts Options
 
-	// closeMu is held shared by Commit while it hands a batch over or
-	// writes it itself (writeInline), and exclusively by Close to stop
-	// intake: Close waits for the writes in progress.
-	closeMu sync.RWMutex
-	closed  atomic.Bool // set under closeMu; read freely
-
-	reqs chan *request // to the committer
-	stop chan struct{} // closed by Close: the committer drains and exits
-	wg   sync.WaitGroup
+	in     *logstore.Intake[*request] // commits to the committer; Close
+	revs   *logstore.Revisions        // set by Open (load)
+	values *logstore.Values
 
 	// bg ends background compaction; cancelled by Close.
 	bg       context.Context
@@ -163,9 +162,9 @@ type Store struct {
 	// nanoseconds by Options.Clock) the next commits go to the committer
 	// (writeInline); 0 after a single one.
 	groupedUntil atomic.Int64
-	lastSync     time.Duration // how long the last group's write and sync took
-	next         uint64        // revision of the next record
-	lastTime     time.Time     // newest record time; record times never go back
+	lastSync     time.Duration  // how long the last group's write and sync took
+	next         uint64         // revision of the next record
+	clock        logstore.Clock // record times never go back
 	// failed is set when a write of the write-ahead file failed: commits
 	// are refused until a retry (wal.clear, at retryAt) succeeds.
 	failed     error
@@ -183,15 +182,6 @@ type Store struct {
 	applyNow  chan struct{} // cap 1: someone waits for them
 	applyStop chan struct{} // closed by Close once the committer is done
 	applyDone chan struct{} // closed when the applier has returned
-
-	compactMu sync.Mutex // one compaction at a time
-
-	mu     sync.RWMutex
-	first  uint64         // oldest retained revision; last+1 when the log is empty
-	last   uint64         // newest revision, 0 before the first record
-	tail   []store.Record // newest records, consecutive revisions, at most 2*TailSize
-	notify chan struct{}  // closed and replaced when last advances or the store closes
-	shut   bool           // Close has run
 
 	stats struct{ txs, batches, records, applies, inline atomic.Uint64 }
 }
@@ -225,9 +215,8 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		opts: opts,
 		// Room for several groups: under load, committers queue here
 		// without blocking (a blocked sender costs a second wakeup).
-		reqs:      make(chan *request, reqQueue*opts.MaxBatch),
-		stop:      make(chan struct{}),
-		notify:    make(chan struct{}),
+		in:        logstore.NewIntake[*request]("bboltstore", reqQueue*opts.MaxBatch),
+		values:    logstore.NewValues(opts.Logger),
 		applyWake: make(chan struct{}, 1),
 		applyNow:  make(chan struct{}, 1),
 		applyStop: make(chan struct{}),
@@ -249,11 +238,9 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	s.retryTimer = time.NewTimer(time.Hour)
 	s.retryTimer.Stop()
 	go s.applyLoop()
-	s.wg.Add(1)
-	go s.commitLoop()
+	s.in.Go(s.commitLoop)
 	if opts.Retention != (store.Retention{}) && opts.CompactInterval > 0 {
-		s.wg.Add(1)
-		go s.compactLoop()
+		s.in.Every(opts.CompactInterval, s.compactInBackground)
 	}
 	return s, nil
 }
@@ -261,38 +248,24 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 // Close waits for the batches already handed to the committer to be
 // written, stops the background work and closes the file.
 func (s *Store) Close() error {
-	s.closeMu.Lock()
-	if s.closed.Load() {
-		s.closeMu.Unlock()
+	s.cancelBG() // a compaction in progress ends early
+	if !s.in.Close() {
 		return store.ErrClosed
 	}
-	s.closed.Store(true)
-	s.closeMu.Unlock()
-
-	s.cancelBG()
-	close(s.stop)
-	s.wg.Wait()
 	// The committer is done: the applier copies what is left into bbolt.
 	close(s.applyStop)
 	<-s.applyDone
-	applyErr := s.applyFailure()
-
-	s.mu.Lock()
-	s.shut = true
-	close(s.notify)
-	s.mu.Unlock()
-
-	// Wait for a Compact call in progress outside the background loop.
-	s.compactMu.Lock()
-	defer s.compactMu.Unlock()
-	err := applyErr
-	if cerr := s.db.Close(); cerr != nil {
-		err = errors.Join(err, fmt.Errorf("bboltstore: close %s: %w", s.path, cerr))
-	}
-	if cerr := s.wal.close(); cerr != nil {
-		err = errors.Join(err, fmt.Errorf("bboltstore: close %s: %w", s.wal.path, cerr))
-	}
-	return err
+	s.revs.Shut()
+	return s.in.AfterCompaction(func() error {
+		err := s.applyFailure()
+		if cerr := s.db.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("bboltstore: close %s: %w", s.path, cerr))
+		}
+		if cerr := s.wal.close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("bboltstore: close %s: %w", s.wal.path, cerr))
+		}
+		return err
+	})
 }
 
 // Path returns the data file's path.

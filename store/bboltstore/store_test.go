@@ -519,3 +519,18 @@ func TestOpenAddsMissingSpaces(t *testing.T) {
 		t.Errorf("evictions (-want +got):\n%s", diff)
 	}
 }
+
+// TestTailServesANewStore: the records of a store created by this Open
+// are read from the in-memory tail, without waiting for bbolt (here
+// failing every transaction), as those of a reopened one are.
+func TestTailServesANewStore(t *testing.T) {
+	failing := errors.New("bbolt transaction refused")
+	s := open(t, t.TempDir(), Options{ApplyInterval: time1h, applyFault: func() error { return failing }})
+	commit(t, s, batch("a", "b", "c"))
+	ctx, cancel := context.WithTimeout(context.Background(), time1h)
+	defer cancel()
+	rs, err := s.Read(ctx, 2, 0)
+	if err != nil || len(rs) != 2 || string(rs[0].Payload) != "b" {
+		t.Fatalf("Read(2) = %v, %v; want b and c from the tail", recs(rs), err)
+	}
+}

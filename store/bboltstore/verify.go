@@ -25,14 +25,41 @@ type VerifyReport struct {
 	// ChecksumFrom is the first revision whose record carries a checksum
 	// (records below it were written before schema version 3).
 	ChecksumFrom uint64
+	// WAL is what Verify found of the write-ahead file.
+	WAL WALReport
 	// Replay is how many write-ahead groups Open would copy in, and
 	// ReplayLast the newest revision after them.
 	Replay     int
 	ReplayLast uint64
 	// Damaged lists the revisions of records that fail their checksum or
-	// cannot be decoded; Problems every finding, one sentence each.
-	Damaged  []uint64
-	Problems []string
+	// cannot be decoded; DamagedValues the keyspace values that fail
+	// theirs (a store skips them; Repair drops them); Problems every
+	// finding, one sentence each.
+	Damaged       []uint64
+	DamagedValues []ValueRef
+	Problems      []string
+}
+
+// WALReport describes the write-ahead file (berth.wal) beside the data file.
+type WALReport struct {
+	Path string
+	// Present is false when there is none (a data file of schema version
+	// 1 never had one; Open creates it).
+	Present bool
+	Size    int64 // bytes, preallocated
+	// Applied is the last group the data file holds (wal-seq), Last the
+	// newest group the file holds (Applied when none is newer).
+	Applied, Last uint64
+	// Acked and AckedNext are the high-water mark: the last group
+	// acknowledged when bbolt last committed, and the revision after it
+	// (0 when the data file records none).
+	Acked, AckedNext uint64
+}
+
+// ValueRef names a keyspace value.
+type ValueRef struct {
+	Space store.Space
+	Key   string
 }
 
 // OK reports whether Verify found nothing wrong.
@@ -95,7 +122,10 @@ func Verify(ctx context.Context, dir string, opts Options) (*VerifyReport, error
 			if err := verifyLog(ctx, tx, rep, next); err != nil {
 				return err
 			}
-			verifySpaces(tx, rep)
+			rep.DamagedValues = damagedValues(tx, rep.SchemaVersion)
+			for _, v := range rep.DamagedValues {
+				rep.problem("keyspace %s: the value of %q fails its checksum (a start skips it; berthd verify --repair drops it)", v.Space, v.Key)
+			}
 			return nil
 		})
 	})
@@ -184,20 +214,23 @@ func verifyLog(ctx context.Context, tx *bolt.Tx, rep *VerifyReport, next uint64)
 	return nil
 }
 
-// verifySpaces checks every keyspace value's checksum (schema version 3).
-func verifySpaces(tx *bolt.Tx, rep *VerifyReport) {
+// damagedValues lists the keyspace values that fail their checksum
+// (schema version 3 on: older ones carry none).
+func damagedValues(tx *bolt.Tx, version uint64) []ValueRef {
+	var out []ValueRef
 	for _, sp := range store.Spaces() {
 		b := tx.Bucket([]byte(spaceBucket(sp)))
-		if b == nil || rep.SchemaVersion < 3 {
+		if b == nil || version < 3 {
 			continue
 		}
 		_ = b.ForEach(func(k, v []byte) error {
 			if _, err := checksum.OpenValue(sp, k, v); err != nil {
-				rep.problem("%v", err)
+				out = append(out, ValueRef{Space: sp, Key: string(k)})
 			}
 			return nil
 		})
 	}
+	return out
 }
 
 // verifyWAL scans the write-ahead file as Open would, without writing it:
@@ -205,6 +238,7 @@ func verifySpaces(tx *bolt.Tx, rep *VerifyReport) {
 // file, and it must reach the high-water mark.
 func verifyWAL(fs FS, dir string, rep *VerifyReport, applied, next uint64, mark highWater) error {
 	path := filepath.Join(dir, walFileName)
+	rep.WAL = WALReport{Path: path, Applied: applied, Last: applied, Acked: mark.seq, AckedNext: mark.next}
 	f, err := fs.OpenFile(path, os.O_RDONLY, 0)
 	if os.IsNotExist(err) {
 		return nil
@@ -213,12 +247,17 @@ func verifyWAL(fs FS, dir string, rep *VerifyReport, applied, next uint64, mark 
 		return fmt.Errorf("bboltstore: verify: open %s: %w", path, err)
 	}
 	defer f.Close()
+	rep.WAL.Present = true
+	if st, err := f.Stat(); err == nil {
+		rep.WAL.Size = st.Size()
+	}
 	w := &wal{fs: fs, f: f, path: path}
 	groups, last, err := w.scan(applied)
 	if err != nil {
 		rep.problem("%v", err)
 		return nil
 	}
+	rep.WAL.Last = last
 	rep.Replay = len(groups)
 	for _, g := range groups {
 		if g.first != next {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/berthsched/berth/store"
 	"github.com/berthsched/berth/store/checksum"
+	"github.com/berthsched/berth/store/logstore"
 )
 
 // Sizes counted for a transaction besides its keys and values: what etcd's
@@ -23,22 +24,17 @@ const (
 
 // request is one Commit handed to the committer, with copies of the batch.
 type request struct {
-	ctx     context.Context
+	logstore.Call
 	records [][]byte
 	ops     []store.Op
 	nOps    int // etcd operations: records and distinct keys
 	size    int // bytes they count towards the request limit
-	done    chan result
-}
-
-type result struct {
-	res store.CommitResult
-	err error
 }
 
 // newRequest copies b and counts what it needs in a transaction.
 func (s *Store) newRequest(ctx context.Context, b *store.Batch) *request {
-	r := &request{ctx: ctx, done: make(chan result, 1)}
+	r := &request{}
+	r.Init(ctx, len(b.Records))
 	for _, p := range b.Records {
 		r.records = append(r.records, append([]byte(nil), p...))
 		r.size += len(s.keys.record(0)) + timeSize + len(p) + crcSize + opOverhead
@@ -72,17 +68,8 @@ func (s *Store) fits(n, size int) bool {
 // transaction is refused (store.ErrInvalidBatch), never split: it would
 // not be atomic.
 func (s *Store) Commit(ctx context.Context, b *store.Batch) (store.CommitResult, error) {
-	if err := b.Validate(); err != nil {
+	if ok, err := s.in.Admit(ctx, b); !ok {
 		return store.CommitResult{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return store.CommitResult{}, fmt.Errorf("etcdstore: commit: %w", err)
-	}
-	if s.closed.Load() {
-		return store.CommitResult{}, store.ErrClosed
-	}
-	if b.Empty() {
-		return store.CommitResult{}, nil
 	}
 	r := s.newRequest(ctx, b)
 	if !s.fits(r.nOps, r.size) {
@@ -90,36 +77,17 @@ func (s *Store) Commit(ctx context.Context, b *store.Batch) (store.CommitResult,
 			"etcd takes at most %d operations (--max-txn-ops, one is the revision counter) and %d bytes (--max-request-bytes) per request",
 			store.ErrInvalidBatch, len(b.Records), r.nOps-len(b.Records), r.nOps+1, r.size+txnOverhead, s.opts.MaxTxnOps, s.opts.MaxTxnBytes)
 	}
-	if err := s.handOver(ctx, r); err != nil {
+	if err := s.in.HandOver(ctx, r); err != nil {
 		return store.CommitResult{}, err
 	}
-	select {
-	case res := <-r.done:
-		return res.res, res.err
-	case <-ctx.Done():
-		return store.CommitResult{}, fmt.Errorf("etcdstore: commit outcome unknown: %w", ctx.Err())
-	}
-}
-
-func (s *Store) handOver(ctx context.Context, r *request) error {
-	s.closeMu.RLock()
-	defer s.closeMu.RUnlock()
-	if s.closed.Load() {
-		return store.ErrClosed
-	}
-	select {
-	case s.reqs <- r:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("etcdstore: commit: %w", ctx.Err())
-	}
+	return s.in.Await(ctx, &r.Call)
 }
 
 // commitLoop is the committer: it takes what queued while the previous
 // transaction ran and writes it in as few transactions as the limits allow.
 // On stop it writes what was queued and returns.
 func (s *Store) commitLoop() {
-	defer s.wg.Done()
+	reqs, stop := s.in.Requests(), s.in.Stopping()
 	var carry *request // the request that did not fit the previous transaction
 	for {
 		var first *request
@@ -128,8 +96,8 @@ func (s *Store) commitLoop() {
 			first, carry = carry, nil
 		default:
 			select {
-			case first = <-s.reqs:
-			case <-s.stop:
+			case first = <-reqs:
+			case <-stop:
 				s.drain()
 				return
 			}
@@ -145,9 +113,10 @@ func (s *Store) commitLoop() {
 func (s *Store) gather(first *request) (group []*request, carry *request) {
 	group = []*request{first}
 	n, size := first.nOps, first.size
+	reqs := s.in.Requests()
 	for len(group) < s.opts.MaxBatch {
 		select {
-		case r := <-s.reqs:
+		case r := <-reqs:
 			if !s.fits(n+r.nOps, size+r.size) {
 				return group, r
 			}
@@ -161,9 +130,10 @@ func (s *Store) gather(first *request) (group []*request, carry *request) {
 }
 
 func (s *Store) drain() {
+	reqs := s.in.Requests()
 	for {
 		select {
-		case r := <-s.reqs:
+		case r := <-reqs:
 			group, carry := s.gather(r)
 			s.write(group)
 			if carry != nil {
@@ -177,32 +147,21 @@ func (s *Store) drain() {
 
 // write commits one group in one transaction and answers its callers.
 func (s *Store) write(group []*request) {
-	live := group[:0]
-	for _, r := range group {
-		if err := r.ctx.Err(); err != nil {
-			r.done <- result{err: fmt.Errorf("etcdstore: commit: %w", err)}
-			continue
-		}
-		live = append(live, r)
-	}
+	live := logstore.Live("etcdstore", group)
 	if len(live) == 0 {
 		return
 	}
 	if s.failed == nil && s.unsure {
 		if err := s.resync(); err != nil {
-			answer(live, result{err: err})
+			logstore.Fail(live, err)
 			return
 		}
 	}
 	if s.failed != nil {
-		answer(live, result{err: s.failed})
+		logstore.Fail(live, s.failed)
 		return
 	}
-	now := s.opts.Clock()
-	if now.Before(s.lastTime) {
-		now = s.lastTime
-	}
-	now = time.Unix(0, now.UnixNano())
+	now := s.clock.Stamp()
 	ops, n := s.txnOps(live, now)
 	err := s.request(context.Background(), "txn", func(ctx context.Context) error {
 		resp, err := s.cli.Txn(ctx).If(s.conditions()...).Then(ops...).Else(s.elseOps()...).Commit()
@@ -218,28 +177,14 @@ func (s *Store) write(group []*request) {
 		return nil
 	})
 	if err != nil {
-		answer(live, result{err: err})
+		logstore.Fail(live, err)
 		return
 	}
 	first := s.next
 	s.next += uint64(n)
-	s.lastTime = now
-	s.advance(0, s.next-1)
-	rev := first
-	for _, r := range live {
-		res := store.CommitResult{Time: now}
-		if k := uint64(len(r.records)); k > 0 {
-			res.First, res.Last = rev, rev+k-1
-			rev += k
-		}
-		r.done <- result{res: res}
-	}
-}
-
-func answer(group []*request, res result) {
-	for _, r := range group {
-		r.done <- res
-	}
+	s.clock.Committed(now)
+	s.revs.Advance(0, s.next-1)
+	logstore.Committed(live, first, now)
 }
 
 // txnOps returns the operations of a group's transaction and how many
@@ -348,7 +293,7 @@ func (s *Store) resync() error {
 			return fmt.Errorf("%w: %s went back from %d to %d", store.ErrCorrupt, s.keys.next(), s.next, next)
 		}
 		s.next = next
-		s.advance(0, next-1)
+		s.revs.Advance(0, next-1)
 		return nil
 	})
 	if errors.Is(err, store.ErrCorrupt) {

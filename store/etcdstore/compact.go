@@ -3,7 +3,6 @@ package etcdstore
 import (
 	"context"
 	"fmt"
-	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -17,19 +16,11 @@ const (
 	scanChunk    = 1024
 )
 
-func (s *Store) compactLoop() {
-	defer s.wg.Done()
-	t := time.NewTicker(s.opts.CompactInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-t.C:
-			if _, err := s.Compact(s.bg); err != nil {
-				s.opts.Logger.Warn("etcdstore: compaction failed", "error", err)
-			}
-		case <-s.stop:
-			return
-		}
+// compactInBackground applies the retention policy, every
+// CompactInterval until Close (logstore.Intake.Every).
+func (s *Store) compactInBackground() {
+	if _, err := s.Compact(s.bg); err != nil {
+		s.opts.Logger.Warn("etcdstore: compaction failed", "error", err)
 	}
 }
 
@@ -37,15 +28,10 @@ func (s *Store) compactLoop() {
 // policy lets go, oldest first, in fenced transactions of at most
 // compactChunk records.
 func (s *Store) Compact(ctx context.Context) (int, error) {
-	s.compactMu.Lock()
-	defer s.compactMu.Unlock()
-	if s.closed.Load() {
-		return 0, store.ErrClosed
-	}
-	ret := s.opts.Retention
-	if ret == (store.Retention{}) {
-		return 0, nil
-	}
+	return s.in.Compact(s.opts.Retention, func() (int, error) { return s.compact(ctx) })
+}
+
+func (s *Store) compact(ctx context.Context) (int, error) {
 	first, last := s.Revisions()
 	if last == 0 || first >= last {
 		return 0, nil
@@ -62,7 +48,7 @@ func (s *Store) Compact(ctx context.Context) (int, error) {
 		if err != nil {
 			return removed, err
 		}
-		s.advance(to, 0)
+		s.revs.Advance(to, 0)
 		from = to
 	}
 	return removed, nil

@@ -15,7 +15,9 @@
 // Every store, leader or follower, follows the prefix with an etcd watch, so
 // Revisions and Wait see another replica's commits; Read, Get and List read
 // etcd. Records and keyspace values carry the CRC-32C that bboltstore puts
-// on them. Compaction applies store.Retention as bboltstore does, in fenced
+// on them, and are checked by the log layer both share (store/logstore,
+// which also keeps the revisions, Wait, the intake and close protocol and
+// the compaction loop). Compaction applies store.Retention as bboltstore does, in fenced
 // transactions; freeing etcd's own history is etcd's auto-compaction's job.
 //
 // store.go has Open and Close, layout.go the keys and encodings, commit.go

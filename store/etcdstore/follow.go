@@ -61,11 +61,11 @@ func (s *Store) observe(deleted bool, key, value []byte) {
 	switch {
 	case k == s.keys.next() && !deleted:
 		if next, err := parseMetaInt(k, value); err == nil && next > 0 {
-			s.advance(0, next-1)
+			s.revs.Advance(0, next-1)
 		}
 	case deleted && len(k) > len(s.keys.logFrom()) && k[:len(s.keys.logFrom())] == s.keys.logFrom():
 		if rev, err := s.keys.revision(key); err == nil {
-			s.advance(rev+1, 0)
+			s.revs.Advance(rev+1, 0)
 		}
 	}
 }
@@ -87,7 +87,7 @@ func (s *Store) reload() (int64, error) {
 		}
 		if kvs := resp.Responses[1].GetResponseRange().Kvs; len(kvs) > 0 {
 			if first, err := s.keys.revision(kvs[0].Key); err == nil && first > 1 {
-				s.advance(first, 0)
+				s.revs.Advance(first, 0)
 			}
 		}
 		return nil

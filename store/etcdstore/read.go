@@ -7,30 +7,20 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/berthsched/berth/store"
-	"github.com/berthsched/berth/store/checksum"
 )
 
 // Read implements store.Store. It reads up to the newest revision this
 // store has seen (its own commits, or the watch's).
 func (s *Store) Read(ctx context.Context, from uint64, limit int) ([]store.Record, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if s.closed.Load() {
+	if s.in.Closed() {
 		return nil, store.ErrClosed
 	}
-	from = max(from, 1)
-	first, last := s.Revisions()
-	if from < first {
-		return nil, &store.CompactedError{Requested: from, Oldest: first}
-	}
-	if from > last {
-		return nil, nil
-	}
-	n := last - from + 1
-	if limit > 0 && uint64(limit) < n {
-		n = uint64(limit)
-	}
+	return s.revs.Read(ctx, from, limit, s.readRange)
+}
+
+// readRange reads the n records from `from` on; on a damaged record, the
+// ones before it and its *store.CorruptRecordError (logstore.Older).
+func (s *Store) readRange(ctx context.Context, from, n uint64) ([]store.Record, error) {
 	var resp *clientv3.GetResponse
 	err := s.request(ctx, "range", func(ctx context.Context) (err error) {
 		resp, err = s.cli.Get(ctx, s.keys.record(from), clientv3.WithRange(s.keys.record(from+n)))
@@ -54,7 +44,7 @@ func (s *Store) Read(ctx context.Context, from uint64, limit int) ([]store.Recor
 		}
 		r, err := decodeRecord(rev, kv.Value)
 		if err != nil {
-			return nil, err
+			return out, err
 		}
 		out = append(out, r)
 	}
@@ -72,11 +62,8 @@ func (s *Store) Read(ctx context.Context, from uint64, limit int) ([]store.Recor
 
 // Get implements store.Store.
 func (s *Store) Get(space store.Space, key []byte) ([]byte, bool, error) {
-	if !space.Known() {
-		return nil, false, fmt.Errorf("%w %q", store.ErrUnknownSpace, space)
-	}
-	if s.closed.Load() {
-		return nil, false, store.ErrClosed
+	if err := s.in.Readable(space); err != nil {
+		return nil, false, err
 	}
 	var resp *clientv3.GetResponse
 	err := s.request(context.Background(), "range", func(ctx context.Context) (err error) {
@@ -89,20 +76,14 @@ func (s *Store) Get(space store.Space, key []byte) ([]byte, bool, error) {
 	if len(resp.Kvs) == 0 {
 		return nil, false, nil
 	}
-	v, err := checksum.OpenValue(space, key, resp.Kvs[0].Value)
-	if err != nil {
-		return nil, false, err
-	}
-	return v, true, nil
+	v, ok := s.values.Open(space, key, resp.Kvs[0].Value)
+	return v, ok, nil
 }
 
 // List implements store.Store.
 func (s *Store) List(space store.Space) ([]store.KV, error) {
-	if !space.Known() {
-		return nil, fmt.Errorf("%w %q", store.ErrUnknownSpace, space)
-	}
-	if s.closed.Load() {
-		return nil, store.ErrClosed
+	if err := s.in.Readable(space); err != nil {
+		return nil, err
 	}
 	prefix := s.keys.space(space)
 	var resp *clientv3.GetResponse
@@ -116,11 +97,9 @@ func (s *Store) List(space store.Space) ([]store.KV, error) {
 	out := make([]store.KV, 0, len(resp.Kvs))
 	for _, kv := range resp.Kvs {
 		key := kv.Key[len(prefix):]
-		v, err := checksum.OpenValue(space, key, kv.Value)
-		if err != nil {
-			return nil, err
+		if v, ok := s.values.Open(space, key, kv.Value); ok {
+			out = append(out, store.KV{Key: key, Value: v})
 		}
-		out = append(out, store.KV{Key: key, Value: v})
 	}
 	return out, nil
 }

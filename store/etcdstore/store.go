@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/berthsched/berth/store"
+	"github.com/berthsched/berth/store/logstore"
 )
 
 // Defaults for the zero Options fields. The transaction limits are etcd's
@@ -96,20 +96,19 @@ func (o Options) withDefaults() (Options, error) {
 
 // Store is store.Store on etcd. Several Stores (replicas) may share a
 // prefix; only one, the leader, should commit, and its Fence makes sure a
-// deposed one cannot.
+// deposed one cannot. The log layer (store/logstore) keeps the revisions,
+// the intake and close protocol and the keyspace values' checks.
 //
-// Lock order: compactMu, then closeMu, then mu.
+// Lock order: the intake's compactMu, then its closeMu, then the
+// revisions' lock.
 type Store struct {
 	cli  *clientv3.Client
 	keys keys
 	opts Options
 
-	closeMu sync.RWMutex // held shared while a Commit hands over, exclusively by Close
-	closed  atomic.Bool
-
-	reqs chan *request
-	stop chan struct{}  // closed by Close: the committer drains and exits
-	wg   sync.WaitGroup // the committer and the compaction loop
+	in     *logstore.Intake[*request] // the committer and the compaction loop
+	revs   *logstore.Revisions        // set by Open (load); advanced by commits and the watch
+	values *logstore.Values
 
 	followDone chan struct{} // closed when the watch has stopped
 	fenced     chan struct{} // closed when a commit found the fence broken
@@ -119,18 +118,10 @@ type Store struct {
 	cancelBG context.CancelFunc
 
 	// Owned by the committer goroutine.
-	next     uint64    // the revision the next record gets
-	lastTime time.Time // newest record time; record times never go back
-	failed   error     // set when fenced: every later commit fails with it
-	unsure   bool      // a transaction's outcome is unknown: re-read next first
-
-	compactMu sync.Mutex
-
-	mu     sync.RWMutex
-	first  uint64        // oldest retained revision; last+1 when none
-	last   uint64        // newest revision, 0 before the first record
-	notify chan struct{} // closed and replaced when last advances or the store closes
-	shut   bool
+	next   uint64         // the revision the next record gets
+	clock  logstore.Clock // record times never go back
+	failed error          // set when fenced: every later commit fails with it
+	unsure bool           // a transaction's outcome is unknown: re-read next first
 }
 
 var _ store.Store = (*Store)(nil)
@@ -148,10 +139,10 @@ func Open(ctx context.Context, cli *clientv3.Client, opts Options) (*Store, erro
 		cli:    cli,
 		keys:   keys{prefix: opts.Prefix},
 		opts:   opts,
-		reqs:   make(chan *request, 4*opts.MaxBatch),
-		stop:   make(chan struct{}),
-		notify: make(chan struct{}),
+		in:     logstore.NewIntake[*request]("etcdstore", 4*opts.MaxBatch),
+		values: logstore.NewValues(opts.Logger),
 		fenced: make(chan struct{}),
+		clock:  logstore.NewClock(opts.Clock, time.Time{}),
 	}
 	rev, err := s.load(ctx)
 	if err != nil {
@@ -160,11 +151,9 @@ func Open(ctx context.Context, cli *clientv3.Client, opts Options) (*Store, erro
 	s.bg, s.cancelBG = context.WithCancel(context.Background())
 	s.followDone = make(chan struct{})
 	go s.follow(rev)
-	s.wg.Add(1)
-	go s.commitLoop()
+	s.in.Go(s.commitLoop)
 	if opts.Retention != (store.Retention{}) && opts.CompactInterval > 0 {
-		s.wg.Add(1)
-		go s.compactLoop()
+		s.in.Every(opts.CompactInterval, s.compactInBackground)
 	}
 	return s, nil
 }
@@ -185,7 +174,7 @@ func (s *Store) load(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("etcdstore: open prefix %q: %w", s.opts.Prefix, err)
 	}
-	s.next, s.first, s.last = 1, 1, 0
+	s.next, s.revs = 1, logstore.NewRevisions(1, 0, nil, 0)
 	if resp.Succeeded {
 		return resp.Header.Revision, nil
 	}
@@ -208,39 +197,28 @@ func (s *Store) load(ctx context.Context) (int64, error) {
 	if s.next == 0 {
 		return 0, fmt.Errorf("%w: %s is 0", store.ErrCorrupt, k.next())
 	}
-	s.last = s.next - 1
-	s.first = s.next
+	first := s.next
 	if kvs := resp.Responses[2].GetResponseRange().Kvs; len(kvs) > 0 {
-		if s.first, err = k.revision(kvs[0].Key); err != nil {
+		if first, err = k.revision(kvs[0].Key); err != nil {
 			return 0, err
 		}
 	}
+	s.revs = logstore.NewRevisions(first, s.next-1, nil, 0)
 	return resp.Header.Revision, nil
 }
 
 // Close waits for the batches already handed over to be written, stops the
 // watch and background work. The client stays open.
 func (s *Store) Close() error {
-	s.closeMu.Lock()
-	if s.closed.Load() {
-		s.closeMu.Unlock()
-		return store.ErrClosed
-	}
-	s.closed.Store(true)
-	s.closeMu.Unlock()
-	close(s.stop)
 	// The committer drains before the background context ends: its
 	// transactions use it.
-	s.wg.Wait()
+	if !s.in.Close() {
+		return store.ErrClosed
+	}
 	s.cancelBG()
 	<-s.followDone
-	s.mu.Lock()
-	s.shut = true
-	close(s.notify)
-	s.mu.Unlock()
-	s.compactMu.Lock()
-	defer s.compactMu.Unlock()
-	return nil
+	s.revs.Shut()
+	return s.in.AfterCompaction(func() error { return nil })
 }
 
 // Fenced is closed once a commit found that this store lost the right to
@@ -251,49 +229,14 @@ func (s *Store) Fenced() <-chan struct{} { return s.fenced }
 func (s *Store) Prefix() string { return s.opts.Prefix }
 
 // Revisions implements store.Store.
-func (s *Store) Revisions() (first, last uint64) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.first, s.last
-}
+func (s *Store) Revisions() (first, last uint64) { return s.revs.Get() }
 
 // Wait implements store.Store.
-func (s *Store) Wait(ctx context.Context, after uint64) error {
-	for {
-		s.mu.RLock()
-		last, ch, shut := s.last, s.notify, s.shut
-		s.mu.RUnlock()
-		switch {
-		case last > after:
-			return nil
-		case shut:
-			return store.ErrClosed
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-}
+func (s *Store) Wait(ctx context.Context, after uint64) error { return s.revs.Wait(ctx, after) }
 
-// advance publishes a newest revision (from a commit or the watch) and an
-// oldest one (from a compaction); neither goes back.
-func (s *Store) advance(first, last uint64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if first > s.first {
-		s.first = first
-	}
-	if last > s.last {
-		s.last = last
-		close(s.notify)
-		s.notify = make(chan struct{})
-	}
-	if s.first > s.last+1 {
-		s.first = s.last + 1
-	}
-}
+// DamagedValues counts the damaged keyspace values skipped since Open, by
+// keyspace.
+func (s *Store) DamagedValues() map[store.Space]uint64 { return s.values.Damaged() }
 
 // request runs fn with a context bounded by RequestTimeout and records its
 // duration under kind.

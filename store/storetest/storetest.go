@@ -1,6 +1,7 @@
 // Package storetest is the contract every store.Store backend is held to:
-// Run's subtests commit, read, wait, reopen and compact through the
-// interface alone, so bboltstore and etcdstore pass the same ones. A
+// Run's subtests commit, read, wait, reopen, compact and read damaged data
+// through the interface alone (and the Place's Damage), so bboltstore and
+// etcdstore pass the same ones. A
 // backend's own tests call Run with a Backend that opens it.
 package storetest
 
@@ -31,9 +32,15 @@ type Options struct {
 // the suite closes a store before it opens the next.
 type Opener func(t *testing.T, o Options) store.Store
 
-// Backend makes a new, empty place for a store (a directory, a key prefix)
-// and returns how to open it.
-type Backend func(t *testing.T) Opener
+// Place is one test's place for a store (a directory, a key prefix): how
+// to open it, and how to damage what it stored.
+type Place struct {
+	Open   Opener
+	Damage Damage
+}
+
+// Backend makes a new, empty place for a store.
+type Backend func(t *testing.T) Place
 
 // Run runs the contract's subtests against b.
 func Run(t *testing.T, b Backend) {
@@ -56,6 +63,16 @@ func Run(t *testing.T, b Backend) {
 		{"Closed", testClosed},
 	}
 	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, b(t).Open) })
+	}
+	damaged := []struct {
+		name string
+		fn   func(t *testing.T, p Place)
+	}{
+		{"DamagedRecord", testDamagedRecord},
+		{"DamagedValue", testDamagedValue},
+	}
+	for _, tc := range damaged {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, b(t)) })
 	}
 }

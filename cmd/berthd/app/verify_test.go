@@ -118,6 +118,9 @@ func TestVerifyCommand(t *testing.T) {
 		wantOut  string
 	}{
 		{"clean", []string{"--data-dir", clean}, exitOK, "result:          ok"},
+		{"clean: the write-ahead file", []string{"--data-dir", clean}, exitOK, "berth.wal, 4194304 bytes; the data file holds its groups up to"},
+		{"clean: nothing to replay", []string{"--data-dir", clean}, exitOK, "nothing to replay"},
+		{"clean: nothing to repair", []string{"--data-dir", clean, "--repair"}, exitOK, "result:          ok"},
 		{"truncated data file", []string{"--data-dir", truncated}, exitCorrupt, "the file was truncated"},
 		{"no data file", []string{"--data-dir", t.TempDir()}, exitFailure, "no such file"},
 		{"stray argument", []string{"--data-dir", clean, "now"}, exitFailure, "unexpected arguments"},
@@ -132,5 +135,37 @@ func TestVerifyCommand(t *testing.T) {
 				t.Errorf("output lacks %q:\n%s", tt.wantOut, all)
 			}
 		})
+	}
+}
+
+// TestVerifyRepair: a damaged keyspace value is reported, and --repair
+// drops it after keeping a copy, so that a second check is clean.
+func TestVerifyRepair(t *testing.T) {
+	dir := newDataDir(t)
+	db, err := bolt.Open(filepath.Join(dir, "berth.db"), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		// A value without a valid checksum (bboltstore/schema.go's layout).
+		return tx.Bucket([]byte("space/nominations")).Put([]byte("uid-1"), []byte("node-a\x00\x00\x00\x00"))
+	})
+	if cerr := db.Close(); err != nil || cerr != nil {
+		t.Fatal(err, cerr)
+	}
+	var out, errOut bytes.Buffer
+	if got := runVerify(t.Context(), []string{"--data-dir", dir}, &out, &errOut); got != exitCorrupt ||
+		!strings.Contains(out.String(), `keyspace nominations: the value of "uid-1" fails its checksum`) {
+		t.Fatalf("verify = exit %d, want %d naming the value:\n%s%s", got, exitCorrupt, out.String(), errOut.String())
+	}
+	out.Reset()
+	if got := runVerify(t.Context(), []string{"--data-dir", dir, "--repair"}, &out, &errOut); got != exitOK {
+		t.Fatalf("verify --repair = exit %d, want %d:\n%s%s", got, exitOK, out.String(), errOut.String())
+	}
+	for _, want := range []string{"kept a copy of the data file and the write-ahead file in " + filepath.Join(dir, "backup-"),
+		"dropped 1 damaged keyspace values", `  - nominations "uid-1"`, "after repair:", "result:          ok"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("verify --repair output lacks %q:\n%s", want, out.String())
+		}
 	}
 }
