@@ -30,5 +30,7 @@
 // The package is a Go module of its own
 // (github.com/berthsched/berth/clients/go, on the module
 // github.com/berthsched/berth/api of the generated code): it depends only
-// on gRPC, protobuf and Google's rpc status types.
+// on gRPC, protobuf and Google's rpc status types. README.md in this
+// directory says how another module requires it, from a release or a
+// checkout.
 package berth

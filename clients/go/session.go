@@ -384,6 +384,18 @@ func objectRef(o *berthv1.Object) *berthv1.ObjectRef {
 			Namespace: k.PodDisruptionBudget.GetNamespace(), Name: k.PodDisruptionBudget.GetName()}
 	case *berthv1.Object_Namespace:
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_NAMESPACE, Name: k.Namespace.GetName()}
+	case *berthv1.Object_PodGroup:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_POD_GROUP, Namespace: k.PodGroup.GetNamespace(), Name: k.PodGroup.GetName()}
+	case *berthv1.Object_DeviceClass:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_DEVICE_CLASS, Name: k.DeviceClass.GetName()}
+	case *berthv1.Object_ResourceSlice:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_RESOURCE_SLICE, Name: k.ResourceSlice.GetName()}
+	case *berthv1.Object_ResourceClaim:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM,
+			Namespace: k.ResourceClaim.GetNamespace(), Name: k.ResourceClaim.GetName()}
+	case *berthv1.Object_ResourceClaimTemplate:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE,
+			Namespace: k.ResourceClaimTemplate.GetNamespace(), Name: k.ResourceClaimTemplate.GetName()}
 	}
 	return &berthv1.ObjectRef{}
 }

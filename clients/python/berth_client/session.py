@@ -14,12 +14,19 @@ from berth_client.v1 import object_pb2, state_service_pb2
 
 DEFAULT_MAX_BATCH = 500  # far below berthd's default --max-batch-objects (10000)
 
+# Every kind of object: its ObjectKind, and whether berthd names its objects
+# within a namespace.
 _KINDS = {
-    "node": object_pb2.OBJECT_KIND_NODE,
-    "pod": object_pb2.OBJECT_KIND_POD,
-    "priority_class": object_pb2.OBJECT_KIND_PRIORITY_CLASS,
-    "pod_disruption_budget": object_pb2.OBJECT_KIND_POD_DISRUPTION_BUDGET,
-    "namespace": object_pb2.OBJECT_KIND_NAMESPACE,
+    "node": (object_pb2.OBJECT_KIND_NODE, False),
+    "pod": (object_pb2.OBJECT_KIND_POD, True),
+    "priority_class": (object_pb2.OBJECT_KIND_PRIORITY_CLASS, False),
+    "pod_disruption_budget": (object_pb2.OBJECT_KIND_POD_DISRUPTION_BUDGET, True),
+    "namespace": (object_pb2.OBJECT_KIND_NAMESPACE, False),
+    "pod_group": (object_pb2.OBJECT_KIND_POD_GROUP, True),
+    "device_class": (object_pb2.OBJECT_KIND_DEVICE_CLASS, False),
+    "resource_slice": (object_pb2.OBJECT_KIND_RESOURCE_SLICE, False),
+    "resource_claim": (object_pb2.OBJECT_KIND_RESOURCE_CLAIM, True),
+    "resource_claim_template": (object_pb2.OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE, True),
 }
 
 
@@ -28,8 +35,9 @@ def identity(o: object_pb2.Object) -> Tuple[int, str, str]:
     k = o.WhichOneof("kind")
     if k is None:
         return (object_pb2.OBJECT_KIND_UNSPECIFIED, "", "")
+    kind, namespaced = _KINDS[k]
     v = getattr(o, k)
-    return (_KINDS[k], v.namespace if k in ("pod", "pod_disruption_budget") else "", v.name)
+    return (kind, v.namespace if namespaced else "", v.name)
 
 
 def _kind(m) -> int:

@@ -44,6 +44,22 @@ export class CompactedError extends Error {
 export class SessionClosed extends Error {}
 
 /**
+ * A Session's upsert() of an object whose kind the session does not re-list
+ * (resyncKinds): refused, nothing of the call sent. Its re-lists would not
+ * keep berthd's objects of that kind in step with the orchestrator's (they
+ * remove none of them), and the upsert would not be superseded by a re-list
+ * like the others. kind is the first such object's, index its place in the
+ * call.
+ */
+export class UntrackedKind extends Error {
+  constructor(readonly index: number, readonly kind: string, readonly resyncKinds: string[]) {
+    super(`berth: upsert of object ${index}: the session does not track ${kind} (its resyncKinds: ${resyncKinds.join(", ")}), ` +
+      `so its re-lists would not keep berthd's objects of that kind in step with yours; ` +
+      `add ${kind} to resyncKinds to track it, or send it with client.apply()`);
+  }
+}
+
+/**
  * berthd refused a request with RESOURCE_EXHAUSTED: more objects than its
  * --max-batch-objects, or more bytes than its message size limit. Not
  * retried; lower maxBatch. cause is the gRPC error.

@@ -26,7 +26,7 @@ export * as policyPb from "./gen/berth/v1/policy.js";
 export * as statePb from "./gen/berth/v1/state_service.js";
 export * as evictionPb from "./gen/berth/v1/eviction_service.js";
 export { BerthObject, Decision, ObjectKind, ObjectRef };
-export { BatchError, CompactedError, HandlerError, ObjectError, RequestTooLarge, SessionClosed } from "./errors.js";
+export { BatchError, CompactedError, HandlerError, ObjectError, RequestTooLarge, SessionClosed, UntrackedKind } from "./errors.js";
 export { DEFAULT_MAX_BATCH, Session } from "./session.js";
 export { formatQuantity, parseQuantity, parseQuantityBigInt, parseResources, QuantityError } from "./quantity.js";
 export { BudgetRefused, DISRUPTION_BUDGET, ErrorInfo, errorInfo, errorReason, LOG_ID_MISMATCH, REVISION_COMPACTED, REVISION_NOT_WRITTEN, Status, statusDetails } from "./status.js";

@@ -3,8 +3,8 @@ import * as grpc from "@grpc/grpc-js";
 
 import type { Client } from "./index.js";
 import { retryDelay } from "./router.js";
-import { BatchError, grpcCode, isNotFound, ObjectError, objectError, RequestTooLarge, RETRYABLE, SessionClosed } from "./errors.js";
-import { Object as BerthObject, ObjectKind, ObjectRef } from "./gen/berth/v1/object.js";
+import { BatchError, grpcCode, isNotFound, ObjectError, objectError, RequestTooLarge, RETRYABLE, SessionClosed, UntrackedKind } from "./errors.js";
+import { Object as BerthObject, ObjectKind, objectKindToJSON, ObjectRef } from "./gen/berth/v1/object.js";
 import { Mutation, ObjectError as WireObjectError, Resync, SyncRequest, SyncResponse } from "./gen/berth/v1/state_service.js";
 
 /** The default maxBatch: far below berthd's default --max-batch-objects (10000). */
@@ -17,7 +17,8 @@ export interface SessionOptions {
    * The kinds re-listed; empty (the default) re-lists every kind: Berth then
    * deletes every object, of every kind, that this session did not re-send,
    * including other orchestrators' in a shared berthd. Within a kind a
-   * re-list is always global.
+   * re-list is always global. upsert() refuses objects of other kinds
+   * (UntrackedKind): the session does not track them.
    */
   resyncKinds?: ObjectKind[];
   /** Mutations per request; the Client's maxBatch by default. */
@@ -43,26 +44,39 @@ type Segment = [Call, number[]];
 /** One request sent and not yet acknowledged: of calls (segs) or of the re-list. */
 interface Batch { id: number; size: number; segs?: Segment[]; offset: number; end: boolean }
 
-const KINDS: Record<string, ObjectKind> = {
-  node: ObjectKind.OBJECT_KIND_NODE,
-  pod: ObjectKind.OBJECT_KIND_POD,
-  priorityClass: ObjectKind.OBJECT_KIND_PRIORITY_CLASS,
-  podDisruptionBudget: ObjectKind.OBJECT_KIND_POD_DISRUPTION_BUDGET,
-  namespace: ObjectKind.OBJECT_KIND_NAMESPACE,
+type KindCase = NonNullable<BerthObject["kind"]>["$case"];
+
+/** Every kind of object, and whether its objects are named within a namespace. */
+const KINDS: Record<KindCase, [ObjectKind, boolean]> = {
+  node: [ObjectKind.OBJECT_KIND_NODE, false],
+  pod: [ObjectKind.OBJECT_KIND_POD, true],
+  priorityClass: [ObjectKind.OBJECT_KIND_PRIORITY_CLASS, false],
+  podDisruptionBudget: [ObjectKind.OBJECT_KIND_POD_DISRUPTION_BUDGET, true],
+  namespace: [ObjectKind.OBJECT_KIND_NAMESPACE, false],
+  podGroup: [ObjectKind.OBJECT_KIND_POD_GROUP, true],
+  deviceClass: [ObjectKind.OBJECT_KIND_DEVICE_CLASS, false],
+  resourceSlice: [ObjectKind.OBJECT_KIND_RESOURCE_SLICE, false],
+  resourceClaim: [ObjectKind.OBJECT_KIND_RESOURCE_CLAIM, true],
+  resourceClaimTemplate: [ObjectKind.OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE, true],
 };
 
 /** An object's kind, namespace and name, as a string key. */
 export function identity(o: BerthObject): string {
   const k = o.kind;
   if (!k) return `${ObjectKind.OBJECT_KIND_UNSPECIFIED}//`;
-  const ns = k.$case === "pod" || k.$case === "podDisruptionBudget" ? k.value.namespace : "";
-  return `${KINDS[k.$case]}/${ns}/${k.value.name}`;
+  const [kind, namespaced] = KINDS[k.$case];
+  const ns = namespaced ? (k.value as { namespace?: string }).namespace ?? "" : "";
+  return `${kind}/${ns}/${k.value.name}`;
+}
+
+/** An object's kind; UNSPECIFIED when it has none (berthd refuses it). */
+export function objectKind(o: BerthObject): ObjectKind {
+  return o.kind ? KINDS[o.kind.$case][0] : ObjectKind.OBJECT_KIND_UNSPECIFIED;
 }
 
 function kindOf(m: Mutation): ObjectKind {
   if (m.op?.$case === "delete") return m.op.value.kind;
-  const k = m.op?.$case === "upsert" ? m.op.value.kind : undefined;
-  return k ? KINDS[k.$case] : ObjectKind.OBJECT_KIND_UNSPECIFIED;
+  return m.op?.$case === "upsert" ? objectKind(m.op.value) : ObjectKind.OBJECT_KIND_UNSPECIFIED;
 }
 
 function answer(c: Call, n: number, applied: number, errors: ObjectError[]): void {
@@ -110,8 +124,13 @@ export const sleep = (ms: number, signal: AbortSignal) =>
  * sending them before would show the scheduler stale state. This requires
  * the orchestrator to update what lister() returns before calling
  * upsert()/delete() for the same change. Calls made after lister() was
- * called are sent after the re-list, in order. Mutations of kinds not in
- * resyncKinds are never superseded: they are sent again.
+ * called are sent after the re-list, in order.
+ *
+ * With resyncKinds, upsert() rejects at once with UntrackedKind, sending
+ * nothing, when an object is of another kind: the session does not track
+ * it (a re-list removes nothing of it), and an upsert that resolved would
+ * say otherwise. Deletes of other kinds are sent, and never superseded:
+ * they are sent again.
  */
 export class Session {
   private queue: Call[] = [];
@@ -142,8 +161,17 @@ export class Session {
     await this.done;
   }
 
-  /** Creates or replaces objects; rejects with BatchError for the refused ones. */
+  /**
+   * Creates or replaces objects; rejects with BatchError for the refused
+   * ones, or with UntrackedKind, sending none, when one is of a kind the
+   * session does not re-list.
+   */
   upsert(...objects: BerthObject[]): Promise<void> {
+    const untracked = objects.findIndex((o) => !this.tracks(objectKind(o)));
+    if (untracked >= 0) {
+      const kinds = (this.opts.resyncKinds ?? []).map(objectKindToJSON);
+      return Promise.reject(new UntrackedKind(untracked, objectKindToJSON(objectKind(objects[untracked])), kinds));
+    }
     return this.submit(objects.map((o) => Mutation.fromPartial({ op: { $case: "upsert", value: o } })));
   }
 
@@ -195,6 +223,14 @@ export class Session {
   private relisted(kind: ObjectKind): boolean {
     const kinds = this.opts.resyncKinds ?? [];
     return !kinds.length || kinds.includes(kind);
+  }
+
+  /**
+   * Whether upsert() takes objects of kind: a re-listed kind, or none at all
+   * (berthd answers that object's refusal).
+   */
+  private tracks(kind: ObjectKind): boolean {
+    return kind === ObjectKind.OBJECT_KIND_UNSPECIFIED || this.relisted(kind);
   }
 
   /** Removes from the queue, before lister() is called, what the re-list supersedes. */

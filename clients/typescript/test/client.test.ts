@@ -10,8 +10,9 @@ import * as grpc from "@grpc/grpc-js";
 import {
   Backoff, BatchError, BerthObject, Client, CompactedError, Decision, FileCheckpoint, HandlerError, MemoryCheckpoint,
   errorReason, LOG_ID_MISMATCH, ObjectKind, ObjectRef, RequestTooLarge, ResyncResult, REVISION_NOT_WRITTEN, Session,
-  SessionOptions, Watcher, WatcherOptions,
+  SessionOptions, UntrackedKind, Watcher, WatcherOptions,
 } from "../src/index.js";
+import { identity } from "../src/session.js";
 import { BindOutcome } from "../src/gen/berth/v1/state_service.js";
 import { FakeBerth } from "./fake.js";
 
@@ -269,15 +270,40 @@ describe("Session", () => {
       e.errors[0].code === grpc.status.FAILED_PRECONDITION);
   });
 
-  test("kinds not re-listed are sent again", async () => {
+  test("deletes of kinds not re-listed are sent again", async () => {
     fake.syncBreaks = [2];
     const store = new Store([pod("a")]);
     const s = session(store, { resyncKinds: [ObjectKind.OBJECT_KIND_POD] });
     await fake.resynced(1);
     store.add(pod("b"));
-    await s.upsert(pod("b"), node("n9"));
-    assert.deepEqual(fake.received(), ["B a", "E", "B a b", "E", "- n9"]);
+    await Promise.all([s.upsert(pod("b")), s.delete(ObjectRef.fromPartial({ kind: ObjectKind.OBJECT_KIND_NODE, name: "n9" }))]);
+    assert.deepEqual(fake.received(), ["B a", "E", "B a b", "E", "- del:n9"]);
     assert.deepEqual(fake.requests[2].resyncKinds, [ObjectKind.OBJECT_KIND_POD]);
+  });
+
+  test("an upsert of a kind not re-listed is refused, nothing of it sent", async () => {
+    const s = session(new Store([pod("a")]), { resyncKinds: [ObjectKind.OBJECT_KIND_POD, ObjectKind.OBJECT_KIND_RESOURCE_CLAIM] });
+    await fake.resynced(1);
+    await assert.rejects(s.upsert(pod("b"), node("n9")), (e) => {
+      assert.ok(e instanceof UntrackedKind);
+      assert.equal(e.index, 1);
+      assert.equal(e.kind, "OBJECT_KIND_NODE");
+      assert.deepEqual(e.resyncKinds, ["OBJECT_KIND_POD", "OBJECT_KIND_RESOURCE_CLAIM"]);
+      assert.match(e.message, /does not track OBJECT_KIND_NODE \(its resyncKinds: OBJECT_KIND_POD, OBJECT_KIND_RESOURCE_CLAIM\).*add OBJECT_KIND_NODE to resyncKinds/);
+      return true;
+    });
+    // A kind the session re-lists, of the newer kinds too, goes through.
+    const claim = BerthObject.fromPartial({ kind: { $case: "resourceClaim", value: { namespace: "ns", name: "gpu" } } });
+    await s.upsert(claim);
+    assert.deepEqual(fake.received(), ["B a", "E", "- gpu"]);
+    assert.deepEqual(fake.held(), ["a", "gpu"]);
+  });
+
+  test("without resyncKinds every kind is taken", async () => {
+    const s = session(new Store());
+    await fake.resynced(1);
+    await s.upsert(node("n1"), pod("p"));
+    assert.deepEqual(fake.held(), ["n1", "p"]);
   });
 
   test("a request too large fails the call, not the session", async () => {
@@ -296,4 +322,20 @@ describe("Session", () => {
     assert.ok(s.error instanceof RequestTooLarge);
     await s.close();
   });
+});
+
+describe("identity", () => {
+  // Refusals of a re-list are matched to superseded calls by identity: two
+  // objects must share one only if berthd takes them for the same object.
+  const cases: [string, BerthObject, string][] = [
+    ["node", node("n1"), `${ObjectKind.OBJECT_KIND_NODE}//n1`],
+    ["pod", pod("p"), `${ObjectKind.OBJECT_KIND_POD}/ns/p`],
+    ["pod group", BerthObject.fromPartial({ kind: { $case: "podGroup", value: { namespace: "ns", name: "g" } } }), `${ObjectKind.OBJECT_KIND_POD_GROUP}/ns/g`],
+    ["device class", BerthObject.fromPartial({ kind: { $case: "deviceClass", value: { name: "gpu" } } }), `${ObjectKind.OBJECT_KIND_DEVICE_CLASS}//gpu`],
+    ["resource slice", BerthObject.fromPartial({ kind: { $case: "resourceSlice", value: { name: "s" } } }), `${ObjectKind.OBJECT_KIND_RESOURCE_SLICE}//s`],
+    ["resource claim", BerthObject.fromPartial({ kind: { $case: "resourceClaim", value: { namespace: "ns", name: "c" } } }), `${ObjectKind.OBJECT_KIND_RESOURCE_CLAIM}/ns/c`],
+    ["resource claim template", BerthObject.fromPartial({ kind: { $case: "resourceClaimTemplate", value: { namespace: "ns", name: "t" } } }), `${ObjectKind.OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE}/ns/t`],
+    ["no kind", BerthObject.fromPartial({}), `${ObjectKind.OBJECT_KIND_UNSPECIFIED}//`],
+  ];
+  for (const [name, o, want] of cases) test(name, () => assert.equal(identity(o), want));
 });
