@@ -44,6 +44,7 @@ type revisions struct{}
 func (revisions) BindRevision(string) (uint64, bool)       { return 41, true }
 func (revisions) NominationRevision(string) (uint64, bool) { return 42, true }
 func (revisions) Eviction(string) (*berthv1.Evict, bool)   { return nil, false }
+func (revisions) BindAwaiting(string) bool                 { return false }
 
 type env struct {
 	sched   *scheduler.Scheduler

@@ -427,6 +427,10 @@ func (r revisions) Eviction(uid string) (*berthv1.Evict, bool) {
 }
 
 func (r revisions) BindRevision(uid string) (uint64, bool) { return r.ledger.BindRevision(uid) }
+func (r revisions) BindAwaiting(uid string) bool {
+	_, ok := r.ledger.Outstanding(ledger.KindBind, uid)
+	return ok
+}
 func (r revisions) NominationRevision(uid string) (uint64, bool) {
 	return r.log.NominationRevision(uid)
 }
