@@ -302,13 +302,12 @@ func (d *Daemon) openLog(ctx context.Context, m *metrics.Metrics) (ledger.Restor
 // openScheduler builds the scheduler writing its decisions to the log.
 func (d *Daemon) openScheduler(ctx context.Context, reg runtime.Registry, m *metrics.Metrics, attempts *adminsvc.Counter) error {
 	opts := scheduler.Options{
-		Config:    d.cfg.Scheduler,
-		Registry:  reg,
-		Decisions: d.log,
-		Reporter:  d.log,
-		Batcher:   d.log,
-		Logger:    d.logger,
-		Metrics:   schedulerMetrics{Metrics: m, attempts: attempts},
+		Config:         d.cfg.Scheduler,
+		Registry:       reg,
+		Decisions:      d.log,
+		GroupDecisions: true,
+		Logger:         d.logger,
+		Metrics:        schedulerMetrics{Metrics: m, attempts: attempts},
 
 		Deterministic: d.cfg.Deterministic,
 	}
