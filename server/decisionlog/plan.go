@@ -231,12 +231,13 @@ func (w *planWriter) bind(ctx context.Context, b *framework.Bind) error {
 // it is deleted.
 func (w *planWriter) evict(ctx context.Context, e *framework.Eviction) error {
 	l := w.l
-	payload, err := encode(evictDecision(e))
+	d := evictDecision(e)
+	payload, err := encode(d)
 	if err != nil {
 		return err
 	}
 	victim := e.Victim
-	if !l.ledger.OpenEviction(victim.UID, e.Node) {
+	if !l.ledger.OpenEviction(victim.UID, d.GetEvict()) {
 		return &AlreadyEvictedError{Pod: victim.Key()}
 	}
 	if err := l.settle.claim(ctx, victim.UID, ledger.KindEvict.Space()); err != nil {

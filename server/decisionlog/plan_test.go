@@ -126,7 +126,7 @@ func TestPlanFailureUndoesItsDecisions(t *testing.T) {
 	if _, err := l.Submit(ctx, plan); !errors.Is(err, store.ErrClosed) {
 		t.Fatalf("commit on a closed store: %v, want ErrClosed", err)
 	}
-	if !l.ledger.OpenEviction(victim.UID, "n1") {
+	if !l.ledger.OpenEviction(victim.UID, &berthv1.Evict{Node: "n1"}) {
 		t.Error("the failed Evict is still open in the ledger")
 	}
 	if _, ok := l.noms[preemptor.UID]; ok {

@@ -14,6 +14,10 @@
 //     a complete re-list forgets those restored for pods not re-sent. A
 //     failure is removed durably before the scheduler requeues the pod.
 //
+// An eviction's record keeps its Evict decision (OpenEviction, Restore),
+// which the admin API's Explain reads through Eviction: nobody reads the
+// ledger's keyspaces but the ledger.
+//
 // Outcomes keeps the scheduler's view in step through Scheduler, the
 // narrow interface it declares (the scheduler's set of evicted pods, its
 // binds in flight), and removes durable copies through Log, which the

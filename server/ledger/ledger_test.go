@@ -62,6 +62,16 @@ func TestRestore(t *testing.T) {
 	}
 	boundRev, _ := e.ledger.BindRevision("uid-bound")
 	evictedBindRev, _ := e.ledger.BindRevision("uid-bound-evicted")
+	evictOf := func(l *ledger.Ledger, uid string) string {
+		ev, ok := l.Eviction(uid)
+		if !ok {
+			return "none"
+		}
+		return ev.GetVictim().GetName() + " on " + ev.GetNode() + " for " + ev.GetPreemptor().GetName() + ": " + ev.GetReason()
+	}
+	if got, want := evictOf(e.ledger, "uid-victim"), "victim on n5 for kept: r"; got != want {
+		t.Errorf("Eviction(uid-victim) = %q, want %q", got, want)
+	}
 	e.close(t)
 
 	e2 := open(t, dir, bboltstore.Options{})
@@ -84,6 +94,11 @@ func TestRestore(t *testing.T) {
 	}
 	if r, ok := e2.ledger.Outstanding(ledger.KindBind, "uid-bound"); !ok || !r.Restored || r.Node != "n2" {
 		t.Errorf("Outstanding(bind, uid-bound) = %+v, %v; want restored on n2", r, ok)
+	}
+	for uid, want := range map[string]string{"uid-victim": "victim on n5 for kept: r", "uid-evicted-gone": "none", "uid-bound": "none"} {
+		if got := evictOf(e2.ledger, uid); got != want {
+			t.Errorf("Eviction(%s) after the restart = %q, want %q", uid, got, want)
+		}
 	}
 	if rev, ok := e2.ledger.BindRevision("uid-bound"); !ok || rev != boundRev {
 		t.Errorf("BindRevision(uid-bound) = %d, %v; want %d", rev, ok, boundRev)
