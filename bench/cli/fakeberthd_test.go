@@ -44,7 +44,7 @@ func startFakeTB(t testing.TB, deterministic bool) string {
 	f := &fakeBerthd{grew: make(chan struct{})}
 	reg := registry.InTree()
 	s, err := scheduler.New(ctx, scheduler.Options{
-		Config: inprocess.DefaultConfig(reg), Registry: reg, Decisions: f, Reporter: f, Deterministic: deterministic,
+		Config: inprocess.DefaultConfig(reg), Registry: reg, Decisions: f, Deterministic: deterministic,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -180,4 +180,27 @@ func (f *fakeBerthd) Watch(req *berthv1.WatchRequest, stream berthv1.DecisionSer
 		case <-grew:
 		}
 	}
+}
+
+// Submit hands each decision of the plan to the fake's method for it.
+func (f *fakeBerthd) Submit(ctx context.Context, plan framework.Plan) (framework.PlanResult, error) {
+	for _, item := range plan.Items {
+		var err error
+		switch it := item.(type) {
+		case *framework.Bind:
+			err = f.Bind(ctx, it.Pod, it.Node)
+		case *framework.Eviction:
+			err = f.Evict(ctx, it.Victim, it.Node, it.Preemptor, it.Message)
+		case *framework.Nomination:
+			err = f.Nominate(ctx, it.Pod, it.Node)
+		case *framework.ClearNomination:
+			err = f.ClearNomination(ctx, it.Pod, it.Reason)
+		case *framework.UnschedulableReport:
+			err = f.Unschedulable(ctx, it.Pod, it.Message, it.FitErr)
+		}
+		if err != nil {
+			return framework.PlanResult{}, err
+		}
+	}
+	return framework.PlanResult{}, nil
 }

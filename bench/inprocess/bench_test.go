@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/berthsched/berth/bench/workload"
-	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/plugins/names"
 	"github.com/berthsched/berth/core/plugins/registry"
 	"github.com/berthsched/berth/core/scheduler"
@@ -225,7 +225,6 @@ func liveHeap() int64 {
 
 type nopSink struct{}
 
-func (nopSink) Bind(context.Context, *model.Pod, string) error                      { return nil }
-func (nopSink) Evict(context.Context, *model.Pod, string, *model.Pod, string) error { return nil }
-func (nopSink) Nominate(context.Context, *model.Pod, string) error                  { return nil }
-func (nopSink) ClearNomination(context.Context, *model.Pod, string) error           { return nil }
+func (nopSink) Submit(context.Context, framework.Plan) (framework.PlanResult, error) {
+	return framework.PlanResult{}, nil
+}

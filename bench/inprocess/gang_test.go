@@ -7,21 +7,18 @@ import (
 	"time"
 
 	"github.com/berthsched/berth/bench/workload"
-	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/plugins/registry"
 	"github.com/berthsched/berth/core/scheduler"
 )
 
-// groupSink takes a group's binds in one call and every other decision
-// without a trace: the benchmark measures the scheduling side only.
+// groupSink takes a group's binds in one plan (the scheduler runs with
+// GroupDecisions) and every decision without a trace: the benchmark
+// measures the scheduling side only.
 type groupSink struct{}
 
-func (groupSink) Bind(context.Context, *model.Pod, string) error                      { return nil }
-func (groupSink) Evict(context.Context, *model.Pod, string, *model.Pod, string) error { return nil }
-func (groupSink) Nominate(context.Context, *model.Pod, string) error                  { return nil }
-func (groupSink) ClearNomination(context.Context, *model.Pod, string) error           { return nil }
-func (groupSink) BindGroup(context.Context, string, []*model.Pod, []string) error {
-	return nil
+func (groupSink) Submit(context.Context, framework.Plan) (framework.PlanResult, error) {
+	return framework.PlanResult{}, nil
 }
 
 // BenchmarkGangAttempt is kube scheduler_perf's GangScheduling measure:
@@ -55,7 +52,7 @@ func gangAttempts(b *testing.B, nodes, pods int) (time.Duration, int) {
 		b.Fatal(err)
 	}
 	reg := registry.InTree()
-	s, err := scheduler.New(ctx, scheduler.Options{Registry: reg, Config: DefaultConfig(reg), Decisions: groupSink{}})
+	s, err := scheduler.New(ctx, scheduler.Options{Registry: reg, Config: DefaultConfig(reg), Decisions: groupSink{}, GroupDecisions: true})
 	if err != nil {
 		b.Fatal(err)
 	}

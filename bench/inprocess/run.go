@@ -74,7 +74,6 @@ func Run(ctx context.Context, w *workload.Workload, opts Options) (*Result, erro
 		Config:        opts.Config,
 		Registry:      opts.Registry,
 		Decisions:     d,
-		Reporter:      d,
 		Deterministic: opts.Deterministic,
 	})
 	if err != nil {
@@ -221,10 +220,22 @@ type driver struct {
 	done      chan struct{}
 }
 
-var (
-	_ framework.DecisionSink = (*driver)(nil)
-	_ scheduler.Reporter     = (*driver)(nil)
-)
+var _ framework.Planner = (*driver)(nil)
+
+// Submit plays the orchestrator's part for each decision.
+func (d *driver) Submit(ctx context.Context, plan framework.Plan) (framework.PlanResult, error) {
+	for _, item := range plan.Items {
+		switch it := item.(type) {
+		case *framework.Bind:
+			d.bind(it.Pod, it.Node)
+		case *framework.Eviction:
+			d.evict(it.Victim)
+		case *framework.UnschedulableReport:
+			d.unschedulable(it.Pod)
+		}
+	}
+	return framework.PlanResult{}, nil
+}
 
 func newDriver(w *workload.Workload) *driver {
 	d := &driver{
@@ -273,7 +284,7 @@ func (d *driver) decidedLocked(uid string) {
 	}
 }
 
-func (d *driver) Bind(_ context.Context, pod *model.Pod, node string) error {
+func (d *driver) bind(pod *model.Pod, node string) {
 	d.mu.Lock()
 	_, target := d.pending[pod.UID]
 	if _, dup := d.binds[pod.UID]; target && !dup {
@@ -284,10 +295,9 @@ func (d *driver) Bind(_ context.Context, pod *model.Pod, node string) error {
 	d.mu.Unlock()
 	bound := workload.Bound(pod, node)
 	d.later(func(ctx context.Context, s *scheduler.Scheduler) error { return s.AddPod(ctx, bound) })
-	return nil
 }
 
-func (d *driver) Evict(_ context.Context, victim *model.Pod, _ string, _ *model.Pod, _ string) error {
+func (d *driver) evict(victim *model.Pod) {
 	d.mu.Lock()
 	d.evicted++
 	d.mu.Unlock()
@@ -297,15 +307,11 @@ func (d *driver) Evict(_ context.Context, victim *model.Pod, _ string, _ *model.
 		}
 		return nil
 	})
-	return nil
 }
 
-func (d *driver) Nominate(context.Context, *model.Pod, string) error        { return nil }
-func (d *driver) ClearNomination(context.Context, *model.Pod, string) error { return nil }
-
-// Unschedulable decides the pods no node can ever take; the others
+// unschedulable decides the pods no node can ever take; the others
 // (preemptors waiting for their victims to go) are not decided yet.
-func (d *driver) Unschedulable(_ context.Context, pod *model.Pod, _ string, _ *framework.FitError) error {
+func (d *driver) unschedulable(pod *model.Pod) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	_, target := d.pending[pod.UID]
@@ -314,7 +320,6 @@ func (d *driver) Unschedulable(_ context.Context, pod *model.Pod, _ string, _ *f
 		d.unsched[pod.UID] = true
 		d.decidedLocked(pod.UID)
 	}
-	return nil
 }
 
 // apply runs the queued work until ctx ends.

@@ -12,7 +12,7 @@ import (
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/config"
-	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/plugins/registry"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/adminsvc"
@@ -22,10 +22,9 @@ import (
 // nopSink takes the scheduler's decisions and drops them.
 type nopSink struct{}
 
-func (nopSink) Bind(context.Context, *model.Pod, string) error                      { return nil }
-func (nopSink) Evict(context.Context, *model.Pod, string, *model.Pod, string) error { return nil }
-func (nopSink) Nominate(context.Context, *model.Pod, string) error                  { return nil }
-func (nopSink) ClearNomination(context.Context, *model.Pod, string) error           { return nil }
+func (nopSink) Submit(context.Context, framework.Plan) (framework.PlanResult, error) {
+	return framework.PlanResult{}, nil
+}
 
 // TestAgainstRealServices applies manifests through the real StateService,
 // lets the real scheduler try the pods, and explains the result through the

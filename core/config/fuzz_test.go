@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/berthsched/berth/core/config"
-	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/plugins/registry"
 	"github.com/berthsched/berth/core/scheduler"
 )
@@ -20,10 +20,9 @@ import (
 // discard is a decision sink for a scheduler that never schedules.
 type discard struct{}
 
-func (discard) Bind(context.Context, *model.Pod, string) error                      { return nil }
-func (discard) Evict(context.Context, *model.Pod, string, *model.Pod, string) error { return nil }
-func (discard) Nominate(context.Context, *model.Pod, string) error                  { return nil }
-func (discard) ClearNomination(context.Context, *model.Pod, string) error           { return nil }
+func (discard) Submit(context.Context, framework.Plan) (framework.PlanResult, error) {
+	return framework.PlanResult{}, nil
+}
 
 // FuzzLoad reads any bytes as a KubeSchedulerConfiguration, as berthd's
 // --scheduler-config does. Every problem reported is a *config.FieldError

@@ -6,8 +6,6 @@ import (
 	"log/slog"
 	"time"
 
-	resourceapi "k8s.io/api/resource/v1"
-
 	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/model"
 )
@@ -237,39 +235,6 @@ type PDBStatus struct {
 	DisruptionsAllowed int32
 }
 
-// DecisionSink is how the scheduler acts on the world. The server appends
-// each call as a durable decision for watchers; the simulator applies it at
-// once. Calls may block until the decision is durable.
-type DecisionSink interface {
-	Bind(ctx context.Context, pod *model.Pod, nodeName string) error
-	Evict(ctx context.Context, victim *model.Pod, nodeName string, preemptor *model.Pod, reason string) error
-	Nominate(ctx context.Context, pod *model.Pod, nodeName string) error
-	ClearNomination(ctx context.Context, pod *model.Pod, reason string) error
-}
-
-// GroupBinder is an optional part of a DecisionSink: it issues the binds
-// of one pod group cycle together (berthd: in one commit of the decision
-// log). A sink without it gets the members' binds one by one through the
-// Bind plugins.
-type GroupBinder interface {
-	// BindGroup binds pods[i] to nodes[i], all or none.
-	BindGroup(ctx context.Context, group string, pods []*model.Pod, nodes []string) error
-}
-
-// DeviceDecisionSink is an optional part of a DecisionSink: binds that
-// carry device allocations and the deallocation of claims whose last
-// consumer is gone. A sink without it gets plain Binds for pods with
-// claims (the allocations are still committed in the scheduler) and no
-// deallocation reports.
-type DeviceDecisionSink interface {
-	// BindWithClaims binds pod to node; claims are the pod's claims with
-	// their allocation and reservedFor as committed.
-	BindWithClaims(ctx context.Context, pod *model.Pod, nodeName string, claims []*resourceapi.ResourceClaim) error
-	// DeallocateClaims reports claims deallocated because their last
-	// consumer is gone.
-	DeallocateClaims(ctx context.Context, claims []*resourceapi.ResourceClaim, reason string) error
-}
-
 // WaitingPod is a pod held by a Permit plugin.
 type WaitingPod interface {
 	Pod() *model.Pod
@@ -300,7 +265,9 @@ type Handle interface {
 	Namespaces() NamespaceLister
 	PodNominator() PodNominator
 	PDBs() PDBLister
-	Decisions() DecisionSink
+	// Decisions is where plugins submit decisions (DefaultBinder its
+	// Bind, DynamicResources its deallocations).
+	Decisions() Planner
 	Parallelizer() Parallelizer
 	// IterateOverWaitingPods, GetWaitingPod and RejectWaitingPod give Permit
 	// plugins access to pods held by any plugin.

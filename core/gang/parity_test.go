@@ -109,17 +109,14 @@ type sink struct {
 	binds []*model.Pod
 }
 
-func (k *sink) Bind(_ context.Context, pod *model.Pod, node string) error {
+func (f *sink) Bind(_ context.Context, pod *model.Pod, node string) error {
 	b := *pod
 	b.NodeName = node
-	k.binds = append(k.binds, &b)
+	f.binds = append(f.binds, &b)
 	return nil
 }
-func (k *sink) Evict(context.Context, *model.Pod, string, *model.Pod, string) error { return nil }
-func (k *sink) Nominate(context.Context, *model.Pod, string) error                  { return nil }
-func (k *sink) ClearNomination(context.Context, *model.Pod, string) error           { return nil }
 
-var _ framework.DecisionSink = (*sink)(nil)
+var _ framework.Planner = (*sink)(nil)
 
 // berthBound schedules the cluster until no pod can be popped (the binds
 // confirmed as they come) and counts the bound pods per group.
@@ -165,4 +162,19 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(fmt.Errorf("loading the cluster: %w", err))
 	}
+}
+
+// Submit hands each decision of the plan to the fake's method for it.
+func (f *sink) Submit(ctx context.Context, plan framework.Plan) (framework.PlanResult, error) {
+	for _, item := range plan.Items {
+		var err error
+		switch it := item.(type) {
+		case *framework.Bind:
+			err = f.Bind(ctx, it.Pod, it.Node)
+		}
+		if err != nil {
+			return framework.PlanResult{}, err
+		}
+	}
+	return framework.PlanResult{}, nil
 }

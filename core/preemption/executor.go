@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 )
 
@@ -33,7 +34,7 @@ func (e *Evaluator) execute(ctx context.Context, c *Candidate, preemptor *model.
 		return errors.New("preemption: the framework has no decision sink")
 	}
 	reason := EvictReason(preemptor, c.Node)
-	var errs []error
+	var plan framework.Plan
 	for _, v := range c.Victims {
 		if v.Terminating {
 			continue
@@ -42,12 +43,22 @@ func (e *Evaluator) execute(ctx context.Context, c *Candidate, preemptor *model.
 			wp.Reject(e.opts.PluginName, "preempted")
 			continue
 		}
-		if err := sink.Evict(ctx, v, c.Node, preemptor, reason); err != nil {
-			errs = append(errs, fmt.Errorf("evicting %s: %w", v.Key(), err))
-		}
+		plan.Add(&framework.Eviction{Victim: v, Node: c.Node, Cause: framework.EvictPreemption, Preemptor: preemptor, Message: reason})
 	}
-	if err := errors.Join(errs...); err != nil {
-		return err
+	if plan.Len() > 0 {
+		res, err := sink.Submit(ctx, plan)
+		if err != nil {
+			return fmt.Errorf("evicting the victims on %s: %w", c.Node, err)
+		}
+		var errs []error
+		for i, item := range plan.Items {
+			if err := res.Err(i); err != nil {
+				errs = append(errs, fmt.Errorf("evicting %s: %w", item.(*framework.Eviction).Victim.Key(), err))
+			}
+		}
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
 	}
 	nominator := e.h.PodNominator()
 	if nominator == nil {
@@ -60,7 +71,7 @@ func (e *Evaluator) execute(ctx context.Context, c *Candidate, preemptor *model.
 		}
 		// Failing to clear a nomination does not undo the preemption, as
 		// in kube: the pod keeps its reservation until its next attempt.
-		if err := sink.ClearNomination(ctx, pi.Pod, msg); err != nil && e.h.Logger() != nil {
+		if _, err := framework.SubmitOne(ctx, sink, &framework.ClearNomination{Pod: pi.Pod, Reason: msg}); err != nil && e.h.Logger() != nil {
 			e.h.Logger().Error("clearing a nomination failed", "pod", pi.Pod.Key(), "node", c.Node, "err", err)
 		}
 		nominator.DeleteNominatedPodIfExists(pi.Pod)

@@ -97,20 +97,20 @@ func (r *recorder) add(format string, a ...any) error {
 	return nil
 }
 
-func (r *recorder) Bind(_ context.Context, pod *model.Pod, node string) error {
-	return r.add("bind %s %s", pod.Key(), node)
+func (f *recorder) Bind(_ context.Context, pod *model.Pod, node string) error {
+	return f.add("bind %s %s", pod.Key(), node)
 }
 
-func (r *recorder) Evict(_ context.Context, v *model.Pod, node string, p *model.Pod, reason string) error {
-	return r.add("evict %s from %s for %s: %s", v.Key(), node, p.Key(), reason)
+func (f *recorder) Evict(_ context.Context, v *model.Pod, node string, p *model.Pod, reason string) error {
+	return f.add("evict %s from %s for %s: %s", v.Key(), node, p.Key(), reason)
 }
 
-func (r *recorder) Nominate(_ context.Context, pod *model.Pod, node string) error {
-	return r.add("nominate %s %s", pod.Key(), node)
+func (f *recorder) Nominate(_ context.Context, pod *model.Pod, node string) error {
+	return f.add("nominate %s %s", pod.Key(), node)
 }
 
-func (r *recorder) ClearNomination(_ context.Context, pod *model.Pod, reason string) error {
-	return r.add("clear %s: %s", pod.Key(), reason)
+func (f *recorder) ClearNomination(_ context.Context, pod *model.Pod, reason string) error {
+	return f.add("clear %s: %s", pod.Key(), reason)
 }
 
 // cluster is a snapshot with bound pods and a framework over it with the
@@ -167,7 +167,7 @@ func newCluster(t testing.TB, spec clusterSpec) *cluster {
 		runtime.WithPodNominator(c.nominator),
 		runtime.WithNamespaceLister(plugintest.Namespaces{}),
 		runtime.WithPDBLister(budgets),
-		runtime.WithDecisionSink(c.sink),
+		runtime.WithDecisions(c.sink),
 		runtime.WithClock(cmp.Or[framework.Clock](spec.clock, fixedClock{})),
 		runtime.WithParallelism(par),
 		runtime.WithDeterministic(true),
@@ -202,4 +202,25 @@ func (c *cluster) filter(t testing.TB, pod *model.Pod) (*framework.CycleState, *
 		}
 	}
 	return state, m
+}
+
+// Submit hands each decision of the plan to the fake's method for it.
+func (f *recorder) Submit(ctx context.Context, plan framework.Plan) (framework.PlanResult, error) {
+	for _, item := range plan.Items {
+		var err error
+		switch it := item.(type) {
+		case *framework.Bind:
+			err = f.Bind(ctx, it.Pod, it.Node)
+		case *framework.Eviction:
+			err = f.Evict(ctx, it.Victim, it.Node, it.Preemptor, it.Message)
+		case *framework.Nomination:
+			err = f.Nominate(ctx, it.Pod, it.Node)
+		case *framework.ClearNomination:
+			err = f.ClearNomination(ctx, it.Pod, it.Reason)
+		}
+		if err != nil {
+			return framework.PlanResult{}, err
+		}
+	}
+	return framework.PlanResult{}, nil
 }

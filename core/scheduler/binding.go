@@ -115,7 +115,7 @@ func bindingRejection(st *framework.Status, host, podKey string) *failure {
 
 // Binding reports whether pod, the version a binding cycle handed to the
 // Bind plugins, still awaits its bind: false once the pod was deleted or
-// replaced, or its binding settled or abandoned. A DecisionSink asks it
+// replaced, or its binding settled or abandoned. The planner asks it
 // (under its own lock) to refuse writing a Bind nobody waits for.
 func (s *Scheduler) Binding(pod *model.Pod) bool {
 	s.bindsMu.Lock()

@@ -147,11 +147,11 @@ func (s *Scheduler) scheduleOnePod(ctx context.Context, qpi *framework.QueuedPod
 	state := framework.NewCycleState()
 	cycleCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cycleCtx, batch := s.withBatch(cycleCtx)
+	cycleCtx, ap := s.withAttemptPlan(cycleCtx)
 	host, assumed, fail := s.schedulingCycle(cycleCtx, state, fwk, qpi, att)
 	if fail != nil {
 		s.handleFailure(cycleCtx, fwk, qpi, fail, popped)
-		s.commitBatch(cycleCtx, batch)
+		s.submitAttempt(cycleCtx, ap)
 		att.Status, att.Message, att.FitError = fail.status, fail.message(), fail.fitErr
 		if att.Result == "" {
 			att.Result = ResultError
@@ -163,7 +163,7 @@ func (s *Scheduler) scheduleOnePod(ctx context.Context, qpi *framework.QueuedPod
 		s.observeAttempt(att)
 		return att
 	}
-	s.commitBatch(cycleCtx, batch) // nothing staged on success, as a rule
+	s.submitAttempt(cycleCtx, ap) // nothing gathered on success, as a rule
 	att.Result, att.Node = ResultScheduled, host
 	att.Duration = s.clock.Now().Sub(att.Start)
 	s.observeAttempt(att)

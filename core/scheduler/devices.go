@@ -17,7 +17,7 @@ import (
 // not hold.
 var ErrDeviceObjectNotFound = fmt.Errorf("device object %w", ErrNotFound)
 
-// DeallocationReason is the reason DeallocateClaims gives for claims
+// DeallocationReason is the reason a Deallocation gives for claims
 // freed because the last pod using them was deleted.
 const DeallocationReason = "the last pod using the claim is gone"
 
@@ -137,18 +137,32 @@ func (s *Scheduler) RestoreClaims(claims []*resourceapi.ResourceClaim) {
 // ForgetUnknownClaimConsumers drops from the claims the pods the
 // scheduler does not hold (deleted while it was down), deletes the claims
 // made for such pods and deallocates claims left without consumers,
-// reporting those through the sink's DeallocateClaims. Call it once a
+// reporting those as Deallocations. Call it once a
 // re-list of every pod is complete; it returns the claims deallocated.
 func (s *Scheduler) ForgetUnknownClaimConsumers(ctx context.Context) ([]*resourceapi.ResourceClaim, error) {
+	// No cycle sees a device freed here before its DeallocateClaim is
+	// durable: in kube the deallocation is written before the scheduler
+	// learns of it, so no Bind of the device precedes it in the log.
+	release, err := s.Hold(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	s.ingestMu.Lock()
 	changes := s.devices.ForgetConsumers(func(uid string) bool {
 		_, ok := s.state.lookup(uid)
 		return ok
 	})
-	s.claimEvents(ctx, changes)
 	s.ingestMu.Unlock()
 	freed := freedClaims(changes)
-	return freed, s.reportDeallocations(ctx, freed)
+	err = s.reportDeallocations(ctx, freed)
+	// The pods waiting for the devices are tried again once the
+	// deallocations are durable, as kube's informer brings the claims'
+	// updates back after they were written.
+	s.ingestMu.Lock()
+	s.claimEvents(ctx, changes)
+	s.ingestMu.Unlock()
+	return freed, err
 }
 
 // removePodClaimsLocked is the pod deleted, for its claims (the
@@ -195,11 +209,7 @@ func (s *Scheduler) reportDeallocations(ctx context.Context, claims []*resourcea
 	if len(claims) == 0 {
 		return nil
 	}
-	ds, ok := s.opts.Decisions.(framework.DeviceDecisionSink)
-	if !ok {
-		return nil
-	}
-	if err := ds.DeallocateClaims(ctx, claims, DeallocationReason); err != nil {
+	if err := s.deallocate(ctx, claims, DeallocationReason, false); err != nil {
 		return fmt.Errorf("reporting %d deallocated claims: %w", len(claims), err)
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berthsched/berth/core/dra"
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/manifest"
 	"github.com/berthsched/berth/core/model"
 )
@@ -22,6 +23,30 @@ type deviceSink struct {
 	mu            sync.Mutex
 	boundClaims   map[string][]string // pod -> claim: devices
 	deallocations []string            // claim (reason)
+}
+
+// Submit records binds with claims and deallocations, and the rest as
+// fakeSink does.
+func (d *deviceSink) Submit(ctx context.Context, plan framework.Plan) (framework.PlanResult, error) {
+	for _, item := range plan.Items {
+		var err error
+		switch it := item.(type) {
+		case *framework.Bind:
+			if len(it.Claims) > 0 {
+				err = d.BindWithClaims(ctx, it.Pod, it.Node, it.Claims)
+			} else {
+				err = d.Bind(ctx, it.Pod, it.Node)
+			}
+		case *framework.Deallocation:
+			err = d.DeallocateClaims(ctx, []*resourceapi.ResourceClaim{it.Claim}, it.Reason)
+		default:
+			err = d.submitItem(ctx, item)
+		}
+		if err != nil {
+			return framework.PlanResult{}, err
+		}
+	}
+	return framework.PlanResult{}, nil
 }
 
 func (d *deviceSink) BindWithClaims(ctx context.Context, pod *model.Pod, node string, claims []*resourceapi.ResourceClaim) error {
@@ -226,7 +251,7 @@ func TestClaimsRestoredBoundAndDeallocated(t *testing.T) {
 	if err := e.s.devices.Assume(pods["a"], []*resourceapi.ResourceClaim{c}, make([]resourceapi.AllocationResult, 1)); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.s.decisions.Bind(ctx, pods["a"], "n1"); err != nil {
+	if _, err := framework.SubmitOne(ctx, e.s.decisions, &framework.Bind{Pod: pods["a"], Node: "n1"}); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(map[string][]string{"default/a": {"shared: gpu-1"}}, sink.boundClaims); diff != "" {

@@ -9,12 +9,14 @@
 // SetPriorityClass, SetPDB, SetNamespace and their deletes, and
 // ReportBindResult. Each raises the cluster event kube would, so pods that
 // an event may help leave the unschedulable pods (QueueingHints).
-// Decisions go out through Options.Decisions (Bind through the
-// DefaultBinder, Evict from preemption, Nominate and ClearNomination) and
-// unschedulable pods through Options.Reporter, once per new message; with
-// Options.Batcher, the ones a failed attempt makes (its preemption's, its
-// nomination, its report) are staged and written as one group at the end
-// of the cycle (decisionbatch.go). A pod
+// Decisions go out as plans through Options.Decisions, the one
+// framework.Planner (planner.go): Bind through the DefaultBinder, Evict
+// from preemption, Nominate and ClearNomination, DeallocateClaim, and the
+// Unschedulable report of a pod once per new message. With
+// Options.GroupDecisions, the ones a failed attempt makes (its
+// preemption's, its nomination, its report) are gathered into one plan
+// submitted at the end of the cycle, and a group cycle's binds are one
+// plan. A pod
 // the scheduler evicted is held as terminating by preemption until it is
 // deleted (evictions.go; RestoreEvictions brings the set back after a
 // restart).
@@ -49,8 +51,9 @@
 // group cycle instead of its own (gang.go: its pending peers are taken
 // from the queue, placed one after the other on the state the others
 // left, kept all together when enough fit, else undone), and a group that
-// does not fit may preempt as a whole (gangpreempt.go). The binds of one
-// group cycle go out together through the sink's BindGroup when it has one.
+// does not fit may preempt as a whole (gangpreempt.go). With
+// Options.GroupDecisions the binds of one group cycle are one plan
+// (Plan.Group).
 //
 // Devices (dynamic resource allocation, devices.go): the scheduler holds a
 // core/dra Tracker (device classes, resource slices, claims, templates;
@@ -58,11 +61,11 @@
 // DynamicResources reads through Handle.Devices. It plays kube's
 // resourceclaim controller: a pod's template claims are made when both
 // exist and deleted with the pod, and a claim whose last consumer is
-// deleted is deallocated and reported through the sink's DeallocateClaims
-// (after ingestMu is released). A pod whose claims were reserved binds
-// through the sink's BindWithClaims, carrying them, and the allocations
-// are committed once the sink took the bind; members of a group with
-// claims are bound one by one. Claim, slice and class changes raise the
+// deleted is deallocated and reported as a Deallocation (after ingestMu
+// is released; after a re-list, with cycles held until it is durable). A
+// pod whose claims were reserved binds with them (framework.Bind.Claims),
+// and the allocations are committed once the planner took the bind;
+// members of a group with claims are bound one by one. Claim, slice and class changes raise the
 // events DynamicResources' queueing hints judge.
 //
 // StartBatch holds back the pending pods of a request until all of it is

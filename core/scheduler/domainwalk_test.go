@@ -193,7 +193,7 @@ func TestDomainWalkChangesNothing(t *testing.T) {
 			clock := newFakeClock()
 			for i := range ss {
 				reg := registry.InTree()
-				var decisions framework.DecisionSink = &fakeSink{}
+				var decisions framework.Planner = &fakeSink{}
 				if i == 0 {
 					decisions = sink
 				}

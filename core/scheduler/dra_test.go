@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/berthsched/berth/core/config"
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	mt "github.com/berthsched/berth/core/model/modeltest"
 	"github.com/berthsched/berth/core/plugins/registry"
@@ -26,8 +27,9 @@ func draEnv(t *testing.T) (*env, *deviceSink) {
 	sink := &deviceSink{}
 	reg := registry.InTree()
 	e := &env{t: t, sink: &sink.fakeSink, reporter: &fakeReporter{}, clock: newFakeClock()}
+	sink.reporter = e.reporter
 	s, err := New(context.Background(), Options{
-		Config: config.Default(), Registry: reg, Decisions: sink, Reporter: e.reporter, Clock: e.clock,
+		Config: config.Default(), Registry: reg, Decisions: sink, Clock: e.clock,
 		Deterministic: true, Replay: Replay{BindInline: true},
 	})
 	if err != nil {
@@ -262,21 +264,19 @@ func TestDRAExplainSaysWhichRequestFails(t *testing.T) {
 	}
 }
 
-// groupDeviceSink is deviceSink with BindGroup, which the scheduler must
-// not use for members with claims (BindGroup carries no allocation).
+// groupDeviceSink is deviceSink counting plans of group binds, which the
+// scheduler must not make for members with claims: each is bound alone,
+// with its claims.
 type groupDeviceSink struct {
 	*deviceSink
 	groupBinds int
 }
 
-func (g *groupDeviceSink) BindGroup(ctx context.Context, _ string, pods []*model.Pod, nodes []string) error {
-	g.groupBinds++
-	for i, p := range pods {
-		if err := g.Bind(ctx, p, nodes[i]); err != nil {
-			return err
-		}
+func (g *groupDeviceSink) Submit(ctx context.Context, plan framework.Plan) (framework.PlanResult, error) {
+	if plan.Group != "" {
+		g.groupBinds++
 	}
-	return nil
+	return g.deviceSink.Submit(ctx, plan)
 }
 
 // Members of a pod group sharing a claim no one allocated yet share the
@@ -286,8 +286,8 @@ func (g *groupDeviceSink) BindGroup(ctx context.Context, _ string, pods []*model
 func TestDRAGangSharesAClaim(t *testing.T) {
 	e, sink := draEnv(t)
 	gs := &groupDeviceSink{deviceSink: sink}
-	e.s.opts.Decisions = gs
-	e.s.decisions.DecisionSink = gs
+	e.s.opts.Decisions, e.s.opts.GroupDecisions = gs, true
+	e.s.decisions.next = gs
 	e.upsert(gpuClass(), gpuSlice("n2", 1), gpuClaim("shared", 1))
 	e.setGroup("g", 2)
 	var members []*model.Pod

@@ -177,8 +177,8 @@ func (s *Scheduler) UpdatePod(ctx context.Context, pod *model.Pod) error {
 // DeletePod forgets a pod (by UID). A bound pod frees its node; an assumed
 // one is forgotten and its binding abandoned. Its claims lose it as a
 // consumer, those made for it are deleted, and the claims it was the last
-// consumer of are deallocated and reported through the sink's
-// DeallocateClaims (after the state-in lock is released).
+// consumer of are deallocated and reported as Deallocations (after the
+// state-in lock is released).
 func (s *Scheduler) DeletePod(ctx context.Context, pod *model.Pod) error {
 	freed, err := s.deletePod(ctx, pod)
 	if err != nil {

@@ -58,8 +58,8 @@ func newFitEnv(t *testing.T, tune func(*Options)) *env {
 	tp := withFit(&testPlugins{})
 	reg, cfg := tp.registryAndConfig()
 	reg[noderesources.Name] = noderesources.NewFit
-	e := &env{t: t, sink: &fakeSink{}, reporter: &fakeReporter{}, clock: newFakeClock()}
-	opts := Options{Config: cfg, Registry: reg, Decisions: e.sink, Reporter: e.reporter, Clock: e.clock, Deterministic: true, Replay: Replay{BindInline: true}}
+	e := newEnvFakes(t)
+	opts := Options{Config: cfg, Registry: reg, Decisions: e.sink, Clock: e.clock, Deterministic: true, Replay: Replay{BindInline: true}}
 	if tune != nil {
 		tune(&opts)
 	}

@@ -49,9 +49,9 @@ func (s *Scheduler) handleFailure(ctx context.Context, fwk framework.Framework, 
 	if alive && cur.NominatedNodeName != prevNode {
 		var err error
 		if cur.NominatedNodeName != "" {
-			err = s.decisions.Nominate(ctx, cur, cur.NominatedNodeName)
+			err = s.nominate(ctx, &framework.Nomination{Pod: cur, Node: cur.NominatedNodeName})
 		} else {
-			err = s.decisions.ClearNomination(ctx, cur, msg)
+			err = s.clearNomination(ctx, &framework.ClearNomination{Pod: cur, Reason: msg})
 		}
 		if err != nil {
 			s.logger.Error("recording a nomination decision failed", "pod", pod.Key(), "err", err)
@@ -86,8 +86,8 @@ func (s *Scheduler) logFailure(ctx context.Context, fwk framework.Framework, pod
 func (s *Scheduler) recordDiagnosis(ctx context.Context, pod *model.Pod, msg string, fitErr *framework.FitError, rejected bool) {
 	d := summarize(msg, fitErr, s.clock.Now(), s.opts.MaxDiagnosisNodes)
 	report := s.state.setDiagnosis(pod.UID, d, msg, rejected)
-	if report && s.opts.Reporter != nil {
-		if err := s.report(ctx, pod, msg, fitErr); err != nil {
+	if report {
+		if err := s.report(ctx, &framework.UnschedulableReport{Pod: pod, Message: msg, FitErr: fitErr}); err != nil {
 			s.logger.Error("reporting an unschedulable pod failed", "pod", pod.Key(), "err", err)
 		}
 	}

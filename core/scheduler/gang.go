@@ -332,18 +332,16 @@ func (s *Scheduler) startGroupBinding(ctx context.Context, g *model.PodGroup, re
 }
 
 // runGroupBinding is the binding cycle of a group's members: each waits
-// for Permit and runs PreBind, then the binds of all that got there are
-// issued together through the sink's BindGroup (one commit in berthd's
-// decision log) or, without one, one by one through the Bind plugins. A
-// member that fails on the way is requeued alone, as kube does: the
-// others' binds stand (kube does not undo the bound members of a group).
+// for Permit and runs PreBind, then, with Options.GroupDecisions, the
+// binds of all that got there are submitted as one plan (one commit in
+// berthd's decision log) or, without, one by one through the Bind
+// plugins. A member that fails on the way is requeued alone, as kube
+// does: the others' binds stand (kube does not undo the bound members of
+// a group).
 func (s *Scheduler) runGroupBinding(ctx context.Context, group string, bs []*binding) {
-	gb, grouped := s.opts.Decisions.(framework.GroupBinder)
-	if grouped && withClaims(bs) {
-		// BindGroup carries no allocations: members with claims are bound
-		// one by one, each with its claims (BindWithClaims).
-		grouped = false
-	}
+	// Members with claims are bound one by one, each with its claims, as
+	// before plans carried them.
+	grouped := s.opts.GroupDecisions && !withClaims(bs)
 	var ready []*binding
 	var queued []time.Time
 	for _, b := range bs {
@@ -368,13 +366,20 @@ func (s *Scheduler) runGroupBinding(ctx context.Context, group string, bs []*bin
 	if len(ready) == 0 {
 		return
 	}
-	pods, nodes := make([]*model.Pod, len(ready)), make([]string, len(ready))
+	plan := framework.Plan{Items: make([]framework.PlanItem, len(ready)), Group: ready[0].qpi.Pod.GroupKey()}
 	for i, b := range ready {
-		pods[i], nodes[i] = b.qpi.Pod, b.host
+		plan.Items[i] = &framework.Bind{Pod: b.qpi.Pod, Node: b.host}
 	}
-	err := gb.BindGroup(ctx, group, pods, nodes)
+	res, err := s.decisions.Submit(ctx, plan)
+	if err != nil {
+		err = fmt.Errorf("binds of pod group %s: %w", group, err)
+	}
 	for i, b := range ready {
-		if err != nil {
+		if err != nil || res.Err(i) != nil {
+			err := err
+			if err == nil {
+				err = res.Err(i)
+			}
 			if s.takeBind(b.qpi.Pod.UID) != nil {
 				s.handleBindingCycleError(ctx, b, &failure{status: framework.AsStatus(err), nominating: clearNomination})
 			}

@@ -10,39 +10,44 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/gang"
 	"github.com/berthsched/berth/core/model"
 	mt "github.com/berthsched/berth/core/model/modeltest"
 )
 
-// groupSink is fakeSink with BindGroup: each call is recorded as one
-// "commit" listing its binds.
+// groupSink is fakeSink recording each plan of a group's binds (the
+// scheduler runs with GroupDecisions) as one "commit" listing its binds.
 type groupSink struct {
 	*fakeSink
 	mu      sync.Mutex
 	commits [][]string
 }
 
-func (g *groupSink) BindGroup(ctx context.Context, group string, pods []*model.Pod, nodes []string) error {
+func (g *groupSink) Submit(ctx context.Context, plan framework.Plan) (framework.PlanResult, error) {
+	if plan.Group == "" {
+		return g.fakeSink.Submit(ctx, plan)
+	}
 	var c []string
-	for i, p := range pods {
-		if p.SchedulingGroup != group {
-			return fmt.Errorf("pod %s is not in group %s", p.Key(), group)
+	for _, item := range plan.Items {
+		b := item.(*framework.Bind)
+		if b.Pod.GroupKey() != plan.Group {
+			return framework.PlanResult{}, fmt.Errorf("pod %s is not in group %s", b.Pod.Key(), plan.Group)
 		}
-		if err := g.Bind(ctx, p, nodes[i]); err != nil {
-			return err
+		if err := g.Bind(ctx, b.Pod, b.Node); err != nil {
+			return framework.PlanResult{}, err
 		}
-		c = append(c, p.Name+"->"+nodes[i])
+		c = append(c, b.Pod.Name+"->"+b.Node)
 	}
 	g.mu.Lock()
 	g.commits = append(g.commits, c)
 	g.mu.Unlock()
-	return nil
+	return framework.PlanResult{}, nil
 }
 
 func newGangEnv(t *testing.T) (*env, *groupSink) {
 	gs := &groupSink{fakeSink: &fakeSink{}}
-	e := newFitEnv(t, func(o *Options) { o.Decisions = gs })
+	e := newFitEnv(t, func(o *Options) { o.Decisions, o.GroupDecisions = gs, true })
 	e.sink = gs.fakeSink
 	return e, gs
 }

@@ -54,7 +54,7 @@ func (s *Scheduler) preemptForGroup(ctx context.Context, fwk framework.Framework
 				continue
 			}
 			reason := fmt.Sprintf("preempted by pod group %s on node %s", res.Group.Key(), node)
-			if err := s.decisions.Evict(ctx, v, node, preemptor, reason); err != nil {
+			if err := s.evict(ctx, &framework.Eviction{Victim: v, Node: node, Preemptor: preemptor, Message: reason}); err != nil {
 				s.logger.Error("evicting a victim of a group preemption failed", "victim", v.Key(), "group", res.Group.Key(), "err", err)
 			}
 		}
@@ -73,7 +73,7 @@ func (s *Scheduler) evictRestOfGroup(ctx context.Context, victim, preemptor *mod
 		if !ok || uid == victim.UID || p.NodeName == "" || p.Terminating {
 			continue
 		}
-		if err := s.decisions.Evict(ctx, p, p.NodeName, preemptor, reason); err != nil {
+		if err := s.evict(ctx, &framework.Eviction{Victim: p, Node: p.NodeName, Preemptor: preemptor, Message: reason}); err != nil {
 			s.logger.Error("evicting the rest of a preempted group failed", "victim", p.Key(), "err", err)
 		}
 	}

@@ -18,9 +18,9 @@ import (
 // included, and with nodes > 0 that many nodes of 2 cpu full of
 // low-priority 1-cpu pods.
 func newPreemptEnv(t *testing.T, nodes int) (*env, *groupSink) {
-	gs := &groupSink{fakeSink: &fakeSink{}}
-	e := &env{t: t, sink: gs.fakeSink, reporter: &fakeReporter{}, clock: newFakeClock()}
-	s, err := New(context.Background(), Options{Config: config.Default(), Registry: registry.InTree(), Decisions: gs, Reporter: e.reporter,
+	e := newEnvFakes(t)
+	gs := &groupSink{fakeSink: e.sink}
+	s, err := New(context.Background(), Options{Config: config.Default(), Registry: registry.InTree(), Decisions: gs, GroupDecisions: true,
 		Clock: e.clock, Deterministic: true, Replay: Replay{BindInline: true}})
 	if err != nil {
 		t.Fatal(err)

@@ -51,6 +51,36 @@ type fakeSink struct {
 	calls   []decision
 	bindErr error
 	ch      chan decision
+	// reporter, if set, takes the Unschedulable reports.
+	reporter *fakeReporter
+}
+
+// Submit records each decision of the plan as its own call would.
+func (f *fakeSink) Submit(ctx context.Context, plan framework.Plan) (framework.PlanResult, error) {
+	for _, item := range plan.Items {
+		if err := f.submitItem(ctx, item); err != nil {
+			return framework.PlanResult{}, err
+		}
+	}
+	return framework.PlanResult{}, nil
+}
+
+func (f *fakeSink) submitItem(ctx context.Context, item framework.PlanItem) error {
+	switch it := item.(type) {
+	case *framework.Bind:
+		return f.Bind(ctx, it.Pod, it.Node)
+	case *framework.Eviction:
+		return f.Evict(ctx, it.Victim, it.Node, it.Preemptor, it.Message)
+	case *framework.Nomination:
+		return f.Nominate(ctx, it.Pod, it.Node)
+	case *framework.ClearNomination:
+		return f.ClearNomination(ctx, it.Pod, it.Reason)
+	case *framework.UnschedulableReport:
+		if f.reporter != nil {
+			return f.reporter.Unschedulable(ctx, it.Pod, it.Message, it.FitErr)
+		}
+	}
+	return nil
 }
 
 func (f *fakeSink) record(d decision) error {
@@ -233,7 +263,7 @@ func (f *fakePostFilter) PostFilter(ctx context.Context, _ *framework.CycleState
 		return nil, framework.NewStatus(framework.Unschedulable, "preemption: nothing to preempt")
 	}
 	for _, v := range f.victims {
-		if err := f.handle.Decisions().Evict(ctx, v, f.nominate, pod, "preempted"); err != nil {
+		if _, err := framework.SubmitOne(ctx, f.handle.Decisions(), &framework.Eviction{Victim: v, Node: f.nominate, Preemptor: pod, Message: "preempted"}); err != nil {
 			return nil, framework.AsStatus(err)
 		}
 	}
@@ -294,6 +324,14 @@ func (tp *testPlugins) registryAndConfig() (runtime.Registry, *config.Config) {
 	return reg, &config.Config{Parallelism: 16, PodInitialBackoffSeconds: 1, PodMaxBackoffSeconds: 10, Profiles: []config.Profile{p}}
 }
 
+// newEnvFakes is an env without scheduler: a sink whose reports go to
+// the env's reporter, and a clock.
+func newEnvFakes(t *testing.T) *env {
+	e := &env{t: t, reporter: &fakeReporter{}, clock: newFakeClock()}
+	e.sink = &fakeSink{reporter: e.reporter}
+	return e
+}
+
 // env is a scheduler under test with its fakes.
 type env struct {
 	t        *testing.T
@@ -306,9 +344,9 @@ type env struct {
 func newEnv(t *testing.T, tp *testPlugins, tune func(*Options)) *env {
 	t.Helper()
 	reg, cfg := tp.registryAndConfig()
-	e := &env{t: t, sink: &fakeSink{}, reporter: &fakeReporter{}, clock: newFakeClock()}
+	e := newEnvFakes(t)
 	opts := Options{
-		Config: cfg, Registry: reg, Decisions: e.sink, Reporter: e.reporter, Clock: e.clock,
+		Config: cfg, Registry: reg, Decisions: e.sink, Clock: e.clock,
 		Deterministic: true, Replay: Replay{BindInline: true},
 	}
 	if tune != nil {

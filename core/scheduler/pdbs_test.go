@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	mt "github.com/berthsched/berth/core/model/modeltest"
 )
@@ -114,7 +115,7 @@ func TestDisruptionsAllowedAfterEvict(t *testing.T) {
 	allowed := func() int32 { return e.s.state.pdbs.List()[0].DisruptionsAllowed }
 	var got []int32
 	got = append(got, allowed())
-	if err := e.s.decisions.Evict(ctx, web("w1"), "n1", mt.MakePod("p").Obj(), "test"); err != nil {
+	if _, err := framework.SubmitOne(ctx, e.s.decisions, &framework.Eviction{Victim: web("w1"), Node: "n1", Preemptor: mt.MakePod("p").Obj(), Message: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	got = append(got, allowed())

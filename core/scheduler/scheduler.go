@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/berthsched/berth/core/cache"
@@ -34,16 +33,6 @@ var (
 // ErrPodBound: an upsert would make a bound pod pending again.
 var ErrPodBound = errors.New("pod is bound")
 
-// Reporter is told about pods that did not get a node. The server turns
-// each call into an Unschedulable decision. It is called once per new
-// message: a pod failing again for the same reasons is not reported again.
-type Reporter interface {
-	// Unschedulable reports kube's failure message for the pod ("0/N nodes
-	// are available: ...", or "no nodes available to schedule pods") and
-	// the diagnosis behind it (nil when there is none, e.g. no nodes).
-	Unschedulable(ctx context.Context, pod *model.Pod, message string, fitErr *framework.FitError) error
-}
-
 // Metrics receives the scheduler's measurements; the server plugs
 // Prometheus in with kube-scheduler's metric names. Implementations must be
 // cheap and safe for concurrent use.
@@ -69,16 +58,18 @@ type Options struct {
 	Config *config.Config
 	// Registry holds the factories of the plugins the profiles name.
 	Registry runtime.Registry
-	// Decisions receives Bind (through the DefaultBinder), Evict,
-	// Nominate and ClearNomination. Required.
-	Decisions framework.DecisionSink
-	// Reporter, if set, is told about unschedulable pods.
-	Reporter Reporter
-	// Batcher, if set, groups the decisions of a failed attempt (a
+	// Decisions receives every decision as a plan: Binds (through the
+	// DefaultBinder), Evicts, Nominates, ClearNominations, deallocations
+	// and Unschedulable reports. Required.
+	Decisions framework.Planner
+	// GroupDecisions gathers the decisions of a failed attempt (a
 	// preemption's Evicts and ClearNominations, the pod's Nominate, its
-	// Unschedulable report) into one durable write. It must write to the
-	// log Decisions and Reporter write to; nil writes each on its own.
-	Batcher DecisionBatcher
+	// Unschedulable report) into one plan submitted when the attempt ends,
+	// and submits the Binds of a pod group's members as one plan instead of
+	// one by one through the Bind plugins: berthd's decision log commits
+	// each plan at once. Without it every decision is its own plan, applied
+	// as it is made (the simulator).
+	GroupDecisions bool
 	// Clock is the time source; tests inject a fake. Default: real time.
 	Clock framework.Clock
 	// Logger defaults to discarding.
@@ -164,7 +155,7 @@ type Scheduler struct {
 	cache     *cache.Cache
 	queue     *queue.PriorityQueue
 	profiles  map[string]framework.Framework
-	decisions *decisionSink
+	decisions *planner
 
 	// ingestMu serializes the state-in calls; it guards batch.
 	ingestMu sync.Mutex
@@ -255,7 +246,7 @@ func New(ctx context.Context, opts Options) (*Scheduler, error) {
 		bindAttempts: make(map[string]int),
 		rand:         opts.Rand,
 	}
-	s.decisions = &decisionSink{DecisionSink: opts.Decisions, s: s}
+	s.decisions = &planner{next: opts.Decisions, s: s}
 	s.scoreBuf.TotalsOnly = true
 	if p := opts.Config.PercentageOfNodesToScore; p != nil {
 		s.percentageOfNodesToScore = *p
@@ -285,7 +276,7 @@ func (s *Scheduler) buildProfiles(ctx context.Context) error {
 		runtime.WithPodNominator(lazyNominator{s}),
 		runtime.WithNamespaceLister(s.state.namespaces),
 		runtime.WithPDBLister(s.state.pdbs),
-		runtime.WithDecisionSink(s.decisions),
+		runtime.WithDecisions(s.decisions),
 		runtime.WithClock(s.clock),
 		runtime.WithLogger(s.logger),
 		runtime.WithParallelism(parallelism),
@@ -424,58 +415,6 @@ func (l lazyNominator) UpdateNominatedPod(oldPod *model.Pod, newPodInfo *framewo
 
 func (l lazyNominator) NominatedPodsForNode(nodeName string) []*framework.PodInfo {
 	return l.s.queue.Nominator().NominatedPodsForNode(nodeName)
-}
-
-// decisionSink forwards decisions to Options.Decisions. It counts
-// evictions, so an attempt knows how many victims its preemption evicted,
-// and applies evictions and nominations to the scheduler's own view of the
-// pods, as kube's API calls would come back through its informer: an
-// evicted pod is terminating by preemption (evictions.go).
-type decisionSink struct {
-	framework.DecisionSink
-	s         *Scheduler
-	evictions atomic.Int64
-}
-
-func (d *decisionSink) Evict(ctx context.Context, victim *model.Pod, nodeName string, preemptor *model.Pod, reason string) error {
-	if cur, ok := d.s.state.lookup(victim.UID); ok && cur.TerminatingByPreemption() {
-		return nil // evicted already, with the rest of its group
-	}
-	cb := batchOf(ctx)
-	if cb != nil {
-		if err := cb.batch().Evict(ctx, victim, nodeName, preemptor, reason); err != nil {
-			return err
-		}
-		cb.victims = append(cb.victims, victim)
-	} else if err := d.DecisionSink.Evict(ctx, victim, nodeName, preemptor, reason); err != nil {
-		return err
-	}
-	d.evictions.Add(1)
-	d.s.markEvicted(ctx, victim.UID, true)
-	d.s.evictRestOfGroup(ctx, victim, preemptor, reason) // gangpreempt.go
-	return nil
-}
-
-func (d *decisionSink) Nominate(ctx context.Context, pod *model.Pod, nodeName string) error {
-	var err error
-	if cb := batchOf(ctx); cb != nil {
-		err = cb.batch().Nominate(ctx, pod, nodeName)
-	} else {
-		err = d.DecisionSink.Nominate(ctx, pod, nodeName)
-	}
-	d.s.setNominatedNodeName(ctx, pod.UID, nodeName)
-	return err
-}
-
-func (d *decisionSink) ClearNomination(ctx context.Context, pod *model.Pod, reason string) error {
-	var err error
-	if cb := batchOf(ctx); cb != nil {
-		err = cb.batch().ClearNomination(ctx, pod, reason)
-	} else {
-		err = d.DecisionSink.ClearNomination(ctx, pod, reason)
-	}
-	d.s.setNominatedNodeName(ctx, pod.UID, "")
-	return err
 }
 
 // setNominatedNodeName records a pending pod's nominated node in the

@@ -80,23 +80,18 @@ func claimLines(pod *model.Pod, claims []*resourceapi.ResourceClaim) map[string]
 	return out
 }
 
-// BindWithClaims records the claims of the pod bound (framework.DeviceDecisionSink).
-func (s *sink) BindWithClaims(_ context.Context, pod *model.Pod, _ string, claims []*resourceapi.ResourceClaim) error {
+// bindClaims records the claims of the pod bound.
+func (s *sink) bindClaims(pod *model.Pod, claims []*resourceapi.ResourceClaim) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.boundClaims = claimLines(pod, claims)
-	return nil
 }
 
-// DeallocateClaims records the claims deallocated during the attempt
-// (framework.DeviceDecisionSink).
-func (s *sink) DeallocateClaims(_ context.Context, claims []*resourceapi.ResourceClaim, _ string) error {
+// deallocate records a claim deallocated during the attempt.
+func (s *sink) deallocate(c *resourceapi.ResourceClaim) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, c := range claims {
-		s.deallocated = append(s.deallocated, dra.Key(c.Namespace, c.Name))
-	}
-	return nil
+	s.deallocated = append(s.deallocated, dra.Key(c.Namespace, c.Name))
 }
 
 // takeDevices returns what the attempt did to claims and forgets it.

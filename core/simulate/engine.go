@@ -401,9 +401,27 @@ func (s *sink) takeEvicted() ([]*model.Pod, error) {
 	return out, err
 }
 
-func (s *sink) Bind(context.Context, *model.Pod, string) error { return nil }
+// Submit applies a plan at once: victims are deleted, the claims of a
+// bound pod and those deallocated are recorded (devices.go); binds,
+// nominations and reports leave nothing to do.
+func (s *sink) Submit(ctx context.Context, plan framework.Plan) (framework.PlanResult, error) {
+	for _, item := range plan.Items {
+		switch it := item.(type) {
+		case *framework.Eviction:
+			s.evict(ctx, it.Victim)
+		case *framework.Bind:
+			if len(it.Claims) > 0 {
+				s.bindClaims(it.Pod, it.Claims)
+			}
+		case *framework.Deallocation:
+			s.deallocate(it.Claim)
+		}
+	}
+	return framework.PlanResult{}, nil
+}
 
-func (s *sink) Evict(ctx context.Context, victim *model.Pod, _ string, _ *model.Pod, _ string) error {
+// evict deletes a victim, keeping it for the attempt's line.
+func (s *sink) evict(ctx context.Context, victim *model.Pod) {
 	err := s.remove(ctx, victim)
 	if errors.Is(err, scheduler.ErrNotFound) {
 		err = nil
@@ -414,12 +432,7 @@ func (s *sink) Evict(ctx context.Context, victim *model.Pod, _ string, _ *model.
 	if err != nil && s.err == nil {
 		s.err = fmt.Errorf("simulate: deleting victim %s: %w", victim.Key(), err)
 	}
-	return nil
 }
-
-func (s *sink) Nominate(context.Context, *model.Pod, string) error { return nil }
-
-func (s *sink) ClearNomination(context.Context, *model.Pod, string) error { return nil }
 
 // stoppedClock is the scheduler's clock during a simulation: time stands
 // still, so nothing backs off or times out. Schedule sets it.

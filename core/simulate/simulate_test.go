@@ -132,7 +132,7 @@ func (f *fakePreemption) PostFilter(ctx context.Context, _ *framework.CycleState
 	}
 	for _, pi := range ni.Pods {
 		if pi.Pod.Priority < pod.Priority {
-			if err := f.h.Decisions().Evict(ctx, pi.Pod, f.node, pod, "preempted"); err != nil {
+			if _, err := framework.SubmitOne(ctx, f.h.Decisions(), &framework.Eviction{Victim: pi.Pod, Node: f.node, Preemptor: pod, Message: "preempted"}); err != nil {
 				return nil, framework.AsStatus(err)
 			}
 		}

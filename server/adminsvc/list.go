@@ -72,7 +72,7 @@ func (s *Service) ListPending(_ context.Context, req *berthv1.ListPendingRequest
 	}
 	resp := &berthv1.ListPendingResponse{}
 	for _, pod := range s.admin.Pods() {
-		if pod.NodeName != "" || pod.Key() <= pg.after {
+		if (pod.NodeName != "" && !s.bindAwaiting(pod.UID)) || pod.Key() <= pg.after {
 			continue
 		}
 		if req.GetSchedulerName() != "" && pod.SchedulerName != req.GetSchedulerName() {

@@ -57,6 +57,11 @@ type Revisions interface {
 	NominationRevision(podUID string) (uint64, bool)
 	// Eviction is the pod's Evict awaiting its deletion, if any.
 	Eviction(podUID string) (*berthv1.Evict, bool)
+	// BindAwaiting reports whether the pod's last Bind decision awaits its
+	// outcome: no confirmation (the pod seen with its node, or a CONFIRMED
+	// report), failure or deletion has come since. After a restart the
+	// scheduler holds such a pod on its node as if bound; it is binding.
+	BindAwaiting(podUID string) bool
 }
 
 // Options configure a Service.
@@ -111,6 +116,7 @@ func (s *Service) Explain(_ context.Context, req *berthv1.ExplainRequest) (*bert
 		return nil, errmap.Status(errmap.Field("pod", err))
 	}
 	ex, err := s.admin.Explain(ns, name)
+	ex = s.withBind(ex)
 	switch {
 	case errors.Is(err, scheduler.ErrNotFound), err == nil && uid != "" && ex.Pod.UID != uid:
 		//lint:ignore ST1005 Berth is a name
@@ -200,12 +206,25 @@ func (s *Service) diagnosis(d *scheduler.Diagnosis) *berthv1.Unschedulable {
 	return out
 }
 
+func (s *Service) bindAwaiting(uid string) bool {
+	return s.opts.Revisions != nil && s.opts.Revisions.BindAwaiting(uid)
+}
+
 func (s *Service) bindRevision(uid string) uint64 {
 	if s.opts.Revisions == nil {
 		return 0
 	}
 	rev, _ := s.opts.Revisions.BindRevision(uid)
 	return rev
+}
+
+// withBind makes a pod the scheduler holds as bound binding while its
+// Bind awaits its outcome (restored after a restart: see BindAwaiting).
+func (s *Service) withBind(ex scheduler.Explanation) scheduler.Explanation {
+	if ex.Phase == scheduler.PhaseBound && ex.Pod != nil && s.bindAwaiting(ex.Pod.UID) {
+		ex.Phase = scheduler.PhaseBinding
+	}
+	return ex
 }
 
 // queueState maps the scheduler's view of a pod to the API's QueueState.
@@ -236,7 +255,8 @@ func queueState(ex scheduler.Explanation) berthv1.QueueState {
 // stateOf is the QueueState of a pod listed by Admin.Pods.
 func (s *Service) stateOf(pod *model.Pod) (berthv1.QueueState, scheduler.Explanation, bool) {
 	if pod.NodeName != "" {
-		return berthv1.QueueState_QUEUE_STATE_BOUND, scheduler.Explanation{Pod: pod, Phase: scheduler.PhaseBound, Node: pod.NodeName}, true
+		ex := s.withBind(scheduler.Explanation{Pod: pod, Phase: scheduler.PhaseBound, Node: pod.NodeName})
+		return queueState(ex), ex, true
 	}
 	ex, err := s.admin.ExplainUID(pod.UID)
 	if err != nil {

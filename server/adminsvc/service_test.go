@@ -33,10 +33,9 @@ var _ adminsvc.Admin = scheduler.View{}
 
 type nopSink struct{}
 
-func (nopSink) Bind(context.Context, *model.Pod, string) error                      { return nil }
-func (nopSink) Evict(context.Context, *model.Pod, string, *model.Pod, string) error { return nil }
-func (nopSink) Nominate(context.Context, *model.Pod, string) error                  { return nil }
-func (nopSink) ClearNomination(context.Context, *model.Pod, string) error           { return nil }
+func (nopSink) Submit(context.Context, framework.Plan) (framework.PlanResult, error) {
+	return framework.PlanResult{}, nil
+}
 
 // revisions answers every pod with fixed revisions.
 type revisions struct{}
@@ -44,6 +43,7 @@ type revisions struct{}
 func (revisions) BindRevision(string) (uint64, bool)       { return 41, true }
 func (revisions) NominationRevision(string) (uint64, bool) { return 42, true }
 func (revisions) Eviction(string) (*berthv1.Evict, bool)   { return nil, false }
+func (revisions) BindAwaiting(string) bool                 { return false }
 
 type env struct {
 	sched   *scheduler.Scheduler

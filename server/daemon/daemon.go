@@ -298,13 +298,12 @@ func (d *Daemon) openLog(ctx context.Context, m *metrics.Metrics) (ledger.Restor
 // openScheduler builds the scheduler writing its decisions to the log.
 func (d *Daemon) openScheduler(ctx context.Context, reg runtime.Registry, m *metrics.Metrics, attempts *adminsvc.Counter) error {
 	opts := scheduler.Options{
-		Config:    d.cfg.Scheduler,
-		Registry:  reg,
-		Decisions: d.log,
-		Reporter:  d.log,
-		Batcher:   d.log,
-		Logger:    d.logger,
-		Metrics:   schedulerMetrics{Metrics: m, attempts: attempts},
+		Config:         d.cfg.Scheduler,
+		Registry:       reg,
+		Decisions:      d.log,
+		GroupDecisions: true,
+		Logger:         d.logger,
+		Metrics:        schedulerMetrics{Metrics: m, attempts: attempts},
 
 		Deterministic: d.cfg.Deterministic,
 	}
@@ -361,7 +360,7 @@ func (d *Daemon) holdForRelist(ctx context.Context) error {
 func (d *Daemon) openServer(cl cluster, outcomes *ledger.Outcomes, reg runtime.Registry, attempts *adminsvc.Counter) error {
 	cfg := d.cfg
 	admin := adminsvc.New(d.sched.View(), adminsvc.Options{
-		Config: cfg.Scheduler, Registry: reg, Revisions: revisions{d.ledger, d.log, d.store},
+		Config: cfg.Scheduler, Registry: reg, Revisions: revisions{d.ledger, d.log},
 		Attempts: attempts, Logger: cfg.Logger, Version: cfg.Version, Startup: d, Replica: cfg.Replica,
 	})
 	var dash http.Handler
@@ -413,27 +412,16 @@ func (cfg Config) MetricsTokens() server.TokenScopes {
 type revisions struct {
 	ledger *ledger.Ledger
 	log    *decisionlog.Log
-	store  store.Store
 }
 
-// Eviction reads the pod's Evict awaiting its deletion from its ledger
-// record's durable copy.
-func (r revisions) Eviction(uid string) (*berthv1.Evict, bool) {
-	if _, ok := r.ledger.Get(ledger.KindEvict, uid); !ok {
-		return nil, false
-	}
-	v, ok, err := r.store.Get(ledger.KindEvict.Space(), []byte(uid))
-	if err != nil || !ok {
-		return nil, false
-	}
-	d, err := ledger.ParseEvict(v)
-	if err != nil {
-		return nil, false
-	}
-	return d.GetEvict(), true
-}
+// Eviction is the pod's Evict awaiting its deletion, as the ledger holds it.
+func (r revisions) Eviction(uid string) (*berthv1.Evict, bool) { return r.ledger.Eviction(uid) }
 
 func (r revisions) BindRevision(uid string) (uint64, bool) { return r.ledger.BindRevision(uid) }
+func (r revisions) BindAwaiting(uid string) bool {
+	_, ok := r.ledger.Outstanding(ledger.KindBind, uid)
+	return ok
+}
 func (r revisions) NominationRevision(uid string) (uint64, bool) {
 	return r.log.NominationRevision(uid)
 }

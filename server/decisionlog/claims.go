@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
-	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/server/convert"
 	"github.com/berthsched/berth/store"
@@ -27,8 +26,6 @@ type DeviceMetrics interface {
 	ObserveClaimDeallocations(n int)
 	SetAllocatedDevices(n int)
 }
-
-var _ framework.DeviceDecisionSink = (*Log)(nil)
 
 // claimBook is what the log wrote to store.Claims: the last version of
 // each allocated claim, by "namespace/name". Writes of a claim are
@@ -168,41 +165,6 @@ func encodeClaim(c *resourceapi.ResourceClaim) ([]byte, error) {
 	return b, nil
 }
 
-// BindWithClaims appends the Bind of a pod with claims, carrying each
-// claim's allocation and consumers, and writes the claims to store.Claims
-// in the same batch as the Bind and its ledger record: after a crash the
-// devices are taken (the daemon gives the claims back to the scheduler,
-// RestoreClaims) exactly when the Bind is in the log.
-func (l *Log) BindWithClaims(ctx context.Context, pod *model.Pod, node string, claims []*resourceapi.ResourceClaim) error {
-	if len(claims) == 0 {
-		return l.Bind(ctx, pod, node)
-	}
-	release, err := l.claims.acquire(ctx, claimKeys(claims))
-	if err != nil {
-		return err
-	}
-	defer release()
-	pb, err := l.startBind(ctx, pod, node, claims)
-	if err != nil {
-		return err
-	}
-	res, err := l.commit(ctx, &pb.batch, TypeBind)
-	if err := l.finishBind(pod, pb, res, err); err != nil {
-		return err
-	}
-	allocated := 0
-	for _, c := range claims {
-		if l.claims.put(c) {
-			allocated++
-		}
-	}
-	if m, ok := l.opts.Metrics.(DeviceMetrics); ok {
-		m.ObserveClaimAllocations(allocated)
-		m.SetAllocatedDevices(l.claims.allocatedDevices())
-	}
-	return nil
-}
-
 // claimOps adds the claims' puts to a Bind's batch.
 func claimOps(b *store.Batch, claims []*resourceapi.ResourceClaim) error {
 	for _, c := range claims {
@@ -211,49 +173,6 @@ func claimOps(b *store.Batch, claims []*resourceapi.ResourceClaim) error {
 			return err
 		}
 		b.Put(store.Claims, []byte(claimKey(c)), v)
-	}
-	return nil
-}
-
-// DeallocateClaims appends one DeallocateClaim decision per claim and
-// deletes the claims from store.Claims, in one batch. A claim allocated
-// anew since (a later Bind wrote another allocation of it) is skipped:
-// that Bind already told the orchestrator.
-func (l *Log) DeallocateClaims(ctx context.Context, claims []*resourceapi.ResourceClaim, reason string) error {
-	if len(claims) == 0 {
-		return nil
-	}
-	release, err := l.claims.acquire(ctx, claimKeys(claims))
-	if err != nil {
-		return err
-	}
-	defer release()
-	var b store.Batch
-	var done []string
-	for _, c := range claims {
-		if !l.claims.current(c) {
-			continue
-		}
-		payload, err := encode(deallocateDecision(c, reason))
-		if err != nil {
-			return err
-		}
-		b.Append(payload)
-		b.Delete(store.Claims, []byte(claimKey(c)))
-		done = append(done, claimKey(c))
-	}
-	if len(done) == 0 {
-		return nil
-	}
-	if _, err := l.commit(ctx, &b, TypeDeallocateClaim); err != nil {
-		return err
-	}
-	for _, k := range done {
-		l.claims.remove(k)
-	}
-	if m, ok := l.opts.Metrics.(DeviceMetrics); ok {
-		m.ObserveClaimDeallocations(len(done))
-		m.SetAllocatedDevices(l.claims.allocatedDevices())
 	}
 	return nil
 }

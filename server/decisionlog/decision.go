@@ -47,28 +47,13 @@ func bindDecision(pod *model.Pod, node string) *berthv1.Decision {
 	return d
 }
 
-// Eviction is one Evict decision to write: what is evicted, from which
-// node, why, and how long the orchestrator should give the pod.
-type Eviction struct {
-	Victim *model.Pod
-	Node   string
-	Cause  berthv1.EvictCause
-	// Preemptor is the pod that needs the room (PREEMPTION only).
-	Preemptor *model.Pod
-	// Message says why for people, in kube's words where kube has some.
-	Message string
-	// GracePeriodSeconds, when set, is how long the pod may take to stop;
-	// nil leaves it to the pod's own termination grace period.
-	GracePeriodSeconds *int64
-}
-
 // evictDecision is made by the preemptor's profile about the victim, or by
 // the victim's own profile when no pod needs the room.
-func evictDecision(e Eviction) *berthv1.Decision {
+func evictDecision(e *framework.Eviction) *berthv1.Decision {
 	d := newDecision(e.Victim)
 	evict := &berthv1.Evict{
 		Victim: podRef(e.Victim), Node: e.Node, Reason: e.Message,
-		Cause: e.Cause, GracePeriodSeconds: e.GracePeriodSeconds,
+		Cause: CauseOf(e.Cause), GracePeriodSeconds: e.GracePeriodSeconds,
 	}
 	if e.Preemptor != nil {
 		d.SchedulerName = profileOf(e.Preemptor)

@@ -2,29 +2,30 @@
 // scheduler's decisions into berth.v1 Decisions appended to the store, and
 // streams them back to watchers.
 //
-// Data comes in from core/scheduler, through the framework.DecisionSink
-// (Bind, Evict, Nominate, ClearNomination), framework.DeviceDecisionSink
-// (BindWithClaims, DeallocateClaims) and scheduler.Reporter
-// (Unschedulable) that Log implements. Each call is one store.Batch: the
-// encoded decision appended to the log plus the keyspace changes it implies
-// (a Bind writes its ledger record and ends the pod's nomination; a
-// Nominate puts store.Nominations, a ClearNomination deletes it; an Evict
-// writes its ledger record; a Bind with claims also puts the claims, with
-// their allocations, in store.Claims, and a DeallocateClaim deletes its
-// claim there (claims.go: writes of one claim are serialized, and a
-// deallocation overtaken by a new allocation of the claim is dropped); an Unschedulable puts its message in
-// store.Unschedulable, and one repeating the pod's last message is not
-// written). Calls commit concurrently, so the store groups them into shared
-// transactions; each returns once its decision is durable. The decisions
-// one failed scheduling attempt makes one after another (a preemption's
-// Evicts and ClearNominations, the pod's Nominate and Unschedulable) are
-// staged in a Batch (batch.go, the scheduler's DecisionBatcher) and
-// committed as one store.Batch: the same records and keyspace changes in
-// the same order, durable after one commit instead of one each. Binds and
-// Evicts awaiting their outcome are the ledger's records (server/ledger):
-// the log opens them in the ledger around their commit (a Bind is recorded
-// before its commit, since a watcher may see it and report its outcome
-// before the commit returns).
+// Data comes in as plans (framework.Plan) through Submit, the one
+// framework.Planner Log implements (plan.go): the scheduler's cycles and
+// binding cycles, and the eviction producers (server/eviction for taints
+// and the eviction API, server/pressuresvc) all submit there. One encoder
+// per decision kind turns each decision into its record and the keyspace
+// changes it implies, and a plan is one store.Batch, one group commit: a
+// Bind writes its ledger record and ends the pod's nomination; a Nominate
+// puts store.Nominations, a ClearNomination deletes it; an Evict writes its
+// ledger record; a Bind with claims also puts the claims, with their
+// allocations, in store.Claims, and a DeallocateClaim deletes its claim
+// there (claims.go: writes of one claim are serialized, and a deallocation
+// overtaken by a new allocation of the claim is dropped); an Unschedulable
+// puts its message in store.Unschedulable, and one repeating the pod's
+// last message is not written. Plans commit concurrently, so the store
+// groups them into shared transactions; Submit returns once its plan is
+// durable. A single decision is a one-item plan (framework.SubmitOne); a
+// failed scheduling attempt's decisions (a preemption's Evicts and
+// ClearNominations, the pod's Nominate and Unschedulable) are one plan,
+// and so are a group cycle's Binds. A Bind nobody waits for any more and
+// a second Evict of a pod are refused item by item (PlanResult.Refused).
+// Binds and Evicts awaiting their outcome are the ledger's records
+// (server/ledger): the log opens them in the ledger around their commit (a
+// Bind is recorded before its commit, since a watcher may see it and
+// report its outcome before the commit returns).
 //
 // The log has an identity (ID), created with the data directory and sent
 // in every WatchResponse, so that a watcher can tell its revisions came

@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/server/ledger"
 	"github.com/berthsched/berth/store/bboltstore"
 )
@@ -16,15 +16,14 @@ import (
 func TestEvictPodAtMostOnce(t *testing.T) {
 	l, st := newLog(t, bboltstore.Options{})
 	victim := pod("v")
-	causes := []berthv1.EvictCause{
-		berthv1.EvictCause_EVICT_CAUSE_PREEMPTION, berthv1.EvictCause_EVICT_CAUSE_TAINT,
-		berthv1.EvictCause_EVICT_CAUSE_API, berthv1.EvictCause_EVICT_CAUSE_NODE_PRESSURE,
+	causes := []framework.EvictCause{
+		framework.EvictPreemption, framework.EvictTaint, framework.EvictAPI, framework.EvictNodePressure,
 	}
 	var ok, refused atomic.Int32
 	var wg sync.WaitGroup
 	for i := range 16 {
 		wg.Go(func() {
-			err := l.EvictPod(t.Context(), Eviction{Victim: victim, Node: "n1", Cause: causes[i%len(causes)]})
+			err := l.EvictPod(t.Context(), framework.Eviction{Victim: victim, Node: "n1", Cause: causes[i%len(causes)]})
 			switch {
 			case err == nil:
 				ok.Add(1)
@@ -51,11 +50,11 @@ func TestEvictPodAfterRestart(t *testing.T) {
 	dir := t.TempDir()
 	st := openStore(t, dir, bboltstore.Options{})
 	l := New(st, Options{})
-	if err := l.EvictPod(t.Context(), Eviction{Victim: pod("v"), Node: "n1", Cause: berthv1.EvictCause_EVICT_CAUSE_TAINT}); err != nil {
+	if err := l.EvictPod(t.Context(), framework.Eviction{Victim: pod("v"), Node: "n1", Cause: framework.EvictTaint}); err != nil {
 		t.Fatal(err)
 	}
 	l2, _ := reopenRestored(t, l, st, dir)
-	err := l2.EvictPod(t.Context(), Eviction{Victim: pod("v"), Node: "n1", Cause: berthv1.EvictCause_EVICT_CAUSE_API})
+	err := l2.EvictPod(t.Context(), framework.Eviction{Victim: pod("v"), Node: "n1", Cause: framework.EvictAPI})
 	if !errors.Is(err, ErrAlreadyEvicted) {
 		t.Fatalf("second Evict after restart: %v, want ErrAlreadyEvicted", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/server/ledger"
 	"github.com/berthsched/berth/store"
@@ -23,7 +24,7 @@ func seedPayloads(f *testing.F) [][]byte {
 	var out [][]byte
 	for _, d := range []*berthv1.Decision{
 		bindDecision(pod, "n1"),
-		evictDecision(Eviction{Victim: other, Node: "n1", Cause: berthv1.EvictCause_EVICT_CAUSE_PREEMPTION, Preemptor: pod, Message: "preempted by default/web-0"}),
+		evictDecision(&framework.Eviction{Victim: other, Node: "n1", Cause: framework.EvictPreemption, Preemptor: pod, Message: "preempted by default/web-0"}),
 		nominateDecision(pod, "n2"),
 		clearNominationDecision(pod, "bound elsewhere"),
 		unschedulableDecision(pod, "0/3 nodes are available: 3 Insufficient cpu.", nil, 10),

@@ -48,11 +48,11 @@ func runPreemption(t *testing.T, w *workload.Workload, rounds, lateDeletes int, 
 	reg := registry.InTree()
 	opts := scheduler.Options{
 		Config: inprocess.DefaultConfig(reg), Registry: reg,
-		Decisions: l, Reporter: l, Deterministic: true,
+		Decisions: l, Deterministic: true,
 		Replay: scheduler.Replay{BindInline: true},
 	}
 	if grouped {
-		opts.Batcher = l
+		opts.GroupDecisions = true
 	}
 	s, err := scheduler.New(ctx, opts)
 	if err != nil {
@@ -141,7 +141,7 @@ func runPreemption(t *testing.T, w *workload.Workload, rounds, lateDeletes int, 
 }
 
 // TestGroupedPreemptionChangesNothing runs a preemption workload with a
-// failed attempt's decisions grouped in one commit (Options.Batcher) and
+// failed attempt's decisions grouped in one plan (Options.GroupDecisions) and
 // written one by one: the logs must hold the same decisions, byte for
 // byte, at the same revisions, with the same keyspaces, and the grouped
 // run must have committed fewer times.

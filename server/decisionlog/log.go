@@ -11,9 +11,7 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
-	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
-	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/ledger"
 	"github.com/berthsched/berth/store"
 )
@@ -75,7 +73,7 @@ const (
 var ErrBindAbandoned = errors.New("the bind was abandoned (pod deleted or its binding undone)")
 
 // Log is the durable decision log over a store.Store. It implements
-// framework.DecisionSink and scheduler.Reporter.
+// framework.Planner (plan.go).
 //
 // Lock order: settler.mu, then mu; the ledger's lock is taken with
 // neither held. None is held across a Commit by the callers of the sink,
@@ -104,11 +102,6 @@ type nomEntry struct {
 	node     string
 	revision uint64 // 0 when restored after a restart
 }
-
-var (
-	_ framework.DecisionSink = (*Log)(nil)
-	_ scheduler.Reporter     = (*Log)(nil)
-)
 
 // New returns a Log appending to st. Call Close before closing st.
 func New(st store.Store, opts Options) *Log {
@@ -146,23 +139,6 @@ func New(st store.Store, opts Options) *Log {
 // Close writes the outcomes still queued and stops the background writer.
 // The store stays open.
 func (l *Log) Close() error { return l.settle.close() }
-
-// Bind appends the Bind decision, writes its ledger record (the pod
-// assumed on node) and ends its nomination, in one durable batch. The
-// ledger holds the record as being committed until the commit returns,
-// and drops it again if the commit fails; with Options.BindWanted, a bind
-// the scheduler abandoned is refused with ErrBindAbandoned.
-func (l *Log) Bind(ctx context.Context, pod *model.Pod, node string) error {
-	// Split in three so that this frame, live on the binding goroutine's
-	// stack through the commit, stays small: thousands of binds wait here
-	// at once, and each stack growth is a copy.
-	pb, err := l.startBind(ctx, pod, node, nil)
-	if err != nil {
-		return err
-	}
-	res, err := l.commit(ctx, &pb.batch, TypeBind)
-	return l.finishBind(pod, pb, res, err)
-}
 
 // pendingBind is a Bind between startBind and finishBind: its batch, with
 // room for its record and operations, and the ledger's hold on the pod's
@@ -238,57 +214,6 @@ func (l *Log) finishBind(pod *model.Pod, pb *pendingBind, res store.CommitResult
 	return nil
 }
 
-// Evict appends the Evict decision of a preemption victim: the
-// scheduler's decision sink.
-func (l *Log) Evict(ctx context.Context, victim *model.Pod, node string, preemptor *model.Pod, reason string) error {
-	return l.EvictPod(ctx, Eviction{
-		Victim: victim, Node: node, Cause: berthv1.EvictCause_EVICT_CAUSE_PREEMPTION,
-		Preemptor: preemptor, Message: reason,
-	})
-}
-
-// EvictPod appends an Evict decision, whatever its cause, and records the
-// eviction in the ledger in the same batch, so that after a restart the
-// victim is held as terminating until it is deleted (Forget). A pod gets
-// at most one Evict: a second, for any cause, is refused with an error
-// wrapping ErrAlreadyEvicted and nothing is written.
-func (l *Log) EvictPod(ctx context.Context, e Eviction) error {
-	_, err := l.EvictPodAt(ctx, e)
-	return err
-}
-
-// EvictPodAt is EvictPod, returning the decision's revision.
-func (l *Log) EvictPodAt(ctx context.Context, e Eviction) (uint64, error) {
-	payload, err := encode(evictDecision(e))
-	if err != nil {
-		return 0, err
-	}
-	victim, node := e.Victim, e.Node
-	key := []byte(victim.UID)
-	// Recorded before the commit, so that a deletion of the pod racing
-	// with it removes the record; the ledger's check and record are one
-	// step, so of two Evicts racing for a pod one is refused.
-	if !l.ledger.OpenEviction(victim.UID, node) {
-		return 0, &AlreadyEvictedError{Pod: victim.Key()}
-	}
-	if err := l.settle.claim(ctx, victim.UID, ledger.KindEvict.Space()); err != nil {
-		l.ledger.AbortEviction(victim.UID)
-		return 0, err
-	}
-	var b store.Batch
-	b.Append(payload)
-	b.Put(ledger.KindEvict.Space(), key, payload)
-	res, err := l.commit(ctx, &b, TypeEvict)
-	if err != nil {
-		l.ledger.AbortEviction(victim.UID)
-		return 0, err
-	}
-	if m, ok := l.opts.Metrics.(EvictionMetrics); ok {
-		m.ObserveEviction(CauseLabel(e.Cause))
-	}
-	return res.First, nil
-}
-
 // EvictionMetrics, if the Options' Metrics implement it, counts the Evict
 // decisions made durable by cause (berth_evictions_total{cause}).
 type EvictionMetrics interface {
@@ -333,105 +258,6 @@ func (e *AlreadyEvictedError) ErrorMetadata() map[string]string {
 	return map[string]string{"pod": e.Pod}
 }
 
-// Nominate appends the Nominate decision and records the nomination.
-func (l *Log) Nominate(ctx context.Context, pod *model.Pod, node string) error {
-	d := nominateDecision(pod, node)
-	payload, err := encode(d)
-	if err != nil {
-		return err
-	}
-	key := []byte(pod.UID)
-	if err := l.settle.claim(ctx, pod.UID, store.Assumed, store.Nominations); err != nil {
-		return err
-	}
-	var b store.Batch
-	b.Append(payload)
-	b.Put(store.Nominations, key, payload)
-	res, err := l.commit(ctx, &b, TypeNominate)
-	if err != nil {
-		return err
-	}
-	l.mu.Lock()
-	l.noms[pod.UID] = nomEntry{node: node, revision: res.First}
-	l.mu.Unlock()
-	return nil
-}
-
-// ClearNomination appends the ClearNomination decision and removes the
-// nomination.
-func (l *Log) ClearNomination(ctx context.Context, pod *model.Pod, reason string) error {
-	d := clearNominationDecision(pod, reason)
-	if d.GetClearNomination().GetPreviousNode() == "" {
-		l.mu.Lock()
-		d.GetClearNomination().PreviousNode = l.noms[pod.UID].node
-		l.mu.Unlock()
-	}
-	payload, err := encode(d)
-	if err != nil {
-		return err
-	}
-	key := []byte(pod.UID)
-	if err := l.settle.claim(ctx, pod.UID, store.Assumed, store.Nominations); err != nil {
-		return err
-	}
-	var b store.Batch
-	b.Append(payload)
-	b.Delete(store.Nominations, key)
-	if _, err := l.commit(ctx, &b, TypeClearNomination); err != nil {
-		return err
-	}
-	l.mu.Lock()
-	delete(l.noms, pod.UID)
-	l.mu.Unlock()
-	return nil
-}
-
-// Unschedulable appends the Unschedulable decision, unless the pod's last
-// one (since it was last bound or deleted, across restarts) carries the
-// same message: a scheduler reports each new message once, and after a
-// restart its first report of a pod would repeat the last one made
-// before. The message is kept in store.Unschedulable for that.
-func (l *Log) Unschedulable(ctx context.Context, pod *model.Pod, message string, fitErr *framework.FitError) error {
-	l.mu.Lock()
-	last, known := l.reported[pod.UID]
-	l.mu.Unlock()
-	if known && last == message {
-		return nil
-	}
-	payload, err := encode(unschedulableDecision(pod, message, fitErr, l.opts.MaxNodeReasons))
-	if err != nil {
-		return err
-	}
-	key := []byte(pod.UID)
-	if err := l.settle.claim(ctx, pod.UID, store.Unschedulable); err != nil {
-		return err
-	}
-	var b store.Batch
-	b.Append(payload)
-	b.Put(store.Unschedulable, key, []byte(message))
-	if _, err = l.commit(ctx, &b, TypeUnschedulable); err != nil {
-		return err
-	}
-	l.mu.Lock()
-	l.reported[pod.UID] = message
-	l.mu.Unlock()
-	return nil
-}
-
-// commit commits b and counts it as a decision of type typ.
-func (l *Log) commit(ctx context.Context, b *store.Batch, typ string) (store.CommitResult, error) {
-	start := l.opts.Clock()
-	res, err := l.store.Commit(ctx, b)
-	l.observeCommit(l.opts.Clock().Sub(start))
-	if err != nil {
-		return res, fmt.Errorf("decisionlog: append %s decision: %w", typ, err)
-	}
-	if l.opts.Metrics != nil {
-		l.opts.Metrics.ObserveDecision(typ)
-	}
-	return res, nil
-}
-
 func (l *Log) observeCommit(d time.Duration) {
 	if l.opts.Metrics != nil {
 		l.opts.Metrics.ObserveCommit(d)
@@ -440,37 +266,3 @@ func (l *Log) observeCommit(d time.Duration) {
 
 // Revisions returns the oldest retained and the newest revision of the log.
 func (l *Log) Revisions() (first, last uint64) { return l.store.Revisions() }
-
-// BindGroup appends the Binds of a pod group cycle's members (each naming
-// its group) in one commit, with their ledger records: a crash keeps all
-// of them or none. A member nobody waits for any more (deleted since) is
-// left out, as Bind would refuse it; any other failure fails them all.
-func (l *Log) BindGroup(ctx context.Context, group string, pods []*model.Pod, nodes []string) error {
-	pbs := make([]*pendingBind, 0, len(pods))
-	kept := make([]*model.Pod, 0, len(pods))
-	var b store.Batch
-	for i, pod := range pods {
-		pb, err := l.startBind(ctx, pod, nodes[i], nil)
-		if errors.Is(err, ErrBindAbandoned) {
-			continue
-		}
-		if err != nil {
-			for j, pb := range pbs {
-				l.ledger.FinishBind(kept[j].UID, &pb.Pending, 0, true)
-			}
-			return fmt.Errorf("decisionlog: binds of pod group %s/%s: %w", pod.Namespace, group, err)
-		}
-		pbs, kept = append(pbs, pb), append(kept, pod)
-		b.Records = append(b.Records, pb.batch.Records...)
-		b.Ops = append(b.Ops, pb.batch.Ops...)
-	}
-	if len(pbs) == 0 {
-		return nil
-	}
-	res, err := l.commit(ctx, &b, TypeBind)
-	for i, pb := range pbs {
-		one := store.CommitResult{First: res.Revision(i), Last: res.Revision(i), Time: res.Time}
-		_ = l.finishBind(kept[i], pb, one, err) // returns err, or nil
-	}
-	return err
-}

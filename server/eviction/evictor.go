@@ -3,13 +3,8 @@ package eviction
 import (
 	"context"
 
-	"github.com/berthsched/berth/server/decisionlog"
+	"github.com/berthsched/berth/core/framework"
 )
-
-// Log writes Evict decisions; *decisionlog.Log satisfies it.
-type Log interface {
-	EvictPodAt(ctx context.Context, e decisionlog.Eviction) (uint64, error)
-}
 
 // Scheduler holds an evicted pod terminating; *scheduler.Scheduler
 // satisfies it.
@@ -19,24 +14,27 @@ type Scheduler interface {
 
 // Evictor evicts pods durably. It is safe for concurrent use.
 type Evictor struct {
-	log   Log
-	sched Scheduler
+	decisions framework.Planner
+	sched     Scheduler
 }
 
-// New returns an Evictor writing to log and marking in sched.
-func New(log Log, sched Scheduler) *Evictor { return &Evictor{log: log, sched: sched} }
+// New returns an Evictor submitting to decisions (*decisionlog.Log) and
+// marking in sched.
+func New(decisions framework.Planner, sched Scheduler) *Evictor {
+	return &Evictor{decisions: decisions, sched: sched}
+}
 
 // Evict makes the Evict decision durable, then holds the pod terminating.
 // A pod evicted already is refused with an error wrapping
 // decisionlog.ErrAlreadyEvicted.
-func (e *Evictor) Evict(ctx context.Context, ev decisionlog.Eviction) error {
+func (e *Evictor) Evict(ctx context.Context, ev framework.Eviction) error {
 	_, err := e.EvictAt(ctx, ev)
 	return err
 }
 
 // EvictAt is Evict, returning the Evict decision's revision.
-func (e *Evictor) EvictAt(ctx context.Context, ev decisionlog.Eviction) (uint64, error) {
-	rev, err := e.log.EvictPodAt(ctx, ev)
+func (e *Evictor) EvictAt(ctx context.Context, ev framework.Eviction) (uint64, error) {
+	rev, err := framework.SubmitOne(ctx, e.decisions, &ev)
 	if err != nil {
 		return 0, err
 	}

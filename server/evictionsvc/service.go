@@ -11,6 +11,7 @@ import (
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/disruption"
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/convert"
@@ -29,7 +30,7 @@ type Cluster interface {
 
 // Evictor writes an eviction; *eviction.Evictor satisfies it.
 type Evictor interface {
-	EvictAt(ctx context.Context, e decisionlog.Eviction) (uint64, error)
+	EvictAt(ctx context.Context, e framework.Eviction) (uint64, error)
 }
 
 // Evicted tells whether a pod has an Evict decision awaiting its
@@ -109,8 +110,8 @@ func (s *Service) evict(ctx context.Context, ns, name, uid string, dryRun bool, 
 	if dryRun {
 		return resp, nil
 	}
-	rev, err := s.evictor.EvictAt(ctx, decisionlog.Eviction{
-		Victim: pod, Node: pod.NodeName, Cause: berthv1.EvictCause_EVICT_CAUSE_API,
+	rev, err := s.evictor.EvictAt(ctx, framework.Eviction{
+		Victim: pod, Node: pod.NodeName, Cause: framework.EvictAPI,
 		Message: evictionMessage(resp.Budget), GracePeriodSeconds: grace,
 	})
 	if errors.Is(err, decisionlog.ErrAlreadyEvicted) {

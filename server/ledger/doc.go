@@ -14,6 +14,10 @@
 //     a complete re-list forgets those restored for pods not re-sent. A
 //     failure is removed durably before the scheduler requeues the pod.
 //
+// An eviction's record keeps its Evict decision (OpenEviction, Restore),
+// which the admin API's Explain reads through Eviction: nobody reads the
+// ledger's keyspaces but the ledger.
+//
 // Outcomes keeps the scheduler's view in step through Scheduler, the
 // narrow interface it declares (the scheduler's set of evicted pods, its
 // binds in flight), and removes durable copies through Log, which the
@@ -24,7 +28,13 @@
 // runs); a bind's revision is searched in the log from the hint its value
 // carries. A restored bind holds its pod on the bind's node, even when the
 // pod is re-listed without one, until the bind is settled: no pod is bound
-// twice and no node overcommitted across a crash. Restored evictions keep
+// twice and no node overcommitted across a crash. Such a re-list neither
+// confirms the bind nor fails it: as kube reads it, a bind is done only
+// when the pod is seen with its node, and a pod seen without one while
+// its bind awaits an outcome is one the orchestrator has not acted on yet.
+// The bind stays outstanding (Outstanding; the admin API reports the pod
+// binding), and a CONFIRMED or FAILED report, or the pod re-sent with its
+// node, settles it as before the restart. Restored evictions keep
 // their victims terminating by preemption (NewOutcomes hands them to the
 // scheduler).
 //

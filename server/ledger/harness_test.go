@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/server/decisionlog"
 	"github.com/berthsched/berth/server/ledger"
@@ -62,12 +63,18 @@ func (e *env) close(t *testing.T) {
 	e.st = nil
 }
 
+// submit submits one decision to the log.
+func (e *env) submit(ctx context.Context, item framework.PlanItem) error {
+	_, err := framework.SubmitOne(ctx, e.log, item)
+	return err
+}
+
 // bind adds the pod pending to the fake scheduler, wanting its bind, and
 // has the log write the Bind.
 func (e *env) bind(t *testing.T, p *model.Pod, node string) {
 	t.Helper()
 	e.sched.add(p)
-	if err := e.log.Bind(t.Context(), p, node); err != nil {
+	if _, err := framework.SubmitOne(t.Context(), e.log, &framework.Bind{Pod: p, Node: node}); err != nil {
 		t.Fatalf("bind %s: %v", p.Name, err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/store"
 )
@@ -45,6 +46,8 @@ type entry struct {
 	revision          uint64
 	restored, settled bool
 	committing        *Pending
+	// evict is an eviction's decision, as its durable copy holds it.
+	evict *berthv1.Evict
 }
 
 func (e entry) record(k key) Record {
@@ -131,21 +134,30 @@ func (l *Ledger) FinishBind(uid string, p *Pending, revision uint64, failed bool
 	binds[uid] = e
 }
 
-// OpenEviction records the Evict of the pod on node, unless the pod has
+// OpenEviction records the pod's Evict (on evict's node), unless the pod has
 // an eviction already: then it returns false and records nothing, so a pod
 // gets at most one Evict whatever the causes racing for it (preemption,
 // taints, the eviction API, node pressure). The decision log calls it
 // before the decision's commit, so that a deletion of the pod racing with
 // it removes the record.
-func (l *Ledger) OpenEviction(uid, node string) bool {
+func (l *Ledger) OpenEviction(uid string, evict *berthv1.Evict) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	evictions := l.table(KindEvict)
 	if _, ok := evictions[uid]; ok {
 		return false
 	}
-	evictions[uid] = entry{node: node}
+	evictions[uid] = entry{node: evict.GetNode(), evict: evict}
 	return true
+}
+
+// Eviction returns the pod's Evict awaiting its deletion, restored ones
+// included (the admin API's Explain).
+func (l *Ledger) Eviction(uid string) (*berthv1.Evict, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e, ok := l.table(KindEvict)[uid]
+	return e.evict, ok && e.evict != nil
 }
 
 // AbortEviction drops the record OpenEviction made for an Evict whose

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/decisionlog"
@@ -37,14 +38,22 @@ func TestRestore(t *testing.T) {
 		{"confirm", func() error { return e.outcomes.ReportBindResult(ctx, "uid-confirmed", "n3", true, "") }},
 		{"bind then delete", func() error { e.bind(t, pod("deleted"), "n3"); return nil }},
 		{"delete", func() error { return e.outcomes.DeletePod(ctx, pod("deleted")) }},
-		{"evict kept", func() error { return e.log.Evict(ctx, pod("victim"), "n5", pod("kept"), "r") }},
-		{"evicted then nominated", func() error { return e.log.Evict(ctx, pod("victim2"), "n5", pod("kept"), "r") }},
-		{"a nomination does not end an eviction", func() error { return e.log.Nominate(ctx, pod("victim2"), "n6") }},
-		{"clear the nomination", func() error { return e.log.ClearNomination(ctx, pod("victim2"), "x") }},
-		{"evict then delete", func() error { return e.log.Evict(ctx, pod("evicted-gone"), "n5", pod("kept"), "r") }},
+		{"evict kept", func() error {
+			return e.submit(ctx, &framework.Eviction{Victim: pod("victim"), Node: "n5", Preemptor: pod("kept"), Message: "r"})
+		}},
+		{"evicted then nominated", func() error {
+			return e.submit(ctx, &framework.Eviction{Victim: pod("victim2"), Node: "n5", Preemptor: pod("kept"), Message: "r"})
+		}},
+		{"a nomination does not end an eviction", func() error { return e.submit(ctx, &framework.Nomination{Pod: pod("victim2"), Node: "n6"}) }},
+		{"clear the nomination", func() error { return e.submit(ctx, &framework.ClearNomination{Pod: pod("victim2"), Reason: "x"}) }},
+		{"evict then delete", func() error {
+			return e.submit(ctx, &framework.Eviction{Victim: pod("evicted-gone"), Node: "n5", Preemptor: pod("kept"), Message: "r"})
+		}},
 		{"delete evicted", func() error { return e.outcomes.DeletePod(ctx, pod("evicted-gone")) }},
 		{"bound, evicted", func() error { e.bind(t, pod("bound-evicted"), "n7"); return nil }},
-		{"evict a pod whose bind awaits an outcome", func() error { return e.log.Evict(ctx, pod("bound-evicted"), "n7", pod("kept"), "r") }},
+		{"evict a pod whose bind awaits an outcome", func() error {
+			return e.submit(ctx, &framework.Eviction{Victim: pod("bound-evicted"), Node: "n7", Preemptor: pod("kept"), Message: "r"})
+		}},
 	}
 	for _, s := range steps {
 		if err := s.do(); err != nil {
@@ -53,6 +62,16 @@ func TestRestore(t *testing.T) {
 	}
 	boundRev, _ := e.ledger.BindRevision("uid-bound")
 	evictedBindRev, _ := e.ledger.BindRevision("uid-bound-evicted")
+	evictOf := func(l *ledger.Ledger, uid string) string {
+		ev, ok := l.Eviction(uid)
+		if !ok {
+			return "none"
+		}
+		return ev.GetVictim().GetName() + " on " + ev.GetNode() + " for " + ev.GetPreemptor().GetName() + ": " + ev.GetReason()
+	}
+	if got, want := evictOf(e.ledger, "uid-victim"), "victim on n5 for kept: r"; got != want {
+		t.Errorf("Eviction(uid-victim) = %q, want %q", got, want)
+	}
 	e.close(t)
 
 	e2 := open(t, dir, bboltstore.Options{})
@@ -75,6 +94,11 @@ func TestRestore(t *testing.T) {
 	}
 	if r, ok := e2.ledger.Outstanding(ledger.KindBind, "uid-bound"); !ok || !r.Restored || r.Node != "n2" {
 		t.Errorf("Outstanding(bind, uid-bound) = %+v, %v; want restored on n2", r, ok)
+	}
+	for uid, want := range map[string]string{"uid-victim": "victim on n5 for kept: r", "uid-evicted-gone": "none", "uid-bound": "none"} {
+		if got := evictOf(e2.ledger, uid); got != want {
+			t.Errorf("Eviction(%s) after the restart = %q, want %q", uid, got, want)
+		}
 	}
 	if rev, ok := e2.ledger.BindRevision("uid-bound"); !ok || rev != boundRev {
 		t.Errorf("BindRevision(uid-bound) = %d, %v; want %d", rev, ok, boundRev)
@@ -185,7 +209,7 @@ func TestForgetDuringBind(t *testing.T) {
 		p := pod(name(i))
 		e.sched.add(p)
 		wg.Go(func() {
-			err := e.log.Bind(ctx, p, "n1")
+			err := e.submit(ctx, &framework.Bind{Pod: p, Node: "n1"})
 			if err != nil && !errors.Is(err, decisionlog.ErrBindAbandoned) {
 				t.Error(err)
 			}
@@ -200,7 +224,7 @@ func TestForgetDuringBind(t *testing.T) {
 	// A pod replaced under the same uid: the old binding's Bind is refused.
 	old, cur := pod("reused"), pod("reused")
 	e.sched.add(cur)
-	if err := e.log.Bind(ctx, old, "n1"); !errors.Is(err, decisionlog.ErrBindAbandoned) {
+	if err := e.submit(ctx, &framework.Bind{Pod: old, Node: "n1"}); !errors.Is(err, decisionlog.ErrBindAbandoned) {
 		t.Errorf("a stale binding's Bind: %v, want ErrBindAbandoned", err)
 	}
 	st := e.st
@@ -235,7 +259,7 @@ func TestRestoreFindsBindPastCompactedHint(t *testing.T) {
 	e := open(t, dir, opts)
 	unsched := func(from, to int) {
 		for i := from; i < to; i++ {
-			if err := e.log.Unschedulable(ctx, pod(name(i)), "none fits", nil); err != nil {
+			if err := e.submit(ctx, &framework.UnschedulableReport{Pod: pod(name(i)), Message: "none fits"}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -326,7 +350,7 @@ func TestRestoredBindRules(t *testing.T) {
 		e.bind(t, pod(n), "n1")
 	}
 	e.sched.add(pod("victim-gone"))
-	if err := e.log.Evict(ctx, pod("victim-gone"), "n2", pod("held"), "r"); err != nil {
+	if err := e.submit(ctx, &framework.Eviction{Victim: pod("victim-gone"), Node: "n2", Preemptor: pod("held"), Message: "r"}); err != nil {
 		t.Fatal(err)
 	}
 	e.close(t)
@@ -386,10 +410,10 @@ func TestBoundElsewhereEndsNomination(t *testing.T) {
 	ctx := t.Context()
 	p := pod("nominee")
 	e.sched.add(p)
-	if err := e.log.Unschedulable(ctx, p, "0/1 nodes are available", nil); err != nil {
+	if err := e.submit(ctx, &framework.UnschedulableReport{Pod: p, Message: "0/1 nodes are available"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.log.Nominate(ctx, p, "n1"); err != nil {
+	if err := e.submit(ctx, &framework.Nomination{Pod: p, Node: "n1"}); err != nil {
 		t.Fatal(err)
 	}
 	bound := *p

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/store"
 )
 
@@ -46,6 +47,7 @@ const readChunk = 512
 // in the log from its hint; 0 when it was compacted away.
 func (l *Ledger) Restore(ctx context.Context, st Store) (Restored, error) {
 	var out Restored
+	evicts := map[string]*berthv1.Evict{}
 	for _, k := range kinds() {
 		kvs, err := st.List(k.Space())
 		if err != nil {
@@ -66,13 +68,16 @@ func (l *Ledger) Restore(ctx context.Context, st Store) (Restored, error) {
 			} else {
 				r.Node = d.GetEvict().GetNode()
 				out.Evictions = append(out.Evictions, r)
+				evicts[r.PodUID] = d.GetEvict()
 			}
 		}
 	}
 	l.mu.Lock()
 	for _, rs := range [][]Record{out.Binds, out.Evictions} {
 		for _, r := range rs {
-			l.table(r.Kind)[r.PodUID] = entryOf(r)
+			e := entryOf(r)
+			e.evict = evicts[r.PodUID]
+			l.table(r.Kind)[r.PodUID] = e
 		}
 	}
 	l.mu.Unlock()

@@ -11,10 +11,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/pressure"
 	"github.com/berthsched/berth/core/scheduler"
-	"github.com/berthsched/berth/server/decisionlog"
 	"github.com/berthsched/berth/server/errmap"
 	"github.com/berthsched/berth/store"
 )
@@ -33,18 +33,14 @@ type Scheduler interface {
 	MarkEvicted(ctx context.Context, uid string)
 }
 
-// Evictor writes Evict decisions durably (server/decisionlog.Log).
-type Evictor interface {
-	EvictPod(ctx context.Context, e decisionlog.Eviction) error
-}
-
 // Options are what New needs.
 type Options struct {
 	Config    Config
 	Cluster   Cluster
 	Scheduler Scheduler
-	Evictor   Evictor
-	Store     store.Store
+	// Evictor makes Evict decisions durable (server/decisionlog.Log).
+	Evictor framework.Planner
+	Store   store.Store
 	// Registerer receives the evictions counter; nil registers nothing.
 	Registerer prometheus.Registerer
 	// Now is the clock (time.Now when nil).
@@ -214,8 +210,8 @@ func (s *Service) evict(ctx context.Context, node string, running []*model.Pod, 
 	i := slices.IndexFunc(running, func(p *model.Pod) bool { return p.UID == e.Pod.UID })
 	victim := running[i]
 	grace := e.GracePeriodSeconds
-	if err := s.opts.Evictor.EvictPod(ctx, decisionlog.Eviction{
-		Victim: victim, Node: node, Cause: berthv1.EvictCause_EVICT_CAUSE_NODE_PRESSURE,
+	if _, err := framework.SubmitOne(ctx, s.opts.Evictor, &framework.Eviction{
+		Victim: victim, Node: node, Cause: framework.EvictNodePressure,
 		Message: e.Message, GracePeriodSeconds: &grace,
 	}); err != nil {
 		return nil, fmt.Errorf("evict %s: %w", victim.Key(), err)

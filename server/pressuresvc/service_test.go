@@ -9,9 +9,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/pressure"
-	"github.com/berthsched/berth/server/decisionlog"
 	"github.com/berthsched/berth/store/bboltstore"
 )
 
@@ -54,11 +54,15 @@ func (f *fakeScheduler) MarkEvicted(_ context.Context, uid string) {
 	}
 }
 
-type fakeLog struct{ evictions []decisionlog.Eviction }
+type fakeLog struct{ evictions []framework.Eviction }
 
-func (f *fakeLog) EvictPod(_ context.Context, e decisionlog.Eviction) error {
-	f.evictions = append(f.evictions, e)
-	return nil
+func (f *fakeLog) Submit(_ context.Context, plan framework.Plan) (framework.PlanResult, error) {
+	for _, item := range plan.Items {
+		if e, ok := item.(*framework.Eviction); ok {
+			f.evictions = append(f.evictions, *e)
+		}
+	}
+	return framework.PlanResult{}, nil
 }
 
 type harness struct {
@@ -141,7 +145,7 @@ func TestTaintsFollowConditions(t *testing.T) {
 		t.Fatalf("before any report: taints %v", got)
 	}
 	resp := h.report(t, summary(50, ""))
-	if got := resp.GetEvict().GetVictim().GetName(); got != "a" || len(h.log.evictions) != 1 || h.log.evictions[0].Cause != berthv1.EvictCause_EVICT_CAUSE_NODE_PRESSURE {
+	if got := resp.GetEvict().GetVictim().GetName(); got != "a" || len(h.log.evictions) != 1 || h.log.evictions[0].Cause != framework.EvictNodePressure {
 		t.Fatalf("first report evicted %q (log %v), want a with cause NODE_PRESSURE", got, h.log.evictions)
 	}
 	last := h.sched.sent[len(h.sched.sent)-1]

@@ -12,6 +12,7 @@ import (
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/config"
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/plugins/registry"
@@ -59,9 +60,17 @@ func (s *sink) WaitBindRevision(_ context.Context, uid string) (uint64, bool, er
 	return r, ok, nil
 }
 
-func (s *sink) Evict(context.Context, *model.Pod, string, *model.Pod, string) error { return nil }
-func (s *sink) Nominate(context.Context, *model.Pod, string) error                  { return nil }
-func (s *sink) ClearNomination(context.Context, *model.Pod, string) error           { return nil }
+// Submit records the plan's binds.
+func (s *sink) Submit(ctx context.Context, plan framework.Plan) (framework.PlanResult, error) {
+	for _, item := range plan.Items {
+		if b, ok := item.(*framework.Bind); ok {
+			if err := s.Bind(ctx, b.Pod, b.Node); err != nil {
+				return framework.PlanResult{}, err
+			}
+		}
+	}
+	return framework.PlanResult{}, nil
+}
 
 type env struct {
 	sched  *scheduler.Scheduler

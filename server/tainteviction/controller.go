@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/tainteviction"
 	"github.com/berthsched/berth/server/deadlines"
@@ -33,7 +33,7 @@ type Pods interface {
 
 // Evictor evicts a pod durably; *eviction.Evictor fits.
 type Evictor interface {
-	Evict(ctx context.Context, e decisionlog.Eviction) error
+	Evict(ctx context.Context, e framework.Eviction) error
 }
 
 // Controller applies the NoExecute rules. It is safe for concurrent use.
@@ -181,8 +181,8 @@ func (c *Controller) fire(ctx context.Context, name string, value []byte) error 
 }
 
 func (c *Controller) evict(ctx context.Context, pod *model.Pod) error {
-	err := c.evictor.Evict(ctx, decisionlog.Eviction{
-		Victim: pod, Node: pod.NodeName, Cause: berthv1.EvictCause_EVICT_CAUSE_TAINT, Message: Message,
+	err := c.evictor.Evict(ctx, framework.Eviction{
+		Victim: pod, Node: pod.NodeName, Cause: framework.EvictTaint, Message: Message,
 	})
 	if errors.Is(err, decisionlog.ErrAlreadyEvicted) {
 		return nil

@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/manifest"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/server/deadlines"
@@ -271,7 +272,7 @@ func (h *harness) Pods() []*model.Pod {
 
 // Evict records the eviction and makes the pod terminating (an Evict is
 // kube's deletion: the oracle records deletions).
-func (h *harness) Evict(_ context.Context, e decisionlog.Eviction) error {
+func (h *harness) Evict(_ context.Context, e framework.Eviction) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	p := h.pods[e.Victim.UID]

@@ -45,7 +45,7 @@ type Framework struct {
 	nominator    framework.PodNominator
 	namespaces   framework.NamespaceLister
 	pdbs         framework.PDBLister
-	decisions    framework.DecisionSink
+	decisions    framework.Planner
 	clock        framework.Clock
 	timers       TimerClock
 	logger       *slog.Logger
@@ -309,7 +309,7 @@ func (f *Framework) PodNominator() framework.PodNominator { return f.nominator }
 func (f *Framework) PDBs() framework.PDBLister { return f.pdbs }
 
 // Decisions returns the decision sink (nil when none was injected).
-func (f *Framework) Decisions() framework.DecisionSink { return f.decisions }
+func (f *Framework) Decisions() framework.Planner { return f.decisions }
 
 // Parallelizer returns the parallelizer plugins should use.
 func (f *Framework) Parallelizer() framework.Parallelizer { return f.parallelizer }

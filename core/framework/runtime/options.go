@@ -16,7 +16,7 @@ type options struct {
 	nominator    framework.PodNominator
 	namespaces   framework.NamespaceLister
 	pdbs         framework.PDBLister
-	decisions    framework.DecisionSink
+	decisions    framework.Planner
 	clock        framework.Clock
 	logger       *slog.Logger
 	parallelizer framework.Parallelizer
@@ -64,8 +64,8 @@ func WithPDBLister(l framework.PDBLister) Option {
 	return func(o *options) { o.pdbs = l }
 }
 
-// WithDecisionSink sets where Bind, Evict and nominations go.
-func WithDecisionSink(s framework.DecisionSink) Option {
+// WithDecisions sets the planner decisions are submitted to.
+func WithDecisions(s framework.Planner) Option {
 	return func(o *options) { o.decisions = s }
 }
 

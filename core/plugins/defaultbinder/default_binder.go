@@ -13,7 +13,7 @@ import (
 // Name is the plugin's name in configurations.
 const Name = names.DefaultBinder
 
-// DefaultBinder binds pods through the handle's DecisionSink.
+// DefaultBinder binds pods through the handle's Planner.
 type DefaultBinder struct {
 	handle framework.Handle
 }
@@ -32,7 +32,7 @@ func (*DefaultBinder) Name() string { return Name }
 // Bind records the binding; a failure is an Error status wrapping the
 // sink's error.
 func (b *DefaultBinder) Bind(ctx context.Context, _ *framework.CycleState, pod *model.Pod, nodeName string) *framework.Status {
-	if err := b.handle.Decisions().Bind(ctx, pod, nodeName); err != nil {
+	if _, err := framework.SubmitOne(ctx, b.handle.Decisions(), &framework.Bind{Pod: pod, Node: nodeName}); err != nil {
 		return framework.AsStatus(fmt.Errorf("binding %s to %s: %w", pod.Key(), nodeName, err))
 	}
 	return nil

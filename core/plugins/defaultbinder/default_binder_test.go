@@ -16,14 +16,13 @@ import (
 
 // sink records binds and fails them with err.
 type sink struct {
-	framework.DecisionSink
 	binds []string
 	err   error
 }
 
-func (s *sink) Bind(_ context.Context, pod *model.Pod, nodeName string) error {
-	s.binds = append(s.binds, pod.Key()+"->"+nodeName)
-	return s.err
+func (f *sink) Bind(_ context.Context, pod *model.Pod, nodeName string) error {
+	f.binds = append(f.binds, pod.Key()+"->"+nodeName)
+	return f.err
 }
 
 func TestBind(t *testing.T) {
@@ -52,4 +51,19 @@ func TestBind(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Submit hands each decision of the plan to the fake's method for it.
+func (f *sink) Submit(ctx context.Context, plan framework.Plan) (framework.PlanResult, error) {
+	for _, item := range plan.Items {
+		var err error
+		switch it := item.(type) {
+		case *framework.Bind:
+			err = f.Bind(ctx, it.Pod, it.Node)
+		}
+		if err != nil {
+			return framework.PlanResult{}, err
+		}
+	}
+	return framework.PlanResult{}, nil
 }

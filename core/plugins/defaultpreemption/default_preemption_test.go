@@ -18,15 +18,14 @@ import (
 )
 
 type evictions struct {
-	framework.DecisionSink
 	mu      sync.Mutex
 	victims []string
 }
 
-func (e *evictions) Evict(_ context.Context, v *model.Pod, node string, _ *model.Pod, _ string) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.victims = append(e.victims, v.Key()+"@"+node)
+func (f *evictions) Evict(_ context.Context, v *model.Pod, node string, _ *model.Pod, _ string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.victims = append(f.victims, v.Key()+"@"+node)
 	return nil
 }
 
@@ -69,7 +68,7 @@ func TestPostFilter(t *testing.T) {
 			sink := &evictions{}
 			fwk, err := runtime.New(context.Background(), registry.InTree(), config.Default().Profiles[0],
 				runtime.WithSnapshotLister(&plugintest.Lister{Nodes: []*framework.NodeInfo{ni}}),
-				runtime.WithDecisionSink(sink), runtime.WithParallelism(1), runtime.WithDeterministic(true))
+				runtime.WithDecisions(sink), runtime.WithParallelism(1), runtime.WithDeterministic(true))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,4 +105,19 @@ func TestNew(t *testing.T) {
 	if _, err := defaultpreemption.New(context.Background(), []byte(`{"minCandidateNodesPercentage":200}`), h); err == nil {
 		t.Error("invalid args accepted")
 	}
+}
+
+// Submit hands each decision of the plan to the fake's method for it.
+func (f *evictions) Submit(ctx context.Context, plan framework.Plan) (framework.PlanResult, error) {
+	for _, item := range plan.Items {
+		var err error
+		switch it := item.(type) {
+		case *framework.Eviction:
+			err = f.Evict(ctx, it.Victim, it.Node, it.Preemptor, it.Message)
+		}
+		if err != nil {
+			return framework.PlanResult{}, err
+		}
+	}
+	return framework.PlanResult{}, nil
 }

@@ -17,14 +17,14 @@
 //     UnschedulableAndUnresolvable: preemption does not free devices in
 //     kube 1.36 (the plugin has no PreFilter extensions), nor here.
 //   - PostFilter: a claim allocated on nodes the pod cannot use, and used
-//     by no other pod, is deallocated (reported through the sink's
-//     DeallocateClaims) so the next attempt may allocate it elsewhere.
+//     by no other pod, is deallocated (a framework.Deallocation submitted
+//     through Handle.Decisions) so the next attempt may allocate it elsewhere.
 //   - Score: kube scores firstAvailable choices (8 - index of the
 //     subrequest chosen, summed, normalized to 0..100); pods without
 //     claims score 0 on every node at no cost.
 //   - Reserve puts the allocations in flight (Tracker.Assume: the devices
 //     count as taken), Unreserve forgets them; the scheduler's bind
-//     carries them to the sink (BindWithClaims) and commits them.
+//     carries them (framework.Bind.Claims) and commits them.
 //
 // Queueing hints as kube's: a claim added or changed requeues the pods
 // using it, a deallocation (a pod gone, PostFilter) requeues every pod

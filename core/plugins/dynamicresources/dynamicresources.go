@@ -32,8 +32,7 @@ const (
 	msgStillUnschedulable = "still not schedulable"
 )
 
-// DeallocationReason is the reason PostFilter gives the sink's
-// DeallocateClaims.
+// DeallocationReason is the reason PostFilter gives its Deallocation.
 const DeallocationReason = "allocated for nodes the pod cannot use and reserved by no other pod"
 
 // DynamicResources allocates pods' resource claims.

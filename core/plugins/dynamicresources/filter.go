@@ -103,8 +103,8 @@ func (pl *DynamicResources) PostFilter(ctx context.Context, cs *framework.CycleS
 		if !ok {
 			continue
 		}
-		if ds, ok := pl.h.Decisions().(framework.DeviceDecisionSink); ok {
-			if err := ds.DeallocateClaims(ctx, []*resourceapi.ResourceClaim{ch.Old}, DeallocationReason); err != nil {
+		if p := pl.h.Decisions(); p != nil {
+			if _, err := framework.SubmitOne(ctx, p, &framework.Deallocation{Claim: ch.Old, Reason: DeallocationReason}); err != nil {
 				return nil, framework.AsStatus(err)
 			}
 		}

@@ -23,11 +23,11 @@ import (
 // here work; any other panics (the embedded interface is nil).
 type Handle struct {
 	framework.Handle
-	Sink framework.DecisionSink
+	Sink framework.Planner
 }
 
 // Decisions returns Sink.
-func (h *Handle) Decisions() framework.DecisionSink { return h.Sink }
+func (h *Handle) Decisions() framework.Planner { return h.Sink }
 
 // Cluster is the state of a cluster read from Kubernetes YAML.
 type Cluster struct {

@@ -1,0 +1,405 @@
+package decisionlog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/server/ledger"
+	"github.com/berthsched/berth/store"
+)
+
+var _ framework.Planner = (*Log)(nil)
+
+// Submit makes a plan durable: each decision is encoded by its kind's
+// encoder below into one store.Batch (the record appended, with the
+// keyspace changes it implies), committed once, and the log's memory
+// updated after the commit. A Bind nobody waits for any more
+// (ErrBindAbandoned) and a second Evict of a pod (*AlreadyEvictedError)
+// are refused and left out; an Unschedulable repeating the pod's last
+// message and a deallocation overtaken by a new allocation of its claim
+// are left out without a refusal. Any other failure fails the whole plan.
+func (l *Log) Submit(ctx context.Context, plan framework.Plan) (framework.PlanResult, error) {
+	if len(plan.Items) == 1 {
+		if b, ok := plan.Items[0].(*framework.Bind); ok && len(b.Claims) == 0 {
+			return l.bindOne(ctx, b)
+		}
+	}
+	w := &planWriter{l: l, at: make([]int, len(plan.Items))}
+	release, err := l.claims.acquire(ctx, planClaimKeys(plan))
+	if err != nil {
+		return framework.PlanResult{}, fmt.Errorf("decisionlog: %w", err)
+	}
+	defer release()
+	res := framework.PlanResult{Revisions: make([]uint64, len(plan.Items)), Refused: make([]error, len(plan.Items))}
+	for i, item := range plan.Items {
+		w.at[i], w.cur = -1, i
+		err := w.add(ctx, item)
+		if isRefusal(err) {
+			res.Refused[i] = err
+			continue
+		}
+		if err != nil {
+			w.finish(store.CommitResult{}, err)
+			if plan.Group != "" {
+				err = fmt.Errorf("decisionlog: binds of pod group %s: %w", plan.Group, err)
+			}
+			return framework.PlanResult{}, err
+		}
+	}
+	if len(w.types) == 0 {
+		return res, nil
+	}
+	start := l.opts.Clock()
+	cr, err := l.store.Commit(ctx, &w.b)
+	l.observeCommit(l.opts.Clock().Sub(start))
+	if err != nil {
+		err = fmt.Errorf("decisionlog: append %s: %w", w.describe(), err)
+	}
+	w.finish(cr, err)
+	if err != nil {
+		return framework.PlanResult{}, err
+	}
+	for i, at := range w.at {
+		if at >= 0 {
+			res.Revisions[i] = cr.Revision(at)
+		}
+	}
+	return res, nil
+}
+
+// isRefusal tells the failures that refuse one decision of a plan from
+// those that fail it all.
+func isRefusal(err error) bool {
+	return errors.Is(err, ErrBindAbandoned) || errors.Is(err, ErrAlreadyEvicted)
+}
+
+// planClaimKeys lists the claims a plan writes, so that their writes are
+// serialized (claimBook.acquire).
+func planClaimKeys(plan framework.Plan) []string {
+	var keys []string
+	for _, item := range plan.Items {
+		switch it := item.(type) {
+		case *framework.Bind:
+			keys = append(keys, claimKeys(it.Claims)...)
+		case *framework.Deallocation:
+			keys = append(keys, claimKey(it.Claim))
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// bindOne is Submit for the plan of one Bind without claims, the decision
+// made per pod: one allocation holds its batch (pendingBind).
+func (l *Log) bindOne(ctx context.Context, b *framework.Bind) (framework.PlanResult, error) {
+	pb, err := l.startBind(ctx, b.Pod, b.Node, nil)
+	if isRefusal(err) {
+		return framework.PlanResult{Refused: []error{err}}, nil
+	}
+	if err != nil {
+		return framework.PlanResult{}, err
+	}
+	cr, err := l.commitOne(ctx, &pb.batch, TypeBind)
+	if err := l.finishBind(b.Pod, pb, cr, err); err != nil {
+		return framework.PlanResult{}, err
+	}
+	return framework.PlanResult{Revisions: []uint64{cr.First}}, nil
+}
+
+// commitOne commits b and counts it as a decision of type typ.
+func (l *Log) commitOne(ctx context.Context, b *store.Batch, typ string) (store.CommitResult, error) {
+	start := l.opts.Clock()
+	res, err := l.store.Commit(ctx, b)
+	l.observeCommit(l.opts.Clock().Sub(start))
+	if err != nil {
+		return res, fmt.Errorf("decisionlog: append %s decision: %w", typ, err)
+	}
+	if l.opts.Metrics != nil {
+		l.opts.Metrics.ObserveDecision(typ)
+	}
+	return res, nil
+}
+
+// planWriter encodes one plan into one store.Batch.
+type planWriter struct {
+	l *Log
+	b store.Batch
+	// at is, per plan item, the index of its record; -1 for none. cur
+	// is the item being encoded.
+	at  []int
+	cur int
+	// types and after are per record: its metric label, and the work
+	// after the commit, given the record's revision (0 on failure) and
+	// the commit's error.
+	types []string
+	after []func(rev uint64, err error)
+	// noms holds the nominations the plan makes (node "" for a cleared
+	// one), so a later ClearNomination names the node as if they were
+	// committed; reported the Unschedulable messages.
+	noms     map[string]string
+	reported map[string]string
+}
+
+// record adds the current item's payload and the work after its commit.
+func (w *planWriter) record(typ string, payload []byte, after func(rev uint64, err error)) {
+	w.at[w.cur] = len(w.types)
+	w.b.Append(payload)
+	w.types = append(w.types, typ)
+	w.after = append(w.after, after)
+}
+
+// describe names the plan's records in an error.
+func (w *planWriter) describe() string {
+	if len(w.types) == 1 {
+		return w.types[0] + " decision"
+	}
+	return fmt.Sprintf("%d decisions (%s first)", len(w.types), w.types[0])
+}
+
+// finish runs the work after the commit (or after a failure that ends
+// the plan before it) and counts the decisions.
+func (w *planWriter) finish(cr store.CommitResult, err error) {
+	l := w.l
+	for i, after := range w.after {
+		rev := uint64(0)
+		if err == nil {
+			rev = cr.Revision(i)
+			if l.opts.Metrics != nil {
+				l.opts.Metrics.ObserveDecision(w.types[i])
+			}
+		}
+		after(rev, err)
+	}
+}
+
+// add encodes one decision of the plan.
+func (w *planWriter) add(ctx context.Context, item framework.PlanItem) error {
+	switch it := item.(type) {
+	case *framework.Bind:
+		return w.bind(ctx, it)
+	case *framework.Eviction:
+		return w.evict(ctx, it)
+	case *framework.Nomination:
+		return w.nominate(ctx, it)
+	case *framework.ClearNomination:
+		return w.clearNomination(ctx, it)
+	case *framework.UnschedulableReport:
+		return w.unschedulable(ctx, it)
+	case *framework.Deallocation:
+		return w.deallocate(it)
+	}
+	return fmt.Errorf("decisionlog: unknown decision %T", item)
+}
+
+// bind encodes a Bind (startBind: its ledger record, the end of its
+// nomination, its claims' allocations).
+func (w *planWriter) bind(ctx context.Context, b *framework.Bind) error {
+	l := w.l
+	pb, err := l.startBind(ctx, b.Pod, b.Node, b.Claims)
+	if err != nil {
+		return err
+	}
+	w.record(TypeBind, pb.batch.Records[0], func(rev uint64, err error) {
+		one := store.CommitResult{First: rev, Last: rev}
+		if l.finishBind(b.Pod, pb, one, err) != nil || len(b.Claims) == 0 {
+			return
+		}
+		allocated := 0
+		for _, c := range b.Claims {
+			if l.claims.put(c) {
+				allocated++
+			}
+		}
+		if m, ok := l.opts.Metrics.(DeviceMetrics); ok {
+			m.ObserveClaimAllocations(allocated)
+			m.SetAllocatedDevices(l.claims.allocatedDevices())
+		}
+	})
+	w.b.Ops = append(w.b.Ops, pb.batch.Ops...)
+	return nil
+}
+
+// evict encodes an Evict and records the eviction in the ledger (before
+// the commit, so that a deletion of the pod racing with it removes the
+// record; the ledger's check and record are one step, so of two Evicts
+// racing for a pod one is refused). The ledger's record is its durable
+// value, so that after a restart the victim is held as terminating until
+// it is deleted.
+func (w *planWriter) evict(ctx context.Context, e *framework.Eviction) error {
+	l := w.l
+	d := evictDecision(e)
+	payload, err := encode(d)
+	if err != nil {
+		return err
+	}
+	victim := e.Victim
+	if !l.ledger.OpenEviction(victim.UID, d.GetEvict()) {
+		return &AlreadyEvictedError{Pod: victim.Key()}
+	}
+	if err := l.settle.claim(ctx, victim.UID, ledger.KindEvict.Space()); err != nil {
+		l.ledger.AbortEviction(victim.UID)
+		return err
+	}
+	cause := CauseOf(e.Cause)
+	w.record(TypeEvict, payload, func(_ uint64, err error) {
+		if err != nil {
+			l.ledger.AbortEviction(victim.UID)
+			return
+		}
+		if m, ok := l.opts.Metrics.(EvictionMetrics); ok {
+			m.ObserveEviction(CauseLabel(cause))
+		}
+	})
+	w.b.Put(ledger.KindEvict.Space(), []byte(victim.UID), payload)
+	return nil
+}
+
+// nominate encodes a Nominate and puts it in store.Nominations.
+func (w *planWriter) nominate(ctx context.Context, n *framework.Nomination) error {
+	l := w.l
+	payload, err := encode(nominateDecision(n.Pod, n.Node))
+	if err != nil {
+		return err
+	}
+	uid, node := n.Pod.UID, n.Node
+	if err := l.settle.claim(ctx, uid, store.Assumed, store.Nominations); err != nil {
+		return err
+	}
+	w.setNom(uid, node)
+	w.record(TypeNominate, payload, func(rev uint64, err error) {
+		if err == nil {
+			l.mu.Lock()
+			l.noms[uid] = nomEntry{node: node, revision: rev}
+			l.mu.Unlock()
+		}
+	})
+	w.b.Put(store.Nominations, []byte(uid), payload)
+	return nil
+}
+
+// clearNomination encodes a ClearNomination naming the node the pod was
+// nominated to, and deletes its nomination.
+func (w *planWriter) clearNomination(ctx context.Context, c *framework.ClearNomination) error {
+	l := w.l
+	uid := c.Pod.UID
+	d := clearNominationDecision(c.Pod, c.Reason)
+	if d.GetClearNomination().GetPreviousNode() == "" {
+		node, planned := w.noms[uid]
+		if !planned {
+			l.mu.Lock()
+			node = l.noms[uid].node
+			l.mu.Unlock()
+		}
+		d.GetClearNomination().PreviousNode = node
+	}
+	payload, err := encode(d)
+	if err != nil {
+		return err
+	}
+	if err := l.settle.claim(ctx, uid, store.Assumed, store.Nominations); err != nil {
+		return err
+	}
+	w.setNom(uid, "")
+	w.record(TypeClearNomination, payload, func(_ uint64, err error) {
+		if err == nil {
+			l.mu.Lock()
+			delete(l.noms, uid)
+			l.mu.Unlock()
+		}
+	})
+	w.b.Delete(store.Nominations, []byte(uid))
+	return nil
+}
+
+func (w *planWriter) setNom(uid, node string) {
+	if w.noms == nil {
+		w.noms = make(map[string]string)
+	}
+	w.noms[uid] = node
+}
+
+// unschedulable encodes an Unschedulable, unless the pod's last one
+// (since it was last bound or deleted, across restarts) carries the same
+// message: a scheduler reports each new message once, and after a
+// restart its first report of a pod would repeat the last one made
+// before. The message is kept in store.Unschedulable for that.
+func (w *planWriter) unschedulable(ctx context.Context, u *framework.UnschedulableReport) error {
+	l := w.l
+	uid, message := u.Pod.UID, u.Message
+	last, known := w.reported[uid]
+	if !known {
+		l.mu.Lock()
+		last, known = l.reported[uid]
+		l.mu.Unlock()
+	}
+	if known && last == message {
+		return nil
+	}
+	payload, err := encode(unschedulableDecision(u.Pod, message, u.FitErr, l.opts.MaxNodeReasons))
+	if err != nil {
+		return err
+	}
+	if err := l.settle.claim(ctx, uid, store.Unschedulable); err != nil {
+		return err
+	}
+	if w.reported == nil {
+		w.reported = make(map[string]string)
+	}
+	w.reported[uid] = message
+	w.record(TypeUnschedulable, payload, func(_ uint64, err error) {
+		if err == nil {
+			l.mu.Lock()
+			l.reported[uid] = message
+			l.mu.Unlock()
+		}
+	})
+	w.b.Put(store.Unschedulable, []byte(uid), []byte(message))
+	return nil
+}
+
+// deallocate encodes a DeallocateClaim and deletes the claim from
+// store.Claims. A claim allocated anew since (a later Bind wrote another
+// allocation of it) is skipped: that Bind already told the orchestrator.
+// The plan holds the claim's writes (claimBook.acquire).
+func (w *planWriter) deallocate(d *framework.Deallocation) error {
+	l := w.l
+	if !l.claims.current(d.Claim) {
+		return nil
+	}
+	payload, err := encode(deallocateDecision(d.Claim, d.Reason))
+	if err != nil {
+		return err
+	}
+	key := claimKey(d.Claim)
+	w.record(TypeDeallocateClaim, payload, func(_ uint64, err error) {
+		if err != nil {
+			return
+		}
+		l.claims.remove(key)
+		if m, ok := l.opts.Metrics.(DeviceMetrics); ok {
+			m.ObserveClaimDeallocations(1)
+			m.SetAllocatedDevices(l.claims.allocatedDevices())
+		}
+	})
+	w.b.Delete(store.Claims, []byte(key))
+	return nil
+}
+
+// CauseOf is the wire cause of an eviction's cause.
+func CauseOf(c framework.EvictCause) berthv1.EvictCause {
+	switch c {
+	case framework.EvictPreemption:
+		return berthv1.EvictCause_EVICT_CAUSE_PREEMPTION
+	case framework.EvictTaint:
+		return berthv1.EvictCause_EVICT_CAUSE_TAINT
+	case framework.EvictAPI:
+		return berthv1.EvictCause_EVICT_CAUSE_API
+	case framework.EvictNodePressure:
+		return berthv1.EvictCause_EVICT_CAUSE_NODE_PRESSURE
+	}
+	return berthv1.EvictCause_EVICT_CAUSE_UNSPECIFIED
+}
