@@ -24,18 +24,20 @@ import (
 // flags' defaults; flags given on the command line win over the file.
 // Relative paths are relative to the file's directory.
 type fileConfig struct {
-	Listen          *string     `json:"listen"`
-	MetricsListen   *string     `json:"metricsListen"`
-	DataDir         *string     `json:"dataDir"`
-	SchedulerConfig *string     `json:"schedulerConfig"`
-	LogLevel        *slog.Level `json:"logLevel"`
-	ShutdownTimeout *duration   `json:"shutdownTimeout"`
-	RetainDecisions *int        `json:"retainDecisions"`
-	RetainFor       *duration   `json:"retainFor"`
-	MaxBatchObjects *int        `json:"maxBatchObjects"`
-	TLS             *fileTLS    `json:"tls"`
-	TokenFile       *string     `json:"tokenFile"`
-	Deterministic   *bool       `json:"deterministic"`
+	Listen          *string `json:"listen"`
+	MetricsListen   *string `json:"metricsListen"`
+	DataDir         *string `json:"dataDir"`
+	SchedulerConfig *string `json:"schedulerConfig"`
+	// FeatureGates are --feature-gates as a map (GenericWorkload: false).
+	FeatureGates    *map[string]bool `json:"featureGates"`
+	LogLevel        *slog.Level      `json:"logLevel"`
+	ShutdownTimeout *duration        `json:"shutdownTimeout"`
+	RetainDecisions *int             `json:"retainDecisions"`
+	RetainFor       *duration        `json:"retainFor"`
+	MaxBatchObjects *int             `json:"maxBatchObjects"`
+	TLS             *fileTLS         `json:"tls"`
+	TokenFile       *string          `json:"tokenFile"`
+	Deterministic   *bool            `json:"deterministic"`
 
 	InitialSyncTimeout *duration `json:"initialSyncTimeout"`
 	GCPercent          *int      `json:"gcPercent"`
@@ -142,6 +144,13 @@ func parseConfigFile(data []byte, dir string, o *options) error {
 	set(&o.metricsListen, fc.MetricsListen)
 	setPath(&o.dataDir, fc.DataDir, resolve)
 	setPath(&o.schedulerConfig, fc.SchedulerConfig, resolve)
+	if fc.FeatureGates != nil {
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(*fc.FeatureGates)) {
+			parts = append(parts, fmt.Sprintf("%s=%t", k, (*fc.FeatureGates)[k]))
+		}
+		o.featureGates = strings.Join(parts, ",")
+	}
 	set(&o.logLevel, fc.LogLevel)
 	setDuration(&o.shutdownTimeout, fc.ShutdownTimeout)
 	set(&o.retainDecisions, fc.RetainDecisions)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/berthsched/berth/cmd/internal/version"
 	"github.com/berthsched/berth/core/config"
+	"github.com/berthsched/berth/core/features"
 	"github.com/berthsched/berth/server"
 	"github.com/berthsched/berth/server/auth"
 	"github.com/berthsched/berth/server/daemon"
@@ -58,6 +59,7 @@ type options struct {
 	dataDir         string
 	configFile      string // berthd's own configuration file
 	schedulerConfig string // the KubeSchedulerConfiguration file
+	featureGates    string // kube's --feature-gates spelling
 	logLevel        slog.Level
 	shutdownTimeout time.Duration
 	retainDecisions int
@@ -110,6 +112,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.metricsListen, "metrics-listen", o.metricsListen, `HTTP address of /metrics and /healthz: host:port or unix:///path; "" disables`)
 	fs.StringVar(&o.dataDir, "data-dir", o.dataDir, "directory of berthd's durable state, created if missing")
 	fs.StringVar(&o.schedulerConfig, "scheduler-config", o.schedulerConfig, "KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1, YAML or JSON); empty: kube-scheduler's defaults")
+	fs.StringVar(&o.featureGates, "feature-gates", o.featureGates, "kube-scheduler 1.37's feature gates, as kube spells them (GenericWorkload=false,...); see README")
 	fs.TextVar(&o.logLevel, "log-level", o.logLevel, "log level: debug, info, warn or error")
 	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", o.shutdownTimeout, "how long RPCs in flight may take to finish on shutdown")
 	fs.IntVar(&o.retainDecisions, "retain-decisions", o.retainDecisions, "keep at most this many decisions in the log; 0: no count limit")
@@ -189,6 +192,9 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 	if err := o.checkEtcd(); err != nil {
 		return options{}, err
 	}
+	if _, _, err := features.Parse(o.featureGates); err != nil {
+		return options{}, fmt.Errorf("--feature-gates: %w", err)
+	}
 	return o, nil
 }
 
@@ -232,6 +238,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if cfg.Scheduler, err = loadSchedulerConfig(opts.schedulerConfig); err != nil {
 		return err
 	}
+	if cfg.Scheduler == nil {
+		cfg.Scheduler = config.Default()
+	}
+	gates, warnings, err := features.Parse(opts.featureGates)
+	if err != nil {
+		return fmt.Errorf("--feature-gates: %w", err)
+	}
+	for _, w := range warnings {
+		logger.Warn(w)
+	}
+	cfg.Scheduler.FeatureGates = gates
 	logProfiles(logger, cfg.Scheduler, opts.schedulerConfig)
 	var tokens *auth.Tokens
 	if cfg.GRPCOptions, tokens, err = securityOptions(opts, logger); err != nil {
@@ -300,9 +317,7 @@ func loadSchedulerConfig(path string) (*config.Config, error) {
 // shows at start.
 func logProfiles(logger *slog.Logger, cfg *config.Config, path string) {
 	source := "kube-scheduler's defaults"
-	if cfg == nil {
-		cfg = config.Default()
-	} else {
+	if path != "" {
 		source = path
 	}
 	for _, p := range cfg.Profiles {

@@ -25,7 +25,7 @@ import (
 var oracle = flag.String("oracle", "", "kubeoracle binary: re-record testdata/parity/*.oracle.jsonl with it")
 
 // oracleGates are the feature gates the corpus is recorded with.
-const oracleGates = "GenericWorkload=true,GangScheduling=true,WorkloadAwarePreemption=true"
+const oracleGates = "GenericWorkload=true"
 
 // TestParity runs each cluster of testdata/parity through Berth's
 // scheduler until nothing more can be placed and compares how many

@@ -84,7 +84,16 @@ func (b *builder) addPodGroup(e *entry, g *schedulingv1alpha2.PodGroup) error {
 		}
 		policy = t.SchedulingPolicy
 	}
-	out := &model.PodGroup{Namespace: ns, Name: g.Name, MinCount: 1}
+	out := &model.PodGroup{Namespace: ns, Name: g.Name, MinCount: 1, PriorityClassName: g.Spec.PriorityClassName, RequestedPriority: g.Spec.Priority}
+	if m := g.Spec.DisruptionMode; m != nil {
+		switch *m {
+		case schedulingv1alpha2.DisruptionModePod:
+		case schedulingv1alpha2.DisruptionModePodGroup:
+			out.DisruptionAll = true
+		default:
+			return e.fail("spec.disruptionMode", fmt.Errorf("unknown mode %q: Pod or PodGroup", *m))
+		}
+	}
 	if policy.Gang != nil {
 		if policy.Gang.MinCount < 1 {
 			return e.fail(field+".gang.minCount", fmt.Errorf("must be at least 1, got %d", policy.Gang.MinCount))

@@ -16,6 +16,7 @@ import (
 	"github.com/berthsched/berth/core/plugins/prioritysort"
 	"github.com/berthsched/berth/core/plugins/schedulinggates"
 	"github.com/berthsched/berth/core/plugins/tainttoleration"
+	"github.com/berthsched/berth/core/plugins/volumebinding"
 )
 
 // inTreeRegistry is every plugin Berth has (tests only: the registry of
@@ -36,6 +37,7 @@ func inTreeRegistry() runtime.Registry {
 		defaultbinder.Name:                   defaultbinder.New,
 		defaultpreemption.Name:               defaultpreemption.New,
 		dynamicresources.Name:                dynamicresources.New,
+		volumebinding.Name:                   volumebinding.New,
 	}
 }
 
