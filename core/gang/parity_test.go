@@ -104,9 +104,10 @@ func oracleBound(t *testing.T, data []byte, c *manifest.Cluster) map[string]int 
 	return out
 }
 
-// sink confirms every bind at once, as an orchestrator would.
+// sink confirms every bind at once and deletes every victim, as an
+// orchestrator would.
 type sink struct {
-	binds []*model.Pod
+	binds, evicted []*model.Pod
 }
 
 func (k *sink) Bind(_ context.Context, pod *model.Pod, node string) error {
@@ -115,7 +116,10 @@ func (k *sink) Bind(_ context.Context, pod *model.Pod, node string) error {
 	k.binds = append(k.binds, &b)
 	return nil
 }
-func (k *sink) Evict(context.Context, *model.Pod, string, *model.Pod, string) error { return nil }
+func (k *sink) Evict(_ context.Context, victim *model.Pod, _ string, _ *model.Pod, _ string) error {
+	k.evicted = append(k.evicted, victim)
+	return nil
+}
 func (k *sink) Nominate(context.Context, *model.Pod, string) error                  { return nil }
 func (k *sink) ClearNomination(context.Context, *model.Pod, string) error           { return nil }
 
@@ -155,9 +159,26 @@ func berthBound(t *testing.T, c *manifest.Cluster) map[string]int {
 			must(t, s.AddPod(ctx, b))
 			out[groupOf(b)]++
 		}
-		k.binds = nil
+		for _, v := range k.evicted {
+			if v.NodeName != "" && out[groupOf(v)] > 0 && !isRunning(c, v) {
+				out[groupOf(v)]--
+			}
+			must(t, s.DeletePod(ctx, v))
+		}
+		k.binds, k.evicted = nil, nil
 	}
 	return out
+}
+
+// isRunning reports whether v was running in the manifest (not placed by
+// the run).
+func isRunning(c *manifest.Cluster, v *model.Pod) bool {
+	for _, p := range c.Pods {
+		if p.Key() == v.Key() {
+			return p.NodeName != ""
+		}
+	}
+	return false
 }
 
 func must(t *testing.T, err error) {
