@@ -59,5 +59,3 @@ func (o *Objects) Get(name string) (*resourceapi.DeviceClass, error) {
 	}
 	return nil, apierrors.NewNotFound(schema.GroupResource{Group: resourceapi.GroupName, Resource: "deviceclasses"}, name)
 }
-
-

@@ -120,8 +120,8 @@ func (k *sink) Evict(_ context.Context, victim *model.Pod, _ string, _ *model.Po
 	k.evicted = append(k.evicted, victim)
 	return nil
 }
-func (k *sink) Nominate(context.Context, *model.Pod, string) error                  { return nil }
-func (k *sink) ClearNomination(context.Context, *model.Pod, string) error           { return nil }
+func (k *sink) Nominate(context.Context, *model.Pod, string) error        { return nil }
+func (k *sink) ClearNomination(context.Context, *model.Pod, string) error { return nil }
 
 var _ framework.DecisionSink = (*sink)(nil)
 
