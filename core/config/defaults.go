@@ -18,22 +18,24 @@ import (
 // that names none.
 const DefaultSchedulerName = model.DefaultSchedulerName
 
-// defaultPlugins returns kube-scheduler 1.36's default plugins in kube's
+// defaultPlugins returns kube-scheduler 1.37's default plugins in kube's
 // order (apis/config/v1/default_plugins.go, with the feature gates at
-// their 1.36 defaults: DynamicResources before DefaultPreemption), minus
-// the plugins Berth leaves out: VolumeRestrictions, NodeVolumeLimits,
-// VolumeBinding, VolumeZone, ImageLocality and NodeDeclaredFeatures
-// (last).
+// their 1.37 defaults: NodeName before NodeUnschedulable, DynamicResources
+// before DefaultPreemption, no GangScheduling while GenericWorkload is
+// off), minus the plugins Berth leaves out: VolumeRestrictions,
+// NodeVolumeLimits, VolumeZone, ImageLocality and NodeDeclaredFeatures
+// (last). VolumeBinding is in: it scores 0 for pods without volume claims.
 func defaultPlugins() Plugins {
 	return Plugins{MultiPoint: PluginSet{Enabled: []Plugin{
 		{Name: names.SchedulingGates},
 		{Name: names.PrioritySort},
-		{Name: names.NodeUnschedulable},
 		{Name: names.NodeName},
+		{Name: names.NodeUnschedulable},
 		{Name: names.TaintToleration, Weight: 3},
 		{Name: names.NodeAffinity, Weight: 2},
 		{Name: names.NodePorts},
 		{Name: names.NodeResourcesFit, Weight: 1},
+		{Name: names.VolumeBinding},
 		{Name: names.PodTopologySpread, Weight: 2},
 		{Name: names.InterPodAffinity, Weight: 2},
 		{Name: names.DynamicResources, Weight: 2},
@@ -125,6 +127,16 @@ func defaultArgs(name string, raw []byte, path string) (json.RawMessage, error) 
 		})
 	case names.NodeAffinity:
 		return defaulted(name, raw, path, func(*configv1.NodeAffinityArgs) {})
+	case names.VolumeBinding:
+		return defaulted(name, raw, path, func(a *configv1.VolumeBindingArgs) {
+			if a.BindTimeoutSeconds == nil {
+				a.BindTimeoutSeconds = ptr[int64](600)
+			}
+			// StorageCapacityScoring is beta and on in 1.37.
+			if len(a.Shape) == 0 {
+				a.Shape = []configv1.UtilizationShapePoint{{Utilization: 0, Score: 10}, {Utilization: 100, Score: 0}}
+			}
+		})
 	case names.NodeResourcesBalancedAllocation:
 		return defaulted(name, raw, path, func(a *configv1.NodeResourcesBalancedAllocationArgs) {
 			if len(a.Resources) == 0 {
@@ -160,7 +172,7 @@ func defaultArgs(name string, raw []byte, path string) (json.RawMessage, error) 
 func hasDefaultArgs(name string) bool {
 	switch name {
 	case names.DefaultPreemption, names.DynamicResources, names.InterPodAffinity, names.NodeAffinity,
-		names.NodeResourcesBalancedAllocation, names.NodeResourcesFit, names.PodTopologySpread:
+		names.NodeResourcesBalancedAllocation, names.NodeResourcesFit, names.PodTopologySpread, names.VolumeBinding:
 		return true
 	}
 	return false

@@ -1,7 +1,7 @@
 // Package config reads a kube-scheduler configuration
 // (kubescheduler.config.k8s.io/v1 KubeSchedulerConfiguration) and turns it
 // into the effective configuration Berth runs: the same profiles, plugins,
-// weights and plugin args kube-scheduler 1.36 would run, defaulted and
+// weights and plugin args kube-scheduler 1.37 would run, defaulted and
 // validated the way kube-scheduler does it.
 //
 // Data comes from a YAML or JSON document (a user's file, or the

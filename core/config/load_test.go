@@ -84,12 +84,13 @@ func TestDefaultProfile(t *testing.T) {
 	want := []config.Plugin{
 		{Name: "SchedulingGates"},
 		{Name: "PrioritySort"},
-		{Name: "NodeUnschedulable"},
 		{Name: "NodeName"},
+		{Name: "NodeUnschedulable"},
 		{Name: "TaintToleration", Weight: 3},
 		{Name: "NodeAffinity", Weight: 2},
 		{Name: "NodePorts"},
 		{Name: "NodeResourcesFit", Weight: 1},
+		{Name: "VolumeBinding"},
 		{Name: "PodTopologySpread", Weight: 2},
 		{Name: "InterPodAffinity", Weight: 2},
 		{Name: "DynamicResources", Weight: 2},
@@ -113,6 +114,7 @@ func TestDefaultProfile(t *testing.T) {
 		"NodeResourcesBalancedAllocation": `{"resources":[{"name":"cpu","weight":1},{"name":"memory","weight":1}]}`,
 		"NodeResourcesFit":                `{"scoringStrategy":{"type":"LeastAllocated","resources":[{"name":"cpu","weight":1},{"name":"memory","weight":1}]}}`,
 		"PodTopologySpread":               `{"defaultingType":"System"}`,
+		"VolumeBinding":                   `{"bindTimeoutSeconds":600,"shape":[{"utilization":0,"score":10},{"utilization":100,"score":0}]}`,
 	}
 	gotArgs := map[string]string{}
 	var order []string
@@ -123,7 +125,7 @@ func TestDefaultProfile(t *testing.T) {
 	if diff := cmp.Diff(wantArgs, gotArgs); diff != "" {
 		t.Errorf("args (-want +got):\n%s", diff)
 	}
-	wantOrder := []string{"DefaultPreemption", "DynamicResources", "InterPodAffinity", "NodeAffinity", "NodeResourcesBalancedAllocation", "NodeResourcesFit", "PodTopologySpread"}
+	wantOrder := []string{"DefaultPreemption", "DynamicResources", "InterPodAffinity", "NodeAffinity", "NodeResourcesBalancedAllocation", "NodeResourcesFit", "PodTopologySpread", "VolumeBinding"}
 	if diff := cmp.Diff(wantOrder, order); diff != "" {
 		t.Errorf("args order (-want +got):\n%s", diff)
 	}
@@ -171,9 +173,9 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name: "kube-only plugin enabled",
-			doc:  head + "profiles:\n- plugins:\n    multiPoint:\n      enabled:\n      - name: VolumeBinding\n",
+			doc:  head + "profiles:\n- plugins:\n    multiPoint:\n      enabled:\n      - name: VolumeZone\n",
 			kind: config.ErrNotImplemented,
-			want: []string{`profiles[0].plugins.multiPoint.enabled[0]: not implemented by Berth: plugin "VolumeBinding": it works on Kubernetes volumes`},
+			want: []string{`profiles[0].plugins.multiPoint.enabled[0]: not implemented by Berth: plugin "VolumeZone": it works on Kubernetes volumes`},
 		},
 		{
 			name: "image locality enabled",

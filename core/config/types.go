@@ -3,6 +3,8 @@ package config
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/berthsched/berth/core/features"
 )
 
 // Config is an effective scheduler configuration: kube's
@@ -22,6 +24,9 @@ type Config struct {
 	PodMaxBackoffSeconds     int64 `json:"podMaxBackoffSeconds"`
 	// Profiles, each served under its SchedulerName.
 	Profiles []Profile `json:"profiles"`
+	// FeatureGates are kube's feature gates the scheduler runs with
+	// (berthd's --feature-gates); not part of a KubeSchedulerConfiguration.
+	FeatureGates features.Gates `json:"-"`
 }
 
 // PodInitialBackoff returns PodInitialBackoffSeconds as a duration.

@@ -16,7 +16,7 @@ func implemented(name string) bool {
 	case names.PrioritySort, names.SchedulingGates, names.NodeUnschedulable, names.NodeName,
 		names.TaintToleration, names.NodeAffinity, names.NodePorts, names.NodeResourcesFit,
 		names.NodeResourcesBalancedAllocation, names.PodTopologySpread, names.InterPodAffinity,
-		names.DefaultPreemption, names.DefaultBinder, names.DynamicResources:
+		names.DefaultPreemption, names.DefaultBinder, names.DynamicResources, names.VolumeBinding:
 		return true
 	}
 	return false
@@ -27,7 +27,7 @@ func implemented(name string) bool {
 func notImplemented(name string) string {
 	const suffix = ", which Berth does not model"
 	switch name {
-	case names.VolumeRestrictions, names.NodeVolumeLimits, names.VolumeBinding, names.VolumeZone:
+	case names.VolumeRestrictions, names.NodeVolumeLimits, names.VolumeZone:
 		return "it works on Kubernetes volumes (PersistentVolumes, PersistentVolumeClaims, CSI drivers)" + suffix
 	case names.ImageLocality:
 		return "it scores the container images already present on nodes" + suffix

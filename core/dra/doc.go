@@ -9,7 +9,7 @@
 // are compiled by Kubernetes' DRA CEL environment
 // (k8s.io/dynamic-resource-allocation), so the language, its cost limits and
 // the allocator's choices are kube-scheduler's by construction. The features
-// are those kube-scheduler 1.36 enables by default (Features).
+// are those kube-scheduler 1.37 enables by default (Features).
 //
 // Tracker is a scheduler's DRA state: the objects, the claims'
 // allocations and consumers, and the allocations in flight between Reserve

@@ -5,10 +5,11 @@ import (
 	"k8s.io/dynamic-resource-allocation/structured"
 )
 
-// Features are the DRA features of kube-scheduler 1.36 by default: admin
-// access and prioritized lists (GA), partitionable devices, device taints,
-// consumable capacity, binding conditions with device status (beta, on);
-// list-type attributes are alpha and off.
+// Features are the DRA features of kube-scheduler 1.37 by default (as
+// 1.36's): admin access, prioritized lists, device taints and device status
+// (GA), partitionable devices, consumable capacity, binding conditions
+// (beta, on); list-type attributes, fractional capacity ranges, derived
+// attributes and compatibility groups are alpha and off.
 func Features() structured.Features {
 	return structured.Features{
 		AdminAccess:            true,

@@ -1,7 +1,6 @@
 package dra
 
 import (
-	"fmt"
 	"sort"
 
 	resourceapi "k8s.io/api/resource/v1"
@@ -59,22 +58,4 @@ func (o *Objects) Get(name string) (*resourceapi.DeviceClass, error) {
 		return c, nil
 	}
 	return nil, apierrors.NewNotFound(schema.GroupResource{Group: resourceapi.GroupName, Resource: "deviceclasses"}, name)
-}
-
-// CheckClasses returns an error naming the first request or subrequest of
-// spec whose device class is not in the set; path is the spec's path.
-func (o *Objects) CheckClasses(path string, spec *resourceapi.ResourceClaimSpec) error {
-	for i, r := range spec.Devices.Requests {
-		if r.Exactly != nil {
-			if _, ok := o.Classes[r.Exactly.DeviceClassName]; !ok {
-				return fieldErr(fmt.Sprintf("%s.devices.requests[%d].exactly.deviceClassName", path, i), "no DeviceClass %q", r.Exactly.DeviceClassName)
-			}
-		}
-		for j, s := range r.FirstAvailable {
-			if _, ok := o.Classes[s.DeviceClassName]; !ok {
-				return fieldErr(fmt.Sprintf("%s.devices.requests[%d].firstAvailable[%d].deviceClassName", path, i, j), "no DeviceClass %q", s.DeviceClassName)
-			}
-		}
-	}
-	return nil
 }

@@ -1,6 +1,6 @@
 // Package gang is Berth's gang scheduling: pod groups (model.PodGroup)
-// whose pods are placed all-or-nothing, as kube-scheduler 1.36's
-// GangScheduling plugin (Workload API, scheduling.k8s.io/v1alpha2) places a
+// whose pods are placed all-or-nothing, as kube-scheduler 1.37's
+// GangScheduling plugin (GenericWorkload, scheduling.k8s.io/v1beta1) places a
 // PodGroup.
 //
 // It has three parts, each behind a narrow interface to the scheduling loop

@@ -25,7 +25,7 @@ import (
 var oracle = flag.String("oracle", "", "kubeoracle binary: re-record testdata/parity/*.oracle.jsonl with it")
 
 // oracleGates are the feature gates the corpus is recorded with.
-const oracleGates = "GenericWorkload=true,GangScheduling=true,WorkloadAwarePreemption=true"
+const oracleGates = "GenericWorkload=true"
 
 // TestParity runs each cluster of testdata/parity through Berth's
 // scheduler until nothing more can be placed and compares how many
@@ -104,9 +104,10 @@ func oracleBound(t *testing.T, data []byte, c *manifest.Cluster) map[string]int 
 	return out
 }
 
-// sink confirms every bind at once, as an orchestrator would.
+// sink confirms every bind at once and deletes every victim, as an
+// orchestrator would.
 type sink struct {
-	binds []*model.Pod
+	binds, evicted []*model.Pod
 }
 
 func (f *sink) Bind(_ context.Context, pod *model.Pod, node string) error {
@@ -152,9 +153,26 @@ func berthBound(t *testing.T, c *manifest.Cluster) map[string]int {
 			must(t, s.AddPod(ctx, b))
 			out[groupOf(b)]++
 		}
-		k.binds = nil
+		for _, v := range k.evicted {
+			if v.NodeName != "" && out[groupOf(v)] > 0 && !isRunning(c, v) {
+				out[groupOf(v)]--
+			}
+			must(t, s.DeletePod(ctx, v))
+		}
+		k.binds, k.evicted = nil, nil
 	}
 	return out
+}
+
+// isRunning reports whether v was running in the manifest (not placed by
+// the run).
+func isRunning(c *manifest.Cluster, v *model.Pod) bool {
+	for _, p := range c.Pods {
+		if p.Key() == v.Key() {
+			return p.NodeName != ""
+		}
+	}
+	return false
 }
 
 func must(t *testing.T, err error) {
@@ -171,6 +189,8 @@ func (f *sink) Submit(ctx context.Context, plan framework.Plan) (framework.PlanR
 		switch it := item.(type) {
 		case *framework.Bind:
 			err = f.Bind(ctx, it.Pod, it.Node)
+		case *framework.Eviction:
+			f.evicted = append(f.evicted, it.Victim)
 		}
 		if err != nil {
 			return framework.PlanResult{}, err

@@ -17,7 +17,7 @@ var ErrSpecImmutable = errors.New("a pod group's spec is immutable")
 // SpecImmutableError says which field of a group's spec an upsert tried to
 // change.
 type SpecImmutableError struct {
-	Group, Field string // "ns/name", "min_count" or "topology_key"
+	Group, Field string // "ns/name", "min_count", "topology_key", "priority_class_name" or "disruption_mode"
 	Old, New     string
 }
 
@@ -80,11 +80,24 @@ func (r *Registry) Set(g *model.PodGroup) (created bool, err error) {
 		if old.TopologyKey != g.TopologyKey {
 			return false, &SpecImmutableError{Group: g.Key(), Field: "topology_key", Old: fmt.Sprintf("%q", old.TopologyKey), New: fmt.Sprintf("%q", g.TopologyKey)}
 		}
+		if old.PriorityClassName != g.PriorityClassName {
+			return false, &SpecImmutableError{Group: g.Key(), Field: "priority_class_name", Old: fmt.Sprintf("%q", old.PriorityClassName), New: fmt.Sprintf("%q", g.PriorityClassName)}
+		}
+		if old.DisruptionAll != g.DisruptionAll {
+			return false, &SpecImmutableError{Group: g.Key(), Field: "disruption_mode", Old: disruptionMode(old), New: disruptionMode(g)}
+		}
 		return false, nil
 	}
 	c := *g
 	r.groups[g.Key()] = &c
 	return true, nil
+}
+
+func disruptionMode(g *model.PodGroup) string {
+	if g.DisruptionAll {
+		return "ALL"
+	}
+	return "SINGLE"
 }
 
 // Delete removes a group; its pods stay, and wait for it again.

@@ -115,7 +115,7 @@ var ErrUnknownKind = errors.New("unknown kind")
 const kindsRead = "Berth reads v1 Node, Pod, Namespace, List, Service, ReplicationController, " +
 	"scheduling.k8s.io/v1 PriorityClass, policy/v1 PodDisruptionBudget, apps/v1 Deployment, " +
 	"ReplicaSet, StatefulSet, DaemonSet, batch/v1 Job, resource.k8s.io/v1 DeviceClass, " +
-	"ResourceSlice, ResourceClaim, ResourceClaimTemplate, scheduling.k8s.io/v1alpha2 PodGroup and Workload, " +
+	"ResourceSlice, ResourceClaim, ResourceClaimTemplate, scheduling.k8s.io/v1beta1 (and 1.36's v1alpha2) PodGroup and Workload, " +
 	"scheduling.x-k8s.io/v1alpha1 PodGroup and KubeSchedulerConfiguration"
 
 // ignoredKind reports kinds that do not influence placement; documents of
@@ -294,6 +294,13 @@ func (b *builder) addDocument(at Location, raw []byte) error {
 	json, err := yaml.YAMLToJSON(raw)
 	if err != nil {
 		return e.fail("", err)
+	}
+	if (tm.APIVersion == schedulingV1beta1 || tm.APIVersion == schedulingV1alpha3) &&
+		(tm.Kind == "PodGroup" || tm.Kind == "Workload" || tm.Kind == "CompositePodGroup") {
+		var field string
+		if json, field, err = fromV1beta1(tm.Kind, json); err != nil {
+			return e.fail(field, err)
+		}
 	}
 	obj, _, err := b.dec.codecs.UniversalDeserializer().Decode(json, nil, nil)
 	if err != nil {

@@ -80,13 +80,6 @@ spec:
   devices: [{name: gpu-0, attributes: {driverVersion: {version: "1.2"}}}]`,
 		want: `spec.devices[0].attributes[driverVersion].version: "1.2" is not a semantic version`,
 	}, {
-		name: "claim naming an unknown class",
-		doc: `apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata: {name: c}
-spec: {devices: {requests: [{name: g, exactly: {deviceClassName: fpga}}]}}`,
-		want: `ResourceClaim default/c: spec.devices.requests[0].exactly.deviceClassName: no DeviceClass "fpga"`,
-	}, {
 		name: "count with mode All",
 		doc: `apiVersion: resource.k8s.io/v1
 kind: ResourceClaim

@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
@@ -84,7 +86,16 @@ func (b *builder) addPodGroup(e *entry, g *schedulingv1alpha2.PodGroup) error {
 		}
 		policy = t.SchedulingPolicy
 	}
-	out := &model.PodGroup{Namespace: ns, Name: g.Name, MinCount: 1}
+	out := &model.PodGroup{Namespace: ns, Name: g.Name, MinCount: 1, PriorityClassName: g.Spec.PriorityClassName, RequestedPriority: g.Spec.Priority}
+	if m := g.Spec.DisruptionMode; m != nil {
+		switch *m {
+		case schedulingv1alpha2.DisruptionModePod:
+		case schedulingv1alpha2.DisruptionModePodGroup:
+			out.DisruptionAll = true
+		default:
+			return e.fail("spec.disruptionMode", fmt.Errorf("unknown mode %q: Pod or PodGroup", *m))
+		}
+	}
 	if policy.Gang != nil {
 		if policy.Gang.MinCount < 1 {
 			return e.fail(field+".gang.minCount", fmt.Errorf("must be at least 1, got %d", policy.Gang.MinCount))
@@ -106,4 +117,86 @@ func podGroupName(spec *string, labels map[string]string) string {
 		return *spec
 	}
 	return labels[LabelPodGroup]
+}
+
+// The scheduling.k8s.io versions of kube 1.37's PodGroup and Workload
+// (v1alpha3 has CompositePodGroup too).
+const (
+	schedulingV1beta1  = "scheduling.k8s.io/v1beta1"
+	schedulingV1alpha3 = "scheduling.k8s.io/v1alpha3"
+)
+
+// fromV1beta1 rewrites a kube 1.37 PodGroup or Workload (v1beta1, or
+// v1alpha3 which has their shape) in 1.36's v1alpha2 spelling, the one
+// the builder reads: workloadRef {workloadName, templateName} becomes
+// podGroupTemplateRef.workload {workloadName, podGroupTemplateName}, and
+// disruptionMode {single: {}} | {all: {}} becomes Pod | PodGroup. What
+// Berth does not model is refused naming the field: composite pod groups
+// (parentCompositePodGroupName, compositePodGroupTemplates,
+// CompositePodGroup). A group's preemptionPolicy (read by kube only with
+// the alpha PodGroupPreemptionPolicy gate) is dropped.
+func fromV1beta1(kind string, jsonDoc []byte) ([]byte, string, error) {
+	if kind == "CompositePodGroup" {
+		return nil, "kind", errors.New("CompositePodGroup (scheduling.k8s.io/v1alpha3, alpha CompositePodGroup gate) is not modelled by Berth")
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(jsonDoc, &doc); err != nil {
+		return nil, "", err
+	}
+	doc["apiVersion"] = "scheduling.k8s.io/v1alpha2"
+	spec, _ := doc["spec"].(map[string]any)
+	if spec == nil {
+		return nil, "spec", errors.New("required")
+	}
+	switch kind {
+	case "PodGroup":
+		if p, ok := spec["parentCompositePodGroupName"]; ok && p != "" {
+			return nil, "spec.parentCompositePodGroupName", errors.New("composite pod groups are not modelled by Berth")
+		}
+		delete(spec, "parentCompositePodGroupName")
+		if ref, ok := spec["workloadRef"].(map[string]any); ok {
+			spec["podGroupTemplateRef"] = map[string]any{"workload": map[string]any{"workloadName": ref["workloadName"], "podGroupTemplateName": ref["templateName"]}}
+			delete(spec, "workloadRef")
+		}
+		if field, err := groupSpecV1beta1(spec); err != nil {
+			return nil, "spec." + field, err
+		}
+	case "Workload":
+		if c, ok := spec["compositePodGroupTemplates"].([]any); ok && len(c) > 0 {
+			return nil, "spec.compositePodGroupTemplates", errors.New("composite pod groups are not modelled by Berth")
+		}
+		delete(spec, "compositePodGroupTemplates")
+		templates, _ := spec["podGroupTemplates"].([]any)
+		for i, t := range templates {
+			if m, ok := t.(map[string]any); ok {
+				if field, err := groupSpecV1beta1(m); err != nil {
+					return nil, fmt.Sprintf("spec.podGroupTemplates[%d].%s", i, field), err
+				}
+			}
+		}
+	}
+	out, err := json.Marshal(doc)
+	return out, "", err
+}
+
+// groupSpecV1beta1 rewrites the disruption mode of a PodGroup spec or
+// template and drops its preemptionPolicy; it returns the field at fault.
+func groupSpecV1beta1(spec map[string]any) (string, error) {
+	delete(spec, "preemptionPolicy")
+	raw, ok := spec["disruptionMode"]
+	if !ok || raw == nil {
+		return "", nil
+	}
+	m, _ := raw.(map[string]any)
+	_, single := m["single"]
+	_, all := m["all"]
+	switch {
+	case single && !all && len(m) == 1:
+		spec["disruptionMode"] = string(schedulingv1alpha2.DisruptionModePod)
+	case all && !single && len(m) == 1:
+		spec["disruptionMode"] = string(schedulingv1alpha2.DisruptionModePodGroup)
+	default:
+		return "disruptionMode", errors.New("exactly one of single and all")
+	}
+	return "", nil
 }

@@ -597,6 +597,49 @@ func TestPodGroups(t *testing.T) {
 	}
 }
 
+// TestPodGroupsV1beta1 reads kube 1.37's spelling: workloadRef,
+// disruptionMode {single|all}, priorityClassName and priority.
+func TestPodGroupsV1beta1(t *testing.T) {
+	const doc = `apiVersion: scheduling.k8s.io/v1beta1
+kind: Workload
+metadata: {name: job, namespace: ml}
+spec:
+  podGroupTemplates:
+  - name: workers
+    schedulingPolicy: {gang: {minCount: 3}}
+    disruptionMode: {all: {}}
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: job-workers-0, namespace: ml}
+spec:
+  workloadRef: {workloadName: job, templateName: workers}
+  priorityClassName: urgent
+  disruptionMode: {all: {}}
+  preemptionPolicy: Never
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: train, namespace: ml}
+spec:
+  schedulingPolicy: {gang: {minCount: 2}}
+  priority: 770
+  disruptionMode: {single: {}}
+`
+	c, err := manifest.Decode("inline.yaml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prio := int32(770)
+	want := []*model.PodGroup{
+		{Namespace: "ml", Name: "job-workers-0", MinCount: 3, PriorityClassName: "urgent", DisruptionAll: true},
+		{Namespace: "ml", Name: "train", MinCount: 2, RequestedPriority: &prio},
+	}
+	if diff := cmp.Diff(want, c.PodGroups); diff != "" {
+		t.Errorf("groups (-want +got):\n%s", diff)
+	}
+}
+
 func TestPodGroupErrors(t *testing.T) {
 	for _, tc := range []struct{ name, doc, want string }{
 		{"minCount 0", "apiVersion: scheduling.k8s.io/v1alpha2\nkind: PodGroup\nmetadata: {name: g}\nspec: {schedulingPolicy: {gang: {minCount: 0}}}\n",
@@ -605,6 +648,12 @@ func TestPodGroupErrors(t *testing.T) {
 			"spec.schedulingPolicy: required"},
 		{"unknown template", "apiVersion: scheduling.k8s.io/v1alpha2\nkind: PodGroup\nmetadata: {name: g}\nspec: {podGroupTemplateRef: {workload: {workloadName: w, podGroupTemplateName: t}}}\n",
 			`spec.podGroupTemplateRef.workload: no Workload default/w with podGroupTemplate "t" in the manifests`},
+		{"composite parent", "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {parentCompositePodGroupName: c, schedulingPolicy: {basic: {}}}\n",
+			"spec.parentCompositePodGroupName: composite pod groups are not modelled by Berth"},
+		{"composite group", "apiVersion: scheduling.k8s.io/v1alpha3\nkind: CompositePodGroup\nmetadata: {name: c}\nspec: {schedulingPolicy: {gang: {minGroupCount: 2}}}\n",
+			"CompositePodGroup (scheduling.k8s.io/v1alpha3, alpha CompositePodGroup gate) is not modelled by Berth"},
+		{"two disruption modes", "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {schedulingPolicy: {basic: {}}, disruptionMode: {single: {}, all: {}}}\n",
+			"spec.disruptionMode: exactly one of single and all"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := manifest.Decode("inline.yaml", []byte(tc.doc))

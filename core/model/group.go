@@ -12,6 +12,22 @@ type PodGroup struct {
 	// TopologyKey, when set, is a node label key: the members a group
 	// cycle places all have one value of it.
 	TopologyKey string
+	// PriorityClassName names the group's PriorityClass (kube 1.37's
+	// spec.priorityClassName); RequestedPriority is a spec.priority given
+	// with it. Admission resolves them into Priority as kube's Priority
+	// admission does for PodGroups: the class's value, else the global
+	// default class's, else 0. Every member must have this priority.
+	PriorityClassName string
+	RequestedPriority *int32
+	Priority          int32
+	// PreemptionPolicy is the group's own (spec.preemptionPolicy); kube
+	// 1.37 reads it only with the alpha PodGroupPreemptionPolicy gate, so
+	// the members' common policy decides.
+	PreemptionPolicy PreemptionPolicy
+	// DisruptionAll is spec.disruptionMode all: when one member is
+	// preempted the group's other members go with it. Single (the
+	// default) lets members be preempted one by one.
+	DisruptionAll bool
 }
 
 // Key is "namespace/name".

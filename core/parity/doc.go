@@ -13,9 +13,18 @@
 // (GenerateDRA) and kubeoracle's DRA examples, whose traces must be
 // identical line for line.
 //
-// Regenerate the clusters and golden traces (needs the oracle, see
-// ../../../shared/kubeoracle/README.md):
+// The traces are kube-scheduler v1.37.2's (kubeoracle). A later release is
+// one regeneration away (needs the oracle built from
+// ../../../shared/kubeoracle, see its README):
 //
-//	go test ./core/parity -run TestParity -update -oracle /tmp/kubeoracle
-//	go test ./core/parity -run TestUpdateDRAGolden -update -oracle /tmp/kubeoracle -shared /work/shared
+//	go test ./core/parity -run 'TestUpdateGolden$|TestUpdateDRAGolden' -update -oracle /tmp/kubeoracle -shared /work/shared
+//	for f in core/parity/testdata/extended/clusters/*.yaml; do
+//	  /tmp/kubeoracle place -f $f > core/parity/testdata/extended/golden/$(basename $f .yaml).jsonl; done
+//	go test ./core/simulate -run TestOracleGolden -update -oracle /tmp/kubeoracle
+//	go test ./cmd/berthctl -run TestSimulateGolden -update -oracle /tmp/kubeoracle
+//	go test ./core/gang -run Parity -oracle /tmp/kubeoracle
+//
+// then TestParity* (and the others) say what differs. Nothing normalises
+// the oracle's messages; only ImageLocality's scores (0, a plugin Berth
+// does not have) are dropped.
 package parity

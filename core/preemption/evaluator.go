@@ -75,7 +75,8 @@ type Candidate struct {
 // Preempt tries to make room for pod, which no node fit (m holds the
 // nodes' filter statuses). It returns, as kube's Evaluator.Preempt:
 //   - a result naming the node and Success: victims were evicted, the pod
-//     is to be nominated there;
+//     is to be nominated there; the message names the node and the number
+//     of victims (kube 1.37);
 //   - a result with no node and Unschedulable: preemption cannot help, the
 //     pod's nomination is to be cleared; the message is a fit error over
 //     the dry-run statuses;
@@ -107,7 +108,8 @@ func (e *Evaluator) Preempt(ctx context.Context, state *framework.CycleState, po
 	if err := e.execute(ctx, best, pod); err != nil {
 		return nil, framework.AsStatus(err)
 	}
-	return &framework.PostFilterResult{NominatedNodeName: best.Node}, nil
+	return &framework.PostFilterResult{NominatedNodeName: best.Node}, framework.NewStatus(framework.Success,
+		fmt.Sprintf("found a potential placement for pod on node %s, preempting %d victims", best.Node, len(best.Victims)))
 }
 
 // eligible is kube's PodEligibleToPreemptOthers.

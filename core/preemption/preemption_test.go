@@ -2,7 +2,9 @@ package preemption_test
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,6 +50,18 @@ func preempt(t *testing.T, c *cluster, pod *model.Pod, opts preemption.Options) 
 		out.Node = res.NominatedNodeName
 	}
 	return out
+}
+
+// placementMessage is kube 1.37's message of a successful preemption on
+// node, counting the victims among the decisions.
+func placementMessage(node string, decisions []string) string {
+	n := 0
+	for _, d := range decisions {
+		if strings.HasPrefix(d, "evict ") {
+			n++
+		}
+	}
+	return fmt.Sprintf("found a potential placement for pod on node %s, preempting %d victims", node, n)
 }
 
 func evicted(victim, node string) string {
@@ -101,7 +115,7 @@ func TestPreempt(t *testing.T) {
 				running("low", "n1", 1, 1000, hour).Obj(),
 			}},
 			pod:  preemptor(10, 2000).Nominated("n1").Obj(),
-			want: outcome{Node: "n1", Decisions: []string{evicted("low", "n1")}},
+			want: outcome{Node: "n1", Message: "found a potential placement for pod on node n1, preempting 2 victims", Decisions: []string{evicted("low", "n1")}},
 		},
 		{
 			name: "a preempted pod that is not terminating does not make it wait",
@@ -139,7 +153,7 @@ func TestPreempt(t *testing.T) {
 				running("low", "n1", 2, 1000, hour).Obj(),
 			}},
 			pod:  preemptor(10, 2000).Obj(),
-			want: outcome{Node: "n1", Decisions: []string{evicted("low", "n1")}},
+			want: outcome{Node: "n1", Message: "found a potential placement for pod on node n1, preempting 2 victims", Decisions: []string{evicted("low", "n1")}},
 		},
 		{
 			name: "no unnecessary preemption: only as many pods as needed, least important first",
@@ -233,7 +247,11 @@ func TestPreempt(t *testing.T) {
 			if tc.opts != nil {
 				opts = *tc.opts
 			}
-			if diff := cmp.Diff(tc.want, preempt(t, c, tc.pod, opts)); diff != "" {
+			want := tc.want
+			if want.Code == framework.Success && want.Message == "" {
+				want.Message = placementMessage(want.Node, want.Decisions)
+			}
+			if diff := cmp.Diff(want, preempt(t, c, tc.pod, opts)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})

@@ -69,7 +69,7 @@ func TestThroughTheScheduler(t *testing.T) {
 		if err := e.s.UpdatePod(ctx, &dying); err != nil {
 			t.Fatal(err)
 		}
-		if att := attempt(t, e, "uid-preemptor"); att.Evictions != 0 || att.Message != "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to a terminating pod on the nominated node." {
+		if att := attempt(t, e, "uid-preemptor"); att.Evictions != 0 || att.Message != "0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to a terminating pod on the nominated node." {
 			t.Errorf("second attempt: %d evictions, %q", att.Evictions, att.Message)
 		}
 		if err := e.s.DeletePod(ctx, &dying); err != nil {
@@ -154,7 +154,7 @@ func TestEvictedVictims(t *testing.T) {
 	pending := func(name string, prio int32, milliCPU int64) *model.Pod {
 		return mt.MakePod(name).RequestedPriority(prio).Req(mt.Res(milliCPU, 0)).Obj()
 	}
-	const notEligible = "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to a terminating pod on the nominated node."
+	const notEligible = "0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible due to a terminating pod on the nominated node."
 
 	t.Run("a preemptor retried before its victim goes does not evict again", func(t *testing.T) {
 		s, sink := newScheduler(t, node("n1", 2000), node("n2", 2000))

@@ -1,6 +1,6 @@
 // Package queue is the scheduling queue: it decides which pending pod is
 // tried next and when a pod that failed is tried again, with
-// kube-scheduler v1.36's semantics. It also holds the Nominator, which
+// kube-scheduler v1.37's semantics. It also holds the Nominator, which
 // remembers the nodes preemption reserved for pending pods.
 //
 // Data comes from the scheduler: pods added, updated and deleted by the

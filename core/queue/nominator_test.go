@@ -263,9 +263,11 @@ func TestQueueKeepsNominations(t *testing.T) {
 			want: map[string][]string{"n1": {"default/p"}},
 		},
 		{
-			name: "gated pod is nominated only when it enters activeQ",
+			// kube 1.37: a gated pod's nomination is recorded too (1.36
+			// recorded it only when the pod entered activeQ).
+			name: "gated pod keeps its nomination",
 			ops:  func(q *testQueue) { q.add(t, pod("p").Gate("g").Nominated("n1").Obj()) },
-			want: map[string][]string{},
+			want: map[string][]string{"n1": {"default/p"}},
 		},
 		{
 			name: "update of a queued pod keeps the scheduler's nomination",

@@ -224,12 +224,14 @@ func (q *PriorityQueue) Add(ctx context.Context, pod *model.Pod) error {
 	return nil
 }
 
-// enqueueNewLocked queues a pod the queue did not know. Entering activeQ,
-// it also takes the nomination it carries (or one restored for it).
+// enqueueNewLocked queues a pod the queue did not know. It takes the
+// nomination the pod carries (or one restored for it) whether it enters
+// activeQ or is gated, as kube 1.37 does (1.36 only for activeQ): a gated
+// pod's nomination keeps its room.
 func (q *PriorityQueue) enqueueNewLocked(ctx context.Context, pi *framework.PodInfo, label string) {
 	e := q.newEntryLocked(pi)
+	q.nominator.AddNominatedPod(pi, nil)
 	if q.moveToActiveLocked(ctx, e, label, false) {
-		q.nominator.AddNominatedPod(pi, nil)
 		q.cond.Broadcast()
 	}
 }

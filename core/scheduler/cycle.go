@@ -139,7 +139,7 @@ func (s *Scheduler) scheduleOnePod(ctx context.Context, qpi *framework.QueuedPod
 		return att
 	}
 
-	if pod.SchedulingGroup != "" && popped {
+	if pod.SchedulingGroup != "" && popped && s.gangs() {
 		if gatt := s.scheduleGroup(ctx, fwk, qpi, att); gatt != nil {
 			return gatt
 		}

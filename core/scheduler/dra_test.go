@@ -205,6 +205,33 @@ func TestDRAPreFilterRejections(t *testing.T) {
 	}
 }
 
+// A claim may name a class that does not exist yet (kube-apiserver takes
+// it): its pod is unschedulable with kube 1.37's message, waits among the
+// unschedulable pods through unrelated events, and is requeued and bound
+// when the class arrives.
+func TestDRAClassArrivesAfterTheClaim(t *testing.T) {
+	e, _ := draEnv(t)
+	e.upsert(gpuSlice("n1", 1), gpuClaim("c", 1))
+	p := claimPod("p", "c")
+	e.addPods(p)
+	att := e.scheduleOne()
+	if want := "0/2 nodes are available: request g: device class gpu does not exist. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."; att.Result != ResultUnschedulable || att.Message != want {
+		t.Fatalf("before the class: %v %q, want unschedulable %q", att.Result, att.Message, want)
+	}
+	e.upsert(gpuClaim("unrelated", 1))
+	if got := e.subQueue(p.UID); got != queue.Unschedulable {
+		t.Fatalf("after an unrelated claim: %v, want unschedulable", got)
+	}
+	e.upsert(gpuClass())
+	if got := e.subQueue(p.UID); got == queue.Unschedulable {
+		t.Fatalf("still unschedulable after its class arrived")
+	}
+	e.expireBackoff()
+	if att := e.scheduleOne(); att.Result != ResultScheduled || att.Node != "n1" {
+		t.Fatalf("after the class: %v on %q (%s)", att.Result, att.Node, att.Message)
+	}
+}
+
 // A claim allocated on a node the pod cannot use and reserved by nobody
 // is deallocated by PostFilter (reported to the sink); the next attempt
 // allocates it where the pod fits.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/berthsched/berth/core/features"
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/gang"
 	"github.com/berthsched/berth/core/model"
@@ -23,6 +24,13 @@ import (
 func (s *Scheduler) SetPodGroup(ctx context.Context, g *model.PodGroup) error {
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
+	if _, known := s.groups.Get(g.Key()); !known {
+		admitted, err := s.state.admitGroup(g)
+		if err != nil {
+			return err
+		}
+		g = admitted
+	}
 	created, err := s.groups.Set(g)
 	if err != nil {
 		return err
@@ -49,6 +57,8 @@ type GroupState struct {
 	Name     string
 	Exists   bool
 	MinCount int32
+	// Priority is the group's own (every member must have it).
+	Priority int32
 	// Members name the group, pending or placed; Placed are bound or
 	// binding.
 	Members, Placed int
@@ -57,12 +67,12 @@ type GroupState struct {
 // groupState is the state of pod's group, nil for a pod of no group.
 func (s *Scheduler) groupState(pod *model.Pod) *GroupState {
 	key := pod.GroupKey()
-	if key == "" {
+	if key == "" || !s.gangs() {
 		return nil
 	}
 	st := &GroupState{Name: pod.SchedulingGroup}
 	if g, ok := s.groups.Get(key); ok {
-		st.Exists, st.MinCount = true, g.MinCount
+		st.Exists, st.MinCount, st.Priority = true, g.MinCount, g.Priority
 	}
 	for _, uid := range s.groups.Members(key) {
 		st.Members++
@@ -90,10 +100,15 @@ func (s *Scheduler) activateGroupLocked(key string) {
 	}
 }
 
+// gangs reports whether pod groups are scheduled as gangs (the
+// GenericWorkload gate); without it their pods are ordinary pods, as in
+// kube.
+func (s *Scheduler) gangs() bool { return s.cfg.FeatureGates.Enabled(features.GenericWorkload) }
+
 // memberAddedLocked records a new pod of a group (before it is queued, so
 // the gate counts it) and re-checks the group's gated members.
 func (s *Scheduler) memberAddedLocked(pod *model.Pod) {
-	if pod.SchedulingGroup == "" {
+	if pod.SchedulingGroup == "" || !s.gangs() {
 		return
 	}
 	s.groups.AddMember(pod)
@@ -138,6 +153,19 @@ func (s *Scheduler) scheduleGroup(ctx context.Context, fwk framework.Framework, 
 		members = append(members, m.Pod)
 	}
 	gang.Order(members)
+	if err := s.validateGroup(g, members); err != nil {
+		// As kube 1.37's validatePodGroup: the group is not tried; its
+		// members wait among the unschedulable pods (explain shows this
+		// message), rejected by the gate, which no cluster event helps:
+		// the periodic flush retries them, as kube retries the group.
+		st := framework.NewStatus(framework.UnschedulableAndUnresolvable, err.Error()).WithPlugin(gang.GateName)
+		for _, m := range members {
+			fe := &framework.FitError{PodKey: m.Key(), Diagnosis: framework.Diagnosis{UnschedulablePlugins: map[string]struct{}{gang.GateName: {}}}}
+			s.handleFailure(ctx, fwk, infos[m.UID], &failure{status: st, msg: err.Error(), fitErr: fe}, true)
+		}
+		att.Result, att.Status, att.Message = ResultUnschedulable, st, err.Error()
+		return s.endGroupAttempt(att)
+	}
 	p := &groupPlacer{s: s, fwk: fwk, infos: infos, states: map[string]*framework.CycleState{},
 		assumed: map[string]*framework.QueuedPodInfo{}, fails: map[string]*failure{}}
 	res := s.placeGroup(ctx, g, need, members, p)
@@ -154,6 +182,35 @@ func (s *Scheduler) scheduleGroup(ctx context.Context, fwk framework.Framework, 
 		s.failGroup(ctx, fwk, res, p, members, plan)
 	}
 	return s.endGroupAttempt(att)
+}
+
+// validateGroup is kube 1.37's check of a group before its cycle: every
+// member, pending (in queue order) or placed, has the group's scheduler
+// name, the group's priority (the PodGroup's own, see admitGroup) and one
+// preemption policy. The error is in kube's words.
+func (s *Scheduler) validateGroup(g *model.PodGroup, pending []*model.Pod) error {
+	all := slices.Clone(pending)
+	for _, uid := range s.groups.Members(g.Key()) {
+		if p, ok := s.state.lookup(uid); ok && (p.NodeName != "" || s.cache.IsAssumed(uid)) && !p.Terminating {
+			all = append(all, p)
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	schedulerName, policy := profileName(all[0]), all[0].EffectivePreemptionPolicy()
+	for _, p := range all {
+		if n := profileName(p); n != schedulerName {
+			return fmt.Errorf("all pods in a single pod group should have the same .spec.schedulerName set, got: %q and %q", n, schedulerName)
+		}
+		if p.Priority != g.Priority {
+			return fmt.Errorf("all pods in a single pod group should have the same priority as the pod group's priority, got %d and %d", p.Priority, g.Priority)
+		}
+		if pp := p.EffectivePreemptionPolicy(); pp != policy {
+			return fmt.Errorf("all pods in a single pod group should have the same preemption policy, got %s and %s", pp, policy)
+		}
+	}
+	return nil
 }
 
 // groupPeers lists the other pending members of pod's group that its

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/berthsched/berth/core/model"
 	mt "github.com/berthsched/berth/core/model/modeltest"
 )
 
@@ -23,16 +24,22 @@ type gangWorld struct {
 type gangSpec struct {
 	min, size int
 	req       int64 // millicores per member
+	// all is disruptionMode all: preempted as a whole.
+	all bool
 }
 
 func (w *gangWorld) addGroup() {
 	name := fmt.Sprintf("g%03d", w.next)
 	w.next++
 	size := 1 + w.rng.IntN(5)
-	spec := gangSpec{size: size, min: 1 + w.rng.IntN(size), req: int64(1+w.rng.IntN(2)) * 1000}
+	spec := gangSpec{size: size, min: 1 + w.rng.IntN(size), req: int64(1+w.rng.IntN(2)) * 1000, all: w.rng.IntN(2) == 0}
 	w.groups[name] = spec
-	w.e.setGroup(name, int32(spec.min))
 	prio := int32(w.rng.IntN(4))
+	// The group's priority is its own, and its members must have it
+	// (kube 1.37).
+	if err := w.e.s.SetPodGroup(context.Background(), &model.PodGroup{Namespace: "default", Name: name, MinCount: int32(spec.min), RequestedPriority: &prio, DisruptionAll: spec.all}); err != nil {
+		w.e.t.Fatal(err)
+	}
 	for i := range spec.size {
 		p := mt.MakePod(fmt.Sprintf("%s-%d", name, i)).Group(name).Req(mt.Res(spec.req, mt.Gi)).Obj()
 		p.RequestedPriority = &prio // admission keeps a priority the caller gave
@@ -109,8 +116,9 @@ func (w *gangWorld) stuck() string {
 
 // evictions acts on the Evicts not seen yet as an orchestrator does: the
 // job of an evicted pod ends, so its whole group goes.
-// A group is evicted whole: every bound member of a group with an evicted
-// pod is evicted by the same attempt.
+// A group with disruption mode all is evicted whole: every bound member of
+// such a group with an evicted pod is evicted by the same attempt (mode
+// single lets members go one by one, kube 1.37).
 func (w *gangWorld) evictions() {
 	ds := w.e.sink.decisions()
 	evicted := map[string]int{}
@@ -123,7 +131,7 @@ func (w *gangWorld) evictions() {
 	w.seen = len(ds)
 	perGroup, _ := w.bound()
 	for g, n := range evicted {
-		if n != perGroup[g] {
+		if spec, ok := w.groups[g]; ok && spec.all && n != perGroup[g] {
 			w.e.t.Fatalf("group %s: %d of its %d bound members evicted", g, n, perGroup[g])
 		}
 		if _, ok := w.groups[g]; ok {

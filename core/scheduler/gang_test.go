@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/core/features"
 	"github.com/berthsched/berth/core/gang"
 	"github.com/berthsched/berth/core/model"
 	mt "github.com/berthsched/berth/core/model/modeltest"
@@ -120,6 +121,37 @@ func TestGroupWaitsForGroupAndMinCount(t *testing.T) {
 	}
 	if st := e.s.queue.Stats(); st.Active+st.Backoff+st.Unschedulable+st.Gated != 0 {
 		t.Errorf("queue after the group bound: %+v", st)
+	}
+}
+
+// With GenericWorkload=false, as kube 1.37 by default, a pod group's
+// members are ordinary pods: no gate, no group cycle, each bound alone.
+func TestGenericWorkloadOff(t *testing.T) {
+	gates, _, err := features.Parse("GenericWorkload=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := &groupSink{fakeSink: &fakeSink{}}
+	e := newFitEnv(t, func(o *Options) { o.Decisions = gs; o.Config.FeatureGates = gates })
+	e.sink = gs.fakeSink
+	e.addNodes(slotNodes(1, 4)...)
+	e.setGroup("g", 3)
+	e.addPods(member("g", 0))
+	if st := e.s.queue.Stats(); st.Gated != 0 || st.Active != 1 {
+		t.Fatalf("queue: %+v, want the member active, not gated", st)
+	}
+	if att := e.scheduleOne(); att.Result != ResultScheduled || att.Node != "n0" {
+		t.Fatalf("member alone: %s on %q (%s)", att.Result, att.Node, att.Message)
+	}
+	if len(gs.commits) != 0 {
+		t.Errorf("group commits %v, want none", gs.commits)
+	}
+	ex, err := e.s.View().Explain("default", "g-0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Group != nil {
+		t.Errorf("explain shows a group state %+v without GenericWorkload", ex.Group)
 	}
 }
 

@@ -63,11 +63,18 @@ func (s *Scheduler) preemptForGroup(ctx context.Context, fwk framework.Framework
 }
 
 // evictRestOfGroup evicts, after a preemption evicted victim, the other
-// bound members of victim's group, with the same preemptor and reason: a
-// gang is a unit of preemption (what is left of it below its min_count is
-// of no use), for a group's preemption and a pod's alike. It only frees
-// more room than the preemption asked for.
+// bound members of victim's group, with the same preemptor and reason,
+// when the group's disruption mode is all (kube 1.37): such a gang is a
+// unit of preemption, for a group's preemption and a pod's alike. It only
+// frees more room than the preemption asked for. In mode single (the
+// default) members are preempted one by one.
 func (s *Scheduler) evictRestOfGroup(ctx context.Context, victim, preemptor *model.Pod, reason string) {
+	if !s.gangs() {
+		return
+	}
+	if g, ok := s.groups.Get(victim.GroupKey()); !ok || !g.DisruptionAll {
+		return
+	}
 	for _, uid := range s.groups.Members(victim.GroupKey()) {
 		p, ok := s.state.lookup(uid)
 		if !ok || uid == victim.UID || p.NodeName == "" || p.Terminating {

@@ -35,6 +35,15 @@ func newPreemptEnv(t *testing.T, nodes int) (*env, *groupSink) {
 	return e, gs
 }
 
+// setHighGroup adds a group of priority 100, its members' (highMember).
+func (e *env) setHighGroup(name string, min int32) {
+	e.t.Helper()
+	prio := int32(100)
+	if err := e.s.SetPodGroup(context.Background(), &model.PodGroup{Namespace: "default", Name: name, MinCount: min, RequestedPriority: &prio}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
 func highMember(g string, i int) *model.Pod {
 	p := mt.MakePod(fmt.Sprintf("%s-%d", g, i)).Group(g).Req(mt.Res(1000, mt.Gi)).Obj()
 	prio := int32(100)
@@ -47,7 +56,7 @@ func highMember(g string, i int) *model.Pod {
 // then is bound.
 func TestGroupPreemption(t *testing.T) {
 	e, gs := newPreemptEnv(t, 2)
-	e.setGroup("g", 3)
+	e.setHighGroup("g", 3)
 	for i := range 3 {
 		e.addPods(highMember("g", i))
 	}
@@ -106,11 +115,42 @@ func TestGroupPreemption(t *testing.T) {
 	}
 }
 
+// kube 1.37: a group's priority is the PodGroup's own; members of another
+// priority keep the group from its cycle, in kube's words, and it neither
+// places nor preempts. Explain says why.
+func TestGroupPriorityMismatch(t *testing.T) {
+	e, _ := newPreemptEnv(t, 2)
+	e.setGroup("g", 3) // no class: priority 0
+	for i := range 3 {
+		e.addPods(highMember("g", i))
+	}
+	const want = "all pods in a single pod group should have the same priority as the pod group's priority, got 100 and 0"
+	att := e.scheduleOne()
+	if att.Result != ResultUnschedulable || att.Message != want {
+		t.Fatalf("attempt: %s %q, want unschedulable %q", att.Result, att.Message, want)
+	}
+	if n := countKind(e.sink.decisions(), "evict"); n != 0 {
+		t.Errorf("%d evictions, want none", n)
+	}
+	for i := range 3 {
+		ex, err := e.s.View().Explain("default", fmt.Sprintf("g-%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ex.Diagnosis == nil || ex.Diagnosis.Message != want {
+			t.Errorf("explain of g-%d does not say why: %+v", i, ex.Diagnosis)
+		}
+		if ex.Group == nil || ex.Group.Priority != 0 {
+			t.Errorf("explain of g-%d: group %+v, want its priority 0 shown", i, ex.Group)
+		}
+	}
+}
+
 // A group that would not fit even with every lower-priority pod gone
 // evicts nothing.
 func TestGroupPreemptionNeverForNothing(t *testing.T) {
 	e, _ := newPreemptEnv(t, 2)
-	e.setGroup("g", 5)
+	e.setHighGroup("g", 5)
 	for i := range 5 {
 		e.addPods(highMember("g", i))
 	}

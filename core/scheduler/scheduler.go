@@ -322,8 +322,12 @@ func (s *Scheduler) buildQueue(ctx context.Context) error {
 	var errs []error
 	for name, f := range s.profiles {
 		// Every profile holds group members back until their group is
-		// complete (kube's GangScheduling PreEnqueue).
-		qo.PreEnqueuePlugins[name] = append(f.PreEnqueuePlugins(), &gang.Gate{Groups: s.groups})
+		// complete (kube's GangScheduling PreEnqueue), with GenericWorkload.
+		pre := f.PreEnqueuePlugins()
+		if s.gangs() {
+			pre = append(pre, &gang.Gate{Groups: s.groups})
+		}
+		qo.PreEnqueuePlugins[name] = pre
 		hints, err := queueingHints(ctx, f.EnqueueExtensions())
 		errs = append(errs, err)
 		qo.QueueingHints[name] = hints

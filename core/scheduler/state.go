@@ -141,6 +141,34 @@ func (c *clusterState) admit(in, old *model.Pod) (*model.Pod, error) {
 	return &cur, nil
 }
 
+// admitGroup resolves a new pod group's priority as kube 1.37's Priority
+// admission does for PodGroups: a priority given is kept, a named class
+// gives its value (an unknown one fails with *priority.UnknownClassError),
+// otherwise the global default class's value, else 0. The class's
+// preemption policy is not applied: kube does that only with the alpha
+// PodGroupPreemptionPolicy gate.
+func (c *clusterState) admitGroup(in *model.PodGroup) (*model.PodGroup, error) {
+	g := *in
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	switch {
+	case g.RequestedPriority != nil:
+		g.Priority = *g.RequestedPriority
+	case g.PriorityClassName != "":
+		pc, ok := c.classes.Get(g.PriorityClassName)
+		if !ok {
+			return nil, fmt.Errorf("admit pod group %s: %w", g.Key(), &priority.UnknownClassError{Name: g.PriorityClassName})
+		}
+		g.Priority = pc.Value
+	default:
+		g.Priority = 0
+		if def, ok := c.classes.GlobalDefault(); ok {
+			g.Priority = def.Value
+		}
+	}
+	return &g, nil
+}
+
 // setClass adds or replaces a class and reports whether it was known.
 func (c *clusterState) setClass(pc *model.PriorityClass) (known bool, err error) {
 	c.mu.Lock()

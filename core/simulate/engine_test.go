@@ -47,7 +47,7 @@ func TestEngineHoldsPendingPods(t *testing.T) {
 		want        []summary
 	}{
 		{name: "nominated", nominations: []queue.Nomination{{PodUID: held.UID, PodKey: held.Key(), NodeName: "n1"}},
-			want: []summary{{"default/newcomer", ResultUnschedulable, "", "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."}}},
+			want: []summary{{"default/newcomer", ResultUnschedulable, "", "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."}}},
 		{name: "not nominated", want: []summary{{"default/newcomer", ResultBound, "n1", ""}}},
 	}
 	for _, tc := range tests {

@@ -75,12 +75,12 @@ func TestRunOrderAndResults(t *testing.T) {
 		{"default/orphan", ResultError, "", "no PriorityClass with name nope was found"},
 		{"default/high", ResultBound, "n2", ""},
 		{"default/early", ResultBound, "n2", ""},
-		{"default/low", ResultUnschedulable, "", "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."},
-		{"default/same-time", ResultUnschedulable, "", "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."},
+		{"default/low", ResultUnschedulable, "", "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."},
+		{"default/same-time", ResultUnschedulable, "", "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."},
 		{"default/gated", ResultGated, "", "pod was rejected by PreEnqueue plugin SchedulingGates"},
 		{"default/other", ResultSkipped, "", `no profile for schedulerName "other-scheduler"`},
 		{"default/dying", ResultSkipped, "", "pod is being deleted"},
-		{"default/too-big", ResultUnschedulable, "", "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."},
+		{"default/too-big", ResultUnschedulable, "", "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."},
 	}
 	lines := simulate(t, in, nil)
 	if diff := cmp.Diff(want, summarize(lines)); diff != "" {

@@ -6,7 +6,8 @@ import (
 )
 
 // podGroup validates a wire PodGroup: namespace and name as a pod's,
-// min_count at least 1, topology_key a label key.
+// min_count at least 1, topology_key a label key, priority_class_name a
+// class name, disruption_mode a known value.
 func podGroup(p path, in *berthv1.PodGroup) (*model.PodGroup, *FieldError) {
 	if in == nil {
 		return nil, p.errorf("required")
@@ -25,7 +26,25 @@ func podGroup(p path, in *berthv1.PodGroup) (*model.PodGroup, *FieldError) {
 			return nil, fe
 		}
 	}
-	return &model.PodGroup{Namespace: in.GetNamespace(), Name: in.GetName(), MinCount: in.GetMinCount(), TopologyKey: in.GetTopologyKey()}, nil
+	out := &model.PodGroup{Namespace: in.GetNamespace(), Name: in.GetName(), MinCount: in.GetMinCount(), TopologyKey: in.GetTopologyKey(),
+		PriorityClassName: in.GetPriorityClassName()}
+	if n := in.GetPriorityClassName(); n != "" {
+		if fe := subdomain(p.field("priority_class_name"), n); fe != nil {
+			return nil, fe
+		}
+	}
+	if in.Priority != nil {
+		v := in.GetPriority()
+		out.RequestedPriority = &v
+	}
+	switch in.GetDisruptionMode() {
+	case berthv1.DisruptionMode_DISRUPTION_MODE_UNSPECIFIED, berthv1.DisruptionMode_DISRUPTION_MODE_SINGLE:
+	case berthv1.DisruptionMode_DISRUPTION_MODE_ALL:
+		out.DisruptionAll = true
+	default:
+		return nil, p.field("disruption_mode").errorf("unknown value %d", in.GetDisruptionMode())
+	}
+	return out, nil
 }
 
 // PodGroupToProto converts a group to its wire form.
@@ -33,5 +52,10 @@ func PodGroupToProto(in *model.PodGroup) *berthv1.PodGroup {
 	if in == nil {
 		return nil
 	}
-	return &berthv1.PodGroup{Namespace: in.Namespace, Name: in.Name, MinCount: in.MinCount, TopologyKey: in.TopologyKey}
+	out := &berthv1.PodGroup{Namespace: in.Namespace, Name: in.Name, MinCount: in.MinCount, TopologyKey: in.TopologyKey,
+		PriorityClassName: in.PriorityClassName, Priority: in.RequestedPriority}
+	if in.DisruptionAll {
+		out.DisruptionMode = berthv1.DisruptionMode_DISRUPTION_MODE_ALL
+	}
+	return out
 }

@@ -21,6 +21,11 @@ func TestPodGroupFromProto(t *testing.T) {
 	}{
 		{name: "valid", in: &berthv1.PodGroup{Namespace: "ml", Name: "train", MinCount: 4, TopologyKey: "topology.kubernetes.io/zone"},
 			want: &model.PodGroup{Namespace: "ml", Name: "train", MinCount: 4, TopologyKey: "topology.kubernetes.io/zone"}},
+		{name: "kube 1.37's fields", in: &berthv1.PodGroup{Namespace: "ml", Name: "train", MinCount: 4, PriorityClassName: "urgent",
+			Priority: ptrTo[int32](770), DisruptionMode: berthv1.DisruptionMode_DISRUPTION_MODE_ALL},
+			want: &model.PodGroup{Namespace: "ml", Name: "train", MinCount: 4, PriorityClassName: "urgent", RequestedPriority: ptrTo[int32](770), DisruptionAll: true}},
+		{name: "bad class name", in: &berthv1.PodGroup{Namespace: "ml", Name: "g", MinCount: 1, PriorityClassName: "Urgent!"}, path: "pod_group.priority_class_name"},
+		{name: "unknown disruption mode", in: &berthv1.PodGroup{Namespace: "ml", Name: "g", MinCount: 1, DisruptionMode: 9}, path: "pod_group.disruption_mode"},
 		{name: "min_count 0", in: &berthv1.PodGroup{Namespace: "ml", Name: "train"}, path: "pod_group.min_count"},
 		{name: "no name", in: &berthv1.PodGroup{Namespace: "ml", MinCount: 1}, path: "pod_group.name"},
 		{name: "bad namespace", in: &berthv1.PodGroup{Namespace: "ML", Name: "g", MinCount: 1}, path: "pod_group.namespace"},
@@ -56,3 +61,5 @@ func TestPodGroupFromProto(t *testing.T) {
 		t.Errorf("invalid scheduling_group: %v", err)
 	}
 }
+
+func ptrTo[T any](v T) *T { return &v }

@@ -2,59 +2,20 @@ package statesvc
 
 import (
 	"context"
-	"fmt"
-
-	resourceapi "k8s.io/api/resource/v1"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/server/convert"
-	"github.com/berthsched/berth/server/errmap"
 )
 
 // upsertDeviceObjectLocked hands a converted DRA object to the cluster.
 // convert validated it as kube-apiserver would; the scheduler checks what
-// needs the objects it holds.
+// needs the objects it holds. A claim or template may name a DeviceClass
+// not sent yet, as in kube: its pods are unschedulable ("device class X
+// does not exist") until the class arrives and requeues them.
 func (s *Service) upsertDeviceObjectLocked(ctx context.Context, obj convert.Object) error {
-	var err error
-	switch {
-	case obj.ResourceClaim != nil:
-		err = s.checkClassesLocked(obj.Kind(), &obj.ResourceClaim.Spec)
-	case obj.ResourceClaimTemplate != nil:
-		err = s.checkClassesLocked(obj.Kind(), &obj.ResourceClaimTemplate.Spec.Spec)
-	}
-	if err != nil {
-		return err
-	}
 	return convert.DeviceError(obj.Kind(), s.cluster.UpsertDeviceObject(ctx, convert.DeviceObject(obj)))
-}
-
-// checkClassesLocked refuses a claim or template whose requests name a
-// DeviceClass Berth does not hold (FAILED_PRECONDITION naming the field):
-// the caller sends classes before the claims that use them. (kube-apiserver
-// takes such a claim and its pods stay unschedulable; a class deleted
-// later has that effect in Berth too.)
-func (s *Service) checkClassesLocked(kind berthv1.ObjectKind, spec *resourceapi.ResourceClaimSpec) error {
-	classes := map[string]bool{}
-	for _, c := range s.cluster.DeviceClasses() {
-		classes[c.Name] = true
-	}
-	unknown := func(path, name string) error {
-		return errmap.Field(convert.DevicePath(kind, path), fmt.Errorf("no DeviceClass %q; send the class first: %w", name, errmap.ErrUnknownDeviceClass))
-	}
-	for i, r := range spec.Devices.Requests {
-		if r.Exactly != nil && !classes[r.Exactly.DeviceClassName] {
-			return unknown(fmt.Sprintf("spec.devices.requests[%d].exactly.deviceClassName", i), r.Exactly.DeviceClassName)
-		}
-		for j, sub := range r.FirstAvailable {
-			if !classes[sub.DeviceClassName] {
-				return unknown(fmt.Sprintf("spec.devices.requests[%d].firstAvailable[%d].deviceClassName", i, j), sub.DeviceClassName)
-			}
-		}
-	}
-	return nil
 }
 
 // draKind is core/dra's name of a wire kind; false for other kinds.

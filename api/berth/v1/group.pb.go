@@ -21,8 +21,62 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// DisruptionMode says whether preempting one member of a pod group takes
+// the others with it.
+type DisruptionMode int32
+
+const (
+	// As SINGLE.
+	DisruptionMode_DISRUPTION_MODE_UNSPECIFIED DisruptionMode = 0
+	// Members are preempted one by one (kube's default).
+	DisruptionMode_DISRUPTION_MODE_SINGLE DisruptionMode = 1
+	// When one member is preempted, every bound member of the group is.
+	DisruptionMode_DISRUPTION_MODE_ALL DisruptionMode = 2
+)
+
+// Enum value maps for DisruptionMode.
+var (
+	DisruptionMode_name = map[int32]string{
+		0: "DISRUPTION_MODE_UNSPECIFIED",
+		1: "DISRUPTION_MODE_SINGLE",
+		2: "DISRUPTION_MODE_ALL",
+	}
+	DisruptionMode_value = map[string]int32{
+		"DISRUPTION_MODE_UNSPECIFIED": 0,
+		"DISRUPTION_MODE_SINGLE":      1,
+		"DISRUPTION_MODE_ALL":         2,
+	}
+)
+
+func (x DisruptionMode) Enum() *DisruptionMode {
+	p := new(DisruptionMode)
+	*p = x
+	return p
+}
+
+func (x DisruptionMode) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (DisruptionMode) Descriptor() protoreflect.EnumDescriptor {
+	return file_berth_v1_group_proto_enumTypes[0].Descriptor()
+}
+
+func (DisruptionMode) Type() protoreflect.EnumType {
+	return &file_berth_v1_group_proto_enumTypes[0]
+}
+
+func (x DisruptionMode) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use DisruptionMode.Descriptor instead.
+func (DisruptionMode) EnumDescriptor() ([]byte, []int) {
+	return file_berth_v1_group_proto_rawDescGZIP(), []int{0}
+}
+
 // PodGroup is a gang: pods that are useless unless at least min_count of
-// them run together (Kubernetes 1.36's PodGroup, scheduling.k8s.io/v1alpha2,
+// them run together (Kubernetes 1.37's PodGroup, scheduling.k8s.io/v1beta1,
 // with a gang scheduling policy; scheduler-plugins' PodGroup with
 // minMember). Pods join it through Pod.scheduling_group.
 //
@@ -49,9 +103,25 @@ type PodGroup struct {
 	// Optional: a node label key; all the members the group's cycle places
 	// are then on nodes with one value of it (one zone, one rack). Empty means
 	// no constraint.
-	TopologyKey   string `protobuf:"bytes,4,opt,name=topology_key,json=topologyKey,proto3" json:"topology_key,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	TopologyKey string `protobuf:"bytes,4,opt,name=topology_key,json=topologyKey,proto3" json:"topology_key,omitempty"`
+	// Optional: the group's PriorityClass (kube 1.37's
+	// spec.priorityClassName). The group's priority is its own, resolved when
+	// the group is created: this class's value, else priority when set, else
+	// the global default class's, else 0; a class Berth does not hold is
+	// refused with FAILED_PRECONDITION at pod_group.priority_class_name. Every
+	// member must have the group's priority: a group whose members differ is
+	// not tried, its members unschedulable with kube's message ("all pods in
+	// a single pod group should have the same priority as the pod group's
+	// priority, got 770 and 0"). Fixed at creation.
+	PriorityClassName string `protobuf:"bytes,5,opt,name=priority_class_name,json=priorityClassName,proto3" json:"priority_class_name,omitempty"`
+	// Optional: the priority an earlier admission gave the group
+	// (spec.priority); used when priority_class_name is empty.
+	Priority *int32 `protobuf:"varint,6,opt,name=priority,proto3,oneof" json:"priority,omitempty"`
+	// How the group's members may be disrupted by preemption (kube 1.37's
+	// spec.disruptionMode). Fixed at creation.
+	DisruptionMode DisruptionMode `protobuf:"varint,7,opt,name=disruption_mode,json=disruptionMode,proto3,enum=berth.v1.DisruptionMode" json:"disruption_mode,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *PodGroup) Reset() {
@@ -110,6 +180,27 @@ func (x *PodGroup) GetTopologyKey() string {
 		return x.TopologyKey
 	}
 	return ""
+}
+
+func (x *PodGroup) GetPriorityClassName() string {
+	if x != nil {
+		return x.PriorityClassName
+	}
+	return ""
+}
+
+func (x *PodGroup) GetPriority() int32 {
+	if x != nil && x.Priority != nil {
+		return *x.Priority
+	}
+	return 0
+}
+
+func (x *PodGroup) GetDisruptionMode() DisruptionMode {
+	if x != nil {
+		return x.DisruptionMode
+	}
+	return DisruptionMode_DISRUPTION_MODE_UNSPECIFIED
 }
 
 // PodGroupStatus is where a pod group stands, as Explain shows it for a
@@ -201,18 +292,26 @@ var File_berth_v1_group_proto protoreflect.FileDescriptor
 
 const file_berth_v1_group_proto_rawDesc = "" +
 	"\n" +
-	"\x14berth/v1/group.proto\x12\bberth.v1\"|\n" +
+	"\x14berth/v1/group.proto\x12\bberth.v1\"\x9d\x02\n" +
 	"\bPodGroup\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1b\n" +
 	"\tmin_count\x18\x03 \x01(\x05R\bminCount\x12!\n" +
-	"\ftopology_key\x18\x04 \x01(\tR\vtopologyKey\"\x8b\x01\n" +
+	"\ftopology_key\x18\x04 \x01(\tR\vtopologyKey\x12.\n" +
+	"\x13priority_class_name\x18\x05 \x01(\tR\x11priorityClassName\x12\x1f\n" +
+	"\bpriority\x18\x06 \x01(\x05H\x00R\bpriority\x88\x01\x01\x12A\n" +
+	"\x0fdisruption_mode\x18\a \x01(\x0e2\x18.berth.v1.DisruptionModeR\x0edisruptionModeB\v\n" +
+	"\t_priority\"\x8b\x01\n" +
 	"\x0ePodGroupStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06exists\x18\x02 \x01(\bR\x06exists\x12\x1b\n" +
 	"\tmin_count\x18\x03 \x01(\x05R\bminCount\x12\x18\n" +
 	"\amembers\x18\x04 \x01(\x05R\amembers\x12\x16\n" +
-	"\x06placed\x18\x05 \x01(\x05R\x06placedB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
+	"\x06placed\x18\x05 \x01(\x05R\x06placed*f\n" +
+	"\x0eDisruptionMode\x12\x1f\n" +
+	"\x1bDISRUPTION_MODE_UNSPECIFIED\x10\x00\x12\x1a\n" +
+	"\x16DISRUPTION_MODE_SINGLE\x10\x01\x12\x17\n" +
+	"\x13DISRUPTION_MODE_ALL\x10\x02B2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
 
 var (
 	file_berth_v1_group_proto_rawDescOnce sync.Once
@@ -226,17 +325,20 @@ func file_berth_v1_group_proto_rawDescGZIP() []byte {
 	return file_berth_v1_group_proto_rawDescData
 }
 
+var file_berth_v1_group_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
 var file_berth_v1_group_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_berth_v1_group_proto_goTypes = []any{
-	(*PodGroup)(nil),       // 0: berth.v1.PodGroup
-	(*PodGroupStatus)(nil), // 1: berth.v1.PodGroupStatus
+	(DisruptionMode)(0),    // 0: berth.v1.DisruptionMode
+	(*PodGroup)(nil),       // 1: berth.v1.PodGroup
+	(*PodGroupStatus)(nil), // 2: berth.v1.PodGroupStatus
 }
 var file_berth_v1_group_proto_depIdxs = []int32{
-	0, // [0:0] is the sub-list for method output_type
-	0, // [0:0] is the sub-list for method input_type
-	0, // [0:0] is the sub-list for extension type_name
-	0, // [0:0] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	0, // 0: berth.v1.PodGroup.disruption_mode:type_name -> berth.v1.DisruptionMode
+	1, // [1:1] is the sub-list for method output_type
+	1, // [1:1] is the sub-list for method input_type
+	1, // [1:1] is the sub-list for extension type_name
+	1, // [1:1] is the sub-list for extension extendee
+	0, // [0:1] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_group_proto_init() }
@@ -244,18 +346,20 @@ func file_berth_v1_group_proto_init() {
 	if File_berth_v1_group_proto != nil {
 		return
 	}
+	file_berth_v1_group_proto_msgTypes[0].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_group_proto_rawDesc), len(file_berth_v1_group_proto_rawDesc)),
-			NumEnums:      0,
+			NumEnums:      1,
 			NumMessages:   2,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
 		GoTypes:           file_berth_v1_group_proto_goTypes,
 		DependencyIndexes: file_berth_v1_group_proto_depIdxs,
+		EnumInfos:         file_berth_v1_group_proto_enumTypes,
 		MessageInfos:      file_berth_v1_group_proto_msgTypes,
 	}.Build()
 	File_berth_v1_group_proto = out.File

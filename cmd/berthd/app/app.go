@@ -17,6 +17,7 @@ import (
 
 	"github.com/berthsched/berth/cmd/internal/version"
 	"github.com/berthsched/berth/core/config"
+	"github.com/berthsched/berth/core/features"
 	"github.com/berthsched/berth/server"
 	"github.com/berthsched/berth/server/auth"
 	"github.com/berthsched/berth/server/daemon"
@@ -47,6 +48,7 @@ type options struct {
 	dataDir         string
 	configFile      string // berthd's own configuration file
 	schedulerConfig string // the KubeSchedulerConfiguration file
+	featureGates    string // kube's --feature-gates spelling
 	logLevel        slog.Level
 	shutdownTimeout time.Duration
 	retainDecisions int
@@ -157,6 +159,9 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 	if err := o.checkEtcd(); err != nil {
 		return options{}, &usageError{err}
 	}
+	if _, _, err := features.Parse(o.featureGates); err != nil {
+		return options{}, usageErrorf("--feature-gates: %w", err)
+	}
 	return o, nil
 }
 
@@ -206,6 +211,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, with ...O
 	if cfg.Scheduler, err = loadSchedulerConfig(opts.schedulerConfig, ext.pluginNames()); err != nil {
 		return err
 	}
+	if cfg.Scheduler == nil {
+		cfg.Scheduler = config.Default()
+	}
+	gates, warnings, err := features.Parse(opts.featureGates)
+	if err != nil {
+		return fmt.Errorf("--feature-gates: %w", err)
+	}
+	for _, w := range warnings {
+		logger.Warn(w)
+	}
+	cfg.Scheduler.FeatureGates = gates
 	logProfiles(logger, cfg.Scheduler, opts.schedulerConfig, ext.pluginNames())
 	var tokens *auth.Tokens
 	if cfg.GRPCOptions, tokens, err = securityOptions(opts, logger); err != nil {
@@ -284,9 +300,7 @@ func loadSchedulerConfig(path string, plugins []string) (*config.Config, error) 
 // apart, enabled or not.
 func logProfiles(logger *slog.Logger, cfg *config.Config, path string, added []string) {
 	source := "kube-scheduler's defaults"
-	if cfg == nil {
-		cfg = config.Default()
-	} else {
+	if path != "" {
 		source = path
 	}
 	for _, p := range cfg.Profiles {

@@ -107,6 +107,17 @@ func TestParseFlags(t *testing.T) {
 		},
 		{name: "metrics behind no token", args: []string{"--metrics-auth", "token"}, wantErr: true},
 		{name: "metrics auth unknown", args: []string{"--token-file", "tokens", "--metrics-auth", "basic"}, wantErr: true},
+		{
+			name: "feature gates in kube's spelling",
+			args: []string{"--feature-gates", "GenericWorkload=false,DRAPrioritizedList=true"},
+			want: func() options {
+				o := defaults
+				o.featureGates = "GenericWorkload=false,DRAPrioritizedList=true"
+				return o
+			}(),
+		},
+		{name: "unknown feature gate", args: []string{"--feature-gates", "NoSuchGate=true"}, wantErr: true},
+		{name: "locked feature gate", args: []string{"--feature-gates", "DynamicResourceAllocation=false"}, wantErr: true},
 		{name: "key without cert", args: []string{"--tls-key", "k.pem"}, wantErr: true},
 		{name: "client CA without cert", args: []string{"--tls-client-ca", "ca.pem"}, wantErr: true},
 		{name: "negative retention", args: []string{"--retain-for", "-1h"}, wantErr: true},

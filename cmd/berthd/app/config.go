@@ -173,6 +173,16 @@ func (r fileReader) set(s setting, v any) error {
 			return err
 		}
 		*field.(*string) = strings.Join(list, ",")
+	case asGates:
+		var gates map[string]bool
+		if err := json.Unmarshal(b, &gates); err != nil {
+			return err
+		}
+		parts := make([]string, 0, len(gates))
+		for _, k := range slices.Sorted(maps.Keys(gates)) {
+			parts = append(parts, fmt.Sprintf("%s=%t", k, gates[k]))
+		}
+		*field.(*string) = strings.Join(parts, ",")
 	default:
 		if d, isDuration := field.(*time.Duration); isDuration {
 			var dv duration

@@ -31,6 +31,9 @@ listen: 0.0.0.0:7070
 metricsListen: ""
 dataDir: data
 schedulerConfig: /etc/berth/scheduler.yaml
+featureGates:
+  GenericWorkload: false
+  DRAPrioritizedList: true
 logLevel: debug
 shutdownTimeout: 30s
 retainDecisions: 5000
@@ -59,6 +62,7 @@ func TestConfigFile(t *testing.T) {
 	fromFile := options{
 		listen: "0.0.0.0:7070", metricsListen: "", dataDir: filepath.Join(dir, "data"),
 		schedulerConfig: "/etc/berth/scheduler.yaml", logLevel: slog.LevelDebug, shutdownTimeout: 30 * time.Second,
+		featureGates:    "DRAPrioritizedList=true,GenericWorkload=false",
 		retainDecisions: 5000, retainFor: 168 * time.Hour, maxMutations: 500,
 		tls:       auth.TLSFiles{Cert: filepath.Join(dir, "tls/server.pem"), Key: filepath.Join(dir, "tls/server-key.pem"), ClientCA: "/etc/berth/ca.pem"},
 		tokenFile: filepath.Join(dir, "tokens"), deterministic: true, initialSync: 30 * time.Second, gcPercent: 200,

@@ -44,6 +44,9 @@ const (
 	asList
 	// asPools: evictionPools, each pool decoded strictly.
 	asPools
+	// asGates: a mapping of feature gates to booleans, which the flag
+	// takes as kube spells it (GenericWorkload=false,...).
+	asGates
 )
 
 // settingsTable is every setting of berthd. The usage texts are the
@@ -62,6 +65,8 @@ func settingsTable() []setting {
 			field: func(o *options) any { return &o.dataDir }},
 		{flag: "scheduler-config", key: "schedulerConfig", form: asPath, usage: "KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1, YAML or JSON); empty: kube-scheduler's defaults",
 			field: func(o *options) any { return &o.schedulerConfig }},
+		{flag: "feature-gates", key: "featureGates", form: asGates, usage: "kube-scheduler 1.37's feature gates, as kube spells them (GenericWorkload=false,...); see README",
+			field: func(o *options) any { return &o.featureGates }},
 		{flag: "log-level", key: "logLevel", usage: "log level: debug, info, warn or error",
 			field: func(o *options) any { return &o.logLevel }},
 		{flag: "shutdown-timeout", key: "shutdownTimeout", usage: "how long RPCs in flight may take to finish on shutdown",

@@ -275,6 +275,11 @@ type (
 		preScoreMixin
 		scoreMixin
 	}
+	// scoreOnlyPlugin: Score alone (VolumeBinding).
+	scoreOnlyPlugin struct {
+		*fake
+		scoreMixin
+	}
 	// preemptPlugin: PostFilter and PreEnqueue (kube's DefaultPreemption).
 	preemptPlugin struct {
 		*fake
@@ -343,6 +348,7 @@ var (
 		return &fullFilterScorePlugin{f, preFilterMixin{f}, filterMixin{f}, preScoreMixin{f}, scoreMixin{f}}
 	}
 	scoreKind      kind = func(f *fake) framework.Plugin { return &scorePlugin{f, preScoreMixin{f}, scoreMixin{f}} }
+	scoreOnlyKind  kind = func(f *fake) framework.Plugin { return &scoreOnlyPlugin{f, scoreMixin{f}} }
 	preemptKind    kind = func(f *fake) framework.Plugin { return &preemptPlugin{f, postFilterMixin{f}, preEnqueueMixin{f}} }
 	postFilterKind kind = func(f *fake) framework.Plugin { return &postFilterPlugin{f, postFilterMixin{f}} }
 	draKind        kind = func(f *fake) framework.Plugin {

@@ -214,12 +214,12 @@ func TestDefaultProfileExpansion(t *testing.T) {
 				config.PreEnqueue: plugins("SchedulingGates", "DynamicResources", "DefaultPreemption"),
 				config.QueueSort:  plugins("PrioritySort"),
 				config.PreFilter:  plugins("NodeAffinity", "NodePorts", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity", "DynamicResources"),
-				config.Filter:     plugins("NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity", "DynamicResources"),
+				config.Filter:     plugins("NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity", "DynamicResources"),
 				config.PostFilter: plugins("DynamicResources", "DefaultPreemption"),
 				config.PreScore:   plugins("TaintToleration", "NodeAffinity", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity", "NodeResourcesBalancedAllocation"),
 				config.Score: {
 					{Name: "TaintToleration", Weight: 3}, {Name: "NodeAffinity", Weight: 2}, {Name: "NodeResourcesFit", Weight: 1},
-					{Name: "PodTopologySpread", Weight: 2}, {Name: "InterPodAffinity", Weight: 2}, {Name: "DynamicResources", Weight: 2},
+					{Name: "VolumeBinding", Weight: 1}, {Name: "PodTopologySpread", Weight: 2}, {Name: "InterPodAffinity", Weight: 2}, {Name: "DynamicResources", Weight: 2},
 					{Name: "NodeResourcesBalancedAllocation", Weight: 1},
 				},
 				config.Reserve: plugins("DynamicResources"),
@@ -259,7 +259,7 @@ func TestDefaultProfileExpansion(t *testing.T) {
 				// InterPodAffinity is named at score: first, weight 7.
 				config.Score: {
 					{Name: "InterPodAffinity", Weight: 7}, {Name: "NodeAffinity", Weight: 2}, {Name: "NodeResourcesFit", Weight: 5},
-					{Name: "PodTopologySpread", Weight: 2}, {Name: "DynamicResources", Weight: 2},
+					{Name: "VolumeBinding", Weight: 1}, {Name: "PodTopologySpread", Weight: 2}, {Name: "DynamicResources", Weight: 2},
 				},
 				config.Reserve: plugins("DynamicResources"),
 				config.PreBind: plugins("DynamicResources"),
@@ -323,12 +323,13 @@ func defaultLikePlugins() *testPlugins {
 	tp := newTestPlugins()
 	tp.add("SchedulingGates", gateKind)
 	tp.add("PrioritySort", sortKind)
-	tp.add("NodeUnschedulable", filterKind)
 	tp.add("NodeName", filterKind)
+	tp.add("NodeUnschedulable", filterKind)
 	tp.add("TaintToleration", filterScoreKind)
 	tp.add("NodeAffinity", fullFilterScoreKind)
 	tp.add("NodePorts", preFilterKind)
 	tp.add("NodeResourcesFit", fullFilterScoreKind)
+	tp.add("VolumeBinding", scoreOnlyKind)
 	tp.add("PodTopologySpread", fullFilterScoreKind)
 	tp.add("InterPodAffinity", fullFilterScoreKind)
 	tp.add("DynamicResources", draKind)

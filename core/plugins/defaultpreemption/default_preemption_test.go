@@ -46,20 +46,21 @@ func TestPostFilter(t *testing.T) {
 			pod:         mt.MakePod("high").Priority(100).Req(mt.Res(1500, 0)).Obj(),
 			wantResult:  &framework.PostFilterResult{NominatedNodeName: "big"},
 			wantCode:    framework.Success,
+			wantMessage: "preemption: found a potential placement for pod on node big, preempting 1 victims",
 			wantVictims: []string{"default/low@big"},
 		},
 		{
 			name:        "not eligible: no result, kube's message",
 			pod:         mt.MakePod("high").Priority(100).Req(mt.Res(1500, 0)).PreemptionPolicy(model.PreemptNever).Obj(),
 			wantCode:    framework.Unschedulable,
-			wantMessage: "no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never.",
+			wantMessage: "preemption: not eligible due to preemptionPolicy=Never.",
 		},
 		{
 			name:        "not helpful: an empty nomination clears the pod's",
 			pod:         mt.MakePod("huge").Priority(100).Req(mt.Res(4000, 0)).Obj(),
 			wantResult:  &framework.PostFilterResult{},
 			wantCode:    framework.Unschedulable,
-			wantMessage: "no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
+			wantMessage: "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
 		},
 	}
 	for _, tc := range tests {

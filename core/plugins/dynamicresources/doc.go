@@ -1,5 +1,5 @@
 // Package dynamicresources is kube-scheduler's DynamicResources plugin
-// (v1.36, resource.k8s.io/v1) over Berth's DRA state (core/dra.Tracker,
+// (v1.37, resource.k8s.io/v1) over Berth's DRA state (core/dra.Tracker,
 // from framework.Handle.Devices):
 //
 //   - PreEnqueue: a pod whose claims do not all exist (a template's claim

@@ -27,9 +27,7 @@ const stateKey framework.StateKey = Name
 const (
 	ErrReasonNotAvailable = "resourceclaim not available on the node"
 	ErrReasonInUse        = "resourceclaim in use"
-	msgNoClaims           = "no new claims to deallocate"
 	msgDeallocated        = "deallocation of ResourceClaim completed"
-	msgStillUnschedulable = "still not schedulable"
 )
 
 // DeallocationReason is the reason PostFilter gives its Deallocation.

@@ -81,11 +81,13 @@ func kubeNode(n *model.Node) *corev1.Node {
 
 // PostFilter deallocates one claim that no node could use, when no other
 // pod uses it, so that the next attempt may allocate it elsewhere (the
-// lowest index first; kube picks at random among them).
+// lowest index first; kube picks at random among them). With nothing to
+// deallocate its status has no message, as kube 1.37's (1.36 said "no new
+// claims to deallocate" or "still not schedulable").
 func (pl *DynamicResources) PostFilter(ctx context.Context, cs *framework.CycleState, pod *model.Pod, _ *framework.NodeToStatus) (*framework.PostFilterResult, *framework.Status) {
 	s, ok := stateOf(cs)
 	if !ok {
-		return nil, framework.NewStatus(framework.Unschedulable, msgNoClaims)
+		return nil, framework.NewStatus(framework.Unschedulable)
 	}
 	s.mu.Lock()
 	indexes := make([]int, 0, len(s.unavailable))
@@ -110,7 +112,7 @@ func (pl *DynamicResources) PostFilter(ctx context.Context, cs *framework.CycleS
 		}
 		return nil, framework.NewStatus(framework.Unschedulable, msgDeallocated)
 	}
-	return nil, framework.NewStatus(framework.Unschedulable, msgStillUnschedulable)
+	return nil, framework.NewStatus(framework.Unschedulable)
 }
 
 // firstAvailableMaxSize is kube's bound on firstAvailable alternatives;

@@ -15,6 +15,9 @@ const (
 	InterPodAffinity                = "InterPodAffinity"
 	DefaultPreemption               = "DefaultPreemption"
 	DefaultBinder                   = "DefaultBinder"
+	// VolumeBinding scores 0 for pods without volume claims, which are
+	// all Berth knows (core/plugins/volumebinding).
+	VolumeBinding = "VolumeBinding"
 )
 
 // Plugins of kube-scheduler's default profile that only make sense inside
@@ -24,7 +27,6 @@ const (
 const (
 	VolumeRestrictions   = "VolumeRestrictions"
 	NodeVolumeLimits     = "NodeVolumeLimits"
-	VolumeBinding        = "VolumeBinding"
 	VolumeZone           = "VolumeZone"
 	ImageLocality        = "ImageLocality"
 	DynamicResources     = "DynamicResources"

@@ -17,6 +17,7 @@ import (
 	"github.com/berthsched/berth/core/plugins/prioritysort"
 	"github.com/berthsched/berth/core/plugins/schedulinggates"
 	"github.com/berthsched/berth/core/plugins/tainttoleration"
+	"github.com/berthsched/berth/core/plugins/volumebinding"
 )
 
 // InTree returns a new registry holding every in-tree plugin. Each call
@@ -37,5 +38,6 @@ func InTree() runtime.Registry {
 		defaultbinder.Name:                   defaultbinder.New,
 		defaultpreemption.Name:               defaultpreemption.New,
 		dynamicresources.Name:                dynamicresources.New,
+		volumebinding.Name:                   volumebinding.New,
 	}
 }

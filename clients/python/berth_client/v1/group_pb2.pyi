@@ -1,20 +1,30 @@
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from typing import ClassVar as _ClassVar, Optional as _Optional
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+DISRUPTION_MODE_ALL: DisruptionMode
+DISRUPTION_MODE_SINGLE: DisruptionMode
+DISRUPTION_MODE_UNSPECIFIED: DisruptionMode
 
 class PodGroup(_message.Message):
-    __slots__ = ["min_count", "name", "namespace", "topology_key"]
+    __slots__ = ["disruption_mode", "min_count", "name", "namespace", "priority", "priority_class_name", "topology_key"]
+    DISRUPTION_MODE_FIELD_NUMBER: _ClassVar[int]
     MIN_COUNT_FIELD_NUMBER: _ClassVar[int]
     NAMESPACE_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    PRIORITY_CLASS_NAME_FIELD_NUMBER: _ClassVar[int]
+    PRIORITY_FIELD_NUMBER: _ClassVar[int]
     TOPOLOGY_KEY_FIELD_NUMBER: _ClassVar[int]
+    disruption_mode: DisruptionMode
     min_count: int
     name: str
     namespace: str
+    priority: int
+    priority_class_name: str
     topology_key: str
-    def __init__(self, namespace: _Optional[str] = ..., name: _Optional[str] = ..., min_count: _Optional[int] = ..., topology_key: _Optional[str] = ...) -> None: ...
+    def __init__(self, namespace: _Optional[str] = ..., name: _Optional[str] = ..., min_count: _Optional[int] = ..., topology_key: _Optional[str] = ..., priority_class_name: _Optional[str] = ..., priority: _Optional[int] = ..., disruption_mode: _Optional[_Union[DisruptionMode, str]] = ...) -> None: ...
 
 class PodGroupStatus(_message.Message):
     __slots__ = ["exists", "members", "min_count", "name", "placed"]
@@ -29,3 +39,6 @@ class PodGroupStatus(_message.Message):
     name: str
     placed: int
     def __init__(self, name: _Optional[str] = ..., exists: bool = ..., min_count: _Optional[int] = ..., members: _Optional[int] = ..., placed: _Optional[int] = ...) -> None: ...
+
+class DisruptionMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []

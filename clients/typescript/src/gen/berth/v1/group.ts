@@ -12,8 +12,54 @@ export const protobufPackage = "berth.v1";
 export const protobufFileName = "berth/v1/group.proto";
 
 /**
+ * DisruptionMode says whether preempting one member of a pod group takes
+ * the others with it.
+ */
+export enum DisruptionMode {
+  /** DISRUPTION_MODE_UNSPECIFIED - As SINGLE. */
+  DISRUPTION_MODE_UNSPECIFIED = 0,
+  /** DISRUPTION_MODE_SINGLE - Members are preempted one by one (kube's default). */
+  DISRUPTION_MODE_SINGLE = 1,
+  /** DISRUPTION_MODE_ALL - When one member is preempted, every bound member of the group is. */
+  DISRUPTION_MODE_ALL = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function disruptionModeFromJSON(object: any): DisruptionMode {
+  switch (object) {
+    case 0:
+    case "DISRUPTION_MODE_UNSPECIFIED":
+      return DisruptionMode.DISRUPTION_MODE_UNSPECIFIED;
+    case 1:
+    case "DISRUPTION_MODE_SINGLE":
+      return DisruptionMode.DISRUPTION_MODE_SINGLE;
+    case 2:
+    case "DISRUPTION_MODE_ALL":
+      return DisruptionMode.DISRUPTION_MODE_ALL;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return DisruptionMode.UNRECOGNIZED;
+  }
+}
+
+export function disruptionModeToJSON(object: DisruptionMode): string {
+  switch (object) {
+    case DisruptionMode.DISRUPTION_MODE_UNSPECIFIED:
+      return "DISRUPTION_MODE_UNSPECIFIED";
+    case DisruptionMode.DISRUPTION_MODE_SINGLE:
+      return "DISRUPTION_MODE_SINGLE";
+    case DisruptionMode.DISRUPTION_MODE_ALL:
+      return "DISRUPTION_MODE_ALL";
+    case DisruptionMode.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/**
  * PodGroup is a gang: pods that are useless unless at least min_count of
- * them run together (Kubernetes 1.36's PodGroup, scheduling.k8s.io/v1alpha2,
+ * them run together (Kubernetes 1.37's PodGroup, scheduling.k8s.io/v1beta1,
  * with a gang scheduling policy; scheduler-plugins' PodGroup with
  * minMember). Pods join it through Pod.scheduling_group.
  *
@@ -43,6 +89,30 @@ export interface PodGroup {
    * no constraint.
    */
   topologyKey: string;
+  /**
+   * Optional: the group's PriorityClass (kube 1.37's
+   * spec.priorityClassName). The group's priority is its own, resolved when
+   * the group is created: this class's value, else priority when set, else
+   * the global default class's, else 0; a class Berth does not hold is
+   * refused with FAILED_PRECONDITION at pod_group.priority_class_name. Every
+   * member must have the group's priority: a group whose members differ is
+   * not tried, its members unschedulable with kube's message ("all pods in
+   * a single pod group should have the same priority as the pod group's
+   * priority, got 770 and 0"). Fixed at creation.
+   */
+  priorityClassName: string;
+  /**
+   * Optional: the priority an earlier admission gave the group
+   * (spec.priority); used when priority_class_name is empty.
+   */
+  priority?:
+    | number
+    | undefined;
+  /**
+   * How the group's members may be disrupted by preemption (kube 1.37's
+   * spec.disruptionMode). Fixed at creation.
+   */
+  disruptionMode: DisruptionMode;
 }
 
 /**
@@ -69,7 +139,15 @@ export interface PodGroupStatus {
 }
 
 function createBasePodGroup(): PodGroup {
-  return { namespace: "", name: "", minCount: 0, topologyKey: "" };
+  return {
+    namespace: "",
+    name: "",
+    minCount: 0,
+    topologyKey: "",
+    priorityClassName: "",
+    priority: undefined,
+    disruptionMode: 0,
+  };
 }
 
 export const PodGroup: MessageFns<PodGroup> = {
@@ -85,6 +163,15 @@ export const PodGroup: MessageFns<PodGroup> = {
     }
     if (message.topologyKey !== "") {
       writer.uint32(34).string(message.topologyKey);
+    }
+    if (message.priorityClassName !== "") {
+      writer.uint32(42).string(message.priorityClassName);
+    }
+    if (message.priority !== undefined) {
+      writer.uint32(48).int32(message.priority);
+    }
+    if (message.disruptionMode !== 0) {
+      writer.uint32(56).int32(message.disruptionMode);
     }
     return writer;
   },
@@ -134,6 +221,30 @@ export const PodGroup: MessageFns<PodGroup> = {
             message.topologyKey = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.priorityClassName = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.priority = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.disruptionMode = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -160,6 +271,17 @@ export const PodGroup: MessageFns<PodGroup> = {
         : isSet(object.topology_key)
         ? globalThis.String(object.topology_key)
         : "",
+      priorityClassName: isSet(object.priorityClassName)
+        ? globalThis.String(object.priorityClassName)
+        : isSet(object.priority_class_name)
+        ? globalThis.String(object.priority_class_name)
+        : "",
+      priority: isSet(object.priority) ? globalThis.Number(object.priority) : undefined,
+      disruptionMode: isSet(object.disruptionMode)
+        ? disruptionModeFromJSON(object.disruptionMode)
+        : isSet(object.disruption_mode)
+        ? disruptionModeFromJSON(object.disruption_mode)
+        : 0,
     };
   },
 
@@ -177,6 +299,15 @@ export const PodGroup: MessageFns<PodGroup> = {
     if (message.topologyKey !== "") {
       obj.topologyKey = message.topologyKey;
     }
+    if (message.priorityClassName !== "") {
+      obj.priorityClassName = message.priorityClassName;
+    }
+    if (message.priority !== undefined) {
+      obj.priority = Math.round(message.priority);
+    }
+    if (message.disruptionMode !== 0) {
+      obj.disruptionMode = disruptionModeToJSON(message.disruptionMode);
+    }
     return obj;
   },
 
@@ -189,6 +320,9 @@ export const PodGroup: MessageFns<PodGroup> = {
     message.name = object.name ?? "";
     message.minCount = object.minCount ?? 0;
     message.topologyKey = object.topologyKey ?? "";
+    message.priorityClassName = object.priorityClassName ?? "";
+    message.priority = object.priority ?? undefined;
+    message.disruptionMode = object.disruptionMode ?? 0;
     return message;
   },
 };
