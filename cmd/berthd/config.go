@@ -48,6 +48,14 @@ type fileConfig struct {
 	MaxRequestBytesPerConn *int64  `json:"maxRequestBytesPerConn"`
 	MaxRequestBytes        *int64  `json:"maxRequestBytes"`
 
+	// The bounds of AdminService.Simulate (--simulate-*).
+	SimulateMaxObjects       *int      `json:"simulateMaxObjects"`
+	SimulateMaxPods          *int      `json:"simulateMaxPods"`
+	SimulateMaxAttempts      *int      `json:"simulateMaxAttempts"`
+	SimulateMaxResponseBytes *int      `json:"simulateMaxResponseBytes"`
+	SimulateTimeout          *duration `json:"simulateTimeout"`
+	SimulateConcurrency      *int      `json:"simulateConcurrency"`
+
 	// The store backend and the etcd group (--store, --advertise-address,
 	// --etcd-*).
 	Store            *string   `json:"store"`
@@ -157,6 +165,12 @@ func parseConfigFile(data []byte, dir string, o *options) error {
 	set(&o.limits.Streams, fc.MaxStreams)
 	set(&o.limits.ConnRequestBytes, fc.MaxRequestBytesPerConn)
 	set(&o.limits.RequestBytes, fc.MaxRequestBytes)
+	set(&o.simulation.MaxObjects, fc.SimulateMaxObjects)
+	set(&o.simulation.MaxPods, fc.SimulateMaxPods)
+	set(&o.simulation.MaxAttempts, fc.SimulateMaxAttempts)
+	set(&o.simulation.MaxResponseBytes, fc.SimulateMaxResponseBytes)
+	setDuration(&o.simulation.Timeout, fc.SimulateTimeout)
+	set(&o.simulation.Concurrency, fc.SimulateConcurrency)
 	if t := fc.TLS; t != nil {
 		setPath(&o.tls.Cert, t.Cert, resolve)
 		setPath(&o.tls.Key, t.Key, resolve)

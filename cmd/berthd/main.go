@@ -21,6 +21,7 @@ import (
 	"github.com/berthsched/berth/cmd/internal/version"
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/server"
+	"github.com/berthsched/berth/server/adminsvc"
 	"github.com/berthsched/berth/server/auth"
 	"github.com/berthsched/berth/server/daemon"
 	"github.com/berthsched/berth/server/intake"
@@ -81,6 +82,8 @@ type options struct {
 	store     string
 	etcd      etcdOptions
 	advertise string
+	// simulation bounds AdminService.Simulate (--simulate-*).
+	simulation adminsvc.SimulationLimits
 }
 
 func defaultOptions() options {
@@ -99,6 +102,7 @@ func defaultOptions() options {
 		limits:                intake.DefaultLimits(),
 		store:                 storeBbolt,
 		etcd:                  defaultEtcdOptions(),
+		simulation:            adminsvc.DefaultSimulationLimits(),
 	}
 }
 
@@ -136,6 +140,19 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.acceptTruncatedLog, "accept-truncated-log", o.acceptTruncatedLog, "start even though the write-ahead file lost acknowledged decisions (berthd otherwise refuses, exit code 4): serve the shortened history and hand the lost revisions out again; watchers should watch again from 0")
 	fs.DurationVar(&o.initialSync, "initial-sync-timeout", o.initialSync, "after a restart, how long scheduling waits for the orchestrator's first re-list (a Sync RESYNC_END covering pods) before starting anyway; 0: no wait")
 	o.registerEtcd(fs)
+	o.registerSimulation(fs)
+}
+
+// registerSimulation defines the --simulate-* flags: the bounds of one
+// AdminService.Simulate.
+func (o *options) registerSimulation(fs *flag.FlagSet) {
+	l := &o.simulation
+	fs.IntVar(&l.MaxObjects, "simulate-max-objects", l.MaxObjects, "most cluster_delta plus cluster_removals entries of one Simulate; beyond, RESOURCE_EXHAUSTED; 0: no limit")
+	fs.IntVar(&l.MaxPods, "simulate-max-pods", l.MaxPods, "most pods one Simulate schedules; beyond, RESOURCE_EXHAUSTED; 0: no limit")
+	fs.IntVar(&l.MaxAttempts, "simulate-max-attempts", l.MaxAttempts, "most attempts one Simulate makes (a preemptor's retries included); beyond, RESOURCE_EXHAUSTED; 0: no limit")
+	fs.IntVar(&l.MaxResponseBytes, "simulate-max-response-bytes", l.MaxResponseBytes, "largest Simulate response (the default is what gRPC clients receive by default); beyond, RESOURCE_EXHAUSTED (summary mode leaves out per-node detail); 0: no limit")
+	fs.DurationVar(&l.Timeout, "simulate-timeout", l.Timeout, "longest one Simulate may run, whatever the caller's deadline; beyond, RESOURCE_EXHAUSTED; 0: no limit")
+	fs.IntVar(&l.Concurrency, "simulate-concurrency", l.Concurrency, "most simulations in flight, each on at most one core; one more is refused RESOURCE_EXHAUSTED at once; 0: no limit")
 }
 
 // parseFlags reads the flags and, with --config, the configuration file
@@ -179,6 +196,9 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 		return options{}, errors.New("--shutdown-timeout must not be negative")
 	case o.initialSync < 0:
 		return options{}, errors.New("--initial-sync-timeout must not be negative")
+	case o.simulation.MaxObjects < 0 || o.simulation.MaxPods < 0 || o.simulation.MaxAttempts < 0 ||
+		o.simulation.MaxResponseBytes < 0 || o.simulation.Timeout < 0 || o.simulation.Concurrency < 0:
+		return options{}, errors.New("--simulate-max-objects, --simulate-max-pods, --simulate-max-attempts, --simulate-max-response-bytes, --simulate-timeout and --simulate-concurrency must not be negative")
 	case o.limits.Streams < 0 || o.limits.ConnRequestBytes < 0 || o.limits.RequestBytes < 0:
 		return options{}, errors.New("--max-streams, --max-request-bytes and --max-request-bytes-per-conn must not be negative")
 	case o.limits.ConnStreams == 0:
@@ -223,6 +243,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Version:              version.Get().String(),
 		AcceptTruncatedLog:   opts.acceptTruncatedLog,
 		IgnoreNodeConditions: !opts.taintNodesByCondition,
+		Simulation:           &opts.simulation,
 	}
 	pressure, err := opts.pressure.Parse()
 	if err != nil {
