@@ -233,6 +233,9 @@ func podClaims(p path, in *berthv1.Pod) ([]model.PodResourceClaim, *FieldError) 
 	var out []model.PodResourceClaim
 	names := map[string]bool{}
 	rp := p.field("resource_claims")
+	if fe := overCap(rp, len(in.GetResourceClaims()), MaxPodClaims); fe != nil {
+		return nil, fe
+	}
 	for i, c := range in.GetResourceClaims() {
 		ep := rp.index(i)
 		if fe := dnsLabel(ep.field("name"), c.GetName()); fe != nil {

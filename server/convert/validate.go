@@ -123,6 +123,9 @@ func firstMsg(p path, v string, msgs []string) *FieldError {
 // labels checks a label map: qualified keys, valid values. The first
 // problem in key order is reported.
 func labels(p path, m map[string]string) *FieldError {
+	if fe := overCap(p, len(m), MaxLabels); fe != nil {
+		return fe
+	}
 	valid := true
 	for k, v := range m {
 		valid = valid && isQualifiedName(k) && (v == "" || isNamePart(v))
@@ -151,6 +154,9 @@ var standardResources = []string{
 // resources checks a resource list: valid names, amounts from 0 to
 // model.MaxAmount.
 func resources(p path, m map[string]int64) *FieldError {
+	if fe := overCap(p, len(m), MaxResources); fe != nil {
+		return fe
+	}
 	valid := true
 	for k, v := range m {
 		valid = valid && v >= 0 && v <= model.MaxAmount && isQualifiedName(k) &&
