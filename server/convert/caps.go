@@ -1,5 +1,7 @@
 package convert
 
+import "k8s.io/apimachinery/pkg/api/resource"
+
 // Caps on the lists of an object, all in one place (README's API section
 // lists them). Kubernetes' API server bounds few of these lists itself: an
 // object must fit etcd's request limit (1.5 MiB by default), which keeps
@@ -58,3 +60,7 @@ func overCap(p path, n, max int) *FieldError {
 	}
 	return p.errorf("must have at most %d entries, has %d", max, n)
 }
+
+// maxCapacity bounds a device's capacity, as model.MaxAmount bounds
+// resource amounts.
+func maxCapacity() resource.Quantity { return *resource.NewQuantity(1<<62, resource.DecimalSI) }

@@ -93,6 +93,11 @@ func deviceFromProto(p path, in *berthv1.Device) (resourceapi.Device, *FieldErro
 			cp := p.field("capacity")
 			return out, cp.key(name).errorf("%s is not a quantity: %v", quote(in.GetCapacity()[name]), err)
 		}
+		if q.Sign() < 0 || q.Cmp(maxCapacity()) > 0 {
+			// 1e1000 parses; no arithmetic on it would make sense.
+			cp := p.field("capacity")
+			return out, cp.key(name).errorf("%s must be between 0 and %s (2^62)", quote(in.GetCapacity()[name]), ptr(maxCapacity()).String())
+		}
 		if out.Capacity == nil {
 			out.Capacity = map[resourceapi.QualifiedName]resourceapi.DeviceCapacity{}
 		}
