@@ -52,6 +52,12 @@ const (
 	MaxPodClaims = 128
 )
 
+// MaxCPU bounds a cpu amount, in millicores (2^40, about a billion
+// cores): a pod or node beyond it describes no machine, and sums of such
+// amounts would only saturate. Other amounts are bounded by
+// model.MaxAmount (2^62), bytes of memory and storage needing the room.
+const MaxCPU = 1 << 40
+
 // overCap refuses a list at p of n entries beyond max, naming the cap:
 // checked before any entry, so a huge list costs nothing.
 func overCap(p path, n, max int) *FieldError {

@@ -157,3 +157,38 @@ func TestDuplicatesFoundLinearly(t *testing.T) {
 		})
 	}
 }
+
+// TestCPUBound: a cpu amount beyond MaxCPU is refused wherever it is (a
+// running pod with cpu 1e18 was accepted before), at MaxCPU accepted.
+func TestCPUBound(t *testing.T) {
+	tests := []struct {
+		name     string
+		obj      *berthv1.Object
+		wantPath string
+	}{
+		{name: "running pod at the bound", obj: podObject(func(p *berthv1.Pod) {
+			p.NodeName, p.Containers, p.InitContainers, p.PodLevelRequests = "n1", []*berthv1.Container{{Name: "c", Requests: map[string]int64{"cpu": convert.MaxCPU}}}, nil, nil
+		})},
+		{name: "running pod with cpu 1e18", obj: podObject(func(p *berthv1.Pod) {
+			p.NodeName, p.Containers, p.InitContainers, p.PodLevelRequests = "n1", []*berthv1.Container{{Name: "c", Requests: map[string]int64{"cpu": 1e18}}}, nil, nil
+		}), wantPath: "pod.containers[0].requests[cpu]"},
+		{name: "node allocatable", obj: nodeObject(func(n *berthv1.Node) { n.Allocatable = map[string]int64{"cpu": 1e18} }),
+			wantPath: "node.allocatable[cpu]"},
+		{name: "memory may be larger", obj: nodeObject(func(n *berthv1.Node) { n.Allocatable = map[string]int64{"memory": 1e18} })},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := convert.ObjectFromProto(tc.obj)
+			if tc.wantPath == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			var fe *convert.FieldError
+			if !errors.As(err, &fe) || fe.Path != tc.wantPath || !strings.Contains(fe.Reason, "at most 1099511627776 millicores") {
+				t.Errorf("error %v, want at %s naming the bound", err, tc.wantPath)
+			}
+		})
+	}
+}

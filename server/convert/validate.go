@@ -159,7 +159,7 @@ func resources(p path, m map[string]int64) *FieldError {
 	}
 	valid := true
 	for k, v := range m {
-		valid = valid && v >= 0 && v <= model.MaxAmount && isQualifiedName(k) &&
+		valid = valid && v >= 0 && v <= model.MaxAmount && (k != model.ResourceCPU || v <= MaxCPU) && isQualifiedName(k) &&
 			(contains(standardResources, k) || strings.Contains(k, "/") || strings.HasPrefix(k, "hugepages-"))
 	}
 	if valid {
@@ -179,6 +179,9 @@ func resources(p path, m map[string]int64) *FieldError {
 		}
 		if m[k] > model.MaxAmount {
 			return kp.errorf("must be at most %d (2^62), got %d", model.MaxAmount, m[k])
+		}
+		if k == model.ResourceCPU && m[k] > MaxCPU {
+			return kp.errorf("must be at most %d millicores (2^40, about a billion cores), got %d", MaxCPU, m[k])
 		}
 	}
 	return nil
