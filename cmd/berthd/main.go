@@ -152,7 +152,7 @@ func (o *options) registerSimulation(fs *flag.FlagSet) {
 	fs.IntVar(&l.MaxAttempts, "simulate-max-attempts", l.MaxAttempts, "most attempts one Simulate makes (a preemptor's retries included); beyond, RESOURCE_EXHAUSTED; 0: no limit")
 	fs.IntVar(&l.MaxResponseBytes, "simulate-max-response-bytes", l.MaxResponseBytes, "largest Simulate response (the default is what gRPC clients receive by default); beyond, RESOURCE_EXHAUSTED (summary mode leaves out per-node detail); 0: no limit")
 	fs.DurationVar(&l.Timeout, "simulate-timeout", l.Timeout, "longest one Simulate may run, whatever the caller's deadline; beyond, RESOURCE_EXHAUSTED; 0: no limit")
-	fs.IntVar(&l.Concurrency, "simulate-concurrency", l.Concurrency, "most simulations in flight, each on at most one core; one more is refused RESOURCE_EXHAUSTED at once; 0: no limit")
+	fs.IntVar(&l.Concurrency, "simulate-concurrency", l.Concurrency, "most simulations running at once, each on at most one core; one more waits for a free slot within its caller's deadline; 0: no limit")
 }
 
 // parseFlags reads the flags and, with --config, the configuration file

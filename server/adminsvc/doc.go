@@ -25,7 +25,8 @@
 // were admitted with, not re-admitted by class. It is bounded (limits.go,
 // SimulationLimits): the request's size, the attempts, the response's
 // bytes (attempts are converted as they are made; summary mode drops the
-// per-node verdicts), its time, the simulations in flight; it stops when
+// per-node verdicts), its time, the simulations running (one more waits
+// for a slot); it stops when
 // its caller goes and when Options.Stopping ends, and refuses beyond a
 // limit with errmap.ErrLimit (RESOURCE_EXHAUSTED) naming the flag.
 //

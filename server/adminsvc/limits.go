@@ -29,10 +29,11 @@ type SimulationLimits struct {
 	// Timeout bounds one simulation's run, whatever the caller's deadline
 	// (--simulate-timeout).
 	Timeout time.Duration
-	// Concurrency bounds the simulations in flight; one more is refused
-	// at once (--simulate-concurrency). A simulation plans on one core
-	// (its scheduler is deterministic, plugins run one at a time), so N
-	// simulations take at most N cores from the live loop.
+	// Concurrency bounds the simulations running; one more waits for a
+	// free slot, as long as its caller waits (--simulate-concurrency). A
+	// simulation plans on one core (its scheduler is deterministic,
+	// plugins run one at a time), so N simulations take at most N cores
+	// from the live loop.
 	Concurrency int
 }
 
@@ -80,12 +81,6 @@ func (e *limitError) ErrorMetadata() map[string]string {
 	return map[string]string{"limit": e.flag, "value": e.value}
 }
 
-// busyError is a simulation refused because as many run already: worth
-// retrying shortly.
-type busyError struct{ limitError }
-
-func (*busyError) RetryAfter() time.Duration { return time.Second }
-
 func countLimit(flag string, limit int, format string, args ...any) *limitError {
 	return &limitError{flag: flag, value: strconv.Itoa(limit), msg: fmt.Sprintf(format, args...)}
 }
@@ -128,9 +123,8 @@ func (b *budget) add(n int, summary bool) error {
 	return nil
 }
 
-// simulationContext is ctx ending also when the run's time is up (with a
-// limitError as its cause) and when berthd stops (ErrShuttingDown).
-func (s *Service) simulationContext(ctx context.Context) (context.Context, func()) {
+// stoppable is ctx ending also when berthd stops (ErrShuttingDown).
+func (s *Service) stoppable(ctx context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	stop := func() bool { return false }
 	if s.opts.Stopping != nil {
@@ -138,29 +132,32 @@ func (s *Service) simulationContext(ctx context.Context) (context.Context, func(
 			cancel(fmt.Errorf("simulation stopped: %w", errmap.ErrShuttingDown))
 		})
 	}
-	release := func() {
+	return ctx, func() {
 		stop()
 		cancel(nil)
 	}
-	if t := s.limits.Timeout; t > 0 {
-		tctx, tcancel := context.WithTimeoutCause(ctx, t, &limitError{flag: flagTimeout, value: t.String(),
-			msg: fmt.Sprintf("the simulation ran longer than %s: simulate fewer pods or a smaller delta", t)})
-		return tctx, func() { tcancel(); release() }
-	}
-	return ctx, release
 }
 
-// acquire takes one of the simulation slots, or refuses at once.
-func (s *Service) acquire() (func(), error) {
+// budgeted is ctx ending also when the run's time is up, with a
+// limitError as its cause.
+func (s *Service) budgeted(ctx context.Context) (context.Context, context.CancelFunc) {
+	t := s.limits.Timeout
+	if t <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeoutCause(ctx, t, &limitError{flag: flagTimeout, value: t.String(),
+		msg: fmt.Sprintf("the simulation ran longer than %s: simulate fewer pods or a smaller delta", t)})
+}
+
+// acquire waits for one of the simulation slots until ctx ends.
+func (s *Service) acquire(ctx context.Context) (func(), error) {
 	if s.slots == nil {
 		return func() {}, nil
 	}
 	select {
 	case s.slots <- struct{}{}:
 		return func() { <-s.slots }, nil
-	default:
-		n := s.limits.Concurrency
-		return nil, &busyError{limitError{flag: flagConcurrency, value: strconv.Itoa(n),
-			msg: fmt.Sprintf("%d simulations are in flight already: retry shortly", n)}}
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting for one of the %d simulation slots (--%s): %w", s.limits.Concurrency, flagConcurrency, context.Cause(ctx))
 	}
 }

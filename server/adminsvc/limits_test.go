@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -109,43 +110,52 @@ func TestSimulateLimits(t *testing.T) {
 
 // blockingFilter stands in for NodeName in the simulation's registry: it
 // tells entered when it filters, then waits for the simulation's context
-// to end, and tells left.
-type blockingFilter struct{ entered, left chan<- struct{} }
+// to end, and tells left. running counts the filters running at once,
+// most the most ever.
+type blockingFilter struct {
+	entered, left chan<- struct{}
+	running, most *atomic.Int32
+}
 
 func (*blockingFilter) Name() string { return nodename.Name }
 
 func (f *blockingFilter) Filter(ctx context.Context, _ *framework.CycleState, _ *model.Pod, _ *framework.NodeInfo) *framework.Status {
+	n := f.running.Add(1)
+	for m := f.most.Load(); n > m && !f.most.CompareAndSwap(m, n); m = f.most.Load() {
+	}
 	f.entered <- struct{}{}
 	<-ctx.Done()
+	f.running.Add(-1)
 	f.left <- struct{}{}
 	return framework.AsStatus(ctx.Err())
 }
 
 // blockingEnv is an env whose simulations block in their first filter
 // until their context ends.
-func blockingEnv(t *testing.T, limits adminsvc.SimulationLimits, stopping context.Context) (e *env, entered, left <-chan struct{}) {
+func blockingEnv(t *testing.T, limits adminsvc.SimulationLimits, stopping context.Context) (e *env, entered, left <-chan struct{}, most *atomic.Int32) {
 	in, out := make(chan struct{}, 16), make(chan struct{}, 16)
+	running, most := &atomic.Int32{}, &atomic.Int32{}
 	reg := runtime.Registry{}
 	for name, f := range registry.InTree() {
 		reg[name] = f
 	}
 	reg[nodename.Name] = func(context.Context, json.RawMessage, framework.Handle) (framework.Plugin, error) {
-		return &blockingFilter{entered: in, left: out}, nil
+		return &blockingFilter{entered: in, left: out, running: running, most: most}, nil
 	}
 	e = newEnv(t, withLimits(limits), func(o *adminsvc.Options) { o.Registry, o.Stopping = reg, stopping })
 	e.load(t, []*model.Node{node("n1", 1000)})
-	return e, in, out
+	return e, in, out, most
 }
 
 // TestSimulateStops: a simulation stops, and its filter pass with it,
 // when its time is up (RESOURCE_EXHAUSTED naming --simulate-timeout), when
 // berthd stops (UNAVAILABLE) and when the caller goes (CANCELLED); while
-// one runs, another beyond the concurrency is refused at once.
+// one runs, another beyond the concurrency waits for it.
 func TestSimulateStops(t *testing.T) {
 	req := &berthv1.SimulateRequest{Pods: wirePods(1, 100)}
 	t.Run("timeout", func(t *testing.T) {
 		// The filter waits for the run's end: only the timeout ends it.
-		e, _, _ := blockingEnv(t, adminsvc.SimulationLimits{Timeout: 1}, nil)
+		e, _, _, _ := blockingEnv(t, adminsvc.SimulationLimits{Timeout: 1}, nil)
 		_, err := e.client.Simulate(t.Context(), req)
 		if status.Code(err) != codes.ResourceExhausted || limitOf(err) != "simulate-timeout" {
 			t.Errorf("Simulate = %v, want RESOURCE_EXHAUSTED naming simulate-timeout", err)
@@ -153,7 +163,7 @@ func TestSimulateStops(t *testing.T) {
 	})
 	t.Run("berthd stops", func(t *testing.T) {
 		stopping, stop := context.WithCancel(t.Context())
-		e, entered, left := blockingEnv(t, adminsvc.SimulationLimits{}, stopping)
+		e, entered, left, _ := blockingEnv(t, adminsvc.SimulationLimits{}, stopping)
 		go func() {
 			<-entered
 			stop()
@@ -165,22 +175,33 @@ func TestSimulateStops(t *testing.T) {
 		<-left
 	})
 	t.Run("caller goes, and concurrency", func(t *testing.T) {
-		e, entered, left := blockingEnv(t, adminsvc.SimulationLimits{Concurrency: 1}, nil)
-		ctx, cancel := context.WithCancel(t.Context())
-		first := make(chan error, 1)
-		go func() {
-			_, err := e.client.Simulate(ctx, req)
-			first <- err
-		}()
-		<-entered
-		_, err := e.client.Simulate(t.Context(), req)
-		if status.Code(err) != codes.ResourceExhausted || limitOf(err) != "simulate-concurrency" {
-			t.Errorf("second Simulate = %v, want RESOURCE_EXHAUSTED naming simulate-concurrency", err)
+		e, entered, left, most := blockingEnv(t, adminsvc.SimulationLimits{Concurrency: 1}, nil)
+		simulate := func(ctx context.Context) <-chan error {
+			done := make(chan error, 1)
+			go func() {
+				_, err := e.client.Simulate(ctx, req)
+				done <- err
+			}()
+			return done
 		}
-		cancel()
+		ctx1, cancel1 := context.WithCancel(t.Context())
+		first := simulate(ctx1)
+		<-entered
+		ctx2, cancel2 := context.WithCancel(t.Context())
+		second := simulate(ctx2)
+		cancel1()
 		if err := <-first; status.Code(err) != codes.Canceled {
 			t.Errorf("first Simulate = %v, want CANCELLED", err)
 		}
-		<-left // the server's run ended with the caller
+		<-left    // the server's run ended with its caller
+		<-entered // and the second, waiting for the slot, runs
+		cancel2()
+		if err := <-second; status.Code(err) != codes.Canceled {
+			t.Errorf("second Simulate = %v, want CANCELLED", err)
+		}
+		<-left
+		if n := most.Load(); n != 1 {
+			t.Errorf("%d simulations ran at once, want 1", n)
+		}
 	})
 }

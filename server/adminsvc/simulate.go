@@ -63,11 +63,11 @@ func (s *Service) parseSimulate(req *berthv1.SimulateRequest) (*simRequest, erro
 // request in, the attempts out.
 //
 // It is bounded (SimulationLimits): the request's size is checked before
-// anything is converted, one slot of Concurrency is taken or the call
-// refused, the run stops when the caller goes, when Timeout passes and
-// when berthd stops, and attempts are converted as they are made, so that
-// the run stops as soon as the attempts or the response's bytes go beyond
-// their limits, holding no more than the response allowed.
+// anything is converted, it waits for one of Concurrency slots (as long as
+// its caller waits), the run stops when the caller goes, when Timeout
+// passes and when berthd stops, and attempts are converted as they are
+// made, so that the run stops as soon as the attempts or the response's
+// bytes go beyond their limits, holding no more than the response allowed.
 func (s *Service) Simulate(ctx context.Context, req *berthv1.SimulateRequest) (*berthv1.SimulateResponse, error) {
 	if s.opts.Registry == nil {
 		return nil, errmap.Status(fmt.Errorf("Simulate needs a plugin registry: %w", errmap.ErrNotConfigured))
@@ -79,13 +79,15 @@ func (s *Service) Simulate(ctx context.Context, req *berthv1.SimulateRequest) (*
 	if err != nil {
 		return nil, err
 	}
-	release, err := s.acquire()
+	ctx, done := s.stoppable(ctx)
+	defer done()
+	release, err := s.acquire(ctx)
 	if err != nil {
 		return nil, errmap.Status(err)
 	}
 	defer release()
-	ctx, done := s.simulationContext(ctx)
-	defer done()
+	ctx, cancel := s.budgeted(ctx)
+	defer cancel()
 	resp, err := s.simulate(ctx, sr, req.GetSummary())
 	if cause := context.Cause(ctx); cause != nil {
 		// Whatever failed, it failed because the run was stopped.

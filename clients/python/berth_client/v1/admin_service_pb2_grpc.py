@@ -138,8 +138,9 @@ class AdminServiceServicer(object):
         berthd's simulation limits: more cluster_delta plus
         cluster_removals entries or more pods than allowed, more attempts,
         a response larger than allowed (ask again with summary set, or
-        fewer pods), a run longer than allowed, or as many simulations in
-        flight as allowed. The message names the limit and the berthd flag
+        fewer pods), or a run longer than allowed (a call beyond the
+        simulations allowed at once waits for one to end, within its own
+        deadline). The message names the limit and the berthd flag
         raising it; the status carries a google.rpc.ErrorInfo of reason
         SIMULATION_LIMIT whose metadata "limit" is the flag's name and
         "value" its setting;
