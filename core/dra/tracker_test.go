@@ -290,3 +290,39 @@ func consumers(cs []*resourceapi.ResourceClaim) []string {
 	}
 	return out
 }
+
+// A claim's allocation naming a device no slice holds yet is kept (objects
+// arrive in any order): once the slice arrives, the device is in use and
+// is not handed out again.
+func TestTrackerAllocationBeforeItsSlice(t *testing.T) {
+	r := newTrackerRun(t)
+	slice := r.tr.DeleteSlice("n1")
+	if slice == nil {
+		t.Fatal("no slice n1 to delete")
+	}
+	shared, _ := r.tr.Claim("default", "shared")
+	allocated := shared.DeepCopy()
+	allocated.Status.Allocation = &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{
+		Results: []resourceapi.DeviceRequestAllocationResult{{Request: "g", Driver: "gpu.example.com", Pool: "n1", Device: "gpu-0"}},
+	}}
+	if _, err := r.tr.SetClaim(allocated); err != nil {
+		t.Fatalf("an allocation naming a device no slice holds: %v, want it kept", err)
+	}
+	r.tr.SetSlice(slice)
+	r.tr.AddPod(r.pods["t"])
+	claims, err := r.tr.PodClaims(r.pods["t"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := r.tr.NewAllocator(t.Context(), claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, ok, err := a.Allocate(t.Context(), r.node)
+	if err != nil || !ok {
+		t.Fatalf("Allocate = %v, %v", ok, err)
+	}
+	if got := res[0].Devices.Results[0].Device; got != "gpu-1" {
+		t.Errorf("template claim got %s, want gpu-1 (gpu-0 is the shared claim's)", got)
+	}
+}

@@ -283,6 +283,11 @@ func (v *Validator) device(path, class string, sels []resourceapi.DeviceSelector
 		if count <= 0 {
 			return fieldErr(path+".count", "must be at least 1 for allocationMode ExactCount, is %d", count)
 		}
+		if count > resourceapi.AllocationResultsMaxSize {
+			// A claim's allocation holds at most this many devices: a
+			// larger count could never be allocated.
+			return fieldErr(path+".count", "must be at most %d, the most devices one allocation holds, is %d", resourceapi.AllocationResultsMaxSize, count)
+		}
 	case resourceapi.DeviceAllocationModeAll:
 		if count != 0 {
 			return fieldErr(path+".count", "must not be set for allocationMode All, is %d", count)

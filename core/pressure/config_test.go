@@ -91,6 +91,11 @@ func TestDecodeSummaryErrors(t *testing.T) {
 		{"pod without name", `{"node":{"nodeName":"n1"},"pods":[{"podRef":{"namespace":"d"}}]}`, "summary: pods[0].podRef: name and namespace are required"},
 		{"duplicate pod", `{"node":{"nodeName":"n1"},"pods":[{"podRef":{"name":"a","namespace":"d"}},{"podRef":{"name":"a","namespace":"d"}}]}`, "summary: pods[1].podRef: d/a already reported in pods[0]"},
 		{"trailing data", `{"node":{"nodeName":"n1"}} {}`, "summary: data after the Summary object"},
+		// encoding/json keeps the last of repeated keys: a second node (or
+		// memory, or pods) would be applied silently.
+		{"two nodes", `{"node":{"nodeName":"n1"},"node":{"nodeName":"n2"}}`, `summary: key "node" appears twice in one object`},
+		{"two memory stats", `{"node":{"nodeName":"n1","memory":{"availableBytes":1},"memory":{"availableBytes":2}}}`, `summary: key "node.memory" appears twice in one object`},
+		{"repeated key in a pod", `{"node":{"nodeName":"n1"},"pods":[{"podRef":{"name":"a","name":"b","namespace":"d"}}]}`, `summary: key "pods[0].podRef.name" appears twice in one object`},
 		{"negative usage", `{"node":{"nodeName":"n1","memory":{"availableBytes":-1}}}`, "cannot unmarshal number -1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

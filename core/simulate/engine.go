@@ -112,6 +112,9 @@ func (e *Engine) load(ctx context.Context, in Input) error {
 		}
 	}
 	for _, n := range in.Nodes {
+		if err := context.Cause(ctx); err != nil {
+			return err
+		}
 		if err := e.s.AddNode(ctx, n); err != nil {
 			return fmt.Errorf("simulate: node %s: %w", n.Name, err)
 		}
@@ -124,6 +127,9 @@ func (e *Engine) load(ctx context.Context, in Input) error {
 		for _, p := range in.Pods {
 			if (p.NodeName != "") != running {
 				continue
+			}
+			if err := context.Cause(ctx); err != nil {
+				return err
 			}
 			if err := e.s.AddPod(ctx, p); err != nil {
 				return fmt.Errorf("simulate: pod %s: %w", p.Key(), err)
@@ -217,16 +223,35 @@ func (e *Engine) Nodes() ([]string, error) {
 // simulated clock starts an hour after the latest creation time of the
 // pods held and given.
 func (e *Engine) Schedule(ctx context.Context, pods []*model.Pod) ([]Attempt, error) {
+	var out []Attempt
+	err := e.ScheduleEach(ctx, pods, func(a Attempt) error {
+		out = append(out, a)
+		return nil
+	})
+	return out, err
+}
+
+// ScheduleEach is Schedule handing each Attempt to yield as it is made,
+// so a caller can bound what it keeps; an error from yield stops the run
+// and is returned as it is. The run stops too when ctx ends, between
+// attempts and within an attempt's filter pass, returning the context's
+// cause: a simulation can be large, its caller may have given up.
+func (e *Engine) ScheduleEach(ctx context.Context, pods []*model.Pod, yield func(Attempt) error) error {
 	e.now = e.startTime(pods)
 	e.clock.set(e.now)
-	var out []Attempt
 	for _, p := range pods {
+		if err := context.Cause(ctx); err != nil {
+			return err
+		}
 		if p.NodeName != "" {
 			_ = e.upsertPod(ctx, p)
 		}
 	}
 	var pending []*model.Pod
 	for _, p := range pods {
+		if err := context.Cause(ctx); err != nil {
+			return err
+		}
 		if p.NodeName != "" {
 			continue
 		}
@@ -235,7 +260,9 @@ func (e *Engine) Schedule(ctx context.Context, pods []*model.Pod) ([]Attempt, er
 			if unk := (*priority.UnknownClassError)(nil); errors.As(err, &unk) {
 				msg = unk.Error()
 			}
-			out = append(out, Attempt{Line: Line{Pod: p.Key(), Result: ResultError, Message: msg}, Pod: p})
+			if err := yield(Attempt{Line: Line{Pod: p.Key(), Result: ResultError, Message: msg}, Pod: p}); err != nil {
+				return err
+			}
 			continue
 		}
 		admitted, _ := e.s.View().Pod(p.UID)
@@ -243,14 +270,14 @@ func (e *Engine) Schedule(ctx context.Context, pods []*model.Pod) ([]Attempt, er
 	}
 	nodes, err := e.Nodes()
 	if err != nil {
-		return out, err
+		return err
 	}
 	for _, pod := range e.order(pending) {
-		if out, err = e.schedule(ctx, pod.UID, nodes, out); err != nil {
-			return out, err
+		if err := e.schedule(ctx, pod.UID, nodes, yield); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // startTime is an hour after the latest creation time of the pods held
@@ -290,32 +317,39 @@ func (e *Engine) order(pending []*model.Pod) []*model.Pod {
 }
 
 // schedule tries one pending pod and, after a nomination, retries it; it
-// appends its attempts to out. nodes are all the cluster's nodes.
-func (e *Engine) schedule(ctx context.Context, uid string, nodes []string, out []Attempt) ([]Attempt, error) {
+// hands its attempts to yield. nodes are all the cluster's nodes.
+func (e *Engine) schedule(ctx context.Context, uid string, nodes []string, yield func(Attempt) error) error {
 	pod, ok := e.s.View().Pod(uid)
 	if !ok || pod.NodeName != "" {
-		return out, nil // gone (a preemption victim) or bound meanwhile
+		return nil // gone (a preemption victim) or bound meanwhile
 	}
 	if _, ok := e.s.View().Profile(pod.SchedulerName); !ok {
-		return append(out, Attempt{Line: Line{Pod: pod.Key(), Result: ResultSkipped, Message: fmt.Sprintf("no profile for schedulerName %q", pod.SchedulerName)}, Pod: pod}), nil
+		return yield(Attempt{Line: Line{Pod: pod.Key(), Result: ResultSkipped, Message: fmt.Sprintf("no profile for schedulerName %q", pod.SchedulerName)}, Pod: pod})
 	}
 	if pod.Terminating {
-		return append(out, Attempt{Line: Line{Pod: pod.Key(), Result: ResultSkipped, Message: "pod is being deleted"}, Pod: pod}), nil
+		return yield(Attempt{Line: Line{Pod: pod.Key(), Result: ResultSkipped, Message: "pod is being deleted"}, Pod: pod})
 	}
 	if ex, err := e.s.View().ExplainUID(uid); err == nil && ex.Queue.GatingPlugin != "" {
 		plugin := ex.Queue.GatingPlugin
-		return append(out, Attempt{Line: Line{Pod: pod.Key(), Result: ResultGated, Plugin: plugin, Message: "pod was rejected by PreEnqueue plugin " + plugin}, Pod: pod}), nil
+		return yield(Attempt{Line: Line{Pod: pod.Key(), Result: ResultGated, Plugin: plugin, Message: "pod was rejected by PreEnqueue plugin " + plugin}, Pod: pod})
 	}
 	deallocations := 0
 	for round := 0; ; round++ {
+		if err := context.Cause(ctx); err != nil {
+			return err
+		}
 		e.sink.reset()
 		att, err := e.s.AttemptPod(ctx, uid)
 		if err != nil {
-			return out, fmt.Errorf("simulate: %w", err)
+			return fmt.Errorf("simulate: %w", err)
+		}
+		if err := context.Cause(ctx); err != nil {
+			// The attempt was cut short: its outcome means nothing.
+			return err
 		}
 		victims, err := e.apply(ctx, att)
 		if err != nil {
-			return out, err
+			return err
 		}
 		keys := make([]string, len(victims))
 		for i, v := range victims {
@@ -331,7 +365,9 @@ func (e *Engine) schedule(ctx context.Context, uid string, nodes []string, out [
 		case a.Result == ResultUnschedulable && len(deallocated) > 0:
 			a.Result, a.Deallocated = ResultDeallocated, deallocated
 		}
-		out = append(out, a)
+		if err := yield(a); err != nil {
+			return err
+		}
 		if a.Result == ResultDeallocated && deallocations < 1 {
 			// Retried at once (kube requeues the pod on the claim's update).
 			deallocations++
@@ -339,7 +375,7 @@ func (e *Engine) schedule(ctx context.Context, uid string, nodes []string, out [
 			continue
 		}
 		if a.Result != ResultNominated || round >= e.retries {
-			return out, nil
+			return nil
 		}
 	}
 }

@@ -22,7 +22,13 @@
 // request's delta to it, schedules the request's pods, and converts the
 // attempts (server/convert) to per-node verdicts and per-plugin scores. The
 // live scheduler is only read; held pods are copied with the priority they
-// were admitted with, not re-admitted by class.
+// were admitted with, not re-admitted by class. It is bounded (limits.go,
+// SimulationLimits): the request's size, the attempts, the response's
+// bytes (attempts are converted as they are made; summary mode drops the
+// per-node verdicts), its time, the simulations running (one more waits
+// for a slot); it stops when
+// its caller goes and when Options.Stopping ends, and refuses beyond a
+// limit with errmap.ErrLimit (RESOURCE_EXHAUSTED) naming the flag.
 //
 // Errors go through server/errmap, like every service's.
 package adminsvc

@@ -30,8 +30,18 @@ type page struct {
 
 // Keys of the pages: isPodKey for pods and nominations, isNodeKey for
 // nodes.
-func isPodKey(k string) bool  { return strings.Contains(k, "/") }
-func isNodeKey(k string) bool { return k != "" && !strings.Contains(k, "/") }
+// isPodKey and isNodeKey tell a page token's key is one a page could
+// end with: a valid namespace/name, a valid node name.
+func isPodKey(k string) bool {
+	ns, name, ok := strings.Cut(k, "/")
+	return ok && convert.CheckName("", ns, true) == nil && convert.CheckName("", name, true) == nil
+}
+
+func isNodeKey(k string) bool { return convert.CheckName("", k, true) == nil }
+
+// maxPageToken is longer than any token of a valid key (namespace/name in
+// base64): a longer one is refused before it is decoded.
+const maxPageToken = 512
 
 func parsePage(size int32, token string, isKey func(string) bool) (page, error) {
 	if size < 0 {
@@ -43,6 +53,9 @@ func parsePage(size int32, token string, isKey func(string) bool) (page, error) 
 		p.size = defaultPageSize
 	case size > maxPageSize:
 		p.size = maxPageSize
+	}
+	if len(token) > maxPageToken {
+		return page{}, errmap.Status(&convert.FieldError{Path: "page_token", Reason: fmt.Sprintf("malformed (%d bytes, a token is at most %d); pass next_page_token of the previous page unchanged", len(token), maxPageToken)})
 	}
 	if token != "" {
 		raw, err := base64.RawURLEncoding.DecodeString(token)

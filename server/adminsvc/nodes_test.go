@@ -1,6 +1,7 @@
 package adminsvc_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -87,6 +88,8 @@ func TestListNodes(t *testing.T) {
 		"negative size":   {PageSize: -1},
 		"malformed token": {PageToken: "!!"},
 		"pod token":       {PageToken: "ZGVmYXVsdC94"}, // "default/x", a ListPending token
+		"1 MiB token":     {PageToken: strings.Repeat("A", 1<<20)},
+		"not a node name": {PageToken: "Tk9ERQ"}, // "NODE"
 		"empty label key": {MatchLabels: map[string]string{"": "x"}},
 	} {
 		if _, err := e.client.ListNodes(ctx, req); status.Code(err) != codes.InvalidArgument {

@@ -85,6 +85,11 @@ type Options struct {
 	// Replica, if set, tells ServerInfo the server's role in an etcd
 	// group (server/replica); nil: berthd runs alone.
 	Replica Replica
+	// Simulation bounds Simulate; nil means DefaultSimulationLimits().
+	Simulation *SimulationLimits
+	// Stopping, if set, ends when berthd stops: simulations in flight
+	// stop then, rather than hold the graceful stop up.
+	Stopping context.Context
 }
 
 // Service implements berthv1.AdminServiceServer.
@@ -93,6 +98,10 @@ type Service struct {
 	admin  Admin
 	opts   Options
 	logger *slog.Logger
+	// limits bound Simulate; slots (nil: no limit) holds one token per
+	// simulation in flight.
+	limits SimulationLimits
+	slots  chan struct{}
 }
 
 var _ berthv1.AdminServiceServer = (*Service)(nil)
@@ -106,7 +115,15 @@ func New(admin Admin, opts Options) *Service {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{admin: admin, opts: opts, logger: logger}
+	limits := DefaultSimulationLimits()
+	if opts.Simulation != nil {
+		limits = *opts.Simulation
+	}
+	svc := &Service{admin: admin, opts: opts, logger: logger, limits: limits}
+	if limits.Concurrency > 0 {
+		svc.slots = make(chan struct{}, limits.Concurrency)
+	}
+	return svc
 }
 
 // Explain tells where a pod stands.

@@ -57,7 +57,7 @@ type clock struct{}
 
 func (clock) Now() time.Time { return now }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T, edits ...func(*adminsvc.Options)) *env {
 	t.Helper()
 	ctx := t.Context()
 	reg := registry.InTree()
@@ -72,9 +72,11 @@ func newEnv(t *testing.T) *env {
 	}
 	lis := bufconn.Listen(1 << 20)
 	srv := grpc.NewServer()
-	berthv1.RegisterAdminServiceServer(srv, adminsvc.New(sched.View(), adminsvc.Options{
-		Config: cfg, Registry: reg, Revisions: revisions{}, Attempts: counter,
-	}))
+	opts := adminsvc.Options{Config: cfg, Registry: reg, Revisions: revisions{}, Attempts: counter}
+	for _, edit := range edits {
+		edit(&opts)
+	}
+	berthv1.RegisterAdminServiceServer(srv, adminsvc.New(sched.View(), opts))
 	go func() { _ = srv.Serve(lis) }()
 	conn, err := grpc.NewClient("passthrough:///bufconn",
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),

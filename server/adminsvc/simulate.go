@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/model"
@@ -58,14 +61,43 @@ func (s *Service) parseSimulate(req *berthv1.SimulateRequest) (*simRequest, erro
 // Simulate schedules pods with core/simulate on a copy of the cluster;
 // nothing is committed. It only converts: the live cluster and the
 // request in, the attempts out.
+//
+// It is bounded (SimulationLimits): the request's size is checked before
+// anything is converted, it waits for one of Concurrency slots (as long as
+// its caller waits), the run stops when the caller goes, when Timeout
+// passes and when berthd stops, and attempts are converted as they are
+// made, so that the run stops as soon as the attempts or the response's
+// bytes go beyond their limits, holding no more than the response allowed.
 func (s *Service) Simulate(ctx context.Context, req *berthv1.SimulateRequest) (*berthv1.SimulateResponse, error) {
 	if s.opts.Registry == nil {
 		return nil, errmap.Status(fmt.Errorf("Simulate needs a plugin registry: %w", errmap.ErrNotConfigured))
+	}
+	if err := s.limits.checkRequest(len(req.GetClusterDelta())+len(req.GetClusterRemovals()), len(req.GetPods())); err != nil {
+		return nil, errmap.Status(err)
 	}
 	sr, err := s.parseSimulate(req)
 	if err != nil {
 		return nil, err
 	}
+	ctx, done := s.stoppable(ctx)
+	defer done()
+	release, err := s.acquire(ctx)
+	if err != nil {
+		return nil, errmap.Status(err)
+	}
+	defer release()
+	ctx, cancel := s.budgeted(ctx)
+	defer cancel()
+	resp, err := s.simulate(ctx, sr, req.GetSummary())
+	if cause := context.Cause(ctx); cause != nil {
+		// Whatever failed, it failed because the run was stopped.
+		return nil, errmap.Status(cause)
+	}
+	return resp, err
+}
+
+// simulate runs a validated request within ctx; errors are statuses.
+func (s *Service) simulate(ctx context.Context, sr *simRequest, summary bool) (*berthv1.SimulateResponse, error) {
 	live, err := s.liveCluster()
 	var engine *simulate.Engine
 	if err == nil {
@@ -73,7 +105,7 @@ func (s *Service) Simulate(ctx context.Context, req *berthv1.SimulateRequest) (*
 	}
 	switch {
 	case ctx.Err() != nil:
-		return nil, errmap.Status(ctx.Err())
+		return nil, errmap.Status(context.Cause(ctx))
 	case err != nil:
 		// The live cluster failed to copy: Berth's fault, whatever the
 		// error says, so not wrapped.
@@ -100,17 +132,27 @@ func (s *Service) Simulate(ctx context.Context, req *berthv1.SimulateRequest) (*
 			return nil, errmap.Status(errmap.Field(fmt.Sprintf("cluster_delta[%d].%s", i, errmap.KindField(o.Kind())), err))
 		}
 	}
-	attempts, err := engine.Schedule(ctx, sr.pods)
-	if err != nil {
-		return nil, errmap.Status(err)
-	}
 	nodes, err := engine.Nodes()
 	if err != nil {
 		return nil, errmap.Status(err)
 	}
-	resp := &berthv1.SimulateResponse{Attempts: make([]*berthv1.SimulateAttempt, len(attempts))}
-	for i, a := range attempts {
-		resp.Attempts[i] = convert.SimulateAttemptToProto(a, nodes)
+	resp := &berthv1.SimulateResponse{}
+	b := budget{limits: s.limits}
+	err = engine.ScheduleEach(ctx, sr.pods, func(a simulate.Attempt) error {
+		att := convert.SimulateAttemptToProto(a, nodes)
+		if summary {
+			att.Nodes, att.TopNodes = nil, nil
+		}
+		// The attempt's bytes in the response: tag, length, message.
+		n := proto.Size(att)
+		if err := b.add(1+protowire.SizeVarint(uint64(n))+n, summary); err != nil {
+			return err
+		}
+		resp.Attempts = append(resp.Attempts, att)
+		return nil
+	})
+	if err != nil {
+		return nil, errmap.Status(err)
 	}
 	return resp, nil
 }

@@ -20,6 +20,9 @@ func affinity(p path, in *berthv1.Affinity) (*model.Affinity, *FieldError) {
 		}
 		out.NodeAffinity = &model.NodeAffinity{Required: req, Preferred: sized[model.PreferredSchedulingTerm](len(na.GetPreferredDuringSchedulingIgnoredDuringExecution()))}
 		pp := np.field("preferred_during_scheduling_ignored_during_execution")
+		if fe := overCap(pp, len(na.GetPreferredDuringSchedulingIgnoredDuringExecution()), MaxTerms); fe != nil {
+			return nil, fe
+		}
 		for i, t := range na.GetPreferredDuringSchedulingIgnoredDuringExecution() {
 			ip := pp.index(i)
 			if fe := weight(ip.field("weight"), t.GetWeight()); fe != nil {
@@ -50,8 +53,15 @@ func affinity(p path, in *berthv1.Affinity) (*model.Affinity, *FieldError) {
 }
 
 func podAffinityTerms(p path, required []*berthv1.PodAffinityTerm, preferred []*berthv1.WeightedPodAffinityTerm) ([]model.PodAffinityTerm, []model.WeightedPodAffinityTerm, *FieldError) {
-	req := sized[model.PodAffinityTerm](len(required))
 	rp := p.field("required_during_scheduling_ignored_during_execution")
+	pp := p.field("preferred_during_scheduling_ignored_during_execution")
+	if fe := overCap(rp, len(required), MaxTerms); fe != nil {
+		return nil, nil, fe
+	}
+	if fe := overCap(pp, len(preferred), MaxTerms); fe != nil {
+		return nil, nil, fe
+	}
+	req := sized[model.PodAffinityTerm](len(required))
 	for i, t := range required {
 		term, fe := podAffinityTerm(rp.index(i), t)
 		if fe != nil {
@@ -60,7 +70,6 @@ func podAffinityTerms(p path, required []*berthv1.PodAffinityTerm, preferred []*
 		req = append(req, term)
 	}
 	pref := sized[model.WeightedPodAffinityTerm](len(preferred))
-	pp := p.field("preferred_during_scheduling_ignored_during_execution")
 	for i, t := range preferred {
 		ip := pp.index(i)
 		if fe := weight(ip.field("weight"), t.GetWeight()); fe != nil {
@@ -90,6 +99,9 @@ func podAffinityTerm(p path, in *berthv1.PodAffinityTerm) (model.PodAffinityTerm
 		return out, fe
 	}
 	nsp := p.field("namespaces")
+	if fe := overCap(nsp, len(in.GetNamespaces()), MaxNamespaces); fe != nil {
+		return out, fe
+	}
 	for i, ns := range in.GetNamespaces() {
 		if fe := dnsLabel(nsp.index(i), ns); fe != nil {
 			return out, fe
@@ -103,6 +115,9 @@ func podAffinityTerm(p path, in *berthv1.PodAffinityTerm) (model.PodAffinityTerm
 		list []string
 	}{{"match_label_keys", in.GetMatchLabelKeys()}, {"mismatch_label_keys", in.GetMismatchLabelKeys()}} {
 		lp := p.field(keys.name)
+		if fe := overCap(lp, len(keys.list), MaxLabelKeys); fe != nil {
+			return out, fe
+		}
 		for i, k := range keys.list {
 			kp := lp.index(i)
 			if fe := qualifiedName(kp, k); fe != nil {
@@ -180,6 +195,9 @@ func podAffinityTermToProto(in *model.PodAffinityTerm) *berthv1.PodAffinityTerm 
 // spreadConstraints converts topology spread constraints; like Kubernetes it
 // refuses two constraints with the same topology_key and when_unsatisfiable.
 func spreadConstraints(p path, in []*berthv1.TopologySpreadConstraint) ([]model.TopologySpreadConstraint, *FieldError) {
+	if fe := overCap(p, len(in), MaxSpreadConstraints); fe != nil {
+		return nil, fe
+	}
 	out := sized[model.TopologySpreadConstraint](len(in))
 	actions, policies := unsatisfiableActions(), inclusionPolicies()
 	for i, c := range in {
@@ -224,6 +242,9 @@ func spreadConstraints(p path, in []*berthv1.TopologySpreadConstraint) ([]model.
 			return nil, fe
 		}
 		mp := cp.field("match_label_keys")
+		if fe := overCap(mp, len(c.GetMatchLabelKeys()), MaxLabelKeys); fe != nil {
+			return nil, fe
+		}
 		for j, k := range c.GetMatchLabelKeys() {
 			if fe := qualifiedName(mp.index(j), k); fe != nil {
 				return nil, fe

@@ -93,6 +93,11 @@ func deviceFromProto(p path, in *berthv1.Device) (resourceapi.Device, *FieldErro
 			cp := p.field("capacity")
 			return out, cp.key(name).errorf("%s is not a quantity: %v", quote(in.GetCapacity()[name]), err)
 		}
+		if q.Sign() < 0 || q.Cmp(maxCapacity()) > 0 {
+			// 1e1000 parses; no arithmetic on it would make sense.
+			cp := p.field("capacity")
+			return out, cp.key(name).errorf("%s must be between 0 and %s (2^62)", quote(in.GetCapacity()[name]), ptr(maxCapacity()).String())
+		}
 		if out.Capacity == nil {
 			out.Capacity = map[resourceapi.QualifiedName]resourceapi.DeviceCapacity{}
 		}
@@ -233,6 +238,9 @@ func podClaims(p path, in *berthv1.Pod) ([]model.PodResourceClaim, *FieldError) 
 	var out []model.PodResourceClaim
 	names := map[string]bool{}
 	rp := p.field("resource_claims")
+	if fe := overCap(rp, len(in.GetResourceClaims()), MaxPodClaims); fe != nil {
+		return nil, fe
+	}
 	for i, c := range in.GetResourceClaims() {
 		ep := rp.index(i)
 		if fe := dnsLabel(ep.field("name"), c.GetName()); fe != nil {

@@ -2,6 +2,7 @@ package convert_test
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -105,6 +106,12 @@ func TestDeviceObjectValidation(t *testing.T) {
 			})},
 		{name: "bad capacity", wantPath: "resource_slice.devices[0].capacity[memory]", wantMsg: "not a quantity",
 			obj: sliceObj(func(s *berthv1.ResourceSlice) { s.Devices[0].Capacity["memory"] = "lots" })},
+		{name: "capacity 1e1000", wantPath: "resource_slice.devices[0].capacity[memory]", wantMsg: "must be between 0 and 4611686018427387904",
+			obj: sliceObj(func(s *berthv1.ResourceSlice) { s.Devices[0].Capacity["memory"] = "1e1000" })},
+		{name: "negative capacity", wantPath: "resource_slice.devices[0].capacity[memory]", wantMsg: "must be between 0",
+			obj: sliceObj(func(s *berthv1.ResourceSlice) { s.Devices[0].Capacity["memory"] = "-1" })},
+		{name: "count MaxInt64", wantPath: "resource_claim.spec.requests[0].exactly.count", wantMsg: "must be at most 32",
+			obj: claimObj(func(c *berthv1.ResourceClaim) { c.Spec.Requests[0].Exactly.Count = math.MaxInt64 })},
 		{name: "request selector not a bool", wantPath: "resource_claim.spec.requests[0].exactly.selectors[0].cel", wantMsg: "must evaluate to bool",
 			obj: claimObj(func(c *berthv1.ResourceClaim) { c.Spec.Requests[0].Exactly.Selectors[0].Cel = "device.driver" })},
 		{name: "no class", wantPath: "resource_claim.spec.requests[0].exactly.device_class_name", wantMsg: "required",

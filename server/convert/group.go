@@ -5,6 +5,10 @@ import (
 	"github.com/berthsched/berth/core/model"
 )
 
+// MaxMinCount bounds a PodGroup's min_count: Kubernetes' largest tested
+// cluster runs 150,000 pods, so a gang needing more can never start.
+const MaxMinCount = 150_000
+
 // podGroup validates a wire PodGroup: namespace and name as a pod's,
 // min_count at least 1, topology_key a label key, priority_class_name a
 // class name, disruption_mode a known value.
@@ -18,8 +22,8 @@ func podGroup(p path, in *berthv1.PodGroup) (*model.PodGroup, *FieldError) {
 	if fe := subdomain(p.field("name"), in.GetName()); fe != nil {
 		return nil, fe
 	}
-	if in.GetMinCount() < 1 {
-		return nil, p.field("min_count").errorf("must be at least 1, got %d", in.GetMinCount())
+	if in.GetMinCount() < 1 || in.GetMinCount() > MaxMinCount {
+		return nil, p.field("min_count").errorf("must be between 1 and %d, got %d", MaxMinCount, in.GetMinCount())
 	}
 	if k := in.GetTopologyKey(); k != "" {
 		if fe := qualifiedName(p.field("topology_key"), k); fe != nil {

@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -27,6 +28,9 @@ func TestPodGroupFromProto(t *testing.T) {
 		{name: "bad class name", in: &berthv1.PodGroup{Namespace: "ml", Name: "g", MinCount: 1, PriorityClassName: "Urgent!"}, path: "pod_group.priority_class_name"},
 		{name: "unknown disruption mode", in: &berthv1.PodGroup{Namespace: "ml", Name: "g", MinCount: 1, DisruptionMode: 9}, path: "pod_group.disruption_mode"},
 		{name: "min_count 0", in: &berthv1.PodGroup{Namespace: "ml", Name: "train"}, path: "pod_group.min_count"},
+		{name: "min_count MaxInt32", in: &berthv1.PodGroup{Namespace: "ml", Name: "train", MinCount: math.MaxInt32}, path: "pod_group.min_count"},
+		{name: "min_count at the cap", in: &berthv1.PodGroup{Namespace: "ml", Name: "train", MinCount: MaxMinCount},
+			want: &model.PodGroup{Namespace: "ml", Name: "train", MinCount: MaxMinCount}},
 		{name: "no name", in: &berthv1.PodGroup{Namespace: "ml", MinCount: 1}, path: "pod_group.name"},
 		{name: "bad namespace", in: &berthv1.PodGroup{Namespace: "ML", Name: "g", MinCount: 1}, path: "pod_group.namespace"},
 		{name: "bad topology key", in: &berthv1.PodGroup{Namespace: "ml", Name: "g", MinCount: 1, TopologyKey: "a b"}, path: "pod_group.topology_key"},

@@ -38,6 +38,14 @@ func node(p path, in *berthv1.Node) (*model.Node, *FieldError) {
 	}
 	effects := taintEffects()
 	tsp := p.field("taints")
+	if fe := overCap(tsp, len(in.GetTaints()), MaxTaints); fe != nil {
+		return nil, fe
+	}
+	type taintID struct {
+		key    string
+		effect model.TaintEffect
+	}
+	var seen map[taintID]int // made at the second taint: most nodes have one or none
 	for i, t := range in.GetTaints() {
 		tp := tsp.index(i)
 		if fe := qualifiedName(tp.field("key"), t.GetKey()); fe != nil {
@@ -50,10 +58,15 @@ func node(p path, in *berthv1.Node) (*model.Node, *FieldError) {
 		if fe != nil {
 			return nil, fe
 		}
-		for j, prev := range out.Taints {
-			if prev.Key == t.GetKey() && prev.Effect == effect {
-				return nil, tp.errorf("duplicate of taints[%d]: taints must be unique by key and effect", j)
-			}
+		id := taintID{t.GetKey(), effect}
+		if j, dup := seen[id]; dup {
+			return nil, tp.errorf("duplicate of taints[%d]: taints must be unique by key and effect", j)
+		}
+		if i == 0 && len(in.GetTaints()) > 1 {
+			seen = make(map[taintID]int, len(in.GetTaints()))
+		}
+		if seen != nil {
+			seen[id] = i
 		}
 		out.Taints = append(out.Taints, model.Taint{Key: t.GetKey(), Value: t.GetValue(), Effect: effect})
 	}

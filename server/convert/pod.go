@@ -181,13 +181,23 @@ func podContainersAndResources(p *path, in *berthv1.Pod, held *model.Pod, out *m
 
 // schedulingGates checks the gates at p are qualified names, each once.
 func schedulingGates(p path, in []string) ([]string, *FieldError) {
+	if fe := overCap(p, len(in), MaxSchedulingGates); fe != nil {
+		return nil, fe
+	}
+	var seen map[string]int // made at the second gate
 	for i, g := range in {
 		ip := p.index(i)
 		if fe := qualifiedName(ip, g); fe != nil {
 			return nil, fe
 		}
-		if j := slices.Index(in, g); j < i {
+		if j, dup := seen[g]; dup {
 			return nil, ip.errorf("duplicate of scheduling_gates[%d] %q", j, g)
+		}
+		if i == 0 && len(in) > 1 {
+			seen = make(map[string]int, len(in))
+		}
+		if seen != nil {
+			seen[g] = i
 		}
 	}
 	return slices.Clone(in), nil
@@ -206,9 +216,12 @@ func containers(p path, list string, in []*berthv1.Container, init bool, names m
 	if len(in) == 0 {
 		return nil, nil
 	}
+	lp := p.field(list)
+	if fe := overCap(lp, len(in), MaxContainers); fe != nil {
+		return nil, fe
+	}
 	out := make([]model.Container, 0, len(in))
 	protos := protocols()
-	lp := p.field(list)
 	for i, c := range in {
 		cp := lp.index(i)
 		if c == nil {
@@ -229,6 +242,9 @@ func containers(p path, list string, in []*berthv1.Container, init bool, names m
 		if fe := resources(cp.field("requests"), c.GetRequests()); fe != nil {
 			return nil, fe
 		}
+		if fe := overCap(cp.field("claims"), len(c.GetClaims()), MaxPodClaims); fe != nil {
+			return nil, fe
+		}
 		mc := model.Container{Name: c.GetName(), Requests: cloneResources(c.GetRequests()), Claims: slices.Clone(c.GetClaims())}
 		switch c.GetRestartPolicy() {
 		case berthv1.ContainerRestartPolicy_CONTAINER_RESTART_POLICY_UNSPECIFIED:
@@ -244,6 +260,9 @@ func containers(p path, list string, in []*berthv1.Container, init bool, names m
 			mc.Ports = make([]model.ContainerPort, 0, len(c.GetPorts()))
 		}
 		psp := cp.field("ports")
+		if fe := overCap(psp, len(c.GetPorts()), MaxPorts); fe != nil {
+			return nil, fe
+		}
 		for j, cport := range c.GetPorts() {
 			pp := psp.index(j)
 			if fe := port(pp.field("container_port"), cport.GetContainerPort(), false); fe != nil {
@@ -372,6 +391,9 @@ func podLevelRequests(p path, in map[string]int64, out *model.Pod) *FieldError {
 // workloadSelectors converts the selectors of the pod's workloads; each
 // must select the pod itself, as its controller's and its Services' do.
 func workloadSelectors(p path, in []*berthv1.LabelSelector, podLabels map[string]string) ([]model.LabelSelector, *FieldError) {
+	if fe := overCap(p, len(in), MaxWorkloadSelectors); fe != nil {
+		return nil, fe
+	}
 	out := sized[model.LabelSelector](len(in))
 	for i, ws := range in {
 		wp := p.index(i)
@@ -448,6 +470,9 @@ func hostPortPath(p path, list string, i, j int) path {
 func tolerations(p path, in []*berthv1.Toleration) ([]model.Toleration, *FieldError) {
 	if len(in) == 0 {
 		return nil, nil
+	}
+	if fe := overCap(p, len(in), MaxTolerations); fe != nil {
+		return nil, fe
 	}
 	out := make([]model.Toleration, 0, len(in))
 	// The tolerations' seconds share one allocation.

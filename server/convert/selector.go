@@ -24,6 +24,9 @@ func labelSelector(p path, in *berthv1.LabelSelector) (*model.LabelSelector, *Fi
 	}
 	ops := labelSelectorOperators()
 	mp := p.field("match_expressions")
+	if fe := overCap(mp, len(in.GetMatchExpressions()), MaxRequirements); fe != nil {
+		return nil, fe
+	}
 	for i, r := range in.GetMatchExpressions() {
 		rp := mp.index(i)
 		if fe := qualifiedName(rp.field("key"), r.GetKey()); fe != nil {
@@ -34,6 +37,9 @@ func labelSelector(p path, in *berthv1.LabelSelector) (*model.LabelSelector, *Fi
 			return nil, fe
 		}
 		vp := rp.field("values")
+		if fe := overCap(vp, len(r.GetValues()), MaxValues); fe != nil {
+			return nil, fe
+		}
 		switch op {
 		case model.LabelSelectorOpIn, model.LabelSelectorOpNotIn:
 			if len(r.GetValues()) == 0 {
@@ -80,6 +86,9 @@ func nodeSelector(p path, in *berthv1.NodeSelector) (*model.NodeSelector, *Field
 	if len(in.GetNodeSelectorTerms()) == 0 {
 		return nil, tp.errorf("must have at least one term")
 	}
+	if fe := overCap(tp, len(in.GetNodeSelectorTerms()), MaxTerms); fe != nil {
+		return nil, fe
+	}
 	out := &model.NodeSelector{Terms: sized[model.NodeSelectorTerm](len(in.GetNodeSelectorTerms()))}
 	for i, t := range in.GetNodeSelectorTerms() {
 		term, fe := nodeSelectorTerm(tp.index(i), t)
@@ -97,6 +106,9 @@ func nodeSelectorTerm(p path, in *berthv1.NodeSelectorTerm) (model.NodeSelectorT
 		MatchFields:      sized[model.NodeSelectorRequirement](len(in.GetMatchFields())),
 	}
 	mp := p.field("match_expressions")
+	if fe := overCap(mp, len(in.GetMatchExpressions()), MaxRequirements); fe != nil {
+		return out, fe
+	}
 	for i, r := range in.GetMatchExpressions() {
 		req, fe := nodeSelectorRequirement(mp.index(i), r, false)
 		if fe != nil {
@@ -105,6 +117,9 @@ func nodeSelectorTerm(p path, in *berthv1.NodeSelectorTerm) (model.NodeSelectorT
 		out.MatchExpressions = append(out.MatchExpressions, req)
 	}
 	fp := p.field("match_fields")
+	if fe := overCap(fp, len(in.GetMatchFields()), MaxRequirements); fe != nil {
+		return out, fe
+	}
 	for i, r := range in.GetMatchFields() {
 		req, fe := nodeSelectorRequirement(fp.index(i), r, true)
 		if fe != nil {
@@ -116,8 +131,11 @@ func nodeSelectorTerm(p path, in *berthv1.NodeSelectorTerm) (model.NodeSelectorT
 }
 
 func nodeSelectorRequirement(p path, in *berthv1.NodeSelectorRequirement, field bool) (model.NodeSelectorRequirement, *FieldError) {
-	out := model.NodeSelectorRequirement{Key: in.GetKey(), Values: slices.Clone(in.GetValues())}
 	kp, vp := p.field("key"), p.field("values")
+	if fe := overCap(vp, len(in.GetValues()), MaxValues); fe != nil {
+		return model.NodeSelectorRequirement{}, fe
+	}
+	out := model.NodeSelectorRequirement{Key: in.GetKey(), Values: slices.Clone(in.GetValues())}
 	if field {
 		if in.GetKey() != model.NodeFieldName {
 			return out, kp.errorf("must be %q, the only node field, got %s", model.NodeFieldName, quote(in.GetKey()))

@@ -123,6 +123,9 @@ func firstMsg(p path, v string, msgs []string) *FieldError {
 // labels checks a label map: qualified keys, valid values. The first
 // problem in key order is reported.
 func labels(p path, m map[string]string) *FieldError {
+	if fe := overCap(p, len(m), MaxLabels); fe != nil {
+		return fe
+	}
 	valid := true
 	for k, v := range m {
 		valid = valid && isQualifiedName(k) && (v == "" || isNamePart(v))
@@ -151,9 +154,12 @@ var standardResources = []string{
 // resources checks a resource list: valid names, amounts from 0 to
 // model.MaxAmount.
 func resources(p path, m map[string]int64) *FieldError {
+	if fe := overCap(p, len(m), MaxResources); fe != nil {
+		return fe
+	}
 	valid := true
 	for k, v := range m {
-		valid = valid && v >= 0 && v <= model.MaxAmount && isQualifiedName(k) &&
+		valid = valid && v >= 0 && v <= model.MaxAmount && (k != model.ResourceCPU || v <= MaxCPU) && isQualifiedName(k) &&
 			(contains(standardResources, k) || strings.Contains(k, "/") || strings.HasPrefix(k, "hugepages-"))
 	}
 	if valid {
@@ -173,6 +179,9 @@ func resources(p path, m map[string]int64) *FieldError {
 		}
 		if m[k] > model.MaxAmount {
 			return kp.errorf("must be at most %d (2^62), got %d", model.MaxAmount, m[k])
+		}
+		if k == model.ResourceCPU && m[k] > MaxCPU {
+			return kp.errorf("must be at most %d millicores (2^40, about a billion cores), got %d", MaxCPU, m[k])
 		}
 	}
 	return nil

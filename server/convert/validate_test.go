@@ -67,9 +67,9 @@ func TestObjectValidation(t *testing.T) {
 		// Amounts and their sums stay within 2^62, so nothing wraps around.
 		{name: "request above 2^62", obj: podObject(func(p *berthv1.Pod) { p.Containers[0].Requests["cpu"] = math.MaxInt64 }), wantPath: "pod.containers[0].requests[cpu]", wantMsg: "at most 4611686018427387904"},
 		{name: "container requests overflow", obj: podObject(func(p *berthv1.Pod) {
-			p.Containers[0].Requests["cpu"] = 1 << 62
-			p.Containers[1].Requests["cpu"] = 1
-		}), wantPath: "pod.containers[1].requests[cpu]", wantMsg: "add up to more than"},
+			p.Containers[0].Requests["memory"] = 1 << 62
+			p.Containers[1].Requests["memory"] = 1
+		}), wantPath: "pod.containers[1].requests[memory]", wantMsg: "add up to more than"},
 		{name: "init container tips the sum over", obj: podObject(func(p *berthv1.Pod) {
 			p.Containers[0].Requests["memory"] = 1 << 61
 			p.Containers[1].Requests["memory"] = 1 << 60

@@ -113,6 +113,9 @@ type Config struct {
 	// Replica, if set, is the etcd group's replica this daemon leads for
 	// (server/replica): AdminService.ServerInfo reports its role.
 	Replica adminsvc.Replica
+	// Simulation bounds AdminService.Simulate; nil means
+	// adminsvc.DefaultSimulationLimits().
+	Simulation *adminsvc.SimulationLimits
 }
 
 // Daemon is berthd assembled. Serve it once.
@@ -362,6 +365,7 @@ func (d *Daemon) openServer(cl cluster, outcomes *ledger.Outcomes, reg runtime.R
 	admin := adminsvc.New(d.sched.View(), adminsvc.Options{
 		Config: cfg.Scheduler, Registry: reg, Revisions: revisions{d.ledger, d.log},
 		Attempts: attempts, Logger: cfg.Logger, Version: cfg.Version, Startup: d, Replica: cfg.Replica,
+		Simulation: cfg.Simulation, Stopping: d.stopping,
 	})
 	var dash http.Handler
 	if cfg.Dashboard {

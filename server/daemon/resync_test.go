@@ -140,8 +140,8 @@ func TestInvalidObjectsRefusedRestLands(t *testing.T) {
 	}
 	wraps := podWire("wraps", 0)
 	wraps.Containers = []*berthv1.Container{
-		{Name: "a", Requests: map[string]int64{"cpu": 1 << 62}},
-		{Name: "b", Requests: map[string]int64{"cpu": 1 << 62}},
+		{Name: "a", Requests: map[string]int64{"memory": 1 << 62}},
+		{Name: "b", Requests: map[string]int64{"memory": 1 << 62}},
 	}
 	noUID := podWire("no-uid", 100)
 	noUID.Uid = ""
@@ -162,7 +162,7 @@ func TestInvalidObjectsRefusedRestLands(t *testing.T) {
 	want := []refusal{
 		{1, inv, "node.allocatable[cpu]"},
 		{2, inv, "pod.containers[0].requests[cpu]"},
-		{4, inv, "pod.containers[1].requests[cpu]"},
+		{4, inv, "pod.containers[1].requests[memory]"},
 		{5, inv, "pod.uid"},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) || ack.GetApplied() != 2 {

@@ -43,6 +43,10 @@ var (
 	// ErrNotConfigured: this server was built without what the RPC needs.
 	// UNIMPLEMENTED.
 	ErrNotConfigured = errors.New("not configured on this server")
+	// ErrLimit: the request or its work goes beyond one of berthd's
+	// configured limits (a simulation's pods, attempts, response size,
+	// time or concurrency). RESOURCE_EXHAUSTED.
+	ErrLimit = errors.New("beyond a configured limit")
 )
 
 // NotLeaderError: this berthd replica is not the leader of its etcd-backed
@@ -132,7 +136,7 @@ func match(err error) (code codes.Code, kindField, reason string) {
 		return codes.FailedPrecondition, "node_name", reason
 	case errors.Is(err, scheduler.ErrNotFound):
 		return codes.NotFound, "", reason
-	case errors.Is(err, disruption.ErrBudgetExhausted):
+	case errors.Is(err, disruption.ErrBudgetExhausted), errors.Is(err, ErrLimit):
 		return codes.ResourceExhausted, "", reason
 	case errors.Is(err, disruption.ErrMultipleBudgets), errors.Is(err, decisionlog.ErrAlreadyEvicted):
 		return codes.FailedPrecondition, "", reason

@@ -175,6 +175,9 @@ func (s *Service) ListNodePods(_ context.Context, req *berthv1.ListNodePodsReque
 	if req.GetNode() == "" {
 		return nil, errmap.Status(errmap.Field("node", fmt.Errorf("required: %w", scheduler.ErrInvalid)))
 	}
+	if err := convert.CheckName("node", req.GetNode(), true); err != nil {
+		return nil, errmap.Status(err)
+	}
 	var pods []*model.Pod
 	for _, p := range s.cluster.Pods() {
 		if p.NodeName == req.GetNode() {

@@ -204,8 +204,9 @@ func (s *Service) applySync(ctx context.Context, req *berthv1.SyncRequest, rs *r
 	if req.GetResync() == berthv1.Resync_RESYNC_BEGIN {
 		rs.begin(req.GetResyncKinds(), s.seq)
 	}
+	checks := newRequestCheck()
 	for i, m := range req.GetMutations() {
-		if e := s.applyMutationLocked(ctx, i, m); e != nil {
+		if e := s.applyMutationLocked(ctx, i, m, checks); e != nil {
 			resp.Errors = append(resp.Errors, e)
 		} else {
 			resp.Applied++
@@ -222,9 +223,12 @@ func (s *Service) applySync(ctx context.Context, req *berthv1.SyncRequest, rs *r
 
 // applyMutationLocked applies one mutation of a Sync request; it returns
 // the mutation's error, nil when it took effect.
-func (s *Service) applyMutationLocked(ctx context.Context, i int, m *berthv1.Mutation) *berthv1.ObjectError {
+func (s *Service) applyMutationLocked(ctx context.Context, i int, m *berthv1.Mutation, checks *requestCheck) *berthv1.ObjectError {
 	switch op := m.GetOp().(type) {
 	case *berthv1.Mutation_Upsert:
+		if err := checks.check(i, op.Upsert); err != nil {
+			return errmap.ObjectError(i, convert.ObjectRefOf(op.Upsert), err)
+		}
 		if err := s.upsertLocked(ctx, op.Upsert); err != nil {
 			return errmap.ObjectError(i, convert.ObjectRefOf(op.Upsert), err)
 		}
@@ -247,8 +251,13 @@ func (s *Service) Apply(ctx context.Context, req *berthv1.ApplyRequest) (*berthv
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.cluster.StartBatch()(ctx)
+	checks := newRequestCheck()
 	for i, o := range req.GetObjects() {
-		if err := s.upsertLocked(ctx, o); err != nil {
+		err := checks.check(i, o)
+		if err == nil {
+			err = s.upsertLocked(ctx, o)
+		}
+		if err != nil {
 			resp.Errors = append(resp.Errors, errmap.ObjectError(i, convert.ObjectRefOf(o), err))
 		} else {
 			resp.Applied++

@@ -552,7 +552,7 @@ func TestPodGroups(t *testing.T) {
 		{Index: 3, Ref: &berthv1.ObjectRef{Kind: kindGroup, Namespace: "default", Name: "a"}, Code: berthv1.ErrorCode_ERROR_CODE_FAILED_PRECONDITION,
 			FieldPath: "pod_group.min_count", Message: "pod group default/a: min_count is 2, cannot change to 3: a pod group's spec is immutable (delete the group and create it again)"},
 		{Index: 4, Ref: &berthv1.ObjectRef{Kind: kindGroup, Namespace: "default", Name: "d"}, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT,
-			FieldPath: "pod_group.min_count", Message: "must be at least 1, got 0"},
+			FieldPath: "pod_group.min_count", Message: "must be between 1 and 150000, got 0"},
 	}
 	if diff := cmp.Diff(wantErrs, resp.GetErrors(), protocmp.Transform()); diff != "" || resp.GetApplied() != 3 {
 		t.Errorf("upserts: applied %d, errors (-want +got):\n%s", resp.GetApplied(), diff)

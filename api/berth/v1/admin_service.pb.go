@@ -727,6 +727,10 @@ type SimulateRequest struct {
 	// When set, the profile used for every pod, whatever its own
 	// scheduler_name says.
 	SchedulerName string `protobuf:"bytes,4,opt,name=scheduler_name,json=schedulerName,proto3" json:"scheduler_name,omitempty"`
+	// When set, each attempt leaves out its per-node detail
+	// (SimulateAttempt.nodes and top_nodes): the response stays small however
+	// many nodes the cluster has. Every other field of an attempt is sent.
+	Summary       bool `protobuf:"varint,5,opt,name=summary,proto3" json:"summary,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -787,6 +791,13 @@ func (x *SimulateRequest) GetSchedulerName() string {
 		return x.SchedulerName
 	}
 	return ""
+}
+
+func (x *SimulateRequest) GetSummary() bool {
+	if x != nil {
+		return x.Summary
+	}
+	return false
 }
 
 // SimulateResponse is the response of AdminService.Simulate.
@@ -2520,12 +2531,13 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\vallocatable\x18\x04 \x01(\x03R\vallocatable\"A\n" +
 	"\x11NodeDeviceReasons\x12\x12\n" +
 	"\x04node\x18\x01 \x01(\tR\x04node\x12\x18\n" +
-	"\areasons\x18\x02 \x03(\tR\areasons\"\xd2\x01\n" +
+	"\areasons\x18\x02 \x03(\tR\areasons\"\xec\x01\n" +
 	"\x0fSimulateRequest\x125\n" +
 	"\rcluster_delta\x18\x01 \x03(\v2\x10.berth.v1.ObjectR\fclusterDelta\x12>\n" +
 	"\x10cluster_removals\x18\x02 \x03(\v2\x13.berth.v1.ObjectRefR\x0fclusterRemovals\x12!\n" +
 	"\x04pods\x18\x03 \x03(\v2\r.berth.v1.PodR\x04pods\x12%\n" +
-	"\x0escheduler_name\x18\x04 \x01(\tR\rschedulerName\"I\n" +
+	"\x0escheduler_name\x18\x04 \x01(\tR\rschedulerName\x12\x18\n" +
+	"\asummary\x18\x05 \x01(\bR\asummary\"I\n" +
 	"\x10SimulateResponse\x125\n" +
 	"\battempts\x18\x01 \x03(\v2\x19.berth.v1.SimulateAttemptR\battempts\"\xef\x03\n" +
 	"\x0fSimulateAttempt\x12\"\n" +

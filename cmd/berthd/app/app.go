@@ -19,6 +19,7 @@ import (
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/features"
 	"github.com/berthsched/berth/server"
+	"github.com/berthsched/berth/server/adminsvc"
 	"github.com/berthsched/berth/server/auth"
 	"github.com/berthsched/berth/server/daemon"
 	"github.com/berthsched/berth/server/intake"
@@ -73,6 +74,8 @@ type options struct {
 	store     string
 	etcd      etcdOptions
 	advertise string
+	// simulation bounds AdminService.Simulate (--simulate-*).
+	simulation adminsvc.SimulationLimits
 }
 
 func defaultOptions() options {
@@ -92,6 +95,7 @@ func defaultOptions() options {
 		limits:                intake.DefaultLimits(),
 		store:                 storeBbolt,
 		etcd:                  defaultEtcdOptions(),
+		simulation:            adminsvc.DefaultSimulationLimits(),
 	}
 }
 
@@ -145,6 +149,9 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 		return options{}, usageErrorf("--shutdown-timeout must not be negative")
 	case o.initialSync < 0:
 		return options{}, usageErrorf("--initial-sync-timeout must not be negative")
+	case o.simulation.MaxObjects < 0 || o.simulation.MaxPods < 0 || o.simulation.MaxAttempts < 0 ||
+		o.simulation.MaxResponseBytes < 0 || o.simulation.Timeout < 0 || o.simulation.Concurrency < 0:
+		return options{}, usageErrorf("--simulate-max-objects, --simulate-max-pods, --simulate-max-attempts, --simulate-max-response-bytes, --simulate-timeout and --simulate-concurrency must not be negative")
 	case o.limits.Streams < 0 || o.limits.ConnRequestBytes < 0 || o.limits.RequestBytes < 0:
 		return options{}, usageErrorf("--max-streams, --max-request-bytes and --max-request-bytes-per-conn must not be negative")
 	case o.limits.ConnStreams == 0:
@@ -200,6 +207,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, with ...O
 		Dashboard:            opts.dashboard && opts.metricsListen != "",
 		Version:              version.Get().String(),
 		IgnoreNodeConditions: !opts.taintNodesByCondition,
+		Simulation:           &opts.simulation,
 		MetricsAuth:          opts.metricsAuth == metricsAuthToken,
 	}
 	pressure, err := opts.pressure.Parse()

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/berthsched/berth/server/adminsvc"
 	"github.com/berthsched/berth/server/auth"
 	"github.com/berthsched/berth/server/daemon"
 	"github.com/berthsched/berth/server/intake"
@@ -44,6 +45,7 @@ func TestParseFlags(t *testing.T) {
 		limits:          intake.DefaultLimits(),
 		store:           storeBbolt,
 		etcd:            defaultEtcdOptions(),
+		simulation:      adminsvc.DefaultSimulationLimits(),
 
 		taintNodesByCondition: true,
 	}
@@ -59,8 +61,19 @@ func TestParseFlags(t *testing.T) {
 			args: []string{"--listen", "unix:///run/berth.sock", "--metrics-listen=", "--data-dir", "/var/lib/berth", "--log-level", "debug", "--shutdown-timeout", "3s", "--dashboard=false", "--taint-nodes-by-condition=false"},
 			want: options{listen: "unix:///run/berth.sock", dataDir: "/var/lib/berth", logLevel: slog.LevelDebug, shutdownTimeout: 3 * time.Second,
 				retainDecisions: 1_000_000, maxMutations: 10_000, initialSync: 5 * time.Second, gcPercent: daemon.DefaultGCPercent,
-				limits: intake.DefaultLimits(), store: storeBbolt, etcd: defaultEtcdOptions(), metricsAuth: metricsAuthNone},
+				limits: intake.DefaultLimits(), store: storeBbolt, etcd: defaultEtcdOptions(), metricsAuth: metricsAuthNone, simulation: adminsvc.DefaultSimulationLimits()},
 		},
+		{
+			name: "simulation limits",
+			args: []string{"--simulate-max-objects", "1", "--simulate-max-pods", "2", "--simulate-max-attempts", "3",
+				"--simulate-max-response-bytes", "4", "--simulate-timeout", "5s", "--simulate-concurrency", "0"},
+			want: func() options {
+				o := defaults
+				o.simulation = adminsvc.SimulationLimits{MaxObjects: 1, MaxPods: 2, MaxAttempts: 3, MaxResponseBytes: 4, Timeout: 5 * time.Second}
+				return o
+			}(),
+		},
+		{name: "negative simulation timeout", args: []string{"--simulate-timeout", "-1s"}, wantErr: true},
 		{
 			name: "collector target",
 			args: []string{"--gc-percent", "150"},

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/berthsched/berth/core/pressure"
+	"github.com/berthsched/berth/server/adminsvc"
 	"github.com/berthsched/berth/server/auth"
 	"github.com/berthsched/berth/server/intake"
 	"github.com/berthsched/berth/server/pressuresvc"
@@ -54,6 +55,12 @@ maxStreamsPerConn: 64
 maxStreams: 1000
 maxRequestBytesPerConn: 33554432
 maxRequestBytes: 268435456
+simulateMaxObjects: 100
+simulateMaxPods: 50
+simulateMaxAttempts: 200
+simulateMaxResponseBytes: 1048576
+simulateTimeout: 5s
+simulateConcurrency: 2
 `
 
 func TestConfigFile(t *testing.T) {
@@ -70,6 +77,8 @@ func TestConfigFile(t *testing.T) {
 		limits: intake.Limits{ConnStreams: 64, Streams: 1000, ConnRequestBytes: 32 << 20, RequestBytes: 256 << 20},
 		store:  storeBbolt,
 		etcd:   defaultEtcdOptions(),
+		simulation: adminsvc.SimulationLimits{MaxObjects: 100, MaxPods: 50, MaxAttempts: 200, MaxResponseBytes: 1 << 20,
+			Timeout: 5 * time.Second, Concurrency: 2},
 	}
 	tests := []struct {
 		name    string
@@ -113,6 +122,7 @@ func TestConfigFile(t *testing.T) {
 		{name: "not a mapping", content: "- listen\n", wantErr: "cannot unmarshal"},
 		{name: "invalid once merged", content: "tls:\n  key: k.pem\n", wantErr: "--tls-cert and --tls-key go together"},
 		{name: "negative", content: "maxBatchObjects: -1\n", wantErr: "--max-batch-objects must not be negative"},
+		{name: "negative simulation limit", content: "simulateMaxPods: -1\n", wantErr: "--simulate-max-pods"},
 		{name: "eviction settings", content: "evictionHard: {memory.available: 200Mi}\nevictionSoft: {nodefs.available: 20%}\nevictionSoftGracePeriod: {nodefs.available: 1m}\nevictionMaxPodGracePeriod: 30\nevictionStatsMaxAge: 2m\nevictionPools:\n- nodeSelector: pool=batch\n  evictionHard: {memory.available: 1Gi}\n",
 			want: func(path string) options {
 				o := defaultOptions()

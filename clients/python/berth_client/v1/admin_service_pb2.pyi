@@ -428,16 +428,18 @@ class SimulateClaim(_message.Message):
     def __init__(self, entry: _Optional[str] = ..., claim: _Optional[str] = ..., devices: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SimulateRequest(_message.Message):
-    __slots__ = ["cluster_delta", "cluster_removals", "pods", "scheduler_name"]
+    __slots__ = ["cluster_delta", "cluster_removals", "pods", "scheduler_name", "summary"]
     CLUSTER_DELTA_FIELD_NUMBER: _ClassVar[int]
     CLUSTER_REMOVALS_FIELD_NUMBER: _ClassVar[int]
     PODS_FIELD_NUMBER: _ClassVar[int]
     SCHEDULER_NAME_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
     cluster_delta: _containers.RepeatedCompositeFieldContainer[_object_pb2.Object]
     cluster_removals: _containers.RepeatedCompositeFieldContainer[_object_pb2.ObjectRef]
     pods: _containers.RepeatedCompositeFieldContainer[_pod_pb2.Pod]
     scheduler_name: str
-    def __init__(self, cluster_delta: _Optional[_Iterable[_Union[_object_pb2.Object, _Mapping]]] = ..., cluster_removals: _Optional[_Iterable[_Union[_object_pb2.ObjectRef, _Mapping]]] = ..., pods: _Optional[_Iterable[_Union[_pod_pb2.Pod, _Mapping]]] = ..., scheduler_name: _Optional[str] = ...) -> None: ...
+    summary: bool
+    def __init__(self, cluster_delta: _Optional[_Iterable[_Union[_object_pb2.Object, _Mapping]]] = ..., cluster_removals: _Optional[_Iterable[_Union[_object_pb2.ObjectRef, _Mapping]]] = ..., pods: _Optional[_Iterable[_Union[_pod_pb2.Pod, _Mapping]]] = ..., scheduler_name: _Optional[str] = ..., summary: bool = ...) -> None: ...
 
 class SimulateResponse(_message.Message):
     __slots__ = ["attempts"]

@@ -139,6 +139,18 @@ class AdminServiceServicer(object):
         "pods[2].containers[0].name";
         - FAILED_PRECONDITION: scheduler_name names no profile Berth runs, or
         a pod of cluster_delta names an unknown PriorityClass;
+        - RESOURCE_EXHAUSTED: the request or its work goes beyond one of
+        berthd's simulation limits: more cluster_delta plus
+        cluster_removals entries or more pods than allowed, more attempts,
+        a response larger than allowed (ask again with summary set, or
+        fewer pods), or a run longer than allowed (a call beyond the
+        simulations allowed at once waits for one to end, within its own
+        deadline). The message names the limit and the berthd flag
+        raising it; the status carries a google.rpc.ErrorInfo of reason
+        SIMULATION_LIMIT whose metadata "limit" is the flag's name and
+        "value" its setting;
+        - UNAVAILABLE: berthd is shutting down (a simulation in flight is
+        stopped);
         - UNIMPLEMENTED: this berthd was built without a plugin registry to
         simulate with (berthd itself always has one).
         """

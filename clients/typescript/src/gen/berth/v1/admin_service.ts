@@ -435,6 +435,12 @@ export interface SimulateRequest {
    * scheduler_name says.
    */
   schedulerName: string;
+  /**
+   * When set, each attempt leaves out its per-node detail
+   * (SimulateAttempt.nodes and top_nodes): the response stays small however
+   * many nodes the cluster has. Every other field of an attempt is sent.
+   */
+  summary: boolean;
 }
 
 /** SimulateResponse is the response of AdminService.Simulate. */
@@ -1808,7 +1814,7 @@ export const NodeDeviceReasons: MessageFns<NodeDeviceReasons> = {
 };
 
 function createBaseSimulateRequest(): SimulateRequest {
-  return { clusterDelta: [], clusterRemovals: [], pods: [], schedulerName: "" };
+  return { clusterDelta: [], clusterRemovals: [], pods: [], schedulerName: "", summary: false };
 }
 
 export const SimulateRequest: MessageFns<SimulateRequest> = {
@@ -1824,6 +1830,9 @@ export const SimulateRequest: MessageFns<SimulateRequest> = {
     }
     if (message.schedulerName !== "") {
       writer.uint32(34).string(message.schedulerName);
+    }
+    if (message.summary !== false) {
+      writer.uint32(40).bool(message.summary);
     }
     return writer;
   },
@@ -1873,6 +1882,14 @@ export const SimulateRequest: MessageFns<SimulateRequest> = {
             message.schedulerName = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.summary = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1903,6 +1920,7 @@ export const SimulateRequest: MessageFns<SimulateRequest> = {
         : isSet(object.scheduler_name)
         ? globalThis.String(object.scheduler_name)
         : "",
+      summary: isSet(object.summary) ? globalThis.Boolean(object.summary) : false,
     };
   },
 
@@ -1920,6 +1938,9 @@ export const SimulateRequest: MessageFns<SimulateRequest> = {
     if (message.schedulerName !== "") {
       obj.schedulerName = message.schedulerName;
     }
+    if (message.summary !== false) {
+      obj.summary = message.summary;
+    }
     return obj;
   },
 
@@ -1932,6 +1953,7 @@ export const SimulateRequest: MessageFns<SimulateRequest> = {
     message.clusterRemovals = object.clusterRemovals?.map((e) => ObjectRef.fromPartial(e)) || [];
     message.pods = object.pods?.map((e) => Pod.fromPartial(e)) || [];
     message.schedulerName = object.schedulerName ?? "";
+    message.summary = object.summary ?? false;
     return message;
   },
 };
@@ -5598,6 +5620,18 @@ export const AdminServiceService = {
    *     "pods[2].containers[0].name";
    *   - FAILED_PRECONDITION: scheduler_name names no profile Berth runs, or
    *     a pod of cluster_delta names an unknown PriorityClass;
+   *   - RESOURCE_EXHAUSTED: the request or its work goes beyond one of
+   *     berthd's simulation limits: more cluster_delta plus
+   *     cluster_removals entries or more pods than allowed, more attempts,
+   *     a response larger than allowed (ask again with summary set, or
+   *     fewer pods), or a run longer than allowed (a call beyond the
+   *     simulations allowed at once waits for one to end, within its own
+   *     deadline). The message names the limit and the berthd flag
+   *     raising it; the status carries a google.rpc.ErrorInfo of reason
+   *     SIMULATION_LIMIT whose metadata "limit" is the flag's name and
+   *     "value" its setting;
+   *   - UNAVAILABLE: berthd is shutting down (a simulation in flight is
+   *     stopped);
    *   - UNIMPLEMENTED: this berthd was built without a plugin registry to
    *     simulate with (berthd itself always has one).
    */
@@ -5792,6 +5826,18 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    *     "pods[2].containers[0].name";
    *   - FAILED_PRECONDITION: scheduler_name names no profile Berth runs, or
    *     a pod of cluster_delta names an unknown PriorityClass;
+   *   - RESOURCE_EXHAUSTED: the request or its work goes beyond one of
+   *     berthd's simulation limits: more cluster_delta plus
+   *     cluster_removals entries or more pods than allowed, more attempts,
+   *     a response larger than allowed (ask again with summary set, or
+   *     fewer pods), or a run longer than allowed (a call beyond the
+   *     simulations allowed at once waits for one to end, within its own
+   *     deadline). The message names the limit and the berthd flag
+   *     raising it; the status carries a google.rpc.ErrorInfo of reason
+   *     SIMULATION_LIMIT whose metadata "limit" is the flag's name and
+   *     "value" its setting;
+   *   - UNAVAILABLE: berthd is shutting down (a simulation in flight is
+   *     stopped);
    *   - UNIMPLEMENTED: this berthd was built without a plugin registry to
    *     simulate with (berthd itself always has one).
    */
@@ -5932,6 +5978,18 @@ export interface AdminServiceClient extends Client {
    *     "pods[2].containers[0].name";
    *   - FAILED_PRECONDITION: scheduler_name names no profile Berth runs, or
    *     a pod of cluster_delta names an unknown PriorityClass;
+   *   - RESOURCE_EXHAUSTED: the request or its work goes beyond one of
+   *     berthd's simulation limits: more cluster_delta plus
+   *     cluster_removals entries or more pods than allowed, more attempts,
+   *     a response larger than allowed (ask again with summary set, or
+   *     fewer pods), or a run longer than allowed (a call beyond the
+   *     simulations allowed at once waits for one to end, within its own
+   *     deadline). The message names the limit and the berthd flag
+   *     raising it; the status carries a google.rpc.ErrorInfo of reason
+   *     SIMULATION_LIMIT whose metadata "limit" is the flag's name and
+   *     "value" its setting;
+   *   - UNAVAILABLE: berthd is shutting down (a simulation in flight is
+   *     stopped);
    *   - UNIMPLEMENTED: this berthd was built without a plugin registry to
    *     simulate with (berthd itself always has one).
    */
