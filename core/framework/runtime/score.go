@@ -141,7 +141,9 @@ func (f *Framework) scoreNodes(ctx context.Context, state *framework.CycleState,
 				return
 			}
 			raw[p][n] = framework.NodeScore{Name: name, Score: s}
-			if e != nil {
+			// Only node-local scores are remembered, and only they have a
+			// slot: a later plugin past MemoScoreSlots is not local.
+			if e != nil && step.local {
 				e.Scores[step.index] = s
 				e.ScoreDone |= 1 << step.index
 			}
