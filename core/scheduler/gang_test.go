@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/features"
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/gang"
 	"github.com/berthsched/berth/core/model"
 	mt "github.com/berthsched/berth/core/model/modeltest"
