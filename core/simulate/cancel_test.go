@@ -11,6 +11,7 @@ import (
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/plugins/nodename"
+	"github.com/berthsched/berth/core/plugins/registry"
 )
 
 // cancellingFilter stands in for NodeName: it counts the nodes it filters
@@ -61,7 +62,7 @@ func TestScheduleEachStops(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(context.Background())
 			defer cancel(nil)
 			filtered := 0
-			reg := inTreeRegistry()
+			reg := registry.InTree()
 			reg[nodename.Name] = func(context.Context, json.RawMessage, framework.Handle) (framework.Plugin, error) {
 				return &cancellingFilter{stopAt: tc.stopAt, cancel: cancel, filtered: &filtered}, nil
 			}

@@ -183,7 +183,7 @@ func (r fileReader) set(s setting, v any) error {
 			parts = append(parts, fmt.Sprintf("%s=%t", k, gates[k]))
 		}
 		*field.(*string) = strings.Join(parts, ",")
-	default:
+	case asIs:
 		if d, isDuration := field.(*time.Duration); isDuration {
 			var dv duration
 			if err := json.Unmarshal(b, &dv); err != nil {
@@ -198,6 +198,8 @@ func (r fileReader) set(s setting, v any) error {
 			return err
 		}
 		reflect.ValueOf(field).Elem().Set(fresh.Elem())
+	default:
+		return fmt.Errorf("form %d has no reader here", s.form)
 	}
 	return nil
 }
