@@ -63,7 +63,8 @@ type sourcedObject struct {
 }
 
 // readObjects reads the -f files into objects with their origins; the
-// documents that do not count are reported on standard error.
+// documents that do not count, and those written in an outdated API, are
+// reported on standard error.
 func (a *app) readObjects(files []string, withImpliedNamespaces bool) ([]sourcedObject, *manifest.Cluster, error) {
 	paths, err := manifestPaths(files)
 	if err != nil {
@@ -78,6 +79,7 @@ func (a *app) readObjects(files []string, withImpliedNamespaces bool) ([]sourced
 		return nil, nil, err
 	}
 	reportIgnored(a.err, c)
+	reportWarnings(a.err, c)
 	objs := clusterObjects(c, true)
 	if !withImpliedNamespaces {
 		objs = explicitNamespaces(objs, c)

@@ -43,5 +43,8 @@
 // integers as numbers.
 //
 // Errors are printed on standard error as "berthctl: ..." in words meant
-// for people; results go to standard output.
+// for people; results go to standard output. Manifest documents skipped
+// or written in an outdated API (1.36's PodGroup spelling) are noted on
+// standard error too ("berthctl: ignored: ...", "berthctl: warning:
+// ..."), so a trace on standard output is the same either way.
 package main

@@ -116,7 +116,8 @@ func realServices(t *testing.T) (*scheduler.Scheduler, string) {
 }
 
 // berthctl apply sends the pod groups of kube's and scheduler-plugins'
-// manifests; explain shows a member waiting for its group.
+// manifests, warning of 1.36's spelling; explain shows a member waiting
+// for its group.
 func TestApplyPodGroups(t *testing.T) {
 	sched, addr := realServices(t)
 	file := filepath.Join(t.TempDir(), "groups.yaml")
@@ -138,6 +139,10 @@ spec: {containers: [{name: c}]}
 	got := berthctl(t, nil, "", "--server", addr, "apply", "-f", file)
 	if got.code != exitOK || got.stdout != "3 applied\n" {
 		t.Fatalf("apply: %+v", got)
+	}
+	// 1.36's spelling is applied, with a warning naming 1.37's.
+	if want := "berthctl: warning: " + file + ": document 1 (PodGroup default/train): scheduling.k8s.io/v1alpha2 PodGroup is Kubernetes 1.36's spelling, removed in 1.37: write scheduling.k8s.io/v1beta1"; !strings.HasPrefix(got.stderr, want) || strings.Count(got.stderr, "\n") != 1 {
+		t.Errorf("apply stderr %q, want one line starting %q", got.stderr, want)
 	}
 	if gs := sched.PodGroups(); len(gs) != 1 || gs[0].Key() != "default/train" || gs[0].MinCount != 2 {
 		t.Errorf("groups held: %v", gs)

@@ -107,6 +107,7 @@ func (a *app) simulate(cmd *cobra.Command, o *simulateOptions) error {
 		return err
 	}
 	reportIgnored(a.err, c)
+	reportWarnings(a.err, c)
 	var lines []simulate.Line
 	if remote {
 		lines, err = a.simulateInBerthd(cmd.Context(), c)

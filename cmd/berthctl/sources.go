@@ -112,6 +112,14 @@ func reportIgnored(w io.Writer, c *manifest.Cluster) {
 	}
 }
 
+// reportWarnings says on w which documents were read but are outdated
+// (1.36's scheduling.k8s.io/v1alpha2 PodGroup spelling).
+func reportWarnings(w io.Writer, c *manifest.Cluster) {
+	for _, warn := range c.Warnings {
+		fmt.Fprintf(w, "berthctl: warning: %s\n", warn)
+	}
+}
+
 // manifestError makes a manifest problem an operation failure (exit 1).
 func manifestError(err error) error {
 	if err == nil {

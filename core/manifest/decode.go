@@ -49,6 +49,10 @@ type Cluster struct {
 	// Secrets, Services selecting no pod, ...), so callers can say what was
 	// skipped.
 	Ignored []Ignored
+	// Warnings are documents read as written that should be written
+	// otherwise (1.36's scheduling.k8s.io/v1alpha2 PodGroup spelling), for
+	// callers to pass on.
+	Warnings []Warning
 	// Origins tells where each object was written, by pointer (*model.Node,
 	// *model.Pod, *model.Namespace, *model.PriorityClass,
 	// *model.PodDisruptionBudget). A pod made from a workload comes from the
@@ -79,6 +83,15 @@ type Ignored struct {
 }
 
 func (i Ignored) String() string { return fmt.Sprintf("%s (%s): %s", i.Location, i.Object, i.Reason) }
+
+// Warning is a document (or List item) that was read but is outdated.
+type Warning struct {
+	Location
+	Object  string // "PodGroup ml/train"
+	Message string
+}
+
+func (w Warning) String() string { return fmt.Sprintf("%s (%s): %s", w.Location, w.Object, w.Message) }
 
 // Error locates a problem in a manifest.
 type Error struct {
@@ -309,6 +322,7 @@ func (b *builder) addDocument(at Location, raw []byte) error {
 		}
 		return decodeError(e, json, err)
 	}
+	b.warnOutdated(e, tm)
 	return b.addEntry(e, obj)
 }
 
@@ -347,6 +361,7 @@ func (b *builder) addEntry(e *entry, obj runtime.Object) error {
 			}
 			return decodeError(ie, item.Raw, err)
 		}
+		b.warnOutdated(ie, tm)
 		if err := b.addEntry(ie, inner); err != nil {
 			return err
 		}
@@ -386,6 +401,20 @@ func (b *builder) ignore(e *entry, reason string) {
 		object = e.prefix + " " + object
 	}
 	b.cluster.Ignored = append(b.cluster.Ignored, Ignored{Location: e.at, Object: object, Reason: reason})
+}
+
+// warnOutdated records a warning for a document written in an API version
+// Kubernetes no longer serves but Berth still reads.
+func (b *builder) warnOutdated(e *entry, tm typeMeta) {
+	msg := outdatedAPI(tm.APIVersion, tm.Kind)
+	if msg == "" {
+		return
+	}
+	object := e.object
+	if e.prefix != "" {
+		object = e.prefix + " " + object
+	}
+	b.cluster.Warnings = append(b.cluster.Warnings, Warning{Location: e.at, Object: object, Message: msg})
 }
 
 // exampleAPIVersion suggests the apiVersion of a kind in messages.

@@ -8,7 +8,10 @@
 // most one) is kept raw, with its location, for the config package.
 // Documents of kinds that do not affect scheduling (ConfigMap, Secret,
 // ...), Services selecting no pod, suspended Jobs and Deployments whose
-// ReplicaSet is given are listed in Cluster.Ignored.
+// ReplicaSet is given are listed in Cluster.Ignored. Documents still read
+// but written in an API Kubernetes no longer serves (1.36's
+// scheduling.k8s.io/v1alpha2 PodGroup and Workload) are listed in
+// Cluster.Warnings, each naming the version to write instead.
 //
 // Objects are decoded with the real Kubernetes API types and then given the
 // defaults and checks the API server would apply (container requests from

@@ -126,6 +126,30 @@ const (
 	schedulingV1alpha3 = "scheduling.k8s.io/v1alpha3"
 )
 
+// schedulingV1alpha2 is kube 1.36's spelling of PodGroup and Workload,
+// removed in 1.37; Berth still reads it, with a warning.
+const schedulingV1alpha2 = "scheduling.k8s.io/v1alpha2"
+
+// outdatedAPI is the warning for a kind written in an API version kube no
+// longer serves, "" when the version is current.
+func outdatedAPI(apiVersion, kind string) string {
+	if apiVersion != schedulingV1alpha2 {
+		return ""
+	}
+	var changed string
+	switch kind {
+	case "PodGroup":
+		changed = "spec.workloadRef {workloadName, templateName} instead of spec.podGroupTemplateRef.workload, " +
+			"spec.disruptionMode {single: {}} | {all: {}} instead of Pod | PodGroup"
+	case "Workload":
+		changed = "a template's disruptionMode {single: {}} | {all: {}} instead of Pod | PodGroup"
+	default:
+		return ""
+	}
+	return fmt.Sprintf("%s %s is Kubernetes 1.36's spelling, removed in 1.37: write %s (%s)",
+		schedulingV1alpha2, kind, schedulingV1beta1, changed)
+}
+
 // fromV1beta1 rewrites a kube 1.37 PodGroup or Workload (v1beta1, or
 // v1alpha3 which has their shape) in 1.36's v1alpha2 spelling, the one
 // the builder reads: workloadRef {workloadName, templateName} becomes
@@ -143,7 +167,7 @@ func fromV1beta1(kind string, jsonDoc []byte) ([]byte, string, error) {
 	if err := json.Unmarshal(jsonDoc, &doc); err != nil {
 		return nil, "", err
 	}
-	doc["apiVersion"] = "scheduling.k8s.io/v1alpha2"
+	doc["apiVersion"] = schedulingV1alpha2
 	spec, _ := doc["spec"].(map[string]any)
 	if spec == nil {
 		return nil, "spec", errors.New("required")
