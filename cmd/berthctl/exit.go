@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -93,6 +94,10 @@ func rpcError(ctx context.Context, err error, server, what string) error {
 	case codes.Unimplemented:
 		return &exitError{code: exitFailed, err: fmt.Errorf("berthd at %s does not implement this call yet: %s", server, msg)}
 	case codes.ResourceExhausted:
+		if errorReason(st) == "SIMULATION_LIMIT" {
+			// berthd's message names the limit and the flag raising it.
+			return &exitError{code: exitFailed, err: fmt.Errorf("berthd at %s refused the simulation: %s", server, msg)}
+		}
 		return &exitError{code: exitFailed, err: fmt.Errorf("berthd at %s refused a request as too large (try a smaller --batch-size): %s", server, msg)}
 	case codes.InvalidArgument, codes.FailedPrecondition, codes.OutOfRange:
 		return &exitError{code: exitFailed, err: fmt.Errorf("berthd refused the request: %s", msg)}
@@ -134,4 +139,14 @@ func notLeaderError(server, leader string) error {
 		return fmt.Errorf("no berthd replica at %s is the leader (an election may be under way): try again", server)
 	}
 	return fmt.Errorf("berthd replicas at %s name %s as the leader, which did not take the call: try again", server, leader)
+}
+
+// errorReason is the reason of st's ErrorInfo detail, "" without one.
+func errorReason(st *status.Status) string {
+	for _, d := range st.Details() {
+		if i, ok := d.(*errdetails.ErrorInfo); ok {
+			return i.GetReason()
+		}
+	}
+	return ""
 }
