@@ -8,5 +8,7 @@
 // Token file: one token per line, optionally followed by a scope,
 // "read-write" (the default) or "read-only"; blank lines and lines starting
 // with # are ignored. A read-only token may watch decisions and call the
-// admin service and reflection; StateService needs read-write.
+// admin service, reflection and the reads StatsService.GetNodePressure and
+// EvictionService.ListNodePods; StateService and the other StatsService and
+// EvictionService calls need read-write.
 package auth

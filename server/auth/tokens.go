@@ -20,7 +20,8 @@ import (
 type Scope int
 
 const (
-	// ReadOnly allows watching decisions, the admin service and reflection.
+	// ReadOnly allows watching decisions, the admin service, reflection and
+	// the node-pressure and node-pods reads.
 	ReadOnly Scope = iota + 1
 	// ReadWrite allows everything.
 	ReadWrite
@@ -114,11 +115,21 @@ const (
 	evictionPrefix = "/berth.v1.EvictionService/"
 )
 
+// Reads on the services that otherwise change state: a read-only token may
+// call them (berthctl get nodes asks for node pressure, drain --dry-run lists
+// a node's pods).
+const (
+	nodePressureMethod = statsPrefix + "GetNodePressure"
+	listNodePodsMethod = evictionPrefix + "ListNodePods"
+)
+
 // needed is the scope fullMethod needs; 0 when it is open.
 func needed(fullMethod string) Scope {
 	switch {
 	case strings.HasPrefix(fullMethod, healthPrefix):
 		return 0
+	case fullMethod == nodePressureMethod, fullMethod == listNodePodsMethod:
+		return ReadOnly
 	case strings.HasPrefix(fullMethod, statePrefix), strings.HasPrefix(fullMethod, statsPrefix),
 		strings.HasPrefix(fullMethod, evictionPrefix):
 		return ReadWrite

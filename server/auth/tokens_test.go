@@ -55,6 +55,10 @@ func TestAuthorize(t *testing.T) {
 		watch  = "/berth.v1.DecisionService/Watch"
 		refl   = "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"
 		evict  = "/berth.v1.EvictionService/EvictPod"
+		stats  = "/berth.v1.StatsService/ReportNodeStats"
+		// Reads of the services that otherwise change state.
+		pressure = "/berth.v1.StatsService/GetNodePressure"
+		nodePods = "/berth.v1.EvictionService/ListNodePods"
 	)
 	tests := []struct {
 		name   string
@@ -72,6 +76,10 @@ func TestAuthorize(t *testing.T) {
 		{name: "read-write writes", method: apply, header: "Bearer rw", want: codes.OK},
 		{name: "read-only cannot evict", method: evict, header: "Bearer ro", want: codes.PermissionDenied},
 		{name: "read-write evicts", method: evict, header: "Bearer rw", want: codes.OK},
+		{name: "read-only cannot report stats", method: stats, header: "Bearer ro", want: codes.PermissionDenied},
+		{name: "read-only reads node pressure", method: pressure, header: "Bearer ro", want: codes.OK},
+		{name: "read-only lists a node's pods", method: nodePods, header: "Bearer ro", want: codes.OK},
+		{name: "node pressure needs a token", method: pressure, want: codes.Unauthenticated},
 		{name: "read-write watches", method: watch, header: "Bearer rw", want: codes.OK},
 		{name: "scheme in lower case", method: apply, header: "bearer rw", want: codes.OK},
 		{name: "scheme in upper case", method: watch, header: "BEARER ro", want: codes.OK},
