@@ -90,6 +90,10 @@ func TestBrowser(t *testing.T) {
 
 	b.do("filter the pods by name, in the address", chromedp.Navigate(base+"/pods"), chromedp.WaitVisible(chromedp.ID("filter")),
 		chromedp.SendKeys(chromedp.ID("filter"), "db"), chromedp.Submit(chromedp.ID("filter")),
+		// db-0 is listed before the filter too: wait for the page the
+		// server filtered, whose box holds "db" in its value attribute
+		// (typing sets the property only).
+		chromedp.WaitVisible(`//input[@id="filter" and @value="db"]`),
 		chromedp.WaitVisible(`//table[@id="pods"]//a[text()="default/db-0"]`))
 	if url := run(b, "the filter's address", chromedp.Location()); !strings.Contains(url, "q=db") {
 		t.Errorf("the filter is not in the address: %s", url)
