@@ -153,20 +153,14 @@ func (a *app) getPending(ctx context.Context, c *client, o *getOptions) error {
 	if err != nil {
 		return err
 	}
-	all := &berthv1.ListPendingResponse{}
-	token := ""
-	for {
-		callCtx, cancel := c.call(ctx)
-		resp, err := c.admin.ListPending(callCtx, &berthv1.ListPendingRequest{PageSize: listPageSize, PageToken: token, SchedulerName: o.schedulerName, States: states})
-		cancel()
-		if err != nil {
-			return c.err(ctx, err, "")
-		}
-		all.Pods = append(all.Pods, resp.GetPods()...)
-		if token = resp.GetNextPageToken(); token == "" {
-			break
-		}
+	pods, err := allPages(ctx, c, func(ctx context.Context, token string) ([]*berthv1.PendingPod, string, error) {
+		resp, err := c.admin.ListPending(ctx, &berthv1.ListPendingRequest{PageSize: listPageSize, PageToken: token, SchedulerName: o.schedulerName, States: states})
+		return resp.GetPods(), resp.GetNextPageToken(), err
+	})
+	if err != nil {
+		return err
 	}
+	all := &berthv1.ListPendingResponse{Pods: pods}
 	if len(all.GetPods()) == 0 {
 		a.emptyHint(ctx, c, "pending pods")
 	}
@@ -192,21 +186,15 @@ func (a *app) getPods(ctx context.Context, c *client, o *getOptions) error {
 	if err != nil {
 		return err
 	}
-	all := &berthv1.ListPodsResponse{}
-	token := ""
-	for {
-		callCtx, cancel := c.call(ctx)
-		resp, err := c.admin.ListPods(callCtx, &berthv1.ListPodsRequest{PageSize: listPageSize, PageToken: token,
+	pods, err := allPages(ctx, c, func(ctx context.Context, token string) ([]*berthv1.PendingPod, string, error) {
+		resp, err := c.admin.ListPods(ctx, &berthv1.ListPodsRequest{PageSize: listPageSize, PageToken: token,
 			SchedulerName: o.schedulerName, States: states, Namespace: o.namespace})
-		cancel()
-		if err != nil {
-			return c.err(ctx, err, "")
-		}
-		all.Pods = append(all.Pods, resp.GetPods()...)
-		if token = resp.GetNextPageToken(); token == "" {
-			break
-		}
+		return resp.GetPods(), resp.GetNextPageToken(), err
+	})
+	if err != nil {
+		return err
 	}
+	all := &berthv1.ListPodsResponse{Pods: pods}
 	if len(all.GetPods()) == 0 {
 		a.emptyHint(ctx, c, "pods")
 	}
@@ -485,4 +473,24 @@ func age(now time.Time, t *timestamppb.Timestamp) string {
 		return fmt.Sprintf("%dh", int(d.Hours()))
 	}
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// allPages calls page with each page token in turn, from the first page
+// until one has no next token, each call under the client's timeout, and
+// returns every item.
+func allPages[T any](ctx context.Context, c *client, page func(ctx context.Context, token string) ([]T, string, error)) ([]T, error) {
+	var all []T
+	token := ""
+	for {
+		callCtx, cancel := c.call(ctx)
+		items, next, err := page(callCtx, token)
+		cancel()
+		if err != nil {
+			return nil, c.err(ctx, err, "")
+		}
+		all = append(all, items...)
+		if token = next; token == "" {
+			return all, nil
+		}
+	}
 }
