@@ -112,13 +112,16 @@ func (cn *conn) run(ctx context.Context) (bool, error) {
 	go func() { recvDone <- cn.receive(); cancel() }()
 
 	sendErr := cn.send(sctx)
-	cancel()
+	// A Send that fails with io.EOF found the stream ended by berthd: Recv
+	// returns its status, which cancelling first would hide behind CANCELED
+	// (and a dead replica would then cost a backoff wait).
+	if !errors.Is(sendErr, io.EOF) {
+		cancel()
+	}
 	recvErr := <-recvDone
 	cn.mu.Lock()
 	resynced := cn.resynced
 	cn.mu.Unlock()
-	// A Send that fails with io.EOF found the stream ended by berthd, whose
-	// status (NOT_LEADER, for one) Recv returned.
 	if sendErr != nil && !errors.Is(sendErr, context.Canceled) && !errors.Is(sendErr, io.EOF) {
 		return resynced, sendErr
 	}
