@@ -115,7 +115,11 @@ func printReport(w io.Writer, rep *bboltstore.VerifyReport) {
 		fmt.Fprintf(w, "data file:       %s\n", rep.Path)
 	} else {
 		fmt.Fprintf(w, "data file:       %s (schema version %d)\n", rep.Path, rep.SchemaVersion)
-		fmt.Fprintf(w, "records:         %d, revisions %d-%d\n", rep.Records, rep.First, rep.Last)
+		if rep.Records == 0 {
+			fmt.Fprintln(w, "records:         none yet")
+		} else {
+			fmt.Fprintf(w, "records:         %d, revisions %d-%d\n", rep.Records, rep.First, rep.Last)
+		}
 	}
 	switch {
 	case rep.SchemaVersion == 0:
@@ -129,7 +133,7 @@ func printReport(w io.Writer, rep *bboltstore.VerifyReport) {
 		fmt.Fprintln(w, "result:          ok")
 		return
 	}
-	fmt.Fprintf(w, "result:          %d problems\n", len(rep.Problems))
+	fmt.Fprintf(w, "result:          %s\n", plural(len(rep.Problems), "problem"))
 	if len(rep.Damaged) > 0 {
 		fmt.Fprintf(w, "damaged revisions: %v\n", rep.Damaged)
 	}
@@ -161,4 +165,12 @@ func printWAL(w io.Writer, rep *bboltstore.VerifyReport) {
 	case wal.Acked > 0:
 		fmt.Fprintf(w, "                 high-water mark: group %d, no revisions yet\n", wal.Acked)
 	}
+}
+
+// plural is "1 problem", "2 problems".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -15,6 +15,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/berthsched/berth/server/daemon"
+	"github.com/berthsched/berth/store/bboltstore"
 )
 
 // newDataDir makes a data directory as a stopped berthd leaves it.
@@ -167,5 +168,30 @@ func TestVerifyRepair(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("verify --repair output lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+func TestPrintReportWording(t *testing.T) {
+	tests := []struct {
+		name string
+		rep  bboltstore.VerifyReport
+		want []string
+	}{
+		{"empty store", bboltstore.VerifyReport{Path: "d/berth.db", SchemaVersion: 3, First: 1}, []string{"records:         none yet\n", "result:          ok\n"}},
+		{"one problem", bboltstore.VerifyReport{Path: "d/berth.db", SchemaVersion: 3, Records: 2, First: 1, Last: 2, Problems: []string{"p"}},
+			[]string{"records:         2, revisions 1-2\n", "result:          1 problem\n", "  - p\n"}},
+		{"two problems", bboltstore.VerifyReport{Path: "d/berth.db", SchemaVersion: 3, Records: 2, First: 1, Last: 2, Problems: []string{"p", "q"}},
+			[]string{"result:          2 problems\n"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			printReport(&out, &tt.rep)
+			for _, w := range tt.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("report lacks %q:\n%s", w, out.String())
+				}
+			}
+		})
 	}
 }
