@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -73,19 +74,35 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("the address still holds the token: %s", url)
 	}
 
-	b.do("nodes", chromedp.Navigate(base+"/nodes"))
-	heat := run(b, "heatmap", chromedp.Text(chromedp.ID("heatmap")))
+	b.do("nodes", chromedp.Navigate(base+"/nodes"), chromedp.WaitVisible(`#heat-canvas[data-cells="4"]`))
+	heat := run(b, "nodes table", chromedp.Text(chromedp.ID("nodes")))
 	for _, want := range []string{"n1", "n2", "n3", "gpu=true:NoSchedule", "SchedulingDisabled"} {
 		if !strings.Contains(heat, want) {
-			t.Errorf("heatmap lacks %q:\n%s", want, heat)
+			t.Errorf("nodes table lacks %q:\n%s", want, heat)
 		}
 	}
 	// n4's Ready condition is False: shown so, with the taints Berth derived.
-	n4 := run(b, "the not-ready node", chromedp.Text(chromedp.CSS(`#heatmap tr.notready`)))
+	n4 := run(b, "the not-ready node", chromedp.Text(chromedp.CSS(`#nodes tr.notready`)))
 	for _, want := range []string{"n4", "NotReady", "node.kubernetes.io/not-ready:NoSchedule"} {
 		if !strings.Contains(n4, want) {
 			t.Errorf("n4's row lacks %q: %s", want, n4)
 		}
+	}
+	// The heatmap: hovering the second cell names n2 (cordoned); the
+	// arrow keys and Enter open the node under the focus.
+	if tip := run(b, "hover the second cell", chromedp.Evaluate[string](hoverCellJS(1))); !strings.Contains(tip, "n2") || !strings.Contains(tip, "cordoned") {
+		t.Errorf("the tip over the second cell says %q, want n2 cordoned", tip)
+	}
+	b.do("open n3 from the keyboard", chromedp.Focus(chromedp.ID("heat-canvas")), chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent(kb.ArrowRight),
+		chromedp.KeyEvent(kb.Enter), chromedp.WaitVisible(`//h1[text()="Node n3"]`))
+	if taints := run(b, "n3's taints", chromedp.Text(chromedp.ID("node-taints"))); !strings.Contains(taints, "gpu=true:NoSchedule") {
+		t.Errorf("n3's page shows the taints %q", taints)
+	}
+	b.do("back to the heatmap", chromedp.Navigate(base+"/nodes"), chromedp.WaitVisible(`#heat-canvas[data-cells="4"]`))
+	box := run(b, "the first cell", chromedp.Evaluate[[]float64](`(() => { const r = document.getElementById("heat-canvas").getBoundingClientRect(); return [r.left + 4, r.top + 24]; })()`))
+	b.do("click the first cell", chromedp.MouseClickXY(box[0], box[1]), chromedp.WaitVisible(`//h1[text()="Node n1"]`))
+	if pods := run(b, "n1's pods", chromedp.Text(chromedp.ID("node-pods"))); !strings.Contains(pods, "default/db-0") {
+		t.Errorf("n1's page lacks its pod db-0: %q", pods)
 	}
 
 	b.do("filter the pods by name, in the address", chromedp.Navigate(base+"/pods"), chromedp.WaitVisible(chromedp.ID("filter")),
@@ -131,6 +148,16 @@ func TestBrowser(t *testing.T) {
 		}
 	}
 	b.checkConsole()
+}
+
+// hoverCellJS moves the pointer over cell i of the heatmap's first row
+// and returns the tip's text.
+func hoverCellJS(i int) string {
+	return fmt.Sprintf(`(() => {
+  const c = document.getElementById("heat-canvas"), r = c.getBoundingClientRect();
+  c.dispatchEvent(new MouseEvent("mousemove", {clientX: r.left + 16 * %d + 4, clientY: r.top + 24, bubbles: true}));
+  return document.getElementById("heat-tip").innerText;
+})()`, i)
 }
 
 // failingPluginsJS maps each node of the explain table to the header of

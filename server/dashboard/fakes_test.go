@@ -42,9 +42,19 @@ func (fakeAdmin) ListPods(_ context.Context, req *berthv1.ListPodsRequest) (*ber
 	resp := &berthv1.ListPodsResponse{}
 	for _, p := range all {
 		if (len(req.GetStates()) == 0 || slices.Contains(req.GetStates(), p.GetState())) &&
+			(req.GetNode() == "" || p.GetNode() == req.GetNode()) &&
 			strings.Contains(p.GetPod().GetNamespace()+"/"+p.GetPod().GetName(), req.GetContains()) {
 			resp.Pods = append(resp.Pods, p)
 		}
+	}
+	return resp, nil
+}
+
+// ListNominations holds big-1 nominated on n1.
+func (fakeAdmin) ListNominations(_ context.Context, req *berthv1.ListNominationsRequest) (*berthv1.ListNominationsResponse, error) {
+	resp := &berthv1.ListNominationsResponse{}
+	if req.GetNode() == "" || req.GetNode() == "n1" {
+		resp.Nominations = []*berthv1.Nomination{{Pod: &berthv1.PodRef{Namespace: "default", Name: "big-1", Uid: "u-big"}, Node: "n1", Priority: 10, Revision: 3}}
 	}
 	return resp, nil
 }

@@ -108,7 +108,7 @@ func (d *Dashboard) podPage(w http.ResponseWriter, r *http.Request) {
 	var attempt *berthv1.SimulateAttempt
 	attempt, v.DryRun = d.dryRun(r, live.Pod)
 	v.Table = newExplainTable(ex, live.Diagnosis, attempt)
-	d.render(w, http.StatusOK, "pod", page{Title: ns + "/" + name, Data: v})
+	d.render(w, r, http.StatusOK, "pod", page{Title: ns + "/" + name, Data: v})
 }
 
 // dryRun schedules the pod on a copy of the cluster now (Simulate) and

@@ -64,7 +64,7 @@ func newDecisionEvent(d *berthv1.Decision) decisionEvent {
 }
 
 func (d *Dashboard) decisionsPage(w http.ResponseWriter, _ *http.Request) {
-	d.render(w, http.StatusOK, "decisions", page{Title: "Decisions", Nav: "decisions", Data: maxRows})
+	d.render(w, nil, http.StatusOK, "decisions", page{Title: "Decisions", Nav: "decisions", Data: maxRows})
 }
 
 // stream serves the decision log as server-sent events: "ready" once the
