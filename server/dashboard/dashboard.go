@@ -17,8 +17,9 @@ import (
 )
 
 // Admin is the AdminService as the dashboard reads it; *adminsvc.Service
-// satisfies it.
+// satisfies it. AllNodes is ListNodes in one answer, from one snapshot.
 type Admin interface {
+	AllNodes(context.Context) ([]*berthv1.NodeUsage, error)
 	QueueStats(context.Context, *berthv1.QueueStatsRequest) (*berthv1.QueueStatsResponse, error)
 	ListPods(context.Context, *berthv1.ListPodsRequest) (*berthv1.ListPodsResponse, error)
 	ListNodes(context.Context, *berthv1.ListNodesRequest) (*berthv1.ListNodesResponse, error)

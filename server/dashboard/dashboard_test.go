@@ -197,7 +197,7 @@ func TestPagesRender(t *testing.T) {
 			hasNot: []string{"carry no conditions"}},
 		{target: "/nodes?q=n2", want: http.StatusOK, has: []string{`<th scope="row"><a href="/nodes/n2">n2</a></th>`, "1 nodes matching", `value="n2"`,
 			// The heatmap reads the same nodes.
-			`data-src="/api/heatmap?group=topology.kubernetes.io%2Fzone%2Cnode.kubernetes.io%2Fpool&amp;q=n2"`},
+			`data-src="/api/heatmap?group=topology.kubernetes.io%2Fzone%2Cnode.kubernetes.io%2Fpool&amp;q=n2&amp;snap=`},
 			hasNot: []string{`<a href="/nodes/n1">`}},
 		{target: "/nodes?q=zzz", want: http.StatusOK, has: []string{"No node matches the filter."}},
 		{target: "/nodes?state=cordoned", want: http.StatusOK, has: []string{`<a href="/nodes/n2">n2</a>`}, hasNot: []string{`<a href="/nodes/n1">`}},

@@ -50,6 +50,11 @@ func (fakeAdmin) ListPods(_ context.Context, req *berthv1.ListPodsRequest) (*ber
 	return resp, nil
 }
 
+func (a fakeAdmin) AllNodes(ctx context.Context) ([]*berthv1.NodeUsage, error) {
+	resp, err := a.ListNodes(ctx, &berthv1.ListNodesRequest{})
+	return resp.GetNodes(), err
+}
+
 // ListNominations holds big-1 nominated on n1.
 func (fakeAdmin) ListNominations(_ context.Context, req *berthv1.ListNominationsRequest) (*berthv1.ListNominationsResponse, error) {
 	resp := &berthv1.ListNominationsResponse{}

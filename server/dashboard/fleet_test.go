@@ -72,6 +72,8 @@ func (f *fleetAdmin) ListNodes(_ context.Context, req *berthv1.ListNodesRequest)
 	return resp, nil
 }
 
+func (f *fleetAdmin) AllNodes(context.Context) ([]*berthv1.NodeUsage, error) { return f.nodes, nil }
+
 func labelsHave(labels, want map[string]string) bool {
 	for k, v := range want {
 		if labels[k] != v {
@@ -262,6 +264,15 @@ func TestHeatmapDataPages(t *testing.T) {
 	// node-00000: 0% cpu, 0 pods of 10, no devices; NotReady, cordoned, tainted.
 	if diff := cmp.Diff([]any{"node-00000", 0.0, 0.0, 0.0, 0.0, -1.0, float64(stateNotReady | stateCordoned | stateTainted)}, first.Nodes[0]); diff != "" {
 		t.Errorf("node-00000 (-want +got):\n%s", diff)
+	}
+
+	// A snapshot no longer the last is read afresh.
+	if again := read("/api/heatmap?from=10000&snap=" + first.Snapshot); again.Snapshot != first.Snapshot {
+		t.Errorf("the last snapshot was not reused")
+	}
+	second := read("/api/heatmap")
+	if stale := read("/api/heatmap?from=10000&snap=" + first.Snapshot); stale.Snapshot == first.Snapshot || stale.Snapshot == second.Snapshot {
+		t.Errorf("a stale snapshot (%s, the last %s) was answered by %s, want a fresh one", first.Snapshot, second.Snapshot, stale.Snapshot)
 	}
 
 	filtered := read("/api/heatmap?group=-&state=notready&sel=node.kubernetes.io/pool=b")

@@ -94,7 +94,7 @@ func (d *Dashboard) nodePage(w http.ResponseWriter, r *http.Request) {
 }
 
 // findNode reads one node: first among the nodes labelled with its name as
-// hostname (as kube's are), else page after page of every node.
+// hostname (as kube's are), else among every node.
 func (d *Dashboard) findNode(ctx context.Context, name string) (*berthv1.NodeUsage, error) {
 	resp, err := d.admin.ListNodes(ctx, &berthv1.ListNodesRequest{PageSize: 1000, MatchLabels: map[string]string{model.LabelHostname: name}})
 	if err != nil {
@@ -105,21 +105,16 @@ func (d *Dashboard) findNode(ctx context.Context, name string) (*berthv1.NodeUsa
 			return n, nil
 		}
 	}
-	token := ""
-	for {
-		resp, err := d.admin.ListNodes(ctx, &berthv1.ListNodesRequest{PageSize: 1000, PageToken: token})
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range resp.GetNodes() {
-			if n.GetName() == name {
-				return n, nil
-			}
-		}
-		if token = resp.GetNextPageToken(); token == "" {
-			return nil, status.Error(codes.NotFound, "Berth holds no node "+name)
+	all, err := d.admin.AllNodes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range all {
+		if n.GetName() == name {
+			return n, nil
 		}
 	}
+	return nil, status.Error(codes.NotFound, "Berth holds no node "+name)
 }
 
 // resourceRows are every resource the node has or its pods request, cpu,

@@ -140,6 +140,8 @@ func (d *Dashboard) nodesPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	heat.Set(groupParam, cmp.Or(v.GroupBy, "-"))
+	// The heatmap's first read takes the table's snapshot, if still the last.
+	heat.Set(snapParam, strconv.FormatUint(snap.id, 10))
 	v.HeatmapAt = "/api/heatmap?" + heat.Encode()
 	for _, n := range shown {
 		v.Nodes = append(v.Nodes, newNodeRow(n, groupBy))

@@ -180,27 +180,22 @@ func (d *Dashboard) snapshot(ctx context.Context, id uint64) (*nodeSnapshot, err
 	return s, nil
 }
 
-// readNodes reads every node, page after page, with the pressure
-// conditions their stats set.
+// readNodes reads every node, with the pressure conditions their stats
+// set.
 func (d *Dashboard) readNodes(ctx context.Context) ([]nodeInfo, error) {
 	pressure, err := d.nodePressure(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("node pressure: %w", err)
 	}
-	var out []nodeInfo
-	token := ""
-	for {
-		resp, err := d.admin.ListNodes(ctx, &berthv1.ListNodesRequest{PageSize: 1000, PageToken: token})
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range resp.GetNodes() {
-			out = append(out, newNodeInfo(n, pressure[n.GetName()]))
-		}
-		if token = resp.GetNextPageToken(); token == "" {
-			return out, nil
-		}
+	nodes, err := d.admin.AllNodes(ctx)
+	if err != nil {
+		return nil, err
 	}
+	out := make([]nodeInfo, 0, len(nodes))
+	for _, n := range nodes {
+		out = append(out, newNodeInfo(n, pressure[n.GetName()]))
+	}
+	return out, nil
 }
 
 // nodePressure is the pressure conditions of the nodes whose stats set

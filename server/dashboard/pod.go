@@ -28,6 +28,7 @@ type podView struct {
 	// pod's FailedScheduling event.
 	Message string
 	Table   explainTable
+	Pager   pager // the table's rows are paged
 	// DryRun says what the dry run found, or why there is none.
 	DryRun string
 	// Requests are the pod's effective requests, "cpu 2, memory 1Gi,
@@ -108,6 +109,13 @@ func (d *Dashboard) podPage(w http.ResponseWriter, r *http.Request) {
 	var attempt *berthv1.SimulateAttempt
 	attempt, v.DryRun = d.dryRun(r, live.Pod)
 	v.Table = newExplainTable(ex, live.Diagnosis, attempt)
+	p, err := parseList(r.URL.Query(), []column{{Key: "node"}}, "node")
+	if err != nil {
+		d.message(w, http.StatusBadRequest, "Which page?", err.Error())
+		return
+	}
+	slices.SortStableFunc(v.Table.Rows, bestFirst)
+	v.Table.Rows, v.Pager = pageOf(r.URL, p, v.Table.Rows)
 	d.render(w, r, http.StatusOK, "pod", page{Title: ns + "/" + name, Data: v})
 }
 
@@ -210,6 +218,28 @@ func newExplainTable(ex *berthv1.ExplainResponse, diag *scheduler.Diagnosis, att
 	}
 	slices.SortFunc(t.Rows, func(a, b explainRow) int { return strings.Compare(a.Node, b.Node) })
 	return t
+}
+
+// bestFirst orders the explain table for a large cluster, where it is
+// paged: the node chosen, then those that fit by score, then the others
+// (by name, as newExplainTable leaves them).
+func bestFirst(a, b explainRow) int {
+	rank := func(r explainRow) int {
+		switch {
+		case r.Chosen:
+			return 0
+		case r.Feasible:
+			return 1
+		}
+		return 2
+	}
+	if c := cmp.Compare(rank(a), rank(b)); c != 0 {
+		return c
+	}
+	if a.Feasible && b.Feasible {
+		return cmp.Compare(b.Total, a.Total)
+	}
+	return 0
 }
 
 // requestsString is a pod's requests by resource name.

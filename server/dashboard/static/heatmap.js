@@ -16,13 +16,16 @@
 
   let nodes = [], groups = [], states = [], layout = null, focus = -1, refreshAfter = 10;
 
-  // load reads every page of the heatmap from one snapshot.
+  // load reads every page of the heatmap from one snapshot: the page's
+  // own the first time (in data-src), a fresh one after.
+  let loads = 0;
   async function load() {
-    let from = 0, snap = "";
+    let from = 0, snap = loads++ ? "" : new URL(section.dataset.src, location.href).searchParams.get("snap") || "";
     const all = [], names = [];
     for (;;) {
       const url = new URL(section.dataset.src, location.href);
       url.searchParams.set("from", from);
+      url.searchParams.delete("snap");
       if (snap) url.searchParams.set("snap", snap);
       const resp = await fetch(url, { credentials: "same-origin", cache: "no-store" });
       const page = await resp.json();
