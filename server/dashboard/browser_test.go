@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	"github.com/berthsched/berth/server"
 	"github.com/berthsched/berth/server/auth"
 	"github.com/berthsched/berth/server/daemon"
+	"github.com/berthsched/berth/server/dashboard"
 )
 
 // chromiumPath is Debian's chromium, which CI installs (.ci/test).
@@ -41,12 +43,7 @@ const browserLimit = 60 * time.Second
 // unschedulable pod, with no console error or uncaught exception on the
 // way.
 func TestBrowser(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s: %v; CI must install Debian's chromium (.ci/test does)", chromiumPath, err)
-		}
-		t.Skipf("no %s (apt-get install chromium); CI=true makes this a failure", chromiumPath)
-	}
+	requireChromium(t)
 	ctx, cancel := context.WithTimeout(t.Context(), browserLimit)
 	defer cancel()
 	base, state := startBerthd(t, ctx, 0)
@@ -147,7 +144,50 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("chart axis label %s = %q, want %q", id, got, want)
 		}
 	}
+	// The chart's values at a moment: with the keyboard (the pointer's
+	// handler reads the same sample), from /api/queue.
+	b.do("the counts of the last sample", chromedp.Focus(chromedp.ID("queue-chart")), chromedp.KeyEvent(kb.End),
+		chromedp.WaitVisible(`//div[@id="chart-tip"]/div[starts-with(text(), "active: ")]`))
+	if tip := run(b, "chart tip", chromedp.Text(chromedp.ID("chart-tip"))); !strings.Contains(tip, "UTC") || !strings.Contains(tip, "unschedulable: ") || !strings.Contains(tip, " pods") {
+		t.Errorf("the chart's tip says %q, want a time and the counts in pods", tip)
+	}
+	// "/" goes to the list's filter.
+	b.do("slash to the filter", chromedp.Navigate(base+"/pods"), chromedp.WaitVisible(chromedp.ID("pods")), chromedp.KeyEvent("/"))
+	if id := run(b, "focused", chromedp.Evaluate[string](`document.activeElement.id`)); id != "filter" {
+		t.Errorf("after / the focus is on %q, want the filter", id)
+	}
 	b.checkConsole()
+}
+
+// TestDarkMode opens the nodes page in a browser set to dark: the page
+// follows the system setting, and so does the heatmap's scale's legend.
+func TestDarkMode(t *testing.T) {
+	requireChromium(t)
+	ctx, cancel := context.WithTimeout(t.Context(), browserLimit)
+	defer cancel()
+	d, err := dashboard.NewFleetDashboard(100, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(d)
+	defer srv.Close()
+	for _, tt := range []struct {
+		name       string
+		flags      []chromedp.ExecAllocatorOption
+		background string
+	}{
+		{name: "light", background: "rgb(251, 252, 253)"},
+		{name: "dark", flags: []chromedp.ExecAllocatorOption{chromedp.Flag("force-dark-mode", true)}, background: "rgb(18, 22, 28)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newBrowser(t, ctx, tt.flags...)
+			b.do("nodes", chromedp.Navigate(srv.URL+"/nodes"), chromedp.WaitVisible(`#heat-canvas[data-cells="100"]`))
+			if got := run(b, "background", chromedp.Evaluate[string](`getComputedStyle(document.body).backgroundColor`)); got != tt.background {
+				t.Errorf("background %s, want %s", got, tt.background)
+			}
+			b.checkConsole()
+		})
+	}
 }
 
 // hoverCellJS moves the pointer over cell i of the heatmap's first row
@@ -250,9 +290,9 @@ type browser struct {
 	done     chan struct{} // closed when the console is read to its end
 }
 
-func newBrowser(t *testing.T, ctx context.Context) *browser {
+func newBrowser(t *testing.T, ctx context.Context, extra ...chromedp.ExecAllocatorOption) *browser {
 	t.Helper()
-	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx,
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, append([]chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromiumPath),
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.Headless,
@@ -264,7 +304,7 @@ func newBrowser(t *testing.T, ctx context.Context) *browser {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.WindowSize(1280, 800),
-	)
+	}, extra...)...)
 	tab, cancelTab := chromedp.NewContext(alloc)
 	b := &browser{t: t, ctx: tab, done: make(chan struct{})}
 	t.Cleanup(func() {

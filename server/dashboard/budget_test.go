@@ -152,7 +152,7 @@ func requireChromium(t *testing.T) {
 func fleetNodeName(i int) string { return fmt.Sprintf("node-%05d", i) }
 
 // applyFleet applies nodes from to to: in zones zone-0..2 and pools
-// general and gpu, every 50th cordoned, every 97th NotReady, every 31st
+// general (nine nodes in ten) and gpu, every 50th cordoned, every 97th NotReady, every 31st
 // tainted.
 func applyFleet(t *testing.T, ctx context.Context, state berthv1.StateServiceClient, from, to int) {
 	t.Helper()
@@ -160,7 +160,7 @@ func applyFleet(t *testing.T, ctx context.Context, state berthv1.StateServiceCli
 	for i := from; i < to; i++ {
 		n := node(fleetNodeName(i), 16000, i%50 == 0)
 		n.GetNode().Labels["topology.kubernetes.io/zone"] = fmt.Sprintf("zone-%d", i%3)
-		n.GetNode().Labels["node.kubernetes.io/pool"] = []string{"general", "gpu"}[min(i%10, 1)]
+		n.GetNode().Labels["node.kubernetes.io/pool"] = []string{"gpu", "general"}[min(i%10, 1)]
 		if i%97 == 0 {
 			n.GetNode().Conditions = []*berthv1.NodeCondition{{Type: berthv1.NodeConditionType_NODE_CONDITION_TYPE_READY, Status: berthv1.ConditionStatus_CONDITION_STATUS_FALSE}}
 		}

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -304,6 +305,16 @@ func TestQueueChartFromHistory(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("queue page:\n%s", body)
+	}
+	// The same samples for the chart's hover values.
+	var data queueData
+	if err := json.Unmarshal(get(d, "/api/queue", nil).Body.Bytes(), &data); err != nil {
+		t.Fatal(err)
+	}
+	want := queueData{Series: []string{"active", "backoff", "unschedulable", "gated"}, Times: []string{"15:00:02", "15:00:03", "15:00:04", "15:00:05"},
+		Counts: [][]uint32{{2, 3, 4, 5}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}}, Max: 5, Samples: 4}
+	if diff := cmp.Diff(want, data); diff != "" {
+		t.Errorf("/api/queue (-want +got):\n%s", diff)
 	}
 }
 

@@ -17,6 +17,10 @@ import (
 	"github.com/berthsched/berth/server/convert"
 )
 
+// shortfallNodesShown is how many nodes short of a resource the pod page
+// lists: on a large cluster they are many, and much alike.
+const shortfallNodesShown = 10
+
 // defaultNamespace is where a pod named without one is looked for.
 const defaultNamespace = "default"
 
@@ -36,6 +40,9 @@ type podView struct {
 	// request against each short node's free room now.
 	Requests   string
 	Shortfalls []shortfallRow
+	// MoreShort is how many nodes short of a resource are left out of
+	// Shortfalls (beyond shortfallNodesShown).
+	MoreShort int
 }
 
 // shortfallRow is one resource one node lacks, amounts as people write
@@ -98,7 +105,9 @@ func (d *Dashboard) podPage(w http.ResponseWriter, r *http.Request) {
 		d.failed(w, "explain "+ns+"/"+name, err)
 		return
 	}
-	v := podView{Explain: ex, State: stateName(ex.GetState()), Requests: requestsString(ex.GetRequests()), Shortfalls: shortfallRows(ex.GetShortfalls())}
+	short := ex.GetShortfalls()
+	v := podView{Explain: ex, State: stateName(ex.GetState()), Requests: requestsString(ex.GetRequests()),
+		Shortfalls: shortfallRows(short[:min(len(short), shortfallNodesShown)]), MoreShort: max(len(short)-shortfallNodesShown, 0)}
 	if diag := ex.GetLastDiagnosis(); diag != nil {
 		v.Message = diag.GetMessage()
 	}
