@@ -122,6 +122,8 @@ func New(admin Admin, explainer Explainer, decisions Decisions, opts Options) (*
 	mux.HandleFunc("GET /nodes/{name}", d.nodePage)
 	mux.HandleFunc("GET /api/heatmap", d.heatmapData)
 	mux.HandleFunc("GET /api/queue", d.queueData)
+	mux.HandleFunc("GET /api/pods", d.apiPods)
+	mux.HandleFunc("GET /api/nodes", d.apiNodes)
 	mux.HandleFunc("GET /decisions", d.decisionsPage)
 	mux.HandleFunc("GET /decisions/stream", d.stream)
 	mux.HandleFunc("GET /pods", d.podsPage)

@@ -74,6 +74,9 @@ func TestAuth(t *testing.T) {
 		{name: "forged cookie", target: "/nodes", header: http.Header{"Cookie": {cookieName + "=forged"}}, want: http.StatusUnauthorized},
 		{name: "a bad header is not rescued by a cookie", target: "/", header: http.Header{"Authorization": {"Bearer nope"}, "Cookie": {session.String()}}, want: http.StatusUnauthorized},
 		{name: "the style needs nothing", target: "/static/style.css", want: http.StatusOK},
+		{name: "the data needs a token", target: "/api/heatmap", want: http.StatusUnauthorized},
+		{name: "the lists' data too", target: "/api/pods", want: http.StatusUnauthorized},
+		{name: "the data with a token", target: "/api/nodes", header: http.Header{"Authorization": {"Bearer ro-secret"}}, want: http.StatusOK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

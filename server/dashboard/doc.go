@@ -35,13 +35,14 @@
 // text (?q=), namespace, state, profile, least priority and node; nodes by
 // name (?q=), label selector (?sel=, as kubectl -l takes it) and state.
 // All of it is in the address, so that a list can be reloaded, bookmarked
-// and shared as shown. Live parts ([data-live]) refresh every few seconds
+// and shared as shown; /api/pods and /api/nodes answer the same pages as
+// JSON, behind the same access rules as the pages. Live parts ([data-live]) refresh every few seconds
 // from the same address with ?part=live, which answers them alone; the
 // heatmap re-reads its data. A page's HTML stays small whatever the size
 // of the fleet (TestBudget measures it at 5,000 nodes and 10,000 pods).
 //
 // Data comes in through interfaces declared here: Admin (the AdminService
-// reads; *adminsvc.Service), Explainer (the live scheduler's explanation,
+// reads, and AllNodes, every node from one snapshot; *adminsvc.Service), Explainer (the live scheduler's explanation,
 // which names the rejecting plugin of each node; scheduler.View) and
 // Decisions (*decisionlog.Log). Nothing here changes the scheduler.
 //

@@ -370,3 +370,51 @@ func TestParseSelector(t *testing.T) {
 		})
 	}
 }
+
+// /api/nodes and /api/pods answer the lists' pages as JSON, with the
+// same filter, order and paging as the pages at the same address.
+func TestListsAsJSON(t *testing.T) {
+	d := newFleetTest(t, newFleet(250, 300), nil)
+	var nodes struct {
+		Total, Page, Pages int
+		Items              []nodeItem
+	}
+	w := get(d, "/api/nodes?size=2&sort=-cpu&state=tainted", nil)
+	if err := json.Unmarshal(w.Body.Bytes(), &nodes); err != nil {
+		t.Fatalf("%v: %s", err, w.Body)
+	}
+	var names []string
+	for _, n := range nodes.Items {
+		names = append(names, n.Name)
+	}
+	// The table at the same address.
+	if want := rowNames(get(d, "/nodes?size=2&sort=-cpu&state=tainted", nil).Body.String(), "nodes"); !cmp.Equal(names, want) || nodes.Total != 20 || nodes.Pages != 10 {
+		t.Errorf("/api/nodes: %v of %d in %d pages, want %v of 20 in 10", names, nodes.Total, nodes.Pages, want)
+	}
+	if n := nodes.Items[0]; !slices.Contains(n.States, "tainted") || n.Allocatable["cpu"] != 1000 || n.Taints[0] != "gpu:NoSchedule" {
+		t.Errorf("first node %+v", n)
+	}
+	var pods struct {
+		Total int
+		Items []struct {
+			Pod      struct{ Namespace, Name string }
+			Priority int32
+		}
+	}
+	w = get(d, "/api/pods?size=3&sort=-priority&ns=ns-1", nil)
+	if err := json.Unmarshal(w.Body.Bytes(), &pods); err != nil {
+		t.Fatalf("%v: %s", err, w.Body)
+	}
+	var got []string
+	for _, p := range pods.Items {
+		got = append(got, p.Pod.Namespace+"/"+p.Pod.Name)
+	}
+	if want := rowNames(get(d, "/pods?size=3&sort=-priority&ns=ns-1", nil).Body.String(), "pods"); !cmp.Equal(got, want) || pods.Total != 100 {
+		t.Errorf("/api/pods: %v of %d, want %v of 100", got, pods.Total, want)
+	}
+	for _, target := range []string{"/api/pods?priority=x", "/api/nodes?sort=x", "/api/nodes?state=x"} {
+		if w := get(d, target, nil); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), `"error":`) {
+			t.Errorf("%s: %d %s, want 400 with an error", target, w.Code, w.Body)
+		}
+	}
+}
