@@ -42,9 +42,10 @@
 // of the fleet (TestBudget measures it at 5,000 nodes and 10,000 pods).
 //
 // Data comes in through interfaces declared here: Admin (the AdminService
-// reads, and AllNodes, every node from one snapshot; *adminsvc.Service), Explainer (the live scheduler's explanation,
-// which names the rejecting plugin of each node; scheduler.View) and
-// Decisions (*decisionlog.Log). Nothing here changes the scheduler.
+// reads, and AllNodes, every node from one snapshot; *adminsvc.Service),
+// Explainer (the live scheduler's explanation, which names the rejecting
+// plugin of each node; scheduler.View) and Decisions (*decisionlog.Log).
+// Nothing here changes the scheduler.
 //
 // Access follows the admin RPCs' rules (server/auth): without Tokens the
 // dashboard is open; with them every request needs a token
