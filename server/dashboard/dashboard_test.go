@@ -233,7 +233,10 @@ func TestPagesRender(t *testing.T) {
 			hasNot: []string{`href="/pods/default/big-1"`}},
 		{target: "/pods?state=bound&q=big", want: http.StatusOK, has: []string{"No pod matches the filter."}},
 		{target: "/pods?state=lost", want: http.StatusBadRequest, has: []string{"state=lost is not a state of a pod"}},
-		{target: "/decisions", want: http.StatusOK, has: []string{`<table id="decisions" data-max-rows="200">`, `/static/app.js`}},
+		{target: "/decisions", want: http.StatusOK, has: []string{`<table id="decisions" data-max-rows="200" data-stream="/decisions/stream">`, `/static/app.js`,
+			`<option>ClearNomination</option>`}},
+		{target: "/decisions?type=Bind&q=web", want: http.StatusOK, has: []string{`data-stream="/decisions/stream?q=web&amp;type=Bind"`, `<option selected>Bind</option>`}},
+		{target: "/decisions?type=Bound", want: http.StatusBadRequest, has: []string{"type=Bound is not a kind of decision: use one of Bind, Evict"}},
 		{target: "/pods/default/big-1", want: http.StatusOK, has: []string{
 			"FailedScheduling", testMessage, `<th class="plugin">NodeResourcesFit</th>`, "unschedulable",
 			// The numbers behind "Insufficient cpu".

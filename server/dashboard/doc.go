@@ -23,7 +23,8 @@
 //     server-sent event stream fed by the decision log's Watch, one event
 //     per decision whose id is its revision, so a browser reconnecting with
 //     Last-Event-ID resumes where it stopped (?from=REVISION starts there;
-//     otherwise a stream starts with the last decisions);
+//     otherwise a stream starts with the last decisions), ?type=, ?profile=
+//     and ?q= keeping some (decisionFilter);
 //   - /pods/{namespace}/{name} explain as a table of nodes by plugins: the
 //     plugin whose Filter rejected each node in the last failed attempt,
 //     and the scores of a dry run (Simulate) now, with the message kube

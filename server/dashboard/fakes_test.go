@@ -166,13 +166,15 @@ type fakeLog struct {
 	first     uint64
 	decisions []*berthv1.Decision
 	froms     chan uint64
+	filter    decisionlog.Filter // the last Watch's, set before its from is sent
 }
 
 func (f *fakeLog) Revisions() (uint64, uint64) {
 	return f.first, f.first + uint64(len(f.decisions)) - 1
 }
 
-func (f *fakeLog) Watch(ctx context.Context, from uint64, _ string, _ decisionlog.Filter, send decisionlog.Send) error {
+func (f *fakeLog) Watch(ctx context.Context, from uint64, _ string, filter decisionlog.Filter, send decisionlog.Send) error {
+	f.filter = filter
 	f.froms <- from
 	if from < f.first {
 		return &store.CompactedError{Requested: from, Oldest: f.first}
@@ -182,7 +184,8 @@ func (f *fakeLog) Watch(ctx context.Context, from uint64, _ string, _ decisionlo
 	}
 	var batch []*berthv1.Decision
 	for _, d := range f.decisions {
-		if d.GetRevision() >= from {
+		if d.GetRevision() >= from && (len(filter.Types) == 0 || slices.Contains(filter.Types, decisionlog.TypeOf(d))) &&
+			(filter.SchedulerName == "" || d.GetSchedulerName() == filter.SchedulerName) {
 			batch = append(batch, d)
 		}
 	}

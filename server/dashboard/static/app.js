@@ -164,7 +164,7 @@ function decisions() {
 
   // EventSource reconnects on its own, sending the id of the last
   // decision received, so the stream resumes where it stopped.
-  const source = new EventSource("/decisions/stream");
+  const source = new EventSource(table.dataset.stream || "/decisions/stream");
   source.addEventListener("ready", function () {
     if (liveSince === Infinity) liveSince = Date.now();
     setStatus("live", "live");
