@@ -95,7 +95,11 @@ func TestBrowser(t *testing.T) {
 	if taints := run(b, "n3's taints", chromedp.Text(chromedp.ID("node-taints"))); !strings.Contains(taints, "gpu=true:NoSchedule") {
 		t.Errorf("n3's page shows the taints %q", taints)
 	}
-	b.do("back to the heatmap", chromedp.Navigate(base+"/nodes"), chromedp.WaitVisible(`#heat-canvas[data-cells="4"]`))
+	// The heatmap re-reads its nodes (every second here): a node sent
+	// after the page loaded is drawn.
+	b.do("back to the heatmap", chromedp.Navigate(base+"/nodes?refresh=1"), chromedp.WaitVisible(`#heat-canvas[data-cells="4"]`))
+	apply(t, ctx, state, node("n5", 4000, false))
+	b.do("the heatmap refreshed", chromedp.WaitVisible(`#heat-canvas[data-cells="5"]`))
 	box := run(b, "the first cell", chromedp.Evaluate[[]float64](`(() => { const r = document.getElementById("heat-canvas").getBoundingClientRect(); return [r.left + 4, r.top + 24]; })()`))
 	b.do("click the first cell", chromedp.MouseClickXY(box[0], box[1]), chromedp.WaitVisible(`//h1[text()="Node n1"]`))
 	if pods := run(b, "n1's pods", chromedp.Text(chromedp.ID("node-pods"))); !strings.Contains(pods, "default/db-0") {
@@ -116,6 +120,16 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("the pods list lacks db-0 bound on n1: %s", pods)
 	}
 
+	// The list's live part refreshes in place (every second here): a pod
+	// sent after the page loaded shows up without a reload.
+	b.do("a live list", chromedp.Navigate(base+"/pods?refresh=1"), chromedp.WaitVisible(chromedp.ID("pods")),
+		chromedp.Evaluate[chromedp.Void](`window.sameDocument = true`))
+	apply(t, ctx, state, pod("late-1", 100, "", "example.com/wait"))
+	b.do("the list refreshed", chromedp.WaitVisible(`//table[@id="pods"]//a[text()="default/late-1"]`))
+	if same := run(b, "same document", chromedp.Evaluate[bool](`window.sameDocument === true`)); !same {
+		t.Errorf("the page was reloaded rather than its live part")
+	}
+
 	b.do("the decision stream goes live", chromedp.Navigate(base+"/decisions"), chromedp.WaitVisible(chromedp.CSS("#stream-status.live")))
 	apply(t, ctx, state, pod("web-1", 1500, ""), pod("web-2", 500, ""), pod("big-1", 16000, ""))
 	b.do("the stream shows the new decisions",
@@ -125,11 +139,11 @@ func TestBrowser(t *testing.T) {
 
 	b.do("explain an unschedulable pod", chromedp.Navigate(base+"/pods/default/big-1"), chromedp.WaitVisible(chromedp.ID("explain")))
 	failing := run(b, "failing plugins", chromedp.Evaluate[map[string]string](failingPluginsJS))
-	want := map[string]string{"n1": "NodeResourcesFit", "n2": "NodeUnschedulable", "n3": "TaintToleration", "n4": "TaintToleration"}
+	want := map[string]string{"n1": "NodeResourcesFit", "n2": "NodeUnschedulable", "n3": "TaintToleration", "n4": "TaintToleration", "n5": "NodeResourcesFit"}
 	if diff := cmp.Diff(want, failing); diff != "" {
 		t.Errorf("failing plugin by node (-want +got):\n%s", diff)
 	}
-	if message := run(b, "kube's message", chromedp.Text(chromedp.ID("kube-message"))); !strings.HasPrefix(message, "0/4 nodes are available:") {
+	if message := run(b, "kube's message", chromedp.Text(chromedp.ID("kube-message"))); !strings.HasPrefix(message, "0/5 nodes are available:") {
 		t.Errorf("kube's message %q", message)
 	}
 	// The numbers behind n1's "Insufficient cpu": 16 cores asked.

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
@@ -166,6 +167,13 @@ type page struct {
 	Data    any
 }
 
+// refreshParam sets how often a page's live parts refresh, in seconds
+// (1 to maxRefresh); 0 stops them.
+const (
+	refreshParam = "refresh"
+	maxRefresh   = 3600
+)
+
 // partParam asks for a page's live part alone (?part=live): what the
 // script reloads every few seconds, without the rest of the page.
 const partParam = "part"
@@ -174,6 +182,15 @@ const partParam = "part"
 // answers 500 rather than half a page. When r asks for the live part and
 // the page has one, only that part is sent.
 func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
+	if r != nil && p.Refresh > 0 && r.URL.Query().Has(refreshParam) {
+		s := r.URL.Query().Get(refreshParam)
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 || n > maxRefresh {
+			d.message(w, http.StatusBadRequest, "How often?", fmt.Sprintf("%s=%s is not a number of seconds: give 1 to %d, or 0 to stop the refresh", refreshParam, s, maxRefresh))
+			return
+		}
+		p.Refresh = n
+	}
 	var buf bytes.Buffer
 	t := d.pages[name]
 	var err error

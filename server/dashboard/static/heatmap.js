@@ -14,7 +14,10 @@
   const css = getComputedStyle(document.documentElement);
   const v = name => css.getPropertyValue(name).trim();
 
-  let nodes = [], groups = [], states = [], layout = null, focus = -1, refreshAfter = 10;
+  // The heatmap re-reads its nodes as often as the page's live parts
+  // refresh (less often in a large fleet; never with ?refresh=0).
+  const refreshAfter = Number(section.dataset.refresh) || 0;
+  let nodes = [], groups = [], states = [], layout = null, focus = -1;
 
   // load reads every page of the heatmap from one snapshot: the page's
   // own the first time (in data-src), a fresh one after.
@@ -241,11 +244,10 @@
     try {
       await load();
       draw();
-      refreshAfter = Math.max(10, 5 * Math.ceil(nodes.length / 10000));
     } catch (e) {
       status.textContent = "The nodes could not be read: " + e.message;
     }
-    setTimeout(function again() {
+    if (refreshAfter > 0) setTimeout(function again() {
       if (document.hidden) { setTimeout(again, 2000); return; }
       refresh();
     }, refreshAfter * 1000);
