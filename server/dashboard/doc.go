@@ -37,9 +37,10 @@
 // name (?q=), label selector (?sel=, as kubectl -l takes it) and state.
 // All of it is in the address, so that a list can be reloaded, bookmarked
 // and shared as shown; /api/pods and /api/nodes answer the same pages as
-// JSON, behind the same access rules as the pages. Live parts ([data-live]) refresh every few seconds
-// from the same address with ?part=live, which answers them alone (every
-// ?refresh= seconds, 0 never); the heatmap re-reads its data as often. A page's HTML stays small whatever the size
+// JSON, behind the same access rules as the pages. Live parts
+// ([data-live]) refresh every few seconds (?refresh=, 0 never) from the
+// same address with ?part=live, which answers them alone; the heatmap
+// re-reads its data as often. A page's HTML stays small whatever the size
 // of the fleet (TestBudget measures it at 5,000 nodes and 10,000 pods).
 //
 // Data comes in through interfaces declared here: Admin (the AdminService
