@@ -199,7 +199,7 @@ func TestPagesRender(t *testing.T) {
 			`<span class="chip derived" title="derived from the node's conditions">node.kubernetes.io/not-ready:NoExecute</span>`,
 			`<span class="chip ready">Ready</span><span class="chip condition">MemoryPressure</span>`},
 			hasNot: []string{"carry no conditions"}},
-		{target: "/nodes?q=n2", want: http.StatusOK, has: []string{`<th scope="row"><a href="/nodes/n2">n2</a></th>`, "1 nodes matching", `value="n2"`,
+		{target: "/nodes?q=n2", want: http.StatusOK, has: []string{`<th scope="row"><a href="/nodes/n2">n2</a></th>`, "1 nodes matching", `value="n2"`, "The filter keeps 1 nodes matching of the 2 Berth holds.",
 			// The heatmap reads the same nodes.
 			`data-src="/api/heatmap?group=topology.kubernetes.io%2Fzone%2Cnode.kubernetes.io%2Fpool&amp;q=n2&amp;snap=`},
 			hasNot: []string{`<a href="/nodes/n1">`}},
