@@ -211,6 +211,7 @@ func TestPagesRender(t *testing.T) {
 		{target: "/nodes?sort=weight", want: http.StatusBadRequest, has: []string{"sort=weight is not a column"}},
 		{target: "/nodes?color=heat", want: http.StatusBadRequest, has: []string{"color=heat is not one of cpu, memory, pods, devices, state"}},
 		{target: "/nodes?group=a+b", want: http.StatusBadRequest, has: []string{`&#34;a b&#34; is not a label key`}},
+		{target: "/nodes?sort=-cpu&size=10", want: http.StatusOK, has: []string{`<input type="hidden" name="sort" value="-cpu">`, `<input type="hidden" name="size" value="10">`}},
 		{target: "/nodes?color=state", want: http.StatusOK, has: []string{`data-color="state"`, `<span class="swatch st-notready"></span>NotReady`}},
 		{target: "/nodes/n1", want: http.StatusOK, has: []string{"<h1>Node n1</h1>",
 			// Requests against allocatable, conditions, derived taints, nominated pods.

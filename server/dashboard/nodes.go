@@ -35,6 +35,8 @@ type nodesView struct {
 	Held      int // nodes Berth holds, before the filter
 	Legend    []legendKey
 	LabelKeys []string // the label keys the nodes carry, to group by
+	// Sort and Size are the address's, which the filter's form keeps.
+	Sort, Size string
 }
 
 // maxLabelKeys bounds the label keys offered to group by.
@@ -137,7 +139,8 @@ func (d *Dashboard) nodesPage(w http.ResponseWriter, r *http.Request) {
 	slices.SortStableFunc(kept, order(p, nodeOrder(groupBy), byName))
 	shown, pg := pageOf(r.URL, p, kept)
 	v := nodesView{Filter: f, States: nodeStates(), GroupBy: strings.Join(groupBy, ","), Color: color, Colors: colors,
-		Headers: headers(r.URL, p, nodeColumns()), Pager: pg, Held: len(snap.nodes), Legend: legend(color)}
+		Headers: headers(r.URL, p, nodeColumns()), Pager: pg, Held: len(snap.nodes), Legend: legend(color),
+		Sort: q.Get(sortParam), Size: q.Get(sizeParam)}
 	heat := url.Values{}
 	for k, val := range map[string]string{filterParam: f.Name, selectorParam: f.Selector, nodeStateParam: f.State} {
 		if val != "" {
