@@ -16,7 +16,10 @@ type listPage struct {
 	Total int `json:"total"`
 	Page  int `json:"page"`
 	Pages int `json:"pages"`
-	Items any `json:"items"`
+	// More says there are more items than Total, not read (a list in the
+	// API's order reads only as far as the page asked for).
+	More  bool `json:"more,omitempty"`
+	Items any  `json:"items"`
 }
 
 // apiPods serves /api/pods: a page of the pods list (see podsPage), each
@@ -36,7 +39,7 @@ func (d *Dashboard) apiPods(w http.ResponseWriter, r *http.Request) {
 		}
 		items = append(items, data)
 	}
-	writeJSON(w, listPage{Total: l.Pager.Total, Page: l.Pager.Page, Pages: l.Pager.Pages, Items: items})
+	writeJSON(w, listPage{Total: l.Pager.Total, Page: l.Pager.Page, Pages: l.Pager.Pages, More: l.Pager.More, Items: items})
 }
 
 // nodeItem is one node of /api/nodes. Amounts are canonical (millicores,

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -23,8 +24,9 @@ import (
 // name, the token the last name.
 type fleetAdmin struct {
 	fakeAdmin
-	nodes []*berthv1.NodeUsage
-	pods  []*berthv1.PendingPod
+	nodes     []*berthv1.NodeUsage
+	pods      []*berthv1.PendingPod
+	podsCalls atomic.Int32 // ListPods calls
 }
 
 func newFleet(nodes, pods int) *fleetAdmin {
@@ -84,6 +86,7 @@ func labelsHave(labels, want map[string]string) bool {
 }
 
 func (f *fleetAdmin) ListPods(_ context.Context, req *berthv1.ListPodsRequest) (*berthv1.ListPodsResponse, error) {
+	f.podsCalls.Add(1)
 	resp := &berthv1.ListPodsResponse{}
 	for _, p := range f.pods {
 		key := p.GetPod().GetNamespace() + "/" + p.GetPod().GetName()
@@ -423,5 +426,43 @@ func TestListsAsJSON(t *testing.T) {
 		if w := get(d, target, nil); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), `"error":`) {
 			t.Errorf("%s: %d %s, want 400 with an error", target, w.Code, w.Body)
 		}
+	}
+}
+
+// A list in the API's order (namespace/name) reads only as far as the page
+// shown; in any other order it reads every pod to sort them.
+func TestPodListReadsOnlyWhatItShows(t *testing.T) {
+	f := newFleet(10, 2500)
+	d := newFleetTest(t, f, nil)
+	tests := []struct {
+		target string
+		calls  int32 // of ListPods, 1,000 pods each
+		want   []string
+		has    []string
+	}{
+		{target: "/pods?size=2", calls: 1, want: []string{"ns-0/pod-00000", "ns-0/pod-00003"},
+			has: []string{"1–2 of more than 1000", `<a href="/pods?page=2&amp;size=2" rel="next">`}},
+		// Row 1,491: ns-0 holds 834 pods (every third), so the 657th of
+		// ns-1, pod 1+3×656.
+		{target: "/pods?size=10&page=150", calls: 2, want: []string{"ns-1/pod-01969"}, has: []string{"1491–1500 of more than 2000"}},
+		{target: "/pods?size=10&page=250", calls: 3, has: []string{"2491–2500 of 2500", "page 250 of 250"}},
+		{target: "/pods?size=2&sort=-pod", calls: 3, want: []string{"ns-2/pod-02498", "ns-2/pod-02495"}, has: []string{"1–2 of 2500"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.target, func(t *testing.T) {
+			f.podsCalls.Store(0)
+			body := get(d, tt.target, nil).Body.String()
+			if got := f.podsCalls.Load(); got != tt.calls {
+				t.Errorf("%d calls of ListPods, want %d", got, tt.calls)
+			}
+			if got := rowNames(body, "pods"); tt.want != nil && !cmp.Equal(got[:len(tt.want)], tt.want) {
+				t.Errorf("rows %v, want %v first", got, tt.want)
+			}
+			for _, s := range tt.has {
+				if !strings.Contains(body, s) {
+					t.Errorf("page lacks %q", s)
+				}
+			}
+		})
 	}
 }

@@ -104,6 +104,9 @@ type pager struct {
 	Page, Pages     int
 	First, Prev     string
 	Next, Last      string
+	// More says there are rows beyond To that were not read, so Total
+	// and Pages count only those read (and Last is unknown).
+	More bool
 }
 
 // pageOf returns the rows of page p of items, and the pager at u.
@@ -117,14 +120,18 @@ func pageOf[T any](u *url.URL, p listParams, items []T) ([]T, pager) {
 	if total == 0 {
 		pg.From = 0
 	}
-	link := func(n int) string { return withParams(u, map[string]string{pageParam: strconv.Itoa(n)}) }
 	if page > 1 {
-		pg.First, pg.Prev = link(1), link(page-1)
+		pg.First, pg.Prev = pageLink(u, 1), pageLink(u, page-1)
 	}
 	if page < pages {
-		pg.Next, pg.Last = link(page+1), link(pages)
+		pg.Next, pg.Last = pageLink(u, page+1), pageLink(u, pages)
 	}
 	return items[from:to], pg
+}
+
+// pageLink is page n of the list at u.
+func pageLink(u *url.URL, n int) string {
+	return withParams(u, map[string]string{pageParam: strconv.Itoa(n)})
 }
 
 // withParams is u's path and query with set's parameters replaced ("":

@@ -127,19 +127,35 @@ func (d *Dashboard) listOfPods(ctx context.Context, u *url.URL, id string, state
 	if err != nil {
 		return l, http.StatusBadRequest, err
 	}
-	pods, capped, err := d.readPods(ctx, l.Filter)
+	// In the API's own order the list reads only as far as the page shown
+	// (and one pod more, to know there are more); in any other it reads
+	// every pod, to sort them.
+	limit := maxPodsRead
+	inOrder := p.Sort == "pod" && !p.Desc
+	if inOrder {
+		limit = min(p.Page*p.Size+1, maxPodsRead)
+	}
+	pods, more, err := d.readPods(ctx, l.Filter, limit)
 	if err != nil {
 		return l, httpStatus(err), err
 	}
-	slices.SortStableFunc(pods, order(p, podOrder(), byPod))
-	l.Capped = capped
-	l.Pods, l.Pager = pageOf(u, p, pods)
+	if inOrder && more {
+		// The rest is not read: the pager knows there is more, not how much.
+		l.Pods, l.Pager = pageOf(u, p, pods)
+		l.Pager.More, l.Pager.Next, l.Pager.Last = true, pageLink(u, l.Pager.Page+1), ""
+	} else {
+		slices.SortStableFunc(pods, order(p, podOrder(), byPod))
+		l.Capped = more
+		l.Pods, l.Pager = pageOf(u, p, pods)
+	}
 	l.Headers = headers(u, p, podColumns())
 	return l, http.StatusOK, nil
 }
 
-// readPods reads the pods f keeps, page after page, up to maxPodsRead.
-func (d *Dashboard) readPods(ctx context.Context, f podFilter) ([]*berthv1.PendingPod, bool, error) {
+// readPods reads the pods f keeps, page after page, in the API's order
+// (namespace/name), until limit or the last; more says it stopped before
+// the last.
+func (d *Dashboard) readPods(ctx context.Context, f podFilter, limit int) ([]*berthv1.PendingPod, bool, error) {
 	var out []*berthv1.PendingPod
 	req := &berthv1.ListPodsRequest{PageSize: 1000, States: f.states, Contains: f.Text, Namespace: f.Namespace, SchedulerName: f.Profile, Node: f.Node}
 	for {
@@ -155,7 +171,7 @@ func (d *Dashboard) readPods(ctx context.Context, f podFilter) ([]*berthv1.Pendi
 		if req.PageToken = resp.GetNextPageToken(); req.PageToken == "" {
 			return out, false, nil
 		}
-		if len(out) >= maxPodsRead {
+		if len(out) >= limit {
 			return out, true, nil
 		}
 	}
