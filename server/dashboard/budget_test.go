@@ -129,6 +129,8 @@ func TestBudget(t *testing.T) {
 	if n, _ := strconv.Atoi(got["elements"]); n > budgetDOM {
 		t.Errorf("/nodes at 50,000 nodes: %d elements, over the budget of %d", n, budgetDOM)
 	}
+	// Grouped by hostname, one group a node: drawn as one.
+	b.do("grouped by hostname", chromedp.Navigate(heatBase+"/nodes?group=kubernetes.io/hostname"), chromedp.WaitVisible(`#heat-canvas[data-cells="50000"][data-groups="1"]`))
 	b.checkConsole()
 }
 

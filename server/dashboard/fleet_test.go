@@ -33,7 +33,8 @@ func newFleet(nodes, pods int) *fleetAdmin {
 	f := &fleetAdmin{}
 	for i := range nodes {
 		n := &berthv1.NodeUsage{Name: fmt.Sprintf("node-%05d", i),
-			Labels:        map[string]string{"topology.kubernetes.io/zone": fmt.Sprintf("zone-%d", i%3), "node.kubernetes.io/pool": []string{"a", "b"}[i%2]},
+			Labels: map[string]string{"kubernetes.io/hostname": fmt.Sprintf("node-%05d", i),
+				"topology.kubernetes.io/zone": fmt.Sprintf("zone-%d", i%3), "node.kubernetes.io/pool": []string{"a", "b"}[i%2]},
 			Allocatable:   map[string]int64{"cpu": 1000, "memory": 1 << 30, "pods": 10},
 			Requested:     map[string]int64{"cpu": int64(i % 121 * 10), "pods": int64(i % 10)},
 			Unschedulable: i%7 == 0,

@@ -24,7 +24,7 @@
   let loads = 0;
   async function load() {
     let from = 0, snap = loads++ ? "" : new URL(section.dataset.src, location.href).searchParams.get("snap") || "";
-    const all = [], names = [];
+    const all = [], names = [], index = new Map();
     for (;;) {
       const url = new URL(section.dataset.src, location.href);
       url.searchParams.set("from", from);
@@ -36,17 +36,24 @@
       snap = page.snapshot;
       states = page.states;
       const local = page.groups.map(function (g) {
-        let i = names.indexOf(g);
-        if (i < 0) { i = names.length; names.push(g); }
+        let i = index.get(g);
+        if (i === undefined) { i = names.length; names.push(g); index.set(g, i); }
         return i;
       });
       for (const n of page.nodes) { n[1] = local[n[1]]; all.push(n); }
       if (!page.next) break;
       from = page.next;
     }
+    // Grouped by a label of nearly every node (a hostname), the groups
+    // would be as many as the nodes: draw them together then.
+    if (names.length > maxGroups) {
+      for (const n of all) n[1] = 0;
+      names.splice(0, names.length, "all nodes (" + names.length.toLocaleString("en") + " groups, too many to draw apart)");
+    }
     nodes = all;
     groups = names;
   }
+  const maxGroups = 200;
 
   // fill is the colour of node n.
   const palette = {};
@@ -99,7 +106,8 @@
     const started = performance.now();
     for (const k of ["na", "over", "st-ok", "st-notready", "st-pressure", "st-cordoned", "st-tainted"]) palette[k] = v("--" + k);
     for (let i = 0; i <= 10; i++) palette["h" + i] = v("--h" + i);
-    const width = Math.max(200, canvas.parentElement.clientWidth);
+    const wrap = canvas.parentElement, box = getComputedStyle(wrap);
+    const width = Math.max(200, wrap.clientWidth - parseFloat(box.paddingLeft) - parseFloat(box.paddingRight));
     layout = place(width);
     const ratio = window.devicePixelRatio || 1;
     canvas.width = Math.round(width * ratio);
@@ -135,6 +143,7 @@
     }
     const drawn = performance.now();
     canvas.dataset.cells = nodes.length;
+    canvas.dataset.groups = groups.length;
     canvas.dataset.drawMs = Math.round(drawn - started);
     if (!canvas.dataset.renderMs) canvas.dataset.renderMs = Math.round(drawn);
     canvas.setAttribute("aria-label", "Heatmap of " + nodes.length.toLocaleString("en") + " nodes in " + groups.length +
