@@ -31,6 +31,7 @@
       url.searchParams.delete("snap");
       if (snap) url.searchParams.set("snap", snap);
       const resp = await fetch(url, { credentials: "same-origin", cache: "no-store" });
+      if (resp.status === 401) throw new Error("the session ended: reload the page to log in again");
       const page = await resp.json();
       if (!resp.ok) throw new Error(page.error || resp.statusText);
       snap = page.snapshot;
