@@ -150,7 +150,10 @@ func TestNodesTablePagesSortsAndFilters(t *testing.T) {
 		has    []string
 	}{
 		{target: "/nodes?size=3", want: []string{"node-00000", "node-00001", "node-00002"},
-			has: []string{"1–3 of 250", "page 1 of 84", `<a href="/nodes?page=2&amp;size=3" rel="next">`}},
+			has: []string{"1–3 of 250", "page 1 of 84", `<a href="/nodes?page=2&amp;size=3" rel="next">`,
+				// The page sizes offered, back to the first page.
+				`rows a page: <a href="/nodes?size=25">25</a> <a href="/nodes?size=100">100</a>`}},
+		{target: "/nodes?page=2", has: []string{`<strong aria-current="true">100</strong>`, `<a href="/nodes?size=250">250</a>`}},
 		{target: "/nodes?size=3&page=84", want: []string{"node-00249"}, has: []string{"250–250 of 250", `rel="first"`}},
 		// Past the last page: the last page.
 		{target: "/nodes?size=100&page=9", want: nil, has: []string{"201–250 of 250"}},

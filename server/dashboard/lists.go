@@ -107,6 +107,16 @@ type pager struct {
 	// More says there are rows beyond To that were not read, so Total
 	// and Pages count only those read (and Last is unknown).
 	More bool
+	// Sizes are the page sizes to choose from, each a link to the first
+	// page at that size.
+	Sizes []pageSize
+}
+
+// pageSize is one page size offered, Current when it is the page's.
+type pageSize struct {
+	Rows    int
+	Href    string
+	Current bool
 }
 
 // pageOf returns the rows of page p of items, and the pager at u.
@@ -125,6 +135,10 @@ func pageOf[T any](u *url.URL, p listParams, items []T) ([]T, pager) {
 	}
 	if page < pages {
 		pg.Next, pg.Last = pageLink(u, page+1), pageLink(u, pages)
+	}
+	for _, n := range []int{25, defaultPageSize, 250, maxPageSize} {
+		pg.Sizes = append(pg.Sizes, pageSize{Rows: n, Current: n == p.Size,
+			Href: withParams(u, map[string]string{sizeParam: strconv.Itoa(n), pageParam: ""})})
 	}
 	return items[from:to], pg
 }
