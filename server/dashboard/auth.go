@@ -178,5 +178,5 @@ func (d *Dashboard) unauthorized(w http.ResponseWriter, r *http.Request, text st
 	if !strings.HasPrefix(action.Path, "/") || strings.HasPrefix(action.Path, "//") {
 		action = url.URL{Path: "/"}
 	}
-	d.render(w, http.StatusUnauthorized, "login", page{Title: "Token needed", Data: loginView{Text: text, Action: action.RequestURI()}})
+	d.render(w, nil, http.StatusUnauthorized, "login", page{Title: "Token needed", Data: loginView{Text: text, Action: action.RequestURI()}})
 }

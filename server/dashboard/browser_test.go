@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -22,6 +24,7 @@ import (
 	"github.com/berthsched/berth/server"
 	"github.com/berthsched/berth/server/auth"
 	"github.com/berthsched/berth/server/daemon"
+	"github.com/berthsched/berth/server/dashboard"
 )
 
 // chromiumPath is Debian's chromium, which CI installs (.ci/test).
@@ -40,12 +43,7 @@ const browserLimit = 60 * time.Second
 // unschedulable pod, with no console error or uncaught exception on the
 // way.
 func TestBrowser(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s: %v; CI must install Debian's chromium (.ci/test does)", chromiumPath, err)
-		}
-		t.Skipf("no %s (apt-get install chromium); CI=true makes this a failure", chromiumPath)
-	}
+	requireChromium(t)
 	ctx, cancel := context.WithTimeout(t.Context(), browserLimit)
 	defer cancel()
 	base, state := startBerthd(t, ctx, 0)
@@ -73,19 +71,39 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("the address still holds the token: %s", url)
 	}
 
-	b.do("nodes", chromedp.Navigate(base+"/nodes"))
-	heat := run(b, "heatmap", chromedp.Text(chromedp.ID("heatmap")))
+	b.do("nodes", chromedp.Navigate(base+"/nodes"), chromedp.WaitVisible(`#heat-canvas[data-cells="4"]`))
+	heat := run(b, "nodes table", chromedp.Text(chromedp.ID("nodes")))
 	for _, want := range []string{"n1", "n2", "n3", "gpu=true:NoSchedule", "SchedulingDisabled"} {
 		if !strings.Contains(heat, want) {
-			t.Errorf("heatmap lacks %q:\n%s", want, heat)
+			t.Errorf("nodes table lacks %q:\n%s", want, heat)
 		}
 	}
 	// n4's Ready condition is False: shown so, with the taints Berth derived.
-	n4 := run(b, "the not-ready node", chromedp.Text(chromedp.CSS(`#heatmap tr.notready`)))
+	n4 := run(b, "the not-ready node", chromedp.Text(chromedp.CSS(`#nodes tr.notready`)))
 	for _, want := range []string{"n4", "NotReady", "node.kubernetes.io/not-ready:NoSchedule"} {
 		if !strings.Contains(n4, want) {
 			t.Errorf("n4's row lacks %q: %s", want, n4)
 		}
+	}
+	// The heatmap: hovering the second cell names n2 (cordoned); the
+	// arrow keys and Enter open the node under the focus.
+	if tip := run(b, "hover the second cell", chromedp.Evaluate[string](hoverCellJS(1))); !strings.Contains(tip, "n2") || !strings.Contains(tip, "cordoned") {
+		t.Errorf("the tip over the second cell says %q, want n2 cordoned", tip)
+	}
+	b.do("open n3 from the keyboard", chromedp.Focus(chromedp.ID("heat-canvas")), chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent(kb.ArrowRight),
+		chromedp.KeyEvent(kb.Enter), chromedp.WaitVisible(`//h1[text()="Node n3"]`))
+	if taints := run(b, "n3's taints", chromedp.Text(chromedp.ID("node-taints"))); !strings.Contains(taints, "gpu=true:NoSchedule") {
+		t.Errorf("n3's page shows the taints %q", taints)
+	}
+	// The heatmap re-reads its nodes (every second here): a node sent
+	// after the page loaded is drawn.
+	b.do("back to the heatmap", chromedp.Navigate(base+"/nodes?refresh=1"), chromedp.WaitVisible(`#heat-canvas[data-cells="4"]`))
+	apply(t, ctx, state, node("n5", 4000, false))
+	b.do("the heatmap refreshed", chromedp.WaitVisible(`#heat-canvas[data-cells="5"]`))
+	box := run(b, "the first cell", chromedp.Evaluate[[]float64](`(() => { const r = document.getElementById("heat-canvas").getBoundingClientRect(); return [r.left + 4, r.top + 24]; })()`))
+	b.do("click the first cell", chromedp.MouseClickXY(box[0], box[1]), chromedp.WaitVisible(`//h1[text()="Node n1"]`))
+	if pods := run(b, "n1's pods", chromedp.Text(chromedp.ID("node-pods"))); !strings.Contains(pods, "default/db-0") {
+		t.Errorf("n1's page lacks its pod db-0: %q", pods)
 	}
 
 	b.do("filter the pods by name, in the address", chromedp.Navigate(base+"/pods"), chromedp.WaitVisible(chromedp.ID("filter")),
@@ -102,6 +120,16 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("the pods list lacks db-0 bound on n1: %s", pods)
 	}
 
+	// The list's live part refreshes in place (every second here): a pod
+	// sent after the page loaded shows up without a reload.
+	b.do("a live list", chromedp.Navigate(base+"/pods?refresh=1"), chromedp.WaitVisible(chromedp.ID("pods")),
+		chromedp.Evaluate[chromedp.Void](`window.sameDocument = true`))
+	apply(t, ctx, state, pod("late-1", 100, "", "example.com/wait"))
+	b.do("the list refreshed", chromedp.WaitVisible(`//table[@id="pods"]//a[text()="default/late-1"]`))
+	if same := run(b, "same document", chromedp.Evaluate[bool](`window.sameDocument === true`)); !same {
+		t.Errorf("the page was reloaded rather than its live part")
+	}
+
 	b.do("the decision stream goes live", chromedp.Navigate(base+"/decisions"), chromedp.WaitVisible(chromedp.CSS("#stream-status.live")))
 	apply(t, ctx, state, pod("web-1", 1500, ""), pod("web-2", 500, ""), pod("big-1", 16000, ""))
 	b.do("the stream shows the new decisions",
@@ -111,11 +139,11 @@ func TestBrowser(t *testing.T) {
 
 	b.do("explain an unschedulable pod", chromedp.Navigate(base+"/pods/default/big-1"), chromedp.WaitVisible(chromedp.ID("explain")))
 	failing := run(b, "failing plugins", chromedp.Evaluate[map[string]string](failingPluginsJS))
-	want := map[string]string{"n1": "NodeResourcesFit", "n2": "NodeUnschedulable", "n3": "TaintToleration", "n4": "TaintToleration"}
+	want := map[string]string{"n1": "NodeResourcesFit", "n2": "NodeUnschedulable", "n3": "TaintToleration", "n4": "TaintToleration", "n5": "NodeResourcesFit"}
 	if diff := cmp.Diff(want, failing); diff != "" {
 		t.Errorf("failing plugin by node (-want +got):\n%s", diff)
 	}
-	if message := run(b, "kube's message", chromedp.Text(chromedp.ID("kube-message"))); !strings.HasPrefix(message, "0/4 nodes are available:") {
+	if message := run(b, "kube's message", chromedp.Text(chromedp.ID("kube-message"))); !strings.HasPrefix(message, "0/5 nodes are available:") {
 		t.Errorf("kube's message %q", message)
 	}
 	// The numbers behind n1's "Insufficient cpu": 16 cores asked.
@@ -130,7 +158,60 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("chart axis label %s = %q, want %q", id, got, want)
 		}
 	}
+	// The chart's values at a moment: with the keyboard (the pointer's
+	// handler reads the same sample), from /api/queue.
+	b.do("the counts of the last sample", chromedp.Focus(chromedp.ID("queue-chart")), chromedp.KeyEvent(kb.End),
+		chromedp.WaitVisible(`//div[@id="chart-tip"]/div[starts-with(text(), "active: ")]`))
+	if tip := run(b, "chart tip", chromedp.Text(chromedp.ID("chart-tip"))); !strings.Contains(tip, "UTC") || !strings.Contains(tip, "unschedulable: ") || !strings.Contains(tip, " pods") {
+		t.Errorf("the chart's tip says %q, want a time and the counts in pods", tip)
+	}
+	// "/" goes to the list's filter.
+	b.do("slash to the filter", chromedp.Navigate(base+"/pods"), chromedp.WaitVisible(chromedp.ID("pods")), chromedp.KeyEvent("/"))
+	if id := run(b, "focused", chromedp.Evaluate[string](`document.activeElement.id`)); id != "filter" {
+		t.Errorf("after / the focus is on %q, want the filter", id)
+	}
 	b.checkConsole()
+}
+
+// TestDarkMode opens the nodes page in a browser set to dark: the page
+// follows the system setting, and so does the heatmap's scale's legend.
+func TestDarkMode(t *testing.T) {
+	requireChromium(t)
+	ctx, cancel := context.WithTimeout(t.Context(), browserLimit)
+	defer cancel()
+	d, err := dashboard.NewFleetDashboard(100, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(d)
+	defer srv.Close()
+	for _, tt := range []struct {
+		name       string
+		flags      []chromedp.ExecAllocatorOption
+		background string
+	}{
+		{name: "light", background: "rgb(251, 252, 253)"},
+		{name: "dark", flags: []chromedp.ExecAllocatorOption{chromedp.Flag("force-dark-mode", true)}, background: "rgb(18, 22, 28)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newBrowser(t, ctx, tt.flags...)
+			b.do("nodes", chromedp.Navigate(srv.URL+"/nodes"), chromedp.WaitVisible(`#heat-canvas[data-cells="100"]`))
+			if got := run(b, "background", chromedp.Evaluate[string](`getComputedStyle(document.body).backgroundColor`)); got != tt.background {
+				t.Errorf("background %s, want %s", got, tt.background)
+			}
+			b.checkConsole()
+		})
+	}
+}
+
+// hoverCellJS moves the pointer over cell i of the heatmap's first row
+// and returns the tip's text.
+func hoverCellJS(i int) string {
+	return fmt.Sprintf(`(() => {
+  const c = document.getElementById("heat-canvas"), r = c.getBoundingClientRect();
+  c.dispatchEvent(new MouseEvent("mousemove", {clientX: r.left + 16 * %d + 4, clientY: r.top + 24, bubbles: true}));
+  return document.getElementById("heat-tip").innerText;
+})()`, i)
 }
 
 // failingPluginsJS maps each node of the explain table to the header of
@@ -223,9 +304,9 @@ type browser struct {
 	done     chan struct{} // closed when the console is read to its end
 }
 
-func newBrowser(t *testing.T, ctx context.Context) *browser {
+func newBrowser(t *testing.T, ctx context.Context, extra ...chromedp.ExecAllocatorOption) *browser {
 	t.Helper()
-	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx,
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, append([]chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromiumPath),
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.Headless,
@@ -237,7 +318,7 @@ func newBrowser(t *testing.T, ctx context.Context) *browser {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.WindowSize(1280, 800),
-	)
+	}, extra...)...)
 	tab, cancelTab := chromedp.NewContext(alloc)
 	b := &browser{t: t, ctx: tab, done: make(chan struct{})}
 	t.Cleanup(func() {

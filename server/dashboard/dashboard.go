@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
@@ -17,11 +18,13 @@ import (
 )
 
 // Admin is the AdminService as the dashboard reads it; *adminsvc.Service
-// satisfies it.
+// satisfies it. AllNodes is ListNodes in one answer, from one snapshot.
 type Admin interface {
+	AllNodes(context.Context) ([]*berthv1.NodeUsage, error)
 	QueueStats(context.Context, *berthv1.QueueStatsRequest) (*berthv1.QueueStatsResponse, error)
 	ListPods(context.Context, *berthv1.ListPodsRequest) (*berthv1.ListPodsResponse, error)
 	ListNodes(context.Context, *berthv1.ListNodesRequest) (*berthv1.ListNodesResponse, error)
+	ListNominations(context.Context, *berthv1.ListNominationsRequest) (*berthv1.ListNominationsResponse, error)
 	Explain(context.Context, *berthv1.ExplainRequest) (*berthv1.ExplainResponse, error)
 	Simulate(context.Context, *berthv1.SimulateRequest) (*berthv1.SimulateResponse, error)
 }
@@ -75,6 +78,7 @@ type Dashboard struct {
 	sessions  *sessions
 	pages     map[string]*template.Template
 	handler   http.Handler
+	nodeCache nodeCache
 }
 
 //go:embed templates/*.html
@@ -99,9 +103,11 @@ func New(admin Admin, explainer Explainer, decisions Decisions, opts Options) (*
 	}
 	d := &Dashboard{admin: admin, explainer: explainer, decisions: decisions, opts: opts,
 		sessions: newSessions(opts.Now), pages: map[string]*template.Template{}}
-	// The templates under templates/ besides layout.html.
-	for _, name := range []string{"queue", "nodes", "decisions", "pod", "pods", "message", "login"} {
-		t, err := template.New("layout.html").Funcs(templateFuncs()).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
+	// The templates under templates/ besides layout.html and parts.html,
+	// which every page shares.
+	for _, name := range []string{"queue", "nodes", "node", "decisions", "pod", "pods", "message", "login"} {
+		t, err := template.New("layout.html").Funcs(templateFuncs()).ParseFS(templateFS,
+			"templates/layout.html", "templates/parts.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("dashboard: parse %s: %w", name, err)
 		}
@@ -114,6 +120,11 @@ func New(admin Admin, explainer Explainer, decisions Decisions, opts Options) (*
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", d.queuePage)
 	mux.HandleFunc("GET /nodes", d.nodesPage)
+	mux.HandleFunc("GET /nodes/{name}", d.nodePage)
+	mux.HandleFunc("GET /api/heatmap", d.heatmapData)
+	mux.HandleFunc("GET /api/queue", d.queueData)
+	mux.HandleFunc("GET /api/pods", d.apiPods)
+	mux.HandleFunc("GET /api/nodes", d.apiNodes)
 	mux.HandleFunc("GET /decisions", d.decisionsPage)
 	mux.HandleFunc("GET /decisions/stream", d.stream)
 	mux.HandleFunc("GET /pods", d.podsPage)
@@ -156,11 +167,39 @@ type page struct {
 	Data    any
 }
 
+// refreshParam sets how often a page's live parts refresh, in seconds
+// (1 to maxRefresh); 0 stops them.
+const (
+	refreshParam = "refresh"
+	maxRefresh   = 3600
+)
+
+// partParam asks for a page's live part alone (?part=live): what the
+// script reloads every few seconds, without the rest of the page.
+const partParam = "part"
+
 // render executes a page into a buffer first, so that a failing template
-// answers 500 rather than half a page.
-func (d *Dashboard) render(w http.ResponseWriter, status int, name string, p page) {
+// answers 500 rather than half a page. When r asks for the live part and
+// the page has one, only that part is sent.
+func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
+	if r != nil && p.Refresh > 0 && r.URL.Query().Has(refreshParam) {
+		s := r.URL.Query().Get(refreshParam)
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 || n > maxRefresh {
+			d.message(w, http.StatusBadRequest, "How often?", fmt.Sprintf("%s=%s is not a number of seconds: give 1 to %d, or 0 to stop the refresh", refreshParam, s, maxRefresh))
+			return
+		}
+		p.Refresh = n
+	}
 	var buf bytes.Buffer
-	if err := d.pages[name].Execute(&buf, p); err != nil {
+	t := d.pages[name]
+	var err error
+	if live := t.Lookup("live"); r != nil && r.URL.Query().Get(partParam) == "live" && live != nil {
+		err = live.Execute(&buf, p)
+	} else {
+		err = t.Execute(&buf, p)
+	}
+	if err != nil {
 		d.opts.Logger.Error("dashboard: render page", "page", name, "err", err)
 		http.Error(w, "dashboard: rendering the page failed", http.StatusInternalServerError)
 		return
@@ -172,7 +211,7 @@ func (d *Dashboard) render(w http.ResponseWriter, status int, name string, p pag
 
 // message answers a page holding only a title and a sentence.
 func (d *Dashboard) message(w http.ResponseWriter, status int, title, text string) {
-	d.render(w, status, "message", page{Title: title, Data: text})
+	d.render(w, nil, status, "message", page{Title: title, Data: text})
 }
 
 // failed answers a failed read with the status the error maps to.

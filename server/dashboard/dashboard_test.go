@@ -3,6 +3,7 @@ package dashboard
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -73,6 +74,9 @@ func TestAuth(t *testing.T) {
 		{name: "forged cookie", target: "/nodes", header: http.Header{"Cookie": {cookieName + "=forged"}}, want: http.StatusUnauthorized},
 		{name: "a bad header is not rescued by a cookie", target: "/", header: http.Header{"Authorization": {"Bearer nope"}, "Cookie": {session.String()}}, want: http.StatusUnauthorized},
 		{name: "the style needs nothing", target: "/static/style.css", want: http.StatusOK},
+		{name: "the data needs a token", target: "/api/heatmap", want: http.StatusUnauthorized},
+		{name: "the lists' data too", target: "/api/pods", want: http.StatusUnauthorized},
+		{name: "the data with a token", target: "/api/nodes", header: http.Header{"Authorization": {"Bearer ro-secret"}}, want: http.StatusOK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -188,26 +192,55 @@ func TestPagesRender(t *testing.T) {
 			`id="count-active">3<`, `id="count-backoff">1<`, `id="count-unschedulable">1<`, `id="count-gated">2<`,
 			`href="/pods/default/big-1"`, "No sample yet."}},
 		{target: "/nodes", want: http.StatusOK, has: []string{
-			`<td class="heat h8">3 / 4 (75%)</td>`, `<td class="heat h0">0 / 2 (0%)</td>`, "1Gi / 8Gi (12%)",
+			`<td class="heat"><span class="swatch h8"></span>3 / 4 (75%)</td>`, `<td class="heat"><span class="swatch h0"></span>0 / 2 (0%)</td>`, "1Gi / 8Gi (12%)",
 			"SchedulingDisabled", "gpu=true:NoSchedule", "all 2 nodes",
 			// n2's Ready condition is False: not healthy, with the taints derived from it.
 			`<tr class="notready">`, `<span class="chip notready">NotReady</span>`,
 			`<span class="chip derived" title="derived from the node's conditions">node.kubernetes.io/not-ready:NoExecute</span>`,
 			`<span class="chip ready">Ready</span><span class="chip condition">MemoryPressure</span>`},
 			hasNot: []string{"carry no conditions"}},
-		{target: "/nodes?q=n2", want: http.StatusOK, has: []string{`<th scope="row">n2</th>`, "1 nodes matching", `value="n2"`},
-			hasNot: []string{`<th scope="row">n1</th>`}},
-		{target: "/nodes?q=zzz", want: http.StatusOK, has: []string{"No node name contains zzz."}},
+		{target: "/nodes?q=n2", want: http.StatusOK, has: []string{`<th scope="row"><a href="/nodes/n2">n2</a></th>`, "1 nodes matching", `value="n2"`, "The filter keeps 1 nodes matching of the 2 Berth holds.",
+			// The heatmap reads the same nodes.
+			`data-src="/api/heatmap?group=topology.kubernetes.io%2Fzone%2Cnode.kubernetes.io%2Fpool&amp;q=n2&amp;snap=`},
+			hasNot: []string{`<a href="/nodes/n1">`}},
+		{target: "/nodes?q=zzz", want: http.StatusOK, has: []string{"No node matches the filter."}},
+		{target: "/nodes?state=cordoned", want: http.StatusOK, has: []string{`<a href="/nodes/n2">n2</a>`}, hasNot: []string{`<a href="/nodes/n1">`}},
+		{target: "/nodes?state=pressure", want: http.StatusOK, has: []string{`<a href="/nodes/n1">n1</a>`}, hasNot: []string{`<a href="/nodes/n2">`}},
+		{target: "/nodes?state=lost", want: http.StatusBadRequest, has: []string{"state=lost is not a state of a node"}},
+		{target: "/nodes?sel=zone+in+()", want: http.StatusBadRequest, has: []string{"in needs at least one value"}},
+		{target: "/nodes?sort=weight", want: http.StatusBadRequest, has: []string{"sort=weight is not a column"}},
+		{target: "/nodes?color=heat", want: http.StatusBadRequest, has: []string{"color=heat is not one of cpu, memory, pods, devices, state"}},
+		{target: "/nodes?group=a+b", want: http.StatusBadRequest, has: []string{`&#34;a b&#34; is not a label key`}},
+		{target: "/nodes?sort=-cpu&size=10", want: http.StatusOK, has: []string{`<input type="hidden" name="sort" value="-cpu">`, `<input type="hidden" name="size" value="10">`}},
+		{target: "/nodes?color=state", want: http.StatusOK, has: []string{`data-color="state"`, `<span class="swatch st-notready"></span>NotReady`}},
+		{target: "/nodes/n1", want: http.StatusOK, has: []string{"<h1>Node n1</h1>",
+			// Requests against allocatable, conditions, derived taints, nominated pods.
+			`<tr><th scope="row">cpu</th><td class="num">3</td><td class="num">4</td><td class="num">1</td><td class="heat"><span class="swatch h8"></span>75%</td></tr>`,
+			`<th scope="row">MemoryPressure</th><td>True</td>`, "node.kubernetes.io/memory-pressure:NoSchedule",
+			`<table id="node-nominated"`, `<a href="/pods/default/big-1">default/big-1</a></td><td class="num">10</td>`,
+			`<table id="node-pods"`, `<a href="/pods/default/web-1">default/web-1</a>`}},
+		{target: "/nodes/n9", want: http.StatusNotFound, has: []string{"Berth holds no node n9"}},
 		{target: "/?q=big", want: http.StatusOK, has: []string{`href="/pods/default/big-1"`, `value="big"`, `href="/pods?state=bound"`}},
-		{target: "/?q=zzz", want: http.StatusOK, has: []string{"No pending pod matches the filter."}, hasNot: []string{`href="/pods/default/big-1"`}},
+		{target: "/?q=zzz", want: http.StatusOK, has: []string{"No pod matches the filter."}, hasNot: []string{`href="/pods/default/big-1"`}},
+		{target: "/?state=bound", want: http.StatusBadRequest, has: []string{"state=bound is not a state of a pod here"}},
 		{target: "/pods", want: http.StatusOK, has: []string{`href="/pods/default/big-1"`, `href="/pods/default/web-1"`,
 			`<span class="state st-bound">bound</span></td>
-  <td>n1</td>`}},
+  <td><a href="/nodes/n1">n1</a></td>`}},
+		{target: "/pods?node=n1", want: http.StatusOK, has: []string{`href="/pods/default/web-1"`, `value="n1"`}, hasNot: []string{`href="/pods/default/big-1"`}},
+		{target: "/pods?priority=high", want: http.StatusBadRequest, has: []string{"priority=high is not a priority"}},
+		{target: "/pods?refresh=2", want: http.StatusOK, has: []string{`<div id="live-list" data-live data-refresh="2">`, "refresh every 2 s"}},
+		{target: "/pods?refresh=0", want: http.StatusOK, has: []string{`data-refresh="0"`, "Nothing here refreshes on its own."}},
+		{target: "/pods?refresh=soon", want: http.StatusBadRequest, has: []string{"refresh=soon is not a number of seconds"}},
+		{target: "/pods?page=0", want: http.StatusBadRequest, has: []string{"page=0 is not a page number"}},
+		{target: "/pods?size=5000", want: http.StatusBadRequest, has: []string{"size=5000 is not a page size: give 1 to 500"}},
 		{target: "/pods?state=bound", want: http.StatusOK, has: []string{`href="/pods/default/web-1"`, `<option selected>bound</option>`},
 			hasNot: []string{`href="/pods/default/big-1"`}},
 		{target: "/pods?state=bound&q=big", want: http.StatusOK, has: []string{"No pod matches the filter."}},
 		{target: "/pods?state=lost", want: http.StatusBadRequest, has: []string{"state=lost is not a state of a pod"}},
-		{target: "/decisions", want: http.StatusOK, has: []string{`<table id="decisions" data-max-rows="200">`, `/static/app.js`}},
+		{target: "/decisions", want: http.StatusOK, has: []string{`<table id="decisions" data-max-rows="200" data-stream="/decisions/stream">`, `/static/app.js`,
+			`<option>ClearNomination</option>`}},
+		{target: "/decisions?type=Bind&q=web", want: http.StatusOK, has: []string{`data-stream="/decisions/stream?q=web&amp;type=Bind"`, `<option selected>Bind</option>`}},
+		{target: "/decisions?type=Bound", want: http.StatusBadRequest, has: []string{"type=Bound is not a kind of decision: use one of Bind, Evict"}},
 		{target: "/pods/default/big-1", want: http.StatusOK, has: []string{
 			"FailedScheduling", testMessage, `<th class="plugin">NodeResourcesFit</th>`, "unschedulable",
 			// The numbers behind "Insufficient cpu".
@@ -283,6 +316,16 @@ func TestQueueChartFromHistory(t *testing.T) {
 	if t.Failed() {
 		t.Logf("queue page:\n%s", body)
 	}
+	// The same samples for the chart's hover values.
+	var data queueData
+	if err := json.Unmarshal(get(d, "/api/queue", nil).Body.Bytes(), &data); err != nil {
+		t.Fatal(err)
+	}
+	want := queueData{Series: []string{"active", "backoff", "unschedulable", "gated"}, Times: []string{"15:00:02", "15:00:03", "15:00:04", "15:00:05"},
+		Counts: [][]uint32{{2, 3, 4, 5}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}}, Max: 5, Samples: 4}
+	if diff := cmp.Diff(want, data); diff != "" {
+		t.Errorf("/api/queue (-want +got):\n%s", diff)
+	}
 }
 
 func TestHeatCell(t *testing.T) {
@@ -295,6 +338,7 @@ func TestHeatCell(t *testing.T) {
 		{res: "memory", req: 3 << 29, alloc: 2 << 30, want: heatCell{Text: "1.5Gi / 2Gi (75%)", Percent: 75, Class: "h8"}},
 		{res: "pods", req: 12, alloc: 10, want: heatCell{Text: "12 / 10 (120%)", Percent: 120, Class: "over"}},
 		{res: "pods", req: 1, alloc: 0, want: heatCell{Text: "1 / 0", Class: "na"}},
+		{res: "devices", req: 0, alloc: 0, want: heatCell{Text: "–", Class: "na"}},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, newHeatCell(tt.res, tt.req, tt.alloc)); diff != "" {

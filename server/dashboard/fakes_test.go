@@ -42,9 +42,24 @@ func (fakeAdmin) ListPods(_ context.Context, req *berthv1.ListPodsRequest) (*ber
 	resp := &berthv1.ListPodsResponse{}
 	for _, p := range all {
 		if (len(req.GetStates()) == 0 || slices.Contains(req.GetStates(), p.GetState())) &&
+			(req.GetNode() == "" || p.GetNode() == req.GetNode()) &&
 			strings.Contains(p.GetPod().GetNamespace()+"/"+p.GetPod().GetName(), req.GetContains()) {
 			resp.Pods = append(resp.Pods, p)
 		}
+	}
+	return resp, nil
+}
+
+func (a fakeAdmin) AllNodes(ctx context.Context) ([]*berthv1.NodeUsage, error) {
+	resp, err := a.ListNodes(ctx, &berthv1.ListNodesRequest{})
+	return resp.GetNodes(), err
+}
+
+// ListNominations holds big-1 nominated on n1.
+func (fakeAdmin) ListNominations(_ context.Context, req *berthv1.ListNominationsRequest) (*berthv1.ListNominationsResponse, error) {
+	resp := &berthv1.ListNominationsResponse{}
+	if req.GetNode() == "" || req.GetNode() == "n1" {
+		resp.Nominations = []*berthv1.Nomination{{Pod: &berthv1.PodRef{Namespace: "default", Name: "big-1", Uid: "u-big"}, Node: "n1", Priority: 10, Revision: 3}}
 	}
 	return resp, nil
 }
@@ -151,13 +166,15 @@ type fakeLog struct {
 	first     uint64
 	decisions []*berthv1.Decision
 	froms     chan uint64
+	filter    decisionlog.Filter // the last Watch's, set before its from is sent
 }
 
 func (f *fakeLog) Revisions() (uint64, uint64) {
 	return f.first, f.first + uint64(len(f.decisions)) - 1
 }
 
-func (f *fakeLog) Watch(ctx context.Context, from uint64, _ string, _ decisionlog.Filter, send decisionlog.Send) error {
+func (f *fakeLog) Watch(ctx context.Context, from uint64, _ string, filter decisionlog.Filter, send decisionlog.Send) error {
+	f.filter = filter
 	f.froms <- from
 	if from < f.first {
 		return &store.CompactedError{Requested: from, Oldest: f.first}
@@ -167,7 +184,8 @@ func (f *fakeLog) Watch(ctx context.Context, from uint64, _ string, _ decisionlo
 	}
 	var batch []*berthv1.Decision
 	for _, d := range f.decisions {
-		if d.GetRevision() >= from {
+		if d.GetRevision() >= from && (len(filter.Types) == 0 || slices.Contains(filter.Types, decisionlog.TypeOf(d))) &&
+			(filter.SchedulerName == "" || d.GetSchedulerName() == filter.SchedulerName) {
 			batch = append(batch, d)
 		}
 	}

@@ -13,9 +13,26 @@ import (
 // templateFuncs are the templates' helpers.
 func templateFuncs() template.FuncMap {
 	return template.FuncMap{
-		"state": stateName, "time": timeString, "podPath": podPath,
-		"add":  func(a, b int) int { return a + b },
-		"half": func(a int) int { return a / 2 },
+		"state": stateName, "time": timeString, "podPath": podPath, "nodePath": nodePath,
+		"add":        func(a, b int) int { return a + b },
+		"half":       func(a int) int { return a / 2 },
+		"navEntries": navEntries,
+	}
+}
+
+// navEntry is one page of the header's navigation; Key is its access key.
+type navEntry struct {
+	Nav, Path, Label, Key string
+}
+
+// navEntries are the header's pages, in order: a page of its own (Queues,
+// with the queueing admission) adds its row here.
+func navEntries() []navEntry {
+	return []navEntry{
+		{Nav: "queue", Path: "/", Label: "Queue", Key: "q"},
+		{Nav: "pods", Path: "/pods", Label: "Pods", Key: "p"},
+		{Nav: "nodes", Path: "/nodes", Label: "Nodes", Key: "n"},
+		{Nav: "decisions", Path: "/decisions", Label: "Decisions", Key: "d"},
 	}
 }
 

@@ -17,6 +17,10 @@ import (
 	"github.com/berthsched/berth/server/convert"
 )
 
+// shortfallNodesShown is how many nodes short of a resource the pod page
+// lists: on a large cluster they are many, and much alike.
+const shortfallNodesShown = 10
+
 // defaultNamespace is where a pod named without one is looked for.
 const defaultNamespace = "default"
 
@@ -28,6 +32,7 @@ type podView struct {
 	// pod's FailedScheduling event.
 	Message string
 	Table   explainTable
+	Pager   pager // the table's rows are paged
 	// DryRun says what the dry run found, or why there is none.
 	DryRun string
 	// Requests are the pod's effective requests, "cpu 2, memory 1Gi,
@@ -35,6 +40,9 @@ type podView struct {
 	// request against each short node's free room now.
 	Requests   string
 	Shortfalls []shortfallRow
+	// MoreShort is how many nodes short of a resource are left out of
+	// Shortfalls (beyond shortfallNodesShown).
+	MoreShort int
 }
 
 // shortfallRow is one resource one node lacks, amounts as people write
@@ -97,7 +105,9 @@ func (d *Dashboard) podPage(w http.ResponseWriter, r *http.Request) {
 		d.failed(w, "explain "+ns+"/"+name, err)
 		return
 	}
-	v := podView{Explain: ex, State: stateName(ex.GetState()), Requests: requestsString(ex.GetRequests()), Shortfalls: shortfallRows(ex.GetShortfalls())}
+	short := ex.GetShortfalls()
+	v := podView{Explain: ex, State: stateName(ex.GetState()), Requests: requestsString(ex.GetRequests()),
+		Shortfalls: shortfallRows(short[:min(len(short), shortfallNodesShown)]), MoreShort: max(len(short)-shortfallNodesShown, 0)}
 	if diag := ex.GetLastDiagnosis(); diag != nil {
 		v.Message = diag.GetMessage()
 	}
@@ -108,7 +118,14 @@ func (d *Dashboard) podPage(w http.ResponseWriter, r *http.Request) {
 	var attempt *berthv1.SimulateAttempt
 	attempt, v.DryRun = d.dryRun(r, live.Pod)
 	v.Table = newExplainTable(ex, live.Diagnosis, attempt)
-	d.render(w, http.StatusOK, "pod", page{Title: ns + "/" + name, Data: v})
+	p, err := parseList(r.URL.Query(), []column{{Key: "node"}}, "node")
+	if err != nil {
+		d.message(w, http.StatusBadRequest, "Which page?", err.Error())
+		return
+	}
+	slices.SortStableFunc(v.Table.Rows, bestFirst)
+	v.Table.Rows, v.Pager = pageOf(r.URL, p, v.Table.Rows)
+	d.render(w, r, http.StatusOK, "pod", page{Title: ns + "/" + name, Data: v})
 }
 
 // dryRun schedules the pod on a copy of the cluster now (Simulate) and
@@ -210,6 +227,28 @@ func newExplainTable(ex *berthv1.ExplainResponse, diag *scheduler.Diagnosis, att
 	}
 	slices.SortFunc(t.Rows, func(a, b explainRow) int { return strings.Compare(a.Node, b.Node) })
 	return t
+}
+
+// bestFirst orders the explain table for a large cluster, where it is
+// paged: the node chosen, then those that fit by score, then the others
+// (by name, as newExplainTable leaves them).
+func bestFirst(a, b explainRow) int {
+	rank := func(r explainRow) int {
+		switch {
+		case r.Chosen:
+			return 0
+		case r.Feasible:
+			return 1
+		}
+		return 2
+	}
+	if c := cmp.Compare(rank(a), rank(b)); c != 0 {
+		return c
+	}
+	if a.Feasible && b.Feasible {
+		return cmp.Compare(b.Total, a.Total)
+	}
+	return 0
 }
 
 // requestsString is a pod's requests by resource name.

@@ -2,11 +2,13 @@ package dashboard
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/proto"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 )
@@ -75,5 +77,36 @@ func TestPodPageDevices(t *testing.T) {
 	}
 	if body := get(d, "/pods/default/big-1", nil).Body.String(); strings.Contains(body, `id="devices"`) {
 		t.Errorf("big-1 claims no device, yet its page has a devices table:\n%s", body)
+	}
+}
+
+// manyShort is fakeAdmin where big-1 is short of cpu on 12 nodes.
+type manyShort struct{ fakeAdmin }
+
+func (a manyShort) Explain(ctx context.Context, req *berthv1.ExplainRequest) (*berthv1.ExplainResponse, error) {
+	ex, err := a.fakeAdmin.Explain(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	ex = proto.Clone(ex).(*berthv1.ExplainResponse)
+	ex.Shortfalls = nil
+	for i := range 12 {
+		ex.Shortfalls = append(ex.Shortfalls, &berthv1.NodeShortfall{Node: fmt.Sprintf("s%02d", i),
+			Resources: []*berthv1.ResourceShortfall{{Resource: "cpu", Requested: 2000, Free: 1000, Allocatable: 4000}}})
+	}
+	return ex, nil
+}
+
+// On a large cluster the nodes short of a resource are many: the page
+// lists the first shortfallNodesShown and counts the others.
+func TestPodPageBoundsTheShortfalls(t *testing.T) {
+	d, err := New(manyShort{}, fakeExplainer{}, &fakeLog{first: 1}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := get(d, "/pods/default/big-1", nil).Body.String()
+	if !strings.Contains(body, `<th scope="row">s09</th>`) || strings.Contains(body, `<th scope="row">s10</th>`) ||
+		!strings.Contains(body, "And 2 more nodes short") {
+		t.Errorf("the shortfalls are not bounded to 10 nodes with a count of the rest:\n%s", body)
 	}
 }

@@ -24,11 +24,9 @@ const (
 
 // queueView is the data of the queue page.
 type queueView struct {
-	Stats   *berthv1.QueueStatsResponse
-	Chart   chart
-	Filter  string // the pending list's text filter (?q=)
-	Pending []*berthv1.PendingPod
-	More    bool // more pending pods than listed
+	Stats *berthv1.QueueStatsResponse
+	Chart chart
+	List  podList // the pending pods
 }
 
 // chart is the queue's counts over time as SVG polylines, with a y axis
@@ -128,12 +126,38 @@ func (d *Dashboard) queuePage(w http.ResponseWriter, r *http.Request) {
 		d.failed(w, "queue stats", err)
 		return
 	}
-	filter := strings.TrimSpace(r.URL.Query().Get(filterParam))
-	pending, more, err := d.listPods(r.Context(), pendingStates(), filter)
+	l, code, err := d.listOfPods(r.Context(), r.URL, "pending", pendingStates())
 	if err != nil {
-		d.failed(w, "pending pods", err)
+		d.listFailed(w, code, "pending pods", err)
 		return
 	}
-	v := queueView{Stats: stats, Chart: newChart(d.opts.History.Samples()), Filter: filter, Pending: pending, More: more}
-	d.render(w, http.StatusOK, "queue", page{Title: "Queue", Nav: "queue", Refresh: 5, Data: v})
+	v := queueView{Stats: stats, Chart: newChart(d.opts.History.Samples()), List: l}
+	d.render(w, r, http.StatusOK, "queue", page{Title: "Queue", Nav: "queue", Refresh: 5, Data: v})
+}
+
+// queueData is /api/queue: the counts now and over time, for the chart's
+// hover values.
+type queueData struct {
+	Series  []string   `json:"series"`
+	Times   []string   `json:"times"`  // UTC, as the chart's axis shows them
+	Counts  [][]uint32 `json:"counts"` // by series, then sample
+	Max     uint32     `json:"max"`
+	Samples int        `json:"samples"`
+}
+
+func (d *Dashboard) queueData(w http.ResponseWriter, _ *http.Request) {
+	samples := d.opts.History.Samples()
+	v := queueData{Times: []string{}, Counts: [][]uint32{}, Max: newChart(samples).Max, Samples: len(samples)}
+	for _, q := range queueSeries() {
+		v.Series = append(v.Series, q.name)
+		counts := make([]uint32, 0, len(samples))
+		for _, s := range samples {
+			counts = append(counts, q.of(s))
+		}
+		v.Counts = append(v.Counts, counts)
+	}
+	for _, s := range samples {
+		v.Times = append(v.Times, s.At.UTC().Format(time.TimeOnly))
+	}
+	writeJSON(w, v)
 }

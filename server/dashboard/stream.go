@@ -63,8 +63,19 @@ func newDecisionEvent(d *berthv1.Decision) decisionEvent {
 	return ev
 }
 
-func (d *Dashboard) decisionsPage(w http.ResponseWriter, _ *http.Request) {
-	d.render(w, http.StatusOK, "decisions", page{Title: "Decisions", Nav: "decisions", Data: maxRows})
+// decisionsView is the data of the decisions page.
+type decisionsView struct {
+	MaxRows int
+	Filter  decisionFilter
+}
+
+func (d *Dashboard) decisionsPage(w http.ResponseWriter, r *http.Request) {
+	f, err := parseDecisionFilter(r.URL.Query())
+	if err != nil {
+		d.message(w, http.StatusBadRequest, "Which decisions?", err.Error())
+		return
+	}
+	d.render(w, nil, http.StatusOK, "decisions", page{Title: "Decisions", Nav: "decisions", Data: decisionsView{MaxRows: maxRows, Filter: f}})
 }
 
 // stream serves the decision log as server-sent events: "ready" once the
@@ -72,6 +83,11 @@ func (d *Dashboard) decisionsPage(w http.ResponseWriter, _ *http.Request) {
 // revision as the event id; "gap" when decisions the browser asked for
 // were compacted away (or it names a revision this log never gave).
 func (d *Dashboard) stream(w http.ResponseWriter, r *http.Request) {
+	filter, err := parseDecisionFilter(r.URL.Query())
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	defer context.AfterFunc(d.opts.Stopping, cancel)()
@@ -83,12 +99,12 @@ func (d *Dashboard) stream(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	sse := &eventWriter{w: w, rc: rc}
+	sse := &eventWriter{w: w, rc: rc, keep: filter.keeps}
 	sse.event("", "", "", fmt.Sprintf("retry: %d\n", retryMillis))
 
 	from, resumed := d.resumeFrom(r)
 	for range 3 {
-		err := d.decisions.Watch(ctx, from, "", decisionlog.Filter{}, sse.send)
+		err := d.decisions.Watch(ctx, from, "", filter.logFilter(), sse.send)
 		var compacted *store.CompactedError
 		var ahead *decisionlog.AheadError
 		switch {
@@ -133,10 +149,11 @@ func (d *Dashboard) recentFrom() uint64 {
 // eventWriter writes server-sent events to one browser; after a failed
 // write it writes nothing more and keeps the error.
 type eventWriter struct {
-	w   http.ResponseWriter
-	rc  *http.ResponseController
-	buf bytes.Buffer
-	err error
+	w    http.ResponseWriter
+	rc   *http.ResponseController
+	keep func(decisionEvent) bool // the decisions sent
+	buf  bytes.Buffer
+	err  error
 }
 
 // send is the watch's decisionlog.Send: one event per decision, and
@@ -147,7 +164,11 @@ func (e *eventWriter) send(resp *berthv1.WatchResponse) error {
 		return e.err
 	}
 	for _, dec := range resp.GetDecisions() {
-		data, err := json.Marshal(newDecisionEvent(dec))
+		ev := newDecisionEvent(dec)
+		if !e.keep(ev) {
+			continue
+		}
+		data, err := json.Marshal(ev)
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/server/decisionlog"
 )
 
 // sseEvent is one parsed server-sent event.
@@ -51,7 +52,7 @@ func readEvents(t *testing.T, r *bufio.Reader, n int) []sseEvent {
 
 // openStream starts a stream from the Dashboard over log; lastID, if set,
 // is sent as Last-Event-ID.
-func openStream(t *testing.T, log *fakeLog, stopping context.Context, lastID string) (*bufio.Reader, *http.Response) {
+func openStream(t *testing.T, log *fakeLog, stopping context.Context, lastID string, query ...string) (*bufio.Reader, *http.Response) {
 	t.Helper()
 	d, err := New(fakeAdmin{}, fakeExplainer{}, log, Options{Stopping: stopping})
 	if err != nil {
@@ -59,7 +60,7 @@ func openStream(t *testing.T, log *fakeLog, stopping context.Context, lastID str
 	}
 	srv := httptest.NewServer(d)
 	t.Cleanup(srv.Close)
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+"/decisions/stream", nil)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+"/decisions/stream"+strings.Join(query, ""), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,23 +81,40 @@ func openStream(t *testing.T, log *fakeLog, stopping context.Context, lastID str
 func TestStreamEmitsDecisions(t *testing.T) {
 	web1 := decisionEvent{Revision: 1, Time: "15:00:00.000", Type: "Bind", Namespace: "default", Name: "web-1", Node: "n1"}
 	web2 := decisionEvent{Revision: 2, Time: "15:00:00.000", Type: "Bind", Namespace: "default", Name: "web-2", Node: "n2"}
+	db1 := decisionEvent{Revision: 3, Time: "15:00:00.000", Type: "Bind", Namespace: "default", Name: "db-1", Node: "n3"}
+	nom := decisionEvent{Revision: 4, Time: "15:00:00.000", Type: "Nominate", Namespace: "default", Name: "big-1", Node: "n2"}
+	// end passes every filter below: read after the decisions wanted, it
+	// shows that none was let through between them.
+	end := decisionEvent{Revision: 5, Time: "15:00:00.000", Type: "Bind", Namespace: "default", Name: "end", Node: "n2"}
 	tests := []struct {
-		name     string
-		lastID   string // the Last-Event-ID a reconnecting browser sends
-		wantFrom uint64
-		want     []decisionEvent
+		name       string
+		lastID     string // the Last-Event-ID a reconnecting browser sends
+		query      string
+		wantFrom   uint64
+		wantFilter decisionlog.Filter
+		want       []decisionEvent
 	}{
-		{name: "a new stream starts with the backlog", wantFrom: 1, want: []decisionEvent{web1, web2}},
-		{name: "a reconnecting browser resumes after its last revision", lastID: "1", wantFrom: 2, want: []decisionEvent{web2}},
+		{name: "a new stream starts with the backlog", wantFrom: 1, want: []decisionEvent{web1, web2, db1, nom, end}},
+		{name: "a reconnecting browser resumes after its last revision", lastID: "1", wantFrom: 2, want: []decisionEvent{web2, db1, nom, end}},
+		{name: "the log keeps one kind and profile", query: "?type=Bind&profile=default-scheduler", wantFrom: 1,
+			wantFilter: decisionlog.Filter{SchedulerName: "default-scheduler", Types: []berthv1.DecisionType{berthv1.DecisionType_DECISION_TYPE_BIND}},
+			want:       []decisionEvent{web1, web2, db1, end}},
+		{name: "the text keeps a pod's or a node's", query: "?q=n2", wantFrom: 1, want: []decisionEvent{web2, nom, end}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			log := &fakeLog{first: 1, froms: make(chan uint64, 4), decisions: []*berthv1.Decision{
-				bindDecision(1, "web-1", "n1"), bindDecision(2, "web-2", "n2"),
+				bindDecision(1, "web-1", "n1"), bindDecision(2, "web-2", "n2"), bindDecision(3, "db-1", "n3"),
+				{Revision: 4, Time: bindDecision(4, "", "").GetTime(), SchedulerName: "default-scheduler",
+					Pod: &berthv1.PodRef{Namespace: "default", Name: "big-1"}, Action: &berthv1.Decision_Nominate{Nominate: &berthv1.Nominate{Node: "n2"}}},
+				bindDecision(5, "end", "n2"),
 			}}
-			r, _ := openStream(t, log, context.Background(), tt.lastID)
+			r, _ := openStream(t, log, context.Background(), tt.lastID, tt.query)
 			if from := <-log.froms; from != tt.wantFrom {
 				t.Errorf("watches from %d, want %d", from, tt.wantFrom)
+			}
+			if diff := cmp.Diff(tt.wantFilter, log.filter); diff != "" {
+				t.Errorf("the log's filter (-want +got):\n%s", diff)
 			}
 			events := readEvents(t, r, 1+len(tt.want))
 			if events[0].Name != "ready" {
