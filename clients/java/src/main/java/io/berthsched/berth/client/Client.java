@@ -23,8 +23,11 @@ import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.AbstractStub;
 import io.grpc.stub.MetadataUtils;
+import io.netty.handler.ssl.BerthJdkAlpn;
+import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
 import java.io.ByteArrayInputStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -200,14 +203,22 @@ public final class Client implements AutoCloseable {
 
     private SslContext sslContext() {
       try {
-        SslContextBuilder b = GrpcSslContexts.forClient();
+        // Trust and key material as gRPC's own helper sets them up, over the JDK's TLS.
+        SslContextBuilder b = GrpcSslContexts.configure(SslContextBuilder.forClient(), SslProvider.JDK);
         if (rootCertificates != null) {
           b.trustManager(new ByteArrayInputStream(rootCertificates));
         }
         if (certificateChain != null) {
           b.keyManager(new ByteArrayInputStream(certificateChain), new ByteArrayInputStream(privateKey));
         }
-        return b.build();
+        try {
+          return b.build();
+        } catch (UnsupportedOperationException noAlpn) {
+          // Debian's Netty has no JDK ALPN negotiator (see BerthJdkAlpn): the same material,
+          // with ALPN assembled from the parts of Netty that are there.
+          SslContext plain = b.applicationProtocolConfig(null).build();
+          return BerthJdkAlpn.clientContext(((JdkSslContext) plain).context());
+        }
       } catch (SSLException | IllegalArgumentException e) {
         throw new IllegalArgumentException("berth: TLS settings: " + e.getMessage(), e);
       }
