@@ -15,6 +15,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
@@ -69,7 +70,7 @@ public final class Session implements AutoCloseable {
       return this;
     }
 
-    /** Called, on a gRPC thread, when a re-list was acknowledged. */
+    /** Called when a re-list was acknowledged, on a gRPC thread: it must not wait for the session. */
     public Options onResync(Consumer<ResyncResult> f) {
       this.onResync = f;
       return this;
@@ -106,7 +107,10 @@ public final class Session implements AutoCloseable {
     }
   }
 
-  /** One upsert or delete call waiting for its answer. Guarded by the session's lock. */
+  /**
+   * One upsert or delete call waiting for its answer. Guarded by the session's lock; its future
+   * is completed after the lock is released, on the common pool ({@link #completeSettled}).
+   */
   static final class Call {
     final List<Mutation> mutations;
     List<Integer> todo = new ArrayList<>(); // indexes neither sent nor superseded
@@ -114,10 +118,13 @@ public final class Session implements AutoCloseable {
     int applied;
     final List<ObjectError> errors = new ArrayList<>();
     boolean finished;
+    Throwable result; // set when finished: null for success
     final CompletableFuture<Void> done = new CompletableFuture<>();
+    private final List<Call> settled; // the session's, where a finished call waits for completion
 
-    Call(List<Mutation> mutations) {
+    Call(List<Mutation> mutations, List<Call> settled) {
       this.mutations = mutations;
+      this.settled = settled;
       for (int i = 0; i < mutations.size(); i++) {
         todo.add(i);
       }
@@ -142,12 +149,9 @@ public final class Session implements AutoCloseable {
         return;
       }
       finished = true;
+      result = error;
       todo = new ArrayList<>();
-      if (error == null) {
-        done.complete(null);
-      } else {
-        done.completeExceptionally(error);
-      }
+      settled.add(this);
     }
   }
 
@@ -192,6 +196,7 @@ public final class Session implements AutoCloseable {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
   private Deque<Call> queue = new ArrayDeque<>(); // calls with todo, in call order
+  private final List<Call> settled = new ArrayList<>(); // finished, future not yet completed
   private boolean closed;
   private boolean resynced; // whether the current stream completed its re-list
   private SyncStream stream; // the open one, for close()
@@ -284,7 +289,10 @@ public final class Session implements AutoCloseable {
     await(upsertAsync(objects), timeout);
   }
 
-  /** Queues the upserts; the future completes when Berth acknowledged them. */
+  /**
+   * Queues the upserts; the future completes, on the common pool, when Berth acknowledged them
+   * (what is chained to it may block, call the session again, and so on).
+   */
   public CompletableFuture<Void> upsertAsync(List<Object> objects) {
     List<Mutation> ms = new ArrayList<>();
     objects.forEach(o -> ms.add(Mutation.newBuilder().setUpsert(o).build()));
@@ -307,23 +315,50 @@ public final class Session implements AutoCloseable {
   }
 
   private CompletableFuture<Void> submit(List<Mutation> mutations) {
-    Call c = new Call(mutations);
     if (mutations.isEmpty()) {
-      c.finish(null);
-      return c.done;
+      return CompletableFuture.completedFuture(null);
     }
     lock.lock();
     try {
       if (closed) {
-        c.finish(new SessionClosedException("berth: session closed", error));
-        return c.done;
+        return CompletableFuture.failedFuture(new SessionClosedException("berth: session closed", error));
       }
+      Call c = new Call(mutations, settled);
       queue.add(c);
       changed.signalAll();
+      return c.done;
     } finally {
       lock.unlock();
     }
-    return c.done;
+  }
+
+  /**
+   * Completes the futures of the calls that finished; called without the lock held. They are
+   * completed on the common pool, not on the caller's thread: that is a gRPC callback, and what a
+   * caller chains to a future may block, say on another upsert whose acknowledgement can arrive
+   * only once that callback returned (gRPC delivers one call's messages one at a time).
+   */
+  void completeSettled() {
+    List<Call> done;
+    lock.lock();
+    try {
+      if (settled.isEmpty()) {
+        return;
+      }
+      done = new ArrayList<>(settled);
+      settled.clear();
+    } finally {
+      lock.unlock();
+    }
+    for (Call c : done) {
+      ForkJoinPool.commonPool().execute(() -> {
+        if (c.result == null) {
+          c.done.complete(null);
+        } else {
+          c.done.completeExceptionally(c.result);
+        }
+      });
+    }
   }
 
   private static void await(CompletableFuture<Void> f, Duration timeout) {
@@ -411,6 +446,7 @@ public final class Session implements AutoCloseable {
     } finally {
       lock.unlock();
     }
+    completeSettled();
   }
 
   private void setError(Throwable e) {

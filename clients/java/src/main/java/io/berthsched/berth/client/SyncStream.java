@@ -186,6 +186,7 @@ final class SyncStream {
         }
       } finally {
         session.lock().unlock();
+        session.completeSettled();
       }
     }
     if (err instanceof Exception) {
@@ -261,6 +262,7 @@ final class SyncStream {
       } finally {
         session.lock().unlock();
       }
+      session.completeSettled();
       if (endErrorIsMismatch()) {
         cancel();
       }

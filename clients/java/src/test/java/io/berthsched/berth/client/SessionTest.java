@@ -112,6 +112,19 @@ class SessionTest {
   }
 
   @Test
+  void whatIsChainedToACallDoesNotRunUnderTheSessionsLock() throws Exception {
+    try (FakeBerthd fake = new FakeBerthd(name("chained")); Client c = client(fake.name).build();
+        Session s = c.newSession(List::of, Session.options()).start()) {
+      fake.await(() -> ends(fake) == 1);
+      // A blocking call from a dependent of the first: it waits for an acknowledgement the
+      // session can send only if the dependent does not hold its lock.
+      CompletableFuture<Void> both = s.upsertAsync(List.of(pod("a"))).thenRun(() -> s.upsert(pod("b")));
+      both.get(20, TimeUnit.SECONDS);
+      assertEquals(List.of("+a", "+b"), requests(fake, 2));
+    }
+  }
+
+  @Test
   void largeCallsAreSplitAtMaxBatch() throws Exception {
     try (FakeBerthd fake = new FakeBerthd(name("split")); Client c = client(fake.name).build();
         Session s = c.newSession(List::of, Session.options().maxBatch(2)).start()) {
