@@ -6,8 +6,12 @@ import io.berthsched.berth.v1.BindOutcome;
 import io.berthsched.berth.v1.Decision;
 import io.berthsched.berth.v1.DeleteRequest;
 import io.berthsched.berth.v1.DeleteResponse;
+import io.berthsched.berth.v1.EvictPodRequest;
+import io.berthsched.berth.v1.EvictPodResponse;
+import io.berthsched.berth.v1.EvictionServiceGrpc;
 import io.berthsched.berth.v1.Object;
 import io.berthsched.berth.v1.ObjectRef;
+import io.berthsched.berth.v1.PodRef;
 import io.berthsched.berth.v1.ReportBindResultRequest;
 import io.berthsched.berth.v1.StateServiceGrpc;
 import io.grpc.Channel;
@@ -366,6 +370,49 @@ public final class Client implements AutoCloseable {
         .setReason(reason).build();
     Deadline dl = deadline();
     call(ch -> withDeadline(StateServiceGrpc.newBlockingStub(ch), dl).reportBindResult(req));
+  }
+
+  /** How {@link #evict} evicts. */
+  public static final class EvictOptions {
+    private boolean dryRun;
+    private Long gracePeriodSeconds;
+
+    /** Check the pod's budget only: nothing is evicted. */
+    public EvictOptions dryRun(boolean dryRun) {
+      this.dryRun = dryRun;
+      return this;
+    }
+
+    /** The grace period the Evict decision carries (the pod's own when not set). */
+    public EvictOptions gracePeriodSeconds(long seconds) {
+      this.gracePeriodSeconds = seconds;
+      return this;
+    }
+  }
+
+  public static EvictOptions evictOptions() {
+    return new EvictOptions();
+  }
+
+  /**
+   * Evicts a pod through berthd's eviction API, disruption budgets enforced: an Evict decision
+   * (cause API) follows on the watch.
+   *
+   * @throws BudgetRefusedException the pod's budget allows no disruption now
+   * @throws StatusRuntimeException NOT_FOUND (no such pod), FAILED_PRECONDITION, ...
+   */
+  public EvictPodResponse evict(String namespace, String name, EvictOptions opts) {
+    EvictPodRequest.Builder req = EvictPodRequest.newBuilder()
+        .setPod(PodRef.newBuilder().setNamespace(namespace).setName(name)).setDryRun(opts.dryRun);
+    if (opts.gracePeriodSeconds != null) {
+      req.setGracePeriodSeconds(opts.gracePeriodSeconds);
+    }
+    Deadline dl = deadline();
+    try {
+      return call(ch -> withDeadline(EvictionServiceGrpc.newBlockingStub(ch), dl).evictPod(req.build()));
+    } catch (StatusRuntimeException e) {
+      throw Errors.budgetRefused(e).map(RuntimeException.class::cast).orElse(e);
+    }
   }
 
   /** A Sync session re-listing what lister returns; start it with {@link Session#start()}. */

@@ -3,8 +3,11 @@ package io.berthsched.berth.client;
 import com.google.protobuf.Any;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.berthsched.berth.rpc.ErrorInfo;
+import io.berthsched.berth.rpc.RetryInfo;
 import io.grpc.Status;
 import io.grpc.protobuf.StatusProto;
+import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -21,6 +24,8 @@ public final class Errors {
   public static final String REVISION_NOT_WRITTEN = "REVISION_NOT_WRITTEN";
   /** A watch naming another log (FAILED_PRECONDITION). */
   public static final String LOG_ID_MISMATCH = "LOG_ID_MISMATCH";
+  /** An eviction a disruption budget refuses (RESOURCE_EXHAUSTED). */
+  public static final String DISRUPTION_BUDGET = "DISRUPTION_BUDGET";
 
   // Stream failures worth reconnecting for; anything else (INVALID_ARGUMENT, UNAUTHENTICATED,
   // ...) goes to the caller. RESOURCE_EXHAUSTED is not: the same message would be refused again.
@@ -78,6 +83,35 @@ public final class Errors {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * The BudgetRefusedException an eviction's error is: RESOURCE_EXHAUSTED with reason
+   * DISRUPTION_BUDGET, the budget from its metadata and the delay from a RetryInfo; empty for
+   * any other error.
+   */
+  public static Optional<BudgetRefusedException> budgetRefused(Throwable e) {
+    Optional<ErrorInfo> info = errorInfo(e);
+    if (code(e) != Status.Code.RESOURCE_EXHAUSTED || info.isEmpty()
+        || !DISRUPTION_BUDGET.equals(info.get().getReason())) {
+      return Optional.empty();
+    }
+    Duration retryAfter = Duration.ZERO;
+    com.google.rpc.Status st = StatusProto.fromThrowable(e);
+    for (Any detail : st == null ? List.<Any>of() : st.getDetailsList()) {
+      if (detail.is(RetryInfo.class)) {
+        try {
+          com.google.protobuf.Duration d = detail.unpack(RetryInfo.class).getRetryDelay();
+          retryAfter = Duration.ofSeconds(d.getSeconds(), d.getNanos());
+        } catch (InvalidProtocolBufferException ignored) {
+          // no delay to suggest, then
+        }
+      }
+    }
+    String message = e instanceof io.grpc.StatusRuntimeException
+        ? ((io.grpc.StatusRuntimeException) e).getStatus().getDescription() : e.getMessage();
+    return Optional.of(new BudgetRefusedException(message,
+        info.get().getMetadataOrDefault("budget", ""), retryAfter, e));
   }
 
   /** The ErrorInfo reason of a gRPC error ("REVISION_COMPACTED", ...), or "". */

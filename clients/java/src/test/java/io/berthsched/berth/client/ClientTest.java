@@ -88,6 +88,26 @@ class ClientTest {
   }
 
   @Test
+  void evictions() throws Exception {
+    try (FakeBerthd fake = new FakeBerthd(name("evict")); Client c = client(fake.name).build()) {
+      assertEquals(7, c.evict("ns", "free", Client.evictOptions().gracePeriodSeconds(0)).getRevision());
+      assertEquals(true, fake.evictions.get(0).hasGracePeriodSeconds(), "0 is sent: kill at once");
+      assertEquals(0, c.evict("ns", "free", Client.evictOptions().dryRun(true)).getRevision());
+      assertEquals(false, fake.evictions.get(1).hasGracePeriodSeconds(), "unset: the pod's own");
+
+      BudgetRefusedException refused = assertThrows(BudgetRefusedException.class,
+          () -> c.evict("ns", "guarded", Client.evictOptions()));
+      assertEquals("ns/web", refused.budget());
+      assertEquals(java.time.Duration.ofSeconds(5), refused.retryAfter());
+      assertEquals(Status.Code.RESOURCE_EXHAUSTED, Errors.code(refused.getCause()));
+
+      io.grpc.StatusRuntimeException missing = assertThrows(io.grpc.StatusRuntimeException.class,
+          () -> c.evict("ns", "nobody", Client.evictOptions()));
+      assertEquals(Status.Code.NOT_FOUND, missing.getStatus().getCode());
+    }
+  }
+
+  @Test
   void mismatchedClientCertificateSettingsAreRefused() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> Client.builder("127.0.0.1:1").clientCertificate(new byte[0], new byte[0]).build());

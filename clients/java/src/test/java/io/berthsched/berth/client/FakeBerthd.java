@@ -2,6 +2,7 @@ package io.berthsched.berth.client;
 
 import com.google.protobuf.Any;
 import io.berthsched.berth.rpc.ErrorInfo;
+import io.berthsched.berth.rpc.RetryInfo;
 import io.berthsched.berth.v1.ApplyRequest;
 import io.berthsched.berth.v1.ApplyResponse;
 import io.berthsched.berth.v1.Decision;
@@ -9,6 +10,9 @@ import io.berthsched.berth.v1.DecisionServiceGrpc;
 import io.berthsched.berth.v1.DeleteRequest;
 import io.berthsched.berth.v1.DeleteResponse;
 import io.berthsched.berth.v1.ErrorCode;
+import io.berthsched.berth.v1.EvictPodRequest;
+import io.berthsched.berth.v1.EvictPodResponse;
+import io.berthsched.berth.v1.EvictionServiceGrpc;
 import io.berthsched.berth.v1.Mutation;
 import io.berthsched.berth.v1.Object;
 import io.berthsched.berth.v1.ObjectKind;
@@ -66,6 +70,7 @@ final class FakeBerthd implements AutoCloseable {
   final List<ApplyRequest> applies = new ArrayList<>();
   final List<ReportBindResultRequest> reports = new ArrayList<>();
   final List<WatchRequest> watches = new ArrayList<>();
+  final List<EvictPodRequest> evictions = new ArrayList<>();
   final List<String> authorizations = new ArrayList<>();
   int syncStreams; // opened
   /** Refuses an upserted object with this error (index is filled in), or accepts it (null). */
@@ -98,6 +103,7 @@ final class FakeBerthd implements AutoCloseable {
     this.server = InProcessServerBuilder.forName(name).directExecutor()
         .addService(ServerInterceptors.intercept(new State(), auth))
         .addService(ServerInterceptors.intercept(new Decisions(), auth))
+        .addService(ServerInterceptors.intercept(new Eviction(), auth))
         .build().start();
   }
 
@@ -355,6 +361,34 @@ final class FakeBerthd implements AutoCloseable {
       }
       out.onNext(ReportBindResultResponse.getDefaultInstance());
       out.onCompleted();
+    }
+  }
+
+  /** Evicts any pod but "guarded" (a budget allowing no disruption) and "nobody" (no such pod). */
+  private final class Eviction extends EvictionServiceGrpc.EvictionServiceImplBase {
+    @Override
+    public void evictPod(EvictPodRequest req, StreamObserver<EvictPodResponse> out) {
+      synchronized (FakeBerthd.this) {
+        evictions.add(req);
+      }
+      switch (req.getPod().getName()) {
+        case "guarded": {
+          ErrorInfo info = ErrorInfo.newBuilder().setReason(Errors.DISRUPTION_BUDGET).setDomain("berth.dev")
+              .putMetadata("budget", "ns/web").putMetadata("disruptions_allowed", "0").build();
+          RetryInfo retry = RetryInfo.newBuilder()
+              .setRetryDelay(com.google.protobuf.Duration.newBuilder().setSeconds(5)).build();
+          out.onError(StatusProto.toStatusRuntimeException(com.google.rpc.Status.newBuilder()
+              .setCode(Status.Code.RESOURCE_EXHAUSTED.value()).setMessage("budget ns/web allows no disruption")
+              .addDetails(Any.pack(info)).addDetails(Any.pack(retry)).build()));
+          return;
+        }
+        case "nobody":
+          out.onError(Status.NOT_FOUND.withDescription("no such pod").asRuntimeException());
+          return;
+        default:
+          out.onNext(EvictPodResponse.newBuilder().setRevision(req.getDryRun() ? 0 : 7).build());
+          out.onCompleted();
+      }
     }
   }
 

@@ -15,10 +15,12 @@ import io.berthsched.berth.client.Watcher;
 import io.berthsched.berth.v1.AdminServiceGrpc;
 import io.berthsched.berth.v1.Container;
 import io.berthsched.berth.v1.Decision;
+import io.berthsched.berth.v1.EvictCause;
 import io.berthsched.berth.v1.ListPodsRequest;
 import io.berthsched.berth.v1.Node;
 import io.berthsched.berth.v1.Object;
 import io.berthsched.berth.v1.ObjectKind;
+import io.berthsched.berth.v1.ObjectRef;
 import io.berthsched.berth.v1.PendingPod;
 import io.berthsched.berth.v1.Pod;
 import io.berthsched.berth.v1.QueueState;
@@ -53,6 +55,10 @@ class LiveBerthdTest {
       return o;
     }
 
+    synchronized Pod remove(String name) {
+      return objects.remove("pod/" + name).getPod();
+    }
+
     synchronized Pod pod(String name) {
       Object o = objects.get("pod/" + name);
       return o == null ? null : o.getPod();
@@ -85,9 +91,23 @@ class LiveBerthdTest {
       return find(pod, after);
     }
 
+    synchronized Decision evictOf(String pod) throws InterruptedException {
+      await(() -> findEvict(pod) != null);
+      return findEvict(pod);
+    }
+
     private Decision find(String pod, long after) {
       for (Decision d : decisions) {
         if (d.hasBind() && d.getPod().getName().equals(pod) && d.getRevision() > after) {
+          return d;
+        }
+      }
+      return null;
+    }
+
+    private Decision findEvict(String pod) {
+      for (Decision d : decisions) {
+        if (d.hasEvict() && d.getPod().getName().equals(pod)) {
           return d;
         }
       }
@@ -176,6 +196,19 @@ class LiveBerthdTest {
         Decision again = seen.bindOf("db", dbBind.getRevision());
         c.confirmBind(again);
         assertEquals(QueueState.QUEUE_STATE_BOUND, state(c, "db"));
+
+        // The eviction API: an Evict decision, cause API, with the grace period asked for; the
+        // orchestrator stops the pod and deletes it.
+        c.evict("live", "web", Client.evictOptions().gracePeriodSeconds(3));
+        Decision evicted = seen.evictOf("web");
+        assertEquals(EvictCause.EVICT_CAUSE_API, evicted.getEvict().getCause());
+        assertEquals(3, evicted.getEvict().getGracePeriodSeconds());
+        Pod stopped = rec.remove("web");
+        s.delete(ObjectRef.newBuilder().setKind(ObjectKind.OBJECT_KIND_POD).setNamespace("live")
+            .setName("web").setUid(stopped.getUid()).build());
+        StatusRuntimeException gone = assertThrows(StatusRuntimeException.class,
+            () -> c.evict("live", "web", Client.evictOptions()));
+        assertEquals(Status.Code.NOT_FOUND, gone.getStatus().getCode());
 
         // berthd is killed and comes back on its data: the watcher resumes from its revision,
         // with its log id, and the session re-lists (berthd schedules after the re-list).
