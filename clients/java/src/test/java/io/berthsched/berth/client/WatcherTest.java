@@ -75,6 +75,25 @@ class WatcherTest {
   }
 
   @Test
+  void aWatcherMovesPastAReplicaThatIsDown() throws Exception {
+    try (FakeBerthd up = new FakeBerthd(name("up"))) {
+      up.append(bind("a", "n1"));
+      String down = name("down"); // no server by that name: UNAVAILABLE
+      try (Client c = client(down + "," + up.name).build()) {
+        List<Long> seen = new CopyOnWriteArrayList<>();
+        Watcher w = c.newWatcher(Checkpoint.memory(), d -> seen.add(d.getRevision()),
+            Watcher.options().startAt(1));
+        CompletableFuture<Void> done = start(w);
+        waitFor(() -> seen.size() == 1);
+        w.stop();
+        done.get(20, TimeUnit.SECONDS);
+        assertEquals(up.name, c.target());
+        assertEquals(List.of(1L), seen);
+      }
+    }
+  }
+
+  @Test
   void aCompactedPositionGoesToOnCompacted() throws Exception {
     try (FakeBerthd fake = new FakeBerthd(name("compacted")); Client c = client(fake.name).build()) {
       for (int i = 0; i < 6; i++) {
