@@ -125,6 +125,26 @@ class SessionTest {
   }
 
   @Test
+  void aFailingListerIsRetriedAndItsErrorClearedByTheNextRelist() throws Exception {
+    try (FakeBerthd fake = new FakeBerthd(name("lister")); Client c = client(fake.name).build()) {
+      java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+      try (Session s = c.newSession(() -> {
+        if (calls.getAndIncrement() == 0) {
+          throw new IllegalStateException("record not loaded yet");
+        }
+        return List.of(node("n1"));
+      }, NODES_AND_PODS).start()) {
+        fake.await(() -> ends(fake) == 1);
+        s.upsert(pod("a"));
+        assertEquals(2, calls.get());
+        assertEquals(null, s.error(), "cleared by the re-list");
+        assertEquals(false, s.stopped());
+        assertEquals(1, fake.syncStreams, "the lister runs before the stream opens");
+      }
+    }
+  }
+
+  @Test
   void largeCallsAreSplitAtMaxBatch() throws Exception {
     try (FakeBerthd fake = new FakeBerthd(name("split")); Client c = client(fake.name).build();
         Session s = c.newSession(List::of, Session.options().maxBatch(2)).start()) {
