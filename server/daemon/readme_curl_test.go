@@ -184,4 +184,3 @@ func shellCommands(text string) [][]string {
 	endCmd()
 	return cmds
 }
-
