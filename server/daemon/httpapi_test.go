@@ -31,7 +31,7 @@ type httpEnv struct {
 
 // startHTTP starts a daemon as start does, with the HTTP API on a listener
 // of its own (TLS when cfg.HTTPTLS is set).
-func startHTTP(t *testing.T, cfg Config, client *http.Client) *httpEnv {
+func startHTTP(t testing.TB, cfg Config, client *http.Client) *httpEnv {
 	t.Helper()
 	d, err := Open(t.Context(), cfg)
 	if err != nil {
