@@ -84,6 +84,7 @@ type Server struct {
 	grpc            *grpc.Server
 	dashboard       http.Handler
 	metricsTokens   TokenScopes
+	serving         prometheus.Gauge
 	// The HTTP API (server/httpapi) calls the gRPC server over inProcess.
 	inProcess *inProcess
 	api       *httpapi.API
@@ -131,8 +132,13 @@ func New(cfg Config) (*Server, error) {
 
 	metrics := grpcprom.NewServerMetrics()
 	metrics.EnableHandlingTimeHistogram()
+	s.serving = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "berth_serving",
+		Help: "1 while berthd reports SERVING (gRPC health and /healthz), 0 while NOT_SERVING (its store cannot write, or it is shutting down).",
+	})
 	for _, c := range []prometheus.Collector{
 		metrics,
+		s.serving,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	} {
@@ -165,8 +171,10 @@ func New(cfg Config) (*Server, error) {
 // once Serve is shutting down.
 func (s *Server) SetServing(serving bool) {
 	status := healthpb.HealthCheckResponse_NOT_SERVING
+	s.serving.Set(0)
 	if serving {
 		status = healthpb.HealthCheckResponse_SERVING
+		s.serving.Set(1)
 	}
 	s.health.SetServingStatus("", status)
 	for _, name := range berthServiceNames() {
@@ -270,6 +278,7 @@ func (s *Server) ServeListeners(ctx context.Context, l Listeners) error {
 func (s *Server) shutdown(hs, api *http.Server) error {
 	s.logger.Info("shutting down", "timeout", s.shutdownTimeout)
 	s.health.Shutdown()
+	s.serving.Set(0)
 	apiStopped := make(chan error, 1)
 	if api != nil {
 		go func() {

@@ -196,6 +196,9 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := d.exportLogState(cfg.Registry); err != nil {
+		return nil, fmt.Errorf("daemon: register metrics: %w", err)
+	}
 	attempts, reg := adminsvc.NewCounter(), registry.InTree()
 	if err := reg.Merge(cfg.Plugins); err != nil {
 		return nil, fmt.Errorf("daemon: Config.Plugins: %w", err)
