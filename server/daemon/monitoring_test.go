@@ -52,4 +52,3 @@ func gauge(t *testing.T, reg *prometheus.Registry, name string) float64 {
 	t.Fatalf("no single series of %s", name)
 	return 0
 }
-
