@@ -162,8 +162,6 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 		return options{}, usageErrorf("--tls-cert and --tls-key go together, and --tls-client-ca needs both")
 	case o.metricsAuth != metricsAuthNone && o.metricsAuth != metricsAuthToken:
 		return options{}, usageErrorf("--metrics-auth %q: want %q or %q", o.metricsAuth, metricsAuthNone, metricsAuthToken)
-	case o.httpListen != "" && o.store == storeEtcd:
-		return options{}, usageErrorf("--http-listen is not served with --store etcd yet: put it on a berthd with --store bbolt, or call the replicas over gRPC")
 	case o.metricsAuth == metricsAuthToken && o.tokenFile == "":
 		return options{}, usageErrorf("--metrics-auth token needs --token-file: the tokens a scrape must send")
 	}
@@ -262,9 +260,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, with ...O
 				"metrics_listen", metricsLis.Addr().String())
 		}
 	}
-	if opts.store == storeEtcd {
-		return runReplica(ctx, opts, cfg, grpcLis, metricsLis, logger)
-	}
 	lis := server.Listeners{GRPC: grpcLis, Metrics: metricsLis}
 	closeAll := func(err error) error {
 		errs := []error{err}
@@ -279,6 +274,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, with ...O
 		if lis.HTTP, err = server.Listen(ctx, opts.httpListen); err != nil {
 			return closeAll(fmt.Errorf("--http-listen: %w", err))
 		}
+	}
+	if opts.store == storeEtcd {
+		return runReplica(ctx, opts, cfg, lis, logger)
 	}
 	d, err := daemon.Open(ctx, cfg)
 	if err != nil {

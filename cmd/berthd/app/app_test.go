@@ -119,7 +119,6 @@ func TestParseFlags(t *testing.T) {
 			}(),
 		},
 		{name: "metrics behind no token", args: []string{"--metrics-auth", "token"}, wantErr: true},
-		{name: "HTTP API on an etcd replica", args: []string{"--store", "etcd", "--etcd-endpoints", "127.0.0.1:2379", "--http-listen", "127.0.0.1:8080"}, wantErr: true},
 		{
 			name: "HTTP API",
 			args: []string{"--http-listen", "127.0.0.1:8080"},
