@@ -356,3 +356,80 @@ func TestHTTPAPIMutualTLS(t *testing.T) {
 func newPlainConn(target string) (*grpc.ClientConn, error) {
 	return grpc.NewClient(target, grpc.WithTransportCredentials(insecure.NewCredentials()))
 }
+
+// Watch as server-sent events: each event's id is the revision to resume
+// from, and a reconnection sending it back as Last-Event-ID (as an
+// EventSource does) resumes there.
+func TestHTTPAPIWatchEvents(t *testing.T) {
+	h := startHTTP(t, Config{DataDir: t.TempDir()}, nil)
+	events := func(query, lastID string) (int, *bufio.Scanner) {
+		t.Helper()
+		ctx, cancel := context.WithCancel(t.Context())
+		t.Cleanup(cancel)
+		req, err := http.NewRequestWithContext(ctx, "GET", h.base+"/v1/decisions:watch"+query, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Accept", "text/event-stream")
+		if lastID != "" {
+			req.Header.Set("Last-Event-ID", lastID)
+		}
+		resp, err := h.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		if resp.StatusCode == http.StatusOK && resp.Header.Get("Content-Type") != "text/event-stream" {
+			t.Errorf("Content-Type %q, want text/event-stream", resp.Header.Get("Content-Type"))
+		}
+		return resp.StatusCode, bufio.NewScanner(resp.Body)
+	}
+	// firstDecision reads events up to one with a decision: its id and data.
+	firstDecision := func(sc *bufio.Scanner) (id, data string) {
+		t.Helper()
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.HasPrefix(line, "id: "):
+				id = strings.TrimPrefix(line, "id: ")
+			case strings.HasPrefix(line, "data: "):
+				data = strings.TrimPrefix(line, "data: ")
+			case line == "" && strings.Contains(data, `"decisions"`):
+				return id, data
+			}
+		}
+		t.Fatalf("events ended: %v", sc.Err())
+		return "", ""
+	}
+
+	if code, body := h.call(t, "POST", "/v1/state:apply", "", `{"objects":[`+nodeJSON+`,`+podJSON+`]}`); code != http.StatusOK {
+		t.Fatalf("apply: %d %s", code, body)
+	}
+	code, sc := events("?fromRevision=1", "")
+	if code != http.StatusOK {
+		t.Fatalf("events: HTTP %d", code)
+	}
+	id, data := firstDecision(sc)
+	if id != "2" || !strings.Contains(data, `"name":"web"`) || !strings.Contains(data, `"bind":{"node":"n1"}`) {
+		t.Fatalf("first event: id %s data %s, want id 2 with web's bind", id, data)
+	}
+
+	second := strings.ReplaceAll(strings.ReplaceAll(podJSON, `"web"`, `"api"`), "web-1", "api-1")
+	if code, body := h.call(t, "POST", "/v1/state:apply", "", `{"objects":[`+second+`]}`); code != http.StatusOK {
+		t.Fatalf("apply the second pod: %d %s", code, body)
+	}
+	code, sc = events("", id)
+	if code != http.StatusOK {
+		t.Fatalf("events from Last-Event-ID %s: HTTP %d", id, code)
+	}
+	if id, data := firstDecision(sc); id != "3" || strings.Contains(data, `"name":"web"`) || !strings.Contains(data, `"name":"api"`) {
+		t.Errorf("resumed from Last-Event-ID 2: id %s data %s, want id 3 with api's bind only", id, data)
+	}
+
+	if code, _ := events("", "two"); code != http.StatusBadRequest {
+		t.Errorf("Last-Event-ID two: HTTP %d, want 400", code)
+	}
+	if code, _ := events("?fromRevision=99", ""); code != http.StatusBadRequest {
+		t.Errorf("events beyond the log: HTTP %d, want 400 (OUT_OF_RANGE)", code)
+	}
+}

@@ -15,6 +15,9 @@
 // call's status as google.rpc.Status JSON with its details, goes back with
 // the HTTP status grpc-gateway maps the code to.
 //
+// Watch is also served as server-sent events (sse.go) to a GET that
+// accepts text/event-stream, each event's id the revision to resume from.
+//
 // Streams are newline-delimited JSON, one message per line: Watch's
 // responses each as {"result": WatchResponse}; Sync's requests one
 // SyncRequest per line of the body (read as they arrive: HTTP/1.1 full

@@ -48,15 +48,16 @@ type Config struct {
 // opens. Build it with New; serve it through Server, which opens and closes
 // a gRPC connection per HTTP connection.
 type API struct {
-	dial     func(ctx context.Context) (net.Conn, error)
-	maxBody  int64
-	maxLine  int64
-	mux      *runtime.ServeMux
-	json     *runtime.JSONPb
-	state    berthv1.StateServiceClient
-	conns    sync.Map // net.Conn -> *lazyConn
-	openAPI  []byte
-	handlers http.Handler
+	dial      func(ctx context.Context) (net.Conn, error)
+	maxBody   int64
+	maxLine   int64
+	mux       *runtime.ServeMux
+	json      *runtime.JSONPb
+	state     berthv1.StateServiceClient
+	decisions berthv1.DecisionServiceClient
+	conns     sync.Map // net.Conn -> *lazyConn
+	openAPI   []byte
+	handlers  http.Handler
 }
 
 // New builds the API: the gateway's routes for every service, Sync's own
@@ -85,12 +86,13 @@ func New(cfg Config) (*API, error) {
 	a.mux = runtime.NewServeMux(runtime.WithMarshalerOption(runtime.MIMEWildcard, a.json))
 	cc := perHTTPConn{api: a}
 	a.state = berthv1.NewStateServiceClient(cc)
+	a.decisions = berthv1.NewDecisionServiceClient(cc)
 	// The contexts of the gateway's handlers are the requests'; the one
 	// Register takes is only used to log.
 	ctx := context.Background()
 	for _, err := range []error{
 		gw.RegisterStateServiceHandlerClient(ctx, a.mux, a.state),
-		gw.RegisterDecisionServiceHandlerClient(ctx, a.mux, berthv1.NewDecisionServiceClient(cc)),
+		gw.RegisterDecisionServiceHandlerClient(ctx, a.mux, a.decisions),
 		gw.RegisterAdminServiceHandlerClient(ctx, a.mux, berthv1.NewAdminServiceClient(cc)),
 		gw.RegisterStatsServiceHandlerClient(ctx, a.mux, berthv1.NewStatsServiceClient(cc)),
 		gw.RegisterEvictionServiceHandlerClient(ctx, a.mux, berthv1.NewEvictionServiceClient(cc)),
@@ -116,6 +118,9 @@ func (a *API) routes() http.Handler {
 		case r.URL.Path == "/openapi.json" && (r.Method == http.MethodGet || r.Method == http.MethodHead):
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write(a.openAPI)
+			return
+		case wantsEvents(r):
+			a.watchEvents(w, r)
 			return
 		case r.URL.Path == SyncPath:
 			// Sync's body is read while its acks are written.
