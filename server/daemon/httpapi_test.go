@@ -20,6 +20,7 @@ import (
 
 	"github.com/berthsched/berth/server"
 	"github.com/berthsched/berth/server/auth"
+	"github.com/berthsched/berth/server/intake"
 )
 
 // httpEnv is a daemon serving gRPC and the HTTP API on loopback.
@@ -431,5 +432,21 @@ func TestHTTPAPIWatchEvents(t *testing.T) {
 	}
 	if code, _ := events("?fromRevision=99", ""); code != http.StatusBadRequest {
 		t.Errorf("events beyond the log: HTTP %d, want 400 (OUT_OF_RANGE)", code)
+	}
+}
+
+// The intake's limits hold for HTTP calls as for gRPC ones: a request
+// over the per-connection byte bound is refused RESOURCE_EXHAUSTED (429),
+// naming the bound.
+func TestHTTPAPILimits(t *testing.T) {
+	limits := intake.Limits{ConnStreams: 16, Streams: 64, ConnRequestBytes: 256, RequestBytes: 1 << 20}
+	h := startHTTP(t, Config{DataDir: t.TempDir(), Edge: server.Edge{Limits: &limits}}, nil)
+	if code, body := h.call(t, "POST", "/v1/state:apply", "", `{"objects":[`+nodeJSON+`]}`); code != http.StatusOK {
+		t.Fatalf("a small apply: %d %s", code, body)
+	}
+	big := `{"node":{"name":"n2","labels":{"l":"` + strings.Repeat("x", 300) + `"}}}`
+	code, body := h.call(t, "POST", "/v1/state:apply", "", `{"objects":[`+big+`]}`)
+	if code != http.StatusTooManyRequests || !strings.Contains(body, `"code":8`) || !strings.Contains(body, "limit of 256") {
+		t.Errorf("an apply over the connection's 256 bytes: %d %s, want 429, RESOURCE_EXHAUSTED naming the limit", code, body)
 	}
 }
