@@ -88,4 +88,3 @@ func read(t *testing.T, rel string) string {
 	}
 	return string(b)
 }
-
