@@ -2,13 +2,18 @@ package httpapi
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
+	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -53,6 +58,64 @@ func TestEveryRPCIsServed(t *testing.T) {
 	})
 	if rpcs == 0 {
 		t.Fatal("no berth.v1 service registered")
+	}
+}
+
+// Every operation of the OpenAPI document is routed to its RPC: against a
+// gRPC server that implements nothing, each answers 501 (UNIMPLEMENTED,
+// the server's word), none 404 or 405 (the router's). A service whose
+// handlers are not registered in New fails here.
+func TestEveryOperationIsRouted(t *testing.T) {
+	grpcLis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := grpc.NewServer()
+	go func() { _ = gs.Serve(grpcLis) }()
+	defer gs.Stop()
+	api, err := New(Config{Dial: func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", grpcLis.Addr().String())
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	httpLis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := api.Server(nil)
+	go func() { _ = hs.Serve(httpLis) }()
+	defer hs.Close()
+
+	var doc struct {
+		Paths map[string]map[string]struct {
+			OperationID string `json:"operationId"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(openapi.JSON(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	param := regexp.MustCompile(`\{[^}]+\}`)
+	for path, methods := range doc.Paths {
+		for method, op := range methods {
+			t.Run(op.OperationID+" "+method, func(t *testing.T) {
+				url := "http://" + httpLis.Addr().String() + param.ReplaceAllString(path, "x")
+				req, err := http.NewRequestWithContext(t.Context(), strings.ToUpper(method), url, strings.NewReader("{}"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusNotImplemented {
+					t.Errorf("%s %s: %d %s, want 501 from the gRPC server", method, path, resp.StatusCode, b)
+				}
+			})
+		}
 	}
 }
 
