@@ -161,7 +161,7 @@ type connKey struct{}
 // first call.
 type lazyConn struct {
 	once sync.Once
-	mu   sync.Mutex // guards cc and closed against connState
+	mu   sync.Mutex // guards cc and shut against connState
 	cc   *grpc.ClientConn
 	err  error
 	shut bool
