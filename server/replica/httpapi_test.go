@@ -39,7 +39,12 @@ func TestHTTPAPIOnReplicas(t *testing.T) {
 	if code, got := post(lead, "/v1/state:apply", body); code != http.StatusOK || !strings.Contains(got, `"applied":1`) {
 		t.Errorf("apply on the leader: %d %s", code, got)
 	}
+	// The follower learns who leads from its etcd watch, soon after the
+	// leader knows; until then its NOT_LEADER names nobody.
 	code, got := post(follower, "/v1/state:apply", body)
+	for deadline := time.Now().Add(time.Minute); strings.Contains(got, `"leader":""`) && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		code, got = post(follower, "/v1/state:apply", body)
+	}
 	if code != http.StatusServiceUnavailable || !strings.Contains(got, `"reason":"NOT_LEADER"`) || !strings.Contains(got, lead.addr) {
 		t.Errorf("apply on a follower: %d %s, want 503 with NOT_LEADER naming %s", code, got, lead.addr)
 	}
