@@ -150,8 +150,10 @@ func (a *API) Server(tlsConfig *tls.Config) *http.Server {
 		Handler:           a.Handler(),
 		TLSConfig:         tlsConfig,
 		ReadHeaderTimeout: 10 * time.Second,
-		ConnContext:       a.connContext,
-		ConnState:         a.connState,
+		// An idle HTTP connection holds its gRPC connection: close both.
+		IdleTimeout: 2 * time.Minute,
+		ConnContext: a.connContext,
+		ConnState:   a.connState,
 	}
 }
 
