@@ -55,7 +55,9 @@ type Config struct {
 	// Edge says who may call and bounds what calls in flight hold.
 	Edge Edge
 	// GRPCOptions are added to the gRPC server's: interceptors (chained
-	// after the metrics interceptors).
+	// after the metrics interceptors). Not transport credentials: those
+	// are Creds, which the HTTP API's in-process connections skip (given
+	// here, they would refuse them).
 	GRPCOptions []grpc.ServerOption
 	// Creds, if set, are the gRPC server's transport credentials (TLS).
 	// The HTTP API's in-process connections skip them: its listener does
