@@ -43,12 +43,26 @@ func edgeOptions(e Edge, in *intake.Intake, logger *slog.Logger) []grpc.ServerOp
 			err := e.Authorizer.Authorize(ctx, info.FullMethodName, info.Header)
 			if err != nil {
 				st := status.Convert(err)
-				failures.Warn("call refused", "method", info.FullMethodName, "peer", peerAddr(ctx), "code", st.Code().String(), "reason", st.Message())
+				failures.Warn("call refused", "method", info.FullMethodName, "peer", callerAddr(ctx, info.Header), "code", st.Code().String(), "reason", st.Message())
 			}
 			return ctx, err
 		}))
 	}
 	return opts
+}
+
+// callerAddr is the address of the caller of ctx's call: for the HTTP
+// API's in-process calls, the HTTP client's (the gateway's
+// X-Forwarded-For).
+func callerAddr(ctx context.Context, md metadata.MD) string {
+	if p, ok := peer.FromContext(ctx); ok {
+		if _, inProc := p.Addr.(inProcessAddr); inProc {
+			if fwd := md.Get("x-forwarded-for"); len(fwd) > 0 {
+				return fwd[0] + " (HTTP)"
+			}
+		}
+	}
+	return peerAddr(ctx)
 }
 
 // peerAddr is the address of the caller of ctx's call, "" when unknown.

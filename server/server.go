@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,10 +15,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/server/httpapi"
 	"github.com/berthsched/berth/server/intake"
 )
 
@@ -51,9 +54,18 @@ type Config struct {
 	Services Services
 	// Edge says who may call and bounds what calls in flight hold.
 	Edge Edge
-	// GRPCOptions are added to the gRPC server's: transport credentials,
-	// interceptors (chained after the metrics interceptors).
+	// GRPCOptions are added to the gRPC server's: interceptors (chained
+	// after the metrics interceptors). Not transport credentials: those
+	// are Creds, which the HTTP API's in-process connections skip (given
+	// here, they would refuse them).
 	GRPCOptions []grpc.ServerOption
+	// Creds, if set, are the gRPC server's transport credentials (TLS).
+	// The HTTP API's in-process connections skip them: its listener does
+	// TLS itself, with HTTPTLS.
+	Creds credentials.TransportCredentials
+	// HTTPTLS, if set, is the TLS of the HTTP API's listener: the same
+	// certificate, key and client CA as Creds.
+	HTTPTLS *tls.Config
 	// Dashboard, if set, serves every path of the metrics listener but
 	// /metrics and /healthz (server/dashboard).
 	Dashboard http.Handler
@@ -74,6 +86,11 @@ type Server struct {
 	grpc            *grpc.Server
 	dashboard       http.Handler
 	metricsTokens   TokenScopes
+	serving         prometheus.Gauge
+	// The HTTP API (server/httpapi) calls the gRPC server over inProcess.
+	inProcess *inProcess
+	api       *httpapi.API
+	httpTLS   *tls.Config
 }
 
 // New builds a Server from cfg. It fails when the metrics cannot be
@@ -86,6 +103,8 @@ func New(cfg Config) (*Server, error) {
 		health:          health.NewServer(),
 		dashboard:       cfg.Dashboard,
 		metricsTokens:   cfg.MetricsTokens,
+		inProcess:       newInProcess(),
+		httpTLS:         cfg.HTTPTLS,
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
@@ -115,8 +134,13 @@ func New(cfg Config) (*Server, error) {
 
 	metrics := grpcprom.NewServerMetrics()
 	metrics.EnableHandlingTimeHistogram()
+	s.serving = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "berth_serving",
+		Help: "1 while berthd reports SERVING (gRPC health and /healthz), 0 while NOT_SERVING (its store cannot write, or it is shutting down).",
+	})
 	for _, c := range []prometheus.Collector{
 		metrics,
+		s.serving,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	} {
@@ -131,7 +155,15 @@ func New(cfg Config) (*Server, error) {
 	}
 	in := intake.New(limits)
 	opts := append(edgeOptions(cfg.Edge, in, s.logger), cfg.GRPCOptions...)
+	if cfg.Creds != nil {
+		opts = append(opts, grpc.Creds(trustInProcess{cfg.Creds}))
+	}
 	s.grpc = newGRPCServer(svc, s.health, metrics, in, opts...)
+	api, err := httpapi.New(httpapi.Config{Dial: s.inProcess.Dial})
+	if err != nil {
+		return nil, err
+	}
+	s.api = api
 	s.SetServing(true)
 	return s, nil
 }
@@ -141,8 +173,10 @@ func New(cfg Config) (*Server, error) {
 // once Serve is shutting down.
 func (s *Server) SetServing(serving bool) {
 	status := healthpb.HealthCheckResponse_NOT_SERVING
+	s.serving.Set(0)
 	if serving {
 		status = healthpb.HealthCheckResponse_SERVING
+		s.serving.Set(1)
 	}
 	s.health.SetServingStatus("", status)
 	for _, name := range berthServiceNames() {
@@ -172,6 +206,24 @@ func (s *Server) SetLeader(leader bool) {
 // It closes both listeners. It returns nil after a shutdown caused by ctx,
 // and the failure otherwise.
 func (s *Server) Serve(ctx context.Context, grpcLis, metricsLis net.Listener) error {
+	return s.ServeListeners(ctx, Listeners{GRPC: grpcLis, Metrics: metricsLis})
+}
+
+// Listeners are what a Server serves on: gRPC, and optionally the metrics
+// listener and the HTTP/JSON API's.
+type Listeners struct {
+	GRPC net.Listener
+	// Metrics, if set, serves /metrics, /healthz and the dashboard.
+	Metrics net.Listener
+	// HTTP, if set, serves the berth.v1 API as HTTP/JSON (server/httpapi)
+	// and /openapi.json, with Config.HTTPTLS.
+	HTTP net.Listener
+}
+
+// ServeListeners is Serve with the HTTP API's listener too: its calls go to
+// the gRPC server in process, and it stops with it.
+func (s *Server) ServeListeners(ctx context.Context, l Listeners) error {
+	grpcLis, metricsLis := l.GRPC, l.Metrics
 	g, gctx := errgroup.WithContext(ctx)
 	s.logger.Info("serving gRPC", "address", grpcLis.Addr().String())
 	g.Go(func() error {
@@ -192,18 +244,57 @@ func (s *Server) Serve(ctx context.Context, grpcLis, metricsLis net.Listener) er
 			return nil
 		})
 	}
+	var api *http.Server
+	if l.HTTP != nil {
+		api = s.api.Server(s.httpTLS)
+		s.logger.Info("serving the HTTP API", "address", l.HTTP.Addr().String(), "tls", s.httpTLS != nil)
+		g.Go(func() error {
+			if err := s.grpc.Serve(s.inProcess); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+				return fmt.Errorf("serve the HTTP API's gRPC calls: %w", err)
+			}
+			return nil
+		})
+		g.Go(func() error {
+			var err error
+			if s.httpTLS != nil {
+				err = api.ServeTLS(l.HTTP, "", "")
+			} else {
+				err = api.Serve(l.HTTP)
+			}
+			if !errors.Is(err, http.ErrServerClosed) {
+				return fmt.Errorf("serve the HTTP API on %s: %w", l.HTTP.Addr(), err)
+			}
+			return nil
+		})
+	}
 	g.Go(func() error {
 		<-gctx.Done()
-		return s.shutdown(hs)
+		return s.shutdown(hs, api)
 	})
 	return g.Wait()
 }
 
 // shutdown stops the gRPC server gracefully within the shutdown timeout,
-// then the HTTP server if any.
-func (s *Server) shutdown(hs *http.Server) error {
+// then the HTTP servers if any. The HTTP API stops accepting at once; its
+// calls end with the gRPC server's.
+func (s *Server) shutdown(hs, api *http.Server) error {
 	s.logger.Info("shutting down", "timeout", s.shutdownTimeout)
 	s.health.Shutdown()
+	s.serving.Set(0)
+	apiStopped := make(chan error, 1)
+	if api != nil {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), s.shutdownTimeout)
+			defer cancel()
+			err := api.Shutdown(ctx)
+			if err != nil {
+				err = errors.Join(fmt.Errorf("stop the HTTP API: %w", err), api.Close())
+			}
+			apiStopped <- err
+		}()
+	} else {
+		apiStopped <- nil
+	}
 	stopped := make(chan struct{})
 	go func() {
 		s.grpc.GracefulStop()
@@ -218,13 +309,14 @@ func (s *Server) shutdown(hs *http.Server) error {
 		s.grpc.Stop()
 		<-stopped
 	}
+	apiErr := <-apiStopped
 	if hs == nil {
-		return nil
+		return apiErr
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.shutdownTimeout)
 	defer cancel()
 	if err := hs.Shutdown(ctx); err != nil {
-		return fmt.Errorf("stop metrics server: %w", err)
+		return errors.Join(apiErr, fmt.Errorf("stop metrics server: %w", err))
 	}
-	return nil
+	return apiErr
 }

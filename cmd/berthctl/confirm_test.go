@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/testing/protocmp"
 
+	"github.com/berthsched/berth"
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 )
 
@@ -145,10 +146,10 @@ func TestVersionAndHelp(t *testing.T) {
 		// stdout matches these lines' prefixes, in order.
 		lines []string
 	}{
-		{[]string{"--version"}, exitOK, []string{"berthctl (devel), commit "}},
-		{[]string{"version", "--client"}, exitOK, []string{"berthctl (devel), commit "}},
-		{[]string{"--server", addr, "version"}, exitOK, []string{"berthctl (devel), commit ", "berthd v9, commit abc at " + addr}},
-		{[]string{"--server", "127.0.0.1:1", "version"}, exitUnavailable, []string{"berthctl (devel), commit "}},
+		{[]string{"--version"}, exitOK, []string{"berthctl v" + berth.Release() + " (devel), commit "}},
+		{[]string{"version", "--client"}, exitOK, []string{"berthctl v" + berth.Release() + " (devel), commit "}},
+		{[]string{"--server", addr, "version"}, exitOK, []string{"berthctl v" + berth.Release() + " (devel), commit ", "berthd v9, commit abc at " + addr}},
+		{[]string{"--server", "127.0.0.1:1", "version"}, exitUnavailable, []string{"berthctl v" + berth.Release() + " (devel), commit "}},
 		{[]string{"help", "confirm"}, exitOK, []string{"confirm reports that the orchestrator placed a binding pod"}},
 		{[]string{"help"}, exitOK, []string{"berthctl simulates Kubernetes manifests"}},
 	} {

@@ -81,11 +81,22 @@ func verifyClient(pool *x509.CertPool, cs tls.ConnectionState) error {
 // handshakes (a refused client certificate, a client not speaking TLS) are
 // logged to failures.
 func (f TLSFiles) ServerOption(failures *FailureLog) (grpc.ServerOption, error) {
-	cfg, err := f.Config()
+	creds, _, err := f.Credentials(failures)
 	if err != nil {
 		return nil, err
 	}
-	return grpc.Creds(loggedCreds{TransportCredentials: credentials.NewTLS(cfg), failures: failures}), nil
+	return grpc.Creds(creds), nil
+}
+
+// Credentials loads the files into gRPC transport credentials, and the
+// tls.Config they are made of, for an HTTP listener (the HTTP API's) to
+// serve the same TLS. Failed gRPC handshakes are logged to failures.
+func (f TLSFiles) Credentials(failures *FailureLog) (credentials.TransportCredentials, *tls.Config, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, nil, err
+	}
+	return loggedCreds{TransportCredentials: credentials.NewTLS(cfg.Clone()), failures: failures}, cfg, nil
 }
 
 // loggedCreds logs the handshakes that fail.

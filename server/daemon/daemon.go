@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/config"
@@ -72,8 +74,12 @@ type Config struct {
 	// Edge says who may call (tokens) and bounds what calls in flight
 	// hold (see server.Edge).
 	Edge server.Edge
-	// GRPCOptions are added to the gRPC server's (TLS).
+	// GRPCOptions are added to the gRPC server's.
 	GRPCOptions []grpc.ServerOption
+	// Creds are the gRPC server's TLS, HTTPTLS the HTTP API's (the same
+	// files); see server.Config.
+	Creds   credentials.TransportCredentials
+	HTTPTLS *tls.Config
 	// Clock is the scheduler's clock; nil means real time.
 	Clock func() time.Time
 	// Deterministic makes the scheduler break score ties by the smallest
@@ -189,6 +195,9 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	restored, noms, err := d.openLog(ctx, m)
 	if err != nil {
 		return nil, err
+	}
+	if err := d.exportLogState(cfg.Registry); err != nil {
+		return nil, fmt.Errorf("daemon: register metrics: %w", err)
 	}
 	attempts, reg := adminsvc.NewCounter(), registry.InTree()
 	if err := reg.Merge(cfg.Plugins); err != nil {
@@ -382,6 +391,8 @@ func (d *Daemon) openServer(cl cluster, outcomes *ledger.Outcomes, reg runtime.R
 		ShutdownTimeout: cfg.ShutdownTimeout,
 		Edge:            cfg.Edge,
 		GRPCOptions:     cfg.GRPCOptions,
+		Creds:           cfg.Creds,
+		HTTPTLS:         cfg.HTTPTLS,
 		Services: server.Services{
 			State: statesvc.New(cl, statesvc.Options{
 				Logger: cfg.Logger, MaxMutations: cfg.MaxMutations, BindRevisions: d.ledger,
@@ -435,6 +446,12 @@ func (r revisions) NominationRevision(uid string) (uint64, bool) {
 // gracefully and the loop, writes what the log has queued and closes the
 // store.
 func (d *Daemon) Serve(ctx context.Context, grpcLis, metricsLis net.Listener) error {
+	return d.ServeListeners(ctx, server.Listeners{GRPC: grpcLis, Metrics: metricsLis})
+}
+
+// ServeListeners is Serve with the HTTP API's listener too (l.HTTP, if
+// set: server.Listeners).
+func (d *Daemon) ServeListeners(ctx context.Context, l server.Listeners) error {
 	stopWatches := context.AfterFunc(ctx, d.stop)
 	defer stopWatches()
 
@@ -456,7 +473,7 @@ func (d *Daemon) Serve(ctx context.Context, grpcLis, metricsLis net.Listener) er
 		defer t.Stop()
 	}
 
-	err := d.srv.Serve(ctx, grpcLis, metricsLis)
+	err := d.srv.ServeListeners(ctx, l)
 	d.pressure.Close()
 	d.stop()
 	stopLoop()

@@ -2,6 +2,10 @@ package daemon
 
 import (
 	"context"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/berthsched/berth/server/metrics"
 )
 
 // healthReporter is a store that says whether it can write
@@ -53,4 +57,17 @@ func (d *Daemon) followStoreHealth(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// exportLogState registers the decision log's gauges and, for a store that
+// reports its health, berth_store_writable.
+func (d *Daemon) exportLogState(reg prometheus.Registerer) error {
+	if err := metrics.RegisterLogState(reg, d.log, d.cfg.Bbolt.Retention.MaxRecords); err != nil {
+		return err
+	}
+	st, ok := d.store.(healthReporter)
+	if !ok {
+		return nil
+	}
+	return metrics.RegisterStoreWritable(reg, func() error { _, err := st.Health(); return err })
 }

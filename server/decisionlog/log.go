@@ -95,6 +95,9 @@ type Log struct {
 	// Unschedulable decision (also in store.Unschedulable), so that a
 	// restarted scheduler does not report the same again.
 	reported map[string]string
+
+	// watching holds the open watches' positions (watchers.go).
+	watching watchers
 }
 
 // nomEntry is a pod's nomination.

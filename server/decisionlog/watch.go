@@ -125,6 +125,8 @@ func (l *Log) Watch(ctx context.Context, from uint64, logID string, f Filter, se
 	case next > last+1:
 		return &AheadError{Requested: from, Next: last + 1, LogID: id}
 	}
+	pos := l.watching.add(next)
+	defer l.watching.remove(pos)
 	if err := send(&berthv1.WatchResponse{NextRevision: next, LogId: id}); err != nil {
 		return err
 	}
@@ -167,10 +169,12 @@ func (l *Log) Watch(ctx context.Context, from uint64, logID string, f Filter, se
 		resp.NextRevision = next
 		caughtUp := len(recs) < l.opts.ReadChunk
 		if len(resp.Decisions) == 0 && !caughtUp {
+			pos.Store(next)
 			continue
 		}
 		if err := send(resp); err != nil {
 			return err
 		}
+		pos.Store(next) // sent: a slow client's lag shows until then
 	}
 }

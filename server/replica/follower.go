@@ -154,6 +154,8 @@ func (r *Replica) newFollowerServer(st store.Store, stopping context.Context) (_
 		ShutdownTimeout: cfg.ShutdownTimeout,
 		Edge:            cfg.Edge,
 		GRPCOptions:     append(append([]grpc.ServerOption(nil), cfg.GRPCOptions...), refuseWrites(r.leaderAddress)...),
+		Creds:           cfg.Creds,
+		HTTPTLS:         cfg.HTTPTLS,
 		Services: server.Services{
 			Decision: decisionsvc.New(followerWatcher{log: log, store: st}, decisionsvc.Options{Stopping: stopping}),
 			Admin:    followerAdmin{version: cfg.Version, replica: r, store: st},

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/server"
 	"github.com/berthsched/berth/server/daemon"
 	"github.com/berthsched/berth/store/etcdstore/etcdtest"
 )
@@ -24,7 +25,9 @@ import (
 // node is one replica served on loopback, with its own etcd client (so
 // that killing it stops its lease's keep-alives without revoking it).
 type node struct {
-	addr   string
+	addr string
+	http string // the HTTP API's address
+
 	rep    *Replica
 	cli    *clientv3.Client
 	cancel context.CancelFunc
@@ -80,7 +83,11 @@ func (g *group) startAt(addr, endpoint string) *node {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nd := &node{addr: lis.Addr().String(), cli: cli, done: make(chan error, 1)}
+	httpLis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nd := &node{addr: lis.Addr().String(), http: httpLis.Addr().String(), cli: cli, done: make(chan error, 1)}
 	nd.rep, err = New(Config{
 		Daemon: daemon.Config{
 			InitialSyncTimeout: 20 * time.Second,
@@ -95,7 +102,7 @@ func (g *group) startAt(addr, endpoint string) *node {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	nd.cancel = cancel
-	go func() { nd.done <- nd.rep.Run(ctx, lis, nil) }()
+	go func() { nd.done <- nd.rep.RunListeners(ctx, server.Listeners{GRPC: lis, HTTP: httpLis}) }()
 	nd.conn, err = grpc.NewClient(nd.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)

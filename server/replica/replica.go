@@ -15,6 +15,7 @@ import (
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/berthsched/berth/server"
 	"github.com/berthsched/berth/server/daemon"
 	"github.com/berthsched/berth/server/leader"
 	"github.com/berthsched/berth/store"
@@ -108,34 +109,50 @@ func (r *Replica) termRegistry() (*prometheus.Registry, error) { return r.metric
 // Run serves on the listeners, as a follower or as the leader by turns,
 // until ctx ends (nil) or a listener fails. It closes the listeners.
 func (r *Replica) Run(ctx context.Context, grpcLis, metricsLis net.Listener) error {
-	g := share(grpcLis)
-	defer g.Close()
-	var m *shared
-	if metricsLis != nil {
-		m = share(metricsLis)
-		defer m.Close()
+	return r.RunListeners(ctx, server.Listeners{GRPC: grpcLis, Metrics: metricsLis})
+}
+
+// RunListeners is Run with the HTTP API's listener too (l.HTTP, if set):
+// each role's server serves it, as it serves the others.
+func (r *Replica) RunListeners(ctx context.Context, l server.Listeners) error {
+	var ls listeners
+	for _, p := range []struct {
+		lis net.Listener
+		to  **shared
+	}{{l.GRPC, &ls.grpc}, {l.Metrics, &ls.metrics}, {l.HTTP, &ls.http}} {
+		if p.lis != nil {
+			*p.to = share(p.lis)
+			defer (*p.to).Close()
+		}
 	}
 	obsCtx, stopObserving := context.WithCancel(ctx)
 	defer stopObserving()
 	go r.elector.Observe(obsCtx)
 	for ctx.Err() == nil {
-		term, err := r.follow(ctx, g, m)
+		term, err := r.follow(ctx, ls)
 		if err != nil || term == nil {
 			return err
 		}
-		if err := r.lead(ctx, term, g, m); err != nil {
+		if err := r.lead(ctx, term, ls); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// listeners are the shared listeners; metrics and http may be nil.
+type listeners struct{ grpc, metrics, http *shared }
+
 // views returns a new server's listeners.
-func views(g, m *shared) (net.Listener, net.Listener) {
-	if m == nil {
-		return g.view(), nil
+func (ls listeners) views() server.Listeners {
+	out := server.Listeners{GRPC: ls.grpc.view()}
+	if ls.metrics != nil {
+		out.Metrics = ls.metrics.view()
 	}
-	return g.view(), m.view()
+	if ls.http != nil {
+		out.HTTP = ls.http.view()
+	}
+	return out
 }
 
 // openStore opens the shared store, retrying with backoff while etcd
@@ -183,7 +200,7 @@ func sleep(ctx context.Context, d time.Duration) bool {
 
 // follow serves as a follower while campaigning; it returns the term once
 // this replica wins, or nil once ctx ended.
-func (r *Replica) follow(ctx context.Context, g, m *shared) (*leader.Term, error) {
+func (r *Replica) follow(ctx context.Context, ls listeners) (*leader.Term, error) {
 	r.setRole(false, 0)
 	st, err := r.openStore(ctx, nil, false)
 	if err != nil || st == nil {
@@ -198,8 +215,7 @@ func (r *Replica) follow(ctx context.Context, g, m *shared) (*leader.Term, error
 	}
 	defer closeLog()
 	served := make(chan error, 1)
-	gl, ml := views(g, m)
-	go func() { served <- srv.Serve(serveCtx, gl, ml) }()
+	go func() { served <- srv.ServeListeners(serveCtx, ls.views()) }()
 
 	won := make(chan *leader.Term, 1)
 	go func() { won <- r.campaign(serveCtx) }()
@@ -272,7 +288,7 @@ func (r *Replica) setRole(leading bool, term uint64) {
 
 // lead runs the daemon for one term, until the term ends (the replica
 // follows again: nil) or ctx does (it resigns).
-func (r *Replica) lead(ctx context.Context, term *leader.Term, g, m *shared) error {
+func (r *Replica) lead(ctx context.Context, term *leader.Term, ls listeners) error {
 	st, err := r.openStore(ctx, term.Fence(), true)
 	if err != nil || st == nil {
 		return errors.Join(err, resign(term))
@@ -310,8 +326,7 @@ func (r *Replica) lead(ctx context.Context, term *leader.Term, g, m *shared) err
 		_, _ = d.Scheduler().Hold(termCtx)
 		endTerm()
 	}()
-	gl, ml := views(g, m)
-	serr := d.Serve(termCtx, gl, ml)
+	serr := d.ServeListeners(termCtx, ls.views())
 	r.setRole(false, 0)
 	if ctx.Err() != nil {
 		return errors.Join(serr, resign(term))

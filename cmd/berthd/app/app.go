@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 
 	"github.com/berthsched/berth/cmd/internal/version"
 	"github.com/berthsched/berth/core/config"
@@ -46,6 +47,7 @@ type options struct {
 	pressure        pressuresvc.Settings // node-pressure eviction (--config only)
 	listen          string
 	metricsListen   string
+	httpListen      string
 	dataDir         string
 	configFile      string // berthd's own configuration file
 	schedulerConfig string // the KubeSchedulerConfiguration file
@@ -232,7 +234,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, with ...O
 	cfg.Scheduler.FeatureGates = gates
 	logProfiles(logger, cfg.Scheduler, opts.schedulerConfig, ext.pluginNames())
 	var tokens *auth.Tokens
-	if cfg.GRPCOptions, tokens, err = securityOptions(opts, logger); err != nil {
+	if cfg.Creds, cfg.HTTPTLS, tokens, err = securityOptions(opts, logger); err != nil {
 		return err
 	}
 	if tokens != nil {
@@ -258,18 +260,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, with ...O
 				"metrics_listen", metricsLis.Addr().String())
 		}
 	}
-	if opts.store == storeEtcd {
-		return runReplica(ctx, opts, cfg, grpcLis, metricsLis, logger)
-	}
-	d, err := daemon.Open(ctx, cfg)
-	if err != nil {
-		errs := []error{err, grpcLis.Close()}
-		if metricsLis != nil {
-			errs = append(errs, metricsLis.Close())
+	lis := server.Listeners{GRPC: grpcLis, Metrics: metricsLis}
+	closeAll := func(err error) error {
+		errs := []error{err}
+		for _, l := range []net.Listener{lis.GRPC, lis.Metrics, lis.HTTP} {
+			if l != nil {
+				errs = append(errs, l.Close())
+			}
 		}
 		return errors.Join(errs...)
 	}
-	return d.Serve(ctx, grpcLis, metricsLis)
+	if opts.httpListen != "" {
+		if lis.HTTP, err = server.Listen(ctx, opts.httpListen); err != nil {
+			return closeAll(fmt.Errorf("--http-listen: %w", err))
+		}
+	}
+	if opts.store == storeEtcd {
+		return runReplica(ctx, opts, cfg, lis, logger)
+	}
+	d, err := daemon.Open(ctx, cfg)
+	if err != nil {
+		return closeAll(err)
+	}
+	return d.ServeListeners(ctx, lis)
 }
 
 // retention is the decision log's compaction policy (--retain-*).
@@ -323,21 +336,24 @@ func logProfiles(logger *slog.Logger, cfg *config.Config, path string, added []s
 // securityOptions are the gRPC options of TLS and the bearer tokens (nil
 // without --token-file), which the edge's tap and the dashboard check.
 // TLS failures are logged to logger at warn, rate limited.
-func securityOptions(opts options, logger *slog.Logger) ([]grpc.ServerOption, *auth.Tokens, error) {
-	var out []grpc.ServerOption
+func securityOptions(opts options, logger *slog.Logger) (credentials.TransportCredentials, *tls.Config, *auth.Tokens, error) {
+	var (
+		creds  credentials.TransportCredentials
+		tlsCfg *tls.Config
+	)
 	if opts.tls.Enabled() {
-		creds, err := opts.tls.ServerOption(auth.NewFailureLog(logger, auth.DefaultFailureLogInterval, nil))
+		var err error
+		creds, tlsCfg, err = opts.tls.Credentials(auth.NewFailureLog(logger, auth.DefaultFailureLogInterval, nil))
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		out = append(out, creds)
 	}
 	if opts.tokenFile == "" {
-		return out, nil, nil
+		return creds, tlsCfg, nil, nil
 	}
 	tokens, err := auth.LoadTokens(opts.tokenFile)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--token-file: %w", err)
+		return nil, nil, nil, fmt.Errorf("--token-file: %w", err)
 	}
-	return out, tokens, nil
+	return creds, tlsCfg, tokens, nil
 }

@@ -119,6 +119,15 @@ func TestParseFlags(t *testing.T) {
 			}(),
 		},
 		{name: "metrics behind no token", args: []string{"--metrics-auth", "token"}, wantErr: true},
+		{
+			name: "HTTP API",
+			args: []string{"--http-listen", "127.0.0.1:8080"},
+			want: func() options {
+				o := defaults
+				o.httpListen = "127.0.0.1:8080"
+				return o
+			}(),
+		},
 		{name: "metrics auth unknown", args: []string{"--token-file", "tokens", "--metrics-auth", "basic"}, wantErr: true},
 		{
 			name: "feature gates in kube's spelling",

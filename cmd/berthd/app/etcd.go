@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
+	"github.com/berthsched/berth/server"
 	"github.com/berthsched/berth/server/daemon"
 	"github.com/berthsched/berth/server/leader"
 	"github.com/berthsched/berth/server/replica"
@@ -120,7 +120,7 @@ func (e etcdOptions) client() (*clientv3.Client, error) {
 }
 
 // runReplica serves as one replica of the etcd group until ctx ends.
-func runReplica(ctx context.Context, opts options, cfg daemon.Config, grpcLis, metricsLis net.Listener, logger *slog.Logger) error {
+func runReplica(ctx context.Context, opts options, cfg daemon.Config, lis server.Listeners, logger *slog.Logger) error {
 	cli, err := opts.etcd.client()
 	if err != nil {
 		return err
@@ -128,7 +128,7 @@ func runReplica(ctx context.Context, opts options, cfg daemon.Config, grpcLis, m
 	defer cli.Close()
 	addr := opts.advertise
 	if addr == "" {
-		addr = grpcLis.Addr().String()
+		addr = lis.GRPC.Addr().String()
 	}
 	logger.Info("running as a replica on etcd", "endpoints", opts.etcd.endpoints, "prefix", opts.etcd.prefix,
 		"lease_ttl", opts.etcd.leaseTTL, "advertise_address", addr)
@@ -139,7 +139,7 @@ func runReplica(ctx context.Context, opts options, cfg daemon.Config, grpcLis, m
 	if err != nil {
 		return err
 	}
-	return r.Run(ctx, grpcLis, metricsLis)
+	return r.RunListeners(ctx, lis)
 }
 
 func defaultEtcdOptions() etcdOptions {

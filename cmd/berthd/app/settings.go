@@ -61,6 +61,8 @@ func settingsTable() []setting {
 			field: func(o *options) any { return &o.listen }},
 		{flag: "metrics-listen", key: "metricsListen", usage: `HTTP address of /metrics and /healthz: host:port or unix:///path; "" disables`,
 			field: func(o *options) any { return &o.metricsListen }},
+		{flag: "http-listen", key: "httpListen", usage: `HTTP/JSON API address (every berth.v1 RPC, /openapi.json; the tokens, TLS and limits of gRPC): host:port or unix:///path; "" disables`,
+			field: func(o *options) any { return &o.httpListen }},
 		{flag: "data-dir", key: "dataDir", form: asPath, usage: "directory of berthd's durable state, created if missing",
 			field: func(o *options) any { return &o.dataDir }},
 		{flag: "scheduler-config", key: "schedulerConfig", form: asPath, usage: "KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1, YAML or JSON); empty: kube-scheduler's defaults",

@@ -1,5 +1,6 @@
 // Package version says which build of Berth a binary is, for berthd
-// --version and berthctl version: the module version and the commit the Go
+// --version and berthctl version: the release (the VERSION file at the
+// repository's root, package berth), the module version and the commit the Go
 // toolchain stamps into binaries built from a git checkout (go build, go
 // install), else the commit given at link time, for builds from a tree
 // without a .git directory (the container image; a git worktree too, whose
@@ -12,6 +13,8 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+
+	"github.com/berthsched/berth"
 )
 
 // commit is set only by the linker (-X); nothing assigns it at run time.
@@ -19,6 +22,8 @@ var commit string
 
 // Info is one binary's build.
 type Info struct {
+	// Release is the release this tree is (VERSION): "0.3.0".
+	Release string
 	// Version is the main module's version: "(devel)" for a build from a
 	// checkout, a tag for go install ...@version.
 	Version string
@@ -35,9 +40,11 @@ type Info struct {
 func Get() Info {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return Info{Version: "(unknown)", Commit: commit}
+		return Info{Release: berth.Release(), Version: "(unknown)", Commit: commit}
 	}
-	return fromBuildInfo(bi, commit)
+	info := fromBuildInfo(bi, commit)
+	info.Release = berth.Release()
+	return info
 }
 
 // fromBuildInfo prefers the toolchain's vcs.revision to the linked commit.
@@ -57,11 +64,24 @@ func fromBuildInfo(bi *debug.BuildInfo, linked string) Info {
 	return info
 }
 
-// String is one line: "(devel), commit 0123456789ab (modified), go1.26.8";
-// "commit unknown" without one.
+// String is one line: "v0.3.0 (devel), commit 0123456789ab (modified),
+// go1.26.8"; "commit unknown" without one. The module version in
+// parentheses is left out when it is the release's own tag (go install
+// ...@v0.3.0).
 func (i Info) String() string {
 	var b strings.Builder
-	b.WriteString(i.Version)
+	if i.Release != "" {
+		b.WriteString("v" + i.Release)
+		if i.Version != "v"+i.Release {
+			b.WriteString(" ")
+		}
+	}
+	switch {
+	case i.Release == "":
+		b.WriteString(i.Version)
+	case i.Version != "v"+i.Release:
+		b.WriteString("(" + strings.Trim(i.Version, "()") + ")")
+	}
 	switch c := i.Commit; {
 	case c == "":
 		b.WriteString(", commit unknown")

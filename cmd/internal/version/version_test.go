@@ -1,7 +1,10 @@
 package version
 
 import (
+	"os"
+	"regexp"
 	"runtime/debug"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -53,5 +56,31 @@ func TestFromBuildInfo(t *testing.T) {
 				t.Errorf("String() = %q, want %q", got.String(), tc.line)
 			}
 		})
+	}
+}
+
+func TestStringWithRelease(t *testing.T) {
+	for _, tc := range []struct {
+		info Info
+		want string
+	}{
+		{Info{Release: "0.3.0", Version: "(devel)", Commit: "0123456789abcdef", GoVersion: "go1.26.8"}, "v0.3.0 (devel), commit 0123456789ab, go1.26.8"},
+		{Info{Release: "0.3.0", Version: "v0.3.0", Commit: "abc"}, "v0.3.0, commit abc"},
+		{Info{Release: "0.3.0", Version: "v0.2.0"}, "v0.3.0 (v0.2.0), commit unknown"},
+	} {
+		if got := tc.info.String(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.info, got, tc.want)
+		}
+	}
+}
+
+// The release is the VERSION file's.
+func TestRelease(t *testing.T) {
+	b, err := os.ReadFile("../../../VERSION")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := Get().Release, strings.TrimSpace(string(b)); got != want || !regexp.MustCompile(`^\d+\.\d+\.\d+$`).MatchString(got) {
+		t.Errorf("Release %q, want VERSION's %q, a semantic version X.Y.Z", got, want)
 	}
 }
