@@ -33,6 +33,7 @@ type oracleSummary struct {
 	Refused       int            `json:"refused"`
 	LimitRefusals map[string]int `json:"limitRefusals"`
 	Skipped       bool           `json:"skipped"`
+	RepeatsAgree  bool           `json:"repeatsAgree"`
 	Errors        []string       `json:"errors"`
 }
 
