@@ -21,7 +21,9 @@
 // NoExecute taints, the candidate's required anti-affinity, requests).
 //
 // Where Berth differs: utilization is request-based only (no metrics
-// sources); RemoveFailedPods and RemovePodsViolatingTopologySpreadConstraint
-// are refused by the policy reader, not run; PodLifeTime's pod-condition
-// filters are refused (the Pod API carries no conditions).
+// sources); RemoveFailedPods is refused by the policy reader, not run;
+// PodLifeTime's pod-condition filters are refused (the Pod API carries no
+// conditions). Where the Descheduler iterates a Go map (namespaces and
+// chosen pods of RemovePodsViolatingTopologySpreadConstraint, owners of
+// RemoveDuplicates) Berth takes name order.
 package deschedule

@@ -1,7 +1,6 @@
 package deschedule_test
 
 import (
-	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,7 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/berthsched/berth/core/deschedule"
-	"github.com/berthsched/berth/core/deschedule/policy"
 )
 
 // TestOracleExamples runs descheduleroracle's own examples (copied with
@@ -27,12 +25,6 @@ func TestOracleExamples(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(path), ".yaml")
 		t.Run(name, func(t *testing.T) {
 			pol, c, err := load(t, path, nil)
-			if name == "topologyspread" {
-				if !errors.Is(err, policy.ErrUnsupported) {
-					t.Fatalf("policy error %v; want ErrUnsupported (Berth does not run RemovePodsViolatingTopologySpreadConstraint)", err)
-				}
-				return
-			}
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -119,6 +119,8 @@ func (r *run) strategy(st policy.Strategy, nodes []*model.Node) error {
 		r.lowNodeUtilization(a, nodes)
 	case *policy.HighNodeUtilizationArgs:
 		r.highNodeUtilization(a, nodes)
+	case *policy.TopologySpreadArgs:
+		r.topologySpread(a, nodes)
 	default:
 		return fmt.Errorf("profile %s: strategy %s (%T) is not run by Berth", r.profile, st.Name, st.Args)
 	}

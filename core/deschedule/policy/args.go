@@ -258,6 +258,29 @@ func pluginArgs(name string, data json.RawMessage, classes PriorityClasses) (any
 		return &TooManyRestartsArgs{Filtered: f, PodRestartThreshold: r.PodRestartThreshold, IncludingInitContainers: r.IncludingInitContainers, States: r.States}, nil
 	case PodLifeTime:
 		return podLifeTimeArgs(data)
+	case RemovePodsViolatingTopologySpreadConstraint:
+		var r struct {
+			rawFiltered
+			Constraints            []model.UnsatisfiableConstraintAction `json:"constraints,omitempty"`
+			TopologyBalanceNodeFit *bool                                 `json:"topologyBalanceNodeFit,omitempty"`
+		}
+		if err := strictJSON(data, &r); err != nil {
+			return nil, err
+		}
+		f, err := r.filtered()
+		if err != nil {
+			return nil, err
+		}
+		for i, c := range r.Constraints {
+			if c != model.DoNotSchedule && c != model.ScheduleAnyway {
+				return nil, &FieldError{Field: fmt.Sprintf("constraints[%d]", i), Err: fmt.Errorf("%q is not DoNotSchedule or ScheduleAnyway", c)}
+			}
+		}
+		a := &TopologySpreadArgs{Filtered: f, Constraints: r.Constraints, TopologyBalanceNodeFit: r.TopologyBalanceNodeFit == nil || *r.TopologyBalanceNodeFit}
+		if len(a.Constraints) == 0 {
+			a.Constraints = []model.UnsatisfiableConstraintAction{model.DoNotSchedule}
+		}
+		return a, nil
 	}
 	return nil, fmt.Errorf("plugin %q is %w", name, ErrUnsupported)
 }

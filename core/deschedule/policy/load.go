@@ -124,10 +124,8 @@ func plugin(name string) (at extension, supported, ok bool) {
 	switch name {
 	case DefaultEvictor:
 		return atFilter, true, true
-	case LowNodeUtilization, HighNodeUtilization, RemoveDuplicates:
+	case LowNodeUtilization, HighNodeUtilization, RemoveDuplicates, RemovePodsViolatingTopologySpreadConstraint:
 		return atBalance, true, true
-	case RemovePodsViolatingTopologySpreadConstraint:
-		return atBalance, false, true
 	case RemovePodsViolatingInterPodAntiAffinity, RemovePodsViolatingNodeAffinity, RemovePodsViolatingNodeTaints,
 		RemovePodsHavingTooManyRestarts, PodLifeTime:
 		return atDeschedule, true, true

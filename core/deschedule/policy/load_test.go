@@ -47,7 +47,7 @@ func TestDecodeErrors(t *testing.T) {
 		{name: "protections with legacy", doc: profileWith("  - name: DefaultEvictor\n    args: {evictLocalStoragePods: true, podProtections: {extraEnabled: [PodsWithPVC]}}\n", ""), field: "profiles[0].pluginConfig[0].args.podProtections", msg: "deprecated"},
 		{name: "bad protection", doc: profileWith("  - name: DefaultEvictor\n    args: {podProtections: {defaultDisabled: [PodsWithPVC]}}\n", ""), field: "profiles[0].pluginConfig[0].args.podProtections.defaultDisabled[0]", msg: "is not one of"},
 		{name: "bad selector operator", doc: profileWith("  - name: DefaultEvictor\n    args: {labelSelector: {matchExpressions: [{key: a, operator: Has}]}}\n", ""), field: "profiles[0].pluginConfig[0].args.labelSelector.matchExpressions[0].operator", msg: "not In"},
-		{name: "spread unsupported", doc: profileWith("  - name: RemovePodsViolatingTopologySpreadConstraint\n", ""), field: "profiles[0].pluginConfig[0].name", unsupported: true},
+		{name: "spread constraint kind", doc: profileWith("  - name: RemovePodsViolatingTopologySpreadConstraint\n    args: {constraints: [Always]}\n", ""), field: "profiles[0].pluginConfig[0].args.constraints[0]", msg: "not DoNotSchedule"},
 		{name: "conditions unsupported", doc: profileWith("  - name: PodLifeTime\n    args: {conditions: [{type: Ready}]}\n", ""), field: "profiles[0].pluginConfig[0].args.conditions", unsupported: true},
 	}
 	for _, tc := range tests {

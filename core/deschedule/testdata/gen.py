@@ -293,8 +293,40 @@ def mixed(rng):
     return c, policy(rng, chosen, "")
 
 
+def spread(rng):
+    c = Cluster(rng, nodes=rng.randint(3, 6))
+    for node in c.nodes:
+        if rng.random() < 0.2:
+            node.setdefault("spec", {})["taints"] = [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]
+        node["metadata"]["labels"]["disk"] = rng.choice(["ssd", "hdd"])
+    crowded = rng.sample(c.nodes, rng.randint(1, 2))
+    for _ in range(rng.randint(5, 14)):
+        app = rng.choice(["web", "web", "db"])
+        key = rng.choice(["topology.kubernetes.io/zone", "kubernetes.io/hostname"])
+        tsc = {"maxSkew": rng.choice([1, 1, 2]), "topologyKey": key,
+               "whenUnsatisfiable": rng.choice(["DoNotSchedule", "DoNotSchedule", "ScheduleAnyway"]),
+               "labelSelector": {"matchLabels": {"app": app}}}
+        r = rng.random()
+        if r < 0.15:
+            tsc["nodeTaintsPolicy"] = "Honor"
+        elif r < 0.3:
+            tsc["nodeAffinityPolicy"] = "Ignore"
+        node = rng.choice(crowded if rng.random() < 0.8 else c.nodes)["metadata"]["name"]
+        sel = {"disk": "ssd"} if rng.random() < 0.15 else None
+        c.pod(node, owner=f"rs-{app}", labels={"app": app}, prio=rng.choice([None, None, "low", "high"]),
+              node_selector=sel, **({"affinity": None}))
+        c.docs[-1]["spec"]["topologySpreadConstraints"] = [tsc]
+    args = {}
+    if rng.random() < 0.3:
+        args["constraints"] = ["DoNotSchedule", "ScheduleAnyway"]
+    if rng.random() < 0.25:
+        args["topologyBalanceNodeFit"] = False
+    return c, policy(rng, [("RemovePodsViolatingTopologySpreadConstraint", args, "balance")], "balance")
+
+
 STRATEGIES = {"nodetaints": nodetaints, "nodeaffinity": nodeaffinity, "antiaffinity": antiaffinity, "restarts": restarts,
-              "lifetime": lifetime, "duplicates": duplicates, "lownode": lownode, "highnode": highnode, "mixed": mixed}
+              "lifetime": lifetime, "duplicates": duplicates, "lownode": lownode, "highnode": highnode, "mixed": mixed,
+              "spread": spread}
 
 
 def main():
