@@ -186,5 +186,3 @@ func checkFits(t *testing.T, base string, c *deschedule.Cluster, plan *simcheck.
 		}
 	}
 }
-
-
