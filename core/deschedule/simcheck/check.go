@@ -58,8 +58,14 @@ func Check(ctx context.Context, in Input, evictions []Eviction) (*Plan, error) {
 			running = append(running, p)
 		}
 	}
+	var classes []*model.PriorityClass
+	for _, pc := range in.PriorityClasses {
+		if !strings.HasPrefix(pc.Name, "system-") { // built in: the engine has them
+			classes = append(classes, pc)
+		}
+	}
 	e, err := simulate.New(ctx, simulate.Input{
-		Nodes: in.Cluster.Nodes, Pods: running, PriorityClasses: in.PriorityClasses, PDBs: in.Cluster.PDBs,
+		Nodes: in.Cluster.Nodes, Pods: running, PriorityClasses: classes, PDBs: in.Cluster.PDBs,
 		Namespaces: in.Cluster.Namespaces, Config: in.Config.Config, Devices: in.Config.Devices,
 	}, in.Sim)
 	if err != nil {
