@@ -152,3 +152,11 @@ func (e *evictor) replicas(uid string) uint {
 	}
 	return n
 }
+
+// Movable returns the DefaultEvictor's Filter for args over c at now: ""
+// when a pod may be evicted, else why not. Defragmentation
+// (core/deschedule/defrag) moves only such pods.
+func Movable(args *policy.EvictorArgs, c *Cluster, now time.Time) func(*model.Pod) string {
+	e := &evictor{args: args, s: newState(c), pdbs: c.PDBs, now: now}
+	return e.why
+}
