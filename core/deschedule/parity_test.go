@@ -29,7 +29,10 @@ func TestOracleParity(t *testing.T) {
 	}
 	type tally struct{ scenarios, exact, same, evictions int }
 	tallies := map[string]*tally{}
-	for _, path := range policies {
+	for i, path := range policies {
+		if raceDetector && i%5 != 0 {
+			continue
+		}
 		base := strings.TrimSuffix(path, ".policy.yaml")
 		name := filepath.Base(base)
 		family := name[:strings.LastIndex(name, "-")]
