@@ -163,6 +163,7 @@ for example: source <(berthctl completion bash).
 		a.cordonCommand(true),
 		a.cordonCommand(false),
 		a.drainCommand(),
+		a.descheduleCommand(),
 		a.getCommand(),
 		a.statsCommand(),
 		a.confirmCommand(),

@@ -68,7 +68,7 @@ type watchLine struct {
 	Pod       string `json:"pod"`
 	Node      string `json:"node,omitempty"`
 	Preemptor string `json:"preemptor,omitempty"`
-	// Cause is an evict's: preemption, taint, api or node_pressure.
+	// Cause is an evict's: preemption, taint, api, node_pressure or deschedule.
 	Cause   string `json:"cause,omitempty"`
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message,omitempty"`
@@ -165,6 +165,7 @@ var evictCauses = map[berthv1.EvictCause]evictCause{
 	berthv1.EvictCause_EVICT_CAUSE_TAINT:         {"taint", "NoExecute taint"},
 	berthv1.EvictCause_EVICT_CAUSE_API:           {"api", "eviction API"},
 	berthv1.EvictCause_EVICT_CAUSE_NODE_PRESSURE: {"node_pressure", "node pressure"},
+	berthv1.EvictCause_EVICT_CAUSE_DESCHEDULE:    {"deschedule", "descheduled"},
 }
 
 // causeText is the text of the cause labelled label, "" for none.

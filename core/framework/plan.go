@@ -99,6 +99,8 @@ const (
 	EvictTaint
 	EvictAPI
 	EvictNodePressure
+	// EvictDeschedule: descheduling moves the pod (core/deschedule).
+	EvictDeschedule
 )
 
 // Eviction evicts Victim from Node.

@@ -242,6 +242,7 @@ func (b *builder) addPod(e *entry, p *corev1.Pod, prefix string) error {
 
 func (b *builder) addPodOf(e *entry, p *corev1.Pod, prefix string) (*model.Pod, error) {
 	if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		b.addFinished(p)
 		return nil, nil // finished pods hold nothing
 	}
 	fail := func(field string, err error) error { return e.fail(joinField(prefix, field), err) }
@@ -457,4 +458,21 @@ func nodeConditions(in []corev1.NodeCondition) ([]model.NodeCondition, *fieldErr
 		})
 	}
 	return out, nil
+}
+
+// addFinished keeps a bound pod that finished (Succeeded, Failed) for
+// descheduling, which looks at such pods; one that does not convert is
+// skipped as before, since finished pods never mattered to scheduling.
+func (b *builder) addFinished(p *corev1.Pod) {
+	if p.Spec.NodeName == "" || p.Name == "" {
+		return
+	}
+	if p.Namespace == "" {
+		p.Namespace = metav1.NamespaceDefault
+	}
+	pod, ferr := convertPod(p)
+	if ferr != nil {
+		return
+	}
+	b.cluster.FinishedPods = append(b.cluster.FinishedPods, pod)
 }

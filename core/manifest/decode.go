@@ -30,8 +30,12 @@ import (
 
 // Cluster is what a set of manifests describes.
 type Cluster struct {
-	Nodes           []*model.Node
-	Pods            []*model.Pod // in input order; NodeName set means running there
+	Nodes []*model.Node
+	Pods  []*model.Pod // in input order; NodeName set means running there
+	// FinishedPods are the bound pods whose phase is Succeeded or Failed,
+	// in input order: they hold nothing and are not in Pods, but
+	// descheduling looks at them (PodLifeTime, evictFailedBarePods).
+	FinishedPods    []*model.Pod
 	PriorityClasses []*model.PriorityClass
 	PDBs            []*model.PodDisruptionBudget
 	Namespaces      []*model.Namespace

@@ -37,6 +37,7 @@ func convertPod(p *corev1.Pod) (*model.Pod, *fieldError) {
 		Preempted:         preemptedByScheduler(p),
 		Ready:             podReady(p),
 		SchedulingGroup:   podGroupName(schedulingGroupName(p), p.Labels),
+		Runtime:           podRuntime(p),
 	}
 	if pod.UID == "" {
 		pod.UID = "pod-" + p.Namespace + "-" + p.Name

@@ -72,6 +72,9 @@ type Pod struct {
 	// SchedulingGroup names the PodGroup (in the pod's namespace) the pod
 	// belongs to; empty for a pod on its own. Fixed at admission.
 	SchedulingGroup string
+	// Runtime is what the pod's owners and kubelet report of it, read by
+	// descheduling only; nil when unknown.
+	Runtime *PodRuntime
 }
 
 // TerminatingByPreemption reports whether the pod is being deleted because

@@ -90,6 +90,8 @@ type Options struct {
 	// Stopping, if set, ends when berthd stops: simulations in flight
 	// stop then, rather than hold the graceful stop up.
 	Stopping context.Context
+	// Descheduler runs Deschedule; nil: berthd runs no descheduler policy.
+	Descheduler Descheduler
 }
 
 // Service implements berthv1.AdminServiceServer.

@@ -50,6 +50,11 @@ const (
 	// MaxPodClaims bounds a pod's resource_claims and a container's
 	// claims.
 	MaxPodClaims = 128
+	// MaxOwners bounds a pod runtime's owners.
+	MaxOwners = 64
+	// MaxAnnotationBytes bounds the keys and values of a pod runtime's
+	// annotations together, as Kubernetes bounds an object's (256 KiB).
+	MaxAnnotationBytes = 256 << 10
 )
 
 // MaxCPU bounds a cpu amount, in millicores (2^40, about a billion

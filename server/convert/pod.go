@@ -106,6 +106,9 @@ func pod(p path, in *berthv1.Pod, held *model.Pod) (*model.Pod, *FieldError) {
 	if out.ResourceClaims, fe = podClaims(p, in); fe != nil {
 		return nil, fe
 	}
+	if out.Runtime, fe = podRuntime(p.field("runtime"), in.GetRuntime()); fe != nil {
+		return nil, fe
+	}
 	return out, nil
 }
 
@@ -571,6 +574,7 @@ func PodToProto(in *model.Pod) *berthv1.Pod {
 		Preempted:                 in.Preempted,
 		ResourceClaims:            podClaimsToProto(in.ResourceClaims),
 		SchedulingGroup:           in.SchedulingGroup,
+		Runtime:                   podRuntimeToProto(in.Runtime),
 	}
 	if in.RequestedPriority != nil {
 		out.Priority = ptr(*in.RequestedPriority)

@@ -113,6 +113,20 @@ func fullPod() *berthv1.Pod {
 		Ready:             true,
 		Terminating:       true,
 		Preempted:         true,
+		Runtime: &berthv1.PodRuntime{
+			Owners:       []*berthv1.OwnerReference{{Kind: "ReplicaSet", Name: "web-7d", Uid: "rs-1", Controller: true}},
+			Annotations:  map[string]string{"descheduler.alpha.kubernetes.io/evict": ""},
+			Images:       []string{"nginx:1.27"},
+			LocalStorage: true,
+			PvcClaims:    []string{"data"},
+			QosClass:     berthv1.QOSClass_QOS_CLASS_BURSTABLE,
+			Phase:        berthv1.PodPhase_POD_PHASE_RUNNING,
+			Reason:       "x",
+			Containers: []*berthv1.ContainerStatus{
+				{Name: "web", RestartCount: 3, WaitingReason: "CrashLoopBackOff"},
+				{Name: "init", Init: true, TerminatedReason: "Completed", ExitCode: ptr(int32(0))},
+			},
+		},
 	}
 }
 

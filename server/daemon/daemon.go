@@ -30,6 +30,7 @@ import (
 	"github.com/berthsched/berth/server/deadlines"
 	"github.com/berthsched/berth/server/decisionlog"
 	"github.com/berthsched/berth/server/decisionsvc"
+	"github.com/berthsched/berth/server/deschedulesvc"
 	"github.com/berthsched/berth/server/eviction"
 	"github.com/berthsched/berth/server/evictionsvc"
 	"github.com/berthsched/berth/server/ledger"
@@ -122,6 +123,9 @@ type Config struct {
 	// Simulation bounds AdminService.Simulate; nil means
 	// adminsvc.DefaultSimulationLimits().
 	Simulation *adminsvc.SimulationLimits
+	// DeschedulerPolicy is a DeschedulerPolicy document
+	// (--descheduler-policy); empty: no descheduling.
+	DeschedulerPolicy []byte
 }
 
 // Daemon is berthd assembled. Serve it once.
@@ -135,8 +139,12 @@ type Daemon struct {
 	// evicts for every cause but preemption.
 	timers  *deadlines.Timers
 	evictor *eviction.Evictor
-	sched   *scheduler.Scheduler
-	srv     *server.Server
+	// descheduler runs --descheduler-policy; nil without one. metrics
+	// counts its evictions.
+	descheduler *deschedulesvc.Runner
+	metrics     *metrics.Metrics
+	sched       *scheduler.Scheduler
+	srv         *server.Server
 	// dash is the dashboard; nil without Config.Dashboard.
 	dash *dashboard.Dashboard
 	// pressure is StatsService, node-pressure eviction.
@@ -186,6 +194,7 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	}()
 
 	m, err := metrics.New(cfg.Registry)
+	d.metrics = m
 	if err == nil {
 		err = exportStoreDamage(cfg.Registry, d.store)
 	}
@@ -371,10 +380,26 @@ func (d *Daemon) holdForRelist(ctx context.Context) error {
 // dashboard.
 func (d *Daemon) openServer(cl cluster, outcomes *ledger.Outcomes, reg runtime.Registry, attempts *adminsvc.Counter) error {
 	cfg := d.cfg
+	evicted := func(uid string) bool {
+		_, ok := d.ledger.Get(ledger.KindEvict, uid)
+		return ok
+	}
+	var descheduler adminsvc.Descheduler
+	if len(cfg.DeschedulerPolicy) > 0 {
+		var err error
+		d.descheduler, err = deschedulesvc.New(deschedulesvc.Options{
+			Policy: cfg.DeschedulerPolicy, Config: cfg.Scheduler, Registry: reg, View: d.sched.View(),
+			Evictor: d.evictor, Evicted: evicted, Metrics: d.metrics, Clock: cfg.Clock, Logger: cfg.Logger,
+		})
+		if err != nil {
+			return fmt.Errorf("daemon: descheduler policy: %w", err)
+		}
+		descheduler = d.descheduler
+	}
 	admin := adminsvc.New(d.sched.View(), adminsvc.Options{
 		Config: cfg.Scheduler, Registry: reg, Revisions: revisions{d.ledger, d.log},
 		Attempts: attempts, Logger: cfg.Logger, Version: cfg.Version, Startup: d, Replica: cfg.Replica,
-		Simulation: cfg.Simulation, Stopping: d.stopping,
+		Simulation: cfg.Simulation, Stopping: d.stopping, Descheduler: descheduler,
 	})
 	var dash http.Handler
 	if cfg.Dashboard {
@@ -401,10 +426,7 @@ func (d *Daemon) openServer(cl cluster, outcomes *ledger.Outcomes, reg runtime.R
 			Decision: decisionsvc.New(d.log, decisionsvc.Options{Stopping: d.stopping}),
 			Admin:    admin,
 			Stats:    d.pressure,
-			Eviction: evictionsvc.New(d.sched.View(), d.evictor, func(uid string) bool {
-				_, ok := d.ledger.Get(ledger.KindEvict, uid)
-				return ok
-			}),
+			Eviction: evictionsvc.New(d.sched.View(), d.evictor, evicted),
 		},
 		Dashboard:     dash,
 		MetricsTokens: cfg.MetricsTokens(),
@@ -463,6 +485,9 @@ func (d *Daemon) ServeListeners(ctx context.Context, l server.Listeners) error {
 		wg.Go(func() { d.dash.Sample(loopCtx, d.cfg.DashboardSampleEvery) })
 	}
 	wg.Go(func() { d.followStoreHealth(loopCtx) })
+	if d.descheduler != nil {
+		wg.Go(func() { d.descheduler.Loop(loopCtx) })
+	}
 	if d.initialSync != nil {
 		d.logger.Info("scheduling waits for the orchestrator's re-list (RESYNC_BEGIN ... RESYNC_END of pods)", "timeout", d.cfg.InitialSyncTimeout)
 		t := time.AfterFunc(d.cfg.InitialSyncTimeout, func() {

@@ -224,7 +224,7 @@ type EvictionMetrics interface {
 }
 
 // CauseLabel names an eviction's cause in metrics and messages:
-// "preemption", "taint", "api", "node_pressure".
+// "preemption", "taint", "api", "node_pressure", "deschedule".
 func CauseLabel(c berthv1.EvictCause) string {
 	switch c {
 	case berthv1.EvictCause_EVICT_CAUSE_PREEMPTION:
@@ -235,6 +235,8 @@ func CauseLabel(c berthv1.EvictCause) string {
 		return "api"
 	case berthv1.EvictCause_EVICT_CAUSE_NODE_PRESSURE:
 		return "node_pressure"
+	case berthv1.EvictCause_EVICT_CAUSE_DESCHEDULE:
+		return "deschedule"
 	}
 	return "unspecified"
 }

@@ -400,6 +400,8 @@ func CauseOf(c framework.EvictCause) berthv1.EvictCause {
 		return berthv1.EvictCause_EVICT_CAUSE_API
 	case framework.EvictNodePressure:
 		return berthv1.EvictCause_EVICT_CAUSE_NODE_PRESSURE
+	case framework.EvictDeschedule:
+		return berthv1.EvictCause_EVICT_CAUSE_DESCHEDULE
 	}
 	return berthv1.EvictCause_EVICT_CAUSE_UNSPECIFIED
 }

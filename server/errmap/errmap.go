@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/deschedule/policy"
 	"github.com/berthsched/berth/core/disruption"
 	"github.com/berthsched/berth/core/gang"
 	"github.com/berthsched/berth/core/pressure"
@@ -43,6 +44,9 @@ var (
 	// ErrNotConfigured: this server was built without what the RPC needs.
 	// UNIMPLEMENTED.
 	ErrNotConfigured = errors.New("not configured on this server")
+	// ErrNoDeschedulerPolicy: berthd was started without
+	// --descheduler-policy. FAILED_PRECONDITION.
+	ErrNoDeschedulerPolicy = errors.New("berthd runs no descheduler policy (start it with --descheduler-policy FILE)")
 	// ErrLimit: the request or its work goes beyond one of berthd's
 	// configured limits (a simulation's pods, attempts, response size,
 	// time or concurrency). RESOURCE_EXHAUSTED.
@@ -121,6 +125,7 @@ func match(err error) (code codes.Code, kindField, reason string) {
 		podStats  *pressure.UnknownPodError
 		notLeader *NotLeaderError
 		immutable *gang.SpecImmutableError
+		polErr    *policy.FieldError
 	)
 	reason = err.Error()
 	switch {
@@ -162,6 +167,10 @@ func match(err error) (code codes.Code, kindField, reason string) {
 		return codes.Unavailable, "", reason
 	case errors.Is(err, store.ErrCorrupt):
 		return codes.DataLoss, "", reason
+	case errors.As(err, &polErr):
+		return codes.FailedPrecondition, "", reason
+	case errors.Is(err, ErrNoDeschedulerPolicy):
+		return codes.FailedPrecondition, "", reason
 	case errors.Is(err, ErrNotConfigured):
 		return codes.Unimplemented, "", reason
 	case errors.Is(err, ErrUnauthenticated):

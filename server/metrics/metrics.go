@@ -25,6 +25,7 @@ type Metrics struct {
 	permitWait      *prometheus.HistogramVec
 	decisions       *prometheus.CounterVec
 	evictions       *prometheus.CounterVec
+	descheduled     *prometheus.CounterVec
 	decisionSeries  map[string]prometheus.Counter // by type; fixed after New
 	commitDuration  prometheus.Histogram
 	podScheduled    *prometheus.HistogramVec
@@ -124,6 +125,10 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Name: "berth_evictions_total",
 			Help: "Evict decisions made durable, by cause: preemption, taint (NoExecute), api (the eviction API), node_pressure.",
 		}, []string{"cause"}),
+		descheduled: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "descheduler_pods_evicted",
+			Help: "Descheduling candidates by profile, strategy and result (success, refused, skipped by Berth's simulation, or the pass limit hit), as the Descheduler's metric.",
+		}, []string{"profile", "strategy", "result"}),
 		commitDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "berth_store_commit_duration_seconds",
 			Help:    "Time from handing a batch to the store to its being durable, queueing included.",
@@ -159,7 +164,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 	}
 	for _, c := range []prometheus.Collector{
 		m.attempts, m.attemptDuration, m.preemptions, m.victims, m.pointDuration,
-		m.pluginDuration, m.permitWait, m.decisions, m.evictions, m.commitDuration, m.podScheduled, m.watchers,
+		m.pluginDuration, m.permitWait, m.decisions, m.evictions, m.descheduled, m.commitDuration, m.podScheduled, m.watchers,
 		m.claimAllocations, m.claimDeallocations, m.allocatedDevices,
 	} {
 		if err := reg.Register(c); err != nil {
@@ -241,6 +246,11 @@ func (m *Metrics) SetAllocatedDevices(n int) { m.allocatedDevices.Set(float64(n)
 
 // ObserveEviction implements decisionlog.EvictionMetrics.
 func (m *Metrics) ObserveEviction(cause string) { m.evictions.WithLabelValues(cause).Inc() }
+
+// ObserveDescheduled implements deschedulesvc.Metrics.
+func (m *Metrics) ObserveDescheduled(profile, strategy, result string) {
+	m.descheduled.WithLabelValues(profile, strategy, result).Inc()
+}
 
 // ObserveCommit implements decisionlog.Metrics.
 func (m *Metrics) ObserveCommit(d time.Duration) { m.commitDuration.Observe(d.Seconds()) }

@@ -2491,7 +2491,7 @@ var File_berth_v1_admin_service_proto protoreflect.FileDescriptor
 
 const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1cberth/v1/admin_service.proto\x12\bberth.v1\x1a\x17berth/v1/decision.proto\x1a\x14berth/v1/group.proto\x1a\x13berth/v1/node.proto\x1a\x15berth/v1/object.proto\x1a\x12berth/v1/pod.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"4\n" +
+	"\x1cberth/v1/admin_service.proto\x12\bberth.v1\x1a\x17berth/v1/decision.proto\x1a\x19berth/v1/deschedule.proto\x1a\x14berth/v1/group.proto\x1a\x13berth/v1/node.proto\x1a\x15berth/v1/object.proto\x1a\x12berth/v1/pod.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"4\n" +
 	"\x0eExplainRequest\x12\"\n" +
 	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\"\x8d\b\n" +
 	"\x0fExplainResponse\x12\"\n" +
@@ -2707,7 +2707,7 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\vReplicaRole\x12\x1c\n" +
 	"\x18REPLICA_ROLE_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13REPLICA_ROLE_LEADER\x10\x01\x12\x19\n" +
-	"\x15REPLICA_ROLE_FOLLOWER\x10\x022\xae\x05\n" +
+	"\x15REPLICA_ROLE_FOLLOWER\x10\x022\xf7\x05\n" +
 	"\fAdminService\x12>\n" +
 	"\aExplain\x12\x18.berth.v1.ExplainRequest\x1a\x19.berth.v1.ExplainResponse\x12A\n" +
 	"\bSimulate\x12\x19.berth.v1.SimulateRequest\x1a\x1a.berth.v1.SimulateResponse\x12J\n" +
@@ -2719,7 +2719,9 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\tListNodes\x12\x1a.berth.v1.ListNodesRequest\x1a\x1b.berth.v1.ListNodesResponse\x12G\n" +
 	"\n" +
 	"ServerInfo\x12\x1b.berth.v1.ServerInfoRequest\x1a\x1c.berth.v1.ServerInfoResponse\x12\\\n" +
-	"\x11ListDeviceObjects\x12\".berth.v1.ListDeviceObjectsRequest\x1a#.berth.v1.ListDeviceObjectsResponseB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
+	"\x11ListDeviceObjects\x12\".berth.v1.ListDeviceObjectsRequest\x1a#.berth.v1.ListDeviceObjectsResponse\x12G\n" +
+	"\n" +
+	"Deschedule\x12\x1b.berth.v1.DescheduleRequest\x1a\x1c.berth.v1.DescheduleResponseB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
 
 var (
 	file_berth_v1_admin_service_proto_rawDescOnce sync.Once
@@ -2784,6 +2786,8 @@ var file_berth_v1_admin_service_proto_goTypes = []any{
 	(*Taint)(nil),                     // 45: berth.v1.Taint
 	(*NodeCondition)(nil),             // 46: berth.v1.NodeCondition
 	(ObjectKind)(0),                   // 47: berth.v1.ObjectKind
+	(*DescheduleRequest)(nil),         // 48: berth.v1.DescheduleRequest
+	(*DescheduleResponse)(nil),        // 49: berth.v1.DescheduleResponse
 }
 var file_berth_v1_admin_service_proto_depIdxs = []int32{
 	37, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
@@ -2839,17 +2843,19 @@ var file_berth_v1_admin_service_proto_depIdxs = []int32{
 	23, // 50: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
 	26, // 51: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
 	28, // 52: berth.v1.AdminService.ListDeviceObjects:input_type -> berth.v1.ListDeviceObjectsRequest
-	4,  // 53: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
-	9,  // 54: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
-	14, // 55: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
-	17, // 56: berth.v1.AdminService.ListPods:output_type -> berth.v1.ListPodsResponse
-	19, // 57: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
-	22, // 58: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
-	24, // 59: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
-	27, // 60: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
-	29, // 61: berth.v1.AdminService.ListDeviceObjects:output_type -> berth.v1.ListDeviceObjectsResponse
-	53, // [53:62] is the sub-list for method output_type
-	44, // [44:53] is the sub-list for method input_type
+	48, // 53: berth.v1.AdminService.Deschedule:input_type -> berth.v1.DescheduleRequest
+	4,  // 54: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
+	9,  // 55: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
+	14, // 56: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
+	17, // 57: berth.v1.AdminService.ListPods:output_type -> berth.v1.ListPodsResponse
+	19, // 58: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
+	22, // 59: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
+	24, // 60: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
+	27, // 61: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
+	29, // 62: berth.v1.AdminService.ListDeviceObjects:output_type -> berth.v1.ListDeviceObjectsResponse
+	49, // 63: berth.v1.AdminService.Deschedule:output_type -> berth.v1.DescheduleResponse
+	54, // [54:64] is the sub-list for method output_type
+	44, // [44:54] is the sub-list for method input_type
 	44, // [44:44] is the sub-list for extension type_name
 	44, // [44:44] is the sub-list for extension extendee
 	0,  // [0:44] is the sub-list for field type_name
@@ -2861,6 +2867,7 @@ func file_berth_v1_admin_service_proto_init() {
 		return
 	}
 	file_berth_v1_decision_proto_init()
+	file_berth_v1_deschedule_proto_init()
 	file_berth_v1_group_proto_init()
 	file_berth_v1_node_proto_init()
 	file_berth_v1_object_proto_init()

@@ -28,6 +28,7 @@ const (
 	AdminService_ListNodes_FullMethodName         = "/berth.v1.AdminService/ListNodes"
 	AdminService_ServerInfo_FullMethodName        = "/berth.v1.AdminService/ServerInfo"
 	AdminService_ListDeviceObjects_FullMethodName = "/berth.v1.AdminService/ListDeviceObjects"
+	AdminService_Deschedule_FullMethodName        = "/berth.v1.AdminService/Deschedule"
 )
 
 // AdminServiceClient is the client API for AdminService service.
@@ -171,6 +172,15 @@ type AdminServiceClient interface {
 	// Fails with INVALID_ARGUMENT: kind not one of the four, or namespace
 	// set for a cluster-scoped kind.
 	ListDeviceObjects(ctx context.Context, in *ListDeviceObjectsRequest, opts ...grpc.CallOption) (*ListDeviceObjectsResponse, error)
+	// Deschedule runs berthd's descheduler policy (--descheduler-policy): one
+	// pass of the Kubernetes Descheduler's strategies, each eviction kept
+	// only if Berth's scheduler places the pod's replacement on another node
+	// and the violation or imbalance is reduced there. Unless dry_run, the
+	// moves are evicted (cause DESCHEDULE, within disruption budgets, at most
+	// one Evict per pod). With last, returns the last plan made.
+	//
+	// Fails with FAILED_PRECONDITION: berthd runs no descheduler policy.
+	Deschedule(ctx context.Context, in *DescheduleRequest, opts ...grpc.CallOption) (*DescheduleResponse, error)
 }
 
 type adminServiceClient struct {
@@ -265,6 +275,16 @@ func (c *adminServiceClient) ListDeviceObjects(ctx context.Context, in *ListDevi
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListDeviceObjectsResponse)
 	err := c.cc.Invoke(ctx, AdminService_ListDeviceObjects_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) Deschedule(ctx context.Context, in *DescheduleRequest, opts ...grpc.CallOption) (*DescheduleResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DescheduleResponse)
+	err := c.cc.Invoke(ctx, AdminService_Deschedule_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -412,6 +432,15 @@ type AdminServiceServer interface {
 	// Fails with INVALID_ARGUMENT: kind not one of the four, or namespace
 	// set for a cluster-scoped kind.
 	ListDeviceObjects(context.Context, *ListDeviceObjectsRequest) (*ListDeviceObjectsResponse, error)
+	// Deschedule runs berthd's descheduler policy (--descheduler-policy): one
+	// pass of the Kubernetes Descheduler's strategies, each eviction kept
+	// only if Berth's scheduler places the pod's replacement on another node
+	// and the violation or imbalance is reduced there. Unless dry_run, the
+	// moves are evicted (cause DESCHEDULE, within disruption budgets, at most
+	// one Evict per pod). With last, returns the last plan made.
+	//
+	// Fails with FAILED_PRECONDITION: berthd runs no descheduler policy.
+	Deschedule(context.Context, *DescheduleRequest) (*DescheduleResponse, error)
 	mustEmbedUnimplementedAdminServiceServer()
 }
 
@@ -448,6 +477,9 @@ func (UnimplementedAdminServiceServer) ServerInfo(context.Context, *ServerInfoRe
 }
 func (UnimplementedAdminServiceServer) ListDeviceObjects(context.Context, *ListDeviceObjectsRequest) (*ListDeviceObjectsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListDeviceObjects not implemented")
+}
+func (UnimplementedAdminServiceServer) Deschedule(context.Context, *DescheduleRequest) (*DescheduleResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Deschedule not implemented")
 }
 func (UnimplementedAdminServiceServer) mustEmbedUnimplementedAdminServiceServer() {}
 func (UnimplementedAdminServiceServer) testEmbeddedByValue()                      {}
@@ -632,6 +664,24 @@ func _AdminService_ListDeviceObjects_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AdminService_Deschedule_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DescheduleRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).Deschedule(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_Deschedule_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).Deschedule(ctx, req.(*DescheduleRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AdminService_ServiceDesc is the grpc.ServiceDesc for AdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -674,6 +724,10 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListDeviceObjects",
 			Handler:    _AdminService_ListDeviceObjects_Handler,
+		},
+		{
+			MethodName: "Deschedule",
+			Handler:    _AdminService_Deschedule_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

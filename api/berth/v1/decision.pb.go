@@ -108,6 +108,9 @@ const (
 	// The node is short of memory, disk or process ids (node-pressure
 	// eviction, as the kubelet's eviction manager).
 	EvictCause_EVICT_CAUSE_NODE_PRESSURE EvictCause = 4
+	// Descheduling (AdminService.Deschedule, berthd's descheduler policy):
+	// Evict.reason names the Descheduler strategy.
+	EvictCause_EVICT_CAUSE_DESCHEDULE EvictCause = 6
 )
 
 // Enum value maps for EvictCause.
@@ -118,6 +121,7 @@ var (
 		2: "EVICT_CAUSE_TAINT",
 		3: "EVICT_CAUSE_API",
 		4: "EVICT_CAUSE_NODE_PRESSURE",
+		6: "EVICT_CAUSE_DESCHEDULE",
 	}
 	EvictCause_value = map[string]int32{
 		"EVICT_CAUSE_UNSPECIFIED":   0,
@@ -125,6 +129,7 @@ var (
 		"EVICT_CAUSE_TAINT":         2,
 		"EVICT_CAUSE_API":           3,
 		"EVICT_CAUSE_NODE_PRESSURE": 4,
+		"EVICT_CAUSE_DESCHEDULE":    6,
 	}
 )
 
@@ -849,14 +854,15 @@ const file_berth_v1_decision_proto_rawDesc = "" +
 	"\x16DECISION_TYPE_NOMINATE\x10\x03\x12\"\n" +
 	"\x1eDECISION_TYPE_CLEAR_NOMINATION\x10\x04\x12\x1f\n" +
 	"\x1bDECISION_TYPE_UNSCHEDULABLE\x10\x05\x12\"\n" +
-	"\x1eDECISION_TYPE_DEALLOCATE_CLAIM\x10\x06*\x90\x01\n" +
+	"\x1eDECISION_TYPE_DEALLOCATE_CLAIM\x10\x06*\xac\x01\n" +
 	"\n" +
 	"EvictCause\x12\x1b\n" +
 	"\x17EVICT_CAUSE_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16EVICT_CAUSE_PREEMPTION\x10\x01\x12\x15\n" +
 	"\x11EVICT_CAUSE_TAINT\x10\x02\x12\x13\n" +
 	"\x0fEVICT_CAUSE_API\x10\x03\x12\x1d\n" +
-	"\x19EVICT_CAUSE_NODE_PRESSURE\x10\x04B2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
+	"\x19EVICT_CAUSE_NODE_PRESSURE\x10\x04\x12\x1a\n" +
+	"\x16EVICT_CAUSE_DESCHEDULE\x10\x06B2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
 
 var (
 	file_berth_v1_decision_proto_rawDescOnce sync.Once

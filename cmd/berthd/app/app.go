@@ -51,22 +51,24 @@ type options struct {
 	dataDir         string
 	configFile      string // berthd's own configuration file
 	schedulerConfig string // the KubeSchedulerConfiguration file
-	featureGates    string // kube's --feature-gates spelling
-	logLevel        slog.Level
-	shutdownTimeout time.Duration
-	retainDecisions int
-	retainFor       time.Duration
-	tls             auth.TLSFiles
-	tokenFile       string
-	metricsAuth     string // --metrics-auth: metricsAuthNone or metricsAuthToken
-	maxMutations    int
-	deterministic   bool
-	initialSync     time.Duration
-	gcPercent       int
-	dashboard       bool
-	version         bool // print the version and exit
-	healthcheck     bool // ask a running berthd's /healthz and exit
-	limits          intake.Limits
+	// deschedulerPolicy is the DeschedulerPolicy file; "": none.
+	deschedulerPolicy string
+	featureGates      string // kube's --feature-gates spelling
+	logLevel          slog.Level
+	shutdownTimeout   time.Duration
+	retainDecisions   int
+	retainFor         time.Duration
+	tls               auth.TLSFiles
+	tokenFile         string
+	metricsAuth       string // --metrics-auth: metricsAuthNone or metricsAuthToken
+	maxMutations      int
+	deterministic     bool
+	initialSync       time.Duration
+	gcPercent         int
+	dashboard         bool
+	version           bool // print the version and exit
+	healthcheck       bool // ask a running berthd's /healthz and exit
+	limits            intake.Limits
 	// acceptTruncatedLog is deliberately not in the configuration file: it
 	// accepts a loss once, on the command line.
 	acceptTruncatedLog bool
@@ -217,6 +219,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, with ...O
 		return fmt.Errorf("--config: %w", err)
 	}
 	cfg.Pressure = &pressure
+	if cfg.DeschedulerPolicy, err = loadDeschedulerPolicy(opts.deschedulerPolicy); err != nil {
+		return err
+	}
 	cfg.Plugins = ext.plugins
 	if cfg.Scheduler, err = loadSchedulerConfig(opts.schedulerConfig, ext.pluginNames()); err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/berthsched/berth/server/deschedulesvc"
 	"github.com/berthsched/berth/server/pressuresvc"
 )
 
@@ -227,4 +228,21 @@ func setPools(path string, v any, dst *[]pressuresvc.Pool) error {
 	}
 	*dst = pools
 	return nil
+}
+
+// loadDeschedulerPolicy reads --descheduler-policy and checks it as berthd
+// will run it (a PriorityClass it names is resolved at each pass); ""
+// gives none.
+func loadDeschedulerPolicy(path string) ([]byte, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--descheduler-policy: %w", err)
+	}
+	if _, err := deschedulesvc.CheckPolicy(data); err != nil {
+		return nil, fmt.Errorf("--descheduler-policy %s: %w", path, err)
+	}
+	return data, nil
 }

@@ -110,7 +110,7 @@ func TestConfigFile(t *testing.T) {
 			o.configFile = path
 			return o
 		}},
-		{name: "unknown key", content: "listen: x\nlistn: y\n", wantErr: `unknown key "listn"; the keys here are advertiseAddress, dashboard, dataDir, deterministic, etcd, evictionHard,`},
+		{name: "unknown key", content: "listen: x\nlistn: y\n", wantErr: `unknown key "listn"; the keys here are advertiseAddress, dashboard, dataDir, deschedulerPolicy, deterministic, etcd, evictionHard,`},
 		{name: "unknown nested key", content: "tls:\n  certFile: c.pem\n", wantErr: `unknown key "tls.certFile"; the keys here are cert, clientCA, key`},
 		{name: "flag spelling", content: "data-dir: /x\n", wantErr: `unknown key "data-dir"`},
 		{name: "a KubeSchedulerConfiguration", content: "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n",
@@ -172,5 +172,27 @@ func TestDeployConfigExample(t *testing.T) {
 	path := filepath.Join("..", "..", "..", "deploy", "berthd.yaml")
 	if _, err := parseFlags([]string{"--config", path}, io.Discard); err != nil {
 		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+func TestDeschedulerPolicyChecked(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  pluginConfig:\n  - name: RemovePodsHavingTooManyRestarts\n    args: {podRestartThreshold: 0}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := loadDeschedulerPolicy(bad)
+	if err == nil || !strings.Contains(err.Error(), "profiles[0].pluginConfig[0].args.podRestartThreshold") {
+		t.Errorf("bad policy: %v; want the field named", err)
+	}
+	good := filepath.Join(dir, "good.yaml")
+	if err := os.WriteFile(good, []byte("apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: p\n  pluginConfig:\n  - name: DefaultEvictor\n    args: {priorityThreshold: {name: not-sent-yet}}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := loadDeschedulerPolicy(good); err != nil || len(data) == 0 {
+		t.Errorf("good policy naming a class not sent yet: %v", err)
+	}
+	if data, err := loadDeschedulerPolicy(""); err != nil || data != nil {
+		t.Errorf("no policy: %v, %q", err, data)
 	}
 }

@@ -67,6 +67,8 @@ func settingsTable() []setting {
 			field: func(o *options) any { return &o.dataDir }},
 		{flag: "scheduler-config", key: "schedulerConfig", form: asPath, usage: "KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1, YAML or JSON); empty: kube-scheduler's defaults",
 			field: func(o *options) any { return &o.schedulerConfig }},
+		{flag: "descheduler-policy", key: "deschedulerPolicy", form: asPath, usage: "DeschedulerPolicy file (descheduler/v1alpha2, YAML or JSON): AdminService.Deschedule and berthctl deschedule run it, and every deschedulingInterval when the file sets one; empty: no descheduling",
+			field: func(o *options) any { return &o.deschedulerPolicy }},
 		{flag: "feature-gates", key: "featureGates", form: asGates, usage: "kube-scheduler 1.37's feature gates, as kube spells them (GenericWorkload=false,...); see README",
 			field: func(o *options) any { return &o.featureGates }},
 		{flag: "log-level", key: "logLevel", usage: "log level: debug, info, warn or error",

@@ -1,4 +1,5 @@
 from berth_client.v1 import decision_pb2 as _decision_pb2
+from berth_client.v1 import deschedule_pb2 as _deschedule_pb2
 from berth_client.v1 import group_pb2 as _group_pb2
 from berth_client.v1 import node_pb2 as _node_pb2
 from berth_client.v1 import object_pb2 as _object_pb2

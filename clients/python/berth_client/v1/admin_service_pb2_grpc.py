@@ -3,6 +3,7 @@
 import grpc
 
 from berth_client.v1 import admin_service_pb2 as berth_dot_v1_dot_admin__service__pb2
+from berth_client.v1 import deschedule_pb2 as berth_dot_v1_dot_deschedule__pb2
 
 
 class AdminServiceStub(object):
@@ -77,6 +78,11 @@ class AdminServiceStub(object):
                 '/berth.v1.AdminService/ListDeviceObjects',
                 request_serializer=berth_dot_v1_dot_admin__service__pb2.ListDeviceObjectsRequest.SerializeToString,
                 response_deserializer=berth_dot_v1_dot_admin__service__pb2.ListDeviceObjectsResponse.FromString,
+                )
+        self.Deschedule = channel.unary_unary(
+                '/berth.v1.AdminService/Deschedule',
+                request_serializer=berth_dot_v1_dot_deschedule__pb2.DescheduleRequest.SerializeToString,
+                response_deserializer=berth_dot_v1_dot_deschedule__pb2.DescheduleResponse.FromString,
                 )
 
 
@@ -264,6 +270,20 @@ class AdminServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Deschedule(self, request, context):
+        """Deschedule runs berthd's descheduler policy (--descheduler-policy): one
+        pass of the Kubernetes Descheduler's strategies, each eviction kept
+        only if Berth's scheduler places the pod's replacement on another node
+        and the violation or imbalance is reduced there. Unless dry_run, the
+        moves are evicted (cause DESCHEDULE, within disruption budgets, at most
+        one Evict per pod). With last, returns the last plan made.
+
+        Fails with FAILED_PRECONDITION: berthd runs no descheduler policy.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -311,6 +331,11 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.ListDeviceObjects,
                     request_deserializer=berth_dot_v1_dot_admin__service__pb2.ListDeviceObjectsRequest.FromString,
                     response_serializer=berth_dot_v1_dot_admin__service__pb2.ListDeviceObjectsResponse.SerializeToString,
+            ),
+            'Deschedule': grpc.unary_unary_rpc_method_handler(
+                    servicer.Deschedule,
+                    request_deserializer=berth_dot_v1_dot_deschedule__pb2.DescheduleRequest.FromString,
+                    response_serializer=berth_dot_v1_dot_deschedule__pb2.DescheduleResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -491,5 +516,22 @@ class AdminService(object):
         return grpc.experimental.unary_unary(request, target, '/berth.v1.AdminService/ListDeviceObjects',
             berth_dot_v1_dot_admin__service__pb2.ListDeviceObjectsRequest.SerializeToString,
             berth_dot_v1_dot_admin__service__pb2.ListDeviceObjectsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def Deschedule(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/berth.v1.AdminService/Deschedule',
+            berth_dot_v1_dot_deschedule__pb2.DescheduleRequest.SerializeToString,
+            berth_dot_v1_dot_deschedule__pb2.DescheduleResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

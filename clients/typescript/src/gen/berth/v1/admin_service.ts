@@ -20,6 +20,7 @@ import {
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../google/protobuf/timestamp.js";
 import { Evict, Unschedulable } from "./decision.js";
+import { DescheduleRequest, DescheduleResponse } from "./deschedule.js";
 import { PodGroupStatus } from "./group.js";
 import { NodeCondition, Taint } from "./node.js";
 import { Object, ObjectKind, objectKindFromJSON, objectKindToJSON, ObjectRef, PodRef } from "./object.js";
@@ -5789,6 +5790,25 @@ export const AdminServiceService = {
       Buffer.from(ListDeviceObjectsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListDeviceObjectsResponse => ListDeviceObjectsResponse.decode(value),
   },
+  /**
+   * Deschedule runs berthd's descheduler policy (--descheduler-policy): one
+   * pass of the Kubernetes Descheduler's strategies, each eviction kept
+   * only if Berth's scheduler places the pod's replacement on another node
+   * and the violation or imbalance is reduced there. Unless dry_run, the
+   * moves are evicted (cause DESCHEDULE, within disruption budgets, at most
+   * one Evict per pod). With last, returns the last plan made.
+   *
+   * Fails with FAILED_PRECONDITION: berthd runs no descheduler policy.
+   */
+  deschedule: {
+    path: "/berth.v1.AdminService/Deschedule" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DescheduleRequest): Buffer => Buffer.from(DescheduleRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DescheduleRequest => DescheduleRequest.decode(value),
+    responseSerialize: (value: DescheduleResponse): Buffer => Buffer.from(DescheduleResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DescheduleResponse => DescheduleResponse.decode(value),
+  },
 } as const;
 
 export interface AdminServiceServer extends UntypedServiceImplementation {
@@ -5927,6 +5947,17 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    * set for a cluster-scoped kind.
    */
   listDeviceObjects: handleUnaryCall<ListDeviceObjectsRequest, ListDeviceObjectsResponse>;
+  /**
+   * Deschedule runs berthd's descheduler policy (--descheduler-policy): one
+   * pass of the Kubernetes Descheduler's strategies, each eviction kept
+   * only if Berth's scheduler places the pod's replacement on another node
+   * and the violation or imbalance is reduced there. Unless dry_run, the
+   * moves are evicted (cause DESCHEDULE, within disruption budgets, at most
+   * one Evict per pod). With last, returns the last plan made.
+   *
+   * Fails with FAILED_PRECONDITION: berthd runs no descheduler policy.
+   */
+  deschedule: handleUnaryCall<DescheduleRequest, DescheduleResponse>;
 }
 
 export interface AdminServiceClient extends Client {
@@ -6190,6 +6221,31 @@ export interface AdminServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListDeviceObjectsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Deschedule runs berthd's descheduler policy (--descheduler-policy): one
+   * pass of the Kubernetes Descheduler's strategies, each eviction kept
+   * only if Berth's scheduler places the pod's replacement on another node
+   * and the violation or imbalance is reduced there. Unless dry_run, the
+   * moves are evicted (cause DESCHEDULE, within disruption budgets, at most
+   * one Evict per pod). With last, returns the last plan made.
+   *
+   * Fails with FAILED_PRECONDITION: berthd runs no descheduler policy.
+   */
+  deschedule(
+    request: DescheduleRequest,
+    callback: (error: ServiceError | null, response: DescheduleResponse) => void,
+  ): ClientUnaryCall;
+  deschedule(
+    request: DescheduleRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DescheduleResponse) => void,
+  ): ClientUnaryCall;
+  deschedule(
+    request: DescheduleRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DescheduleResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -106,6 +106,11 @@ export enum EvictCause {
    * eviction, as the kubelet's eviction manager).
    */
   EVICT_CAUSE_NODE_PRESSURE = 4,
+  /**
+   * EVICT_CAUSE_DESCHEDULE - Descheduling (AdminService.Deschedule, berthd's descheduler policy):
+   * Evict.reason names the Descheduler strategy.
+   */
+  EVICT_CAUSE_DESCHEDULE = 6,
   UNRECOGNIZED = -1,
 }
 
@@ -126,6 +131,9 @@ export function evictCauseFromJSON(object: any): EvictCause {
     case 4:
     case "EVICT_CAUSE_NODE_PRESSURE":
       return EvictCause.EVICT_CAUSE_NODE_PRESSURE;
+    case 6:
+    case "EVICT_CAUSE_DESCHEDULE":
+      return EvictCause.EVICT_CAUSE_DESCHEDULE;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -145,6 +153,8 @@ export function evictCauseToJSON(object: EvictCause): string {
       return "EVICT_CAUSE_API";
     case EvictCause.EVICT_CAUSE_NODE_PRESSURE:
       return "EVICT_CAUSE_NODE_PRESSURE";
+    case EvictCause.EVICT_CAUSE_DESCHEDULE:
+      return "EVICT_CAUSE_DESCHEDULE";
     case EvictCause.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";

@@ -10,6 +10,7 @@ import { Timestamp } from "../../google/protobuf/timestamp.js";
 import { Affinity } from "./affinity.js";
 import { PodResourceClaim } from "./device.js";
 import { TaintEffect, taintEffectFromJSON, taintEffectToJSON } from "./node.js";
+import { PodRuntime } from "./pod_runtime.js";
 import { PreemptionPolicy, preemptionPolicyFromJSON, preemptionPolicyToJSON } from "./policy.js";
 import { LabelSelector } from "./selector.js";
 import { TopologySpreadConstraint } from "./spread.js";
@@ -357,6 +358,11 @@ export interface Pod {
    * group is sent. Fixed once the pod is admitted, like its priority.
    */
   schedulingGroup: string;
+  /**
+   * What the pod's owners and kubelet report of it (restart counts, phase,
+   * owners, ...), read by descheduling only. Unset: a bare Running pod.
+   */
+  runtime?: PodRuntime | undefined;
 }
 
 export interface Pod_LabelsEntry {
@@ -480,6 +486,7 @@ function createBasePod(): Pod {
     preempted: false,
     resourceClaims: [],
     schedulingGroup: "",
+    runtime: undefined,
   };
 }
 
@@ -565,6 +572,9 @@ export const Pod: MessageFns<Pod> = {
     }
     if (message.schedulingGroup !== "") {
       writer.uint32(218).string(message.schedulingGroup);
+    }
+    if (message.runtime !== undefined) {
+      PodRuntime.encode(message.runtime, writer.uint32(282).fork()).join();
     }
     return writer;
   },
@@ -810,6 +820,14 @@ export const Pod: MessageFns<Pod> = {
             message.schedulingGroup = reader.string();
             continue;
           }
+          case 35: {
+            if (tag !== 282) {
+              break;
+            }
+
+            message.runtime = PodRuntime.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -985,6 +1003,7 @@ export const Pod: MessageFns<Pod> = {
         : isSet(object.scheduling_group)
         ? globalThis.String(object.scheduling_group)
         : "",
+      runtime: isSet(object.runtime) ? PodRuntime.fromJSON(object.runtime) : undefined,
     };
   },
 
@@ -1095,6 +1114,9 @@ export const Pod: MessageFns<Pod> = {
     if (message.schedulingGroup !== "") {
       obj.schedulingGroup = message.schedulingGroup;
     }
+    if (message.runtime !== undefined) {
+      obj.runtime = PodRuntime.toJSON(message.runtime);
+    }
     return obj;
   },
 
@@ -1169,6 +1191,9 @@ export const Pod: MessageFns<Pod> = {
     message.preempted = object.preempted ?? false;
     message.resourceClaims = object.resourceClaims?.map((e) => PodResourceClaim.fromPartial(e)) || [];
     message.schedulingGroup = object.schedulingGroup ?? "";
+    message.runtime = (object.runtime !== undefined && object.runtime !== null)
+      ? PodRuntime.fromPartial(object.runtime)
+      : undefined;
     return message;
   },
 };

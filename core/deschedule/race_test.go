@@ -1,0 +1,8 @@
+//go:build race
+
+package deschedule_test
+
+// raceDetector is true in a build with the race detector, which runs the
+// corpus about eight times slower: the corpus tests then take every fifth
+// scenario, and .ci/test runs them all without it too.
+const raceDetector = true
