@@ -314,6 +314,37 @@ public final class AdminServiceGrpc {
     return getListDeviceObjectsMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<io.berthsched.berth.v1.DescheduleRequest,
+      io.berthsched.berth.v1.DescheduleResponse> getDescheduleMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "Deschedule",
+      requestType = io.berthsched.berth.v1.DescheduleRequest.class,
+      responseType = io.berthsched.berth.v1.DescheduleResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<io.berthsched.berth.v1.DescheduleRequest,
+      io.berthsched.berth.v1.DescheduleResponse> getDescheduleMethod() {
+    io.grpc.MethodDescriptor<io.berthsched.berth.v1.DescheduleRequest, io.berthsched.berth.v1.DescheduleResponse> getDescheduleMethod;
+    if ((getDescheduleMethod = AdminServiceGrpc.getDescheduleMethod) == null) {
+      synchronized (AdminServiceGrpc.class) {
+        if ((getDescheduleMethod = AdminServiceGrpc.getDescheduleMethod) == null) {
+          AdminServiceGrpc.getDescheduleMethod = getDescheduleMethod =
+              io.grpc.MethodDescriptor.<io.berthsched.berth.v1.DescheduleRequest, io.berthsched.berth.v1.DescheduleResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "Deschedule"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  io.berthsched.berth.v1.DescheduleRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  io.berthsched.berth.v1.DescheduleResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new AdminServiceMethodDescriptorSupplier("Deschedule"))
+              .build();
+        }
+      }
+    }
+    return getDescheduleMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -559,6 +590,22 @@ public final class AdminServiceGrpc {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListDeviceObjectsMethod(), responseObserver);
     }
 
+    /**
+     * <pre>
+     * Deschedule runs berthd's descheduler policy (--descheduler-policy): one
+     * pass of the Kubernetes Descheduler's strategies, each eviction kept
+     * only if Berth's scheduler places the pod's replacement on another node
+     * and the violation or imbalance is reduced there. Unless dry_run, the
+     * moves are evicted (cause DESCHEDULE, within disruption budgets, at most
+     * one Evict per pod). With last, returns the last plan made.
+     * Fails with FAILED_PRECONDITION: berthd runs no descheduler policy.
+     * </pre>
+     */
+    public void deschedule(io.berthsched.berth.v1.DescheduleRequest request,
+        io.grpc.stub.StreamObserver<io.berthsched.berth.v1.DescheduleResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getDescheduleMethod(), responseObserver);
+    }
+
     @java.lang.Override public final io.grpc.ServerServiceDefinition bindService() {
       return io.grpc.ServerServiceDefinition.builder(getServiceDescriptor())
           .addMethod(
@@ -624,6 +671,13 @@ public final class AdminServiceGrpc {
                 io.berthsched.berth.v1.ListDeviceObjectsRequest,
                 io.berthsched.berth.v1.ListDeviceObjectsResponse>(
                   this, METHODID_LIST_DEVICE_OBJECTS)))
+          .addMethod(
+            getDescheduleMethod(),
+            io.grpc.stub.ServerCalls.asyncUnaryCall(
+              new MethodHandlers<
+                io.berthsched.berth.v1.DescheduleRequest,
+                io.berthsched.berth.v1.DescheduleResponse>(
+                  this, METHODID_DESCHEDULE)))
           .build();
     }
   }
@@ -847,6 +901,23 @@ public final class AdminServiceGrpc {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getListDeviceObjectsMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * Deschedule runs berthd's descheduler policy (--descheduler-policy): one
+     * pass of the Kubernetes Descheduler's strategies, each eviction kept
+     * only if Berth's scheduler places the pod's replacement on another node
+     * and the violation or imbalance is reduced there. Unless dry_run, the
+     * moves are evicted (cause DESCHEDULE, within disruption budgets, at most
+     * one Evict per pod). With last, returns the last plan made.
+     * Fails with FAILED_PRECONDITION: berthd runs no descheduler policy.
+     * </pre>
+     */
+    public void deschedule(io.berthsched.berth.v1.DescheduleRequest request,
+        io.grpc.stub.StreamObserver<io.berthsched.berth.v1.DescheduleResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getDescheduleMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
@@ -1058,6 +1129,22 @@ public final class AdminServiceGrpc {
     public io.berthsched.berth.v1.ListDeviceObjectsResponse listDeviceObjects(io.berthsched.berth.v1.ListDeviceObjectsRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getListDeviceObjectsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Deschedule runs berthd's descheduler policy (--descheduler-policy): one
+     * pass of the Kubernetes Descheduler's strategies, each eviction kept
+     * only if Berth's scheduler places the pod's replacement on another node
+     * and the violation or imbalance is reduced there. Unless dry_run, the
+     * moves are evicted (cause DESCHEDULE, within disruption budgets, at most
+     * one Evict per pod). With last, returns the last plan made.
+     * Fails with FAILED_PRECONDITION: berthd runs no descheduler policy.
+     * </pre>
+     */
+    public io.berthsched.berth.v1.DescheduleResponse deschedule(io.berthsched.berth.v1.DescheduleRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getDescheduleMethod(), getCallOptions(), request);
     }
   }
 
@@ -1280,6 +1367,23 @@ public final class AdminServiceGrpc {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getListDeviceObjectsMethod(), getCallOptions()), request);
     }
+
+    /**
+     * <pre>
+     * Deschedule runs berthd's descheduler policy (--descheduler-policy): one
+     * pass of the Kubernetes Descheduler's strategies, each eviction kept
+     * only if Berth's scheduler places the pod's replacement on another node
+     * and the violation or imbalance is reduced there. Unless dry_run, the
+     * moves are evicted (cause DESCHEDULE, within disruption budgets, at most
+     * one Evict per pod). With last, returns the last plan made.
+     * Fails with FAILED_PRECONDITION: berthd runs no descheduler policy.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<io.berthsched.berth.v1.DescheduleResponse> deschedule(
+        io.berthsched.berth.v1.DescheduleRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getDescheduleMethod(), getCallOptions()), request);
+    }
   }
 
   private static final int METHODID_EXPLAIN = 0;
@@ -1291,6 +1395,7 @@ public final class AdminServiceGrpc {
   private static final int METHODID_LIST_NODES = 6;
   private static final int METHODID_SERVER_INFO = 7;
   private static final int METHODID_LIST_DEVICE_OBJECTS = 8;
+  private static final int METHODID_DESCHEDULE = 9;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -1344,6 +1449,10 @@ public final class AdminServiceGrpc {
         case METHODID_LIST_DEVICE_OBJECTS:
           serviceImpl.listDeviceObjects((io.berthsched.berth.v1.ListDeviceObjectsRequest) request,
               (io.grpc.stub.StreamObserver<io.berthsched.berth.v1.ListDeviceObjectsResponse>) responseObserver);
+          break;
+        case METHODID_DESCHEDULE:
+          serviceImpl.deschedule((io.berthsched.berth.v1.DescheduleRequest) request,
+              (io.grpc.stub.StreamObserver<io.berthsched.berth.v1.DescheduleResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -1415,6 +1524,7 @@ public final class AdminServiceGrpc {
               .addMethod(getListNodesMethod())
               .addMethod(getServerInfoMethod())
               .addMethod(getListDeviceObjectsMethod())
+              .addMethod(getDescheduleMethod())
               .build();
         }
       }

@@ -194,201 +194,205 @@ public final class AdminServiceProto {
   static {
     java.lang.String[] descriptorData = {
       "\n\034berth/v1/admin_service.proto\022\010berth.v1" +
-      "\032\027berth/v1/decision.proto\032\024berth/v1/grou" +
-      "p.proto\032\023berth/v1/node.proto\032\025berth/v1/o" +
-      "bject.proto\032\022berth/v1/pod.proto\032\037google/" +
-      "protobuf/timestamp.proto\"4\n\016ExplainReque" +
-      "st\022\"\n\003pod\030\001 \001(\0132\020.berth.v1.PodRefR\003pod\"\215" +
-      "\010\n\017ExplainResponse\022\"\n\003pod\030\001 \001(\0132\020.berth." +
-      "v1.PodRefR\003pod\022%\n\016scheduler_name\030\002 \001(\tR\r" +
-      "schedulerName\022\032\n\010priority\030\003 \001(\005R\010priorit" +
-      "y\022*\n\005state\030\004 \001(\0162\024.berth.v1.QueueStateR\005" +
-      "state\022\032\n\010attempts\030\005 \001(\rR\010attempts\022?\n\rbac" +
-      "koff_until\030\006 \001(\0132\032.google.protobuf.Times" +
-      "tampR\014backoffUntil\022%\n\016nominated_node\030\007 \001" +
-      "(\tR\rnominatedNode\022\022\n\004node\030\010 \001(\tR\004node\022#\n" +
-      "\rbind_revision\030\t \001(\004R\014bindRevision\022>\n\016la" +
-      "st_diagnosis\030\n \001(\0132\027.berth.v1.Unschedula" +
-      "bleR\rlastDiagnosis\022+\n\021rejecting_plugins\030" +
-      "\013 \003(\tR\020rejectingPlugins\022F\n\021last_attempt_" +
-      "time\030\014 \001(\0132\032.google.protobuf.TimestampR\017" +
-      "lastAttemptTime\022?\n\renqueued_time\030\r \001(\0132\032" +
-      ".google.protobuf.TimestampR\014enqueuedTime" +
-      "\022*\n\021last_bind_failure\030\016 \001(\tR\017lastBindFai" +
-      "lure\022%\n\016gating_message\030\017 \001(\tR\rgatingMess" +
-      "age\0225\n\tpod_group\030\020 \001(\0132\030.berth.v1.PodGro" +
-      "upStatusR\010podGroup\022+\n\010eviction\030\021 \001(\0132\017.b" +
-      "erth.v1.EvictR\010eviction\022B\n\016device_reason" +
-      "s\030\022 \003(\0132\033.berth.v1.NodeDeviceReasonsR\rde" +
-      "viceReasons\022C\n\010requests\030\023 \003(\0132\'.berth.v1" +
-      ".ExplainResponse.RequestsEntryR\010requests" +
-      "\0227\n\nshortfalls\030\024 \003(\0132\027.berth.v1.NodeShor" +
-      "tfallR\nshortfalls\032;\n\rRequestsEntry\022\020\n\003ke" +
-      "y\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\003R\005value:\0028\001\"^" +
-      "\n\rNodeShortfall\022\022\n\004node\030\001 \001(\tR\004node\0229\n\tr" +
-      "esources\030\002 \003(\0132\033.berth.v1.ResourceShortf" +
-      "allR\tresources\"\203\001\n\021ResourceShortfall\022\032\n\010" +
-      "resource\030\001 \001(\tR\010resource\022\034\n\trequested\030\002 " +
-      "\001(\003R\trequested\022\022\n\004free\030\003 \001(\003R\004free\022 \n\013al" +
-      "locatable\030\004 \001(\003R\013allocatable\"A\n\021NodeDevi" +
-      "ceReasons\022\022\n\004node\030\001 \001(\tR\004node\022\030\n\007reasons" +
-      "\030\002 \003(\tR\007reasons\"\354\001\n\017SimulateRequest\0225\n\rc" +
-      "luster_delta\030\001 \003(\0132\020.berth.v1.ObjectR\014cl" +
-      "usterDelta\022>\n\020cluster_removals\030\002 \003(\0132\023.b" +
-      "erth.v1.ObjectRefR\017clusterRemovals\022!\n\004po" +
-      "ds\030\003 \003(\0132\r.berth.v1.PodR\004pods\022%\n\016schedul" +
-      "er_name\030\004 \001(\tR\rschedulerName\022\030\n\007summary\030" +
-      "\005 \001(\010R\007summary\"I\n\020SimulateResponse\0225\n\010at" +
-      "tempts\030\001 \003(\0132\031.berth.v1.SimulateAttemptR" +
-      "\010attempts\"\357\003\n\017SimulateAttempt\022\"\n\003pod\030\001 \001" +
-      "(\0132\020.berth.v1.PodRefR\003pod\0220\n\006result\030\002 \001(" +
-      "\0162\030.berth.v1.SimulateResultR\006result\022\022\n\004n" +
-      "ode\030\003 \001(\tR\004node\022*\n\007victims\030\004 \003(\0132\020.berth" +
-      ".v1.PodRefR\007victims\022+\n\005nodes\030\005 \003(\0132\025.ber" +
-      "th.v1.NodeVerdictR\005nodes\022\030\n\007message\030\006 \001(" +
-      "\tR\007message\022\033\n\ttop_nodes\030\007 \003(\tR\010topNodes\022" +
-      "\033\n\ttie_break\030\010 \001(\tR\010tieBreak\022,\n\022via_nomi" +
-      "nated_node\030\t \001(\010R\020viaNominatedNode\022,\n\022sc" +
-      "ores_report_only\030\n \001(\010R\020scoresReportOnly" +
-      "\022\026\n\006plugin\030\013 \001(\tR\006plugin\022/\n\006claims\030\014 \003(\013" +
-      "2\027.berth.v1.SimulateClaimR\006claims\022 \n\013dea" +
-      "llocated\030\r \003(\tR\013deallocated\"U\n\rSimulateC" +
-      "laim\022\024\n\005entry\030\001 \001(\tR\005entry\022\024\n\005claim\030\002 \001(" +
-      "\tR\005claim\022\030\n\007devices\030\003 \003(\tR\007devices\"\303\002\n\013N" +
-      "odeVerdict\022\022\n\004node\030\001 \001(\tR\004node\022\032\n\010feasib" +
-      "le\030\002 \001(\010R\010feasible\022\030\n\007reasons\030\003 \003(\tR\007rea" +
-      "sons\022\037\n\013total_score\030\004 \001(\003R\ntotalScore\022L\n" +
-      "\rplugin_scores\030\005 \003(\0132\'.berth.v1.NodeVerd" +
-      "ict.PluginScoresEntryR\014pluginScores\022\026\n\006s" +
-      "cored\030\006 \001(\010R\006scored\022\"\n\014unresolvable\030\007 \001(" +
-      "\010R\014unresolvable\032?\n\021PluginScoresEntry\022\020\n\003" +
-      "key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\003R\005value:\0028\001" +
-      "\"\245\001\n\022ListPendingRequest\022\033\n\tpage_size\030\001 \001" +
-      "(\005R\010pageSize\022\035\n\npage_token\030\002 \001(\tR\tpageTo" +
-      "ken\022,\n\006states\030\003 \003(\0162\024.berth.v1.QueueStat" +
-      "eR\006states\022%\n\016scheduler_name\030\004 \001(\tR\rsched" +
-      "ulerName\"g\n\023ListPendingResponse\022(\n\004pods\030" +
-      "\001 \003(\0132\024.berth.v1.PendingPodR\004pods\022&\n\017nex" +
-      "t_page_token\030\002 \001(\tR\rnextPageToken\"\334\002\n\nPe" +
-      "ndingPod\022\"\n\003pod\030\001 \001(\0132\020.berth.v1.PodRefR" +
-      "\003pod\022%\n\016scheduler_name\030\002 \001(\tR\rschedulerN" +
-      "ame\022*\n\005state\030\003 \001(\0162\024.berth.v1.QueueState" +
-      "R\005state\022\032\n\010priority\030\004 \001(\005R\010priority\022\032\n\010a" +
-      "ttempts\030\005 \001(\rR\010attempts\022?\n\renqueued_time" +
-      "\030\006 \001(\0132\032.google.protobuf.TimestampR\014enqu" +
-      "euedTime\022%\n\016nominated_node\030\007 \001(\tR\rnomina" +
-      "tedNode\022\022\n\004node\030\010 \001(\tR\004node\022#\n\rbind_revi" +
-      "sion\030\t \001(\004R\014bindRevision\"\360\001\n\017ListPodsReq" +
-      "uest\022\033\n\tpage_size\030\001 \001(\005R\010pageSize\022\035\n\npag" +
-      "e_token\030\002 \001(\tR\tpageToken\022,\n\006states\030\003 \003(\016" +
-      "2\024.berth.v1.QueueStateR\006states\022%\n\016schedu" +
-      "ler_name\030\004 \001(\tR\rschedulerName\022\034\n\tnamespa" +
-      "ce\030\005 \001(\tR\tnamespace\022\032\n\010contains\030\006 \001(\tR\010c" +
-      "ontains\022\022\n\004node\030\007 \001(\tR\004node\"d\n\020ListPodsR" +
-      "esponse\022(\n\004pods\030\001 \003(\0132\024.berth.v1.Pending" +
-      "PodR\004pods\022&\n\017next_page_token\030\002 \001(\tR\rnext" +
-      "PageToken\"h\n\026ListNominationsRequest\022\033\n\tp" +
-      "age_size\030\001 \001(\005R\010pageSize\022\035\n\npage_token\030\002" +
-      " \001(\tR\tpageToken\022\022\n\004node\030\003 \001(\tR\004node\"y\n\027L" +
-      "istNominationsResponse\0226\n\013nominations\030\001 " +
-      "\003(\0132\024.berth.v1.NominationR\013nominations\022&" +
-      "\n\017next_page_token\030\002 \001(\tR\rnextPageToken\"\230" +
-      "\001\n\nNomination\022\"\n\003pod\030\001 \001(\0132\020.berth.v1.Po" +
-      "dRefR\003pod\022\022\n\004node\030\002 \001(\tR\004node\022\032\n\010priorit" +
-      "y\030\003 \001(\005R\010priority\022\032\n\010revision\030\004 \001(\004R\010rev" +
-      "ision\022\032\n\010restored\030\005 \001(\010R\010restored\":\n\021Que" +
-      "ueStatsRequest\022%\n\016scheduler_name\030\001 \001(\tR\r" +
-      "schedulerName\"\366\002\n\022QueueStatsResponse\022\026\n\006" +
-      "active\030\001 \001(\rR\006active\022\030\n\007backoff\030\002 \001(\rR\007b" +
-      "ackoff\022$\n\runschedulable\030\003 \001(\rR\runschedul" +
-      "able\022\024\n\005gated\030\004 \001(\rR\005gated\022\033\n\tin_flight\030" +
-      "\005 \001(\rR\010inFlight\022\030\n\007binding\030\006 \001(\rR\007bindin" +
-      "g\022\024\n\005bound\030\007 \001(\rR\005bound\022\030\n\007ignored\030\010 \001(\r" +
-      "R\007ignored\022-\n\022attempts_scheduled\030\t \001(\004R\021a" +
-      "ttemptsScheduled\0225\n\026attempts_unschedulab" +
-      "le\030\n \001(\004R\025attemptsUnschedulable\022%\n\016attem" +
-      "pts_error\030\013 \001(\004R\rattemptsError\"\336\001\n\020ListN" +
-      "odesRequest\022\033\n\tpage_size\030\001 \001(\005R\010pageSize" +
-      "\022\035\n\npage_token\030\002 \001(\tR\tpageToken\022N\n\014match" +
-      "_labels\030\003 \003(\0132+.berth.v1.ListNodesReques" +
-      "t.MatchLabelsEntryR\013matchLabels\032>\n\020Match" +
-      "LabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002" +
-      " \001(\tR\005value:\0028\001\"f\n\021ListNodesResponse\022)\n\005" +
-      "nodes\030\001 \003(\0132\023.berth.v1.NodeUsageR\005nodes\022" +
-      "&\n\017next_page_token\030\002 \001(\tR\rnextPageToken\"" +
-      "\306\006\n\tNodeUsage\022\022\n\004name\030\001 \001(\tR\004name\0227\n\006lab" +
-      "els\030\002 \003(\0132\037.berth.v1.NodeUsage.LabelsEnt" +
-      "ryR\006labels\022\'\n\006taints\030\003 \003(\0132\017.berth.v1.Ta" +
-      "intR\006taints\022$\n\runschedulable\030\004 \001(\010R\runsc" +
-      "hedulable\022F\n\013allocatable\030\005 \003(\0132$.berth.v" +
-      "1.NodeUsage.AllocatableEntryR\013allocatabl" +
-      "e\022@\n\trequested\030\006 \003(\0132\".berth.v1.NodeUsag" +
-      "e.RequestedEntryR\trequested\022W\n\022non_zero_" +
-      "requested\030\007 \003(\0132).berth.v1.NodeUsage.Non" +
-      "ZeroRequestedEntryR\020nonZeroRequested\022\033\n\t" +
-      "pod_count\030\010 \001(\rR\010podCount\022.\n\023nominated_p" +
-      "od_count\030\t \001(\rR\021nominatedPodCount\0227\n\ncon" +
-      "ditions\030\n \003(\0132\027.berth.v1.NodeConditionR\n" +
-      "conditions\0226\n\016derived_taints\030\013 \003(\0132\017.ber" +
-      "th.v1.TaintR\rderivedTaints\0329\n\013LabelsEntr" +
-      "y\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005valu" +
-      "e:\0028\001\032>\n\020AllocatableEntry\022\020\n\003key\030\001 \001(\tR\003" +
-      "key\022\024\n\005value\030\002 \001(\003R\005value:\0028\001\032<\n\016Request" +
-      "edEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\003" +
-      "R\005value:\0028\001\032C\n\025NonZeroRequestedEntry\022\020\n\003" +
-      "key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\003R\005value:\0028\001" +
-      "\"\023\n\021ServerInfoRequest\"\327\001\n\022ServerInfoResp" +
-      "onse\022\030\n\007version\030\001 \001(\tR\007version\022\'\n\017awaiti" +
-      "ng_relist\030\002 \001(\010R\016awaitingRelist\022\'\n\017sched" +
-      "uling_held\030\003 \001(\010R\016schedulingHeld\022)\n\004role" +
-      "\030\004 \001(\0162\025.berth.v1.ReplicaRoleR\004role\022\026\n\006l" +
-      "eader\030\005 \001(\tR\006leader\022\022\n\004term\030\006 \001(\004R\004term\"" +
-      "b\n\030ListDeviceObjectsRequest\022(\n\004kind\030\001 \001(" +
-      "\0162\024.berth.v1.ObjectKindR\004kind\022\034\n\tnamespa" +
-      "ce\030\002 \001(\tR\tnamespace\"G\n\031ListDeviceObjects" +
-      "Response\022*\n\007objects\030\001 \003(\0132\020.berth.v1.Obj" +
-      "ectR\007objects*\365\001\n\nQueueState\022\033\n\027QUEUE_STA" +
-      "TE_UNSPECIFIED\020\000\022\026\n\022QUEUE_STATE_ACTIVE\020\001" +
-      "\022\027\n\023QUEUE_STATE_BACKOFF\020\002\022\035\n\031QUEUE_STATE" +
-      "_UNSCHEDULABLE\020\003\022\025\n\021QUEUE_STATE_GATED\020\004\022" +
-      "\032\n\026QUEUE_STATE_SCHEDULING\020\005\022\027\n\023QUEUE_STA" +
-      "TE_BINDING\020\006\022\025\n\021QUEUE_STATE_BOUND\020\007\022\027\n\023Q" +
-      "UEUE_STATE_IGNORED\020\010*\202\002\n\016SimulateResult\022" +
-      "\037\n\033SIMULATE_RESULT_UNSPECIFIED\020\000\022\031\n\025SIMU" +
-      "LATE_RESULT_BOUND\020\001\022\035\n\031SIMULATE_RESULT_N" +
-      "OMINATED\020\002\022!\n\035SIMULATE_RESULT_UNSCHEDULA" +
-      "BLE\020\003\022\031\n\025SIMULATE_RESULT_GATED\020\004\022\033\n\027SIMU" +
-      "LATE_RESULT_SKIPPED\020\005\022\031\n\025SIMULATE_RESULT" +
-      "_ERROR\020\006\022\037\n\033SIMULATE_RESULT_DEALLOCATED\020" +
-      "\007*_\n\013ReplicaRole\022\034\n\030REPLICA_ROLE_UNSPECI" +
-      "FIED\020\000\022\027\n\023REPLICA_ROLE_LEADER\020\001\022\031\n\025REPLI" +
-      "CA_ROLE_FOLLOWER\020\0022\256\005\n\014AdminService\022>\n\007E" +
-      "xplain\022\030.berth.v1.ExplainRequest\032\031.berth" +
-      ".v1.ExplainResponse\022A\n\010Simulate\022\031.berth." +
-      "v1.SimulateRequest\032\032.berth.v1.SimulateRe" +
-      "sponse\022J\n\013ListPending\022\034.berth.v1.ListPen" +
-      "dingRequest\032\035.berth.v1.ListPendingRespon" +
-      "se\022A\n\010ListPods\022\031.berth.v1.ListPodsReques" +
-      "t\032\032.berth.v1.ListPodsResponse\022V\n\017ListNom" +
-      "inations\022 .berth.v1.ListNominationsReque" +
-      "st\032!.berth.v1.ListNominationsResponse\022G\n" +
-      "\nQueueStats\022\033.berth.v1.QueueStatsRequest" +
-      "\032\034.berth.v1.QueueStatsResponse\022D\n\tListNo" +
-      "des\022\032.berth.v1.ListNodesRequest\032\033.berth." +
-      "v1.ListNodesResponse\022G\n\nServerInfo\022\033.ber" +
-      "th.v1.ServerInfoRequest\032\034.berth.v1.Serve" +
-      "rInfoResponse\022\\\n\021ListDeviceObjects\022\".ber" +
-      "th.v1.ListDeviceObjectsRequest\032#.berth.v" +
-      "1.ListDeviceObjectsResponseB\236\001\n\026io.berth" +
-      "sched.berth.v1B\021AdminServiceProtoP\001Z0git" +
-      "hub.com/berthsched/berth/api/berth/v1;be" +
-      "rthv1\242\002\003BXX\252\002\010Berth.V1\312\002\010Berth\\V1\342\002\024Bert" +
-      "h\\V1\\GPBMetadata\352\002\tBerth::V1b\006proto3"
+      "\032\027berth/v1/decision.proto\032\031berth/v1/desc" +
+      "hedule.proto\032\024berth/v1/group.proto\032\023bert" +
+      "h/v1/node.proto\032\025berth/v1/object.proto\032\022" +
+      "berth/v1/pod.proto\032\037google/protobuf/time" +
+      "stamp.proto\"4\n\016ExplainRequest\022\"\n\003pod\030\001 \001" +
+      "(\0132\020.berth.v1.PodRefR\003pod\"\215\010\n\017ExplainRes" +
+      "ponse\022\"\n\003pod\030\001 \001(\0132\020.berth.v1.PodRefR\003po" +
+      "d\022%\n\016scheduler_name\030\002 \001(\tR\rschedulerName" +
+      "\022\032\n\010priority\030\003 \001(\005R\010priority\022*\n\005state\030\004 " +
+      "\001(\0162\024.berth.v1.QueueStateR\005state\022\032\n\010atte" +
+      "mpts\030\005 \001(\rR\010attempts\022?\n\rbackoff_until\030\006 " +
+      "\001(\0132\032.google.protobuf.TimestampR\014backoff" +
+      "Until\022%\n\016nominated_node\030\007 \001(\tR\rnominated" +
+      "Node\022\022\n\004node\030\010 \001(\tR\004node\022#\n\rbind_revisio" +
+      "n\030\t \001(\004R\014bindRevision\022>\n\016last_diagnosis\030" +
+      "\n \001(\0132\027.berth.v1.UnschedulableR\rlastDiag" +
+      "nosis\022+\n\021rejecting_plugins\030\013 \003(\tR\020reject" +
+      "ingPlugins\022F\n\021last_attempt_time\030\014 \001(\0132\032." +
+      "google.protobuf.TimestampR\017lastAttemptTi" +
+      "me\022?\n\renqueued_time\030\r \001(\0132\032.google.proto" +
+      "buf.TimestampR\014enqueuedTime\022*\n\021last_bind" +
+      "_failure\030\016 \001(\tR\017lastBindFailure\022%\n\016gatin" +
+      "g_message\030\017 \001(\tR\rgatingMessage\0225\n\tpod_gr" +
+      "oup\030\020 \001(\0132\030.berth.v1.PodGroupStatusR\010pod" +
+      "Group\022+\n\010eviction\030\021 \001(\0132\017.berth.v1.Evict" +
+      "R\010eviction\022B\n\016device_reasons\030\022 \003(\0132\033.ber" +
+      "th.v1.NodeDeviceReasonsR\rdeviceReasons\022C" +
+      "\n\010requests\030\023 \003(\0132\'.berth.v1.ExplainRespo" +
+      "nse.RequestsEntryR\010requests\0227\n\nshortfall" +
+      "s\030\024 \003(\0132\027.berth.v1.NodeShortfallR\nshortf" +
+      "alls\032;\n\rRequestsEntry\022\020\n\003key\030\001 \001(\tR\003key\022" +
+      "\024\n\005value\030\002 \001(\003R\005value:\0028\001\"^\n\rNodeShortfa" +
+      "ll\022\022\n\004node\030\001 \001(\tR\004node\0229\n\tresources\030\002 \003(" +
+      "\0132\033.berth.v1.ResourceShortfallR\tresource" +
+      "s\"\203\001\n\021ResourceShortfall\022\032\n\010resource\030\001 \001(" +
+      "\tR\010resource\022\034\n\trequested\030\002 \001(\003R\trequeste" +
+      "d\022\022\n\004free\030\003 \001(\003R\004free\022 \n\013allocatable\030\004 \001" +
+      "(\003R\013allocatable\"A\n\021NodeDeviceReasons\022\022\n\004" +
+      "node\030\001 \001(\tR\004node\022\030\n\007reasons\030\002 \003(\tR\007reaso" +
+      "ns\"\354\001\n\017SimulateRequest\0225\n\rcluster_delta\030" +
+      "\001 \003(\0132\020.berth.v1.ObjectR\014clusterDelta\022>\n" +
+      "\020cluster_removals\030\002 \003(\0132\023.berth.v1.Objec" +
+      "tRefR\017clusterRemovals\022!\n\004pods\030\003 \003(\0132\r.be" +
+      "rth.v1.PodR\004pods\022%\n\016scheduler_name\030\004 \001(\t" +
+      "R\rschedulerName\022\030\n\007summary\030\005 \001(\010R\007summar" +
+      "y\"I\n\020SimulateResponse\0225\n\010attempts\030\001 \003(\0132" +
+      "\031.berth.v1.SimulateAttemptR\010attempts\"\357\003\n" +
+      "\017SimulateAttempt\022\"\n\003pod\030\001 \001(\0132\020.berth.v1" +
+      ".PodRefR\003pod\0220\n\006result\030\002 \001(\0162\030.berth.v1." +
+      "SimulateResultR\006result\022\022\n\004node\030\003 \001(\tR\004no" +
+      "de\022*\n\007victims\030\004 \003(\0132\020.berth.v1.PodRefR\007v" +
+      "ictims\022+\n\005nodes\030\005 \003(\0132\025.berth.v1.NodeVer" +
+      "dictR\005nodes\022\030\n\007message\030\006 \001(\tR\007message\022\033\n" +
+      "\ttop_nodes\030\007 \003(\tR\010topNodes\022\033\n\ttie_break\030" +
+      "\010 \001(\tR\010tieBreak\022,\n\022via_nominated_node\030\t " +
+      "\001(\010R\020viaNominatedNode\022,\n\022scores_report_o" +
+      "nly\030\n \001(\010R\020scoresReportOnly\022\026\n\006plugin\030\013 " +
+      "\001(\tR\006plugin\022/\n\006claims\030\014 \003(\0132\027.berth.v1.S" +
+      "imulateClaimR\006claims\022 \n\013deallocated\030\r \003(" +
+      "\tR\013deallocated\"U\n\rSimulateClaim\022\024\n\005entry" +
+      "\030\001 \001(\tR\005entry\022\024\n\005claim\030\002 \001(\tR\005claim\022\030\n\007d" +
+      "evices\030\003 \003(\tR\007devices\"\303\002\n\013NodeVerdict\022\022\n" +
+      "\004node\030\001 \001(\tR\004node\022\032\n\010feasible\030\002 \001(\010R\010fea" +
+      "sible\022\030\n\007reasons\030\003 \003(\tR\007reasons\022\037\n\013total" +
+      "_score\030\004 \001(\003R\ntotalScore\022L\n\rplugin_score" +
+      "s\030\005 \003(\0132\'.berth.v1.NodeVerdict.PluginSco" +
+      "resEntryR\014pluginScores\022\026\n\006scored\030\006 \001(\010R\006" +
+      "scored\022\"\n\014unresolvable\030\007 \001(\010R\014unresolvab" +
+      "le\032?\n\021PluginScoresEntry\022\020\n\003key\030\001 \001(\tR\003ke" +
+      "y\022\024\n\005value\030\002 \001(\003R\005value:\0028\001\"\245\001\n\022ListPend" +
+      "ingRequest\022\033\n\tpage_size\030\001 \001(\005R\010pageSize\022" +
+      "\035\n\npage_token\030\002 \001(\tR\tpageToken\022,\n\006states" +
+      "\030\003 \003(\0162\024.berth.v1.QueueStateR\006states\022%\n\016" +
+      "scheduler_name\030\004 \001(\tR\rschedulerName\"g\n\023L" +
+      "istPendingResponse\022(\n\004pods\030\001 \003(\0132\024.berth" +
+      ".v1.PendingPodR\004pods\022&\n\017next_page_token\030" +
+      "\002 \001(\tR\rnextPageToken\"\334\002\n\nPendingPod\022\"\n\003p" +
+      "od\030\001 \001(\0132\020.berth.v1.PodRefR\003pod\022%\n\016sched" +
+      "uler_name\030\002 \001(\tR\rschedulerName\022*\n\005state\030" +
+      "\003 \001(\0162\024.berth.v1.QueueStateR\005state\022\032\n\010pr" +
+      "iority\030\004 \001(\005R\010priority\022\032\n\010attempts\030\005 \001(\r" +
+      "R\010attempts\022?\n\renqueued_time\030\006 \001(\0132\032.goog" +
+      "le.protobuf.TimestampR\014enqueuedTime\022%\n\016n" +
+      "ominated_node\030\007 \001(\tR\rnominatedNode\022\022\n\004no" +
+      "de\030\010 \001(\tR\004node\022#\n\rbind_revision\030\t \001(\004R\014b" +
+      "indRevision\"\360\001\n\017ListPodsRequest\022\033\n\tpage_" +
+      "size\030\001 \001(\005R\010pageSize\022\035\n\npage_token\030\002 \001(\t" +
+      "R\tpageToken\022,\n\006states\030\003 \003(\0162\024.berth.v1.Q" +
+      "ueueStateR\006states\022%\n\016scheduler_name\030\004 \001(" +
+      "\tR\rschedulerName\022\034\n\tnamespace\030\005 \001(\tR\tnam" +
+      "espace\022\032\n\010contains\030\006 \001(\tR\010contains\022\022\n\004no" +
+      "de\030\007 \001(\tR\004node\"d\n\020ListPodsResponse\022(\n\004po" +
+      "ds\030\001 \003(\0132\024.berth.v1.PendingPodR\004pods\022&\n\017" +
+      "next_page_token\030\002 \001(\tR\rnextPageToken\"h\n\026" +
+      "ListNominationsRequest\022\033\n\tpage_size\030\001 \001(" +
+      "\005R\010pageSize\022\035\n\npage_token\030\002 \001(\tR\tpageTok" +
+      "en\022\022\n\004node\030\003 \001(\tR\004node\"y\n\027ListNomination" +
+      "sResponse\0226\n\013nominations\030\001 \003(\0132\024.berth.v" +
+      "1.NominationR\013nominations\022&\n\017next_page_t" +
+      "oken\030\002 \001(\tR\rnextPageToken\"\230\001\n\nNomination" +
+      "\022\"\n\003pod\030\001 \001(\0132\020.berth.v1.PodRefR\003pod\022\022\n\004" +
+      "node\030\002 \001(\tR\004node\022\032\n\010priority\030\003 \001(\005R\010prio" +
+      "rity\022\032\n\010revision\030\004 \001(\004R\010revision\022\032\n\010rest" +
+      "ored\030\005 \001(\010R\010restored\":\n\021QueueStatsReques" +
+      "t\022%\n\016scheduler_name\030\001 \001(\tR\rschedulerName" +
+      "\"\366\002\n\022QueueStatsResponse\022\026\n\006active\030\001 \001(\rR" +
+      "\006active\022\030\n\007backoff\030\002 \001(\rR\007backoff\022$\n\runs" +
+      "chedulable\030\003 \001(\rR\runschedulable\022\024\n\005gated" +
+      "\030\004 \001(\rR\005gated\022\033\n\tin_flight\030\005 \001(\rR\010inFlig" +
+      "ht\022\030\n\007binding\030\006 \001(\rR\007binding\022\024\n\005bound\030\007 " +
+      "\001(\rR\005bound\022\030\n\007ignored\030\010 \001(\rR\007ignored\022-\n\022" +
+      "attempts_scheduled\030\t \001(\004R\021attemptsSchedu" +
+      "led\0225\n\026attempts_unschedulable\030\n \001(\004R\025att" +
+      "emptsUnschedulable\022%\n\016attempts_error\030\013 \001" +
+      "(\004R\rattemptsError\"\336\001\n\020ListNodesRequest\022\033" +
+      "\n\tpage_size\030\001 \001(\005R\010pageSize\022\035\n\npage_toke" +
+      "n\030\002 \001(\tR\tpageToken\022N\n\014match_labels\030\003 \003(\013" +
+      "2+.berth.v1.ListNodesRequest.MatchLabels" +
+      "EntryR\013matchLabels\032>\n\020MatchLabelsEntry\022\020" +
+      "\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\002" +
+      "8\001\"f\n\021ListNodesResponse\022)\n\005nodes\030\001 \003(\0132\023" +
+      ".berth.v1.NodeUsageR\005nodes\022&\n\017next_page_" +
+      "token\030\002 \001(\tR\rnextPageToken\"\306\006\n\tNodeUsage" +
+      "\022\022\n\004name\030\001 \001(\tR\004name\0227\n\006labels\030\002 \003(\0132\037.b" +
+      "erth.v1.NodeUsage.LabelsEntryR\006labels\022\'\n" +
+      "\006taints\030\003 \003(\0132\017.berth.v1.TaintR\006taints\022$" +
+      "\n\runschedulable\030\004 \001(\010R\runschedulable\022F\n\013" +
+      "allocatable\030\005 \003(\0132$.berth.v1.NodeUsage.A" +
+      "llocatableEntryR\013allocatable\022@\n\trequeste" +
+      "d\030\006 \003(\0132\".berth.v1.NodeUsage.RequestedEn" +
+      "tryR\trequested\022W\n\022non_zero_requested\030\007 \003" +
+      "(\0132).berth.v1.NodeUsage.NonZeroRequested" +
+      "EntryR\020nonZeroRequested\022\033\n\tpod_count\030\010 \001" +
+      "(\rR\010podCount\022.\n\023nominated_pod_count\030\t \001(" +
+      "\rR\021nominatedPodCount\0227\n\nconditions\030\n \003(\013" +
+      "2\027.berth.v1.NodeConditionR\nconditions\0226\n" +
+      "\016derived_taints\030\013 \003(\0132\017.berth.v1.TaintR\r" +
+      "derivedTaints\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001(" +
+      "\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\032>\n\020Allo" +
+      "catableEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030" +
+      "\002 \001(\003R\005value:\0028\001\032<\n\016RequestedEntry\022\020\n\003ke" +
+      "y\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\003R\005value:\0028\001\032C" +
+      "\n\025NonZeroRequestedEntry\022\020\n\003key\030\001 \001(\tR\003ke" +
+      "y\022\024\n\005value\030\002 \001(\003R\005value:\0028\001\"\023\n\021ServerInf" +
+      "oRequest\"\327\001\n\022ServerInfoResponse\022\030\n\007versi" +
+      "on\030\001 \001(\tR\007version\022\'\n\017awaiting_relist\030\002 \001" +
+      "(\010R\016awaitingRelist\022\'\n\017scheduling_held\030\003 " +
+      "\001(\010R\016schedulingHeld\022)\n\004role\030\004 \001(\0162\025.bert" +
+      "h.v1.ReplicaRoleR\004role\022\026\n\006leader\030\005 \001(\tR\006" +
+      "leader\022\022\n\004term\030\006 \001(\004R\004term\"b\n\030ListDevice" +
+      "ObjectsRequest\022(\n\004kind\030\001 \001(\0162\024.berth.v1." +
+      "ObjectKindR\004kind\022\034\n\tnamespace\030\002 \001(\tR\tnam" +
+      "espace\"G\n\031ListDeviceObjectsResponse\022*\n\007o" +
+      "bjects\030\001 \003(\0132\020.berth.v1.ObjectR\007objects*" +
+      "\365\001\n\nQueueState\022\033\n\027QUEUE_STATE_UNSPECIFIE" +
+      "D\020\000\022\026\n\022QUEUE_STATE_ACTIVE\020\001\022\027\n\023QUEUE_STA" +
+      "TE_BACKOFF\020\002\022\035\n\031QUEUE_STATE_UNSCHEDULABL" +
+      "E\020\003\022\025\n\021QUEUE_STATE_GATED\020\004\022\032\n\026QUEUE_STAT" +
+      "E_SCHEDULING\020\005\022\027\n\023QUEUE_STATE_BINDING\020\006\022" +
+      "\025\n\021QUEUE_STATE_BOUND\020\007\022\027\n\023QUEUE_STATE_IG" +
+      "NORED\020\010*\202\002\n\016SimulateResult\022\037\n\033SIMULATE_R" +
+      "ESULT_UNSPECIFIED\020\000\022\031\n\025SIMULATE_RESULT_B" +
+      "OUND\020\001\022\035\n\031SIMULATE_RESULT_NOMINATED\020\002\022!\n" +
+      "\035SIMULATE_RESULT_UNSCHEDULABLE\020\003\022\031\n\025SIMU" +
+      "LATE_RESULT_GATED\020\004\022\033\n\027SIMULATE_RESULT_S" +
+      "KIPPED\020\005\022\031\n\025SIMULATE_RESULT_ERROR\020\006\022\037\n\033S" +
+      "IMULATE_RESULT_DEALLOCATED\020\007*_\n\013ReplicaR" +
+      "ole\022\034\n\030REPLICA_ROLE_UNSPECIFIED\020\000\022\027\n\023REP" +
+      "LICA_ROLE_LEADER\020\001\022\031\n\025REPLICA_ROLE_FOLLO" +
+      "WER\020\0022\367\005\n\014AdminService\022>\n\007Explain\022\030.bert" +
+      "h.v1.ExplainRequest\032\031.berth.v1.ExplainRe" +
+      "sponse\022A\n\010Simulate\022\031.berth.v1.SimulateRe" +
+      "quest\032\032.berth.v1.SimulateResponse\022J\n\013Lis" +
+      "tPending\022\034.berth.v1.ListPendingRequest\032\035" +
+      ".berth.v1.ListPendingResponse\022A\n\010ListPod" +
+      "s\022\031.berth.v1.ListPodsRequest\032\032.berth.v1." +
+      "ListPodsResponse\022V\n\017ListNominations\022 .be" +
+      "rth.v1.ListNominationsRequest\032!.berth.v1" +
+      ".ListNominationsResponse\022G\n\nQueueStats\022\033" +
+      ".berth.v1.QueueStatsRequest\032\034.berth.v1.Q" +
+      "ueueStatsResponse\022D\n\tListNodes\022\032.berth.v" +
+      "1.ListNodesRequest\032\033.berth.v1.ListNodesR" +
+      "esponse\022G\n\nServerInfo\022\033.berth.v1.ServerI" +
+      "nfoRequest\032\034.berth.v1.ServerInfoResponse" +
+      "\022\\\n\021ListDeviceObjects\022\".berth.v1.ListDev" +
+      "iceObjectsRequest\032#.berth.v1.ListDeviceO" +
+      "bjectsResponse\022G\n\nDeschedule\022\033.berth.v1." +
+      "DescheduleRequest\032\034.berth.v1.DescheduleR" +
+      "esponseB\236\001\n\026io.berthsched.berth.v1B\021Admi" +
+      "nServiceProtoP\001Z0github.com/berthsched/b" +
+      "erth/api/berth/v1;berthv1\242\002\003BXX\252\002\010Berth." +
+      "V1\312\002\010Berth\\V1\342\002\024Berth\\V1\\GPBMetadata\352\002\tB" +
+      "erth::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
           io.berthsched.berth.v1.DecisionProto.getDescriptor(),
+          io.berthsched.berth.v1.DescheduleProto.getDescriptor(),
           io.berthsched.berth.v1.GroupProto.getDescriptor(),
           io.berthsched.berth.v1.NodeProto.getDescriptor(),
           io.berthsched.berth.v1.ObjectProto.getDescriptor(),
@@ -600,6 +604,7 @@ public final class AdminServiceProto {
         internal_static_berth_v1_ListDeviceObjectsResponse_descriptor,
         new java.lang.String[] { "Objects", });
     io.berthsched.berth.v1.DecisionProto.getDescriptor();
+    io.berthsched.berth.v1.DescheduleProto.getDescriptor();
     io.berthsched.berth.v1.GroupProto.getDescriptor();
     io.berthsched.berth.v1.NodeProto.getDescriptor();
     io.berthsched.berth.v1.ObjectProto.getDescriptor();

@@ -97,15 +97,15 @@ public final class DecisionProto {
       "\022\032\n\026DECISION_TYPE_NOMINATE\020\003\022\"\n\036DECISION" +
       "_TYPE_CLEAR_NOMINATION\020\004\022\037\n\033DECISION_TYP" +
       "E_UNSCHEDULABLE\020\005\022\"\n\036DECISION_TYPE_DEALL" +
-      "OCATE_CLAIM\020\006*\220\001\n\nEvictCause\022\033\n\027EVICT_CA" +
+      "OCATE_CLAIM\020\006*\254\001\n\nEvictCause\022\033\n\027EVICT_CA" +
       "USE_UNSPECIFIED\020\000\022\032\n\026EVICT_CAUSE_PREEMPT" +
       "ION\020\001\022\025\n\021EVICT_CAUSE_TAINT\020\002\022\023\n\017EVICT_CA" +
       "USE_API\020\003\022\035\n\031EVICT_CAUSE_NODE_PRESSURE\020\004" +
-      "B\232\001\n\026io.berthsched.berth.v1B\rDecisionPro" +
-      "toP\001Z0github.com/berthsched/berth/api/be" +
-      "rth/v1;berthv1\242\002\003BXX\252\002\010Berth.V1\312\002\010Berth\\" +
-      "V1\342\002\024Berth\\V1\\GPBMetadata\352\002\tBerth::V1b\006p" +
-      "roto3"
+      "\022\032\n\026EVICT_CAUSE_DESCHEDULE\020\006B\232\001\n\026io.bert" +
+      "hsched.berth.v1B\rDecisionProtoP\001Z0github" +
+      ".com/berthsched/berth/api/berth/v1;berth" +
+      "v1\242\002\003BXX\252\002\010Berth.V1\312\002\010Berth\\V1\342\002\024Berth\\V" +
+      "1\\GPBMetadata\352\002\tBerth::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,

@@ -55,6 +55,15 @@ public enum EvictCause
    * <code>EVICT_CAUSE_NODE_PRESSURE = 4;</code>
    */
   EVICT_CAUSE_NODE_PRESSURE(4),
+  /**
+   * <pre>
+   * Descheduling (AdminService.Deschedule, berthd's descheduler policy):
+   * Evict.reason names the Descheduler strategy.
+   * </pre>
+   *
+   * <code>EVICT_CAUSE_DESCHEDULE = 6;</code>
+   */
+  EVICT_CAUSE_DESCHEDULE(6),
   UNRECOGNIZED(-1),
   ;
 
@@ -101,6 +110,15 @@ public enum EvictCause
    * <code>EVICT_CAUSE_NODE_PRESSURE = 4;</code>
    */
   public static final int EVICT_CAUSE_NODE_PRESSURE_VALUE = 4;
+  /**
+   * <pre>
+   * Descheduling (AdminService.Deschedule, berthd's descheduler policy):
+   * Evict.reason names the Descheduler strategy.
+   * </pre>
+   *
+   * <code>EVICT_CAUSE_DESCHEDULE = 6;</code>
+   */
+  public static final int EVICT_CAUSE_DESCHEDULE_VALUE = 6;
 
 
   public final int getNumber() {
@@ -132,6 +150,7 @@ public enum EvictCause
       case 2: return EVICT_CAUSE_TAINT;
       case 3: return EVICT_CAUSE_API;
       case 4: return EVICT_CAUSE_NODE_PRESSURE;
+      case 6: return EVICT_CAUSE_DESCHEDULE;
       default: return null;
     }
   }

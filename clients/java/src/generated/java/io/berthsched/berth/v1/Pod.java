@@ -1709,6 +1709,47 @@ java.lang.String defaultValue) {
     }
   }
 
+  public static final int RUNTIME_FIELD_NUMBER = 35;
+  private io.berthsched.berth.v1.PodRuntime runtime_;
+  /**
+   * <pre>
+   * What the pod's owners and kubelet report of it (restart counts, phase,
+   * owners, ...), read by descheduling only. Unset: a bare Running pod.
+   * </pre>
+   *
+   * <code>.berth.v1.PodRuntime runtime = 35 [json_name = "runtime"];</code>
+   * @return Whether the runtime field is set.
+   */
+  @java.lang.Override
+  public boolean hasRuntime() {
+    return runtime_ != null;
+  }
+  /**
+   * <pre>
+   * What the pod's owners and kubelet report of it (restart counts, phase,
+   * owners, ...), read by descheduling only. Unset: a bare Running pod.
+   * </pre>
+   *
+   * <code>.berth.v1.PodRuntime runtime = 35 [json_name = "runtime"];</code>
+   * @return The runtime.
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.PodRuntime getRuntime() {
+    return runtime_ == null ? io.berthsched.berth.v1.PodRuntime.getDefaultInstance() : runtime_;
+  }
+  /**
+   * <pre>
+   * What the pod's owners and kubelet report of it (restart counts, phase,
+   * owners, ...), read by descheduling only. Unset: a bare Running pod.
+   * </pre>
+   *
+   * <code>.berth.v1.PodRuntime runtime = 35 [json_name = "runtime"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.PodRuntimeOrBuilder getRuntimeOrBuilder() {
+    return runtime_ == null ? io.berthsched.berth.v1.PodRuntime.getDefaultInstance() : runtime_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -1815,6 +1856,9 @@ java.lang.String defaultValue) {
     }
     if (!com.google.protobuf.GeneratedMessageV3.isStringEmpty(schedulingGroup_)) {
       com.google.protobuf.GeneratedMessageV3.writeString(output, 27, schedulingGroup_);
+    }
+    if (runtime_ != null) {
+      output.writeMessage(35, getRuntime());
     }
     getUnknownFields().writeTo(output);
   }
@@ -1953,6 +1997,10 @@ java.lang.String defaultValue) {
     if (!com.google.protobuf.GeneratedMessageV3.isStringEmpty(schedulingGroup_)) {
       size += com.google.protobuf.GeneratedMessageV3.computeStringSize(27, schedulingGroup_);
     }
+    if (runtime_ != null) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(35, getRuntime());
+    }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
     return size;
@@ -2033,6 +2081,11 @@ java.lang.String defaultValue) {
         .equals(other.getResourceClaimsList())) return false;
     if (!getSchedulingGroup()
         .equals(other.getSchedulingGroup())) return false;
+    if (hasRuntime() != other.hasRuntime()) return false;
+    if (hasRuntime()) {
+      if (!getRuntime()
+          .equals(other.getRuntime())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -2131,6 +2184,10 @@ java.lang.String defaultValue) {
     }
     hash = (37 * hash) + SCHEDULING_GROUP_FIELD_NUMBER;
     hash = (53 * hash) + getSchedulingGroup().hashCode();
+    if (hasRuntime()) {
+      hash = (37 * hash) + RUNTIME_FIELD_NUMBER;
+      hash = (53 * hash) + getRuntime().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -2380,6 +2437,11 @@ java.lang.String defaultValue) {
       }
       bitField0_ = (bitField0_ & ~0x02000000);
       schedulingGroup_ = "";
+      runtime_ = null;
+      if (runtimeBuilder_ != null) {
+        runtimeBuilder_.dispose();
+        runtimeBuilder_ = null;
+      }
       return this;
     }
 
@@ -2547,6 +2609,11 @@ java.lang.String defaultValue) {
       }
       if (((from_bitField0_ & 0x04000000) != 0)) {
         result.schedulingGroup_ = schedulingGroup_;
+      }
+      if (((from_bitField0_ & 0x08000000) != 0)) {
+        result.runtime_ = runtimeBuilder_ == null
+            ? runtime_
+            : runtimeBuilder_.build();
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -2837,6 +2904,9 @@ java.lang.String defaultValue) {
         bitField0_ |= 0x04000000;
         onChanged();
       }
+      if (other.hasRuntime()) {
+        mergeRuntime(other.getRuntime());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -3069,6 +3139,13 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x04000000;
               break;
             } // case 218
+            case 282: {
+              input.readMessage(
+                  getRuntimeFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x08000000;
+              break;
+            } // case 282
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -7825,6 +7902,170 @@ java.lang.String defaultValue) {
       bitField0_ |= 0x04000000;
       onChanged();
       return this;
+    }
+
+    private io.berthsched.berth.v1.PodRuntime runtime_;
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.PodRuntime, io.berthsched.berth.v1.PodRuntime.Builder, io.berthsched.berth.v1.PodRuntimeOrBuilder> runtimeBuilder_;
+    /**
+     * <pre>
+     * What the pod's owners and kubelet report of it (restart counts, phase,
+     * owners, ...), read by descheduling only. Unset: a bare Running pod.
+     * </pre>
+     *
+     * <code>.berth.v1.PodRuntime runtime = 35 [json_name = "runtime"];</code>
+     * @return Whether the runtime field is set.
+     */
+    public boolean hasRuntime() {
+      return ((bitField0_ & 0x08000000) != 0);
+    }
+    /**
+     * <pre>
+     * What the pod's owners and kubelet report of it (restart counts, phase,
+     * owners, ...), read by descheduling only. Unset: a bare Running pod.
+     * </pre>
+     *
+     * <code>.berth.v1.PodRuntime runtime = 35 [json_name = "runtime"];</code>
+     * @return The runtime.
+     */
+    public io.berthsched.berth.v1.PodRuntime getRuntime() {
+      if (runtimeBuilder_ == null) {
+        return runtime_ == null ? io.berthsched.berth.v1.PodRuntime.getDefaultInstance() : runtime_;
+      } else {
+        return runtimeBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * What the pod's owners and kubelet report of it (restart counts, phase,
+     * owners, ...), read by descheduling only. Unset: a bare Running pod.
+     * </pre>
+     *
+     * <code>.berth.v1.PodRuntime runtime = 35 [json_name = "runtime"];</code>
+     */
+    public Builder setRuntime(io.berthsched.berth.v1.PodRuntime value) {
+      if (runtimeBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        runtime_ = value;
+      } else {
+        runtimeBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x08000000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What the pod's owners and kubelet report of it (restart counts, phase,
+     * owners, ...), read by descheduling only. Unset: a bare Running pod.
+     * </pre>
+     *
+     * <code>.berth.v1.PodRuntime runtime = 35 [json_name = "runtime"];</code>
+     */
+    public Builder setRuntime(
+        io.berthsched.berth.v1.PodRuntime.Builder builderForValue) {
+      if (runtimeBuilder_ == null) {
+        runtime_ = builderForValue.build();
+      } else {
+        runtimeBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x08000000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What the pod's owners and kubelet report of it (restart counts, phase,
+     * owners, ...), read by descheduling only. Unset: a bare Running pod.
+     * </pre>
+     *
+     * <code>.berth.v1.PodRuntime runtime = 35 [json_name = "runtime"];</code>
+     */
+    public Builder mergeRuntime(io.berthsched.berth.v1.PodRuntime value) {
+      if (runtimeBuilder_ == null) {
+        if (((bitField0_ & 0x08000000) != 0) &&
+          runtime_ != null &&
+          runtime_ != io.berthsched.berth.v1.PodRuntime.getDefaultInstance()) {
+          getRuntimeBuilder().mergeFrom(value);
+        } else {
+          runtime_ = value;
+        }
+      } else {
+        runtimeBuilder_.mergeFrom(value);
+      }
+      bitField0_ |= 0x08000000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What the pod's owners and kubelet report of it (restart counts, phase,
+     * owners, ...), read by descheduling only. Unset: a bare Running pod.
+     * </pre>
+     *
+     * <code>.berth.v1.PodRuntime runtime = 35 [json_name = "runtime"];</code>
+     */
+    public Builder clearRuntime() {
+      bitField0_ = (bitField0_ & ~0x08000000);
+      runtime_ = null;
+      if (runtimeBuilder_ != null) {
+        runtimeBuilder_.dispose();
+        runtimeBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What the pod's owners and kubelet report of it (restart counts, phase,
+     * owners, ...), read by descheduling only. Unset: a bare Running pod.
+     * </pre>
+     *
+     * <code>.berth.v1.PodRuntime runtime = 35 [json_name = "runtime"];</code>
+     */
+    public io.berthsched.berth.v1.PodRuntime.Builder getRuntimeBuilder() {
+      bitField0_ |= 0x08000000;
+      onChanged();
+      return getRuntimeFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * What the pod's owners and kubelet report of it (restart counts, phase,
+     * owners, ...), read by descheduling only. Unset: a bare Running pod.
+     * </pre>
+     *
+     * <code>.berth.v1.PodRuntime runtime = 35 [json_name = "runtime"];</code>
+     */
+    public io.berthsched.berth.v1.PodRuntimeOrBuilder getRuntimeOrBuilder() {
+      if (runtimeBuilder_ != null) {
+        return runtimeBuilder_.getMessageOrBuilder();
+      } else {
+        return runtime_ == null ?
+            io.berthsched.berth.v1.PodRuntime.getDefaultInstance() : runtime_;
+      }
+    }
+    /**
+     * <pre>
+     * What the pod's owners and kubelet report of it (restart counts, phase,
+     * owners, ...), read by descheduling only. Unset: a bare Running pod.
+     * </pre>
+     *
+     * <code>.berth.v1.PodRuntime runtime = 35 [json_name = "runtime"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.PodRuntime, io.berthsched.berth.v1.PodRuntime.Builder, io.berthsched.berth.v1.PodRuntimeOrBuilder> 
+        getRuntimeFieldBuilder() {
+      if (runtimeBuilder_ == null) {
+        runtimeBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+            io.berthsched.berth.v1.PodRuntime, io.berthsched.berth.v1.PodRuntime.Builder, io.berthsched.berth.v1.PodRuntimeOrBuilder>(
+                getRuntime(),
+                getParentForChildren(),
+                isClean());
+        runtime_ = null;
+      }
+      return runtimeBuilder_;
     }
     @java.lang.Override
     public final Builder setUnknownFields(

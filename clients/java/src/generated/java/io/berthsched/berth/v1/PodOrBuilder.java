@@ -1082,4 +1082,34 @@ java.lang.String defaultValue);
    */
   com.google.protobuf.ByteString
       getSchedulingGroupBytes();
+
+  /**
+   * <pre>
+   * What the pod's owners and kubelet report of it (restart counts, phase,
+   * owners, ...), read by descheduling only. Unset: a bare Running pod.
+   * </pre>
+   *
+   * <code>.berth.v1.PodRuntime runtime = 35 [json_name = "runtime"];</code>
+   * @return Whether the runtime field is set.
+   */
+  boolean hasRuntime();
+  /**
+   * <pre>
+   * What the pod's owners and kubelet report of it (restart counts, phase,
+   * owners, ...), read by descheduling only. Unset: a bare Running pod.
+   * </pre>
+   *
+   * <code>.berth.v1.PodRuntime runtime = 35 [json_name = "runtime"];</code>
+   * @return The runtime.
+   */
+  io.berthsched.berth.v1.PodRuntime getRuntime();
+  /**
+   * <pre>
+   * What the pod's owners and kubelet report of it (restart counts, phase,
+   * owners, ...), read by descheduling only. Unset: a bare Running pod.
+   * </pre>
+   *
+   * <code>.berth.v1.PodRuntime runtime = 35 [json_name = "runtime"];</code>
+   */
+  io.berthsched.berth.v1.PodRuntimeOrBuilder getRuntimeOrBuilder();
 }
