@@ -78,7 +78,7 @@ func writePod(w *bufio.Writer, p *model.Pod) {
 	}
 	w.WriteString("  containers:\n")
 	for _, c := range p.Containers {
-		fmt.Fprintf(w, "  - image: registry.k8s.io/pause:3.10\n    name: %s\n    resources:\n", c.Name)
+		fmt.Fprintf(w, "  - image: %s\n    name: %s\n    resources:\n", c.Image, c.Name)
 		for i, claim := range c.Claims {
 			if i == 0 {
 				w.WriteString("      claims:\n")

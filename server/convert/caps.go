@@ -50,6 +50,13 @@ const (
 	// MaxPodClaims bounds a pod's resource_claims and a container's
 	// claims.
 	MaxPodClaims = 128
+	// MaxNodeImages bounds a node's images (the kubelet reports at most
+	// 50 by default, nodeStatusMaxImages), and MaxImageNames the names of
+	// one image.
+	MaxNodeImages = 1024
+	MaxImageNames = 64
+	// MaxImageNameLength bounds an image name, a node's or a container's.
+	MaxImageNameLength = 4096
 )
 
 // MaxCPU bounds a cpu amount, in millicores (2^40, about a billion

@@ -21,7 +21,7 @@ import {
 import { Timestamp } from "../../google/protobuf/timestamp.js";
 import { Evict, Unschedulable } from "./decision.js";
 import { PodGroupStatus } from "./group.js";
-import { NodeCondition, Taint } from "./node.js";
+import { ContainerImage, NodeCondition, Taint } from "./node.js";
 import { Object, ObjectKind, objectKindFromJSON, objectKindToJSON, ObjectRef, PodRef } from "./object.js";
 import { Pod } from "./pod.js";
 
@@ -800,6 +800,8 @@ export interface NodeUsage {
    * apart from the sent ones in taints; filtering and eviction see both.
    */
   derivedTaints: Taint[];
+  /** The images on the node, as sent (Node.images). */
+  images: ContainerImage[];
 }
 
 export interface NodeUsage_LabelsEntry {
@@ -4475,6 +4477,7 @@ function createBaseNodeUsage(): NodeUsage {
     nominatedPodCount: 0,
     conditions: [],
     derivedTaints: [],
+    images: [],
   };
 }
 
@@ -4512,6 +4515,9 @@ export const NodeUsage: MessageFns<NodeUsage> = {
     }
     for (const v of message.derivedTaints) {
       Taint.encode(v!, writer.uint32(90).fork()).join();
+    }
+    for (const v of message.images) {
+      ContainerImage.encode(v!, writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -4629,6 +4635,14 @@ export const NodeUsage: MessageFns<NodeUsage> = {
             message.derivedTaints.push(Taint.decode(reader, reader.uint32()));
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.images.push(ContainerImage.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4733,6 +4747,7 @@ export const NodeUsage: MessageFns<NodeUsage> = {
         : globalThis.Array.isArray(object?.derived_taints)
         ? object.derived_taints.map((e: any) => Taint.fromJSON(e))
         : [],
+      images: globalThis.Array.isArray(object?.images) ? object.images.map((e: any) => ContainerImage.fromJSON(e)) : [],
     };
   },
 
@@ -4795,6 +4810,9 @@ export const NodeUsage: MessageFns<NodeUsage> = {
     if (message.derivedTaints?.length) {
       obj.derivedTaints = message.derivedTaints.map((e) => Taint.toJSON(e));
     }
+    if (message.images?.length) {
+      obj.images = message.images.map((e) => ContainerImage.toJSON(e));
+    }
     return obj;
   },
 
@@ -4846,6 +4864,7 @@ export const NodeUsage: MessageFns<NodeUsage> = {
     message.nominatedPodCount = object.nominatedPodCount ?? 0;
     message.conditions = object.conditions?.map((e) => NodeCondition.fromPartial(e)) || [];
     message.derivedTaints = object.derivedTaints?.map((e) => Taint.fromPartial(e)) || [];
+    message.images = object.images?.map((e) => ContainerImage.fromPartial(e)) || [];
     return message;
   },
 };
