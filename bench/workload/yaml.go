@@ -31,7 +31,7 @@ func (w *Workload) WriteYAML(out io.Writer) error {
 		}
 	}
 	for _, g := range w.PodGroups {
-		fmt.Fprintf(bw, "---\napiVersion: scheduling.k8s.io/v1alpha2\nkind: PodGroup\nmetadata:\n  name: %s\n  namespace: %s\n"+
+		fmt.Fprintf(bw, "---\napiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata:\n  name: %s\n  namespace: %s\n"+
 			"spec:\n  schedulingPolicy:\n    gang:\n      minCount: %d\n", g.Name, g.Namespace, g.MinCount)
 	}
 	for _, p := range w.Existing {
