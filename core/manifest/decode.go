@@ -239,6 +239,9 @@ type entry struct {
 	obj    runtime.Object
 	object string // "Pod default/web"
 	prefix string // "items[2]" for an item of a List
+	// groupPolicy is a v1beta1 PodGroup's spec.preemptionPolicy, which the
+	// v1alpha2 object decoded does not carry.
+	groupPolicy model.PreemptionPolicy
 }
 
 // fail locates err at field of the entry's object.
@@ -323,7 +326,7 @@ func (b *builder) decodeObject(e *entry, tm typeMeta, json []byte) (runtime.Obje
 		(tm.Kind == "PodGroup" || tm.Kind == "Workload" || tm.Kind == "CompositePodGroup") {
 		var field string
 		var err error
-		if json, field, err = fromV1beta1(tm.Kind, json); err != nil {
+		if json, e.groupPolicy, field, err = fromV1beta1(tm.Kind, json); err != nil {
 			return nil, e.fail(field, err)
 		}
 	}

@@ -632,7 +632,7 @@ spec:
 	}
 	prio := int32(770)
 	want := []*model.PodGroup{
-		{Namespace: "ml", Name: "job-workers-0", MinCount: 3, PriorityClassName: "urgent", DisruptionAll: true},
+		{Namespace: "ml", Name: "job-workers-0", MinCount: 3, PriorityClassName: "urgent", DisruptionAll: true, PreemptionPolicy: model.PreemptNever},
 		{Namespace: "ml", Name: "train", MinCount: 2, RequestedPriority: &prio},
 	}
 	if diff := cmp.Diff(want, c.PodGroups); diff != "" {
@@ -652,6 +652,8 @@ func TestPodGroupErrors(t *testing.T) {
 			"spec.parentCompositePodGroupName: composite pod groups are not modelled by Berth"},
 		{"composite group", "apiVersion: scheduling.k8s.io/v1alpha3\nkind: CompositePodGroup\nmetadata: {name: c}\nspec: {schedulingPolicy: {gang: {minGroupCount: 2}}}\n",
 			"CompositePodGroup (scheduling.k8s.io/v1alpha3, alpha CompositePodGroup gate) is not modelled by Berth"},
+		{"unknown preemption policy", "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {schedulingPolicy: {basic: {}}, preemptionPolicy: Sometimes}\n",
+			"spec.preemptionPolicy: unsupported value Sometimes: PreemptLowerPriority or Never"},
 		{"two disruption modes", "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {schedulingPolicy: {basic: {}}, disruptionMode: {single: {}, all: {}}}\n",
 			"spec.disruptionMode: exactly one of single and all"},
 	} {
