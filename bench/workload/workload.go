@@ -214,6 +214,10 @@ type gen struct {
 	idx int // pods created so far: orders creation times
 }
 
+// pauseImage is every generated container's image, as kubeoracle gen
+// writes it.
+const pauseImage = "registry.k8s.io/pause:3.10"
+
 // pod is a pod as kubeoracle makes them, created after the previous one.
 func (g *gen) pod(name, app string, milliCPU, memory int64) *model.Pod {
 	g.idx++
@@ -223,7 +227,7 @@ func (g *gen) pod(name, app string, milliCPU, memory int64) *model.Pod {
 		Name:          name,
 		Labels:        map[string]string{"app": app},
 		SchedulerName: model.DefaultSchedulerName,
-		Containers: []model.Container{{Name: "c", Requests: model.ResourceList{
+		Containers: []model.Container{{Name: "c", Image: pauseImage, Requests: model.ResourceList{
 			model.ResourceCPU: milliCPU, model.ResourceMemory: memory,
 		}}},
 		Tolerations:  defaultTolerations(),

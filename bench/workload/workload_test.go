@@ -83,6 +83,9 @@ func TestYAMLDecodesToModel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if len(c.Warnings) > 0 { // an outdated spelling (1.36's v1alpha2 PodGroup)
+				t.Errorf("warnings: %+v", c.Warnings)
+			}
 			if diff := cmp.Diff(w.Nodes, c.Nodes, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("nodes (-generated +decoded):\n%s", diff)
 			}

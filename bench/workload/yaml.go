@@ -31,7 +31,7 @@ func (w *Workload) WriteYAML(out io.Writer) error {
 		}
 	}
 	for _, g := range w.PodGroups {
-		fmt.Fprintf(bw, "---\napiVersion: scheduling.k8s.io/v1alpha2\nkind: PodGroup\nmetadata:\n  name: %s\n  namespace: %s\n"+
+		fmt.Fprintf(bw, "---\napiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata:\n  name: %s\n  namespace: %s\n"+
 			"spec:\n  schedulingPolicy:\n    gang:\n      minCount: %d\n", g.Name, g.Namespace, g.MinCount)
 	}
 	for _, p := range w.Existing {
@@ -78,7 +78,7 @@ func writePod(w *bufio.Writer, p *model.Pod) {
 	}
 	w.WriteString("  containers:\n")
 	for _, c := range p.Containers {
-		fmt.Fprintf(w, "  - image: registry.k8s.io/pause:3.10\n    name: %s\n    resources:\n", c.Name)
+		fmt.Fprintf(w, "  - image: %s\n    name: %s\n    resources:\n", c.Image, c.Name)
 		for i, claim := range c.Claims {
 			if i == 0 {
 				w.WriteString("      claims:\n")

@@ -71,6 +71,7 @@ func setUnschedulable(ctx context.Context, c *client, name string, cordon bool) 
 	obj := &berthv1.Object{Kind: &berthv1.Object_Node{Node: &berthv1.Node{
 		Name: node.GetName(), Labels: node.GetLabels(), Taints: node.GetTaints(),
 		Allocatable: node.GetAllocatable(), Unschedulable: cordon, Conditions: node.GetConditions(),
+		Images: node.GetImages(),
 	}}}
 	if err := c.Apply(callCtx, obj); err != nil {
 		return "", c.err(ctx, err, "node "+name)

@@ -23,7 +23,9 @@ spec: {nodeName: n1, containers: [{name: c}]` + extra + `}
 	writeFile(t, file, `apiVersion: v1
 kind: Node
 metadata: {name: n1}
-status: {allocatable: {cpu: "8", memory: 4Gi, pods: "10"}}
+status:
+  allocatable: {cpu: "8", memory: 4Gi, pods: "10"}
+  images: [{names: ["docker.io/library/nginx:1.27"], sizeBytes: 72000000}]
 ---
 apiVersion: policy/v1
 kind: PodDisruptionBudget
@@ -70,6 +72,8 @@ spec: {minAvailable: 2, selector: {matchLabels: {app: web}}}
 	nodes, err := d.Scheduler().View().Nodes()
 	if err != nil || len(nodes) != 1 || !nodes[0].Node.Unschedulable {
 		t.Errorf("n1 not cordoned: %+v %v", nodes, err)
+	} else if len(nodes[0].Node.Images) != 1 {
+		t.Errorf("cordon lost n1's images: %+v", nodes[0].Node.Images)
 	}
 	if got := run("uncordon", "n1"); got.code != exitOK || got.stdout != "node n1 uncordoned\n" {
 		t.Errorf("uncordon: %+v", got)

@@ -74,14 +74,15 @@ func TestSimulateServerMatchesOffline(t *testing.T) {
 }
 
 // TestSimulateServerMatchesOfflineOnParityCorpus does the same on the
-// parity corpus of core/parity (random clusters, and the extended ones
-// with several profiles, configurations and sampled percentages), -o json
+// parity corpus of core/parity (random clusters, the extended ones with
+// several profiles, configurations and sampled percentages, and the ones
+// with node images), -o json
 // only: -o text prints the same lines. Under the race detector, every
 // fourth cluster (race_test.go).
 func TestSimulateServerMatchesOfflineOnParityCorpus(t *testing.T) {
 	parity := filepath.Join("..", "..", "core", "parity", "testdata")
 	var cases []simCase
-	for _, dir := range []string{filepath.Join(parity, "clusters"), filepath.Join(parity, "extended", "clusters")} {
+	for _, dir := range []string{filepath.Join(parity, "clusters"), filepath.Join(parity, "extended", "clusters"), filepath.Join(parity, "images", "clusters")} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 		if err != nil {
 			t.Fatal(err)

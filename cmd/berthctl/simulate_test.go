@@ -37,17 +37,6 @@ func berthctl(t *testing.T, a *app, stdin string, args ...string) result {
 	return result{code: code, stdout: out.String(), stderr: errOut.String()}
 }
 
-// oracleOnly removes from kubeoracle's trace what only Kubernetes has:
-// the ImageLocality plugin (0 on these clusters). Everything else, key
-// order included, must be identical.
-func oracleOnly(trace string) string {
-	r := strings.NewReplacer(
-		`"ImageLocality":0,`, "",
-		`,"ImageLocality":0`, "",
-	)
-	return r.Replace(trace)
-}
-
 // TestSimulateGolden compares berthctl simulate with the real
 // kube-scheduler's trace (kubeoracle place) line for line. A case is
 // NAME.yaml with NAME.oracle.jsonl, the oracle's trace, and optionally
@@ -103,7 +92,7 @@ func TestSimulateGolden(t *testing.T) {
 			if got.code != exitOK || got.stderr != wantErr {
 				t.Fatalf("exit %d, stderr %q, want %q", got.code, got.stderr, wantErr)
 			}
-			if diff := cmp.Diff(strings.Split(oracleOnly(string(want)), "\n"), strings.Split(got.stdout, "\n")); diff != "" {
+			if diff := cmp.Diff(strings.Split(string(want), "\n"), strings.Split(got.stdout, "\n")); diff != "" {
 				t.Errorf("trace (-oracle +berthctl):\n%s", diff)
 			}
 			if expanded != "" {
@@ -125,7 +114,7 @@ func TestSimulateInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := oracleOnly(readString(t, filepath.Join(dir, "scheduling-gates.oracle.jsonl")))
+	want := readString(t, filepath.Join(dir, "scheduling-gates.oracle.jsonl"))
 	t.Run("stdin", func(t *testing.T) {
 		got := berthctl(t, nil, string(cluster), "simulate", "-f", "-")
 		if got.code != exitOK || got.stdout != want {

@@ -41,6 +41,7 @@ type Cache struct {
 	generation  int64
 	pods        map[string]*podState // by UID
 	numAssumed  int
+	images      imageIndex
 }
 
 // nodeItem is a NodeInfo in the recency list.
@@ -126,9 +127,11 @@ func (c *Cache) AddNode(node *model.Node) {
 		if c.tree.update(old, node) {
 			c.treeVersion++
 		}
+		c.images.update(old, node)
 	} else {
 		c.tree.add(node)
 		c.treeVersion++
+		c.images.add(node)
 	}
 	it.info.SetNode(node)
 	c.touchLocked(it)
@@ -148,6 +151,7 @@ func (c *Cache) RemoveNode(name string) error {
 	}
 	c.tree.remove(it.info.Node())
 	c.treeVersion++
+	c.images.remove(it.info.Node())
 	it.info.SetNode(nil)
 	if !c.dropIfEmptyLocked(name, it) {
 		c.touchLocked(it)

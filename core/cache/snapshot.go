@@ -23,11 +23,13 @@ type Snapshot struct {
 	treeVersion         int64
 	synced              bool
 	journal             journal
+	images              imageSnapshot
 }
 
 var (
 	_ framework.NodeInfoLister = (*Snapshot)(nil)
 	_ framework.NodeJournal    = (*Snapshot)(nil)
+	_ framework.ImageLister    = (*Snapshot)(nil)
 )
 
 // NewEmptySnapshot returns a snapshot with no nodes, to be filled by
@@ -134,6 +136,7 @@ func (c *Cache) UpdateSnapshot(s *Snapshot) error {
 	case rebuildAffinity:
 		s.rebuildAffinityLists()
 	}
+	c.images.syncLocked(&s.images)
 	s.treeVersion = c.treeVersion
 	s.synced = true
 	s.journal.commit(len(s.list))

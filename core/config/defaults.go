@@ -23,8 +23,8 @@ const DefaultSchedulerName = model.DefaultSchedulerName
 // their 1.37 defaults: NodeName before NodeUnschedulable, DynamicResources
 // before DefaultPreemption, no GangScheduling while GenericWorkload is
 // off), minus the plugins Berth leaves out: VolumeRestrictions,
-// NodeVolumeLimits, VolumeZone, ImageLocality and NodeDeclaredFeatures
-// (last). VolumeBinding is in: it scores 0 for pods without volume claims.
+// NodeVolumeLimits, VolumeZone and NodeDeclaredFeatures (last).
+// VolumeBinding is in: it scores 0 for pods without volume claims.
 func defaultPlugins() Plugins {
 	return Plugins{MultiPoint: PluginSet{Enabled: []Plugin{
 		{Name: names.SchedulingGates},
@@ -41,6 +41,7 @@ func defaultPlugins() Plugins {
 		{Name: names.DynamicResources, Weight: 2},
 		{Name: names.DefaultPreemption},
 		{Name: names.NodeResourcesBalancedAllocation, Weight: 1},
+		{Name: names.ImageLocality, Weight: 1},
 		{Name: names.DefaultBinder},
 	}}}
 }

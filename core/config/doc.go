@@ -20,11 +20,11 @@
 //
 // What Berth leaves out, and how a configuration that names it is treated:
 //   - Plugins that only make sense inside Kubernetes (volume plugins,
-//     ImageLocality, NodeDeclaredFeatures, the workload
+//     NodeDeclaredFeatures, the workload
 //     plugins) are not part of the default profile. Enabling one is an error
 //     saying why Berth does not implement it. Disabling one is accepted and
 //     changes nothing (it is absent anyway), so that a kube configuration
-//     that disables, say, ImageLocality loads unchanged. Args given for one
+//     that disables, say, VolumeZone loads unchanged. Args given for one
 //     in pluginConfig are accepted and dropped, as kube ignores the args of
 //     plugins that are not enabled.
 //   - Any other plugin name Berth does not know is an error, wherever it

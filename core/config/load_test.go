@@ -96,6 +96,7 @@ func TestDefaultProfile(t *testing.T) {
 		{Name: "DynamicResources", Weight: 2},
 		{Name: "DefaultPreemption"},
 		{Name: "NodeResourcesBalancedAllocation", Weight: 1},
+		{Name: "ImageLocality", Weight: 1},
 		{Name: "DefaultBinder"},
 	}
 	if diff := cmp.Diff(want, p.Plugins.MultiPoint.Enabled); diff != "" {
@@ -176,12 +177,6 @@ func TestLoadErrors(t *testing.T) {
 			doc:  head + "profiles:\n- plugins:\n    multiPoint:\n      enabled:\n      - name: VolumeZone\n",
 			kind: config.ErrNotImplemented,
 			want: []string{`profiles[0].plugins.multiPoint.enabled[0]: not implemented by Berth: plugin "VolumeZone": it works on Kubernetes volumes`},
-		},
-		{
-			name: "image locality enabled",
-			doc:  head + "profiles:\n- plugins:\n    score:\n      enabled:\n      - name: ImageLocality\n        weight: 1\n",
-			kind: config.ErrNotImplemented,
-			want: []string{`plugin "ImageLocality": it scores the container images`},
 		},
 		{
 			name: "negative weight",

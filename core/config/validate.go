@@ -16,7 +16,8 @@ func implemented(name string) bool {
 	case names.PrioritySort, names.SchedulingGates, names.NodeUnschedulable, names.NodeName,
 		names.TaintToleration, names.NodeAffinity, names.NodePorts, names.NodeResourcesFit,
 		names.NodeResourcesBalancedAllocation, names.PodTopologySpread, names.InterPodAffinity,
-		names.DefaultPreemption, names.DefaultBinder, names.DynamicResources, names.VolumeBinding:
+		names.DefaultPreemption, names.DefaultBinder, names.DynamicResources, names.VolumeBinding,
+		names.ImageLocality:
 		return true
 	}
 	return false
@@ -29,8 +30,6 @@ func notImplemented(name string) string {
 	switch name {
 	case names.VolumeRestrictions, names.NodeVolumeLimits, names.VolumeZone:
 		return "it works on Kubernetes volumes (PersistentVolumes, PersistentVolumeClaims, CSI drivers)" + suffix
-	case names.ImageLocality:
-		return "it scores the container images already present on nodes" + suffix
 	case names.NodeDeclaredFeatures:
 		return "it matches the features a kubelet declares in the Node status" + suffix
 	case names.GangScheduling, "TopologyPlacementGenerator", "PodGroupPodsCount":

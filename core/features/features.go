@@ -15,6 +15,10 @@ const (
 	// groups. Beta and off in kube 1.37; on in Berth by default (see
 	// Defaults).
 	GenericWorkload = "GenericWorkload"
+	// PodGroupPreemptionPolicy makes a PodGroup's own preemptionPolicy
+	// (or its PriorityClass's) the group's, which every member must share.
+	// Alpha and off in kube 1.37, as in Berth.
+	PodGroupPreemptionPolicy = "PodGroupPreemptionPolicy"
 	// GangScheduling and WorkloadAwarePreemption are kube 1.36's alpha
 	// gates, removed in 1.37 (GenericWorkload covers both): a setting is
 	// dropped with a warning, as kubeoracle does, so 1.36 command lines
@@ -57,7 +61,7 @@ func Known() []Spec { return slices.Clone(kube137) }
 var berthDefaults = map[string]bool{GenericWorkload: true, "DRADeviceTaintRules": false}
 
 // switchable are the gates whose value changes Berth's behaviour.
-var switchable = map[string]bool{GenericWorkload: true}
+var switchable = map[string]bool{GenericWorkload: true, PodGroupPreemptionPolicy: true}
 
 // Switchable reports whether Berth honours both values of the gate.
 func Switchable(name string) bool { return switchable[name] }

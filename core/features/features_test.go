@@ -43,6 +43,7 @@ func TestParse(t *testing.T) {
 	}{
 		{name: "empty", in: "", want: map[string]bool{}},
 		{name: "a switchable gate", in: "GenericWorkload=false", want: map[string]bool{GenericWorkload: false}},
+		{name: "group preemption policies", in: "PodGroupPreemptionPolicy=true", want: map[string]bool{PodGroupPreemptionPolicy: true}},
 		{name: "defaults restated, spaces", in: " DRAPrioritizedList=true , OpportunisticBatching=true", want: map[string]bool{"DRAPrioritizedList": true, "OpportunisticBatching": true}},
 		{name: "device taint rules not modelled yet", in: "DRADeviceTaintRules=true", wantErr: "cannot set feature gate DRADeviceTaintRules to true: Berth runs with DRADeviceTaintRules=false"},
 		{name: "1.36 gates dropped", in: "GenericWorkload=true,GangScheduling=true,WorkloadAwarePreemption=true", want: map[string]bool{GenericWorkload: true},

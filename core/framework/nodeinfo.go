@@ -23,6 +23,9 @@ type NodeInfo struct {
 	memo nodeMemo
 
 	node *model.Node
+	// images holds the names of the node's images (node.Images), nil when
+	// it has none; never changed, so clones share it.
+	images map[string]struct{}
 
 	Pods                         []*PodInfo
 	PodsWithAffinity             []*PodInfo // pods with any pod affinity or anti-affinity
@@ -57,13 +60,35 @@ func (n *NodeInfo) Name() string { return n.name }
 func (n *NodeInfo) SetNode(node *model.Node) {
 	n.node = node
 	n.name = ""
+	n.images = nil
 	if node != nil {
 		n.name = node.Name
 		n.Allocatable = model.ResourcesFromList(node.Allocatable)
+		n.images = imageNames(node.Images)
 	} else {
 		n.Allocatable = model.Resources{}
 	}
 	n.Generation++
+}
+
+// HasImage reports whether the node has an image of that name (exactly as
+// the node lists it).
+func (n *NodeInfo) HasImage(name string) bool {
+	_, ok := n.images[name]
+	return ok
+}
+
+func imageNames(images []model.ContainerImage) map[string]struct{} {
+	if len(images) == 0 {
+		return nil
+	}
+	out := make(map[string]struct{}, len(images))
+	for _, img := range images {
+		for _, name := range img.Names {
+			out[name] = struct{}{}
+		}
+	}
+	return out
 }
 
 // AddPodInfo accounts for a pod placed on the node.
@@ -149,6 +174,7 @@ func (n *NodeInfo) Clone() *NodeInfo {
 	return &NodeInfo{
 		node:                         n.node,
 		name:                         n.name,
+		images:                       n.images,
 		Pods:                         slices.Clone(n.Pods),
 		PodsWithAffinity:             slices.Clone(n.PodsWithAffinity),
 		PodsWithRequiredAntiAffinity: slices.Clone(n.PodsWithRequiredAntiAffinity),

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/berthsched/berth/core/config"
+	"github.com/berthsched/berth/core/features"
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/manifest"
 	"github.com/berthsched/berth/core/model"
@@ -24,8 +27,22 @@ import (
 
 var oracle = flag.String("oracle", "", "kubeoracle binary: re-record testdata/parity/*.oracle.jsonl with it")
 
-// oracleGates are the feature gates the corpus is recorded with.
+// oracleGates are the feature gates the corpus is recorded with, unless
+// NAME.gates gives others (for the oracle and Berth alike).
 const oracleGates = "GenericWorkload=true"
+
+// gatesOf returns the gates a cluster file is run with.
+func gatesOf(t *testing.T, cluster string) string {
+	t.Helper()
+	data, err := os.ReadFile(strings.TrimSuffix(cluster, ".yaml") + ".gates")
+	if errors.Is(err, os.ErrNotExist) {
+		return oracleGates
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(data))
+}
 
 // TestParity runs each cluster of testdata/parity through Berth's
 // scheduler until nothing more can be placed and compares how many
@@ -50,7 +67,7 @@ func TestParity(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(oracleBound(t, data, c), berthBound(t, c)); diff != "" {
+			if diff := cmp.Diff(oracleBound(t, data, c), berthBound(t, c, gatesOf(t, f))); diff != "" {
 				t.Errorf("bound per group (-kube +berth):\n%s", diff)
 			}
 		})
@@ -59,7 +76,7 @@ func TestParity(t *testing.T) {
 
 func record(t *testing.T, in, out string) {
 	cmd := exec.CommandContext(t.Context(), *oracle, "throughput", "-f", in, "--print-placements",
-		"--stall-timeout", "5s", "--feature-gates", oracleGates)
+		"--stall-timeout", "5s", "--feature-gates", gatesOf(t, in))
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	if err := cmd.Run(); err != nil {
@@ -121,10 +138,15 @@ var _ framework.Planner = (*sink)(nil)
 
 // berthBound schedules the cluster until no pod can be popped (the binds
 // confirmed as they come) and counts the bound pods per group.
-func berthBound(t *testing.T, c *manifest.Cluster) map[string]int {
+func berthBound(t *testing.T, c *manifest.Cluster, gates string) map[string]int {
 	ctx := context.Background()
 	k := &sink{}
-	s, err := scheduler.New(ctx, scheduler.Options{Registry: registry.InTree(), Decisions: k, Deterministic: true,
+	cfg := config.Default()
+	var err error
+	if cfg.FeatureGates, _, err = features.Parse(gates); err != nil {
+		t.Fatal(err)
+	}
+	s, err := scheduler.New(ctx, scheduler.Options{Config: cfg, Registry: registry.InTree(), Decisions: k, Deterministic: true,
 		Replay: scheduler.Replay{BindInline: true}})
 	if err != nil {
 		t.Fatal(err)

@@ -226,6 +226,11 @@ func (b *builder) addNode(e *entry, n *corev1.Node) error {
 		return e.fail("status.conditions"+cerr.field, cerr.err)
 	}
 	node.Conditions = conds
+	images, ierr := nodeImages(n.Status.Images)
+	if ierr != nil {
+		return e.fail("status.images"+ierr.field, ierr.err)
+	}
+	node.Images = images
 	b.cluster.Nodes = append(b.cluster.Nodes, node)
 	b.cluster.Origins[node] = e.at
 	return nil
@@ -475,4 +480,53 @@ func (b *builder) addFinished(p *corev1.Pod) {
 		return
 	}
 	b.cluster.FinishedPods = append(b.cluster.FinishedPods, pod)
+}
+
+// Bounds on image names, as the API's (server/convert).
+const (
+	maxNodeImages      = 1024
+	maxImageNames      = 64
+	maxImageNameLength = 4096
+)
+
+// nodeImages reads status.images. Kubernetes' API server checks none of
+// it; Berth refuses, as its API does, what no kubelet reports: an image
+// without names, an empty or padded name, a negative size.
+func nodeImages(in []corev1.ContainerImage) ([]model.ContainerImage, *fieldError) {
+	if len(in) > maxNodeImages {
+		return nil, &fieldError{err: fmt.Errorf("must have at most %d entries, has %d", maxNodeImages, len(in))}
+	}
+	var out []model.ContainerImage
+	for i, img := range in {
+		at := fmt.Sprintf("[%d]", i)
+		switch {
+		case len(img.Names) == 0:
+			return nil, &fieldError{field: at + ".names", err: fmt.Errorf("required: an image has at least one name")}
+		case len(img.Names) > maxImageNames:
+			return nil, &fieldError{field: at + ".names", err: fmt.Errorf("must have at most %d entries, has %d", maxImageNames, len(img.Names))}
+		case img.SizeBytes < 0:
+			return nil, &fieldError{field: at + ".sizeBytes", err: fmt.Errorf("must be at least 0, got %d", img.SizeBytes)}
+		}
+		for j, name := range img.Names {
+			if err := validImage(name, true); err != nil {
+				return nil, &fieldError{field: fmt.Sprintf("%s.names[%d]", at, j), err: err}
+			}
+		}
+		out = append(out, model.ContainerImage{Names: slices.Clone(img.Names), SizeBytes: img.SizeBytes})
+	}
+	return out, nil
+}
+
+// validImage checks an image reference as kube-apiserver checks a
+// container's: no leading or trailing whitespace (and a bounded length).
+func validImage(v string, required bool) error {
+	switch {
+	case v == "" && required:
+		return fmt.Errorf("required")
+	case len(v) > maxImageNameLength:
+		return fmt.Errorf("must be at most %d bytes, got %d", maxImageNameLength, len(v))
+	case strings.TrimSpace(v) != v:
+		return fmt.Errorf("invalid value %q: must not have leading or trailing whitespace", v)
+	}
+	return nil
 }

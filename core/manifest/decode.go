@@ -243,6 +243,9 @@ type entry struct {
 	obj    runtime.Object
 	object string // "Pod default/web"
 	prefix string // "items[2]" for an item of a List
+	// groupPolicy is a v1beta1 PodGroup's spec.preemptionPolicy, which the
+	// v1alpha2 object decoded does not carry.
+	groupPolicy model.PreemptionPolicy
 }
 
 // fail locates err at field of the entry's object.
@@ -299,35 +302,47 @@ func (b *builder) addDocument(at Location, raw []byte) error {
 	case ignoredKind(tm.Kind):
 		b.ignore(e, notAffecting)
 		return nil
-	case tm.APIVersion == coschedulingAPIVersion && tm.Kind == "PodGroup":
-		g, err := coschedulingGroup(raw)
-		if err != nil {
-			return e.fail("", err)
-		}
-		e.obj = g
-		b.entries = append(b.entries, e)
-		return nil
 	}
 	json, err := yaml.YAMLToJSON(raw)
 	if err != nil {
 		return e.fail("", err)
 	}
+	obj, err := b.decodeObject(e, tm, json)
+	if err != nil {
+		return err
+	}
+	return b.addEntry(e, obj)
+}
+
+// decodeObject decodes one object, a document or a List item, given as
+// JSON: a coscheduling PodGroup, kube 1.37's scheduling.k8s.io PodGroups
+// and Workloads (rewritten in the spelling the scheme knows), or any kind
+// of the scheme.
+func (b *builder) decodeObject(e *entry, tm typeMeta, json []byte) (runtime.Object, error) {
+	if tm.APIVersion == coschedulingAPIVersion && tm.Kind == "PodGroup" {
+		g, err := coschedulingGroup(json)
+		if err != nil {
+			return nil, e.fail("", err)
+		}
+		return g, nil
+	}
 	if (tm.APIVersion == schedulingV1beta1 || tm.APIVersion == schedulingV1alpha3) &&
 		(tm.Kind == "PodGroup" || tm.Kind == "Workload" || tm.Kind == "CompositePodGroup") {
 		var field string
-		if json, field, err = fromV1beta1(tm.Kind, json); err != nil {
-			return e.fail(field, err)
+		var err error
+		if json, e.groupPolicy, field, err = fromV1beta1(tm.Kind, json); err != nil {
+			return nil, e.fail(field, err)
 		}
 	}
 	obj, _, err := b.dec.codecs.UniversalDeserializer().Decode(json, nil, nil)
 	if err != nil {
 		if runtime.IsNotRegisteredError(err) {
-			return e.fail("kind", fmt.Errorf("%w %s %s: %s", ErrUnknownKind, tm.APIVersion, tm.Kind, kindsRead))
+			return nil, e.fail("kind", fmt.Errorf("%w %s %s: %s", ErrUnknownKind, tm.APIVersion, tm.Kind, kindsRead))
 		}
-		return decodeError(e, json, err)
+		return nil, decodeError(e, json, err)
 	}
 	b.warnOutdated(e, tm)
-	return b.addEntry(e, obj)
+	return obj, nil
 }
 
 // addEntry queues a decoded object; a List's items are queued one by one.
@@ -358,14 +373,10 @@ func (b *builder) addEntry(e *entry, obj runtime.Object) error {
 		case tm.Kind == "KubeSchedulerConfiguration":
 			return ie.fail("kind", errors.New("a KubeSchedulerConfiguration must be a document of its own, not a List item"))
 		}
-		inner, _, err := b.dec.codecs.UniversalDeserializer().Decode(item.Raw, nil, nil)
+		inner, err := b.decodeObject(ie, tm, item.Raw)
 		if err != nil {
-			if runtime.IsNotRegisteredError(err) {
-				return ie.fail("kind", fmt.Errorf("%w %s %s: %s", ErrUnknownKind, tm.APIVersion, tm.Kind, kindsRead))
-			}
-			return decodeError(ie, item.Raw, err)
+			return err
 		}
-		b.warnOutdated(ie, tm)
 		if err := b.addEntry(ie, inner); err != nil {
 			return err
 		}

@@ -86,7 +86,8 @@ func (b *builder) addPodGroup(e *entry, g *schedulingv1alpha2.PodGroup) error {
 		}
 		policy = t.SchedulingPolicy
 	}
-	out := &model.PodGroup{Namespace: ns, Name: g.Name, MinCount: 1, PriorityClassName: g.Spec.PriorityClassName, RequestedPriority: g.Spec.Priority}
+	out := &model.PodGroup{Namespace: ns, Name: g.Name, MinCount: 1, PriorityClassName: g.Spec.PriorityClassName, RequestedPriority: g.Spec.Priority,
+		PreemptionPolicy: e.groupPolicy}
 	if m := g.Spec.DisruptionMode; m != nil {
 		switch *m {
 		case schedulingv1alpha2.DisruptionModePod:
@@ -157,25 +158,34 @@ func outdatedAPI(apiVersion, kind string) string {
 // disruptionMode {single: {}} | {all: {}} becomes Pod | PodGroup. What
 // Berth does not model is refused naming the field: composite pod groups
 // (parentCompositePodGroupName, compositePodGroupTemplates,
-// CompositePodGroup). A group's preemptionPolicy (read by kube only with
-// the alpha PodGroupPreemptionPolicy gate) is dropped.
-func fromV1beta1(kind string, jsonDoc []byte) ([]byte, string, error) {
+// CompositePodGroup). A PodGroup's preemptionPolicy, which v1alpha2 does
+// not have, is returned apart (checked); a Workload template's is dropped.
+func fromV1beta1(kind string, jsonDoc []byte) ([]byte, model.PreemptionPolicy, string, error) {
 	if kind == "CompositePodGroup" {
-		return nil, "kind", errors.New("CompositePodGroup (scheduling.k8s.io/v1alpha3, alpha CompositePodGroup gate) is not modelled by Berth")
+		return nil, "", "kind", errors.New("CompositePodGroup (scheduling.k8s.io/v1alpha3, alpha CompositePodGroup gate) is not modelled by Berth")
 	}
 	var doc map[string]any
 	if err := json.Unmarshal(jsonDoc, &doc); err != nil {
-		return nil, "", err
+		return nil, "", "", err
 	}
 	doc["apiVersion"] = schedulingV1alpha2
 	spec, _ := doc["spec"].(map[string]any)
 	if spec == nil {
-		return nil, "spec", errors.New("required")
+		return nil, "", "spec", errors.New("required")
 	}
+	var policy model.PreemptionPolicy
 	switch kind {
 	case "PodGroup":
 		if p, ok := spec["parentCompositePodGroupName"]; ok && p != "" {
-			return nil, "spec.parentCompositePodGroupName", errors.New("composite pod groups are not modelled by Berth")
+			return nil, "", "spec.parentCompositePodGroupName", errors.New("composite pod groups are not modelled by Berth")
+		}
+		if raw, ok := spec["preemptionPolicy"]; ok && raw != nil {
+			switch v, _ := raw.(string); model.PreemptionPolicy(v) {
+			case model.PreemptLowerPriority, model.PreemptNever:
+				policy = model.PreemptionPolicy(v)
+			default:
+				return nil, "", "spec.preemptionPolicy", fmt.Errorf("unsupported value %v: PreemptLowerPriority or Never", raw)
+			}
 		}
 		delete(spec, "parentCompositePodGroupName")
 		if ref, ok := spec["workloadRef"].(map[string]any); ok {
@@ -183,24 +193,24 @@ func fromV1beta1(kind string, jsonDoc []byte) ([]byte, string, error) {
 			delete(spec, "workloadRef")
 		}
 		if field, err := groupSpecV1beta1(spec); err != nil {
-			return nil, "spec." + field, err
+			return nil, "", "spec." + field, err
 		}
 	case "Workload":
 		if c, ok := spec["compositePodGroupTemplates"].([]any); ok && len(c) > 0 {
-			return nil, "spec.compositePodGroupTemplates", errors.New("composite pod groups are not modelled by Berth")
+			return nil, "", "spec.compositePodGroupTemplates", errors.New("composite pod groups are not modelled by Berth")
 		}
 		delete(spec, "compositePodGroupTemplates")
 		templates, _ := spec["podGroupTemplates"].([]any)
 		for i, t := range templates {
 			if m, ok := t.(map[string]any); ok {
 				if field, err := groupSpecV1beta1(m); err != nil {
-					return nil, fmt.Sprintf("spec.podGroupTemplates[%d].%s", i, field), err
+					return nil, "", fmt.Sprintf("spec.podGroupTemplates[%d].%s", i, field), err
 				}
 			}
 		}
 	}
 	out, err := json.Marshal(doc)
-	return out, "", err
+	return out, policy, "", err
 }
 
 // groupSpecV1beta1 rewrites the disruption mode of a PodGroup spec or

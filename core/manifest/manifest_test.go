@@ -632,7 +632,7 @@ spec:
 	}
 	prio := int32(770)
 	want := []*model.PodGroup{
-		{Namespace: "ml", Name: "job-workers-0", MinCount: 3, PriorityClassName: "urgent", DisruptionAll: true},
+		{Namespace: "ml", Name: "job-workers-0", MinCount: 3, PriorityClassName: "urgent", DisruptionAll: true, PreemptionPolicy: model.PreemptNever},
 		{Namespace: "ml", Name: "train", MinCount: 2, RequestedPriority: &prio},
 	}
 	if diff := cmp.Diff(want, c.PodGroups); diff != "" {
@@ -652,6 +652,8 @@ func TestPodGroupErrors(t *testing.T) {
 			"spec.parentCompositePodGroupName: composite pod groups are not modelled by Berth"},
 		{"composite group", "apiVersion: scheduling.k8s.io/v1alpha3\nkind: CompositePodGroup\nmetadata: {name: c}\nspec: {schedulingPolicy: {gang: {minGroupCount: 2}}}\n",
 			"CompositePodGroup (scheduling.k8s.io/v1alpha3, alpha CompositePodGroup gate) is not modelled by Berth"},
+		{"unknown preemption policy", "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {schedulingPolicy: {basic: {}}, preemptionPolicy: Sometimes}\n",
+			"spec.preemptionPolicy: unsupported value Sometimes: PreemptLowerPriority or Never"},
 		{"two disruption modes", "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {schedulingPolicy: {basic: {}}, disruptionMode: {single: {}, all: {}}}\n",
 			"spec.disruptionMode: exactly one of single and all"},
 	} {
@@ -661,5 +663,65 @@ func TestPodGroupErrors(t *testing.T) {
 				t.Errorf("error %v, want it to contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestPodGroupsV1beta1InList reads kube 1.37's PodGroups and Workloads as
+// items of a v1 List (what `kubectl get podgroups,workloads -o yaml`
+// writes) as it reads them as documents, errors located in the item.
+func TestPodGroupsV1beta1InList(t *testing.T) {
+	const doc = `apiVersion: v1
+kind: List
+items:
+- apiVersion: scheduling.k8s.io/v1beta1
+  kind: Workload
+  metadata: {name: job, namespace: ml}
+  spec:
+    podGroupTemplates:
+    - name: workers
+      schedulingPolicy: {gang: {minCount: 3}}
+      disruptionMode: {all: {}}
+- apiVersion: scheduling.k8s.io/v1beta1
+  kind: PodGroup
+  metadata: {name: job-workers-0, namespace: ml}
+  spec:
+    workloadRef: {workloadName: job, templateName: workers}
+    priorityClassName: urgent
+    disruptionMode: {all: {}}
+- apiVersion: scheduling.k8s.io/v1beta1
+  kind: PodGroup
+  metadata: {name: train, namespace: ml}
+  spec:
+    schedulingPolicy: {gang: {minCount: 2}}
+    priority: 770
+    disruptionMode: {single: {}}
+- apiVersion: scheduling.x-k8s.io/v1alpha1
+  kind: PodGroup
+  metadata: {name: legacy, namespace: ml}
+  spec: {minMember: 4}
+`
+	c, err := manifest.Decode("inline.yaml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prio := int32(770)
+	want := []*model.PodGroup{
+		{Namespace: "ml", Name: "job-workers-0", MinCount: 3, PriorityClassName: "urgent", DisruptionAll: true},
+		{Namespace: "ml", Name: "train", MinCount: 2, RequestedPriority: &prio},
+		{Namespace: "ml", Name: "legacy", MinCount: 4},
+	}
+	if diff := cmp.Diff(want, c.PodGroups); diff != "" {
+		t.Errorf("groups (-want +got):\n%s", diff)
+	}
+	_, err = manifest.Decode("inline.yaml", []byte(`apiVersion: v1
+kind: List
+items:
+- apiVersion: scheduling.k8s.io/v1beta1
+  kind: PodGroup
+  metadata: {name: g}
+  spec: {schedulingPolicy: {basic: {}}, disruptionMode: {single: {}, all: {}}}
+`))
+	if want := "items[0].spec.disruptionMode: exactly one of single and all"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want it to contain %q", err, want)
 	}
 }

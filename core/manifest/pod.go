@@ -257,7 +257,10 @@ func containers(cs []corev1.Container, path string, init bool) ([]model.Containe
 		if ferr != nil {
 			return nil, &fieldError{field: at + ".resources.requests" + ferr.field, err: ferr.err}
 		}
-		mc := model.Container{Name: c.Name, Requests: list}
+		if err := validImage(c.Image, false); err != nil {
+			return nil, &fieldError{field: at + ".image", err: err}
+		}
+		mc := model.Container{Name: c.Name, Requests: list, Image: c.Image}
 		for _, rc := range c.Resources.Claims {
 			mc.Claims = append(mc.Claims, rc.Name)
 		}

@@ -20,9 +20,10 @@ type PodGroup struct {
 	PriorityClassName string
 	RequestedPriority *int32
 	Priority          int32
-	// PreemptionPolicy is the group's own (spec.preemptionPolicy); kube
-	// 1.37 reads it only with the alpha PodGroupPreemptionPolicy gate, so
-	// the members' common policy decides.
+	// PreemptionPolicy is the group's own (spec.preemptionPolicy), ""
+	// when unset. Only the alpha PodGroupPreemptionPolicy gate makes it the
+	// group's (unset: PreemptLowerPriority); without it the members'
+	// common policy is.
 	PreemptionPolicy PreemptionPolicy
 	// DisruptionAll is spec.disruptionMode all: when one member is
 	// preempted the group's other members go with it. Single (the

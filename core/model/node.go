@@ -15,6 +15,16 @@ type Node struct {
 	// (core/nodeconditions), kept apart to show them apart from the sent
 	// ones; nil when none were.
 	DerivedTaints []Taint
+	// Images are the container images present on the node (status.images),
+	// read by the ImageLocality score.
+	Images []ContainerImage
+}
+
+// ContainerImage is an image present on a node: the names it is known by
+// and its size in bytes.
+type ContainerImage struct {
+	Names     []string
+	SizeBytes int64
 }
 
 // NodeCondition is one condition of a node.

@@ -106,6 +106,9 @@ type Container struct {
 	// Claims are the entries of the pod's ResourceClaims the container
 	// uses (resources.claims); carried, not read by the scheduler.
 	Claims []string
+	// Image is the container's image as written, read by the ImageLocality
+	// score.
+	Image string
 }
 
 // ContainerPort is a port a container exposes; only HostPort > 0 matters to

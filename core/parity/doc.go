@@ -9,7 +9,9 @@
 // budgets with disrupted pods or empty selectors, pods being deleted, some
 // by preemption, and nominated pods) and crowded-* (the same on two crowded
 // nodes, where successive preemptions choose among many equally important
-// victims). testdata/dra holds the DRA corpus: random device clusters
+// victims). testdata/images holds the ImageLocality corpus (GenOptions.Images:
+// nodes holding images under the names kubelets report, pods spelling
+// them in every way). testdata/dra holds the DRA corpus: random device clusters
 // (GenerateDRA) and kubeoracle's DRA examples, whose traces must be
 // identical line for line.
 //
@@ -17,14 +19,13 @@
 // one regeneration away (needs the oracle built from
 // ../../../shared/kubeoracle, see its README):
 //
-//	go test ./core/parity -run 'TestUpdateGolden$|TestUpdateDRAGolden' -update -oracle /tmp/kubeoracle -shared /work/shared
+//	go test ./core/parity -run 'TestUpdateGolden$|TestUpdateImagesGolden|TestUpdateDRAGolden' -update -oracle /tmp/kubeoracle -shared /work/shared
 //	for f in core/parity/testdata/extended/clusters/*.yaml; do
 //	  /tmp/kubeoracle place -f $f > core/parity/testdata/extended/golden/$(basename $f .yaml).jsonl; done
 //	go test ./core/simulate -run TestOracleGolden -update -oracle /tmp/kubeoracle
 //	go test ./cmd/berthctl -run TestSimulateGolden -update -oracle /tmp/kubeoracle
 //	go test ./core/gang -run Parity -oracle /tmp/kubeoracle
 //
-// then TestParity* (and the others) say what differs. Nothing normalises
-// the oracle's messages; only ImageLocality's scores (0, a plugin Berth
-// does not have) are dropped.
+// then TestParity* (and the others) say what differs. Nothing of the
+// oracle's traces is normalised or dropped.
 package parity

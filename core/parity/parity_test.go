@@ -16,7 +16,6 @@ import (
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/manifest"
-	"github.com/berthsched/berth/core/plugins/names"
 	"github.com/berthsched/berth/core/plugins/registry"
 	"github.com/berthsched/berth/core/simulate"
 )
@@ -50,6 +49,14 @@ func TestParityExtended(t *testing.T) {
 	checkCorpus(t, filepath.Join(dir, "clusters"), filepath.Join(dir, "golden"))
 }
 
+// TestParityImages does the same on the image corpus (testdata/images,
+// GenOptions.Images): ImageLocality's scores on nodes holding images under
+// every spelling, pods with several containers and init containers.
+func TestParityImages(t *testing.T) {
+	dir := filepath.Join("testdata", "images")
+	checkCorpus(t, filepath.Join(dir, "clusters"), filepath.Join(dir, "golden"))
+}
+
 // checkCorpus compares Berth's trace with the oracle's on every cluster of
 // dir (NAME.yaml, with its trace in golden/NAME.jsonl). Every difference
 // is logged; the test fails when agreement drops below the floors.
@@ -80,7 +87,6 @@ func checkCorpus(t *testing.T, dir, golden string) {
 			var w, g simulate.Line
 			if i < len(want) {
 				w = want[i]
-				normalize(&w)
 			}
 			if i < len(got) {
 				g = got[i]
@@ -182,12 +188,4 @@ func roundTrip(t *testing.T, l simulate.Line) simulate.Line {
 		t.Fatal(fmt.Errorf("%s: %w", b, err))
 	}
 	return out
-}
-
-// normalize removes from an oracle line what only Kubernetes has: the
-// ImageLocality plugin (it scores 0 on these clusters).
-func normalize(l *simulate.Line) {
-	for _, m := range l.PluginScores {
-		delete(m, names.ImageLocality)
-	}
 }

@@ -37,6 +37,11 @@ type GenOptions struct {
 	// every pod's filters are then node-local, so the result memo and
 	// preemption's memo apply to every pod.
 	NodeLocal bool
+	// Images gives nodes container images (status.images, in the spellings
+	// kubelets report) and pods one to three containers using them, some
+	// spelled otherwise (no tag, short names, other registries), for
+	// ImageLocality. The other draws are the same with it off.
+	Images bool
 }
 
 // Generate returns a random cluster as multi-document Kubernetes YAML. The
@@ -188,6 +193,9 @@ func (g *gen) node(i int) *corev1.Node {
 		rl["example.com/gpu"] = *resource.NewQuantity(int64(1+g.r.IntN(4)), resource.DecimalSI)
 	}
 	n.Status.Capacity, n.Status.Allocatable = rl, rl
+	if g.o.Images {
+		n.Status.Images = g.nodeImages()
+	}
 	return n
 }
 
@@ -217,6 +225,9 @@ func (g *gen) pod(name, nodeName string) *corev1.Pod {
 		always := corev1.ContainerRestartPolicyAlways
 		p.Spec.InitContainers = []corev1.Container{{Name: "side", Image: "pause", RestartPolicy: &always,
 			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: *resource.NewMilliQuantity(100, resource.DecimalSI)}}}}
+	}
+	if g.o.Images {
+		g.podImages(p)
 	}
 	if g.o.Preemption {
 		if nodeName != "" {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	resourceapi "k8s.io/api/resource/v1"
 
@@ -244,11 +245,20 @@ func (s *Scheduler) queueNowLocked(ctx context.Context, pod *model.Pod) error {
 	if _, ok := s.profiles[profileName(pod)]; !ok {
 		return nil
 	}
+	// The queue time is recorded first: once queued, the pod may be popped
+	// and bound at once, and a binding cycle that found no queue time would
+	// observe no scheduling latency.
+	now := s.clock.Now()
+	var before time.Time
+	s.state.updateRecord(pod.UID, func(r *podRecord) { before, r.queuedAt = r.queuedAt, now })
 	if err := s.queue.Add(ctx, pod); err != nil {
+		s.state.updateRecord(pod.UID, func(r *podRecord) {
+			if r.queuedAt.Equal(now) {
+				r.queuedAt = before
+			}
+		})
 		return fmt.Errorf("queue pod %s: %w", pod.Key(), err)
 	}
-	now := s.clock.Now()
-	s.state.updateRecord(pod.UID, func(r *podRecord) { r.queuedAt = now })
 	return nil
 }
 

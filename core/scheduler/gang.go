@@ -105,6 +105,22 @@ func (s *Scheduler) activateGroupLocked(key string) {
 // kube.
 func (s *Scheduler) gangs() bool { return s.cfg.FeatureGates.Enabled(features.GenericWorkload) }
 
+// groupPreemptionPolicies reports whether a group's own preemption policy
+// is its (kube 1.37's alpha PodGroupPreemptionPolicy gate); without it the
+// members' common policy is.
+func (s *Scheduler) groupPreemptionPolicies() bool {
+	return s.cfg.FeatureGates.Enabled(features.PodGroupPreemptionPolicy)
+}
+
+// groupPolicy is the preemption policy of a group whose own policy counts
+// (groupPreemptionPolicies): its own, PreemptLowerPriority when unset.
+func groupPolicy(g *model.PodGroup) model.PreemptionPolicy {
+	if g.PreemptionPolicy == "" {
+		return model.PreemptLowerPriority
+	}
+	return g.PreemptionPolicy
+}
+
 // memberAddedLocked records a new pod of a group (before it is queued, so
 // the gate counts it) and re-checks the group's gated members.
 func (s *Scheduler) memberAddedLocked(pod *model.Pod) {
@@ -187,7 +203,8 @@ func (s *Scheduler) scheduleGroup(ctx context.Context, fwk framework.Framework, 
 // validateGroup is kube 1.37's check of a group before its cycle: every
 // member, pending (in queue order) or placed, has the group's scheduler
 // name, the group's priority (the PodGroup's own, see admitGroup) and one
-// preemption policy. The error is in kube's words.
+// preemption policy: the group's own with the PodGroupPreemptionPolicy
+// gate, else the first member's. The error is in kube's words.
 func (s *Scheduler) validateGroup(g *model.PodGroup, pending []*model.Pod) error {
 	all := slices.Clone(pending)
 	for _, uid := range s.groups.Members(g.Key()) {
@@ -199,6 +216,10 @@ func (s *Scheduler) validateGroup(g *model.PodGroup, pending []*model.Pod) error
 		return nil
 	}
 	schedulerName, policy := profileName(all[0]), all[0].EffectivePreemptionPolicy()
+	own := s.groupPreemptionPolicies()
+	if own {
+		policy = groupPolicy(g)
+	}
 	for _, p := range all {
 		if n := profileName(p); n != schedulerName {
 			return fmt.Errorf("all pods in a single pod group should have the same .spec.schedulerName set, got: %q and %q", n, schedulerName)
@@ -206,7 +227,11 @@ func (s *Scheduler) validateGroup(g *model.PodGroup, pending []*model.Pod) error
 		if p.Priority != g.Priority {
 			return fmt.Errorf("all pods in a single pod group should have the same priority as the pod group's priority, got %d and %d", p.Priority, g.Priority)
 		}
-		if pp := p.EffectivePreemptionPolicy(); pp != policy {
+		pp := p.EffectivePreemptionPolicy()
+		switch {
+		case own && pp != policy:
+			return fmt.Errorf("all pods in a single pod group should have the same preemption policy as the pod group's preemption policy, got %s and %s", pp, policy)
+		case pp != policy:
 			return fmt.Errorf("all pods in a single pod group should have the same preemption policy, got %s and %s", pp, policy)
 		}
 	}

@@ -10,13 +10,15 @@ import (
 	"github.com/berthsched/berth/core/preemption"
 )
 
-// Preemption for a pod group (kube 1.36's WorkloadAwarePreemption): when a
-// group does not fit, the victims are chosen for the whole group as one
-// decision. Members are planned in order on copies of the nodes: each goes
-// where it fits as things stand (earlier members and victims applied), or
-// else on the node where evicting the fewest, least important
-// lower-priority pods lets it in (core/preemption's choice, disruption
-// budgets charged as they are used). Only when at least the group's need
+// Preemption for a pod group (kube 1.37's PodGroupPostFilter,
+// framework/preemption/podgrouppreemption.go, on whenever GenericWorkload
+// is; 1.36 had it behind the WorkloadAwarePreemption gate, removed in
+// 1.37): when a group does not fit, the victims are chosen for the whole
+// group as one decision. Members are planned in order on copies of the
+// nodes: each goes where it fits as things stand (earlier members and
+// victims applied), or else on the node where evicting the fewest, least
+// important lower-priority pods lets it in (core/preemption's choice,
+// disruption budgets charged as they are used). Only when at least the group's need
 // is planned are the victims evicted and the planned members nominated to
 // their nodes; otherwise nothing is evicted. A group waits, without
 // preempting again, while the victims of its last preemption are still
@@ -42,6 +44,9 @@ func (p *groupPlan) nodeOf(uid string) string {
 func (s *Scheduler) preemptForGroup(ctx context.Context, fwk framework.Framework, res *gang.Result, members []*model.Pod) *groupPlan {
 	if !fwk.HasPostFilterPlugins() || !s.mayPreempt(members) {
 		return nil
+	}
+	if s.groupPreemptionPolicies() && groupPolicy(res.Group) == model.PreemptNever {
+		return nil // the members share it (validateGroup); said for clarity
 	}
 	plan := s.planGroupPreemption(ctx, fwk, res.Need, members)
 	if plan == nil {

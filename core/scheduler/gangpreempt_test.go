@@ -3,12 +3,14 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/berthsched/berth/core/config"
+	"github.com/berthsched/berth/core/features"
 	"github.com/berthsched/berth/core/model"
 	mt "github.com/berthsched/berth/core/model/modeltest"
 	"github.com/berthsched/berth/core/plugins/registry"
@@ -170,4 +172,78 @@ func countKind(ds []decision, kind string) int {
 		}
 	}
 	return n
+}
+
+// With kube 1.37's alpha PodGroupPreemptionPolicy gate a group's own
+// preemption policy is the group's: members of another policy keep it from
+// its cycle (kube's words), and a group and members of policy Never place
+// what fits without preempting. Without the gate the members' policy is
+// the group's, whatever the group says.
+func TestGroupPreemptionPolicyGate(t *testing.T) {
+	gates, _, err := features.Parse("PodGroupPreemptionPolicy=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	never := func(p *model.Pod) *model.Pod { p.PreemptionPolicy = model.PreemptNever; return p }
+	for _, tc := range []struct {
+		name        string
+		gate        bool
+		groupPolicy model.PreemptionPolicy
+		member      func(*model.Pod) *model.Pod
+		wantMessage string // of the first attempt; "" for a group that preempts
+	}{
+		{name: "gate on, group Never, members default", gate: true, groupPolicy: model.PreemptNever,
+			wantMessage: "all pods in a single pod group should have the same preemption policy as the pod group's preemption policy, got PreemptLowerPriority and Never"},
+		{name: "gate on, group unset, members Never", gate: true, member: never,
+			wantMessage: "all pods in a single pod group should have the same preemption policy as the pod group's preemption policy, got Never and PreemptLowerPriority"},
+		{name: "gate on, group and members Never", gate: true, groupPolicy: model.PreemptNever, member: never,
+			wantMessage: "0 of 3 pending members fit, 3 needed"},
+		{name: "gate on, group PreemptLowerPriority", gate: true, groupPolicy: model.PreemptLowerPriority},
+		{name: "gate off, group Never, members default", groupPolicy: model.PreemptNever},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnvFakes(t)
+			gs := &groupSink{fakeSink: e.sink}
+			cfg := config.Default()
+			if tc.gate {
+				cfg.FeatureGates = gates
+			}
+			s, err := New(context.Background(), Options{Config: cfg, Registry: registry.InTree(), Decisions: gs, GroupDecisions: true,
+				Clock: e.clock, Deterministic: true, Replay: Replay{BindInline: true}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.s = s
+			e.addNodes(slotNodes(2, 2)...)
+			for i := range 4 {
+				e.addPods(mt.MakePod(fmt.Sprintf("low-%d", i)).Node(fmt.Sprintf("n%d", i%2)).Req(mt.Res(1000, mt.Gi)).Obj())
+			}
+			prio := int32(100)
+			if err := s.SetPodGroup(context.Background(), &model.PodGroup{Namespace: "default", Name: "g", MinCount: 3,
+				RequestedPriority: &prio, PreemptionPolicy: tc.groupPolicy}); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 3 {
+				p := highMember("g", i)
+				if tc.member != nil {
+					p = tc.member(p)
+				}
+				e.addPods(p)
+			}
+			att := e.scheduleOne()
+			evictions := countKind(e.sink.decisions(), "evict")
+			if tc.wantMessage == "" {
+				if evictions == 0 {
+					t.Errorf("attempt %s %q and no eviction, want the group to preempt", att.Result, att.Message)
+				}
+				return
+			}
+			if att.Result != ResultUnschedulable || !strings.Contains(att.Message, tc.wantMessage) {
+				t.Errorf("attempt: %s %q, want unschedulable with %q", att.Result, att.Message, tc.wantMessage)
+			}
+			if evictions != 0 {
+				t.Errorf("%d evictions, want none", evictions)
+			}
+		})
+	}
 }

@@ -145,8 +145,11 @@ func (c *clusterState) admit(in, old *model.Pod) (*model.Pod, error) {
 // admission does for PodGroups: a priority given is kept, a named class
 // gives its value (an unknown one fails with *priority.UnknownClassError),
 // otherwise the global default class's value, else 0. The class's
-// preemption policy is not applied: kube does that only with the alpha
-// PodGroupPreemptionPolicy gate.
+// preemption policy is not applied: with the alpha PodGroupPreemptionPolicy
+// gate kube's API server defaults the group's own to PreemptLowerPriority
+// before admission, so a class's policy never becomes the group's (the
+// admission refuses a group whose class has another; Berth, as kubeoracle,
+// keeps the group's own, see groupPolicy).
 func (c *clusterState) admitGroup(in *model.PodGroup) (*model.PodGroup, error) {
 	g := *in
 	c.mu.RLock()

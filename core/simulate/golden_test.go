@@ -15,7 +15,6 @@ import (
 
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/manifest"
-	"github.com/berthsched/berth/core/plugins/names"
 	"github.com/berthsched/berth/core/plugins/registry"
 )
 
@@ -61,8 +60,6 @@ func goldenCases(t *testing.T) []goldenCase {
 
 // TestOracleGolden runs simulate on the oracle's examples and the shared
 // scenarios and compares every line with the real kube-scheduler's trace.
-// Known differences are normalized away: Berth has no ImageLocality
-// plugin (its scores are 0 in these clusters).
 func TestOracleGolden(t *testing.T) {
 	reg := registry.InTree()
 	for _, gc := range goldenCases(t) {
@@ -106,9 +103,6 @@ func TestOracleGolden(t *testing.T) {
 			for i, l := range lines {
 				got[i] = roundTrip(t, l)
 			}
-			for i := range want {
-				normalize(&want[i])
-			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("trace (-oracle +berth):\n%s", diff)
 			}
@@ -151,22 +145,15 @@ func roundTrip(t *testing.T, l Line) Line {
 	return out
 }
 
-// normalize removes from an oracle line what Berth does not have.
-func normalize(l *Line) {
-	for _, m := range l.PluginScores {
-		delete(m, names.ImageLocality)
-	}
-}
-
 // checkBytes requires the lines to marshal to the oracle's very bytes
-// (field order included), ImageLocality aside.
+// (field order included).
 func checkBytes(t *testing.T, golden string, lines []Line) {
 	t.Helper()
 	data, err := os.ReadFile(golden)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := strings.NewReplacer(`"ImageLocality":0,`, "", `,"ImageLocality":0`, "").Replace(string(data))
+	want := string(data)
 	var got strings.Builder
 	for _, l := range lines {
 		b, err := json.Marshal(l)

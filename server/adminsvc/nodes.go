@@ -74,6 +74,7 @@ func nodeUsage(n scheduler.NodeUsage, nominated uint32) *berthv1.NodeUsage {
 		NominatedPodCount: nominated,
 		Conditions:        wire.GetConditions(),
 		DerivedTaints:     convert.NodeDerivedTaintsToProto(n.Node),
+		Images:            wire.GetImages(),
 	}
 }
 

@@ -55,6 +55,13 @@ const (
 	// MaxAnnotationBytes bounds the keys and values of a pod runtime's
 	// annotations together, as Kubernetes bounds an object's (256 KiB).
 	MaxAnnotationBytes = 256 << 10
+	// MaxNodeImages bounds a node's images (the kubelet reports at most
+	// 50 by default, nodeStatusMaxImages), and MaxImageNames the names of
+	// one image.
+	MaxNodeImages = 1024
+	MaxImageNames = 64
+	// MaxImageNameLength bounds an image name, a node's or a container's.
+	MaxImageNameLength = 4096
 )
 
 // MaxCPU bounds a cpu amount, in millicores (2^40, about a billion

@@ -86,6 +86,10 @@ func TestListCaps(t *testing.T) {
 	}{
 		{name: "node taints", cap: convert.MaxTaints, wantPath: "node.taints",
 			obj: func(n int) *berthv1.Object { return node(func(x *berthv1.Node) { x.Taints = nodeTaints(n) }) }},
+		{name: "node images", cap: convert.MaxNodeImages, wantPath: "node.images",
+			obj: func(n int) *berthv1.Object { return node(func(x *berthv1.Node) { x.Images = nodeImages(n, 1) }) }},
+		{name: "image names", cap: convert.MaxImageNames, wantPath: "node.images[0].names",
+			obj: func(n int) *berthv1.Object { return node(func(x *berthv1.Node) { x.Images = nodeImages(1, n) }) }},
 		{name: "node labels", cap: convert.MaxLabels, wantPath: "node.labels",
 			obj: func(n int) *berthv1.Object { return node(func(x *berthv1.Node) { x.Labels = labelMap(n) }) }},
 		{name: "scheduling gates", cap: convert.MaxSchedulingGates, wantPath: "pod.scheduling_gates",
@@ -191,4 +195,16 @@ func TestCPUBound(t *testing.T) {
 			}
 		})
 	}
+}
+
+// nodeImages returns n images of names names each.
+func nodeImages(n, names int) []*berthv1.ContainerImage {
+	out := make([]*berthv1.ContainerImage, n)
+	for i := range out {
+		out[i] = &berthv1.ContainerImage{SizeBytes: int64(i)}
+		for j := range names {
+			out[i].Names = append(out[i].Names, fmt.Sprintf("example.com/image-%d:v%d", i, j))
+		}
+	}
+	return out
 }

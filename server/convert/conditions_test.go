@@ -65,3 +65,35 @@ func errText(err error) string {
 	}
 	return err.Error()
 }
+
+// TestNodeImagesAndContainerImage: the images of a node and the image of
+// a container are refused with the field named when no kubelet would
+// report them (no name, an empty or padded name, a negative size).
+func TestNodeImagesAndContainerImage(t *testing.T) {
+	long := strings.Repeat("x", convert.MaxImageNameLength+1)
+	for _, tc := range []struct {
+		name   string
+		images []*berthv1.ContainerImage
+		image  string // of the pod's one container
+		want   string // error text; "" accepted
+	}{
+		{name: "ok", images: []*berthv1.ContainerImage{{Names: []string{"nginx:1.27", "docker.io/library/nginx:1.27"}, SizeBytes: 1 << 20}}, image: "nginx"},
+		{name: "size 0", images: []*berthv1.ContainerImage{{Names: []string{"a"}}}},
+		{name: "no names", images: []*berthv1.ContainerImage{{SizeBytes: 1}}, want: "node.images[0].names: required"},
+		{name: "empty name", images: []*berthv1.ContainerImage{{Names: []string{"a", ""}}}, want: "node.images[0].names[1]: required"},
+		{name: "padded name", images: []*berthv1.ContainerImage{{Names: []string{" a"}}}, want: `node.images[0].names[0]: invalid value " a": must not have leading or trailing whitespace`},
+		{name: "long name", images: []*berthv1.ContainerImage{{Names: []string{long}}}, want: "node.images[0].names[0]: must be at most 4096 bytes, got 4097"},
+		{name: "negative size", images: []*berthv1.ContainerImage{{Names: []string{"a"}}, {Names: []string{"b"}, SizeBytes: -1}}, want: "node.images[1].size_bytes: must be at least 0, got -1"},
+		{name: "padded container image", image: "nginx ", want: `pod.containers[0].image: invalid value "nginx ": must not have leading or trailing whitespace`},
+		{name: "long container image", image: long, want: "pod.containers[0].image: must be at most 4096 bytes, got 4097"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, nerr := convert.ObjectFromProto(nodeObject(func(n *berthv1.Node) { n.Images = tc.images }))
+			_, perr := convert.ObjectFromProto(podObject(func(p *berthv1.Pod) { p.Containers[0].Image = tc.image }))
+			got := errText(nerr) + errText(perr)
+			if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+				t.Errorf("error %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

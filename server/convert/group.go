@@ -11,7 +11,7 @@ const MaxMinCount = 150_000
 
 // podGroup validates a wire PodGroup: namespace and name as a pod's,
 // min_count at least 1, topology_key a label key, priority_class_name a
-// class name, disruption_mode a known value.
+// class name, disruption_mode and preemption_policy known values.
 func podGroup(p path, in *berthv1.PodGroup) (*model.PodGroup, *FieldError) {
 	if in == nil {
 		return nil, p.errorf("required")
@@ -32,14 +32,18 @@ func podGroup(p path, in *berthv1.PodGroup) (*model.PodGroup, *FieldError) {
 	}
 	out := &model.PodGroup{Namespace: in.GetNamespace(), Name: in.GetName(), MinCount: in.GetMinCount(), TopologyKey: in.GetTopologyKey(),
 		PriorityClassName: in.GetPriorityClassName()}
+	var fe *FieldError
 	if n := in.GetPriorityClassName(); n != "" {
-		if fe := subdomain(p.field("priority_class_name"), n); fe != nil {
+		if fe = subdomain(p.field("priority_class_name"), n); fe != nil {
 			return nil, fe
 		}
 	}
 	if in.Priority != nil {
 		v := in.GetPriority()
 		out.RequestedPriority = &v
+	}
+	if out.PreemptionPolicy, fe = preemptionPolicies().model(p.field("preemption_policy"), in.GetPreemptionPolicy(), true); fe != nil {
+		return nil, fe
 	}
 	switch in.GetDisruptionMode() {
 	case berthv1.DisruptionMode_DISRUPTION_MODE_UNSPECIFIED, berthv1.DisruptionMode_DISRUPTION_MODE_SINGLE:
@@ -57,7 +61,8 @@ func PodGroupToProto(in *model.PodGroup) *berthv1.PodGroup {
 		return nil
 	}
 	out := &berthv1.PodGroup{Namespace: in.Namespace, Name: in.Name, MinCount: in.MinCount, TopologyKey: in.TopologyKey,
-		PriorityClassName: in.PriorityClassName, Priority: in.RequestedPriority}
+		PriorityClassName: in.PriorityClassName, Priority: in.RequestedPriority,
+		PreemptionPolicy: preemptionPolicies().proto(in.PreemptionPolicy)}
 	if in.DisruptionAll {
 		out.DisruptionMode = berthv1.DisruptionMode_DISRUPTION_MODE_ALL
 	}

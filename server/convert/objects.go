@@ -75,7 +75,58 @@ func node(p path, in *berthv1.Node) (*model.Node, *FieldError) {
 		return nil, fe
 	}
 	out.Conditions = conds
+	if out.Images, fe = nodeImages(p.field("images"), in.GetImages()); fe != nil {
+		return nil, fe
+	}
 	return out, nil
+}
+
+// nodeImages validates a node's images: at least one name each, every
+// name an image reference (imageName), a size of at least 0. Kubernetes'
+// API server checks none of this; Berth refuses what no kubelet reports.
+func nodeImages(p path, in []*berthv1.ContainerImage) ([]model.ContainerImage, *FieldError) {
+	if fe := overCap(p, len(in), MaxNodeImages); fe != nil {
+		return nil, fe
+	}
+	if len(in) == 0 {
+		return nil, nil
+	}
+	out := make([]model.ContainerImage, 0, len(in))
+	for i, img := range in {
+		ip := p.index(i)
+		np := ip.field("names")
+		if len(img.GetNames()) == 0 {
+			return nil, np.errorf("required: an image has at least one name")
+		}
+		if fe := overCap(np, len(img.GetNames()), MaxImageNames); fe != nil {
+			return nil, fe
+		}
+		for j, name := range img.GetNames() {
+			if fe := imageName(np.index(j), name, true); fe != nil {
+				return nil, fe
+			}
+		}
+		if img.GetSizeBytes() < 0 {
+			return nil, ip.field("size_bytes").errorf("must be at least 0, got %d", img.GetSizeBytes())
+		}
+		out = append(out, model.ContainerImage{Names: slices.Clone(img.GetNames()), SizeBytes: img.GetSizeBytes()})
+	}
+	return out, nil
+}
+
+// imageName checks an image reference as kube-apiserver checks a
+// container's image: no leading or trailing whitespace; Berth bounds its
+// length too.
+func imageName(p path, v string, required bool) *FieldError {
+	switch {
+	case v == "" && required:
+		return p.errorf("required")
+	case len(v) > MaxImageNameLength:
+		return p.errorf("must be at most %d bytes, got %d", MaxImageNameLength, len(v))
+	case strings.TrimSpace(v) != v:
+		return p.errorf("invalid value %s: must not have leading or trailing whitespace", quote(v))
+	}
+	return nil
 }
 
 var (
@@ -157,6 +208,9 @@ func NodeToProto(in *model.Node) *berthv1.Node {
 			wc.LastTransitionTime = timestampToProto(c.LastTransitionTime)
 		}
 		out.Conditions = append(out.Conditions, wc)
+	}
+	for _, img := range in.Images {
+		out.Images = append(out.Images, &berthv1.ContainerImage{Names: slices.Clone(img.Names), SizeBytes: img.SizeBytes})
 	}
 	return out
 }

@@ -248,7 +248,10 @@ func containers(p path, list string, in []*berthv1.Container, init bool, names m
 		if fe := overCap(cp.field("claims"), len(c.GetClaims()), MaxPodClaims); fe != nil {
 			return nil, fe
 		}
-		mc := model.Container{Name: c.GetName(), Requests: cloneResources(c.GetRequests()), Claims: slices.Clone(c.GetClaims())}
+		if fe := imageName(cp.field("image"), c.GetImage(), false); fe != nil {
+			return nil, fe
+		}
+		mc := model.Container{Name: c.GetName(), Requests: cloneResources(c.GetRequests()), Claims: slices.Clone(c.GetClaims()), Image: c.GetImage()}
 		switch c.GetRestartPolicy() {
 		case berthv1.ContainerRestartPolicy_CONTAINER_RESTART_POLICY_UNSPECIFIED:
 		case berthv1.ContainerRestartPolicy_CONTAINER_RESTART_POLICY_ALWAYS:
@@ -602,7 +605,7 @@ func containersToProto(in []model.Container) []*berthv1.Container {
 	var out []*berthv1.Container
 	protos := protocols()
 	for _, c := range in {
-		pc := &berthv1.Container{Name: c.Name, Requests: cloneResources(c.Requests), Claims: slices.Clone(c.Claims)}
+		pc := &berthv1.Container{Name: c.Name, Requests: cloneResources(c.Requests), Claims: slices.Clone(c.Claims), Image: c.Image}
 		if c.RestartAlways {
 			pc.RestartPolicy = berthv1.ContainerRestartPolicy_CONTAINER_RESTART_POLICY_ALWAYS
 		}

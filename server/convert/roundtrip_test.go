@@ -41,13 +41,13 @@ func fullPod() *berthv1.Pod {
 		PriorityClassName: "high",
 		PreemptionPolicy:  berthv1.PreemptionPolicy_PREEMPTION_POLICY_NEVER,
 		Containers: []*berthv1.Container{
-			{Name: "app", Requests: map[string]int64{"cpu": 500, "memory": 1 << 30, "example.com/gpu": 1},
+			{Name: "app", Image: "docker.io/library/nginx:1.27", Requests: map[string]int64{"cpu": 500, "memory": 1 << 30, "example.com/gpu": 1},
 				Ports: []*berthv1.ContainerPort{{ContainerPort: 8080, HostPort: 80, HostIp: "10.0.0.1", Protocol: berthv1.Protocol_PROTOCOL_TCP}}},
 			{Name: "log", Requests: map[string]int64{"cpu": 0},
 				Ports: []*berthv1.ContainerPort{{ContainerPort: 53, HostPort: 53, Protocol: berthv1.Protocol_PROTOCOL_UDP}, {ContainerPort: 9000}}},
 		},
 		InitContainers: []*berthv1.Container{
-			{Name: "init", Requests: map[string]int64{"cpu": 2000}},
+			{Name: "init", Image: "busybox", Requests: map[string]int64{"cpu": 2000}},
 			{Name: "proxy", Requests: map[string]int64{"memory": 64 << 20}, RestartPolicy: berthv1.ContainerRestartPolicy_CONTAINER_RESTART_POLICY_ALWAYS,
 				Ports: []*berthv1.ContainerPort{{ContainerPort: 15001, Protocol: berthv1.Protocol_PROTOCOL_SCTP}}},
 		},
@@ -138,6 +138,10 @@ func fullObjects() map[string]*berthv1.Object {
 			Taints:        []*berthv1.Taint{{Key: "dedicated", Value: "gpu", Effect: berthv1.TaintEffect_TAINT_EFFECT_NO_SCHEDULE}, {Key: "dedicated", Effect: berthv1.TaintEffect_TAINT_EFFECT_NO_EXECUTE}},
 			Allocatable:   map[string]int64{"cpu": 4000, "memory": 8 << 30, "pods": 110, "example.com/gpu": 2, "hugepages-2Mi": 1 << 30},
 			Unschedulable: true,
+			Images: []*berthv1.ContainerImage{
+				{Names: []string{"registry.k8s.io/pause:3.10", "registry.k8s.io/pause@sha256:ee6521f290b2168b6e0935a181d4cff9be1ac3f505666ef0e3c98fae8199917a"}, SizeBytes: 320368},
+				{Names: []string{"docker.io/library/nginx:1.27"}},
+			},
 		}}},
 		"pod": {Kind: &berthv1.Object_Pod{Pod: fullPod()}},
 		"priority class": {Kind: &berthv1.Object_PriorityClass{PriorityClass: &berthv1.PriorityClass{

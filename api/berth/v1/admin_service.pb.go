@@ -2135,6 +2135,8 @@ type NodeUsage struct {
 	// The taints Berth derived from the conditions (taintNodesByCondition),
 	// apart from the sent ones in taints; filtering and eviction see both.
 	DerivedTaints []*Taint `protobuf:"bytes,11,rep,name=derived_taints,json=derivedTaints,proto3" json:"derived_taints,omitempty"`
+	// The images on the node, as sent (Node.images).
+	Images        []*ContainerImage `protobuf:"bytes,12,rep,name=images,proto3" json:"images,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2242,6 +2244,13 @@ func (x *NodeUsage) GetConditions() []*NodeCondition {
 func (x *NodeUsage) GetDerivedTaints() []*Taint {
 	if x != nil {
 		return x.DerivedTaints
+	}
+	return nil
+}
+
+func (x *NodeUsage) GetImages() []*ContainerImage {
+	if x != nil {
+		return x.Images
 	}
 	return nil
 }
@@ -2643,7 +2652,7 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"f\n" +
 	"\x11ListNodesResponse\x12)\n" +
 	"\x05nodes\x18\x01 \x03(\v2\x13.berth.v1.NodeUsageR\x05nodes\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xc6\x06\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xf8\x06\n" +
 	"\tNodeUsage\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x127\n" +
 	"\x06labels\x18\x02 \x03(\v2\x1f.berth.v1.NodeUsage.LabelsEntryR\x06labels\x12'\n" +
@@ -2658,7 +2667,8 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"conditions\x18\n" +
 	" \x03(\v2\x17.berth.v1.NodeConditionR\n" +
 	"conditions\x126\n" +
-	"\x0ederived_taints\x18\v \x03(\v2\x0f.berth.v1.TaintR\rderivedTaints\x1a9\n" +
+	"\x0ederived_taints\x18\v \x03(\v2\x0f.berth.v1.TaintR\rderivedTaints\x120\n" +
+	"\x06images\x18\f \x03(\v2\x18.berth.v1.ContainerImageR\x06images\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a>\n" +
@@ -2785,9 +2795,10 @@ var file_berth_v1_admin_service_proto_goTypes = []any{
 	(*Pod)(nil),                       // 44: berth.v1.Pod
 	(*Taint)(nil),                     // 45: berth.v1.Taint
 	(*NodeCondition)(nil),             // 46: berth.v1.NodeCondition
-	(ObjectKind)(0),                   // 47: berth.v1.ObjectKind
-	(*DescheduleRequest)(nil),         // 48: berth.v1.DescheduleRequest
-	(*DescheduleResponse)(nil),        // 49: berth.v1.DescheduleResponse
+	(*ContainerImage)(nil),            // 47: berth.v1.ContainerImage
+	(ObjectKind)(0),                   // 48: berth.v1.ObjectKind
+	(*DescheduleRequest)(nil),         // 49: berth.v1.DescheduleRequest
+	(*DescheduleResponse)(nil),        // 50: berth.v1.DescheduleResponse
 }
 var file_berth_v1_admin_service_proto_depIdxs = []int32{
 	37, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
@@ -2831,34 +2842,35 @@ var file_berth_v1_admin_service_proto_depIdxs = []int32{
 	36, // 38: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
 	46, // 39: berth.v1.NodeUsage.conditions:type_name -> berth.v1.NodeCondition
 	45, // 40: berth.v1.NodeUsage.derived_taints:type_name -> berth.v1.Taint
-	2,  // 41: berth.v1.ServerInfoResponse.role:type_name -> berth.v1.ReplicaRole
-	47, // 42: berth.v1.ListDeviceObjectsRequest.kind:type_name -> berth.v1.ObjectKind
-	42, // 43: berth.v1.ListDeviceObjectsResponse.objects:type_name -> berth.v1.Object
-	3,  // 44: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
-	8,  // 45: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
-	13, // 46: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
-	16, // 47: berth.v1.AdminService.ListPods:input_type -> berth.v1.ListPodsRequest
-	18, // 48: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
-	21, // 49: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
-	23, // 50: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
-	26, // 51: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
-	28, // 52: berth.v1.AdminService.ListDeviceObjects:input_type -> berth.v1.ListDeviceObjectsRequest
-	48, // 53: berth.v1.AdminService.Deschedule:input_type -> berth.v1.DescheduleRequest
-	4,  // 54: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
-	9,  // 55: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
-	14, // 56: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
-	17, // 57: berth.v1.AdminService.ListPods:output_type -> berth.v1.ListPodsResponse
-	19, // 58: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
-	22, // 59: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
-	24, // 60: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
-	27, // 61: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
-	29, // 62: berth.v1.AdminService.ListDeviceObjects:output_type -> berth.v1.ListDeviceObjectsResponse
-	49, // 63: berth.v1.AdminService.Deschedule:output_type -> berth.v1.DescheduleResponse
-	54, // [54:64] is the sub-list for method output_type
-	44, // [44:54] is the sub-list for method input_type
-	44, // [44:44] is the sub-list for extension type_name
-	44, // [44:44] is the sub-list for extension extendee
-	0,  // [0:44] is the sub-list for field type_name
+	47, // 41: berth.v1.NodeUsage.images:type_name -> berth.v1.ContainerImage
+	2,  // 42: berth.v1.ServerInfoResponse.role:type_name -> berth.v1.ReplicaRole
+	48, // 43: berth.v1.ListDeviceObjectsRequest.kind:type_name -> berth.v1.ObjectKind
+	42, // 44: berth.v1.ListDeviceObjectsResponse.objects:type_name -> berth.v1.Object
+	3,  // 45: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
+	8,  // 46: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
+	13, // 47: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
+	16, // 48: berth.v1.AdminService.ListPods:input_type -> berth.v1.ListPodsRequest
+	18, // 49: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
+	21, // 50: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
+	23, // 51: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
+	26, // 52: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
+	28, // 53: berth.v1.AdminService.ListDeviceObjects:input_type -> berth.v1.ListDeviceObjectsRequest
+	49, // 54: berth.v1.AdminService.Deschedule:input_type -> berth.v1.DescheduleRequest
+	4,  // 55: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
+	9,  // 56: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
+	14, // 57: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
+	17, // 58: berth.v1.AdminService.ListPods:output_type -> berth.v1.ListPodsResponse
+	19, // 59: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
+	22, // 60: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
+	24, // 61: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
+	27, // 62: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
+	29, // 63: berth.v1.AdminService.ListDeviceObjects:output_type -> berth.v1.ListDeviceObjectsResponse
+	50, // 64: berth.v1.AdminService.Deschedule:output_type -> berth.v1.DescheduleResponse
+	55, // [55:65] is the sub-list for method output_type
+	45, // [45:55] is the sub-list for method input_type
+	45, // [45:45] is the sub-list for extension type_name
+	45, // [45:45] is the sub-list for extension extendee
+	0,  // [0:45] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_admin_service_proto_init() }

@@ -120,8 +120,18 @@ type PodGroup struct {
 	// How the group's members may be disrupted by preemption (kube 1.37's
 	// spec.disruptionMode). Fixed at creation.
 	DisruptionMode DisruptionMode `protobuf:"varint,7,opt,name=disruption_mode,json=disruptionMode,proto3,enum=berth.v1.DisruptionMode" json:"disruption_mode,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Optional: whether the group may preempt lower-priority pods (kube
+	// 1.37's spec.preemptionPolicy), read only with the alpha
+	// PodGroupPreemptionPolicy feature gate (off by default): then it, or
+	// when unspecified the group's PriorityClass's policy, else
+	// PREEMPT_LOWER_PRIORITY, is the group's, and every member must have
+	// that policy ("all pods in a single pod group should have the same
+	// preemption policy as the pod group's preemption policy, got Never and
+	// PreemptLowerPriority"). Without the gate the members' common policy is
+	// the group's. Fixed at creation.
+	PreemptionPolicy PreemptionPolicy `protobuf:"varint,8,opt,name=preemption_policy,json=preemptionPolicy,proto3,enum=berth.v1.PreemptionPolicy" json:"preemption_policy,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *PodGroup) Reset() {
@@ -201,6 +211,13 @@ func (x *PodGroup) GetDisruptionMode() DisruptionMode {
 		return x.DisruptionMode
 	}
 	return DisruptionMode_DISRUPTION_MODE_UNSPECIFIED
+}
+
+func (x *PodGroup) GetPreemptionPolicy() PreemptionPolicy {
+	if x != nil {
+		return x.PreemptionPolicy
+	}
+	return PreemptionPolicy_PREEMPTION_POLICY_UNSPECIFIED
 }
 
 // PodGroupStatus is where a pod group stands, as Explain shows it for a
@@ -292,7 +309,7 @@ var File_berth_v1_group_proto protoreflect.FileDescriptor
 
 const file_berth_v1_group_proto_rawDesc = "" +
 	"\n" +
-	"\x14berth/v1/group.proto\x12\bberth.v1\"\x9d\x02\n" +
+	"\x14berth/v1/group.proto\x12\bberth.v1\x1a\x15berth/v1/policy.proto\"\xe6\x02\n" +
 	"\bPodGroup\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1b\n" +
@@ -300,7 +317,8 @@ const file_berth_v1_group_proto_rawDesc = "" +
 	"\ftopology_key\x18\x04 \x01(\tR\vtopologyKey\x12.\n" +
 	"\x13priority_class_name\x18\x05 \x01(\tR\x11priorityClassName\x12\x1f\n" +
 	"\bpriority\x18\x06 \x01(\x05H\x00R\bpriority\x88\x01\x01\x12A\n" +
-	"\x0fdisruption_mode\x18\a \x01(\x0e2\x18.berth.v1.DisruptionModeR\x0edisruptionModeB\v\n" +
+	"\x0fdisruption_mode\x18\a \x01(\x0e2\x18.berth.v1.DisruptionModeR\x0edisruptionMode\x12G\n" +
+	"\x11preemption_policy\x18\b \x01(\x0e2\x1a.berth.v1.PreemptionPolicyR\x10preemptionPolicyB\v\n" +
 	"\t_priority\"\x8b\x01\n" +
 	"\x0ePodGroupStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
@@ -331,14 +349,16 @@ var file_berth_v1_group_proto_goTypes = []any{
 	(DisruptionMode)(0),    // 0: berth.v1.DisruptionMode
 	(*PodGroup)(nil),       // 1: berth.v1.PodGroup
 	(*PodGroupStatus)(nil), // 2: berth.v1.PodGroupStatus
+	(PreemptionPolicy)(0),  // 3: berth.v1.PreemptionPolicy
 }
 var file_berth_v1_group_proto_depIdxs = []int32{
 	0, // 0: berth.v1.PodGroup.disruption_mode:type_name -> berth.v1.DisruptionMode
-	1, // [1:1] is the sub-list for method output_type
-	1, // [1:1] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	3, // 1: berth.v1.PodGroup.preemption_policy:type_name -> berth.v1.PreemptionPolicy
+	2, // [2:2] is the sub-list for method output_type
+	2, // [2:2] is the sub-list for method input_type
+	2, // [2:2] is the sub-list for extension type_name
+	2, // [2:2] is the sub-list for extension extendee
+	0, // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_group_proto_init() }
@@ -346,6 +366,7 @@ func file_berth_v1_group_proto_init() {
 	if File_berth_v1_group_proto != nil {
 		return
 	}
+	file_berth_v1_policy_proto_init()
 	file_berth_v1_group_proto_msgTypes[0].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

@@ -247,7 +247,12 @@ type Node struct {
 	// disk-pressure, pid-pressure (NO_SCHEDULE); NetworkUnavailable TRUE:
 	// node.kubernetes.io/network-unavailable (NO_SCHEDULE). Filtering and
 	// NoExecute eviction see them as if sent in taints.
-	Conditions    []*NodeCondition `protobuf:"bytes,6,rep,name=conditions,proto3" json:"conditions,omitempty"`
+	Conditions []*NodeCondition `protobuf:"bytes,6,rep,name=conditions,proto3" json:"conditions,omitempty"`
+	// The container images present on the node, as the kubelet reports them
+	// (Node status.images). Only the ImageLocality score reads them: a node
+	// already holding a pod's images scores higher, by their size and by how
+	// few other nodes hold them.
+	Images        []*ContainerImage `protobuf:"bytes,7,rep,name=images,proto3" json:"images,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -324,6 +329,71 @@ func (x *Node) GetConditions() []*NodeCondition {
 	return nil
 }
 
+func (x *Node) GetImages() []*ContainerImage {
+	if x != nil {
+		return x.Images
+	}
+	return nil
+}
+
+// ContainerImage is one image present on a node.
+type ContainerImage struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The names the image is known by ("registry.k8s.io/pause:3.10",
+	// "docker.io/library/nginx@sha256:..."). At least one; each non-empty,
+	// without leading or trailing whitespace. A pod's container image is compared with them as
+	// written, after a name without a tag or digest gets ":latest".
+	Names []string `protobuf:"bytes,1,rep,name=names,proto3" json:"names,omitempty"`
+	// Size of the image in bytes, at least 0.
+	SizeBytes     int64 `protobuf:"varint,2,opt,name=size_bytes,json=sizeBytes,proto3" json:"size_bytes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ContainerImage) Reset() {
+	*x = ContainerImage{}
+	mi := &file_berth_v1_node_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ContainerImage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ContainerImage) ProtoMessage() {}
+
+func (x *ContainerImage) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_node_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ContainerImage.ProtoReflect.Descriptor instead.
+func (*ContainerImage) Descriptor() ([]byte, []int) {
+	return file_berth_v1_node_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ContainerImage) GetNames() []string {
+	if x != nil {
+		return x.Names
+	}
+	return nil
+}
+
+func (x *ContainerImage) GetSizeBytes() int64 {
+	if x != nil {
+		return x.SizeBytes
+	}
+	return 0
+}
+
 // NodeCondition is one condition of a node.
 type NodeCondition struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -343,7 +413,7 @@ type NodeCondition struct {
 
 func (x *NodeCondition) Reset() {
 	*x = NodeCondition{}
-	mi := &file_berth_v1_node_proto_msgTypes[1]
+	mi := &file_berth_v1_node_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -355,7 +425,7 @@ func (x *NodeCondition) String() string {
 func (*NodeCondition) ProtoMessage() {}
 
 func (x *NodeCondition) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_node_proto_msgTypes[1]
+	mi := &file_berth_v1_node_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -368,7 +438,7 @@ func (x *NodeCondition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeCondition.ProtoReflect.Descriptor instead.
 func (*NodeCondition) Descriptor() ([]byte, []int) {
-	return file_berth_v1_node_proto_rawDescGZIP(), []int{1}
+	return file_berth_v1_node_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *NodeCondition) GetType() NodeConditionType {
@@ -422,7 +492,7 @@ type Taint struct {
 
 func (x *Taint) Reset() {
 	*x = Taint{}
-	mi := &file_berth_v1_node_proto_msgTypes[2]
+	mi := &file_berth_v1_node_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -434,7 +504,7 @@ func (x *Taint) String() string {
 func (*Taint) ProtoMessage() {}
 
 func (x *Taint) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_node_proto_msgTypes[2]
+	mi := &file_berth_v1_node_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -447,7 +517,7 @@ func (x *Taint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Taint.ProtoReflect.Descriptor instead.
 func (*Taint) Descriptor() ([]byte, []int) {
-	return file_berth_v1_node_proto_rawDescGZIP(), []int{2}
+	return file_berth_v1_node_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Taint) GetKey() string {
@@ -475,7 +545,7 @@ var File_berth_v1_node_proto protoreflect.FileDescriptor
 
 const file_berth_v1_node_proto_rawDesc = "" +
 	"\n" +
-	"\x13berth/v1/node.proto\x12\bberth.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x94\x03\n" +
+	"\x13berth/v1/node.proto\x12\bberth.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc6\x03\n" +
 	"\x04Node\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x122\n" +
 	"\x06labels\x18\x02 \x03(\v2\x1a.berth.v1.Node.LabelsEntryR\x06labels\x12'\n" +
@@ -484,13 +554,18 @@ const file_berth_v1_node_proto_rawDesc = "" +
 	"\runschedulable\x18\x05 \x01(\bR\runschedulable\x127\n" +
 	"\n" +
 	"conditions\x18\x06 \x03(\v2\x17.berth.v1.NodeConditionR\n" +
-	"conditions\x1a9\n" +
+	"conditions\x120\n" +
+	"\x06images\x18\a \x03(\v2\x18.berth.v1.ContainerImageR\x06images\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a>\n" +
 	"\x10AllocatableEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xf3\x01\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"E\n" +
+	"\x0eContainerImage\x12\x14\n" +
+	"\x05names\x18\x01 \x03(\tR\x05names\x12\x1d\n" +
+	"\n" +
+	"size_bytes\x18\x02 \x01(\x03R\tsizeBytes\"\xf3\x01\n" +
 	"\rNodeCondition\x12/\n" +
 	"\x04type\x18\x01 \x01(\x0e2\x1b.berth.v1.NodeConditionTypeR\x04type\x121\n" +
 	"\x06status\x18\x02 \x01(\x0e2\x19.berth.v1.ConditionStatusR\x06status\x12L\n" +
@@ -532,32 +607,34 @@ func file_berth_v1_node_proto_rawDescGZIP() []byte {
 }
 
 var file_berth_v1_node_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_berth_v1_node_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_berth_v1_node_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_berth_v1_node_proto_goTypes = []any{
 	(NodeConditionType)(0),        // 0: berth.v1.NodeConditionType
 	(ConditionStatus)(0),          // 1: berth.v1.ConditionStatus
 	(TaintEffect)(0),              // 2: berth.v1.TaintEffect
 	(*Node)(nil),                  // 3: berth.v1.Node
-	(*NodeCondition)(nil),         // 4: berth.v1.NodeCondition
-	(*Taint)(nil),                 // 5: berth.v1.Taint
-	nil,                           // 6: berth.v1.Node.LabelsEntry
-	nil,                           // 7: berth.v1.Node.AllocatableEntry
-	(*timestamppb.Timestamp)(nil), // 8: google.protobuf.Timestamp
+	(*ContainerImage)(nil),        // 4: berth.v1.ContainerImage
+	(*NodeCondition)(nil),         // 5: berth.v1.NodeCondition
+	(*Taint)(nil),                 // 6: berth.v1.Taint
+	nil,                           // 7: berth.v1.Node.LabelsEntry
+	nil,                           // 8: berth.v1.Node.AllocatableEntry
+	(*timestamppb.Timestamp)(nil), // 9: google.protobuf.Timestamp
 }
 var file_berth_v1_node_proto_depIdxs = []int32{
-	6, // 0: berth.v1.Node.labels:type_name -> berth.v1.Node.LabelsEntry
-	5, // 1: berth.v1.Node.taints:type_name -> berth.v1.Taint
-	7, // 2: berth.v1.Node.allocatable:type_name -> berth.v1.Node.AllocatableEntry
-	4, // 3: berth.v1.Node.conditions:type_name -> berth.v1.NodeCondition
-	0, // 4: berth.v1.NodeCondition.type:type_name -> berth.v1.NodeConditionType
-	1, // 5: berth.v1.NodeCondition.status:type_name -> berth.v1.ConditionStatus
-	8, // 6: berth.v1.NodeCondition.last_transition_time:type_name -> google.protobuf.Timestamp
-	2, // 7: berth.v1.Taint.effect:type_name -> berth.v1.TaintEffect
-	8, // [8:8] is the sub-list for method output_type
-	8, // [8:8] is the sub-list for method input_type
-	8, // [8:8] is the sub-list for extension type_name
-	8, // [8:8] is the sub-list for extension extendee
-	0, // [0:8] is the sub-list for field type_name
+	7, // 0: berth.v1.Node.labels:type_name -> berth.v1.Node.LabelsEntry
+	6, // 1: berth.v1.Node.taints:type_name -> berth.v1.Taint
+	8, // 2: berth.v1.Node.allocatable:type_name -> berth.v1.Node.AllocatableEntry
+	5, // 3: berth.v1.Node.conditions:type_name -> berth.v1.NodeCondition
+	4, // 4: berth.v1.Node.images:type_name -> berth.v1.ContainerImage
+	0, // 5: berth.v1.NodeCondition.type:type_name -> berth.v1.NodeConditionType
+	1, // 6: berth.v1.NodeCondition.status:type_name -> berth.v1.ConditionStatus
+	9, // 7: berth.v1.NodeCondition.last_transition_time:type_name -> google.protobuf.Timestamp
+	2, // 8: berth.v1.Taint.effect:type_name -> berth.v1.TaintEffect
+	9, // [9:9] is the sub-list for method output_type
+	9, // [9:9] is the sub-list for method input_type
+	9, // [9:9] is the sub-list for extension type_name
+	9, // [9:9] is the sub-list for extension extendee
+	0, // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_node_proto_init() }
@@ -571,7 +648,7 @@ func file_berth_v1_node_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_node_proto_rawDesc), len(file_berth_v1_node_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   5,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -589,7 +589,11 @@ type Container struct {
 	RestartPolicy ContainerRestartPolicy `protobuf:"varint,4,opt,name=restart_policy,json=restartPolicy,proto3,enum=berth.v1.ContainerRestartPolicy" json:"restart_policy,omitempty"`
 	// The entries of the pod's resource_claims the container uses
 	// (resources.claims[].name).
-	Claims        []string `protobuf:"bytes,5,rep,name=claims,proto3" json:"claims,omitempty"`
+	Claims []string `protobuf:"bytes,5,rep,name=claims,proto3" json:"claims,omitempty"`
+	// The container image ("nginx:1.27", "registry.k8s.io/pause:3.10"),
+	// read by the ImageLocality score only; optional. No leading or trailing
+	// whitespace.
+	Image         string `protobuf:"bytes,6,opt,name=image,proto3" json:"image,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -657,6 +661,13 @@ func (x *Container) GetClaims() []string {
 		return x.Claims
 	}
 	return nil
+}
+
+func (x *Container) GetImage() string {
+	if x != nil {
+		return x.Image
+	}
+	return ""
 }
 
 // ContainerPort is a network port a container exposes.
@@ -869,13 +880,14 @@ const file_berth_v1_pod_proto_rawDesc = "" +
 	"\x15PodLevelRequestsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01B\v\n" +
-	"\t_priority\"\xab\x02\n" +
+	"\t_priority\"\xc1\x02\n" +
 	"\tContainer\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12=\n" +
 	"\brequests\x18\x02 \x03(\v2!.berth.v1.Container.RequestsEntryR\brequests\x12-\n" +
 	"\x05ports\x18\x03 \x03(\v2\x17.berth.v1.ContainerPortR\x05ports\x12G\n" +
 	"\x0erestart_policy\x18\x04 \x01(\x0e2 .berth.v1.ContainerRestartPolicyR\rrestartPolicy\x12\x16\n" +
-	"\x06claims\x18\x05 \x03(\tR\x06claims\x1a;\n" +
+	"\x06claims\x18\x05 \x03(\tR\x06claims\x12\x14\n" +
+	"\x05image\x18\x06 \x01(\tR\x05image\x1a;\n" +
 	"\rRequestsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\x9c\x01\n" +

@@ -216,11 +216,11 @@ func TestDefaultProfileExpansion(t *testing.T) {
 				config.PreFilter:  plugins("NodeAffinity", "NodePorts", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity", "DynamicResources"),
 				config.Filter:     plugins("NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity", "DynamicResources"),
 				config.PostFilter: plugins("DynamicResources", "DefaultPreemption"),
-				config.PreScore:   plugins("TaintToleration", "NodeAffinity", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity", "NodeResourcesBalancedAllocation"),
+				config.PreScore:   plugins("TaintToleration", "NodeAffinity", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity", "NodeResourcesBalancedAllocation", "ImageLocality"),
 				config.Score: {
 					{Name: "TaintToleration", Weight: 3}, {Name: "NodeAffinity", Weight: 2}, {Name: "NodeResourcesFit", Weight: 1},
 					{Name: "VolumeBinding", Weight: 1}, {Name: "PodTopologySpread", Weight: 2}, {Name: "InterPodAffinity", Weight: 2}, {Name: "DynamicResources", Weight: 2},
-					{Name: "NodeResourcesBalancedAllocation", Weight: 1},
+					{Name: "NodeResourcesBalancedAllocation", Weight: 1}, {Name: "ImageLocality", Weight: 1},
 				},
 				config.Reserve: plugins("DynamicResources"),
 				config.PreBind: plugins("DynamicResources"),
@@ -260,6 +260,7 @@ func TestDefaultProfileExpansion(t *testing.T) {
 				config.Score: {
 					{Name: "InterPodAffinity", Weight: 7}, {Name: "NodeAffinity", Weight: 2}, {Name: "NodeResourcesFit", Weight: 5},
 					{Name: "VolumeBinding", Weight: 1}, {Name: "PodTopologySpread", Weight: 2}, {Name: "DynamicResources", Weight: 2},
+					{Name: "ImageLocality", Weight: 1},
 				},
 				config.Reserve: plugins("DynamicResources"),
 				config.PreBind: plugins("DynamicResources"),
@@ -335,6 +336,7 @@ func defaultLikePlugins() *testPlugins {
 	tp.add("DynamicResources", draKind)
 	tp.add("DefaultPreemption", preemptKind)
 	tp.add("NodeResourcesBalancedAllocation", scoreKind)
+	tp.add("ImageLocality", scoreKind)
 	tp.add("DefaultBinder", binderKind)
 	return tp
 }

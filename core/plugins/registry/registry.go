@@ -7,6 +7,7 @@ import (
 	"github.com/berthsched/berth/core/plugins/defaultbinder"
 	"github.com/berthsched/berth/core/plugins/defaultpreemption"
 	"github.com/berthsched/berth/core/plugins/dynamicresources"
+	"github.com/berthsched/berth/core/plugins/imagelocality"
 	"github.com/berthsched/berth/core/plugins/interpodaffinity"
 	"github.com/berthsched/berth/core/plugins/nodeaffinity"
 	"github.com/berthsched/berth/core/plugins/nodename"
@@ -39,5 +40,6 @@ func InTree() runtime.Registry {
 		defaultpreemption.Name:               defaultpreemption.New,
 		dynamicresources.Name:                dynamicresources.New,
 		volumebinding.Name:                   volumebinding.New,
+		imagelocality.Name:                   imagelocality.New,
 	}
 }

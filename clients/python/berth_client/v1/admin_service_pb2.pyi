@@ -210,7 +210,7 @@ class NodeShortfall(_message.Message):
     def __init__(self, node: _Optional[str] = ..., resources: _Optional[_Iterable[_Union[ResourceShortfall, _Mapping]]] = ...) -> None: ...
 
 class NodeUsage(_message.Message):
-    __slots__ = ["allocatable", "conditions", "derived_taints", "labels", "name", "nominated_pod_count", "non_zero_requested", "pod_count", "requested", "taints", "unschedulable"]
+    __slots__ = ["allocatable", "conditions", "derived_taints", "images", "labels", "name", "nominated_pod_count", "non_zero_requested", "pod_count", "requested", "taints", "unschedulable"]
     class AllocatableEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -242,6 +242,7 @@ class NodeUsage(_message.Message):
     ALLOCATABLE_FIELD_NUMBER: _ClassVar[int]
     CONDITIONS_FIELD_NUMBER: _ClassVar[int]
     DERIVED_TAINTS_FIELD_NUMBER: _ClassVar[int]
+    IMAGES_FIELD_NUMBER: _ClassVar[int]
     LABELS_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     NOMINATED_POD_COUNT_FIELD_NUMBER: _ClassVar[int]
@@ -253,6 +254,7 @@ class NodeUsage(_message.Message):
     allocatable: _containers.ScalarMap[str, int]
     conditions: _containers.RepeatedCompositeFieldContainer[_node_pb2.NodeCondition]
     derived_taints: _containers.RepeatedCompositeFieldContainer[_node_pb2.Taint]
+    images: _containers.RepeatedCompositeFieldContainer[_node_pb2.ContainerImage]
     labels: _containers.ScalarMap[str, str]
     name: str
     nominated_pod_count: int
@@ -261,7 +263,7 @@ class NodeUsage(_message.Message):
     requested: _containers.ScalarMap[str, int]
     taints: _containers.RepeatedCompositeFieldContainer[_node_pb2.Taint]
     unschedulable: bool
-    def __init__(self, name: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., taints: _Optional[_Iterable[_Union[_node_pb2.Taint, _Mapping]]] = ..., unschedulable: bool = ..., allocatable: _Optional[_Mapping[str, int]] = ..., requested: _Optional[_Mapping[str, int]] = ..., non_zero_requested: _Optional[_Mapping[str, int]] = ..., pod_count: _Optional[int] = ..., nominated_pod_count: _Optional[int] = ..., conditions: _Optional[_Iterable[_Union[_node_pb2.NodeCondition, _Mapping]]] = ..., derived_taints: _Optional[_Iterable[_Union[_node_pb2.Taint, _Mapping]]] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., taints: _Optional[_Iterable[_Union[_node_pb2.Taint, _Mapping]]] = ..., unschedulable: bool = ..., allocatable: _Optional[_Mapping[str, int]] = ..., requested: _Optional[_Mapping[str, int]] = ..., non_zero_requested: _Optional[_Mapping[str, int]] = ..., pod_count: _Optional[int] = ..., nominated_pod_count: _Optional[int] = ..., conditions: _Optional[_Iterable[_Union[_node_pb2.NodeCondition, _Mapping]]] = ..., derived_taints: _Optional[_Iterable[_Union[_node_pb2.Taint, _Mapping]]] = ..., images: _Optional[_Iterable[_Union[_node_pb2.ContainerImage, _Mapping]]] = ...) -> None: ...
 
 class NodeVerdict(_message.Message):
     __slots__ = ["feasible", "node", "plugin_scores", "reasons", "scored", "total_score", "unresolvable"]

@@ -1,3 +1,4 @@
+from berth_client.v1 import policy_pb2 as _policy_pb2
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -9,11 +10,12 @@ DISRUPTION_MODE_SINGLE: DisruptionMode
 DISRUPTION_MODE_UNSPECIFIED: DisruptionMode
 
 class PodGroup(_message.Message):
-    __slots__ = ["disruption_mode", "min_count", "name", "namespace", "priority", "priority_class_name", "topology_key"]
+    __slots__ = ["disruption_mode", "min_count", "name", "namespace", "preemption_policy", "priority", "priority_class_name", "topology_key"]
     DISRUPTION_MODE_FIELD_NUMBER: _ClassVar[int]
     MIN_COUNT_FIELD_NUMBER: _ClassVar[int]
     NAMESPACE_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    PREEMPTION_POLICY_FIELD_NUMBER: _ClassVar[int]
     PRIORITY_CLASS_NAME_FIELD_NUMBER: _ClassVar[int]
     PRIORITY_FIELD_NUMBER: _ClassVar[int]
     TOPOLOGY_KEY_FIELD_NUMBER: _ClassVar[int]
@@ -21,10 +23,11 @@ class PodGroup(_message.Message):
     min_count: int
     name: str
     namespace: str
+    preemption_policy: _policy_pb2.PreemptionPolicy
     priority: int
     priority_class_name: str
     topology_key: str
-    def __init__(self, namespace: _Optional[str] = ..., name: _Optional[str] = ..., min_count: _Optional[int] = ..., topology_key: _Optional[str] = ..., priority_class_name: _Optional[str] = ..., priority: _Optional[int] = ..., disruption_mode: _Optional[_Union[DisruptionMode, str]] = ...) -> None: ...
+    def __init__(self, namespace: _Optional[str] = ..., name: _Optional[str] = ..., min_count: _Optional[int] = ..., topology_key: _Optional[str] = ..., priority_class_name: _Optional[str] = ..., priority: _Optional[int] = ..., disruption_mode: _Optional[_Union[DisruptionMode, str]] = ..., preemption_policy: _Optional[_Union[_policy_pb2.PreemptionPolicy, str]] = ...) -> None: ...
 
 class PodGroupStatus(_message.Message):
     __slots__ = ["exists", "members", "min_count", "name", "placed"]

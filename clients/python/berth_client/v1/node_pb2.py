@@ -14,7 +14,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13\x62\x65rth/v1/node.proto\x12\x08\x62\x65rth.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbe\x02\n\x04Node\x12\x0c\n\x04name\x18\x01 \x01(\t\x12*\n\x06labels\x18\x02 \x03(\x0b\x32\x1a.berth.v1.Node.LabelsEntry\x12\x1f\n\x06taints\x18\x03 \x03(\x0b\x32\x0f.berth.v1.Taint\x12\x34\n\x0b\x61llocatable\x18\x04 \x03(\x0b\x32\x1f.berth.v1.Node.AllocatableEntry\x12\x15\n\runschedulable\x18\x05 \x01(\x08\x12+\n\nconditions\x18\x06 \x03(\x0b\x32\x17.berth.v1.NodeCondition\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a\x32\n\x10\x41llocatableEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"\xc0\x01\n\rNodeCondition\x12)\n\x04type\x18\x01 \x01(\x0e\x32\x1b.berth.v1.NodeConditionType\x12)\n\x06status\x18\x02 \x01(\x0e\x32\x19.berth.v1.ConditionStatus\x12\x38\n\x14last_transition_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\x0f\n\x07message\x18\x05 \x01(\t\"J\n\x05Taint\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t\x12%\n\x06\x65\x66\x66\x65\x63t\x18\x03 \x01(\x0e\x32\x15.berth.v1.TaintEffect*\xfa\x01\n\x11NodeConditionType\x12#\n\x1fNODE_CONDITION_TYPE_UNSPECIFIED\x10\x00\x12\x1d\n\x19NODE_CONDITION_TYPE_READY\x10\x01\x12\'\n#NODE_CONDITION_TYPE_MEMORY_PRESSURE\x10\x02\x12%\n!NODE_CONDITION_TYPE_DISK_PRESSURE\x10\x03\x12$\n NODE_CONDITION_TYPE_PID_PRESSURE\x10\x04\x12+\n\'NODE_CONDITION_TYPE_NETWORK_UNAVAILABLE\x10\x05*\x88\x01\n\x0f\x43onditionStatus\x12 \n\x1c\x43ONDITION_STATUS_UNSPECIFIED\x10\x00\x12\x19\n\x15\x43ONDITION_STATUS_TRUE\x10\x01\x12\x1a\n\x16\x43ONDITION_STATUS_FALSE\x10\x02\x12\x1c\n\x18\x43ONDITION_STATUS_UNKNOWN\x10\x03*\x8b\x01\n\x0bTaintEffect\x12\x1c\n\x18TAINT_EFFECT_UNSPECIFIED\x10\x00\x12\x1c\n\x18TAINT_EFFECT_NO_SCHEDULE\x10\x01\x12#\n\x1fTAINT_EFFECT_PREFER_NO_SCHEDULE\x10\x02\x12\x1b\n\x17TAINT_EFFECT_NO_EXECUTE\x10\x03\x42\x32Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13\x62\x65rth/v1/node.proto\x12\x08\x62\x65rth.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe8\x02\n\x04Node\x12\x0c\n\x04name\x18\x01 \x01(\t\x12*\n\x06labels\x18\x02 \x03(\x0b\x32\x1a.berth.v1.Node.LabelsEntry\x12\x1f\n\x06taints\x18\x03 \x03(\x0b\x32\x0f.berth.v1.Taint\x12\x34\n\x0b\x61llocatable\x18\x04 \x03(\x0b\x32\x1f.berth.v1.Node.AllocatableEntry\x12\x15\n\runschedulable\x18\x05 \x01(\x08\x12+\n\nconditions\x18\x06 \x03(\x0b\x32\x17.berth.v1.NodeCondition\x12(\n\x06images\x18\x07 \x03(\x0b\x32\x18.berth.v1.ContainerImage\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a\x32\n\x10\x41llocatableEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"3\n\x0e\x43ontainerImage\x12\r\n\x05names\x18\x01 \x03(\t\x12\x12\n\nsize_bytes\x18\x02 \x01(\x03\"\xc0\x01\n\rNodeCondition\x12)\n\x04type\x18\x01 \x01(\x0e\x32\x1b.berth.v1.NodeConditionType\x12)\n\x06status\x18\x02 \x01(\x0e\x32\x19.berth.v1.ConditionStatus\x12\x38\n\x14last_transition_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\x0f\n\x07message\x18\x05 \x01(\t\"J\n\x05Taint\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t\x12%\n\x06\x65\x66\x66\x65\x63t\x18\x03 \x01(\x0e\x32\x15.berth.v1.TaintEffect*\xfa\x01\n\x11NodeConditionType\x12#\n\x1fNODE_CONDITION_TYPE_UNSPECIFIED\x10\x00\x12\x1d\n\x19NODE_CONDITION_TYPE_READY\x10\x01\x12\'\n#NODE_CONDITION_TYPE_MEMORY_PRESSURE\x10\x02\x12%\n!NODE_CONDITION_TYPE_DISK_PRESSURE\x10\x03\x12$\n NODE_CONDITION_TYPE_PID_PRESSURE\x10\x04\x12+\n\'NODE_CONDITION_TYPE_NETWORK_UNAVAILABLE\x10\x05*\x88\x01\n\x0f\x43onditionStatus\x12 \n\x1c\x43ONDITION_STATUS_UNSPECIFIED\x10\x00\x12\x19\n\x15\x43ONDITION_STATUS_TRUE\x10\x01\x12\x1a\n\x16\x43ONDITION_STATUS_FALSE\x10\x02\x12\x1c\n\x18\x43ONDITION_STATUS_UNKNOWN\x10\x03*\x8b\x01\n\x0bTaintEffect\x12\x1c\n\x18TAINT_EFFECT_UNSPECIFIED\x10\x00\x12\x1c\n\x18TAINT_EFFECT_NO_SCHEDULE\x10\x01\x12#\n\x1fTAINT_EFFECT_PREFER_NO_SCHEDULE\x10\x02\x12\x1b\n\x17TAINT_EFFECT_NO_EXECUTE\x10\x03\x42\x32Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'berth.v1.node_pb2', globals())
@@ -26,20 +26,22 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _NODE_LABELSENTRY._serialized_options = b'8\001'
   _NODE_ALLOCATABLEENTRY._options = None
   _NODE_ALLOCATABLEENTRY._serialized_options = b'8\001'
-  _NODECONDITIONTYPE._serialized_start=659
-  _NODECONDITIONTYPE._serialized_end=909
-  _CONDITIONSTATUS._serialized_start=912
-  _CONDITIONSTATUS._serialized_end=1048
-  _TAINTEFFECT._serialized_start=1051
-  _TAINTEFFECT._serialized_end=1190
+  _NODECONDITIONTYPE._serialized_start=754
+  _NODECONDITIONTYPE._serialized_end=1004
+  _CONDITIONSTATUS._serialized_start=1007
+  _CONDITIONSTATUS._serialized_end=1143
+  _TAINTEFFECT._serialized_start=1146
+  _TAINTEFFECT._serialized_end=1285
   _NODE._serialized_start=67
-  _NODE._serialized_end=385
-  _NODE_LABELSENTRY._serialized_start=288
-  _NODE_LABELSENTRY._serialized_end=333
-  _NODE_ALLOCATABLEENTRY._serialized_start=335
-  _NODE_ALLOCATABLEENTRY._serialized_end=385
-  _NODECONDITION._serialized_start=388
-  _NODECONDITION._serialized_end=580
-  _TAINT._serialized_start=582
-  _TAINT._serialized_end=656
+  _NODE._serialized_end=427
+  _NODE_LABELSENTRY._serialized_start=330
+  _NODE_LABELSENTRY._serialized_end=375
+  _NODE_ALLOCATABLEENTRY._serialized_start=377
+  _NODE_ALLOCATABLEENTRY._serialized_end=427
+  _CONTAINERIMAGE._serialized_start=429
+  _CONTAINERIMAGE._serialized_end=480
+  _NODECONDITION._serialized_start=483
+  _NODECONDITION._serialized_end=675
+  _TAINT._serialized_start=677
+  _TAINT._serialized_end=751
 # @@protoc_insertion_point(module_scope)

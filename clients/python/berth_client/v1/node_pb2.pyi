@@ -21,8 +21,16 @@ TAINT_EFFECT_NO_SCHEDULE: TaintEffect
 TAINT_EFFECT_PREFER_NO_SCHEDULE: TaintEffect
 TAINT_EFFECT_UNSPECIFIED: TaintEffect
 
+class ContainerImage(_message.Message):
+    __slots__ = ["names", "size_bytes"]
+    NAMES_FIELD_NUMBER: _ClassVar[int]
+    SIZE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    names: _containers.RepeatedScalarFieldContainer[str]
+    size_bytes: int
+    def __init__(self, names: _Optional[_Iterable[str]] = ..., size_bytes: _Optional[int] = ...) -> None: ...
+
 class Node(_message.Message):
-    __slots__ = ["allocatable", "conditions", "labels", "name", "taints", "unschedulable"]
+    __slots__ = ["allocatable", "conditions", "images", "labels", "name", "taints", "unschedulable"]
     class AllocatableEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -39,17 +47,19 @@ class Node(_message.Message):
         def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     ALLOCATABLE_FIELD_NUMBER: _ClassVar[int]
     CONDITIONS_FIELD_NUMBER: _ClassVar[int]
+    IMAGES_FIELD_NUMBER: _ClassVar[int]
     LABELS_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     TAINTS_FIELD_NUMBER: _ClassVar[int]
     UNSCHEDULABLE_FIELD_NUMBER: _ClassVar[int]
     allocatable: _containers.ScalarMap[str, int]
     conditions: _containers.RepeatedCompositeFieldContainer[NodeCondition]
+    images: _containers.RepeatedCompositeFieldContainer[ContainerImage]
     labels: _containers.ScalarMap[str, str]
     name: str
     taints: _containers.RepeatedCompositeFieldContainer[Taint]
     unschedulable: bool
-    def __init__(self, name: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., taints: _Optional[_Iterable[_Union[Taint, _Mapping]]] = ..., allocatable: _Optional[_Mapping[str, int]] = ..., unschedulable: bool = ..., conditions: _Optional[_Iterable[_Union[NodeCondition, _Mapping]]] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., taints: _Optional[_Iterable[_Union[Taint, _Mapping]]] = ..., allocatable: _Optional[_Mapping[str, int]] = ..., unschedulable: bool = ..., conditions: _Optional[_Iterable[_Union[NodeCondition, _Mapping]]] = ..., images: _Optional[_Iterable[_Union[ContainerImage, _Mapping]]] = ...) -> None: ...
 
 class NodeCondition(_message.Message):
     __slots__ = ["last_transition_time", "message", "reason", "status", "type"]

@@ -24,7 +24,7 @@ TOLERATION_OPERATOR_EXISTS: TolerationOperator
 TOLERATION_OPERATOR_UNSPECIFIED: TolerationOperator
 
 class Container(_message.Message):
-    __slots__ = ["claims", "name", "ports", "requests", "restart_policy"]
+    __slots__ = ["claims", "image", "name", "ports", "requests", "restart_policy"]
     class RequestsEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -33,16 +33,18 @@ class Container(_message.Message):
         value: int
         def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     CLAIMS_FIELD_NUMBER: _ClassVar[int]
+    IMAGE_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     PORTS_FIELD_NUMBER: _ClassVar[int]
     REQUESTS_FIELD_NUMBER: _ClassVar[int]
     RESTART_POLICY_FIELD_NUMBER: _ClassVar[int]
     claims: _containers.RepeatedScalarFieldContainer[str]
+    image: str
     name: str
     ports: _containers.RepeatedCompositeFieldContainer[ContainerPort]
     requests: _containers.ScalarMap[str, int]
     restart_policy: ContainerRestartPolicy
-    def __init__(self, name: _Optional[str] = ..., requests: _Optional[_Mapping[str, int]] = ..., ports: _Optional[_Iterable[_Union[ContainerPort, _Mapping]]] = ..., restart_policy: _Optional[_Union[ContainerRestartPolicy, str]] = ..., claims: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., requests: _Optional[_Mapping[str, int]] = ..., ports: _Optional[_Iterable[_Union[ContainerPort, _Mapping]]] = ..., restart_policy: _Optional[_Union[ContainerRestartPolicy, str]] = ..., claims: _Optional[_Iterable[str]] = ..., image: _Optional[str] = ...) -> None: ...
 
 class ContainerPort(_message.Message):
     __slots__ = ["container_port", "host_ip", "host_port", "protocol"]

@@ -22,7 +22,7 @@ import { Timestamp } from "../../google/protobuf/timestamp.js";
 import { Evict, Unschedulable } from "./decision.js";
 import { DescheduleRequest, DescheduleResponse } from "./deschedule.js";
 import { PodGroupStatus } from "./group.js";
-import { NodeCondition, Taint } from "./node.js";
+import { ContainerImage, NodeCondition, Taint } from "./node.js";
 import { Object, ObjectKind, objectKindFromJSON, objectKindToJSON, ObjectRef, PodRef } from "./object.js";
 import { Pod } from "./pod.js";
 
@@ -801,6 +801,8 @@ export interface NodeUsage {
    * apart from the sent ones in taints; filtering and eviction see both.
    */
   derivedTaints: Taint[];
+  /** The images on the node, as sent (Node.images). */
+  images: ContainerImage[];
 }
 
 export interface NodeUsage_LabelsEntry {
@@ -4476,6 +4478,7 @@ function createBaseNodeUsage(): NodeUsage {
     nominatedPodCount: 0,
     conditions: [],
     derivedTaints: [],
+    images: [],
   };
 }
 
@@ -4513,6 +4516,9 @@ export const NodeUsage: MessageFns<NodeUsage> = {
     }
     for (const v of message.derivedTaints) {
       Taint.encode(v!, writer.uint32(90).fork()).join();
+    }
+    for (const v of message.images) {
+      ContainerImage.encode(v!, writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -4630,6 +4636,14 @@ export const NodeUsage: MessageFns<NodeUsage> = {
             message.derivedTaints.push(Taint.decode(reader, reader.uint32()));
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.images.push(ContainerImage.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4734,6 +4748,7 @@ export const NodeUsage: MessageFns<NodeUsage> = {
         : globalThis.Array.isArray(object?.derived_taints)
         ? object.derived_taints.map((e: any) => Taint.fromJSON(e))
         : [],
+      images: globalThis.Array.isArray(object?.images) ? object.images.map((e: any) => ContainerImage.fromJSON(e)) : [],
     };
   },
 
@@ -4796,6 +4811,9 @@ export const NodeUsage: MessageFns<NodeUsage> = {
     if (message.derivedTaints?.length) {
       obj.derivedTaints = message.derivedTaints.map((e) => Taint.toJSON(e));
     }
+    if (message.images?.length) {
+      obj.images = message.images.map((e) => ContainerImage.toJSON(e));
+    }
     return obj;
   },
 
@@ -4847,6 +4865,7 @@ export const NodeUsage: MessageFns<NodeUsage> = {
     message.nominatedPodCount = object.nominatedPodCount ?? 0;
     message.conditions = object.conditions?.map((e) => NodeCondition.fromPartial(e)) || [];
     message.derivedTaints = object.derivedTaints?.map((e) => Taint.fromPartial(e)) || [];
+    message.images = object.images?.map((e) => ContainerImage.fromPartial(e)) || [];
     return message;
   },
 };

@@ -6,6 +6,7 @@
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
+import { PreemptionPolicy, preemptionPolicyFromJSON, preemptionPolicyToJSON } from "./policy.js";
 
 export const protobufPackage = "berth.v1";
 
@@ -113,6 +114,18 @@ export interface PodGroup {
    * spec.disruptionMode). Fixed at creation.
    */
   disruptionMode: DisruptionMode;
+  /**
+   * Optional: whether the group may preempt lower-priority pods (kube
+   * 1.37's spec.preemptionPolicy), read only with the alpha
+   * PodGroupPreemptionPolicy feature gate (off by default): then it, or
+   * when unspecified the group's PriorityClass's policy, else
+   * PREEMPT_LOWER_PRIORITY, is the group's, and every member must have
+   * that policy ("all pods in a single pod group should have the same
+   * preemption policy as the pod group's preemption policy, got Never and
+   * PreemptLowerPriority"). Without the gate the members' common policy is
+   * the group's. Fixed at creation.
+   */
+  preemptionPolicy: PreemptionPolicy;
 }
 
 /**
@@ -147,6 +160,7 @@ function createBasePodGroup(): PodGroup {
     priorityClassName: "",
     priority: undefined,
     disruptionMode: 0,
+    preemptionPolicy: 0,
   };
 }
 
@@ -172,6 +186,9 @@ export const PodGroup: MessageFns<PodGroup> = {
     }
     if (message.disruptionMode !== 0) {
       writer.uint32(56).int32(message.disruptionMode);
+    }
+    if (message.preemptionPolicy !== 0) {
+      writer.uint32(64).int32(message.preemptionPolicy);
     }
     return writer;
   },
@@ -245,6 +262,14 @@ export const PodGroup: MessageFns<PodGroup> = {
             message.disruptionMode = reader.int32() as any;
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.preemptionPolicy = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -282,6 +307,11 @@ export const PodGroup: MessageFns<PodGroup> = {
         : isSet(object.disruption_mode)
         ? disruptionModeFromJSON(object.disruption_mode)
         : 0,
+      preemptionPolicy: isSet(object.preemptionPolicy)
+        ? preemptionPolicyFromJSON(object.preemptionPolicy)
+        : isSet(object.preemption_policy)
+        ? preemptionPolicyFromJSON(object.preemption_policy)
+        : 0,
     };
   },
 
@@ -308,6 +338,9 @@ export const PodGroup: MessageFns<PodGroup> = {
     if (message.disruptionMode !== 0) {
       obj.disruptionMode = disruptionModeToJSON(message.disruptionMode);
     }
+    if (message.preemptionPolicy !== 0) {
+      obj.preemptionPolicy = preemptionPolicyToJSON(message.preemptionPolicy);
+    }
     return obj;
   },
 
@@ -323,6 +356,7 @@ export const PodGroup: MessageFns<PodGroup> = {
     message.priorityClassName = object.priorityClassName ?? "";
     message.priority = object.priority ?? undefined;
     message.disruptionMode = object.disruptionMode ?? 0;
+    message.preemptionPolicy = object.preemptionPolicy ?? 0;
     return message;
   },
 };

@@ -236,6 +236,13 @@ export interface Node {
    * NoExecute eviction see them as if sent in taints.
    */
   conditions: NodeCondition[];
+  /**
+   * The container images present on the node, as the kubelet reports them
+   * (Node status.images). Only the ImageLocality score reads them: a node
+   * already holding a pod's images scores higher, by their size and by how
+   * few other nodes hold them.
+   */
+  images: ContainerImage[];
 }
 
 export interface Node_LabelsEntry {
@@ -246,6 +253,19 @@ export interface Node_LabelsEntry {
 export interface Node_AllocatableEntry {
   key: string;
   value: number;
+}
+
+/** ContainerImage is one image present on a node. */
+export interface ContainerImage {
+  /**
+   * The names the image is known by ("registry.k8s.io/pause:3.10",
+   * "docker.io/library/nginx@sha256:..."). At least one; each non-empty,
+   * without leading or trailing whitespace. A pod's container image is compared with them as
+   * written, after a name without a tag or digest gets ":latest".
+   */
+  names: string[];
+  /** Size of the image in bytes, at least 0. */
+  sizeBytes: number;
 }
 
 /** NodeCondition is one condition of a node. */
@@ -278,7 +298,7 @@ export interface Taint {
 }
 
 function createBaseNode(): Node {
-  return { name: "", labels: {}, taints: [], allocatable: {}, unschedulable: false, conditions: [] };
+  return { name: "", labels: {}, taints: [], allocatable: {}, unschedulable: false, conditions: [], images: [] };
 }
 
 export const Node: MessageFns<Node> = {
@@ -300,6 +320,9 @@ export const Node: MessageFns<Node> = {
     }
     for (const v of message.conditions) {
       NodeCondition.encode(v!, writer.uint32(50).fork()).join();
+    }
+    for (const v of message.images) {
+      ContainerImage.encode(v!, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -371,6 +394,14 @@ export const Node: MessageFns<Node> = {
             message.conditions.push(NodeCondition.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.images.push(ContainerImage.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -419,6 +450,7 @@ export const Node: MessageFns<Node> = {
       conditions: globalThis.Array.isArray(object?.conditions)
         ? object.conditions.map((e: any) => NodeCondition.fromJSON(e))
         : [],
+      images: globalThis.Array.isArray(object?.images) ? object.images.map((e: any) => ContainerImage.fromJSON(e)) : [],
     };
   },
 
@@ -454,6 +486,9 @@ export const Node: MessageFns<Node> = {
     if (message.conditions?.length) {
       obj.conditions = message.conditions.map((e) => NodeCondition.toJSON(e));
     }
+    if (message.images?.length) {
+      obj.images = message.images.map((e) => ContainerImage.toJSON(e));
+    }
     return obj;
   },
 
@@ -484,6 +519,7 @@ export const Node: MessageFns<Node> = {
     );
     message.unschedulable = object.unschedulable ?? false;
     message.conditions = object.conditions?.map((e) => NodeCondition.fromPartial(e)) || [];
+    message.images = object.images?.map((e) => ContainerImage.fromPartial(e)) || [];
     return message;
   },
 };
@@ -654,6 +690,95 @@ export const Node_AllocatableEntry: MessageFns<Node_AllocatableEntry> = {
     const message = createBaseNode_AllocatableEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? 0;
+    return message;
+  },
+};
+
+function createBaseContainerImage(): ContainerImage {
+  return { names: [], sizeBytes: 0 };
+}
+
+export const ContainerImage: MessageFns<ContainerImage> = {
+  encode(message: ContainerImage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.names) {
+      writer.uint32(10).string(v!);
+    }
+    if (message.sizeBytes !== 0) {
+      writer.uint32(16).int64(message.sizeBytes);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ContainerImage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseContainerImage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.names.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.sizeBytes = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ContainerImage {
+    return {
+      names: globalThis.Array.isArray(object?.names) ? object.names.map((e: any) => globalThis.String(e)) : [],
+      sizeBytes: isSet(object.sizeBytes)
+        ? globalThis.Number(object.sizeBytes)
+        : isSet(object.size_bytes)
+        ? globalThis.Number(object.size_bytes)
+        : 0,
+    };
+  },
+
+  toJSON(message: ContainerImage): unknown {
+    const obj: any = {};
+    if (message.names?.length) {
+      obj.names = message.names;
+    }
+    if (message.sizeBytes !== 0) {
+      obj.sizeBytes = Math.round(message.sizeBytes);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ContainerImage>, I>>(base?: I): ContainerImage {
+    return ContainerImage.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ContainerImage>, I>>(object: I): ContainerImage {
+    const message = createBaseContainerImage();
+    message.names = object.names?.map((e) => e) || [];
+    message.sizeBytes = object.sizeBytes ?? 0;
     return message;
   },
 };

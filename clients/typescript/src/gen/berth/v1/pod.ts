@@ -413,6 +413,12 @@ export interface Container {
    * (resources.claims[].name).
    */
   claims: string[];
+  /**
+   * The container image ("nginx:1.27", "registry.k8s.io/pause:3.10"),
+   * read by the ImageLocality score only; optional. No leading or trailing
+   * whitespace.
+   */
+  image: string;
 }
 
 export interface Container_RequestsEntry {
@@ -1539,7 +1545,7 @@ export const Pod_PodLevelRequestsEntry: MessageFns<Pod_PodLevelRequestsEntry> = 
 };
 
 function createBaseContainer(): Container {
-  return { name: "", requests: {}, ports: [], restartPolicy: 0, claims: [] };
+  return { name: "", requests: {}, ports: [], restartPolicy: 0, claims: [], image: "" };
 }
 
 export const Container: MessageFns<Container> = {
@@ -1558,6 +1564,9 @@ export const Container: MessageFns<Container> = {
     }
     for (const v of message.claims) {
       writer.uint32(42).string(v!);
+    }
+    if (message.image !== "") {
+      writer.uint32(50).string(message.image);
     }
     return writer;
   },
@@ -1618,6 +1627,14 @@ export const Container: MessageFns<Container> = {
             message.claims.push(reader.string());
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.image = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1654,6 +1671,7 @@ export const Container: MessageFns<Container> = {
         ? containerRestartPolicyFromJSON(object.restart_policy)
         : 0,
       claims: globalThis.Array.isArray(object?.claims) ? object.claims.map((e: any) => globalThis.String(e)) : [],
+      image: isSet(object.image) ? globalThis.String(object.image) : "",
     };
   },
 
@@ -1680,6 +1698,9 @@ export const Container: MessageFns<Container> = {
     if (message.claims?.length) {
       obj.claims = message.claims;
     }
+    if (message.image !== "") {
+      obj.image = message.image;
+    }
     return obj;
   },
 
@@ -1701,6 +1722,7 @@ export const Container: MessageFns<Container> = {
     message.ports = object.ports?.map((e) => ContainerPort.fromPartial(e)) || [];
     message.restartPolicy = object.restartPolicy ?? 0;
     message.claims = object.claims?.map((e) => e) || [];
+    message.image = object.image ?? "";
     return message;
   },
 };

@@ -316,7 +316,7 @@ public final class AdminServiceProto {
       "\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\002" +
       "8\001\"f\n\021ListNodesResponse\022)\n\005nodes\030\001 \003(\0132\023" +
       ".berth.v1.NodeUsageR\005nodes\022&\n\017next_page_" +
-      "token\030\002 \001(\tR\rnextPageToken\"\306\006\n\tNodeUsage" +
+      "token\030\002 \001(\tR\rnextPageToken\"\370\006\n\tNodeUsage" +
       "\022\022\n\004name\030\001 \001(\tR\004name\0227\n\006labels\030\002 \003(\0132\037.b" +
       "erth.v1.NodeUsage.LabelsEntryR\006labels\022\'\n" +
       "\006taints\030\003 \003(\0132\017.berth.v1.TaintR\006taints\022$" +
@@ -331,62 +331,63 @@ public final class AdminServiceProto {
       "\rR\021nominatedPodCount\0227\n\nconditions\030\n \003(\013" +
       "2\027.berth.v1.NodeConditionR\nconditions\0226\n" +
       "\016derived_taints\030\013 \003(\0132\017.berth.v1.TaintR\r" +
-      "derivedTaints\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001(" +
-      "\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\032>\n\020Allo" +
-      "catableEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030" +
-      "\002 \001(\003R\005value:\0028\001\032<\n\016RequestedEntry\022\020\n\003ke" +
-      "y\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\003R\005value:\0028\001\032C" +
-      "\n\025NonZeroRequestedEntry\022\020\n\003key\030\001 \001(\tR\003ke" +
-      "y\022\024\n\005value\030\002 \001(\003R\005value:\0028\001\"\023\n\021ServerInf" +
-      "oRequest\"\327\001\n\022ServerInfoResponse\022\030\n\007versi" +
-      "on\030\001 \001(\tR\007version\022\'\n\017awaiting_relist\030\002 \001" +
-      "(\010R\016awaitingRelist\022\'\n\017scheduling_held\030\003 " +
-      "\001(\010R\016schedulingHeld\022)\n\004role\030\004 \001(\0162\025.bert" +
-      "h.v1.ReplicaRoleR\004role\022\026\n\006leader\030\005 \001(\tR\006" +
-      "leader\022\022\n\004term\030\006 \001(\004R\004term\"b\n\030ListDevice" +
-      "ObjectsRequest\022(\n\004kind\030\001 \001(\0162\024.berth.v1." +
-      "ObjectKindR\004kind\022\034\n\tnamespace\030\002 \001(\tR\tnam" +
-      "espace\"G\n\031ListDeviceObjectsResponse\022*\n\007o" +
-      "bjects\030\001 \003(\0132\020.berth.v1.ObjectR\007objects*" +
-      "\365\001\n\nQueueState\022\033\n\027QUEUE_STATE_UNSPECIFIE" +
-      "D\020\000\022\026\n\022QUEUE_STATE_ACTIVE\020\001\022\027\n\023QUEUE_STA" +
-      "TE_BACKOFF\020\002\022\035\n\031QUEUE_STATE_UNSCHEDULABL" +
-      "E\020\003\022\025\n\021QUEUE_STATE_GATED\020\004\022\032\n\026QUEUE_STAT" +
-      "E_SCHEDULING\020\005\022\027\n\023QUEUE_STATE_BINDING\020\006\022" +
-      "\025\n\021QUEUE_STATE_BOUND\020\007\022\027\n\023QUEUE_STATE_IG" +
-      "NORED\020\010*\202\002\n\016SimulateResult\022\037\n\033SIMULATE_R" +
-      "ESULT_UNSPECIFIED\020\000\022\031\n\025SIMULATE_RESULT_B" +
-      "OUND\020\001\022\035\n\031SIMULATE_RESULT_NOMINATED\020\002\022!\n" +
-      "\035SIMULATE_RESULT_UNSCHEDULABLE\020\003\022\031\n\025SIMU" +
-      "LATE_RESULT_GATED\020\004\022\033\n\027SIMULATE_RESULT_S" +
-      "KIPPED\020\005\022\031\n\025SIMULATE_RESULT_ERROR\020\006\022\037\n\033S" +
-      "IMULATE_RESULT_DEALLOCATED\020\007*_\n\013ReplicaR" +
-      "ole\022\034\n\030REPLICA_ROLE_UNSPECIFIED\020\000\022\027\n\023REP" +
-      "LICA_ROLE_LEADER\020\001\022\031\n\025REPLICA_ROLE_FOLLO" +
-      "WER\020\0022\367\005\n\014AdminService\022>\n\007Explain\022\030.bert" +
-      "h.v1.ExplainRequest\032\031.berth.v1.ExplainRe" +
-      "sponse\022A\n\010Simulate\022\031.berth.v1.SimulateRe" +
-      "quest\032\032.berth.v1.SimulateResponse\022J\n\013Lis" +
-      "tPending\022\034.berth.v1.ListPendingRequest\032\035" +
-      ".berth.v1.ListPendingResponse\022A\n\010ListPod" +
-      "s\022\031.berth.v1.ListPodsRequest\032\032.berth.v1." +
-      "ListPodsResponse\022V\n\017ListNominations\022 .be" +
-      "rth.v1.ListNominationsRequest\032!.berth.v1" +
-      ".ListNominationsResponse\022G\n\nQueueStats\022\033" +
-      ".berth.v1.QueueStatsRequest\032\034.berth.v1.Q" +
-      "ueueStatsResponse\022D\n\tListNodes\022\032.berth.v" +
-      "1.ListNodesRequest\032\033.berth.v1.ListNodesR" +
-      "esponse\022G\n\nServerInfo\022\033.berth.v1.ServerI" +
-      "nfoRequest\032\034.berth.v1.ServerInfoResponse" +
-      "\022\\\n\021ListDeviceObjects\022\".berth.v1.ListDev" +
-      "iceObjectsRequest\032#.berth.v1.ListDeviceO" +
-      "bjectsResponse\022G\n\nDeschedule\022\033.berth.v1." +
-      "DescheduleRequest\032\034.berth.v1.DescheduleR" +
-      "esponseB\236\001\n\026io.berthsched.berth.v1B\021Admi" +
-      "nServiceProtoP\001Z0github.com/berthsched/b" +
-      "erth/api/berth/v1;berthv1\242\002\003BXX\252\002\010Berth." +
-      "V1\312\002\010Berth\\V1\342\002\024Berth\\V1\\GPBMetadata\352\002\tB" +
-      "erth::V1b\006proto3"
+      "derivedTaints\0220\n\006images\030\014 \003(\0132\030.berth.v1" +
+      ".ContainerImageR\006images\0329\n\013LabelsEntry\022\020" +
+      "\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\002" +
+      "8\001\032>\n\020AllocatableEntry\022\020\n\003key\030\001 \001(\tR\003key" +
+      "\022\024\n\005value\030\002 \001(\003R\005value:\0028\001\032<\n\016RequestedE" +
+      "ntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\003R\005v" +
+      "alue:\0028\001\032C\n\025NonZeroRequestedEntry\022\020\n\003key" +
+      "\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\003R\005value:\0028\001\"\023\n" +
+      "\021ServerInfoRequest\"\327\001\n\022ServerInfoRespons" +
+      "e\022\030\n\007version\030\001 \001(\tR\007version\022\'\n\017awaiting_" +
+      "relist\030\002 \001(\010R\016awaitingRelist\022\'\n\017scheduli" +
+      "ng_held\030\003 \001(\010R\016schedulingHeld\022)\n\004role\030\004 " +
+      "\001(\0162\025.berth.v1.ReplicaRoleR\004role\022\026\n\006lead" +
+      "er\030\005 \001(\tR\006leader\022\022\n\004term\030\006 \001(\004R\004term\"b\n\030" +
+      "ListDeviceObjectsRequest\022(\n\004kind\030\001 \001(\0162\024" +
+      ".berth.v1.ObjectKindR\004kind\022\034\n\tnamespace\030" +
+      "\002 \001(\tR\tnamespace\"G\n\031ListDeviceObjectsRes" +
+      "ponse\022*\n\007objects\030\001 \003(\0132\020.berth.v1.Object" +
+      "R\007objects*\365\001\n\nQueueState\022\033\n\027QUEUE_STATE_" +
+      "UNSPECIFIED\020\000\022\026\n\022QUEUE_STATE_ACTIVE\020\001\022\027\n" +
+      "\023QUEUE_STATE_BACKOFF\020\002\022\035\n\031QUEUE_STATE_UN" +
+      "SCHEDULABLE\020\003\022\025\n\021QUEUE_STATE_GATED\020\004\022\032\n\026" +
+      "QUEUE_STATE_SCHEDULING\020\005\022\027\n\023QUEUE_STATE_" +
+      "BINDING\020\006\022\025\n\021QUEUE_STATE_BOUND\020\007\022\027\n\023QUEU" +
+      "E_STATE_IGNORED\020\010*\202\002\n\016SimulateResult\022\037\n\033" +
+      "SIMULATE_RESULT_UNSPECIFIED\020\000\022\031\n\025SIMULAT" +
+      "E_RESULT_BOUND\020\001\022\035\n\031SIMULATE_RESULT_NOMI" +
+      "NATED\020\002\022!\n\035SIMULATE_RESULT_UNSCHEDULABLE" +
+      "\020\003\022\031\n\025SIMULATE_RESULT_GATED\020\004\022\033\n\027SIMULAT" +
+      "E_RESULT_SKIPPED\020\005\022\031\n\025SIMULATE_RESULT_ER" +
+      "ROR\020\006\022\037\n\033SIMULATE_RESULT_DEALLOCATED\020\007*_" +
+      "\n\013ReplicaRole\022\034\n\030REPLICA_ROLE_UNSPECIFIE" +
+      "D\020\000\022\027\n\023REPLICA_ROLE_LEADER\020\001\022\031\n\025REPLICA_" +
+      "ROLE_FOLLOWER\020\0022\367\005\n\014AdminService\022>\n\007Expl" +
+      "ain\022\030.berth.v1.ExplainRequest\032\031.berth.v1" +
+      ".ExplainResponse\022A\n\010Simulate\022\031.berth.v1." +
+      "SimulateRequest\032\032.berth.v1.SimulateRespo" +
+      "nse\022J\n\013ListPending\022\034.berth.v1.ListPendin" +
+      "gRequest\032\035.berth.v1.ListPendingResponse\022" +
+      "A\n\010ListPods\022\031.berth.v1.ListPodsRequest\032\032" +
+      ".berth.v1.ListPodsResponse\022V\n\017ListNomina" +
+      "tions\022 .berth.v1.ListNominationsRequest\032" +
+      "!.berth.v1.ListNominationsResponse\022G\n\nQu" +
+      "eueStats\022\033.berth.v1.QueueStatsRequest\032\034." +
+      "berth.v1.QueueStatsResponse\022D\n\tListNodes" +
+      "\022\032.berth.v1.ListNodesRequest\032\033.berth.v1." +
+      "ListNodesResponse\022G\n\nServerInfo\022\033.berth." +
+      "v1.ServerInfoRequest\032\034.berth.v1.ServerIn" +
+      "foResponse\022\\\n\021ListDeviceObjects\022\".berth." +
+      "v1.ListDeviceObjectsRequest\032#.berth.v1.L" +
+      "istDeviceObjectsResponse\022G\n\nDeschedule\022\033" +
+      ".berth.v1.DescheduleRequest\032\034.berth.v1.D" +
+      "escheduleResponseB\236\001\n\026io.berthsched.bert" +
+      "h.v1B\021AdminServiceProtoP\001Z0github.com/be" +
+      "rthsched/berth/api/berth/v1;berthv1\242\002\003BX" +
+      "X\252\002\010Berth.V1\312\002\010Berth\\V1\342\002\024Berth\\V1\\GPBMe" +
+      "tadata\352\002\tBerth::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -554,7 +555,7 @@ public final class AdminServiceProto {
     internal_static_berth_v1_NodeUsage_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_NodeUsage_descriptor,
-        new java.lang.String[] { "Name", "Labels", "Taints", "Unschedulable", "Allocatable", "Requested", "NonZeroRequested", "PodCount", "NominatedPodCount", "Conditions", "DerivedTaints", });
+        new java.lang.String[] { "Name", "Labels", "Taints", "Unschedulable", "Allocatable", "Requested", "NonZeroRequested", "PodCount", "NominatedPodCount", "Conditions", "DerivedTaints", "Images", });
     internal_static_berth_v1_NodeUsage_LabelsEntry_descriptor =
       internal_static_berth_v1_NodeUsage_descriptor.getNestedTypes().get(0);
     internal_static_berth_v1_NodeUsage_LabelsEntry_fieldAccessorTable = new

@@ -24,6 +24,7 @@ private static final long serialVersionUID = 0L;
     ports_ = java.util.Collections.emptyList();
     restartPolicy_ = 0;
     claims_ = com.google.protobuf.LazyStringArrayList.EMPTY;
+    image_ = "";
   }
 
   @java.lang.Override
@@ -373,6 +374,57 @@ private static final long serialVersionUID = 0L;
     return claims_.getByteString(index);
   }
 
+  public static final int IMAGE_FIELD_NUMBER = 6;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object image_ = "";
+  /**
+   * <pre>
+   * The container image ("nginx:1.27", "registry.k8s.io/pause:3.10"),
+   * read by the ImageLocality score only; optional. No leading or trailing
+   * whitespace.
+   * </pre>
+   *
+   * <code>string image = 6 [json_name = "image"];</code>
+   * @return The image.
+   */
+  @java.lang.Override
+  public java.lang.String getImage() {
+    java.lang.Object ref = image_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      image_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The container image ("nginx:1.27", "registry.k8s.io/pause:3.10"),
+   * read by the ImageLocality score only; optional. No leading or trailing
+   * whitespace.
+   * </pre>
+   *
+   * <code>string image = 6 [json_name = "image"];</code>
+   * @return The bytes for image.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getImageBytes() {
+    java.lang.Object ref = image_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      image_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -404,6 +456,9 @@ private static final long serialVersionUID = 0L;
     }
     for (int i = 0; i < claims_.size(); i++) {
       com.google.protobuf.GeneratedMessageV3.writeString(output, 5, claims_.getRaw(i));
+    }
+    if (!com.google.protobuf.GeneratedMessageV3.isStringEmpty(image_)) {
+      com.google.protobuf.GeneratedMessageV3.writeString(output, 6, image_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -443,6 +498,9 @@ private static final long serialVersionUID = 0L;
       size += dataSize;
       size += 1 * getClaimsList().size();
     }
+    if (!com.google.protobuf.GeneratedMessageV3.isStringEmpty(image_)) {
+      size += com.google.protobuf.GeneratedMessageV3.computeStringSize(6, image_);
+    }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
     return size;
@@ -467,6 +525,8 @@ private static final long serialVersionUID = 0L;
     if (restartPolicy_ != other.restartPolicy_) return false;
     if (!getClaimsList()
         .equals(other.getClaimsList())) return false;
+    if (!getImage()
+        .equals(other.getImage())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -494,6 +554,8 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + CLAIMS_FIELD_NUMBER;
       hash = (53 * hash) + getClaimsList().hashCode();
     }
+    hash = (37 * hash) + IMAGE_FIELD_NUMBER;
+    hash = (53 * hash) + getImage().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -661,6 +723,7 @@ private static final long serialVersionUID = 0L;
       restartPolicy_ = 0;
       claims_ = com.google.protobuf.LazyStringArrayList.EMPTY;
       bitField0_ = (bitField0_ & ~0x00000010);
+      image_ = "";
       return this;
     }
 
@@ -721,6 +784,9 @@ private static final long serialVersionUID = 0L;
       }
       if (((from_bitField0_ & 0x00000008) != 0)) {
         result.restartPolicy_ = restartPolicy_;
+      }
+      if (((from_bitField0_ & 0x00000020) != 0)) {
+        result.image_ = image_;
       }
     }
 
@@ -815,6 +881,11 @@ private static final long serialVersionUID = 0L;
         }
         onChanged();
       }
+      if (!other.getImage().isEmpty()) {
+        image_ = other.image_;
+        bitField0_ |= 0x00000020;
+        onChanged();
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -879,6 +950,11 @@ private static final long serialVersionUID = 0L;
               claims_.add(s);
               break;
             } // case 42
+            case 50: {
+              image_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000020;
+              break;
+            } // case 50
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1729,6 +1805,108 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       ensureClaimsIsMutable();
       claims_.add(value);
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object image_ = "";
+    /**
+     * <pre>
+     * The container image ("nginx:1.27", "registry.k8s.io/pause:3.10"),
+     * read by the ImageLocality score only; optional. No leading or trailing
+     * whitespace.
+     * </pre>
+     *
+     * <code>string image = 6 [json_name = "image"];</code>
+     * @return The image.
+     */
+    public java.lang.String getImage() {
+      java.lang.Object ref = image_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        image_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The container image ("nginx:1.27", "registry.k8s.io/pause:3.10"),
+     * read by the ImageLocality score only; optional. No leading or trailing
+     * whitespace.
+     * </pre>
+     *
+     * <code>string image = 6 [json_name = "image"];</code>
+     * @return The bytes for image.
+     */
+    public com.google.protobuf.ByteString
+        getImageBytes() {
+      java.lang.Object ref = image_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        image_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The container image ("nginx:1.27", "registry.k8s.io/pause:3.10"),
+     * read by the ImageLocality score only; optional. No leading or trailing
+     * whitespace.
+     * </pre>
+     *
+     * <code>string image = 6 [json_name = "image"];</code>
+     * @param value The image to set.
+     * @return This builder for chaining.
+     */
+    public Builder setImage(
+        java.lang.String value) {
+      if (value == null) { throw new NullPointerException(); }
+      image_ = value;
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The container image ("nginx:1.27", "registry.k8s.io/pause:3.10"),
+     * read by the ImageLocality score only; optional. No leading or trailing
+     * whitespace.
+     * </pre>
+     *
+     * <code>string image = 6 [json_name = "image"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearImage() {
+      image_ = getDefaultInstance().getImage();
+      bitField0_ = (bitField0_ & ~0x00000020);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The container image ("nginx:1.27", "registry.k8s.io/pause:3.10"),
+     * read by the ImageLocality score only; optional. No leading or trailing
+     * whitespace.
+     * </pre>
+     *
+     * <code>string image = 6 [json_name = "image"];</code>
+     * @param value The bytes for image to set.
+     * @return This builder for chaining.
+     */
+    public Builder setImageBytes(
+        com.google.protobuf.ByteString value) {
+      if (value == null) { throw new NullPointerException(); }
+      checkByteStringIsUtf8(value);
+      image_ = value;
+      bitField0_ |= 0x00000020;
       onChanged();
       return this;
     }

@@ -218,4 +218,28 @@ public interface ContainerOrBuilder extends
    */
   com.google.protobuf.ByteString
       getClaimsBytes(int index);
+
+  /**
+   * <pre>
+   * The container image ("nginx:1.27", "registry.k8s.io/pause:3.10"),
+   * read by the ImageLocality score only; optional. No leading or trailing
+   * whitespace.
+   * </pre>
+   *
+   * <code>string image = 6 [json_name = "image"];</code>
+   * @return The image.
+   */
+  java.lang.String getImage();
+  /**
+   * <pre>
+   * The container image ("nginx:1.27", "registry.k8s.io/pause:3.10"),
+   * read by the ImageLocality score only; optional. No leading or trailing
+   * whitespace.
+   * </pre>
+   *
+   * <code>string image = 6 [json_name = "image"];</code>
+   * @return The bytes for image.
+   */
+  com.google.protobuf.ByteString
+      getImageBytes();
 }

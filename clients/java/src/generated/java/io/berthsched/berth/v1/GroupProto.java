@@ -33,42 +33,46 @@ public final class GroupProto {
       descriptor;
   static {
     java.lang.String[] descriptorData = {
-      "\n\024berth/v1/group.proto\022\010berth.v1\"\235\002\n\010Pod" +
-      "Group\022\034\n\tnamespace\030\001 \001(\tR\tnamespace\022\022\n\004n" +
-      "ame\030\002 \001(\tR\004name\022\033\n\tmin_count\030\003 \001(\005R\010minC" +
-      "ount\022!\n\014topology_key\030\004 \001(\tR\013topologyKey\022" +
-      ".\n\023priority_class_name\030\005 \001(\tR\021priorityCl" +
-      "assName\022\037\n\010priority\030\006 \001(\005H\000R\010priority\210\001\001" +
-      "\022A\n\017disruption_mode\030\007 \001(\0162\030.berth.v1.Dis" +
-      "ruptionModeR\016disruptionModeB\013\n\t_priority" +
-      "\"\213\001\n\016PodGroupStatus\022\022\n\004name\030\001 \001(\tR\004name\022" +
-      "\026\n\006exists\030\002 \001(\010R\006exists\022\033\n\tmin_count\030\003 \001" +
-      "(\005R\010minCount\022\030\n\007members\030\004 \001(\005R\007members\022\026" +
-      "\n\006placed\030\005 \001(\005R\006placed*f\n\016DisruptionMode" +
-      "\022\037\n\033DISRUPTION_MODE_UNSPECIFIED\020\000\022\032\n\026DIS" +
-      "RUPTION_MODE_SINGLE\020\001\022\027\n\023DISRUPTION_MODE" +
-      "_ALL\020\002B\227\001\n\026io.berthsched.berth.v1B\nGroup" +
-      "ProtoP\001Z0github.com/berthsched/berth/api" +
-      "/berth/v1;berthv1\242\002\003BXX\252\002\010Berth.V1\312\002\010Ber" +
-      "th\\V1\342\002\024Berth\\V1\\GPBMetadata\352\002\tBerth::V1" +
-      "b\006proto3"
+      "\n\024berth/v1/group.proto\022\010berth.v1\032\025berth/" +
+      "v1/policy.proto\"\346\002\n\010PodGroup\022\034\n\tnamespac" +
+      "e\030\001 \001(\tR\tnamespace\022\022\n\004name\030\002 \001(\tR\004name\022\033" +
+      "\n\tmin_count\030\003 \001(\005R\010minCount\022!\n\014topology_" +
+      "key\030\004 \001(\tR\013topologyKey\022.\n\023priority_class" +
+      "_name\030\005 \001(\tR\021priorityClassName\022\037\n\010priori" +
+      "ty\030\006 \001(\005H\000R\010priority\210\001\001\022A\n\017disruption_mo" +
+      "de\030\007 \001(\0162\030.berth.v1.DisruptionModeR\016disr" +
+      "uptionMode\022G\n\021preemption_policy\030\010 \001(\0162\032." +
+      "berth.v1.PreemptionPolicyR\020preemptionPol" +
+      "icyB\013\n\t_priority\"\213\001\n\016PodGroupStatus\022\022\n\004n" +
+      "ame\030\001 \001(\tR\004name\022\026\n\006exists\030\002 \001(\010R\006exists\022" +
+      "\033\n\tmin_count\030\003 \001(\005R\010minCount\022\030\n\007members\030" +
+      "\004 \001(\005R\007members\022\026\n\006placed\030\005 \001(\005R\006placed*f" +
+      "\n\016DisruptionMode\022\037\n\033DISRUPTION_MODE_UNSP" +
+      "ECIFIED\020\000\022\032\n\026DISRUPTION_MODE_SINGLE\020\001\022\027\n" +
+      "\023DISRUPTION_MODE_ALL\020\002B\227\001\n\026io.berthsched" +
+      ".berth.v1B\nGroupProtoP\001Z0github.com/bert" +
+      "hsched/berth/api/berth/v1;berthv1\242\002\003BXX\252" +
+      "\002\010Berth.V1\312\002\010Berth\\V1\342\002\024Berth\\V1\\GPBMeta" +
+      "data\352\002\tBerth::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
+          io.berthsched.berth.v1.PolicyProto.getDescriptor(),
         });
     internal_static_berth_v1_PodGroup_descriptor =
       getDescriptor().getMessageTypes().get(0);
     internal_static_berth_v1_PodGroup_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_PodGroup_descriptor,
-        new java.lang.String[] { "Namespace", "Name", "MinCount", "TopologyKey", "PriorityClassName", "Priority", "DisruptionMode", "Priority", });
+        new java.lang.String[] { "Namespace", "Name", "MinCount", "TopologyKey", "PriorityClassName", "Priority", "DisruptionMode", "PreemptionPolicy", "Priority", });
     internal_static_berth_v1_PodGroupStatus_descriptor =
       getDescriptor().getMessageTypes().get(1);
     internal_static_berth_v1_PodGroupStatus_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_PodGroupStatus_descriptor,
         new java.lang.String[] { "Name", "Exists", "MinCount", "Members", "Placed", });
+    io.berthsched.berth.v1.PolicyProto.getDescriptor();
   }
 
   // @@protoc_insertion_point(outer_class_scope)

@@ -312,4 +312,63 @@ java.lang.String defaultValue);
    */
   io.berthsched.berth.v1.NodeConditionOrBuilder getConditionsOrBuilder(
       int index);
+
+  /**
+   * <pre>
+   * The container images present on the node, as the kubelet reports them
+   * (Node status.images). Only the ImageLocality score reads them: a node
+   * already holding a pod's images scores higher, by their size and by how
+   * few other nodes hold them.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.ContainerImage images = 7 [json_name = "images"];</code>
+   */
+  java.util.List<io.berthsched.berth.v1.ContainerImage> 
+      getImagesList();
+  /**
+   * <pre>
+   * The container images present on the node, as the kubelet reports them
+   * (Node status.images). Only the ImageLocality score reads them: a node
+   * already holding a pod's images scores higher, by their size and by how
+   * few other nodes hold them.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.ContainerImage images = 7 [json_name = "images"];</code>
+   */
+  io.berthsched.berth.v1.ContainerImage getImages(int index);
+  /**
+   * <pre>
+   * The container images present on the node, as the kubelet reports them
+   * (Node status.images). Only the ImageLocality score reads them: a node
+   * already holding a pod's images scores higher, by their size and by how
+   * few other nodes hold them.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.ContainerImage images = 7 [json_name = "images"];</code>
+   */
+  int getImagesCount();
+  /**
+   * <pre>
+   * The container images present on the node, as the kubelet reports them
+   * (Node status.images). Only the ImageLocality score reads them: a node
+   * already holding a pod's images scores higher, by their size and by how
+   * few other nodes hold them.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.ContainerImage images = 7 [json_name = "images"];</code>
+   */
+  java.util.List<? extends io.berthsched.berth.v1.ContainerImageOrBuilder> 
+      getImagesOrBuilderList();
+  /**
+   * <pre>
+   * The container images present on the node, as the kubelet reports them
+   * (Node status.images). Only the ImageLocality score reads them: a node
+   * already holding a pod's images scores higher, by their size and by how
+   * few other nodes hold them.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.ContainerImage images = 7 [json_name = "images"];</code>
+   */
+  io.berthsched.berth.v1.ContainerImageOrBuilder getImagesOrBuilder(
+      int index);
 }

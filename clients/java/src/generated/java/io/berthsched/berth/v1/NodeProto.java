@@ -30,6 +30,11 @@ public final class NodeProto {
     com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
       internal_static_berth_v1_Node_AllocatableEntry_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_berth_v1_ContainerImage_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_berth_v1_ContainerImage_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_berth_v1_NodeCondition_descriptor;
   static final 
     com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
@@ -49,43 +54,46 @@ public final class NodeProto {
   static {
     java.lang.String[] descriptorData = {
       "\n\023berth/v1/node.proto\022\010berth.v1\032\037google/" +
-      "protobuf/timestamp.proto\"\224\003\n\004Node\022\022\n\004nam" +
+      "protobuf/timestamp.proto\"\306\003\n\004Node\022\022\n\004nam" +
       "e\030\001 \001(\tR\004name\0222\n\006labels\030\002 \003(\0132\032.berth.v1" +
       ".Node.LabelsEntryR\006labels\022\'\n\006taints\030\003 \003(" +
       "\0132\017.berth.v1.TaintR\006taints\022A\n\013allocatabl" +
       "e\030\004 \003(\0132\037.berth.v1.Node.AllocatableEntry" +
       "R\013allocatable\022$\n\runschedulable\030\005 \001(\010R\run" +
       "schedulable\0227\n\nconditions\030\006 \003(\0132\027.berth." +
-      "v1.NodeConditionR\nconditions\0329\n\013LabelsEn" +
-      "try\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005va" +
-      "lue:\0028\001\032>\n\020AllocatableEntry\022\020\n\003key\030\001 \001(\t" +
-      "R\003key\022\024\n\005value\030\002 \001(\003R\005value:\0028\001\"\363\001\n\rNode" +
-      "Condition\022/\n\004type\030\001 \001(\0162\033.berth.v1.NodeC" +
-      "onditionTypeR\004type\0221\n\006status\030\002 \001(\0162\031.ber" +
-      "th.v1.ConditionStatusR\006status\022L\n\024last_tr" +
-      "ansition_time\030\003 \001(\0132\032.google.protobuf.Ti" +
-      "mestampR\022lastTransitionTime\022\026\n\006reason\030\004 " +
-      "\001(\tR\006reason\022\030\n\007message\030\005 \001(\tR\007message\"^\n" +
-      "\005Taint\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR" +
-      "\005value\022-\n\006effect\030\003 \001(\0162\025.berth.v1.TaintE" +
-      "ffectR\006effect*\372\001\n\021NodeConditionType\022#\n\037N" +
-      "ODE_CONDITION_TYPE_UNSPECIFIED\020\000\022\035\n\031NODE" +
-      "_CONDITION_TYPE_READY\020\001\022\'\n#NODE_CONDITIO" +
-      "N_TYPE_MEMORY_PRESSURE\020\002\022%\n!NODE_CONDITI" +
-      "ON_TYPE_DISK_PRESSURE\020\003\022$\n NODE_CONDITIO" +
-      "N_TYPE_PID_PRESSURE\020\004\022+\n\'NODE_CONDITION_" +
-      "TYPE_NETWORK_UNAVAILABLE\020\005*\210\001\n\017Condition" +
-      "Status\022 \n\034CONDITION_STATUS_UNSPECIFIED\020\000" +
-      "\022\031\n\025CONDITION_STATUS_TRUE\020\001\022\032\n\026CONDITION" +
-      "_STATUS_FALSE\020\002\022\034\n\030CONDITION_STATUS_UNKN" +
-      "OWN\020\003*\213\001\n\013TaintEffect\022\034\n\030TAINT_EFFECT_UN" +
-      "SPECIFIED\020\000\022\034\n\030TAINT_EFFECT_NO_SCHEDULE\020" +
-      "\001\022#\n\037TAINT_EFFECT_PREFER_NO_SCHEDULE\020\002\022\033" +
-      "\n\027TAINT_EFFECT_NO_EXECUTE\020\003B\226\001\n\026io.berth" +
-      "sched.berth.v1B\tNodeProtoP\001Z0github.com/" +
-      "berthsched/berth/api/berth/v1;berthv1\242\002\003" +
-      "BXX\252\002\010Berth.V1\312\002\010Berth\\V1\342\002\024Berth\\V1\\GPB" +
-      "Metadata\352\002\tBerth::V1b\006proto3"
+      "v1.NodeConditionR\nconditions\0220\n\006images\030\007" +
+      " \003(\0132\030.berth.v1.ContainerImageR\006images\0329" +
+      "\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value" +
+      "\030\002 \001(\tR\005value:\0028\001\032>\n\020AllocatableEntry\022\020\n" +
+      "\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\003R\005value:\0028" +
+      "\001\"E\n\016ContainerImage\022\024\n\005names\030\001 \003(\tR\005name" +
+      "s\022\035\n\nsize_bytes\030\002 \001(\003R\tsizeBytes\"\363\001\n\rNod" +
+      "eCondition\022/\n\004type\030\001 \001(\0162\033.berth.v1.Node" +
+      "ConditionTypeR\004type\0221\n\006status\030\002 \001(\0162\031.be" +
+      "rth.v1.ConditionStatusR\006status\022L\n\024last_t" +
+      "ransition_time\030\003 \001(\0132\032.google.protobuf.T" +
+      "imestampR\022lastTransitionTime\022\026\n\006reason\030\004" +
+      " \001(\tR\006reason\022\030\n\007message\030\005 \001(\tR\007message\"^" +
+      "\n\005Taint\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\t" +
+      "R\005value\022-\n\006effect\030\003 \001(\0162\025.berth.v1.Taint" +
+      "EffectR\006effect*\372\001\n\021NodeConditionType\022#\n\037" +
+      "NODE_CONDITION_TYPE_UNSPECIFIED\020\000\022\035\n\031NOD" +
+      "E_CONDITION_TYPE_READY\020\001\022\'\n#NODE_CONDITI" +
+      "ON_TYPE_MEMORY_PRESSURE\020\002\022%\n!NODE_CONDIT" +
+      "ION_TYPE_DISK_PRESSURE\020\003\022$\n NODE_CONDITI" +
+      "ON_TYPE_PID_PRESSURE\020\004\022+\n\'NODE_CONDITION" +
+      "_TYPE_NETWORK_UNAVAILABLE\020\005*\210\001\n\017Conditio" +
+      "nStatus\022 \n\034CONDITION_STATUS_UNSPECIFIED\020" +
+      "\000\022\031\n\025CONDITION_STATUS_TRUE\020\001\022\032\n\026CONDITIO" +
+      "N_STATUS_FALSE\020\002\022\034\n\030CONDITION_STATUS_UNK" +
+      "NOWN\020\003*\213\001\n\013TaintEffect\022\034\n\030TAINT_EFFECT_U" +
+      "NSPECIFIED\020\000\022\034\n\030TAINT_EFFECT_NO_SCHEDULE" +
+      "\020\001\022#\n\037TAINT_EFFECT_PREFER_NO_SCHEDULE\020\002\022" +
+      "\033\n\027TAINT_EFFECT_NO_EXECUTE\020\003B\226\001\n\026io.bert" +
+      "hsched.berth.v1B\tNodeProtoP\001Z0github.com" +
+      "/berthsched/berth/api/berth/v1;berthv1\242\002" +
+      "\003BXX\252\002\010Berth.V1\312\002\010Berth\\V1\342\002\024Berth\\V1\\GP" +
+      "BMetadata\352\002\tBerth::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -97,7 +105,7 @@ public final class NodeProto {
     internal_static_berth_v1_Node_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_Node_descriptor,
-        new java.lang.String[] { "Name", "Labels", "Taints", "Allocatable", "Unschedulable", "Conditions", });
+        new java.lang.String[] { "Name", "Labels", "Taints", "Allocatable", "Unschedulable", "Conditions", "Images", });
     internal_static_berth_v1_Node_LabelsEntry_descriptor =
       internal_static_berth_v1_Node_descriptor.getNestedTypes().get(0);
     internal_static_berth_v1_Node_LabelsEntry_fieldAccessorTable = new
@@ -110,14 +118,20 @@ public final class NodeProto {
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_Node_AllocatableEntry_descriptor,
         new java.lang.String[] { "Key", "Value", });
-    internal_static_berth_v1_NodeCondition_descriptor =
+    internal_static_berth_v1_ContainerImage_descriptor =
       getDescriptor().getMessageTypes().get(1);
+    internal_static_berth_v1_ContainerImage_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_berth_v1_ContainerImage_descriptor,
+        new java.lang.String[] { "Names", "SizeBytes", });
+    internal_static_berth_v1_NodeCondition_descriptor =
+      getDescriptor().getMessageTypes().get(2);
     internal_static_berth_v1_NodeCondition_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_NodeCondition_descriptor,
         new java.lang.String[] { "Type", "Status", "LastTransitionTime", "Reason", "Message", });
     internal_static_berth_v1_Taint_descriptor =
-      getDescriptor().getMessageTypes().get(2);
+      getDescriptor().getMessageTypes().get(3);
     internal_static_berth_v1_Taint_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_Taint_descriptor,

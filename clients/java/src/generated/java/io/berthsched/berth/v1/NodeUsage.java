@@ -26,6 +26,7 @@ private static final long serialVersionUID = 0L;
     taints_ = java.util.Collections.emptyList();
     conditions_ = java.util.Collections.emptyList();
     derivedTaints_ = java.util.Collections.emptyList();
+    images_ = java.util.Collections.emptyList();
   }
 
   @java.lang.Override
@@ -747,6 +748,67 @@ java.lang.String defaultValue) {
     return derivedTaints_.get(index);
   }
 
+  public static final int IMAGES_FIELD_NUMBER = 12;
+  @SuppressWarnings("serial")
+  private java.util.List<io.berthsched.berth.v1.ContainerImage> images_;
+  /**
+   * <pre>
+   * The images on the node, as sent (Node.images).
+   * </pre>
+   *
+   * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<io.berthsched.berth.v1.ContainerImage> getImagesList() {
+    return images_;
+  }
+  /**
+   * <pre>
+   * The images on the node, as sent (Node.images).
+   * </pre>
+   *
+   * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<? extends io.berthsched.berth.v1.ContainerImageOrBuilder> 
+      getImagesOrBuilderList() {
+    return images_;
+  }
+  /**
+   * <pre>
+   * The images on the node, as sent (Node.images).
+   * </pre>
+   *
+   * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+   */
+  @java.lang.Override
+  public int getImagesCount() {
+    return images_.size();
+  }
+  /**
+   * <pre>
+   * The images on the node, as sent (Node.images).
+   * </pre>
+   *
+   * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.ContainerImage getImages(int index) {
+    return images_.get(index);
+  }
+  /**
+   * <pre>
+   * The images on the node, as sent (Node.images).
+   * </pre>
+   *
+   * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.ContainerImageOrBuilder getImagesOrBuilder(
+      int index) {
+    return images_.get(index);
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -805,6 +867,9 @@ java.lang.String defaultValue) {
     }
     for (int i = 0; i < derivedTaints_.size(); i++) {
       output.writeMessage(11, derivedTaints_.get(i));
+    }
+    for (int i = 0; i < images_.size(); i++) {
+      output.writeMessage(12, images_.get(i));
     }
     getUnknownFields().writeTo(output);
   }
@@ -882,6 +947,10 @@ java.lang.String defaultValue) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(11, derivedTaints_.get(i));
     }
+    for (int i = 0; i < images_.size(); i++) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(12, images_.get(i));
+    }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
     return size;
@@ -919,6 +988,8 @@ java.lang.String defaultValue) {
         .equals(other.getConditionsList())) return false;
     if (!getDerivedTaintsList()
         .equals(other.getDerivedTaintsList())) return false;
+    if (!getImagesList()
+        .equals(other.getImagesList())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -966,6 +1037,10 @@ java.lang.String defaultValue) {
     if (getDerivedTaintsCount() > 0) {
       hash = (37 * hash) + DERIVED_TAINTS_FIELD_NUMBER;
       hash = (53 * hash) + getDerivedTaintsList().hashCode();
+    }
+    if (getImagesCount() > 0) {
+      hash = (37 * hash) + IMAGES_FIELD_NUMBER;
+      hash = (53 * hash) + getImagesList().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -1165,6 +1240,13 @@ java.lang.String defaultValue) {
         derivedTaintsBuilder_.clear();
       }
       bitField0_ = (bitField0_ & ~0x00000400);
+      if (imagesBuilder_ == null) {
+        images_ = java.util.Collections.emptyList();
+      } else {
+        images_ = null;
+        imagesBuilder_.clear();
+      }
+      bitField0_ = (bitField0_ & ~0x00000800);
       return this;
     }
 
@@ -1224,6 +1306,15 @@ java.lang.String defaultValue) {
         result.derivedTaints_ = derivedTaints_;
       } else {
         result.derivedTaints_ = derivedTaintsBuilder_.build();
+      }
+      if (imagesBuilder_ == null) {
+        if (((bitField0_ & 0x00000800) != 0)) {
+          images_ = java.util.Collections.unmodifiableList(images_);
+          bitField0_ = (bitField0_ & ~0x00000800);
+        }
+        result.images_ = images_;
+      } else {
+        result.images_ = imagesBuilder_.build();
       }
     }
 
@@ -1407,6 +1498,32 @@ java.lang.String defaultValue) {
           }
         }
       }
+      if (imagesBuilder_ == null) {
+        if (!other.images_.isEmpty()) {
+          if (images_.isEmpty()) {
+            images_ = other.images_;
+            bitField0_ = (bitField0_ & ~0x00000800);
+          } else {
+            ensureImagesIsMutable();
+            images_.addAll(other.images_);
+          }
+          onChanged();
+        }
+      } else {
+        if (!other.images_.isEmpty()) {
+          if (imagesBuilder_.isEmpty()) {
+            imagesBuilder_.dispose();
+            imagesBuilder_ = null;
+            images_ = other.images_;
+            bitField0_ = (bitField0_ & ~0x00000800);
+            imagesBuilder_ = 
+              com.google.protobuf.GeneratedMessageV3.alwaysUseFieldBuilders ?
+                 getImagesFieldBuilder() : null;
+          } else {
+            imagesBuilder_.addAllMessages(other.images_);
+          }
+        }
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -1528,6 +1645,19 @@ java.lang.String defaultValue) {
               }
               break;
             } // case 90
+            case 98: {
+              io.berthsched.berth.v1.ContainerImage m =
+                  input.readMessage(
+                      io.berthsched.berth.v1.ContainerImage.parser(),
+                      extensionRegistry);
+              if (imagesBuilder_ == null) {
+                ensureImagesIsMutable();
+                images_.add(m);
+              } else {
+                imagesBuilder_.addMessage(m);
+              }
+              break;
+            } // case 98
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -3376,6 +3506,318 @@ java.lang.String defaultValue) {
         derivedTaints_ = null;
       }
       return derivedTaintsBuilder_;
+    }
+
+    private java.util.List<io.berthsched.berth.v1.ContainerImage> images_ =
+      java.util.Collections.emptyList();
+    private void ensureImagesIsMutable() {
+      if (!((bitField0_ & 0x00000800) != 0)) {
+        images_ = new java.util.ArrayList<io.berthsched.berth.v1.ContainerImage>(images_);
+        bitField0_ |= 0x00000800;
+       }
+    }
+
+    private com.google.protobuf.RepeatedFieldBuilderV3<
+        io.berthsched.berth.v1.ContainerImage, io.berthsched.berth.v1.ContainerImage.Builder, io.berthsched.berth.v1.ContainerImageOrBuilder> imagesBuilder_;
+
+    /**
+     * <pre>
+     * The images on the node, as sent (Node.images).
+     * </pre>
+     *
+     * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+     */
+    public java.util.List<io.berthsched.berth.v1.ContainerImage> getImagesList() {
+      if (imagesBuilder_ == null) {
+        return java.util.Collections.unmodifiableList(images_);
+      } else {
+        return imagesBuilder_.getMessageList();
+      }
+    }
+    /**
+     * <pre>
+     * The images on the node, as sent (Node.images).
+     * </pre>
+     *
+     * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+     */
+    public int getImagesCount() {
+      if (imagesBuilder_ == null) {
+        return images_.size();
+      } else {
+        return imagesBuilder_.getCount();
+      }
+    }
+    /**
+     * <pre>
+     * The images on the node, as sent (Node.images).
+     * </pre>
+     *
+     * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+     */
+    public io.berthsched.berth.v1.ContainerImage getImages(int index) {
+      if (imagesBuilder_ == null) {
+        return images_.get(index);
+      } else {
+        return imagesBuilder_.getMessage(index);
+      }
+    }
+    /**
+     * <pre>
+     * The images on the node, as sent (Node.images).
+     * </pre>
+     *
+     * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+     */
+    public Builder setImages(
+        int index, io.berthsched.berth.v1.ContainerImage value) {
+      if (imagesBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureImagesIsMutable();
+        images_.set(index, value);
+        onChanged();
+      } else {
+        imagesBuilder_.setMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The images on the node, as sent (Node.images).
+     * </pre>
+     *
+     * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+     */
+    public Builder setImages(
+        int index, io.berthsched.berth.v1.ContainerImage.Builder builderForValue) {
+      if (imagesBuilder_ == null) {
+        ensureImagesIsMutable();
+        images_.set(index, builderForValue.build());
+        onChanged();
+      } else {
+        imagesBuilder_.setMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The images on the node, as sent (Node.images).
+     * </pre>
+     *
+     * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+     */
+    public Builder addImages(io.berthsched.berth.v1.ContainerImage value) {
+      if (imagesBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureImagesIsMutable();
+        images_.add(value);
+        onChanged();
+      } else {
+        imagesBuilder_.addMessage(value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The images on the node, as sent (Node.images).
+     * </pre>
+     *
+     * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+     */
+    public Builder addImages(
+        int index, io.berthsched.berth.v1.ContainerImage value) {
+      if (imagesBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureImagesIsMutable();
+        images_.add(index, value);
+        onChanged();
+      } else {
+        imagesBuilder_.addMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The images on the node, as sent (Node.images).
+     * </pre>
+     *
+     * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+     */
+    public Builder addImages(
+        io.berthsched.berth.v1.ContainerImage.Builder builderForValue) {
+      if (imagesBuilder_ == null) {
+        ensureImagesIsMutable();
+        images_.add(builderForValue.build());
+        onChanged();
+      } else {
+        imagesBuilder_.addMessage(builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The images on the node, as sent (Node.images).
+     * </pre>
+     *
+     * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+     */
+    public Builder addImages(
+        int index, io.berthsched.berth.v1.ContainerImage.Builder builderForValue) {
+      if (imagesBuilder_ == null) {
+        ensureImagesIsMutable();
+        images_.add(index, builderForValue.build());
+        onChanged();
+      } else {
+        imagesBuilder_.addMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The images on the node, as sent (Node.images).
+     * </pre>
+     *
+     * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+     */
+    public Builder addAllImages(
+        java.lang.Iterable<? extends io.berthsched.berth.v1.ContainerImage> values) {
+      if (imagesBuilder_ == null) {
+        ensureImagesIsMutable();
+        com.google.protobuf.AbstractMessageLite.Builder.addAll(
+            values, images_);
+        onChanged();
+      } else {
+        imagesBuilder_.addAllMessages(values);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The images on the node, as sent (Node.images).
+     * </pre>
+     *
+     * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+     */
+    public Builder clearImages() {
+      if (imagesBuilder_ == null) {
+        images_ = java.util.Collections.emptyList();
+        bitField0_ = (bitField0_ & ~0x00000800);
+        onChanged();
+      } else {
+        imagesBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The images on the node, as sent (Node.images).
+     * </pre>
+     *
+     * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+     */
+    public Builder removeImages(int index) {
+      if (imagesBuilder_ == null) {
+        ensureImagesIsMutable();
+        images_.remove(index);
+        onChanged();
+      } else {
+        imagesBuilder_.remove(index);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The images on the node, as sent (Node.images).
+     * </pre>
+     *
+     * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+     */
+    public io.berthsched.berth.v1.ContainerImage.Builder getImagesBuilder(
+        int index) {
+      return getImagesFieldBuilder().getBuilder(index);
+    }
+    /**
+     * <pre>
+     * The images on the node, as sent (Node.images).
+     * </pre>
+     *
+     * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+     */
+    public io.berthsched.berth.v1.ContainerImageOrBuilder getImagesOrBuilder(
+        int index) {
+      if (imagesBuilder_ == null) {
+        return images_.get(index);  } else {
+        return imagesBuilder_.getMessageOrBuilder(index);
+      }
+    }
+    /**
+     * <pre>
+     * The images on the node, as sent (Node.images).
+     * </pre>
+     *
+     * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+     */
+    public java.util.List<? extends io.berthsched.berth.v1.ContainerImageOrBuilder> 
+         getImagesOrBuilderList() {
+      if (imagesBuilder_ != null) {
+        return imagesBuilder_.getMessageOrBuilderList();
+      } else {
+        return java.util.Collections.unmodifiableList(images_);
+      }
+    }
+    /**
+     * <pre>
+     * The images on the node, as sent (Node.images).
+     * </pre>
+     *
+     * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+     */
+    public io.berthsched.berth.v1.ContainerImage.Builder addImagesBuilder() {
+      return getImagesFieldBuilder().addBuilder(
+          io.berthsched.berth.v1.ContainerImage.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The images on the node, as sent (Node.images).
+     * </pre>
+     *
+     * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+     */
+    public io.berthsched.berth.v1.ContainerImage.Builder addImagesBuilder(
+        int index) {
+      return getImagesFieldBuilder().addBuilder(
+          index, io.berthsched.berth.v1.ContainerImage.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The images on the node, as sent (Node.images).
+     * </pre>
+     *
+     * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+     */
+    public java.util.List<io.berthsched.berth.v1.ContainerImage.Builder> 
+         getImagesBuilderList() {
+      return getImagesFieldBuilder().getBuilderList();
+    }
+    private com.google.protobuf.RepeatedFieldBuilderV3<
+        io.berthsched.berth.v1.ContainerImage, io.berthsched.berth.v1.ContainerImage.Builder, io.berthsched.berth.v1.ContainerImageOrBuilder> 
+        getImagesFieldBuilder() {
+      if (imagesBuilder_ == null) {
+        imagesBuilder_ = new com.google.protobuf.RepeatedFieldBuilderV3<
+            io.berthsched.berth.v1.ContainerImage, io.berthsched.berth.v1.ContainerImage.Builder, io.berthsched.berth.v1.ContainerImageOrBuilder>(
+                images_,
+                ((bitField0_ & 0x00000800) != 0),
+                getParentForChildren(),
+                isClean());
+        images_ = null;
+      }
+      return imagesBuilder_;
     }
     @java.lang.Override
     public final Builder setUnknownFields(

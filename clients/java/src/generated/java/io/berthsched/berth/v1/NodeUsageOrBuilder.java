@@ -430,4 +430,48 @@ java.lang.String defaultValue);
    */
   io.berthsched.berth.v1.TaintOrBuilder getDerivedTaintsOrBuilder(
       int index);
+
+  /**
+   * <pre>
+   * The images on the node, as sent (Node.images).
+   * </pre>
+   *
+   * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+   */
+  java.util.List<io.berthsched.berth.v1.ContainerImage> 
+      getImagesList();
+  /**
+   * <pre>
+   * The images on the node, as sent (Node.images).
+   * </pre>
+   *
+   * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+   */
+  io.berthsched.berth.v1.ContainerImage getImages(int index);
+  /**
+   * <pre>
+   * The images on the node, as sent (Node.images).
+   * </pre>
+   *
+   * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+   */
+  int getImagesCount();
+  /**
+   * <pre>
+   * The images on the node, as sent (Node.images).
+   * </pre>
+   *
+   * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+   */
+  java.util.List<? extends io.berthsched.berth.v1.ContainerImageOrBuilder> 
+      getImagesOrBuilderList();
+  /**
+   * <pre>
+   * The images on the node, as sent (Node.images).
+   * </pre>
+   *
+   * <code>repeated .berth.v1.ContainerImage images = 12 [json_name = "images"];</code>
+   */
+  io.berthsched.berth.v1.ContainerImageOrBuilder getImagesOrBuilder(
+      int index);
 }

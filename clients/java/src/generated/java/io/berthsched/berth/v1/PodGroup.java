@@ -39,6 +39,7 @@ private static final long serialVersionUID = 0L;
     topologyKey_ = "";
     priorityClassName_ = "";
     disruptionMode_ = 0;
+    preemptionPolicy_ = 0;
   }
 
   @java.lang.Override
@@ -347,6 +348,48 @@ private static final long serialVersionUID = 0L;
     return result == null ? io.berthsched.berth.v1.DisruptionMode.UNRECOGNIZED : result;
   }
 
+  public static final int PREEMPTION_POLICY_FIELD_NUMBER = 8;
+  private int preemptionPolicy_ = 0;
+  /**
+   * <pre>
+   * Optional: whether the group may preempt lower-priority pods (kube
+   * 1.37's spec.preemptionPolicy), read only with the alpha
+   * PodGroupPreemptionPolicy feature gate (off by default): then it, or
+   * when unspecified the group's PriorityClass's policy, else
+   * PREEMPT_LOWER_PRIORITY, is the group's, and every member must have
+   * that policy ("all pods in a single pod group should have the same
+   * preemption policy as the pod group's preemption policy, got Never and
+   * PreemptLowerPriority"). Without the gate the members' common policy is
+   * the group's. Fixed at creation.
+   * </pre>
+   *
+   * <code>.berth.v1.PreemptionPolicy preemption_policy = 8 [json_name = "preemptionPolicy"];</code>
+   * @return The enum numeric value on the wire for preemptionPolicy.
+   */
+  @java.lang.Override public int getPreemptionPolicyValue() {
+    return preemptionPolicy_;
+  }
+  /**
+   * <pre>
+   * Optional: whether the group may preempt lower-priority pods (kube
+   * 1.37's spec.preemptionPolicy), read only with the alpha
+   * PodGroupPreemptionPolicy feature gate (off by default): then it, or
+   * when unspecified the group's PriorityClass's policy, else
+   * PREEMPT_LOWER_PRIORITY, is the group's, and every member must have
+   * that policy ("all pods in a single pod group should have the same
+   * preemption policy as the pod group's preemption policy, got Never and
+   * PreemptLowerPriority"). Without the gate the members' common policy is
+   * the group's. Fixed at creation.
+   * </pre>
+   *
+   * <code>.berth.v1.PreemptionPolicy preemption_policy = 8 [json_name = "preemptionPolicy"];</code>
+   * @return The preemptionPolicy.
+   */
+  @java.lang.Override public io.berthsched.berth.v1.PreemptionPolicy getPreemptionPolicy() {
+    io.berthsched.berth.v1.PreemptionPolicy result = io.berthsched.berth.v1.PreemptionPolicy.forNumber(preemptionPolicy_);
+    return result == null ? io.berthsched.berth.v1.PreemptionPolicy.UNRECOGNIZED : result;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -382,6 +425,9 @@ private static final long serialVersionUID = 0L;
     if (disruptionMode_ != io.berthsched.berth.v1.DisruptionMode.DISRUPTION_MODE_UNSPECIFIED.getNumber()) {
       output.writeEnum(7, disruptionMode_);
     }
+    if (preemptionPolicy_ != io.berthsched.berth.v1.PreemptionPolicy.PREEMPTION_POLICY_UNSPECIFIED.getNumber()) {
+      output.writeEnum(8, preemptionPolicy_);
+    }
     getUnknownFields().writeTo(output);
   }
 
@@ -415,6 +461,10 @@ private static final long serialVersionUID = 0L;
       size += com.google.protobuf.CodedOutputStream
         .computeEnumSize(7, disruptionMode_);
     }
+    if (preemptionPolicy_ != io.berthsched.berth.v1.PreemptionPolicy.PREEMPTION_POLICY_UNSPECIFIED.getNumber()) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeEnumSize(8, preemptionPolicy_);
+    }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
     return size;
@@ -446,6 +496,7 @@ private static final long serialVersionUID = 0L;
           != other.getPriority()) return false;
     }
     if (disruptionMode_ != other.disruptionMode_) return false;
+    if (preemptionPolicy_ != other.preemptionPolicy_) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -473,6 +524,8 @@ private static final long serialVersionUID = 0L;
     }
     hash = (37 * hash) + DISRUPTION_MODE_FIELD_NUMBER;
     hash = (53 * hash) + disruptionMode_;
+    hash = (37 * hash) + PREEMPTION_POLICY_FIELD_NUMBER;
+    hash = (53 * hash) + preemptionPolicy_;
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -627,6 +680,7 @@ private static final long serialVersionUID = 0L;
       priorityClassName_ = "";
       priority_ = 0;
       disruptionMode_ = 0;
+      preemptionPolicy_ = 0;
       return this;
     }
 
@@ -682,6 +736,9 @@ private static final long serialVersionUID = 0L;
       }
       if (((from_bitField0_ & 0x00000040) != 0)) {
         result.disruptionMode_ = disruptionMode_;
+      }
+      if (((from_bitField0_ & 0x00000080) != 0)) {
+        result.preemptionPolicy_ = preemptionPolicy_;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -759,6 +816,9 @@ private static final long serialVersionUID = 0L;
       if (other.disruptionMode_ != 0) {
         setDisruptionModeValue(other.getDisruptionModeValue());
       }
+      if (other.preemptionPolicy_ != 0) {
+        setPreemptionPolicyValue(other.getPreemptionPolicyValue());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -820,6 +880,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000040;
               break;
             } // case 56
+            case 64: {
+              preemptionPolicy_ = input.readEnum();
+              bitField0_ |= 0x00000080;
+              break;
+            } // case 64
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1433,6 +1498,119 @@ private static final long serialVersionUID = 0L;
     public Builder clearDisruptionMode() {
       bitField0_ = (bitField0_ & ~0x00000040);
       disruptionMode_ = 0;
+      onChanged();
+      return this;
+    }
+
+    private int preemptionPolicy_ = 0;
+    /**
+     * <pre>
+     * Optional: whether the group may preempt lower-priority pods (kube
+     * 1.37's spec.preemptionPolicy), read only with the alpha
+     * PodGroupPreemptionPolicy feature gate (off by default): then it, or
+     * when unspecified the group's PriorityClass's policy, else
+     * PREEMPT_LOWER_PRIORITY, is the group's, and every member must have
+     * that policy ("all pods in a single pod group should have the same
+     * preemption policy as the pod group's preemption policy, got Never and
+     * PreemptLowerPriority"). Without the gate the members' common policy is
+     * the group's. Fixed at creation.
+     * </pre>
+     *
+     * <code>.berth.v1.PreemptionPolicy preemption_policy = 8 [json_name = "preemptionPolicy"];</code>
+     * @return The enum numeric value on the wire for preemptionPolicy.
+     */
+    @java.lang.Override public int getPreemptionPolicyValue() {
+      return preemptionPolicy_;
+    }
+    /**
+     * <pre>
+     * Optional: whether the group may preempt lower-priority pods (kube
+     * 1.37's spec.preemptionPolicy), read only with the alpha
+     * PodGroupPreemptionPolicy feature gate (off by default): then it, or
+     * when unspecified the group's PriorityClass's policy, else
+     * PREEMPT_LOWER_PRIORITY, is the group's, and every member must have
+     * that policy ("all pods in a single pod group should have the same
+     * preemption policy as the pod group's preemption policy, got Never and
+     * PreemptLowerPriority"). Without the gate the members' common policy is
+     * the group's. Fixed at creation.
+     * </pre>
+     *
+     * <code>.berth.v1.PreemptionPolicy preemption_policy = 8 [json_name = "preemptionPolicy"];</code>
+     * @param value The enum numeric value on the wire for preemptionPolicy to set.
+     * @return This builder for chaining.
+     */
+    public Builder setPreemptionPolicyValue(int value) {
+      preemptionPolicy_ = value;
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Optional: whether the group may preempt lower-priority pods (kube
+     * 1.37's spec.preemptionPolicy), read only with the alpha
+     * PodGroupPreemptionPolicy feature gate (off by default): then it, or
+     * when unspecified the group's PriorityClass's policy, else
+     * PREEMPT_LOWER_PRIORITY, is the group's, and every member must have
+     * that policy ("all pods in a single pod group should have the same
+     * preemption policy as the pod group's preemption policy, got Never and
+     * PreemptLowerPriority"). Without the gate the members' common policy is
+     * the group's. Fixed at creation.
+     * </pre>
+     *
+     * <code>.berth.v1.PreemptionPolicy preemption_policy = 8 [json_name = "preemptionPolicy"];</code>
+     * @return The preemptionPolicy.
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.PreemptionPolicy getPreemptionPolicy() {
+      io.berthsched.berth.v1.PreemptionPolicy result = io.berthsched.berth.v1.PreemptionPolicy.forNumber(preemptionPolicy_);
+      return result == null ? io.berthsched.berth.v1.PreemptionPolicy.UNRECOGNIZED : result;
+    }
+    /**
+     * <pre>
+     * Optional: whether the group may preempt lower-priority pods (kube
+     * 1.37's spec.preemptionPolicy), read only with the alpha
+     * PodGroupPreemptionPolicy feature gate (off by default): then it, or
+     * when unspecified the group's PriorityClass's policy, else
+     * PREEMPT_LOWER_PRIORITY, is the group's, and every member must have
+     * that policy ("all pods in a single pod group should have the same
+     * preemption policy as the pod group's preemption policy, got Never and
+     * PreemptLowerPriority"). Without the gate the members' common policy is
+     * the group's. Fixed at creation.
+     * </pre>
+     *
+     * <code>.berth.v1.PreemptionPolicy preemption_policy = 8 [json_name = "preemptionPolicy"];</code>
+     * @param value The preemptionPolicy to set.
+     * @return This builder for chaining.
+     */
+    public Builder setPreemptionPolicy(io.berthsched.berth.v1.PreemptionPolicy value) {
+      if (value == null) {
+        throw new NullPointerException();
+      }
+      bitField0_ |= 0x00000080;
+      preemptionPolicy_ = value.getNumber();
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Optional: whether the group may preempt lower-priority pods (kube
+     * 1.37's spec.preemptionPolicy), read only with the alpha
+     * PodGroupPreemptionPolicy feature gate (off by default): then it, or
+     * when unspecified the group's PriorityClass's policy, else
+     * PREEMPT_LOWER_PRIORITY, is the group's, and every member must have
+     * that policy ("all pods in a single pod group should have the same
+     * preemption policy as the pod group's preemption policy, got Never and
+     * PreemptLowerPriority"). Without the gate the members' common policy is
+     * the group's. Fixed at creation.
+     * </pre>
+     *
+     * <code>.berth.v1.PreemptionPolicy preemption_policy = 8 [json_name = "preemptionPolicy"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearPreemptionPolicy() {
+      bitField0_ = (bitField0_ & ~0x00000080);
+      preemptionPolicy_ = 0;
       onChanged();
       return this;
     }

@@ -158,4 +158,39 @@ public interface PodGroupOrBuilder extends
    * @return The disruptionMode.
    */
   io.berthsched.berth.v1.DisruptionMode getDisruptionMode();
+
+  /**
+   * <pre>
+   * Optional: whether the group may preempt lower-priority pods (kube
+   * 1.37's spec.preemptionPolicy), read only with the alpha
+   * PodGroupPreemptionPolicy feature gate (off by default): then it, or
+   * when unspecified the group's PriorityClass's policy, else
+   * PREEMPT_LOWER_PRIORITY, is the group's, and every member must have
+   * that policy ("all pods in a single pod group should have the same
+   * preemption policy as the pod group's preemption policy, got Never and
+   * PreemptLowerPriority"). Without the gate the members' common policy is
+   * the group's. Fixed at creation.
+   * </pre>
+   *
+   * <code>.berth.v1.PreemptionPolicy preemption_policy = 8 [json_name = "preemptionPolicy"];</code>
+   * @return The enum numeric value on the wire for preemptionPolicy.
+   */
+  int getPreemptionPolicyValue();
+  /**
+   * <pre>
+   * Optional: whether the group may preempt lower-priority pods (kube
+   * 1.37's spec.preemptionPolicy), read only with the alpha
+   * PodGroupPreemptionPolicy feature gate (off by default): then it, or
+   * when unspecified the group's PriorityClass's policy, else
+   * PREEMPT_LOWER_PRIORITY, is the group's, and every member must have
+   * that policy ("all pods in a single pod group should have the same
+   * preemption policy as the pod group's preemption policy, got Never and
+   * PreemptLowerPriority"). Without the gate the members' common policy is
+   * the group's. Fixed at creation.
+   * </pre>
+   *
+   * <code>.berth.v1.PreemptionPolicy preemption_policy = 8 [json_name = "preemptionPolicy"];</code>
+   * @return The preemptionPolicy.
+   */
+  io.berthsched.berth.v1.PreemptionPolicy getPreemptionPolicy();
 }

@@ -115,37 +115,37 @@ public final class PodProto {
       "8\001\032?\n\021NodeSelectorEntry\022\020\n\003key\030\001 \001(\tR\003ke" +
       "y\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\032C\n\025PodLevelR" +
       "equestsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030" +
-      "\002 \001(\003R\005value:\0028\001B\013\n\t_priority\"\253\002\n\tContai" +
+      "\002 \001(\003R\005value:\0028\001B\013\n\t_priority\"\301\002\n\tContai" +
       "ner\022\022\n\004name\030\001 \001(\tR\004name\022=\n\010requests\030\002 \003(" +
       "\0132!.berth.v1.Container.RequestsEntryR\010re" +
       "quests\022-\n\005ports\030\003 \003(\0132\027.berth.v1.Contain" +
       "erPortR\005ports\022G\n\016restart_policy\030\004 \001(\0162 ." +
       "berth.v1.ContainerRestartPolicyR\rrestart" +
-      "Policy\022\026\n\006claims\030\005 \003(\tR\006claims\032;\n\rReques" +
-      "tsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\003" +
-      "R\005value:\0028\001\"\234\001\n\rContainerPort\022%\n\016contain" +
-      "er_port\030\001 \001(\005R\rcontainerPort\022\033\n\thost_por" +
-      "t\030\002 \001(\005R\010hostPort\022\027\n\007host_ip\030\003 \001(\tR\006host" +
-      "Ip\022.\n\010protocol\030\004 \001(\0162\022.berth.v1.Protocol" +
-      "R\010protocol\"\350\001\n\nToleration\022\020\n\003key\030\001 \001(\tR\003" +
-      "key\0228\n\010operator\030\002 \001(\0162\034.berth.v1.Tolerat" +
-      "ionOperatorR\010operator\022\024\n\005value\030\003 \001(\tR\005va" +
-      "lue\022-\n\006effect\030\004 \001(\0162\025.berth.v1.TaintEffe" +
-      "ctR\006effect\0222\n\022toleration_seconds\030\005 \001(\003H\000" +
-      "R\021tolerationSeconds\210\001\001B\025\n\023_toleration_se" +
-      "conds*[\n\010Protocol\022\030\n\024PROTOCOL_UNSPECIFIE" +
-      "D\020\000\022\020\n\014PROTOCOL_TCP\020\001\022\020\n\014PROTOCOL_UDP\020\002\022" +
-      "\021\n\rPROTOCOL_SCTP\020\003*g\n\026ContainerRestartPo" +
-      "licy\022(\n$CONTAINER_RESTART_POLICY_UNSPECI" +
-      "FIED\020\000\022#\n\037CONTAINER_RESTART_POLICY_ALWAY" +
-      "S\020\001*x\n\022TolerationOperator\022#\n\037TOLERATION_" +
-      "OPERATOR_UNSPECIFIED\020\000\022\035\n\031TOLERATION_OPE" +
-      "RATOR_EQUAL\020\001\022\036\n\032TOLERATION_OPERATOR_EXI" +
-      "STS\020\002B\225\001\n\026io.berthsched.berth.v1B\010PodPro" +
-      "toP\001Z0github.com/berthsched/berth/api/be" +
-      "rth/v1;berthv1\242\002\003BXX\252\002\010Berth.V1\312\002\010Berth\\" +
-      "V1\342\002\024Berth\\V1\\GPBMetadata\352\002\tBerth::V1b\006p" +
-      "roto3"
+      "Policy\022\026\n\006claims\030\005 \003(\tR\006claims\022\024\n\005image\030" +
+      "\006 \001(\tR\005image\032;\n\rRequestsEntry\022\020\n\003key\030\001 \001" +
+      "(\tR\003key\022\024\n\005value\030\002 \001(\003R\005value:\0028\001\"\234\001\n\rCo" +
+      "ntainerPort\022%\n\016container_port\030\001 \001(\005R\rcon" +
+      "tainerPort\022\033\n\thost_port\030\002 \001(\005R\010hostPort\022" +
+      "\027\n\007host_ip\030\003 \001(\tR\006hostIp\022.\n\010protocol\030\004 \001" +
+      "(\0162\022.berth.v1.ProtocolR\010protocol\"\350\001\n\nTol" +
+      "eration\022\020\n\003key\030\001 \001(\tR\003key\0228\n\010operator\030\002 " +
+      "\001(\0162\034.berth.v1.TolerationOperatorR\010opera" +
+      "tor\022\024\n\005value\030\003 \001(\tR\005value\022-\n\006effect\030\004 \001(" +
+      "\0162\025.berth.v1.TaintEffectR\006effect\0222\n\022tole" +
+      "ration_seconds\030\005 \001(\003H\000R\021tolerationSecond" +
+      "s\210\001\001B\025\n\023_toleration_seconds*[\n\010Protocol\022" +
+      "\030\n\024PROTOCOL_UNSPECIFIED\020\000\022\020\n\014PROTOCOL_TC" +
+      "P\020\001\022\020\n\014PROTOCOL_UDP\020\002\022\021\n\rPROTOCOL_SCTP\020\003" +
+      "*g\n\026ContainerRestartPolicy\022(\n$CONTAINER_" +
+      "RESTART_POLICY_UNSPECIFIED\020\000\022#\n\037CONTAINE" +
+      "R_RESTART_POLICY_ALWAYS\020\001*x\n\022TolerationO" +
+      "perator\022#\n\037TOLERATION_OPERATOR_UNSPECIFI" +
+      "ED\020\000\022\035\n\031TOLERATION_OPERATOR_EQUAL\020\001\022\036\n\032T" +
+      "OLERATION_OPERATOR_EXISTS\020\002B\225\001\n\026io.berth" +
+      "sched.berth.v1B\010PodProtoP\001Z0github.com/b" +
+      "erthsched/berth/api/berth/v1;berthv1\242\002\003B" +
+      "XX\252\002\010Berth.V1\312\002\010Berth\\V1\342\002\024Berth\\V1\\GPBM" +
+      "etadata\352\002\tBerth::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -194,7 +194,7 @@ public final class PodProto {
     internal_static_berth_v1_Container_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_Container_descriptor,
-        new java.lang.String[] { "Name", "Requests", "Ports", "RestartPolicy", "Claims", });
+        new java.lang.String[] { "Name", "Requests", "Ports", "RestartPolicy", "Claims", "Image", });
     internal_static_berth_v1_Container_RequestsEntry_descriptor =
       internal_static_berth_v1_Container_descriptor.getNestedTypes().get(0);
     internal_static_berth_v1_Container_RequestsEntry_fieldAccessorTable = new
