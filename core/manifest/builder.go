@@ -29,6 +29,7 @@ import (
 type builder struct {
 	dec     *decoder
 	cluster Cluster
+	kueue   kueueInput
 	entries []*entry
 	// untimed marks the pods that had no creationTimestamp, by index in
 	// cluster.Pods.
@@ -74,6 +75,9 @@ func (b *builder) finish() (*Cluster, error) {
 		}
 	}
 	if err := b.makeTemplateClaims(); err != nil {
+		return nil, err
+	}
+	if err := b.finishKueue(); err != nil {
 		return nil, err
 	}
 	b.cluster.Devices = b.dra.objs

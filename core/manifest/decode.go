@@ -26,6 +26,7 @@ import (
 
 	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/quota"
 )
 
 // Cluster is what a set of manifests describes.
@@ -45,6 +46,10 @@ type Cluster struct {
 	// one was given (at most one may be), and SchedulerConfigAt where.
 	SchedulerConfig   []byte
 	SchedulerConfigAt Location
+	// Queueing is the Kueue objects (kueue.x-k8s.io v1beta1 and v1beta2,
+	// and Kueue's Configuration), read as v1beta2 means them; nil when
+	// none was given.
+	Queueing *quota.Objects
 	// Ignored lists the documents that do not affect scheduling (ConfigMaps,
 	// Secrets, Services selecting no pod, ...), so callers can say what was
 	// skipped.
@@ -292,6 +297,8 @@ func (b *builder) addDocument(at Location, raw []byte) error {
 		}
 		b.cluster.SchedulerConfig, b.cluster.SchedulerConfigAt = raw, at
 		return nil
+	case isKueue(tm.APIVersion):
+		return b.addKueue(e, tm, raw)
 	case ignoredKind(tm.Kind):
 		b.ignore(e, notAffecting)
 		return nil
