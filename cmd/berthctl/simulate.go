@@ -19,6 +19,7 @@ import (
 	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/manifest"
 	"github.com/berthsched/berth/core/plugins/registry"
+	"github.com/berthsched/berth/core/quota/admission"
 	"github.com/berthsched/berth/core/simulate"
 	"github.com/berthsched/berth/server/convert"
 )
@@ -108,6 +109,18 @@ func (a *app) simulate(cmd *cobra.Command, o *simulateOptions) error {
 	}
 	reportIgnored(a.err, c)
 	reportWarnings(a.err, c)
+	if remote && c.Queueing != nil {
+		return failedf("Kueue objects (kueue.x-k8s.io) are simulated offline only: berthd does not hold queues yet; run without --server")
+	}
+	// Admission comes first: a queued pod is placed only once its
+	// workload is admitted, with its flavor's labels and tolerations.
+	var workloads []admission.Line
+	if c.Queueing != nil {
+		if workloads, err = a.admitOffline(cmd.Context(), c); err != nil {
+			return err
+		}
+		c.Pods = admission.ApplyToPods(c.Queueing, workloads, c.Pods)
+	}
 	var lines []simulate.Line
 	if remote {
 		lines, err = a.simulateInBerthd(cmd.Context(), c)
@@ -118,9 +131,15 @@ func (a *app) simulate(cmd *cobra.Command, o *simulateOptions) error {
 		return err
 	}
 	if o.output == "text" {
-		return writeTraceText(a.out, lines)
+		if err := writeTraceText(a.out, lines); err != nil {
+			return err
+		}
+		return writeAdmissionText(a.out, workloads)
 	}
-	return writeTraceJSON(a.out, lines)
+	if err := writeTraceJSON(a.out, lines); err != nil {
+		return err
+	}
+	return writeAdmissionJSON(a.out, workloads)
 }
 
 // simulateOffline runs the simulation in-process.

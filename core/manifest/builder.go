@@ -77,9 +77,6 @@ func (b *builder) finish() (*Cluster, error) {
 	if err := b.makeTemplateClaims(); err != nil {
 		return nil, err
 	}
-	if err := b.finishKueue(); err != nil {
-		return nil, err
-	}
 	b.cluster.Devices = b.dra.objs
 	b.applyServices()
 	slices.SortStableFunc(b.cluster.Ignored, func(x, y Ignored) int {
@@ -92,6 +89,9 @@ func (b *builder) finish() (*Cluster, error) {
 				p.StartTime = p.CreationTime
 			}
 		}
+	}
+	if err := b.finishKueue(); err != nil {
+		return nil, err
 	}
 	ensure := func(ns string) {
 		if ns != "" && !b.nsSeen[ns] {

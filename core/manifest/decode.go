@@ -455,7 +455,8 @@ func isBlank(doc []byte) bool {
 func objectName(kind, namespace, name string) string {
 	if namespace == "" {
 		switch kind {
-		case "Node", "Namespace", "PriorityClass", "List", "KubeSchedulerConfiguration":
+		case "Node", "Namespace", "PriorityClass", "List", "KubeSchedulerConfiguration",
+			"ResourceFlavor", "ClusterQueue", "Cohort", "WorkloadPriorityClass", "Configuration":
 		default:
 			namespace = "default"
 		}

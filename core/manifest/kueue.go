@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -447,6 +449,7 @@ func (b *builder) finishKueue() error {
 		}
 		k.objs.Workloads = append(k.objs.Workloads, w)
 	}
+	k.objs.Workloads = append(k.objs.Workloads, b.podWorkloads()...)
 	if !k.objs.Empty() {
 		objs := k.objs
 		b.cluster.Queueing = &objs
@@ -506,6 +509,11 @@ func (b *builder) kueueWorkload(we *kueueWorkloadEntry) (*quota.Workload, error)
 		if a := ps.Template.Spec.Affinity; a != nil && a.NodeAffinity != nil {
 			return nil, e.fail(at+".template.spec.affinity.nodeAffinity", errors.New("node affinity in a Workload's pod template is not supported by Berth's admission yet (use nodeSelector)"))
 		}
+		for ci, c := range ps.Template.Spec.Containers {
+			if _, ok := c.Resources.Requests[corev1.ResourcePods]; ok && w.Error == "" {
+				w.Error = fmt.Sprintf("invalid Workload: %s.template.spec.containers[%d].resources.requests[pods]: Invalid value: \"pods\": the key is reserved for internal kueue use", at, ci)
+			}
+		}
 		p.Requests = workloadPodRequests(pod)
 		p.NodeSelector = pod.NodeSelector
 		p.Tolerations = pod.Tolerations
@@ -535,7 +543,7 @@ func (b *builder) kueueWorkload(we *kueueWorkloadEntry) (*quota.Workload, error)
 	}
 	if w.Error == "" {
 		if errs := quota.ValidateWorkload(w); len(errs) > 0 {
-			w.Error = errs.ToAggregate().Error()
+			w.Error = "invalid Workload: " + errs.ToAggregate().Error()
 		}
 	}
 	return w, nil
@@ -593,4 +601,47 @@ func (b *builder) resolveWorkloadPriority(w *quota.Workload, name, kind string) 
 		return fmt.Errorf("PriorityClass %q not found", name)
 	}
 	return fmt.Errorf("unsupported priorityClassRef kind %q", kind)
+}
+
+// QueueNameLabel marks a pod as a one-pod workload of a LocalQueue
+// (Kueue's pod integration).
+const QueueNameLabel = "kueue.x-k8s.io/queue-name"
+
+// podWorkloadName is the name Kueue's pod integration gives a pod's
+// Workload: "pod-<name>-<first 5 hex of sha1(kind, group, name, uid)>".
+func podWorkloadName(p *model.Pod) string {
+	h := sha1.New()
+	h.Write([]byte("Pod\n\n" + p.Name + "\n" + p.UID))
+	prefix := "pod-" + p.Name
+	if len(prefix) > 253-6 {
+		prefix = prefix[:253-6]
+	}
+	return prefix + "-" + hex.EncodeToString(h.Sum(nil))[:5]
+}
+
+// podWorkloads makes a Workload of every pending pod labelled with a
+// queue name, as Kueue's pod integration does: one pod set "main" of one
+// pod, the pod's requests, node selector and tolerations, its priority.
+func (b *builder) podWorkloads() []*quota.Workload {
+	var out []*quota.Workload
+	for _, p := range b.cluster.Pods {
+		q, ok := p.Labels[QueueNameLabel]
+		if !ok || p.NodeName != "" {
+			continue
+		}
+		w := &quota.Workload{
+			Namespace: p.Namespace, Name: podWorkloadName(p), QueueName: q, Active: true,
+			Created: p.CreationTime, Pod: p.Key(),
+			PodSets: []quota.PodSet{{Name: "main", Count: 1, Requests: workloadPodRequests(p), NodeSelector: p.NodeSelector, Tolerations: p.Tolerations}},
+		}
+		w.UID = "wl-" + w.Namespace + "-" + w.Name
+		if p.RequestedPriority != nil {
+			w.Priority, w.HasPriority = *p.RequestedPriority, true
+		} else if err := b.resolveWorkloadPriority(w, p.PriorityClassName, "PriorityClass"); err != nil {
+			w.Error = err.Error()
+		}
+		w.PriorityClass = p.PriorityClassName
+		out = append(out, w)
+	}
+	return out
 }

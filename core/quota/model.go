@@ -191,6 +191,10 @@ type Workload struct {
 	Created       time.Time
 	PodSets       []PodSet
 	Admission     *Admission // already admitted
+	// Pod, when set, is the pending pod this workload was made for (Kueue's
+	// pod integration: a pod labelled kueue.x-k8s.io/queue-name), as
+	// "namespace/name"; its admission gates or releases the pod.
+	Pod string
 	// Error, when set, is why the workload was refused before admission
 	// (an unknown priority class, a validation error); it is reported, not
 	// queued.

@@ -228,7 +228,8 @@ func ValidateCohort(c *Cohort) field.ErrorList {
 	return errs
 }
 
-// ValidateWorkload checks a Workload as Kueue's webhook does.
+// ValidateWorkload checks a Workload as Kueue's webhook does (and the
+// CRD schema's limits on pod sets).
 func ValidateWorkload(w *Workload) field.ErrorList {
 	var errs field.ErrorList
 	spec := field.NewPath("spec")
@@ -251,6 +252,15 @@ func ValidateWorkload(w *Workload) field.ErrorList {
 		if ps.MinCount != nil && (*ps.MinCount < 0 || *ps.MinCount > ps.Count) {
 			errs = append(errs, field.Invalid(p.Child("minCount"), *ps.MinCount, fmt.Sprintf("should be positive and less or equal to %d", ps.Count)))
 		}
+	}
+	variable := 0
+	for _, ps := range w.PodSets {
+		if ps.MinCount != nil {
+			variable++
+		}
+	}
+	if variable > 1 {
+		errs = append(errs, field.Invalid(spec.Child("podSets"), variable, "at most one podSet can use minCount"))
 	}
 	if w.QueueName != "" {
 		for _, msg := range validation.IsDNS1123Subdomain(w.QueueName) {

@@ -204,18 +204,16 @@ func (a *assignment) needPreemption() map[fr]bool {
 	return out
 }
 
-// totalRequests is the usage of the workload with this assignment.
-func (a *assignment) totalRequests(w *workload) map[fr]int64 {
+// totalRequests is the usage of the workload with this assignment (the
+// pods count included where the ClusterQueue covers pods).
+func (a *assignment) totalRequests(*workload) map[fr]int64 {
 	u := map[fr]int64{}
-	for i, ps := range w.podSets {
-		if i >= len(a.podSets) {
-			break
-		}
-		for res, q := range ps.scaled(a.podSets[i].count) {
+	for _, ps := range a.podSets {
+		for res, q := range ps.requests {
 			if q == 0 {
 				continue
 			}
-			if f := a.podSets[i].flavors[res]; f != nil {
+			if f := ps.flavors[res]; f != nil {
 				u[fr{Flavor: f.flavor, Resource: res}] += q
 			}
 		}
@@ -381,12 +379,10 @@ func (a *assigner) checkFlavor(name string, ps int, rg *rgSpec) string {
 	return ""
 }
 
+// taintString prints a taint as Kueue's message does (Go's %s of a
+// corev1.Taint value, TimeAdded unset).
 func taintString(t *model.Taint) string {
-	s := t.Key
-	if t.Value != "" {
-		s += "=" + t.Value
-	}
-	return s + ":" + string(t.Effect)
+	return "{" + t.Key + " " + t.Value + " " + string(t.Effect) + " <nil>}"
 }
 
 func (a *assigner) fitsQuota(k fr, assumed, request int64) (pmode, int, []string) {

@@ -4,9 +4,12 @@
 // borrowing through the cohort tree within borrowingLimit and
 // lendingLimit, partial admission), pick preemption victims as Kueue's
 // classical preemptor does (withinClusterQueue, reclaimWithinCohort,
-// borrowWithinCohort), admit in Kueue's iterator order and requeue the
-// rest (StrictFIFO, BestEffortFIFO with its inadmissible list and sticky
-// preemptor).
+// borrowWithinCohort) or, with fair sharing, by dominant resource share
+// and its two strategies, admit in Kueue's iterator order (classical, or
+// the fair-sharing tournament) and requeue the rest (StrictFIFO,
+// BestEffortFIFO with its inadmissible list and sticky preemptor).
+// ApplyToPods then gates the pods of workloads not admitted and gives the
+// others their flavors' node labels and tolerations.
 //
 // Run follows kueueoracle's loop (../shared/kueueoracle/README.md) so its
 // Lines compare with the oracle's line by line: cycle N runs at start + N
@@ -15,6 +18,10 @@
 // the loop stops when no active heap holds a workload or a cycle changed
 // nothing.
 //
-// Not implemented (refused with ErrUnsupported where input asks for it):
-// fair sharing, admission fair sharing, admission checks, TAS.
+// The tree's usage is the admitted workloads' (Kueue's cache); what a
+// cycle's snapshot adds for workloads it does not admit is kept apart
+// (scratch) and taken back at the end of the cycle.
+//
+// Not implemented (core/manifest refuses the input that asks for them):
+// admission fair sharing, admission checks, TAS.
 package admission

@@ -99,8 +99,15 @@ type engine struct {
 	workloads   []*workload
 	byKey       map[string]*workload
 	fairSharing bool
-	start       time.Time
-	cycle       int
+	strategies  []string
+	// print is the fingerprint of every active heap together.
+	print heapPrint
+	// scratch is the usage a cycle's snapshot adds for workloads it does
+	// not admit (a preemptor, quota kept for a workload that cannot
+	// preempt); it is taken back out at the end of the cycle.
+	scratch []scratchUsage
+	start   time.Time
+	cycle   int
 }
 
 func quantityString(res string, v int64) string {
@@ -136,30 +143,28 @@ func (e *engine) removeUsage(w *workload) {
 	}
 }
 
-// resetUsage makes the tree's usage that of the admitted workloads (the
-// cache), discarding what a cycle's snapshot added.
-func (e *engine) resetUsage() {
-	var clear func(n *node)
-	clear = func(n *node) {
-		n.usage = map[fr]int64{}
-		for _, c := range n.cohorts {
-			clear(c)
-		}
-		for _, c := range n.cqs {
-			clear(c)
-		}
-	}
-	for _, r := range e.roots {
-		clear(r)
-	}
-	for _, w := range e.workloads {
-		if w.admission != nil {
-			e.addUsage(w)
-		}
+func (e *engine) now() time.Time { return e.start.Add(time.Duration(e.cycle) * time.Second) }
+
+type scratchUsage struct {
+	n *node
+	k fr
+	v int64
+}
+
+func (e *engine) addScratch(n *node, usage map[fr]int64) {
+	for _, k := range sortedFRs(usage) {
+		n.addUsage(k, usage[k])
+		e.scratch = append(e.scratch, scratchUsage{n: n, k: k, v: usage[k]})
 	}
 }
 
-func (e *engine) now() time.Time { return e.start.Add(time.Duration(e.cycle) * time.Second) }
+func (e *engine) dropScratch() {
+	for i := len(e.scratch) - 1; i >= 0; i-- {
+		s := e.scratch[i]
+		s.n.removeUsage(s.k, s.v)
+	}
+	e.scratch = e.scratch[:0]
+}
 
 type entryStatus int
 
@@ -278,58 +283,61 @@ func (e *engine) runCycle() cycleResult {
 	if len(heads) == 0 {
 		return res
 	}
-	e.resetUsage()
 	entries, inadmissible := e.nominate(heads)
-	sortEntries(entries)
 	preempted := map[string]bool{}
-	var victims []*workload
-	for _, en := range entries {
+	var preemptedList, victims []*workload
+	process := func(en *entry) {
 		m := en.a.mode()
 		if m == noFit {
-			continue
+			return
 		}
 		if m == preemptMode && len(en.targets) == 0 {
 			if en.cq.spec.Preemption.ReclaimWithinCohort != quota.PolicyAny {
-				for k, v := range e.toReserve(en) {
-					en.cq.node.addUsage(k, v)
-				}
+				e.addScratch(en.cq.node, e.toReserve(en))
 			}
-			continue
+			return
 		}
 		if slices.ContainsFunc(en.targets, func(t target) bool { return preempted[t.w.key] }) {
 			en.status, en.msg, en.last = skipped, "Workload has overlapping preemption targets with another workload", nil
-			continue
+			return
 		}
-		if !e.fitsAfterRemoval(en, preempted) {
+		if !e.fitsAfterRemoval(en, preemptedList) {
 			en.status, en.msg, en.last = skipped, "Workload no longer fits after processing another workload", nil
-			continue
+			return
 		}
 		for _, t := range en.targets {
-			preempted[t.w.key] = true
-		}
-		for k, v := range en.a.usage {
-			en.cq.node.addUsage(k, v)
+			if !preempted[t.w.key] {
+				preempted[t.w.key] = true
+				preemptedList = append(preemptedList, t.w)
+			}
 		}
 		if m == preemptMode {
+			e.addScratch(en.cq.node, en.a.usage)
 			en.last = nil
 			n := 0
 			for _, t := range en.targets {
-				if t.w.evicting {
-					n++
-					continue
+				if !t.w.evicting {
+					e.preempt(en, t)
+					victims = append(victims, t.w)
 				}
-				e.preempt(en, t)
-				victims = append(victims, t.w)
 				n++
 			}
 			if n > 0 {
 				en.msg += fmt.Sprintf(". Pending the preemption of %d workload(s)", n)
 				en.reason = reasonPendingPreemption
 			}
-			continue
+			return
 		}
 		e.admit(en)
 		res.admitted++
+	}
+	if e.fairSharing {
+		e.fairOrder(entries, process)
+	} else {
+		sortEntries(entries)
+		for _, en := range entries {
+			process(en)
+		}
 	}
 	for _, en := range entries {
 		if en.status != assumed {
@@ -340,6 +348,7 @@ func (e *engine) runCycle() cycleResult {
 		e.requeueAndUpdate(en)
 	}
 	res.preempted = len(victims)
+	e.dropScratch()
 	e.finishEvictions(victims)
 	return res
 }
@@ -362,19 +371,11 @@ func (e *engine) toReserve(en *entry) map[fr]int64 {
 	return out
 }
 
-func (e *engine) fitsAfterRemoval(en *entry, preempted map[string]bool) bool {
-	var removed []*workload
-	seen := map[string]bool{}
-	for _, w := range e.workloads {
-		if preempted[w.key] && w.admission != nil {
-			removed = append(removed, w)
-			seen[w.key] = true
-		}
-	}
+func (e *engine) fitsAfterRemoval(en *entry, preempted []*workload) bool {
+	removed := slices.Clone(preempted)
 	for _, t := range en.targets {
-		if !seen[t.w.key] {
+		if !slices.Contains(removed, t.w) {
 			removed = append(removed, t.w)
-			seen[t.w.key] = true
 		}
 	}
 	for _, w := range removed {
@@ -409,6 +410,7 @@ func (e *engine) admit(en *entry) {
 	w := en.w
 	en.status = assumed
 	w.admission = &admitted{cq: en.cq, podSets: en.a.podSets, usage: en.a.totalRequests(w), reserved: e.now()}
+	e.addUsage(w)
 	w.admitCycle = e.cycle
 	w.lastCycle = e.cycle
 	w.last = nil
@@ -442,6 +444,7 @@ func (e *engine) finishEvictions(victims []*workload) {
 	roots := map[*node]bool{}
 	for _, v := range victims {
 		cq := v.admission.cq
+		e.removeUsage(v)
 		delete(cq.admitted, v.key)
 		cq.generation++
 		v.admission = nil
@@ -453,7 +456,6 @@ func (e *engine) finishEvictions(victims []*workload) {
 		}
 		roots[cq.node.root()] = true
 	}
-	e.resetUsage()
 	for _, cq := range e.cqOrder {
 		if roots[cq.node.root()] {
 			cq.requeueInadmissible(func(w *workload) bool { return e.nsMatches(w, cq) })

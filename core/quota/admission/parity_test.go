@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,18 +58,6 @@ func TestOracleExamples(t *testing.T) {
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
 		t.Run(name, func(t *testing.T) {
-			if name == "fair-sharing" {
-				c, err := manifest.LoadFiles(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				// Fair sharing is not implemented yet: it must be refused,
-				// never ignored.
-				if _, _, err := admission.Run(context.Background(), c.Queueing, c.Namespaces); !errors.Is(err, admission.ErrUnsupported) {
-					t.Fatalf("Run = %v, want ErrUnsupported", err)
-				}
-				return
-			}
 			got := runFile(t, f)
 			want := readGolden(t, strings.TrimSuffix(f, ".yaml")+".expect.jsonl")
 			if d := cmp.Diff(want, got); d != "" {

@@ -292,6 +292,9 @@ func (p *preemptionCtx) restore(targets []target) {
 
 func (e *engine) targets(w *workload, cq *clusterQueue, usage map[fr]int64, frs map[fr]bool) []target {
 	p := &preemptionCtx{e: e, preemptor: w, cq: cq, usage: usage, frs: frs}
+	if e.fairSharing {
+		return p.fair()
+	}
 	return p.classical()
 }
 

@@ -2,7 +2,8 @@ package admission
 
 import (
 	"cmp"
-	"slices"
+	"container/heap"
+	"hash/fnv"
 )
 
 // clusterQueue is a ClusterQueue's queue state: Kueue's active heap, its
@@ -11,7 +12,7 @@ import (
 type clusterQueue struct {
 	spec         *cqSpec
 	node         *node
-	heap         []*workload // kept sorted by less
+	heap         wlHeap
 	inadmissible map[string]*workload
 	popCycle     int64
 	// requeuedAt is the popCycle at which the inadmissible list was last
@@ -20,6 +21,48 @@ type clusterQueue struct {
 	sticky     string
 	admitted   map[string]*workload
 	generation int64
+	// fingerprint tracks the heap's content (count and sum of key
+	// hashes), so a cycle that changed no heap is seen without a dump.
+	fingerprint *heapPrint
+}
+
+type heapPrint struct {
+	n   int
+	sum uint64
+}
+
+func keyHash(k string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(k))
+	return h.Sum64()
+}
+
+// wlHeap is the ClusterQueue's active heap, ordered as Kueue's.
+type wlHeap struct {
+	cq    *clusterQueue
+	items []*workload
+	index map[string]int
+}
+
+func (h *wlHeap) Len() int { return len(h.items) }
+func (h *wlHeap) Less(i, j int) bool {
+	return h.cq.less(h.items[i], h.items[j]) < 0
+}
+func (h *wlHeap) Swap(i, j int) {
+	h.items[i], h.items[j] = h.items[j], h.items[i]
+	h.index[h.items[i].key] = i
+	h.index[h.items[j].key] = j
+}
+func (h *wlHeap) Push(x any) {
+	w := x.(*workload)
+	h.index[w.key] = len(h.items)
+	h.items = append(h.items, w)
+}
+func (h *wlHeap) Pop() any {
+	w := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	delete(h.index, w.key)
+	return w
 }
 
 func (c *clusterQueue) less(a, b *workload) int {
@@ -39,44 +82,51 @@ func (c *clusterQueue) less(a, b *workload) int {
 }
 
 func (c *clusterQueue) inHeap(key string) bool {
-	return slices.ContainsFunc(c.heap, func(w *workload) bool { return w.key == key })
+	_, ok := c.heap.index[key]
+	return ok
 }
 
 func (c *clusterQueue) push(w *workload) bool {
 	if c.inHeap(w.key) {
 		return false
 	}
-	c.heap = append(c.heap, w)
+	heap.Push(&c.heap, w)
+	c.fingerprint.n++
+	c.fingerprint.sum += keyHash(w.key)
 	return true
-}
-
-// pushOrUpdate is the queue manager's reaction to a workload update event.
-func (c *clusterQueue) pushOrUpdate(w *workload, specChanged bool) {
-	if _, ok := c.inadmissible[w.key]; ok {
-		if !specChanged {
-			return
-		}
-		delete(c.inadmissible, w.key)
-	}
-	c.push(w)
 }
 
 func (c *clusterQueue) pop() *workload {
 	c.popCycle++
-	if len(c.heap) == 0 {
+	if c.heap.Len() == 0 {
 		return nil
 	}
-	slices.SortStableFunc(c.heap, c.less)
-	w := c.heap[0]
-	c.heap = c.heap[1:]
+	w := heap.Pop(&c.heap).(*workload)
+	c.fingerprint.n--
+	c.fingerprint.sum -= keyHash(w.key)
 	return w
 }
 
 func (c *clusterQueue) remove(key string) {
-	c.heap = slices.DeleteFunc(c.heap, func(w *workload) bool { return w.key == key })
+	if i, ok := c.heap.index[key]; ok {
+		heap.Remove(&c.heap, i)
+		c.fingerprint.n--
+		c.fingerprint.sum -= keyHash(key)
+	}
 	delete(c.inadmissible, key)
 	if c.sticky == key {
 		c.sticky = ""
+	}
+}
+
+// setSticky makes key the workload first out of the heap (a preemptor
+// waiting for its victims); the heap is reordered when an earlier sticky
+// workload is still in it.
+func (c *clusterQueue) setSticky(key string) {
+	old := c.sticky
+	c.sticky = key
+	if old != "" && old != key && c.inHeap(old) {
+		heap.Init(&c.heap)
 	}
 }
 
@@ -85,7 +135,7 @@ func (c *clusterQueue) remove(key string) {
 // to try goes back to the heap; otherwise to the inadmissible list.
 func (c *clusterQueue) requeue(w *workload, r reason) {
 	if r == reasonPendingPreemption && c.spec.QueueingStrategy == bestEffortFIFO {
-		c.sticky = w.key
+		c.setSticky(w.key)
 	}
 	var immediate bool
 	if c.spec.QueueingStrategy == strictFIFO {

@@ -57,10 +57,16 @@ func Run(ctx context.Context, objs *quota.Objects, namespaces []*model.Namespace
 }
 
 func newEngine(objs *quota.Objects, namespaces []*model.Namespace) (*engine, error) {
-	if objs.Config.FairSharing {
-		return nil, fmt.Errorf("fairSharing: %w", ErrUnsupported)
+	e := &engine{flavors: map[string]*quota.ResourceFlavor{}, cqs: map[string]*clusterQueue{}, byKey: map[string]*workload{}, fairSharing: objs.Config.FairSharing}
+	e.strategies = objs.Config.PreemptionStrategies
+	if len(e.strategies) == 0 {
+		e.strategies = []string{LessThanOrEqualToFinalShare, LessThanInitialShare}
 	}
-	e := &engine{flavors: map[string]*quota.ResourceFlavor{}, cqs: map[string]*clusterQueue{}, byKey: map[string]*workload{}}
+	for i, s := range e.strategies {
+		if s != LessThanOrEqualToFinalShare && s != LessThanInitialShare {
+			return nil, fmt.Errorf("fairSharing.preemptionStrategies[%d]: unsupported value %q: supported values: %q, %q", i, s, LessThanOrEqualToFinalShare, LessThanInitialShare)
+		}
+	}
 	for _, f := range objs.Flavors {
 		e.flavors[f.Name] = f
 	}
@@ -76,7 +82,9 @@ func newEngine(objs *quota.Objects, namespaces []*model.Namespace) (*engine, err
 		return n
 	}
 	for _, c := range objs.Cohorts {
-		cohortNode(c.Name).setQuotas(c.ResourceGroups)
+		n := cohortNode(c.Name)
+		n.setQuotas(c.ResourceGroups)
+		n.fairWeight = c.FairWeight
 	}
 	for _, c := range objs.Cohorts {
 		if c.Parent != "" {
@@ -112,7 +120,8 @@ func newEngine(objs *quota.Objects, namespaces []*model.Namespace) (*engine, err
 		}
 		n := newNode(q.Name)
 		n.setQuotas(q.ResourceGroups)
-		cq := &clusterQueue{spec: spec, node: n, inadmissible: map[string]*workload{}, requeuedAt: -1, admitted: map[string]*workload{}}
+		cq := &clusterQueue{spec: spec, node: n, inadmissible: map[string]*workload{}, requeuedAt: -1, admitted: map[string]*workload{}, fingerprint: &e.print}
+		cq.heap = wlHeap{cq: cq, index: map[string]int{}}
 		n.cq = cq
 		if q.Cohort != "" {
 			p := cohortNode(q.Cohort)
@@ -141,7 +150,15 @@ func newEngine(objs *quota.Objects, namespaces []*model.Namespace) (*engine, err
 	for _, r := range e.roots {
 		r.recompute()
 	}
-	return e, e.addWorkloads(objs, namespaces)
+	if err := e.addWorkloads(objs, namespaces); err != nil {
+		return nil, err
+	}
+	for _, w := range e.workloads {
+		if w.admission != nil {
+			e.addUsage(w)
+		}
+	}
+	return e, nil
 }
 
 func countRoots(cohorts map[string]*node) int { return len(cohorts) - countChildren(cohorts) }
@@ -232,7 +249,11 @@ func (e *engine) addWorkloads(objs *quota.Objects, namespaces []*model.Namespace
 					count = w.podSets[i].count
 				}
 				p := podSetAssignment{name: psa.Name, count: count, flavors: map[string]*flavorAssignment{}}
-				for res, q := range w.podSets[i].scaled(count) {
+				reqs := w.podSets[i].scaled(count)
+				if cq.spec.rgByResource(model.ResourcePods) != nil {
+					reqs[model.ResourcePods] = int64(count)
+				}
+				for res, q := range reqs {
 					f, ok := psa.Flavors[res]
 					if !ok || q == 0 {
 						continue
@@ -269,10 +290,10 @@ func (e *engine) loop(ctx context.Context) Summary {
 		if e.cycle >= maxCycles {
 			return Summary{Cycles: e.cycle, Reason: fmt.Sprintf("stopped after %d cycles", maxCycles)}
 		}
-		before := e.heapDump()
+		before := e.print
 		e.cycle++
 		r := e.runCycle()
-		if r.admitted == 0 && r.preempted == 0 && slices.Equal(before, e.heapDump()) {
+		if r.admitted == 0 && r.preempted == 0 && before == e.print {
 			return Summary{Cycles: e.cycle, Reason: "fixpoint"}
 		}
 	}
@@ -280,22 +301,11 @@ func (e *engine) loop(ctx context.Context) Summary {
 
 func (e *engine) anyActiveHeap() bool {
 	for _, cq := range e.cqOrder {
-		if cq.spec.active && len(cq.heap) > 0 {
+		if cq.spec.active && cq.heap.Len() > 0 {
 			return true
 		}
 	}
 	return false
-}
-
-func (e *engine) heapDump() []string {
-	var out []string
-	for _, cq := range e.cqOrder {
-		for _, w := range cq.heap {
-			out = append(out, cq.spec.Name+"/"+w.key)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 func (e *engine) lines() []Line {

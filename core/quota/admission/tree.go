@@ -19,10 +19,13 @@ type node struct {
 	quotas  map[fr]quota.ResourceQuota
 	subtree map[fr]int64
 	usage   map[fr]int64
+	// fairWeight is a cohort's fairSharing.weight (a ClusterQueue's is in
+	// its spec).
+	fairWeight float64
 }
 
 func newNode(name string) *node {
-	return &node{name: name, quotas: map[fr]quota.ResourceQuota{}, subtree: map[fr]int64{}, usage: map[fr]int64{}}
+	return &node{name: name, fairWeight: 1, quotas: map[fr]quota.ResourceQuota{}, subtree: map[fr]int64{}, usage: map[fr]int64{}}
 }
 
 func (n *node) setQuotas(rgs []quota.ResourceGroup) {

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSimulateQueueing: with Kueue objects, simulate prints after the pod
+// lines one line per workload, identical to kueueoracle's (the
+// .oracle.jsonl files are its real output).
+func TestSimulateQueueing(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "queueing", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no queueing cases: %v", err)
+	}
+	for _, f := range files {
+		base := strings.TrimSuffix(f, ".yaml")
+		t.Run(filepath.Base(base), func(t *testing.T) {
+			want := readString(t, base+".oracle.jsonl")
+			got := berthctl(t, nil, "", "simulate", "-f", f)
+			if got.code != exitOK || got.stdout != want {
+				t.Errorf("exit %d stderr %q\n got %s\nwant %s", got.code, got.stderr, got.stdout, want)
+			}
+		})
+	}
+}
+
+// TestQueueingRefusedWhereNotHeld: the Kueue objects are not dropped
+// silently where berthd would get them.
+func TestQueueingRefusedWhereNotHeld(t *testing.T) {
+	f := filepath.Join("testdata", "queueing", "preemption-within-cq.yaml")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"apply", []string{"apply", "-f", f, "--server", "127.0.0.1:1"}, "cannot be sent to berthd yet"},
+		{"simulate --server", []string{"simulate", "-f", f, "--server", "127.0.0.1:1"}, "simulated offline only"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := berthctl(t, nil, "", tc.args...)
+			if got.code != exitFailed || !strings.Contains(got.stderr, tc.want) {
+				t.Errorf("exit %d stderr %q, want exit %d and %q", got.code, got.stderr, exitFailed, tc.want)
+			}
+		})
+	}
+}
+
+// TestSimulateQueuedPods: a pod labelled kueue.x-k8s.io/queue-name is a
+// one-pod workload; admitted, it is placed with its flavor's node labels
+// and tolerations (on the tainted spot node); not admitted, it stays
+// gated; an unlabelled pod is placed as before.
+func TestSimulateQueuedPods(t *testing.T) {
+	got := berthctl(t, nil, "", "simulate", "-f", filepath.Join("testdata", "queueing-pods.yaml"))
+	if got.code != exitOK {
+		t.Fatalf("exit %d stderr %q", got.code, got.stderr)
+	}
+	for _, want := range []string{
+		`{"pod":"batch/a","result":"bound","node":"n-spot"`,
+		`{"pod":"batch/b","result":"gated"`,
+		`{"pod":"batch/plain","result":"bound","node":"n-ondemand"`,
+		`{"workload":"batch/pod-a-7fa4d","result":"admitted","clusterQueue":"cq","flavors":{"main/cpu":"spot"},"cycle":1}`,
+		`{"workload":"batch/pod-b-f4c09","result":"inadmissible","clusterQueue":"cq","cycle":2,"message":"couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor spot, 1 more needed"}`,
+	} {
+		if !strings.Contains(got.stdout, want) {
+			t.Errorf("missing %s in\n%s", want, got.stdout)
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package admission
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/quota"
+)
+
+// AdmissionGate is the scheduling gate Kueue holds a workload's pods
+// with until the workload is admitted.
+const AdmissionGate = "kueue.x-k8s.io/admission"
+
+// ApplyToPods returns pods with Kueue's effect on the pods of pod
+// workloads (quota.Workload.Pod): a workload not admitted keeps its pod
+// gated; an admitted one releases it with its flavors' node labels added
+// to the node selector and their tolerations appended, as Kueue injects
+// them. Other pods are returned as they are; changed pods are copies.
+func ApplyToPods(objs *quota.Objects, lines []Line, pods []*model.Pod) []*model.Pod {
+	if objs == nil {
+		return pods
+	}
+	flavors := map[string]*quota.ResourceFlavor{}
+	for _, f := range objs.Flavors {
+		flavors[f.Name] = f
+	}
+	byKey := map[string]Line{}
+	for _, l := range lines {
+		byKey[l.Workload] = l
+	}
+	podLine := map[string]Line{}
+	for _, w := range objs.Workloads {
+		if w.Pod != "" {
+			podLine[w.Pod] = byKey[w.Key()]
+		}
+	}
+	out := make([]*model.Pod, len(pods))
+	for i, p := range pods {
+		l, ok := podLine[p.Key()]
+		if !ok {
+			out[i] = p
+			continue
+		}
+		c := *p
+		if l.Result != ResultAdmitted {
+			c.SchedulingGates = append(slices.Clone(p.SchedulingGates), AdmissionGate)
+			out[i] = &c
+			continue
+		}
+		c.NodeSelector = maps.Clone(p.NodeSelector)
+		c.Tolerations = slices.Clone(p.Tolerations)
+		for _, k := range slices.Sorted(maps.Keys(l.Flavors)) {
+			f := flavors[l.Flavors[k]]
+			if f == nil {
+				continue
+			}
+			for lk, lv := range f.NodeLabels {
+				if c.NodeSelector == nil {
+					c.NodeSelector = map[string]string{}
+				}
+				c.NodeSelector[lk] = lv
+			}
+			for _, t := range f.Tolerations {
+				if !slices.Contains(c.Tolerations, t) {
+					c.Tolerations = append(c.Tolerations, t)
+				}
+			}
+		}
+		out[i] = &c
+	}
+	return out
+}
