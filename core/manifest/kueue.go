@@ -203,7 +203,7 @@ func (b *builder) addKueue(e *entry, tm typeMeta, raw []byte) error {
 			return e.fail("kind", fmt.Errorf("%w %s %s: Berth reads %sv1beta1 and v1beta2 Configuration", ErrUnknownKind, v, tm.Kind, kueueConfigGroup))
 		}
 		if v != kueueConfigGroup+"v1beta1" && v != kueueConfigGroup+"v1beta2" {
-			return e.fail("apiVersion", fmt.Errorf("Kueue's Configuration is %sv1beta1 or v1beta2, got %q", kueueConfigGroup, v))
+			return e.fail("apiVersion", fmt.Errorf("must be %sv1beta1 or v1beta2 for Kueue's Configuration, got %q", kueueConfigGroup, v))
 		}
 		if k.configAt != nil {
 			return e.fail("", fmt.Errorf("a second Kueue Configuration (the first is %s)", *k.configAt))
@@ -224,7 +224,7 @@ func (b *builder) addKueue(e *entry, tm typeMeta, raw []byte) error {
 		return nil
 	}
 	if v != kueueV1beta1 && v != kueueV1beta2 {
-		return e.fail("apiVersion", fmt.Errorf("Berth reads %s and %s, got %q", kueueV1beta1, kueueV1beta2, v))
+		return e.fail("apiVersion", fmt.Errorf("must be %s or %s (the versions Berth reads), got %q", kueueV1beta1, kueueV1beta2, v))
 	}
 	strict := func(out any) error {
 		if err := yaml.UnmarshalStrict(raw, out); err != nil {
@@ -261,7 +261,7 @@ func (b *builder) addKueue(e *entry, tm typeMeta, raw []byte) error {
 			ns = metav1.NamespaceDefault
 		}
 		if o.Spec.ClusterQueue == "" {
-			return e.fail("spec.clusterQueue", errors.New("Required value"))
+			return e.fail("spec.clusterQueue", errors.New("required"))
 		}
 		k.objs.LocalQueues = append(k.objs.LocalQueues, &quota.LocalQueue{Namespace: ns, Name: o.Metadata.Name, ClusterQueue: o.Spec.ClusterQueue, StopPolicy: o.Spec.StopPolicy})
 		return nil
@@ -480,7 +480,7 @@ func (b *builder) kueueWorkload(we *kueueWorkloadEntry) (*quota.Workload, error)
 		case "scheduling.k8s.io/priorityclass", "":
 			classKind = "PriorityClass"
 		default:
-			return nil, e.fail("spec.priorityClassSource", fmt.Errorf("Unsupported value: %q: supported values: \"kueue.x-k8s.io/workloadpriorityclass\", \"scheduling.k8s.io/priorityclass\"", s.PriorityClassSource))
+			return nil, e.fail("spec.priorityClassSource", fmt.Errorf("unsupported value %q: supported values: \"kueue.x-k8s.io/workloadpriorityclass\", \"scheduling.k8s.io/priorityclass\"", s.PriorityClassSource))
 		}
 	}
 	if r := s.PriorityClassRef; r != nil {

@@ -69,7 +69,7 @@ metadata: {namespace: x, name: lq}
 spec: {clusterQueue: cq, queue: typo}
 `, `unknown field "queue"`},
 		{"unknown version", "apiVersion: kueue.x-k8s.io/v1alpha1\nkind: ClusterQueue\nmetadata: {name: cq}\n",
-			`apiVersion: Berth reads kueue.x-k8s.io/v1beta1 and kueue.x-k8s.io/v1beta2, got "kueue.x-k8s.io/v1alpha1"`},
+			`apiVersion: must be kueue.x-k8s.io/v1beta1 or kueue.x-k8s.io/v1beta2 (the versions Berth reads), got "kueue.x-k8s.io/v1alpha1"`},
 		{"unknown kind", "apiVersion: kueue.x-k8s.io/v1beta2\nkind: AdmissionCheck\nmetadata: {name: ac}\n", "unknown kind"},
 		{"cohort limits without a parent", `apiVersion: kueue.x-k8s.io/v1beta2
 kind: Cohort
