@@ -64,6 +64,13 @@ func admissionDetail(l admission.Line) string {
 		}
 		parts = append(parts, strings.Join(fs, ","))
 	}
+	if len(l.Counts) > 0 {
+		var cs []string
+		for _, k := range slices.Sorted(maps.Keys(l.Counts)) {
+			cs = append(cs, fmt.Sprintf("%s=%d pods", k, l.Counts[k]))
+		}
+		parts = append(parts, "partial "+strings.Join(cs, ","))
+	}
 	if len(l.Victims) > 0 {
 		parts = append(parts, "victims "+strings.Join(l.Victims, ","))
 	}

@@ -68,3 +68,30 @@ func TestSimulateQueuedPods(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulateQueuedJobs: a Job labelled with a queue name is one
+// workload of its pods (suspended or not); partial admission creates only
+// the admitted pods; a Job not admitted keeps its pods gated.
+func TestSimulateQueuedJobs(t *testing.T) {
+	got := berthctl(t, nil, "", "simulate", "-f", filepath.Join("testdata", "queueing-jobs.yaml"))
+	if got.code != exitOK {
+		t.Fatalf("exit %d stderr %q", got.code, got.stderr)
+	}
+	if n := strings.Count(got.stdout, `{"pod":"batch/train-`); n != 3 {
+		t.Errorf("%d lines of train's pods, want 3 (partially admitted)", n)
+	}
+	if n := strings.Count(got.stdout, `"result":"bound","node":"n1"`); n != 3 {
+		t.Errorf("%d pods bound, want train's 3", n)
+	}
+	if n := strings.Count(got.stdout, `{"pod":"batch/later-`); n != 2 || strings.Count(got.stdout, `"result":"gated"`) != 2 {
+		t.Errorf("later's 2 pods are not both gated:\n%s", got.stdout)
+	}
+	for _, want := range []string{
+		`{"workload":"batch/job-train-e5b0e","result":"admitted","clusterQueue":"cq","flavors":{"main/cpu":"a"},"counts":{"main":3},"cycle":1,"priority":500}`,
+		`{"workload":"batch/job-later-576ce","result":"inadmissible","clusterQueue":"cq","cycle":2,"message":"couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor a, 2 more needed"}`,
+	} {
+		if !strings.Contains(got.stdout, want) {
+			t.Errorf("missing %s in\n%s", want, got.stdout)
+		}
+	}
+}

@@ -5,9 +5,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -187,6 +189,16 @@ type kueueInput struct {
 	objs      quota.Objects
 	workloads []*kueueWorkloadEntry
 	configAt  *Location
+	jobs      []*kueueJob
+	jobPods   map[string]bool
+}
+
+// kueueJob is a batch/v1 Job labelled with a queue name: one workload of
+// its pods (Kueue's Job integration).
+type kueueJob struct {
+	e    *entry
+	job  *batchv1.Job
+	pods []string
 }
 
 type kueueWorkloadEntry struct {
@@ -449,6 +461,13 @@ func (b *builder) finishKueue() error {
 		}
 		k.objs.Workloads = append(k.objs.Workloads, w)
 	}
+	for _, j := range k.jobs {
+		w, err := b.jobWorkload(j)
+		if err != nil {
+			return err
+		}
+		k.objs.Workloads = append(k.objs.Workloads, w)
+	}
 	k.objs.Workloads = append(k.objs.Workloads, b.podWorkloads()...)
 	if !k.objs.Empty() {
 		objs := k.objs
@@ -607,18 +626,6 @@ func (b *builder) resolveWorkloadPriority(w *quota.Workload, name, kind string) 
 // (Kueue's pod integration).
 const QueueNameLabel = "kueue.x-k8s.io/queue-name"
 
-// podWorkloadName is the name Kueue's pod integration gives a pod's
-// Workload: "pod-<name>-<first 5 hex of sha1(kind, group, name, uid)>".
-func podWorkloadName(p *model.Pod) string {
-	h := sha1.New()
-	h.Write([]byte("Pod\n\n" + p.Name + "\n" + p.UID))
-	prefix := "pod-" + p.Name
-	if len(prefix) > 253-6 {
-		prefix = prefix[:253-6]
-	}
-	return prefix + "-" + hex.EncodeToString(h.Sum(nil))[:5]
-}
-
 // podWorkloads makes a Workload of every pending pod labelled with a
 // queue name, as Kueue's pod integration does: one pod set "main" of one
 // pod, the pod's requests, node selector and tolerations, its priority.
@@ -626,12 +633,12 @@ func (b *builder) podWorkloads() []*quota.Workload {
 	var out []*quota.Workload
 	for _, p := range b.cluster.Pods {
 		q, ok := p.Labels[QueueNameLabel]
-		if !ok || p.NodeName != "" {
+		if !ok || p.NodeName != "" || b.kueue.jobPods[p.Key()] {
 			continue
 		}
 		w := &quota.Workload{
-			Namespace: p.Namespace, Name: podWorkloadName(p), QueueName: q, Active: true,
-			Created: p.CreationTime, Pod: p.Key(),
+			Namespace: p.Namespace, Name: workloadName("Pod", "", p.Name, p.UID), QueueName: q, Active: true,
+			Created: p.CreationTime, Pods: []string{p.Key()},
 			PodSets: []quota.PodSet{{Name: "main", Count: 1, Requests: workloadPodRequests(p), NodeSelector: p.NodeSelector, Tolerations: p.Tolerations}},
 		}
 		w.UID = "wl-" + w.Namespace + "-" + w.Name
@@ -644,4 +651,91 @@ func (b *builder) podWorkloads() []*quota.Workload {
 		out = append(out, w)
 	}
 	return out
+}
+
+// Kueue's Job annotations and labels.
+const (
+	jobMinParallelismAnnotation = "kueue.x-k8s.io/job-min-parallelism"
+	priorityClassLabel          = "kueue.x-k8s.io/priority-class"
+)
+
+// workloadName is Kueue's name for an owner's Workload:
+// "<kind>-<name>-<first 5 hex of sha1(kind, group, name, uid)>".
+func workloadName(kind, group, name, uid string) string {
+	h := sha1.New()
+	h.Write([]byte(kind + "\n" + group + "\n" + name + "\n" + uid))
+	prefix := strings.ToLower(kind) + "-" + name
+	if len(prefix) > 253-6 {
+		prefix = prefix[:253-6]
+	}
+	return prefix + "-" + hex.EncodeToString(h.Sum(nil))[:5]
+}
+
+// queuedJob records a Job labelled with a queue name and its pods (made
+// by the caller); they are held for admission as one workload.
+func (b *builder) queuedJob(e *entry, j *batchv1.Job, pods []*model.Pod) {
+	k := &b.kueue
+	if k.jobPods == nil {
+		k.jobPods = map[string]bool{}
+	}
+	kj := &kueueJob{e: e, job: j}
+	for _, p := range pods {
+		kj.pods = append(kj.pods, p.Key())
+		k.jobPods[p.Key()] = true
+	}
+	k.jobs = append(k.jobs, kj)
+}
+
+// jobWorkload is the Workload Kueue's Job integration makes: one pod set
+// "main" of min(parallelism, completions) pods of the template, minCount
+// from the job-min-parallelism annotation, the priority of the
+// kueue.x-k8s.io/priority-class label's WorkloadPriorityClass or of the
+// template's PriorityClass.
+func (b *builder) jobWorkload(kj *kueueJob) (*quota.Workload, error) {
+	j, e := kj.job, kj.e
+	ns := namespaceOr(j.Namespace)
+	n := int32(1)
+	if j.Spec.Parallelism != nil {
+		n = *j.Spec.Parallelism
+	}
+	if j.Spec.Completions != nil && *j.Spec.Completions < n {
+		n = *j.Spec.Completions
+	}
+	w := &quota.Workload{Namespace: ns, Name: workloadName("Job", "batch", j.Name, string(j.UID)), QueueName: j.Labels[QueueNameLabel], Active: true, Pods: kj.pods}
+	w.UID = "wl-" + ns + "-" + w.Name
+	w.Created = j.CreationTimestamp.Time.UTC()
+	if w.Created.IsZero() && len(kj.pods) > 0 {
+		for _, p := range b.cluster.Pods {
+			if p.Key() == kj.pods[0] {
+				w.Created = p.CreationTime
+			}
+		}
+	}
+	pod, ferr := convertPod(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: j.Name}, Spec: j.Spec.Template.Spec})
+	if ferr != nil {
+		return nil, e.fail("spec.template"+ferr.field, ferr.err)
+	}
+	ps := quota.PodSet{Name: "main", Count: n, Requests: workloadPodRequests(pod), NodeSelector: pod.NodeSelector, Tolerations: pod.Tolerations}
+	if v, ok := j.Annotations[jobMinParallelismAnnotation]; ok {
+		m, err := strconv.Atoi(v)
+		if err != nil || m < 0 || int32(m) > n {
+			return nil, e.fail("metadata.annotations["+jobMinParallelismAnnotation+"]", fmt.Errorf("must be an integer between 0 and the job's %d pods, got %q", n, v))
+		}
+		mc := int32(m)
+		ps.MinCount = &mc
+	}
+	w.PodSets = []quota.PodSet{ps}
+	var err error
+	switch {
+	case j.Labels[priorityClassLabel] != "":
+		err = b.resolveWorkloadPriority(w, j.Labels[priorityClassLabel], "WorkloadPriorityClass")
+	case pod.RequestedPriority != nil:
+		w.Priority, w.HasPriority = *pod.RequestedPriority, true
+	default:
+		err = b.resolveWorkloadPriority(w, pod.PriorityClassName, "PriorityClass")
+	}
+	if err != nil {
+		w.Error = err.Error()
+	}
+	return w, nil
 }

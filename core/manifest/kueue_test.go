@@ -158,3 +158,38 @@ spec:
 		t.Errorf("admissionFairSharing: %v", err)
 	}
 }
+
+// TestKueueJobs: a Job labelled with a queue name is one Workload of its
+// pods, named as Kueue names it, suspended or not; a bad
+// job-min-parallelism is refused with its field.
+func TestKueueJobs(t *testing.T) {
+	job := `apiVersion: batch/v1
+kind: Job
+metadata:
+  namespace: batch
+  name: train
+  labels: {kueue.x-k8s.io/queue-name: lq}
+  annotations: {kueue.x-k8s.io/job-min-parallelism: "%s"}
+spec:
+  parallelism: 3
+  suspend: true
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]
+`
+	c, err := Decode("in.yaml", []byte(strings.Replace(job, "%s", "1", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Pods) != 3 || c.Queueing == nil || len(c.Queueing.Workloads) != 1 {
+		t.Fatalf("%d pods, queueing %+v", len(c.Pods), c.Queueing)
+	}
+	w := c.Queueing.Workloads[0]
+	if w.Name != "job-train-e5b0e" || len(w.Pods) != 3 || w.PodSets[0].Count != 3 || *w.PodSets[0].MinCount != 1 || w.PodSets[0].Requests["cpu"] != 1000 {
+		t.Errorf("workload %+v, pod sets %+v", w, w.PodSets)
+	}
+	if _, err := Decode("in.yaml", []byte(strings.Replace(job, "%s", "7", 1))); err == nil || !strings.Contains(err.Error(), "metadata.annotations[kueue.x-k8s.io/job-min-parallelism]") {
+		t.Errorf("bad min parallelism: %v", err)
+	}
+}

@@ -191,10 +191,10 @@ type Workload struct {
 	Created       time.Time
 	PodSets       []PodSet
 	Admission     *Admission // already admitted
-	// Pod, when set, is the pending pod this workload was made for (Kueue's
-	// pod integration: a pod labelled kueue.x-k8s.io/queue-name), as
-	// "namespace/name"; its admission gates or releases the pod.
-	Pod string
+	// Pods, when set, are the pending pods this workload was made for, as
+	// "namespace/name" (Kueue's integrations: a pod, or a Job's pods, labelled
+	// kueue.x-k8s.io/queue-name); its admission gates or releases them.
+	Pods []string
 	// Error, when set, is why the workload was refused before admission
 	// (an unknown priority class, a validation error); it is reported, not
 	// queued.

@@ -12,11 +12,13 @@ import (
 // with until the workload is admitted.
 const AdmissionGate = "kueue.x-k8s.io/admission"
 
-// ApplyToPods returns pods with Kueue's effect on the pods of pod
-// workloads (quota.Workload.Pod): a workload not admitted keeps its pod
-// gated; an admitted one releases it with its flavors' node labels added
-// to the node selector and their tolerations appended, as Kueue injects
-// them. Other pods are returned as they are; changed pods are copies.
+// ApplyToPods returns pods with Kueue's effect on the pods of workloads
+// made for pods (quota.Workload.Pods): a workload not admitted keeps its
+// pods gated; an admitted one releases them with its flavors' node labels
+// added to the node selector and their tolerations appended, as Kueue
+// injects them, and only as many as were admitted (partial admission
+// lowers a Job's parallelism: the others are not created). Other pods are
+// returned as they are; changed pods are copies.
 func ApplyToPods(objs *quota.Objects, lines []Line, pods []*model.Pod) []*model.Pod {
 	if objs == nil {
 		return pods
@@ -30,22 +32,36 @@ func ApplyToPods(objs *quota.Objects, lines []Line, pods []*model.Pod) []*model.
 		byKey[l.Workload] = l
 	}
 	podLine := map[string]Line{}
+	dropped := map[string]bool{}
 	for _, w := range objs.Workloads {
-		if w.Pod != "" {
-			podLine[w.Pod] = byKey[w.Key()]
+		l := byKey[w.Key()]
+		admitted := len(w.Pods)
+		if l.Result == ResultAdmitted && len(w.PodSets) > 0 {
+			if c, ok := l.Counts[w.PodSets[0].Name]; ok {
+				admitted = int(c)
+			}
+		}
+		for i, p := range w.Pods {
+			podLine[p] = l
+			if i >= admitted {
+				dropped[p] = true
+			}
 		}
 	}
-	out := make([]*model.Pod, len(pods))
-	for i, p := range pods {
+	out := make([]*model.Pod, 0, len(pods))
+	for _, p := range pods {
 		l, ok := podLine[p.Key()]
 		if !ok {
-			out[i] = p
+			out = append(out, p)
+			continue
+		}
+		if dropped[p.Key()] {
 			continue
 		}
 		c := *p
 		if l.Result != ResultAdmitted {
 			c.SchedulingGates = append(slices.Clone(p.SchedulingGates), AdmissionGate)
-			out[i] = &c
+			out = append(out, &c)
 			continue
 		}
 		c.NodeSelector = maps.Clone(p.NodeSelector)
@@ -67,7 +83,7 @@ func ApplyToPods(objs *quota.Objects, lines []Line, pods []*model.Pod) []*model.
 				}
 			}
 		}
-		out[i] = &c
+		out = append(out, &c)
 	}
 	return out
 }
