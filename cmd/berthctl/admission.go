@@ -17,8 +17,8 @@ import (
 // admitOffline runs Kueue's admission over the manifests' Kueue objects,
 // as kueueoracle does; the summary goes to standard error as the
 // oracle's does.
-func (a *app) admitOffline(ctx context.Context, c *manifest.Cluster) ([]admission.Line, error) {
-	lines, sum, err := admission.Run(ctx, c.Queueing, c.Namespaces)
+func (a *app) admitOffline(ctx context.Context, c *manifest.Cluster, o admission.Options) ([]admission.Line, error) {
+	lines, sum, err := admission.RunWith(ctx, c.Queueing, c.Namespaces, o)
 	if err != nil {
 		return nil, failedf("queueing: %w", err)
 	}

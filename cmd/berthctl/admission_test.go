@@ -95,3 +95,18 @@ func TestSimulateQueuedJobs(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulateQueueingProgress: --queueing-progress ends the corpus
+// scenario on which Kueue preempts the same workloads until the cycle
+// limit.
+func TestSimulateQueueingProgress(t *testing.T) {
+	f := filepath.Join("..", "..", "core", "quota", "parity", "testdata", "scenarios", "tree-220.yaml")
+	kueue := berthctl(t, nil, "", "simulate", "-f", f)
+	if kueue.code != exitOK || !strings.Contains(kueue.stderr, "stopped after 180 cycles") {
+		t.Fatalf("default: exit %d stderr %q, want Kueue's livelock", kueue.code, kueue.stderr)
+	}
+	berth := berthctl(t, nil, "", "simulate", "--queueing-progress", "-f", f)
+	if berth.code != exitOK || strings.Contains(berth.stderr, "stopped after") {
+		t.Errorf("--queueing-progress: exit %d stderr %q", berth.code, berth.stderr)
+	}
+}

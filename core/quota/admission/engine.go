@@ -88,6 +88,8 @@ type workload struct {
 	preemptWhy  string
 	preemptAt   int
 	victims     []string
+	// awaiting: the workload preempted and waits for its victims.
+	awaiting bool
 }
 
 // engine runs Kueue's admission cycles over a set of objects.
@@ -100,6 +102,8 @@ type engine struct {
 	byKey       map[string]*workload
 	fairSharing bool
 	strategies  []string
+	opts   Options
+	events []Event
 	// print is the fingerprint of every active heap together.
 	print heapPrint
 	// scratch is the usage a cycle's snapshot adds for workloads it does
@@ -145,23 +149,31 @@ func (e *engine) removeUsage(w *workload) {
 
 func (e *engine) now() time.Time { return e.start.Add(time.Duration(e.cycle) * time.Second) }
 
+// scratchUsage is a node's usage of a flavor resource before a cycle's
+// snapshot-only addition changed it.
 type scratchUsage struct {
-	n *node
-	k fr
-	v int64
+	n   *node
+	k   fr
+	old int64
 }
 
+// addScratch adds usage to n's tree for this cycle only; dropScratch puts
+// the old values back (addUsage of a negative amount, which Kueue's
+// reservation can produce for an over-committed queue, is not undone by
+// removeUsage).
 func (e *engine) addScratch(n *node, usage map[fr]int64) {
 	for _, k := range sortedFRs(usage) {
+		for a := n; a != nil; a = a.parent {
+			e.scratch = append(e.scratch, scratchUsage{n: a, k: k, old: a.usage[k]})
+		}
 		n.addUsage(k, usage[k])
-		e.scratch = append(e.scratch, scratchUsage{n: n, k: k, v: usage[k]})
 	}
 }
 
 func (e *engine) dropScratch() {
 	for i := len(e.scratch) - 1; i >= 0; i-- {
 		s := e.scratch[i]
-		s.n.removeUsage(s.k, s.v)
+		s.n.usage[s.k] = s.old
 	}
 	e.scratch = e.scratch[:0]
 }
@@ -319,17 +331,36 @@ func (e *engine) runCycle() cycleResult {
 				if !t.w.evicting {
 					e.preempt(en, t)
 					victims = append(victims, t.w)
+					e.events = append(e.events, Event{Cycle: e.cycle, Kind: EventPreempted, Workload: t.w.key, By: en.w.key})
 				}
 				n++
 			}
 			if n > 0 {
 				en.msg += fmt.Sprintf(". Pending the preemption of %d workload(s)", n)
 				en.reason = reasonPendingPreemption
+				en.w.awaiting = true
 			}
 			return
 		}
 		e.admit(en)
 		res.admitted++
+	}
+	all := entries
+	if e.opts.Progress {
+		// Berth's rule: preemptors whose victims are gone go first.
+		var first, rest []*entry
+		for _, en := range entries {
+			if en.w.awaiting {
+				first = append(first, en)
+			} else {
+				rest = append(rest, en)
+			}
+		}
+		sortEntries(first)
+		for _, en := range first {
+			process(en)
+		}
+		entries = rest
 	}
 	if e.fairSharing {
 		e.fairOrder(entries, process)
@@ -339,7 +370,7 @@ func (e *engine) runCycle() cycleResult {
 			process(en)
 		}
 	}
-	for _, en := range entries {
+	for _, en := range all {
 		if en.status != assumed {
 			e.requeueAndUpdate(en)
 		}
@@ -413,6 +444,8 @@ func (e *engine) admit(en *entry) {
 	e.addUsage(w)
 	w.admitCycle = e.cycle
 	w.lastCycle = e.cycle
+	w.awaiting = false
+	e.events = append(e.events, Event{Cycle: e.cycle, Kind: EventAdmitted, Workload: w.key})
 	w.last = nil
 	en.cq.admitted[w.key] = w
 	en.cq.remove(w.key)

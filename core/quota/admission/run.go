@@ -37,10 +37,37 @@ const (
 	ResultError        = "error"
 )
 
-// Summary says how a run ended.
+// Summary says how a run ended, and what happened cycle by cycle.
 type Summary struct {
 	Cycles int
 	Reason string
+	Events []Event
+}
+
+// Event is an admission or a preemption, in cycle order.
+type Event struct {
+	Cycle    int
+	Kind     string // EventAdmitted or EventPreempted
+	Workload string
+	By       string // the preemptor, for EventPreempted
+}
+
+// Event kinds.
+const (
+	EventAdmitted  = "admitted"
+	EventPreempted = "preempted"
+)
+
+// Options are Berth's departures from Kueue, all off by default (the
+// default is Kueue's behaviour, for parity).
+type Options struct {
+	// Progress is Berth's no-livelock rule: a preemptor whose victims
+	// are gone is tried before every other head of its cycle, so the
+	// quota its preemption freed is its own and the cycle that
+	// preempted leads to its admission. Kueue lets the victims (or
+	// others) take the freed quota back first, and can preempt the same
+	// workloads over and over.
+	Progress bool
 }
 
 // Run admits objs' workloads cycle by cycle as Kueue 0.17's scheduler
@@ -48,11 +75,18 @@ type Summary struct {
 // gives namespace labels for namespaceSelectors (a namespace not given
 // has only kubernetes.io/metadata.name).
 func Run(ctx context.Context, objs *quota.Objects, namespaces []*model.Namespace) ([]Line, Summary, error) {
+	return RunWith(ctx, objs, namespaces, Options{})
+}
+
+// RunWith is Run with Berth's options.
+func RunWith(ctx context.Context, objs *quota.Objects, namespaces []*model.Namespace, o Options) ([]Line, Summary, error) {
 	e, err := newEngine(objs, namespaces)
 	if err != nil {
 		return nil, Summary{}, err
 	}
+	e.opts = o
 	sum := e.loop(ctx)
+	sum.Events = e.events
 	return e.lines(), sum, ctx.Err()
 }
 
