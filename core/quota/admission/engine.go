@@ -102,8 +102,8 @@ type engine struct {
 	byKey       map[string]*workload
 	fairSharing bool
 	strategies  []string
-	opts   Options
-	events []Event
+	opts        Options
+	events      []Event
 	// print is the fingerprint of every active heap together.
 	print heapPrint
 	// scratch is the usage a cycle's snapshot adds for workloads it does
