@@ -110,3 +110,25 @@ func TestSimulateQueueingProgress(t *testing.T) {
 		t.Errorf("--queueing-progress: exit %d stderr %q", berth.code, berth.stderr)
 	}
 }
+
+// TestSimulateQueuedPodGroups: a PodGroup labelled with a queue name is
+// one workload of its members, a pod set per member shape, admitted
+// whole: the admitted group's members are released to the scheduler
+// (held there only by the gang gate, which simulate does not lift), the
+// other group's members keep Kueue's admission gate.
+func TestSimulateQueuedPodGroups(t *testing.T) {
+	got := berthctl(t, nil, "", "simulate", "-f", filepath.Join("testdata", "queueing-groups.yaml"))
+	if got.code != exitOK {
+		t.Fatalf("exit %d stderr %q", got.code, got.stderr)
+	}
+	for _, want := range []string{
+		`{"pod":"ml/train-0","result":"gated","message":"pod was rejected by PreEnqueue plugin GangScheduling"`,
+		`{"pod":"ml/eval-0","result":"gated","message":"pod was rejected by PreEnqueue plugin SchedulingGates"`,
+		`{"workload":"ml/train","result":"admitted","clusterQueue":"cq","flavors":{"7061690c/cpu":"a","b281812b/cpu":"a"},"cycle":1}`,
+		`{"workload":"ml/eval","result":"inadmissible","clusterQueue":"cq","cycle":2,"message":"couldn't assign flavors to pod set b281812b: insufficient unused quota for cpu in flavor a, 2 more needed"}`,
+	} {
+		if !strings.Contains(got.stdout, want) {
+			t.Errorf("missing %s in\n%s", want, got.stdout)
+		}
+	}
+}

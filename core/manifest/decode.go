@@ -134,7 +134,8 @@ const kindsRead = "Berth reads v1 Node, Pod, Namespace, List, Service, Replicati
 	"scheduling.k8s.io/v1 PriorityClass, policy/v1 PodDisruptionBudget, apps/v1 Deployment, " +
 	"ReplicaSet, StatefulSet, DaemonSet, batch/v1 Job, resource.k8s.io/v1 DeviceClass, " +
 	"ResourceSlice, ResourceClaim, ResourceClaimTemplate, scheduling.k8s.io/v1beta1 (and 1.36's v1alpha2) PodGroup and Workload, " +
-	"scheduling.x-k8s.io/v1alpha1 PodGroup and KubeSchedulerConfiguration"
+	"scheduling.x-k8s.io/v1alpha1 PodGroup, KubeSchedulerConfiguration and kueue.x-k8s.io v1beta1/v1beta2 ResourceFlavor, " +
+	"ClusterQueue, Cohort, LocalQueue, WorkloadPriorityClass, Workload"
 
 // ignoredKind reports kinds that do not influence placement; documents of
 // these kinds are skipped with a note so whole application manifests can be

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -191,6 +193,14 @@ type kueueInput struct {
 	configAt  *Location
 	jobs      []*kueueJob
 	jobPods   map[string]bool
+	groups    []queuedGroup
+}
+
+// queuedGroup is a PodGroup labelled with a queue name: one workload of
+// its members.
+type queuedGroup struct {
+	group *model.PodGroup
+	queue string
 }
 
 // kueueJob is a batch/v1 Job labelled with a queue name: one workload of
@@ -468,6 +478,7 @@ func (b *builder) finishKueue() error {
 		}
 		k.objs.Workloads = append(k.objs.Workloads, w)
 	}
+	k.objs.Workloads = append(k.objs.Workloads, b.groupWorkloads()...)
 	k.objs.Workloads = append(k.objs.Workloads, b.podWorkloads()...)
 	if !k.objs.Empty() {
 		objs := k.objs
@@ -633,7 +644,7 @@ func (b *builder) podWorkloads() []*quota.Workload {
 	var out []*quota.Workload
 	for _, p := range b.cluster.Pods {
 		q, ok := p.Labels[QueueNameLabel]
-		if !ok || p.NodeName != "" || b.kueue.jobPods[p.Key()] {
+		if !ok || p.NodeName != "" || b.kueue.jobPods[p.Key()] || b.queuedGroupOf(p) {
 			continue
 		}
 		w := &quota.Workload{
@@ -738,4 +749,90 @@ func (b *builder) jobWorkload(kj *kueueJob) (*quota.Workload, error) {
 		w.Error = err.Error()
 	}
 	return w, nil
+}
+
+func (b *builder) queuedGroup(g *model.PodGroup, queue string) {
+	b.kueue.groups = append(b.kueue.groups, queuedGroup{group: g, queue: queue})
+}
+
+func (b *builder) queuedGroupOf(p *model.Pod) bool {
+	for _, g := range b.kueue.groups {
+		if g.group.Key() == p.GroupKey() {
+			return true
+		}
+	}
+	return false
+}
+
+// groupWorkloads makes one Workload of every queued PodGroup's pending
+// members, admitted and preempted whole: a pod set per distinct member
+// shape (requests, node selector, tolerations), named by the shape's hash
+// as Kueue names a pod group's roles, counted by its members; the group's
+// priority (its class's, resolved as for its members).
+func (b *builder) groupWorkloads() []*quota.Workload {
+	var out []*quota.Workload
+	for _, qg := range b.kueue.groups {
+		g := qg.group
+		w := &quota.Workload{Namespace: g.Namespace, Name: g.Name, QueueName: qg.queue, Active: true}
+		w.UID = "wl-" + w.Namespace + "-" + w.Name
+		index := map[string]int{}
+		for _, p := range b.cluster.Pods {
+			if p.GroupKey() != g.Key() || p.NodeName != "" {
+				continue
+			}
+			if w.Created.IsZero() || p.CreationTime.Before(w.Created) {
+				w.Created = p.CreationTime
+			}
+			w.Pods = append(w.Pods, p.Key())
+			req := workloadPodRequests(p)
+			shape := podShape(req, p)
+			i, ok := index[shape]
+			if !ok {
+				h := sha1.Sum([]byte(shape))
+				i = len(w.PodSets)
+				index[shape] = i
+				w.PodSets = append(w.PodSets, quota.PodSet{Name: hex.EncodeToString(h[:])[:8], Requests: req, NodeSelector: p.NodeSelector, Tolerations: p.Tolerations})
+			}
+			w.PodSets[i].Count++
+			if w.PodSetOf == nil {
+				w.PodSetOf = map[string]string{}
+			}
+			w.PodSetOf[p.Key()] = w.PodSets[i].Name
+		}
+		if len(w.PodSets) == 0 {
+			continue // every member runs already
+		}
+		switch {
+		case g.RequestedPriority != nil:
+			w.Priority, w.HasPriority = *g.RequestedPriority, true
+		default:
+			if err := b.resolveWorkloadPriority(w, g.PriorityClassName, "PriorityClass"); err != nil {
+				w.Error = err.Error()
+			}
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// podShape is a canonical text of what makes pods one pod set: their
+// requests, node selector and tolerations.
+func podShape(req model.ResourceList, p *model.Pod) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(req)) {
+		fmt.Fprintf(&b, "%s=%d;", k, req[k])
+	}
+	b.WriteString("|")
+	for _, k := range slices.Sorted(maps.Keys(p.NodeSelector)) {
+		fmt.Fprintf(&b, "%s=%s;", k, p.NodeSelector[k])
+	}
+	b.WriteString("|")
+	for _, t := range p.Tolerations {
+		secs := "-"
+		if t.TolerationSeconds != nil {
+			secs = strconv.FormatInt(*t.TolerationSeconds, 10)
+		}
+		fmt.Fprintf(&b, "%s/%s/%s/%s/%s;", t.Key, t.Operator, t.Value, t.Effect, secs)
+	}
+	return b.String()
 }

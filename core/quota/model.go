@@ -195,6 +195,9 @@ type Workload struct {
 	// "namespace/name" (Kueue's integrations: a pod, or a Job's pods, labelled
 	// kueue.x-k8s.io/queue-name); its admission gates or releases them.
 	Pods []string
+	// PodSetOf names the pod set of each of Pods when there are several
+	// (a PodGroup's roles); a pod missing from it is in the first.
+	PodSetOf map[string]string
 	// Error, when set, is why the workload was refused before admission
 	// (an unknown priority class, a validation error); it is reported, not
 	// queued.

@@ -149,33 +149,40 @@ func (e *engine) removeUsage(w *workload) {
 
 func (e *engine) now() time.Time { return e.start.Add(time.Duration(e.cycle) * time.Second) }
 
-// scratchUsage is a node's usage of a flavor resource before a cycle's
-// snapshot-only addition changed it.
+// scratchUsage is what a cycle's snapshot added to a ClusterQueue for a
+// workload it did not admit.
 type scratchUsage struct {
-	n   *node
-	k   fr
-	old int64
+	n *node
+	k fr
+	v int64
 }
 
-// addScratch adds usage to n's tree for this cycle only; dropScratch puts
-// the old values back (addUsage of a negative amount, which Kueue's
-// reservation can produce for an over-committed queue, is not undone by
-// removeUsage).
+// addScratch adds usage to n's tree for this cycle only.
 func (e *engine) addScratch(n *node, usage map[fr]int64) {
 	for _, k := range sortedFRs(usage) {
-		for a := n; a != nil; a = a.parent {
-			e.scratch = append(e.scratch, scratchUsage{n: a, k: k, old: a.usage[k]})
-		}
 		n.addUsage(k, usage[k])
+		e.scratch = append(e.scratch, scratchUsage{n: n, k: k, v: usage[k]})
 	}
 }
 
+// dropScratch takes the cycle's snapshot-only usage back out: off the
+// ClusterQueues, then the cohorts' usage is recomputed from their
+// children, as Kueue's next snapshot is built from its cache (removeUsage
+// is no inverse of addUsage for a negative amount, which Kueue's
+// reservation gives an over-committed queue, and admissions came in
+// between).
 func (e *engine) dropScratch() {
-	for i := len(e.scratch) - 1; i >= 0; i-- {
-		s := e.scratch[i]
-		s.n.usage[s.k] = s.old
+	roots := map[*node]bool{}
+	for _, s := range e.scratch {
+		s.n.usage[s.k] -= s.v
+		roots[s.n.root()] = true
 	}
 	e.scratch = e.scratch[:0]
+	for _, r := range e.roots {
+		if roots[r] {
+			r.refreshUsage()
+		}
+	}
 }
 
 type entryStatus int

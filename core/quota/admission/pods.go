@@ -3,6 +3,7 @@ package admission
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/quota"
@@ -32,6 +33,7 @@ func ApplyToPods(objs *quota.Objects, lines []Line, pods []*model.Pod) []*model.
 		byKey[l.Workload] = l
 	}
 	podLine := map[string]Line{}
+	podSet := map[string]string{}
 	dropped := map[string]bool{}
 	for _, w := range objs.Workloads {
 		l := byKey[w.Key()]
@@ -43,6 +45,11 @@ func ApplyToPods(objs *quota.Objects, lines []Line, pods []*model.Pod) []*model.
 		}
 		for i, p := range w.Pods {
 			podLine[p] = l
+			if ps, ok := w.PodSetOf[p]; ok {
+				podSet[p] = ps
+			} else if len(w.PodSets) > 0 {
+				podSet[p] = w.PodSets[0].Name
+			}
 			if i >= admitted {
 				dropped[p] = true
 			}
@@ -67,6 +74,9 @@ func ApplyToPods(objs *quota.Objects, lines []Line, pods []*model.Pod) []*model.
 		c.NodeSelector = maps.Clone(p.NodeSelector)
 		c.Tolerations = slices.Clone(p.Tolerations)
 		for _, k := range slices.Sorted(maps.Keys(l.Flavors)) {
+			if !strings.HasPrefix(k, podSet[p.Key()]+"/") {
+				continue // another pod set's flavor
+			}
 			f := flavors[l.Flavors[k]]
 			if f == nil {
 				continue

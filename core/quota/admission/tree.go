@@ -191,3 +191,20 @@ func (n *node) lowestSubtreeThatFits(k fr, v int64) (int, bool) {
 	}
 	return n.parent.root().height(), false
 }
+
+// refreshUsage recomputes a cohort tree's usage from its ClusterQueues':
+// a child's usage above its local quota is carried by its parent.
+func (n *node) refreshUsage() {
+	if n.cq != nil {
+		return
+	}
+	n.usage = map[fr]int64{}
+	for _, c := range append(append([]*node{}, n.cohorts...), n.cqs...) {
+		c.refreshUsage()
+		for k, u := range c.usage {
+			if v := u - c.localQuota(k); v > 0 {
+				n.usage[k] += v
+			}
+		}
+	}
+}

@@ -22,6 +22,14 @@ func Corpus() []Scenario {
 	add("tree", 201, 225, GenOptions{ClusterQueues: 5, Workloads: 12, Admitted: 5, Flavors: 2, Preemption: true, Hierarchical: true})
 	add("fair", 401, 430, GenOptions{ClusterQueues: 4, Workloads: 10, Admitted: 8, Flavors: 2, Preemption: true, FairSharing: true})
 	add("fairtree", 501, 515, GenOptions{ClusterQueues: 5, Workloads: 10, Admitted: 6, Flavors: 2, Preemption: true, Hierarchical: true, FairSharing: true})
+	// Seeds of TestProgress's fair-sharing kind: fairwide-1030 is an
+	// over-committed ClusterQueue whose negative reservation a cycle must
+	// take back exactly.
+	add("fairwide", 1000, 1030, GenOptions{ClusterQueues: 4, Workloads: 10, Admitted: 8, Flavors: 2, Preemption: true, FairSharing: true})
+	// treewide-1006: a preemptor's reservation and an admission in one
+	// cycle change the same cohorts; the next cycle must see the cohorts'
+	// usage as Kueue's snapshot rebuilds it.
+	add("treewide", 1000, 1015, GenOptions{ClusterQueues: 5, Workloads: 12, Admitted: 5, Flavors: 2, Preemption: true, Hierarchical: true})
 	add("v1beta1", 301, 315, GenOptions{ClusterQueues: 4, Workloads: 10, Admitted: 4, Flavors: 3, Preemption: true, V1beta1: true})
 	return out
 }

@@ -17,4 +17,6 @@
 // ../../../../shared/kueueoracle (see its README):
 //
 //	go test ./core/quota/parity -run TestUpdateGolden -update -oracle /tmp/kueueoracle
+//
+// (add -only PREFIX to regenerate only the scenarios named so).
 package parity
