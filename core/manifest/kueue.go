@@ -285,6 +285,9 @@ func (b *builder) addKueue(e *entry, tm typeMeta, raw []byte) error {
 		if o.Spec.ClusterQueue == "" {
 			return e.fail("spec.clusterQueue", errors.New("required"))
 		}
+		if sp := o.Spec.StopPolicy; sp != "" && sp != quota.StopPolicyNone {
+			return e.fail("spec.stopPolicy", fmt.Errorf("%q is not supported by Berth's admission yet (only None)", sp))
+		}
 		k.objs.LocalQueues = append(k.objs.LocalQueues, &quota.LocalQueue{Namespace: ns, Name: o.Metadata.Name, ClusterQueue: o.Spec.ClusterQueue, StopPolicy: o.Spec.StopPolicy})
 		return nil
 	case "WorkloadPriorityClass":
@@ -439,6 +442,9 @@ func (b *builder) addClusterQueue(e *entry, version string, o *kueueClusterQueue
 	}
 	if errs := quota.ValidateClusterQueue(cq); len(errs) > 0 {
 		return e.fail("", errs.ToAggregate())
+	}
+	if cq.StopPolicy == quota.StopPolicyHoldAndDrain {
+		return e.fail("spec.stopPolicy", errors.New(`"HoldAndDrain" is not supported by Berth's admission yet (None, or Hold: nothing new is admitted)`))
 	}
 	b.kueue.objs.ClusterQueues = append(b.kueue.objs.ClusterQueues, cq)
 	return nil

@@ -306,6 +306,10 @@ func (e *engine) addWorkloads(objs *quota.Objects, namespaces []*model.Namespace
 		}
 		if cq := e.cqs[w.cqName]; cq != nil {
 			cq.push(w)
+			if !cq.spec.active {
+				// What Kueue's workload controller writes at once.
+				w.hasCond, w.condMsg = true, fmt.Sprintf("ClusterQueue %s is inactive", cq.spec.Name)
+			}
 		}
 	}
 	return nil
