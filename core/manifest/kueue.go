@@ -184,6 +184,10 @@ type kueueConfiguration struct {
 		PreemptionStrategies []string `json:"preemptionStrategies,omitempty"`
 	} `json:"fairSharing,omitempty"`
 	AdmissionFairSharing map[string]any `json:"admissionFairSharing,omitempty"`
+	// Settings that change admission and Berth does not apply yet.
+	Resources        map[string]any  `json:"resources,omitempty"`
+	FeatureGates     map[string]bool `json:"featureGates,omitempty"`
+	WaitForPodsReady map[string]any  `json:"waitForPodsReady,omitempty"`
 }
 
 // kueueInput collects the Kueue documents until every document is read.
@@ -242,6 +246,14 @@ func (b *builder) addKueue(e *entry, tm typeMeta, raw []byte) error {
 		}
 		if len(c.AdmissionFairSharing) > 0 {
 			return e.fail("admissionFairSharing", errors.New("admission fair sharing is not supported by Berth's admission yet"))
+		}
+		for _, f := range []struct {
+			field string
+			set   bool
+		}{{"resources", len(c.Resources) > 0}, {"featureGates", len(c.FeatureGates) > 0}, {"waitForPodsReady", len(c.WaitForPodsReady) > 0}} {
+			if f.set {
+				return e.fail(f.field, errors.New("not supported by Berth's admission yet (Kueue 0.17's defaults apply)"))
+			}
 		}
 		return nil
 	}

@@ -194,14 +194,16 @@ spec:
 	}
 }
 
-// TestKueueStopPoliciesNotHeld: stop policies Berth does not apply are
-// refused, not ignored.
+// TestKueueStopPoliciesNotHeld: stop policies and Configuration settings
+// Berth does not apply are refused, not ignored.
 func TestKueueStopPoliciesNotHeld(t *testing.T) {
 	for _, doc := range []string{
 		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {namespace: x, name: lq}\nspec: {clusterQueue: cq, stopPolicy: Hold}\n",
 		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\nspec: {stopPolicy: HoldAndDrain}\n",
+		"apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\nwaitForPodsReady: {enable: true}\n",
+		"apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nresources: {excludeResourcePrefixes: [example.com/]}\n",
 	} {
-		if _, err := Decode("in.yaml", []byte(doc)); err == nil || !strings.Contains(err.Error(), "spec.stopPolicy") || !strings.Contains(err.Error(), "not supported") {
+		if _, err := Decode("in.yaml", []byte(doc)); err == nil || !strings.Contains(err.Error(), "not supported") {
 			t.Errorf("%s: error %v", doc, err)
 		}
 	}
