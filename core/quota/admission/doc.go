@@ -22,6 +22,10 @@
 // cycle's snapshot adds for workloads it does not admit is kept apart
 // (scratch) and taken back at the end of the cycle.
 //
+// Options holds Berth's departures from Kueue, all off by default:
+// Progress is the no-livelock rule (a preemptor whose victims are gone is
+// tried first; see docs/queueing.md and parity's TestProgress).
+//
 // Not implemented (core/manifest refuses the input that asks for them):
 // admission fair sharing, admission checks, TAS.
 package admission
