@@ -78,6 +78,9 @@ func (a *app) readObjects(files []string, withImpliedNamespaces bool) ([]sourced
 	if err != nil {
 		return nil, nil, err
 	}
+	if c.Queueing != nil {
+		return nil, nil, failedf("Kueue objects (kueue.x-k8s.io) cannot be sent to berthd yet (it does not hold queues); berthctl simulate admits them offline")
+	}
 	reportIgnored(a.err, c)
 	reportWarnings(a.err, c)
 	objs := clusterObjects(c, true)

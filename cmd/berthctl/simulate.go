@@ -19,6 +19,7 @@ import (
 	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/manifest"
 	"github.com/berthsched/berth/core/plugins/registry"
+	"github.com/berthsched/berth/core/quota/admission"
 	"github.com/berthsched/berth/core/simulate"
 	"github.com/berthsched/berth/server/convert"
 )
@@ -27,6 +28,7 @@ type simulateOptions struct {
 	files      []string
 	configFile string
 	output     string
+	progress   bool
 }
 
 func (a *app) simulateCommand() *cobra.Command {
@@ -56,6 +58,14 @@ documentation), so the two compare line by line:
   {"pod":"ns/name","result":"nominated","node":"n3","victims":["ns/low1"],...}
   {"pod":"ns/name","result":"unschedulable","message":"0/4 nodes are available: ...",...}
   {"pod":"ns/name","result":"gated",...}
+With Kueue objects (kueue.x-k8s.io ResourceFlavor, ClusterQueue, Cohort,
+LocalQueue, WorkloadPriorityClass, Workload; pods and Jobs labelled
+kueue.x-k8s.io/queue-name), the workloads are admitted first as Kueue 0.17
+does, and one line per workload follows the pod lines, in kueueoracle's
+format (see docs/queueing.md); a queued pod is placed only once admitted.
+--queueing-progress turns on Berth's no-livelock rule (a preemptor whose
+victims are gone is tried first), which Kueue does not have.
+
 -o text prints a table for people, with the assumption above written under it
 when a pod preempted.
 
@@ -83,6 +93,7 @@ so on standard error).`,
 	fs.StringArrayVarP(&o.files, "filename", "f", nil, "manifest file, directory (its *.yaml, *.yml, *.json) or - for standard input; repeatable")
 	fs.StringVar(&o.configFile, "config", "", "KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1)")
 	outputFlag(fs, &o.output, "json", "output format: json (one trace object per line) or text")
+	fs.BoolVar(&o.progress, "queueing-progress", false, "Berth's no-livelock rule for Kueue admission: a preemptor whose victims are gone is tried first (Kueue's behaviour without it)")
 	return cmd
 }
 
@@ -108,6 +119,18 @@ func (a *app) simulate(cmd *cobra.Command, o *simulateOptions) error {
 	}
 	reportIgnored(a.err, c)
 	reportWarnings(a.err, c)
+	if remote && c.Queueing != nil {
+		return failedf("Kueue objects (kueue.x-k8s.io) are simulated offline only: berthd does not hold queues yet; run without --server")
+	}
+	// Admission comes first: a queued pod is placed only once its
+	// workload is admitted, with its flavor's labels and tolerations.
+	var workloads []admission.Line
+	if c.Queueing != nil {
+		if workloads, err = a.admitOffline(cmd.Context(), c, admission.Options{Progress: o.progress}); err != nil {
+			return err
+		}
+		c.Pods = admission.ApplyToPods(c.Queueing, workloads, c.Pods)
+	}
 	var lines []simulate.Line
 	if remote {
 		lines, err = a.simulateInBerthd(cmd.Context(), c)
@@ -118,9 +141,15 @@ func (a *app) simulate(cmd *cobra.Command, o *simulateOptions) error {
 		return err
 	}
 	if o.output == "text" {
-		return writeTraceText(a.out, lines)
+		if err := writeTraceText(a.out, lines); err != nil {
+			return err
+		}
+		return writeAdmissionText(a.out, workloads)
 	}
-	return writeTraceJSON(a.out, lines)
+	if err := writeTraceJSON(a.out, lines); err != nil {
+		return err
+	}
+	return writeAdmissionJSON(a.out, workloads)
 }
 
 // simulateOffline runs the simulation in-process.

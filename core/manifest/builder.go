@@ -29,6 +29,7 @@ import (
 type builder struct {
 	dec     *decoder
 	cluster Cluster
+	kueue   kueueInput
 	entries []*entry
 	// untimed marks the pods that had no creationTimestamp, by index in
 	// cluster.Pods.
@@ -88,6 +89,9 @@ func (b *builder) finish() (*Cluster, error) {
 				p.StartTime = p.CreationTime
 			}
 		}
+	}
+	if err := b.finishKueue(); err != nil {
+		return nil, err
 	}
 	ensure := func(ns string) {
 		if ns != "" && !b.nsSeen[ns] {

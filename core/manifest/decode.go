@@ -26,6 +26,7 @@ import (
 
 	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/quota"
 )
 
 // Cluster is what a set of manifests describes.
@@ -49,6 +50,10 @@ type Cluster struct {
 	// one was given (at most one may be), and SchedulerConfigAt where.
 	SchedulerConfig   []byte
 	SchedulerConfigAt Location
+	// Queueing is the Kueue objects (kueue.x-k8s.io v1beta1 and v1beta2,
+	// and Kueue's Configuration), read as v1beta2 means them; nil when
+	// none was given.
+	Queueing *quota.Objects
 	// Ignored lists the documents that do not affect scheduling (ConfigMaps,
 	// Secrets, Services selecting no pod, ...), so callers can say what was
 	// skipped.
@@ -133,7 +138,8 @@ const kindsRead = "Berth reads v1 Node, Pod, Namespace, List, Service, Replicati
 	"scheduling.k8s.io/v1 PriorityClass, policy/v1 PodDisruptionBudget, apps/v1 Deployment, " +
 	"ReplicaSet, StatefulSet, DaemonSet, batch/v1 Job, resource.k8s.io/v1 DeviceClass, " +
 	"ResourceSlice, ResourceClaim, ResourceClaimTemplate, scheduling.k8s.io/v1beta1 (and 1.36's v1alpha2) PodGroup and Workload, " +
-	"scheduling.x-k8s.io/v1alpha1 PodGroup and KubeSchedulerConfiguration"
+	"scheduling.x-k8s.io/v1alpha1 PodGroup, KubeSchedulerConfiguration and kueue.x-k8s.io v1beta1/v1beta2 ResourceFlavor, " +
+	"ClusterQueue, Cohort, LocalQueue, WorkloadPriorityClass, Workload"
 
 // ignoredKind reports kinds that do not influence placement; documents of
 // these kinds are skipped with a note so whole application manifests can be
@@ -299,6 +305,8 @@ func (b *builder) addDocument(at Location, raw []byte) error {
 		}
 		b.cluster.SchedulerConfig, b.cluster.SchedulerConfigAt = raw, at
 		return nil
+	case isKueue(tm.APIVersion):
+		return b.addKueue(e, tm, raw)
 	case ignoredKind(tm.Kind):
 		b.ignore(e, notAffecting)
 		return nil
@@ -463,7 +471,8 @@ func isBlank(doc []byte) bool {
 func objectName(kind, namespace, name string) string {
 	if namespace == "" {
 		switch kind {
-		case "Node", "Namespace", "PriorityClass", "List", "KubeSchedulerConfiguration":
+		case "Node", "Namespace", "PriorityClass", "List", "KubeSchedulerConfiguration",
+			"ResourceFlavor", "ClusterQueue", "Cohort", "WorkloadPriorityClass", "Configuration":
 		default:
 			namespace = "default"
 		}

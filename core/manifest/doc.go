@@ -6,6 +6,12 @@
 // controllers would create (workloads.go, daemonset.go). A
 // kubescheduler.config.k8s.io/v1 KubeSchedulerConfiguration document (at
 // most one) is kept raw, with its location, for the config package.
+// Kueue's objects (kueue.x-k8s.io v1beta1 and v1beta2 ResourceFlavor,
+// ClusterQueue, Cohort, LocalQueue, WorkloadPriorityClass, Workload, and
+// config.kueue.x-k8s.io Configuration) become core/quota's, validated as
+// Kueue's webhooks validate them (kueue.go), in Cluster.Queueing; pending
+// pods and Jobs labelled kueue.x-k8s.io/queue-name become Workloads too,
+// as Kueue's pod and Job integrations make them.
 // Documents of kinds that do not affect scheduling (ConfigMap, Secret,
 // ...), Services selecting no pod, suspended Jobs and Deployments whose
 // ReplicaSet is given are listed in Cluster.Ignored. Documents still read

@@ -107,6 +107,9 @@ func (b *builder) addPodGroup(e *entry, g *schedulingv1alpha2.PodGroup) error {
 		out.TopologyKey = c.Topology[0].Key
 	}
 	b.cluster.PodGroups = append(b.cluster.PodGroups, out)
+	if q, ok := g.Labels[QueueNameLabel]; ok {
+		b.queuedGroup(out, q)
+	}
 	b.cluster.Origins[out] = e.at
 	return nil
 }

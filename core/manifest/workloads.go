@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"strconv"
@@ -409,7 +410,8 @@ func (b *builder) addJob(e *entry, j *batchv1.Job) error {
 	case j.Spec.Template.Spec.RestartPolicy != "" && j.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyNever && j.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyOnFailure:
 		return e.fail("spec.template.spec.restartPolicy", fmt.Errorf("must be Never or OnFailure for a Job, got %q", j.Spec.Template.Spec.RestartPolicy))
 	}
-	if j.Spec.Suspend != nil && *j.Spec.Suspend {
+	_, queued := j.Labels[QueueNameLabel]
+	if j.Spec.Suspend != nil && *j.Spec.Suspend && !queued {
 		b.ignore(e, "suspended: the Job controller creates no pods until it is resumed")
 		return nil
 	}
@@ -427,6 +429,9 @@ func (b *builder) addJob(e *entry, j *batchv1.Job) error {
 	var indexes []int // Indexed: the completion indexes to run, those of owned pods left out
 	w := b.byKey[ownerKey{"Job", namespaceOr(j.Namespace), j.Name}]
 	if w != nil {
+		if queued && w.owned > 0 {
+			return e.fail("metadata.labels["+QueueNameLabel+"]", errors.New("a queued Job with pods already running is not supported yet (their quota cannot be known)"))
+		}
 		count = max(0, count-w.owned)
 	}
 	if indexed {
@@ -441,7 +446,8 @@ func (b *builder) addJob(e *entry, j *batchv1.Job) error {
 	if uid == "" {
 		uid = "job-" + namespaceOr(j.Namespace) + "-" + j.Name
 	}
-	return b.expand(e, j.Namespace, &j.Spec.Template, count, nil, func(i int) (string, map[string]string) {
+	first := len(b.cluster.Pods)
+	err := b.expand(e, j.Namespace, &j.Spec.Template, count, nil, func(i int) (string, map[string]string) {
 		labels := map[string]string{
 			batchv1.JobNameLabel: j.Name, "job-name": j.Name,
 			batchv1.ControllerUidLabel: uid, "controller-uid": uid,
@@ -454,6 +460,10 @@ func (b *builder) addJob(e *entry, j *batchv1.Job) error {
 		}
 		return name, labels
 	})
+	if err == nil && queued {
+		b.queuedJob(e, j, b.cluster.Pods[first:])
+	}
+	return err
 }
 
 // expand adds count pods made from template, each named and given extra

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSimulateQueueing: with Kueue objects, simulate prints after the pod
+// lines one line per workload, identical to kueueoracle's (the
+// .oracle.jsonl files are its real output).
+func TestSimulateQueueing(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "queueing", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no queueing cases: %v", err)
+	}
+	for _, f := range files {
+		base := strings.TrimSuffix(f, ".yaml")
+		t.Run(filepath.Base(base), func(t *testing.T) {
+			want := readString(t, base+".oracle.jsonl")
+			got := berthctl(t, nil, "", "simulate", "-f", f)
+			if got.code != exitOK || got.stdout != want {
+				t.Errorf("exit %d stderr %q\n got %s\nwant %s", got.code, got.stderr, got.stdout, want)
+			}
+		})
+	}
+}
+
+// TestQueueingRefusedWhereNotHeld: the Kueue objects are not dropped
+// silently where berthd would get them.
+func TestQueueingRefusedWhereNotHeld(t *testing.T) {
+	f := filepath.Join("testdata", "queueing", "preemption-within-cq.yaml")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"apply", []string{"apply", "-f", f, "--server", "127.0.0.1:1"}, "cannot be sent to berthd yet"},
+		{"simulate --server", []string{"simulate", "-f", f, "--server", "127.0.0.1:1"}, "simulated offline only"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := berthctl(t, nil, "", tc.args...)
+			if got.code != exitFailed || !strings.Contains(got.stderr, tc.want) {
+				t.Errorf("exit %d stderr %q, want exit %d and %q", got.code, got.stderr, exitFailed, tc.want)
+			}
+		})
+	}
+}
+
+// TestSimulateQueuedPods: a pod labelled kueue.x-k8s.io/queue-name is a
+// one-pod workload; admitted, it is placed with its flavor's node labels
+// and tolerations (on the tainted spot node); not admitted, it stays
+// gated; an unlabelled pod is placed as before.
+func TestSimulateQueuedPods(t *testing.T) {
+	got := berthctl(t, nil, "", "simulate", "-f", filepath.Join("testdata", "queueing-pods.yaml"))
+	if got.code != exitOK {
+		t.Fatalf("exit %d stderr %q", got.code, got.stderr)
+	}
+	for _, want := range []string{
+		`{"pod":"batch/a","result":"bound","node":"n-spot"`,
+		`{"pod":"batch/b","result":"gated"`,
+		`{"pod":"batch/plain","result":"bound","node":"n-ondemand"`,
+		`{"workload":"batch/pod-a-7fa4d","result":"admitted","clusterQueue":"cq","flavors":{"main/cpu":"spot"},"cycle":1}`,
+		`{"workload":"batch/pod-b-f4c09","result":"inadmissible","clusterQueue":"cq","cycle":2,"message":"couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor spot, 1 more needed"}`,
+	} {
+		if !strings.Contains(got.stdout, want) {
+			t.Errorf("missing %s in\n%s", want, got.stdout)
+		}
+	}
+}
+
+// TestSimulateQueuedJobs: a Job labelled with a queue name is one
+// workload of its pods (suspended or not); partial admission creates only
+// the admitted pods; a Job not admitted keeps its pods gated.
+func TestSimulateQueuedJobs(t *testing.T) {
+	got := berthctl(t, nil, "", "simulate", "-f", filepath.Join("testdata", "queueing-jobs.yaml"))
+	if got.code != exitOK {
+		t.Fatalf("exit %d stderr %q", got.code, got.stderr)
+	}
+	if n := strings.Count(got.stdout, `{"pod":"batch/train-`); n != 3 {
+		t.Errorf("%d lines of train's pods, want 3 (partially admitted)", n)
+	}
+	if n := strings.Count(got.stdout, `"result":"bound","node":"n1"`); n != 3 {
+		t.Errorf("%d pods bound, want train's 3", n)
+	}
+	if n := strings.Count(got.stdout, `{"pod":"batch/later-`); n != 2 || strings.Count(got.stdout, `"result":"gated"`) != 2 {
+		t.Errorf("later's 2 pods are not both gated:\n%s", got.stdout)
+	}
+	for _, want := range []string{
+		`{"workload":"batch/job-train-e5b0e","result":"admitted","clusterQueue":"cq","flavors":{"main/cpu":"a"},"counts":{"main":3},"cycle":1,"priority":500}`,
+		`{"workload":"batch/job-later-576ce","result":"inadmissible","clusterQueue":"cq","cycle":2,"message":"couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor a, 2 more needed"}`,
+	} {
+		if !strings.Contains(got.stdout, want) {
+			t.Errorf("missing %s in\n%s", want, got.stdout)
+		}
+	}
+}
+
+// TestSimulateQueueingProgress: --queueing-progress ends the corpus
+// scenario on which Kueue preempts the same workloads until the cycle
+// limit.
+func TestSimulateQueueingProgress(t *testing.T) {
+	f := filepath.Join("..", "..", "core", "quota", "parity", "testdata", "scenarios", "tree-220.yaml")
+	kueue := berthctl(t, nil, "", "simulate", "-f", f)
+	if kueue.code != exitOK || !strings.Contains(kueue.stderr, "stopped after 180 cycles") {
+		t.Fatalf("default: exit %d stderr %q, want Kueue's livelock", kueue.code, kueue.stderr)
+	}
+	berth := berthctl(t, nil, "", "simulate", "--queueing-progress", "-f", f)
+	if berth.code != exitOK || strings.Contains(berth.stderr, "stopped after") {
+		t.Errorf("--queueing-progress: exit %d stderr %q", berth.code, berth.stderr)
+	}
+}
+
+// TestSimulateQueuedPodGroups: a PodGroup labelled with a queue name is
+// one workload of its members, a pod set per member shape, admitted
+// whole: the admitted group's members are released to the scheduler
+// (held there only by the gang gate, which simulate does not lift), the
+// other group's members keep Kueue's admission gate.
+func TestSimulateQueuedPodGroups(t *testing.T) {
+	got := berthctl(t, nil, "", "simulate", "-f", filepath.Join("testdata", "queueing-groups.yaml"))
+	if got.code != exitOK {
+		t.Fatalf("exit %d stderr %q", got.code, got.stderr)
+	}
+	for _, want := range []string{
+		`{"pod":"ml/train-0","result":"gated","message":"pod was rejected by PreEnqueue plugin GangScheduling"`,
+		`{"pod":"ml/eval-0","result":"gated","message":"pod was rejected by PreEnqueue plugin SchedulingGates"`,
+		`{"workload":"ml/train","result":"admitted","clusterQueue":"cq","flavors":{"7061690c/cpu":"a","b281812b/cpu":"a"},"cycle":1}`,
+		`{"workload":"ml/eval","result":"inadmissible","clusterQueue":"cq","cycle":2,"message":"couldn't assign flavors to pod set b281812b: insufficient unused quota for cpu in flavor a, 2 more needed"}`,
+	} {
+		if !strings.Contains(got.stdout, want) {
+			t.Errorf("missing %s in\n%s", want, got.stdout)
+		}
+	}
+}

@@ -1,0 +1,225 @@
+package manifest
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/quota"
+)
+
+// The Workloads Kueue's integrations make of what orchestrators send:
+// pods, Jobs and PodGroups labelled with a queue name.
+
+// QueueNameLabel marks a pod as a one-pod workload of a LocalQueue
+// (Kueue's pod integration).
+const QueueNameLabel = "kueue.x-k8s.io/queue-name"
+
+// podWorkloads makes a Workload of every pending pod labelled with a
+// queue name, as Kueue's pod integration does: one pod set "main" of one
+// pod, the pod's requests, node selector and tolerations, its priority.
+func (b *builder) podWorkloads() []*quota.Workload {
+	var out []*quota.Workload
+	for _, p := range b.cluster.Pods {
+		q, ok := p.Labels[QueueNameLabel]
+		if !ok || p.NodeName != "" || b.kueue.jobPods[p.Key()] || b.queuedGroupOf(p) {
+			continue
+		}
+		w := &quota.Workload{
+			Namespace: p.Namespace, Name: workloadName("Pod", "", p.Name, p.UID), QueueName: q, Active: true,
+			Created: p.CreationTime, Pods: []string{p.Key()},
+			PodSets: []quota.PodSet{{Name: "main", Count: 1, Requests: workloadPodRequests(p), NodeSelector: p.NodeSelector, Tolerations: p.Tolerations}},
+		}
+		w.UID = "wl-" + w.Namespace + "-" + w.Name
+		if p.RequestedPriority != nil {
+			w.Priority, w.HasPriority = *p.RequestedPriority, true
+		} else if err := b.resolveWorkloadPriority(w, p.PriorityClassName, "PriorityClass"); err != nil {
+			w.Error = err.Error()
+		}
+		w.PriorityClass = p.PriorityClassName
+		out = append(out, w)
+	}
+	return out
+}
+
+// Kueue's Job annotations and labels.
+const (
+	jobMinParallelismAnnotation = "kueue.x-k8s.io/job-min-parallelism"
+	priorityClassLabel          = "kueue.x-k8s.io/priority-class"
+)
+
+// workloadName is Kueue's name for an owner's Workload:
+// "<kind>-<name>-<first 5 hex of sha1(kind, group, name, uid)>".
+func workloadName(kind, group, name, uid string) string {
+	h := sha1.New()
+	h.Write([]byte(kind + "\n" + group + "\n" + name + "\n" + uid))
+	prefix := strings.ToLower(kind) + "-" + name
+	if len(prefix) > 253-6 {
+		prefix = prefix[:253-6]
+	}
+	return prefix + "-" + hex.EncodeToString(h.Sum(nil))[:5]
+}
+
+// queuedJob records a Job labelled with a queue name and its pods (made
+// by the caller); they are held for admission as one workload.
+func (b *builder) queuedJob(e *entry, j *batchv1.Job, pods []*model.Pod) {
+	k := &b.kueue
+	if k.jobPods == nil {
+		k.jobPods = map[string]bool{}
+	}
+	kj := &kueueJob{e: e, job: j}
+	for _, p := range pods {
+		kj.pods = append(kj.pods, p.Key())
+		k.jobPods[p.Key()] = true
+	}
+	k.jobs = append(k.jobs, kj)
+}
+
+// jobWorkload is the Workload Kueue's Job integration makes: one pod set
+// "main" of min(parallelism, completions) pods of the template, minCount
+// from the job-min-parallelism annotation, the priority of the
+// kueue.x-k8s.io/priority-class label's WorkloadPriorityClass or of the
+// template's PriorityClass.
+func (b *builder) jobWorkload(kj *kueueJob) (*quota.Workload, error) {
+	j, e := kj.job, kj.e
+	ns := namespaceOr(j.Namespace)
+	n := int32(1)
+	if j.Spec.Parallelism != nil {
+		n = *j.Spec.Parallelism
+	}
+	if j.Spec.Completions != nil && *j.Spec.Completions < n {
+		n = *j.Spec.Completions
+	}
+	w := &quota.Workload{Namespace: ns, Name: workloadName("Job", "batch", j.Name, string(j.UID)), QueueName: j.Labels[QueueNameLabel], Active: true, Pods: kj.pods}
+	w.UID = "wl-" + ns + "-" + w.Name
+	w.Created = j.CreationTimestamp.Time.UTC()
+	if w.Created.IsZero() && len(kj.pods) > 0 {
+		for _, p := range b.cluster.Pods {
+			if p.Key() == kj.pods[0] {
+				w.Created = p.CreationTime
+			}
+		}
+	}
+	pod, ferr := convertPod(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: j.Name}, Spec: j.Spec.Template.Spec})
+	if ferr != nil {
+		return nil, e.fail("spec.template"+ferr.field, ferr.err)
+	}
+	ps := quota.PodSet{Name: "main", Count: n, Requests: workloadPodRequests(pod), NodeSelector: pod.NodeSelector, Tolerations: pod.Tolerations}
+	if v, ok := j.Annotations[jobMinParallelismAnnotation]; ok {
+		m, err := strconv.Atoi(v)
+		if err != nil || m < 0 || int32(m) > n {
+			return nil, e.fail("metadata.annotations["+jobMinParallelismAnnotation+"]", fmt.Errorf("must be an integer between 0 and the job's %d pods, got %q", n, v))
+		}
+		mc := int32(m)
+		ps.MinCount = &mc
+	}
+	w.PodSets = []quota.PodSet{ps}
+	var err error
+	switch {
+	case j.Labels[priorityClassLabel] != "":
+		err = b.resolveWorkloadPriority(w, j.Labels[priorityClassLabel], "WorkloadPriorityClass")
+	case pod.RequestedPriority != nil:
+		w.Priority, w.HasPriority = *pod.RequestedPriority, true
+	default:
+		err = b.resolveWorkloadPriority(w, pod.PriorityClassName, "PriorityClass")
+	}
+	if err != nil {
+		w.Error = err.Error()
+	}
+	return w, nil
+}
+
+func (b *builder) queuedGroup(g *model.PodGroup, queue string) {
+	b.kueue.groups = append(b.kueue.groups, queuedGroup{group: g, queue: queue})
+}
+
+func (b *builder) queuedGroupOf(p *model.Pod) bool {
+	for _, g := range b.kueue.groups {
+		if g.group.Key() == p.GroupKey() {
+			return true
+		}
+	}
+	return false
+}
+
+// groupWorkloads makes one Workload of every queued PodGroup's pending
+// members, admitted and preempted whole: a pod set per distinct member
+// shape (requests, node selector, tolerations), named by the shape's hash
+// as Kueue names a pod group's roles, counted by its members; the group's
+// priority (its class's, resolved as for its members).
+func (b *builder) groupWorkloads() []*quota.Workload {
+	var out []*quota.Workload
+	for _, qg := range b.kueue.groups {
+		g := qg.group
+		w := &quota.Workload{Namespace: g.Namespace, Name: g.Name, QueueName: qg.queue, Active: true}
+		w.UID = "wl-" + w.Namespace + "-" + w.Name
+		index := map[string]int{}
+		for _, p := range b.cluster.Pods {
+			if p.GroupKey() != g.Key() || p.NodeName != "" {
+				continue
+			}
+			if w.Created.IsZero() || p.CreationTime.Before(w.Created) {
+				w.Created = p.CreationTime
+			}
+			w.Pods = append(w.Pods, p.Key())
+			req := workloadPodRequests(p)
+			shape := podShape(req, p)
+			i, ok := index[shape]
+			if !ok {
+				h := sha1.Sum([]byte(shape))
+				i = len(w.PodSets)
+				index[shape] = i
+				w.PodSets = append(w.PodSets, quota.PodSet{Name: hex.EncodeToString(h[:])[:8], Requests: req, NodeSelector: p.NodeSelector, Tolerations: p.Tolerations})
+			}
+			w.PodSets[i].Count++
+			if w.PodSetOf == nil {
+				w.PodSetOf = map[string]string{}
+			}
+			w.PodSetOf[p.Key()] = w.PodSets[i].Name
+		}
+		if len(w.PodSets) == 0 {
+			continue // every member runs already
+		}
+		switch {
+		case g.RequestedPriority != nil:
+			w.Priority, w.HasPriority = *g.RequestedPriority, true
+		default:
+			if err := b.resolveWorkloadPriority(w, g.PriorityClassName, "PriorityClass"); err != nil {
+				w.Error = err.Error()
+			}
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// podShape is a canonical text of what makes pods one pod set: their
+// requests, node selector and tolerations.
+func podShape(req model.ResourceList, p *model.Pod) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(req)) {
+		fmt.Fprintf(&b, "%s=%d;", k, req[k])
+	}
+	b.WriteString("|")
+	for _, k := range slices.Sorted(maps.Keys(p.NodeSelector)) {
+		fmt.Fprintf(&b, "%s=%s;", k, p.NodeSelector[k])
+	}
+	b.WriteString("|")
+	for _, t := range p.Tolerations {
+		secs := "-"
+		if t.TolerationSeconds != nil {
+			secs = strconv.FormatInt(*t.TolerationSeconds, 10)
+		}
+		fmt.Fprintf(&b, "%s/%s/%s/%s/%s;", t.Key, t.Operator, t.Value, t.Effect, secs)
+	}
+	return b.String()
+}

@@ -1,0 +1,99 @@
+package admission
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/quota"
+)
+
+// AdmissionGate is the scheduling gate Kueue holds a workload's pods
+// with until the workload is admitted.
+const AdmissionGate = "kueue.x-k8s.io/admission"
+
+// ApplyToPods returns pods with Kueue's effect on the pods of workloads
+// made for pods (quota.Workload.Pods): a workload not admitted keeps its
+// pods gated; an admitted one releases them with its flavors' node labels
+// added to the node selector and their tolerations appended, as Kueue
+// injects them, and only as many as were admitted (partial admission
+// lowers a Job's parallelism: the others are not created). Other pods are
+// returned as they are; changed pods are copies.
+func ApplyToPods(objs *quota.Objects, lines []Line, pods []*model.Pod) []*model.Pod {
+	if objs == nil {
+		return pods
+	}
+	flavors := map[string]*quota.ResourceFlavor{}
+	for _, f := range objs.Flavors {
+		flavors[f.Name] = f
+	}
+	byKey := map[string]Line{}
+	for _, l := range lines {
+		byKey[l.Workload] = l
+	}
+	podLine := map[string]Line{}
+	podSet := map[string]string{}
+	dropped := map[string]bool{}
+	for _, w := range objs.Workloads {
+		l := byKey[w.Key()]
+		admitted := len(w.Pods)
+		if l.Result == ResultAdmitted && len(w.PodSets) > 0 {
+			if c, ok := l.Counts[w.PodSets[0].Name]; ok {
+				admitted = int(c)
+			}
+		}
+		for i, p := range w.Pods {
+			podLine[p] = l
+			if ps, ok := w.PodSetOf[p]; ok {
+				podSet[p] = ps
+			} else if len(w.PodSets) > 0 {
+				podSet[p] = w.PodSets[0].Name
+			}
+			if i >= admitted {
+				dropped[p] = true
+			}
+		}
+	}
+	out := make([]*model.Pod, 0, len(pods))
+	for _, p := range pods {
+		l, ok := podLine[p.Key()]
+		if !ok {
+			out = append(out, p)
+			continue
+		}
+		if dropped[p.Key()] {
+			continue
+		}
+		c := *p
+		if l.Result != ResultAdmitted {
+			c.SchedulingGates = append(slices.Clone(p.SchedulingGates), AdmissionGate)
+			out = append(out, &c)
+			continue
+		}
+		c.NodeSelector = maps.Clone(p.NodeSelector)
+		c.Tolerations = slices.Clone(p.Tolerations)
+		for _, k := range slices.Sorted(maps.Keys(l.Flavors)) {
+			if !strings.HasPrefix(k, podSet[p.Key()]+"/") {
+				continue // another pod set's flavor
+			}
+			f := flavors[l.Flavors[k]]
+			if f == nil {
+				continue
+			}
+			for lk, lv := range f.NodeLabels {
+				if c.NodeSelector == nil {
+					c.NodeSelector = map[string]string{}
+				}
+				c.NodeSelector[lk] = lv
+			}
+			for _, t := range f.Tolerations {
+				if !slices.Contains(c.Tolerations, t) {
+					c.Tolerations = append(c.Tolerations, t)
+				}
+			}
+		}
+		out = append(out, &c)
+	}
+	return out
+}

@@ -1,0 +1,41 @@
+package parity
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/berthsched/berth/core/manifest"
+	"github.com/berthsched/berth/core/quota/admission"
+)
+
+// BenchmarkAdmission measures Berth's admission end to end over the
+// scale scenario (reading excluded): 1,000 ClusterQueues in 50 cohorts,
+// 1k, 10k and 60k workloads. ns/op divided by the admitted count is the
+// cost per admission (reported as ns/admission).
+func BenchmarkAdmission(b *testing.B) {
+	for _, n := range []int{1000, 10000, 60000} {
+		b.Run(fmt.Sprintf("workloads=%d", n), func(b *testing.B) {
+			c, err := manifest.Decode("scale.yaml", []byte(GenerateScale(1, ScaleOptions{ClusterQueues: 1000, Cohorts: 50, Workloads: n})))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			admitted := 0
+			for i := 0; i < b.N; i++ {
+				lines, _, err := admission.Run(context.Background(), c.Queueing, c.Namespaces)
+				if err != nil {
+					b.Fatal(err)
+				}
+				admitted = 0
+				for _, l := range lines {
+					if l.Result == admission.ResultAdmitted {
+						admitted++
+					}
+				}
+			}
+			b.ReportMetric(float64(admitted), "admitted")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(max(1, admitted)), "ns/admission")
+		})
+	}
+}
