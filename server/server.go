@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/server/httpapi"
@@ -159,7 +160,16 @@ func New(cfg Config) (*Server, error) {
 		opts = append(opts, grpc.Creds(trustInProcess{cfg.Creds}))
 	}
 	s.grpc = newGRPCServer(svc, s.health, metrics, in, opts...)
-	api, err := httpapi.New(httpapi.Config{Dial: s.inProcess.Dial})
+	apiCfg := httpapi.Config{Dial: s.inProcess.Dial}
+	if authz := cfg.Edge.Authorizer; authz != nil {
+		// Before an HTTP body is read, a request must carry a token that
+		// may call something (ServerInfo: any valid token may); the tap
+		// checks the call's own method when the gateway makes it.
+		apiCfg.Preflight = func(ctx context.Context, md metadata.MD) error {
+			return authz.Authorize(ctx, berthv1.AdminService_ServerInfo_FullMethodName, md)
+		}
+	}
+	api, err := httpapi.New(apiCfg)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
@@ -42,6 +43,11 @@ type Config struct {
 	// MaxLineBytes bounds one line of Sync's body; 0 means
 	// DefaultMaxLineBytes.
 	MaxLineBytes int64
+	// Preflight, if set, refuses a request from its metadata (the
+	// Authorization header) before anything of its body is read: without
+	// it, a caller with no token could make berthd hold MaxBodyBytes per
+	// connection before the gRPC server's own check refused the call.
+	Preflight func(ctx context.Context, md metadata.MD) error
 }
 
 // API serves berth.v1 as HTTP/JSON over gRPC connections Config.Dial
@@ -51,6 +57,7 @@ type API struct {
 	dial      func(ctx context.Context) (net.Conn, error)
 	maxBody   int64
 	maxLine   int64
+	preflight func(ctx context.Context, md metadata.MD) error
 	mux       *runtime.ServeMux
 	json      *runtime.JSONPb
 	state     berthv1.StateServiceClient
@@ -67,9 +74,10 @@ func New(cfg Config) (*API, error) {
 		return nil, fmt.Errorf("httpapi: Config.Dial is nil")
 	}
 	a := &API{
-		dial:    cfg.Dial,
-		maxBody: cfg.MaxBodyBytes,
-		maxLine: cfg.MaxLineBytes,
+		dial:      cfg.Dial,
+		maxBody:   cfg.MaxBodyBytes,
+		maxLine:   cfg.MaxLineBytes,
+		preflight: cfg.Preflight,
 		// Unknown fields are refused rather than dropped (the gateway's
 		// default drops them), so that a misspelt field is a 400 naming it.
 		json: &runtime.JSONPb{
@@ -119,6 +127,17 @@ func (a *API) routes() http.Handler {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write(a.openAPI)
 			return
+		case a.preflight != nil:
+			md := metadata.MD{}
+			if v := r.Header.Get("Authorization"); v != "" {
+				md.Set("authorization", v)
+			}
+			if err := a.preflight(r.Context(), md); err != nil {
+				a.refuse(w, r, err)
+				return
+			}
+		}
+		switch {
 		case wantsEvents(r):
 			a.watchEvents(w, r)
 			return
