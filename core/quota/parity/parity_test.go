@@ -48,8 +48,12 @@ func TestParity(t *testing.T) {
 	if len(scenarios) == 0 {
 		t.Fatal("no scenarios: run TestUpdateGolden -update")
 	}
-	same, total := 0, 0
-	for _, path := range scenarios {
+	same, total, checked := 0, 0, 0
+	for i, path := range scenarios {
+		if raceDetector && i%4 != 0 {
+			continue
+		}
+		checked++
 		name := strings.TrimSuffix(filepath.Base(path), ".yaml")
 		data, err := os.ReadFile(filepath.Join("testdata/golden", name+".jsonl"))
 		if err != nil {
@@ -67,5 +71,5 @@ func TestParity(t *testing.T) {
 			t.Errorf("%s: differs from the oracle (-oracle +berth):\n%s", name, d)
 		}
 	}
-	t.Logf("identical workload lines: %d/%d in %d scenarios", same, total, len(scenarios))
+	t.Logf("identical workload lines: %d/%d in %d of %d scenarios", same, total, checked, len(scenarios))
 }
