@@ -90,7 +90,9 @@ func TestDefaultProfile(t *testing.T) {
 		{Name: "NodeAffinity", Weight: 2},
 		{Name: "NodePorts"},
 		{Name: "NodeResourcesFit", Weight: 1},
+		{Name: "NodeVolumeLimits"},
 		{Name: "VolumeBinding"},
+		{Name: "VolumeZone"},
 		{Name: "PodTopologySpread", Weight: 2},
 		{Name: "InterPodAffinity", Weight: 2},
 		{Name: "DynamicResources", Weight: 2},
@@ -173,9 +175,9 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name: "kube-only plugin enabled",
-			doc:  head + "profiles:\n- plugins:\n    multiPoint:\n      enabled:\n      - name: VolumeZone\n",
+			doc:  head + "profiles:\n- plugins:\n    multiPoint:\n      enabled:\n      - name: VolumeRestrictions\n",
 			kind: config.ErrNotImplemented,
-			want: []string{`profiles[0].plugins.multiPoint.enabled[0]: not implemented by Berth: plugin "VolumeZone": it works on Kubernetes volumes`},
+			want: []string{`profiles[0].plugins.multiPoint.enabled[0]: not implemented by Berth: plugin "VolumeRestrictions": it works on Kubernetes volumes`},
 		},
 		{
 			name: "image locality enabled",

@@ -16,7 +16,8 @@ func implemented(name string) bool {
 	case names.PrioritySort, names.SchedulingGates, names.NodeUnschedulable, names.NodeName,
 		names.TaintToleration, names.NodeAffinity, names.NodePorts, names.NodeResourcesFit,
 		names.NodeResourcesBalancedAllocation, names.PodTopologySpread, names.InterPodAffinity,
-		names.DefaultPreemption, names.DefaultBinder, names.DynamicResources, names.VolumeBinding:
+		names.DefaultPreemption, names.DefaultBinder, names.DynamicResources, names.VolumeBinding,
+		names.VolumeZone, names.NodeVolumeLimits:
 		return true
 	}
 	return false
@@ -27,8 +28,8 @@ func implemented(name string) bool {
 func notImplemented(name string) string {
 	const suffix = ", which Berth does not model"
 	switch name {
-	case names.VolumeRestrictions, names.NodeVolumeLimits, names.VolumeZone:
-		return "it works on Kubernetes volumes (PersistentVolumes, PersistentVolumeClaims, CSI drivers)" + suffix
+	case names.VolumeRestrictions:
+		return "it works on Kubernetes volumes (ReadWriteOncePod claims in use)" + suffix
 	case names.ImageLocality:
 		return "it scores the container images already present on nodes" + suffix
 	case names.NodeDeclaredFeatures:

@@ -41,6 +41,10 @@ type Object struct {
 	// Device is a DRA object: a *resourceapi.DeviceClass, ResourceSlice,
 	// ResourceClaim or ResourceClaimTemplate (k8s.io/api/resource/v1).
 	Device any
+	// Volume is a storage object: a *corev1.PersistentVolume,
+	// PersistentVolumeClaim or a *storagev1.StorageClass, CSINode,
+	// CSIDriver, CSIStorageCapacity.
+	Volume any
 }
 
 // Attempt is one Line of the trace with the pods it names.
@@ -122,6 +126,9 @@ func (e *Engine) load(ctx context.Context, in Input) error {
 	if err := e.loadDevices(ctx, in.Devices); err != nil {
 		return err
 	}
+	if err := e.loadVolumes(ctx, in.Volumes); err != nil {
+		return err
+	}
 	e.s.RestoreNominations(in.Nominations)
 	for _, running := range []bool{true, false} {
 		for _, p := range in.Pods {
@@ -157,6 +164,8 @@ func (e *Engine) Upsert(ctx context.Context, o Object) error {
 		return e.s.SetNamespace(ctx, o.Namespace)
 	case o.Device != nil:
 		return e.s.UpsertDeviceObject(ctx, o.Device)
+	case o.Volume != nil:
+		return e.s.UpsertVolumeObject(ctx, o.Volume)
 	}
 	return errors.New("simulate: upsert of an empty Object")
 }
@@ -195,6 +204,12 @@ func (e *Engine) Remove(ctx context.Context, o Object) error {
 			return fmt.Errorf("simulate: remove: %T is not a DRA object", o.Device)
 		}
 		err = e.s.DeleteDeviceObject(ctx, kind, meta.Namespace, meta.Name)
+	case o.Volume != nil:
+		kind, meta, ok := volumeKind(o.Volume)
+		if !ok {
+			return fmt.Errorf("simulate: remove: %T is not a storage object", o.Volume)
+		}
+		err = e.s.DeleteVolumeObject(ctx, kind, meta.GetNamespace(), meta.GetName())
 	}
 	if errors.Is(err, scheduler.ErrNotFound) {
 		return nil

@@ -28,6 +28,7 @@ const (
 	AdminService_ListNodes_FullMethodName         = "/berth.v1.AdminService/ListNodes"
 	AdminService_ServerInfo_FullMethodName        = "/berth.v1.AdminService/ServerInfo"
 	AdminService_ListDeviceObjects_FullMethodName = "/berth.v1.AdminService/ListDeviceObjects"
+	AdminService_ListVolumeObjects_FullMethodName = "/berth.v1.AdminService/ListVolumeObjects"
 )
 
 // AdminServiceClient is the client API for AdminService service.
@@ -171,6 +172,14 @@ type AdminServiceClient interface {
 	// Fails with INVALID_ARGUMENT: kind not one of the four, or namespace
 	// set for a cluster-scoped kind.
 	ListDeviceObjects(ctx context.Context, in *ListDeviceObjectsRequest, opts ...grpc.CallOption) (*ListDeviceObjectsResponse, error)
+	// ListVolumeObjects lists the storage objects Berth holds of one kind,
+	// by namespace and name: PersistentVolumes, PersistentVolumeClaims
+	// (those made for pods' ephemeral volumes included), StorageClasses,
+	// CSINodes, CSIDrivers or CSIStorageCapacities.
+	//
+	// Fails with INVALID_ARGUMENT: kind not one of the six, or namespace
+	// set for a cluster-scoped kind.
+	ListVolumeObjects(ctx context.Context, in *ListVolumeObjectsRequest, opts ...grpc.CallOption) (*ListVolumeObjectsResponse, error)
 }
 
 type adminServiceClient struct {
@@ -265,6 +274,16 @@ func (c *adminServiceClient) ListDeviceObjects(ctx context.Context, in *ListDevi
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListDeviceObjectsResponse)
 	err := c.cc.Invoke(ctx, AdminService_ListDeviceObjects_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) ListVolumeObjects(ctx context.Context, in *ListVolumeObjectsRequest, opts ...grpc.CallOption) (*ListVolumeObjectsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListVolumeObjectsResponse)
+	err := c.cc.Invoke(ctx, AdminService_ListVolumeObjects_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -412,6 +431,14 @@ type AdminServiceServer interface {
 	// Fails with INVALID_ARGUMENT: kind not one of the four, or namespace
 	// set for a cluster-scoped kind.
 	ListDeviceObjects(context.Context, *ListDeviceObjectsRequest) (*ListDeviceObjectsResponse, error)
+	// ListVolumeObjects lists the storage objects Berth holds of one kind,
+	// by namespace and name: PersistentVolumes, PersistentVolumeClaims
+	// (those made for pods' ephemeral volumes included), StorageClasses,
+	// CSINodes, CSIDrivers or CSIStorageCapacities.
+	//
+	// Fails with INVALID_ARGUMENT: kind not one of the six, or namespace
+	// set for a cluster-scoped kind.
+	ListVolumeObjects(context.Context, *ListVolumeObjectsRequest) (*ListVolumeObjectsResponse, error)
 	mustEmbedUnimplementedAdminServiceServer()
 }
 
@@ -448,6 +475,9 @@ func (UnimplementedAdminServiceServer) ServerInfo(context.Context, *ServerInfoRe
 }
 func (UnimplementedAdminServiceServer) ListDeviceObjects(context.Context, *ListDeviceObjectsRequest) (*ListDeviceObjectsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListDeviceObjects not implemented")
+}
+func (UnimplementedAdminServiceServer) ListVolumeObjects(context.Context, *ListVolumeObjectsRequest) (*ListVolumeObjectsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListVolumeObjects not implemented")
 }
 func (UnimplementedAdminServiceServer) mustEmbedUnimplementedAdminServiceServer() {}
 func (UnimplementedAdminServiceServer) testEmbeddedByValue()                      {}
@@ -632,6 +662,24 @@ func _AdminService_ListDeviceObjects_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AdminService_ListVolumeObjects_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListVolumeObjectsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).ListVolumeObjects(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_ListVolumeObjects_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).ListVolumeObjects(ctx, req.(*ListVolumeObjectsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AdminService_ServiceDesc is the grpc.ServiceDesc for AdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -674,6 +722,10 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListDeviceObjects",
 			Handler:    _AdminService_ListDeviceObjects_Handler,
+		},
+		{
+			MethodName: "ListVolumeObjects",
+			Handler:    _AdminService_ListVolumeObjects_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

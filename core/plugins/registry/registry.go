@@ -13,11 +13,13 @@ import (
 	"github.com/berthsched/berth/core/plugins/nodeports"
 	"github.com/berthsched/berth/core/plugins/noderesources"
 	"github.com/berthsched/berth/core/plugins/nodeunschedulable"
+	"github.com/berthsched/berth/core/plugins/nodevolumelimits"
 	"github.com/berthsched/berth/core/plugins/podtopologyspread"
 	"github.com/berthsched/berth/core/plugins/prioritysort"
 	"github.com/berthsched/berth/core/plugins/schedulinggates"
 	"github.com/berthsched/berth/core/plugins/tainttoleration"
 	"github.com/berthsched/berth/core/plugins/volumebinding"
+	"github.com/berthsched/berth/core/plugins/volumezone"
 )
 
 // InTree returns a new registry holding every in-tree plugin. Each call
@@ -39,5 +41,7 @@ func InTree() runtime.Registry {
 		defaultpreemption.Name:               defaultpreemption.New,
 		dynamicresources.Name:                dynamicresources.New,
 		volumebinding.Name:                   volumebinding.New,
+		volumezone.Name:                      volumezone.New,
+		nodevolumelimits.Name:                nodevolumelimits.New,
 	}
 }

@@ -13,6 +13,7 @@ import { TaintEffect, taintEffectFromJSON, taintEffectToJSON } from "./node.js";
 import { PreemptionPolicy, preemptionPolicyFromJSON, preemptionPolicyToJSON } from "./policy.js";
 import { LabelSelector } from "./selector.js";
 import { TopologySpreadConstraint } from "./spread.js";
+import { Volume } from "./volume.js";
 
 export const protobufPackage = "berth.v1";
 
@@ -357,6 +358,11 @@ export interface Pod {
    * group is sent. Fixed once the pod is admitted, like its priority.
    */
   schedulingGroup: string;
+  /**
+   * The pod's volumes (spec.volumes), names unique. Claims (direct or
+   * ephemeral) and inline CSI volumes are what scheduling reads.
+   */
+  volumes: Volume[];
 }
 
 export interface Pod_LabelsEntry {
@@ -480,6 +486,7 @@ function createBasePod(): Pod {
     preempted: false,
     resourceClaims: [],
     schedulingGroup: "",
+    volumes: [],
   };
 }
 
@@ -565,6 +572,9 @@ export const Pod: MessageFns<Pod> = {
     }
     if (message.schedulingGroup !== "") {
       writer.uint32(218).string(message.schedulingGroup);
+    }
+    for (const v of message.volumes) {
+      Volume.encode(v!, writer.uint32(242).fork()).join();
     }
     return writer;
   },
@@ -810,6 +820,14 @@ export const Pod: MessageFns<Pod> = {
             message.schedulingGroup = reader.string();
             continue;
           }
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.volumes.push(Volume.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -985,6 +1003,9 @@ export const Pod: MessageFns<Pod> = {
         : isSet(object.scheduling_group)
         ? globalThis.String(object.scheduling_group)
         : "",
+      volumes: globalThis.Array.isArray(object?.volumes)
+        ? object.volumes.map((e: any) => Volume.fromJSON(e))
+        : [],
     };
   },
 
@@ -1095,6 +1116,9 @@ export const Pod: MessageFns<Pod> = {
     if (message.schedulingGroup !== "") {
       obj.schedulingGroup = message.schedulingGroup;
     }
+    if (message.volumes?.length) {
+      obj.volumes = message.volumes.map((e) => Volume.toJSON(e));
+    }
     return obj;
   },
 
@@ -1169,6 +1193,7 @@ export const Pod: MessageFns<Pod> = {
     message.preempted = object.preempted ?? false;
     message.resourceClaims = object.resourceClaims?.map((e) => PodResourceClaim.fromPartial(e)) || [];
     message.schedulingGroup = object.schedulingGroup ?? "";
+    message.volumes = object.volumes?.map((e) => Volume.fromPartial(e)) || [];
     return message;
   },
 };
