@@ -22,8 +22,8 @@ const DefaultSchedulerName = model.DefaultSchedulerName
 // order (apis/config/v1/default_plugins.go, with the feature gates at
 // their 1.37 defaults: NodeName before NodeUnschedulable, DynamicResources
 // before DefaultPreemption, no GangScheduling while GenericWorkload is
-// off), minus the plugins Berth leaves out: VolumeRestrictions,
-// ImageLocality and NodeDeclaredFeatures (last).
+// off), minus the plugins Berth leaves out: ImageLocality and
+// NodeDeclaredFeatures (last).
 func defaultPlugins() Plugins {
 	return Plugins{MultiPoint: PluginSet{Enabled: []Plugin{
 		{Name: names.SchedulingGates},
@@ -34,6 +34,7 @@ func defaultPlugins() Plugins {
 		{Name: names.NodeAffinity, Weight: 2},
 		{Name: names.NodePorts},
 		{Name: names.NodeResourcesFit, Weight: 1},
+		{Name: names.VolumeRestrictions},
 		{Name: names.NodeVolumeLimits},
 		{Name: names.VolumeBinding},
 		{Name: names.VolumeZone},

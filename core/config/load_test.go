@@ -90,6 +90,7 @@ func TestDefaultProfile(t *testing.T) {
 		{Name: "NodeAffinity", Weight: 2},
 		{Name: "NodePorts"},
 		{Name: "NodeResourcesFit", Weight: 1},
+		{Name: "VolumeRestrictions"},
 		{Name: "NodeVolumeLimits"},
 		{Name: "VolumeBinding"},
 		{Name: "VolumeZone"},
@@ -175,9 +176,9 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name: "kube-only plugin enabled",
-			doc:  head + "profiles:\n- plugins:\n    multiPoint:\n      enabled:\n      - name: VolumeRestrictions\n",
+			doc:  head + "profiles:\n- plugins:\n    multiPoint:\n      enabled:\n      - name: NodeDeclaredFeatures\n",
 			kind: config.ErrNotImplemented,
-			want: []string{`profiles[0].plugins.multiPoint.enabled[0]: not implemented by Berth: plugin "VolumeRestrictions": it works on Kubernetes volumes`},
+			want: []string{`profiles[0].plugins.multiPoint.enabled[0]: not implemented by Berth: plugin "NodeDeclaredFeatures": it matches the features a kubelet declares`},
 		},
 		{
 			name: "image locality enabled",

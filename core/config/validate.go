@@ -17,7 +17,7 @@ func implemented(name string) bool {
 		names.TaintToleration, names.NodeAffinity, names.NodePorts, names.NodeResourcesFit,
 		names.NodeResourcesBalancedAllocation, names.PodTopologySpread, names.InterPodAffinity,
 		names.DefaultPreemption, names.DefaultBinder, names.DynamicResources, names.VolumeBinding,
-		names.VolumeZone, names.NodeVolumeLimits:
+		names.VolumeZone, names.NodeVolumeLimits, names.VolumeRestrictions:
 		return true
 	}
 	return false
@@ -28,8 +28,6 @@ func implemented(name string) bool {
 func notImplemented(name string) string {
 	const suffix = ", which Berth does not model"
 	switch name {
-	case names.VolumeRestrictions:
-		return "it works on Kubernetes volumes (ReadWriteOncePod claims in use)" + suffix
 	case names.ImageLocality:
 		return "it scores the container images already present on nodes" + suffix
 	case names.NodeDeclaredFeatures:

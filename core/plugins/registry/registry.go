@@ -19,6 +19,7 @@ import (
 	"github.com/berthsched/berth/core/plugins/schedulinggates"
 	"github.com/berthsched/berth/core/plugins/tainttoleration"
 	"github.com/berthsched/berth/core/plugins/volumebinding"
+	"github.com/berthsched/berth/core/plugins/volumerestrictions"
 	"github.com/berthsched/berth/core/plugins/volumezone"
 )
 
@@ -43,5 +44,6 @@ func InTree() runtime.Registry {
 		volumebinding.Name:                   volumebinding.New,
 		volumezone.Name:                      volumezone.New,
 		nodevolumelimits.Name:                nodevolumelimits.New,
+		volumerestrictions.Name:              volumerestrictions.New,
 	}
 }
