@@ -10,6 +10,11 @@ import (
 type VolumeOptions struct {
 	Nodes int
 	Pods  int
+	// Unbound adds claims of WaitForFirstConsumer classes not bound yet,
+	// available local volumes (distinct sizes: kube breaks ties between
+	// equal ones in an unspecified order) and CSI storage capacities per
+	// zone, so that the scheduling of pods binds and provisions.
+	Unbound bool
 }
 
 // GenerateVolumes returns a random storage cluster as multi-document
@@ -25,15 +30,17 @@ type VolumeOptions struct {
 // Running pods use some claims (attach counts, ReadWriteOncePod users);
 // pending pods of distinct priorities use zero to two claims, now and then
 // one that does not exist, and scratch volumes scheduling ignores.
-//
-// Claims of WaitForFirstConsumer classes are all bound: Berth does not yet
-// choose or provision volumes for unbound ones (see core/plugins/volumebinding).
+// With Unbound, claims of WaitForFirstConsumer classes wait for their first
+// pod to bind them to an available volume or to have one provisioned.
 func GenerateVolumes(seed uint64, o VolumeOptions) []byte {
 	g := &volGen{r: rand.New(rand.NewPCG(seed, seed*0x9e3779b97f4a7c15+3)), o: o}
 	fmt.Fprintf(&g.b, "# random storage cluster, seed %d (core/parity randvolume.go)\n", seed)
 	g.classes()
 	g.nodes()
 	g.volumes()
+	if o.Unbound {
+		g.unbound()
+	}
 	g.running()
 	for i := range o.Pods {
 		g.pending(i)
@@ -222,4 +229,36 @@ func (g *volGen) pending(i int) {
 		}
 	}
 	g.podDoc(fmt.Sprintf("pod-%02d", i), "", 1000-10*i+g.r.IntN(5), claims)
+}
+
+// unbound adds available local volumes of distinct sizes, unbound claims
+// of the WaitForFirstConsumer classes, a CSI driver reporting capacity
+// and a capacity object per zone (zone-c none: provisioning fails there).
+func (g *volGen) unbound() {
+	g.doc("apiVersion: storage.k8s.io/v1\nkind: CSIDriver\nmetadata: {name: disk.csi.example.com}\nspec: {attachRequired: true, storageCapacity: true}\n")
+	for i, zone := range volZones[:2] {
+		max := ""
+		if g.chance(0.5) {
+			max = fmt.Sprintf("maximumVolumeSize: %dGi\n", 5+5*g.r.IntN(3))
+		}
+		g.doc("apiVersion: storage.k8s.io/v1\nkind: CSIStorageCapacity\nmetadata: {name: cap-%d, namespace: kube-system}\nstorageClassName: zonal-late\n"+
+			"nodeTopology: {matchLabels: {topology.kubernetes.io/zone: %s}}\ncapacity: %dGi\n%s", i, zone, 20+10*g.r.IntN(8), max)
+	}
+	sizes := g.r.Perm(40)
+	n := g.o.Nodes + g.r.IntN(g.o.Nodes+1)
+	for i := range n {
+		node := g.nodes_[g.r.IntN(len(g.nodes_))]
+		mode := g.pickClass("ReadWriteOnce", "ReadWriteOnce", "ReadWriteMany", "ReadWriteOncePod")
+		g.doc("apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: free-%02d}\nspec:\n  capacity: {storage: %dGi}\n  accessModes: [%s]\n  storageClassName: local\n"+
+			"  local: {path: /mnt/free-%02d}\n  nodeAffinity:\n    required:\n      nodeSelectorTerms:\n"+
+			"      - matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [%s]}]\nstatus: {phase: Available}\n", i, 1+sizes[i], mode, i, node)
+	}
+	for i := range n + g.r.IntN(4) {
+		class := g.pickClass("local", "local", "zonal-late")
+		mode := g.pickClass("ReadWriteOnce", "ReadWriteOnce", "ReadWriteMany", "ReadWriteOncePod")
+		name := fmt.Sprintf("late-%02d", i)
+		g.doc("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: %s}\nspec:\n  accessModes: [%s]\n  storageClassName: %s\n"+
+			"  resources: {requests: {storage: %dGi}}\n", name, mode, class, 1+g.r.IntN(25))
+		g.claims = append(g.claims, name)
+	}
 }

@@ -18,6 +18,9 @@ func volumeCorpus() map[string][]byte {
 	for s := uint64(1); s <= 40; s++ {
 		out[fmt.Sprintf("volumes-%02d", s)] = GenerateVolumes(s, VolumeOptions{Nodes: 3 + int(s%6), Pods: 8 + int(s%13)})
 	}
+	for s := uint64(41); s <= 80; s++ {
+		out[fmt.Sprintf("unbound-%02d", s)] = GenerateVolumes(s, VolumeOptions{Nodes: 3 + int(s%6), Pods: 8 + int(s%13), Unbound: true})
+	}
 	return out
 }
 

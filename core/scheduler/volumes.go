@@ -141,6 +141,7 @@ func (s *Scheduler) addPodVolumeClaimsLocked(ctx context.Context, pod *model.Pod
 // ephemeral volumes (kube's garbage collector deletes them with their
 // owner).
 func (s *Scheduler) removePodVolumeClaimsLocked(ctx context.Context, pod *model.Pod) {
+	s.volumes.DropPod(pod.UID)
 	for _, v := range pod.Volumes {
 		if v.Ephemeral == nil {
 			continue
@@ -185,4 +186,14 @@ func invalidVolume(kind, name string, err error) error {
 		return fmt.Errorf("%s %s: %w: %w", kind, name, ErrInvalid, fe)
 	}
 	return fmt.Errorf("%s %s: %w: %w", kind, name, ErrInvalid, err)
+}
+
+// bindVolumes is what VolumeBinding's Reserve assumed for the pod's
+// unbound claims, as its Bind carries it.
+func (s *Scheduler) bindVolumes(pod *model.Pod) []framework.VolumeBinding {
+	var out []framework.VolumeBinding
+	for _, b := range s.volumes.PodBindings(pod.UID) {
+		out = append(out, framework.VolumeBinding{Claim: b.Claim.Name, Volume: b.Volume, SelectedNode: b.SelectedNode})
+	}
+	return out
 }

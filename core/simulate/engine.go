@@ -54,6 +54,10 @@ type Attempt struct {
 	Pod *model.Pod
 	// Victims are the pods a preemption removed, in Line.Victims' order.
 	Victims []*model.Pod
+	// Volumes are a bound pod's Bind's volume bindings (its unbound
+	// claims' volumes, or nodes to provision on); not in the trace, which
+	// is kubeoracle's format.
+	Volumes []framework.VolumeBinding
 }
 
 // New returns an Engine holding in: its pods, running or pending, are held
@@ -377,6 +381,7 @@ func (e *Engine) schedule(ctx context.Context, uid string, nodes []string, yield
 			a.Victims = victims
 		case a.Result == ResultBound:
 			a.Claims = claims
+			a.Volumes = e.sink.takeVolumes()
 		case a.Result == ResultUnschedulable && len(deallocated) > 0:
 			a.Result, a.Deallocated = ResultDeallocated, deallocated
 		}
@@ -435,11 +440,14 @@ type sink struct {
 	// (devices.go).
 	boundClaims map[string]ClaimLine
 	deallocated []string
+	// volumes are the last Bind's volume bindings (volumes.go).
+	volumes []framework.VolumeBinding
 }
 
 func (s *sink) reset() {
 	_, _ = s.takeEvicted()
 	_, _ = s.takeDevices()
+	_ = s.takeVolumes()
 }
 
 // takeEvicted returns the pods evicted since the last call and the first
@@ -463,6 +471,11 @@ func (s *sink) Submit(ctx context.Context, plan framework.Plan) (framework.PlanR
 		case *framework.Bind:
 			if len(it.Claims) > 0 {
 				s.bindClaims(it.Pod, it.Claims)
+			}
+			if len(it.Volumes) > 0 {
+				s.mu.Lock()
+				s.volumes = it.Volumes
+				s.mu.Unlock()
 			}
 		case *framework.Deallocation:
 			s.deallocate(it.Claim)

@@ -9,6 +9,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/volume"
 )
 
@@ -72,4 +73,13 @@ func volumeKind(obj any) (string, metav1.Object, bool) {
 		return volume.KindCSIStorageCapacity, o, true
 	}
 	return "", nil, false
+}
+
+// takeVolumes returns the volume bindings of the Bind since the last call.
+func (s *sink) takeVolumes() []framework.VolumeBinding {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.volumes
+	s.volumes = nil
+	return out
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/manifest"
 	"github.com/berthsched/berth/core/model"
 )
@@ -75,5 +77,33 @@ func TestEngineVolumesInAnyOrder(t *testing.T) {
 	}
 	if err := e.Remove(ctx, Object{Volume: "not a storage object"}); err == nil {
 		t.Errorf("removing a string: no error")
+	}
+}
+
+// The Bind of a pod with WaitForFirstConsumer claims carries what its
+// Reserve decided: the volume chosen for a claim, or the node to provision
+// one on; a claim already bound is not listed.
+func TestBindCarriesVolumeBindings(t *testing.T) {
+	c, err := manifest.LoadFiles("testdata/volumes/wait-for-first-consumer.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEngine(t, Input{Nodes: c.Nodes, Volumes: c.Volumes})
+	want := map[string][]framework.VolumeBinding{
+		"db":         {{Claim: "local-10", Volume: "lpv-a1-big"}},
+		"cache":      {{Claim: "local-3", Volume: "lpv-a2"}},
+		"shared-1":   {{Claim: "local-shared", Volume: "lpv-b1"}},
+		"shared-2":   {{Claim: "local-shared", Volume: "lpv-b1"}},
+		"fast-big":   {{Claim: "fast-20", SelectedNode: "n-a1"}},
+		"fast-small": {{Claim: "fast-5", SelectedNode: "n-a2"}},
+	}
+	for _, p := range c.Pods {
+		atts, err := e.Schedule(context.Background(), []*model.Pod{p})
+		if err != nil || len(atts) != 1 {
+			t.Fatalf("%s: %+v, %v", p.Name, atts, err)
+		}
+		if diff := cmp.Diff(want[p.Name], atts[0].Volumes); diff != "" {
+			t.Errorf("%s (%s on %s): volume bindings (-want +got):\n%s", p.Name, atts[0].Result, atts[0].Node, diff)
+		}
 	}
 }

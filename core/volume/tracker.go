@@ -12,12 +12,13 @@ import (
 // claims it made for pods' ephemeral volumes. It is safe for concurrent
 // use; the objects it returns must not be modified.
 type Tracker struct {
-	mu   sync.RWMutex
-	objs *Objects
+	mu      sync.RWMutex
+	objs    *Objects
+	assumed assumed // assume.go
 }
 
 // NewTracker returns an empty tracker.
-func NewTracker() *Tracker { return &Tracker{objs: NewObjects()} }
+func NewTracker() *Tracker { return &Tracker{objs: NewObjects(), assumed: newAssumed()} }
 
 // Set adds or replaces an object (validated, see Validate): a
 // *corev1.PersistentVolume, *corev1.PersistentVolumeClaim,
@@ -27,6 +28,7 @@ func NewTracker() *Tracker { return &Tracker{objs: NewObjects()} }
 func (t *Tracker) Set(obj any) (old any, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.settleLocked(obj)
 	switch o := obj.(type) {
 	case *corev1.PersistentVolume:
 		return swap(t.objs.Volumes, o.Name, o), nil
@@ -74,8 +76,10 @@ func (t *Tracker) Delete(kind, namespace, name string) (any, error) {
 	defer t.mu.Unlock()
 	switch kind {
 	case KindPersistentVolume:
+		delete(t.assumed.volumes, name)
 		return take(t.objs.Volumes, name), nil
 	case KindPersistentVolumeClaim:
+		delete(t.assumed.claims, Key(namespace, name))
 		return take(t.objs.Claims, Key(namespace, name)), nil
 	case KindStorageClass:
 		return take(t.objs.Classes, name), nil
@@ -89,20 +93,20 @@ func (t *Tracker) Delete(kind, namespace, name string) (any, error) {
 	return nil, fmt.Errorf("kind %q is not a storage kind", kind)
 }
 
-// Claim returns a claim by namespace and name.
+// Claim returns a claim by namespace and name, as assumed (assume.go).
 func (t *Tracker) Claim(namespace, name string) (*corev1.PersistentVolumeClaim, bool) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	c, ok := t.objs.Claims[Key(namespace, name)]
-	return c, ok
+	c := t.claimLocked(namespace, name)
+	return c, c != nil
 }
 
-// Volume returns a persistent volume by name.
+// Volume returns a persistent volume by name, as assumed (assume.go).
 func (t *Tracker) Volume(name string) (*corev1.PersistentVolume, bool) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	v, ok := t.objs.Volumes[name]
-	return v, ok
+	v := t.volumeLocked(name)
+	return v, v != nil
 }
 
 // Class returns a storage class by name.

@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/volume"
 	"github.com/berthsched/berth/server/convert"
 	"github.com/berthsched/berth/server/errmap"
 )
@@ -56,4 +57,29 @@ func appendAll[T any](out []any, in []T) []any {
 		out = append(out, v)
 	}
 	return out
+}
+
+// liveVolumes copies the storage objects the live scheduler holds (claims
+// made for ephemeral volumes included), for Simulate.
+func (s *Service) liveVolumes() *volume.Objects {
+	objs := volume.NewObjects()
+	for _, v := range s.admin.PersistentVolumes() {
+		objs.Volumes[v.Name] = v
+	}
+	for _, c := range s.admin.PersistentVolumeClaims() {
+		objs.Claims[volume.Key(c.Namespace, c.Name)] = c
+	}
+	for _, c := range s.admin.StorageClasses() {
+		objs.Classes[c.Name] = c
+	}
+	for _, n := range s.admin.CSINodes() {
+		objs.CSINodes[n.Name] = n
+	}
+	for _, d := range s.admin.CSIDrivers() {
+		objs.Drivers[d.Name] = d
+	}
+	for _, c := range s.admin.CSIStorageCapacities() {
+		objs.Capacities[volume.Key(c.Namespace, c.Name)] = c
+	}
+	return objs
 }

@@ -470,3 +470,24 @@ func claimTemplateOf(in *berthv1.PersistentVolumeClaim, spec corev1.PersistentVo
 	}
 	return tm
 }
+
+// VolumeRefObject is the storage object a reference names, with only its
+// identity (for removals); nil for other kinds.
+func VolumeRefObject(r Ref) any {
+	meta := metav1.ObjectMeta{Namespace: r.Namespace, Name: r.Name}
+	switch r.Kind {
+	case berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME:
+		return &corev1.PersistentVolume{ObjectMeta: meta}
+	case berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME_CLAIM:
+		return &corev1.PersistentVolumeClaim{ObjectMeta: meta}
+	case berthv1.ObjectKind_OBJECT_KIND_STORAGE_CLASS:
+		return &storagev1.StorageClass{ObjectMeta: meta}
+	case berthv1.ObjectKind_OBJECT_KIND_CSI_NODE:
+		return &storagev1.CSINode{ObjectMeta: meta}
+	case berthv1.ObjectKind_OBJECT_KIND_CSI_DRIVER:
+		return &storagev1.CSIDriver{ObjectMeta: meta}
+	case berthv1.ObjectKind_OBJECT_KIND_CSI_STORAGE_CAPACITY:
+		return &storagev1.CSIStorageCapacity{ObjectMeta: meta}
+	}
+	return nil
+}

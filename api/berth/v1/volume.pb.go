@@ -1455,6 +1455,80 @@ func (x *EphemeralVolumeSource) GetVolumeClaimTemplate() *PersistentVolumeClaim 
 	return nil
 }
 
+// VolumeBinding is what the scheduler decided for one of a pod's
+// PersistentVolumeClaims that was not bound yet (a WaitForFirstConsumer
+// claim): the volume to bind it to, or the node to provision its volume
+// for. The orchestrator binds the claim to the volume (the volume's
+// claim_ref and the claim's volume_name), or has the class's provisioner
+// make a volume for it on that node (kube's volume.kubernetes.io/selected-node
+// annotation), then starts the pod; re-sending the volume and claim bound
+// settles Berth's reservation. Until then the volume counts as taken: it is
+// never promised to another claim. A bind reported FAILED frees it.
+type VolumeBinding struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The claim, in the pod's namespace.
+	Claim string `protobuf:"bytes,1,opt,name=claim,proto3" json:"claim,omitempty"`
+	// The volume chosen for the claim; empty when the claim is to be
+	// provisioned.
+	Volume string `protobuf:"bytes,2,opt,name=volume,proto3" json:"volume,omitempty"`
+	// The node to provision the claim's volume for; empty when a volume was
+	// chosen.
+	SelectedNode  string `protobuf:"bytes,3,opt,name=selected_node,json=selectedNode,proto3" json:"selected_node,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VolumeBinding) Reset() {
+	*x = VolumeBinding{}
+	mi := &file_berth_v1_volume_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VolumeBinding) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VolumeBinding) ProtoMessage() {}
+
+func (x *VolumeBinding) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_volume_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VolumeBinding.ProtoReflect.Descriptor instead.
+func (*VolumeBinding) Descriptor() ([]byte, []int) {
+	return file_berth_v1_volume_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *VolumeBinding) GetClaim() string {
+	if x != nil {
+		return x.Claim
+	}
+	return ""
+}
+
+func (x *VolumeBinding) GetVolume() string {
+	if x != nil {
+		return x.Volume
+	}
+	return ""
+}
+
+func (x *VolumeBinding) GetSelectedNode() string {
+	if x != nil {
+		return x.SelectedNode
+	}
+	return ""
+}
+
 // CSIVolumeSource is an inline CSI volume.
 type CSIVolumeSource struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1466,7 +1540,7 @@ type CSIVolumeSource struct {
 
 func (x *CSIVolumeSource) Reset() {
 	*x = CSIVolumeSource{}
-	mi := &file_berth_v1_volume_proto_msgTypes[14]
+	mi := &file_berth_v1_volume_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1478,7 +1552,7 @@ func (x *CSIVolumeSource) String() string {
 func (*CSIVolumeSource) ProtoMessage() {}
 
 func (x *CSIVolumeSource) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_volume_proto_msgTypes[14]
+	mi := &file_berth_v1_volume_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1491,7 +1565,7 @@ func (x *CSIVolumeSource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CSIVolumeSource.ProtoReflect.Descriptor instead.
 func (*CSIVolumeSource) Descriptor() ([]byte, []int) {
-	return file_berth_v1_volume_proto_rawDescGZIP(), []int{14}
+	return file_berth_v1_volume_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CSIVolumeSource) GetDriver() string {
@@ -1600,7 +1674,11 @@ const file_berth_v1_volume_proto_rawDesc = "" +
 	"claim_name\x18\x01 \x01(\tR\tclaimName\x12\x1b\n" +
 	"\tread_only\x18\x02 \x01(\bR\breadOnly\"l\n" +
 	"\x15EphemeralVolumeSource\x12S\n" +
-	"\x15volume_claim_template\x18\x01 \x01(\v2\x1f.berth.v1.PersistentVolumeClaimR\x13volumeClaimTemplate\")\n" +
+	"\x15volume_claim_template\x18\x01 \x01(\v2\x1f.berth.v1.PersistentVolumeClaimR\x13volumeClaimTemplate\"b\n" +
+	"\rVolumeBinding\x12\x14\n" +
+	"\x05claim\x18\x01 \x01(\tR\x05claim\x12\x16\n" +
+	"\x06volume\x18\x02 \x01(\tR\x06volume\x12#\n" +
+	"\rselected_node\x18\x03 \x01(\tR\fselectedNode\")\n" +
 	"\x0fCSIVolumeSource\x12\x16\n" +
 	"\x06driver\x18\x01 \x01(\tR\x06driver*\x9a\x02\n" +
 	"\x1aPersistentVolumeAccessMode\x12-\n" +
@@ -1643,7 +1721,7 @@ func file_berth_v1_volume_proto_rawDescGZIP() []byte {
 }
 
 var file_berth_v1_volume_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_berth_v1_volume_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_berth_v1_volume_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_berth_v1_volume_proto_goTypes = []any{
 	(PersistentVolumeAccessMode)(0),           // 0: berth.v1.PersistentVolumeAccessMode
 	(PersistentVolumeMode)(0),                 // 1: berth.v1.PersistentVolumeMode
@@ -1664,33 +1742,34 @@ var file_berth_v1_volume_proto_goTypes = []any{
 	(*Volume)(nil),                            // 16: berth.v1.Volume
 	(*PersistentVolumeClaimVolumeSource)(nil), // 17: berth.v1.PersistentVolumeClaimVolumeSource
 	(*EphemeralVolumeSource)(nil),             // 18: berth.v1.EphemeralVolumeSource
-	(*CSIVolumeSource)(nil),                   // 19: berth.v1.CSIVolumeSource
-	nil,                                       // 20: berth.v1.PersistentVolume.LabelsEntry
-	nil,                                       // 21: berth.v1.PersistentVolumeClaim.LabelsEntry
-	(*NodeSelector)(nil),                      // 22: berth.v1.NodeSelector
-	(*LabelSelector)(nil),                     // 23: berth.v1.LabelSelector
+	(*VolumeBinding)(nil),                     // 19: berth.v1.VolumeBinding
+	(*CSIVolumeSource)(nil),                   // 20: berth.v1.CSIVolumeSource
+	nil,                                       // 21: berth.v1.PersistentVolume.LabelsEntry
+	nil,                                       // 22: berth.v1.PersistentVolumeClaim.LabelsEntry
+	(*NodeSelector)(nil),                      // 23: berth.v1.NodeSelector
+	(*LabelSelector)(nil),                     // 24: berth.v1.LabelSelector
 }
 var file_berth_v1_volume_proto_depIdxs = []int32{
-	20, // 0: berth.v1.PersistentVolume.labels:type_name -> berth.v1.PersistentVolume.LabelsEntry
+	21, // 0: berth.v1.PersistentVolume.labels:type_name -> berth.v1.PersistentVolume.LabelsEntry
 	0,  // 1: berth.v1.PersistentVolume.access_modes:type_name -> berth.v1.PersistentVolumeAccessMode
 	6,  // 2: berth.v1.PersistentVolume.claim_ref:type_name -> berth.v1.ClaimReference
-	22, // 3: berth.v1.PersistentVolume.node_affinity:type_name -> berth.v1.NodeSelector
+	23, // 3: berth.v1.PersistentVolume.node_affinity:type_name -> berth.v1.NodeSelector
 	1,  // 4: berth.v1.PersistentVolume.volume_mode:type_name -> berth.v1.PersistentVolumeMode
 	2,  // 5: berth.v1.PersistentVolume.phase:type_name -> berth.v1.PersistentVolumePhase
 	7,  // 6: berth.v1.PersistentVolume.csi:type_name -> berth.v1.CSIPersistentVolumeSource
-	21, // 7: berth.v1.PersistentVolumeClaim.labels:type_name -> berth.v1.PersistentVolumeClaim.LabelsEntry
+	22, // 7: berth.v1.PersistentVolumeClaim.labels:type_name -> berth.v1.PersistentVolumeClaim.LabelsEntry
 	0,  // 8: berth.v1.PersistentVolumeClaim.access_modes:type_name -> berth.v1.PersistentVolumeAccessMode
-	23, // 9: berth.v1.PersistentVolumeClaim.selector:type_name -> berth.v1.LabelSelector
+	24, // 9: berth.v1.PersistentVolumeClaim.selector:type_name -> berth.v1.LabelSelector
 	1,  // 10: berth.v1.PersistentVolumeClaim.volume_mode:type_name -> berth.v1.PersistentVolumeMode
 	3,  // 11: berth.v1.PersistentVolumeClaim.phase:type_name -> berth.v1.PersistentVolumeClaimPhase
 	4,  // 12: berth.v1.StorageClass.volume_binding_mode:type_name -> berth.v1.VolumeBindingMode
 	10, // 13: berth.v1.StorageClass.allowed_topologies:type_name -> berth.v1.TopologySelectorTerm
 	11, // 14: berth.v1.TopologySelectorTerm.match_label_expressions:type_name -> berth.v1.TopologySelectorLabelRequirement
 	13, // 15: berth.v1.CSINode.drivers:type_name -> berth.v1.CSINodeDriver
-	23, // 16: berth.v1.CSIStorageCapacity.node_topology:type_name -> berth.v1.LabelSelector
+	24, // 16: berth.v1.CSIStorageCapacity.node_topology:type_name -> berth.v1.LabelSelector
 	17, // 17: berth.v1.Volume.persistent_volume_claim:type_name -> berth.v1.PersistentVolumeClaimVolumeSource
 	18, // 18: berth.v1.Volume.ephemeral:type_name -> berth.v1.EphemeralVolumeSource
-	19, // 19: berth.v1.Volume.csi:type_name -> berth.v1.CSIVolumeSource
+	20, // 19: berth.v1.Volume.csi:type_name -> berth.v1.CSIVolumeSource
 	8,  // 20: berth.v1.EphemeralVolumeSource.volume_claim_template:type_name -> berth.v1.PersistentVolumeClaim
 	21, // [21:21] is the sub-list for method output_type
 	21, // [21:21] is the sub-list for method input_type
@@ -1721,7 +1800,7 @@ func file_berth_v1_volume_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_volume_proto_rawDesc), len(file_berth_v1_volume_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   17,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

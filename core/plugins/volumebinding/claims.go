@@ -2,6 +2,7 @@ package volumebinding
 
 import (
 	"fmt"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -18,17 +19,24 @@ const (
 	ErrReasonUnboundImmediate = "pod has unbound immediate PersistentVolumeClaims"
 	ErrReasonNodeConflict     = "node(s) didn't match PersistentVolume's node affinity"
 	ErrReasonPVNotExist       = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
-	// ErrReasonDelayedUnsupported is Berth's: see PreFilter.
-	ErrReasonDelayedUnsupported = "pod has unbound WaitForFirstConsumer PersistentVolumeClaims, which Berth does not bind yet"
 )
 
-// stateData is the attempt's state: read-only once PreFilter wrote it.
+// stateData is the attempt's state, shared by the clones of the cycle
+// state (Filter runs in parallel: byNode is behind mu).
 type stateData struct {
 	// bound are the pod's claims bound to a volume.
 	bound []*corev1.PersistentVolumeClaim
+	// unboundDelayed are its unbound claims of WaitForFirstConsumer
+	// classes, and classVolumes the volumes of their classes (as
+	// assumed) when PreFilter ran.
+	unboundDelayed []*corev1.PersistentVolumeClaim
+	classVolumes   map[string][]*corev1.PersistentVolume
+
+	mu     sync.Mutex
+	byNode map[string]*podVolumes
 }
 
-// Clone returns the state itself: it is not modified after PreFilter.
+// Clone returns the state itself: it is the attempt's, as kube's.
 func (d *stateData) Clone() framework.StateData { return d }
 
 func hasClaims(pod *model.Pod) bool {

@@ -109,7 +109,7 @@ func TestPreFilterAndFilter(t *testing.T) {
 		{name: "unbound immediate", pod: podWith(model.PodVolume{Name: "d", ClaimName: "unbound-now"}), wantPreFilter: ErrReasonUnboundImmediate},
 		{name: "unknown class binds immediately", pod: podWith(model.PodVolume{Name: "d", ClaimName: "unbound-unknown-class"}), wantPreFilter: ErrReasonUnboundImmediate},
 		{name: "prebound not completed", pod: podWith(model.PodVolume{Name: "d", ClaimName: "prebound"}), wantPreFilter: ErrReasonUnboundImmediate},
-		{name: "wait for first consumer", pod: podWith(model.PodVolume{Name: "d", ClaimName: "unbound-late"}), wantPreFilter: ErrReasonDelayedUnsupported},
+		{name: "wait for first consumer, provisioned anywhere", pod: podWith(model.PodVolume{Name: "d", ClaimName: "unbound-late"})},
 		{name: "bound zonal", pod: podWith(model.PodVolume{Name: "d", ClaimName: "bound-a"}), wantB: ErrReasonNodeConflict},
 		{name: "bound to a missing volume", pod: podWith(model.PodVolume{Name: "d", ClaimName: "bound-gone"}), wantA: ErrReasonPVNotExist, wantB: ErrReasonPVNotExist},
 	} {

@@ -228,6 +228,16 @@ class Volume(_message.Message):
     persistent_volume_claim: PersistentVolumeClaimVolumeSource
     def __init__(self, name: _Optional[str] = ..., persistent_volume_claim: _Optional[_Union[PersistentVolumeClaimVolumeSource, _Mapping]] = ..., ephemeral: _Optional[_Union[EphemeralVolumeSource, _Mapping]] = ..., csi: _Optional[_Union[CSIVolumeSource, _Mapping]] = ..., other: _Optional[str] = ...) -> None: ...
 
+class VolumeBinding(_message.Message):
+    __slots__ = ["claim", "selected_node", "volume"]
+    CLAIM_FIELD_NUMBER: _ClassVar[int]
+    SELECTED_NODE_FIELD_NUMBER: _ClassVar[int]
+    VOLUME_FIELD_NUMBER: _ClassVar[int]
+    claim: str
+    selected_node: str
+    volume: str
+    def __init__(self, claim: _Optional[str] = ..., volume: _Optional[str] = ..., selected_node: _Optional[str] = ...) -> None: ...
+
 class PersistentVolumeAccessMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 

@@ -543,6 +543,32 @@ export interface EphemeralVolumeSource {
   volumeClaimTemplate?: PersistentVolumeClaim | undefined;
 }
 
+/**
+ * VolumeBinding is what the scheduler decided for one of a pod's
+ * PersistentVolumeClaims that was not bound yet (a WaitForFirstConsumer
+ * claim): the volume to bind it to, or the node to provision its volume
+ * for. The orchestrator binds the claim to the volume (the volume's
+ * claim_ref and the claim's volume_name), or has the class's provisioner
+ * make a volume for it on that node (kube's volume.kubernetes.io/selected-node
+ * annotation), then starts the pod; re-sending the volume and claim bound
+ * settles Berth's reservation. Until then the volume counts as taken: it is
+ * never promised to another claim. A bind reported FAILED frees it.
+ */
+export interface VolumeBinding {
+  /** The claim, in the pod's namespace. */
+  claim: string;
+  /**
+   * The volume chosen for the claim; empty when the claim is to be
+   * provisioned.
+   */
+  volume: string;
+  /**
+   * The node to provision the claim's volume for; empty when a volume was
+   * chosen.
+   */
+  selectedNode: string;
+}
+
 /** CSIVolumeSource is an inline CSI volume. */
 export interface CSIVolumeSource {
   /** The driver's name. Required. */
@@ -2762,6 +2788,111 @@ export const EphemeralVolumeSource: MessageFns<EphemeralVolumeSource> = {
     message.volumeClaimTemplate = (object.volumeClaimTemplate !== undefined && object.volumeClaimTemplate !== null)
       ? PersistentVolumeClaim.fromPartial(object.volumeClaimTemplate)
       : undefined;
+    return message;
+  },
+};
+
+function createBaseVolumeBinding(): VolumeBinding {
+  return { claim: "", volume: "", selectedNode: "" };
+}
+
+export const VolumeBinding: MessageFns<VolumeBinding> = {
+  encode(message: VolumeBinding, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.claim !== "") {
+      writer.uint32(10).string(message.claim);
+    }
+    if (message.volume !== "") {
+      writer.uint32(18).string(message.volume);
+    }
+    if (message.selectedNode !== "") {
+      writer.uint32(26).string(message.selectedNode);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VolumeBinding {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVolumeBinding();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.claim = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.volume = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.selectedNode = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VolumeBinding {
+    return {
+      claim: isSet(object.claim) ? globalThis.String(object.claim) : "",
+      volume: isSet(object.volume) ? globalThis.String(object.volume) : "",
+      selectedNode: isSet(object.selectedNode)
+        ? globalThis.String(object.selectedNode)
+        : isSet(object.selected_node)
+        ? globalThis.String(object.selected_node)
+        : "",
+    };
+  },
+
+  toJSON(message: VolumeBinding): unknown {
+    const obj: any = {};
+    if (message.claim !== "") {
+      obj.claim = message.claim;
+    }
+    if (message.volume !== "") {
+      obj.volume = message.volume;
+    }
+    if (message.selectedNode !== "") {
+      obj.selectedNode = message.selectedNode;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VolumeBinding>, I>>(base?: I): VolumeBinding {
+    return VolumeBinding.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VolumeBinding>, I>>(object: I): VolumeBinding {
+    const message = createBaseVolumeBinding();
+    message.claim = object.claim ?? "";
+    message.volume = object.volume ?? "";
+    message.selectedNode = object.selectedNode ?? "";
     return message;
   },
 };
