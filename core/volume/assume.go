@@ -76,18 +76,37 @@ func (t *Tracker) AssumePod(podUID, node string, bindings []Binding) error {
 }
 
 // ForgetPod reverts what the pod's Reserve assumed (a failed or abandoned
-// bind: its volumes are free again).
+// bind: its volumes are free again), but what another pod sharing the
+// claim assumed too.
 func (t *Tracker) ForgetPod(podUID string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, b := range t.assumed.pods[podUID] {
+	mine := t.assumed.pods[podUID]
+	delete(t.assumed.pods, podUID)
+	for _, b := range mine {
+		if t.sharedLocked(b) {
+			continue
+		}
 		if b.Volume != "" {
 			delete(t.assumed.volumes, b.Volume)
 		} else {
 			delete(t.assumed.claims, Key(b.Claim.Namespace, b.Claim.Name))
 		}
 	}
-	delete(t.assumed.pods, podUID)
+}
+
+// sharedLocked reports whether another pod's record has the binding's
+// volume, or (a provision) its claim.
+func (t *Tracker) sharedLocked(b Binding) bool {
+	for _, other := range t.assumed.pods {
+		for _, o := range other {
+			if b.Volume != "" && o.Volume == b.Volume ||
+				b.Volume == "" && o.Volume == "" && o.Claim.Namespace == b.Claim.Namespace && o.Claim.Name == b.Claim.Name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // PodBindings returns what the pod's Reserve assumed, for its Bind.

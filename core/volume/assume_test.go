@@ -43,6 +43,10 @@ func TestAssume(t *testing.T) {
 		t.Errorf("the same claim again (a pod sharing it): %v", err)
 	}
 	tr.ForgetPod("uid-a")
+	if v, _ := tr.Volume("pv1"); !BoundToClaim(v, data) {
+		t.Errorf("pv1 after one of its two pods is forgotten: claimRef %v, want default/data still", v.Spec.ClaimRef)
+	}
+	tr.ForgetPod("uid-c")
 	if v, _ := tr.Volume("pv1"); v.Spec.ClaimRef != nil {
 		t.Errorf("pv1 after ForgetPod: claimRef %v, want none", v.Spec.ClaimRef)
 	}
