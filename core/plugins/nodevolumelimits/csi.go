@@ -66,14 +66,36 @@ func New(_ context.Context, _ json.RawMessage, h framework.Handle) (framework.Pl
 // Name returns Name.
 func (*CSILimits) Name() string { return Name }
 
-// PreFilter skips pods without claims.
-func (pl *CSILimits) PreFilter(_ context.Context, _ *framework.CycleState, pod *model.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+const stateKey framework.StateKey = Name
+
+// stateData is the pod's new volumes (unique name to driver), or kube's
+// error finding them, and whether each of their drivers must be on the
+// node's CSINode; read the same on every node, so found once.
+type stateData struct {
+	volumes      map[string]string
+	err          error
+	mustBeOnNode map[string]bool
+}
+
+func (d *stateData) Clone() framework.StateData { return d }
+
+// PreFilter skips pods without claims and finds the others' volumes.
+func (pl *CSILimits) PreFilter(_ context.Context, state *framework.CycleState, pod *model.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+	has := false
 	for _, v := range pod.Volumes {
-		if v.ClaimName != "" {
-			return nil, nil
-		}
+		has = has || v.ClaimName != ""
 	}
-	return nil, pl.skip
+	if !has {
+		return nil, pl.skip
+	}
+	s := &stateData{volumes: map[string]string{}, mustBeOnNode: map[string]bool{}}
+	s.err = pl.attachable(pod, true, s.volumes)
+	for _, driver := range s.volumes {
+		d, ok := pl.t.Driver(driver)
+		s.mustBeOnNode[driver] = ok && d.Spec.PreventPodSchedulingIfMissing != nil && *d.Spec.PreventPodSchedulingIfMissing
+	}
+	state.Write(stateKey, s)
+	return nil, nil
 }
 
 // PreFilterExtensions returns nil: Filter reads the node's pods itself.
@@ -81,26 +103,30 @@ func (*CSILimits) PreFilterExtensions() framework.PreFilterExtensions { return n
 
 // Filter counts, per driver, the volumes the node's pods use and the new
 // ones the pod would add, against the CSINode's limits.
-func (pl *CSILimits) Filter(_ context.Context, _ *framework.CycleState, pod *model.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
-	if len(pod.Volumes) == 0 {
+func (pl *CSILimits) Filter(_ context.Context, state *framework.CycleState, pod *model.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+	s, ok := framework.ReadAs[*stateData](state, stateKey)
+	if !ok {
+		return nil
+	}
+	if s.err != nil {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable, s.err.Error())
+	}
+	if len(s.volumes) == 0 {
 		return nil
 	}
 	csiNode, _ := pl.t.CSINode(nodeInfo.Name())
-	newVolumes := map[string]string{}
-	if err := pl.attachable(pod, true, newVolumes); err != nil {
-		return framework.NewStatus(framework.UnschedulableAndUnresolvable, err.Error())
-	}
-	if len(newVolumes) == 0 {
-		return nil
-	}
-	for _, driver := range newVolumes {
-		if !pl.driverOnNode(driver, csiNode) {
+	for _, driver := range s.volumes {
+		if s.mustBeOnNode[driver] && !driverListed(driver, csiNode) {
 			return framework.NewStatus(framework.Unschedulable, fmt.Sprintf("%s CSI driver is not installed on the node", driver))
 		}
 	}
 	limits := volumeLimits(csiNode)
 	if len(limits) == 0 {
 		return nil
+	}
+	newVolumes := make(map[string]string, len(s.volumes))
+	for k, v := range s.volumes {
+		newVolumes[k] = v
 	}
 	attached := map[string]string{}
 	for _, pi := range nodeInfo.Pods {
@@ -123,14 +149,10 @@ func (pl *CSILimits) Filter(_ context.Context, _ *framework.CycleState, pod *mod
 	return nil
 }
 
-// driverOnNode is kube's VolumeLimitScaling check: a driver that asks for
-// it (preventPodSchedulingIfMissing) must be on the node's CSINode; an
-// unknown driver is assumed present.
-func (pl *CSILimits) driverOnNode(driver string, csiNode *storagev1.CSINode) bool {
-	d, ok := pl.t.Driver(driver)
-	if !ok || d.Spec.PreventPodSchedulingIfMissing == nil || !*d.Spec.PreventPodSchedulingIfMissing {
-		return true
-	}
+// driverListed is kube's VolumeLimitScaling check for a driver that asks
+// for it (preventPodSchedulingIfMissing; PreFilter reads which do, an
+// unknown driver does not): it must be on the node's CSINode.
+func driverListed(driver string, csiNode *storagev1.CSINode) bool {
 	if csiNode == nil {
 		return false
 	}

@@ -101,7 +101,11 @@ func TestFilter(t *testing.T) {
 			message: `looking up PVC default/nope: persistentvolumeclaim "nope" not found`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st := f.Filter(context.Background(), framework.NewCycleState(), tc.pod, tc.node)
+			cs := framework.NewCycleState()
+			if _, st := f.PreFilter(context.Background(), cs, tc.pod, nil); !st.IsSuccess() {
+				t.Fatalf("PreFilter = %v", st)
+			}
+			st := f.Filter(context.Background(), cs, tc.pod, tc.node)
 			if st.Code() != tc.want || (tc.message != "" && st.Message() != tc.message) {
 				t.Errorf("Filter = %v %q, want %v %q", st.Code(), st.Message(), tc.want, tc.message)
 			}

@@ -66,7 +66,7 @@ func (pl *VolumeBinding) findPodVolumes(s *stateData, node *model.Node) (*podVol
 		toProvision = append(toProvision, unmatched...)
 	}
 	if len(toProvision) > 0 {
-		satisfied, sufficient, err := pl.checkProvisions(toProvision, node, out)
+		satisfied, sufficient, err := pl.checkProvisions(s, toProvision, node, out)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -168,27 +168,73 @@ func accessModesCovered(c *corev1.PersistentVolumeClaim, pv *corev1.PersistentVo
 	return true
 }
 
+// classProvisioning is what provisioning a class's claims needs, read
+// once per attempt (PreFilter): the class (nil if unknown), whether its
+// driver reports capacity, and then the class's capacity objects with
+// their node selectors, by namespace/name.
+type classProvisioning struct {
+	class         *storagev1.StorageClass
+	checkCapacity bool
+	capacities    []capacityOf
+}
+
+type capacityOf struct {
+	c     *storagev1.CSIStorageCapacity
+	nodes labels.Selector
+	limit *resource.Quantity // maximum volume size, else capacity; nil: none
+}
+
+// provisioningOf reads a class's provisioning data from the tracker.
+func (pl *VolumeBinding) provisioningOf(name string) *classProvisioning {
+	class, ok := pl.t.Class(name)
+	if !ok {
+		return &classProvisioning{}
+	}
+	p := &classProvisioning{class: class}
+	d, ok := pl.t.Driver(class.Provisioner)
+	if !ok || d.Spec.StorageCapacity == nil || !*d.Spec.StorageCapacity {
+		return p
+	}
+	p.checkCapacity = true
+	for _, c := range pl.t.Capacities() {
+		if c.StorageClassName != class.Name || c.NodeTopology == nil {
+			continue // a capacity without topology is reachable from no node
+		}
+		sel, err := metav1.LabelSelectorAsSelector(c.NodeTopology)
+		if err != nil {
+			continue
+		}
+		limit := c.MaximumVolumeSize
+		if limit == nil {
+			limit = c.Capacity
+		}
+		p.capacities = append(p.capacities, capacityOf{c: c, nodes: sel, limit: limit})
+	}
+	return p
+}
+
 // checkProvisions is kube's checkVolumeProvisions: each claim's class
 // must have a provisioner, allow the node's topology, and, when its CSI
 // driver reports storage capacity, have a capacity object reachable from
 // the node with room for the claim.
-func (pl *VolumeBinding) checkProvisions(claims []*corev1.PersistentVolumeClaim, node *model.Node, out *podVolumes) (satisfied, sufficient bool, err error) {
+func (pl *VolumeBinding) checkProvisions(s *stateData, claims []*corev1.PersistentVolumeClaim, node *model.Node, out *podVolumes) (satisfied, sufficient bool, err error) {
 	for _, c := range claims {
 		name := volume.ClaimClass(c)
 		if name == "" {
 			return false, false, fmt.Errorf("no class for claim %q", volume.Key(c.Namespace, c.Name))
 		}
-		class, ok := pl.t.Class(name)
-		if !ok {
+		p := s.provisioning[name]
+		if p == nil || p.class == nil {
 			return false, false, fmt.Errorf("failed to find storage class %q", name)
 		}
+		class := p.class
 		if class.Provisioner == "" || class.Provisioner == volume.NoProvisioner {
 			return false, true, nil
 		}
 		if !topologyAdmits(class.AllowedTopologies, node.Labels) {
 			return false, true, nil
 		}
-		enough, capacity := pl.enoughCapacity(class, c, node.Labels)
+		enough, capacity := enoughCapacity(p, c, node.Labels)
 		if !enough {
 			return true, false, nil
 		}
@@ -223,31 +269,17 @@ func topologyAdmits(terms []corev1.TopologySelectorTerm, nodeLabels map[string]s
 // report capacity (or is unknown) has room; else the first capacity of the
 // class (by namespace/name) reachable from the node whose limit (maximum
 // volume size, else capacity) holds the claim.
-func (pl *VolumeBinding) enoughCapacity(class *storagev1.StorageClass, c *corev1.PersistentVolumeClaim, nodeLabels map[string]string) (bool, *storagev1.CSIStorageCapacity) {
+func enoughCapacity(p *classProvisioning, c *corev1.PersistentVolumeClaim, nodeLabels map[string]string) (bool, *storagev1.CSIStorageCapacity) {
 	q, ok := c.Spec.Resources.Requests[corev1.ResourceStorage]
-	if !ok {
+	if !ok || !p.checkCapacity {
 		return true, nil
 	}
-	d, ok := pl.t.Driver(class.Provisioner)
-	if !ok || d.Spec.StorageCapacity == nil || !*d.Spec.StorageCapacity {
-		return true, nil
-	}
-	for _, capacity := range pl.t.Capacities() {
-		if capacity.StorageClassName != class.Name || capacity.NodeTopology == nil {
+	set := labels.Set(nodeLabels)
+	for _, capacity := range p.capacities {
+		if capacity.limit == nil || capacity.limit.Value() < q.Value() || !capacity.nodes.Matches(set) {
 			continue
 		}
-		limit := capacity.MaximumVolumeSize
-		if limit == nil {
-			limit = capacity.Capacity
-		}
-		if limit == nil || limit.Value() < q.Value() {
-			continue
-		}
-		sel, err := metav1.LabelSelectorAsSelector(capacity.NodeTopology)
-		if err != nil || !sel.Matches(labels.Set(nodeLabels)) {
-			continue
-		}
-		return true, capacity
+		return true, capacity.c
 	}
 	return false, nil
 }

@@ -31,6 +31,9 @@ type stateData struct {
 	// assumed) when PreFilter ran.
 	unboundDelayed []*corev1.PersistentVolumeClaim
 	classVolumes   map[string][]*corev1.PersistentVolume
+	// provisioning is, per class of those claims, what provisioning
+	// their volumes reads (binder.go).
+	provisioning map[string]*classProvisioning
 
 	mu     sync.Mutex
 	byNode map[string]*podVolumes

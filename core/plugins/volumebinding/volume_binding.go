@@ -130,10 +130,12 @@ func (pl *VolumeBinding) PreFilter(_ context.Context, state *framework.CycleStat
 	s := &stateData{bound: claims.bound, unboundDelayed: claims.unboundDelayed, byNode: map[string]*podVolumes{}}
 	if len(claims.unboundDelayed) > 0 {
 		s.classVolumes = map[string][]*corev1.PersistentVolume{}
+		s.provisioning = map[string]*classProvisioning{}
 		for _, c := range claims.unboundDelayed {
 			class := volume.ClaimClass(c)
 			if _, ok := s.classVolumes[class]; !ok {
 				s.classVolumes[class] = pl.t.VolumesOfClass(class)
+				s.provisioning[class] = pl.provisioningOf(class)
 			}
 		}
 	}
