@@ -83,8 +83,10 @@ func TestVolumeObjects(t *testing.T) {
 	if got := strings.Join(claims(), ","); got != "data,db-scratch" {
 		t.Errorf("claims = %s, want data and the ephemeral db-scratch", got)
 	}
-	resp = send(&berthv1.SyncRequest{BatchId: 4, Resync: berthv1.Resync_RESYNC_BEGIN,
-		ResyncKinds: []berthv1.ObjectKind{berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME_CLAIM, berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME}})
+	if resp = send(&berthv1.SyncRequest{BatchId: 4, Resync: berthv1.Resync_RESYNC_BEGIN,
+		ResyncKinds: []berthv1.ObjectKind{berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME_CLAIM, berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME}}); len(resp.GetErrors()) != 0 {
+		t.Fatalf("resync begin: %v", resp)
+	}
 	resp = send(&berthv1.SyncRequest{BatchId: 5, Resync: berthv1.Resync_RESYNC_END, Mutations: upserts(zonalVolumeObj("disk-b", "data", "b"))})
 	if resp.GetResyncDeleted() != 1 || strings.Join(claims(), ",") != "db-scratch" || len(e.sched.View().PersistentVolumes()) != 1 {
 		t.Errorf("re-list without the claim: %v; claims %v", resp, claims())
