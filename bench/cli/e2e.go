@@ -17,6 +17,7 @@ import (
 	"github.com/berthsched/berth/bench/inprocess"
 	"github.com/berthsched/berth/bench/workload"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/server/convert"
 )
 
 // Result is one run's JSON line. The first eight fields are issue 8's.
@@ -83,6 +84,11 @@ func run(ctx context.Context, conn grpc.ClientConnInterface, w *workload.Workloa
 	}
 	for _, o := range deviceObjects(w.Devices) {
 		initial = append(initial, upsert(o))
+	}
+	if w.Storage != nil {
+		for _, o := range w.Storage.Objects() {
+			initial = append(initial, upsert(convert.VolumeObjectToProto(o)))
+		}
 	}
 	for _, g := range w.PodGroups {
 		initial = append(initial, upsert(groupObject(g)))

@@ -170,6 +170,13 @@ func Load(ctx context.Context, s *scheduler.Scheduler, w *workload.Workload) err
 			}
 		}
 	}
+	if st := w.Storage; st != nil {
+		for _, o := range st.Objects() {
+			if err := s.UpsertVolumeObject(ctx, o); err != nil {
+				return fmt.Errorf("storage object: %w", err)
+			}
+		}
+	}
 	for _, g := range w.PodGroups {
 		if err := s.SetPodGroup(ctx, g); err != nil {
 			return fmt.Errorf("pod group %s: %w", g.Key(), err)

@@ -14,7 +14,10 @@
 // identical input. The DRA workload (dra.go) adds Devices: a DeviceClass,
 // a ResourceSlice of GPUsPerNode GPUs per node and ResourceClaimTemplates
 // its pods claim 1-4 GPUs of a model through; WriteYAML writes them as
-// resource.k8s.io/v1 documents kubeoracle's `throughput -f` reads.
+// resource.k8s.io/v1 documents kubeoracle's `throughput -f` reads. The
+// volumes workload (volumes.go) adds Storage: a StorageClass, a CSIDriver,
+// a CSINode per node and a CSIStorageCapacity per zone, and a claim for
+// every other pending pod, which scheduling provisions.
 //
 // Every workload uses kubeoracle's node shape: nodes node-NNNNN with 32 cpu,
 // 128Gi and 110 pods, labelled with their hostname, one of 10 zones

@@ -27,7 +27,7 @@ const (
 
 // Names lists every workload Generate knows.
 func Names() []string {
-	return []string{Basic, Spread, Affinity, Preemption, PreferredAffinity, Unschedulable, MixedChurn, Gang, DRA}
+	return []string{Basic, Spread, Affinity, Preemption, PreferredAffinity, Unschedulable, MixedChurn, Gang, DRA, Volumes}
 }
 
 // Oracle reports whether `kubeoracle throughput --workload NAME` generates
@@ -104,6 +104,9 @@ type Workload struct {
 	// Devices are the DRA objects, sent after the nodes (DRA); nil for
 	// the other workloads.
 	Devices *Devices
+	// Storage are the storage objects, sent after the nodes (Volumes);
+	// nil for the other workloads.
+	Storage *Storage
 	// Stream is what a driver sends once the clock starts, in order: an
 	// AddPod for every pending pod, interleaved with churn for MixedChurn.
 	Stream []Event
@@ -172,6 +175,9 @@ func Generate(name string, spec Spec) (*Workload, error) {
 	case DRA:
 		g.existing(spec.Existing, "existing", podMilliCPU, podMemory, "")
 		g.dra(spec)
+	case Volumes:
+		g.existing(spec.Existing, "existing", podMilliCPU, podMemory, "")
+		g.volumes(spec)
 	case Gang:
 		g.existing(spec.Existing, "existing", podMilliCPU, podMemory, "")
 		for i := range spec.Pods {

@@ -109,6 +109,14 @@ func TestYAMLDecodesToModel(t *testing.T) {
 					t.Errorf("DRA objects (-generated +decoded):\n%s", diff)
 				}
 			}
+			if st := w.Storage; st != nil {
+				v := c.Volumes
+				got := []int{len(v.Classes), len(v.Drivers), len(v.CSINodes), len(v.Capacities), len(v.Claims)}
+				want := []int{len(st.Classes), len(st.Drivers), len(st.CSINodes), len(st.Capacities), len(st.Claims)}
+				if diff := cmp.Diff(want, got); diff != "" || len(st.Claims) != 20 {
+					t.Errorf("storage objects by kind (-generated +decoded):\n%s; %d claims, want 20", diff, len(st.Claims))
+				}
+			}
 		})
 	}
 }

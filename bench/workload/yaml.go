@@ -30,6 +30,11 @@ func (w *Workload) WriteYAML(out io.Writer) error {
 			return err
 		}
 	}
+	if w.Storage != nil {
+		if err := w.Storage.writeYAML(bw); err != nil {
+			return err
+		}
+	}
 	for _, g := range w.PodGroups {
 		fmt.Fprintf(bw, "---\napiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata:\n  name: %s\n  namespace: %s\n"+
 			"spec:\n  schedulingPolicy:\n    gang:\n      minCount: %d\n", g.Name, g.Namespace, g.MinCount)
@@ -101,6 +106,12 @@ func writePod(w *bufio.Writer, p *model.Pod) {
 	}
 	if p.NodeName != "" {
 		fmt.Fprintf(w, "  nodeName: %s\n", p.NodeName)
+	}
+	for i, v := range p.Volumes {
+		if i == 0 {
+			w.WriteString("  volumes:\n")
+		}
+		fmt.Fprintf(w, "  - name: %s\n    persistentVolumeClaim:\n      claimName: %s\n", v.Name, v.ClaimName)
 	}
 	if p.PriorityClassName != "" {
 		fmt.Fprintf(w, "  priorityClassName: %s\n", p.PriorityClassName)

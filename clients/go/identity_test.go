@@ -37,6 +37,18 @@ func TestIdentityOfEveryKind(t *testing.T) {
 			identity{berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM, "ns", "c"}},
 		{"resource_claim_template", &berthv1.Object{Kind: &berthv1.Object_ResourceClaimTemplate{ResourceClaimTemplate: &berthv1.ResourceClaimTemplate{Namespace: "ns", Name: "t"}}},
 			identity{berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE, "ns", "t"}},
+		{"persistent_volume", &berthv1.Object{Kind: &berthv1.Object_PersistentVolume{PersistentVolume: &berthv1.PersistentVolume{Name: "pv"}}},
+			identity{berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME, "", "pv"}},
+		{"persistent_volume_claim", &berthv1.Object{Kind: &berthv1.Object_PersistentVolumeClaim{PersistentVolumeClaim: &berthv1.PersistentVolumeClaim{Namespace: "ns", Name: "c"}}},
+			identity{berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME_CLAIM, "ns", "c"}},
+		{"storage_class", &berthv1.Object{Kind: &berthv1.Object_StorageClass{StorageClass: &berthv1.StorageClass{Name: "fast"}}},
+			identity{berthv1.ObjectKind_OBJECT_KIND_STORAGE_CLASS, "", "fast"}},
+		{"csi_node", &berthv1.Object{Kind: &berthv1.Object_CsiNode{CsiNode: &berthv1.CSINode{Name: "n1"}}},
+			identity{berthv1.ObjectKind_OBJECT_KIND_CSI_NODE, "", "n1"}},
+		{"csi_driver", &berthv1.Object{Kind: &berthv1.Object_CsiDriver{CsiDriver: &berthv1.CSIDriver{Name: "d"}}},
+			identity{berthv1.ObjectKind_OBJECT_KIND_CSI_DRIVER, "", "d"}},
+		{"csi_storage_capacity", &berthv1.Object{Kind: &berthv1.Object_CsiStorageCapacity{CsiStorageCapacity: &berthv1.CSIStorageCapacity{Namespace: "ns", Name: "cap"}}},
+			identity{berthv1.ObjectKind_OBJECT_KIND_CSI_STORAGE_CAPACITY, "ns", "cap"}},
 		{"no kind", &berthv1.Object{}, identity{}},
 	}
 	cased := map[protoreflect.Name]bool{}

@@ -396,6 +396,20 @@ func objectRef(o *berthv1.Object) *berthv1.ObjectRef {
 	case *berthv1.Object_ResourceClaimTemplate:
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE,
 			Namespace: k.ResourceClaimTemplate.GetNamespace(), Name: k.ResourceClaimTemplate.GetName()}
+	case *berthv1.Object_PersistentVolume:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME, Name: k.PersistentVolume.GetName()}
+	case *berthv1.Object_PersistentVolumeClaim:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME_CLAIM,
+			Namespace: k.PersistentVolumeClaim.GetNamespace(), Name: k.PersistentVolumeClaim.GetName()}
+	case *berthv1.Object_StorageClass:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_STORAGE_CLASS, Name: k.StorageClass.GetName()}
+	case *berthv1.Object_CsiNode:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_CSI_NODE, Name: k.CsiNode.GetName()}
+	case *berthv1.Object_CsiDriver:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_CSI_DRIVER, Name: k.CsiDriver.GetName()}
+	case *berthv1.Object_CsiStorageCapacity:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_CSI_STORAGE_CAPACITY,
+			Namespace: k.CsiStorageCapacity.GetNamespace(), Name: k.CsiStorageCapacity.GetName()}
 	}
 	return &berthv1.ObjectRef{}
 }

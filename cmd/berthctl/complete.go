@@ -27,6 +27,12 @@ var getKinds = []cobra.Completion{
 	cobra.CompletionWithDesc("claims", "resource claims and their device allocations"),
 	cobra.CompletionWithDesc("deviceclasses", "device classes"),
 	cobra.CompletionWithDesc("resourceslices", "resource slices (devices per node)"),
+	cobra.CompletionWithDesc("pv", "persistent volumes"),
+	cobra.CompletionWithDesc("pvc", "persistent volume claims"),
+	cobra.CompletionWithDesc("storageclasses", "storage classes"),
+	cobra.CompletionWithDesc("csinodes", "CSI drivers per node and their attach limits"),
+	cobra.CompletionWithDesc("csidrivers", "CSI drivers"),
+	cobra.CompletionWithDesc("csistoragecapacities", "CSI storage capacities"),
 }
 
 // deleteKindNames are the kinds delete takes by name (their aliases are

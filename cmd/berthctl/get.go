@@ -44,7 +44,7 @@ const bindingNote = "binding: berthd decided the node (a Bind decision) and wait
 func (a *app) getCommand() *cobra.Command {
 	var o getOptions
 	cmd := &cobra.Command{
-		Use:   "get (pods | pending | nodes | nominations | queue | claims | deviceclasses | resourceslices) [-o text|json|yaml]",
+		Use:   "get (pods | pending | nodes | nominations | queue | claims | deviceclasses | resourceslices | pv | pvc | storageclasses | csinodes | csidrivers | csistoragecapacities) [-o text|json|yaml]",
 		Short: "List what berthd holds: pods, pending pods, nodes and their use, nominations, queue counts, devices",
 		Long: `get lists, from berthd's AdminService:
   pods         every pod berthd holds, bound ones included (ListPods, every page),
@@ -73,16 +73,21 @@ func (a *app) getCommand() *cobra.Command {
                and the pods RESERVED (using the claim); -n keeps one namespace
   deviceclasses  the DeviceClasses with their CEL selectors
   resourceslices the ResourceSlices: driver, pool, where, how many devices
+  pv, pvc      the PersistentVolumes and PersistentVolumeClaims (ListVolumeObjects),
+               claims berthd made for pods' ephemeral volumes included; -n keeps
+               one namespace of claims
+  storageclasses, csinodes, csidrivers, csistoragecapacities
+               the other storage objects (ListVolumeObjects)
 
 -o json prints the API's response message, all pages merged (ListPodsResponse,
-ListPendingResponse, ListNodesResponse, ListNominationsResponse, QueueStatsResponse or
-ListDeviceObjectsResponse); -o yaml the same document in YAML. ` + jsonShape + `
+ListPendingResponse, ListNodesResponse, ListNominationsResponse, QueueStatsResponse,
+ListDeviceObjectsResponse or ListVolumeObjectsResponse); -o yaml the same document in YAML. ` + jsonShape + `
 
 An empty listing says so on standard error, and why when berthd waits for the
 orchestrator's re-list: right after a restart, or on a replica that just took
 the lead, berthd holds only the nodes and pods sent since (it keeps decisions,
 nominations and binds, not nodes and pods) until the orchestrator re-lists them.`,
-		Args:              exactArgs(1, "what to list: pods, pending, nominations, queue, nodes, claims, deviceclasses or resourceslices"),
+		Args:              exactArgs(1, "what to list: pods, pending, nominations, queue, nodes, claims, deviceclasses, resourceslices, pv, pvc, storageclasses, csinodes, csidrivers or csistoragecapacities"),
 		ValidArgsFunction: completeGetKinds,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := oneOf("output", o.output, "text", "json", "yaml"); err != nil {
@@ -94,7 +99,7 @@ nominations and binds, not nodes and pods) until the orchestrator re-lists them.
 	fs := cmd.Flags()
 	outputFlag(fs, &o.output, "text", "output format: text, json or yaml")
 	fs.StringVar(&o.schedulerName, "scheduler-name", "", "pending, queue: only this scheduling profile")
-	fs.StringVarP(&o.namespace, "namespace", "n", "", "pods, claims: only this namespace")
+	fs.StringVarP(&o.namespace, "namespace", "n", "", "pods, claims, pvc, csistoragecapacities: only this namespace")
 	fs.StringToStringVarP(&o.labels, "selector", "l", nil, "nodes: only nodes with these labels (key=value,...)")
 	fs.StringSliceVar(&o.states, "state", nil, "pods, pending: only pods in these states ("+strings.Join(podStates, ", ")+"; bound for pods only); repeatable or comma-separated")
 	_ = cmd.RegisterFlagCompletionFunc("state", func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -126,7 +131,12 @@ func (a *app) get(ctx context.Context, what string, o *getOptions) error {
 	case "resourceslices", "resourceslice", "slices":
 		do = a.getResourceSlices
 	default:
-		return usageErrorf("get: unknown resource %q: use pods, pending, nominations, queue, nodes, claims, deviceclasses or resourceslices", what)
+		kind, ok := volumeKinds[what]
+		if !ok {
+			return usageErrorf("get: unknown resource %q: use pods, pending, nominations, queue, nodes, claims, deviceclasses, resourceslices, "+
+				"pv, pvc, storageclasses, csinodes, csidrivers or csistoragecapacities", what)
+		}
+		do = a.getVolumes(kind)
 	}
 	c, err := a.conn.dial()
 	if err != nil {

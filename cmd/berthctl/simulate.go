@@ -161,7 +161,7 @@ func (a *app) simulateOffline(ctx context.Context, o *simulateOptions, c *manife
 	}
 	in := simulate.Input{
 		Nodes: c.Nodes, Pods: c.Pods, PriorityClasses: c.PriorityClasses,
-		PDBs: c.PDBs, Namespaces: c.Namespaces, Devices: c.Devices, Config: cfg,
+		PDBs: c.PDBs, Namespaces: c.Namespaces, Devices: c.Devices, Volumes: c.Volumes, Config: cfg,
 	}
 	lines, err := simulate.Run(ctx, in, simulate.Options{Registry: reg})
 	if ce := (*simulate.ConfigError)(nil); errors.As(err, &ce) && what != "" {

@@ -151,6 +151,7 @@ func clusterObjects(c *manifest.Cluster, withNamespaces bool) []convert.Object {
 		out = append(out, convert.Object{PodGroup: g})
 	}
 	out = append(out, deviceObjects(c)...)
+	out = append(out, volumeObjects(c)...)
 	for _, p := range c.Pods {
 		out = append(out, convert.Object{Pod: p})
 	}
@@ -212,6 +213,36 @@ func deviceObjects(c *manifest.Cluster) []convert.Object {
 		if metav1.GetControllerOf(d.Claims[k]) == nil {
 			out = append(out, convert.Object{ResourceClaim: d.Claims[k]})
 		}
+	}
+	return out
+}
+
+// volumeObjects lists the storage objects of the manifests, classes first
+// (claims without a class take the default one when they arrive).
+func volumeObjects(c *manifest.Cluster) []convert.Object {
+	v := c.Volumes
+	if v == nil {
+		return nil
+	}
+	var out []convert.Object
+	add := func(o any) { out = append(out, convert.Object{Volume: o}) }
+	for _, k := range slices.Sorted(maps.Keys(v.Classes)) {
+		add(v.Classes[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(v.Drivers)) {
+		add(v.Drivers[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(v.CSINodes)) {
+		add(v.CSINodes[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(v.Capacities)) {
+		add(v.Capacities[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(v.Volumes)) {
+		add(v.Volumes[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(v.Claims)) {
+		add(v.Claims[k])
 	}
 	return out
 }

@@ -22,9 +22,7 @@ const DefaultSchedulerName = model.DefaultSchedulerName
 // order (apis/config/v1/default_plugins.go, with the feature gates at
 // their 1.37 defaults: NodeName before NodeUnschedulable, DynamicResources
 // before DefaultPreemption, no GangScheduling while GenericWorkload is
-// off), minus the plugins Berth leaves out: VolumeRestrictions,
-// NodeVolumeLimits, VolumeZone and NodeDeclaredFeatures (last).
-// VolumeBinding is in: it scores 0 for pods without volume claims.
+// off), minus the plugin Berth leaves out: NodeDeclaredFeatures (last).
 func defaultPlugins() Plugins {
 	return Plugins{MultiPoint: PluginSet{Enabled: []Plugin{
 		{Name: names.SchedulingGates},
@@ -35,7 +33,10 @@ func defaultPlugins() Plugins {
 		{Name: names.NodeAffinity, Weight: 2},
 		{Name: names.NodePorts},
 		{Name: names.NodeResourcesFit, Weight: 1},
+		{Name: names.VolumeRestrictions},
+		{Name: names.NodeVolumeLimits},
 		{Name: names.VolumeBinding},
+		{Name: names.VolumeZone},
 		{Name: names.PodTopologySpread, Weight: 2},
 		{Name: names.InterPodAffinity, Weight: 2},
 		{Name: names.DynamicResources, Weight: 2},

@@ -90,7 +90,10 @@ func TestDefaultProfile(t *testing.T) {
 		{Name: "NodeAffinity", Weight: 2},
 		{Name: "NodePorts"},
 		{Name: "NodeResourcesFit", Weight: 1},
+		{Name: "VolumeRestrictions"},
+		{Name: "NodeVolumeLimits"},
 		{Name: "VolumeBinding"},
+		{Name: "VolumeZone"},
 		{Name: "PodTopologySpread", Weight: 2},
 		{Name: "InterPodAffinity", Weight: 2},
 		{Name: "DynamicResources", Weight: 2},
@@ -174,9 +177,9 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name: "kube-only plugin enabled",
-			doc:  head + "profiles:\n- plugins:\n    multiPoint:\n      enabled:\n      - name: VolumeZone\n",
+			doc:  head + "profiles:\n- plugins:\n    multiPoint:\n      enabled:\n      - name: NodeDeclaredFeatures\n",
 			kind: config.ErrNotImplemented,
-			want: []string{`profiles[0].plugins.multiPoint.enabled[0]: not implemented by Berth: plugin "VolumeZone": it works on Kubernetes volumes`},
+			want: []string{`profiles[0].plugins.multiPoint.enabled[0]: not implemented by Berth: plugin "NodeDeclaredFeatures": it matches the features a kubelet declares`},
 		},
 		{
 			name: "negative weight",

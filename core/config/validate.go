@@ -17,7 +17,7 @@ func implemented(name string) bool {
 		names.TaintToleration, names.NodeAffinity, names.NodePorts, names.NodeResourcesFit,
 		names.NodeResourcesBalancedAllocation, names.PodTopologySpread, names.InterPodAffinity,
 		names.DefaultPreemption, names.DefaultBinder, names.DynamicResources, names.VolumeBinding,
-		names.ImageLocality:
+		names.ImageLocality, names.VolumeZone, names.NodeVolumeLimits, names.VolumeRestrictions:
 		return true
 	}
 	return false
@@ -28,8 +28,6 @@ func implemented(name string) bool {
 func notImplemented(name string) string {
 	const suffix = ", which Berth does not model"
 	switch name {
-	case names.VolumeRestrictions, names.NodeVolumeLimits, names.VolumeZone:
-		return "it works on Kubernetes volumes (PersistentVolumes, PersistentVolumeClaims, CSI drivers)" + suffix
 	case names.NodeDeclaredFeatures:
 		return "it matches the features a kubelet declares in the Node status" + suffix
 	case names.GangScheduling, "TopologyPlacementGenerator", "PodGroupPodsCount":

@@ -23,6 +23,14 @@ const (
 	EventResourceClaim EventResource = "ResourceClaim"
 	EventResourceSlice EventResource = "ResourceSlice"
 	EventDeviceClass   EventResource = "DeviceClass"
+	// Storage objects: the old and new objects are Kubernetes' types
+	// (*corev1.PersistentVolume, *storagev1.StorageClass, ...).
+	EventPersistentVolume      EventResource = "PersistentVolume"
+	EventPersistentVolumeClaim EventResource = "PersistentVolumeClaim"
+	EventStorageClass          EventResource = "StorageClass"
+	EventCSINode               EventResource = "CSINode"
+	EventCSIDriver             EventResource = "CSIDriver"
+	EventCSIStorageCapacity    EventResource = "CSIStorageCapacity"
 	// EventWildCard matches every resource.
 	EventWildCard EventResource = "*"
 )

@@ -8,6 +8,7 @@ import (
 
 	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/volume"
 )
 
 // Plugin is anything registered with the framework.
@@ -278,6 +279,9 @@ type Handle interface {
 	// claims and their allocations in flight); nil when the scheduler
 	// has none.
 	Devices() *dra.Tracker
+	// Volumes is the scheduler's storage state (volumes, claims, classes,
+	// CSI objects); nil when the scheduler has none.
+	Volumes() *volume.Tracker
 	// ProfileName is the schedulerName the framework serves.
 	ProfileName() string
 	// IncrementalIndexes reports whether plugins may keep indexes over the

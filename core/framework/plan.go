@@ -88,6 +88,19 @@ type Bind struct {
 	// Claims are the pod's claims with their allocation and reservedFor
 	// as committed (dynamic resource allocation); nil for a pod without.
 	Claims []*resourceapi.ResourceClaim
+	// Volumes are the pod's unbound claims with the volume chosen for each,
+	// or the node to provision one on (VolumeBinding's Reserve); nil when
+	// there are none.
+	Volumes []VolumeBinding
+}
+
+// VolumeBinding is what a Bind decided for one of the pod's unbound
+// PersistentVolumeClaims: the volume to bind it to, or (Volume empty) the
+// node to provision its volume for.
+type VolumeBinding struct {
+	Claim        string // in the pod's namespace
+	Volume       string
+	SelectedNode string
 }
 
 // EvictCause says why a pod is evicted.

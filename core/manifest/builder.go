@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/volume"
 )
 
 // builder turns decoded documents into a Cluster. Documents are first all
@@ -43,6 +44,8 @@ type builder struct {
 	templates map[templateKey]schedulingv1alpha2.PodGroupTemplate
 	workloads
 	dra *draBuilder
+	// volumes are the storage objects read (volumes.go).
+	volumes *volume.Objects
 }
 
 func newBuilder() (*builder, error) {
@@ -58,6 +61,7 @@ func newBuilder() (*builder, error) {
 		files:     map[string]int{},
 		workloads: newWorkloads(),
 		dra:       newDRABuilder(),
+		volumes:   volume.NewObjects(),
 	}, nil
 }
 
@@ -78,6 +82,7 @@ func (b *builder) finish() (*Cluster, error) {
 		return nil, err
 	}
 	b.cluster.Devices = b.dra.objs
+	b.cluster.Volumes = b.volumes
 	b.applyServices()
 	slices.SortStableFunc(b.cluster.Ignored, func(x, y Ignored) int {
 		return cmp.Or(cmp.Compare(b.files[x.File], b.files[y.File]), cmp.Compare(x.Document, y.Document))
@@ -159,6 +164,9 @@ func (b *builder) convert(e *entry) error {
 		return nil // read for its templates (index)
 	}
 	if ok, err := b.addDRA(e, e.obj); ok {
+		return err
+	}
+	if ok, err := b.addVolume(e, e.obj); ok {
 		return err
 	}
 	kind := e.obj.GetObjectKind().GroupVersionKind()
@@ -272,6 +280,9 @@ func (b *builder) addPodOf(e *entry, p *corev1.Pod, prefix string) (*model.Pod, 
 	pod, ferr := convertPod(p)
 	if ferr == nil {
 		pod.ResourceClaims, ferr = podClaims(p)
+	}
+	if ferr == nil {
+		pod.Volumes, ferr = podVolumes(p)
 	}
 	if ferr != nil {
 		return nil, fail(ferr.field, ferr.err)

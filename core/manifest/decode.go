@@ -17,6 +17,7 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -27,6 +28,7 @@ import (
 	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/quota"
+	"github.com/berthsched/berth/core/volume"
 )
 
 // Cluster is what a set of manifests describes.
@@ -44,7 +46,12 @@ type Cluster struct {
 	// DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate),
 	// validated and defaulted, with the claims made from templates for the
 	// pods that use them.
-	Devices   *dra.Objects
+	Devices *dra.Objects
+	// Volumes are the storage objects (v1 PersistentVolume,
+	// PersistentVolumeClaim, storage.k8s.io/v1 StorageClass, CSINode,
+	// CSIDriver, CSIStorageCapacity), validated. The claims of pods'
+	// ephemeral volumes are not among them: the scheduler makes them.
+	Volumes   *volume.Objects
 	PodGroups []*model.PodGroup
 	// SchedulerConfig is the raw KubeSchedulerConfiguration document, if
 	// one was given (at most one may be), and SchedulerConfigAt where.
@@ -137,7 +144,8 @@ var ErrUnknownKind = errors.New("unknown kind")
 const kindsRead = "Berth reads v1 Node, Pod, Namespace, List, Service, ReplicationController, " +
 	"scheduling.k8s.io/v1 PriorityClass, policy/v1 PodDisruptionBudget, apps/v1 Deployment, " +
 	"ReplicaSet, StatefulSet, DaemonSet, batch/v1 Job, resource.k8s.io/v1 DeviceClass, " +
-	"ResourceSlice, ResourceClaim, ResourceClaimTemplate, scheduling.k8s.io/v1beta1 (and 1.36's v1alpha2) PodGroup and Workload, " +
+	"ResourceSlice, ResourceClaim, ResourceClaimTemplate, v1 PersistentVolume, PersistentVolumeClaim, storage.k8s.io/v1 StorageClass, " +
+	"CSINode, CSIDriver, CSIStorageCapacity, scheduling.k8s.io/v1beta1 (and 1.36's v1alpha2) PodGroup and Workload, " +
 	"scheduling.x-k8s.io/v1alpha1 PodGroup, KubeSchedulerConfiguration and kueue.x-k8s.io v1beta1/v1beta2 ResourceFlavor, " +
 	"ClusterQueue, Cohort, LocalQueue, WorkloadPriorityClass, Workload"
 
@@ -148,7 +156,7 @@ func ignoredKind(kind string) bool {
 	switch kind {
 	case "ConfigMap", "Secret", "ServiceAccount", "Ingress", "IngressClass", "NetworkPolicy",
 		"Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding", "HorizontalPodAutoscaler",
-		"PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CustomResourceDefinition",
+		"CustomResourceDefinition", "VolumeAttachment", "VolumeAttributesClass",
 		"LimitRange", "ResourceQuota", "Endpoints", "EndpointSlice", "CronJob":
 		return true
 	}
@@ -169,6 +177,7 @@ func newDecoder() (*decoder, error) {
 	for _, add := range []func(*runtime.Scheme) error{
 		corev1.AddToScheme, schedulingv1.AddToScheme, policyv1.AddToScheme,
 		appsv1.AddToScheme, batchv1.AddToScheme, resourcev1.AddToScheme, schedulingv1alpha2.AddToScheme,
+		storagev1.AddToScheme,
 	} {
 		if err := add(scheme); err != nil {
 			return nil, fmt.Errorf("building the manifest scheme: %w", err)

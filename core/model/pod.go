@@ -57,6 +57,8 @@ type Pod struct {
 	// ResourceClaims are the pod's device claims (spec.resourceClaims),
 	// each resolved to the ResourceClaim it uses. Nil: none.
 	ResourceClaims []PodResourceClaim
+	// Volumes are the pod's volumes (spec.volumes). Nil: none.
+	Volumes []PodVolume
 
 	NodeName          string // set: the pod is bound (or running) there
 	NominatedNodeName string // set by preemption; a reservation, not a binding
@@ -289,4 +291,36 @@ type PodResourceClaim struct {
 	// TemplateName for this pod.
 	ClaimName    string
 	TemplateName string // set when the claim is made from a template
+}
+
+// PodVolume is one entry of a pod's spec.volumes, with what scheduling
+// reads of it: the claim it uses, an inline CSI driver, or nothing.
+type PodVolume struct {
+	Name string
+	// ClaimName is the PersistentVolumeClaim (in the pod's namespace) the
+	// volume uses: persistentVolumeClaim.claimName, or "<pod>-<volume>"
+	// for an ephemeral volume. Empty for volumes without a claim.
+	ClaimName string
+	ReadOnly  bool
+	// Ephemeral is the claim template of an ephemeral volume, nil for the
+	// other kinds.
+	Ephemeral *ClaimTemplate
+	// CSIDriver is the driver of an inline CSI volume.
+	CSIDriver string
+	// Other names the kind of a volume scheduling ignores ("emptyDir").
+	Other string
+}
+
+// ClaimTemplate is the PersistentVolumeClaim an ephemeral volume makes
+// for its pod: the parts of the claim's spec scheduling reads.
+type ClaimTemplate struct {
+	Labels       map[string]string
+	RequestBytes int64
+	// AccessModes are Kubernetes' names ("ReadWriteOnce").
+	AccessModes []string
+	// StorageClassName nil: the default class.
+	StorageClassName *string
+	Selector         *LabelSelector
+	// VolumeMode is "Filesystem" or "Block"; empty is Filesystem.
+	VolumeMode string
 }

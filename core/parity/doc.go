@@ -13,13 +13,15 @@
 // nodes holding images under the names kubelets report, pods spelling
 // them in every way). testdata/dra holds the DRA corpus: random device clusters
 // (GenerateDRA) and kubeoracle's DRA examples, whose traces must be
-// identical line for line.
+// identical line for line; testdata/volumes the storage corpus
+// (GenerateVolumes: local and zonal volumes, both binding modes, attach
+// limits, ReadWriteOncePod, shared and missing claims), likewise.
 //
 // The traces are kube-scheduler v1.37.2's (kubeoracle). A later release is
 // one regeneration away (needs the oracle built from
 // ../../../shared/kubeoracle, see its README):
 //
-//	go test ./core/parity -run 'TestUpdateGolden$|TestUpdateImagesGolden|TestUpdateDRAGolden' -update -oracle /tmp/kubeoracle -shared /work/shared
+//	go test ./core/parity -run 'TestUpdateGolden$|TestUpdateImagesGolden|TestUpdateDRAGolden|TestUpdateVolumeGolden' -update -oracle /tmp/kubeoracle -shared /work/shared
 //	for f in core/parity/testdata/extended/clusters/*.yaml; do
 //	  /tmp/kubeoracle place -f $f > core/parity/testdata/extended/golden/$(basename $f .yaml).jsonl; done
 //	go test ./core/simulate -run TestOracleGolden -update -oracle /tmp/kubeoracle

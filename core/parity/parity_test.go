@@ -129,7 +129,7 @@ func runBerth(t *testing.T, cluster string) []simulate.Line {
 		}
 	}
 	withoutUnregistered(cfg, reg)
-	in := simulate.Input{Nodes: c.Nodes, Pods: c.Pods, PriorityClasses: c.PriorityClasses, PDBs: c.PDBs, Namespaces: c.Namespaces, Devices: c.Devices, Config: cfg}
+	in := simulate.Input{Nodes: c.Nodes, Pods: c.Pods, PriorityClasses: c.PriorityClasses, PDBs: c.PDBs, Namespaces: c.Namespaces, Devices: c.Devices, Volumes: c.Volumes, Config: cfg}
 	lines, err := simulate.Run(context.Background(), in, simulate.Options{Registry: reg})
 	if err != nil {
 		t.Fatalf("%s: %v", cluster, err)

@@ -118,6 +118,7 @@ func (s *Scheduler) AddPod(ctx context.Context, pod *model.Pod) error {
 		s.state.store(cur)
 		s.memberAddedLocked(cur)
 		s.addPodClaimsLocked(ctx, cur)
+		s.addPodVolumeClaimsLocked(ctx, cur)
 		if cur.NodeName != "" {
 			return s.addBoundPod(ctx, cur)
 		}
@@ -200,6 +201,7 @@ func (s *Scheduler) deletePod(ctx context.Context, pod *model.Pod) ([]*resourcea
 	s.forgetRecord(old.UID)
 	if old.NodeName != "" {
 		s.removeBoundPod(ctx, old)
+		s.removePodVolumeClaimsLocked(ctx, old)
 		return s.removePodClaimsLocked(ctx, old), nil
 	}
 	nominated, _ := s.queue.Nominator().NominatedNodeName(old.UID)
@@ -211,6 +213,7 @@ func (s *Scheduler) deletePod(ctx context.Context, pod *model.Pod) ([]*resourcea
 		// Lower-priority pods treated the nominee as if it were on the node.
 		s.queue.MoveAllToActiveOrBackoffQueue(ctx, queue.EventAssignedPodDelete(), old, nil, lowerOrEqualPriority(old.Priority))
 	}
+	s.removePodVolumeClaimsLocked(ctx, old)
 	return s.removePodClaimsLocked(ctx, old), nil
 }
 

@@ -97,6 +97,9 @@ func (p *planner) bind(ctx context.Context, plan framework.Plan, binds []*framew
 		if len(b.Pod.ResourceClaims) > 0 {
 			b.Claims = p.s.devices.BindClaims(b.Pod)
 		}
+		if len(b.Pod.Volumes) > 0 {
+			b.Volumes = p.s.bindVolumes(b.Pod)
+		}
 	}
 	res, err := p.next.Submit(ctx, plan)
 	if err != nil {

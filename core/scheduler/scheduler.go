@@ -17,6 +17,7 @@ import (
 	"github.com/berthsched/berth/core/gang"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/queue"
+	"github.com/berthsched/berth/core/volume"
 )
 
 // Errors returned by the scheduler; match them with errors.Is. Admission
@@ -190,6 +191,8 @@ type Scheduler struct {
 	// in for it.
 	devices   *dra.Tracker
 	validator *dra.Validator
+	// volumes is the storage state (volumes.go).
+	volumes *volume.Tracker
 
 	// attemptsMu guards bindAttempts, each binding pod's attempt count
 	// (the queue forgets the pod while it binds; Explain shows it). It is
@@ -242,6 +245,7 @@ func New(ctx context.Context, opts Options) (*Scheduler, error) {
 		groups:       gang.NewRegistry(),
 		devices:      newTracker(opts.Replay),
 		validator:    dra.NewValidator(),
+		volumes:      volume.NewTracker(),
 		binds:        make(map[string]*binding),
 		bindAttempts: make(map[string]int),
 		rand:         opts.Rand,
@@ -283,6 +287,7 @@ func (s *Scheduler) buildProfiles(ctx context.Context) error {
 		runtime.WithWaitingPods(runtime.NewWaitingPods()),
 		runtime.WithDeterministic(s.opts.Deterministic),
 		runtime.WithDevices(s.devices),
+		runtime.WithVolumes(s.volumes),
 	}
 	if s.opts.Replay.NoResultMemo {
 		common = append(common, runtime.WithoutResultMemo())

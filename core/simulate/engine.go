@@ -41,6 +41,10 @@ type Object struct {
 	// Device is a DRA object: a *resourceapi.DeviceClass, ResourceSlice,
 	// ResourceClaim or ResourceClaimTemplate (k8s.io/api/resource/v1).
 	Device any
+	// Volume is a storage object: a *corev1.PersistentVolume,
+	// PersistentVolumeClaim or a *storagev1.StorageClass, CSINode,
+	// CSIDriver, CSIStorageCapacity.
+	Volume any
 }
 
 // Attempt is one Line of the trace with the pods it names.
@@ -50,6 +54,10 @@ type Attempt struct {
 	Pod *model.Pod
 	// Victims are the pods a preemption removed, in Line.Victims' order.
 	Victims []*model.Pod
+	// Volumes are a bound pod's Bind's volume bindings (its unbound
+	// claims' volumes, or nodes to provision on); not in the trace, which
+	// is kubeoracle's format.
+	Volumes []framework.VolumeBinding
 }
 
 // New returns an Engine holding in: its pods, running or pending, are held
@@ -122,6 +130,9 @@ func (e *Engine) load(ctx context.Context, in Input) error {
 	if err := e.loadDevices(ctx, in.Devices); err != nil {
 		return err
 	}
+	if err := e.loadVolumes(ctx, in.Volumes); err != nil {
+		return err
+	}
 	e.s.RestoreNominations(in.Nominations)
 	for _, running := range []bool{true, false} {
 		for _, p := range in.Pods {
@@ -157,6 +168,8 @@ func (e *Engine) Upsert(ctx context.Context, o Object) error {
 		return e.s.SetNamespace(ctx, o.Namespace)
 	case o.Device != nil:
 		return e.s.UpsertDeviceObject(ctx, o.Device)
+	case o.Volume != nil:
+		return e.s.UpsertVolumeObject(ctx, o.Volume)
 	}
 	return errors.New("simulate: upsert of an empty Object")
 }
@@ -195,6 +208,12 @@ func (e *Engine) Remove(ctx context.Context, o Object) error {
 			return fmt.Errorf("simulate: remove: %T is not a DRA object", o.Device)
 		}
 		err = e.s.DeleteDeviceObject(ctx, kind, meta.Namespace, meta.Name)
+	case o.Volume != nil:
+		kind, meta, ok := volumeKind(o.Volume)
+		if !ok {
+			return fmt.Errorf("simulate: remove: %T is not a storage object", o.Volume)
+		}
+		err = e.s.DeleteVolumeObject(ctx, kind, meta.GetNamespace(), meta.GetName())
 	}
 	if errors.Is(err, scheduler.ErrNotFound) {
 		return nil
@@ -362,6 +381,7 @@ func (e *Engine) schedule(ctx context.Context, uid string, nodes []string, yield
 			a.Victims = victims
 		case a.Result == ResultBound:
 			a.Claims = claims
+			a.Volumes = e.sink.takeVolumes()
 		case a.Result == ResultUnschedulable && len(deallocated) > 0:
 			a.Result, a.Deallocated = ResultDeallocated, deallocated
 		}
@@ -420,11 +440,14 @@ type sink struct {
 	// (devices.go).
 	boundClaims map[string]ClaimLine
 	deallocated []string
+	// volumes are the last Bind's volume bindings (volumes.go).
+	volumes []framework.VolumeBinding
 }
 
 func (s *sink) reset() {
 	_, _ = s.takeEvicted()
 	_, _ = s.takeDevices()
+	_ = s.takeVolumes()
 }
 
 // takeEvicted returns the pods evicted since the last call and the first
@@ -448,6 +471,11 @@ func (s *sink) Submit(ctx context.Context, plan framework.Plan) (framework.PlanR
 		case *framework.Bind:
 			if len(it.Claims) > 0 {
 				s.bindClaims(it.Pod, it.Claims)
+			}
+			if len(it.Volumes) > 0 {
+				s.mu.Lock()
+				s.volumes = it.Volumes
+				s.mu.Unlock()
 			}
 		case *framework.Deallocation:
 			s.deallocate(it.Claim)

@@ -40,6 +40,12 @@ func goldenCases(t *testing.T) []goldenCase {
 		t.Fatal(err)
 	}
 	files = append(files, dra...)
+	// Storage scenarios apart too (testdata/volumes).
+	vols, err := filepath.Glob(filepath.Join("testdata", "volumes", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, vols...)
 	var out []goldenCase
 	for _, f := range files {
 		if strings.HasSuffix(f, ".config.yaml") {
@@ -94,7 +100,7 @@ func TestOracleGolden(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			in := Input{Nodes: c.Nodes, Pods: c.Pods, PriorityClasses: c.PriorityClasses, PDBs: c.PDBs, Namespaces: c.Namespaces, Devices: c.Devices, Config: withoutMissing(cfg, reg)}
+			in := Input{Nodes: c.Nodes, Pods: c.Pods, PriorityClasses: c.PriorityClasses, PDBs: c.PDBs, Namespaces: c.Namespaces, Devices: c.Devices, Volumes: c.Volumes, Config: withoutMissing(cfg, reg)}
 			lines, err := Run(context.Background(), in, Options{Registry: reg})
 			if err != nil {
 				t.Fatal(err)

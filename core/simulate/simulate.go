@@ -10,6 +10,7 @@ import (
 	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/queue"
+	"github.com/berthsched/berth/core/volume"
 )
 
 // Input is the cluster to simulate.
@@ -31,6 +32,9 @@ type Input struct {
 	// Devices are the DRA objects (device classes, resource slices,
 	// claims with their allocations, claim templates); nil: none.
 	Devices *dra.Objects
+	// Volumes are the storage objects (volumes, claims, classes, CSI
+	// objects); nil: none.
+	Volumes *volume.Objects
 	// Config is the scheduler configuration; nil means config.Default().
 	Config *config.Config
 }

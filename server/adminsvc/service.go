@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
+	corev1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	storagev1 "k8s.io/api/storage/v1"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/config"
@@ -47,6 +49,14 @@ type Admin interface {
 	ResourceSlices() []*resourceapi.ResourceSlice
 	ClaimTemplates() []*resourceapi.ResourceClaimTemplate
 	Claims() []*resourceapi.ResourceClaim
+	// The storage objects held (ListVolumeObjects, and Simulate's copy),
+	// by namespace/name.
+	PersistentVolumes() []*corev1.PersistentVolume
+	PersistentVolumeClaims() []*corev1.PersistentVolumeClaim
+	StorageClasses() []*storagev1.StorageClass
+	CSINodes() []*storagev1.CSINode
+	CSIDrivers() []*storagev1.CSIDriver
+	CSIStorageCapacities() []*storagev1.CSIStorageCapacity
 }
 
 // Revisions tells the revisions of decisions; the decision log knows them.

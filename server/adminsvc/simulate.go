@@ -123,7 +123,7 @@ func (s *Service) simulate(ctx context.Context, sr *simRequest, summary bool) (*
 		if o.PodGroup != nil {
 			continue // simulation places a group's members as ordinary pods (docs/gang-scheduling.md)
 		}
-		obj := simulate.Object{Node: o.Node, Pod: o.Pod, PriorityClass: o.PriorityClass, PDB: o.PDB, Namespace: o.Namespace, Device: convert.DeviceObject(o)}
+		obj := simulate.Object{Node: o.Node, Pod: o.Pod, PriorityClass: o.PriorityClass, PDB: o.PDB, Namespace: o.Namespace, Device: convert.DeviceObject(o), Volume: o.Volume}
 		if err := engine.Upsert(ctx, obj); err != nil {
 			if obj.Device != nil {
 				// A DRA object's refusal names its field from the Object.
@@ -164,7 +164,7 @@ func (s *Service) liveCluster() (simulate.Input, error) {
 	in := simulate.Input{
 		Config: s.opts.Config, Nominations: s.admin.Nominations(),
 		Namespaces: s.admin.Namespaces(), PDBs: s.admin.PDBs(),
-		Devices: s.liveDevices(),
+		Devices: s.liveDevices(), Volumes: s.liveVolumes(),
 	}
 	for _, pc := range s.admin.PriorityClasses() {
 		if !strings.HasPrefix(pc.Name, "system-") { // built in
@@ -222,6 +222,9 @@ func (s *Service) liveDevices() *dra.Objects {
 func removal(ref convert.Ref) simulate.Object {
 	if d := convert.DeviceRefObject(ref); d != nil {
 		return simulate.Object{Device: d}
+	}
+	if v := convert.VolumeRefObject(ref); v != nil {
+		return simulate.Object{Volume: v}
 	}
 	switch ref.Kind {
 	case berthv1.ObjectKind_OBJECT_KIND_NODE:

@@ -20,6 +20,10 @@ type Object struct {
 	ResourceSlice         *resourceapi.ResourceSlice
 	ResourceClaim         *resourceapi.ResourceClaim
 	ResourceClaimTemplate *resourceapi.ResourceClaimTemplate
+	// Volume is a storage object in Kubernetes' type (core/volume): a
+	// *corev1.PersistentVolume, PersistentVolumeClaim or a
+	// *storagev1.StorageClass, CSINode, CSIDriver, CSIStorageCapacity.
+	Volume any
 }
 
 // Kind is the kind of the object set, OBJECT_KIND_UNSPECIFIED for none.
@@ -45,6 +49,8 @@ func (o Object) Kind() berthv1.ObjectKind {
 		return berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM
 	case o.ResourceClaimTemplate != nil:
 		return berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE
+	case o.Volume != nil:
+		return volumeKindOf(o.Volume)
 	}
 	return berthv1.ObjectKind_OBJECT_KIND_UNSPECIFIED
 }
@@ -78,6 +84,9 @@ func (o Object) Ref() Ref {
 		return Ref{Kind: o.Kind(), Namespace: o.ResourceClaim.Namespace, Name: o.ResourceClaim.Name}
 	case o.ResourceClaimTemplate != nil:
 		return Ref{Kind: o.Kind(), Namespace: o.ResourceClaimTemplate.Namespace, Name: o.ResourceClaimTemplate.Name}
+	case o.Volume != nil:
+		m := volumeMeta(o.Volume)
+		return Ref{Kind: o.Kind(), Namespace: m.Namespace, Name: m.Name}
 	}
 	return Ref{}
 }
@@ -134,9 +143,22 @@ func ObjectFromProtoHeld(in *berthv1.Object, held *model.Pod) (Object, error) {
 		out.ResourceClaimTemplate, fe = resourceClaimTemplate(rootPath(fieldClaimTemplate), k.ResourceClaimTemplate)
 	case *berthv1.Object_PodGroup:
 		out.PodGroup, fe = podGroup(rootPath(fieldPodGroup), k.PodGroup)
+	case *berthv1.Object_PersistentVolume:
+		out.Volume, fe = nonNil(persistentVolume(rootPath(fieldPV), k.PersistentVolume))
+	case *berthv1.Object_PersistentVolumeClaim:
+		out.Volume, fe = nonNil(persistentVolumeClaim(rootPath(fieldPVC), k.PersistentVolumeClaim))
+	case *berthv1.Object_StorageClass:
+		out.Volume, fe = nonNil(storageClass(rootPath(fieldClass), k.StorageClass))
+	case *berthv1.Object_CsiNode:
+		out.Volume, fe = nonNil(csiNode(rootPath(fieldCSINode), k.CsiNode))
+	case *berthv1.Object_CsiDriver:
+		out.Volume, fe = nonNil(csiDriver(rootPath(fieldCSIDriver), k.CsiDriver))
+	case *berthv1.Object_CsiStorageCapacity:
+		out.Volume, fe = nonNil(csiStorageCapacity(rootPath(fieldCapacity), k.CsiStorageCapacity))
 	default:
 		fe = &FieldError{Reason: "the object has no kind: exactly one of node, pod, priority_class, pod_disruption_budget, namespace, " +
-			"pod_group, device_class, resource_slice, resource_claim and resource_claim_template is required"}
+			"pod_group, device_class, resource_slice, resource_claim, resource_claim_template, persistent_volume, persistent_volume_claim, " +
+			"storage_class, csi_node, csi_driver and csi_storage_capacity is required"}
 	}
 	if fe != nil {
 		return Object{}, fe
@@ -167,6 +189,8 @@ func ObjectToProto(o Object) *berthv1.Object {
 		return &berthv1.Object{Kind: &berthv1.Object_ResourceClaim{ResourceClaim: ResourceClaimToProto(o.ResourceClaim)}}
 	case o.ResourceClaimTemplate != nil:
 		return &berthv1.Object{Kind: &berthv1.Object_ResourceClaimTemplate{ResourceClaimTemplate: ResourceClaimTemplateToProto(o.ResourceClaimTemplate)}}
+	case o.Volume != nil:
+		return VolumeObjectToProto(o.Volume)
 	}
 	return nil
 }
@@ -196,6 +220,18 @@ func ObjectRefOf(in *berthv1.Object) *berthv1.ObjectRef {
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM, Namespace: k.ResourceClaim.GetNamespace(), Name: k.ResourceClaim.GetName()}
 	case *berthv1.Object_ResourceClaimTemplate:
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE, Namespace: k.ResourceClaimTemplate.GetNamespace(), Name: k.ResourceClaimTemplate.GetName()}
+	case *berthv1.Object_PersistentVolume:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME, Name: k.PersistentVolume.GetName()}
+	case *berthv1.Object_PersistentVolumeClaim:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME_CLAIM, Namespace: k.PersistentVolumeClaim.GetNamespace(), Name: k.PersistentVolumeClaim.GetName()}
+	case *berthv1.Object_StorageClass:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_STORAGE_CLASS, Name: k.StorageClass.GetName()}
+	case *berthv1.Object_CsiNode:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_CSI_NODE, Name: k.CsiNode.GetName()}
+	case *berthv1.Object_CsiDriver:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_CSI_DRIVER, Name: k.CsiDriver.GetName()}
+	case *berthv1.Object_CsiStorageCapacity:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_CSI_STORAGE_CAPACITY, Namespace: k.CsiStorageCapacity.GetNamespace(), Name: k.CsiStorageCapacity.GetName()}
 	}
 	return nil
 }
@@ -212,7 +248,8 @@ type Ref struct {
 func Namespaced(kind berthv1.ObjectKind) bool {
 	switch kind {
 	case berthv1.ObjectKind_OBJECT_KIND_POD, berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET, berthv1.ObjectKind_OBJECT_KIND_POD_GROUP,
-		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM, berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE:
+		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM, berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE,
+		berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME_CLAIM, berthv1.ObjectKind_OBJECT_KIND_CSI_STORAGE_CAPACITY:
 		return true
 	}
 	return false
@@ -222,7 +259,21 @@ func Namespaced(kind berthv1.ObjectKind) bool {
 // UNSPECIFIED, not a number this version does not know).
 func KnownKind(kind berthv1.ObjectKind) bool {
 	return kind >= berthv1.ObjectKind_OBJECT_KIND_NODE && kind <= berthv1.ObjectKind_OBJECT_KIND_POD_GROUP ||
-		DeviceKind(kind)
+		DeviceKind(kind) || isVolumeKind(kind)
+}
+
+func isVolumeKind(kind berthv1.ObjectKind) bool {
+	_, ok := volumeKinds[kind]
+	return ok
+}
+
+// nonNil returns a converted object as an any that is nil when the
+// conversion failed (no typed nil in Object.Volume).
+func nonNil[T any](v *T, fe *FieldError) (any, *FieldError) {
+	if fe != nil || v == nil {
+		return nil, fe
+	}
+	return v, nil
 }
 
 // Key is the identity of the object within its kind: "namespace/name" for

@@ -103,6 +103,9 @@ func pod(p path, in *berthv1.Pod, held *model.Pod) (*model.Pod, *FieldError) {
 	if out.StartTime, fe = timestamp(p.field("start_time"), in.GetStartTime()); fe != nil {
 		return nil, fe
 	}
+	if out.Volumes, fe = podVolumes(p, in); fe != nil {
+		return nil, fe
+	}
 	if out.ResourceClaims, fe = podClaims(p, in); fe != nil {
 		return nil, fe
 	}
@@ -576,6 +579,7 @@ func PodToProto(in *model.Pod) *berthv1.Pod {
 		Terminating:               in.Terminating,
 		Preempted:                 in.Preempted,
 		ResourceClaims:            podClaimsToProto(in.ResourceClaims),
+		Volumes:                   podVolumesToProto(in.Volumes),
 		SchedulingGroup:           in.SchedulingGroup,
 		Runtime:                   podRuntimeToProto(in.Runtime),
 	}

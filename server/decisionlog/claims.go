@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/server/convert"
 	"github.com/berthsched/berth/store"
@@ -227,10 +228,13 @@ func (l *Log) RecoverClaims() ([]*resourceapi.ResourceClaim, error) {
 }
 
 // bindWithClaimsDecision is a Bind carrying the claims' allocations.
-func bindWithClaimsDecision(pod *model.Pod, node string, claims []*resourceapi.ResourceClaim) *berthv1.Decision {
+func bindWithClaimsDecision(pod *model.Pod, node string, claims []*resourceapi.ResourceClaim, volumes []framework.VolumeBinding) *berthv1.Decision {
 	d := bindDecision(pod, node)
 	for _, c := range claims {
 		d.GetBind().Claims = append(d.GetBind().Claims, convert.ClaimAllocationToProto(pod, c))
+	}
+	for _, v := range volumes {
+		d.GetBind().Volumes = append(d.GetBind().Volumes, &berthv1.VolumeBinding{Claim: v.Claim, Volume: v.Volume, SelectedNode: v.SelectedNode})
 	}
 	return d
 }

@@ -11,6 +11,7 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/server/ledger"
 	"github.com/berthsched/berth/store"
@@ -156,13 +157,13 @@ type pendingBind struct {
 // startBind encodes the Bind (with the claims' allocations, which go to
 // store.Claims too), records it in the ledger as being committed and
 // returns its batch.
-func (l *Log) startBind(ctx context.Context, pod *model.Pod, node string, claims []*resourceapi.ResourceClaim) (*pendingBind, error) {
+func (l *Log) startBind(ctx context.Context, pod *model.Pod, node string, claims []*resourceapi.ResourceClaim, volumes []framework.VolumeBinding) (*pendingBind, error) {
 	rec, ok := bindRecord{}, false
-	if len(claims) == 0 {
+	if len(claims) == 0 && len(volumes) == 0 {
 		rec, ok = newBindRecord(pod, node, 0)
 	}
 	if !ok {
-		payload, err := encode(bindWithClaimsDecision(pod, node, claims))
+		payload, err := encode(bindWithClaimsDecision(pod, node, claims, volumes))
 		if err != nil {
 			return nil, err
 		}

@@ -24,7 +24,7 @@ var _ framework.Planner = (*Log)(nil)
 // are left out without a refusal. Any other failure fails the whole plan.
 func (l *Log) Submit(ctx context.Context, plan framework.Plan) (framework.PlanResult, error) {
 	if len(plan.Items) == 1 {
-		if b, ok := plan.Items[0].(*framework.Bind); ok && len(b.Claims) == 0 {
+		if b, ok := plan.Items[0].(*framework.Bind); ok && len(b.Claims) == 0 && len(b.Volumes) == 0 {
 			return l.bindOne(ctx, b)
 		}
 	}
@@ -96,7 +96,7 @@ func planClaimKeys(plan framework.Plan) []string {
 // bindOne is Submit for the plan of one Bind without claims, the decision
 // made per pod: one allocation holds its batch (pendingBind).
 func (l *Log) bindOne(ctx context.Context, b *framework.Bind) (framework.PlanResult, error) {
-	pb, err := l.startBind(ctx, b.Pod, b.Node, nil)
+	pb, err := l.startBind(ctx, b.Pod, b.Node, nil, nil)
 	if isRefusal(err) {
 		return framework.PlanResult{Refused: []error{err}}, nil
 	}
@@ -199,7 +199,7 @@ func (w *planWriter) add(ctx context.Context, item framework.PlanItem) error {
 // nomination, its claims' allocations).
 func (w *planWriter) bind(ctx context.Context, b *framework.Bind) error {
 	l := w.l
-	pb, err := l.startBind(ctx, b.Pod, b.Node, b.Claims)
+	pb, err := l.startBind(ctx, b.Pod, b.Node, b.Claims, b.Volumes)
 	if err != nil {
 		return err
 	}

@@ -306,6 +306,18 @@ func KindField(kind berthv1.ObjectKind) string {
 		return "resource_claim_template"
 	case berthv1.ObjectKind_OBJECT_KIND_POD_GROUP:
 		return "pod_group"
+	case berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME:
+		return "persistent_volume"
+	case berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME_CLAIM:
+		return "persistent_volume_claim"
+	case berthv1.ObjectKind_OBJECT_KIND_STORAGE_CLASS:
+		return "storage_class"
+	case berthv1.ObjectKind_OBJECT_KIND_CSI_NODE:
+		return "csi_node"
+	case berthv1.ObjectKind_OBJECT_KIND_CSI_DRIVER:
+		return "csi_driver"
+	case berthv1.ObjectKind_OBJECT_KIND_CSI_STORAGE_CAPACITY:
+		return "csi_storage_capacity"
 	}
 	return ""
 }

@@ -57,7 +57,15 @@ func upsertKey(in *berthv1.Object) (key objectKey, ok bool) {
 	case *berthv1.Object_ResourceClaimTemplate:
 		key = keyOf(berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE, k.ResourceClaimTemplate.GetNamespace(), k.ResourceClaimTemplate.GetName())
 	default:
-		return objectKey{}, false
+		ref := convert.ObjectRefOf(in)
+		if ref == nil {
+			return objectKey{}, false
+		}
+		ns := ref.GetNamespace()
+		if ns == "" && convert.Namespaced(ref.GetKind()) {
+			ns = "default" // storage objects' namespace defaults, as convert does
+		}
+		key = keyOf(ref.GetKind(), ns, ref.GetName())
 	}
 	return key, key.name != ""
 }
@@ -107,6 +115,8 @@ func (s *Service) upsertLocked(ctx context.Context, in *berthv1.Object) (err err
 		}
 	case obj.PodGroup != nil:
 		err = s.cluster.SetPodGroup(ctx, obj.PodGroup)
+	case obj.Volume != nil:
+		err = convert.VolumeError(obj.Kind(), s.cluster.UpsertVolumeObject(ctx, obj.Volume))
 	default:
 		err = s.upsertDeviceObjectLocked(ctx, obj)
 	}
@@ -212,6 +222,9 @@ func (s *Service) deleteObjectLocked(ctx context.Context, ref convert.Ref) error
 	if kind, ok := draKind(ref.Kind); ok {
 		return s.cluster.DeleteDeviceObject(ctx, kind, ref.Namespace, ref.Name)
 	}
+	if kind, ok := convert.VolumeKind(ref.Kind); ok {
+		return s.cluster.DeleteVolumeObject(ctx, kind, ref.Namespace, ref.Name)
+	}
 	return fmt.Errorf("delete %s: unknown kind: %w", ref.Kind, scheduler.ErrInvalid)
 }
 
@@ -254,7 +267,11 @@ func (s *Service) heldLocked(kind berthv1.ObjectKind) ([]convert.Ref, error) {
 			out = append(out, convert.Ref{Kind: kind, Namespace: g.Namespace, Name: g.Name})
 		}
 	default:
-		out = s.heldDeviceObjects(kind)
+		if _, ok := convert.VolumeKind(kind); ok {
+			out = s.heldVolumeObjects(kind)
+		} else {
+			out = s.heldDeviceObjects(kind)
+		}
 	}
 	return out, nil
 }

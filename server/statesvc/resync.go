@@ -19,6 +19,12 @@ func allKinds() []berthv1.ObjectKind {
 	return []berthv1.ObjectKind{
 		berthv1.ObjectKind_OBJECT_KIND_POD,
 		berthv1.ObjectKind_OBJECT_KIND_POD_GROUP,
+		berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME_CLAIM,
+		berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME,
+		berthv1.ObjectKind_OBJECT_KIND_CSI_STORAGE_CAPACITY,
+		berthv1.ObjectKind_OBJECT_KIND_STORAGE_CLASS,
+		berthv1.ObjectKind_OBJECT_KIND_CSI_NODE,
+		berthv1.ObjectKind_OBJECT_KIND_CSI_DRIVER,
 		berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET,
 		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM,
 		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE,

@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"sync"
 
+	corev1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	storagev1 "k8s.io/api/storage/v1"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/model"
@@ -52,6 +54,21 @@ type Cluster interface {
 	ResourceSlices() []*resourceapi.ResourceSlice
 	ClaimTemplates() []*resourceapi.ResourceClaimTemplate
 	Claims() []*resourceapi.ResourceClaim
+	// UpsertVolumeObject adds or replaces a storage object (a
+	// *corev1.PersistentVolume, PersistentVolumeClaim or
+	// *storagev1.StorageClass, CSINode, CSIDriver, CSIStorageCapacity);
+	// DeleteVolumeObject removes one by kind (volume.Kind*), namespace and
+	// name.
+	UpsertVolumeObject(ctx context.Context, obj any) error
+	DeleteVolumeObject(ctx context.Context, kind, namespace, name string) error
+	// PersistentVolumes ... CSIStorageCapacities list the storage objects
+	// held, for resyncs.
+	PersistentVolumes() []*corev1.PersistentVolume
+	PersistentVolumeClaims() []*corev1.PersistentVolumeClaim
+	StorageClasses() []*storagev1.StorageClass
+	CSINodes() []*storagev1.CSINode
+	CSIDrivers() []*storagev1.CSIDriver
+	CSIStorageCapacities() []*storagev1.CSIStorageCapacity
 	// Hold keeps the scheduling loop from starting cycles until release
 	// is called; it returns once no cycle runs.
 	Hold(ctx context.Context) (release func(), err error)

@@ -2496,6 +2496,110 @@ func (x *ListDeviceObjectsResponse) GetObjects() []*Object {
 	return nil
 }
 
+// ListVolumeObjectsRequest is the request of AdminService.ListVolumeObjects.
+type ListVolumeObjectsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// OBJECT_KIND_PERSISTENT_VOLUME, OBJECT_KIND_PERSISTENT_VOLUME_CLAIM,
+	// OBJECT_KIND_STORAGE_CLASS, OBJECT_KIND_CSI_NODE, OBJECT_KIND_CSI_DRIVER
+	// or OBJECT_KIND_CSI_STORAGE_CAPACITY.
+	Kind ObjectKind `protobuf:"varint,1,opt,name=kind,proto3,enum=berth.v1.ObjectKind" json:"kind,omitempty"`
+	// Claims and capacities: only those of this namespace; empty for all.
+	Namespace     string `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListVolumeObjectsRequest) Reset() {
+	*x = ListVolumeObjectsRequest{}
+	mi := &file_berth_v1_admin_service_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListVolumeObjectsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListVolumeObjectsRequest) ProtoMessage() {}
+
+func (x *ListVolumeObjectsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_admin_service_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListVolumeObjectsRequest.ProtoReflect.Descriptor instead.
+func (*ListVolumeObjectsRequest) Descriptor() ([]byte, []int) {
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *ListVolumeObjectsRequest) GetKind() ObjectKind {
+	if x != nil {
+		return x.Kind
+	}
+	return ObjectKind_OBJECT_KIND_UNSPECIFIED
+}
+
+func (x *ListVolumeObjectsRequest) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+// ListVolumeObjectsResponse is the response of
+// AdminService.ListVolumeObjects.
+type ListVolumeObjectsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The objects, by namespace and name, each an Object of the kind asked.
+	Objects       []*Object `protobuf:"bytes,1,rep,name=objects,proto3" json:"objects,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListVolumeObjectsResponse) Reset() {
+	*x = ListVolumeObjectsResponse{}
+	mi := &file_berth_v1_admin_service_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListVolumeObjectsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListVolumeObjectsResponse) ProtoMessage() {}
+
+func (x *ListVolumeObjectsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_admin_service_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListVolumeObjectsResponse.ProtoReflect.Descriptor instead.
+func (*ListVolumeObjectsResponse) Descriptor() ([]byte, []int) {
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *ListVolumeObjectsResponse) GetObjects() []*Object {
+	if x != nil {
+		return x.Objects
+	}
+	return nil
+}
+
 var File_berth_v1_admin_service_proto protoreflect.FileDescriptor
 
 const file_berth_v1_admin_service_proto_rawDesc = "" +
@@ -2693,6 +2797,11 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x04kind\x18\x01 \x01(\x0e2\x14.berth.v1.ObjectKindR\x04kind\x12\x1c\n" +
 	"\tnamespace\x18\x02 \x01(\tR\tnamespace\"G\n" +
 	"\x19ListDeviceObjectsResponse\x12*\n" +
+	"\aobjects\x18\x01 \x03(\v2\x10.berth.v1.ObjectR\aobjects\"b\n" +
+	"\x18ListVolumeObjectsRequest\x12(\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x14.berth.v1.ObjectKindR\x04kind\x12\x1c\n" +
+	"\tnamespace\x18\x02 \x01(\tR\tnamespace\"G\n" +
+	"\x19ListVolumeObjectsResponse\x12*\n" +
 	"\aobjects\x18\x01 \x03(\v2\x10.berth.v1.ObjectR\aobjects*\xf5\x01\n" +
 	"\n" +
 	"QueueState\x12\x1b\n" +
@@ -2717,7 +2826,7 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\vReplicaRole\x12\x1c\n" +
 	"\x18REPLICA_ROLE_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13REPLICA_ROLE_LEADER\x10\x01\x12\x19\n" +
-	"\x15REPLICA_ROLE_FOLLOWER\x10\x022\xf7\x05\n" +
+	"\x15REPLICA_ROLE_FOLLOWER\x10\x022\xd5\x06\n" +
 	"\fAdminService\x12>\n" +
 	"\aExplain\x12\x18.berth.v1.ExplainRequest\x1a\x19.berth.v1.ExplainResponse\x12A\n" +
 	"\bSimulate\x12\x19.berth.v1.SimulateRequest\x1a\x1a.berth.v1.SimulateResponse\x12J\n" +
@@ -2731,7 +2840,8 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"ServerInfo\x12\x1b.berth.v1.ServerInfoRequest\x1a\x1c.berth.v1.ServerInfoResponse\x12\\\n" +
 	"\x11ListDeviceObjects\x12\".berth.v1.ListDeviceObjectsRequest\x1a#.berth.v1.ListDeviceObjectsResponse\x12G\n" +
 	"\n" +
-	"Deschedule\x12\x1b.berth.v1.DescheduleRequest\x1a\x1c.berth.v1.DescheduleResponseB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
+	"Deschedule\x12\x1b.berth.v1.DescheduleRequest\x1a\x1c.berth.v1.DescheduleResponse\x12\\\n" +
+	"\x11ListVolumeObjects\x12\".berth.v1.ListVolumeObjectsRequest\x1a#.berth.v1.ListVolumeObjectsResponseB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
 
 var (
 	file_berth_v1_admin_service_proto_rawDescOnce sync.Once
@@ -2746,7 +2856,7 @@ func file_berth_v1_admin_service_proto_rawDescGZIP() []byte {
 }
 
 var file_berth_v1_admin_service_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_berth_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
+var file_berth_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_berth_v1_admin_service_proto_goTypes = []any{
 	(QueueState)(0),                   // 0: berth.v1.QueueState
 	(SimulateResult)(0),               // 1: berth.v1.SimulateResult
@@ -2778,99 +2888,105 @@ var file_berth_v1_admin_service_proto_goTypes = []any{
 	(*ServerInfoResponse)(nil),        // 27: berth.v1.ServerInfoResponse
 	(*ListDeviceObjectsRequest)(nil),  // 28: berth.v1.ListDeviceObjectsRequest
 	(*ListDeviceObjectsResponse)(nil), // 29: berth.v1.ListDeviceObjectsResponse
-	nil,                               // 30: berth.v1.ExplainResponse.RequestsEntry
-	nil,                               // 31: berth.v1.NodeVerdict.PluginScoresEntry
-	nil,                               // 32: berth.v1.ListNodesRequest.MatchLabelsEntry
-	nil,                               // 33: berth.v1.NodeUsage.LabelsEntry
-	nil,                               // 34: berth.v1.NodeUsage.AllocatableEntry
-	nil,                               // 35: berth.v1.NodeUsage.RequestedEntry
-	nil,                               // 36: berth.v1.NodeUsage.NonZeroRequestedEntry
-	(*PodRef)(nil),                    // 37: berth.v1.PodRef
-	(*timestamppb.Timestamp)(nil),     // 38: google.protobuf.Timestamp
-	(*Unschedulable)(nil),             // 39: berth.v1.Unschedulable
-	(*PodGroupStatus)(nil),            // 40: berth.v1.PodGroupStatus
-	(*Evict)(nil),                     // 41: berth.v1.Evict
-	(*Object)(nil),                    // 42: berth.v1.Object
-	(*ObjectRef)(nil),                 // 43: berth.v1.ObjectRef
-	(*Pod)(nil),                       // 44: berth.v1.Pod
-	(*Taint)(nil),                     // 45: berth.v1.Taint
-	(*NodeCondition)(nil),             // 46: berth.v1.NodeCondition
-	(*ContainerImage)(nil),            // 47: berth.v1.ContainerImage
-	(ObjectKind)(0),                   // 48: berth.v1.ObjectKind
-	(*DescheduleRequest)(nil),         // 49: berth.v1.DescheduleRequest
-	(*DescheduleResponse)(nil),        // 50: berth.v1.DescheduleResponse
+	(*ListVolumeObjectsRequest)(nil),  // 30: berth.v1.ListVolumeObjectsRequest
+	(*ListVolumeObjectsResponse)(nil), // 31: berth.v1.ListVolumeObjectsResponse
+	nil,                               // 32: berth.v1.ExplainResponse.RequestsEntry
+	nil,                               // 33: berth.v1.NodeVerdict.PluginScoresEntry
+	nil,                               // 34: berth.v1.ListNodesRequest.MatchLabelsEntry
+	nil,                               // 35: berth.v1.NodeUsage.LabelsEntry
+	nil,                               // 36: berth.v1.NodeUsage.AllocatableEntry
+	nil,                               // 37: berth.v1.NodeUsage.RequestedEntry
+	nil,                               // 38: berth.v1.NodeUsage.NonZeroRequestedEntry
+	(*PodRef)(nil),                    // 39: berth.v1.PodRef
+	(*timestamppb.Timestamp)(nil),     // 40: google.protobuf.Timestamp
+	(*Unschedulable)(nil),             // 41: berth.v1.Unschedulable
+	(*PodGroupStatus)(nil),            // 42: berth.v1.PodGroupStatus
+	(*Evict)(nil),                     // 43: berth.v1.Evict
+	(*Object)(nil),                    // 44: berth.v1.Object
+	(*ObjectRef)(nil),                 // 45: berth.v1.ObjectRef
+	(*Pod)(nil),                       // 46: berth.v1.Pod
+	(*Taint)(nil),                     // 47: berth.v1.Taint
+	(*NodeCondition)(nil),             // 48: berth.v1.NodeCondition
+	(*ContainerImage)(nil),            // 49: berth.v1.ContainerImage
+	(ObjectKind)(0),                   // 50: berth.v1.ObjectKind
+	(*DescheduleRequest)(nil),         // 51: berth.v1.DescheduleRequest
+	(*DescheduleResponse)(nil),        // 52: berth.v1.DescheduleResponse
 }
 var file_berth_v1_admin_service_proto_depIdxs = []int32{
-	37, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
-	37, // 1: berth.v1.ExplainResponse.pod:type_name -> berth.v1.PodRef
+	39, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
+	39, // 1: berth.v1.ExplainResponse.pod:type_name -> berth.v1.PodRef
 	0,  // 2: berth.v1.ExplainResponse.state:type_name -> berth.v1.QueueState
-	38, // 3: berth.v1.ExplainResponse.backoff_until:type_name -> google.protobuf.Timestamp
-	39, // 4: berth.v1.ExplainResponse.last_diagnosis:type_name -> berth.v1.Unschedulable
-	38, // 5: berth.v1.ExplainResponse.last_attempt_time:type_name -> google.protobuf.Timestamp
-	38, // 6: berth.v1.ExplainResponse.enqueued_time:type_name -> google.protobuf.Timestamp
-	40, // 7: berth.v1.ExplainResponse.pod_group:type_name -> berth.v1.PodGroupStatus
-	41, // 8: berth.v1.ExplainResponse.eviction:type_name -> berth.v1.Evict
+	40, // 3: berth.v1.ExplainResponse.backoff_until:type_name -> google.protobuf.Timestamp
+	41, // 4: berth.v1.ExplainResponse.last_diagnosis:type_name -> berth.v1.Unschedulable
+	40, // 5: berth.v1.ExplainResponse.last_attempt_time:type_name -> google.protobuf.Timestamp
+	40, // 6: berth.v1.ExplainResponse.enqueued_time:type_name -> google.protobuf.Timestamp
+	42, // 7: berth.v1.ExplainResponse.pod_group:type_name -> berth.v1.PodGroupStatus
+	43, // 8: berth.v1.ExplainResponse.eviction:type_name -> berth.v1.Evict
 	7,  // 9: berth.v1.ExplainResponse.device_reasons:type_name -> berth.v1.NodeDeviceReasons
-	30, // 10: berth.v1.ExplainResponse.requests:type_name -> berth.v1.ExplainResponse.RequestsEntry
+	32, // 10: berth.v1.ExplainResponse.requests:type_name -> berth.v1.ExplainResponse.RequestsEntry
 	5,  // 11: berth.v1.ExplainResponse.shortfalls:type_name -> berth.v1.NodeShortfall
 	6,  // 12: berth.v1.NodeShortfall.resources:type_name -> berth.v1.ResourceShortfall
-	42, // 13: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
-	43, // 14: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
-	44, // 15: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
+	44, // 13: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
+	45, // 14: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
+	46, // 15: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
 	10, // 16: berth.v1.SimulateResponse.attempts:type_name -> berth.v1.SimulateAttempt
-	37, // 17: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
+	39, // 17: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
 	1,  // 18: berth.v1.SimulateAttempt.result:type_name -> berth.v1.SimulateResult
-	37, // 19: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
+	39, // 19: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
 	12, // 20: berth.v1.SimulateAttempt.nodes:type_name -> berth.v1.NodeVerdict
 	11, // 21: berth.v1.SimulateAttempt.claims:type_name -> berth.v1.SimulateClaim
-	31, // 22: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
+	33, // 22: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
 	0,  // 23: berth.v1.ListPendingRequest.states:type_name -> berth.v1.QueueState
 	15, // 24: berth.v1.ListPendingResponse.pods:type_name -> berth.v1.PendingPod
-	37, // 25: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
+	39, // 25: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
 	0,  // 26: berth.v1.PendingPod.state:type_name -> berth.v1.QueueState
-	38, // 27: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
+	40, // 27: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
 	0,  // 28: berth.v1.ListPodsRequest.states:type_name -> berth.v1.QueueState
 	15, // 29: berth.v1.ListPodsResponse.pods:type_name -> berth.v1.PendingPod
 	20, // 30: berth.v1.ListNominationsResponse.nominations:type_name -> berth.v1.Nomination
-	37, // 31: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
-	32, // 32: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
+	39, // 31: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
+	34, // 32: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
 	25, // 33: berth.v1.ListNodesResponse.nodes:type_name -> berth.v1.NodeUsage
-	33, // 34: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
-	45, // 35: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
-	34, // 36: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
-	35, // 37: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
-	36, // 38: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
-	46, // 39: berth.v1.NodeUsage.conditions:type_name -> berth.v1.NodeCondition
-	45, // 40: berth.v1.NodeUsage.derived_taints:type_name -> berth.v1.Taint
-	47, // 41: berth.v1.NodeUsage.images:type_name -> berth.v1.ContainerImage
+	35, // 34: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
+	47, // 35: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
+	36, // 36: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
+	37, // 37: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
+	38, // 38: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
+	48, // 39: berth.v1.NodeUsage.conditions:type_name -> berth.v1.NodeCondition
+	47, // 40: berth.v1.NodeUsage.derived_taints:type_name -> berth.v1.Taint
+	49, // 41: berth.v1.NodeUsage.images:type_name -> berth.v1.ContainerImage
 	2,  // 42: berth.v1.ServerInfoResponse.role:type_name -> berth.v1.ReplicaRole
-	48, // 43: berth.v1.ListDeviceObjectsRequest.kind:type_name -> berth.v1.ObjectKind
-	42, // 44: berth.v1.ListDeviceObjectsResponse.objects:type_name -> berth.v1.Object
-	3,  // 45: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
-	8,  // 46: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
-	13, // 47: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
-	16, // 48: berth.v1.AdminService.ListPods:input_type -> berth.v1.ListPodsRequest
-	18, // 49: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
-	21, // 50: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
-	23, // 51: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
-	26, // 52: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
-	28, // 53: berth.v1.AdminService.ListDeviceObjects:input_type -> berth.v1.ListDeviceObjectsRequest
-	49, // 54: berth.v1.AdminService.Deschedule:input_type -> berth.v1.DescheduleRequest
-	4,  // 55: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
-	9,  // 56: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
-	14, // 57: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
-	17, // 58: berth.v1.AdminService.ListPods:output_type -> berth.v1.ListPodsResponse
-	19, // 59: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
-	22, // 60: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
-	24, // 61: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
-	27, // 62: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
-	29, // 63: berth.v1.AdminService.ListDeviceObjects:output_type -> berth.v1.ListDeviceObjectsResponse
-	50, // 64: berth.v1.AdminService.Deschedule:output_type -> berth.v1.DescheduleResponse
-	55, // [55:65] is the sub-list for method output_type
-	45, // [45:55] is the sub-list for method input_type
-	45, // [45:45] is the sub-list for extension type_name
-	45, // [45:45] is the sub-list for extension extendee
-	0,  // [0:45] is the sub-list for field type_name
+	50, // 43: berth.v1.ListDeviceObjectsRequest.kind:type_name -> berth.v1.ObjectKind
+	44, // 44: berth.v1.ListDeviceObjectsResponse.objects:type_name -> berth.v1.Object
+	50, // 45: berth.v1.ListVolumeObjectsRequest.kind:type_name -> berth.v1.ObjectKind
+	44, // 46: berth.v1.ListVolumeObjectsResponse.objects:type_name -> berth.v1.Object
+	3,  // 47: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
+	8,  // 48: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
+	13, // 49: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
+	16, // 50: berth.v1.AdminService.ListPods:input_type -> berth.v1.ListPodsRequest
+	18, // 51: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
+	21, // 52: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
+	23, // 53: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
+	26, // 54: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
+	28, // 55: berth.v1.AdminService.ListDeviceObjects:input_type -> berth.v1.ListDeviceObjectsRequest
+	51, // 56: berth.v1.AdminService.Deschedule:input_type -> berth.v1.DescheduleRequest
+	30, // 57: berth.v1.AdminService.ListVolumeObjects:input_type -> berth.v1.ListVolumeObjectsRequest
+	4,  // 58: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
+	9,  // 59: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
+	14, // 60: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
+	17, // 61: berth.v1.AdminService.ListPods:output_type -> berth.v1.ListPodsResponse
+	19, // 62: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
+	22, // 63: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
+	24, // 64: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
+	27, // 65: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
+	29, // 66: berth.v1.AdminService.ListDeviceObjects:output_type -> berth.v1.ListDeviceObjectsResponse
+	52, // 67: berth.v1.AdminService.Deschedule:output_type -> berth.v1.DescheduleResponse
+	31, // 68: berth.v1.AdminService.ListVolumeObjects:output_type -> berth.v1.ListVolumeObjectsResponse
+	58, // [58:69] is the sub-list for method output_type
+	47, // [47:58] is the sub-list for method input_type
+	47, // [47:47] is the sub-list for extension type_name
+	47, // [47:47] is the sub-list for extension extendee
+	0,  // [0:47] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_admin_service_proto_init() }
@@ -2890,7 +3006,7 @@ func file_berth_v1_admin_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_admin_service_proto_rawDesc), len(file_berth_v1_admin_service_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   34,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

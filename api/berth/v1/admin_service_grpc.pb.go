@@ -29,6 +29,7 @@ const (
 	AdminService_ServerInfo_FullMethodName        = "/berth.v1.AdminService/ServerInfo"
 	AdminService_ListDeviceObjects_FullMethodName = "/berth.v1.AdminService/ListDeviceObjects"
 	AdminService_Deschedule_FullMethodName        = "/berth.v1.AdminService/Deschedule"
+	AdminService_ListVolumeObjects_FullMethodName = "/berth.v1.AdminService/ListVolumeObjects"
 )
 
 // AdminServiceClient is the client API for AdminService service.
@@ -181,6 +182,14 @@ type AdminServiceClient interface {
 	//
 	// Fails with FAILED_PRECONDITION: berthd runs no descheduler policy.
 	Deschedule(ctx context.Context, in *DescheduleRequest, opts ...grpc.CallOption) (*DescheduleResponse, error)
+	// ListVolumeObjects lists the storage objects Berth holds of one kind,
+	// by namespace and name: PersistentVolumes, PersistentVolumeClaims
+	// (those made for pods' ephemeral volumes included), StorageClasses,
+	// CSINodes, CSIDrivers or CSIStorageCapacities.
+	//
+	// Fails with INVALID_ARGUMENT: kind not one of the six, or namespace
+	// set for a cluster-scoped kind.
+	ListVolumeObjects(ctx context.Context, in *ListVolumeObjectsRequest, opts ...grpc.CallOption) (*ListVolumeObjectsResponse, error)
 }
 
 type adminServiceClient struct {
@@ -285,6 +294,16 @@ func (c *adminServiceClient) Deschedule(ctx context.Context, in *DescheduleReque
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(DescheduleResponse)
 	err := c.cc.Invoke(ctx, AdminService_Deschedule_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) ListVolumeObjects(ctx context.Context, in *ListVolumeObjectsRequest, opts ...grpc.CallOption) (*ListVolumeObjectsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListVolumeObjectsResponse)
+	err := c.cc.Invoke(ctx, AdminService_ListVolumeObjects_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -441,6 +460,14 @@ type AdminServiceServer interface {
 	//
 	// Fails with FAILED_PRECONDITION: berthd runs no descheduler policy.
 	Deschedule(context.Context, *DescheduleRequest) (*DescheduleResponse, error)
+	// ListVolumeObjects lists the storage objects Berth holds of one kind,
+	// by namespace and name: PersistentVolumes, PersistentVolumeClaims
+	// (those made for pods' ephemeral volumes included), StorageClasses,
+	// CSINodes, CSIDrivers or CSIStorageCapacities.
+	//
+	// Fails with INVALID_ARGUMENT: kind not one of the six, or namespace
+	// set for a cluster-scoped kind.
+	ListVolumeObjects(context.Context, *ListVolumeObjectsRequest) (*ListVolumeObjectsResponse, error)
 	mustEmbedUnimplementedAdminServiceServer()
 }
 
@@ -480,6 +507,9 @@ func (UnimplementedAdminServiceServer) ListDeviceObjects(context.Context, *ListD
 }
 func (UnimplementedAdminServiceServer) Deschedule(context.Context, *DescheduleRequest) (*DescheduleResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Deschedule not implemented")
+}
+func (UnimplementedAdminServiceServer) ListVolumeObjects(context.Context, *ListVolumeObjectsRequest) (*ListVolumeObjectsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListVolumeObjects not implemented")
 }
 func (UnimplementedAdminServiceServer) mustEmbedUnimplementedAdminServiceServer() {}
 func (UnimplementedAdminServiceServer) testEmbeddedByValue()                      {}
@@ -682,6 +712,24 @@ func _AdminService_Deschedule_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AdminService_ListVolumeObjects_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListVolumeObjectsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).ListVolumeObjects(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_ListVolumeObjects_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).ListVolumeObjects(ctx, req.(*ListVolumeObjectsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AdminService_ServiceDesc is the grpc.ServiceDesc for AdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -728,6 +776,10 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Deschedule",
 			Handler:    _AdminService_Deschedule_Handler,
+		},
+		{
+			MethodName: "ListVolumeObjects",
+			Handler:    _AdminService_ListVolumeObjects_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -383,7 +383,12 @@ type Bind struct {
 	// prepare the devices before starting the pod. Claims allocated before
 	// (shared with other pods) are listed too, with this pod added to
 	// reserved_for. Empty for a pod without claims.
-	Claims        []*ClaimAllocation `protobuf:"bytes,3,rep,name=claims,proto3" json:"claims,omitempty"`
+	Claims []*ClaimAllocation `protobuf:"bytes,3,rep,name=claims,proto3" json:"claims,omitempty"`
+	// The pod's PersistentVolumeClaims Berth chose a volume for, or the
+	// node to provision one on (WaitForFirstConsumer claims that were not
+	// bound), by claim name; claims already bound are not listed. The
+	// orchestrator binds or provisions them before starting the pod.
+	Volumes       []*VolumeBinding `protobuf:"bytes,4,rep,name=volumes,proto3" json:"volumes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -435,6 +440,13 @@ func (x *Bind) GetGroup() string {
 func (x *Bind) GetClaims() []*ClaimAllocation {
 	if x != nil {
 		return x.Claims
+	}
+	return nil
+}
+
+func (x *Bind) GetVolumes() []*VolumeBinding {
+	if x != nil {
+		return x.Volumes
 	}
 	return nil
 }
@@ -808,7 +820,7 @@ var File_berth_v1_decision_proto protoreflect.FileDescriptor
 
 const file_berth_v1_decision_proto_rawDesc = "" +
 	"\n" +
-	"\x17berth/v1/decision.proto\x12\bberth.v1\x1a\x15berth/v1/device.proto\x1a\x15berth/v1/object.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xfd\x03\n" +
+	"\x17berth/v1/decision.proto\x12\bberth.v1\x1a\x15berth/v1/device.proto\x1a\x15berth/v1/object.proto\x1a\x15berth/v1/volume.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xfd\x03\n" +
 	"\bDecision\x12\x1a\n" +
 	"\brevision\x18\x01 \x01(\x04R\brevision\x12.\n" +
 	"\x04time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12%\n" +
@@ -821,11 +833,12 @@ const file_berth_v1_decision_proto_rawDesc = "" +
 	"\x10clear_nomination\x18\r \x01(\v2\x19.berth.v1.ClearNominationH\x00R\x0fclearNomination\x12?\n" +
 	"\runschedulable\x18\x0e \x01(\v2\x17.berth.v1.UnschedulableH\x00R\runschedulable\x12F\n" +
 	"\x10deallocate_claim\x18\x0f \x01(\v2\x19.berth.v1.DeallocateClaimH\x00R\x0fdeallocateClaimB\b\n" +
-	"\x06action\"c\n" +
+	"\x06action\"\x96\x01\n" +
 	"\x04Bind\x12\x12\n" +
 	"\x04node\x18\x01 \x01(\tR\x04node\x12\x14\n" +
 	"\x05group\x18\x02 \x01(\tR\x05group\x121\n" +
-	"\x06claims\x18\x03 \x03(\v2\x19.berth.v1.ClaimAllocationR\x06claims\"\x89\x02\n" +
+	"\x06claims\x18\x03 \x03(\v2\x19.berth.v1.ClaimAllocationR\x06claims\x121\n" +
+	"\avolumes\x18\x04 \x03(\v2\x17.berth.v1.VolumeBindingR\avolumes\"\x89\x02\n" +
 	"\x05Evict\x12(\n" +
 	"\x06victim\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x06victim\x12\x12\n" +
 	"\x04node\x18\x02 \x01(\tR\x04node\x12.\n" +
@@ -892,6 +905,7 @@ var file_berth_v1_decision_proto_goTypes = []any{
 	(*PodRef)(nil),                // 10: berth.v1.PodRef
 	(*DeallocateClaim)(nil),       // 11: berth.v1.DeallocateClaim
 	(*ClaimAllocation)(nil),       // 12: berth.v1.ClaimAllocation
+	(*VolumeBinding)(nil),         // 13: berth.v1.VolumeBinding
 }
 var file_berth_v1_decision_proto_depIdxs = []int32{
 	9,  // 0: berth.v1.Decision.time:type_name -> google.protobuf.Timestamp
@@ -903,15 +917,16 @@ var file_berth_v1_decision_proto_depIdxs = []int32{
 	7,  // 6: berth.v1.Decision.unschedulable:type_name -> berth.v1.Unschedulable
 	11, // 7: berth.v1.Decision.deallocate_claim:type_name -> berth.v1.DeallocateClaim
 	12, // 8: berth.v1.Bind.claims:type_name -> berth.v1.ClaimAllocation
-	10, // 9: berth.v1.Evict.victim:type_name -> berth.v1.PodRef
-	10, // 10: berth.v1.Evict.preemptor:type_name -> berth.v1.PodRef
-	1,  // 11: berth.v1.Evict.cause:type_name -> berth.v1.EvictCause
-	8,  // 12: berth.v1.Unschedulable.node_reasons:type_name -> berth.v1.NodeReasons
-	13, // [13:13] is the sub-list for method output_type
-	13, // [13:13] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	13, // 9: berth.v1.Bind.volumes:type_name -> berth.v1.VolumeBinding
+	10, // 10: berth.v1.Evict.victim:type_name -> berth.v1.PodRef
+	10, // 11: berth.v1.Evict.preemptor:type_name -> berth.v1.PodRef
+	1,  // 12: berth.v1.Evict.cause:type_name -> berth.v1.EvictCause
+	8,  // 13: berth.v1.Unschedulable.node_reasons:type_name -> berth.v1.NodeReasons
+	14, // [14:14] is the sub-list for method output_type
+	14, // [14:14] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_decision_proto_init() }
@@ -921,6 +936,7 @@ func file_berth_v1_decision_proto_init() {
 	}
 	file_berth_v1_device_proto_init()
 	file_berth_v1_object_proto_init()
+	file_berth_v1_volume_proto_init()
 	file_berth_v1_decision_proto_msgTypes[0].OneofWrappers = []any{
 		(*Decision_Bind)(nil),
 		(*Decision_Evict)(nil),

@@ -47,6 +47,18 @@ const (
 	ObjectKind_OBJECT_KIND_RESOURCE_CLAIM ObjectKind = 22
 	// ResourceClaimTemplate.
 	ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE ObjectKind = 23
+	// PersistentVolume.
+	ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME ObjectKind = 30
+	// PersistentVolumeClaim.
+	ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME_CLAIM ObjectKind = 31
+	// StorageClass.
+	ObjectKind_OBJECT_KIND_STORAGE_CLASS ObjectKind = 32
+	// CSINode.
+	ObjectKind_OBJECT_KIND_CSI_NODE ObjectKind = 33
+	// CSIDriver.
+	ObjectKind_OBJECT_KIND_CSI_DRIVER ObjectKind = 34
+	// CSIStorageCapacity.
+	ObjectKind_OBJECT_KIND_CSI_STORAGE_CAPACITY ObjectKind = 35
 )
 
 // Enum value maps for ObjectKind.
@@ -63,6 +75,12 @@ var (
 		21: "OBJECT_KIND_RESOURCE_SLICE",
 		22: "OBJECT_KIND_RESOURCE_CLAIM",
 		23: "OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE",
+		30: "OBJECT_KIND_PERSISTENT_VOLUME",
+		31: "OBJECT_KIND_PERSISTENT_VOLUME_CLAIM",
+		32: "OBJECT_KIND_STORAGE_CLASS",
+		33: "OBJECT_KIND_CSI_NODE",
+		34: "OBJECT_KIND_CSI_DRIVER",
+		35: "OBJECT_KIND_CSI_STORAGE_CAPACITY",
 	}
 	ObjectKind_value = map[string]int32{
 		"OBJECT_KIND_UNSPECIFIED":             0,
@@ -76,6 +94,12 @@ var (
 		"OBJECT_KIND_RESOURCE_SLICE":          21,
 		"OBJECT_KIND_RESOURCE_CLAIM":          22,
 		"OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE": 23,
+		"OBJECT_KIND_PERSISTENT_VOLUME":       30,
+		"OBJECT_KIND_PERSISTENT_VOLUME_CLAIM": 31,
+		"OBJECT_KIND_STORAGE_CLASS":           32,
+		"OBJECT_KIND_CSI_NODE":                33,
+		"OBJECT_KIND_CSI_DRIVER":              34,
+		"OBJECT_KIND_CSI_STORAGE_CAPACITY":    35,
 	}
 )
 
@@ -123,6 +147,12 @@ type Object struct {
 	//	*Object_ResourceSlice
 	//	*Object_ResourceClaim
 	//	*Object_ResourceClaimTemplate
+	//	*Object_PersistentVolume
+	//	*Object_PersistentVolumeClaim
+	//	*Object_StorageClass
+	//	*Object_CsiNode
+	//	*Object_CsiDriver
+	//	*Object_CsiStorageCapacity
 	Kind          isObject_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -255,6 +285,60 @@ func (x *Object) GetResourceClaimTemplate() *ResourceClaimTemplate {
 	return nil
 }
 
+func (x *Object) GetPersistentVolume() *PersistentVolume {
+	if x != nil {
+		if x, ok := x.Kind.(*Object_PersistentVolume); ok {
+			return x.PersistentVolume
+		}
+	}
+	return nil
+}
+
+func (x *Object) GetPersistentVolumeClaim() *PersistentVolumeClaim {
+	if x != nil {
+		if x, ok := x.Kind.(*Object_PersistentVolumeClaim); ok {
+			return x.PersistentVolumeClaim
+		}
+	}
+	return nil
+}
+
+func (x *Object) GetStorageClass() *StorageClass {
+	if x != nil {
+		if x, ok := x.Kind.(*Object_StorageClass); ok {
+			return x.StorageClass
+		}
+	}
+	return nil
+}
+
+func (x *Object) GetCsiNode() *CSINode {
+	if x != nil {
+		if x, ok := x.Kind.(*Object_CsiNode); ok {
+			return x.CsiNode
+		}
+	}
+	return nil
+}
+
+func (x *Object) GetCsiDriver() *CSIDriver {
+	if x != nil {
+		if x, ok := x.Kind.(*Object_CsiDriver); ok {
+			return x.CsiDriver
+		}
+	}
+	return nil
+}
+
+func (x *Object) GetCsiStorageCapacity() *CSIStorageCapacity {
+	if x != nil {
+		if x, ok := x.Kind.(*Object_CsiStorageCapacity); ok {
+			return x.CsiStorageCapacity
+		}
+	}
+	return nil
+}
+
 type isObject_Kind interface {
 	isObject_Kind()
 }
@@ -310,6 +394,37 @@ type Object_ResourceClaimTemplate struct {
 	ResourceClaimTemplate *ResourceClaimTemplate `protobuf:"bytes,23,opt,name=resource_claim_template,json=resourceClaimTemplate,proto3,oneof"`
 }
 
+type Object_PersistentVolume struct {
+	// Persistent storage (volume.proto), numbered from 30. A persistent
+	// volume, identified by name.
+	PersistentVolume *PersistentVolume `protobuf:"bytes,30,opt,name=persistent_volume,json=persistentVolume,proto3,oneof"`
+}
+
+type Object_PersistentVolumeClaim struct {
+	// A persistent volume claim, identified by namespace and name.
+	PersistentVolumeClaim *PersistentVolumeClaim `protobuf:"bytes,31,opt,name=persistent_volume_claim,json=persistentVolumeClaim,proto3,oneof"`
+}
+
+type Object_StorageClass struct {
+	// A storage class, identified by name.
+	StorageClass *StorageClass `protobuf:"bytes,32,opt,name=storage_class,json=storageClass,proto3,oneof"`
+}
+
+type Object_CsiNode struct {
+	// A node's CSI drivers, identified by the node's name.
+	CsiNode *CSINode `protobuf:"bytes,33,opt,name=csi_node,json=csiNode,proto3,oneof"`
+}
+
+type Object_CsiDriver struct {
+	// A CSI driver, identified by name.
+	CsiDriver *CSIDriver `protobuf:"bytes,34,opt,name=csi_driver,json=csiDriver,proto3,oneof"`
+}
+
+type Object_CsiStorageCapacity struct {
+	// A CSI storage capacity, identified by namespace and name.
+	CsiStorageCapacity *CSIStorageCapacity `protobuf:"bytes,35,opt,name=csi_storage_capacity,json=csiStorageCapacity,proto3,oneof"`
+}
+
 func (*Object_Node) isObject_Kind() {}
 
 func (*Object_Pod) isObject_Kind() {}
@@ -330,12 +445,25 @@ func (*Object_ResourceClaim) isObject_Kind() {}
 
 func (*Object_ResourceClaimTemplate) isObject_Kind() {}
 
+func (*Object_PersistentVolume) isObject_Kind() {}
+
+func (*Object_PersistentVolumeClaim) isObject_Kind() {}
+
+func (*Object_StorageClass) isObject_Kind() {}
+
+func (*Object_CsiNode) isObject_Kind() {}
+
+func (*Object_CsiDriver) isObject_Kind() {}
+
+func (*Object_CsiStorageCapacity) isObject_Kind() {}
+
 // ObjectRef identifies an object Berth holds.
 type ObjectRef struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The kind of object. Required.
 	Kind ObjectKind `protobuf:"varint,1,opt,name=kind,proto3,enum=berth.v1.ObjectKind" json:"kind,omitempty"`
-	// Namespace, for pods, disruption budgets and pod groups; empty for the other kinds.
+	// Namespace, for pods, disruption budgets, pod groups, claims, templates
+	// and storage capacities; empty for the other kinds.
 	Namespace string `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`
 	// Name of the object. Required.
 	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
@@ -474,7 +602,7 @@ var File_berth_v1_object_proto protoreflect.FileDescriptor
 
 const file_berth_v1_object_proto_rawDesc = "" +
 	"\n" +
-	"\x15berth/v1/object.proto\x12\bberth.v1\x1a\x15berth/v1/device.proto\x1a\x14berth/v1/group.proto\x1a\x18berth/v1/namespace.proto\x1a\x13berth/v1/node.proto\x1a\x12berth/v1/pod.proto\x1a\x15berth/v1/policy.proto\"\xf3\x04\n" +
+	"\x15berth/v1/object.proto\x12\bberth.v1\x1a\x15berth/v1/device.proto\x1a\x14berth/v1/group.proto\x1a\x18berth/v1/namespace.proto\x1a\x13berth/v1/node.proto\x1a\x12berth/v1/pod.proto\x1a\x15berth/v1/policy.proto\x1a\x15berth/v1/volume.proto\"\x90\b\n" +
 	"\x06Object\x12$\n" +
 	"\x04node\x18\x01 \x01(\v2\x0e.berth.v1.NodeH\x00R\x04node\x12!\n" +
 	"\x03pod\x18\x02 \x01(\v2\r.berth.v1.PodH\x00R\x03pod\x12@\n" +
@@ -485,7 +613,14 @@ const file_berth_v1_object_proto_rawDesc = "" +
 	"\fdevice_class\x18\x14 \x01(\v2\x15.berth.v1.DeviceClassH\x00R\vdeviceClass\x12@\n" +
 	"\x0eresource_slice\x18\x15 \x01(\v2\x17.berth.v1.ResourceSliceH\x00R\rresourceSlice\x12@\n" +
 	"\x0eresource_claim\x18\x16 \x01(\v2\x17.berth.v1.ResourceClaimH\x00R\rresourceClaim\x12Y\n" +
-	"\x17resource_claim_template\x18\x17 \x01(\v2\x1f.berth.v1.ResourceClaimTemplateH\x00R\x15resourceClaimTemplateB\x06\n" +
+	"\x17resource_claim_template\x18\x17 \x01(\v2\x1f.berth.v1.ResourceClaimTemplateH\x00R\x15resourceClaimTemplate\x12I\n" +
+	"\x11persistent_volume\x18\x1e \x01(\v2\x1a.berth.v1.PersistentVolumeH\x00R\x10persistentVolume\x12Y\n" +
+	"\x17persistent_volume_claim\x18\x1f \x01(\v2\x1f.berth.v1.PersistentVolumeClaimH\x00R\x15persistentVolumeClaim\x12=\n" +
+	"\rstorage_class\x18  \x01(\v2\x16.berth.v1.StorageClassH\x00R\fstorageClass\x12.\n" +
+	"\bcsi_node\x18! \x01(\v2\x11.berth.v1.CSINodeH\x00R\acsiNode\x124\n" +
+	"\n" +
+	"csi_driver\x18\" \x01(\v2\x13.berth.v1.CSIDriverH\x00R\tcsiDriver\x12P\n" +
+	"\x14csi_storage_capacity\x18# \x01(\v2\x1c.berth.v1.CSIStorageCapacityH\x00R\x12csiStorageCapacityB\x06\n" +
 	"\x04kind\"y\n" +
 	"\tObjectRef\x12(\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x14.berth.v1.ObjectKindR\x04kind\x12\x1c\n" +
@@ -495,7 +630,7 @@ const file_berth_v1_object_proto_rawDesc = "" +
 	"\x06PodRef\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x10\n" +
-	"\x03uid\x18\x03 \x01(\tR\x03uid*\xd8\x02\n" +
+	"\x03uid\x18\x03 \x01(\tR\x03uid*\x9f\x04\n" +
 	"\n" +
 	"ObjectKind\x12\x1b\n" +
 	"\x17OBJECT_KIND_UNSPECIFIED\x10\x00\x12\x14\n" +
@@ -508,7 +643,13 @@ const file_berth_v1_object_proto_rawDesc = "" +
 	"\x18OBJECT_KIND_DEVICE_CLASS\x10\x14\x12\x1e\n" +
 	"\x1aOBJECT_KIND_RESOURCE_SLICE\x10\x15\x12\x1e\n" +
 	"\x1aOBJECT_KIND_RESOURCE_CLAIM\x10\x16\x12'\n" +
-	"#OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE\x10\x17B2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
+	"#OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE\x10\x17\x12!\n" +
+	"\x1dOBJECT_KIND_PERSISTENT_VOLUME\x10\x1e\x12'\n" +
+	"#OBJECT_KIND_PERSISTENT_VOLUME_CLAIM\x10\x1f\x12\x1d\n" +
+	"\x19OBJECT_KIND_STORAGE_CLASS\x10 \x12\x18\n" +
+	"\x14OBJECT_KIND_CSI_NODE\x10!\x12\x1a\n" +
+	"\x16OBJECT_KIND_CSI_DRIVER\x10\"\x12$\n" +
+	" OBJECT_KIND_CSI_STORAGE_CAPACITY\x10#B2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
 
 var (
 	file_berth_v1_object_proto_rawDescOnce sync.Once
@@ -539,6 +680,12 @@ var file_berth_v1_object_proto_goTypes = []any{
 	(*ResourceSlice)(nil),         // 11: berth.v1.ResourceSlice
 	(*ResourceClaim)(nil),         // 12: berth.v1.ResourceClaim
 	(*ResourceClaimTemplate)(nil), // 13: berth.v1.ResourceClaimTemplate
+	(*PersistentVolume)(nil),      // 14: berth.v1.PersistentVolume
+	(*PersistentVolumeClaim)(nil), // 15: berth.v1.PersistentVolumeClaim
+	(*StorageClass)(nil),          // 16: berth.v1.StorageClass
+	(*CSINode)(nil),               // 17: berth.v1.CSINode
+	(*CSIDriver)(nil),             // 18: berth.v1.CSIDriver
+	(*CSIStorageCapacity)(nil),    // 19: berth.v1.CSIStorageCapacity
 }
 var file_berth_v1_object_proto_depIdxs = []int32{
 	4,  // 0: berth.v1.Object.node:type_name -> berth.v1.Node
@@ -551,12 +698,18 @@ var file_berth_v1_object_proto_depIdxs = []int32{
 	11, // 7: berth.v1.Object.resource_slice:type_name -> berth.v1.ResourceSlice
 	12, // 8: berth.v1.Object.resource_claim:type_name -> berth.v1.ResourceClaim
 	13, // 9: berth.v1.Object.resource_claim_template:type_name -> berth.v1.ResourceClaimTemplate
-	0,  // 10: berth.v1.ObjectRef.kind:type_name -> berth.v1.ObjectKind
-	11, // [11:11] is the sub-list for method output_type
-	11, // [11:11] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	14, // 10: berth.v1.Object.persistent_volume:type_name -> berth.v1.PersistentVolume
+	15, // 11: berth.v1.Object.persistent_volume_claim:type_name -> berth.v1.PersistentVolumeClaim
+	16, // 12: berth.v1.Object.storage_class:type_name -> berth.v1.StorageClass
+	17, // 13: berth.v1.Object.csi_node:type_name -> berth.v1.CSINode
+	18, // 14: berth.v1.Object.csi_driver:type_name -> berth.v1.CSIDriver
+	19, // 15: berth.v1.Object.csi_storage_capacity:type_name -> berth.v1.CSIStorageCapacity
+	0,  // 16: berth.v1.ObjectRef.kind:type_name -> berth.v1.ObjectKind
+	17, // [17:17] is the sub-list for method output_type
+	17, // [17:17] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_object_proto_init() }
@@ -570,6 +723,7 @@ func file_berth_v1_object_proto_init() {
 	file_berth_v1_node_proto_init()
 	file_berth_v1_pod_proto_init()
 	file_berth_v1_policy_proto_init()
+	file_berth_v1_volume_proto_init()
 	file_berth_v1_object_proto_msgTypes[0].OneofWrappers = []any{
 		(*Object_Node)(nil),
 		(*Object_Pod)(nil),
@@ -581,6 +735,12 @@ func file_berth_v1_object_proto_init() {
 		(*Object_ResourceSlice)(nil),
 		(*Object_ResourceClaim)(nil),
 		(*Object_ResourceClaimTemplate)(nil),
+		(*Object_PersistentVolume)(nil),
+		(*Object_PersistentVolumeClaim)(nil),
+		(*Object_StorageClass)(nil),
+		(*Object_CsiNode)(nil),
+		(*Object_CsiDriver)(nil),
+		(*Object_CsiStorageCapacity)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

@@ -338,7 +338,10 @@ type Pod struct {
 	SchedulingGroup string `protobuf:"bytes,27,opt,name=scheduling_group,json=schedulingGroup,proto3" json:"scheduling_group,omitempty"`
 	// What the pod's owners and kubelet report of it (restart counts, phase,
 	// owners, ...), read by descheduling only. Unset: a bare Running pod.
-	Runtime       *PodRuntime `protobuf:"bytes,35,opt,name=runtime,proto3" json:"runtime,omitempty"`
+	Runtime *PodRuntime `protobuf:"bytes,35,opt,name=runtime,proto3" json:"runtime,omitempty"`
+	// The pod's volumes (spec.volumes), names unique. Claims (direct or
+	// ephemeral) and inline CSI volumes are what scheduling reads.
+	Volumes       []*Volume `protobuf:"bytes,30,rep,name=volumes,proto3" json:"volumes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -565,6 +568,13 @@ func (x *Pod) GetSchedulingGroup() string {
 func (x *Pod) GetRuntime() *PodRuntime {
 	if x != nil {
 		return x.Runtime
+	}
+	return nil
+}
+
+func (x *Pod) GetVolumes() []*Volume {
+	if x != nil {
+		return x.Volumes
 	}
 	return nil
 }
@@ -834,7 +844,7 @@ var File_berth_v1_pod_proto protoreflect.FileDescriptor
 
 const file_berth_v1_pod_proto_rawDesc = "" +
 	"\n" +
-	"\x12berth/v1/pod.proto\x12\bberth.v1\x1a\x17berth/v1/affinity.proto\x1a\x15berth/v1/device.proto\x1a\x13berth/v1/node.proto\x1a\x1aberth/v1/pod_runtime.proto\x1a\x15berth/v1/policy.proto\x1a\x17berth/v1/selector.proto\x1a\x15berth/v1/spread.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x8b\r\n" +
+	"\x12berth/v1/pod.proto\x12\bberth.v1\x1a\x17berth/v1/affinity.proto\x1a\x15berth/v1/device.proto\x1a\x13berth/v1/node.proto\x1a\x1aberth/v1/pod_runtime.proto\x1a\x15berth/v1/policy.proto\x1a\x17berth/v1/selector.proto\x1a\x15berth/v1/spread.proto\x1a\x15berth/v1/volume.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb7\r\n" +
 	"\x03Pod\x12\x10\n" +
 	"\x03uid\x18\x01 \x01(\tR\x03uid\x12\x1c\n" +
 	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12\x12\n" +
@@ -867,7 +877,8 @@ const file_berth_v1_pod_proto_rawDesc = "" +
 	"\tpreempted\x18\x19 \x01(\bR\tpreempted\x12C\n" +
 	"\x0fresource_claims\x18\x1a \x03(\v2\x1a.berth.v1.PodResourceClaimR\x0eresourceClaims\x12)\n" +
 	"\x10scheduling_group\x18\x1b \x01(\tR\x0fschedulingGroup\x12.\n" +
-	"\aruntime\x18# \x01(\v2\x14.berth.v1.PodRuntimeR\aruntime\x1a9\n" +
+	"\aruntime\x18# \x01(\v2\x14.berth.v1.PodRuntimeR\aruntime\x12*\n" +
+	"\avolumes\x18\x1e \x03(\v2\x10.berth.v1.VolumeR\avolumes\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a;\n" +
@@ -951,7 +962,8 @@ var file_berth_v1_pod_proto_goTypes = []any{
 	(*LabelSelector)(nil),            // 16: berth.v1.LabelSelector
 	(*PodResourceClaim)(nil),         // 17: berth.v1.PodResourceClaim
 	(*PodRuntime)(nil),               // 18: berth.v1.PodRuntime
-	(TaintEffect)(0),                 // 19: berth.v1.TaintEffect
+	(*Volume)(nil),                   // 19: berth.v1.Volume
+	(TaintEffect)(0),                 // 20: berth.v1.TaintEffect
 }
 var file_berth_v1_pod_proto_depIdxs = []int32{
 	7,  // 0: berth.v1.Pod.labels:type_name -> berth.v1.Pod.LabelsEntry
@@ -969,17 +981,18 @@ var file_berth_v1_pod_proto_depIdxs = []int32{
 	16, // 12: berth.v1.Pod.workload_selectors:type_name -> berth.v1.LabelSelector
 	17, // 13: berth.v1.Pod.resource_claims:type_name -> berth.v1.PodResourceClaim
 	18, // 14: berth.v1.Pod.runtime:type_name -> berth.v1.PodRuntime
-	11, // 15: berth.v1.Container.requests:type_name -> berth.v1.Container.RequestsEntry
-	5,  // 16: berth.v1.Container.ports:type_name -> berth.v1.ContainerPort
-	1,  // 17: berth.v1.Container.restart_policy:type_name -> berth.v1.ContainerRestartPolicy
-	0,  // 18: berth.v1.ContainerPort.protocol:type_name -> berth.v1.Protocol
-	2,  // 19: berth.v1.Toleration.operator:type_name -> berth.v1.TolerationOperator
-	19, // 20: berth.v1.Toleration.effect:type_name -> berth.v1.TaintEffect
-	21, // [21:21] is the sub-list for method output_type
-	21, // [21:21] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	19, // 15: berth.v1.Pod.volumes:type_name -> berth.v1.Volume
+	11, // 16: berth.v1.Container.requests:type_name -> berth.v1.Container.RequestsEntry
+	5,  // 17: berth.v1.Container.ports:type_name -> berth.v1.ContainerPort
+	1,  // 18: berth.v1.Container.restart_policy:type_name -> berth.v1.ContainerRestartPolicy
+	0,  // 19: berth.v1.ContainerPort.protocol:type_name -> berth.v1.Protocol
+	2,  // 20: berth.v1.Toleration.operator:type_name -> berth.v1.TolerationOperator
+	20, // 21: berth.v1.Toleration.effect:type_name -> berth.v1.TaintEffect
+	22, // [22:22] is the sub-list for method output_type
+	22, // [22:22] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_pod_proto_init() }
@@ -994,6 +1007,7 @@ func file_berth_v1_pod_proto_init() {
 	file_berth_v1_policy_proto_init()
 	file_berth_v1_selector_proto_init()
 	file_berth_v1_spread_proto_init()
+	file_berth_v1_volume_proto_init()
 	file_berth_v1_pod_proto_msgTypes[0].OneofWrappers = []any{}
 	file_berth_v1_pod_proto_msgTypes[3].OneofWrappers = []any{}
 	type x struct{}

@@ -27,6 +27,12 @@ _KINDS = {
     "resource_slice": (object_pb2.OBJECT_KIND_RESOURCE_SLICE, False),
     "resource_claim": (object_pb2.OBJECT_KIND_RESOURCE_CLAIM, True),
     "resource_claim_template": (object_pb2.OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE, True),
+    "persistent_volume": (object_pb2.OBJECT_KIND_PERSISTENT_VOLUME, False),
+    "persistent_volume_claim": (object_pb2.OBJECT_KIND_PERSISTENT_VOLUME_CLAIM, True),
+    "storage_class": (object_pb2.OBJECT_KIND_STORAGE_CLASS, False),
+    "csi_node": (object_pb2.OBJECT_KIND_CSI_NODE, False),
+    "csi_driver": (object_pb2.OBJECT_KIND_CSI_DRIVER, False),
+    "csi_storage_capacity": (object_pb2.OBJECT_KIND_CSI_STORAGE_CAPACITY, True),
 }
 
 

@@ -35,6 +35,14 @@ class IdentityTest(unittest.TestCase):
              (object_pb2.OBJECT_KIND_RESOURCE_CLAIM, "ns", "c")),
             ("resource_claim_template", obj("resource_claim_template", namespace="ns", name="t"),
              (object_pb2.OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE, "ns", "t")),
+            ("persistent_volume", obj("persistent_volume", name="pv"), (object_pb2.OBJECT_KIND_PERSISTENT_VOLUME, "", "pv")),
+            ("persistent_volume_claim", obj("persistent_volume_claim", namespace="ns", name="c"),
+             (object_pb2.OBJECT_KIND_PERSISTENT_VOLUME_CLAIM, "ns", "c")),
+            ("storage_class", obj("storage_class", name="fast"), (object_pb2.OBJECT_KIND_STORAGE_CLASS, "", "fast")),
+            ("csi_node", obj("csi_node", name="n1"), (object_pb2.OBJECT_KIND_CSI_NODE, "", "n1")),
+            ("csi_driver", obj("csi_driver", name="d"), (object_pb2.OBJECT_KIND_CSI_DRIVER, "", "d")),
+            ("csi_storage_capacity", obj("csi_storage_capacity", namespace="ns", name="cap"),
+             (object_pb2.OBJECT_KIND_CSI_STORAGE_CAPACITY, "ns", "cap")),
             ("no kind", object_pb2.Object(), (object_pb2.OBJECT_KIND_UNSPECIFIED, "", "")),
         ]
         kinds = {f.name for f in object_pb2.Object.DESCRIPTOR.oneofs_by_name["kind"].fields}

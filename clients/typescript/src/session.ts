@@ -58,6 +58,12 @@ const KINDS: Record<KindCase, [ObjectKind, boolean]> = {
   resourceSlice: [ObjectKind.OBJECT_KIND_RESOURCE_SLICE, false],
   resourceClaim: [ObjectKind.OBJECT_KIND_RESOURCE_CLAIM, true],
   resourceClaimTemplate: [ObjectKind.OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE, true],
+  persistentVolume: [ObjectKind.OBJECT_KIND_PERSISTENT_VOLUME, false],
+  persistentVolumeClaim: [ObjectKind.OBJECT_KIND_PERSISTENT_VOLUME_CLAIM, true],
+  storageClass: [ObjectKind.OBJECT_KIND_STORAGE_CLASS, false],
+  csiNode: [ObjectKind.OBJECT_KIND_CSI_NODE, false],
+  csiDriver: [ObjectKind.OBJECT_KIND_CSI_DRIVER, false],
+  csiStorageCapacity: [ObjectKind.OBJECT_KIND_CSI_STORAGE_CAPACITY, true],
 };
 
 /** An object's kind, namespace and name, as a string key. */

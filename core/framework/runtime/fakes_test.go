@@ -275,10 +275,18 @@ type (
 		preScoreMixin
 		scoreMixin
 	}
-	// scoreOnlyPlugin: Score alone (VolumeBinding).
+	// scoreOnlyPlugin: Score alone.
 	scoreOnlyPlugin struct {
 		*fake
 		scoreMixin
+	}
+	// volumeBindingPlugin: PreFilter, Filter, Score, Reserve (VolumeBinding).
+	volumeBindingPlugin struct {
+		*fake
+		preFilterMixin
+		filterMixin
+		scoreMixin
+		reserveMixin
 	}
 	// preemptPlugin: PostFilter and PreEnqueue (kube's DefaultPreemption).
 	preemptPlugin struct {
@@ -347,8 +355,11 @@ var (
 	fullFilterScoreKind kind = func(f *fake) framework.Plugin {
 		return &fullFilterScorePlugin{f, preFilterMixin{f}, filterMixin{f}, preScoreMixin{f}, scoreMixin{f}}
 	}
-	scoreKind      kind = func(f *fake) framework.Plugin { return &scorePlugin{f, preScoreMixin{f}, scoreMixin{f}} }
-	scoreOnlyKind  kind = func(f *fake) framework.Plugin { return &scoreOnlyPlugin{f, scoreMixin{f}} }
+	scoreKind         kind = func(f *fake) framework.Plugin { return &scorePlugin{f, preScoreMixin{f}, scoreMixin{f}} }
+	scoreOnlyKind     kind = func(f *fake) framework.Plugin { return &scoreOnlyPlugin{f, scoreMixin{f}} }
+	volumeBindingKind kind = func(f *fake) framework.Plugin {
+		return &volumeBindingPlugin{f, preFilterMixin{f}, filterMixin{f}, scoreMixin{f}, reserveMixin{f}}
+	}
 	preemptKind    kind = func(f *fake) framework.Plugin { return &preemptPlugin{f, postFilterMixin{f}, preEnqueueMixin{f}} }
 	postFilterKind kind = func(f *fake) framework.Plugin { return &postFilterPlugin{f, postFilterMixin{f}} }
 	draKind        kind = func(f *fake) framework.Plugin {

@@ -8,6 +8,7 @@ import (
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/core/volume"
 )
 
 // Framework runs the plugins of one profile. It is safe for concurrent use
@@ -53,6 +54,7 @@ type Framework struct {
 	waitingPods  *WaitingPods
 	metrics      Metrics
 	devices      *dra.Tracker
+	volumes      *volume.Tracker
 	// deterministic: see WithDeterministic (preemption_extras.go).
 	deterministic bool
 	// memo numbers pod signatures for the result memo (plan.go).
@@ -93,6 +95,7 @@ func New(ctx context.Context, registry Registry, profile config.Profile, opts ..
 		metrics:          o.metrics,
 		deterministic:    o.deterministic,
 		devices:          o.devices,
+		volumes:          o.volumes,
 		noResultMemo:     o.noResultMemo,
 		noIndexes:        o.noIndexes,
 		noPreemptionMemo: o.noPreemptionMemo,
@@ -295,6 +298,9 @@ func (f *Framework) IncrementalIndexes() bool { return !f.noIndexes }
 
 // Devices returns the DRA state given WithDevices (framework.Handle).
 func (f *Framework) Devices() *dra.Tracker { return f.devices }
+
+// Volumes returns the storage state (WithVolumes).
+func (f *Framework) Volumes() *volume.Tracker { return f.volumes }
 
 // SnapshotSharedLister returns the snapshot lister.
 func (f *Framework) SnapshotSharedLister() framework.NodeInfoLister { return f.snapshot }

@@ -213,8 +213,8 @@ func TestDefaultProfileExpansion(t *testing.T) {
 			want: map[config.ExtensionPoint][]config.Plugin{
 				config.PreEnqueue: plugins("SchedulingGates", "DynamicResources", "DefaultPreemption"),
 				config.QueueSort:  plugins("PrioritySort"),
-				config.PreFilter:  plugins("NodeAffinity", "NodePorts", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity", "DynamicResources"),
-				config.Filter:     plugins("NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity", "DynamicResources"),
+				config.PreFilter:  plugins("NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity", "DynamicResources"),
+				config.Filter:     plugins("NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity", "DynamicResources"),
 				config.PostFilter: plugins("DynamicResources", "DefaultPreemption"),
 				config.PreScore:   plugins("TaintToleration", "NodeAffinity", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity", "NodeResourcesBalancedAllocation", "ImageLocality"),
 				config.Score: {
@@ -222,7 +222,7 @@ func TestDefaultProfileExpansion(t *testing.T) {
 					{Name: "VolumeBinding", Weight: 1}, {Name: "PodTopologySpread", Weight: 2}, {Name: "InterPodAffinity", Weight: 2}, {Name: "DynamicResources", Weight: 2},
 					{Name: "NodeResourcesBalancedAllocation", Weight: 1}, {Name: "ImageLocality", Weight: 1},
 				},
-				config.Reserve: plugins("DynamicResources"),
+				config.Reserve: plugins("VolumeBinding", "DynamicResources"),
 				config.PreBind: plugins("DynamicResources"),
 				config.Bind:    plugins("DefaultBinder"),
 			},
@@ -252,9 +252,9 @@ func TestDefaultProfileExpansion(t *testing.T) {
 			want: map[config.ExtensionPoint][]config.Plugin{
 				config.PreEnqueue: plugins("SchedulingGates", "DynamicResources", "DefaultPreemption"),
 				config.QueueSort:  plugins("PrioritySort"),
-				config.PreFilter:  plugins("NodeAffinity", "NodePorts", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity", "DynamicResources"),
+				config.PreFilter:  plugins("NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity", "DynamicResources"),
 				// NodeName is named at the point: it comes first, with the point's settings.
-				config.Filter:     plugins("NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity", "DynamicResources"),
+				config.Filter:     plugins("NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity", "DynamicResources"),
 				config.PostFilter: plugins("DynamicResources", "DefaultPreemption"),
 				// InterPodAffinity is named at score: first, weight 7.
 				config.Score: {
@@ -262,7 +262,7 @@ func TestDefaultProfileExpansion(t *testing.T) {
 					{Name: "VolumeBinding", Weight: 1}, {Name: "PodTopologySpread", Weight: 2}, {Name: "DynamicResources", Weight: 2},
 					{Name: "ImageLocality", Weight: 1},
 				},
-				config.Reserve: plugins("DynamicResources"),
+				config.Reserve: plugins("VolumeBinding", "DynamicResources"),
 				config.PreBind: plugins("DynamicResources"),
 				config.Bind:    plugins("DefaultBinder"),
 			},
@@ -330,7 +330,10 @@ func defaultLikePlugins() *testPlugins {
 	tp.add("NodeAffinity", fullFilterScoreKind)
 	tp.add("NodePorts", preFilterKind)
 	tp.add("NodeResourcesFit", fullFilterScoreKind)
-	tp.add("VolumeBinding", scoreOnlyKind)
+	tp.add("VolumeRestrictions", preFilterKind)
+	tp.add("NodeVolumeLimits", preFilterKind)
+	tp.add("VolumeBinding", volumeBindingKind)
+	tp.add("VolumeZone", preFilterKind)
 	tp.add("PodTopologySpread", fullFilterScoreKind)
 	tp.add("InterPodAffinity", fullFilterScoreKind)
 	tp.add("DynamicResources", draKind)

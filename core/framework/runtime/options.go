@@ -6,6 +6,7 @@ import (
 
 	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/core/volume"
 )
 
 // Option injects a dependency into New.
@@ -23,6 +24,7 @@ type options struct {
 	waitingPods  *WaitingPods
 	metrics      Metrics
 	devices      *dra.Tracker
+	volumes      *volume.Tracker
 	// deterministic: see WithDeterministic (preemption_extras.go).
 	deterministic bool
 	// noResultMemo: see WithoutResultMemo.
@@ -99,6 +101,12 @@ func WithWaitingPods(w *WaitingPods) Option {
 // Default: none.
 func WithDevices(t *dra.Tracker) Option {
 	return func(o *options) { o.devices = t }
+}
+
+// WithVolumes sets the storage state plugins read through
+// Handle.Volumes. Default: none.
+func WithVolumes(t *volume.Tracker) Option {
+	return func(o *options) { o.volumes = t }
 }
 
 // WithMetrics sets the metrics hook. Default: none.

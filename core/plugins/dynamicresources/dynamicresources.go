@@ -23,6 +23,11 @@ const Name = names.DynamicResources
 
 const stateKey framework.StateKey = Name
 
+// ranKey marks a cycle whose PreFilter ran (kube writes its state first,
+// so its PostFilter fails with "not found" only when an earlier PreFilter
+// rejected the pod).
+const ranKey framework.StateKey = Name + "/prefilter"
+
 // Reasons, in kube's words.
 const (
 	ErrReasonNotAvailable = "resourceclaim not available on the node"
@@ -42,6 +47,8 @@ type DynamicResources struct {
 	// skip is PreFilter's answer for pods without claims, made once: the
 	// runtime only reads a Skip status.
 	skip *framework.Status
+	// ran is the value of ranKey, made once.
+	ran prefilterRan
 	// filterTimeout bounds Filter's search on one node (0: none).
 	filterTimeout time.Duration
 }
@@ -153,6 +160,7 @@ func (pl *DynamicResources) podClaims(pod *model.Pod) ([]*resourceapi.ResourceCl
 // allocated claims and prepares the allocation of the others. Pods
 // without claims Skip.
 func (pl *DynamicResources) PreFilter(ctx context.Context, state *framework.CycleState, pod *model.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+	state.Write(ranKey, pl.ran)
 	if len(pod.ResourceClaims) == 0 {
 		return nil, pl.skip
 	}
@@ -235,6 +243,12 @@ func (*DynamicResources) PreFilterExtensions() framework.PreFilterExtensions { r
 func unresolvable(reason string) *framework.Status {
 	return framework.NewStatus(framework.UnschedulableAndUnresolvable, reason)
 }
+
+// prefilterRan is ranKey's value; it holds nothing.
+type prefilterRan struct{}
+
+// Clone returns the value itself.
+func (r prefilterRan) Clone() framework.StateData { return r }
 
 func stateOf(cs *framework.CycleState) (*stateData, bool) {
 	return framework.ReadAs[*stateData](cs, stateKey)

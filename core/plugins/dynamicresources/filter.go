@@ -87,6 +87,11 @@ func kubeNode(n *model.Node) *corev1.Node {
 func (pl *DynamicResources) PostFilter(ctx context.Context, cs *framework.CycleState, pod *model.Pod, _ *framework.NodeToStatus) (*framework.PostFilterResult, *framework.Status) {
 	s, ok := stateOf(cs)
 	if !ok {
+		if _, ran := framework.ReadAs[prefilterRan](cs, ranKey); !ran {
+			// An earlier PreFilter rejected the pod: kube's PostFilter
+			// finds no state and fails, and preemption is not tried.
+			return nil, framework.AsStatus(errors.New("not found"))
+		}
 		return nil, framework.NewStatus(framework.Unschedulable)
 	}
 	s.mu.Lock()

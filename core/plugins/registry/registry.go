@@ -14,11 +14,14 @@ import (
 	"github.com/berthsched/berth/core/plugins/nodeports"
 	"github.com/berthsched/berth/core/plugins/noderesources"
 	"github.com/berthsched/berth/core/plugins/nodeunschedulable"
+	"github.com/berthsched/berth/core/plugins/nodevolumelimits"
 	"github.com/berthsched/berth/core/plugins/podtopologyspread"
 	"github.com/berthsched/berth/core/plugins/prioritysort"
 	"github.com/berthsched/berth/core/plugins/schedulinggates"
 	"github.com/berthsched/berth/core/plugins/tainttoleration"
 	"github.com/berthsched/berth/core/plugins/volumebinding"
+	"github.com/berthsched/berth/core/plugins/volumerestrictions"
+	"github.com/berthsched/berth/core/plugins/volumezone"
 )
 
 // InTree returns a new registry holding every in-tree plugin. Each call
@@ -41,5 +44,8 @@ func InTree() runtime.Registry {
 		dynamicresources.Name:                dynamicresources.New,
 		volumebinding.Name:                   volumebinding.New,
 		imagelocality.Name:                   imagelocality.New,
+		volumezone.Name:                      volumezone.New,
+		nodevolumelimits.Name:                nodevolumelimits.New,
+		volumerestrictions.Name:              volumerestrictions.New,
 	}
 }

@@ -1,9 +1,18 @@
 // Package volumebinding is kube-scheduler's VolumeBinding plugin as far as
-// Berth models volumes: not at all yet. Berth holds no PersistentVolumes or
-// PersistentVolumeClaims, so to it every pod is one without claims. For
-// such a pod kube 1.37 filters nothing and, with StorageCapacityScoring on
-// (beta, the default), scores every feasible node 0; the plugin is in the
-// default profile so that traces and totals read as kube's
-// (pluginScores carries "VolumeBinding":0). When volumes are modelled the
-// Filter, Reserve and capacity score of kube join it here.
+// Berth binds volumes so far. PreFilter finds the pod's
+// PersistentVolumeClaims (from the Handle's volume.Tracker) with kube's
+// reasons for a claim missing, lost, being deleted or, for an ephemeral
+// volume, not made for the pod, and holds back a pod with an unbound
+// claim of an Immediate class ("pod has unbound immediate
+// PersistentVolumeClaims", until the volume controller binds it). Filter
+// checks the bound claims' volumes: they must exist and their node
+// affinity must admit the node. Score is 0, as kube's for claims that are
+// all bound (StorageCapacityScoring counts only volumes it chooses or
+// provisions); pods without claims Skip and score 0 everywhere.
+//
+// Where Berth differs from kube, for now: a pod with an unbound claim of
+// a WaitForFirstConsumer class is unschedulable (ErrReasonDelayedUnsupported)
+// instead of having a volume chosen or provisioned for it at Reserve: Berth
+// does not yet carry such bindings in its decisions, and does not bind a
+// pod as if it had no claim.
 package volumebinding

@@ -193,6 +193,20 @@ class ListPodsResponse(_message.Message):
     pods: _containers.RepeatedCompositeFieldContainer[PendingPod]
     def __init__(self, pods: _Optional[_Iterable[_Union[PendingPod, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
+class ListVolumeObjectsRequest(_message.Message):
+    __slots__ = ["kind", "namespace"]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    kind: _object_pb2.ObjectKind
+    namespace: str
+    def __init__(self, kind: _Optional[_Union[_object_pb2.ObjectKind, str]] = ..., namespace: _Optional[str] = ...) -> None: ...
+
+class ListVolumeObjectsResponse(_message.Message):
+    __slots__ = ["objects"]
+    OBJECTS_FIELD_NUMBER: _ClassVar[int]
+    objects: _containers.RepeatedCompositeFieldContainer[_object_pb2.Object]
+    def __init__(self, objects: _Optional[_Iterable[_Union[_object_pb2.Object, _Mapping]]] = ...) -> None: ...
+
 class NodeDeviceReasons(_message.Message):
     __slots__ = ["node", "reasons"]
     NODE_FIELD_NUMBER: _ClassVar[int]

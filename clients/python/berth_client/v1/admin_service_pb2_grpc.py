@@ -84,6 +84,11 @@ class AdminServiceStub(object):
                 request_serializer=berth_dot_v1_dot_deschedule__pb2.DescheduleRequest.SerializeToString,
                 response_deserializer=berth_dot_v1_dot_deschedule__pb2.DescheduleResponse.FromString,
                 )
+        self.ListVolumeObjects = channel.unary_unary(
+                '/berth.v1.AdminService/ListVolumeObjects',
+                request_serializer=berth_dot_v1_dot_admin__service__pb2.ListVolumeObjectsRequest.SerializeToString,
+                response_deserializer=berth_dot_v1_dot_admin__service__pb2.ListVolumeObjectsResponse.FromString,
+                )
 
 
 class AdminServiceServicer(object):
@@ -284,6 +289,19 @@ class AdminServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListVolumeObjects(self, request, context):
+        """ListVolumeObjects lists the storage objects Berth holds of one kind,
+        by namespace and name: PersistentVolumes, PersistentVolumeClaims
+        (those made for pods' ephemeral volumes included), StorageClasses,
+        CSINodes, CSIDrivers or CSIStorageCapacities.
+
+        Fails with INVALID_ARGUMENT: kind not one of the six, or namespace
+        set for a cluster-scoped kind.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -336,6 +354,11 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.Deschedule,
                     request_deserializer=berth_dot_v1_dot_deschedule__pb2.DescheduleRequest.FromString,
                     response_serializer=berth_dot_v1_dot_deschedule__pb2.DescheduleResponse.SerializeToString,
+            ),
+            'ListVolumeObjects': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListVolumeObjects,
+                    request_deserializer=berth_dot_v1_dot_admin__service__pb2.ListVolumeObjectsRequest.FromString,
+                    response_serializer=berth_dot_v1_dot_admin__service__pb2.ListVolumeObjectsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -533,5 +556,22 @@ class AdminService(object):
         return grpc.experimental.unary_unary(request, target, '/berth.v1.AdminService/Deschedule',
             berth_dot_v1_dot_deschedule__pb2.DescheduleRequest.SerializeToString,
             berth_dot_v1_dot_deschedule__pb2.DescheduleResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListVolumeObjects(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/berth.v1.AdminService/ListVolumeObjects',
+            berth_dot_v1_dot_admin__service__pb2.ListVolumeObjectsRequest.SerializeToString,
+            berth_dot_v1_dot_admin__service__pb2.ListVolumeObjectsResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

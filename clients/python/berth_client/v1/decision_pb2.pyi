@@ -1,5 +1,6 @@
 from berth_client.v1 import device_pb2 as _device_pb2
 from berth_client.v1 import object_pb2 as _object_pb2
+from berth_client.v1 import volume_pb2 as _volume_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -23,14 +24,16 @@ EVICT_CAUSE_TAINT: EvictCause
 EVICT_CAUSE_UNSPECIFIED: EvictCause
 
 class Bind(_message.Message):
-    __slots__ = ["claims", "group", "node"]
+    __slots__ = ["claims", "group", "node", "volumes"]
     CLAIMS_FIELD_NUMBER: _ClassVar[int]
     GROUP_FIELD_NUMBER: _ClassVar[int]
     NODE_FIELD_NUMBER: _ClassVar[int]
+    VOLUMES_FIELD_NUMBER: _ClassVar[int]
     claims: _containers.RepeatedCompositeFieldContainer[_device_pb2.ClaimAllocation]
     group: str
     node: str
-    def __init__(self, node: _Optional[str] = ..., group: _Optional[str] = ..., claims: _Optional[_Iterable[_Union[_device_pb2.ClaimAllocation, _Mapping]]] = ...) -> None: ...
+    volumes: _containers.RepeatedCompositeFieldContainer[_volume_pb2.VolumeBinding]
+    def __init__(self, node: _Optional[str] = ..., group: _Optional[str] = ..., claims: _Optional[_Iterable[_Union[_device_pb2.ClaimAllocation, _Mapping]]] = ..., volumes: _Optional[_Iterable[_Union[_volume_pb2.VolumeBinding, _Mapping]]] = ...) -> None: ...
 
 class ClearNomination(_message.Message):
     __slots__ = ["previous_node", "reason"]

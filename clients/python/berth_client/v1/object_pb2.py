@@ -17,9 +17,10 @@ from berth_client.v1 import namespace_pb2 as berth_dot_v1_dot_namespace__pb2
 from berth_client.v1 import node_pb2 as berth_dot_v1_dot_node__pb2
 from berth_client.v1 import pod_pb2 as berth_dot_v1_dot_pod__pb2
 from berth_client.v1 import policy_pb2 as berth_dot_v1_dot_policy__pb2
+from berth_client.v1 import volume_pb2 as berth_dot_v1_dot_volume__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x62\x65rth/v1/object.proto\x12\x08\x62\x65rth.v1\x1a\x15\x62\x65rth/v1/device.proto\x1a\x14\x62\x65rth/v1/group.proto\x1a\x18\x62\x65rth/v1/namespace.proto\x1a\x13\x62\x65rth/v1/node.proto\x1a\x12\x62\x65rth/v1/pod.proto\x1a\x15\x62\x65rth/v1/policy.proto\"\xed\x03\n\x06Object\x12\x1e\n\x04node\x18\x01 \x01(\x0b\x32\x0e.berth.v1.NodeH\x00\x12\x1c\n\x03pod\x18\x02 \x01(\x0b\x32\r.berth.v1.PodH\x00\x12\x31\n\x0epriority_class\x18\x03 \x01(\x0b\x32\x17.berth.v1.PriorityClassH\x00\x12>\n\x15pod_disruption_budget\x18\x04 \x01(\x0b\x32\x1d.berth.v1.PodDisruptionBudgetH\x00\x12(\n\tnamespace\x18\x05 \x01(\x0b\x32\x13.berth.v1.NamespaceH\x00\x12\'\n\tpod_group\x18\x06 \x01(\x0b\x32\x12.berth.v1.PodGroupH\x00\x12-\n\x0c\x64\x65vice_class\x18\x14 \x01(\x0b\x32\x15.berth.v1.DeviceClassH\x00\x12\x31\n\x0eresource_slice\x18\x15 \x01(\x0b\x32\x17.berth.v1.ResourceSliceH\x00\x12\x31\n\x0eresource_claim\x18\x16 \x01(\x0b\x32\x17.berth.v1.ResourceClaimH\x00\x12\x42\n\x17resource_claim_template\x18\x17 \x01(\x0b\x32\x1f.berth.v1.ResourceClaimTemplateH\x00\x42\x06\n\x04kind\"]\n\tObjectRef\x12\"\n\x04kind\x18\x01 \x01(\x0e\x32\x14.berth.v1.ObjectKind\x12\x11\n\tnamespace\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x0b\n\x03uid\x18\x04 \x01(\t\"6\n\x06PodRef\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0b\n\x03uid\x18\x03 \x01(\t*\xd8\x02\n\nObjectKind\x12\x1b\n\x17OBJECT_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10OBJECT_KIND_NODE\x10\x01\x12\x13\n\x0fOBJECT_KIND_POD\x10\x02\x12\x1e\n\x1aOBJECT_KIND_PRIORITY_CLASS\x10\x03\x12%\n!OBJECT_KIND_POD_DISRUPTION_BUDGET\x10\x04\x12\x19\n\x15OBJECT_KIND_NAMESPACE\x10\x05\x12\x19\n\x15OBJECT_KIND_POD_GROUP\x10\x06\x12\x1c\n\x18OBJECT_KIND_DEVICE_CLASS\x10\x14\x12\x1e\n\x1aOBJECT_KIND_RESOURCE_SLICE\x10\x15\x12\x1e\n\x1aOBJECT_KIND_RESOURCE_CLAIM\x10\x16\x12\'\n#OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE\x10\x17\x42\x32Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x62\x65rth/v1/object.proto\x12\x08\x62\x65rth.v1\x1a\x15\x62\x65rth/v1/device.proto\x1a\x14\x62\x65rth/v1/group.proto\x1a\x18\x62\x65rth/v1/namespace.proto\x1a\x13\x62\x65rth/v1/node.proto\x1a\x12\x62\x65rth/v1/pod.proto\x1a\x15\x62\x65rth/v1/policy.proto\x1a\x15\x62\x65rth/v1/volume.proto\"\xab\x06\n\x06Object\x12\x1e\n\x04node\x18\x01 \x01(\x0b\x32\x0e.berth.v1.NodeH\x00\x12\x1c\n\x03pod\x18\x02 \x01(\x0b\x32\r.berth.v1.PodH\x00\x12\x31\n\x0epriority_class\x18\x03 \x01(\x0b\x32\x17.berth.v1.PriorityClassH\x00\x12>\n\x15pod_disruption_budget\x18\x04 \x01(\x0b\x32\x1d.berth.v1.PodDisruptionBudgetH\x00\x12(\n\tnamespace\x18\x05 \x01(\x0b\x32\x13.berth.v1.NamespaceH\x00\x12\'\n\tpod_group\x18\x06 \x01(\x0b\x32\x12.berth.v1.PodGroupH\x00\x12-\n\x0c\x64\x65vice_class\x18\x14 \x01(\x0b\x32\x15.berth.v1.DeviceClassH\x00\x12\x31\n\x0eresource_slice\x18\x15 \x01(\x0b\x32\x17.berth.v1.ResourceSliceH\x00\x12\x31\n\x0eresource_claim\x18\x16 \x01(\x0b\x32\x17.berth.v1.ResourceClaimH\x00\x12\x42\n\x17resource_claim_template\x18\x17 \x01(\x0b\x32\x1f.berth.v1.ResourceClaimTemplateH\x00\x12\x37\n\x11persistent_volume\x18\x1e \x01(\x0b\x32\x1a.berth.v1.PersistentVolumeH\x00\x12\x42\n\x17persistent_volume_claim\x18\x1f \x01(\x0b\x32\x1f.berth.v1.PersistentVolumeClaimH\x00\x12/\n\rstorage_class\x18  \x01(\x0b\x32\x16.berth.v1.StorageClassH\x00\x12%\n\x08\x63si_node\x18! \x01(\x0b\x32\x11.berth.v1.CSINodeH\x00\x12)\n\ncsi_driver\x18\" \x01(\x0b\x32\x13.berth.v1.CSIDriverH\x00\x12<\n\x14\x63si_storage_capacity\x18# \x01(\x0b\x32\x1c.berth.v1.CSIStorageCapacityH\x00\x42\x06\n\x04kind\"]\n\tObjectRef\x12\"\n\x04kind\x18\x01 \x01(\x0e\x32\x14.berth.v1.ObjectKind\x12\x11\n\tnamespace\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x0b\n\x03uid\x18\x04 \x01(\t\"6\n\x06PodRef\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0b\n\x03uid\x18\x03 \x01(\t*\x9f\x04\n\nObjectKind\x12\x1b\n\x17OBJECT_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10OBJECT_KIND_NODE\x10\x01\x12\x13\n\x0fOBJECT_KIND_POD\x10\x02\x12\x1e\n\x1aOBJECT_KIND_PRIORITY_CLASS\x10\x03\x12%\n!OBJECT_KIND_POD_DISRUPTION_BUDGET\x10\x04\x12\x19\n\x15OBJECT_KIND_NAMESPACE\x10\x05\x12\x19\n\x15OBJECT_KIND_POD_GROUP\x10\x06\x12\x1c\n\x18OBJECT_KIND_DEVICE_CLASS\x10\x14\x12\x1e\n\x1aOBJECT_KIND_RESOURCE_SLICE\x10\x15\x12\x1e\n\x1aOBJECT_KIND_RESOURCE_CLAIM\x10\x16\x12\'\n#OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE\x10\x17\x12!\n\x1dOBJECT_KIND_PERSISTENT_VOLUME\x10\x1e\x12\'\n#OBJECT_KIND_PERSISTENT_VOLUME_CLAIM\x10\x1f\x12\x1d\n\x19OBJECT_KIND_STORAGE_CLASS\x10 \x12\x18\n\x14OBJECT_KIND_CSI_NODE\x10!\x12\x1a\n\x16OBJECT_KIND_CSI_DRIVER\x10\"\x12$\n OBJECT_KIND_CSI_STORAGE_CAPACITY\x10#B2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'berth.v1.object_pb2', globals())
@@ -27,12 +28,12 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'Z0github.com/berthsched/berth/api/berth/v1;berthv1'
-  _OBJECTKIND._serialized_start=818
-  _OBJECTKIND._serialized_end=1162
-  _OBJECT._serialized_start=171
-  _OBJECT._serialized_end=664
-  _OBJECTREF._serialized_start=666
-  _OBJECTREF._serialized_end=759
-  _PODREF._serialized_start=761
-  _PODREF._serialized_end=815
+  _OBJECTKIND._serialized_start=1159
+  _OBJECTKIND._serialized_end=1702
+  _OBJECT._serialized_start=194
+  _OBJECT._serialized_end=1005
+  _OBJECTREF._serialized_start=1007
+  _OBJECTREF._serialized_end=1100
+  _PODREF._serialized_start=1102
+  _PODREF._serialized_end=1156
 # @@protoc_insertion_point(module_scope)

@@ -18,10 +18,11 @@ from berth_client.v1 import pod_runtime_pb2 as berth_dot_v1_dot_pod__runtime__pb
 from berth_client.v1 import policy_pb2 as berth_dot_v1_dot_policy__pb2
 from berth_client.v1 import selector_pb2 as berth_dot_v1_dot_selector__pb2
 from berth_client.v1 import spread_pb2 as berth_dot_v1_dot_spread__pb2
+from berth_client.v1 import volume_pb2 as berth_dot_v1_dot_volume__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x12\x62\x65rth/v1/pod.proto\x12\x08\x62\x65rth.v1\x1a\x17\x62\x65rth/v1/affinity.proto\x1a\x15\x62\x65rth/v1/device.proto\x1a\x13\x62\x65rth/v1/node.proto\x1a\x1a\x62\x65rth/v1/pod_runtime.proto\x1a\x15\x62\x65rth/v1/policy.proto\x1a\x17\x62\x65rth/v1/selector.proto\x1a\x15\x62\x65rth/v1/spread.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe4\t\n\x03Pod\x12\x0b\n\x03uid\x18\x01 \x01(\t\x12\x11\n\tnamespace\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12)\n\x06labels\x18\x04 \x03(\x0b\x32\x19.berth.v1.Pod.LabelsEntry\x12\x16\n\x0escheduler_name\x18\x05 \x01(\t\x12\x15\n\x08priority\x18\x06 \x01(\x05H\x00\x88\x01\x01\x12\x1b\n\x13priority_class_name\x18\x07 \x01(\t\x12\x35\n\x11preemption_policy\x18\x08 \x01(\x0e\x32\x1a.berth.v1.PreemptionPolicy\x12\'\n\ncontainers\x18\t \x03(\x0b\x32\x13.berth.v1.Container\x12,\n\x0finit_containers\x18\n \x03(\x0b\x32\x13.berth.v1.Container\x12-\n\x08overhead\x18\x0b \x03(\x0b\x32\x1b.berth.v1.Pod.OverheadEntry\x12\x36\n\rnode_selector\x18\x0c \x03(\x0b\x32\x1f.berth.v1.Pod.NodeSelectorEntry\x12$\n\x08\x61\x66\x66inity\x18\r \x01(\x0b\x32\x12.berth.v1.Affinity\x12)\n\x0btolerations\x18\x0e \x03(\x0b\x32\x14.berth.v1.Toleration\x12G\n\x1btopology_spread_constraints\x18\x0f \x03(\x0b\x32\".berth.v1.TopologySpreadConstraint\x12\x18\n\x10scheduling_gates\x18\x10 \x03(\t\x12\x11\n\tnode_name\x18\x11 \x01(\t\x12\x1b\n\x13nominated_node_name\x18\x12 \x01(\t\x12\x31\n\rcreation_time\x18\x13 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nstart_time\x18\x14 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05ready\x18\x15 \x01(\x08\x12\x13\n\x0bterminating\x18\x16 \x01(\x08\x12?\n\x12pod_level_requests\x18\x17 \x03(\x0b\x32#.berth.v1.Pod.PodLevelRequestsEntry\x12\x33\n\x12workload_selectors\x18\x18 \x03(\x0b\x32\x17.berth.v1.LabelSelector\x12\x11\n\tpreempted\x18\x19 \x01(\x08\x12\x33\n\x0fresource_claims\x18\x1a \x03(\x0b\x32\x1a.berth.v1.PodResourceClaim\x12\x18\n\x10scheduling_group\x18\x1b \x01(\t\x12%\n\x07runtime\x18# \x01(\x0b\x32\x14.berth.v1.PodRuntime\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a/\n\rOverheadEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x1a\x33\n\x11NodeSelectorEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a\x37\n\x15PodLevelRequestsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x42\x0b\n\t_priority\"\x80\x02\n\tContainer\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x33\n\x08requests\x18\x02 \x03(\x0b\x32!.berth.v1.Container.RequestsEntry\x12&\n\x05ports\x18\x03 \x03(\x0b\x32\x17.berth.v1.ContainerPort\x12\x38\n\x0erestart_policy\x18\x04 \x01(\x0e\x32 .berth.v1.ContainerRestartPolicy\x12\x0e\n\x06\x63laims\x18\x05 \x03(\t\x12\r\n\x05image\x18\x06 \x01(\t\x1a/\n\rRequestsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"q\n\rContainerPort\x12\x16\n\x0e\x63ontainer_port\x18\x01 \x01(\x05\x12\x11\n\thost_port\x18\x02 \x01(\x05\x12\x0f\n\x07host_ip\x18\x03 \x01(\t\x12$\n\x08protocol\x18\x04 \x01(\x0e\x32\x12.berth.v1.Protocol\"\xb7\x01\n\nToleration\x12\x0b\n\x03key\x18\x01 \x01(\t\x12.\n\x08operator\x18\x02 \x01(\x0e\x32\x1c.berth.v1.TolerationOperator\x12\r\n\x05value\x18\x03 \x01(\t\x12%\n\x06\x65\x66\x66\x65\x63t\x18\x04 \x01(\x0e\x32\x15.berth.v1.TaintEffect\x12\x1f\n\x12toleration_seconds\x18\x05 \x01(\x03H\x00\x88\x01\x01\x42\x15\n\x13_toleration_seconds*[\n\x08Protocol\x12\x18\n\x14PROTOCOL_UNSPECIFIED\x10\x00\x12\x10\n\x0cPROTOCOL_TCP\x10\x01\x12\x10\n\x0cPROTOCOL_UDP\x10\x02\x12\x11\n\rPROTOCOL_SCTP\x10\x03*g\n\x16\x43ontainerRestartPolicy\x12(\n$CONTAINER_RESTART_POLICY_UNSPECIFIED\x10\x00\x12#\n\x1f\x43ONTAINER_RESTART_POLICY_ALWAYS\x10\x01*x\n\x12TolerationOperator\x12#\n\x1fTOLERATION_OPERATOR_UNSPECIFIED\x10\x00\x12\x1d\n\x19TOLERATION_OPERATOR_EQUAL\x10\x01\x12\x1e\n\x1aTOLERATION_OPERATOR_EXISTS\x10\x02\x42\x32Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x12\x62\x65rth/v1/pod.proto\x12\x08\x62\x65rth.v1\x1a\x17\x62\x65rth/v1/affinity.proto\x1a\x15\x62\x65rth/v1/device.proto\x1a\x13\x62\x65rth/v1/node.proto\x1a\x1a\x62\x65rth/v1/pod_runtime.proto\x1a\x15\x62\x65rth/v1/policy.proto\x1a\x17\x62\x65rth/v1/selector.proto\x1a\x15\x62\x65rth/v1/spread.proto\x1a\x15\x62\x65rth/v1/volume.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x87\n\n\x03Pod\x12\x0b\n\x03uid\x18\x01 \x01(\t\x12\x11\n\tnamespace\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12)\n\x06labels\x18\x04 \x03(\x0b\x32\x19.berth.v1.Pod.LabelsEntry\x12\x16\n\x0escheduler_name\x18\x05 \x01(\t\x12\x15\n\x08priority\x18\x06 \x01(\x05H\x00\x88\x01\x01\x12\x1b\n\x13priority_class_name\x18\x07 \x01(\t\x12\x35\n\x11preemption_policy\x18\x08 \x01(\x0e\x32\x1a.berth.v1.PreemptionPolicy\x12\'\n\ncontainers\x18\t \x03(\x0b\x32\x13.berth.v1.Container\x12,\n\x0finit_containers\x18\n \x03(\x0b\x32\x13.berth.v1.Container\x12-\n\x08overhead\x18\x0b \x03(\x0b\x32\x1b.berth.v1.Pod.OverheadEntry\x12\x36\n\rnode_selector\x18\x0c \x03(\x0b\x32\x1f.berth.v1.Pod.NodeSelectorEntry\x12$\n\x08\x61\x66\x66inity\x18\r \x01(\x0b\x32\x12.berth.v1.Affinity\x12)\n\x0btolerations\x18\x0e \x03(\x0b\x32\x14.berth.v1.Toleration\x12G\n\x1btopology_spread_constraints\x18\x0f \x03(\x0b\x32\".berth.v1.TopologySpreadConstraint\x12\x18\n\x10scheduling_gates\x18\x10 \x03(\t\x12\x11\n\tnode_name\x18\x11 \x01(\t\x12\x1b\n\x13nominated_node_name\x18\x12 \x01(\t\x12\x31\n\rcreation_time\x18\x13 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nstart_time\x18\x14 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05ready\x18\x15 \x01(\x08\x12\x13\n\x0bterminating\x18\x16 \x01(\x08\x12?\n\x12pod_level_requests\x18\x17 \x03(\x0b\x32#.berth.v1.Pod.PodLevelRequestsEntry\x12\x33\n\x12workload_selectors\x18\x18 \x03(\x0b\x32\x17.berth.v1.LabelSelector\x12\x11\n\tpreempted\x18\x19 \x01(\x08\x12\x33\n\x0fresource_claims\x18\x1a \x03(\x0b\x32\x1a.berth.v1.PodResourceClaim\x12\x18\n\x10scheduling_group\x18\x1b \x01(\t\x12%\n\x07runtime\x18# \x01(\x0b\x32\x14.berth.v1.PodRuntime\x12!\n\x07volumes\x18\x1e \x03(\x0b\x32\x10.berth.v1.Volume\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a/\n\rOverheadEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x1a\x33\n\x11NodeSelectorEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a\x37\n\x15PodLevelRequestsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x42\x0b\n\t_priority\"\x80\x02\n\tContainer\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x33\n\x08requests\x18\x02 \x03(\x0b\x32!.berth.v1.Container.RequestsEntry\x12&\n\x05ports\x18\x03 \x03(\x0b\x32\x17.berth.v1.ContainerPort\x12\x38\n\x0erestart_policy\x18\x04 \x01(\x0e\x32 .berth.v1.ContainerRestartPolicy\x12\x0e\n\x06\x63laims\x18\x05 \x03(\t\x12\r\n\x05image\x18\x06 \x01(\t\x1a/\n\rRequestsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"q\n\rContainerPort\x12\x16\n\x0e\x63ontainer_port\x18\x01 \x01(\x05\x12\x11\n\thost_port\x18\x02 \x01(\x05\x12\x0f\n\x07host_ip\x18\x03 \x01(\t\x12$\n\x08protocol\x18\x04 \x01(\x0e\x32\x12.berth.v1.Protocol\"\xb7\x01\n\nToleration\x12\x0b\n\x03key\x18\x01 \x01(\t\x12.\n\x08operator\x18\x02 \x01(\x0e\x32\x1c.berth.v1.TolerationOperator\x12\r\n\x05value\x18\x03 \x01(\t\x12%\n\x06\x65\x66\x66\x65\x63t\x18\x04 \x01(\x0e\x32\x15.berth.v1.TaintEffect\x12\x1f\n\x12toleration_seconds\x18\x05 \x01(\x03H\x00\x88\x01\x01\x42\x15\n\x13_toleration_seconds*[\n\x08Protocol\x12\x18\n\x14PROTOCOL_UNSPECIFIED\x10\x00\x12\x10\n\x0cPROTOCOL_TCP\x10\x01\x12\x10\n\x0cPROTOCOL_UDP\x10\x02\x12\x11\n\rPROTOCOL_SCTP\x10\x03*g\n\x16\x43ontainerRestartPolicy\x12(\n$CONTAINER_RESTART_POLICY_UNSPECIFIED\x10\x00\x12#\n\x1f\x43ONTAINER_RESTART_POLICY_ALWAYS\x10\x01*x\n\x12TolerationOperator\x12#\n\x1fTOLERATION_OPERATOR_UNSPECIFIED\x10\x00\x12\x1d\n\x19TOLERATION_OPERATOR_EQUAL\x10\x01\x12\x1e\n\x1aTOLERATION_OPERATOR_EXISTS\x10\x02\x42\x32Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'berth.v1.pod_pb2', globals())
@@ -39,28 +40,28 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _POD_PODLEVELREQUESTSENTRY._serialized_options = b'8\001'
   _CONTAINER_REQUESTSENTRY._options = None
   _CONTAINER_REQUESTSENTRY._serialized_options = b'8\001'
-  _PROTOCOL._serialized_start=2048
-  _PROTOCOL._serialized_end=2139
-  _CONTAINERRESTARTPOLICY._serialized_start=2141
-  _CONTAINERRESTARTPOLICY._serialized_end=2244
-  _TOLERATIONOPERATOR._serialized_start=2246
-  _TOLERATIONOPERATOR._serialized_end=2366
-  _POD._serialized_start=234
-  _POD._serialized_end=1486
-  _POD_LABELSENTRY._serialized_start=1269
-  _POD_LABELSENTRY._serialized_end=1314
-  _POD_OVERHEADENTRY._serialized_start=1316
-  _POD_OVERHEADENTRY._serialized_end=1363
-  _POD_NODESELECTORENTRY._serialized_start=1365
-  _POD_NODESELECTORENTRY._serialized_end=1416
-  _POD_PODLEVELREQUESTSENTRY._serialized_start=1418
-  _POD_PODLEVELREQUESTSENTRY._serialized_end=1473
-  _CONTAINER._serialized_start=1489
-  _CONTAINER._serialized_end=1745
-  _CONTAINER_REQUESTSENTRY._serialized_start=1698
-  _CONTAINER_REQUESTSENTRY._serialized_end=1745
-  _CONTAINERPORT._serialized_start=1747
-  _CONTAINERPORT._serialized_end=1860
-  _TOLERATION._serialized_start=1863
-  _TOLERATION._serialized_end=2046
+  _PROTOCOL._serialized_start=2106
+  _PROTOCOL._serialized_end=2197
+  _CONTAINERRESTARTPOLICY._serialized_start=2199
+  _CONTAINERRESTARTPOLICY._serialized_end=2302
+  _TOLERATIONOPERATOR._serialized_start=2304
+  _TOLERATIONOPERATOR._serialized_end=2424
+  _POD._serialized_start=257
+  _POD._serialized_end=1544
+  _POD_LABELSENTRY._serialized_start=1327
+  _POD_LABELSENTRY._serialized_end=1372
+  _POD_OVERHEADENTRY._serialized_start=1374
+  _POD_OVERHEADENTRY._serialized_end=1421
+  _POD_NODESELECTORENTRY._serialized_start=1423
+  _POD_NODESELECTORENTRY._serialized_end=1474
+  _POD_PODLEVELREQUESTSENTRY._serialized_start=1476
+  _POD_PODLEVELREQUESTSENTRY._serialized_end=1531
+  _CONTAINER._serialized_start=1547
+  _CONTAINER._serialized_end=1803
+  _CONTAINER_REQUESTSENTRY._serialized_start=1756
+  _CONTAINER_REQUESTSENTRY._serialized_end=1803
+  _CONTAINERPORT._serialized_start=1805
+  _CONTAINERPORT._serialized_end=1918
+  _TOLERATION._serialized_start=1921
+  _TOLERATION._serialized_end=2104
 # @@protoc_insertion_point(module_scope)

@@ -5,6 +5,7 @@ from berth_client.v1 import pod_runtime_pb2 as _pod_runtime_pb2
 from berth_client.v1 import policy_pb2 as _policy_pb2
 from berth_client.v1 import selector_pb2 as _selector_pb2
 from berth_client.v1 import spread_pb2 as _spread_pb2
+from berth_client.v1 import volume_pb2 as _volume_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -59,7 +60,7 @@ class ContainerPort(_message.Message):
     def __init__(self, container_port: _Optional[int] = ..., host_port: _Optional[int] = ..., host_ip: _Optional[str] = ..., protocol: _Optional[_Union[Protocol, str]] = ...) -> None: ...
 
 class Pod(_message.Message):
-    __slots__ = ["affinity", "containers", "creation_time", "init_containers", "labels", "name", "namespace", "node_name", "node_selector", "nominated_node_name", "overhead", "pod_level_requests", "preempted", "preemption_policy", "priority", "priority_class_name", "ready", "resource_claims", "runtime", "scheduler_name", "scheduling_gates", "scheduling_group", "start_time", "terminating", "tolerations", "topology_spread_constraints", "uid", "workload_selectors"]
+    __slots__ = ["affinity", "containers", "creation_time", "init_containers", "labels", "name", "namespace", "node_name", "node_selector", "nominated_node_name", "overhead", "pod_level_requests", "preempted", "preemption_policy", "priority", "priority_class_name", "ready", "resource_claims", "runtime", "scheduler_name", "scheduling_gates", "scheduling_group", "start_time", "terminating", "tolerations", "topology_spread_constraints", "uid", "volumes", "workload_selectors"]
     class LabelsEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -115,6 +116,7 @@ class Pod(_message.Message):
     TOLERATIONS_FIELD_NUMBER: _ClassVar[int]
     TOPOLOGY_SPREAD_CONSTRAINTS_FIELD_NUMBER: _ClassVar[int]
     UID_FIELD_NUMBER: _ClassVar[int]
+    VOLUMES_FIELD_NUMBER: _ClassVar[int]
     WORKLOAD_SELECTORS_FIELD_NUMBER: _ClassVar[int]
     affinity: _affinity_pb2.Affinity
     containers: _containers.RepeatedCompositeFieldContainer[Container]
@@ -143,8 +145,9 @@ class Pod(_message.Message):
     tolerations: _containers.RepeatedCompositeFieldContainer[Toleration]
     topology_spread_constraints: _containers.RepeatedCompositeFieldContainer[_spread_pb2.TopologySpreadConstraint]
     uid: str
+    volumes: _containers.RepeatedCompositeFieldContainer[_volume_pb2.Volume]
     workload_selectors: _containers.RepeatedCompositeFieldContainer[_selector_pb2.LabelSelector]
-    def __init__(self, uid: _Optional[str] = ..., namespace: _Optional[str] = ..., name: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., scheduler_name: _Optional[str] = ..., priority: _Optional[int] = ..., priority_class_name: _Optional[str] = ..., preemption_policy: _Optional[_Union[_policy_pb2.PreemptionPolicy, str]] = ..., containers: _Optional[_Iterable[_Union[Container, _Mapping]]] = ..., init_containers: _Optional[_Iterable[_Union[Container, _Mapping]]] = ..., overhead: _Optional[_Mapping[str, int]] = ..., node_selector: _Optional[_Mapping[str, str]] = ..., affinity: _Optional[_Union[_affinity_pb2.Affinity, _Mapping]] = ..., tolerations: _Optional[_Iterable[_Union[Toleration, _Mapping]]] = ..., topology_spread_constraints: _Optional[_Iterable[_Union[_spread_pb2.TopologySpreadConstraint, _Mapping]]] = ..., scheduling_gates: _Optional[_Iterable[str]] = ..., node_name: _Optional[str] = ..., nominated_node_name: _Optional[str] = ..., creation_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., start_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., ready: bool = ..., terminating: bool = ..., pod_level_requests: _Optional[_Mapping[str, int]] = ..., workload_selectors: _Optional[_Iterable[_Union[_selector_pb2.LabelSelector, _Mapping]]] = ..., preempted: bool = ..., resource_claims: _Optional[_Iterable[_Union[_device_pb2.PodResourceClaim, _Mapping]]] = ..., scheduling_group: _Optional[str] = ..., runtime: _Optional[_Union[_pod_runtime_pb2.PodRuntime, _Mapping]] = ...) -> None: ...
+    def __init__(self, uid: _Optional[str] = ..., namespace: _Optional[str] = ..., name: _Optional[str] = ..., labels: _Optional[_Mapping[str, str]] = ..., scheduler_name: _Optional[str] = ..., priority: _Optional[int] = ..., priority_class_name: _Optional[str] = ..., preemption_policy: _Optional[_Union[_policy_pb2.PreemptionPolicy, str]] = ..., containers: _Optional[_Iterable[_Union[Container, _Mapping]]] = ..., init_containers: _Optional[_Iterable[_Union[Container, _Mapping]]] = ..., overhead: _Optional[_Mapping[str, int]] = ..., node_selector: _Optional[_Mapping[str, str]] = ..., affinity: _Optional[_Union[_affinity_pb2.Affinity, _Mapping]] = ..., tolerations: _Optional[_Iterable[_Union[Toleration, _Mapping]]] = ..., topology_spread_constraints: _Optional[_Iterable[_Union[_spread_pb2.TopologySpreadConstraint, _Mapping]]] = ..., scheduling_gates: _Optional[_Iterable[str]] = ..., node_name: _Optional[str] = ..., nominated_node_name: _Optional[str] = ..., creation_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., start_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., ready: bool = ..., terminating: bool = ..., pod_level_requests: _Optional[_Mapping[str, int]] = ..., workload_selectors: _Optional[_Iterable[_Union[_selector_pb2.LabelSelector, _Mapping]]] = ..., preempted: bool = ..., resource_claims: _Optional[_Iterable[_Union[_device_pb2.PodResourceClaim, _Mapping]]] = ..., scheduling_group: _Optional[str] = ..., runtime: _Optional[_Union[_pod_runtime_pb2.PodRuntime, _Mapping]] = ..., volumes: _Optional[_Iterable[_Union[_volume_pb2.Volume, _Mapping]]] = ...) -> None: ...
 
 class Toleration(_message.Message):
     __slots__ = ["effect", "key", "operator", "toleration_seconds", "value"]

@@ -887,6 +887,27 @@ export interface ListDeviceObjectsResponse {
   objects: Object[];
 }
 
+/** ListVolumeObjectsRequest is the request of AdminService.ListVolumeObjects. */
+export interface ListVolumeObjectsRequest {
+  /**
+   * OBJECT_KIND_PERSISTENT_VOLUME, OBJECT_KIND_PERSISTENT_VOLUME_CLAIM,
+   * OBJECT_KIND_STORAGE_CLASS, OBJECT_KIND_CSI_NODE, OBJECT_KIND_CSI_DRIVER
+   * or OBJECT_KIND_CSI_STORAGE_CAPACITY.
+   */
+  kind: ObjectKind;
+  /** Claims and capacities: only those of this namespace; empty for all. */
+  namespace: string;
+}
+
+/**
+ * ListVolumeObjectsResponse is the response of
+ * AdminService.ListVolumeObjects.
+ */
+export interface ListVolumeObjectsResponse {
+  /** The objects, by namespace and name, each an Object of the kind asked. */
+  objects: Object[];
+}
+
 function createBaseExplainRequest(): ExplainRequest {
   return { pod: undefined };
 }
@@ -5575,6 +5596,160 @@ export const ListDeviceObjectsResponse: MessageFns<ListDeviceObjectsResponse> = 
   },
 };
 
+function createBaseListVolumeObjectsRequest(): ListVolumeObjectsRequest {
+  return { kind: 0, namespace: "" };
+}
+
+export const ListVolumeObjectsRequest: MessageFns<ListVolumeObjectsRequest> = {
+  encode(message: ListVolumeObjectsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kind !== 0) {
+      writer.uint32(8).int32(message.kind);
+    }
+    if (message.namespace !== "") {
+      writer.uint32(18).string(message.namespace);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListVolumeObjectsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListVolumeObjectsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListVolumeObjectsRequest {
+    return {
+      kind: isSet(object.kind) ? objectKindFromJSON(object.kind) : 0,
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+    };
+  },
+
+  toJSON(message: ListVolumeObjectsRequest): unknown {
+    const obj: any = {};
+    if (message.kind !== 0) {
+      obj.kind = objectKindToJSON(message.kind);
+    }
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListVolumeObjectsRequest>, I>>(base?: I): ListVolumeObjectsRequest {
+    return ListVolumeObjectsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListVolumeObjectsRequest>, I>>(object: I): ListVolumeObjectsRequest {
+    const message = createBaseListVolumeObjectsRequest();
+    message.kind = object.kind ?? 0;
+    message.namespace = object.namespace ?? "";
+    return message;
+  },
+};
+
+function createBaseListVolumeObjectsResponse(): ListVolumeObjectsResponse {
+  return { objects: [] };
+}
+
+export const ListVolumeObjectsResponse: MessageFns<ListVolumeObjectsResponse> = {
+  encode(message: ListVolumeObjectsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.objects) {
+      Object.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListVolumeObjectsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListVolumeObjectsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.objects.push(Object.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListVolumeObjectsResponse {
+    return {
+      objects: globalThis.Array.isArray(object?.objects) ? object.objects.map((e: any) => Object.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListVolumeObjectsResponse): unknown {
+    const obj: any = {};
+    if (message.objects?.length) {
+      obj.objects = message.objects.map((e) => Object.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListVolumeObjectsResponse>, I>>(base?: I): ListVolumeObjectsResponse {
+    return ListVolumeObjectsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListVolumeObjectsResponse>, I>>(object: I): ListVolumeObjectsResponse {
+    const message = createBaseListVolumeObjectsResponse();
+    message.objects = object.objects?.map((e) => Object.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /**
  * AdminService answers questions about the scheduler for operators and
  * tools. Nothing in it changes what the scheduler does.
@@ -5828,6 +6003,26 @@ export const AdminServiceService = {
     responseSerialize: (value: DescheduleResponse): Buffer => Buffer.from(DescheduleResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DescheduleResponse => DescheduleResponse.decode(value),
   },
+  /**
+   * ListVolumeObjects lists the storage objects Berth holds of one kind,
+   * by namespace and name: PersistentVolumes, PersistentVolumeClaims
+   * (those made for pods' ephemeral volumes included), StorageClasses,
+   * CSINodes, CSIDrivers or CSIStorageCapacities.
+   *
+   * Fails with INVALID_ARGUMENT: kind not one of the six, or namespace
+   * set for a cluster-scoped kind.
+   */
+  listVolumeObjects: {
+    path: "/berth.v1.AdminService/ListVolumeObjects" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListVolumeObjectsRequest): Buffer =>
+      Buffer.from(ListVolumeObjectsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListVolumeObjectsRequest => ListVolumeObjectsRequest.decode(value),
+    responseSerialize: (value: ListVolumeObjectsResponse): Buffer =>
+      Buffer.from(ListVolumeObjectsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListVolumeObjectsResponse => ListVolumeObjectsResponse.decode(value),
+  },
 } as const;
 
 export interface AdminServiceServer extends UntypedServiceImplementation {
@@ -5977,6 +6172,16 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    * Fails with FAILED_PRECONDITION: berthd runs no descheduler policy.
    */
   deschedule: handleUnaryCall<DescheduleRequest, DescheduleResponse>;
+  /**
+   * ListVolumeObjects lists the storage objects Berth holds of one kind,
+   * by namespace and name: PersistentVolumes, PersistentVolumeClaims
+   * (those made for pods' ephemeral volumes included), StorageClasses,
+   * CSINodes, CSIDrivers or CSIStorageCapacities.
+   *
+   * Fails with INVALID_ARGUMENT: kind not one of the six, or namespace
+   * set for a cluster-scoped kind.
+   */
+  listVolumeObjects: handleUnaryCall<ListVolumeObjectsRequest, ListVolumeObjectsResponse>;
 }
 
 export interface AdminServiceClient extends Client {
@@ -6265,6 +6470,30 @@ export interface AdminServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DescheduleResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListVolumeObjects lists the storage objects Berth holds of one kind,
+   * by namespace and name: PersistentVolumes, PersistentVolumeClaims
+   * (those made for pods' ephemeral volumes included), StorageClasses,
+   * CSINodes, CSIDrivers or CSIStorageCapacities.
+   *
+   * Fails with INVALID_ARGUMENT: kind not one of the six, or namespace
+   * set for a cluster-scoped kind.
+   */
+  listVolumeObjects(
+    request: ListVolumeObjectsRequest,
+    callback: (error: ServiceError | null, response: ListVolumeObjectsResponse) => void,
+  ): ClientUnaryCall;
+  listVolumeObjects(
+    request: ListVolumeObjectsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListVolumeObjectsResponse) => void,
+  ): ClientUnaryCall;
+  listVolumeObjects(
+    request: ListVolumeObjectsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListVolumeObjectsResponse) => void,
   ): ClientUnaryCall;
 }
 

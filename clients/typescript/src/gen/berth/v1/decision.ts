@@ -9,6 +9,7 @@ import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import { Timestamp } from "../../google/protobuf/timestamp.js";
 import { ClaimAllocation, DeallocateClaim } from "./device.js";
 import { PodRef } from "./object.js";
+import { VolumeBinding } from "./volume.js";
 
 export const protobufPackage = "berth.v1";
 
@@ -242,6 +243,13 @@ export interface Bind {
    * reserved_for. Empty for a pod without claims.
    */
   claims: ClaimAllocation[];
+  /**
+   * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+   * node to provision one on (WaitForFirstConsumer claims that were not
+   * bound), by claim name; claims already bound are not listed. The
+   * orchestrator binds or provisions them before starting the pod.
+   */
+  volumes: VolumeBinding[];
 }
 
 /**
@@ -627,7 +635,7 @@ export const Decision: MessageFns<Decision> = {
 };
 
 function createBaseBind(): Bind {
-  return { node: "", group: "", claims: [] };
+  return { node: "", group: "", claims: [], volumes: [] };
 }
 
 export const Bind: MessageFns<Bind> = {
@@ -640,6 +648,9 @@ export const Bind: MessageFns<Bind> = {
     }
     for (const v of message.claims) {
       ClaimAllocation.encode(v!, writer.uint32(26).fork()).join();
+    }
+    for (const v of message.volumes) {
+      VolumeBinding.encode(v!, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -681,6 +692,14 @@ export const Bind: MessageFns<Bind> = {
             message.claims.push(ClaimAllocation.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.volumes.push(VolumeBinding.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -700,6 +719,9 @@ export const Bind: MessageFns<Bind> = {
       claims: globalThis.Array.isArray(object?.claims)
         ? object.claims.map((e: any) => ClaimAllocation.fromJSON(e))
         : [],
+      volumes: globalThis.Array.isArray(object?.volumes)
+        ? object.volumes.map((e: any) => VolumeBinding.fromJSON(e))
+        : [],
     };
   },
 
@@ -714,6 +736,9 @@ export const Bind: MessageFns<Bind> = {
     if (message.claims?.length) {
       obj.claims = message.claims.map((e) => ClaimAllocation.toJSON(e));
     }
+    if (message.volumes?.length) {
+      obj.volumes = message.volumes.map((e) => VolumeBinding.toJSON(e));
+    }
     return obj;
   },
 
@@ -725,6 +750,7 @@ export const Bind: MessageFns<Bind> = {
     message.node = object.node ?? "";
     message.group = object.group ?? "";
     message.claims = object.claims?.map((e) => ClaimAllocation.fromPartial(e)) || [];
+    message.volumes = object.volumes?.map((e) => VolumeBinding.fromPartial(e)) || [];
     return message;
   },
 };

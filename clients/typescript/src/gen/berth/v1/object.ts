@@ -12,6 +12,14 @@ import { Namespace } from "./namespace.js";
 import { Node } from "./node.js";
 import { Pod } from "./pod.js";
 import { PodDisruptionBudget, PriorityClass } from "./policy.js";
+import {
+  CSIDriver,
+  CSINode,
+  CSIStorageCapacity,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  StorageClass,
+} from "./volume.js";
 
 export const protobufPackage = "berth.v1";
 
@@ -41,6 +49,18 @@ export enum ObjectKind {
   OBJECT_KIND_RESOURCE_CLAIM = 22,
   /** OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE - ResourceClaimTemplate. */
   OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE = 23,
+  /** OBJECT_KIND_PERSISTENT_VOLUME - PersistentVolume. */
+  OBJECT_KIND_PERSISTENT_VOLUME = 30,
+  /** OBJECT_KIND_PERSISTENT_VOLUME_CLAIM - PersistentVolumeClaim. */
+  OBJECT_KIND_PERSISTENT_VOLUME_CLAIM = 31,
+  /** OBJECT_KIND_STORAGE_CLASS - StorageClass. */
+  OBJECT_KIND_STORAGE_CLASS = 32,
+  /** OBJECT_KIND_CSI_NODE - CSINode. */
+  OBJECT_KIND_CSI_NODE = 33,
+  /** OBJECT_KIND_CSI_DRIVER - CSIDriver. */
+  OBJECT_KIND_CSI_DRIVER = 34,
+  /** OBJECT_KIND_CSI_STORAGE_CAPACITY - CSIStorageCapacity. */
+  OBJECT_KIND_CSI_STORAGE_CAPACITY = 35,
   UNRECOGNIZED = -1,
 }
 
@@ -79,6 +99,24 @@ export function objectKindFromJSON(object: any): ObjectKind {
     case 23:
     case "OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE":
       return ObjectKind.OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE;
+    case 30:
+    case "OBJECT_KIND_PERSISTENT_VOLUME":
+      return ObjectKind.OBJECT_KIND_PERSISTENT_VOLUME;
+    case 31:
+    case "OBJECT_KIND_PERSISTENT_VOLUME_CLAIM":
+      return ObjectKind.OBJECT_KIND_PERSISTENT_VOLUME_CLAIM;
+    case 32:
+    case "OBJECT_KIND_STORAGE_CLASS":
+      return ObjectKind.OBJECT_KIND_STORAGE_CLASS;
+    case 33:
+    case "OBJECT_KIND_CSI_NODE":
+      return ObjectKind.OBJECT_KIND_CSI_NODE;
+    case 34:
+    case "OBJECT_KIND_CSI_DRIVER":
+      return ObjectKind.OBJECT_KIND_CSI_DRIVER;
+    case 35:
+    case "OBJECT_KIND_CSI_STORAGE_CAPACITY":
+      return ObjectKind.OBJECT_KIND_CSI_STORAGE_CAPACITY;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -110,6 +148,18 @@ export function objectKindToJSON(object: ObjectKind): string {
       return "OBJECT_KIND_RESOURCE_CLAIM";
     case ObjectKind.OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE:
       return "OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE";
+    case ObjectKind.OBJECT_KIND_PERSISTENT_VOLUME:
+      return "OBJECT_KIND_PERSISTENT_VOLUME";
+    case ObjectKind.OBJECT_KIND_PERSISTENT_VOLUME_CLAIM:
+      return "OBJECT_KIND_PERSISTENT_VOLUME_CLAIM";
+    case ObjectKind.OBJECT_KIND_STORAGE_CLASS:
+      return "OBJECT_KIND_STORAGE_CLASS";
+    case ObjectKind.OBJECT_KIND_CSI_NODE:
+      return "OBJECT_KIND_CSI_NODE";
+    case ObjectKind.OBJECT_KIND_CSI_DRIVER:
+      return "OBJECT_KIND_CSI_DRIVER";
+    case ObjectKind.OBJECT_KIND_CSI_STORAGE_CAPACITY:
+      return "OBJECT_KIND_CSI_STORAGE_CAPACITY";
     case ObjectKind.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -153,6 +203,27 @@ export interface Object {
     | //
     /** A resource claim template, identified by namespace and name. */
     { $case: "resourceClaimTemplate"; value: ResourceClaimTemplate }
+    | //
+    /**
+     * Persistent storage (volume.proto), numbered from 30. A persistent
+     * volume, identified by name.
+     */
+    { $case: "persistentVolume"; value: PersistentVolume }
+    | //
+    /** A persistent volume claim, identified by namespace and name. */
+    { $case: "persistentVolumeClaim"; value: PersistentVolumeClaim }
+    | //
+    /** A storage class, identified by name. */
+    { $case: "storageClass"; value: StorageClass }
+    | //
+    /** A node's CSI drivers, identified by the node's name. */
+    { $case: "csiNode"; value: CSINode }
+    | //
+    /** A CSI driver, identified by name. */
+    { $case: "csiDriver"; value: CSIDriver }
+    | //
+    /** A CSI storage capacity, identified by namespace and name. */
+    { $case: "csiStorageCapacity"; value: CSIStorageCapacity }
     | undefined;
 }
 
@@ -160,7 +231,10 @@ export interface Object {
 export interface ObjectRef {
   /** The kind of object. Required. */
   kind: ObjectKind;
-  /** Namespace, for pods, disruption budgets and pod groups; empty for the other kinds. */
+  /**
+   * Namespace, for pods, disruption budgets, pod groups, claims, templates
+   * and storage capacities; empty for the other kinds.
+   */
   namespace: string;
   /** Name of the object. Required. */
   name: string;
@@ -221,6 +295,24 @@ export const Object: MessageFns<Object> = {
         break;
       case "resourceClaimTemplate":
         ResourceClaimTemplate.encode(message.kind.value, writer.uint32(186).fork()).join();
+        break;
+      case "persistentVolume":
+        PersistentVolume.encode(message.kind.value, writer.uint32(242).fork()).join();
+        break;
+      case "persistentVolumeClaim":
+        PersistentVolumeClaim.encode(message.kind.value, writer.uint32(250).fork()).join();
+        break;
+      case "storageClass":
+        StorageClass.encode(message.kind.value, writer.uint32(258).fork()).join();
+        break;
+      case "csiNode":
+        CSINode.encode(message.kind.value, writer.uint32(266).fork()).join();
+        break;
+      case "csiDriver":
+        CSIDriver.encode(message.kind.value, writer.uint32(274).fork()).join();
+        break;
+      case "csiStorageCapacity":
+        CSIStorageCapacity.encode(message.kind.value, writer.uint32(282).fork()).join();
         break;
     }
     return writer;
@@ -322,6 +414,57 @@ export const Object: MessageFns<Object> = {
             };
             continue;
           }
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.kind = { $case: "persistentVolume", value: PersistentVolume.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 31: {
+            if (tag !== 250) {
+              break;
+            }
+
+            message.kind = {
+              $case: "persistentVolumeClaim",
+              value: PersistentVolumeClaim.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 32: {
+            if (tag !== 258) {
+              break;
+            }
+
+            message.kind = { $case: "storageClass", value: StorageClass.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 33: {
+            if (tag !== 266) {
+              break;
+            }
+
+            message.kind = { $case: "csiNode", value: CSINode.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 34: {
+            if (tag !== 274) {
+              break;
+            }
+
+            message.kind = { $case: "csiDriver", value: CSIDriver.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 35: {
+            if (tag !== 282) {
+              break;
+            }
+
+            message.kind = { $case: "csiStorageCapacity", value: CSIStorageCapacity.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -370,6 +513,30 @@ export const Object: MessageFns<Object> = {
         ? { $case: "resourceClaimTemplate", value: ResourceClaimTemplate.fromJSON(object.resourceClaimTemplate) }
         : isSet(object.resource_claim_template)
         ? { $case: "resourceClaimTemplate", value: ResourceClaimTemplate.fromJSON(object.resource_claim_template) }
+        : isSet(object.persistentVolume)
+        ? { $case: "persistentVolume", value: PersistentVolume.fromJSON(object.persistentVolume) }
+        : isSet(object.persistent_volume)
+        ? { $case: "persistentVolume", value: PersistentVolume.fromJSON(object.persistent_volume) }
+        : isSet(object.persistentVolumeClaim)
+        ? { $case: "persistentVolumeClaim", value: PersistentVolumeClaim.fromJSON(object.persistentVolumeClaim) }
+        : isSet(object.persistent_volume_claim)
+        ? { $case: "persistentVolumeClaim", value: PersistentVolumeClaim.fromJSON(object.persistent_volume_claim) }
+        : isSet(object.storageClass)
+        ? { $case: "storageClass", value: StorageClass.fromJSON(object.storageClass) }
+        : isSet(object.storage_class)
+        ? { $case: "storageClass", value: StorageClass.fromJSON(object.storage_class) }
+        : isSet(object.csiNode)
+        ? { $case: "csiNode", value: CSINode.fromJSON(object.csiNode) }
+        : isSet(object.csi_node)
+        ? { $case: "csiNode", value: CSINode.fromJSON(object.csi_node) }
+        : isSet(object.csiDriver)
+        ? { $case: "csiDriver", value: CSIDriver.fromJSON(object.csiDriver) }
+        : isSet(object.csi_driver)
+        ? { $case: "csiDriver", value: CSIDriver.fromJSON(object.csi_driver) }
+        : isSet(object.csiStorageCapacity)
+        ? { $case: "csiStorageCapacity", value: CSIStorageCapacity.fromJSON(object.csiStorageCapacity) }
+        : isSet(object.csi_storage_capacity)
+        ? { $case: "csiStorageCapacity", value: CSIStorageCapacity.fromJSON(object.csi_storage_capacity) }
         : undefined,
     };
   },
@@ -396,6 +563,18 @@ export const Object: MessageFns<Object> = {
       obj.resourceClaim = ResourceClaim.toJSON(message.kind.value);
     } else if (message.kind?.$case === "resourceClaimTemplate") {
       obj.resourceClaimTemplate = ResourceClaimTemplate.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "persistentVolume") {
+      obj.persistentVolume = PersistentVolume.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "persistentVolumeClaim") {
+      obj.persistentVolumeClaim = PersistentVolumeClaim.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "storageClass") {
+      obj.storageClass = StorageClass.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "csiNode") {
+      obj.csiNode = CSINode.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "csiDriver") {
+      obj.csiDriver = CSIDriver.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "csiStorageCapacity") {
+      obj.csiStorageCapacity = CSIStorageCapacity.toJSON(message.kind.value);
     }
     return obj;
   },
@@ -466,6 +645,45 @@ export const Object: MessageFns<Object> = {
             $case: "resourceClaimTemplate",
             value: ResourceClaimTemplate.fromPartial(object.kind.value),
           };
+        }
+        break;
+      }
+      case "persistentVolume": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "persistentVolume", value: PersistentVolume.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+      case "persistentVolumeClaim": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = {
+            $case: "persistentVolumeClaim",
+            value: PersistentVolumeClaim.fromPartial(object.kind.value),
+          };
+        }
+        break;
+      }
+      case "storageClass": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "storageClass", value: StorageClass.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+      case "csiNode": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "csiNode", value: CSINode.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+      case "csiDriver": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "csiDriver", value: CSIDriver.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+      case "csiStorageCapacity": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "csiStorageCapacity", value: CSIStorageCapacity.fromPartial(object.kind.value) };
         }
         break;
       }

@@ -14,6 +14,7 @@ import { PodRuntime } from "./pod_runtime.js";
 import { PreemptionPolicy, preemptionPolicyFromJSON, preemptionPolicyToJSON } from "./policy.js";
 import { LabelSelector } from "./selector.js";
 import { TopologySpreadConstraint } from "./spread.js";
+import { Volume } from "./volume.js";
 
 export const protobufPackage = "berth.v1";
 
@@ -362,7 +363,14 @@ export interface Pod {
    * What the pod's owners and kubelet report of it (restart counts, phase,
    * owners, ...), read by descheduling only. Unset: a bare Running pod.
    */
-  runtime?: PodRuntime | undefined;
+  runtime?:
+    | PodRuntime
+    | undefined;
+  /**
+   * The pod's volumes (spec.volumes), names unique. Claims (direct or
+   * ephemeral) and inline CSI volumes are what scheduling reads.
+   */
+  volumes: Volume[];
 }
 
 export interface Pod_LabelsEntry {
@@ -493,6 +501,7 @@ function createBasePod(): Pod {
     resourceClaims: [],
     schedulingGroup: "",
     runtime: undefined,
+    volumes: [],
   };
 }
 
@@ -581,6 +590,9 @@ export const Pod: MessageFns<Pod> = {
     }
     if (message.runtime !== undefined) {
       PodRuntime.encode(message.runtime, writer.uint32(282).fork()).join();
+    }
+    for (const v of message.volumes) {
+      Volume.encode(v!, writer.uint32(242).fork()).join();
     }
     return writer;
   },
@@ -834,6 +846,14 @@ export const Pod: MessageFns<Pod> = {
             message.runtime = PodRuntime.decode(reader, reader.uint32());
             continue;
           }
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.volumes.push(Volume.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1010,6 +1030,9 @@ export const Pod: MessageFns<Pod> = {
         ? globalThis.String(object.scheduling_group)
         : "",
       runtime: isSet(object.runtime) ? PodRuntime.fromJSON(object.runtime) : undefined,
+      volumes: globalThis.Array.isArray(object?.volumes)
+        ? object.volumes.map((e: any) => Volume.fromJSON(e))
+        : [],
     };
   },
 
@@ -1123,6 +1146,9 @@ export const Pod: MessageFns<Pod> = {
     if (message.runtime !== undefined) {
       obj.runtime = PodRuntime.toJSON(message.runtime);
     }
+    if (message.volumes?.length) {
+      obj.volumes = message.volumes.map((e) => Volume.toJSON(e));
+    }
     return obj;
   },
 
@@ -1200,6 +1226,7 @@ export const Pod: MessageFns<Pod> = {
     message.runtime = (object.runtime !== undefined && object.runtime !== null)
       ? PodRuntime.fromPartial(object.runtime)
       : undefined;
+    message.volumes = object.volumes?.map((e) => Volume.fromPartial(e)) || [];
     return message;
   },
 };

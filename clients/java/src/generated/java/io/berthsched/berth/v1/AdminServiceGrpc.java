@@ -345,6 +345,37 @@ public final class AdminServiceGrpc {
     return getDescheduleMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<io.berthsched.berth.v1.ListVolumeObjectsRequest,
+      io.berthsched.berth.v1.ListVolumeObjectsResponse> getListVolumeObjectsMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListVolumeObjects",
+      requestType = io.berthsched.berth.v1.ListVolumeObjectsRequest.class,
+      responseType = io.berthsched.berth.v1.ListVolumeObjectsResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<io.berthsched.berth.v1.ListVolumeObjectsRequest,
+      io.berthsched.berth.v1.ListVolumeObjectsResponse> getListVolumeObjectsMethod() {
+    io.grpc.MethodDescriptor<io.berthsched.berth.v1.ListVolumeObjectsRequest, io.berthsched.berth.v1.ListVolumeObjectsResponse> getListVolumeObjectsMethod;
+    if ((getListVolumeObjectsMethod = AdminServiceGrpc.getListVolumeObjectsMethod) == null) {
+      synchronized (AdminServiceGrpc.class) {
+        if ((getListVolumeObjectsMethod = AdminServiceGrpc.getListVolumeObjectsMethod) == null) {
+          AdminServiceGrpc.getListVolumeObjectsMethod = getListVolumeObjectsMethod =
+              io.grpc.MethodDescriptor.<io.berthsched.berth.v1.ListVolumeObjectsRequest, io.berthsched.berth.v1.ListVolumeObjectsResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListVolumeObjects"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  io.berthsched.berth.v1.ListVolumeObjectsRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  io.berthsched.berth.v1.ListVolumeObjectsResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new AdminServiceMethodDescriptorSupplier("ListVolumeObjects"))
+              .build();
+        }
+      }
+    }
+    return getListVolumeObjectsMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -606,6 +637,21 @@ public final class AdminServiceGrpc {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getDescheduleMethod(), responseObserver);
     }
 
+    /**
+     * <pre>
+     * ListVolumeObjects lists the storage objects Berth holds of one kind,
+     * by namespace and name: PersistentVolumes, PersistentVolumeClaims
+     * (those made for pods' ephemeral volumes included), StorageClasses,
+     * CSINodes, CSIDrivers or CSIStorageCapacities.
+     * Fails with INVALID_ARGUMENT: kind not one of the six, or namespace
+     * set for a cluster-scoped kind.
+     * </pre>
+     */
+    public void listVolumeObjects(io.berthsched.berth.v1.ListVolumeObjectsRequest request,
+        io.grpc.stub.StreamObserver<io.berthsched.berth.v1.ListVolumeObjectsResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListVolumeObjectsMethod(), responseObserver);
+    }
+
     @java.lang.Override public final io.grpc.ServerServiceDefinition bindService() {
       return io.grpc.ServerServiceDefinition.builder(getServiceDescriptor())
           .addMethod(
@@ -678,6 +724,13 @@ public final class AdminServiceGrpc {
                 io.berthsched.berth.v1.DescheduleRequest,
                 io.berthsched.berth.v1.DescheduleResponse>(
                   this, METHODID_DESCHEDULE)))
+          .addMethod(
+            getListVolumeObjectsMethod(),
+            io.grpc.stub.ServerCalls.asyncUnaryCall(
+              new MethodHandlers<
+                io.berthsched.berth.v1.ListVolumeObjectsRequest,
+                io.berthsched.berth.v1.ListVolumeObjectsResponse>(
+                  this, METHODID_LIST_VOLUME_OBJECTS)))
           .build();
     }
   }
@@ -918,6 +971,22 @@ public final class AdminServiceGrpc {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getDescheduleMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * ListVolumeObjects lists the storage objects Berth holds of one kind,
+     * by namespace and name: PersistentVolumes, PersistentVolumeClaims
+     * (those made for pods' ephemeral volumes included), StorageClasses,
+     * CSINodes, CSIDrivers or CSIStorageCapacities.
+     * Fails with INVALID_ARGUMENT: kind not one of the six, or namespace
+     * set for a cluster-scoped kind.
+     * </pre>
+     */
+    public void listVolumeObjects(io.berthsched.berth.v1.ListVolumeObjectsRequest request,
+        io.grpc.stub.StreamObserver<io.berthsched.berth.v1.ListVolumeObjectsResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListVolumeObjectsMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
@@ -1145,6 +1214,21 @@ public final class AdminServiceGrpc {
     public io.berthsched.berth.v1.DescheduleResponse deschedule(io.berthsched.berth.v1.DescheduleRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getDescheduleMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListVolumeObjects lists the storage objects Berth holds of one kind,
+     * by namespace and name: PersistentVolumes, PersistentVolumeClaims
+     * (those made for pods' ephemeral volumes included), StorageClasses,
+     * CSINodes, CSIDrivers or CSIStorageCapacities.
+     * Fails with INVALID_ARGUMENT: kind not one of the six, or namespace
+     * set for a cluster-scoped kind.
+     * </pre>
+     */
+    public io.berthsched.berth.v1.ListVolumeObjectsResponse listVolumeObjects(io.berthsched.berth.v1.ListVolumeObjectsRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListVolumeObjectsMethod(), getCallOptions(), request);
     }
   }
 
@@ -1384,6 +1468,22 @@ public final class AdminServiceGrpc {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getDescheduleMethod(), getCallOptions()), request);
     }
+
+    /**
+     * <pre>
+     * ListVolumeObjects lists the storage objects Berth holds of one kind,
+     * by namespace and name: PersistentVolumes, PersistentVolumeClaims
+     * (those made for pods' ephemeral volumes included), StorageClasses,
+     * CSINodes, CSIDrivers or CSIStorageCapacities.
+     * Fails with INVALID_ARGUMENT: kind not one of the six, or namespace
+     * set for a cluster-scoped kind.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<io.berthsched.berth.v1.ListVolumeObjectsResponse> listVolumeObjects(
+        io.berthsched.berth.v1.ListVolumeObjectsRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListVolumeObjectsMethod(), getCallOptions()), request);
+    }
   }
 
   private static final int METHODID_EXPLAIN = 0;
@@ -1396,6 +1496,7 @@ public final class AdminServiceGrpc {
   private static final int METHODID_SERVER_INFO = 7;
   private static final int METHODID_LIST_DEVICE_OBJECTS = 8;
   private static final int METHODID_DESCHEDULE = 9;
+  private static final int METHODID_LIST_VOLUME_OBJECTS = 10;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -1453,6 +1554,10 @@ public final class AdminServiceGrpc {
         case METHODID_DESCHEDULE:
           serviceImpl.deschedule((io.berthsched.berth.v1.DescheduleRequest) request,
               (io.grpc.stub.StreamObserver<io.berthsched.berth.v1.DescheduleResponse>) responseObserver);
+          break;
+        case METHODID_LIST_VOLUME_OBJECTS:
+          serviceImpl.listVolumeObjects((io.berthsched.berth.v1.ListVolumeObjectsRequest) request,
+              (io.grpc.stub.StreamObserver<io.berthsched.berth.v1.ListVolumeObjectsResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -1525,6 +1630,7 @@ public final class AdminServiceGrpc {
               .addMethod(getServerInfoMethod())
               .addMethod(getListDeviceObjectsMethod())
               .addMethod(getDescheduleMethod())
+              .addMethod(getListVolumeObjectsMethod())
               .build();
         }
       }

@@ -184,6 +184,16 @@ public final class AdminServiceProto {
   static final 
     com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
       internal_static_berth_v1_ListDeviceObjectsResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_berth_v1_ListVolumeObjectsRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_berth_v1_ListVolumeObjectsRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_berth_v1_ListVolumeObjectsResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_berth_v1_ListVolumeObjectsResponse_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -349,45 +359,52 @@ public final class AdminServiceProto {
       ".berth.v1.ObjectKindR\004kind\022\034\n\tnamespace\030" +
       "\002 \001(\tR\tnamespace\"G\n\031ListDeviceObjectsRes" +
       "ponse\022*\n\007objects\030\001 \003(\0132\020.berth.v1.Object" +
-      "R\007objects*\365\001\n\nQueueState\022\033\n\027QUEUE_STATE_" +
-      "UNSPECIFIED\020\000\022\026\n\022QUEUE_STATE_ACTIVE\020\001\022\027\n" +
-      "\023QUEUE_STATE_BACKOFF\020\002\022\035\n\031QUEUE_STATE_UN" +
-      "SCHEDULABLE\020\003\022\025\n\021QUEUE_STATE_GATED\020\004\022\032\n\026" +
-      "QUEUE_STATE_SCHEDULING\020\005\022\027\n\023QUEUE_STATE_" +
-      "BINDING\020\006\022\025\n\021QUEUE_STATE_BOUND\020\007\022\027\n\023QUEU" +
-      "E_STATE_IGNORED\020\010*\202\002\n\016SimulateResult\022\037\n\033" +
-      "SIMULATE_RESULT_UNSPECIFIED\020\000\022\031\n\025SIMULAT" +
-      "E_RESULT_BOUND\020\001\022\035\n\031SIMULATE_RESULT_NOMI" +
-      "NATED\020\002\022!\n\035SIMULATE_RESULT_UNSCHEDULABLE" +
-      "\020\003\022\031\n\025SIMULATE_RESULT_GATED\020\004\022\033\n\027SIMULAT" +
-      "E_RESULT_SKIPPED\020\005\022\031\n\025SIMULATE_RESULT_ER" +
-      "ROR\020\006\022\037\n\033SIMULATE_RESULT_DEALLOCATED\020\007*_" +
-      "\n\013ReplicaRole\022\034\n\030REPLICA_ROLE_UNSPECIFIE" +
-      "D\020\000\022\027\n\023REPLICA_ROLE_LEADER\020\001\022\031\n\025REPLICA_" +
-      "ROLE_FOLLOWER\020\0022\367\005\n\014AdminService\022>\n\007Expl" +
-      "ain\022\030.berth.v1.ExplainRequest\032\031.berth.v1" +
-      ".ExplainResponse\022A\n\010Simulate\022\031.berth.v1." +
-      "SimulateRequest\032\032.berth.v1.SimulateRespo" +
-      "nse\022J\n\013ListPending\022\034.berth.v1.ListPendin" +
-      "gRequest\032\035.berth.v1.ListPendingResponse\022" +
-      "A\n\010ListPods\022\031.berth.v1.ListPodsRequest\032\032" +
-      ".berth.v1.ListPodsResponse\022V\n\017ListNomina" +
-      "tions\022 .berth.v1.ListNominationsRequest\032" +
-      "!.berth.v1.ListNominationsResponse\022G\n\nQu" +
-      "eueStats\022\033.berth.v1.QueueStatsRequest\032\034." +
-      "berth.v1.QueueStatsResponse\022D\n\tListNodes" +
-      "\022\032.berth.v1.ListNodesRequest\032\033.berth.v1." +
-      "ListNodesResponse\022G\n\nServerInfo\022\033.berth." +
-      "v1.ServerInfoRequest\032\034.berth.v1.ServerIn" +
-      "foResponse\022\\\n\021ListDeviceObjects\022\".berth." +
-      "v1.ListDeviceObjectsRequest\032#.berth.v1.L" +
-      "istDeviceObjectsResponse\022G\n\nDeschedule\022\033" +
-      ".berth.v1.DescheduleRequest\032\034.berth.v1.D" +
-      "escheduleResponseB\236\001\n\026io.berthsched.bert" +
-      "h.v1B\021AdminServiceProtoP\001Z0github.com/be" +
-      "rthsched/berth/api/berth/v1;berthv1\242\002\003BX" +
-      "X\252\002\010Berth.V1\312\002\010Berth\\V1\342\002\024Berth\\V1\\GPBMe" +
-      "tadata\352\002\tBerth::V1b\006proto3"
+      "R\007objects\"b\n\030ListVolumeObjectsRequest\022(\n" +
+      "\004kind\030\001 \001(\0162\024.berth.v1.ObjectKindR\004kind\022" +
+      "\034\n\tnamespace\030\002 \001(\tR\tnamespace\"G\n\031ListVol" +
+      "umeObjectsResponse\022*\n\007objects\030\001 \003(\0132\020.be" +
+      "rth.v1.ObjectR\007objects*\365\001\n\nQueueState\022\033\n" +
+      "\027QUEUE_STATE_UNSPECIFIED\020\000\022\026\n\022QUEUE_STAT" +
+      "E_ACTIVE\020\001\022\027\n\023QUEUE_STATE_BACKOFF\020\002\022\035\n\031Q" +
+      "UEUE_STATE_UNSCHEDULABLE\020\003\022\025\n\021QUEUE_STAT" +
+      "E_GATED\020\004\022\032\n\026QUEUE_STATE_SCHEDULING\020\005\022\027\n" +
+      "\023QUEUE_STATE_BINDING\020\006\022\025\n\021QUEUE_STATE_BO" +
+      "UND\020\007\022\027\n\023QUEUE_STATE_IGNORED\020\010*\202\002\n\016Simul" +
+      "ateResult\022\037\n\033SIMULATE_RESULT_UNSPECIFIED" +
+      "\020\000\022\031\n\025SIMULATE_RESULT_BOUND\020\001\022\035\n\031SIMULAT" +
+      "E_RESULT_NOMINATED\020\002\022!\n\035SIMULATE_RESULT_" +
+      "UNSCHEDULABLE\020\003\022\031\n\025SIMULATE_RESULT_GATED" +
+      "\020\004\022\033\n\027SIMULATE_RESULT_SKIPPED\020\005\022\031\n\025SIMUL" +
+      "ATE_RESULT_ERROR\020\006\022\037\n\033SIMULATE_RESULT_DE" +
+      "ALLOCATED\020\007*_\n\013ReplicaRole\022\034\n\030REPLICA_RO" +
+      "LE_UNSPECIFIED\020\000\022\027\n\023REPLICA_ROLE_LEADER\020" +
+      "\001\022\031\n\025REPLICA_ROLE_FOLLOWER\020\0022\325\006\n\014AdminSe" +
+      "rvice\022>\n\007Explain\022\030.berth.v1.ExplainReque" +
+      "st\032\031.berth.v1.ExplainResponse\022A\n\010Simulat" +
+      "e\022\031.berth.v1.SimulateRequest\032\032.berth.v1." +
+      "SimulateResponse\022J\n\013ListPending\022\034.berth." +
+      "v1.ListPendingRequest\032\035.berth.v1.ListPen" +
+      "dingResponse\022A\n\010ListPods\022\031.berth.v1.List" +
+      "PodsRequest\032\032.berth.v1.ListPodsResponse\022" +
+      "V\n\017ListNominations\022 .berth.v1.ListNomina" +
+      "tionsRequest\032!.berth.v1.ListNominationsR" +
+      "esponse\022G\n\nQueueStats\022\033.berth.v1.QueueSt" +
+      "atsRequest\032\034.berth.v1.QueueStatsResponse" +
+      "\022D\n\tListNodes\022\032.berth.v1.ListNodesReques" +
+      "t\032\033.berth.v1.ListNodesResponse\022G\n\nServer" +
+      "Info\022\033.berth.v1.ServerInfoRequest\032\034.bert" +
+      "h.v1.ServerInfoResponse\022\\\n\021ListDeviceObj" +
+      "ects\022\".berth.v1.ListDeviceObjectsRequest" +
+      "\032#.berth.v1.ListDeviceObjectsResponse\022G\n" +
+      "\nDeschedule\022\033.berth.v1.DescheduleRequest" +
+      "\032\034.berth.v1.DescheduleResponse\022\\\n\021ListVo" +
+      "lumeObjects\022\".berth.v1.ListVolumeObjects" +
+      "Request\032#.berth.v1.ListVolumeObjectsResp" +
+      "onseB\236\001\n\026io.berthsched.berth.v1B\021AdminSe" +
+      "rviceProtoP\001Z0github.com/berthsched/bert" +
+      "h/api/berth/v1;berthv1\242\002\003BXX\252\002\010Berth.V1\312" +
+      "\002\010Berth\\V1\342\002\024Berth\\V1\\GPBMetadata\352\002\tBert" +
+      "h::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -603,6 +620,18 @@ public final class AdminServiceProto {
     internal_static_berth_v1_ListDeviceObjectsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_ListDeviceObjectsResponse_descriptor,
+        new java.lang.String[] { "Objects", });
+    internal_static_berth_v1_ListVolumeObjectsRequest_descriptor =
+      getDescriptor().getMessageTypes().get(27);
+    internal_static_berth_v1_ListVolumeObjectsRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_berth_v1_ListVolumeObjectsRequest_descriptor,
+        new java.lang.String[] { "Kind", "Namespace", });
+    internal_static_berth_v1_ListVolumeObjectsResponse_descriptor =
+      getDescriptor().getMessageTypes().get(28);
+    internal_static_berth_v1_ListVolumeObjectsResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_berth_v1_ListVolumeObjectsResponse_descriptor,
         new java.lang.String[] { "Objects", });
     io.berthsched.berth.v1.DecisionProto.getDescriptor();
     io.berthsched.berth.v1.DescheduleProto.getDescriptor();

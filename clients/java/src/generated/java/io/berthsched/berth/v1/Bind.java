@@ -26,6 +26,7 @@ private static final long serialVersionUID = 0L;
     node_ = "";
     group_ = "";
     claims_ = java.util.Collections.emptyList();
+    volumes_ = java.util.Collections.emptyList();
   }
 
   @java.lang.Override
@@ -235,6 +236,82 @@ private static final long serialVersionUID = 0L;
     return claims_.get(index);
   }
 
+  public static final int VOLUMES_FIELD_NUMBER = 4;
+  @SuppressWarnings("serial")
+  private java.util.List<io.berthsched.berth.v1.VolumeBinding> volumes_;
+  /**
+   * <pre>
+   * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+   * node to provision one on (WaitForFirstConsumer claims that were not
+   * bound), by claim name; claims already bound are not listed. The
+   * orchestrator binds or provisions them before starting the pod.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<io.berthsched.berth.v1.VolumeBinding> getVolumesList() {
+    return volumes_;
+  }
+  /**
+   * <pre>
+   * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+   * node to provision one on (WaitForFirstConsumer claims that were not
+   * bound), by claim name; claims already bound are not listed. The
+   * orchestrator binds or provisions them before starting the pod.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<? extends io.berthsched.berth.v1.VolumeBindingOrBuilder> 
+      getVolumesOrBuilderList() {
+    return volumes_;
+  }
+  /**
+   * <pre>
+   * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+   * node to provision one on (WaitForFirstConsumer claims that were not
+   * bound), by claim name; claims already bound are not listed. The
+   * orchestrator binds or provisions them before starting the pod.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+   */
+  @java.lang.Override
+  public int getVolumesCount() {
+    return volumes_.size();
+  }
+  /**
+   * <pre>
+   * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+   * node to provision one on (WaitForFirstConsumer claims that were not
+   * bound), by claim name; claims already bound are not listed. The
+   * orchestrator binds or provisions them before starting the pod.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.VolumeBinding getVolumes(int index) {
+    return volumes_.get(index);
+  }
+  /**
+   * <pre>
+   * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+   * node to provision one on (WaitForFirstConsumer claims that were not
+   * bound), by claim name; claims already bound are not listed. The
+   * orchestrator binds or provisions them before starting the pod.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.VolumeBindingOrBuilder getVolumesOrBuilder(
+      int index) {
+    return volumes_.get(index);
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -258,6 +335,9 @@ private static final long serialVersionUID = 0L;
     for (int i = 0; i < claims_.size(); i++) {
       output.writeMessage(3, claims_.get(i));
     }
+    for (int i = 0; i < volumes_.size(); i++) {
+      output.writeMessage(4, volumes_.get(i));
+    }
     getUnknownFields().writeTo(output);
   }
 
@@ -276,6 +356,10 @@ private static final long serialVersionUID = 0L;
     for (int i = 0; i < claims_.size(); i++) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(3, claims_.get(i));
+    }
+    for (int i = 0; i < volumes_.size(); i++) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(4, volumes_.get(i));
     }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
@@ -298,6 +382,8 @@ private static final long serialVersionUID = 0L;
         .equals(other.getGroup())) return false;
     if (!getClaimsList()
         .equals(other.getClaimsList())) return false;
+    if (!getVolumesList()
+        .equals(other.getVolumesList())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -316,6 +402,10 @@ private static final long serialVersionUID = 0L;
     if (getClaimsCount() > 0) {
       hash = (37 * hash) + CLAIMS_FIELD_NUMBER;
       hash = (53 * hash) + getClaimsList().hashCode();
+    }
+    if (getVolumesCount() > 0) {
+      hash = (37 * hash) + VOLUMES_FIELD_NUMBER;
+      hash = (53 * hash) + getVolumesList().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -462,6 +552,13 @@ private static final long serialVersionUID = 0L;
         claimsBuilder_.clear();
       }
       bitField0_ = (bitField0_ & ~0x00000004);
+      if (volumesBuilder_ == null) {
+        volumes_ = java.util.Collections.emptyList();
+      } else {
+        volumes_ = null;
+        volumesBuilder_.clear();
+      }
+      bitField0_ = (bitField0_ & ~0x00000008);
       return this;
     }
 
@@ -503,6 +600,15 @@ private static final long serialVersionUID = 0L;
         result.claims_ = claims_;
       } else {
         result.claims_ = claimsBuilder_.build();
+      }
+      if (volumesBuilder_ == null) {
+        if (((bitField0_ & 0x00000008) != 0)) {
+          volumes_ = java.util.Collections.unmodifiableList(volumes_);
+          bitField0_ = (bitField0_ & ~0x00000008);
+        }
+        result.volumes_ = volumes_;
+      } else {
+        result.volumes_ = volumesBuilder_.build();
       }
     }
 
@@ -596,6 +702,32 @@ private static final long serialVersionUID = 0L;
           }
         }
       }
+      if (volumesBuilder_ == null) {
+        if (!other.volumes_.isEmpty()) {
+          if (volumes_.isEmpty()) {
+            volumes_ = other.volumes_;
+            bitField0_ = (bitField0_ & ~0x00000008);
+          } else {
+            ensureVolumesIsMutable();
+            volumes_.addAll(other.volumes_);
+          }
+          onChanged();
+        }
+      } else {
+        if (!other.volumes_.isEmpty()) {
+          if (volumesBuilder_.isEmpty()) {
+            volumesBuilder_.dispose();
+            volumesBuilder_ = null;
+            volumes_ = other.volumes_;
+            bitField0_ = (bitField0_ & ~0x00000008);
+            volumesBuilder_ = 
+              com.google.protobuf.GeneratedMessageV3.alwaysUseFieldBuilders ?
+                 getVolumesFieldBuilder() : null;
+          } else {
+            volumesBuilder_.addAllMessages(other.volumes_);
+          }
+        }
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -645,6 +777,19 @@ private static final long serialVersionUID = 0L;
               }
               break;
             } // case 26
+            case 34: {
+              io.berthsched.berth.v1.VolumeBinding m =
+                  input.readMessage(
+                      io.berthsched.berth.v1.VolumeBinding.parser(),
+                      extensionRegistry);
+              if (volumesBuilder_ == null) {
+                ensureVolumesIsMutable();
+                volumes_.add(m);
+              } else {
+                volumesBuilder_.addMessage(m);
+              }
+              break;
+            } // case 34
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1251,6 +1396,372 @@ private static final long serialVersionUID = 0L;
         claims_ = null;
       }
       return claimsBuilder_;
+    }
+
+    private java.util.List<io.berthsched.berth.v1.VolumeBinding> volumes_ =
+      java.util.Collections.emptyList();
+    private void ensureVolumesIsMutable() {
+      if (!((bitField0_ & 0x00000008) != 0)) {
+        volumes_ = new java.util.ArrayList<io.berthsched.berth.v1.VolumeBinding>(volumes_);
+        bitField0_ |= 0x00000008;
+       }
+    }
+
+    private com.google.protobuf.RepeatedFieldBuilderV3<
+        io.berthsched.berth.v1.VolumeBinding, io.berthsched.berth.v1.VolumeBinding.Builder, io.berthsched.berth.v1.VolumeBindingOrBuilder> volumesBuilder_;
+
+    /**
+     * <pre>
+     * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+     * node to provision one on (WaitForFirstConsumer claims that were not
+     * bound), by claim name; claims already bound are not listed. The
+     * orchestrator binds or provisions them before starting the pod.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+     */
+    public java.util.List<io.berthsched.berth.v1.VolumeBinding> getVolumesList() {
+      if (volumesBuilder_ == null) {
+        return java.util.Collections.unmodifiableList(volumes_);
+      } else {
+        return volumesBuilder_.getMessageList();
+      }
+    }
+    /**
+     * <pre>
+     * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+     * node to provision one on (WaitForFirstConsumer claims that were not
+     * bound), by claim name; claims already bound are not listed. The
+     * orchestrator binds or provisions them before starting the pod.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+     */
+    public int getVolumesCount() {
+      if (volumesBuilder_ == null) {
+        return volumes_.size();
+      } else {
+        return volumesBuilder_.getCount();
+      }
+    }
+    /**
+     * <pre>
+     * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+     * node to provision one on (WaitForFirstConsumer claims that were not
+     * bound), by claim name; claims already bound are not listed. The
+     * orchestrator binds or provisions them before starting the pod.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+     */
+    public io.berthsched.berth.v1.VolumeBinding getVolumes(int index) {
+      if (volumesBuilder_ == null) {
+        return volumes_.get(index);
+      } else {
+        return volumesBuilder_.getMessage(index);
+      }
+    }
+    /**
+     * <pre>
+     * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+     * node to provision one on (WaitForFirstConsumer claims that were not
+     * bound), by claim name; claims already bound are not listed. The
+     * orchestrator binds or provisions them before starting the pod.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+     */
+    public Builder setVolumes(
+        int index, io.berthsched.berth.v1.VolumeBinding value) {
+      if (volumesBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureVolumesIsMutable();
+        volumes_.set(index, value);
+        onChanged();
+      } else {
+        volumesBuilder_.setMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+     * node to provision one on (WaitForFirstConsumer claims that were not
+     * bound), by claim name; claims already bound are not listed. The
+     * orchestrator binds or provisions them before starting the pod.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+     */
+    public Builder setVolumes(
+        int index, io.berthsched.berth.v1.VolumeBinding.Builder builderForValue) {
+      if (volumesBuilder_ == null) {
+        ensureVolumesIsMutable();
+        volumes_.set(index, builderForValue.build());
+        onChanged();
+      } else {
+        volumesBuilder_.setMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+     * node to provision one on (WaitForFirstConsumer claims that were not
+     * bound), by claim name; claims already bound are not listed. The
+     * orchestrator binds or provisions them before starting the pod.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+     */
+    public Builder addVolumes(io.berthsched.berth.v1.VolumeBinding value) {
+      if (volumesBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureVolumesIsMutable();
+        volumes_.add(value);
+        onChanged();
+      } else {
+        volumesBuilder_.addMessage(value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+     * node to provision one on (WaitForFirstConsumer claims that were not
+     * bound), by claim name; claims already bound are not listed. The
+     * orchestrator binds or provisions them before starting the pod.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+     */
+    public Builder addVolumes(
+        int index, io.berthsched.berth.v1.VolumeBinding value) {
+      if (volumesBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureVolumesIsMutable();
+        volumes_.add(index, value);
+        onChanged();
+      } else {
+        volumesBuilder_.addMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+     * node to provision one on (WaitForFirstConsumer claims that were not
+     * bound), by claim name; claims already bound are not listed. The
+     * orchestrator binds or provisions them before starting the pod.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+     */
+    public Builder addVolumes(
+        io.berthsched.berth.v1.VolumeBinding.Builder builderForValue) {
+      if (volumesBuilder_ == null) {
+        ensureVolumesIsMutable();
+        volumes_.add(builderForValue.build());
+        onChanged();
+      } else {
+        volumesBuilder_.addMessage(builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+     * node to provision one on (WaitForFirstConsumer claims that were not
+     * bound), by claim name; claims already bound are not listed. The
+     * orchestrator binds or provisions them before starting the pod.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+     */
+    public Builder addVolumes(
+        int index, io.berthsched.berth.v1.VolumeBinding.Builder builderForValue) {
+      if (volumesBuilder_ == null) {
+        ensureVolumesIsMutable();
+        volumes_.add(index, builderForValue.build());
+        onChanged();
+      } else {
+        volumesBuilder_.addMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+     * node to provision one on (WaitForFirstConsumer claims that were not
+     * bound), by claim name; claims already bound are not listed. The
+     * orchestrator binds or provisions them before starting the pod.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+     */
+    public Builder addAllVolumes(
+        java.lang.Iterable<? extends io.berthsched.berth.v1.VolumeBinding> values) {
+      if (volumesBuilder_ == null) {
+        ensureVolumesIsMutable();
+        com.google.protobuf.AbstractMessageLite.Builder.addAll(
+            values, volumes_);
+        onChanged();
+      } else {
+        volumesBuilder_.addAllMessages(values);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+     * node to provision one on (WaitForFirstConsumer claims that were not
+     * bound), by claim name; claims already bound are not listed. The
+     * orchestrator binds or provisions them before starting the pod.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+     */
+    public Builder clearVolumes() {
+      if (volumesBuilder_ == null) {
+        volumes_ = java.util.Collections.emptyList();
+        bitField0_ = (bitField0_ & ~0x00000008);
+        onChanged();
+      } else {
+        volumesBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+     * node to provision one on (WaitForFirstConsumer claims that were not
+     * bound), by claim name; claims already bound are not listed. The
+     * orchestrator binds or provisions them before starting the pod.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+     */
+    public Builder removeVolumes(int index) {
+      if (volumesBuilder_ == null) {
+        ensureVolumesIsMutable();
+        volumes_.remove(index);
+        onChanged();
+      } else {
+        volumesBuilder_.remove(index);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+     * node to provision one on (WaitForFirstConsumer claims that were not
+     * bound), by claim name; claims already bound are not listed. The
+     * orchestrator binds or provisions them before starting the pod.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+     */
+    public io.berthsched.berth.v1.VolumeBinding.Builder getVolumesBuilder(
+        int index) {
+      return getVolumesFieldBuilder().getBuilder(index);
+    }
+    /**
+     * <pre>
+     * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+     * node to provision one on (WaitForFirstConsumer claims that were not
+     * bound), by claim name; claims already bound are not listed. The
+     * orchestrator binds or provisions them before starting the pod.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+     */
+    public io.berthsched.berth.v1.VolumeBindingOrBuilder getVolumesOrBuilder(
+        int index) {
+      if (volumesBuilder_ == null) {
+        return volumes_.get(index);  } else {
+        return volumesBuilder_.getMessageOrBuilder(index);
+      }
+    }
+    /**
+     * <pre>
+     * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+     * node to provision one on (WaitForFirstConsumer claims that were not
+     * bound), by claim name; claims already bound are not listed. The
+     * orchestrator binds or provisions them before starting the pod.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+     */
+    public java.util.List<? extends io.berthsched.berth.v1.VolumeBindingOrBuilder> 
+         getVolumesOrBuilderList() {
+      if (volumesBuilder_ != null) {
+        return volumesBuilder_.getMessageOrBuilderList();
+      } else {
+        return java.util.Collections.unmodifiableList(volumes_);
+      }
+    }
+    /**
+     * <pre>
+     * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+     * node to provision one on (WaitForFirstConsumer claims that were not
+     * bound), by claim name; claims already bound are not listed. The
+     * orchestrator binds or provisions them before starting the pod.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+     */
+    public io.berthsched.berth.v1.VolumeBinding.Builder addVolumesBuilder() {
+      return getVolumesFieldBuilder().addBuilder(
+          io.berthsched.berth.v1.VolumeBinding.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+     * node to provision one on (WaitForFirstConsumer claims that were not
+     * bound), by claim name; claims already bound are not listed. The
+     * orchestrator binds or provisions them before starting the pod.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+     */
+    public io.berthsched.berth.v1.VolumeBinding.Builder addVolumesBuilder(
+        int index) {
+      return getVolumesFieldBuilder().addBuilder(
+          index, io.berthsched.berth.v1.VolumeBinding.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+     * node to provision one on (WaitForFirstConsumer claims that were not
+     * bound), by claim name; claims already bound are not listed. The
+     * orchestrator binds or provisions them before starting the pod.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+     */
+    public java.util.List<io.berthsched.berth.v1.VolumeBinding.Builder> 
+         getVolumesBuilderList() {
+      return getVolumesFieldBuilder().getBuilderList();
+    }
+    private com.google.protobuf.RepeatedFieldBuilderV3<
+        io.berthsched.berth.v1.VolumeBinding, io.berthsched.berth.v1.VolumeBinding.Builder, io.berthsched.berth.v1.VolumeBindingOrBuilder> 
+        getVolumesFieldBuilder() {
+      if (volumesBuilder_ == null) {
+        volumesBuilder_ = new com.google.protobuf.RepeatedFieldBuilderV3<
+            io.berthsched.berth.v1.VolumeBinding, io.berthsched.berth.v1.VolumeBinding.Builder, io.berthsched.berth.v1.VolumeBindingOrBuilder>(
+                volumes_,
+                ((bitField0_ & 0x00000008) != 0),
+                getParentForChildren(),
+                isClean());
+        volumes_ = null;
+      }
+      return volumesBuilder_;
     }
     @java.lang.Override
     public final Builder setUnknownFields(

@@ -117,4 +117,63 @@ public interface BindOrBuilder extends
    */
   io.berthsched.berth.v1.ClaimAllocationOrBuilder getClaimsOrBuilder(
       int index);
+
+  /**
+   * <pre>
+   * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+   * node to provision one on (WaitForFirstConsumer claims that were not
+   * bound), by claim name; claims already bound are not listed. The
+   * orchestrator binds or provisions them before starting the pod.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+   */
+  java.util.List<io.berthsched.berth.v1.VolumeBinding> 
+      getVolumesList();
+  /**
+   * <pre>
+   * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+   * node to provision one on (WaitForFirstConsumer claims that were not
+   * bound), by claim name; claims already bound are not listed. The
+   * orchestrator binds or provisions them before starting the pod.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+   */
+  io.berthsched.berth.v1.VolumeBinding getVolumes(int index);
+  /**
+   * <pre>
+   * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+   * node to provision one on (WaitForFirstConsumer claims that were not
+   * bound), by claim name; claims already bound are not listed. The
+   * orchestrator binds or provisions them before starting the pod.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+   */
+  int getVolumesCount();
+  /**
+   * <pre>
+   * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+   * node to provision one on (WaitForFirstConsumer claims that were not
+   * bound), by claim name; claims already bound are not listed. The
+   * orchestrator binds or provisions them before starting the pod.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+   */
+  java.util.List<? extends io.berthsched.berth.v1.VolumeBindingOrBuilder> 
+      getVolumesOrBuilderList();
+  /**
+   * <pre>
+   * The pod's PersistentVolumeClaims Berth chose a volume for, or the
+   * node to provision one on (WaitForFirstConsumer claims that were not
+   * bound), by claim name; claims already bound are not listed. The
+   * orchestrator binds or provisions them before starting the pod.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.VolumeBinding volumes = 4 [json_name = "volumes"];</code>
+   */
+  io.berthsched.berth.v1.VolumeBindingOrBuilder getVolumesOrBuilder(
+      int index);
 }

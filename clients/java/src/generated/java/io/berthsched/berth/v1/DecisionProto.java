@@ -60,58 +60,61 @@ public final class DecisionProto {
     java.lang.String[] descriptorData = {
       "\n\027berth/v1/decision.proto\022\010berth.v1\032\025ber" +
       "th/v1/device.proto\032\025berth/v1/object.prot" +
-      "o\032\037google/protobuf/timestamp.proto\"\375\003\n\010D" +
-      "ecision\022\032\n\010revision\030\001 \001(\004R\010revision\022.\n\004t" +
-      "ime\030\002 \001(\0132\032.google.protobuf.TimestampR\004t" +
-      "ime\022%\n\016scheduler_name\030\003 \001(\tR\rschedulerNa" +
-      "me\022\"\n\003pod\030\004 \001(\0132\020.berth.v1.PodRefR\003pod\022$" +
-      "\n\004bind\030\n \001(\0132\016.berth.v1.BindH\000R\004bind\022\'\n\005" +
-      "evict\030\013 \001(\0132\017.berth.v1.EvictH\000R\005evict\0220\n" +
-      "\010nominate\030\014 \001(\0132\022.berth.v1.NominateH\000R\010n" +
-      "ominate\022F\n\020clear_nomination\030\r \001(\0132\031.bert" +
-      "h.v1.ClearNominationH\000R\017clearNomination\022" +
-      "?\n\runschedulable\030\016 \001(\0132\027.berth.v1.Unsche" +
-      "dulableH\000R\runschedulable\022F\n\020deallocate_c" +
-      "laim\030\017 \001(\0132\031.berth.v1.DeallocateClaimH\000R" +
-      "\017deallocateClaimB\010\n\006action\"c\n\004Bind\022\022\n\004no" +
-      "de\030\001 \001(\tR\004node\022\024\n\005group\030\002 \001(\tR\005group\0221\n\006" +
-      "claims\030\003 \003(\0132\031.berth.v1.ClaimAllocationR" +
-      "\006claims\"\211\002\n\005Evict\022(\n\006victim\030\001 \001(\0132\020.bert" +
-      "h.v1.PodRefR\006victim\022\022\n\004node\030\002 \001(\tR\004node\022" +
-      ".\n\tpreemptor\030\003 \001(\0132\020.berth.v1.PodRefR\tpr" +
-      "eemptor\022\026\n\006reason\030\004 \001(\tR\006reason\022*\n\005cause" +
-      "\030\005 \001(\0162\024.berth.v1.EvictCauseR\005cause\0225\n\024g" +
-      "race_period_seconds\030\006 \001(\003H\000R\022gracePeriod" +
-      "Seconds\210\001\001B\027\n\025_grace_period_seconds\"\036\n\010N" +
-      "ominate\022\022\n\004node\030\001 \001(\tR\004node\"N\n\017ClearNomi" +
-      "nation\022#\n\rprevious_node\030\001 \001(\tR\014previousN" +
-      "ode\022\026\n\006reason\030\002 \001(\tR\006reason\"\210\001\n\rUnschedu" +
-      "lable\022\030\n\007message\030\001 \001(\tR\007message\0228\n\014node_" +
-      "reasons\030\002 \003(\0132\025.berth.v1.NodeReasonsR\013no" +
-      "deReasons\022#\n\romitted_nodes\030\003 \001(\rR\014omitte" +
-      "dNodes\"_\n\013NodeReasons\022\022\n\004node\030\001 \001(\tR\004nod" +
-      "e\022\030\n\007reasons\030\002 \003(\tR\007reasons\022\"\n\014unresolva" +
-      "ble\030\003 \001(\010R\014unresolvable*\343\001\n\014DecisionType" +
-      "\022\035\n\031DECISION_TYPE_UNSPECIFIED\020\000\022\026\n\022DECIS" +
-      "ION_TYPE_BIND\020\001\022\027\n\023DECISION_TYPE_EVICT\020\002" +
-      "\022\032\n\026DECISION_TYPE_NOMINATE\020\003\022\"\n\036DECISION" +
-      "_TYPE_CLEAR_NOMINATION\020\004\022\037\n\033DECISION_TYP" +
-      "E_UNSCHEDULABLE\020\005\022\"\n\036DECISION_TYPE_DEALL" +
-      "OCATE_CLAIM\020\006*\254\001\n\nEvictCause\022\033\n\027EVICT_CA" +
-      "USE_UNSPECIFIED\020\000\022\032\n\026EVICT_CAUSE_PREEMPT" +
-      "ION\020\001\022\025\n\021EVICT_CAUSE_TAINT\020\002\022\023\n\017EVICT_CA" +
-      "USE_API\020\003\022\035\n\031EVICT_CAUSE_NODE_PRESSURE\020\004" +
-      "\022\032\n\026EVICT_CAUSE_DESCHEDULE\020\006B\232\001\n\026io.bert" +
-      "hsched.berth.v1B\rDecisionProtoP\001Z0github" +
-      ".com/berthsched/berth/api/berth/v1;berth" +
-      "v1\242\002\003BXX\252\002\010Berth.V1\312\002\010Berth\\V1\342\002\024Berth\\V" +
-      "1\\GPBMetadata\352\002\tBerth::V1b\006proto3"
+      "o\032\025berth/v1/volume.proto\032\037google/protobu" +
+      "f/timestamp.proto\"\375\003\n\010Decision\022\032\n\010revisi" +
+      "on\030\001 \001(\004R\010revision\022.\n\004time\030\002 \001(\0132\032.googl" +
+      "e.protobuf.TimestampR\004time\022%\n\016scheduler_" +
+      "name\030\003 \001(\tR\rschedulerName\022\"\n\003pod\030\004 \001(\0132\020" +
+      ".berth.v1.PodRefR\003pod\022$\n\004bind\030\n \001(\0132\016.be" +
+      "rth.v1.BindH\000R\004bind\022\'\n\005evict\030\013 \001(\0132\017.ber" +
+      "th.v1.EvictH\000R\005evict\0220\n\010nominate\030\014 \001(\0132\022" +
+      ".berth.v1.NominateH\000R\010nominate\022F\n\020clear_" +
+      "nomination\030\r \001(\0132\031.berth.v1.ClearNominat" +
+      "ionH\000R\017clearNomination\022?\n\runschedulable\030" +
+      "\016 \001(\0132\027.berth.v1.UnschedulableH\000R\runsche" +
+      "dulable\022F\n\020deallocate_claim\030\017 \001(\0132\031.bert" +
+      "h.v1.DeallocateClaimH\000R\017deallocateClaimB" +
+      "\010\n\006action\"\226\001\n\004Bind\022\022\n\004node\030\001 \001(\tR\004node\022\024" +
+      "\n\005group\030\002 \001(\tR\005group\0221\n\006claims\030\003 \003(\0132\031.b" +
+      "erth.v1.ClaimAllocationR\006claims\0221\n\007volum" +
+      "es\030\004 \003(\0132\027.berth.v1.VolumeBindingR\007volum" +
+      "es\"\211\002\n\005Evict\022(\n\006victim\030\001 \001(\0132\020.berth.v1." +
+      "PodRefR\006victim\022\022\n\004node\030\002 \001(\tR\004node\022.\n\tpr" +
+      "eemptor\030\003 \001(\0132\020.berth.v1.PodRefR\tpreempt" +
+      "or\022\026\n\006reason\030\004 \001(\tR\006reason\022*\n\005cause\030\005 \001(" +
+      "\0162\024.berth.v1.EvictCauseR\005cause\0225\n\024grace_" +
+      "period_seconds\030\006 \001(\003H\000R\022gracePeriodSecon" +
+      "ds\210\001\001B\027\n\025_grace_period_seconds\"\036\n\010Nomina" +
+      "te\022\022\n\004node\030\001 \001(\tR\004node\"N\n\017ClearNominatio" +
+      "n\022#\n\rprevious_node\030\001 \001(\tR\014previousNode\022\026" +
+      "\n\006reason\030\002 \001(\tR\006reason\"\210\001\n\rUnschedulable" +
+      "\022\030\n\007message\030\001 \001(\tR\007message\0228\n\014node_reaso" +
+      "ns\030\002 \003(\0132\025.berth.v1.NodeReasonsR\013nodeRea" +
+      "sons\022#\n\romitted_nodes\030\003 \001(\rR\014omittedNode" +
+      "s\"_\n\013NodeReasons\022\022\n\004node\030\001 \001(\tR\004node\022\030\n\007" +
+      "reasons\030\002 \003(\tR\007reasons\022\"\n\014unresolvable\030\003" +
+      " \001(\010R\014unresolvable*\343\001\n\014DecisionType\022\035\n\031D" +
+      "ECISION_TYPE_UNSPECIFIED\020\000\022\026\n\022DECISION_T" +
+      "YPE_BIND\020\001\022\027\n\023DECISION_TYPE_EVICT\020\002\022\032\n\026D" +
+      "ECISION_TYPE_NOMINATE\020\003\022\"\n\036DECISION_TYPE" +
+      "_CLEAR_NOMINATION\020\004\022\037\n\033DECISION_TYPE_UNS" +
+      "CHEDULABLE\020\005\022\"\n\036DECISION_TYPE_DEALLOCATE" +
+      "_CLAIM\020\006*\254\001\n\nEvictCause\022\033\n\027EVICT_CAUSE_U" +
+      "NSPECIFIED\020\000\022\032\n\026EVICT_CAUSE_PREEMPTION\020\001" +
+      "\022\025\n\021EVICT_CAUSE_TAINT\020\002\022\023\n\017EVICT_CAUSE_A" +
+      "PI\020\003\022\035\n\031EVICT_CAUSE_NODE_PRESSURE\020\004\022\032\n\026E" +
+      "VICT_CAUSE_DESCHEDULE\020\006B\232\001\n\026io.berthsche" +
+      "d.berth.v1B\rDecisionProtoP\001Z0github.com/" +
+      "berthsched/berth/api/berth/v1;berthv1\242\002\003" +
+      "BXX\252\002\010Berth.V1\312\002\010Berth\\V1\342\002\024Berth\\V1\\GPB" +
+      "Metadata\352\002\tBerth::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
           io.berthsched.berth.v1.DeviceProto.getDescriptor(),
           io.berthsched.berth.v1.ObjectProto.getDescriptor(),
+          io.berthsched.berth.v1.VolumeProto.getDescriptor(),
           com.google.protobuf.TimestampProto.getDescriptor(),
         });
     internal_static_berth_v1_Decision_descriptor =
@@ -125,7 +128,7 @@ public final class DecisionProto {
     internal_static_berth_v1_Bind_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_Bind_descriptor,
-        new java.lang.String[] { "Node", "Group", "Claims", });
+        new java.lang.String[] { "Node", "Group", "Claims", "Volumes", });
     internal_static_berth_v1_Evict_descriptor =
       getDescriptor().getMessageTypes().get(2);
     internal_static_berth_v1_Evict_fieldAccessorTable = new
@@ -158,6 +161,7 @@ public final class DecisionProto {
         new java.lang.String[] { "Node", "Reasons", "Unresolvable", });
     io.berthsched.berth.v1.DeviceProto.getDescriptor();
     io.berthsched.berth.v1.ObjectProto.getDescriptor();
+    io.berthsched.berth.v1.VolumeProto.getDescriptor();
     com.google.protobuf.TimestampProto.getDescriptor();
   }
 

@@ -62,6 +62,12 @@ private static final long serialVersionUID = 0L;
     RESOURCE_SLICE(21),
     RESOURCE_CLAIM(22),
     RESOURCE_CLAIM_TEMPLATE(23),
+    PERSISTENT_VOLUME(30),
+    PERSISTENT_VOLUME_CLAIM(31),
+    STORAGE_CLASS(32),
+    CSI_NODE(33),
+    CSI_DRIVER(34),
+    CSI_STORAGE_CAPACITY(35),
     KIND_NOT_SET(0);
     private final int value;
     private KindCase(int value) {
@@ -89,6 +95,12 @@ private static final long serialVersionUID = 0L;
         case 21: return RESOURCE_SLICE;
         case 22: return RESOURCE_CLAIM;
         case 23: return RESOURCE_CLAIM_TEMPLATE;
+        case 30: return PERSISTENT_VOLUME;
+        case 31: return PERSISTENT_VOLUME_CLAIM;
+        case 32: return STORAGE_CLASS;
+        case 33: return CSI_NODE;
+        case 34: return CSI_DRIVER;
+        case 35: return CSI_STORAGE_CAPACITY;
         case 0: return KIND_NOT_SET;
         default: return null;
       }
@@ -537,6 +549,267 @@ private static final long serialVersionUID = 0L;
     return io.berthsched.berth.v1.ResourceClaimTemplate.getDefaultInstance();
   }
 
+  public static final int PERSISTENT_VOLUME_FIELD_NUMBER = 30;
+  /**
+   * <pre>
+   * Persistent storage (volume.proto), numbered from 30. A persistent
+   * volume, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.PersistentVolume persistent_volume = 30 [json_name = "persistentVolume"];</code>
+   * @return Whether the persistentVolume field is set.
+   */
+  @java.lang.Override
+  public boolean hasPersistentVolume() {
+    return kindCase_ == 30;
+  }
+  /**
+   * <pre>
+   * Persistent storage (volume.proto), numbered from 30. A persistent
+   * volume, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.PersistentVolume persistent_volume = 30 [json_name = "persistentVolume"];</code>
+   * @return The persistentVolume.
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.PersistentVolume getPersistentVolume() {
+    if (kindCase_ == 30) {
+       return (io.berthsched.berth.v1.PersistentVolume) kind_;
+    }
+    return io.berthsched.berth.v1.PersistentVolume.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * Persistent storage (volume.proto), numbered from 30. A persistent
+   * volume, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.PersistentVolume persistent_volume = 30 [json_name = "persistentVolume"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.PersistentVolumeOrBuilder getPersistentVolumeOrBuilder() {
+    if (kindCase_ == 30) {
+       return (io.berthsched.berth.v1.PersistentVolume) kind_;
+    }
+    return io.berthsched.berth.v1.PersistentVolume.getDefaultInstance();
+  }
+
+  public static final int PERSISTENT_VOLUME_CLAIM_FIELD_NUMBER = 31;
+  /**
+   * <pre>
+   * A persistent volume claim, identified by namespace and name.
+   * </pre>
+   *
+   * <code>.berth.v1.PersistentVolumeClaim persistent_volume_claim = 31 [json_name = "persistentVolumeClaim"];</code>
+   * @return Whether the persistentVolumeClaim field is set.
+   */
+  @java.lang.Override
+  public boolean hasPersistentVolumeClaim() {
+    return kindCase_ == 31;
+  }
+  /**
+   * <pre>
+   * A persistent volume claim, identified by namespace and name.
+   * </pre>
+   *
+   * <code>.berth.v1.PersistentVolumeClaim persistent_volume_claim = 31 [json_name = "persistentVolumeClaim"];</code>
+   * @return The persistentVolumeClaim.
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.PersistentVolumeClaim getPersistentVolumeClaim() {
+    if (kindCase_ == 31) {
+       return (io.berthsched.berth.v1.PersistentVolumeClaim) kind_;
+    }
+    return io.berthsched.berth.v1.PersistentVolumeClaim.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * A persistent volume claim, identified by namespace and name.
+   * </pre>
+   *
+   * <code>.berth.v1.PersistentVolumeClaim persistent_volume_claim = 31 [json_name = "persistentVolumeClaim"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.PersistentVolumeClaimOrBuilder getPersistentVolumeClaimOrBuilder() {
+    if (kindCase_ == 31) {
+       return (io.berthsched.berth.v1.PersistentVolumeClaim) kind_;
+    }
+    return io.berthsched.berth.v1.PersistentVolumeClaim.getDefaultInstance();
+  }
+
+  public static final int STORAGE_CLASS_FIELD_NUMBER = 32;
+  /**
+   * <pre>
+   * A storage class, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.StorageClass storage_class = 32 [json_name = "storageClass"];</code>
+   * @return Whether the storageClass field is set.
+   */
+  @java.lang.Override
+  public boolean hasStorageClass() {
+    return kindCase_ == 32;
+  }
+  /**
+   * <pre>
+   * A storage class, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.StorageClass storage_class = 32 [json_name = "storageClass"];</code>
+   * @return The storageClass.
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.StorageClass getStorageClass() {
+    if (kindCase_ == 32) {
+       return (io.berthsched.berth.v1.StorageClass) kind_;
+    }
+    return io.berthsched.berth.v1.StorageClass.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * A storage class, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.StorageClass storage_class = 32 [json_name = "storageClass"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.StorageClassOrBuilder getStorageClassOrBuilder() {
+    if (kindCase_ == 32) {
+       return (io.berthsched.berth.v1.StorageClass) kind_;
+    }
+    return io.berthsched.berth.v1.StorageClass.getDefaultInstance();
+  }
+
+  public static final int CSI_NODE_FIELD_NUMBER = 33;
+  /**
+   * <pre>
+   * A node's CSI drivers, identified by the node's name.
+   * </pre>
+   *
+   * <code>.berth.v1.CSINode csi_node = 33 [json_name = "csiNode"];</code>
+   * @return Whether the csiNode field is set.
+   */
+  @java.lang.Override
+  public boolean hasCsiNode() {
+    return kindCase_ == 33;
+  }
+  /**
+   * <pre>
+   * A node's CSI drivers, identified by the node's name.
+   * </pre>
+   *
+   * <code>.berth.v1.CSINode csi_node = 33 [json_name = "csiNode"];</code>
+   * @return The csiNode.
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.CSINode getCsiNode() {
+    if (kindCase_ == 33) {
+       return (io.berthsched.berth.v1.CSINode) kind_;
+    }
+    return io.berthsched.berth.v1.CSINode.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * A node's CSI drivers, identified by the node's name.
+   * </pre>
+   *
+   * <code>.berth.v1.CSINode csi_node = 33 [json_name = "csiNode"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.CSINodeOrBuilder getCsiNodeOrBuilder() {
+    if (kindCase_ == 33) {
+       return (io.berthsched.berth.v1.CSINode) kind_;
+    }
+    return io.berthsched.berth.v1.CSINode.getDefaultInstance();
+  }
+
+  public static final int CSI_DRIVER_FIELD_NUMBER = 34;
+  /**
+   * <pre>
+   * A CSI driver, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.CSIDriver csi_driver = 34 [json_name = "csiDriver"];</code>
+   * @return Whether the csiDriver field is set.
+   */
+  @java.lang.Override
+  public boolean hasCsiDriver() {
+    return kindCase_ == 34;
+  }
+  /**
+   * <pre>
+   * A CSI driver, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.CSIDriver csi_driver = 34 [json_name = "csiDriver"];</code>
+   * @return The csiDriver.
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.CSIDriver getCsiDriver() {
+    if (kindCase_ == 34) {
+       return (io.berthsched.berth.v1.CSIDriver) kind_;
+    }
+    return io.berthsched.berth.v1.CSIDriver.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * A CSI driver, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.CSIDriver csi_driver = 34 [json_name = "csiDriver"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.CSIDriverOrBuilder getCsiDriverOrBuilder() {
+    if (kindCase_ == 34) {
+       return (io.berthsched.berth.v1.CSIDriver) kind_;
+    }
+    return io.berthsched.berth.v1.CSIDriver.getDefaultInstance();
+  }
+
+  public static final int CSI_STORAGE_CAPACITY_FIELD_NUMBER = 35;
+  /**
+   * <pre>
+   * A CSI storage capacity, identified by namespace and name.
+   * </pre>
+   *
+   * <code>.berth.v1.CSIStorageCapacity csi_storage_capacity = 35 [json_name = "csiStorageCapacity"];</code>
+   * @return Whether the csiStorageCapacity field is set.
+   */
+  @java.lang.Override
+  public boolean hasCsiStorageCapacity() {
+    return kindCase_ == 35;
+  }
+  /**
+   * <pre>
+   * A CSI storage capacity, identified by namespace and name.
+   * </pre>
+   *
+   * <code>.berth.v1.CSIStorageCapacity csi_storage_capacity = 35 [json_name = "csiStorageCapacity"];</code>
+   * @return The csiStorageCapacity.
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.CSIStorageCapacity getCsiStorageCapacity() {
+    if (kindCase_ == 35) {
+       return (io.berthsched.berth.v1.CSIStorageCapacity) kind_;
+    }
+    return io.berthsched.berth.v1.CSIStorageCapacity.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * A CSI storage capacity, identified by namespace and name.
+   * </pre>
+   *
+   * <code>.berth.v1.CSIStorageCapacity csi_storage_capacity = 35 [json_name = "csiStorageCapacity"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.CSIStorageCapacityOrBuilder getCsiStorageCapacityOrBuilder() {
+    if (kindCase_ == 35) {
+       return (io.berthsched.berth.v1.CSIStorageCapacity) kind_;
+    }
+    return io.berthsched.berth.v1.CSIStorageCapacity.getDefaultInstance();
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -580,6 +853,24 @@ private static final long serialVersionUID = 0L;
     }
     if (kindCase_ == 23) {
       output.writeMessage(23, (io.berthsched.berth.v1.ResourceClaimTemplate) kind_);
+    }
+    if (kindCase_ == 30) {
+      output.writeMessage(30, (io.berthsched.berth.v1.PersistentVolume) kind_);
+    }
+    if (kindCase_ == 31) {
+      output.writeMessage(31, (io.berthsched.berth.v1.PersistentVolumeClaim) kind_);
+    }
+    if (kindCase_ == 32) {
+      output.writeMessage(32, (io.berthsched.berth.v1.StorageClass) kind_);
+    }
+    if (kindCase_ == 33) {
+      output.writeMessage(33, (io.berthsched.berth.v1.CSINode) kind_);
+    }
+    if (kindCase_ == 34) {
+      output.writeMessage(34, (io.berthsched.berth.v1.CSIDriver) kind_);
+    }
+    if (kindCase_ == 35) {
+      output.writeMessage(35, (io.berthsched.berth.v1.CSIStorageCapacity) kind_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -629,6 +920,30 @@ private static final long serialVersionUID = 0L;
     if (kindCase_ == 23) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(23, (io.berthsched.berth.v1.ResourceClaimTemplate) kind_);
+    }
+    if (kindCase_ == 30) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(30, (io.berthsched.berth.v1.PersistentVolume) kind_);
+    }
+    if (kindCase_ == 31) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(31, (io.berthsched.berth.v1.PersistentVolumeClaim) kind_);
+    }
+    if (kindCase_ == 32) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(32, (io.berthsched.berth.v1.StorageClass) kind_);
+    }
+    if (kindCase_ == 33) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(33, (io.berthsched.berth.v1.CSINode) kind_);
+    }
+    if (kindCase_ == 34) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(34, (io.berthsched.berth.v1.CSIDriver) kind_);
+    }
+    if (kindCase_ == 35) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(35, (io.berthsched.berth.v1.CSIStorageCapacity) kind_);
     }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
@@ -687,6 +1002,30 @@ private static final long serialVersionUID = 0L;
         if (!getResourceClaimTemplate()
             .equals(other.getResourceClaimTemplate())) return false;
         break;
+      case 30:
+        if (!getPersistentVolume()
+            .equals(other.getPersistentVolume())) return false;
+        break;
+      case 31:
+        if (!getPersistentVolumeClaim()
+            .equals(other.getPersistentVolumeClaim())) return false;
+        break;
+      case 32:
+        if (!getStorageClass()
+            .equals(other.getStorageClass())) return false;
+        break;
+      case 33:
+        if (!getCsiNode()
+            .equals(other.getCsiNode())) return false;
+        break;
+      case 34:
+        if (!getCsiDriver()
+            .equals(other.getCsiDriver())) return false;
+        break;
+      case 35:
+        if (!getCsiStorageCapacity()
+            .equals(other.getCsiStorageCapacity())) return false;
+        break;
       case 0:
       default:
     }
@@ -741,6 +1080,30 @@ private static final long serialVersionUID = 0L;
       case 23:
         hash = (37 * hash) + RESOURCE_CLAIM_TEMPLATE_FIELD_NUMBER;
         hash = (53 * hash) + getResourceClaimTemplate().hashCode();
+        break;
+      case 30:
+        hash = (37 * hash) + PERSISTENT_VOLUME_FIELD_NUMBER;
+        hash = (53 * hash) + getPersistentVolume().hashCode();
+        break;
+      case 31:
+        hash = (37 * hash) + PERSISTENT_VOLUME_CLAIM_FIELD_NUMBER;
+        hash = (53 * hash) + getPersistentVolumeClaim().hashCode();
+        break;
+      case 32:
+        hash = (37 * hash) + STORAGE_CLASS_FIELD_NUMBER;
+        hash = (53 * hash) + getStorageClass().hashCode();
+        break;
+      case 33:
+        hash = (37 * hash) + CSI_NODE_FIELD_NUMBER;
+        hash = (53 * hash) + getCsiNode().hashCode();
+        break;
+      case 34:
+        hash = (37 * hash) + CSI_DRIVER_FIELD_NUMBER;
+        hash = (53 * hash) + getCsiDriver().hashCode();
+        break;
+      case 35:
+        hash = (37 * hash) + CSI_STORAGE_CAPACITY_FIELD_NUMBER;
+        hash = (53 * hash) + getCsiStorageCapacity().hashCode();
         break;
       case 0:
       default:
@@ -908,6 +1271,24 @@ private static final long serialVersionUID = 0L;
       if (resourceClaimTemplateBuilder_ != null) {
         resourceClaimTemplateBuilder_.clear();
       }
+      if (persistentVolumeBuilder_ != null) {
+        persistentVolumeBuilder_.clear();
+      }
+      if (persistentVolumeClaimBuilder_ != null) {
+        persistentVolumeClaimBuilder_.clear();
+      }
+      if (storageClassBuilder_ != null) {
+        storageClassBuilder_.clear();
+      }
+      if (csiNodeBuilder_ != null) {
+        csiNodeBuilder_.clear();
+      }
+      if (csiDriverBuilder_ != null) {
+        csiDriverBuilder_.clear();
+      }
+      if (csiStorageCapacityBuilder_ != null) {
+        csiStorageCapacityBuilder_.clear();
+      }
       kindCase_ = 0;
       kind_ = null;
       return this;
@@ -988,6 +1369,30 @@ private static final long serialVersionUID = 0L;
       if (kindCase_ == 23 &&
           resourceClaimTemplateBuilder_ != null) {
         result.kind_ = resourceClaimTemplateBuilder_.build();
+      }
+      if (kindCase_ == 30 &&
+          persistentVolumeBuilder_ != null) {
+        result.kind_ = persistentVolumeBuilder_.build();
+      }
+      if (kindCase_ == 31 &&
+          persistentVolumeClaimBuilder_ != null) {
+        result.kind_ = persistentVolumeClaimBuilder_.build();
+      }
+      if (kindCase_ == 32 &&
+          storageClassBuilder_ != null) {
+        result.kind_ = storageClassBuilder_.build();
+      }
+      if (kindCase_ == 33 &&
+          csiNodeBuilder_ != null) {
+        result.kind_ = csiNodeBuilder_.build();
+      }
+      if (kindCase_ == 34 &&
+          csiDriverBuilder_ != null) {
+        result.kind_ = csiDriverBuilder_.build();
+      }
+      if (kindCase_ == 35 &&
+          csiStorageCapacityBuilder_ != null) {
+        result.kind_ = csiStorageCapacityBuilder_.build();
       }
     }
 
@@ -1074,6 +1479,30 @@ private static final long serialVersionUID = 0L;
         }
         case RESOURCE_CLAIM_TEMPLATE: {
           mergeResourceClaimTemplate(other.getResourceClaimTemplate());
+          break;
+        }
+        case PERSISTENT_VOLUME: {
+          mergePersistentVolume(other.getPersistentVolume());
+          break;
+        }
+        case PERSISTENT_VOLUME_CLAIM: {
+          mergePersistentVolumeClaim(other.getPersistentVolumeClaim());
+          break;
+        }
+        case STORAGE_CLASS: {
+          mergeStorageClass(other.getStorageClass());
+          break;
+        }
+        case CSI_NODE: {
+          mergeCsiNode(other.getCsiNode());
+          break;
+        }
+        case CSI_DRIVER: {
+          mergeCsiDriver(other.getCsiDriver());
+          break;
+        }
+        case CSI_STORAGE_CAPACITY: {
+          mergeCsiStorageCapacity(other.getCsiStorageCapacity());
           break;
         }
         case KIND_NOT_SET: {
@@ -1176,6 +1605,48 @@ private static final long serialVersionUID = 0L;
               kindCase_ = 23;
               break;
             } // case 186
+            case 242: {
+              input.readMessage(
+                  getPersistentVolumeFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              kindCase_ = 30;
+              break;
+            } // case 242
+            case 250: {
+              input.readMessage(
+                  getPersistentVolumeClaimFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              kindCase_ = 31;
+              break;
+            } // case 250
+            case 258: {
+              input.readMessage(
+                  getStorageClassFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              kindCase_ = 32;
+              break;
+            } // case 258
+            case 266: {
+              input.readMessage(
+                  getCsiNodeFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              kindCase_ = 33;
+              break;
+            } // case 266
+            case 274: {
+              input.readMessage(
+                  getCsiDriverFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              kindCase_ = 34;
+              break;
+            } // case 274
+            case 282: {
+              input.readMessage(
+                  getCsiStorageCapacityFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              kindCase_ = 35;
+              break;
+            } // case 282
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2995,6 +3466,1083 @@ private static final long serialVersionUID = 0L;
       kindCase_ = 23;
       onChanged();
       return resourceClaimTemplateBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.PersistentVolume, io.berthsched.berth.v1.PersistentVolume.Builder, io.berthsched.berth.v1.PersistentVolumeOrBuilder> persistentVolumeBuilder_;
+    /**
+     * <pre>
+     * Persistent storage (volume.proto), numbered from 30. A persistent
+     * volume, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.PersistentVolume persistent_volume = 30 [json_name = "persistentVolume"];</code>
+     * @return Whether the persistentVolume field is set.
+     */
+    @java.lang.Override
+    public boolean hasPersistentVolume() {
+      return kindCase_ == 30;
+    }
+    /**
+     * <pre>
+     * Persistent storage (volume.proto), numbered from 30. A persistent
+     * volume, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.PersistentVolume persistent_volume = 30 [json_name = "persistentVolume"];</code>
+     * @return The persistentVolume.
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.PersistentVolume getPersistentVolume() {
+      if (persistentVolumeBuilder_ == null) {
+        if (kindCase_ == 30) {
+          return (io.berthsched.berth.v1.PersistentVolume) kind_;
+        }
+        return io.berthsched.berth.v1.PersistentVolume.getDefaultInstance();
+      } else {
+        if (kindCase_ == 30) {
+          return persistentVolumeBuilder_.getMessage();
+        }
+        return io.berthsched.berth.v1.PersistentVolume.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * Persistent storage (volume.proto), numbered from 30. A persistent
+     * volume, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.PersistentVolume persistent_volume = 30 [json_name = "persistentVolume"];</code>
+     */
+    public Builder setPersistentVolume(io.berthsched.berth.v1.PersistentVolume value) {
+      if (persistentVolumeBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        kind_ = value;
+        onChanged();
+      } else {
+        persistentVolumeBuilder_.setMessage(value);
+      }
+      kindCase_ = 30;
+      return this;
+    }
+    /**
+     * <pre>
+     * Persistent storage (volume.proto), numbered from 30. A persistent
+     * volume, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.PersistentVolume persistent_volume = 30 [json_name = "persistentVolume"];</code>
+     */
+    public Builder setPersistentVolume(
+        io.berthsched.berth.v1.PersistentVolume.Builder builderForValue) {
+      if (persistentVolumeBuilder_ == null) {
+        kind_ = builderForValue.build();
+        onChanged();
+      } else {
+        persistentVolumeBuilder_.setMessage(builderForValue.build());
+      }
+      kindCase_ = 30;
+      return this;
+    }
+    /**
+     * <pre>
+     * Persistent storage (volume.proto), numbered from 30. A persistent
+     * volume, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.PersistentVolume persistent_volume = 30 [json_name = "persistentVolume"];</code>
+     */
+    public Builder mergePersistentVolume(io.berthsched.berth.v1.PersistentVolume value) {
+      if (persistentVolumeBuilder_ == null) {
+        if (kindCase_ == 30 &&
+            kind_ != io.berthsched.berth.v1.PersistentVolume.getDefaultInstance()) {
+          kind_ = io.berthsched.berth.v1.PersistentVolume.newBuilder((io.berthsched.berth.v1.PersistentVolume) kind_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          kind_ = value;
+        }
+        onChanged();
+      } else {
+        if (kindCase_ == 30) {
+          persistentVolumeBuilder_.mergeFrom(value);
+        } else {
+          persistentVolumeBuilder_.setMessage(value);
+        }
+      }
+      kindCase_ = 30;
+      return this;
+    }
+    /**
+     * <pre>
+     * Persistent storage (volume.proto), numbered from 30. A persistent
+     * volume, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.PersistentVolume persistent_volume = 30 [json_name = "persistentVolume"];</code>
+     */
+    public Builder clearPersistentVolume() {
+      if (persistentVolumeBuilder_ == null) {
+        if (kindCase_ == 30) {
+          kindCase_ = 0;
+          kind_ = null;
+          onChanged();
+        }
+      } else {
+        if (kindCase_ == 30) {
+          kindCase_ = 0;
+          kind_ = null;
+        }
+        persistentVolumeBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Persistent storage (volume.proto), numbered from 30. A persistent
+     * volume, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.PersistentVolume persistent_volume = 30 [json_name = "persistentVolume"];</code>
+     */
+    public io.berthsched.berth.v1.PersistentVolume.Builder getPersistentVolumeBuilder() {
+      return getPersistentVolumeFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * Persistent storage (volume.proto), numbered from 30. A persistent
+     * volume, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.PersistentVolume persistent_volume = 30 [json_name = "persistentVolume"];</code>
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.PersistentVolumeOrBuilder getPersistentVolumeOrBuilder() {
+      if ((kindCase_ == 30) && (persistentVolumeBuilder_ != null)) {
+        return persistentVolumeBuilder_.getMessageOrBuilder();
+      } else {
+        if (kindCase_ == 30) {
+          return (io.berthsched.berth.v1.PersistentVolume) kind_;
+        }
+        return io.berthsched.berth.v1.PersistentVolume.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * Persistent storage (volume.proto), numbered from 30. A persistent
+     * volume, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.PersistentVolume persistent_volume = 30 [json_name = "persistentVolume"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.PersistentVolume, io.berthsched.berth.v1.PersistentVolume.Builder, io.berthsched.berth.v1.PersistentVolumeOrBuilder> 
+        getPersistentVolumeFieldBuilder() {
+      if (persistentVolumeBuilder_ == null) {
+        if (!(kindCase_ == 30)) {
+          kind_ = io.berthsched.berth.v1.PersistentVolume.getDefaultInstance();
+        }
+        persistentVolumeBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+            io.berthsched.berth.v1.PersistentVolume, io.berthsched.berth.v1.PersistentVolume.Builder, io.berthsched.berth.v1.PersistentVolumeOrBuilder>(
+                (io.berthsched.berth.v1.PersistentVolume) kind_,
+                getParentForChildren(),
+                isClean());
+        kind_ = null;
+      }
+      kindCase_ = 30;
+      onChanged();
+      return persistentVolumeBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.PersistentVolumeClaim, io.berthsched.berth.v1.PersistentVolumeClaim.Builder, io.berthsched.berth.v1.PersistentVolumeClaimOrBuilder> persistentVolumeClaimBuilder_;
+    /**
+     * <pre>
+     * A persistent volume claim, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.PersistentVolumeClaim persistent_volume_claim = 31 [json_name = "persistentVolumeClaim"];</code>
+     * @return Whether the persistentVolumeClaim field is set.
+     */
+    @java.lang.Override
+    public boolean hasPersistentVolumeClaim() {
+      return kindCase_ == 31;
+    }
+    /**
+     * <pre>
+     * A persistent volume claim, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.PersistentVolumeClaim persistent_volume_claim = 31 [json_name = "persistentVolumeClaim"];</code>
+     * @return The persistentVolumeClaim.
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.PersistentVolumeClaim getPersistentVolumeClaim() {
+      if (persistentVolumeClaimBuilder_ == null) {
+        if (kindCase_ == 31) {
+          return (io.berthsched.berth.v1.PersistentVolumeClaim) kind_;
+        }
+        return io.berthsched.berth.v1.PersistentVolumeClaim.getDefaultInstance();
+      } else {
+        if (kindCase_ == 31) {
+          return persistentVolumeClaimBuilder_.getMessage();
+        }
+        return io.berthsched.berth.v1.PersistentVolumeClaim.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A persistent volume claim, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.PersistentVolumeClaim persistent_volume_claim = 31 [json_name = "persistentVolumeClaim"];</code>
+     */
+    public Builder setPersistentVolumeClaim(io.berthsched.berth.v1.PersistentVolumeClaim value) {
+      if (persistentVolumeClaimBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        kind_ = value;
+        onChanged();
+      } else {
+        persistentVolumeClaimBuilder_.setMessage(value);
+      }
+      kindCase_ = 31;
+      return this;
+    }
+    /**
+     * <pre>
+     * A persistent volume claim, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.PersistentVolumeClaim persistent_volume_claim = 31 [json_name = "persistentVolumeClaim"];</code>
+     */
+    public Builder setPersistentVolumeClaim(
+        io.berthsched.berth.v1.PersistentVolumeClaim.Builder builderForValue) {
+      if (persistentVolumeClaimBuilder_ == null) {
+        kind_ = builderForValue.build();
+        onChanged();
+      } else {
+        persistentVolumeClaimBuilder_.setMessage(builderForValue.build());
+      }
+      kindCase_ = 31;
+      return this;
+    }
+    /**
+     * <pre>
+     * A persistent volume claim, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.PersistentVolumeClaim persistent_volume_claim = 31 [json_name = "persistentVolumeClaim"];</code>
+     */
+    public Builder mergePersistentVolumeClaim(io.berthsched.berth.v1.PersistentVolumeClaim value) {
+      if (persistentVolumeClaimBuilder_ == null) {
+        if (kindCase_ == 31 &&
+            kind_ != io.berthsched.berth.v1.PersistentVolumeClaim.getDefaultInstance()) {
+          kind_ = io.berthsched.berth.v1.PersistentVolumeClaim.newBuilder((io.berthsched.berth.v1.PersistentVolumeClaim) kind_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          kind_ = value;
+        }
+        onChanged();
+      } else {
+        if (kindCase_ == 31) {
+          persistentVolumeClaimBuilder_.mergeFrom(value);
+        } else {
+          persistentVolumeClaimBuilder_.setMessage(value);
+        }
+      }
+      kindCase_ = 31;
+      return this;
+    }
+    /**
+     * <pre>
+     * A persistent volume claim, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.PersistentVolumeClaim persistent_volume_claim = 31 [json_name = "persistentVolumeClaim"];</code>
+     */
+    public Builder clearPersistentVolumeClaim() {
+      if (persistentVolumeClaimBuilder_ == null) {
+        if (kindCase_ == 31) {
+          kindCase_ = 0;
+          kind_ = null;
+          onChanged();
+        }
+      } else {
+        if (kindCase_ == 31) {
+          kindCase_ = 0;
+          kind_ = null;
+        }
+        persistentVolumeClaimBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * A persistent volume claim, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.PersistentVolumeClaim persistent_volume_claim = 31 [json_name = "persistentVolumeClaim"];</code>
+     */
+    public io.berthsched.berth.v1.PersistentVolumeClaim.Builder getPersistentVolumeClaimBuilder() {
+      return getPersistentVolumeClaimFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * A persistent volume claim, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.PersistentVolumeClaim persistent_volume_claim = 31 [json_name = "persistentVolumeClaim"];</code>
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.PersistentVolumeClaimOrBuilder getPersistentVolumeClaimOrBuilder() {
+      if ((kindCase_ == 31) && (persistentVolumeClaimBuilder_ != null)) {
+        return persistentVolumeClaimBuilder_.getMessageOrBuilder();
+      } else {
+        if (kindCase_ == 31) {
+          return (io.berthsched.berth.v1.PersistentVolumeClaim) kind_;
+        }
+        return io.berthsched.berth.v1.PersistentVolumeClaim.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A persistent volume claim, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.PersistentVolumeClaim persistent_volume_claim = 31 [json_name = "persistentVolumeClaim"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.PersistentVolumeClaim, io.berthsched.berth.v1.PersistentVolumeClaim.Builder, io.berthsched.berth.v1.PersistentVolumeClaimOrBuilder> 
+        getPersistentVolumeClaimFieldBuilder() {
+      if (persistentVolumeClaimBuilder_ == null) {
+        if (!(kindCase_ == 31)) {
+          kind_ = io.berthsched.berth.v1.PersistentVolumeClaim.getDefaultInstance();
+        }
+        persistentVolumeClaimBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+            io.berthsched.berth.v1.PersistentVolumeClaim, io.berthsched.berth.v1.PersistentVolumeClaim.Builder, io.berthsched.berth.v1.PersistentVolumeClaimOrBuilder>(
+                (io.berthsched.berth.v1.PersistentVolumeClaim) kind_,
+                getParentForChildren(),
+                isClean());
+        kind_ = null;
+      }
+      kindCase_ = 31;
+      onChanged();
+      return persistentVolumeClaimBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.StorageClass, io.berthsched.berth.v1.StorageClass.Builder, io.berthsched.berth.v1.StorageClassOrBuilder> storageClassBuilder_;
+    /**
+     * <pre>
+     * A storage class, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.StorageClass storage_class = 32 [json_name = "storageClass"];</code>
+     * @return Whether the storageClass field is set.
+     */
+    @java.lang.Override
+    public boolean hasStorageClass() {
+      return kindCase_ == 32;
+    }
+    /**
+     * <pre>
+     * A storage class, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.StorageClass storage_class = 32 [json_name = "storageClass"];</code>
+     * @return The storageClass.
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.StorageClass getStorageClass() {
+      if (storageClassBuilder_ == null) {
+        if (kindCase_ == 32) {
+          return (io.berthsched.berth.v1.StorageClass) kind_;
+        }
+        return io.berthsched.berth.v1.StorageClass.getDefaultInstance();
+      } else {
+        if (kindCase_ == 32) {
+          return storageClassBuilder_.getMessage();
+        }
+        return io.berthsched.berth.v1.StorageClass.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A storage class, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.StorageClass storage_class = 32 [json_name = "storageClass"];</code>
+     */
+    public Builder setStorageClass(io.berthsched.berth.v1.StorageClass value) {
+      if (storageClassBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        kind_ = value;
+        onChanged();
+      } else {
+        storageClassBuilder_.setMessage(value);
+      }
+      kindCase_ = 32;
+      return this;
+    }
+    /**
+     * <pre>
+     * A storage class, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.StorageClass storage_class = 32 [json_name = "storageClass"];</code>
+     */
+    public Builder setStorageClass(
+        io.berthsched.berth.v1.StorageClass.Builder builderForValue) {
+      if (storageClassBuilder_ == null) {
+        kind_ = builderForValue.build();
+        onChanged();
+      } else {
+        storageClassBuilder_.setMessage(builderForValue.build());
+      }
+      kindCase_ = 32;
+      return this;
+    }
+    /**
+     * <pre>
+     * A storage class, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.StorageClass storage_class = 32 [json_name = "storageClass"];</code>
+     */
+    public Builder mergeStorageClass(io.berthsched.berth.v1.StorageClass value) {
+      if (storageClassBuilder_ == null) {
+        if (kindCase_ == 32 &&
+            kind_ != io.berthsched.berth.v1.StorageClass.getDefaultInstance()) {
+          kind_ = io.berthsched.berth.v1.StorageClass.newBuilder((io.berthsched.berth.v1.StorageClass) kind_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          kind_ = value;
+        }
+        onChanged();
+      } else {
+        if (kindCase_ == 32) {
+          storageClassBuilder_.mergeFrom(value);
+        } else {
+          storageClassBuilder_.setMessage(value);
+        }
+      }
+      kindCase_ = 32;
+      return this;
+    }
+    /**
+     * <pre>
+     * A storage class, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.StorageClass storage_class = 32 [json_name = "storageClass"];</code>
+     */
+    public Builder clearStorageClass() {
+      if (storageClassBuilder_ == null) {
+        if (kindCase_ == 32) {
+          kindCase_ = 0;
+          kind_ = null;
+          onChanged();
+        }
+      } else {
+        if (kindCase_ == 32) {
+          kindCase_ = 0;
+          kind_ = null;
+        }
+        storageClassBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * A storage class, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.StorageClass storage_class = 32 [json_name = "storageClass"];</code>
+     */
+    public io.berthsched.berth.v1.StorageClass.Builder getStorageClassBuilder() {
+      return getStorageClassFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * A storage class, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.StorageClass storage_class = 32 [json_name = "storageClass"];</code>
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.StorageClassOrBuilder getStorageClassOrBuilder() {
+      if ((kindCase_ == 32) && (storageClassBuilder_ != null)) {
+        return storageClassBuilder_.getMessageOrBuilder();
+      } else {
+        if (kindCase_ == 32) {
+          return (io.berthsched.berth.v1.StorageClass) kind_;
+        }
+        return io.berthsched.berth.v1.StorageClass.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A storage class, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.StorageClass storage_class = 32 [json_name = "storageClass"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.StorageClass, io.berthsched.berth.v1.StorageClass.Builder, io.berthsched.berth.v1.StorageClassOrBuilder> 
+        getStorageClassFieldBuilder() {
+      if (storageClassBuilder_ == null) {
+        if (!(kindCase_ == 32)) {
+          kind_ = io.berthsched.berth.v1.StorageClass.getDefaultInstance();
+        }
+        storageClassBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+            io.berthsched.berth.v1.StorageClass, io.berthsched.berth.v1.StorageClass.Builder, io.berthsched.berth.v1.StorageClassOrBuilder>(
+                (io.berthsched.berth.v1.StorageClass) kind_,
+                getParentForChildren(),
+                isClean());
+        kind_ = null;
+      }
+      kindCase_ = 32;
+      onChanged();
+      return storageClassBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.CSINode, io.berthsched.berth.v1.CSINode.Builder, io.berthsched.berth.v1.CSINodeOrBuilder> csiNodeBuilder_;
+    /**
+     * <pre>
+     * A node's CSI drivers, identified by the node's name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSINode csi_node = 33 [json_name = "csiNode"];</code>
+     * @return Whether the csiNode field is set.
+     */
+    @java.lang.Override
+    public boolean hasCsiNode() {
+      return kindCase_ == 33;
+    }
+    /**
+     * <pre>
+     * A node's CSI drivers, identified by the node's name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSINode csi_node = 33 [json_name = "csiNode"];</code>
+     * @return The csiNode.
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.CSINode getCsiNode() {
+      if (csiNodeBuilder_ == null) {
+        if (kindCase_ == 33) {
+          return (io.berthsched.berth.v1.CSINode) kind_;
+        }
+        return io.berthsched.berth.v1.CSINode.getDefaultInstance();
+      } else {
+        if (kindCase_ == 33) {
+          return csiNodeBuilder_.getMessage();
+        }
+        return io.berthsched.berth.v1.CSINode.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A node's CSI drivers, identified by the node's name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSINode csi_node = 33 [json_name = "csiNode"];</code>
+     */
+    public Builder setCsiNode(io.berthsched.berth.v1.CSINode value) {
+      if (csiNodeBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        kind_ = value;
+        onChanged();
+      } else {
+        csiNodeBuilder_.setMessage(value);
+      }
+      kindCase_ = 33;
+      return this;
+    }
+    /**
+     * <pre>
+     * A node's CSI drivers, identified by the node's name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSINode csi_node = 33 [json_name = "csiNode"];</code>
+     */
+    public Builder setCsiNode(
+        io.berthsched.berth.v1.CSINode.Builder builderForValue) {
+      if (csiNodeBuilder_ == null) {
+        kind_ = builderForValue.build();
+        onChanged();
+      } else {
+        csiNodeBuilder_.setMessage(builderForValue.build());
+      }
+      kindCase_ = 33;
+      return this;
+    }
+    /**
+     * <pre>
+     * A node's CSI drivers, identified by the node's name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSINode csi_node = 33 [json_name = "csiNode"];</code>
+     */
+    public Builder mergeCsiNode(io.berthsched.berth.v1.CSINode value) {
+      if (csiNodeBuilder_ == null) {
+        if (kindCase_ == 33 &&
+            kind_ != io.berthsched.berth.v1.CSINode.getDefaultInstance()) {
+          kind_ = io.berthsched.berth.v1.CSINode.newBuilder((io.berthsched.berth.v1.CSINode) kind_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          kind_ = value;
+        }
+        onChanged();
+      } else {
+        if (kindCase_ == 33) {
+          csiNodeBuilder_.mergeFrom(value);
+        } else {
+          csiNodeBuilder_.setMessage(value);
+        }
+      }
+      kindCase_ = 33;
+      return this;
+    }
+    /**
+     * <pre>
+     * A node's CSI drivers, identified by the node's name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSINode csi_node = 33 [json_name = "csiNode"];</code>
+     */
+    public Builder clearCsiNode() {
+      if (csiNodeBuilder_ == null) {
+        if (kindCase_ == 33) {
+          kindCase_ = 0;
+          kind_ = null;
+          onChanged();
+        }
+      } else {
+        if (kindCase_ == 33) {
+          kindCase_ = 0;
+          kind_ = null;
+        }
+        csiNodeBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * A node's CSI drivers, identified by the node's name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSINode csi_node = 33 [json_name = "csiNode"];</code>
+     */
+    public io.berthsched.berth.v1.CSINode.Builder getCsiNodeBuilder() {
+      return getCsiNodeFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * A node's CSI drivers, identified by the node's name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSINode csi_node = 33 [json_name = "csiNode"];</code>
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.CSINodeOrBuilder getCsiNodeOrBuilder() {
+      if ((kindCase_ == 33) && (csiNodeBuilder_ != null)) {
+        return csiNodeBuilder_.getMessageOrBuilder();
+      } else {
+        if (kindCase_ == 33) {
+          return (io.berthsched.berth.v1.CSINode) kind_;
+        }
+        return io.berthsched.berth.v1.CSINode.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A node's CSI drivers, identified by the node's name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSINode csi_node = 33 [json_name = "csiNode"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.CSINode, io.berthsched.berth.v1.CSINode.Builder, io.berthsched.berth.v1.CSINodeOrBuilder> 
+        getCsiNodeFieldBuilder() {
+      if (csiNodeBuilder_ == null) {
+        if (!(kindCase_ == 33)) {
+          kind_ = io.berthsched.berth.v1.CSINode.getDefaultInstance();
+        }
+        csiNodeBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+            io.berthsched.berth.v1.CSINode, io.berthsched.berth.v1.CSINode.Builder, io.berthsched.berth.v1.CSINodeOrBuilder>(
+                (io.berthsched.berth.v1.CSINode) kind_,
+                getParentForChildren(),
+                isClean());
+        kind_ = null;
+      }
+      kindCase_ = 33;
+      onChanged();
+      return csiNodeBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.CSIDriver, io.berthsched.berth.v1.CSIDriver.Builder, io.berthsched.berth.v1.CSIDriverOrBuilder> csiDriverBuilder_;
+    /**
+     * <pre>
+     * A CSI driver, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSIDriver csi_driver = 34 [json_name = "csiDriver"];</code>
+     * @return Whether the csiDriver field is set.
+     */
+    @java.lang.Override
+    public boolean hasCsiDriver() {
+      return kindCase_ == 34;
+    }
+    /**
+     * <pre>
+     * A CSI driver, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSIDriver csi_driver = 34 [json_name = "csiDriver"];</code>
+     * @return The csiDriver.
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.CSIDriver getCsiDriver() {
+      if (csiDriverBuilder_ == null) {
+        if (kindCase_ == 34) {
+          return (io.berthsched.berth.v1.CSIDriver) kind_;
+        }
+        return io.berthsched.berth.v1.CSIDriver.getDefaultInstance();
+      } else {
+        if (kindCase_ == 34) {
+          return csiDriverBuilder_.getMessage();
+        }
+        return io.berthsched.berth.v1.CSIDriver.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A CSI driver, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSIDriver csi_driver = 34 [json_name = "csiDriver"];</code>
+     */
+    public Builder setCsiDriver(io.berthsched.berth.v1.CSIDriver value) {
+      if (csiDriverBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        kind_ = value;
+        onChanged();
+      } else {
+        csiDriverBuilder_.setMessage(value);
+      }
+      kindCase_ = 34;
+      return this;
+    }
+    /**
+     * <pre>
+     * A CSI driver, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSIDriver csi_driver = 34 [json_name = "csiDriver"];</code>
+     */
+    public Builder setCsiDriver(
+        io.berthsched.berth.v1.CSIDriver.Builder builderForValue) {
+      if (csiDriverBuilder_ == null) {
+        kind_ = builderForValue.build();
+        onChanged();
+      } else {
+        csiDriverBuilder_.setMessage(builderForValue.build());
+      }
+      kindCase_ = 34;
+      return this;
+    }
+    /**
+     * <pre>
+     * A CSI driver, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSIDriver csi_driver = 34 [json_name = "csiDriver"];</code>
+     */
+    public Builder mergeCsiDriver(io.berthsched.berth.v1.CSIDriver value) {
+      if (csiDriverBuilder_ == null) {
+        if (kindCase_ == 34 &&
+            kind_ != io.berthsched.berth.v1.CSIDriver.getDefaultInstance()) {
+          kind_ = io.berthsched.berth.v1.CSIDriver.newBuilder((io.berthsched.berth.v1.CSIDriver) kind_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          kind_ = value;
+        }
+        onChanged();
+      } else {
+        if (kindCase_ == 34) {
+          csiDriverBuilder_.mergeFrom(value);
+        } else {
+          csiDriverBuilder_.setMessage(value);
+        }
+      }
+      kindCase_ = 34;
+      return this;
+    }
+    /**
+     * <pre>
+     * A CSI driver, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSIDriver csi_driver = 34 [json_name = "csiDriver"];</code>
+     */
+    public Builder clearCsiDriver() {
+      if (csiDriverBuilder_ == null) {
+        if (kindCase_ == 34) {
+          kindCase_ = 0;
+          kind_ = null;
+          onChanged();
+        }
+      } else {
+        if (kindCase_ == 34) {
+          kindCase_ = 0;
+          kind_ = null;
+        }
+        csiDriverBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * A CSI driver, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSIDriver csi_driver = 34 [json_name = "csiDriver"];</code>
+     */
+    public io.berthsched.berth.v1.CSIDriver.Builder getCsiDriverBuilder() {
+      return getCsiDriverFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * A CSI driver, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSIDriver csi_driver = 34 [json_name = "csiDriver"];</code>
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.CSIDriverOrBuilder getCsiDriverOrBuilder() {
+      if ((kindCase_ == 34) && (csiDriverBuilder_ != null)) {
+        return csiDriverBuilder_.getMessageOrBuilder();
+      } else {
+        if (kindCase_ == 34) {
+          return (io.berthsched.berth.v1.CSIDriver) kind_;
+        }
+        return io.berthsched.berth.v1.CSIDriver.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A CSI driver, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSIDriver csi_driver = 34 [json_name = "csiDriver"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.CSIDriver, io.berthsched.berth.v1.CSIDriver.Builder, io.berthsched.berth.v1.CSIDriverOrBuilder> 
+        getCsiDriverFieldBuilder() {
+      if (csiDriverBuilder_ == null) {
+        if (!(kindCase_ == 34)) {
+          kind_ = io.berthsched.berth.v1.CSIDriver.getDefaultInstance();
+        }
+        csiDriverBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+            io.berthsched.berth.v1.CSIDriver, io.berthsched.berth.v1.CSIDriver.Builder, io.berthsched.berth.v1.CSIDriverOrBuilder>(
+                (io.berthsched.berth.v1.CSIDriver) kind_,
+                getParentForChildren(),
+                isClean());
+        kind_ = null;
+      }
+      kindCase_ = 34;
+      onChanged();
+      return csiDriverBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.CSIStorageCapacity, io.berthsched.berth.v1.CSIStorageCapacity.Builder, io.berthsched.berth.v1.CSIStorageCapacityOrBuilder> csiStorageCapacityBuilder_;
+    /**
+     * <pre>
+     * A CSI storage capacity, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSIStorageCapacity csi_storage_capacity = 35 [json_name = "csiStorageCapacity"];</code>
+     * @return Whether the csiStorageCapacity field is set.
+     */
+    @java.lang.Override
+    public boolean hasCsiStorageCapacity() {
+      return kindCase_ == 35;
+    }
+    /**
+     * <pre>
+     * A CSI storage capacity, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSIStorageCapacity csi_storage_capacity = 35 [json_name = "csiStorageCapacity"];</code>
+     * @return The csiStorageCapacity.
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.CSIStorageCapacity getCsiStorageCapacity() {
+      if (csiStorageCapacityBuilder_ == null) {
+        if (kindCase_ == 35) {
+          return (io.berthsched.berth.v1.CSIStorageCapacity) kind_;
+        }
+        return io.berthsched.berth.v1.CSIStorageCapacity.getDefaultInstance();
+      } else {
+        if (kindCase_ == 35) {
+          return csiStorageCapacityBuilder_.getMessage();
+        }
+        return io.berthsched.berth.v1.CSIStorageCapacity.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A CSI storage capacity, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSIStorageCapacity csi_storage_capacity = 35 [json_name = "csiStorageCapacity"];</code>
+     */
+    public Builder setCsiStorageCapacity(io.berthsched.berth.v1.CSIStorageCapacity value) {
+      if (csiStorageCapacityBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        kind_ = value;
+        onChanged();
+      } else {
+        csiStorageCapacityBuilder_.setMessage(value);
+      }
+      kindCase_ = 35;
+      return this;
+    }
+    /**
+     * <pre>
+     * A CSI storage capacity, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSIStorageCapacity csi_storage_capacity = 35 [json_name = "csiStorageCapacity"];</code>
+     */
+    public Builder setCsiStorageCapacity(
+        io.berthsched.berth.v1.CSIStorageCapacity.Builder builderForValue) {
+      if (csiStorageCapacityBuilder_ == null) {
+        kind_ = builderForValue.build();
+        onChanged();
+      } else {
+        csiStorageCapacityBuilder_.setMessage(builderForValue.build());
+      }
+      kindCase_ = 35;
+      return this;
+    }
+    /**
+     * <pre>
+     * A CSI storage capacity, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSIStorageCapacity csi_storage_capacity = 35 [json_name = "csiStorageCapacity"];</code>
+     */
+    public Builder mergeCsiStorageCapacity(io.berthsched.berth.v1.CSIStorageCapacity value) {
+      if (csiStorageCapacityBuilder_ == null) {
+        if (kindCase_ == 35 &&
+            kind_ != io.berthsched.berth.v1.CSIStorageCapacity.getDefaultInstance()) {
+          kind_ = io.berthsched.berth.v1.CSIStorageCapacity.newBuilder((io.berthsched.berth.v1.CSIStorageCapacity) kind_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          kind_ = value;
+        }
+        onChanged();
+      } else {
+        if (kindCase_ == 35) {
+          csiStorageCapacityBuilder_.mergeFrom(value);
+        } else {
+          csiStorageCapacityBuilder_.setMessage(value);
+        }
+      }
+      kindCase_ = 35;
+      return this;
+    }
+    /**
+     * <pre>
+     * A CSI storage capacity, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSIStorageCapacity csi_storage_capacity = 35 [json_name = "csiStorageCapacity"];</code>
+     */
+    public Builder clearCsiStorageCapacity() {
+      if (csiStorageCapacityBuilder_ == null) {
+        if (kindCase_ == 35) {
+          kindCase_ = 0;
+          kind_ = null;
+          onChanged();
+        }
+      } else {
+        if (kindCase_ == 35) {
+          kindCase_ = 0;
+          kind_ = null;
+        }
+        csiStorageCapacityBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * A CSI storage capacity, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSIStorageCapacity csi_storage_capacity = 35 [json_name = "csiStorageCapacity"];</code>
+     */
+    public io.berthsched.berth.v1.CSIStorageCapacity.Builder getCsiStorageCapacityBuilder() {
+      return getCsiStorageCapacityFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * A CSI storage capacity, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSIStorageCapacity csi_storage_capacity = 35 [json_name = "csiStorageCapacity"];</code>
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.CSIStorageCapacityOrBuilder getCsiStorageCapacityOrBuilder() {
+      if ((kindCase_ == 35) && (csiStorageCapacityBuilder_ != null)) {
+        return csiStorageCapacityBuilder_.getMessageOrBuilder();
+      } else {
+        if (kindCase_ == 35) {
+          return (io.berthsched.berth.v1.CSIStorageCapacity) kind_;
+        }
+        return io.berthsched.berth.v1.CSIStorageCapacity.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A CSI storage capacity, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.CSIStorageCapacity csi_storage_capacity = 35 [json_name = "csiStorageCapacity"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.CSIStorageCapacity, io.berthsched.berth.v1.CSIStorageCapacity.Builder, io.berthsched.berth.v1.CSIStorageCapacityOrBuilder> 
+        getCsiStorageCapacityFieldBuilder() {
+      if (csiStorageCapacityBuilder_ == null) {
+        if (!(kindCase_ == 35)) {
+          kind_ = io.berthsched.berth.v1.CSIStorageCapacity.getDefaultInstance();
+        }
+        csiStorageCapacityBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+            io.berthsched.berth.v1.CSIStorageCapacity, io.berthsched.berth.v1.CSIStorageCapacity.Builder, io.berthsched.berth.v1.CSIStorageCapacityOrBuilder>(
+                (io.berthsched.berth.v1.CSIStorageCapacity) kind_,
+                getParentForChildren(),
+                isClean());
+        kind_ = null;
+      }
+      kindCase_ = 35;
+      onChanged();
+      return csiStorageCapacityBuilder_;
     }
     @java.lang.Override
     public final Builder setUnknownFields(

@@ -100,6 +100,54 @@ public enum ObjectKind
    * <code>OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE = 23;</code>
    */
   OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE(23),
+  /**
+   * <pre>
+   * PersistentVolume.
+   * </pre>
+   *
+   * <code>OBJECT_KIND_PERSISTENT_VOLUME = 30;</code>
+   */
+  OBJECT_KIND_PERSISTENT_VOLUME(30),
+  /**
+   * <pre>
+   * PersistentVolumeClaim.
+   * </pre>
+   *
+   * <code>OBJECT_KIND_PERSISTENT_VOLUME_CLAIM = 31;</code>
+   */
+  OBJECT_KIND_PERSISTENT_VOLUME_CLAIM(31),
+  /**
+   * <pre>
+   * StorageClass.
+   * </pre>
+   *
+   * <code>OBJECT_KIND_STORAGE_CLASS = 32;</code>
+   */
+  OBJECT_KIND_STORAGE_CLASS(32),
+  /**
+   * <pre>
+   * CSINode.
+   * </pre>
+   *
+   * <code>OBJECT_KIND_CSI_NODE = 33;</code>
+   */
+  OBJECT_KIND_CSI_NODE(33),
+  /**
+   * <pre>
+   * CSIDriver.
+   * </pre>
+   *
+   * <code>OBJECT_KIND_CSI_DRIVER = 34;</code>
+   */
+  OBJECT_KIND_CSI_DRIVER(34),
+  /**
+   * <pre>
+   * CSIStorageCapacity.
+   * </pre>
+   *
+   * <code>OBJECT_KIND_CSI_STORAGE_CAPACITY = 35;</code>
+   */
+  OBJECT_KIND_CSI_STORAGE_CAPACITY(35),
   UNRECOGNIZED(-1),
   ;
 
@@ -191,6 +239,54 @@ public enum ObjectKind
    * <code>OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE = 23;</code>
    */
   public static final int OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE_VALUE = 23;
+  /**
+   * <pre>
+   * PersistentVolume.
+   * </pre>
+   *
+   * <code>OBJECT_KIND_PERSISTENT_VOLUME = 30;</code>
+   */
+  public static final int OBJECT_KIND_PERSISTENT_VOLUME_VALUE = 30;
+  /**
+   * <pre>
+   * PersistentVolumeClaim.
+   * </pre>
+   *
+   * <code>OBJECT_KIND_PERSISTENT_VOLUME_CLAIM = 31;</code>
+   */
+  public static final int OBJECT_KIND_PERSISTENT_VOLUME_CLAIM_VALUE = 31;
+  /**
+   * <pre>
+   * StorageClass.
+   * </pre>
+   *
+   * <code>OBJECT_KIND_STORAGE_CLASS = 32;</code>
+   */
+  public static final int OBJECT_KIND_STORAGE_CLASS_VALUE = 32;
+  /**
+   * <pre>
+   * CSINode.
+   * </pre>
+   *
+   * <code>OBJECT_KIND_CSI_NODE = 33;</code>
+   */
+  public static final int OBJECT_KIND_CSI_NODE_VALUE = 33;
+  /**
+   * <pre>
+   * CSIDriver.
+   * </pre>
+   *
+   * <code>OBJECT_KIND_CSI_DRIVER = 34;</code>
+   */
+  public static final int OBJECT_KIND_CSI_DRIVER_VALUE = 34;
+  /**
+   * <pre>
+   * CSIStorageCapacity.
+   * </pre>
+   *
+   * <code>OBJECT_KIND_CSI_STORAGE_CAPACITY = 35;</code>
+   */
+  public static final int OBJECT_KIND_CSI_STORAGE_CAPACITY_VALUE = 35;
 
 
   public final int getNumber() {
@@ -228,6 +324,12 @@ public enum ObjectKind
       case 21: return OBJECT_KIND_RESOURCE_SLICE;
       case 22: return OBJECT_KIND_RESOURCE_CLAIM;
       case 23: return OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE;
+      case 30: return OBJECT_KIND_PERSISTENT_VOLUME;
+      case 31: return OBJECT_KIND_PERSISTENT_VOLUME_CLAIM;
+      case 32: return OBJECT_KIND_STORAGE_CLASS;
+      case 33: return OBJECT_KIND_CSI_NODE;
+      case 34: return OBJECT_KIND_CSI_DRIVER;
+      case 35: return OBJECT_KIND_CSI_STORAGE_CAPACITY;
       default: return null;
     }
   }

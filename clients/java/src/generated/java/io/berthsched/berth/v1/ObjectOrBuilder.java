@@ -280,5 +280,170 @@ public interface ObjectOrBuilder extends
    */
   io.berthsched.berth.v1.ResourceClaimTemplateOrBuilder getResourceClaimTemplateOrBuilder();
 
+  /**
+   * <pre>
+   * Persistent storage (volume.proto), numbered from 30. A persistent
+   * volume, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.PersistentVolume persistent_volume = 30 [json_name = "persistentVolume"];</code>
+   * @return Whether the persistentVolume field is set.
+   */
+  boolean hasPersistentVolume();
+  /**
+   * <pre>
+   * Persistent storage (volume.proto), numbered from 30. A persistent
+   * volume, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.PersistentVolume persistent_volume = 30 [json_name = "persistentVolume"];</code>
+   * @return The persistentVolume.
+   */
+  io.berthsched.berth.v1.PersistentVolume getPersistentVolume();
+  /**
+   * <pre>
+   * Persistent storage (volume.proto), numbered from 30. A persistent
+   * volume, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.PersistentVolume persistent_volume = 30 [json_name = "persistentVolume"];</code>
+   */
+  io.berthsched.berth.v1.PersistentVolumeOrBuilder getPersistentVolumeOrBuilder();
+
+  /**
+   * <pre>
+   * A persistent volume claim, identified by namespace and name.
+   * </pre>
+   *
+   * <code>.berth.v1.PersistentVolumeClaim persistent_volume_claim = 31 [json_name = "persistentVolumeClaim"];</code>
+   * @return Whether the persistentVolumeClaim field is set.
+   */
+  boolean hasPersistentVolumeClaim();
+  /**
+   * <pre>
+   * A persistent volume claim, identified by namespace and name.
+   * </pre>
+   *
+   * <code>.berth.v1.PersistentVolumeClaim persistent_volume_claim = 31 [json_name = "persistentVolumeClaim"];</code>
+   * @return The persistentVolumeClaim.
+   */
+  io.berthsched.berth.v1.PersistentVolumeClaim getPersistentVolumeClaim();
+  /**
+   * <pre>
+   * A persistent volume claim, identified by namespace and name.
+   * </pre>
+   *
+   * <code>.berth.v1.PersistentVolumeClaim persistent_volume_claim = 31 [json_name = "persistentVolumeClaim"];</code>
+   */
+  io.berthsched.berth.v1.PersistentVolumeClaimOrBuilder getPersistentVolumeClaimOrBuilder();
+
+  /**
+   * <pre>
+   * A storage class, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.StorageClass storage_class = 32 [json_name = "storageClass"];</code>
+   * @return Whether the storageClass field is set.
+   */
+  boolean hasStorageClass();
+  /**
+   * <pre>
+   * A storage class, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.StorageClass storage_class = 32 [json_name = "storageClass"];</code>
+   * @return The storageClass.
+   */
+  io.berthsched.berth.v1.StorageClass getStorageClass();
+  /**
+   * <pre>
+   * A storage class, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.StorageClass storage_class = 32 [json_name = "storageClass"];</code>
+   */
+  io.berthsched.berth.v1.StorageClassOrBuilder getStorageClassOrBuilder();
+
+  /**
+   * <pre>
+   * A node's CSI drivers, identified by the node's name.
+   * </pre>
+   *
+   * <code>.berth.v1.CSINode csi_node = 33 [json_name = "csiNode"];</code>
+   * @return Whether the csiNode field is set.
+   */
+  boolean hasCsiNode();
+  /**
+   * <pre>
+   * A node's CSI drivers, identified by the node's name.
+   * </pre>
+   *
+   * <code>.berth.v1.CSINode csi_node = 33 [json_name = "csiNode"];</code>
+   * @return The csiNode.
+   */
+  io.berthsched.berth.v1.CSINode getCsiNode();
+  /**
+   * <pre>
+   * A node's CSI drivers, identified by the node's name.
+   * </pre>
+   *
+   * <code>.berth.v1.CSINode csi_node = 33 [json_name = "csiNode"];</code>
+   */
+  io.berthsched.berth.v1.CSINodeOrBuilder getCsiNodeOrBuilder();
+
+  /**
+   * <pre>
+   * A CSI driver, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.CSIDriver csi_driver = 34 [json_name = "csiDriver"];</code>
+   * @return Whether the csiDriver field is set.
+   */
+  boolean hasCsiDriver();
+  /**
+   * <pre>
+   * A CSI driver, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.CSIDriver csi_driver = 34 [json_name = "csiDriver"];</code>
+   * @return The csiDriver.
+   */
+  io.berthsched.berth.v1.CSIDriver getCsiDriver();
+  /**
+   * <pre>
+   * A CSI driver, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.CSIDriver csi_driver = 34 [json_name = "csiDriver"];</code>
+   */
+  io.berthsched.berth.v1.CSIDriverOrBuilder getCsiDriverOrBuilder();
+
+  /**
+   * <pre>
+   * A CSI storage capacity, identified by namespace and name.
+   * </pre>
+   *
+   * <code>.berth.v1.CSIStorageCapacity csi_storage_capacity = 35 [json_name = "csiStorageCapacity"];</code>
+   * @return Whether the csiStorageCapacity field is set.
+   */
+  boolean hasCsiStorageCapacity();
+  /**
+   * <pre>
+   * A CSI storage capacity, identified by namespace and name.
+   * </pre>
+   *
+   * <code>.berth.v1.CSIStorageCapacity csi_storage_capacity = 35 [json_name = "csiStorageCapacity"];</code>
+   * @return The csiStorageCapacity.
+   */
+  io.berthsched.berth.v1.CSIStorageCapacity getCsiStorageCapacity();
+  /**
+   * <pre>
+   * A CSI storage capacity, identified by namespace and name.
+   * </pre>
+   *
+   * <code>.berth.v1.CSIStorageCapacity csi_storage_capacity = 35 [json_name = "csiStorageCapacity"];</code>
+   */
+  io.berthsched.berth.v1.CSIStorageCapacityOrBuilder getCsiStorageCapacityOrBuilder();
+
   public io.berthsched.berth.v1.Object.KindCase getKindCase();
 }

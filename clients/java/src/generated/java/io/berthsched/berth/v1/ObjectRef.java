@@ -82,7 +82,8 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object namespace_ = "";
   /**
    * <pre>
-   * Namespace, for pods, disruption budgets and pod groups; empty for the other kinds.
+   * Namespace, for pods, disruption budgets, pod groups, claims, templates
+   * and storage capacities; empty for the other kinds.
    * </pre>
    *
    * <code>string namespace = 2 [json_name = "namespace"];</code>
@@ -103,7 +104,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Namespace, for pods, disruption budgets and pod groups; empty for the other kinds.
+   * Namespace, for pods, disruption budgets, pod groups, claims, templates
+   * and storage capacities; empty for the other kinds.
    * </pre>
    *
    * <code>string namespace = 2 [json_name = "namespace"];</code>
@@ -694,7 +696,8 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object namespace_ = "";
     /**
      * <pre>
-     * Namespace, for pods, disruption budgets and pod groups; empty for the other kinds.
+     * Namespace, for pods, disruption budgets, pod groups, claims, templates
+     * and storage capacities; empty for the other kinds.
      * </pre>
      *
      * <code>string namespace = 2 [json_name = "namespace"];</code>
@@ -714,7 +717,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Namespace, for pods, disruption budgets and pod groups; empty for the other kinds.
+     * Namespace, for pods, disruption budgets, pod groups, claims, templates
+     * and storage capacities; empty for the other kinds.
      * </pre>
      *
      * <code>string namespace = 2 [json_name = "namespace"];</code>
@@ -735,7 +739,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Namespace, for pods, disruption budgets and pod groups; empty for the other kinds.
+     * Namespace, for pods, disruption budgets, pod groups, claims, templates
+     * and storage capacities; empty for the other kinds.
      * </pre>
      *
      * <code>string namespace = 2 [json_name = "namespace"];</code>
@@ -752,7 +757,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Namespace, for pods, disruption budgets and pod groups; empty for the other kinds.
+     * Namespace, for pods, disruption budgets, pod groups, claims, templates
+     * and storage capacities; empty for the other kinds.
      * </pre>
      *
      * <code>string namespace = 2 [json_name = "namespace"];</code>
@@ -766,7 +772,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Namespace, for pods, disruption budgets and pod groups; empty for the other kinds.
+     * Namespace, for pods, disruption budgets, pod groups, claims, templates
+     * and storage capacities; empty for the other kinds.
      * </pre>
      *
      * <code>string namespace = 2 [json_name = "namespace"];</code>

@@ -28,7 +28,8 @@ public interface ObjectRefOrBuilder extends
 
   /**
    * <pre>
-   * Namespace, for pods, disruption budgets and pod groups; empty for the other kinds.
+   * Namespace, for pods, disruption budgets, pod groups, claims, templates
+   * and storage capacities; empty for the other kinds.
    * </pre>
    *
    * <code>string namespace = 2 [json_name = "namespace"];</code>
@@ -37,7 +38,8 @@ public interface ObjectRefOrBuilder extends
   java.lang.String getNamespace();
   /**
    * <pre>
-   * Namespace, for pods, disruption budgets and pod groups; empty for the other kinds.
+   * Namespace, for pods, disruption budgets, pod groups, claims, templates
+   * and storage capacities; empty for the other kinds.
    * </pre>
    *
    * <code>string namespace = 2 [json_name = "namespace"];</code>

@@ -42,6 +42,7 @@ private static final long serialVersionUID = 0L;
     workloadSelectors_ = java.util.Collections.emptyList();
     resourceClaims_ = java.util.Collections.emptyList();
     schedulingGroup_ = "";
+    volumes_ = java.util.Collections.emptyList();
   }
 
   @java.lang.Override
@@ -1750,6 +1751,72 @@ java.lang.String defaultValue) {
     return runtime_ == null ? io.berthsched.berth.v1.PodRuntime.getDefaultInstance() : runtime_;
   }
 
+  public static final int VOLUMES_FIELD_NUMBER = 30;
+  @SuppressWarnings("serial")
+  private java.util.List<io.berthsched.berth.v1.Volume> volumes_;
+  /**
+   * <pre>
+   * The pod's volumes (spec.volumes), names unique. Claims (direct or
+   * ephemeral) and inline CSI volumes are what scheduling reads.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<io.berthsched.berth.v1.Volume> getVolumesList() {
+    return volumes_;
+  }
+  /**
+   * <pre>
+   * The pod's volumes (spec.volumes), names unique. Claims (direct or
+   * ephemeral) and inline CSI volumes are what scheduling reads.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<? extends io.berthsched.berth.v1.VolumeOrBuilder> 
+      getVolumesOrBuilderList() {
+    return volumes_;
+  }
+  /**
+   * <pre>
+   * The pod's volumes (spec.volumes), names unique. Claims (direct or
+   * ephemeral) and inline CSI volumes are what scheduling reads.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+   */
+  @java.lang.Override
+  public int getVolumesCount() {
+    return volumes_.size();
+  }
+  /**
+   * <pre>
+   * The pod's volumes (spec.volumes), names unique. Claims (direct or
+   * ephemeral) and inline CSI volumes are what scheduling reads.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.Volume getVolumes(int index) {
+    return volumes_.get(index);
+  }
+  /**
+   * <pre>
+   * The pod's volumes (spec.volumes), names unique. Claims (direct or
+   * ephemeral) and inline CSI volumes are what scheduling reads.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.VolumeOrBuilder getVolumesOrBuilder(
+      int index) {
+    return volumes_.get(index);
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -1856,6 +1923,9 @@ java.lang.String defaultValue) {
     }
     if (!com.google.protobuf.GeneratedMessageV3.isStringEmpty(schedulingGroup_)) {
       com.google.protobuf.GeneratedMessageV3.writeString(output, 27, schedulingGroup_);
+    }
+    for (int i = 0; i < volumes_.size(); i++) {
+      output.writeMessage(30, volumes_.get(i));
     }
     if (runtime_ != null) {
       output.writeMessage(35, getRuntime());
@@ -1997,6 +2067,10 @@ java.lang.String defaultValue) {
     if (!com.google.protobuf.GeneratedMessageV3.isStringEmpty(schedulingGroup_)) {
       size += com.google.protobuf.GeneratedMessageV3.computeStringSize(27, schedulingGroup_);
     }
+    for (int i = 0; i < volumes_.size(); i++) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(30, volumes_.get(i));
+    }
     if (runtime_ != null) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(35, getRuntime());
@@ -2086,6 +2160,8 @@ java.lang.String defaultValue) {
       if (!getRuntime()
           .equals(other.getRuntime())) return false;
     }
+    if (!getVolumesList()
+        .equals(other.getVolumesList())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -2187,6 +2263,10 @@ java.lang.String defaultValue) {
     if (hasRuntime()) {
       hash = (37 * hash) + RUNTIME_FIELD_NUMBER;
       hash = (53 * hash) + getRuntime().hashCode();
+    }
+    if (getVolumesCount() > 0) {
+      hash = (37 * hash) + VOLUMES_FIELD_NUMBER;
+      hash = (53 * hash) + getVolumesList().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -2442,6 +2522,13 @@ java.lang.String defaultValue) {
         runtimeBuilder_.dispose();
         runtimeBuilder_ = null;
       }
+      if (volumesBuilder_ == null) {
+        volumes_ = java.util.Collections.emptyList();
+      } else {
+        volumes_ = null;
+        volumesBuilder_.clear();
+      }
+      bitField0_ = (bitField0_ & ~0x10000000);
       return this;
     }
 
@@ -2533,6 +2620,15 @@ java.lang.String defaultValue) {
         result.resourceClaims_ = resourceClaims_;
       } else {
         result.resourceClaims_ = resourceClaimsBuilder_.build();
+      }
+      if (volumesBuilder_ == null) {
+        if (((bitField0_ & 0x10000000) != 0)) {
+          volumes_ = java.util.Collections.unmodifiableList(volumes_);
+          bitField0_ = (bitField0_ & ~0x10000000);
+        }
+        result.volumes_ = volumes_;
+      } else {
+        result.volumes_ = volumesBuilder_.build();
       }
     }
 
@@ -2907,6 +3003,32 @@ java.lang.String defaultValue) {
       if (other.hasRuntime()) {
         mergeRuntime(other.getRuntime());
       }
+      if (volumesBuilder_ == null) {
+        if (!other.volumes_.isEmpty()) {
+          if (volumes_.isEmpty()) {
+            volumes_ = other.volumes_;
+            bitField0_ = (bitField0_ & ~0x10000000);
+          } else {
+            ensureVolumesIsMutable();
+            volumes_.addAll(other.volumes_);
+          }
+          onChanged();
+        }
+      } else {
+        if (!other.volumes_.isEmpty()) {
+          if (volumesBuilder_.isEmpty()) {
+            volumesBuilder_.dispose();
+            volumesBuilder_ = null;
+            volumes_ = other.volumes_;
+            bitField0_ = (bitField0_ & ~0x10000000);
+            volumesBuilder_ = 
+              com.google.protobuf.GeneratedMessageV3.alwaysUseFieldBuilders ?
+                 getVolumesFieldBuilder() : null;
+          } else {
+            volumesBuilder_.addAllMessages(other.volumes_);
+          }
+        }
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -3139,6 +3261,19 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x04000000;
               break;
             } // case 218
+            case 242: {
+              io.berthsched.berth.v1.Volume m =
+                  input.readMessage(
+                      io.berthsched.berth.v1.Volume.parser(),
+                      extensionRegistry);
+              if (volumesBuilder_ == null) {
+                ensureVolumesIsMutable();
+                volumes_.add(m);
+              } else {
+                volumesBuilder_.addMessage(m);
+              }
+              break;
+            } // case 242
             case 282: {
               input.readMessage(
                   getRuntimeFieldBuilder().getBuilder(),
@@ -8066,6 +8201,336 @@ java.lang.String defaultValue) {
         runtime_ = null;
       }
       return runtimeBuilder_;
+    }
+
+    private java.util.List<io.berthsched.berth.v1.Volume> volumes_ =
+      java.util.Collections.emptyList();
+    private void ensureVolumesIsMutable() {
+      if (!((bitField0_ & 0x10000000) != 0)) {
+        volumes_ = new java.util.ArrayList<io.berthsched.berth.v1.Volume>(volumes_);
+        bitField0_ |= 0x10000000;
+       }
+    }
+
+    private com.google.protobuf.RepeatedFieldBuilderV3<
+        io.berthsched.berth.v1.Volume, io.berthsched.berth.v1.Volume.Builder, io.berthsched.berth.v1.VolumeOrBuilder> volumesBuilder_;
+
+    /**
+     * <pre>
+     * The pod's volumes (spec.volumes), names unique. Claims (direct or
+     * ephemeral) and inline CSI volumes are what scheduling reads.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+     */
+    public java.util.List<io.berthsched.berth.v1.Volume> getVolumesList() {
+      if (volumesBuilder_ == null) {
+        return java.util.Collections.unmodifiableList(volumes_);
+      } else {
+        return volumesBuilder_.getMessageList();
+      }
+    }
+    /**
+     * <pre>
+     * The pod's volumes (spec.volumes), names unique. Claims (direct or
+     * ephemeral) and inline CSI volumes are what scheduling reads.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+     */
+    public int getVolumesCount() {
+      if (volumesBuilder_ == null) {
+        return volumes_.size();
+      } else {
+        return volumesBuilder_.getCount();
+      }
+    }
+    /**
+     * <pre>
+     * The pod's volumes (spec.volumes), names unique. Claims (direct or
+     * ephemeral) and inline CSI volumes are what scheduling reads.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+     */
+    public io.berthsched.berth.v1.Volume getVolumes(int index) {
+      if (volumesBuilder_ == null) {
+        return volumes_.get(index);
+      } else {
+        return volumesBuilder_.getMessage(index);
+      }
+    }
+    /**
+     * <pre>
+     * The pod's volumes (spec.volumes), names unique. Claims (direct or
+     * ephemeral) and inline CSI volumes are what scheduling reads.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+     */
+    public Builder setVolumes(
+        int index, io.berthsched.berth.v1.Volume value) {
+      if (volumesBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureVolumesIsMutable();
+        volumes_.set(index, value);
+        onChanged();
+      } else {
+        volumesBuilder_.setMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The pod's volumes (spec.volumes), names unique. Claims (direct or
+     * ephemeral) and inline CSI volumes are what scheduling reads.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+     */
+    public Builder setVolumes(
+        int index, io.berthsched.berth.v1.Volume.Builder builderForValue) {
+      if (volumesBuilder_ == null) {
+        ensureVolumesIsMutable();
+        volumes_.set(index, builderForValue.build());
+        onChanged();
+      } else {
+        volumesBuilder_.setMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The pod's volumes (spec.volumes), names unique. Claims (direct or
+     * ephemeral) and inline CSI volumes are what scheduling reads.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+     */
+    public Builder addVolumes(io.berthsched.berth.v1.Volume value) {
+      if (volumesBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureVolumesIsMutable();
+        volumes_.add(value);
+        onChanged();
+      } else {
+        volumesBuilder_.addMessage(value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The pod's volumes (spec.volumes), names unique. Claims (direct or
+     * ephemeral) and inline CSI volumes are what scheduling reads.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+     */
+    public Builder addVolumes(
+        int index, io.berthsched.berth.v1.Volume value) {
+      if (volumesBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureVolumesIsMutable();
+        volumes_.add(index, value);
+        onChanged();
+      } else {
+        volumesBuilder_.addMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The pod's volumes (spec.volumes), names unique. Claims (direct or
+     * ephemeral) and inline CSI volumes are what scheduling reads.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+     */
+    public Builder addVolumes(
+        io.berthsched.berth.v1.Volume.Builder builderForValue) {
+      if (volumesBuilder_ == null) {
+        ensureVolumesIsMutable();
+        volumes_.add(builderForValue.build());
+        onChanged();
+      } else {
+        volumesBuilder_.addMessage(builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The pod's volumes (spec.volumes), names unique. Claims (direct or
+     * ephemeral) and inline CSI volumes are what scheduling reads.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+     */
+    public Builder addVolumes(
+        int index, io.berthsched.berth.v1.Volume.Builder builderForValue) {
+      if (volumesBuilder_ == null) {
+        ensureVolumesIsMutable();
+        volumes_.add(index, builderForValue.build());
+        onChanged();
+      } else {
+        volumesBuilder_.addMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The pod's volumes (spec.volumes), names unique. Claims (direct or
+     * ephemeral) and inline CSI volumes are what scheduling reads.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+     */
+    public Builder addAllVolumes(
+        java.lang.Iterable<? extends io.berthsched.berth.v1.Volume> values) {
+      if (volumesBuilder_ == null) {
+        ensureVolumesIsMutable();
+        com.google.protobuf.AbstractMessageLite.Builder.addAll(
+            values, volumes_);
+        onChanged();
+      } else {
+        volumesBuilder_.addAllMessages(values);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The pod's volumes (spec.volumes), names unique. Claims (direct or
+     * ephemeral) and inline CSI volumes are what scheduling reads.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+     */
+    public Builder clearVolumes() {
+      if (volumesBuilder_ == null) {
+        volumes_ = java.util.Collections.emptyList();
+        bitField0_ = (bitField0_ & ~0x10000000);
+        onChanged();
+      } else {
+        volumesBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The pod's volumes (spec.volumes), names unique. Claims (direct or
+     * ephemeral) and inline CSI volumes are what scheduling reads.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+     */
+    public Builder removeVolumes(int index) {
+      if (volumesBuilder_ == null) {
+        ensureVolumesIsMutable();
+        volumes_.remove(index);
+        onChanged();
+      } else {
+        volumesBuilder_.remove(index);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The pod's volumes (spec.volumes), names unique. Claims (direct or
+     * ephemeral) and inline CSI volumes are what scheduling reads.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+     */
+    public io.berthsched.berth.v1.Volume.Builder getVolumesBuilder(
+        int index) {
+      return getVolumesFieldBuilder().getBuilder(index);
+    }
+    /**
+     * <pre>
+     * The pod's volumes (spec.volumes), names unique. Claims (direct or
+     * ephemeral) and inline CSI volumes are what scheduling reads.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+     */
+    public io.berthsched.berth.v1.VolumeOrBuilder getVolumesOrBuilder(
+        int index) {
+      if (volumesBuilder_ == null) {
+        return volumes_.get(index);  } else {
+        return volumesBuilder_.getMessageOrBuilder(index);
+      }
+    }
+    /**
+     * <pre>
+     * The pod's volumes (spec.volumes), names unique. Claims (direct or
+     * ephemeral) and inline CSI volumes are what scheduling reads.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+     */
+    public java.util.List<? extends io.berthsched.berth.v1.VolumeOrBuilder> 
+         getVolumesOrBuilderList() {
+      if (volumesBuilder_ != null) {
+        return volumesBuilder_.getMessageOrBuilderList();
+      } else {
+        return java.util.Collections.unmodifiableList(volumes_);
+      }
+    }
+    /**
+     * <pre>
+     * The pod's volumes (spec.volumes), names unique. Claims (direct or
+     * ephemeral) and inline CSI volumes are what scheduling reads.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+     */
+    public io.berthsched.berth.v1.Volume.Builder addVolumesBuilder() {
+      return getVolumesFieldBuilder().addBuilder(
+          io.berthsched.berth.v1.Volume.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The pod's volumes (spec.volumes), names unique. Claims (direct or
+     * ephemeral) and inline CSI volumes are what scheduling reads.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+     */
+    public io.berthsched.berth.v1.Volume.Builder addVolumesBuilder(
+        int index) {
+      return getVolumesFieldBuilder().addBuilder(
+          index, io.berthsched.berth.v1.Volume.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The pod's volumes (spec.volumes), names unique. Claims (direct or
+     * ephemeral) and inline CSI volumes are what scheduling reads.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+     */
+    public java.util.List<io.berthsched.berth.v1.Volume.Builder> 
+         getVolumesBuilderList() {
+      return getVolumesFieldBuilder().getBuilderList();
+    }
+    private com.google.protobuf.RepeatedFieldBuilderV3<
+        io.berthsched.berth.v1.Volume, io.berthsched.berth.v1.Volume.Builder, io.berthsched.berth.v1.VolumeOrBuilder> 
+        getVolumesFieldBuilder() {
+      if (volumesBuilder_ == null) {
+        volumesBuilder_ = new com.google.protobuf.RepeatedFieldBuilderV3<
+            io.berthsched.berth.v1.Volume, io.berthsched.berth.v1.Volume.Builder, io.berthsched.berth.v1.VolumeOrBuilder>(
+                volumes_,
+                ((bitField0_ & 0x10000000) != 0),
+                getParentForChildren(),
+                isClean());
+        volumes_ = null;
+      }
+      return volumesBuilder_;
     }
     @java.lang.Override
     public final Builder setUnknownFields(

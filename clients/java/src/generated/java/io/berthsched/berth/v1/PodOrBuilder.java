@@ -1112,4 +1112,53 @@ java.lang.String defaultValue);
    * <code>.berth.v1.PodRuntime runtime = 35 [json_name = "runtime"];</code>
    */
   io.berthsched.berth.v1.PodRuntimeOrBuilder getRuntimeOrBuilder();
+
+  /**
+   * <pre>
+   * The pod's volumes (spec.volumes), names unique. Claims (direct or
+   * ephemeral) and inline CSI volumes are what scheduling reads.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+   */
+  java.util.List<io.berthsched.berth.v1.Volume> 
+      getVolumesList();
+  /**
+   * <pre>
+   * The pod's volumes (spec.volumes), names unique. Claims (direct or
+   * ephemeral) and inline CSI volumes are what scheduling reads.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+   */
+  io.berthsched.berth.v1.Volume getVolumes(int index);
+  /**
+   * <pre>
+   * The pod's volumes (spec.volumes), names unique. Claims (direct or
+   * ephemeral) and inline CSI volumes are what scheduling reads.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+   */
+  int getVolumesCount();
+  /**
+   * <pre>
+   * The pod's volumes (spec.volumes), names unique. Claims (direct or
+   * ephemeral) and inline CSI volumes are what scheduling reads.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+   */
+  java.util.List<? extends io.berthsched.berth.v1.VolumeOrBuilder> 
+      getVolumesOrBuilderList();
+  /**
+   * <pre>
+   * The pod's volumes (spec.volumes), names unique. Claims (direct or
+   * ephemeral) and inline CSI volumes are what scheduling reads.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.Volume volumes = 30 [json_name = "volumes"];</code>
+   */
+  io.berthsched.berth.v1.VolumeOrBuilder getVolumesOrBuilder(
+      int index);
 }

@@ -72,80 +72,82 @@ public final class PodProto {
       "/affinity.proto\032\025berth/v1/device.proto\032\023" +
       "berth/v1/node.proto\032\032berth/v1/pod_runtim" +
       "e.proto\032\025berth/v1/policy.proto\032\027berth/v1" +
-      "/selector.proto\032\025berth/v1/spread.proto\032\037" +
-      "google/protobuf/timestamp.proto\"\213\r\n\003Pod\022" +
-      "\020\n\003uid\030\001 \001(\tR\003uid\022\034\n\tnamespace\030\002 \001(\tR\tna" +
-      "mespace\022\022\n\004name\030\003 \001(\tR\004name\0221\n\006labels\030\004 " +
-      "\003(\0132\031.berth.v1.Pod.LabelsEntryR\006labels\022%" +
-      "\n\016scheduler_name\030\005 \001(\tR\rschedulerName\022\037\n" +
-      "\010priority\030\006 \001(\005H\000R\010priority\210\001\001\022.\n\023priori" +
-      "ty_class_name\030\007 \001(\tR\021priorityClassName\022G" +
-      "\n\021preemption_policy\030\010 \001(\0162\032.berth.v1.Pre" +
-      "emptionPolicyR\020preemptionPolicy\0223\n\nconta" +
-      "iners\030\t \003(\0132\023.berth.v1.ContainerR\ncontai" +
-      "ners\022<\n\017init_containers\030\n \003(\0132\023.berth.v1" +
-      ".ContainerR\016initContainers\0227\n\010overhead\030\013" +
-      " \003(\0132\033.berth.v1.Pod.OverheadEntryR\010overh" +
-      "ead\022D\n\rnode_selector\030\014 \003(\0132\037.berth.v1.Po" +
-      "d.NodeSelectorEntryR\014nodeSelector\022.\n\010aff" +
-      "inity\030\r \001(\0132\022.berth.v1.AffinityR\010affinit" +
-      "y\0226\n\013tolerations\030\016 \003(\0132\024.berth.v1.Tolera" +
-      "tionR\013tolerations\022b\n\033topology_spread_con" +
-      "straints\030\017 \003(\0132\".berth.v1.TopologySpread" +
-      "ConstraintR\031topologySpreadConstraints\022)\n" +
-      "\020scheduling_gates\030\020 \003(\tR\017schedulingGates" +
-      "\022\033\n\tnode_name\030\021 \001(\tR\010nodeName\022.\n\023nominat" +
-      "ed_node_name\030\022 \001(\tR\021nominatedNodeName\022?\n" +
-      "\rcreation_time\030\023 \001(\0132\032.google.protobuf.T" +
-      "imestampR\014creationTime\0229\n\nstart_time\030\024 \001" +
-      "(\0132\032.google.protobuf.TimestampR\tstartTim" +
-      "e\022\024\n\005ready\030\025 \001(\010R\005ready\022 \n\013terminating\030\026" +
-      " \001(\010R\013terminating\022Q\n\022pod_level_requests\030" +
-      "\027 \003(\0132#.berth.v1.Pod.PodLevelRequestsEnt" +
-      "ryR\020podLevelRequests\022F\n\022workload_selecto" +
-      "rs\030\030 \003(\0132\027.berth.v1.LabelSelectorR\021workl" +
-      "oadSelectors\022\034\n\tpreempted\030\031 \001(\010R\tpreempt" +
-      "ed\022C\n\017resource_claims\030\032 \003(\0132\032.berth.v1.P" +
-      "odResourceClaimR\016resourceClaims\022)\n\020sched" +
-      "uling_group\030\033 \001(\tR\017schedulingGroup\022.\n\007ru" +
-      "ntime\030# \001(\0132\024.berth.v1.PodRuntimeR\007runti" +
-      "me\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005v" +
-      "alue\030\002 \001(\tR\005value:\0028\001\032;\n\rOverheadEntry\022\020" +
-      "\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\003R\005value:\002" +
-      "8\001\032?\n\021NodeSelectorEntry\022\020\n\003key\030\001 \001(\tR\003ke" +
-      "y\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\032C\n\025PodLevelR" +
-      "equestsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030" +
-      "\002 \001(\003R\005value:\0028\001B\013\n\t_priority\"\301\002\n\tContai" +
-      "ner\022\022\n\004name\030\001 \001(\tR\004name\022=\n\010requests\030\002 \003(" +
-      "\0132!.berth.v1.Container.RequestsEntryR\010re" +
-      "quests\022-\n\005ports\030\003 \003(\0132\027.berth.v1.Contain" +
-      "erPortR\005ports\022G\n\016restart_policy\030\004 \001(\0162 ." +
-      "berth.v1.ContainerRestartPolicyR\rrestart" +
-      "Policy\022\026\n\006claims\030\005 \003(\tR\006claims\022\024\n\005image\030" +
-      "\006 \001(\tR\005image\032;\n\rRequestsEntry\022\020\n\003key\030\001 \001" +
-      "(\tR\003key\022\024\n\005value\030\002 \001(\003R\005value:\0028\001\"\234\001\n\rCo" +
-      "ntainerPort\022%\n\016container_port\030\001 \001(\005R\rcon" +
-      "tainerPort\022\033\n\thost_port\030\002 \001(\005R\010hostPort\022" +
-      "\027\n\007host_ip\030\003 \001(\tR\006hostIp\022.\n\010protocol\030\004 \001" +
-      "(\0162\022.berth.v1.ProtocolR\010protocol\"\350\001\n\nTol" +
-      "eration\022\020\n\003key\030\001 \001(\tR\003key\0228\n\010operator\030\002 " +
-      "\001(\0162\034.berth.v1.TolerationOperatorR\010opera" +
-      "tor\022\024\n\005value\030\003 \001(\tR\005value\022-\n\006effect\030\004 \001(" +
-      "\0162\025.berth.v1.TaintEffectR\006effect\0222\n\022tole" +
-      "ration_seconds\030\005 \001(\003H\000R\021tolerationSecond" +
-      "s\210\001\001B\025\n\023_toleration_seconds*[\n\010Protocol\022" +
-      "\030\n\024PROTOCOL_UNSPECIFIED\020\000\022\020\n\014PROTOCOL_TC" +
-      "P\020\001\022\020\n\014PROTOCOL_UDP\020\002\022\021\n\rPROTOCOL_SCTP\020\003" +
-      "*g\n\026ContainerRestartPolicy\022(\n$CONTAINER_" +
-      "RESTART_POLICY_UNSPECIFIED\020\000\022#\n\037CONTAINE" +
-      "R_RESTART_POLICY_ALWAYS\020\001*x\n\022TolerationO" +
-      "perator\022#\n\037TOLERATION_OPERATOR_UNSPECIFI" +
-      "ED\020\000\022\035\n\031TOLERATION_OPERATOR_EQUAL\020\001\022\036\n\032T" +
-      "OLERATION_OPERATOR_EXISTS\020\002B\225\001\n\026io.berth" +
-      "sched.berth.v1B\010PodProtoP\001Z0github.com/b" +
-      "erthsched/berth/api/berth/v1;berthv1\242\002\003B" +
-      "XX\252\002\010Berth.V1\312\002\010Berth\\V1\342\002\024Berth\\V1\\GPBM" +
-      "etadata\352\002\tBerth::V1b\006proto3"
+      "/selector.proto\032\025berth/v1/spread.proto\032\025" +
+      "berth/v1/volume.proto\032\037google/protobuf/t" +
+      "imestamp.proto\"\267\r\n\003Pod\022\020\n\003uid\030\001 \001(\tR\003uid" +
+      "\022\034\n\tnamespace\030\002 \001(\tR\tnamespace\022\022\n\004name\030\003" +
+      " \001(\tR\004name\0221\n\006labels\030\004 \003(\0132\031.berth.v1.Po" +
+      "d.LabelsEntryR\006labels\022%\n\016scheduler_name\030" +
+      "\005 \001(\tR\rschedulerName\022\037\n\010priority\030\006 \001(\005H\000" +
+      "R\010priority\210\001\001\022.\n\023priority_class_name\030\007 \001" +
+      "(\tR\021priorityClassName\022G\n\021preemption_poli" +
+      "cy\030\010 \001(\0162\032.berth.v1.PreemptionPolicyR\020pr" +
+      "eemptionPolicy\0223\n\ncontainers\030\t \003(\0132\023.ber" +
+      "th.v1.ContainerR\ncontainers\022<\n\017init_cont" +
+      "ainers\030\n \003(\0132\023.berth.v1.ContainerR\016initC" +
+      "ontainers\0227\n\010overhead\030\013 \003(\0132\033.berth.v1.P" +
+      "od.OverheadEntryR\010overhead\022D\n\rnode_selec" +
+      "tor\030\014 \003(\0132\037.berth.v1.Pod.NodeSelectorEnt" +
+      "ryR\014nodeSelector\022.\n\010affinity\030\r \001(\0132\022.ber" +
+      "th.v1.AffinityR\010affinity\0226\n\013tolerations\030" +
+      "\016 \003(\0132\024.berth.v1.TolerationR\013tolerations" +
+      "\022b\n\033topology_spread_constraints\030\017 \003(\0132\"." +
+      "berth.v1.TopologySpreadConstraintR\031topol" +
+      "ogySpreadConstraints\022)\n\020scheduling_gates" +
+      "\030\020 \003(\tR\017schedulingGates\022\033\n\tnode_name\030\021 \001" +
+      "(\tR\010nodeName\022.\n\023nominated_node_name\030\022 \001(" +
+      "\tR\021nominatedNodeName\022?\n\rcreation_time\030\023 " +
+      "\001(\0132\032.google.protobuf.TimestampR\014creatio" +
+      "nTime\0229\n\nstart_time\030\024 \001(\0132\032.google.proto" +
+      "buf.TimestampR\tstartTime\022\024\n\005ready\030\025 \001(\010R" +
+      "\005ready\022 \n\013terminating\030\026 \001(\010R\013terminating" +
+      "\022Q\n\022pod_level_requests\030\027 \003(\0132#.berth.v1." +
+      "Pod.PodLevelRequestsEntryR\020podLevelReque" +
+      "sts\022F\n\022workload_selectors\030\030 \003(\0132\027.berth." +
+      "v1.LabelSelectorR\021workloadSelectors\022\034\n\tp" +
+      "reempted\030\031 \001(\010R\tpreempted\022C\n\017resource_cl" +
+      "aims\030\032 \003(\0132\032.berth.v1.PodResourceClaimR\016" +
+      "resourceClaims\022)\n\020scheduling_group\030\033 \001(\t" +
+      "R\017schedulingGroup\022.\n\007runtime\030# \001(\0132\024.ber" +
+      "th.v1.PodRuntimeR\007runtime\022*\n\007volumes\030\036 \003" +
+      "(\0132\020.berth.v1.VolumeR\007volumes\0329\n\013LabelsE" +
+      "ntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005v" +
+      "alue:\0028\001\032;\n\rOverheadEntry\022\020\n\003key\030\001 \001(\tR\003" +
+      "key\022\024\n\005value\030\002 \001(\003R\005value:\0028\001\032?\n\021NodeSel" +
+      "ectorEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 " +
+      "\001(\tR\005value:\0028\001\032C\n\025PodLevelRequestsEntry\022" +
+      "\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\003R\005value:" +
+      "\0028\001B\013\n\t_priority\"\301\002\n\tContainer\022\022\n\004name\030\001" +
+      " \001(\tR\004name\022=\n\010requests\030\002 \003(\0132!.berth.v1." +
+      "Container.RequestsEntryR\010requests\022-\n\005por" +
+      "ts\030\003 \003(\0132\027.berth.v1.ContainerPortR\005ports" +
+      "\022G\n\016restart_policy\030\004 \001(\0162 .berth.v1.Cont" +
+      "ainerRestartPolicyR\rrestartPolicy\022\026\n\006cla" +
+      "ims\030\005 \003(\tR\006claims\022\024\n\005image\030\006 \001(\tR\005image\032" +
+      ";\n\rRequestsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005va" +
+      "lue\030\002 \001(\003R\005value:\0028\001\"\234\001\n\rContainerPort\022%" +
+      "\n\016container_port\030\001 \001(\005R\rcontainerPort\022\033\n" +
+      "\thost_port\030\002 \001(\005R\010hostPort\022\027\n\007host_ip\030\003 " +
+      "\001(\tR\006hostIp\022.\n\010protocol\030\004 \001(\0162\022.berth.v1" +
+      ".ProtocolR\010protocol\"\350\001\n\nToleration\022\020\n\003ke" +
+      "y\030\001 \001(\tR\003key\0228\n\010operator\030\002 \001(\0162\034.berth.v" +
+      "1.TolerationOperatorR\010operator\022\024\n\005value\030" +
+      "\003 \001(\tR\005value\022-\n\006effect\030\004 \001(\0162\025.berth.v1." +
+      "TaintEffectR\006effect\0222\n\022toleration_second" +
+      "s\030\005 \001(\003H\000R\021tolerationSeconds\210\001\001B\025\n\023_tole" +
+      "ration_seconds*[\n\010Protocol\022\030\n\024PROTOCOL_U" +
+      "NSPECIFIED\020\000\022\020\n\014PROTOCOL_TCP\020\001\022\020\n\014PROTOC" +
+      "OL_UDP\020\002\022\021\n\rPROTOCOL_SCTP\020\003*g\n\026Container" +
+      "RestartPolicy\022(\n$CONTAINER_RESTART_POLIC" +
+      "Y_UNSPECIFIED\020\000\022#\n\037CONTAINER_RESTART_POL" +
+      "ICY_ALWAYS\020\001*x\n\022TolerationOperator\022#\n\037TO" +
+      "LERATION_OPERATOR_UNSPECIFIED\020\000\022\035\n\031TOLER" +
+      "ATION_OPERATOR_EQUAL\020\001\022\036\n\032TOLERATION_OPE" +
+      "RATOR_EXISTS\020\002B\225\001\n\026io.berthsched.berth.v" +
+      "1B\010PodProtoP\001Z0github.com/berthsched/ber" +
+      "th/api/berth/v1;berthv1\242\002\003BXX\252\002\010Berth.V1" +
+      "\312\002\010Berth\\V1\342\002\024Berth\\V1\\GPBMetadata\352\002\tBer" +
+      "th::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -157,6 +159,7 @@ public final class PodProto {
           io.berthsched.berth.v1.PolicyProto.getDescriptor(),
           io.berthsched.berth.v1.SelectorProto.getDescriptor(),
           io.berthsched.berth.v1.SpreadProto.getDescriptor(),
+          io.berthsched.berth.v1.VolumeProto.getDescriptor(),
           com.google.protobuf.TimestampProto.getDescriptor(),
         });
     internal_static_berth_v1_Pod_descriptor =
@@ -164,7 +167,7 @@ public final class PodProto {
     internal_static_berth_v1_Pod_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_Pod_descriptor,
-        new java.lang.String[] { "Uid", "Namespace", "Name", "Labels", "SchedulerName", "Priority", "PriorityClassName", "PreemptionPolicy", "Containers", "InitContainers", "Overhead", "NodeSelector", "Affinity", "Tolerations", "TopologySpreadConstraints", "SchedulingGates", "NodeName", "NominatedNodeName", "CreationTime", "StartTime", "Ready", "Terminating", "PodLevelRequests", "WorkloadSelectors", "Preempted", "ResourceClaims", "SchedulingGroup", "Runtime", "Priority", });
+        new java.lang.String[] { "Uid", "Namespace", "Name", "Labels", "SchedulerName", "Priority", "PriorityClassName", "PreemptionPolicy", "Containers", "InitContainers", "Overhead", "NodeSelector", "Affinity", "Tolerations", "TopologySpreadConstraints", "SchedulingGates", "NodeName", "NominatedNodeName", "CreationTime", "StartTime", "Ready", "Terminating", "PodLevelRequests", "WorkloadSelectors", "Preempted", "ResourceClaims", "SchedulingGroup", "Runtime", "Volumes", "Priority", });
     internal_static_berth_v1_Pod_LabelsEntry_descriptor =
       internal_static_berth_v1_Pod_descriptor.getNestedTypes().get(0);
     internal_static_berth_v1_Pod_LabelsEntry_fieldAccessorTable = new
@@ -220,6 +223,7 @@ public final class PodProto {
     io.berthsched.berth.v1.PolicyProto.getDescriptor();
     io.berthsched.berth.v1.SelectorProto.getDescriptor();
     io.berthsched.berth.v1.SpreadProto.getDescriptor();
+    io.berthsched.berth.v1.VolumeProto.getDescriptor();
     com.google.protobuf.TimestampProto.getDescriptor();
   }
 
