@@ -275,11 +275,6 @@ type (
 		preScoreMixin
 		scoreMixin
 	}
-	// scoreOnlyPlugin: Score alone.
-	scoreOnlyPlugin struct {
-		*fake
-		scoreMixin
-	}
 	// volumeBindingPlugin: PreFilter, Filter, Score, Reserve (VolumeBinding).
 	volumeBindingPlugin struct {
 		*fake
@@ -356,7 +351,6 @@ var (
 		return &fullFilterScorePlugin{f, preFilterMixin{f}, filterMixin{f}, preScoreMixin{f}, scoreMixin{f}}
 	}
 	scoreKind         kind = func(f *fake) framework.Plugin { return &scorePlugin{f, preScoreMixin{f}, scoreMixin{f}} }
-	scoreOnlyKind     kind = func(f *fake) framework.Plugin { return &scoreOnlyPlugin{f, scoreMixin{f}} }
 	volumeBindingKind kind = func(f *fake) framework.Plugin {
 		return &volumeBindingPlugin{f, preFilterMixin{f}, filterMixin{f}, scoreMixin{f}, reserveMixin{f}}
 	}
