@@ -23,6 +23,8 @@ type deviceSink struct {
 	mu            sync.Mutex
 	boundClaims   map[string][]string // pod -> claim: devices
 	deallocations []string            // claim (reason)
+	// onDeallocate, if set, runs as a deallocation is submitted.
+	onDeallocate func()
 }
 
 // Submit records binds with claims and deallocations, and the rest as
@@ -62,6 +64,9 @@ func (d *deviceSink) BindWithClaims(ctx context.Context, pod *model.Pod, node st
 }
 
 func (d *deviceSink) DeallocateClaims(_ context.Context, claims []*resourceapi.ResourceClaim, reason string) error {
+	if d.onDeallocate != nil {
+		d.onDeallocate()
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, c := range claims {
@@ -316,5 +321,48 @@ func TestViewDeviceObjects(t *testing.T) {
 	got := e.s.View().DeviceObjects()
 	if len(got.Classes) != 1 || len(got.Slices) != 1 || len(got.Claims) != 1 || got.Claims["default/shared"] == nil || len(got.Templates) != 0 {
 		t.Errorf("DeviceObjects: %d classes, %d slices, %d claims, %d templates", len(got.Classes), len(got.Slices), len(got.Claims), len(got.Templates))
+	}
+}
+
+// A pod's deletion frees its devices and submits their Deallocation with
+// no scheduling cycle in between: a cycle that saw the devices free first
+// could hand them on in a Bind logged before the Deallocation (the TypeScript
+// and Java devices examples saw "gpu-0 given to train-2 while train-0
+// holds it").
+func TestDeletePodDeallocatesBeforeACycleSeesTheDevices(t *testing.T) {
+	e, sink := deviceEnv(t)
+	ctx := context.Background()
+	objs, pods := deviceObjects(t, deviceYAML)
+	for _, o := range []any{objs.Classes["gpu"], objs.Slices["n1"], objs.Claims["default/shared"]} {
+		if err := e.s.UpsertDeviceObject(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.addPods(pods["a"])
+	c, _ := e.s.View().Claim("default", "shared")
+	alloc := []resourceapi.AllocationResult{{Devices: resourceapi.DeviceAllocationResult{
+		Results: []resourceapi.DeviceRequestAllocationResult{{Request: "g", Driver: "gpu.example.com", Pool: "n1", Device: "gpu-1"}},
+	}}}
+	if err := e.s.devices.Assume(pods["a"], []*resourceapi.ResourceClaim{c}, alloc); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := framework.SubmitOne(ctx, e.s.decisions, &framework.Bind{Pod: pods["a"], Node: "n1"}); err != nil {
+		t.Fatal(err)
+	}
+	cycleCouldRun := false
+	sink.onDeallocate = func() {
+		if e.s.cycleMu.TryLock() {
+			cycleCouldRun = true
+			e.s.cycleMu.Unlock()
+		}
+	}
+	if err := e.s.DeletePod(ctx, pods["a"]); err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.deallocations) != 1 {
+		t.Fatalf("deallocations: %v, want shared's", sink.deallocations)
+	}
+	if cycleCouldRun {
+		t.Error("a scheduling cycle could run while the freed devices' Deallocation was not yet submitted")
 	}
 }

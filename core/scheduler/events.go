@@ -182,6 +182,14 @@ func (s *Scheduler) UpdatePod(ctx context.Context, pod *model.Pod) error {
 // consumer of are deallocated and reported as Deallocations (after the
 // state-in lock is released).
 func (s *Scheduler) DeletePod(ctx context.Context, pod *model.Pod) error {
+	if len(pod.ResourceClaims) > 0 {
+		// The devices the pod frees must not reach a scheduling cycle before
+		// their Deallocation is in the log: a Bind handing them on would
+		// come first, and a watcher would see one device given twice. No
+		// cycle runs while cycleMu is held (cycleMu, then ingestMu).
+		s.cycleMu.Lock()
+		defer s.cycleMu.Unlock()
+	}
 	freed, err := s.deletePod(ctx, pod)
 	if err != nil {
 		return err
