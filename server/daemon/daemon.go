@@ -516,6 +516,9 @@ func (d *Daemon) newDashboard(admin *adminsvc.Service) (*dashboard.Dashboard, er
 	if d.pressure != nil {
 		opts.Pressure = d.pressure
 	}
+	if d.descheduler != nil {
+		opts.Descheduler = d.descheduler
+	}
 	return dashboard.New(admin, d.sched.View(), d.log, opts)
 }
 

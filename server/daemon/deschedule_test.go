@@ -1,6 +1,9 @@
 package daemon
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +37,7 @@ func ownedPod(name, node string, opts ...podOpt) *berthv1.Object {
 // nothing in a dry run, then evicts the moves with cause DESCHEDULE and
 // the strategy in the reason, once per pod.
 func TestDeschedule(t *testing.T) {
-	e := start(t, Config{DataDir: t.TempDir(), DeschedulerPolicy: []byte(taintsPolicy)})
+	e := start(t, Config{DataDir: t.TempDir(), DeschedulerPolicy: []byte(taintsPolicy), Dashboard: true})
 	w := e.startWatch(t, &berthv1.WatchRequest{})
 	tainted := nodeObj("n1", 4000)
 	tainted.GetNode().Taints = []*berthv1.Taint{{Key: "maint", Effect: berthv1.TaintEffect_TAINT_EFFECT_NO_SCHEDULE}}
@@ -60,7 +63,8 @@ func TestDeschedule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := done.GetPlan().GetMoves(); len(m) != 1 || m[0].GetRevision() == 0 {
+	m := done.GetPlan().GetMoves()
+	if len(m) != 1 || m[0].GetRevision() == 0 {
 		t.Fatalf("committed moves: %v", m)
 	}
 	ds := w.waitFor(t, "the Evict", func(ds []*berthv1.Decision) bool { return countType(ds, berthv1.DecisionType_DECISION_TYPE_EVICT) == 1 })
@@ -79,6 +83,16 @@ func TestDeschedule(t *testing.T) {
 	last, err := e.admin().Deschedule(t.Context(), &berthv1.DescheduleRequest{Last: true})
 	if err != nil || last.GetPlan().GetDryRun() || len(last.GetPlan().GetMoves()) != 1 {
 		t.Errorf("last plan: %v %v", last.GetPlan(), err)
+	}
+	// The dashboard's page shows the same plan.
+	rec := httptest.NewRecorder()
+	e.d.dash.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/deschedule", nil))
+	page := rec.Body.String()
+	for _, want := range []string{`href="/pods/default/web-a"`, `href="/nodes/n2"`, "RemovePodsViolatingNodeTaints",
+		fmt.Sprintf("<td>%d</td>", m[0].GetRevision()), `<dd id="skipped-count">1</dd>`} {
+		if rec.Code != http.StatusOK || !strings.Contains(page, want) {
+			t.Errorf("dashboard /deschedule (status %d) lacks %q", rec.Code, want)
+		}
 	}
 	// Again: web-a is terminating, so no second Evict.
 	again, err := e.admin().Deschedule(t.Context(), &berthv1.DescheduleRequest{})

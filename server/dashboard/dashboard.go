@@ -55,6 +55,9 @@ type Options struct {
 	// Pressure, if set, adds to each node's status the pressure
 	// conditions its stats set, as berthctl get nodes does.
 	Pressure Pressure
+	// Descheduler, if set (berthd runs a --descheduler-policy), adds the
+	// page of its last plan.
+	Descheduler Descheduler
 	// Tokens, if set, guard every page: see the package doc.
 	Tokens Tokens
 	// History holds the queue's counts over time; nil makes one of
@@ -105,8 +108,8 @@ func New(admin Admin, explainer Explainer, decisions Decisions, opts Options) (*
 		sessions: newSessions(opts.Now), pages: map[string]*template.Template{}}
 	// The templates under templates/ besides layout.html and parts.html,
 	// which every page shares.
-	for _, name := range []string{"queue", "nodes", "node", "decisions", "pod", "pods", "message", "login"} {
-		t, err := template.New("layout.html").Funcs(templateFuncs()).ParseFS(templateFS,
+	for _, name := range []string{"queue", "nodes", "node", "decisions", "pod", "pods", "deschedule", "message", "login"} {
+		t, err := template.New("layout.html").Funcs(templateFuncs(opts.Descheduler != nil)).ParseFS(templateFS,
 			"templates/layout.html", "templates/parts.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("dashboard: parse %s: %w", name, err)
@@ -129,6 +132,7 @@ func New(admin Admin, explainer Explainer, decisions Decisions, opts Options) (*
 	mux.HandleFunc("GET /decisions/stream", d.stream)
 	mux.HandleFunc("GET /pods", d.podsPage)
 	mux.HandleFunc("GET /pods/{namespace}/{name}", d.podPage)
+	mux.HandleFunc("GET /deschedule", d.deschedulePage)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		d.message(w, http.StatusNotFound, "Not found", "The dashboard has no page at "+r.URL.Path+".")
 	})

@@ -10,13 +10,14 @@ import (
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 )
 
-// templateFuncs are the templates' helpers.
-func templateFuncs() template.FuncMap {
+// templateFuncs are the templates' helpers; descheduler adds its page to
+// the navigation.
+func templateFuncs(descheduler bool) template.FuncMap {
 	return template.FuncMap{
 		"state": stateName, "time": timeString, "podPath": podPath, "nodePath": nodePath,
 		"add":        func(a, b int) int { return a + b },
 		"half":       func(a int) int { return a / 2 },
-		"navEntries": navEntries,
+		"navEntries": func() []navEntry { return navEntries(descheduler) },
 	}
 }
 
@@ -26,14 +27,19 @@ type navEntry struct {
 }
 
 // navEntries are the header's pages, in order: a page of its own (Queues,
-// with the queueing admission) adds its row here.
-func navEntries() []navEntry {
-	return []navEntry{
+// with the queueing admission) adds its row here. The descheduler's is
+// listed when berthd runs a policy (its page says so otherwise).
+func navEntries(descheduler bool) []navEntry {
+	e := []navEntry{
 		{Nav: "queue", Path: "/", Label: "Queue", Key: "q"},
 		{Nav: "pods", Path: "/pods", Label: "Pods", Key: "p"},
 		{Nav: "nodes", Path: "/nodes", Label: "Nodes", Key: "n"},
 		{Nav: "decisions", Path: "/decisions", Label: "Decisions", Key: "d"},
 	}
+	if descheduler {
+		e = append(e, navEntry{Nav: "deschedule", Path: "/deschedule", Label: "Descheduler", Key: "s"})
+	}
+	return e
 }
 
 // timeString is a timestamp in UTC, "" when unset.
