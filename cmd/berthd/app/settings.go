@@ -124,7 +124,7 @@ func settingsTable() []setting {
 		{flag: "simulate-concurrency", key: "simulateConcurrency", usage: "most simulations running at once, each on at most one core; one more waits for a free slot within its caller's deadline; 0: no limit",
 			field: func(o *options) any { return &o.simulation.Concurrency }},
 		// It accepts a loss once, on the command line: never in the file.
-		{flag: "accept-truncated-log", usage: "start even though the write-ahead file lost acknowledged decisions (berthd otherwise refuses, exit code 4): serve the shortened history and hand the lost revisions out again; watchers should watch again from 0",
+		{flag: "accept-truncated-log", usage: "start even though the write-ahead file lost decisions already acknowledged (without this flag berthd refuses to start, exit code 4): it serves the history up to the loss, new decisions take the lost revision numbers again, and watchers must watch again from revision 0",
 			field: func(o *options) any { return &o.acceptTruncatedLog }},
 		{flag: "initial-sync-timeout", key: "initialSyncTimeout", usage: "after a restart, how long scheduling waits for the orchestrator's first re-list (a Sync RESYNC_END covering pods) before starting anyway; 0: no wait",
 			field: func(o *options) any { return &o.initialSync }},
