@@ -57,16 +57,21 @@ var (
 // group (--store etcd), so it refuses writes. UNAVAILABLE, with an
 // ErrorInfo of reason NOT_LEADER whose metadata "leader" is the leader's
 // advertised address, empty while no leader is known: a client dials it
-// and retries.
+// and retries. Metadata "leader_http" is the leader's advertised HTTP API
+// address, present when it serves one and it is known.
 type NotLeaderError struct {
-	Leader string
+	Leader     string
+	LeaderHTTP string
 }
 
 func (e *NotLeaderError) Error() string {
 	if e.Leader == "" {
 		return "this berthd replica is not the leader, and no leader is known now: retry shortly"
 	}
-	return fmt.Sprintf("this berthd replica is not the leader: send writes to the leader at %s", e.Leader)
+	if e.LeaderHTTP == "" {
+		return fmt.Sprintf("this berthd replica is not the leader: send writes to the leader at %s", e.Leader)
+	}
+	return fmt.Sprintf("this berthd replica is not the leader: send writes to the leader at %s (HTTP API at %s)", e.Leader, e.LeaderHTTP)
 }
 
 // ErrorReason is the ErrorInfo's reason.
@@ -74,7 +79,11 @@ func (e *NotLeaderError) ErrorReason() string { return "NOT_LEADER" }
 
 // ErrorMetadata names the leader ("" when unknown).
 func (e *NotLeaderError) ErrorMetadata() map[string]string {
-	return map[string]string{"leader": e.Leader}
+	md := map[string]string{"leader": e.Leader}
+	if e.LeaderHTTP != "" {
+		md["leader_http"] = e.LeaderHTTP
+	}
+	return md
 }
 
 // ErrorDomain is the domain of every google.rpc.ErrorInfo berthd sends.

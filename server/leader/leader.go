@@ -22,6 +22,12 @@ const DefaultTTL = 10 * time.Second
 // candidates' keys are Prefix + "election/" + lease ID.
 const electionName = "election"
 
+// httpName holds each candidate's advertised HTTP address beside the
+// election, under its lease: Prefix + "election-http/" + lease ID. The
+// election's own value stays the gRPC address alone, so that replicas of
+// an older release, which read it whole, still name a dialable leader.
+const httpName = "election-http/"
+
 // Options configure an Elector.
 type Options struct {
 	// Client is the etcd client; it stays the caller's.
@@ -35,6 +41,9 @@ type Options struct {
 	// Address is this replica's advertised gRPC address, the election's
 	// value while it leads.
 	Address string
+	// HTTPAddress, if set, is this replica's advertised HTTP API address,
+	// which followers name to HTTP clients beside Address.
+	HTTPAddress string
 	// OnChange, if set, is called whenever the leader's term as this
 	// Elector knows it changes (0: no leader known), with the leader's
 	// address.
@@ -45,9 +54,10 @@ type Options struct {
 type Elector struct {
 	opts Options
 
-	mu     sync.Mutex
-	leader string // the leader's address as last observed; "" unknown
-	term   uint64 // etcd revision of the leader's key as last observed
+	mu         sync.Mutex
+	leader     string // the leader's address as last observed; "" unknown
+	leaderHTTP string // its HTTP address; "" unknown or none advertised
+	term       uint64 // etcd revision of the leader's key as last observed
 }
 
 // New returns an Elector.
@@ -86,7 +96,14 @@ func (e *Elector) Campaign(ctx context.Context) (*Term, error) {
 		return nil, fmt.Errorf("leader: open an etcd session: %w", err)
 	}
 	el := concurrency.NewElection(s, e.Key())
-	err = el.Campaign(ctx, e.opts.Address)
+	if e.opts.HTTPAddress != "" {
+		// Written before the candidate key, so that whoever sees this
+		// replica lead finds it.
+		_, err = e.opts.Client.Put(ctx, e.httpKey(s.Lease()), e.opts.HTTPAddress, clientv3.WithLease(s.Lease()))
+	}
+	if err == nil {
+		err = el.Campaign(ctx, e.opts.Address)
+	}
 	if err == nil && !detach() {
 		err = ctx.Err() // ctx ended as the campaign was won
 	}
@@ -97,7 +114,7 @@ func (e *Elector) Campaign(ctx context.Context) (*Term, error) {
 		cancel()
 		return nil, fmt.Errorf("leader: campaign: %w", err)
 	}
-	e.set(e.opts.Address, uint64(el.Rev()))
+	e.set(e.opts.Address, e.opts.HTTPAddress, uint64(el.Rev()))
 	return &Term{session: s, election: el, cancel: cancel}, nil
 }
 
@@ -141,7 +158,7 @@ func (e *Elector) Observe(ctx context.Context) {
 // reads it again on every change of the election's keys, until the watch
 // or ctx ends.
 func (e *Elector) observeOnce(ctx context.Context) {
-	defer e.set("", 0)
+	defer e.set("", "", 0)
 	ctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	defer cancel()
 	cli, prefix := e.opts.Client, e.Key()+"/"
@@ -151,9 +168,10 @@ func (e *Elector) observeOnce(ctx context.Context) {
 			return
 		}
 		if len(resp.Kvs) == 0 {
-			e.set("", 0)
+			e.set("", "", 0)
 		} else {
-			e.set(string(resp.Kvs[0].Value), uint64(resp.Kvs[0].CreateRevision))
+			kv := resp.Kvs[0]
+			e.set(string(kv.Value), e.readHTTP(ctx, string(kv.Key[len(prefix):])), uint64(kv.CreateRevision))
 		}
 		if !waitChange(ctx, cli, prefix, resp.Header.Revision) {
 			return
@@ -176,14 +194,42 @@ func waitChange(ctx context.Context, cli *clientv3.Client, prefix string, rev in
 	}
 	return false
 }
-func (e *Elector) set(addr string, term uint64) {
+
+// httpKey is where the candidate of lease keeps its HTTP address; the
+// lease is written as the election writes it in its candidates' keys.
+func (e *Elector) httpKey(lease clientv3.LeaseID) string {
+	return e.leaseHTTPKey(fmt.Sprintf("%x", lease))
+}
+
+func (e *Elector) leaseHTTPKey(lease string) string { return e.opts.Prefix + httpName + lease }
+
+// readHTTP returns the HTTP address the candidate of lease advertised;
+// "" when it advertised none (an older release, no --http-listen) or etcd
+// could not say.
+func (e *Elector) readHTTP(ctx context.Context, lease string) string {
+	resp, err := e.opts.Client.Get(ctx, e.leaseHTTPKey(lease))
+	if err != nil || len(resp.Kvs) == 0 {
+		return ""
+	}
+	return string(resp.Kvs[0].Value)
+}
+
+func (e *Elector) set(addr, httpAddr string, term uint64) {
 	e.mu.Lock()
 	changed := term != e.term
-	e.leader, e.term = addr, term
+	e.leader, e.leaderHTTP, e.term = addr, httpAddr, term
 	e.mu.Unlock()
 	if changed && e.opts.OnChange != nil {
 		e.opts.OnChange(addr, term)
 	}
+}
+
+// LeaderHTTP returns the HTTP API address the leader advertised, as last
+// observed; "" when unknown or none.
+func (e *Elector) LeaderHTTP() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.leaderHTTP
 }
 
 // Leader returns the leader's address and term as last observed; "" and 0

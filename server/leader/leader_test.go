@@ -33,7 +33,7 @@ func TestDeposedLeaderCannotAppend(t *testing.T) {
 	_, cli := etcdtest.New(t)
 	ctx := context.Background()
 	const prefix = "/fence/"
-	e1, _ := New(Options{Client: cli, Prefix: prefix, Address: "replica-1:7070", TTL: time.Second})
+	e1, _ := New(Options{Client: cli, Prefix: prefix, Address: "replica-1:7070", HTTPAddress: "replica-1:8080", TTL: time.Second})
 	e2, _ := New(Options{Client: cli, Prefix: prefix, Address: "replica-2:7070", TTL: time.Second})
 	watcher, _ := New(Options{Client: cli, Prefix: prefix, Address: "replica-3:7070"})
 	obsCtx, stopObs := context.WithCancel(ctx)
@@ -52,6 +52,9 @@ func TestDeposedLeaderCannotAppend(t *testing.T) {
 	defer s1.Close()
 	storetest.Commit(t, s1, storetest.Batch("from-1"))
 	eventually(t, "the observer to see replica-1 lead", func() bool { addr, _ := watcher.Leader(); return addr == "replica-1:7070" })
+	if got := watcher.LeaderHTTP(); got != "replica-1:8080" {
+		t.Errorf("observed leader's HTTP address %q; want replica-1:8080", got)
+	}
 
 	won := make(chan *Term, 1)
 	go func() {
@@ -98,6 +101,9 @@ func TestDeposedLeaderCannotAppend(t *testing.T) {
 		addr, term := watcher.Leader()
 		return addr == "replica-2:7070" && term == t2.Number()
 	})
+	if got := watcher.LeaderHTTP(); got != "" {
+		t.Errorf("replica-2 advertised no HTTP address, observed %q", got)
+	}
 	if err := t2.Resign(ctx); err != nil {
 		t.Errorf("Resign: %v", err)
 	}

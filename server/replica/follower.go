@@ -105,12 +105,12 @@ func followerServes(method string) bool {
 
 // refuseWrites refuses the calls a follower does not serve with UNAVAILABLE
 // and an ErrorInfo NOT_LEADER naming the leader.
-func refuseWrites(leader func() string) []grpc.ServerOption {
+func refuseWrites(notLeader func() *errmap.NotLeaderError) []grpc.ServerOption {
 	refuse := func(method string) error {
 		if followerServes(method) {
 			return nil
 		}
-		return errmap.Status(&errmap.NotLeaderError{Leader: leader()})
+		return errmap.Status(notLeader())
 	}
 	return []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
@@ -153,7 +153,7 @@ func (r *Replica) newFollowerServer(st store.Store, stopping context.Context) (_
 		Registry:        reg,
 		ShutdownTimeout: cfg.ShutdownTimeout,
 		Edge:            cfg.Edge,
-		GRPCOptions:     append(append([]grpc.ServerOption(nil), cfg.GRPCOptions...), refuseWrites(r.leaderAddress)...),
+		GRPCOptions:     append(append([]grpc.ServerOption(nil), cfg.GRPCOptions...), refuseWrites(r.notLeader)...),
 		Creds:           cfg.Creds,
 		HTTPTLS:         cfg.HTTPTLS,
 		Services: server.Services{

@@ -95,7 +95,7 @@ func (g *group) startAt(addr, endpoint string) *node {
 			Version:            "test",
 			Logger:             slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelInfo})).With("replica", lis.Addr().String()),
 		},
-		Client: cli, Endpoints: []string{endpoint}, Prefix: "/ha/", TTL: g.ttl, Address: nd.addr,
+		Client: cli, Endpoints: []string{endpoint}, Prefix: "/ha/", TTL: g.ttl, Address: nd.addr, HTTPAddress: nd.http,
 	})
 	if err != nil {
 		t.Fatal(err)

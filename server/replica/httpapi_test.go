@@ -11,7 +11,8 @@ import (
 
 // The HTTP API on a replica group: every replica serves it; the leader
 // takes writes, a follower refuses them as over gRPC (503, UNAVAILABLE
-// with NOT_LEADER naming the leader) and serves reads and watches.
+// with NOT_LEADER naming the leader's gRPC address, and its HTTP address
+// as leader_http) and serves reads and watches.
 func TestHTTPAPIOnReplicas(t *testing.T) {
 	g := newGroup(t, 2, 2*time.Second)
 	lead := g.leader()
@@ -45,8 +46,13 @@ func TestHTTPAPIOnReplicas(t *testing.T) {
 	for deadline := time.Now().Add(time.Minute); strings.Contains(got, `"leader":""`) && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		code, got = post(follower, "/v1/state:apply", body)
 	}
-	if code != http.StatusServiceUnavailable || !strings.Contains(got, `"reason":"NOT_LEADER"`) || !strings.Contains(got, lead.addr) {
-		t.Errorf("apply on a follower: %d %s, want 503 with NOT_LEADER naming %s", code, got, lead.addr)
+	if code != http.StatusServiceUnavailable || !strings.Contains(got, `"reason":"NOT_LEADER"`) ||
+		!strings.Contains(got, `"leader":"`+lead.addr+`"`) || !strings.Contains(got, `"leader_http":"`+lead.http+`"`) {
+		t.Errorf("apply on a follower: %d %s, want 503 with NOT_LEADER naming %s and leader_http %s", code, got, lead.addr, lead.http)
+	}
+	// The leader's HTTP address is where the write goes.
+	if code, got := post(lead, "/v1/state:apply", body); code != http.StatusOK {
+		t.Errorf("apply on leader_http: %d %s", code, got)
 	}
 	if code, got := post(follower, "/v1/admin:serverInfo", `{}`); code != http.StatusOK {
 		t.Errorf("serverInfo on a follower: %d %s", code, got)

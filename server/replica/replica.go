@@ -17,6 +17,7 @@ import (
 
 	"github.com/berthsched/berth/server"
 	"github.com/berthsched/berth/server/daemon"
+	"github.com/berthsched/berth/server/errmap"
 	"github.com/berthsched/berth/server/leader"
 	"github.com/berthsched/berth/store"
 	"github.com/berthsched/berth/store/etcdstore"
@@ -45,6 +46,9 @@ type Config struct {
 	TTL time.Duration
 	// Address is this replica's advertised gRPC address. Required.
 	Address string
+	// HTTPAddress is this replica's advertised HTTP API address, named in
+	// followers' NOT_LEADER beside Address; "" when it serves no HTTP API.
+	HTTPAddress string
 	// Retention is the decision log's compaction policy, applied by the
 	// leader; the zero value keeps every decision. CompactInterval is how
 	// often it runs; 0 means the store's default.
@@ -74,7 +78,7 @@ func New(cfg Config) (*Replica, error) {
 	r := &Replica{cfg: cfg, logger: cfg.Daemon.Logger, metrics: newMetrics()}
 	var err error
 	r.elector, err = leader.New(leader.Options{
-		Client: cfg.Client, Prefix: cfg.Prefix, TTL: cfg.TTL, Address: cfg.Address,
+		Client: cfg.Client, Prefix: cfg.Prefix, TTL: cfg.TTL, Address: cfg.Address, HTTPAddress: cfg.HTTPAddress,
 		OnChange: func(addr string, term uint64) {
 			r.metrics.termChanges.Inc()
 			r.logger.Info("leader changed", "leader", addr, "term", term)
@@ -102,6 +106,13 @@ func (r *Replica) Role() (berthv1.ReplicaRole, string, uint64) {
 func (r *Replica) leaderAddress() string {
 	addr, _ := r.elector.Leader()
 	return addr
+}
+
+// notLeader is a follower's refusal, naming the leader's addresses as
+// last observed.
+func (r *Replica) notLeader() *errmap.NotLeaderError {
+	addr, _ := r.elector.Leader()
+	return &errmap.NotLeaderError{Leader: addr, LeaderHTTP: r.elector.LeaderHTTP()}
 }
 
 func (r *Replica) termRegistry() (*prometheus.Registry, error) { return r.metrics.registry() }

@@ -78,6 +78,8 @@ type options struct {
 	store     string
 	etcd      etcdOptions
 	advertise string
+	// advertiseHTTP is the HTTP API address named beside advertise.
+	advertiseHTTP string
 	// simulation bounds AdminService.Simulate (--simulate-*).
 	simulation adminsvc.SimulationLimits
 }
@@ -166,6 +168,8 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 		return options{}, usageErrorf("--metrics-auth %q: want %q or %q", o.metricsAuth, metricsAuthNone, metricsAuthToken)
 	case o.metricsAuth == metricsAuthToken && o.tokenFile == "":
 		return options{}, usageErrorf("--metrics-auth token needs --token-file: the tokens a scrape must send")
+	case o.advertiseHTTP != "" && o.httpListen == "":
+		return options{}, usageErrorf("--advertise-http-address needs --http-listen: it names this replica's HTTP API")
 	}
 	if err := o.checkEtcd(); err != nil {
 		return options{}, &usageError{err}

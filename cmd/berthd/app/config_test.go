@@ -110,7 +110,7 @@ func TestConfigFile(t *testing.T) {
 			o.configFile = path
 			return o
 		}},
-		{name: "unknown key", content: "listen: x\nlistn: y\n", wantErr: `unknown key "listn"; the keys here are advertiseAddress, dashboard, dataDir, deschedulerPolicy, deterministic, etcd, evictionHard,`},
+		{name: "unknown key", content: "listen: x\nlistn: y\n", wantErr: `unknown key "listn"; the keys here are advertiseAddress, advertiseHTTPAddress, dashboard, dataDir, deschedulerPolicy, deterministic, etcd, evictionHard,`},
 		{name: "unknown nested key", content: "tls:\n  certFile: c.pem\n", wantErr: `unknown key "tls.certFile"; the keys here are cert, clientCA, key`},
 		{name: "flag spelling", content: "data-dir: /x\n", wantErr: `unknown key "data-dir"`},
 		{name: "a KubeSchedulerConfiguration", content: "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n",

@@ -130,11 +130,15 @@ func runReplica(ctx context.Context, opts options, cfg daemon.Config, lis server
 	if addr == "" {
 		addr = lis.GRPC.Addr().String()
 	}
+	httpAddr := opts.advertiseHTTP
+	if httpAddr == "" && lis.HTTP != nil {
+		httpAddr = lis.HTTP.Addr().String()
+	}
 	logger.Info("running as a replica on etcd", "endpoints", opts.etcd.endpoints, "prefix", opts.etcd.prefix,
-		"lease_ttl", opts.etcd.leaseTTL, "advertise_address", addr)
+		"lease_ttl", opts.etcd.leaseTTL, "advertise_address", addr, "advertise_http_address", httpAddr)
 	r, err := replica.New(replica.Config{
 		Daemon: cfg, Client: cli, Endpoints: opts.etcd.endpointList(),
-		Prefix: opts.etcd.prefix, TTL: opts.etcd.leaseTTL, Address: addr, Retention: opts.retention(),
+		Prefix: opts.etcd.prefix, TTL: opts.etcd.leaseTTL, Address: addr, HTTPAddress: httpAddr, Retention: opts.retention(),
 	})
 	if err != nil {
 		return err

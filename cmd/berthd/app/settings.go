@@ -134,6 +134,8 @@ func settingsTable() []setting {
 			field: func(o *options) any { return &o.store }},
 		{flag: "advertise-address", key: "advertiseAddress", usage: "with --store etcd: the gRPC address other replicas name to clients as the leader's (NOT_LEADER errors); default: --listen",
 			field: func(o *options) any { return &o.advertise }},
+		{flag: "advertise-http-address", key: "advertiseHTTPAddress", usage: "with --store etcd and --http-listen: the HTTP API address other replicas name to HTTP clients as the leader's (NOT_LEADER's leader_http); default: --http-listen",
+			field: func(o *options) any { return &o.advertiseHTTP }},
 		{flag: "etcd-endpoints", key: "etcd.endpoints", form: asList, usage: "with --store etcd: etcd's client URLs, comma-separated (https://etcd-1:2379,https://etcd-2:2379)",
 			field: func(o *options) any { return &o.etcd.endpoints }},
 		{flag: "etcd-cert", key: "etcd.cert", form: asPath, usage: "PEM client certificate for etcd (with --etcd-key)",
