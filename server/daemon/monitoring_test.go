@@ -52,3 +52,18 @@ func gauge(t *testing.T, reg *prometheus.Registry, name string) float64 {
 	t.Fatalf("no single series of %s", name)
 	return 0
 }
+
+// TestRetentionGaugeFromStore: a store handed in (an etcd leader's, whose
+// retention the replica sets) exports its own retention, not
+// Config.Bbolt's (which was 0 then).
+func TestRetentionGaugeFromStore(t *testing.T) {
+	st, err := bboltstore.Open(t.Context(), t.TempDir(), bboltstore.Options{Retention: store.Retention{MaxRecords: 250}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	start(t, Config{Store: st, Registry: reg})
+	if got := gauge(t, reg, "berth_decision_log_retention_records"); got != 250 {
+		t.Errorf("berth_decision_log_retention_records = %v, want the store's 250", got)
+	}
+}

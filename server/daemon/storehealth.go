@@ -6,6 +6,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/berthsched/berth/server/metrics"
+	"github.com/berthsched/berth/store"
 )
 
 // healthReporter is a store that says whether it can write
@@ -59,10 +60,22 @@ func (d *Daemon) followStoreHealth(ctx context.Context) {
 	}
 }
 
+// retentionReporter is a store that says which records its compaction
+// keeps (bboltstore and etcdstore).
+type retentionReporter interface {
+	Retention() store.Retention
+}
+
 // exportLogState registers the decision log's gauges and, for a store that
-// reports its health, berth_store_writable.
+// reports its health, berth_store_writable. The retention is the store's
+// own, so that an etcd replica's (set by the replica, not by
+// Config.Bbolt) is the one exported.
 func (d *Daemon) exportLogState(reg prometheus.Registerer) error {
-	if err := metrics.RegisterLogState(reg, d.log, d.cfg.Bbolt.Retention.MaxRecords); err != nil {
+	maxRecords := d.cfg.Bbolt.Retention.MaxRecords
+	if st, ok := d.store.(retentionReporter); ok {
+		maxRecords = st.Retention().MaxRecords
+	}
+	if err := metrics.RegisterLogState(reg, d.log, maxRecords); err != nil {
 		return err
 	}
 	st, ok := d.store.(healthReporter)

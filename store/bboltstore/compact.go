@@ -93,3 +93,6 @@ func (s *Store) compactOnce(now time.Time, last uint64) (n int, oldest uint64, e
 	})
 	return n, oldest, err
 }
+
+// Retention is the compaction policy the store applies (Options.Retention).
+func (s *Store) Retention() store.Retention { return s.opts.Retention }

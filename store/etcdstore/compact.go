@@ -103,3 +103,6 @@ func (s *Store) remove(ctx context.Context, from, to uint64) (int, error) {
 	}
 	return int(resp.Responses[0].GetResponseDeleteRange().Deleted), nil
 }
+
+// Retention is the compaction policy the store applies (Options.Retention).
+func (s *Store) Retention() store.Retention { return s.opts.Retention }
