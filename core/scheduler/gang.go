@@ -262,16 +262,14 @@ func (s *Scheduler) endGroupAttempt(att *Attempt) *Attempt {
 // failGroupMisses requeues the members left out of a placed group: each
 // is an ordinary pod of the group from now on.
 // As kube 1.37's queue does after a group's successful attempt, they go
-// straight back to the active queue, so their next attempt (which may
-// preempt) follows at once instead of waiting for a cluster event.
+// straight back to the active queue keeping their queue timestamp, so their
+// next attempt (which may preempt) follows at once, before pods of their
+// priority queued after them, instead of waiting for a cluster event.
 func (s *Scheduler) failGroupMisses(ctx context.Context, fwk framework.Framework, res *gang.Result, p *groupPlacer) {
-	again := map[string]*model.Pod{}
 	for _, m := range res.Misses {
-		s.handleFailure(ctx, fwk, p.infos[m.Pod.UID], p.fails[m.Pod.UID], true)
-		again[m.Pod.UID] = m.Pod
-	}
-	if len(again) > 0 {
-		s.queue.Activate(again)
+		f := p.fails[m.Pod.UID]
+		f.active = true
+		s.handleFailure(ctx, fwk, p.infos[m.Pod.UID], f, true)
 	}
 }
 

@@ -318,3 +318,24 @@ func TestGroupMissesRetriedAtOnce(t *testing.T) {
 		t.Errorf("%d evictions, want the low pod's for the second member", n)
 	}
 }
+
+// The member left out keeps its place in the queue: a pod of the group's
+// priority queued after the group does not go before it (random gang seed
+// 21: a loose pod took the room the member's preemption was for).
+func TestGroupMissKeepsItsPlace(t *testing.T) {
+	e, _ := newPreemptEnv(t, 0)
+	e.addNodes(slotNodes(1, 1)...)
+	e.setHighGroup("g", 1)
+	e.addPods(highMember("g", 0), highMember("g", 1))
+	loose := mt.MakePod("loose").Req(mt.Res(1000, mt.Gi)).Obj()
+	prio := int32(100)
+	loose.RequestedPriority = &prio
+	e.clock.Step(time.Second)
+	e.addPods(loose)
+	if att := e.scheduleOne(); att.Result != ResultScheduled || att.Pod.Name != "g-0" {
+		t.Fatalf("first attempt: %s %s %q", att.Pod.Name, att.Result, att.Message)
+	}
+	if att := e.scheduleOne(); att.Pod.Name != "g-1" {
+		t.Errorf("second attempt is %s's, want the member left out (g-1) before the later pod", att.Pod.Name)
+	}
+}
