@@ -191,6 +191,17 @@ func originOf(c *manifest.Cluster, o convert.Object) string {
 	return ""
 }
 
+// taintRulesOffline refuses manifests with DeviceTaintRules for berthd:
+// its API has no such object yet, and sending the rest without them would
+// allocate the devices they taint.
+func taintRulesOffline(c *manifest.Cluster) error {
+	if c.Devices == nil || len(c.Devices.TaintRules) == 0 {
+		return nil
+	}
+	names := slices.Sorted(maps.Keys(c.Devices.TaintRules))
+	return failedf("DeviceTaintRule %s cannot be sent to berthd yet (its API has no such object); berthctl simulate without --server applies it offline", strings.Join(names, ", "))
+}
+
 // deviceObjects lists the DRA objects of the manifests, in the order
 // berthd needs them: classes, slices, templates, then the claims but those
 // made from templates for pods (berthd makes its own).

@@ -31,6 +31,10 @@
 // where the allocator's answer would be CannotAllocate, so decisions are
 // the same (WithoutPrecheck turns it off for the tests that compare).
 //
+// DeviceTaintRules (taintrules.go) put their taint on the devices they
+// select in the slices the allocator sees, as kube's ResourceSlice tracker
+// does; the slices as sent are what Slices lists.
+//
 // Validation follows kube-apiserver's rules for what the scheduler reads and
 // reports the offending field as a path relative to the object
 // ("spec.devices.requests[0].exactly.selectors[1].cel.expression").

@@ -15,15 +15,19 @@ type Objects struct {
 	Slices    map[string]*resourceapi.ResourceSlice         // by name
 	Claims    map[string]*resourceapi.ResourceClaim         // by namespace/name
 	Templates map[string]*resourceapi.ResourceClaimTemplate // by namespace/name
+	// TaintRules are the DeviceTaintRules (by name); the allocator sees
+	// the slices with their taints applied (taintrules.go).
+	TaintRules map[string]*DeviceTaintRule
 }
 
 // NewObjects returns an empty set.
 func NewObjects() *Objects {
 	return &Objects{
-		Classes:   map[string]*resourceapi.DeviceClass{},
-		Slices:    map[string]*resourceapi.ResourceSlice{},
-		Claims:    map[string]*resourceapi.ResourceClaim{},
-		Templates: map[string]*resourceapi.ResourceClaimTemplate{},
+		Classes:    map[string]*resourceapi.DeviceClass{},
+		Slices:     map[string]*resourceapi.ResourceSlice{},
+		Claims:     map[string]*resourceapi.ResourceClaim{},
+		Templates:  map[string]*resourceapi.ResourceClaimTemplate{},
+		TaintRules: map[string]*DeviceTaintRule{},
 	}
 }
 

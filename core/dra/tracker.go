@@ -48,11 +48,12 @@ type Tracker struct {
 	flightGroup map[string]string
 	cel         *cel.Cache
 	memo        *SelectorMemo // nil: no precheck (WithoutPrecheck)
+	taints      *taintRules   // DeviceTaintRules, applied to the slices (taintrules.go)
 }
 
 // NewTracker returns an empty tracker.
 func NewTracker(opts ...TrackerOption) *Tracker {
-	t := &Tracker{objs: NewObjects(), inFlight: map[string]*resourceapi.ResourceClaim{}, flightGroup: map[string]string{}, cel: NewCELCache(), memo: NewSelectorMemo()}
+	t := &Tracker{objs: NewObjects(), inFlight: map[string]*resourceapi.ResourceClaim{}, flightGroup: map[string]string{}, cel: NewCELCache(), memo: NewSelectorMemo(), taints: newTaintRules()}
 	for _, o := range opts {
 		o(t)
 	}
@@ -78,6 +79,9 @@ func (t *Tracker) Load(objs *Objects) {
 	maps.Copy(t.objs.Slices, objs.Slices)
 	maps.Copy(t.objs.Claims, objs.Claims)
 	maps.Copy(t.objs.Templates, objs.Templates)
+	for _, r := range objs.TaintRules {
+		t.taints.set(r, t.memo)
+	}
 }
 
 // Claim returns a claim by namespace and name: its assumed version while
@@ -230,10 +234,11 @@ func withoutConsumers(c *resourceapi.ResourceClaim, keep func(uid string) bool) 
 func not(uid string) func(string) bool { return func(u string) bool { return u != uid } }
 
 // snapshotLocked is a copy of the object set (the objects are shared,
-// never modified) and the devices in use.
+// never modified), its slices with the DeviceTaintRules applied, and the
+// devices in use.
 func (t *Tracker) snapshotLocked() (*Objects, *structured.AllocatedState) {
 	snap := &Objects{
-		Classes: maps.Clone(t.objs.Classes), Slices: maps.Clone(t.objs.Slices),
+		Classes: maps.Clone(t.objs.Classes), Slices: t.taints.slices(t.objs.Slices, t.memo),
 		Claims: maps.Clone(t.objs.Claims), Templates: maps.Clone(t.objs.Templates),
 	}
 	return snap, AllocatedState(t.claimsLocked())

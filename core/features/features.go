@@ -25,6 +25,10 @@ const (
 	// still work.
 	GangScheduling          = "GangScheduling"
 	WorkloadAwarePreemption = "WorkloadAwarePreemption"
+	// DRADeviceTaintRules makes DeviceTaintRules taint the devices they
+	// select. GA and on in kube 1.37, as in Berth; off, Berth refuses the
+	// objects.
+	DRADeviceTaintRules = "DRADeviceTaintRules"
 )
 
 // Stage is a gate's maturity.
@@ -54,14 +58,10 @@ func Known() []Spec { return slices.Clone(kube137) }
 // sent by an orchestrator asking for gang scheduling, so Berth schedules
 // it as a gang unless GenericWorkload=false says otherwise (kube 1.37's
 // default is off because the API is beta and not served by default).
-//
-// DRADeviceTaintRules is GA and on in kube 1.37, but Berth holds no
-// DeviceTaintRule objects yet: it runs as kube with the gate off (device
-// taints in ResourceSlices do apply).
-var berthDefaults = map[string]bool{GenericWorkload: true, "DRADeviceTaintRules": false}
+var berthDefaults = map[string]bool{GenericWorkload: true}
 
 // switchable are the gates whose value changes Berth's behaviour.
-var switchable = map[string]bool{GenericWorkload: true, PodGroupPreemptionPolicy: true}
+var switchable = map[string]bool{GenericWorkload: true, PodGroupPreemptionPolicy: true, DRADeviceTaintRules: true}
 
 // Switchable reports whether Berth honours both values of the gate.
 func Switchable(name string) bool { return switchable[name] }

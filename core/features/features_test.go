@@ -20,7 +20,7 @@ func TestDefaults(t *testing.T) {
 		name string
 		want bool
 	}{
-		{"DRADeviceTaintRules", false},   // GA in 1.37, not modelled yet
+		{DRADeviceTaintRules, true},      // GA in 1.37, on
 		{"VolumeLimitScaling", true},     // beta, on
 		{"StorageCapacityScoring", true}, // beta, on: VolumeBinding scores
 		{"CompositePodGroup", false},     // alpha
@@ -45,7 +45,7 @@ func TestParse(t *testing.T) {
 		{name: "a switchable gate", in: "GenericWorkload=false", want: map[string]bool{GenericWorkload: false}},
 		{name: "group preemption policies", in: "PodGroupPreemptionPolicy=true", want: map[string]bool{PodGroupPreemptionPolicy: true}},
 		{name: "defaults restated, spaces", in: " DRAPrioritizedList=true , OpportunisticBatching=true", want: map[string]bool{"DRAPrioritizedList": true, "OpportunisticBatching": true}},
-		{name: "device taint rules not modelled yet", in: "DRADeviceTaintRules=true", wantErr: "cannot set feature gate DRADeviceTaintRules to true: Berth runs with DRADeviceTaintRules=false"},
+		{name: "device taint rules off", in: "DRADeviceTaintRules=false", want: map[string]bool{DRADeviceTaintRules: false}},
 		{name: "1.36 gates dropped", in: "GenericWorkload=true,GangScheduling=true,WorkloadAwarePreemption=true", want: map[string]bool{GenericWorkload: true},
 			wantWarnings: []string{
 				"feature gate GangScheduling=true is kube 1.36's, removed in 1.37 (GenericWorkload covers it): ignored",

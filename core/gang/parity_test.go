@@ -53,13 +53,17 @@ func TestParity(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no corpus: %v", err)
 	}
+	var same, groups, pods int
+	defer func() {
+		t.Logf("%d of %d clusters bind as kube does: %d groups with bound members, %d pods bound by kube", same, len(files), groups, pods)
+	}()
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			want := strings.TrimSuffix(f, ".yaml") + ".oracle.jsonl"
+			golden := strings.TrimSuffix(f, ".yaml") + ".oracle.jsonl"
 			if *oracle != "" {
-				record(t, f, want)
+				record(t, f, golden)
 			}
-			data, err := os.ReadFile(want)
+			data, err := os.ReadFile(golden)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,8 +71,17 @@ func TestParity(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(oracleBound(t, data, c), berthBound(t, c, gatesOf(t, f))); diff != "" {
+			want := oracleBound(t, data, c)
+			if diff := cmp.Diff(want, berthBound(t, c, gatesOf(t, f))); diff != "" {
 				t.Errorf("bound per group (-kube +berth):\n%s", diff)
+				return
+			}
+			same++
+			for k, n := range want {
+				if strings.HasPrefix(k, "group ") {
+					groups++
+				}
+				pods += n
 			}
 		})
 	}

@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	resourcev1beta2 "k8s.io/api/resource/v1beta2"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	storagev1 "k8s.io/api/storage/v1"
@@ -43,7 +44,8 @@ type Cluster struct {
 	PDBs            []*model.PodDisruptionBudget
 	Namespaces      []*model.Namespace
 	// Devices are the dynamic resource allocation objects (resource.k8s.io/v1
-	// DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate),
+	// DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate,
+	// DeviceTaintRule),
 	// validated and defaulted, with the claims made from templates for the
 	// pods that use them.
 	Devices *dra.Objects
@@ -144,7 +146,7 @@ var ErrUnknownKind = errors.New("unknown kind")
 const kindsRead = "Berth reads v1 Node, Pod, Namespace, List, Service, ReplicationController, " +
 	"scheduling.k8s.io/v1 PriorityClass, policy/v1 PodDisruptionBudget, apps/v1 Deployment, " +
 	"ReplicaSet, StatefulSet, DaemonSet, batch/v1 Job, resource.k8s.io/v1 DeviceClass, " +
-	"ResourceSlice, ResourceClaim, ResourceClaimTemplate, v1 PersistentVolume, PersistentVolumeClaim, storage.k8s.io/v1 StorageClass, " +
+	"ResourceSlice, ResourceClaim, ResourceClaimTemplate, DeviceTaintRule (also v1beta2), v1 PersistentVolume, PersistentVolumeClaim, storage.k8s.io/v1 StorageClass, " +
 	"CSINode, CSIDriver, CSIStorageCapacity, scheduling.k8s.io/v1beta1 (and 1.36's v1alpha2) PodGroup and Workload, " +
 	"scheduling.x-k8s.io/v1alpha1 PodGroup, KubeSchedulerConfiguration and kueue.x-k8s.io v1beta1/v1beta2 ResourceFlavor, " +
 	"ClusterQueue, Cohort, LocalQueue, WorkloadPriorityClass, Workload"
@@ -176,7 +178,7 @@ func newDecoder() (*decoder, error) {
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
 		corev1.AddToScheme, schedulingv1.AddToScheme, policyv1.AddToScheme,
-		appsv1.AddToScheme, batchv1.AddToScheme, resourcev1.AddToScheme, schedulingv1alpha2.AddToScheme,
+		appsv1.AddToScheme, batchv1.AddToScheme, resourcev1.AddToScheme, resourcev1beta2.AddToScheme, schedulingv1alpha2.AddToScheme,
 		storagev1.AddToScheme,
 	} {
 		if err := add(scheme); err != nil {
@@ -350,6 +352,11 @@ func (b *builder) decodeObject(e *entry, tm typeMeta, json []byte) (runtime.Obje
 		if json, e.groupPolicy, field, err = fromV1beta1(tm.Kind, json); err != nil {
 			return nil, e.fail(field, err)
 		}
+	}
+	if tm.APIVersion == resourcev1.SchemeGroupVersion.String() && tm.Kind == dra.KindDeviceTaintRule {
+		// kube 1.37's v1 DeviceTaintRule has v1beta2's shape, which is the
+		// one Berth's k8s.io/api knows.
+		json = bytes.Replace(json, []byte(`"`+tm.APIVersion+`"`), []byte(`"`+resourcev1beta2.SchemeGroupVersion.String()+`"`), 1)
 	}
 	obj, _, err := b.dec.codecs.UniversalDeserializer().Decode(json, nil, nil)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	resourcev1beta2 "k8s.io/api/resource/v1beta2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -60,6 +61,11 @@ func (b *builder) addDRA(e *entry, obj any) (ok bool, err error) {
 		dra.DefaultClaimSpec(&o.Spec.Spec)
 		if fe = d.validator.ResourceClaimTemplate(o); fe == nil {
 			fe = unique(d.objs.Templates, dra.Key(o.Namespace, o.Name), o)
+		}
+	case *resourcev1beta2.DeviceTaintRule:
+		r := taintRule(o)
+		if fe = d.validator.DeviceTaintRule(r); fe == nil {
+			fe = unique(d.objs.TaintRules, r.Name, r)
 		}
 	default:
 		return false, nil
@@ -201,4 +207,16 @@ func (b *builder) makeTemplateClaims() error {
 	// A claim or template may name a class no manifest defines, as in
 	// kube: its pods are unschedulable ("device class X does not exist").
 	return nil
+}
+
+// taintRule is a DeviceTaintRule as the scheduler reads it (its status is
+// the eviction controller's and not read).
+func taintRule(o *resourcev1beta2.DeviceTaintRule) *dra.DeviceTaintRule {
+	r := &dra.DeviceTaintRule{Name: o.Name, Taint: resourcev1.DeviceTaint{
+		Key: o.Spec.Taint.Key, Value: o.Spec.Taint.Value, Effect: resourcev1.DeviceTaintEffect(o.Spec.Taint.Effect), TimeAdded: o.Spec.Taint.TimeAdded,
+	}}
+	if sel := o.Spec.DeviceSelector; sel != nil {
+		r.Selector = &dra.DeviceTaintSelector{Driver: sel.Driver, Pool: sel.Pool, Device: sel.Device}
+	}
+	return r
 }

@@ -97,6 +97,20 @@ spec:
     constraints: [{requests: [g, h], matchAttribute: gpu.example.com/numa}]`,
 		want: `spec.devices.constraints[0].requests[1]: no request "h" in the claim`,
 	}, {
+		name: "device taint rule with a bad effect",
+		doc: `apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: {name: r}
+spec: {deviceSelector: {driver: gpu.example.com}, taint: {key: example.com/k, effect: PreferNoSchedule}}`,
+		want: `spec.taint.effect: unsupported value "PreferNoSchedule"`,
+	}, {
+		name: "device taint rule with an unknown field",
+		doc: `apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: {name: r}
+spec: {deviceSelector: {deviceClassName: gpu}, taint: {key: example.com/k, effect: NoSchedule}}`,
+		want: `deviceClassName`,
+	}, {
 		name: "container claim naming no entry",
 		doc: `apiVersion: v1
 kind: Pod
@@ -154,5 +168,29 @@ spec:
 	r := made.Spec.Devices.Requests[0].Exactly
 	if r.AllocationMode != "ExactCount" || r.Count != 1 || made.Annotations["resource.kubernetes.io/pod-claim-name"] != "gpu" {
 		t.Errorf("made claim: mode %q count %d annotations %v, want defaulted ExactCount 1 and pod-claim-name gpu", r.AllocationMode, r.Count, made.Annotations)
+	}
+}
+
+// kube 1.37's v1 DeviceTaintRule (and v1beta2's) is read as the scheduler
+// reads it: its selector and its taint.
+func TestDRADeviceTaintRule(t *testing.T) {
+	for _, version := range []string{"v1", "v1beta2"} {
+		t.Run(version, func(t *testing.T) {
+			c, err := manifest.Decode("in.yaml", []byte(draNode+`---
+apiVersion: resource.k8s.io/`+version+`
+kind: DeviceTaintRule
+metadata: {name: broken}
+spec:
+  deviceSelector: {driver: gpu.example.com, pool: n1, device: gpu-0}
+  taint: {key: example.com/broken, value: "yes", effect: NoSchedule}
+`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := c.Devices.TaintRules["broken"]
+			if r == nil || r.Selector == nil || *r.Selector.Device != "gpu-0" || *r.Selector.Pool != "n1" || r.Taint.Key != "example.com/broken" || r.Taint.Effect != "NoSchedule" {
+				t.Fatalf("rule read as %+v", r)
+			}
+		})
 	}
 }

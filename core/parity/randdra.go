@@ -27,12 +27,18 @@ type DRAOptions struct {
 // named by two entries (a class that does not exist is refused by
 // core/manifest, so the corpus has none); requests ask for counts,
 // allocationMode All, CEL selectors, firstAvailable alternatives and
-// matchAttribute constraints.
+// matchAttribute constraints. Some devices carry taints (NoSchedule,
+// NoExecute, None), DeviceTaintRules taint a device, a pool or a driver's
+// devices (NoSchedule, None: Berth refuses NoExecute rules), and some
+// requests tolerate them; these draws come from a source of their own, so
+// the rest of a cluster is what it was before taints were added.
 func GenerateDRA(seed uint64, o DRAOptions) []byte {
-	g := &draGen{r: rand.New(rand.NewPCG(seed, seed*0x2545f4914f6cdd1d+7)), o: o}
+	g := &draGen{r: rand.New(rand.NewPCG(seed, seed*0x2545f4914f6cdd1d+7)), o: o,
+		t: rand.New(rand.NewPCG(seed^0x7461696e74, seed+99))}
 	fmt.Fprintf(&g.b, "# random DRA cluster, seed %d (core/parity randdra.go)\n", seed)
 	g.classes()
 	g.nodesAndSlices()
+	g.taintRules()
 	g.preallocated()
 	for i := range o.Pods {
 		g.pod(i)
@@ -42,6 +48,7 @@ func GenerateDRA(seed uint64, o DRAOptions) []byte {
 
 type draGen struct {
 	r      *rand.Rand
+	t      *rand.Rand // taints, rules and tolerations
 	o      DRAOptions
 	b      strings.Builder
 	nodes  []string
@@ -125,6 +132,9 @@ func (g *draGen) gpuSlice(name, node string, from, to, slices int) {
 	for d := from; d < to; d++ {
 		fmt.Fprintf(&devs, "  - name: gpu-%d\n    attributes: {model: {string: %s}, ecc: {bool: %t}, numa: {int: %d}, driverVersion: {version: %s}}\n    capacity: {memory: {value: %s}}\n",
 			d, g.pick("a100", "h100", "l4"), g.chance(0.5), g.r.IntN(2), g.pick("1.2.0", "1.9.3", "2.0.0", "2.1.0"), g.pick("16Gi", "40Gi", "80Gi"))
+		if g.t.Float64() < 0.12 {
+			fmt.Fprintf(&devs, "    taints: [%s]\n", g.taint("NoSchedule", "NoExecute", "None"))
+		}
 	}
 	g.doc("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: %s}\nspec:\n  driver: gpu.example.com\n  nodeName: %s\n  pool: {name: %s, generation: 1, resourceSliceCount: %d}\n  devices:\n%s",
 		name, node, node, slices, devs.String())
@@ -217,7 +227,7 @@ func (g *draGen) devices(ind string) string {
 			for j := range 2 + g.r.IntN(2) {
 				c := g.class()
 				gpuOnly = gpuOnly && c != "nic" && c != "fpga"
-				fmt.Fprintf(&b, "%s  - {name: s%d, deviceClassName: %s%s%s}\n", ind, j, c, g.selectors(c), g.mode(c))
+				fmt.Fprintf(&b, "%s  - {name: s%d, deviceClassName: %s%s%s%s}\n", ind, j, c, g.selectors(c), g.mode(c), g.tolerations())
 			}
 		default:
 			c := g.class()
@@ -226,7 +236,7 @@ func (g *draGen) devices(ind string) string {
 			if c == "gpu" && g.chance(0.06) {
 				admin = ", adminAccess: true"
 			}
-			fmt.Fprintf(&b, "%s- name: r%d\n%s  exactly: {deviceClassName: %s%s%s%s}\n", ind, i, ind, c, g.selectors(c), g.mode(c), admin)
+			fmt.Fprintf(&b, "%s- name: r%d\n%s  exactly: {deviceClassName: %s%s%s%s%s}\n", ind, i, ind, c, g.selectors(c), g.mode(c), admin, g.tolerations())
 		}
 	}
 	if n == 2 && gpuOnly && g.chance(0.4) {
@@ -270,6 +280,50 @@ func (g *draGen) mode(c string) string {
 		return ", allocationMode: All"
 	case k < 0.3:
 		return fmt.Sprintf(", count: %d", 2+g.r.IntN(2))
+	}
+	return ""
+}
+
+// taint is a device taint of one of effects, drawn from g.t.
+func (g *draGen) taint(effects ...string) string {
+	key := []string{"example.com/maintenance", "example.com/unhealthy"}[g.t.IntN(2)]
+	return fmt.Sprintf("{key: %s, value: %s, effect: %s}", key, []string{"planned", "bad"}[g.t.IntN(2)], effects[g.t.IntN(len(effects))])
+}
+
+// taintRules writes, now and then, DeviceTaintRules for one GPU, one
+// node's GPU pool, or every NIC.
+func (g *draGen) taintRules() {
+	if g.t.Float64() >= 0.5 {
+		return
+	}
+	for i := range 1 + g.t.IntN(2) {
+		var sel string
+		switch k := g.t.Float64(); {
+		case k < 0.5 && len(g.gpus) > 0:
+			n := g.nodes[g.t.IntN(len(g.nodes))]
+			if g.gpus[n] == 0 {
+				continue
+			}
+			sel = fmt.Sprintf("{driver: gpu.example.com, pool: %s, device: gpu-%d}", n, g.t.IntN(g.gpus[n]))
+		case k < 0.8:
+			sel = fmt.Sprintf("{pool: %s}", g.nodes[g.t.IntN(len(g.nodes))])
+		default:
+			sel = "{driver: nic.example.com}"
+		}
+		g.doc("apiVersion: resource.k8s.io/v1\nkind: DeviceTaintRule\nmetadata: {name: rule-%d}\nspec:\n  deviceSelector: %s\n  taint: %s\n", i, sel, g.taint("NoSchedule", "NoSchedule", "None"))
+	}
+}
+
+// tolerations is, now and then, a request's tolerations of the taints the
+// generator writes.
+func (g *draGen) tolerations() string {
+	switch k := g.t.Float64(); {
+	case k < 0.12:
+		return ", tolerations: [{key: example.com/maintenance, operator: Exists}]"
+	case k < 0.2:
+		return ", tolerations: [{key: example.com/unhealthy, operator: Equal, value: bad, effect: NoSchedule}]"
+	case k < 0.24:
+		return ", tolerations: [{operator: Exists}]"
 	}
 	return ""
 }

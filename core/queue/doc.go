@@ -6,7 +6,8 @@
 // Data comes from the scheduler: pods added, updated and deleted by the
 // state ingest, cluster events (MoveAllToActiveOrBackoffQueue,
 // AssignedPodAdded/Updated) and the outcome of each attempt
-// (AddUnschedulableIfNotPresent, Done). Pods leave through Pop.
+// (AddUnschedulableIfNotPresent, Done; RequeueActive for a pod group member
+// its group's successful cycle left out). Pods leave through Pop.
 //
 //	Add ──PreEnqueue──► activeQ ──Pop──► in flight ──Done──► (bound / gone)
 //	         │ held        ▲   ▲              │ failed

@@ -79,6 +79,32 @@ func (q *PriorityQueue) AddUnschedulableIfNotPresent(ctx context.Context, pi *fr
 	return nil
 }
 
+// RequeueActive ends the flight of a pod its pod group's successful cycle
+// left out and puts it straight back in activeQ, keeping its queue
+// timestamp and place among equals, as kube 1.37's queue requeues the rest
+// of a group after a successful attempt (preserving the timestamp so the
+// next attempt, which may preempt, comes first). pi's rejecting plugins are
+// kept for explain; no attempt is counted against it. A pod deleted or
+// bound meanwhile is dropped; ErrAlreadyQueued if it is queued already.
+func (q *PriorityQueue) RequeueActive(ctx context.Context, pi *framework.QueuedPodInfo) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	uid := pi.Pod.UID
+	e, known := q.all[uid]
+	if !known || e.state != stateInFlight {
+		return fmt.Errorf("queue requeue %s: %w", pi.Pod.Key(), ErrAlreadyQueued)
+	}
+	e.info = pi
+	defer q.endFlightLocked(e)
+	if !q.refreshLocked(e) {
+		delete(q.all, uid)
+		return nil
+	}
+	q.moveToActiveLocked(ctx, e, labelScheduleAttemptFailure, false)
+	q.broadcastIfPoppableLocked(e)
+	return nil
+}
+
 // refreshLocked brings a failed pod up to date with what happened during
 // its attempt. It reports false when the pod must not be requeued.
 func (q *PriorityQueue) refreshLocked(e *entry) bool {

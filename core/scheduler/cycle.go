@@ -31,6 +31,9 @@ type failure struct {
 	// rendered is fitErr's message once rendered: over thousands of nodes
 	// that costs, and the failure is handled, then recorded.
 	rendered string
+	// active: requeue straight to activeQ, keeping the queue timestamp
+	// (a member its group's successful cycle left out, gang.go).
+	active bool
 }
 
 func (f *failure) message() string {

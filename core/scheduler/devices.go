@@ -24,7 +24,8 @@ const DeallocationReason = "the last pod using the claim is gone"
 // UpsertDeviceObject adds or replaces a DRA object: a
 // *resourceapi.DeviceClass, *resourceapi.ResourceSlice,
 // *resourceapi.ResourceClaim or *resourceapi.ResourceClaimTemplate
-// (k8s.io/api/resource/v1; not modified, a claim or template without a
+// (k8s.io/api/resource/v1), or a *dra.DeviceTaintRule (devicetaints.go;
+// not modified, a claim or template without a
 // namespace is put in "default" and defaulted as kube-apiserver does).
 // An invalid object is refused with an error wrapping ErrInvalid and the
 // *dra.FieldError naming the field; a claim sent without an allocation
@@ -87,8 +88,13 @@ func (s *Scheduler) UpsertDeviceObject(ctx context.Context, obj any) error {
 		s.devices.SetTemplate(tm)
 		s.makeTemplateClaimsLocked(ctx, tm)
 		return nil
+	case *dra.DeviceTaintRule:
+		if o == nil {
+			break
+		}
+		return s.setTaintRuleLocked(ctx, o) // devicetaints.go
 	}
-	return fmt.Errorf("upsert device object: %T is not a DeviceClass, ResourceSlice, ResourceClaim or ResourceClaimTemplate: %w", obj, ErrInvalid)
+	return fmt.Errorf("upsert device object: %T is not a DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate or DeviceTaintRule: %w", obj, ErrInvalid)
 }
 
 // DeleteDeviceObject removes a DRA object by kind (dra.KindDeviceClass,
@@ -115,8 +121,10 @@ func (s *Scheduler) DeleteDeviceObject(ctx context.Context, kind, namespace, nam
 			found = true
 			s.claimEvents(ctx, []dra.ClaimChange{{Old: old}})
 		}
+	case dra.KindDeviceTaintRule:
+		found = s.deleteTaintRuleLocked(ctx, name) // devicetaints.go
 	default:
-		return fmt.Errorf("delete device object: kind %q is not DeviceClass, ResourceSlice, ResourceClaim or ResourceClaimTemplate: %w", kind, ErrInvalid)
+		return fmt.Errorf("delete device object: kind %q is not DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate or DeviceTaintRule: %w", kind, ErrInvalid)
 	}
 	if !found {
 		return fmt.Errorf("delete %s %s: %w", kind, deviceName(kind, namespace, name), ErrDeviceObjectNotFound)

@@ -31,7 +31,11 @@ func (s *Scheduler) handleFailure(ctx context.Context, fwk framework.Framework, 
 		if pi, err := framework.NewPodInfo(cur); err == nil {
 			qpi.PodInfo = pi
 		}
-		if popped {
+		if popped && f.active {
+			if err := s.queue.RequeueActive(ctx, qpi); err != nil {
+				s.logger.Error("requeueing a pod failed", "pod", pod.Key(), "err", err)
+			}
+		} else if popped {
 			if err := s.queue.AddUnschedulableIfNotPresent(ctx, qpi, s.queue.SchedulingCycle()); err != nil {
 				s.logger.Error("requeueing a pod failed", "pod", pod.Key(), "err", err)
 			}

@@ -261,9 +261,15 @@ func (s *Scheduler) endGroupAttempt(att *Attempt) *Attempt {
 
 // failGroupMisses requeues the members left out of a placed group: each
 // is an ordinary pod of the group from now on.
+// As kube 1.37's queue does after a group's successful attempt, they go
+// straight back to the active queue keeping their queue timestamp, so their
+// next attempt (which may preempt) follows at once, before pods of their
+// priority queued after them, instead of waiting for a cluster event.
 func (s *Scheduler) failGroupMisses(ctx context.Context, fwk framework.Framework, res *gang.Result, p *groupPlacer) {
 	for _, m := range res.Misses {
-		s.handleFailure(ctx, fwk, p.infos[m.Pod.UID], p.fails[m.Pod.UID], true)
+		f := p.fails[m.Pod.UID]
+		f.active = true
+		s.handleFailure(ctx, fwk, p.infos[m.Pod.UID], f, true)
 	}
 }
 

@@ -1,25 +1,25 @@
 package scheduler
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/gang"
 	"github.com/berthsched/berth/core/model"
-	"github.com/berthsched/berth/core/preemption"
 )
 
 // Preemption for a pod group (kube 1.37's PodGroupPostFilter,
 // framework/preemption/podgrouppreemption.go, on whenever GenericWorkload
 // is; 1.36 had it behind the WorkloadAwarePreemption gate, removed in
 // 1.37): when a group does not fit, the victims are chosen for the whole
-// group as one decision. Members are planned in order on copies of the
-// nodes: each goes where it fits as things stand (earlier members and
-// victims applied), or else on the node where evicting the fewest, least
-// important lower-priority pods lets it in (core/preemption's choice,
-// disruption budgets charged as they are used). Only when at least the group's need
-// is planned are the victims evicted and the planned members nominated to
+// group as one decision (planGroupPreemption): every lower-priority pod
+// set aside, the group placed on the rest, then the victims given back
+// while the plan still fits. Only when at least the group's need is
+// planned are the victims evicted and the planned members nominated to
 // their nodes; otherwise nothing is evicted. A group waits, without
 // preempting again, while the victims of its last preemption are still
 // terminating on its members' nominated nodes.
@@ -112,45 +112,264 @@ func (s *Scheduler) mayPreempt(members []*model.Pod) bool {
 	return true
 }
 
-// planGroupPreemption plans members in order until need of them are
-// placed; nil when they cannot be.
+// planGroupPreemption is kube 1.37's PodGroupPostFilter
+// (podgrouppreemption.go's selectVictimsOnDomain): every pod of lower
+// priority than the group is set aside at once, the whole group is placed
+// on what is left (each member filtered and scored with the members before
+// it in place, so as many members as fit, not only need), and then the
+// victims are given back one unit at a time, the most important first
+// (those whose eviction a budget forbids before the others), each kept
+// when every planned member still passes Filter on its node. It returns nil
+// when fewer than need members fit even with every victim gone.
 func (s *Scheduler) planGroupPreemption(ctx context.Context, fwk framework.Framework, need int, members []*model.Pod) *groupPlan {
-	if err := s.cache.UpdateSnapshot(s.snapshot); err != nil {
+	if err := s.cache.UpdateSnapshot(s.snapshot); err != nil || len(members) == 0 {
 		return nil
 	}
-	ev := preemption.New(fwk, preemption.Options{PluginName: gang.GateName, MinCandidateNodesAbsolute: 1, Deterministic: true})
 	all := s.snapshot.List()
-	work := map[string]*framework.NodeInfo{} // the nodes the plan changed
-	current := func(ni *framework.NodeInfo) *framework.NodeInfo {
-		if w := work[ni.Name()]; w != nil {
-			return w
-		}
-		return ni
+	units := s.victimUnits(all, s.memberPriority(members[0]))
+	if len(units) == 0 {
+		return nil
 	}
-	pdbs := s.state.pdbs.List()
+	w := newPlanWorld(all)
+	for _, u := range units {
+		if err := w.remove(u.pods); err != nil {
+			s.logger.Error("planning a group preemption failed", "err", err)
+			return nil
+		}
+	}
+	placed := s.placeOnWorld(ctx, fwk, w, units, members)
+	if len(placed) < need || len(placed) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(units, func(a, b *victimUnit) int { return moreImportantUnit(a, b) })
+	violating, others := splitUnitsByBudget(units, s.state.pdbs.List())
 	plan := &groupPlan{nodes: map[string]string{}, victims: map[string][]*model.Pod{}}
-	var placed []*framework.PodInfo
+	for _, u := range slices.Concat(violating, others) {
+		kept, err := w.reprieve(ctx, fwk, u, placed)
+		if err != nil {
+			s.logger.Error("planning a group preemption failed", "err", err)
+			return nil
+		}
+		if !kept {
+			for _, v := range u.pods {
+				plan.victims[v.NodeName] = append(plan.victims[v.NodeName], v)
+			}
+		}
+	}
+	for _, a := range placed {
+		plan.nodes[a.pod.UID] = a.node
+	}
+	return plan
+}
+
+// victimUnit is what a group preemption evicts or spares as one: a pod, or
+// every bound member of a group whose disruption mode is all (kube's
+// DomainVictim).
+type victimUnit struct {
+	pods     []*model.Pod
+	priority int32
+	// inGroup: the pod(s) belong to a pod group, which kube ranks above a
+	// loose pod of the same priority.
+	inGroup bool
+	// start is the earliest start time of its pods (zero: none started).
+	start time.Time
+}
+
+// memberPriority is a pod's priority for preemption: its group's when it
+// is in a known group (kube's GetPodPriority), else its own.
+func (s *Scheduler) memberPriority(p *model.Pod) int32 {
+	if s.gangs() && p.SchedulingGroup != "" {
+		if g, ok := s.groups.Get(p.GroupKey()); ok {
+			return g.Priority
+		}
+	}
+	return p.Priority
+}
+
+// victimUnits lists the units of lower priority than prio, in node order
+// then pod order on each node, as kube gathers them.
+func (s *Scheduler) victimUnits(all []*framework.NodeInfo, prio int32) []*victimUnit {
+	var units []*victimUnit
+	whole := map[string]*victimUnit{} // group key -> its unit, for mode all
+	for _, ni := range all {
+		for _, pi := range ni.Pods {
+			p := pi.Pod
+			pp := s.memberPriority(p)
+			if pp >= prio {
+				continue
+			}
+			inGroup := s.gangs() && p.SchedulingGroup != ""
+			if inGroup {
+				if g, ok := s.groups.Get(p.GroupKey()); ok && g.DisruptionAll {
+					if u := whole[g.Key()]; u != nil {
+						u.add(p)
+						continue
+					}
+					u := &victimUnit{priority: pp, inGroup: true}
+					u.add(p)
+					whole[g.Key()] = u
+					units = append(units, u)
+					continue
+				}
+			}
+			u := &victimUnit{priority: pp, inGroup: inGroup}
+			u.add(p)
+			units = append(units, u)
+		}
+	}
+	return units
+}
+
+func (u *victimUnit) add(p *model.Pod) {
+	u.pods = append(u.pods, p)
+	if !p.StartTime.IsZero() && (u.start.IsZero() || p.StartTime.Before(u.start)) {
+		u.start = p.StartTime
+	}
+}
+
+// moreImportantUnit orders units most important first, as kube's
+// MoreImportantVictim: higher priority, then a group's pods before a loose
+// pod, then more pods, then the earlier start (unknown start times tie).
+func moreImportantUnit(a, b *victimUnit) int {
+	if c := cmp.Compare(b.priority, a.priority); c != 0 {
+		return c
+	}
+	if a.inGroup != b.inGroup {
+		if a.inGroup {
+			return -1
+		}
+		return 1
+	}
+	if c := cmp.Compare(len(b.pods), len(a.pods)); c != 0 {
+		return c
+	}
+	if a.start.IsZero() || b.start.IsZero() {
+		return 0
+	}
+	return a.start.Compare(b.start)
+}
+
+// splitUnitsByBudget splits units, keeping their order, into those with a
+// pod whose eviction would exceed a disruption budget (the allowance
+// counted down pod by pod across the units, as kube's
+// FilterVictimsWithPDBViolation) and the others.
+func splitUnitsByBudget(units []*victimUnit, pdbs []framework.PDBStatus) (violating, others []*victimUnit) {
+	allowed := make([]int32, len(pdbs))
+	for i, p := range pdbs {
+		allowed[i] = p.DisruptionsAllowed
+	}
+	violates := func(v *model.Pod) bool {
+		if len(v.Labels) == 0 {
+			return false
+		}
+		for i, p := range pdbs {
+			if p.PDB.Namespace != v.Namespace || p.Selector.IsEverything() || !p.Selector.Matches(v.Labels) {
+				continue
+			}
+			if _, disrupted := p.PDB.DisruptedPods[v.Name]; disrupted {
+				continue
+			}
+			allowed[i]--
+			if allowed[i] < 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, u := range units {
+		bad := false
+		for _, v := range u.pods {
+			bad = violates(v) || bad
+		}
+		if bad {
+			violating = append(violating, u)
+		} else {
+			others = append(others, u)
+		}
+	}
+	return violating, others
+}
+
+// assignment is a member planned on a node, with the cycle state it was
+// filtered with (told of the victims removed and the members before it).
+type assignment struct {
+	pod   *model.Pod
+	node  string
+	pi    *framework.PodInfo
+	state *framework.CycleState
+}
+
+// planWorld is the cluster as a group preemption sees it: the snapshot's
+// nodes, those it changed copied.
+type planWorld struct {
+	all  []*framework.NodeInfo
+	work map[string]*framework.NodeInfo
+	// removed are the victims' pods set aside, by uid.
+	removed map[string]*framework.PodInfo
+}
+
+func newPlanWorld(all []*framework.NodeInfo) *planWorld {
+	return &planWorld{all: all, work: map[string]*framework.NodeInfo{}, removed: map[string]*framework.PodInfo{}}
+}
+
+// node is the plan's copy of a node, made on first use.
+func (w *planWorld) node(name string) *framework.NodeInfo {
+	if n := w.work[name]; n != nil {
+		return n
+	}
+	for _, ni := range w.all {
+		if ni.Name() == name {
+			c := ni.Clone()
+			w.work[name] = c
+			return c
+		}
+	}
+	return nil
+}
+
+// current is the node as the plan stands.
+func (w *planWorld) current(ni *framework.NodeInfo) *framework.NodeInfo {
+	if n := w.work[ni.Name()]; n != nil {
+		return n
+	}
+	return ni
+}
+
+func (w *planWorld) remove(pods []*model.Pod) error {
+	for _, p := range pods {
+		n := w.node(p.NodeName)
+		if n == nil {
+			return fmt.Errorf("victim %s is on node %s, not in the snapshot", p.Key(), p.NodeName)
+		}
+		idx := slices.IndexFunc(n.Pods, func(pi *framework.PodInfo) bool { return pi.Pod.UID == p.UID })
+		if idx < 0 {
+			return fmt.Errorf("victim %s is not on node %s", p.Key(), p.NodeName)
+		}
+		w.removed[p.UID] = n.Pods[idx]
+		if err := n.RemovePod(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// placeOnWorld places the members in order on the world without the
+// victims, as kube's group algorithm run without PostFilter: each on its
+// nominated node when that fits, else on the best-scored feasible node;
+// a member no node fits is left out.
+func (s *Scheduler) placeOnWorld(ctx context.Context, fwk framework.Framework, w *planWorld, units []*victimUnit, members []*model.Pod) []*assignment {
+	var placed []*assignment
 	for _, m := range members {
-		if len(plan.nodes) >= need {
-			break
-		}
 		state := framework.NewCycleState()
-		if _, st, _ := fwk.RunPreFilterPlugins(ctx, state, m, all); !st.IsSuccess() {
+		if _, st, _ := fwk.RunPreFilterPlugins(ctx, state, m, w.all); !st.IsSuccess() {
 			continue
 		}
-		if !s.replayPlan(ctx, fwk, state, m, plan, placed, work) {
+		if !w.tell(ctx, fwk, state, m, units, placed) {
 			continue
 		}
-		node, victims := s.placeMember(ctx, fwk, ev, state, m, all, current, pdbs)
+		node := s.pickOnWorld(ctx, fwk, w, state, m)
 		if node == "" {
 			continue
-		}
-		w := current(mustNode(all, node)).Clone()
-		for _, v := range victims {
-			if err := w.RemovePod(v); err != nil {
-				return nil
-			}
-			pdbs = charge(pdbs, v)
 		}
 		pm := *m
 		pm.NodeName = node
@@ -158,84 +377,112 @@ func (s *Scheduler) planGroupPreemption(ctx context.Context, fwk framework.Frame
 		if err != nil {
 			continue
 		}
-		w.AddPodInfo(pi)
-		work[node] = w
-		placed = append(placed, pi)
-		plan.nodes[m.UID] = node
-		plan.victims[node] = append(plan.victims[node], victims...)
+		w.node(node).AddPodInfo(pi)
+		placed = append(placed, &assignment{pod: m, node: node, pi: pi, state: state})
 	}
-	if len(plan.nodes) < need {
-		return nil
+	// The reprieve checks each member with those before it added anew.
+	for _, a := range placed {
+		if err := w.work[a.node].RemovePod(a.pi.Pod); err != nil {
+			return nil
+		}
 	}
-	return plan
+	return placed
 }
 
-// replayPlan tells m's PreFilter state about the plan so far: the members
-// placed and the victims removed.
-func (s *Scheduler) replayPlan(ctx context.Context, fwk framework.Framework, state *framework.CycleState, m *model.Pod, plan *groupPlan, placed []*framework.PodInfo, work map[string]*framework.NodeInfo) bool {
-	for node, vs := range plan.victims {
-		for _, v := range vs {
-			pi, err := framework.NewPodInfo(v)
-			if err != nil || !fwk.RunPreFilterExtensionRemovePod(ctx, state, m, pi, work[node]).IsSuccess() {
+// tell gives m's PreFilter state the victims removed and the members
+// placed before it.
+func (w *planWorld) tell(ctx context.Context, fwk framework.Framework, state *framework.CycleState, m *model.Pod, units []*victimUnit, placed []*assignment) bool {
+	for _, u := range units {
+		for _, v := range u.pods {
+			if !fwk.RunPreFilterExtensionRemovePod(ctx, state, m, w.removed[v.UID], w.work[v.NodeName]).IsSuccess() {
 				return false
 			}
 		}
 	}
-	for _, pi := range placed {
-		if !fwk.RunPreFilterExtensionAddPod(ctx, state, m, pi, work[pi.Pod.NodeName]).IsSuccess() {
+	for _, a := range placed {
+		if !fwk.RunPreFilterExtensionAddPod(ctx, state, m, a.pi, w.work[a.node]).IsSuccess() {
 			return false
 		}
 	}
 	return true
 }
 
-// placeMember picks m's node in the plan: the first where it fits now, else
-// the best preemption candidate, with its victims.
-func (s *Scheduler) placeMember(ctx context.Context, fwk framework.Framework, ev *preemption.Evaluator, state *framework.CycleState, m *model.Pod,
-	all []*framework.NodeInfo, current func(*framework.NodeInfo) *framework.NodeInfo, pdbs []framework.PDBStatus) (string, []*model.Pod) {
-	var candidates []*preemption.Candidate
-	for _, ni := range all {
-		st := fwk.RunFilterPluginsWithNominatedPods(ctx, state, m, current(ni))
-		if st.IsSuccess() {
-			return ni.Name(), nil
-		}
-		if st.Code() != framework.Unschedulable {
-			continue
-		}
-		victims, violations, vst := ev.SelectVictimsOnNode(ctx, state.Clone(), m, current(ni).Clone(), pdbs)
-		if vst.IsSuccess() && len(victims) > 0 {
-			candidates = append(candidates, &preemption.Candidate{Node: ni.Name(), Victims: victims, NumPDBViolations: violations})
+// pickOnWorld is m's node on the world: its nominated node if it passes,
+// else the feasible node the scores prefer; "" when none passes.
+func (s *Scheduler) pickOnWorld(ctx context.Context, fwk framework.Framework, w *planWorld, state *framework.CycleState, m *model.Pod) string {
+	if nn := m.NominatedNodeName; nn != "" {
+		for _, ni := range w.all {
+			if ni.Name() == nn && fwk.RunFilterPluginsWithNominatedPods(ctx, state, m, w.current(ni)).IsSuccess() {
+				return nn
+			}
 		}
 	}
-	if len(candidates) == 0 {
-		return "", nil
+	var feasible []*framework.NodeInfo
+	for _, ni := range w.all {
+		if fwk.RunFilterPluginsWithNominatedPods(ctx, state, m, w.current(ni)).IsSuccess() {
+			feasible = append(feasible, w.current(ni))
+		}
 	}
-	c := ev.SelectCandidate(candidates)
-	return c.Node, c.Victims
+	switch len(feasible) {
+	case 0:
+		return ""
+	case 1:
+		return feasible[0].Name()
+	}
+	scores, err := s.prioritizeNodes(ctx, state.Clone(), fwk, m, feasible, nil)
+	if err != nil {
+		return ""
+	}
+	return s.selectHost(scores, nil)
 }
 
-func mustNode(all []*framework.NodeInfo, name string) *framework.NodeInfo {
-	for _, ni := range all {
-		if ni.Name() == name {
-			return ni
+// reprieve gives u's pods back and keeps them when every planned member,
+// in order and with the members before it in place, still passes Filter on
+// its node; otherwise it sets them aside again. kept reports which.
+func (w *planWorld) reprieve(ctx context.Context, fwk framework.Framework, u *victimUnit, placed []*assignment) (kept bool, err error) {
+	for _, v := range u.pods {
+		pi := w.removed[v.UID]
+		n := w.work[v.NodeName]
+		n.AddPodInfo(pi)
+		for _, a := range placed {
+			if st := fwk.RunPreFilterExtensionAddPod(ctx, a.state, a.pod, pi, n); !st.IsSuccess() {
+				return false, st.AsError()
+			}
 		}
 	}
-	return nil
-}
-
-// charge counts a victim against the budgets covering it (those pod
-// preemption charges), as the plan goes: later members see the allowance
-// left.
-func charge(pdbs []framework.PDBStatus, v *model.Pod) []framework.PDBStatus {
-	out := make([]framework.PDBStatus, len(pdbs))
-	copy(out, pdbs)
-	for i, p := range out {
-		if len(v.Labels) == 0 || p.PDB.Namespace != v.Namespace || p.Selector.IsEverything() || !p.Selector.Matches(v.Labels) {
-			continue
+	kept = true
+	var added []*assignment
+	for _, a := range placed {
+		n := w.node(a.node)
+		if !fwk.RunFilterPluginsWithNominatedPods(ctx, a.state, a.pod, n).IsSuccess() {
+			kept = false
+			break
 		}
-		if _, disrupted := p.PDB.DisruptedPods[v.Name]; !disrupted {
-			out[i].DisruptionsAllowed--
+		n.AddPodInfo(a.pi)
+		added = append(added, a)
+	}
+	for i := len(added) - 1; i >= 0; i-- {
+		if err := w.work[added[i].node].RemovePod(added[i].pi.Pod); err != nil {
+			return false, err
 		}
 	}
-	return out
+	if kept {
+		for _, v := range u.pods {
+			delete(w.removed, v.UID)
+		}
+		return true, nil
+	}
+	for _, v := range u.pods {
+		pi := w.removed[v.UID]
+		n := w.work[v.NodeName]
+		if err := n.RemovePod(v); err != nil {
+			return false, err
+		}
+		for _, a := range placed {
+			if st := fwk.RunPreFilterExtensionRemovePod(ctx, a.state, a.pod, pi, n); !st.IsSuccess() {
+				return false, st.AsError()
+			}
+		}
+	}
+	return false, nil
 }

@@ -85,5 +85,8 @@ func (v View) DeviceObjects() *dra.Objects {
 	for _, t := range v.s.devices.Templates() {
 		objs.Templates[dra.Key(t.Namespace, t.Name)] = t
 	}
+	for _, r := range v.s.devices.TaintRules() {
+		objs.TaintRules[r.Name] = r
+	}
 	return objs
 }

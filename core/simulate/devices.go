@@ -27,6 +27,9 @@ func (e *Engine) loadDevices(ctx context.Context, objs *dra.Objects) error {
 	for _, k := range slices.Sorted(maps.Keys(objs.Slices)) {
 		all = append(all, objs.Slices[k])
 	}
+	for _, k := range slices.Sorted(maps.Keys(objs.TaintRules)) {
+		all = append(all, objs.TaintRules[k])
+	}
 	for _, k := range slices.Sorted(maps.Keys(objs.Templates)) {
 		all = append(all, objs.Templates[k])
 	}
