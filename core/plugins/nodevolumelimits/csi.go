@@ -10,7 +10,10 @@
 // Where Berth differs from kube: VolumeAttachment objects are not
 // modelled, so only the volumes of the pods on the node count as attached;
 // in-tree volume types migrated to CSI are not counted (Berth's pods carry
-// claims, inline CSI volumes and volumes scheduling ignores).
+// claims, inline CSI volumes and volumes scheduling ignores); and its
+// queueing hints also requeue on what VolumeLimitScaling reads and kube's
+// hints do not (a CSINode newly listing a driver, a CSIDriver no longer
+// requiring to be listed; see EventsToRegister).
 package nodevolumelimits
 
 import (
