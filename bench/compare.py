@@ -8,6 +8,13 @@ several runs each, and write one CSV row per run.
     python3 bench/compare.py --runs 3 --sizes 1000 5000 --workloads preemption
     python3 bench/compare.py --runs 1 --sizes 5000 --workloads preemption --pods 10000 --levels inprocess e2e
     python3 bench/compare.py --runs 3 --sizes 1000 --workloads dra
+    python3 bench/compare.py --runs 3 --sizes 5000 --workloads basic volumes-bound volumes --levels kube e2e
+
+volumes: half the pods carry a claim of a WaitForFirstConsumer class that is
+provisioned on the chosen node; kube-scheduler cannot finish it without a
+volume controller (its PreBind waits for the claim to be bound), so its kube
+row is a note. volumes-bound: the same claims already bound to zonal
+volumes, which both schedulers finish (docs/volumes.md, "Cost").
 
 The levels run alternately (run 1 of each level, then run 2 of each...), so
 kube-scheduler and Berth share each time window of a busy machine; every
@@ -21,9 +28,9 @@ as its own process with --berthd, or a running one with --server). The kube-sche
 skipped, with a note on stderr, when kubeoracle is missing. Run from the
 repo root.
 """
-import argparse, csv, json, os, re, shutil, subprocess, sys, tempfile
+import argparse, csv, json, os, re, resource, shutil, subprocess, sys, tempfile
 
-WORKLOADS = ["basic", "spread", "affinity", "preemption", "preferred", "unschedulable", "mixedchurn", "dra"]
+WORKLOADS = ["basic", "spread", "affinity", "preemption", "preferred", "unschedulable", "mixedchurn", "dra", "volumes", "volumes-bound"]
 ORACLE_NATIVE = {"basic", "spread", "affinity", "preemption"}
 FIELDS = ["workload", "nodes", "pods", "scheduler", "level", "run", "seconds",
           "pods_per_second", "p50_ms", "p99_ms", "peak_rss_mib", "note"]
@@ -38,13 +45,28 @@ def load_note():
 
 
 def sh(cmd, timeout):
+    """Runs cmd; the result carries cpu_seconds, the user and system time of
+    the process (and its children) as the kernel counted it."""
     print("+", " ".join(cmd), file=sys.stderr, flush=True)
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    r.cpu_seconds = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return r
+
+
+def cpu_note(r, pods):
+    """CPU time per pod of the whole process: the scheduler with its load
+    and setup (kubeoracle: the fake API server and informers; berthctl
+    bench: the load generator and the berthd inside it)."""
+    return "cpu %.3f ms/pod" % (1000 * r.cpu_seconds / pods)
 
 
 def kube(a, w, n, p, run, tmp):
     if w == "mixedchurn":
         return None  # its churn cannot be written as a file
+    if w == "volumes":
+        return dict(note="not run: kube-scheduler's PreBind waits for a volume controller to bind the claims it provisions (see volumes-bound)")
     if w in ORACLE_NATIVE:
         cmd = [a.kubeoracle, "throughput", "--workload", w, "--nodes", str(n), "--pods", str(p)]
     else:
@@ -60,6 +82,7 @@ def kube(a, w, n, p, run, tmp):
         return dict(note="failed: " + r.stderr.strip()[-200:])
     j = json.loads(line)
     note = "timed out" if j.get("timedOut") else ("stalled (unschedulable pods)" if j.get("stalled") else "")
+    note = "; ".join(x for x in (note, cpu_note(r, p)) if x)
     return dict(seconds=j["seconds"], pods_per_second=j["podsPerSecond"], peak_rss_mib=j.get("peakRSSMiB", ""), note=note)
 
 
@@ -86,7 +109,15 @@ def e2e(a, w, n, p, run, tmp):
         return dict(note="failed: " + r.stderr.strip()[-200:])
     j = json.loads(line)
     return dict(seconds=j["seconds"], pods_per_second=j["podsPerSecond"], p50_ms=j["p50LatencyMs"],
-                p99_ms=j["p99LatencyMs"], peak_rss_mib=j["peakRSSMiB"])
+                p99_ms=j["p99LatencyMs"], peak_rss_mib=j["peakRSSMiB"],
+                note="; ".join(x for x in (cpu_note(r, p), window_cpu(j)) if x))
+
+
+def window_cpu(j):
+    """berthctl bench's own count: the process's CPU time per pod while the
+    clock ran (load generator and berthd)."""
+    ms = (j.get("server") or {}).get("cpuMsPerPod")
+    return "" if ms is None else "window cpu %.3f ms/pod" % ms
 
 
 def main():

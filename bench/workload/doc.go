@@ -17,7 +17,10 @@
 // resource.k8s.io/v1 documents kubeoracle's `throughput -f` reads. The
 // volumes workload (volumes.go) adds Storage: a StorageClass, a CSIDriver,
 // a CSINode per node and a CSIStorageCapacity per zone, and a claim for
-// every other pending pod, which scheduling provisions.
+// every other pending pod, which scheduling provisions; volumes-bound is
+// the same with every claim already bound to a zonal volume of its own,
+// which kube-scheduler, lacking a volume controller in kubeoracle,
+// finishes too.
 //
 // Every workload uses kubeoracle's node shape: nodes node-NNNNN with 32 cpu,
 // 128Gi and 110 pods, labelled with their hostname, one of 10 zones

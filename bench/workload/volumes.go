@@ -20,8 +20,17 @@ import (
 // has a claim of its own of the class (10 GiB), so scheduling it checks the
 // topologies and capacities, scores the capacity and provisions on the
 // chosen node (the Bind carries the selected node).
+//
+// VolumesBound is the same cluster with every claim already bound to a
+// volume of its own (claimRef and phase Bound, the claim's volumeName and
+// bind-completed annotation), zonal: labelled with a zone and with node
+// affinity to it. Scheduling checks the volume's node affinity, its zone,
+// the attach limits and the access modes, and has nothing to bind, so a
+// scheduler without a volume controller (kube-scheduler in kubeoracle,
+// whose PreBind waits for one to bind what it chose) finishes it too.
 const (
 	Volumes           = "volumes"
+	VolumesBound      = "volumes-bound"
 	StorageDriver     = "disk.csi.example.com"
 	VolumeAttachLimit = 64
 )
@@ -32,6 +41,7 @@ type Storage struct {
 	Drivers    []*storagev1.CSIDriver
 	CSINodes   []*storagev1.CSINode
 	Capacities []*storagev1.CSIStorageCapacity
+	Volumes    []*corev1.PersistentVolume
 	Claims     []*corev1.PersistentVolumeClaim
 }
 
@@ -50,13 +60,16 @@ func (s *Storage) Objects() []any {
 	for _, c := range s.Capacities {
 		out = append(out, c)
 	}
+	for _, v := range s.Volumes {
+		out = append(out, v)
+	}
 	for _, c := range s.Claims {
 		out = append(out, c)
 	}
 	return out
 }
 
-func (g *gen) volumes(spec Spec) {
+func (g *gen) volumes(spec Spec, bound bool) {
 	zones := make([]string, 0, Zones-1)
 	for z := range Zones - 1 {
 		zones = append(zones, fmt.Sprintf("zone-%d", z))
@@ -99,10 +112,37 @@ func (g *gen) volumes(spec Spec) {
 				},
 			})
 			p.Volumes = []model.PodVolume{{Name: "data", ClaimName: claim}}
+			if bound {
+				s.Volumes = append(s.Volumes, boundVolume(s.Claims[len(s.Claims)-1], zones[(i/2)%len(zones)]))
+			}
 		}
 		g.pending(p)
 	}
 	g.w.Storage = s
+}
+
+// boundVolume binds claim to a new zonal volume of its size in zone (the
+// claim is changed to say so, as the volume controller would).
+func boundVolume(claim *corev1.PersistentVolumeClaim, zone string) *corev1.PersistentVolume {
+	name := "pv-" + claim.Name
+	claim.Spec.VolumeName = name
+	claim.Annotations = map[string]string{"pv.kubernetes.io/bind-completed": "yes"}
+	claim.Status.Phase = corev1.ClaimBound
+	return &corev1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{model.LabelZone: zone}},
+		Spec: corev1.PersistentVolumeSpec{
+			Capacity:                      claim.Spec.Resources.Requests,
+			AccessModes:                   claim.Spec.AccessModes,
+			StorageClassName:              *claim.Spec.StorageClassName,
+			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimDelete,
+			ClaimRef:                      &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: claim.Namespace, Name: claim.Name},
+			PersistentVolumeSource:        corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: StorageDriver, VolumeHandle: name}},
+			NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+				MatchExpressions: []corev1.NodeSelectorRequirement{{Key: model.LabelZone, Operator: corev1.NodeSelectorOpIn, Values: []string{zone}}},
+			}}}},
+		},
+		Status: corev1.PersistentVolumeStatus{Phase: corev1.VolumeBound},
+	}
 }
 
 // writeYAML writes the storage objects as v1 and storage.k8s.io/v1
@@ -126,6 +166,10 @@ func (s *Storage) writeYAML(w *bufio.Writer) error {
 		case *storagev1.CSIStorageCapacity:
 			c := *x
 			c.TypeMeta = metav1.TypeMeta{APIVersion: "storage.k8s.io/v1", Kind: "CSIStorageCapacity"}
+			typed = &c
+		case *corev1.PersistentVolume:
+			c := *x
+			c.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolume"}
 			typed = &c
 		case *corev1.PersistentVolumeClaim:
 			c := *x

@@ -27,7 +27,7 @@ const (
 
 // Names lists every workload Generate knows.
 func Names() []string {
-	return []string{Basic, Spread, Affinity, Preemption, PreferredAffinity, Unschedulable, MixedChurn, Gang, DRA, Volumes}
+	return []string{Basic, Spread, Affinity, Preemption, PreferredAffinity, Unschedulable, MixedChurn, Gang, DRA, Volumes, VolumesBound}
 }
 
 // Oracle reports whether `kubeoracle throughput --workload NAME` generates
@@ -175,9 +175,9 @@ func Generate(name string, spec Spec) (*Workload, error) {
 	case DRA:
 		g.existing(spec.Existing, "existing", podMilliCPU, podMemory, "")
 		g.dra(spec)
-	case Volumes:
+	case Volumes, VolumesBound:
 		g.existing(spec.Existing, "existing", podMilliCPU, podMemory, "")
-		g.volumes(spec)
+		g.volumes(spec, name == VolumesBound)
 	case Gang:
 		g.existing(spec.Existing, "existing", podMilliCPU, podMemory, "")
 		for i := range spec.Pods {

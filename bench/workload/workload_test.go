@@ -111,8 +111,8 @@ func TestYAMLDecodesToModel(t *testing.T) {
 			}
 			if st := w.Storage; st != nil {
 				v := c.Volumes
-				got := []int{len(v.Classes), len(v.Drivers), len(v.CSINodes), len(v.Capacities), len(v.Claims)}
-				want := []int{len(st.Classes), len(st.Drivers), len(st.CSINodes), len(st.Capacities), len(st.Claims)}
+				got := []int{len(v.Classes), len(v.Drivers), len(v.CSINodes), len(v.Capacities), len(v.Volumes), len(v.Claims)}
+				want := []int{len(st.Classes), len(st.Drivers), len(st.CSINodes), len(st.Capacities), len(st.Volumes), len(st.Claims)}
 				if diff := cmp.Diff(want, got); diff != "" || len(st.Claims) != 20 {
 					t.Errorf("storage objects by kind (-generated +decoded):\n%s; %d claims, want 20", diff, len(st.Claims))
 				}

@@ -89,6 +89,10 @@ type Explanation struct {
 	// there and why, as the devices stand now (view_devices.go); nil when
 	// none was rejected for its devices.
 	Devices map[string][]string
+	// Volumes are the pod's volumes that use claims, with each claim's
+	// state: bound, its volume chosen or to be provisioned on a node (the
+	// pod's Bind), waiting, or missing (view_volumes.go).
+	Volumes []ClaimVolume
 }
 
 func (s *Scheduler) explain(pod *model.Pod) Explanation {
@@ -97,6 +101,7 @@ func (s *Scheduler) explain(pod *model.Pod) Explanation {
 	e.Diagnosis, e.Queued, e.LastBindFailure = rec.diagnosis, rec.queuedAt, rec.bindFailure
 	e.Group = s.groupState(pod)
 	e.Devices = s.explainDevices(pod, e.Diagnosis)
+	e.Volumes = s.explainVolumes(pod)
 	s.attemptsMu.Lock()
 	attempts := s.bindAttempts[pod.UID]
 	s.attemptsMu.Unlock()

@@ -152,6 +152,19 @@ func TestBrowser(t *testing.T) {
 	}
 
 	b.do("explain a bound pod", chromedp.Navigate(base+"/pods/default/web-1"), chromedp.WaitVisible(chromedp.CSS("#explain td.ok")))
+
+	// A pod with two claims, one of them not sent yet: its page lists both
+	// and the volume reason; once the claim arrives the pod is requeued and
+	// bound, and its page says where its volumes are to be provisioned.
+	apply(t, ctx, state, storageClass("fast"), claimObject("db-data", "fast"), podWithClaims("db-1", "db-data", "db-logs"))
+	b.do("a pod waiting for its claim", chromedp.Navigate(base+"/pods/default/db-1"),
+		chromedp.WaitVisible(`//table[@id="volumes"]//td[text()="not found"]`), chromedp.WaitVisible(chromedp.ID("volume-reasons")))
+	if why := run(b, "volume reasons", chromedp.Text(chromedp.ID("volume-reasons"))); !strings.Contains(why, `persistentvolumeclaim "db-logs" not found`) {
+		t.Errorf("the volume reasons say %q", why)
+	}
+	apply(t, ctx, state, claimObject("db-logs", "fast"))
+	b.do("the pod bound once its claim arrived", chromedp.Navigate(base+"/pods/default/db-1?refresh=1"),
+		chromedp.WaitVisible(`//table[@id="volumes"]//th[text()="db-logs"]/following-sibling::td[starts-with(text(), "to be provisioned on n")]`))
 	b.do("the queue again", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.ID("queue-chart")))
 	for id, want := range map[string]string{"chart-y-label": "pods", "chart-x-label": "time (UTC)"} {
 		if got := run(b, id, chromedp.TextContent(chromedp.ID(id))); got != want {
@@ -281,6 +294,32 @@ func pod(name string, cpu int64, nodeName string, gates ...string) *berthv1.Obje
 		Uid: "uid-" + name, Namespace: "default", Name: name, NodeName: nodeName, SchedulingGates: gates,
 		Containers: []*berthv1.Container{{Name: "c", Requests: map[string]int64{"cpu": cpu, "memory": 1 << 30}}},
 	}}}
+}
+
+// storageClass is a WaitForFirstConsumer class of a CSI provisioner.
+func storageClass(name string) *berthv1.Object {
+	return &berthv1.Object{Kind: &berthv1.Object_StorageClass{StorageClass: &berthv1.StorageClass{
+		Name: name, Provisioner: "disk.csi.example.com", VolumeBindingMode: berthv1.VolumeBindingMode_VOLUME_BINDING_MODE_WAIT_FOR_FIRST_CONSUMER,
+	}}}
+}
+
+// claimObject is an unbound 1Gi claim of class.
+func claimObject(name, class string) *berthv1.Object {
+	return &berthv1.Object{Kind: &berthv1.Object_PersistentVolumeClaim{PersistentVolumeClaim: &berthv1.PersistentVolumeClaim{
+		Namespace: "default", Name: name, RequestBytes: 1 << 30, StorageClassName: &class,
+		AccessModes: []berthv1.PersistentVolumeAccessMode{berthv1.PersistentVolumeAccessMode_PERSISTENT_VOLUME_ACCESS_MODE_READ_WRITE_ONCE},
+	}}}
+}
+
+// podWithClaims is a small pending pod with one volume per claim, named as
+// the claim.
+func podWithClaims(name string, claims ...string) *berthv1.Object {
+	o := pod(name, 100, "")
+	for _, c := range claims {
+		o.GetPod().Volumes = append(o.GetPod().Volumes, &berthv1.Volume{Name: c,
+			Source: &berthv1.Volume_PersistentVolumeClaim{PersistentVolumeClaim: &berthv1.PersistentVolumeClaimVolumeSource{ClaimName: c}}})
+	}
+	return o
 }
 
 func apply(t *testing.T, ctx context.Context, state berthv1.StateServiceClient, objs ...*berthv1.Object) {

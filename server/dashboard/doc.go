@@ -29,7 +29,11 @@
 //     plugin whose Filter rejected each node in the last failed attempt,
 //     and the scores of a dry run (Simulate) now, with the message kube
 //     would print for the pod and the numbers behind "Insufficient cpu"
-//     (ExplainResponse.shortfalls).
+//     (ExplainResponse.shortfalls); for a pod with PersistentVolumeClaims,
+//     each claim with the volume it is bound to or, once the pod's Bind
+//     decided, the volume chosen or the node to provision on
+//     (scheduler.Explanation.Volumes), and the volume plugins' reasons per
+//     node.
 //
 // Every list is paged (?page=, ?size= up to maxPageSize), sorted by any of
 // its columns (?sort=column, -column descending) and filtered: pods by

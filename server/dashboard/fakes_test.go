@@ -86,8 +86,11 @@ func (fakeAdmin) ListNodes(context.Context, *berthv1.ListNodesRequest) (*berthv1
 }
 
 func (fakeAdmin) Explain(_ context.Context, req *berthv1.ExplainRequest) (*berthv1.ExplainResponse, error) {
-	if req.GetPod().GetName() == "train-1" {
+	switch req.GetPod().GetName() {
+	case "train-1":
 		return trainExplain, nil
+	case "db-1":
+		return dbExplain, nil
 	}
 	if req.GetPod().GetName() != "big-1" {
 		return nil, status.Error(codes.NotFound, "Berth holds no pod "+req.GetPod().GetNamespace()+"/"+req.GetPod().GetName())
@@ -110,6 +113,20 @@ func (fakeAdmin) Explain(_ context.Context, req *berthv1.ExplainRequest) (*berth
 		}}},
 	}, nil
 }
+
+// dbExplain is db-1, whose claims fit on no node (fakeExplainer has the
+// scheduler's side).
+var dbExplain = &berthv1.ExplainResponse{
+	Pod: &berthv1.PodRef{Namespace: "default", Name: "db-1", Uid: "u-db"}, SchedulerName: "default-scheduler",
+	State: berthv1.QueueState_QUEUE_STATE_UNSCHEDULABLE, Attempts: 1,
+	LastDiagnosis: &berthv1.Unschedulable{Message: dbMessage, NodeReasons: []*berthv1.NodeReasons{
+		{Node: "n1", Reasons: []string{"node(s) didn't match PersistentVolume's node affinity"}, Unresolvable: true},
+		{Node: "n2", Reasons: []string{"node(s) exceed max volume count"}},
+	}},
+	RejectingPlugins: []string{"NodeVolumeLimits", "VolumeBinding"},
+}
+
+const dbMessage = "0/2 nodes are available: 1 node(s) didn't match PersistentVolume's node affinity, 1 node(s) exceed max volume count."
 
 // trainExplain is train-1, whose GPU claim fits on neither node: n1's
 // GPUs are taken, n2 has none.
@@ -148,6 +165,20 @@ func (fakeAdmin) Simulate(_ context.Context, req *berthv1.SimulateRequest) (*ber
 type fakeExplainer struct{}
 
 func (fakeExplainer) Explain(namespace, name string) (scheduler.Explanation, error) {
+	if name == "db-1" {
+		return scheduler.Explanation{
+			Pod: &model.Pod{UID: "u-db", Namespace: namespace, Name: name},
+			Diagnosis: &scheduler.Diagnosis{Message: dbMessage, Nodes: []scheduler.NodeDiagnosis{
+				{Node: "n1", Reasons: []string{"node(s) didn't match PersistentVolume's node affinity"}, Plugin: "VolumeBinding", Unresolvable: true},
+				{Node: "n2", Reasons: []string{"node(s) exceed max volume count"}, Plugin: "NodeVolumeLimits"},
+			}},
+			Volumes: []scheduler.ClaimVolume{
+				{Name: "data", Claim: "default/db-data", Found: true, Class: "local", RequestBytes: 10 << 30, BoundTo: "pv-local-n3"},
+				{Name: "scratch", Claim: "default/db-1-scratch", Ephemeral: true, Found: true, Class: "fast", RequestBytes: 1 << 30},
+				{Name: "logs", Claim: "default/db-logs"},
+			},
+		}, nil
+	}
 	if name != "big-1" {
 		return scheduler.Explanation{}, scheduler.ErrPodNotFound
 	}

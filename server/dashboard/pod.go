@@ -13,6 +13,7 @@ import (
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/plugins/names"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/convert"
 )
@@ -43,6 +44,94 @@ type podView struct {
 	// MoreShort is how many nodes short of a resource are left out of
 	// Shortfalls (beyond shortfallNodesShown).
 	MoreShort int
+	// Volumes are the pod's claims and where each stands; VolumeReasons
+	// the volume plugins' reasons per node in the last failed attempt (at
+	// most volumeNodesShown, MoreVolumeReasons left out).
+	Volumes           []volumeRow
+	VolumeReasons     []nodeReasonsRow
+	MoreVolumeReasons int
+}
+
+// volumeNodesShown is how many nodes' volume reasons the pod page lists.
+const volumeNodesShown = 10
+
+// isVolumePlugin: the pod page's volume section lists the rejections of
+// kube's four volume plugins.
+func isVolumePlugin(name string) bool {
+	switch name {
+	case names.VolumeRestrictions, names.NodeVolumeLimits, names.VolumeBinding, names.VolumeZone:
+		return true
+	}
+	return false
+}
+
+// volumeRow is one of a pod's claims as the pod page shows it.
+type volumeRow struct {
+	Volume, Claim, Class, Request string
+	// State is where the claim stands: "bound to pv-1", "volume pv-1
+	// chosen, to be bound", "to be provisioned on node-3", "unbound",
+	// "not found".
+	State string
+}
+
+// nodeReasonsRow is one node's reasons from one plugin ("" for every node
+// a PreFilter rejected together).
+type nodeReasonsRow struct {
+	Node, Plugin, Reasons string
+}
+
+// volumeRows lays out a pod's claims.
+func volumeRows(vols []scheduler.ClaimVolume) []volumeRow {
+	out := make([]volumeRow, 0, len(vols))
+	for _, v := range vols {
+		r := volumeRow{Volume: v.Name, Claim: v.Claim, Class: v.Class}
+		if v.Ephemeral {
+			r.Volume += " (ephemeral)"
+		}
+		if v.RequestBytes > 0 {
+			r.Request = bytesString(v.RequestBytes)
+		}
+		switch {
+		case !v.Found:
+			r.State = "not found"
+		case v.BoundTo != "":
+			r.State = "bound to " + v.BoundTo
+		case v.Chosen != "":
+			r.State = "volume " + v.Chosen + " chosen, to be bound"
+		case v.SelectedNode != "":
+			r.State = "to be provisioned on " + v.SelectedNode
+		default:
+			r.State = "unbound"
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// volumeReasons are the nodes a volume plugin rejected in the last failed
+// attempt, with its reasons, by node name; a PreFilter rejection of every
+// node is one row for all of them. The second result counts the rows left
+// out beyond limit.
+func volumeReasons(d *scheduler.Diagnosis, limit int) ([]nodeReasonsRow, int) {
+	if d == nil {
+		return nil, 0
+	}
+	var out []nodeReasonsRow
+	if isVolumePlugin(d.OtherPlugin) && len(d.OtherReasons) > 0 {
+		out = append(out, nodeReasonsRow{Node: "every node", Plugin: d.OtherPlugin, Reasons: strings.Join(d.OtherReasons, "; ")})
+	}
+	more := 0
+	for _, n := range d.Nodes {
+		if !isVolumePlugin(n.Plugin) {
+			continue
+		}
+		if len(out) >= limit {
+			more++
+			continue
+		}
+		out = append(out, nodeReasonsRow{Node: n.Node, Plugin: n.Plugin, Reasons: strings.Join(n.Reasons, "; ")})
+	}
+	return out, more
 }
 
 // shortfallRow is one resource one node lacks, amounts as people write
@@ -118,6 +207,8 @@ func (d *Dashboard) podPage(w http.ResponseWriter, r *http.Request) {
 	var attempt *berthv1.SimulateAttempt
 	attempt, v.DryRun = d.dryRun(r, live.Pod)
 	v.Table = newExplainTable(ex, live.Diagnosis, attempt)
+	v.Volumes = volumeRows(live.Volumes)
+	v.VolumeReasons, v.MoreVolumeReasons = volumeReasons(live.Diagnosis, volumeNodesShown)
 	p, err := parseList(r.URL.Query(), []column{{Key: "node"}}, "node")
 	if err != nil {
 		d.message(w, http.StatusBadRequest, "Which page?", err.Error())

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/scheduler"
 )
 
 func TestExplainTableMarksTheFailingPlugin(t *testing.T) {
@@ -108,5 +109,50 @@ func TestPodPageBoundsTheShortfalls(t *testing.T) {
 	if !strings.Contains(body, `<th scope="row">s09</th>`) || strings.Contains(body, `<th scope="row">s10</th>`) ||
 		!strings.Contains(body, "And 2 more nodes short") {
 		t.Errorf("the shortfalls are not bounded to 10 nodes with a count of the rest:\n%s", body)
+	}
+}
+
+// TestPodPageShowsVolumes: the pod page lists the pod's claims with where
+// each stands, and the nodes the volume plugins rejected with their
+// reasons.
+func TestPodPageShowsVolumes(t *testing.T) {
+	body := get(newTest(t, nil, nil), "/pods/default/db-1", nil).Body.String()
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?s)<table id="volumes".*<th scope="row">data</th><td>default/db-data</td><td>local</td><td class="num">10Gi</td><td>bound to pv-local-n3</td>`),
+		regexp.MustCompile(`<th scope="row">scratch \(ephemeral\)</th><td>default/db-1-scratch</td><td>fast</td><td class="num">1Gi</td><td>unbound</td>`),
+		regexp.MustCompile(`<th scope="row">logs</th><td>default/db-logs</td><td></td><td class="num"></td><td>not found</td>`),
+		regexp.MustCompile(`(?s)<table id="volume-reasons".*<th scope="row">n1</th><td>VolumeBinding</td><td>node\(s\) didn&#39;t match PersistentVolume&#39;s node affinity</td>.*<th scope="row">n2</th><td>NodeVolumeLimits</td><td>node\(s\) exceed max volume count</td>`),
+	} {
+		if !want.MatchString(body) {
+			t.Errorf("the pod page does not match %s:\n%s", want, body)
+		}
+	}
+	// A pod without claims has no volume section.
+	if body := get(newTest(t, nil, nil), "/pods/default/big-1", nil).Body.String(); strings.Contains(body, `id="volumes"`) || strings.Contains(body, "<h2>Volumes</h2>") {
+		t.Errorf("big-1 has no claims, yet its page has a volume section")
+	}
+}
+
+func TestVolumeRowsAndReasons(t *testing.T) {
+	rows := volumeRows([]scheduler.ClaimVolume{
+		{Name: "a", Claim: "ns/a", Found: true, Chosen: "pv-1"},
+		{Name: "b", Claim: "ns/b", Found: true, SelectedNode: "n3"},
+		{Name: "c", Claim: "ns/c", Found: true, BoundTo: "pv-2", Chosen: "pv-2"},
+	})
+	var states []string
+	for _, r := range rows {
+		states = append(states, r.State)
+	}
+	if diff := cmp.Diff([]string{"volume pv-1 chosen, to be bound", "to be provisioned on n3", "bound to pv-2"}, states); diff != "" {
+		t.Errorf("states (-want +got):\n%s", diff)
+	}
+	d := &scheduler.Diagnosis{OtherPlugin: "VolumeBinding", OtherReasons: []string{`persistentvolumeclaim "x" not found`}}
+	for i := range 5 {
+		d.Nodes = append(d.Nodes, scheduler.NodeDiagnosis{Node: fmt.Sprintf("n%d", i), Plugin: []string{"VolumeZone", "NodeResourcesFit"}[i%2], Reasons: []string{"r"}})
+	}
+	got, more := volumeReasons(d, 2)
+	want := []nodeReasonsRow{{Node: "every node", Plugin: "VolumeBinding", Reasons: `persistentvolumeclaim "x" not found`}, {Node: "n0", Plugin: "VolumeZone", Reasons: "r"}}
+	if diff := cmp.Diff(want, got); diff != "" || more != 2 {
+		t.Errorf("reasons (-want +got), %d more (want 2):\n%s", more, diff)
 	}
 }

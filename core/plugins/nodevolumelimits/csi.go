@@ -10,7 +10,10 @@
 // Where Berth differs from kube: VolumeAttachment objects are not
 // modelled, so only the volumes of the pods on the node count as attached;
 // in-tree volume types migrated to CSI are not counted (Berth's pods carry
-// claims, inline CSI volumes and volumes scheduling ignores).
+// claims, inline CSI volumes and volumes scheduling ignores); and its
+// queueing hints also requeue on what VolumeLimitScaling reads and kube's
+// hints do not (a CSINode newly listing a driver, a CSIDriver no longer
+// requiring to be listed; see EventsToRegister).
 package nodevolumelimits
 
 import (
@@ -92,7 +95,7 @@ func (pl *CSILimits) PreFilter(_ context.Context, state *framework.CycleState, p
 	s.err = pl.attachable(pod, true, s.volumes)
 	for _, driver := range s.volumes {
 		d, ok := pl.t.Driver(driver)
-		s.mustBeOnNode[driver] = ok && d.Spec.PreventPodSchedulingIfMissing != nil && *d.Spec.PreventPodSchedulingIfMissing
+		s.mustBeOnNode[driver] = ok && mustBeListed(d)
 	}
 	state.Write(stateKey, s)
 	return nil, nil
@@ -228,15 +231,86 @@ func volumeLimits(csiNode *storagev1.CSINode) map[string]int64 {
 	return out
 }
 
-// EventsToRegister: kube 1.37's, without VolumeAttachments: a CSINode
-// added or changed, a pod on a node deleted, a claim added (hinted: one
-// the pod uses).
+// EventsToRegister: kube 1.37's, without VolumeAttachments (not
+// modelled), with its hints: a CSINode added, or updated to a larger limit
+// for a driver; a pod with claims deleted from a node (or nominated on
+// one); a claim the pod uses added.
+//
+// Where Berth queues more than kube: with VolumeLimitScaling a node whose
+// CSINode does not list an opted-in driver is rejected, so a CSINode that
+// newly lists a driver queues too (kube's hint compares only limits), and
+// so does a CSIDriver that stops requiring to be listed (updated, or
+// deleted; kube registers no CSIDriver event and leaves such pods to the
+// periodic flush).
 func (pl *CSILimits) EventsToRegister(context.Context) ([]framework.ClusterEventWithHint, error) {
 	return []framework.ClusterEventWithHint{
-		{Event: framework.ClusterEvent{Resource: framework.EventCSINode, ActionType: framework.ActionAdd | framework.ActionUpdate}},
-		{Event: framework.ClusterEvent{Resource: framework.EventAssignedPod, ActionType: framework.ActionDelete}},
+		{Event: framework.ClusterEvent{Resource: framework.EventCSINode, ActionType: framework.ActionAdd}},
+		{Event: framework.ClusterEvent{Resource: framework.EventCSINode, ActionType: framework.ActionUpdate}, QueueingHintFn: afterCSINodeUpdated},
+		{Event: framework.ClusterEvent{Resource: framework.EventAssignedPod, ActionType: framework.ActionDelete}, QueueingHintFn: afterAssignedPodDeleted},
 		{Event: framework.ClusterEvent{Resource: framework.EventPersistentVolumeClaim, ActionType: framework.ActionAdd}, QueueingHintFn: afterClaimAdded},
+		{Event: framework.ClusterEvent{Resource: framework.EventCSIDriver, ActionType: framework.ActionUpdate | framework.ActionDelete}, QueueingHintFn: afterDriverChange},
 	}, nil
+}
+
+// afterCSINodeUpdated is kube's hint: a driver's limit raised (a missing
+// count is 0) may make room; so may a driver newly listed (Berth's, see
+// EventsToRegister).
+func afterCSINodeUpdated(_ *model.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+	old, cur, err := helper.As[*storagev1.CSINode](oldObj, newObj)
+	if err != nil {
+		return framework.Queue, err
+	}
+	if old == nil || cur == nil {
+		return framework.Queue, nil
+	}
+	was := volumeLimits(old)
+	listed := map[string]bool{}
+	for _, d := range old.Spec.Drivers {
+		listed[d.Name] = true
+	}
+	now := volumeLimits(cur)
+	for _, d := range cur.Spec.Drivers {
+		if !listed[d.Name] || now[d.Name] > was[d.Name] {
+			return framework.Queue, nil
+		}
+	}
+	return framework.QueueSkip, nil
+}
+
+// afterAssignedPodDeleted is kube's hint: only a pod that had claims and a
+// node (bound, or nominated) may free an attachment.
+func afterAssignedPodDeleted(_ *model.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+	deleted, _, err := helper.As[*model.Pod](oldObj, newObj)
+	if err != nil {
+		return framework.Queue, err
+	}
+	if deleted == nil || (deleted.NodeName == "" && deleted.NominatedNodeName == "") {
+		return framework.QueueSkip, nil
+	}
+	for _, v := range deleted.Volumes {
+		if v.ClaimName != "" {
+			return framework.Queue, nil
+		}
+	}
+	return framework.QueueSkip, nil
+}
+
+// afterDriverChange: a driver that required to be listed on the node's
+// CSINode (preventPodSchedulingIfMissing) and no longer does, or is
+// deleted, may admit nodes that do not list it.
+func afterDriverChange(_ *model.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+	old, cur, err := helper.As[*storagev1.CSIDriver](oldObj, newObj)
+	if err != nil {
+		return framework.Queue, err
+	}
+	if old == nil || !mustBeListed(old) || (cur != nil && mustBeListed(cur)) {
+		return framework.QueueSkip, nil
+	}
+	return framework.Queue, nil
+}
+
+func mustBeListed(d *storagev1.CSIDriver) bool {
+	return d.Spec.PreventPodSchedulingIfMissing != nil && *d.Spec.PreventPodSchedulingIfMissing
 }
 
 func afterClaimAdded(pod *model.Pod, oldObj, newObj any) (framework.QueueingHint, error) {

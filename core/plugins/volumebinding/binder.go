@@ -204,13 +204,18 @@ func (pl *VolumeBinding) provisioningOf(name string) *classProvisioning {
 		if err != nil {
 			continue
 		}
-		limit := c.MaximumVolumeSize
-		if limit == nil {
-			limit = c.Capacity
-		}
-		p.capacities = append(p.capacities, capacityOf{c: c, nodes: sel, limit: limit})
+		p.capacities = append(p.capacities, capacityOf{c: c, nodes: sel, limit: largestVolume(c)})
 	}
 	return p
+}
+
+// largestVolume is the largest volume a capacity object allows, as kube's
+// volumeLimit: its maximum volume size, else its capacity; nil if neither.
+func largestVolume(c *storagev1.CSIStorageCapacity) *resource.Quantity {
+	if c.MaximumVolumeSize != nil {
+		return c.MaximumVolumeSize
+	}
+	return c.Capacity
 }
 
 // checkProvisions is kube's checkVolumeProvisions: each claim's class
