@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"github.com/berthsched/berth/core/objstore"
 	"io"
 	"net"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"github.com/berthsched/berth/bench/inprocess"
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/objstore"
 	"github.com/berthsched/berth/core/plugins/registry"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/convert"

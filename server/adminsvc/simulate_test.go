@@ -2,7 +2,6 @@ package adminsvc_test
 
 import (
 	"fmt"
-	"github.com/berthsched/berth/core/objstore"
 	"strings"
 	"testing"
 
@@ -12,6 +11,7 @@ import (
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/objstore"
 	"github.com/berthsched/berth/server/convert"
 )
 
