@@ -16,6 +16,7 @@ import (
 	"github.com/berthsched/berth/bench/inprocess"
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/objstore"
 	"github.com/berthsched/berth/core/plugins/registry"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/convert"
@@ -134,22 +135,22 @@ func (f *fakeBerthd) mutate(ctx context.Context, m *berthv1.Mutation) error {
 		}
 		switch {
 		case o.Node != nil:
-			if err := f.s.AddNode(ctx, o.Node); errors.Is(err, scheduler.ErrInvalid) {
-				return f.s.UpdateNode(ctx, o.Node)
+			if err := f.s.Upsert(ctx, o.Node); errors.Is(err, scheduler.ErrInvalid) {
+				return f.s.Upsert(ctx, o.Node)
 			} else {
 				return err
 			}
 		case o.Pod != nil:
 			return f.s.AddPod(ctx, o.Pod)
 		case o.PriorityClass != nil:
-			return f.s.SetPriorityClass(ctx, o.PriorityClass)
+			return f.s.Upsert(ctx, o.PriorityClass)
 		}
 		return errors.New("unsupported kind")
 	}
 	r := m.GetDelete()
 	switch r.GetKind() {
 	case berthv1.ObjectKind_OBJECT_KIND_NODE:
-		return f.s.DeleteNode(ctx, r.GetName())
+		return f.s.Delete(ctx, objstore.Ref{Kind: objstore.KindNode, Name: r.GetName()})
 	case berthv1.ObjectKind_OBJECT_KIND_POD:
 		err := f.s.DeletePod(ctx, &model.Pod{Namespace: r.GetNamespace(), Name: r.GetName(), UID: r.GetUid()})
 		if errors.Is(err, scheduler.ErrNotFound) {

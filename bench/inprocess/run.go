@@ -14,6 +14,7 @@ import (
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/objstore"
 	"github.com/berthsched/berth/core/plugins/registry"
 	"github.com/berthsched/berth/core/scheduler"
 )
@@ -144,12 +145,12 @@ func DefaultConfig(reg runtime.Registry) *config.Config {
 // objects, pod groups and running pods.
 func Load(ctx context.Context, s *scheduler.Scheduler, w *workload.Workload) error {
 	for _, pc := range w.PriorityClasses {
-		if err := s.SetPriorityClass(ctx, pc); err != nil {
+		if err := s.Upsert(ctx, pc); err != nil {
 			return fmt.Errorf("priority class %s: %w", pc.Name, err)
 		}
 	}
 	for _, n := range w.Nodes {
-		if err := s.AddNode(ctx, n); err != nil {
+		if err := s.Upsert(ctx, n); err != nil {
 			return fmt.Errorf("node %s: %w", n.Name, err)
 		}
 	}
@@ -165,20 +166,20 @@ func Load(ctx context.Context, s *scheduler.Scheduler, w *workload.Workload) err
 			objs = append(objs, t)
 		}
 		for _, o := range objs {
-			if err := s.UpsertDeviceObject(ctx, o); err != nil {
+			if err := s.Upsert(ctx, o); err != nil {
 				return fmt.Errorf("DRA object: %w", err)
 			}
 		}
 	}
 	if st := w.Storage; st != nil {
 		for _, o := range st.Objects() {
-			if err := s.UpsertVolumeObject(ctx, o); err != nil {
+			if err := s.Upsert(ctx, o); err != nil {
 				return fmt.Errorf("storage object: %w", err)
 			}
 		}
 	}
 	for _, g := range w.PodGroups {
-		if err := s.SetPodGroup(ctx, g); err != nil {
+		if err := s.Upsert(ctx, g); err != nil {
 			return fmt.Errorf("pod group %s: %w", g.Key(), err)
 		}
 	}
@@ -195,9 +196,9 @@ func Apply(ctx context.Context, s *scheduler.Scheduler, ev workload.Event) error
 	var err error
 	switch ev.Op {
 	case workload.AddNode:
-		err = s.AddNode(ctx, ev.Node)
+		err = s.Upsert(ctx, ev.Node)
 	case workload.DeleteNode:
-		err = s.DeleteNode(ctx, ev.Node.Name)
+		err = s.Delete(ctx, objstore.Ref{Kind: objstore.KindNode, Name: ev.Node.Name})
 	case workload.AddPod:
 		err = s.AddPod(ctx, ev.Pod)
 	case workload.DeletePod:

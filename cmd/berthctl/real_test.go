@@ -144,7 +144,7 @@ spec: {containers: [{name: c}]}
 	if want := "berthctl: warning: " + file + ": document 1 (PodGroup default/train): scheduling.k8s.io/v1alpha2 PodGroup is Kubernetes 1.36's spelling, removed in 1.37: write scheduling.k8s.io/v1beta1"; !strings.HasPrefix(got.stderr, want) || strings.Count(got.stderr, "\n") != 1 {
 		t.Errorf("apply stderr %q, want one line starting %q", got.stderr, want)
 	}
-	if gs := sched.PodGroups(); len(gs) != 1 || gs[0].Key() != "default/train" || gs[0].MinCount != 2 {
+	if gs := sched.View().PodGroups(); len(gs) != 1 || gs[0].Key() != "default/train" || gs[0].MinCount != 2 {
 		t.Errorf("groups held: %v", gs)
 	}
 	got = berthctl(t, nil, "", "--server", addr, "explain", "default/l0")

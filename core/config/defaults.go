@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
+	"github.com/berthsched/berth/core/fieldpath"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/plugins/names"
 )
@@ -230,10 +231,10 @@ func defaulted[T any, PT interface {
 		gvk := args.GroupVersionKind()
 		var errs fieldErrs
 		if gvk.Kind != "" && gvk.Kind != name+"Args" {
-			errs.add(joinPath(path, "kind"), ErrDecode, "args for plugin %s were not of type %sArgs, got %s", name, name, gvk.Kind)
+			errs.add(fieldpath.Join(path, "kind"), ErrDecode, "args for plugin %s were not of type %sArgs, got %s", name, name, gvk.Kind)
 		}
 		if gv := gvk.GroupVersion().String(); gv != "" && gv != APIVersion {
-			errs.add(joinPath(path, "apiVersion"), ErrDecode, "%q: want %s", gv, APIVersion)
+			errs.add(fieldpath.Join(path, "apiVersion"), ErrDecode, "%q: want %s", gv, APIVersion)
 		}
 		if len(errs) > 0 {
 			return nil, errs.join()

@@ -9,6 +9,8 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
+
+	"github.com/berthsched/berth/core/fieldpath"
 )
 
 // The type of document Load reads.
@@ -95,7 +97,7 @@ func strictUnmarshal(js []byte, out any, prefix string) error {
 		path := prefix
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			path = joinPath(prefix, te.Field)
+			path = fieldpath.Join(prefix, te.Field)
 		}
 		return &FieldError{Path: path, Kind: ErrDecode, Msg: err.Error()}
 	}
@@ -104,21 +106,11 @@ func strictUnmarshal(js []byte, out any, prefix string) error {
 		path := prefix
 		var fe kjson.FieldError
 		if errors.As(e, &fe) {
-			path = joinPath(prefix, fe.FieldPath())
+			path = fieldpath.Join(prefix, fe.FieldPath())
 		}
 		errs.add(path, ErrDecode, "%v", e)
 	}
 	return errs.join()
-}
-
-func joinPath(prefix, field string) string {
-	switch {
-	case prefix == "":
-		return field
-	case field == "":
-		return prefix
-	}
-	return prefix + "." + field
 }
 
 // build checks the user's plugin names and weights, converts, defaults and

@@ -165,13 +165,13 @@ func berthBound(t *testing.T, c *manifest.Cluster, gates string) map[string]int 
 		t.Fatal(err)
 	}
 	for _, pc := range c.PriorityClasses {
-		must(t, s.SetPriorityClass(ctx, pc))
+		must(t, s.Upsert(ctx, pc))
 	}
 	for _, n := range c.Nodes {
-		must(t, s.AddNode(ctx, n))
+		must(t, s.Upsert(ctx, n))
 	}
 	for _, g := range c.PodGroups {
-		must(t, s.SetPodGroup(ctx, g))
+		must(t, s.Upsert(ctx, g))
 	}
 	for _, p := range c.Pods {
 		must(t, s.AddPod(ctx, p))

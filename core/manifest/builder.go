@@ -394,16 +394,6 @@ type fieldError struct {
 	err   error
 }
 
-// standardResource tells whether name needs no domain, as the API's
-// resource names (server/convert).
-func standardResource(name string) bool {
-	switch name {
-	case model.ResourceCPU, model.ResourceMemory, model.ResourceEphemeralStorage, model.ResourcePods, "storage":
-		return true
-	}
-	return false
-}
-
 // resourceList converts quantities to canonical integers: cpu in
 // millicores, everything else in whole units (bytes, counts), rounded up as
 // Kubernetes' Value() does.
@@ -413,8 +403,8 @@ func resourceList(l corev1.ResourceList) (model.ResourceList, *fieldError) {
 	}
 	out := make(model.ResourceList, len(l))
 	for name, q := range l {
-		if n := string(name); !strings.Contains(n, "/") && !strings.HasPrefix(n, "hugepages-") && !standardResource(n) {
-			return nil, &fieldError{field: "[" + n + "]", err: fmt.Errorf("unknown resource name %q: a resource that is not standard (cpu, memory, ephemeral-storage, pods, hugepages-*) must be qualified with a domain, for example example.com/%s", n, n)}
+		if err := model.CheckResourceName(string(name)); err != nil {
+			return nil, &fieldError{field: "[" + string(name) + "]", err: err}
 		}
 		if q.Sign() < 0 {
 			return nil, &fieldError{field: "[" + string(name) + "]", err: fmt.Errorf("must be non-negative, got %s", q.String())}

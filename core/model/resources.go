@@ -1,8 +1,10 @@
 package model
 
 import (
+	"fmt"
 	"maps"
 	"math"
+	"strings"
 )
 
 // Well-known resource names. Anything else is an extended (scalar) resource
@@ -157,4 +159,20 @@ func (r *Resources) IsZero() bool {
 		}
 	}
 	return true
+}
+
+// CheckResourceName returns the refusal of a resource name that is not
+// standard (cpu, memory, ephemeral-storage, pods, storage, hugepages-*)
+// and is not qualified with a domain, as the Kubernetes API refuses it;
+// nil for a name that needs no domain or has one. The wire's validation
+// (server/convert) and the manifests' (core/manifest) both refuse with it.
+func CheckResourceName(name string) error {
+	if strings.Contains(name, "/") || strings.HasPrefix(name, "hugepages-") {
+		return nil
+	}
+	switch name {
+	case ResourceCPU, ResourceMemory, ResourceEphemeralStorage, ResourcePods, "storage":
+		return nil
+	}
+	return fmt.Errorf("unknown resource name %q: a resource that is not standard (cpu, memory, ephemeral-storage, pods, hugepages-*) must be qualified with a domain, for example example.com/%s", name, name)
 }

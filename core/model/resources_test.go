@@ -41,3 +41,14 @@ func TestAddSaturates(t *testing.T) {
 		t.Errorf("ComputeRequests: cpu %d, want %d", got, int64(math.MaxInt64))
 	}
 }
+
+func TestCheckResourceName(t *testing.T) {
+	for name, ok := range map[string]bool{
+		"cpu": true, "memory": true, "ephemeral-storage": true, "pods": true, "storage": true,
+		"hugepages-2Mi": true, "example.com/gpu": true, "gpu": false, "nvidia.com": false,
+	} {
+		if err := CheckResourceName(name); (err == nil) != ok {
+			t.Errorf("%s: %v, want ok %v", name, err, ok)
+		}
+	}
+}

@@ -33,7 +33,7 @@ func TestThroughTheScheduler(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.AddNode(ctx, node("n1", 2000)); err != nil {
+		if err := s.Upsert(ctx, node("n1", 2000)); err != nil {
 			t.Fatal(err)
 		}
 		victim := running("low", "n1", 0, 2000, time.Hour).Obj()
@@ -66,7 +66,7 @@ func TestThroughTheScheduler(t *testing.T) {
 		// The victim is terminating: the preemptor does not preempt again.
 		dying := *victim
 		dying.Terminating = true
-		if err := e.s.UpdatePod(ctx, &dying); err != nil {
+		if err := e.s.AddPod(ctx, &dying); err != nil {
 			t.Fatal(err)
 		}
 		if att := attempt(t, e, "uid-preemptor"); att.Evictions != 0 || att.Message != "0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to a terminating pod on the nominated node." {
@@ -90,7 +90,7 @@ func TestThroughTheScheduler(t *testing.T) {
 		if att := attempt(t, e, "uid-preemptor"); att.NominatedNode != "n1" {
 			t.Fatalf("preemptor nominated %q: %s", att.NominatedNode, att.Message)
 		}
-		if err := e.s.AddNode(ctx, node("n2", 4000)); err != nil {
+		if err := e.s.Upsert(ctx, node("n2", 4000)); err != nil {
 			t.Fatal(err)
 		}
 		if att := attempt(t, e, "uid-preemptor"); att.Result != scheduler.ResultScheduled || att.Node != "n2" {
@@ -129,7 +129,7 @@ func TestEvictedVictims(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, n := range nodes {
-			if err := s.AddNode(ctx, n); err != nil {
+			if err := s.Upsert(ctx, n); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -251,7 +251,7 @@ func TestEvictedVictims(t *testing.T) {
 			running("other", "n3", 50, 2000, 3*time.Hour).Ready().Obj(),
 			pending("a", 100, 2000), pending("b", 100, 2000))
 		one := model.IntOrPercent{Value: 1}
-		if err := s.SetPDB(ctx, &model.PodDisruptionBudget{Namespace: "default", Name: "web",
+		if err := s.Upsert(ctx, &model.PodDisruptionBudget{Namespace: "default", Name: "web",
 			Selector: &model.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, MinAvailable: &one}); err != nil {
 			t.Fatal(err)
 		}
@@ -301,7 +301,7 @@ func TestVictimHeldAtPermit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AddNode(ctx, node("n1", 2000)); err != nil {
+	if err := s.Upsert(ctx, node("n1", 2000)); err != nil {
 		t.Fatal(err)
 	}
 	held := mt.MakePod("held").Label("hold", "yes").RequestedPriority(0).Req(mt.Res(2000, 0)).Obj()

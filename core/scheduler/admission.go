@@ -38,9 +38,9 @@ func (s *Scheduler) CheckAdmission(pod *model.Pod) error {
 	return err
 }
 
-// SetPriorityClass adds or replaces a PriorityClass. Classes apply to pods
+// setPriorityClass adds or replaces a PriorityClass. Classes apply to pods
 // admitted afterwards; pods keep the priority they were admitted with.
-func (s *Scheduler) SetPriorityClass(ctx context.Context, pc *model.PriorityClass) error {
+func (s *Scheduler) setPriorityClass(ctx context.Context, pc *model.PriorityClass) error {
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
 	known, err := s.state.setClass(pc)
@@ -55,8 +55,8 @@ func (s *Scheduler) SetPriorityClass(ctx context.Context, pc *model.PriorityClas
 	return nil
 }
 
-// DeletePriorityClass removes a user PriorityClass.
-func (s *Scheduler) DeletePriorityClass(ctx context.Context, name string) error {
+// deletePriorityClass removes a user PriorityClass.
+func (s *Scheduler) deletePriorityClass(ctx context.Context, name string) error {
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
 	pc, known := s.state.deleteClass(name)
@@ -143,10 +143,10 @@ func (n *namespaces) delete(name string) (map[string]string, bool) {
 	return l, ok
 }
 
-// SetNamespace adds or replaces a namespace (its labels serve
+// setNamespace adds or replaces a namespace (its labels serve
 // namespaceSelectors). Every namespace carries the
 // kubernetes.io/metadata.name label, as in Kubernetes.
-func (s *Scheduler) SetNamespace(ctx context.Context, ns *model.Namespace) error {
+func (s *Scheduler) setNamespace(ctx context.Context, ns *model.Namespace) error {
 	if ns == nil || ns.Name == "" {
 		return fmt.Errorf("set namespace: %w", ErrInvalid)
 	}
@@ -160,8 +160,8 @@ func (s *Scheduler) SetNamespace(ctx context.Context, ns *model.Namespace) error
 	return nil
 }
 
-// DeleteNamespace removes a namespace.
-func (s *Scheduler) DeleteNamespace(ctx context.Context, name string) error {
+// deleteNamespace removes a namespace.
+func (s *Scheduler) deleteNamespace(ctx context.Context, name string) error {
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
 	l, ok := s.state.namespaces.delete(name)

@@ -65,7 +65,7 @@ func TestAdmissionOfRelistedPods(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, &testPlugins{}, nil)
-			if err := e.s.SetPriorityClass(context.Background(), classC); err != nil {
+			if err := e.s.setPriorityClass(context.Background(), classC); err != nil {
 				t.Fatal(err)
 			}
 			e.addNodes(mt.MakeNode("n1").Obj())

@@ -69,7 +69,7 @@ func benchmarkScheduleOne(b *testing.B, nodes int, makePod func(int) *model.Pod)
 	for i := range nodes {
 		n := mt.MakeNode(fmt.Sprintf("node-%05d", i)).Zone(fmt.Sprintf("zone-%d", i%10)).
 			Capacity(model.ResourceList{model.ResourceCPU: 32000, model.ResourceMemory: 128 * mt.Gi, model.ResourcePods: 110}).Obj()
-		if err := s.AddNode(ctx, n); err != nil {
+		if err := s.addNode(ctx, n); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -119,21 +119,21 @@ func benchmarkScheduleOneDRA(b *testing.B, nodes int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := s.UpsertDeviceObject(ctx, gpuClass()); err != nil {
+	if err := s.upsertDeviceObject(ctx, gpuClass()); err != nil {
 		b.Fatal(err)
 	}
 	for i := range nodes {
 		name := fmt.Sprintf("node-%05d", i)
 		n := mt.MakeNode(name).Label(model.LabelHostname, name).Zone(fmt.Sprintf("zone-%d", i%10)).
 			Capacity(model.ResourceList{model.ResourceCPU: 32000, model.ResourceMemory: 128 * mt.Gi, model.ResourcePods: 110}).Obj()
-		if err := s.AddNode(ctx, n); err != nil {
+		if err := s.addNode(ctx, n); err != nil {
 			b.Fatal(err)
 		}
 		sl := gpuSlice(name, 8)
 		for d := range sl.Spec.Devices {
 			sl.Spec.Devices[d].Attributes = map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{"ecc": {BoolValue: new(d%2 == 0)}}
 		}
-		if err := s.UpsertDeviceObject(ctx, sl); err != nil {
+		if err := s.upsertDeviceObject(ctx, sl); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -143,7 +143,7 @@ func benchmarkScheduleOneDRA(b *testing.B, nodes int) {
 	for i := range b.N {
 		c := gpuClaim(fmt.Sprintf("claim-%06d", i), 1)
 		c.Spec.Devices.Requests[0].Exactly.Selectors = []resourceapi.DeviceSelector{{CEL: &resourceapi.CELDeviceSelector{Expression: `device.attributes["gpu.example.com"].ecc`}}}
-		if err := s.UpsertDeviceObject(ctx, c); err != nil {
+		if err := s.upsertDeviceObject(ctx, c); err != nil {
 			b.Fatal(err)
 		}
 		p := benchPod(i).Obj()
@@ -165,7 +165,7 @@ func benchmarkScheduleOneDRA(b *testing.B, nodes int) {
 			if err := s.DeletePod(ctx, running[0]); err != nil {
 				b.Fatal(err)
 			}
-			if err := s.DeleteDeviceObject(ctx, "ResourceClaim", "default", running[0].ResourceClaims[0].ClaimName); err != nil {
+			if err := s.deleteDeviceObject(ctx, "ResourceClaim", "default", running[0].ResourceClaims[0].ClaimName); err != nil {
 				b.Fatal(err)
 			}
 			running = running[1:]

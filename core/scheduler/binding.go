@@ -179,7 +179,7 @@ func (s *Scheduler) ReportBindResult(ctx context.Context, podUID, node string, o
 		}
 		bound := *cur
 		bound.NodeName = node
-		return s.UpdatePod(ctx, &bound)
+		return s.AddPod(ctx, &bound)
 	}
 	if reason == "" {
 		reason = "the caller reported the bind failed"

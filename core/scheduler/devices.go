@@ -21,7 +21,7 @@ var ErrDeviceObjectNotFound = fmt.Errorf("device object %w", ErrNotFound)
 // freed because the last pod using them was deleted.
 const DeallocationReason = "the last pod using the claim is gone"
 
-// UpsertDeviceObject adds or replaces a DRA object: a
+// upsertDeviceObject adds or replaces a DRA object: a
 // *resourceapi.DeviceClass, *resourceapi.ResourceSlice,
 // *resourceapi.ResourceClaim or *resourceapi.ResourceClaimTemplate
 // (k8s.io/api/resource/v1), or a *dra.DeviceTaintRule (devicetaints.go;
@@ -32,7 +32,7 @@ const DeallocationReason = "the last pod using the claim is gone"
 // keeps the one the scheduler holds (dra.Tracker.SetClaim). Pods waiting
 // for the object are requeued by DynamicResources' queueing hints; a new
 // template makes the claims of the pods that use it.
-func (s *Scheduler) UpsertDeviceObject(ctx context.Context, obj any) error {
+func (s *Scheduler) upsertDeviceObject(ctx context.Context, obj any) error {
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
 	v := s.validator
@@ -97,12 +97,12 @@ func (s *Scheduler) UpsertDeviceObject(ctx context.Context, obj any) error {
 	return fmt.Errorf("upsert device object: %T is not a DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate or DeviceTaintRule: %w", obj, ErrInvalid)
 }
 
-// DeleteDeviceObject removes a DRA object by kind (dra.KindDeviceClass,
+// deleteDeviceObject removes a DRA object by kind (dra.KindDeviceClass,
 // ...), namespace (claims and templates; "" means "default") and name.
 // An unknown object is ErrDeviceObjectNotFound, an unknown kind
 // ErrInvalid. Deleting an allocated claim frees its devices (pods using
 // it wait for it again); claims made from a deleted template stay.
-func (s *Scheduler) DeleteDeviceObject(ctx context.Context, kind, namespace, name string) error {
+func (s *Scheduler) deleteDeviceObject(ctx context.Context, kind, namespace, name string) error {
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
 	if namespace == "" {

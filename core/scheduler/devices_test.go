@@ -170,21 +170,21 @@ func TestUpsertDeviceObjectErrors(t *testing.T) {
 		{"duplicate device", dup, "spec.devices[1].name"},
 		{"CEL that does not compile", badCEL, "spec.selectors[0].cel.expression"},
 	} {
-		err := e.s.UpsertDeviceObject(ctx, tc.obj)
+		err := e.s.upsertDeviceObject(ctx, tc.obj)
 		var fe *dra.FieldError
 		if !errors.Is(err, ErrInvalid) || !errors.As(err, &fe) || fe.Path != tc.field {
 			t.Errorf("%s: %v, want ErrInvalid naming %s", tc.name, err, tc.field)
 		}
 	}
 	for _, obj := range []any{nil, &corev1.Pod{}, (*resourceapi.DeviceClass)(nil)} {
-		if err := e.s.UpsertDeviceObject(ctx, obj); !errors.Is(err, ErrInvalid) {
+		if err := e.s.upsertDeviceObject(ctx, obj); !errors.Is(err, ErrInvalid) {
 			t.Errorf("upsert %T: %v, want ErrInvalid", obj, err)
 		}
 	}
-	if err := e.s.DeleteDeviceObject(ctx, dra.KindResourceClaim, "", "nope"); !errors.Is(err, ErrDeviceObjectNotFound) || !errors.Is(err, ErrNotFound) {
+	if err := e.s.deleteDeviceObject(ctx, dra.KindResourceClaim, "", "nope"); !errors.Is(err, ErrDeviceObjectNotFound) || !errors.Is(err, ErrNotFound) {
 		t.Errorf("delete unknown claim: %v", err)
 	}
-	if err := e.s.DeleteDeviceObject(ctx, "Pod", "", "x"); !errors.Is(err, ErrInvalid) {
+	if err := e.s.deleteDeviceObject(ctx, "Pod", "", "x"); !errors.Is(err, ErrInvalid) {
 		t.Errorf("delete unknown kind: %v", err)
 	}
 	if got := e.s.View().Claims(); len(got) != 0 {
@@ -209,7 +209,7 @@ func TestTemplateClaimsFollowTheirPod(t *testing.T) {
 			Requests: []resourceapi.DeviceRequest{{Name: "g", Exactly: &resourceapi.ExactDeviceRequest{DeviceClassName: "gpu"}}},
 		}}},
 	}
-	if err := e.s.UpsertDeviceObject(ctx, tmpl); err != nil {
+	if err := e.s.upsertDeviceObject(ctx, tmpl); err != nil {
 		t.Fatal(err)
 	}
 	claims := e.s.View().Claims()
@@ -243,7 +243,7 @@ func TestClaimsRestoredBoundAndDeallocated(t *testing.T) {
 	allocated.Status.ReservedFor = []resourceapi.ResourceClaimConsumerReference{{Resource: "pods", Name: "gone", UID: "uid-gone"}}
 	e.s.RestoreClaims([]*resourceapi.ResourceClaim{allocated})
 	for _, o := range []any{objs.Classes["gpu"], objs.Slices["n1"], objs.Claims["default/shared"]} {
-		if err := e.s.UpsertDeviceObject(ctx, o); err != nil {
+		if err := e.s.upsertDeviceObject(ctx, o); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -280,7 +280,7 @@ func TestClaimsRestoredBoundAndDeallocated(t *testing.T) {
 	if c.Status.Allocation != nil || len(c.Status.ReservedFor) != 0 {
 		t.Errorf("shared after its last consumer left: %+v", c.Status)
 	}
-	if err := e.s.UpsertDeviceObject(ctx, allocatedSpecChange(c)); err != nil {
+	if err := e.s.upsertDeviceObject(ctx, allocatedSpecChange(c)); err != nil {
 		t.Errorf("changing an unallocated claim's spec: %v", err)
 	}
 }
@@ -299,10 +299,10 @@ func TestAllocatedClaimSpecIsImmutable(t *testing.T) {
 	objs, _ := deviceObjects(t, deviceYAML)
 	c := objs.Claims["default/shared"].DeepCopy()
 	c.Status.Allocation = &resourceapi.AllocationResult{}
-	if err := e.s.UpsertDeviceObject(ctx, c); err != nil {
+	if err := e.s.upsertDeviceObject(ctx, c); err != nil {
 		t.Fatal(err)
 	}
-	err := e.s.UpsertDeviceObject(ctx, allocatedSpecChange(c))
+	err := e.s.upsertDeviceObject(ctx, allocatedSpecChange(c))
 	var fe *dra.FieldError
 	if !errors.Is(err, ErrInvalid) || !errors.Is(err, dra.ErrClaimSpecImmutable) || !errors.As(err, &fe) || fe.Path != "spec" {
 		t.Errorf("spec change of an allocated claim: %v, want ErrInvalid and ErrClaimSpecImmutable naming spec", err)
@@ -314,7 +314,7 @@ func TestViewDeviceObjects(t *testing.T) {
 	e, _ := deviceEnv(t)
 	objs, _ := deviceObjects(t, deviceYAML)
 	for _, o := range []any{objs.Classes["gpu"], objs.Slices["n1"], objs.Claims["default/shared"]} {
-		if err := e.s.UpsertDeviceObject(context.Background(), o); err != nil {
+		if err := e.s.upsertDeviceObject(context.Background(), o); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -334,7 +334,7 @@ func TestDeletePodDeallocatesBeforeACycleSeesTheDevices(t *testing.T) {
 	ctx := context.Background()
 	objs, pods := deviceObjects(t, deviceYAML)
 	for _, o := range []any{objs.Classes["gpu"], objs.Slices["n1"], objs.Claims["default/shared"]} {
-		if err := e.s.UpsertDeviceObject(ctx, o); err != nil {
+		if err := e.s.upsertDeviceObject(ctx, o); err != nil {
 			t.Fatal(err)
 		}
 	}

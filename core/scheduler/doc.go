@@ -2,13 +2,17 @@
 // (core/cache) and queue (core/queue), with one framework
 // (core/framework/runtime) per configured profile.
 //
-// Data comes in through the state-in calls the server's ingest makes (safe
-// for concurrent use with Run): AddNode/UpdateNode/DeleteNode,
-// AddPod/UpdatePod/DeletePod (pods are upserted: pending pods are admitted
-// and queued, bound pods occupy their nodes and confirm binds),
-// SetPriorityClass, SetPDB, SetNamespace and their deletes, and
-// ReportBindResult. Each raises the cluster event kube would, so pods that
-// an event may help leave the unschedulable pods (QueueingHints).
+// Data comes in through the kinds it holds (kinds.go: one
+// core/objstore.Type per kind, each with its state-in call; safe for
+// concurrent use with Run): Upsert and Delete apply any of them, Kinds
+// hands the registry to the object store in front (berthd's, which wraps
+// pods with the ledger's rules). Nodes, pods (upserted: pending pods are
+// admitted and queued, bound pods occupy their nodes and confirm binds;
+// AddPod, DeletePod and CheckAdmission are the pod kind's calls, which
+// server/ledger drives), priority classes, budgets, namespaces, pod
+// groups, DRA and storage objects, and ReportBindResult. Each raises the
+// cluster event kube would, so pods that an event may help leave the
+// unschedulable pods (QueueingHints).
 // Decisions go out as plans through Options.Decisions, the one
 // framework.Planner (planner.go): Bind through the DefaultBinder, Evict
 // from preemption, Nominate and ClearNomination, DeallocateClaim, and the
@@ -57,7 +61,7 @@
 //
 // Devices (dynamic resource allocation, devices.go): the scheduler holds a
 // core/dra Tracker (device classes, resource slices, claims, templates;
-// UpsertDeviceObject, DeleteDeviceObject, RestoreClaims) which
+// upsertDeviceObject, DeleteDeviceObject, RestoreClaims) which
 // DynamicResources reads through Handle.Devices. It plays kube's
 // resourceclaim controller: a pod's template claims are made when both
 // exist and deleted with the pod, and a claim whose last consumer is

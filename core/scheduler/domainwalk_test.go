@@ -127,15 +127,15 @@ func (c *spreadCluster) step(t *testing.T, ctx context.Context, ss []*Scheduler)
 		i := c.r.IntN(len(c.nodes))
 		name := c.nodes[i]
 		c.nodes = append(c.nodes[:i], c.nodes[i+1:]...)
-		apply(func(s *Scheduler) error { return s.DeleteNode(ctx, name) })
+		apply(func(s *Scheduler) error { return s.deleteNode(ctx, name) })
 	case k == 1: // a node joins
 		n := c.node(len(c.nodes) + 10000 + c.next)
 		c.nodes = append(c.nodes, n.Name)
-		apply(func(s *Scheduler) error { return s.AddNode(ctx, n) })
+		apply(func(s *Scheduler) error { return s.addNode(ctx, n) })
 	case k == 2 && len(c.nodes) > 0: // a node moves to another zone
 		n := mt.MakeNode(c.nodes[c.r.IntN(len(c.nodes))]).Capacity(mt.Res(4000, 16*mt.Gi)).
 			Label(c.key, fmt.Sprintf("zone-%d", c.r.IntN(c.zones))).Obj()
-		apply(func(s *Scheduler) error { return s.AddNode(ctx, n) })
+		apply(func(s *Scheduler) error { return s.addNode(ctx, n) })
 	case k < 8 && len(c.running) > 0: // a running pod ends
 		i := c.r.IntN(len(c.running))
 		p := c.running[i]
@@ -215,7 +215,7 @@ func TestDomainWalkChangesNothing(t *testing.T) {
 				filler := mt.MakePod("filler-" + n.Name).Node(n.Name).Req(mt.Res(2000, mt.Gi)).Obj()
 				c.running = append(c.running, filler)
 				for _, s := range ss {
-					if err := s.AddNode(ctx, n); err != nil {
+					if err := s.addNode(ctx, n); err != nil {
 						t.Fatal(err)
 					}
 					if err := s.AddPod(ctx, filler); err != nil {

@@ -45,7 +45,7 @@ func draEnv(t *testing.T) (*env, *deviceSink) {
 func (e *env) upsert(objs ...any) {
 	e.t.Helper()
 	for _, o := range objs {
-		if err := e.s.UpsertDeviceObject(context.Background(), o); err != nil {
+		if err := e.s.upsertDeviceObject(context.Background(), o); err != nil {
 			e.t.Fatal(err)
 		}
 	}

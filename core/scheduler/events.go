@@ -45,9 +45,9 @@ func nodeUpdateEvents(old, cur *model.Node) []framework.ClusterEvent {
 	return out
 }
 
-// AddNode adds a node or, if known, updates it. Pods the node may help are
+// addNode adds a node or, if known, updates it. Pods the node may help are
 // moved out of the unschedulable pods by their plugins' queueing hints.
-func (s *Scheduler) AddNode(ctx context.Context, node *model.Node) error {
+func (s *Scheduler) addNode(ctx context.Context, node *model.Node) error {
 	if node == nil || node.Name == "" {
 		return fmt.Errorf("add node: %w", ErrInvalid)
 	}
@@ -66,14 +66,9 @@ func (s *Scheduler) AddNode(ctx context.Context, node *model.Node) error {
 	return nil
 }
 
-// UpdateNode is AddNode: nodes are upserted.
-func (s *Scheduler) UpdateNode(ctx context.Context, node *model.Node) error {
-	return s.AddNode(ctx, node)
-}
-
-// DeleteNode removes a node. Pods bound to it stay counted until they are
+// deleteNode removes a node. Pods bound to it stay counted until they are
 // deleted themselves.
-func (s *Scheduler) DeleteNode(ctx context.Context, name string) error {
+func (s *Scheduler) deleteNode(ctx context.Context, name string) error {
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
 	old, known := s.cache.Node(name)
@@ -85,8 +80,7 @@ func (s *Scheduler) DeleteNode(ctx context.Context, name string) error {
 	return s.cache.RemoveNode(name)
 }
 
-// AddPod adds a pod or, if known, updates it (pods are upserted; UpdatePod
-// is the same call):
+// AddPod adds a pod or, if known, updates it (pods are upserted):
 //   - a new pod is admitted (priority.Classes.Admit: a priority it carries
 //     is kept; else it is resolved from its class, and for a pending pod an
 //     unknown class fails with *priority.UnknownClassError); a pending pod
@@ -169,11 +163,6 @@ func (s *Scheduler) Unbind(ctx context.Context, uid string) error {
 	s.removeBoundPod(ctx, old)
 	s.state.store(&cur)
 	return s.queuePod(ctx, &cur)
-}
-
-// UpdatePod is AddPod: pods are upserted.
-func (s *Scheduler) UpdatePod(ctx context.Context, pod *model.Pod) error {
-	return s.AddPod(ctx, pod)
 }
 
 // DeletePod forgets a pod (by UID). A bound pod frees its node; an assumed

@@ -141,10 +141,10 @@ func TestUnschedulableReportedOncePerMessage(t *testing.T) {
 func TestAdmission(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, &testPlugins{}, nil)
-	if err := e.s.SetPriorityClass(ctx, &model.PriorityClass{Name: "high", Value: 1000}); err != nil {
+	if err := e.s.setPriorityClass(ctx, &model.PriorityClass{Name: "high", Value: 1000}); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.s.SetPriorityClass(ctx, &model.PriorityClass{Name: "default", Value: 7, GlobalDefault: true, PreemptionPolicy: model.PreemptNever}); err != nil {
+	if err := e.s.setPriorityClass(ctx, &model.PriorityClass{Name: "default", Value: 7, GlobalDefault: true, PreemptionPolicy: model.PreemptNever}); err != nil {
 		t.Fatal(err)
 	}
 	explicit := mt.MakePod("explicit").Obj()
@@ -185,10 +185,10 @@ func TestAdmission(t *testing.T) {
 	}
 	// Priority is fixed at admission: a class change later does not move
 	// an admitted pod, and an update keeps it.
-	if err := e.s.SetPriorityClass(ctx, &model.PriorityClass{Name: "high", Value: 5}); err != nil {
+	if err := e.s.setPriorityClass(ctx, &model.PriorityClass{Name: "high", Value: 5}); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.s.UpdatePod(ctx, classPod("a", "high")); err != nil {
+	if err := e.s.AddPod(ctx, classPod("a", "high")); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := e.s.View().Pod("uid-a"); got.Priority != 1000 {
@@ -226,7 +226,7 @@ func TestGatedAndIgnoredPods(t *testing.T) {
 		t.Errorf("pod of another scheduler: %s, want Ignored", ex.Phase)
 	}
 	// Removing the gate queues the pod.
-	if err := s.UpdatePod(ctx, mt.MakePod("gated").Obj()); err != nil {
+	if err := s.AddPod(ctx, mt.MakePod("gated").Obj()); err != nil {
 		t.Fatal(err)
 	}
 	if ex, _ := s.View().Explain("default", "gated"); ex.Queue.SubQueue != queue.Active {

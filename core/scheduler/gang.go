@@ -14,14 +14,14 @@ import (
 )
 
 // The glue between the loop and core/gang: groups in (SetPodGroup,
-// DeletePodGroup, members through AddPod/DeletePod), the gate re-checked
+// deletePodGroup, members through AddPod/DeletePod), the gate re-checked
 // when they change, and the group cycle (scheduleGroup) with its binding
 // (runGroupBinding).
 
-// SetPodGroup adds a pod group, or accepts an upsert that leaves its spec
+// setPodGroup adds a pod group, or accepts an upsert that leaves its spec
 // as it is (gang.ErrSpecImmutable otherwise; gang.ErrInvalid for a bad
 // one). Its gated members are checked again.
-func (s *Scheduler) SetPodGroup(ctx context.Context, g *model.PodGroup) error {
+func (s *Scheduler) setPodGroup(ctx context.Context, g *model.PodGroup) error {
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
 	if _, known := s.groups.Get(g.Key()); !known {
@@ -41,9 +41,9 @@ func (s *Scheduler) SetPodGroup(ctx context.Context, g *model.PodGroup) error {
 	return nil
 }
 
-// DeletePodGroup removes a pod group. Its pending members wait for it
+// deletePodGroup removes a pod group. Its pending members wait for it
 // again; its bound members stay.
-func (s *Scheduler) DeletePodGroup(ctx context.Context, namespace, name string) error {
+func (s *Scheduler) deletePodGroup(ctx context.Context, namespace, name string) error {
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
 	if _, ok := s.groups.Delete(namespace, name); !ok {
@@ -82,9 +82,6 @@ func (s *Scheduler) groupState(pod *model.Pod) *GroupState {
 	}
 	return st
 }
-
-// PodGroups lists the pod groups, sorted by namespace/name.
-func (s *Scheduler) PodGroups() []*model.PodGroup { return s.groups.List() }
 
 // activateGroupLocked sends the group's pending members back through
 // PreEnqueue (the gate), as kube's GangScheduling plugin's events do.

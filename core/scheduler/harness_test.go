@@ -363,7 +363,7 @@ func newEnv(t *testing.T, tp *testPlugins, tune func(*Options)) *env {
 func (e *env) addNodes(nodes ...*model.Node) {
 	e.t.Helper()
 	for _, n := range nodes {
-		if err := e.s.AddNode(context.Background(), n); err != nil {
+		if err := e.s.addNode(context.Background(), n); err != nil {
 			e.t.Fatal(err)
 		}
 	}

@@ -42,8 +42,8 @@ func (s *Scheduler) Hold(ctx context.Context) (release func(), err error) {
 	}
 }
 
-// Held reports whether a hold is in effect.
-func (s *Scheduler) Held() bool { return s.gate.held() }
+// Held reports whether a hold is in effect (Scheduler.Hold).
+func (v View) Held() bool { return v.s.gate.held() }
 
 // gate is the holds on the scheduling loop. It also owns the context of
 // the loop's Pop in progress, which a new hold cancels so that no pod is

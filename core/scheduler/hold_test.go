@@ -38,7 +38,7 @@ func TestHoldKeepsPodsQueued(t *testing.T) {
 	e.addNodes(mt.MakeNode("n1").Capacity(mt.Res(1000, mt.Gi)).Obj())
 	release()
 	release() // idempotent: the second hold still holds
-	if !e.s.Held() {
+	if !e.s.View().Held() {
 		t.Fatal("released once, two holds: not held any more")
 	}
 	noDecision(t, e, "the second hold was released")
@@ -64,7 +64,7 @@ func TestHoldWaitsForTheCycle(t *testing.T) {
 	if _, err := e.s.Hold(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Hold during a cycle: %v, want it to wait until the deadline", err)
 	}
-	if e.s.Held() {
+	if e.s.View().Held() {
 		t.Error("a Hold that gave up still holds")
 	}
 	got := make(chan error, 1)

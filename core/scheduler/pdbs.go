@@ -103,8 +103,8 @@ func (p *pdbs) covering(pod *model.Pod) []disruption.Budget {
 
 func pdbKey(namespace, name string) string { return namespace + "/" + name }
 
-// SetPDB adds or replaces a PodDisruptionBudget.
-func (s *Scheduler) SetPDB(ctx context.Context, pdb *model.PodDisruptionBudget) error {
+// setPDB adds or replaces a PodDisruptionBudget.
+func (s *Scheduler) setPDB(ctx context.Context, pdb *model.PodDisruptionBudget) error {
 	if pdb == nil || pdb.Name == "" {
 		return fmt.Errorf("set PodDisruptionBudget: %w", ErrInvalid)
 	}
@@ -127,8 +127,8 @@ func (s *Scheduler) SetPDB(ctx context.Context, pdb *model.PodDisruptionBudget) 
 	return nil
 }
 
-// DeletePDB removes a PodDisruptionBudget.
-func (s *Scheduler) DeletePDB(ctx context.Context, namespace, name string) error {
+// deletePDB removes a PodDisruptionBudget.
+func (s *Scheduler) deletePDB(ctx context.Context, namespace, name string) error {
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
 	s.state.pdbs.mu.Lock()

@@ -108,7 +108,7 @@ func TestDisruptionsAllowedAfterEvict(t *testing.T) {
 	web := func(name string) *model.Pod { return mt.MakePod(name).Node("n1").Label("app", "web").Ready().Obj() }
 	e.addPods(web("w1"), web("w2"), web("w3"))
 	one := model.IntOrPercent{Value: 1}
-	if err := e.s.SetPDB(ctx, &model.PodDisruptionBudget{Namespace: "default", Name: "web",
+	if err := e.s.setPDB(ctx, &model.PodDisruptionBudget{Namespace: "default", Name: "web",
 		Selector: &model.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, MinAvailable: &one}); err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/gang"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/objstore"
 	"github.com/berthsched/berth/core/queue"
 	"github.com/berthsched/berth/core/volume"
 )
@@ -133,7 +134,7 @@ type Replay struct {
 }
 
 // Scheduler is kube-scheduler's scheduling loop over Berth's cache and
-// queue: state comes in through AddNode, AddPod, ... (safe for concurrent
+// queue: state comes in through its kinds (Upsert, Delete) (safe for concurrent
 // use with Run), is admitted into the cluster state (state.go: what was
 // sent, validated and defaulted), and decisions go out through
 // Options.Decisions. View is its read side.
@@ -193,6 +194,9 @@ type Scheduler struct {
 	validator *dra.Validator
 	// volumes is the storage state (volumes.go).
 	volumes *volume.Tracker
+	// kinds are the kinds of object held, each with its state-in call
+	// (kinds.go); built once in New.
+	kinds *objstore.Registry
 
 	// attemptsMu guards bindAttempts, each binding pod's attempt count
 	// (the queue forgets the pod while it binds; Explain shows it). It is
@@ -265,6 +269,9 @@ func New(ctx context.Context, opts Options) (*Scheduler, error) {
 		return nil, err
 	}
 	if err := s.buildQueue(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.buildKinds(); err != nil {
 		return nil, err
 	}
 	return s, nil

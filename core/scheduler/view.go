@@ -304,3 +304,6 @@ func (v View) RunningOn(node string) (n *model.Node, running, others []*model.Po
 	}
 	return ni.Node(), running, others, true
 }
+
+// PodGroups lists the pod groups held.
+func (v View) PodGroups() []*model.PodGroup { return v.s.groups.List() }

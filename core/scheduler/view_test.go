@@ -109,12 +109,12 @@ func TestViewListsBudgetsAndNamespaces(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, &testPlugins{}, nil)
 	for _, pdb := range []*model.PodDisruptionBudget{{Namespace: "prod", Name: "web"}, {Namespace: "dev", Name: "web"}, {Namespace: "dev", Name: "api"}} {
-		if err := e.s.SetPDB(ctx, pdb); err != nil {
+		if err := e.s.setPDB(ctx, pdb); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, ns := range []*model.Namespace{{Name: "prod", Labels: map[string]string{"team": "a"}}, {Name: "dev"}} {
-		if err := e.s.SetNamespace(ctx, ns); err != nil {
+		if err := e.s.setNamespace(ctx, ns); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -19,7 +19,7 @@ import (
 // does not hold.
 var ErrVolumeObjectNotFound = fmt.Errorf("storage object %w", ErrNotFound)
 
-// UpsertVolumeObject adds or replaces a storage object: a
+// upsertVolumeObject adds or replaces a storage object: a
 // *corev1.PersistentVolume, *corev1.PersistentVolumeClaim,
 // *storagev1.StorageClass, *storagev1.CSINode, *storagev1.CSIDriver or
 // *storagev1.CSIStorageCapacity (not modified; a namespaced object
@@ -28,7 +28,7 @@ var ErrVolumeObjectNotFound = fmt.Errorf("storage object %w", ErrNotFound)
 // it. An invalid object is refused with an error wrapping ErrInvalid and
 // the *volume.FieldError naming the field. Pods waiting for the object
 // are requeued by the volume plugins' queueing hints.
-func (s *Scheduler) UpsertVolumeObject(ctx context.Context, obj any) error {
+func (s *Scheduler) upsertVolumeObject(ctx context.Context, obj any) error {
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
 	obj, kind, name, ok := s.prepareVolumeObject(obj)
@@ -90,10 +90,10 @@ func (s *Scheduler) prepareVolumeObject(obj any) (out any, kind, name string, ok
 	return obj, "", "", false
 }
 
-// DeleteVolumeObject removes a storage object by kind (volume.Kind*),
+// deleteVolumeObject removes a storage object by kind (volume.Kind*),
 // namespace (claims and capacities; "" means "default") and name. An
 // unknown object is ErrVolumeObjectNotFound, an unknown kind ErrInvalid.
-func (s *Scheduler) DeleteVolumeObject(ctx context.Context, kind, namespace, name string) error {
+func (s *Scheduler) deleteVolumeObject(ctx context.Context, kind, namespace, name string) error {
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
 	if namespace == "" {

@@ -37,7 +37,7 @@ func (e *Engine) loadDevices(ctx context.Context, objs *dra.Objects) error {
 		all = append(all, objs.Claims[k])
 	}
 	for _, o := range all {
-		if err := e.s.UpsertDeviceObject(ctx, o); err != nil {
+		if err := e.s.Upsert(ctx, o); err != nil {
 			return fmt.Errorf("simulate: %w", err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/objstore"
 	"github.com/berthsched/berth/core/priority"
 	"github.com/berthsched/berth/core/scheduler"
 )
@@ -105,17 +106,17 @@ func New(ctx context.Context, in Input, opts Options) (*Engine, error) {
 // ones, so pending pods (and their nominations) meet a populated cluster.
 func (e *Engine) load(ctx context.Context, in Input) error {
 	for _, ns := range in.Namespaces {
-		if err := e.s.SetNamespace(ctx, ns); err != nil {
+		if err := e.s.Upsert(ctx, ns); err != nil {
 			return fmt.Errorf("simulate: namespace %s: %w", ns.Name, err)
 		}
 	}
 	for _, pc := range in.PriorityClasses {
-		if err := e.s.SetPriorityClass(ctx, pc); err != nil {
+		if err := e.s.Upsert(ctx, pc); err != nil {
 			return fmt.Errorf("simulate: %w", err)
 		}
 	}
 	for _, pdb := range in.PDBs {
-		if err := e.s.SetPDB(ctx, pdb); err != nil {
+		if err := e.s.Upsert(ctx, pdb); err != nil {
 			return fmt.Errorf("simulate: %w", err)
 		}
 	}
@@ -123,7 +124,7 @@ func (e *Engine) load(ctx context.Context, in Input) error {
 		if err := context.Cause(ctx); err != nil {
 			return err
 		}
-		if err := e.s.AddNode(ctx, n); err != nil {
+		if err := e.s.Upsert(ctx, n); err != nil {
 			return fmt.Errorf("simulate: node %s: %w", n.Name, err)
 		}
 	}
@@ -157,19 +158,19 @@ func (e *Engine) load(ctx context.Context, in Input) error {
 func (e *Engine) Upsert(ctx context.Context, o Object) error {
 	switch {
 	case o.Node != nil:
-		return e.s.AddNode(ctx, o.Node)
+		return e.s.Upsert(ctx, o.Node)
 	case o.Pod != nil:
 		return e.upsertPod(ctx, o.Pod)
 	case o.PriorityClass != nil:
-		return e.s.SetPriorityClass(ctx, o.PriorityClass)
+		return e.s.Upsert(ctx, o.PriorityClass)
 	case o.PDB != nil:
-		return e.s.SetPDB(ctx, o.PDB)
+		return e.s.Upsert(ctx, o.PDB)
 	case o.Namespace != nil:
-		return e.s.SetNamespace(ctx, o.Namespace)
+		return e.s.Upsert(ctx, o.Namespace)
 	case o.Device != nil:
-		return e.s.UpsertDeviceObject(ctx, o.Device)
+		return e.s.Upsert(ctx, o.Device)
 	case o.Volume != nil:
-		return e.s.UpsertVolumeObject(ctx, o.Volume)
+		return e.s.Upsert(ctx, o.Volume)
 	}
 	return errors.New("simulate: upsert of an empty Object")
 }
@@ -189,7 +190,7 @@ func (e *Engine) Remove(ctx context.Context, o Object) error {
 	var err error
 	switch {
 	case o.Node != nil:
-		err = e.s.DeleteNode(ctx, o.Node.Name)
+		err = e.s.Delete(ctx, objstore.Ref{Kind: objstore.KindNode, Name: o.Node.Name})
 	case o.Pod != nil:
 		ex, xerr := e.s.View().Explain(o.Pod.Namespace, o.Pod.Name)
 		if xerr != nil || (o.Pod.UID != "" && o.Pod.UID != ex.Pod.UID) {
@@ -197,23 +198,23 @@ func (e *Engine) Remove(ctx context.Context, o Object) error {
 		}
 		err = e.s.DeletePod(ctx, ex.Pod)
 	case o.PriorityClass != nil:
-		err = e.s.DeletePriorityClass(ctx, o.PriorityClass.Name)
+		err = e.s.Delete(ctx, objstore.Ref{Kind: objstore.KindPriorityClass, Name: o.PriorityClass.Name})
 	case o.PDB != nil:
-		err = e.s.DeletePDB(ctx, o.PDB.Namespace, o.PDB.Name)
+		err = e.s.Delete(ctx, objstore.Ref{Kind: objstore.KindPodDisruptionBudget, Namespace: o.PDB.Namespace, Name: o.PDB.Name})
 	case o.Namespace != nil:
-		err = e.s.DeleteNamespace(ctx, o.Namespace.Name)
+		err = e.s.Delete(ctx, objstore.Ref{Kind: objstore.KindNamespace, Name: o.Namespace.Name})
 	case o.Device != nil:
 		kind, meta, ok := deviceKind(o.Device)
 		if !ok {
 			return fmt.Errorf("simulate: remove: %T is not a DRA object", o.Device)
 		}
-		err = e.s.DeleteDeviceObject(ctx, kind, meta.Namespace, meta.Name)
+		err = e.s.Delete(ctx, objstore.Ref{Kind: objstore.Kind(kind), Namespace: meta.Namespace, Name: meta.Name})
 	case o.Volume != nil:
 		kind, meta, ok := volumeKind(o.Volume)
 		if !ok {
 			return fmt.Errorf("simulate: remove: %T is not a storage object", o.Volume)
 		}
-		err = e.s.DeleteVolumeObject(ctx, kind, meta.GetNamespace(), meta.GetName())
+		err = e.s.Delete(ctx, objstore.Ref{Kind: objstore.Kind(kind), Namespace: meta.GetNamespace(), Name: meta.GetName()})
 	}
 	if errors.Is(err, scheduler.ErrNotFound) {
 		return nil
@@ -418,7 +419,7 @@ func (e *Engine) apply(ctx context.Context, att *scheduler.Attempt) ([]*model.Po
 		e.now = e.now.Add(time.Second)
 		bound.NodeName, bound.NominatedNodeName = att.Node, ""
 		bound.StartTime, bound.Ready = e.now, true
-		if err := e.s.UpdatePod(ctx, &bound); err != nil {
+		if err := e.s.AddPod(ctx, &bound); err != nil {
 			return nil, fmt.Errorf("simulate: binding %s: %w", bound.Key(), err)
 		}
 	}

@@ -28,7 +28,7 @@ func (e *Engine) loadVolumes(ctx context.Context, objs *volume.Objects) error {
 		all = append(all, list...)
 	}
 	for _, o := range all {
-		if err := e.s.UpsertVolumeObject(ctx, o); err != nil {
+		if err := e.s.Upsert(ctx, o); err != nil {
 			return fmt.Errorf("simulate: %w", err)
 		}
 	}

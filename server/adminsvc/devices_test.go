@@ -28,7 +28,7 @@ func TestListDeviceObjects(t *testing.T) {
 		return c
 	}
 	for _, o := range []any{class, claim("a", "c1"), claim("b", "c2")} {
-		if err := e.sched.UpsertDeviceObject(ctx, o); err != nil {
+		if err := e.sched.Upsert(ctx, o); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -94,7 +94,7 @@ func TestExplainDeviceReasons(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()
 	class := &resourceapi.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu"}}
-	if err := e.sched.UpsertDeviceObject(ctx, class); err != nil {
+	if err := e.sched.Upsert(ctx, class); err != nil {
 		t.Fatal(err)
 	}
 	// n2 before n1: the order of the answer is not the order of arrival.
@@ -102,12 +102,12 @@ func TestExplainDeviceReasons(t *testing.T) {
 		n, slice, held := gpuNode(name)
 		e.load(t, []*model.Node{n})
 		for _, o := range []any{slice, held} {
-			if err := e.sched.UpsertDeviceObject(ctx, o); err != nil {
+			if err := e.sched.Upsert(ctx, o); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	if err := e.sched.UpsertDeviceObject(ctx, gpuClaim("train", "gpu")); err != nil {
+	if err := e.sched.Upsert(ctx, gpuClaim("train", "gpu")); err != nil {
 		t.Fatal(err)
 	}
 	p := pod("trainer", 100).Obj()

@@ -134,7 +134,7 @@ func pod(name string, cpu int64) *mt.PodBuilder {
 func (e *env) load(t *testing.T, nodes []*model.Node, pods ...*model.Pod) {
 	t.Helper()
 	for _, n := range nodes {
-		if err := e.sched.AddNode(t.Context(), n); err != nil {
+		if err := e.sched.Upsert(t.Context(), n); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -411,7 +411,7 @@ func TestExplainPodGroup(t *testing.T) {
 	if diff := cmp.Diff(want, resp.GetPodGroup(), protocmp.Transform()); diff != "" {
 		t.Errorf("pod group (-want +got):\n%s", diff)
 	}
-	if err := e.sched.SetPodGroup(ctx, &model.PodGroup{Namespace: "default", Name: "train", MinCount: 2}); err != nil {
+	if err := e.sched.Upsert(ctx, &model.PodGroup{Namespace: "default", Name: "train", MinCount: 2}); err != nil {
 		t.Fatal(err)
 	}
 	resp = explain()

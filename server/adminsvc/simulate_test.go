@@ -11,6 +11,7 @@ import (
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/objstore"
 	"github.com/berthsched/berth/server/convert"
 )
 
@@ -201,13 +202,13 @@ func TestSimulateErrors(t *testing.T) {
 func TestSimulateKeepsAdmittedPriority(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()
-	if err := e.sched.SetPriorityClass(ctx, &model.PriorityClass{Name: "pc1", Value: 1000}); err != nil {
+	if err := e.sched.Upsert(ctx, &model.PriorityClass{Name: "pc1", Value: 1000}); err != nil {
 		t.Fatal(err)
 	}
 	held := pod("held", 600).Nominated("n1").Obj()
 	held.PriorityClassName = "pc1"
 	e.load(t, []*model.Node{node("n1", 1000)}, held)
-	if err := e.sched.DeletePriorityClass(ctx, "pc1"); err != nil {
+	if err := e.sched.Delete(ctx, objstore.Ref{Kind: objstore.KindPriorityClass, Name: "pc1"}); err != nil {
 		t.Fatal(err)
 	}
 	// "held" (1000) keeps its room on n1 from a pod of priority 500; were
@@ -258,7 +259,7 @@ func TestSimulateReportsRefusedAndSkipped(t *testing.T) {
 // namespace by label finds its peer through the copy.
 func TestSimulateCopiesNamespaces(t *testing.T) {
 	e := newEnv(t)
-	if err := e.sched.SetNamespace(t.Context(), &model.Namespace{Name: "prod", Labels: map[string]string{"team": "a"}}); err != nil {
+	if err := e.sched.Upsert(t.Context(), &model.Namespace{Name: "prod", Labels: map[string]string{"team": "a"}}); err != nil {
 		t.Fatal(err)
 	}
 	e.load(t, []*model.Node{node("n1", 1000), node("n2", 1000)}, pod("db", 100).Namespace("prod").Label("app", "db").Node("n1").Obj())

@@ -12,6 +12,7 @@ import (
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/dra"
+	"github.com/berthsched/berth/core/fieldpath"
 	"github.com/berthsched/berth/core/model"
 )
 
@@ -336,7 +337,7 @@ func draError(p path, err error) *FieldError {
 	if !errors.As(err, &fe) {
 		return p.errorf("%v", err)
 	}
-	return &FieldError{Path: JoinPath(p.String(), wirePath(fe.Path)), Reason: fe.Reason}
+	return &FieldError{Path: fieldpath.Join(p.String(), wirePath(fe.Path)), Reason: fe.Reason}
 }
 
 // wirePath translates a Kubernetes path of a DRA object to the proto's:
@@ -395,7 +396,7 @@ func DevicePath(kind berthv1.ObjectKind, kubePath string) string {
 		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM:          fieldClaim,
 		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE: fieldClaimTemplate,
 	}[kind]
-	return JoinPath(root, wirePath(kubePath))
+	return fieldpath.Join(root, wirePath(kubePath))
 }
 
 // DeviceObject is the Kubernetes object of a DRA Object (a

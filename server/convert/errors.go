@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/berthsched/berth/core/fieldpath"
 )
 
 // FieldError says why a wire object was refused: the offending field, as a
@@ -26,22 +28,7 @@ func (e *FieldError) Error() string {
 // Prefixed returns the error with prefix put in front of its path, as when
 // the converted message is itself a field ("pods[2]") of a larger one.
 func (e *FieldError) Prefixed(prefix string) *FieldError {
-	return &FieldError{Path: JoinPath(prefix, e.Path), Reason: e.Reason}
-}
-
-// JoinPath appends the relative field path rel to p: after a dot, or
-// directly when rel starts with an index or key ("[2]"). It is the one
-// joiner of field paths (server/errmap uses it too).
-func JoinPath(p, rel string) string {
-	switch {
-	case rel == "":
-		return p
-	case p == "":
-		return rel
-	case rel[0] == '[':
-		return p + rel
-	}
-	return p + "." + rel
+	return &FieldError{Path: fieldpath.Join(prefix, e.Path), Reason: e.Reason}
 }
 
 // Values in messages are clipped: an error must stay small enough for the

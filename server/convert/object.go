@@ -4,7 +4,10 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/objstore"
+	"github.com/berthsched/berth/core/volume"
 )
 
 // Object is one converted object: exactly one field is set.
@@ -351,4 +354,52 @@ func PodRefFromProto(in *berthv1.PodRef, requireUID bool) (namespace, name, uid 
 		return "", "", "", fe
 	}
 	return in.GetNamespace(), in.GetName(), in.GetUid(), nil
+}
+
+// Value is the object set, in its core type (a *model.Node, ..., a DRA or
+// storage object), nil for none: what core/objstore's kinds apply.
+func (o Object) Value() any {
+	switch {
+	case o.Node != nil:
+		return o.Node
+	case o.Pod != nil:
+		return o.Pod
+	case o.PriorityClass != nil:
+		return o.PriorityClass
+	case o.PDB != nil:
+		return o.PDB
+	case o.Namespace != nil:
+		return o.Namespace
+	case o.PodGroup != nil:
+		return o.PodGroup
+	case o.Volume != nil:
+		return o.Volume
+	}
+	return DeviceObject(o)
+}
+
+// StoreKind is core/objstore's name of a wire kind: Kubernetes' name of
+// the kind ("Node", "ResourceClaim", ...); "" for a kind this version
+// does not know.
+func StoreKind(kind berthv1.ObjectKind) objstore.Kind {
+	return storeKinds[kind]
+}
+
+var storeKinds = map[berthv1.ObjectKind]objstore.Kind{
+	berthv1.ObjectKind_OBJECT_KIND_NODE:                    objstore.KindNode,
+	berthv1.ObjectKind_OBJECT_KIND_POD:                     objstore.KindPod,
+	berthv1.ObjectKind_OBJECT_KIND_PRIORITY_CLASS:          objstore.KindPriorityClass,
+	berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET:   objstore.KindPodDisruptionBudget,
+	berthv1.ObjectKind_OBJECT_KIND_NAMESPACE:               objstore.KindNamespace,
+	berthv1.ObjectKind_OBJECT_KIND_POD_GROUP:               objstore.KindPodGroup,
+	berthv1.ObjectKind_OBJECT_KIND_DEVICE_CLASS:            dra.KindDeviceClass,
+	berthv1.ObjectKind_OBJECT_KIND_RESOURCE_SLICE:          dra.KindResourceSlice,
+	berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM:          dra.KindResourceClaim,
+	berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE: dra.KindResourceClaimTemplate,
+	berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME:       volume.KindPersistentVolume,
+	berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME_CLAIM: volume.KindPersistentVolumeClaim,
+	berthv1.ObjectKind_OBJECT_KIND_STORAGE_CLASS:           volume.KindStorageClass,
+	berthv1.ObjectKind_OBJECT_KIND_CSI_NODE:                volume.KindCSINode,
+	berthv1.ObjectKind_OBJECT_KIND_CSI_DRIVER:              volume.KindCSIDriver,
+	berthv1.ObjectKind_OBJECT_KIND_CSI_STORAGE_CAPACITY:    volume.KindCSIStorageCapacity,
 }

@@ -2,7 +2,6 @@ package convert
 
 import (
 	"net/netip"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -144,13 +143,6 @@ func labels(p path, m map[string]string) *FieldError {
 	return nil
 }
 
-// Unprefixed resource names Kubernetes defines; any other name must be
-// qualified with a domain ("example.com/gpu").
-var standardResources = []string{
-	model.ResourceCPU, model.ResourceMemory, model.ResourceEphemeralStorage,
-	model.ResourcePods, "storage",
-}
-
 // resources checks a resource list: valid names, amounts from 0 to
 // model.MaxAmount.
 func resources(p path, m map[string]int64) *FieldError {
@@ -160,7 +152,7 @@ func resources(p path, m map[string]int64) *FieldError {
 	valid := true
 	for k, v := range m {
 		valid = valid && v >= 0 && v <= model.MaxAmount && (k != model.ResourceCPU || v <= MaxCPU) && isQualifiedName(k) &&
-			(contains(standardResources, k) || strings.Contains(k, "/") || strings.HasPrefix(k, "hugepages-"))
+			model.CheckResourceName(k) == nil
 	}
 	if valid {
 		return nil
@@ -171,8 +163,8 @@ func resources(p path, m map[string]int64) *FieldError {
 		if fe := qualifiedName(kp, k); fe != nil {
 			return fe
 		}
-		if !strings.Contains(k, "/") && !strings.HasPrefix(k, "hugepages-") && !contains(standardResources, k) {
-			return kp.errorf("unknown resource name %q: a resource that is not standard (cpu, memory, ephemeral-storage, pods, hugepages-*) must be qualified with a domain, for example example.com/%s", k, k)
+		if err := model.CheckResourceName(k); err != nil {
+			return kp.errorf("%v", err)
 		}
 		if m[k] < 0 {
 			return kp.errorf("must not be negative, got %d", m[k])
@@ -209,15 +201,6 @@ func weight(p path, w int32) *FieldError {
 		return p.errorf("must be between 1 and 100, got %d", w)
 	}
 	return nil
-}
-
-func contains(list []string, v string) bool {
-	for _, s := range list {
-		if s == v {
-			return true
-		}
-	}
-	return false
 }
 
 // Bounds on free-form strings Berth keeps. Kubernetes generates uids (36

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/fieldpath"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/volume"
 )
@@ -336,7 +337,7 @@ func volumeError(p path, err error) *FieldError {
 	if !errors.As(err, &fe) {
 		return p.errorf("%v", err)
 	}
-	return &FieldError{Path: JoinPath(p.String(), volumeWirePath(fe.Path)), Reason: fe.Reason}
+	return &FieldError{Path: fieldpath.Join(p.String(), volumeWirePath(fe.Path)), Reason: fe.Reason}
 }
 
 // volumeWirePath translates a Kubernetes path of a storage object to the
@@ -373,7 +374,7 @@ func VolumePath(kind berthv1.ObjectKind, kubePath string) string {
 		berthv1.ObjectKind_OBJECT_KIND_CSI_DRIVER:              fieldCSIDriver,
 		berthv1.ObjectKind_OBJECT_KIND_CSI_STORAGE_CAPACITY:    fieldCapacity,
 	}[kind]
-	return JoinPath(root, volumeWirePath(kubePath))
+	return fieldpath.Join(root, volumeWirePath(kubePath))
 }
 
 // VolumeError is err with a *volume.FieldError it wraps (the scheduler's
@@ -430,7 +431,7 @@ func podVolumes(p path, pod *berthv1.Pod) ([]model.PodVolume, *FieldError) {
 			name := volume.EphemeralClaimName(pod.GetName(), v.GetName())
 			check := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceDefault, Name: name, Labels: tm.GetLabels()}, Spec: spec}
 			if fe := volumeError(tp, volume.Validate(check)); fe != nil {
-				if strings.HasPrefix(fe.Path, JoinPath(tp.String(), "name")) {
+				if strings.HasPrefix(fe.Path, fieldpath.Join(tp.String(), "name")) {
 					np := ip.field("name")
 					fe = np.errorf("the claim name %s: %s", quote(name), fe.Reason)
 				}

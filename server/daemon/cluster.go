@@ -2,18 +2,17 @@ package daemon
 
 import (
 	"context"
-	"log/slog"
+	"fmt"
 
 	resourceapi "k8s.io/api/resource/v1"
 
 	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/nodeconditions"
+	"github.com/berthsched/berth/core/objstore"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/ledger"
-	"github.com/berthsched/berth/server/pressuresvc"
 	"github.com/berthsched/berth/server/statesvc"
-	"github.com/berthsched/berth/server/tainteviction"
 )
 
 // sides is the scheduler's write side and its read side as one value.
@@ -24,96 +23,93 @@ type sides struct {
 
 func newSides(s *scheduler.Scheduler) sides { return sides{s, s.View()} }
 
-// cluster is what the state service drives: the scheduler, with the calls
-// that outcomes change routed through the ledger's rules
-// (ledger.Outcomes), which apply them to the scheduler in step with the
-// ledger. It holds no logic of its own.
+// cluster is what the state service drives: the object store in front of
+// the scheduler, the bind reports through the ledger's rules
+// (ledger.Outcomes), and the scheduler's batch, hold and read side. It
+// holds no logic of its own.
 type cluster struct {
-	sides
+	objects  *objstore.Store
+	sched    *scheduler.Scheduler
+	view     scheduler.View
 	outcomes *ledger.Outcomes
-	// pressure adds the node-pressure taints to the nodes sent.
-	pressure *pressuresvc.Service
-	// taints is told of the nodes and pods the scheduler accepted.
-	taints *tainteviction.Controller
-	// claims keeps the allocated claims durably; a claim the caller
-	// deletes is dropped from it.
-	claims interface {
-		ForgetClaim(ctx context.Context, claim *resourceapi.ResourceClaim) error
-	}
-	logger *slog.Logger
-	// byCondition adds the taints node conditions imply
-	// (taintNodesByCondition).
-	byCondition bool
 }
 
 var _ statesvc.Cluster = cluster{}
 
-func (c cluster) AddPod(ctx context.Context, pod *model.Pod) error {
-	if err := c.outcomes.AddPod(ctx, pod); err != nil {
-		return err
-	}
-	if held, ok := c.View.Pod(pod.UID); ok {
-		c.logged(c.taints.PodChanged(ctx, held), "pod", pod.Key())
-	}
-	return nil
+func (c cluster) Upsert(ctx context.Context, obj any) error { return c.objects.Upsert(ctx, obj) }
+
+func (c cluster) Delete(ctx context.Context, ref objstore.Ref) error {
+	return c.objects.Delete(ctx, ref)
 }
 
-func (c cluster) UpdatePod(ctx context.Context, pod *model.Pod) error { return c.AddPod(ctx, pod) }
-
-func (c cluster) AddNode(ctx context.Context, node *model.Node) error {
-	if c.byCondition {
-		node = nodeconditions.Apply(node)
-	}
-	// Node-pressure taints (NoSchedule) go on top; the taint controller
-	// acts on NoExecute taints only, which pressure never adds.
-	if err := c.pressure.AddNode(ctx, node); err != nil {
-		return err
-	}
-	c.logged(c.taints.NodeChanged(ctx, node), "node", node.Name)
-	return nil
-}
-
-func (c cluster) DeleteNode(ctx context.Context, name string) error {
-	c.pressure.DeleteNode(name)
-	if err := c.Scheduler.DeleteNode(ctx, name); err != nil {
-		return err
-	}
-	c.taints.NodeDeleted(name)
-	return nil
-}
-
-// DeleteDeviceObject deletes a DRA object; an allocated claim's durable
-// copy goes with it (its devices are free).
-func (c cluster) DeleteDeviceObject(ctx context.Context, kind, namespace, name string) error {
-	var held *resourceapi.ResourceClaim
-	if kind == dra.KindResourceClaim {
-		held, _ = c.View.Claim(namespace, name)
-	}
-	if err := c.Scheduler.DeleteDeviceObject(ctx, kind, namespace, name); err != nil {
-		return err
-	}
-	if held != nil && held.Status.Allocation != nil {
-		return c.claims.ForgetClaim(ctx, held)
-	}
-	return nil
-}
-
-// logged logs a taint eviction that failed: the change was accepted, and
-// the eviction is retried by its deadline (server/tainteviction).
-func (c cluster) logged(err error, kind, name string) {
-	if err != nil {
-		c.logger.Error("taint eviction failed; it is retried", kind, name, "err", err)
-	}
-}
+func (c cluster) List(kind objstore.Kind) ([]any, error) { return c.objects.List(kind) }
 
 func (c cluster) CheckAdmission(pod *model.Pod) error { return c.outcomes.CheckAdmission(pod) }
 
-func (c cluster) DeletePod(ctx context.Context, pod *model.Pod) error {
-	err := c.outcomes.DeletePod(ctx, pod)
-	c.logged(c.taints.PodDeleted(ctx, pod.UID), "pod", pod.Key())
-	return err
-}
-
 func (c cluster) ReportBindResult(ctx context.Context, podUID, node string, ok bool, reason string) error {
 	return c.outcomes.ReportBindResult(ctx, podUID, node, ok, reason)
+}
+
+func (c cluster) Hold(ctx context.Context) (func(), error) { return c.sched.Hold(ctx) }
+
+func (c cluster) StartBatch() func(ctx context.Context) { return c.sched.StartBatch() }
+
+func (c cluster) Pod(uid string) (*model.Pod, bool) { return c.view.Pod(uid) }
+
+func (c cluster) Explain(namespace, name string) (scheduler.Explanation, error) {
+	return c.view.Explain(namespace, name)
+}
+
+// claimForgetter keeps the allocated claims durably; *decisionlog.Log
+// fits.
+type claimForgetter interface {
+	ForgetClaim(ctx context.Context, claim *resourceapi.ResourceClaim) error
+}
+
+// openObjects builds the object store over the scheduler's kinds: pods
+// through the ledger's rules, a deleted allocated claim's durable copy
+// dropped with it, and the node mutators in order (the taints of node
+// conditions unless ignored, then the pressure taints, which the taint
+// controller never sees: they are NoSchedule).
+func (d *Daemon) openObjects(outcomes *ledger.Outcomes, claims claimForgetter) error {
+	kinds := d.sched.Kinds()
+	view := d.sched.View()
+	err := objstore.Wrap(kinds, objstore.KindPod, func(t objstore.Type[*model.Pod]) objstore.Type[*model.Pod] {
+		t.Upsert = outcomes.AddPod
+		t.Delete = func(ctx context.Context, ref objstore.Ref) error {
+			pod, ok := view.Pod(ref.UID)
+			if !ok {
+				return fmt.Errorf("delete pod %s/%s: %w", ref.Namespace, ref.Name, scheduler.ErrPodNotFound)
+			}
+			return outcomes.DeletePod(ctx, pod)
+		}
+		return t
+	})
+	if err == nil {
+		err = objstore.Wrap(kinds, dra.KindResourceClaim, func(t objstore.Type[*resourceapi.ResourceClaim]) objstore.Type[*resourceapi.ResourceClaim] {
+			del := t.Delete
+			t.Delete = func(ctx context.Context, ref objstore.Ref) error {
+				held, _ := view.Claim(ref.Namespace, ref.Name)
+				if err := del(ctx, ref); err != nil {
+					return err
+				}
+				if held != nil && held.Status.Allocation != nil {
+					return claims.ForgetClaim(ctx, held)
+				}
+				return nil
+			}
+			return t
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("daemon: %w", err)
+	}
+	var mutators []objstore.NodeMutator
+	if !d.cfg.IgnoreNodeConditions {
+		mutators = append(mutators, nodeconditions.Apply)
+	}
+	// d.pressure is set by openPressure, before any node is sent.
+	mutators = append(mutators, func(n *model.Node) *model.Node { return d.pressure.Taints(n) })
+	d.objects = objstore.New(kinds, objstore.Options{NodeMutators: mutators})
+	return nil
 }

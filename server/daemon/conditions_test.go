@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/server/ledger"
 )
 
 func notReady(name string) *berthv1.Object {
@@ -56,4 +57,27 @@ func TestNodeConditionsIgnored(t *testing.T) {
 	w := e.startWatch(t, &berthv1.WatchRequest{})
 	e.apply(t, notReady("n1"), podObj(podWire("pending", 100)))
 	w.waitFor(t, "the pod bound", func(ds []*berthv1.Decision) bool { return binds(ds)["pending"] == "n1" })
+}
+
+// The taint-eviction controller works from its subscription to the object
+// store, after the Sync is acknowledged: once the store's subscribers are
+// drained (Objects().Wait, no sleep), the Evict of the pod that does not
+// tolerate the derived NoExecute taint is recorded, and a pod tolerating
+// it is left alone.
+func TestTaintEvictionFollowsTheStore(t *testing.T) {
+	e := start(t, Config{DataDir: t.TempDir()})
+	tolerates := func(p *berthv1.Pod) {
+		p.Tolerations = []*berthv1.Toleration{{Key: "node.kubernetes.io/not-ready", Operator: berthv1.TolerationOperator_TOLERATION_OPERATOR_EXISTS}}
+	}
+	e.apply(t, nodeObj("n1", 4000), podObj(podWire("running", 100, withNode("n1"))), podObj(podWire("tolerant", 100, withNode("n1"), tolerates)))
+	e.apply(t, notReady("n1"))
+	if err := e.d.Objects().Wait(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := e.d.Ledger().Get(ledger.KindEvict, "uid-running"); !ok {
+		t.Error("running: no Evict once the subscribers are drained")
+	}
+	if _, ok := e.d.Ledger().Get(ledger.KindEvict, "uid-tolerant"); ok {
+		t.Error("tolerant: evicted, though it tolerates the taint")
+	}
 }

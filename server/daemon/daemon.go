@@ -20,6 +20,7 @@ import (
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/objstore"
 	"github.com/berthsched/berth/core/plugins/registry"
 	"github.com/berthsched/berth/core/queue"
 	"github.com/berthsched/berth/core/scheduler"
@@ -139,6 +140,9 @@ type Daemon struct {
 	// evicts for every cause but preemption.
 	timers  *deadlines.Timers
 	evictor *eviction.Evictor
+	// objects is the object store in front of the scheduler; the
+	// controllers subscribe to it.
+	objects *objstore.Store
 	// descheduler runs --descheduler-policy; nil without one. metrics
 	// counts its evictions.
 	descheduler *deschedulesvc.Runner
@@ -234,17 +238,16 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		}
 	}
 	outcomes := ledger.NewOutcomes(d.ledger, newSides(d.sched), d.log, cfg.Logger)
+	if err := d.openObjects(outcomes, d.log); err != nil {
+		return nil, err
+	}
 	if err := d.openPressure(); err != nil {
 		return nil, err
 	}
-	taints, err := d.openEvictions()
-	if err != nil {
+	if err := d.openEvictions(); err != nil {
 		return nil, err
 	}
-	cl := cluster{
-		sides: newSides(d.sched), outcomes: outcomes, pressure: d.pressure, taints: taints, claims: d.log,
-		logger: cfg.Logger, byCondition: !cfg.IgnoreNodeConditions,
-	}
+	cl := cluster{objects: d.objects, sched: d.sched, view: d.sched.View(), outcomes: outcomes}
 	if err := d.openServer(cl, outcomes, reg, attempts); err != nil {
 		return nil, err
 	}
@@ -252,28 +255,28 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 }
 
 // openEvictions restores the durable deadlines and builds the evictor and
-// the taint-eviction controller. Deadlines fire from the first re-list
+// the taint-eviction controller, subscribed to the object store. Deadlines fire from the first re-list
 // after a restart on (podsResynced, or the initial sync timeout), so that
 // one that passed while berthd was down is judged against the state the
 // orchestrator re-sent; without a restart, at once.
-func (d *Daemon) openEvictions() (*tainteviction.Controller, error) {
+func (d *Daemon) openEvictions() error {
 	var clock deadlines.Clock = deadlines.Real{}
 	if d.cfg.Clock != nil {
 		clock = timersClock(d.cfg.Clock)
 	}
 	d.timers = deadlines.New(d.store, deadlines.Options{Clock: clock, Logger: d.logger})
 	if err := d.timers.Restore(); err != nil {
-		return nil, err
+		return err
 	}
 	if len(d.timers.List("")) > 0 {
 		d.restarted = true
 	}
-	d.evictor = eviction.New(d.log, d.sched)
-	taints := tainteviction.New(d.sched.View(), d.evictor, d.timers, clock.Now, d.logger)
+	taints := tainteviction.New(d.objects, d.sched.View(), d.newEvictor(), d.timers, clock.Now, d.logger)
+	d.objects.Subscribe(d.stopping, "taint-eviction", taints.Handle)
 	if !d.restarted {
 		d.timers.Start()
 	}
-	return taints, nil
+	return nil
 }
 
 // timersClock is Config.Clock for the deadlines: its time, real waits.
@@ -341,8 +344,9 @@ func (d *Daemon) openScheduler(ctx context.Context, reg runtime.Registry, m *met
 	return nil
 }
 
-// openPressure builds StatsService over the scheduler and the log,
-// restoring the nodes' pressure states.
+// openPressure builds StatsService over the scheduler, the object store
+// and the evictor, restoring the nodes' pressure states; it subscribes to
+// the store's nodes.
 func (d *Daemon) openPressure() error {
 	pc := d.cfg.Pressure
 	if pc == nil {
@@ -354,13 +358,23 @@ func (d *Daemon) openPressure() error {
 	}
 	var err error
 	d.pressure, err = pressuresvc.New(pressuresvc.Options{
-		Config: *pc, Cluster: d.sched.View(), Scheduler: d.sched, Evictor: d.log,
+		Config: *pc, Cluster: d.sched.View(), Nodes: d.objects, Evictor: d.newEvictor(),
 		Store: d.store, Registerer: d.cfg.Registry, Now: d.cfg.Clock,
 	})
 	if err != nil {
 		return fmt.Errorf("daemon: node pressure: %w", err)
 	}
+	d.objects.Subscribe(d.stopping, "node-pressure", d.pressure.Handle)
 	return nil
+}
+
+// newEvictor is the one evictor: the durable Evict, then the pod held
+// terminating.
+func (d *Daemon) newEvictor() *eviction.Evictor {
+	if d.evictor == nil {
+		d.evictor = eviction.New(d.log, d.sched)
+	}
+	return d.evictor
 }
 
 // holdForRelist keeps the scheduler from scheduling until the first
@@ -571,6 +585,11 @@ func (d *Daemon) closeStore() error {
 
 // Scheduler is the daemon's scheduler, for in-process drivers and tests.
 func (d *Daemon) Scheduler() *scheduler.Scheduler { return d.sched }
+
+// Objects is the daemon's object store (core/objstore), for in-process
+// drivers and tests: its Wait returns once the controllers subscribed to
+// it (taint eviction, node pressure) handled every change applied before.
+func (d *Daemon) Objects() *objstore.Store { return d.objects }
 
 // Log is the daemon's decision log.
 func (d *Daemon) Log() *decisionlog.Log { return d.log }

@@ -60,7 +60,7 @@ func TestFullDisk(t *testing.T) {
 	fs.full.Store(true)
 	e.apply(t, podObj(podWire("during", 1000))) // its bind fails: the disk is full
 	waitStatus(t, statuses, healthpb.HealthCheckResponse_NOT_SERVING)
-	if !e.d.Scheduler().Held() {
+	if !e.d.Scheduler().View().Held() {
 		t.Error("scheduling goes on while the store cannot write")
 	}
 	e.apply(t, podObj(podWire("queued", 1000))) // state is still accepted

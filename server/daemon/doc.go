@@ -9,7 +9,11 @@
 //
 // The daemon only wires parts together: the rules of outcomes (binds
 // awaiting confirmation, evictions awaiting deletion) are the ledger's
-// (server/ledger), which the state service's pod calls go through.
+// (server/ledger), which the state service's pod changes go through. Every
+// object comes in through the object store (core/objstore, cluster.go)
+// over the scheduler's kinds, the pod kind wrapped by the ledger's rules;
+// the taint-eviction and node-pressure controllers subscribe to it and
+// evict through the one server/eviction.Evictor, on their own goroutines.
 //
 // Restart. The orchestrator owns the objects and re-lists them through
 // Sync; the store keeps the decision log, the nominations and the ledger's

@@ -15,6 +15,7 @@ import (
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/deschedule/policy"
 	"github.com/berthsched/berth/core/disruption"
+	"github.com/berthsched/berth/core/fieldpath"
 	"github.com/berthsched/berth/core/gang"
 	"github.com/berthsched/berth/core/pressure"
 	"github.com/berthsched/berth/core/priority"
@@ -249,7 +250,7 @@ func classify(err error) (Mapped, bool) {
 		if !ok {
 			break
 		}
-		prefix = convert.JoinPath(prefix, l.FieldPath())
+		prefix = fieldpath.Join(prefix, l.FieldPath())
 		inner := errors.Unwrap(err)
 		if inner == nil {
 			break
@@ -258,10 +259,10 @@ func classify(err error) (Mapped, bool) {
 	}
 	var fe *convert.FieldError
 	if errors.As(err, &fe) {
-		return Mapped{Code: codes.InvalidArgument, Field: convert.JoinPath(prefix, fe.Path), Reason: fe.Reason}, false
+		return Mapped{Code: codes.InvalidArgument, Field: fieldpath.Join(prefix, fe.Path), Reason: fe.Reason}, false
 	}
 	code, kindField, reason := match(err)
-	m := Mapped{Code: code, Field: convert.JoinPath(prefix, kindField), Reason: reason}
+	m := Mapped{Code: code, Field: fieldpath.Join(prefix, kindField), Reason: reason}
 	return m, kindField != "" && prefix == ""
 }
 
@@ -403,7 +404,7 @@ func errorInfo(err error) *errdetails.ErrorInfo {
 func ObjectError(index int, ref *berthv1.ObjectRef, err error) *berthv1.ObjectError {
 	m, inKind := classify(err)
 	if inKind && ref != nil {
-		m.Field = convert.JoinPath(KindField(ref.GetKind()), m.Field)
+		m.Field = fieldpath.Join(KindField(ref.GetKind()), m.Field)
 	}
 	m = bounded(m)
 	if ref != nil && (len(ref.GetNamespace()) > maxRefField || len(ref.GetName()) > maxRefField || len(ref.GetUid()) > maxRefField) {

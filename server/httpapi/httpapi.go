@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/server/errmap"
 	gw "github.com/berthsched/berth/server/httpapi/gw/berth/v1"
 	"github.com/berthsched/berth/server/httpapi/openapi"
 )
@@ -146,8 +147,8 @@ func (a *API) routes() http.Handler {
 			_ = http.NewResponseController(w).EnableFullDuplex()
 		default:
 			if r.ContentLength > a.maxBody {
-				a.refuse(w, r, status.Newf(codes.ResourceExhausted,
-					"request body of %d bytes exceeds the HTTP API's limit of %d bytes", r.ContentLength, a.maxBody).Err())
+				a.refuse(w, r, errmap.Status(errmap.Refuse(errmap.ErrOverLimit,
+					"request body of %d bytes exceeds the HTTP API's limit of %d bytes", r.ContentLength, a.maxBody)))
 				return
 			}
 			r.Body = http.MaxBytesReader(w, r.Body, a.maxBody)

@@ -10,10 +10,10 @@ import (
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/utilities"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/server/errmap"
 )
 
 // WatchPath is where DecisionService.Watch is served (api/http.yaml).
@@ -34,13 +34,13 @@ func wantsEvents(r *http.Request) bool {
 func (a *API) watchEvents(w http.ResponseWriter, r *http.Request) {
 	req := &berthv1.WatchRequest{}
 	if err := runtime.PopulateQueryParameters(req, r.URL.Query(), utilities.NewDoubleArray(nil)); err != nil {
-		a.refuse(w, r, status.Errorf(codes.InvalidArgument, "%v", err))
+		a.refuse(w, r, errmap.Status(errmap.Refuse(errmap.ErrMalformed, "%v", err)))
 		return
 	}
 	if last := r.Header.Get("Last-Event-ID"); last != "" && !r.URL.Query().Has("fromRevision") && !r.URL.Query().Has("from_revision") {
 		rev, err := strconv.ParseUint(last, 10, 64)
 		if err != nil {
-			a.refuse(w, r, status.Errorf(codes.InvalidArgument, "Last-Event-ID %q: want the revision an event's id gave", last))
+			a.refuse(w, r, errmap.Status(errmap.Refuse(errmap.ErrMalformed, "Last-Event-ID %q: want the revision an event's id gave", last)))
 			return
 		}
 		req.FromRevision = rev

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/server/errmap"
 )
 
 // sync serves StateService.Sync: one SyncRequest per line of the body, sent
@@ -33,7 +34,7 @@ func (a *API) sync(w http.ResponseWriter, r *http.Request, _ map[string]string) 
 	// answered 400 with nothing sent.
 	first, err := lines.next()
 	if errors.Is(err, io.EOF) {
-		err = status.Error(codes.InvalidArgument, "empty body: Sync wants one SyncRequest (JSON) per line")
+		err = errmap.Status(errmap.Refuse(errmap.ErrMalformed, "empty body: Sync wants one SyncRequest (JSON) per line"))
 	}
 	if err != nil {
 		a.refuse(w, r, err)
@@ -112,7 +113,7 @@ func (l *lineReader) next() (*berthv1.SyncRequest, error) {
 		}
 		req := &berthv1.SyncRequest{}
 		if err := protojson.Unmarshal(b, req); err != nil {
-			return nil, status.Errorf(codes.InvalidArgument, "line %d of the body is not a SyncRequest: %v", l.line, err)
+			return nil, errmap.Status(errmap.Refuse(errmap.ErrMalformed, "line %d of the body is not a SyncRequest: %v", l.line, err))
 		}
 		return req, nil
 	}
@@ -124,7 +125,7 @@ func (l *lineReader) readLine() ([]byte, error) {
 	for {
 		chunk, err := l.r.ReadSlice('\n')
 		if int64(len(line)+len(chunk)) > l.max {
-			return nil, status.Errorf(codes.ResourceExhausted, "line %d of the body is longer than the HTTP API's limit of %d bytes", l.line+1, l.max)
+			return nil, errmap.Status(errmap.Refuse(errmap.ErrOverLimit, "line %d of the body is longer than the HTTP API's limit of %d bytes", l.line+1, l.max))
 		}
 		line = append(line, chunk...)
 		switch {

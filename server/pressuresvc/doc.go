@@ -13,18 +13,21 @@
 //
 // A condition that holds puts its NoSchedule taint
 // (node.kubernetes.io/memory-pressure, ...) on the node the scheduler sees:
-// AddNode stands in front of the scheduler's and adds the derived taints to
-// the node as sent; a report that changes the conditions, and a timer at
-// the end of each transition period, send the node again. The taints are
+// Taints is one of the object store's node mutators (core/objstore, after
+// the node conditions' taints), and a report that changes the conditions,
+// and a timer at the end of each transition period, have the store apply
+// the node again (Refresh): the store keeps the node as sent, this
+// package keeps no copy. Handle, its subscription to the store, arms the
+// end of a restored node's transition period when the node is sent. The taints are
 // this package's alone (conditions a caller sends on the Node message, and
 // the taints derived from them, are not its business).
 //
 // An eviction is an Evict decision with cause NODE_PRESSURE, the kubelet's
-// grace period and message, written through the decision log (durable, with
-// its ledger record) and then marked in the scheduler (the pod is held as
-// terminating until it is deleted, and is not ranked again). Budgets are
+// grace period and message, made through server/eviction like every other
+// cause (durable in the decision log, with its ledger record, then the pod
+// held terminating until it is deleted, and not ranked again). Budgets are
 // not consulted, as by the kubelet.
 //
-// Lock order: applyMu (node sends) is taken before the scheduler's locks;
-// reportMu (one report at a time) before applyMu; mu (the states) is a leaf.
+// Lock order: reportMu (one report at a time) before the object store's
+// mu (Refresh), which calls Taints and so takes mu (the states), a leaf.
 package pressuresvc

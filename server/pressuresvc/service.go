@@ -26,20 +26,24 @@ type Cluster interface {
 	RunningOn(node string) (n *model.Node, running, others []*model.Pod, ok bool)
 }
 
-// Scheduler is what the service changes in the scheduler: the node with its
-// derived taints, and the mark of an evicted pod.
-type Scheduler interface {
-	AddNode(ctx context.Context, node *model.Node) error
-	MarkEvicted(ctx context.Context, uid string)
+// Nodes applies a node again through the node mutators, among them the
+// service's Taints, when its conditions changed; *objstore.Store fits.
+type Nodes interface {
+	Refresh(ctx context.Context, name string) error
+}
+
+// Evictor evicts a pod durably and holds it terminating;
+// *eviction.Evictor fits.
+type Evictor interface {
+	Evict(ctx context.Context, e framework.Eviction) error
 }
 
 // Options are what New needs.
 type Options struct {
-	Config    Config
-	Cluster   Cluster
-	Scheduler Scheduler
-	// Evictor makes Evict decisions durable (server/decisionlog.Log).
-	Evictor framework.Planner
+	Config  Config
+	Cluster Cluster
+	Nodes   Nodes
+	Evictor Evictor
 	Store   store.Store
 	// Registerer receives the evictions counter; nil registers nothing.
 	Registerer prometheus.Registerer
@@ -53,18 +57,16 @@ type nodeRecord struct {
 	LastReport time.Time      `json:"lastReport"`
 }
 
-// Service implements berth.v1.StatsService and stands in front of the
-// scheduler's AddNode to add the pressure taints.
+// Service implements berth.v1.StatsService; its Taints is a node mutator
+// of the object store, and its Handle a subscription to it.
 type Service struct {
 	berthv1.UnimplementedStatsServiceServer
 	opts      Options
 	evictions *prometheus.CounterVec
 
 	reportMu sync.Mutex // one report at a time
-	applyMu  sync.Mutex // node sends, in order
 	mu       sync.Mutex // the fields below
 	nodes    map[string]*nodeRecord
-	sent     map[string]*model.Node // as the orchestrator sent them
 	timers   map[string]*time.Timer
 	closed   bool
 }
@@ -74,7 +76,7 @@ func New(opts Options) (*Service, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	s := &Service{opts: opts, nodes: map[string]*nodeRecord{}, sent: map[string]*model.Node{}, timers: map[string]*time.Timer{}}
+	s := &Service{opts: opts, nodes: map[string]*nodeRecord{}, timers: map[string]*time.Timer{}}
 	s.evictions = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "berth_node_pressure_evictions_total",
 		Help: "Pods evicted for node pressure, by the eviction signal reclaimed (the kubelet's kubelet_evictions).",
@@ -205,18 +207,17 @@ func (s *Service) save(ctx context.Context, name string, r *nodeRecord) error {
 	return nil
 }
 
-// evict writes the Evict decision, then holds the pod as terminating.
+// evict makes the Evict decision durable and holds the pod terminating.
 func (s *Service) evict(ctx context.Context, node string, running []*model.Pod, e *pressure.Eviction) (*berthv1.Evict, error) {
 	i := slices.IndexFunc(running, func(p *model.Pod) bool { return p.UID == e.Pod.UID })
 	victim := running[i]
 	grace := e.GracePeriodSeconds
-	if _, err := framework.SubmitOne(ctx, s.opts.Evictor, &framework.Eviction{
+	if err := s.opts.Evictor.Evict(ctx, framework.Eviction{
 		Victim: victim, Node: node, Cause: framework.EvictNodePressure,
 		Message: e.Message, GracePeriodSeconds: &grace,
 	}); err != nil {
 		return nil, fmt.Errorf("evict %s: %w", victim.Key(), err)
 	}
-	s.opts.Scheduler.MarkEvicted(ctx, victim.UID)
 	s.evictions.WithLabelValues(string(e.Threshold.Signal)).Inc()
 	return &berthv1.Evict{
 		Victim: &berthv1.PodRef{Namespace: victim.Namespace, Name: victim.Name, Uid: victim.UID},

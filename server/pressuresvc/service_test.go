@@ -11,6 +11,7 @@ import (
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/objstore"
 	"github.com/berthsched/berth/core/pressure"
 	"github.com/berthsched/berth/store/bboltstore"
 )
@@ -36,37 +37,49 @@ func (f *fakeCluster) RunningOn(name string) (*model.Node, []*model.Pod, []*mode
 	return f.node, running, others, true
 }
 
+// fakeScheduler records the nodes applied to it through the object store.
 type fakeScheduler struct {
-	cluster *fakeCluster
-	sent    []*model.Node
+	sent []*model.Node
 }
 
-func (f *fakeScheduler) AddNode(_ context.Context, n *model.Node) error {
-	f.sent = append(f.sent, n)
-	return nil
+func (f *fakeScheduler) kinds(t *testing.T) *objstore.Registry {
+	r := objstore.NewRegistry()
+	err := objstore.Register(r, objstore.Type[*model.Node]{
+		Kind: objstore.KindNode,
+		Ref:  func(n *model.Node) objstore.Ref { return objstore.Ref{Name: n.Name} },
+		Upsert: func(_ context.Context, n *model.Node) error {
+			f.sent = append(f.sent, n)
+			return nil
+		},
+		Delete: func(context.Context, objstore.Ref) error { return nil },
+		List:   func() []*model.Node { return nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
-func (f *fakeScheduler) MarkEvicted(_ context.Context, uid string) {
+// fakeLog records the evictions and holds the pods terminating, as
+// server/eviction does.
+type fakeLog struct {
+	cluster   *fakeCluster
+	evictions []framework.Eviction
+}
+
+func (f *fakeLog) Evict(_ context.Context, e framework.Eviction) error {
+	f.evictions = append(f.evictions, e)
 	for _, p := range f.cluster.pods {
-		if p.UID == uid {
+		if p.UID == e.Victim.UID {
 			p.Terminating = true
 		}
 	}
-}
-
-type fakeLog struct{ evictions []framework.Eviction }
-
-func (f *fakeLog) Submit(_ context.Context, plan framework.Plan) (framework.PlanResult, error) {
-	for _, item := range plan.Items {
-		if e, ok := item.(*framework.Eviction); ok {
-			f.evictions = append(f.evictions, *e)
-		}
-	}
-	return framework.PlanResult{}, nil
+	return nil
 }
 
 type harness struct {
 	svc   *Service
+	nodes *objstore.Store
 	clus  *fakeCluster
 	sched *fakeScheduler
 	log   *fakeLog
@@ -82,19 +95,23 @@ func newHarness(t *testing.T, settings Settings, dir string) *harness {
 		t.Fatal(err)
 	}
 	h := &harness{clus: &fakeCluster{node: &model.Node{Name: "n1", Labels: map[string]string{"pool": "batch"}}},
-		log: &fakeLog{}, now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), dir: dir}
+		now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), dir: dir}
 	for _, name := range []string{"a", "b"} {
 		h.clus.pods = append(h.clus.pods, &model.Pod{UID: "u-" + name, Namespace: "d", Name: name, NodeName: "n1",
 			Containers: []model.Container{{Name: "c", Requests: model.ResourceList{model.ResourceMemory: 1 << 30}}}})
 	}
-	h.sched = &fakeScheduler{cluster: h.clus}
+	h.sched = &fakeScheduler{}
+	h.log = &fakeLog{cluster: h.clus}
+	h.nodes = objstore.New(h.sched.kinds(t), objstore.Options{NodeMutators: []objstore.NodeMutator{
+		func(n *model.Node) *model.Node { return h.svc.Taints(n) },
+	}})
 	st, err := bboltstore.Open(t.Context(), dir, bboltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
 	h.st = st
-	h.svc, err = New(Options{Config: cfg, Cluster: h.clus, Scheduler: h.sched, Evictor: h.log, Store: st,
+	h.svc, err = New(Options{Config: cfg, Cluster: h.clus, Nodes: h.nodes, Evictor: h.log, Store: st,
 		Now: func() time.Time { return h.now }})
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +155,7 @@ func taintKeys(n *model.Node) []string {
 // evicted per report and an evicted pod is not chosen again.
 func TestTaintsFollowConditions(t *testing.T) {
 	h := newHarness(t, Settings{}, t.TempDir())
-	if err := h.svc.AddNode(t.Context(), h.clus.node); err != nil {
+	if err := h.nodes.Upsert(t.Context(), h.clus.node); err != nil {
 		t.Fatal(err)
 	}
 	if got := taintKeys(h.sched.sent[0]); got != nil {

@@ -7,49 +7,30 @@ import (
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/objstore"
 	"github.com/berthsched/berth/core/pressure"
 )
 
-// AddNode sends the node to the scheduler with the NoSchedule taints of the
-// pressure conditions it has now, remembering the node as sent so that a
-// change of conditions can send it again.
-func (s *Service) AddNode(ctx context.Context, node *model.Node) error {
-	s.applyMu.Lock()
-	defer s.applyMu.Unlock()
+// Handle is the service's subscription to the object store: a node sent
+// (after a restart, with a pressure state restored) has the end of its
+// transition period armed.
+func (s *Service) Handle(_ context.Context, ev objstore.Event) {
+	node, ok := ev.New.(*model.Node)
+	if !ok || ev.Kind != objstore.KindNode {
+		return
+	}
 	s.mu.Lock()
-	s.sent[node.Name] = node
 	r, reported := s.nodes[node.Name]
 	s.mu.Unlock()
-	if err := s.opts.Scheduler.AddNode(ctx, s.withTaints(node)); err != nil {
-		return err
-	}
-	if reported { // after a restart: arm the end of the transition period
+	if reported {
 		s.schedule(node.Name, r, s.opts.Config.For(node.Labels))
 	}
-	return nil
 }
 
-// DeleteNode forgets the node as sent; its pressure state stays (a node
-// re-added under the same name is the same machine).
-func (s *Service) DeleteNode(name string) {
-	s.applyMu.Lock()
-	defer s.applyMu.Unlock()
-	s.mu.Lock()
-	delete(s.sent, name)
-	s.mu.Unlock()
-}
-
-// refresh sends the node again, with the taints of its conditions now.
+// refresh has the node applied again, with the taints of its conditions
+// now (a node not held is left alone).
 func (s *Service) refresh(ctx context.Context, name string) error {
-	s.applyMu.Lock()
-	defer s.applyMu.Unlock()
-	s.mu.Lock()
-	node, ok := s.sent[name]
-	s.mu.Unlock()
-	if !ok {
-		return nil // never sent through AddNode: nothing to taint
-	}
-	return s.opts.Scheduler.AddNode(ctx, s.withTaints(node))
+	return s.opts.Nodes.Refresh(ctx, name)
 }
 
 // Conditions are the pressure conditions of the node now.
@@ -59,9 +40,10 @@ func (s *Service) Conditions(node *model.Node) []pressure.Condition {
 	return r.State.ConditionsAt(s.opts.Now(), cfg.PressureTransitionPeriod)
 }
 
-// withTaints is a copy of the node with a NoSchedule taint per pressure
-// condition (unless the node already has a taint of that key and effect).
-func (s *Service) withTaints(node *model.Node) *model.Node {
+// Taints is the object store's node mutator: a copy of the node with a
+// NoSchedule taint per pressure condition (unless the node already has a
+// taint of that key and effect), the node itself when it has none.
+func (s *Service) Taints(node *model.Node) *model.Node {
 	conds := s.Conditions(node)
 	if len(conds) == 0 {
 		return node
@@ -115,10 +97,7 @@ func (s *Service) expire(name string) {
 	if err := s.refresh(ctx, name); err != nil {
 		return // the node's next report or send applies the taints
 	}
-	s.mu.Lock()
-	node, ok := s.sent[name]
-	s.mu.Unlock()
-	if ok {
+	if node, _, _, ok := s.opts.Cluster.RunningOn(name); ok {
 		r := s.record(name)
 		s.schedule(name, &r, s.opts.Config.For(node.Labels))
 	}

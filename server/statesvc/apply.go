@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/objstore"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/convert"
 	"github.com/berthsched/berth/server/errmap"
@@ -97,28 +100,27 @@ func (s *Service) upsertLocked(ctx context.Context, in *berthv1.Object) (err err
 	if err != nil {
 		return err
 	}
-	ref := obj.Ref()
-	switch {
-	case obj.Node != nil:
-		err = s.cluster.AddNode(ctx, obj.Node)
-	case obj.Pod != nil:
-		err = s.upsertPodLocked(ctx, obj.Pod, held)
-	case obj.PriorityClass != nil:
-		err = s.cluster.SetPriorityClass(ctx, obj.PriorityClass)
-	case obj.PDB != nil:
-		if err = s.cluster.SetPDB(ctx, obj.PDB); err == nil {
-			s.sent[ref.Kind][ref.Key()] = true
-		}
-	case obj.Namespace != nil:
-		if err = s.cluster.SetNamespace(ctx, obj.Namespace); err == nil {
-			s.sent[ref.Kind][ref.Key()] = true
-		}
-	case obj.PodGroup != nil:
-		err = s.cluster.SetPodGroup(ctx, obj.PodGroup)
-	case obj.Volume != nil:
-		err = convert.VolumeError(obj.Kind(), s.cluster.UpsertVolumeObject(ctx, obj.Volume))
-	default:
-		err = s.upsertDeviceObjectLocked(ctx, obj)
+	if obj.Pod != nil {
+		return s.upsertPodLocked(ctx, obj.Pod, held)
+	}
+	kind := obj.Kind()
+	if err := s.cluster.Upsert(ctx, obj.Value()); err != nil {
+		return wireError(kind, err)
+	}
+	if sent, ok := s.sent[kind]; ok {
+		sent[obj.Ref().Key()] = true
+	}
+	return nil
+}
+
+// wireError gives a DRA or storage object's refusal its path in the wire
+// message.
+func wireError(kind berthv1.ObjectKind, err error) error {
+	if convert.DeviceKind(kind) {
+		return convert.DeviceError(kind, err)
+	}
+	if _, ok := convert.VolumeKind(kind); ok {
+		return convert.VolumeError(kind, err)
 	}
 	return err
 }
@@ -138,7 +140,7 @@ func (s *Service) upsertPodLocked(ctx context.Context, pod, held *model.Pod) err
 		// The pod held under this uid has this name: it is the one held
 		// under the name (only this function adds pods, and it replaces
 		// any other of the name), and the upsert updates it.
-		return s.cluster.AddPod(ctx, pod)
+		return s.cluster.Upsert(ctx, pod)
 	}
 	if old, ok := s.findPod(pod.Namespace, pod.Name); ok && old.UID != pod.UID {
 		if err := s.cluster.CheckAdmission(pod); err != nil {
@@ -148,7 +150,7 @@ func (s *Service) upsertPodLocked(ctx context.Context, pod, held *model.Pod) err
 			return fmt.Errorf("replacing pod %s (uid %s): %w", old.Key(), old.UID, err)
 		}
 	}
-	return s.cluster.AddPod(ctx, pod)
+	return s.cluster.Upsert(ctx, pod)
 }
 
 // findPod returns the pod held under namespace/name.
@@ -161,7 +163,8 @@ func (s *Service) findPod(namespace, name string) (*model.Pod, bool) {
 }
 
 func (s *Service) deletePodLocked(ctx context.Context, pod *model.Pod) error {
-	if err := s.cluster.DeletePod(ctx, pod); err != nil {
+	ref := objstore.Ref{Kind: objstore.KindPod, Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
+	if err := s.cluster.Delete(ctx, ref); err != nil {
 		return err
 	}
 	delete(s.failedBinds, pod.UID)
@@ -188,8 +191,6 @@ func (s *Service) deleteRefLocked(ctx context.Context, ref convert.Ref) error {
 
 func (s *Service) deleteObjectLocked(ctx context.Context, ref convert.Ref) error {
 	switch ref.Kind {
-	case berthv1.ObjectKind_OBJECT_KIND_NODE:
-		return s.cluster.DeleteNode(ctx, ref.Name)
 	case berthv1.ObjectKind_OBJECT_KIND_POD:
 		pod, ok := s.findPod(ref.Namespace, ref.Name)
 		if !ok {
@@ -203,75 +204,68 @@ func (s *Service) deleteObjectLocked(ctx context.Context, ref convert.Ref) error
 		if strings.HasPrefix(ref.Name, "system-") {
 			return errmap.Field("name", fmt.Errorf("%s cannot be deleted: %w", ref.Name, errmap.ErrBuiltinClass))
 		}
-		return s.cluster.DeletePriorityClass(ctx, ref.Name)
-	case berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET:
-		err := s.cluster.DeletePDB(ctx, ref.Namespace, ref.Name)
-		if err == nil || errors.Is(err, scheduler.ErrNotFound) {
-			delete(s.sent[ref.Kind], ref.Key())
-		}
-		return err
-	case berthv1.ObjectKind_OBJECT_KIND_NAMESPACE:
-		err := s.cluster.DeleteNamespace(ctx, ref.Name)
-		if err == nil || errors.Is(err, scheduler.ErrNotFound) {
-			delete(s.sent[ref.Kind], ref.Key())
-		}
-		return err
-	case berthv1.ObjectKind_OBJECT_KIND_POD_GROUP:
-		return s.cluster.DeletePodGroup(ctx, ref.Namespace, ref.Name)
 	}
-	if kind, ok := draKind(ref.Kind); ok {
-		return s.cluster.DeleteDeviceObject(ctx, kind, ref.Namespace, ref.Name)
+	kind := convert.StoreKind(ref.Kind)
+	if kind == "" {
+		return fmt.Errorf("delete %s: unknown kind: %w", ref.Kind, scheduler.ErrInvalid)
 	}
-	if kind, ok := convert.VolumeKind(ref.Kind); ok {
-		return s.cluster.DeleteVolumeObject(ctx, kind, ref.Namespace, ref.Name)
+	err := s.cluster.Delete(ctx, objstore.Ref{Kind: kind, Namespace: ref.Namespace, Name: ref.Name})
+	if sent, ok := s.sent[ref.Kind]; ok && (err == nil || errors.Is(err, scheduler.ErrNotFound)) {
+		delete(sent, ref.Key())
 	}
-	return fmt.Errorf("delete %s: unknown kind: %w", ref.Kind, scheduler.ErrInvalid)
+	return err
 }
 
 // heldLocked lists the identities (Ref.Key) of the objects of kind Berth
-// holds that a resync may delete: user PriorityClasses only, and the
-// budgets and namespaces the caller sent (not those Berth made up for the
-// namespaces of pods).
+// holds that a resync may delete: user PriorityClasses only, the budgets
+// and namespaces the caller sent (not those Berth made up for the
+// namespaces of pods), and the claims but those Berth made for pods (from
+// templates, for ephemeral volumes: they go with their pods).
 func (s *Service) heldLocked(kind berthv1.ObjectKind) ([]convert.Ref, error) {
-	var out []convert.Ref
-	switch kind {
-	case berthv1.ObjectKind_OBJECT_KIND_NODE:
-		nodes, err := s.cluster.Nodes()
-		if err != nil {
-			return nil, fmt.Errorf("listing nodes: %w", err)
-		}
-		for _, n := range nodes {
-			out = append(out, convert.Ref{Kind: kind, Name: n.Node.Name})
-		}
-	case berthv1.ObjectKind_OBJECT_KIND_POD:
-		for _, p := range s.cluster.Pods() {
-			out = append(out, convert.Ref{Kind: kind, Namespace: p.Namespace, Name: p.Name, UID: p.UID})
-		}
-	case berthv1.ObjectKind_OBJECT_KIND_PRIORITY_CLASS:
-		for _, pc := range s.cluster.PriorityClasses() {
-			if !strings.HasPrefix(pc.Name, "system-") {
-				out = append(out, convert.Ref{Kind: kind, Name: pc.Name})
+	if sent, ok := s.sent[kind]; ok {
+		out := make([]convert.Ref, 0, len(sent))
+		for key := range sent {
+			ns, name, namespaced := strings.Cut(key, "/")
+			if !namespaced {
+				ns, name = "", key
 			}
-		}
-	case berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET:
-		for key := range s.sent[kind] {
-			ns, name, _ := strings.Cut(key, "/")
 			out = append(out, convert.Ref{Kind: kind, Namespace: ns, Name: name})
 		}
-	case berthv1.ObjectKind_OBJECT_KIND_NAMESPACE:
-		for key := range s.sent[kind] {
-			out = append(out, convert.Ref{Kind: kind, Name: key})
-		}
-	case berthv1.ObjectKind_OBJECT_KIND_POD_GROUP:
-		for _, g := range s.cluster.PodGroups() {
-			out = append(out, convert.Ref{Kind: kind, Namespace: g.Namespace, Name: g.Name})
-		}
-	default:
-		if _, ok := convert.VolumeKind(kind); ok {
-			out = s.heldVolumeObjects(kind)
-		} else {
-			out = s.heldDeviceObjects(kind)
+		return out, nil
+	}
+	objs, err := s.cluster.List(convert.StoreKind(kind))
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", kind, err)
+	}
+	out := make([]convert.Ref, 0, len(objs))
+	for _, o := range objs {
+		ref, ok := heldRef(kind, o)
+		if ok {
+			out = append(out, ref)
 		}
 	}
 	return out, nil
+}
+
+// heldRef names an object held, false for one a resync leaves alone.
+func heldRef(kind berthv1.ObjectKind, obj any) (convert.Ref, bool) {
+	switch o := obj.(type) {
+	case *model.Node:
+		return convert.Ref{Kind: kind, Name: o.Name}, true
+	case *model.Pod:
+		return convert.Ref{Kind: kind, Namespace: o.Namespace, Name: o.Name, UID: o.UID}, true
+	case *model.PriorityClass:
+		return convert.Ref{Kind: kind, Name: o.Name}, !strings.HasPrefix(o.Name, "system-")
+	case *model.PodGroup:
+		return convert.Ref{Kind: kind, Namespace: o.Namespace, Name: o.Name}, true
+	case metav1.Object:
+		ref := convert.Ref{Kind: kind, Namespace: o.GetNamespace(), Name: o.GetName()}
+		switch kind {
+		case berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM, berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME_CLAIM:
+			// The claims Berth made for pods have their pod as controller.
+			return ref, metav1.GetControllerOfNoCopy(o) == nil
+		}
+		return ref, true
+	}
+	return convert.Ref{}, false
 }

@@ -3,8 +3,9 @@
 //
 // Requests come from gRPC (Sync batches, Apply, Delete, ReportBindResult).
 // Each object is converted and validated by server/convert, then applied to
-// a Cluster — in berthd the core/scheduler.Scheduler — through its state-in
-// calls (AddNode, AddPod, SetPriorityClass, ...). Failures are reported per
+// a Cluster — in berthd the object store (core/objstore) in front of the
+// core/scheduler.Scheduler — through one Upsert and one Delete for every
+// kind (resyncs list what is held through one List). Failures are reported per
 // object in the acknowledgement with a google.rpc code number and the
 // offending field; the table mapping scheduler errors to codes is
 // server/errmap's.

@@ -8,81 +8,40 @@ import (
 	"log/slog"
 	"sync"
 
-	corev1 "k8s.io/api/core/v1"
-	resourceapi "k8s.io/api/resource/v1"
-	storagev1 "k8s.io/api/storage/v1"
-
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/objstore"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/convert"
 	"github.com/berthsched/berth/server/errmap"
 )
 
-// Cluster is the scheduler as the state service drives it: its write side
-// (*scheduler.Scheduler) and its read side (scheduler.View), as berthd
-// wires them.
+// Cluster is the scheduler as the state service drives it: the object
+// store in front of it (core/objstore: every kind applied through one
+// Upsert and one Delete, listed through one List), the bind reports, the
+// batch and the hold, and the read side a request needs.
 type Cluster interface {
-	AddNode(ctx context.Context, node *model.Node) error
-	DeleteNode(ctx context.Context, name string) error
-	AddPod(ctx context.Context, pod *model.Pod) error
-	// CheckAdmission returns the error AddPod would refuse pod with at
-	// admission, changing nothing: a pod replacing another of the same
-	// name is checked before the other is deleted.
+	// Upsert admits and applies an object of any kind (a *model.Node,
+	// *model.Pod, ..., a DRA or storage object in Kubernetes' type).
+	Upsert(ctx context.Context, obj any) error
+	// Delete removes the object ref names; a pod by uid.
+	Delete(ctx context.Context, ref objstore.Ref) error
+	// List lists the objects of kind held, for resyncs.
+	List(kind objstore.Kind) ([]any, error)
+	// CheckAdmission returns the error the Upsert of pod would refuse it
+	// with at admission, changing nothing: a pod replacing another of the
+	// same name is checked before the other is deleted.
 	CheckAdmission(pod *model.Pod) error
-	DeletePod(ctx context.Context, pod *model.Pod) error
-	SetPriorityClass(ctx context.Context, pc *model.PriorityClass) error
-	DeletePriorityClass(ctx context.Context, name string) error
-	SetNamespace(ctx context.Context, ns *model.Namespace) error
-	DeleteNamespace(ctx context.Context, name string) error
-	SetPDB(ctx context.Context, pdb *model.PodDisruptionBudget) error
-	DeletePDB(ctx context.Context, namespace, name string) error
-	SetPodGroup(ctx context.Context, g *model.PodGroup) error
-	DeletePodGroup(ctx context.Context, namespace, name string) error
-	// PodGroups lists the pod groups held, for resyncs.
-	PodGroups() []*model.PodGroup
 	ReportBindResult(ctx context.Context, podUID, node string, ok bool, reason string) error
-	// UpsertDeviceObject adds or replaces a DRA object (a
-	// *resourceapi.DeviceClass, ResourceSlice, ResourceClaim or
-	// ResourceClaimTemplate); DeleteDeviceObject removes one by kind
-	// (dra.Kind*), namespace and name.
-	UpsertDeviceObject(ctx context.Context, obj any) error
-	DeleteDeviceObject(ctx context.Context, kind, namespace, name string) error
-	// DeviceClasses, ResourceSlices, ClaimTemplates and Claims list the
-	// DRA objects held, for resyncs.
-	DeviceClasses() []*resourceapi.DeviceClass
-	ResourceSlices() []*resourceapi.ResourceSlice
-	ClaimTemplates() []*resourceapi.ResourceClaimTemplate
-	Claims() []*resourceapi.ResourceClaim
-	// UpsertVolumeObject adds or replaces a storage object (a
-	// *corev1.PersistentVolume, PersistentVolumeClaim or
-	// *storagev1.StorageClass, CSINode, CSIDriver, CSIStorageCapacity);
-	// DeleteVolumeObject removes one by kind (volume.Kind*), namespace and
-	// name.
-	UpsertVolumeObject(ctx context.Context, obj any) error
-	DeleteVolumeObject(ctx context.Context, kind, namespace, name string) error
-	// PersistentVolumes ... CSIStorageCapacities list the storage objects
-	// held, for resyncs.
-	PersistentVolumes() []*corev1.PersistentVolume
-	PersistentVolumeClaims() []*corev1.PersistentVolumeClaim
-	StorageClasses() []*storagev1.StorageClass
-	CSINodes() []*storagev1.CSINode
-	CSIDrivers() []*storagev1.CSIDriver
-	CSIStorageCapacities() []*storagev1.CSIStorageCapacity
 	// Hold keeps the scheduling loop from starting cycles until release
 	// is called; it returns once no cycle runs.
 	Hold(ctx context.Context) (release func(), err error)
 	// StartBatch holds back the pending pods added until end: they are
 	// queued when the request is applied in full.
 	StartBatch() (end func(ctx context.Context))
-
 	// Pod returns a pod by uid; Explain finds one by namespace and name.
 	Pod(uid string) (*model.Pod, bool)
 	Explain(namespace, name string) (scheduler.Explanation, error)
-	// Nodes, Pods and PriorityClasses list what is held, for resyncs.
-	Nodes() ([]scheduler.NodeUsage, error)
-	Pods() []*model.Pod
-	PriorityClasses() []*model.PriorityClass
 }
 
 // BindRevisions tells the revision of a pod's outstanding Bind decision;

@@ -220,7 +220,7 @@ func TestResync(t *testing.T) {
 	if resp.GetApplied() != 3 || resp.GetResyncDeleted() != 0 {
 		t.Fatalf("begin: %v", resp)
 	}
-	if !e.sched.Held() {
+	if !e.sched.View().Held() {
 		t.Errorf("scheduling not held during the resync")
 	}
 	if _, err := e.client.Apply(ctx, &berthv1.ApplyRequest{Objects: []*berthv1.Object{nodeObj("n3")}}); err != nil {
@@ -231,7 +231,7 @@ func TestResync(t *testing.T) {
 	if diff := cmp.Diff(want, resp, protocmp.Transform()); diff != "" {
 		t.Errorf("end (-want +got):\n%s", diff)
 	}
-	if e.sched.Held() {
+	if e.sched.View().Held() {
 		t.Errorf("scheduling still held after RESYNC_END")
 	}
 	if diff := cmp.Diff([]string{"n1", "n3"}, e.nodeNames(t)); diff != "" {
@@ -323,7 +323,7 @@ func TestSyncCleanEnd(t *testing.T) {
 	if diff := cmp.Diff([]string{"n1"}, e.nodeNames(t)); diff != "" {
 		t.Errorf("nodes (-want +got):\n%s", diff)
 	}
-	if e.sched.Held() {
+	if e.sched.View().Held() {
 		t.Errorf("scheduling still held after the stream of an open resync ended")
 	}
 }
@@ -362,11 +362,11 @@ func TestResyncKeepsConcurrentUpserts(t *testing.T) {
 	if p, _ := e.sched.View().Pod("uid-run"); p == nil || p.NodeName != "n1" {
 		t.Errorf("run is %v, want still bound to n1", p)
 	}
-	if !e.sched.Held() {
+	if !e.sched.View().Held() {
 		t.Errorf("scheduling not held while the other stream's resync is open")
 	}
 	other(&berthv1.SyncRequest{BatchId: 3, Resync: berthv1.Resync_RESYNC_END})
-	if e.sched.Held() {
+	if e.sched.View().Held() {
 		t.Errorf("scheduling held after every resync ended")
 	}
 }
@@ -567,7 +567,7 @@ func TestPodGroups(t *testing.T) {
 		t.Errorf("resync: %v", resp)
 	}
 	var held []string
-	for _, g := range e.sched.PodGroups() {
+	for _, g := range e.sched.View().PodGroups() {
 		held = append(held, g.Key())
 	}
 	if diff := cmp.Diff([]string{"default/a"}, held); diff != "" {

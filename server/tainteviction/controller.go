@@ -13,6 +13,7 @@ import (
 
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/objstore"
 	"github.com/berthsched/berth/core/tainteviction"
 	"github.com/berthsched/berth/server/deadlines"
 	"github.com/berthsched/berth/server/decisionlog"
@@ -25,10 +26,18 @@ const Prefix = "taint/"
 // DisruptionTarget condition, reason DeletionByTaintManager).
 const Message = "Taint manager: deleting due to NoExecute taint"
 
-// Pods is the scheduler's read side of the pods; scheduler.View fits.
+// Pods is the scheduler's read side of the pods, as they are now (an
+// eviction marks one terminating, a bind undone makes one pending);
+// scheduler.View fits.
 type Pods interface {
 	Pod(uid string) (*model.Pod, bool)
-	Pods() []*model.Pod
+}
+
+// Nodes are the nodes as the scheduler sees them and the by-node index of
+// the pods; *objstore.Store fits.
+type Nodes interface {
+	Node(name string) (*model.Node, bool)
+	PodsOn(node string) []*model.Pod
 }
 
 // Evictor evicts a pod durably; *eviction.Evictor fits.
@@ -38,85 +47,109 @@ type Evictor interface {
 
 // Controller applies the NoExecute rules. It is safe for concurrent use.
 type Controller struct {
+	nodes   Nodes
 	pods    Pods
 	evictor Evictor
 	timers  *deadlines.Timers
 	now     func() time.Time
 	logger  *slog.Logger
 
+	// mu serializes the handling of changes and the firing of deadlines.
 	mu sync.Mutex
-	// tainted holds the NoExecute taints of each node that has some.
-	tainted map[string][]model.Taint
 }
 
 // New returns a controller, and registers its deadlines with timers.
-func New(pods Pods, evictor Evictor, timers *deadlines.Timers, now func() time.Time, logger *slog.Logger) *Controller {
+func New(nodes Nodes, pods Pods, evictor Evictor, timers *deadlines.Timers, now func() time.Time, logger *slog.Logger) *Controller {
 	if now == nil {
 		now = time.Now
 	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Controller{pods: pods, evictor: evictor, timers: timers, now: now, logger: logger, tainted: map[string][]model.Taint{}}
+	c := &Controller{nodes: nodes, pods: pods, evictor: evictor, timers: timers, now: now, logger: logger}
 	timers.Own(Prefix, c.fire)
 	return c
 }
 
-// NodeChanged applies a node's taints (those the scheduler filters with).
-// A node seen for the first time, or whose NoExecute taints changed, has
-// each of its pods computed again.
-func (c *Controller) NodeChanged(ctx context.Context, node *model.Node) error {
-	taints := tainteviction.NoExecute(node.Taints)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	old, known := c.tainted[node.Name]
-	if known && slices.Equal(old, taints) {
+// Handle is the controller's subscription to the object store: it applies
+// a change of a node or a pod. A failed eviction is logged; its deadline
+// retries it.
+func (c *Controller) Handle(ctx context.Context, ev objstore.Event) {
+	var err error
+	switch ev.Kind {
+	case objstore.KindNode:
+		if cur, ok := ev.New.(*model.Node); ok {
+			old, _ := ev.Old.(*model.Node)
+			err = c.nodeChanged(ctx, old, cur)
+		}
+	case objstore.KindPod:
+		if cur, ok := ev.New.(*model.Pod); ok {
+			err = c.podChanged(ctx, cur.UID)
+		} else if old, ok := ev.Old.(*model.Pod); ok {
+			err = c.podDeleted(ctx, old.UID)
+		}
+	}
+	if err != nil {
+		c.logger.Error("taint eviction failed; it is retried", "err", err)
+	}
+}
+
+// nodeChanged applies a node's NoExecute taints (as the scheduler filters
+// with them, derived ones included): a node seen for the first time, or
+// whose NoExecute taints changed, has each of its pods computed again. A
+// node deleted changes nothing: its pods' scheduled evictions stay (as
+// kube's).
+func (c *Controller) nodeChanged(ctx context.Context, old, cur *model.Node) error {
+	taints := tainteviction.NoExecute(cur.Taints)
+	var before []model.Taint
+	if old != nil {
+		before = tainteviction.NoExecute(old.Taints)
+	}
+	if slices.Equal(before, taints) {
 		return nil
 	}
-	if len(taints) == 0 {
-		delete(c.tainted, node.Name)
-		if !known {
-			return nil
-		}
-	} else {
-		c.tainted[node.Name] = taints
-	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	var errs []error
-	for _, p := range c.pods.Pods() {
-		if p.NodeName == node.Name {
-			errs = append(errs, c.processLocked(ctx, p, taints))
+	for _, p := range c.nodes.PodsOn(cur.Name) {
+		if live, ok := c.pods.Pod(p.UID); ok && live.NodeName == cur.Name {
+			errs = append(errs, c.processLocked(ctx, live, taints))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// NodeDeleted forgets a node's taints; its pods' scheduled evictions stay
-// (as kube's).
-func (c *Controller) NodeDeleted(name string) {
-	c.mu.Lock()
-	delete(c.tainted, name)
-	c.mu.Unlock()
-}
-
-// PodChanged computes a bound pod again against its node's taints.
-func (c *Controller) PodChanged(ctx context.Context, pod *model.Pod) error {
-	if pod.NodeName == "" {
-		return nil
-	}
+// podChanged computes a bound pod again against its node's taints; a pod
+// on a node without NoExecute taints is left alone.
+func (c *Controller) podChanged(ctx context.Context, uid string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	taints, ok := c.tainted[pod.NodeName]
-	if !ok {
+	pod, ok := c.pods.Pod(uid)
+	if !ok || pod.NodeName == "" {
+		return nil
+	}
+	taints := c.taintsLocked(pod.NodeName)
+	if len(taints) == 0 {
 		return nil
 	}
 	return c.processLocked(ctx, pod, taints)
 }
 
-// PodDeleted cancels the pod's scheduled eviction.
-func (c *Controller) PodDeleted(ctx context.Context, uid string) error {
+// podDeleted cancels the pod's scheduled eviction.
+func (c *Controller) podDeleted(ctx context.Context, uid string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.timers.Cancel(ctx, Prefix+uid)
+}
+
+// taintsLocked are the NoExecute taints of a node now, none for a node
+// not held.
+func (c *Controller) taintsLocked(node string) []model.Taint {
+	n, ok := c.nodes.Node(node)
+	if !ok {
+		return nil
+	}
+	return tainteviction.NoExecute(n.Taints)
 }
 
 // processLocked applies Decide to the pod on its node's NoExecute taints.
@@ -174,7 +207,7 @@ func (c *Controller) fire(ctx context.Context, name string, value []byte) error 
 		return nil
 	}
 	scheduled, _ := c.scheduled(name)
-	if tainteviction.Decide(c.tainted[node], pod.Tolerations, scheduled, c.now()).Verdict == tainteviction.Leave {
+	if tainteviction.Decide(c.taintsLocked(node), pod.Tolerations, scheduled, c.now()).Verdict == tainteviction.Leave {
 		return nil
 	}
 	return c.evict(ctx, pod)

@@ -5,10 +5,14 @@
 // eviction was first scheduled. The rules are core/tainteviction's; this
 // package keeps the state and the durable deadlines around them.
 //
-// Data in: the daemon's cluster calls NodeChanged, NodeDeleted, PodChanged
-// and PodDeleted after the scheduler accepted each change (the node's
-// taints as the scheduler filters with them, derived ones included). Data
-// out: Evict decisions through server/eviction (cause TAINT, message and
+// Data in: the controller subscribes to the object store
+// (core/objstore; Handle is its handler): each node and pod change the
+// scheduler accepted reaches it on the subscription's goroutine, off the
+// state service's path (a Sync is acknowledged without waiting for an
+// eviction's commit). It keeps no copy of its own: a node's NoExecute
+// taints (as the scheduler filters with them, derived ones included) and
+// its pods come from the store's nodes and by-node index, each pod as it
+// is now from the scheduler's read side. Data out: Evict decisions through server/eviction (cause TAINT, message and
 // reason in kube's words), and deadlines in server/deadlines, one per pod
 // ("taint/<pod uid>": when it fires, the node, when it was started).
 //
@@ -19,7 +23,9 @@
 // without them cancels nothing by itself, since the controller learns the
 // taints anew: the deadline's firing checks).
 //
-// Lock order: mu, then the deadlines' lock (a leaf); the eviction (the
-// decision log, then the scheduler's ingest lock) is done holding mu, so
-// a pod's changes and its deadline are applied one at a time.
+// Lock order: mu, then the store's mu (reads), then the deadlines' lock (a
+// leaf); the eviction (the decision log, then the scheduler's ingest lock)
+// is done holding mu, so a pod's changes and its deadline are applied one
+// at a time, and holding none of the state service's or the store's
+// locks.
 package tainteviction

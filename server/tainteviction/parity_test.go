@@ -21,6 +21,7 @@ import (
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/manifest"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/objstore"
 	"github.com/berthsched/berth/server/deadlines"
 	"github.com/berthsched/berth/server/decisionlog"
 	"github.com/berthsched/berth/store/bboltstore"
@@ -140,21 +141,22 @@ func runCase(t *testing.T, base string) []eviction {
 		}
 	}
 
-	h := newHarness(t, cluster.Pods)
+	h := newHarness(t)
 	for _, n := range cluster.Nodes {
-		h.nodes[n.Name] = n
-		must(t, h.ctl.NodeChanged(ctx, n))
+		must(t, h.store.Upsert(ctx, n))
 	}
 	for _, p := range cluster.Pods {
-		must(t, h.ctl.PodChanged(ctx, p))
+		must(t, h.store.Upsert(ctx, p))
 	}
+	must(t, h.sub.Wait(ctx))
 	h.timers.Start()
 	for _, ev := range events {
 		h.advance(ctx, ev.at)
-		n := *h.nodes[ev.node]
-		n.Taints = ev.taints
-		h.nodes[ev.node] = &n
-		must(t, h.ctl.NodeChanged(ctx, &n))
+		n, _ := h.store.Node(ev.node)
+		cp := *n
+		cp.Taints = ev.taints
+		must(t, h.store.Upsert(ctx, &cp))
+		must(t, h.sub.Wait(ctx)) // the controller has handled the change
 	}
 	h.advance(ctx, until)
 	return h.evicted()
@@ -193,13 +195,15 @@ func readEvents(t *testing.T, path string) []event {
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// harness is the controller over fake pods, a recording evictor and real
-// deadlines, on a clock the test moves.
+// harness is the controller subscribed to an object store over fake
+// pods and nodes, with a recording evictor and real deadlines, on a clock
+// the test moves.
 type harness struct {
 	t      *testing.T
 	ctl    *Controller
 	timers *deadlines.Timers
-	nodes  map[string]*model.Node
+	store  *objstore.Store
+	sub    *objstore.Subscription
 
 	mu   sync.Mutex
 	now  time.Time
@@ -207,19 +211,45 @@ type harness struct {
 	out  []eviction
 }
 
-func newHarness(t *testing.T, pods []*model.Pod) *harness {
+func newHarness(t *testing.T) *harness {
 	st, err := bboltstore.Open(t.Context(), t.TempDir(), bboltstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	h := &harness{t: t, now: t0, nodes: map[string]*model.Node{}, pods: map[string]*model.Pod{}}
-	for _, p := range pods {
-		h.pods[p.UID] = p
-	}
+	h := &harness{t: t, now: t0, pods: map[string]*model.Pod{}}
 	h.timers = deadlines.New(st, deadlines.Options{})
-	h.ctl = New(h, h, h.timers, h.clock, nil)
+	h.store = objstore.New(h.kinds(), objstore.Options{})
+	h.ctl = New(h.store, h, h, h.timers, h.clock, nil)
+	h.sub = h.store.Subscribe(t.Context(), "taint-eviction", h.ctl.Handle)
 	return h
+}
+
+// kinds hold the nodes nowhere but in the store, the pods in h.pods.
+func (h *harness) kinds() *objstore.Registry {
+	r := objstore.NewRegistry()
+	none := func(context.Context, objstore.Ref) error { return nil }
+	must(h.t, objstore.Register(r, objstore.Type[*model.Node]{
+		Kind:   objstore.KindNode,
+		Ref:    func(n *model.Node) objstore.Ref { return objstore.Ref{Name: n.Name} },
+		Upsert: func(context.Context, *model.Node) error { return nil },
+		Delete: none,
+		List:   func() []*model.Node { return nil },
+	}))
+	must(h.t, objstore.Register(r, objstore.Type[*model.Pod]{
+		Kind: objstore.KindPod,
+		Ref:  func(p *model.Pod) objstore.Ref { return objstore.Ref{Namespace: p.Namespace, Name: p.Name, UID: p.UID} },
+		Upsert: func(_ context.Context, p *model.Pod) error {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.pods[p.UID] = p
+			return nil
+		},
+		Delete: none,
+		List:   func() []*model.Pod { return nil },
+		Get:    func(ref objstore.Ref) (*model.Pod, bool) { return h.Pod(ref.UID) },
+	}))
+	return r
 }
 
 func (h *harness) clock() time.Time {
@@ -258,16 +288,6 @@ func (h *harness) Pod(uid string) (*model.Pod, bool) {
 	defer h.mu.Unlock()
 	p, ok := h.pods[uid]
 	return p, ok
-}
-
-func (h *harness) Pods() []*model.Pod {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	out := make([]*model.Pod, 0, len(h.pods))
-	for _, p := range h.pods {
-		out = append(out, p)
-	}
-	return out
 }
 
 // Evict records the eviction and makes the pod terminating (an Evict is

@@ -1,0 +1,34 @@
+// Package objstore is the one way objects come into Berth: a registry of
+// kinds, each typed by the Go type of its objects, and a Store that applies
+// changes through it, runs the node mutators, keeps the by-node pod index
+// and publishes every change to its subscribers.
+//
+// Data in: the state service (server/statesvc) hands it each upsert and
+// deletion of a request, in order. A kind's Type says how to name an
+// object, how to admit and apply it (its Upsert: in berthd the
+// scheduler's, which admits and defaults, keeps the object and raises the
+// cluster events kube's event handlers would), how to delete one and how
+// to list what is held (for resyncs). Adding a kind is one Register call
+// by whoever holds the objects: no method is added to the Store, to the
+// scheduler or to the state service.
+//
+// Nodes pass through the node mutators before they are applied, in the
+// order given (berthd: the taints of node conditions, then the pressure
+// taints); the Store keeps each node as it was sent, so that a mutator
+// whose answer changed (pressure conditions that began or ended) has the
+// node applied again with Refresh, and nobody else keeps a copy.
+//
+// Data out: an Event per applied change, to every Subscription, each with
+// its own queue and goroutine, as kube's controllers work from their
+// informers' events: a subscriber's work (an eviction's commit) never runs
+// on the caller's path, and a slow one delays nobody else. Subscriptions
+// read the state they need when they handle an event, from the Store
+// (Node, PodsOn) and from the scheduler's read side; Wait is the hook a
+// test or a caller uses to know every event published before it was
+// handled.
+//
+// Lock order: the Store's mu is taken by Apply and Refresh and held across
+// the kind's Upsert or Delete (so the scheduler's locks come after it) and
+// the publication of the event; a Subscription's mu is a leaf, and its
+// handler runs holding no lock of the Store.
+package objstore

@@ -1,0 +1,215 @@
+package objstore
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/berthsched/berth/core/model"
+)
+
+// NodeMutator returns the node the scheduler is to see for node as sent:
+// node itself, or a changed copy (node is never modified).
+type NodeMutator func(node *model.Node) *model.Node
+
+// Event is one applied change: Old is nil for an object added, New nil
+// for one deleted. Nodes are as mutated, pods as admitted.
+type Event struct {
+	Kind     Kind
+	Old, New any
+}
+
+// Options configure a Store.
+type Options struct {
+	// NodeMutators run in order on every node upserted or refreshed.
+	NodeMutators []NodeMutator
+}
+
+// Store applies changes through a Registry. It is safe for concurrent use.
+type Store struct {
+	kinds    *Registry
+	mutators []NodeMutator
+
+	// mu serializes the changes applied and guards the fields below.
+	mu    sync.Mutex
+	nodes map[string]nodeEntry
+	// pods are the pods applied, as admitted, by uid; byNode indexes the
+	// bound ones by node name.
+	pods   map[string]*model.Pod
+	byNode map[string]map[string]*model.Pod
+	subs   []*Subscription
+}
+
+type nodeEntry struct {
+	sent, applied *model.Node
+}
+
+// New returns a Store applying changes through kinds.
+func New(kinds *Registry, opts Options) *Store {
+	return &Store{
+		kinds: kinds, mutators: slices.Clone(opts.NodeMutators),
+		nodes: map[string]nodeEntry{}, pods: map[string]*model.Pod{}, byNode: map[string]map[string]*model.Pod{},
+	}
+}
+
+// Kinds is the registry the store applies through.
+func (s *Store) Kinds() *Registry { return s.kinds }
+
+// Upsert admits and applies obj (a node through the mutators first), then
+// publishes the change.
+func (s *Store) Upsert(ctx context.Context, obj any) error {
+	ref, ok := s.kinds.RefOf(obj)
+	if !ok {
+		return fmt.Errorf("upsert %T: %w", obj, ErrUnknownKind)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ref.Kind == KindNode {
+		if n, _ := obj.(*model.Node); n != nil {
+			return s.applyNodeLocked(ctx, n)
+		}
+	}
+	old := s.heldLocked(ref)
+	if err := s.kinds.Upsert(ctx, obj); err != nil {
+		return err
+	}
+	cur := obj
+	if got, ok := s.kinds.get(ref); ok {
+		cur = got
+	}
+	if ref.Kind == KindPod {
+		oldPod, _ := old.(*model.Pod)
+		curPod, _ := cur.(*model.Pod)
+		s.indexLocked(oldPod, curPod)
+	}
+	s.publishLocked(Event{Kind: ref.Kind, Old: old, New: cur})
+	return nil
+}
+
+// heldLocked is the object ref names as the store last published it, for
+// the kinds it keeps (nodes and pods); nil otherwise.
+func (s *Store) heldLocked(ref Ref) any {
+	switch ref.Kind {
+	case KindNode:
+		if e, ok := s.nodes[ref.Name]; ok {
+			return e.applied
+		}
+	case KindPod:
+		if p, ok := s.pods[ref.UID]; ok {
+			return p
+		}
+	}
+	return nil
+}
+
+func (s *Store) applyNodeLocked(ctx context.Context, sent *model.Node) error {
+	applied := sent
+	for _, m := range s.mutators {
+		applied = m(applied)
+	}
+	if err := s.kinds.Upsert(ctx, applied); err != nil {
+		return err
+	}
+	var old any
+	if e, ok := s.nodes[sent.Name]; ok {
+		old = e.applied
+	}
+	s.nodes[sent.Name] = nodeEntry{sent: sent, applied: applied}
+	s.publishLocked(Event{Kind: KindNode, Old: old, New: applied})
+	return nil
+}
+
+// Refresh applies a node again as it was sent, through the mutators: one
+// of them answers differently now. A node not held is no error.
+func (s *Store) Refresh(ctx context.Context, name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.nodes[name]
+	if !ok {
+		return nil
+	}
+	return s.applyNodeLocked(ctx, e.sent)
+}
+
+// Delete removes the object ref names, then publishes the change. A pod's
+// ref without a uid names the pod the store holds under its name.
+func (s *Store) Delete(ctx context.Context, ref Ref) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ref.Kind == KindPod && ref.UID == "" {
+		for _, p := range s.pods {
+			if p.Namespace == ref.Namespace && p.Name == ref.Name {
+				ref.UID = p.UID
+				break
+			}
+		}
+	}
+	old := s.heldLocked(ref)
+	if err := s.kinds.Delete(ctx, ref); err != nil {
+		return err
+	}
+	switch ref.Kind {
+	case KindNode:
+		delete(s.nodes, ref.Name)
+	case KindPod:
+		if p, ok := old.(*model.Pod); ok {
+			s.indexLocked(p, nil)
+		}
+	}
+	s.publishLocked(Event{Kind: ref.Kind, Old: old})
+	return nil
+}
+
+// List lists the objects of kind held, as their kind lists them.
+func (s *Store) List(kind Kind) ([]any, error) { return s.kinds.List(kind) }
+
+// indexLocked moves a pod from old's place in the index to cur's; either
+// may be nil.
+func (s *Store) indexLocked(old, cur *model.Pod) {
+	if old != nil {
+		delete(s.pods, old.UID)
+		if on := s.byNode[old.NodeName]; on != nil {
+			delete(on, old.UID)
+			if len(on) == 0 {
+				delete(s.byNode, old.NodeName)
+			}
+		}
+	}
+	if cur == nil {
+		return
+	}
+	s.pods[cur.UID] = cur
+	if cur.NodeName == "" {
+		return
+	}
+	on := s.byNode[cur.NodeName]
+	if on == nil {
+		on = map[string]*model.Pod{}
+		s.byNode[cur.NodeName] = on
+	}
+	on[cur.UID] = cur
+}
+
+// Node returns a node as last applied (mutated).
+func (s *Store) Node(name string) (*model.Node, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.nodes[name]
+	return e.applied, ok
+}
+
+// PodsOn lists the pods applied bound to node, by namespace and name, as
+// they were admitted when last applied (the scheduler's read side has
+// what changed since: an eviction, a bind undone).
+func (s *Store) PodsOn(node string) []*model.Pod {
+	s.mu.Lock()
+	out := slices.Collect(maps.Values(s.byNode[node]))
+	s.mu.Unlock()
+	slices.SortFunc(out, func(a, b *model.Pod) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	return out
+}
