@@ -18,8 +18,8 @@
 // submitted at the end of the cycle, and a group cycle's binds are one
 // plan. A pod
 // the scheduler evicted is held as terminating by preemption until it is
-// deleted (evictions.go; RestoreEvictions brings the set back after a
-// restart).
+// deleted (evictions.go; Restore brings the set back after a restart,
+// restore.go).
 //
 // One attempt, as kube's schedule_one.go:
 //
@@ -57,7 +57,7 @@
 //
 // Devices (dynamic resource allocation, devices.go): the scheduler holds a
 // core/dra Tracker (device classes, resource slices, claims, templates;
-// UpsertDeviceObject, DeleteDeviceObject, RestoreClaims) which
+// UpsertDeviceObject, DeleteDeviceObject; Restore after a restart) which
 // DynamicResources reads through Handle.Devices. It plays kube's
 // resourceclaim controller: a pod's template claims are made when both
 // exist and deleted with the pod, and a claim whose last consumer is

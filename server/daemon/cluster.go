@@ -10,7 +10,7 @@ import (
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/nodeconditions"
 	"github.com/berthsched/berth/core/scheduler"
-	"github.com/berthsched/berth/server/ledger"
+	"github.com/berthsched/berth/server/podbook"
 	"github.com/berthsched/berth/server/pressuresvc"
 	"github.com/berthsched/berth/server/statesvc"
 	"github.com/berthsched/berth/server/tainteviction"
@@ -25,12 +25,12 @@ type sides struct {
 func newSides(s *scheduler.Scheduler) sides { return sides{s, s.View()} }
 
 // cluster is what the state service drives: the scheduler, with the calls
-// that outcomes change routed through the ledger's rules
-// (ledger.Outcomes), which apply them to the scheduler in step with the
-// ledger. It holds no logic of its own.
+// that outcomes change routed through the book's rules
+// (podbook.Outcomes), which apply them to the scheduler in step with the
+// book. It holds no logic of its own.
 type cluster struct {
 	sides
-	outcomes *ledger.Outcomes
+	outcomes *podbook.Outcomes
 	// pressure adds the node-pressure taints to the nodes sent.
 	pressure *pressuresvc.Service
 	// taints is told of the nodes and pods the scheduler accepted.

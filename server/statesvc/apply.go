@@ -161,11 +161,7 @@ func (s *Service) findPod(namespace, name string) (*model.Pod, bool) {
 }
 
 func (s *Service) deletePodLocked(ctx context.Context, pod *model.Pod) error {
-	if err := s.cluster.DeletePod(ctx, pod); err != nil {
-		return err
-	}
-	delete(s.failedBinds, pod.UID)
-	return nil
+	return s.cluster.DeletePod(ctx, pod)
 }
 
 // deleteLocked validates a reference and deletes the object. Errors about
