@@ -42,7 +42,7 @@ func seedPayloads(f *testing.F) [][]byte {
 // the restart's replay read the log. A record that decodes re-encodes
 // deterministically to a payload that decodes to the same decision, and
 // carries the record's revision and time; one that does not is refused
-// with ErrCorrupt naming the revision. A ledger bind value decodes only
+// with ErrCorrupt naming the revision. A book bind value decodes only
 // to a Bind, after its revision hint.
 func FuzzDecisionRecord(f *testing.F) {
 	for _, p := range seedPayloads(f) {

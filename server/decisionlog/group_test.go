@@ -10,7 +10,7 @@ import (
 )
 
 // A group's binds are one commit: consecutive revisions with one commit
-// time, each Bind naming the group, each ledger record its group and its
+// time, each Bind naming the group, each book record its group and its
 // own revision.
 func TestBindGroupOneCommit(t *testing.T) {
 	l, st := newLog(t, bboltstore.Options{})
@@ -46,7 +46,7 @@ func TestBindGroupOneCommit(t *testing.T) {
 	for i, p := range members {
 		r, ok := l.book.Get(podbook.KindBind, p.UID)
 		if !ok || r.Group != "train" || r.Revision != uint64(2+i) {
-			t.Errorf("ledger record of %s: %+v, %v", p.Name, r, ok)
+			t.Errorf("book record of %s: %+v, %v", p.Name, r, ok)
 		}
 	}
 }

@@ -121,7 +121,7 @@ func TestDecisionContent(t *testing.T) {
 
 // Nominations and Unschedulable messages come back after a restart;
 // cleared nominations, nominations a bind ended and forgotten pods' do not.
-// (The ledger's records are restored by the ledger: server/podbook.)
+// (Restored by the book, server/podbook, as the daemon does.)
 func TestRecover(t *testing.T) {
 	dir := t.TempDir()
 	ctx := t.Context()

@@ -120,7 +120,7 @@ func TestPlanIsTheCallsInOne(t *testing.T) {
 
 // TestPlanFailureUndoesItsDecisions: a plan whose commit fails leaves
 // nothing behind, as failed one-item plans do: no record, the evictions
-// no longer open in the ledger, no nomination or message remembered.
+// no longer open in the book, no nomination or message remembered.
 func TestPlanFailureUndoesItsDecisions(t *testing.T) {
 	l, st := newLog(t, bboltstore.Options{})
 	ctx := t.Context()
@@ -137,7 +137,7 @@ func TestPlanFailureUndoesItsDecisions(t *testing.T) {
 		t.Fatalf("commit on a closed store: %v, want ErrClosed", err)
 	}
 	if !l.book.OpenEviction(victim.UID, &berthv1.Evict{Node: "n1"}) {
-		t.Error("the failed Evict is still open in the ledger")
+		t.Error("the failed Evict is still open in the book")
 	}
 	if _, ok := l.book.Nomination(preemptor.UID); ok {
 		t.Error("the failed Nominate is remembered")

@@ -17,7 +17,7 @@ import (
 	"github.com/berthsched/berth/store/bboltstore"
 )
 
-// env is a ledger with its decision log over a bbolt store, and the rules
+// env is a book with its decision log over a bbolt store, and the rules
 // over a fake scheduler.
 type env struct {
 	dir      string
@@ -117,7 +117,7 @@ func pod(name string) *model.Pod {
 
 func name(i int) string { return fmt.Sprintf("p%04d", i) }
 
-// fakeScheduler is the scheduler's side as the ledger's rules drive it:
+// fakeScheduler is the scheduler's side as the book's rules drive it:
 // pods by uid, each wanting the bind of the version it holds, and the
 // evicted set.
 type fakeScheduler struct {
