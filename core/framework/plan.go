@@ -92,6 +92,19 @@ type Bind struct {
 	// or the node to provision one on (VolumeBinding's Reserve); nil when
 	// there are none.
 	Volumes []VolumeBinding
+	// Awaiter, if set, is asked while the Bind is recorded whether its
+	// producer still awaits it; a Bind it no longer awaits (the pod was
+	// deleted, or its binding abandoned, since) is refused and nothing is
+	// written. The scheduler's planner sets it.
+	Awaiter BindAwaiter
+}
+
+// BindAwaiter tells whether a Bind's producer still awaits it: pod is the
+// version its Bind plugins were given. It is asked under the lock of the
+// book that records the bind (server/podbook), so it must take only leaf
+// locks.
+type BindAwaiter interface {
+	Binding(pod *model.Pod) bool
 }
 
 // VolumeBinding is what a Bind decided for one of the pod's unbound

@@ -25,6 +25,7 @@ import (
 	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/manifest"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/objstore"
 	"github.com/berthsched/berth/core/plugins/names"
 	"github.com/berthsched/berth/core/plugins/nodevolumelimits"
 	"github.com/berthsched/berth/core/plugins/registry"
@@ -312,18 +313,18 @@ func (r *volumeRun) must(err error) {
 // objects, running pods, then the pending ones.
 func (r *volumeRun) load(ctx context.Context, c *manifest.Cluster) {
 	for _, ns := range c.Namespaces {
-		r.must(r.s.SetNamespace(ctx, ns))
+		r.must(r.s.Upsert(ctx, ns))
 	}
 	for _, pc := range c.PriorityClasses {
-		r.must(r.s.SetPriorityClass(ctx, pc))
+		r.must(r.s.Upsert(ctx, pc))
 	}
 	for _, n := range c.Nodes {
-		r.must(r.s.AddNode(ctx, n))
+		r.must(r.s.Upsert(ctx, n))
 	}
 	if o := c.Volumes; o != nil {
 		for _, obj := range slices.Concat(sortedObjects(o.Classes), sortedObjects(o.Drivers), sortedObjects(o.CSINodes),
 			sortedObjects(o.Capacities), sortedObjects(o.Volumes), sortedObjects(o.Claims)) {
-			r.must(r.s.UpsertVolumeObject(ctx, obj))
+			r.must(r.s.Upsert(ctx, obj))
 		}
 	}
 	for _, running := range []bool{true, false} {
@@ -470,11 +471,11 @@ func (r *volumeRun) provisioned(claim *corev1.PersistentVolumeClaim, node string
 func (r *volumeRun) bindClaim(ctx context.Context, claim *corev1.PersistentVolumeClaim, pv *corev1.PersistentVolume) {
 	pv.Spec.ClaimRef = &corev1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: claim.Namespace, Name: claim.Name, UID: claim.UID}
 	pv.Status.Phase = corev1.VolumeBound
-	r.must(r.s.UpsertVolumeObject(ctx, pv))
+	r.must(r.s.Upsert(ctx, pv))
 	claim.Spec.VolumeName = pv.Name
 	metav1.SetMetaDataAnnotation(&claim.ObjectMeta, volume.AnnBindCompleted, "yes")
 	claim.Status.Phase = corev1.ClaimBound
-	r.must(r.s.UpsertVolumeObject(ctx, claim))
+	r.must(r.s.Upsert(ctx, claim))
 }
 
 // churn makes one random change to the storage objects (or deletes a pod
@@ -499,7 +500,7 @@ func (r *volumeRun) churn(ctx context.Context) string {
 		if pv.Spec.CSI != nil {
 			pv.Spec.CSI.VolumeHandle = pv.Name
 		}
-		r.must(r.s.UpsertVolumeObject(ctx, pv))
+		r.must(r.s.Upsert(ctx, pv))
 		return "add volume like " + pvs[0].Name
 	case 1: // a volume relabelled: its zone moved, or a label of no meaning added
 		pvs := v.PersistentVolumes()
@@ -515,12 +516,12 @@ func (r *volumeRun) churn(ctx context.Context) string {
 		} else {
 			pv.Labels["team"] = fmt.Sprint(r.made)
 		}
-		r.must(r.s.UpsertVolumeObject(ctx, pv))
+		r.must(r.s.Upsert(ctx, pv))
 		return "relabel volume " + pv.Name
 	case 2: // an available volume deleted
 		for _, pv := range v.PersistentVolumes() {
 			if pv.Spec.ClaimRef == nil {
-				r.must(r.s.DeleteVolumeObject(ctx, volume.KindPersistentVolume, "", pv.Name))
+				r.must(r.s.Delete(ctx, objstore.Ref{Kind: objstore.Kind(volume.KindPersistentVolume), Name: pv.Name}))
 				return "delete volume " + pv.Name
 			}
 		}
@@ -537,7 +538,7 @@ func (r *volumeRun) churn(ctx context.Context) string {
 		}
 		c := claims[pick(len(claims))].DeepCopy()
 		metav1.SetMetaDataLabel(&c.ObjectMeta, "touched", fmt.Sprint(r.made))
-		r.must(r.s.UpsertVolumeObject(ctx, c))
+		r.must(r.s.Upsert(ctx, c))
 		return "touch claim " + c.Namespace + "/" + c.Name
 	case 5: // a class added, relabelled or its topologies lifted
 		classes := v.StorageClasses()
@@ -553,7 +554,7 @@ func (r *volumeRun) churn(ctx context.Context) string {
 		default:
 			sc.AllowedTopologies = nil
 		}
-		r.must(r.s.UpsertVolumeObject(ctx, sc))
+		r.must(r.s.Upsert(ctx, sc))
 		return "class " + sc.Name
 	case 6: // a CSINode's limit raised or lowered
 		nodes := v.CSINodes()
@@ -570,7 +571,7 @@ func (r *volumeRun) churn(ctx context.Context) string {
 			count = max(count+int32(r.rng.IntN(3))-1, 0)
 			d.Allocatable = &storagev1.VolumeNodeResources{Count: &count}
 		}
-		r.must(r.s.UpsertVolumeObject(ctx, n))
+		r.must(r.s.Upsert(ctx, n))
 		return "CSINode " + n.Name
 	case 7: // a capacity grown or shrunk
 		caps := v.CSIStorageCapacities()
@@ -582,7 +583,7 @@ func (r *volumeRun) churn(ctx context.Context) string {
 			factor := []float64{0.5, 2}[r.rng.IntN(2)]
 			c.Capacity = resource.NewQuantity(int64(float64(c.Capacity.Value())*factor), resource.BinarySI)
 		}
-		r.must(r.s.UpsertVolumeObject(ctx, c))
+		r.must(r.s.Upsert(ctx, c))
 		return "capacity " + c.Name
 	case 8: // a driver's storage capacity reporting turned on or off
 		drivers := v.CSIDrivers()
@@ -592,7 +593,7 @@ func (r *volumeRun) churn(ctx context.Context) string {
 		d := drivers[pick(len(drivers))].DeepCopy()
 		on := d.Spec.StorageCapacity == nil || !*d.Spec.StorageCapacity
 		d.Spec.StorageCapacity = &on
-		r.must(r.s.UpsertVolumeObject(ctx, d))
+		r.must(r.s.Upsert(ctx, d))
 		return fmt.Sprintf("driver %s storageCapacity %v", d.Name, on)
 	default: // a running pod with claims deleted
 		var withClaims []*model.Pod
@@ -636,7 +637,7 @@ func (r *volumeRun) createMissingClaim(ctx context.Context) (string, bool) {
 				name := classes[r.rng.IntN(len(classes))].Name
 				c.Spec.StorageClassName = &name
 			}
-			r.must(r.s.UpsertVolumeObject(ctx, c))
+			r.must(r.s.Upsert(ctx, c))
 			return "create claim " + c.Namespace + "/" + c.Name, true
 		}
 	}

@@ -132,22 +132,12 @@ func (s *Scheduler) deleteDeviceObject(ctx context.Context, kind, namespace, nam
 	return nil
 }
 
-// RestoreClaims loads the claims the server kept durably (allocated, with
-// their consumers: binds issued and awaiting their outcome included)
-// after a restart, before the re-list, so that no device is allocated
-// twice. Call ForgetUnknownClaimConsumers once the re-list is complete.
-func (s *Scheduler) RestoreClaims(claims []*resourceapi.ResourceClaim) {
-	s.ingestMu.Lock()
-	defer s.ingestMu.Unlock()
-	s.devices.Restore(claims)
-}
-
-// ForgetUnknownClaimConsumers drops from the claims the pods the
+// forgetUnknownClaimConsumers drops from the claims the pods the
 // scheduler does not hold (deleted while it was down), deletes the claims
 // made for such pods and deallocates claims left without consumers,
-// reporting those as Deallocations. Call it once a
-// re-list of every pod is complete; it returns the claims deallocated.
-func (s *Scheduler) ForgetUnknownClaimConsumers(ctx context.Context) ([]*resourceapi.ResourceClaim, error) {
+// reporting those as Deallocations (Resynced); it returns the claims
+// deallocated.
+func (s *Scheduler) forgetUnknownClaimConsumers(ctx context.Context) ([]*resourceapi.ResourceClaim, error) {
 	// No cycle sees a device freed here before its DeallocateClaim is
 	// durable: in kube the deallocation is written before the scheduler
 	// learns of it, so no Bind of the device precedes it in the log.

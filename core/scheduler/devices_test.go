@@ -241,7 +241,7 @@ func TestClaimsRestoredBoundAndDeallocated(t *testing.T) {
 		Results: []resourceapi.DeviceRequestAllocationResult{{Request: "g", Driver: "gpu.example.com", Pool: "n1", Device: "gpu-1"}},
 	}}
 	allocated.Status.ReservedFor = []resourceapi.ResourceClaimConsumerReference{{Resource: "pods", Name: "gone", UID: "uid-gone"}}
-	e.s.RestoreClaims([]*resourceapi.ResourceClaim{allocated})
+	e.s.Restore(Restored{Claims: []*resourceapi.ResourceClaim{allocated}})
 	for _, o := range []any{objs.Classes["gpu"], objs.Slices["n1"], objs.Claims["default/shared"]} {
 		if err := e.s.upsertDeviceObject(ctx, o); err != nil {
 			t.Fatal(err)
@@ -262,9 +262,9 @@ func TestClaimsRestoredBoundAndDeallocated(t *testing.T) {
 	if diff := cmp.Diff(map[string][]string{"default/a": {"shared: gpu-1"}}, sink.boundClaims); diff != "" {
 		t.Errorf("BindWithClaims (-want +got):\n%s", diff)
 	}
-	freed, err := e.s.ForgetUnknownClaimConsumers(ctx)
-	if err != nil || len(freed) != 0 {
-		t.Fatalf("forgetting uid-gone while a uses the claim: freed %v, %v", freed, err)
+	f, err := e.s.Resynced(ctx)
+	if err != nil || len(f.Claims) != 0 {
+		t.Fatalf("forgetting uid-gone while a uses the claim: freed %v, %v", f.Claims, err)
 	}
 	c, _ = e.s.View().Claim("default", "shared")
 	if len(c.Status.ReservedFor) != 1 || c.Status.ReservedFor[0].UID != "uid-a" {

@@ -11,6 +11,7 @@ import (
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/features"
+	"github.com/berthsched/berth/core/objstore"
 	"github.com/berthsched/berth/core/plugins/registry"
 )
 
@@ -44,7 +45,7 @@ func TestDeviceTaintRuleUpserts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = s.UpsertDeviceObject(context.Background(), tc.rule)
+			err = s.Upsert(context.Background(), tc.rule)
 			if tc.wantErr == "" {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
@@ -52,10 +53,10 @@ func TestDeviceTaintRuleUpserts(t *testing.T) {
 				if got := s.devices.TaintRules(); len(got) != 1 {
 					t.Fatalf("rules held: %v", got)
 				}
-				if err := s.DeleteDeviceObject(context.Background(), dra.KindDeviceTaintRule, "", "r"); err != nil {
+				if err := s.Delete(context.Background(), objstore.Ref{Kind: objstore.Kind(dra.KindDeviceTaintRule), Name: "r"}); err != nil {
 					t.Fatal(err)
 				}
-				if err := s.DeleteDeviceObject(context.Background(), dra.KindDeviceTaintRule, "", "r"); !errors.Is(err, ErrNotFound) {
+				if err := s.Delete(context.Background(), objstore.Ref{Kind: objstore.Kind(dra.KindDeviceTaintRule), Name: "r"}); !errors.Is(err, ErrNotFound) {
 					t.Errorf("second delete: %v, want not found", err)
 				}
 				return

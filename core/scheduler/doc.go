@@ -6,10 +6,10 @@
 // core/objstore.Type per kind, each with its state-in call; safe for
 // concurrent use with Run): Upsert and Delete apply any of them, Kinds
 // hands the registry to the object store in front (berthd's, which wraps
-// pods with the ledger's rules). Nodes, pods (upserted: pending pods are
+// pods with the book's rules). Nodes, pods (upserted: pending pods are
 // admitted and queued, bound pods occupy their nodes and confirm binds;
 // AddPod, DeletePod and CheckAdmission are the pod kind's calls, which
-// server/ledger drives), priority classes, budgets, namespaces, pod
+// server/podbook drives), priority classes, budgets, namespaces, pod
 // groups, DRA and storage objects, and ReportBindResult. Each raises the
 // cluster event kube would, so pods that an event may help leave the
 // unschedulable pods (QueueingHints).
@@ -22,8 +22,8 @@
 // submitted at the end of the cycle, and a group cycle's binds are one
 // plan. A pod
 // the scheduler evicted is held as terminating by preemption until it is
-// deleted (evictions.go; RestoreEvictions brings the set back after a
-// restart).
+// deleted (evictions.go; Restore brings the set back after a restart,
+// restore.go).
 //
 // One attempt, as kube's schedule_one.go:
 //
@@ -61,7 +61,7 @@
 //
 // Devices (dynamic resource allocation, devices.go): the scheduler holds a
 // core/dra Tracker (device classes, resource slices, claims, templates;
-// upsertDeviceObject, DeleteDeviceObject, RestoreClaims) which
+// upsertDeviceObject, deleteDeviceObject; Restore after a restart) which
 // DynamicResources reads through Handle.Devices. It plays kube's
 // resourceclaim controller: a pod's template claims are made when both
 // exist and deleted with the pod, and a claim whose last consumer is

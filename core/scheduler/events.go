@@ -161,6 +161,8 @@ func (s *Scheduler) Unbind(ctx context.Context, uid string) error {
 	cur := *old
 	cur.NodeName = ""
 	s.removeBoundPod(ctx, old)
+	// Its volumes were reserved for the bind that failed (Restore).
+	s.releaseVolumesLocked(ctx, uid)
 	s.state.store(&cur)
 	return s.queuePod(ctx, &cur)
 }

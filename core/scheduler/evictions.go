@@ -21,7 +21,7 @@ import (
 //   - it no longer counts as healthy for disruption budgets;
 //   - it keeps its node's resources until it is deleted.
 //
-// The set survives restarts through the server (RestoreEvictions). A pod
+// The set survives restarts through the server (Restore). A pod
 // whose eviction the orchestrator does not carry out stays marked: it must
 // be deleted (and re-added under a new uid if it keeps running).
 
@@ -87,22 +87,4 @@ func markedEvicted(p *model.Pod, preempted bool) *model.Pod {
 	cp := *p
 	cp.Terminating, cp.Preempted = true, cp.Preempted || preempted
 	return &cp
-}
-
-// RestoreEvictions reloads the pods evicted before a restart (at startup,
-// before the pods are sent again): each is held as terminating by
-// preemption when it arrives, until it is deleted. (The cause is not
-// restored: a pod evicted for a taint, the API or pressure comes back
-// terminating by preemption, so a preemptor nominated to its node waits
-// for it rather than preempting again.)
-func (s *Scheduler) RestoreEvictions(uids []string) {
-	s.state.restoreEvictions(uids)
-}
-
-// ForgetUnknownEvictions drops the evictions of pods the scheduler does not
-// hold, restored after a restart for pods deleted while it was down, and
-// returns their UIDs, sorted. Call it once a re-list of every pod is
-// complete; a pod sent later is not held as evicted.
-func (s *Scheduler) ForgetUnknownEvictions() []string {
-	return s.state.forgetUnknownEvictions()
 }

@@ -112,7 +112,7 @@ func TestEvictionMark(t *testing.T) {
 
 	t.Run("restored after a restart", func(t *testing.T) {
 		e := newEnv(t, &testPlugins{}, nil)
-		e.s.RestoreEvictions([]string{"uid-victim", "uid-gone"})
+		e.s.Restore(Restored{Evictions: []string{"uid-victim", "uid-gone"}})
 		e.addNodes(mt.MakeNode("n1").Obj())
 		e.addPods(mt.MakePod("victim").Node("n1").Ready().Obj())
 		if diff := cmp.Diff(view{Pod: true, Cached: true, Evicted: []string{"uid-gone", "uid-victim"}}, look(e, "uid-victim")); diff != "" {

@@ -115,6 +115,17 @@ func (s *Scheduler) buildKinds() error {
 		registerDevices[*resourceapi.ResourceSlice](r, s, dra.KindResourceSlice, v.ResourceSlices),
 		registerDevices[*resourceapi.ResourceClaim](r, s, dra.KindResourceClaim, v.Claims),
 		registerDevices[*resourceapi.ResourceClaimTemplate](r, s, dra.KindResourceClaimTemplate, v.ClaimTemplates),
+		objstore.Register(r, objstore.Type[*dra.DeviceTaintRule]{
+			Kind: objstore.Kind(dra.KindDeviceTaintRule),
+			Ref: func(rule *dra.DeviceTaintRule) objstore.Ref {
+				return objstore.Ref{Name: nameOf(rule, func(rule *dra.DeviceTaintRule) string { return rule.Name })}
+			},
+			Upsert: func(ctx context.Context, rule *dra.DeviceTaintRule) error { return s.upsertDeviceObject(ctx, rule) },
+			Delete: func(ctx context.Context, ref objstore.Ref) error {
+				return s.deleteDeviceObject(ctx, dra.KindDeviceTaintRule, "", ref.Name)
+			},
+			List: s.devices.TaintRules,
+		}),
 		registerVolumes[*corev1.PersistentVolume](r, s, volume.KindPersistentVolume, v.PersistentVolumes),
 		registerVolumes[*corev1.PersistentVolumeClaim](r, s, volume.KindPersistentVolumeClaim, v.PersistentVolumeClaims),
 		registerVolumes[*storagev1.StorageClass](r, s, volume.KindStorageClass, v.StorageClasses),

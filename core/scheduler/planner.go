@@ -94,6 +94,7 @@ func (p *planner) Submit(ctx context.Context, plan framework.Plan) (framework.Pl
 // events raised.
 func (p *planner) bind(ctx context.Context, plan framework.Plan, binds []*framework.Bind) (framework.PlanResult, error) {
 	for _, b := range binds {
+		b.Awaiter = p.s
 		if len(b.Pod.ResourceClaims) > 0 {
 			b.Claims = p.s.devices.BindClaims(b.Pod)
 		}

@@ -131,27 +131,6 @@ type PendingPod struct {
 	Message string
 }
 
-// RestoreNominations reloads persisted nominations (at startup, before the
-// pods are re-sent): a pod re-sent without a nomination of its own gets
-// its restored one back.
-func (s *Scheduler) RestoreNominations(noms []queue.Nomination) {
-	s.queue.Nominator().Restore(noms)
-}
-
-// ForgetUnknownNominations drops the nominations of pods the scheduler
-// does not hold (restored after a restart for pods that were not re-sent)
-// and returns how many it dropped.
-func (s *Scheduler) ForgetUnknownNominations() int {
-	n := 0
-	for _, nom := range s.queue.Nominator().All() {
-		if _, ok := s.state.lookup(nom.PodUID); !ok {
-			s.queue.Nominator().DeleteNominatedPodIfExists(&model.Pod{UID: nom.PodUID})
-			n++
-		}
-	}
-	return n
-}
-
 // Stats counts what the scheduler holds.
 type Stats struct {
 	Queue         queue.Stats

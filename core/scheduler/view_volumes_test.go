@@ -43,7 +43,7 @@ func TestExplainVolumes(t *testing.T) {
 		pv("pv-free", "local", nil),
 		bound, claim("static", "local", ""), claim("dynamic", "dynamic", ""),
 	} {
-		if err := e.s.UpsertVolumeObject(ctx, obj); err != nil {
+		if err := e.s.Upsert(ctx, obj); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -60,7 +60,7 @@ func TestExplainVolumes(t *testing.T) {
 	if got := ex.Volumes[3]; got.Found || got.Claim != "default/missing" {
 		t.Errorf("missing claim: %+v", got)
 	}
-	if err := e.s.UpsertVolumeObject(ctx, claim("missing", "dynamic", "")); err != nil {
+	if err := e.s.Upsert(ctx, claim("missing", "dynamic", "")); err != nil {
 		t.Fatal(err)
 	}
 	if att := e.scheduleOne(); att.Result != ResultScheduled {

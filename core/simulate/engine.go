@@ -134,7 +134,7 @@ func (e *Engine) load(ctx context.Context, in Input) error {
 	if err := e.loadVolumes(ctx, in.Volumes); err != nil {
 		return err
 	}
-	e.s.RestoreNominations(in.Nominations)
+	e.s.Restore(scheduler.Restored{Nominations: in.Nominations})
 	for _, running := range []bool{true, false} {
 		for _, p := range in.Pods {
 			if (p.NodeName != "") != running {

@@ -26,7 +26,7 @@ type Input struct {
 	Namespaces      []*model.Namespace
 	// Nominations are those of pending pods of Pods, kept as a scheduler
 	// restored from its store keeps them (see
-	// scheduler.RestoreNominations); a pod's own NominatedNodeName is
+	// scheduler.Restore); a pod's own NominatedNodeName is
 	// another way to give one.
 	Nominations []queue.Nomination
 	// Devices are the DRA objects (device classes, resource slices,

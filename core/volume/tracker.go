@@ -29,6 +29,14 @@ func (t *Tracker) Set(obj any) (old any, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.settleLocked(obj)
+	old, err = t.setLocked(obj)
+	if err == nil {
+		t.arrivedLocked(obj)
+	}
+	return old, err
+}
+
+func (t *Tracker) setLocked(obj any) (old any, err error) {
 	switch o := obj.(type) {
 	case *corev1.PersistentVolume:
 		return swap(t.objs.Volumes, o.Name, o), nil

@@ -355,7 +355,7 @@ func TestListNominations(t *testing.T) {
 		t.Errorf("ListNominations (-want +got):\n%s", diff)
 	}
 	// A nomination restored from the store shows before its pod is re-sent.
-	e.sched.RestoreNominations([]queue.Nomination{{PodUID: "uid-w", PodKey: "default/w", NodeName: "n1"}})
+	e.sched.Restore(scheduler.Restored{Nominations: []queue.Nomination{{PodUID: "uid-w", PodKey: "default/w", NodeName: "n1"}}})
 	resp, err = e.client.ListNominations(ctx, &berthv1.ListNominationsRequest{})
 	if err != nil {
 		t.Fatal(err)

@@ -47,7 +47,7 @@ func TestExplainVolumeReasons(t *testing.T) {
 		Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound},
 	}
 	for _, o := range []any{pv, claim} {
-		if err := e.sched.UpsertVolumeObject(ctx, o); err != nil {
+		if err := e.sched.Upsert(ctx, o); err != nil {
 			t.Fatal(err)
 		}
 	}

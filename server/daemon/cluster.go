@@ -11,7 +11,7 @@ import (
 	"github.com/berthsched/berth/core/nodeconditions"
 	"github.com/berthsched/berth/core/objstore"
 	"github.com/berthsched/berth/core/scheduler"
-	"github.com/berthsched/berth/server/ledger"
+	"github.com/berthsched/berth/server/podbook"
 	"github.com/berthsched/berth/server/statesvc"
 )
 
@@ -24,14 +24,14 @@ type sides struct {
 func newSides(s *scheduler.Scheduler) sides { return sides{s, s.View()} }
 
 // cluster is what the state service drives: the object store in front of
-// the scheduler, the bind reports through the ledger's rules
-// (ledger.Outcomes), and the scheduler's batch, hold and read side. It
+// the scheduler, the bind reports through the book's rules
+// (podbook.Outcomes), and the scheduler's batch, hold and read side. It
 // holds no logic of its own.
 type cluster struct {
 	objects  *objstore.Store
 	sched    *scheduler.Scheduler
 	view     scheduler.View
-	outcomes *ledger.Outcomes
+	outcomes *podbook.Outcomes
 }
 
 var _ statesvc.Cluster = cluster{}
@@ -67,11 +67,11 @@ type claimForgetter interface {
 }
 
 // openObjects builds the object store over the scheduler's kinds: pods
-// through the ledger's rules, a deleted allocated claim's durable copy
+// through the book's rules, a deleted allocated claim's durable copy
 // dropped with it, and the node mutators in order (the taints of node
 // conditions unless ignored, then the pressure taints, which the taint
 // controller never sees: they are NoSchedule).
-func (d *Daemon) openObjects(outcomes *ledger.Outcomes, claims claimForgetter) error {
+func (d *Daemon) openObjects(outcomes *podbook.Outcomes, claims claimForgetter) error {
 	kinds := d.sched.Kinds()
 	view := d.sched.View()
 	err := objstore.Wrap(kinds, objstore.KindPod, func(t objstore.Type[*model.Pod]) objstore.Type[*model.Pod] {

@@ -7,7 +7,7 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
-	"github.com/berthsched/berth/server/ledger"
+	"github.com/berthsched/berth/server/podbook"
 )
 
 func notReady(name string) *berthv1.Object {
@@ -74,10 +74,10 @@ func TestTaintEvictionFollowsTheStore(t *testing.T) {
 	if err := e.d.Objects().Wait(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := e.d.Ledger().Get(ledger.KindEvict, "uid-running"); !ok {
+	if _, ok := e.d.Book().Get(podbook.KindEvict, "uid-running"); !ok {
 		t.Error("running: no Evict once the subscribers are drained")
 	}
-	if _, ok := e.d.Ledger().Get(ledger.KindEvict, "uid-tolerant"); ok {
+	if _, ok := e.d.Book().Get(podbook.KindEvict, "uid-tolerant"); ok {
 		t.Error("tolerant: evicted, though it tolerates the taint")
 	}
 }

@@ -16,10 +16,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
-	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/framework/runtime"
-	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/objstore"
 	"github.com/berthsched/berth/core/plugins/registry"
 	"github.com/berthsched/berth/core/queue"
@@ -34,8 +32,8 @@ import (
 	"github.com/berthsched/berth/server/deschedulesvc"
 	"github.com/berthsched/berth/server/eviction"
 	"github.com/berthsched/berth/server/evictionsvc"
-	"github.com/berthsched/berth/server/ledger"
 	"github.com/berthsched/berth/server/metrics"
+	"github.com/berthsched/berth/server/podbook"
 	"github.com/berthsched/berth/server/pressuresvc"
 	"github.com/berthsched/berth/server/statesvc"
 	"github.com/berthsched/berth/server/tainteviction"
@@ -134,8 +132,10 @@ type Daemon struct {
 	cfg    Config
 	logger *slog.Logger
 	store  store.Store
-	ledger *ledger.Ledger
-	log    *decisionlog.Log
+	// book holds the durable per-pod facts; log encodes decisions and
+	// appends them, telling the book.
+	book *podbook.Book
+	log  *decisionlog.Log
 	// timers are the durable deadlines (tolerationSeconds); evictor
 	// evicts for every cause but preemption.
 	timers  *deadlines.Timers
@@ -170,9 +170,9 @@ type Daemon struct {
 }
 
 // Open opens the store in cfg.DataDir (failing with an error wrapping
-// store.ErrLocked when another berthd holds it), restores the ledger's
-// records and the nominations, and builds the scheduler and the
-// services. On failure nothing stays open.
+// store.ErrLocked when another berthd holds it), restores the book of
+// per-pod facts into the scheduler (restore), and builds the services. On
+// failure nothing stays open.
 func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if cfg.DataDir == "" && cfg.Store == nil {
 		return nil, errors.New("daemon: Config.DataDir is required")
@@ -205,8 +205,7 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("daemon: register metrics: %w", err)
 	}
-	restored, noms, err := d.openLog(ctx, m)
-	if err != nil {
+	if err := d.openLog(ctx, m); err != nil {
 		return nil, err
 	}
 	if err := d.exportLogState(cfg.Registry); err != nil {
@@ -219,26 +218,11 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if err := d.openScheduler(ctx, reg, m, attempts); err != nil {
 		return nil, err
 	}
-	d.sched.RestoreNominations(noms)
-	// Allocated claims before anything is re-listed: their devices stay
-	// taken, and a claim re-sent without allocation keeps its own.
-	claims, err := d.log.RecoverClaims()
-	if err != nil {
+	if err := d.restore(ctx); err != nil {
 		return nil, err
 	}
-	d.sched.RestoreClaims(claims)
-	first, last := d.store.Revisions()
-	cfg.Logger.Info("store open", "store", d.StorePath(), "log_id", d.log.ID(), "first_revision", first, "last_revision", last,
-		"nominations", len(noms), "binds_awaiting_outcome", len(restored.Binds), "evictions_pending", len(restored.Evictions),
-		"allocated_claims", len(claims))
-	d.restarted = last > 0 || len(noms) > 0 || !restored.Empty()
-	if cfg.InitialSyncTimeout > 0 && d.restarted {
-		if err := d.holdForRelist(ctx); err != nil {
-			return nil, err
-		}
-	}
-	outcomes := ledger.NewOutcomes(d.ledger, newSides(d.sched), d.log, cfg.Logger)
-	if err := d.openObjects(outcomes, d.log); err != nil {
+	outcomes := podbook.NewOutcomes(d.book, newSides(d.sched), cfg.Logger)
+	if err := d.openObjects(outcomes, d.book); err != nil {
 		return nil, err
 	}
 	if err := d.openPressure(); err != nil {
@@ -299,24 +283,13 @@ func (cfg Config) withDefaults() Config {
 	return cfg
 }
 
-// openLog builds the ledger and the decision log over the store and reads
-// back what they hold.
-func (d *Daemon) openLog(ctx context.Context, m *metrics.Metrics) (ledger.Restored, []queue.Nomination, error) {
-	d.ledger = ledger.New(d.logger)
-	restored, err := d.ledger.Restore(ctx, d.store)
-	if err != nil {
-		return ledger.Restored{}, nil, err
-	}
-	d.log = decisionlog.New(d.store, decisionlog.Options{
-		Logger: d.logger, Metrics: m, Ledger: d.ledger,
-		// d.sched is set by openScheduler, before anything is scheduled.
-		BindWanted: func(pod *model.Pod) bool { return d.sched.Binding(pod) },
+// openLog builds the book and the decision log over the store.
+func (d *Daemon) openLog(ctx context.Context, m *metrics.Metrics) error {
+	d.book = podbook.New(d.store, podbook.Options{
+		Logger: d.logger, ObserveCommit: m.ObserveCommit, SetAllocatedDevices: m.SetAllocatedDevices,
 	})
-	rec, err := d.log.Recover(ctx)
-	if err != nil {
-		return ledger.Restored{}, nil, err
-	}
-	return restored, rec.Nominations, nil
+	d.log = decisionlog.New(d.store, decisionlog.Options{Logger: d.logger, Metrics: m, Book: d.book})
+	return d.log.Recover(ctx)
 }
 
 // openScheduler builds the scheduler writing its decisions to the log.
@@ -392,10 +365,10 @@ func (d *Daemon) holdForRelist(ctx context.Context) error {
 
 // openServer builds the gRPC server, the berth.v1 services and the
 // dashboard.
-func (d *Daemon) openServer(cl cluster, outcomes *ledger.Outcomes, reg runtime.Registry, attempts *adminsvc.Counter) error {
+func (d *Daemon) openServer(cl cluster, outcomes *podbook.Outcomes, reg runtime.Registry, attempts *adminsvc.Counter) error {
 	cfg := d.cfg
 	evicted := func(uid string) bool {
-		_, ok := d.ledger.Get(ledger.KindEvict, uid)
+		_, ok := d.book.Get(podbook.KindEvict, uid)
 		return ok
 	}
 	var descheduler adminsvc.Descheduler
@@ -411,7 +384,7 @@ func (d *Daemon) openServer(cl cluster, outcomes *ledger.Outcomes, reg runtime.R
 		descheduler = d.descheduler
 	}
 	admin := adminsvc.New(d.sched.View(), adminsvc.Options{
-		Config: cfg.Scheduler, Registry: reg, Revisions: revisions{d.ledger, d.log},
+		Config: cfg.Scheduler, Registry: reg, Revisions: revisions{d.book},
 		Attempts: attempts, Logger: cfg.Logger, Version: cfg.Version, Startup: d, Replica: cfg.Replica,
 		Simulation: cfg.Simulation, Stopping: d.stopping, Descheduler: descheduler,
 	})
@@ -434,7 +407,7 @@ func (d *Daemon) openServer(cl cluster, outcomes *ledger.Outcomes, reg runtime.R
 		HTTPTLS:         cfg.HTTPTLS,
 		Services: server.Services{
 			State: statesvc.New(cl, statesvc.Options{
-				Logger: cfg.Logger, MaxMutations: cfg.MaxMutations, BindRevisions: d.ledger,
+				Logger: cfg.Logger, MaxMutations: cfg.MaxMutations, BindReports: d.book,
 				PodsResynced: func(ctx context.Context) { d.podsResynced(ctx, outcomes) },
 			}),
 			Decision: decisionsvc.New(d.log, decisionsvc.Options{Stopping: d.stopping}),
@@ -458,23 +431,13 @@ func (cfg Config) MetricsTokens() server.TokenScopes {
 	return cfg.Tokens
 }
 
-// revisions tells the admin service the revisions of binds (the ledger)
-// and nominations (the log).
-type revisions struct {
-	ledger *ledger.Ledger
-	log    *decisionlog.Log
-}
+// revisions tells the admin service the revisions of binds and
+// nominations, as the book holds them.
+type revisions struct{ *podbook.Book }
 
-// Eviction is the pod's Evict awaiting its deletion, as the ledger holds it.
-func (r revisions) Eviction(uid string) (*berthv1.Evict, bool) { return r.ledger.Eviction(uid) }
-
-func (r revisions) BindRevision(uid string) (uint64, bool) { return r.ledger.BindRevision(uid) }
 func (r revisions) BindAwaiting(uid string) bool {
-	_, ok := r.ledger.Outstanding(ledger.KindBind, uid)
+	_, ok := r.Outstanding(podbook.KindBind, uid)
 	return ok
-}
-func (r revisions) NominationRevision(uid string) (uint64, bool) {
-	return r.log.NominationRevision(uid)
 }
 
 // Serve runs the scheduling loop and serves on the listeners until ctx
@@ -537,21 +500,13 @@ func (d *Daemon) newDashboard(admin *adminsvc.Service) (*dashboard.Dashboard, er
 }
 
 // podsResynced follows the end of every re-list of pods
-// (statesvc.Options.PodsResynced): each forgets what was restored for pods
-// that were not re-sent (ledger.Outcomes.Resynced), and the first then
-// releases the initial hold on scheduling, so that no cycle sees what is
-// being forgotten.
-func (d *Daemon) podsResynced(ctx context.Context, outcomes *ledger.Outcomes) {
+// (statesvc.Options.PodsResynced): see resynced (restart.go).
+func (d *Daemon) podsResynced(ctx context.Context, outcomes *podbook.Outcomes) {
 	d.relisted.Store(true)
 	if d.initialSync != nil {
 		defer d.initialSync()
 	}
-	outcomes.Resynced(ctx)
-	// Claims restored for pods that did not come back lose them, and are
-	// deallocated (DeallocateClaim decisions) when no consumer is left.
-	if _, err := d.sched.ForgetUnknownClaimConsumers(ctx); err != nil {
-		d.logger.Error("re-list: deallocating the claims of pods gone failed; they stay allocated", "err", err)
-	}
+	d.resynced(ctx, outcomes)
 	d.timers.Start()
 }
 
@@ -571,11 +526,14 @@ func (d *Daemon) Close() error {
 	return d.closeStore()
 }
 
-// closeStore flushes the log and closes the store.
+// closeStore flushes the log and the book and closes the store.
 func (d *Daemon) closeStore() error {
 	var errs []error
 	if d.log != nil {
 		errs = append(errs, d.log.Close())
+	}
+	if d.book != nil {
+		errs = append(errs, d.book.Close())
 	}
 	if err := d.store.Close(); err != nil && !errors.Is(err, store.ErrClosed) {
 		errs = append(errs, err)
@@ -594,8 +552,8 @@ func (d *Daemon) Objects() *objstore.Store { return d.objects }
 // Log is the daemon's decision log.
 func (d *Daemon) Log() *decisionlog.Log { return d.log }
 
-// Ledger is the daemon's ledger of decisions awaiting their outcome.
-func (d *Daemon) Ledger() *ledger.Ledger { return d.ledger }
+// Book is the daemon's book of per-pod facts.
+func (d *Daemon) Book() *podbook.Book { return d.book }
 
 // StorePath names the store: the data file's path, or the etcd key prefix.
 func (d *Daemon) StorePath() string {

@@ -7,20 +7,24 @@
 // and restores what a restart needs; Serve runs the scheduling loop and serves until its context ends, then
 // stops the loop, flushes the log and closes the store.
 //
-// The daemon only wires parts together: the rules of outcomes (binds
-// awaiting confirmation, evictions awaiting deletion) are the ledger's
-// (server/ledger), which the state service's pod changes go through. Every
-// object comes in through the object store (core/objstore, cluster.go)
-// over the scheduler's kinds, the pod kind wrapped by the ledger's rules;
-// the taint-eviction and node-pressure controllers subscribe to it and
-// evict through the one server/eviction.Evictor, on their own goroutines.
+// The daemon only wires parts together: the per-pod facts and the rules of
+// outcomes (binds awaiting confirmation, evictions awaiting deletion) are
+// the book's (server/podbook), which the state service's pod changes go
+// through. Every object comes in through the object store (core/objstore,
+// cluster.go) over the scheduler's kinds, the pod kind wrapped by the
+// book's rules; the taint-eviction and node-pressure controllers subscribe
+// to it and evict through the one server/eviction.Evictor, on their own
+// goroutines.
 //
-// Restart. The orchestrator owns the objects and re-lists them through
-// Sync; the store keeps the decision log, the nominations and the ledger's
-// records: the binds that awaited an outcome and the evictions of pods not
-// deleted yet. Nominations go back into the
-// scheduler's nominator, and evictions into its set of evicted pods,
-// before anything is re-listed: a victim re-listed as running is still
+// Restart (restart.go, the one place of the sequence). The orchestrator
+// owns the objects and re-lists them through Sync; the store keeps the
+// decision log and the book's facts: the binds that awaited an outcome
+// (with their claims and volume bindings), the evictions of pods not
+// deleted yet, the nominations, the last messages, the allocated claims.
+// The book reads them back (podbook.Book.Restore) and the scheduler takes
+// its share (scheduler.Restore): nominations into its nominator,
+// evictions into its set of evicted pods, claims into its device tracker,
+// the binds' volumes reserved again, before anything is re-listed: a victim re-listed as running is still
 // terminating by preemption, so its preemptor waits for it instead of
 // evicting again. An eviction ends when its pod is deleted; one whose pod
 // was deleted while berthd was down ends when a re-list of the pods
@@ -38,8 +42,10 @@
 // Until the orchestrator has re-listed after a restart, the nodes look
 // emptier than they are: scheduling waits for the first RESYNC_END of a
 // resync covering pods, or Config.InitialSyncTimeout. At the end of every
-// re-list of pods, the binds, nominations and Unschedulable messages
-// restored for pods that were not re-sent are forgotten. Until the first
+// re-list of pods, the binds, nominations, Unschedulable messages, claim
+// consumers and volume reservations restored for pods that were not
+// re-sent are forgotten (scheduler.Resynced, then podbook's
+// Outcomes.Resynced). Until the first
 // such re-list, AdminService.ServerInfo reports the wait
 // (Daemon.AwaitingRelist).
 //

@@ -12,7 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
-	"github.com/berthsched/berth/server/ledger"
+	"github.com/berthsched/berth/server/podbook"
 	"github.com/berthsched/berth/store"
 	"github.com/berthsched/berth/store/bboltstore"
 )
@@ -246,7 +246,7 @@ func TestConfirmAfterRestartWithSmallRetention(t *testing.T) {
 			continue
 		}
 		last = d
-		rev, ok := e.d.Ledger().BindRevision(d.GetPod().GetUid())
+		rev, ok := e.d.Book().BindRevision(d.GetPod().GetUid())
 		if d.GetRevision() >= first && (!ok || rev != d.GetRevision()) {
 			t.Errorf("%s: restored revision %d, %v; its record %d is kept (oldest %d)", d.GetPod().GetName(), rev, ok, d.GetRevision(), first)
 		}
@@ -273,7 +273,7 @@ func TestConfirmAfterRestartWithSmallRetention(t *testing.T) {
 // an outcome: pod uid to node.
 func restoredBinds(e *env) map[string]string {
 	out := map[string]string{}
-	for _, r := range e.d.Ledger().ListRestored(ledger.KindBind) {
+	for _, r := range e.d.Book().ListRestored(podbook.KindBind) {
 		out[r.PodUID] = r.Node
 	}
 	return out

@@ -12,7 +12,7 @@
 // fails is retried after RetryDelay. A deadline is never fired twice once
 // Fire succeeded and its removal committed; a crash between the two fires
 // it again after the restart, so Fire must be idempotent (an eviction is:
-// the ledger refuses a second Evict).
+// the book refuses a second Evict).
 //
 // After a restart, Restore reads the deadlines back; they are not fired
 // until Start (the daemon calls it once the orchestrator's first re-list

@@ -6,7 +6,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/berthsched/berth/core/model"
-	"github.com/berthsched/berth/server/ledger"
+	"github.com/berthsched/berth/server/podbook"
 )
 
 // Field numbers of the messages a Bind payload holds (decision.proto,
@@ -21,14 +21,14 @@ const (
 	fieldBindNode              protowire.Number = 1
 )
 
-// bindRecord is what Bind writes, in one allocation: the ledger's record
-// (ledger.BindValue: the revision hint, then the payload), whose tail is the record's
+// bindRecord is what Bind writes, in one allocation: the book's record
+// (podbook.BindValue: the revision hint, then the payload), whose tail is the record's
 // payload, and then the pod's uid as the keyspace key. A Bind is the
 // decision made per pod, so it skips building and marshalling a
 // berthv1.Decision; the bytes are those encode(bindDecision(pod, node))
 // gives (TestBindPayload).
 type bindRecord struct {
-	assumed []byte // ledger.BindValue(from, payload)
+	assumed []byte // podbook.BindValue(from, payload)
 	payload []byte // the tail of assumed
 	key     []byte // the pod's uid
 }
@@ -52,8 +52,8 @@ func newBindRecord(pod *model.Pod, node string, from uint64) (bindRecord, bool) 
 		protowire.SizeTag(fieldDecisionPod) + protowire.SizeBytes(ref) +
 		protowire.SizeTag(fieldDecisionBind) + protowire.SizeBytes(bind)
 
-	buf := make([]byte, ledger.BindHintSize, ledger.BindHintSize+size+len(pod.UID))
-	ledger.SetBindHint(buf, from)
+	buf := make([]byte, podbook.BindHintSize, podbook.BindHintSize+size+len(pod.UID))
+	podbook.SetBindHint(buf, from)
 	// Fields in number order, empty strings left out, as a deterministic
 	// proto3 marshal does.
 	buf = appendStringField(buf, fieldDecisionSchedulerName, profile)
@@ -67,7 +67,7 @@ func newBindRecord(pod *model.Pod, node string, from uint64) (bindRecord, bool) 
 	buf = appendStringField(buf, fieldBindNode, node)
 	end := len(buf)
 	buf = append(buf, pod.UID...)
-	return bindRecord{assumed: buf[:end:end], payload: buf[ledger.BindHintSize:end:end], key: buf[end:]}, true
+	return bindRecord{assumed: buf[:end:end], payload: buf[podbook.BindHintSize:end:end], key: buf[end:]}, true
 }
 
 // stringFieldSize is the encoded size of a proto3 string field: nothing

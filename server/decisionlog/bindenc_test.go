@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/berthsched/berth/core/model"
-	"github.com/berthsched/berth/server/ledger"
+	"github.com/berthsched/berth/server/podbook"
 )
 
 // TestBindPayload checks that newBindRecord writes the bytes a
@@ -36,14 +36,14 @@ func TestBindPayload(t *testing.T) {
 		if !bytes.Equal(rec.payload, want) {
 			t.Errorf("payload of %q = %x, want %x", tt.pod.UID, rec.payload, want)
 		}
-		if !bytes.Equal(rec.assumed, ledger.BindValue(42, want)) {
-			t.Errorf("assumed value of %q = %x, want %x", tt.pod.UID, rec.assumed, ledger.BindValue(42, want))
+		if !bytes.Equal(rec.assumed, podbook.BindValue(42, want)) {
+			t.Errorf("assumed value of %q = %x, want %x", tt.pod.UID, rec.assumed, podbook.BindValue(42, want))
 		}
 		if string(rec.key) != tt.pod.UID {
 			t.Errorf("key = %q, want %q", rec.key, tt.pod.UID)
 		}
-		if d, err := ledger.ParseBind(rec.assumed); err != nil || binary.BigEndian.Uint64(rec.assumed) != 42 || d.GetBind().GetNode() != tt.node {
-			t.Errorf("ledger.ParseBind = %v, %v (hint %d)", d, err, binary.BigEndian.Uint64(rec.assumed))
+		if d, err := podbook.ParseBind(rec.assumed); err != nil || binary.BigEndian.Uint64(rec.assumed) != 42 || d.GetBind().GetNode() != tt.node {
+			t.Errorf("podbook.ParseBind = %v, %v (hint %d)", d, err, binary.BigEndian.Uint64(rec.assumed))
 		}
 		// The hint is patched in place later: it must not touch the rest.
 		binary.BigEndian.PutUint64(rec.assumed, 7)

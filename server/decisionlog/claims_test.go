@@ -72,10 +72,11 @@ func TestBindWithClaimsAndDeallocate(t *testing.T) {
 
 	// Restart: the claim comes back as it was bound.
 	l, st = reopen(t, l, st, dir)
-	back, err := l.RecoverClaims()
+	facts, err := l.Book().Restore(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
+	back := facts.Claims
 	if diff := cmp.Diff([]*resourceapi.ResourceClaim{c1}, back); diff != "" {
 		t.Errorf("recovered claims (-want +got):\n%s", diff)
 	}
@@ -145,7 +146,7 @@ func TestSharedClaimDeallocatedByLastConsumer(t *testing.T) {
 	if err := l.BindWithClaims(t.Context(), b, "n1", []*resourceapi.ResourceClaim{allocated("c", "gpu-0", a, b)}); err != nil {
 		t.Fatal(err)
 	}
-	if got := l.claims.allocatedDevices(); got != 1 {
+	if got := l.book.AllocatedDevices(); got != 1 {
 		t.Errorf("allocated devices = %d, want 1", got)
 	}
 	// a went without a decision; b's deletion frees the claim.
@@ -155,7 +156,7 @@ func TestSharedClaimDeallocatedByLastConsumer(t *testing.T) {
 	if held := claimsHeld(t, st); len(held) != 0 {
 		t.Errorf("claims kept: %v", held)
 	}
-	if got := l.claims.allocatedDevices(); got != 0 {
+	if got := l.book.AllocatedDevices(); got != 0 {
 		t.Errorf("allocated devices = %d, want 0", got)
 	}
 }

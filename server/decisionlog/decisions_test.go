@@ -35,7 +35,7 @@ func TestUnschedulableOnce(t *testing.T) {
 		}
 	}
 	l2, st2 := reopen(t, l, st, dir)
-	if _, err := l2.Recover(ctx); err != nil {
+	if _, err := l2.Book().Restore(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for _, step := range []func() error{
@@ -43,7 +43,7 @@ func TestUnschedulableOnce(t *testing.T) {
 		func() error { return l2.Unschedulable(ctx, b, "0/2 nodes: cpu", nil) }, // nothing
 		func() error { return l2.Bind(ctx, a, "n1") },                           // 4
 		func() error { return l2.Unschedulable(ctx, a, "0/1 nodes: cpu", nil) }, // 5: after a bind
-		func() error { return l2.ForgetPod(ctx, b.UID) },
+		func() error { return l2.Book().Forget(ctx, b.UID) },
 		func() error { return l2.Unschedulable(ctx, b, "0/2 nodes: cpu", nil) }, // 6: a new pod of that uid
 	} {
 		if err := step(); err != nil {

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/berthsched/berth/core/framework"
-	"github.com/berthsched/berth/server/ledger"
 	"github.com/berthsched/berth/store/bboltstore"
 )
 
@@ -64,16 +63,13 @@ func TestEvictPodAfterRestart(t *testing.T) {
 	}
 }
 
-// reopenRestored is reopen with the ledger restored from the store, as the
+// reopenRestored is reopen with the book restored from the store, as the
 // daemon opens it.
 func reopenRestored(t *testing.T, l *Log, st *bboltstore.Store, dir string) (*Log, *bboltstore.Store) {
 	t.Helper()
-	st2 := closeAndOpen(t, l, st, dir)
-	led := ledger.New(nil)
-	if _, err := led.Restore(t.Context(), st2); err != nil {
+	l2, st2 := reopen(t, l, st, dir)
+	if _, err := l2.Book().Restore(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	l2 := New(st2, Options{Ledger: led})
-	t.Cleanup(func() { _ = l2.Close() })
 	return l2, st2
 }

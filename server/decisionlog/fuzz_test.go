@@ -13,7 +13,7 @@ import (
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
-	"github.com/berthsched/berth/server/ledger"
+	"github.com/berthsched/berth/server/podbook"
 	"github.com/berthsched/berth/store"
 )
 
@@ -42,12 +42,12 @@ func seedPayloads(f *testing.F) [][]byte {
 // the restart's replay read the log. A record that decodes re-encodes
 // deterministically to a payload that decodes to the same decision, and
 // carries the record's revision and time; one that does not is refused
-// with ErrCorrupt naming the revision. A ledger bind value decodes only
+// with ErrCorrupt naming the revision. A book bind value decodes only
 // to a Bind, after its revision hint.
 func FuzzDecisionRecord(f *testing.F) {
 	for _, p := range seedPayloads(f) {
 		f.Add(p, uint64(7))
-		f.Add(ledger.BindValue(7, p), uint64(8))
+		f.Add(podbook.BindValue(7, p), uint64(8))
 	}
 	f.Add([]byte{0xff, 0xff}, uint64(1))
 	at := time.Unix(1_700_000_000, 5).UTC()
@@ -78,14 +78,14 @@ func FuzzDecisionRecord(f *testing.F) {
 			t.Fatal("encoding is not deterministic")
 		}
 
-		bind, err := ledger.ParseBind(payload)
+		bind, err := podbook.ParseBind(payload)
 		switch {
 		case err != nil && !errors.Is(err, store.ErrCorrupt):
-			t.Fatalf("ledger.ParseBind error %v is not ErrCorrupt", err)
+			t.Fatalf("podbook.ParseBind error %v is not ErrCorrupt", err)
 		case err == nil && (bind.GetBind() == nil || TypeOf(bind) != berthv1.DecisionType_DECISION_TYPE_BIND):
-			t.Fatalf("ledger.ParseBind gave a %v", TypeOf(bind))
-		case err == nil && len(payload) < ledger.BindHintSize:
-			t.Fatalf("ledger.ParseBind read a bind from %d bytes, shorter than the revision hint", len(payload))
+			t.Fatalf("podbook.ParseBind gave a %v", TypeOf(bind))
+		case err == nil && len(payload) < podbook.BindHintSize:
+			t.Fatalf("podbook.ParseBind read a bind from %d bytes, shorter than the revision hint", len(payload))
 		}
 	})
 }
@@ -114,11 +114,11 @@ func FuzzBindRecord(f *testing.F) {
 		if !bytes.Equal(rec.payload, want) {
 			t.Fatalf("payload %x, want %x", rec.payload, want)
 		}
-		if !bytes.Equal(rec.assumed, ledger.BindValue(from, want)) || string(rec.key) != uid {
+		if !bytes.Equal(rec.assumed, podbook.BindValue(from, want)) || string(rec.key) != uid {
 			t.Fatalf("assumed %x key %q", rec.assumed, rec.key)
 		}
 		gotFrom := binary.BigEndian.Uint64(rec.assumed)
-		d, err := ledger.ParseBind(rec.assumed)
+		d, err := podbook.ParseBind(rec.assumed)
 		if err != nil || gotFrom != from || d.GetBind().GetNode() != node || d.GetPod().GetUid() != uid {
 			t.Fatalf("parseAssumed = %d, %v, %v", gotFrom, d, err)
 		}

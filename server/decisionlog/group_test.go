@@ -5,12 +5,12 @@ import (
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/model"
-	"github.com/berthsched/berth/server/ledger"
+	"github.com/berthsched/berth/server/podbook"
 	"github.com/berthsched/berth/store/bboltstore"
 )
 
 // A group's binds are one commit: consecutive revisions with one commit
-// time, each Bind naming the group, each ledger record its group and its
+// time, each Bind naming the group, each book record its group and its
 // own revision.
 func TestBindGroupOneCommit(t *testing.T) {
 	l, st := newLog(t, bboltstore.Options{})
@@ -44,9 +44,9 @@ func TestBindGroupOneCommit(t *testing.T) {
 		t.Errorf("the group's binds have different commit times: %v, %v", got[1].GetTime(), got[3].GetTime())
 	}
 	for i, p := range members {
-		r, ok := l.ledger.Get(ledger.KindBind, p.UID)
+		r, ok := l.book.Get(podbook.KindBind, p.UID)
 		if !ok || r.Group != "train" || r.Revision != uint64(2+i) {
-			t.Errorf("ledger record of %s: %+v, %v", p.Name, r, ok)
+			t.Errorf("book record of %s: %+v, %v", p.Name, r, ok)
 		}
 	}
 }

@@ -8,12 +8,10 @@ import (
 	"sync"
 	"time"
 
-	resourceapi "k8s.io/api/resource/v1"
-
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
-	"github.com/berthsched/berth/server/ledger"
+	"github.com/berthsched/berth/server/podbook"
 	"github.com/berthsched/berth/store"
 )
 
@@ -51,16 +49,10 @@ type Options struct {
 	// MaxNodeReasons bounds the node_reasons of one Unschedulable
 	// decision; 0 means DefaultMaxNodeReasons.
 	MaxNodeReasons int
-	// BindWanted, if set, is asked, while a Bind is being recorded, whether
-	// the scheduler still wants it: pod is the version its Bind plugins
-	// were given. A Bind it no longer wants (the pod was deleted, or its
-	// binding abandoned, since) is refused with ErrBindAbandoned and
-	// nothing is written. The ledger asks it under its lock (see
-	// ledger.Ledger.BeginBind). *scheduler.Scheduler's Binding fits.
-	BindWanted func(pod *model.Pod) bool
-	// Ledger records the Binds and Evicts the log writes as awaiting their
-	// outcome; nil makes one of its own.
-	Ledger *ledger.Ledger
+	// Book is told of the per-pod facts the log makes durable (Binds and
+	// Evicts awaiting their outcome, nominations, messages, claims); nil
+	// makes one of its own, which Close closes.
+	Book *podbook.Book
 }
 
 // Defaults of the zero Options fields.
@@ -70,41 +62,29 @@ const (
 )
 
 // ErrBindAbandoned: a Bind was refused because the scheduler no longer
-// wants it (Options.BindWanted).
+// wants it (framework.Bind.Awaiter).
 var ErrBindAbandoned = errors.New("the bind was abandoned (pod deleted or its binding undone)")
 
 // Log is the durable decision log over a store.Store. It implements
 // framework.Planner (plan.go).
 //
-// Lock order: settler.mu, then mu; the ledger's lock is taken with
-// neither held. None is held across a Commit by the callers of the sink,
-// so concurrent decisions share transactions.
+// Lock order: mu is a leaf; the book's locks are taken with it released.
+// None is held across a Commit, so concurrent decisions share
+// transactions.
 type Log struct {
 	store  store.Store
 	opts   Options
 	logger *slog.Logger
-	settle *settler
+	// book holds the per-pod facts the log's decisions make; ownBook is
+	// set when the log made it (and closes it).
+	book    *podbook.Book
+	ownBook bool
 
-	ledger *ledger.Ledger
-	// claims is what the log wrote to store.Claims (claims.go).
-	claims *claimBook
-
-	mu   sync.Mutex
-	id   string              // the log's identity; set by Recover
-	noms map[string]nomEntry // by pod uid: the pod's nomination
-	// reported holds, by pod uid, the message of the pod's last
-	// Unschedulable decision (also in store.Unschedulable), so that a
-	// restarted scheduler does not report the same again.
-	reported map[string]string
+	mu sync.Mutex
+	id string // the log's identity; set by Recover
 
 	// watching holds the open watches' positions (watchers.go).
 	watching watchers
-}
-
-// nomEntry is a pod's nomination.
-type nomEntry struct {
-	node     string
-	revision uint64 // 0 when restored after a restart
 }
 
 // New returns a Log appending to st. Call Close before closing st.
@@ -124,40 +104,41 @@ func New(st store.Store, opts Options) *Log {
 	if opts.MaxNodeReasons <= 0 {
 		opts.MaxNodeReasons = DefaultMaxNodeReasons
 	}
-	if opts.Ledger == nil {
-		opts.Ledger = ledger.New(opts.Logger)
+	l := &Log{store: st, opts: opts, logger: opts.Logger, book: opts.Book}
+	if l.book == nil {
+		l.book = podbook.New(st, podbook.Options{Logger: opts.Logger, ObserveCommit: l.observeCommit})
+		l.ownBook = true
 	}
-	l := &Log{
-		store:    st,
-		opts:     opts,
-		logger:   opts.Logger,
-		ledger:   opts.Ledger,
-		claims:   newClaimBook(),
-		noms:     make(map[string]nomEntry),
-		reported: make(map[string]string),
-	}
-	l.settle = newSettler(st, l.observeCommit, opts.Logger)
 	return l
 }
 
-// Close writes the outcomes still queued and stops the background writer.
+// Close closes the book the log made (writing the removals it queued).
 // The store stays open.
-func (l *Log) Close() error { return l.settle.close() }
+func (l *Log) Close() error {
+	if l.ownBook {
+		return l.book.Close()
+	}
+	return nil
+}
+
+// Book is the book of per-pod facts the log tells.
+func (l *Log) Book() *podbook.Book { return l.book }
 
 // pendingBind is a Bind between startBind and finishBind: its batch, with
-// room for its record and operations, and the ledger's hold on the pod's
+// room for its record and operations, and the book's hold on the pod's
 // bind record. One allocation holds it all.
 type pendingBind struct {
-	ledger.Pending
+	podbook.Pending
 	batch   store.Batch
 	records [1][]byte
 	ops     [3]store.Op
 }
 
 // startBind encodes the Bind (with the claims' allocations, which go to
-// store.Claims too), records it in the ledger as being committed and
+// store.Claims too), records it in the book as being committed and
 // returns its batch.
-func (l *Log) startBind(ctx context.Context, pod *model.Pod, node string, claims []*resourceapi.ResourceClaim, volumes []framework.VolumeBinding) (*pendingBind, error) {
+func (l *Log) startBind(ctx context.Context, b *framework.Bind) (*pendingBind, error) {
+	pod, node, claims, volumes := b.Pod, b.Node, b.Claims, b.Volumes
 	rec, ok := bindRecord{}, false
 	if len(claims) == 0 && len(volumes) == 0 {
 		rec, ok = newBindRecord(pod, node, 0)
@@ -167,55 +148,46 @@ func (l *Log) startBind(ctx context.Context, pod *model.Pod, node string, claims
 		if err != nil {
 			return nil, err
 		}
-		rec = bindRecord{assumed: ledger.BindValue(0, payload), payload: payload, key: []byte(pod.UID)}
+		rec = bindRecord{assumed: podbook.BindValue(0, payload), payload: payload, key: []byte(pod.UID)}
 	}
-	if err := l.settle.claim(ctx, pod.UID, ledger.KindBind.Space(), store.Nominations); err != nil {
+	if err := l.book.PrepareWrite(ctx, pod.UID, podbook.KindBind.Space(), store.Nominations); err != nil {
 		return nil, err
 	}
 	pb := new(pendingBind)
-	wanted, err := l.ledger.BeginBind(ctx, pod, node, l.opts.BindWanted, &pb.Pending)
+	wanted, err := l.book.BeginBind(ctx, pod, node, b.Awaiter, &pb.Pending)
 	if err != nil {
 		return nil, err
 	}
 	if !wanted {
 		return nil, fmt.Errorf("decisionlog: bind %s to %s: %w", pod.Key(), node, ErrBindAbandoned)
 	}
-	l.mu.Lock()
-	_, unsched := l.reported[pod.UID]
-	l.mu.Unlock()
+	_, unsched := l.book.LastMessage(pod.UID)
 
-	// The bind's revision is above the newest one now: the ledger's
+	// The bind's revision is above the newest one now: the book's
 	// Restore searches the log from there.
 	_, last := l.store.Revisions()
-	ledger.SetBindHint(rec.assumed, last+1)
-	b := &pb.batch
-	b.Records, b.Ops = pb.records[:0], pb.ops[:0]
-	b.Append(rec.payload)
-	b.Put(ledger.KindBind.Space(), rec.key, rec.assumed)
-	b.Delete(store.Nominations, rec.key)
+	podbook.SetBindHint(rec.assumed, last+1)
+	batch := &pb.batch
+	batch.Records, batch.Ops = pb.records[:0], pb.ops[:0]
+	batch.Append(rec.payload)
+	batch.Put(podbook.KindBind.Space(), rec.key, rec.assumed)
+	batch.Delete(store.Nominations, rec.key)
 	if unsched {
-		b.Delete(store.Unschedulable, rec.key)
+		batch.Delete(store.Unschedulable, rec.key)
 	}
-	if err := claimOps(b, claims); err != nil {
-		l.ledger.FinishBind(pod.UID, &pb.Pending, 0, true)
+	if err := claimOps(batch, claims); err != nil {
+		l.book.FinishBind(pod.UID, &pb.Pending, 0, true)
 		return nil, err
 	}
 	return pb, nil
 }
 
-// finishBind ends the ledger's record of the commit: it gets its
-// revision, or is undone on failure; a durable Bind ends the pod's
-// nomination and Unschedulable message.
+// finishBind ends the book's record of the commit: it gets its revision,
+// or is undone on failure (a durable Bind ends the pod's nomination and
+// Unschedulable message there).
 func (l *Log) finishBind(pod *model.Pod, pb *pendingBind, res store.CommitResult, err error) error {
-	l.ledger.FinishBind(pod.UID, &pb.Pending, res.First, err != nil)
-	if err != nil {
-		return err
-	}
-	l.mu.Lock()
-	delete(l.noms, pod.UID)
-	delete(l.reported, pod.UID)
-	l.mu.Unlock()
-	return nil
+	l.book.FinishBind(pod.UID, &pb.Pending, res.First, err != nil)
+	return err
 }
 
 // EvictionMetrics, if the Options' Metrics implement it, counts the Evict

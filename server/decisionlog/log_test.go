@@ -58,7 +58,7 @@ func TestConcurrentBindsGetDistinctRevisions(t *testing.T) {
 		t.Errorf("%d distinct pods in the log, want %d", len(seen), workers*each)
 	}
 	for uid, rev := range seen {
-		if got, ok := l.ledger.BindRevision(uid); !ok || got != rev {
+		if got, ok := l.book.BindRevision(uid); !ok || got != rev {
 			t.Errorf("BindRevision(%s) = %d, %v; want %d", uid, got, ok, rev)
 		}
 	}
@@ -121,7 +121,7 @@ func TestDecisionContent(t *testing.T) {
 
 // Nominations and Unschedulable messages come back after a restart;
 // cleared nominations, nominations a bind ended and forgotten pods' do not.
-// (The ledger's records are restored by the ledger: server/ledger.)
+// (Restored by the book, server/podbook, as the daemon does.)
 func TestRecover(t *testing.T) {
 	dir := t.TempDir()
 	ctx := t.Context()
@@ -140,7 +140,7 @@ func TestRecover(t *testing.T) {
 		{"nominate then bind", func() error { return l.Nominate(ctx, pod("bound"), "n2") }},
 		{"bind ends the nomination", func() error { return l.Bind(ctx, pod("bound"), "n2") }},
 		{"nominate then delete", func() error { return l.Nominate(ctx, pod("gone"), "n4") }},
-		{"delete nominated", func() error { return l.ForgetPod(ctx, "uid-gone") }},
+		{"delete nominated", func() error { return l.Book().Forget(ctx, "uid-gone") }},
 		{"an eviction does not end a nomination", func() error { return l.Nominate(ctx, pod("victim"), "n6") }},
 		{"evict", func() error { return l.Evict(ctx, pod("victim"), "n5", pod("kept"), "r") }},
 	}
@@ -150,25 +150,25 @@ func TestRecover(t *testing.T) {
 		}
 	}
 	l2, st2 := reopen(t, l, st, dir)
-	got, err := l2.Recover(ctx)
+	got, err := l2.Book().Restore(ctx)
 	if err != nil {
-		t.Fatalf("Recover: %v", err)
+		t.Fatalf("Restore: %v", err)
 	}
-	want := Recovered{Nominations: []queue.Nomination{
+	want := []queue.Nomination{
 		{PodUID: "uid-kept", PodKey: "ns/kept", NodeName: "n1"},
 		{PodUID: "uid-victim", PodKey: "ns/victim", NodeName: "n6"},
-	}}
-	if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
-		t.Errorf("Recover (-want +got):\n%s", diff)
 	}
-	if node, ok := l2.Nomination("uid-kept"); !ok || node != "n1" {
+	if diff := cmp.Diff(want, got.Nominations, protocmp.Transform()); diff != "" {
+		t.Errorf("restored nominations (-want +got):\n%s", diff)
+	}
+	if node, ok := l2.Book().Nomination("uid-kept"); !ok || node != "n1" {
 		t.Errorf("Nomination(uid-kept) = %q, %v; want n1", node, ok)
 	}
-	if _, ok := l2.NominationRevision("uid-kept"); ok {
+	if _, ok := l2.Book().NominationRevision("uid-kept"); ok {
 		t.Error("a restored nomination has a revision")
 	}
 	// Forgetting a restored nominated pod removes its entry.
-	if err := l2.ForgetPod(ctx, "uid-kept"); err != nil {
+	if err := l2.Book().Forget(ctx, "uid-kept"); err != nil {
 		t.Fatal(err)
 	}
 	if err := l2.Close(); err != nil {

@@ -8,7 +8,7 @@ import (
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/framework"
-	"github.com/berthsched/berth/server/ledger"
+	"github.com/berthsched/berth/server/podbook"
 	"github.com/berthsched/berth/store"
 )
 
@@ -29,7 +29,7 @@ func (l *Log) Submit(ctx context.Context, plan framework.Plan) (framework.PlanRe
 		}
 	}
 	w := &planWriter{l: l, at: make([]int, len(plan.Items))}
-	release, err := l.claims.acquire(ctx, planClaimKeys(plan))
+	release, err := l.book.HoldClaims(ctx, planClaimKeys(plan))
 	if err != nil {
 		return framework.PlanResult{}, fmt.Errorf("decisionlog: %w", err)
 	}
@@ -78,7 +78,7 @@ func isRefusal(err error) bool {
 }
 
 // planClaimKeys lists the claims a plan writes, so that their writes are
-// serialized (claimBook.acquire).
+// serialized (podbook.Book.HoldClaims).
 func planClaimKeys(plan framework.Plan) []string {
 	var keys []string
 	for _, item := range plan.Items {
@@ -86,7 +86,7 @@ func planClaimKeys(plan framework.Plan) []string {
 		case *framework.Bind:
 			keys = append(keys, claimKeys(it.Claims)...)
 		case *framework.Deallocation:
-			keys = append(keys, claimKey(it.Claim))
+			keys = append(keys, podbook.ClaimKey(it.Claim))
 		}
 	}
 	slices.Sort(keys)
@@ -96,7 +96,7 @@ func planClaimKeys(plan framework.Plan) []string {
 // bindOne is Submit for the plan of one Bind without claims, the decision
 // made per pod: one allocation holds its batch (pendingBind).
 func (l *Log) bindOne(ctx context.Context, b *framework.Bind) (framework.PlanResult, error) {
-	pb, err := l.startBind(ctx, b.Pod, b.Node, nil, nil)
+	pb, err := l.startBind(ctx, b)
 	if isRefusal(err) {
 		return framework.PlanResult{Refused: []error{err}}, nil
 	}
@@ -195,11 +195,11 @@ func (w *planWriter) add(ctx context.Context, item framework.PlanItem) error {
 	return fmt.Errorf("decisionlog: unknown decision %T", item)
 }
 
-// bind encodes a Bind (startBind: its ledger record, the end of its
+// bind encodes a Bind (startBind: its book record, the end of its
 // nomination, its claims' allocations).
 func (w *planWriter) bind(ctx context.Context, b *framework.Bind) error {
 	l := w.l
-	pb, err := l.startBind(ctx, b.Pod, b.Node, b.Claims, b.Volumes)
+	pb, err := l.startBind(ctx, b)
 	if err != nil {
 		return err
 	}
@@ -208,25 +208,20 @@ func (w *planWriter) bind(ctx context.Context, b *framework.Bind) error {
 		if l.finishBind(b.Pod, pb, one, err) != nil || len(b.Claims) == 0 {
 			return
 		}
-		allocated := 0
-		for _, c := range b.Claims {
-			if l.claims.put(c) {
-				allocated++
-			}
-		}
+		allocated := l.book.ClaimsWritten(b.Claims)
 		if m, ok := l.opts.Metrics.(DeviceMetrics); ok {
 			m.ObserveClaimAllocations(allocated)
-			m.SetAllocatedDevices(l.claims.allocatedDevices())
+			m.SetAllocatedDevices(l.book.AllocatedDevices())
 		}
 	})
 	w.b.Ops = append(w.b.Ops, pb.batch.Ops...)
 	return nil
 }
 
-// evict encodes an Evict and records the eviction in the ledger (before
+// evict encodes an Evict and records the eviction in the book (before
 // the commit, so that a deletion of the pod racing with it removes the
-// record; the ledger's check and record are one step, so of two Evicts
-// racing for a pod one is refused). The ledger's record is its durable
+// record; the book's check and record are one step, so of two Evicts
+// racing for a pod one is refused). The book's record is its durable
 // value, so that after a restart the victim is held as terminating until
 // it is deleted.
 func (w *planWriter) evict(ctx context.Context, e *framework.Eviction) error {
@@ -237,24 +232,24 @@ func (w *planWriter) evict(ctx context.Context, e *framework.Eviction) error {
 		return err
 	}
 	victim := e.Victim
-	if !l.ledger.OpenEviction(victim.UID, d.GetEvict()) {
+	if !l.book.OpenEviction(victim.UID, d.GetEvict()) {
 		return &AlreadyEvictedError{Pod: victim.Key()}
 	}
-	if err := l.settle.claim(ctx, victim.UID, ledger.KindEvict.Space()); err != nil {
-		l.ledger.AbortEviction(victim.UID)
+	if err := l.book.PrepareWrite(ctx, victim.UID, podbook.KindEvict.Space()); err != nil {
+		l.book.AbortEviction(victim.UID)
 		return err
 	}
 	cause := CauseOf(e.Cause)
 	w.record(TypeEvict, payload, func(_ uint64, err error) {
 		if err != nil {
-			l.ledger.AbortEviction(victim.UID)
+			l.book.AbortEviction(victim.UID)
 			return
 		}
 		if m, ok := l.opts.Metrics.(EvictionMetrics); ok {
 			m.ObserveEviction(CauseLabel(cause))
 		}
 	})
-	w.b.Put(ledger.KindEvict.Space(), []byte(victim.UID), payload)
+	w.b.Put(podbook.KindEvict.Space(), []byte(victim.UID), payload)
 	return nil
 }
 
@@ -266,15 +261,13 @@ func (w *planWriter) nominate(ctx context.Context, n *framework.Nomination) erro
 		return err
 	}
 	uid, node := n.Pod.UID, n.Node
-	if err := l.settle.claim(ctx, uid, store.Assumed, store.Nominations); err != nil {
+	if err := l.book.PrepareWrite(ctx, uid, store.Assumed, store.Nominations); err != nil {
 		return err
 	}
 	w.setNom(uid, node)
 	w.record(TypeNominate, payload, func(rev uint64, err error) {
 		if err == nil {
-			l.mu.Lock()
-			l.noms[uid] = nomEntry{node: node, revision: rev}
-			l.mu.Unlock()
+			l.book.Nominated(uid, node, rev)
 		}
 	})
 	w.b.Put(store.Nominations, []byte(uid), payload)
@@ -290,9 +283,7 @@ func (w *planWriter) clearNomination(ctx context.Context, c *framework.ClearNomi
 	if d.GetClearNomination().GetPreviousNode() == "" {
 		node, planned := w.noms[uid]
 		if !planned {
-			l.mu.Lock()
-			node = l.noms[uid].node
-			l.mu.Unlock()
+			node, _ = l.book.Nomination(uid)
 		}
 		d.GetClearNomination().PreviousNode = node
 	}
@@ -300,15 +291,13 @@ func (w *planWriter) clearNomination(ctx context.Context, c *framework.ClearNomi
 	if err != nil {
 		return err
 	}
-	if err := l.settle.claim(ctx, uid, store.Assumed, store.Nominations); err != nil {
+	if err := l.book.PrepareWrite(ctx, uid, store.Assumed, store.Nominations); err != nil {
 		return err
 	}
 	w.setNom(uid, "")
 	w.record(TypeClearNomination, payload, func(_ uint64, err error) {
 		if err == nil {
-			l.mu.Lock()
-			delete(l.noms, uid)
-			l.mu.Unlock()
+			l.book.NominationCleared(uid)
 		}
 	})
 	w.b.Delete(store.Nominations, []byte(uid))
@@ -332,9 +321,7 @@ func (w *planWriter) unschedulable(ctx context.Context, u *framework.Unschedulab
 	uid, message := u.Pod.UID, u.Message
 	last, known := w.reported[uid]
 	if !known {
-		l.mu.Lock()
-		last, known = l.reported[uid]
-		l.mu.Unlock()
+		last, known = l.book.LastMessage(uid)
 	}
 	if known && last == message {
 		return nil
@@ -343,7 +330,7 @@ func (w *planWriter) unschedulable(ctx context.Context, u *framework.Unschedulab
 	if err != nil {
 		return err
 	}
-	if err := l.settle.claim(ctx, uid, store.Unschedulable); err != nil {
+	if err := l.book.PrepareWrite(ctx, uid, store.Unschedulable); err != nil {
 		return err
 	}
 	if w.reported == nil {
@@ -352,9 +339,7 @@ func (w *planWriter) unschedulable(ctx context.Context, u *framework.Unschedulab
 	w.reported[uid] = message
 	w.record(TypeUnschedulable, payload, func(_ uint64, err error) {
 		if err == nil {
-			l.mu.Lock()
-			l.reported[uid] = message
-			l.mu.Unlock()
+			l.book.Reported(uid, message)
 		}
 	})
 	w.b.Put(store.Unschedulable, []byte(uid), []byte(message))
@@ -364,25 +349,25 @@ func (w *planWriter) unschedulable(ctx context.Context, u *framework.Unschedulab
 // deallocate encodes a DeallocateClaim and deletes the claim from
 // store.Claims. A claim allocated anew since (a later Bind wrote another
 // allocation of it) is skipped: that Bind already told the orchestrator.
-// The plan holds the claim's writes (claimBook.acquire).
+// The plan holds the claim's writes (podbook.Book.HoldClaims).
 func (w *planWriter) deallocate(d *framework.Deallocation) error {
 	l := w.l
-	if !l.claims.current(d.Claim) {
+	if !l.book.ClaimCurrent(d.Claim) {
 		return nil
 	}
 	payload, err := encode(deallocateDecision(d.Claim, d.Reason))
 	if err != nil {
 		return err
 	}
-	key := claimKey(d.Claim)
+	key := podbook.ClaimKey(d.Claim)
 	w.record(TypeDeallocateClaim, payload, func(_ uint64, err error) {
 		if err != nil {
 			return
 		}
-		l.claims.remove(key)
+		l.book.ClaimRemoved(key)
 		if m, ok := l.opts.Metrics.(DeviceMetrics); ok {
 			m.ObserveClaimDeallocations(1)
-			m.SetAllocatedDevices(l.claims.allocatedDevices())
+			m.SetAllocatedDevices(l.book.AllocatedDevices())
 		}
 	})
 	w.b.Delete(store.Claims, []byte(key))

@@ -2,6 +2,7 @@ package decisionlog
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -100,17 +101,26 @@ func TestPlanIsTheCallsInOne(t *testing.T) {
 	if diff := cmp.Diff(seqSpaces, grpSpaces); diff != "" {
 		t.Errorf("keyspaces (-one by one +one plan):\n%s", diff)
 	}
-	if diff := cmp.Diff(seqLog.noms, grpLog.noms, cmp.AllowUnexported(nomEntry{})); diff != "" {
-		t.Errorf("nominations (-one by one +one plan):\n%s", diff)
+	// The book's memory of each pod is the same too.
+	memory := func(l *Log) map[string]string {
+		out := map[string]string{}
+		for _, d := range seqRecs {
+			uid := d.GetPod().GetUid()
+			node, nominated := l.book.Nomination(uid)
+			rev, _ := l.book.NominationRevision(uid)
+			msg, reported := l.book.LastMessage(uid)
+			out[uid] = fmt.Sprintf("nominated %v %q at %d; reported %v %q", nominated, node, rev, reported, msg)
+		}
+		return out
 	}
-	if diff := cmp.Diff(seqLog.reported, grpLog.reported); diff != "" {
-		t.Errorf("reported (-one by one +one plan):\n%s", diff)
+	if diff := cmp.Diff(memory(seqLog), memory(grpLog)); diff != "" {
+		t.Errorf("the book's memory (-one by one +one plan):\n%s", diff)
 	}
 }
 
 // TestPlanFailureUndoesItsDecisions: a plan whose commit fails leaves
 // nothing behind, as failed one-item plans do: no record, the evictions
-// no longer open in the ledger, no nomination or message remembered.
+// no longer open in the book, no nomination or message remembered.
 func TestPlanFailureUndoesItsDecisions(t *testing.T) {
 	l, st := newLog(t, bboltstore.Options{})
 	ctx := t.Context()
@@ -126,13 +136,13 @@ func TestPlanFailureUndoesItsDecisions(t *testing.T) {
 	if _, err := l.Submit(ctx, plan); !errors.Is(err, store.ErrClosed) {
 		t.Fatalf("commit on a closed store: %v, want ErrClosed", err)
 	}
-	if !l.ledger.OpenEviction(victim.UID, &berthv1.Evict{Node: "n1"}) {
-		t.Error("the failed Evict is still open in the ledger")
+	if !l.book.OpenEviction(victim.UID, &berthv1.Evict{Node: "n1"}) {
+		t.Error("the failed Evict is still open in the book")
 	}
-	if _, ok := l.noms[preemptor.UID]; ok {
+	if _, ok := l.book.Nomination(preemptor.UID); ok {
 		t.Error("the failed Nominate is remembered")
 	}
-	if _, ok := l.reported[preemptor.UID]; ok {
+	if _, ok := l.book.LastMessage(preemptor.UID); ok {
 		t.Error("the failed Unschedulable is remembered")
 	}
 }

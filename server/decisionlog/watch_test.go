@@ -32,7 +32,7 @@ func bindsOf(from, to int) []*berthv1.Decision {
 // otherwise skip the decisions up to its old position.
 func TestWatchAnotherLog(t *testing.T) {
 	l, st := newLog(t, bboltstore.Options{})
-	if _, err := l.Recover(t.Context()); err != nil {
+	if err := l.Recover(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	bindN(t, l, 0, 3)
@@ -43,12 +43,12 @@ func TestWatchAnotherLog(t *testing.T) {
 	// The id is kept with the data: a new Log over the store has the same.
 	l2 := New(st, Options{})
 	t.Cleanup(func() { _ = l2.Close() })
-	if _, err := l2.Recover(t.Context()); err != nil || l2.ID() != id {
+	if err := l2.Recover(t.Context()); err != nil || l2.ID() != id {
 		t.Fatalf("id after reopening: %q (%v), want %q", l2.ID(), err, id)
 	}
 	// A log of another data directory has another id.
 	other, _ := newLog(t, bboltstore.Options{})
-	if _, err := other.Recover(t.Context()); err != nil || other.ID() == id || other.ID() == "" {
+	if err := other.Recover(t.Context()); err != nil || other.ID() == id || other.ID() == "" {
 		t.Fatalf("another log's id %q (%v); this one's %q", other.ID(), err, id)
 	}
 

@@ -34,7 +34,7 @@ type Evictor interface {
 }
 
 // Evicted tells whether a pod has an Evict decision awaiting its
-// deletion; the ledger knows.
+// deletion; the book of per-pod facts knows.
 type Evicted func(uid string) bool
 
 // DefaultRetryAfter is the RetryInfo delay of a refusal by a budget

@@ -13,8 +13,8 @@
 // leader reports SERVING for all.
 //
 // The leader is a server/daemon over an etcdstore fenced by its term: on
-// winning, the daemon loads the log, the nominations and every ledger and
-// keyspace as a restarted berthd does, and holds scheduling for the
+// winning, the daemon loads the log and the book of per-pod facts (every
+// keyspace) as a restarted berthd does, and holds scheduling for the
 // orchestrator's re-list. When the term ends (its lease expired or was
 // revoked, etcd unreachable for the TTL, or a commit found the fence
 // broken) the scheduling loop is held at once and the daemon stops; the

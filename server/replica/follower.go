@@ -16,6 +16,7 @@ import (
 	"github.com/berthsched/berth/server/decisionlog"
 	"github.com/berthsched/berth/server/decisionsvc"
 	"github.com/berthsched/berth/server/errmap"
+	"github.com/berthsched/berth/server/podbook"
 	"github.com/berthsched/berth/store"
 )
 
@@ -68,7 +69,7 @@ type followerAdmin struct {
 	berthv1.UnimplementedAdminServiceServer
 	version string
 	replica *Replica
-	store   decisionlog.Lister
+	store   podbook.Lister
 }
 
 func (a followerAdmin) ServerInfo(context.Context, *berthv1.ServerInfoRequest) (*berthv1.ServerInfoResponse, error) {
@@ -82,7 +83,7 @@ func (a followerAdmin) ServerInfo(context.Context, *berthv1.ServerInfoRequest) (
 // replica's watch.
 func (a followerAdmin) ListNominations(_ context.Context, req *berthv1.ListNominationsRequest) (*berthv1.ListNominationsResponse, error) {
 	return adminsvc.ListStoredNominations(req, func() ([]queue.Nomination, error) {
-		return decisionlog.ReadNominations(a.store)
+		return podbook.ReadNominations(a.store)
 	})
 }
 

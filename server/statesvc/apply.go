@@ -167,7 +167,6 @@ func (s *Service) deletePodLocked(ctx context.Context, pod *model.Pod) error {
 	if err := s.cluster.Delete(ctx, ref); err != nil {
 		return err
 	}
-	delete(s.failedBinds, pod.UID)
 	return nil
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/plugins/registry"
 	"github.com/berthsched/berth/core/scheduler"
+	"github.com/berthsched/berth/server/podbook"
 	"github.com/berthsched/berth/server/statesvc"
 )
 
@@ -30,11 +31,28 @@ type sides struct {
 }
 
 // sink records Bind decisions with made-up revisions, as the decision log
-// would, and implements statesvc.BindRevisions.
+// would, and implements statesvc.BindReports.
 type sink struct {
-	mu    sync.Mutex
-	rev   uint64
-	binds map[string]uint64 // pod uid -> revision of its last Bind
+	mu     sync.Mutex
+	rev    uint64
+	binds  map[string]uint64 // pod uid -> revision of its last Bind
+	failed map[string]podbook.BindReport
+}
+
+func (s *sink) FailureReported(uid string, r podbook.BindReport) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	last, ok := s.failed[uid]
+	return ok && last == r
+}
+
+func (s *sink) RecordFailure(uid string, r podbook.BindReport) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failed == nil {
+		s.failed = map[string]podbook.BindReport{}
+	}
+	s.failed[uid] = r
 }
 
 func (s *sink) Bind(_ context.Context, pod *model.Pod, _ string) error {
@@ -84,8 +102,8 @@ func newEnv(t *testing.T, opts statesvc.Options) *env {
 	t.Helper()
 	sk := &sink{}
 	sched := newScheduler(t, sk)
-	if opts.BindRevisions == nil {
-		opts.BindRevisions = sk
+	if opts.BindReports == nil {
+		opts.BindReports = sk
 	}
 	lis := bufconn.Listen(1 << 20)
 	srv := grpc.NewServer()

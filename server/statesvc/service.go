@@ -14,6 +14,7 @@ import (
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/convert"
 	"github.com/berthsched/berth/server/errmap"
+	"github.com/berthsched/berth/server/podbook"
 )
 
 // Cluster is the scheduler as the state service drives it: the object
@@ -44,15 +45,20 @@ type Cluster interface {
 	Explain(namespace, name string) (scheduler.Explanation, error)
 }
 
-// BindRevisions tells the revision of a pod's outstanding Bind decision;
-// the decision log knows it.
-type BindRevisions interface {
+// BindReports tells the revision of a pod's outstanding Bind decision and
+// remembers the last bind reported FAILED, so that reporting it again is
+// harmless; the book of per-pod facts (server/podbook) knows both.
+type BindReports interface {
 	// WaitBindRevision returns the revision of the last Bind decision made
 	// for the pod, false when none was made, 0 when it is not known (a
 	// bind restored after a restart whose record was compacted away). A
 	// Bind being committed is waited for: the caller may have seen it on
 	// a watch before the commit returned to the binder.
 	WaitBindRevision(ctx context.Context, podUID string) (uint64, bool, error)
+	// FailureReported says whether r is the pod's last bind reported
+	// FAILED; RecordFailure records it, until the pod is deleted.
+	FailureReported(podUID string, r podbook.BindReport) bool
+	RecordFailure(podUID string, r podbook.BindReport)
 }
 
 // Options configure a Service.
@@ -63,10 +69,10 @@ type Options struct {
 	// request; a larger request fails with RESOURCE_EXHAUSTED. 0: no bound
 	// beyond the message size limit.
 	MaxMutations int
-	// BindRevisions, if set, lets ReportBindResult check that the revision
-	// reported is that of the pod's outstanding Bind. Unset, any non-zero
-	// revision is accepted.
-	BindRevisions BindRevisions
+	// BindReports, if set, lets ReportBindResult check that the revision
+	// reported is that of the pod's outstanding Bind, and take a FAILED
+	// report repeated as done. Unset, any non-zero revision is accepted.
+	BindReports BindReports
 	// PodsResynced, if set, is called when a resync that re-listed pods
 	// ends, once the pods not re-sent are deleted, before the next request
 	// is applied: every pod the caller has is then known. The daemon starts
@@ -93,14 +99,6 @@ type Service struct {
 	// upserted before it began.
 	seq      uint64
 	upserted map[objectKey]uint64
-	// failedBinds remembers the last bind reported FAILED per pod uid, so
-	// that reporting it again is harmless.
-	failedBinds map[string]bindReport
-}
-
-type bindReport struct {
-	node     string
-	revision uint64
 }
 
 var _ berthv1.StateServiceServer = (*Service)(nil)
@@ -117,8 +115,7 @@ func New(cluster Cluster, opts Options) *Service {
 			berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET: {},
 			berthv1.ObjectKind_OBJECT_KIND_NAMESPACE:             {},
 		},
-		failedBinds: map[string]bindReport{},
-		upserted:    map[objectKey]uint64{},
+		upserted: map[objectKey]uint64{},
 	}
 }
 
@@ -299,14 +296,15 @@ func (s *Service) ReportBindResult(ctx context.Context, req *berthv1.ReportBindR
 	if !found || pod.Namespace != ns || pod.Name != name {
 		return nil, errmap.Status(fmt.Errorf("pod %s/%s with uid %s: %w", ns, name, uid, scheduler.ErrPodNotFound))
 	}
-	report := bindReport{node: req.GetNode(), revision: req.GetRevision()}
-	if !ok && s.failedBinds[uid] == report {
+	reports := s.opts.BindReports
+	report := podbook.BindReport{Node: req.GetNode(), Revision: req.GetRevision()}
+	if !ok && reports != nil && reports.FailureReported(uid, report) {
 		return &berthv1.ReportBindResultResponse{}, nil // already reported
 	}
-	if s.opts.BindRevisions != nil {
+	if reports != nil {
 		// A bind whose revision is not known (restored after a restart,
 		// its record compacted away) is identified by the pod and node.
-		rev, made, err := s.opts.BindRevisions.WaitBindRevision(ctx, uid)
+		rev, made, err := reports.WaitBindRevision(ctx, uid)
 		switch {
 		case err != nil:
 			return nil, errmap.Status(err)
@@ -319,8 +317,8 @@ func (s *Service) ReportBindResult(ctx context.Context, req *berthv1.ReportBindR
 	if err := s.cluster.ReportBindResult(ctx, uid, req.GetNode(), ok, req.GetReason()); err != nil {
 		return nil, errmap.Status(err)
 	}
-	if !ok {
-		s.failedBinds[uid] = report
+	if !ok && reports != nil {
+		reports.RecordFailure(uid, report)
 	}
 	return &berthv1.ReportBindResultResponse{}, nil
 }

@@ -23,7 +23,7 @@ func newFuzzService(t *testing.T, maxMutations int) (*statesvc.Service, *schedul
 	ctx := t.Context()
 	sk := &sink{}
 	sched := newScheduler(t, sk)
-	svc := statesvc.New(sides{sched, sched.View()}, statesvc.Options{MaxMutations: maxMutations, BindRevisions: sk})
+	svc := statesvc.New(sides{sched, sched.View()}, statesvc.Options{MaxMutations: maxMutations, BindReports: sk})
 	resp, err := svc.Apply(ctx, &berthv1.ApplyRequest{Objects: []*berthv1.Object{nodeObj("n1"), nodeObj("n2"), podObj("p", withCPU(100))}})
 	if err != nil || len(resp.GetErrors()) > 0 {
 		t.Fatalf("Apply: %v %v", resp, err)

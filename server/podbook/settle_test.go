@@ -1,7 +1,8 @@
-package decisionlog
+package podbook
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"testing"
 	"time"
@@ -50,3 +51,16 @@ func TestSettlerWakesOncePerBatch(t *testing.T) {
 		}
 	}
 }
+
+// openStore opens a bbolt store in dir, closed at the end of the test.
+func openStore(t *testing.T, dir string, opts bboltstore.Options) *bboltstore.Store {
+	t.Helper()
+	st, err := bboltstore.Open(t.Context(), dir, opts)
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+func name(i int) string { return fmt.Sprintf("p%04d", i) }

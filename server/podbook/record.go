@@ -1,4 +1,4 @@
-package ledger
+package podbook
 
 import (
 	"encoding/binary"
@@ -43,7 +43,7 @@ func (k Kind) String() string {
 
 // Space is the keyspace that holds the records of the kind, one key per
 // pod uid. A store backend keeps them as it keeps any keyspace, so any
-// store.Store holds the ledger.
+// store.Store holds the podbook.
 func (k Kind) Space() store.Space {
 	if k == KindEvict {
 		return store.Evictions
@@ -97,7 +97,7 @@ func parseValue(k Kind, v []byte) (hint uint64, d *berthv1.Decision, err error) 
 	payload := v
 	if k == KindBind {
 		if len(v) < BindHintSize {
-			return 0, nil, fmt.Errorf("ledger: %s value of %d bytes: %w", k, len(v), store.ErrCorrupt)
+			return 0, nil, fmt.Errorf("podbook: %s value of %d bytes: %w", k, len(v), store.ErrCorrupt)
 		}
 		hint, payload = binary.BigEndian.Uint64(v), v[BindHintSize:]
 	}
@@ -106,7 +106,7 @@ func parseValue(k Kind, v []byte) (hint uint64, d *berthv1.Decision, err error) 
 		return 0, nil, err
 	}
 	if k == KindBind && d.GetBind() == nil || k == KindEvict && d.GetEvict() == nil {
-		return 0, nil, fmt.Errorf("ledger: %s value holds another decision: %w", k, store.ErrCorrupt)
+		return 0, nil, fmt.Errorf("podbook: %s value holds another decision: %w", k, store.ErrCorrupt)
 	}
 	return hint, d, nil
 }
@@ -115,7 +115,7 @@ func parseValue(k Kind, v []byte) (hint uint64, d *berthv1.Decision, err error) 
 func decodePayload(payload []byte) (*berthv1.Decision, error) {
 	d := new(berthv1.Decision)
 	if err := proto.Unmarshal(payload, d); err != nil {
-		return nil, fmt.Errorf("ledger: decode decision: %w: %w", store.ErrCorrupt, err)
+		return nil, fmt.Errorf("podbook: decode decision: %w: %w", store.ErrCorrupt, err)
 	}
 	return d, nil
 }

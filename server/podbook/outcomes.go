@@ -1,4 +1,4 @@
-package ledger
+package podbook
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/scheduler"
-	"github.com/berthsched/berth/store"
 )
 
 // Scheduler is the scheduler's view of the pods that outcomes change;
@@ -21,30 +20,11 @@ type Scheduler interface {
 	// Unbind makes a pod held as bound pending again.
 	Unbind(ctx context.Context, uid string) error
 	Pod(uid string) (*model.Pod, bool)
-	// RestoreEvictions and ForgetUnknownEvictions keep its set of evicted
-	// pods in step with the KindEvict records.
-	RestoreEvictions(uids []string)
-	ForgetUnknownEvictions() []string
-	ForgetUnknownNominations() int
-}
-
-// Log is the decision log's side of a pod's state: it removes durable
-// entries (in the background, or durably with wait) and keeps the pod's
-// nomination and last Unschedulable message; *decisionlog.Log satisfies it.
-type Log interface {
-	Remove(ctx context.Context, podUID string, wait bool, spaces ...store.Space) error
-	// ForgetPod drops the pod's nomination and last Unschedulable message
-	// and removes its entries in spaces with them (deleted, or bound).
-	ForgetPod(ctx context.Context, podUID string, spaces ...store.Space) error
-	// ForgetUnknownPods is ForgetPod for every pod known says does not exist.
-	ForgetUnknownPods(ctx context.Context, known func(podUID string) bool) error
-	// Nomination is the node the pod is nominated to, restored ones included.
-	Nomination(podUID string) (string, bool)
 }
 
 // Outcomes applies what the orchestrator sends about pods (upserts,
 // deletions, bind reports, the end of a re-list) to the scheduler and to
-// the ledger in step. Its rules:
+// the book in step. Its rules:
 //   - a pod arriving bound settles its bind and ends its nomination and
 //     last Unschedulable message, as a Bind does;
 //   - a pod re-listed pending whose bind from before a restart is
@@ -57,25 +37,17 @@ type Log interface {
 //   - a complete re-list forgets the records restored for pods it did not
 //     bring back.
 type Outcomes struct {
-	ledger *Ledger
+	book   *Book
 	sched  Scheduler
-	log    Log
 	logger *slog.Logger
 }
 
-// NewOutcomes returns the rules over l, sched and log, and hands the
-// scheduler the evictions l holds (restored after a restart).
-func NewOutcomes(l *Ledger, sched Scheduler, log Log, logger *slog.Logger) *Outcomes {
+// NewOutcomes returns the rules over b and sched.
+func NewOutcomes(b *Book, sched Scheduler, logger *slog.Logger) *Outcomes {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	o := &Outcomes{ledger: l, sched: sched, log: log, logger: logger}
-	var evicted []string
-	for _, r := range l.ListRestored(KindEvict) {
-		evicted = append(evicted, r.PodUID)
-	}
-	sched.RestoreEvictions(evicted)
-	return o
+	return &Outcomes{book: b, sched: sched, logger: logger}
 }
 
 // AddPod upserts a pod (see Outcomes for the rules).
@@ -89,7 +61,7 @@ func (o *Outcomes) AddPod(ctx context.Context, pod *model.Pod) error {
 	// Bound by the orchestrator rather than by a Bind, the pod's
 	// nomination ends as a Bind would end it: in the store too, where a
 	// follower replica lists it.
-	if err := o.log.ForgetPod(ctx, pod.UID); err != nil {
+	if err := o.book.remove(ctx, pod.UID, false, o.book.facts.forget(pod.UID)...); err != nil {
 		return err
 	}
 	return o.settle(ctx, pod.UID, false)
@@ -112,12 +84,12 @@ func (o *Outcomes) CheckAdmission(pod *model.Pod) error {
 // nomination restored after a restart steers the pod's next attempt
 // exactly as before.
 func (o *Outcomes) withRestored(pod *model.Pod) *model.Pod {
-	if r, ok := o.ledger.Outstanding(KindBind, pod.UID); ok && r.Restored {
+	if r, ok := o.book.Outstanding(KindBind, pod.UID); ok && r.Restored {
 		held := *pod
 		held.NodeName = r.Node
 		return &held
 	}
-	if node, ok := o.log.Nomination(pod.UID); ok && pod.NominatedNodeName == "" {
+	if node, ok := o.book.Nomination(pod.UID); ok && pod.NominatedNodeName == "" {
 		nominated := *pod
 		nominated.NominatedNodeName = node
 		return &nominated
@@ -135,18 +107,12 @@ func (o *Outcomes) DeletePod(ctx context.Context, pod *model.Pod) error {
 	return err
 }
 
-func (o *Outcomes) forget(ctx context.Context, uid string) error {
-	spaces, err := o.ledger.forget(ctx, uid)
-	if err != nil {
-		return err
-	}
-	return o.log.ForgetPod(ctx, uid, spaces...)
-}
+func (o *Outcomes) forget(ctx context.Context, uid string) error { return o.book.Forget(ctx, uid) }
 
 // ReportBindResult settles a bind. A failure is durable before the pod is
 // requeued.
 func (o *Outcomes) ReportBindResult(ctx context.Context, podUID, node string, ok bool, reason string) error {
-	r, outstanding := o.ledger.Outstanding(KindBind, podUID)
+	r, outstanding := o.book.Outstanding(KindBind, podUID)
 	if outstanding && r.Restored {
 		return o.reportRestored(ctx, podUID, r.Node, node, ok)
 	}
@@ -185,18 +151,20 @@ func (o *Outcomes) reportRestored(ctx context.Context, podUID, held, node string
 // upsert to settle again. Settling a pod without an outstanding bind does
 // nothing.
 func (o *Outcomes) settle(ctx context.Context, uid string, wait bool) error {
-	settled, err := o.ledger.settle(ctx, KindBind, uid)
+	settled, err := o.book.settle(ctx, KindBind, uid)
 	if err != nil || !settled {
 		return err
 	}
-	return o.log.Remove(ctx, uid, wait, KindBind.Space())
+	return o.book.remove(ctx, uid, wait, KindBind.Space())
 }
 
-// Resynced follows the end of a complete re-list of the pods: it forgets
-// the evictions, binds, nominations and Unschedulable messages restored
-// for pods that were not re-sent (deleted while berthd was down).
-func (o *Outcomes) Resynced(ctx context.Context) {
-	for _, uid := range o.sched.ForgetUnknownEvictions() {
+// Resynced follows the end of a complete re-list of the pods, once the
+// scheduler dropped what it restored for pods not re-sent (evicted: the
+// evictions it dropped): it forgets the evictions, binds, nominations and
+// Unschedulable messages restored for those pods (deleted while berthd
+// was down).
+func (o *Outcomes) Resynced(ctx context.Context, evicted []string) {
+	for _, uid := range evicted {
 		if err := o.forget(ctx, uid); err != nil {
 			o.logger.Error("forgetting the eviction of a pod not re-listed failed", "pod_uid", uid, "err", err)
 		}
@@ -206,16 +174,17 @@ func (o *Outcomes) Resynced(ctx context.Context) {
 		return ok
 	}
 	var errs []error
-	gone := o.ledger.unknown(known)
+	gone := o.book.unknown(known)
 	for _, uid := range gone {
 		errs = append(errs, o.forget(ctx, uid))
 	}
-	errs = append(errs, o.log.ForgetUnknownPods(ctx, known))
+	for _, uid := range o.book.facts.unknown(known) {
+		errs = append(errs, o.book.remove(ctx, uid, false, o.book.facts.forget(uid)...))
+	}
 	if err := errors.Join(errs...); err != nil {
 		o.logger.Error("forgetting the restored state of pods not re-listed failed", "err", err)
 	}
-	noms := o.sched.ForgetUnknownNominations()
-	if len(gone) > 0 || noms > 0 {
-		o.logger.Info("re-list complete: forgot the records and nominations restored for pods not re-sent", "pods", len(gone), "nominations", noms)
+	if len(gone) > 0 {
+		o.logger.Info("re-list complete: forgot the records restored for pods not re-sent", "pods", len(gone))
 	}
 }

@@ -1,7 +1,8 @@
-package ledger_test
+package podbook_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -9,40 +10,42 @@ import (
 
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/decisionlog"
-	"github.com/berthsched/berth/server/ledger"
+	"github.com/berthsched/berth/server/podbook"
 	"github.com/berthsched/berth/store"
 	"github.com/berthsched/berth/store/bboltstore"
 )
 
-// env is a ledger with its decision log over a bbolt store, and the rules
+// env is a book with its decision log over a bbolt store, and the rules
 // over a fake scheduler.
 type env struct {
 	dir      string
 	st       *bboltstore.Store
-	ledger   *ledger.Ledger
+	book     *podbook.Book
 	log      *decisionlog.Log
 	sched    *fakeScheduler
-	outcomes *ledger.Outcomes
-	restored ledger.Restored
+	outcomes *podbook.Outcomes
+	restored podbook.Facts
 }
 
-// open opens (or reopens) the store in dir and restores the ledger.
+// open opens (or reopens) the store in dir and restores the podbook.
 func open(t *testing.T, dir string, opts bboltstore.Options) *env {
 	t.Helper()
 	st, err := bboltstore.Open(t.Context(), dir, opts)
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
-	e := &env{dir: dir, st: st, ledger: ledger.New(nil), sched: newFakeScheduler()}
-	if e.restored, err = e.ledger.Restore(t.Context(), st); err != nil {
+	e := &env{dir: dir, st: st, book: podbook.New(st, podbook.Options{}), sched: newFakeScheduler()}
+	if e.restored, err = e.book.Restore(t.Context()); err != nil {
 		t.Fatalf("Restore: %v", err)
 	}
-	e.log = decisionlog.New(st, decisionlog.Options{Ledger: e.ledger, BindWanted: e.sched.wanted})
-	if _, err := e.log.Recover(t.Context()); err != nil {
+	e.sched.Restore(e.restored.Scheduler())
+	e.log = decisionlog.New(st, decisionlog.Options{Book: e.book})
+	if err := e.log.Recover(t.Context()); err != nil {
 		t.Fatalf("Recover: %v", err)
 	}
-	e.outcomes = ledger.NewOutcomes(e.ledger, e.sched, e.log, nil)
+	e.outcomes = podbook.NewOutcomes(e.book, e.sched, nil)
 	t.Cleanup(func() { e.close(t) })
 	return e
 }
@@ -54,7 +57,7 @@ func (e *env) close(t *testing.T) {
 	if e.st == nil {
 		return
 	}
-	if err := e.log.Close(); err != nil {
+	if err := e.closeLog(); err != nil {
 		t.Error(err)
 	}
 	if err := e.st.Close(); err != nil {
@@ -63,8 +66,23 @@ func (e *env) close(t *testing.T) {
 	e.st = nil
 }
 
-// submit submits one decision to the log.
+// closeLog closes the log and the book, flushing the removals queued.
+func (e *env) closeLog() error {
+	return errors.Join(e.log.Close(), e.book.Close())
+}
+
+// resynced is the end of a re-list as the daemon runs it: the scheduler
+// forgets first, then the book.
+func (e *env) resynced(ctx context.Context) {
+	e.outcomes.Resynced(ctx, e.sched.forgetUnknownEvictions())
+}
+
+// submit submits one decision to the log; a Bind is awaited as the fake
+// scheduler says, as the scheduler's planner has it.
 func (e *env) submit(ctx context.Context, item framework.PlanItem) error {
+	if b, ok := item.(*framework.Bind); ok && b.Awaiter == nil {
+		b.Awaiter = e.sched
+	}
 	_, err := framework.SubmitOne(ctx, e.log, item)
 	return err
 }
@@ -74,7 +92,7 @@ func (e *env) submit(ctx context.Context, item framework.PlanItem) error {
 func (e *env) bind(t *testing.T, p *model.Pod, node string) {
 	t.Helper()
 	e.sched.add(p)
-	if _, err := framework.SubmitOne(t.Context(), e.log, &framework.Bind{Pod: p, Node: node}); err != nil {
+	if err := e.submit(t.Context(), &framework.Bind{Pod: p, Node: node}); err != nil {
 		t.Fatalf("bind %s: %v", p.Name, err)
 	}
 }
@@ -99,7 +117,7 @@ func pod(name string) *model.Pod {
 
 func name(i int) string { return fmt.Sprintf("p%04d", i) }
 
-// fakeScheduler is the scheduler's side as the ledger's rules drive it:
+// fakeScheduler is the scheduler's side as the book's rules drive it:
 // pods by uid, each wanting the bind of the version it holds, and the
 // evicted set.
 type fakeScheduler struct {
@@ -112,7 +130,7 @@ type fakeScheduler struct {
 	onReport func(uid string)
 }
 
-var _ ledger.Scheduler = (*fakeScheduler)(nil)
+var _ podbook.Scheduler = (*fakeScheduler)(nil)
 
 func newFakeScheduler() *fakeScheduler {
 	return &fakeScheduler{pods: map[string]*model.Pod{}, evicted: map[string]bool{}}
@@ -124,7 +142,7 @@ func (f *fakeScheduler) add(p *model.Pod) {
 	f.mu.Unlock()
 }
 
-func (f *fakeScheduler) wanted(p *model.Pod) bool {
+func (f *fakeScheduler) Binding(p *model.Pod) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.pods[p.UID] == p
@@ -178,15 +196,15 @@ func (f *fakeScheduler) Pod(uid string) (*model.Pod, bool) {
 	return p, ok
 }
 
-func (f *fakeScheduler) RestoreEvictions(uids []string) {
+func (f *fakeScheduler) Restore(r scheduler.Restored) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for _, uid := range uids {
+	for _, uid := range r.Evictions {
 		f.evicted[uid] = true
 	}
 }
 
-func (f *fakeScheduler) ForgetUnknownEvictions() []string {
+func (f *fakeScheduler) forgetUnknownEvictions() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []string
@@ -199,8 +217,6 @@ func (f *fakeScheduler) ForgetUnknownEvictions() []string {
 	slices.Sort(out)
 	return out
 }
-
-func (f *fakeScheduler) ForgetUnknownNominations() int { return 0 }
 
 func (f *fakeScheduler) evictedUIDs() []string {
 	f.mu.Lock()

@@ -1,4 +1,4 @@
-package decisionlog
+package podbook
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package ledger
+package podbook
 
 import (
 	"cmp"
@@ -7,25 +7,54 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"time"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/store"
 )
 
-// Ledger is the table of records, in memory, in step with their durable
-// copies: a record is written with the decision that opens it (by the
-// decision log, in the decision's batch) and removed when its outcome
-// arrives (Outcomes). It is safe for concurrent use.
+// Book holds the durable facts about pods, in memory, in step with their
+// durable copies (see the package doc): the records of decisions
+// awaiting their outcome, the nominations, the last Unschedulable
+// messages, the allocated claims and the last failed bind reports. The
+// decision log writes a fact with the decision that makes it, in the
+// decision's batch, and tells the book once it is durable; the outcomes
+// (Outcomes) end them, and the book removes their durable copies itself.
+// It is safe for concurrent use.
 //
-// Lock order: mu is a leaf but for the wanted function BeginBind is given,
-// which is called under it (the scheduler's binding lock, a leaf).
-type Ledger struct {
+// Lock order: the claim book's per-claim hold (claims.go), then
+// settler.mu, then mu, then facts.mu; mu is a leaf but for the Bind's
+// Wanted, called under it (the scheduler's binding lock, a leaf).
+type Book struct {
+	store  store.Store
+	opts   Options
 	logger *slog.Logger
+	// settle removes the durable copies of facts that ended, in the
+	// background (settle.go).
+	remover *settler
 
 	mu sync.Mutex
 	// tables holds the records by kind (tables[kind-1]), by pod uid.
 	tables [numKinds]map[string]entry
+
+	// facts are the pods' nominations, messages and failed reports
+	// (facts.go); claims the allocated claims (claims.go).
+	facts  facts
+	claims *claimBook
+}
+
+// Options configure a Book. The zero value is usable.
+type Options struct {
+	// Logger receives background failures; nil discards them.
+	Logger *slog.Logger
+	// ObserveCommit, if set, is told how long each of the book's own
+	// commits (removals) took.
+	ObserveCommit func(time.Duration)
+	// SetAllocatedDevices, if set, is told the devices allocated durably
+	// whenever the book changes them itself (berth_dra_allocated_devices).
+	SetAllocatedDevices func(n int)
 }
 
 // key names a record: a pod has at most one of each kind.
@@ -59,7 +88,7 @@ func entryOf(r Record) entry {
 }
 
 // table returns the records of kind k.
-func (l *Ledger) table(k Kind) map[string]entry { return l.tables[k-1] }
+func (l *Book) table(k Kind) map[string]entry { return l.tables[k-1] }
 
 // Pending is a Bind between BeginBind and FinishBind, with the record it
 // replaced. The decision log embeds it in the one allocation it makes per
@@ -72,32 +101,53 @@ type Pending struct {
 	done chan struct{}
 }
 
-// New returns an empty ledger; Restore fills it after a restart.
-func New(logger *slog.Logger) *Ledger {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+// New returns an empty book over st; Restore fills it after a restart.
+// Call Close before closing st.
+func New(st store.Store, opts Options) *Book {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	l := &Ledger{logger: logger}
+	if opts.ObserveCommit == nil {
+		opts.ObserveCommit = func(time.Duration) {}
+	}
+	if opts.SetAllocatedDevices == nil {
+		opts.SetAllocatedDevices = func(int) {}
+	}
+	l := &Book{store: st, opts: opts, logger: opts.Logger, facts: newFacts(), claims: newClaimBook()}
 	for i := range l.tables {
 		l.tables[i] = make(map[string]entry)
 	}
+	l.remover = newSettler(st, opts.ObserveCommit, opts.Logger)
 	return l
 }
 
+// Close writes the removals still queued and stops the background
+// writer. The store stays open.
+func (l *Book) Close() error { return l.remover.close() }
+
+// PrepareWrite is called by the decision log before it writes the pod's
+// keys in spaces: a removal of them still queued is dropped, and one
+// being written is waited for, so a removal never lands after the write
+// that supersedes it.
+func (l *Book) PrepareWrite(ctx context.Context, uid string, spaces ...store.Space) error {
+	return l.remover.claim(ctx, uid, spaces...)
+}
+
 // BeginBind records the Bind of pod to node as being committed, unless
-// wanted (if set) says the scheduler no longer wants it: then it returns
-// false and records nothing. Asking wanted under the ledger's lock makes a
-// deletion either come before the Bind (refused) or find it recorded (and
-// forget it), so no bind of a deleted pod stays outstanding. A Bind of the
-// pod being committed is waited for first.
-func (l *Ledger) BeginBind(ctx context.Context, pod *model.Pod, node string, wanted func(*model.Pod) bool, p *Pending) (bool, error) {
+// its awaiter (if set: framework.Bind.Awaiter) says the scheduler no
+// longer awaits it: then it returns false and records nothing. Asking
+// under the book's lock makes a deletion either come before the Bind
+// (refused) or find it recorded (and forget it), so no bind of a deleted
+// pod stays outstanding. A Bind of the pod being committed is waited for
+// first.
+func (l *Book) BeginBind(ctx context.Context, pod *model.Pod, node string, awaiter framework.BindAwaiter, p *Pending) (bool, error) {
 	k := key{KindBind, pod.UID}
 	prev, hadPrev, err := l.lockSettled(ctx, k)
 	if err != nil {
 		return false, err
 	}
 	defer l.mu.Unlock()
-	if wanted != nil && !wanted(pod) {
+	if awaiter != nil && !awaiter.Binding(pod) {
 		return false, nil
 	}
 	p.prev, p.hadPrev = prev, hadPrev
@@ -107,7 +157,12 @@ func (l *Ledger) BeginBind(ctx context.Context, pod *model.Pod, node string, wan
 
 // FinishBind ends the commit BeginBind started: the record gets its
 // revision, or, when the commit failed, the record it replaced comes back.
-func (l *Ledger) FinishBind(uid string, p *Pending, revision uint64, failed bool) {
+// A durable Bind ends the pod's nomination and last Unschedulable message
+// (its batch deleted their durable copies).
+func (l *Book) FinishBind(uid string, p *Pending, revision uint64, failed bool) {
+	if !failed {
+		l.facts.bound(uid)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	defer func() {
@@ -119,7 +174,7 @@ func (l *Ledger) FinishBind(uid string, p *Pending, revision uint64, failed bool
 	e, ok := binds[uid]
 	if !ok || e.committing != p {
 		// Nobody replaces or removes a record being committed.
-		l.logger.Error("ledger: a bind's record changed during its commit", "pod_uid", uid)
+		l.logger.Error("podbook: a bind's record changed during its commit", "pod_uid", uid)
 		return
 	}
 	if failed {
@@ -140,7 +195,7 @@ func (l *Ledger) FinishBind(uid string, p *Pending, revision uint64, failed bool
 // taints, the eviction API, node pressure). The decision log calls it
 // before the decision's commit, so that a deletion of the pod racing with
 // it removes the record.
-func (l *Ledger) OpenEviction(uid string, evict *berthv1.Evict) bool {
+func (l *Book) OpenEviction(uid string, evict *berthv1.Evict) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	evictions := l.table(KindEvict)
@@ -153,7 +208,7 @@ func (l *Ledger) OpenEviction(uid string, evict *berthv1.Evict) bool {
 
 // Eviction returns the pod's Evict awaiting its deletion, restored ones
 // included (the admin API's Explain).
-func (l *Ledger) Eviction(uid string) (*berthv1.Evict, bool) {
+func (l *Book) Eviction(uid string) (*berthv1.Evict, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	e, ok := l.table(KindEvict)[uid]
@@ -162,7 +217,7 @@ func (l *Ledger) Eviction(uid string) (*berthv1.Evict, bool) {
 
 // AbortEviction drops the record OpenEviction made for an Evict whose
 // commit failed: nothing was sent, so the pod may be evicted later.
-func (l *Ledger) AbortEviction(uid string) {
+func (l *Book) AbortEviction(uid string) {
 	l.mu.Lock()
 	delete(l.table(KindEvict), uid)
 	l.mu.Unlock()
@@ -171,7 +226,7 @@ func (l *Ledger) AbortEviction(uid string) {
 // lockSettled locks mu once the record k is not being committed and
 // returns it. It returns with mu unlocked only on error (ctx ended while
 // waiting).
-func (l *Ledger) lockSettled(ctx context.Context, k key) (entry, bool, error) {
+func (l *Book) lockSettled(ctx context.Context, k key) (entry, bool, error) {
 	for {
 		l.mu.Lock()
 		e, ok := l.table(k.kind)[k.uid]
@@ -186,14 +241,14 @@ func (l *Ledger) lockSettled(ctx context.Context, k key) (entry, bool, error) {
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return entry{}, false, fmt.Errorf("ledger: waiting for the %s of %s: %w", k.kind, k.uid, ctx.Err())
+			return entry{}, false, fmt.Errorf("podbook: waiting for the %s of %s: %w", k.kind, k.uid, ctx.Err())
 		}
 	}
 }
 
 // Get returns the pod's record of kind k; a Bind being committed is
 // returned as it is (Revision 0).
-func (l *Ledger) Get(k Kind, uid string) (Record, bool) {
+func (l *Book) Get(k Kind, uid string) (Record, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	e, ok := l.table(k)[uid]
@@ -202,7 +257,7 @@ func (l *Ledger) Get(k Kind, uid string) (Record, bool) {
 
 // Outstanding returns the pod's record of kind k if its outcome has not
 // arrived.
-func (l *Ledger) Outstanding(k Kind, uid string) (Record, bool) {
+func (l *Book) Outstanding(k Kind, uid string) (Record, bool) {
 	r, ok := l.Get(k, uid)
 	return r, ok && !r.Settled
 }
@@ -211,7 +266,7 @@ func (l *Ledger) Outstanding(k Kind, uid string) (Record, bool) {
 // pod since it was last forgotten; false while none was, or while the
 // first is being committed. A bind restored after a restart whose record
 // was compacted away has revision 0.
-func (l *Ledger) BindRevision(podUID string) (uint64, bool) {
+func (l *Book) BindRevision(podUID string) (uint64, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	e, ok := l.table(KindBind)[podUID]
@@ -221,7 +276,7 @@ func (l *Ledger) BindRevision(podUID string) (uint64, bool) {
 // WaitBindRevision is BindRevision once no Bind of the pod is being
 // committed (statesvc.BindRevisions): a caller that saw a Bind decision
 // on a watch may report it before the binder's commit returned.
-func (l *Ledger) WaitBindRevision(ctx context.Context, podUID string) (uint64, bool, error) {
+func (l *Book) WaitBindRevision(ctx context.Context, podUID string) (uint64, bool, error) {
 	e, ok, err := l.lockSettled(ctx, key{KindBind, podUID})
 	if err != nil {
 		return 0, false, err
@@ -232,7 +287,7 @@ func (l *Ledger) WaitBindRevision(ctx context.Context, podUID string) (uint64, b
 
 // ListRestored returns the outstanding records of kind k made before the
 // last restart, sorted by pod uid.
-func (l *Ledger) ListRestored(k Kind) []Record {
+func (l *Book) ListRestored(k Kind) []Record {
 	l.mu.Lock()
 	var out []Record
 	for uid, e := range l.table(k) {
@@ -247,7 +302,7 @@ func (l *Ledger) ListRestored(k Kind) []Record {
 
 // settle marks the pod's outstanding record of kind k settled and reports
 // whether there was one; its durable copy is for the caller to remove.
-func (l *Ledger) settle(ctx context.Context, k Kind, uid string) (bool, error) {
+func (l *Book) settle(ctx context.Context, k Kind, uid string) (bool, error) {
 	e, ok, err := l.lockSettled(ctx, key{k, uid})
 	if err != nil {
 		return false, err
@@ -263,7 +318,7 @@ func (l *Ledger) settle(ctx context.Context, k Kind, uid string) (bool, error) {
 
 // forget drops every record of the pod (waiting for a Bind being
 // committed) and returns the keyspaces their durable copies are in.
-func (l *Ledger) forget(ctx context.Context, uid string) ([]store.Space, error) {
+func (l *Book) forget(ctx context.Context, uid string) ([]store.Space, error) {
 	var spaces []store.Space
 	for _, k := range kinds() {
 		_, ok, err := l.lockSettled(ctx, key{k, uid})
@@ -281,7 +336,7 @@ func (l *Ledger) forget(ctx context.Context, uid string) ([]store.Space, error) 
 
 // unknown lists the pods, sorted, with a restored bind (not being
 // committed) or an eviction that known says do not exist.
-func (l *Ledger) unknown(known func(podUID string) bool) []string {
+func (l *Book) unknown(known func(podUID string) bool) []string {
 	l.mu.Lock()
 	gone := map[string]bool{}
 	for _, k := range kinds() {

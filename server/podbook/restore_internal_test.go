@@ -1,4 +1,4 @@
-package ledger
+package podbook
 
 import (
 	"context"

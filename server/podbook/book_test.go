@@ -1,4 +1,4 @@
-package ledger_test
+package podbook_test
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"google.golang.org/protobuf/proto"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
@@ -14,7 +15,7 @@ import (
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/decisionlog"
-	"github.com/berthsched/berth/server/ledger"
+	"github.com/berthsched/berth/server/podbook"
 	"github.com/berthsched/berth/store"
 	"github.com/berthsched/berth/store/bboltstore"
 )
@@ -60,47 +61,47 @@ func TestRestore(t *testing.T) {
 			t.Fatalf("%s: %v", s.name, err)
 		}
 	}
-	boundRev, _ := e.ledger.BindRevision("uid-bound")
-	evictedBindRev, _ := e.ledger.BindRevision("uid-bound-evicted")
-	evictOf := func(l *ledger.Ledger, uid string) string {
+	boundRev, _ := e.book.BindRevision("uid-bound")
+	evictedBindRev, _ := e.book.BindRevision("uid-bound-evicted")
+	evictOf := func(l *podbook.Book, uid string) string {
 		ev, ok := l.Eviction(uid)
 		if !ok {
 			return "none"
 		}
 		return ev.GetVictim().GetName() + " on " + ev.GetNode() + " for " + ev.GetPreemptor().GetName() + ": " + ev.GetReason()
 	}
-	if got, want := evictOf(e.ledger, "uid-victim"), "victim on n5 for kept: r"; got != want {
+	if got, want := evictOf(e.book, "uid-victim"), "victim on n5 for kept: r"; got != want {
 		t.Errorf("Eviction(uid-victim) = %q, want %q", got, want)
 	}
 	e.close(t)
 
 	e2 := open(t, dir, bboltstore.Options{})
-	want := ledger.Restored{
-		Binds: []ledger.Record{
-			{Kind: ledger.KindBind, PodUID: "uid-bound", Node: "n2", Revision: boundRev, Restored: true},
-			{Kind: ledger.KindBind, PodUID: "uid-bound-evicted", Node: "n7", Revision: evictedBindRev, Restored: true},
+	want := podbook.Facts{
+		Binds: []podbook.Record{
+			{Kind: podbook.KindBind, PodUID: "uid-bound", Node: "n2", Revision: boundRev, Restored: true},
+			{Kind: podbook.KindBind, PodUID: "uid-bound-evicted", Node: "n7", Revision: evictedBindRev, Restored: true},
 		},
-		Evictions: []ledger.Record{
-			{Kind: ledger.KindEvict, PodUID: "uid-bound-evicted", Node: "n7", Restored: true},
-			{Kind: ledger.KindEvict, PodUID: "uid-victim", Node: "n5", Restored: true},
-			{Kind: ledger.KindEvict, PodUID: "uid-victim2", Node: "n5", Restored: true},
+		Evictions: []podbook.Record{
+			{Kind: podbook.KindEvict, PodUID: "uid-bound-evicted", Node: "n7", Restored: true},
+			{Kind: podbook.KindEvict, PodUID: "uid-victim", Node: "n5", Restored: true},
+			{Kind: podbook.KindEvict, PodUID: "uid-victim2", Node: "n5", Restored: true},
 		},
 	}
-	if diff := cmp.Diff(want, e2.restored); diff != "" {
+	if diff := cmp.Diff(want, e2.restored, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("Restore (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"uid-bound-evicted", "uid-victim", "uid-victim2"}, e2.sched.evictedUIDs()); diff != "" {
 		t.Errorf("evictions handed to the scheduler (-want +got):\n%s", diff)
 	}
-	if r, ok := e2.ledger.Outstanding(ledger.KindBind, "uid-bound"); !ok || !r.Restored || r.Node != "n2" {
+	if r, ok := e2.book.Outstanding(podbook.KindBind, "uid-bound"); !ok || !r.Restored || r.Node != "n2" {
 		t.Errorf("Outstanding(bind, uid-bound) = %+v, %v; want restored on n2", r, ok)
 	}
 	for uid, want := range map[string]string{"uid-victim": "victim on n5 for kept: r", "uid-evicted-gone": "none", "uid-bound": "none"} {
-		if got := evictOf(e2.ledger, uid); got != want {
+		if got := evictOf(e2.book, uid); got != want {
 			t.Errorf("Eviction(%s) after the restart = %q, want %q", uid, got, want)
 		}
 	}
-	if rev, ok := e2.ledger.BindRevision("uid-bound"); !ok || rev != boundRev {
+	if rev, ok := e2.book.BindRevision("uid-bound"); !ok || rev != boundRev {
 		t.Errorf("BindRevision(uid-bound) = %d, %v; want %d", rev, ok, boundRev)
 	}
 	// Deleting a restored evicted pod removes its record.
@@ -145,7 +146,7 @@ func TestSettleOnSight(t *testing.T) {
 		_ = e.log.Watch(t.Context(), 1, "", decisionlog.Filter{}, func(r *berthv1.WatchResponse) error {
 			for _, d := range r.GetDecisions() {
 				uid := d.GetPod().GetUid()
-				rev, ok, err := e.ledger.WaitBindRevision(t.Context(), uid)
+				rev, ok, err := e.book.WaitBindRevision(t.Context(), uid)
 				if err == nil && (!ok || rev != d.GetRevision()) {
 					err = fmt.Errorf("revision %d, %v; want %d", rev, ok, d.GetRevision())
 				}
@@ -185,7 +186,7 @@ func TestSettleOnSight(t *testing.T) {
 		}
 	}
 	st := e.st
-	if err := e.log.Close(); err != nil { // flushes the settles
+	if err := e.closeLog(); err != nil { // flushes the settles
 		t.Fatal(err)
 	}
 	mu.Lock()
@@ -228,7 +229,7 @@ func TestForgetDuringBind(t *testing.T) {
 		t.Errorf("a stale binding's Bind: %v, want ErrBindAbandoned", err)
 	}
 	st := e.st
-	if err := e.log.Close(); err != nil {
+	if err := e.closeLog(); err != nil {
 		t.Fatal(err)
 	}
 	if got := keys(t, st, store.Assumed); len(got) != 0 {
@@ -277,7 +278,7 @@ func TestRestoreFindsBindPastCompactedHint(t *testing.T) {
 	}
 	var b store.Batch
 	b.Append(payload)
-	b.Put(ledger.KindBind.Space(), []byte("uid-late"), ledger.BindValue(1, payload))
+	b.Put(podbook.KindBind.Space(), []byte("uid-late"), podbook.BindValue(1, payload))
 	if _, err := e.st.Commit(ctx, &b); err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +295,7 @@ func TestRestoreFindsBindPastCompactedHint(t *testing.T) {
 	if len(e2.restored.Binds) != 1 || e2.restored.Binds[0].Revision != 4 {
 		t.Fatalf("restored binds %v, want the bind of late at revision 4", e2.restored.Binds)
 	}
-	if rev, ok := e2.ledger.BindRevision("uid-late"); !ok || rev != 4 {
+	if rev, ok := e2.book.BindRevision("uid-late"); !ok || rev != 4 {
 		t.Errorf("BindRevision(uid-late) = %d, %v; want 4", rev, ok)
 	}
 }
@@ -326,14 +327,14 @@ func TestFailureDurableBeforeRequeue(t *testing.T) {
 	}
 	e.bind(t, p, "n2")
 	st := e.st
-	if err := e.log.Close(); err != nil { // flushes the removals still queued
+	if err := e.closeLog(); err != nil { // flushes the removals still queued
 		t.Fatal(err)
 	}
 	v, ok, err := st.Get(store.Assumed, []byte(p.UID))
 	if err != nil || !ok {
 		t.Fatalf("the last bind's record is gone: ok=%v err=%v", ok, err)
 	}
-	if d, err := ledger.ParseBind(v); err != nil || d.GetBind().GetNode() != "n2" {
+	if d, err := podbook.ParseBind(v); err != nil || d.GetBind().GetNode() != "n2" {
 		t.Errorf("bind record = %v, %v; want the bind to n2", d, err)
 	}
 }
@@ -375,12 +376,12 @@ func TestRestoredBindRules(t *testing.T) {
 	if err := e2.outcomes.ReportBindResult(ctx, "uid-failed", "n1", false, "lost"); err != nil {
 		t.Fatal(err)
 	}
-	e2.outcomes.Resynced(ctx)
+	e2.resynced(ctx)
 	want := []string{"check held on n1", "add held on n1", "check failed on n1", "add failed on n1", "unbind uid-failed"}
 	if diff := cmp.Diff(want, e2.sched.calls); diff != "" {
 		t.Errorf("scheduler calls (-want +got):\n%s", diff)
 	}
-	if got := restoredUIDs(e2.ledger); !cmp.Equal(got, []string{"uid-held"}) {
+	if got := restoredUIDs(e2.book); !cmp.Equal(got, []string{"uid-held"}) {
 		t.Errorf("restored binds after the re-list %v, want uid-held's only", got)
 	}
 	e2.close(t)
@@ -393,9 +394,9 @@ func TestRestoredBindRules(t *testing.T) {
 	}
 }
 
-func restoredUIDs(l *ledger.Ledger) []string {
+func restoredUIDs(l *podbook.Book) []string {
 	var out []string
-	for _, r := range l.ListRestored(ledger.KindBind) {
+	for _, r := range l.ListRestored(podbook.KindBind) {
 		out = append(out, r.PodUID)
 	}
 	return out
@@ -421,7 +422,7 @@ func TestBoundElsewhereEndsNomination(t *testing.T) {
 	if err := e.outcomes.AddPod(ctx, &bound); err != nil {
 		t.Fatal(err)
 	}
-	if node, ok := e.log.Nomination(p.UID); ok {
+	if node, ok := e.book.Nomination(p.UID); ok {
 		t.Errorf("the log still holds the nomination to %s", node)
 	}
 	e.close(t) // flushes the removals
