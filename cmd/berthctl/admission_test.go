@@ -1,9 +1,15 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/berthsched/berth/core/quota/admission"
 )
 
 // TestSimulateQueueing: with Kueue objects, simulate prints after the pod
@@ -108,6 +114,37 @@ func TestSimulateQueueingProgress(t *testing.T) {
 	berth := berthctl(t, nil, "", "simulate", "--queueing-progress", "-f", f)
 	if berth.code != exitOK || strings.Contains(berth.stderr, "stopped after") {
 		t.Errorf("--queueing-progress: exit %d stderr %q", berth.code, berth.stderr)
+	}
+}
+
+// TestSimulateQueueingNoThrottle: --queueing-no-throttle admits the same
+// workloads on the same flavors as Kueue's cycles, in one pass.
+func TestSimulateQueueingNoThrottle(t *testing.T) {
+	f := filepath.Join("..", "..", "core", "quota", "admission", "testdata", "examples", "flavor-fungibility.yaml")
+	kueue := berthctl(t, nil, "", "simulate", "-f", f)
+	berth := berthctl(t, nil, "", "simulate", "--queueing-no-throttle", "-f", f)
+	if kueue.code != exitOK || berth.code != exitOK {
+		t.Fatalf("exit %d / %d, stderr %q / %q", kueue.code, berth.code, kueue.stderr, berth.stderr)
+	}
+	if !strings.Contains(berth.stderr, "stopped: quiet") {
+		t.Errorf("--queueing-no-throttle: stderr %q, want a quiet end", berth.stderr)
+	}
+	admitted := func(out string) []string {
+		var got []string
+		for _, l := range strings.Split(out, "\n") {
+			var w admission.Line
+			if json.Unmarshal([]byte(l), &w) == nil && w.Result == admission.ResultAdmitted {
+				got = append(got, fmt.Sprint(w.Workload, w.ClusterQueue, w.Flavors))
+			}
+		}
+		return got
+	}
+	want := admitted(kueue.stdout)
+	if len(want) == 0 {
+		t.Fatalf("nothing admitted by Kueue's cycles:\n%s", kueue.stdout)
+	}
+	if d := cmp.Diff(want, admitted(berth.stdout)); d != "" {
+		t.Errorf("admitted workloads differ (-cycles +no-throttle):\n%s", d)
 	}
 }
 

@@ -29,6 +29,7 @@ type simulateOptions struct {
 	configFile string
 	output     string
 	progress   bool
+	noThrottle bool
 }
 
 func (a *app) simulateCommand() *cobra.Command {
@@ -65,6 +66,9 @@ does, and one line per workload follows the pod lines, in kueueoracle's
 format (see docs/queueing.md); a queued pod is placed only once admitted.
 --queueing-progress turns on Berth's no-livelock rule (a preemptor whose
 victims are gone is tried first), which Kueue does not have.
+--queueing-no-throttle admits in one pass what Kueue's cycles (one head per
+ClusterQueue each) admit once quiet, cohort tree by cohort tree; the
+workload lines' cycles are then counted per tree.
 
 -o text prints a table for people, with the assumption above written under it
 when a pod preempted.
@@ -94,6 +98,7 @@ so on standard error).`,
 	fs.StringVar(&o.configFile, "config", "", "KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1)")
 	outputFlag(fs, &o.output, "json", "output format: json (one trace object per line) or text")
 	fs.BoolVar(&o.progress, "queueing-progress", false, "Berth's no-livelock rule for Kueue admission: a preemptor whose victims are gone is tried first (Kueue's behaviour without it)")
+	fs.BoolVar(&o.noThrottle, "queueing-no-throttle", false, "Berth's no-throttle admission: one pass admits what Kueue's cycles admit once quiet, cohort tree by cohort tree (Kueue's cycle-by-cycle trace without it)")
 	return cmd
 }
 
@@ -126,7 +131,7 @@ func (a *app) simulate(cmd *cobra.Command, o *simulateOptions) error {
 	// workload is admitted, with its flavor's labels and tolerations.
 	var workloads []admission.Line
 	if c.Queueing != nil {
-		if workloads, err = a.admitOffline(cmd.Context(), c, admission.Options{Progress: o.progress}); err != nil {
+		if workloads, err = a.admitOffline(cmd.Context(), c, admission.Options{Progress: o.progress, NoThrottle: o.noThrottle}); err != nil {
 			return err
 		}
 		c.Pods = admission.ApplyToPods(c.Queueing, workloads, c.Pods)

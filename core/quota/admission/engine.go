@@ -112,6 +112,9 @@ type engine struct {
 	scratch []scratchUsage
 	start   time.Time
 	cycle   int
+	// running is the ClusterQueues a cycle works on: all of them, or
+	// with NoThrottle one group of cohort trees (see quiesce).
+	running []*clusterQueue
 }
 
 func quantityString(res string, v int64) string {
@@ -286,12 +289,14 @@ func sortEntries(entries []*entry) {
 // cycleResult says what one cycle did.
 type cycleResult struct {
 	admitted, preempted int
+	// heads is the state the cycle left its heads in (see headsState).
+	heads uint64
 }
 
 func (e *engine) runCycle() cycleResult {
 	var res cycleResult
 	var heads []*entry
-	for _, cq := range e.cqOrder {
+	for _, cq := range e.running {
 		if !cq.spec.active {
 			continue
 		}
@@ -386,6 +391,7 @@ func (e *engine) runCycle() cycleResult {
 		e.requeueAndUpdate(en)
 	}
 	res.preempted = len(victims)
+	res.heads = headsState(heads)
 	e.dropScratch()
 	e.finishEvictions(victims)
 	return res
@@ -496,7 +502,7 @@ func (e *engine) finishEvictions(victims []*workload) {
 		}
 		roots[cq.node.root()] = true
 	}
-	for _, cq := range e.cqOrder {
+	for _, cq := range e.running {
 		if roots[cq.node.root()] {
 			cq.requeueInadmissible(func(w *workload) bool { return e.nsMatches(w, cq) })
 		}

@@ -68,6 +68,22 @@ type Options struct {
 	// others) take the freed quota back first, and can preempt the same
 	// workloads over and over.
 	Progress bool
+	// NoThrottle is Berth's answer to Kueue admitting at most one head
+	// per ClusterQueue per cycle: the run (one admission pass, with no
+	// event in between) goes on until nothing more would change,
+	// ClusterQueue by group of cohort trees, instead of cycle by cycle
+	// over every ClusterQueue. It admits, assigns and preempts exactly
+	// what Kueue's successive cycles would once they were quiet
+	// (parity's TestNoThrottle); the cycle numbers in Lines are those
+	// cycles, counted within each group, and Summary.Events are ordered
+	// by them. Off for oracle parity, where the global trace matters.
+	NoThrottle bool
+	// Quiesce runs the cycles as Run does but stops only once they are
+	// quiet (nothing but repeats until an event), not at kueueoracle's
+	// first cycle that changed no heap: a StrictFIFO head resuming its
+	// flavor search can still be admitted after it. It is the reference
+	// NoThrottle is held to.
+	Quiesce bool
 }
 
 // Run admits objs' workloads cycle by cycle as Kueue 0.17's scheduler
@@ -85,7 +101,12 @@ func RunWith(ctx context.Context, objs *quota.Objects, namespaces []*model.Names
 		return nil, Summary{}, err
 	}
 	e.opts = o
-	sum := e.loop(ctx)
+	var sum Summary
+	if o.NoThrottle {
+		sum = e.quiesce(ctx)
+	} else {
+		sum = e.loop(ctx)
+	}
 	sum.Events = e.events
 	return e.lines(), sum, ctx.Err()
 }
@@ -317,7 +338,9 @@ func (e *engine) addWorkloads(objs *quota.Objects, namespaces []*model.Namespace
 
 // loop runs cycles as kueueoracle does until nothing can change.
 func (e *engine) loop(ctx context.Context) Summary {
-	maxCycles := 10*len(e.workloads) + 10
+	e.running = e.cqOrder
+	maxCycles := e.maxCycles()
+	var q quiet
 	for {
 		if ctx.Err() != nil {
 			return Summary{Cycles: e.cycle, Reason: "cancelled"}
@@ -331,14 +354,23 @@ func (e *engine) loop(ctx context.Context) Summary {
 		before := e.print
 		e.cycle++
 		r := e.runCycle()
+		if e.opts.Quiesce {
+			if q.after(r, before == e.print) {
+				return Summary{Cycles: e.cycle, Reason: "quiet"}
+			}
+			continue
+		}
 		if r.admitted == 0 && r.preempted == 0 && before == e.print {
 			return Summary{Cycles: e.cycle, Reason: "fixpoint"}
 		}
 	}
 }
 
+// maxCycles is kueueoracle's default cycle limit.
+func (e *engine) maxCycles() int { return 10*len(e.workloads) + 10 }
+
 func (e *engine) anyActiveHeap() bool {
-	for _, cq := range e.cqOrder {
+	for _, cq := range e.running {
 		if cq.spec.active && cq.heap.Len() > 0 {
 			return true
 		}
