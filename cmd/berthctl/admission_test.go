@@ -102,6 +102,42 @@ func TestSimulateQueuedJobs(t *testing.T) {
 	}
 }
 
+// TestSimulateQueueingServing: a Deployment labelled with a queue name is
+// a one-pod workload per replica, a StatefulSet one workload of all its
+// replicas (here too big for its ClusterQueue: every replica stays
+// gated), and a running labelled pod an admitted workload that holds its
+// quota: the urgent pod preempts it (and it is evicted), after which one
+// Deployment pod fits in what is left.
+func TestSimulateQueueingServing(t *testing.T) {
+	got := berthctl(t, nil, "", "simulate", "-f", filepath.Join("testdata", "queueing-serving.yaml"))
+	if got.code != exitOK {
+		t.Fatalf("exit %d stderr %q", got.code, got.stderr)
+	}
+	counts := map[string]int{
+		`{"pod":"web/front-`: 3,
+		`{"pod":"web/front-w4xv8hl7gn-bvkc4","result":"bound"`: 1,
+		`"result":"gated"`:            5,
+		`{"pod":"db/pg-`:              3,
+		`{"pod":"web/old"`:            0,
+		`{"workload":"web/pod-front-`: 3,
+	}
+	for s, n := range counts {
+		if c := strings.Count(got.stdout, s); c != n {
+			t.Errorf("%d lines with %s, want %d:\n%s", c, s, n, got.stdout)
+		}
+	}
+	for _, want := range []string{
+		`{"workload":"db/statefulset-pg-e3526","result":"inadmissible","clusterQueue":"db","cycle":1,"message":"couldn't assign flavors to pod set b281812b: insufficient quota for cpu in flavor a, previously considered podsets requests (0) + current podset request (3) > maximum capacity (2)"}`,
+		`{"workload":"web/pod-urgent-47a86","result":"admitted","clusterQueue":"web","flavors":{"main/cpu":"a"},"cycle":2,"priority":1000,"victims":["web/pod-old-f2185"]}`,
+		`{"workload":"web/pod-old-f2185","result":"preempted","clusterQueue":"web","cycle":1,`,
+		`{"workload":"web/pod-front-w4xv8hl7gn-bvkc4-b6ae8","result":"admitted","clusterQueue":"web","flavors":{"main/cpu":"a"},"cycle":4}`,
+	} {
+		if !strings.Contains(got.stdout, want) {
+			t.Errorf("missing %s in\n%s", want, got.stdout)
+		}
+	}
+}
+
 // TestSimulateQueueingProgress: --queueing-progress ends the corpus
 // scenario on which Kueue preempts the same workloads until the cycle
 // limit.

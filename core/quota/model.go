@@ -195,6 +195,10 @@ type Workload struct {
 	// "namespace/name" (Kueue's integrations: a pod, or a Job's pods, labelled
 	// kueue.x-k8s.io/queue-name); its admission gates or releases them.
 	Pods []string
+	// Running, when set, are the bound pods an admitted workload was made
+	// of (a running pod labelled with a queue name); if it is preempted,
+	// they are evicted.
+	Running []string
 	// PodSetOf names the pod set of each of Pods when there are several
 	// (a PodGroup's roles); a pod missing from it is in the first.
 	PodSetOf map[string]string
