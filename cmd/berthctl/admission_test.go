@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -135,6 +136,52 @@ func TestSimulateQueueingServing(t *testing.T) {
 		if !strings.Contains(got.stdout, want) {
 			t.Errorf("missing %s in\n%s", want, got.stdout)
 		}
+	}
+}
+
+// TestSimulateQueueingPlacement: on nodes with room for three one-CPU
+// pods and quota for eight, a ClusterQueue annotated for placement-aware
+// admission leaves the gang of four and the two-CPU pod pending with the
+// scheduler's reasons (their pods gated) and admits the pod that fits,
+// with its node; Kueue's quota-only admission (the annotation "false")
+// admits all three, and the scheduler then cannot place the gang's
+// fourth pod, the two-CPU pod and the last one.
+func TestSimulateQueueingPlacement(t *testing.T) {
+	data := readString(t, filepath.Join("testdata", "queueing-placement.yaml"))
+	run := func(annotation string) result {
+		f := filepath.Join(t.TempDir(), "cluster.yaml")
+		if err := os.WriteFile(f, []byte(strings.ReplaceAll(data, "ANNOTATION", annotation)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got := berthctl(t, nil, "", "simulate", "-f", f)
+		if got.code != exitOK {
+			t.Fatalf("annotation %s: exit %d stderr %q", annotation, got.code, got.stderr)
+		}
+		return got
+	}
+	placed := run("true")
+	for _, want := range []string{
+		`{"workload":"ml/job-gang-34873","result":"inadmissible","clusterQueue":"cq","cycle":1,"message":"couldn't place the workload on the nodes: pod 4 of 4: 0/3 nodes are available: 3 Insufficient cpu.`,
+		`{"workload":"ml/pod-big-8fc4e","result":"inadmissible","clusterQueue":"cq","cycle":2,"message":"couldn't place the workload on the nodes: pod 1 of 1: 0/3 nodes are available: 3 Insufficient cpu.`,
+		`{"workload":"ml/pod-small-a703e","result":"admitted","clusterQueue":"cq","flavors":{"main/cpu":"a"},"cycle":3,"placement":{"pod-small-a703e-main-0":"n1"}}`,
+		`{"pod":"ml/small","result":"bound","node":"n1"`,
+	} {
+		if !strings.Contains(placed.stdout, want) {
+			t.Errorf("placement-aware: missing %s in\n%s", want, placed.stdout)
+		}
+	}
+	if n := strings.Count(placed.stdout, `"result":"gated"`); n != 5 {
+		t.Errorf("placement-aware: %d pods gated, want the gang's 4 and big", n)
+	}
+	if strings.Contains(placed.stdout, `"result":"unschedulable"`) {
+		t.Errorf("placement-aware: an admitted pod is unplaceable:\n%s", placed.stdout)
+	}
+	kueue := run("false")
+	if n := strings.Count(kueue.stdout, `"result":"admitted"`); n != 3 {
+		t.Errorf("quota only: %d workloads admitted, want 3:\n%s", n, kueue.stdout)
+	}
+	if n := strings.Count(kueue.stdout, `"result":"unschedulable"`); n != 3 {
+		t.Errorf("quota only: %d pods unschedulable, want 3 (the gang's fourth, big, small):\n%s", n, kueue.stdout)
 	}
 }
 

@@ -419,6 +419,13 @@ func (b *builder) addClusterQueue(e *entry, version string, o *kueueClusterQueue
 			BorrowWithinCohort: quota.BorrowWithinCohort{Policy: quota.PolicyNever},
 		},
 	}
+	switch v, ok := o.Metadata.Annotations[quota.AdmissionPlacementAnnotation]; {
+	case !ok || v == "false":
+	case v == "true":
+		cq.AdmissionPlacement = true
+	default:
+		return e.fail("metadata.annotations["+quota.AdmissionPlacementAnnotation+"]", fmt.Errorf("must be \"true\" or \"false\", got %q", v))
+	}
 	if cq.QueueingStrategy == "" {
 		cq.QueueingStrategy = quota.BestEffortFIFO
 	}

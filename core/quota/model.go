@@ -127,7 +127,15 @@ type ClusterQueue struct {
 	Preemption        Preemption
 	StopPolicy        string
 	FairWeight        float64 // fairSharing.weight, default 1
+	// AdmissionPlacement is Berth's, not Kueue's (the
+	// AdmissionPlacementAnnotation): admit a workload only when all its
+	// pods also fit on the nodes now.
+	AdmissionPlacement bool
 }
+
+// AdmissionPlacementAnnotation, "true" on a ClusterQueue, turns on Berth's
+// placement-aware admission for it; Kueue's API is left as it is.
+const AdmissionPlacementAnnotation = "berth.dev/admission-placement"
 
 // Cohort groups ClusterQueues (and cohorts) that lend to each other.
 type Cohort struct {

@@ -93,11 +93,7 @@ func ApplyToPods(objs *quota.Objects, lines []Line, pods []*model.Pod) []*model.
 				}
 				c.NodeSelector[lk] = lv
 			}
-			for _, t := range f.Tolerations {
-				if !slices.Contains(c.Tolerations, t) {
-					c.Tolerations = append(c.Tolerations, t)
-				}
-			}
+			c.Tolerations = addTolerations(c.Tolerations, f.Tolerations)
 		}
 		out = append(out, &c)
 	}

@@ -3,6 +3,7 @@ package admission
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"time"
@@ -26,6 +27,9 @@ type Line struct {
 	PreemptedCycle   int               `json:"preemptedCycle,omitempty"`
 	Preemptions      int               `json:"preemptions,omitempty"`
 	Victims          []string          `json:"victims,omitempty"`
+	// Placement is Berth's (placement-aware admission): the node of each
+	// of the admitted workload's pods (PlacementRequest.PodName).
+	Placement map[string]string `json:"placement,omitempty"`
 }
 
 // Results of a Line.
@@ -84,6 +88,13 @@ type Options struct {
 	// flavor search can still be admitted after it. It is the reference
 	// NoThrottle is held to.
 	Quiesce bool
+	// Placement, when set, is asked where the pods of a workload that
+	// fits its quota would run, for the ClusterQueues that want
+	// placement-aware admission (quota.ClusterQueue.AdmissionPlacement);
+	// a workload whose pods do not all fit is not admitted, as one that
+	// does not fit its quota. Without it those ClusterQueues admit as
+	// Kueue does.
+	Placement PlacementChecker
 }
 
 // Run admits objs' workloads cycle by cycle as Kueue 0.17's scheduler
@@ -108,6 +119,9 @@ func RunWith(ctx context.Context, objs *quota.Objects, namespaces []*model.Names
 		sum = e.loop(ctx)
 	}
 	sum.Events = e.events
+	if e.err != nil {
+		return nil, sum, e.err
+	}
 	return e.lines(), sum, ctx.Err()
 }
 
@@ -345,6 +359,9 @@ func (e *engine) loop(ctx context.Context) Summary {
 		if ctx.Err() != nil {
 			return Summary{Cycles: e.cycle, Reason: "cancelled"}
 		}
+		if e.err != nil {
+			return Summary{Cycles: e.cycle, Reason: "failed"}
+		}
 		if !e.anyActiveHeap() {
 			return Summary{Cycles: e.cycle, Reason: "no workload in an active heap"}
 		}
@@ -353,7 +370,7 @@ func (e *engine) loop(ctx context.Context) Summary {
 		}
 		before := e.print
 		e.cycle++
-		r := e.runCycle()
+		r := e.runCycle(ctx)
 		if e.opts.Quiesce {
 			if q.after(r, before == e.print) {
 				return Summary{Cycles: e.cycle, Reason: "quiet"}
@@ -421,6 +438,7 @@ func (e *engine) line(w *workload) Line {
 		if len(l.Flavors) == 0 {
 			l.Flavors = nil
 		}
+		l.Placement = maps.Clone(w.placement)
 		return l
 	}
 	if !w.lqMissing && w.cqName != "" {

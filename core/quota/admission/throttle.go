@@ -53,13 +53,13 @@ func (e *engine) quiesceGroup(ctx context.Context, group []*clusterQueue, limit 
 	}()
 	e.running, e.cycle = group, 0
 	var q quiet
-	for ctx.Err() == nil && e.anyActiveHeap() {
+	for ctx.Err() == nil && e.err == nil && e.anyActiveHeap() {
 		if e.cycle >= limit {
 			return e.cycle, true
 		}
 		before := *fp
 		e.cycle++
-		if q.after(e.runCycle(), before == *fp) {
+		if q.after(e.runCycle(ctx), before == *fp) {
 			break
 		}
 	}
