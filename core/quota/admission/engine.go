@@ -399,7 +399,9 @@ func (e *engine) runCycle(ctx context.Context) cycleResult {
 		e.requeueAndUpdate(en)
 	}
 	res.preempted = len(victims)
-	res.heads = headsState(heads)
+	if res.admitted == 0 && res.preempted == 0 && (e.opts.NoThrottle || e.opts.Quiesce) {
+		res.heads = headsState(heads) // only a quiet rule reads it
+	}
 	e.dropScratch()
 	e.finishEvictions(ctx, victims)
 	return res

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
+	"strconv"
 )
 
 // quiesce is the run under Options.NoThrottle. Kueue's cycles couple
@@ -98,13 +99,19 @@ func (q *quiet) after(r cycleResult, unchanged bool) bool {
 // they are, their conditions and where their flavor searches resume.
 func headsState(heads []*entry) uint64 {
 	h := fnv.New64a()
+	write := func(s string) {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
 	for _, en := range heads {
 		w := en.w
-		fmt.Fprintf(h, "%s\x00%v\x00%s\x00", w.key, w.hasCond, w.condMsg)
+		write(w.key)
+		write(strconv.FormatBool(w.hasCond))
+		write(w.condMsg)
 		if w.last != nil {
 			for i, ps := range w.last.tried {
 				for _, res := range sortedKeys(ps) {
-					fmt.Fprintf(h, "%d/%s=%d,", i, res, ps[res])
+					write(strconv.Itoa(i) + "/" + res + "=" + strconv.Itoa(ps[res]))
 				}
 			}
 		}
