@@ -152,3 +152,41 @@ func TestPlacementRefusesBadAnnotation(t *testing.T) {
 		t.Errorf("err = %v, want one naming the annotation", err)
 	}
 }
+
+// TestPlacementNoThrottle: two ClusterQueues without a cohort share the
+// nodes when their admission knows placement, so the no-throttle pass
+// runs them together and places what Kueue's cycles would: the second
+// ClusterQueue's gang, of higher priority, is tried first in the first
+// cycle and takes the room (run apart, the first ClusterQueue's would).
+func TestPlacementNoThrottle(t *testing.T) {
+	second := strings.NewReplacer("name: cq\n", "name: cq2\n", "clusterQueue: cq}", "clusterQueue: cq2}", "namespace: ml", "namespace: ml2", "  queueName: lq\n  podSets:\n  - name: workers", "  queueName: lq\n  priority: 10\n  podSets:\n  - name: workers").Replace(placementScenario[strings.Index(placementScenario, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue"):])
+	c, err := manifest.Decode("placement.yaml", []byte(placementScenario+second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(o admission.Options) map[string]string {
+		o.Placement = &slots{free: 4, held: map[string]int{}}
+		lines, _, err := admission.RunWith(context.Background(), c.Queueing, c.Namespaces, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, l := range lines {
+			out[l.Workload] = l.Result
+		}
+		return out
+	}
+	cycles, pass := run(admission.Options{Quiesce: true}), run(admission.Options{NoThrottle: true})
+	if d := cmp.Diff(cycles, pass); d != "" {
+		t.Errorf("no-throttle differs from the cycles (-cycles +pass):\n%s", d)
+	}
+	admitted := 0
+	for _, r := range pass {
+		if r == admission.ResultAdmitted {
+			admitted++
+		}
+	}
+	if len(pass) != 4 || admitted != 1 || pass["ml2/gang"] != admission.ResultAdmitted {
+		t.Errorf("results %v: want the higher-priority gang (of the second ClusterQueue) to take the 4 slots and nothing else placed", pass)
+	}
+}

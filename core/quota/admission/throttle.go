@@ -123,8 +123,14 @@ func headsState(heads []*entry) uint64 {
 // groups partitions the ClusterQueues, in their order, into groups whose
 // cycles cannot affect each other: the ClusterQueues of one cohort tree,
 // joined with another tree's when a workload admitted in one is queued
-// in the other.
+// in the other; all of them when placement-aware admission places pods
+// on the nodes they share.
 func (e *engine) groups() [][]*clusterQueue {
+	if e.opts.Placement != nil && slices.ContainsFunc(e.cqOrder, func(cq *clusterQueue) bool { return cq.spec.AdmissionPlacement }) {
+		// Placement-aware admission shares the nodes: every tree is
+		// coupled through them, and runs in one group.
+		return [][]*clusterQueue{e.cqOrder}
+	}
 	parent := map[*node]*node{}
 	var find func(n *node) *node
 	find = func(n *node) *node {
