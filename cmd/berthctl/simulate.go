@@ -19,6 +19,7 @@ import (
 	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/manifest"
 	"github.com/berthsched/berth/core/plugins/registry"
+	"github.com/berthsched/berth/core/quota"
 	"github.com/berthsched/berth/core/quota/admission"
 	"github.com/berthsched/berth/core/simulate"
 	"github.com/berthsched/berth/server/convert"
@@ -29,6 +30,7 @@ type simulateOptions struct {
 	configFile string
 	output     string
 	progress   bool
+	noThrottle bool
 }
 
 func (a *app) simulateCommand() *cobra.Command {
@@ -65,6 +67,12 @@ does, and one line per workload follows the pod lines, in kueueoracle's
 format (see docs/queueing.md); a queued pod is placed only once admitted.
 --queueing-progress turns on Berth's no-livelock rule (a preemptor whose
 victims are gone is tried first), which Kueue does not have.
+--queueing-no-throttle admits in one pass what Kueue's cycles (one head per
+ClusterQueue each) admit once quiet, cohort tree by cohort tree; the
+workload lines' cycles are then counted per tree. A ClusterQueue annotated
+berth.dev/admission-placement: "true" admits a workload only when all its
+pods also fit on the nodes now (the scheduler's filters, no preemption); its
+line then carries the placement.
 
 -o text prints a table for people, with the assumption above written under it
 when a pod preempted.
@@ -94,6 +102,7 @@ so on standard error).`,
 	fs.StringVar(&o.configFile, "config", "", "KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1)")
 	outputFlag(fs, &o.output, "json", "output format: json (one trace object per line) or text")
 	fs.BoolVar(&o.progress, "queueing-progress", false, "Berth's no-livelock rule for Kueue admission: a preemptor whose victims are gone is tried first (Kueue's behaviour without it)")
+	fs.BoolVar(&o.noThrottle, "queueing-no-throttle", false, "Berth's no-throttle admission: one pass admits what Kueue's cycles admit once quiet, cohort tree by cohort tree (Kueue's cycle-by-cycle trace without it)")
 	return cmd
 }
 
@@ -126,7 +135,13 @@ func (a *app) simulate(cmd *cobra.Command, o *simulateOptions) error {
 	// workload is admitted, with its flavor's labels and tolerations.
 	var workloads []admission.Line
 	if c.Queueing != nil {
-		if workloads, err = a.admitOffline(cmd.Context(), c, admission.Options{Progress: o.progress}); err != nil {
+		opts := admission.Options{Progress: o.progress, NoThrottle: o.noThrottle}
+		if wantsPlacement(c) {
+			if opts.Placement, err = a.placementChecker(cmd.Context(), o, c); err != nil {
+				return err
+			}
+		}
+		if workloads, err = a.admitOffline(cmd.Context(), c, opts); err != nil {
 			return err
 		}
 		c.Pods = admission.ApplyToPods(c.Queueing, workloads, c.Pods)
@@ -152,25 +167,60 @@ func (a *app) simulate(cmd *cobra.Command, o *simulateOptions) error {
 	return writeAdmissionJSON(a.out, workloads)
 }
 
-// simulateOffline runs the simulation in-process.
-func (a *app) simulateOffline(ctx context.Context, o *simulateOptions, c *manifest.Cluster) ([]simulate.Line, error) {
+// offlineInput is the simulation's input and options for c; what names
+// where its scheduler configuration came from.
+func (a *app) offlineInput(o *simulateOptions, c *manifest.Cluster) (simulate.Input, simulate.Options, string, error) {
 	reg := registry.InTree()
 	cfg, what, err := a.loadConfig(o.configFile, c, reg)
 	if err != nil {
-		return nil, err
+		return simulate.Input{}, simulate.Options{}, "", err
 	}
 	in := simulate.Input{
 		Nodes: c.Nodes, Pods: c.Pods, PriorityClasses: c.PriorityClasses,
 		PDBs: c.PDBs, Namespaces: c.Namespaces, Devices: c.Devices, Volumes: c.Volumes, Config: cfg,
 	}
-	lines, err := simulate.Run(ctx, in, simulate.Options{Registry: reg})
+	return in, simulate.Options{Registry: reg}, what, nil
+}
+
+// simulateOffline runs the simulation in-process.
+func (a *app) simulateOffline(ctx context.Context, o *simulateOptions, c *manifest.Cluster) ([]simulate.Line, error) {
+	in, opts, what, err := a.offlineInput(o, c)
+	if err != nil {
+		return nil, err
+	}
+	lines, err := simulate.Run(ctx, in, opts)
+	return lines, simulateError(err, what)
+}
+
+// simulateError words an error of core/simulate for the user.
+func simulateError(err error, what string) error {
 	if ce := (*simulate.ConfigError)(nil); errors.As(err, &ce) && what != "" {
-		return nil, failedf("%s: %w", what, ce.Err)
+		return failedf("%s: %w", what, ce.Err)
 	}
 	if err != nil {
-		return nil, failedf("%w", err)
+		return failedf("%w", err)
 	}
-	return lines, nil
+	return nil
+}
+
+// wantsPlacement says whether a ClusterQueue of c asks for Berth's
+// placement-aware admission.
+func wantsPlacement(c *manifest.Cluster) bool {
+	return slices.ContainsFunc(c.Queueing.ClusterQueues, func(q *quota.ClusterQueue) bool { return q.AdmissionPlacement })
+}
+
+// placementChecker is the scheduler's word on whether an admitted
+// workload's pods fit the manifests' nodes now.
+func (a *app) placementChecker(ctx context.Context, o *simulateOptions, c *manifest.Cluster) (admission.PlacementChecker, error) {
+	in, opts, what, err := a.offlineInput(o, c)
+	if err != nil {
+		return nil, err
+	}
+	p, err := newSimPlacement(ctx, c, in, opts)
+	if err != nil {
+		return nil, simulateError(err, what)
+	}
+	return p, nil
 }
 
 // simulateInBerthd runs the simulation in berthd (AdminService.Simulate):

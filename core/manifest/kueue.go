@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -191,8 +192,19 @@ type kueueInput struct {
 	workloads []*kueueWorkloadEntry
 	configAt  *Location
 	jobs      []*kueueJob
-	jobPods   map[string]bool
-	groups    []queuedGroup
+	sets      []*kueueStatefulSet
+	// jobPods are the pods a queued Job or StatefulSet made: theirs is
+	// the owner's workload, not one of their own.
+	jobPods map[string]bool
+	groups  []queuedGroup
+}
+
+// kueueStatefulSet is a StatefulSet labelled with a queue name: one
+// workload of its replicas (Kueue's StatefulSet integration).
+type kueueStatefulSet struct {
+	e    *entry
+	set  *appsv1.StatefulSet
+	pods []string
 }
 
 // queuedGroup is a PodGroup labelled with a queue name: one workload of
@@ -407,6 +419,13 @@ func (b *builder) addClusterQueue(e *entry, version string, o *kueueClusterQueue
 			BorrowWithinCohort: quota.BorrowWithinCohort{Policy: quota.PolicyNever},
 		},
 	}
+	switch v, ok := o.Metadata.Annotations[quota.AdmissionPlacementAnnotation]; {
+	case !ok || v == "false":
+	case v == "true":
+		cq.AdmissionPlacement = true
+	default:
+		return e.fail("metadata.annotations["+quota.AdmissionPlacementAnnotation+"]", fmt.Errorf("must be \"true\" or \"false\", got %q", v))
+	}
 	if cq.QueueingStrategy == "" {
 		cq.QueueingStrategy = quota.BestEffortFIFO
 	}
@@ -491,8 +510,16 @@ func (b *builder) finishKueue() error {
 		}
 		k.objs.Workloads = append(k.objs.Workloads, w)
 	}
+	for _, s := range k.sets {
+		w, err := b.statefulSetWorkload(s)
+		if err != nil {
+			return err
+		}
+		k.objs.Workloads = append(k.objs.Workloads, w)
+	}
 	k.objs.Workloads = append(k.objs.Workloads, b.groupWorkloads()...)
 	k.objs.Workloads = append(k.objs.Workloads, b.podWorkloads()...)
+	k.objs.Workloads = append(k.objs.Workloads, b.runningPodWorkloads()...)
 	if !k.objs.Empty() {
 		objs := k.objs
 		b.cluster.Queueing = &objs

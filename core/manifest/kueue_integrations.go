@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,7 +19,9 @@ import (
 )
 
 // The Workloads Kueue's integrations make of what orchestrators send:
-// pods, Jobs and PodGroups labelled with a queue name.
+// pods (those of Deployments included: Kueue's Deployment integration
+// gives them the Deployment's queue name), Jobs, StatefulSets and
+// PodGroups labelled with a queue name.
 
 // QueueNameLabel marks a pod as a one-pod workload of a LocalQueue
 // (Kueue's pod integration).
@@ -222,4 +225,60 @@ func podShape(req model.ResourceList, p *model.Pod) string {
 		fmt.Fprintf(&b, "%s/%s/%s/%s/%s;", t.Key, t.Operator, t.Value, t.Effect, secs)
 	}
 	return b.String()
+}
+
+// queuedStatefulSet records a StatefulSet labelled with a queue name and
+// the pods (made by the caller) of its replicas.
+func (b *builder) queuedStatefulSet(e *entry, s *appsv1.StatefulSet, pods []*model.Pod) {
+	k := &b.kueue
+	if k.jobPods == nil {
+		k.jobPods = map[string]bool{}
+	}
+	ks := &kueueStatefulSet{e: e, set: s}
+	for _, p := range pods {
+		ks.pods = append(ks.pods, p.Key())
+		k.jobPods[p.Key()] = true
+	}
+	k.sets = append(k.sets, ks)
+}
+
+// statefulSetWorkload is the Workload Kueue's StatefulSet integration
+// makes: the replicas are one pod group, admitted and preempted whole
+// (no partial admission), named after the StatefulSet as Kueue names an
+// owner's workload, with one pod set (named by the pods' shape, as a pod
+// group's) of all its replicas; the priority of its
+// kueue.x-k8s.io/priority-class label's WorkloadPriorityClass or of the
+// template's PriorityClass. Scaled to zero it has no pods and no
+// workload.
+func (b *builder) statefulSetWorkload(ks *kueueStatefulSet) (*quota.Workload, error) {
+	s, e := ks.set, ks.e
+	ns := namespaceOr(s.Namespace)
+	w := &quota.Workload{Namespace: ns, Name: workloadName("StatefulSet", "apps", s.Name, string(s.UID)), QueueName: s.Labels[QueueNameLabel], Active: true, Pods: ks.pods}
+	w.UID = "wl-" + ns + "-" + w.Name
+	w.Created = s.CreationTimestamp.Time.UTC()
+	for _, p := range b.cluster.Pods {
+		if p.Key() == ks.pods[0] && w.Created.IsZero() {
+			w.Created = p.CreationTime
+		}
+	}
+	pod, ferr := convertPod(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: s.Name}, Spec: s.Spec.Template.Spec})
+	if ferr != nil {
+		return nil, e.fail("spec.template"+ferr.field, ferr.err)
+	}
+	req := workloadPodRequests(pod)
+	h := sha1.Sum([]byte(podShape(req, pod)))
+	w.PodSets = []quota.PodSet{{Name: hex.EncodeToString(h[:])[:8], Count: int32(len(ks.pods)), Requests: req, NodeSelector: pod.NodeSelector, Tolerations: pod.Tolerations}}
+	var err error
+	switch {
+	case s.Labels[priorityClassLabel] != "":
+		err = b.resolveWorkloadPriority(w, s.Labels[priorityClassLabel], "WorkloadPriorityClass")
+	case pod.RequestedPriority != nil:
+		w.Priority, w.HasPriority = *pod.RequestedPriority, true
+	default:
+		err = b.resolveWorkloadPriority(w, pod.PriorityClassName, "PriorityClass")
+	}
+	if err != nil {
+		w.Error = err.Error()
+	}
+	return w, nil
 }

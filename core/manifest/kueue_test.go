@@ -1,8 +1,13 @@
 package manifest
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/berthsched/berth/core/quota"
 )
 
 const kueueFlavor = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: rf}\n"
@@ -207,4 +212,135 @@ func TestKueueStopPoliciesNotHeld(t *testing.T) {
 			t.Errorf("%s: error %v", doc, err)
 		}
 	}
+}
+
+// TestKueueServingAndRunning: Kueue's Deployment integration makes a
+// one-pod workload per replica (none scaled to zero), its StatefulSet
+// integration one workload of every replica, and a running pod labelled
+// with a queue name is an admitted workload on the flavor its node has.
+func TestKueueServingAndRunning(t *testing.T) {
+	const base = `apiVersion: v1
+kind: Node
+metadata: {name: n-spot, labels: {pool: spot}}
+status: {allocatable: {cpu: "8"}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: on-demand}
+spec: {nodeLabels: {pool: od}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: spot}
+spec: {nodeLabels: {pool: spot}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - {name: on-demand, resources: [{name: cpu, nominalQuota: 4}]}
+    - {name: spot, resources: [{name: cpu, nominalQuota: 4}]}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {namespace: x, name: lq}
+spec: {clusterQueue: cq}
+`
+	const deployment = `---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {namespace: x, name: web, labels: {kueue.x-k8s.io/queue-name: lq}}
+spec:
+  replicas: %d
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]}
+`
+	const statefulSet = `---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {namespace: x, name: db, labels: {kueue.x-k8s.io/queue-name: lq}}
+spec:
+  replicas: 3
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: c, image: i, resources: {requests: {cpu: "2"}}}]}
+`
+	const running = `---
+apiVersion: v1
+kind: Pod
+metadata: {namespace: x, name: %s, labels: {kueue.x-k8s.io/queue-name: %s}}
+spec:
+  nodeName: n-spot
+  containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]
+`
+	byName := func(t *testing.T, doc string) map[string]*quota.Workload {
+		t.Helper()
+		c, err := Decode("in.yaml", []byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]*quota.Workload{}
+		for _, w := range c.Queueing.Workloads {
+			out[w.Name] = w
+		}
+		return out
+	}
+	t.Run("deployment", func(t *testing.T) {
+		ws := byName(t, base+fmt.Sprintf(deployment, 3))
+		if len(ws) != 3 {
+			t.Fatalf("%d workloads, want one per replica: %v", len(ws), ws)
+		}
+		for name, w := range ws {
+			if !strings.HasPrefix(name, "pod-web-") || len(w.Pods) != 1 || w.PodSets[0].Count != 1 || w.QueueName != "lq" {
+				t.Errorf("%s: %+v", name, w)
+			}
+		}
+		if ws := byName(t, base+fmt.Sprintf(deployment, 0)); len(ws) != 0 {
+			t.Errorf("scaled to zero: %d workloads", len(ws))
+		}
+	})
+	t.Run("statefulset", func(t *testing.T) {
+		ws := byName(t, base+statefulSet)
+		w := ws[workloadName("StatefulSet", "apps", "db", "")]
+		if len(ws) != 1 || w == nil {
+			t.Fatalf("workloads %v, want one for the StatefulSet", ws)
+		}
+		if len(w.Pods) != 3 || len(w.PodSets) != 1 || w.PodSets[0].Count != 3 || w.PodSets[0].MinCount != nil || w.PodSets[0].Requests["cpu"] != 2000 {
+			t.Errorf("workload %+v, pod sets %+v", w, w.PodSets)
+		}
+		written := base + statefulSet + "---\napiVersion: v1\nkind: Pod\nmetadata: {namespace: x, name: db-0, labels: {app: db}}\nspec: {containers: [{name: c, image: i}]}\n"
+		if _, err := Decode("in.yaml", []byte(written)); err == nil || !strings.Contains(err.Error(), "metadata.labels[kueue.x-k8s.io/queue-name]") {
+			t.Errorf("a queued StatefulSet with a written replica: %v", err)
+		}
+	})
+	t.Run("running", func(t *testing.T) {
+		ws := byName(t, base+fmt.Sprintf(running, "r", "lq")+fmt.Sprintf(running, "lost", "nope"))
+		var r, lost *quota.Workload
+		for name, w := range ws {
+			switch {
+			case strings.HasPrefix(name, "pod-r-"):
+				r = w
+			case strings.HasPrefix(name, "pod-lost-"):
+				lost = w
+			}
+		}
+		if r == nil || lost == nil {
+			t.Fatalf("workloads %v", ws)
+		}
+		want := &quota.Admission{ClusterQueue: "cq", PodSetAssignments: []quota.PodSetAssignment{{Name: "main", Count: 1, Flavors: map[string]string{"cpu": "spot"}}}, Reserved: r.Created}
+		if d := cmp.Diff(want, r.Admission); d != "" || r.Error != "" || len(r.Pods) != 0 || len(r.Running) != 1 {
+			t.Errorf("running pod's admission (-want +got):\n%s\n%+v", d, r)
+		}
+		if lost.Admission != nil || !strings.Contains(lost.Error, "LocalQueue does not exist") {
+			t.Errorf("running pod of a missing LocalQueue: %+v", lost)
+		}
+	})
 }

@@ -305,6 +305,12 @@ func (b *builder) addDeployment(e *entry, d *appsv1.Deployment) error {
 	}
 	rsSel.MatchLabels[appsv1.DefaultDeploymentUniqueLabelKey] = hash
 	extra := map[string]string{appsv1.DefaultDeploymentUniqueLabelKey: hash}
+	// Kueue's Deployment integration copies the Deployment's queue name to
+	// its pod template: every pod is then a one-pod workload of Kueue's pod
+	// integration (scaling up adds workloads, scaling down removes them).
+	if q, ok := d.Labels[QueueNameLabel]; ok {
+		extra[QueueNameLabel] = q
+	}
 	return b.expand(e, d.Namespace, &d.Spec.Template, n, rsSel, func(i int) (string, map[string]string) {
 		return rsName + "-" + suffix(rsName, strconv.Itoa(i)), extra
 	})
@@ -387,15 +393,28 @@ func (b *builder) addStatefulSet(e *entry, s *appsv1.StatefulSet) error {
 		}
 	}
 	revision := s.Name + "-" + templateHash(&s.Spec.Template)
-	return b.expand(e, s.Namespace, &s.Spec.Template, len(ordinals), sel, func(i int) (string, map[string]string) {
+	queue, queued := s.Labels[QueueNameLabel]
+	if queued && len(ordinals) < n {
+		return e.fail("metadata.labels["+QueueNameLabel+"]", errors.New("a queued StatefulSet with pods already written in the manifests is not supported yet (Kueue admits its replicas as one workload)"))
+	}
+	first := len(b.cluster.Pods)
+	err = b.expand(e, s.Namespace, &s.Spec.Template, len(ordinals), sel, func(i int) (string, map[string]string) {
 		ordinal := strconv.Itoa(ordinals[i])
 		name := s.Name + "-" + ordinal
-		return name, map[string]string{
+		labels := map[string]string{
 			appsv1.StatefulSetPodNameLabel:        name,
 			appsv1.PodIndexLabel:                  ordinal,
 			appsv1.ControllerRevisionHashLabelKey: revision,
 		}
+		if queued {
+			labels[QueueNameLabel] = queue
+		}
+		return name, labels
 	})
+	if err == nil && queued && len(ordinals) > 0 {
+		b.queuedStatefulSet(e, s, b.cluster.Pods[first:])
+	}
+	return err
 }
 
 func (b *builder) addJob(e *entry, j *batchv1.Job) error {

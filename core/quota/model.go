@@ -127,7 +127,15 @@ type ClusterQueue struct {
 	Preemption        Preemption
 	StopPolicy        string
 	FairWeight        float64 // fairSharing.weight, default 1
+	// AdmissionPlacement is Berth's, not Kueue's (the
+	// AdmissionPlacementAnnotation): admit a workload only when all its
+	// pods also fit on the nodes now.
+	AdmissionPlacement bool
 }
+
+// AdmissionPlacementAnnotation, "true" on a ClusterQueue, turns on Berth's
+// placement-aware admission for it; Kueue's API is left as it is.
+const AdmissionPlacementAnnotation = "berth.dev/admission-placement"
 
 // Cohort groups ClusterQueues (and cohorts) that lend to each other.
 type Cohort struct {
@@ -195,6 +203,10 @@ type Workload struct {
 	// "namespace/name" (Kueue's integrations: a pod, or a Job's pods, labelled
 	// kueue.x-k8s.io/queue-name); its admission gates or releases them.
 	Pods []string
+	// Running, when set, are the bound pods an admitted workload was made
+	// of (a running pod labelled with a queue name); if it is preempted,
+	// they are evicted.
+	Running []string
 	// PodSetOf names the pod set of each of Pods when there are several
 	// (a PodGroup's roles); a pod missing from it is in the first.
 	PodSetOf map[string]string

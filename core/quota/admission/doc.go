@@ -24,7 +24,14 @@
 //
 // Options holds Berth's departures from Kueue, all off by default:
 // Progress is the no-livelock rule (a preemptor whose victims are gone is
-// tried first; see docs/queueing.md and parity's TestProgress).
+// tried first; see docs/queueing.md and parity's TestProgress);
+// NoThrottle (throttle.go) runs each group of cohort trees on its own
+// until quiet, in one pass, and reaches what Kueue's cycles reach once
+// quiet (Quiesce, the cycle engine with that stop rule; parity's
+// TestNoThrottle); Placement is the seam of placement-aware admission
+// (placement.go): for a ClusterQueue with quota.ClusterQueue's
+// AdmissionPlacement, a workload that fits its quota is admitted only if
+// the PlacementChecker places all its pods.
 //
 // Not implemented (core/manifest refuses the input that asks for them):
 // admission fair sharing, admission checks, TAS.

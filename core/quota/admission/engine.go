@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -90,6 +91,8 @@ type workload struct {
 	victims     []string
 	// awaiting: the workload preempted and waits for its victims.
 	awaiting bool
+	// placement is where a placement-aware admission put its pods.
+	placement map[string]string
 }
 
 // engine runs Kueue's admission cycles over a set of objects.
@@ -112,6 +115,11 @@ type engine struct {
 	scratch []scratchUsage
 	start   time.Time
 	cycle   int
+	// err is the first error of a PlacementChecker; it ends the run.
+	err error
+	// running is the ClusterQueues a cycle works on: all of them, or
+	// with NoThrottle one group of cohort trees (see quiesce).
+	running []*clusterQueue
 }
 
 func quantityString(res string, v int64) string {
@@ -286,12 +294,14 @@ func sortEntries(entries []*entry) {
 // cycleResult says what one cycle did.
 type cycleResult struct {
 	admitted, preempted int
+	// heads is the state the cycle left its heads in (see headsState).
+	heads uint64
 }
 
-func (e *engine) runCycle() cycleResult {
+func (e *engine) runCycle(ctx context.Context) cycleResult {
 	var res cycleResult
 	var heads []*entry
-	for _, cq := range e.cqOrder {
+	for _, cq := range e.running {
 		if !cq.spec.active {
 			continue
 		}
@@ -349,6 +359,9 @@ func (e *engine) runCycle() cycleResult {
 			}
 			return
 		}
+		if !e.place(ctx, en) {
+			return
+		}
 		e.admit(en)
 		res.admitted++
 	}
@@ -386,8 +399,11 @@ func (e *engine) runCycle() cycleResult {
 		e.requeueAndUpdate(en)
 	}
 	res.preempted = len(victims)
+	if res.admitted == 0 && res.preempted == 0 && (e.opts.NoThrottle || e.opts.Quiesce) {
+		res.heads = headsState(heads) // only a quiet rule reads it
+	}
 	e.dropScratch()
-	e.finishEvictions(victims)
+	e.finishEvictions(ctx, victims)
 	return res
 }
 
@@ -480,9 +496,12 @@ func (e *engine) requeueAndUpdate(en *entry) {
 // finishEvictions releases the victims' quota (their pods are gone at
 // once, as in the oracle) and requeues them and their cohort trees'
 // inadmissible workloads.
-func (e *engine) finishEvictions(victims []*workload) {
+func (e *engine) finishEvictions(ctx context.Context, victims []*workload) {
 	roots := map[*node]bool{}
 	for _, v := range victims {
+		if err := e.unplace(ctx, v); err != nil && e.err == nil {
+			e.err = fmt.Errorf("releasing the placement of %s: %w", v.key, err)
+		}
 		cq := v.admission.cq
 		e.removeUsage(v)
 		delete(cq.admitted, v.key)
@@ -496,7 +515,7 @@ func (e *engine) finishEvictions(victims []*workload) {
 		}
 		roots[cq.node.root()] = true
 	}
-	for _, cq := range e.cqOrder {
+	for _, cq := range e.running {
 		if roots[cq.node.root()] {
 			cq.requeueInadmissible(func(w *workload) bool { return e.nsMatches(w, cq) })
 		}

@@ -110,7 +110,7 @@ func (e *engine) fairOrder(entries []*entry, admit func(*entry)) {
 	}
 	for len(byCQ) > 0 {
 		var cq *clusterQueue
-		for _, c := range e.cqOrder {
+		for _, c := range e.running {
 			if byCQ[c] != nil {
 				cq = c
 				break

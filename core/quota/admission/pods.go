@@ -18,8 +18,9 @@ const AdmissionGate = "kueue.x-k8s.io/admission"
 // pods gated; an admitted one releases them with its flavors' node labels
 // added to the node selector and their tolerations appended, as Kueue
 // injects them, and only as many as were admitted (partial admission
-// lowers a Job's parallelism: the others are not created). Other pods are
-// returned as they are; changed pods are copies.
+// lowers a Job's parallelism: the others are not created). The running
+// pods of a preempted workload (quota.Workload.Running) are evicted: left
+// out. Other pods are returned as they are; changed pods are copies.
 func ApplyToPods(objs *quota.Objects, lines []Line, pods []*model.Pod) []*model.Pod {
 	if objs == nil {
 		return pods
@@ -37,6 +38,11 @@ func ApplyToPods(objs *quota.Objects, lines []Line, pods []*model.Pod) []*model.
 	dropped := map[string]bool{}
 	for _, w := range objs.Workloads {
 		l := byKey[w.Key()]
+		if l.Result == ResultPreempted {
+			for _, p := range w.Running {
+				dropped[p] = true // evicted: its quota went to the preemptor
+			}
+		}
 		admitted := len(w.Pods)
 		if l.Result == ResultAdmitted && len(w.PodSets) > 0 {
 			if c, ok := l.Counts[w.PodSets[0].Name]; ok {
@@ -87,11 +93,7 @@ func ApplyToPods(objs *quota.Objects, lines []Line, pods []*model.Pod) []*model.
 				}
 				c.NodeSelector[lk] = lv
 			}
-			for _, t := range f.Tolerations {
-				if !slices.Contains(c.Tolerations, t) {
-					c.Tolerations = append(c.Tolerations, t)
-				}
-			}
+			c.Tolerations = addTolerations(c.Tolerations, f.Tolerations)
 		}
 		out = append(out, &c)
 	}

@@ -3,6 +3,7 @@ package admission
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"time"
@@ -26,6 +27,9 @@ type Line struct {
 	PreemptedCycle   int               `json:"preemptedCycle,omitempty"`
 	Preemptions      int               `json:"preemptions,omitempty"`
 	Victims          []string          `json:"victims,omitempty"`
+	// Placement is Berth's (placement-aware admission): the node of each
+	// of the admitted workload's pods (PlacementRequest.PodName).
+	Placement map[string]string `json:"placement,omitempty"`
 }
 
 // Results of a Line.
@@ -68,6 +72,29 @@ type Options struct {
 	// others) take the freed quota back first, and can preempt the same
 	// workloads over and over.
 	Progress bool
+	// NoThrottle is Berth's answer to Kueue admitting at most one head
+	// per ClusterQueue per cycle: the run (one admission pass, with no
+	// event in between) goes on until nothing more would change,
+	// ClusterQueue by group of cohort trees, instead of cycle by cycle
+	// over every ClusterQueue. It admits, assigns and preempts exactly
+	// what Kueue's successive cycles would once they were quiet
+	// (parity's TestNoThrottle); the cycle numbers in Lines are those
+	// cycles, counted within each group, and Summary.Events are ordered
+	// by them. Off for oracle parity, where the global trace matters.
+	NoThrottle bool
+	// Quiesce runs the cycles as Run does but stops only once they are
+	// quiet (nothing but repeats until an event), not at kueueoracle's
+	// first cycle that changed no heap: a StrictFIFO head resuming its
+	// flavor search can still be admitted after it. It is the reference
+	// NoThrottle is held to.
+	Quiesce bool
+	// Placement, when set, is asked where the pods of a workload that
+	// fits its quota would run, for the ClusterQueues that want
+	// placement-aware admission (quota.ClusterQueue.AdmissionPlacement);
+	// a workload whose pods do not all fit is not admitted, as one that
+	// does not fit its quota. Without it those ClusterQueues admit as
+	// Kueue does.
+	Placement PlacementChecker
 }
 
 // Run admits objs' workloads cycle by cycle as Kueue 0.17's scheduler
@@ -85,8 +112,16 @@ func RunWith(ctx context.Context, objs *quota.Objects, namespaces []*model.Names
 		return nil, Summary{}, err
 	}
 	e.opts = o
-	sum := e.loop(ctx)
+	var sum Summary
+	if o.NoThrottle {
+		sum = e.quiesce(ctx)
+	} else {
+		sum = e.loop(ctx)
+	}
 	sum.Events = e.events
+	if e.err != nil {
+		return nil, sum, e.err
+	}
 	return e.lines(), sum, ctx.Err()
 }
 
@@ -317,10 +352,15 @@ func (e *engine) addWorkloads(objs *quota.Objects, namespaces []*model.Namespace
 
 // loop runs cycles as kueueoracle does until nothing can change.
 func (e *engine) loop(ctx context.Context) Summary {
-	maxCycles := 10*len(e.workloads) + 10
+	e.running = e.cqOrder
+	maxCycles := e.maxCycles()
+	var q quiet
 	for {
 		if ctx.Err() != nil {
 			return Summary{Cycles: e.cycle, Reason: "cancelled"}
+		}
+		if e.err != nil {
+			return Summary{Cycles: e.cycle, Reason: "failed"}
 		}
 		if !e.anyActiveHeap() {
 			return Summary{Cycles: e.cycle, Reason: "no workload in an active heap"}
@@ -330,15 +370,24 @@ func (e *engine) loop(ctx context.Context) Summary {
 		}
 		before := e.print
 		e.cycle++
-		r := e.runCycle()
+		r := e.runCycle(ctx)
+		if e.opts.Quiesce {
+			if q.after(r, before == e.print) {
+				return Summary{Cycles: e.cycle, Reason: "quiet"}
+			}
+			continue
+		}
 		if r.admitted == 0 && r.preempted == 0 && before == e.print {
 			return Summary{Cycles: e.cycle, Reason: "fixpoint"}
 		}
 	}
 }
 
+// maxCycles is kueueoracle's default cycle limit.
+func (e *engine) maxCycles() int { return 10*len(e.workloads) + 10 }
+
 func (e *engine) anyActiveHeap() bool {
-	for _, cq := range e.cqOrder {
+	for _, cq := range e.running {
 		if cq.spec.active && cq.heap.Len() > 0 {
 			return true
 		}
@@ -389,6 +438,7 @@ func (e *engine) line(w *workload) Line {
 		if len(l.Flavors) == 0 {
 			l.Flavors = nil
 		}
+		l.Placement = maps.Clone(w.placement)
 		return l
 	}
 	if !w.lqMissing && w.cqName != "" {
