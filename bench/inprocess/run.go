@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	goruntime "runtime"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/berthsched/berth/bench/workload"
@@ -34,6 +36,10 @@ type Options struct {
 	// Rate offers the pending pods at this many per second; 0 sends them
 	// all at once.
 	Rate float64
+	// Measure fills Result's costs: the live heap once the cluster is
+	// loaded (two collections before the clock starts), and the process's
+	// CPU time and allocations inside the clock.
+	Measure bool
 }
 
 // Result is what a Run measured.
@@ -53,6 +59,13 @@ type Result struct {
 	Evicted       int
 	// Binds maps each bound pending pod's UID to its node.
 	Binds map[string]string
+
+	// With Options.Measure: the live heap with the cluster loaded and no
+	// pod pending, and the process's CPU time (user and system, every
+	// goroutine: the driver's too) and bytes allocated inside the clock.
+	LoadedHeapBytes int64
+	CPUSeconds      float64
+	AllocBytes      int64
 }
 
 // ErrTimeout is returned when the pending pods were not all decided in
@@ -91,6 +104,12 @@ func Run(ctx context.Context, w *workload.Workload, opts Options) (*Result, erro
 	defer loops.Wait()
 	defer cancel()
 
+	var before cost
+	var loaded int64
+	if opts.Measure {
+		loaded = liveHeap()
+		before = costNow()
+	}
 	start := time.Now()
 	sent := 0
 	for _, ev := range w.Stream {
@@ -111,10 +130,43 @@ func Run(ctx context.Context, w *workload.Workload, opts Options) (*Result, erro
 		return nil, fmt.Errorf("inprocess %s: %d of %d decided: %w", w.Name, d.decidedCount(), len(w.Pending), ErrTimeout)
 	}
 	elapsed := time.Since(start)
+	after := costNow()
 	if err := d.failure(); err != nil {
 		return nil, err
 	}
-	return d.result(elapsed), nil
+	r := d.result(elapsed)
+	if opts.Measure {
+		r.LoadedHeapBytes = loaded
+		r.CPUSeconds = after.cpu - before.cpu
+		r.AllocBytes = int64(after.alloc - before.alloc)
+	}
+	return r, nil
+}
+
+// cost is what the process has spent so far.
+type cost struct {
+	cpu   float64 // seconds, user and system
+	alloc uint64  // bytes allocated
+}
+
+func costNow() cost {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	var m goruntime.MemStats
+	goruntime.ReadMemStats(&m)
+	return cost{
+		cpu:   time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds(),
+		alloc: m.TotalAlloc,
+	}
+}
+
+// liveHeap is the heap in use after two collections.
+func liveHeap() int64 {
+	goruntime.GC()
+	goruntime.GC()
+	var m goruntime.MemStats
+	goruntime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
 }
 
 // pace waits until the n-th pod of a stream offered at rate pods/s is due.

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -162,5 +164,25 @@ func TestGenerateErrors(t *testing.T) {
 	}
 	if _, err := Generate(Basic, Spec{}); err == nil {
 		t.Error("zero nodes: got nil error")
+	}
+}
+
+// TestCompareCoversEveryWorkload keeps bench/compare.py's default list of
+// workloads equal to Names(), so a new workload is compared with kube.
+func TestCompareCoversEveryWorkload(t *testing.T) {
+	src, err := os.ReadFile("../compare.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^WORKLOADS = \[(.*)\]$`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("compare.py has no WORKLOADS = [...] line")
+	}
+	var got []string
+	for f := range strings.SplitSeq(string(m[1]), ",") {
+		got = append(got, strings.Trim(strings.TrimSpace(f), `"`))
+	}
+	if diff := cmp.Diff(Names(), got); diff != "" {
+		t.Errorf("compare.py's WORKLOADS (-Names() +compare.py):\n%s", diff)
 	}
 }

@@ -34,22 +34,27 @@ func zoneKey(n *model.Node) string {
 // nodeTree holds node names per zone and lists them zone-interleaved. It is
 // not safe for concurrent use; the Cache locks it.
 type nodeTree struct {
-	zones    []string            // in order of first appearance
-	byZone   map[string][]string // zone -> node names in insertion order
+	zones  []string            // in order of first appearance
+	byZone map[string][]string // zone -> node names in insertion order
+	// member holds each {zone, name} of byZone, so that adding a node
+	// does not scan its zone (which made loading 100,000 nodes quadratic).
+	member   map[[2]string]struct{}
 	numNodes int
 }
 
 func newNodeTree() nodeTree {
-	return nodeTree{byZone: make(map[string][]string)}
+	return nodeTree{byZone: make(map[string][]string), member: make(map[[2]string]struct{})}
 }
 
 // add appends the node to its zone; adding a node twice is a no-op.
 func (t *nodeTree) add(n *model.Node) {
 	zone := zoneKey(n)
-	names, ok := t.byZone[zone]
-	if slices.Contains(names, n.Name) {
+	key := [2]string{zone, n.Name}
+	if _, dup := t.member[key]; dup {
 		return
 	}
+	names, ok := t.byZone[zone]
+	t.member[key] = struct{}{}
 	if !ok {
 		t.zones = append(t.zones, zone)
 	}
@@ -61,11 +66,13 @@ func (t *nodeTree) add(n *model.Node) {
 // reports whether the node was there.
 func (t *nodeTree) remove(n *model.Node) bool {
 	zone := zoneKey(n)
-	names := t.byZone[zone]
-	i := slices.Index(names, n.Name)
-	if i < 0 {
+	key := [2]string{zone, n.Name}
+	if _, ok := t.member[key]; !ok {
 		return false
 	}
+	delete(t.member, key)
+	names := t.byZone[zone]
+	i := slices.Index(names, n.Name)
 	names = slices.Delete(slices.Clone(names), i, i+1)
 	if len(names) == 0 {
 		delete(t.byZone, zone)

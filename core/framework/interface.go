@@ -117,6 +117,19 @@ type ScorePlugin interface {
 	ScoreExtensions() ScoreExtensions
 }
 
+// UniformScorer is implemented by Score plugins that can tell, after their
+// PreScore, that Score would give every node the same raw score (and
+// success) for the pod: for example ImageLocality when no node holds any
+// of the pod's images. The runtime then uses that score without calling
+// Score per node, and treats the plugin as node-local for this pod, so a
+// warm signature is scored from the memo in order.
+type UniformScorer interface {
+	ScorePlugin
+	// UniformScore returns the raw score every node gets, and true, when
+	// that holds for the state's pod; false when nodes may differ.
+	UniformScore(state *CycleState, pod *model.Pod) (int64, bool)
+}
+
 // ScoreExtensions normalizes raw scores in place.
 type ScoreExtensions interface {
 	NormalizeScore(ctx context.Context, state *CycleState, pod *model.Pod, scores NodeScoreList) *Status

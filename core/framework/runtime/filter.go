@@ -26,7 +26,12 @@ func (f *Framework) runFilterPlugins(ctx context.Context, state *framework.Cycle
 	if plan.sig == 0 {
 		return f.runFilterSteps(ctx, plan.steps, state, pod, nodeInfo, passes)
 	}
-	e := nodeInfo.Memo(&f.memo.owner, plan.sig)
+	return f.runFilterPluginsMemo(ctx, plan, state, pod, nodeInfo, nodeInfo.Memo(&f.memo.owner, plan.sig), passes)
+}
+
+// runFilterPluginsMemo is runFilterPlugins with the node's memo entry for
+// the plan's signature already looked up.
+func (f *Framework) runFilterPluginsMemo(ctx context.Context, plan *filterPlan, state *framework.CycleState, pod *model.Pod, nodeInfo *framework.NodeInfo, e *framework.MemoEntry, passes string) *framework.Status {
 	if !e.FilterDone {
 		failedAt, st, ok := f.runLocalFilters(ctx, plan.steps, state, pod, nodeInfo)
 		if !ok {
@@ -144,7 +149,8 @@ func (f *Framework) RunFilterPluginsPassing(ctx context.Context, state *framewor
 func (f *Framework) filterWithNominatedRemembered(ctx context.Context, state *framework.CycleState, pod *model.Pod, nodeInfo *framework.NodeInfo, e *framework.MemoEntry) *framework.Status {
 	nominated := framework.NominatedPodsToAdd(f.nominator, pod, nodeInfo)
 	if len(nominated) == 0 {
-		return f.RunFilterPlugins(ctx, state, pod, nodeInfo)
+		// LocalMemo's entry is the one runFilterPlugins would look up.
+		return f.runFilterPluginsMemo(ctx, f.filterPlanOf(state), state, pod, nodeInfo, e, "")
 	}
 	if !e.NominatedDone || !framework.SamePodInfos(e.Nominated, nominated) {
 		withState, withNode := state.Clone(), nodeInfo.Clone()

@@ -51,6 +51,12 @@ type scoreStep struct {
 	pl     framework.ScorePlugin
 	weight int64
 	local  bool
+	// normalizes: the plugin has ScoreExtensions.
+	normalizes bool
+	// uniform: the plugin said every node gets uniformScore for this pod
+	// (framework.UniformScorer), so Score is not called per node.
+	uniform      bool
+	uniformScore int64
 }
 
 // memo numbers signatures for one Framework. Numbers are never reused, so a
@@ -181,9 +187,25 @@ func (f *Framework) newScorePlan(skip map[string]struct{}, sig uint64) *scorePla
 		if skipped(skip, pl.Name()) {
 			continue
 		}
-		p.steps = append(p.steps, scoreStep{index: i, pl: pl, weight: f.scoreWeights[i], local: f.memo.localScore[i]})
+		p.steps = append(p.steps, scoreStep{index: i, pl: pl, weight: f.scoreWeights[i], local: f.memo.localScore[i],
+			normalizes: pl.ScoreExtensions() != nil})
 	}
 	return p
+}
+
+// markUniform asks the plan's UniformScorers whether every node gets the
+// same score for the pod. Only with the result memo on: turning the memo
+// off (the switch the differential tests flip) scores every node.
+func (p *scorePlan) markUniform(state *framework.CycleState, pod *model.Pod) {
+	if p.fw.noResultMemo || pod == nil {
+		return
+	}
+	for i := range p.steps {
+		step := &p.steps[i]
+		if u, ok := step.pl.(framework.UniformScorer); ok {
+			step.uniformScore, step.uniform = u.UniformScore(state, pod)
+		}
+	}
 }
 
 func (f *Framework) scorePlanOf(state *framework.CycleState) *scorePlan {
@@ -216,7 +238,7 @@ func (f *Framework) ResultsRemembered(state *framework.CycleState) bool {
 
 func (p *scorePlan) allLocal() bool {
 	for _, s := range p.steps {
-		if !s.local {
+		if !s.local && !s.uniform {
 			return false
 		}
 	}

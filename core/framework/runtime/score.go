@@ -21,7 +21,9 @@ func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.Cyc
 		if fp, ok := state.FilterPlan.(*filterPlan); ok {
 			sig = fp.sig
 		}
-		state.ScorePlan = f.newScorePlan(skip, sig)
+		plan := f.newScorePlan(skip, sig)
+		plan.markUniform(state, pod)
+		state.ScorePlan = plan
 		f.observePoint(PointPreScore, start, status.Code())
 	}()
 	for _, pl := range f.preScore {
@@ -126,6 +128,10 @@ func (f *Framework) scoreNodes(ctx context.Context, state *framework.CycleState,
 		name := ni.Name()
 		var e *framework.MemoEntry
 		for p, step := range steps {
+			if step.uniform {
+				raw[p][n] = framework.NodeScore{Name: name, Score: step.uniformScore}
+				continue
+			}
 			if step.local && plan.sig != 0 {
 				if e == nil {
 					e = ni.Memo(&f.memo.owner, plan.sig)
@@ -210,24 +216,40 @@ func weightScores(nodes []*framework.NodeInfo, steps []scoreStep, raw []framewor
 // It reports false, having changed nothing but buf and the memo, when a
 // plugin failed or a score was out of range.
 func (f *Framework) scoreRemembered(ctx context.Context, state *framework.CycleState, pod *model.Pod, nodes []*framework.NodeInfo, plan *scorePlan, buf *framework.ScoreBuffers) ([]framework.NodePluginScores, bool) {
+	// What each node needs is decided once, not per node: which plugins
+	// normalize (their raw scores are kept), and the weighted sum of the
+	// uniform scores that need no normalizing (the same on every node).
 	normalizing := 0
+	var base int64
+	perNode := make([]scoreStep, 0, len(plan.steps))
 	for _, step := range plan.steps {
-		if step.pl.ScoreExtensions() != nil {
+		switch {
+		case step.normalizes:
 			normalizing++
+		case step.uniform:
+			if s := step.uniformScore; s > framework.MaxNodeScore || s < framework.MinNodeScore {
+				return nil, false
+			}
+			base += step.uniformScore * step.weight
+			continue
 		}
+		perNode = append(perNode, step)
 	}
 	raw := buf.Raw(normalizing, len(nodes))
 	out, _ := buf.Out(len(nodes), 0)
 	for n, ni := range nodes {
 		name := ni.Name()
 		e := ni.Memo(&f.memo.owner, plan.sig)
-		var total int64
+		total := base
 		k := 0
-		for _, step := range plan.steps {
+		for _, step := range perNode {
 			var s int64
-			if e.ScoreDone&(1<<step.index) != 0 {
+			switch {
+			case step.uniform:
+				s = step.uniformScore
+			case e.ScoreDone&(1<<step.index) != 0:
 				s = e.Scores[step.index]
-			} else {
+			default:
 				var st *framework.Status
 				if s, st = step.pl.Score(ctx, state, pod, ni); !st.IsSuccess() {
 					return nil, false
@@ -235,7 +257,7 @@ func (f *Framework) scoreRemembered(ctx context.Context, state *framework.CycleS
 				e.Scores[step.index] = s
 				e.ScoreDone |= 1 << step.index
 			}
-			if step.pl.ScoreExtensions() != nil {
+			if step.normalizes {
 				raw[k][n] = framework.NodeScore{Name: name, Score: s}
 				k++
 				continue
@@ -249,11 +271,10 @@ func (f *Framework) scoreRemembered(ctx context.Context, state *framework.CycleS
 	}
 	k := 0
 	for _, step := range plan.steps {
-		ext := step.pl.ScoreExtensions()
-		if ext == nil {
+		if !step.normalizes {
 			continue
 		}
-		if st := ext.NormalizeScore(ctx, state, pod, raw[k]); !st.IsSuccess() {
+		if st := step.pl.ScoreExtensions().NormalizeScore(ctx, state, pod, raw[k]); !st.IsSuccess() {
 			return nil, false
 		}
 		for n := range raw[k] {

@@ -32,6 +32,7 @@ type ImageLocality struct {
 var (
 	_ framework.PreScorePlugin = (*ImageLocality)(nil)
 	_ framework.ScorePlugin    = (*ImageLocality)(nil)
+	_ framework.UniformScorer  = (*ImageLocality)(nil)
 )
 
 // New returns the plugin. It has no args; like kube-scheduler it ignores
@@ -96,6 +97,16 @@ func (pl *ImageLocality) Score(_ context.Context, state *framework.CycleState, p
 		}
 	}
 	return CalculatePriority(sum, imgs.count), nil
+}
+
+// UniformScore implements framework.UniformScorer: when no node holds any
+// of the pod's images, Score gives every node the same (lowest) score.
+func (pl *ImageLocality) UniformScore(state *framework.CycleState, pod *model.Pod) (int64, bool) {
+	imgs, ok := framework.ReadAs[*podImages](state, preScoreStateKey)
+	if !ok || len(imgs.present) > 0 {
+		return 0, false
+	}
+	return CalculatePriority(0, imgs.count), true
 }
 
 // ScoreExtensions returns nil: the scores need no normalising.

@@ -165,6 +165,16 @@ func TestScore(t *testing.T) {
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("scores (-want +got):\n%s", diff)
 				}
+				// UniformScore claims a score only when Score gives it on
+				// every node, and does when no node holds an image of the
+				// pod (a small image held scores 0 too, but is not claimed).
+				u, uniform := il.UniformScore(state, tc.pod)
+				if uniform && (len(got) != 0 || u != 0) {
+					t.Errorf("UniformScore = %d, true; Score gave %d nodes a score above 0", u, len(got))
+				}
+				if wantUniform := tc.name == "no images" || tc.name == "no docker.io/library added"; uniform != wantUniform {
+					t.Errorf("UniformScore says uniform %v, want %v", uniform, wantUniform)
+				}
 			})
 		}
 	}
