@@ -2,7 +2,6 @@ package decisionlog
 
 import (
 	"fmt"
-	"sort"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -134,14 +133,4 @@ func decode(r store.Record) (*berthv1.Decision, error) {
 	d.Revision = r.Revision
 	d.Time = timestamppb.New(r.Time)
 	return d, nil
-}
-
-// sortedKeys returns m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
