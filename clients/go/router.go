@@ -200,12 +200,13 @@ func callOptions(opts []grpc.CallOption, several bool) []grpc.CallOption {
 // connection may be sent again.
 func (r *router) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
 	redirects, unreachable := 0, 0
+	var refused error // the last NOT_LEADER answer
 	for {
 		ep, several := r.current()
 		err := ep.conn.Invoke(ctx, method, args, reply, callOptions(opts, several)...)
 		switch r.observe(ep, err) {
 		case verdictRedirect:
-			redirects, unreachable = redirects+1, 0
+			redirects, unreachable, refused = redirects+1, 0, err
 			if redirects >= maxRedirects || wait(ctx, r.clock, leaderBackoff(r.backoff, err), redirects-1) != nil {
 				return err
 			}
@@ -215,6 +216,12 @@ func (r *router) Invoke(ctx context.Context, method string, args, reply any, opt
 				return err
 			}
 		default:
+			// The deadline ended a try made while looking for the leader:
+			// that no replica led is what the caller needs to know, not
+			// that the last try was cut short.
+			if refused != nil && status.Code(err) == codes.DeadlineExceeded && ctx.Err() != nil {
+				return refused
+			}
 			return err
 		}
 	}

@@ -110,7 +110,7 @@ func TestServerListWithoutLeader(t *testing.T) {
 	b := (&fakeBerthd{follower: true}).start(t)
 	server := a + "," + b
 
-	got := berthctl(t, nil, "", "--server", server, "--timeout", "300ms", "delete", "node", "n1")
+	got := berthctl(t, nil, "", "--server", server, "--timeout", "1s", "delete", "node", "n1")
 
 	want := result{code: exitUnavailable, stderr: "berthctl: no berthd replica at " + server + " is the leader (an election may be under way): try again\n"}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(result{})); diff != "" {
