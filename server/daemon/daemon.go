@@ -37,6 +37,7 @@ import (
 	"github.com/berthsched/berth/server/pressuresvc"
 	"github.com/berthsched/berth/server/statesvc"
 	"github.com/berthsched/berth/server/tainteviction"
+	"github.com/berthsched/berth/server/watch"
 	"github.com/berthsched/berth/store"
 	"github.com/berthsched/berth/store/bboltstore"
 )
@@ -133,9 +134,10 @@ type Daemon struct {
 	logger *slog.Logger
 	store  store.Store
 	// book holds the durable per-pod facts; log encodes decisions and
-	// appends them, telling the book.
+	// appends them, telling the book; feed streams them to watchers.
 	book *podbook.Book
 	log  *decisionlog.Log
+	feed *watch.Feed
 	// timers are the durable deadlines (tolerationSeconds); evictor
 	// evicts for every cause but preemption.
 	timers  *deadlines.Timers
@@ -283,12 +285,14 @@ func (cfg Config) withDefaults() Config {
 	return cfg
 }
 
-// openLog builds the book and the decision log over the store.
+// openLog builds the book, the decision log and its watch feed over the
+// store.
 func (d *Daemon) openLog(ctx context.Context, m *metrics.Metrics) error {
 	d.book = podbook.New(d.store, podbook.Options{
 		Logger: d.logger, ObserveCommit: m.ObserveCommit, SetAllocatedDevices: m.SetAllocatedDevices,
 	})
 	d.log = decisionlog.New(d.store, decisionlog.Options{Logger: d.logger, Metrics: m, Book: d.book})
+	d.feed = watch.New(d.store, d.log.ID, watch.Options{Metrics: m})
 	return d.log.Recover(ctx)
 }
 
@@ -410,7 +414,7 @@ func (d *Daemon) openServer(cl cluster, outcomes *podbook.Outcomes, reg runtime.
 				Logger: cfg.Logger, MaxMutations: cfg.MaxMutations, BindReports: d.book,
 				PodsResynced: func(ctx context.Context) { d.podsResynced(ctx, outcomes) },
 			}),
-			Decision: decisionsvc.New(d.log, decisionsvc.Options{Stopping: d.stopping}),
+			Decision: decisionsvc.New(d.feed, decisionsvc.Options{Stopping: d.stopping}),
 			Admin:    admin,
 			Stats:    d.pressure,
 			Eviction: evictionsvc.New(d.sched.View(), d.evictor, evicted),
@@ -496,7 +500,7 @@ func (d *Daemon) newDashboard(admin *adminsvc.Service) (*dashboard.Dashboard, er
 	if d.descheduler != nil {
 		opts.Descheduler = d.descheduler
 	}
-	return dashboard.New(admin, d.sched.View(), d.log, opts)
+	return dashboard.New(admin, d.sched.View(), d.feed, opts)
 }
 
 // podsResynced follows the end of every re-list of pods

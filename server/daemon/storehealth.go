@@ -75,7 +75,7 @@ func (d *Daemon) exportLogState(reg prometheus.Registerer) error {
 	if st, ok := d.store.(retentionReporter); ok {
 		maxRecords = st.Retention().MaxRecords
 	}
-	if err := metrics.RegisterLogState(reg, d.log, maxRecords); err != nil {
+	if err := metrics.RegisterLogState(reg, d.feed, maxRecords); err != nil {
 		return err
 	}
 	st, ok := d.store.(healthReporter)

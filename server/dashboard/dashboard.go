@@ -14,7 +14,7 @@ import (
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/scheduler"
-	"github.com/berthsched/berth/server/decisionlog"
+	"github.com/berthsched/berth/server/watch"
 )
 
 // Admin is the AdminService as the dashboard reads it; *adminsvc.Service
@@ -36,11 +36,11 @@ type Explainer interface {
 	Explain(namespace, name string) (scheduler.Explanation, error)
 }
 
-// Decisions is the decision log as the stream reads it; *decisionlog.Log
+// Decisions is the decision log as the stream reads it; *watch.Feed
 // satisfies it.
 type Decisions interface {
 	Revisions() (first, last uint64)
-	Watch(ctx context.Context, from uint64, logID string, f decisionlog.Filter, send decisionlog.Send) error
+	Watch(ctx context.Context, from uint64, logID string, f watch.Filter, send watch.Send) error
 }
 
 // Pressure is node-pressure eviction's view of the nodes: the pressure

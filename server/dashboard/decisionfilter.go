@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
-	"github.com/berthsched/berth/server/decisionlog"
+	"github.com/berthsched/berth/server/watch"
 )
 
 // Query parameters of the decisions page and its stream besides
@@ -74,8 +74,8 @@ func parseDecisionFilter(q url.Values) (decisionFilter, error) {
 }
 
 // logFilter is the part the decision log filters itself.
-func (f decisionFilter) logFilter() decisionlog.Filter {
-	return decisionlog.Filter{SchedulerName: f.Profile, Types: f.types}
+func (f decisionFilter) logFilter() watch.Filter {
+	return watch.Filter{SchedulerName: f.Profile, Types: f.types}
 }
 
 // keeps says whether the stream sends ev: its pod or node contains Text.

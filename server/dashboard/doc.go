@@ -20,7 +20,7 @@
 //     taints, its pods, the pods nominated on it and the recent decisions
 //     naming it (the last recentScanned of the log);
 //   - /decisions the live decision stream: /decisions/stream is a
-//     server-sent event stream fed by the decision log's Watch, one event
+//     server-sent event stream fed by the decision log's Watch (server/watch), one event
 //     per decision whose id is its revision, so a browser reconnecting with
 //     Last-Event-ID resumes where it stopped (?from=REVISION starts there;
 //     otherwise a stream starts with the last decisions), ?type=, ?profile=
@@ -50,7 +50,8 @@
 // Data comes in through interfaces declared here: Admin (the AdminService
 // reads, and AllNodes, every node from one snapshot; *adminsvc.Service),
 // Explainer (the live scheduler's explanation, which names the rejecting
-// plugin of each node; scheduler.View) and Decisions (*decisionlog.Log).
+// plugin of each node; scheduler.View) and Decisions (the decision log's
+// watch feed, *watch.Feed).
 // Nothing here changes the scheduler.
 //
 // Access follows the admin RPCs' rules (server/auth): without Tokens the
@@ -63,7 +64,7 @@
 // same page without the token in its address. Tokens are never logged or
 // stored; sessions live in memory and end with berthd.
 //
-// Streams. The log's Watch reads on the stream's own goroutine and keeps
+// Streams. The feed's Watch reads on the stream's own goroutine and keeps
 // only its position, so a slow browser never holds up the log or other
 // watchers: it falls behind, and a write that cannot complete within
 // writeTimeout ends its stream; the browser reconnects and resumes from

@@ -14,6 +14,7 @@ import (
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/decisionlog"
+	"github.com/berthsched/berth/server/watch"
 	"github.com/berthsched/berth/store"
 )
 
@@ -197,14 +198,14 @@ type fakeLog struct {
 	first     uint64
 	decisions []*berthv1.Decision
 	froms     chan uint64
-	filter    decisionlog.Filter // the last Watch's, set before its from is sent
+	filter    watch.Filter // the last Watch's, set before its from is sent
 }
 
 func (f *fakeLog) Revisions() (uint64, uint64) {
 	return f.first, f.first + uint64(len(f.decisions)) - 1
 }
 
-func (f *fakeLog) Watch(ctx context.Context, from uint64, _ string, filter decisionlog.Filter, send decisionlog.Send) error {
+func (f *fakeLog) Watch(ctx context.Context, from uint64, _ string, filter watch.Filter, send watch.Send) error {
 	f.filter = filter
 	f.froms <- from
 	if from < f.first {

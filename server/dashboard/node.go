@@ -14,7 +14,7 @@ import (
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/model"
-	"github.com/berthsched/berth/server/decisionlog"
+	"github.com/berthsched/berth/server/watch"
 )
 
 const (
@@ -179,7 +179,7 @@ func (d *Dashboard) recentDecisions(ctx context.Context, keep func(decisionEvent
 	defer cancel()
 	var kept []decisionEvent
 	scanned := 0
-	err := d.decisions.Watch(ctx, from, "", decisionlog.Filter{}, func(resp *berthv1.WatchResponse) error {
+	err := d.decisions.Watch(ctx, from, "", watch.Filter{}, func(resp *berthv1.WatchResponse) error {
 		for _, dec := range resp.GetDecisions() {
 			scanned++
 			if ev := newDecisionEvent(dec); keep(ev) {

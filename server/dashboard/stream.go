@@ -12,7 +12,7 @@ import (
 	"time"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
-	"github.com/berthsched/berth/server/decisionlog"
+	"github.com/berthsched/berth/server/watch"
 	"github.com/berthsched/berth/store"
 )
 
@@ -106,7 +106,7 @@ func (d *Dashboard) stream(w http.ResponseWriter, r *http.Request) {
 	for range 3 {
 		err := d.decisions.Watch(ctx, from, "", filter.logFilter(), sse.send)
 		var compacted *store.CompactedError
-		var ahead *decisionlog.AheadError
+		var ahead *watch.AheadError
 		switch {
 		case ctx.Err() != nil || sse.err != nil:
 			return
@@ -156,7 +156,7 @@ type eventWriter struct {
 	err  error
 }
 
-// send is the watch's decisionlog.Send: one event per decision, and
+// send is the watch's watch.Send: one event per decision, and
 // "ready" for the response that establishes the watch.
 func (e *eventWriter) send(resp *berthv1.WatchResponse) error {
 	if len(resp.GetDecisions()) == 0 {

@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
-	"github.com/berthsched/berth/server/decisionlog"
+	"github.com/berthsched/berth/server/watch"
 )
 
 // sseEvent is one parsed server-sent event.
@@ -91,13 +91,13 @@ func TestStreamEmitsDecisions(t *testing.T) {
 		lastID     string // the Last-Event-ID a reconnecting browser sends
 		query      string
 		wantFrom   uint64
-		wantFilter decisionlog.Filter
+		wantFilter watch.Filter
 		want       []decisionEvent
 	}{
 		{name: "a new stream starts with the backlog", wantFrom: 1, want: []decisionEvent{web1, web2, db1, nom, end}},
 		{name: "a reconnecting browser resumes after its last revision", lastID: "1", wantFrom: 2, want: []decisionEvent{web2, db1, nom, end}},
 		{name: "the log keeps one kind and profile", query: "?type=Bind&profile=default-scheduler", wantFrom: 1,
-			wantFilter: decisionlog.Filter{SchedulerName: "default-scheduler", Types: []berthv1.DecisionType{berthv1.DecisionType_DECISION_TYPE_BIND}},
+			wantFilter: watch.Filter{SchedulerName: "default-scheduler", Types: []berthv1.DecisionType{berthv1.DecisionType_DECISION_TYPE_BIND}},
 			want:       []decisionEvent{web1, web2, db1, end}},
 		{name: "the text keeps a pod's or a node's", query: "?q=n2", wantFrom: 1, want: []decisionEvent{web2, nom, end}},
 	}

@@ -124,8 +124,10 @@ func decodePayload(payload []byte) (*berthv1.Decision, error) {
 	return d, nil
 }
 
-// decode is the decision of a record, with the record's revision and time.
-func decode(r store.Record) (*berthv1.Decision, error) {
+// Decode is the decision of a record, with the record's revision and
+// time: the one decoder of the log's records, for Watch (server/watch) and
+// the tests.
+func Decode(r store.Record) (*berthv1.Decision, error) {
 	d, err := decodePayload(r.Payload)
 	if err != nil {
 		return nil, fmt.Errorf("revision %d: %w", r.Revision, err)

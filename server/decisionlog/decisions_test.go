@@ -3,12 +3,8 @@ package decisionlog
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
-	"google.golang.org/protobuf/proto"
-
-	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/store/bboltstore"
 )
@@ -60,63 +56,6 @@ func TestUnschedulableOnce(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("decisions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-}
-
-// Watch responses stay under the byte bound, a decision larger than it
-// goes alone, and nothing is lost or reordered.
-func TestWatchResponseSize(t *testing.T) {
-	l, _ := newLog(t, bboltstore.Options{})
-	l.opts.MaxResponseBytes = 4 << 10
-	ctx := t.Context()
-	const n = 60
-	for i := range n {
-		size := 300
-		if i == 40 {
-			size = 10 << 10 // larger than a response may be
-		}
-		if err := l.Unschedulable(ctx, pod(name(i)), strings.Repeat("x", size), nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var (
-		mu    sync.Mutex
-		sizes []int
-		lens  []int
-		revs  []uint64
-		nexts []uint64
-	)
-	c := newCollector()
-	watch(t, l, 1, Filter{}, func(r *berthv1.WatchResponse) error {
-		mu.Lock()
-		sizes, lens, nexts = append(sizes, proto.Size(r)), append(lens, len(r.GetDecisions())), append(nexts, r.GetNextRevision())
-		for _, d := range r.GetDecisions() {
-			revs = append(revs, d.GetRevision())
-		}
-		mu.Unlock()
-		return c.send(r)
-	})
-	c.waitNext(t, n+1)
-	mu.Lock()
-	defer mu.Unlock()
-	for i := range revs {
-		if revs[i] != uint64(i+1) {
-			t.Fatalf("revisions %v, want 1..%d in order", revs, n)
-		}
-	}
-	if len(revs) != n {
-		t.Fatalf("%d decisions, want %d", len(revs), n)
-	}
-	for i, s := range sizes {
-		if s > l.opts.MaxResponseBytes && lens[i] != 1 {
-			t.Errorf("response %d: %d bytes with %d decisions, over the bound of %d", i, s, lens[i], l.opts.MaxResponseBytes)
-		}
-		if i > 0 && nexts[i] <= nexts[i-1] {
-			t.Errorf("next_revision went from %d to %d", nexts[i-1], nexts[i])
-		}
-	}
-	if len(sizes) < 5 {
-		t.Errorf("%d responses for %d decisions of 300 bytes under a 4 KiB bound", len(sizes), n)
 	}
 }
 

@@ -1,6 +1,7 @@
 // Package decisionlog is the durable decision log: it turns the
-// scheduler's decisions into berth.v1 Decisions appended to the store, and
-// streams them back to watchers.
+// scheduler's decisions into berth.v1 Decisions appended to the store. It
+// only encodes and appends; server/watch streams the log back to watchers
+// with the one decoder of its records, Decode.
 //
 // Data comes in as plans (framework.Plan) through Submit, the one
 // framework.Planner Log implements (plan.go): the scheduler's cycles and
@@ -31,16 +32,10 @@
 // commit, since a watcher may see it and report its outcome before the
 // commit returns).
 //
-// The log has an identity (ID), created with the data directory and sent
-// in every WatchResponse, so that a watcher can tell its revisions came
-// from another log.
-//
-// Data goes out through Watch: a watcher reads the log from its revision
-// and waits for more, on its own goroutine, so a slow watcher only falls
-// behind (and catches up from the log) without holding up the scheduler or
-// other watchers. Responses are bounded in bytes. Reading below the oldest
-// retained revision fails with a *store.CompactedError, beyond the end of
-// the log with an *AheadError; the service maps both to OUT_OF_RANGE.
+// The log has an identity (ID), created with the data directory by the
+// first Recover and sent in every WatchResponse, so that a watcher can
+// tell its revisions came from another log; ReadID reads it without
+// creating it, for a follower replica.
 //
 // The payload of a record is a berthv1.Decision without revision and time:
 // both come from the store's record, so a decision read after a restart is

@@ -52,7 +52,7 @@ func FuzzDecisionRecord(f *testing.F) {
 	f.Add([]byte{0xff, 0xff}, uint64(1))
 	at := time.Unix(1_700_000_000, 5).UTC()
 	f.Fuzz(func(t *testing.T, payload []byte, rev uint64) {
-		d, err := decode(store.Record{Revision: rev, Time: at, Payload: payload})
+		d, err := Decode(store.Record{Revision: rev, Time: at, Payload: payload})
 		if err != nil {
 			if !errors.Is(err, store.ErrCorrupt) {
 				t.Fatalf("decode error %v is not ErrCorrupt", err)

@@ -23,7 +23,6 @@ type commitCounter struct{ commits, decisions int }
 
 func (c *commitCounter) ObserveDecision(string)      { c.decisions++ }
 func (c *commitCounter) ObserveCommit(time.Duration) { c.commits++ }
-func (c *commitCounter) AddWatchers(int)             {}
 
 // preemptionRun is what a deterministic preemption run left in the store:
 // every record (revision and payload; times differ) and every keyspace.
@@ -83,7 +82,7 @@ func runPreemption(t *testing.T, w *workload.Workload, rounds, lateDeletes int, 
 		}
 		for _, r := range recs {
 			next = r.Revision + 1
-			d, err := decode(r)
+			d, err := Decode(r)
 			if err != nil {
 				t.Fatal(err)
 			}

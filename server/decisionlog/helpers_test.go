@@ -1,9 +1,7 @@
 package decisionlog
 
 import (
-	"context"
 	"fmt"
-	"sync"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -67,58 +65,6 @@ func ref(name string) *berthv1.PodRef {
 	return &berthv1.PodRef{Namespace: "ns", Name: name, Uid: "uid-" + name}
 }
 
-// collector gathers what a watch sends and signals each response.
-type collector struct {
-	mu        sync.Mutex
-	decisions []*berthv1.Decision
-	next      uint64
-	got       chan struct{} // buffered; one token per response
-}
-
-func newCollector() *collector { return &collector{got: make(chan struct{}, 1<<16)} }
-
-func (c *collector) send(r *berthv1.WatchResponse) error {
-	c.mu.Lock()
-	c.decisions = append(c.decisions, r.GetDecisions()...)
-	c.next = r.GetNextRevision()
-	c.mu.Unlock()
-	c.got <- struct{}{}
-	return nil
-}
-
-// waitNext waits until the watch's position reaches next.
-func (c *collector) waitNext(t *testing.T, next uint64) []*berthv1.Decision {
-	t.Helper()
-	for {
-		c.mu.Lock()
-		at, out := c.next, append([]*berthv1.Decision(nil), c.decisions...)
-		c.mu.Unlock()
-		if at >= next {
-			return out
-		}
-		select {
-		case <-c.got:
-		case <-t.Context().Done():
-			t.Fatalf("watch stopped at %d, want %d", at, next)
-		}
-	}
-}
-
-// watch runs l.Watch on a goroutine until the test ends; the returned
-// channel yields its error.
-func watch(t *testing.T, l *Log, from uint64, f Filter, send Send) (context.CancelFunc, <-chan error) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		done <- l.Watch(ctx, from, "", f, send)
-	}()
-	t.Cleanup(func() { cancel(); <-finished })
-	return cancel, done
-}
-
 // stripTime drops the time of decisions, for comparisons.
 func stripTime(ds []*berthv1.Decision) []*berthv1.Decision {
 	out := make([]*berthv1.Decision, len(ds))
@@ -134,11 +80,6 @@ func diffDecisions(want, got []*berthv1.Decision) string {
 	return cmp.Diff(want, stripTime(got), protocmp.Transform())
 }
 
-func bindOf(rev uint64, name, node string) *berthv1.Decision {
-	return &berthv1.Decision{Revision: rev, SchedulerName: model.DefaultSchedulerName, Pod: ref(name),
-		Action: &berthv1.Decision_Bind{Bind: &berthv1.Bind{Node: node}}}
-}
-
 // readAll reads every decision in the store.
 func readAll(t *testing.T, st store.Store) []*berthv1.Decision {
 	t.Helper()
@@ -148,7 +89,7 @@ func readAll(t *testing.T, st store.Store) []*berthv1.Decision {
 	}
 	out := make([]*berthv1.Decision, len(recs))
 	for i, r := range recs {
-		if out[i], err = decode(r); err != nil {
+		if out[i], err = Decode(r); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -24,10 +24,11 @@ func (l *Log) ID() string {
 
 // loadID reads the log's identity, creating it if the store has none.
 func (l *Log) loadID(ctx context.Context) error {
-	v, ok, err := l.store.Get(store.UserMeta, []byte(idKey))
+	id, ok, err := ReadID(l.store)
 	if err != nil {
 		return fmt.Errorf("decisionlog: read the log id: %w", err)
 	}
+	v := []byte(id)
 	if !ok {
 		var raw [16]byte
 		if _, err := rand.Read(raw[:]); err != nil {
@@ -46,16 +47,13 @@ func (l *Log) loadID(ctx context.Context) error {
 	return nil
 }
 
-// ReadID reads the log's identity without creating it, for a replica that
-// follows the log another one writes (server/replica); found is false
-// while no leader has written it yet.
-func (l *Log) ReadID() (found bool, err error) {
-	v, ok, err := l.store.Get(store.UserMeta, []byte(idKey))
+// ReadID reads the identity of the log in st without creating it, for a
+// replica that follows the log another one writes (server/replica); found
+// is false while no leader has written it yet.
+func ReadID(st store.Store) (id string, found bool, err error) {
+	v, ok, err := st.Get(store.UserMeta, []byte(idKey))
 	if err != nil || !ok {
-		return false, err
+		return "", false, err
 	}
-	l.mu.Lock()
-	l.id = string(v)
-	l.mu.Unlock()
-	return true, nil
+	return string(v), true, nil
 }

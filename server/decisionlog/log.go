@@ -16,19 +16,14 @@ import (
 )
 
 // Metrics receives the log's measurements (berth_decisions_total{type},
-// berth_store_commit_duration_seconds, berth_watchers). Implementations
-// must be cheap and safe for concurrent use.
+// berth_store_commit_duration_seconds). Implementations must be cheap and
+// safe for concurrent use.
 type Metrics interface {
 	// ObserveDecision counts one durable decision of the given type.
 	ObserveDecision(typ string)
 	// ObserveCommit records how long one Commit took, queueing included.
 	ObserveCommit(d time.Duration)
-	// AddWatchers moves the count of open watches by delta.
-	AddWatchers(delta int)
 }
-
-// DefaultReadChunk is how many records a watcher reads at once.
-const DefaultReadChunk = 512
 
 // Options configure a Log. The zero value is usable.
 type Options struct {
@@ -38,14 +33,6 @@ type Options struct {
 	Metrics Metrics
 	// Clock times commits; nil means time.Now.
 	Clock func() time.Time
-	// ReadChunk bounds the records a watcher reads, and so the decisions
-	// one WatchResponse carries; 0 means DefaultReadChunk.
-	ReadChunk int
-	// MaxResponseBytes bounds the encoded size of one WatchResponse: a
-	// response carries fewer decisions rather than grow past it (a single
-	// decision larger than it goes out alone). 0 means
-	// DefaultMaxResponseBytes.
-	MaxResponseBytes int
 	// MaxNodeReasons bounds the node_reasons of one Unschedulable
 	// decision; 0 means DefaultMaxNodeReasons.
 	MaxNodeReasons int
@@ -55,11 +42,8 @@ type Options struct {
 	Book *podbook.Book
 }
 
-// Defaults of the zero Options fields.
-const (
-	DefaultMaxResponseBytes = 1 << 20
-	DefaultMaxNodeReasons   = 100
-)
+// DefaultMaxNodeReasons is the MaxNodeReasons of the zero Options.
+const DefaultMaxNodeReasons = 100
 
 // ErrBindAbandoned: a Bind was refused because the scheduler no longer
 // wants it (framework.Bind.Awaiter).
@@ -82,9 +66,6 @@ type Log struct {
 
 	mu sync.Mutex
 	id string // the log's identity; set by Recover
-
-	// watching holds the open watches' positions (watchers.go).
-	watching watchers
 }
 
 // New returns a Log appending to st. Call Close before closing st.
@@ -94,12 +75,6 @@ func New(st store.Store, opts Options) *Log {
 	}
 	if opts.Clock == nil {
 		opts.Clock = time.Now
-	}
-	if opts.ReadChunk <= 0 {
-		opts.ReadChunk = DefaultReadChunk
-	}
-	if opts.MaxResponseBytes <= 0 {
-		opts.MaxResponseBytes = DefaultMaxResponseBytes
 	}
 	if opts.MaxNodeReasons <= 0 {
 		opts.MaxNodeReasons = DefaultMaxNodeReasons
@@ -241,6 +216,3 @@ func (l *Log) observeCommit(d time.Duration) {
 		l.opts.Metrics.ObserveCommit(d)
 	}
 }
-
-// Revisions returns the oldest retained and the newest revision of the log.
-func (l *Log) Revisions() (first, last uint64) { return l.store.Revisions() }

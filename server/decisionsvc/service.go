@@ -7,15 +7,15 @@ import (
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/server/convert"
-	"github.com/berthsched/berth/server/decisionlog"
 	"github.com/berthsched/berth/server/errmap"
+	"github.com/berthsched/berth/server/watch"
 	"github.com/berthsched/berth/store"
 )
 
-// Watcher is the decision log as Watch uses it; *decisionlog.Log
+// Watcher is the decision log as Watch uses it; *watch.Feed
 // satisfies it.
 type Watcher interface {
-	Watch(ctx context.Context, from uint64, logID string, f decisionlog.Filter, send decisionlog.Send) error
+	Watch(ctx context.Context, from uint64, logID string, f watch.Filter, send watch.Send) error
 	// ID is the log's identity.
 	ID() string
 }
@@ -61,7 +61,7 @@ func (s *Service) Watch(req *berthv1.WatchRequest, stream berthv1.DecisionServic
 	defer cancel(nil)
 	stop := context.AfterFunc(s.stopping, func() { cancel(errStopping) })
 	defer stop()
-	f := decisionlog.Filter{SchedulerName: req.GetSchedulerName(), Types: req.GetTypes()}
+	f := watch.Filter{SchedulerName: req.GetSchedulerName(), Types: req.GetTypes()}
 	err := s.log.Watch(ctx, req.GetFromRevision(), req.GetLogId(), f, stream.Send)
 	// A closed store means berthd is stopping: watch again elsewhere.
 	if context.Cause(ctx) == errStopping || errors.Is(err, store.ErrClosed) {

@@ -17,7 +17,7 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
-	"github.com/berthsched/berth/server/decisionlog"
+	"github.com/berthsched/berth/server/watch"
 	"github.com/berthsched/berth/store"
 )
 
@@ -26,12 +26,12 @@ import (
 type fakeLog struct {
 	responses []*berthv1.WatchResponse
 	err       error
-	got       chan decisionlog.Filter
+	got       chan watch.Filter
 }
 
 func (f *fakeLog) ID() string { return "log-1" }
 
-func (f *fakeLog) Watch(ctx context.Context, from uint64, logID string, flt decisionlog.Filter, send decisionlog.Send) error {
+func (f *fakeLog) Watch(ctx context.Context, from uint64, logID string, flt watch.Filter, send watch.Send) error {
 	f.got <- flt
 	for _, r := range f.responses {
 		if err := send(r); err != nil {
@@ -90,21 +90,21 @@ func TestWatchStatus(t *testing.T) {
 		{
 			name:     "compacted",
 			req:      &berthv1.WatchRequest{FromRevision: 3},
-			err:      &decisionlog.ReadError{LogID: "log-1", Revision: 3, Err: &store.CompactedError{Requested: 3, Oldest: 42}},
+			err:      &watch.ReadError{LogID: "log-1", Revision: 3, Err: &store.CompactedError{Requested: 3, Oldest: 42}},
 			wantCode: codes.OutOfRange,
 			wantInfo: &errdetails.ErrorInfo{Reason: "REVISION_COMPACTED", Domain: "berth.v1", Metadata: map[string]string{"oldest_revision": "42", "log_id": "log-1"}},
 		},
 		{
 			name:     "beyond the end",
 			req:      &berthv1.WatchRequest{FromRevision: 100},
-			err:      &decisionlog.AheadError{Requested: 100, Next: 8, LogID: "log-1"},
+			err:      &watch.AheadError{Requested: 100, Next: 8, LogID: "log-1"},
 			wantCode: codes.OutOfRange,
 			wantInfo: &errdetails.ErrorInfo{Reason: "REVISION_NOT_WRITTEN", Domain: "berth.v1", Metadata: map[string]string{"next_revision": "8", "log_id": "log-1"}},
 		},
 		{
 			name:     "another log",
 			req:      &berthv1.WatchRequest{FromRevision: 3, LogId: "log-0"},
-			err:      &decisionlog.LogMismatchError{Requested: "log-0", Actual: "log-1"},
+			err:      &watch.LogMismatchError{Requested: "log-0", Actual: "log-1"},
 			wantCode: codes.FailedPrecondition,
 			wantInfo: &errdetails.ErrorInfo{Reason: "LOG_ID_MISMATCH", Domain: "berth.v1", Metadata: map[string]string{"log_id": "log-1"}},
 		},
@@ -117,7 +117,7 @@ func TestWatchStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := serve(t, New(&fakeLog{err: tt.err, got: make(chan decisionlog.Filter, 1)}, Options{}))
+			c := serve(t, New(&fakeLog{err: tt.err, got: make(chan watch.Filter, 1)}, Options{}))
 			_, err := recvAll(t, c, tt.req)
 			st := status.Convert(err)
 			if st.Code() != tt.wantCode {
@@ -139,7 +139,7 @@ func TestWatchStatus(t *testing.T) {
 // The request's filters reach the log and its responses the client.
 func TestWatchPassesThrough(t *testing.T) {
 	resp := []*berthv1.WatchResponse{{NextRevision: 7}, {NextRevision: 9, Decisions: []*berthv1.Decision{{Revision: 8}}}}
-	fl := &fakeLog{responses: resp, err: store.ErrClosed, got: make(chan decisionlog.Filter, 1)}
+	fl := &fakeLog{responses: resp, err: store.ErrClosed, got: make(chan watch.Filter, 1)}
 	c := serve(t, New(fl, Options{}))
 	types := []berthv1.DecisionType{berthv1.DecisionType_DECISION_TYPE_EVICT}
 	got, err := recvAll(t, c, &berthv1.WatchRequest{FromRevision: 7, SchedulerName: "gpu", Types: types})
@@ -149,7 +149,7 @@ func TestWatchPassesThrough(t *testing.T) {
 	if diff := cmp.Diff(resp, got, protocmp.Transform()); diff != "" {
 		t.Errorf("responses (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(decisionlog.Filter{SchedulerName: "gpu", Types: types}, <-fl.got); diff != "" {
+	if diff := cmp.Diff(watch.Filter{SchedulerName: "gpu", Types: types}, <-fl.got); diff != "" {
 		t.Errorf("filter (-want +got):\n%s", diff)
 	}
 }
@@ -157,7 +157,7 @@ func TestWatchPassesThrough(t *testing.T) {
 // Ending Options.Stopping ends open watches with UNAVAILABLE.
 func TestWatchStopping(t *testing.T) {
 	stopping, stop := context.WithCancel(t.Context())
-	fl := &fakeLog{responses: []*berthv1.WatchResponse{{NextRevision: 1}}, got: make(chan decisionlog.Filter, 1)}
+	fl := &fakeLog{responses: []*berthv1.WatchResponse{{NextRevision: 1}}, got: make(chan watch.Filter, 1)}
 	c := serve(t, New(fl, Options{Stopping: stopping}))
 	stream, err := c.Watch(t.Context(), &berthv1.WatchRequest{})
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/convert"
 	"github.com/berthsched/berth/server/decisionlog"
+	"github.com/berthsched/berth/server/watch"
 	"github.com/berthsched/berth/store"
 )
 
@@ -130,8 +131,8 @@ func match(err error) (code codes.Code, kindField, reason string) {
 		unknown   *priority.UnknownClassError
 		invalid   *priority.InvalidClassError
 		compacted *store.CompactedError
-		ahead     *decisionlog.AheadError
-		mismatch  *decisionlog.LogMismatchError
+		ahead     *watch.AheadError
+		mismatch  *watch.LogMismatchError
 		podStats  *pressure.UnknownPodError
 		notLeader *NotLeaderError
 		immutable *gang.SpecImmutableError

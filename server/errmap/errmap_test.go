@@ -22,8 +22,8 @@ import (
 	"github.com/berthsched/berth/core/priority"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/convert"
-	"github.com/berthsched/berth/server/decisionlog"
 	"github.com/berthsched/berth/server/errmap"
+	"github.com/berthsched/berth/server/watch"
 	"github.com/berthsched/berth/store"
 )
 
@@ -106,14 +106,14 @@ func TestStatus(t *testing.T) {
 		{name: "compacted", err: &store.CompactedError{Requested: 3, Oldest: 40},
 			wantCode: codes.OutOfRange, wantMessage: "revision 3 was compacted away; the oldest revision kept is 40: watch again from 0 or 40",
 			wantDetails: []any{&errdetails.ErrorInfo{Reason: "REVISION_COMPACTED", Domain: "berth.v1", Metadata: map[string]string{"oldest_revision": "40"}}}},
-		{name: "compacted in a watch names the log", err: &decisionlog.ReadError{LogID: "log-1", Revision: 3, Err: &store.CompactedError{Requested: 3, Oldest: 40}},
+		{name: "compacted in a watch names the log", err: &watch.ReadError{LogID: "log-1", Revision: 3, Err: &store.CompactedError{Requested: 3, Oldest: 40}},
 			wantCode: codes.OutOfRange, wantMessage: "revision 3 was compacted away; the oldest revision kept is 40: watch again from 0 or 40",
 			wantDetails: []any{&errdetails.ErrorInfo{Reason: "REVISION_COMPACTED", Domain: "berth.v1", Metadata: map[string]string{"oldest_revision": "40", "log_id": "log-1"}}}},
-		{name: "revision not written", err: &decisionlog.AheadError{Requested: 100, Next: 8, LogID: "log-1"},
+		{name: "revision not written", err: &watch.AheadError{Requested: 100, Next: 8, LogID: "log-1"},
 			wantCode:    codes.OutOfRange,
 			wantMessage: "revision 100 is beyond the end of log log-1, whose next revision is 8: the revision came from another log; resync and watch again from 0",
 			wantDetails: []any{&errdetails.ErrorInfo{Reason: "REVISION_NOT_WRITTEN", Domain: "berth.v1", Metadata: map[string]string{"next_revision": "8", "log_id": "log-1"}}}},
-		{name: "another log", err: &decisionlog.LogMismatchError{Requested: "log-0", Actual: "log-1"},
+		{name: "another log", err: &watch.LogMismatchError{Requested: "log-0", Actual: "log-1"},
 			wantCode:    codes.FailedPrecondition,
 			wantMessage: `log_id "log-0" is not this log's (log-1): its revisions mean nothing here; resync and watch again from 0 without log_id`,
 			wantDetails: []any{&errdetails.ErrorInfo{Reason: "LOG_ID_MISMATCH", Domain: "berth.v1", Metadata: map[string]string{"log_id": "log-1"}}}},

@@ -4,8 +4,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// LogState is what the decision log says of itself
-// (*decisionlog.Log).
+// LogState is what the decision log's watch feed says of the log and its
+// watches (*watch.Feed).
 type LogState interface {
 	Revisions() (first, last uint64)
 	WatchLag() uint64

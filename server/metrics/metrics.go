@@ -12,9 +12,11 @@ import (
 	"github.com/berthsched/berth/core/queue"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/decisionlog"
+	"github.com/berthsched/berth/server/watch"
 )
 
-// Metrics implements scheduler.Metrics and decisionlog.Metrics.
+// Metrics implements scheduler.Metrics, decisionlog.Metrics and
+// watch.Metrics.
 type Metrics struct {
 	attempts        *prometheus.CounterVec
 	attemptDuration *prometheus.HistogramVec
@@ -79,6 +81,7 @@ var (
 	_ scheduler.Metrics         = (*Metrics)(nil)
 	_ decisionlog.Metrics       = (*Metrics)(nil)
 	_ decisionlog.DeviceMetrics = (*Metrics)(nil)
+	_ watch.Metrics             = (*Metrics)(nil)
 )
 
 // New builds the metrics and registers them on reg.
@@ -255,7 +258,7 @@ func (m *Metrics) ObserveDescheduled(profile, strategy, result string) {
 // ObserveCommit implements decisionlog.Metrics.
 func (m *Metrics) ObserveCommit(d time.Duration) { m.commitDuration.Observe(d.Seconds()) }
 
-// AddWatchers implements decisionlog.Metrics.
+// AddWatchers implements watch.Metrics.
 func (m *Metrics) AddWatchers(delta int) { m.watchers.Add(float64(delta)) }
 
 // pendingPods is scheduler_pending_pods{queue}, read from the queue on

@@ -16,6 +16,7 @@ import (
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/decisionlog"
 	"github.com/berthsched/berth/server/podbook"
+	"github.com/berthsched/berth/server/watch"
 	"github.com/berthsched/berth/store"
 	"github.com/berthsched/berth/store/bboltstore"
 )
@@ -143,7 +144,7 @@ func TestSettleOnSight(t *testing.T) {
 		moved    = make(chan struct{}, n+1)
 	)
 	go func() {
-		_ = e.log.Watch(t.Context(), 1, "", decisionlog.Filter{}, func(r *berthv1.WatchResponse) error {
+		_ = watch.New(e.st, e.log.ID, watch.Options{}).Watch(t.Context(), 1, "", watch.Filter{}, func(r *berthv1.WatchResponse) error {
 			for _, d := range r.GetDecisions() {
 				uid := d.GetPod().GetUid()
 				rev, ok, err := e.book.WaitBindRevision(t.Context(), uid)

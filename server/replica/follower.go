@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc"
@@ -17,6 +18,7 @@ import (
 	"github.com/berthsched/berth/server/decisionsvc"
 	"github.com/berthsched/berth/server/errmap"
 	"github.com/berthsched/berth/server/podbook"
+	"github.com/berthsched/berth/server/watch"
 	"github.com/berthsched/berth/store"
 )
 
@@ -40,27 +42,63 @@ func (readOnly) Compact(context.Context) (int, error) { return 0, errReadOnly }
 // brings N.
 const catchUp = 2 * time.Second
 
+// sharedLogID is the identity of the shared log as the follower last read
+// it; empty until a leader has written it.
+type sharedLogID struct {
+	mu sync.Mutex
+	id string
+}
+
+func (s *sharedLogID) get() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.id
+}
+
+// read reads the identity from st, keeping it once found.
+func (s *sharedLogID) read(st store.Store) error {
+	id, found, err := decisionlog.ReadID(st)
+	if err != nil || !found {
+		return err
+	}
+	s.mu.Lock()
+	s.id = id
+	s.mu.Unlock()
+	return nil
+}
+
 // followerWatcher serves Watch from the shared log, reading its identity
 // again until a leader has written it.
 type followerWatcher struct {
-	log   *decisionlog.Log
+	feed  *watch.Feed
+	id    *sharedLogID
 	store store.Store
 }
 
-func (w followerWatcher) ID() string { return w.log.ID() }
+// newFollowerWatcher reads the shared log in st; it fails only if the
+// log's identity cannot be read (it may not be written yet).
+func newFollowerWatcher(st store.Store) (followerWatcher, error) {
+	id := new(sharedLogID)
+	if err := id.read(st); err != nil {
+		return followerWatcher{}, fmt.Errorf("replica: read the log id: %w", err)
+	}
+	return followerWatcher{feed: watch.New(st, id.get, watch.Options{}), id: id, store: st}, nil
+}
 
-func (w followerWatcher) Watch(ctx context.Context, from uint64, logID string, f decisionlog.Filter, send decisionlog.Send) error {
+func (w followerWatcher) ID() string { return w.id.get() }
+
+func (w followerWatcher) Watch(ctx context.Context, from uint64, logID string, f watch.Filter, send watch.Send) error {
 	if _, last := w.store.Revisions(); from > last+1 {
 		wctx, cancel := context.WithTimeout(ctx, catchUp)
 		_ = w.store.Wait(wctx, from-2) // if it times out, Watch says how far the log is
 		cancel()
 	}
-	if w.log.ID() == "" {
-		if _, err := w.log.ReadID(); err != nil {
+	if w.id.get() == "" {
+		if err := w.id.read(w.store); err != nil {
 			return fmt.Errorf("replica: read the log id: %w", err)
 		}
 	}
-	return w.log.Watch(ctx, from, logID, f, send)
+	return w.feed.Watch(ctx, from, logID, f, send)
 }
 
 // followerAdmin answers what a follower serves of AdminService
@@ -132,22 +170,15 @@ func refuseWrites(notLeader func() *errmap.NotLeaderError) []grpc.ServerOption {
 // newFollowerServer builds a follower's gRPC server over the shared store:
 // the calls of followerServes served, the others refused, health
 // reporting SERVING overall and NOT_SERVING for the leader's services.
-// closeLog stops the log's background writer (it has nothing to write).
-func (r *Replica) newFollowerServer(st store.Store, stopping context.Context) (_ *server.Server, closeLog func(), err error) {
+func (r *Replica) newFollowerServer(st store.Store, stopping context.Context) (*server.Server, error) {
 	cfg := r.cfg.Daemon
-	log := decisionlog.New(readOnly{st}, decisionlog.Options{Logger: cfg.Logger})
-	closeLog = func() { _ = log.Close() }
-	defer func() {
-		if err != nil {
-			closeLog()
-		}
-	}()
-	if _, err := log.ReadID(); err != nil {
-		return nil, nil, fmt.Errorf("replica: read the log id: %w", err)
+	watcher, err := newFollowerWatcher(readOnly{st})
+	if err != nil {
+		return nil, err
 	}
 	reg, err := r.termRegistry()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	srv, err := server.New(server.Config{
 		Logger:          cfg.Logger,
@@ -158,14 +189,14 @@ func (r *Replica) newFollowerServer(st store.Store, stopping context.Context) (_
 		Creds:           cfg.Creds,
 		HTTPTLS:         cfg.HTTPTLS,
 		Services: server.Services{
-			Decision: decisionsvc.New(followerWatcher{log: log, store: st}, decisionsvc.Options{Stopping: stopping}),
+			Decision: decisionsvc.New(watcher, decisionsvc.Options{Stopping: stopping}),
 			Admin:    followerAdmin{version: cfg.Version, replica: r, store: st},
 		},
 		MetricsTokens: cfg.MetricsTokens(),
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	srv.SetLeader(false)
-	return srv, closeLog, nil
+	return srv, nil
 }

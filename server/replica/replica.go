@@ -220,11 +220,10 @@ func (r *Replica) follow(ctx context.Context, ls listeners) (*leader.Term, error
 	defer st.Close()
 	serveCtx, stopServing := context.WithCancel(ctx)
 	defer stopServing()
-	srv, closeLog, err := r.newFollowerServer(st, serveCtx)
+	srv, err := r.newFollowerServer(st, serveCtx)
 	if err != nil {
 		return nil, err
 	}
-	defer closeLog()
 	served := make(chan error, 1)
 	go func() { served <- srv.ServeListeners(serveCtx, ls.views()) }()
 

@@ -1,78 +1,59 @@
-package decisionlog
+package watch
 
 import (
 	"context"
 	"errors"
+	"strings"
+	"sync"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/store"
 	"github.com/berthsched/berth/store/bboltstore"
 )
-
-func bindN(t *testing.T, l *Log, from, to int) {
-	t.Helper()
-	for i := from; i < to; i++ {
-		if err := l.Bind(t.Context(), pod(name(i)), "n1"); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-func bindsOf(from, to int) []*berthv1.Decision {
-	var out []*berthv1.Decision
-	for i := from; i < to; i++ {
-		out = append(out, bindOf(uint64(i+1), name(i), "n1"))
-	}
-	return out
-}
 
 // A revision beyond the end of the log, or another log's id, fails the
 // watch at once: a watcher resuming against a new data directory would
 // otherwise skip the decisions up to its old position.
 func TestWatchAnotherLog(t *testing.T) {
-	l, st := newLog(t, bboltstore.Options{})
-	if err := l.Recover(t.Context()); err != nil {
+	e := open(t, bboltstore.Options{}, Options{})
+	if err := e.log.Recover(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	bindN(t, l, 0, 3)
-	id := l.ID()
-	if len(id) != 32 {
-		t.Fatalf("log id %q, want 32 hex digits", id)
+	e.bindN(t, 0, 3)
+	id := e.feed.ID()
+	if id == "" || id != e.log.ID() {
+		t.Fatalf("feed id %q, want the log's %q", id, e.log.ID())
 	}
-	// The id is kept with the data: a new Log over the store has the same.
-	l2 := New(st, Options{})
-	t.Cleanup(func() { _ = l2.Close() })
-	if err := l2.Recover(t.Context()); err != nil || l2.ID() != id {
-		t.Fatalf("id after reopening: %q (%v), want %q", l2.ID(), err, id)
-	}
-	// A log of another data directory has another id.
-	other, _ := newLog(t, bboltstore.Options{})
-	if err := other.Recover(t.Context()); err != nil || other.ID() == id || other.ID() == "" {
-		t.Fatalf("another log's id %q (%v); this one's %q", other.ID(), err, id)
+	other := open(t, bboltstore.Options{}, Options{})
+	if err := other.log.Recover(t.Context()); err != nil {
+		t.Fatal(err)
 	}
 
 	noop := func(*berthv1.WatchResponse) error { return nil }
 	var ahead *AheadError
-	if err := l.Watch(t.Context(), 5, "", Filter{}, noop); !errors.As(err, &ahead) || ahead.Next != 4 || ahead.Requested != 5 {
+	if err := e.feed.Watch(t.Context(), 5, "", Filter{}, noop); !errors.As(err, &ahead) || ahead.Next != 4 || ahead.Requested != 5 {
 		t.Errorf("from 5 of 3: %v, want an AheadError with Next 4", err)
 	}
 	var mismatch *LogMismatchError
-	if err := l.Watch(t.Context(), 1, other.ID(), Filter{}, noop); !errors.As(err, &mismatch) || mismatch.Actual != id {
+	if err := e.feed.Watch(t.Context(), 1, other.log.ID(), Filter{}, noop); !errors.As(err, &mismatch) || mismatch.Actual != id {
 		t.Errorf("another log's id: %v, want a LogMismatchError", err)
 	}
 	// Its own id, and the next revision, are fine; every response
 	// carries the id.
 	c := newCollector()
 	var ids []string
-	watch(t, l, 4, Filter{}, func(r *berthv1.WatchResponse) error {
+	watch(t, e.feed, 4, Filter{}, func(r *berthv1.WatchResponse) error {
 		c.mu.Lock()
 		ids = append(ids, r.GetLogId())
 		c.mu.Unlock()
 		return c.send(r)
 	})
 	c.waitNext(t, 4)
-	bindN(t, l, 3, 4)
+	e.bindN(t, 3, 4)
 	c.waitNext(t, 5)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -98,12 +79,12 @@ func TestWatchReplayThenLive(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l, _ := newLog(t, bboltstore.Options{})
-			bindN(t, l, 0, 3)
+			e := open(t, bboltstore.Options{}, Options{})
+			e.bindN(t, 0, 3)
 			c := newCollector()
-			watch(t, l, tt.from, Filter{}, c.send)
+			watch(t, e.feed, tt.from, Filter{}, c.send)
 			c.waitNext(t, max(tt.from, 4)) // established
-			bindN(t, l, 3, 5)
+			e.bindN(t, 3, 5)
 			got := c.waitNext(t, 6)
 			if diff := diffDecisions(tt.want, got); diff != "" {
 				t.Errorf("decisions (-want +got):\n%s", diff)
@@ -115,19 +96,16 @@ func TestWatchReplayThenLive(t *testing.T) {
 // Filters keep a profile's decisions and given types; the position still
 // advances past what they drop.
 func TestWatchFilter(t *testing.T) {
-	l, _ := newLog(t, bboltstore.Options{})
-	ctx := t.Context()
+	e := open(t, bboltstore.Options{}, Options{})
 	a, b := pod("a"), pod("b")
 	b.SchedulerName = "other"
-	for _, err := range []error{
-		l.Bind(ctx, a, "n1"),
-		l.Nominate(ctx, b, "n2"),
-		l.Bind(ctx, b, "n2"),
-		l.Unschedulable(ctx, a, "0/1 nodes are available", nil),
+	for _, item := range []framework.PlanItem{
+		&framework.Bind{Pod: a, Node: "n1"},
+		&framework.Nomination{Pod: b, Node: "n2"},
+		&framework.Bind{Pod: b, Node: "n2"},
+		&framework.UnschedulableReport{Pod: a, Message: "0/1 nodes are available"},
 	} {
-		if err != nil {
-			t.Fatal(err)
-		}
+		e.submit(t, item)
 	}
 	bindType := []berthv1.DecisionType{berthv1.DecisionType_DECISION_TYPE_BIND}
 	tests := []struct {
@@ -144,7 +122,7 @@ func TestWatchFilter(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newCollector()
-			watch(t, l, 1, tt.filter, c.send)
+			watch(t, e.feed, 1, tt.filter, c.send)
 			var got []uint64
 			for _, d := range c.waitNext(t, 5) {
 				got = append(got, d.GetRevision())
@@ -164,8 +142,7 @@ func TestWatchFilter(t *testing.T) {
 // A stalled watcher holds up neither the writers nor another watcher, and
 // once it moves again it catches up from the log, past the memory tail.
 func TestStalledWatcher(t *testing.T) {
-	l, _ := newLog(t, bboltstore.Options{TailSize: 64})
-	l.opts.ReadChunk = 100
+	e := open(t, bboltstore.Options{TailSize: 64}, Options{ReadChunk: 100})
 	release := make(chan struct{})
 	stalled := newCollector()
 	first := true
@@ -180,13 +157,13 @@ func TestStalledWatcher(t *testing.T) {
 		first = false
 		return stalled.send(r)
 	}
-	watch(t, l, 1, Filter{}, stall)
+	watch(t, e.feed, 1, Filter{}, stall)
 	stalled.waitNext(t, 1)
 
 	live := newCollector()
-	watch(t, l, 1, Filter{}, live.send)
+	watch(t, e.feed, 1, Filter{}, live.send)
 	const n = 1000
-	bindN(t, l, 0, n) // returns although one watcher takes nothing
+	e.bindN(t, 0, n) // returns although one watcher takes nothing
 	if diff := diffDecisions(bindsOf(0, n), live.waitNext(t, n+1)); diff != "" {
 		t.Fatalf("live watcher (-want +got):\n%s", diff)
 	}
@@ -199,12 +176,12 @@ func TestStalledWatcher(t *testing.T) {
 // Watching from a compacted revision fails with the oldest kept; so does
 // a watcher that fell behind compaction.
 func TestWatchCompacted(t *testing.T) {
-	l, st := newLog(t, bboltstore.Options{Retention: store.Retention{MaxRecords: 5}, CompactInterval: -1})
-	bindN(t, l, 0, 20)
-	if _, err := st.Compact(t.Context()); err != nil {
+	e := open(t, bboltstore.Options{Retention: store.Retention{MaxRecords: 5}, CompactInterval: -1}, Options{})
+	e.bindN(t, 0, 20)
+	if _, err := e.st.Compact(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	err := l.Watch(t.Context(), 3, "", Filter{}, func(*berthv1.WatchResponse) error { return nil })
+	err := e.feed.Watch(t.Context(), 3, "", Filter{}, func(*berthv1.WatchResponse) error { return nil })
 	var ce *store.CompactedError
 	if !errors.As(err, &ce) || ce.Oldest != 16 || ce.Requested != 3 {
 		t.Fatalf("Watch from 3: %v, want a CompactedError with oldest 16", err)
@@ -212,7 +189,7 @@ func TestWatchCompacted(t *testing.T) {
 
 	// From the oldest kept revision it works.
 	c := newCollector()
-	watch(t, l, 16, Filter{}, c.send)
+	watch(t, e.feed, 16, Filter{}, c.send)
 	if got := c.waitNext(t, 21); len(got) != 5 {
 		t.Errorf("from 16: %d decisions, want 5", len(got))
 	}
@@ -221,15 +198,15 @@ func TestWatchCompacted(t *testing.T) {
 // A failing send ends the watch with its error; a closing store ends it
 // with store.ErrClosed.
 func TestWatchEnds(t *testing.T) {
-	l, st := newLog(t, bboltstore.Options{})
+	e := open(t, bboltstore.Options{}, Options{})
 	boom := errors.New("client gone")
-	if err := l.Watch(t.Context(), 0, "", Filter{}, func(*berthv1.WatchResponse) error { return boom }); !errors.Is(err, boom) {
+	if err := e.feed.Watch(t.Context(), 0, "", Filter{}, func(*berthv1.WatchResponse) error { return boom }); !errors.Is(err, boom) {
 		t.Errorf("Watch with a failing send: %v, want %v", err, boom)
 	}
 	c := newCollector()
-	_, done := watch(t, l, 0, Filter{}, c.send)
+	_, done := watch(t, e.feed, 0, Filter{}, c.send)
 	c.waitNext(t, 1)
-	if err := st.Close(); err != nil {
+	if err := e.st.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; !errors.Is(err, store.ErrClosed) {
@@ -237,7 +214,61 @@ func TestWatchEnds(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := l.Watch(ctx, 0, "", Filter{}, func(*berthv1.WatchResponse) error { return nil }); err == nil {
+	if err := e.feed.Watch(ctx, 0, "", Filter{}, func(*berthv1.WatchResponse) error { return nil }); err == nil {
 		t.Error("Watch with an ended context returned nil")
+	}
+}
+
+// Watch responses stay under the byte bound, a decision larger than it
+// goes alone, and nothing is lost or reordered.
+func TestWatchResponseSize(t *testing.T) {
+	const maxBytes = 4 << 10
+	e := open(t, bboltstore.Options{}, Options{MaxResponseBytes: maxBytes})
+	const n = 60
+	for i := range n {
+		size := 300
+		if i == 40 {
+			size = 10 << 10 // larger than a response may be
+		}
+		e.submit(t, &framework.UnschedulableReport{Pod: pod(name(i)), Message: strings.Repeat("x", size)})
+	}
+	var (
+		mu    sync.Mutex
+		sizes []int
+		lens  []int
+		revs  []uint64
+		nexts []uint64
+	)
+	c := newCollector()
+	watch(t, e.feed, 1, Filter{}, func(r *berthv1.WatchResponse) error {
+		mu.Lock()
+		sizes, lens, nexts = append(sizes, proto.Size(r)), append(lens, len(r.GetDecisions())), append(nexts, r.GetNextRevision())
+		for _, d := range r.GetDecisions() {
+			revs = append(revs, d.GetRevision())
+		}
+		mu.Unlock()
+		return c.send(r)
+	})
+	c.waitNext(t, n+1)
+	mu.Lock()
+	defer mu.Unlock()
+	for i := range revs {
+		if revs[i] != uint64(i+1) {
+			t.Fatalf("revisions %v, want 1..%d in order", revs, n)
+		}
+	}
+	if len(revs) != n {
+		t.Fatalf("%d decisions, want %d", len(revs), n)
+	}
+	for i, s := range sizes {
+		if s > maxBytes && lens[i] != 1 {
+			t.Errorf("response %d: %d bytes with %d decisions, over the bound of %d", i, s, lens[i], maxBytes)
+		}
+		if i > 0 && nexts[i] <= nexts[i-1] {
+			t.Errorf("next_revision went from %d to %d", nexts[i-1], nexts[i])
+		}
+	}
+	if len(sizes) < 5 {
+		t.Errorf("%d responses for %d decisions of 300 bytes under a 4 KiB bound", len(sizes), n)
 	}
 }

@@ -1,18 +1,18 @@
-package decisionlog
+package watch
 
 import (
 	"sync"
 	"sync/atomic"
 )
 
-// watchers are the positions of the open watches, for WatchLag. Each
+// positions are the positions of the open watches, for WatchLag. Each
 // position is written by its watch alone; mu guards the set.
-type watchers struct {
+type positions struct {
 	mu  sync.Mutex
 	pos map[*atomic.Uint64]struct{}
 }
 
-func (w *watchers) add(next uint64) *atomic.Uint64 {
+func (w *positions) add(next uint64) *atomic.Uint64 {
 	p := new(atomic.Uint64)
 	p.Store(next)
 	w.mu.Lock()
@@ -24,7 +24,7 @@ func (w *watchers) add(next uint64) *atomic.Uint64 {
 	return p
 }
 
-func (w *watchers) remove(p *atomic.Uint64) {
+func (w *positions) remove(p *atomic.Uint64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	delete(w.pos, p)
@@ -34,12 +34,12 @@ func (w *watchers) remove(p *atomic.Uint64) {
 // read (the newest revision plus one, less its position); 0 with no watch
 // or all caught up. A watch whose lag nears the records the retention
 // keeps is about to fail OUT_OF_RANGE.
-func (l *Log) WatchLag() uint64 {
-	_, last := l.store.Revisions()
-	l.watching.mu.Lock()
-	defer l.watching.mu.Unlock()
+func (fd *Feed) WatchLag() uint64 {
+	_, last := fd.store.Revisions()
+	fd.watching.mu.Lock()
+	defer fd.watching.mu.Unlock()
 	var lag uint64
-	for p := range l.watching.pos {
+	for p := range fd.watching.pos {
 		if next := p.Load(); next <= last && last+1-next > lag {
 			lag = last + 1 - next
 		}

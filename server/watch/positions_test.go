@@ -1,4 +1,4 @@
-package decisionlog
+package watch
 
 import (
 	"testing"
@@ -12,14 +12,14 @@ import (
 // decision made since, more than one keeping up, and watches that ended
 // count no more.
 func TestWatchLag(t *testing.T) {
-	l, _ := newLog(t, bboltstore.Options{})
-	if got := l.WatchLag(); got != 0 {
+	e := open(t, bboltstore.Options{}, Options{})
+	if got := e.feed.WatchLag(); got != 0 {
 		t.Fatalf("no watch: lag %d, want 0", got)
 	}
 	sent := make(chan struct{})
 	stuck := make(chan struct{})
 	first := true
-	cancel, done := watch(t, l, 1, Filter{}, func(*berthv1.WatchResponse) error {
+	cancel, done := watch(t, e.feed, 1, Filter{}, func(*berthv1.WatchResponse) error {
 		if first { // the first response, at revision 1
 			first = false
 			close(sent)
@@ -30,10 +30,10 @@ func TestWatchLag(t *testing.T) {
 	})
 	<-sent
 	live := newCollector()
-	stopLive, liveDone := watch(t, l, 1, Filter{}, live.send)
-	bindN(t, l, 0, 50)
+	stopLive, liveDone := watch(t, e.feed, 1, Filter{}, live.send)
+	e.bindN(t, 0, 50)
 	live.waitNext(t, 51)
-	if got := l.WatchLag(); got != 50 {
+	if got := e.feed.WatchLag(); got != 50 {
 		t.Errorf("a watch stuck at revision 1 of 50: lag %d, want 50", got)
 	}
 	cancel()
@@ -41,7 +41,7 @@ func TestWatchLag(t *testing.T) {
 	<-done
 	stopLive()
 	<-liveDone
-	if got := l.WatchLag(); got != 0 {
+	if got := e.feed.WatchLag(); got != 0 {
 		t.Errorf("both watches ended: lag %d, want 0", got)
 	}
 }
