@@ -574,3 +574,30 @@ func TestPodGroups(t *testing.T) {
 		t.Errorf("groups held (-want +got):\n%s", diff)
 	}
 }
+
+// A full re-list covers DeviceTaintRules: one not re-sent is deleted, one
+// re-sent stays.
+func TestResyncDeviceTaintRules(t *testing.T) {
+	e := newEnv(t, statesvc.Options{})
+	rule := func(name string) *berthv1.Object {
+		return &berthv1.Object{Kind: &berthv1.Object_DeviceTaintRule{DeviceTaintRule: &berthv1.DeviceTaintRule{
+			Name: name, DeviceSelector: &berthv1.DeviceTaintSelector{},
+			Taint: &berthv1.DeviceTaint{Key: "example.com/maintenance", Effect: berthv1.DeviceTaintEffect_DEVICE_TAINT_EFFECT_NO_SCHEDULE},
+		}}}
+	}
+	_, send := e.sync(t)
+	if resp := send(&berthv1.SyncRequest{BatchId: 1, Mutations: upserts(rule("keep"), rule("drop"))}); resp.GetApplied() != 2 {
+		t.Fatalf("upserts: %v", resp)
+	}
+	send(&berthv1.SyncRequest{BatchId: 2, Resync: berthv1.Resync_RESYNC_BEGIN, Mutations: upserts(rule("keep"))})
+	if resp := send(&berthv1.SyncRequest{BatchId: 3, Resync: berthv1.Resync_RESYNC_END}); resp.GetResyncDeleted() != 1 {
+		t.Errorf("end: %v, want the rule drop deleted", resp)
+	}
+	var names []string
+	for _, r := range e.sched.View().DeviceTaintRules() {
+		names = append(names, r.Name)
+	}
+	if diff := cmp.Diff([]string{"keep"}, names); diff != "" {
+		t.Errorf("rules after the re-list (-want +got):\n%s", diff)
+	}
+}
