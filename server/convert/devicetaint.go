@@ -14,10 +14,6 @@ import (
 // proto's); the scheduler refuses its NO_EXECUTE effect. Taints in slices
 // and tolerations in requests are checked here, as kube-apiserver does.
 
-// maxDeviceTaints is kube's limit on a device's taints and a request's
-// tolerations.
-const maxDeviceTaints = 16
-
 func deviceTaintEffects() enumNames[berthv1.DeviceTaintEffect, resourceapi.DeviceTaintEffect] {
 	return enumNames[berthv1.DeviceTaintEffect, resourceapi.DeviceTaintEffect]{"",
 		resourceapi.DeviceTaintEffectNone, resourceapi.DeviceTaintEffectNoSchedule, resourceapi.DeviceTaintEffectNoExecute}
@@ -72,7 +68,7 @@ func deviceTaintsFromProto(p path, in []*berthv1.DeviceTaint) ([]resourceapi.Dev
 	if len(in) == 0 {
 		return nil, nil
 	}
-	if fe := overCap(p, len(in), maxDeviceTaints); fe != nil {
+	if fe := overCap(p, len(in), resourceapi.DeviceTaintsMaxLength); fe != nil {
 		return nil, fe
 	}
 	out := make([]resourceapi.DeviceTaint, 0, len(in))
@@ -90,7 +86,7 @@ func deviceTolerationsFromProto(p path, in []*berthv1.DeviceToleration) ([]resou
 	if len(in) == 0 {
 		return nil, nil
 	}
-	if fe := overCap(p, len(in), maxDeviceTaints); fe != nil {
+	if fe := overCap(p, len(in), resourceapi.DeviceTolerationsMaxLength); fe != nil {
 		return nil, fe
 	}
 	ops, effects := deviceTolerationOperators(), deviceTaintEffects()
