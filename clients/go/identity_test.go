@@ -37,6 +37,8 @@ func TestIdentityOfEveryKind(t *testing.T) {
 			identity{berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM, "ns", "c"}},
 		{"resource_claim_template", &berthv1.Object{Kind: &berthv1.Object_ResourceClaimTemplate{ResourceClaimTemplate: &berthv1.ResourceClaimTemplate{Namespace: "ns", Name: "t"}}},
 			identity{berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE, "ns", "t"}},
+		{"device_taint_rule", &berthv1.Object{Kind: &berthv1.Object_DeviceTaintRule{DeviceTaintRule: &berthv1.DeviceTaintRule{Name: "r"}}},
+			identity{berthv1.ObjectKind_OBJECT_KIND_DEVICE_TAINT_RULE, "", "r"}},
 		{"persistent_volume", &berthv1.Object{Kind: &berthv1.Object_PersistentVolume{PersistentVolume: &berthv1.PersistentVolume{Name: "pv"}}},
 			identity{berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME, "", "pv"}},
 		{"persistent_volume_claim", &berthv1.Object{Kind: &berthv1.Object_PersistentVolumeClaim{PersistentVolumeClaim: &berthv1.PersistentVolumeClaim{Namespace: "ns", Name: "c"}}},

@@ -396,6 +396,8 @@ func objectRef(o *berthv1.Object) *berthv1.ObjectRef {
 	case *berthv1.Object_ResourceClaimTemplate:
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE,
 			Namespace: k.ResourceClaimTemplate.GetNamespace(), Name: k.ResourceClaimTemplate.GetName()}
+	case *berthv1.Object_DeviceTaintRule:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_DEVICE_TAINT_RULE, Name: k.DeviceTaintRule.GetName()}
 	case *berthv1.Object_PersistentVolume:
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME, Name: k.PersistentVolume.GetName()}
 	case *berthv1.Object_PersistentVolumeClaim:

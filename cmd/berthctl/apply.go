@@ -81,9 +81,6 @@ func (a *app) readObjects(files []string, withImpliedNamespaces bool) ([]sourced
 	if c.Queueing != nil {
 		return nil, nil, failedf("Kueue objects (kueue.x-k8s.io) cannot be sent to berthd yet (it does not hold queues); berthctl simulate admits them offline")
 	}
-	if err := taintRulesOffline(c); err != nil {
-		return nil, nil, err
-	}
 	reportIgnored(a.err, c)
 	reportWarnings(a.err, c)
 	objs := clusterObjects(c, true)

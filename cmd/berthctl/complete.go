@@ -27,6 +27,7 @@ var getKinds = []cobra.Completion{
 	cobra.CompletionWithDesc("claims", "resource claims and their device allocations"),
 	cobra.CompletionWithDesc("deviceclasses", "device classes"),
 	cobra.CompletionWithDesc("resourceslices", "resource slices (devices per node)"),
+	cobra.CompletionWithDesc("devicetaintrules", "device taint rules"),
 	cobra.CompletionWithDesc("pv", "persistent volumes"),
 	cobra.CompletionWithDesc("pvc", "persistent volume claims"),
 	cobra.CompletionWithDesc("storageclasses", "storage classes"),

@@ -19,7 +19,7 @@ func TestCompletion(t *testing.T) {
 	}{
 		{"get kinds", []string{"get", ""}, []string{"pods\tevery pod, bound ones too, with its state", "pending\tpods not bound yet", "nodes\tnodes and what their pods use",
 			"nominations\tnominations in force", "queue\tpods in each queue state",
-			"claims\tresource claims and their device allocations", "deviceclasses\tdevice classes", "resourceslices\tresource slices (devices per node)",
+			"claims\tresource claims and their device allocations", "deviceclasses\tdevice classes", "resourceslices\tresource slices (devices per node)", "devicetaintrules\tdevice taint rules",
 			"pv\tpersistent volumes", "pvc\tpersistent volume claims", "storageclasses\tstorage classes",
 			"csinodes\tCSI drivers per node and their attach limits", "csidrivers\tCSI drivers", "csistoragecapacities\tCSI storage capacities"}},
 		{"get takes one kind", []string{"get", "nodes", ""}, nil},

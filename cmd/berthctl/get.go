@@ -44,7 +44,7 @@ const bindingNote = "binding: berthd decided the node (a Bind decision) and wait
 func (a *app) getCommand() *cobra.Command {
 	var o getOptions
 	cmd := &cobra.Command{
-		Use:   "get (pods | pending | nodes | nominations | queue | claims | deviceclasses | resourceslices | pv | pvc | storageclasses | csinodes | csidrivers | csistoragecapacities) [-o text|json|yaml]",
+		Use:   "get (pods | pending | nodes | nominations | queue | claims | deviceclasses | resourceslices | devicetaintrules | pv | pvc | storageclasses | csinodes | csidrivers | csistoragecapacities) [-o text|json|yaml]",
 		Short: "List what berthd holds: pods, pending pods, nodes and their use, nominations, queue counts, devices",
 		Long: `get lists, from berthd's AdminService:
   pods         every pod berthd holds, bound ones included (ListPods, every page),
@@ -73,6 +73,8 @@ func (a *app) getCommand() *cobra.Command {
                and the pods RESERVED (using the claim); -n keeps one namespace
   deviceclasses  the DeviceClasses with their CEL selectors
   resourceslices the ResourceSlices: driver, pool, where, how many devices
+  devicetaintrules the DeviceTaintRules: the devices they select (driver/pool/device,
+               * for any) and their taint (key=value:effect)
   pv, pvc      the PersistentVolumes and PersistentVolumeClaims (ListVolumeObjects),
                claims berthd made for pods' ephemeral volumes included; -n keeps
                one namespace of claims
@@ -87,7 +89,7 @@ An empty listing says so on standard error, and why when berthd waits for the
 orchestrator's re-list: right after a restart, or on a replica that just took
 the lead, berthd holds only the nodes and pods sent since (it keeps decisions,
 nominations and binds, not nodes and pods) until the orchestrator re-lists them.`,
-		Args:              exactArgs(1, "what to list: pods, pending, nominations, queue, nodes, claims, deviceclasses, resourceslices, pv, pvc, storageclasses, csinodes, csidrivers or csistoragecapacities"),
+		Args:              exactArgs(1, "what to list: pods, pending, nominations, queue, nodes, claims, deviceclasses, resourceslices, devicetaintrules, pv, pvc, storageclasses, csinodes, csidrivers or csistoragecapacities"),
 		ValidArgsFunction: completeGetKinds,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := oneOf("output", o.output, "text", "json", "yaml"); err != nil {
@@ -130,10 +132,12 @@ func (a *app) get(ctx context.Context, what string, o *getOptions) error {
 		do = a.getDeviceClasses
 	case "resourceslices", "resourceslice", "slices":
 		do = a.getResourceSlices
+	case "devicetaintrules", "devicetaintrule":
+		do = a.getDeviceTaintRules
 	default:
 		kind, ok := volumeKinds[what]
 		if !ok {
-			return usageErrorf("get: unknown resource %q: use pods, pending, nominations, queue, nodes, claims, deviceclasses, resourceslices, "+
+			return usageErrorf("get: unknown resource %q: use pods, pending, nominations, queue, nodes, claims, deviceclasses, resourceslices, devicetaintrules, "+
 				"pv, pvc, storageclasses, csinodes, csidrivers or csistoragecapacities", what)
 		}
 		do = a.getVolumes(kind)

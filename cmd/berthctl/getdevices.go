@@ -117,3 +117,50 @@ func (a *app) getResourceSlices(ctx context.Context, c *client, o *getOptions) e
 		}
 	})
 }
+
+func (a *app) getDeviceTaintRules(ctx context.Context, c *client, o *getOptions) error {
+	resp, err := listDevices(ctx, c, berthv1.ObjectKind_OBJECT_KIND_DEVICE_TAINT_RULE, "")
+	if err != nil {
+		return err
+	}
+	if o.output != "text" {
+		return writeStructured(a.out, o.output, resp)
+	}
+	return writeTable(a.out, func(tw io.Writer) {
+		fmt.Fprintln(tw, "NAME\tDEVICES\tTAINT")
+		for _, obj := range resp.GetObjects() {
+			r := obj.GetDeviceTaintRule()
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.GetName(), taintSelectorText(r.GetDeviceSelector()), deviceTaintText(r.GetTaint()))
+		}
+	})
+}
+
+// taintSelectorText is a rule's selector as driver/pool/device, * for a
+// field that matches any; "-" for no selector (it matches no device).
+func taintSelectorText(sel *berthv1.DeviceTaintSelector) string {
+	if sel == nil {
+		return "-"
+	}
+	part := func(v *string) string {
+		if v == nil {
+			return "*"
+		}
+		return *v
+	}
+	return part(sel.Driver) + "/" + part(sel.Pool) + "/" + part(sel.Device)
+}
+
+// deviceTaintText is a taint as key=value:Effect, kube's spelling of the
+// effect.
+func deviceTaintText(t *berthv1.DeviceTaint) string {
+	effect := map[berthv1.DeviceTaintEffect]string{
+		berthv1.DeviceTaintEffect_DEVICE_TAINT_EFFECT_NONE:        "None",
+		berthv1.DeviceTaintEffect_DEVICE_TAINT_EFFECT_NO_SCHEDULE: "NoSchedule",
+		berthv1.DeviceTaintEffect_DEVICE_TAINT_EFFECT_NO_EXECUTE:  "NoExecute",
+	}[t.GetEffect()]
+	out := t.GetKey()
+	if t.GetValue() != "" {
+		out += "=" + t.GetValue()
+	}
+	return out + ":" + dash(effect)
+}

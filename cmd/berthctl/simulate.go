@@ -230,9 +230,6 @@ func (a *app) simulateInBerthd(ctx context.Context, c *manifest.Cluster) ([]simu
 	if c.SchedulerConfig != nil {
 		fmt.Fprintf(a.err, "berthctl: not sent: %s (KubeSchedulerConfiguration): berthd simulates with its own --scheduler-config\n", c.SchedulerConfigAt)
 	}
-	if err := taintRulesOffline(c); err != nil {
-		return nil, err
-	}
 	req := &berthv1.SimulateRequest{}
 	for _, o := range clusterObjects(c, true) {
 		if o.Pod != nil && o.Pod.NodeName == "" {

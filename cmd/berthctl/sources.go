@@ -191,20 +191,11 @@ func originOf(c *manifest.Cluster, o convert.Object) string {
 	return ""
 }
 
-// taintRulesOffline refuses manifests with DeviceTaintRules for berthd:
-// its API has no such object yet, and sending the rest without them would
-// allocate the devices they taint.
-func taintRulesOffline(c *manifest.Cluster) error {
-	if c.Devices == nil || len(c.Devices.TaintRules) == 0 {
-		return nil
-	}
-	names := slices.Sorted(maps.Keys(c.Devices.TaintRules))
-	return failedf("DeviceTaintRule %s cannot be sent to berthd yet (its API has no such object); berthctl simulate without --server applies it offline", strings.Join(names, ", "))
-}
-
 // deviceObjects lists the DRA objects of the manifests, in the order
-// berthd needs them: classes, slices, templates, then the claims but those
-// made from templates for pods (berthd makes its own).
+// berthd needs them: classes, DeviceTaintRules (before the slices, so no
+// device they taint is ever allocated untainted), slices, templates, then
+// the claims but those made from templates for pods (berthd makes its
+// own).
 func deviceObjects(c *manifest.Cluster) []convert.Object {
 	d := c.Devices
 	if d == nil {
@@ -213,6 +204,9 @@ func deviceObjects(c *manifest.Cluster) []convert.Object {
 	var out []convert.Object
 	for _, k := range slices.Sorted(maps.Keys(d.Classes)) {
 		out = append(out, convert.Object{DeviceClass: d.Classes[k]})
+	}
+	for _, k := range slices.Sorted(maps.Keys(d.TaintRules)) {
+		out = append(out, convert.Object{DeviceTaintRule: d.TaintRules[k]})
 	}
 	for _, k := range slices.Sorted(maps.Keys(d.Slices)) {
 		out = append(out, convert.Object{ResourceSlice: d.Slices[k]})

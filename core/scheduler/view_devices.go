@@ -33,6 +33,9 @@ func (v View) ClaimTemplates() []*resourceapi.ResourceClaimTemplate {
 	return v.s.devices.Templates()
 }
 
+// DeviceTaintRules lists the DeviceTaintRules by name.
+func (v View) DeviceTaintRules() []*dra.DeviceTaintRule { return v.s.devices.TaintRules() }
+
 // explainDevices is Explanation.Devices: for each node of the diagnosis
 // that DynamicResources rejected, dra.Tracker.Explain on the pod's claims
 // as they are now. Explain pays for it, not the scheduling cycle.

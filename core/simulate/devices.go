@@ -11,6 +11,7 @@ import (
 
 	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/objstore"
 )
 
 // loadDevices gives the scheduler the DRA objects: classes, slices and
@@ -46,18 +47,24 @@ func (e *Engine) loadDevices(ctx context.Context, objs *dra.Objects) error {
 
 // deviceKind is the kind and identity of a DRA object, ok false when o is
 // not one.
-func deviceKind(o any) (kind string, meta *metav1.ObjectMeta, ok bool) {
+func deviceKind(o any) (kind string, ref objstore.Ref, ok bool) {
+	meta := func(m metav1.ObjectMeta) objstore.Ref { return objstore.Ref{Namespace: m.Namespace, Name: m.Name} }
 	switch d := o.(type) {
 	case *resourceapi.DeviceClass:
-		return dra.KindDeviceClass, &d.ObjectMeta, d != nil
+		return dra.KindDeviceClass, meta(d.ObjectMeta), d != nil
 	case *resourceapi.ResourceSlice:
-		return dra.KindResourceSlice, &d.ObjectMeta, d != nil
+		return dra.KindResourceSlice, meta(d.ObjectMeta), d != nil
 	case *resourceapi.ResourceClaim:
-		return dra.KindResourceClaim, &d.ObjectMeta, d != nil
+		return dra.KindResourceClaim, meta(d.ObjectMeta), d != nil
 	case *resourceapi.ResourceClaimTemplate:
-		return dra.KindResourceClaimTemplate, &d.ObjectMeta, d != nil
+		return dra.KindResourceClaimTemplate, meta(d.ObjectMeta), d != nil
+	case *dra.DeviceTaintRule:
+		if d == nil {
+			return "", objstore.Ref{}, false
+		}
+		return dra.KindDeviceTaintRule, objstore.Ref{Name: d.Name}, true
 	}
-	return "", nil, false
+	return "", objstore.Ref{}, false
 }
 
 // claimLines is the claims part of a bound pod's line: per claim entry,

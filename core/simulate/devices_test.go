@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	resourceapi "k8s.io/api/resource/v1"
 
+	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/manifest"
 	"github.com/berthsched/berth/core/model"
 )
@@ -74,5 +75,32 @@ func TestEngineUpsertsDevices(t *testing.T) {
 	}
 	if err := e.Remove(ctx, Object{Device: "not a DRA object"}); err == nil {
 		t.Errorf("removing a string: no error")
+	}
+}
+
+// A DeviceTaintRule goes in and out of an Engine too: upserted, it keeps
+// the only GPU from the claim; removed, the claim gets it.
+func TestEngineTaintRules(t *testing.T) {
+	c, err := manifest.Decode("in.yaml", []byte(engineDevices))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEngine(t, Input{Nodes: c.Nodes, Devices: c.Devices})
+	ctx := context.Background()
+	rule := &dra.DeviceTaintRule{Name: "drain", Selector: &dra.DeviceTaintSelector{},
+		Taint: resourceapi.DeviceTaint{Key: "example.com/maintenance", Effect: resourceapi.DeviceTaintEffectNoSchedule}}
+	if err := e.Upsert(ctx, Object{Device: rule}); err != nil {
+		t.Fatal(err)
+	}
+	atts, err := e.Schedule(ctx, []*model.Pod{c.Pods[0]})
+	if err != nil || len(atts) != 1 || atts[0].Result == ResultBound {
+		t.Fatalf("with the GPU tainted: %+v, %v", atts, err)
+	}
+	if err := e.Remove(ctx, Object{Device: &dra.DeviceTaintRule{Name: "drain"}}); err != nil {
+		t.Fatal(err)
+	}
+	atts, err = e.Schedule(ctx, []*model.Pod{c.Pods[0]})
+	if err != nil || len(atts) != 1 || atts[0].Result != ResultBound {
+		t.Fatalf("with the rule removed: %+v, %v", atts, err)
 	}
 }

@@ -204,11 +204,12 @@ func (e *Engine) Remove(ctx context.Context, o Object) error {
 	case o.Namespace != nil:
 		err = e.s.Delete(ctx, objstore.Ref{Kind: objstore.KindNamespace, Name: o.Namespace.Name})
 	case o.Device != nil:
-		kind, meta, ok := deviceKind(o.Device)
+		kind, ref, ok := deviceKind(o.Device)
 		if !ok {
 			return fmt.Errorf("simulate: remove: %T is not a DRA object", o.Device)
 		}
-		err = e.s.Delete(ctx, objstore.Ref{Kind: objstore.Kind(kind), Namespace: meta.Namespace, Name: meta.Name})
+		ref.Kind = objstore.Kind(kind)
+		err = e.s.Delete(ctx, ref)
 	case o.Volume != nil:
 		kind, meta, ok := volumeKind(o.Volume)
 		if !ok {

@@ -43,6 +43,10 @@ func (s *Service) ListDeviceObjects(_ context.Context, req *berthv1.ListDeviceOb
 				add(convert.Object{ResourceClaim: c})
 			}
 		}
+	case berthv1.ObjectKind_OBJECT_KIND_DEVICE_TAINT_RULE:
+		for _, r := range s.admin.DeviceTaintRules() {
+			add(convert.Object{DeviceTaintRule: r})
+		}
 	}
 	return resp, nil
 }

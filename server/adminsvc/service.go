@@ -17,6 +17,7 @@ import (
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/config"
+	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/model"
@@ -49,6 +50,7 @@ type Admin interface {
 	ResourceSlices() []*resourceapi.ResourceSlice
 	ClaimTemplates() []*resourceapi.ResourceClaimTemplate
 	Claims() []*resourceapi.ResourceClaim
+	DeviceTaintRules() []*dra.DeviceTaintRule
 	// The storage objects held (ListVolumeObjects, and Simulate's copy),
 	// by namespace/name.
 	PersistentVolumes() []*corev1.PersistentVolume

@@ -215,6 +215,9 @@ func (s *Service) liveDevices() *dra.Objects {
 	for _, c := range s.admin.Claims() {
 		objs.Claims[dra.Key(c.Namespace, c.Name)] = c
 	}
+	for _, r := range s.admin.DeviceTaintRules() {
+		objs.TaintRules[r.Name] = r
+	}
 	return objs
 }
 

@@ -67,6 +67,11 @@ func resourceSlice(p path, in *berthv1.ResourceSlice) (*resourceapi.ResourceSlic
 
 func deviceFromProto(p path, in *berthv1.Device) (resourceapi.Device, *FieldError) {
 	out := resourceapi.Device{Name: in.GetName()}
+	taints, fe := deviceTaintsFromProto(p.field("taints"), in.GetTaints())
+	if fe != nil {
+		return out, fe
+	}
+	out.Taints = taints
 	for _, name := range sortedKeys(in.GetAttributes()) {
 		a := in.GetAttributes()[name]
 		var v resourceapi.DeviceAttribute
@@ -119,13 +124,15 @@ func resourceClaim(p path, in *berthv1.ResourceClaim) (*resourceapi.ResourceClai
 		// in-flight tracking; kubeoracle names them the same way.
 		out.UID = types.UID("resourceclaim-" + in.GetNamespace() + "-" + in.GetName())
 	}
-	out.Spec = claimSpecFromProto(in.GetSpec())
+	var fe *FieldError
+	if out.Spec, fe = claimSpecFromProto(p.field("spec"), in.GetSpec()); fe != nil {
+		return nil, fe
+	}
 	dra.DefaultClaimSpec(&out.Spec)
 	if fe := draError(p, dra.NewValidator().ResourceClaim(out)); fe != nil {
 		return nil, fe
 	}
 	if st := in.GetStatus(); st != nil {
-		var fe *FieldError
 		if out.Status, fe = claimStatusFromProto(p.field("status"), st); fe != nil {
 			return nil, fe
 		}
@@ -138,28 +145,46 @@ func resourceClaimTemplate(p path, in *berthv1.ResourceClaimTemplate) (*resource
 		return nil, p.errorf("required")
 	}
 	out := &resourceapi.ResourceClaimTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: in.GetNamespace(), Name: in.GetName()}}
-	out.Spec.Spec = claimSpecFromProto(in.GetSpec())
+	var fe *FieldError
+	if out.Spec.Spec, fe = claimSpecFromProto(p.field("spec"), in.GetSpec()); fe != nil {
+		return nil, fe
+	}
 	dra.DefaultClaimSpec(&out.Spec.Spec)
 	return out, draError(p, dra.NewValidator().ResourceClaimTemplate(out))
 }
 
-func claimSpecFromProto(in *berthv1.ResourceClaimSpec) resourceapi.ResourceClaimSpec {
+// claimSpecFromProto converts a claim's spec at p; only the requests'
+// tolerations are checked here, the rest is core/dra's.
+func claimSpecFromProto(p path, in *berthv1.ResourceClaimSpec) (resourceapi.ResourceClaimSpec, *FieldError) {
 	var out resourceapi.ResourceClaimSpec
-	for _, r := range in.GetRequests() {
+	rp := p.field("requests")
+	for i, r := range in.GetRequests() {
+		ip := rp.index(i)
 		req := resourceapi.DeviceRequest{Name: r.GetName()}
 		if e := r.GetExactly(); e != nil {
+			ep := ip.field("exactly")
+			tols, fe := deviceTolerationsFromProto(ep.field("tolerations"), e.GetTolerations())
+			if fe != nil {
+				return out, fe
+			}
 			req.Exactly = &resourceapi.ExactDeviceRequest{
 				DeviceClassName: e.GetDeviceClassName(), Selectors: selectorsFromProto(e.GetSelectors()),
-				AllocationMode: allocationMode(e.GetAllocationMode()), Count: e.GetCount(),
+				AllocationMode: allocationMode(e.GetAllocationMode()), Count: e.GetCount(), Tolerations: tols,
 			}
 			if e.GetAdminAccess() {
 				req.Exactly.AdminAccess = new(true)
 			}
 		}
-		for _, s := range r.GetFirstAvailable() {
+		fp := ip.field("first_available")
+		for j, s := range r.GetFirstAvailable() {
+			sp := fp.index(j)
+			tols, fe := deviceTolerationsFromProto(sp.field("tolerations"), s.GetTolerations())
+			if fe != nil {
+				return out, fe
+			}
 			req.FirstAvailable = append(req.FirstAvailable, resourceapi.DeviceSubRequest{
 				Name: s.GetName(), DeviceClassName: s.GetDeviceClassName(), Selectors: selectorsFromProto(s.GetSelectors()),
-				AllocationMode: allocationMode(s.GetAllocationMode()), Count: s.GetCount(),
+				AllocationMode: allocationMode(s.GetAllocationMode()), Count: s.GetCount(), Tolerations: tols,
 			})
 		}
 		out.Devices.Requests = append(out.Devices.Requests, req)
@@ -171,7 +196,7 @@ func claimSpecFromProto(in *berthv1.ResourceClaimSpec) resourceapi.ResourceClaim
 		}
 		out.Devices.Constraints = append(out.Devices.Constraints, dc)
 	}
-	return out
+	return out, nil
 }
 
 // allocationMode maps the enum; an unknown number stays as text for the
@@ -395,13 +420,15 @@ func DevicePath(kind berthv1.ObjectKind, kubePath string) string {
 		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_SLICE:          fieldSlice,
 		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM:          fieldClaim,
 		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE: fieldClaimTemplate,
+		berthv1.ObjectKind_OBJECT_KIND_DEVICE_TAINT_RULE:       fieldTaintRule,
 	}[kind]
 	return fieldpath.Join(root, wirePath(kubePath))
 }
 
 // DeviceObject is the Kubernetes object of a DRA Object (a
 // *resourceapi.DeviceClass, ResourceSlice, ResourceClaim or
-// ResourceClaimTemplate, as the scheduler takes them); nil for other
+// ResourceClaimTemplate, or a *dra.DeviceTaintRule, as the scheduler takes
+// them); nil for other
 // kinds.
 func DeviceObject(o Object) any {
 	switch {
@@ -413,6 +440,8 @@ func DeviceObject(o Object) any {
 		return o.ResourceClaim
 	case o.ResourceClaimTemplate != nil:
 		return o.ResourceClaimTemplate
+	case o.DeviceTaintRule != nil:
+		return o.DeviceTaintRule
 	}
 	return nil
 }
@@ -430,6 +459,8 @@ func DeviceRefObject(r Ref) any {
 		return &resourceapi.ResourceClaim{ObjectMeta: meta}
 	case berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE:
 		return &resourceapi.ResourceClaimTemplate{ObjectMeta: meta}
+	case berthv1.ObjectKind_OBJECT_KIND_DEVICE_TAINT_RULE:
+		return &dra.DeviceTaintRule{Name: r.Name}
 	}
 	return nil
 }

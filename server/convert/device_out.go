@@ -39,7 +39,7 @@ func ResourceSliceToProto(in *resourceapi.ResourceSlice) *berthv1.ResourceSlice 
 }
 
 func deviceToProto(in *resourceapi.Device) *berthv1.Device {
-	out := &berthv1.Device{Name: in.Name}
+	out := &berthv1.Device{Name: in.Name, Taints: deviceTaintsToProto(in.Taints)}
 	for name, a := range in.Attributes {
 		if out.Attributes == nil {
 			out.Attributes = map[string]*berthv1.DeviceAttribute{}
@@ -135,13 +135,13 @@ func claimSpecToProto(in *resourceapi.ResourceClaimSpec) *berthv1.ResourceClaimS
 			req.Exactly = &berthv1.ExactDeviceRequest{
 				DeviceClassName: e.DeviceClassName, Selectors: selectorsToProto(e.Selectors),
 				AllocationMode: allocationModeToProto(e.AllocationMode), Count: e.Count,
-				AdminAccess: e.AdminAccess != nil && *e.AdminAccess,
+				AdminAccess: e.AdminAccess != nil && *e.AdminAccess, Tolerations: deviceTolerationsToProto(e.Tolerations),
 			}
 		}
 		for _, s := range r.FirstAvailable {
 			req.FirstAvailable = append(req.FirstAvailable, &berthv1.DeviceSubRequest{
 				Name: s.Name, DeviceClassName: s.DeviceClassName, Selectors: selectorsToProto(s.Selectors),
-				AllocationMode: allocationModeToProto(s.AllocationMode), Count: s.Count,
+				AllocationMode: allocationModeToProto(s.AllocationMode), Count: s.Count, Tolerations: deviceTolerationsToProto(s.Tolerations),
 			})
 		}
 		out.Requests = append(out.Requests, req)

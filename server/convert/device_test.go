@@ -126,6 +126,36 @@ func TestDeviceObjectValidation(t *testing.T) {
 			obj: claimObj(func(c *berthv1.ResourceClaim) {
 				c.Status = &berthv1.ResourceClaimStatus{ReservedFor: []*berthv1.ResourceClaimConsumer{{Name: "p"}}}
 			})},
+		{name: "slice taint without effect", wantPath: "resource_slice.devices[0].taints[0].effect", wantMsg: "required",
+			obj: sliceObj(func(s *berthv1.ResourceSlice) { s.Devices[0].Taints = []*berthv1.DeviceTaint{{Key: "k"}} })},
+		{name: "slice taint bad key", wantPath: "resource_slice.devices[1].taints[0].key", wantMsg: "",
+			obj: sliceObj(func(s *berthv1.ResourceSlice) {
+				s.Devices[1].Taints = []*berthv1.DeviceTaint{{Key: "a b", Effect: berthv1.DeviceTaintEffect_DEVICE_TAINT_EFFECT_NO_SCHEDULE}}
+			})},
+		{name: "toleration exists with value", wantPath: "resource_claim.spec.requests[0].exactly.tolerations[0].value", wantMsg: "must be empty",
+			obj: claimObj(func(c *berthv1.ResourceClaim) {
+				c.Spec.Requests[0].Exactly.Tolerations = []*berthv1.DeviceToleration{{Key: "k", Operator: berthv1.DeviceTolerationOperator_DEVICE_TOLERATION_OPERATOR_EXISTS, Value: "v"}}
+			})},
+		{name: "toleration without key not exists", wantPath: "resource_claim.spec.requests[1].first_available[0].tolerations[0].operator", wantMsg: "must be DEVICE_TOLERATION_OPERATOR_EXISTS",
+			obj: claimObj(func(c *berthv1.ResourceClaim) {
+				c.Spec.Requests[1].FirstAvailable[0].Tolerations = []*berthv1.DeviceToleration{{Value: "v"}}
+			})},
+		{name: "toleration seconds not NoExecute", wantPath: "resource_claim.spec.requests[0].exactly.tolerations[0].toleration_seconds", wantMsg: "NO_EXECUTE",
+			obj: claimObj(func(c *berthv1.ResourceClaim) {
+				c.Spec.Requests[0].Exactly.Tolerations = []*berthv1.DeviceToleration{{Key: "k", TolerationSeconds: ptr(int64(1))}}
+			})},
+		{name: "rule without taint", wantPath: "device_taint_rule.taint", wantMsg: "required",
+			obj: &berthv1.Object{Kind: &berthv1.Object_DeviceTaintRule{DeviceTaintRule: &berthv1.DeviceTaintRule{Name: "r"}}}},
+		{name: "rule bad driver", wantPath: "device_taint_rule.device_selector.driver", wantMsg: "",
+			obj: &berthv1.Object{Kind: &berthv1.Object_DeviceTaintRule{DeviceTaintRule: &berthv1.DeviceTaintRule{Name: "r",
+				DeviceSelector: &berthv1.DeviceTaintSelector{Driver: ptr("Not_A_Driver")},
+				Taint:          &berthv1.DeviceTaint{Key: "k", Effect: berthv1.DeviceTaintEffect_DEVICE_TAINT_EFFECT_NO_SCHEDULE}}}}},
+		{name: "rule unknown effect", wantPath: "device_taint_rule.taint.effect", wantMsg: "unknown value 9",
+			obj: &berthv1.Object{Kind: &berthv1.Object_DeviceTaintRule{DeviceTaintRule: &berthv1.DeviceTaintRule{Name: "r",
+				Taint: &berthv1.DeviceTaint{Key: "k", Effect: 9}}}}},
+		{name: "rule bad name", wantPath: "device_taint_rule.name", wantMsg: "",
+			obj: &berthv1.Object{Kind: &berthv1.Object_DeviceTaintRule{DeviceTaintRule: &berthv1.DeviceTaintRule{Name: "R R",
+				Taint: &berthv1.DeviceTaint{Key: "k", Effect: berthv1.DeviceTaintEffect_DEVICE_TAINT_EFFECT_NO_SCHEDULE}}}}},
 		{name: "pod claim with both", wantPath: "pod.resource_claims[0]", wantMsg: "exactly one of",
 			obj: podObj(func(p *berthv1.Pod) { p.ResourceClaims[0].ResourceClaimTemplateName = "t" })},
 		{name: "container claim naming no entry", wantPath: "pod.containers[1].claims[0]", wantMsg: `no entry "gpus"`,

@@ -23,6 +23,7 @@ type Object struct {
 	ResourceSlice         *resourceapi.ResourceSlice
 	ResourceClaim         *resourceapi.ResourceClaim
 	ResourceClaimTemplate *resourceapi.ResourceClaimTemplate
+	DeviceTaintRule       *dra.DeviceTaintRule
 	// Volume is a storage object in Kubernetes' type (core/volume): a
 	// *corev1.PersistentVolume, PersistentVolumeClaim or a
 	// *storagev1.StorageClass, CSINode, CSIDriver, CSIStorageCapacity.
@@ -52,6 +53,8 @@ func (o Object) Kind() berthv1.ObjectKind {
 		return berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM
 	case o.ResourceClaimTemplate != nil:
 		return berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE
+	case o.DeviceTaintRule != nil:
+		return berthv1.ObjectKind_OBJECT_KIND_DEVICE_TAINT_RULE
 	case o.Volume != nil:
 		return volumeKindOf(o.Volume)
 	}
@@ -61,7 +64,7 @@ func (o Object) Kind() berthv1.ObjectKind {
 // DeviceKind reports whether kind is one of the dynamic resource
 // allocation kinds.
 func DeviceKind(kind berthv1.ObjectKind) bool {
-	return kind >= berthv1.ObjectKind_OBJECT_KIND_DEVICE_CLASS && kind <= berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE
+	return kind >= berthv1.ObjectKind_OBJECT_KIND_DEVICE_CLASS && kind <= berthv1.ObjectKind_OBJECT_KIND_DEVICE_TAINT_RULE
 }
 
 // Ref identifies the object.
@@ -87,6 +90,8 @@ func (o Object) Ref() Ref {
 		return Ref{Kind: o.Kind(), Namespace: o.ResourceClaim.Namespace, Name: o.ResourceClaim.Name}
 	case o.ResourceClaimTemplate != nil:
 		return Ref{Kind: o.Kind(), Namespace: o.ResourceClaimTemplate.Namespace, Name: o.ResourceClaimTemplate.Name}
+	case o.DeviceTaintRule != nil:
+		return Ref{Kind: o.Kind(), Name: o.DeviceTaintRule.Name}
 	case o.Volume != nil:
 		m := volumeMeta(o.Volume)
 		return Ref{Kind: o.Kind(), Namespace: m.Namespace, Name: m.Name}
@@ -106,6 +111,7 @@ const (
 	fieldSlice         = "resource_slice"
 	fieldClaim         = "resource_claim"
 	fieldClaimTemplate = "resource_claim_template"
+	fieldTaintRule     = "device_taint_rule"
 )
 
 // ObjectFromProto validates a wire object and converts it. A *FieldError's
@@ -144,6 +150,8 @@ func ObjectFromProtoHeld(in *berthv1.Object, held *model.Pod) (Object, error) {
 		out.ResourceClaim, fe = resourceClaim(rootPath(fieldClaim), k.ResourceClaim)
 	case *berthv1.Object_ResourceClaimTemplate:
 		out.ResourceClaimTemplate, fe = resourceClaimTemplate(rootPath(fieldClaimTemplate), k.ResourceClaimTemplate)
+	case *berthv1.Object_DeviceTaintRule:
+		out.DeviceTaintRule, fe = deviceTaintRule(rootPath(fieldTaintRule), k.DeviceTaintRule)
 	case *berthv1.Object_PodGroup:
 		out.PodGroup, fe = podGroup(rootPath(fieldPodGroup), k.PodGroup)
 	case *berthv1.Object_PersistentVolume:
@@ -160,7 +168,7 @@ func ObjectFromProtoHeld(in *berthv1.Object, held *model.Pod) (Object, error) {
 		out.Volume, fe = nonNil(csiStorageCapacity(rootPath(fieldCapacity), k.CsiStorageCapacity))
 	default:
 		fe = &FieldError{Reason: "the object has no kind: exactly one of node, pod, priority_class, pod_disruption_budget, namespace, " +
-			"pod_group, device_class, resource_slice, resource_claim, resource_claim_template, persistent_volume, persistent_volume_claim, " +
+			"pod_group, device_class, resource_slice, resource_claim, resource_claim_template, device_taint_rule, persistent_volume, persistent_volume_claim, " +
 			"storage_class, csi_node, csi_driver and csi_storage_capacity is required"}
 	}
 	if fe != nil {
@@ -192,6 +200,8 @@ func ObjectToProto(o Object) *berthv1.Object {
 		return &berthv1.Object{Kind: &berthv1.Object_ResourceClaim{ResourceClaim: ResourceClaimToProto(o.ResourceClaim)}}
 	case o.ResourceClaimTemplate != nil:
 		return &berthv1.Object{Kind: &berthv1.Object_ResourceClaimTemplate{ResourceClaimTemplate: ResourceClaimTemplateToProto(o.ResourceClaimTemplate)}}
+	case o.DeviceTaintRule != nil:
+		return &berthv1.Object{Kind: &berthv1.Object_DeviceTaintRule{DeviceTaintRule: DeviceTaintRuleToProto(o.DeviceTaintRule)}}
 	case o.Volume != nil:
 		return VolumeObjectToProto(o.Volume)
 	}
@@ -223,6 +233,8 @@ func ObjectRefOf(in *berthv1.Object) *berthv1.ObjectRef {
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM, Namespace: k.ResourceClaim.GetNamespace(), Name: k.ResourceClaim.GetName()}
 	case *berthv1.Object_ResourceClaimTemplate:
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE, Namespace: k.ResourceClaimTemplate.GetNamespace(), Name: k.ResourceClaimTemplate.GetName()}
+	case *berthv1.Object_DeviceTaintRule:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_DEVICE_TAINT_RULE, Name: k.DeviceTaintRule.GetName()}
 	case *berthv1.Object_PersistentVolume:
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME, Name: k.PersistentVolume.GetName()}
 	case *berthv1.Object_PersistentVolumeClaim:
@@ -396,6 +408,7 @@ var storeKinds = map[berthv1.ObjectKind]objstore.Kind{
 	berthv1.ObjectKind_OBJECT_KIND_RESOURCE_SLICE:          dra.KindResourceSlice,
 	berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM:          dra.KindResourceClaim,
 	berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE: dra.KindResourceClaimTemplate,
+	berthv1.ObjectKind_OBJECT_KIND_DEVICE_TAINT_RULE:       dra.KindDeviceTaintRule,
 	berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME:       volume.KindPersistentVolume,
 	berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME_CLAIM: volume.KindPersistentVolumeClaim,
 	berthv1.ObjectKind_OBJECT_KIND_STORAGE_CLASS:           volume.KindStorageClass,

@@ -202,6 +202,36 @@ func fullObjects() map[string]*berthv1.Object {
 				DeviceClassName: "gpu", AllocationMode: berthv1.DeviceAllocationMode_DEVICE_ALLOCATION_MODE_EXACT_COUNT, Count: 1,
 			}}}},
 		}}},
+		"tolerating template": {Kind: &berthv1.Object_ResourceClaimTemplate{ResourceClaimTemplate: &berthv1.ResourceClaimTemplate{
+			Namespace: "default", Name: "any-gpu",
+			Spec: &berthv1.ResourceClaimSpec{Requests: []*berthv1.DeviceRequest{{Name: "g", Exactly: &berthv1.ExactDeviceRequest{
+				DeviceClassName: "gpu", AllocationMode: berthv1.DeviceAllocationMode_DEVICE_ALLOCATION_MODE_EXACT_COUNT, Count: 1,
+				Tolerations: []*berthv1.DeviceToleration{
+					{Key: "example.com/maintenance", Operator: berthv1.DeviceTolerationOperator_DEVICE_TOLERATION_OPERATOR_EQUAL, Value: "planned",
+						Effect: berthv1.DeviceTaintEffect_DEVICE_TAINT_EFFECT_NO_EXECUTE, TolerationSeconds: ptr(int64(60))},
+				},
+			}}, {Name: "alt", FirstAvailable: []*berthv1.DeviceSubRequest{{
+				Name: "any", DeviceClassName: "gpu", AllocationMode: berthv1.DeviceAllocationMode_DEVICE_ALLOCATION_MODE_EXACT_COUNT, Count: 1,
+				Tolerations: []*berthv1.DeviceToleration{{Operator: berthv1.DeviceTolerationOperator_DEVICE_TOLERATION_OPERATOR_EXISTS}},
+			}}}}},
+		}}},
+		"tainted slice": {Kind: &berthv1.Object_ResourceSlice{ResourceSlice: &berthv1.ResourceSlice{
+			Name: "n2-gpus", Driver: "gpu.example.com", Pool: &berthv1.ResourcePool{Name: "n2", ResourceSliceCount: 1}, NodeName: "n2",
+			Devices: []*berthv1.Device{{Name: "gpu-0", Taints: []*berthv1.DeviceTaint{
+				{Key: "example.com/ecc", Value: "errors", Effect: berthv1.DeviceTaintEffect_DEVICE_TAINT_EFFECT_NO_SCHEDULE,
+					TimeAdded: timestamppb.New(time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC))},
+				{Key: "example.com/note", Effect: berthv1.DeviceTaintEffect_DEVICE_TAINT_EFFECT_NONE},
+			}}},
+		}}},
+		"device taint rule": {Kind: &berthv1.Object_DeviceTaintRule{DeviceTaintRule: &berthv1.DeviceTaintRule{
+			Name: "drain-gpu-0", DeviceSelector: &berthv1.DeviceTaintSelector{Driver: ptr("gpu.example.com"), Pool: ptr("n1"), Device: ptr("gpu-0")},
+			Taint: &berthv1.DeviceTaint{Key: "example.com/maintenance", Value: "planned", Effect: berthv1.DeviceTaintEffect_DEVICE_TAINT_EFFECT_NO_SCHEDULE},
+		}}},
+		"driver-wide taint rule": {Kind: &berthv1.Object_DeviceTaintRule{DeviceTaintRule: &berthv1.DeviceTaintRule{
+			Name: "all-nics", DeviceSelector: &berthv1.DeviceTaintSelector{Driver: ptr("nic.example.com")},
+			Taint: &berthv1.DeviceTaint{Key: "note", Effect: berthv1.DeviceTaintEffect_DEVICE_TAINT_EFFECT_NONE,
+				TimeAdded: timestamppb.New(time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC))},
+		}}},
 	}
 }
 

@@ -315,6 +315,8 @@ func KindField(kind berthv1.ObjectKind) string {
 		return "resource_claim"
 	case berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE:
 		return "resource_claim_template"
+	case berthv1.ObjectKind_OBJECT_KIND_DEVICE_TAINT_RULE:
+		return "device_taint_rule"
 	case berthv1.ObjectKind_OBJECT_KIND_POD_GROUP:
 		return "pod_group"
 	case berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME:

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/objstore"
 	"github.com/berthsched/berth/core/scheduler"
@@ -257,6 +258,8 @@ func heldRef(kind berthv1.ObjectKind, obj any) (convert.Ref, bool) {
 		return convert.Ref{Kind: kind, Name: o.Name}, !strings.HasPrefix(o.Name, "system-")
 	case *model.PodGroup:
 		return convert.Ref{Kind: kind, Namespace: o.Namespace, Name: o.Name}, true
+	case *dra.DeviceTaintRule:
+		return convert.Ref{Kind: kind, Name: o.Name}, true
 	case metav1.Object:
 		ref := convert.Ref{Kind: kind, Namespace: o.GetNamespace(), Name: o.GetName()}
 		switch kind {

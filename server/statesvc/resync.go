@@ -29,6 +29,7 @@ func allKinds() []berthv1.ObjectKind {
 		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM,
 		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE,
 		berthv1.ObjectKind_OBJECT_KIND_NODE,
+		berthv1.ObjectKind_OBJECT_KIND_DEVICE_TAINT_RULE,
 		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_SLICE,
 		berthv1.ObjectKind_OBJECT_KIND_DEVICE_CLASS,
 		berthv1.ObjectKind_OBJECT_KIND_PRIORITY_CLASS,

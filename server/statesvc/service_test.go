@@ -146,7 +146,7 @@ func TestSyncBatchErrors(t *testing.T) {
 				{Index: 0, Ref: &berthv1.ObjectRef{Kind: kindPod, Name: "p"}, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, FieldPath: "namespace", Message: "required"},
 				{Index: 1, Ref: &berthv1.ObjectRef{Name: "x"}, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, FieldPath: "kind", Message: "required"},
 				{Index: 2, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, Message: "the mutation is empty: exactly one of upsert and delete is required"},
-				{Index: 3, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, Message: "the object has no kind: exactly one of node, pod, priority_class, pod_disruption_budget, namespace, pod_group, device_class, resource_slice, resource_claim, resource_claim_template, persistent_volume, persistent_volume_claim, storage_class, csi_node, csi_driver and csi_storage_capacity is required"},
+				{Index: 3, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, Message: "the object has no kind: exactly one of node, pod, priority_class, pod_disruption_budget, namespace, pod_group, device_class, resource_slice, resource_claim, resource_claim_template, device_taint_rule, persistent_volume, persistent_volume_claim, storage_class, csi_node, csi_driver and csi_storage_capacity is required"},
 				{Index: 4, Ref: &berthv1.ObjectRef{Kind: kindClass, Name: "system-node-critical"}, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, FieldPath: "name",
 					Message: "system-node-critical cannot be deleted: built-in PriorityClass"},
 			},
@@ -572,5 +572,32 @@ func TestPodGroups(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"default/a"}, held); diff != "" {
 		t.Errorf("groups held (-want +got):\n%s", diff)
+	}
+}
+
+// A full re-list covers DeviceTaintRules: one not re-sent is deleted, one
+// re-sent stays.
+func TestResyncDeviceTaintRules(t *testing.T) {
+	e := newEnv(t, statesvc.Options{})
+	rule := func(name string) *berthv1.Object {
+		return &berthv1.Object{Kind: &berthv1.Object_DeviceTaintRule{DeviceTaintRule: &berthv1.DeviceTaintRule{
+			Name: name, DeviceSelector: &berthv1.DeviceTaintSelector{},
+			Taint: &berthv1.DeviceTaint{Key: "example.com/maintenance", Effect: berthv1.DeviceTaintEffect_DEVICE_TAINT_EFFECT_NO_SCHEDULE},
+		}}}
+	}
+	_, send := e.sync(t)
+	if resp := send(&berthv1.SyncRequest{BatchId: 1, Mutations: upserts(rule("keep"), rule("drop"))}); resp.GetApplied() != 2 {
+		t.Fatalf("upserts: %v", resp)
+	}
+	send(&berthv1.SyncRequest{BatchId: 2, Resync: berthv1.Resync_RESYNC_BEGIN, Mutations: upserts(rule("keep"))})
+	if resp := send(&berthv1.SyncRequest{BatchId: 3, Resync: berthv1.Resync_RESYNC_END}); resp.GetResyncDeleted() != 1 {
+		t.Errorf("end: %v, want the rule drop deleted", resp)
+	}
+	var names []string
+	for _, r := range e.sched.View().DeviceTaintRules() {
+		names = append(names, r.Name)
+	}
+	if diff := cmp.Diff([]string{"keep"}, names); diff != "" {
+		t.Errorf("rules after the re-list (-want +got):\n%s", diff)
 	}
 }

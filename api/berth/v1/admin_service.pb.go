@@ -2397,7 +2397,8 @@ func (x *ServerInfoResponse) GetTerm() uint64 {
 type ListDeviceObjectsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// OBJECT_KIND_DEVICE_CLASS, OBJECT_KIND_RESOURCE_SLICE,
-	// OBJECT_KIND_RESOURCE_CLAIM or OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE.
+	// OBJECT_KIND_RESOURCE_CLAIM, OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE or
+	// OBJECT_KIND_DEVICE_TAINT_RULE.
 	Kind ObjectKind `protobuf:"varint,1,opt,name=kind,proto3,enum=berth.v1.ObjectKind" json:"kind,omitempty"`
 	// Claims and templates: only those of this namespace; empty for all.
 	Namespace     string `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`

@@ -9,6 +9,7 @@ package berthv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -20,6 +21,122 @@ const (
 	// Verify that runtime/protoimpl is sufficiently up-to-date.
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
+
+// DeviceTaintEffect is what a device taint does to requests that do not
+// tolerate it.
+type DeviceTaintEffect int32
+
+const (
+	// Not set. Invalid on a DeviceTaint; on a DeviceToleration it means
+	// every effect.
+	DeviceTaintEffect_DEVICE_TAINT_EFFECT_UNSPECIFIED DeviceTaintEffect = 0
+	// Informs only: the device is allocated as if untainted.
+	DeviceTaintEffect_DEVICE_TAINT_EFFECT_NONE DeviceTaintEffect = 1
+	// The device is not allocated to requests that do not tolerate the
+	// taint.
+	DeviceTaintEffect_DEVICE_TAINT_EFFECT_NO_SCHEDULE DeviceTaintEffect = 2
+	// Like NO_SCHEDULE for allocation. In Kubernetes it also evicts the
+	// pods using the device; Berth runs no such controller, so a
+	// DeviceTaintRule with this effect is refused (a driver's taint in a
+	// ResourceSlice keeps the device from new allocations only).
+	DeviceTaintEffect_DEVICE_TAINT_EFFECT_NO_EXECUTE DeviceTaintEffect = 3
+)
+
+// Enum value maps for DeviceTaintEffect.
+var (
+	DeviceTaintEffect_name = map[int32]string{
+		0: "DEVICE_TAINT_EFFECT_UNSPECIFIED",
+		1: "DEVICE_TAINT_EFFECT_NONE",
+		2: "DEVICE_TAINT_EFFECT_NO_SCHEDULE",
+		3: "DEVICE_TAINT_EFFECT_NO_EXECUTE",
+	}
+	DeviceTaintEffect_value = map[string]int32{
+		"DEVICE_TAINT_EFFECT_UNSPECIFIED": 0,
+		"DEVICE_TAINT_EFFECT_NONE":        1,
+		"DEVICE_TAINT_EFFECT_NO_SCHEDULE": 2,
+		"DEVICE_TAINT_EFFECT_NO_EXECUTE":  3,
+	}
+)
+
+func (x DeviceTaintEffect) Enum() *DeviceTaintEffect {
+	p := new(DeviceTaintEffect)
+	*p = x
+	return p
+}
+
+func (x DeviceTaintEffect) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (DeviceTaintEffect) Descriptor() protoreflect.EnumDescriptor {
+	return file_berth_v1_device_proto_enumTypes[0].Descriptor()
+}
+
+func (DeviceTaintEffect) Type() protoreflect.EnumType {
+	return &file_berth_v1_device_proto_enumTypes[0]
+}
+
+func (x DeviceTaintEffect) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use DeviceTaintEffect.Descriptor instead.
+func (DeviceTaintEffect) EnumDescriptor() ([]byte, []int) {
+	return file_berth_v1_device_proto_rawDescGZIP(), []int{0}
+}
+
+// DeviceTolerationOperator is how a DeviceToleration compares values.
+type DeviceTolerationOperator int32
+
+const (
+	// Not set; treated as EQUAL.
+	DeviceTolerationOperator_DEVICE_TOLERATION_OPERATOR_UNSPECIFIED DeviceTolerationOperator = 0
+	// The taint's value equals the toleration's value.
+	DeviceTolerationOperator_DEVICE_TOLERATION_OPERATOR_EQUAL DeviceTolerationOperator = 1
+	// Any value; the toleration's value must be empty.
+	DeviceTolerationOperator_DEVICE_TOLERATION_OPERATOR_EXISTS DeviceTolerationOperator = 2
+)
+
+// Enum value maps for DeviceTolerationOperator.
+var (
+	DeviceTolerationOperator_name = map[int32]string{
+		0: "DEVICE_TOLERATION_OPERATOR_UNSPECIFIED",
+		1: "DEVICE_TOLERATION_OPERATOR_EQUAL",
+		2: "DEVICE_TOLERATION_OPERATOR_EXISTS",
+	}
+	DeviceTolerationOperator_value = map[string]int32{
+		"DEVICE_TOLERATION_OPERATOR_UNSPECIFIED": 0,
+		"DEVICE_TOLERATION_OPERATOR_EQUAL":       1,
+		"DEVICE_TOLERATION_OPERATOR_EXISTS":      2,
+	}
+)
+
+func (x DeviceTolerationOperator) Enum() *DeviceTolerationOperator {
+	p := new(DeviceTolerationOperator)
+	*p = x
+	return p
+}
+
+func (x DeviceTolerationOperator) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (DeviceTolerationOperator) Descriptor() protoreflect.EnumDescriptor {
+	return file_berth_v1_device_proto_enumTypes[1].Descriptor()
+}
+
+func (DeviceTolerationOperator) Type() protoreflect.EnumType {
+	return &file_berth_v1_device_proto_enumTypes[1]
+}
+
+func (x DeviceTolerationOperator) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use DeviceTolerationOperator.Descriptor instead.
+func (DeviceTolerationOperator) EnumDescriptor() ([]byte, []int) {
+	return file_berth_v1_device_proto_rawDescGZIP(), []int{1}
+}
 
 // DeviceAllocationMode says how many devices a request asks for.
 type DeviceAllocationMode int32
@@ -58,11 +175,11 @@ func (x DeviceAllocationMode) String() string {
 }
 
 func (DeviceAllocationMode) Descriptor() protoreflect.EnumDescriptor {
-	return file_berth_v1_device_proto_enumTypes[0].Descriptor()
+	return file_berth_v1_device_proto_enumTypes[2].Descriptor()
 }
 
 func (DeviceAllocationMode) Type() protoreflect.EnumType {
-	return &file_berth_v1_device_proto_enumTypes[0]
+	return &file_berth_v1_device_proto_enumTypes[2]
 }
 
 func (x DeviceAllocationMode) Number() protoreflect.EnumNumber {
@@ -71,7 +188,7 @@ func (x DeviceAllocationMode) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use DeviceAllocationMode.Descriptor instead.
 func (DeviceAllocationMode) EnumDescriptor() ([]byte, []int) {
-	return file_berth_v1_device_proto_rawDescGZIP(), []int{0}
+	return file_berth_v1_device_proto_rawDescGZIP(), []int{2}
 }
 
 // DeviceClass is a kind of device, defined by selectors. Cluster-scoped,
@@ -359,7 +476,11 @@ type Device struct {
 	// and capacities together.
 	Attributes map[string]*DeviceAttribute `protobuf:"bytes,2,rep,name=attributes,proto3" json:"attributes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// Capacities by qualified name, as Kubernetes quantities ("80Gi").
-	Capacity      map[string]string `protobuf:"bytes,3,rep,name=capacity,proto3" json:"capacity,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Capacity map[string]string `protobuf:"bytes,3,rep,name=capacity,proto3" json:"capacity,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Taints the driver puts on the device; at most 16. A device with a
+	// NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+	// tolerate it. DeviceTaintRules add theirs to these, unseen here.
+	Taints        []*DeviceTaint `protobuf:"bytes,4,rep,name=taints,proto3" json:"taints,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -415,6 +536,307 @@ func (x *Device) GetCapacity() map[string]string {
 	return nil
 }
 
+func (x *Device) GetTaints() []*DeviceTaint {
+	if x != nil {
+		return x.Taints
+	}
+	return nil
+}
+
+// DeviceTaint is a taint of a device (Kubernetes' DeviceTaint).
+type DeviceTaint struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Required, a label key.
+	Key string `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	// A label value; may be empty.
+	Value string `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	// What the taint does. Required.
+	Effect DeviceTaintEffect `protobuf:"varint,3,opt,name=effect,proto3,enum=berth.v1.DeviceTaintEffect" json:"effect,omitempty"`
+	// When the taint was added; kept for fidelity, placement does not read
+	// it.
+	TimeAdded     *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=time_added,json=timeAdded,proto3" json:"time_added,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeviceTaint) Reset() {
+	*x = DeviceTaint{}
+	mi := &file_berth_v1_device_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeviceTaint) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeviceTaint) ProtoMessage() {}
+
+func (x *DeviceTaint) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_device_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeviceTaint.ProtoReflect.Descriptor instead.
+func (*DeviceTaint) Descriptor() ([]byte, []int) {
+	return file_berth_v1_device_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *DeviceTaint) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *DeviceTaint) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+func (x *DeviceTaint) GetEffect() DeviceTaintEffect {
+	if x != nil {
+		return x.Effect
+	}
+	return DeviceTaintEffect_DEVICE_TAINT_EFFECT_UNSPECIFIED
+}
+
+func (x *DeviceTaint) GetTimeAdded() *timestamppb.Timestamp {
+	if x != nil {
+		return x.TimeAdded
+	}
+	return nil
+}
+
+// DeviceToleration lets a request be allocated devices with a matching
+// taint (Kubernetes' DeviceToleration).
+type DeviceToleration struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Taint key the toleration matches, a label key. Empty with operator
+	// EXISTS matches every key.
+	Key string `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	// How value is compared with the taint's value; unspecified means EQUAL.
+	Operator DeviceTolerationOperator `protobuf:"varint,2,opt,name=operator,proto3,enum=berth.v1.DeviceTolerationOperator" json:"operator,omitempty"`
+	// Value the taint must have with EQUAL; must be empty with EXISTS.
+	Value string `protobuf:"bytes,3,opt,name=value,proto3" json:"value,omitempty"`
+	// Taint effect matched; unspecified matches every effect.
+	Effect DeviceTaintEffect `protobuf:"varint,4,opt,name=effect,proto3,enum=berth.v1.DeviceTaintEffect" json:"effect,omitempty"`
+	// For NO_EXECUTE: how long, in seconds, the claim may keep the device
+	// after the taint appears; unset means forever. Kept for fidelity;
+	// allocation does not read it.
+	TolerationSeconds *int64 `protobuf:"varint,5,opt,name=toleration_seconds,json=tolerationSeconds,proto3,oneof" json:"toleration_seconds,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *DeviceToleration) Reset() {
+	*x = DeviceToleration{}
+	mi := &file_berth_v1_device_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeviceToleration) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeviceToleration) ProtoMessage() {}
+
+func (x *DeviceToleration) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_device_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeviceToleration.ProtoReflect.Descriptor instead.
+func (*DeviceToleration) Descriptor() ([]byte, []int) {
+	return file_berth_v1_device_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *DeviceToleration) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *DeviceToleration) GetOperator() DeviceTolerationOperator {
+	if x != nil {
+		return x.Operator
+	}
+	return DeviceTolerationOperator_DEVICE_TOLERATION_OPERATOR_UNSPECIFIED
+}
+
+func (x *DeviceToleration) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+func (x *DeviceToleration) GetEffect() DeviceTaintEffect {
+	if x != nil {
+		return x.Effect
+	}
+	return DeviceTaintEffect_DEVICE_TAINT_EFFECT_UNSPECIFIED
+}
+
+func (x *DeviceToleration) GetTolerationSeconds() int64 {
+	if x != nil && x.TolerationSeconds != nil {
+		return *x.TolerationSeconds
+	}
+	return 0
+}
+
+// DeviceTaintRule puts a taint on every device its selector matches, as
+// if the driver had written it in the device's ResourceSlice (Kubernetes'
+// resource.k8s.io/v1 DeviceTaintRule, gate DRADeviceTaintRules).
+// Cluster-scoped, identified by name. Refused when the gate is off.
+type DeviceTaintRule struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name of the rule. Required, a DNS subdomain.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The devices tainted; unset matches none, an empty selector every
+	// device.
+	DeviceSelector *DeviceTaintSelector `protobuf:"bytes,2,opt,name=device_selector,json=deviceSelector,proto3" json:"device_selector,omitempty"`
+	// The taint. Its effect may not be NO_EXECUTE (Berth evicts nothing
+	// for devices).
+	Taint         *DeviceTaint `protobuf:"bytes,3,opt,name=taint,proto3" json:"taint,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeviceTaintRule) Reset() {
+	*x = DeviceTaintRule{}
+	mi := &file_berth_v1_device_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeviceTaintRule) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeviceTaintRule) ProtoMessage() {}
+
+func (x *DeviceTaintRule) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_device_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeviceTaintRule.ProtoReflect.Descriptor instead.
+func (*DeviceTaintRule) Descriptor() ([]byte, []int) {
+	return file_berth_v1_device_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *DeviceTaintRule) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *DeviceTaintRule) GetDeviceSelector() *DeviceTaintSelector {
+	if x != nil {
+		return x.DeviceSelector
+	}
+	return nil
+}
+
+func (x *DeviceTaintRule) GetTaint() *DeviceTaint {
+	if x != nil {
+		return x.Taint
+	}
+	return nil
+}
+
+// DeviceTaintSelector selects devices by driver, pool and name; each
+// field left unset matches any.
+type DeviceTaintSelector struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The driver, a DNS subdomain.
+	Driver *string `protobuf:"bytes,1,opt,name=driver,proto3,oneof" json:"driver,omitempty"`
+	// The pool, DNS subdomains joined by "/".
+	Pool *string `protobuf:"bytes,2,opt,name=pool,proto3,oneof" json:"pool,omitempty"`
+	// The device's name, a DNS label (within the driver and pool matched).
+	Device        *string `protobuf:"bytes,3,opt,name=device,proto3,oneof" json:"device,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeviceTaintSelector) Reset() {
+	*x = DeviceTaintSelector{}
+	mi := &file_berth_v1_device_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeviceTaintSelector) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeviceTaintSelector) ProtoMessage() {}
+
+func (x *DeviceTaintSelector) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_device_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeviceTaintSelector.ProtoReflect.Descriptor instead.
+func (*DeviceTaintSelector) Descriptor() ([]byte, []int) {
+	return file_berth_v1_device_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *DeviceTaintSelector) GetDriver() string {
+	if x != nil && x.Driver != nil {
+		return *x.Driver
+	}
+	return ""
+}
+
+func (x *DeviceTaintSelector) GetPool() string {
+	if x != nil && x.Pool != nil {
+		return *x.Pool
+	}
+	return ""
+}
+
+func (x *DeviceTaintSelector) GetDevice() string {
+	if x != nil && x.Device != nil {
+		return *x.Device
+	}
+	return ""
+}
+
 // DeviceAttribute is a typed value; exactly one is set.
 type DeviceAttribute struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -433,7 +855,7 @@ type DeviceAttribute struct {
 
 func (x *DeviceAttribute) Reset() {
 	*x = DeviceAttribute{}
-	mi := &file_berth_v1_device_proto_msgTypes[5]
+	mi := &file_berth_v1_device_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -445,7 +867,7 @@ func (x *DeviceAttribute) String() string {
 func (*DeviceAttribute) ProtoMessage() {}
 
 func (x *DeviceAttribute) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_device_proto_msgTypes[5]
+	mi := &file_berth_v1_device_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -458,7 +880,7 @@ func (x *DeviceAttribute) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeviceAttribute.ProtoReflect.Descriptor instead.
 func (*DeviceAttribute) Descriptor() ([]byte, []int) {
-	return file_berth_v1_device_proto_rawDescGZIP(), []int{5}
+	return file_berth_v1_device_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *DeviceAttribute) GetValue() isDeviceAttribute_Value {
@@ -557,7 +979,7 @@ type ResourceClaim struct {
 
 func (x *ResourceClaim) Reset() {
 	*x = ResourceClaim{}
-	mi := &file_berth_v1_device_proto_msgTypes[6]
+	mi := &file_berth_v1_device_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -569,7 +991,7 @@ func (x *ResourceClaim) String() string {
 func (*ResourceClaim) ProtoMessage() {}
 
 func (x *ResourceClaim) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_device_proto_msgTypes[6]
+	mi := &file_berth_v1_device_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -582,7 +1004,7 @@ func (x *ResourceClaim) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceClaim.ProtoReflect.Descriptor instead.
 func (*ResourceClaim) Descriptor() ([]byte, []int) {
-	return file_berth_v1_device_proto_rawDescGZIP(), []int{6}
+	return file_berth_v1_device_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ResourceClaim) GetNamespace() string {
@@ -633,7 +1055,7 @@ type ResourceClaimSpec struct {
 
 func (x *ResourceClaimSpec) Reset() {
 	*x = ResourceClaimSpec{}
-	mi := &file_berth_v1_device_proto_msgTypes[7]
+	mi := &file_berth_v1_device_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -645,7 +1067,7 @@ func (x *ResourceClaimSpec) String() string {
 func (*ResourceClaimSpec) ProtoMessage() {}
 
 func (x *ResourceClaimSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_device_proto_msgTypes[7]
+	mi := &file_berth_v1_device_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -658,7 +1080,7 @@ func (x *ResourceClaimSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceClaimSpec.ProtoReflect.Descriptor instead.
 func (*ResourceClaimSpec) Descriptor() ([]byte, []int) {
-	return file_berth_v1_device_proto_rawDescGZIP(), []int{7}
+	return file_berth_v1_device_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ResourceClaimSpec) GetRequests() []*DeviceRequest {
@@ -691,7 +1113,7 @@ type DeviceRequest struct {
 
 func (x *DeviceRequest) Reset() {
 	*x = DeviceRequest{}
-	mi := &file_berth_v1_device_proto_msgTypes[8]
+	mi := &file_berth_v1_device_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -703,7 +1125,7 @@ func (x *DeviceRequest) String() string {
 func (*DeviceRequest) ProtoMessage() {}
 
 func (x *DeviceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_device_proto_msgTypes[8]
+	mi := &file_berth_v1_device_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -716,7 +1138,7 @@ func (x *DeviceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeviceRequest.ProtoReflect.Descriptor instead.
 func (*DeviceRequest) Descriptor() ([]byte, []int) {
-	return file_berth_v1_device_proto_rawDescGZIP(), []int{8}
+	return file_berth_v1_device_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *DeviceRequest) GetName() string {
@@ -753,14 +1175,16 @@ type ExactDeviceRequest struct {
 	Count int64 `protobuf:"varint,4,opt,name=count,proto3" json:"count,omitempty"`
 	// Admin access: the devices are allocated even when in use, and do not
 	// count as in use.
-	AdminAccess   bool `protobuf:"varint,5,opt,name=admin_access,json=adminAccess,proto3" json:"admin_access,omitempty"`
+	AdminAccess bool `protobuf:"varint,5,opt,name=admin_access,json=adminAccess,proto3" json:"admin_access,omitempty"`
+	// Tolerations of device taints; at most 16.
+	Tolerations   []*DeviceToleration `protobuf:"bytes,6,rep,name=tolerations,proto3" json:"tolerations,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ExactDeviceRequest) Reset() {
 	*x = ExactDeviceRequest{}
-	mi := &file_berth_v1_device_proto_msgTypes[9]
+	mi := &file_berth_v1_device_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -772,7 +1196,7 @@ func (x *ExactDeviceRequest) String() string {
 func (*ExactDeviceRequest) ProtoMessage() {}
 
 func (x *ExactDeviceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_device_proto_msgTypes[9]
+	mi := &file_berth_v1_device_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -785,7 +1209,7 @@ func (x *ExactDeviceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExactDeviceRequest.ProtoReflect.Descriptor instead.
 func (*ExactDeviceRequest) Descriptor() ([]byte, []int) {
-	return file_berth_v1_device_proto_rawDescGZIP(), []int{9}
+	return file_berth_v1_device_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ExactDeviceRequest) GetDeviceClassName() string {
@@ -823,6 +1247,13 @@ func (x *ExactDeviceRequest) GetAdminAccess() bool {
 	return false
 }
 
+func (x *ExactDeviceRequest) GetTolerations() []*DeviceToleration {
+	if x != nil {
+		return x.Tolerations
+	}
+	return nil
+}
+
 // DeviceSubRequest is one alternative of a first_available request.
 type DeviceSubRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -835,14 +1266,16 @@ type DeviceSubRequest struct {
 	// EXACT_COUNT (the default) or ALL.
 	AllocationMode DeviceAllocationMode `protobuf:"varint,4,opt,name=allocation_mode,json=allocationMode,proto3,enum=berth.v1.DeviceAllocationMode" json:"allocation_mode,omitempty"`
 	// The number of devices for EXACT_COUNT (default 1); unset for ALL.
-	Count         int64 `protobuf:"varint,5,opt,name=count,proto3" json:"count,omitempty"`
+	Count int64 `protobuf:"varint,5,opt,name=count,proto3" json:"count,omitempty"`
+	// Tolerations of device taints; at most 16.
+	Tolerations   []*DeviceToleration `protobuf:"bytes,6,rep,name=tolerations,proto3" json:"tolerations,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DeviceSubRequest) Reset() {
 	*x = DeviceSubRequest{}
-	mi := &file_berth_v1_device_proto_msgTypes[10]
+	mi := &file_berth_v1_device_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -854,7 +1287,7 @@ func (x *DeviceSubRequest) String() string {
 func (*DeviceSubRequest) ProtoMessage() {}
 
 func (x *DeviceSubRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_device_proto_msgTypes[10]
+	mi := &file_berth_v1_device_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -867,7 +1300,7 @@ func (x *DeviceSubRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeviceSubRequest.ProtoReflect.Descriptor instead.
 func (*DeviceSubRequest) Descriptor() ([]byte, []int) {
-	return file_berth_v1_device_proto_rawDescGZIP(), []int{10}
+	return file_berth_v1_device_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *DeviceSubRequest) GetName() string {
@@ -905,6 +1338,13 @@ func (x *DeviceSubRequest) GetCount() int64 {
 	return 0
 }
 
+func (x *DeviceSubRequest) GetTolerations() []*DeviceToleration {
+	if x != nil {
+		return x.Tolerations
+	}
+	return nil
+}
+
 // DeviceConstraint constrains the devices of several requests.
 type DeviceConstraint struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -919,7 +1359,7 @@ type DeviceConstraint struct {
 
 func (x *DeviceConstraint) Reset() {
 	*x = DeviceConstraint{}
-	mi := &file_berth_v1_device_proto_msgTypes[11]
+	mi := &file_berth_v1_device_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -931,7 +1371,7 @@ func (x *DeviceConstraint) String() string {
 func (*DeviceConstraint) ProtoMessage() {}
 
 func (x *DeviceConstraint) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_device_proto_msgTypes[11]
+	mi := &file_berth_v1_device_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -944,7 +1384,7 @@ func (x *DeviceConstraint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeviceConstraint.ProtoReflect.Descriptor instead.
 func (*DeviceConstraint) Descriptor() ([]byte, []int) {
-	return file_berth_v1_device_proto_rawDescGZIP(), []int{11}
+	return file_berth_v1_device_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *DeviceConstraint) GetRequests() []string {
@@ -974,7 +1414,7 @@ type ResourceClaimStatus struct {
 
 func (x *ResourceClaimStatus) Reset() {
 	*x = ResourceClaimStatus{}
-	mi := &file_berth_v1_device_proto_msgTypes[12]
+	mi := &file_berth_v1_device_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -986,7 +1426,7 @@ func (x *ResourceClaimStatus) String() string {
 func (*ResourceClaimStatus) ProtoMessage() {}
 
 func (x *ResourceClaimStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_device_proto_msgTypes[12]
+	mi := &file_berth_v1_device_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -999,7 +1439,7 @@ func (x *ResourceClaimStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceClaimStatus.ProtoReflect.Descriptor instead.
 func (*ResourceClaimStatus) Descriptor() ([]byte, []int) {
-	return file_berth_v1_device_proto_rawDescGZIP(), []int{12}
+	return file_berth_v1_device_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ResourceClaimStatus) GetAllocation() *AllocationResult {
@@ -1029,7 +1469,7 @@ type ResourceClaimConsumer struct {
 
 func (x *ResourceClaimConsumer) Reset() {
 	*x = ResourceClaimConsumer{}
-	mi := &file_berth_v1_device_proto_msgTypes[13]
+	mi := &file_berth_v1_device_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1041,7 +1481,7 @@ func (x *ResourceClaimConsumer) String() string {
 func (*ResourceClaimConsumer) ProtoMessage() {}
 
 func (x *ResourceClaimConsumer) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_device_proto_msgTypes[13]
+	mi := &file_berth_v1_device_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1054,7 +1494,7 @@ func (x *ResourceClaimConsumer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceClaimConsumer.ProtoReflect.Descriptor instead.
 func (*ResourceClaimConsumer) Descriptor() ([]byte, []int) {
-	return file_berth_v1_device_proto_rawDescGZIP(), []int{13}
+	return file_berth_v1_device_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ResourceClaimConsumer) GetName() string {
@@ -1084,7 +1524,7 @@ type AllocationResult struct {
 
 func (x *AllocationResult) Reset() {
 	*x = AllocationResult{}
-	mi := &file_berth_v1_device_proto_msgTypes[14]
+	mi := &file_berth_v1_device_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1096,7 +1536,7 @@ func (x *AllocationResult) String() string {
 func (*AllocationResult) ProtoMessage() {}
 
 func (x *AllocationResult) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_device_proto_msgTypes[14]
+	mi := &file_berth_v1_device_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1109,7 +1549,7 @@ func (x *AllocationResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AllocationResult.ProtoReflect.Descriptor instead.
 func (*AllocationResult) Descriptor() ([]byte, []int) {
-	return file_berth_v1_device_proto_rawDescGZIP(), []int{14}
+	return file_berth_v1_device_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *AllocationResult) GetDevices() []*DeviceRequestAllocationResult {
@@ -1145,7 +1585,7 @@ type DeviceRequestAllocationResult struct {
 
 func (x *DeviceRequestAllocationResult) Reset() {
 	*x = DeviceRequestAllocationResult{}
-	mi := &file_berth_v1_device_proto_msgTypes[15]
+	mi := &file_berth_v1_device_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1157,7 +1597,7 @@ func (x *DeviceRequestAllocationResult) String() string {
 func (*DeviceRequestAllocationResult) ProtoMessage() {}
 
 func (x *DeviceRequestAllocationResult) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_device_proto_msgTypes[15]
+	mi := &file_berth_v1_device_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1170,7 +1610,7 @@ func (x *DeviceRequestAllocationResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeviceRequestAllocationResult.ProtoReflect.Descriptor instead.
 func (*DeviceRequestAllocationResult) Descriptor() ([]byte, []int) {
-	return file_berth_v1_device_proto_rawDescGZIP(), []int{15}
+	return file_berth_v1_device_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DeviceRequestAllocationResult) GetRequest() string {
@@ -1224,7 +1664,7 @@ type ResourceClaimTemplate struct {
 
 func (x *ResourceClaimTemplate) Reset() {
 	*x = ResourceClaimTemplate{}
-	mi := &file_berth_v1_device_proto_msgTypes[16]
+	mi := &file_berth_v1_device_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1236,7 +1676,7 @@ func (x *ResourceClaimTemplate) String() string {
 func (*ResourceClaimTemplate) ProtoMessage() {}
 
 func (x *ResourceClaimTemplate) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_device_proto_msgTypes[16]
+	mi := &file_berth_v1_device_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1249,7 +1689,7 @@ func (x *ResourceClaimTemplate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceClaimTemplate.ProtoReflect.Descriptor instead.
 func (*ResourceClaimTemplate) Descriptor() ([]byte, []int) {
-	return file_berth_v1_device_proto_rawDescGZIP(), []int{16}
+	return file_berth_v1_device_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ResourceClaimTemplate) GetNamespace() string {
@@ -1291,7 +1731,7 @@ type PodResourceClaim struct {
 
 func (x *PodResourceClaim) Reset() {
 	*x = PodResourceClaim{}
-	mi := &file_berth_v1_device_proto_msgTypes[17]
+	mi := &file_berth_v1_device_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1303,7 +1743,7 @@ func (x *PodResourceClaim) String() string {
 func (*PodResourceClaim) ProtoMessage() {}
 
 func (x *PodResourceClaim) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_device_proto_msgTypes[17]
+	mi := &file_berth_v1_device_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1316,7 +1756,7 @@ func (x *PodResourceClaim) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PodResourceClaim.ProtoReflect.Descriptor instead.
 func (*PodResourceClaim) Descriptor() ([]byte, []int) {
-	return file_berth_v1_device_proto_rawDescGZIP(), []int{17}
+	return file_berth_v1_device_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *PodResourceClaim) GetName() string {
@@ -1364,7 +1804,7 @@ type ClaimAllocation struct {
 
 func (x *ClaimAllocation) Reset() {
 	*x = ClaimAllocation{}
-	mi := &file_berth_v1_device_proto_msgTypes[18]
+	mi := &file_berth_v1_device_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1376,7 +1816,7 @@ func (x *ClaimAllocation) String() string {
 func (*ClaimAllocation) ProtoMessage() {}
 
 func (x *ClaimAllocation) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_device_proto_msgTypes[18]
+	mi := &file_berth_v1_device_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1389,7 +1829,7 @@ func (x *ClaimAllocation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimAllocation.ProtoReflect.Descriptor instead.
 func (*ClaimAllocation) Descriptor() ([]byte, []int) {
-	return file_berth_v1_device_proto_rawDescGZIP(), []int{18}
+	return file_berth_v1_device_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ClaimAllocation) GetNamespace() string {
@@ -1462,7 +1902,7 @@ type DeallocateClaim struct {
 
 func (x *DeallocateClaim) Reset() {
 	*x = DeallocateClaim{}
-	mi := &file_berth_v1_device_proto_msgTypes[19]
+	mi := &file_berth_v1_device_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1474,7 +1914,7 @@ func (x *DeallocateClaim) String() string {
 func (*DeallocateClaim) ProtoMessage() {}
 
 func (x *DeallocateClaim) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_device_proto_msgTypes[19]
+	mi := &file_berth_v1_device_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1487,7 +1927,7 @@ func (x *DeallocateClaim) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeallocateClaim.ProtoReflect.Descriptor instead.
 func (*DeallocateClaim) Descriptor() ([]byte, []int) {
-	return file_berth_v1_device_proto_rawDescGZIP(), []int{19}
+	return file_berth_v1_device_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *DeallocateClaim) GetNamespace() string {
@@ -1536,7 +1976,7 @@ var File_berth_v1_device_proto protoreflect.FileDescriptor
 
 const file_berth_v1_device_proto_rawDesc = "" +
 	"\n" +
-	"\x15berth/v1/device.proto\x12\bberth.v1\x1a\x17berth/v1/selector.proto\"Y\n" +
+	"\x15berth/v1/device.proto\x12\bberth.v1\x1a\x17berth/v1/selector.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"Y\n" +
 	"\vDeviceClass\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x126\n" +
 	"\tselectors\x18\x02 \x03(\v2\x18.berth.v1.DeviceSelectorR\tselectors\"\"\n" +
@@ -1555,19 +1995,44 @@ const file_berth_v1_device_proto_rawDesc = "" +
 	"\n" +
 	"generation\x18\x02 \x01(\x03R\n" +
 	"generation\x120\n" +
-	"\x14resource_slice_count\x18\x03 \x01(\x03R\x12resourceSliceCount\"\xb1\x02\n" +
+	"\x14resource_slice_count\x18\x03 \x01(\x03R\x12resourceSliceCount\"\xe0\x02\n" +
 	"\x06Device\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12@\n" +
 	"\n" +
 	"attributes\x18\x02 \x03(\v2 .berth.v1.Device.AttributesEntryR\n" +
 	"attributes\x12:\n" +
-	"\bcapacity\x18\x03 \x03(\v2\x1e.berth.v1.Device.CapacityEntryR\bcapacity\x1aX\n" +
+	"\bcapacity\x18\x03 \x03(\v2\x1e.berth.v1.Device.CapacityEntryR\bcapacity\x12-\n" +
+	"\x06taints\x18\x04 \x03(\v2\x15.berth.v1.DeviceTaintR\x06taints\x1aX\n" +
 	"\x0fAttributesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12/\n" +
 	"\x05value\x18\x02 \x01(\v2\x19.berth.v1.DeviceAttributeR\x05value:\x028\x01\x1a;\n" +
 	"\rCapacityEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"z\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xa5\x01\n" +
+	"\vDeviceTaint\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\x123\n" +
+	"\x06effect\x18\x03 \x01(\x0e2\x1b.berth.v1.DeviceTaintEffectR\x06effect\x129\n" +
+	"\n" +
+	"time_added\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\ttimeAdded\"\xfa\x01\n" +
+	"\x10DeviceToleration\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12>\n" +
+	"\boperator\x18\x02 \x01(\x0e2\".berth.v1.DeviceTolerationOperatorR\boperator\x12\x14\n" +
+	"\x05value\x18\x03 \x01(\tR\x05value\x123\n" +
+	"\x06effect\x18\x04 \x01(\x0e2\x1b.berth.v1.DeviceTaintEffectR\x06effect\x122\n" +
+	"\x12toleration_seconds\x18\x05 \x01(\x03H\x00R\x11tolerationSeconds\x88\x01\x01B\x15\n" +
+	"\x13_toleration_seconds\"\x9a\x01\n" +
+	"\x0fDeviceTaintRule\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12F\n" +
+	"\x0fdevice_selector\x18\x02 \x01(\v2\x1d.berth.v1.DeviceTaintSelectorR\x0edeviceSelector\x12+\n" +
+	"\x05taint\x18\x03 \x01(\v2\x15.berth.v1.DeviceTaintR\x05taint\"\x87\x01\n" +
+	"\x13DeviceTaintSelector\x12\x1b\n" +
+	"\x06driver\x18\x01 \x01(\tH\x00R\x06driver\x88\x01\x01\x12\x17\n" +
+	"\x04pool\x18\x02 \x01(\tH\x01R\x04pool\x88\x01\x01\x12\x1b\n" +
+	"\x06device\x18\x03 \x01(\tH\x02R\x06device\x88\x01\x01B\t\n" +
+	"\a_driverB\a\n" +
+	"\x05_poolB\t\n" +
+	"\a_device\"z\n" +
 	"\x0fDeviceAttribute\x12\x12\n" +
 	"\x03int\x18\x01 \x01(\x03H\x00R\x03int\x12\x14\n" +
 	"\x04bool\x18\x02 \x01(\bH\x00R\x04bool\x12\x18\n" +
@@ -1586,19 +2051,21 @@ const file_berth_v1_device_proto_rawDesc = "" +
 	"\rDeviceRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x126\n" +
 	"\aexactly\x18\x02 \x01(\v2\x1c.berth.v1.ExactDeviceRequestR\aexactly\x12C\n" +
-	"\x0ffirst_available\x18\x03 \x03(\v2\x1a.berth.v1.DeviceSubRequestR\x0efirstAvailable\"\xfa\x01\n" +
+	"\x0ffirst_available\x18\x03 \x03(\v2\x1a.berth.v1.DeviceSubRequestR\x0efirstAvailable\"\xb8\x02\n" +
 	"\x12ExactDeviceRequest\x12*\n" +
 	"\x11device_class_name\x18\x01 \x01(\tR\x0fdeviceClassName\x126\n" +
 	"\tselectors\x18\x02 \x03(\v2\x18.berth.v1.DeviceSelectorR\tselectors\x12G\n" +
 	"\x0fallocation_mode\x18\x03 \x01(\x0e2\x1e.berth.v1.DeviceAllocationModeR\x0eallocationMode\x12\x14\n" +
 	"\x05count\x18\x04 \x01(\x03R\x05count\x12!\n" +
-	"\fadmin_access\x18\x05 \x01(\bR\vadminAccess\"\xe9\x01\n" +
+	"\fadmin_access\x18\x05 \x01(\bR\vadminAccess\x12<\n" +
+	"\vtolerations\x18\x06 \x03(\v2\x1a.berth.v1.DeviceTolerationR\vtolerations\"\xa7\x02\n" +
 	"\x10DeviceSubRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12*\n" +
 	"\x11device_class_name\x18\x02 \x01(\tR\x0fdeviceClassName\x126\n" +
 	"\tselectors\x18\x03 \x03(\v2\x18.berth.v1.DeviceSelectorR\tselectors\x12G\n" +
 	"\x0fallocation_mode\x18\x04 \x01(\x0e2\x1e.berth.v1.DeviceAllocationModeR\x0eallocationMode\x12\x14\n" +
-	"\x05count\x18\x05 \x01(\x03R\x05count\"W\n" +
+	"\x05count\x18\x05 \x01(\x03R\x05count\x12<\n" +
+	"\vtolerations\x18\x06 \x03(\v2\x1a.berth.v1.DeviceTolerationR\vtolerations\"W\n" +
 	"\x10DeviceConstraint\x12\x1a\n" +
 	"\brequests\x18\x01 \x03(\tR\brequests\x12'\n" +
 	"\x0fmatch_attribute\x18\x02 \x01(\tR\x0ematchAttribute\"\x95\x01\n" +
@@ -1644,7 +2111,16 @@ const file_berth_v1_device_proto_rawDesc = "" +
 	"allocation\x18\x04 \x01(\v2\x1a.berth.v1.AllocationResultR\n" +
 	"allocation\x12\x16\n" +
 	"\x06reason\x18\x05 \x01(\tR\x06reason\x12#\n" +
-	"\rclaim_deleted\x18\x06 \x01(\bR\fclaimDeleted*\x86\x01\n" +
+	"\rclaim_deleted\x18\x06 \x01(\bR\fclaimDeleted*\x9f\x01\n" +
+	"\x11DeviceTaintEffect\x12#\n" +
+	"\x1fDEVICE_TAINT_EFFECT_UNSPECIFIED\x10\x00\x12\x1c\n" +
+	"\x18DEVICE_TAINT_EFFECT_NONE\x10\x01\x12#\n" +
+	"\x1fDEVICE_TAINT_EFFECT_NO_SCHEDULE\x10\x02\x12\"\n" +
+	"\x1eDEVICE_TAINT_EFFECT_NO_EXECUTE\x10\x03*\x93\x01\n" +
+	"\x18DeviceTolerationOperator\x12*\n" +
+	"&DEVICE_TOLERATION_OPERATOR_UNSPECIFIED\x10\x00\x12$\n" +
+	" DEVICE_TOLERATION_OPERATOR_EQUAL\x10\x01\x12%\n" +
+	"!DEVICE_TOLERATION_OPERATOR_EXISTS\x10\x02*\x86\x01\n" +
 	"\x14DeviceAllocationMode\x12&\n" +
 	"\"DEVICE_ALLOCATION_MODE_UNSPECIFIED\x10\x00\x12&\n" +
 	"\"DEVICE_ALLOCATION_MODE_EXACT_COUNT\x10\x01\x12\x1e\n" +
@@ -1662,65 +2138,81 @@ func file_berth_v1_device_proto_rawDescGZIP() []byte {
 	return file_berth_v1_device_proto_rawDescData
 }
 
-var file_berth_v1_device_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_berth_v1_device_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_berth_v1_device_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_berth_v1_device_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_berth_v1_device_proto_goTypes = []any{
-	(DeviceAllocationMode)(0),             // 0: berth.v1.DeviceAllocationMode
-	(*DeviceClass)(nil),                   // 1: berth.v1.DeviceClass
-	(*DeviceSelector)(nil),                // 2: berth.v1.DeviceSelector
-	(*ResourceSlice)(nil),                 // 3: berth.v1.ResourceSlice
-	(*ResourcePool)(nil),                  // 4: berth.v1.ResourcePool
-	(*Device)(nil),                        // 5: berth.v1.Device
-	(*DeviceAttribute)(nil),               // 6: berth.v1.DeviceAttribute
-	(*ResourceClaim)(nil),                 // 7: berth.v1.ResourceClaim
-	(*ResourceClaimSpec)(nil),             // 8: berth.v1.ResourceClaimSpec
-	(*DeviceRequest)(nil),                 // 9: berth.v1.DeviceRequest
-	(*ExactDeviceRequest)(nil),            // 10: berth.v1.ExactDeviceRequest
-	(*DeviceSubRequest)(nil),              // 11: berth.v1.DeviceSubRequest
-	(*DeviceConstraint)(nil),              // 12: berth.v1.DeviceConstraint
-	(*ResourceClaimStatus)(nil),           // 13: berth.v1.ResourceClaimStatus
-	(*ResourceClaimConsumer)(nil),         // 14: berth.v1.ResourceClaimConsumer
-	(*AllocationResult)(nil),              // 15: berth.v1.AllocationResult
-	(*DeviceRequestAllocationResult)(nil), // 16: berth.v1.DeviceRequestAllocationResult
-	(*ResourceClaimTemplate)(nil),         // 17: berth.v1.ResourceClaimTemplate
-	(*PodResourceClaim)(nil),              // 18: berth.v1.PodResourceClaim
-	(*ClaimAllocation)(nil),               // 19: berth.v1.ClaimAllocation
-	(*DeallocateClaim)(nil),               // 20: berth.v1.DeallocateClaim
-	nil,                                   // 21: berth.v1.Device.AttributesEntry
-	nil,                                   // 22: berth.v1.Device.CapacityEntry
-	(*NodeSelector)(nil),                  // 23: berth.v1.NodeSelector
+	(DeviceTaintEffect)(0),                // 0: berth.v1.DeviceTaintEffect
+	(DeviceTolerationOperator)(0),         // 1: berth.v1.DeviceTolerationOperator
+	(DeviceAllocationMode)(0),             // 2: berth.v1.DeviceAllocationMode
+	(*DeviceClass)(nil),                   // 3: berth.v1.DeviceClass
+	(*DeviceSelector)(nil),                // 4: berth.v1.DeviceSelector
+	(*ResourceSlice)(nil),                 // 5: berth.v1.ResourceSlice
+	(*ResourcePool)(nil),                  // 6: berth.v1.ResourcePool
+	(*Device)(nil),                        // 7: berth.v1.Device
+	(*DeviceTaint)(nil),                   // 8: berth.v1.DeviceTaint
+	(*DeviceToleration)(nil),              // 9: berth.v1.DeviceToleration
+	(*DeviceTaintRule)(nil),               // 10: berth.v1.DeviceTaintRule
+	(*DeviceTaintSelector)(nil),           // 11: berth.v1.DeviceTaintSelector
+	(*DeviceAttribute)(nil),               // 12: berth.v1.DeviceAttribute
+	(*ResourceClaim)(nil),                 // 13: berth.v1.ResourceClaim
+	(*ResourceClaimSpec)(nil),             // 14: berth.v1.ResourceClaimSpec
+	(*DeviceRequest)(nil),                 // 15: berth.v1.DeviceRequest
+	(*ExactDeviceRequest)(nil),            // 16: berth.v1.ExactDeviceRequest
+	(*DeviceSubRequest)(nil),              // 17: berth.v1.DeviceSubRequest
+	(*DeviceConstraint)(nil),              // 18: berth.v1.DeviceConstraint
+	(*ResourceClaimStatus)(nil),           // 19: berth.v1.ResourceClaimStatus
+	(*ResourceClaimConsumer)(nil),         // 20: berth.v1.ResourceClaimConsumer
+	(*AllocationResult)(nil),              // 21: berth.v1.AllocationResult
+	(*DeviceRequestAllocationResult)(nil), // 22: berth.v1.DeviceRequestAllocationResult
+	(*ResourceClaimTemplate)(nil),         // 23: berth.v1.ResourceClaimTemplate
+	(*PodResourceClaim)(nil),              // 24: berth.v1.PodResourceClaim
+	(*ClaimAllocation)(nil),               // 25: berth.v1.ClaimAllocation
+	(*DeallocateClaim)(nil),               // 26: berth.v1.DeallocateClaim
+	nil,                                   // 27: berth.v1.Device.AttributesEntry
+	nil,                                   // 28: berth.v1.Device.CapacityEntry
+	(*NodeSelector)(nil),                  // 29: berth.v1.NodeSelector
+	(*timestamppb.Timestamp)(nil),         // 30: google.protobuf.Timestamp
 }
 var file_berth_v1_device_proto_depIdxs = []int32{
-	2,  // 0: berth.v1.DeviceClass.selectors:type_name -> berth.v1.DeviceSelector
-	4,  // 1: berth.v1.ResourceSlice.pool:type_name -> berth.v1.ResourcePool
-	23, // 2: berth.v1.ResourceSlice.node_selector:type_name -> berth.v1.NodeSelector
-	5,  // 3: berth.v1.ResourceSlice.devices:type_name -> berth.v1.Device
-	21, // 4: berth.v1.Device.attributes:type_name -> berth.v1.Device.AttributesEntry
-	22, // 5: berth.v1.Device.capacity:type_name -> berth.v1.Device.CapacityEntry
-	8,  // 6: berth.v1.ResourceClaim.spec:type_name -> berth.v1.ResourceClaimSpec
-	13, // 7: berth.v1.ResourceClaim.status:type_name -> berth.v1.ResourceClaimStatus
-	9,  // 8: berth.v1.ResourceClaimSpec.requests:type_name -> berth.v1.DeviceRequest
-	12, // 9: berth.v1.ResourceClaimSpec.constraints:type_name -> berth.v1.DeviceConstraint
-	10, // 10: berth.v1.DeviceRequest.exactly:type_name -> berth.v1.ExactDeviceRequest
-	11, // 11: berth.v1.DeviceRequest.first_available:type_name -> berth.v1.DeviceSubRequest
-	2,  // 12: berth.v1.ExactDeviceRequest.selectors:type_name -> berth.v1.DeviceSelector
-	0,  // 13: berth.v1.ExactDeviceRequest.allocation_mode:type_name -> berth.v1.DeviceAllocationMode
-	2,  // 14: berth.v1.DeviceSubRequest.selectors:type_name -> berth.v1.DeviceSelector
-	0,  // 15: berth.v1.DeviceSubRequest.allocation_mode:type_name -> berth.v1.DeviceAllocationMode
-	15, // 16: berth.v1.ResourceClaimStatus.allocation:type_name -> berth.v1.AllocationResult
-	14, // 17: berth.v1.ResourceClaimStatus.reserved_for:type_name -> berth.v1.ResourceClaimConsumer
-	16, // 18: berth.v1.AllocationResult.devices:type_name -> berth.v1.DeviceRequestAllocationResult
-	23, // 19: berth.v1.AllocationResult.node_selector:type_name -> berth.v1.NodeSelector
-	8,  // 20: berth.v1.ResourceClaimTemplate.spec:type_name -> berth.v1.ResourceClaimSpec
-	15, // 21: berth.v1.ClaimAllocation.allocation:type_name -> berth.v1.AllocationResult
-	14, // 22: berth.v1.ClaimAllocation.reserved_for:type_name -> berth.v1.ResourceClaimConsumer
-	15, // 23: berth.v1.DeallocateClaim.allocation:type_name -> berth.v1.AllocationResult
-	6,  // 24: berth.v1.Device.AttributesEntry.value:type_name -> berth.v1.DeviceAttribute
-	25, // [25:25] is the sub-list for method output_type
-	25, // [25:25] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	4,  // 0: berth.v1.DeviceClass.selectors:type_name -> berth.v1.DeviceSelector
+	6,  // 1: berth.v1.ResourceSlice.pool:type_name -> berth.v1.ResourcePool
+	29, // 2: berth.v1.ResourceSlice.node_selector:type_name -> berth.v1.NodeSelector
+	7,  // 3: berth.v1.ResourceSlice.devices:type_name -> berth.v1.Device
+	27, // 4: berth.v1.Device.attributes:type_name -> berth.v1.Device.AttributesEntry
+	28, // 5: berth.v1.Device.capacity:type_name -> berth.v1.Device.CapacityEntry
+	8,  // 6: berth.v1.Device.taints:type_name -> berth.v1.DeviceTaint
+	0,  // 7: berth.v1.DeviceTaint.effect:type_name -> berth.v1.DeviceTaintEffect
+	30, // 8: berth.v1.DeviceTaint.time_added:type_name -> google.protobuf.Timestamp
+	1,  // 9: berth.v1.DeviceToleration.operator:type_name -> berth.v1.DeviceTolerationOperator
+	0,  // 10: berth.v1.DeviceToleration.effect:type_name -> berth.v1.DeviceTaintEffect
+	11, // 11: berth.v1.DeviceTaintRule.device_selector:type_name -> berth.v1.DeviceTaintSelector
+	8,  // 12: berth.v1.DeviceTaintRule.taint:type_name -> berth.v1.DeviceTaint
+	14, // 13: berth.v1.ResourceClaim.spec:type_name -> berth.v1.ResourceClaimSpec
+	19, // 14: berth.v1.ResourceClaim.status:type_name -> berth.v1.ResourceClaimStatus
+	15, // 15: berth.v1.ResourceClaimSpec.requests:type_name -> berth.v1.DeviceRequest
+	18, // 16: berth.v1.ResourceClaimSpec.constraints:type_name -> berth.v1.DeviceConstraint
+	16, // 17: berth.v1.DeviceRequest.exactly:type_name -> berth.v1.ExactDeviceRequest
+	17, // 18: berth.v1.DeviceRequest.first_available:type_name -> berth.v1.DeviceSubRequest
+	4,  // 19: berth.v1.ExactDeviceRequest.selectors:type_name -> berth.v1.DeviceSelector
+	2,  // 20: berth.v1.ExactDeviceRequest.allocation_mode:type_name -> berth.v1.DeviceAllocationMode
+	9,  // 21: berth.v1.ExactDeviceRequest.tolerations:type_name -> berth.v1.DeviceToleration
+	4,  // 22: berth.v1.DeviceSubRequest.selectors:type_name -> berth.v1.DeviceSelector
+	2,  // 23: berth.v1.DeviceSubRequest.allocation_mode:type_name -> berth.v1.DeviceAllocationMode
+	9,  // 24: berth.v1.DeviceSubRequest.tolerations:type_name -> berth.v1.DeviceToleration
+	21, // 25: berth.v1.ResourceClaimStatus.allocation:type_name -> berth.v1.AllocationResult
+	20, // 26: berth.v1.ResourceClaimStatus.reserved_for:type_name -> berth.v1.ResourceClaimConsumer
+	22, // 27: berth.v1.AllocationResult.devices:type_name -> berth.v1.DeviceRequestAllocationResult
+	29, // 28: berth.v1.AllocationResult.node_selector:type_name -> berth.v1.NodeSelector
+	14, // 29: berth.v1.ResourceClaimTemplate.spec:type_name -> berth.v1.ResourceClaimSpec
+	21, // 30: berth.v1.ClaimAllocation.allocation:type_name -> berth.v1.AllocationResult
+	20, // 31: berth.v1.ClaimAllocation.reserved_for:type_name -> berth.v1.ResourceClaimConsumer
+	21, // 32: berth.v1.DeallocateClaim.allocation:type_name -> berth.v1.AllocationResult
+	12, // 33: berth.v1.Device.AttributesEntry.value:type_name -> berth.v1.DeviceAttribute
+	34, // [34:34] is the sub-list for method output_type
+	34, // [34:34] is the sub-list for method input_type
+	34, // [34:34] is the sub-list for extension type_name
+	34, // [34:34] is the sub-list for extension extendee
+	0,  // [0:34] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_device_proto_init() }
@@ -1729,7 +2221,9 @@ func file_berth_v1_device_proto_init() {
 		return
 	}
 	file_berth_v1_selector_proto_init()
-	file_berth_v1_device_proto_msgTypes[5].OneofWrappers = []any{
+	file_berth_v1_device_proto_msgTypes[6].OneofWrappers = []any{}
+	file_berth_v1_device_proto_msgTypes[8].OneofWrappers = []any{}
+	file_berth_v1_device_proto_msgTypes[9].OneofWrappers = []any{
 		(*DeviceAttribute_Int)(nil),
 		(*DeviceAttribute_Bool)(nil),
 		(*DeviceAttribute_String_)(nil),
@@ -1740,8 +2234,8 @@ func file_berth_v1_device_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_device_proto_rawDesc), len(file_berth_v1_device_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   22,
+			NumEnums:      3,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

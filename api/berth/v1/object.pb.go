@@ -47,6 +47,8 @@ const (
 	ObjectKind_OBJECT_KIND_RESOURCE_CLAIM ObjectKind = 22
 	// ResourceClaimTemplate.
 	ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE ObjectKind = 23
+	// DeviceTaintRule.
+	ObjectKind_OBJECT_KIND_DEVICE_TAINT_RULE ObjectKind = 24
 	// PersistentVolume.
 	ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME ObjectKind = 30
 	// PersistentVolumeClaim.
@@ -75,6 +77,7 @@ var (
 		21: "OBJECT_KIND_RESOURCE_SLICE",
 		22: "OBJECT_KIND_RESOURCE_CLAIM",
 		23: "OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE",
+		24: "OBJECT_KIND_DEVICE_TAINT_RULE",
 		30: "OBJECT_KIND_PERSISTENT_VOLUME",
 		31: "OBJECT_KIND_PERSISTENT_VOLUME_CLAIM",
 		32: "OBJECT_KIND_STORAGE_CLASS",
@@ -94,6 +97,7 @@ var (
 		"OBJECT_KIND_RESOURCE_SLICE":          21,
 		"OBJECT_KIND_RESOURCE_CLAIM":          22,
 		"OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE": 23,
+		"OBJECT_KIND_DEVICE_TAINT_RULE":       24,
 		"OBJECT_KIND_PERSISTENT_VOLUME":       30,
 		"OBJECT_KIND_PERSISTENT_VOLUME_CLAIM": 31,
 		"OBJECT_KIND_STORAGE_CLASS":           32,
@@ -147,6 +151,7 @@ type Object struct {
 	//	*Object_ResourceSlice
 	//	*Object_ResourceClaim
 	//	*Object_ResourceClaimTemplate
+	//	*Object_DeviceTaintRule
 	//	*Object_PersistentVolume
 	//	*Object_PersistentVolumeClaim
 	//	*Object_StorageClass
@@ -285,6 +290,15 @@ func (x *Object) GetResourceClaimTemplate() *ResourceClaimTemplate {
 	return nil
 }
 
+func (x *Object) GetDeviceTaintRule() *DeviceTaintRule {
+	if x != nil {
+		if x, ok := x.Kind.(*Object_DeviceTaintRule); ok {
+			return x.DeviceTaintRule
+		}
+	}
+	return nil
+}
+
 func (x *Object) GetPersistentVolume() *PersistentVolume {
 	if x != nil {
 		if x, ok := x.Kind.(*Object_PersistentVolume); ok {
@@ -394,6 +408,11 @@ type Object_ResourceClaimTemplate struct {
 	ResourceClaimTemplate *ResourceClaimTemplate `protobuf:"bytes,23,opt,name=resource_claim_template,json=resourceClaimTemplate,proto3,oneof"`
 }
 
+type Object_DeviceTaintRule struct {
+	// A device taint rule, identified by name.
+	DeviceTaintRule *DeviceTaintRule `protobuf:"bytes,24,opt,name=device_taint_rule,json=deviceTaintRule,proto3,oneof"`
+}
+
 type Object_PersistentVolume struct {
 	// Persistent storage (volume.proto), numbered from 30. A persistent
 	// volume, identified by name.
@@ -444,6 +463,8 @@ func (*Object_ResourceSlice) isObject_Kind() {}
 func (*Object_ResourceClaim) isObject_Kind() {}
 
 func (*Object_ResourceClaimTemplate) isObject_Kind() {}
+
+func (*Object_DeviceTaintRule) isObject_Kind() {}
 
 func (*Object_PersistentVolume) isObject_Kind() {}
 
@@ -602,7 +623,7 @@ var File_berth_v1_object_proto protoreflect.FileDescriptor
 
 const file_berth_v1_object_proto_rawDesc = "" +
 	"\n" +
-	"\x15berth/v1/object.proto\x12\bberth.v1\x1a\x15berth/v1/device.proto\x1a\x14berth/v1/group.proto\x1a\x18berth/v1/namespace.proto\x1a\x13berth/v1/node.proto\x1a\x12berth/v1/pod.proto\x1a\x15berth/v1/policy.proto\x1a\x15berth/v1/volume.proto\"\x90\b\n" +
+	"\x15berth/v1/object.proto\x12\bberth.v1\x1a\x15berth/v1/device.proto\x1a\x14berth/v1/group.proto\x1a\x18berth/v1/namespace.proto\x1a\x13berth/v1/node.proto\x1a\x12berth/v1/pod.proto\x1a\x15berth/v1/policy.proto\x1a\x15berth/v1/volume.proto\"\xd9\b\n" +
 	"\x06Object\x12$\n" +
 	"\x04node\x18\x01 \x01(\v2\x0e.berth.v1.NodeH\x00R\x04node\x12!\n" +
 	"\x03pod\x18\x02 \x01(\v2\r.berth.v1.PodH\x00R\x03pod\x12@\n" +
@@ -613,7 +634,8 @@ const file_berth_v1_object_proto_rawDesc = "" +
 	"\fdevice_class\x18\x14 \x01(\v2\x15.berth.v1.DeviceClassH\x00R\vdeviceClass\x12@\n" +
 	"\x0eresource_slice\x18\x15 \x01(\v2\x17.berth.v1.ResourceSliceH\x00R\rresourceSlice\x12@\n" +
 	"\x0eresource_claim\x18\x16 \x01(\v2\x17.berth.v1.ResourceClaimH\x00R\rresourceClaim\x12Y\n" +
-	"\x17resource_claim_template\x18\x17 \x01(\v2\x1f.berth.v1.ResourceClaimTemplateH\x00R\x15resourceClaimTemplate\x12I\n" +
+	"\x17resource_claim_template\x18\x17 \x01(\v2\x1f.berth.v1.ResourceClaimTemplateH\x00R\x15resourceClaimTemplate\x12G\n" +
+	"\x11device_taint_rule\x18\x18 \x01(\v2\x19.berth.v1.DeviceTaintRuleH\x00R\x0fdeviceTaintRule\x12I\n" +
 	"\x11persistent_volume\x18\x1e \x01(\v2\x1a.berth.v1.PersistentVolumeH\x00R\x10persistentVolume\x12Y\n" +
 	"\x17persistent_volume_claim\x18\x1f \x01(\v2\x1f.berth.v1.PersistentVolumeClaimH\x00R\x15persistentVolumeClaim\x12=\n" +
 	"\rstorage_class\x18  \x01(\v2\x16.berth.v1.StorageClassH\x00R\fstorageClass\x12.\n" +
@@ -630,7 +652,7 @@ const file_berth_v1_object_proto_rawDesc = "" +
 	"\x06PodRef\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x10\n" +
-	"\x03uid\x18\x03 \x01(\tR\x03uid*\x9f\x04\n" +
+	"\x03uid\x18\x03 \x01(\tR\x03uid*\xc2\x04\n" +
 	"\n" +
 	"ObjectKind\x12\x1b\n" +
 	"\x17OBJECT_KIND_UNSPECIFIED\x10\x00\x12\x14\n" +
@@ -644,6 +666,7 @@ const file_berth_v1_object_proto_rawDesc = "" +
 	"\x1aOBJECT_KIND_RESOURCE_SLICE\x10\x15\x12\x1e\n" +
 	"\x1aOBJECT_KIND_RESOURCE_CLAIM\x10\x16\x12'\n" +
 	"#OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE\x10\x17\x12!\n" +
+	"\x1dOBJECT_KIND_DEVICE_TAINT_RULE\x10\x18\x12!\n" +
 	"\x1dOBJECT_KIND_PERSISTENT_VOLUME\x10\x1e\x12'\n" +
 	"#OBJECT_KIND_PERSISTENT_VOLUME_CLAIM\x10\x1f\x12\x1d\n" +
 	"\x19OBJECT_KIND_STORAGE_CLASS\x10 \x12\x18\n" +
@@ -680,12 +703,13 @@ var file_berth_v1_object_proto_goTypes = []any{
 	(*ResourceSlice)(nil),         // 11: berth.v1.ResourceSlice
 	(*ResourceClaim)(nil),         // 12: berth.v1.ResourceClaim
 	(*ResourceClaimTemplate)(nil), // 13: berth.v1.ResourceClaimTemplate
-	(*PersistentVolume)(nil),      // 14: berth.v1.PersistentVolume
-	(*PersistentVolumeClaim)(nil), // 15: berth.v1.PersistentVolumeClaim
-	(*StorageClass)(nil),          // 16: berth.v1.StorageClass
-	(*CSINode)(nil),               // 17: berth.v1.CSINode
-	(*CSIDriver)(nil),             // 18: berth.v1.CSIDriver
-	(*CSIStorageCapacity)(nil),    // 19: berth.v1.CSIStorageCapacity
+	(*DeviceTaintRule)(nil),       // 14: berth.v1.DeviceTaintRule
+	(*PersistentVolume)(nil),      // 15: berth.v1.PersistentVolume
+	(*PersistentVolumeClaim)(nil), // 16: berth.v1.PersistentVolumeClaim
+	(*StorageClass)(nil),          // 17: berth.v1.StorageClass
+	(*CSINode)(nil),               // 18: berth.v1.CSINode
+	(*CSIDriver)(nil),             // 19: berth.v1.CSIDriver
+	(*CSIStorageCapacity)(nil),    // 20: berth.v1.CSIStorageCapacity
 }
 var file_berth_v1_object_proto_depIdxs = []int32{
 	4,  // 0: berth.v1.Object.node:type_name -> berth.v1.Node
@@ -698,18 +722,19 @@ var file_berth_v1_object_proto_depIdxs = []int32{
 	11, // 7: berth.v1.Object.resource_slice:type_name -> berth.v1.ResourceSlice
 	12, // 8: berth.v1.Object.resource_claim:type_name -> berth.v1.ResourceClaim
 	13, // 9: berth.v1.Object.resource_claim_template:type_name -> berth.v1.ResourceClaimTemplate
-	14, // 10: berth.v1.Object.persistent_volume:type_name -> berth.v1.PersistentVolume
-	15, // 11: berth.v1.Object.persistent_volume_claim:type_name -> berth.v1.PersistentVolumeClaim
-	16, // 12: berth.v1.Object.storage_class:type_name -> berth.v1.StorageClass
-	17, // 13: berth.v1.Object.csi_node:type_name -> berth.v1.CSINode
-	18, // 14: berth.v1.Object.csi_driver:type_name -> berth.v1.CSIDriver
-	19, // 15: berth.v1.Object.csi_storage_capacity:type_name -> berth.v1.CSIStorageCapacity
-	0,  // 16: berth.v1.ObjectRef.kind:type_name -> berth.v1.ObjectKind
-	17, // [17:17] is the sub-list for method output_type
-	17, // [17:17] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	14, // 10: berth.v1.Object.device_taint_rule:type_name -> berth.v1.DeviceTaintRule
+	15, // 11: berth.v1.Object.persistent_volume:type_name -> berth.v1.PersistentVolume
+	16, // 12: berth.v1.Object.persistent_volume_claim:type_name -> berth.v1.PersistentVolumeClaim
+	17, // 13: berth.v1.Object.storage_class:type_name -> berth.v1.StorageClass
+	18, // 14: berth.v1.Object.csi_node:type_name -> berth.v1.CSINode
+	19, // 15: berth.v1.Object.csi_driver:type_name -> berth.v1.CSIDriver
+	20, // 16: berth.v1.Object.csi_storage_capacity:type_name -> berth.v1.CSIStorageCapacity
+	0,  // 17: berth.v1.ObjectRef.kind:type_name -> berth.v1.ObjectKind
+	18, // [18:18] is the sub-list for method output_type
+	18, // [18:18] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_object_proto_init() }
@@ -735,6 +760,7 @@ func file_berth_v1_object_proto_init() {
 		(*Object_ResourceSlice)(nil),
 		(*Object_ResourceClaim)(nil),
 		(*Object_ResourceClaimTemplate)(nil),
+		(*Object_DeviceTaintRule)(nil),
 		(*Object_PersistentVolume)(nil),
 		(*Object_PersistentVolumeClaim)(nil),
 		(*Object_StorageClass)(nil),

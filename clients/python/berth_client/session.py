@@ -27,6 +27,7 @@ _KINDS = {
     "resource_slice": (object_pb2.OBJECT_KIND_RESOURCE_SLICE, False),
     "resource_claim": (object_pb2.OBJECT_KIND_RESOURCE_CLAIM, True),
     "resource_claim_template": (object_pb2.OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE, True),
+    "device_taint_rule": (object_pb2.OBJECT_KIND_DEVICE_TAINT_RULE, False),
     "persistent_volume": (object_pb2.OBJECT_KIND_PERSISTENT_VOLUME, False),
     "persistent_volume_claim": (object_pb2.OBJECT_KIND_PERSISTENT_VOLUME_CLAIM, True),
     "storage_class": (object_pb2.OBJECT_KIND_STORAGE_CLASS, False),

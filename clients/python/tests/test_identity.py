@@ -35,6 +35,7 @@ class IdentityTest(unittest.TestCase):
              (object_pb2.OBJECT_KIND_RESOURCE_CLAIM, "ns", "c")),
             ("resource_claim_template", obj("resource_claim_template", namespace="ns", name="t"),
              (object_pb2.OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE, "ns", "t")),
+            ("device_taint_rule", obj("device_taint_rule", name="r"), (object_pb2.OBJECT_KIND_DEVICE_TAINT_RULE, "", "r")),
             ("persistent_volume", obj("persistent_volume", name="pv"), (object_pb2.OBJECT_KIND_PERSISTENT_VOLUME, "", "pv")),
             ("persistent_volume_claim", obj("persistent_volume_claim", namespace="ns", name="c"),
              (object_pb2.OBJECT_KIND_PERSISTENT_VOLUME_CLAIM, "ns", "c")),

@@ -58,6 +58,7 @@ const KINDS: Record<KindCase, [ObjectKind, boolean]> = {
   resourceSlice: [ObjectKind.OBJECT_KIND_RESOURCE_SLICE, false],
   resourceClaim: [ObjectKind.OBJECT_KIND_RESOURCE_CLAIM, true],
   resourceClaimTemplate: [ObjectKind.OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE, true],
+  deviceTaintRule: [ObjectKind.OBJECT_KIND_DEVICE_TAINT_RULE, false],
   persistentVolume: [ObjectKind.OBJECT_KIND_PERSISTENT_VOLUME, false],
   persistentVolumeClaim: [ObjectKind.OBJECT_KIND_PERSISTENT_VOLUME_CLAIM, true],
   storageClass: [ObjectKind.OBJECT_KIND_STORAGE_CLASS, false],

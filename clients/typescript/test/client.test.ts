@@ -335,6 +335,7 @@ describe("identity", () => {
     ["resource slice", BerthObject.fromPartial({ kind: { $case: "resourceSlice", value: { name: "s" } } }), `${ObjectKind.OBJECT_KIND_RESOURCE_SLICE}//s`],
     ["resource claim", BerthObject.fromPartial({ kind: { $case: "resourceClaim", value: { namespace: "ns", name: "c" } } }), `${ObjectKind.OBJECT_KIND_RESOURCE_CLAIM}/ns/c`],
     ["resource claim template", BerthObject.fromPartial({ kind: { $case: "resourceClaimTemplate", value: { namespace: "ns", name: "t" } } }), `${ObjectKind.OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE}/ns/t`],
+    ["device taint rule", BerthObject.fromPartial({ kind: { $case: "deviceTaintRule", value: { name: "r" } } }), `${ObjectKind.OBJECT_KIND_DEVICE_TAINT_RULE}//r`],
     ["no kind", BerthObject.fromPartial({}), `${ObjectKind.OBJECT_KIND_UNSPECIFIED}//`],
   ];
   for (const [name, o, want] of cases) test(name, () => assert.equal(identity(o), want));

@@ -12,9 +12,10 @@ _sym_db = _symbol_database.Default()
 
 
 from berth_client.v1 import selector_pb2 as berth_dot_v1_dot_selector__pb2
+from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x62\x65rth/v1/device.proto\x12\x08\x62\x65rth.v1\x1a\x17\x62\x65rth/v1/selector.proto\"H\n\x0b\x44\x65viceClass\x12\x0c\n\x04name\x18\x01 \x01(\t\x12+\n\tselectors\x18\x02 \x03(\x0b\x32\x18.berth.v1.DeviceSelector\"\x1d\n\x0e\x44\x65viceSelector\x12\x0b\n\x03\x63\x65l\x18\x01 \x01(\t\"\xcb\x01\n\rResourceSlice\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06\x64river\x18\x02 \x01(\t\x12$\n\x04pool\x18\x03 \x01(\x0b\x32\x16.berth.v1.ResourcePool\x12\x11\n\tnode_name\x18\x04 \x01(\t\x12-\n\rnode_selector\x18\x05 \x01(\x0b\x32\x16.berth.v1.NodeSelector\x12\x11\n\tall_nodes\x18\x06 \x01(\x08\x12!\n\x07\x64\x65vices\x18\x07 \x03(\x0b\x32\x10.berth.v1.Device\"N\n\x0cResourcePool\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\ngeneration\x18\x02 \x01(\x03\x12\x1c\n\x14resource_slice_count\x18\x03 \x01(\x03\"\xfd\x01\n\x06\x44\x65vice\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x34\n\nattributes\x18\x02 \x03(\x0b\x32 .berth.v1.Device.AttributesEntry\x12\x30\n\x08\x63\x61pacity\x18\x03 \x03(\x0b\x32\x1e.berth.v1.Device.CapacityEntry\x1aL\n\x0f\x41ttributesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12(\n\x05value\x18\x02 \x01(\x0b\x32\x19.berth.v1.DeviceAttribute:\x02\x38\x01\x1a/\n\rCapacityEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"^\n\x0f\x44\x65viceAttribute\x12\r\n\x03int\x18\x01 \x01(\x03H\x00\x12\x0e\n\x04\x62ool\x18\x02 \x01(\x08H\x00\x12\x10\n\x06string\x18\x03 \x01(\tH\x00\x12\x11\n\x07version\x18\x04 \x01(\tH\x00\x42\x07\n\x05value\"\x97\x01\n\rResourceClaim\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0b\n\x03uid\x18\x03 \x01(\t\x12)\n\x04spec\x18\x04 \x01(\x0b\x32\x1b.berth.v1.ResourceClaimSpec\x12-\n\x06status\x18\x05 \x01(\x0b\x32\x1d.berth.v1.ResourceClaimStatus\"o\n\x11ResourceClaimSpec\x12)\n\x08requests\x18\x01 \x03(\x0b\x32\x17.berth.v1.DeviceRequest\x12/\n\x0b\x63onstraints\x18\x02 \x03(\x0b\x32\x1a.berth.v1.DeviceConstraint\"\x81\x01\n\rDeviceRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12-\n\x07\x65xactly\x18\x02 \x01(\x0b\x32\x1c.berth.v1.ExactDeviceRequest\x12\x33\n\x0f\x66irst_available\x18\x03 \x03(\x0b\x32\x1a.berth.v1.DeviceSubRequest\"\xba\x01\n\x12\x45xactDeviceRequest\x12\x19\n\x11\x64\x65vice_class_name\x18\x01 \x01(\t\x12+\n\tselectors\x18\x02 \x03(\x0b\x32\x18.berth.v1.DeviceSelector\x12\x37\n\x0f\x61llocation_mode\x18\x03 \x01(\x0e\x32\x1e.berth.v1.DeviceAllocationMode\x12\r\n\x05\x63ount\x18\x04 \x01(\x03\x12\x14\n\x0c\x61\x64min_access\x18\x05 \x01(\x08\"\xb0\x01\n\x10\x44\x65viceSubRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x19\n\x11\x64\x65vice_class_name\x18\x02 \x01(\t\x12+\n\tselectors\x18\x03 \x03(\x0b\x32\x18.berth.v1.DeviceSelector\x12\x37\n\x0f\x61llocation_mode\x18\x04 \x01(\x0e\x32\x1e.berth.v1.DeviceAllocationMode\x12\r\n\x05\x63ount\x18\x05 \x01(\x03\"=\n\x10\x44\x65viceConstraint\x12\x10\n\x08requests\x18\x01 \x03(\t\x12\x17\n\x0fmatch_attribute\x18\x02 \x01(\t\"|\n\x13ResourceClaimStatus\x12.\n\nallocation\x18\x01 \x01(\x0b\x32\x1a.berth.v1.AllocationResult\x12\x35\n\x0creserved_for\x18\x02 \x03(\x0b\x32\x1f.berth.v1.ResourceClaimConsumer\"2\n\x15ResourceClaimConsumer\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0b\n\x03uid\x18\x02 \x01(\t\"{\n\x10\x41llocationResult\x12\x38\n\x07\x64\x65vices\x18\x01 \x03(\x0b\x32\'.berth.v1.DeviceRequestAllocationResult\x12-\n\rnode_selector\x18\x02 \x01(\x0b\x32\x16.berth.v1.NodeSelector\"t\n\x1d\x44\x65viceRequestAllocationResult\x12\x0f\n\x07request\x18\x01 \x01(\t\x12\x0e\n\x06\x64river\x18\x02 \x01(\t\x12\x0c\n\x04pool\x18\x03 \x01(\t\x12\x0e\n\x06\x64\x65vice\x18\x04 \x01(\t\x12\x14\n\x0c\x61\x64min_access\x18\x05 \x01(\x08\"c\n\x15ResourceClaimTemplate\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12)\n\x04spec\x18\x03 \x01(\x0b\x32\x1b.berth.v1.ResourceClaimSpec\"c\n\x10PodResourceClaim\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x1b\n\x13resource_claim_name\x18\x02 \x01(\t\x12$\n\x1cresource_claim_template_name\x18\x03 \x01(\t\"\xbf\x01\n\x0f\x43laimAllocation\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0b\n\x03uid\x18\x03 \x01(\t\x12\x17\n\x0fpod_claim_names\x18\x04 \x03(\t\x12.\n\nallocation\x18\x05 \x01(\x0b\x32\x1a.berth.v1.AllocationResult\x12\x35\n\x0creserved_for\x18\x06 \x03(\x0b\x32\x1f.berth.v1.ResourceClaimConsumer\"\x96\x01\n\x0f\x44\x65\x61llocateClaim\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0b\n\x03uid\x18\x03 \x01(\t\x12.\n\nallocation\x18\x04 \x01(\x0b\x32\x1a.berth.v1.AllocationResult\x12\x0e\n\x06reason\x18\x05 \x01(\t\x12\x15\n\rclaim_deleted\x18\x06 \x01(\x08*\x86\x01\n\x14\x44\x65viceAllocationMode\x12&\n\"DEVICE_ALLOCATION_MODE_UNSPECIFIED\x10\x00\x12&\n\"DEVICE_ALLOCATION_MODE_EXACT_COUNT\x10\x01\x12\x1e\n\x1a\x44\x45VICE_ALLOCATION_MODE_ALL\x10\x02\x42\x32Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x62\x65rth/v1/device.proto\x12\x08\x62\x65rth.v1\x1a\x17\x62\x65rth/v1/selector.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"H\n\x0b\x44\x65viceClass\x12\x0c\n\x04name\x18\x01 \x01(\t\x12+\n\tselectors\x18\x02 \x03(\x0b\x32\x18.berth.v1.DeviceSelector\"\x1d\n\x0e\x44\x65viceSelector\x12\x0b\n\x03\x63\x65l\x18\x01 \x01(\t\"\xcb\x01\n\rResourceSlice\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06\x64river\x18\x02 \x01(\t\x12$\n\x04pool\x18\x03 \x01(\x0b\x32\x16.berth.v1.ResourcePool\x12\x11\n\tnode_name\x18\x04 \x01(\t\x12-\n\rnode_selector\x18\x05 \x01(\x0b\x32\x16.berth.v1.NodeSelector\x12\x11\n\tall_nodes\x18\x06 \x01(\x08\x12!\n\x07\x64\x65vices\x18\x07 \x03(\x0b\x32\x10.berth.v1.Device\"N\n\x0cResourcePool\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\ngeneration\x18\x02 \x01(\x03\x12\x1c\n\x14resource_slice_count\x18\x03 \x01(\x03\"\xa4\x02\n\x06\x44\x65vice\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x34\n\nattributes\x18\x02 \x03(\x0b\x32 .berth.v1.Device.AttributesEntry\x12\x30\n\x08\x63\x61pacity\x18\x03 \x03(\x0b\x32\x1e.berth.v1.Device.CapacityEntry\x12%\n\x06taints\x18\x04 \x03(\x0b\x32\x15.berth.v1.DeviceTaint\x1aL\n\x0f\x41ttributesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12(\n\x05value\x18\x02 \x01(\x0b\x32\x19.berth.v1.DeviceAttribute:\x02\x38\x01\x1a/\n\rCapacityEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x86\x01\n\x0b\x44\x65viceTaint\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t\x12+\n\x06\x65\x66\x66\x65\x63t\x18\x03 \x01(\x0e\x32\x1b.berth.v1.DeviceTaintEffect\x12.\n\ntime_added\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xc9\x01\n\x10\x44\x65viceToleration\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x34\n\x08operator\x18\x02 \x01(\x0e\x32\".berth.v1.DeviceTolerationOperator\x12\r\n\x05value\x18\x03 \x01(\t\x12+\n\x06\x65\x66\x66\x65\x63t\x18\x04 \x01(\x0e\x32\x1b.berth.v1.DeviceTaintEffect\x12\x1f\n\x12toleration_seconds\x18\x05 \x01(\x03H\x00\x88\x01\x01\x42\x15\n\x13_toleration_seconds\"}\n\x0f\x44\x65viceTaintRule\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x36\n\x0f\x64\x65vice_selector\x18\x02 \x01(\x0b\x32\x1d.berth.v1.DeviceTaintSelector\x12$\n\x05taint\x18\x03 \x01(\x0b\x32\x15.berth.v1.DeviceTaint\"q\n\x13\x44\x65viceTaintSelector\x12\x13\n\x06\x64river\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x11\n\x04pool\x18\x02 \x01(\tH\x01\x88\x01\x01\x12\x13\n\x06\x64\x65vice\x18\x03 \x01(\tH\x02\x88\x01\x01\x42\t\n\x07_driverB\x07\n\x05_poolB\t\n\x07_device\"^\n\x0f\x44\x65viceAttribute\x12\r\n\x03int\x18\x01 \x01(\x03H\x00\x12\x0e\n\x04\x62ool\x18\x02 \x01(\x08H\x00\x12\x10\n\x06string\x18\x03 \x01(\tH\x00\x12\x11\n\x07version\x18\x04 \x01(\tH\x00\x42\x07\n\x05value\"\x97\x01\n\rResourceClaim\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0b\n\x03uid\x18\x03 \x01(\t\x12)\n\x04spec\x18\x04 \x01(\x0b\x32\x1b.berth.v1.ResourceClaimSpec\x12-\n\x06status\x18\x05 \x01(\x0b\x32\x1d.berth.v1.ResourceClaimStatus\"o\n\x11ResourceClaimSpec\x12)\n\x08requests\x18\x01 \x03(\x0b\x32\x17.berth.v1.DeviceRequest\x12/\n\x0b\x63onstraints\x18\x02 \x03(\x0b\x32\x1a.berth.v1.DeviceConstraint\"\x81\x01\n\rDeviceRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12-\n\x07\x65xactly\x18\x02 \x01(\x0b\x32\x1c.berth.v1.ExactDeviceRequest\x12\x33\n\x0f\x66irst_available\x18\x03 \x03(\x0b\x32\x1a.berth.v1.DeviceSubRequest\"\xeb\x01\n\x12\x45xactDeviceRequest\x12\x19\n\x11\x64\x65vice_class_name\x18\x01 \x01(\t\x12+\n\tselectors\x18\x02 \x03(\x0b\x32\x18.berth.v1.DeviceSelector\x12\x37\n\x0f\x61llocation_mode\x18\x03 \x01(\x0e\x32\x1e.berth.v1.DeviceAllocationMode\x12\r\n\x05\x63ount\x18\x04 \x01(\x03\x12\x14\n\x0c\x61\x64min_access\x18\x05 \x01(\x08\x12/\n\x0btolerations\x18\x06 \x03(\x0b\x32\x1a.berth.v1.DeviceToleration\"\xe1\x01\n\x10\x44\x65viceSubRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x19\n\x11\x64\x65vice_class_name\x18\x02 \x01(\t\x12+\n\tselectors\x18\x03 \x03(\x0b\x32\x18.berth.v1.DeviceSelector\x12\x37\n\x0f\x61llocation_mode\x18\x04 \x01(\x0e\x32\x1e.berth.v1.DeviceAllocationMode\x12\r\n\x05\x63ount\x18\x05 \x01(\x03\x12/\n\x0btolerations\x18\x06 \x03(\x0b\x32\x1a.berth.v1.DeviceToleration\"=\n\x10\x44\x65viceConstraint\x12\x10\n\x08requests\x18\x01 \x03(\t\x12\x17\n\x0fmatch_attribute\x18\x02 \x01(\t\"|\n\x13ResourceClaimStatus\x12.\n\nallocation\x18\x01 \x01(\x0b\x32\x1a.berth.v1.AllocationResult\x12\x35\n\x0creserved_for\x18\x02 \x03(\x0b\x32\x1f.berth.v1.ResourceClaimConsumer\"2\n\x15ResourceClaimConsumer\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0b\n\x03uid\x18\x02 \x01(\t\"{\n\x10\x41llocationResult\x12\x38\n\x07\x64\x65vices\x18\x01 \x03(\x0b\x32\'.berth.v1.DeviceRequestAllocationResult\x12-\n\rnode_selector\x18\x02 \x01(\x0b\x32\x16.berth.v1.NodeSelector\"t\n\x1d\x44\x65viceRequestAllocationResult\x12\x0f\n\x07request\x18\x01 \x01(\t\x12\x0e\n\x06\x64river\x18\x02 \x01(\t\x12\x0c\n\x04pool\x18\x03 \x01(\t\x12\x0e\n\x06\x64\x65vice\x18\x04 \x01(\t\x12\x14\n\x0c\x61\x64min_access\x18\x05 \x01(\x08\"c\n\x15ResourceClaimTemplate\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12)\n\x04spec\x18\x03 \x01(\x0b\x32\x1b.berth.v1.ResourceClaimSpec\"c\n\x10PodResourceClaim\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x1b\n\x13resource_claim_name\x18\x02 \x01(\t\x12$\n\x1cresource_claim_template_name\x18\x03 \x01(\t\"\xbf\x01\n\x0f\x43laimAllocation\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0b\n\x03uid\x18\x03 \x01(\t\x12\x17\n\x0fpod_claim_names\x18\x04 \x03(\t\x12.\n\nallocation\x18\x05 \x01(\x0b\x32\x1a.berth.v1.AllocationResult\x12\x35\n\x0creserved_for\x18\x06 \x03(\x0b\x32\x1f.berth.v1.ResourceClaimConsumer\"\x96\x01\n\x0f\x44\x65\x61llocateClaim\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0b\n\x03uid\x18\x03 \x01(\t\x12.\n\nallocation\x18\x04 \x01(\x0b\x32\x1a.berth.v1.AllocationResult\x12\x0e\n\x06reason\x18\x05 \x01(\t\x12\x15\n\rclaim_deleted\x18\x06 \x01(\x08*\x9f\x01\n\x11\x44\x65viceTaintEffect\x12#\n\x1f\x44\x45VICE_TAINT_EFFECT_UNSPECIFIED\x10\x00\x12\x1c\n\x18\x44\x45VICE_TAINT_EFFECT_NONE\x10\x01\x12#\n\x1f\x44\x45VICE_TAINT_EFFECT_NO_SCHEDULE\x10\x02\x12\"\n\x1e\x44\x45VICE_TAINT_EFFECT_NO_EXECUTE\x10\x03*\x93\x01\n\x18\x44\x65viceTolerationOperator\x12*\n&DEVICE_TOLERATION_OPERATOR_UNSPECIFIED\x10\x00\x12$\n DEVICE_TOLERATION_OPERATOR_EQUAL\x10\x01\x12%\n!DEVICE_TOLERATION_OPERATOR_EXISTS\x10\x02*\x86\x01\n\x14\x44\x65viceAllocationMode\x12&\n\"DEVICE_ALLOCATION_MODE_UNSPECIFIED\x10\x00\x12&\n\"DEVICE_ALLOCATION_MODE_EXACT_COUNT\x10\x01\x12\x1e\n\x1a\x44\x45VICE_ALLOCATION_MODE_ALL\x10\x02\x42\x32Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'berth.v1.device_pb2', globals())
@@ -26,50 +27,62 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _DEVICE_ATTRIBUTESENTRY._serialized_options = b'8\001'
   _DEVICE_CAPACITYENTRY._options = None
   _DEVICE_CAPACITYENTRY._serialized_options = b'8\001'
-  _DEVICEALLOCATIONMODE._serialized_start=2604
-  _DEVICEALLOCATIONMODE._serialized_end=2738
-  _DEVICECLASS._serialized_start=60
-  _DEVICECLASS._serialized_end=132
-  _DEVICESELECTOR._serialized_start=134
-  _DEVICESELECTOR._serialized_end=163
-  _RESOURCESLICE._serialized_start=166
-  _RESOURCESLICE._serialized_end=369
-  _RESOURCEPOOL._serialized_start=371
-  _RESOURCEPOOL._serialized_end=449
-  _DEVICE._serialized_start=452
-  _DEVICE._serialized_end=705
-  _DEVICE_ATTRIBUTESENTRY._serialized_start=580
-  _DEVICE_ATTRIBUTESENTRY._serialized_end=656
-  _DEVICE_CAPACITYENTRY._serialized_start=658
-  _DEVICE_CAPACITYENTRY._serialized_end=705
-  _DEVICEATTRIBUTE._serialized_start=707
-  _DEVICEATTRIBUTE._serialized_end=801
-  _RESOURCECLAIM._serialized_start=804
-  _RESOURCECLAIM._serialized_end=955
-  _RESOURCECLAIMSPEC._serialized_start=957
-  _RESOURCECLAIMSPEC._serialized_end=1068
-  _DEVICEREQUEST._serialized_start=1071
-  _DEVICEREQUEST._serialized_end=1200
-  _EXACTDEVICEREQUEST._serialized_start=1203
-  _EXACTDEVICEREQUEST._serialized_end=1389
-  _DEVICESUBREQUEST._serialized_start=1392
-  _DEVICESUBREQUEST._serialized_end=1568
-  _DEVICECONSTRAINT._serialized_start=1570
-  _DEVICECONSTRAINT._serialized_end=1631
-  _RESOURCECLAIMSTATUS._serialized_start=1633
-  _RESOURCECLAIMSTATUS._serialized_end=1757
-  _RESOURCECLAIMCONSUMER._serialized_start=1759
-  _RESOURCECLAIMCONSUMER._serialized_end=1809
-  _ALLOCATIONRESULT._serialized_start=1811
-  _ALLOCATIONRESULT._serialized_end=1934
-  _DEVICEREQUESTALLOCATIONRESULT._serialized_start=1936
-  _DEVICEREQUESTALLOCATIONRESULT._serialized_end=2052
-  _RESOURCECLAIMTEMPLATE._serialized_start=2054
-  _RESOURCECLAIMTEMPLATE._serialized_end=2153
-  _PODRESOURCECLAIM._serialized_start=2155
-  _PODRESOURCECLAIM._serialized_end=2254
-  _CLAIMALLOCATION._serialized_start=2257
-  _CLAIMALLOCATION._serialized_end=2448
-  _DEALLOCATECLAIM._serialized_start=2451
-  _DEALLOCATECLAIM._serialized_end=2601
+  _DEVICETAINTEFFECT._serialized_start=3357
+  _DEVICETAINTEFFECT._serialized_end=3516
+  _DEVICETOLERATIONOPERATOR._serialized_start=3519
+  _DEVICETOLERATIONOPERATOR._serialized_end=3666
+  _DEVICEALLOCATIONMODE._serialized_start=3669
+  _DEVICEALLOCATIONMODE._serialized_end=3803
+  _DEVICECLASS._serialized_start=93
+  _DEVICECLASS._serialized_end=165
+  _DEVICESELECTOR._serialized_start=167
+  _DEVICESELECTOR._serialized_end=196
+  _RESOURCESLICE._serialized_start=199
+  _RESOURCESLICE._serialized_end=402
+  _RESOURCEPOOL._serialized_start=404
+  _RESOURCEPOOL._serialized_end=482
+  _DEVICE._serialized_start=485
+  _DEVICE._serialized_end=777
+  _DEVICE_ATTRIBUTESENTRY._serialized_start=652
+  _DEVICE_ATTRIBUTESENTRY._serialized_end=728
+  _DEVICE_CAPACITYENTRY._serialized_start=730
+  _DEVICE_CAPACITYENTRY._serialized_end=777
+  _DEVICETAINT._serialized_start=780
+  _DEVICETAINT._serialized_end=914
+  _DEVICETOLERATION._serialized_start=917
+  _DEVICETOLERATION._serialized_end=1118
+  _DEVICETAINTRULE._serialized_start=1120
+  _DEVICETAINTRULE._serialized_end=1245
+  _DEVICETAINTSELECTOR._serialized_start=1247
+  _DEVICETAINTSELECTOR._serialized_end=1360
+  _DEVICEATTRIBUTE._serialized_start=1362
+  _DEVICEATTRIBUTE._serialized_end=1456
+  _RESOURCECLAIM._serialized_start=1459
+  _RESOURCECLAIM._serialized_end=1610
+  _RESOURCECLAIMSPEC._serialized_start=1612
+  _RESOURCECLAIMSPEC._serialized_end=1723
+  _DEVICEREQUEST._serialized_start=1726
+  _DEVICEREQUEST._serialized_end=1855
+  _EXACTDEVICEREQUEST._serialized_start=1858
+  _EXACTDEVICEREQUEST._serialized_end=2093
+  _DEVICESUBREQUEST._serialized_start=2096
+  _DEVICESUBREQUEST._serialized_end=2321
+  _DEVICECONSTRAINT._serialized_start=2323
+  _DEVICECONSTRAINT._serialized_end=2384
+  _RESOURCECLAIMSTATUS._serialized_start=2386
+  _RESOURCECLAIMSTATUS._serialized_end=2510
+  _RESOURCECLAIMCONSUMER._serialized_start=2512
+  _RESOURCECLAIMCONSUMER._serialized_end=2562
+  _ALLOCATIONRESULT._serialized_start=2564
+  _ALLOCATIONRESULT._serialized_end=2687
+  _DEVICEREQUESTALLOCATIONRESULT._serialized_start=2689
+  _DEVICEREQUESTALLOCATIONRESULT._serialized_end=2805
+  _RESOURCECLAIMTEMPLATE._serialized_start=2807
+  _RESOURCECLAIMTEMPLATE._serialized_end=2906
+  _PODRESOURCECLAIM._serialized_start=2908
+  _PODRESOURCECLAIM._serialized_end=3007
+  _CLAIMALLOCATION._serialized_start=3010
+  _CLAIMALLOCATION._serialized_end=3201
+  _DEALLOCATECLAIM._serialized_start=3204
+  _DEALLOCATECLAIM._serialized_end=3354
 # @@protoc_insertion_point(module_scope)

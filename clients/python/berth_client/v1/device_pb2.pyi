@@ -1,4 +1,5 @@
 from berth_client.v1 import selector_pb2 as _selector_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -9,6 +10,13 @@ DESCRIPTOR: _descriptor.FileDescriptor
 DEVICE_ALLOCATION_MODE_ALL: DeviceAllocationMode
 DEVICE_ALLOCATION_MODE_EXACT_COUNT: DeviceAllocationMode
 DEVICE_ALLOCATION_MODE_UNSPECIFIED: DeviceAllocationMode
+DEVICE_TAINT_EFFECT_NONE: DeviceTaintEffect
+DEVICE_TAINT_EFFECT_NO_EXECUTE: DeviceTaintEffect
+DEVICE_TAINT_EFFECT_NO_SCHEDULE: DeviceTaintEffect
+DEVICE_TAINT_EFFECT_UNSPECIFIED: DeviceTaintEffect
+DEVICE_TOLERATION_OPERATOR_EQUAL: DeviceTolerationOperator
+DEVICE_TOLERATION_OPERATOR_EXISTS: DeviceTolerationOperator
+DEVICE_TOLERATION_OPERATOR_UNSPECIFIED: DeviceTolerationOperator
 
 class AllocationResult(_message.Message):
     __slots__ = ["devices", "node_selector"]
@@ -51,7 +59,7 @@ class DeallocateClaim(_message.Message):
     def __init__(self, namespace: _Optional[str] = ..., name: _Optional[str] = ..., uid: _Optional[str] = ..., allocation: _Optional[_Union[AllocationResult, _Mapping]] = ..., reason: _Optional[str] = ..., claim_deleted: bool = ...) -> None: ...
 
 class Device(_message.Message):
-    __slots__ = ["attributes", "capacity", "name"]
+    __slots__ = ["attributes", "capacity", "name", "taints"]
     class AttributesEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -69,10 +77,12 @@ class Device(_message.Message):
     ATTRIBUTES_FIELD_NUMBER: _ClassVar[int]
     CAPACITY_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    TAINTS_FIELD_NUMBER: _ClassVar[int]
     attributes: _containers.MessageMap[str, DeviceAttribute]
     capacity: _containers.ScalarMap[str, str]
     name: str
-    def __init__(self, name: _Optional[str] = ..., attributes: _Optional[_Mapping[str, DeviceAttribute]] = ..., capacity: _Optional[_Mapping[str, str]] = ...) -> None: ...
+    taints: _containers.RepeatedCompositeFieldContainer[DeviceTaint]
+    def __init__(self, name: _Optional[str] = ..., attributes: _Optional[_Mapping[str, DeviceAttribute]] = ..., capacity: _Optional[_Mapping[str, str]] = ..., taints: _Optional[_Iterable[_Union[DeviceTaint, _Mapping]]] = ...) -> None: ...
 
 class DeviceAttribute(_message.Message):
     __slots__ = ["bool", "int", "string", "version"]
@@ -133,32 +143,82 @@ class DeviceSelector(_message.Message):
     def __init__(self, cel: _Optional[str] = ...) -> None: ...
 
 class DeviceSubRequest(_message.Message):
-    __slots__ = ["allocation_mode", "count", "device_class_name", "name", "selectors"]
+    __slots__ = ["allocation_mode", "count", "device_class_name", "name", "selectors", "tolerations"]
     ALLOCATION_MODE_FIELD_NUMBER: _ClassVar[int]
     COUNT_FIELD_NUMBER: _ClassVar[int]
     DEVICE_CLASS_NAME_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     SELECTORS_FIELD_NUMBER: _ClassVar[int]
+    TOLERATIONS_FIELD_NUMBER: _ClassVar[int]
     allocation_mode: DeviceAllocationMode
     count: int
     device_class_name: str
     name: str
     selectors: _containers.RepeatedCompositeFieldContainer[DeviceSelector]
-    def __init__(self, name: _Optional[str] = ..., device_class_name: _Optional[str] = ..., selectors: _Optional[_Iterable[_Union[DeviceSelector, _Mapping]]] = ..., allocation_mode: _Optional[_Union[DeviceAllocationMode, str]] = ..., count: _Optional[int] = ...) -> None: ...
+    tolerations: _containers.RepeatedCompositeFieldContainer[DeviceToleration]
+    def __init__(self, name: _Optional[str] = ..., device_class_name: _Optional[str] = ..., selectors: _Optional[_Iterable[_Union[DeviceSelector, _Mapping]]] = ..., allocation_mode: _Optional[_Union[DeviceAllocationMode, str]] = ..., count: _Optional[int] = ..., tolerations: _Optional[_Iterable[_Union[DeviceToleration, _Mapping]]] = ...) -> None: ...
+
+class DeviceTaint(_message.Message):
+    __slots__ = ["effect", "key", "time_added", "value"]
+    EFFECT_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    TIME_ADDED_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    effect: DeviceTaintEffect
+    key: str
+    time_added: _timestamp_pb2.Timestamp
+    value: str
+    def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ..., effect: _Optional[_Union[DeviceTaintEffect, str]] = ..., time_added: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class DeviceTaintRule(_message.Message):
+    __slots__ = ["device_selector", "name", "taint"]
+    DEVICE_SELECTOR_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TAINT_FIELD_NUMBER: _ClassVar[int]
+    device_selector: DeviceTaintSelector
+    name: str
+    taint: DeviceTaint
+    def __init__(self, name: _Optional[str] = ..., device_selector: _Optional[_Union[DeviceTaintSelector, _Mapping]] = ..., taint: _Optional[_Union[DeviceTaint, _Mapping]] = ...) -> None: ...
+
+class DeviceTaintSelector(_message.Message):
+    __slots__ = ["device", "driver", "pool"]
+    DEVICE_FIELD_NUMBER: _ClassVar[int]
+    DRIVER_FIELD_NUMBER: _ClassVar[int]
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    device: str
+    driver: str
+    pool: str
+    def __init__(self, driver: _Optional[str] = ..., pool: _Optional[str] = ..., device: _Optional[str] = ...) -> None: ...
+
+class DeviceToleration(_message.Message):
+    __slots__ = ["effect", "key", "operator", "toleration_seconds", "value"]
+    EFFECT_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    TOLERATION_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    effect: DeviceTaintEffect
+    key: str
+    operator: DeviceTolerationOperator
+    toleration_seconds: int
+    value: str
+    def __init__(self, key: _Optional[str] = ..., operator: _Optional[_Union[DeviceTolerationOperator, str]] = ..., value: _Optional[str] = ..., effect: _Optional[_Union[DeviceTaintEffect, str]] = ..., toleration_seconds: _Optional[int] = ...) -> None: ...
 
 class ExactDeviceRequest(_message.Message):
-    __slots__ = ["admin_access", "allocation_mode", "count", "device_class_name", "selectors"]
+    __slots__ = ["admin_access", "allocation_mode", "count", "device_class_name", "selectors", "tolerations"]
     ADMIN_ACCESS_FIELD_NUMBER: _ClassVar[int]
     ALLOCATION_MODE_FIELD_NUMBER: _ClassVar[int]
     COUNT_FIELD_NUMBER: _ClassVar[int]
     DEVICE_CLASS_NAME_FIELD_NUMBER: _ClassVar[int]
     SELECTORS_FIELD_NUMBER: _ClassVar[int]
+    TOLERATIONS_FIELD_NUMBER: _ClassVar[int]
     admin_access: bool
     allocation_mode: DeviceAllocationMode
     count: int
     device_class_name: str
     selectors: _containers.RepeatedCompositeFieldContainer[DeviceSelector]
-    def __init__(self, device_class_name: _Optional[str] = ..., selectors: _Optional[_Iterable[_Union[DeviceSelector, _Mapping]]] = ..., allocation_mode: _Optional[_Union[DeviceAllocationMode, str]] = ..., count: _Optional[int] = ..., admin_access: bool = ...) -> None: ...
+    tolerations: _containers.RepeatedCompositeFieldContainer[DeviceToleration]
+    def __init__(self, device_class_name: _Optional[str] = ..., selectors: _Optional[_Iterable[_Union[DeviceSelector, _Mapping]]] = ..., allocation_mode: _Optional[_Union[DeviceAllocationMode, str]] = ..., count: _Optional[int] = ..., admin_access: bool = ..., tolerations: _Optional[_Iterable[_Union[DeviceToleration, _Mapping]]] = ...) -> None: ...
 
 class PodResourceClaim(_message.Message):
     __slots__ = ["name", "resource_claim_name", "resource_claim_template_name"]
@@ -245,6 +305,12 @@ class ResourceSlice(_message.Message):
     node_selector: _selector_pb2.NodeSelector
     pool: ResourcePool
     def __init__(self, name: _Optional[str] = ..., driver: _Optional[str] = ..., pool: _Optional[_Union[ResourcePool, _Mapping]] = ..., node_name: _Optional[str] = ..., node_selector: _Optional[_Union[_selector_pb2.NodeSelector, _Mapping]] = ..., all_nodes: bool = ..., devices: _Optional[_Iterable[_Union[Device, _Mapping]]] = ...) -> None: ...
+
+class DeviceTaintEffect(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class DeviceTolerationOperator(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
 
 class DeviceAllocationMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

@@ -15,6 +15,7 @@ OBJECT_KIND_CSI_DRIVER: ObjectKind
 OBJECT_KIND_CSI_NODE: ObjectKind
 OBJECT_KIND_CSI_STORAGE_CAPACITY: ObjectKind
 OBJECT_KIND_DEVICE_CLASS: ObjectKind
+OBJECT_KIND_DEVICE_TAINT_RULE: ObjectKind
 OBJECT_KIND_NAMESPACE: ObjectKind
 OBJECT_KIND_NODE: ObjectKind
 OBJECT_KIND_PERSISTENT_VOLUME: ObjectKind
@@ -30,11 +31,12 @@ OBJECT_KIND_STORAGE_CLASS: ObjectKind
 OBJECT_KIND_UNSPECIFIED: ObjectKind
 
 class Object(_message.Message):
-    __slots__ = ["csi_driver", "csi_node", "csi_storage_capacity", "device_class", "namespace", "node", "persistent_volume", "persistent_volume_claim", "pod", "pod_disruption_budget", "pod_group", "priority_class", "resource_claim", "resource_claim_template", "resource_slice", "storage_class"]
+    __slots__ = ["csi_driver", "csi_node", "csi_storage_capacity", "device_class", "device_taint_rule", "namespace", "node", "persistent_volume", "persistent_volume_claim", "pod", "pod_disruption_budget", "pod_group", "priority_class", "resource_claim", "resource_claim_template", "resource_slice", "storage_class"]
     CSI_DRIVER_FIELD_NUMBER: _ClassVar[int]
     CSI_NODE_FIELD_NUMBER: _ClassVar[int]
     CSI_STORAGE_CAPACITY_FIELD_NUMBER: _ClassVar[int]
     DEVICE_CLASS_FIELD_NUMBER: _ClassVar[int]
+    DEVICE_TAINT_RULE_FIELD_NUMBER: _ClassVar[int]
     NAMESPACE_FIELD_NUMBER: _ClassVar[int]
     NODE_FIELD_NUMBER: _ClassVar[int]
     PERSISTENT_VOLUME_CLAIM_FIELD_NUMBER: _ClassVar[int]
@@ -51,6 +53,7 @@ class Object(_message.Message):
     csi_node: _volume_pb2.CSINode
     csi_storage_capacity: _volume_pb2.CSIStorageCapacity
     device_class: _device_pb2.DeviceClass
+    device_taint_rule: _device_pb2.DeviceTaintRule
     namespace: _namespace_pb2.Namespace
     node: _node_pb2.Node
     persistent_volume: _volume_pb2.PersistentVolume
@@ -63,7 +66,7 @@ class Object(_message.Message):
     resource_claim_template: _device_pb2.ResourceClaimTemplate
     resource_slice: _device_pb2.ResourceSlice
     storage_class: _volume_pb2.StorageClass
-    def __init__(self, node: _Optional[_Union[_node_pb2.Node, _Mapping]] = ..., pod: _Optional[_Union[_pod_pb2.Pod, _Mapping]] = ..., priority_class: _Optional[_Union[_policy_pb2.PriorityClass, _Mapping]] = ..., pod_disruption_budget: _Optional[_Union[_policy_pb2.PodDisruptionBudget, _Mapping]] = ..., namespace: _Optional[_Union[_namespace_pb2.Namespace, _Mapping]] = ..., pod_group: _Optional[_Union[_group_pb2.PodGroup, _Mapping]] = ..., device_class: _Optional[_Union[_device_pb2.DeviceClass, _Mapping]] = ..., resource_slice: _Optional[_Union[_device_pb2.ResourceSlice, _Mapping]] = ..., resource_claim: _Optional[_Union[_device_pb2.ResourceClaim, _Mapping]] = ..., resource_claim_template: _Optional[_Union[_device_pb2.ResourceClaimTemplate, _Mapping]] = ..., persistent_volume: _Optional[_Union[_volume_pb2.PersistentVolume, _Mapping]] = ..., persistent_volume_claim: _Optional[_Union[_volume_pb2.PersistentVolumeClaim, _Mapping]] = ..., storage_class: _Optional[_Union[_volume_pb2.StorageClass, _Mapping]] = ..., csi_node: _Optional[_Union[_volume_pb2.CSINode, _Mapping]] = ..., csi_driver: _Optional[_Union[_volume_pb2.CSIDriver, _Mapping]] = ..., csi_storage_capacity: _Optional[_Union[_volume_pb2.CSIStorageCapacity, _Mapping]] = ...) -> None: ...
+    def __init__(self, node: _Optional[_Union[_node_pb2.Node, _Mapping]] = ..., pod: _Optional[_Union[_pod_pb2.Pod, _Mapping]] = ..., priority_class: _Optional[_Union[_policy_pb2.PriorityClass, _Mapping]] = ..., pod_disruption_budget: _Optional[_Union[_policy_pb2.PodDisruptionBudget, _Mapping]] = ..., namespace: _Optional[_Union[_namespace_pb2.Namespace, _Mapping]] = ..., pod_group: _Optional[_Union[_group_pb2.PodGroup, _Mapping]] = ..., device_class: _Optional[_Union[_device_pb2.DeviceClass, _Mapping]] = ..., resource_slice: _Optional[_Union[_device_pb2.ResourceSlice, _Mapping]] = ..., resource_claim: _Optional[_Union[_device_pb2.ResourceClaim, _Mapping]] = ..., resource_claim_template: _Optional[_Union[_device_pb2.ResourceClaimTemplate, _Mapping]] = ..., device_taint_rule: _Optional[_Union[_device_pb2.DeviceTaintRule, _Mapping]] = ..., persistent_volume: _Optional[_Union[_volume_pb2.PersistentVolume, _Mapping]] = ..., persistent_volume_claim: _Optional[_Union[_volume_pb2.PersistentVolumeClaim, _Mapping]] = ..., storage_class: _Optional[_Union[_volume_pb2.StorageClass, _Mapping]] = ..., csi_node: _Optional[_Union[_volume_pb2.CSINode, _Mapping]] = ..., csi_driver: _Optional[_Union[_volume_pb2.CSIDriver, _Mapping]] = ..., csi_storage_capacity: _Optional[_Union[_volume_pb2.CSIStorageCapacity, _Mapping]] = ...) -> None: ...
 
 class ObjectRef(_message.Message):
     __slots__ = ["kind", "name", "namespace", "uid"]

@@ -871,7 +871,8 @@ export interface ServerInfoResponse {
 export interface ListDeviceObjectsRequest {
   /**
    * OBJECT_KIND_DEVICE_CLASS, OBJECT_KIND_RESOURCE_SLICE,
-   * OBJECT_KIND_RESOURCE_CLAIM or OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE.
+   * OBJECT_KIND_RESOURCE_CLAIM, OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE or
+   * OBJECT_KIND_DEVICE_TAINT_RULE.
    */
   kind: ObjectKind;
   /** Claims and templates: only those of this namespace; empty for all. */

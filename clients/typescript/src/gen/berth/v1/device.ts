@@ -6,11 +6,119 @@
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
+import { Timestamp } from "../../google/protobuf/timestamp.js";
 import { NodeSelector } from "./selector.js";
 
 export const protobufPackage = "berth.v1";
 
 export const protobufFileName = "berth/v1/device.proto";
+
+/**
+ * DeviceTaintEffect is what a device taint does to requests that do not
+ * tolerate it.
+ */
+export enum DeviceTaintEffect {
+  /**
+   * DEVICE_TAINT_EFFECT_UNSPECIFIED - Not set. Invalid on a DeviceTaint; on a DeviceToleration it means
+   * every effect.
+   */
+  DEVICE_TAINT_EFFECT_UNSPECIFIED = 0,
+  /** DEVICE_TAINT_EFFECT_NONE - Informs only: the device is allocated as if untainted. */
+  DEVICE_TAINT_EFFECT_NONE = 1,
+  /**
+   * DEVICE_TAINT_EFFECT_NO_SCHEDULE - The device is not allocated to requests that do not tolerate the
+   * taint.
+   */
+  DEVICE_TAINT_EFFECT_NO_SCHEDULE = 2,
+  /**
+   * DEVICE_TAINT_EFFECT_NO_EXECUTE - Like NO_SCHEDULE for allocation. In Kubernetes it also evicts the
+   * pods using the device; Berth runs no such controller, so a
+   * DeviceTaintRule with this effect is refused (a driver's taint in a
+   * ResourceSlice keeps the device from new allocations only).
+   */
+  DEVICE_TAINT_EFFECT_NO_EXECUTE = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function deviceTaintEffectFromJSON(object: any): DeviceTaintEffect {
+  switch (object) {
+    case 0:
+    case "DEVICE_TAINT_EFFECT_UNSPECIFIED":
+      return DeviceTaintEffect.DEVICE_TAINT_EFFECT_UNSPECIFIED;
+    case 1:
+    case "DEVICE_TAINT_EFFECT_NONE":
+      return DeviceTaintEffect.DEVICE_TAINT_EFFECT_NONE;
+    case 2:
+    case "DEVICE_TAINT_EFFECT_NO_SCHEDULE":
+      return DeviceTaintEffect.DEVICE_TAINT_EFFECT_NO_SCHEDULE;
+    case 3:
+    case "DEVICE_TAINT_EFFECT_NO_EXECUTE":
+      return DeviceTaintEffect.DEVICE_TAINT_EFFECT_NO_EXECUTE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return DeviceTaintEffect.UNRECOGNIZED;
+  }
+}
+
+export function deviceTaintEffectToJSON(object: DeviceTaintEffect): string {
+  switch (object) {
+    case DeviceTaintEffect.DEVICE_TAINT_EFFECT_UNSPECIFIED:
+      return "DEVICE_TAINT_EFFECT_UNSPECIFIED";
+    case DeviceTaintEffect.DEVICE_TAINT_EFFECT_NONE:
+      return "DEVICE_TAINT_EFFECT_NONE";
+    case DeviceTaintEffect.DEVICE_TAINT_EFFECT_NO_SCHEDULE:
+      return "DEVICE_TAINT_EFFECT_NO_SCHEDULE";
+    case DeviceTaintEffect.DEVICE_TAINT_EFFECT_NO_EXECUTE:
+      return "DEVICE_TAINT_EFFECT_NO_EXECUTE";
+    case DeviceTaintEffect.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** DeviceTolerationOperator is how a DeviceToleration compares values. */
+export enum DeviceTolerationOperator {
+  /** DEVICE_TOLERATION_OPERATOR_UNSPECIFIED - Not set; treated as EQUAL. */
+  DEVICE_TOLERATION_OPERATOR_UNSPECIFIED = 0,
+  /** DEVICE_TOLERATION_OPERATOR_EQUAL - The taint's value equals the toleration's value. */
+  DEVICE_TOLERATION_OPERATOR_EQUAL = 1,
+  /** DEVICE_TOLERATION_OPERATOR_EXISTS - Any value; the toleration's value must be empty. */
+  DEVICE_TOLERATION_OPERATOR_EXISTS = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function deviceTolerationOperatorFromJSON(object: any): DeviceTolerationOperator {
+  switch (object) {
+    case 0:
+    case "DEVICE_TOLERATION_OPERATOR_UNSPECIFIED":
+      return DeviceTolerationOperator.DEVICE_TOLERATION_OPERATOR_UNSPECIFIED;
+    case 1:
+    case "DEVICE_TOLERATION_OPERATOR_EQUAL":
+      return DeviceTolerationOperator.DEVICE_TOLERATION_OPERATOR_EQUAL;
+    case 2:
+    case "DEVICE_TOLERATION_OPERATOR_EXISTS":
+      return DeviceTolerationOperator.DEVICE_TOLERATION_OPERATOR_EXISTS;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return DeviceTolerationOperator.UNRECOGNIZED;
+  }
+}
+
+export function deviceTolerationOperatorToJSON(object: DeviceTolerationOperator): string {
+  switch (object) {
+    case DeviceTolerationOperator.DEVICE_TOLERATION_OPERATOR_UNSPECIFIED:
+      return "DEVICE_TOLERATION_OPERATOR_UNSPECIFIED";
+    case DeviceTolerationOperator.DEVICE_TOLERATION_OPERATOR_EQUAL:
+      return "DEVICE_TOLERATION_OPERATOR_EQUAL";
+    case DeviceTolerationOperator.DEVICE_TOLERATION_OPERATOR_EXISTS:
+      return "DEVICE_TOLERATION_OPERATOR_EXISTS";
+    case DeviceTolerationOperator.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
 
 /** DeviceAllocationMode says how many devices a request asks for. */
 export enum DeviceAllocationMode {
@@ -135,6 +243,12 @@ export interface Device {
   attributes: { [key: string]: DeviceAttribute };
   /** Capacities by qualified name, as Kubernetes quantities ("80Gi"). */
   capacity: { [key: string]: string };
+  /**
+   * Taints the driver puts on the device; at most 16. A device with a
+   * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+   * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+   */
+  taints: DeviceTaint[];
 }
 
 export interface Device_AttributesEntry {
@@ -145,6 +259,85 @@ export interface Device_AttributesEntry {
 export interface Device_CapacityEntry {
   key: string;
   value: string;
+}
+
+/** DeviceTaint is a taint of a device (Kubernetes' DeviceTaint). */
+export interface DeviceTaint {
+  /** Required, a label key. */
+  key: string;
+  /** A label value; may be empty. */
+  value: string;
+  /** What the taint does. Required. */
+  effect: DeviceTaintEffect;
+  /**
+   * When the taint was added; kept for fidelity, placement does not read
+   * it.
+   */
+  timeAdded?: Timestamp | undefined;
+}
+
+/**
+ * DeviceToleration lets a request be allocated devices with a matching
+ * taint (Kubernetes' DeviceToleration).
+ */
+export interface DeviceToleration {
+  /**
+   * Taint key the toleration matches, a label key. Empty with operator
+   * EXISTS matches every key.
+   */
+  key: string;
+  /** How value is compared with the taint's value; unspecified means EQUAL. */
+  operator: DeviceTolerationOperator;
+  /** Value the taint must have with EQUAL; must be empty with EXISTS. */
+  value: string;
+  /** Taint effect matched; unspecified matches every effect. */
+  effect: DeviceTaintEffect;
+  /**
+   * For NO_EXECUTE: how long, in seconds, the claim may keep the device
+   * after the taint appears; unset means forever. Kept for fidelity;
+   * allocation does not read it.
+   */
+  tolerationSeconds?: number | undefined;
+}
+
+/**
+ * DeviceTaintRule puts a taint on every device its selector matches, as
+ * if the driver had written it in the device's ResourceSlice (Kubernetes'
+ * resource.k8s.io/v1 DeviceTaintRule, gate DRADeviceTaintRules).
+ * Cluster-scoped, identified by name. Refused when the gate is off.
+ */
+export interface DeviceTaintRule {
+  /** Name of the rule. Required, a DNS subdomain. */
+  name: string;
+  /**
+   * The devices tainted; unset matches none, an empty selector every
+   * device.
+   */
+  deviceSelector?:
+    | DeviceTaintSelector
+    | undefined;
+  /**
+   * The taint. Its effect may not be NO_EXECUTE (Berth evicts nothing
+   * for devices).
+   */
+  taint?: DeviceTaint | undefined;
+}
+
+/**
+ * DeviceTaintSelector selects devices by driver, pool and name; each
+ * field left unset matches any.
+ */
+export interface DeviceTaintSelector {
+  /** The driver, a DNS subdomain. */
+  driver?:
+    | string
+    | undefined;
+  /** The pool, DNS subdomains joined by "/". */
+  pool?:
+    | string
+    | undefined;
+  /** The device's name, a DNS label (within the driver and pool matched). */
+  device?: string | undefined;
 }
 
 /** DeviceAttribute is a typed value; exactly one is set. */
@@ -226,6 +419,8 @@ export interface ExactDeviceRequest {
    * count as in use.
    */
   adminAccess: boolean;
+  /** Tolerations of device taints; at most 16. */
+  tolerations: DeviceToleration[];
 }
 
 /** DeviceSubRequest is one alternative of a first_available request. */
@@ -240,6 +435,8 @@ export interface DeviceSubRequest {
   allocationMode: DeviceAllocationMode;
   /** The number of devices for EXACT_COUNT (default 1); unset for ALL. */
   count: number;
+  /** Tolerations of device taints; at most 16. */
+  tolerations: DeviceToleration[];
 }
 
 /** DeviceConstraint constrains the devices of several requests. */
@@ -824,7 +1021,7 @@ export const ResourcePool: MessageFns<ResourcePool> = {
 };
 
 function createBaseDevice(): Device {
-  return { name: "", attributes: {}, capacity: {} };
+  return { name: "", attributes: {}, capacity: {}, taints: [] };
 }
 
 export const Device: MessageFns<Device> = {
@@ -838,6 +1035,9 @@ export const Device: MessageFns<Device> = {
     globalThis.Object.entries(message.capacity).forEach(([key, value]: [string, string]) => {
       Device_CapacityEntry.encode({ key: key as any, value }, writer.uint32(26).fork()).join();
     });
+    for (const v of message.taints) {
+      DeviceTaint.encode(v!, writer.uint32(34).fork()).join();
+    }
     return writer;
   },
 
@@ -884,6 +1084,14 @@ export const Device: MessageFns<Device> = {
             }
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.taints.push(DeviceTaint.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -927,6 +1135,7 @@ export const Device: MessageFns<Device> = {
           {},
         )
         : {},
+      taints: globalThis.Array.isArray(object?.taints) ? object.taints.map((e: any) => DeviceTaint.fromJSON(e)) : [],
     };
   },
 
@@ -952,6 +1161,9 @@ export const Device: MessageFns<Device> = {
           obj.capacity[k] = v;
         });
       }
+    }
+    if (message.taints?.length) {
+      obj.taints = message.taints.map((e) => DeviceTaint.toJSON(e));
     }
     return obj;
   },
@@ -980,6 +1192,7 @@ export const Device: MessageFns<Device> = {
       },
       {},
     );
+    message.taints = object.taints?.map((e) => DeviceTaint.fromPartial(e)) || [];
     return message;
   },
 };
@@ -1152,6 +1365,476 @@ export const Device_CapacityEntry: MessageFns<Device_CapacityEntry> = {
     const message = createBaseDevice_CapacityEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseDeviceTaint(): DeviceTaint {
+  return { key: "", value: "", effect: 0, timeAdded: undefined };
+}
+
+export const DeviceTaint: MessageFns<DeviceTaint> = {
+  encode(message: DeviceTaint, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    if (message.effect !== 0) {
+      writer.uint32(24).int32(message.effect);
+    }
+    if (message.timeAdded !== undefined) {
+      Timestamp.encode(message.timeAdded, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeviceTaint {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeviceTaint();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.effect = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.timeAdded = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeviceTaint {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+      effect: isSet(object.effect) ? deviceTaintEffectFromJSON(object.effect) : 0,
+      timeAdded: isSet(object.timeAdded)
+        ? fromJsonTimestamp(object.timeAdded)
+        : isSet(object.time_added)
+        ? fromJsonTimestamp(object.time_added)
+        : undefined,
+    };
+  },
+
+  toJSON(message: DeviceTaint): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    if (message.effect !== 0) {
+      obj.effect = deviceTaintEffectToJSON(message.effect);
+    }
+    if (message.timeAdded !== undefined) {
+      obj.timeAdded = fromTimestamp(message.timeAdded).toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeviceTaint>, I>>(base?: I): DeviceTaint {
+    return DeviceTaint.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeviceTaint>, I>>(object: I): DeviceTaint {
+    const message = createBaseDeviceTaint();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    message.effect = object.effect ?? 0;
+    message.timeAdded = (object.timeAdded !== undefined && object.timeAdded !== null)
+      ? Timestamp.fromPartial(object.timeAdded)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDeviceToleration(): DeviceToleration {
+  return { key: "", operator: 0, value: "", effect: 0, tolerationSeconds: undefined };
+}
+
+export const DeviceToleration: MessageFns<DeviceToleration> = {
+  encode(message: DeviceToleration, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.operator !== 0) {
+      writer.uint32(16).int32(message.operator);
+    }
+    if (message.value !== "") {
+      writer.uint32(26).string(message.value);
+    }
+    if (message.effect !== 0) {
+      writer.uint32(32).int32(message.effect);
+    }
+    if (message.tolerationSeconds !== undefined) {
+      writer.uint32(40).int64(message.tolerationSeconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeviceToleration {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeviceToleration();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.operator = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.effect = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.tolerationSeconds = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeviceToleration {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      operator: isSet(object.operator) ? deviceTolerationOperatorFromJSON(object.operator) : 0,
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+      effect: isSet(object.effect) ? deviceTaintEffectFromJSON(object.effect) : 0,
+      tolerationSeconds: isSet(object.tolerationSeconds)
+        ? globalThis.Number(object.tolerationSeconds)
+        : isSet(object.toleration_seconds)
+        ? globalThis.Number(object.toleration_seconds)
+        : undefined,
+    };
+  },
+
+  toJSON(message: DeviceToleration): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.operator !== 0) {
+      obj.operator = deviceTolerationOperatorToJSON(message.operator);
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    if (message.effect !== 0) {
+      obj.effect = deviceTaintEffectToJSON(message.effect);
+    }
+    if (message.tolerationSeconds !== undefined) {
+      obj.tolerationSeconds = Math.round(message.tolerationSeconds);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeviceToleration>, I>>(base?: I): DeviceToleration {
+    return DeviceToleration.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeviceToleration>, I>>(object: I): DeviceToleration {
+    const message = createBaseDeviceToleration();
+    message.key = object.key ?? "";
+    message.operator = object.operator ?? 0;
+    message.value = object.value ?? "";
+    message.effect = object.effect ?? 0;
+    message.tolerationSeconds = object.tolerationSeconds ?? undefined;
+    return message;
+  },
+};
+
+function createBaseDeviceTaintRule(): DeviceTaintRule {
+  return { name: "", deviceSelector: undefined, taint: undefined };
+}
+
+export const DeviceTaintRule: MessageFns<DeviceTaintRule> = {
+  encode(message: DeviceTaintRule, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.deviceSelector !== undefined) {
+      DeviceTaintSelector.encode(message.deviceSelector, writer.uint32(18).fork()).join();
+    }
+    if (message.taint !== undefined) {
+      DeviceTaint.encode(message.taint, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeviceTaintRule {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeviceTaintRule();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.deviceSelector = DeviceTaintSelector.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.taint = DeviceTaint.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeviceTaintRule {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      deviceSelector: isSet(object.deviceSelector)
+        ? DeviceTaintSelector.fromJSON(object.deviceSelector)
+        : isSet(object.device_selector)
+        ? DeviceTaintSelector.fromJSON(object.device_selector)
+        : undefined,
+      taint: isSet(object.taint) ? DeviceTaint.fromJSON(object.taint) : undefined,
+    };
+  },
+
+  toJSON(message: DeviceTaintRule): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.deviceSelector !== undefined) {
+      obj.deviceSelector = DeviceTaintSelector.toJSON(message.deviceSelector);
+    }
+    if (message.taint !== undefined) {
+      obj.taint = DeviceTaint.toJSON(message.taint);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeviceTaintRule>, I>>(base?: I): DeviceTaintRule {
+    return DeviceTaintRule.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeviceTaintRule>, I>>(object: I): DeviceTaintRule {
+    const message = createBaseDeviceTaintRule();
+    message.name = object.name ?? "";
+    message.deviceSelector = (object.deviceSelector !== undefined && object.deviceSelector !== null)
+      ? DeviceTaintSelector.fromPartial(object.deviceSelector)
+      : undefined;
+    message.taint = (object.taint !== undefined && object.taint !== null)
+      ? DeviceTaint.fromPartial(object.taint)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDeviceTaintSelector(): DeviceTaintSelector {
+  return { driver: undefined, pool: undefined, device: undefined };
+}
+
+export const DeviceTaintSelector: MessageFns<DeviceTaintSelector> = {
+  encode(message: DeviceTaintSelector, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.driver !== undefined) {
+      writer.uint32(10).string(message.driver);
+    }
+    if (message.pool !== undefined) {
+      writer.uint32(18).string(message.pool);
+    }
+    if (message.device !== undefined) {
+      writer.uint32(26).string(message.device);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeviceTaintSelector {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeviceTaintSelector();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.driver = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pool = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.device = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeviceTaintSelector {
+    return {
+      driver: isSet(object.driver) ? globalThis.String(object.driver) : undefined,
+      pool: isSet(object.pool) ? globalThis.String(object.pool) : undefined,
+      device: isSet(object.device) ? globalThis.String(object.device) : undefined,
+    };
+  },
+
+  toJSON(message: DeviceTaintSelector): unknown {
+    const obj: any = {};
+    if (message.driver !== undefined) {
+      obj.driver = message.driver;
+    }
+    if (message.pool !== undefined) {
+      obj.pool = message.pool;
+    }
+    if (message.device !== undefined) {
+      obj.device = message.device;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeviceTaintSelector>, I>>(base?: I): DeviceTaintSelector {
+    return DeviceTaintSelector.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeviceTaintSelector>, I>>(object: I): DeviceTaintSelector {
+    const message = createBaseDeviceTaintSelector();
+    message.driver = object.driver ?? undefined;
+    message.pool = object.pool ?? undefined;
+    message.device = object.device ?? undefined;
     return message;
   },
 };
@@ -1633,7 +2316,7 @@ export const DeviceRequest: MessageFns<DeviceRequest> = {
 };
 
 function createBaseExactDeviceRequest(): ExactDeviceRequest {
-  return { deviceClassName: "", selectors: [], allocationMode: 0, count: 0, adminAccess: false };
+  return { deviceClassName: "", selectors: [], allocationMode: 0, count: 0, adminAccess: false, tolerations: [] };
 }
 
 export const ExactDeviceRequest: MessageFns<ExactDeviceRequest> = {
@@ -1652,6 +2335,9 @@ export const ExactDeviceRequest: MessageFns<ExactDeviceRequest> = {
     }
     if (message.adminAccess !== false) {
       writer.uint32(40).bool(message.adminAccess);
+    }
+    for (const v of message.tolerations) {
+      DeviceToleration.encode(v!, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -1709,6 +2395,14 @@ export const ExactDeviceRequest: MessageFns<ExactDeviceRequest> = {
             message.adminAccess = reader.bool();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.tolerations.push(DeviceToleration.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1742,6 +2436,9 @@ export const ExactDeviceRequest: MessageFns<ExactDeviceRequest> = {
         : isSet(object.admin_access)
         ? globalThis.Boolean(object.admin_access)
         : false,
+      tolerations: globalThis.Array.isArray(object?.tolerations)
+        ? object.tolerations.map((e: any) => DeviceToleration.fromJSON(e))
+        : [],
     };
   },
 
@@ -1762,6 +2459,9 @@ export const ExactDeviceRequest: MessageFns<ExactDeviceRequest> = {
     if (message.adminAccess !== false) {
       obj.adminAccess = message.adminAccess;
     }
+    if (message.tolerations?.length) {
+      obj.tolerations = message.tolerations.map((e) => DeviceToleration.toJSON(e));
+    }
     return obj;
   },
 
@@ -1775,12 +2475,13 @@ export const ExactDeviceRequest: MessageFns<ExactDeviceRequest> = {
     message.allocationMode = object.allocationMode ?? 0;
     message.count = object.count ?? 0;
     message.adminAccess = object.adminAccess ?? false;
+    message.tolerations = object.tolerations?.map((e) => DeviceToleration.fromPartial(e)) || [];
     return message;
   },
 };
 
 function createBaseDeviceSubRequest(): DeviceSubRequest {
-  return { name: "", deviceClassName: "", selectors: [], allocationMode: 0, count: 0 };
+  return { name: "", deviceClassName: "", selectors: [], allocationMode: 0, count: 0, tolerations: [] };
 }
 
 export const DeviceSubRequest: MessageFns<DeviceSubRequest> = {
@@ -1799,6 +2500,9 @@ export const DeviceSubRequest: MessageFns<DeviceSubRequest> = {
     }
     if (message.count !== 0) {
       writer.uint32(40).int64(message.count);
+    }
+    for (const v of message.tolerations) {
+      DeviceToleration.encode(v!, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -1856,6 +2560,14 @@ export const DeviceSubRequest: MessageFns<DeviceSubRequest> = {
             message.count = longToNumber(reader.int64());
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.tolerations.push(DeviceToleration.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1885,6 +2597,9 @@ export const DeviceSubRequest: MessageFns<DeviceSubRequest> = {
         ? deviceAllocationModeFromJSON(object.allocation_mode)
         : 0,
       count: isSet(object.count) ? globalThis.Number(object.count) : 0,
+      tolerations: globalThis.Array.isArray(object?.tolerations)
+        ? object.tolerations.map((e: any) => DeviceToleration.fromJSON(e))
+        : [],
     };
   },
 
@@ -1905,6 +2620,9 @@ export const DeviceSubRequest: MessageFns<DeviceSubRequest> = {
     if (message.count !== 0) {
       obj.count = Math.round(message.count);
     }
+    if (message.tolerations?.length) {
+      obj.tolerations = message.tolerations.map((e) => DeviceToleration.toJSON(e));
+    }
     return obj;
   },
 
@@ -1918,6 +2636,7 @@ export const DeviceSubRequest: MessageFns<DeviceSubRequest> = {
     message.selectors = object.selectors?.map((e) => DeviceSelector.fromPartial(e)) || [];
     message.allocationMode = object.allocationMode ?? 0;
     message.count = object.count ?? 0;
+    message.tolerations = object.tolerations?.map((e) => DeviceToleration.fromPartial(e)) || [];
     return message;
   },
 };
@@ -2957,6 +3676,39 @@ export type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
+
+const timestampFractionRegex = /:\d{2}\.\d+/;
+
+function fromJsonTimestamp(o: any): Timestamp {
+  if (o instanceof globalThis.Date) {
+    return toTimestamp(o);
+  } else if (typeof o === "string") {
+    // Date only keeps milliseconds, and parses longer fractions in an engine-specific way,
+    // so parse the fractional seconds ourselves and give Date only the whole seconds
+    const fraction = timestampFractionRegex.exec(o);
+    if (fraction === null) {
+      return toTimestamp(new globalThis.Date(o));
+    }
+    const fractionNanos = Number(fraction[0].slice(4, 13).padEnd(9, "0"));
+    const wholeSeconds = new globalThis.Date(o.replace(fraction[0], fraction[0].slice(0, 3)));
+    const timestamp = toTimestamp(new globalThis.Date(wholeSeconds.getTime() + Math.trunc(fractionNanos / 1_000_000)));
+    return { ...timestamp, nanos: (timestamp.nanos ?? 0) + (fractionNanos % 1_000_000) };
+  } else {
+    return Timestamp.fromJSON(o);
+  }
+}
 
 function longToNumber(int64: { toString(): string }): number {
   const num = globalThis.Number(int64.toString());

@@ -6,7 +6,7 @@
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
-import { DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from "./device.js";
+import { DeviceClass, DeviceTaintRule, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from "./device.js";
 import { PodGroup } from "./group.js";
 import { Namespace } from "./namespace.js";
 import { Node } from "./node.js";
@@ -49,6 +49,8 @@ export enum ObjectKind {
   OBJECT_KIND_RESOURCE_CLAIM = 22,
   /** OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE - ResourceClaimTemplate. */
   OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE = 23,
+  /** OBJECT_KIND_DEVICE_TAINT_RULE - DeviceTaintRule. */
+  OBJECT_KIND_DEVICE_TAINT_RULE = 24,
   /** OBJECT_KIND_PERSISTENT_VOLUME - PersistentVolume. */
   OBJECT_KIND_PERSISTENT_VOLUME = 30,
   /** OBJECT_KIND_PERSISTENT_VOLUME_CLAIM - PersistentVolumeClaim. */
@@ -99,6 +101,9 @@ export function objectKindFromJSON(object: any): ObjectKind {
     case 23:
     case "OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE":
       return ObjectKind.OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE;
+    case 24:
+    case "OBJECT_KIND_DEVICE_TAINT_RULE":
+      return ObjectKind.OBJECT_KIND_DEVICE_TAINT_RULE;
     case 30:
     case "OBJECT_KIND_PERSISTENT_VOLUME":
       return ObjectKind.OBJECT_KIND_PERSISTENT_VOLUME;
@@ -148,6 +153,8 @@ export function objectKindToJSON(object: ObjectKind): string {
       return "OBJECT_KIND_RESOURCE_CLAIM";
     case ObjectKind.OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE:
       return "OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE";
+    case ObjectKind.OBJECT_KIND_DEVICE_TAINT_RULE:
+      return "OBJECT_KIND_DEVICE_TAINT_RULE";
     case ObjectKind.OBJECT_KIND_PERSISTENT_VOLUME:
       return "OBJECT_KIND_PERSISTENT_VOLUME";
     case ObjectKind.OBJECT_KIND_PERSISTENT_VOLUME_CLAIM:
@@ -203,6 +210,9 @@ export interface Object {
     | //
     /** A resource claim template, identified by namespace and name. */
     { $case: "resourceClaimTemplate"; value: ResourceClaimTemplate }
+    | //
+    /** A device taint rule, identified by name. */
+    { $case: "deviceTaintRule"; value: DeviceTaintRule }
     | //
     /**
      * Persistent storage (volume.proto), numbered from 30. A persistent
@@ -295,6 +305,9 @@ export const Object: MessageFns<Object> = {
         break;
       case "resourceClaimTemplate":
         ResourceClaimTemplate.encode(message.kind.value, writer.uint32(186).fork()).join();
+        break;
+      case "deviceTaintRule":
+        DeviceTaintRule.encode(message.kind.value, writer.uint32(194).fork()).join();
         break;
       case "persistentVolume":
         PersistentVolume.encode(message.kind.value, writer.uint32(242).fork()).join();
@@ -414,6 +427,14 @@ export const Object: MessageFns<Object> = {
             };
             continue;
           }
+          case 24: {
+            if (tag !== 194) {
+              break;
+            }
+
+            message.kind = { $case: "deviceTaintRule", value: DeviceTaintRule.decode(reader, reader.uint32()) };
+            continue;
+          }
           case 30: {
             if (tag !== 242) {
               break;
@@ -513,6 +534,10 @@ export const Object: MessageFns<Object> = {
         ? { $case: "resourceClaimTemplate", value: ResourceClaimTemplate.fromJSON(object.resourceClaimTemplate) }
         : isSet(object.resource_claim_template)
         ? { $case: "resourceClaimTemplate", value: ResourceClaimTemplate.fromJSON(object.resource_claim_template) }
+        : isSet(object.deviceTaintRule)
+        ? { $case: "deviceTaintRule", value: DeviceTaintRule.fromJSON(object.deviceTaintRule) }
+        : isSet(object.device_taint_rule)
+        ? { $case: "deviceTaintRule", value: DeviceTaintRule.fromJSON(object.device_taint_rule) }
         : isSet(object.persistentVolume)
         ? { $case: "persistentVolume", value: PersistentVolume.fromJSON(object.persistentVolume) }
         : isSet(object.persistent_volume)
@@ -563,6 +588,8 @@ export const Object: MessageFns<Object> = {
       obj.resourceClaim = ResourceClaim.toJSON(message.kind.value);
     } else if (message.kind?.$case === "resourceClaimTemplate") {
       obj.resourceClaimTemplate = ResourceClaimTemplate.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "deviceTaintRule") {
+      obj.deviceTaintRule = DeviceTaintRule.toJSON(message.kind.value);
     } else if (message.kind?.$case === "persistentVolume") {
       obj.persistentVolume = PersistentVolume.toJSON(message.kind.value);
     } else if (message.kind?.$case === "persistentVolumeClaim") {
@@ -645,6 +672,12 @@ export const Object: MessageFns<Object> = {
             $case: "resourceClaimTemplate",
             value: ResourceClaimTemplate.fromPartial(object.kind.value),
           };
+        }
+        break;
+      }
+      case "deviceTaintRule": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "deviceTaintRule", value: DeviceTaintRule.fromPartial(object.kind.value) };
         }
         break;
       }

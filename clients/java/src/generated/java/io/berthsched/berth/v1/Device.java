@@ -21,6 +21,7 @@ private static final long serialVersionUID = 0L;
   }
   private Device() {
     name_ = "";
+    taints_ = java.util.Collections.emptyList();
   }
 
   @java.lang.Override
@@ -307,6 +308,77 @@ java.lang.String defaultValue) {
     return map.get(key);
   }
 
+  public static final int TAINTS_FIELD_NUMBER = 4;
+  @SuppressWarnings("serial")
+  private java.util.List<io.berthsched.berth.v1.DeviceTaint> taints_;
+  /**
+   * <pre>
+   * Taints the driver puts on the device; at most 16. A device with a
+   * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+   * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<io.berthsched.berth.v1.DeviceTaint> getTaintsList() {
+    return taints_;
+  }
+  /**
+   * <pre>
+   * Taints the driver puts on the device; at most 16. A device with a
+   * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+   * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<? extends io.berthsched.berth.v1.DeviceTaintOrBuilder> 
+      getTaintsOrBuilderList() {
+    return taints_;
+  }
+  /**
+   * <pre>
+   * Taints the driver puts on the device; at most 16. A device with a
+   * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+   * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+   */
+  @java.lang.Override
+  public int getTaintsCount() {
+    return taints_.size();
+  }
+  /**
+   * <pre>
+   * Taints the driver puts on the device; at most 16. A device with a
+   * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+   * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.DeviceTaint getTaints(int index) {
+    return taints_.get(index);
+  }
+  /**
+   * <pre>
+   * Taints the driver puts on the device; at most 16. A device with a
+   * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+   * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.DeviceTaintOrBuilder getTaintsOrBuilder(
+      int index) {
+    return taints_.get(index);
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -336,6 +408,9 @@ java.lang.String defaultValue) {
         internalGetCapacity(),
         CapacityDefaultEntryHolder.defaultEntry,
         3);
+    for (int i = 0; i < taints_.size(); i++) {
+      output.writeMessage(4, taints_.get(i));
+    }
     getUnknownFields().writeTo(output);
   }
 
@@ -368,6 +443,10 @@ java.lang.String defaultValue) {
       size += com.google.protobuf.CodedOutputStream
           .computeMessageSize(3, capacity__);
     }
+    for (int i = 0; i < taints_.size(); i++) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(4, taints_.get(i));
+    }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
     return size;
@@ -389,6 +468,8 @@ java.lang.String defaultValue) {
         other.internalGetAttributes())) return false;
     if (!internalGetCapacity().equals(
         other.internalGetCapacity())) return false;
+    if (!getTaintsList()
+        .equals(other.getTaintsList())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -409,6 +490,10 @@ java.lang.String defaultValue) {
     if (!internalGetCapacity().getMap().isEmpty()) {
       hash = (37 * hash) + CAPACITY_FIELD_NUMBER;
       hash = (53 * hash) + internalGetCapacity().hashCode();
+    }
+    if (getTaintsCount() > 0) {
+      hash = (37 * hash) + TAINTS_FIELD_NUMBER;
+      hash = (53 * hash) + getTaintsList().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -572,6 +657,13 @@ java.lang.String defaultValue) {
       name_ = "";
       internalGetMutableAttributes().clear();
       internalGetMutableCapacity().clear();
+      if (taintsBuilder_ == null) {
+        taints_ = java.util.Collections.emptyList();
+      } else {
+        taints_ = null;
+        taintsBuilder_.clear();
+      }
+      bitField0_ = (bitField0_ & ~0x00000008);
       return this;
     }
 
@@ -598,9 +690,22 @@ java.lang.String defaultValue) {
     @java.lang.Override
     public io.berthsched.berth.v1.Device buildPartial() {
       io.berthsched.berth.v1.Device result = new io.berthsched.berth.v1.Device(this);
+      buildPartialRepeatedFields(result);
       if (bitField0_ != 0) { buildPartial0(result); }
       onBuilt();
       return result;
+    }
+
+    private void buildPartialRepeatedFields(io.berthsched.berth.v1.Device result) {
+      if (taintsBuilder_ == null) {
+        if (((bitField0_ & 0x00000008) != 0)) {
+          taints_ = java.util.Collections.unmodifiableList(taints_);
+          bitField0_ = (bitField0_ & ~0x00000008);
+        }
+        result.taints_ = taints_;
+      } else {
+        result.taints_ = taintsBuilder_.build();
+      }
     }
 
     private void buildPartial0(io.berthsched.berth.v1.Device result) {
@@ -673,6 +778,32 @@ java.lang.String defaultValue) {
       internalGetMutableCapacity().mergeFrom(
           other.internalGetCapacity());
       bitField0_ |= 0x00000004;
+      if (taintsBuilder_ == null) {
+        if (!other.taints_.isEmpty()) {
+          if (taints_.isEmpty()) {
+            taints_ = other.taints_;
+            bitField0_ = (bitField0_ & ~0x00000008);
+          } else {
+            ensureTaintsIsMutable();
+            taints_.addAll(other.taints_);
+          }
+          onChanged();
+        }
+      } else {
+        if (!other.taints_.isEmpty()) {
+          if (taintsBuilder_.isEmpty()) {
+            taintsBuilder_.dispose();
+            taintsBuilder_ = null;
+            taints_ = other.taints_;
+            bitField0_ = (bitField0_ & ~0x00000008);
+            taintsBuilder_ = 
+              com.google.protobuf.GeneratedMessageV3.alwaysUseFieldBuilders ?
+                 getTaintsFieldBuilder() : null;
+          } else {
+            taintsBuilder_.addAllMessages(other.taints_);
+          }
+        }
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -722,6 +853,19 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00000004;
               break;
             } // case 26
+            case 34: {
+              io.berthsched.berth.v1.DeviceTaint m =
+                  input.readMessage(
+                      io.berthsched.berth.v1.DeviceTaint.parser(),
+                      extensionRegistry);
+              if (taintsBuilder_ == null) {
+                ensureTaintsIsMutable();
+                taints_.add(m);
+              } else {
+                taintsBuilder_.addMessage(m);
+              }
+              break;
+            } // case 34
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1153,6 +1297,354 @@ java.lang.String defaultValue) {
           .putAll(values);
       bitField0_ |= 0x00000004;
       return this;
+    }
+
+    private java.util.List<io.berthsched.berth.v1.DeviceTaint> taints_ =
+      java.util.Collections.emptyList();
+    private void ensureTaintsIsMutable() {
+      if (!((bitField0_ & 0x00000008) != 0)) {
+        taints_ = new java.util.ArrayList<io.berthsched.berth.v1.DeviceTaint>(taints_);
+        bitField0_ |= 0x00000008;
+       }
+    }
+
+    private com.google.protobuf.RepeatedFieldBuilderV3<
+        io.berthsched.berth.v1.DeviceTaint, io.berthsched.berth.v1.DeviceTaint.Builder, io.berthsched.berth.v1.DeviceTaintOrBuilder> taintsBuilder_;
+
+    /**
+     * <pre>
+     * Taints the driver puts on the device; at most 16. A device with a
+     * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+     * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+     */
+    public java.util.List<io.berthsched.berth.v1.DeviceTaint> getTaintsList() {
+      if (taintsBuilder_ == null) {
+        return java.util.Collections.unmodifiableList(taints_);
+      } else {
+        return taintsBuilder_.getMessageList();
+      }
+    }
+    /**
+     * <pre>
+     * Taints the driver puts on the device; at most 16. A device with a
+     * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+     * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+     */
+    public int getTaintsCount() {
+      if (taintsBuilder_ == null) {
+        return taints_.size();
+      } else {
+        return taintsBuilder_.getCount();
+      }
+    }
+    /**
+     * <pre>
+     * Taints the driver puts on the device; at most 16. A device with a
+     * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+     * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+     */
+    public io.berthsched.berth.v1.DeviceTaint getTaints(int index) {
+      if (taintsBuilder_ == null) {
+        return taints_.get(index);
+      } else {
+        return taintsBuilder_.getMessage(index);
+      }
+    }
+    /**
+     * <pre>
+     * Taints the driver puts on the device; at most 16. A device with a
+     * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+     * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+     */
+    public Builder setTaints(
+        int index, io.berthsched.berth.v1.DeviceTaint value) {
+      if (taintsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureTaintsIsMutable();
+        taints_.set(index, value);
+        onChanged();
+      } else {
+        taintsBuilder_.setMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Taints the driver puts on the device; at most 16. A device with a
+     * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+     * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+     */
+    public Builder setTaints(
+        int index, io.berthsched.berth.v1.DeviceTaint.Builder builderForValue) {
+      if (taintsBuilder_ == null) {
+        ensureTaintsIsMutable();
+        taints_.set(index, builderForValue.build());
+        onChanged();
+      } else {
+        taintsBuilder_.setMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Taints the driver puts on the device; at most 16. A device with a
+     * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+     * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+     */
+    public Builder addTaints(io.berthsched.berth.v1.DeviceTaint value) {
+      if (taintsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureTaintsIsMutable();
+        taints_.add(value);
+        onChanged();
+      } else {
+        taintsBuilder_.addMessage(value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Taints the driver puts on the device; at most 16. A device with a
+     * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+     * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+     */
+    public Builder addTaints(
+        int index, io.berthsched.berth.v1.DeviceTaint value) {
+      if (taintsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureTaintsIsMutable();
+        taints_.add(index, value);
+        onChanged();
+      } else {
+        taintsBuilder_.addMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Taints the driver puts on the device; at most 16. A device with a
+     * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+     * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+     */
+    public Builder addTaints(
+        io.berthsched.berth.v1.DeviceTaint.Builder builderForValue) {
+      if (taintsBuilder_ == null) {
+        ensureTaintsIsMutable();
+        taints_.add(builderForValue.build());
+        onChanged();
+      } else {
+        taintsBuilder_.addMessage(builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Taints the driver puts on the device; at most 16. A device with a
+     * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+     * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+     */
+    public Builder addTaints(
+        int index, io.berthsched.berth.v1.DeviceTaint.Builder builderForValue) {
+      if (taintsBuilder_ == null) {
+        ensureTaintsIsMutable();
+        taints_.add(index, builderForValue.build());
+        onChanged();
+      } else {
+        taintsBuilder_.addMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Taints the driver puts on the device; at most 16. A device with a
+     * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+     * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+     */
+    public Builder addAllTaints(
+        java.lang.Iterable<? extends io.berthsched.berth.v1.DeviceTaint> values) {
+      if (taintsBuilder_ == null) {
+        ensureTaintsIsMutable();
+        com.google.protobuf.AbstractMessageLite.Builder.addAll(
+            values, taints_);
+        onChanged();
+      } else {
+        taintsBuilder_.addAllMessages(values);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Taints the driver puts on the device; at most 16. A device with a
+     * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+     * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+     */
+    public Builder clearTaints() {
+      if (taintsBuilder_ == null) {
+        taints_ = java.util.Collections.emptyList();
+        bitField0_ = (bitField0_ & ~0x00000008);
+        onChanged();
+      } else {
+        taintsBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Taints the driver puts on the device; at most 16. A device with a
+     * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+     * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+     */
+    public Builder removeTaints(int index) {
+      if (taintsBuilder_ == null) {
+        ensureTaintsIsMutable();
+        taints_.remove(index);
+        onChanged();
+      } else {
+        taintsBuilder_.remove(index);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Taints the driver puts on the device; at most 16. A device with a
+     * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+     * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+     */
+    public io.berthsched.berth.v1.DeviceTaint.Builder getTaintsBuilder(
+        int index) {
+      return getTaintsFieldBuilder().getBuilder(index);
+    }
+    /**
+     * <pre>
+     * Taints the driver puts on the device; at most 16. A device with a
+     * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+     * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+     */
+    public io.berthsched.berth.v1.DeviceTaintOrBuilder getTaintsOrBuilder(
+        int index) {
+      if (taintsBuilder_ == null) {
+        return taints_.get(index);  } else {
+        return taintsBuilder_.getMessageOrBuilder(index);
+      }
+    }
+    /**
+     * <pre>
+     * Taints the driver puts on the device; at most 16. A device with a
+     * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+     * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+     */
+    public java.util.List<? extends io.berthsched.berth.v1.DeviceTaintOrBuilder> 
+         getTaintsOrBuilderList() {
+      if (taintsBuilder_ != null) {
+        return taintsBuilder_.getMessageOrBuilderList();
+      } else {
+        return java.util.Collections.unmodifiableList(taints_);
+      }
+    }
+    /**
+     * <pre>
+     * Taints the driver puts on the device; at most 16. A device with a
+     * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+     * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+     */
+    public io.berthsched.berth.v1.DeviceTaint.Builder addTaintsBuilder() {
+      return getTaintsFieldBuilder().addBuilder(
+          io.berthsched.berth.v1.DeviceTaint.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * Taints the driver puts on the device; at most 16. A device with a
+     * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+     * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+     */
+    public io.berthsched.berth.v1.DeviceTaint.Builder addTaintsBuilder(
+        int index) {
+      return getTaintsFieldBuilder().addBuilder(
+          index, io.berthsched.berth.v1.DeviceTaint.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * Taints the driver puts on the device; at most 16. A device with a
+     * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+     * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+     */
+    public java.util.List<io.berthsched.berth.v1.DeviceTaint.Builder> 
+         getTaintsBuilderList() {
+      return getTaintsFieldBuilder().getBuilderList();
+    }
+    private com.google.protobuf.RepeatedFieldBuilderV3<
+        io.berthsched.berth.v1.DeviceTaint, io.berthsched.berth.v1.DeviceTaint.Builder, io.berthsched.berth.v1.DeviceTaintOrBuilder> 
+        getTaintsFieldBuilder() {
+      if (taintsBuilder_ == null) {
+        taintsBuilder_ = new com.google.protobuf.RepeatedFieldBuilderV3<
+            io.berthsched.berth.v1.DeviceTaint, io.berthsched.berth.v1.DeviceTaint.Builder, io.berthsched.berth.v1.DeviceTaintOrBuilder>(
+                taints_,
+                ((bitField0_ & 0x00000008) != 0),
+                getParentForChildren(),
+                isClean());
+        taints_ = null;
+      }
+      return taintsBuilder_;
     }
     @java.lang.Override
     public final Builder setUnknownFields(

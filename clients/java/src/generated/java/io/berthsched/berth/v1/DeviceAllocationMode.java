@@ -122,7 +122,7 @@ public enum DeviceAllocationMode
   }
   public static final com.google.protobuf.Descriptors.EnumDescriptor
       getDescriptor() {
-    return io.berthsched.berth.v1.DeviceProto.getDescriptor().getEnumTypes().get(0);
+    return io.berthsched.berth.v1.DeviceProto.getDescriptor().getEnumTypes().get(2);
   }
 
   private static final DeviceAllocationMode[] VALUES = values();

@@ -144,4 +144,58 @@ java.lang.String defaultValue);
    */
   java.lang.String getCapacityOrThrow(
       java.lang.String key);
+
+  /**
+   * <pre>
+   * Taints the driver puts on the device; at most 16. A device with a
+   * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+   * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+   */
+  java.util.List<io.berthsched.berth.v1.DeviceTaint> 
+      getTaintsList();
+  /**
+   * <pre>
+   * Taints the driver puts on the device; at most 16. A device with a
+   * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+   * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+   */
+  io.berthsched.berth.v1.DeviceTaint getTaints(int index);
+  /**
+   * <pre>
+   * Taints the driver puts on the device; at most 16. A device with a
+   * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+   * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+   */
+  int getTaintsCount();
+  /**
+   * <pre>
+   * Taints the driver puts on the device; at most 16. A device with a
+   * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+   * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+   */
+  java.util.List<? extends io.berthsched.berth.v1.DeviceTaintOrBuilder> 
+      getTaintsOrBuilderList();
+  /**
+   * <pre>
+   * Taints the driver puts on the device; at most 16. A device with a
+   * NO_SCHEDULE or NO_EXECUTE taint is allocated only to requests that
+   * tolerate it. DeviceTaintRules add theirs to these, unseen here.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.DeviceTaint taints = 4 [json_name = "taints"];</code>
+   */
+  io.berthsched.berth.v1.DeviceTaintOrBuilder getTaintsOrBuilder(
+      int index);
 }

@@ -50,6 +50,26 @@ public final class DeviceProto {
     com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
       internal_static_berth_v1_Device_CapacityEntry_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_berth_v1_DeviceTaint_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_berth_v1_DeviceTaint_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_berth_v1_DeviceToleration_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_berth_v1_DeviceToleration_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_berth_v1_DeviceTaintRule_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_berth_v1_DeviceTaintRule_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_berth_v1_DeviceTaintSelector_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_berth_v1_DeviceTaintSelector_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_berth_v1_DeviceAttribute_descriptor;
   static final 
     com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
@@ -134,55 +154,78 @@ public final class DeviceProto {
   static {
     java.lang.String[] descriptorData = {
       "\n\025berth/v1/device.proto\022\010berth.v1\032\027berth" +
-      "/v1/selector.proto\"Y\n\013DeviceClass\022\022\n\004nam" +
-      "e\030\001 \001(\tR\004name\0226\n\tselectors\030\002 \003(\0132\030.berth" +
-      ".v1.DeviceSelectorR\tselectors\"\"\n\016DeviceS" +
-      "elector\022\020\n\003cel\030\001 \001(\tR\003cel\"\212\002\n\rResourceSl" +
-      "ice\022\022\n\004name\030\001 \001(\tR\004name\022\026\n\006driver\030\002 \001(\tR" +
-      "\006driver\022*\n\004pool\030\003 \001(\0132\026.berth.v1.Resourc" +
-      "ePoolR\004pool\022\033\n\tnode_name\030\004 \001(\tR\010nodeName" +
-      "\022;\n\rnode_selector\030\005 \001(\0132\026.berth.v1.NodeS" +
-      "electorR\014nodeSelector\022\033\n\tall_nodes\030\006 \001(\010" +
-      "R\010allNodes\022*\n\007devices\030\007 \003(\0132\020.berth.v1.D" +
-      "eviceR\007devices\"t\n\014ResourcePool\022\022\n\004name\030\001" +
-      " \001(\tR\004name\022\036\n\ngeneration\030\002 \001(\003R\ngenerati" +
-      "on\0220\n\024resource_slice_count\030\003 \001(\003R\022resour" +
-      "ceSliceCount\"\261\002\n\006Device\022\022\n\004name\030\001 \001(\tR\004n" +
-      "ame\022@\n\nattributes\030\002 \003(\0132 .berth.v1.Devic" +
-      "e.AttributesEntryR\nattributes\022:\n\010capacit" +
-      "y\030\003 \003(\0132\036.berth.v1.Device.CapacityEntryR" +
-      "\010capacity\032X\n\017AttributesEntry\022\020\n\003key\030\001 \001(" +
+      "/v1/selector.proto\032\037google/protobuf/time" +
+      "stamp.proto\"Y\n\013DeviceClass\022\022\n\004name\030\001 \001(\t" +
+      "R\004name\0226\n\tselectors\030\002 \003(\0132\030.berth.v1.Dev" +
+      "iceSelectorR\tselectors\"\"\n\016DeviceSelector" +
+      "\022\020\n\003cel\030\001 \001(\tR\003cel\"\212\002\n\rResourceSlice\022\022\n\004" +
+      "name\030\001 \001(\tR\004name\022\026\n\006driver\030\002 \001(\tR\006driver" +
+      "\022*\n\004pool\030\003 \001(\0132\026.berth.v1.ResourcePoolR\004" +
+      "pool\022\033\n\tnode_name\030\004 \001(\tR\010nodeName\022;\n\rnod" +
+      "e_selector\030\005 \001(\0132\026.berth.v1.NodeSelector" +
+      "R\014nodeSelector\022\033\n\tall_nodes\030\006 \001(\010R\010allNo" +
+      "des\022*\n\007devices\030\007 \003(\0132\020.berth.v1.DeviceR\007" +
+      "devices\"t\n\014ResourcePool\022\022\n\004name\030\001 \001(\tR\004n" +
+      "ame\022\036\n\ngeneration\030\002 \001(\003R\ngeneration\0220\n\024r" +
+      "esource_slice_count\030\003 \001(\003R\022resourceSlice" +
+      "Count\"\340\002\n\006Device\022\022\n\004name\030\001 \001(\tR\004name\022@\n\n" +
+      "attributes\030\002 \003(\0132 .berth.v1.Device.Attri" +
+      "butesEntryR\nattributes\022:\n\010capacity\030\003 \003(\013" +
+      "2\036.berth.v1.Device.CapacityEntryR\010capaci" +
+      "ty\022-\n\006taints\030\004 \003(\0132\025.berth.v1.DeviceTain" +
+      "tR\006taints\032X\n\017AttributesEntry\022\020\n\003key\030\001 \001(" +
       "\tR\003key\022/\n\005value\030\002 \001(\0132\031.berth.v1.DeviceA" +
       "ttributeR\005value:\0028\001\032;\n\rCapacityEntry\022\020\n\003" +
       "key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001" +
-      "\"z\n\017DeviceAttribute\022\022\n\003int\030\001 \001(\003H\000R\003int\022" +
-      "\024\n\004bool\030\002 \001(\010H\000R\004bool\022\030\n\006string\030\003 \001(\tH\000R" +
-      "\006string\022\032\n\007version\030\004 \001(\tH\000R\007versionB\007\n\005v" +
-      "alue\"\273\001\n\rResourceClaim\022\034\n\tnamespace\030\001 \001(" +
-      "\tR\tnamespace\022\022\n\004name\030\002 \001(\tR\004name\022\020\n\003uid\030" +
-      "\003 \001(\tR\003uid\022/\n\004spec\030\004 \001(\0132\033.berth.v1.Reso" +
-      "urceClaimSpecR\004spec\0225\n\006status\030\005 \001(\0132\035.be" +
-      "rth.v1.ResourceClaimStatusR\006status\"\206\001\n\021R" +
-      "esourceClaimSpec\0223\n\010requests\030\001 \003(\0132\027.ber" +
-      "th.v1.DeviceRequestR\010requests\022<\n\013constra" +
-      "ints\030\002 \003(\0132\032.berth.v1.DeviceConstraintR\013" +
-      "constraints\"\240\001\n\rDeviceRequest\022\022\n\004name\030\001 " +
-      "\001(\tR\004name\0226\n\007exactly\030\002 \001(\0132\034.berth.v1.Ex" +
-      "actDeviceRequestR\007exactly\022C\n\017first_avail" +
-      "able\030\003 \003(\0132\032.berth.v1.DeviceSubRequestR\016" +
-      "firstAvailable\"\372\001\n\022ExactDeviceRequest\022*\n" +
-      "\021device_class_name\030\001 \001(\tR\017deviceClassNam" +
-      "e\0226\n\tselectors\030\002 \003(\0132\030.berth.v1.DeviceSe" +
-      "lectorR\tselectors\022G\n\017allocation_mode\030\003 \001" +
-      "(\0162\036.berth.v1.DeviceAllocationModeR\016allo" +
-      "cationMode\022\024\n\005count\030\004 \001(\003R\005count\022!\n\014admi" +
-      "n_access\030\005 \001(\010R\013adminAccess\"\351\001\n\020DeviceSu" +
-      "bRequest\022\022\n\004name\030\001 \001(\tR\004name\022*\n\021device_c" +
-      "lass_name\030\002 \001(\tR\017deviceClassName\0226\n\tsele" +
-      "ctors\030\003 \003(\0132\030.berth.v1.DeviceSelectorR\ts" +
-      "electors\022G\n\017allocation_mode\030\004 \001(\0162\036.bert" +
-      "h.v1.DeviceAllocationModeR\016allocationMod" +
-      "e\022\024\n\005count\030\005 \001(\003R\005count\"W\n\020DeviceConstra" +
+      "\"\245\001\n\013DeviceTaint\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005va" +
+      "lue\030\002 \001(\tR\005value\0223\n\006effect\030\003 \001(\0162\033.berth" +
+      ".v1.DeviceTaintEffectR\006effect\0229\n\ntime_ad" +
+      "ded\030\004 \001(\0132\032.google.protobuf.TimestampR\tt" +
+      "imeAdded\"\372\001\n\020DeviceToleration\022\020\n\003key\030\001 \001" +
+      "(\tR\003key\022>\n\010operator\030\002 \001(\0162\".berth.v1.Dev" +
+      "iceTolerationOperatorR\010operator\022\024\n\005value" +
+      "\030\003 \001(\tR\005value\0223\n\006effect\030\004 \001(\0162\033.berth.v1" +
+      ".DeviceTaintEffectR\006effect\0222\n\022toleration" +
+      "_seconds\030\005 \001(\003H\000R\021tolerationSeconds\210\001\001B\025" +
+      "\n\023_toleration_seconds\"\232\001\n\017DeviceTaintRul" +
+      "e\022\022\n\004name\030\001 \001(\tR\004name\022F\n\017device_selector" +
+      "\030\002 \001(\0132\035.berth.v1.DeviceTaintSelectorR\016d" +
+      "eviceSelector\022+\n\005taint\030\003 \001(\0132\025.berth.v1." +
+      "DeviceTaintR\005taint\"\207\001\n\023DeviceTaintSelect" +
+      "or\022\033\n\006driver\030\001 \001(\tH\000R\006driver\210\001\001\022\027\n\004pool\030" +
+      "\002 \001(\tH\001R\004pool\210\001\001\022\033\n\006device\030\003 \001(\tH\002R\006devi" +
+      "ce\210\001\001B\t\n\007_driverB\007\n\005_poolB\t\n\007_device\"z\n\017" +
+      "DeviceAttribute\022\022\n\003int\030\001 \001(\003H\000R\003int\022\024\n\004b" +
+      "ool\030\002 \001(\010H\000R\004bool\022\030\n\006string\030\003 \001(\tH\000R\006str" +
+      "ing\022\032\n\007version\030\004 \001(\tH\000R\007versionB\007\n\005value" +
+      "\"\273\001\n\rResourceClaim\022\034\n\tnamespace\030\001 \001(\tR\tn" +
+      "amespace\022\022\n\004name\030\002 \001(\tR\004name\022\020\n\003uid\030\003 \001(" +
+      "\tR\003uid\022/\n\004spec\030\004 \001(\0132\033.berth.v1.Resource" +
+      "ClaimSpecR\004spec\0225\n\006status\030\005 \001(\0132\035.berth." +
+      "v1.ResourceClaimStatusR\006status\"\206\001\n\021Resou" +
+      "rceClaimSpec\0223\n\010requests\030\001 \003(\0132\027.berth.v" +
+      "1.DeviceRequestR\010requests\022<\n\013constraints" +
+      "\030\002 \003(\0132\032.berth.v1.DeviceConstraintR\013cons" +
+      "traints\"\240\001\n\rDeviceRequest\022\022\n\004name\030\001 \001(\tR" +
+      "\004name\0226\n\007exactly\030\002 \001(\0132\034.berth.v1.ExactD" +
+      "eviceRequestR\007exactly\022C\n\017first_available" +
+      "\030\003 \003(\0132\032.berth.v1.DeviceSubRequestR\016firs" +
+      "tAvailable\"\270\002\n\022ExactDeviceRequest\022*\n\021dev" +
+      "ice_class_name\030\001 \001(\tR\017deviceClassName\0226\n" +
+      "\tselectors\030\002 \003(\0132\030.berth.v1.DeviceSelect" +
+      "orR\tselectors\022G\n\017allocation_mode\030\003 \001(\0162\036" +
+      ".berth.v1.DeviceAllocationModeR\016allocati" +
+      "onMode\022\024\n\005count\030\004 \001(\003R\005count\022!\n\014admin_ac" +
+      "cess\030\005 \001(\010R\013adminAccess\022<\n\013tolerations\030\006" +
+      " \003(\0132\032.berth.v1.DeviceTolerationR\013tolera" +
+      "tions\"\247\002\n\020DeviceSubRequest\022\022\n\004name\030\001 \001(\t" +
+      "R\004name\022*\n\021device_class_name\030\002 \001(\tR\017devic" +
+      "eClassName\0226\n\tselectors\030\003 \003(\0132\030.berth.v1" +
+      ".DeviceSelectorR\tselectors\022G\n\017allocation" +
+      "_mode\030\004 \001(\0162\036.berth.v1.DeviceAllocationM" +
+      "odeR\016allocationMode\022\024\n\005count\030\005 \001(\003R\005coun" +
+      "t\022<\n\013tolerations\030\006 \003(\0132\032.berth.v1.Device" +
+      "TolerationR\013tolerations\"W\n\020DeviceConstra" +
       "int\022\032\n\010requests\030\001 \003(\tR\010requests\022\'\n\017match" +
       "_attribute\030\002 \001(\tR\016matchAttribute\"\225\001\n\023Res" +
       "ourceClaimStatus\022:\n\nallocation\030\001 \001(\0132\032.b" +
@@ -216,20 +259,28 @@ public final class DeviceProto {
       "ame\022\020\n\003uid\030\003 \001(\tR\003uid\022:\n\nallocation\030\004 \001(" +
       "\0132\032.berth.v1.AllocationResultR\nallocatio" +
       "n\022\026\n\006reason\030\005 \001(\tR\006reason\022#\n\rclaim_delet" +
-      "ed\030\006 \001(\010R\014claimDeleted*\206\001\n\024DeviceAllocat" +
-      "ionMode\022&\n\"DEVICE_ALLOCATION_MODE_UNSPEC" +
-      "IFIED\020\000\022&\n\"DEVICE_ALLOCATION_MODE_EXACT_" +
-      "COUNT\020\001\022\036\n\032DEVICE_ALLOCATION_MODE_ALL\020\002B" +
-      "\230\001\n\026io.berthsched.berth.v1B\013DeviceProtoP" +
-      "\001Z0github.com/berthsched/berth/api/berth" +
-      "/v1;berthv1\242\002\003BXX\252\002\010Berth.V1\312\002\010Berth\\V1\342" +
-      "\002\024Berth\\V1\\GPBMetadata\352\002\tBerth::V1b\006prot" +
-      "o3"
+      "ed\030\006 \001(\010R\014claimDeleted*\237\001\n\021DeviceTaintEf" +
+      "fect\022#\n\037DEVICE_TAINT_EFFECT_UNSPECIFIED\020" +
+      "\000\022\034\n\030DEVICE_TAINT_EFFECT_NONE\020\001\022#\n\037DEVIC" +
+      "E_TAINT_EFFECT_NO_SCHEDULE\020\002\022\"\n\036DEVICE_T" +
+      "AINT_EFFECT_NO_EXECUTE\020\003*\223\001\n\030DeviceToler" +
+      "ationOperator\022*\n&DEVICE_TOLERATION_OPERA" +
+      "TOR_UNSPECIFIED\020\000\022$\n DEVICE_TOLERATION_O" +
+      "PERATOR_EQUAL\020\001\022%\n!DEVICE_TOLERATION_OPE" +
+      "RATOR_EXISTS\020\002*\206\001\n\024DeviceAllocationMode\022" +
+      "&\n\"DEVICE_ALLOCATION_MODE_UNSPECIFIED\020\000\022" +
+      "&\n\"DEVICE_ALLOCATION_MODE_EXACT_COUNT\020\001\022" +
+      "\036\n\032DEVICE_ALLOCATION_MODE_ALL\020\002B\230\001\n\026io.b" +
+      "erthsched.berth.v1B\013DeviceProtoP\001Z0githu" +
+      "b.com/berthsched/berth/api/berth/v1;bert" +
+      "hv1\242\002\003BXX\252\002\010Berth.V1\312\002\010Berth\\V1\342\002\024Berth\\" +
+      "V1\\GPBMetadata\352\002\tBerth::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
           io.berthsched.berth.v1.SelectorProto.getDescriptor(),
+          com.google.protobuf.TimestampProto.getDescriptor(),
         });
     internal_static_berth_v1_DeviceClass_descriptor =
       getDescriptor().getMessageTypes().get(0);
@@ -260,7 +311,7 @@ public final class DeviceProto {
     internal_static_berth_v1_Device_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_Device_descriptor,
-        new java.lang.String[] { "Name", "Attributes", "Capacity", });
+        new java.lang.String[] { "Name", "Attributes", "Capacity", "Taints", });
     internal_static_berth_v1_Device_AttributesEntry_descriptor =
       internal_static_berth_v1_Device_descriptor.getNestedTypes().get(0);
     internal_static_berth_v1_Device_AttributesEntry_fieldAccessorTable = new
@@ -273,97 +324,122 @@ public final class DeviceProto {
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_Device_CapacityEntry_descriptor,
         new java.lang.String[] { "Key", "Value", });
-    internal_static_berth_v1_DeviceAttribute_descriptor =
+    internal_static_berth_v1_DeviceTaint_descriptor =
       getDescriptor().getMessageTypes().get(5);
+    internal_static_berth_v1_DeviceTaint_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_berth_v1_DeviceTaint_descriptor,
+        new java.lang.String[] { "Key", "Value", "Effect", "TimeAdded", });
+    internal_static_berth_v1_DeviceToleration_descriptor =
+      getDescriptor().getMessageTypes().get(6);
+    internal_static_berth_v1_DeviceToleration_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_berth_v1_DeviceToleration_descriptor,
+        new java.lang.String[] { "Key", "Operator", "Value", "Effect", "TolerationSeconds", "TolerationSeconds", });
+    internal_static_berth_v1_DeviceTaintRule_descriptor =
+      getDescriptor().getMessageTypes().get(7);
+    internal_static_berth_v1_DeviceTaintRule_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_berth_v1_DeviceTaintRule_descriptor,
+        new java.lang.String[] { "Name", "DeviceSelector", "Taint", });
+    internal_static_berth_v1_DeviceTaintSelector_descriptor =
+      getDescriptor().getMessageTypes().get(8);
+    internal_static_berth_v1_DeviceTaintSelector_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_berth_v1_DeviceTaintSelector_descriptor,
+        new java.lang.String[] { "Driver", "Pool", "Device", "Driver", "Pool", "Device", });
+    internal_static_berth_v1_DeviceAttribute_descriptor =
+      getDescriptor().getMessageTypes().get(9);
     internal_static_berth_v1_DeviceAttribute_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_DeviceAttribute_descriptor,
         new java.lang.String[] { "Int", "Bool", "String", "Version", "Value", });
     internal_static_berth_v1_ResourceClaim_descriptor =
-      getDescriptor().getMessageTypes().get(6);
+      getDescriptor().getMessageTypes().get(10);
     internal_static_berth_v1_ResourceClaim_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_ResourceClaim_descriptor,
         new java.lang.String[] { "Namespace", "Name", "Uid", "Spec", "Status", });
     internal_static_berth_v1_ResourceClaimSpec_descriptor =
-      getDescriptor().getMessageTypes().get(7);
+      getDescriptor().getMessageTypes().get(11);
     internal_static_berth_v1_ResourceClaimSpec_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_ResourceClaimSpec_descriptor,
         new java.lang.String[] { "Requests", "Constraints", });
     internal_static_berth_v1_DeviceRequest_descriptor =
-      getDescriptor().getMessageTypes().get(8);
+      getDescriptor().getMessageTypes().get(12);
     internal_static_berth_v1_DeviceRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_DeviceRequest_descriptor,
         new java.lang.String[] { "Name", "Exactly", "FirstAvailable", });
     internal_static_berth_v1_ExactDeviceRequest_descriptor =
-      getDescriptor().getMessageTypes().get(9);
+      getDescriptor().getMessageTypes().get(13);
     internal_static_berth_v1_ExactDeviceRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_ExactDeviceRequest_descriptor,
-        new java.lang.String[] { "DeviceClassName", "Selectors", "AllocationMode", "Count", "AdminAccess", });
+        new java.lang.String[] { "DeviceClassName", "Selectors", "AllocationMode", "Count", "AdminAccess", "Tolerations", });
     internal_static_berth_v1_DeviceSubRequest_descriptor =
-      getDescriptor().getMessageTypes().get(10);
+      getDescriptor().getMessageTypes().get(14);
     internal_static_berth_v1_DeviceSubRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_DeviceSubRequest_descriptor,
-        new java.lang.String[] { "Name", "DeviceClassName", "Selectors", "AllocationMode", "Count", });
+        new java.lang.String[] { "Name", "DeviceClassName", "Selectors", "AllocationMode", "Count", "Tolerations", });
     internal_static_berth_v1_DeviceConstraint_descriptor =
-      getDescriptor().getMessageTypes().get(11);
+      getDescriptor().getMessageTypes().get(15);
     internal_static_berth_v1_DeviceConstraint_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_DeviceConstraint_descriptor,
         new java.lang.String[] { "Requests", "MatchAttribute", });
     internal_static_berth_v1_ResourceClaimStatus_descriptor =
-      getDescriptor().getMessageTypes().get(12);
+      getDescriptor().getMessageTypes().get(16);
     internal_static_berth_v1_ResourceClaimStatus_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_ResourceClaimStatus_descriptor,
         new java.lang.String[] { "Allocation", "ReservedFor", });
     internal_static_berth_v1_ResourceClaimConsumer_descriptor =
-      getDescriptor().getMessageTypes().get(13);
+      getDescriptor().getMessageTypes().get(17);
     internal_static_berth_v1_ResourceClaimConsumer_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_ResourceClaimConsumer_descriptor,
         new java.lang.String[] { "Name", "Uid", });
     internal_static_berth_v1_AllocationResult_descriptor =
-      getDescriptor().getMessageTypes().get(14);
+      getDescriptor().getMessageTypes().get(18);
     internal_static_berth_v1_AllocationResult_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_AllocationResult_descriptor,
         new java.lang.String[] { "Devices", "NodeSelector", });
     internal_static_berth_v1_DeviceRequestAllocationResult_descriptor =
-      getDescriptor().getMessageTypes().get(15);
+      getDescriptor().getMessageTypes().get(19);
     internal_static_berth_v1_DeviceRequestAllocationResult_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_DeviceRequestAllocationResult_descriptor,
         new java.lang.String[] { "Request", "Driver", "Pool", "Device", "AdminAccess", });
     internal_static_berth_v1_ResourceClaimTemplate_descriptor =
-      getDescriptor().getMessageTypes().get(16);
+      getDescriptor().getMessageTypes().get(20);
     internal_static_berth_v1_ResourceClaimTemplate_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_ResourceClaimTemplate_descriptor,
         new java.lang.String[] { "Namespace", "Name", "Spec", });
     internal_static_berth_v1_PodResourceClaim_descriptor =
-      getDescriptor().getMessageTypes().get(17);
+      getDescriptor().getMessageTypes().get(21);
     internal_static_berth_v1_PodResourceClaim_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_PodResourceClaim_descriptor,
         new java.lang.String[] { "Name", "ResourceClaimName", "ResourceClaimTemplateName", });
     internal_static_berth_v1_ClaimAllocation_descriptor =
-      getDescriptor().getMessageTypes().get(18);
+      getDescriptor().getMessageTypes().get(22);
     internal_static_berth_v1_ClaimAllocation_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_ClaimAllocation_descriptor,
         new java.lang.String[] { "Namespace", "Name", "Uid", "PodClaimNames", "Allocation", "ReservedFor", });
     internal_static_berth_v1_DeallocateClaim_descriptor =
-      getDescriptor().getMessageTypes().get(19);
+      getDescriptor().getMessageTypes().get(23);
     internal_static_berth_v1_DeallocateClaim_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_DeallocateClaim_descriptor,
         new java.lang.String[] { "Namespace", "Name", "Uid", "Allocation", "Reason", "ClaimDeleted", });
     io.berthsched.berth.v1.SelectorProto.getDescriptor();
+    com.google.protobuf.TimestampProto.getDescriptor();
   }
 
   // @@protoc_insertion_point(outer_class_scope)

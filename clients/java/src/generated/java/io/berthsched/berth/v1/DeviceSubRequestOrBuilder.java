@@ -119,4 +119,48 @@ public interface DeviceSubRequestOrBuilder extends
    * @return The count.
    */
   long getCount();
+
+  /**
+   * <pre>
+   * Tolerations of device taints; at most 16.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+   */
+  java.util.List<io.berthsched.berth.v1.DeviceToleration> 
+      getTolerationsList();
+  /**
+   * <pre>
+   * Tolerations of device taints; at most 16.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+   */
+  io.berthsched.berth.v1.DeviceToleration getTolerations(int index);
+  /**
+   * <pre>
+   * Tolerations of device taints; at most 16.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+   */
+  int getTolerationsCount();
+  /**
+   * <pre>
+   * Tolerations of device taints; at most 16.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+   */
+  java.util.List<? extends io.berthsched.berth.v1.DeviceTolerationOrBuilder> 
+      getTolerationsOrBuilderList();
+  /**
+   * <pre>
+   * Tolerations of device taints; at most 16.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+   */
+  io.berthsched.berth.v1.DeviceTolerationOrBuilder getTolerationsOrBuilder(
+      int index);
 }

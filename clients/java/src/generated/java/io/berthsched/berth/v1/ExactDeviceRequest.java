@@ -23,6 +23,7 @@ private static final long serialVersionUID = 0L;
     deviceClassName_ = "";
     selectors_ = java.util.Collections.emptyList();
     allocationMode_ = 0;
+    tolerations_ = java.util.Collections.emptyList();
   }
 
   @java.lang.Override
@@ -215,6 +216,67 @@ private static final long serialVersionUID = 0L;
     return adminAccess_;
   }
 
+  public static final int TOLERATIONS_FIELD_NUMBER = 6;
+  @SuppressWarnings("serial")
+  private java.util.List<io.berthsched.berth.v1.DeviceToleration> tolerations_;
+  /**
+   * <pre>
+   * Tolerations of device taints; at most 16.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<io.berthsched.berth.v1.DeviceToleration> getTolerationsList() {
+    return tolerations_;
+  }
+  /**
+   * <pre>
+   * Tolerations of device taints; at most 16.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<? extends io.berthsched.berth.v1.DeviceTolerationOrBuilder> 
+      getTolerationsOrBuilderList() {
+    return tolerations_;
+  }
+  /**
+   * <pre>
+   * Tolerations of device taints; at most 16.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+   */
+  @java.lang.Override
+  public int getTolerationsCount() {
+    return tolerations_.size();
+  }
+  /**
+   * <pre>
+   * Tolerations of device taints; at most 16.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.DeviceToleration getTolerations(int index) {
+    return tolerations_.get(index);
+  }
+  /**
+   * <pre>
+   * Tolerations of device taints; at most 16.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.DeviceTolerationOrBuilder getTolerationsOrBuilder(
+      int index) {
+    return tolerations_.get(index);
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -244,6 +306,9 @@ private static final long serialVersionUID = 0L;
     if (adminAccess_ != false) {
       output.writeBool(5, adminAccess_);
     }
+    for (int i = 0; i < tolerations_.size(); i++) {
+      output.writeMessage(6, tolerations_.get(i));
+    }
     getUnknownFields().writeTo(output);
   }
 
@@ -272,6 +337,10 @@ private static final long serialVersionUID = 0L;
       size += com.google.protobuf.CodedOutputStream
         .computeBoolSize(5, adminAccess_);
     }
+    for (int i = 0; i < tolerations_.size(); i++) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(6, tolerations_.get(i));
+    }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
     return size;
@@ -296,6 +365,8 @@ private static final long serialVersionUID = 0L;
         != other.getCount()) return false;
     if (getAdminAccess()
         != other.getAdminAccess()) return false;
+    if (!getTolerationsList()
+        .equals(other.getTolerationsList())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -321,6 +392,10 @@ private static final long serialVersionUID = 0L;
     hash = (37 * hash) + ADMIN_ACCESS_FIELD_NUMBER;
     hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
         getAdminAccess());
+    if (getTolerationsCount() > 0) {
+      hash = (37 * hash) + TOLERATIONS_FIELD_NUMBER;
+      hash = (53 * hash) + getTolerationsList().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -465,6 +540,13 @@ private static final long serialVersionUID = 0L;
       allocationMode_ = 0;
       count_ = 0L;
       adminAccess_ = false;
+      if (tolerationsBuilder_ == null) {
+        tolerations_ = java.util.Collections.emptyList();
+      } else {
+        tolerations_ = null;
+        tolerationsBuilder_.clear();
+      }
+      bitField0_ = (bitField0_ & ~0x00000020);
       return this;
     }
 
@@ -506,6 +588,15 @@ private static final long serialVersionUID = 0L;
         result.selectors_ = selectors_;
       } else {
         result.selectors_ = selectorsBuilder_.build();
+      }
+      if (tolerationsBuilder_ == null) {
+        if (((bitField0_ & 0x00000020) != 0)) {
+          tolerations_ = java.util.Collections.unmodifiableList(tolerations_);
+          bitField0_ = (bitField0_ & ~0x00000020);
+        }
+        result.tolerations_ = tolerations_;
+      } else {
+        result.tolerations_ = tolerationsBuilder_.build();
       }
     }
 
@@ -609,6 +700,32 @@ private static final long serialVersionUID = 0L;
       if (other.getAdminAccess() != false) {
         setAdminAccess(other.getAdminAccess());
       }
+      if (tolerationsBuilder_ == null) {
+        if (!other.tolerations_.isEmpty()) {
+          if (tolerations_.isEmpty()) {
+            tolerations_ = other.tolerations_;
+            bitField0_ = (bitField0_ & ~0x00000020);
+          } else {
+            ensureTolerationsIsMutable();
+            tolerations_.addAll(other.tolerations_);
+          }
+          onChanged();
+        }
+      } else {
+        if (!other.tolerations_.isEmpty()) {
+          if (tolerationsBuilder_.isEmpty()) {
+            tolerationsBuilder_.dispose();
+            tolerationsBuilder_ = null;
+            tolerations_ = other.tolerations_;
+            bitField0_ = (bitField0_ & ~0x00000020);
+            tolerationsBuilder_ = 
+              com.google.protobuf.GeneratedMessageV3.alwaysUseFieldBuilders ?
+                 getTolerationsFieldBuilder() : null;
+          } else {
+            tolerationsBuilder_.addAllMessages(other.tolerations_);
+          }
+        }
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -668,6 +785,19 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000010;
               break;
             } // case 40
+            case 50: {
+              io.berthsched.berth.v1.DeviceToleration m =
+                  input.readMessage(
+                      io.berthsched.berth.v1.DeviceToleration.parser(),
+                      extensionRegistry);
+              if (tolerationsBuilder_ == null) {
+                ensureTolerationsIsMutable();
+                tolerations_.add(m);
+              } else {
+                tolerationsBuilder_.addMessage(m);
+              }
+              break;
+            } // case 50
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1251,6 +1381,318 @@ private static final long serialVersionUID = 0L;
       adminAccess_ = false;
       onChanged();
       return this;
+    }
+
+    private java.util.List<io.berthsched.berth.v1.DeviceToleration> tolerations_ =
+      java.util.Collections.emptyList();
+    private void ensureTolerationsIsMutable() {
+      if (!((bitField0_ & 0x00000020) != 0)) {
+        tolerations_ = new java.util.ArrayList<io.berthsched.berth.v1.DeviceToleration>(tolerations_);
+        bitField0_ |= 0x00000020;
+       }
+    }
+
+    private com.google.protobuf.RepeatedFieldBuilderV3<
+        io.berthsched.berth.v1.DeviceToleration, io.berthsched.berth.v1.DeviceToleration.Builder, io.berthsched.berth.v1.DeviceTolerationOrBuilder> tolerationsBuilder_;
+
+    /**
+     * <pre>
+     * Tolerations of device taints; at most 16.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+     */
+    public java.util.List<io.berthsched.berth.v1.DeviceToleration> getTolerationsList() {
+      if (tolerationsBuilder_ == null) {
+        return java.util.Collections.unmodifiableList(tolerations_);
+      } else {
+        return tolerationsBuilder_.getMessageList();
+      }
+    }
+    /**
+     * <pre>
+     * Tolerations of device taints; at most 16.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+     */
+    public int getTolerationsCount() {
+      if (tolerationsBuilder_ == null) {
+        return tolerations_.size();
+      } else {
+        return tolerationsBuilder_.getCount();
+      }
+    }
+    /**
+     * <pre>
+     * Tolerations of device taints; at most 16.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+     */
+    public io.berthsched.berth.v1.DeviceToleration getTolerations(int index) {
+      if (tolerationsBuilder_ == null) {
+        return tolerations_.get(index);
+      } else {
+        return tolerationsBuilder_.getMessage(index);
+      }
+    }
+    /**
+     * <pre>
+     * Tolerations of device taints; at most 16.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+     */
+    public Builder setTolerations(
+        int index, io.berthsched.berth.v1.DeviceToleration value) {
+      if (tolerationsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureTolerationsIsMutable();
+        tolerations_.set(index, value);
+        onChanged();
+      } else {
+        tolerationsBuilder_.setMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Tolerations of device taints; at most 16.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+     */
+    public Builder setTolerations(
+        int index, io.berthsched.berth.v1.DeviceToleration.Builder builderForValue) {
+      if (tolerationsBuilder_ == null) {
+        ensureTolerationsIsMutable();
+        tolerations_.set(index, builderForValue.build());
+        onChanged();
+      } else {
+        tolerationsBuilder_.setMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Tolerations of device taints; at most 16.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+     */
+    public Builder addTolerations(io.berthsched.berth.v1.DeviceToleration value) {
+      if (tolerationsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureTolerationsIsMutable();
+        tolerations_.add(value);
+        onChanged();
+      } else {
+        tolerationsBuilder_.addMessage(value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Tolerations of device taints; at most 16.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+     */
+    public Builder addTolerations(
+        int index, io.berthsched.berth.v1.DeviceToleration value) {
+      if (tolerationsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureTolerationsIsMutable();
+        tolerations_.add(index, value);
+        onChanged();
+      } else {
+        tolerationsBuilder_.addMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Tolerations of device taints; at most 16.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+     */
+    public Builder addTolerations(
+        io.berthsched.berth.v1.DeviceToleration.Builder builderForValue) {
+      if (tolerationsBuilder_ == null) {
+        ensureTolerationsIsMutable();
+        tolerations_.add(builderForValue.build());
+        onChanged();
+      } else {
+        tolerationsBuilder_.addMessage(builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Tolerations of device taints; at most 16.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+     */
+    public Builder addTolerations(
+        int index, io.berthsched.berth.v1.DeviceToleration.Builder builderForValue) {
+      if (tolerationsBuilder_ == null) {
+        ensureTolerationsIsMutable();
+        tolerations_.add(index, builderForValue.build());
+        onChanged();
+      } else {
+        tolerationsBuilder_.addMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Tolerations of device taints; at most 16.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+     */
+    public Builder addAllTolerations(
+        java.lang.Iterable<? extends io.berthsched.berth.v1.DeviceToleration> values) {
+      if (tolerationsBuilder_ == null) {
+        ensureTolerationsIsMutable();
+        com.google.protobuf.AbstractMessageLite.Builder.addAll(
+            values, tolerations_);
+        onChanged();
+      } else {
+        tolerationsBuilder_.addAllMessages(values);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Tolerations of device taints; at most 16.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+     */
+    public Builder clearTolerations() {
+      if (tolerationsBuilder_ == null) {
+        tolerations_ = java.util.Collections.emptyList();
+        bitField0_ = (bitField0_ & ~0x00000020);
+        onChanged();
+      } else {
+        tolerationsBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Tolerations of device taints; at most 16.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+     */
+    public Builder removeTolerations(int index) {
+      if (tolerationsBuilder_ == null) {
+        ensureTolerationsIsMutable();
+        tolerations_.remove(index);
+        onChanged();
+      } else {
+        tolerationsBuilder_.remove(index);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Tolerations of device taints; at most 16.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+     */
+    public io.berthsched.berth.v1.DeviceToleration.Builder getTolerationsBuilder(
+        int index) {
+      return getTolerationsFieldBuilder().getBuilder(index);
+    }
+    /**
+     * <pre>
+     * Tolerations of device taints; at most 16.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+     */
+    public io.berthsched.berth.v1.DeviceTolerationOrBuilder getTolerationsOrBuilder(
+        int index) {
+      if (tolerationsBuilder_ == null) {
+        return tolerations_.get(index);  } else {
+        return tolerationsBuilder_.getMessageOrBuilder(index);
+      }
+    }
+    /**
+     * <pre>
+     * Tolerations of device taints; at most 16.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+     */
+    public java.util.List<? extends io.berthsched.berth.v1.DeviceTolerationOrBuilder> 
+         getTolerationsOrBuilderList() {
+      if (tolerationsBuilder_ != null) {
+        return tolerationsBuilder_.getMessageOrBuilderList();
+      } else {
+        return java.util.Collections.unmodifiableList(tolerations_);
+      }
+    }
+    /**
+     * <pre>
+     * Tolerations of device taints; at most 16.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+     */
+    public io.berthsched.berth.v1.DeviceToleration.Builder addTolerationsBuilder() {
+      return getTolerationsFieldBuilder().addBuilder(
+          io.berthsched.berth.v1.DeviceToleration.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * Tolerations of device taints; at most 16.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+     */
+    public io.berthsched.berth.v1.DeviceToleration.Builder addTolerationsBuilder(
+        int index) {
+      return getTolerationsFieldBuilder().addBuilder(
+          index, io.berthsched.berth.v1.DeviceToleration.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * Tolerations of device taints; at most 16.
+     * </pre>
+     *
+     * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+     */
+    public java.util.List<io.berthsched.berth.v1.DeviceToleration.Builder> 
+         getTolerationsBuilderList() {
+      return getTolerationsFieldBuilder().getBuilderList();
+    }
+    private com.google.protobuf.RepeatedFieldBuilderV3<
+        io.berthsched.berth.v1.DeviceToleration, io.berthsched.berth.v1.DeviceToleration.Builder, io.berthsched.berth.v1.DeviceTolerationOrBuilder> 
+        getTolerationsFieldBuilder() {
+      if (tolerationsBuilder_ == null) {
+        tolerationsBuilder_ = new com.google.protobuf.RepeatedFieldBuilderV3<
+            io.berthsched.berth.v1.DeviceToleration, io.berthsched.berth.v1.DeviceToleration.Builder, io.berthsched.berth.v1.DeviceTolerationOrBuilder>(
+                tolerations_,
+                ((bitField0_ & 0x00000020) != 0),
+                getParentForChildren(),
+                isClean());
+        tolerations_ = null;
+      }
+      return tolerationsBuilder_;
     }
     @java.lang.Override
     public final Builder setUnknownFields(

@@ -110,4 +110,48 @@ public interface ExactDeviceRequestOrBuilder extends
    * @return The adminAccess.
    */
   boolean getAdminAccess();
+
+  /**
+   * <pre>
+   * Tolerations of device taints; at most 16.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+   */
+  java.util.List<io.berthsched.berth.v1.DeviceToleration> 
+      getTolerationsList();
+  /**
+   * <pre>
+   * Tolerations of device taints; at most 16.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+   */
+  io.berthsched.berth.v1.DeviceToleration getTolerations(int index);
+  /**
+   * <pre>
+   * Tolerations of device taints; at most 16.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+   */
+  int getTolerationsCount();
+  /**
+   * <pre>
+   * Tolerations of device taints; at most 16.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+   */
+  java.util.List<? extends io.berthsched.berth.v1.DeviceTolerationOrBuilder> 
+      getTolerationsOrBuilderList();
+  /**
+   * <pre>
+   * Tolerations of device taints; at most 16.
+   * </pre>
+   *
+   * <code>repeated .berth.v1.DeviceToleration tolerations = 6 [json_name = "tolerations"];</code>
+   */
+  io.berthsched.berth.v1.DeviceTolerationOrBuilder getTolerationsOrBuilder(
+      int index);
 }

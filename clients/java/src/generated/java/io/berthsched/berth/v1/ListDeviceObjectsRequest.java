@@ -54,7 +54,8 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * OBJECT_KIND_DEVICE_CLASS, OBJECT_KIND_RESOURCE_SLICE,
-   * OBJECT_KIND_RESOURCE_CLAIM or OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE.
+   * OBJECT_KIND_RESOURCE_CLAIM, OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE or
+   * OBJECT_KIND_DEVICE_TAINT_RULE.
    * </pre>
    *
    * <code>.berth.v1.ObjectKind kind = 1 [json_name = "kind"];</code>
@@ -66,7 +67,8 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * OBJECT_KIND_DEVICE_CLASS, OBJECT_KIND_RESOURCE_SLICE,
-   * OBJECT_KIND_RESOURCE_CLAIM or OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE.
+   * OBJECT_KIND_RESOURCE_CLAIM, OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE or
+   * OBJECT_KIND_DEVICE_TAINT_RULE.
    * </pre>
    *
    * <code>.berth.v1.ObjectKind kind = 1 [json_name = "kind"];</code>
@@ -478,7 +480,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * OBJECT_KIND_DEVICE_CLASS, OBJECT_KIND_RESOURCE_SLICE,
-     * OBJECT_KIND_RESOURCE_CLAIM or OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE.
+     * OBJECT_KIND_RESOURCE_CLAIM, OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE or
+     * OBJECT_KIND_DEVICE_TAINT_RULE.
      * </pre>
      *
      * <code>.berth.v1.ObjectKind kind = 1 [json_name = "kind"];</code>
@@ -490,7 +493,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * OBJECT_KIND_DEVICE_CLASS, OBJECT_KIND_RESOURCE_SLICE,
-     * OBJECT_KIND_RESOURCE_CLAIM or OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE.
+     * OBJECT_KIND_RESOURCE_CLAIM, OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE or
+     * OBJECT_KIND_DEVICE_TAINT_RULE.
      * </pre>
      *
      * <code>.berth.v1.ObjectKind kind = 1 [json_name = "kind"];</code>
@@ -506,7 +510,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * OBJECT_KIND_DEVICE_CLASS, OBJECT_KIND_RESOURCE_SLICE,
-     * OBJECT_KIND_RESOURCE_CLAIM or OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE.
+     * OBJECT_KIND_RESOURCE_CLAIM, OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE or
+     * OBJECT_KIND_DEVICE_TAINT_RULE.
      * </pre>
      *
      * <code>.berth.v1.ObjectKind kind = 1 [json_name = "kind"];</code>
@@ -520,7 +525,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * OBJECT_KIND_DEVICE_CLASS, OBJECT_KIND_RESOURCE_SLICE,
-     * OBJECT_KIND_RESOURCE_CLAIM or OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE.
+     * OBJECT_KIND_RESOURCE_CLAIM, OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE or
+     * OBJECT_KIND_DEVICE_TAINT_RULE.
      * </pre>
      *
      * <code>.berth.v1.ObjectKind kind = 1 [json_name = "kind"];</code>
@@ -539,7 +545,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * OBJECT_KIND_DEVICE_CLASS, OBJECT_KIND_RESOURCE_SLICE,
-     * OBJECT_KIND_RESOURCE_CLAIM or OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE.
+     * OBJECT_KIND_RESOURCE_CLAIM, OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE or
+     * OBJECT_KIND_DEVICE_TAINT_RULE.
      * </pre>
      *
      * <code>.berth.v1.ObjectKind kind = 1 [json_name = "kind"];</code>

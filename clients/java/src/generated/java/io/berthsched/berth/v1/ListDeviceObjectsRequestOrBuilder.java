@@ -10,7 +10,8 @@ public interface ListDeviceObjectsRequestOrBuilder extends
   /**
    * <pre>
    * OBJECT_KIND_DEVICE_CLASS, OBJECT_KIND_RESOURCE_SLICE,
-   * OBJECT_KIND_RESOURCE_CLAIM or OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE.
+   * OBJECT_KIND_RESOURCE_CLAIM, OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE or
+   * OBJECT_KIND_DEVICE_TAINT_RULE.
    * </pre>
    *
    * <code>.berth.v1.ObjectKind kind = 1 [json_name = "kind"];</code>
@@ -20,7 +21,8 @@ public interface ListDeviceObjectsRequestOrBuilder extends
   /**
    * <pre>
    * OBJECT_KIND_DEVICE_CLASS, OBJECT_KIND_RESOURCE_SLICE,
-   * OBJECT_KIND_RESOURCE_CLAIM or OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE.
+   * OBJECT_KIND_RESOURCE_CLAIM, OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE or
+   * OBJECT_KIND_DEVICE_TAINT_RULE.
    * </pre>
    *
    * <code>.berth.v1.ObjectKind kind = 1 [json_name = "kind"];</code>

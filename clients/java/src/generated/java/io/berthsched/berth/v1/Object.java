@@ -62,6 +62,7 @@ private static final long serialVersionUID = 0L;
     RESOURCE_SLICE(21),
     RESOURCE_CLAIM(22),
     RESOURCE_CLAIM_TEMPLATE(23),
+    DEVICE_TAINT_RULE(24),
     PERSISTENT_VOLUME(30),
     PERSISTENT_VOLUME_CLAIM(31),
     STORAGE_CLASS(32),
@@ -95,6 +96,7 @@ private static final long serialVersionUID = 0L;
         case 21: return RESOURCE_SLICE;
         case 22: return RESOURCE_CLAIM;
         case 23: return RESOURCE_CLAIM_TEMPLATE;
+        case 24: return DEVICE_TAINT_RULE;
         case 30: return PERSISTENT_VOLUME;
         case 31: return PERSISTENT_VOLUME_CLAIM;
         case 32: return STORAGE_CLASS;
@@ -549,6 +551,49 @@ private static final long serialVersionUID = 0L;
     return io.berthsched.berth.v1.ResourceClaimTemplate.getDefaultInstance();
   }
 
+  public static final int DEVICE_TAINT_RULE_FIELD_NUMBER = 24;
+  /**
+   * <pre>
+   * A device taint rule, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.DeviceTaintRule device_taint_rule = 24 [json_name = "deviceTaintRule"];</code>
+   * @return Whether the deviceTaintRule field is set.
+   */
+  @java.lang.Override
+  public boolean hasDeviceTaintRule() {
+    return kindCase_ == 24;
+  }
+  /**
+   * <pre>
+   * A device taint rule, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.DeviceTaintRule device_taint_rule = 24 [json_name = "deviceTaintRule"];</code>
+   * @return The deviceTaintRule.
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.DeviceTaintRule getDeviceTaintRule() {
+    if (kindCase_ == 24) {
+       return (io.berthsched.berth.v1.DeviceTaintRule) kind_;
+    }
+    return io.berthsched.berth.v1.DeviceTaintRule.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * A device taint rule, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.DeviceTaintRule device_taint_rule = 24 [json_name = "deviceTaintRule"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.DeviceTaintRuleOrBuilder getDeviceTaintRuleOrBuilder() {
+    if (kindCase_ == 24) {
+       return (io.berthsched.berth.v1.DeviceTaintRule) kind_;
+    }
+    return io.berthsched.berth.v1.DeviceTaintRule.getDefaultInstance();
+  }
+
   public static final int PERSISTENT_VOLUME_FIELD_NUMBER = 30;
   /**
    * <pre>
@@ -854,6 +899,9 @@ private static final long serialVersionUID = 0L;
     if (kindCase_ == 23) {
       output.writeMessage(23, (io.berthsched.berth.v1.ResourceClaimTemplate) kind_);
     }
+    if (kindCase_ == 24) {
+      output.writeMessage(24, (io.berthsched.berth.v1.DeviceTaintRule) kind_);
+    }
     if (kindCase_ == 30) {
       output.writeMessage(30, (io.berthsched.berth.v1.PersistentVolume) kind_);
     }
@@ -920,6 +968,10 @@ private static final long serialVersionUID = 0L;
     if (kindCase_ == 23) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(23, (io.berthsched.berth.v1.ResourceClaimTemplate) kind_);
+    }
+    if (kindCase_ == 24) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(24, (io.berthsched.berth.v1.DeviceTaintRule) kind_);
     }
     if (kindCase_ == 30) {
       size += com.google.protobuf.CodedOutputStream
@@ -1002,6 +1054,10 @@ private static final long serialVersionUID = 0L;
         if (!getResourceClaimTemplate()
             .equals(other.getResourceClaimTemplate())) return false;
         break;
+      case 24:
+        if (!getDeviceTaintRule()
+            .equals(other.getDeviceTaintRule())) return false;
+        break;
       case 30:
         if (!getPersistentVolume()
             .equals(other.getPersistentVolume())) return false;
@@ -1080,6 +1136,10 @@ private static final long serialVersionUID = 0L;
       case 23:
         hash = (37 * hash) + RESOURCE_CLAIM_TEMPLATE_FIELD_NUMBER;
         hash = (53 * hash) + getResourceClaimTemplate().hashCode();
+        break;
+      case 24:
+        hash = (37 * hash) + DEVICE_TAINT_RULE_FIELD_NUMBER;
+        hash = (53 * hash) + getDeviceTaintRule().hashCode();
         break;
       case 30:
         hash = (37 * hash) + PERSISTENT_VOLUME_FIELD_NUMBER;
@@ -1271,6 +1331,9 @@ private static final long serialVersionUID = 0L;
       if (resourceClaimTemplateBuilder_ != null) {
         resourceClaimTemplateBuilder_.clear();
       }
+      if (deviceTaintRuleBuilder_ != null) {
+        deviceTaintRuleBuilder_.clear();
+      }
       if (persistentVolumeBuilder_ != null) {
         persistentVolumeBuilder_.clear();
       }
@@ -1369,6 +1432,10 @@ private static final long serialVersionUID = 0L;
       if (kindCase_ == 23 &&
           resourceClaimTemplateBuilder_ != null) {
         result.kind_ = resourceClaimTemplateBuilder_.build();
+      }
+      if (kindCase_ == 24 &&
+          deviceTaintRuleBuilder_ != null) {
+        result.kind_ = deviceTaintRuleBuilder_.build();
       }
       if (kindCase_ == 30 &&
           persistentVolumeBuilder_ != null) {
@@ -1479,6 +1546,10 @@ private static final long serialVersionUID = 0L;
         }
         case RESOURCE_CLAIM_TEMPLATE: {
           mergeResourceClaimTemplate(other.getResourceClaimTemplate());
+          break;
+        }
+        case DEVICE_TAINT_RULE: {
+          mergeDeviceTaintRule(other.getDeviceTaintRule());
           break;
         }
         case PERSISTENT_VOLUME: {
@@ -1605,6 +1676,13 @@ private static final long serialVersionUID = 0L;
               kindCase_ = 23;
               break;
             } // case 186
+            case 194: {
+              input.readMessage(
+                  getDeviceTaintRuleFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              kindCase_ = 24;
+              break;
+            } // case 194
             case 242: {
               input.readMessage(
                   getPersistentVolumeFieldBuilder().getBuilder(),
@@ -3466,6 +3544,184 @@ private static final long serialVersionUID = 0L;
       kindCase_ = 23;
       onChanged();
       return resourceClaimTemplateBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.DeviceTaintRule, io.berthsched.berth.v1.DeviceTaintRule.Builder, io.berthsched.berth.v1.DeviceTaintRuleOrBuilder> deviceTaintRuleBuilder_;
+    /**
+     * <pre>
+     * A device taint rule, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.DeviceTaintRule device_taint_rule = 24 [json_name = "deviceTaintRule"];</code>
+     * @return Whether the deviceTaintRule field is set.
+     */
+    @java.lang.Override
+    public boolean hasDeviceTaintRule() {
+      return kindCase_ == 24;
+    }
+    /**
+     * <pre>
+     * A device taint rule, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.DeviceTaintRule device_taint_rule = 24 [json_name = "deviceTaintRule"];</code>
+     * @return The deviceTaintRule.
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.DeviceTaintRule getDeviceTaintRule() {
+      if (deviceTaintRuleBuilder_ == null) {
+        if (kindCase_ == 24) {
+          return (io.berthsched.berth.v1.DeviceTaintRule) kind_;
+        }
+        return io.berthsched.berth.v1.DeviceTaintRule.getDefaultInstance();
+      } else {
+        if (kindCase_ == 24) {
+          return deviceTaintRuleBuilder_.getMessage();
+        }
+        return io.berthsched.berth.v1.DeviceTaintRule.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A device taint rule, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.DeviceTaintRule device_taint_rule = 24 [json_name = "deviceTaintRule"];</code>
+     */
+    public Builder setDeviceTaintRule(io.berthsched.berth.v1.DeviceTaintRule value) {
+      if (deviceTaintRuleBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        kind_ = value;
+        onChanged();
+      } else {
+        deviceTaintRuleBuilder_.setMessage(value);
+      }
+      kindCase_ = 24;
+      return this;
+    }
+    /**
+     * <pre>
+     * A device taint rule, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.DeviceTaintRule device_taint_rule = 24 [json_name = "deviceTaintRule"];</code>
+     */
+    public Builder setDeviceTaintRule(
+        io.berthsched.berth.v1.DeviceTaintRule.Builder builderForValue) {
+      if (deviceTaintRuleBuilder_ == null) {
+        kind_ = builderForValue.build();
+        onChanged();
+      } else {
+        deviceTaintRuleBuilder_.setMessage(builderForValue.build());
+      }
+      kindCase_ = 24;
+      return this;
+    }
+    /**
+     * <pre>
+     * A device taint rule, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.DeviceTaintRule device_taint_rule = 24 [json_name = "deviceTaintRule"];</code>
+     */
+    public Builder mergeDeviceTaintRule(io.berthsched.berth.v1.DeviceTaintRule value) {
+      if (deviceTaintRuleBuilder_ == null) {
+        if (kindCase_ == 24 &&
+            kind_ != io.berthsched.berth.v1.DeviceTaintRule.getDefaultInstance()) {
+          kind_ = io.berthsched.berth.v1.DeviceTaintRule.newBuilder((io.berthsched.berth.v1.DeviceTaintRule) kind_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          kind_ = value;
+        }
+        onChanged();
+      } else {
+        if (kindCase_ == 24) {
+          deviceTaintRuleBuilder_.mergeFrom(value);
+        } else {
+          deviceTaintRuleBuilder_.setMessage(value);
+        }
+      }
+      kindCase_ = 24;
+      return this;
+    }
+    /**
+     * <pre>
+     * A device taint rule, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.DeviceTaintRule device_taint_rule = 24 [json_name = "deviceTaintRule"];</code>
+     */
+    public Builder clearDeviceTaintRule() {
+      if (deviceTaintRuleBuilder_ == null) {
+        if (kindCase_ == 24) {
+          kindCase_ = 0;
+          kind_ = null;
+          onChanged();
+        }
+      } else {
+        if (kindCase_ == 24) {
+          kindCase_ = 0;
+          kind_ = null;
+        }
+        deviceTaintRuleBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * A device taint rule, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.DeviceTaintRule device_taint_rule = 24 [json_name = "deviceTaintRule"];</code>
+     */
+    public io.berthsched.berth.v1.DeviceTaintRule.Builder getDeviceTaintRuleBuilder() {
+      return getDeviceTaintRuleFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * A device taint rule, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.DeviceTaintRule device_taint_rule = 24 [json_name = "deviceTaintRule"];</code>
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.DeviceTaintRuleOrBuilder getDeviceTaintRuleOrBuilder() {
+      if ((kindCase_ == 24) && (deviceTaintRuleBuilder_ != null)) {
+        return deviceTaintRuleBuilder_.getMessageOrBuilder();
+      } else {
+        if (kindCase_ == 24) {
+          return (io.berthsched.berth.v1.DeviceTaintRule) kind_;
+        }
+        return io.berthsched.berth.v1.DeviceTaintRule.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A device taint rule, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.DeviceTaintRule device_taint_rule = 24 [json_name = "deviceTaintRule"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.DeviceTaintRule, io.berthsched.berth.v1.DeviceTaintRule.Builder, io.berthsched.berth.v1.DeviceTaintRuleOrBuilder> 
+        getDeviceTaintRuleFieldBuilder() {
+      if (deviceTaintRuleBuilder_ == null) {
+        if (!(kindCase_ == 24)) {
+          kind_ = io.berthsched.berth.v1.DeviceTaintRule.getDefaultInstance();
+        }
+        deviceTaintRuleBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+            io.berthsched.berth.v1.DeviceTaintRule, io.berthsched.berth.v1.DeviceTaintRule.Builder, io.berthsched.berth.v1.DeviceTaintRuleOrBuilder>(
+                (io.berthsched.berth.v1.DeviceTaintRule) kind_,
+                getParentForChildren(),
+                isClean());
+        kind_ = null;
+      }
+      kindCase_ = 24;
+      onChanged();
+      return deviceTaintRuleBuilder_;
     }
 
     private com.google.protobuf.SingleFieldBuilderV3<

@@ -102,6 +102,14 @@ public enum ObjectKind
   OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE(23),
   /**
    * <pre>
+   * DeviceTaintRule.
+   * </pre>
+   *
+   * <code>OBJECT_KIND_DEVICE_TAINT_RULE = 24;</code>
+   */
+  OBJECT_KIND_DEVICE_TAINT_RULE(24),
+  /**
+   * <pre>
    * PersistentVolume.
    * </pre>
    *
@@ -241,6 +249,14 @@ public enum ObjectKind
   public static final int OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE_VALUE = 23;
   /**
    * <pre>
+   * DeviceTaintRule.
+   * </pre>
+   *
+   * <code>OBJECT_KIND_DEVICE_TAINT_RULE = 24;</code>
+   */
+  public static final int OBJECT_KIND_DEVICE_TAINT_RULE_VALUE = 24;
+  /**
+   * <pre>
    * PersistentVolume.
    * </pre>
    *
@@ -324,6 +340,7 @@ public enum ObjectKind
       case 21: return OBJECT_KIND_RESOURCE_SLICE;
       case 22: return OBJECT_KIND_RESOURCE_CLAIM;
       case 23: return OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE;
+      case 24: return OBJECT_KIND_DEVICE_TAINT_RULE;
       case 30: return OBJECT_KIND_PERSISTENT_VOLUME;
       case 31: return OBJECT_KIND_PERSISTENT_VOLUME_CLAIM;
       case 32: return OBJECT_KIND_STORAGE_CLASS;

@@ -282,6 +282,33 @@ public interface ObjectOrBuilder extends
 
   /**
    * <pre>
+   * A device taint rule, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.DeviceTaintRule device_taint_rule = 24 [json_name = "deviceTaintRule"];</code>
+   * @return Whether the deviceTaintRule field is set.
+   */
+  boolean hasDeviceTaintRule();
+  /**
+   * <pre>
+   * A device taint rule, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.DeviceTaintRule device_taint_rule = 24 [json_name = "deviceTaintRule"];</code>
+   * @return The deviceTaintRule.
+   */
+  io.berthsched.berth.v1.DeviceTaintRule getDeviceTaintRule();
+  /**
+   * <pre>
+   * A device taint rule, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.DeviceTaintRule device_taint_rule = 24 [json_name = "deviceTaintRule"];</code>
+   */
+  io.berthsched.berth.v1.DeviceTaintRuleOrBuilder getDeviceTaintRuleOrBuilder();
+
+  /**
+   * <pre>
    * Persistent storage (volume.proto), numbered from 30. A persistent
    * volume, identified by name.
    * </pre>
