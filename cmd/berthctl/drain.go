@@ -97,9 +97,17 @@ disruption budget refuses is retried, with backoff (1 s, doubling up to
 30 s), until it goes or --timeout passes. Each pod
 gets a progress line. Pods being deleted already are skipped.
 
-Pods that look managed by a DaemonSet (Berth does not know owners: those
-carrying the toleration the DaemonSet controller adds) stop the drain before
-anything is evicted unless --ignore-daemonsets is given, which leaves them.
+The node's pods include those binding to it: Berth decided to bind them there
+and the orchestrator has not confirmed the bind yet. They are headed for the
+node, so they are evicted too, without waiting for the bind's outcome: not
+running yet, they go without charging a disruption budget (as kube evicts a
+pod that has not started), and they stay terminating whether the bind is then
+confirmed or fails. Their lines say "is binding to NODE".
+
+Pods managed by a DaemonSet (their controlling owner, as the orchestrator
+sent it, is a DaemonSet; for a pod sent without owners, one carrying the
+toleration the DaemonSet controller adds) stop the drain before anything is
+evicted unless --ignore-daemonsets is given, which leaves them.
 --dry-run cordons nothing and evicts nothing: it says what would be done.
 
 Exit codes: 0 every pod evicted; 6 some pod still refused by its disruption
@@ -152,7 +160,7 @@ func (a *app) drain(ctx context.Context, node string, o *drainOptions, grace *in
 	if err != nil {
 		return c.err(ctx, err, "node "+node)
 	}
-	var todo []*berthv1.PodRef
+	var todo []*berthv1.NodePod
 	var daemons []string
 	for _, p := range list.GetPods() {
 		switch {
@@ -163,7 +171,7 @@ func (a *app) drain(ctx context.Context, node string, o *drainOptions, grace *in
 		case p.GetDaemonSet():
 			daemons = append(daemons, podKey(p.GetPod()))
 		default:
-			todo = append(todo, p.GetPod())
+			todo = append(todo, p)
 		}
 	}
 	if len(daemons) > 0 {
@@ -173,17 +181,17 @@ func (a *app) drain(ctx context.Context, node string, o *drainOptions, grace *in
 	for _, p := range todo {
 		if ctx.Err() != nil {
 			late++
-			fmt.Fprintf(a.out, "pod %s not tried: --timeout passed\n", podKey(p))
+			fmt.Fprintf(a.out, "pod %s not tried: --timeout passed\n", podKey(p.GetPod()))
 			continue
 		}
-		switch err := a.evictUntil(ctx, c, p, o.dryRun, grace); {
+		switch err := a.evictUntil(ctx, c, node, p, o.dryRun, grace); {
 		case err == nil:
 		case exitCode(err) == exitBudget:
 			refused++
 			fmt.Fprintln(a.err, "berthctl:", err)
 		case ctx.Err() != nil:
 			late++
-			fmt.Fprintf(a.out, "pod %s not evicted: --timeout passed\n", podKey(p))
+			fmt.Fprintf(a.out, "pod %s not evicted: --timeout passed\n", podKey(p.GetPod()))
 		default:
 			failed++
 			fmt.Fprintln(a.err, "berthctl:", err)
@@ -204,12 +212,17 @@ func (a *app) drain(ctx context.Context, node string, o *drainOptions, grace *in
 // maxDrainBackoff caps the wait between two tries of a refused eviction.
 const maxDrainBackoff = 30 * time.Second
 
-// evictUntil evicts one pod, retrying refusals by its budget with backoff
-// until ctx ends; it prints a line per outcome.
-func (a *app) evictUntil(ctx context.Context, c *client, p *berthv1.PodRef, dryRun bool, grace *int64) error {
+// evictUntil evicts one pod of node, retrying refusals by its budget with
+// backoff until ctx ends; it prints a line per outcome.
+func (a *app) evictUntil(ctx context.Context, c *client, node string, np *berthv1.NodePod, dryRun bool, grace *int64) error {
+	p := np.GetPod()
+	what := "pod " + podKey(p)
+	if np.GetBinding() {
+		what += " is binding to " + node + ":"
+	}
 	wait := time.Second
 	for {
-		line, err := evictOne(ctx, c, p.GetNamespace(), p.GetName(), dryRun, grace)
+		line, err := evictSaying(ctx, c, what, p.GetNamespace(), p.GetName(), dryRun, grace)
 		if err == nil {
 			fmt.Fprintln(a.out, line)
 			return nil
