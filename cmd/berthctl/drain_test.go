@@ -17,7 +17,7 @@ import (
 
 // evict, cordon, uncordon and drain against a real berthd: a budget
 // allowing one disruption among three web pods, a pod under no budget, a
-// DaemonSet-looking pod on n1, and a web pod binding to n1 (its Bind not
+// DaemonSet-looking pod and one a DaemonSet owns on n1, and a web pod binding to n1 (its Bind not
 // confirmed: drain neither listed nor evicted it before).
 func TestEvictAndDrainAgainstBerthd(t *testing.T) {
 	addr, d := startBerthd(t)
@@ -43,6 +43,13 @@ metadata: {name: web}
 spec: {minAvailable: 2, selector: {matchLabels: {app: web}}}
 `+pod("web-0", "app: web", "")+pod("web-1", "app: web", "")+pod("web-2", "app: web", "")+pod("solo", "", "")+
 		pod("agent", "app: agent", ", tolerations: [{key: node.kubernetes.io/unschedulable, operator: Exists, effect: NoSchedule}]")+`---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: logs
+  ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: logs, uid: ds-1, controller: true}]
+spec: {nodeName: n1, containers: [{name: c}]}
+---
 apiVersion: v1
 kind: Pod
 metadata: {name: late, labels: {app: web}}
@@ -96,12 +103,12 @@ spec: {containers: [{name: c}]}
 	if late().Terminating {
 		t.Error("drain --dry-run evicted late")
 	}
-	if got := run("drain", "n1", "--timeout", "1500ms"); got.code != exitFailed || !strings.Contains(got.stderr, "DaemonSet pods ([default/agent])") {
+	if got := run("drain", "n1", "--timeout", "1500ms"); got.code != exitFailed || !strings.Contains(got.stderr, "DaemonSet pods ([default/agent default/logs])") {
 		t.Errorf("drain without --ignore-daemonsets: %+v", got)
 	}
 	got := run("drain", "n1", "--timeout", "1500ms", "--ignore-daemonsets")
 	for _, want := range []string{
-		"node n1 already cordoned", "pod default/agent ignored (DaemonSet)", "pod default/web-0 is being deleted already",
+		"node n1 already cordoned", "pod default/agent ignored (DaemonSet)", "pod default/logs ignored (DaemonSet)", "pod default/web-0 is being deleted already",
 		"pod default/solo evicted", "pod default/web-1 refused by its disruption budget; retrying in 1s",
 		// Binding, so not running: its budget is not charged.
 		"pod default/late is binding to n1: evicted (revision ",

@@ -224,9 +224,19 @@ func (s *Service) nodeOf(p *model.Pod) (node string, binding bool) {
 	return p.NodeName, false
 }
 
-// looksDaemonSet reports whether the pod carries the toleration the
-// DaemonSet controller adds to its pods.
+// looksDaemonSet reports whether a DaemonSet manages the pod: its
+// controlling owner is one (kubectl drain's test), or, for a pod sent
+// without owners, it carries the toleration the DaemonSet controller adds
+// to its pods.
 func looksDaemonSet(p *model.Pod) bool {
+	if p.Runtime != nil && len(p.Runtime.Owners) > 0 {
+		for _, o := range p.Runtime.Owners {
+			if o.Controller {
+				return o.Kind == "DaemonSet"
+			}
+		}
+		return false
+	}
 	for _, t := range p.Tolerations {
 		if t.Key == model.TaintNodeUnschedulable && t.Operator == model.TolerationOpExists && t.Effect == model.TaintEffectNoSchedule {
 			return true

@@ -169,3 +169,37 @@ func TestEvictPodNamesTheNode(t *testing.T) {
 		})
 	}
 }
+
+// NodePod.daemon_set follows the pod's controlling owner when the
+// orchestrator sent owners (it was the toleration alone before), and the
+// DaemonSet controller's toleration otherwise.
+func TestListNodePodsDaemonSet(t *testing.T) {
+	dsToleration := []model.Toleration{{Key: model.TaintNodeUnschedulable, Operator: model.TolerationOpExists, Effect: model.TaintEffectNoSchedule}}
+	owned := func(owners ...model.OwnerReference) *model.PodRuntime { return &model.PodRuntime{Owners: owners} }
+	for _, tc := range []struct {
+		name string
+		pod  model.Pod
+		want bool
+	}{
+		{"controlled by a DaemonSet", model.Pod{Runtime: owned(model.OwnerReference{Kind: "DaemonSet", Name: "agent", Controller: true})}, true},
+		{"controlled by a DaemonSet, no toleration sent", model.Pod{Runtime: owned(model.OwnerReference{Kind: "ReplicaSet", Name: "x"}, model.OwnerReference{Kind: "DaemonSet", Name: "agent", Controller: true})}, true},
+		{"owned by a DaemonSet that does not control it", model.Pod{Runtime: owned(model.OwnerReference{Kind: "DaemonSet", Name: "agent"})}, false},
+		{"controlled by a ReplicaSet, with the toleration", model.Pod{Tolerations: dsToleration, Runtime: owned(model.OwnerReference{Kind: "ReplicaSet", Name: "web", Controller: true})}, false},
+		{"no owners sent, the toleration", model.Pod{Tolerations: dsToleration, Runtime: &model.PodRuntime{}}, true},
+		{"no runtime, the toleration", model.Pod{Tolerations: dsToleration}, true},
+		{"no runtime, no toleration", model.Pod{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := tc.pod
+			p.UID, p.Namespace, p.Name, p.NodeName = "u", "default", "p", "n1"
+			svc := evictionsvc.New(cluster{&p}, nil, notEvicted, binds{})
+			resp, err := svc.ListNodePods(t.Context(), &berthv1.ListNodePodsRequest{Node: "n1"})
+			if err != nil || len(resp.GetPods()) != 1 {
+				t.Fatalf("ListNodePods = %v, %v", resp, err)
+			}
+			if got := resp.GetPods()[0].GetDaemonSet(); got != tc.want {
+				t.Errorf("daemon_set = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
