@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,8 +18,9 @@ import (
 
 // evict, cordon, uncordon and drain against a real berthd: a budget
 // allowing one disruption among three web pods, a pod under no budget, a
-// DaemonSet-looking pod and one a DaemonSet owns on n1, and a web pod binding to n1 (its Bind not
-// confirmed: drain neither listed nor evicted it before).
+// DaemonSet-looking pod and one a DaemonSet owns on n1, and a web pod
+// binding to n1 (its Bind not confirmed: drain neither listed nor evicted
+// it before).
 func TestEvictAndDrainAgainstBerthd(t *testing.T) {
 	addr, d := startBerthd(t)
 	file := filepath.Join(t.TempDir(), "cluster.yaml")
@@ -139,7 +141,16 @@ spec: {containers: [{name: c}]}
 }
 
 func (f *fakeBerthd) ListNodePods(context.Context, *berthv1.ListNodePodsRequest) (*berthv1.ListNodePodsResponse, error) {
-	return &berthv1.ListNodePodsResponse{Pods: f.nodePods}, nil
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	pods := f.nodePods
+	for _, r := range f.evicts {
+		if !r.GetDryRun() {
+			pods = append(slices.Clip(pods), f.nodePodsLater...)
+			break
+		}
+	}
+	return &berthv1.ListNodePodsResponse{Pods: pods}, nil
 }
 
 // EvictPod lets every pod go, at revisions 1, 2, ... (0 for a dry run).
@@ -155,7 +166,8 @@ func (f *fakeBerthd) EvictPod(_ context.Context, req *berthv1.EvictPodRequest) (
 
 // drain's lines, pod by pod, for the kinds of pods ListNodePods lists: a
 // pod binding to the node is evicted like a bound one, its line saying
-// so.
+// so; one bound there after the first list (by a scheduling cycle begun
+// before the cordon) is found by the next list and evicted too.
 func TestDrainLines(t *testing.T) {
 	ref := func(name string) *berthv1.PodRef { return &berthv1.PodRef{Namespace: "default", Name: name} }
 	f := &fakeBerthd{nodePods: []*berthv1.NodePod{
@@ -163,7 +175,7 @@ func TestDrainLines(t *testing.T) {
 		{Pod: ref("late"), Binding: true},
 		{Pod: ref("old"), Terminating: true, Binding: true},
 		{Pod: ref("web-0")},
-	}}
+	}, nodePodsLater: []*berthv1.NodePod{{Pod: ref("straggler"), Binding: true}}}
 	addr := f.start(t)
 	for _, tc := range []struct {
 		name   string
@@ -180,6 +192,7 @@ pod default/agent ignored (DaemonSet)
 pod default/old is being deleted already
 pod default/late is binding to n2: evicted (revision 3)
 pod default/web-0 evicted (revision 4)
+pod default/straggler is binding to n2: evicted (revision 5)
 node n2 drained
 `},
 	} {
@@ -199,7 +212,7 @@ node n2 drained
 	for _, r := range f.evicts {
 		asked = append(asked, fmt.Sprintf("%s dry=%v", r.GetPod().GetName(), r.GetDryRun()))
 	}
-	if want := []string{"late dry=true", "web-0 dry=true", "late dry=false", "web-0 dry=false"}; !cmp.Equal(want, asked) {
+	if want := []string{"late dry=true", "web-0 dry=true", "late dry=false", "web-0 dry=false", "straggler dry=false"}; !cmp.Equal(want, asked) {
 		t.Errorf("evictions asked %v, want %v", asked, want)
 	}
 }

@@ -55,8 +55,9 @@ type fakeBerthd struct {
 	// leadAfter > 0: the follower becomes the leader after refusing that
 	// many calls (an election that ends).
 	leadAfter int
-	// nodePods is what ListNodePods answers for every node (drain_test.go).
-	nodePods []*berthv1.NodePod
+	// nodePods is what ListNodePods answers for every node, with
+	// nodePodsLater once a pod was evicted (drain_test.go).
+	nodePods, nodePodsLater []*berthv1.NodePod
 
 	mu       sync.Mutex
 	syncReqs []*berthv1.SyncRequest
