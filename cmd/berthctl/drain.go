@@ -97,9 +97,19 @@ disruption budget refuses is retried, with backoff (1 s, doubling up to
 30 s), until it goes or --timeout passes. Each pod
 gets a progress line. Pods being deleted already are skipped.
 
-Pods that look managed by a DaemonSet (Berth does not know owners: those
-carrying the toleration the DaemonSet controller adds) stop the drain before
-anything is evicted unless --ignore-daemonsets is given, which leaves them.
+The node's pods include those binding to it: Berth decided to bind them there
+and the orchestrator has not confirmed the bind yet. They are headed for the
+node, so they are evicted too, without waiting for the bind's outcome: not
+running yet, they go without charging a disruption budget (as kube evicts a
+pod that has not started), and they stay terminating whether the bind is then
+confirmed or fails. Their lines say "is binding to NODE". After the
+evictions the node is listed again, and again while that finds pods not seen
+before: a scheduling cycle begun before the cordon may still bind a pod there.
+
+Pods managed by a DaemonSet (their controlling owner, as the orchestrator
+sent it, is a DaemonSet; for a pod sent without owners, one carrying the
+toleration the DaemonSet controller adds) stop the drain before anything is
+evicted unless --ignore-daemonsets is given, which leaves them.
 --dry-run cordons nothing and evicts nothing: it says what would be done.
 
 Exit codes: 0 every pod evicted; 6 some pod still refused by its disruption
@@ -146,54 +156,29 @@ func (a *app) drain(ctx context.Context, node string, o *drainOptions, grace *in
 		}
 		fmt.Fprintln(a.out, msg)
 	}
-	callCtx, cancel := c.call(ctx)
-	list, err := c.Eviction.ListNodePods(callCtx, &berthv1.ListNodePodsRequest{Node: node})
-	cancel()
-	if err != nil {
-		return c.err(ctx, err, "node "+node)
-	}
-	var todo []*berthv1.PodRef
-	var daemons []string
-	for _, p := range list.GetPods() {
-		switch {
-		case p.GetTerminating():
-			fmt.Fprintf(a.out, "pod %s is being deleted already\n", podKey(p.GetPod()))
-		case p.GetDaemonSet() && o.ignoreDaemonSets:
-			fmt.Fprintf(a.out, "pod %s ignored (DaemonSet)\n", podKey(p.GetPod()))
-		case p.GetDaemonSet():
-			daemons = append(daemons, podKey(p.GetPod()))
-		default:
-			todo = append(todo, p.GetPod())
+	// A pod may still be bound to the node by a scheduling cycle that
+	// began before the cordon: the node is listed again after each round
+	// of evictions, until a list brings no pod it has not seen.
+	var t drainTally
+	seen := map[string]bool{}
+	for {
+		todo, err := a.drainList(ctx, c, node, o, seen)
+		if err != nil {
+			return err
 		}
-	}
-	if len(daemons) > 0 {
-		return failedf("node %s has DaemonSet pods (%v); pass --ignore-daemonsets to leave them", node, daemons)
-	}
-	var refused, failed, late int
-	for _, p := range todo {
-		if ctx.Err() != nil {
-			late++
-			fmt.Fprintf(a.out, "pod %s not tried: --timeout passed\n", podKey(p))
-			continue
+		if len(todo) == 0 {
+			break
 		}
-		switch err := a.evictUntil(ctx, c, p, o.dryRun, grace); {
-		case err == nil:
-		case exitCode(err) == exitBudget:
-			refused++
-			fmt.Fprintln(a.err, "berthctl:", err)
-		case ctx.Err() != nil:
-			late++
-			fmt.Fprintf(a.out, "pod %s not evicted: --timeout passed\n", podKey(p))
-		default:
-			failed++
-			fmt.Fprintln(a.err, "berthctl:", err)
+		a.evictAll(ctx, c, node, todo, o.dryRun, grace, &t)
+		if o.dryRun || ctx.Err() != nil {
+			break
 		}
 	}
 	switch {
-	case failed > 0 || late > 0 && refused == 0:
-		return failedf("node %s: %d of %d pods not evicted", node, failed+refused+late, len(todo))
-	case refused > 0:
-		return &exitError{code: exitBudget, err: fmt.Errorf("node %s: %d of %d pods not evicted, %d refused by their disruption budgets until --timeout passed", node, refused+late, len(todo), refused)}
+	case t.failed > 0 || t.late > 0 && t.refused == 0:
+		return failedf("node %s: %d of %d pods not evicted", node, t.failed+t.refused+t.late, t.tried)
+	case t.refused > 0:
+		return &exitError{code: exitBudget, err: fmt.Errorf("node %s: %d of %d pods not evicted, %d refused by their disruption budgets until --timeout passed", node, t.refused+t.late, t.tried, t.refused)}
 	}
 	if !o.dryRun {
 		fmt.Fprintf(a.out, "node %s drained\n", node)
@@ -201,15 +186,83 @@ func (a *app) drain(ctx context.Context, node string, o *drainOptions, grace *in
 	return nil
 }
 
+// drainTally counts a drain's pods to evict and those not evicted, by why.
+type drainTally struct{ tried, refused, failed, late int }
+
+// drainList lists the node's pods not in seen, adds them to it, prints a
+// line for each one left alone and returns those to evict. DaemonSet pods
+// without --ignore-daemonsets are an error.
+func (a *app) drainList(ctx context.Context, c *client, node string, o *drainOptions, seen map[string]bool) ([]*berthv1.NodePod, error) {
+	callCtx, cancel := c.call(ctx)
+	list, err := c.Eviction.ListNodePods(callCtx, &berthv1.ListNodePodsRequest{Node: node})
+	cancel()
+	if err != nil {
+		return nil, c.err(ctx, err, "node "+node)
+	}
+	var todo []*berthv1.NodePod
+	var daemons []string
+	for _, p := range list.GetPods() {
+		key := podKey(p.GetPod())
+		id := key + " " + p.GetPod().GetUid()
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		switch {
+		case p.GetTerminating():
+			fmt.Fprintf(a.out, "pod %s is being deleted already\n", key)
+		case p.GetDaemonSet() && o.ignoreDaemonSets:
+			fmt.Fprintf(a.out, "pod %s ignored (DaemonSet)\n", key)
+		case p.GetDaemonSet():
+			daemons = append(daemons, key)
+		default:
+			todo = append(todo, p)
+		}
+	}
+	if len(daemons) > 0 {
+		return nil, failedf("node %s has DaemonSet pods (%v); pass --ignore-daemonsets to leave them", node, daemons)
+	}
+	return todo, nil
+}
+
+// evictAll evicts the pods in turn, counting in t those not evicted.
+func (a *app) evictAll(ctx context.Context, c *client, node string, todo []*berthv1.NodePod, dryRun bool, grace *int64, t *drainTally) {
+	t.tried += len(todo)
+	for _, p := range todo {
+		if ctx.Err() != nil {
+			t.late++
+			fmt.Fprintf(a.out, "pod %s not tried: --timeout passed\n", podKey(p.GetPod()))
+			continue
+		}
+		switch err := a.evictUntil(ctx, c, node, p, dryRun, grace); {
+		case err == nil:
+		case exitCode(err) == exitBudget:
+			t.refused++
+			fmt.Fprintln(a.err, "berthctl:", err)
+		case ctx.Err() != nil:
+			t.late++
+			fmt.Fprintf(a.out, "pod %s not evicted: --timeout passed\n", podKey(p.GetPod()))
+		default:
+			t.failed++
+			fmt.Fprintln(a.err, "berthctl:", err)
+		}
+	}
+}
+
 // maxDrainBackoff caps the wait between two tries of a refused eviction.
 const maxDrainBackoff = 30 * time.Second
 
-// evictUntil evicts one pod, retrying refusals by its budget with backoff
-// until ctx ends; it prints a line per outcome.
-func (a *app) evictUntil(ctx context.Context, c *client, p *berthv1.PodRef, dryRun bool, grace *int64) error {
+// evictUntil evicts one pod of node, retrying refusals by its budget with
+// backoff until ctx ends; it prints a line per outcome.
+func (a *app) evictUntil(ctx context.Context, c *client, node string, np *berthv1.NodePod, dryRun bool, grace *int64) error {
+	p := np.GetPod()
+	what := "pod " + podKey(p)
+	if np.GetBinding() {
+		what += " is binding to " + node + ":"
+	}
 	wait := time.Second
 	for {
-		line, err := evictOne(ctx, c, p.GetNamespace(), p.GetName(), dryRun, grace)
+		line, err := evictSaying(ctx, c, what, p.GetNamespace(), p.GetName(), dryRun, grace)
 		if err == nil {
 			fmt.Fprintln(a.out, line)
 			return nil

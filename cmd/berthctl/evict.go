@@ -68,6 +68,11 @@ func (a *app) evict(ctx context.Context, podName string, dryRun bool, grace *int
 // evictOne evicts one pod and says what happened in one line; a refusal
 // by a budget exits 6 (exitBudget).
 func evictOne(ctx context.Context, c *client, ns, name string, dryRun bool, grace *int64) (string, error) {
+	return evictSaying(ctx, c, fmt.Sprintf("pod %s/%s", ns, name), ns, name, dryRun, grace)
+}
+
+// evictSaying is evictOne with the line's subject given (what).
+func evictSaying(ctx context.Context, c *client, what, ns, name string, dryRun bool, grace *int64) (string, error) {
 	callCtx, cancel := c.call(ctx)
 	defer cancel()
 	resp, err := c.Evict(callCtx, ns, name, berth.EvictOptions{DryRun: dryRun, GracePeriodSeconds: grace})
@@ -77,7 +82,6 @@ func evictOne(ctx context.Context, c *client, ns, name string, dryRun bool, grac
 	if err != nil {
 		return "", c.err(ctx, err, fmt.Sprintf("pod %s/%s", ns, name))
 	}
-	what := fmt.Sprintf("pod %s/%s", ns, name)
 	switch {
 	case resp.GetAlreadyEvicted():
 		return what + " is being evicted already", nil

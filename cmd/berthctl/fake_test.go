@@ -26,6 +26,7 @@ type fakeBerthd struct {
 	berthv1.UnimplementedStateServiceServer
 	berthv1.UnimplementedDecisionServiceServer
 	berthv1.UnimplementedAdminServiceServer
+	berthv1.UnimplementedEvictionServiceServer
 
 	// token, when set, is the bearer token every call must carry.
 	token string
@@ -54,6 +55,9 @@ type fakeBerthd struct {
 	// leadAfter > 0: the follower becomes the leader after refusing that
 	// many calls (an election that ends).
 	leadAfter int
+	// nodePods is what ListNodePods answers for every node, with
+	// nodePodsLater once a pod was evicted (drain_test.go).
+	nodePods, nodePodsLater []*berthv1.NodePod
 
 	mu       sync.Mutex
 	syncReqs []*berthv1.SyncRequest
@@ -64,6 +68,7 @@ type fakeBerthd struct {
 	reports  []*berthv1.ReportBindResultRequest
 	auth     []string
 	refused  []string // StateService methods refused as a follower
+	evicts   []*berthv1.EvictPodRequest
 }
 
 // start serves f on a loopback port and returns its address; opts are
@@ -97,6 +102,7 @@ func (f *fakeBerthd) start(t *testing.T, opts ...grpc.ServerOption) string {
 	berthv1.RegisterStateServiceServer(s, f)
 	berthv1.RegisterDecisionServiceServer(s, f)
 	berthv1.RegisterAdminServiceServer(s, f)
+	berthv1.RegisterEvictionServiceServer(s, f)
 	go func() { _ = s.Serve(lis) }()
 	t.Cleanup(s.Stop)
 	return lis.Addr().String()

@@ -417,7 +417,7 @@ func (d *Daemon) openServer(cl cluster, outcomes *podbook.Outcomes, reg runtime.
 			Decision: decisionsvc.New(d.feed, decisionsvc.Options{Stopping: d.stopping}),
 			Admin:    admin,
 			Stats:    d.pressure,
-			Eviction: evictionsvc.New(d.sched.View(), d.evictor, evicted),
+			Eviction: evictionsvc.New(d.sched.View(), d.evictor, evicted, bindNodes{d.book}),
 		},
 		Dashboard:     dash,
 		MetricsTokens: cfg.MetricsTokens(),
@@ -442,6 +442,15 @@ type revisions struct{ *podbook.Book }
 func (r revisions) BindAwaiting(uid string) bool {
 	_, ok := r.Outstanding(podbook.KindBind, uid)
 	return ok
+}
+
+// bindNodes tells the eviction service where pods are binding: the node of
+// their outstanding Bind, as the book holds it.
+type bindNodes struct{ *podbook.Book }
+
+func (b bindNodes) BindingTo(uid string) (string, bool) {
+	r, ok := b.Outstanding(podbook.KindBind, uid)
+	return r.Node, ok
 }
 
 // Serve runs the scheduling loop and serves on the listeners until ctx

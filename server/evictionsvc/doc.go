@@ -15,6 +15,16 @@
 // That memory is not durable: after a restart the given allowance is
 // trusted as it is until the caller sends the budget again.
 //
+// A pod binding to a node (a Bind decision to it awaiting the
+// orchestrator's outcome) has no node in the scheduler's view until the
+// bind is confirmed; the book of per-pod facts knows it (Binds).
+// ListNodePods lists such a pod on that node, marked binding, and
+// EvictPod's Evict names that node. Being pending, it is evicted without
+// charging a budget, as kube evicts a pod that is not running yet; the
+// scheduler holds it terminating whether the bind is then confirmed or
+// fails, so it never lands on the node as a live pod.
+//
 // Lock order: mu, then the decision log's and the scheduler's locks
-// (through the evictor); the scheduler's reads take their own leaves.
+// (through the evictor); the scheduler's reads and the book's (Binds)
+// take their own leaves.
 package evictionsvc

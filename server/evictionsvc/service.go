@@ -37,6 +37,14 @@ type Evictor interface {
 // deletion; the book of per-pod facts knows.
 type Evicted func(uid string) bool
 
+// Binds tells where pods are binding: the node of a pod's Bind decision
+// that awaits the orchestrator's outcome. The book of per-pod facts knows
+// (its outstanding KindBind records); the scheduler's pod has no node
+// until the bind is confirmed.
+type Binds interface {
+	BindingTo(uid string) (node string, ok bool)
+}
+
 // DefaultRetryAfter is the RetryInfo delay of a refusal by a budget
 // (kubectl drain retries refused evictions every 5 s).
 const DefaultRetryAfter = 5 * time.Second
@@ -47,6 +55,7 @@ type Service struct {
 	cluster    Cluster
 	evictor    Evictor
 	evicted    Evicted
+	binds      Binds
 	retryAfter time.Duration
 
 	mu sync.Mutex
@@ -56,8 +65,8 @@ type Service struct {
 }
 
 // New returns the service.
-func New(cluster Cluster, evictor Evictor, evicted Evicted) *Service {
-	return &Service{cluster: cluster, evictor: evictor, evicted: evicted, retryAfter: DefaultRetryAfter, charged: map[string]map[string]string{}}
+func New(cluster Cluster, evictor Evictor, evicted Evicted, binds Binds) *Service {
+	return &Service{cluster: cluster, evictor: evictor, evicted: evicted, binds: binds, retryAfter: DefaultRetryAfter, charged: map[string]map[string]string{}}
 }
 
 // EvictPod implements the RPC (see eviction_service.proto).
@@ -110,8 +119,9 @@ func (s *Service) evict(ctx context.Context, ns, name, uid string, dryRun bool, 
 	if dryRun {
 		return resp, nil
 	}
+	node, _ := s.nodeOf(pod)
 	rev, err := s.evictor.EvictAt(ctx, framework.Eviction{
-		Victim: pod, Node: pod.NodeName, Cause: framework.EvictAPI,
+		Victim: pod, Node: node, Cause: framework.EvictAPI,
 		Message: evictionMessage(resp.Budget), GracePeriodSeconds: grace,
 	})
 	if errors.Is(err, decisionlog.ErrAlreadyEvicted) {
@@ -178,23 +188,55 @@ func (s *Service) ListNodePods(_ context.Context, req *berthv1.ListNodePodsReque
 	if err := convert.CheckName("node", req.GetNode(), true); err != nil {
 		return nil, errmap.Status(err)
 	}
-	var pods []*model.Pod
+	type listed struct {
+		pod     *model.Pod
+		binding bool
+	}
+	var pods []listed
 	for _, p := range s.cluster.Pods() {
-		if p.NodeName == req.GetNode() {
-			pods = append(pods, p)
+		if p.NodeName != "" && p.NodeName != req.GetNode() {
+			continue // bound elsewhere: the book need not be asked
+		}
+		if node, binding := s.nodeOf(p); node == req.GetNode() {
+			pods = append(pods, listed{p, binding})
 		}
 	}
-	slices.SortFunc(pods, func(a, b *model.Pod) int { return cmp.Compare(a.Key(), b.Key()) })
+	slices.SortFunc(pods, func(a, b listed) int { return cmp.Compare(a.pod.Key(), b.pod.Key()) })
 	resp := &berthv1.ListNodePodsResponse{}
-	for _, p := range pods {
-		resp.Pods = append(resp.Pods, &berthv1.NodePod{Pod: convert.PodRefOf(p), Terminating: p.Terminating, DaemonSet: looksDaemonSet(p)})
+	for _, l := range pods {
+		resp.Pods = append(resp.Pods, &berthv1.NodePod{Pod: convert.PodRefOf(l.pod), Terminating: l.pod.Terminating, DaemonSet: looksDaemonSet(l.pod), Binding: l.binding})
 	}
 	return resp, nil
 }
 
-// looksDaemonSet reports whether the pod carries the toleration the
-// DaemonSet controller adds to its pods.
+// nodeOf returns the node the pod is on or headed for, and whether it is
+// binding there (its Bind awaits an outcome). A pod held on the node of a
+// bind restored after a restart has that node already and is binding
+// too; a pending pod with no bind has no node.
+func (s *Service) nodeOf(p *model.Pod) (node string, binding bool) {
+	bindNode, ok := s.binds.BindingTo(p.UID)
+	switch {
+	case p.NodeName == "":
+		return bindNode, ok
+	case ok && bindNode == p.NodeName:
+		return p.NodeName, true
+	}
+	return p.NodeName, false
+}
+
+// looksDaemonSet reports whether a DaemonSet manages the pod: its
+// controlling owner is one (kubectl drain's test), or, for a pod sent
+// without owners, it carries the toleration the DaemonSet controller adds
+// to its pods.
 func looksDaemonSet(p *model.Pod) bool {
+	if p.Runtime != nil && len(p.Runtime.Owners) > 0 {
+		for _, o := range p.Runtime.Owners {
+			if o.Controller {
+				return o.Kind == "DaemonSet"
+			}
+		}
+		return false
+	}
 	for _, t := range p.Tolerations {
 		if t.Key == model.TaintNodeUnschedulable && t.Operator == model.TolerationOpExists && t.Effect == model.TaintEffectNoSchedule {
 			return true

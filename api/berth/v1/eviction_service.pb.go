@@ -121,11 +121,17 @@ type NodePod struct {
 	// Being deleted already (an Evict decision was made, or the
 	// orchestrator sent it terminating).
 	Terminating bool `protobuf:"varint,2,opt,name=terminating,proto3" json:"terminating,omitempty"`
-	// Looks managed by a DaemonSet: Berth does not know pods' owners, so
-	// this is set on pods carrying the toleration the DaemonSet controller
-	// adds to each of its pods (node.kubernetes.io/unschedulable, EXISTS,
-	// NO_SCHEDULE).
-	DaemonSet     bool `protobuf:"varint,3,opt,name=daemon_set,json=daemonSet,proto3" json:"daemon_set,omitempty"`
+	// Managed by a DaemonSet: its controlling owner (Pod.runtime.owners)
+	// is of kind DaemonSet, as kubectl drain tells them. A pod sent without
+	// owners is guessed one when it carries the toleration the DaemonSet
+	// controller adds to each of its pods (node.kubernetes.io/unschedulable,
+	// EXISTS, NO_SCHEDULE).
+	DaemonSet bool `protobuf:"varint,3,opt,name=daemon_set,json=daemonSet,proto3" json:"daemon_set,omitempty"`
+	// Binding to the node, not bound yet: Berth decided to bind it there
+	// and the orchestrator has not confirmed the bind, reported it failed or
+	// deleted the pod. Until then the pod is headed for the node, so a
+	// drain evicts it too.
+	Binding       bool `protobuf:"varint,4,opt,name=binding,proto3" json:"binding,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -177,6 +183,13 @@ func (x *NodePod) GetTerminating() bool {
 func (x *NodePod) GetDaemonSet() bool {
 	if x != nil {
 		return x.DaemonSet
+	}
+	return false
+}
+
+func (x *NodePod) GetBinding() bool {
+	if x != nil {
+		return x.Binding
 	}
 	return false
 }
@@ -331,12 +344,13 @@ const file_berth_v1_eviction_service_proto_rawDesc = "" +
 	"\x13ListNodePodsRequest\x12\x12\n" +
 	"\x04node\x18\x01 \x01(\tR\x04node\"=\n" +
 	"\x14ListNodePodsResponse\x12%\n" +
-	"\x04pods\x18\x01 \x03(\v2\x11.berth.v1.NodePodR\x04pods\"n\n" +
+	"\x04pods\x18\x01 \x03(\v2\x11.berth.v1.NodePodR\x04pods\"\x88\x01\n" +
 	"\aNodePod\x12\"\n" +
 	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\x12 \n" +
 	"\vterminating\x18\x02 \x01(\bR\vterminating\x12\x1d\n" +
 	"\n" +
-	"daemon_set\x18\x03 \x01(\bR\tdaemonSet\"\x9e\x01\n" +
+	"daemon_set\x18\x03 \x01(\bR\tdaemonSet\x12\x18\n" +
+	"\abinding\x18\x04 \x01(\bR\abinding\"\x9e\x01\n" +
 	"\x0fEvictPodRequest\x12\"\n" +
 	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\x12\x17\n" +
 	"\adry_run\x18\x02 \x01(\bR\x06dryRun\x125\n" +

@@ -36,7 +36,8 @@ type EvictionServiceClient interface {
 	// EvictPod evicts one pod, with the Eviction API's rules:
 	//   - a pod that is pending, or terminating already, is evicted without
 	//     looking at budgets (one already evicted is not evicted again:
-	//     already_evicted is set);
+	//     already_evicted is set); a pending pod binding to a node (its Bind
+	//     awaiting an outcome) is evicted so, its Evict naming that node;
 	//   - a pod covered by no PodDisruptionBudget (none of its namespace
 	//     selects its labels) is evicted;
 	//   - by exactly one: evicted if the budget allows a disruption now
@@ -60,8 +61,11 @@ type EvictionServiceClient interface {
 	// reason DISRUPTION_BUDGET with metadata "budget" (namespace/name),
 	// "disruptions_allowed", and a RetryInfo delay; the pod is untouched).
 	EvictPod(ctx context.Context, in *EvictPodRequest, opts ...grpc.CallOption) (*EvictPodResponse, error)
-	// ListNodePods lists the pods on a node (bound, or assumed while their
-	// Bind awaits an outcome), by namespace and name: what a drain evicts.
+	// ListNodePods lists the pods on a node by namespace and name: those
+	// bound to it and those binding to it (a Bind decision to the node
+	// awaiting the orchestrator's outcome; NodePod.binding), what a drain
+	// evicts. EvictPod evicts a binding pod as it evicts a pending one, its
+	// Evict naming the node it is binding to.
 	//
 	// Failure codes: INVALID_ARGUMENT (no node).
 	ListNodePods(ctx context.Context, in *ListNodePodsRequest, opts ...grpc.CallOption) (*ListNodePodsResponse, error)
@@ -108,7 +112,8 @@ type EvictionServiceServer interface {
 	// EvictPod evicts one pod, with the Eviction API's rules:
 	//   - a pod that is pending, or terminating already, is evicted without
 	//     looking at budgets (one already evicted is not evicted again:
-	//     already_evicted is set);
+	//     already_evicted is set); a pending pod binding to a node (its Bind
+	//     awaiting an outcome) is evicted so, its Evict naming that node;
 	//   - a pod covered by no PodDisruptionBudget (none of its namespace
 	//     selects its labels) is evicted;
 	//   - by exactly one: evicted if the budget allows a disruption now
@@ -132,8 +137,11 @@ type EvictionServiceServer interface {
 	// reason DISRUPTION_BUDGET with metadata "budget" (namespace/name),
 	// "disruptions_allowed", and a RetryInfo delay; the pod is untouched).
 	EvictPod(context.Context, *EvictPodRequest) (*EvictPodResponse, error)
-	// ListNodePods lists the pods on a node (bound, or assumed while their
-	// Bind awaits an outcome), by namespace and name: what a drain evicts.
+	// ListNodePods lists the pods on a node by namespace and name: those
+	// bound to it and those binding to it (a Bind decision to the node
+	// awaiting the orchestrator's outcome; NodePod.binding), what a drain
+	// evicts. EvictPod evicts a binding pod as it evicts a pending one, its
+	// Evict naming the node it is binding to.
 	//
 	// Failure codes: INVALID_ARGUMENT (no node).
 	ListNodePods(context.Context, *ListNodePodsRequest) (*ListNodePodsResponse, error)

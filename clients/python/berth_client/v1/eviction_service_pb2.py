@@ -14,7 +14,7 @@ _sym_db = _symbol_database.Default()
 from berth_client.v1 import object_pb2 as berth_dot_v1_dot_object__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x62\x65rth/v1/eviction_service.proto\x12\x08\x62\x65rth.v1\x1a\x15\x62\x65rth/v1/object.proto\"#\n\x13ListNodePodsRequest\x12\x0c\n\x04node\x18\x01 \x01(\t\"7\n\x14ListNodePodsResponse\x12\x1f\n\x04pods\x18\x01 \x03(\x0b\x32\x11.berth.v1.NodePod\"Q\n\x07NodePod\x12\x1d\n\x03pod\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\x12\x13\n\x0bterminating\x18\x02 \x01(\x08\x12\x12\n\ndaemon_set\x18\x03 \x01(\x08\"}\n\x0f\x45victPodRequest\x12\x1d\n\x03pod\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\x12\x0f\n\x07\x64ry_run\x18\x02 \x01(\x08\x12!\n\x14grace_period_seconds\x18\x03 \x01(\x03H\x00\x88\x01\x01\x42\x17\n\x15_grace_period_seconds\"j\n\x10\x45victPodResponse\x12\x10\n\x08revision\x18\x01 \x01(\x04\x12\x17\n\x0f\x61lready_evicted\x18\x02 \x01(\x08\x12\x0e\n\x06\x62udget\x18\x03 \x01(\t\x12\x1b\n\x13\x64isruptions_allowed\x18\x04 \x01(\x05\x32\xa3\x01\n\x0f\x45victionService\x12\x41\n\x08\x45victPod\x12\x19.berth.v1.EvictPodRequest\x1a\x1a.berth.v1.EvictPodResponse\x12M\n\x0cListNodePods\x12\x1d.berth.v1.ListNodePodsRequest\x1a\x1e.berth.v1.ListNodePodsResponseB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x62\x65rth/v1/eviction_service.proto\x12\x08\x62\x65rth.v1\x1a\x15\x62\x65rth/v1/object.proto\"#\n\x13ListNodePodsRequest\x12\x0c\n\x04node\x18\x01 \x01(\t\"7\n\x14ListNodePodsResponse\x12\x1f\n\x04pods\x18\x01 \x03(\x0b\x32\x11.berth.v1.NodePod\"b\n\x07NodePod\x12\x1d\n\x03pod\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\x12\x13\n\x0bterminating\x18\x02 \x01(\x08\x12\x12\n\ndaemon_set\x18\x03 \x01(\x08\x12\x0f\n\x07\x62inding\x18\x04 \x01(\x08\"}\n\x0f\x45victPodRequest\x12\x1d\n\x03pod\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\x12\x0f\n\x07\x64ry_run\x18\x02 \x01(\x08\x12!\n\x14grace_period_seconds\x18\x03 \x01(\x03H\x00\x88\x01\x01\x42\x17\n\x15_grace_period_seconds\"j\n\x10\x45victPodResponse\x12\x10\n\x08revision\x18\x01 \x01(\x04\x12\x17\n\x0f\x61lready_evicted\x18\x02 \x01(\x08\x12\x0e\n\x06\x62udget\x18\x03 \x01(\t\x12\x1b\n\x13\x64isruptions_allowed\x18\x04 \x01(\x05\x32\xa3\x01\n\x0f\x45victionService\x12\x41\n\x08\x45victPod\x12\x19.berth.v1.EvictPodRequest\x1a\x1a.berth.v1.EvictPodResponse\x12M\n\x0cListNodePods\x12\x1d.berth.v1.ListNodePodsRequest\x1a\x1e.berth.v1.ListNodePodsResponseB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'berth.v1.eviction_service_pb2', globals())
@@ -27,11 +27,11 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _LISTNODEPODSRESPONSE._serialized_start=105
   _LISTNODEPODSRESPONSE._serialized_end=160
   _NODEPOD._serialized_start=162
-  _NODEPOD._serialized_end=243
-  _EVICTPODREQUEST._serialized_start=245
-  _EVICTPODREQUEST._serialized_end=370
-  _EVICTPODRESPONSE._serialized_start=372
-  _EVICTPODRESPONSE._serialized_end=478
-  _EVICTIONSERVICE._serialized_start=481
-  _EVICTIONSERVICE._serialized_end=644
+  _NODEPOD._serialized_end=260
+  _EVICTPODREQUEST._serialized_start=262
+  _EVICTPODREQUEST._serialized_end=387
+  _EVICTPODRESPONSE._serialized_start=389
+  _EVICTPODRESPONSE._serialized_end=495
+  _EVICTIONSERVICE._serialized_start=498
+  _EVICTIONSERVICE._serialized_end=661
 # @@protoc_insertion_point(module_scope)

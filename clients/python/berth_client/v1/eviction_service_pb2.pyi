@@ -41,11 +41,13 @@ class ListNodePodsResponse(_message.Message):
     def __init__(self, pods: _Optional[_Iterable[_Union[NodePod, _Mapping]]] = ...) -> None: ...
 
 class NodePod(_message.Message):
-    __slots__ = ["daemon_set", "pod", "terminating"]
+    __slots__ = ["binding", "daemon_set", "pod", "terminating"]
+    BINDING_FIELD_NUMBER: _ClassVar[int]
     DAEMON_SET_FIELD_NUMBER: _ClassVar[int]
     POD_FIELD_NUMBER: _ClassVar[int]
     TERMINATING_FIELD_NUMBER: _ClassVar[int]
+    binding: bool
     daemon_set: bool
     pod: _object_pb2.PodRef
     terminating: bool
-    def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., terminating: bool = ..., daemon_set: bool = ...) -> None: ...
+    def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., terminating: bool = ..., daemon_set: bool = ..., binding: bool = ...) -> None: ...

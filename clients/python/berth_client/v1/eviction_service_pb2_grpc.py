@@ -43,7 +43,8 @@ class EvictionServiceServicer(object):
         """EvictPod evicts one pod, with the Eviction API's rules:
         - a pod that is pending, or terminating already, is evicted without
         looking at budgets (one already evicted is not evicted again:
-        already_evicted is set);
+        already_evicted is set); a pending pod binding to a node (its Bind
+        awaiting an outcome) is evicted so, its Evict naming that node;
         - a pod covered by no PodDisruptionBudget (none of its namespace
         selects its labels) is evicted;
         - by exactly one: evicted if the budget allows a disruption now
@@ -71,8 +72,11 @@ class EvictionServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def ListNodePods(self, request, context):
-        """ListNodePods lists the pods on a node (bound, or assumed while their
-        Bind awaits an outcome), by namespace and name: what a drain evicts.
+        """ListNodePods lists the pods on a node by namespace and name: those
+        bound to it and those binding to it (a Bind decision to the node
+        awaiting the orchestrator's outcome; NodePod.binding), what a drain
+        evicts. EvictPod evicts a binding pod as it evicts a pending one, its
+        Evict naming the node it is binding to.
 
         Failure codes: INVALID_ARGUMENT (no node).
         """

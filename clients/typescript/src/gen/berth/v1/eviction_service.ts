@@ -48,12 +48,20 @@ export interface NodePod {
    */
   terminating: boolean;
   /**
-   * Looks managed by a DaemonSet: Berth does not know pods' owners, so
-   * this is set on pods carrying the toleration the DaemonSet controller
-   * adds to each of its pods (node.kubernetes.io/unschedulable, EXISTS,
-   * NO_SCHEDULE).
+   * Managed by a DaemonSet: its controlling owner (Pod.runtime.owners)
+   * is of kind DaemonSet, as kubectl drain tells them. A pod sent without
+   * owners is guessed one when it carries the toleration the DaemonSet
+   * controller adds to each of its pods (node.kubernetes.io/unschedulable,
+   * EXISTS, NO_SCHEDULE).
    */
   daemonSet: boolean;
+  /**
+   * Binding to the node, not bound yet: Berth decided to bind it there
+   * and the orchestrator has not confirmed the bind, reported it failed or
+   * deleted the pod. Until then the pod is headed for the node, so a
+   * drain evicts it too.
+   */
+  binding: boolean;
 }
 
 /** EvictPodRequest names the pod to evict. */
@@ -230,7 +238,7 @@ export const ListNodePodsResponse: MessageFns<ListNodePodsResponse> = {
 };
 
 function createBaseNodePod(): NodePod {
-  return { pod: undefined, terminating: false, daemonSet: false };
+  return { pod: undefined, terminating: false, daemonSet: false, binding: false };
 }
 
 export const NodePod: MessageFns<NodePod> = {
@@ -243,6 +251,9 @@ export const NodePod: MessageFns<NodePod> = {
     }
     if (message.daemonSet !== false) {
       writer.uint32(24).bool(message.daemonSet);
+    }
+    if (message.binding !== false) {
+      writer.uint32(32).bool(message.binding);
     }
     return writer;
   },
@@ -284,6 +295,14 @@ export const NodePod: MessageFns<NodePod> = {
             message.daemonSet = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.binding = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -305,6 +324,7 @@ export const NodePod: MessageFns<NodePod> = {
         : isSet(object.daemon_set)
         ? globalThis.Boolean(object.daemon_set)
         : false,
+      binding: isSet(object.binding) ? globalThis.Boolean(object.binding) : false,
     };
   },
 
@@ -319,6 +339,9 @@ export const NodePod: MessageFns<NodePod> = {
     if (message.daemonSet !== false) {
       obj.daemonSet = message.daemonSet;
     }
+    if (message.binding !== false) {
+      obj.binding = message.binding;
+    }
     return obj;
   },
 
@@ -330,6 +353,7 @@ export const NodePod: MessageFns<NodePod> = {
     message.pod = (object.pod !== undefined && object.pod !== null) ? PodRef.fromPartial(object.pod) : undefined;
     message.terminating = object.terminating ?? false;
     message.daemonSet = object.daemonSet ?? false;
+    message.binding = object.binding ?? false;
     return message;
   },
 };
@@ -581,7 +605,8 @@ export const EvictionServiceService = {
    * EvictPod evicts one pod, with the Eviction API's rules:
    *   - a pod that is pending, or terminating already, is evicted without
    *     looking at budgets (one already evicted is not evicted again:
-   *     already_evicted is set);
+   *     already_evicted is set); a pending pod binding to a node (its Bind
+   *     awaiting an outcome) is evicted so, its Evict naming that node;
    *   - a pod covered by no PodDisruptionBudget (none of its namespace
    *     selects its labels) is evicted;
    *   - by exactly one: evicted if the budget allows a disruption now
@@ -614,8 +639,11 @@ export const EvictionServiceService = {
     responseDeserialize: (value: Buffer): EvictPodResponse => EvictPodResponse.decode(value),
   },
   /**
-   * ListNodePods lists the pods on a node (bound, or assumed while their
-   * Bind awaits an outcome), by namespace and name: what a drain evicts.
+   * ListNodePods lists the pods on a node by namespace and name: those
+   * bound to it and those binding to it (a Bind decision to the node
+   * awaiting the orchestrator's outcome; NodePod.binding), what a drain
+   * evicts. EvictPod evicts a binding pod as it evicts a pending one, its
+   * Evict naming the node it is binding to.
    *
    * Failure codes: INVALID_ARGUMENT (no node).
    */
@@ -636,7 +664,8 @@ export interface EvictionServiceServer extends UntypedServiceImplementation {
    * EvictPod evicts one pod, with the Eviction API's rules:
    *   - a pod that is pending, or terminating already, is evicted without
    *     looking at budgets (one already evicted is not evicted again:
-   *     already_evicted is set);
+   *     already_evicted is set); a pending pod binding to a node (its Bind
+   *     awaiting an outcome) is evicted so, its Evict naming that node;
    *   - a pod covered by no PodDisruptionBudget (none of its namespace
    *     selects its labels) is evicted;
    *   - by exactly one: evicted if the budget allows a disruption now
@@ -661,8 +690,11 @@ export interface EvictionServiceServer extends UntypedServiceImplementation {
    */
   evictPod: handleUnaryCall<EvictPodRequest, EvictPodResponse>;
   /**
-   * ListNodePods lists the pods on a node (bound, or assumed while their
-   * Bind awaits an outcome), by namespace and name: what a drain evicts.
+   * ListNodePods lists the pods on a node by namespace and name: those
+   * bound to it and those binding to it (a Bind decision to the node
+   * awaiting the orchestrator's outcome; NodePod.binding), what a drain
+   * evicts. EvictPod evicts a binding pod as it evicts a pending one, its
+   * Evict naming the node it is binding to.
    *
    * Failure codes: INVALID_ARGUMENT (no node).
    */
@@ -674,7 +706,8 @@ export interface EvictionServiceClient extends Client {
    * EvictPod evicts one pod, with the Eviction API's rules:
    *   - a pod that is pending, or terminating already, is evicted without
    *     looking at budgets (one already evicted is not evicted again:
-   *     already_evicted is set);
+   *     already_evicted is set); a pending pod binding to a node (its Bind
+   *     awaiting an outcome) is evicted so, its Evict naming that node;
    *   - a pod covered by no PodDisruptionBudget (none of its namespace
    *     selects its labels) is evicted;
    *   - by exactly one: evicted if the budget allows a disruption now
@@ -713,8 +746,11 @@ export interface EvictionServiceClient extends Client {
     callback: (error: ServiceError | null, response: EvictPodResponse) => void,
   ): ClientUnaryCall;
   /**
-   * ListNodePods lists the pods on a node (bound, or assumed while their
-   * Bind awaits an outcome), by namespace and name: what a drain evicts.
+   * ListNodePods lists the pods on a node by namespace and name: those
+   * bound to it and those binding to it (a Bind decision to the node
+   * awaiting the orchestrator's outcome; NodePod.binding), what a drain
+   * evicts. EvictPod evicts a binding pod as it evicts a pending one, its
+   * Evict naming the node it is binding to.
    *
    * Failure codes: INVALID_ARGUMENT (no node).
    */

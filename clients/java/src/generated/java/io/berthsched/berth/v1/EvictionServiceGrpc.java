@@ -144,7 +144,8 @@ public final class EvictionServiceGrpc {
      * EvictPod evicts one pod, with the Eviction API's rules:
      *   - a pod that is pending, or terminating already, is evicted without
      *     looking at budgets (one already evicted is not evicted again:
-     *     already_evicted is set);
+     *     already_evicted is set); a pending pod binding to a node (its Bind
+     *     awaiting an outcome) is evicted so, its Evict naming that node;
      *   - a pod covered by no PodDisruptionBudget (none of its namespace
      *     selects its labels) is evicted;
      *   - by exactly one: evicted if the budget allows a disruption now
@@ -174,8 +175,11 @@ public final class EvictionServiceGrpc {
 
     /**
      * <pre>
-     * ListNodePods lists the pods on a node (bound, or assumed while their
-     * Bind awaits an outcome), by namespace and name: what a drain evicts.
+     * ListNodePods lists the pods on a node by namespace and name: those
+     * bound to it and those binding to it (a Bind decision to the node
+     * awaiting the orchestrator's outcome; NodePod.binding), what a drain
+     * evicts. EvictPod evicts a binding pod as it evicts a pending one, its
+     * Evict naming the node it is binding to.
      * Failure codes: INVALID_ARGUMENT (no node).
      * </pre>
      */
@@ -230,7 +234,8 @@ public final class EvictionServiceGrpc {
      * EvictPod evicts one pod, with the Eviction API's rules:
      *   - a pod that is pending, or terminating already, is evicted without
      *     looking at budgets (one already evicted is not evicted again:
-     *     already_evicted is set);
+     *     already_evicted is set); a pending pod binding to a node (its Bind
+     *     awaiting an outcome) is evicted so, its Evict naming that node;
      *   - a pod covered by no PodDisruptionBudget (none of its namespace
      *     selects its labels) is evicted;
      *   - by exactly one: evicted if the budget allows a disruption now
@@ -261,8 +266,11 @@ public final class EvictionServiceGrpc {
 
     /**
      * <pre>
-     * ListNodePods lists the pods on a node (bound, or assumed while their
-     * Bind awaits an outcome), by namespace and name: what a drain evicts.
+     * ListNodePods lists the pods on a node by namespace and name: those
+     * bound to it and those binding to it (a Bind decision to the node
+     * awaiting the orchestrator's outcome; NodePod.binding), what a drain
+     * evicts. EvictPod evicts a binding pod as it evicts a pending one, its
+     * Evict naming the node it is binding to.
      * Failure codes: INVALID_ARGUMENT (no node).
      * </pre>
      */
@@ -299,7 +307,8 @@ public final class EvictionServiceGrpc {
      * EvictPod evicts one pod, with the Eviction API's rules:
      *   - a pod that is pending, or terminating already, is evicted without
      *     looking at budgets (one already evicted is not evicted again:
-     *     already_evicted is set);
+     *     already_evicted is set); a pending pod binding to a node (its Bind
+     *     awaiting an outcome) is evicted so, its Evict naming that node;
      *   - a pod covered by no PodDisruptionBudget (none of its namespace
      *     selects its labels) is evicted;
      *   - by exactly one: evicted if the budget allows a disruption now
@@ -329,8 +338,11 @@ public final class EvictionServiceGrpc {
 
     /**
      * <pre>
-     * ListNodePods lists the pods on a node (bound, or assumed while their
-     * Bind awaits an outcome), by namespace and name: what a drain evicts.
+     * ListNodePods lists the pods on a node by namespace and name: those
+     * bound to it and those binding to it (a Bind decision to the node
+     * awaiting the orchestrator's outcome; NodePod.binding), what a drain
+     * evicts. EvictPod evicts a binding pod as it evicts a pending one, its
+     * Evict naming the node it is binding to.
      * Failure codes: INVALID_ARGUMENT (no node).
      * </pre>
      */
@@ -366,7 +378,8 @@ public final class EvictionServiceGrpc {
      * EvictPod evicts one pod, with the Eviction API's rules:
      *   - a pod that is pending, or terminating already, is evicted without
      *     looking at budgets (one already evicted is not evicted again:
-     *     already_evicted is set);
+     *     already_evicted is set); a pending pod binding to a node (its Bind
+     *     awaiting an outcome) is evicted so, its Evict naming that node;
      *   - a pod covered by no PodDisruptionBudget (none of its namespace
      *     selects its labels) is evicted;
      *   - by exactly one: evicted if the budget allows a disruption now
@@ -397,8 +410,11 @@ public final class EvictionServiceGrpc {
 
     /**
      * <pre>
-     * ListNodePods lists the pods on a node (bound, or assumed while their
-     * Bind awaits an outcome), by namespace and name: what a drain evicts.
+     * ListNodePods lists the pods on a node by namespace and name: those
+     * bound to it and those binding to it (a Bind decision to the node
+     * awaiting the orchestrator's outcome; NodePod.binding), what a drain
+     * evicts. EvictPod evicts a binding pod as it evicts a pending one, its
+     * Evict naming the node it is binding to.
      * Failure codes: INVALID_ARGUMENT (no node).
      * </pre>
      */

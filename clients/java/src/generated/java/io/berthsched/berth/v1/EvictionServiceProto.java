@@ -52,26 +52,27 @@ public final class EvictionServiceProto {
       ".v1\032\025berth/v1/object.proto\")\n\023ListNodePo" +
       "dsRequest\022\022\n\004node\030\001 \001(\tR\004node\"=\n\024ListNod" +
       "ePodsResponse\022%\n\004pods\030\001 \003(\0132\021.berth.v1.N" +
-      "odePodR\004pods\"n\n\007NodePod\022\"\n\003pod\030\001 \001(\0132\020.b" +
-      "erth.v1.PodRefR\003pod\022 \n\013terminating\030\002 \001(\010" +
-      "R\013terminating\022\035\n\ndaemon_set\030\003 \001(\010R\tdaemo" +
-      "nSet\"\236\001\n\017EvictPodRequest\022\"\n\003pod\030\001 \001(\0132\020." +
-      "berth.v1.PodRefR\003pod\022\027\n\007dry_run\030\002 \001(\010R\006d" +
-      "ryRun\0225\n\024grace_period_seconds\030\003 \001(\003H\000R\022g" +
-      "racePeriodSeconds\210\001\001B\027\n\025_grace_period_se" +
-      "conds\"\240\001\n\020EvictPodResponse\022\032\n\010revision\030\001" +
-      " \001(\004R\010revision\022\'\n\017already_evicted\030\002 \001(\010R" +
-      "\016alreadyEvicted\022\026\n\006budget\030\003 \001(\tR\006budget\022" +
-      "/\n\023disruptions_allowed\030\004 \001(\005R\022disruption" +
-      "sAllowed2\243\001\n\017EvictionService\022A\n\010EvictPod" +
-      "\022\031.berth.v1.EvictPodRequest\032\032.berth.v1.E" +
-      "victPodResponse\022M\n\014ListNodePods\022\035.berth." +
-      "v1.ListNodePodsRequest\032\036.berth.v1.ListNo" +
-      "dePodsResponseB\241\001\n\026io.berthsched.berth.v" +
-      "1B\024EvictionServiceProtoP\001Z0github.com/be" +
-      "rthsched/berth/api/berth/v1;berthv1\242\002\003BX" +
-      "X\252\002\010Berth.V1\312\002\010Berth\\V1\342\002\024Berth\\V1\\GPBMe" +
-      "tadata\352\002\tBerth::V1b\006proto3"
+      "odePodR\004pods\"\210\001\n\007NodePod\022\"\n\003pod\030\001 \001(\0132\020." +
+      "berth.v1.PodRefR\003pod\022 \n\013terminating\030\002 \001(" +
+      "\010R\013terminating\022\035\n\ndaemon_set\030\003 \001(\010R\tdaem" +
+      "onSet\022\030\n\007binding\030\004 \001(\010R\007binding\"\236\001\n\017Evic" +
+      "tPodRequest\022\"\n\003pod\030\001 \001(\0132\020.berth.v1.PodR" +
+      "efR\003pod\022\027\n\007dry_run\030\002 \001(\010R\006dryRun\0225\n\024grac" +
+      "e_period_seconds\030\003 \001(\003H\000R\022gracePeriodSec" +
+      "onds\210\001\001B\027\n\025_grace_period_seconds\"\240\001\n\020Evi" +
+      "ctPodResponse\022\032\n\010revision\030\001 \001(\004R\010revisio" +
+      "n\022\'\n\017already_evicted\030\002 \001(\010R\016alreadyEvict" +
+      "ed\022\026\n\006budget\030\003 \001(\tR\006budget\022/\n\023disruption" +
+      "s_allowed\030\004 \001(\005R\022disruptionsAllowed2\243\001\n\017" +
+      "EvictionService\022A\n\010EvictPod\022\031.berth.v1.E" +
+      "victPodRequest\032\032.berth.v1.EvictPodRespon" +
+      "se\022M\n\014ListNodePods\022\035.berth.v1.ListNodePo" +
+      "dsRequest\032\036.berth.v1.ListNodePodsRespons" +
+      "eB\241\001\n\026io.berthsched.berth.v1B\024EvictionSe" +
+      "rviceProtoP\001Z0github.com/berthsched/bert" +
+      "h/api/berth/v1;berthv1\242\002\003BXX\252\002\010Berth.V1\312" +
+      "\002\010Berth\\V1\342\002\024Berth\\V1\\GPBMetadata\352\002\tBert" +
+      "h::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -95,7 +96,7 @@ public final class EvictionServiceProto {
     internal_static_berth_v1_NodePod_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_NodePod_descriptor,
-        new java.lang.String[] { "Pod", "Terminating", "DaemonSet", });
+        new java.lang.String[] { "Pod", "Terminating", "DaemonSet", "Binding", });
     internal_static_berth_v1_EvictPodRequest_descriptor =
       getDescriptor().getMessageTypes().get(3);
     internal_static_berth_v1_EvictPodRequest_fieldAccessorTable = new

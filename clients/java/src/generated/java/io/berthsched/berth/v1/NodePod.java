@@ -105,10 +105,11 @@ private static final long serialVersionUID = 0L;
   private boolean daemonSet_ = false;
   /**
    * <pre>
-   * Looks managed by a DaemonSet: Berth does not know pods' owners, so
-   * this is set on pods carrying the toleration the DaemonSet controller
-   * adds to each of its pods (node.kubernetes.io/unschedulable, EXISTS,
-   * NO_SCHEDULE).
+   * Managed by a DaemonSet: its controlling owner (Pod.runtime.owners)
+   * is of kind DaemonSet, as kubectl drain tells them. A pod sent without
+   * owners is guessed one when it carries the toleration the DaemonSet
+   * controller adds to each of its pods (node.kubernetes.io/unschedulable,
+   * EXISTS, NO_SCHEDULE).
    * </pre>
    *
    * <code>bool daemon_set = 3 [json_name = "daemonSet"];</code>
@@ -117,6 +118,24 @@ private static final long serialVersionUID = 0L;
   @java.lang.Override
   public boolean getDaemonSet() {
     return daemonSet_;
+  }
+
+  public static final int BINDING_FIELD_NUMBER = 4;
+  private boolean binding_ = false;
+  /**
+   * <pre>
+   * Binding to the node, not bound yet: Berth decided to bind it there
+   * and the orchestrator has not confirmed the bind, reported it failed or
+   * deleted the pod. Until then the pod is headed for the node, so a
+   * drain evicts it too.
+   * </pre>
+   *
+   * <code>bool binding = 4 [json_name = "binding"];</code>
+   * @return The binding.
+   */
+  @java.lang.Override
+  public boolean getBinding() {
+    return binding_;
   }
 
   private byte memoizedIsInitialized = -1;
@@ -142,6 +161,9 @@ private static final long serialVersionUID = 0L;
     if (daemonSet_ != false) {
       output.writeBool(3, daemonSet_);
     }
+    if (binding_ != false) {
+      output.writeBool(4, binding_);
+    }
     getUnknownFields().writeTo(output);
   }
 
@@ -162,6 +184,10 @@ private static final long serialVersionUID = 0L;
     if (daemonSet_ != false) {
       size += com.google.protobuf.CodedOutputStream
         .computeBoolSize(3, daemonSet_);
+    }
+    if (binding_ != false) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBoolSize(4, binding_);
     }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
@@ -187,6 +213,8 @@ private static final long serialVersionUID = 0L;
         != other.getTerminating()) return false;
     if (getDaemonSet()
         != other.getDaemonSet()) return false;
+    if (getBinding()
+        != other.getBinding()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -208,6 +236,9 @@ private static final long serialVersionUID = 0L;
     hash = (37 * hash) + DAEMON_SET_FIELD_NUMBER;
     hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
         getDaemonSet());
+    hash = (37 * hash) + BINDING_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+        getBinding());
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -348,6 +379,7 @@ private static final long serialVersionUID = 0L;
       }
       terminating_ = false;
       daemonSet_ = false;
+      binding_ = false;
       return this;
     }
 
@@ -391,6 +423,9 @@ private static final long serialVersionUID = 0L;
       }
       if (((from_bitField0_ & 0x00000004) != 0)) {
         result.daemonSet_ = daemonSet_;
+      }
+      if (((from_bitField0_ & 0x00000008) != 0)) {
+        result.binding_ = binding_;
       }
     }
 
@@ -447,6 +482,9 @@ private static final long serialVersionUID = 0L;
       if (other.getDaemonSet() != false) {
         setDaemonSet(other.getDaemonSet());
       }
+      if (other.getBinding() != false) {
+        setBinding(other.getBinding());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -490,6 +528,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000004;
               break;
             } // case 24
+            case 32: {
+              binding_ = input.readBool();
+              bitField0_ |= 0x00000008;
+              break;
+            } // case 32
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -712,10 +755,11 @@ private static final long serialVersionUID = 0L;
     private boolean daemonSet_ ;
     /**
      * <pre>
-     * Looks managed by a DaemonSet: Berth does not know pods' owners, so
-     * this is set on pods carrying the toleration the DaemonSet controller
-     * adds to each of its pods (node.kubernetes.io/unschedulable, EXISTS,
-     * NO_SCHEDULE).
+     * Managed by a DaemonSet: its controlling owner (Pod.runtime.owners)
+     * is of kind DaemonSet, as kubectl drain tells them. A pod sent without
+     * owners is guessed one when it carries the toleration the DaemonSet
+     * controller adds to each of its pods (node.kubernetes.io/unschedulable,
+     * EXISTS, NO_SCHEDULE).
      * </pre>
      *
      * <code>bool daemon_set = 3 [json_name = "daemonSet"];</code>
@@ -727,10 +771,11 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Looks managed by a DaemonSet: Berth does not know pods' owners, so
-     * this is set on pods carrying the toleration the DaemonSet controller
-     * adds to each of its pods (node.kubernetes.io/unschedulable, EXISTS,
-     * NO_SCHEDULE).
+     * Managed by a DaemonSet: its controlling owner (Pod.runtime.owners)
+     * is of kind DaemonSet, as kubectl drain tells them. A pod sent without
+     * owners is guessed one when it carries the toleration the DaemonSet
+     * controller adds to each of its pods (node.kubernetes.io/unschedulable,
+     * EXISTS, NO_SCHEDULE).
      * </pre>
      *
      * <code>bool daemon_set = 3 [json_name = "daemonSet"];</code>
@@ -746,10 +791,11 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Looks managed by a DaemonSet: Berth does not know pods' owners, so
-     * this is set on pods carrying the toleration the DaemonSet controller
-     * adds to each of its pods (node.kubernetes.io/unschedulable, EXISTS,
-     * NO_SCHEDULE).
+     * Managed by a DaemonSet: its controlling owner (Pod.runtime.owners)
+     * is of kind DaemonSet, as kubectl drain tells them. A pod sent without
+     * owners is guessed one when it carries the toleration the DaemonSet
+     * controller adds to each of its pods (node.kubernetes.io/unschedulable,
+     * EXISTS, NO_SCHEDULE).
      * </pre>
      *
      * <code>bool daemon_set = 3 [json_name = "daemonSet"];</code>
@@ -758,6 +804,59 @@ private static final long serialVersionUID = 0L;
     public Builder clearDaemonSet() {
       bitField0_ = (bitField0_ & ~0x00000004);
       daemonSet_ = false;
+      onChanged();
+      return this;
+    }
+
+    private boolean binding_ ;
+    /**
+     * <pre>
+     * Binding to the node, not bound yet: Berth decided to bind it there
+     * and the orchestrator has not confirmed the bind, reported it failed or
+     * deleted the pod. Until then the pod is headed for the node, so a
+     * drain evicts it too.
+     * </pre>
+     *
+     * <code>bool binding = 4 [json_name = "binding"];</code>
+     * @return The binding.
+     */
+    @java.lang.Override
+    public boolean getBinding() {
+      return binding_;
+    }
+    /**
+     * <pre>
+     * Binding to the node, not bound yet: Berth decided to bind it there
+     * and the orchestrator has not confirmed the bind, reported it failed or
+     * deleted the pod. Until then the pod is headed for the node, so a
+     * drain evicts it too.
+     * </pre>
+     *
+     * <code>bool binding = 4 [json_name = "binding"];</code>
+     * @param value The binding to set.
+     * @return This builder for chaining.
+     */
+    public Builder setBinding(boolean value) {
+      
+      binding_ = value;
+      bitField0_ |= 0x00000008;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Binding to the node, not bound yet: Berth decided to bind it there
+     * and the orchestrator has not confirmed the bind, reported it failed or
+     * deleted the pod. Until then the pod is headed for the node, so a
+     * drain evicts it too.
+     * </pre>
+     *
+     * <code>bool binding = 4 [json_name = "binding"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearBinding() {
+      bitField0_ = (bitField0_ & ~0x00000008);
+      binding_ = false;
       onChanged();
       return this;
     }

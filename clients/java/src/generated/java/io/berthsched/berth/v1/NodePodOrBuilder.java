@@ -47,14 +47,28 @@ public interface NodePodOrBuilder extends
 
   /**
    * <pre>
-   * Looks managed by a DaemonSet: Berth does not know pods' owners, so
-   * this is set on pods carrying the toleration the DaemonSet controller
-   * adds to each of its pods (node.kubernetes.io/unschedulable, EXISTS,
-   * NO_SCHEDULE).
+   * Managed by a DaemonSet: its controlling owner (Pod.runtime.owners)
+   * is of kind DaemonSet, as kubectl drain tells them. A pod sent without
+   * owners is guessed one when it carries the toleration the DaemonSet
+   * controller adds to each of its pods (node.kubernetes.io/unschedulable,
+   * EXISTS, NO_SCHEDULE).
    * </pre>
    *
    * <code>bool daemon_set = 3 [json_name = "daemonSet"];</code>
    * @return The daemonSet.
    */
   boolean getDaemonSet();
+
+  /**
+   * <pre>
+   * Binding to the node, not bound yet: Berth decided to bind it there
+   * and the orchestrator has not confirmed the bind, reported it failed or
+   * deleted the pod. Until then the pod is headed for the node, so a
+   * drain evicts it too.
+   * </pre>
+   *
+   * <code>bool binding = 4 [json_name = "binding"];</code>
+   * @return The binding.
+   */
+  boolean getBinding();
 }
