@@ -75,16 +75,22 @@ func workloadName(kind, group, name, uid string) string {
 // queuedJob records a Job labelled with a queue name and its pods (made
 // by the caller); they are held for admission as one workload.
 func (b *builder) queuedJob(e *entry, j *batchv1.Job, pods []*model.Pod) {
+	b.kueue.jobs = append(b.kueue.jobs, &kueueJob{e: e, job: j, pods: b.holdForAdmission(pods)})
+}
+
+// holdForAdmission marks pods as held by their owner's workload (not
+// workloads of their own) and returns their keys.
+func (b *builder) holdForAdmission(pods []*model.Pod) []string {
 	k := &b.kueue
 	if k.jobPods == nil {
 		k.jobPods = map[string]bool{}
 	}
-	kj := &kueueJob{e: e, job: j}
+	keys := make([]string, 0, len(pods))
 	for _, p := range pods {
-		kj.pods = append(kj.pods, p.Key())
+		keys = append(keys, p.Key())
 		k.jobPods[p.Key()] = true
 	}
-	k.jobs = append(k.jobs, kj)
+	return keys
 }
 
 // jobWorkload is the Workload Kueue's Job integration makes: one pod set
@@ -230,16 +236,7 @@ func podShape(req model.ResourceList, p *model.Pod) string {
 // queuedStatefulSet records a StatefulSet labelled with a queue name and
 // the pods (made by the caller) of its replicas.
 func (b *builder) queuedStatefulSet(e *entry, s *appsv1.StatefulSet, pods []*model.Pod) {
-	k := &b.kueue
-	if k.jobPods == nil {
-		k.jobPods = map[string]bool{}
-	}
-	ks := &kueueStatefulSet{e: e, set: s}
-	for _, p := range pods {
-		ks.pods = append(ks.pods, p.Key())
-		k.jobPods[p.Key()] = true
-	}
-	k.sets = append(k.sets, ks)
+	b.kueue.sets = append(b.kueue.sets, &kueueStatefulSet{e: e, set: s, pods: b.holdForAdmission(pods)})
 }
 
 // statefulSetWorkload is the Workload Kueue's StatefulSet integration
