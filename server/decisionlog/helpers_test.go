@@ -4,13 +4,9 @@ import (
 	"fmt"
 	"testing"
 
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/testing/protocmp"
-
-	"github.com/google/go-cmp/cmp"
-
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/server/decisionlog/decisiontest"
 	"github.com/berthsched/berth/store"
 	"github.com/berthsched/berth/store/bboltstore"
 )
@@ -65,19 +61,8 @@ func ref(name string) *berthv1.PodRef {
 	return &berthv1.PodRef{Namespace: "ns", Name: name, Uid: "uid-" + name}
 }
 
-// stripTime drops the time of decisions, for comparisons.
-func stripTime(ds []*berthv1.Decision) []*berthv1.Decision {
-	out := make([]*berthv1.Decision, len(ds))
-	for i, d := range ds {
-		c := proto.CloneOf(d)
-		c.Time = nil
-		out[i] = c
-	}
-	return out
-}
-
 func diffDecisions(want, got []*berthv1.Decision) string {
-	return cmp.Diff(want, stripTime(got), protocmp.Transform())
+	return decisiontest.Diff(want, got)
 }
 
 // readAll reads every decision in the store.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/server/decisionlog/decisiontest"
 	"github.com/berthsched/berth/store"
 	"github.com/berthsched/berth/store/bboltstore"
 )
@@ -84,7 +85,7 @@ func TestPlanIsTheCallsInOne(t *testing.T) {
 				t.Errorf("revisions (-want +got):\n%s", diff)
 			}
 		}
-		recs := stripTime(readAll(t, st))
+		recs := decisiontest.StripTime(readAll(t, st))
 		spaces := map[store.Space][]store.KV{}
 		for _, sp := range store.Spaces() {
 			kvs, err := st.List(sp)

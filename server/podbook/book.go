@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -350,10 +351,5 @@ func (l *Book) unknown(known func(podUID string) bool) []string {
 		}
 	}
 	l.mu.Unlock()
-	out := make([]string, 0, len(gone))
-	for uid := range gone {
-		out = append(out, uid)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(gone))
 }

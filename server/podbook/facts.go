@@ -3,6 +3,7 @@ package podbook
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -147,12 +148,7 @@ func (f *facts) unknown(known func(uid string) bool) []string {
 		}
 	}
 	f.mu.Unlock()
-	out := make([]string, 0, len(gone))
-	for uid := range gone {
-		out = append(out, uid)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(gone))
 }
 
 // restore puts back the nominations and messages read after a restart.

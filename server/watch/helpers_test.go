@@ -6,14 +6,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/testing/protocmp"
-
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/server/decisionlog"
+	"github.com/berthsched/berth/server/decisionlog/decisiontest"
 	"github.com/berthsched/berth/store/bboltstore"
 )
 
@@ -126,17 +123,6 @@ func watch(t *testing.T, fd *Feed, from uint64, f Filter, send Send) (context.Ca
 	return cancel, done
 }
 
-// stripTime drops the time of decisions, for comparisons.
-func stripTime(ds []*berthv1.Decision) []*berthv1.Decision {
-	out := make([]*berthv1.Decision, len(ds))
-	for i, d := range ds {
-		c := proto.CloneOf(d)
-		c.Time = nil
-		out[i] = c
-	}
-	return out
-}
-
 func diffDecisions(want, got []*berthv1.Decision) string {
-	return cmp.Diff(want, stripTime(got), protocmp.Transform())
+	return decisiontest.Diff(want, got)
 }
