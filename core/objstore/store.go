@@ -163,8 +163,22 @@ func (s *Store) Delete(ctx context.Context, ref Ref) error {
 	return nil
 }
 
-// List lists the objects of kind held, as their kind lists them.
-func (s *Store) List(kind Kind) ([]any, error) { return s.kinds.List(kind) }
+// List lists the objects of kind held, as their kind lists them; nodes
+// as the store holds them (mutated), sorted by name, so that a resync
+// reads names here instead of making the kind copy every node's usage.
+func (s *Store) List(kind Kind) ([]any, error) {
+	if kind != KindNode {
+		return s.kinds.List(kind)
+	}
+	s.mu.Lock()
+	names := slices.Sorted(maps.Keys(s.nodes))
+	out := make([]any, len(names))
+	for i, name := range names {
+		out[i] = s.nodes[name].applied
+	}
+	s.mu.Unlock()
+	return out, nil
+}
 
 // indexLocked moves a pod from old's place in the index to cur's; either
 // may be nil.

@@ -285,3 +285,46 @@ func TestWaitEndsWithContext(t *testing.T) {
 		t.Errorf("Wait: %v, want context.Canceled", err)
 	}
 }
+
+func TestListNodesIsTheStoresOwn(t *testing.T) {
+	kinds := objstore.NewRegistry()
+	held := map[string]*model.Node{}
+	if err := objstore.Register(kinds, objstore.Type[*model.Node]{
+		Kind:   objstore.KindNode,
+		Ref:    func(n *model.Node) objstore.Ref { return objstore.Ref{Name: n.Name} },
+		Upsert: func(_ context.Context, n *model.Node) error { held[n.Name] = n; return nil },
+		Delete: func(_ context.Context, ref objstore.Ref) error { delete(held, ref.Name); return nil },
+		List:   func() []*model.Node { t.Error("the kind's List was called"); return nil },
+	}); err != nil {
+		t.Fatal(err)
+	}
+	taint := func(n *model.Node) *model.Node {
+		c := *n
+		c.Taints = append(slices.Clone(n.Taints), model.Taint{Key: "mutated", Effect: model.TaintEffectNoSchedule})
+		return &c
+	}
+	st := objstore.New(kinds, objstore.Options{NodeMutators: []objstore.NodeMutator{taint}})
+	for _, name := range []string{"n2", "n1", "n3"} {
+		if err := st.Upsert(t.Context(), &model.Node{Name: name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Delete(t.Context(), objstore.Ref{Kind: objstore.KindNode, Name: "n3"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.List(objstore.KindNode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, o := range got {
+		n := o.(*model.Node)
+		if len(n.Taints) != 1 {
+			t.Errorf("%s listed as sent, not as applied: %v", n.Name, n.Taints)
+		}
+		names = append(names, n.Name)
+	}
+	if !slices.Equal(names, []string{"n1", "n2"}) {
+		t.Errorf("listed %v, want [n1 n2]", names)
+	}
+}
