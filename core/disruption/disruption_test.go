@@ -75,6 +75,11 @@ func TestCheck(t *testing.T) {
 	unready := &model.Pod{Namespace: "ns", Name: "p", NodeName: "n1", Labels: map[string]string{"app": "web"}}
 	pending := &model.Pod{Namespace: "ns", Name: "p", Labels: map[string]string{"app": "web"}}
 	terminating := &model.Pod{Namespace: "ns", Name: "p", NodeName: "n1", Ready: true, Terminating: true}
+	inPhase := func(phase model.PodPhase) *model.Pod {
+		p := *ready
+		p.Runtime = &model.PodRuntime{Phase: phase}
+		return &p
+	}
 	b := func(st Status, pol model.UnhealthyPodEvictionPolicy) Budget {
 		pdb := budget(ip(2), nil)
 		pdb.UnhealthyPodEvictionPolicy = pol
@@ -94,6 +99,11 @@ func TestCheck(t *testing.T) {
 		{"two budgets", ready, []Budget{allows, allows}, RefuseMultiple},
 		{"pending ignores budgets", pending, []Budget{exhausted}, Allow},
 		{"terminating ignores budgets", terminating, []Budget{exhausted, exhausted}, Allow},
+		{"bound, phase Pending (not started) ignores budgets", inPhase(model.PodPending), []Budget{exhausted}, Allow},
+		{"phase Succeeded ignores budgets", inPhase(model.PodSucceeded), []Budget{exhausted, exhausted}, Allow},
+		{"phase Failed ignores budgets", inPhase(model.PodFailed), []Budget{exhausted}, Allow},
+		{"phase Running asks its budget", inPhase(model.PodRunning), []Budget{exhausted}, RefuseBudget},
+		{"phase Unknown asks its budget", inPhase(model.PodUnknown), []Budget{exhausted}, RefuseBudget},
 		{"unready, healthy budget (IfHealthyBudget)", unready, []Budget{b(Status{3, 2, 2, 0}, "")}, Allow},
 		{"unready, unhealthy budget (IfHealthyBudget)", unready, []Budget{b(Status{3, 1, 2, 0}, model.UnhealthyPodEvictionIfHealthyBudget)}, RefuseBudget},
 		{"unready, desired 0 counts as a healthy pod", unready, []Budget{b(Status{3, 0, 0, 0}, "")}, RefuseBudget},

@@ -43,6 +43,8 @@ func Check(pod *model.Pod, budgets []Budget) Verdict {
 	switch {
 	case pod.NodeName == "" || pod.Terminating:
 		return Allow
+	case notRunning(pod):
+		return Allow
 	case len(budgets) == 0:
 		return Allow
 	case len(budgets) > 1:
@@ -61,6 +63,16 @@ func Check(pod *model.Pod, budgets []Budget) Verdict {
 		return RefuseBudget
 	}
 	return AllowCharged
+}
+
+// notRunning says the pod's phase is one the eviction API lets go without
+// asking its budget: not started yet, or finished (kube's canIgnorePDB).
+func notRunning(pod *model.Pod) bool {
+	switch pod.Runtime.EffectivePhase() {
+	case model.PodPending, model.PodSucceeded, model.PodFailed:
+		return true
+	}
+	return false
 }
 
 // Covers reports whether the budget covers the pod for the eviction API:
