@@ -185,7 +185,7 @@ def main():
 
     new = not os.path.exists(a.out)
     with open(a.out, "a", newline="") as f:
-        out = csv.DictWriter(f, fieldnames=FIELDS, lineterminator="\n")  # \r\n breaks rows appended by hand
+        out = csv.DictWriter(f, fieldnames=FIELDS, lineterminator="\n")  # not csv's \r\n, so lines appended by hand stay whole
         if new:
             out.writeheader()
         for w in a.workloads:
