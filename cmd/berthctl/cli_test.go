@@ -153,6 +153,21 @@ func TestDelete(t *testing.T) {
 			refs: []string{"OBJECT_KIND_NODE /n9"},
 		},
 		{
+			name: "device taint rule by name", args: []string{"devicetaintrule", "drain-gpu-0"}, held: []string{"DeviceTaintRule drain-gpu-0"},
+			want: result{stdout: "DeviceTaintRule drain-gpu-0 deleted\n"},
+			refs: []string{"OBJECT_KIND_DEVICE_TAINT_RULE /drain-gpu-0"},
+		},
+		{
+			name: "device taint rules, several, one missing", args: []string{"devicetaintrules", "r1", "r2"}, held: []string{"DeviceTaintRule r1"},
+			want: result{code: exitNotFound, stdout: "1 deleted, 1 not found\n", stderr: "berthctl: DeviceTaintRule r2 not deleted: not held (NOT_FOUND)\nberthctl: 1 of 2 objects not found\n"},
+			refs: []string{"OBJECT_KIND_DEVICE_TAINT_RULE /r1", "OBJECT_KIND_DEVICE_TAINT_RULE /r2"},
+		},
+		{
+			name: "several pods by name", args: []string{"pod", "shop/web", "bad"}, held: []string{"Pod shop/web", "Pod default/bad"},
+			want: result{stdout: "2 deleted\n"},
+			refs: []string{"OBJECT_KIND_POD shop/web", "OBJECT_KIND_POD default/bad"},
+		},
+		{
 			name: "pod refused otherwise: one line", args: []string{"pod", "shop/locked"},
 			want: result{code: exitFailed, stderr: "berthctl: Pod shop/locked not deleted: uid: the held pod has another uid (FAILED_PRECONDITION)\n"},
 			refs: []string{"OBJECT_KIND_POD shop/locked"},

@@ -38,7 +38,7 @@ var getKinds = []cobra.Completion{
 
 // deleteKindNames are the kinds delete takes by name (their aliases are
 // left out of completion).
-var deleteKindNames = []cobra.Completion{"pod", "node", "priorityclass", "pdb", "namespace"}
+var deleteKindNames = []cobra.Completion{"pod", "node", "priorityclass", "pdb", "namespace", "devicetaintrule"}
 
 func completeGetKinds(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	if len(args) > 0 {
@@ -47,14 +47,12 @@ func completeGetKinds(_ *cobra.Command, args []string, _ string) ([]cobra.Comple
 	return getKinds, cobra.ShellCompDirectiveNoFileComp
 }
 
-// completeDelete completes "delete KIND NAME": the kind, then the names of
+// completeDelete completes "delete KIND NAME...": the kind, then the names of
 // berthd's pods or nodes.
 func (a *app) completeDelete(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	switch {
 	case len(args) == 0:
 		return deleteKindNames, cobra.ShellCompDirectiveNoFileComp
-	case len(args) > 1:
-		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	switch deleteKinds[strings.ToLower(args[0])] {
 	case berthv1.ObjectKind_OBJECT_KIND_POD:

@@ -25,7 +25,7 @@ func TestCompletion(t *testing.T) {
 		{"get takes one kind", []string{"get", "nodes", ""}, nil},
 		{"get pending --state", []string{"get", "pending", "--state", ""}, pendingStates},
 		{"get pods --state", []string{"get", "pods", "--state", ""}, podStates},
-		{"delete kinds", []string{"delete", ""}, []string{"pod", "node", "priorityclass", "pdb", "namespace"}},
+		{"delete kinds", []string{"delete", ""}, []string{"pod", "node", "priorityclass", "pdb", "namespace", "devicetaintrule"}},
 		{"delete node names, every page", []string{"--server", addr, "delete", "node", ""}, []string{"n1", "n2"}},
 		{"delete pod names by prefix", []string{"--server", addr, "delete", "pod", "default/b"}, []string{"default/b"}},
 		{"cordon node names", []string{"--server", addr, "cordon", ""}, []string{"n1", "n2"}},

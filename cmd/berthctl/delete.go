@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/server/convert"
 )
@@ -26,17 +27,18 @@ var deleteKinds = map[string]berthv1.ObjectKind{
 	"priorityclass": berthv1.ObjectKind_OBJECT_KIND_PRIORITY_CLASS, "pc": berthv1.ObjectKind_OBJECT_KIND_PRIORITY_CLASS,
 	"poddisruptionbudget": berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET, "pdb": berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET,
 	"namespace": berthv1.ObjectKind_OBJECT_KIND_NAMESPACE, "ns": berthv1.ObjectKind_OBJECT_KIND_NAMESPACE,
+	"devicetaintrule": berthv1.ObjectKind_OBJECT_KIND_DEVICE_TAINT_RULE, "devicetaintrules": berthv1.ObjectKind_OBJECT_KIND_DEVICE_TAINT_RULE,
 }
 
 func (a *app) deleteCommand() *cobra.Command {
 	var o deleteOptions
 	cmd := &cobra.Command{
-		Use:   "delete (-f FILE... | pod NAMESPACE/NAME | node NAME | priorityclass NAME | pdb NAMESPACE/NAME | namespace NAME)",
+		Use:   "delete (-f FILE... | pod NAMESPACE/NAME... | node NAME... | priorityclass NAME... | pdb NAMESPACE/NAME... | namespace NAME... | devicetaintrule NAME...)",
 		Short: "Delete objects from berthd, by manifest or by name",
 		Long: `delete removes objects from berthd through StateService.Delete: those of the
 manifests given with -f (namespaces only when written as Namespace documents),
-or one object named on the command line. A pod or disruption budget named
-without a namespace is in "default".
+or the objects of one kind named on the command line. A pod or disruption
+budget named without a namespace is in "default".
 
 An object berthd does not hold is reported and berthctl exits 4, unless
 --ignore-not-found is given; any other refusal exits 1.`,
@@ -76,7 +78,7 @@ func (a *app) delete(ctx context.Context, o *deleteOptions, args []string) error
 }
 
 // deleteTargets are the objects to delete: those of the manifests, or the
-// one named by KIND NAME.
+// ones named by KIND NAME....
 func (a *app) deleteTargets(o *deleteOptions, args []string) ([]sourcedObject, error) {
 	switch {
 	case len(o.files) > 0 && len(args) > 0:
@@ -90,11 +92,15 @@ func (a *app) deleteTargets(o *deleteOptions, args []string) ([]sourcedObject, e
 		slices.Reverse(objs)
 		return objs, nil
 	}
-	ref, err := parseKindName(args)
+	refs, err := parseKindNames(args)
 	if err != nil {
 		return nil, err
 	}
-	return []sourcedObject{{obj: refObject(ref)}}, nil
+	targets := make([]sourcedObject, len(refs))
+	for i, r := range refs {
+		targets[i] = sourcedObject{obj: refObject(r)}
+	}
+	return targets, nil
 }
 
 // deleteResult counts what berthd did with the targets; refused describes
@@ -173,27 +179,41 @@ func (a *app) reportDeleted(targets []sourcedObject, res deleteResult) error {
 	return failedf("%d of %d objects not deleted", len(res.refused), len(targets))
 }
 
-// parseKindName reads "KIND NAME" or "KIND NAMESPACE/NAME".
-func parseKindName(args []string) (convert.Ref, error) {
-	if len(args) != 2 {
-		return convert.Ref{}, usageErrorf("delete needs -f FILE or KIND NAME (for example: delete pod default/web, delete node n1)")
+// parseKindNames reads "KIND NAME..." or "KIND NAMESPACE/NAME...": one
+// kind, then one or more objects of it.
+func parseKindNames(args []string) ([]convert.Ref, error) {
+	if len(args) < 2 {
+		return nil, usageErrorf("delete needs -f FILE or KIND NAME... (for example: delete pod default/web, delete node n1 n2)")
 	}
 	kind, ok := deleteKinds[strings.ToLower(args[0])]
 	if !ok {
-		return convert.Ref{}, usageErrorf("unknown kind %q: use pod, node, priorityclass, pdb or namespace", args[0])
+		return nil, usageErrorf("unknown kind %q: use pod, node, priorityclass, pdb, namespace or devicetaintrule", args[0])
 	}
-	r := convert.Ref{Kind: kind, Name: args[1]}
+	refs := make([]convert.Ref, 0, len(args)-1)
+	for _, arg := range args[1:] {
+		r, err := parseRef(kind, args[0], arg)
+		if err != nil {
+			return nil, err
+		}
+		refs = append(refs, r)
+	}
+	return refs, nil
+}
+
+// parseRef reads one NAME or NAMESPACE/NAME of kind, spelt kindArg.
+func parseRef(kind berthv1.ObjectKind, kindArg, arg string) (convert.Ref, error) {
+	r := convert.Ref{Kind: kind, Name: arg}
 	if convert.Namespaced(kind) {
-		ns, name, err := parsePodName(args[1])
+		ns, name, err := parsePodName(arg)
 		if err != nil {
 			return convert.Ref{}, err
 		}
 		r.Namespace, r.Name = ns, name
-	} else if strings.Contains(args[1], "/") {
-		return convert.Ref{}, usageErrorf("a %s has no namespace: %q", strings.ToLower(args[0]), args[1])
+	} else if strings.Contains(arg, "/") {
+		return convert.Ref{}, usageErrorf("a %s has no namespace: %q", strings.ToLower(kindArg), arg)
 	}
 	if _, err := convert.RefFromProto(r.Proto()); err != nil {
-		return convert.Ref{}, usageErrorf("%s %q: %v", args[0], args[1], err)
+		return convert.Ref{}, usageErrorf("%s %q: %v", kindArg, arg, err)
 	}
 	return r, nil
 }
@@ -222,6 +242,8 @@ func refObject(r convert.Ref) convert.Object {
 		return convert.Object{PriorityClass: &model.PriorityClass{Name: r.Name}}
 	case berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET:
 		return convert.Object{PDB: &model.PodDisruptionBudget{Namespace: r.Namespace, Name: r.Name}}
+	case berthv1.ObjectKind_OBJECT_KIND_DEVICE_TAINT_RULE:
+		return convert.Object{DeviceTaintRule: &dra.DeviceTaintRule{Name: r.Name}}
 	}
 	return convert.Object{Namespace: &model.Namespace{Name: r.Name}}
 }
