@@ -158,11 +158,15 @@ func defaultArgs(name string, raw []byte, path string) (json.RawMessage, error) 
 			setUnitWeights(a.ScoringStrategy.Resources)
 		})
 	case names.PodTopologySpread:
-		return defaulted(name, raw, path, func(a *configv1.PodTopologySpreadArgs) {
+		out, err := defaulted(name, raw, path, func(a *configv1.PodTopologySpreadArgs) {
 			if a.DefaultingType == "" {
 				a.DefaultingType = configv1.SystemDefaulting
 			}
 		})
+		if err != nil {
+			return nil, err
+		}
+		return out, checkDefaultingType(out, path)
 	}
 	if isNull(raw) {
 		return nil, nil
@@ -268,3 +272,24 @@ func isNull(raw []byte) bool {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// checkDefaultingType refuses at load what kube's args validation refuses
+// of PodTopologySpread's defaultingType, so that the field is named in the
+// file and not found at the plugin's start (found by FuzzLoad).
+func checkDefaultingType(args json.RawMessage, path string) error {
+	var a configv1.PodTopologySpreadArgs
+	if err := json.Unmarshal(args, &a); err != nil {
+		return &FieldError{Path: path, Kind: ErrDecode, Msg: err.Error()}
+	}
+	at := fieldpath.Join(path, "defaultingType")
+	switch a.DefaultingType {
+	case configv1.SystemDefaulting:
+		if len(a.DefaultConstraints) > 0 {
+			return &FieldError{Path: at, Kind: ErrInvalid, Msg: fmt.Sprintf("%q: invalid when .defaultConstraints are not empty", a.DefaultingType)}
+		}
+	case configv1.ListDefaulting:
+	default:
+		return &FieldError{Path: at, Kind: ErrInvalid, Msg: fmt.Sprintf("unsupported value %q: supported values: %q, %q", a.DefaultingType, configv1.SystemDefaulting, configv1.ListDefaulting)}
+	}
+	return nil
+}

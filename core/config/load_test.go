@@ -165,6 +165,18 @@ func TestLoadErrors(t *testing.T) {
 			want: []string{`profiles[0].plugins.multiPoint.disabled[0]: unknown plugin: "Nope"`},
 		},
 		{
+			name: "PodTopologySpread defaultingType unknown",
+			doc:  head + "profiles:\n- pluginConfig:\n  - name: PodTopologySpread\n    args: {defaultingType: Libt}\n",
+			kind: config.ErrInvalid,
+			want: []string{`profiles[0].pluginConfig[0].args.defaultingType: invalid value: unsupported value "Libt": supported values: "System", "List"`},
+		},
+		{
+			name: "PodTopologySpread System defaulting with constraints",
+			doc:  head + "profiles:\n- pluginConfig:\n  - name: PodTopologySpread\n    args: {defaultingType: System, defaultConstraints: [{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}]}\n",
+			kind: config.ErrInvalid,
+			want: []string{`args.defaultingType: invalid value: "System": invalid when .defaultConstraints are not empty`},
+		},
+		{
 			name: "unknown plugin in pluginConfig",
 			doc:  head + "profiles:\n- pluginConfig:\n  - name: Nope\n    args: {}\n",
 			kind: config.ErrUnknownPlugin,
