@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -12,7 +13,9 @@ import (
 
 	"github.com/berthsched/berth/core/fieldpath"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/plugins/helper"
 	"github.com/berthsched/berth/core/plugins/names"
+	"github.com/berthsched/berth/core/plugins/podtopologyspread"
 )
 
 // DefaultSchedulerName is the name of the only profile of a configuration
@@ -166,7 +169,7 @@ func defaultArgs(name string, raw []byte, path string) (json.RawMessage, error) 
 		if err != nil {
 			return nil, err
 		}
-		return out, checkDefaultingType(out, path)
+		return out, checkSpreadArgs(out, path)
 	}
 	if isNull(raw) {
 		return nil, nil
@@ -273,23 +276,14 @@ func isNull(raw []byte) bool {
 
 func ptr[T any](v T) *T { return &v }
 
-// checkDefaultingType refuses at load what kube's args validation refuses
-// of PodTopologySpread's defaultingType, so that the field is named in the
-// file and not found at the plugin's start (found by FuzzLoad).
-func checkDefaultingType(args json.RawMessage, path string) error {
-	var a configv1.PodTopologySpreadArgs
-	if err := json.Unmarshal(args, &a); err != nil {
-		return &FieldError{Path: path, Kind: ErrDecode, Msg: err.Error()}
+// checkSpreadArgs refuses at load what the PodTopologySpread plugin's own
+// args validation (kube's) refuses at its start, so that the field is
+// named in the file (found by FuzzLoad).
+func checkSpreadArgs(args json.RawMessage, path string) error {
+	_, err := podtopologyspread.DecodeArgs(args)
+	var ae *helper.ArgsError
+	if errors.As(err, &ae) {
+		return &FieldError{Path: fieldpath.Join(path, ae.Field), Kind: ErrInvalid, Msg: ae.Err.Error()}
 	}
-	at := fieldpath.Join(path, "defaultingType")
-	switch a.DefaultingType {
-	case configv1.SystemDefaulting:
-		if len(a.DefaultConstraints) > 0 {
-			return &FieldError{Path: at, Kind: ErrInvalid, Msg: fmt.Sprintf("%q: invalid when .defaultConstraints are not empty", a.DefaultingType)}
-		}
-	case configv1.ListDefaulting:
-	default:
-		return &FieldError{Path: at, Kind: ErrInvalid, Msg: fmt.Sprintf("unsupported value %q: supported values: %q, %q", a.DefaultingType, configv1.SystemDefaulting, configv1.ListDefaulting)}
-	}
-	return nil
+	return err
 }
