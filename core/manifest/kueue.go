@@ -411,13 +411,6 @@ func (b *builder) addClusterQueue(e *entry, version string, o *kueueClusterQueue
 		QueueingStrategy: s.QueueingStrategy,
 		StopPolicy:       s.StopPolicy,
 		FairWeight:       fairWeight(s.FairSharing),
-		FlavorFungibility: quota.FlavorFungibility{
-			WhenCanBorrow: quota.FungibilityMayStopSearch, WhenCanPreempt: quota.FungibilityTryNextFlavor,
-		},
-		Preemption: quota.Preemption{
-			WithinClusterQueue: quota.PolicyNever, ReclaimWithinCohort: quota.PolicyNever,
-			BorrowWithinCohort: quota.BorrowWithinCohort{Policy: quota.PolicyNever},
-		},
 	}
 	switch v, ok := o.Metadata.Annotations[quota.AdmissionPlacementAnnotation]; {
 	case !ok || v == "false":
@@ -426,39 +419,21 @@ func (b *builder) addClusterQueue(e *entry, version string, o *kueueClusterQueue
 	default:
 		return e.fail("metadata.annotations["+quota.AdmissionPlacementAnnotation+"]", fmt.Errorf("must be \"true\" or \"false\", got %q", v))
 	}
-	if cq.QueueingStrategy == "" {
-		cq.QueueingStrategy = quota.BestEffortFIFO
-	}
-	if cq.StopPolicy == "" {
-		cq.StopPolicy = quota.StopPolicyNone
-	}
 	if ff := s.FlavorFungibility; ff != nil {
-		if ff.WhenCanBorrow != "" {
-			cq.FlavorFungibility.WhenCanBorrow = ff.WhenCanBorrow
-		}
-		if ff.WhenCanPreempt != "" {
-			cq.FlavorFungibility.WhenCanPreempt = ff.WhenCanPreempt
-		}
-		cq.FlavorFungibility.Preference = ff.Preference
+		cq.FlavorFungibility = quota.FlavorFungibility{WhenCanBorrow: ff.WhenCanBorrow, WhenCanPreempt: ff.WhenCanPreempt, Preference: ff.Preference}
 		if version == kueueV1beta1 {
 			cq.FlavorFungibility.WhenCanBorrow = v1beta1Fungibility(cq.FlavorFungibility.WhenCanBorrow)
 			cq.FlavorFungibility.WhenCanPreempt = v1beta1Fungibility(cq.FlavorFungibility.WhenCanPreempt)
 		}
 	}
 	if p := s.Preemption; p != nil {
-		if p.WithinClusterQueue != "" {
-			cq.Preemption.WithinClusterQueue = p.WithinClusterQueue
-		}
-		if p.ReclaimWithinCohort != "" {
-			cq.Preemption.ReclaimWithinCohort = p.ReclaimWithinCohort
-		}
+		cq.Preemption.WithinClusterQueue = p.WithinClusterQueue
+		cq.Preemption.ReclaimWithinCohort = p.ReclaimWithinCohort
 		if bw := p.BorrowWithinCohort; bw != nil {
-			if bw.Policy != "" {
-				cq.Preemption.BorrowWithinCohort.Policy = bw.Policy
-			}
-			cq.Preemption.BorrowWithinCohort.MaxPriorityThreshold = bw.MaxPriorityThreshold
+			cq.Preemption.BorrowWithinCohort = quota.BorrowWithinCohort{Policy: bw.Policy, MaxPriorityThreshold: bw.MaxPriorityThreshold}
 		}
 	}
+	quota.DefaultClusterQueue(cq)
 	if s.NamespaceSelector != nil {
 		sel, ferr := labelSelector(s.NamespaceSelector)
 		if ferr != nil {
