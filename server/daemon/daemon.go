@@ -163,8 +163,8 @@ type Daemon struct {
 	// defrag is the defragmenter; nil without Config.Defragment.
 	defrag  *defragsvc.Service
 	metrics *metrics.Metrics
-	sched       *scheduler.Scheduler
-	srv         *server.Server
+	sched   *scheduler.Scheduler
+	srv     *server.Server
 	// dash is the dashboard; nil without Config.Dashboard.
 	dash *dashboard.Dashboard
 	// pressure is StatsService, node-pressure eviction.

@@ -81,7 +81,7 @@ func TestConfigFile(t *testing.T) {
 		limits: intake.Limits{ConnStreams: 64, Streams: 1000, ConnRequestBytes: 32 << 20, RequestBytes: 256 << 20},
 		store:  storeBbolt,
 		etcd:   defaultEtcdOptions(),
-		defrag:     defragOptions{enabled: true, maxMoves: 4, timeout: 3 * time.Second, interval: time.Minute},
+		defrag: defragOptions{enabled: true, maxMoves: 4, timeout: 3 * time.Second, interval: time.Minute},
 		simulation: adminsvc.SimulationLimits{MaxObjects: 100, MaxPods: 50, MaxAttempts: 200, MaxResponseBytes: 1 << 20,
 			Timeout: 5 * time.Second, Concurrency: 2},
 	}
