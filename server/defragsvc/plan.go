@@ -64,10 +64,7 @@ func planFor(set waitingSet, found *defrag.Plan, live func(uid string) (*model.P
 		case disruption.AllowCharged:
 			charged[budgetKey(bs[0].PDB)]++
 		}
-		plan.Add(&framework.Eviction{
-			Victim: pod, Node: m.From, Cause: framework.EvictDefragment,
-			Message: fmt.Sprintf("Defragmented for %s: moved off %s to make room for %s (Berth's scheduler re-places it on %s)", set.key, m.From, m.For, m.To),
-		})
+		plan.Add(&framework.Eviction{Victim: pod, Node: m.From, Cause: framework.EvictDefragment, Message: evictMessage(set, found, m)})
 		fl.moves = append(fl.moves, placed{uid: pod.UID, key: pod.Key(), node: m.To})
 	}
 	for _, w := range set.pods {
@@ -83,6 +80,16 @@ func planFor(set waitingSet, found *defrag.Plan, live func(uid string) (*model.P
 		fl.waiting = append(fl.waiting, placed{uid: pod.UID, key: pod.Key(), node: node})
 	}
 	return plan, fl, nil
+}
+
+// evictMessage names the waiting pod or group, the node the room is made
+// on and the node the moved pod is expected on.
+func evictMessage(set waitingSet, found *defrag.Plan, m defrag.Move) string {
+	at := found.Placements[m.For]
+	if len(set.pods) == 1 && set.pods[0].GroupKey() == "" {
+		return fmt.Sprintf("Defragmented for %s (planned on %s): moved off %s; Berth's scheduler re-places it on %s", set.key, at, m.From, m.To)
+	}
+	return fmt.Sprintf("Defragmented for %s (member %s planned on %s): moved off %s; Berth's scheduler re-places it on %s", set.key, m.For, at, m.From, m.To)
 }
 
 func budgetKey(b *model.PodDisruptionBudget) string { return b.Namespace + "/" + b.Name }

@@ -71,7 +71,7 @@ func TestPlanFor(t *testing.T) {
 			}
 			for i, to := range []string{"n3", "n4"} {
 				ev := plan.Items[i].(*framework.Eviction)
-				if ev.Cause != framework.EvictDefragment || !strings.HasSuffix(ev.Message, "(Berth's scheduler re-places it on "+to+")") {
+				if ev.Cause != framework.EvictDefragment || ev.Message != "Defragmented for pod default/w (planned on n1): moved off n"+string(rune('1'+i))+"; Berth's scheduler re-places it on "+to {
 					t.Errorf("evict %d: %+v", i, ev)
 				}
 			}

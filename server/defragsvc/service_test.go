@@ -53,7 +53,7 @@ func TestCheckCommitsFollowsCompletes(t *testing.T) {
 	}
 	ev, ok := plans[0].Items[0].(*framework.Eviction)
 	if !ok || ev.Cause != framework.EvictDefragment || ev.Victim.Name != "big-1" || ev.Node != "n1" ||
-		!strings.Contains(ev.Message, "Defragmented for pod default/large: moved off n1") || !strings.Contains(ev.Message, "re-places it on n") {
+		!strings.Contains(ev.Message, "Defragmented for pod default/large (planned on n1): moved off n1;") || !strings.Contains(ev.Message, "re-places it on n") {
 		t.Errorf("item 0 %+v", plans[0].Items[0])
 	}
 	if nom, ok := plans[0].Items[1].(*framework.Nomination); !ok || nom.Pod.Name != "large" || nom.Node != "n1" {
