@@ -170,9 +170,6 @@ func New(opts Options) (*Service, error) {
 	return s, nil
 }
 
-// Interval is how often Loop checks.
-func (s *Service) Interval() time.Duration { return s.opts.Interval }
-
 // Loop checks every interval until ctx ends.
 func (s *Service) Loop(ctx context.Context) {
 	t := time.NewTicker(s.opts.Interval)
@@ -247,14 +244,14 @@ func (s *Service) Check(ctx context.Context) ([]Outcome, error) {
 	return out, nil
 }
 
-// pending reads each pending pod's queue state and, for those that
-// could be stuck, when they were queued and whether the last attempt
-// failed.
+// pending reads each pending pod's queue state and, only for those the
+// queue alone does not rule out (Explain costs more), when they were
+// queued and whether the last attempt failed.
 func (s *Service) pending() []pendingState {
 	var out []pendingState
 	for _, p := range s.opts.View.Pending() {
 		st := pendingState{pod: p.Pod, queue: p.Queue}
-		if p.Queue.Attempts > 0 && p.Queue.NominatedNode == "" {
+		if ruledOutByQueue(p.Pod, p.Queue) == "" {
 			if ex, err := s.opts.View.ExplainUID(p.Pod.UID); err == nil {
 				st.queued, st.failed = ex.Queued, ex.Diagnosis != nil
 			}

@@ -34,19 +34,32 @@ type waitingSet struct {
 // not preempt; not in the active queue or in a cycle; no plugin waiting
 // for something other than room, such as a claim).
 func stuck(p pendingState, now time.Time, wait time.Duration) string {
+	if why := ruledOutByQueue(p.pod, p.queue); why != "" {
+		return why
+	}
 	switch {
-	case p.pod.Terminating:
-		return "being deleted"
-	case p.queue.SubQueue != queue.Unschedulable && p.queue.SubQueue != queue.Backoff:
-		return "in the " + string(p.queue.SubQueue) + " queue"
-	case p.queue.Attempts == 0 || !p.failed:
+	case !p.failed:
 		return "not attempted yet"
-	case len(p.queue.PendingPlugins) > 0:
-		return "waiting for " + p.queue.PendingPlugins[0]
-	case p.queue.NominatedNode != "" || p.pod.NominatedNodeName != "":
-		return "nominated"
 	case p.queued.IsZero() || now.Sub(p.queued) < wait:
 		return "pending for less than the check interval"
+	}
+	return ""
+}
+
+// ruledOutByQueue is the part of stuck the pod and its queue state alone
+// decide.
+func ruledOutByQueue(pod *model.Pod, q scheduler.QueueState) string {
+	switch {
+	case pod.Terminating:
+		return "being deleted"
+	case q.SubQueue != queue.Unschedulable && q.SubQueue != queue.Backoff:
+		return "in the " + string(q.SubQueue) + " queue"
+	case q.Attempts == 0:
+		return "not attempted yet"
+	case len(q.PendingPlugins) > 0:
+		return "waiting for " + q.PendingPlugins[0]
+	case q.NominatedNode != "" || pod.NominatedNodeName != "":
+		return "nominated"
 	}
 	return ""
 }
