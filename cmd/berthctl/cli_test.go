@@ -235,10 +235,13 @@ func watchStream() []*berthv1.WatchResponse {
 	apiEvict.Action = &berthv1.Decision_Evict{Evict: &berthv1.Evict{Victim: apiEvict.Pod, Node: "n1", Cause: berthv1.EvictCause_EVICT_CAUSE_API, Reason: "Eviction API"}}
 	pressureEvict := decision(13, "default/hog")
 	pressureEvict.Action = &berthv1.Decision_Evict{Evict: &berthv1.Evict{Victim: pressureEvict.Pod, Node: "n2", Cause: berthv1.EvictCause_EVICT_CAUSE_NODE_PRESSURE, Reason: "The node was low on resource: memory."}}
+	defragEvict := decision(14, "default/small")
+	defragEvict.Action = &berthv1.Decision_Evict{Evict: &berthv1.Evict{Victim: defragEvict.Pod, Node: "n1", Cause: berthv1.EvictCause_EVICT_CAUSE_DEFRAGMENT,
+		Reason: "Defragmented for pod default/big (planned on n1): moved off n1; Berth's scheduler re-places it on n2"}}
 	return []*berthv1.WatchResponse{
 		{Decisions: []*berthv1.Decision{bind, evict}, NextRevision: 7},
 		{NextRevision: 7}, // progress only
-		{Decisions: []*berthv1.Decision{nominate, clear, unsched, gpuBind, dealloc, apiEvict, pressureEvict}, NextRevision: 14},
+		{Decisions: []*berthv1.Decision{nominate, clear, unsched, gpuBind, dealloc, apiEvict, pressureEvict, defragEvict}, NextRevision: 15},
 	}
 }
 
@@ -274,6 +277,7 @@ func TestWatch(t *testing.T) {
 {"revision":11,"type":"deallocate_claim","pod":"default/train","reason":"the last pod using the claim is gone","claims":[{"claim":"default/train-gpu-x","devices":["gpu.example.com/n1/gpu-0"]}]}
 {"revision":12,"type":"evict","pod":"default/api","node":"n1","cause":"api","reason":"Eviction API"}
 {"revision":13,"type":"evict","pod":"default/hog","node":"n2","cause":"node_pressure","reason":"The node was low on resource: memory."}
+{"revision":14,"type":"evict","pod":"default/small","node":"n1","cause":"defragment","reason":"Defragmented for pod default/big (planned on n1): moved off n1; Berth's scheduler re-places it on n2"}
 `,
 		},
 		{
@@ -287,6 +291,7 @@ func TestWatch(t *testing.T) {
 11 deallocate_claim default/train [default/train-gpu-x: gpu.example.com/n1/gpu-0]: the last pod using the claim is gone
 12 evict default/api from n1 (eviction API): Eviction API
 13 evict default/hog from n2 (node pressure): The node was low on resource: memory.
+14 evict default/small from n1 (defragmented): Defragmented for pod default/big (planned on n1): moved off n1; Berth's scheduler re-places it on n2
 `,
 		},
 	} {

@@ -138,7 +138,8 @@ func TestWatchResumesOnAnotherReplica(t *testing.T) {
 		"10 bind default/train -> n1 [default/train-gpu-x: gpu.example.com/n1/gpu-0]\n" +
 		"11 deallocate_claim default/train [default/train-gpu-x: gpu.example.com/n1/gpu-0]: the last pod using the claim is gone\n" +
 		"12 evict default/api from n1 (eviction API): Eviction API\n" +
-		"13 evict default/hog from n2 (node pressure): The node was low on resource: memory.\n"
+		"13 evict default/hog from n2 (node pressure): The node was low on resource: memory.\n" +
+		"14 evict default/small from n1 (defragmented): Defragmented for pod default/big (planned on n1): moved off n1; Berth's scheduler re-places it on n2\n"
 	if diff := cmp.Diff(result{stdout: want}, got, cmp.AllowUnexported(result{})); diff != "" {
 		t.Errorf("berthctl watch (-want +got):\n%s", diff)
 	}

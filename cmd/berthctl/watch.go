@@ -44,7 +44,8 @@ compacted away ends the watch with exit 1 and says the oldest one kept.
    "pod":"ns/name","node":...,"preemptor":...,"cause":...,"reason":...,"message":...,
    "claims":[{"claim":"ns/name","devices":["driver/pool/device",...]}]}
 ("pod" is the pod acted on: for evict, the victim, with its "cause":
-preemption (and its "preemptor"), taint, api or node_pressure; for deallocate_claim, the
+preemption (and its "preemptor"), taint, api, node_pressure, deschedule or
+defragment; for deallocate_claim, the
 claim's last consumer; "node" for clear_nomination is the node the
 nomination was on; "claims" are a bind's device allocations, or the claim a
 deallocate_claim frees with the devices it held).`,
@@ -68,7 +69,8 @@ type watchLine struct {
 	Pod       string `json:"pod"`
 	Node      string `json:"node,omitempty"`
 	Preemptor string `json:"preemptor,omitempty"`
-	// Cause is an evict's: preemption, taint, api, node_pressure or deschedule.
+	// Cause is an evict's: preemption, taint, api, node_pressure, deschedule
+	// or defragment.
 	Cause   string `json:"cause,omitempty"`
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message,omitempty"`
@@ -166,6 +168,7 @@ var evictCauses = map[berthv1.EvictCause]evictCause{
 	berthv1.EvictCause_EVICT_CAUSE_API:           {"api", "eviction API"},
 	berthv1.EvictCause_EVICT_CAUSE_NODE_PRESSURE: {"node_pressure", "node pressure"},
 	berthv1.EvictCause_EVICT_CAUSE_DESCHEDULE:    {"deschedule", "descheduled"},
+	berthv1.EvictCause_EVICT_CAUSE_DEFRAGMENT:    {"defragment", "defragmented"},
 }
 
 // causeText is the text of the cause labelled label, "" for none.

@@ -127,6 +127,9 @@ const (
 	EvictNodePressure
 	// EvictDeschedule: descheduling moves the pod (core/deschedule).
 	EvictDeschedule
+	// EvictDefragment: the pod moves to make room for a pending pod or
+	// group that fits nowhere and cannot preempt (core/deschedule/defrag).
+	EvictDefragment
 )
 
 // Eviction evicts Victim from Node.

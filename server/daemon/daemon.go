@@ -29,6 +29,7 @@ import (
 	"github.com/berthsched/berth/server/deadlines"
 	"github.com/berthsched/berth/server/decisionlog"
 	"github.com/berthsched/berth/server/decisionsvc"
+	"github.com/berthsched/berth/server/defragsvc"
 	"github.com/berthsched/berth/server/deschedulesvc"
 	"github.com/berthsched/berth/server/eviction"
 	"github.com/berthsched/berth/server/evictionsvc"
@@ -126,6 +127,17 @@ type Config struct {
 	// DeschedulerPolicy is a DeschedulerPolicy document
 	// (--descheduler-policy); empty: no descheduling.
 	DeschedulerPolicy []byte
+	// Defragment, if set (--defragment), runs the defragmenter
+	// (server/defragsvc) with these settings; nil: none.
+	Defragment *Defragment
+}
+
+// Defragment is the defragmenter's settings; zero fields take
+// defragsvc's defaults.
+type Defragment struct {
+	MaxMoves int           // --defragment-max-moves
+	Timeout  time.Duration // --defragment-timeout: one search's deadline
+	Interval time.Duration // --defragment-interval: how often pods are checked
 }
 
 // Daemon is berthd assembled. Serve it once.
@@ -148,9 +160,11 @@ type Daemon struct {
 	// descheduler runs --descheduler-policy; nil without one. metrics
 	// counts its evictions.
 	descheduler *deschedulesvc.Runner
-	metrics     *metrics.Metrics
-	sched       *scheduler.Scheduler
-	srv         *server.Server
+	// defrag is the defragmenter; nil without Config.Defragment.
+	defrag  *defragsvc.Service
+	metrics *metrics.Metrics
+	sched   *scheduler.Scheduler
+	srv     *server.Server
 	// dash is the dashboard; nil without Config.Dashboard.
 	dash *dashboard.Dashboard
 	// pressure is StatsService, node-pressure eviction.
@@ -387,6 +401,17 @@ func (d *Daemon) openServer(cl cluster, outcomes *podbook.Outcomes, reg runtime.
 		}
 		descheduler = d.descheduler
 	}
+	if df := cfg.Defragment; df != nil {
+		var err error
+		d.defrag, err = defragsvc.New(defragsvc.Options{
+			Config: cfg.Scheduler, Registry: reg, View: d.sched.View(), Planner: d.sched.ControllerDecisions(), Evicted: evicted,
+			MaxMoves: df.MaxMoves, Timeout: df.Timeout, Interval: df.Interval,
+			Registerer: cfg.Registry, Clock: cfg.Clock, Logger: cfg.Logger,
+		})
+		if err != nil {
+			return fmt.Errorf("daemon: defragment: %w", err)
+		}
+	}
 	admin := adminsvc.New(d.sched.View(), adminsvc.Options{
 		Config: cfg.Scheduler, Registry: reg, Revisions: revisions{d.book},
 		Attempts: attempts, Logger: cfg.Logger, Version: cfg.Version, Startup: d, Replica: cfg.Replica,
@@ -477,6 +502,9 @@ func (d *Daemon) ServeListeners(ctx context.Context, l server.Listeners) error {
 	wg.Go(func() { d.followStoreHealth(loopCtx) })
 	if d.descheduler != nil {
 		wg.Go(func() { d.descheduler.Loop(loopCtx) })
+	}
+	if d.defrag != nil {
+		wg.Go(func() { d.defrag.Loop(loopCtx) })
 	}
 	if d.initialSync != nil {
 		d.logger.Info("scheduling waits for the orchestrator's re-list (RESYNC_BEGIN ... RESYNC_END of pods)", "timeout", d.cfg.InitialSyncTimeout)

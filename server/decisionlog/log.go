@@ -172,7 +172,8 @@ type EvictionMetrics interface {
 }
 
 // CauseLabel names an eviction's cause in metrics and messages:
-// "preemption", "taint", "api", "node_pressure", "deschedule".
+// "preemption", "taint", "api", "node_pressure", "deschedule",
+// "defragment".
 func CauseLabel(c berthv1.EvictCause) string {
 	switch c {
 	case berthv1.EvictCause_EVICT_CAUSE_PREEMPTION:
@@ -185,6 +186,8 @@ func CauseLabel(c berthv1.EvictCause) string {
 		return "node_pressure"
 	case berthv1.EvictCause_EVICT_CAUSE_DESCHEDULE:
 		return "deschedule"
+	case berthv1.EvictCause_EVICT_CAUSE_DEFRAGMENT:
+		return "defragment"
 	}
 	return "unspecified"
 }

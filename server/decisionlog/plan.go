@@ -387,6 +387,8 @@ func CauseOf(c framework.EvictCause) berthv1.EvictCause {
 		return berthv1.EvictCause_EVICT_CAUSE_NODE_PRESSURE
 	case framework.EvictDeschedule:
 		return berthv1.EvictCause_EVICT_CAUSE_DESCHEDULE
+	case framework.EvictDefragment:
+		return berthv1.EvictCause_EVICT_CAUSE_DEFRAGMENT
 	}
 	return berthv1.EvictCause_EVICT_CAUSE_UNSPECIFIED
 }

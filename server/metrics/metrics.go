@@ -126,7 +126,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		}, []string{"type"}),
 		evictions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "berth_evictions_total",
-			Help: "Evict decisions made durable, by cause: preemption, taint (NoExecute), api (the eviction API), node_pressure.",
+			Help: "Evict decisions made durable, by cause: preemption, taint (NoExecute), api (the eviction API), node_pressure, deschedule, defragment.",
 		}, []string{"cause"}),
 		descheduled: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "descheduler_pods_evicted",

@@ -111,6 +111,9 @@ const (
 	// Descheduling (AdminService.Deschedule, berthd's descheduler policy):
 	// Evict.reason names the Descheduler strategy.
 	EvictCause_EVICT_CAUSE_DESCHEDULE EvictCause = 6
+	// Defragmentation: the pod was moved to make room for a pending pod or
+	// pod group that fits nowhere and cannot preempt; Evict.reason names it.
+	EvictCause_EVICT_CAUSE_DEFRAGMENT EvictCause = 7
 )
 
 // Enum value maps for EvictCause.
@@ -122,6 +125,7 @@ var (
 		3: "EVICT_CAUSE_API",
 		4: "EVICT_CAUSE_NODE_PRESSURE",
 		6: "EVICT_CAUSE_DESCHEDULE",
+		7: "EVICT_CAUSE_DEFRAGMENT",
 	}
 	EvictCause_value = map[string]int32{
 		"EVICT_CAUSE_UNSPECIFIED":   0,
@@ -130,6 +134,7 @@ var (
 		"EVICT_CAUSE_API":           3,
 		"EVICT_CAUSE_NODE_PRESSURE": 4,
 		"EVICT_CAUSE_DESCHEDULE":    6,
+		"EVICT_CAUSE_DEFRAGMENT":    7,
 	}
 )
 
@@ -867,7 +872,7 @@ const file_berth_v1_decision_proto_rawDesc = "" +
 	"\x16DECISION_TYPE_NOMINATE\x10\x03\x12\"\n" +
 	"\x1eDECISION_TYPE_CLEAR_NOMINATION\x10\x04\x12\x1f\n" +
 	"\x1bDECISION_TYPE_UNSCHEDULABLE\x10\x05\x12\"\n" +
-	"\x1eDECISION_TYPE_DEALLOCATE_CLAIM\x10\x06*\xac\x01\n" +
+	"\x1eDECISION_TYPE_DEALLOCATE_CLAIM\x10\x06*\xc8\x01\n" +
 	"\n" +
 	"EvictCause\x12\x1b\n" +
 	"\x17EVICT_CAUSE_UNSPECIFIED\x10\x00\x12\x1a\n" +
@@ -875,7 +880,8 @@ const file_berth_v1_decision_proto_rawDesc = "" +
 	"\x11EVICT_CAUSE_TAINT\x10\x02\x12\x13\n" +
 	"\x0fEVICT_CAUSE_API\x10\x03\x12\x1d\n" +
 	"\x19EVICT_CAUSE_NODE_PRESSURE\x10\x04\x12\x1a\n" +
-	"\x16EVICT_CAUSE_DESCHEDULE\x10\x06B2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
+	"\x16EVICT_CAUSE_DESCHEDULE\x10\x06\x12\x1a\n" +
+	"\x16EVICT_CAUSE_DEFRAGMENT\x10\aB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
 
 var (
 	file_berth_v1_decision_proto_rawDescOnce sync.Once

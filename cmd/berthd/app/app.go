@@ -53,6 +53,7 @@ type options struct {
 	schedulerConfig string // the KubeSchedulerConfiguration file
 	// deschedulerPolicy is the DeschedulerPolicy file; "": none.
 	deschedulerPolicy string
+	defrag            defragOptions
 	featureGates      string // kube's --feature-gates spelling
 	logLevel          slog.Level
 	shutdownTimeout   time.Duration
@@ -102,6 +103,7 @@ func defaultOptions() options {
 		store:                 storeBbolt,
 		etcd:                  defaultEtcdOptions(),
 		simulation:            adminsvc.DefaultSimulationLimits(),
+		defrag:                defaultDefragOptions(),
 	}
 }
 
@@ -174,6 +176,9 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 	if err := o.checkEtcd(); err != nil {
 		return options{}, &usageError{err}
 	}
+	if _, err := o.defrag.daemon(); err != nil {
+		return options{}, &usageError{err}
+	}
 	if _, _, err := features.Parse(o.featureGates); err != nil {
 		return options{}, usageErrorf("--feature-gates: %w", err)
 	}
@@ -224,6 +229,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, with ...O
 	}
 	cfg.Pressure = &pressure
 	if cfg.DeschedulerPolicy, err = loadDeschedulerPolicy(opts.deschedulerPolicy); err != nil {
+		return err
+	}
+	if cfg.Defragment, err = opts.defrag.daemon(); err != nil {
 		return err
 	}
 	cfg.Plugins = ext.plugins

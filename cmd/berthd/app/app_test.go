@@ -46,6 +46,7 @@ func TestParseFlags(t *testing.T) {
 		store:           storeBbolt,
 		etcd:            defaultEtcdOptions(),
 		simulation:      adminsvc.DefaultSimulationLimits(),
+		defrag:          defaultDefragOptions(),
 
 		taintNodesByCondition: true,
 	}
@@ -61,7 +62,8 @@ func TestParseFlags(t *testing.T) {
 			args: []string{"--listen", "unix:///run/berth.sock", "--metrics-listen=", "--data-dir", "/var/lib/berth", "--log-level", "debug", "--shutdown-timeout", "3s", "--dashboard=false", "--taint-nodes-by-condition=false"},
 			want: options{listen: "unix:///run/berth.sock", dataDir: "/var/lib/berth", logLevel: slog.LevelDebug, shutdownTimeout: 3 * time.Second,
 				retainDecisions: 1_000_000, maxMutations: 10_000, initialSync: 5 * time.Second, gcPercent: daemon.DefaultGCPercent,
-				limits: intake.DefaultLimits(), store: storeBbolt, etcd: defaultEtcdOptions(), metricsAuth: metricsAuthNone, simulation: adminsvc.DefaultSimulationLimits()},
+				limits: intake.DefaultLimits(), store: storeBbolt, etcd: defaultEtcdOptions(), metricsAuth: metricsAuthNone, simulation: adminsvc.DefaultSimulationLimits(),
+				defrag: defaultDefragOptions()},
 		},
 		{
 			name: "simulation limits",
@@ -120,6 +122,18 @@ func TestParseFlags(t *testing.T) {
 		},
 		{name: "metrics behind no token", args: []string{"--metrics-auth", "token"}, wantErr: true},
 		{
+			name: "defragment",
+			args: []string{"--defragment", "--defragment-max-moves", "3", "--defragment-timeout", "500ms", "--defragment-interval", "10s"},
+			want: func() options {
+				o := defaults
+				o.defrag = defragOptions{enabled: true, maxMoves: 3, timeout: 500 * time.Millisecond, interval: 10 * time.Second}
+				return o
+			}(),
+		},
+		{name: "defragment without moves", args: []string{"--defragment", "--defragment-max-moves", "0"}, wantErr: true},
+		{name: "defragment negative timeout", args: []string{"--defragment-timeout", "-1s"}, wantErr: true},
+		{name: "defragment without interval", args: []string{"--defragment-interval", "0"}, wantErr: true},
+		{
 			name: "HTTP API",
 			args: []string{"--http-listen", "127.0.0.1:8080"},
 			want: func() options {
@@ -156,7 +170,7 @@ func TestParseFlags(t *testing.T) {
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
 			}
-			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(options{}, etcdOptions{})); diff != "" {
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(options{}, etcdOptions{}, defragOptions{})); diff != "" {
 				t.Errorf("options (-want +got):\n%s", diff)
 			}
 		})

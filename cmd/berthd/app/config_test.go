@@ -61,6 +61,10 @@ simulateMaxAttempts: 200
 simulateMaxResponseBytes: 1048576
 simulateTimeout: 5s
 simulateConcurrency: 2
+defragment: true
+defragmentMaxMoves: 4
+defragmentTimeout: 3s
+defragmentInterval: 1m
 `
 
 func TestConfigFile(t *testing.T) {
@@ -77,6 +81,7 @@ func TestConfigFile(t *testing.T) {
 		limits: intake.Limits{ConnStreams: 64, Streams: 1000, ConnRequestBytes: 32 << 20, RequestBytes: 256 << 20},
 		store:  storeBbolt,
 		etcd:   defaultEtcdOptions(),
+		defrag: defragOptions{enabled: true, maxMoves: 4, timeout: 3 * time.Second, interval: time.Minute},
 		simulation: adminsvc.SimulationLimits{MaxObjects: 100, MaxPods: 50, MaxAttempts: 200, MaxResponseBytes: 1 << 20,
 			Timeout: 5 * time.Second, Concurrency: 2},
 	}
@@ -110,7 +115,7 @@ func TestConfigFile(t *testing.T) {
 			o.configFile = path
 			return o
 		}},
-		{name: "unknown key", content: "listen: x\nlistn: y\n", wantErr: `unknown key "listn"; the keys here are advertiseAddress, advertiseHTTPAddress, dashboard, dataDir, deschedulerPolicy, deterministic, etcd, evictionHard,`},
+		{name: "unknown key", content: "listen: x\nlistn: y\n", wantErr: `unknown key "listn"; the keys here are advertiseAddress, advertiseHTTPAddress, dashboard, dataDir, defragment, defragmentInterval, defragmentMaxMoves, defragmentTimeout, deschedulerPolicy, deterministic, etcd, evictionHard,`},
 		{name: "unknown nested key", content: "tls:\n  certFile: c.pem\n", wantErr: `unknown key "tls.certFile"; the keys here are cert, clientCA, key`},
 		{name: "flag spelling", content: "data-dir: /x\n", wantErr: `unknown key "data-dir"`},
 		{name: "a KubeSchedulerConfiguration", content: "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n",
@@ -160,7 +165,7 @@ func TestConfigFile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.want(path), got, cmp.AllowUnexported(options{}, etcdOptions{})); diff != "" {
+			if diff := cmp.Diff(tc.want(path), got, cmp.AllowUnexported(options{}, etcdOptions{}, defragOptions{})); diff != "" {
 				t.Errorf("options (-want +got):\n%s", diff)
 			}
 		})
