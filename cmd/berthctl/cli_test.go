@@ -235,10 +235,20 @@ func watchStream() []*berthv1.WatchResponse {
 	apiEvict.Action = &berthv1.Decision_Evict{Evict: &berthv1.Evict{Victim: apiEvict.Pod, Node: "n1", Cause: berthv1.EvictCause_EVICT_CAUSE_API, Reason: "Eviction API"}}
 	pressureEvict := decision(13, "default/hog")
 	pressureEvict.Action = &berthv1.Decision_Evict{Evict: &berthv1.Evict{Victim: pressureEvict.Pod, Node: "n2", Cause: berthv1.EvictCause_EVICT_CAUSE_NODE_PRESSURE, Reason: "The node was low on resource: memory."}}
+	quotaEvict := decision(14, "team-a/small")
+	quotaEvict.Action = &berthv1.Decision_Evict{Evict: &berthv1.Evict{Victim: quotaEvict.Pod, Node: "n1", Cause: berthv1.EvictCause_EVICT_CAUSE_QUOTA, Reason: "Preempted by workload team-b/pod-big-1a2b3 (InCohortReclamation)"}}
+	admit := &berthv1.Decision{Revision: 15, SchedulerName: "default-scheduler", Action: &berthv1.Decision_Admit{Admit: &berthv1.Admit{
+		WorkloadNamespace: "team-b", WorkloadName: "pod-big-1a2b3", WorkloadUid: "u1", ClusterQueue: "cq-b",
+		PodSets: []*berthv1.PodSetAdmission{{Name: "main", Count: 1, Flavors: map[string]string{"memory": "default", "cpu": "default"}}},
+	}}}
+	evictWorkload := &berthv1.Decision{Revision: 16, SchedulerName: "default-scheduler", Action: &berthv1.Decision_EvictWorkload{EvictWorkload: &berthv1.WorkloadEviction{
+		WorkloadNamespace: "team-a", WorkloadName: "pod-small-9f8e7", ClusterQueue: "cq-a", Reason: "InCohortReclamation",
+		PreemptedBy: "team-b/pod-big-1a2b3", Message: "Preempted to accommodate a workload due to reclamation within the cohort",
+	}}}
 	return []*berthv1.WatchResponse{
 		{Decisions: []*berthv1.Decision{bind, evict}, NextRevision: 7},
 		{NextRevision: 7}, // progress only
-		{Decisions: []*berthv1.Decision{nominate, clear, unsched, gpuBind, dealloc, apiEvict, pressureEvict}, NextRevision: 14},
+		{Decisions: []*berthv1.Decision{nominate, clear, unsched, gpuBind, dealloc, apiEvict, pressureEvict, quotaEvict, admit, evictWorkload}, NextRevision: 17},
 	}
 }
 
@@ -274,6 +284,9 @@ func TestWatch(t *testing.T) {
 {"revision":11,"type":"deallocate_claim","pod":"default/train","reason":"the last pod using the claim is gone","claims":[{"claim":"default/train-gpu-x","devices":["gpu.example.com/n1/gpu-0"]}]}
 {"revision":12,"type":"evict","pod":"default/api","node":"n1","cause":"api","reason":"Eviction API"}
 {"revision":13,"type":"evict","pod":"default/hog","node":"n2","cause":"node_pressure","reason":"The node was low on resource: memory."}
+{"revision":14,"type":"evict","pod":"team-a/small","node":"n1","cause":"quota","reason":"Preempted by workload team-b/pod-big-1a2b3 (InCohortReclamation)"}
+{"revision":15,"type":"admit","workload":"team-b/pod-big-1a2b3","clusterQueue":"cq-b","podSets":[{"name":"main","count":1,"flavors":{"cpu":"default","memory":"default"}}]}
+{"revision":16,"type":"evict_workload","preemptor":"team-b/pod-big-1a2b3","reason":"InCohortReclamation","message":"Preempted to accommodate a workload due to reclamation within the cohort","workload":"team-a/pod-small-9f8e7","clusterQueue":"cq-a"}
 `,
 		},
 		{
@@ -287,6 +300,9 @@ func TestWatch(t *testing.T) {
 11 deallocate_claim default/train [default/train-gpu-x: gpu.example.com/n1/gpu-0]: the last pod using the claim is gone
 12 evict default/api from n1 (eviction API): Eviction API
 13 evict default/hog from n2 (node pressure): The node was low on resource: memory.
+14 evict team-a/small from n1 (Kueue preemption): Preempted by workload team-b/pod-big-1a2b3 (InCohortReclamation)
+15 admit team-b/pod-big-1a2b3 to cq-b [main: cpu=default, memory=default]
+16 evict_workload team-a/pod-small-9f8e7 from cq-a for team-b/pod-big-1a2b3 (InCohortReclamation): Preempted to accommodate a workload due to reclamation within the cohort
 `,
 		},
 	} {
