@@ -46,7 +46,9 @@ const (
 )
 
 // workloadName is Kueue's name for an owner's Workload (integrations.Name).
-func workloadName(kind, group, name, uid string) string { return integrations.Name(kind, group, name, uid) }
+func workloadName(kind, group, name, uid string) string {
+	return integrations.Name(kind, group, name, uid)
+}
 
 // queuedJob records a Job labelled with a queue name and its pods (made
 // by the caller); they are held for admission as one workload.
