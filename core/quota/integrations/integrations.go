@@ -251,10 +251,9 @@ func ForGroup(g *model.PodGroup, queue string, members []*model.Pod, prio Priori
 		shape := PodShape(req, p)
 		i, ok := index[shape]
 		if !ok {
-			h := sha1.Sum([]byte(shape))
 			i = len(w.PodSets)
 			index[shape] = i
-			w.PodSets = append(w.PodSets, quota.PodSet{Name: hex.EncodeToString(h[:])[:8], Requests: req, NodeSelector: p.NodeSelector, Tolerations: p.Tolerations})
+			w.PodSets = append(w.PodSets, quota.PodSet{Name: shapeName(shape), Requests: req, NodeSelector: p.NodeSelector, Tolerations: p.Tolerations})
 		}
 		w.PodSets[i].Count++
 		if w.PodSetOf == nil {
@@ -271,6 +270,15 @@ func ForGroup(g *model.PodGroup, queue string, members []*model.Pod, prio Priori
 		w.Error = err.Error()
 	}
 	return w
+}
+
+// PodSetName is the name of the pod set a member of a queued PodGroup is
+// in: its shape's hash, as ForGroup names them.
+func PodSetName(p *model.Pod) string { return shapeName(PodShape(PodRequests(p), p)) }
+
+func shapeName(shape string) string {
+	h := sha1.Sum([]byte(shape))
+	return hex.EncodeToString(h[:])[:8]
 }
 
 // PodShape is a canonical text of what makes pods one pod set: their
