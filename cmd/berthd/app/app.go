@@ -53,6 +53,8 @@ type options struct {
 	schedulerConfig string // the KubeSchedulerConfiguration file
 	// deschedulerPolicy is the DeschedulerPolicy file; "": none.
 	deschedulerPolicy string
+	// kueueConfig is Kueue's Configuration file; "": Kueue's defaults.
+	kueueConfig string
 	featureGates      string // kube's --feature-gates spelling
 	logLevel          slog.Level
 	shutdownTimeout   time.Duration
@@ -224,6 +226,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, with ...O
 	}
 	cfg.Pressure = &pressure
 	if cfg.DeschedulerPolicy, err = loadDeschedulerPolicy(opts.deschedulerPolicy); err != nil {
+		return err
+	}
+	if cfg.Kueue, err = loadKueueConfig(opts.kueueConfig); err != nil {
 		return err
 	}
 	cfg.Plugins = ext.plugins

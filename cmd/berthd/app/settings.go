@@ -69,6 +69,8 @@ func settingsTable() []setting {
 			field: func(o *options) any { return &o.schedulerConfig }},
 		{flag: "descheduler-policy", key: "deschedulerPolicy", form: asPath, usage: "DeschedulerPolicy file (descheduler/v1alpha2, YAML or JSON): AdminService.Deschedule and berthctl deschedule run it, and every deschedulingInterval when the file sets one; empty: no descheduling",
 			field: func(o *options) any { return &o.deschedulerPolicy }},
+		{flag: "kueue-config", key: "kueueConfig", form: asPath, usage: "Kueue's Configuration file (config.kueue.x-k8s.io/v1beta1 or v1beta2): fairSharing.enable and preemptionStrategies for Kueue admission; empty: Kueue's defaults (no fair sharing)",
+			field: func(o *options) any { return &o.kueueConfig }},
 		{flag: "feature-gates", key: "featureGates", form: asGates, usage: "kube-scheduler 1.37's feature gates, as kube spells them (GenericWorkload=false,...); see README",
 			field: func(o *options) any { return &o.featureGates }},
 		{flag: "log-level", key: "logLevel", usage: "log level: debug, info, warn or error",
