@@ -39,10 +39,10 @@ type Admissions interface {
 
 // Options configure a Controller.
 type Options struct {
-	Objects  Objects
-	Holder   *holder.Holder
-	Planner  framework.Planner
-	Book     Admissions
+	Objects Objects
+	Holder  *holder.Holder
+	Planner framework.Planner
+	Book    Admissions
 	// Binding returns the node of a pod's Bind awaiting its outcome, if
 	// any: a preempted workload's binding pods are evicted too.
 	Binding func(podUID string) (node string, ok bool)

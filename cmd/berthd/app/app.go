@@ -54,23 +54,23 @@ type options struct {
 	// deschedulerPolicy is the DeschedulerPolicy file; "": none.
 	deschedulerPolicy string
 	// kueueConfig is Kueue's Configuration file; "": Kueue's defaults.
-	kueueConfig string
-	featureGates      string // kube's --feature-gates spelling
-	logLevel          slog.Level
-	shutdownTimeout   time.Duration
-	retainDecisions   int
-	retainFor         time.Duration
-	tls               auth.TLSFiles
-	tokenFile         string
-	metricsAuth       string // --metrics-auth: metricsAuthNone or metricsAuthToken
-	maxMutations      int
-	deterministic     bool
-	initialSync       time.Duration
-	gcPercent         int
-	dashboard         bool
-	version           bool // print the version and exit
-	healthcheck       bool // ask a running berthd's /healthz and exit
-	limits            intake.Limits
+	kueueConfig     string
+	featureGates    string // kube's --feature-gates spelling
+	logLevel        slog.Level
+	shutdownTimeout time.Duration
+	retainDecisions int
+	retainFor       time.Duration
+	tls             auth.TLSFiles
+	tokenFile       string
+	metricsAuth     string // --metrics-auth: metricsAuthNone or metricsAuthToken
+	maxMutations    int
+	deterministic   bool
+	initialSync     time.Duration
+	gcPercent       int
+	dashboard       bool
+	version         bool // print the version and exit
+	healthcheck     bool // ask a running berthd's /healthz and exit
+	limits          intake.Limits
 	// acceptTruncatedLog is deliberately not in the configuration file: it
 	// accepts a loss once, on the command line.
 	acceptTruncatedLog bool
