@@ -204,12 +204,13 @@ func (c *Controller) Mutate(p *model.Pod) *model.Pod {
 	}
 	key, podSet := workloadOfPod(p)
 	c.gateMu.RLock()
-	rel, ok := c.released[key]
+	flavors, ok := c.released[key][podSet]
 	c.gateMu.RUnlock()
 	if !ok {
+		// Not admitted, or a member of a pod set its admission has not.
 		return admission.Gated(p)
 	}
-	return admission.Released(p, rel[podSet])
+	return admission.Released(p, flavors)
 }
 
 // workloadOfPod is the key of the workload a labelled pod belongs to and

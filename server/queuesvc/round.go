@@ -81,13 +81,22 @@ type itemOf struct {
 // free, in a later round.
 func (c *Controller) decide(s *snapshot, lines map[string]admission.Line, events []admission.Event) *decisions {
 	d := &decisions{waiting: map[string]bool{}, admissions: map[string]*quota.Admission{}, done: map[string]bool{}, evicted: map[string]bool{}}
-	preempted := false
+	// A preemption frees quota in its cohort tree only: admissions after
+	// it in other trees do not wait for its victims.
+	root := cohortRoots(s.objs)
+	treeOf := func(key string) string {
+		if w := s.workloads[key]; w != nil && w.wl.Admission != nil {
+			return root(w.wl.Admission.ClusterQueue)
+		}
+		return root(lines[key].ClusterQueue)
+	}
+	preempted := map[string]bool{}
 	for _, ev := range events {
 		switch ev.Kind {
 		case admission.EventPreempted:
-			preempted = true
+			preempted[treeOf(ev.Workload)] = true
 		case admission.EventAdmitted:
-			if preempted {
+			if preempted[treeOf(ev.Workload)] {
 				d.waiting[ev.Workload] = true
 			}
 		}
@@ -138,6 +147,29 @@ func (c *Controller) decide(s *snapshot, lines map[string]admission.Line, events
 		}
 	}
 	return d
+}
+
+// cohortRoots returns, for a ClusterQueue, the root of its cohort tree
+// ("cohort/<name>"), or the ClusterQueue itself when it has no cohort.
+func cohortRoots(objs *quota.Objects) func(cq string) string {
+	parent := map[string]string{}
+	for _, c := range objs.Cohorts {
+		parent[c.Name] = c.Parent
+	}
+	cohortOf := map[string]string{}
+	for _, cq := range objs.ClusterQueues {
+		cohortOf[cq.Name] = cq.Cohort
+	}
+	return func(cq string) string {
+		c := cohortOf[cq]
+		if c == "" {
+			return "cq/" + cq
+		}
+		for seen := 0; parent[c] != "" && seen <= len(parent); seen++ {
+			c = parent[c] // bounded: a cycle is the engine's error
+		}
+		return "cohort/" + c
+	}
 }
 
 func (d *decisions) add(item framework.PlanItem, of itemOf) {

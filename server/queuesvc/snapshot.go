@@ -207,7 +207,34 @@ func (c *Controller) groupWorkload(g *model.PodGroup, members []*model.Pod, prio
 	} else {
 		w.wl.Admission, w.evicting = ev.admission, true
 	}
+	alignPodSets(w.wl)
 	return w
+}
+
+// alignPodSets orders an admitted workload's pod sets as its admission
+// names them (the engine pairs them by position) and drops the
+// assignments of pod sets no member is in any more.
+func alignPodSets(wl *quota.Workload) {
+	byName := map[string]quota.PodSet{}
+	for _, ps := range wl.PodSets {
+		byName[ps.Name] = ps
+	}
+	a := *wl.Admission
+	a.PodSetAssignments = nil
+	var sets []quota.PodSet
+	for _, psa := range wl.Admission.PodSetAssignments {
+		if ps, ok := byName[psa.Name]; ok {
+			sets = append(sets, ps)
+			a.PodSetAssignments = append(a.PodSetAssignments, psa)
+			delete(byName, psa.Name)
+		}
+	}
+	for _, ps := range wl.PodSets {
+		if _, extra := byName[ps.Name]; extra {
+			sets = append(sets, ps) // joined since: not admitted
+		}
+	}
+	wl.PodSets, wl.Admission = sets, &a
 }
 
 // admissionOf is the quota.Admission an Admit records.
