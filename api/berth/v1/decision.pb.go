@@ -882,8 +882,9 @@ type Admit struct {
 	// The workload's name: Kueue's (for a pod, "pod-<name>-<hash>"; for a
 	// PodGroup, the group's name; an explicit Workload's own name).
 	WorkloadName string `protobuf:"bytes,2,opt,name=workload_name,json=workloadName,proto3" json:"workload_name,omitempty"`
-	// The workload's uid: the explicit Workload's, or that of the pod or
-	// PodGroup it was derived from.
+	// The workload's uid: an explicit Workload's own; for a workload Berth
+	// derived from pods, "wl-<namespace>-<name>", as berthctl simulate names
+	// it (a pod's workload name already carries a hash of the pod's uid).
 	WorkloadUid string `protobuf:"bytes,3,opt,name=workload_uid,json=workloadUid,proto3" json:"workload_uid,omitempty"`
 	// The ClusterQueue that admitted it.
 	ClusterQueue string `protobuf:"bytes,4,opt,name=cluster_queue,json=clusterQueue,proto3" json:"cluster_queue,omitempty"`
