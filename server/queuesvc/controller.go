@@ -149,16 +149,17 @@ func New(opts Options) (*Controller, error) {
 
 // Restore takes back the admissions the book restored after a restart (or
 // on becoming the leader): their pods are released from the gate as soon
-// as they are sent again, and no workload is admitted twice. The flavors
-// are resolved from the holder when the round that first sees them runs;
-// until then a restored workload's pods are released with the flavors
-// held now.
+// as they are sent again (once their flavors are held: the first round
+// after the flavors arrive releases them), and no workload is admitted
+// twice.
 func (c *Controller) Restore(admits []*berthv1.Admit) {
 	flavors := flavorIndex(c.opts.Holder.Objects(c.opts.Config))
 	c.gateMu.Lock()
 	defer c.gateMu.Unlock()
 	for _, a := range admits {
-		c.released[a.GetWorkloadNamespace()+"/"+a.GetWorkloadName()] = releaseOf(a, flavors)
+		if rel, ok := releaseOf(a, flavors); ok {
+			c.released[a.GetWorkloadNamespace()+"/"+a.GetWorkloadName()] = rel
+		}
 	}
 }
 
@@ -253,10 +254,9 @@ func (c *Controller) Handle(_ context.Context, ev objstore.Event) {
 			delete(c.classes, pc.Name)
 		}
 		changed = true
-	default:
-		for _, k := range holder.Kinds() {
-			changed = changed || ev.Kind == k
-		}
+	case holder.KindResourceFlavor, holder.KindClusterQueue, holder.KindCohort, holder.KindLocalQueue,
+		holder.KindWorkloadPriorityClass, holder.KindWorkload:
+		changed = true
 	}
 	if changed {
 		c.events++
@@ -279,23 +279,23 @@ func (c *Controller) podEventLocked(ev objstore.Event) bool {
 	if p == nil {
 		return false
 	}
+	_, held := c.pods[p.UID]
 	if cur == nil {
-		if _, held := c.pods[p.UID]; !held {
-			return false
-		}
 		delete(c.pods, p.UID)
-		return true
+		return held
+	}
+	// The mutators change no label: an unlabelled pod, not held, is
+	// nothing to the controller (the common case, without a lookup).
+	if _, labelled := cur.Labels[integrations.QueueNameLabel]; !labelled && !held {
+		return false
 	}
 	sent, ok := c.opts.Objects.SentPod(p.UID)
 	if !ok {
 		sent = cur
 	}
 	if _, labelled := sent.Labels[integrations.QueueNameLabel]; !labelled {
-		if _, held := c.pods[p.UID]; held {
-			delete(c.pods, p.UID)
-			return true
-		}
-		return false
+		delete(c.pods, p.UID)
+		return held
 	}
 	if c.pods[p.UID] == sent {
 		return false // applied again as sent: the controller's refresh

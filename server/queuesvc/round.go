@@ -35,8 +35,8 @@ func (c *Controller) round(ctx context.Context, relisted bool) error {
 	for _, l := range lines {
 		byKey[l.Workload] = l
 	}
+	errs := c.syncReleases(ctx, s)
 	d := c.decide(s, byKey, sum.Events)
-	var errs []error
 	if d.plan.Len() > 0 {
 		res, err := c.opts.Planner.Submit(ctx, d.plan)
 		if err != nil {
@@ -263,8 +263,11 @@ func (c *Controller) admittedNow(w *workload, it *framework.Admission, flavors m
 	for _, ps := range it.PodSets {
 		admit.PodSets = append(admit.PodSets, &berthv1.PodSetAdmission{Name: ps.Name, Count: ps.Count, Flavors: ps.Flavors})
 	}
+	rel, ok := releaseOf(admit, flavors)
 	c.gateMu.Lock()
-	c.released[w.key] = releaseOf(admit, flavors)
+	if ok {
+		c.released[w.key] = rel
+	}
 	c.gateMu.Unlock()
 	c.mu.Lock()
 	c.admitTimes[w.key] = now
@@ -284,6 +287,35 @@ func (c *Controller) refresh(ctx context.Context, pods []*model.Pod) []error {
 		if err := c.opts.Objects.RefreshPod(ctx, objstore.Ref{Kind: objstore.KindPod, Namespace: p.Namespace, Name: p.Name, UID: p.UID}); err != nil {
 			errs = append(errs, fmt.Errorf("queuesvc: refresh pod %s: %w", p.Key(), err))
 		}
+	}
+	return errs
+}
+
+// syncReleases keeps the release of every durably admitted workload in
+// step with the flavors held: restored admissions whose flavors arrived
+// since are released, a flavor changed is applied again, one deleted
+// gates the workload's pending pods until it is back.
+func (c *Controller) syncReleases(ctx context.Context, s *snapshot) []error {
+	var errs []error
+	for _, k := range slices.Sorted(maps.Keys(s.facts)) {
+		w := s.workloads[k]
+		if w == nil || len(w.pods) == 0 {
+			continue
+		}
+		rel, ok := releaseOf(s.facts[k], s.flavors)
+		c.gateMu.Lock()
+		cur, had := c.released[k]
+		switch {
+		case ok && (!had || !sameRelease(cur, rel)):
+			c.released[k] = rel
+		case !ok && had:
+			delete(c.released, k)
+		default:
+			c.gateMu.Unlock()
+			continue
+		}
+		c.gateMu.Unlock()
+		errs = append(errs, c.refresh(ctx, w.pods)...)
 	}
 	return errs
 }

@@ -270,17 +270,25 @@ func flavorIndex(objs *quota.Objects) map[string]*quota.ResourceFlavor {
 
 // releaseOf is, per pod set of an Admit, the flavors its pods are
 // released with, in resource order (as admission.ApplyToPods applies
-// them); flavors not held are left out.
-func releaseOf(a *berthv1.Admit, flavors map[string]*quota.ResourceFlavor) map[string][]*quota.ResourceFlavor {
+// them); false when a flavor is not held (yet: after a restart the
+// flavors may come after the pods), and the pods stay gated.
+func releaseOf(a *berthv1.Admit, flavors map[string]*quota.ResourceFlavor) (map[string][]*quota.ResourceFlavor, bool) {
 	out := map[string][]*quota.ResourceFlavor{}
 	for _, ps := range a.GetPodSets() {
 		var fs []*quota.ResourceFlavor
 		for _, r := range slices.Sorted(maps.Keys(ps.GetFlavors())) {
-			if f := flavors[ps.GetFlavors()[r]]; f != nil {
-				fs = append(fs, f)
+			f := flavors[ps.GetFlavors()[r]]
+			if f == nil {
+				return nil, false
 			}
+			fs = append(fs, f)
 		}
 		out[ps.GetName()] = fs
 	}
-	return out
+	return out, true
+}
+
+// sameRelease says whether two releases give the same flavors.
+func sameRelease(a, b map[string][]*quota.ResourceFlavor) bool {
+	return maps.EqualFunc(a, b, func(x, y []*quota.ResourceFlavor) bool { return slices.Equal(x, y) })
 }
