@@ -138,7 +138,10 @@ func TestWatchResumesOnAnotherReplica(t *testing.T) {
 		"10 bind default/train -> n1 [default/train-gpu-x: gpu.example.com/n1/gpu-0]\n" +
 		"11 deallocate_claim default/train [default/train-gpu-x: gpu.example.com/n1/gpu-0]: the last pod using the claim is gone\n" +
 		"12 evict default/api from n1 (eviction API): Eviction API\n" +
-		"13 evict default/hog from n2 (node pressure): The node was low on resource: memory.\n"
+		"13 evict default/hog from n2 (node pressure): The node was low on resource: memory.\n" +
+		"14 evict team-a/small from n1 (Kueue preemption): Preempted by workload team-b/pod-big-1a2b3 (InCohortReclamation)\n" +
+		"15 admit team-b/pod-big-1a2b3 to cq-b [main: cpu=default, memory=default]\n" +
+		"16 evict_workload team-a/pod-small-9f8e7 from cq-a for team-b/pod-big-1a2b3 (InCohortReclamation): Preempted to accommodate a workload due to reclamation within the cohort\n"
 	if diff := cmp.Diff(result{stdout: want}, got, cmp.AllowUnexported(result{})); diff != "" {
 		t.Errorf("berthctl watch (-want +got):\n%s", diff)
 	}
