@@ -134,7 +134,8 @@ func (d *Daemon) openQueues() error {
 	var err error
 	d.queues, err = queuesvc.New(queuesvc.Options{
 		Objects: d.objects, Holder: d.kueue, Planner: d.log, Book: d.book,
-		Binding: bookNodes.BindingTo,
+		Binding:     bookNodes.BindingTo,
+		MarkEvicted: d.sched.MarkEvicted,
 		Evicted: func(uid string) bool {
 			_, ok := d.book.Get(podbook.KindEvict, uid)
 			return ok

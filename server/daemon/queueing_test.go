@@ -156,6 +156,9 @@ func TestKueueAdmissionLive(t *testing.T) {
 		}
 	}
 	e.settle(t)
+	if ev := e.d.Scheduler().View().Evicted(); !slices.Contains(ev, "uid-team-a-"+victim) {
+		t.Errorf("pods held terminating %v, want the victim %s", ev, victim)
+	}
 	if got := admitted(w.waitFor(t, "", func([]*berthv1.Decision) bool { return true })); slices.Contains(got, workloadOf(b1)) {
 		t.Fatal("b1 was admitted before its victim's pod was deleted")
 	}

@@ -46,6 +46,10 @@ type Options struct {
 	// Binding returns the node of a pod's Bind awaiting its outcome, if
 	// any: a preempted workload's binding pods are evicted too.
 	Binding func(podUID string) (node string, ok bool)
+	// MarkEvicted holds a pod whose quota Evict is durable terminating in
+	// the scheduler until the orchestrator deletes it, as
+	// server/eviction does for the other causes; nil does nothing.
+	MarkEvicted func(ctx context.Context, podUID string)
 	// Evicted tells whether a pod has an Evict decision (it is
 	// terminating): a running pod of a workload preempted before a
 	// restart still holds its quota until it is deleted, but is not
@@ -69,6 +73,11 @@ const DefaultDebounce = 20 * time.Millisecond
 
 // Controller decides Kueue admission live (see the package doc). It is
 // safe for concurrent use.
+//
+// Lock order: mu, then the object store's (Handle reads the pod as sent
+// under mu); gateMu is a leaf, taken under the object store's lock by
+// Mutate. A round holds neither mu nor gateMu while it calls out (the
+// planner, RefreshPod, the book).
 type Controller struct {
 	opts   Options
 	logger *slog.Logger
@@ -128,6 +137,9 @@ func New(opts Options) (*Controller, error) {
 	}
 	if opts.Binding == nil {
 		opts.Binding = func(string) (string, bool) { return "", false }
+	}
+	if opts.MarkEvicted == nil {
+		opts.MarkEvicted = func(context.Context, string) {}
 	}
 	if opts.Evicted == nil {
 		opts.Evicted = func(string) bool { return false }

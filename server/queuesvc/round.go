@@ -230,6 +230,7 @@ func (c *Controller) committed(ctx context.Context, s *snapshot, d *decisions, r
 			evicted[w.key] = true
 		case *framework.Eviction:
 			evicted[w.key] = true
+			c.opts.MarkEvicted(ctx, it.Victim.UID)
 		}
 	}
 	d.evicted = evicted
