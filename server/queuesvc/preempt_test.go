@@ -134,3 +134,43 @@ func statusOf(st Status, key string) WorkloadStatus {
 	}
 	return WorkloadStatus{}
 }
+
+// A victim none of whose pods runs releases its quota at once: the round
+// after the one that evicts it admits the preemptor, with no event in
+// between (the controller schedules it).
+func TestVictimWithoutRunningPods(t *testing.T) {
+	ctx := t.Context()
+	h := newHarness(t, quota.Config{})
+	oneQueue(t, h)
+	low, high := labelled("low", 0), labelled("high", 100)
+	h.addPod(low)
+	if err := h.c.round(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	h.addPod(high)
+	if err := h.c.round(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	last := planned(h.log.plans[len(h.log.plans)-1])
+	if len(last) != 1 || last[0] != "evict_workload "+runningKey(low)+" by "+runningKey(high)+" InClusterQueue" {
+		t.Fatalf("the preempting round planned %q, want only the WorkloadEviction (no pod runs)", last)
+	}
+	select {
+	case <-h.c.kick:
+	default:
+		t.Fatal("no round scheduled after the eviction")
+	}
+	if err := h.c.round(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	last = planned(h.log.plans[len(h.log.plans)-1])
+	if len(last) != 1 || last[0] != "admit "+runningKey(high) {
+		t.Fatalf("the next round planned %q, want the preemptor's Admit", last)
+	}
+	if st := statusOf(h.c.Status(), runningKey(low)); st.State == StateAdmitted || st.State == StateEvicting {
+		t.Errorf("the victim %+v holds quota still", st)
+	}
+	if len(h.objects.refreshed) == 0 {
+		t.Error("no pod was applied again (gated or released)")
+	}
+}

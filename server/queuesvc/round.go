@@ -43,6 +43,16 @@ func (c *Controller) round(ctx context.Context, relisted bool) error {
 			return fmt.Errorf("queuesvc: submit %d decisions: %w", d.plan.Len(), err)
 		}
 		errs = append(errs, c.committed(ctx, s, d, res)...)
+		// What was committed changes the next round's input (a victim's
+		// quota released at once when none of its pods ran): run it,
+		// whether or not an event comes. A round that commits nothing
+		// (everything refused) schedules none.
+		if slices.ContainsFunc(res.Revisions, func(r uint64) bool { return r > 0 }) {
+			c.mu.Lock()
+			c.events++
+			c.mu.Unlock()
+			c.wake()
+		}
 	}
 	if relisted {
 		errs = append(errs, c.forgetGone(ctx, s)...)
