@@ -2,6 +2,8 @@ package decisionlog
 
 import (
 	"errors"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -130,5 +132,32 @@ func TestAdmitAfterRestart(t *testing.T) {
 	}
 	if _, ok := l2.Book().Admission("ns", "a"); ok {
 		t.Error("a forgotten admission is still held")
+	}
+}
+
+// Many Admits of one workload at once: exactly one is written.
+func TestAdmitAtMostOnce(t *testing.T) {
+	l, st := newLog(t, bboltstore.Options{})
+	var ok, refused atomic.Int32
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			_, err := framework.SubmitOne(t.Context(), l, admission("a"))
+			switch {
+			case err == nil:
+				ok.Add(1)
+			case errors.Is(err, ErrAlreadyAdmitted):
+				refused.Add(1)
+			default:
+				t.Errorf("Admit: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if ok.Load() != 1 || refused.Load() != 15 {
+		t.Fatalf("written %d, refused %d; want 1 and 15", ok.Load(), refused.Load())
+	}
+	if _, last := st.Revisions(); last != 1 {
+		t.Errorf("log holds %d decisions, want 1", last)
 	}
 }
