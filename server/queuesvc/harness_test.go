@@ -111,7 +111,7 @@ type harness struct {
 	reg     *objstore.Registry
 }
 
-func newHarness(t *testing.T, cfg quota.Config) *harness {
+func newHarness(t testing.TB, cfg quota.Config) *harness {
 	t.Helper()
 	h := &harness{
 		objects: &fakeObjects{pods: map[string]*model.Pod{}, nodes: map[string]*model.Node{}},
@@ -137,7 +137,7 @@ func (h *harness) addPod(p *model.Pod) {
 	h.c.Handle(context.Background(), objstore.Event{Kind: objstore.KindPod, New: p})
 }
 
-func (h *harness) upsert(t *testing.T, obj any) error {
+func (h *harness) upsert(t testing.TB, obj any) error {
 	t.Helper()
 	return h.reg.Upsert(t.Context(), obj)
 }
