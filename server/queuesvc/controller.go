@@ -112,10 +112,7 @@ type Controller struct {
 }
 
 // evicting is a preempted workload until its pods are gone.
-type evicting struct {
-	admission *quota.Admission
-	uid       string
-}
+type evicting struct{ admission *quota.Admission }
 
 // New builds a controller; Handle is its objstore subscription's handler,
 // Mutate its pod mutator, Run its loop.

@@ -79,10 +79,7 @@ type decisions struct {
 	done, evicted map[string]bool
 }
 
-type itemOf struct {
-	key   string
-	admit bool
-}
+type itemOf struct{ key string }
 
 // decide makes the round's plan: the WorkloadEvictions of the victims
 // with the Evicts of their bound and binding pods, then the Admits of the
@@ -149,11 +146,11 @@ func (c *Controller) decide(s *snapshot, lines map[string]admission.Line, events
 			// A pod found running: its admission is written as it is.
 			if l.Result == admission.ResultAdmitted {
 				d.admissions[k] = w.wl.Admission
-				d.add(admissionItem(w, w.wl.Admission), itemOf{key: k, admit: true})
+				d.add(admissionItem(w, w.wl.Admission), itemOf{key: k})
 			}
 		case l.Result == admission.ResultAdmitted && !d.waiting[k]:
 			d.admissions[k] = lineAdmission(w.wl, l)
-			d.add(admissionItem(w, d.admissions[k]), itemOf{key: k, admit: true})
+			d.add(admissionItem(w, d.admissions[k]), itemOf{key: k})
 		}
 	}
 	return d
@@ -257,7 +254,7 @@ func (c *Controller) committed(ctx context.Context, s *snapshot, d *decisions, r
 		}
 		c.mu.Lock()
 		if holding {
-			c.evicting[k] = &evicting{admission: w.wl.Admission, uid: w.wl.UID}
+			c.evicting[k] = &evicting{admission: w.wl.Admission}
 		}
 		delete(c.admitTimes, k)
 		c.mu.Unlock()
