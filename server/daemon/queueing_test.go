@@ -11,6 +11,8 @@ import (
 	"github.com/berthsched/berth/core/quota/admission"
 	"github.com/berthsched/berth/core/quota/integrations"
 	"github.com/berthsched/berth/server/queuesvc"
+	"github.com/berthsched/berth/store/etcdstore"
+	"github.com/berthsched/berth/store/etcdstore/etcdtest"
 )
 
 // kueueObjects are two ClusterQueues in a cohort sharing one flavor:
@@ -90,11 +92,34 @@ func workloadStatus(t *testing.T, st queuesvc.Status, key string) queuesvc.Workl
 // with Kueue's message; a workload of the ClusterQueue lent from
 // reclaims its quota (WorkloadEviction and a quota Evict of the
 // borrower's pod) and is admitted only once the test deletes the
-// victim's pod; a restart keeps every admission and admits none twice.
+// victim's pod; a restart (bbolt) or a new leader (etcd) keeps every
+// admission and admits none twice.
 func TestKueueAdmissionLive(t *testing.T) {
-	dir := t.TempDir()
+	backends := map[string]func(t *testing.T) func() Config{
+		"bbolt": func(t *testing.T) func() Config {
+			dir := t.TempDir()
+			return func() Config { return Config{DataDir: dir, Deterministic: true} }
+		},
+		// A new daemon on the same etcd prefix is a failover's new leader.
+		"etcd": func(t *testing.T) func() Config {
+			_, cli := etcdtest.New(t)
+			return func() Config {
+				st, err := etcdstore.Open(t.Context(), cli, etcdstore.Options{Prefix: "/kueue/", CompactInterval: -1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return Config{Store: st, Deterministic: true}
+			}
+		},
+	}
+	for name, backend := range backends {
+		t.Run(name, func(t *testing.T) { kueueAdmissionLive(t, backend(t)) })
+	}
+}
+
+func kueueAdmissionLive(t *testing.T, config func() Config) {
 	ctx := t.Context()
-	e := start(t, Config{DataDir: dir, Deterministic: true})
+	e := start(t, config())
 	w := e.startWatch(t, &berthv1.WatchRequest{})
 	e.apply(t, nodeObj("n1", 8000))
 	for _, o := range kueueObjects() {
@@ -187,7 +212,7 @@ func TestKueueAdmissionLive(t *testing.T) {
 	// Restart on the same store: the admissions are restored, the
 	// orchestrator re-lists its pods (the bound ones with their node), and
 	// nothing is admitted again.
-	e = start(t, Config{DataDir: dir, Deterministic: true})
+	e = start(t, config())
 	w = e.startWatch(t, &berthv1.WatchRequest{})
 	for _, o := range kueueObjects() {
 		if err := e.d.Objects().Upsert(ctx, o); err != nil {
