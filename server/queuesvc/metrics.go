@@ -63,9 +63,13 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	return m, errors.Join(errs...)
 }
 
-func (m *metrics) observeAdmitted(cq string, wait time.Duration) {
+// observeAdmitted counts an admission and its wait since created; a
+// workload sent without a creation time has no wait to observe.
+func (m *metrics) observeAdmitted(cq string, created, now time.Time) {
 	m.admitted.WithLabelValues(cq).Inc()
-	m.waitTime.WithLabelValues(cq).Observe(max(wait, 0).Seconds())
+	if !created.IsZero() {
+		m.waitTime.WithLabelValues(cq).Observe(max(now.Sub(created), 0).Seconds())
+	}
 }
 
 func (m *metrics) observeEvicted(cq string) { m.evicted.WithLabelValues(cq, evictedPreempted).Inc() }

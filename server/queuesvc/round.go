@@ -281,7 +281,7 @@ func (c *Controller) admittedNow(w *workload, it *framework.Admission, flavors m
 	c.admitTimes[w.key] = now
 	c.mu.Unlock()
 	if !w.admitted { // a running pod's admission was Kueue's, long ago
-		c.m.observeAdmitted(it.ClusterQueue, now.Sub(w.wl.Created))
+		c.m.observeAdmitted(it.ClusterQueue, w.wl.Created, now)
 	}
 }
 
