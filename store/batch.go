@@ -36,17 +36,22 @@ const (
 	// allocated it to its deallocation, so that a restart allocates none
 	// of its devices again (server/decisionlog).
 	Claims Space = "claims"
+	// Admissions maps an admitted Kueue workload ("namespace/name") to its
+	// Admit decision, from the Admit to its WorkloadEviction or the
+	// workload's deletion, so that a restart admits no workload twice and
+	// takes no admission back (server/queuesvc).
+	Admissions Space = "admissions"
 )
 
 // Spaces returns every keyspace, in declaration order.
 func Spaces() []Space {
-	return []Space{Nominations, Assumed, Evictions, UserMeta, Unschedulable, Pressure, Deadlines, Claims}
+	return []Space{Nominations, Assumed, Evictions, UserMeta, Unschedulable, Pressure, Deadlines, Claims, Admissions}
 }
 
 // Known reports whether s is one of Spaces.
 func (s Space) Known() bool {
 	switch s {
-	case Nominations, Assumed, Evictions, UserMeta, Unschedulable, Pressure, Deadlines, Claims:
+	case Nominations, Assumed, Evictions, UserMeta, Unschedulable, Pressure, Deadlines, Claims, Admissions:
 		return true
 	}
 	return false

@@ -238,10 +238,20 @@ func watchStream() []*berthv1.WatchResponse {
 	defragEvict := decision(14, "default/small")
 	defragEvict.Action = &berthv1.Decision_Evict{Evict: &berthv1.Evict{Victim: defragEvict.Pod, Node: "n1", Cause: berthv1.EvictCause_EVICT_CAUSE_DEFRAGMENT,
 		Reason: "Defragmented for pod default/big (planned on n1): moved off n1; Berth's scheduler re-places it on n2"}}
+	quotaEvict := decision(15, "team-a/small")
+	quotaEvict.Action = &berthv1.Decision_Evict{Evict: &berthv1.Evict{Victim: quotaEvict.Pod, Node: "n1", Cause: berthv1.EvictCause_EVICT_CAUSE_QUOTA, Reason: "Preempted by workload team-b/pod-big-1a2b3 (InCohortReclamation)"}}
+	admit := &berthv1.Decision{Revision: 16, SchedulerName: "default-scheduler", Action: &berthv1.Decision_Admit{Admit: &berthv1.Admit{
+		WorkloadNamespace: "team-b", WorkloadName: "pod-big-1a2b3", WorkloadUid: "u1", ClusterQueue: "cq-b",
+		PodSets: []*berthv1.PodSetAdmission{{Name: "main", Count: 1, Flavors: map[string]string{"memory": "default", "cpu": "default"}}},
+	}}}
+	evictWorkload := &berthv1.Decision{Revision: 17, SchedulerName: "default-scheduler", Action: &berthv1.Decision_EvictWorkload{EvictWorkload: &berthv1.WorkloadEviction{
+		WorkloadNamespace: "team-a", WorkloadName: "pod-small-9f8e7", ClusterQueue: "cq-a", Reason: "InCohortReclamation",
+		PreemptedBy: "team-b/pod-big-1a2b3", Message: "Preempted to accommodate a workload due to reclamation within the cohort",
+	}}}
 	return []*berthv1.WatchResponse{
 		{Decisions: []*berthv1.Decision{bind, evict}, NextRevision: 7},
 		{NextRevision: 7}, // progress only
-		{Decisions: []*berthv1.Decision{nominate, clear, unsched, gpuBind, dealloc, apiEvict, pressureEvict, defragEvict}, NextRevision: 15},
+		{Decisions: []*berthv1.Decision{nominate, clear, unsched, gpuBind, dealloc, apiEvict, pressureEvict, defragEvict, quotaEvict, admit, evictWorkload}, NextRevision: 18},
 	}
 }
 
@@ -278,6 +288,9 @@ func TestWatch(t *testing.T) {
 {"revision":12,"type":"evict","pod":"default/api","node":"n1","cause":"api","reason":"Eviction API"}
 {"revision":13,"type":"evict","pod":"default/hog","node":"n2","cause":"node_pressure","reason":"The node was low on resource: memory."}
 {"revision":14,"type":"evict","pod":"default/small","node":"n1","cause":"defragment","reason":"Defragmented for pod default/big (planned on n1): moved off n1; Berth's scheduler re-places it on n2"}
+{"revision":15,"type":"evict","pod":"team-a/small","node":"n1","cause":"quota","reason":"Preempted by workload team-b/pod-big-1a2b3 (InCohortReclamation)"}
+{"revision":16,"type":"admit","workload":"team-b/pod-big-1a2b3","clusterQueue":"cq-b","podSets":[{"name":"main","count":1,"flavors":{"cpu":"default","memory":"default"}}]}
+{"revision":17,"type":"evict_workload","preemptor":"team-b/pod-big-1a2b3","reason":"InCohortReclamation","message":"Preempted to accommodate a workload due to reclamation within the cohort","workload":"team-a/pod-small-9f8e7","clusterQueue":"cq-a"}
 `,
 		},
 		{
@@ -292,6 +305,9 @@ func TestWatch(t *testing.T) {
 12 evict default/api from n1 (eviction API): Eviction API
 13 evict default/hog from n2 (node pressure): The node was low on resource: memory.
 14 evict default/small from n1 (defragmented): Defragmented for pod default/big (planned on n1): moved off n1; Berth's scheduler re-places it on n2
+15 evict team-a/small from n1 (Kueue preemption): Preempted by workload team-b/pod-big-1a2b3 (InCohortReclamation)
+16 admit team-b/pod-big-1a2b3 to cq-b [main: cpu=default, memory=default]
+17 evict_workload team-a/pod-small-9f8e7 from cq-a for team-b/pod-big-1a2b3 (InCohortReclamation): Preempted to accommodate a workload due to reclamation within the cohort
 `,
 		},
 	} {

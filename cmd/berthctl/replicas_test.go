@@ -139,7 +139,10 @@ func TestWatchResumesOnAnotherReplica(t *testing.T) {
 		"11 deallocate_claim default/train [default/train-gpu-x: gpu.example.com/n1/gpu-0]: the last pod using the claim is gone\n" +
 		"12 evict default/api from n1 (eviction API): Eviction API\n" +
 		"13 evict default/hog from n2 (node pressure): The node was low on resource: memory.\n" +
-		"14 evict default/small from n1 (defragmented): Defragmented for pod default/big (planned on n1): moved off n1; Berth's scheduler re-places it on n2\n"
+		"14 evict default/small from n1 (defragmented): Defragmented for pod default/big (planned on n1): moved off n1; Berth's scheduler re-places it on n2\n" +
+		"15 evict team-a/small from n1 (Kueue preemption): Preempted by workload team-b/pod-big-1a2b3 (InCohortReclamation)\n" +
+		"16 admit team-b/pod-big-1a2b3 to cq-b [main: cpu=default, memory=default]\n" +
+		"17 evict_workload team-a/pod-small-9f8e7 from cq-a for team-b/pod-big-1a2b3 (InCohortReclamation): Preempted to accommodate a workload due to reclamation within the cohort\n"
 	if diff := cmp.Diff(result{stdout: want}, got, cmp.AllowUnexported(result{})); diff != "" {
 		t.Errorf("berthctl watch (-want +got):\n%s", diff)
 	}

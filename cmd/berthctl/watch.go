@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -30,7 +32,7 @@ func (a *app) watchCommand() *cobra.Command {
 	var o watchOptions
 	cmd := &cobra.Command{
 		Use:   "watch [--from-revision N] [-o text|json] [--idle-timeout D] [--scheduler-name NAME]",
-		Short: "Follow berthd's decisions (bind, evict, nominate, clear_nomination, unschedulable, deallocate_claim)",
+		Short: "Follow berthd's decisions (bind, evict, nominate, clear_nomination, unschedulable, deallocate_claim, admit, evict_workload)",
 		Long: `watch streams berthd's decisions through DecisionService.Watch, in revision
 order, until interrupted, until berthd ends the stream, or, with
 --idle-timeout, once no decision has arrived for that long (exit 0).
@@ -40,15 +42,20 @@ replays every decision from revision N first. A revision berthd has
 compacted away ends the watch with exit 1 and says the oldest one kept.
 
 -o json prints one object per decision:
-  {"revision":N,"type":"bind|evict|nominate|clear_nomination|unschedulable|deallocate_claim",
+  {"revision":N,"type":"bind|evict|nominate|clear_nomination|unschedulable|deallocate_claim|admit|evict_workload",
    "pod":"ns/name","node":...,"preemptor":...,"cause":...,"reason":...,"message":...,
-   "claims":[{"claim":"ns/name","devices":["driver/pool/device",...]}]}
+   "claims":[{"claim":"ns/name","devices":["driver/pool/device",...]}],
+   "workload":"ns/name","clusterQueue":...,"podSets":[{"name":...,"count":N,"flavors":{"cpu":"flavor"}}]}
 ("pod" is the pod acted on: for evict, the victim, with its "cause":
-preemption (and its "preemptor"), taint, api, node_pressure, deschedule or
-defragment; for deallocate_claim, the
-claim's last consumer; "node" for clear_nomination is the node the
-nomination was on; "claims" are a bind's device allocations, or the claim a
-deallocate_claim frees with the devices it held).`,
+preemption (and its "preemptor"), taint, api, node_pressure, deschedule,
+defragment or quota (its Kueue workload was preempted; "reason" names the
+preemptor); for deallocate_claim, the claim's last consumer; "node" for
+clear_nomination is the node the nomination was on; "claims" are a bind's
+device allocations, or the claim a deallocate_claim frees with the devices
+it held. admit and evict_workload are about a Kueue "workload" and its
+"clusterQueue", with no "pod": admit's "podSets" are the flavors given,
+evict_workload's
+"preemptor" the preempting workload and "reason" Kueue's reason.)`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.watch(cmd.Context(), &o)
@@ -66,17 +73,30 @@ deallocate_claim frees with the devices it held).`,
 type watchLine struct {
 	Revision  uint64 `json:"revision"`
 	Type      string `json:"type"`
-	Pod       string `json:"pod"`
+	Pod       string `json:"pod,omitempty"`
 	Node      string `json:"node,omitempty"`
 	Preemptor string `json:"preemptor,omitempty"`
-	// Cause is an evict's: preemption, taint, api, node_pressure, deschedule
-	// or defragment.
+	// Cause is an evict's: preemption, taint, api, node_pressure,
+	// deschedule, defragment or quota.
 	Cause   string `json:"cause,omitempty"`
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message,omitempty"`
 	// Claims are a Bind's allocations, or the claim a DeallocateClaim
 	// frees.
 	Claims []claimLine `json:"claims,omitempty"`
+	// Workload and ClusterQueue are an admit's or evict_workload's;
+	// PodSets an admit's flavors.
+	Workload     string       `json:"workload,omitempty"`
+	ClusterQueue string       `json:"clusterQueue,omitempty"`
+	PodSets      []podSetLine `json:"podSets,omitempty"`
+}
+
+// podSetLine is one pod set of an admit: its pods admitted and the flavor
+// of each resource.
+type podSetLine struct {
+	Name    string            `json:"name"`
+	Count   int32             `json:"count"`
+	Flavors map[string]string `json:"flavors,omitempty"`
 }
 
 // claimLine is one claim with its devices ("driver/pool/device").
@@ -114,6 +134,16 @@ func lineOf(d *berthv1.Decision) watchLine {
 		l.Type, l.Node, l.Reason = "clear_nomination", act.ClearNomination.GetPreviousNode(), act.ClearNomination.GetReason()
 	case *berthv1.Decision_Unschedulable:
 		l.Type, l.Message = "unschedulable", act.Unschedulable.GetMessage()
+	case *berthv1.Decision_Admit:
+		x := act.Admit
+		l.Type, l.Workload, l.ClusterQueue = "admit", x.GetWorkloadNamespace()+"/"+x.GetWorkloadName(), x.GetClusterQueue()
+		for _, ps := range x.GetPodSets() {
+			l.PodSets = append(l.PodSets, podSetLine{Name: ps.GetName(), Count: ps.GetCount(), Flavors: ps.GetFlavors()})
+		}
+	case *berthv1.Decision_EvictWorkload:
+		x := act.EvictWorkload
+		l.Type, l.Workload, l.ClusterQueue = "evict_workload", x.GetWorkloadNamespace()+"/"+x.GetWorkloadName(), x.GetClusterQueue()
+		l.Preemptor, l.Reason, l.Message = x.GetPreemptedBy(), x.GetReason(), x.GetMessage()
 	default:
 		l.Type = "unknown"
 	}
@@ -123,6 +153,9 @@ func lineOf(d *berthv1.Decision) watchLine {
 // text is the line for people.
 func (l watchLine) text() string {
 	var b strings.Builder
+	if l.Workload != "" {
+		return l.workloadText()
+	}
 	fmt.Fprintf(&b, "%d %s %s", l.Revision, l.Type, l.Pod)
 	switch l.Type {
 	case "bind", "nominate":
@@ -156,6 +189,49 @@ func (l watchLine) text() string {
 	return b.String()
 }
 
+// workloadText is an admit's or evict_workload's line for people:
+// "12 admit team-a/pod-x-1a2b3 to cq-a [main: cpu=on-demand, memory=on-demand]",
+// "15 evict_workload team-a/pod-x-1a2b3 from cq-a for team-b/big (InCohortReclamation): message".
+func (l watchLine) workloadText() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %s %s", l.Revision, l.Type, l.Workload)
+	if l.Type == "admit" {
+		fmt.Fprintf(&b, " to %s", l.ClusterQueue)
+		for i, ps := range l.PodSets {
+			sep := " ["
+			if i > 0 {
+				sep = "; "
+			}
+			fmt.Fprintf(&b, "%s%s", sep, ps.Name)
+			if ps.Count != 1 {
+				fmt.Fprintf(&b, " x%d", ps.Count)
+			}
+			var flavors []string
+			for _, r := range slices.Sorted(maps.Keys(ps.Flavors)) {
+				flavors = append(flavors, r+"="+ps.Flavors[r])
+			}
+			if len(flavors) > 0 {
+				fmt.Fprintf(&b, ": %s", strings.Join(flavors, ", "))
+			}
+			if i == len(l.PodSets)-1 {
+				b.WriteString("]")
+			}
+		}
+		return b.String()
+	}
+	fmt.Fprintf(&b, " from %s", l.ClusterQueue)
+	if l.Preemptor != "" {
+		fmt.Fprintf(&b, " for %s", l.Preemptor)
+	}
+	if l.Reason != "" {
+		fmt.Fprintf(&b, " (%s)", l.Reason)
+	}
+	if l.Message != "" {
+		fmt.Fprintf(&b, ": %s", l.Message)
+	}
+	return b.String()
+}
+
 // evictCause names an EvictCause: label as in berthd's metrics
 // (berth_evictions_total{cause}) and watch -o json, text for people.
 type evictCause struct{ label, text string }
@@ -169,6 +245,7 @@ var evictCauses = map[berthv1.EvictCause]evictCause{
 	berthv1.EvictCause_EVICT_CAUSE_NODE_PRESSURE: {"node_pressure", "node pressure"},
 	berthv1.EvictCause_EVICT_CAUSE_DESCHEDULE:    {"deschedule", "descheduled"},
 	berthv1.EvictCause_EVICT_CAUSE_DEFRAGMENT:    {"defragment", "defragmented"},
+	berthv1.EvictCause_EVICT_CAUSE_QUOTA:         {"quota", "Kueue preemption"},
 }
 
 // causeText is the text of the cause labelled label, "" for none.

@@ -78,7 +78,8 @@ func SubmitOne(ctx context.Context, p Planner, item PlanItem) (uint64, error) {
 }
 
 // PlanItem is one decision of a Plan: *Bind, *Eviction, *Nomination,
-// *ClearNomination, *Deallocation or *UnschedulableReport.
+// *ClearNomination, *Deallocation, *UnschedulableReport, *Admission or
+// *WorkloadEviction.
 type PlanItem interface{ planItem() }
 
 // Bind binds Pod (the version the Bind plugins were given) to Node.
@@ -130,6 +131,9 @@ const (
 	// EvictDefragment: the pod moves to make room for a pending pod or
 	// group that fits nowhere and cannot preempt (core/deschedule/defrag).
 	EvictDefragment
+	// EvictQuota: the pod's Kueue workload lost its admission (Kueue's
+	// preemption, a WorkloadEviction in the same plan).
+	EvictQuota
 )
 
 // Eviction evicts Victim from Node.
@@ -173,7 +177,53 @@ type UnschedulableReport struct {
 	FitErr  *FitError
 }
 
+// WorkloadRef names a Kueue workload: its namespace, its name (Kueue's)
+// and its uid.
+type WorkloadRef struct {
+	Namespace, Name, UID string
+}
+
+// Key is "namespace/name".
+func (w WorkloadRef) Key() string { return w.Namespace + "/" + w.Name }
+
+// Admission admits a Kueue workload to a ClusterQueue: its quota is
+// counted from then on, and its pods are released (ungated, with the
+// flavors' node labels and tolerations).
+type Admission struct {
+	Workload     WorkloadRef
+	ClusterQueue string
+	// PodSets are the flavors given each pod set, in the workload's order.
+	PodSets []PodSetAdmission
+	// SchedulerName is the profile of the workload's pods, which the
+	// decision is filed under; empty means the default profile.
+	SchedulerName string
+}
+
+// PodSetAdmission is the admission of one pod set: how many of its pods,
+// and the flavor of each resource it requests.
+type PodSetAdmission struct {
+	Name    string
+	Count   int32
+	Flavors map[string]string // resource -> ResourceFlavor
+}
+
+// WorkloadEviction takes an admitted Kueue workload's admission back (it
+// was preempted); the plan carries the Evictions of its pods too.
+type WorkloadEviction struct {
+	Workload     WorkloadRef
+	ClusterQueue string
+	// Reason is Kueue's: InClusterQueue, InCohortReclamation, ...
+	Reason string
+	// PreemptedBy is the preempting workload, "namespace/name".
+	PreemptedBy string
+	Message     string
+	// SchedulerName is as in Admission.
+	SchedulerName string
+}
+
 func (*Bind) planItem()                {}
+func (*Admission) planItem()           {}
+func (*WorkloadEviction) planItem()    {}
 func (*Eviction) planItem()            {}
 func (*Nomination) planItem()          {}
 func (*ClearNomination) planItem()     {}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/quota"
+	"github.com/berthsched/berth/core/quota/integrations"
 )
 
 // Kueue's API groups.
@@ -594,56 +595,16 @@ func (b *builder) kueueWorkload(we *kueueWorkloadEntry) (*quota.Workload, error)
 	return w, nil
 }
 
-// workloadPodRequests is what one pod of a pod set requests, as Kueue
-// counts it: containers (init peak, sidecars), pod-level requests when
-// given, plus overhead.
-func workloadPodRequests(p *model.Pod) model.ResourceList {
-	out := model.AggregateContainerRequests(p)
-	for r, v := range p.PodLevelRequests {
-		out[r] = v
-	}
-	for r, v := range p.Overhead {
-		out[r] += v
-	}
-	return out
+// workloadPodRequests is what one pod of a pod set requests
+// (integrations.PodRequests).
+func workloadPodRequests(p *model.Pod) model.ResourceList { return integrations.PodRequests(p) }
+
+// priorities are the classes the manifests define, for workloads'
+// priorities.
+func (b *builder) priorities() integrations.Priorities {
+	return integrations.Priorities{PriorityClasses: b.cluster.PriorityClasses, WorkloadClasses: b.kueue.objs.PriorityClasses}
 }
 
 func (b *builder) resolveWorkloadPriority(w *quota.Workload, name, kind string) error {
-	if name == "" {
-		if w.HasPriority {
-			return nil
-		}
-		var def *model.PriorityClass
-		for _, pc := range b.cluster.PriorityClasses {
-			if pc.GlobalDefault && (def == nil || pc.Value < def.Value) {
-				def = pc
-			}
-		}
-		if def != nil {
-			w.Priority, w.HasPriority, w.PriorityClass = def.Value, true, def.Name
-		}
-		return nil
-	}
-	if w.HasPriority {
-		return nil
-	}
-	switch kind {
-	case "WorkloadPriorityClass":
-		for _, c := range b.kueue.objs.PriorityClasses {
-			if c.Name == name {
-				w.Priority, w.HasPriority = c.Value, true
-				return nil
-			}
-		}
-		return fmt.Errorf("WorkloadPriorityClass %q not found", name)
-	case "PriorityClass":
-		for _, c := range b.cluster.PriorityClasses {
-			if c.Name == name {
-				w.Priority, w.HasPriority = c.Value, true
-				return nil
-			}
-		}
-		return fmt.Errorf("PriorityClass %q not found", name)
-	}
-	return fmt.Errorf("unsupported priorityClassRef kind %q", kind)
+	return b.priorities().Resolve(w, name, kind)
 }

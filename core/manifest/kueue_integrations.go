@@ -4,10 +4,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -16,6 +13,7 @@ import (
 
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/quota"
+	"github.com/berthsched/berth/core/quota/integrations"
 )
 
 // The Workloads Kueue's integrations make of what orchestrators send:
@@ -25,11 +23,10 @@ import (
 
 // QueueNameLabel marks a pod as a one-pod workload of a LocalQueue
 // (Kueue's pod integration).
-const QueueNameLabel = "kueue.x-k8s.io/queue-name"
+const QueueNameLabel = integrations.QueueNameLabel
 
 // podWorkloads makes a Workload of every pending pod labelled with a
-// queue name, as Kueue's pod integration does: one pod set "main" of one
-// pod, the pod's requests, node selector and tolerations, its priority.
+// queue name, as Kueue's pod integration does (integrations.ForPod).
 func (b *builder) podWorkloads() []*quota.Workload {
 	var out []*quota.Workload
 	for _, p := range b.cluster.Pods {
@@ -37,19 +34,7 @@ func (b *builder) podWorkloads() []*quota.Workload {
 		if !ok || p.NodeName != "" || b.kueue.jobPods[p.Key()] || b.queuedGroupOf(p) {
 			continue
 		}
-		w := &quota.Workload{
-			Namespace: p.Namespace, Name: workloadName("Pod", "", p.Name, p.UID), QueueName: q, Active: true,
-			Created: p.CreationTime, Pods: []string{p.Key()},
-			PodSets: []quota.PodSet{{Name: "main", Count: 1, Requests: workloadPodRequests(p), NodeSelector: p.NodeSelector, Tolerations: p.Tolerations}},
-		}
-		w.UID = "wl-" + w.Namespace + "-" + w.Name
-		if p.RequestedPriority != nil {
-			w.Priority, w.HasPriority = *p.RequestedPriority, true
-		} else if err := b.resolveWorkloadPriority(w, p.PriorityClassName, "PriorityClass"); err != nil {
-			w.Error = err.Error()
-		}
-		w.PriorityClass = p.PriorityClassName
-		out = append(out, w)
+		out = append(out, integrations.ForPod(p, q, b.priorities()))
 	}
 	return out
 }
@@ -60,16 +45,9 @@ const (
 	priorityClassLabel          = "kueue.x-k8s.io/priority-class"
 )
 
-// workloadName is Kueue's name for an owner's Workload:
-// "<kind>-<name>-<first 5 hex of sha1(kind, group, name, uid)>".
+// workloadName is Kueue's name for an owner's Workload (integrations.Name).
 func workloadName(kind, group, name, uid string) string {
-	h := sha1.New()
-	h.Write([]byte(kind + "\n" + group + "\n" + name + "\n" + uid))
-	prefix := strings.ToLower(kind) + "-" + name
-	if len(prefix) > 253-6 {
-		prefix = prefix[:253-6]
-	}
-	return prefix + "-" + hex.EncodeToString(h.Sum(nil))[:5]
+	return integrations.Name(kind, group, name, uid)
 }
 
 // queuedJob records a Job labelled with a queue name and its pods (made
@@ -161,77 +139,26 @@ func (b *builder) queuedGroupOf(p *model.Pod) bool {
 }
 
 // groupWorkloads makes one Workload of every queued PodGroup's pending
-// members, admitted and preempted whole: a pod set per distinct member
-// shape (requests, node selector, tolerations), named by the shape's hash
-// as Kueue names a pod group's roles, counted by its members; the group's
-// priority (its class's, resolved as for its members).
+// members, admitted and preempted whole (integrations.ForGroup).
 func (b *builder) groupWorkloads() []*quota.Workload {
 	var out []*quota.Workload
 	for _, qg := range b.kueue.groups {
-		g := qg.group
-		w := &quota.Workload{Namespace: g.Namespace, Name: g.Name, QueueName: qg.queue, Active: true}
-		w.UID = "wl-" + w.Namespace + "-" + w.Name
-		index := map[string]int{}
+		var members []*model.Pod
 		for _, p := range b.cluster.Pods {
-			if p.GroupKey() != g.Key() || p.NodeName != "" {
-				continue
-			}
-			if w.Created.IsZero() || p.CreationTime.Before(w.Created) {
-				w.Created = p.CreationTime
-			}
-			w.Pods = append(w.Pods, p.Key())
-			req := workloadPodRequests(p)
-			shape := podShape(req, p)
-			i, ok := index[shape]
-			if !ok {
-				h := sha1.Sum([]byte(shape))
-				i = len(w.PodSets)
-				index[shape] = i
-				w.PodSets = append(w.PodSets, quota.PodSet{Name: hex.EncodeToString(h[:])[:8], Requests: req, NodeSelector: p.NodeSelector, Tolerations: p.Tolerations})
-			}
-			w.PodSets[i].Count++
-			if w.PodSetOf == nil {
-				w.PodSetOf = map[string]string{}
-			}
-			w.PodSetOf[p.Key()] = w.PodSets[i].Name
-		}
-		if len(w.PodSets) == 0 {
-			continue // every member runs already
-		}
-		switch {
-		case g.RequestedPriority != nil:
-			w.Priority, w.HasPriority = *g.RequestedPriority, true
-		default:
-			if err := b.resolveWorkloadPriority(w, g.PriorityClassName, "PriorityClass"); err != nil {
-				w.Error = err.Error()
+			if p.GroupKey() == qg.group.Key() {
+				members = append(members, p)
 			}
 		}
-		out = append(out, w)
+		if w := integrations.ForGroup(qg.group, qg.queue, members, b.priorities()); w != nil {
+			out = append(out, w) // nil: every member runs already
+		}
 	}
 	return out
 }
 
-// podShape is a canonical text of what makes pods one pod set: their
-// requests, node selector and tolerations.
-func podShape(req model.ResourceList, p *model.Pod) string {
-	var b strings.Builder
-	for _, k := range slices.Sorted(maps.Keys(req)) {
-		fmt.Fprintf(&b, "%s=%d;", k, req[k])
-	}
-	b.WriteString("|")
-	for _, k := range slices.Sorted(maps.Keys(p.NodeSelector)) {
-		fmt.Fprintf(&b, "%s=%s;", k, p.NodeSelector[k])
-	}
-	b.WriteString("|")
-	for _, t := range p.Tolerations {
-		secs := "-"
-		if t.TolerationSeconds != nil {
-			secs = strconv.FormatInt(*t.TolerationSeconds, 10)
-		}
-		fmt.Fprintf(&b, "%s/%s/%s/%s/%s;", t.Key, t.Operator, t.Value, t.Effect, secs)
-	}
-	return b.String()
-}
+// podShape is a canonical text of what makes pods one pod set
+// (integrations.PodShape).
+func podShape(req model.ResourceList, p *model.Pod) string { return integrations.PodShape(req, p) }
 
 // queuedStatefulSet records a StatefulSet labelled with a queue name and
 // the pods (made by the caller) of its replicas.

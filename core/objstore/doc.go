@@ -18,6 +18,12 @@
 // whose answer changed (pressure conditions that began or ended) has the
 // node applied again with Refresh, and nobody else keeps a copy.
 //
+// Pods pass through the pod mutators in the same way (berthd: Kueue's
+// admission gate and flavors, server/queuesvc), kept as sent (SentPod) and
+// applied again with RefreshPod once a mutator answers differently. The
+// pod path is hot: a mutator that does not apply returns the pod as it is
+// and the Store allocates nothing for it.
+//
 // Data out: an Event per applied change, to every Subscription, each with
 // its own queue and goroutine, as kube's controllers work from their
 // informers' events: a subscriber's work (an eviction's commit) never runs

@@ -15,6 +15,12 @@ import (
 // node itself, or a changed copy (node is never modified).
 type NodeMutator func(node *model.Node) *model.Node
 
+// PodMutator returns the pod the scheduler is to see for pod as sent: pod
+// itself, or a changed copy (pod is never modified). Pod upserts are the
+// hot path: a mutator that does not apply must return pod as it is, at the
+// cost of a label lookup, without allocating.
+type PodMutator func(pod *model.Pod) *model.Pod
+
 // Event is one applied change: Old is nil for an object added, New nil
 // for one deleted. Nodes are as mutated, pods as admitted.
 type Event struct {
@@ -26,12 +32,16 @@ type Event struct {
 type Options struct {
 	// NodeMutators run in order on every node upserted or refreshed.
 	NodeMutators []NodeMutator
+	// PodMutators run in order on every pod upserted or refreshed
+	// (RefreshPod); the store keeps each pod as sent for RefreshPod.
+	PodMutators []PodMutator
 }
 
 // Store applies changes through a Registry. It is safe for concurrent use.
 type Store struct {
-	kinds    *Registry
-	mutators []NodeMutator
+	kinds       *Registry
+	mutators    []NodeMutator
+	podMutators []PodMutator
 
 	// mu serializes the changes applied and guards the fields below.
 	mu    sync.Mutex
@@ -40,7 +50,15 @@ type Store struct {
 	// bound ones by node name.
 	pods   map[string]*model.Pod
 	byNode map[string]map[string]*model.Pod
-	subs   []*Subscription
+	// sent are the pods as sent, by uid, with whether a mutator changed
+	// them; kept only with PodMutators.
+	sent map[string]sentPod
+	subs []*Subscription
+}
+
+type sentPod struct {
+	pod     *model.Pod
+	mutated bool
 }
 
 type nodeEntry struct {
@@ -50,16 +68,17 @@ type nodeEntry struct {
 // New returns a Store applying changes through kinds.
 func New(kinds *Registry, opts Options) *Store {
 	return &Store{
-		kinds: kinds, mutators: slices.Clone(opts.NodeMutators),
+		kinds: kinds, mutators: slices.Clone(opts.NodeMutators), podMutators: slices.Clone(opts.PodMutators),
 		nodes: map[string]nodeEntry{}, pods: map[string]*model.Pod{}, byNode: map[string]map[string]*model.Pod{},
+		sent: map[string]sentPod{},
 	}
 }
 
 // Kinds is the registry the store applies through.
 func (s *Store) Kinds() *Registry { return s.kinds }
 
-// Upsert admits and applies obj (a node through the mutators first), then
-// publishes the change.
+// Upsert admits and applies obj (a node or a pod through its mutators
+// first), then publishes the change.
 func (s *Store) Upsert(ctx context.Context, obj any) error {
 	ref, ok := s.kinds.RefOf(obj)
 	if !ok {
@@ -72,6 +91,30 @@ func (s *Store) Upsert(ctx context.Context, obj any) error {
 			return s.applyNodeLocked(ctx, n)
 		}
 	}
+	if ref.Kind == KindPod && len(s.podMutators) > 0 {
+		if p, _ := obj.(*model.Pod); p != nil {
+			return s.applyPodLocked(ctx, ref, p)
+		}
+	}
+	return s.upsertLocked(ctx, ref, obj)
+}
+
+// applyPodLocked upserts a pod as the mutators make it, and keeps it as
+// sent.
+func (s *Store) applyPodLocked(ctx context.Context, ref Ref, sent *model.Pod) error {
+	applied := sent
+	for _, m := range s.podMutators {
+		applied = m(applied)
+	}
+	if err := s.upsertLocked(ctx, ref, applied); err != nil {
+		return err
+	}
+	s.sent[sent.UID] = sentPod{pod: sent, mutated: applied != sent}
+	return nil
+}
+
+// upsertLocked admits and applies obj through its kind and publishes it.
+func (s *Store) upsertLocked(ctx context.Context, ref Ref, obj any) error {
 	old := s.heldLocked(ref)
 	if err := s.kinds.Upsert(ctx, obj); err != nil {
 		return err
@@ -134,6 +177,55 @@ func (s *Store) Refresh(ctx context.Context, name string) error {
 	return s.applyNodeLocked(ctx, e.sent)
 }
 
+// RefreshPod applies a pod again as it was sent, through the pod
+// mutators: one of them answers differently now (an admission
+// controller's gate lifted). Nothing is applied when no mutator changes
+// the pod now nor did before; a pod not held is no error. ref names the
+// pod by uid, or by namespace and name.
+func (s *Store) RefreshPod(ctx context.Context, ref Ref) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.sentLocked(ref)
+	if !ok {
+		return nil
+	}
+	applied := e.pod
+	for _, m := range s.podMutators {
+		applied = m(applied)
+	}
+	if applied == e.pod && !e.mutated {
+		return nil
+	}
+	ref = Ref{Kind: KindPod, Namespace: e.pod.Namespace, Name: e.pod.Name, UID: e.pod.UID}
+	if err := s.upsertLocked(ctx, ref, applied); err != nil {
+		return err
+	}
+	s.sent[e.pod.UID] = sentPod{pod: e.pod, mutated: applied != e.pod}
+	return nil
+}
+
+func (s *Store) sentLocked(ref Ref) (sentPod, bool) {
+	if ref.UID != "" {
+		e, ok := s.sent[ref.UID]
+		return e, ok
+	}
+	for _, e := range s.sent {
+		if e.pod.Namespace == ref.Namespace && e.pod.Name == ref.Name {
+			return e, true
+		}
+	}
+	return sentPod{}, false
+}
+
+// SentPod returns a pod as last sent, before the pod mutators; false
+// when the store holds no such pod or has no pod mutators.
+func (s *Store) SentPod(uid string) (*model.Pod, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.sent[uid]
+	return e.pod, ok
+}
+
 // Delete removes the object ref names, then publishes the change. A pod's
 // ref without a uid names the pod the store holds under its name.
 func (s *Store) Delete(ctx context.Context, ref Ref) error {
@@ -158,6 +250,7 @@ func (s *Store) Delete(ctx context.Context, ref Ref) error {
 		if p, ok := old.(*model.Pod); ok {
 			s.indexLocked(p, nil)
 		}
+		delete(s.sent, ref.UID)
 	}
 	s.publishLocked(Event{Kind: ref.Kind, Old: old})
 	return nil

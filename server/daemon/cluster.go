@@ -10,8 +10,10 @@ import (
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/nodeconditions"
 	"github.com/berthsched/berth/core/objstore"
+	"github.com/berthsched/berth/core/quota/holder"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/podbook"
+	"github.com/berthsched/berth/server/queuesvc"
 	"github.com/berthsched/berth/server/statesvc"
 )
 
@@ -101,6 +103,10 @@ func (d *Daemon) openObjects(outcomes *podbook.Outcomes, claims claimForgetter) 
 			return t
 		})
 	}
+	if err == nil {
+		d.kueue = holder.New()
+		err = d.kueue.Register(kinds)
+	}
 	if err != nil {
 		return fmt.Errorf("daemon: %w", err)
 	}
@@ -110,6 +116,43 @@ func (d *Daemon) openObjects(outcomes *podbook.Outcomes, claims claimForgetter) 
 	}
 	// d.pressure is set by openPressure, before any node is sent.
 	mutators = append(mutators, func(n *model.Node) *model.Node { return d.pressure.Taints(n) })
-	d.objects = objstore.New(kinds, objstore.Options{NodeMutators: mutators})
+	// d.queues is set by openQueues, before any pod is sent.
+	gate := func(p *model.Pod) *model.Pod { return d.queues.Mutate(p) }
+	d.objects = objstore.New(kinds, objstore.Options{NodeMutators: mutators, PodMutators: []objstore.PodMutator{gate}})
+	return nil
+}
+
+// openQueues builds the Kueue admission controller over the object store,
+// the holder and the decision log, with the admissions restored, and
+// subscribes it. Without a restart its rounds start at once; after one,
+// at the orchestrator's first re-list (podsResynced), at the initial sync
+// timeout, or at once when berthd does not wait for the re-list
+// (InitialSyncTimeout 0); admissions of workloads gone are forgotten only
+// from the first re-list on.
+func (d *Daemon) openQueues() error {
+	bookNodes := bindNodes{d.book}
+	var err error
+	d.queues, err = queuesvc.New(queuesvc.Options{
+		Objects: d.objects, Holder: d.kueue, Planner: d.log, Book: d.book,
+		Binding:     bookNodes.BindingTo,
+		MarkEvicted: d.sched.MarkEvicted,
+		Evicted: func(uid string) bool {
+			_, ok := d.book.Get(podbook.KindEvict, uid)
+			return ok
+		},
+		Config: d.cfg.Kueue, Debounce: d.cfg.AdmissionDebounce, Registerer: d.cfg.Registry,
+		Clock: d.cfg.Clock, Logger: d.logger,
+	})
+	if err != nil {
+		return fmt.Errorf("daemon: %w", err)
+	}
+	d.queues.Restore(d.admissions)
+	d.objects.Subscribe(d.stopping, "kueue-admission", d.queues.Handle)
+	switch {
+	case !d.restarted:
+		d.queues.Relisted()
+	case d.cfg.InitialSyncTimeout == 0:
+		d.queues.Start()
+	}
 	return nil
 }

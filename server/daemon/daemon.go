@@ -16,11 +16,14 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/objstore"
 	"github.com/berthsched/berth/core/plugins/registry"
 	"github.com/berthsched/berth/core/queue"
+	"github.com/berthsched/berth/core/quota"
+	"github.com/berthsched/berth/core/quota/holder"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server"
 	"github.com/berthsched/berth/server/adminsvc"
@@ -36,6 +39,7 @@ import (
 	"github.com/berthsched/berth/server/metrics"
 	"github.com/berthsched/berth/server/podbook"
 	"github.com/berthsched/berth/server/pressuresvc"
+	"github.com/berthsched/berth/server/queuesvc"
 	"github.com/berthsched/berth/server/statesvc"
 	"github.com/berthsched/berth/server/tainteviction"
 	"github.com/berthsched/berth/server/watch"
@@ -130,6 +134,12 @@ type Config struct {
 	// Defragment, if set (--defragment), runs the defragmenter
 	// (server/defragsvc) with these settings; nil: none.
 	Defragment *Defragment
+	// Kueue is Kueue's Configuration (--kueue-config): fair sharing and
+	// its preemption strategies, for the admission controller.
+	Kueue quota.Config
+	// AdmissionDebounce bounds how often admission rounds run while
+	// events arrive; 0 means queuesvc.DefaultDebounce.
+	AdmissionDebounce time.Duration
 }
 
 // Defragment is the defragmenter's settings; zero fields take
@@ -169,6 +179,12 @@ type Daemon struct {
 	dash *dashboard.Dashboard
 	// pressure is StatsService, node-pressure eviction.
 	pressure *pressuresvc.Service
+	// kueue holds the Kueue objects; queues decides their admission.
+	kueue  *holder.Holder
+	queues *queuesvc.Controller
+	// admissions are the Kueue admissions Restore read back, handed to
+	// the controller when it is built.
+	admissions []*berthv1.Admit
 
 	// stopping ends when Serve's context does; watches end with it.
 	stopping context.Context
@@ -245,6 +261,9 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 		return nil, err
 	}
 	if err := d.openEvictions(); err != nil {
+		return nil, err
+	}
+	if err := d.openQueues(); err != nil {
 		return nil, err
 	}
 	cl := cluster{objects: d.objects, sched: d.sched, view: d.sched.View(), outcomes: outcomes}
@@ -506,12 +525,14 @@ func (d *Daemon) ServeListeners(ctx context.Context, l server.Listeners) error {
 	if d.defrag != nil {
 		wg.Go(func() { d.defrag.Loop(loopCtx) })
 	}
+	wg.Go(func() { d.queues.Run(loopCtx) })
 	if d.initialSync != nil {
 		d.logger.Info("scheduling waits for the orchestrator's re-list (RESYNC_BEGIN ... RESYNC_END of pods)", "timeout", d.cfg.InitialSyncTimeout)
 		t := time.AfterFunc(d.cfg.InitialSyncTimeout, func() {
 			d.logger.Warn("no re-list of pods within the initial sync timeout; scheduling starts with what was sent so far", "timeout", d.cfg.InitialSyncTimeout)
 			d.initialSync()
 			d.timers.Start()
+			d.queues.Start()
 		})
 		defer t.Stop()
 	}
@@ -549,6 +570,7 @@ func (d *Daemon) podsResynced(ctx context.Context, outcomes *podbook.Outcomes) {
 	}
 	d.resynced(ctx, outcomes)
 	d.timers.Start()
+	d.queues.Relisted()
 }
 
 // AwaitingRelist says whether berthd restarted and no re-list of pods has
@@ -584,6 +606,11 @@ func (d *Daemon) closeStore() error {
 
 // Scheduler is the daemon's scheduler, for in-process drivers and tests.
 func (d *Daemon) Scheduler() *scheduler.Scheduler { return d.sched }
+
+// Queues is the daemon's Kueue admission controller (server/queuesvc):
+// its Status for the admin API and dashboard, its Settle for in-process
+// drivers and tests.
+func (d *Daemon) Queues() *queuesvc.Controller { return d.queues }
 
 // Objects is the daemon's object store (core/objstore), for in-process
 // drivers and tests: its Wait returns once the controllers subscribed to

@@ -13,13 +13,16 @@ import (
 //  1. restore, at Open, before anything is scheduled: the book reads
 //     every per-pod fact back from the store (binds and evictions
 //     awaiting their outcome, nominations, last messages, allocated
-//     claims, the volumes the binds reserved) and the scheduler takes
-//     back its share (scheduler.Restore); scheduling then waits for the
-//     orchestrator's re-list (InitialSyncTimeout).
+//     claims, the volumes the binds reserved, the Kueue admissions) and
+//     the scheduler takes back its share (scheduler.Restore), the
+//     admission controller its admissions (queuesvc.Controller.Restore);
+//     scheduling then waits for the orchestrator's re-list
+//     (InitialSyncTimeout), and admission rounds for it too.
 //  2. resynced, at the end of each re-list of pods: the scheduler drops
 //     what it restored for pods not re-sent (deleted while berthd was
 //     down), deallocating their claims and freeing their volumes, then
-//     the book forgets their facts.
+//     the book forgets their facts; admission rounds start
+//     (queuesvc.Controller.SetSynced).
 
 // restore is step 1.
 func (d *Daemon) restore(ctx context.Context) error {
@@ -28,10 +31,11 @@ func (d *Daemon) restore(ctx context.Context) error {
 		return err
 	}
 	d.sched.Restore(facts.Scheduler())
+	d.admissions = facts.Admissions
 	first, last := d.store.Revisions()
 	d.logger.Info("store open", "store", d.StorePath(), "log_id", d.log.ID(), "first_revision", first, "last_revision", last,
 		"nominations", len(facts.Nominations), "binds_awaiting_outcome", len(facts.Binds), "evictions_pending", len(facts.Evictions),
-		"allocated_claims", len(facts.Claims), "binds_with_volumes", len(facts.Volumes))
+		"allocated_claims", len(facts.Claims), "binds_with_volumes", len(facts.Volumes), "kueue_admissions", len(facts.Admissions))
 	d.restarted = last > 0 || !facts.Empty()
 	if d.cfg.InitialSyncTimeout > 0 && d.restarted {
 		return d.holdForRelist(ctx)

@@ -110,7 +110,7 @@ berth_store_damaged_records_total{keyspace="unschedulable"} 1
 func filterSeries(m string) *strings.Reader {
 	var b strings.Builder
 	b.WriteString(m)
-	for _, sp := range []string{"assumed", "claims", "deadlines", "evictions", "meta-user", "nominations", "pressure"} {
+	for _, sp := range []string{"admissions", "assumed", "claims", "deadlines", "evictions", "meta-user", "nominations", "pressure"} {
 		fmt.Fprintf(&b, "berth_store_damaged_records_total{keyspace=%q} 0\n", sp)
 	}
 	return strings.NewReader(b.String())

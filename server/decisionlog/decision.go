@@ -20,6 +20,8 @@ const (
 	TypeClearNomination = "clear_nomination"
 	TypeUnschedulable   = "unschedulable"
 	TypeDeallocateClaim = "deallocate_claim"
+	TypeAdmit           = "admit"
+	TypeEvictWorkload   = "evict_workload"
 )
 
 // profileOf is the scheduling profile of a pod.
@@ -85,6 +87,32 @@ func unschedulableDecision(pod *model.Pod, message string, fitErr *framework.Fit
 	return d
 }
 
+// workloadProfile is the profile a workload's decision is filed under.
+func workloadProfile(name string) string {
+	if name == "" {
+		return model.DefaultSchedulerName
+	}
+	return name
+}
+
+func admitDecision(a *framework.Admission) *berthv1.Decision {
+	admit := &berthv1.Admit{
+		WorkloadNamespace: a.Workload.Namespace, WorkloadName: a.Workload.Name, WorkloadUid: a.Workload.UID,
+		ClusterQueue: a.ClusterQueue,
+	}
+	for _, ps := range a.PodSets {
+		admit.PodSets = append(admit.PodSets, &berthv1.PodSetAdmission{Name: ps.Name, Count: ps.Count, Flavors: ps.Flavors})
+	}
+	return &berthv1.Decision{SchedulerName: workloadProfile(a.SchedulerName), Action: &berthv1.Decision_Admit{Admit: admit}}
+}
+
+func workloadEvictionDecision(e *framework.WorkloadEviction) *berthv1.Decision {
+	return &berthv1.Decision{SchedulerName: workloadProfile(e.SchedulerName), Action: &berthv1.Decision_EvictWorkload{EvictWorkload: &berthv1.WorkloadEviction{
+		WorkloadNamespace: e.Workload.Namespace, WorkloadName: e.Workload.Name, WorkloadUid: e.Workload.UID,
+		ClusterQueue: e.ClusterQueue, Reason: e.Reason, PreemptedBy: e.PreemptedBy, Message: e.Message,
+	}}}
+}
+
 // TypeOf returns the kind of d.
 func TypeOf(d *berthv1.Decision) berthv1.DecisionType {
 	switch d.GetAction().(type) {
@@ -100,6 +128,10 @@ func TypeOf(d *berthv1.Decision) berthv1.DecisionType {
 		return berthv1.DecisionType_DECISION_TYPE_UNSCHEDULABLE
 	case *berthv1.Decision_DeallocateClaim:
 		return berthv1.DecisionType_DECISION_TYPE_DEALLOCATE_CLAIM
+	case *berthv1.Decision_Admit:
+		return berthv1.DecisionType_DECISION_TYPE_ADMIT
+	case *berthv1.Decision_EvictWorkload:
+		return berthv1.DecisionType_DECISION_TYPE_EVICT_WORKLOAD
 	}
 	return berthv1.DecisionType_DECISION_TYPE_UNSPECIFIED
 }

@@ -173,7 +173,7 @@ type EvictionMetrics interface {
 
 // CauseLabel names an eviction's cause in metrics and messages:
 // "preemption", "taint", "api", "node_pressure", "deschedule",
-// "defragment".
+// "defragment", "quota".
 func CauseLabel(c berthv1.EvictCause) string {
 	switch c {
 	case berthv1.EvictCause_EVICT_CAUSE_PREEMPTION:
@@ -188,6 +188,8 @@ func CauseLabel(c berthv1.EvictCause) string {
 		return "deschedule"
 	case berthv1.EvictCause_EVICT_CAUSE_DEFRAGMENT:
 		return "defragment"
+	case berthv1.EvictCause_EVICT_CAUSE_QUOTA:
+		return "quota"
 	}
 	return "unspecified"
 }
@@ -212,6 +214,38 @@ func (e *AlreadyEvictedError) ErrorReason() string { return "POD_ALREADY_EVICTED
 // ErrorMetadata names the pod.
 func (e *AlreadyEvictedError) ErrorMetadata() map[string]string {
 	return map[string]string{"pod": e.Pod}
+}
+
+// ErrAlreadyAdmitted: the Kueue workload is admitted already (an Admit of
+// it is durable, or being committed).
+var ErrAlreadyAdmitted = errors.New("the workload is admitted already")
+
+// ErrNotAdmitted: a WorkloadEviction of a workload that holds no durable
+// admission (never admitted, or evicted already).
+var ErrNotAdmitted = errors.New("the workload is not admitted")
+
+// WorkloadRefusal refuses a decision about a Kueue workload; it wraps
+// ErrAlreadyAdmitted or ErrNotAdmitted.
+type WorkloadRefusal struct {
+	Workload string // namespace/name
+	Err      error
+}
+
+func (e *WorkloadRefusal) Error() string { return fmt.Sprintf("workload %s: %v", e.Workload, e.Err) }
+
+func (e *WorkloadRefusal) Unwrap() error { return e.Err }
+
+// ErrorReason names the refusal for clients (server/errmap).
+func (e *WorkloadRefusal) ErrorReason() string {
+	if errors.Is(e.Err, ErrAlreadyAdmitted) {
+		return "WORKLOAD_ALREADY_ADMITTED"
+	}
+	return "WORKLOAD_NOT_ADMITTED"
+}
+
+// ErrorMetadata names the workload.
+func (e *WorkloadRefusal) ErrorMetadata() map[string]string {
+	return map[string]string{"workload": e.Workload}
 }
 
 func (l *Log) observeCommit(d time.Duration) {

@@ -74,7 +74,8 @@ func (l *Log) Submit(ctx context.Context, plan framework.Plan) (framework.PlanRe
 // isRefusal tells the failures that refuse one decision of a plan from
 // those that fail it all.
 func isRefusal(err error) bool {
-	return errors.Is(err, ErrBindAbandoned) || errors.Is(err, ErrAlreadyEvicted)
+	return errors.Is(err, ErrBindAbandoned) || errors.Is(err, ErrAlreadyEvicted) ||
+		errors.Is(err, ErrAlreadyAdmitted) || errors.Is(err, ErrNotAdmitted)
 }
 
 // planClaimKeys lists the claims a plan writes, so that their writes are
@@ -191,6 +192,10 @@ func (w *planWriter) add(ctx context.Context, item framework.PlanItem) error {
 		return w.unschedulable(ctx, it)
 	case *framework.Deallocation:
 		return w.deallocate(it)
+	case *framework.Admission:
+		return w.admit(ctx, it)
+	case *framework.WorkloadEviction:
+		return w.evictWorkload(ctx, it)
 	}
 	return fmt.Errorf("decisionlog: unknown decision %T", item)
 }
@@ -374,6 +379,60 @@ func (w *planWriter) deallocate(d *framework.Deallocation) error {
 	return nil
 }
 
+// admit encodes an Admit and puts it in store.Admissions. The book
+// records the admission before the commit, so that of two Admits of a
+// workload one is refused (*AlreadyAdmittedError), across restarts too:
+// the book restores its admissions.
+func (w *planWriter) admit(ctx context.Context, a *framework.Admission) error {
+	l := w.l
+	d := admitDecision(a)
+	payload, err := encode(d)
+	if err != nil {
+		return err
+	}
+	admit, key := d.GetAdmit(), podbook.AdmissionKey(a.Workload.Namespace, a.Workload.Name)
+	if !l.book.OpenAdmission(admit) {
+		return &WorkloadRefusal{Workload: key, Err: ErrAlreadyAdmitted}
+	}
+	if err := l.book.PrepareWrite(ctx, key, store.Admissions); err != nil {
+		l.book.AdmissionWritten(admit, true)
+		return err
+	}
+	w.record(TypeAdmit, payload, func(_ uint64, err error) {
+		l.book.AdmissionWritten(admit, err != nil)
+	})
+	w.b.Put(store.Admissions, []byte(key), payload)
+	return nil
+}
+
+// evictWorkload encodes a WorkloadEviction and deletes the workload's
+// admission from store.Admissions; a workload not admitted durably is
+// refused (*WorkloadRefusal wrapping ErrNotAdmitted). The Evicts of its
+// pods are items of their own in the same plan.
+func (w *planWriter) evictWorkload(ctx context.Context, e *framework.WorkloadEviction) error {
+	l := w.l
+	payload, err := encode(workloadEvictionDecision(e))
+	if err != nil {
+		return err
+	}
+	key := podbook.AdmissionKey(e.Workload.Namespace, e.Workload.Name)
+	prev, ok := l.book.CloseAdmission(e.Workload.Namespace, e.Workload.Name)
+	if !ok {
+		return &WorkloadRefusal{Workload: key, Err: ErrNotAdmitted}
+	}
+	if err := l.book.PrepareWrite(ctx, key, store.Admissions); err != nil {
+		l.book.ReopenAdmission(prev)
+		return err
+	}
+	w.record(TypeEvictWorkload, payload, func(_ uint64, err error) {
+		if err != nil {
+			l.book.ReopenAdmission(prev)
+		}
+	})
+	w.b.Delete(store.Admissions, []byte(key))
+	return nil
+}
+
 // CauseOf is the wire cause of an eviction's cause.
 func CauseOf(c framework.EvictCause) berthv1.EvictCause {
 	switch c {
@@ -389,6 +448,8 @@ func CauseOf(c framework.EvictCause) berthv1.EvictCause {
 		return berthv1.EvictCause_EVICT_CAUSE_DESCHEDULE
 	case framework.EvictDefragment:
 		return berthv1.EvictCause_EVICT_CAUSE_DEFRAGMENT
+	case framework.EvictQuota:
+		return berthv1.EvictCause_EVICT_CAUSE_QUOTA
 	}
 	return berthv1.EvictCause_EVICT_CAUSE_UNSPECIFIED
 }

@@ -44,6 +44,8 @@ type Book struct {
 	// (facts.go); claims the allocated claims (claims.go).
 	facts  facts
 	claims *claimBook
+	// admits are the Kueue workloads admitted (admissions.go).
+	admits *admissions
 }
 
 // Options configure a Book. The zero value is usable.
@@ -114,7 +116,7 @@ func New(st store.Store, opts Options) *Book {
 	if opts.SetAllocatedDevices == nil {
 		opts.SetAllocatedDevices = func(int) {}
 	}
-	l := &Book{store: st, opts: opts, logger: opts.Logger, facts: newFacts(), claims: newClaimBook()}
+	l := &Book{store: st, opts: opts, logger: opts.Logger, facts: newFacts(), claims: newClaimBook(), admits: newAdmissions()}
 	for i := range l.tables {
 		l.tables[i] = make(map[string]entry)
 	}

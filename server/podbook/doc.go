@@ -9,6 +9,10 @@
 //   - the pod's nomination (store.Nominations) and the message of its
 //     last Unschedulable (store.Unschedulable), facts.go;
 //   - the allocated claims (store.Claims), claims.go;
+//   - the Kueue workloads admitted (store.Admissions, by workload, not by
+//     pod), admissions.go: written by an Admit, deleted by its
+//     WorkloadEviction or by ForgetAdmission when the admission controller
+//     (server/queuesvc) sees the workload gone;
 //   - the last bind reported FAILED (memory only: a repeat is harmless).
 //
 // Data comes in from two sides, each in one direction:

@@ -25,11 +25,14 @@ type Facts struct {
 	Volumes     []scheduler.RestoredVolumes
 	// Messages counts the last Unschedulable messages restored.
 	Messages int
+	// Admissions are the Kueue workloads admitted durably, by workload
+	// key: the admission controller (server/queuesvc) takes them back.
+	Admissions []*berthv1.Admit
 }
 
 // Empty reports whether nothing was restored.
 func (f Facts) Empty() bool {
-	return len(f.Binds) == 0 && len(f.Evictions) == 0 && len(f.Nominations) == 0 && len(f.Claims) == 0 && f.Messages == 0
+	return len(f.Binds) == 0 && len(f.Evictions) == 0 && len(f.Nominations) == 0 && len(f.Claims) == 0 && f.Messages == 0 && len(f.Admissions) == 0
 }
 
 // Scheduler is what the scheduler takes back of the facts
@@ -59,7 +62,8 @@ const readChunk = 512
 // Restore reads every fact back from the store after a restart (or on
 // becoming the leader), before the scheduler runs: the records (a bind's
 // revision found in the log from its hint, 0 when it was compacted away),
-// the nominations and last messages, the allocated claims. It is the one
+// the nominations and last messages, the allocated claims, the Kueue
+// admissions. It is the one
 // reader of the book's keyspaces.
 func (l *Book) Restore(ctx context.Context) (Facts, error) {
 	var out Facts
@@ -102,6 +106,9 @@ func (l *Book) Restore(ctx context.Context) (Facts, error) {
 	if out.Claims, err = readClaims(l.store); err != nil {
 		return Facts{}, err
 	}
+	if out.Admissions, err = readAdmissions(l.store); err != nil {
+		return Facts{}, err
+	}
 	l.mu.Lock()
 	for _, rs := range [][]Record{out.Binds, out.Evictions} {
 		for _, r := range rs {
@@ -112,6 +119,7 @@ func (l *Book) Restore(ctx context.Context) (Facts, error) {
 	}
 	l.mu.Unlock()
 	l.facts.restore(out.Nominations, reported)
+	l.admits.restore(out.Admissions)
 	l.ClaimsWritten(out.Claims)
 	l.opts.SetAllocatedDevices(l.AllocatedDevices())
 	return out, nil

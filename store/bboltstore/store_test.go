@@ -173,6 +173,7 @@ func TestKeyspaces(t *testing.T) {
 				b.Put(store.Pressure, []byte("n1"), []byte(`{"state":{}}`))
 				b.Put(store.Deadlines, []byte("taint/p6"), []byte("t"))
 				b.Put(store.Claims, []byte("default/c"), []byte("{}"))
+				b.Put(store.Admissions, []byte("team-a/pod-x-1a2b3"), []byte("admit"))
 			},
 			want: state{
 				store.Assumed:       {"p1": "n1@1"},
@@ -183,6 +184,7 @@ func TestKeyspaces(t *testing.T) {
 				store.Pressure:      {"n1": `{"state":{}}`},
 				store.Deadlines:     {"taint/p6": "t"},
 				store.Claims:        {"default/c": "{}"},
+				store.Admissions:    {"team-a/pod-x-1a2b3": "admit"},
 			},
 		},
 		{
@@ -204,6 +206,7 @@ func TestKeyspaces(t *testing.T) {
 				store.Pressure:      {"n1": `{"state":{}}`},
 				store.Deadlines:     {"taint/p6": "t"},
 				store.Claims:        {"default/c": "{}"},
+				store.Admissions:    {"team-a/pod-x-1a2b3": "admit"},
 			},
 		},
 		{
@@ -216,6 +219,7 @@ func TestKeyspaces(t *testing.T) {
 				b.Delete(store.Pressure, []byte("n1"))
 				b.Delete(store.Deadlines, []byte("taint/p6"))
 				b.Delete(store.Claims, []byte("default/c"))
+				b.Delete(store.Admissions, []byte("team-a/pod-x-1a2b3"))
 			},
 			want: state{
 				store.Assumed:       {},
@@ -226,6 +230,7 @@ func TestKeyspaces(t *testing.T) {
 				store.Pressure:      {},
 				store.Deadlines:     {},
 				store.Claims:        {},
+				store.Admissions:    {},
 			},
 		},
 	}

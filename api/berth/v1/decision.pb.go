@@ -40,6 +40,10 @@ const (
 	DecisionType_DECISION_TYPE_UNSCHEDULABLE DecisionType = 5
 	// DeallocateClaim decisions.
 	DecisionType_DECISION_TYPE_DEALLOCATE_CLAIM DecisionType = 6
+	// Admit decisions.
+	DecisionType_DECISION_TYPE_ADMIT DecisionType = 7
+	// EvictWorkload decisions.
+	DecisionType_DECISION_TYPE_EVICT_WORKLOAD DecisionType = 8
 )
 
 // Enum value maps for DecisionType.
@@ -52,6 +56,8 @@ var (
 		4: "DECISION_TYPE_CLEAR_NOMINATION",
 		5: "DECISION_TYPE_UNSCHEDULABLE",
 		6: "DECISION_TYPE_DEALLOCATE_CLAIM",
+		7: "DECISION_TYPE_ADMIT",
+		8: "DECISION_TYPE_EVICT_WORKLOAD",
 	}
 	DecisionType_value = map[string]int32{
 		"DECISION_TYPE_UNSPECIFIED":      0,
@@ -61,6 +67,8 @@ var (
 		"DECISION_TYPE_CLEAR_NOMINATION": 4,
 		"DECISION_TYPE_UNSCHEDULABLE":    5,
 		"DECISION_TYPE_DEALLOCATE_CLAIM": 6,
+		"DECISION_TYPE_ADMIT":            7,
+		"DECISION_TYPE_EVICT_WORKLOAD":   8,
 	}
 )
 
@@ -108,6 +116,9 @@ const (
 	// The node is short of memory, disk or process ids (node-pressure
 	// eviction, as the kubelet's eviction manager).
 	EvictCause_EVICT_CAUSE_NODE_PRESSURE EvictCause = 4
+	// The pod's Kueue workload lost its admission (Kueue's preemption, see
+	// WorkloadEviction): Evict.reason names the preempting workload.
+	EvictCause_EVICT_CAUSE_QUOTA EvictCause = 5
 	// Descheduling (AdminService.Deschedule, berthd's descheduler policy):
 	// Evict.reason names the Descheduler strategy.
 	EvictCause_EVICT_CAUSE_DESCHEDULE EvictCause = 6
@@ -124,6 +135,7 @@ var (
 		2: "EVICT_CAUSE_TAINT",
 		3: "EVICT_CAUSE_API",
 		4: "EVICT_CAUSE_NODE_PRESSURE",
+		5: "EVICT_CAUSE_QUOTA",
 		6: "EVICT_CAUSE_DESCHEDULE",
 		7: "EVICT_CAUSE_DEFRAGMENT",
 	}
@@ -133,6 +145,7 @@ var (
 		"EVICT_CAUSE_TAINT":         2,
 		"EVICT_CAUSE_API":           3,
 		"EVICT_CAUSE_NODE_PRESSURE": 4,
+		"EVICT_CAUSE_QUOTA":         5,
 		"EVICT_CAUSE_DESCHEDULE":    6,
 		"EVICT_CAUSE_DEFRAGMENT":    7,
 	}
@@ -179,6 +192,9 @@ func (EvictCause) EnumDescriptor() ([]byte, []int) {
 //     claim's last pod is gone); Berth counts them as free already.
 //   - Nominate, ClearNomination, Unschedulable: informational; show them to
 //     users, and mirror nominations in Pod.nominated_node_name if wanted.
+//   - Admit, EvictWorkload: a Kueue workload was admitted to a ClusterQueue,
+//     or lost its admission; mirror them in the Workload's status if wanted.
+//     The pods they concern get their own Binds and Evicts.
 type Decision struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Position of the decision in the log.
@@ -201,6 +217,8 @@ type Decision struct {
 	//	*Decision_ClearNomination
 	//	*Decision_Unschedulable
 	//	*Decision_DeallocateClaim
+	//	*Decision_Admit
+	//	*Decision_EvictWorkload
 	Action        isDecision_Action `protobuf_oneof:"action"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -325,6 +343,24 @@ func (x *Decision) GetDeallocateClaim() *DeallocateClaim {
 	return nil
 }
 
+func (x *Decision) GetAdmit() *Admit {
+	if x != nil {
+		if x, ok := x.Action.(*Decision_Admit); ok {
+			return x.Admit
+		}
+	}
+	return nil
+}
+
+func (x *Decision) GetEvictWorkload() *WorkloadEviction {
+	if x != nil {
+		if x, ok := x.Action.(*Decision_EvictWorkload); ok {
+			return x.EvictWorkload
+		}
+	}
+	return nil
+}
+
 type isDecision_Action interface {
 	isDecision_Action()
 }
@@ -359,6 +395,18 @@ type Decision_DeallocateClaim struct {
 	DeallocateClaim *DeallocateClaim `protobuf:"bytes,15,opt,name=deallocate_claim,json=deallocateClaim,proto3,oneof"`
 }
 
+type Decision_Admit struct {
+	// A Kueue workload was admitted: its pods are ungated. Decision.pod is
+	// unset (the decision is about a workload).
+	Admit *Admit `protobuf:"bytes,16,opt,name=admit,proto3,oneof"`
+}
+
+type Decision_EvictWorkload struct {
+	// A Kueue workload lost its admission (preempted); its pods get Evicts
+	// with cause QUOTA. Decision.pod is unset.
+	EvictWorkload *WorkloadEviction `protobuf:"bytes,17,opt,name=evict_workload,json=evictWorkload,proto3,oneof"`
+}
+
 func (*Decision_Bind) isDecision_Action() {}
 
 func (*Decision_Evict) isDecision_Action() {}
@@ -370,6 +418,10 @@ func (*Decision_ClearNomination) isDecision_Action() {}
 func (*Decision_Unschedulable) isDecision_Action() {}
 
 func (*Decision_DeallocateClaim) isDecision_Action() {}
+
+func (*Decision_Admit) isDecision_Action() {}
+
+func (*Decision_EvictWorkload) isDecision_Action() {}
 
 // Bind places a pending pod on a node. Berth counts the pod on that node
 // (assumed) from this decision on, until the orchestrator confirms it, or
@@ -821,11 +873,276 @@ func (x *NodeReasons) GetUnresolvable() bool {
 	return false
 }
 
+// Admit records that a Kueue workload was admitted to a ClusterQueue: its
+// quota is counted from this decision on, until a WorkloadEviction or the
+// deletion of the workload (all its pods, or the explicit Workload). Its
+// pods lose the scheduling gate "kueue.x-k8s.io/admission" and get the
+// flavors' node labels and tolerations; Berth then binds them as any pod.
+// A workload is admitted once: after a restart or failover Berth keeps the
+// admissions it made and does not send them again.
+type Admit struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The workload's namespace.
+	WorkloadNamespace string `protobuf:"bytes,1,opt,name=workload_namespace,json=workloadNamespace,proto3" json:"workload_namespace,omitempty"`
+	// The workload's name: Kueue's (for a pod, "pod-<name>-<hash>"; for a
+	// PodGroup, the group's name; an explicit Workload's own name).
+	WorkloadName string `protobuf:"bytes,2,opt,name=workload_name,json=workloadName,proto3" json:"workload_name,omitempty"`
+	// The workload's uid: an explicit Workload's own; for a workload Berth
+	// derived from pods, "wl-<namespace>-<name>", as berthctl simulate names
+	// it (a pod's workload name already carries a hash of the pod's uid).
+	WorkloadUid string `protobuf:"bytes,3,opt,name=workload_uid,json=workloadUid,proto3" json:"workload_uid,omitempty"`
+	// The ClusterQueue that admitted it.
+	ClusterQueue string `protobuf:"bytes,4,opt,name=cluster_queue,json=clusterQueue,proto3" json:"cluster_queue,omitempty"`
+	// The flavor assigned to each pod set, in the workload's pod set order.
+	PodSets       []*PodSetAdmission `protobuf:"bytes,5,rep,name=pod_sets,json=podSets,proto3" json:"pod_sets,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Admit) Reset() {
+	*x = Admit{}
+	mi := &file_berth_v1_decision_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Admit) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Admit) ProtoMessage() {}
+
+func (x *Admit) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_decision_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Admit.ProtoReflect.Descriptor instead.
+func (*Admit) Descriptor() ([]byte, []int) {
+	return file_berth_v1_decision_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *Admit) GetWorkloadNamespace() string {
+	if x != nil {
+		return x.WorkloadNamespace
+	}
+	return ""
+}
+
+func (x *Admit) GetWorkloadName() string {
+	if x != nil {
+		return x.WorkloadName
+	}
+	return ""
+}
+
+func (x *Admit) GetWorkloadUid() string {
+	if x != nil {
+		return x.WorkloadUid
+	}
+	return ""
+}
+
+func (x *Admit) GetClusterQueue() string {
+	if x != nil {
+		return x.ClusterQueue
+	}
+	return ""
+}
+
+func (x *Admit) GetPodSets() []*PodSetAdmission {
+	if x != nil {
+		return x.PodSets
+	}
+	return nil
+}
+
+// PodSetAdmission is the admission of one pod set of a workload.
+type PodSetAdmission struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The pod set's name ("main" for a workload made of one pod).
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// How many pods of the set were admitted (less than the set's count
+	// under partial admission).
+	Count int32 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	// The flavor assigned to each resource the set requests: resource name
+	// (for example "cpu") to ResourceFlavor name.
+	Flavors       map[string]string `protobuf:"bytes,3,rep,name=flavors,proto3" json:"flavors,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PodSetAdmission) Reset() {
+	*x = PodSetAdmission{}
+	mi := &file_berth_v1_decision_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PodSetAdmission) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PodSetAdmission) ProtoMessage() {}
+
+func (x *PodSetAdmission) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_decision_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PodSetAdmission.ProtoReflect.Descriptor instead.
+func (*PodSetAdmission) Descriptor() ([]byte, []int) {
+	return file_berth_v1_decision_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *PodSetAdmission) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *PodSetAdmission) GetCount() int32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+func (x *PodSetAdmission) GetFlavors() map[string]string {
+	if x != nil {
+		return x.Flavors
+	}
+	return nil
+}
+
+// WorkloadEviction records that an admitted Kueue workload lost its
+// admission, as Kueue evicts a workload it preempts. Its pods that are
+// bound or binding get Evicts (cause QUOTA) in the same commit, its pending
+// pods are gated again; its quota is released once its pods are gone, and
+// the workload is then pending again (requeued, as Kueue does).
+type WorkloadEviction struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The workload's namespace.
+	WorkloadNamespace string `protobuf:"bytes,1,opt,name=workload_namespace,json=workloadNamespace,proto3" json:"workload_namespace,omitempty"`
+	// The workload's name.
+	WorkloadName string `protobuf:"bytes,2,opt,name=workload_name,json=workloadName,proto3" json:"workload_name,omitempty"`
+	// The workload's uid.
+	WorkloadUid string `protobuf:"bytes,3,opt,name=workload_uid,json=workloadUid,proto3" json:"workload_uid,omitempty"`
+	// The ClusterQueue it was admitted to.
+	ClusterQueue string `protobuf:"bytes,4,opt,name=cluster_queue,json=clusterQueue,proto3" json:"cluster_queue,omitempty"`
+	// Kueue's reason for the preemption: "InClusterQueue",
+	// "InCohortReclamation", "InCohortFairSharing",
+	// "InCohortReclaimWhileBorrowing".
+	Reason string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	// The workload that needs the quota, as "namespace/name".
+	PreemptedBy string `protobuf:"bytes,6,opt,name=preempted_by,json=preemptedBy,proto3" json:"preempted_by,omitempty"`
+	// Why, for people, in Kueue's words, for example "Preempted to
+	// accommodate a workload (UID: ..., JobUID: ...) due to prioritization
+	// in the ClusterQueue".
+	Message       string `protobuf:"bytes,7,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WorkloadEviction) Reset() {
+	*x = WorkloadEviction{}
+	mi := &file_berth_v1_decision_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WorkloadEviction) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WorkloadEviction) ProtoMessage() {}
+
+func (x *WorkloadEviction) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_decision_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WorkloadEviction.ProtoReflect.Descriptor instead.
+func (*WorkloadEviction) Descriptor() ([]byte, []int) {
+	return file_berth_v1_decision_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *WorkloadEviction) GetWorkloadNamespace() string {
+	if x != nil {
+		return x.WorkloadNamespace
+	}
+	return ""
+}
+
+func (x *WorkloadEviction) GetWorkloadName() string {
+	if x != nil {
+		return x.WorkloadName
+	}
+	return ""
+}
+
+func (x *WorkloadEviction) GetWorkloadUid() string {
+	if x != nil {
+		return x.WorkloadUid
+	}
+	return ""
+}
+
+func (x *WorkloadEviction) GetClusterQueue() string {
+	if x != nil {
+		return x.ClusterQueue
+	}
+	return ""
+}
+
+func (x *WorkloadEviction) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *WorkloadEviction) GetPreemptedBy() string {
+	if x != nil {
+		return x.PreemptedBy
+	}
+	return ""
+}
+
+func (x *WorkloadEviction) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
 var File_berth_v1_decision_proto protoreflect.FileDescriptor
 
 const file_berth_v1_decision_proto_rawDesc = "" +
 	"\n" +
-	"\x17berth/v1/decision.proto\x12\bberth.v1\x1a\x15berth/v1/device.proto\x1a\x15berth/v1/object.proto\x1a\x15berth/v1/volume.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xfd\x03\n" +
+	"\x17berth/v1/decision.proto\x12\bberth.v1\x1a\x15berth/v1/device.proto\x1a\x15berth/v1/object.proto\x1a\x15berth/v1/volume.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xeb\x04\n" +
 	"\bDecision\x12\x1a\n" +
 	"\brevision\x18\x01 \x01(\x04R\brevision\x12.\n" +
 	"\x04time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12%\n" +
@@ -837,7 +1154,9 @@ const file_berth_v1_decision_proto_rawDesc = "" +
 	"\bnominate\x18\f \x01(\v2\x12.berth.v1.NominateH\x00R\bnominate\x12F\n" +
 	"\x10clear_nomination\x18\r \x01(\v2\x19.berth.v1.ClearNominationH\x00R\x0fclearNomination\x12?\n" +
 	"\runschedulable\x18\x0e \x01(\v2\x17.berth.v1.UnschedulableH\x00R\runschedulable\x12F\n" +
-	"\x10deallocate_claim\x18\x0f \x01(\v2\x19.berth.v1.DeallocateClaimH\x00R\x0fdeallocateClaimB\b\n" +
+	"\x10deallocate_claim\x18\x0f \x01(\v2\x19.berth.v1.DeallocateClaimH\x00R\x0fdeallocateClaim\x12'\n" +
+	"\x05admit\x18\x10 \x01(\v2\x0f.berth.v1.AdmitH\x00R\x05admit\x12C\n" +
+	"\x0eevict_workload\x18\x11 \x01(\v2\x1a.berth.v1.WorkloadEvictionH\x00R\revictWorkloadB\b\n" +
 	"\x06action\"\x96\x01\n" +
 	"\x04Bind\x12\x12\n" +
 	"\x04node\x18\x01 \x01(\tR\x04node\x12\x14\n" +
@@ -864,7 +1183,28 @@ const file_berth_v1_decision_proto_rawDesc = "" +
 	"\vNodeReasons\x12\x12\n" +
 	"\x04node\x18\x01 \x01(\tR\x04node\x12\x18\n" +
 	"\areasons\x18\x02 \x03(\tR\areasons\x12\"\n" +
-	"\funresolvable\x18\x03 \x01(\bR\funresolvable*\xe3\x01\n" +
+	"\funresolvable\x18\x03 \x01(\bR\funresolvable\"\xd9\x01\n" +
+	"\x05Admit\x12-\n" +
+	"\x12workload_namespace\x18\x01 \x01(\tR\x11workloadNamespace\x12#\n" +
+	"\rworkload_name\x18\x02 \x01(\tR\fworkloadName\x12!\n" +
+	"\fworkload_uid\x18\x03 \x01(\tR\vworkloadUid\x12#\n" +
+	"\rcluster_queue\x18\x04 \x01(\tR\fclusterQueue\x124\n" +
+	"\bpod_sets\x18\x05 \x03(\v2\x19.berth.v1.PodSetAdmissionR\apodSets\"\xb9\x01\n" +
+	"\x0fPodSetAdmission\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x05R\x05count\x12@\n" +
+	"\aflavors\x18\x03 \x03(\v2&.berth.v1.PodSetAdmission.FlavorsEntryR\aflavors\x1a:\n" +
+	"\fFlavorsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x83\x02\n" +
+	"\x10WorkloadEviction\x12-\n" +
+	"\x12workload_namespace\x18\x01 \x01(\tR\x11workloadNamespace\x12#\n" +
+	"\rworkload_name\x18\x02 \x01(\tR\fworkloadName\x12!\n" +
+	"\fworkload_uid\x18\x03 \x01(\tR\vworkloadUid\x12#\n" +
+	"\rcluster_queue\x18\x04 \x01(\tR\fclusterQueue\x12\x16\n" +
+	"\x06reason\x18\x05 \x01(\tR\x06reason\x12!\n" +
+	"\fpreempted_by\x18\x06 \x01(\tR\vpreemptedBy\x12\x18\n" +
+	"\amessage\x18\a \x01(\tR\amessage*\x9e\x02\n" +
 	"\fDecisionType\x12\x1d\n" +
 	"\x19DECISION_TYPE_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12DECISION_TYPE_BIND\x10\x01\x12\x17\n" +
@@ -872,14 +1212,17 @@ const file_berth_v1_decision_proto_rawDesc = "" +
 	"\x16DECISION_TYPE_NOMINATE\x10\x03\x12\"\n" +
 	"\x1eDECISION_TYPE_CLEAR_NOMINATION\x10\x04\x12\x1f\n" +
 	"\x1bDECISION_TYPE_UNSCHEDULABLE\x10\x05\x12\"\n" +
-	"\x1eDECISION_TYPE_DEALLOCATE_CLAIM\x10\x06*\xc8\x01\n" +
+	"\x1eDECISION_TYPE_DEALLOCATE_CLAIM\x10\x06\x12\x17\n" +
+	"\x13DECISION_TYPE_ADMIT\x10\a\x12 \n" +
+	"\x1cDECISION_TYPE_EVICT_WORKLOAD\x10\b*\xdf\x01\n" +
 	"\n" +
 	"EvictCause\x12\x1b\n" +
 	"\x17EVICT_CAUSE_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16EVICT_CAUSE_PREEMPTION\x10\x01\x12\x15\n" +
 	"\x11EVICT_CAUSE_TAINT\x10\x02\x12\x13\n" +
 	"\x0fEVICT_CAUSE_API\x10\x03\x12\x1d\n" +
-	"\x19EVICT_CAUSE_NODE_PRESSURE\x10\x04\x12\x1a\n" +
+	"\x19EVICT_CAUSE_NODE_PRESSURE\x10\x04\x12\x15\n" +
+	"\x11EVICT_CAUSE_QUOTA\x10\x05\x12\x1a\n" +
 	"\x16EVICT_CAUSE_DESCHEDULE\x10\x06\x12\x1a\n" +
 	"\x16EVICT_CAUSE_DEFRAGMENT\x10\aB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
 
@@ -896,7 +1239,7 @@ func file_berth_v1_decision_proto_rawDescGZIP() []byte {
 }
 
 var file_berth_v1_decision_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_berth_v1_decision_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_berth_v1_decision_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_berth_v1_decision_proto_goTypes = []any{
 	(DecisionType)(0),             // 0: berth.v1.DecisionType
 	(EvictCause)(0),               // 1: berth.v1.EvictCause
@@ -907,32 +1250,40 @@ var file_berth_v1_decision_proto_goTypes = []any{
 	(*ClearNomination)(nil),       // 6: berth.v1.ClearNomination
 	(*Unschedulable)(nil),         // 7: berth.v1.Unschedulable
 	(*NodeReasons)(nil),           // 8: berth.v1.NodeReasons
-	(*timestamppb.Timestamp)(nil), // 9: google.protobuf.Timestamp
-	(*PodRef)(nil),                // 10: berth.v1.PodRef
-	(*DeallocateClaim)(nil),       // 11: berth.v1.DeallocateClaim
-	(*ClaimAllocation)(nil),       // 12: berth.v1.ClaimAllocation
-	(*VolumeBinding)(nil),         // 13: berth.v1.VolumeBinding
+	(*Admit)(nil),                 // 9: berth.v1.Admit
+	(*PodSetAdmission)(nil),       // 10: berth.v1.PodSetAdmission
+	(*WorkloadEviction)(nil),      // 11: berth.v1.WorkloadEviction
+	nil,                           // 12: berth.v1.PodSetAdmission.FlavorsEntry
+	(*timestamppb.Timestamp)(nil), // 13: google.protobuf.Timestamp
+	(*PodRef)(nil),                // 14: berth.v1.PodRef
+	(*DeallocateClaim)(nil),       // 15: berth.v1.DeallocateClaim
+	(*ClaimAllocation)(nil),       // 16: berth.v1.ClaimAllocation
+	(*VolumeBinding)(nil),         // 17: berth.v1.VolumeBinding
 }
 var file_berth_v1_decision_proto_depIdxs = []int32{
-	9,  // 0: berth.v1.Decision.time:type_name -> google.protobuf.Timestamp
-	10, // 1: berth.v1.Decision.pod:type_name -> berth.v1.PodRef
+	13, // 0: berth.v1.Decision.time:type_name -> google.protobuf.Timestamp
+	14, // 1: berth.v1.Decision.pod:type_name -> berth.v1.PodRef
 	3,  // 2: berth.v1.Decision.bind:type_name -> berth.v1.Bind
 	4,  // 3: berth.v1.Decision.evict:type_name -> berth.v1.Evict
 	5,  // 4: berth.v1.Decision.nominate:type_name -> berth.v1.Nominate
 	6,  // 5: berth.v1.Decision.clear_nomination:type_name -> berth.v1.ClearNomination
 	7,  // 6: berth.v1.Decision.unschedulable:type_name -> berth.v1.Unschedulable
-	11, // 7: berth.v1.Decision.deallocate_claim:type_name -> berth.v1.DeallocateClaim
-	12, // 8: berth.v1.Bind.claims:type_name -> berth.v1.ClaimAllocation
-	13, // 9: berth.v1.Bind.volumes:type_name -> berth.v1.VolumeBinding
-	10, // 10: berth.v1.Evict.victim:type_name -> berth.v1.PodRef
-	10, // 11: berth.v1.Evict.preemptor:type_name -> berth.v1.PodRef
-	1,  // 12: berth.v1.Evict.cause:type_name -> berth.v1.EvictCause
-	8,  // 13: berth.v1.Unschedulable.node_reasons:type_name -> berth.v1.NodeReasons
-	14, // [14:14] is the sub-list for method output_type
-	14, // [14:14] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	15, // 7: berth.v1.Decision.deallocate_claim:type_name -> berth.v1.DeallocateClaim
+	9,  // 8: berth.v1.Decision.admit:type_name -> berth.v1.Admit
+	11, // 9: berth.v1.Decision.evict_workload:type_name -> berth.v1.WorkloadEviction
+	16, // 10: berth.v1.Bind.claims:type_name -> berth.v1.ClaimAllocation
+	17, // 11: berth.v1.Bind.volumes:type_name -> berth.v1.VolumeBinding
+	14, // 12: berth.v1.Evict.victim:type_name -> berth.v1.PodRef
+	14, // 13: berth.v1.Evict.preemptor:type_name -> berth.v1.PodRef
+	1,  // 14: berth.v1.Evict.cause:type_name -> berth.v1.EvictCause
+	8,  // 15: berth.v1.Unschedulable.node_reasons:type_name -> berth.v1.NodeReasons
+	10, // 16: berth.v1.Admit.pod_sets:type_name -> berth.v1.PodSetAdmission
+	12, // 17: berth.v1.PodSetAdmission.flavors:type_name -> berth.v1.PodSetAdmission.FlavorsEntry
+	18, // [18:18] is the sub-list for method output_type
+	18, // [18:18] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_decision_proto_init() }
@@ -950,6 +1301,8 @@ func file_berth_v1_decision_proto_init() {
 		(*Decision_ClearNomination)(nil),
 		(*Decision_Unschedulable)(nil),
 		(*Decision_DeallocateClaim)(nil),
+		(*Decision_Admit)(nil),
+		(*Decision_EvictWorkload)(nil),
 	}
 	file_berth_v1_decision_proto_msgTypes[2].OneofWrappers = []any{}
 	type x struct{}
@@ -958,7 +1311,7 @@ func file_berth_v1_decision_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_decision_proto_rawDesc), len(file_berth_v1_decision_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   7,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -54,22 +54,24 @@ type options struct {
 	// deschedulerPolicy is the DeschedulerPolicy file; "": none.
 	deschedulerPolicy string
 	defrag            defragOptions
-	featureGates      string // kube's --feature-gates spelling
-	logLevel          slog.Level
-	shutdownTimeout   time.Duration
-	retainDecisions   int
-	retainFor         time.Duration
-	tls               auth.TLSFiles
-	tokenFile         string
-	metricsAuth       string // --metrics-auth: metricsAuthNone or metricsAuthToken
-	maxMutations      int
-	deterministic     bool
-	initialSync       time.Duration
-	gcPercent         int
-	dashboard         bool
-	version           bool // print the version and exit
-	healthcheck       bool // ask a running berthd's /healthz and exit
-	limits            intake.Limits
+	// kueueConfig is Kueue's Configuration file; "": Kueue's defaults.
+	kueueConfig     string
+	featureGates    string // kube's --feature-gates spelling
+	logLevel        slog.Level
+	shutdownTimeout time.Duration
+	retainDecisions int
+	retainFor       time.Duration
+	tls             auth.TLSFiles
+	tokenFile       string
+	metricsAuth     string // --metrics-auth: metricsAuthNone or metricsAuthToken
+	maxMutations    int
+	deterministic   bool
+	initialSync     time.Duration
+	gcPercent       int
+	dashboard       bool
+	version         bool // print the version and exit
+	healthcheck     bool // ask a running berthd's /healthz and exit
+	limits          intake.Limits
 	// acceptTruncatedLog is deliberately not in the configuration file: it
 	// accepts a loss once, on the command line.
 	acceptTruncatedLog bool
@@ -232,6 +234,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, with ...O
 		return err
 	}
 	if cfg.Defragment, err = opts.defrag.daemon(); err != nil {
+		return err
+	}
+	if cfg.Kueue, err = loadKueueConfig(opts.kueueConfig); err != nil {
 		return err
 	}
 	cfg.Plugins = ext.plugins

@@ -15,6 +15,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/berthsched/berth/core/config"
+	"github.com/berthsched/berth/core/quota"
 	"github.com/berthsched/berth/server/deschedulesvc"
 	"github.com/berthsched/berth/server/pressuresvc"
 )
@@ -228,6 +230,22 @@ func setPools(path string, v any, dst *[]pressuresvc.Pool) error {
 	}
 	*dst = pools
 	return nil
+}
+
+// loadKueueConfig reads --kueue-config; "" gives Kueue's defaults.
+func loadKueueConfig(path string) (quota.Config, error) {
+	if path == "" {
+		return quota.Config{}, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return quota.Config{}, fmt.Errorf("--kueue-config: %w", err)
+	}
+	cfg, err := config.LoadKueue(data)
+	if err != nil {
+		return quota.Config{}, fmt.Errorf("--kueue-config %s: %w", path, err)
+	}
+	return cfg, nil
 }
 
 // loadDeschedulerPolicy reads --descheduler-policy and checks it as berthd

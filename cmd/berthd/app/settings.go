@@ -77,6 +77,8 @@ func settingsTable() []setting {
 			field: func(o *options) any { return &o.defrag.timeout }},
 		{flag: "defragment-interval", key: "defragmentInterval", usage: "with --defragment: how often pending pods are checked, and how long one must have been pending, its last attempt failed, before room is made for it",
 			field: func(o *options) any { return &o.defrag.interval }},
+		{flag: "kueue-config", key: "kueueConfig", form: asPath, usage: "Kueue's Configuration file (config.kueue.x-k8s.io/v1beta1 or v1beta2): fairSharing.enable and preemptionStrategies for Kueue admission; empty: Kueue's defaults (no fair sharing)",
+			field: func(o *options) any { return &o.kueueConfig }},
 		{flag: "feature-gates", key: "featureGates", form: asGates, usage: "kube-scheduler 1.37's feature gates, as kube spells them (GenericWorkload=false,...); see README",
 			field: func(o *options) any { return &o.featureGates }},
 		{flag: "log-level", key: "logLevel", usage: "log level: debug, info, warn or error",

@@ -71,31 +71,52 @@ func ApplyToPods(objs *quota.Objects, lines []Line, pods []*model.Pod) []*model.
 		if dropped[p.Key()] {
 			continue
 		}
-		c := *p
 		if l.Result != ResultAdmitted {
-			c.SchedulingGates = append(slices.Clone(p.SchedulingGates), AdmissionGate)
-			out = append(out, &c)
+			out = append(out, Gated(p))
 			continue
 		}
-		c.NodeSelector = maps.Clone(p.NodeSelector)
-		c.Tolerations = slices.Clone(p.Tolerations)
+		var fs []*quota.ResourceFlavor
 		for _, k := range slices.Sorted(maps.Keys(l.Flavors)) {
 			if !strings.HasPrefix(k, podSet[p.Key()]+"/") {
 				continue // another pod set's flavor
 			}
-			f := flavors[l.Flavors[k]]
-			if f == nil {
-				continue
+			if f := flavors[l.Flavors[k]]; f != nil {
+				fs = append(fs, f)
 			}
-			for lk, lv := range f.NodeLabels {
-				if c.NodeSelector == nil {
-					c.NodeSelector = map[string]string{}
-				}
-				c.NodeSelector[lk] = lv
-			}
-			c.Tolerations = addTolerations(c.Tolerations, f.Tolerations)
 		}
-		out = append(out, &c)
+		out = append(out, Released(p, fs))
 	}
 	return out
+}
+
+// Gated is pod held for admission: a copy with AdmissionGate added, or pod
+// itself when it has the gate already.
+func Gated(pod *model.Pod) *model.Pod {
+	if slices.Contains(pod.SchedulingGates, AdmissionGate) {
+		return pod
+	}
+	c := *pod
+	c.SchedulingGates = append(slices.Clone(pod.SchedulingGates), AdmissionGate)
+	return &c
+}
+
+// Released is pod of an admitted workload as Kueue releases it: a copy
+// with the node labels of its pod set's flavors (in the order given) added
+// to its node selector and their tolerations appended. AdmissionGate is
+// not in it: a pod is released from the gate the controller added, not
+// from gates of its own.
+func Released(p *model.Pod, flavors []*quota.ResourceFlavor) *model.Pod {
+	c := *p
+	c.NodeSelector = maps.Clone(p.NodeSelector)
+	c.Tolerations = slices.Clone(p.Tolerations)
+	for _, f := range flavors {
+		for lk, lv := range f.NodeLabels {
+			if c.NodeSelector == nil {
+				c.NodeSelector = map[string]string{}
+			}
+			c.NodeSelector[lk] = lv
+		}
+		c.Tolerations = addTolerations(c.Tolerations, f.Tolerations)
+	}
+	return &c
 }

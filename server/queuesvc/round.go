@@ -1,0 +1,352 @@
+package queuesvc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/objstore"
+	"github.com/berthsched/berth/core/quota"
+	"github.com/berthsched/berth/core/quota/admission"
+)
+
+// runOptions are Berth's options the rounds use: no throttle (a round
+// reaches every admission Kueue's cycles would, at once) and progress (a
+// preemptor takes the quota its preemption frees).
+var runOptions = admission.Options{NoThrottle: true, Progress: true}
+
+// round runs one admission round: snapshot, admission run, one plan of
+// its decisions, then what follows their commit (pods released or gated
+// again, admissions of workloads gone forgotten, the status).
+func (c *Controller) round(ctx context.Context, relisted bool) error {
+	s := c.snapshot()
+	lines, sum, err := admission.RunWith(ctx, s.objs, s.namespaces, runOptions)
+	if err != nil {
+		return fmt.Errorf("queuesvc: admission run: %w", err)
+	}
+	byKey := make(map[string]admission.Line, len(lines))
+	for _, l := range lines {
+		byKey[l.Workload] = l
+	}
+	errs := c.syncReleases(ctx, s)
+	d := c.decide(s, byKey, sum.Events)
+	if d.plan.Len() > 0 {
+		res, err := c.opts.Planner.Submit(ctx, d.plan)
+		if err != nil {
+			return fmt.Errorf("queuesvc: submit %d decisions: %w", d.plan.Len(), err)
+		}
+		errs = append(errs, c.committed(ctx, s, d, res)...)
+		// What was committed changes the next round's input (a victim's
+		// quota released at once when none of its pods ran): run it,
+		// whether or not an event comes. A round that commits nothing
+		// (everything refused) schedules none.
+		if slices.ContainsFunc(res.Revisions, func(r uint64) bool { return r > 0 }) {
+			c.mu.Lock()
+			c.events++
+			c.mu.Unlock()
+			c.wake()
+		}
+	}
+	if relisted {
+		errs = append(errs, c.forgetGone(ctx, s)...)
+	}
+	st := c.buildStatus(s, byKey, d)
+	c.m.setStatus(st)
+	c.mu.Lock()
+	c.status = st
+	c.mu.Unlock()
+	return errors.Join(errs...)
+}
+
+// decisions are a round's plan and what each item is about.
+type decisions struct {
+	plan framework.Plan
+	// about[i] is the workload plan item i is about.
+	about []itemOf
+	// waiting are the workloads the run admitted after a preemption: not
+	// admitted before the victims' quota is released.
+	waiting map[string]bool
+	// admissions are the Admits planned, by workload; done those
+	// committed, evicted the workloads whose eviction was.
+	admissions    map[string]*quota.Admission
+	done, evicted map[string]bool
+}
+
+type itemOf struct{ key string }
+
+// decide makes the round's plan: the WorkloadEvictions of the victims
+// with the Evicts of their bound and binding pods, then the Admits of the
+// workloads newly admitted, except those the run reached only after a
+// preemption (Summary.Events order): evict first, admit once the quota is
+// free, in a later round.
+func (c *Controller) decide(s *snapshot, lines map[string]admission.Line, events []admission.Event) *decisions {
+	d := &decisions{waiting: map[string]bool{}, admissions: map[string]*quota.Admission{}, done: map[string]bool{}, evicted: map[string]bool{}}
+	// A preemption frees quota in its cohort tree only: admissions after
+	// it in other trees do not wait for its victims.
+	root := cohortRoots(s.objs)
+	treeOf := func(key string) string {
+		if w := s.workloads[key]; w != nil && w.wl.Admission != nil {
+			return root(w.wl.Admission.ClusterQueue)
+		}
+		return root(lines[key].ClusterQueue)
+	}
+	preempted := map[string]bool{}
+	for _, ev := range events {
+		switch ev.Kind {
+		case admission.EventPreempted:
+			preempted[treeOf(ev.Workload)] = true
+		case admission.EventAdmitted:
+			if preempted[treeOf(ev.Workload)] {
+				d.waiting[ev.Workload] = true
+			}
+		}
+	}
+	keys := slices.Sorted(maps.Keys(s.workloads))
+	for _, k := range keys {
+		w, l := s.workloads[k], lines[k]
+		if l.Result != admission.ResultPreempted || !w.admitted || w.evicting {
+			continue
+		}
+		by := l.PreemptedBy
+		if w.durable {
+			d.add(&framework.WorkloadEviction{
+				Workload: ref(w), ClusterQueue: w.wl.Admission.ClusterQueue, Reason: l.PreemptionReason,
+				PreemptedBy: by, Message: l.Message, SchedulerName: w.profile,
+			}, itemOf{key: k})
+		}
+		for _, p := range w.pods {
+			node := p.NodeName
+			if node == "" {
+				node, _ = c.opts.Binding(p.UID)
+			}
+			if node == "" || c.opts.Evicted(p.UID) {
+				continue
+			}
+			d.add(&framework.Eviction{
+				Victim: p, Node: node, Cause: framework.EvictQuota,
+				Message: fmt.Sprintf("Preempted by workload %s (%s): %s", by, l.PreemptionReason, l.Message),
+			}, itemOf{key: k})
+		}
+	}
+	for _, k := range keys {
+		w, l := s.workloads[k], lines[k]
+		switch {
+		case w.wl.Error != "" || w.durable || w.evicting:
+			continue
+		case w.admitted && w.origin == OriginExplicit:
+			continue // admitted as sent: the orchestrator's, not Berth's
+		case w.admitted:
+			// A pod found running: its admission is written as it is.
+			if l.Result == admission.ResultAdmitted {
+				d.admissions[k] = w.wl.Admission
+				d.add(admissionItem(w, w.wl.Admission), itemOf{key: k})
+			}
+		case l.Result == admission.ResultAdmitted && !d.waiting[k]:
+			d.admissions[k] = lineAdmission(w.wl, l)
+			d.add(admissionItem(w, d.admissions[k]), itemOf{key: k})
+		}
+	}
+	return d
+}
+
+// cohortRoots returns, for a ClusterQueue, the root of its cohort tree
+// ("cohort/<name>"), or the ClusterQueue itself when it has no cohort.
+func cohortRoots(objs *quota.Objects) func(cq string) string {
+	parent := map[string]string{}
+	for _, c := range objs.Cohorts {
+		parent[c.Name] = c.Parent
+	}
+	cohortOf := map[string]string{}
+	for _, cq := range objs.ClusterQueues {
+		cohortOf[cq.Name] = cq.Cohort
+	}
+	return func(cq string) string {
+		c := cohortOf[cq]
+		if c == "" {
+			return "cq/" + cq
+		}
+		for seen := 0; parent[c] != "" && seen <= len(parent); seen++ {
+			c = parent[c] // bounded: a cycle is the engine's error
+		}
+		return "cohort/" + c
+	}
+}
+
+func (d *decisions) add(item framework.PlanItem, of itemOf) {
+	d.plan.Add(item)
+	d.about = append(d.about, of)
+}
+
+func ref(w *workload) framework.WorkloadRef {
+	return framework.WorkloadRef{Namespace: w.wl.Namespace, Name: w.wl.Name, UID: w.wl.UID}
+}
+
+// lineAdmission is the admission a run's line gives a workload: per pod
+// set, the flavors of "podSet/resource" and the count admitted.
+func lineAdmission(wl *quota.Workload, l admission.Line) *quota.Admission {
+	a := &quota.Admission{ClusterQueue: l.ClusterQueue}
+	for _, ps := range wl.PodSets {
+		psa := quota.PodSetAssignment{Name: ps.Name, Count: ps.Count, Flavors: map[string]string{}}
+		if n, ok := l.Counts[ps.Name]; ok {
+			psa.Count = n
+		}
+		for k, f := range l.Flavors {
+			if res, ok := strings.CutPrefix(k, ps.Name+"/"); ok {
+				psa.Flavors[res] = f
+			}
+		}
+		a.PodSetAssignments = append(a.PodSetAssignments, psa)
+	}
+	return a
+}
+
+func admissionItem(w *workload, a *quota.Admission) *framework.Admission {
+	item := &framework.Admission{Workload: ref(w), ClusterQueue: a.ClusterQueue, SchedulerName: w.profile}
+	for _, psa := range a.PodSetAssignments {
+		item.PodSets = append(item.PodSets, framework.PodSetAdmission{Name: psa.Name, Count: psa.Count, Flavors: maps.Clone(psa.Flavors)})
+	}
+	return item
+}
+
+// committed follows the plan's commit: an admitted workload's pending
+// pods are released (RefreshPod through the mutator), a preempted one's
+// are gated again and it holds its quota until its pods are gone.
+func (c *Controller) committed(ctx context.Context, s *snapshot, d *decisions, res framework.PlanResult) []error {
+	var errs []error
+	now := c.opts.Clock()
+	evicted := map[string]bool{}
+	for i, item := range d.plan.Items {
+		if err := res.Err(i); err != nil {
+			c.logger.Info("admission decision refused", "workload", d.about[i].key, "err", err)
+			continue
+		}
+		w := s.workloads[d.about[i].key]
+		switch it := item.(type) {
+		case *framework.Admission:
+			d.done[w.key] = true
+			c.admittedNow(w, it, s.flavors, now)
+			errs = append(errs, c.refresh(ctx, w.pods)...)
+		case *framework.WorkloadEviction:
+			evicted[w.key] = true
+		case *framework.Eviction:
+			evicted[w.key] = true
+			c.opts.MarkEvicted(ctx, it.Victim.UID)
+		}
+	}
+	d.evicted = evicted
+	for _, k := range slices.Sorted(maps.Keys(evicted)) {
+		w := s.workloads[k]
+		c.gateMu.Lock()
+		delete(c.released, k)
+		c.gateMu.Unlock()
+		holding := false
+		for _, p := range w.pods {
+			if _, binding := c.opts.Binding(p.UID); p.NodeName != "" || binding {
+				holding = true
+			}
+		}
+		c.mu.Lock()
+		if holding {
+			c.evicting[k] = &evicting{admission: w.wl.Admission}
+		}
+		delete(c.admitTimes, k)
+		c.mu.Unlock()
+		c.m.observeEvicted(w.wl.Admission.ClusterQueue)
+		errs = append(errs, c.refresh(ctx, w.pods)...)
+	}
+	return errs
+}
+
+// admittedNow records a committed Admit: the pods' release, the time,
+// the metrics.
+func (c *Controller) admittedNow(w *workload, it *framework.Admission, flavors map[string]*quota.ResourceFlavor, now time.Time) {
+	admit := &berthv1.Admit{ClusterQueue: it.ClusterQueue}
+	for _, ps := range it.PodSets {
+		admit.PodSets = append(admit.PodSets, &berthv1.PodSetAdmission{Name: ps.Name, Count: ps.Count, Flavors: ps.Flavors})
+	}
+	rel, ok := releaseOf(admit, flavors)
+	c.gateMu.Lock()
+	if ok {
+		c.released[w.key] = rel
+	}
+	c.gateMu.Unlock()
+	c.mu.Lock()
+	c.admitTimes[w.key] = now
+	c.mu.Unlock()
+	if !w.admitted { // a running pod's admission was Kueue's, long ago
+		c.m.observeAdmitted(it.ClusterQueue, w.wl.Created, now)
+	}
+}
+
+// refresh applies pods again through the mutator (released or gated).
+func (c *Controller) refresh(ctx context.Context, pods []*model.Pod) []error {
+	var errs []error
+	for _, p := range pods {
+		if p.NodeName != "" {
+			continue
+		}
+		if err := c.opts.Objects.RefreshPod(ctx, objstore.Ref{Kind: objstore.KindPod, Namespace: p.Namespace, Name: p.Name, UID: p.UID}); err != nil {
+			errs = append(errs, fmt.Errorf("queuesvc: refresh pod %s: %w", p.Key(), err))
+		}
+	}
+	return errs
+}
+
+// syncReleases keeps the release of every durably admitted workload in
+// step with the flavors held: restored admissions whose flavors arrived
+// since are released, a flavor changed is applied again, one deleted
+// gates the workload's pending pods until it is back.
+func (c *Controller) syncReleases(ctx context.Context, s *snapshot) []error {
+	var errs []error
+	for _, k := range slices.Sorted(maps.Keys(s.facts)) {
+		w := s.workloads[k]
+		if w == nil || len(w.pods) == 0 {
+			continue
+		}
+		rel, ok := releaseOf(s.facts[k], s.flavors)
+		c.gateMu.Lock()
+		cur, had := c.released[k]
+		switch {
+		case ok && (!had || !sameRelease(cur, rel)):
+			c.released[k] = rel
+		case !ok && had:
+			delete(c.released, k)
+		default:
+			c.gateMu.Unlock()
+			continue
+		}
+		c.gateMu.Unlock()
+		errs = append(errs, c.refresh(ctx, w.pods)...)
+	}
+	return errs
+}
+
+// forgetGone forgets the admissions of workloads gone: their pods all
+// deleted, or their explicit Workload deleted.
+func (c *Controller) forgetGone(ctx context.Context, s *snapshot) []error {
+	var errs []error
+	for _, k := range slices.Sorted(maps.Keys(s.facts)) {
+		if _, ok := s.workloads[k]; ok {
+			continue
+		}
+		a := s.facts[k]
+		if err := c.opts.Book.ForgetAdmission(ctx, a.GetWorkloadNamespace(), a.GetWorkloadName(), a.GetWorkloadUid()); err != nil {
+			errs = append(errs, fmt.Errorf("queuesvc: forget the admission of %s: %w", k, err))
+			continue
+		}
+		c.gateMu.Lock()
+		delete(c.released, k)
+		c.gateMu.Unlock()
+		c.mu.Lock()
+		delete(c.admitTimes, k)
+		c.mu.Unlock()
+	}
+	return errs
+}
