@@ -314,7 +314,7 @@ func (b *builder) addKueue(e *entry, tm typeMeta, raw []byte) error {
 		if err := strict(&o); err != nil {
 			return err
 		}
-		k.objs.PriorityClasses = append(k.objs.PriorityClasses, &quota.WorkloadPriorityClass{Name: o.Metadata.Name, Value: o.Value})
+		k.objs.PriorityClasses = append(k.objs.PriorityClasses, &quota.WorkloadPriorityClass{Name: o.Metadata.Name, Value: o.Value, Description: o.Description})
 		return nil
 	case "Workload":
 		var o kueueWorkload
