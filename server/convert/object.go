@@ -1,6 +1,8 @@
 package convert
 
 import (
+	"cmp"
+
 	resourceapi "k8s.io/api/resource/v1"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
@@ -103,7 +105,7 @@ func (o Object) Ref() Ref {
 		m := volumeMeta(o.Volume)
 		return Ref{Kind: o.Kind(), Namespace: m.Namespace, Name: m.Name}
 	case o.Queueing != nil:
-		return queueRef(o.Queueing)
+		return QueueRef(o.Queueing)
 	}
 	return Ref{}
 }
@@ -278,11 +280,11 @@ func ObjectRefOf(in *berthv1.Object) *berthv1.ObjectRef {
 	case *berthv1.Object_Cohort:
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_COHORT, Name: k.Cohort.GetName()}
 	case *berthv1.Object_LocalQueue:
-		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_LOCAL_QUEUE, Namespace: k.LocalQueue.GetNamespace(), Name: k.LocalQueue.GetName()}
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_LOCAL_QUEUE, Namespace: cmp.Or(k.LocalQueue.GetNamespace(), defaultNamespace), Name: k.LocalQueue.GetName()}
 	case *berthv1.Object_WorkloadPriorityClass:
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_WORKLOAD_PRIORITY_CLASS, Name: k.WorkloadPriorityClass.GetName()}
 	case *berthv1.Object_Workload:
-		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_WORKLOAD, Namespace: k.Workload.GetNamespace(), Name: k.Workload.GetName()}
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_WORKLOAD, Namespace: cmp.Or(k.Workload.GetNamespace(), defaultNamespace), Name: k.Workload.GetName()}
 	}
 	return nil
 }

@@ -67,8 +67,9 @@ func queueKindOf(obj any) berthv1.ObjectKind {
 	return berthv1.ObjectKind_OBJECT_KIND_UNSPECIFIED
 }
 
-// queueRef identifies a core/quota object.
-func queueRef(obj any) Ref {
+// QueueRef identifies a core/quota object (a *quota.ResourceFlavor, ...,
+// *quota.Workload); its Kind is UNSPECIFIED for another type.
+func QueueRef(obj any) Ref {
 	r := Ref{Kind: queueKindOf(obj)}
 	switch o := obj.(type) {
 	case *quota.ResourceFlavor:
@@ -351,11 +352,15 @@ func cohort(p path, in *berthv1.Cohort) (*quota.Cohort, *FieldError) {
 	return out, nil
 }
 
-// namespaceOrDefault is a namespaced queueing object's namespace, "default"
-// when empty, as kubectl and core/manifest take it.
+// defaultNamespace is the namespace of a LocalQueue or Workload sent
+// without one, as kubectl and core/manifest take it.
+const defaultNamespace = "default"
+
+// namespaceOrDefault is a namespaced queueing object's namespace,
+// defaultNamespace when empty.
 func namespaceOrDefault(p path, ns string) (string, *FieldError) {
 	if ns == "" {
-		return "default", nil
+		return defaultNamespace, nil
 	}
 	if fe := dnsLabel(p, ns); fe != nil {
 		return "", fe
