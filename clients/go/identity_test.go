@@ -51,6 +51,18 @@ func TestIdentityOfEveryKind(t *testing.T) {
 			identity{berthv1.ObjectKind_OBJECT_KIND_CSI_DRIVER, "", "d"}},
 		{"csi_storage_capacity", &berthv1.Object{Kind: &berthv1.Object_CsiStorageCapacity{CsiStorageCapacity: &berthv1.CSIStorageCapacity{Namespace: "ns", Name: "cap"}}},
 			identity{berthv1.ObjectKind_OBJECT_KIND_CSI_STORAGE_CAPACITY, "ns", "cap"}},
+		{"resource_flavor", &berthv1.Object{Kind: &berthv1.Object_ResourceFlavor{ResourceFlavor: &berthv1.ResourceFlavor{Name: "spot"}}},
+			identity{berthv1.ObjectKind_OBJECT_KIND_RESOURCE_FLAVOR, "", "spot"}},
+		{"cluster_queue", &berthv1.Object{Kind: &berthv1.Object_ClusterQueue{ClusterQueue: &berthv1.ClusterQueue{Name: "cq"}}},
+			identity{berthv1.ObjectKind_OBJECT_KIND_CLUSTER_QUEUE, "", "cq"}},
+		{"cohort", &berthv1.Object{Kind: &berthv1.Object_Cohort{Cohort: &berthv1.Cohort{Name: "org"}}},
+			identity{berthv1.ObjectKind_OBJECT_KIND_COHORT, "", "org"}},
+		{"local_queue", &berthv1.Object{Kind: &berthv1.Object_LocalQueue{LocalQueue: &berthv1.LocalQueue{Namespace: "ns", Name: "lq"}}},
+			identity{berthv1.ObjectKind_OBJECT_KIND_LOCAL_QUEUE, "ns", "lq"}},
+		{"workload_priority_class", &berthv1.Object{Kind: &berthv1.Object_WorkloadPriorityClass{WorkloadPriorityClass: &berthv1.WorkloadPriorityClass{Name: "high"}}},
+			identity{berthv1.ObjectKind_OBJECT_KIND_WORKLOAD_PRIORITY_CLASS, "", "high"}},
+		{"workload", &berthv1.Object{Kind: &berthv1.Object_Workload{Workload: &berthv1.Workload{Namespace: "ns", Name: "w"}}},
+			identity{berthv1.ObjectKind_OBJECT_KIND_WORKLOAD, "ns", "w"}},
 		{"no kind", &berthv1.Object{}, identity{}},
 	}
 	cased := map[protoreflect.Name]bool{}

@@ -412,6 +412,20 @@ func objectRef(o *berthv1.Object) *berthv1.ObjectRef {
 	case *berthv1.Object_CsiStorageCapacity:
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_CSI_STORAGE_CAPACITY,
 			Namespace: k.CsiStorageCapacity.GetNamespace(), Name: k.CsiStorageCapacity.GetName()}
+	case *berthv1.Object_ResourceFlavor:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_RESOURCE_FLAVOR, Name: k.ResourceFlavor.GetName()}
+	case *berthv1.Object_ClusterQueue:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_CLUSTER_QUEUE, Name: k.ClusterQueue.GetName()}
+	case *berthv1.Object_Cohort:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_COHORT, Name: k.Cohort.GetName()}
+	case *berthv1.Object_LocalQueue:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_LOCAL_QUEUE,
+			Namespace: k.LocalQueue.GetNamespace(), Name: k.LocalQueue.GetName()}
+	case *berthv1.Object_WorkloadPriorityClass:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_WORKLOAD_PRIORITY_CLASS, Name: k.WorkloadPriorityClass.GetName()}
+	case *berthv1.Object_Workload:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_WORKLOAD,
+			Namespace: k.Workload.GetNamespace(), Name: k.Workload.GetName()}
 	}
 	return &berthv1.ObjectRef{}
 }

@@ -34,7 +34,7 @@ func TestSimulateQueueing(t *testing.T) {
 }
 
 // TestQueueingRefusedWhereNotHeld: the Kueue objects are not dropped
-// silently where berthd would get them.
+// silently by a server-side simulation, which does not hold queues.
 func TestQueueingRefusedWhereNotHeld(t *testing.T) {
 	f := filepath.Join("testdata", "queueing", "preemption-within-cq.yaml")
 	for _, tc := range []struct {
@@ -42,7 +42,6 @@ func TestQueueingRefusedWhereNotHeld(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"apply", []string{"apply", "-f", f, "--server", "127.0.0.1:1"}, "cannot be sent to berthd yet"},
 		{"simulate --server", []string{"simulate", "-f", f, "--server", "127.0.0.1:1"}, "simulated offline only"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -78,12 +78,9 @@ func (a *app) readObjects(files []string, withImpliedNamespaces bool) ([]sourced
 	if err != nil {
 		return nil, nil, err
 	}
-	if c.Queueing != nil {
-		return nil, nil, failedf("Kueue objects (kueue.x-k8s.io) cannot be sent to berthd yet (it does not hold queues); berthctl simulate admits them offline")
-	}
 	reportIgnored(a.err, c)
 	reportWarnings(a.err, c)
-	objs := clusterObjects(c, true)
+	objs := append(clusterObjects(c, true), queueObjects(c)...)
 	if !withImpliedNamespaces {
 		objs = explicitNamespaces(objs, c)
 	}
@@ -104,6 +101,9 @@ func (a *app) apply(ctx context.Context, o *applyOptions) error {
 	}
 	if cluster.SchedulerConfig != nil {
 		fmt.Fprintf(a.err, "berthctl: not sent: %s (KubeSchedulerConfiguration): berthd takes its scheduler configuration from --scheduler-config at start\n", cluster.SchedulerConfigAt)
+	}
+	if q := cluster.Queueing; q != nil && (q.Config.FairSharing || len(q.Config.PreemptionStrategies) > 0) {
+		fmt.Fprintln(a.err, "berthctl: not sent: Kueue's Configuration (config.kueue.x-k8s.io): berthd takes it from its own configuration at start")
 	}
 	c, err := a.conn.dial()
 	if err != nil {
@@ -312,6 +312,18 @@ func kindName(k berthv1.ObjectKind) string {
 		return "PodGroup"
 	case berthv1.ObjectKind_OBJECT_KIND_DEVICE_TAINT_RULE:
 		return "DeviceTaintRule"
+	case berthv1.ObjectKind_OBJECT_KIND_RESOURCE_FLAVOR:
+		return "ResourceFlavor"
+	case berthv1.ObjectKind_OBJECT_KIND_CLUSTER_QUEUE:
+		return "ClusterQueue"
+	case berthv1.ObjectKind_OBJECT_KIND_COHORT:
+		return "Cohort"
+	case berthv1.ObjectKind_OBJECT_KIND_LOCAL_QUEUE:
+		return "LocalQueue"
+	case berthv1.ObjectKind_OBJECT_KIND_WORKLOAD_PRIORITY_CLASS:
+		return "WorkloadPriorityClass"
+	case berthv1.ObjectKind_OBJECT_KIND_WORKLOAD:
+		return "Workload"
 	}
 	return "object"
 }

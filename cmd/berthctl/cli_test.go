@@ -449,7 +449,7 @@ scheduled      40
 unschedulable  9
 error          0
 `}},
-		{[]string{"get", "widgets"}, result{code: exitUsage, stderr: "berthctl: get: unknown resource \"widgets\": use pods, pending, nominations, queue, nodes, claims, deviceclasses, resourceslices, devicetaintrules, pv, pvc, storageclasses, csinodes, csidrivers or csistoragecapacities\nRun 'berthctl get --help' for usage.\n"}},
+		{[]string{"get", "widgets"}, result{code: exitUsage, stderr: "berthctl: get: unknown resource \"widgets\": use pods, pending, nominations, queue, nodes, claims, deviceclasses, resourceslices, devicetaintrules, pv, pvc, storageclasses, csinodes, csidrivers, csistoragecapacities, resourceflavors, clusterqueues, cohorts, localqueues, workloadpriorityclasses or workloads\nRun 'berthctl get --help' for usage.\n"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			got := berthctl(t, a(), "", append([]string{"--server", addr}, tc.args...)...)

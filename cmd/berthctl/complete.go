@@ -34,11 +34,18 @@ var getKinds = []cobra.Completion{
 	cobra.CompletionWithDesc("csinodes", "CSI drivers per node and their attach limits"),
 	cobra.CompletionWithDesc("csidrivers", "CSI drivers"),
 	cobra.CompletionWithDesc("csistoragecapacities", "CSI storage capacities"),
+	cobra.CompletionWithDesc("resourceflavors", "Kueue resource flavors"),
+	cobra.CompletionWithDesc("clusterqueues", "Kueue cluster queues, with usage against quota"),
+	cobra.CompletionWithDesc("cohorts", "Kueue cohorts"),
+	cobra.CompletionWithDesc("localqueues", "Kueue local queues"),
+	cobra.CompletionWithDesc("workloadpriorityclasses", "Kueue workload priority classes"),
+	cobra.CompletionWithDesc("workloads", "Kueue workloads and where they stand"),
 }
 
 // deleteKindNames are the kinds delete takes by name (their aliases are
 // left out of completion).
-var deleteKindNames = []cobra.Completion{"pod", "node", "priorityclass", "pdb", "namespace", "devicetaintrule"}
+var deleteKindNames = []cobra.Completion{"pod", "node", "priorityclass", "pdb", "namespace", "devicetaintrule",
+	"resourceflavor", "clusterqueue", "cohort", "localqueue", "workloadpriorityclass", "workload"}
 
 func completeGetKinds(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	if len(args) > 0 {
@@ -54,7 +61,8 @@ func (a *app) completeDelete(cmd *cobra.Command, args []string, toComplete strin
 	case len(args) == 0:
 		return deleteKindNames, cobra.ShellCompDirectiveNoFileComp
 	}
-	switch deleteKinds[strings.ToLower(args[0])] {
+	kind, _ := deleteKindOf(args[0])
+	switch kind {
 	case berthv1.ObjectKind_OBJECT_KIND_POD:
 		return a.completePods()(cmd, nil, toComplete)
 	case berthv1.ObjectKind_OBJECT_KIND_NODE:

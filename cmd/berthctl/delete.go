@@ -11,6 +11,7 @@ import (
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/quota"
 	"github.com/berthsched/berth/server/convert"
 )
 
@@ -30,15 +31,29 @@ var deleteKinds = map[string]berthv1.ObjectKind{
 	"devicetaintrule": berthv1.ObjectKind_OBJECT_KIND_DEVICE_TAINT_RULE, "devicetaintrules": berthv1.ObjectKind_OBJECT_KIND_DEVICE_TAINT_RULE,
 }
 
+// deleteKindOf is the kind delete's KIND names: deleteKinds' or a
+// queueing kind's (get's names).
+func deleteKindOf(name string) (berthv1.ObjectKind, bool) {
+	name = strings.ToLower(name)
+	if k, ok := deleteKinds[name]; ok {
+		return k, true
+	}
+	k, ok := queueKinds[name]
+	return k, ok
+}
+
 func (a *app) deleteCommand() *cobra.Command {
 	var o deleteOptions
 	cmd := &cobra.Command{
-		Use:   "delete (-f FILE... | pod NAMESPACE/NAME... | node NAME... | priorityclass NAME... | pdb NAMESPACE/NAME... | namespace NAME... | devicetaintrule NAME...)",
+		Use:   "delete (-f FILE... | pod NAMESPACE/NAME... | node NAME... | priorityclass NAME... | pdb NAMESPACE/NAME... | namespace NAME... | devicetaintrule NAME... | resourceflavor NAME... | clusterqueue NAME... | cohort NAME... | localqueue NAMESPACE/NAME... | workloadpriorityclass NAME... | workload NAMESPACE/NAME...)",
 		Short: "Delete objects from berthd, by manifest or by name",
 		Long: `delete removes objects from berthd through StateService.Delete: those of the
 manifests given with -f (namespaces only when written as Namespace documents),
-or the objects of one kind named on the command line. A pod or disruption
-budget named without a namespace is in "default".
+or the objects of one kind named on the command line. A pod, disruption
+budget, local queue or workload named without a namespace is in "default".
+Kueue's kinds take get's names (clusterqueue, cq, localqueue, lq, ...); a
+workload is an explicit one (a Workload sent as such): those of pods go with
+their pods.
 
 An object berthd does not hold is reported and berthctl exits 4, unless
 --ignore-not-found is given; any other refusal exits 1.`,
@@ -185,9 +200,10 @@ func parseKindNames(args []string) ([]convert.Ref, error) {
 	if len(args) < 2 {
 		return nil, usageErrorf("delete needs -f FILE or KIND NAME... (for example: delete pod default/web, delete node n1 n2)")
 	}
-	kind, ok := deleteKinds[strings.ToLower(args[0])]
+	kind, ok := deleteKindOf(args[0])
 	if !ok {
-		return nil, usageErrorf("unknown kind %q: use pod, node, priorityclass, pdb, namespace or devicetaintrule", args[0])
+		return nil, usageErrorf("unknown kind %q: use pod, node, priorityclass, pdb, namespace, devicetaintrule, resourceflavor, clusterqueue, cohort, "+
+			"localqueue, workloadpriorityclass or workload", args[0])
 	}
 	refs := make([]convert.Ref, 0, len(args)-1)
 	for _, arg := range args[1:] {
@@ -244,6 +260,18 @@ func refObject(r convert.Ref) convert.Object {
 		return convert.Object{PDB: &model.PodDisruptionBudget{Namespace: r.Namespace, Name: r.Name}}
 	case berthv1.ObjectKind_OBJECT_KIND_DEVICE_TAINT_RULE:
 		return convert.Object{DeviceTaintRule: &dra.DeviceTaintRule{Name: r.Name}}
+	case berthv1.ObjectKind_OBJECT_KIND_RESOURCE_FLAVOR:
+		return convert.Object{Queueing: &quota.ResourceFlavor{Name: r.Name}}
+	case berthv1.ObjectKind_OBJECT_KIND_CLUSTER_QUEUE:
+		return convert.Object{Queueing: &quota.ClusterQueue{Name: r.Name}}
+	case berthv1.ObjectKind_OBJECT_KIND_COHORT:
+		return convert.Object{Queueing: &quota.Cohort{Name: r.Name}}
+	case berthv1.ObjectKind_OBJECT_KIND_LOCAL_QUEUE:
+		return convert.Object{Queueing: &quota.LocalQueue{Namespace: r.Namespace, Name: r.Name}}
+	case berthv1.ObjectKind_OBJECT_KIND_WORKLOAD_PRIORITY_CLASS:
+		return convert.Object{Queueing: &quota.WorkloadPriorityClass{Name: r.Name}}
+	case berthv1.ObjectKind_OBJECT_KIND_WORKLOAD:
+		return convert.Object{Queueing: &quota.Workload{Namespace: r.Namespace, Name: r.Name}}
 	}
 	return convert.Object{Namespace: &model.Namespace{Name: r.Name}}
 }

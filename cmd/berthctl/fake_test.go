@@ -58,17 +58,20 @@ type fakeBerthd struct {
 	// nodePods is what ListNodePods answers for every node, with
 	// nodePodsLater once a pod was evicted (drain_test.go).
 	nodePods, nodePodsLater []*berthv1.NodePod
+	// queues answers ListQueueObjects by kind (queues_test.go).
+	queues map[berthv1.ObjectKind]*berthv1.ListQueueObjectsResponse
 
-	mu       sync.Mutex
-	syncReqs []*berthv1.SyncRequest
-	deletes  []*berthv1.DeleteRequest
-	watchReq *berthv1.WatchRequest
-	nodeReqs []*berthv1.ListNodesRequest
-	pendReqs []*berthv1.ListPendingRequest
-	reports  []*berthv1.ReportBindResultRequest
-	auth     []string
-	refused  []string // StateService methods refused as a follower
-	evicts   []*berthv1.EvictPodRequest
+	mu        sync.Mutex
+	syncReqs  []*berthv1.SyncRequest
+	deletes   []*berthv1.DeleteRequest
+	watchReq  *berthv1.WatchRequest
+	nodeReqs  []*berthv1.ListNodesRequest
+	pendReqs  []*berthv1.ListPendingRequest
+	reports   []*berthv1.ReportBindResultRequest
+	auth      []string
+	refused   []string // StateService methods refused as a follower
+	evicts    []*berthv1.EvictPodRequest
+	queueReqs []*berthv1.ListQueueObjectsRequest
 }
 
 // start serves f on a loopback port and returns its address; opts are

@@ -44,7 +44,7 @@ const bindingNote = "binding: berthd decided the node (a Bind decision) and wait
 func (a *app) getCommand() *cobra.Command {
 	var o getOptions
 	cmd := &cobra.Command{
-		Use:   "get (pods | pending | nodes | nominations | queue | claims | deviceclasses | resourceslices | devicetaintrules | pv | pvc | storageclasses | csinodes | csidrivers | csistoragecapacities) [-o text|json|yaml]",
+		Use:   "get (pods | pending | nodes | nominations | queue | claims | deviceclasses | resourceslices | devicetaintrules | pv | pvc | storageclasses | csinodes | csidrivers | csistoragecapacities | resourceflavors | clusterqueues | cohorts | localqueues | workloadpriorityclasses | workloads) [-o text|json|yaml]",
 		Short: "List what berthd holds: pods, pending pods, nodes and their use, nominations, queue counts, devices",
 		Long: `get lists, from berthd's AdminService:
   pods         every pod berthd holds, bound ones included (ListPods, every page),
@@ -80,16 +80,27 @@ func (a *app) getCommand() *cobra.Command {
                one namespace of claims
   storageclasses, csinodes, csidrivers, csistoragecapacities
                the other storage objects (ListVolumeObjects)
+  resourceflavors (rf), clusterqueues (cq), cohorts, localqueues (lq),
+  workloadpriorityclasses (wpc), workloads (wl)
+               Kueue's objects (ListQueueObjects). clusterqueues shows the
+               PENDING and ADMITTED workloads and USAGE against nominal quota
+               (flavor/resource=used/nominal) from the admission controller,
+               the nominal quota alone without it; localqueues counts their
+               workloads; workloads lists every workload the controller knows
+               (those of pods and pod groups too) with its STATE, the
+               ClusterQueue it is ADMITTED BY, its ORIGIN and why it waits;
+               -n keeps one namespace of local queues and workloads
 
 -o json prints the API's response message, all pages merged (ListPodsResponse,
 ListPendingResponse, ListNodesResponse, ListNominationsResponse, QueueStatsResponse,
-ListDeviceObjectsResponse or ListVolumeObjectsResponse); -o yaml the same document in YAML. ` + jsonShape + `
+ListDeviceObjectsResponse, ListVolumeObjectsResponse or ListQueueObjectsResponse); -o yaml the same document in YAML. ` + jsonShape + `
 
 An empty listing says so on standard error, and why when berthd waits for the
 orchestrator's re-list: right after a restart, or on a replica that just took
 the lead, berthd holds only the nodes and pods sent since (it keeps decisions,
 nominations and binds, not nodes and pods) until the orchestrator re-lists them.`,
-		Args:              exactArgs(1, "what to list: pods, pending, nominations, queue, nodes, claims, deviceclasses, resourceslices, devicetaintrules, pv, pvc, storageclasses, csinodes, csidrivers or csistoragecapacities"),
+		Args: exactArgs(1, "what to list: pods, pending, nominations, queue, nodes, claims, deviceclasses, resourceslices, devicetaintrules, pv, pvc, storageclasses, csinodes, csidrivers, csistoragecapacities, "+
+			"resourceflavors, clusterqueues, cohorts, localqueues, workloadpriorityclasses or workloads"),
 		ValidArgsFunction: completeGetKinds,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := oneOf("output", o.output, "text", "json", "yaml"); err != nil {
@@ -101,7 +112,7 @@ nominations and binds, not nodes and pods) until the orchestrator re-lists them.
 	fs := cmd.Flags()
 	outputFlag(fs, &o.output, "text", "output format: text, json or yaml")
 	fs.StringVar(&o.schedulerName, "scheduler-name", "", "pending, queue: only this scheduling profile")
-	fs.StringVarP(&o.namespace, "namespace", "n", "", "pods, claims, pvc, csistoragecapacities: only this namespace")
+	fs.StringVarP(&o.namespace, "namespace", "n", "", "pods, claims, pvc, csistoragecapacities, localqueues, workloads: only this namespace")
 	fs.StringToStringVarP(&o.labels, "selector", "l", nil, "nodes: only nodes with these labels (key=value,...)")
 	fs.StringSliceVar(&o.states, "state", nil, "pods, pending: only pods in these states ("+strings.Join(podStates, ", ")+"; bound for pods only); repeatable or comma-separated")
 	_ = cmd.RegisterFlagCompletionFunc("state", func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -135,10 +146,15 @@ func (a *app) get(ctx context.Context, what string, o *getOptions) error {
 	case "devicetaintrules", "devicetaintrule":
 		do = a.getDeviceTaintRules
 	default:
+		if kind, ok := queueKinds[what]; ok {
+			do = a.getQueueObjects(kind)
+			break
+		}
 		kind, ok := volumeKinds[what]
 		if !ok {
 			return usageErrorf("get: unknown resource %q: use pods, pending, nominations, queue, nodes, claims, deviceclasses, resourceslices, devicetaintrules, "+
-				"pv, pvc, storageclasses, csinodes, csidrivers or csistoragecapacities", what)
+				"pv, pvc, storageclasses, csinodes, csidrivers, csistoragecapacities, resourceflavors, clusterqueues, cohorts, localqueues, "+
+				"workloadpriorityclasses or workloads", what)
 		}
 		do = a.getVolumes(kind)
 	}

@@ -16,7 +16,8 @@ import (
 // berthctl's interface (see getCommand and explainCommand).
 const jsonShape = `The JSON is the API's response message with its proto field names
 (snake_case), indented. Every field is present: zero numbers, false, "",
-[] and {} included, and null for an unset message or timestamp. Integers,
+[] and {} included, and null for an unset message, timestamp or optional
+field. Integers,
 64-bit ones included, are JSON numbers; enums are their names
 ("QUEUE_STATE_BACKOFF"); timestamps are RFC 3339 strings in UTC.`
 
@@ -83,6 +84,10 @@ func jsonValue(m protoreflect.Message) any {
 			})
 			out[string(fd.Name())] = entries
 		case fd.Message() != nil && !m.Has(fd):
+			out[string(fd.Name())] = nil
+		case fd.HasOptionalKeyword() && !m.Has(fd):
+			// An unset optional field means something else than its zero
+			// (an unlimited borrowing_limit, not 0).
 			out[string(fd.Name())] = nil
 		default:
 			out[string(fd.Name())] = scalarJSON(fd, v)

@@ -158,6 +158,44 @@ func clusterObjects(c *manifest.Cluster, withNamespaces bool) []convert.Object {
 	return out
 }
 
+// queueObjects lists the Kueue objects of the manifests written as such, in
+// the order what refers to others comes after them: flavors, cohorts,
+// cluster queues, local queues, workload priority classes, and the
+// Workloads written as Workload documents. The workloads core/manifest
+// derives from pods, Jobs and groups are left out: berthd derives them
+// itself from the pods it is sent.
+func queueObjects(c *manifest.Cluster) []convert.Object {
+	q := c.Queueing
+	if q == nil {
+		return nil
+	}
+	var out []convert.Object
+	add := func(o any) {
+		if _, written := c.Origin(o); written {
+			out = append(out, convert.Object{Queueing: o})
+		}
+	}
+	for _, f := range q.Flavors {
+		add(f)
+	}
+	for _, co := range q.Cohorts {
+		add(co)
+	}
+	for _, cq := range q.ClusterQueues {
+		add(cq)
+	}
+	for _, lq := range q.LocalQueues {
+		add(lq)
+	}
+	for _, pc := range q.PriorityClasses {
+		add(pc)
+	}
+	for _, w := range q.Workloads {
+		add(w)
+	}
+	return out
+}
+
 // explicitNamespaces keeps the namespaces written as documents, dropping
 // those only implied by pods.
 func explicitNamespaces(objs []convert.Object, c *manifest.Cluster) []convert.Object {
@@ -184,6 +222,8 @@ func originOf(c *manifest.Cluster, o convert.Object) string {
 		key = o.PriorityClass
 	case o.PDB != nil:
 		key = o.PDB
+	case o.Queueing != nil:
+		key = o.Queueing
 	}
 	if l, ok := c.Origin(key); ok {
 		return l.String()

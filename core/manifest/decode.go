@@ -73,9 +73,11 @@ type Cluster struct {
 	Warnings []Warning
 	// Origins tells where each object was written, by pointer (*model.Node,
 	// *model.Pod, *model.Namespace, *model.PriorityClass,
-	// *model.PodDisruptionBudget). A pod made from a workload comes from the
-	// workload's document. Objects only implied (the namespace of a pod
-	// when no Namespace document names it) have none.
+	// *model.PodDisruptionBudget, and the Kueue objects written as such:
+	// *quota.ResourceFlavor, ..., *quota.Workload). A pod made from a
+	// workload comes from the workload's document. Objects only implied
+	// (the namespace of a pod when no Namespace document names it, the
+	// Kueue workloads of pods, Jobs and groups) have none.
 	Origins map[any]Location
 }
 

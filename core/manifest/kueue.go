@@ -308,14 +308,18 @@ func (b *builder) addKueue(e *entry, tm typeMeta, raw []byte) error {
 		if sp := o.Spec.StopPolicy; sp != "" && sp != quota.StopPolicyNone {
 			return e.fail("spec.stopPolicy", fmt.Errorf("%q is not supported by Berth's admission yet (only None)", sp))
 		}
-		k.objs.LocalQueues = append(k.objs.LocalQueues, &quota.LocalQueue{Namespace: ns, Name: o.Metadata.Name, ClusterQueue: o.Spec.ClusterQueue, StopPolicy: o.Spec.StopPolicy})
+		lq := &quota.LocalQueue{Namespace: ns, Name: o.Metadata.Name, ClusterQueue: o.Spec.ClusterQueue, StopPolicy: o.Spec.StopPolicy}
+		k.objs.LocalQueues = append(k.objs.LocalQueues, lq)
+		b.cluster.Origins[lq] = e.at
 		return nil
 	case "WorkloadPriorityClass":
 		var o kueueWPC
 		if err := strict(&o); err != nil {
 			return err
 		}
-		k.objs.PriorityClasses = append(k.objs.PriorityClasses, &quota.WorkloadPriorityClass{Name: o.Metadata.Name, Value: o.Value})
+		pc := &quota.WorkloadPriorityClass{Name: o.Metadata.Name, Value: o.Value, Description: o.Description}
+		k.objs.PriorityClasses = append(k.objs.PriorityClasses, pc)
+		b.cluster.Origins[pc] = e.at
 		return nil
 	case "Workload":
 		var o kueueWorkload
@@ -349,6 +353,7 @@ func (b *builder) addFlavor(e *entry, o *kueueResourceFlavor) error {
 		return e.fail("", errs.ToAggregate())
 	}
 	b.kueue.objs.Flavors = append(b.kueue.objs.Flavors, f)
+	b.cluster.Origins[f] = e.at
 	return nil
 }
 
@@ -449,6 +454,7 @@ func (b *builder) addClusterQueue(e *entry, version string, o *kueueClusterQueue
 		return e.fail("spec.stopPolicy", errors.New(`"HoldAndDrain" is not supported by Berth's admission yet (None, or Hold: nothing new is admitted)`))
 	}
 	b.kueue.objs.ClusterQueues = append(b.kueue.objs.ClusterQueues, cq)
+	b.cluster.Origins[cq] = e.at
 	return nil
 }
 
@@ -458,6 +464,7 @@ func (b *builder) addCohort(e *entry, o *kueueCohort) error {
 		return e.fail("", errs.ToAggregate())
 	}
 	b.kueue.objs.Cohorts = append(b.kueue.objs.Cohorts, c)
+	b.cluster.Origins[c] = e.at
 	return nil
 }
 
@@ -592,6 +599,9 @@ func (b *builder) kueueWorkload(we *kueueWorkloadEntry) (*quota.Workload, error)
 			w.Error = "invalid Workload: " + errs.ToAggregate().Error()
 		}
 	}
+	// Only Workloads written as such have an origin: those derived from
+	// pods, Jobs and groups are not objects of their own.
+	b.cluster.Origins[w] = e.at
 	return w, nil
 }
 

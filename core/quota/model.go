@@ -157,8 +157,9 @@ func (q *LocalQueue) Key() string { return q.Namespace + "/" + q.Name }
 
 // WorkloadPriorityClass gives workloads a priority.
 type WorkloadPriorityClass struct {
-	Name  string
-	Value int32
+	Name        string
+	Value       int32
+	Description string // for people; admission does not read it
 }
 
 // PodSet is a group of identical pods of a workload.

@@ -7,6 +7,10 @@
 // know: the revisions of Bind and Nominate decisions (the decision log) and
 // attempt counts (Counter, fed by the scheduler's metrics).
 //
+// ListQueueObjects (queues.go) lists the queueing objects (Kueue's) from
+// the object store, through Options.QueueObjects, and adds the admission
+// controller's status through Options.QueueStatus when berthd has one.
+//
 // ListStoredNominations (list.go) is ListNominations over the nominations
 // read from the store alone, for a follower replica (server/replica),
 // which holds no scheduler: the same validation, order and page tokens.

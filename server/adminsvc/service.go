@@ -104,6 +104,13 @@ type Options struct {
 	Stopping context.Context
 	// Descheduler runs Deschedule; nil: berthd runs no descheduler policy.
 	Descheduler Descheduler
+	// QueueObjects lists the queueing objects held (ListQueueObjects);
+	// nil: ListQueueObjects answers UNIMPLEMENTED.
+	QueueObjects ObjectLister
+	// QueueStatus, if set, gives ListQueueObjects the admission
+	// controller's status of ClusterQueues and workloads; nil: only the
+	// objects are listed.
+	QueueStatus QueueStatus
 }
 
 // Service implements berthv1.AdminServiceServer.

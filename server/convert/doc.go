@@ -17,4 +17,8 @@
 // as a *FieldError whose Path is the proto field path described in
 // api/README.md, for example "containers[1].requests[cpu]" relative to the
 // message converted, or "pod.containers[1].requests[cpu]" from an Object.
+//
+// The queueing objects (Kueue's, queueing.go) become core/quota's types,
+// with Kueue's defaults and its webhooks' rules (core/quota's Validate*);
+// KueuePath translates Kueue's field paths to the proto's.
 package convert

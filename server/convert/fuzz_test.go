@@ -55,7 +55,11 @@ func checkFieldError(t *testing.T, err error, roots ...string) *convert.FieldErr
 // ObjectRefOf reads; the held-pod shortcut (ObjectFromProtoHeld) gives
 // exactly what the full conversion gives; the input is never modified.
 func FuzzObjectFromProto(f *testing.F) {
-	for _, o := range fullObjects() {
+	seeds := fullObjects()
+	for name, o := range fullQueueObjects() {
+		seeds["queueing "+name] = o
+	}
+	for _, o := range seeds {
 		b, err := proto.Marshal(o)
 		if err != nil {
 			f.Fatal(err)

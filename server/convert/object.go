@@ -1,12 +1,15 @@
 package convert
 
 import (
+	"cmp"
+
 	resourceapi "k8s.io/api/resource/v1"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/objstore"
+	"github.com/berthsched/berth/core/quota/holder"
 	"github.com/berthsched/berth/core/volume"
 )
 
@@ -28,6 +31,10 @@ type Object struct {
 	// *corev1.PersistentVolume, PersistentVolumeClaim or a
 	// *storagev1.StorageClass, CSINode, CSIDriver, CSIStorageCapacity.
 	Volume any
+	// Queueing is a queueing object (Kueue's) in core/quota's type: a
+	// *quota.ResourceFlavor, ClusterQueue, Cohort, LocalQueue,
+	// WorkloadPriorityClass or Workload.
+	Queueing any
 }
 
 // Kind is the kind of the object set, OBJECT_KIND_UNSPECIFIED for none.
@@ -57,6 +64,8 @@ func (o Object) Kind() berthv1.ObjectKind {
 		return berthv1.ObjectKind_OBJECT_KIND_DEVICE_TAINT_RULE
 	case o.Volume != nil:
 		return volumeKindOf(o.Volume)
+	case o.Queueing != nil:
+		return queueKindOf(o.Queueing)
 	}
 	return berthv1.ObjectKind_OBJECT_KIND_UNSPECIFIED
 }
@@ -95,6 +104,8 @@ func (o Object) Ref() Ref {
 	case o.Volume != nil:
 		m := volumeMeta(o.Volume)
 		return Ref{Kind: o.Kind(), Namespace: m.Namespace, Name: m.Name}
+	case o.Queueing != nil:
+		return QueueRef(o.Queueing)
 	}
 	return Ref{}
 }
@@ -166,10 +177,23 @@ func ObjectFromProtoHeld(in *berthv1.Object, held *model.Pod) (Object, error) {
 		out.Volume, fe = nonNil(csiDriver(rootPath(fieldCSIDriver), k.CsiDriver))
 	case *berthv1.Object_CsiStorageCapacity:
 		out.Volume, fe = nonNil(csiStorageCapacity(rootPath(fieldCapacity), k.CsiStorageCapacity))
+	case *berthv1.Object_ResourceFlavor:
+		out.Queueing, fe = nonNil(resourceFlavor(rootPath(fieldResourceFlavor), k.ResourceFlavor))
+	case *berthv1.Object_ClusterQueue:
+		out.Queueing, fe = nonNil(clusterQueue(rootPath(fieldClusterQueue), k.ClusterQueue))
+	case *berthv1.Object_Cohort:
+		out.Queueing, fe = nonNil(cohort(rootPath(fieldCohort), k.Cohort))
+	case *berthv1.Object_LocalQueue:
+		out.Queueing, fe = nonNil(localQueue(rootPath(fieldLocalQueue), k.LocalQueue))
+	case *berthv1.Object_WorkloadPriorityClass:
+		out.Queueing, fe = nonNil(workloadPriorityClass(rootPath(fieldWorkloadClass), k.WorkloadPriorityClass))
+	case *berthv1.Object_Workload:
+		out.Queueing, fe = nonNil(workload(rootPath(fieldWorkload), k.Workload))
 	default:
 		fe = &FieldError{Reason: "the object has no kind: exactly one of node, pod, priority_class, pod_disruption_budget, namespace, " +
 			"pod_group, device_class, resource_slice, resource_claim, resource_claim_template, device_taint_rule, persistent_volume, persistent_volume_claim, " +
-			"storage_class, csi_node, csi_driver and csi_storage_capacity is required"}
+			"storage_class, csi_node, csi_driver, csi_storage_capacity, resource_flavor, cluster_queue, cohort, local_queue, " +
+			"workload_priority_class and workload is required"}
 	}
 	if fe != nil {
 		return Object{}, fe
@@ -204,6 +228,8 @@ func ObjectToProto(o Object) *berthv1.Object {
 		return &berthv1.Object{Kind: &berthv1.Object_DeviceTaintRule{DeviceTaintRule: DeviceTaintRuleToProto(o.DeviceTaintRule)}}
 	case o.Volume != nil:
 		return VolumeObjectToProto(o.Volume)
+	case o.Queueing != nil:
+		return QueueObjectToProto(o.Queueing)
 	}
 	return nil
 }
@@ -247,6 +273,18 @@ func ObjectRefOf(in *berthv1.Object) *berthv1.ObjectRef {
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_CSI_DRIVER, Name: k.CsiDriver.GetName()}
 	case *berthv1.Object_CsiStorageCapacity:
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_CSI_STORAGE_CAPACITY, Namespace: k.CsiStorageCapacity.GetNamespace(), Name: k.CsiStorageCapacity.GetName()}
+	case *berthv1.Object_ResourceFlavor:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_RESOURCE_FLAVOR, Name: k.ResourceFlavor.GetName()}
+	case *berthv1.Object_ClusterQueue:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_CLUSTER_QUEUE, Name: k.ClusterQueue.GetName()}
+	case *berthv1.Object_Cohort:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_COHORT, Name: k.Cohort.GetName()}
+	case *berthv1.Object_LocalQueue:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_LOCAL_QUEUE, Namespace: cmp.Or(k.LocalQueue.GetNamespace(), defaultNamespace), Name: k.LocalQueue.GetName()}
+	case *berthv1.Object_WorkloadPriorityClass:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_WORKLOAD_PRIORITY_CLASS, Name: k.WorkloadPriorityClass.GetName()}
+	case *berthv1.Object_Workload:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_WORKLOAD, Namespace: cmp.Or(k.Workload.GetNamespace(), defaultNamespace), Name: k.Workload.GetName()}
 	}
 	return nil
 }
@@ -254,7 +292,7 @@ func ObjectRefOf(in *berthv1.Object) *berthv1.ObjectRef {
 // Ref identifies an object Berth holds; the validated form of an ObjectRef.
 type Ref struct {
 	Kind      berthv1.ObjectKind
-	Namespace string // pods, disruption budgets and pod groups only
+	Namespace string // namespaced kinds only (Namespaced)
 	Name      string
 	UID       string // pods only, optional
 }
@@ -264,7 +302,8 @@ func Namespaced(kind berthv1.ObjectKind) bool {
 	switch kind {
 	case berthv1.ObjectKind_OBJECT_KIND_POD, berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET, berthv1.ObjectKind_OBJECT_KIND_POD_GROUP,
 		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM, berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE,
-		berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME_CLAIM, berthv1.ObjectKind_OBJECT_KIND_CSI_STORAGE_CAPACITY:
+		berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME_CLAIM, berthv1.ObjectKind_OBJECT_KIND_CSI_STORAGE_CAPACITY,
+		berthv1.ObjectKind_OBJECT_KIND_LOCAL_QUEUE, berthv1.ObjectKind_OBJECT_KIND_WORKLOAD:
 		return true
 	}
 	return false
@@ -274,7 +313,7 @@ func Namespaced(kind berthv1.ObjectKind) bool {
 // UNSPECIFIED, not a number this version does not know).
 func KnownKind(kind berthv1.ObjectKind) bool {
 	return kind >= berthv1.ObjectKind_OBJECT_KIND_NODE && kind <= berthv1.ObjectKind_OBJECT_KIND_POD_GROUP ||
-		DeviceKind(kind) || isVolumeKind(kind)
+		DeviceKind(kind) || isVolumeKind(kind) || QueueKind(kind)
 }
 
 func isVolumeKind(kind berthv1.ObjectKind) bool {
@@ -386,6 +425,8 @@ func (o Object) Value() any {
 		return o.PodGroup
 	case o.Volume != nil:
 		return o.Volume
+	case o.Queueing != nil:
+		return o.Queueing
 	}
 	return DeviceObject(o)
 }
@@ -415,4 +456,10 @@ var storeKinds = map[berthv1.ObjectKind]objstore.Kind{
 	berthv1.ObjectKind_OBJECT_KIND_CSI_NODE:                volume.KindCSINode,
 	berthv1.ObjectKind_OBJECT_KIND_CSI_DRIVER:              volume.KindCSIDriver,
 	berthv1.ObjectKind_OBJECT_KIND_CSI_STORAGE_CAPACITY:    volume.KindCSIStorageCapacity,
+	berthv1.ObjectKind_OBJECT_KIND_RESOURCE_FLAVOR:         holder.KindResourceFlavor,
+	berthv1.ObjectKind_OBJECT_KIND_CLUSTER_QUEUE:           holder.KindClusterQueue,
+	berthv1.ObjectKind_OBJECT_KIND_COHORT:                  holder.KindCohort,
+	berthv1.ObjectKind_OBJECT_KIND_LOCAL_QUEUE:             holder.KindLocalQueue,
+	berthv1.ObjectKind_OBJECT_KIND_WORKLOAD_PRIORITY_CLASS: holder.KindWorkloadPriorityClass,
+	berthv1.ObjectKind_OBJECT_KIND_WORKLOAD:                holder.KindWorkload,
 }

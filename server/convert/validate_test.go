@@ -229,7 +229,7 @@ func TestRefFromProto(t *testing.T) {
 		{name: "node", ref: &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_NODE, Name: "n1"},
 			want: convert.Ref{Kind: berthv1.ObjectKind_OBJECT_KIND_NODE, Name: "n1"}},
 		{name: "kind unset", ref: &berthv1.ObjectRef{Name: "n1"}, wantPath: "kind"},
-		{name: "kind unknown", ref: &berthv1.ObjectRef{Kind: 42, Name: "n1"}, wantPath: "kind"},
+		{name: "kind unknown", ref: &berthv1.ObjectRef{Kind: 99, Name: "n1"}, wantPath: "kind"},
 		{name: "pod without namespace", ref: &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_POD, Name: "p"}, wantPath: "namespace"},
 		{name: "node with namespace", ref: &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_NODE, Namespace: "ns", Name: "n"}, wantPath: "namespace"},
 		{name: "uid on a budget", ref: &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET, Namespace: "ns", Name: "b", Uid: "u"}, wantPath: "uid"},

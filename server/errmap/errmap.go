@@ -19,6 +19,7 @@ import (
 	"github.com/berthsched/berth/core/gang"
 	"github.com/berthsched/berth/core/pressure"
 	"github.com/berthsched/berth/core/priority"
+	"github.com/berthsched/berth/core/quota/holder"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/convert"
 	"github.com/berthsched/berth/server/decisionlog"
@@ -137,6 +138,7 @@ func match(err error) (code codes.Code, kindField, reason string) {
 		notLeader *NotLeaderError
 		immutable *gang.SpecImmutableError
 		polErr    *policy.FieldError
+		queueErr  *holder.InvalidError
 	)
 	reason = err.Error()
 	switch {
@@ -150,7 +152,15 @@ func match(err error) (code codes.Code, kindField, reason string) {
 		return codes.InvalidArgument, "", reason
 	case errors.Is(err, scheduler.ErrPodBound):
 		return codes.FailedPrecondition, "node_name", reason
-	case errors.Is(err, scheduler.ErrNotFound):
+	case errors.As(err, &queueErr):
+		if len(queueErr.Errs) == 0 {
+			return codes.InvalidArgument, "", reason
+		}
+		// The first of Kueue's field errors, at its path in the object's
+		// message, as the conversion reports the same rules.
+		first := queueErr.Errs[0]
+		return codes.InvalidArgument, convert.KueuePath(first.Field), first.ErrorBody()
+	case errors.Is(err, scheduler.ErrNotFound), errors.Is(err, holder.ErrNotFound):
 		return codes.NotFound, "", reason
 	case errors.Is(err, disruption.ErrBudgetExhausted), errors.Is(err, ErrLimit):
 		return codes.ResourceExhausted, "", reason
@@ -331,6 +341,18 @@ func KindField(kind berthv1.ObjectKind) string {
 		return "csi_driver"
 	case berthv1.ObjectKind_OBJECT_KIND_CSI_STORAGE_CAPACITY:
 		return "csi_storage_capacity"
+	case berthv1.ObjectKind_OBJECT_KIND_RESOURCE_FLAVOR:
+		return "resource_flavor"
+	case berthv1.ObjectKind_OBJECT_KIND_CLUSTER_QUEUE:
+		return "cluster_queue"
+	case berthv1.ObjectKind_OBJECT_KIND_COHORT:
+		return "cohort"
+	case berthv1.ObjectKind_OBJECT_KIND_LOCAL_QUEUE:
+		return "local_queue"
+	case berthv1.ObjectKind_OBJECT_KIND_WORKLOAD_PRIORITY_CLASS:
+		return "workload_priority_class"
+	case berthv1.ObjectKind_OBJECT_KIND_WORKLOAD:
+		return "workload"
 	}
 	return ""
 }

@@ -15,11 +15,14 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/testing/protocmp"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/gang"
 	"github.com/berthsched/berth/core/priority"
+	"github.com/berthsched/berth/core/quota/holder"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/convert"
 	"github.com/berthsched/berth/server/errmap"
@@ -75,6 +78,14 @@ func TestClassify(t *testing.T) {
 			want: errmap.Mapped{Code: codes.Unavailable, Reason: "commit: store: cannot write: disk full"}},
 		{name: "damaged record", err: fmt.Errorf("read: %w", &store.CorruptRecordError{Revision: 7, Reason: "checksum 1, stored 2"}),
 			want: errmap.Mapped{Code: codes.DataLoss, Reason: "read: store: record at revision 7 is damaged: checksum 1, stored 2"}},
+		{name: "queueing object invalid", err: fmt.Errorf("upsert: %w", queueInvalid()),
+			want: errmap.Mapped{Code: codes.InvalidArgument, Field: "resource_groups[0].flavors[1].resources[0].nominal_quota",
+				Reason: `Invalid value: "-1": must be greater than or equal to 0`}},
+		{name: "queueing object invalid located", err: errmap.Field("objects[3]", queueInvalid()),
+			want: errmap.Mapped{Code: codes.InvalidArgument, Field: "objects[3].resource_groups[0].flavors[1].resources[0].nominal_quota",
+				Reason: `Invalid value: "-1": must be greater than or equal to 0`}},
+		{name: "queueing object not held", err: fmt.Errorf("delete ClusterQueue q: %w", holder.ErrNotFound),
+			want: errmap.Mapped{Code: codes.NotFound, Reason: "delete ClusterQueue q: not found"}},
 		{name: "not configured", err: errmap.ErrNotConfigured, want: errmap.Mapped{Code: codes.Unimplemented, Reason: "not configured on this server"}},
 		{name: "canceled", err: fmt.Errorf("apply: %w", context.Canceled), want: errmap.Mapped{Code: codes.Canceled, Reason: "apply: context canceled"}},
 		{name: "deadline", err: context.DeadlineExceeded, want: errmap.Mapped{Code: codes.DeadlineExceeded, Reason: "context deadline exceeded"}},
@@ -152,8 +163,37 @@ func TestStatus(t *testing.T) {
 	}
 }
 
+// queueInvalid is the holder's refusal of a ClusterQueue, with Kueue's
+// field path.
+func queueInvalid() error {
+	return &holder.InvalidError{Kind: holder.KindClusterQueue, Key: "q", Errs: field.ErrorList{
+		field.Invalid(field.NewPath("spec", "resourceGroups").Index(0).Child("flavors").Index(1).Child("resources").Index(0).Child("nominalQuota"),
+			"-1", "must be greater than or equal to 0"),
+	}}
+}
+
+// TestKindFieldCoversEveryKind: every ObjectKind has its Object field, so
+// that an object's refusal names it.
+func TestKindFieldCoversEveryKind(t *testing.T) {
+	for n, name := range berthv1.ObjectKind_name {
+		kind := berthv1.ObjectKind(n)
+		if kind == berthv1.ObjectKind_OBJECT_KIND_UNSPECIFIED {
+			continue
+		}
+		f := errmap.KindField(kind)
+		if f == "" {
+			t.Errorf("KindField(%s) is empty", name)
+			continue
+		}
+		if (&berthv1.Object{}).ProtoReflect().Descriptor().Fields().ByName(protoreflect.Name(f)) == nil {
+			t.Errorf("KindField(%s) = %q, not a field of berth.v1.Object", name, f)
+		}
+	}
+}
+
 func TestObjectError(t *testing.T) {
 	podRef := &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_POD, Namespace: "default", Name: "p"}
+	cqRef := &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_CLUSTER_QUEUE, Name: "q"}
 	classRef := &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_PRIORITY_CLASS, Name: "c"}
 	tests := []struct {
 		name  string
@@ -176,6 +216,9 @@ func TestObjectError(t *testing.T) {
 			want: &berthv1.ObjectError{Ref: podRef, Code: berthv1.ErrorCode_ERROR_CODE_DEADLINE_EXCEEDED, Message: "context deadline exceeded"}},
 		{name: "a code ErrorCode lacks is internal", ref: podRef, err: store.ErrClosed,
 			want: &berthv1.ObjectError{Ref: podRef, Code: berthv1.ErrorCode_ERROR_CODE_INTERNAL, Message: "store: closed"}},
+		{name: "queueing refusal gets the kind", ref: cqRef, err: queueInvalid(),
+			want: &berthv1.ObjectError{Ref: cqRef, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT,
+				FieldPath: "cluster_queue.resource_groups[0].flavors[1].resources[0].nominal_quota", Message: `Invalid value: "-1": must be greater than or equal to 0`}},
 		{name: "no ref", err: &convert.FieldError{Reason: "the object has no kind"},
 			want: &berthv1.ObjectError{Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, Message: "the object has no kind"}},
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/objstore"
+	"github.com/berthsched/berth/core/quota"
+	"github.com/berthsched/berth/core/quota/holder"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/convert"
 	"github.com/berthsched/berth/server/errmap"
@@ -114,11 +116,20 @@ func (s *Service) upsertLocked(ctx context.Context, in *berthv1.Object) (err err
 	return nil
 }
 
-// wireError gives a DRA or storage object's refusal its path in the wire
-// message.
+// notFound reports whether err says the object to delete is not held: the
+// scheduler's kinds and the queueing objects' holder each say it their way.
+func notFound(err error) bool {
+	return errors.Is(err, scheduler.ErrNotFound) || errors.Is(err, holder.ErrNotFound)
+}
+
+// wireError gives a DRA, storage or queueing object's refusal its path in
+// the wire message.
 func wireError(kind berthv1.ObjectKind, err error) error {
 	if convert.DeviceKind(kind) {
 		return convert.DeviceError(kind, err)
+	}
+	if convert.QueueKind(kind) {
+		return convert.QueueError(kind, err)
 	}
 	if _, ok := convert.VolumeKind(kind); ok {
 		return convert.VolumeError(kind, err)
@@ -183,7 +194,7 @@ func (s *Service) deleteLocked(ctx context.Context, in *berthv1.ObjectRef) error
 
 func (s *Service) deleteRefLocked(ctx context.Context, ref convert.Ref) error {
 	err := s.deleteObjectLocked(ctx, ref)
-	if err == nil || errors.Is(err, scheduler.ErrNotFound) {
+	if err == nil || notFound(err) {
 		delete(s.upserted, refKey(ref))
 	}
 	return err
@@ -210,7 +221,7 @@ func (s *Service) deleteObjectLocked(ctx context.Context, ref convert.Ref) error
 		return fmt.Errorf("delete %s: unknown kind: %w", ref.Kind, scheduler.ErrInvalid)
 	}
 	err := s.cluster.Delete(ctx, objstore.Ref{Kind: kind, Namespace: ref.Namespace, Name: ref.Name})
-	if sent, ok := s.sent[ref.Kind]; ok && (err == nil || errors.Is(err, scheduler.ErrNotFound)) {
+	if sent, ok := s.sent[ref.Kind]; ok && (err == nil || notFound(err)) {
 		delete(sent, ref.Key())
 	}
 	return err
@@ -260,6 +271,9 @@ func heldRef(kind berthv1.ObjectKind, obj any) (convert.Ref, bool) {
 		return convert.Ref{Kind: kind, Namespace: o.Namespace, Name: o.Name}, true
 	case *dra.DeviceTaintRule:
 		return convert.Ref{Kind: kind, Name: o.Name}, true
+	case *quota.ResourceFlavor, *quota.ClusterQueue, *quota.Cohort, *quota.LocalQueue, *quota.WorkloadPriorityClass, *quota.Workload:
+		ref := convert.QueueRef(o)
+		return ref, ref.Kind == kind
 	case metav1.Object:
 		ref := convert.Ref{Kind: kind, Namespace: o.GetNamespace(), Name: o.GetName()}
 		switch kind {

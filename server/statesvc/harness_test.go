@@ -100,6 +100,12 @@ type env struct {
 // The scheduler runs no loop: tests drive scheduling with ScheduleOne.
 func newEnv(t *testing.T, opts statesvc.Options) *env {
 	t.Helper()
+	return newEnvOf(t, opts, func(sched *scheduler.Scheduler) statesvc.Cluster { return sides{sched, sched.View()} })
+}
+
+// newEnvOf is newEnv with the Cluster cluster makes of the scheduler.
+func newEnvOf(t *testing.T, opts statesvc.Options, cluster func(*scheduler.Scheduler) statesvc.Cluster) *env {
+	t.Helper()
 	sk := &sink{}
 	sched := newScheduler(t, sk)
 	if opts.BindReports == nil {
@@ -107,7 +113,7 @@ func newEnv(t *testing.T, opts statesvc.Options) *env {
 	}
 	lis := bufconn.Listen(1 << 20)
 	srv := grpc.NewServer()
-	berthv1.RegisterStateServiceServer(srv, statesvc.New(sides{sched, sched.View()}, opts))
+	berthv1.RegisterStateServiceServer(srv, statesvc.New(cluster(sched), opts))
 	go func() { _ = srv.Serve(lis) }()
 	conn, err := grpc.NewClient("passthrough:///bufconn",
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),

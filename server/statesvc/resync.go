@@ -2,12 +2,10 @@ package statesvc
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
-	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/convert"
 	"github.com/berthsched/berth/server/errmap"
 )
@@ -17,6 +15,13 @@ import (
 // the classes and namespaces they name.
 func allKinds() []berthv1.ObjectKind {
 	return []berthv1.ObjectKind{
+		// The queueing objects, what refers to others first.
+		berthv1.ObjectKind_OBJECT_KIND_WORKLOAD,
+		berthv1.ObjectKind_OBJECT_KIND_LOCAL_QUEUE,
+		berthv1.ObjectKind_OBJECT_KIND_CLUSTER_QUEUE,
+		berthv1.ObjectKind_OBJECT_KIND_COHORT,
+		berthv1.ObjectKind_OBJECT_KIND_WORKLOAD_PRIORITY_CLASS,
+		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_FLAVOR,
 		berthv1.ObjectKind_OBJECT_KIND_POD,
 		berthv1.ObjectKind_OBJECT_KIND_POD_GROUP,
 		berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME_CLAIM,
@@ -122,7 +127,7 @@ func (s *Service) endResyncLocked(ctx context.Context, r *resync) (deleted int, 
 			switch {
 			case err == nil:
 				deleted++
-			case !errors.Is(err, scheduler.ErrNotFound):
+			case !notFound(err):
 				s.logger.Error("resync: deleting an object that was not re-sent failed", "kind", kind, "object", ref.Key(), "err", err)
 			}
 		}

@@ -97,7 +97,7 @@ func syncProgram(data []byte) []*berthv1.SyncRequest {
 				{},
 				upserts(podObj("Bad_Name"))[0],
 				upserts(&berthv1.Object{})[0],
-				{Op: &berthv1.Mutation_Delete{Delete: &berthv1.ObjectRef{Kind: 42, Name: node}}},
+				{Op: &berthv1.Mutation_Delete{Delete: &berthv1.ObjectRef{Kind: 99, Name: node}}},
 				{Op: &berthv1.Mutation_Delete{Delete: &berthv1.ObjectRef{Kind: kindPod, Name: pod}}},
 			}
 			add(bad[int(y)%len(bad)])

@@ -124,7 +124,7 @@ func FuzzApplyDelete(f *testing.F) {
 	f.Add(apply(podObj("bad", withCPU(-1)), &berthv1.Object{}, pdbObj("default", "b"), nsObj("team")), false)
 	del, _ := proto.Marshal(&berthv1.DeleteRequest{Refs: []*berthv1.ObjectRef{
 		{Kind: kindPod, Namespace: "default", Name: "p", Uid: "uid-x"}, {Kind: kindNode, Name: "n2"},
-		{Kind: kindClass, Name: "system-node-critical"}, {Kind: 42}, {Kind: kindPod, Name: "p"},
+		{Kind: kindClass, Name: "system-node-critical"}, {Kind: 99}, {Kind: kindPod, Name: "p"},
 	}})
 	f.Add(del, true)
 	okCodes := []berthv1.ErrorCode{berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, berthv1.ErrorCode_ERROR_CODE_NOT_FOUND, berthv1.ErrorCode_ERROR_CODE_FAILED_PRECONDITION}

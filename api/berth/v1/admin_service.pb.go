@@ -2601,11 +2601,138 @@ func (x *ListVolumeObjectsResponse) GetObjects() []*Object {
 	return nil
 }
 
+// ListQueueObjectsRequest is the request of AdminService.ListQueueObjects.
+type ListQueueObjectsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// OBJECT_KIND_RESOURCE_FLAVOR, OBJECT_KIND_CLUSTER_QUEUE,
+	// OBJECT_KIND_COHORT, OBJECT_KIND_LOCAL_QUEUE,
+	// OBJECT_KIND_WORKLOAD_PRIORITY_CLASS or OBJECT_KIND_WORKLOAD.
+	Kind ObjectKind `protobuf:"varint,1,opt,name=kind,proto3,enum=berth.v1.ObjectKind" json:"kind,omitempty"`
+	// LocalQueues and Workloads: only those of this namespace; empty for
+	// all.
+	Namespace     string `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListQueueObjectsRequest) Reset() {
+	*x = ListQueueObjectsRequest{}
+	mi := &file_berth_v1_admin_service_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListQueueObjectsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListQueueObjectsRequest) ProtoMessage() {}
+
+func (x *ListQueueObjectsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_admin_service_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListQueueObjectsRequest.ProtoReflect.Descriptor instead.
+func (*ListQueueObjectsRequest) Descriptor() ([]byte, []int) {
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *ListQueueObjectsRequest) GetKind() ObjectKind {
+	if x != nil {
+		return x.Kind
+	}
+	return ObjectKind_OBJECT_KIND_UNSPECIFIED
+}
+
+func (x *ListQueueObjectsRequest) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+// ListQueueObjectsResponse is the response of
+// AdminService.ListQueueObjects.
+type ListQueueObjectsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The objects held, by namespace and name, each an Object of the kind
+	// asked (for Workloads, the explicit ones).
+	Objects []*Object `protobuf:"bytes,1,rep,name=objects,proto3" json:"objects,omitempty"`
+	// OBJECT_KIND_CLUSTER_QUEUE: the status of each ClusterQueue the
+	// admission controller knows, by name; empty when berthd runs none.
+	ClusterQueueStatuses []*ClusterQueueStatus `protobuf:"bytes,2,rep,name=cluster_queue_statuses,json=clusterQueueStatuses,proto3" json:"cluster_queue_statuses,omitempty"`
+	// OBJECT_KIND_WORKLOAD: the status of each workload the admission
+	// controller knows (explicit and derived), by namespace and name; empty
+	// when berthd runs none.
+	WorkloadStatuses []*WorkloadStatus `protobuf:"bytes,3,rep,name=workload_statuses,json=workloadStatuses,proto3" json:"workload_statuses,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *ListQueueObjectsResponse) Reset() {
+	*x = ListQueueObjectsResponse{}
+	mi := &file_berth_v1_admin_service_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListQueueObjectsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListQueueObjectsResponse) ProtoMessage() {}
+
+func (x *ListQueueObjectsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_admin_service_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListQueueObjectsResponse.ProtoReflect.Descriptor instead.
+func (*ListQueueObjectsResponse) Descriptor() ([]byte, []int) {
+	return file_berth_v1_admin_service_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *ListQueueObjectsResponse) GetObjects() []*Object {
+	if x != nil {
+		return x.Objects
+	}
+	return nil
+}
+
+func (x *ListQueueObjectsResponse) GetClusterQueueStatuses() []*ClusterQueueStatus {
+	if x != nil {
+		return x.ClusterQueueStatuses
+	}
+	return nil
+}
+
+func (x *ListQueueObjectsResponse) GetWorkloadStatuses() []*WorkloadStatus {
+	if x != nil {
+		return x.WorkloadStatuses
+	}
+	return nil
+}
+
 var File_berth_v1_admin_service_proto protoreflect.FileDescriptor
 
 const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1cberth/v1/admin_service.proto\x12\bberth.v1\x1a\x17berth/v1/decision.proto\x1a\x19berth/v1/deschedule.proto\x1a\x14berth/v1/group.proto\x1a\x13berth/v1/node.proto\x1a\x15berth/v1/object.proto\x1a\x12berth/v1/pod.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"4\n" +
+	"\x1cberth/v1/admin_service.proto\x12\bberth.v1\x1a\x17berth/v1/decision.proto\x1a\x19berth/v1/deschedule.proto\x1a\x14berth/v1/group.proto\x1a\x13berth/v1/node.proto\x1a\x15berth/v1/object.proto\x1a\x12berth/v1/pod.proto\x1a\x17berth/v1/queueing.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"4\n" +
 	"\x0eExplainRequest\x12\"\n" +
 	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\"\x8d\b\n" +
 	"\x0fExplainResponse\x12\"\n" +
@@ -2803,7 +2930,14 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x04kind\x18\x01 \x01(\x0e2\x14.berth.v1.ObjectKindR\x04kind\x12\x1c\n" +
 	"\tnamespace\x18\x02 \x01(\tR\tnamespace\"G\n" +
 	"\x19ListVolumeObjectsResponse\x12*\n" +
-	"\aobjects\x18\x01 \x03(\v2\x10.berth.v1.ObjectR\aobjects*\xf5\x01\n" +
+	"\aobjects\x18\x01 \x03(\v2\x10.berth.v1.ObjectR\aobjects\"a\n" +
+	"\x17ListQueueObjectsRequest\x12(\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x14.berth.v1.ObjectKindR\x04kind\x12\x1c\n" +
+	"\tnamespace\x18\x02 \x01(\tR\tnamespace\"\xe1\x01\n" +
+	"\x18ListQueueObjectsResponse\x12*\n" +
+	"\aobjects\x18\x01 \x03(\v2\x10.berth.v1.ObjectR\aobjects\x12R\n" +
+	"\x16cluster_queue_statuses\x18\x02 \x03(\v2\x1c.berth.v1.ClusterQueueStatusR\x14clusterQueueStatuses\x12E\n" +
+	"\x11workload_statuses\x18\x03 \x03(\v2\x18.berth.v1.WorkloadStatusR\x10workloadStatuses*\xf5\x01\n" +
 	"\n" +
 	"QueueState\x12\x1b\n" +
 	"\x17QUEUE_STATE_UNSPECIFIED\x10\x00\x12\x16\n" +
@@ -2827,7 +2961,7 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\vReplicaRole\x12\x1c\n" +
 	"\x18REPLICA_ROLE_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13REPLICA_ROLE_LEADER\x10\x01\x12\x19\n" +
-	"\x15REPLICA_ROLE_FOLLOWER\x10\x022\xd5\x06\n" +
+	"\x15REPLICA_ROLE_FOLLOWER\x10\x022\xb0\a\n" +
 	"\fAdminService\x12>\n" +
 	"\aExplain\x12\x18.berth.v1.ExplainRequest\x1a\x19.berth.v1.ExplainResponse\x12A\n" +
 	"\bSimulate\x12\x19.berth.v1.SimulateRequest\x1a\x1a.berth.v1.SimulateResponse\x12J\n" +
@@ -2842,7 +2976,8 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x11ListDeviceObjects\x12\".berth.v1.ListDeviceObjectsRequest\x1a#.berth.v1.ListDeviceObjectsResponse\x12G\n" +
 	"\n" +
 	"Deschedule\x12\x1b.berth.v1.DescheduleRequest\x1a\x1c.berth.v1.DescheduleResponse\x12\\\n" +
-	"\x11ListVolumeObjects\x12\".berth.v1.ListVolumeObjectsRequest\x1a#.berth.v1.ListVolumeObjectsResponseB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
+	"\x11ListVolumeObjects\x12\".berth.v1.ListVolumeObjectsRequest\x1a#.berth.v1.ListVolumeObjectsResponse\x12Y\n" +
+	"\x10ListQueueObjects\x12!.berth.v1.ListQueueObjectsRequest\x1a\".berth.v1.ListQueueObjectsResponseB2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
 
 var (
 	file_berth_v1_admin_service_proto_rawDescOnce sync.Once
@@ -2857,7 +2992,7 @@ func file_berth_v1_admin_service_proto_rawDescGZIP() []byte {
 }
 
 var file_berth_v1_admin_service_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_berth_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_berth_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
 var file_berth_v1_admin_service_proto_goTypes = []any{
 	(QueueState)(0),                   // 0: berth.v1.QueueState
 	(SimulateResult)(0),               // 1: berth.v1.SimulateResult
@@ -2891,103 +3026,113 @@ var file_berth_v1_admin_service_proto_goTypes = []any{
 	(*ListDeviceObjectsResponse)(nil), // 29: berth.v1.ListDeviceObjectsResponse
 	(*ListVolumeObjectsRequest)(nil),  // 30: berth.v1.ListVolumeObjectsRequest
 	(*ListVolumeObjectsResponse)(nil), // 31: berth.v1.ListVolumeObjectsResponse
-	nil,                               // 32: berth.v1.ExplainResponse.RequestsEntry
-	nil,                               // 33: berth.v1.NodeVerdict.PluginScoresEntry
-	nil,                               // 34: berth.v1.ListNodesRequest.MatchLabelsEntry
-	nil,                               // 35: berth.v1.NodeUsage.LabelsEntry
-	nil,                               // 36: berth.v1.NodeUsage.AllocatableEntry
-	nil,                               // 37: berth.v1.NodeUsage.RequestedEntry
-	nil,                               // 38: berth.v1.NodeUsage.NonZeroRequestedEntry
-	(*PodRef)(nil),                    // 39: berth.v1.PodRef
-	(*timestamppb.Timestamp)(nil),     // 40: google.protobuf.Timestamp
-	(*Unschedulable)(nil),             // 41: berth.v1.Unschedulable
-	(*PodGroupStatus)(nil),            // 42: berth.v1.PodGroupStatus
-	(*Evict)(nil),                     // 43: berth.v1.Evict
-	(*Object)(nil),                    // 44: berth.v1.Object
-	(*ObjectRef)(nil),                 // 45: berth.v1.ObjectRef
-	(*Pod)(nil),                       // 46: berth.v1.Pod
-	(*Taint)(nil),                     // 47: berth.v1.Taint
-	(*NodeCondition)(nil),             // 48: berth.v1.NodeCondition
-	(*ContainerImage)(nil),            // 49: berth.v1.ContainerImage
-	(ObjectKind)(0),                   // 50: berth.v1.ObjectKind
-	(*DescheduleRequest)(nil),         // 51: berth.v1.DescheduleRequest
-	(*DescheduleResponse)(nil),        // 52: berth.v1.DescheduleResponse
+	(*ListQueueObjectsRequest)(nil),   // 32: berth.v1.ListQueueObjectsRequest
+	(*ListQueueObjectsResponse)(nil),  // 33: berth.v1.ListQueueObjectsResponse
+	nil,                               // 34: berth.v1.ExplainResponse.RequestsEntry
+	nil,                               // 35: berth.v1.NodeVerdict.PluginScoresEntry
+	nil,                               // 36: berth.v1.ListNodesRequest.MatchLabelsEntry
+	nil,                               // 37: berth.v1.NodeUsage.LabelsEntry
+	nil,                               // 38: berth.v1.NodeUsage.AllocatableEntry
+	nil,                               // 39: berth.v1.NodeUsage.RequestedEntry
+	nil,                               // 40: berth.v1.NodeUsage.NonZeroRequestedEntry
+	(*PodRef)(nil),                    // 41: berth.v1.PodRef
+	(*timestamppb.Timestamp)(nil),     // 42: google.protobuf.Timestamp
+	(*Unschedulable)(nil),             // 43: berth.v1.Unschedulable
+	(*PodGroupStatus)(nil),            // 44: berth.v1.PodGroupStatus
+	(*Evict)(nil),                     // 45: berth.v1.Evict
+	(*Object)(nil),                    // 46: berth.v1.Object
+	(*ObjectRef)(nil),                 // 47: berth.v1.ObjectRef
+	(*Pod)(nil),                       // 48: berth.v1.Pod
+	(*Taint)(nil),                     // 49: berth.v1.Taint
+	(*NodeCondition)(nil),             // 50: berth.v1.NodeCondition
+	(*ContainerImage)(nil),            // 51: berth.v1.ContainerImage
+	(ObjectKind)(0),                   // 52: berth.v1.ObjectKind
+	(*ClusterQueueStatus)(nil),        // 53: berth.v1.ClusterQueueStatus
+	(*WorkloadStatus)(nil),            // 54: berth.v1.WorkloadStatus
+	(*DescheduleRequest)(nil),         // 55: berth.v1.DescheduleRequest
+	(*DescheduleResponse)(nil),        // 56: berth.v1.DescheduleResponse
 }
 var file_berth_v1_admin_service_proto_depIdxs = []int32{
-	39, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
-	39, // 1: berth.v1.ExplainResponse.pod:type_name -> berth.v1.PodRef
+	41, // 0: berth.v1.ExplainRequest.pod:type_name -> berth.v1.PodRef
+	41, // 1: berth.v1.ExplainResponse.pod:type_name -> berth.v1.PodRef
 	0,  // 2: berth.v1.ExplainResponse.state:type_name -> berth.v1.QueueState
-	40, // 3: berth.v1.ExplainResponse.backoff_until:type_name -> google.protobuf.Timestamp
-	41, // 4: berth.v1.ExplainResponse.last_diagnosis:type_name -> berth.v1.Unschedulable
-	40, // 5: berth.v1.ExplainResponse.last_attempt_time:type_name -> google.protobuf.Timestamp
-	40, // 6: berth.v1.ExplainResponse.enqueued_time:type_name -> google.protobuf.Timestamp
-	42, // 7: berth.v1.ExplainResponse.pod_group:type_name -> berth.v1.PodGroupStatus
-	43, // 8: berth.v1.ExplainResponse.eviction:type_name -> berth.v1.Evict
+	42, // 3: berth.v1.ExplainResponse.backoff_until:type_name -> google.protobuf.Timestamp
+	43, // 4: berth.v1.ExplainResponse.last_diagnosis:type_name -> berth.v1.Unschedulable
+	42, // 5: berth.v1.ExplainResponse.last_attempt_time:type_name -> google.protobuf.Timestamp
+	42, // 6: berth.v1.ExplainResponse.enqueued_time:type_name -> google.protobuf.Timestamp
+	44, // 7: berth.v1.ExplainResponse.pod_group:type_name -> berth.v1.PodGroupStatus
+	45, // 8: berth.v1.ExplainResponse.eviction:type_name -> berth.v1.Evict
 	7,  // 9: berth.v1.ExplainResponse.device_reasons:type_name -> berth.v1.NodeDeviceReasons
-	32, // 10: berth.v1.ExplainResponse.requests:type_name -> berth.v1.ExplainResponse.RequestsEntry
+	34, // 10: berth.v1.ExplainResponse.requests:type_name -> berth.v1.ExplainResponse.RequestsEntry
 	5,  // 11: berth.v1.ExplainResponse.shortfalls:type_name -> berth.v1.NodeShortfall
 	6,  // 12: berth.v1.NodeShortfall.resources:type_name -> berth.v1.ResourceShortfall
-	44, // 13: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
-	45, // 14: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
-	46, // 15: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
+	46, // 13: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
+	47, // 14: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
+	48, // 15: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
 	10, // 16: berth.v1.SimulateResponse.attempts:type_name -> berth.v1.SimulateAttempt
-	39, // 17: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
+	41, // 17: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
 	1,  // 18: berth.v1.SimulateAttempt.result:type_name -> berth.v1.SimulateResult
-	39, // 19: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
+	41, // 19: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
 	12, // 20: berth.v1.SimulateAttempt.nodes:type_name -> berth.v1.NodeVerdict
 	11, // 21: berth.v1.SimulateAttempt.claims:type_name -> berth.v1.SimulateClaim
-	33, // 22: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
+	35, // 22: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
 	0,  // 23: berth.v1.ListPendingRequest.states:type_name -> berth.v1.QueueState
 	15, // 24: berth.v1.ListPendingResponse.pods:type_name -> berth.v1.PendingPod
-	39, // 25: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
+	41, // 25: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
 	0,  // 26: berth.v1.PendingPod.state:type_name -> berth.v1.QueueState
-	40, // 27: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
+	42, // 27: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
 	0,  // 28: berth.v1.ListPodsRequest.states:type_name -> berth.v1.QueueState
 	15, // 29: berth.v1.ListPodsResponse.pods:type_name -> berth.v1.PendingPod
 	20, // 30: berth.v1.ListNominationsResponse.nominations:type_name -> berth.v1.Nomination
-	39, // 31: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
-	34, // 32: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
+	41, // 31: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
+	36, // 32: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
 	25, // 33: berth.v1.ListNodesResponse.nodes:type_name -> berth.v1.NodeUsage
-	35, // 34: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
-	47, // 35: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
-	36, // 36: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
-	37, // 37: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
-	38, // 38: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
-	48, // 39: berth.v1.NodeUsage.conditions:type_name -> berth.v1.NodeCondition
-	47, // 40: berth.v1.NodeUsage.derived_taints:type_name -> berth.v1.Taint
-	49, // 41: berth.v1.NodeUsage.images:type_name -> berth.v1.ContainerImage
+	37, // 34: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
+	49, // 35: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
+	38, // 36: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
+	39, // 37: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
+	40, // 38: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
+	50, // 39: berth.v1.NodeUsage.conditions:type_name -> berth.v1.NodeCondition
+	49, // 40: berth.v1.NodeUsage.derived_taints:type_name -> berth.v1.Taint
+	51, // 41: berth.v1.NodeUsage.images:type_name -> berth.v1.ContainerImage
 	2,  // 42: berth.v1.ServerInfoResponse.role:type_name -> berth.v1.ReplicaRole
-	50, // 43: berth.v1.ListDeviceObjectsRequest.kind:type_name -> berth.v1.ObjectKind
-	44, // 44: berth.v1.ListDeviceObjectsResponse.objects:type_name -> berth.v1.Object
-	50, // 45: berth.v1.ListVolumeObjectsRequest.kind:type_name -> berth.v1.ObjectKind
-	44, // 46: berth.v1.ListVolumeObjectsResponse.objects:type_name -> berth.v1.Object
-	3,  // 47: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
-	8,  // 48: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
-	13, // 49: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
-	16, // 50: berth.v1.AdminService.ListPods:input_type -> berth.v1.ListPodsRequest
-	18, // 51: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
-	21, // 52: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
-	23, // 53: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
-	26, // 54: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
-	28, // 55: berth.v1.AdminService.ListDeviceObjects:input_type -> berth.v1.ListDeviceObjectsRequest
-	51, // 56: berth.v1.AdminService.Deschedule:input_type -> berth.v1.DescheduleRequest
-	30, // 57: berth.v1.AdminService.ListVolumeObjects:input_type -> berth.v1.ListVolumeObjectsRequest
-	4,  // 58: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
-	9,  // 59: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
-	14, // 60: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
-	17, // 61: berth.v1.AdminService.ListPods:output_type -> berth.v1.ListPodsResponse
-	19, // 62: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
-	22, // 63: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
-	24, // 64: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
-	27, // 65: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
-	29, // 66: berth.v1.AdminService.ListDeviceObjects:output_type -> berth.v1.ListDeviceObjectsResponse
-	52, // 67: berth.v1.AdminService.Deschedule:output_type -> berth.v1.DescheduleResponse
-	31, // 68: berth.v1.AdminService.ListVolumeObjects:output_type -> berth.v1.ListVolumeObjectsResponse
-	58, // [58:69] is the sub-list for method output_type
-	47, // [47:58] is the sub-list for method input_type
-	47, // [47:47] is the sub-list for extension type_name
-	47, // [47:47] is the sub-list for extension extendee
-	0,  // [0:47] is the sub-list for field type_name
+	52, // 43: berth.v1.ListDeviceObjectsRequest.kind:type_name -> berth.v1.ObjectKind
+	46, // 44: berth.v1.ListDeviceObjectsResponse.objects:type_name -> berth.v1.Object
+	52, // 45: berth.v1.ListVolumeObjectsRequest.kind:type_name -> berth.v1.ObjectKind
+	46, // 46: berth.v1.ListVolumeObjectsResponse.objects:type_name -> berth.v1.Object
+	52, // 47: berth.v1.ListQueueObjectsRequest.kind:type_name -> berth.v1.ObjectKind
+	46, // 48: berth.v1.ListQueueObjectsResponse.objects:type_name -> berth.v1.Object
+	53, // 49: berth.v1.ListQueueObjectsResponse.cluster_queue_statuses:type_name -> berth.v1.ClusterQueueStatus
+	54, // 50: berth.v1.ListQueueObjectsResponse.workload_statuses:type_name -> berth.v1.WorkloadStatus
+	3,  // 51: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
+	8,  // 52: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
+	13, // 53: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
+	16, // 54: berth.v1.AdminService.ListPods:input_type -> berth.v1.ListPodsRequest
+	18, // 55: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
+	21, // 56: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
+	23, // 57: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
+	26, // 58: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
+	28, // 59: berth.v1.AdminService.ListDeviceObjects:input_type -> berth.v1.ListDeviceObjectsRequest
+	55, // 60: berth.v1.AdminService.Deschedule:input_type -> berth.v1.DescheduleRequest
+	30, // 61: berth.v1.AdminService.ListVolumeObjects:input_type -> berth.v1.ListVolumeObjectsRequest
+	32, // 62: berth.v1.AdminService.ListQueueObjects:input_type -> berth.v1.ListQueueObjectsRequest
+	4,  // 63: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
+	9,  // 64: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
+	14, // 65: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
+	17, // 66: berth.v1.AdminService.ListPods:output_type -> berth.v1.ListPodsResponse
+	19, // 67: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
+	22, // 68: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
+	24, // 69: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
+	27, // 70: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
+	29, // 71: berth.v1.AdminService.ListDeviceObjects:output_type -> berth.v1.ListDeviceObjectsResponse
+	56, // 72: berth.v1.AdminService.Deschedule:output_type -> berth.v1.DescheduleResponse
+	31, // 73: berth.v1.AdminService.ListVolumeObjects:output_type -> berth.v1.ListVolumeObjectsResponse
+	33, // 74: berth.v1.AdminService.ListQueueObjects:output_type -> berth.v1.ListQueueObjectsResponse
+	63, // [63:75] is the sub-list for method output_type
+	51, // [51:63] is the sub-list for method input_type
+	51, // [51:51] is the sub-list for extension type_name
+	51, // [51:51] is the sub-list for extension extendee
+	0,  // [0:51] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_admin_service_proto_init() }
@@ -3001,13 +3146,14 @@ func file_berth_v1_admin_service_proto_init() {
 	file_berth_v1_node_proto_init()
 	file_berth_v1_object_proto_init()
 	file_berth_v1_pod_proto_init()
+	file_berth_v1_queueing_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_admin_service_proto_rawDesc), len(file_berth_v1_admin_service_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   36,
+			NumMessages:   38,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

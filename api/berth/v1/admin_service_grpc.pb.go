@@ -30,6 +30,7 @@ const (
 	AdminService_ListDeviceObjects_FullMethodName = "/berth.v1.AdminService/ListDeviceObjects"
 	AdminService_Deschedule_FullMethodName        = "/berth.v1.AdminService/Deschedule"
 	AdminService_ListVolumeObjects_FullMethodName = "/berth.v1.AdminService/ListVolumeObjects"
+	AdminService_ListQueueObjects_FullMethodName  = "/berth.v1.AdminService/ListQueueObjects"
 )
 
 // AdminServiceClient is the client API for AdminService service.
@@ -190,6 +191,16 @@ type AdminServiceClient interface {
 	// Fails with INVALID_ARGUMENT: kind not one of the six, or namespace
 	// set for a cluster-scoped kind.
 	ListVolumeObjects(ctx context.Context, in *ListVolumeObjectsRequest, opts ...grpc.CallOption) (*ListVolumeObjectsResponse, error)
+	// ListQueueObjects lists the queueing objects (Kueue's) Berth holds of
+	// one kind, by namespace and name: ResourceFlavors, ClusterQueues,
+	// Cohorts, LocalQueues, WorkloadPriorityClasses or Workloads. For
+	// ClusterQueues and Workloads it adds their status from the admission
+	// controller, when berthd runs one; workloads derived from pods and pod
+	// groups exist only there, and are listed by their status alone.
+	//
+	// Fails with INVALID_ARGUMENT: kind not one of the six, or namespace
+	// set for a cluster-scoped kind.
+	ListQueueObjects(ctx context.Context, in *ListQueueObjectsRequest, opts ...grpc.CallOption) (*ListQueueObjectsResponse, error)
 }
 
 type adminServiceClient struct {
@@ -304,6 +315,16 @@ func (c *adminServiceClient) ListVolumeObjects(ctx context.Context, in *ListVolu
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListVolumeObjectsResponse)
 	err := c.cc.Invoke(ctx, AdminService_ListVolumeObjects_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) ListQueueObjects(ctx context.Context, in *ListQueueObjectsRequest, opts ...grpc.CallOption) (*ListQueueObjectsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListQueueObjectsResponse)
+	err := c.cc.Invoke(ctx, AdminService_ListQueueObjects_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -468,6 +489,16 @@ type AdminServiceServer interface {
 	// Fails with INVALID_ARGUMENT: kind not one of the six, or namespace
 	// set for a cluster-scoped kind.
 	ListVolumeObjects(context.Context, *ListVolumeObjectsRequest) (*ListVolumeObjectsResponse, error)
+	// ListQueueObjects lists the queueing objects (Kueue's) Berth holds of
+	// one kind, by namespace and name: ResourceFlavors, ClusterQueues,
+	// Cohorts, LocalQueues, WorkloadPriorityClasses or Workloads. For
+	// ClusterQueues and Workloads it adds their status from the admission
+	// controller, when berthd runs one; workloads derived from pods and pod
+	// groups exist only there, and are listed by their status alone.
+	//
+	// Fails with INVALID_ARGUMENT: kind not one of the six, or namespace
+	// set for a cluster-scoped kind.
+	ListQueueObjects(context.Context, *ListQueueObjectsRequest) (*ListQueueObjectsResponse, error)
 	mustEmbedUnimplementedAdminServiceServer()
 }
 
@@ -510,6 +541,9 @@ func (UnimplementedAdminServiceServer) Deschedule(context.Context, *DescheduleRe
 }
 func (UnimplementedAdminServiceServer) ListVolumeObjects(context.Context, *ListVolumeObjectsRequest) (*ListVolumeObjectsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListVolumeObjects not implemented")
+}
+func (UnimplementedAdminServiceServer) ListQueueObjects(context.Context, *ListQueueObjectsRequest) (*ListQueueObjectsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListQueueObjects not implemented")
 }
 func (UnimplementedAdminServiceServer) mustEmbedUnimplementedAdminServiceServer() {}
 func (UnimplementedAdminServiceServer) testEmbeddedByValue()                      {}
@@ -730,6 +764,24 @@ func _AdminService_ListVolumeObjects_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AdminService_ListQueueObjects_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListQueueObjectsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).ListQueueObjects(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_ListQueueObjects_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).ListQueueObjects(ctx, req.(*ListQueueObjectsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AdminService_ServiceDesc is the grpc.ServiceDesc for AdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -780,6 +832,10 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListVolumeObjects",
 			Handler:    _AdminService_ListVolumeObjects_Handler,
+		},
+		{
+			MethodName: "ListQueueObjects",
+			Handler:    _AdminService_ListQueueObjects_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -964,72 +964,6 @@ func (x *Admit) GetPodSets() []*PodSetAdmission {
 	return nil
 }
 
-// PodSetAdmission is the admission of one pod set of a workload.
-type PodSetAdmission struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// The pod set's name ("main" for a workload made of one pod).
-	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	// How many pods of the set were admitted (less than the set's count
-	// under partial admission).
-	Count int32 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
-	// The flavor assigned to each resource the set requests: resource name
-	// (for example "cpu") to ResourceFlavor name.
-	Flavors       map[string]string `protobuf:"bytes,3,rep,name=flavors,proto3" json:"flavors,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *PodSetAdmission) Reset() {
-	*x = PodSetAdmission{}
-	mi := &file_berth_v1_decision_proto_msgTypes[8]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *PodSetAdmission) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*PodSetAdmission) ProtoMessage() {}
-
-func (x *PodSetAdmission) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_decision_proto_msgTypes[8]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use PodSetAdmission.ProtoReflect.Descriptor instead.
-func (*PodSetAdmission) Descriptor() ([]byte, []int) {
-	return file_berth_v1_decision_proto_rawDescGZIP(), []int{8}
-}
-
-func (x *PodSetAdmission) GetName() string {
-	if x != nil {
-		return x.Name
-	}
-	return ""
-}
-
-func (x *PodSetAdmission) GetCount() int32 {
-	if x != nil {
-		return x.Count
-	}
-	return 0
-}
-
-func (x *PodSetAdmission) GetFlavors() map[string]string {
-	if x != nil {
-		return x.Flavors
-	}
-	return nil
-}
-
 // WorkloadEviction records that an admitted Kueue workload lost its
 // admission, as Kueue evicts a workload it preempts. Its pods that are
 // bound or binding get Evicts (cause QUOTA) in the same commit, its pending
@@ -1061,7 +995,7 @@ type WorkloadEviction struct {
 
 func (x *WorkloadEviction) Reset() {
 	*x = WorkloadEviction{}
-	mi := &file_berth_v1_decision_proto_msgTypes[9]
+	mi := &file_berth_v1_decision_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1073,7 +1007,7 @@ func (x *WorkloadEviction) String() string {
 func (*WorkloadEviction) ProtoMessage() {}
 
 func (x *WorkloadEviction) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_decision_proto_msgTypes[9]
+	mi := &file_berth_v1_decision_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1086,7 +1020,7 @@ func (x *WorkloadEviction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkloadEviction.ProtoReflect.Descriptor instead.
 func (*WorkloadEviction) Descriptor() ([]byte, []int) {
-	return file_berth_v1_decision_proto_rawDescGZIP(), []int{9}
+	return file_berth_v1_decision_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *WorkloadEviction) GetWorkloadNamespace() string {
@@ -1142,7 +1076,7 @@ var File_berth_v1_decision_proto protoreflect.FileDescriptor
 
 const file_berth_v1_decision_proto_rawDesc = "" +
 	"\n" +
-	"\x17berth/v1/decision.proto\x12\bberth.v1\x1a\x15berth/v1/device.proto\x1a\x15berth/v1/object.proto\x1a\x15berth/v1/volume.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xeb\x04\n" +
+	"\x17berth/v1/decision.proto\x12\bberth.v1\x1a\x15berth/v1/device.proto\x1a\x15berth/v1/object.proto\x1a\x17berth/v1/queueing.proto\x1a\x15berth/v1/volume.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xeb\x04\n" +
 	"\bDecision\x12\x1a\n" +
 	"\brevision\x18\x01 \x01(\x04R\brevision\x12.\n" +
 	"\x04time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12%\n" +
@@ -1189,14 +1123,7 @@ const file_berth_v1_decision_proto_rawDesc = "" +
 	"\rworkload_name\x18\x02 \x01(\tR\fworkloadName\x12!\n" +
 	"\fworkload_uid\x18\x03 \x01(\tR\vworkloadUid\x12#\n" +
 	"\rcluster_queue\x18\x04 \x01(\tR\fclusterQueue\x124\n" +
-	"\bpod_sets\x18\x05 \x03(\v2\x19.berth.v1.PodSetAdmissionR\apodSets\"\xb9\x01\n" +
-	"\x0fPodSetAdmission\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x05R\x05count\x12@\n" +
-	"\aflavors\x18\x03 \x03(\v2&.berth.v1.PodSetAdmission.FlavorsEntryR\aflavors\x1a:\n" +
-	"\fFlavorsEntry\x12\x10\n" +
-	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x83\x02\n" +
+	"\bpod_sets\x18\x05 \x03(\v2\x19.berth.v1.PodSetAdmissionR\apodSets\"\x83\x02\n" +
 	"\x10WorkloadEviction\x12-\n" +
 	"\x12workload_namespace\x18\x01 \x01(\tR\x11workloadNamespace\x12#\n" +
 	"\rworkload_name\x18\x02 \x01(\tR\fworkloadName\x12!\n" +
@@ -1239,7 +1166,7 @@ func file_berth_v1_decision_proto_rawDescGZIP() []byte {
 }
 
 var file_berth_v1_decision_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_berth_v1_decision_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_berth_v1_decision_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_berth_v1_decision_proto_goTypes = []any{
 	(DecisionType)(0),             // 0: berth.v1.DecisionType
 	(EvictCause)(0),               // 1: berth.v1.EvictCause
@@ -1251,39 +1178,37 @@ var file_berth_v1_decision_proto_goTypes = []any{
 	(*Unschedulable)(nil),         // 7: berth.v1.Unschedulable
 	(*NodeReasons)(nil),           // 8: berth.v1.NodeReasons
 	(*Admit)(nil),                 // 9: berth.v1.Admit
-	(*PodSetAdmission)(nil),       // 10: berth.v1.PodSetAdmission
-	(*WorkloadEviction)(nil),      // 11: berth.v1.WorkloadEviction
-	nil,                           // 12: berth.v1.PodSetAdmission.FlavorsEntry
-	(*timestamppb.Timestamp)(nil), // 13: google.protobuf.Timestamp
-	(*PodRef)(nil),                // 14: berth.v1.PodRef
-	(*DeallocateClaim)(nil),       // 15: berth.v1.DeallocateClaim
-	(*ClaimAllocation)(nil),       // 16: berth.v1.ClaimAllocation
-	(*VolumeBinding)(nil),         // 17: berth.v1.VolumeBinding
+	(*WorkloadEviction)(nil),      // 10: berth.v1.WorkloadEviction
+	(*timestamppb.Timestamp)(nil), // 11: google.protobuf.Timestamp
+	(*PodRef)(nil),                // 12: berth.v1.PodRef
+	(*DeallocateClaim)(nil),       // 13: berth.v1.DeallocateClaim
+	(*ClaimAllocation)(nil),       // 14: berth.v1.ClaimAllocation
+	(*VolumeBinding)(nil),         // 15: berth.v1.VolumeBinding
+	(*PodSetAdmission)(nil),       // 16: berth.v1.PodSetAdmission
 }
 var file_berth_v1_decision_proto_depIdxs = []int32{
-	13, // 0: berth.v1.Decision.time:type_name -> google.protobuf.Timestamp
-	14, // 1: berth.v1.Decision.pod:type_name -> berth.v1.PodRef
+	11, // 0: berth.v1.Decision.time:type_name -> google.protobuf.Timestamp
+	12, // 1: berth.v1.Decision.pod:type_name -> berth.v1.PodRef
 	3,  // 2: berth.v1.Decision.bind:type_name -> berth.v1.Bind
 	4,  // 3: berth.v1.Decision.evict:type_name -> berth.v1.Evict
 	5,  // 4: berth.v1.Decision.nominate:type_name -> berth.v1.Nominate
 	6,  // 5: berth.v1.Decision.clear_nomination:type_name -> berth.v1.ClearNomination
 	7,  // 6: berth.v1.Decision.unschedulable:type_name -> berth.v1.Unschedulable
-	15, // 7: berth.v1.Decision.deallocate_claim:type_name -> berth.v1.DeallocateClaim
+	13, // 7: berth.v1.Decision.deallocate_claim:type_name -> berth.v1.DeallocateClaim
 	9,  // 8: berth.v1.Decision.admit:type_name -> berth.v1.Admit
-	11, // 9: berth.v1.Decision.evict_workload:type_name -> berth.v1.WorkloadEviction
-	16, // 10: berth.v1.Bind.claims:type_name -> berth.v1.ClaimAllocation
-	17, // 11: berth.v1.Bind.volumes:type_name -> berth.v1.VolumeBinding
-	14, // 12: berth.v1.Evict.victim:type_name -> berth.v1.PodRef
-	14, // 13: berth.v1.Evict.preemptor:type_name -> berth.v1.PodRef
+	10, // 9: berth.v1.Decision.evict_workload:type_name -> berth.v1.WorkloadEviction
+	14, // 10: berth.v1.Bind.claims:type_name -> berth.v1.ClaimAllocation
+	15, // 11: berth.v1.Bind.volumes:type_name -> berth.v1.VolumeBinding
+	12, // 12: berth.v1.Evict.victim:type_name -> berth.v1.PodRef
+	12, // 13: berth.v1.Evict.preemptor:type_name -> berth.v1.PodRef
 	1,  // 14: berth.v1.Evict.cause:type_name -> berth.v1.EvictCause
 	8,  // 15: berth.v1.Unschedulable.node_reasons:type_name -> berth.v1.NodeReasons
-	10, // 16: berth.v1.Admit.pod_sets:type_name -> berth.v1.PodSetAdmission
-	12, // 17: berth.v1.PodSetAdmission.flavors:type_name -> berth.v1.PodSetAdmission.FlavorsEntry
-	18, // [18:18] is the sub-list for method output_type
-	18, // [18:18] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	16, // 16: berth.v1.Admit.pod_sets:type_name -> berth.v1.PodSetAdmission
+	17, // [17:17] is the sub-list for method output_type
+	17, // [17:17] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_decision_proto_init() }
@@ -1293,6 +1218,7 @@ func file_berth_v1_decision_proto_init() {
 	}
 	file_berth_v1_device_proto_init()
 	file_berth_v1_object_proto_init()
+	file_berth_v1_queueing_proto_init()
 	file_berth_v1_volume_proto_init()
 	file_berth_v1_decision_proto_msgTypes[0].OneofWrappers = []any{
 		(*Decision_Bind)(nil),
@@ -1311,7 +1237,7 @@ func file_berth_v1_decision_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_decision_proto_rawDesc), len(file_berth_v1_decision_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   11,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

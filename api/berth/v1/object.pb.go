@@ -61,6 +61,18 @@ const (
 	ObjectKind_OBJECT_KIND_CSI_DRIVER ObjectKind = 34
 	// CSIStorageCapacity.
 	ObjectKind_OBJECT_KIND_CSI_STORAGE_CAPACITY ObjectKind = 35
+	// ResourceFlavor (Kueue).
+	ObjectKind_OBJECT_KIND_RESOURCE_FLAVOR ObjectKind = 40
+	// ClusterQueue (Kueue).
+	ObjectKind_OBJECT_KIND_CLUSTER_QUEUE ObjectKind = 41
+	// Cohort (Kueue).
+	ObjectKind_OBJECT_KIND_COHORT ObjectKind = 42
+	// LocalQueue (Kueue).
+	ObjectKind_OBJECT_KIND_LOCAL_QUEUE ObjectKind = 43
+	// WorkloadPriorityClass (Kueue).
+	ObjectKind_OBJECT_KIND_WORKLOAD_PRIORITY_CLASS ObjectKind = 44
+	// Workload (Kueue), explicit ones only.
+	ObjectKind_OBJECT_KIND_WORKLOAD ObjectKind = 45
 )
 
 // Enum value maps for ObjectKind.
@@ -84,6 +96,12 @@ var (
 		33: "OBJECT_KIND_CSI_NODE",
 		34: "OBJECT_KIND_CSI_DRIVER",
 		35: "OBJECT_KIND_CSI_STORAGE_CAPACITY",
+		40: "OBJECT_KIND_RESOURCE_FLAVOR",
+		41: "OBJECT_KIND_CLUSTER_QUEUE",
+		42: "OBJECT_KIND_COHORT",
+		43: "OBJECT_KIND_LOCAL_QUEUE",
+		44: "OBJECT_KIND_WORKLOAD_PRIORITY_CLASS",
+		45: "OBJECT_KIND_WORKLOAD",
 	}
 	ObjectKind_value = map[string]int32{
 		"OBJECT_KIND_UNSPECIFIED":             0,
@@ -104,6 +122,12 @@ var (
 		"OBJECT_KIND_CSI_NODE":                33,
 		"OBJECT_KIND_CSI_DRIVER":              34,
 		"OBJECT_KIND_CSI_STORAGE_CAPACITY":    35,
+		"OBJECT_KIND_RESOURCE_FLAVOR":         40,
+		"OBJECT_KIND_CLUSTER_QUEUE":           41,
+		"OBJECT_KIND_COHORT":                  42,
+		"OBJECT_KIND_LOCAL_QUEUE":             43,
+		"OBJECT_KIND_WORKLOAD_PRIORITY_CLASS": 44,
+		"OBJECT_KIND_WORKLOAD":                45,
 	}
 )
 
@@ -158,6 +182,12 @@ type Object struct {
 	//	*Object_CsiNode
 	//	*Object_CsiDriver
 	//	*Object_CsiStorageCapacity
+	//	*Object_ResourceFlavor
+	//	*Object_ClusterQueue
+	//	*Object_Cohort
+	//	*Object_LocalQueue
+	//	*Object_WorkloadPriorityClass
+	//	*Object_Workload
 	Kind          isObject_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -353,6 +383,60 @@ func (x *Object) GetCsiStorageCapacity() *CSIStorageCapacity {
 	return nil
 }
 
+func (x *Object) GetResourceFlavor() *ResourceFlavor {
+	if x != nil {
+		if x, ok := x.Kind.(*Object_ResourceFlavor); ok {
+			return x.ResourceFlavor
+		}
+	}
+	return nil
+}
+
+func (x *Object) GetClusterQueue() *ClusterQueue {
+	if x != nil {
+		if x, ok := x.Kind.(*Object_ClusterQueue); ok {
+			return x.ClusterQueue
+		}
+	}
+	return nil
+}
+
+func (x *Object) GetCohort() *Cohort {
+	if x != nil {
+		if x, ok := x.Kind.(*Object_Cohort); ok {
+			return x.Cohort
+		}
+	}
+	return nil
+}
+
+func (x *Object) GetLocalQueue() *LocalQueue {
+	if x != nil {
+		if x, ok := x.Kind.(*Object_LocalQueue); ok {
+			return x.LocalQueue
+		}
+	}
+	return nil
+}
+
+func (x *Object) GetWorkloadPriorityClass() *WorkloadPriorityClass {
+	if x != nil {
+		if x, ok := x.Kind.(*Object_WorkloadPriorityClass); ok {
+			return x.WorkloadPriorityClass
+		}
+	}
+	return nil
+}
+
+func (x *Object) GetWorkload() *Workload {
+	if x != nil {
+		if x, ok := x.Kind.(*Object_Workload); ok {
+			return x.Workload
+		}
+	}
+	return nil
+}
+
 type isObject_Kind interface {
 	isObject_Kind()
 }
@@ -444,6 +528,37 @@ type Object_CsiStorageCapacity struct {
 	CsiStorageCapacity *CSIStorageCapacity `protobuf:"bytes,35,opt,name=csi_storage_capacity,json=csiStorageCapacity,proto3,oneof"`
 }
 
+type Object_ResourceFlavor struct {
+	// Queueing (queueing.proto, Kueue's objects), numbered from 40. A
+	// resource flavor, identified by name.
+	ResourceFlavor *ResourceFlavor `protobuf:"bytes,40,opt,name=resource_flavor,json=resourceFlavor,proto3,oneof"`
+}
+
+type Object_ClusterQueue struct {
+	// A cluster queue, identified by name.
+	ClusterQueue *ClusterQueue `protobuf:"bytes,41,opt,name=cluster_queue,json=clusterQueue,proto3,oneof"`
+}
+
+type Object_Cohort struct {
+	// A cohort, identified by name.
+	Cohort *Cohort `protobuf:"bytes,42,opt,name=cohort,proto3,oneof"`
+}
+
+type Object_LocalQueue struct {
+	// A local queue, identified by namespace and name.
+	LocalQueue *LocalQueue `protobuf:"bytes,43,opt,name=local_queue,json=localQueue,proto3,oneof"`
+}
+
+type Object_WorkloadPriorityClass struct {
+	// A workload priority class, identified by name.
+	WorkloadPriorityClass *WorkloadPriorityClass `protobuf:"bytes,44,opt,name=workload_priority_class,json=workloadPriorityClass,proto3,oneof"`
+}
+
+type Object_Workload struct {
+	// An explicit workload, identified by namespace and name.
+	Workload *Workload `protobuf:"bytes,45,opt,name=workload,proto3,oneof"`
+}
+
 func (*Object_Node) isObject_Kind() {}
 
 func (*Object_Pod) isObject_Kind() {}
@@ -478,13 +593,26 @@ func (*Object_CsiDriver) isObject_Kind() {}
 
 func (*Object_CsiStorageCapacity) isObject_Kind() {}
 
+func (*Object_ResourceFlavor) isObject_Kind() {}
+
+func (*Object_ClusterQueue) isObject_Kind() {}
+
+func (*Object_Cohort) isObject_Kind() {}
+
+func (*Object_LocalQueue) isObject_Kind() {}
+
+func (*Object_WorkloadPriorityClass) isObject_Kind() {}
+
+func (*Object_Workload) isObject_Kind() {}
+
 // ObjectRef identifies an object Berth holds.
 type ObjectRef struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The kind of object. Required.
 	Kind ObjectKind `protobuf:"varint,1,opt,name=kind,proto3,enum=berth.v1.ObjectKind" json:"kind,omitempty"`
-	// Namespace, for pods, disruption budgets, pod groups, claims, templates
-	// and storage capacities; empty for the other kinds.
+	// Namespace, for pods, disruption budgets, pod groups, claims, templates,
+	// storage capacities, local queues and workloads; empty for the other
+	// kinds.
 	Namespace string `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`
 	// Name of the object. Required.
 	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
@@ -623,7 +751,7 @@ var File_berth_v1_object_proto protoreflect.FileDescriptor
 
 const file_berth_v1_object_proto_rawDesc = "" +
 	"\n" +
-	"\x15berth/v1/object.proto\x12\bberth.v1\x1a\x15berth/v1/device.proto\x1a\x14berth/v1/group.proto\x1a\x18berth/v1/namespace.proto\x1a\x13berth/v1/node.proto\x1a\x12berth/v1/pod.proto\x1a\x15berth/v1/policy.proto\x1a\x15berth/v1/volume.proto\"\xd9\b\n" +
+	"\x15berth/v1/object.proto\x12\bberth.v1\x1a\x15berth/v1/device.proto\x1a\x14berth/v1/group.proto\x1a\x18berth/v1/namespace.proto\x1a\x13berth/v1/node.proto\x1a\x12berth/v1/pod.proto\x1a\x15berth/v1/policy.proto\x1a\x17berth/v1/queueing.proto\x1a\x15berth/v1/volume.proto\"\xcf\v\n" +
 	"\x06Object\x12$\n" +
 	"\x04node\x18\x01 \x01(\v2\x0e.berth.v1.NodeH\x00R\x04node\x12!\n" +
 	"\x03pod\x18\x02 \x01(\v2\r.berth.v1.PodH\x00R\x03pod\x12@\n" +
@@ -642,7 +770,14 @@ const file_berth_v1_object_proto_rawDesc = "" +
 	"\bcsi_node\x18! \x01(\v2\x11.berth.v1.CSINodeH\x00R\acsiNode\x124\n" +
 	"\n" +
 	"csi_driver\x18\" \x01(\v2\x13.berth.v1.CSIDriverH\x00R\tcsiDriver\x12P\n" +
-	"\x14csi_storage_capacity\x18# \x01(\v2\x1c.berth.v1.CSIStorageCapacityH\x00R\x12csiStorageCapacityB\x06\n" +
+	"\x14csi_storage_capacity\x18# \x01(\v2\x1c.berth.v1.CSIStorageCapacityH\x00R\x12csiStorageCapacity\x12C\n" +
+	"\x0fresource_flavor\x18( \x01(\v2\x18.berth.v1.ResourceFlavorH\x00R\x0eresourceFlavor\x12=\n" +
+	"\rcluster_queue\x18) \x01(\v2\x16.berth.v1.ClusterQueueH\x00R\fclusterQueue\x12*\n" +
+	"\x06cohort\x18* \x01(\v2\x10.berth.v1.CohortH\x00R\x06cohort\x127\n" +
+	"\vlocal_queue\x18+ \x01(\v2\x14.berth.v1.LocalQueueH\x00R\n" +
+	"localQueue\x12Y\n" +
+	"\x17workload_priority_class\x18, \x01(\v2\x1f.berth.v1.WorkloadPriorityClassH\x00R\x15workloadPriorityClass\x120\n" +
+	"\bworkload\x18- \x01(\v2\x12.berth.v1.WorkloadH\x00R\bworkloadB\x06\n" +
 	"\x04kind\"y\n" +
 	"\tObjectRef\x12(\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x14.berth.v1.ObjectKindR\x04kind\x12\x1c\n" +
@@ -652,7 +787,7 @@ const file_berth_v1_object_proto_rawDesc = "" +
 	"\x06PodRef\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x10\n" +
-	"\x03uid\x18\x03 \x01(\tR\x03uid*\xc2\x04\n" +
+	"\x03uid\x18\x03 \x01(\tR\x03uid*\xfa\x05\n" +
 	"\n" +
 	"ObjectKind\x12\x1b\n" +
 	"\x17OBJECT_KIND_UNSPECIFIED\x10\x00\x12\x14\n" +
@@ -672,7 +807,13 @@ const file_berth_v1_object_proto_rawDesc = "" +
 	"\x19OBJECT_KIND_STORAGE_CLASS\x10 \x12\x18\n" +
 	"\x14OBJECT_KIND_CSI_NODE\x10!\x12\x1a\n" +
 	"\x16OBJECT_KIND_CSI_DRIVER\x10\"\x12$\n" +
-	" OBJECT_KIND_CSI_STORAGE_CAPACITY\x10#B2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
+	" OBJECT_KIND_CSI_STORAGE_CAPACITY\x10#\x12\x1f\n" +
+	"\x1bOBJECT_KIND_RESOURCE_FLAVOR\x10(\x12\x1d\n" +
+	"\x19OBJECT_KIND_CLUSTER_QUEUE\x10)\x12\x16\n" +
+	"\x12OBJECT_KIND_COHORT\x10*\x12\x1b\n" +
+	"\x17OBJECT_KIND_LOCAL_QUEUE\x10+\x12'\n" +
+	"#OBJECT_KIND_WORKLOAD_PRIORITY_CLASS\x10,\x12\x18\n" +
+	"\x14OBJECT_KIND_WORKLOAD\x10-B2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
 
 var (
 	file_berth_v1_object_proto_rawDescOnce sync.Once
@@ -710,6 +851,12 @@ var file_berth_v1_object_proto_goTypes = []any{
 	(*CSINode)(nil),               // 18: berth.v1.CSINode
 	(*CSIDriver)(nil),             // 19: berth.v1.CSIDriver
 	(*CSIStorageCapacity)(nil),    // 20: berth.v1.CSIStorageCapacity
+	(*ResourceFlavor)(nil),        // 21: berth.v1.ResourceFlavor
+	(*ClusterQueue)(nil),          // 22: berth.v1.ClusterQueue
+	(*Cohort)(nil),                // 23: berth.v1.Cohort
+	(*LocalQueue)(nil),            // 24: berth.v1.LocalQueue
+	(*WorkloadPriorityClass)(nil), // 25: berth.v1.WorkloadPriorityClass
+	(*Workload)(nil),              // 26: berth.v1.Workload
 }
 var file_berth_v1_object_proto_depIdxs = []int32{
 	4,  // 0: berth.v1.Object.node:type_name -> berth.v1.Node
@@ -729,12 +876,18 @@ var file_berth_v1_object_proto_depIdxs = []int32{
 	18, // 14: berth.v1.Object.csi_node:type_name -> berth.v1.CSINode
 	19, // 15: berth.v1.Object.csi_driver:type_name -> berth.v1.CSIDriver
 	20, // 16: berth.v1.Object.csi_storage_capacity:type_name -> berth.v1.CSIStorageCapacity
-	0,  // 17: berth.v1.ObjectRef.kind:type_name -> berth.v1.ObjectKind
-	18, // [18:18] is the sub-list for method output_type
-	18, // [18:18] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	21, // 17: berth.v1.Object.resource_flavor:type_name -> berth.v1.ResourceFlavor
+	22, // 18: berth.v1.Object.cluster_queue:type_name -> berth.v1.ClusterQueue
+	23, // 19: berth.v1.Object.cohort:type_name -> berth.v1.Cohort
+	24, // 20: berth.v1.Object.local_queue:type_name -> berth.v1.LocalQueue
+	25, // 21: berth.v1.Object.workload_priority_class:type_name -> berth.v1.WorkloadPriorityClass
+	26, // 22: berth.v1.Object.workload:type_name -> berth.v1.Workload
+	0,  // 23: berth.v1.ObjectRef.kind:type_name -> berth.v1.ObjectKind
+	24, // [24:24] is the sub-list for method output_type
+	24, // [24:24] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_object_proto_init() }
@@ -748,6 +901,7 @@ func file_berth_v1_object_proto_init() {
 	file_berth_v1_node_proto_init()
 	file_berth_v1_pod_proto_init()
 	file_berth_v1_policy_proto_init()
+	file_berth_v1_queueing_proto_init()
 	file_berth_v1_volume_proto_init()
 	file_berth_v1_object_proto_msgTypes[0].OneofWrappers = []any{
 		(*Object_Node)(nil),
@@ -767,6 +921,12 @@ func file_berth_v1_object_proto_init() {
 		(*Object_CsiNode)(nil),
 		(*Object_CsiDriver)(nil),
 		(*Object_CsiStorageCapacity)(nil),
+		(*Object_ResourceFlavor)(nil),
+		(*Object_ClusterQueue)(nil),
+		(*Object_Cohort)(nil),
+		(*Object_LocalQueue)(nil),
+		(*Object_WorkloadPriorityClass)(nil),
+		(*Object_Workload)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
