@@ -435,6 +435,7 @@ func (d *Daemon) openServer(cl cluster, outcomes *podbook.Outcomes, reg runtime.
 		Config: cfg.Scheduler, Registry: reg, Revisions: revisions{d.book},
 		Attempts: attempts, Logger: cfg.Logger, Version: cfg.Version, Startup: d, Replica: cfg.Replica,
 		Simulation: cfg.Simulation, Stopping: d.stopping, Descheduler: descheduler,
+		QueueObjects: d.objects, QueueStatus: queueStatus{d.queues},
 	})
 	var dash http.Handler
 	if cfg.Dashboard {
@@ -554,6 +555,9 @@ func (d *Daemon) newDashboard(admin *adminsvc.Service) (*dashboard.Dashboard, er
 	}
 	if d.pressure != nil {
 		opts.Pressure = d.pressure
+	}
+	if d.queues != nil {
+		opts.Queues = queueStatus{d.queues}
 	}
 	if d.descheduler != nil {
 		opts.Descheduler = d.descheduler

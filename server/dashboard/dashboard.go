@@ -58,6 +58,9 @@ type Options struct {
 	// Descheduler, if set (berthd runs a --descheduler-policy), adds the
 	// page of its last plan.
 	Descheduler Descheduler
+	// Queues, if set, is Kueue's admission (the queues page); nil: berthd
+	// runs none and the page says so.
+	Queues Queues
 	// Tokens, if set, guard every page: see the package doc.
 	Tokens Tokens
 	// History holds the queue's counts over time; nil makes one of
@@ -108,8 +111,8 @@ func New(admin Admin, explainer Explainer, decisions Decisions, opts Options) (*
 		sessions: newSessions(opts.Now), pages: map[string]*template.Template{}}
 	// The templates under templates/ besides layout.html and parts.html,
 	// which every page shares.
-	for _, name := range []string{"queue", "nodes", "node", "decisions", "pod", "pods", "deschedule", "message", "login"} {
-		t, err := template.New("layout.html").Funcs(templateFuncs(opts.Descheduler != nil)).ParseFS(templateFS,
+	for _, name := range []string{"queue", "nodes", "node", "decisions", "pod", "pods", "deschedule", "queues", "message", "login"} {
+		t, err := template.New("layout.html").Funcs(templateFuncs(opts.Descheduler != nil, opts.Queues != nil)).ParseFS(templateFS,
 			"templates/layout.html", "templates/parts.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("dashboard: parse %s: %w", name, err)
@@ -133,6 +136,7 @@ func New(admin Admin, explainer Explainer, decisions Decisions, opts Options) (*
 	mux.HandleFunc("GET /pods", d.podsPage)
 	mux.HandleFunc("GET /pods/{namespace}/{name}", d.podPage)
 	mux.HandleFunc("GET /deschedule", d.deschedulePage)
+	mux.HandleFunc("GET /queues", d.queuesPage)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		d.message(w, http.StatusNotFound, "Not found", "The dashboard has no page at "+r.URL.Path+".")
 	})

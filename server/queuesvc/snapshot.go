@@ -95,6 +95,15 @@ func (c *Controller) snapshot() *snapshot {
 		}
 	}
 	for _, src := range held.Workloads {
+		if !src.HasPriority && src.Error == "" {
+			// Sent with a WorkloadPriorityClass's name and no value: resolved
+			// against the classes held now, as Kueue's webhook resolves it.
+			cp := *src
+			if err := prio.Resolve(&cp, cp.PriorityClass, integrations.KindWorkloadPriorityClass); err != nil {
+				cp.Error = err.Error()
+			}
+			src = &cp
+		}
 		w := &workload{key: src.Key(), origin: OriginExplicit, wl: src, admitted: src.Admission != nil}
 		if a := s.facts[w.key]; a != nil && src.Admission == nil && (a.GetWorkloadUid() == "" || a.GetWorkloadUid() == src.UID) {
 			cp := *src

@@ -3,6 +3,7 @@ package queuesvc
 import (
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/quota"
@@ -58,14 +59,18 @@ const (
 // WorkloadStatus is one workload's state and why.
 type WorkloadStatus struct {
 	Key          string // namespace/name
+	QueueName    string // its LocalQueue
+	Created      time.Time
 	Origin       Origin
 	ClusterQueue string
 	State        WorkloadState
 	Priority     int32
 	// Pods counts the workload's pods (none for an explicit one).
 	Pods int
-	// Flavors are the flavors admitted, as "podSet/resource" to flavor.
+	// Flavors are the flavors admitted, as "podSet/resource" to flavor;
+	// PodSets the same per pod set, with the count admitted.
 	Flavors map[string]string
+	PodSets []quota.PodSetAssignment
 	// Message is Kueue's: why it is pending (with the quota missing) or
 	// was preempted.
 	Message string
@@ -87,7 +92,8 @@ func (c *Controller) buildStatus(s *snapshot, lines map[string]admission.Line, d
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.workloads)) {
 		w, l := s.workloads[k], lines[k]
-		ws := WorkloadStatus{Key: k, Origin: w.origin, ClusterQueue: l.ClusterQueue, Priority: w.wl.Priority, Pods: len(w.pods), Message: l.Message}
+		ws := WorkloadStatus{Key: k, QueueName: w.wl.QueueName, Created: w.wl.Created, Origin: w.origin, ClusterQueue: l.ClusterQueue,
+			Priority: w.wl.Priority, Pods: len(w.pods), Message: l.Message}
 		var held *quota.Admission
 		switch {
 		case evicting[k] != nil:
@@ -112,6 +118,7 @@ func (c *Controller) buildStatus(s *snapshot, lines map[string]admission.Line, d
 		}
 		if held != nil {
 			ws.ClusterQueue = held.ClusterQueue
+			ws.PodSets = held.PodSetAssignments
 			ws.Flavors = map[string]string{}
 			for _, psa := range held.PodSetAssignments {
 				for r, f := range psa.Flavors {

@@ -1554,8 +1554,13 @@ type ClusterQueueStatus struct {
 	AdmittedWorkloads int32 `protobuf:"varint,3,opt,name=admitted_workloads,json=admittedWorkloads,proto3" json:"admitted_workloads,omitempty"`
 	// How many workloads wait in the queue (inadmissible ones included).
 	PendingWorkloads int32 `protobuf:"varint,4,opt,name=pending_workloads,json=pendingWorkloads,proto3" json:"pending_workloads,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The cohort the ClusterQueue is in; empty when none.
+	Cohort string `protobuf:"bytes,5,opt,name=cohort,proto3" json:"cohort,omitempty"`
+	// Of pending_workloads, how many cannot be admitted until something
+	// changes (Kueue's inadmissible list).
+	InadmissibleWorkloads int32 `protobuf:"varint,6,opt,name=inadmissible_workloads,json=inadmissibleWorkloads,proto3" json:"inadmissible_workloads,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
 }
 
 func (x *ClusterQueueStatus) Reset() {
@@ -1612,6 +1617,20 @@ func (x *ClusterQueueStatus) GetAdmittedWorkloads() int32 {
 func (x *ClusterQueueStatus) GetPendingWorkloads() int32 {
 	if x != nil {
 		return x.PendingWorkloads
+	}
+	return 0
+}
+
+func (x *ClusterQueueStatus) GetCohort() string {
+	if x != nil {
+		return x.Cohort
+	}
+	return ""
+}
+
+func (x *ClusterQueueStatus) GetInadmissibleWorkloads() int32 {
+	if x != nil {
+		return x.InadmissibleWorkloads
 	}
 	return 0
 }
@@ -1799,7 +1818,12 @@ type WorkloadStatus struct {
 	// The workload's priority.
 	Priority int32 `protobuf:"varint,9,opt,name=priority,proto3" json:"priority,omitempty"`
 	// When the workload was created.
-	CreationTime  *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=creation_time,json=creationTime,proto3" json:"creation_time,omitempty"`
+	CreationTime *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=creation_time,json=creationTime,proto3" json:"creation_time,omitempty"`
+	// The workloads it preempts, "namespace/name": it is admitted once their
+	// quota is released.
+	Victims []string `protobuf:"bytes,11,rep,name=victims,proto3" json:"victims,omitempty"`
+	// How many pods Berth holds of it (none for an explicit Workload).
+	Pods          int32 `protobuf:"varint,12,opt,name=pods,proto3" json:"pods,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1902,6 +1926,20 @@ func (x *WorkloadStatus) GetCreationTime() *timestamppb.Timestamp {
 		return x.CreationTime
 	}
 	return nil
+}
+
+func (x *WorkloadStatus) GetVictims() []string {
+	if x != nil {
+		return x.Victims
+	}
+	return nil
+}
+
+func (x *WorkloadStatus) GetPods() int32 {
+	if x != nil {
+		return x.Pods
+	}
+	return 0
 }
 
 var File_berth_v1_queueing_proto protoreflect.FileDescriptor
@@ -2009,12 +2047,14 @@ const file_berth_v1_queueing_proto_rawDesc = "" +
 	"\rcreation_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\fcreationTime\x12+\n" +
 	"\bpod_sets\x18\t \x03(\v2\x10.berth.v1.PodSetR\apodSetsB\v\n" +
 	"\t_priorityB\t\n" +
-	"\a_active\"\xc1\x01\n" +
+	"\a_active\"\x90\x02\n" +
 	"\x12ClusterQueueStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12;\n" +
 	"\tresources\x18\x02 \x03(\v2\x1d.berth.v1.FlavorResourceUsageR\tresources\x12-\n" +
 	"\x12admitted_workloads\x18\x03 \x01(\x05R\x11admittedWorkloads\x12+\n" +
-	"\x11pending_workloads\x18\x04 \x01(\x05R\x10pendingWorkloads\"\xd7\x01\n" +
+	"\x11pending_workloads\x18\x04 \x01(\x05R\x10pendingWorkloads\x12\x16\n" +
+	"\x06cohort\x18\x05 \x01(\tR\x06cohort\x125\n" +
+	"\x16inadmissible_workloads\x18\x06 \x01(\x05R\x15inadmissibleWorkloads\"\xd7\x01\n" +
 	"\x13FlavorResourceUsage\x12\x16\n" +
 	"\x06flavor\x18\x01 \x01(\tR\x06flavor\x12\x1a\n" +
 	"\bresource\x18\x02 \x01(\tR\bresource\x12\x18\n" +
@@ -2029,7 +2069,7 @@ const file_berth_v1_queueing_proto_rawDesc = "" +
 	"\aflavors\x18\x03 \x03(\v2&.berth.v1.PodSetAdmission.FlavorsEntryR\aflavors\x1a:\n" +
 	"\fFlavorsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x94\x03\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xc2\x03\n" +
 	"\x0eWorkloadStatus\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1d\n" +
@@ -2042,7 +2082,9 @@ const file_berth_v1_queueing_proto_rawDesc = "" +
 	"\x06origin\x18\b \x01(\x0e2\x18.berth.v1.WorkloadOriginR\x06origin\x12\x1a\n" +
 	"\bpriority\x18\t \x01(\x05R\bpriority\x12?\n" +
 	"\rcreation_time\x18\n" +
-	" \x01(\v2\x1a.google.protobuf.TimestampR\fcreationTime*\x80\x01\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\fcreationTime\x12\x18\n" +
+	"\avictims\x18\v \x03(\tR\avictims\x12\x12\n" +
+	"\x04pods\x18\f \x01(\x05R\x04pods*\x80\x01\n" +
 	"\x10QueueingStrategy\x12!\n" +
 	"\x1dQUEUEING_STRATEGY_UNSPECIFIED\x10\x00\x12!\n" +
 	"\x1dQUEUEING_STRATEGY_STRICT_FIFO\x10\x01\x12&\n" +

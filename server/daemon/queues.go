@@ -1,0 +1,83 @@
+package daemon
+
+import (
+	"strings"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/server/queuesvc"
+)
+
+// queueStatus serves the admission controller's status on the admin API
+// (adminsvc.QueueStatus) and the dashboard's queues page, as berth.v1
+// messages.
+type queueStatus struct{ c *queuesvc.Controller }
+
+func (q queueStatus) ClusterQueues() []*berthv1.ClusterQueueStatus {
+	st := q.c.Status()
+	out := make([]*berthv1.ClusterQueueStatus, 0, len(st.ClusterQueues))
+	for _, cq := range st.ClusterQueues {
+		m := &berthv1.ClusterQueueStatus{
+			Name: cq.Name, Cohort: cq.Cohort,
+			AdmittedWorkloads:     int32(cq.Admitted),
+			PendingWorkloads:      int32(cq.Pending + cq.Inadmissible),
+			InadmissibleWorkloads: int32(cq.Inadmissible),
+		}
+		for _, r := range cq.Resources {
+			m.Resources = append(m.Resources, &berthv1.FlavorResourceUsage{
+				Flavor: r.Flavor, Resource: r.Resource, Nominal: r.Nominal, BorrowingLimit: r.BorrowingLimit,
+				Usage: r.Usage, Borrowed: max(0, r.Usage-r.Nominal),
+			})
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func workloadState(s queuesvc.WorkloadState) berthv1.WorkloadState {
+	switch s {
+	case queuesvc.StatePending:
+		return berthv1.WorkloadState_WORKLOAD_STATE_PENDING
+	case queuesvc.StateInadmissible:
+		return berthv1.WorkloadState_WORKLOAD_STATE_INADMISSIBLE
+	case queuesvc.StateAdmitted:
+		return berthv1.WorkloadState_WORKLOAD_STATE_ADMITTED
+	case queuesvc.StateEvicting:
+		return berthv1.WorkloadState_WORKLOAD_STATE_EVICTING
+	}
+	return berthv1.WorkloadState_WORKLOAD_STATE_UNSPECIFIED
+}
+
+func workloadOrigin(o queuesvc.Origin) berthv1.WorkloadOrigin {
+	switch o {
+	case queuesvc.OriginPod:
+		return berthv1.WorkloadOrigin_WORKLOAD_ORIGIN_POD
+	case queuesvc.OriginPodGroup:
+		return berthv1.WorkloadOrigin_WORKLOAD_ORIGIN_POD_GROUP
+	case queuesvc.OriginExplicit:
+		return berthv1.WorkloadOrigin_WORKLOAD_ORIGIN_EXPLICIT
+	}
+	return berthv1.WorkloadOrigin_WORKLOAD_ORIGIN_UNSPECIFIED
+}
+
+func (q queueStatus) Workloads() []*berthv1.WorkloadStatus {
+	st := q.c.Status()
+	out := make([]*berthv1.WorkloadStatus, 0, len(st.Workloads))
+	for _, w := range st.Workloads {
+		ns, name, _ := strings.Cut(w.Key, "/")
+		m := &berthv1.WorkloadStatus{
+			Namespace: ns, Name: name, QueueName: w.QueueName, ClusterQueue: w.ClusterQueue,
+			State: workloadState(w.State), Origin: workloadOrigin(w.Origin), Priority: w.Priority,
+			Message: w.Message, Victims: w.Victims, Pods: int32(w.Pods),
+		}
+		if !w.Created.IsZero() {
+			m.CreationTime = timestamppb.New(w.Created)
+		}
+		for _, ps := range w.PodSets {
+			m.PodSets = append(m.PodSets, &berthv1.PodSetAdmission{Name: ps.Name, Count: ps.Count, Flavors: ps.Flavors})
+		}
+		out = append(out, m)
+	}
+	return out
+}
