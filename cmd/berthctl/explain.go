@@ -118,6 +118,15 @@ func writeExplain(w io.Writer, r *berthv1.ExplainResponse) error {
 		}
 		row("Pod group", v)
 	}
+	if wl := r.GetWorkload(); wl != nil {
+		row("Workload", workloadText(wl))
+		if m := wl.GetMessage(); m != "" {
+			row("Quota", m)
+		}
+		if v := wl.GetVictims(); len(v) > 0 {
+			row("Preempts", strings.Join(v, ", ")+" (admitted once their quota is released)")
+		}
+	}
 	if ev := r.GetEviction(); ev != nil {
 		row("Evicted", evictionText(ev))
 	}
@@ -137,6 +146,46 @@ func writeExplain(w io.Writer, r *berthv1.ExplainResponse) error {
 		return err
 	}
 	return writeDeviceReasons(w, r.GetDeviceReasons())
+}
+
+// workloadText is the pod's Kueue workload and where it stands:
+// "team-a/pod-a4-32618 in LocalQueue lq (ClusterQueue cq-a): inadmissible",
+// with the flavors an admitted one holds.
+func workloadText(wl *berthv1.WorkloadStatus) string {
+	v := wl.GetNamespace() + "/" + wl.GetName()
+	switch {
+	case wl.GetClusterQueue() != "":
+		v += fmt.Sprintf(" in LocalQueue %s (ClusterQueue %s)", dash(wl.GetQueueName()), wl.GetClusterQueue())
+	case wl.GetQueueName() != "":
+		v += fmt.Sprintf(" in LocalQueue %s", wl.GetQueueName())
+	}
+	v += ": " + workloadStateText(wl.GetState())
+	var flavors []string
+	for _, ps := range wl.GetPodSets() {
+		for _, res := range slices.Sorted(maps.Keys(ps.GetFlavors())) {
+			flavors = append(flavors, ps.GetName()+"/"+res+"="+ps.GetFlavors()[res])
+		}
+	}
+	if len(flavors) > 0 {
+		v += " [" + strings.Join(flavors, ", ") + "]"
+	}
+	return v
+}
+
+// workloadStateText is how explain names a workload's state: whether quota
+// holds the pod.
+func workloadStateText(s berthv1.WorkloadState) string {
+	switch s {
+	case berthv1.WorkloadState_WORKLOAD_STATE_PENDING:
+		return "pending, waiting for quota"
+	case berthv1.WorkloadState_WORKLOAD_STATE_INADMISSIBLE:
+		return "inadmissible, waiting for quota until something changes"
+	case berthv1.WorkloadState_WORKLOAD_STATE_ADMITTED:
+		return "admitted (quota does not hold it)"
+	case berthv1.WorkloadState_WORKLOAD_STATE_EVICTING:
+		return "evicting: preempted, its pods are being evicted"
+	}
+	return "unknown"
 }
 
 // requestsText is a pod's requests by resource name: "cpu 2, memory 1Gi,

@@ -25,6 +25,9 @@ type ObjectLister interface {
 type QueueStatus interface {
 	ClusterQueues() []*berthv1.ClusterQueueStatus
 	Workloads() []*berthv1.WorkloadStatus
+	// PodWorkload is the workload the pod namespace/name belongs to; nil
+	// for a pod of no workload.
+	PodWorkload(namespace, name string) *berthv1.WorkloadStatus
 }
 
 // ListQueueObjects lists the queueing objects of one kind as held, by

@@ -20,10 +20,15 @@ import (
 type fakeQueueStatus struct {
 	cqs []*berthv1.ClusterQueueStatus
 	wls []*berthv1.WorkloadStatus
+	// pods are the workloads of pods, by namespace/name.
+	pods map[string]*berthv1.WorkloadStatus
 }
 
 func (f fakeQueueStatus) ClusterQueues() []*berthv1.ClusterQueueStatus { return f.cqs }
 func (f fakeQueueStatus) Workloads() []*berthv1.WorkloadStatus         { return f.wls }
+func (f fakeQueueStatus) PodWorkload(namespace, name string) *berthv1.WorkloadStatus {
+	return f.pods[namespace+"/"+name]
+}
 
 // heldQueues is an object store holding the queueing kinds, with objs
 // upserted.

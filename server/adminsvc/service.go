@@ -174,6 +174,9 @@ func (s *Service) Explain(_ context.Context, req *berthv1.ExplainRequest) (*bert
 		LastBindFailure: ex.LastBindFailure,
 		GatingMessage:   ex.Queue.GatingMessage,
 	}
+	if s.opts.QueueStatus != nil {
+		resp.Workload = s.opts.QueueStatus.PodWorkload(pod.Namespace, pod.Name)
+	}
 	if g := ex.Group; g != nil {
 		resp.PodGroup = &berthv1.PodGroupStatus{Name: g.Name, Exists: g.Exists, MinCount: g.MinCount,
 			Members: int32(g.Members), Placed: int32(g.Placed)}

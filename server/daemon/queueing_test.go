@@ -10,6 +10,7 @@ import (
 	"github.com/berthsched/berth/core/quota"
 	"github.com/berthsched/berth/core/quota/admission"
 	"github.com/berthsched/berth/core/quota/integrations"
+	"github.com/berthsched/berth/server/convert"
 	"github.com/berthsched/berth/server/queuesvc"
 	"github.com/berthsched/berth/store/etcdstore"
 	"github.com/berthsched/berth/store/etcdstore/etcdtest"
@@ -37,6 +38,15 @@ func kueueObjects() []any {
 		&quota.LocalQueue{Namespace: "team-a", Name: "lq", ClusterQueue: "cq-a"},
 		&quota.LocalQueue{Namespace: "team-b", Name: "lq", ClusterQueue: "cq-b"},
 	}
+}
+
+// kueueWire is kueueObjects as the orchestrator sends them.
+func kueueWire() []*berthv1.Object {
+	var out []*berthv1.Object
+	for _, o := range kueueObjects() {
+		out = append(out, convert.QueueObjectToProto(o))
+	}
+	return out
 }
 
 // queuedPod is a pod of namespace ns labelled with LocalQueue "lq".
@@ -122,11 +132,7 @@ func kueueAdmissionLive(t *testing.T, config func() Config) {
 	e := start(t, config())
 	w := e.startWatch(t, &berthv1.WatchRequest{})
 	e.apply(t, nodeObj("n1", 8000))
-	for _, o := range kueueObjects() {
-		if err := e.d.Objects().Upsert(ctx, o); err != nil {
-			t.Fatal(err)
-		}
-	}
+	e.apply(t, kueueWire()...)
 	var a []*berthv1.Pod
 	for _, name := range []string{"a1", "a2", "a3", "a4"} {
 		a = append(a, queuedPod("team-a", name, 1000))
@@ -158,6 +164,21 @@ func kueueAdmissionLive(t *testing.T, config func() Config) {
 	st := workloadStatus(t, e.d.Queues().Status(), workloadOf(a[3]))
 	if st.State != queuesvc.StateInadmissible || !strings.Contains(st.Message, "insufficient unused quota for cpu in flavor default") {
 		t.Errorf("a4's status %+v: want inadmissible (BestEffortFIFO) for want of cpu quota, in Kueue's words", st)
+	}
+	// The same, as the admin API and the dashboard serve it.
+	qs := queueStatus{e.d.Queues()}
+	if ws := qs.PodWorkload("team-a", "a4"); ws.GetState() != berthv1.WorkloadState_WORKLOAD_STATE_INADMISSIBLE ||
+		ws.GetOrigin() != berthv1.WorkloadOrigin_WORKLOAD_ORIGIN_POD || ws.GetQueueName() != "lq" || ws.GetPods() != 1 || ws.GetMessage() != st.Message {
+		t.Errorf("a4's workload as served: %v, want inadmissible, of a pod, in lq, with %q", ws, st.Message)
+	}
+	if ws := qs.PodWorkload("team-a", "nobody"); ws != nil {
+		t.Errorf("the workload of a pod Berth does not hold: %v, want none", ws)
+	}
+	for _, cq := range qs.ClusterQueues() {
+		if cq.GetName() == "cq-a" && (cq.GetCohort() != "pool" || len(cq.GetResources()) != 1 || cq.GetResources()[0].GetNominal() != 2000 ||
+			cq.GetResources()[0].GetUsage() != cq.GetResources()[0].GetNominal()+cq.GetResources()[0].GetBorrowed()) {
+			t.Errorf("cq-a as served: %v, want cohort pool, nominal 2000 cpu, usage = nominal + borrowed", cq)
+		}
 	}
 
 	// Team b reclaims its lent quota.
@@ -214,13 +235,10 @@ func kueueAdmissionLive(t *testing.T, config func() Config) {
 	// nothing is admitted again.
 	e = start(t, config())
 	w = e.startWatch(t, &berthv1.WatchRequest{})
-	for _, o := range kueueObjects() {
-		if err := e.d.Objects().Upsert(ctx, o); err != nil {
-			t.Fatal(err)
-		}
-	}
 	bound := binds(ds)
-	muts := upserts(nodeObj("n1", 8000))
+	// A full re-list: the queueing objects are kinds of the API like the
+	// others, so they are re-sent too.
+	muts := upserts(append([]*berthv1.Object{nodeObj("n1", 8000)}, kueueWire()...)...)
 	for _, p := range append(a, b1) {
 		if p.GetName() == victim {
 			continue

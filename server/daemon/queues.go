@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -65,19 +66,35 @@ func (q queueStatus) Workloads() []*berthv1.WorkloadStatus {
 	st := q.c.Status()
 	out := make([]*berthv1.WorkloadStatus, 0, len(st.Workloads))
 	for _, w := range st.Workloads {
-		ns, name, _ := strings.Cut(w.Key, "/")
-		m := &berthv1.WorkloadStatus{
-			Namespace: ns, Name: name, QueueName: w.QueueName, ClusterQueue: w.ClusterQueue,
-			State: workloadState(w.State), Origin: workloadOrigin(w.Origin), Priority: w.Priority,
-			Message: w.Message, Victims: w.Victims, Pods: int32(w.Pods),
-		}
-		if !w.Created.IsZero() {
-			m.CreationTime = timestamppb.New(w.Created)
-		}
-		for _, ps := range w.PodSets {
-			m.PodSets = append(m.PodSets, &berthv1.PodSetAdmission{Name: ps.Name, Count: ps.Count, Flavors: ps.Flavors})
-		}
-		out = append(out, m)
+		out = append(out, workloadProto(w))
 	}
 	return out
+}
+
+// PodWorkload is the status of the workload whose pods include
+// namespace/name, from the controller's last round.
+func (q queueStatus) PodWorkload(namespace, name string) *berthv1.WorkloadStatus {
+	key := namespace + "/" + name
+	for _, w := range q.c.Status().Workloads {
+		if slices.Contains(w.PodKeys, key) {
+			return workloadProto(w)
+		}
+	}
+	return nil
+}
+
+func workloadProto(w queuesvc.WorkloadStatus) *berthv1.WorkloadStatus {
+	ns, name, _ := strings.Cut(w.Key, "/")
+	m := &berthv1.WorkloadStatus{
+		Namespace: ns, Name: name, QueueName: w.QueueName, ClusterQueue: w.ClusterQueue,
+		State: workloadState(w.State), Origin: workloadOrigin(w.Origin), Priority: w.Priority,
+		Message: w.Message, Victims: w.Victims, Pods: int32(w.Pods),
+	}
+	if !w.Created.IsZero() {
+		m.CreationTime = timestamppb.New(w.Created)
+	}
+	for _, ps := range w.PodSets {
+		m.PodSets = append(m.PodSets, &berthv1.PodSetAdmission{Name: ps.Name, Count: ps.Count, Flavors: ps.Flavors})
+	}
+	return m
 }

@@ -65,8 +65,10 @@ type WorkloadStatus struct {
 	ClusterQueue string
 	State        WorkloadState
 	Priority     int32
-	// Pods counts the workload's pods (none for an explicit one).
-	Pods int
+	// Pods counts the workload's pods (none for an explicit one); PodKeys
+	// names them, namespace/name.
+	Pods    int
+	PodKeys []string
 	// Flavors are the flavors admitted, as "podSet/resource" to flavor;
 	// PodSets the same per pod set, with the count admitted.
 	Flavors map[string]string
@@ -94,6 +96,9 @@ func (c *Controller) buildStatus(s *snapshot, lines map[string]admission.Line, d
 		w, l := s.workloads[k], lines[k]
 		ws := WorkloadStatus{Key: k, QueueName: w.wl.QueueName, Created: w.wl.Created, Origin: w.origin, ClusterQueue: l.ClusterQueue,
 			Priority: w.wl.Priority, Pods: len(w.pods), Message: l.Message}
+		for _, p := range w.pods {
+			ws.PodKeys = append(ws.PodKeys, p.Namespace+"/"+p.Name)
+		}
 		var held *quota.Admission
 		switch {
 		case evicting[k] != nil:

@@ -348,7 +348,15 @@ type ExplainResponse struct {
 	// last_diagnosis.node_reasons), the pod's request against the node's
 	// free room as it is now, ordered by node name. Empty when no node was
 	// short of a resource.
-	Shortfalls    []*NodeShortfall `protobuf:"bytes,20,rep,name=shortfalls,proto3" json:"shortfalls,omitempty"`
+	Shortfalls []*NodeShortfall `protobuf:"bytes,20,rep,name=shortfalls,proto3" json:"shortfalls,omitempty"`
+	// The Kueue workload the pod belongs to (a pod labelled
+	// kueue.x-k8s.io/queue-name, or a member of such a pod group) and where
+	// it stands in admission: whether quota holds the pod (a GATED pod
+	// waits for its workload's admission; message says how much more of
+	// which resource and flavor its ClusterQueue needs) and which workloads
+	// it would preempt. Unset for a pod of no workload, or when berthd runs
+	// no admission.
+	Workload      *WorkloadStatus `protobuf:"bytes,21,opt,name=workload,proto3" json:"workload,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -519,6 +527,13 @@ func (x *ExplainResponse) GetRequests() map[string]int64 {
 func (x *ExplainResponse) GetShortfalls() []*NodeShortfall {
 	if x != nil {
 		return x.Shortfalls
+	}
+	return nil
+}
+
+func (x *ExplainResponse) GetWorkload() *WorkloadStatus {
+	if x != nil {
+		return x.Workload
 	}
 	return nil
 }
@@ -2734,7 +2749,7 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\n" +
 	"\x1cberth/v1/admin_service.proto\x12\bberth.v1\x1a\x17berth/v1/decision.proto\x1a\x19berth/v1/deschedule.proto\x1a\x14berth/v1/group.proto\x1a\x13berth/v1/node.proto\x1a\x15berth/v1/object.proto\x1a\x12berth/v1/pod.proto\x1a\x17berth/v1/queueing.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"4\n" +
 	"\x0eExplainRequest\x12\"\n" +
-	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\"\x8d\b\n" +
+	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\"\xc3\b\n" +
 	"\x0fExplainResponse\x12\"\n" +
 	"\x03pod\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x03pod\x12%\n" +
 	"\x0escheduler_name\x18\x02 \x01(\tR\rschedulerName\x12\x1a\n" +
@@ -2758,7 +2773,8 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\brequests\x18\x13 \x03(\v2'.berth.v1.ExplainResponse.RequestsEntryR\brequests\x127\n" +
 	"\n" +
 	"shortfalls\x18\x14 \x03(\v2\x17.berth.v1.NodeShortfallR\n" +
-	"shortfalls\x1a;\n" +
+	"shortfalls\x124\n" +
+	"\bworkload\x18\x15 \x01(\v2\x18.berth.v1.WorkloadStatusR\bworkload\x1a;\n" +
 	"\rRequestsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"^\n" +
@@ -3040,15 +3056,15 @@ var file_berth_v1_admin_service_proto_goTypes = []any{
 	(*Unschedulable)(nil),             // 43: berth.v1.Unschedulable
 	(*PodGroupStatus)(nil),            // 44: berth.v1.PodGroupStatus
 	(*Evict)(nil),                     // 45: berth.v1.Evict
-	(*Object)(nil),                    // 46: berth.v1.Object
-	(*ObjectRef)(nil),                 // 47: berth.v1.ObjectRef
-	(*Pod)(nil),                       // 48: berth.v1.Pod
-	(*Taint)(nil),                     // 49: berth.v1.Taint
-	(*NodeCondition)(nil),             // 50: berth.v1.NodeCondition
-	(*ContainerImage)(nil),            // 51: berth.v1.ContainerImage
-	(ObjectKind)(0),                   // 52: berth.v1.ObjectKind
-	(*ClusterQueueStatus)(nil),        // 53: berth.v1.ClusterQueueStatus
-	(*WorkloadStatus)(nil),            // 54: berth.v1.WorkloadStatus
+	(*WorkloadStatus)(nil),            // 46: berth.v1.WorkloadStatus
+	(*Object)(nil),                    // 47: berth.v1.Object
+	(*ObjectRef)(nil),                 // 48: berth.v1.ObjectRef
+	(*Pod)(nil),                       // 49: berth.v1.Pod
+	(*Taint)(nil),                     // 50: berth.v1.Taint
+	(*NodeCondition)(nil),             // 51: berth.v1.NodeCondition
+	(*ContainerImage)(nil),            // 52: berth.v1.ContainerImage
+	(ObjectKind)(0),                   // 53: berth.v1.ObjectKind
+	(*ClusterQueueStatus)(nil),        // 54: berth.v1.ClusterQueueStatus
 	(*DescheduleRequest)(nil),         // 55: berth.v1.DescheduleRequest
 	(*DescheduleResponse)(nil),        // 56: berth.v1.DescheduleResponse
 }
@@ -3065,74 +3081,75 @@ var file_berth_v1_admin_service_proto_depIdxs = []int32{
 	7,  // 9: berth.v1.ExplainResponse.device_reasons:type_name -> berth.v1.NodeDeviceReasons
 	34, // 10: berth.v1.ExplainResponse.requests:type_name -> berth.v1.ExplainResponse.RequestsEntry
 	5,  // 11: berth.v1.ExplainResponse.shortfalls:type_name -> berth.v1.NodeShortfall
-	6,  // 12: berth.v1.NodeShortfall.resources:type_name -> berth.v1.ResourceShortfall
-	46, // 13: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
-	47, // 14: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
-	48, // 15: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
-	10, // 16: berth.v1.SimulateResponse.attempts:type_name -> berth.v1.SimulateAttempt
-	41, // 17: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
-	1,  // 18: berth.v1.SimulateAttempt.result:type_name -> berth.v1.SimulateResult
-	41, // 19: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
-	12, // 20: berth.v1.SimulateAttempt.nodes:type_name -> berth.v1.NodeVerdict
-	11, // 21: berth.v1.SimulateAttempt.claims:type_name -> berth.v1.SimulateClaim
-	35, // 22: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
-	0,  // 23: berth.v1.ListPendingRequest.states:type_name -> berth.v1.QueueState
-	15, // 24: berth.v1.ListPendingResponse.pods:type_name -> berth.v1.PendingPod
-	41, // 25: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
-	0,  // 26: berth.v1.PendingPod.state:type_name -> berth.v1.QueueState
-	42, // 27: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
-	0,  // 28: berth.v1.ListPodsRequest.states:type_name -> berth.v1.QueueState
-	15, // 29: berth.v1.ListPodsResponse.pods:type_name -> berth.v1.PendingPod
-	20, // 30: berth.v1.ListNominationsResponse.nominations:type_name -> berth.v1.Nomination
-	41, // 31: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
-	36, // 32: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
-	25, // 33: berth.v1.ListNodesResponse.nodes:type_name -> berth.v1.NodeUsage
-	37, // 34: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
-	49, // 35: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
-	38, // 36: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
-	39, // 37: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
-	40, // 38: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
-	50, // 39: berth.v1.NodeUsage.conditions:type_name -> berth.v1.NodeCondition
-	49, // 40: berth.v1.NodeUsage.derived_taints:type_name -> berth.v1.Taint
-	51, // 41: berth.v1.NodeUsage.images:type_name -> berth.v1.ContainerImage
-	2,  // 42: berth.v1.ServerInfoResponse.role:type_name -> berth.v1.ReplicaRole
-	52, // 43: berth.v1.ListDeviceObjectsRequest.kind:type_name -> berth.v1.ObjectKind
-	46, // 44: berth.v1.ListDeviceObjectsResponse.objects:type_name -> berth.v1.Object
-	52, // 45: berth.v1.ListVolumeObjectsRequest.kind:type_name -> berth.v1.ObjectKind
-	46, // 46: berth.v1.ListVolumeObjectsResponse.objects:type_name -> berth.v1.Object
-	52, // 47: berth.v1.ListQueueObjectsRequest.kind:type_name -> berth.v1.ObjectKind
-	46, // 48: berth.v1.ListQueueObjectsResponse.objects:type_name -> berth.v1.Object
-	53, // 49: berth.v1.ListQueueObjectsResponse.cluster_queue_statuses:type_name -> berth.v1.ClusterQueueStatus
-	54, // 50: berth.v1.ListQueueObjectsResponse.workload_statuses:type_name -> berth.v1.WorkloadStatus
-	3,  // 51: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
-	8,  // 52: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
-	13, // 53: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
-	16, // 54: berth.v1.AdminService.ListPods:input_type -> berth.v1.ListPodsRequest
-	18, // 55: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
-	21, // 56: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
-	23, // 57: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
-	26, // 58: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
-	28, // 59: berth.v1.AdminService.ListDeviceObjects:input_type -> berth.v1.ListDeviceObjectsRequest
-	55, // 60: berth.v1.AdminService.Deschedule:input_type -> berth.v1.DescheduleRequest
-	30, // 61: berth.v1.AdminService.ListVolumeObjects:input_type -> berth.v1.ListVolumeObjectsRequest
-	32, // 62: berth.v1.AdminService.ListQueueObjects:input_type -> berth.v1.ListQueueObjectsRequest
-	4,  // 63: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
-	9,  // 64: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
-	14, // 65: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
-	17, // 66: berth.v1.AdminService.ListPods:output_type -> berth.v1.ListPodsResponse
-	19, // 67: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
-	22, // 68: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
-	24, // 69: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
-	27, // 70: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
-	29, // 71: berth.v1.AdminService.ListDeviceObjects:output_type -> berth.v1.ListDeviceObjectsResponse
-	56, // 72: berth.v1.AdminService.Deschedule:output_type -> berth.v1.DescheduleResponse
-	31, // 73: berth.v1.AdminService.ListVolumeObjects:output_type -> berth.v1.ListVolumeObjectsResponse
-	33, // 74: berth.v1.AdminService.ListQueueObjects:output_type -> berth.v1.ListQueueObjectsResponse
-	63, // [63:75] is the sub-list for method output_type
-	51, // [51:63] is the sub-list for method input_type
-	51, // [51:51] is the sub-list for extension type_name
-	51, // [51:51] is the sub-list for extension extendee
-	0,  // [0:51] is the sub-list for field type_name
+	46, // 12: berth.v1.ExplainResponse.workload:type_name -> berth.v1.WorkloadStatus
+	6,  // 13: berth.v1.NodeShortfall.resources:type_name -> berth.v1.ResourceShortfall
+	47, // 14: berth.v1.SimulateRequest.cluster_delta:type_name -> berth.v1.Object
+	48, // 15: berth.v1.SimulateRequest.cluster_removals:type_name -> berth.v1.ObjectRef
+	49, // 16: berth.v1.SimulateRequest.pods:type_name -> berth.v1.Pod
+	10, // 17: berth.v1.SimulateResponse.attempts:type_name -> berth.v1.SimulateAttempt
+	41, // 18: berth.v1.SimulateAttempt.pod:type_name -> berth.v1.PodRef
+	1,  // 19: berth.v1.SimulateAttempt.result:type_name -> berth.v1.SimulateResult
+	41, // 20: berth.v1.SimulateAttempt.victims:type_name -> berth.v1.PodRef
+	12, // 21: berth.v1.SimulateAttempt.nodes:type_name -> berth.v1.NodeVerdict
+	11, // 22: berth.v1.SimulateAttempt.claims:type_name -> berth.v1.SimulateClaim
+	35, // 23: berth.v1.NodeVerdict.plugin_scores:type_name -> berth.v1.NodeVerdict.PluginScoresEntry
+	0,  // 24: berth.v1.ListPendingRequest.states:type_name -> berth.v1.QueueState
+	15, // 25: berth.v1.ListPendingResponse.pods:type_name -> berth.v1.PendingPod
+	41, // 26: berth.v1.PendingPod.pod:type_name -> berth.v1.PodRef
+	0,  // 27: berth.v1.PendingPod.state:type_name -> berth.v1.QueueState
+	42, // 28: berth.v1.PendingPod.enqueued_time:type_name -> google.protobuf.Timestamp
+	0,  // 29: berth.v1.ListPodsRequest.states:type_name -> berth.v1.QueueState
+	15, // 30: berth.v1.ListPodsResponse.pods:type_name -> berth.v1.PendingPod
+	20, // 31: berth.v1.ListNominationsResponse.nominations:type_name -> berth.v1.Nomination
+	41, // 32: berth.v1.Nomination.pod:type_name -> berth.v1.PodRef
+	36, // 33: berth.v1.ListNodesRequest.match_labels:type_name -> berth.v1.ListNodesRequest.MatchLabelsEntry
+	25, // 34: berth.v1.ListNodesResponse.nodes:type_name -> berth.v1.NodeUsage
+	37, // 35: berth.v1.NodeUsage.labels:type_name -> berth.v1.NodeUsage.LabelsEntry
+	50, // 36: berth.v1.NodeUsage.taints:type_name -> berth.v1.Taint
+	38, // 37: berth.v1.NodeUsage.allocatable:type_name -> berth.v1.NodeUsage.AllocatableEntry
+	39, // 38: berth.v1.NodeUsage.requested:type_name -> berth.v1.NodeUsage.RequestedEntry
+	40, // 39: berth.v1.NodeUsage.non_zero_requested:type_name -> berth.v1.NodeUsage.NonZeroRequestedEntry
+	51, // 40: berth.v1.NodeUsage.conditions:type_name -> berth.v1.NodeCondition
+	50, // 41: berth.v1.NodeUsage.derived_taints:type_name -> berth.v1.Taint
+	52, // 42: berth.v1.NodeUsage.images:type_name -> berth.v1.ContainerImage
+	2,  // 43: berth.v1.ServerInfoResponse.role:type_name -> berth.v1.ReplicaRole
+	53, // 44: berth.v1.ListDeviceObjectsRequest.kind:type_name -> berth.v1.ObjectKind
+	47, // 45: berth.v1.ListDeviceObjectsResponse.objects:type_name -> berth.v1.Object
+	53, // 46: berth.v1.ListVolumeObjectsRequest.kind:type_name -> berth.v1.ObjectKind
+	47, // 47: berth.v1.ListVolumeObjectsResponse.objects:type_name -> berth.v1.Object
+	53, // 48: berth.v1.ListQueueObjectsRequest.kind:type_name -> berth.v1.ObjectKind
+	47, // 49: berth.v1.ListQueueObjectsResponse.objects:type_name -> berth.v1.Object
+	54, // 50: berth.v1.ListQueueObjectsResponse.cluster_queue_statuses:type_name -> berth.v1.ClusterQueueStatus
+	46, // 51: berth.v1.ListQueueObjectsResponse.workload_statuses:type_name -> berth.v1.WorkloadStatus
+	3,  // 52: berth.v1.AdminService.Explain:input_type -> berth.v1.ExplainRequest
+	8,  // 53: berth.v1.AdminService.Simulate:input_type -> berth.v1.SimulateRequest
+	13, // 54: berth.v1.AdminService.ListPending:input_type -> berth.v1.ListPendingRequest
+	16, // 55: berth.v1.AdminService.ListPods:input_type -> berth.v1.ListPodsRequest
+	18, // 56: berth.v1.AdminService.ListNominations:input_type -> berth.v1.ListNominationsRequest
+	21, // 57: berth.v1.AdminService.QueueStats:input_type -> berth.v1.QueueStatsRequest
+	23, // 58: berth.v1.AdminService.ListNodes:input_type -> berth.v1.ListNodesRequest
+	26, // 59: berth.v1.AdminService.ServerInfo:input_type -> berth.v1.ServerInfoRequest
+	28, // 60: berth.v1.AdminService.ListDeviceObjects:input_type -> berth.v1.ListDeviceObjectsRequest
+	55, // 61: berth.v1.AdminService.Deschedule:input_type -> berth.v1.DescheduleRequest
+	30, // 62: berth.v1.AdminService.ListVolumeObjects:input_type -> berth.v1.ListVolumeObjectsRequest
+	32, // 63: berth.v1.AdminService.ListQueueObjects:input_type -> berth.v1.ListQueueObjectsRequest
+	4,  // 64: berth.v1.AdminService.Explain:output_type -> berth.v1.ExplainResponse
+	9,  // 65: berth.v1.AdminService.Simulate:output_type -> berth.v1.SimulateResponse
+	14, // 66: berth.v1.AdminService.ListPending:output_type -> berth.v1.ListPendingResponse
+	17, // 67: berth.v1.AdminService.ListPods:output_type -> berth.v1.ListPodsResponse
+	19, // 68: berth.v1.AdminService.ListNominations:output_type -> berth.v1.ListNominationsResponse
+	22, // 69: berth.v1.AdminService.QueueStats:output_type -> berth.v1.QueueStatsResponse
+	24, // 70: berth.v1.AdminService.ListNodes:output_type -> berth.v1.ListNodesResponse
+	27, // 71: berth.v1.AdminService.ServerInfo:output_type -> berth.v1.ServerInfoResponse
+	29, // 72: berth.v1.AdminService.ListDeviceObjects:output_type -> berth.v1.ListDeviceObjectsResponse
+	56, // 73: berth.v1.AdminService.Deschedule:output_type -> berth.v1.DescheduleResponse
+	31, // 74: berth.v1.AdminService.ListVolumeObjects:output_type -> berth.v1.ListVolumeObjectsResponse
+	33, // 75: berth.v1.AdminService.ListQueueObjects:output_type -> berth.v1.ListQueueObjectsResponse
+	64, // [64:76] is the sub-list for method output_type
+	52, // [52:64] is the sub-list for method input_type
+	52, // [52:52] is the sub-list for extension type_name
+	52, // [52:52] is the sub-list for extension extendee
+	0,  // [0:52] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_admin_service_proto_init() }
