@@ -34,6 +34,12 @@ _KINDS = {
     "csi_node": (object_pb2.OBJECT_KIND_CSI_NODE, False),
     "csi_driver": (object_pb2.OBJECT_KIND_CSI_DRIVER, False),
     "csi_storage_capacity": (object_pb2.OBJECT_KIND_CSI_STORAGE_CAPACITY, True),
+    "resource_flavor": (object_pb2.OBJECT_KIND_RESOURCE_FLAVOR, False),
+    "cluster_queue": (object_pb2.OBJECT_KIND_CLUSTER_QUEUE, False),
+    "cohort": (object_pb2.OBJECT_KIND_COHORT, False),
+    "local_queue": (object_pb2.OBJECT_KIND_LOCAL_QUEUE, True),
+    "workload_priority_class": (object_pb2.OBJECT_KIND_WORKLOAD_PRIORITY_CLASS, False),
+    "workload": (object_pb2.OBJECT_KIND_WORKLOAD, True),
 }
 
 

@@ -26,6 +26,7 @@ export * as policyPb from "./gen/berth/v1/policy.js";
 export * as statePb from "./gen/berth/v1/state_service.js";
 export * as evictionPb from "./gen/berth/v1/eviction_service.js";
 export * as volumePb from "./gen/berth/v1/volume.js";
+export * as queueingPb from "./gen/berth/v1/queueing.js";
 export { BerthObject, Decision, ObjectKind, ObjectRef };
 export { BatchError, CompactedError, HandlerError, ObjectError, RequestTooLarge, SessionClosed, UntrackedKind } from "./errors.js";
 export { DEFAULT_MAX_BATCH, Session } from "./session.js";

@@ -65,6 +65,12 @@ const KINDS: Record<KindCase, [ObjectKind, boolean]> = {
   csiNode: [ObjectKind.OBJECT_KIND_CSI_NODE, false],
   csiDriver: [ObjectKind.OBJECT_KIND_CSI_DRIVER, false],
   csiStorageCapacity: [ObjectKind.OBJECT_KIND_CSI_STORAGE_CAPACITY, true],
+  resourceFlavor: [ObjectKind.OBJECT_KIND_RESOURCE_FLAVOR, false],
+  clusterQueue: [ObjectKind.OBJECT_KIND_CLUSTER_QUEUE, false],
+  cohort: [ObjectKind.OBJECT_KIND_COHORT, false],
+  localQueue: [ObjectKind.OBJECT_KIND_LOCAL_QUEUE, true],
+  workloadPriorityClass: [ObjectKind.OBJECT_KIND_WORKLOAD_PRIORITY_CLASS, false],
+  workload: [ObjectKind.OBJECT_KIND_WORKLOAD, true],
 };
 
 /** An object's kind, namespace and name, as a string key. */

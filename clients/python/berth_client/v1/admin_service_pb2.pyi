@@ -4,6 +4,7 @@ from berth_client.v1 import group_pb2 as _group_pb2
 from berth_client.v1 import node_pb2 as _node_pb2
 from berth_client.v1 import object_pb2 as _object_pb2
 from berth_client.v1 import pod_pb2 as _pod_pb2
+from berth_client.v1 import queueing_pb2 as _queueing_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -40,7 +41,7 @@ class ExplainRequest(_message.Message):
     def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ...) -> None: ...
 
 class ExplainResponse(_message.Message):
-    __slots__ = ["attempts", "backoff_until", "bind_revision", "device_reasons", "enqueued_time", "eviction", "gating_message", "last_attempt_time", "last_bind_failure", "last_diagnosis", "node", "nominated_node", "pod", "pod_group", "priority", "rejecting_plugins", "requests", "scheduler_name", "shortfalls", "state"]
+    __slots__ = ["attempts", "backoff_until", "bind_revision", "device_reasons", "enqueued_time", "eviction", "gating_message", "last_attempt_time", "last_bind_failure", "last_diagnosis", "node", "nominated_node", "pod", "pod_group", "priority", "rejecting_plugins", "requests", "scheduler_name", "shortfalls", "state", "workload"]
     class RequestsEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -68,6 +69,7 @@ class ExplainResponse(_message.Message):
     SCHEDULER_NAME_FIELD_NUMBER: _ClassVar[int]
     SHORTFALLS_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
+    WORKLOAD_FIELD_NUMBER: _ClassVar[int]
     attempts: int
     backoff_until: _timestamp_pb2.Timestamp
     bind_revision: int
@@ -88,7 +90,8 @@ class ExplainResponse(_message.Message):
     scheduler_name: str
     shortfalls: _containers.RepeatedCompositeFieldContainer[NodeShortfall]
     state: QueueState
-    def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., scheduler_name: _Optional[str] = ..., priority: _Optional[int] = ..., state: _Optional[_Union[QueueState, str]] = ..., attempts: _Optional[int] = ..., backoff_until: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., nominated_node: _Optional[str] = ..., node: _Optional[str] = ..., bind_revision: _Optional[int] = ..., last_diagnosis: _Optional[_Union[_decision_pb2.Unschedulable, _Mapping]] = ..., rejecting_plugins: _Optional[_Iterable[str]] = ..., last_attempt_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., enqueued_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., last_bind_failure: _Optional[str] = ..., gating_message: _Optional[str] = ..., pod_group: _Optional[_Union[_group_pb2.PodGroupStatus, _Mapping]] = ..., eviction: _Optional[_Union[_decision_pb2.Evict, _Mapping]] = ..., device_reasons: _Optional[_Iterable[_Union[NodeDeviceReasons, _Mapping]]] = ..., requests: _Optional[_Mapping[str, int]] = ..., shortfalls: _Optional[_Iterable[_Union[NodeShortfall, _Mapping]]] = ...) -> None: ...
+    workload: _queueing_pb2.WorkloadStatus
+    def __init__(self, pod: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., scheduler_name: _Optional[str] = ..., priority: _Optional[int] = ..., state: _Optional[_Union[QueueState, str]] = ..., attempts: _Optional[int] = ..., backoff_until: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., nominated_node: _Optional[str] = ..., node: _Optional[str] = ..., bind_revision: _Optional[int] = ..., last_diagnosis: _Optional[_Union[_decision_pb2.Unschedulable, _Mapping]] = ..., rejecting_plugins: _Optional[_Iterable[str]] = ..., last_attempt_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., enqueued_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., last_bind_failure: _Optional[str] = ..., gating_message: _Optional[str] = ..., pod_group: _Optional[_Union[_group_pb2.PodGroupStatus, _Mapping]] = ..., eviction: _Optional[_Union[_decision_pb2.Evict, _Mapping]] = ..., device_reasons: _Optional[_Iterable[_Union[NodeDeviceReasons, _Mapping]]] = ..., requests: _Optional[_Mapping[str, int]] = ..., shortfalls: _Optional[_Iterable[_Union[NodeShortfall, _Mapping]]] = ..., workload: _Optional[_Union[_queueing_pb2.WorkloadStatus, _Mapping]] = ...) -> None: ...
 
 class ListDeviceObjectsRequest(_message.Message):
     __slots__ = ["kind", "namespace"]
@@ -192,6 +195,24 @@ class ListPodsResponse(_message.Message):
     next_page_token: str
     pods: _containers.RepeatedCompositeFieldContainer[PendingPod]
     def __init__(self, pods: _Optional[_Iterable[_Union[PendingPod, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class ListQueueObjectsRequest(_message.Message):
+    __slots__ = ["kind", "namespace"]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    kind: _object_pb2.ObjectKind
+    namespace: str
+    def __init__(self, kind: _Optional[_Union[_object_pb2.ObjectKind, str]] = ..., namespace: _Optional[str] = ...) -> None: ...
+
+class ListQueueObjectsResponse(_message.Message):
+    __slots__ = ["cluster_queue_statuses", "objects", "workload_statuses"]
+    CLUSTER_QUEUE_STATUSES_FIELD_NUMBER: _ClassVar[int]
+    OBJECTS_FIELD_NUMBER: _ClassVar[int]
+    WORKLOAD_STATUSES_FIELD_NUMBER: _ClassVar[int]
+    cluster_queue_statuses: _containers.RepeatedCompositeFieldContainer[_queueing_pb2.ClusterQueueStatus]
+    objects: _containers.RepeatedCompositeFieldContainer[_object_pb2.Object]
+    workload_statuses: _containers.RepeatedCompositeFieldContainer[_queueing_pb2.WorkloadStatus]
+    def __init__(self, objects: _Optional[_Iterable[_Union[_object_pb2.Object, _Mapping]]] = ..., cluster_queue_statuses: _Optional[_Iterable[_Union[_queueing_pb2.ClusterQueueStatus, _Mapping]]] = ..., workload_statuses: _Optional[_Iterable[_Union[_queueing_pb2.WorkloadStatus, _Mapping]]] = ...) -> None: ...
 
 class ListVolumeObjectsRequest(_message.Message):
     __slots__ = ["kind", "namespace"]

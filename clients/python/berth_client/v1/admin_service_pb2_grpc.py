@@ -89,6 +89,11 @@ class AdminServiceStub(object):
                 request_serializer=berth_dot_v1_dot_admin__service__pb2.ListVolumeObjectsRequest.SerializeToString,
                 response_deserializer=berth_dot_v1_dot_admin__service__pb2.ListVolumeObjectsResponse.FromString,
                 )
+        self.ListQueueObjects = channel.unary_unary(
+                '/berth.v1.AdminService/ListQueueObjects',
+                request_serializer=berth_dot_v1_dot_admin__service__pb2.ListQueueObjectsRequest.SerializeToString,
+                response_deserializer=berth_dot_v1_dot_admin__service__pb2.ListQueueObjectsResponse.FromString,
+                )
 
 
 class AdminServiceServicer(object):
@@ -302,6 +307,21 @@ class AdminServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListQueueObjects(self, request, context):
+        """ListQueueObjects lists the queueing objects (Kueue's) Berth holds of
+        one kind, by namespace and name: ResourceFlavors, ClusterQueues,
+        Cohorts, LocalQueues, WorkloadPriorityClasses or Workloads. For
+        ClusterQueues and Workloads it adds their status from the admission
+        controller, when berthd runs one; workloads derived from pods and pod
+        groups exist only there, and are listed by their status alone.
+
+        Fails with INVALID_ARGUMENT: kind not one of the six, or namespace
+        set for a cluster-scoped kind.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -359,6 +379,11 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.ListVolumeObjects,
                     request_deserializer=berth_dot_v1_dot_admin__service__pb2.ListVolumeObjectsRequest.FromString,
                     response_serializer=berth_dot_v1_dot_admin__service__pb2.ListVolumeObjectsResponse.SerializeToString,
+            ),
+            'ListQueueObjects': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListQueueObjects,
+                    request_deserializer=berth_dot_v1_dot_admin__service__pb2.ListQueueObjectsRequest.FromString,
+                    response_serializer=berth_dot_v1_dot_admin__service__pb2.ListQueueObjectsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -573,5 +598,22 @@ class AdminService(object):
         return grpc.experimental.unary_unary(request, target, '/berth.v1.AdminService/ListVolumeObjects',
             berth_dot_v1_dot_admin__service__pb2.ListVolumeObjectsRequest.SerializeToString,
             berth_dot_v1_dot_admin__service__pb2.ListVolumeObjectsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListQueueObjects(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/berth.v1.AdminService/ListQueueObjects',
+            berth_dot_v1_dot_admin__service__pb2.ListQueueObjectsRequest.SerializeToString,
+            berth_dot_v1_dot_admin__service__pb2.ListQueueObjectsResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

@@ -13,11 +13,12 @@ _sym_db = _symbol_database.Default()
 
 from berth_client.v1 import device_pb2 as berth_dot_v1_dot_device__pb2
 from berth_client.v1 import object_pb2 as berth_dot_v1_dot_object__pb2
+from berth_client.v1 import queueing_pb2 as berth_dot_v1_dot_queueing__pb2
 from berth_client.v1 import volume_pb2 as berth_dot_v1_dot_volume__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x62\x65rth/v1/decision.proto\x12\x08\x62\x65rth.v1\x1a\x15\x62\x65rth/v1/device.proto\x1a\x15\x62\x65rth/v1/object.proto\x1a\x15\x62\x65rth/v1/volume.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x91\x03\n\x08\x44\x65\x63ision\x12\x10\n\x08revision\x18\x01 \x01(\x04\x12(\n\x04time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x16\n\x0escheduler_name\x18\x03 \x01(\t\x12\x1d\n\x03pod\x18\x04 \x01(\x0b\x32\x10.berth.v1.PodRef\x12\x1e\n\x04\x62ind\x18\n \x01(\x0b\x32\x0e.berth.v1.BindH\x00\x12 \n\x05\x65vict\x18\x0b \x01(\x0b\x32\x0f.berth.v1.EvictH\x00\x12&\n\x08nominate\x18\x0c \x01(\x0b\x32\x12.berth.v1.NominateH\x00\x12\x35\n\x10\x63lear_nomination\x18\r \x01(\x0b\x32\x19.berth.v1.ClearNominationH\x00\x12\x30\n\runschedulable\x18\x0e \x01(\x0b\x32\x17.berth.v1.UnschedulableH\x00\x12\x35\n\x10\x64\x65\x61llocate_claim\x18\x0f \x01(\x0b\x32\x19.berth.v1.DeallocateClaimH\x00\x42\x08\n\x06\x61\x63tion\"x\n\x04\x42ind\x12\x0c\n\x04node\x18\x01 \x01(\t\x12\r\n\x05group\x18\x02 \x01(\t\x12)\n\x06\x63laims\x18\x03 \x03(\x0b\x32\x19.berth.v1.ClaimAllocation\x12(\n\x07volumes\x18\x04 \x03(\x0b\x32\x17.berth.v1.VolumeBinding\"\xcd\x01\n\x05\x45vict\x12 \n\x06victim\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\x12\x0c\n\x04node\x18\x02 \x01(\t\x12#\n\tpreemptor\x18\x03 \x01(\x0b\x32\x10.berth.v1.PodRef\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12#\n\x05\x63\x61use\x18\x05 \x01(\x0e\x32\x14.berth.v1.EvictCause\x12!\n\x14grace_period_seconds\x18\x06 \x01(\x03H\x00\x88\x01\x01\x42\x17\n\x15_grace_period_seconds\"\x18\n\x08Nominate\x12\x0c\n\x04node\x18\x01 \x01(\t\"8\n\x0f\x43learNomination\x12\x15\n\rprevious_node\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"d\n\rUnschedulable\x12\x0f\n\x07message\x18\x01 \x01(\t\x12+\n\x0cnode_reasons\x18\x02 \x03(\x0b\x32\x15.berth.v1.NodeReasons\x12\x15\n\romitted_nodes\x18\x03 \x01(\r\"B\n\x0bNodeReasons\x12\x0c\n\x04node\x18\x01 \x01(\t\x12\x0f\n\x07reasons\x18\x02 \x03(\t\x12\x14\n\x0cunresolvable\x18\x03 \x01(\x08*\xe3\x01\n\x0c\x44\x65\x63isionType\x12\x1d\n\x19\x44\x45\x43ISION_TYPE_UNSPECIFIED\x10\x00\x12\x16\n\x12\x44\x45\x43ISION_TYPE_BIND\x10\x01\x12\x17\n\x13\x44\x45\x43ISION_TYPE_EVICT\x10\x02\x12\x1a\n\x16\x44\x45\x43ISION_TYPE_NOMINATE\x10\x03\x12\"\n\x1e\x44\x45\x43ISION_TYPE_CLEAR_NOMINATION\x10\x04\x12\x1f\n\x1b\x44\x45\x43ISION_TYPE_UNSCHEDULABLE\x10\x05\x12\"\n\x1e\x44\x45\x43ISION_TYPE_DEALLOCATE_CLAIM\x10\x06*\xac\x01\n\nEvictCause\x12\x1b\n\x17\x45VICT_CAUSE_UNSPECIFIED\x10\x00\x12\x1a\n\x16\x45VICT_CAUSE_PREEMPTION\x10\x01\x12\x15\n\x11\x45VICT_CAUSE_TAINT\x10\x02\x12\x13\n\x0f\x45VICT_CAUSE_API\x10\x03\x12\x1d\n\x19\x45VICT_CAUSE_NODE_PRESSURE\x10\x04\x12\x1a\n\x16\x45VICT_CAUSE_DESCHEDULE\x10\x06\x42\x32Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x62\x65rth/v1/decision.proto\x12\x08\x62\x65rth.v1\x1a\x15\x62\x65rth/v1/device.proto\x1a\x15\x62\x65rth/v1/object.proto\x1a\x17\x62\x65rth/v1/queueing.proto\x1a\x15\x62\x65rth/v1/volume.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe9\x03\n\x08\x44\x65\x63ision\x12\x10\n\x08revision\x18\x01 \x01(\x04\x12(\n\x04time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x16\n\x0escheduler_name\x18\x03 \x01(\t\x12\x1d\n\x03pod\x18\x04 \x01(\x0b\x32\x10.berth.v1.PodRef\x12\x1e\n\x04\x62ind\x18\n \x01(\x0b\x32\x0e.berth.v1.BindH\x00\x12 \n\x05\x65vict\x18\x0b \x01(\x0b\x32\x0f.berth.v1.EvictH\x00\x12&\n\x08nominate\x18\x0c \x01(\x0b\x32\x12.berth.v1.NominateH\x00\x12\x35\n\x10\x63lear_nomination\x18\r \x01(\x0b\x32\x19.berth.v1.ClearNominationH\x00\x12\x30\n\runschedulable\x18\x0e \x01(\x0b\x32\x17.berth.v1.UnschedulableH\x00\x12\x35\n\x10\x64\x65\x61llocate_claim\x18\x0f \x01(\x0b\x32\x19.berth.v1.DeallocateClaimH\x00\x12 \n\x05\x61\x64mit\x18\x10 \x01(\x0b\x32\x0f.berth.v1.AdmitH\x00\x12\x34\n\x0e\x65vict_workload\x18\x11 \x01(\x0b\x32\x1a.berth.v1.WorkloadEvictionH\x00\x42\x08\n\x06\x61\x63tion\"x\n\x04\x42ind\x12\x0c\n\x04node\x18\x01 \x01(\t\x12\r\n\x05group\x18\x02 \x01(\t\x12)\n\x06\x63laims\x18\x03 \x03(\x0b\x32\x19.berth.v1.ClaimAllocation\x12(\n\x07volumes\x18\x04 \x03(\x0b\x32\x17.berth.v1.VolumeBinding\"\xcd\x01\n\x05\x45vict\x12 \n\x06victim\x18\x01 \x01(\x0b\x32\x10.berth.v1.PodRef\x12\x0c\n\x04node\x18\x02 \x01(\t\x12#\n\tpreemptor\x18\x03 \x01(\x0b\x32\x10.berth.v1.PodRef\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12#\n\x05\x63\x61use\x18\x05 \x01(\x0e\x32\x14.berth.v1.EvictCause\x12!\n\x14grace_period_seconds\x18\x06 \x01(\x03H\x00\x88\x01\x01\x42\x17\n\x15_grace_period_seconds\"\x18\n\x08Nominate\x12\x0c\n\x04node\x18\x01 \x01(\t\"8\n\x0f\x43learNomination\x12\x15\n\rprevious_node\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"d\n\rUnschedulable\x12\x0f\n\x07message\x18\x01 \x01(\t\x12+\n\x0cnode_reasons\x18\x02 \x03(\x0b\x32\x15.berth.v1.NodeReasons\x12\x15\n\romitted_nodes\x18\x03 \x01(\r\"B\n\x0bNodeReasons\x12\x0c\n\x04node\x18\x01 \x01(\t\x12\x0f\n\x07reasons\x18\x02 \x03(\t\x12\x14\n\x0cunresolvable\x18\x03 \x01(\x08\"\x94\x01\n\x05\x41\x64mit\x12\x1a\n\x12workload_namespace\x18\x01 \x01(\t\x12\x15\n\rworkload_name\x18\x02 \x01(\t\x12\x14\n\x0cworkload_uid\x18\x03 \x01(\t\x12\x15\n\rcluster_queue\x18\x04 \x01(\t\x12+\n\x08pod_sets\x18\x05 \x03(\x0b\x32\x19.berth.v1.PodSetAdmission\"\xa9\x01\n\x10WorkloadEviction\x12\x1a\n\x12workload_namespace\x18\x01 \x01(\t\x12\x15\n\rworkload_name\x18\x02 \x01(\t\x12\x14\n\x0cworkload_uid\x18\x03 \x01(\t\x12\x15\n\rcluster_queue\x18\x04 \x01(\t\x12\x0e\n\x06reason\x18\x05 \x01(\t\x12\x14\n\x0cpreempted_by\x18\x06 \x01(\t\x12\x0f\n\x07message\x18\x07 \x01(\t*\x9e\x02\n\x0c\x44\x65\x63isionType\x12\x1d\n\x19\x44\x45\x43ISION_TYPE_UNSPECIFIED\x10\x00\x12\x16\n\x12\x44\x45\x43ISION_TYPE_BIND\x10\x01\x12\x17\n\x13\x44\x45\x43ISION_TYPE_EVICT\x10\x02\x12\x1a\n\x16\x44\x45\x43ISION_TYPE_NOMINATE\x10\x03\x12\"\n\x1e\x44\x45\x43ISION_TYPE_CLEAR_NOMINATION\x10\x04\x12\x1f\n\x1b\x44\x45\x43ISION_TYPE_UNSCHEDULABLE\x10\x05\x12\"\n\x1e\x44\x45\x43ISION_TYPE_DEALLOCATE_CLAIM\x10\x06\x12\x17\n\x13\x44\x45\x43ISION_TYPE_ADMIT\x10\x07\x12 \n\x1c\x44\x45\x43ISION_TYPE_EVICT_WORKLOAD\x10\x08*\xdf\x01\n\nEvictCause\x12\x1b\n\x17\x45VICT_CAUSE_UNSPECIFIED\x10\x00\x12\x1a\n\x16\x45VICT_CAUSE_PREEMPTION\x10\x01\x12\x15\n\x11\x45VICT_CAUSE_TAINT\x10\x02\x12\x13\n\x0f\x45VICT_CAUSE_API\x10\x03\x12\x1d\n\x19\x45VICT_CAUSE_NODE_PRESSURE\x10\x04\x12\x15\n\x11\x45VICT_CAUSE_QUOTA\x10\x05\x12\x1a\n\x16\x45VICT_CAUSE_DESCHEDULE\x10\x06\x12\x1a\n\x16\x45VICT_CAUSE_DEFRAGMENT\x10\x07\x42\x32Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'berth.v1.decision_pb2', globals())
@@ -25,22 +26,26 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'Z0github.com/berthsched/berth/api/berth/v1;berthv1'
-  _DECISIONTYPE._serialized_start=1128
-  _DECISIONTYPE._serialized_end=1355
-  _EVICTCAUSE._serialized_start=1358
-  _EVICTCAUSE._serialized_end=1530
-  _DECISION._serialized_start=140
-  _DECISION._serialized_end=541
-  _BIND._serialized_start=543
-  _BIND._serialized_end=663
-  _EVICT._serialized_start=666
-  _EVICT._serialized_end=871
-  _NOMINATE._serialized_start=873
-  _NOMINATE._serialized_end=897
-  _CLEARNOMINATION._serialized_start=899
-  _CLEARNOMINATION._serialized_end=955
-  _UNSCHEDULABLE._serialized_start=957
-  _UNSCHEDULABLE._serialized_end=1057
-  _NODEREASONS._serialized_start=1059
-  _NODEREASONS._serialized_end=1125
+  _DECISIONTYPE._serialized_start=1564
+  _DECISIONTYPE._serialized_end=1850
+  _EVICTCAUSE._serialized_start=1853
+  _EVICTCAUSE._serialized_end=2076
+  _DECISION._serialized_start=165
+  _DECISION._serialized_end=654
+  _BIND._serialized_start=656
+  _BIND._serialized_end=776
+  _EVICT._serialized_start=779
+  _EVICT._serialized_end=984
+  _NOMINATE._serialized_start=986
+  _NOMINATE._serialized_end=1010
+  _CLEARNOMINATION._serialized_start=1012
+  _CLEARNOMINATION._serialized_end=1068
+  _UNSCHEDULABLE._serialized_start=1070
+  _UNSCHEDULABLE._serialized_end=1170
+  _NODEREASONS._serialized_start=1172
+  _NODEREASONS._serialized_end=1238
+  _ADMIT._serialized_start=1241
+  _ADMIT._serialized_end=1389
+  _WORKLOADEVICTION._serialized_start=1392
+  _WORKLOADEVICTION._serialized_end=1561
 # @@protoc_insertion_point(module_scope)

@@ -25,6 +25,7 @@ import { PodGroupStatus } from "./group.js";
 import { ContainerImage, NodeCondition, Taint } from "./node.js";
 import { Object, ObjectKind, objectKindFromJSON, objectKindToJSON, ObjectRef, PodRef } from "./object.js";
 import { Pod } from "./pod.js";
+import { ClusterQueueStatus, WorkloadStatus } from "./queueing.js";
 
 export const protobufPackage = "berth.v1";
 
@@ -369,6 +370,16 @@ export interface ExplainResponse {
    * short of a resource.
    */
   shortfalls: NodeShortfall[];
+  /**
+   * The Kueue workload the pod belongs to (a pod labelled
+   * kueue.x-k8s.io/queue-name, or a member of such a pod group) and where
+   * it stands in admission: whether quota holds the pod (a GATED pod
+   * waits for its workload's admission; message says how much more of
+   * which resource and flavor its ClusterQueue needs) and which workloads
+   * it would preempt. Unset for a pod of no workload, or when berthd runs
+   * no admission.
+   */
+  workload?: WorkloadStatus | undefined;
 }
 
 export interface ExplainResponse_RequestsEntry {
@@ -909,6 +920,44 @@ export interface ListVolumeObjectsResponse {
   objects: Object[];
 }
 
+/** ListQueueObjectsRequest is the request of AdminService.ListQueueObjects. */
+export interface ListQueueObjectsRequest {
+  /**
+   * OBJECT_KIND_RESOURCE_FLAVOR, OBJECT_KIND_CLUSTER_QUEUE,
+   * OBJECT_KIND_COHORT, OBJECT_KIND_LOCAL_QUEUE,
+   * OBJECT_KIND_WORKLOAD_PRIORITY_CLASS or OBJECT_KIND_WORKLOAD.
+   */
+  kind: ObjectKind;
+  /**
+   * LocalQueues and Workloads: only those of this namespace; empty for
+   * all.
+   */
+  namespace: string;
+}
+
+/**
+ * ListQueueObjectsResponse is the response of
+ * AdminService.ListQueueObjects.
+ */
+export interface ListQueueObjectsResponse {
+  /**
+   * The objects held, by namespace and name, each an Object of the kind
+   * asked (for Workloads, the explicit ones).
+   */
+  objects: Object[];
+  /**
+   * OBJECT_KIND_CLUSTER_QUEUE: the status of each ClusterQueue the
+   * admission controller knows, by name; empty when berthd runs none.
+   */
+  clusterQueueStatuses: ClusterQueueStatus[];
+  /**
+   * OBJECT_KIND_WORKLOAD: the status of each workload the admission
+   * controller knows (explicit and derived), by namespace and name; empty
+   * when berthd runs none.
+   */
+  workloadStatuses: WorkloadStatus[];
+}
+
 function createBaseExplainRequest(): ExplainRequest {
   return { pod: undefined };
 }
@@ -998,6 +1047,7 @@ function createBaseExplainResponse(): ExplainResponse {
     deviceReasons: [],
     requests: {},
     shortfalls: [],
+    workload: undefined,
   };
 }
 
@@ -1062,6 +1112,9 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
     });
     for (const v of message.shortfalls) {
       NodeShortfall.encode(v!, writer.uint32(162).fork()).join();
+    }
+    if (message.workload !== undefined) {
+      WorkloadStatus.encode(message.workload, writer.uint32(170).fork()).join();
     }
     return writer;
   },
@@ -1242,6 +1295,14 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
             message.shortfalls.push(NodeShortfall.decode(reader, reader.uint32()));
             continue;
           }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.workload = WorkloadStatus.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1339,6 +1400,7 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
       shortfalls: globalThis.Array.isArray(object?.shortfalls)
         ? object.shortfalls.map((e: any) => NodeShortfall.fromJSON(e))
         : [],
+      workload: isSet(object.workload) ? WorkloadStatus.fromJSON(object.workload) : undefined,
     };
   },
 
@@ -1410,6 +1472,9 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
     if (message.shortfalls?.length) {
       obj.shortfalls = message.shortfalls.map((e) => NodeShortfall.toJSON(e));
     }
+    if (message.workload !== undefined) {
+      obj.workload = WorkloadStatus.toJSON(message.workload);
+    }
     return obj;
   },
 
@@ -1458,6 +1523,9 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
       {},
     );
     message.shortfalls = object.shortfalls?.map((e) => NodeShortfall.fromPartial(e)) || [];
+    message.workload = (object.workload !== undefined && object.workload !== null)
+      ? WorkloadStatus.fromPartial(object.workload)
+      : undefined;
     return message;
   },
 };
@@ -5751,6 +5819,200 @@ export const ListVolumeObjectsResponse: MessageFns<ListVolumeObjectsResponse> = 
   },
 };
 
+function createBaseListQueueObjectsRequest(): ListQueueObjectsRequest {
+  return { kind: 0, namespace: "" };
+}
+
+export const ListQueueObjectsRequest: MessageFns<ListQueueObjectsRequest> = {
+  encode(message: ListQueueObjectsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kind !== 0) {
+      writer.uint32(8).int32(message.kind);
+    }
+    if (message.namespace !== "") {
+      writer.uint32(18).string(message.namespace);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListQueueObjectsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListQueueObjectsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListQueueObjectsRequest {
+    return {
+      kind: isSet(object.kind) ? objectKindFromJSON(object.kind) : 0,
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+    };
+  },
+
+  toJSON(message: ListQueueObjectsRequest): unknown {
+    const obj: any = {};
+    if (message.kind !== 0) {
+      obj.kind = objectKindToJSON(message.kind);
+    }
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListQueueObjectsRequest>, I>>(base?: I): ListQueueObjectsRequest {
+    return ListQueueObjectsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListQueueObjectsRequest>, I>>(object: I): ListQueueObjectsRequest {
+    const message = createBaseListQueueObjectsRequest();
+    message.kind = object.kind ?? 0;
+    message.namespace = object.namespace ?? "";
+    return message;
+  },
+};
+
+function createBaseListQueueObjectsResponse(): ListQueueObjectsResponse {
+  return { objects: [], clusterQueueStatuses: [], workloadStatuses: [] };
+}
+
+export const ListQueueObjectsResponse: MessageFns<ListQueueObjectsResponse> = {
+  encode(message: ListQueueObjectsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.objects) {
+      Object.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.clusterQueueStatuses) {
+      ClusterQueueStatus.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.workloadStatuses) {
+      WorkloadStatus.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListQueueObjectsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListQueueObjectsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.objects.push(Object.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.clusterQueueStatuses.push(ClusterQueueStatus.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.workloadStatuses.push(WorkloadStatus.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListQueueObjectsResponse {
+    return {
+      objects: globalThis.Array.isArray(object?.objects) ? object.objects.map((e: any) => Object.fromJSON(e)) : [],
+      clusterQueueStatuses: globalThis.Array.isArray(object?.clusterQueueStatuses)
+        ? object.clusterQueueStatuses.map((e: any) => ClusterQueueStatus.fromJSON(e))
+        : globalThis.Array.isArray(object?.cluster_queue_statuses)
+        ? object.cluster_queue_statuses.map((e: any) => ClusterQueueStatus.fromJSON(e))
+        : [],
+      workloadStatuses: globalThis.Array.isArray(object?.workloadStatuses)
+        ? object.workloadStatuses.map((e: any) => WorkloadStatus.fromJSON(e))
+        : globalThis.Array.isArray(object?.workload_statuses)
+        ? object.workload_statuses.map((e: any) => WorkloadStatus.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListQueueObjectsResponse): unknown {
+    const obj: any = {};
+    if (message.objects?.length) {
+      obj.objects = message.objects.map((e) => Object.toJSON(e));
+    }
+    if (message.clusterQueueStatuses?.length) {
+      obj.clusterQueueStatuses = message.clusterQueueStatuses.map((e) => ClusterQueueStatus.toJSON(e));
+    }
+    if (message.workloadStatuses?.length) {
+      obj.workloadStatuses = message.workloadStatuses.map((e) => WorkloadStatus.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListQueueObjectsResponse>, I>>(base?: I): ListQueueObjectsResponse {
+    return ListQueueObjectsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListQueueObjectsResponse>, I>>(object: I): ListQueueObjectsResponse {
+    const message = createBaseListQueueObjectsResponse();
+    message.objects = object.objects?.map((e) => Object.fromPartial(e)) || [];
+    message.clusterQueueStatuses = object.clusterQueueStatuses?.map((e) => ClusterQueueStatus.fromPartial(e)) || [];
+    message.workloadStatuses = object.workloadStatuses?.map((e) => WorkloadStatus.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /**
  * AdminService answers questions about the scheduler for operators and
  * tools. Nothing in it changes what the scheduler does.
@@ -6024,6 +6286,28 @@ export const AdminServiceService = {
       Buffer.from(ListVolumeObjectsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListVolumeObjectsResponse => ListVolumeObjectsResponse.decode(value),
   },
+  /**
+   * ListQueueObjects lists the queueing objects (Kueue's) Berth holds of
+   * one kind, by namespace and name: ResourceFlavors, ClusterQueues,
+   * Cohorts, LocalQueues, WorkloadPriorityClasses or Workloads. For
+   * ClusterQueues and Workloads it adds their status from the admission
+   * controller, when berthd runs one; workloads derived from pods and pod
+   * groups exist only there, and are listed by their status alone.
+   *
+   * Fails with INVALID_ARGUMENT: kind not one of the six, or namespace
+   * set for a cluster-scoped kind.
+   */
+  listQueueObjects: {
+    path: "/berth.v1.AdminService/ListQueueObjects" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListQueueObjectsRequest): Buffer =>
+      Buffer.from(ListQueueObjectsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListQueueObjectsRequest => ListQueueObjectsRequest.decode(value),
+    responseSerialize: (value: ListQueueObjectsResponse): Buffer =>
+      Buffer.from(ListQueueObjectsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListQueueObjectsResponse => ListQueueObjectsResponse.decode(value),
+  },
 } as const;
 
 export interface AdminServiceServer extends UntypedServiceImplementation {
@@ -6183,6 +6467,18 @@ export interface AdminServiceServer extends UntypedServiceImplementation {
    * set for a cluster-scoped kind.
    */
   listVolumeObjects: handleUnaryCall<ListVolumeObjectsRequest, ListVolumeObjectsResponse>;
+  /**
+   * ListQueueObjects lists the queueing objects (Kueue's) Berth holds of
+   * one kind, by namespace and name: ResourceFlavors, ClusterQueues,
+   * Cohorts, LocalQueues, WorkloadPriorityClasses or Workloads. For
+   * ClusterQueues and Workloads it adds their status from the admission
+   * controller, when berthd runs one; workloads derived from pods and pod
+   * groups exist only there, and are listed by their status alone.
+   *
+   * Fails with INVALID_ARGUMENT: kind not one of the six, or namespace
+   * set for a cluster-scoped kind.
+   */
+  listQueueObjects: handleUnaryCall<ListQueueObjectsRequest, ListQueueObjectsResponse>;
 }
 
 export interface AdminServiceClient extends Client {
@@ -6495,6 +6791,32 @@ export interface AdminServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListVolumeObjectsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListQueueObjects lists the queueing objects (Kueue's) Berth holds of
+   * one kind, by namespace and name: ResourceFlavors, ClusterQueues,
+   * Cohorts, LocalQueues, WorkloadPriorityClasses or Workloads. For
+   * ClusterQueues and Workloads it adds their status from the admission
+   * controller, when berthd runs one; workloads derived from pods and pod
+   * groups exist only there, and are listed by their status alone.
+   *
+   * Fails with INVALID_ARGUMENT: kind not one of the six, or namespace
+   * set for a cluster-scoped kind.
+   */
+  listQueueObjects(
+    request: ListQueueObjectsRequest,
+    callback: (error: ServiceError | null, response: ListQueueObjectsResponse) => void,
+  ): ClientUnaryCall;
+  listQueueObjects(
+    request: ListQueueObjectsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListQueueObjectsResponse) => void,
+  ): ClientUnaryCall;
+  listQueueObjects(
+    request: ListQueueObjectsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListQueueObjectsResponse) => void,
   ): ClientUnaryCall;
 }
 

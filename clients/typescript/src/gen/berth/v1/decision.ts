@@ -9,6 +9,7 @@ import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import { Timestamp } from "../../google/protobuf/timestamp.js";
 import { ClaimAllocation, DeallocateClaim } from "./device.js";
 import { PodRef } from "./object.js";
+import { PodSetAdmission } from "./queueing.js";
 import { VolumeBinding } from "./volume.js";
 
 export const protobufPackage = "berth.v1";
@@ -31,6 +32,10 @@ export enum DecisionType {
   DECISION_TYPE_UNSCHEDULABLE = 5,
   /** DECISION_TYPE_DEALLOCATE_CLAIM - DeallocateClaim decisions. */
   DECISION_TYPE_DEALLOCATE_CLAIM = 6,
+  /** DECISION_TYPE_ADMIT - Admit decisions. */
+  DECISION_TYPE_ADMIT = 7,
+  /** DECISION_TYPE_EVICT_WORKLOAD - EvictWorkload decisions. */
+  DECISION_TYPE_EVICT_WORKLOAD = 8,
   UNRECOGNIZED = -1,
 }
 
@@ -57,6 +62,12 @@ export function decisionTypeFromJSON(object: any): DecisionType {
     case 6:
     case "DECISION_TYPE_DEALLOCATE_CLAIM":
       return DecisionType.DECISION_TYPE_DEALLOCATE_CLAIM;
+    case 7:
+    case "DECISION_TYPE_ADMIT":
+      return DecisionType.DECISION_TYPE_ADMIT;
+    case 8:
+    case "DECISION_TYPE_EVICT_WORKLOAD":
+      return DecisionType.DECISION_TYPE_EVICT_WORKLOAD;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -80,6 +91,10 @@ export function decisionTypeToJSON(object: DecisionType): string {
       return "DECISION_TYPE_UNSCHEDULABLE";
     case DecisionType.DECISION_TYPE_DEALLOCATE_CLAIM:
       return "DECISION_TYPE_DEALLOCATE_CLAIM";
+    case DecisionType.DECISION_TYPE_ADMIT:
+      return "DECISION_TYPE_ADMIT";
+    case DecisionType.DECISION_TYPE_EVICT_WORKLOAD:
+      return "DECISION_TYPE_EVICT_WORKLOAD";
     case DecisionType.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -108,10 +123,20 @@ export enum EvictCause {
    */
   EVICT_CAUSE_NODE_PRESSURE = 4,
   /**
+   * EVICT_CAUSE_QUOTA - The pod's Kueue workload lost its admission (Kueue's preemption, see
+   * WorkloadEviction): Evict.reason names the preempting workload.
+   */
+  EVICT_CAUSE_QUOTA = 5,
+  /**
    * EVICT_CAUSE_DESCHEDULE - Descheduling (AdminService.Deschedule, berthd's descheduler policy):
    * Evict.reason names the Descheduler strategy.
    */
   EVICT_CAUSE_DESCHEDULE = 6,
+  /**
+   * EVICT_CAUSE_DEFRAGMENT - Defragmentation: the pod was moved to make room for a pending pod or
+   * pod group that fits nowhere and cannot preempt; Evict.reason names it.
+   */
+  EVICT_CAUSE_DEFRAGMENT = 7,
   UNRECOGNIZED = -1,
 }
 
@@ -132,9 +157,15 @@ export function evictCauseFromJSON(object: any): EvictCause {
     case 4:
     case "EVICT_CAUSE_NODE_PRESSURE":
       return EvictCause.EVICT_CAUSE_NODE_PRESSURE;
+    case 5:
+    case "EVICT_CAUSE_QUOTA":
+      return EvictCause.EVICT_CAUSE_QUOTA;
     case 6:
     case "EVICT_CAUSE_DESCHEDULE":
       return EvictCause.EVICT_CAUSE_DESCHEDULE;
+    case 7:
+    case "EVICT_CAUSE_DEFRAGMENT":
+      return EvictCause.EVICT_CAUSE_DEFRAGMENT;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -154,8 +185,12 @@ export function evictCauseToJSON(object: EvictCause): string {
       return "EVICT_CAUSE_API";
     case EvictCause.EVICT_CAUSE_NODE_PRESSURE:
       return "EVICT_CAUSE_NODE_PRESSURE";
+    case EvictCause.EVICT_CAUSE_QUOTA:
+      return "EVICT_CAUSE_QUOTA";
     case EvictCause.EVICT_CAUSE_DESCHEDULE:
       return "EVICT_CAUSE_DESCHEDULE";
+    case EvictCause.EVICT_CAUSE_DEFRAGMENT:
+      return "EVICT_CAUSE_DEFRAGMENT";
     case EvictCause.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -177,6 +212,9 @@ export function evictCauseToJSON(object: EvictCause): string {
  *     claim's last pod is gone); Berth counts them as free already.
  *   - Nominate, ClearNomination, Unschedulable: informational; show them to
  *     users, and mirror nominations in Pod.nominated_node_name if wanted.
+ *   - Admit, EvictWorkload: a Kueue workload was admitted to a ClusterQueue,
+ *     or lost its admission; mirror them in the Workload's status if wanted.
+ *     The pods they concern get their own Binds and Evicts.
  */
 export interface Decision {
   /** Position of the decision in the log. */
@@ -217,6 +255,18 @@ export interface Decision {
     | //
     /** A claim's devices were released: its last consumer is gone. */
     { $case: "deallocateClaim"; value: DeallocateClaim }
+    | //
+    /**
+     * A Kueue workload was admitted: its pods are ungated. Decision.pod is
+     * unset (the decision is about a workload).
+     */
+    { $case: "admit"; value: Admit }
+    | //
+    /**
+     * A Kueue workload lost its admission (preempted); its pods get Evicts
+     * with cause QUOTA. Decision.pod is unset.
+     */
+    { $case: "evictWorkload"; value: WorkloadEviction }
     | undefined;
 }
 
@@ -377,6 +427,67 @@ export interface NodeReasons {
   unresolvable: boolean;
 }
 
+/**
+ * Admit records that a Kueue workload was admitted to a ClusterQueue: its
+ * quota is counted from this decision on, until a WorkloadEviction or the
+ * deletion of the workload (all its pods, or the explicit Workload). Its
+ * pods lose the scheduling gate "kueue.x-k8s.io/admission" and get the
+ * flavors' node labels and tolerations; Berth then binds them as any pod.
+ * A workload is admitted once: after a restart or failover Berth keeps the
+ * admissions it made and does not send them again.
+ */
+export interface Admit {
+  /** The workload's namespace. */
+  workloadNamespace: string;
+  /**
+   * The workload's name: Kueue's (for a pod, "pod-<name>-<hash>"; for a
+   * PodGroup, the group's name; an explicit Workload's own name).
+   */
+  workloadName: string;
+  /**
+   * The workload's uid: an explicit Workload's own; for a workload Berth
+   * derived from pods, "wl-<namespace>-<name>", as berthctl simulate names
+   * it (a pod's workload name already carries a hash of the pod's uid).
+   */
+  workloadUid: string;
+  /** The ClusterQueue that admitted it. */
+  clusterQueue: string;
+  /** The flavor assigned to each pod set, in the workload's pod set order. */
+  podSets: PodSetAdmission[];
+}
+
+/**
+ * WorkloadEviction records that an admitted Kueue workload lost its
+ * admission, as Kueue evicts a workload it preempts. Its pods that are
+ * bound or binding get Evicts (cause QUOTA) in the same commit, its pending
+ * pods are gated again; its quota is released once its pods are gone, and
+ * the workload is then pending again (requeued, as Kueue does).
+ */
+export interface WorkloadEviction {
+  /** The workload's namespace. */
+  workloadNamespace: string;
+  /** The workload's name. */
+  workloadName: string;
+  /** The workload's uid. */
+  workloadUid: string;
+  /** The ClusterQueue it was admitted to. */
+  clusterQueue: string;
+  /**
+   * Kueue's reason for the preemption: "InClusterQueue",
+   * "InCohortReclamation", "InCohortFairSharing",
+   * "InCohortReclaimWhileBorrowing".
+   */
+  reason: string;
+  /** The workload that needs the quota, as "namespace/name". */
+  preemptedBy: string;
+  /**
+   * Why, for people, in Kueue's words, for example "Preempted to
+   * accommodate a workload (UID: ..., JobUID: ...) due to prioritization
+   * in the ClusterQueue".
+   */
+  message: string;
+}
+
 function createBaseDecision(): Decision {
   return { revision: 0, time: undefined, schedulerName: "", pod: undefined, action: undefined };
 }
@@ -413,6 +524,12 @@ export const Decision: MessageFns<Decision> = {
         break;
       case "deallocateClaim":
         DeallocateClaim.encode(message.action.value, writer.uint32(122).fork()).join();
+        break;
+      case "admit":
+        Admit.encode(message.action.value, writer.uint32(130).fork()).join();
+        break;
+      case "evictWorkload":
+        WorkloadEviction.encode(message.action.value, writer.uint32(138).fork()).join();
         break;
     }
     return writer;
@@ -511,6 +628,22 @@ export const Decision: MessageFns<Decision> = {
             message.action = { $case: "deallocateClaim", value: DeallocateClaim.decode(reader, reader.uint32()) };
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.action = { $case: "admit", value: Admit.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.action = { $case: "evictWorkload", value: WorkloadEviction.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -549,6 +682,12 @@ export const Decision: MessageFns<Decision> = {
         ? { $case: "deallocateClaim", value: DeallocateClaim.fromJSON(object.deallocateClaim) }
         : isSet(object.deallocate_claim)
         ? { $case: "deallocateClaim", value: DeallocateClaim.fromJSON(object.deallocate_claim) }
+        : isSet(object.admit)
+        ? { $case: "admit", value: Admit.fromJSON(object.admit) }
+        : isSet(object.evictWorkload)
+        ? { $case: "evictWorkload", value: WorkloadEviction.fromJSON(object.evictWorkload) }
+        : isSet(object.evict_workload)
+        ? { $case: "evictWorkload", value: WorkloadEviction.fromJSON(object.evict_workload) }
         : undefined,
     };
   },
@@ -579,6 +718,10 @@ export const Decision: MessageFns<Decision> = {
       obj.unschedulable = Unschedulable.toJSON(message.action.value);
     } else if (message.action?.$case === "deallocateClaim") {
       obj.deallocateClaim = DeallocateClaim.toJSON(message.action.value);
+    } else if (message.action?.$case === "admit") {
+      obj.admit = Admit.toJSON(message.action.value);
+    } else if (message.action?.$case === "evictWorkload") {
+      obj.evictWorkload = WorkloadEviction.toJSON(message.action.value);
     }
     return obj;
   },
@@ -626,6 +769,18 @@ export const Decision: MessageFns<Decision> = {
       case "deallocateClaim": {
         if (object.action?.value !== undefined && object.action?.value !== null) {
           message.action = { $case: "deallocateClaim", value: DeallocateClaim.fromPartial(object.action.value) };
+        }
+        break;
+      }
+      case "admit": {
+        if (object.action?.value !== undefined && object.action?.value !== null) {
+          message.action = { $case: "admit", value: Admit.fromPartial(object.action.value) };
+        }
+        break;
+      }
+      case "evictWorkload": {
+        if (object.action?.value !== undefined && object.action?.value !== null) {
+          message.action = { $case: "evictWorkload", value: WorkloadEviction.fromPartial(object.action.value) };
         }
         break;
       }
@@ -1274,6 +1429,352 @@ export const NodeReasons: MessageFns<NodeReasons> = {
     message.node = object.node ?? "";
     message.reasons = object.reasons?.map((e) => e) || [];
     message.unresolvable = object.unresolvable ?? false;
+    return message;
+  },
+};
+
+function createBaseAdmit(): Admit {
+  return { workloadNamespace: "", workloadName: "", workloadUid: "", clusterQueue: "", podSets: [] };
+}
+
+export const Admit: MessageFns<Admit> = {
+  encode(message: Admit, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workloadNamespace !== "") {
+      writer.uint32(10).string(message.workloadNamespace);
+    }
+    if (message.workloadName !== "") {
+      writer.uint32(18).string(message.workloadName);
+    }
+    if (message.workloadUid !== "") {
+      writer.uint32(26).string(message.workloadUid);
+    }
+    if (message.clusterQueue !== "") {
+      writer.uint32(34).string(message.clusterQueue);
+    }
+    for (const v of message.podSets) {
+      PodSetAdmission.encode(v!, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Admit {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAdmit();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workloadNamespace = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.workloadName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.workloadUid = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.clusterQueue = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.podSets.push(PodSetAdmission.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Admit {
+    return {
+      workloadNamespace: isSet(object.workloadNamespace)
+        ? globalThis.String(object.workloadNamespace)
+        : isSet(object.workload_namespace)
+        ? globalThis.String(object.workload_namespace)
+        : "",
+      workloadName: isSet(object.workloadName)
+        ? globalThis.String(object.workloadName)
+        : isSet(object.workload_name)
+        ? globalThis.String(object.workload_name)
+        : "",
+      workloadUid: isSet(object.workloadUid)
+        ? globalThis.String(object.workloadUid)
+        : isSet(object.workload_uid)
+        ? globalThis.String(object.workload_uid)
+        : "",
+      clusterQueue: isSet(object.clusterQueue)
+        ? globalThis.String(object.clusterQueue)
+        : isSet(object.cluster_queue)
+        ? globalThis.String(object.cluster_queue)
+        : "",
+      podSets: globalThis.Array.isArray(object?.podSets)
+        ? object.podSets.map((e: any) => PodSetAdmission.fromJSON(e))
+        : globalThis.Array.isArray(object?.pod_sets)
+        ? object.pod_sets.map((e: any) => PodSetAdmission.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: Admit): unknown {
+    const obj: any = {};
+    if (message.workloadNamespace !== "") {
+      obj.workloadNamespace = message.workloadNamespace;
+    }
+    if (message.workloadName !== "") {
+      obj.workloadName = message.workloadName;
+    }
+    if (message.workloadUid !== "") {
+      obj.workloadUid = message.workloadUid;
+    }
+    if (message.clusterQueue !== "") {
+      obj.clusterQueue = message.clusterQueue;
+    }
+    if (message.podSets?.length) {
+      obj.podSets = message.podSets.map((e) => PodSetAdmission.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Admit>, I>>(base?: I): Admit {
+    return Admit.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Admit>, I>>(object: I): Admit {
+    const message = createBaseAdmit();
+    message.workloadNamespace = object.workloadNamespace ?? "";
+    message.workloadName = object.workloadName ?? "";
+    message.workloadUid = object.workloadUid ?? "";
+    message.clusterQueue = object.clusterQueue ?? "";
+    message.podSets = object.podSets?.map((e) => PodSetAdmission.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseWorkloadEviction(): WorkloadEviction {
+  return {
+    workloadNamespace: "",
+    workloadName: "",
+    workloadUid: "",
+    clusterQueue: "",
+    reason: "",
+    preemptedBy: "",
+    message: "",
+  };
+}
+
+export const WorkloadEviction: MessageFns<WorkloadEviction> = {
+  encode(message: WorkloadEviction, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workloadNamespace !== "") {
+      writer.uint32(10).string(message.workloadNamespace);
+    }
+    if (message.workloadName !== "") {
+      writer.uint32(18).string(message.workloadName);
+    }
+    if (message.workloadUid !== "") {
+      writer.uint32(26).string(message.workloadUid);
+    }
+    if (message.clusterQueue !== "") {
+      writer.uint32(34).string(message.clusterQueue);
+    }
+    if (message.reason !== "") {
+      writer.uint32(42).string(message.reason);
+    }
+    if (message.preemptedBy !== "") {
+      writer.uint32(50).string(message.preemptedBy);
+    }
+    if (message.message !== "") {
+      writer.uint32(58).string(message.message);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkloadEviction {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkloadEviction();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workloadNamespace = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.workloadName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.workloadUid = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.clusterQueue = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.preemptedBy = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkloadEviction {
+    return {
+      workloadNamespace: isSet(object.workloadNamespace)
+        ? globalThis.String(object.workloadNamespace)
+        : isSet(object.workload_namespace)
+        ? globalThis.String(object.workload_namespace)
+        : "",
+      workloadName: isSet(object.workloadName)
+        ? globalThis.String(object.workloadName)
+        : isSet(object.workload_name)
+        ? globalThis.String(object.workload_name)
+        : "",
+      workloadUid: isSet(object.workloadUid)
+        ? globalThis.String(object.workloadUid)
+        : isSet(object.workload_uid)
+        ? globalThis.String(object.workload_uid)
+        : "",
+      clusterQueue: isSet(object.clusterQueue)
+        ? globalThis.String(object.clusterQueue)
+        : isSet(object.cluster_queue)
+        ? globalThis.String(object.cluster_queue)
+        : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      preemptedBy: isSet(object.preemptedBy)
+        ? globalThis.String(object.preemptedBy)
+        : isSet(object.preempted_by)
+        ? globalThis.String(object.preempted_by)
+        : "",
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+    };
+  },
+
+  toJSON(message: WorkloadEviction): unknown {
+    const obj: any = {};
+    if (message.workloadNamespace !== "") {
+      obj.workloadNamespace = message.workloadNamespace;
+    }
+    if (message.workloadName !== "") {
+      obj.workloadName = message.workloadName;
+    }
+    if (message.workloadUid !== "") {
+      obj.workloadUid = message.workloadUid;
+    }
+    if (message.clusterQueue !== "") {
+      obj.clusterQueue = message.clusterQueue;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.preemptedBy !== "") {
+      obj.preemptedBy = message.preemptedBy;
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WorkloadEviction>, I>>(base?: I): WorkloadEviction {
+    return WorkloadEviction.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WorkloadEviction>, I>>(object: I): WorkloadEviction {
+    const message = createBaseWorkloadEviction();
+    message.workloadNamespace = object.workloadNamespace ?? "";
+    message.workloadName = object.workloadName ?? "";
+    message.workloadUid = object.workloadUid ?? "";
+    message.clusterQueue = object.clusterQueue ?? "";
+    message.reason = object.reason ?? "";
+    message.preemptedBy = object.preemptedBy ?? "";
+    message.message = object.message ?? "";
     return message;
   },
 };

@@ -12,6 +12,7 @@ import { Namespace } from "./namespace.js";
 import { Node } from "./node.js";
 import { Pod } from "./pod.js";
 import { PodDisruptionBudget, PriorityClass } from "./policy.js";
+import { ClusterQueue, Cohort, LocalQueue, ResourceFlavor, Workload, WorkloadPriorityClass } from "./queueing.js";
 import {
   CSIDriver,
   CSINode,
@@ -63,6 +64,18 @@ export enum ObjectKind {
   OBJECT_KIND_CSI_DRIVER = 34,
   /** OBJECT_KIND_CSI_STORAGE_CAPACITY - CSIStorageCapacity. */
   OBJECT_KIND_CSI_STORAGE_CAPACITY = 35,
+  /** OBJECT_KIND_RESOURCE_FLAVOR - ResourceFlavor (Kueue). */
+  OBJECT_KIND_RESOURCE_FLAVOR = 40,
+  /** OBJECT_KIND_CLUSTER_QUEUE - ClusterQueue (Kueue). */
+  OBJECT_KIND_CLUSTER_QUEUE = 41,
+  /** OBJECT_KIND_COHORT - Cohort (Kueue). */
+  OBJECT_KIND_COHORT = 42,
+  /** OBJECT_KIND_LOCAL_QUEUE - LocalQueue (Kueue). */
+  OBJECT_KIND_LOCAL_QUEUE = 43,
+  /** OBJECT_KIND_WORKLOAD_PRIORITY_CLASS - WorkloadPriorityClass (Kueue). */
+  OBJECT_KIND_WORKLOAD_PRIORITY_CLASS = 44,
+  /** OBJECT_KIND_WORKLOAD - Workload (Kueue), explicit ones only. */
+  OBJECT_KIND_WORKLOAD = 45,
   UNRECOGNIZED = -1,
 }
 
@@ -122,6 +135,24 @@ export function objectKindFromJSON(object: any): ObjectKind {
     case 35:
     case "OBJECT_KIND_CSI_STORAGE_CAPACITY":
       return ObjectKind.OBJECT_KIND_CSI_STORAGE_CAPACITY;
+    case 40:
+    case "OBJECT_KIND_RESOURCE_FLAVOR":
+      return ObjectKind.OBJECT_KIND_RESOURCE_FLAVOR;
+    case 41:
+    case "OBJECT_KIND_CLUSTER_QUEUE":
+      return ObjectKind.OBJECT_KIND_CLUSTER_QUEUE;
+    case 42:
+    case "OBJECT_KIND_COHORT":
+      return ObjectKind.OBJECT_KIND_COHORT;
+    case 43:
+    case "OBJECT_KIND_LOCAL_QUEUE":
+      return ObjectKind.OBJECT_KIND_LOCAL_QUEUE;
+    case 44:
+    case "OBJECT_KIND_WORKLOAD_PRIORITY_CLASS":
+      return ObjectKind.OBJECT_KIND_WORKLOAD_PRIORITY_CLASS;
+    case 45:
+    case "OBJECT_KIND_WORKLOAD":
+      return ObjectKind.OBJECT_KIND_WORKLOAD;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -167,6 +198,18 @@ export function objectKindToJSON(object: ObjectKind): string {
       return "OBJECT_KIND_CSI_DRIVER";
     case ObjectKind.OBJECT_KIND_CSI_STORAGE_CAPACITY:
       return "OBJECT_KIND_CSI_STORAGE_CAPACITY";
+    case ObjectKind.OBJECT_KIND_RESOURCE_FLAVOR:
+      return "OBJECT_KIND_RESOURCE_FLAVOR";
+    case ObjectKind.OBJECT_KIND_CLUSTER_QUEUE:
+      return "OBJECT_KIND_CLUSTER_QUEUE";
+    case ObjectKind.OBJECT_KIND_COHORT:
+      return "OBJECT_KIND_COHORT";
+    case ObjectKind.OBJECT_KIND_LOCAL_QUEUE:
+      return "OBJECT_KIND_LOCAL_QUEUE";
+    case ObjectKind.OBJECT_KIND_WORKLOAD_PRIORITY_CLASS:
+      return "OBJECT_KIND_WORKLOAD_PRIORITY_CLASS";
+    case ObjectKind.OBJECT_KIND_WORKLOAD:
+      return "OBJECT_KIND_WORKLOAD";
     case ObjectKind.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -234,6 +277,27 @@ export interface Object {
     | //
     /** A CSI storage capacity, identified by namespace and name. */
     { $case: "csiStorageCapacity"; value: CSIStorageCapacity }
+    | //
+    /**
+     * Queueing (queueing.proto, Kueue's objects), numbered from 40. A
+     * resource flavor, identified by name.
+     */
+    { $case: "resourceFlavor"; value: ResourceFlavor }
+    | //
+    /** A cluster queue, identified by name. */
+    { $case: "clusterQueue"; value: ClusterQueue }
+    | //
+    /** A cohort, identified by name. */
+    { $case: "cohort"; value: Cohort }
+    | //
+    /** A local queue, identified by namespace and name. */
+    { $case: "localQueue"; value: LocalQueue }
+    | //
+    /** A workload priority class, identified by name. */
+    { $case: "workloadPriorityClass"; value: WorkloadPriorityClass }
+    | //
+    /** An explicit workload, identified by namespace and name. */
+    { $case: "workload"; value: Workload }
     | undefined;
 }
 
@@ -242,8 +306,9 @@ export interface ObjectRef {
   /** The kind of object. Required. */
   kind: ObjectKind;
   /**
-   * Namespace, for pods, disruption budgets, pod groups, claims, templates
-   * and storage capacities; empty for the other kinds.
+   * Namespace, for pods, disruption budgets, pod groups, claims, templates,
+   * storage capacities, local queues and workloads; empty for the other
+   * kinds.
    */
   namespace: string;
   /** Name of the object. Required. */
@@ -326,6 +391,24 @@ export const Object: MessageFns<Object> = {
         break;
       case "csiStorageCapacity":
         CSIStorageCapacity.encode(message.kind.value, writer.uint32(282).fork()).join();
+        break;
+      case "resourceFlavor":
+        ResourceFlavor.encode(message.kind.value, writer.uint32(322).fork()).join();
+        break;
+      case "clusterQueue":
+        ClusterQueue.encode(message.kind.value, writer.uint32(330).fork()).join();
+        break;
+      case "cohort":
+        Cohort.encode(message.kind.value, writer.uint32(338).fork()).join();
+        break;
+      case "localQueue":
+        LocalQueue.encode(message.kind.value, writer.uint32(346).fork()).join();
+        break;
+      case "workloadPriorityClass":
+        WorkloadPriorityClass.encode(message.kind.value, writer.uint32(354).fork()).join();
+        break;
+      case "workload":
+        Workload.encode(message.kind.value, writer.uint32(362).fork()).join();
         break;
     }
     return writer;
@@ -486,6 +569,57 @@ export const Object: MessageFns<Object> = {
             message.kind = { $case: "csiStorageCapacity", value: CSIStorageCapacity.decode(reader, reader.uint32()) };
             continue;
           }
+          case 40: {
+            if (tag !== 322) {
+              break;
+            }
+
+            message.kind = { $case: "resourceFlavor", value: ResourceFlavor.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 41: {
+            if (tag !== 330) {
+              break;
+            }
+
+            message.kind = { $case: "clusterQueue", value: ClusterQueue.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 42: {
+            if (tag !== 338) {
+              break;
+            }
+
+            message.kind = { $case: "cohort", value: Cohort.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 43: {
+            if (tag !== 346) {
+              break;
+            }
+
+            message.kind = { $case: "localQueue", value: LocalQueue.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 44: {
+            if (tag !== 354) {
+              break;
+            }
+
+            message.kind = {
+              $case: "workloadPriorityClass",
+              value: WorkloadPriorityClass.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 45: {
+            if (tag !== 362) {
+              break;
+            }
+
+            message.kind = { $case: "workload", value: Workload.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -562,6 +696,26 @@ export const Object: MessageFns<Object> = {
         ? { $case: "csiStorageCapacity", value: CSIStorageCapacity.fromJSON(object.csiStorageCapacity) }
         : isSet(object.csi_storage_capacity)
         ? { $case: "csiStorageCapacity", value: CSIStorageCapacity.fromJSON(object.csi_storage_capacity) }
+        : isSet(object.resourceFlavor)
+        ? { $case: "resourceFlavor", value: ResourceFlavor.fromJSON(object.resourceFlavor) }
+        : isSet(object.resource_flavor)
+        ? { $case: "resourceFlavor", value: ResourceFlavor.fromJSON(object.resource_flavor) }
+        : isSet(object.clusterQueue)
+        ? { $case: "clusterQueue", value: ClusterQueue.fromJSON(object.clusterQueue) }
+        : isSet(object.cluster_queue)
+        ? { $case: "clusterQueue", value: ClusterQueue.fromJSON(object.cluster_queue) }
+        : isSet(object.cohort)
+        ? { $case: "cohort", value: Cohort.fromJSON(object.cohort) }
+        : isSet(object.localQueue)
+        ? { $case: "localQueue", value: LocalQueue.fromJSON(object.localQueue) }
+        : isSet(object.local_queue)
+        ? { $case: "localQueue", value: LocalQueue.fromJSON(object.local_queue) }
+        : isSet(object.workloadPriorityClass)
+        ? { $case: "workloadPriorityClass", value: WorkloadPriorityClass.fromJSON(object.workloadPriorityClass) }
+        : isSet(object.workload_priority_class)
+        ? { $case: "workloadPriorityClass", value: WorkloadPriorityClass.fromJSON(object.workload_priority_class) }
+        : isSet(object.workload)
+        ? { $case: "workload", value: Workload.fromJSON(object.workload) }
         : undefined,
     };
   },
@@ -602,6 +756,18 @@ export const Object: MessageFns<Object> = {
       obj.csiDriver = CSIDriver.toJSON(message.kind.value);
     } else if (message.kind?.$case === "csiStorageCapacity") {
       obj.csiStorageCapacity = CSIStorageCapacity.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "resourceFlavor") {
+      obj.resourceFlavor = ResourceFlavor.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "clusterQueue") {
+      obj.clusterQueue = ClusterQueue.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "cohort") {
+      obj.cohort = Cohort.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "localQueue") {
+      obj.localQueue = LocalQueue.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "workloadPriorityClass") {
+      obj.workloadPriorityClass = WorkloadPriorityClass.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "workload") {
+      obj.workload = Workload.toJSON(message.kind.value);
     }
     return obj;
   },
@@ -717,6 +883,45 @@ export const Object: MessageFns<Object> = {
       case "csiStorageCapacity": {
         if (object.kind?.value !== undefined && object.kind?.value !== null) {
           message.kind = { $case: "csiStorageCapacity", value: CSIStorageCapacity.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+      case "resourceFlavor": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "resourceFlavor", value: ResourceFlavor.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+      case "clusterQueue": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "clusterQueue", value: ClusterQueue.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+      case "cohort": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "cohort", value: Cohort.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+      case "localQueue": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "localQueue", value: LocalQueue.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+      case "workloadPriorityClass": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = {
+            $case: "workloadPriorityClass",
+            value: WorkloadPriorityClass.fromPartial(object.kind.value),
+          };
+        }
+        break;
+      }
+      case "workload": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "workload", value: Workload.fromPartial(object.kind.value) };
         }
         break;
       }

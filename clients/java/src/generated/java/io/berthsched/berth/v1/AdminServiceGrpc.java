@@ -376,6 +376,37 @@ public final class AdminServiceGrpc {
     return getListVolumeObjectsMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<io.berthsched.berth.v1.ListQueueObjectsRequest,
+      io.berthsched.berth.v1.ListQueueObjectsResponse> getListQueueObjectsMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListQueueObjects",
+      requestType = io.berthsched.berth.v1.ListQueueObjectsRequest.class,
+      responseType = io.berthsched.berth.v1.ListQueueObjectsResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<io.berthsched.berth.v1.ListQueueObjectsRequest,
+      io.berthsched.berth.v1.ListQueueObjectsResponse> getListQueueObjectsMethod() {
+    io.grpc.MethodDescriptor<io.berthsched.berth.v1.ListQueueObjectsRequest, io.berthsched.berth.v1.ListQueueObjectsResponse> getListQueueObjectsMethod;
+    if ((getListQueueObjectsMethod = AdminServiceGrpc.getListQueueObjectsMethod) == null) {
+      synchronized (AdminServiceGrpc.class) {
+        if ((getListQueueObjectsMethod = AdminServiceGrpc.getListQueueObjectsMethod) == null) {
+          AdminServiceGrpc.getListQueueObjectsMethod = getListQueueObjectsMethod =
+              io.grpc.MethodDescriptor.<io.berthsched.berth.v1.ListQueueObjectsRequest, io.berthsched.berth.v1.ListQueueObjectsResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListQueueObjects"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  io.berthsched.berth.v1.ListQueueObjectsRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  io.berthsched.berth.v1.ListQueueObjectsResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new AdminServiceMethodDescriptorSupplier("ListQueueObjects"))
+              .build();
+        }
+      }
+    }
+    return getListQueueObjectsMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -652,6 +683,23 @@ public final class AdminServiceGrpc {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListVolumeObjectsMethod(), responseObserver);
     }
 
+    /**
+     * <pre>
+     * ListQueueObjects lists the queueing objects (Kueue's) Berth holds of
+     * one kind, by namespace and name: ResourceFlavors, ClusterQueues,
+     * Cohorts, LocalQueues, WorkloadPriorityClasses or Workloads. For
+     * ClusterQueues and Workloads it adds their status from the admission
+     * controller, when berthd runs one; workloads derived from pods and pod
+     * groups exist only there, and are listed by their status alone.
+     * Fails with INVALID_ARGUMENT: kind not one of the six, or namespace
+     * set for a cluster-scoped kind.
+     * </pre>
+     */
+    public void listQueueObjects(io.berthsched.berth.v1.ListQueueObjectsRequest request,
+        io.grpc.stub.StreamObserver<io.berthsched.berth.v1.ListQueueObjectsResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListQueueObjectsMethod(), responseObserver);
+    }
+
     @java.lang.Override public final io.grpc.ServerServiceDefinition bindService() {
       return io.grpc.ServerServiceDefinition.builder(getServiceDescriptor())
           .addMethod(
@@ -731,6 +779,13 @@ public final class AdminServiceGrpc {
                 io.berthsched.berth.v1.ListVolumeObjectsRequest,
                 io.berthsched.berth.v1.ListVolumeObjectsResponse>(
                   this, METHODID_LIST_VOLUME_OBJECTS)))
+          .addMethod(
+            getListQueueObjectsMethod(),
+            io.grpc.stub.ServerCalls.asyncUnaryCall(
+              new MethodHandlers<
+                io.berthsched.berth.v1.ListQueueObjectsRequest,
+                io.berthsched.berth.v1.ListQueueObjectsResponse>(
+                  this, METHODID_LIST_QUEUE_OBJECTS)))
           .build();
     }
   }
@@ -987,6 +1042,24 @@ public final class AdminServiceGrpc {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getListVolumeObjectsMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * ListQueueObjects lists the queueing objects (Kueue's) Berth holds of
+     * one kind, by namespace and name: ResourceFlavors, ClusterQueues,
+     * Cohorts, LocalQueues, WorkloadPriorityClasses or Workloads. For
+     * ClusterQueues and Workloads it adds their status from the admission
+     * controller, when berthd runs one; workloads derived from pods and pod
+     * groups exist only there, and are listed by their status alone.
+     * Fails with INVALID_ARGUMENT: kind not one of the six, or namespace
+     * set for a cluster-scoped kind.
+     * </pre>
+     */
+    public void listQueueObjects(io.berthsched.berth.v1.ListQueueObjectsRequest request,
+        io.grpc.stub.StreamObserver<io.berthsched.berth.v1.ListQueueObjectsResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListQueueObjectsMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
@@ -1229,6 +1302,23 @@ public final class AdminServiceGrpc {
     public io.berthsched.berth.v1.ListVolumeObjectsResponse listVolumeObjects(io.berthsched.berth.v1.ListVolumeObjectsRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getListVolumeObjectsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListQueueObjects lists the queueing objects (Kueue's) Berth holds of
+     * one kind, by namespace and name: ResourceFlavors, ClusterQueues,
+     * Cohorts, LocalQueues, WorkloadPriorityClasses or Workloads. For
+     * ClusterQueues and Workloads it adds their status from the admission
+     * controller, when berthd runs one; workloads derived from pods and pod
+     * groups exist only there, and are listed by their status alone.
+     * Fails with INVALID_ARGUMENT: kind not one of the six, or namespace
+     * set for a cluster-scoped kind.
+     * </pre>
+     */
+    public io.berthsched.berth.v1.ListQueueObjectsResponse listQueueObjects(io.berthsched.berth.v1.ListQueueObjectsRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListQueueObjectsMethod(), getCallOptions(), request);
     }
   }
 
@@ -1484,6 +1574,24 @@ public final class AdminServiceGrpc {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getListVolumeObjectsMethod(), getCallOptions()), request);
     }
+
+    /**
+     * <pre>
+     * ListQueueObjects lists the queueing objects (Kueue's) Berth holds of
+     * one kind, by namespace and name: ResourceFlavors, ClusterQueues,
+     * Cohorts, LocalQueues, WorkloadPriorityClasses or Workloads. For
+     * ClusterQueues and Workloads it adds their status from the admission
+     * controller, when berthd runs one; workloads derived from pods and pod
+     * groups exist only there, and are listed by their status alone.
+     * Fails with INVALID_ARGUMENT: kind not one of the six, or namespace
+     * set for a cluster-scoped kind.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<io.berthsched.berth.v1.ListQueueObjectsResponse> listQueueObjects(
+        io.berthsched.berth.v1.ListQueueObjectsRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListQueueObjectsMethod(), getCallOptions()), request);
+    }
   }
 
   private static final int METHODID_EXPLAIN = 0;
@@ -1497,6 +1605,7 @@ public final class AdminServiceGrpc {
   private static final int METHODID_LIST_DEVICE_OBJECTS = 8;
   private static final int METHODID_DESCHEDULE = 9;
   private static final int METHODID_LIST_VOLUME_OBJECTS = 10;
+  private static final int METHODID_LIST_QUEUE_OBJECTS = 11;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -1558,6 +1667,10 @@ public final class AdminServiceGrpc {
         case METHODID_LIST_VOLUME_OBJECTS:
           serviceImpl.listVolumeObjects((io.berthsched.berth.v1.ListVolumeObjectsRequest) request,
               (io.grpc.stub.StreamObserver<io.berthsched.berth.v1.ListVolumeObjectsResponse>) responseObserver);
+          break;
+        case METHODID_LIST_QUEUE_OBJECTS:
+          serviceImpl.listQueueObjects((io.berthsched.berth.v1.ListQueueObjectsRequest) request,
+              (io.grpc.stub.StreamObserver<io.berthsched.berth.v1.ListQueueObjectsResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -1631,6 +1744,7 @@ public final class AdminServiceGrpc {
               .addMethod(getListDeviceObjectsMethod())
               .addMethod(getDescheduleMethod())
               .addMethod(getListVolumeObjectsMethod())
+              .addMethod(getListQueueObjectsMethod())
               .build();
         }
       }

@@ -194,6 +194,16 @@ public final class AdminServiceProto {
   static final 
     com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
       internal_static_berth_v1_ListVolumeObjectsResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_berth_v1_ListQueueObjectsRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_berth_v1_ListQueueObjectsRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_berth_v1_ListQueueObjectsResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_berth_v1_ListQueueObjectsResponse_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -207,204 +217,216 @@ public final class AdminServiceProto {
       "\032\027berth/v1/decision.proto\032\031berth/v1/desc" +
       "hedule.proto\032\024berth/v1/group.proto\032\023bert" +
       "h/v1/node.proto\032\025berth/v1/object.proto\032\022" +
-      "berth/v1/pod.proto\032\037google/protobuf/time" +
-      "stamp.proto\"4\n\016ExplainRequest\022\"\n\003pod\030\001 \001" +
-      "(\0132\020.berth.v1.PodRefR\003pod\"\215\010\n\017ExplainRes" +
-      "ponse\022\"\n\003pod\030\001 \001(\0132\020.berth.v1.PodRefR\003po" +
-      "d\022%\n\016scheduler_name\030\002 \001(\tR\rschedulerName" +
-      "\022\032\n\010priority\030\003 \001(\005R\010priority\022*\n\005state\030\004 " +
-      "\001(\0162\024.berth.v1.QueueStateR\005state\022\032\n\010atte" +
-      "mpts\030\005 \001(\rR\010attempts\022?\n\rbackoff_until\030\006 " +
-      "\001(\0132\032.google.protobuf.TimestampR\014backoff" +
-      "Until\022%\n\016nominated_node\030\007 \001(\tR\rnominated" +
-      "Node\022\022\n\004node\030\010 \001(\tR\004node\022#\n\rbind_revisio" +
-      "n\030\t \001(\004R\014bindRevision\022>\n\016last_diagnosis\030" +
-      "\n \001(\0132\027.berth.v1.UnschedulableR\rlastDiag" +
-      "nosis\022+\n\021rejecting_plugins\030\013 \003(\tR\020reject" +
-      "ingPlugins\022F\n\021last_attempt_time\030\014 \001(\0132\032." +
-      "google.protobuf.TimestampR\017lastAttemptTi" +
-      "me\022?\n\renqueued_time\030\r \001(\0132\032.google.proto" +
-      "buf.TimestampR\014enqueuedTime\022*\n\021last_bind" +
-      "_failure\030\016 \001(\tR\017lastBindFailure\022%\n\016gatin" +
-      "g_message\030\017 \001(\tR\rgatingMessage\0225\n\tpod_gr" +
-      "oup\030\020 \001(\0132\030.berth.v1.PodGroupStatusR\010pod" +
-      "Group\022+\n\010eviction\030\021 \001(\0132\017.berth.v1.Evict" +
-      "R\010eviction\022B\n\016device_reasons\030\022 \003(\0132\033.ber" +
-      "th.v1.NodeDeviceReasonsR\rdeviceReasons\022C" +
-      "\n\010requests\030\023 \003(\0132\'.berth.v1.ExplainRespo" +
-      "nse.RequestsEntryR\010requests\0227\n\nshortfall" +
-      "s\030\024 \003(\0132\027.berth.v1.NodeShortfallR\nshortf" +
-      "alls\032;\n\rRequestsEntry\022\020\n\003key\030\001 \001(\tR\003key\022" +
-      "\024\n\005value\030\002 \001(\003R\005value:\0028\001\"^\n\rNodeShortfa" +
-      "ll\022\022\n\004node\030\001 \001(\tR\004node\0229\n\tresources\030\002 \003(" +
-      "\0132\033.berth.v1.ResourceShortfallR\tresource" +
-      "s\"\203\001\n\021ResourceShortfall\022\032\n\010resource\030\001 \001(" +
-      "\tR\010resource\022\034\n\trequested\030\002 \001(\003R\trequeste" +
-      "d\022\022\n\004free\030\003 \001(\003R\004free\022 \n\013allocatable\030\004 \001" +
-      "(\003R\013allocatable\"A\n\021NodeDeviceReasons\022\022\n\004" +
-      "node\030\001 \001(\tR\004node\022\030\n\007reasons\030\002 \003(\tR\007reaso" +
-      "ns\"\354\001\n\017SimulateRequest\0225\n\rcluster_delta\030" +
-      "\001 \003(\0132\020.berth.v1.ObjectR\014clusterDelta\022>\n" +
-      "\020cluster_removals\030\002 \003(\0132\023.berth.v1.Objec" +
-      "tRefR\017clusterRemovals\022!\n\004pods\030\003 \003(\0132\r.be" +
-      "rth.v1.PodR\004pods\022%\n\016scheduler_name\030\004 \001(\t" +
-      "R\rschedulerName\022\030\n\007summary\030\005 \001(\010R\007summar" +
-      "y\"I\n\020SimulateResponse\0225\n\010attempts\030\001 \003(\0132" +
-      "\031.berth.v1.SimulateAttemptR\010attempts\"\357\003\n" +
-      "\017SimulateAttempt\022\"\n\003pod\030\001 \001(\0132\020.berth.v1" +
-      ".PodRefR\003pod\0220\n\006result\030\002 \001(\0162\030.berth.v1." +
-      "SimulateResultR\006result\022\022\n\004node\030\003 \001(\tR\004no" +
-      "de\022*\n\007victims\030\004 \003(\0132\020.berth.v1.PodRefR\007v" +
-      "ictims\022+\n\005nodes\030\005 \003(\0132\025.berth.v1.NodeVer" +
-      "dictR\005nodes\022\030\n\007message\030\006 \001(\tR\007message\022\033\n" +
-      "\ttop_nodes\030\007 \003(\tR\010topNodes\022\033\n\ttie_break\030" +
-      "\010 \001(\tR\010tieBreak\022,\n\022via_nominated_node\030\t " +
-      "\001(\010R\020viaNominatedNode\022,\n\022scores_report_o" +
-      "nly\030\n \001(\010R\020scoresReportOnly\022\026\n\006plugin\030\013 " +
-      "\001(\tR\006plugin\022/\n\006claims\030\014 \003(\0132\027.berth.v1.S" +
-      "imulateClaimR\006claims\022 \n\013deallocated\030\r \003(" +
-      "\tR\013deallocated\"U\n\rSimulateClaim\022\024\n\005entry" +
-      "\030\001 \001(\tR\005entry\022\024\n\005claim\030\002 \001(\tR\005claim\022\030\n\007d" +
-      "evices\030\003 \003(\tR\007devices\"\303\002\n\013NodeVerdict\022\022\n" +
-      "\004node\030\001 \001(\tR\004node\022\032\n\010feasible\030\002 \001(\010R\010fea" +
-      "sible\022\030\n\007reasons\030\003 \003(\tR\007reasons\022\037\n\013total" +
-      "_score\030\004 \001(\003R\ntotalScore\022L\n\rplugin_score" +
-      "s\030\005 \003(\0132\'.berth.v1.NodeVerdict.PluginSco" +
-      "resEntryR\014pluginScores\022\026\n\006scored\030\006 \001(\010R\006" +
-      "scored\022\"\n\014unresolvable\030\007 \001(\010R\014unresolvab" +
-      "le\032?\n\021PluginScoresEntry\022\020\n\003key\030\001 \001(\tR\003ke" +
-      "y\022\024\n\005value\030\002 \001(\003R\005value:\0028\001\"\245\001\n\022ListPend" +
-      "ingRequest\022\033\n\tpage_size\030\001 \001(\005R\010pageSize\022" +
-      "\035\n\npage_token\030\002 \001(\tR\tpageToken\022,\n\006states" +
-      "\030\003 \003(\0162\024.berth.v1.QueueStateR\006states\022%\n\016" +
-      "scheduler_name\030\004 \001(\tR\rschedulerName\"g\n\023L" +
-      "istPendingResponse\022(\n\004pods\030\001 \003(\0132\024.berth" +
-      ".v1.PendingPodR\004pods\022&\n\017next_page_token\030" +
-      "\002 \001(\tR\rnextPageToken\"\334\002\n\nPendingPod\022\"\n\003p" +
-      "od\030\001 \001(\0132\020.berth.v1.PodRefR\003pod\022%\n\016sched" +
-      "uler_name\030\002 \001(\tR\rschedulerName\022*\n\005state\030" +
-      "\003 \001(\0162\024.berth.v1.QueueStateR\005state\022\032\n\010pr" +
-      "iority\030\004 \001(\005R\010priority\022\032\n\010attempts\030\005 \001(\r" +
-      "R\010attempts\022?\n\renqueued_time\030\006 \001(\0132\032.goog" +
-      "le.protobuf.TimestampR\014enqueuedTime\022%\n\016n" +
-      "ominated_node\030\007 \001(\tR\rnominatedNode\022\022\n\004no" +
-      "de\030\010 \001(\tR\004node\022#\n\rbind_revision\030\t \001(\004R\014b" +
-      "indRevision\"\360\001\n\017ListPodsRequest\022\033\n\tpage_" +
-      "size\030\001 \001(\005R\010pageSize\022\035\n\npage_token\030\002 \001(\t" +
-      "R\tpageToken\022,\n\006states\030\003 \003(\0162\024.berth.v1.Q" +
-      "ueueStateR\006states\022%\n\016scheduler_name\030\004 \001(" +
-      "\tR\rschedulerName\022\034\n\tnamespace\030\005 \001(\tR\tnam" +
-      "espace\022\032\n\010contains\030\006 \001(\tR\010contains\022\022\n\004no" +
-      "de\030\007 \001(\tR\004node\"d\n\020ListPodsResponse\022(\n\004po" +
-      "ds\030\001 \003(\0132\024.berth.v1.PendingPodR\004pods\022&\n\017" +
-      "next_page_token\030\002 \001(\tR\rnextPageToken\"h\n\026" +
-      "ListNominationsRequest\022\033\n\tpage_size\030\001 \001(" +
-      "\005R\010pageSize\022\035\n\npage_token\030\002 \001(\tR\tpageTok" +
-      "en\022\022\n\004node\030\003 \001(\tR\004node\"y\n\027ListNomination" +
-      "sResponse\0226\n\013nominations\030\001 \003(\0132\024.berth.v" +
-      "1.NominationR\013nominations\022&\n\017next_page_t" +
-      "oken\030\002 \001(\tR\rnextPageToken\"\230\001\n\nNomination" +
-      "\022\"\n\003pod\030\001 \001(\0132\020.berth.v1.PodRefR\003pod\022\022\n\004" +
-      "node\030\002 \001(\tR\004node\022\032\n\010priority\030\003 \001(\005R\010prio" +
-      "rity\022\032\n\010revision\030\004 \001(\004R\010revision\022\032\n\010rest" +
-      "ored\030\005 \001(\010R\010restored\":\n\021QueueStatsReques" +
-      "t\022%\n\016scheduler_name\030\001 \001(\tR\rschedulerName" +
-      "\"\366\002\n\022QueueStatsResponse\022\026\n\006active\030\001 \001(\rR" +
-      "\006active\022\030\n\007backoff\030\002 \001(\rR\007backoff\022$\n\runs" +
-      "chedulable\030\003 \001(\rR\runschedulable\022\024\n\005gated" +
-      "\030\004 \001(\rR\005gated\022\033\n\tin_flight\030\005 \001(\rR\010inFlig" +
-      "ht\022\030\n\007binding\030\006 \001(\rR\007binding\022\024\n\005bound\030\007 " +
-      "\001(\rR\005bound\022\030\n\007ignored\030\010 \001(\rR\007ignored\022-\n\022" +
-      "attempts_scheduled\030\t \001(\004R\021attemptsSchedu" +
-      "led\0225\n\026attempts_unschedulable\030\n \001(\004R\025att" +
-      "emptsUnschedulable\022%\n\016attempts_error\030\013 \001" +
-      "(\004R\rattemptsError\"\336\001\n\020ListNodesRequest\022\033" +
-      "\n\tpage_size\030\001 \001(\005R\010pageSize\022\035\n\npage_toke" +
-      "n\030\002 \001(\tR\tpageToken\022N\n\014match_labels\030\003 \003(\013" +
-      "2+.berth.v1.ListNodesRequest.MatchLabels" +
-      "EntryR\013matchLabels\032>\n\020MatchLabelsEntry\022\020" +
-      "\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\002" +
-      "8\001\"f\n\021ListNodesResponse\022)\n\005nodes\030\001 \003(\0132\023" +
-      ".berth.v1.NodeUsageR\005nodes\022&\n\017next_page_" +
-      "token\030\002 \001(\tR\rnextPageToken\"\370\006\n\tNodeUsage" +
-      "\022\022\n\004name\030\001 \001(\tR\004name\0227\n\006labels\030\002 \003(\0132\037.b" +
-      "erth.v1.NodeUsage.LabelsEntryR\006labels\022\'\n" +
-      "\006taints\030\003 \003(\0132\017.berth.v1.TaintR\006taints\022$" +
-      "\n\runschedulable\030\004 \001(\010R\runschedulable\022F\n\013" +
-      "allocatable\030\005 \003(\0132$.berth.v1.NodeUsage.A" +
-      "llocatableEntryR\013allocatable\022@\n\trequeste" +
-      "d\030\006 \003(\0132\".berth.v1.NodeUsage.RequestedEn" +
-      "tryR\trequested\022W\n\022non_zero_requested\030\007 \003" +
-      "(\0132).berth.v1.NodeUsage.NonZeroRequested" +
-      "EntryR\020nonZeroRequested\022\033\n\tpod_count\030\010 \001" +
-      "(\rR\010podCount\022.\n\023nominated_pod_count\030\t \001(" +
-      "\rR\021nominatedPodCount\0227\n\nconditions\030\n \003(\013" +
-      "2\027.berth.v1.NodeConditionR\nconditions\0226\n" +
-      "\016derived_taints\030\013 \003(\0132\017.berth.v1.TaintR\r" +
-      "derivedTaints\0220\n\006images\030\014 \003(\0132\030.berth.v1" +
-      ".ContainerImageR\006images\0329\n\013LabelsEntry\022\020" +
-      "\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\002" +
-      "8\001\032>\n\020AllocatableEntry\022\020\n\003key\030\001 \001(\tR\003key" +
-      "\022\024\n\005value\030\002 \001(\003R\005value:\0028\001\032<\n\016RequestedE" +
-      "ntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\003R\005v" +
-      "alue:\0028\001\032C\n\025NonZeroRequestedEntry\022\020\n\003key" +
-      "\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\003R\005value:\0028\001\"\023\n" +
-      "\021ServerInfoRequest\"\327\001\n\022ServerInfoRespons" +
-      "e\022\030\n\007version\030\001 \001(\tR\007version\022\'\n\017awaiting_" +
-      "relist\030\002 \001(\010R\016awaitingRelist\022\'\n\017scheduli" +
-      "ng_held\030\003 \001(\010R\016schedulingHeld\022)\n\004role\030\004 " +
-      "\001(\0162\025.berth.v1.ReplicaRoleR\004role\022\026\n\006lead" +
-      "er\030\005 \001(\tR\006leader\022\022\n\004term\030\006 \001(\004R\004term\"b\n\030" +
-      "ListDeviceObjectsRequest\022(\n\004kind\030\001 \001(\0162\024" +
-      ".berth.v1.ObjectKindR\004kind\022\034\n\tnamespace\030" +
-      "\002 \001(\tR\tnamespace\"G\n\031ListDeviceObjectsRes" +
-      "ponse\022*\n\007objects\030\001 \003(\0132\020.berth.v1.Object" +
-      "R\007objects\"b\n\030ListVolumeObjectsRequest\022(\n" +
-      "\004kind\030\001 \001(\0162\024.berth.v1.ObjectKindR\004kind\022" +
-      "\034\n\tnamespace\030\002 \001(\tR\tnamespace\"G\n\031ListVol" +
-      "umeObjectsResponse\022*\n\007objects\030\001 \003(\0132\020.be" +
-      "rth.v1.ObjectR\007objects*\365\001\n\nQueueState\022\033\n" +
-      "\027QUEUE_STATE_UNSPECIFIED\020\000\022\026\n\022QUEUE_STAT" +
-      "E_ACTIVE\020\001\022\027\n\023QUEUE_STATE_BACKOFF\020\002\022\035\n\031Q" +
-      "UEUE_STATE_UNSCHEDULABLE\020\003\022\025\n\021QUEUE_STAT" +
-      "E_GATED\020\004\022\032\n\026QUEUE_STATE_SCHEDULING\020\005\022\027\n" +
-      "\023QUEUE_STATE_BINDING\020\006\022\025\n\021QUEUE_STATE_BO" +
-      "UND\020\007\022\027\n\023QUEUE_STATE_IGNORED\020\010*\202\002\n\016Simul" +
-      "ateResult\022\037\n\033SIMULATE_RESULT_UNSPECIFIED" +
-      "\020\000\022\031\n\025SIMULATE_RESULT_BOUND\020\001\022\035\n\031SIMULAT" +
-      "E_RESULT_NOMINATED\020\002\022!\n\035SIMULATE_RESULT_" +
-      "UNSCHEDULABLE\020\003\022\031\n\025SIMULATE_RESULT_GATED" +
-      "\020\004\022\033\n\027SIMULATE_RESULT_SKIPPED\020\005\022\031\n\025SIMUL" +
-      "ATE_RESULT_ERROR\020\006\022\037\n\033SIMULATE_RESULT_DE" +
-      "ALLOCATED\020\007*_\n\013ReplicaRole\022\034\n\030REPLICA_RO" +
-      "LE_UNSPECIFIED\020\000\022\027\n\023REPLICA_ROLE_LEADER\020" +
-      "\001\022\031\n\025REPLICA_ROLE_FOLLOWER\020\0022\325\006\n\014AdminSe" +
-      "rvice\022>\n\007Explain\022\030.berth.v1.ExplainReque" +
-      "st\032\031.berth.v1.ExplainResponse\022A\n\010Simulat" +
-      "e\022\031.berth.v1.SimulateRequest\032\032.berth.v1." +
-      "SimulateResponse\022J\n\013ListPending\022\034.berth." +
-      "v1.ListPendingRequest\032\035.berth.v1.ListPen" +
-      "dingResponse\022A\n\010ListPods\022\031.berth.v1.List" +
-      "PodsRequest\032\032.berth.v1.ListPodsResponse\022" +
-      "V\n\017ListNominations\022 .berth.v1.ListNomina" +
-      "tionsRequest\032!.berth.v1.ListNominationsR" +
-      "esponse\022G\n\nQueueStats\022\033.berth.v1.QueueSt" +
-      "atsRequest\032\034.berth.v1.QueueStatsResponse" +
-      "\022D\n\tListNodes\022\032.berth.v1.ListNodesReques" +
-      "t\032\033.berth.v1.ListNodesResponse\022G\n\nServer" +
-      "Info\022\033.berth.v1.ServerInfoRequest\032\034.bert" +
-      "h.v1.ServerInfoResponse\022\\\n\021ListDeviceObj" +
-      "ects\022\".berth.v1.ListDeviceObjectsRequest" +
-      "\032#.berth.v1.ListDeviceObjectsResponse\022G\n" +
-      "\nDeschedule\022\033.berth.v1.DescheduleRequest" +
-      "\032\034.berth.v1.DescheduleResponse\022\\\n\021ListVo" +
-      "lumeObjects\022\".berth.v1.ListVolumeObjects" +
-      "Request\032#.berth.v1.ListVolumeObjectsResp" +
-      "onseB\236\001\n\026io.berthsched.berth.v1B\021AdminSe" +
-      "rviceProtoP\001Z0github.com/berthsched/bert" +
-      "h/api/berth/v1;berthv1\242\002\003BXX\252\002\010Berth.V1\312" +
-      "\002\010Berth\\V1\342\002\024Berth\\V1\\GPBMetadata\352\002\tBert" +
-      "h::V1b\006proto3"
+      "berth/v1/pod.proto\032\027berth/v1/queueing.pr" +
+      "oto\032\037google/protobuf/timestamp.proto\"4\n\016" +
+      "ExplainRequest\022\"\n\003pod\030\001 \001(\0132\020.berth.v1.P" +
+      "odRefR\003pod\"\303\010\n\017ExplainResponse\022\"\n\003pod\030\001 " +
+      "\001(\0132\020.berth.v1.PodRefR\003pod\022%\n\016scheduler_" +
+      "name\030\002 \001(\tR\rschedulerName\022\032\n\010priority\030\003 " +
+      "\001(\005R\010priority\022*\n\005state\030\004 \001(\0162\024.berth.v1." +
+      "QueueStateR\005state\022\032\n\010attempts\030\005 \001(\rR\010att" +
+      "empts\022?\n\rbackoff_until\030\006 \001(\0132\032.google.pr" +
+      "otobuf.TimestampR\014backoffUntil\022%\n\016nomina" +
+      "ted_node\030\007 \001(\tR\rnominatedNode\022\022\n\004node\030\010 " +
+      "\001(\tR\004node\022#\n\rbind_revision\030\t \001(\004R\014bindRe" +
+      "vision\022>\n\016last_diagnosis\030\n \001(\0132\027.berth.v" +
+      "1.UnschedulableR\rlastDiagnosis\022+\n\021reject" +
+      "ing_plugins\030\013 \003(\tR\020rejectingPlugins\022F\n\021l" +
+      "ast_attempt_time\030\014 \001(\0132\032.google.protobuf" +
+      ".TimestampR\017lastAttemptTime\022?\n\renqueued_" +
+      "time\030\r \001(\0132\032.google.protobuf.TimestampR\014" +
+      "enqueuedTime\022*\n\021last_bind_failure\030\016 \001(\tR" +
+      "\017lastBindFailure\022%\n\016gating_message\030\017 \001(\t" +
+      "R\rgatingMessage\0225\n\tpod_group\030\020 \001(\0132\030.ber" +
+      "th.v1.PodGroupStatusR\010podGroup\022+\n\010evicti" +
+      "on\030\021 \001(\0132\017.berth.v1.EvictR\010eviction\022B\n\016d" +
+      "evice_reasons\030\022 \003(\0132\033.berth.v1.NodeDevic" +
+      "eReasonsR\rdeviceReasons\022C\n\010requests\030\023 \003(" +
+      "\0132\'.berth.v1.ExplainResponse.RequestsEnt" +
+      "ryR\010requests\0227\n\nshortfalls\030\024 \003(\0132\027.berth" +
+      ".v1.NodeShortfallR\nshortfalls\0224\n\010workloa" +
+      "d\030\025 \001(\0132\030.berth.v1.WorkloadStatusR\010workl" +
+      "oad\032;\n\rRequestsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024" +
+      "\n\005value\030\002 \001(\003R\005value:\0028\001\"^\n\rNodeShortfal" +
+      "l\022\022\n\004node\030\001 \001(\tR\004node\0229\n\tresources\030\002 \003(\013" +
+      "2\033.berth.v1.ResourceShortfallR\tresources" +
+      "\"\203\001\n\021ResourceShortfall\022\032\n\010resource\030\001 \001(\t" +
+      "R\010resource\022\034\n\trequested\030\002 \001(\003R\trequested" +
+      "\022\022\n\004free\030\003 \001(\003R\004free\022 \n\013allocatable\030\004 \001(" +
+      "\003R\013allocatable\"A\n\021NodeDeviceReasons\022\022\n\004n" +
+      "ode\030\001 \001(\tR\004node\022\030\n\007reasons\030\002 \003(\tR\007reason" +
+      "s\"\354\001\n\017SimulateRequest\0225\n\rcluster_delta\030\001" +
+      " \003(\0132\020.berth.v1.ObjectR\014clusterDelta\022>\n\020" +
+      "cluster_removals\030\002 \003(\0132\023.berth.v1.Object" +
+      "RefR\017clusterRemovals\022!\n\004pods\030\003 \003(\0132\r.ber" +
+      "th.v1.PodR\004pods\022%\n\016scheduler_name\030\004 \001(\tR" +
+      "\rschedulerName\022\030\n\007summary\030\005 \001(\010R\007summary" +
+      "\"I\n\020SimulateResponse\0225\n\010attempts\030\001 \003(\0132\031" +
+      ".berth.v1.SimulateAttemptR\010attempts\"\357\003\n\017" +
+      "SimulateAttempt\022\"\n\003pod\030\001 \001(\0132\020.berth.v1." +
+      "PodRefR\003pod\0220\n\006result\030\002 \001(\0162\030.berth.v1.S" +
+      "imulateResultR\006result\022\022\n\004node\030\003 \001(\tR\004nod" +
+      "e\022*\n\007victims\030\004 \003(\0132\020.berth.v1.PodRefR\007vi" +
+      "ctims\022+\n\005nodes\030\005 \003(\0132\025.berth.v1.NodeVerd" +
+      "ictR\005nodes\022\030\n\007message\030\006 \001(\tR\007message\022\033\n\t" +
+      "top_nodes\030\007 \003(\tR\010topNodes\022\033\n\ttie_break\030\010" +
+      " \001(\tR\010tieBreak\022,\n\022via_nominated_node\030\t \001" +
+      "(\010R\020viaNominatedNode\022,\n\022scores_report_on" +
+      "ly\030\n \001(\010R\020scoresReportOnly\022\026\n\006plugin\030\013 \001" +
+      "(\tR\006plugin\022/\n\006claims\030\014 \003(\0132\027.berth.v1.Si" +
+      "mulateClaimR\006claims\022 \n\013deallocated\030\r \003(\t" +
+      "R\013deallocated\"U\n\rSimulateClaim\022\024\n\005entry\030" +
+      "\001 \001(\tR\005entry\022\024\n\005claim\030\002 \001(\tR\005claim\022\030\n\007de" +
+      "vices\030\003 \003(\tR\007devices\"\303\002\n\013NodeVerdict\022\022\n\004" +
+      "node\030\001 \001(\tR\004node\022\032\n\010feasible\030\002 \001(\010R\010feas" +
+      "ible\022\030\n\007reasons\030\003 \003(\tR\007reasons\022\037\n\013total_" +
+      "score\030\004 \001(\003R\ntotalScore\022L\n\rplugin_scores" +
+      "\030\005 \003(\0132\'.berth.v1.NodeVerdict.PluginScor" +
+      "esEntryR\014pluginScores\022\026\n\006scored\030\006 \001(\010R\006s" +
+      "cored\022\"\n\014unresolvable\030\007 \001(\010R\014unresolvabl" +
+      "e\032?\n\021PluginScoresEntry\022\020\n\003key\030\001 \001(\tR\003key" +
+      "\022\024\n\005value\030\002 \001(\003R\005value:\0028\001\"\245\001\n\022ListPendi" +
+      "ngRequest\022\033\n\tpage_size\030\001 \001(\005R\010pageSize\022\035" +
+      "\n\npage_token\030\002 \001(\tR\tpageToken\022,\n\006states\030" +
+      "\003 \003(\0162\024.berth.v1.QueueStateR\006states\022%\n\016s" +
+      "cheduler_name\030\004 \001(\tR\rschedulerName\"g\n\023Li" +
+      "stPendingResponse\022(\n\004pods\030\001 \003(\0132\024.berth." +
+      "v1.PendingPodR\004pods\022&\n\017next_page_token\030\002" +
+      " \001(\tR\rnextPageToken\"\334\002\n\nPendingPod\022\"\n\003po" +
+      "d\030\001 \001(\0132\020.berth.v1.PodRefR\003pod\022%\n\016schedu" +
+      "ler_name\030\002 \001(\tR\rschedulerName\022*\n\005state\030\003" +
+      " \001(\0162\024.berth.v1.QueueStateR\005state\022\032\n\010pri" +
+      "ority\030\004 \001(\005R\010priority\022\032\n\010attempts\030\005 \001(\rR" +
+      "\010attempts\022?\n\renqueued_time\030\006 \001(\0132\032.googl" +
+      "e.protobuf.TimestampR\014enqueuedTime\022%\n\016no" +
+      "minated_node\030\007 \001(\tR\rnominatedNode\022\022\n\004nod" +
+      "e\030\010 \001(\tR\004node\022#\n\rbind_revision\030\t \001(\004R\014bi" +
+      "ndRevision\"\360\001\n\017ListPodsRequest\022\033\n\tpage_s" +
+      "ize\030\001 \001(\005R\010pageSize\022\035\n\npage_token\030\002 \001(\tR" +
+      "\tpageToken\022,\n\006states\030\003 \003(\0162\024.berth.v1.Qu" +
+      "eueStateR\006states\022%\n\016scheduler_name\030\004 \001(\t" +
+      "R\rschedulerName\022\034\n\tnamespace\030\005 \001(\tR\tname" +
+      "space\022\032\n\010contains\030\006 \001(\tR\010contains\022\022\n\004nod" +
+      "e\030\007 \001(\tR\004node\"d\n\020ListPodsResponse\022(\n\004pod" +
+      "s\030\001 \003(\0132\024.berth.v1.PendingPodR\004pods\022&\n\017n" +
+      "ext_page_token\030\002 \001(\tR\rnextPageToken\"h\n\026L" +
+      "istNominationsRequest\022\033\n\tpage_size\030\001 \001(\005" +
+      "R\010pageSize\022\035\n\npage_token\030\002 \001(\tR\tpageToke" +
+      "n\022\022\n\004node\030\003 \001(\tR\004node\"y\n\027ListNominations" +
+      "Response\0226\n\013nominations\030\001 \003(\0132\024.berth.v1" +
+      ".NominationR\013nominations\022&\n\017next_page_to" +
+      "ken\030\002 \001(\tR\rnextPageToken\"\230\001\n\nNomination\022" +
+      "\"\n\003pod\030\001 \001(\0132\020.berth.v1.PodRefR\003pod\022\022\n\004n" +
+      "ode\030\002 \001(\tR\004node\022\032\n\010priority\030\003 \001(\005R\010prior" +
+      "ity\022\032\n\010revision\030\004 \001(\004R\010revision\022\032\n\010resto" +
+      "red\030\005 \001(\010R\010restored\":\n\021QueueStatsRequest" +
+      "\022%\n\016scheduler_name\030\001 \001(\tR\rschedulerName\"" +
+      "\366\002\n\022QueueStatsResponse\022\026\n\006active\030\001 \001(\rR\006" +
+      "active\022\030\n\007backoff\030\002 \001(\rR\007backoff\022$\n\runsc" +
+      "hedulable\030\003 \001(\rR\runschedulable\022\024\n\005gated\030" +
+      "\004 \001(\rR\005gated\022\033\n\tin_flight\030\005 \001(\rR\010inFligh" +
+      "t\022\030\n\007binding\030\006 \001(\rR\007binding\022\024\n\005bound\030\007 \001" +
+      "(\rR\005bound\022\030\n\007ignored\030\010 \001(\rR\007ignored\022-\n\022a" +
+      "ttempts_scheduled\030\t \001(\004R\021attemptsSchedul" +
+      "ed\0225\n\026attempts_unschedulable\030\n \001(\004R\025atte" +
+      "mptsUnschedulable\022%\n\016attempts_error\030\013 \001(" +
+      "\004R\rattemptsError\"\336\001\n\020ListNodesRequest\022\033\n" +
+      "\tpage_size\030\001 \001(\005R\010pageSize\022\035\n\npage_token" +
+      "\030\002 \001(\tR\tpageToken\022N\n\014match_labels\030\003 \003(\0132" +
+      "+.berth.v1.ListNodesRequest.MatchLabelsE" +
+      "ntryR\013matchLabels\032>\n\020MatchLabelsEntry\022\020\n" +
+      "\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028" +
+      "\001\"f\n\021ListNodesResponse\022)\n\005nodes\030\001 \003(\0132\023." +
+      "berth.v1.NodeUsageR\005nodes\022&\n\017next_page_t" +
+      "oken\030\002 \001(\tR\rnextPageToken\"\370\006\n\tNodeUsage\022" +
+      "\022\n\004name\030\001 \001(\tR\004name\0227\n\006labels\030\002 \003(\0132\037.be" +
+      "rth.v1.NodeUsage.LabelsEntryR\006labels\022\'\n\006" +
+      "taints\030\003 \003(\0132\017.berth.v1.TaintR\006taints\022$\n" +
+      "\runschedulable\030\004 \001(\010R\runschedulable\022F\n\013a" +
+      "llocatable\030\005 \003(\0132$.berth.v1.NodeUsage.Al" +
+      "locatableEntryR\013allocatable\022@\n\trequested" +
+      "\030\006 \003(\0132\".berth.v1.NodeUsage.RequestedEnt" +
+      "ryR\trequested\022W\n\022non_zero_requested\030\007 \003(" +
+      "\0132).berth.v1.NodeUsage.NonZeroRequestedE" +
+      "ntryR\020nonZeroRequested\022\033\n\tpod_count\030\010 \001(" +
+      "\rR\010podCount\022.\n\023nominated_pod_count\030\t \001(\r" +
+      "R\021nominatedPodCount\0227\n\nconditions\030\n \003(\0132" +
+      "\027.berth.v1.NodeConditionR\nconditions\0226\n\016" +
+      "derived_taints\030\013 \003(\0132\017.berth.v1.TaintR\rd" +
+      "erivedTaints\0220\n\006images\030\014 \003(\0132\030.berth.v1." +
+      "ContainerImageR\006images\0329\n\013LabelsEntry\022\020\n" +
+      "\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028" +
+      "\001\032>\n\020AllocatableEntry\022\020\n\003key\030\001 \001(\tR\003key\022" +
+      "\024\n\005value\030\002 \001(\003R\005value:\0028\001\032<\n\016RequestedEn" +
+      "try\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\003R\005va" +
+      "lue:\0028\001\032C\n\025NonZeroRequestedEntry\022\020\n\003key\030" +
+      "\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\003R\005value:\0028\001\"\023\n\021" +
+      "ServerInfoRequest\"\327\001\n\022ServerInfoResponse" +
+      "\022\030\n\007version\030\001 \001(\tR\007version\022\'\n\017awaiting_r" +
+      "elist\030\002 \001(\010R\016awaitingRelist\022\'\n\017schedulin" +
+      "g_held\030\003 \001(\010R\016schedulingHeld\022)\n\004role\030\004 \001" +
+      "(\0162\025.berth.v1.ReplicaRoleR\004role\022\026\n\006leade" +
+      "r\030\005 \001(\tR\006leader\022\022\n\004term\030\006 \001(\004R\004term\"b\n\030L" +
+      "istDeviceObjectsRequest\022(\n\004kind\030\001 \001(\0162\024." +
+      "berth.v1.ObjectKindR\004kind\022\034\n\tnamespace\030\002" +
+      " \001(\tR\tnamespace\"G\n\031ListDeviceObjectsResp" +
+      "onse\022*\n\007objects\030\001 \003(\0132\020.berth.v1.ObjectR" +
+      "\007objects\"b\n\030ListVolumeObjectsRequest\022(\n\004" +
+      "kind\030\001 \001(\0162\024.berth.v1.ObjectKindR\004kind\022\034" +
+      "\n\tnamespace\030\002 \001(\tR\tnamespace\"G\n\031ListVolu" +
+      "meObjectsResponse\022*\n\007objects\030\001 \003(\0132\020.ber" +
+      "th.v1.ObjectR\007objects\"a\n\027ListQueueObject" +
+      "sRequest\022(\n\004kind\030\001 \001(\0162\024.berth.v1.Object" +
+      "KindR\004kind\022\034\n\tnamespace\030\002 \001(\tR\tnamespace" +
+      "\"\341\001\n\030ListQueueObjectsResponse\022*\n\007objects" +
+      "\030\001 \003(\0132\020.berth.v1.ObjectR\007objects\022R\n\026clu" +
+      "ster_queue_statuses\030\002 \003(\0132\034.berth.v1.Clu" +
+      "sterQueueStatusR\024clusterQueueStatuses\022E\n" +
+      "\021workload_statuses\030\003 \003(\0132\030.berth.v1.Work" +
+      "loadStatusR\020workloadStatuses*\365\001\n\nQueueSt" +
+      "ate\022\033\n\027QUEUE_STATE_UNSPECIFIED\020\000\022\026\n\022QUEU" +
+      "E_STATE_ACTIVE\020\001\022\027\n\023QUEUE_STATE_BACKOFF\020" +
+      "\002\022\035\n\031QUEUE_STATE_UNSCHEDULABLE\020\003\022\025\n\021QUEU" +
+      "E_STATE_GATED\020\004\022\032\n\026QUEUE_STATE_SCHEDULIN" +
+      "G\020\005\022\027\n\023QUEUE_STATE_BINDING\020\006\022\025\n\021QUEUE_ST" +
+      "ATE_BOUND\020\007\022\027\n\023QUEUE_STATE_IGNORED\020\010*\202\002\n" +
+      "\016SimulateResult\022\037\n\033SIMULATE_RESULT_UNSPE" +
+      "CIFIED\020\000\022\031\n\025SIMULATE_RESULT_BOUND\020\001\022\035\n\031S" +
+      "IMULATE_RESULT_NOMINATED\020\002\022!\n\035SIMULATE_R" +
+      "ESULT_UNSCHEDULABLE\020\003\022\031\n\025SIMULATE_RESULT" +
+      "_GATED\020\004\022\033\n\027SIMULATE_RESULT_SKIPPED\020\005\022\031\n" +
+      "\025SIMULATE_RESULT_ERROR\020\006\022\037\n\033SIMULATE_RES" +
+      "ULT_DEALLOCATED\020\007*_\n\013ReplicaRole\022\034\n\030REPL" +
+      "ICA_ROLE_UNSPECIFIED\020\000\022\027\n\023REPLICA_ROLE_L" +
+      "EADER\020\001\022\031\n\025REPLICA_ROLE_FOLLOWER\020\0022\260\007\n\014A" +
+      "dminService\022>\n\007Explain\022\030.berth.v1.Explai" +
+      "nRequest\032\031.berth.v1.ExplainResponse\022A\n\010S" +
+      "imulate\022\031.berth.v1.SimulateRequest\032\032.ber" +
+      "th.v1.SimulateResponse\022J\n\013ListPending\022\034." +
+      "berth.v1.ListPendingRequest\032\035.berth.v1.L" +
+      "istPendingResponse\022A\n\010ListPods\022\031.berth.v" +
+      "1.ListPodsRequest\032\032.berth.v1.ListPodsRes" +
+      "ponse\022V\n\017ListNominations\022 .berth.v1.List" +
+      "NominationsRequest\032!.berth.v1.ListNomina" +
+      "tionsResponse\022G\n\nQueueStats\022\033.berth.v1.Q" +
+      "ueueStatsRequest\032\034.berth.v1.QueueStatsRe" +
+      "sponse\022D\n\tListNodes\022\032.berth.v1.ListNodes" +
+      "Request\032\033.berth.v1.ListNodesResponse\022G\n\n" +
+      "ServerInfo\022\033.berth.v1.ServerInfoRequest\032" +
+      "\034.berth.v1.ServerInfoResponse\022\\\n\021ListDev" +
+      "iceObjects\022\".berth.v1.ListDeviceObjectsR" +
+      "equest\032#.berth.v1.ListDeviceObjectsRespo" +
+      "nse\022G\n\nDeschedule\022\033.berth.v1.DescheduleR" +
+      "equest\032\034.berth.v1.DescheduleResponse\022\\\n\021" +
+      "ListVolumeObjects\022\".berth.v1.ListVolumeO" +
+      "bjectsRequest\032#.berth.v1.ListVolumeObjec" +
+      "tsResponse\022Y\n\020ListQueueObjects\022!.berth.v" +
+      "1.ListQueueObjectsRequest\032\".berth.v1.Lis" +
+      "tQueueObjectsResponseB\236\001\n\026io.berthsched." +
+      "berth.v1B\021AdminServiceProtoP\001Z0github.co" +
+      "m/berthsched/berth/api/berth/v1;berthv1\242" +
+      "\002\003BXX\252\002\010Berth.V1\312\002\010Berth\\V1\342\002\024Berth\\V1\\G" +
+      "PBMetadata\352\002\tBerth::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -415,6 +437,7 @@ public final class AdminServiceProto {
           io.berthsched.berth.v1.NodeProto.getDescriptor(),
           io.berthsched.berth.v1.ObjectProto.getDescriptor(),
           io.berthsched.berth.v1.PodProto.getDescriptor(),
+          io.berthsched.berth.v1.QueueingProto.getDescriptor(),
           com.google.protobuf.TimestampProto.getDescriptor(),
         });
     internal_static_berth_v1_ExplainRequest_descriptor =
@@ -428,7 +451,7 @@ public final class AdminServiceProto {
     internal_static_berth_v1_ExplainResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_ExplainResponse_descriptor,
-        new java.lang.String[] { "Pod", "SchedulerName", "Priority", "State", "Attempts", "BackoffUntil", "NominatedNode", "Node", "BindRevision", "LastDiagnosis", "RejectingPlugins", "LastAttemptTime", "EnqueuedTime", "LastBindFailure", "GatingMessage", "PodGroup", "Eviction", "DeviceReasons", "Requests", "Shortfalls", });
+        new java.lang.String[] { "Pod", "SchedulerName", "Priority", "State", "Attempts", "BackoffUntil", "NominatedNode", "Node", "BindRevision", "LastDiagnosis", "RejectingPlugins", "LastAttemptTime", "EnqueuedTime", "LastBindFailure", "GatingMessage", "PodGroup", "Eviction", "DeviceReasons", "Requests", "Shortfalls", "Workload", });
     internal_static_berth_v1_ExplainResponse_RequestsEntry_descriptor =
       internal_static_berth_v1_ExplainResponse_descriptor.getNestedTypes().get(0);
     internal_static_berth_v1_ExplainResponse_RequestsEntry_fieldAccessorTable = new
@@ -633,12 +656,25 @@ public final class AdminServiceProto {
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_ListVolumeObjectsResponse_descriptor,
         new java.lang.String[] { "Objects", });
+    internal_static_berth_v1_ListQueueObjectsRequest_descriptor =
+      getDescriptor().getMessageTypes().get(29);
+    internal_static_berth_v1_ListQueueObjectsRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_berth_v1_ListQueueObjectsRequest_descriptor,
+        new java.lang.String[] { "Kind", "Namespace", });
+    internal_static_berth_v1_ListQueueObjectsResponse_descriptor =
+      getDescriptor().getMessageTypes().get(30);
+    internal_static_berth_v1_ListQueueObjectsResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_berth_v1_ListQueueObjectsResponse_descriptor,
+        new java.lang.String[] { "Objects", "ClusterQueueStatuses", "WorkloadStatuses", });
     io.berthsched.berth.v1.DecisionProto.getDescriptor();
     io.berthsched.berth.v1.DescheduleProto.getDescriptor();
     io.berthsched.berth.v1.GroupProto.getDescriptor();
     io.berthsched.berth.v1.NodeProto.getDescriptor();
     io.berthsched.berth.v1.ObjectProto.getDescriptor();
     io.berthsched.berth.v1.PodProto.getDescriptor();
+    io.berthsched.berth.v1.QueueingProto.getDescriptor();
     com.google.protobuf.TimestampProto.getDescriptor();
   }
 

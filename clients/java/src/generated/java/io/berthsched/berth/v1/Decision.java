@@ -18,6 +18,9 @@ package io.berthsched.berth.v1;
  *     claim's last pod is gone); Berth counts them as free already.
  *   - Nominate, ClearNomination, Unschedulable: informational; show them to
  *     users, and mirror nominations in Pod.nominated_node_name if wanted.
+ *   - Admit, EvictWorkload: a Kueue workload was admitted to a ClusterQueue,
+ *     or lost its admission; mirror them in the Workload's status if wanted.
+ *     The pods they concern get their own Binds and Evicts.
  * </pre>
  *
  * Protobuf type {@code berth.v1.Decision}
@@ -71,6 +74,8 @@ private static final long serialVersionUID = 0L;
     CLEAR_NOMINATION(13),
     UNSCHEDULABLE(14),
     DEALLOCATE_CLAIM(15),
+    ADMIT(16),
+    EVICT_WORKLOAD(17),
     ACTION_NOT_SET(0);
     private final int value;
     private ActionCase(int value) {
@@ -94,6 +99,8 @@ private static final long serialVersionUID = 0L;
         case 13: return CLEAR_NOMINATION;
         case 14: return UNSCHEDULABLE;
         case 15: return DEALLOCATE_CLAIM;
+        case 16: return ADMIT;
+        case 17: return EVICT_WORKLOAD;
         case 0: return ACTION_NOT_SET;
         default: return null;
       }
@@ -510,6 +517,98 @@ private static final long serialVersionUID = 0L;
     return io.berthsched.berth.v1.DeallocateClaim.getDefaultInstance();
   }
 
+  public static final int ADMIT_FIELD_NUMBER = 16;
+  /**
+   * <pre>
+   * A Kueue workload was admitted: its pods are ungated. Decision.pod is
+   * unset (the decision is about a workload).
+   * </pre>
+   *
+   * <code>.berth.v1.Admit admit = 16 [json_name = "admit"];</code>
+   * @return Whether the admit field is set.
+   */
+  @java.lang.Override
+  public boolean hasAdmit() {
+    return actionCase_ == 16;
+  }
+  /**
+   * <pre>
+   * A Kueue workload was admitted: its pods are ungated. Decision.pod is
+   * unset (the decision is about a workload).
+   * </pre>
+   *
+   * <code>.berth.v1.Admit admit = 16 [json_name = "admit"];</code>
+   * @return The admit.
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.Admit getAdmit() {
+    if (actionCase_ == 16) {
+       return (io.berthsched.berth.v1.Admit) action_;
+    }
+    return io.berthsched.berth.v1.Admit.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * A Kueue workload was admitted: its pods are ungated. Decision.pod is
+   * unset (the decision is about a workload).
+   * </pre>
+   *
+   * <code>.berth.v1.Admit admit = 16 [json_name = "admit"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.AdmitOrBuilder getAdmitOrBuilder() {
+    if (actionCase_ == 16) {
+       return (io.berthsched.berth.v1.Admit) action_;
+    }
+    return io.berthsched.berth.v1.Admit.getDefaultInstance();
+  }
+
+  public static final int EVICT_WORKLOAD_FIELD_NUMBER = 17;
+  /**
+   * <pre>
+   * A Kueue workload lost its admission (preempted); its pods get Evicts
+   * with cause QUOTA. Decision.pod is unset.
+   * </pre>
+   *
+   * <code>.berth.v1.WorkloadEviction evict_workload = 17 [json_name = "evictWorkload"];</code>
+   * @return Whether the evictWorkload field is set.
+   */
+  @java.lang.Override
+  public boolean hasEvictWorkload() {
+    return actionCase_ == 17;
+  }
+  /**
+   * <pre>
+   * A Kueue workload lost its admission (preempted); its pods get Evicts
+   * with cause QUOTA. Decision.pod is unset.
+   * </pre>
+   *
+   * <code>.berth.v1.WorkloadEviction evict_workload = 17 [json_name = "evictWorkload"];</code>
+   * @return The evictWorkload.
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.WorkloadEviction getEvictWorkload() {
+    if (actionCase_ == 17) {
+       return (io.berthsched.berth.v1.WorkloadEviction) action_;
+    }
+    return io.berthsched.berth.v1.WorkloadEviction.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * A Kueue workload lost its admission (preempted); its pods get Evicts
+   * with cause QUOTA. Decision.pod is unset.
+   * </pre>
+   *
+   * <code>.berth.v1.WorkloadEviction evict_workload = 17 [json_name = "evictWorkload"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.WorkloadEvictionOrBuilder getEvictWorkloadOrBuilder() {
+    if (actionCase_ == 17) {
+       return (io.berthsched.berth.v1.WorkloadEviction) action_;
+    }
+    return io.berthsched.berth.v1.WorkloadEviction.getDefaultInstance();
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -553,6 +652,12 @@ private static final long serialVersionUID = 0L;
     }
     if (actionCase_ == 15) {
       output.writeMessage(15, (io.berthsched.berth.v1.DeallocateClaim) action_);
+    }
+    if (actionCase_ == 16) {
+      output.writeMessage(16, (io.berthsched.berth.v1.Admit) action_);
+    }
+    if (actionCase_ == 17) {
+      output.writeMessage(17, (io.berthsched.berth.v1.WorkloadEviction) action_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -601,6 +706,14 @@ private static final long serialVersionUID = 0L;
     if (actionCase_ == 15) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(15, (io.berthsched.berth.v1.DeallocateClaim) action_);
+    }
+    if (actionCase_ == 16) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(16, (io.berthsched.berth.v1.Admit) action_);
+    }
+    if (actionCase_ == 17) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(17, (io.berthsched.berth.v1.WorkloadEviction) action_);
     }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
@@ -657,6 +770,14 @@ private static final long serialVersionUID = 0L;
         if (!getDeallocateClaim()
             .equals(other.getDeallocateClaim())) return false;
         break;
+      case 16:
+        if (!getAdmit()
+            .equals(other.getAdmit())) return false;
+        break;
+      case 17:
+        if (!getEvictWorkload()
+            .equals(other.getEvictWorkload())) return false;
+        break;
       case 0:
       default:
     }
@@ -708,6 +829,14 @@ private static final long serialVersionUID = 0L;
       case 15:
         hash = (37 * hash) + DEALLOCATE_CLAIM_FIELD_NUMBER;
         hash = (53 * hash) + getDeallocateClaim().hashCode();
+        break;
+      case 16:
+        hash = (37 * hash) + ADMIT_FIELD_NUMBER;
+        hash = (53 * hash) + getAdmit().hashCode();
+        break;
+      case 17:
+        hash = (37 * hash) + EVICT_WORKLOAD_FIELD_NUMBER;
+        hash = (53 * hash) + getEvictWorkload().hashCode();
         break;
       case 0:
       default:
@@ -822,6 +951,9 @@ private static final long serialVersionUID = 0L;
    *     claim's last pod is gone); Berth counts them as free already.
    *   - Nominate, ClearNomination, Unschedulable: informational; show them to
    *     users, and mirror nominations in Pod.nominated_node_name if wanted.
+   *   - Admit, EvictWorkload: a Kueue workload was admitted to a ClusterQueue,
+   *     or lost its admission; mirror them in the Workload's status if wanted.
+   *     The pods they concern get their own Binds and Evicts.
    * </pre>
    *
    * Protobuf type {@code berth.v1.Decision}
@@ -886,6 +1018,12 @@ private static final long serialVersionUID = 0L;
       }
       if (deallocateClaimBuilder_ != null) {
         deallocateClaimBuilder_.clear();
+      }
+      if (admitBuilder_ != null) {
+        admitBuilder_.clear();
+      }
+      if (evictWorkloadBuilder_ != null) {
+        evictWorkloadBuilder_.clear();
       }
       actionCase_ = 0;
       action_ = null;
@@ -967,6 +1105,14 @@ private static final long serialVersionUID = 0L;
       if (actionCase_ == 15 &&
           deallocateClaimBuilder_ != null) {
         result.action_ = deallocateClaimBuilder_.build();
+      }
+      if (actionCase_ == 16 &&
+          admitBuilder_ != null) {
+        result.action_ = admitBuilder_.build();
+      }
+      if (actionCase_ == 17 &&
+          evictWorkloadBuilder_ != null) {
+        result.action_ = evictWorkloadBuilder_.build();
       }
     }
 
@@ -1051,6 +1197,14 @@ private static final long serialVersionUID = 0L;
         }
         case DEALLOCATE_CLAIM: {
           mergeDeallocateClaim(other.getDeallocateClaim());
+          break;
+        }
+        case ADMIT: {
+          mergeAdmit(other.getAdmit());
+          break;
+        }
+        case EVICT_WORKLOAD: {
+          mergeEvictWorkload(other.getEvictWorkload());
           break;
         }
         case ACTION_NOT_SET: {
@@ -1149,6 +1303,20 @@ private static final long serialVersionUID = 0L;
               actionCase_ = 15;
               break;
             } // case 122
+            case 130: {
+              input.readMessage(
+                  getAdmitFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              actionCase_ = 16;
+              break;
+            } // case 130
+            case 138: {
+              input.readMessage(
+                  getEvictWorkloadFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              actionCase_ = 17;
+              break;
+            } // case 138
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2707,6 +2875,380 @@ private static final long serialVersionUID = 0L;
       actionCase_ = 15;
       onChanged();
       return deallocateClaimBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.Admit, io.berthsched.berth.v1.Admit.Builder, io.berthsched.berth.v1.AdmitOrBuilder> admitBuilder_;
+    /**
+     * <pre>
+     * A Kueue workload was admitted: its pods are ungated. Decision.pod is
+     * unset (the decision is about a workload).
+     * </pre>
+     *
+     * <code>.berth.v1.Admit admit = 16 [json_name = "admit"];</code>
+     * @return Whether the admit field is set.
+     */
+    @java.lang.Override
+    public boolean hasAdmit() {
+      return actionCase_ == 16;
+    }
+    /**
+     * <pre>
+     * A Kueue workload was admitted: its pods are ungated. Decision.pod is
+     * unset (the decision is about a workload).
+     * </pre>
+     *
+     * <code>.berth.v1.Admit admit = 16 [json_name = "admit"];</code>
+     * @return The admit.
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.Admit getAdmit() {
+      if (admitBuilder_ == null) {
+        if (actionCase_ == 16) {
+          return (io.berthsched.berth.v1.Admit) action_;
+        }
+        return io.berthsched.berth.v1.Admit.getDefaultInstance();
+      } else {
+        if (actionCase_ == 16) {
+          return admitBuilder_.getMessage();
+        }
+        return io.berthsched.berth.v1.Admit.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A Kueue workload was admitted: its pods are ungated. Decision.pod is
+     * unset (the decision is about a workload).
+     * </pre>
+     *
+     * <code>.berth.v1.Admit admit = 16 [json_name = "admit"];</code>
+     */
+    public Builder setAdmit(io.berthsched.berth.v1.Admit value) {
+      if (admitBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        action_ = value;
+        onChanged();
+      } else {
+        admitBuilder_.setMessage(value);
+      }
+      actionCase_ = 16;
+      return this;
+    }
+    /**
+     * <pre>
+     * A Kueue workload was admitted: its pods are ungated. Decision.pod is
+     * unset (the decision is about a workload).
+     * </pre>
+     *
+     * <code>.berth.v1.Admit admit = 16 [json_name = "admit"];</code>
+     */
+    public Builder setAdmit(
+        io.berthsched.berth.v1.Admit.Builder builderForValue) {
+      if (admitBuilder_ == null) {
+        action_ = builderForValue.build();
+        onChanged();
+      } else {
+        admitBuilder_.setMessage(builderForValue.build());
+      }
+      actionCase_ = 16;
+      return this;
+    }
+    /**
+     * <pre>
+     * A Kueue workload was admitted: its pods are ungated. Decision.pod is
+     * unset (the decision is about a workload).
+     * </pre>
+     *
+     * <code>.berth.v1.Admit admit = 16 [json_name = "admit"];</code>
+     */
+    public Builder mergeAdmit(io.berthsched.berth.v1.Admit value) {
+      if (admitBuilder_ == null) {
+        if (actionCase_ == 16 &&
+            action_ != io.berthsched.berth.v1.Admit.getDefaultInstance()) {
+          action_ = io.berthsched.berth.v1.Admit.newBuilder((io.berthsched.berth.v1.Admit) action_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          action_ = value;
+        }
+        onChanged();
+      } else {
+        if (actionCase_ == 16) {
+          admitBuilder_.mergeFrom(value);
+        } else {
+          admitBuilder_.setMessage(value);
+        }
+      }
+      actionCase_ = 16;
+      return this;
+    }
+    /**
+     * <pre>
+     * A Kueue workload was admitted: its pods are ungated. Decision.pod is
+     * unset (the decision is about a workload).
+     * </pre>
+     *
+     * <code>.berth.v1.Admit admit = 16 [json_name = "admit"];</code>
+     */
+    public Builder clearAdmit() {
+      if (admitBuilder_ == null) {
+        if (actionCase_ == 16) {
+          actionCase_ = 0;
+          action_ = null;
+          onChanged();
+        }
+      } else {
+        if (actionCase_ == 16) {
+          actionCase_ = 0;
+          action_ = null;
+        }
+        admitBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * A Kueue workload was admitted: its pods are ungated. Decision.pod is
+     * unset (the decision is about a workload).
+     * </pre>
+     *
+     * <code>.berth.v1.Admit admit = 16 [json_name = "admit"];</code>
+     */
+    public io.berthsched.berth.v1.Admit.Builder getAdmitBuilder() {
+      return getAdmitFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * A Kueue workload was admitted: its pods are ungated. Decision.pod is
+     * unset (the decision is about a workload).
+     * </pre>
+     *
+     * <code>.berth.v1.Admit admit = 16 [json_name = "admit"];</code>
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.AdmitOrBuilder getAdmitOrBuilder() {
+      if ((actionCase_ == 16) && (admitBuilder_ != null)) {
+        return admitBuilder_.getMessageOrBuilder();
+      } else {
+        if (actionCase_ == 16) {
+          return (io.berthsched.berth.v1.Admit) action_;
+        }
+        return io.berthsched.berth.v1.Admit.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A Kueue workload was admitted: its pods are ungated. Decision.pod is
+     * unset (the decision is about a workload).
+     * </pre>
+     *
+     * <code>.berth.v1.Admit admit = 16 [json_name = "admit"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.Admit, io.berthsched.berth.v1.Admit.Builder, io.berthsched.berth.v1.AdmitOrBuilder> 
+        getAdmitFieldBuilder() {
+      if (admitBuilder_ == null) {
+        if (!(actionCase_ == 16)) {
+          action_ = io.berthsched.berth.v1.Admit.getDefaultInstance();
+        }
+        admitBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+            io.berthsched.berth.v1.Admit, io.berthsched.berth.v1.Admit.Builder, io.berthsched.berth.v1.AdmitOrBuilder>(
+                (io.berthsched.berth.v1.Admit) action_,
+                getParentForChildren(),
+                isClean());
+        action_ = null;
+      }
+      actionCase_ = 16;
+      onChanged();
+      return admitBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.WorkloadEviction, io.berthsched.berth.v1.WorkloadEviction.Builder, io.berthsched.berth.v1.WorkloadEvictionOrBuilder> evictWorkloadBuilder_;
+    /**
+     * <pre>
+     * A Kueue workload lost its admission (preempted); its pods get Evicts
+     * with cause QUOTA. Decision.pod is unset.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadEviction evict_workload = 17 [json_name = "evictWorkload"];</code>
+     * @return Whether the evictWorkload field is set.
+     */
+    @java.lang.Override
+    public boolean hasEvictWorkload() {
+      return actionCase_ == 17;
+    }
+    /**
+     * <pre>
+     * A Kueue workload lost its admission (preempted); its pods get Evicts
+     * with cause QUOTA. Decision.pod is unset.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadEviction evict_workload = 17 [json_name = "evictWorkload"];</code>
+     * @return The evictWorkload.
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.WorkloadEviction getEvictWorkload() {
+      if (evictWorkloadBuilder_ == null) {
+        if (actionCase_ == 17) {
+          return (io.berthsched.berth.v1.WorkloadEviction) action_;
+        }
+        return io.berthsched.berth.v1.WorkloadEviction.getDefaultInstance();
+      } else {
+        if (actionCase_ == 17) {
+          return evictWorkloadBuilder_.getMessage();
+        }
+        return io.berthsched.berth.v1.WorkloadEviction.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A Kueue workload lost its admission (preempted); its pods get Evicts
+     * with cause QUOTA. Decision.pod is unset.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadEviction evict_workload = 17 [json_name = "evictWorkload"];</code>
+     */
+    public Builder setEvictWorkload(io.berthsched.berth.v1.WorkloadEviction value) {
+      if (evictWorkloadBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        action_ = value;
+        onChanged();
+      } else {
+        evictWorkloadBuilder_.setMessage(value);
+      }
+      actionCase_ = 17;
+      return this;
+    }
+    /**
+     * <pre>
+     * A Kueue workload lost its admission (preempted); its pods get Evicts
+     * with cause QUOTA. Decision.pod is unset.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadEviction evict_workload = 17 [json_name = "evictWorkload"];</code>
+     */
+    public Builder setEvictWorkload(
+        io.berthsched.berth.v1.WorkloadEviction.Builder builderForValue) {
+      if (evictWorkloadBuilder_ == null) {
+        action_ = builderForValue.build();
+        onChanged();
+      } else {
+        evictWorkloadBuilder_.setMessage(builderForValue.build());
+      }
+      actionCase_ = 17;
+      return this;
+    }
+    /**
+     * <pre>
+     * A Kueue workload lost its admission (preempted); its pods get Evicts
+     * with cause QUOTA. Decision.pod is unset.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadEviction evict_workload = 17 [json_name = "evictWorkload"];</code>
+     */
+    public Builder mergeEvictWorkload(io.berthsched.berth.v1.WorkloadEviction value) {
+      if (evictWorkloadBuilder_ == null) {
+        if (actionCase_ == 17 &&
+            action_ != io.berthsched.berth.v1.WorkloadEviction.getDefaultInstance()) {
+          action_ = io.berthsched.berth.v1.WorkloadEviction.newBuilder((io.berthsched.berth.v1.WorkloadEviction) action_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          action_ = value;
+        }
+        onChanged();
+      } else {
+        if (actionCase_ == 17) {
+          evictWorkloadBuilder_.mergeFrom(value);
+        } else {
+          evictWorkloadBuilder_.setMessage(value);
+        }
+      }
+      actionCase_ = 17;
+      return this;
+    }
+    /**
+     * <pre>
+     * A Kueue workload lost its admission (preempted); its pods get Evicts
+     * with cause QUOTA. Decision.pod is unset.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadEviction evict_workload = 17 [json_name = "evictWorkload"];</code>
+     */
+    public Builder clearEvictWorkload() {
+      if (evictWorkloadBuilder_ == null) {
+        if (actionCase_ == 17) {
+          actionCase_ = 0;
+          action_ = null;
+          onChanged();
+        }
+      } else {
+        if (actionCase_ == 17) {
+          actionCase_ = 0;
+          action_ = null;
+        }
+        evictWorkloadBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * A Kueue workload lost its admission (preempted); its pods get Evicts
+     * with cause QUOTA. Decision.pod is unset.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadEviction evict_workload = 17 [json_name = "evictWorkload"];</code>
+     */
+    public io.berthsched.berth.v1.WorkloadEviction.Builder getEvictWorkloadBuilder() {
+      return getEvictWorkloadFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * A Kueue workload lost its admission (preempted); its pods get Evicts
+     * with cause QUOTA. Decision.pod is unset.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadEviction evict_workload = 17 [json_name = "evictWorkload"];</code>
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.WorkloadEvictionOrBuilder getEvictWorkloadOrBuilder() {
+      if ((actionCase_ == 17) && (evictWorkloadBuilder_ != null)) {
+        return evictWorkloadBuilder_.getMessageOrBuilder();
+      } else {
+        if (actionCase_ == 17) {
+          return (io.berthsched.berth.v1.WorkloadEviction) action_;
+        }
+        return io.berthsched.berth.v1.WorkloadEviction.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A Kueue workload lost its admission (preempted); its pods get Evicts
+     * with cause QUOTA. Decision.pod is unset.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadEviction evict_workload = 17 [json_name = "evictWorkload"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.WorkloadEviction, io.berthsched.berth.v1.WorkloadEviction.Builder, io.berthsched.berth.v1.WorkloadEvictionOrBuilder> 
+        getEvictWorkloadFieldBuilder() {
+      if (evictWorkloadBuilder_ == null) {
+        if (!(actionCase_ == 17)) {
+          action_ = io.berthsched.berth.v1.WorkloadEviction.getDefaultInstance();
+        }
+        evictWorkloadBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+            io.berthsched.berth.v1.WorkloadEviction, io.berthsched.berth.v1.WorkloadEviction.Builder, io.berthsched.berth.v1.WorkloadEvictionOrBuilder>(
+                (io.berthsched.berth.v1.WorkloadEviction) action_,
+                getParentForChildren(),
+                isClean());
+        action_ = null;
+      }
+      actionCase_ = 17;
+      onChanged();
+      return evictWorkloadBuilder_;
     }
     @java.lang.Override
     public final Builder setUnknownFields(

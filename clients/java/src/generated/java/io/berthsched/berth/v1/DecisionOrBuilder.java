@@ -258,5 +258,65 @@ public interface DecisionOrBuilder extends
    */
   io.berthsched.berth.v1.DeallocateClaimOrBuilder getDeallocateClaimOrBuilder();
 
+  /**
+   * <pre>
+   * A Kueue workload was admitted: its pods are ungated. Decision.pod is
+   * unset (the decision is about a workload).
+   * </pre>
+   *
+   * <code>.berth.v1.Admit admit = 16 [json_name = "admit"];</code>
+   * @return Whether the admit field is set.
+   */
+  boolean hasAdmit();
+  /**
+   * <pre>
+   * A Kueue workload was admitted: its pods are ungated. Decision.pod is
+   * unset (the decision is about a workload).
+   * </pre>
+   *
+   * <code>.berth.v1.Admit admit = 16 [json_name = "admit"];</code>
+   * @return The admit.
+   */
+  io.berthsched.berth.v1.Admit getAdmit();
+  /**
+   * <pre>
+   * A Kueue workload was admitted: its pods are ungated. Decision.pod is
+   * unset (the decision is about a workload).
+   * </pre>
+   *
+   * <code>.berth.v1.Admit admit = 16 [json_name = "admit"];</code>
+   */
+  io.berthsched.berth.v1.AdmitOrBuilder getAdmitOrBuilder();
+
+  /**
+   * <pre>
+   * A Kueue workload lost its admission (preempted); its pods get Evicts
+   * with cause QUOTA. Decision.pod is unset.
+   * </pre>
+   *
+   * <code>.berth.v1.WorkloadEviction evict_workload = 17 [json_name = "evictWorkload"];</code>
+   * @return Whether the evictWorkload field is set.
+   */
+  boolean hasEvictWorkload();
+  /**
+   * <pre>
+   * A Kueue workload lost its admission (preempted); its pods get Evicts
+   * with cause QUOTA. Decision.pod is unset.
+   * </pre>
+   *
+   * <code>.berth.v1.WorkloadEviction evict_workload = 17 [json_name = "evictWorkload"];</code>
+   * @return The evictWorkload.
+   */
+  io.berthsched.berth.v1.WorkloadEviction getEvictWorkload();
+  /**
+   * <pre>
+   * A Kueue workload lost its admission (preempted); its pods get Evicts
+   * with cause QUOTA. Decision.pod is unset.
+   * </pre>
+   *
+   * <code>.berth.v1.WorkloadEviction evict_workload = 17 [json_name = "evictWorkload"];</code>
+   */
+  io.berthsched.berth.v1.WorkloadEvictionOrBuilder getEvictWorkloadOrBuilder();
+
   public io.berthsched.berth.v1.Decision.ActionCase getActionCase();
 }

@@ -49,6 +49,16 @@ public final class DecisionProto {
   static final 
     com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
       internal_static_berth_v1_NodeReasons_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_berth_v1_Admit_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_berth_v1_Admit_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_berth_v1_WorkloadEviction_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_berth_v1_WorkloadEviction_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -60,60 +70,79 @@ public final class DecisionProto {
     java.lang.String[] descriptorData = {
       "\n\027berth/v1/decision.proto\022\010berth.v1\032\025ber" +
       "th/v1/device.proto\032\025berth/v1/object.prot" +
-      "o\032\025berth/v1/volume.proto\032\037google/protobu" +
-      "f/timestamp.proto\"\375\003\n\010Decision\022\032\n\010revisi" +
-      "on\030\001 \001(\004R\010revision\022.\n\004time\030\002 \001(\0132\032.googl" +
-      "e.protobuf.TimestampR\004time\022%\n\016scheduler_" +
-      "name\030\003 \001(\tR\rschedulerName\022\"\n\003pod\030\004 \001(\0132\020" +
-      ".berth.v1.PodRefR\003pod\022$\n\004bind\030\n \001(\0132\016.be" +
-      "rth.v1.BindH\000R\004bind\022\'\n\005evict\030\013 \001(\0132\017.ber" +
-      "th.v1.EvictH\000R\005evict\0220\n\010nominate\030\014 \001(\0132\022" +
-      ".berth.v1.NominateH\000R\010nominate\022F\n\020clear_" +
-      "nomination\030\r \001(\0132\031.berth.v1.ClearNominat" +
-      "ionH\000R\017clearNomination\022?\n\runschedulable\030" +
-      "\016 \001(\0132\027.berth.v1.UnschedulableH\000R\runsche" +
-      "dulable\022F\n\020deallocate_claim\030\017 \001(\0132\031.bert" +
-      "h.v1.DeallocateClaimH\000R\017deallocateClaimB" +
-      "\010\n\006action\"\226\001\n\004Bind\022\022\n\004node\030\001 \001(\tR\004node\022\024" +
-      "\n\005group\030\002 \001(\tR\005group\0221\n\006claims\030\003 \003(\0132\031.b" +
-      "erth.v1.ClaimAllocationR\006claims\0221\n\007volum" +
-      "es\030\004 \003(\0132\027.berth.v1.VolumeBindingR\007volum" +
-      "es\"\211\002\n\005Evict\022(\n\006victim\030\001 \001(\0132\020.berth.v1." +
-      "PodRefR\006victim\022\022\n\004node\030\002 \001(\tR\004node\022.\n\tpr" +
-      "eemptor\030\003 \001(\0132\020.berth.v1.PodRefR\tpreempt" +
-      "or\022\026\n\006reason\030\004 \001(\tR\006reason\022*\n\005cause\030\005 \001(" +
-      "\0162\024.berth.v1.EvictCauseR\005cause\0225\n\024grace_" +
-      "period_seconds\030\006 \001(\003H\000R\022gracePeriodSecon" +
-      "ds\210\001\001B\027\n\025_grace_period_seconds\"\036\n\010Nomina" +
-      "te\022\022\n\004node\030\001 \001(\tR\004node\"N\n\017ClearNominatio" +
-      "n\022#\n\rprevious_node\030\001 \001(\tR\014previousNode\022\026" +
-      "\n\006reason\030\002 \001(\tR\006reason\"\210\001\n\rUnschedulable" +
-      "\022\030\n\007message\030\001 \001(\tR\007message\0228\n\014node_reaso" +
-      "ns\030\002 \003(\0132\025.berth.v1.NodeReasonsR\013nodeRea" +
-      "sons\022#\n\romitted_nodes\030\003 \001(\rR\014omittedNode" +
-      "s\"_\n\013NodeReasons\022\022\n\004node\030\001 \001(\tR\004node\022\030\n\007" +
-      "reasons\030\002 \003(\tR\007reasons\022\"\n\014unresolvable\030\003" +
-      " \001(\010R\014unresolvable*\343\001\n\014DecisionType\022\035\n\031D" +
-      "ECISION_TYPE_UNSPECIFIED\020\000\022\026\n\022DECISION_T" +
-      "YPE_BIND\020\001\022\027\n\023DECISION_TYPE_EVICT\020\002\022\032\n\026D" +
-      "ECISION_TYPE_NOMINATE\020\003\022\"\n\036DECISION_TYPE" +
-      "_CLEAR_NOMINATION\020\004\022\037\n\033DECISION_TYPE_UNS" +
-      "CHEDULABLE\020\005\022\"\n\036DECISION_TYPE_DEALLOCATE" +
-      "_CLAIM\020\006*\254\001\n\nEvictCause\022\033\n\027EVICT_CAUSE_U" +
-      "NSPECIFIED\020\000\022\032\n\026EVICT_CAUSE_PREEMPTION\020\001" +
-      "\022\025\n\021EVICT_CAUSE_TAINT\020\002\022\023\n\017EVICT_CAUSE_A" +
-      "PI\020\003\022\035\n\031EVICT_CAUSE_NODE_PRESSURE\020\004\022\032\n\026E" +
-      "VICT_CAUSE_DESCHEDULE\020\006B\232\001\n\026io.berthsche" +
-      "d.berth.v1B\rDecisionProtoP\001Z0github.com/" +
-      "berthsched/berth/api/berth/v1;berthv1\242\002\003" +
-      "BXX\252\002\010Berth.V1\312\002\010Berth\\V1\342\002\024Berth\\V1\\GPB" +
-      "Metadata\352\002\tBerth::V1b\006proto3"
+      "o\032\027berth/v1/queueing.proto\032\025berth/v1/vol" +
+      "ume.proto\032\037google/protobuf/timestamp.pro" +
+      "to\"\353\004\n\010Decision\022\032\n\010revision\030\001 \001(\004R\010revis" +
+      "ion\022.\n\004time\030\002 \001(\0132\032.google.protobuf.Time" +
+      "stampR\004time\022%\n\016scheduler_name\030\003 \001(\tR\rsch" +
+      "edulerName\022\"\n\003pod\030\004 \001(\0132\020.berth.v1.PodRe" +
+      "fR\003pod\022$\n\004bind\030\n \001(\0132\016.berth.v1.BindH\000R\004" +
+      "bind\022\'\n\005evict\030\013 \001(\0132\017.berth.v1.EvictH\000R\005" +
+      "evict\0220\n\010nominate\030\014 \001(\0132\022.berth.v1.Nomin" +
+      "ateH\000R\010nominate\022F\n\020clear_nomination\030\r \001(" +
+      "\0132\031.berth.v1.ClearNominationH\000R\017clearNom" +
+      "ination\022?\n\runschedulable\030\016 \001(\0132\027.berth.v" +
+      "1.UnschedulableH\000R\runschedulable\022F\n\020deal" +
+      "locate_claim\030\017 \001(\0132\031.berth.v1.Deallocate" +
+      "ClaimH\000R\017deallocateClaim\022\'\n\005admit\030\020 \001(\0132" +
+      "\017.berth.v1.AdmitH\000R\005admit\022C\n\016evict_workl" +
+      "oad\030\021 \001(\0132\032.berth.v1.WorkloadEvictionH\000R" +
+      "\revictWorkloadB\010\n\006action\"\226\001\n\004Bind\022\022\n\004nod" +
+      "e\030\001 \001(\tR\004node\022\024\n\005group\030\002 \001(\tR\005group\0221\n\006c" +
+      "laims\030\003 \003(\0132\031.berth.v1.ClaimAllocationR\006" +
+      "claims\0221\n\007volumes\030\004 \003(\0132\027.berth.v1.Volum" +
+      "eBindingR\007volumes\"\211\002\n\005Evict\022(\n\006victim\030\001 " +
+      "\001(\0132\020.berth.v1.PodRefR\006victim\022\022\n\004node\030\002 " +
+      "\001(\tR\004node\022.\n\tpreemptor\030\003 \001(\0132\020.berth.v1." +
+      "PodRefR\tpreemptor\022\026\n\006reason\030\004 \001(\tR\006reaso" +
+      "n\022*\n\005cause\030\005 \001(\0162\024.berth.v1.EvictCauseR\005" +
+      "cause\0225\n\024grace_period_seconds\030\006 \001(\003H\000R\022g" +
+      "racePeriodSeconds\210\001\001B\027\n\025_grace_period_se" +
+      "conds\"\036\n\010Nominate\022\022\n\004node\030\001 \001(\tR\004node\"N\n" +
+      "\017ClearNomination\022#\n\rprevious_node\030\001 \001(\tR" +
+      "\014previousNode\022\026\n\006reason\030\002 \001(\tR\006reason\"\210\001" +
+      "\n\rUnschedulable\022\030\n\007message\030\001 \001(\tR\007messag" +
+      "e\0228\n\014node_reasons\030\002 \003(\0132\025.berth.v1.NodeR" +
+      "easonsR\013nodeReasons\022#\n\romitted_nodes\030\003 \001" +
+      "(\rR\014omittedNodes\"_\n\013NodeReasons\022\022\n\004node\030" +
+      "\001 \001(\tR\004node\022\030\n\007reasons\030\002 \003(\tR\007reasons\022\"\n" +
+      "\014unresolvable\030\003 \001(\010R\014unresolvable\"\331\001\n\005Ad" +
+      "mit\022-\n\022workload_namespace\030\001 \001(\tR\021workloa" +
+      "dNamespace\022#\n\rworkload_name\030\002 \001(\tR\014workl" +
+      "oadName\022!\n\014workload_uid\030\003 \001(\tR\013workloadU" +
+      "id\022#\n\rcluster_queue\030\004 \001(\tR\014clusterQueue\022" +
+      "4\n\010pod_sets\030\005 \003(\0132\031.berth.v1.PodSetAdmis" +
+      "sionR\007podSets\"\203\002\n\020WorkloadEviction\022-\n\022wo" +
+      "rkload_namespace\030\001 \001(\tR\021workloadNamespac" +
+      "e\022#\n\rworkload_name\030\002 \001(\tR\014workloadName\022!" +
+      "\n\014workload_uid\030\003 \001(\tR\013workloadUid\022#\n\rclu" +
+      "ster_queue\030\004 \001(\tR\014clusterQueue\022\026\n\006reason" +
+      "\030\005 \001(\tR\006reason\022!\n\014preempted_by\030\006 \001(\tR\013pr" +
+      "eemptedBy\022\030\n\007message\030\007 \001(\tR\007message*\236\002\n\014" +
+      "DecisionType\022\035\n\031DECISION_TYPE_UNSPECIFIE" +
+      "D\020\000\022\026\n\022DECISION_TYPE_BIND\020\001\022\027\n\023DECISION_" +
+      "TYPE_EVICT\020\002\022\032\n\026DECISION_TYPE_NOMINATE\020\003" +
+      "\022\"\n\036DECISION_TYPE_CLEAR_NOMINATION\020\004\022\037\n\033" +
+      "DECISION_TYPE_UNSCHEDULABLE\020\005\022\"\n\036DECISIO" +
+      "N_TYPE_DEALLOCATE_CLAIM\020\006\022\027\n\023DECISION_TY" +
+      "PE_ADMIT\020\007\022 \n\034DECISION_TYPE_EVICT_WORKLO" +
+      "AD\020\010*\337\001\n\nEvictCause\022\033\n\027EVICT_CAUSE_UNSPE" +
+      "CIFIED\020\000\022\032\n\026EVICT_CAUSE_PREEMPTION\020\001\022\025\n\021" +
+      "EVICT_CAUSE_TAINT\020\002\022\023\n\017EVICT_CAUSE_API\020\003" +
+      "\022\035\n\031EVICT_CAUSE_NODE_PRESSURE\020\004\022\025\n\021EVICT" +
+      "_CAUSE_QUOTA\020\005\022\032\n\026EVICT_CAUSE_DESCHEDULE" +
+      "\020\006\022\032\n\026EVICT_CAUSE_DEFRAGMENT\020\007B\232\001\n\026io.be" +
+      "rthsched.berth.v1B\rDecisionProtoP\001Z0gith" +
+      "ub.com/berthsched/berth/api/berth/v1;ber" +
+      "thv1\242\002\003BXX\252\002\010Berth.V1\312\002\010Berth\\V1\342\002\024Berth" +
+      "\\V1\\GPBMetadata\352\002\tBerth::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
           io.berthsched.berth.v1.DeviceProto.getDescriptor(),
           io.berthsched.berth.v1.ObjectProto.getDescriptor(),
+          io.berthsched.berth.v1.QueueingProto.getDescriptor(),
           io.berthsched.berth.v1.VolumeProto.getDescriptor(),
           com.google.protobuf.TimestampProto.getDescriptor(),
         });
@@ -122,7 +151,7 @@ public final class DecisionProto {
     internal_static_berth_v1_Decision_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_Decision_descriptor,
-        new java.lang.String[] { "Revision", "Time", "SchedulerName", "Pod", "Bind", "Evict", "Nominate", "ClearNomination", "Unschedulable", "DeallocateClaim", "Action", });
+        new java.lang.String[] { "Revision", "Time", "SchedulerName", "Pod", "Bind", "Evict", "Nominate", "ClearNomination", "Unschedulable", "DeallocateClaim", "Admit", "EvictWorkload", "Action", });
     internal_static_berth_v1_Bind_descriptor =
       getDescriptor().getMessageTypes().get(1);
     internal_static_berth_v1_Bind_fieldAccessorTable = new
@@ -159,8 +188,21 @@ public final class DecisionProto {
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_NodeReasons_descriptor,
         new java.lang.String[] { "Node", "Reasons", "Unresolvable", });
+    internal_static_berth_v1_Admit_descriptor =
+      getDescriptor().getMessageTypes().get(7);
+    internal_static_berth_v1_Admit_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_berth_v1_Admit_descriptor,
+        new java.lang.String[] { "WorkloadNamespace", "WorkloadName", "WorkloadUid", "ClusterQueue", "PodSets", });
+    internal_static_berth_v1_WorkloadEviction_descriptor =
+      getDescriptor().getMessageTypes().get(8);
+    internal_static_berth_v1_WorkloadEviction_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_berth_v1_WorkloadEviction_descriptor,
+        new java.lang.String[] { "WorkloadNamespace", "WorkloadName", "WorkloadUid", "ClusterQueue", "Reason", "PreemptedBy", "Message", });
     io.berthsched.berth.v1.DeviceProto.getDescriptor();
     io.berthsched.berth.v1.ObjectProto.getDescriptor();
+    io.berthsched.berth.v1.QueueingProto.getDescriptor();
     io.berthsched.berth.v1.VolumeProto.getDescriptor();
     com.google.protobuf.TimestampProto.getDescriptor();
   }

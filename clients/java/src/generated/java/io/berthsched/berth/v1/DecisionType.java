@@ -68,6 +68,22 @@ public enum DecisionType
    * <code>DECISION_TYPE_DEALLOCATE_CLAIM = 6;</code>
    */
   DECISION_TYPE_DEALLOCATE_CLAIM(6),
+  /**
+   * <pre>
+   * Admit decisions.
+   * </pre>
+   *
+   * <code>DECISION_TYPE_ADMIT = 7;</code>
+   */
+  DECISION_TYPE_ADMIT(7),
+  /**
+   * <pre>
+   * EvictWorkload decisions.
+   * </pre>
+   *
+   * <code>DECISION_TYPE_EVICT_WORKLOAD = 8;</code>
+   */
+  DECISION_TYPE_EVICT_WORKLOAD(8),
   UNRECOGNIZED(-1),
   ;
 
@@ -127,6 +143,22 @@ public enum DecisionType
    * <code>DECISION_TYPE_DEALLOCATE_CLAIM = 6;</code>
    */
   public static final int DECISION_TYPE_DEALLOCATE_CLAIM_VALUE = 6;
+  /**
+   * <pre>
+   * Admit decisions.
+   * </pre>
+   *
+   * <code>DECISION_TYPE_ADMIT = 7;</code>
+   */
+  public static final int DECISION_TYPE_ADMIT_VALUE = 7;
+  /**
+   * <pre>
+   * EvictWorkload decisions.
+   * </pre>
+   *
+   * <code>DECISION_TYPE_EVICT_WORKLOAD = 8;</code>
+   */
+  public static final int DECISION_TYPE_EVICT_WORKLOAD_VALUE = 8;
 
 
   public final int getNumber() {
@@ -160,6 +192,8 @@ public enum DecisionType
       case 4: return DECISION_TYPE_CLEAR_NOMINATION;
       case 5: return DECISION_TYPE_UNSCHEDULABLE;
       case 6: return DECISION_TYPE_DEALLOCATE_CLAIM;
+      case 7: return DECISION_TYPE_ADMIT;
+      case 8: return DECISION_TYPE_EVICT_WORKLOAD;
       default: return null;
     }
   }

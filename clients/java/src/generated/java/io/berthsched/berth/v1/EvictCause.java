@@ -57,6 +57,15 @@ public enum EvictCause
   EVICT_CAUSE_NODE_PRESSURE(4),
   /**
    * <pre>
+   * The pod's Kueue workload lost its admission (Kueue's preemption, see
+   * WorkloadEviction): Evict.reason names the preempting workload.
+   * </pre>
+   *
+   * <code>EVICT_CAUSE_QUOTA = 5;</code>
+   */
+  EVICT_CAUSE_QUOTA(5),
+  /**
+   * <pre>
    * Descheduling (AdminService.Deschedule, berthd's descheduler policy):
    * Evict.reason names the Descheduler strategy.
    * </pre>
@@ -64,6 +73,15 @@ public enum EvictCause
    * <code>EVICT_CAUSE_DESCHEDULE = 6;</code>
    */
   EVICT_CAUSE_DESCHEDULE(6),
+  /**
+   * <pre>
+   * Defragmentation: the pod was moved to make room for a pending pod or
+   * pod group that fits nowhere and cannot preempt; Evict.reason names it.
+   * </pre>
+   *
+   * <code>EVICT_CAUSE_DEFRAGMENT = 7;</code>
+   */
+  EVICT_CAUSE_DEFRAGMENT(7),
   UNRECOGNIZED(-1),
   ;
 
@@ -112,6 +130,15 @@ public enum EvictCause
   public static final int EVICT_CAUSE_NODE_PRESSURE_VALUE = 4;
   /**
    * <pre>
+   * The pod's Kueue workload lost its admission (Kueue's preemption, see
+   * WorkloadEviction): Evict.reason names the preempting workload.
+   * </pre>
+   *
+   * <code>EVICT_CAUSE_QUOTA = 5;</code>
+   */
+  public static final int EVICT_CAUSE_QUOTA_VALUE = 5;
+  /**
+   * <pre>
    * Descheduling (AdminService.Deschedule, berthd's descheduler policy):
    * Evict.reason names the Descheduler strategy.
    * </pre>
@@ -119,6 +146,15 @@ public enum EvictCause
    * <code>EVICT_CAUSE_DESCHEDULE = 6;</code>
    */
   public static final int EVICT_CAUSE_DESCHEDULE_VALUE = 6;
+  /**
+   * <pre>
+   * Defragmentation: the pod was moved to make room for a pending pod or
+   * pod group that fits nowhere and cannot preempt; Evict.reason names it.
+   * </pre>
+   *
+   * <code>EVICT_CAUSE_DEFRAGMENT = 7;</code>
+   */
+  public static final int EVICT_CAUSE_DEFRAGMENT_VALUE = 7;
 
 
   public final int getNumber() {
@@ -150,7 +186,9 @@ public enum EvictCause
       case 2: return EVICT_CAUSE_TAINT;
       case 3: return EVICT_CAUSE_API;
       case 4: return EVICT_CAUSE_NODE_PRESSURE;
+      case 5: return EVICT_CAUSE_QUOTA;
       case 6: return EVICT_CAUSE_DESCHEDULE;
+      case 7: return EVICT_CAUSE_DEFRAGMENT;
       default: return null;
     }
   }

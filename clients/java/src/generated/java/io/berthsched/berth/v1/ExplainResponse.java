@@ -995,6 +995,62 @@ private static final long serialVersionUID = 0L;
     return shortfalls_.get(index);
   }
 
+  public static final int WORKLOAD_FIELD_NUMBER = 21;
+  private io.berthsched.berth.v1.WorkloadStatus workload_;
+  /**
+   * <pre>
+   * The Kueue workload the pod belongs to (a pod labelled
+   * kueue.x-k8s.io/queue-name, or a member of such a pod group) and where
+   * it stands in admission: whether quota holds the pod (a GATED pod
+   * waits for its workload's admission; message says how much more of
+   * which resource and flavor its ClusterQueue needs) and which workloads
+   * it would preempt. Unset for a pod of no workload, or when berthd runs
+   * no admission.
+   * </pre>
+   *
+   * <code>.berth.v1.WorkloadStatus workload = 21 [json_name = "workload"];</code>
+   * @return Whether the workload field is set.
+   */
+  @java.lang.Override
+  public boolean hasWorkload() {
+    return workload_ != null;
+  }
+  /**
+   * <pre>
+   * The Kueue workload the pod belongs to (a pod labelled
+   * kueue.x-k8s.io/queue-name, or a member of such a pod group) and where
+   * it stands in admission: whether quota holds the pod (a GATED pod
+   * waits for its workload's admission; message says how much more of
+   * which resource and flavor its ClusterQueue needs) and which workloads
+   * it would preempt. Unset for a pod of no workload, or when berthd runs
+   * no admission.
+   * </pre>
+   *
+   * <code>.berth.v1.WorkloadStatus workload = 21 [json_name = "workload"];</code>
+   * @return The workload.
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.WorkloadStatus getWorkload() {
+    return workload_ == null ? io.berthsched.berth.v1.WorkloadStatus.getDefaultInstance() : workload_;
+  }
+  /**
+   * <pre>
+   * The Kueue workload the pod belongs to (a pod labelled
+   * kueue.x-k8s.io/queue-name, or a member of such a pod group) and where
+   * it stands in admission: whether quota holds the pod (a GATED pod
+   * waits for its workload's admission; message says how much more of
+   * which resource and flavor its ClusterQueue needs) and which workloads
+   * it would preempt. Unset for a pod of no workload, or when berthd runs
+   * no admission.
+   * </pre>
+   *
+   * <code>.berth.v1.WorkloadStatus workload = 21 [json_name = "workload"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.WorkloadStatusOrBuilder getWorkloadOrBuilder() {
+    return workload_ == null ? io.berthsched.berth.v1.WorkloadStatus.getDefaultInstance() : workload_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -1071,6 +1127,9 @@ private static final long serialVersionUID = 0L;
         19);
     for (int i = 0; i < shortfalls_.size(); i++) {
       output.writeMessage(20, shortfalls_.get(i));
+    }
+    if (workload_ != null) {
+      output.writeMessage(21, getWorkload());
     }
     getUnknownFields().writeTo(output);
   }
@@ -1166,6 +1225,10 @@ private static final long serialVersionUID = 0L;
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(20, shortfalls_.get(i));
     }
+    if (workload_ != null) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(21, getWorkload());
+    }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
     return size;
@@ -1241,6 +1304,11 @@ private static final long serialVersionUID = 0L;
         other.internalGetRequests())) return false;
     if (!getShortfallsList()
         .equals(other.getShortfallsList())) return false;
+    if (hasWorkload() != other.hasWorkload()) return false;
+    if (hasWorkload()) {
+      if (!getWorkload()
+          .equals(other.getWorkload())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -1314,6 +1382,10 @@ private static final long serialVersionUID = 0L;
     if (getShortfallsCount() > 0) {
       hash = (37 * hash) + SHORTFALLS_FIELD_NUMBER;
       hash = (53 * hash) + getShortfallsList().hashCode();
+    }
+    if (hasWorkload()) {
+      hash = (37 * hash) + WORKLOAD_FIELD_NUMBER;
+      hash = (53 * hash) + getWorkload().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -1531,6 +1603,11 @@ private static final long serialVersionUID = 0L;
         shortfallsBuilder_.clear();
       }
       bitField0_ = (bitField0_ & ~0x00080000);
+      workload_ = null;
+      if (workloadBuilder_ != null) {
+        workloadBuilder_.dispose();
+        workloadBuilder_ = null;
+      }
       return this;
     }
 
@@ -1656,6 +1733,11 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00040000) != 0)) {
         result.requests_ = internalGetRequests();
         result.requests_.makeImmutable();
+      }
+      if (((from_bitField0_ & 0x00100000) != 0)) {
+        result.workload_ = workloadBuilder_ == null
+            ? workload_
+            : workloadBuilder_.build();
       }
     }
 
@@ -1826,6 +1908,9 @@ private static final long serialVersionUID = 0L;
           }
         }
       }
+      if (other.hasWorkload()) {
+        mergeWorkload(other.getWorkload());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -1987,6 +2072,13 @@ private static final long serialVersionUID = 0L;
               }
               break;
             } // case 162
+            case 170: {
+              input.readMessage(
+                  getWorkloadFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00100000;
+              break;
+            } // case 170
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -4940,6 +5032,215 @@ private static final long serialVersionUID = 0L;
         shortfalls_ = null;
       }
       return shortfallsBuilder_;
+    }
+
+    private io.berthsched.berth.v1.WorkloadStatus workload_;
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.WorkloadStatus, io.berthsched.berth.v1.WorkloadStatus.Builder, io.berthsched.berth.v1.WorkloadStatusOrBuilder> workloadBuilder_;
+    /**
+     * <pre>
+     * The Kueue workload the pod belongs to (a pod labelled
+     * kueue.x-k8s.io/queue-name, or a member of such a pod group) and where
+     * it stands in admission: whether quota holds the pod (a GATED pod
+     * waits for its workload's admission; message says how much more of
+     * which resource and flavor its ClusterQueue needs) and which workloads
+     * it would preempt. Unset for a pod of no workload, or when berthd runs
+     * no admission.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadStatus workload = 21 [json_name = "workload"];</code>
+     * @return Whether the workload field is set.
+     */
+    public boolean hasWorkload() {
+      return ((bitField0_ & 0x00100000) != 0);
+    }
+    /**
+     * <pre>
+     * The Kueue workload the pod belongs to (a pod labelled
+     * kueue.x-k8s.io/queue-name, or a member of such a pod group) and where
+     * it stands in admission: whether quota holds the pod (a GATED pod
+     * waits for its workload's admission; message says how much more of
+     * which resource and flavor its ClusterQueue needs) and which workloads
+     * it would preempt. Unset for a pod of no workload, or when berthd runs
+     * no admission.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadStatus workload = 21 [json_name = "workload"];</code>
+     * @return The workload.
+     */
+    public io.berthsched.berth.v1.WorkloadStatus getWorkload() {
+      if (workloadBuilder_ == null) {
+        return workload_ == null ? io.berthsched.berth.v1.WorkloadStatus.getDefaultInstance() : workload_;
+      } else {
+        return workloadBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * The Kueue workload the pod belongs to (a pod labelled
+     * kueue.x-k8s.io/queue-name, or a member of such a pod group) and where
+     * it stands in admission: whether quota holds the pod (a GATED pod
+     * waits for its workload's admission; message says how much more of
+     * which resource and flavor its ClusterQueue needs) and which workloads
+     * it would preempt. Unset for a pod of no workload, or when berthd runs
+     * no admission.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadStatus workload = 21 [json_name = "workload"];</code>
+     */
+    public Builder setWorkload(io.berthsched.berth.v1.WorkloadStatus value) {
+      if (workloadBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        workload_ = value;
+      } else {
+        workloadBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00100000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The Kueue workload the pod belongs to (a pod labelled
+     * kueue.x-k8s.io/queue-name, or a member of such a pod group) and where
+     * it stands in admission: whether quota holds the pod (a GATED pod
+     * waits for its workload's admission; message says how much more of
+     * which resource and flavor its ClusterQueue needs) and which workloads
+     * it would preempt. Unset for a pod of no workload, or when berthd runs
+     * no admission.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadStatus workload = 21 [json_name = "workload"];</code>
+     */
+    public Builder setWorkload(
+        io.berthsched.berth.v1.WorkloadStatus.Builder builderForValue) {
+      if (workloadBuilder_ == null) {
+        workload_ = builderForValue.build();
+      } else {
+        workloadBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00100000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The Kueue workload the pod belongs to (a pod labelled
+     * kueue.x-k8s.io/queue-name, or a member of such a pod group) and where
+     * it stands in admission: whether quota holds the pod (a GATED pod
+     * waits for its workload's admission; message says how much more of
+     * which resource and flavor its ClusterQueue needs) and which workloads
+     * it would preempt. Unset for a pod of no workload, or when berthd runs
+     * no admission.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadStatus workload = 21 [json_name = "workload"];</code>
+     */
+    public Builder mergeWorkload(io.berthsched.berth.v1.WorkloadStatus value) {
+      if (workloadBuilder_ == null) {
+        if (((bitField0_ & 0x00100000) != 0) &&
+          workload_ != null &&
+          workload_ != io.berthsched.berth.v1.WorkloadStatus.getDefaultInstance()) {
+          getWorkloadBuilder().mergeFrom(value);
+        } else {
+          workload_ = value;
+        }
+      } else {
+        workloadBuilder_.mergeFrom(value);
+      }
+      bitField0_ |= 0x00100000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The Kueue workload the pod belongs to (a pod labelled
+     * kueue.x-k8s.io/queue-name, or a member of such a pod group) and where
+     * it stands in admission: whether quota holds the pod (a GATED pod
+     * waits for its workload's admission; message says how much more of
+     * which resource and flavor its ClusterQueue needs) and which workloads
+     * it would preempt. Unset for a pod of no workload, or when berthd runs
+     * no admission.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadStatus workload = 21 [json_name = "workload"];</code>
+     */
+    public Builder clearWorkload() {
+      bitField0_ = (bitField0_ & ~0x00100000);
+      workload_ = null;
+      if (workloadBuilder_ != null) {
+        workloadBuilder_.dispose();
+        workloadBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The Kueue workload the pod belongs to (a pod labelled
+     * kueue.x-k8s.io/queue-name, or a member of such a pod group) and where
+     * it stands in admission: whether quota holds the pod (a GATED pod
+     * waits for its workload's admission; message says how much more of
+     * which resource and flavor its ClusterQueue needs) and which workloads
+     * it would preempt. Unset for a pod of no workload, or when berthd runs
+     * no admission.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadStatus workload = 21 [json_name = "workload"];</code>
+     */
+    public io.berthsched.berth.v1.WorkloadStatus.Builder getWorkloadBuilder() {
+      bitField0_ |= 0x00100000;
+      onChanged();
+      return getWorkloadFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * The Kueue workload the pod belongs to (a pod labelled
+     * kueue.x-k8s.io/queue-name, or a member of such a pod group) and where
+     * it stands in admission: whether quota holds the pod (a GATED pod
+     * waits for its workload's admission; message says how much more of
+     * which resource and flavor its ClusterQueue needs) and which workloads
+     * it would preempt. Unset for a pod of no workload, or when berthd runs
+     * no admission.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadStatus workload = 21 [json_name = "workload"];</code>
+     */
+    public io.berthsched.berth.v1.WorkloadStatusOrBuilder getWorkloadOrBuilder() {
+      if (workloadBuilder_ != null) {
+        return workloadBuilder_.getMessageOrBuilder();
+      } else {
+        return workload_ == null ?
+            io.berthsched.berth.v1.WorkloadStatus.getDefaultInstance() : workload_;
+      }
+    }
+    /**
+     * <pre>
+     * The Kueue workload the pod belongs to (a pod labelled
+     * kueue.x-k8s.io/queue-name, or a member of such a pod group) and where
+     * it stands in admission: whether quota holds the pod (a GATED pod
+     * waits for its workload's admission; message says how much more of
+     * which resource and flavor its ClusterQueue needs) and which workloads
+     * it would preempt. Unset for a pod of no workload, or when berthd runs
+     * no admission.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadStatus workload = 21 [json_name = "workload"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.WorkloadStatus, io.berthsched.berth.v1.WorkloadStatus.Builder, io.berthsched.berth.v1.WorkloadStatusOrBuilder> 
+        getWorkloadFieldBuilder() {
+      if (workloadBuilder_ == null) {
+        workloadBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+            io.berthsched.berth.v1.WorkloadStatus, io.berthsched.berth.v1.WorkloadStatus.Builder, io.berthsched.berth.v1.WorkloadStatusOrBuilder>(
+                getWorkload(),
+                getParentForChildren(),
+                isClean());
+        workload_ = null;
+      }
+      return workloadBuilder_;
     }
     @java.lang.Override
     public final Builder setUnknownFields(

@@ -616,4 +616,49 @@ public interface ExplainResponseOrBuilder extends
    */
   io.berthsched.berth.v1.NodeShortfallOrBuilder getShortfallsOrBuilder(
       int index);
+
+  /**
+   * <pre>
+   * The Kueue workload the pod belongs to (a pod labelled
+   * kueue.x-k8s.io/queue-name, or a member of such a pod group) and where
+   * it stands in admission: whether quota holds the pod (a GATED pod
+   * waits for its workload's admission; message says how much more of
+   * which resource and flavor its ClusterQueue needs) and which workloads
+   * it would preempt. Unset for a pod of no workload, or when berthd runs
+   * no admission.
+   * </pre>
+   *
+   * <code>.berth.v1.WorkloadStatus workload = 21 [json_name = "workload"];</code>
+   * @return Whether the workload field is set.
+   */
+  boolean hasWorkload();
+  /**
+   * <pre>
+   * The Kueue workload the pod belongs to (a pod labelled
+   * kueue.x-k8s.io/queue-name, or a member of such a pod group) and where
+   * it stands in admission: whether quota holds the pod (a GATED pod
+   * waits for its workload's admission; message says how much more of
+   * which resource and flavor its ClusterQueue needs) and which workloads
+   * it would preempt. Unset for a pod of no workload, or when berthd runs
+   * no admission.
+   * </pre>
+   *
+   * <code>.berth.v1.WorkloadStatus workload = 21 [json_name = "workload"];</code>
+   * @return The workload.
+   */
+  io.berthsched.berth.v1.WorkloadStatus getWorkload();
+  /**
+   * <pre>
+   * The Kueue workload the pod belongs to (a pod labelled
+   * kueue.x-k8s.io/queue-name, or a member of such a pod group) and where
+   * it stands in admission: whether quota holds the pod (a GATED pod
+   * waits for its workload's admission; message says how much more of
+   * which resource and flavor its ClusterQueue needs) and which workloads
+   * it would preempt. Unset for a pod of no workload, or when berthd runs
+   * no admission.
+   * </pre>
+   *
+   * <code>.berth.v1.WorkloadStatus workload = 21 [json_name = "workload"];</code>
+   */
+  io.berthsched.berth.v1.WorkloadStatusOrBuilder getWorkloadOrBuilder();
 }

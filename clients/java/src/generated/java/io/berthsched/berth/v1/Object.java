@@ -69,6 +69,12 @@ private static final long serialVersionUID = 0L;
     CSI_NODE(33),
     CSI_DRIVER(34),
     CSI_STORAGE_CAPACITY(35),
+    RESOURCE_FLAVOR(40),
+    CLUSTER_QUEUE(41),
+    COHORT(42),
+    LOCAL_QUEUE(43),
+    WORKLOAD_PRIORITY_CLASS(44),
+    WORKLOAD(45),
     KIND_NOT_SET(0);
     private final int value;
     private KindCase(int value) {
@@ -103,6 +109,12 @@ private static final long serialVersionUID = 0L;
         case 33: return CSI_NODE;
         case 34: return CSI_DRIVER;
         case 35: return CSI_STORAGE_CAPACITY;
+        case 40: return RESOURCE_FLAVOR;
+        case 41: return CLUSTER_QUEUE;
+        case 42: return COHORT;
+        case 43: return LOCAL_QUEUE;
+        case 44: return WORKLOAD_PRIORITY_CLASS;
+        case 45: return WORKLOAD;
         case 0: return KIND_NOT_SET;
         default: return null;
       }
@@ -855,6 +867,267 @@ private static final long serialVersionUID = 0L;
     return io.berthsched.berth.v1.CSIStorageCapacity.getDefaultInstance();
   }
 
+  public static final int RESOURCE_FLAVOR_FIELD_NUMBER = 40;
+  /**
+   * <pre>
+   * Queueing (queueing.proto, Kueue's objects), numbered from 40. A
+   * resource flavor, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.ResourceFlavor resource_flavor = 40 [json_name = "resourceFlavor"];</code>
+   * @return Whether the resourceFlavor field is set.
+   */
+  @java.lang.Override
+  public boolean hasResourceFlavor() {
+    return kindCase_ == 40;
+  }
+  /**
+   * <pre>
+   * Queueing (queueing.proto, Kueue's objects), numbered from 40. A
+   * resource flavor, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.ResourceFlavor resource_flavor = 40 [json_name = "resourceFlavor"];</code>
+   * @return The resourceFlavor.
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.ResourceFlavor getResourceFlavor() {
+    if (kindCase_ == 40) {
+       return (io.berthsched.berth.v1.ResourceFlavor) kind_;
+    }
+    return io.berthsched.berth.v1.ResourceFlavor.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * Queueing (queueing.proto, Kueue's objects), numbered from 40. A
+   * resource flavor, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.ResourceFlavor resource_flavor = 40 [json_name = "resourceFlavor"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.ResourceFlavorOrBuilder getResourceFlavorOrBuilder() {
+    if (kindCase_ == 40) {
+       return (io.berthsched.berth.v1.ResourceFlavor) kind_;
+    }
+    return io.berthsched.berth.v1.ResourceFlavor.getDefaultInstance();
+  }
+
+  public static final int CLUSTER_QUEUE_FIELD_NUMBER = 41;
+  /**
+   * <pre>
+   * A cluster queue, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.ClusterQueue cluster_queue = 41 [json_name = "clusterQueue"];</code>
+   * @return Whether the clusterQueue field is set.
+   */
+  @java.lang.Override
+  public boolean hasClusterQueue() {
+    return kindCase_ == 41;
+  }
+  /**
+   * <pre>
+   * A cluster queue, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.ClusterQueue cluster_queue = 41 [json_name = "clusterQueue"];</code>
+   * @return The clusterQueue.
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.ClusterQueue getClusterQueue() {
+    if (kindCase_ == 41) {
+       return (io.berthsched.berth.v1.ClusterQueue) kind_;
+    }
+    return io.berthsched.berth.v1.ClusterQueue.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * A cluster queue, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.ClusterQueue cluster_queue = 41 [json_name = "clusterQueue"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.ClusterQueueOrBuilder getClusterQueueOrBuilder() {
+    if (kindCase_ == 41) {
+       return (io.berthsched.berth.v1.ClusterQueue) kind_;
+    }
+    return io.berthsched.berth.v1.ClusterQueue.getDefaultInstance();
+  }
+
+  public static final int COHORT_FIELD_NUMBER = 42;
+  /**
+   * <pre>
+   * A cohort, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.Cohort cohort = 42 [json_name = "cohort"];</code>
+   * @return Whether the cohort field is set.
+   */
+  @java.lang.Override
+  public boolean hasCohort() {
+    return kindCase_ == 42;
+  }
+  /**
+   * <pre>
+   * A cohort, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.Cohort cohort = 42 [json_name = "cohort"];</code>
+   * @return The cohort.
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.Cohort getCohort() {
+    if (kindCase_ == 42) {
+       return (io.berthsched.berth.v1.Cohort) kind_;
+    }
+    return io.berthsched.berth.v1.Cohort.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * A cohort, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.Cohort cohort = 42 [json_name = "cohort"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.CohortOrBuilder getCohortOrBuilder() {
+    if (kindCase_ == 42) {
+       return (io.berthsched.berth.v1.Cohort) kind_;
+    }
+    return io.berthsched.berth.v1.Cohort.getDefaultInstance();
+  }
+
+  public static final int LOCAL_QUEUE_FIELD_NUMBER = 43;
+  /**
+   * <pre>
+   * A local queue, identified by namespace and name.
+   * </pre>
+   *
+   * <code>.berth.v1.LocalQueue local_queue = 43 [json_name = "localQueue"];</code>
+   * @return Whether the localQueue field is set.
+   */
+  @java.lang.Override
+  public boolean hasLocalQueue() {
+    return kindCase_ == 43;
+  }
+  /**
+   * <pre>
+   * A local queue, identified by namespace and name.
+   * </pre>
+   *
+   * <code>.berth.v1.LocalQueue local_queue = 43 [json_name = "localQueue"];</code>
+   * @return The localQueue.
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.LocalQueue getLocalQueue() {
+    if (kindCase_ == 43) {
+       return (io.berthsched.berth.v1.LocalQueue) kind_;
+    }
+    return io.berthsched.berth.v1.LocalQueue.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * A local queue, identified by namespace and name.
+   * </pre>
+   *
+   * <code>.berth.v1.LocalQueue local_queue = 43 [json_name = "localQueue"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.LocalQueueOrBuilder getLocalQueueOrBuilder() {
+    if (kindCase_ == 43) {
+       return (io.berthsched.berth.v1.LocalQueue) kind_;
+    }
+    return io.berthsched.berth.v1.LocalQueue.getDefaultInstance();
+  }
+
+  public static final int WORKLOAD_PRIORITY_CLASS_FIELD_NUMBER = 44;
+  /**
+   * <pre>
+   * A workload priority class, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.WorkloadPriorityClass workload_priority_class = 44 [json_name = "workloadPriorityClass"];</code>
+   * @return Whether the workloadPriorityClass field is set.
+   */
+  @java.lang.Override
+  public boolean hasWorkloadPriorityClass() {
+    return kindCase_ == 44;
+  }
+  /**
+   * <pre>
+   * A workload priority class, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.WorkloadPriorityClass workload_priority_class = 44 [json_name = "workloadPriorityClass"];</code>
+   * @return The workloadPriorityClass.
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.WorkloadPriorityClass getWorkloadPriorityClass() {
+    if (kindCase_ == 44) {
+       return (io.berthsched.berth.v1.WorkloadPriorityClass) kind_;
+    }
+    return io.berthsched.berth.v1.WorkloadPriorityClass.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * A workload priority class, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.WorkloadPriorityClass workload_priority_class = 44 [json_name = "workloadPriorityClass"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.WorkloadPriorityClassOrBuilder getWorkloadPriorityClassOrBuilder() {
+    if (kindCase_ == 44) {
+       return (io.berthsched.berth.v1.WorkloadPriorityClass) kind_;
+    }
+    return io.berthsched.berth.v1.WorkloadPriorityClass.getDefaultInstance();
+  }
+
+  public static final int WORKLOAD_FIELD_NUMBER = 45;
+  /**
+   * <pre>
+   * An explicit workload, identified by namespace and name.
+   * </pre>
+   *
+   * <code>.berth.v1.Workload workload = 45 [json_name = "workload"];</code>
+   * @return Whether the workload field is set.
+   */
+  @java.lang.Override
+  public boolean hasWorkload() {
+    return kindCase_ == 45;
+  }
+  /**
+   * <pre>
+   * An explicit workload, identified by namespace and name.
+   * </pre>
+   *
+   * <code>.berth.v1.Workload workload = 45 [json_name = "workload"];</code>
+   * @return The workload.
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.Workload getWorkload() {
+    if (kindCase_ == 45) {
+       return (io.berthsched.berth.v1.Workload) kind_;
+    }
+    return io.berthsched.berth.v1.Workload.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * An explicit workload, identified by namespace and name.
+   * </pre>
+   *
+   * <code>.berth.v1.Workload workload = 45 [json_name = "workload"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.WorkloadOrBuilder getWorkloadOrBuilder() {
+    if (kindCase_ == 45) {
+       return (io.berthsched.berth.v1.Workload) kind_;
+    }
+    return io.berthsched.berth.v1.Workload.getDefaultInstance();
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -919,6 +1192,24 @@ private static final long serialVersionUID = 0L;
     }
     if (kindCase_ == 35) {
       output.writeMessage(35, (io.berthsched.berth.v1.CSIStorageCapacity) kind_);
+    }
+    if (kindCase_ == 40) {
+      output.writeMessage(40, (io.berthsched.berth.v1.ResourceFlavor) kind_);
+    }
+    if (kindCase_ == 41) {
+      output.writeMessage(41, (io.berthsched.berth.v1.ClusterQueue) kind_);
+    }
+    if (kindCase_ == 42) {
+      output.writeMessage(42, (io.berthsched.berth.v1.Cohort) kind_);
+    }
+    if (kindCase_ == 43) {
+      output.writeMessage(43, (io.berthsched.berth.v1.LocalQueue) kind_);
+    }
+    if (kindCase_ == 44) {
+      output.writeMessage(44, (io.berthsched.berth.v1.WorkloadPriorityClass) kind_);
+    }
+    if (kindCase_ == 45) {
+      output.writeMessage(45, (io.berthsched.berth.v1.Workload) kind_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -996,6 +1287,30 @@ private static final long serialVersionUID = 0L;
     if (kindCase_ == 35) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(35, (io.berthsched.berth.v1.CSIStorageCapacity) kind_);
+    }
+    if (kindCase_ == 40) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(40, (io.berthsched.berth.v1.ResourceFlavor) kind_);
+    }
+    if (kindCase_ == 41) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(41, (io.berthsched.berth.v1.ClusterQueue) kind_);
+    }
+    if (kindCase_ == 42) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(42, (io.berthsched.berth.v1.Cohort) kind_);
+    }
+    if (kindCase_ == 43) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(43, (io.berthsched.berth.v1.LocalQueue) kind_);
+    }
+    if (kindCase_ == 44) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(44, (io.berthsched.berth.v1.WorkloadPriorityClass) kind_);
+    }
+    if (kindCase_ == 45) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(45, (io.berthsched.berth.v1.Workload) kind_);
     }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
@@ -1082,6 +1397,30 @@ private static final long serialVersionUID = 0L;
         if (!getCsiStorageCapacity()
             .equals(other.getCsiStorageCapacity())) return false;
         break;
+      case 40:
+        if (!getResourceFlavor()
+            .equals(other.getResourceFlavor())) return false;
+        break;
+      case 41:
+        if (!getClusterQueue()
+            .equals(other.getClusterQueue())) return false;
+        break;
+      case 42:
+        if (!getCohort()
+            .equals(other.getCohort())) return false;
+        break;
+      case 43:
+        if (!getLocalQueue()
+            .equals(other.getLocalQueue())) return false;
+        break;
+      case 44:
+        if (!getWorkloadPriorityClass()
+            .equals(other.getWorkloadPriorityClass())) return false;
+        break;
+      case 45:
+        if (!getWorkload()
+            .equals(other.getWorkload())) return false;
+        break;
       case 0:
       default:
     }
@@ -1164,6 +1503,30 @@ private static final long serialVersionUID = 0L;
       case 35:
         hash = (37 * hash) + CSI_STORAGE_CAPACITY_FIELD_NUMBER;
         hash = (53 * hash) + getCsiStorageCapacity().hashCode();
+        break;
+      case 40:
+        hash = (37 * hash) + RESOURCE_FLAVOR_FIELD_NUMBER;
+        hash = (53 * hash) + getResourceFlavor().hashCode();
+        break;
+      case 41:
+        hash = (37 * hash) + CLUSTER_QUEUE_FIELD_NUMBER;
+        hash = (53 * hash) + getClusterQueue().hashCode();
+        break;
+      case 42:
+        hash = (37 * hash) + COHORT_FIELD_NUMBER;
+        hash = (53 * hash) + getCohort().hashCode();
+        break;
+      case 43:
+        hash = (37 * hash) + LOCAL_QUEUE_FIELD_NUMBER;
+        hash = (53 * hash) + getLocalQueue().hashCode();
+        break;
+      case 44:
+        hash = (37 * hash) + WORKLOAD_PRIORITY_CLASS_FIELD_NUMBER;
+        hash = (53 * hash) + getWorkloadPriorityClass().hashCode();
+        break;
+      case 45:
+        hash = (37 * hash) + WORKLOAD_FIELD_NUMBER;
+        hash = (53 * hash) + getWorkload().hashCode();
         break;
       case 0:
       default:
@@ -1352,6 +1715,24 @@ private static final long serialVersionUID = 0L;
       if (csiStorageCapacityBuilder_ != null) {
         csiStorageCapacityBuilder_.clear();
       }
+      if (resourceFlavorBuilder_ != null) {
+        resourceFlavorBuilder_.clear();
+      }
+      if (clusterQueueBuilder_ != null) {
+        clusterQueueBuilder_.clear();
+      }
+      if (cohortBuilder_ != null) {
+        cohortBuilder_.clear();
+      }
+      if (localQueueBuilder_ != null) {
+        localQueueBuilder_.clear();
+      }
+      if (workloadPriorityClassBuilder_ != null) {
+        workloadPriorityClassBuilder_.clear();
+      }
+      if (workloadBuilder_ != null) {
+        workloadBuilder_.clear();
+      }
       kindCase_ = 0;
       kind_ = null;
       return this;
@@ -1460,6 +1841,30 @@ private static final long serialVersionUID = 0L;
       if (kindCase_ == 35 &&
           csiStorageCapacityBuilder_ != null) {
         result.kind_ = csiStorageCapacityBuilder_.build();
+      }
+      if (kindCase_ == 40 &&
+          resourceFlavorBuilder_ != null) {
+        result.kind_ = resourceFlavorBuilder_.build();
+      }
+      if (kindCase_ == 41 &&
+          clusterQueueBuilder_ != null) {
+        result.kind_ = clusterQueueBuilder_.build();
+      }
+      if (kindCase_ == 42 &&
+          cohortBuilder_ != null) {
+        result.kind_ = cohortBuilder_.build();
+      }
+      if (kindCase_ == 43 &&
+          localQueueBuilder_ != null) {
+        result.kind_ = localQueueBuilder_.build();
+      }
+      if (kindCase_ == 44 &&
+          workloadPriorityClassBuilder_ != null) {
+        result.kind_ = workloadPriorityClassBuilder_.build();
+      }
+      if (kindCase_ == 45 &&
+          workloadBuilder_ != null) {
+        result.kind_ = workloadBuilder_.build();
       }
     }
 
@@ -1574,6 +1979,30 @@ private static final long serialVersionUID = 0L;
         }
         case CSI_STORAGE_CAPACITY: {
           mergeCsiStorageCapacity(other.getCsiStorageCapacity());
+          break;
+        }
+        case RESOURCE_FLAVOR: {
+          mergeResourceFlavor(other.getResourceFlavor());
+          break;
+        }
+        case CLUSTER_QUEUE: {
+          mergeClusterQueue(other.getClusterQueue());
+          break;
+        }
+        case COHORT: {
+          mergeCohort(other.getCohort());
+          break;
+        }
+        case LOCAL_QUEUE: {
+          mergeLocalQueue(other.getLocalQueue());
+          break;
+        }
+        case WORKLOAD_PRIORITY_CLASS: {
+          mergeWorkloadPriorityClass(other.getWorkloadPriorityClass());
+          break;
+        }
+        case WORKLOAD: {
+          mergeWorkload(other.getWorkload());
           break;
         }
         case KIND_NOT_SET: {
@@ -1725,6 +2154,48 @@ private static final long serialVersionUID = 0L;
               kindCase_ = 35;
               break;
             } // case 282
+            case 322: {
+              input.readMessage(
+                  getResourceFlavorFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              kindCase_ = 40;
+              break;
+            } // case 322
+            case 330: {
+              input.readMessage(
+                  getClusterQueueFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              kindCase_ = 41;
+              break;
+            } // case 330
+            case 338: {
+              input.readMessage(
+                  getCohortFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              kindCase_ = 42;
+              break;
+            } // case 338
+            case 346: {
+              input.readMessage(
+                  getLocalQueueFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              kindCase_ = 43;
+              break;
+            } // case 346
+            case 354: {
+              input.readMessage(
+                  getWorkloadPriorityClassFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              kindCase_ = 44;
+              break;
+            } // case 354
+            case 362: {
+              input.readMessage(
+                  getWorkloadFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              kindCase_ = 45;
+              break;
+            } // case 362
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -4799,6 +5270,1083 @@ private static final long serialVersionUID = 0L;
       kindCase_ = 35;
       onChanged();
       return csiStorageCapacityBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.ResourceFlavor, io.berthsched.berth.v1.ResourceFlavor.Builder, io.berthsched.berth.v1.ResourceFlavorOrBuilder> resourceFlavorBuilder_;
+    /**
+     * <pre>
+     * Queueing (queueing.proto, Kueue's objects), numbered from 40. A
+     * resource flavor, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.ResourceFlavor resource_flavor = 40 [json_name = "resourceFlavor"];</code>
+     * @return Whether the resourceFlavor field is set.
+     */
+    @java.lang.Override
+    public boolean hasResourceFlavor() {
+      return kindCase_ == 40;
+    }
+    /**
+     * <pre>
+     * Queueing (queueing.proto, Kueue's objects), numbered from 40. A
+     * resource flavor, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.ResourceFlavor resource_flavor = 40 [json_name = "resourceFlavor"];</code>
+     * @return The resourceFlavor.
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.ResourceFlavor getResourceFlavor() {
+      if (resourceFlavorBuilder_ == null) {
+        if (kindCase_ == 40) {
+          return (io.berthsched.berth.v1.ResourceFlavor) kind_;
+        }
+        return io.berthsched.berth.v1.ResourceFlavor.getDefaultInstance();
+      } else {
+        if (kindCase_ == 40) {
+          return resourceFlavorBuilder_.getMessage();
+        }
+        return io.berthsched.berth.v1.ResourceFlavor.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * Queueing (queueing.proto, Kueue's objects), numbered from 40. A
+     * resource flavor, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.ResourceFlavor resource_flavor = 40 [json_name = "resourceFlavor"];</code>
+     */
+    public Builder setResourceFlavor(io.berthsched.berth.v1.ResourceFlavor value) {
+      if (resourceFlavorBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        kind_ = value;
+        onChanged();
+      } else {
+        resourceFlavorBuilder_.setMessage(value);
+      }
+      kindCase_ = 40;
+      return this;
+    }
+    /**
+     * <pre>
+     * Queueing (queueing.proto, Kueue's objects), numbered from 40. A
+     * resource flavor, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.ResourceFlavor resource_flavor = 40 [json_name = "resourceFlavor"];</code>
+     */
+    public Builder setResourceFlavor(
+        io.berthsched.berth.v1.ResourceFlavor.Builder builderForValue) {
+      if (resourceFlavorBuilder_ == null) {
+        kind_ = builderForValue.build();
+        onChanged();
+      } else {
+        resourceFlavorBuilder_.setMessage(builderForValue.build());
+      }
+      kindCase_ = 40;
+      return this;
+    }
+    /**
+     * <pre>
+     * Queueing (queueing.proto, Kueue's objects), numbered from 40. A
+     * resource flavor, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.ResourceFlavor resource_flavor = 40 [json_name = "resourceFlavor"];</code>
+     */
+    public Builder mergeResourceFlavor(io.berthsched.berth.v1.ResourceFlavor value) {
+      if (resourceFlavorBuilder_ == null) {
+        if (kindCase_ == 40 &&
+            kind_ != io.berthsched.berth.v1.ResourceFlavor.getDefaultInstance()) {
+          kind_ = io.berthsched.berth.v1.ResourceFlavor.newBuilder((io.berthsched.berth.v1.ResourceFlavor) kind_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          kind_ = value;
+        }
+        onChanged();
+      } else {
+        if (kindCase_ == 40) {
+          resourceFlavorBuilder_.mergeFrom(value);
+        } else {
+          resourceFlavorBuilder_.setMessage(value);
+        }
+      }
+      kindCase_ = 40;
+      return this;
+    }
+    /**
+     * <pre>
+     * Queueing (queueing.proto, Kueue's objects), numbered from 40. A
+     * resource flavor, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.ResourceFlavor resource_flavor = 40 [json_name = "resourceFlavor"];</code>
+     */
+    public Builder clearResourceFlavor() {
+      if (resourceFlavorBuilder_ == null) {
+        if (kindCase_ == 40) {
+          kindCase_ = 0;
+          kind_ = null;
+          onChanged();
+        }
+      } else {
+        if (kindCase_ == 40) {
+          kindCase_ = 0;
+          kind_ = null;
+        }
+        resourceFlavorBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Queueing (queueing.proto, Kueue's objects), numbered from 40. A
+     * resource flavor, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.ResourceFlavor resource_flavor = 40 [json_name = "resourceFlavor"];</code>
+     */
+    public io.berthsched.berth.v1.ResourceFlavor.Builder getResourceFlavorBuilder() {
+      return getResourceFlavorFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * Queueing (queueing.proto, Kueue's objects), numbered from 40. A
+     * resource flavor, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.ResourceFlavor resource_flavor = 40 [json_name = "resourceFlavor"];</code>
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.ResourceFlavorOrBuilder getResourceFlavorOrBuilder() {
+      if ((kindCase_ == 40) && (resourceFlavorBuilder_ != null)) {
+        return resourceFlavorBuilder_.getMessageOrBuilder();
+      } else {
+        if (kindCase_ == 40) {
+          return (io.berthsched.berth.v1.ResourceFlavor) kind_;
+        }
+        return io.berthsched.berth.v1.ResourceFlavor.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * Queueing (queueing.proto, Kueue's objects), numbered from 40. A
+     * resource flavor, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.ResourceFlavor resource_flavor = 40 [json_name = "resourceFlavor"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.ResourceFlavor, io.berthsched.berth.v1.ResourceFlavor.Builder, io.berthsched.berth.v1.ResourceFlavorOrBuilder> 
+        getResourceFlavorFieldBuilder() {
+      if (resourceFlavorBuilder_ == null) {
+        if (!(kindCase_ == 40)) {
+          kind_ = io.berthsched.berth.v1.ResourceFlavor.getDefaultInstance();
+        }
+        resourceFlavorBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+            io.berthsched.berth.v1.ResourceFlavor, io.berthsched.berth.v1.ResourceFlavor.Builder, io.berthsched.berth.v1.ResourceFlavorOrBuilder>(
+                (io.berthsched.berth.v1.ResourceFlavor) kind_,
+                getParentForChildren(),
+                isClean());
+        kind_ = null;
+      }
+      kindCase_ = 40;
+      onChanged();
+      return resourceFlavorBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.ClusterQueue, io.berthsched.berth.v1.ClusterQueue.Builder, io.berthsched.berth.v1.ClusterQueueOrBuilder> clusterQueueBuilder_;
+    /**
+     * <pre>
+     * A cluster queue, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.ClusterQueue cluster_queue = 41 [json_name = "clusterQueue"];</code>
+     * @return Whether the clusterQueue field is set.
+     */
+    @java.lang.Override
+    public boolean hasClusterQueue() {
+      return kindCase_ == 41;
+    }
+    /**
+     * <pre>
+     * A cluster queue, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.ClusterQueue cluster_queue = 41 [json_name = "clusterQueue"];</code>
+     * @return The clusterQueue.
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.ClusterQueue getClusterQueue() {
+      if (clusterQueueBuilder_ == null) {
+        if (kindCase_ == 41) {
+          return (io.berthsched.berth.v1.ClusterQueue) kind_;
+        }
+        return io.berthsched.berth.v1.ClusterQueue.getDefaultInstance();
+      } else {
+        if (kindCase_ == 41) {
+          return clusterQueueBuilder_.getMessage();
+        }
+        return io.berthsched.berth.v1.ClusterQueue.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A cluster queue, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.ClusterQueue cluster_queue = 41 [json_name = "clusterQueue"];</code>
+     */
+    public Builder setClusterQueue(io.berthsched.berth.v1.ClusterQueue value) {
+      if (clusterQueueBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        kind_ = value;
+        onChanged();
+      } else {
+        clusterQueueBuilder_.setMessage(value);
+      }
+      kindCase_ = 41;
+      return this;
+    }
+    /**
+     * <pre>
+     * A cluster queue, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.ClusterQueue cluster_queue = 41 [json_name = "clusterQueue"];</code>
+     */
+    public Builder setClusterQueue(
+        io.berthsched.berth.v1.ClusterQueue.Builder builderForValue) {
+      if (clusterQueueBuilder_ == null) {
+        kind_ = builderForValue.build();
+        onChanged();
+      } else {
+        clusterQueueBuilder_.setMessage(builderForValue.build());
+      }
+      kindCase_ = 41;
+      return this;
+    }
+    /**
+     * <pre>
+     * A cluster queue, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.ClusterQueue cluster_queue = 41 [json_name = "clusterQueue"];</code>
+     */
+    public Builder mergeClusterQueue(io.berthsched.berth.v1.ClusterQueue value) {
+      if (clusterQueueBuilder_ == null) {
+        if (kindCase_ == 41 &&
+            kind_ != io.berthsched.berth.v1.ClusterQueue.getDefaultInstance()) {
+          kind_ = io.berthsched.berth.v1.ClusterQueue.newBuilder((io.berthsched.berth.v1.ClusterQueue) kind_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          kind_ = value;
+        }
+        onChanged();
+      } else {
+        if (kindCase_ == 41) {
+          clusterQueueBuilder_.mergeFrom(value);
+        } else {
+          clusterQueueBuilder_.setMessage(value);
+        }
+      }
+      kindCase_ = 41;
+      return this;
+    }
+    /**
+     * <pre>
+     * A cluster queue, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.ClusterQueue cluster_queue = 41 [json_name = "clusterQueue"];</code>
+     */
+    public Builder clearClusterQueue() {
+      if (clusterQueueBuilder_ == null) {
+        if (kindCase_ == 41) {
+          kindCase_ = 0;
+          kind_ = null;
+          onChanged();
+        }
+      } else {
+        if (kindCase_ == 41) {
+          kindCase_ = 0;
+          kind_ = null;
+        }
+        clusterQueueBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * A cluster queue, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.ClusterQueue cluster_queue = 41 [json_name = "clusterQueue"];</code>
+     */
+    public io.berthsched.berth.v1.ClusterQueue.Builder getClusterQueueBuilder() {
+      return getClusterQueueFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * A cluster queue, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.ClusterQueue cluster_queue = 41 [json_name = "clusterQueue"];</code>
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.ClusterQueueOrBuilder getClusterQueueOrBuilder() {
+      if ((kindCase_ == 41) && (clusterQueueBuilder_ != null)) {
+        return clusterQueueBuilder_.getMessageOrBuilder();
+      } else {
+        if (kindCase_ == 41) {
+          return (io.berthsched.berth.v1.ClusterQueue) kind_;
+        }
+        return io.berthsched.berth.v1.ClusterQueue.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A cluster queue, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.ClusterQueue cluster_queue = 41 [json_name = "clusterQueue"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.ClusterQueue, io.berthsched.berth.v1.ClusterQueue.Builder, io.berthsched.berth.v1.ClusterQueueOrBuilder> 
+        getClusterQueueFieldBuilder() {
+      if (clusterQueueBuilder_ == null) {
+        if (!(kindCase_ == 41)) {
+          kind_ = io.berthsched.berth.v1.ClusterQueue.getDefaultInstance();
+        }
+        clusterQueueBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+            io.berthsched.berth.v1.ClusterQueue, io.berthsched.berth.v1.ClusterQueue.Builder, io.berthsched.berth.v1.ClusterQueueOrBuilder>(
+                (io.berthsched.berth.v1.ClusterQueue) kind_,
+                getParentForChildren(),
+                isClean());
+        kind_ = null;
+      }
+      kindCase_ = 41;
+      onChanged();
+      return clusterQueueBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.Cohort, io.berthsched.berth.v1.Cohort.Builder, io.berthsched.berth.v1.CohortOrBuilder> cohortBuilder_;
+    /**
+     * <pre>
+     * A cohort, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.Cohort cohort = 42 [json_name = "cohort"];</code>
+     * @return Whether the cohort field is set.
+     */
+    @java.lang.Override
+    public boolean hasCohort() {
+      return kindCase_ == 42;
+    }
+    /**
+     * <pre>
+     * A cohort, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.Cohort cohort = 42 [json_name = "cohort"];</code>
+     * @return The cohort.
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.Cohort getCohort() {
+      if (cohortBuilder_ == null) {
+        if (kindCase_ == 42) {
+          return (io.berthsched.berth.v1.Cohort) kind_;
+        }
+        return io.berthsched.berth.v1.Cohort.getDefaultInstance();
+      } else {
+        if (kindCase_ == 42) {
+          return cohortBuilder_.getMessage();
+        }
+        return io.berthsched.berth.v1.Cohort.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A cohort, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.Cohort cohort = 42 [json_name = "cohort"];</code>
+     */
+    public Builder setCohort(io.berthsched.berth.v1.Cohort value) {
+      if (cohortBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        kind_ = value;
+        onChanged();
+      } else {
+        cohortBuilder_.setMessage(value);
+      }
+      kindCase_ = 42;
+      return this;
+    }
+    /**
+     * <pre>
+     * A cohort, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.Cohort cohort = 42 [json_name = "cohort"];</code>
+     */
+    public Builder setCohort(
+        io.berthsched.berth.v1.Cohort.Builder builderForValue) {
+      if (cohortBuilder_ == null) {
+        kind_ = builderForValue.build();
+        onChanged();
+      } else {
+        cohortBuilder_.setMessage(builderForValue.build());
+      }
+      kindCase_ = 42;
+      return this;
+    }
+    /**
+     * <pre>
+     * A cohort, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.Cohort cohort = 42 [json_name = "cohort"];</code>
+     */
+    public Builder mergeCohort(io.berthsched.berth.v1.Cohort value) {
+      if (cohortBuilder_ == null) {
+        if (kindCase_ == 42 &&
+            kind_ != io.berthsched.berth.v1.Cohort.getDefaultInstance()) {
+          kind_ = io.berthsched.berth.v1.Cohort.newBuilder((io.berthsched.berth.v1.Cohort) kind_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          kind_ = value;
+        }
+        onChanged();
+      } else {
+        if (kindCase_ == 42) {
+          cohortBuilder_.mergeFrom(value);
+        } else {
+          cohortBuilder_.setMessage(value);
+        }
+      }
+      kindCase_ = 42;
+      return this;
+    }
+    /**
+     * <pre>
+     * A cohort, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.Cohort cohort = 42 [json_name = "cohort"];</code>
+     */
+    public Builder clearCohort() {
+      if (cohortBuilder_ == null) {
+        if (kindCase_ == 42) {
+          kindCase_ = 0;
+          kind_ = null;
+          onChanged();
+        }
+      } else {
+        if (kindCase_ == 42) {
+          kindCase_ = 0;
+          kind_ = null;
+        }
+        cohortBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * A cohort, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.Cohort cohort = 42 [json_name = "cohort"];</code>
+     */
+    public io.berthsched.berth.v1.Cohort.Builder getCohortBuilder() {
+      return getCohortFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * A cohort, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.Cohort cohort = 42 [json_name = "cohort"];</code>
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.CohortOrBuilder getCohortOrBuilder() {
+      if ((kindCase_ == 42) && (cohortBuilder_ != null)) {
+        return cohortBuilder_.getMessageOrBuilder();
+      } else {
+        if (kindCase_ == 42) {
+          return (io.berthsched.berth.v1.Cohort) kind_;
+        }
+        return io.berthsched.berth.v1.Cohort.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A cohort, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.Cohort cohort = 42 [json_name = "cohort"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.Cohort, io.berthsched.berth.v1.Cohort.Builder, io.berthsched.berth.v1.CohortOrBuilder> 
+        getCohortFieldBuilder() {
+      if (cohortBuilder_ == null) {
+        if (!(kindCase_ == 42)) {
+          kind_ = io.berthsched.berth.v1.Cohort.getDefaultInstance();
+        }
+        cohortBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+            io.berthsched.berth.v1.Cohort, io.berthsched.berth.v1.Cohort.Builder, io.berthsched.berth.v1.CohortOrBuilder>(
+                (io.berthsched.berth.v1.Cohort) kind_,
+                getParentForChildren(),
+                isClean());
+        kind_ = null;
+      }
+      kindCase_ = 42;
+      onChanged();
+      return cohortBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.LocalQueue, io.berthsched.berth.v1.LocalQueue.Builder, io.berthsched.berth.v1.LocalQueueOrBuilder> localQueueBuilder_;
+    /**
+     * <pre>
+     * A local queue, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.LocalQueue local_queue = 43 [json_name = "localQueue"];</code>
+     * @return Whether the localQueue field is set.
+     */
+    @java.lang.Override
+    public boolean hasLocalQueue() {
+      return kindCase_ == 43;
+    }
+    /**
+     * <pre>
+     * A local queue, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.LocalQueue local_queue = 43 [json_name = "localQueue"];</code>
+     * @return The localQueue.
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.LocalQueue getLocalQueue() {
+      if (localQueueBuilder_ == null) {
+        if (kindCase_ == 43) {
+          return (io.berthsched.berth.v1.LocalQueue) kind_;
+        }
+        return io.berthsched.berth.v1.LocalQueue.getDefaultInstance();
+      } else {
+        if (kindCase_ == 43) {
+          return localQueueBuilder_.getMessage();
+        }
+        return io.berthsched.berth.v1.LocalQueue.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A local queue, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.LocalQueue local_queue = 43 [json_name = "localQueue"];</code>
+     */
+    public Builder setLocalQueue(io.berthsched.berth.v1.LocalQueue value) {
+      if (localQueueBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        kind_ = value;
+        onChanged();
+      } else {
+        localQueueBuilder_.setMessage(value);
+      }
+      kindCase_ = 43;
+      return this;
+    }
+    /**
+     * <pre>
+     * A local queue, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.LocalQueue local_queue = 43 [json_name = "localQueue"];</code>
+     */
+    public Builder setLocalQueue(
+        io.berthsched.berth.v1.LocalQueue.Builder builderForValue) {
+      if (localQueueBuilder_ == null) {
+        kind_ = builderForValue.build();
+        onChanged();
+      } else {
+        localQueueBuilder_.setMessage(builderForValue.build());
+      }
+      kindCase_ = 43;
+      return this;
+    }
+    /**
+     * <pre>
+     * A local queue, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.LocalQueue local_queue = 43 [json_name = "localQueue"];</code>
+     */
+    public Builder mergeLocalQueue(io.berthsched.berth.v1.LocalQueue value) {
+      if (localQueueBuilder_ == null) {
+        if (kindCase_ == 43 &&
+            kind_ != io.berthsched.berth.v1.LocalQueue.getDefaultInstance()) {
+          kind_ = io.berthsched.berth.v1.LocalQueue.newBuilder((io.berthsched.berth.v1.LocalQueue) kind_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          kind_ = value;
+        }
+        onChanged();
+      } else {
+        if (kindCase_ == 43) {
+          localQueueBuilder_.mergeFrom(value);
+        } else {
+          localQueueBuilder_.setMessage(value);
+        }
+      }
+      kindCase_ = 43;
+      return this;
+    }
+    /**
+     * <pre>
+     * A local queue, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.LocalQueue local_queue = 43 [json_name = "localQueue"];</code>
+     */
+    public Builder clearLocalQueue() {
+      if (localQueueBuilder_ == null) {
+        if (kindCase_ == 43) {
+          kindCase_ = 0;
+          kind_ = null;
+          onChanged();
+        }
+      } else {
+        if (kindCase_ == 43) {
+          kindCase_ = 0;
+          kind_ = null;
+        }
+        localQueueBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * A local queue, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.LocalQueue local_queue = 43 [json_name = "localQueue"];</code>
+     */
+    public io.berthsched.berth.v1.LocalQueue.Builder getLocalQueueBuilder() {
+      return getLocalQueueFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * A local queue, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.LocalQueue local_queue = 43 [json_name = "localQueue"];</code>
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.LocalQueueOrBuilder getLocalQueueOrBuilder() {
+      if ((kindCase_ == 43) && (localQueueBuilder_ != null)) {
+        return localQueueBuilder_.getMessageOrBuilder();
+      } else {
+        if (kindCase_ == 43) {
+          return (io.berthsched.berth.v1.LocalQueue) kind_;
+        }
+        return io.berthsched.berth.v1.LocalQueue.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A local queue, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.LocalQueue local_queue = 43 [json_name = "localQueue"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.LocalQueue, io.berthsched.berth.v1.LocalQueue.Builder, io.berthsched.berth.v1.LocalQueueOrBuilder> 
+        getLocalQueueFieldBuilder() {
+      if (localQueueBuilder_ == null) {
+        if (!(kindCase_ == 43)) {
+          kind_ = io.berthsched.berth.v1.LocalQueue.getDefaultInstance();
+        }
+        localQueueBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+            io.berthsched.berth.v1.LocalQueue, io.berthsched.berth.v1.LocalQueue.Builder, io.berthsched.berth.v1.LocalQueueOrBuilder>(
+                (io.berthsched.berth.v1.LocalQueue) kind_,
+                getParentForChildren(),
+                isClean());
+        kind_ = null;
+      }
+      kindCase_ = 43;
+      onChanged();
+      return localQueueBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.WorkloadPriorityClass, io.berthsched.berth.v1.WorkloadPriorityClass.Builder, io.berthsched.berth.v1.WorkloadPriorityClassOrBuilder> workloadPriorityClassBuilder_;
+    /**
+     * <pre>
+     * A workload priority class, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadPriorityClass workload_priority_class = 44 [json_name = "workloadPriorityClass"];</code>
+     * @return Whether the workloadPriorityClass field is set.
+     */
+    @java.lang.Override
+    public boolean hasWorkloadPriorityClass() {
+      return kindCase_ == 44;
+    }
+    /**
+     * <pre>
+     * A workload priority class, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadPriorityClass workload_priority_class = 44 [json_name = "workloadPriorityClass"];</code>
+     * @return The workloadPriorityClass.
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.WorkloadPriorityClass getWorkloadPriorityClass() {
+      if (workloadPriorityClassBuilder_ == null) {
+        if (kindCase_ == 44) {
+          return (io.berthsched.berth.v1.WorkloadPriorityClass) kind_;
+        }
+        return io.berthsched.berth.v1.WorkloadPriorityClass.getDefaultInstance();
+      } else {
+        if (kindCase_ == 44) {
+          return workloadPriorityClassBuilder_.getMessage();
+        }
+        return io.berthsched.berth.v1.WorkloadPriorityClass.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A workload priority class, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadPriorityClass workload_priority_class = 44 [json_name = "workloadPriorityClass"];</code>
+     */
+    public Builder setWorkloadPriorityClass(io.berthsched.berth.v1.WorkloadPriorityClass value) {
+      if (workloadPriorityClassBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        kind_ = value;
+        onChanged();
+      } else {
+        workloadPriorityClassBuilder_.setMessage(value);
+      }
+      kindCase_ = 44;
+      return this;
+    }
+    /**
+     * <pre>
+     * A workload priority class, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadPriorityClass workload_priority_class = 44 [json_name = "workloadPriorityClass"];</code>
+     */
+    public Builder setWorkloadPriorityClass(
+        io.berthsched.berth.v1.WorkloadPriorityClass.Builder builderForValue) {
+      if (workloadPriorityClassBuilder_ == null) {
+        kind_ = builderForValue.build();
+        onChanged();
+      } else {
+        workloadPriorityClassBuilder_.setMessage(builderForValue.build());
+      }
+      kindCase_ = 44;
+      return this;
+    }
+    /**
+     * <pre>
+     * A workload priority class, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadPriorityClass workload_priority_class = 44 [json_name = "workloadPriorityClass"];</code>
+     */
+    public Builder mergeWorkloadPriorityClass(io.berthsched.berth.v1.WorkloadPriorityClass value) {
+      if (workloadPriorityClassBuilder_ == null) {
+        if (kindCase_ == 44 &&
+            kind_ != io.berthsched.berth.v1.WorkloadPriorityClass.getDefaultInstance()) {
+          kind_ = io.berthsched.berth.v1.WorkloadPriorityClass.newBuilder((io.berthsched.berth.v1.WorkloadPriorityClass) kind_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          kind_ = value;
+        }
+        onChanged();
+      } else {
+        if (kindCase_ == 44) {
+          workloadPriorityClassBuilder_.mergeFrom(value);
+        } else {
+          workloadPriorityClassBuilder_.setMessage(value);
+        }
+      }
+      kindCase_ = 44;
+      return this;
+    }
+    /**
+     * <pre>
+     * A workload priority class, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadPriorityClass workload_priority_class = 44 [json_name = "workloadPriorityClass"];</code>
+     */
+    public Builder clearWorkloadPriorityClass() {
+      if (workloadPriorityClassBuilder_ == null) {
+        if (kindCase_ == 44) {
+          kindCase_ = 0;
+          kind_ = null;
+          onChanged();
+        }
+      } else {
+        if (kindCase_ == 44) {
+          kindCase_ = 0;
+          kind_ = null;
+        }
+        workloadPriorityClassBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * A workload priority class, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadPriorityClass workload_priority_class = 44 [json_name = "workloadPriorityClass"];</code>
+     */
+    public io.berthsched.berth.v1.WorkloadPriorityClass.Builder getWorkloadPriorityClassBuilder() {
+      return getWorkloadPriorityClassFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * A workload priority class, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadPriorityClass workload_priority_class = 44 [json_name = "workloadPriorityClass"];</code>
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.WorkloadPriorityClassOrBuilder getWorkloadPriorityClassOrBuilder() {
+      if ((kindCase_ == 44) && (workloadPriorityClassBuilder_ != null)) {
+        return workloadPriorityClassBuilder_.getMessageOrBuilder();
+      } else {
+        if (kindCase_ == 44) {
+          return (io.berthsched.berth.v1.WorkloadPriorityClass) kind_;
+        }
+        return io.berthsched.berth.v1.WorkloadPriorityClass.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A workload priority class, identified by name.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadPriorityClass workload_priority_class = 44 [json_name = "workloadPriorityClass"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.WorkloadPriorityClass, io.berthsched.berth.v1.WorkloadPriorityClass.Builder, io.berthsched.berth.v1.WorkloadPriorityClassOrBuilder> 
+        getWorkloadPriorityClassFieldBuilder() {
+      if (workloadPriorityClassBuilder_ == null) {
+        if (!(kindCase_ == 44)) {
+          kind_ = io.berthsched.berth.v1.WorkloadPriorityClass.getDefaultInstance();
+        }
+        workloadPriorityClassBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+            io.berthsched.berth.v1.WorkloadPriorityClass, io.berthsched.berth.v1.WorkloadPriorityClass.Builder, io.berthsched.berth.v1.WorkloadPriorityClassOrBuilder>(
+                (io.berthsched.berth.v1.WorkloadPriorityClass) kind_,
+                getParentForChildren(),
+                isClean());
+        kind_ = null;
+      }
+      kindCase_ = 44;
+      onChanged();
+      return workloadPriorityClassBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.Workload, io.berthsched.berth.v1.Workload.Builder, io.berthsched.berth.v1.WorkloadOrBuilder> workloadBuilder_;
+    /**
+     * <pre>
+     * An explicit workload, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.Workload workload = 45 [json_name = "workload"];</code>
+     * @return Whether the workload field is set.
+     */
+    @java.lang.Override
+    public boolean hasWorkload() {
+      return kindCase_ == 45;
+    }
+    /**
+     * <pre>
+     * An explicit workload, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.Workload workload = 45 [json_name = "workload"];</code>
+     * @return The workload.
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.Workload getWorkload() {
+      if (workloadBuilder_ == null) {
+        if (kindCase_ == 45) {
+          return (io.berthsched.berth.v1.Workload) kind_;
+        }
+        return io.berthsched.berth.v1.Workload.getDefaultInstance();
+      } else {
+        if (kindCase_ == 45) {
+          return workloadBuilder_.getMessage();
+        }
+        return io.berthsched.berth.v1.Workload.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * An explicit workload, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.Workload workload = 45 [json_name = "workload"];</code>
+     */
+    public Builder setWorkload(io.berthsched.berth.v1.Workload value) {
+      if (workloadBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        kind_ = value;
+        onChanged();
+      } else {
+        workloadBuilder_.setMessage(value);
+      }
+      kindCase_ = 45;
+      return this;
+    }
+    /**
+     * <pre>
+     * An explicit workload, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.Workload workload = 45 [json_name = "workload"];</code>
+     */
+    public Builder setWorkload(
+        io.berthsched.berth.v1.Workload.Builder builderForValue) {
+      if (workloadBuilder_ == null) {
+        kind_ = builderForValue.build();
+        onChanged();
+      } else {
+        workloadBuilder_.setMessage(builderForValue.build());
+      }
+      kindCase_ = 45;
+      return this;
+    }
+    /**
+     * <pre>
+     * An explicit workload, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.Workload workload = 45 [json_name = "workload"];</code>
+     */
+    public Builder mergeWorkload(io.berthsched.berth.v1.Workload value) {
+      if (workloadBuilder_ == null) {
+        if (kindCase_ == 45 &&
+            kind_ != io.berthsched.berth.v1.Workload.getDefaultInstance()) {
+          kind_ = io.berthsched.berth.v1.Workload.newBuilder((io.berthsched.berth.v1.Workload) kind_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          kind_ = value;
+        }
+        onChanged();
+      } else {
+        if (kindCase_ == 45) {
+          workloadBuilder_.mergeFrom(value);
+        } else {
+          workloadBuilder_.setMessage(value);
+        }
+      }
+      kindCase_ = 45;
+      return this;
+    }
+    /**
+     * <pre>
+     * An explicit workload, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.Workload workload = 45 [json_name = "workload"];</code>
+     */
+    public Builder clearWorkload() {
+      if (workloadBuilder_ == null) {
+        if (kindCase_ == 45) {
+          kindCase_ = 0;
+          kind_ = null;
+          onChanged();
+        }
+      } else {
+        if (kindCase_ == 45) {
+          kindCase_ = 0;
+          kind_ = null;
+        }
+        workloadBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * An explicit workload, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.Workload workload = 45 [json_name = "workload"];</code>
+     */
+    public io.berthsched.berth.v1.Workload.Builder getWorkloadBuilder() {
+      return getWorkloadFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * An explicit workload, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.Workload workload = 45 [json_name = "workload"];</code>
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.WorkloadOrBuilder getWorkloadOrBuilder() {
+      if ((kindCase_ == 45) && (workloadBuilder_ != null)) {
+        return workloadBuilder_.getMessageOrBuilder();
+      } else {
+        if (kindCase_ == 45) {
+          return (io.berthsched.berth.v1.Workload) kind_;
+        }
+        return io.berthsched.berth.v1.Workload.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * An explicit workload, identified by namespace and name.
+     * </pre>
+     *
+     * <code>.berth.v1.Workload workload = 45 [json_name = "workload"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.Workload, io.berthsched.berth.v1.Workload.Builder, io.berthsched.berth.v1.WorkloadOrBuilder> 
+        getWorkloadFieldBuilder() {
+      if (workloadBuilder_ == null) {
+        if (!(kindCase_ == 45)) {
+          kind_ = io.berthsched.berth.v1.Workload.getDefaultInstance();
+        }
+        workloadBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+            io.berthsched.berth.v1.Workload, io.berthsched.berth.v1.Workload.Builder, io.berthsched.berth.v1.WorkloadOrBuilder>(
+                (io.berthsched.berth.v1.Workload) kind_,
+                getParentForChildren(),
+                isClean());
+        kind_ = null;
+      }
+      kindCase_ = 45;
+      onChanged();
+      return workloadBuilder_;
     }
     @java.lang.Override
     public final Builder setUnknownFields(

@@ -156,6 +156,54 @@ public enum ObjectKind
    * <code>OBJECT_KIND_CSI_STORAGE_CAPACITY = 35;</code>
    */
   OBJECT_KIND_CSI_STORAGE_CAPACITY(35),
+  /**
+   * <pre>
+   * ResourceFlavor (Kueue).
+   * </pre>
+   *
+   * <code>OBJECT_KIND_RESOURCE_FLAVOR = 40;</code>
+   */
+  OBJECT_KIND_RESOURCE_FLAVOR(40),
+  /**
+   * <pre>
+   * ClusterQueue (Kueue).
+   * </pre>
+   *
+   * <code>OBJECT_KIND_CLUSTER_QUEUE = 41;</code>
+   */
+  OBJECT_KIND_CLUSTER_QUEUE(41),
+  /**
+   * <pre>
+   * Cohort (Kueue).
+   * </pre>
+   *
+   * <code>OBJECT_KIND_COHORT = 42;</code>
+   */
+  OBJECT_KIND_COHORT(42),
+  /**
+   * <pre>
+   * LocalQueue (Kueue).
+   * </pre>
+   *
+   * <code>OBJECT_KIND_LOCAL_QUEUE = 43;</code>
+   */
+  OBJECT_KIND_LOCAL_QUEUE(43),
+  /**
+   * <pre>
+   * WorkloadPriorityClass (Kueue).
+   * </pre>
+   *
+   * <code>OBJECT_KIND_WORKLOAD_PRIORITY_CLASS = 44;</code>
+   */
+  OBJECT_KIND_WORKLOAD_PRIORITY_CLASS(44),
+  /**
+   * <pre>
+   * Workload (Kueue), explicit ones only.
+   * </pre>
+   *
+   * <code>OBJECT_KIND_WORKLOAD = 45;</code>
+   */
+  OBJECT_KIND_WORKLOAD(45),
   UNRECOGNIZED(-1),
   ;
 
@@ -303,6 +351,54 @@ public enum ObjectKind
    * <code>OBJECT_KIND_CSI_STORAGE_CAPACITY = 35;</code>
    */
   public static final int OBJECT_KIND_CSI_STORAGE_CAPACITY_VALUE = 35;
+  /**
+   * <pre>
+   * ResourceFlavor (Kueue).
+   * </pre>
+   *
+   * <code>OBJECT_KIND_RESOURCE_FLAVOR = 40;</code>
+   */
+  public static final int OBJECT_KIND_RESOURCE_FLAVOR_VALUE = 40;
+  /**
+   * <pre>
+   * ClusterQueue (Kueue).
+   * </pre>
+   *
+   * <code>OBJECT_KIND_CLUSTER_QUEUE = 41;</code>
+   */
+  public static final int OBJECT_KIND_CLUSTER_QUEUE_VALUE = 41;
+  /**
+   * <pre>
+   * Cohort (Kueue).
+   * </pre>
+   *
+   * <code>OBJECT_KIND_COHORT = 42;</code>
+   */
+  public static final int OBJECT_KIND_COHORT_VALUE = 42;
+  /**
+   * <pre>
+   * LocalQueue (Kueue).
+   * </pre>
+   *
+   * <code>OBJECT_KIND_LOCAL_QUEUE = 43;</code>
+   */
+  public static final int OBJECT_KIND_LOCAL_QUEUE_VALUE = 43;
+  /**
+   * <pre>
+   * WorkloadPriorityClass (Kueue).
+   * </pre>
+   *
+   * <code>OBJECT_KIND_WORKLOAD_PRIORITY_CLASS = 44;</code>
+   */
+  public static final int OBJECT_KIND_WORKLOAD_PRIORITY_CLASS_VALUE = 44;
+  /**
+   * <pre>
+   * Workload (Kueue), explicit ones only.
+   * </pre>
+   *
+   * <code>OBJECT_KIND_WORKLOAD = 45;</code>
+   */
+  public static final int OBJECT_KIND_WORKLOAD_VALUE = 45;
 
 
   public final int getNumber() {
@@ -347,6 +443,12 @@ public enum ObjectKind
       case 33: return OBJECT_KIND_CSI_NODE;
       case 34: return OBJECT_KIND_CSI_DRIVER;
       case 35: return OBJECT_KIND_CSI_STORAGE_CAPACITY;
+      case 40: return OBJECT_KIND_RESOURCE_FLAVOR;
+      case 41: return OBJECT_KIND_CLUSTER_QUEUE;
+      case 42: return OBJECT_KIND_COHORT;
+      case 43: return OBJECT_KIND_LOCAL_QUEUE;
+      case 44: return OBJECT_KIND_WORKLOAD_PRIORITY_CLASS;
+      case 45: return OBJECT_KIND_WORKLOAD;
       default: return null;
     }
   }

@@ -472,5 +472,170 @@ public interface ObjectOrBuilder extends
    */
   io.berthsched.berth.v1.CSIStorageCapacityOrBuilder getCsiStorageCapacityOrBuilder();
 
+  /**
+   * <pre>
+   * Queueing (queueing.proto, Kueue's objects), numbered from 40. A
+   * resource flavor, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.ResourceFlavor resource_flavor = 40 [json_name = "resourceFlavor"];</code>
+   * @return Whether the resourceFlavor field is set.
+   */
+  boolean hasResourceFlavor();
+  /**
+   * <pre>
+   * Queueing (queueing.proto, Kueue's objects), numbered from 40. A
+   * resource flavor, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.ResourceFlavor resource_flavor = 40 [json_name = "resourceFlavor"];</code>
+   * @return The resourceFlavor.
+   */
+  io.berthsched.berth.v1.ResourceFlavor getResourceFlavor();
+  /**
+   * <pre>
+   * Queueing (queueing.proto, Kueue's objects), numbered from 40. A
+   * resource flavor, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.ResourceFlavor resource_flavor = 40 [json_name = "resourceFlavor"];</code>
+   */
+  io.berthsched.berth.v1.ResourceFlavorOrBuilder getResourceFlavorOrBuilder();
+
+  /**
+   * <pre>
+   * A cluster queue, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.ClusterQueue cluster_queue = 41 [json_name = "clusterQueue"];</code>
+   * @return Whether the clusterQueue field is set.
+   */
+  boolean hasClusterQueue();
+  /**
+   * <pre>
+   * A cluster queue, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.ClusterQueue cluster_queue = 41 [json_name = "clusterQueue"];</code>
+   * @return The clusterQueue.
+   */
+  io.berthsched.berth.v1.ClusterQueue getClusterQueue();
+  /**
+   * <pre>
+   * A cluster queue, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.ClusterQueue cluster_queue = 41 [json_name = "clusterQueue"];</code>
+   */
+  io.berthsched.berth.v1.ClusterQueueOrBuilder getClusterQueueOrBuilder();
+
+  /**
+   * <pre>
+   * A cohort, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.Cohort cohort = 42 [json_name = "cohort"];</code>
+   * @return Whether the cohort field is set.
+   */
+  boolean hasCohort();
+  /**
+   * <pre>
+   * A cohort, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.Cohort cohort = 42 [json_name = "cohort"];</code>
+   * @return The cohort.
+   */
+  io.berthsched.berth.v1.Cohort getCohort();
+  /**
+   * <pre>
+   * A cohort, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.Cohort cohort = 42 [json_name = "cohort"];</code>
+   */
+  io.berthsched.berth.v1.CohortOrBuilder getCohortOrBuilder();
+
+  /**
+   * <pre>
+   * A local queue, identified by namespace and name.
+   * </pre>
+   *
+   * <code>.berth.v1.LocalQueue local_queue = 43 [json_name = "localQueue"];</code>
+   * @return Whether the localQueue field is set.
+   */
+  boolean hasLocalQueue();
+  /**
+   * <pre>
+   * A local queue, identified by namespace and name.
+   * </pre>
+   *
+   * <code>.berth.v1.LocalQueue local_queue = 43 [json_name = "localQueue"];</code>
+   * @return The localQueue.
+   */
+  io.berthsched.berth.v1.LocalQueue getLocalQueue();
+  /**
+   * <pre>
+   * A local queue, identified by namespace and name.
+   * </pre>
+   *
+   * <code>.berth.v1.LocalQueue local_queue = 43 [json_name = "localQueue"];</code>
+   */
+  io.berthsched.berth.v1.LocalQueueOrBuilder getLocalQueueOrBuilder();
+
+  /**
+   * <pre>
+   * A workload priority class, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.WorkloadPriorityClass workload_priority_class = 44 [json_name = "workloadPriorityClass"];</code>
+   * @return Whether the workloadPriorityClass field is set.
+   */
+  boolean hasWorkloadPriorityClass();
+  /**
+   * <pre>
+   * A workload priority class, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.WorkloadPriorityClass workload_priority_class = 44 [json_name = "workloadPriorityClass"];</code>
+   * @return The workloadPriorityClass.
+   */
+  io.berthsched.berth.v1.WorkloadPriorityClass getWorkloadPriorityClass();
+  /**
+   * <pre>
+   * A workload priority class, identified by name.
+   * </pre>
+   *
+   * <code>.berth.v1.WorkloadPriorityClass workload_priority_class = 44 [json_name = "workloadPriorityClass"];</code>
+   */
+  io.berthsched.berth.v1.WorkloadPriorityClassOrBuilder getWorkloadPriorityClassOrBuilder();
+
+  /**
+   * <pre>
+   * An explicit workload, identified by namespace and name.
+   * </pre>
+   *
+   * <code>.berth.v1.Workload workload = 45 [json_name = "workload"];</code>
+   * @return Whether the workload field is set.
+   */
+  boolean hasWorkload();
+  /**
+   * <pre>
+   * An explicit workload, identified by namespace and name.
+   * </pre>
+   *
+   * <code>.berth.v1.Workload workload = 45 [json_name = "workload"];</code>
+   * @return The workload.
+   */
+  io.berthsched.berth.v1.Workload getWorkload();
+  /**
+   * <pre>
+   * An explicit workload, identified by namespace and name.
+   * </pre>
+   *
+   * <code>.berth.v1.Workload workload = 45 [json_name = "workload"];</code>
+   */
+  io.berthsched.berth.v1.WorkloadOrBuilder getWorkloadOrBuilder();
+
   public io.berthsched.berth.v1.Object.KindCase getKindCase();
 }

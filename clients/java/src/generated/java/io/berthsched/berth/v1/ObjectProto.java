@@ -42,59 +42,73 @@ public final class ObjectProto {
       "/v1/device.proto\032\024berth/v1/group.proto\032\030" +
       "berth/v1/namespace.proto\032\023berth/v1/node." +
       "proto\032\022berth/v1/pod.proto\032\025berth/v1/poli" +
-      "cy.proto\032\025berth/v1/volume.proto\"\331\010\n\006Obje" +
-      "ct\022$\n\004node\030\001 \001(\0132\016.berth.v1.NodeH\000R\004node" +
-      "\022!\n\003pod\030\002 \001(\0132\r.berth.v1.PodH\000R\003pod\022@\n\016p" +
-      "riority_class\030\003 \001(\0132\027.berth.v1.PriorityC" +
-      "lassH\000R\rpriorityClass\022S\n\025pod_disruption_" +
-      "budget\030\004 \001(\0132\035.berth.v1.PodDisruptionBud" +
-      "getH\000R\023podDisruptionBudget\0223\n\tnamespace\030" +
-      "\005 \001(\0132\023.berth.v1.NamespaceH\000R\tnamespace\022" +
-      "1\n\tpod_group\030\006 \001(\0132\022.berth.v1.PodGroupH\000" +
-      "R\010podGroup\022:\n\014device_class\030\024 \001(\0132\025.berth" +
-      ".v1.DeviceClassH\000R\013deviceClass\022@\n\016resour" +
-      "ce_slice\030\025 \001(\0132\027.berth.v1.ResourceSliceH" +
-      "\000R\rresourceSlice\022@\n\016resource_claim\030\026 \001(\013" +
-      "2\027.berth.v1.ResourceClaimH\000R\rresourceCla" +
-      "im\022Y\n\027resource_claim_template\030\027 \001(\0132\037.be" +
-      "rth.v1.ResourceClaimTemplateH\000R\025resource" +
-      "ClaimTemplate\022G\n\021device_taint_rule\030\030 \001(\013" +
-      "2\031.berth.v1.DeviceTaintRuleH\000R\017deviceTai" +
-      "ntRule\022I\n\021persistent_volume\030\036 \001(\0132\032.bert" +
-      "h.v1.PersistentVolumeH\000R\020persistentVolum" +
-      "e\022Y\n\027persistent_volume_claim\030\037 \001(\0132\037.ber" +
-      "th.v1.PersistentVolumeClaimH\000R\025persisten" +
-      "tVolumeClaim\022=\n\rstorage_class\030  \001(\0132\026.be" +
-      "rth.v1.StorageClassH\000R\014storageClass\022.\n\010c" +
-      "si_node\030! \001(\0132\021.berth.v1.CSINodeH\000R\007csiN" +
-      "ode\0224\n\ncsi_driver\030\" \001(\0132\023.berth.v1.CSIDr" +
-      "iverH\000R\tcsiDriver\022P\n\024csi_storage_capacit" +
-      "y\030# \001(\0132\034.berth.v1.CSIStorageCapacityH\000R" +
-      "\022csiStorageCapacityB\006\n\004kind\"y\n\tObjectRef" +
-      "\022(\n\004kind\030\001 \001(\0162\024.berth.v1.ObjectKindR\004ki" +
-      "nd\022\034\n\tnamespace\030\002 \001(\tR\tnamespace\022\022\n\004name" +
-      "\030\003 \001(\tR\004name\022\020\n\003uid\030\004 \001(\tR\003uid\"L\n\006PodRef" +
-      "\022\034\n\tnamespace\030\001 \001(\tR\tnamespace\022\022\n\004name\030\002" +
-      " \001(\tR\004name\022\020\n\003uid\030\003 \001(\tR\003uid*\302\004\n\nObjectK" +
-      "ind\022\033\n\027OBJECT_KIND_UNSPECIFIED\020\000\022\024\n\020OBJE" +
-      "CT_KIND_NODE\020\001\022\023\n\017OBJECT_KIND_POD\020\002\022\036\n\032O" +
-      "BJECT_KIND_PRIORITY_CLASS\020\003\022%\n!OBJECT_KI" +
-      "ND_POD_DISRUPTION_BUDGET\020\004\022\031\n\025OBJECT_KIN" +
-      "D_NAMESPACE\020\005\022\031\n\025OBJECT_KIND_POD_GROUP\020\006" +
-      "\022\034\n\030OBJECT_KIND_DEVICE_CLASS\020\024\022\036\n\032OBJECT" +
-      "_KIND_RESOURCE_SLICE\020\025\022\036\n\032OBJECT_KIND_RE" +
-      "SOURCE_CLAIM\020\026\022\'\n#OBJECT_KIND_RESOURCE_C" +
-      "LAIM_TEMPLATE\020\027\022!\n\035OBJECT_KIND_DEVICE_TA" +
-      "INT_RULE\020\030\022!\n\035OBJECT_KIND_PERSISTENT_VOL" +
-      "UME\020\036\022\'\n#OBJECT_KIND_PERSISTENT_VOLUME_C" +
-      "LAIM\020\037\022\035\n\031OBJECT_KIND_STORAGE_CLASS\020 \022\030\n" +
-      "\024OBJECT_KIND_CSI_NODE\020!\022\032\n\026OBJECT_KIND_C" +
-      "SI_DRIVER\020\"\022$\n OBJECT_KIND_CSI_STORAGE_C" +
-      "APACITY\020#B\230\001\n\026io.berthsched.berth.v1B\013Ob" +
-      "jectProtoP\001Z0github.com/berthsched/berth" +
-      "/api/berth/v1;berthv1\242\002\003BXX\252\002\010Berth.V1\312\002" +
-      "\010Berth\\V1\342\002\024Berth\\V1\\GPBMetadata\352\002\tBerth" +
-      "::V1b\006proto3"
+      "cy.proto\032\027berth/v1/queueing.proto\032\025berth" +
+      "/v1/volume.proto\"\317\013\n\006Object\022$\n\004node\030\001 \001(" +
+      "\0132\016.berth.v1.NodeH\000R\004node\022!\n\003pod\030\002 \001(\0132\r" +
+      ".berth.v1.PodH\000R\003pod\022@\n\016priority_class\030\003" +
+      " \001(\0132\027.berth.v1.PriorityClassH\000R\rpriorit" +
+      "yClass\022S\n\025pod_disruption_budget\030\004 \001(\0132\035." +
+      "berth.v1.PodDisruptionBudgetH\000R\023podDisru" +
+      "ptionBudget\0223\n\tnamespace\030\005 \001(\0132\023.berth.v" +
+      "1.NamespaceH\000R\tnamespace\0221\n\tpod_group\030\006 " +
+      "\001(\0132\022.berth.v1.PodGroupH\000R\010podGroup\022:\n\014d" +
+      "evice_class\030\024 \001(\0132\025.berth.v1.DeviceClass" +
+      "H\000R\013deviceClass\022@\n\016resource_slice\030\025 \001(\0132" +
+      "\027.berth.v1.ResourceSliceH\000R\rresourceSlic" +
+      "e\022@\n\016resource_claim\030\026 \001(\0132\027.berth.v1.Res" +
+      "ourceClaimH\000R\rresourceClaim\022Y\n\027resource_" +
+      "claim_template\030\027 \001(\0132\037.berth.v1.Resource" +
+      "ClaimTemplateH\000R\025resourceClaimTemplate\022G" +
+      "\n\021device_taint_rule\030\030 \001(\0132\031.berth.v1.Dev" +
+      "iceTaintRuleH\000R\017deviceTaintRule\022I\n\021persi" +
+      "stent_volume\030\036 \001(\0132\032.berth.v1.Persistent" +
+      "VolumeH\000R\020persistentVolume\022Y\n\027persistent" +
+      "_volume_claim\030\037 \001(\0132\037.berth.v1.Persisten" +
+      "tVolumeClaimH\000R\025persistentVolumeClaim\022=\n" +
+      "\rstorage_class\030  \001(\0132\026.berth.v1.StorageC" +
+      "lassH\000R\014storageClass\022.\n\010csi_node\030! \001(\0132\021" +
+      ".berth.v1.CSINodeH\000R\007csiNode\0224\n\ncsi_driv" +
+      "er\030\" \001(\0132\023.berth.v1.CSIDriverH\000R\tcsiDriv" +
+      "er\022P\n\024csi_storage_capacity\030# \001(\0132\034.berth" +
+      ".v1.CSIStorageCapacityH\000R\022csiStorageCapa" +
+      "city\022C\n\017resource_flavor\030( \001(\0132\030.berth.v1" +
+      ".ResourceFlavorH\000R\016resourceFlavor\022=\n\rclu" +
+      "ster_queue\030) \001(\0132\026.berth.v1.ClusterQueue" +
+      "H\000R\014clusterQueue\022*\n\006cohort\030* \001(\0132\020.berth" +
+      ".v1.CohortH\000R\006cohort\0227\n\013local_queue\030+ \001(" +
+      "\0132\024.berth.v1.LocalQueueH\000R\nlocalQueue\022Y\n" +
+      "\027workload_priority_class\030, \001(\0132\037.berth.v" +
+      "1.WorkloadPriorityClassH\000R\025workloadPrior" +
+      "ityClass\0220\n\010workload\030- \001(\0132\022.berth.v1.Wo" +
+      "rkloadH\000R\010workloadB\006\n\004kind\"y\n\tObjectRef\022" +
+      "(\n\004kind\030\001 \001(\0162\024.berth.v1.ObjectKindR\004kin" +
+      "d\022\034\n\tnamespace\030\002 \001(\tR\tnamespace\022\022\n\004name\030" +
+      "\003 \001(\tR\004name\022\020\n\003uid\030\004 \001(\tR\003uid\"L\n\006PodRef\022" +
+      "\034\n\tnamespace\030\001 \001(\tR\tnamespace\022\022\n\004name\030\002 " +
+      "\001(\tR\004name\022\020\n\003uid\030\003 \001(\tR\003uid*\372\005\n\nObjectKi" +
+      "nd\022\033\n\027OBJECT_KIND_UNSPECIFIED\020\000\022\024\n\020OBJEC" +
+      "T_KIND_NODE\020\001\022\023\n\017OBJECT_KIND_POD\020\002\022\036\n\032OB" +
+      "JECT_KIND_PRIORITY_CLASS\020\003\022%\n!OBJECT_KIN" +
+      "D_POD_DISRUPTION_BUDGET\020\004\022\031\n\025OBJECT_KIND" +
+      "_NAMESPACE\020\005\022\031\n\025OBJECT_KIND_POD_GROUP\020\006\022" +
+      "\034\n\030OBJECT_KIND_DEVICE_CLASS\020\024\022\036\n\032OBJECT_" +
+      "KIND_RESOURCE_SLICE\020\025\022\036\n\032OBJECT_KIND_RES" +
+      "OURCE_CLAIM\020\026\022\'\n#OBJECT_KIND_RESOURCE_CL" +
+      "AIM_TEMPLATE\020\027\022!\n\035OBJECT_KIND_DEVICE_TAI" +
+      "NT_RULE\020\030\022!\n\035OBJECT_KIND_PERSISTENT_VOLU" +
+      "ME\020\036\022\'\n#OBJECT_KIND_PERSISTENT_VOLUME_CL" +
+      "AIM\020\037\022\035\n\031OBJECT_KIND_STORAGE_CLASS\020 \022\030\n\024" +
+      "OBJECT_KIND_CSI_NODE\020!\022\032\n\026OBJECT_KIND_CS" +
+      "I_DRIVER\020\"\022$\n OBJECT_KIND_CSI_STORAGE_CA" +
+      "PACITY\020#\022\037\n\033OBJECT_KIND_RESOURCE_FLAVOR\020" +
+      "(\022\035\n\031OBJECT_KIND_CLUSTER_QUEUE\020)\022\026\n\022OBJE" +
+      "CT_KIND_COHORT\020*\022\033\n\027OBJECT_KIND_LOCAL_QU" +
+      "EUE\020+\022\'\n#OBJECT_KIND_WORKLOAD_PRIORITY_C" +
+      "LASS\020,\022\030\n\024OBJECT_KIND_WORKLOAD\020-B\230\001\n\026io." +
+      "berthsched.berth.v1B\013ObjectProtoP\001Z0gith" +
+      "ub.com/berthsched/berth/api/berth/v1;ber" +
+      "thv1\242\002\003BXX\252\002\010Berth.V1\312\002\010Berth\\V1\342\002\024Berth" +
+      "\\V1\\GPBMetadata\352\002\tBerth::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -105,6 +119,7 @@ public final class ObjectProto {
           io.berthsched.berth.v1.NodeProto.getDescriptor(),
           io.berthsched.berth.v1.PodProto.getDescriptor(),
           io.berthsched.berth.v1.PolicyProto.getDescriptor(),
+          io.berthsched.berth.v1.QueueingProto.getDescriptor(),
           io.berthsched.berth.v1.VolumeProto.getDescriptor(),
         });
     internal_static_berth_v1_Object_descriptor =
@@ -112,7 +127,7 @@ public final class ObjectProto {
     internal_static_berth_v1_Object_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_Object_descriptor,
-        new java.lang.String[] { "Node", "Pod", "PriorityClass", "PodDisruptionBudget", "Namespace", "PodGroup", "DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate", "DeviceTaintRule", "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CsiNode", "CsiDriver", "CsiStorageCapacity", "Kind", });
+        new java.lang.String[] { "Node", "Pod", "PriorityClass", "PodDisruptionBudget", "Namespace", "PodGroup", "DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate", "DeviceTaintRule", "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CsiNode", "CsiDriver", "CsiStorageCapacity", "ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "WorkloadPriorityClass", "Workload", "Kind", });
     internal_static_berth_v1_ObjectRef_descriptor =
       getDescriptor().getMessageTypes().get(1);
     internal_static_berth_v1_ObjectRef_fieldAccessorTable = new
@@ -131,6 +146,7 @@ public final class ObjectProto {
     io.berthsched.berth.v1.NodeProto.getDescriptor();
     io.berthsched.berth.v1.PodProto.getDescriptor();
     io.berthsched.berth.v1.PolicyProto.getDescriptor();
+    io.berthsched.berth.v1.QueueingProto.getDescriptor();
     io.berthsched.berth.v1.VolumeProto.getDescriptor();
   }
 

@@ -82,8 +82,9 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object namespace_ = "";
   /**
    * <pre>
-   * Namespace, for pods, disruption budgets, pod groups, claims, templates
-   * and storage capacities; empty for the other kinds.
+   * Namespace, for pods, disruption budgets, pod groups, claims, templates,
+   * storage capacities, local queues and workloads; empty for the other
+   * kinds.
    * </pre>
    *
    * <code>string namespace = 2 [json_name = "namespace"];</code>
@@ -104,8 +105,9 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Namespace, for pods, disruption budgets, pod groups, claims, templates
-   * and storage capacities; empty for the other kinds.
+   * Namespace, for pods, disruption budgets, pod groups, claims, templates,
+   * storage capacities, local queues and workloads; empty for the other
+   * kinds.
    * </pre>
    *
    * <code>string namespace = 2 [json_name = "namespace"];</code>
@@ -696,8 +698,9 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object namespace_ = "";
     /**
      * <pre>
-     * Namespace, for pods, disruption budgets, pod groups, claims, templates
-     * and storage capacities; empty for the other kinds.
+     * Namespace, for pods, disruption budgets, pod groups, claims, templates,
+     * storage capacities, local queues and workloads; empty for the other
+     * kinds.
      * </pre>
      *
      * <code>string namespace = 2 [json_name = "namespace"];</code>
@@ -717,8 +720,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Namespace, for pods, disruption budgets, pod groups, claims, templates
-     * and storage capacities; empty for the other kinds.
+     * Namespace, for pods, disruption budgets, pod groups, claims, templates,
+     * storage capacities, local queues and workloads; empty for the other
+     * kinds.
      * </pre>
      *
      * <code>string namespace = 2 [json_name = "namespace"];</code>
@@ -739,8 +743,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Namespace, for pods, disruption budgets, pod groups, claims, templates
-     * and storage capacities; empty for the other kinds.
+     * Namespace, for pods, disruption budgets, pod groups, claims, templates,
+     * storage capacities, local queues and workloads; empty for the other
+     * kinds.
      * </pre>
      *
      * <code>string namespace = 2 [json_name = "namespace"];</code>
@@ -757,8 +762,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Namespace, for pods, disruption budgets, pod groups, claims, templates
-     * and storage capacities; empty for the other kinds.
+     * Namespace, for pods, disruption budgets, pod groups, claims, templates,
+     * storage capacities, local queues and workloads; empty for the other
+     * kinds.
      * </pre>
      *
      * <code>string namespace = 2 [json_name = "namespace"];</code>
@@ -772,8 +778,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Namespace, for pods, disruption budgets, pod groups, claims, templates
-     * and storage capacities; empty for the other kinds.
+     * Namespace, for pods, disruption budgets, pod groups, claims, templates,
+     * storage capacities, local queues and workloads; empty for the other
+     * kinds.
      * </pre>
      *
      * <code>string namespace = 2 [json_name = "namespace"];</code>

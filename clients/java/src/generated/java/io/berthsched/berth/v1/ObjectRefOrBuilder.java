@@ -28,8 +28,9 @@ public interface ObjectRefOrBuilder extends
 
   /**
    * <pre>
-   * Namespace, for pods, disruption budgets, pod groups, claims, templates
-   * and storage capacities; empty for the other kinds.
+   * Namespace, for pods, disruption budgets, pod groups, claims, templates,
+   * storage capacities, local queues and workloads; empty for the other
+   * kinds.
    * </pre>
    *
    * <code>string namespace = 2 [json_name = "namespace"];</code>
@@ -38,8 +39,9 @@ public interface ObjectRefOrBuilder extends
   java.lang.String getNamespace();
   /**
    * <pre>
-   * Namespace, for pods, disruption budgets, pod groups, claims, templates
-   * and storage capacities; empty for the other kinds.
+   * Namespace, for pods, disruption budgets, pod groups, claims, templates,
+   * storage capacities, local queues and workloads; empty for the other
+   * kinds.
    * </pre>
    *
    * <code>string namespace = 2 [json_name = "namespace"];</code>
