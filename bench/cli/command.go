@@ -125,6 +125,10 @@ func runCommand(ctx context.Context, stdout, stderr io.Writer, f flags, opts Opt
 	if f.window < 0 || f.window > math.MaxInt32 {
 		return fmt.Errorf("--window must be between 0 and %d bytes, not %d", math.MaxInt32, f.window)
 	}
+	if f.verify && f.workload == workload.Queueing {
+		// simulate places every pod it is given; it does not admit.
+		return errors.New("--verify compares binds with core/simulate's placement, which runs no Kueue admission: not for --workload queueing")
+	}
 	if f.pods == 0 {
 		f.pods = workload.DefaultPods(f.workload, f.nodes)
 	}

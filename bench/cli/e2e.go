@@ -90,6 +90,14 @@ func run(ctx context.Context, conn grpc.ClientConnInterface, w *workload.Workloa
 			initial = append(initial, upsert(convert.VolumeObjectToProto(o)))
 		}
 	}
+	if w.Queues != nil {
+		for _, ns := range w.Queues.Namespaces {
+			initial = append(initial, upsert(&berthv1.Object{Kind: &berthv1.Object_Namespace{Namespace: convert.NamespaceToProto(ns)}}))
+		}
+		for _, o := range w.Queues.Objects {
+			initial = append(initial, upsert(convert.QueueObjectToProto(o)))
+		}
+	}
 	for _, g := range w.PodGroups {
 		initial = append(initial, upsert(groupObject(g)))
 	}
@@ -394,7 +402,8 @@ func newTracker(w *workload.Workload) *tracker {
 	t := &tracker{
 		w:         w,
 		pods:      make(map[string]*podEntry, len(w.Pending)+len(w.Existing)),
-		nPending:  len(w.Pending),
+		// Pods quota keeps waiting are never decided (gated).
+		nPending:  len(w.Pending) - w.HeldByQuota,
 		latencies: make([]time.Duration, 0, len(w.Pending)),
 		done:      make(chan struct{}),
 	}
@@ -409,7 +418,7 @@ func newTracker(w *workload.Workload) *tracker {
 		*e = podEntry{pod: p, batch: -1}
 		t.pods[p.UID] = e
 	}
-	if len(w.Pending) == 0 {
+	if t.nPending <= 0 {
 		close(t.done)
 	}
 	return t

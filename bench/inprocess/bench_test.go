@@ -40,6 +40,9 @@ func BenchmarkWorkload(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, name := range workload.Names() {
+		if name == workload.Queueing {
+			continue // Kueue admission runs in berthd (server/queuesvc): berthctl bench measures it
+		}
 		for _, nodes := range sizes {
 			b.Run(fmt.Sprintf("%s/%dnodes", name, nodes), func(b *testing.B) {
 				if _, ok := reg[names.DefaultPreemption]; !ok && name == workload.Preemption {

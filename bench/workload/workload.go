@@ -27,7 +27,7 @@ const (
 
 // Names lists every workload Generate knows.
 func Names() []string {
-	return []string{Basic, Spread, Affinity, Preemption, PreferredAffinity, Unschedulable, MixedChurn, Gang, DRA, Volumes, VolumesBound}
+	return []string{Basic, Spread, Affinity, Preemption, PreferredAffinity, Unschedulable, MixedChurn, Gang, DRA, Volumes, VolumesBound, Queueing}
 }
 
 // Oracle reports whether `kubeoracle throughput --workload NAME` generates
@@ -107,6 +107,12 @@ type Workload struct {
 	// Storage are the storage objects, sent after the nodes (Volumes);
 	// nil for the other workloads.
 	Storage *Storage
+	// Queues are the Kueue objects, sent after the nodes (Queueing); nil
+	// for the other workloads.
+	Queues *Queues
+	// HeldByQuota counts the pending pods whose workloads quota keeps
+	// waiting (Queueing): the run ends when the others are bound.
+	HeldByQuota int
 	// Stream is what a driver sends once the clock starts, in order: an
 	// AddPod for every pending pod, interleaved with churn for MixedChurn.
 	Stream []Event
@@ -178,6 +184,9 @@ func Generate(name string, spec Spec) (*Workload, error) {
 	case Volumes, VolumesBound:
 		g.existing(spec.Existing, "existing", podMilliCPU, podMemory, "")
 		g.volumes(spec, name == VolumesBound)
+	case Queueing:
+		g.existing(spec.Existing, "existing", podMilliCPU, podMemory, "")
+		g.queueing(spec)
 	case Gang:
 		g.existing(spec.Existing, "existing", podMilliCPU, podMemory, "")
 		for i := range spec.Pods {

@@ -35,6 +35,11 @@ func (w *Workload) WriteYAML(out io.Writer) error {
 			return err
 		}
 	}
+	if w.Queues != nil {
+		if err := w.Queues.writeYAML(bw); err != nil {
+			return err
+		}
+	}
 	for _, g := range w.PodGroups {
 		fmt.Fprintf(bw, "---\napiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata:\n  name: %s\n  namespace: %s\n"+
 			"spec:\n  schedulingPolicy:\n    gang:\n      minCount: %d\n", g.Name, g.Namespace, g.MinCount)
@@ -91,8 +96,12 @@ func writePod(w *bufio.Writer, p *model.Pod) {
 			fmt.Fprintf(w, "      - name: %s\n", claim)
 		}
 		w.WriteString("      requests:\n")
-		fmt.Fprintf(w, "        cpu: %s\n        memory: %s\n", yamlQuantity(quantityCPU(c.Requests[model.ResourceCPU])),
-			quantityBytes(c.Requests[model.ResourceMemory]))
+		fmt.Fprintf(w, "        cpu: %s\n", yamlQuantity(quantityCPU(c.Requests[model.ResourceCPU])))
+		// kubeoracle's layout always has memory; the queueing workload's
+		// pods ask for none (their ClusterQueues cover only cpu).
+		if mem, ok := c.Requests[model.ResourceMemory]; ok {
+			fmt.Fprintf(w, "        memory: %s\n", quantityBytes(mem))
+		}
 	}
 	for i, e := range p.ResourceClaims {
 		if i == 0 {
