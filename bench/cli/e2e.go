@@ -400,8 +400,8 @@ type podEntry struct {
 
 func newTracker(w *workload.Workload) *tracker {
 	t := &tracker{
-		w:         w,
-		pods:      make(map[string]*podEntry, len(w.Pending)+len(w.Existing)),
+		w:    w,
+		pods: make(map[string]*podEntry, len(w.Pending)+len(w.Existing)),
 		// Pods quota keeps waiting are never decided (gated).
 		nPending:  len(w.Pending) - w.HeldByQuota,
 		latencies: make([]time.Duration, 0, len(w.Pending)),
