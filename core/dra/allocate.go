@@ -54,19 +54,62 @@ type Allocator struct {
 	alloc  structured.Allocator
 	claims []*resourceapi.ResourceClaim
 	pre    *precheck // nil: every node goes to the allocator
+	// stripped, given strippedClaims, serves the nodes where every device
+	// it sees matches every selector of the claims (filter.go); nil: alloc
+	// serves every node.
+	stripped       structured.Allocator
+	strippedClaims []*resourceapi.ResourceClaim
+	view           *attemptView
 }
+
+// Shortcuts are Berth's ways around the allocator's work that keep its
+// answers; each can be turned off, so that tests can compare.
+type Shortcuts struct {
+	// Precheck answers CannotAllocate for nodes where some request has
+	// fewer free matching devices than it asks for (precheck.go).
+	Precheck bool
+	// FilterSlices hands the allocator the slices without the devices no
+	// request can match, and claims without selectors where every device
+	// left matches them all (filter.go).
+	FilterSlices bool
+}
+
+// AllShortcuts turns every shortcut on.
+func AllShortcuts() Shortcuts { return Shortcuts{Precheck: true, FilterSlices: true} }
 
 // NewAllocator prepares the allocation of claims (unallocated, defaulted)
 // given the objects and the devices already in use (AllocatedState of the
-// allocated and in-flight claims). With a memo, nodes where the claims
-// surely do not fit are answered without the allocator (precheck), with
-// its answer.
-func NewAllocator(ctx context.Context, objs *Objects, inUse *structured.AllocatedState, cache *cel.Cache, memo *SelectorMemo, claims []*resourceapi.ResourceClaim) (*Allocator, error) {
-	a, err := structured.NewAllocator(ctx, Features(), *inUse, objs, objs.SliceList(), cache)
+// allocated and in-flight claims). With a memo, the shortcuts turned on
+// in short apply, with the selector verdicts the memo keeps for the
+// slices its tracker holds; without, every node goes to the allocator as
+// kube sends it.
+func NewAllocator(ctx context.Context, objs *Objects, inUse *structured.AllocatedState, cache *cel.Cache, memo *SelectorMemo, short Shortcuts, claims []*resourceapi.ResourceClaim) (*Allocator, error) {
+	list := objs.SliceList()
+	a := &Allocator{claims: claims}
+	if memo != nil && (short.Precheck || short.FilterSlices) {
+		if as, ok := selectorsOf(objs, claims); ok {
+			a.view = newAttemptView(ctx, memo, cache, list, as)
+		}
+	}
+	forAllocator := list
+	if a.view != nil && short.FilterSlices {
+		forAllocator = a.view.slices
+	}
+	alloc, err := structured.NewAllocator(ctx, Features(), *inUse, objs, forAllocator, cache)
 	if err != nil {
 		return nil, fmt.Errorf("preparing the device allocator: %w", err)
 	}
-	return &Allocator{alloc: a, claims: claims, pre: newPrecheck(memo, cache, objs, inUse, claims)}, nil
+	a.alloc = alloc
+	if a.view != nil && short.FilterSlices {
+		if a.stripped, err = newStrippedAllocator(ctx, objs, inUse, cache, a.view); err != nil {
+			return nil, fmt.Errorf("preparing the device allocator: %w", err)
+		}
+		a.strippedClaims = stripSelectors(claims)
+	}
+	if a.view != nil && short.Precheck {
+		a.pre = newPrecheck(a.view, objs, inUse, claims)
+	}
+	return a, nil
 }
 
 // Allocate returns one allocation result per claim, in the claims' order,
@@ -86,10 +129,14 @@ const CannotAllocate = "cannot allocate all claims"
 // the node (invalid resource pools); "" when the claims fit.
 func (a *Allocator) AllocateOnNode(ctx context.Context, node *corev1.Node) (results []resourceapi.AllocationResult, reason string, err error) {
 	// A stopped context is the allocator's to report.
-	if a.pre != nil && ctx.Err() == nil && a.pre.infeasible(ctx, node.Name) {
+	if a.pre != nil && ctx.Err() == nil && a.pre.infeasible(node.Name) {
 		return nil, CannotAllocate, nil
 	}
-	res, err := a.alloc.Allocate(ctx, node, a.claims)
+	alloc, claims := a.alloc, a.claims
+	if a.stripped != nil && a.view.uniformOn(node.Name) {
+		alloc, claims = a.stripped, a.strippedClaims
+	}
+	res, err := alloc.Allocate(ctx, node, claims)
 	switch {
 	case errors.Is(err, ErrNodeInfeasible):
 		return nil, err.Error(), nil

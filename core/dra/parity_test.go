@@ -152,7 +152,7 @@ func (rp *replay) check(l oracleLine) {
 			pending = append(pending, c)
 		}
 	}
-	alloc, err := dra.NewAllocator(t.Context(), rp.objs, dra.AllocatedState(rp.allClaims()), dra.NewCELCache(), nil, pending)
+	alloc, err := dra.NewAllocator(t.Context(), rp.objs, dra.AllocatedState(rp.allClaims()), dra.NewCELCache(), nil, dra.Shortcuts{}, pending)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,6 +58,7 @@ func (t *Tracker) SetSlice(s *resourceapi.ResourceSlice) *resourceapi.ResourceSl
 	old := t.objs.Slices[s.Name]
 	t.objs.Slices[s.Name] = s
 	t.memo.forget(old)
+	t.memo.admit(s)
 	return old
 }
 

@@ -47,13 +47,14 @@ type Tracker struct {
 	// members share the allocation in the same group cycle.
 	flightGroup map[string]string
 	cel         *cel.Cache
-	memo        *SelectorMemo // nil: no precheck (WithoutPrecheck)
-	taints      *taintRules   // DeviceTaintRules, applied to the slices (taintrules.go)
+	memo        *SelectorMemo // selector verdicts of the slices held, for the shortcuts
+	short       Shortcuts
+	taints      *taintRules // DeviceTaintRules, applied to the slices (taintrules.go)
 }
 
 // NewTracker returns an empty tracker.
 func NewTracker(opts ...TrackerOption) *Tracker {
-	t := &Tracker{objs: NewObjects(), inFlight: map[string]*resourceapi.ResourceClaim{}, flightGroup: map[string]string{}, cel: NewCELCache(), memo: NewSelectorMemo(), taints: newTaintRules()}
+	t := &Tracker{objs: NewObjects(), inFlight: map[string]*resourceapi.ResourceClaim{}, flightGroup: map[string]string{}, cel: NewCELCache(), memo: NewSelectorMemo(), short: AllShortcuts(), taints: newTaintRules()}
 	for _, o := range opts {
 		o(t)
 	}
@@ -66,15 +67,22 @@ type TrackerOption func(*Tracker)
 // WithoutPrecheck sends every node to the allocator, as kube does,
 // instead of ruling out those where the claims surely do not fit first
 // (precheck.go); tests compare the two.
-func WithoutPrecheck() TrackerOption { return func(t *Tracker) { t.memo = nil } }
+func WithoutPrecheck() TrackerOption { return func(t *Tracker) { t.short.Precheck = false } }
+
+// WithoutSliceFilter hands the allocator every slice as it is and the
+// claims with their selectors, as kube does, instead of the slices
+// without the devices no request matches and, where every device left
+// matches, claims without selectors (filter.go); tests compare the two.
+func WithoutSliceFilter() TrackerOption { return func(t *Tracker) { t.short.FilterSlices = false } }
 
 // Load adds every object of objs (already validated and defaulted).
 func (t *Tracker) Load(objs *Objects) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	maps.Copy(t.objs.Classes, objs.Classes)
-	for name := range objs.Slices {
+	for name, s := range objs.Slices {
 		t.memo.forget(t.objs.Slices[name])
+		t.memo.admit(s)
 	}
 	maps.Copy(t.objs.Slices, objs.Slices)
 	maps.Copy(t.objs.Claims, objs.Claims)
@@ -251,7 +259,7 @@ func (t *Tracker) NewAllocator(ctx context.Context, claims []*resourceapi.Resour
 	t.mu.Lock()
 	snap, inUse := t.snapshotLocked()
 	t.mu.Unlock()
-	return NewAllocator(ctx, snap, inUse, t.cel, t.memo, claims)
+	return NewAllocator(ctx, snap, inUse, t.cel, t.memo, t.short, claims)
 }
 
 // claimsLocked lists every claim, the in-flight version where there is one.

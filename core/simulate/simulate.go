@@ -68,6 +68,9 @@ type Options struct {
 	// NoDevicePrecheck sends every node to the DRA allocator (see
 	// scheduler.Replay.NoDevicePrecheck); tests compare the two.
 	NoDevicePrecheck bool
+	// NoDeviceSliceFilter hands the DRA allocator every slice as it is
+	// (see scheduler.Replay.NoDeviceSliceFilter); tests compare the two.
+	NoDeviceSliceFilter bool
 }
 
 // Results of a Line.
