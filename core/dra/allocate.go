@@ -84,11 +84,13 @@ func AllShortcuts() Shortcuts { return Shortcuts{Precheck: true, FilterSlices: t
 // slices its tracker holds; without, every node goes to the allocator as
 // kube sends it.
 func NewAllocator(ctx context.Context, objs *Objects, inUse *structured.AllocatedState, cache *cel.Cache, memo *SelectorMemo, short Shortcuts, claims []*resourceapi.ResourceClaim) (*Allocator, error) {
-	list := objs.SliceList()
+	list := objs.sortedSlices()
 	a := &Allocator{claims: claims}
+	var as *attemptSelectors
 	if memo != nil && (short.Precheck || short.FilterSlices) {
-		if as, ok := selectorsOf(objs, claims); ok {
-			a.view = newAttemptView(ctx, memo, cache, list, as)
+		var ok bool
+		if as, ok = selectorsOf(objs, claims); ok {
+			a.view = memo.attemptView(ctx, cache, list, objs.gen, as)
 		}
 	}
 	forAllocator := list
@@ -101,7 +103,7 @@ func NewAllocator(ctx context.Context, objs *Objects, inUse *structured.Allocate
 	}
 	a.alloc = alloc
 	if a.view != nil && short.FilterSlices {
-		if a.stripped, err = newStrippedAllocator(ctx, objs, inUse, cache, a.view); err != nil {
+		if a.stripped, err = newStrippedAllocator(ctx, objs, inUse, cache, as, a.view); err != nil {
 			return nil, fmt.Errorf("preparing the device allocator: %w", err)
 		}
 		a.strippedClaims = stripSelectors(claims)

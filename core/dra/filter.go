@@ -186,9 +186,12 @@ func (m *SelectorMemo) view(ctx context.Context, cache *cel.Cache, s *resourceap
 	return v
 }
 
-// attemptView is every slice as one attempt's allocator gets it.
+// attemptView is every slice as one attempt's allocator gets it; it
+// depends only on the slices and the selector sets (not on the classes'
+// other fields, nor on the devices in use), so attempts with the same
+// sets share it while the slices do not change.
 type attemptView struct {
-	as     *attemptSelectors
+	as     *attemptSelectors // the first attempt's: its sets, not its classes
 	views  []*filteredView              // in the order of the slice list
 	slices []*resourceapi.ResourceSlice // views' slices, for the allocator
 	// poolSlices is the number of slices of each pool.
@@ -199,12 +202,54 @@ type attemptView struct {
 	// not.
 	notUniform    sets.Set[string]
 	sharedUniform bool
+	// For the precheck: the positions in views of each node's slices;
+	// the nodes with a slice that is not plain; whether some slice is
+	// shared (no node name, or shared counters).
+	onNode map[string][]int
+	mixed  sets.Set[string]
+	shared bool
+}
+
+// maxAttemptViews bounds the attempt views the memo keeps.
+const maxAttemptViews = 256
+
+// cachedView is an attempt view kept for the slice list of one
+// generation of the tracker's slices.
+type cachedView struct {
+	gen uint64
+	av  *attemptView
+}
+
+// attemptView returns the attempt's view of list, the one kept for the
+// same selector sets and slice generation (gen 0: a list the tracker did
+// not make, not kept).
+func (m *SelectorMemo) attemptView(ctx context.Context, cache *cel.Cache, list []*resourceapi.ResourceSlice, gen uint64, as *attemptSelectors) *attemptView {
+	if gen != 0 {
+		m.mu.Lock()
+		c, ok := m.attempts[as.key]
+		m.mu.Unlock()
+		if ok && c.gen == gen {
+			return c.av
+		}
+	}
+	av := newAttemptView(ctx, m, cache, list, as)
+	if gen == 0 || ctx.Err() != nil {
+		return av
+	}
+	m.mu.Lock()
+	if len(m.attempts) >= maxAttemptViews {
+		clear(m.attempts)
+	}
+	m.attempts[as.key] = cachedView{gen, av}
+	m.mu.Unlock()
+	return av
 }
 
 // newAttemptView views every slice of list (sorted, the allocator's order)
 // through the memo for the attempt's selector sets.
 func newAttemptView(ctx context.Context, memo *SelectorMemo, cache *cel.Cache, list []*resourceapi.ResourceSlice, as *attemptSelectors) *attemptView {
-	av := &attemptView{as: as, views: make([]*filteredView, len(list)), slices: make([]*resourceapi.ResourceSlice, len(list)), notUniform: sets.New[string](), sharedUniform: true}
+	av := &attemptView{as: as, views: make([]*filteredView, len(list)), slices: make([]*resourceapi.ResourceSlice, len(list)),
+		notUniform: sets.New[string](), sharedUniform: true, onNode: map[string][]int{}, mixed: sets.New[string]()}
 	av.poolSlices = make(map[poolID]int, len(list))
 	for _, s := range list {
 		av.poolSlices[poolOf(s)]++
@@ -213,13 +258,22 @@ func newAttemptView(ctx context.Context, memo *SelectorMemo, cache *cel.Cache, l
 	for i, s := range list {
 		v := memo.view(ctx, cache, s, as, !repeated.Has(poolOf(s)))
 		av.views[i], av.slices[i] = v, v.slice
-		if v.uniform {
-			continue
-		}
-		if node := ptr.Deref(s.Spec.NodeName, ""); node != "" && len(s.Spec.SharedCounters) == 0 {
-			av.notUniform.Insert(node)
+		node := ptr.Deref(s.Spec.NodeName, "")
+		shared := node == "" || len(s.Spec.SharedCounters) > 0
+		if shared {
+			av.shared = true
 		} else {
+			av.onNode[node] = append(av.onNode[node], i)
+			if !v.plain || av.poolSlices[poolOf(s)] != 1 {
+				av.mixed.Insert(node)
+			}
+		}
+		switch {
+		case v.uniform:
+		case shared:
 			av.sharedUniform = false
+		default:
+			av.notUniform.Insert(node)
 		}
 	}
 	return av
@@ -328,6 +382,6 @@ func stripSelectors(claims []*resourceapi.ResourceClaim) []*resourceapi.Resource
 // newStrippedAllocator is the allocator for the nodes where the attempt's
 // selectors are true on every device: the filtered slices, the classes
 // without selectors.
-func newStrippedAllocator(ctx context.Context, objs *Objects, inUse *structured.AllocatedState, cache *cel.Cache, av *attemptView) (structured.Allocator, error) {
-	return structured.NewAllocator(ctx, Features(), *inUse, newStrippedClasses(objs, av.as), av.slices, cache)
+func newStrippedAllocator(ctx context.Context, objs *Objects, inUse *structured.AllocatedState, cache *cel.Cache, as *attemptSelectors, av *attemptView) (structured.Allocator, error) {
+	return structured.NewAllocator(ctx, Features(), *inUse, newStrippedClasses(objs, as), av.slices, cache)
 }

@@ -21,12 +21,8 @@ import (
 // selection, unique device names), so no pool is incomplete or invalid
 // and no shared slice adds devices.
 type precheck struct {
-	view  *attemptView
-	inUse sets.Set[structured.DeviceID]
-	// onNode are, per node, the positions of its slices in view.
-	onNode map[string][]int
-	// mixed are the nodes with a slice that is not plain: no precheck.
-	mixed    sets.Set[string]
+	view     *attemptView // its onNode and mixed (nodes with a slice that is not plain: no precheck)
+	inUse    sets.Set[structured.DeviceID]
 	requests []precheckRequest
 }
 
@@ -37,7 +33,10 @@ type precheckRequest struct {
 
 // newPrecheck returns the precheck for claims, nil where it does not apply.
 func newPrecheck(view *attemptView, objs *Objects, inUse *structured.AllocatedState, claims []*resourceapi.ResourceClaim) *precheck {
-	p := &precheck{view: view, inUse: inUse.AllocatedDevices, onNode: map[string][]int{}, mixed: sets.New[string]()}
+	if view.shared {
+		return nil // shared slices: any node may get their devices
+	}
+	p := &precheck{view: view, inUse: inUse.AllocatedDevices}
 	for _, c := range claims {
 		var total int64
 		for _, r := range c.Spec.Devices.Requests {
@@ -57,28 +56,17 @@ func newPrecheck(view *attemptView, objs *Objects, inUse *structured.AllocatedSt
 			return nil // the allocator's error, on every node
 		}
 	}
-	for i, v := range view.views {
-		s := v.slice
-		node := ptr.Deref(s.Spec.NodeName, "")
-		if node == "" || len(s.Spec.SharedCounters) > 0 {
-			return nil // shared slices: any node may get their devices
-		}
-		if !v.plain || view.poolSlices[poolOf(s)] != 1 {
-			p.mixed.Insert(node)
-		}
-		p.onNode[node] = append(p.onNode[node], i)
-	}
 	return p
 }
 
 // infeasible reports whether some request surely cannot be met on node.
 func (p *precheck) infeasible(node string) bool {
-	if p.mixed.Has(node) {
+	if p.view.mixed.Has(node) {
 		return false
 	}
 	for _, r := range p.requests {
 		var free int64
-		for _, i := range p.onNode[node] {
+		for _, i := range p.view.onNode[node] {
 			// Every device, taken or not: the allocator may evaluate any
 			// of them, and an error must remain its to report.
 			v := p.view.views[i]

@@ -24,6 +24,8 @@ import (
 type SelectorMemo struct {
 	mu      sync.Mutex
 	bySlice map[*resourceapi.ResourceSlice]*sliceMemo
+	// attempts are attempt views by their selector sets' key (filter.go).
+	attempts map[string]cachedView
 }
 
 // maxSetsPerSlice bounds what one slice remembers: claims whose selectors
@@ -103,7 +105,7 @@ type setVerdict struct {
 
 // NewSelectorMemo returns an empty memo.
 func NewSelectorMemo() *SelectorMemo {
-	return &SelectorMemo{bySlice: map[*resourceapi.ResourceSlice]*sliceMemo{}}
+	return &SelectorMemo{bySlice: map[*resourceapi.ResourceSlice]*sliceMemo{}, attempts: map[string]cachedView{}}
 }
 
 // admit makes an entry for a slice the tracker stores; only admitted

@@ -201,6 +201,7 @@ func applyTaintRules(s *resourceapi.ResourceSlice, rules []*DeviceTaintRule) *re
 func (t *Tracker) SetTaintRule(r *DeviceTaintRule) *DeviceTaintRule {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	defer t.devicesChangedLocked()
 	return t.taints.set(r, t.memo)
 }
 
@@ -209,6 +210,7 @@ func (t *Tracker) SetTaintRule(r *DeviceTaintRule) *DeviceTaintRule {
 func (t *Tracker) DeleteTaintRule(name string) *DeviceTaintRule {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	defer t.devicesChangedLocked()
 	return t.taints.delete(name, t.memo)
 }
 

@@ -50,11 +50,19 @@ type Tracker struct {
 	memo        *SelectorMemo // selector verdicts of the slices held, for the shortcuts
 	short       Shortcuts
 	taints      *taintRules // DeviceTaintRules, applied to the slices (taintrules.go)
+	// devices is the classes and the slices as the allocator reads them,
+	// shared by the attempts until one of them changes (nil: to make);
+	// gen counts those changes.
+	devices *Objects
+	gen     uint64
+	// inUse is the devices the allocated and in-flight claims take,
+	// shared by the attempts until an allocation changes (nil: to make).
+	inUse *structured.AllocatedState
 }
 
 // NewTracker returns an empty tracker.
 func NewTracker(opts ...TrackerOption) *Tracker {
-	t := &Tracker{objs: NewObjects(), inFlight: map[string]*resourceapi.ResourceClaim{}, flightGroup: map[string]string{}, cel: NewCELCache(), memo: NewSelectorMemo(), short: AllShortcuts(), taints: newTaintRules()}
+	t := &Tracker{objs: NewObjects(), inFlight: map[string]*resourceapi.ResourceClaim{}, flightGroup: map[string]string{}, cel: NewCELCache(), memo: NewSelectorMemo(), short: AllShortcuts(), taints: newTaintRules(), gen: 1}
 	for _, o := range opts {
 		o(t)
 	}
@@ -90,7 +98,20 @@ func (t *Tracker) Load(objs *Objects) {
 	for _, r := range objs.TaintRules {
 		t.taints.set(r, t.memo)
 	}
+	t.devicesChangedLocked()
+	t.allocationsChangedLocked()
 }
+
+// devicesChangedLocked drops the shared classes and slices: a class, a
+// slice or a taint rule changed.
+func (t *Tracker) devicesChangedLocked() {
+	t.devices = nil
+	t.gen++
+}
+
+// allocationsChangedLocked drops the shared devices in use: a claim's
+// allocation (committed or in flight) changed or may have.
+func (t *Tracker) allocationsChangedLocked() { t.inUse = nil }
 
 // Claim returns a claim by namespace and name: its assumed version while
 // an allocation is in flight.
@@ -177,6 +198,7 @@ func (t *Tracker) RemovePod(pod *model.Pod) []ClaimChange {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.forgetLocked(pod)
+	defer t.allocationsChangedLocked()
 	var out []ClaimChange
 	for _, e := range pod.ResourceClaims {
 		key := Key(pod.Namespace, e.ClaimName)
@@ -241,15 +263,46 @@ func withoutConsumers(c *resourceapi.ResourceClaim, keep func(uid string) bool) 
 
 func not(uid string) func(string) bool { return func(u string) bool { return u != uid } }
 
-// snapshotLocked is a copy of the object set (the objects are shared,
-// never modified), its slices with the DeviceTaintRules applied, and the
-// devices in use.
+// snapshotLocked is what the allocator reads: the classes and the slices,
+// with the DeviceTaintRules applied (no claims nor templates), and the
+// devices in use. Both are shared by the attempts until they change and
+// must not be modified.
 func (t *Tracker) snapshotLocked() (*Objects, *structured.AllocatedState) {
-	snap := &Objects{
-		Classes: maps.Clone(t.objs.Classes), Slices: t.taints.slices(t.objs.Slices, t.memo),
-		Claims: maps.Clone(t.objs.Claims), Templates: maps.Clone(t.objs.Templates),
+	if t.devices == nil {
+		d := NewObjects()
+		d.Classes, d.Slices = maps.Clone(t.objs.Classes), t.taints.slices(t.objs.Slices, t.memo)
+		d.sorted, d.gen = d.SliceList(), t.gen
+		t.devices = d
 	}
-	return snap, AllocatedState(t.claimsLocked())
+	return t.devices, t.inUseLocked()
+}
+
+// inUseLocked returns the devices in use.
+func (t *Tracker) inUseLocked() *structured.AllocatedState {
+	if t.inUse == nil {
+		t.inUse = AllocatedState(t.claimsLocked())
+	}
+	return t.inUse
+}
+
+// withAllocated returns st plus the devices of results, for claims newly
+// in flight; nil when it cannot be done by adding (shared devices or
+// consumed capacity: st is made anew then). st is not modified.
+func withAllocated(st *structured.AllocatedState, results []*resourceapi.AllocationResult) *structured.AllocatedState {
+	next := *st
+	next.AllocatedDevices = st.AllocatedDevices.Clone()
+	for _, res := range results {
+		for _, r := range res.Devices.Results {
+			if r.AdminAccess != nil && *r.AdminAccess {
+				continue
+			}
+			if r.ShareID != nil || r.ConsumedCapacity != nil {
+				return nil
+			}
+			next.AllocatedDevices.Insert(structuredID(r))
+		}
+	}
+	return &next
 }
 
 // NewAllocator prepares allocating claims (unallocated ones) against a
@@ -285,8 +338,9 @@ func (t *Tracker) claimsLocked() []*resourceapi.ResourceClaim {
 func (t *Tracker) Assume(pod *model.Pod, claims []*resourceapi.ResourceClaim, results []resourceapi.AllocationResult) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	taken := AllocatedState(t.claimsLocked())
+	taken := t.inUseLocked()
 	next := make([]*resourceapi.ResourceClaim, 0, len(claims))
+	var allocated []*resourceapi.AllocationResult
 	seen := make(map[string]bool, len(claims))
 	for i, c := range claims {
 		if seen[Key(c.Namespace, c.Name)] {
@@ -308,6 +362,7 @@ func (t *Tracker) Assume(pod *model.Pod, claims []*resourceapi.ResourceClaim, re
 				}
 			}
 			n.Status.Allocation = results[i].DeepCopy()
+			allocated = append(allocated, n.Status.Allocation)
 		}
 		if !ReservedFor(n, pod.UID) {
 			n.Status.ReservedFor = append(n.Status.ReservedFor, resourceapi.ResourceClaimConsumerReference{Resource: "pods", Name: pod.Name, UID: types.UID(pod.UID)})
@@ -320,6 +375,9 @@ func (t *Tracker) Assume(pod *model.Pod, claims []*resourceapi.ResourceClaim, re
 			t.flightGroup[key] = groupOf(pod)
 		}
 		t.inFlight[key] = n
+	}
+	if len(allocated) > 0 {
+		t.inUse = withAllocated(taken, allocated)
 	}
 	return nil
 }
@@ -374,6 +432,7 @@ func (t *Tracker) Forget(pod *model.Pod) {
 }
 
 func (t *Tracker) forgetLocked(pod *model.Pod) {
+	t.allocationsChangedLocked()
 	for _, key := range t.inFlightForLocked(pod) {
 		f := t.inFlight[key]
 		if f == nil {
