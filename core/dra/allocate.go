@@ -60,6 +60,10 @@ type Allocator struct {
 	stripped       structured.Allocator
 	strippedClaims []*resourceapi.ResourceClaim
 	view           *attemptView
+	// answers are the allocator's answers kept per node for these
+	// claims' specs (nodememo.go); nil: none kept.
+	answers *claimAnswers
+	inUse   sets.Set[structured.DeviceID]
 }
 
 // Shortcuts are Berth's ways around the allocator's work that keep its
@@ -72,10 +76,14 @@ type Shortcuts struct {
 	// request can match, and claims without selectors where every device
 	// left matches them all (filter.go).
 	FilterSlices bool
+	// NodeMemo gives again the allocator's answer on a node for claims of
+	// the same specs while the node's slices, the classes and the devices
+	// taken on it are the same (nodememo.go).
+	NodeMemo bool
 }
 
 // AllShortcuts turns every shortcut on.
-func AllShortcuts() Shortcuts { return Shortcuts{Precheck: true, FilterSlices: true} }
+func AllShortcuts() Shortcuts { return Shortcuts{Precheck: true, FilterSlices: true, NodeMemo: true} }
 
 // NewAllocator prepares the allocation of claims (unallocated, defaulted)
 // given the objects and the devices already in use (AllocatedState of the
@@ -87,7 +95,7 @@ func NewAllocator(ctx context.Context, objs *Objects, inUse *structured.Allocate
 	list := objs.sortedSlices()
 	a := &Allocator{claims: claims}
 	var as *attemptSelectors
-	if memo != nil && (short.Precheck || short.FilterSlices) {
+	if memo != nil && (short.Precheck || short.FilterSlices || short.NodeMemo) {
 		var ok bool
 		if as, ok = selectorsOf(objs, claims); ok {
 			a.view = memo.attemptView(ctx, cache, list, objs.gen, as)
@@ -110,6 +118,11 @@ func NewAllocator(ctx context.Context, objs *Objects, inUse *structured.Allocate
 	}
 	if a.view != nil && short.Precheck {
 		a.pre = newPrecheck(a.view, objs, inUse, claims)
+	}
+	if a.view != nil && short.NodeMemo && objs.gen != 0 && !a.view.shared {
+		if key, ok := claimsKey(claims); ok {
+			a.answers, a.inUse = memo.answersFor(key, objs.gen), inUse.AllocatedDevices
+		}
 	}
 	return a, nil
 }
@@ -134,6 +147,19 @@ func (a *Allocator) AllocateOnNode(ctx context.Context, node *corev1.Node) (resu
 	if a.pre != nil && ctx.Err() == nil && a.pre.infeasible(node.Name) {
 		return nil, CannotAllocate, nil
 	}
+	taken, ans, remember, hit := a.remembered(node.Name)
+	if hit && ctx.Err() == nil {
+		return ans.results, ans.reason, nil
+	}
+	res, reason, err := a.allocate(ctx, node)
+	if remember && err == nil && ctx.Err() == nil {
+		a.answers.put(node.Name, nodeAnswer{taken: taken, results: res, reason: reason})
+	}
+	return res, reason, err
+}
+
+// allocate runs the allocator on node.
+func (a *Allocator) allocate(ctx context.Context, node *corev1.Node) (results []resourceapi.AllocationResult, reason string, err error) {
 	alloc, claims := a.alloc, a.claims
 	if a.stripped != nil && a.view.uniformOn(node.Name) {
 		alloc, claims = a.stripped, a.strippedClaims

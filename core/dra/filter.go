@@ -117,6 +117,7 @@ type filteredView struct {
 	verdicts []*setVerdict
 	ids      []structured.DeviceID
 	plain    bool // sliceShape.plain
+	multi    bool // sliceShape.multi
 }
 
 // view returns s as the attempt's allocator gets it. inPlainPool is false
@@ -135,7 +136,7 @@ func (m *SelectorMemo) view(ctx context.Context, cache *cel.Cache, s *resourceap
 	if v != nil && inPlainPool {
 		return v
 	}
-	v = &filteredView{slice: s, verdicts: make([]*setVerdict, len(as.sets)), ids: m.deviceIDs(s), plain: shape.plain}
+	v = &filteredView{slice: s, verdicts: make([]*setVerdict, len(as.sets)), ids: m.deviceIDs(s), plain: shape.plain, multi: shape.multi}
 	allOK := true
 	for i, set := range as.sets {
 		v.verdicts[i] = m.verdict(ctx, cache, s, set)
@@ -191,7 +192,7 @@ func (m *SelectorMemo) view(ctx context.Context, cache *cel.Cache, s *resourceap
 // other fields, nor on the devices in use), so attempts with the same
 // sets share it while the slices do not change.
 type attemptView struct {
-	as     *attemptSelectors // the first attempt's: its sets, not its classes
+	as     *attemptSelectors            // the first attempt's: its sets, not its classes
 	views  []*filteredView              // in the order of the slice list
 	slices []*resourceapi.ResourceSlice // views' slices, for the allocator
 	// poolSlices is the number of slices of each pool.

@@ -26,6 +26,9 @@ type SelectorMemo struct {
 	bySlice map[*resourceapi.ResourceSlice]*sliceMemo
 	// attempts are attempt views by their selector sets' key (filter.go).
 	attempts map[string]cachedView
+	// answers are the allocator's answers per node, by claims' key
+	// (nodememo.go).
+	answers map[string]*claimAnswers
 }
 
 // maxSetsPerSlice bounds what one slice remembers: claims whose selectors
@@ -55,12 +58,15 @@ type sliceShape struct {
 	// conditions (they order the pools), unique names (a duplicate makes
 	// the pool invalid).
 	filterable bool
+	// multi: some device may be allocated several times (consumable
+	// capacity), so what is taken of it is more than a yes or no.
+	multi bool
 }
 
 func shapeOf(s *resourceapi.ResourceSlice) sliceShape {
 	uniqueNames := true
 	names := make(sets.Set[string], len(s.Spec.Devices))
-	counters, binding := len(s.Spec.SharedCounters) > 0, false
+	counters, binding, multi := len(s.Spec.SharedCounters) > 0, false, false
 	for _, d := range s.Spec.Devices {
 		if names.Has(d.Name) {
 			uniqueNames = false
@@ -68,11 +74,13 @@ func shapeOf(s *resourceapi.ResourceSlice) sliceShape {
 		names.Insert(d.Name)
 		counters = counters || len(d.ConsumesCounters) > 0
 		binding = binding || d.BindingConditions != nil || d.BindingFailureConditions != nil
+		multi = multi || ptr.Deref(d.AllowMultipleAllocations, false)
 	}
 	perDevice := ptr.Deref(s.Spec.PerDeviceNodeSelection, false)
 	return sliceShape{
 		plain:      uniqueNames && !counters && !perDevice && s.Spec.Pool.ResourceSliceCount == 1,
 		filterable: uniqueNames && !counters && !perDevice && !binding,
+		multi:      multi,
 	}
 }
 
@@ -105,7 +113,7 @@ type setVerdict struct {
 
 // NewSelectorMemo returns an empty memo.
 func NewSelectorMemo() *SelectorMemo {
-	return &SelectorMemo{bySlice: map[*resourceapi.ResourceSlice]*sliceMemo{}, attempts: map[string]cachedView{}}
+	return &SelectorMemo{bySlice: map[*resourceapi.ResourceSlice]*sliceMemo{}, attempts: map[string]cachedView{}, answers: map[string]*claimAnswers{}}
 }
 
 // admit makes an entry for a slice the tracker stores; only admitted

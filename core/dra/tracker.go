@@ -83,6 +83,12 @@ func WithoutPrecheck() TrackerOption { return func(t *Tracker) { t.short.Prechec
 // matches, claims without selectors (filter.go); tests compare the two.
 func WithoutSliceFilter() TrackerOption { return func(t *Tracker) { t.short.FilterSlices = false } }
 
+// WithoutNodeMemo runs the allocator on every node it is asked about, as
+// kube does, instead of giving again its answer for claims of the same
+// specs on a node whose devices did not change (nodememo.go); tests
+// compare the two.
+func WithoutNodeMemo() TrackerOption { return func(t *Tracker) { t.short.NodeMemo = false } }
+
 // Load adds every object of objs (already validated and defaulted).
 func (t *Tracker) Load(objs *Objects) {
 	t.mu.Lock()

@@ -19,8 +19,10 @@ import (
 // TestDeviceSliceFilterUnchanged replays the DRA parity corpus and random
 // DRA clusters with the slice filter (core/dra filter.go: slices without
 // the devices no request matches, claims without selectors where every
-// device left matches) on and off, and requires identical traces:
-// placements, per-node reasons, scores, messages, claims and devices.
+// device left matches) and the node memo (nodememo.go: the allocator's
+// answer given again on an unchanged node) on and off, and requires
+// identical traces: placements, per-node reasons, scores, messages,
+// claims and devices.
 func TestDeviceSliceFilterUnchanged(t *testing.T) {
 	attempts := 0
 	clusters, err := filepath.Glob(filepath.Join("testdata", "dra", "clusters", "*.yaml"))
@@ -56,8 +58,9 @@ func TestDeviceSliceFilterUnchanged(t *testing.T) {
 }
 
 // compareSliceFilter simulates c with every device shortcut, without the
-// slice filter, and without any (kube's path), and reports where the
-// traces differ; it returns the number of attempts compared.
+// slice filter, without the node memo, and without any (kube's path), and
+// reports where the traces differ; it returns the number of attempts
+// compared.
 func compareSliceFilter(t *testing.T, name string, c *manifest.Cluster, pct *int32) int {
 	t.Helper()
 	reg := registry.InTree()
@@ -69,20 +72,23 @@ func compareSliceFilter(t *testing.T, name string, c *manifest.Cluster, pct *int
 		}
 	}
 	withoutUnregistered(cfg, reg)
-	run := func(noFilter, noPrecheck bool) []simulate.Line {
+	run := func(noFilter, noMemo, noPrecheck bool) []simulate.Line {
 		in := simulate.Input{Nodes: c.Nodes, Pods: c.Pods, PriorityClasses: c.PriorityClasses, PDBs: c.PDBs, Namespaces: c.Namespaces, Devices: c.Devices, Volumes: c.Volumes, Config: cfg}
-		opts := simulate.Options{Registry: reg, PercentageOfNodesToScore: pct, NoDeviceSliceFilter: noFilter, NoDevicePrecheck: noPrecheck}
+		opts := simulate.Options{Registry: reg, PercentageOfNodesToScore: pct, NoDeviceSliceFilter: noFilter, NoDeviceNodeMemo: noMemo, NoDevicePrecheck: noPrecheck}
 		lines, err := simulate.Run(context.Background(), in, opts)
 		if err != nil {
-			t.Fatalf("%s (slice filter off %v, precheck off %v): %v", name, noFilter, noPrecheck, err)
+			t.Fatalf("%s (slice filter off %v, node memo off %v, precheck off %v): %v", name, noFilter, noMemo, noPrecheck, err)
 		}
 		return lines
 	}
-	with := run(false, false)
-	if diff := cmp.Diff(run(true, false), with); diff != "" {
+	with := run(false, false, false)
+	if diff := cmp.Diff(run(true, false, false), with); diff != "" {
 		t.Errorf("%s: traces differ with the slice filter (-without +with):\n%s", name, diff)
 	}
-	if diff := cmp.Diff(run(true, true), with); diff != "" {
+	if diff := cmp.Diff(run(false, true, false), with); diff != "" {
+		t.Errorf("%s: traces differ with the node memo (-without +with):\n%s", name, diff)
+	}
+	if diff := cmp.Diff(run(true, true, true), with); diff != "" {
 		t.Errorf("%s: traces differ with every device shortcut (-kube's path +shortcuts):\n%s", name, diff)
 	}
 	return len(with)

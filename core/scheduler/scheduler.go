@@ -136,6 +136,11 @@ type Replay struct {
 	// without the devices no request of the pod matches (see core/dra
 	// filter.go); tests compare the two.
 	NoDeviceSliceFilter bool
+	// NoDeviceNodeMemo runs the DRA allocator on every node it is asked
+	// about, as kube does, instead of giving again its answer for claims
+	// of the same specs on a node whose devices did not change (see core/dra
+	// nodememo.go); tests compare the two.
+	NoDeviceNodeMemo bool
 }
 
 // Scheduler is kube-scheduler's scheduling loop over Berth's cache and
@@ -463,6 +468,9 @@ func newTracker(r Replay) *dra.Tracker {
 	}
 	if r.NoDeviceSliceFilter {
 		opts = append(opts, dra.WithoutSliceFilter())
+	}
+	if r.NoDeviceNodeMemo {
+		opts = append(opts, dra.WithoutNodeMemo())
 	}
 	return dra.NewTracker(opts...)
 }

@@ -90,7 +90,7 @@ func New(ctx context.Context, in Input, opts Options) (*Engine, error) {
 		PercentageOfNodesToScore: percentage,
 		Replay: scheduler.Replay{BindInline: true, ScoreSingleNode: true, NoResultMemo: opts.NoResultMemo,
 			NoIncrementalIndexes: opts.NoIncrementalIndexes, NoPreemptionMemo: opts.NoPreemptionMemo, NoDevicePrecheck: opts.NoDevicePrecheck,
-			NoDeviceSliceFilter: opts.NoDeviceSliceFilter},
+			NoDeviceSliceFilter: opts.NoDeviceSliceFilter, NoDeviceNodeMemo: opts.NoDeviceNodeMemo},
 	})
 	if err != nil {
 		return nil, &ConfigError{Err: err}

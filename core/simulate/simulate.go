@@ -71,6 +71,9 @@ type Options struct {
 	// NoDeviceSliceFilter hands the DRA allocator every slice as it is
 	// (see scheduler.Replay.NoDeviceSliceFilter); tests compare the two.
 	NoDeviceSliceFilter bool
+	// NoDeviceNodeMemo runs the DRA allocator on every node asked about
+	// (see scheduler.Replay.NoDeviceNodeMemo); tests compare the two.
+	NoDeviceNodeMemo bool
 }
 
 // Results of a Line.

@@ -1,0 +1,130 @@
+package dra
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/dynamic-resource-allocation/structured"
+)
+
+// The node memo: pods asking for the same devices (claims of one
+// template) get the same answer from the allocator on a node as long as
+// what it reads for that node is the same: the node's slices and classes
+// (the tracker's generation), the claims' specs, and which of the node's
+// devices are taken. Berth remembers the answer per node under those
+// and gives it again instead of running the allocator; between two pods
+// only the nodes whose devices were taken or freed need it again. It
+// applies where the node's devices are all its own and plain (the
+// precheck's nodes: no shared slice anywhere, one slice per pool, no
+// counters, no per-device node selection), have no device allocatable
+// several times (its consumed capacity would be an input too), and number
+// at most 64. Errors are never remembered: they are the attempt's.
+
+// maxClaimAnswers bounds the claim specs the memo keeps answers for.
+const maxClaimAnswers = 64
+
+// claimAnswers are the answers for one claims' spec key, per node, for
+// one generation of the slices and classes.
+type claimAnswers struct {
+	gen    uint64
+	mu     sync.Mutex
+	byNode map[string]nodeAnswer
+}
+
+// nodeAnswer is the allocator's answer on a node when the devices of
+// taken (a bit per device of the node's slices, in order) were in use.
+type nodeAnswer struct {
+	taken   uint64
+	results []resourceapi.AllocationResult
+	reason  string
+}
+
+// claimsKey identifies the claims by their specs (what the allocator's
+// answer depends on; their names appear only in errors); ok is false if a
+// spec cannot be encoded.
+func claimsKey(claims []*resourceapi.ResourceClaim) (string, bool) {
+	var b strings.Builder
+	for _, c := range claims {
+		data, err := json.Marshal(&c.Spec)
+		if err != nil {
+			return "", false
+		}
+		b.WriteString(strconv.Itoa(len(data)))
+		b.WriteByte(':')
+		b.Write(data)
+	}
+	return b.String(), true
+}
+
+// answersFor returns the answers kept for the claims' key in generation
+// gen, new ones if the generation moved on.
+func (m *SelectorMemo) answersFor(key string, gen uint64) *claimAnswers {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ca := m.answers[key]; ca != nil && ca.gen == gen {
+		return ca
+	}
+	if len(m.answers) >= maxClaimAnswers {
+		clear(m.answers)
+	}
+	ca := &claimAnswers{gen: gen, byNode: map[string]nodeAnswer{}}
+	m.answers[key] = ca
+	return ca
+}
+
+func (ca *claimAnswers) get(node string, taken uint64) (nodeAnswer, bool) {
+	ca.mu.Lock()
+	defer ca.mu.Unlock()
+	a, ok := ca.byNode[node]
+	return a, ok && a.taken == taken
+}
+
+func (ca *claimAnswers) put(node string, a nodeAnswer) {
+	ca.mu.Lock()
+	ca.byNode[node] = a
+	ca.mu.Unlock()
+}
+
+// takenOn returns which of node's devices are in use, a bit per device
+// of its slices in view order; ok is false where the memo does not apply
+// to the node.
+func (av *attemptView) takenOn(node string, inUse sets.Set[structured.DeviceID]) (taken uint64, ok bool) {
+	if av.shared || av.mixed.Has(node) {
+		return 0, false
+	}
+	bit := 0
+	for _, i := range av.onNode[node] {
+		v := av.views[i]
+		if v.multi || bit+len(v.ids) > 64 {
+			return 0, false
+		}
+		for _, id := range v.ids {
+			if inUse.Has(id) {
+				taken |= 1 << bit
+			}
+			bit++
+		}
+	}
+	return taken, true
+}
+
+// remembered returns the answer kept for node, if any.
+func (a *Allocator) remembered(node string) (taken uint64, ans nodeAnswer, applies, hit bool) {
+	if a.answers == nil {
+		return 0, nodeAnswer{}, false, false
+	}
+	taken, applies = a.view.takenOn(node, a.inUse)
+	if !applies {
+		return 0, nodeAnswer{}, false, false
+	}
+	ans, hit = a.answers.get(node, taken)
+	if hit {
+		ans.results = slices.Clone(ans.results) // the callers' own slice, its results shared and read only
+	}
+	return taken, ans, true, hit
+}
