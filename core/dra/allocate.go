@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -51,19 +54,39 @@ func AllocatedState(claims []*resourceapi.ResourceClaim) *structured.AllocatedSt
 // Allocator allocates one pod's unallocated claims on a node at a time; it
 // is made once per scheduling attempt and may be used concurrently.
 type Allocator struct {
-	alloc  structured.Allocator
 	claims []*resourceapi.ResourceClaim
-	pre    *precheck // nil: every node goes to the allocator
-	// stripped, given strippedClaims, serves the nodes where every device
-	// it sees matches every selector of the claims (filter.go); nil: alloc
-	// serves every node.
-	stripped       structured.Allocator
-	strippedClaims []*resourceapi.ResourceClaim
-	view           *attemptView
-	// answers are the allocator's answers kept per node for these
-	// claims' specs (nodememo.go); nil: none kept.
-	answers *claimAnswers
-	inUse   sets.Set[structured.DeviceID]
+	inUse  sets.Set[structured.DeviceID]
+	// plain is kube's allocator on the claims as they are; stripped, on
+	// strippedClaims, serves the nodes where every device it sees matches
+	// every selector of the claims (filter.go; nil without the filter).
+	// Each is made on first use, but the one the first nodes are likely to
+	// need, so that an error preparing it is the attempt's as in kube.
+	plain, stripped lazyAllocator
+	strippedClaims  []*resourceapi.ResourceClaim
+	// onNode makes an allocator that sees only the given slices, for a
+	// node whose devices are all its own and plain (see allocate).
+	onNode       func(slices []*resourceapi.ResourceSlice, stripped bool) (structured.Allocator, error)
+	forAllocator []*resourceapi.ResourceSlice // the slices as the allocator gets them, in view order
+	view         *attemptView                 // nil: no shortcut
+	pre          *precheck                    // nil: every node goes to the allocator
+	answers      *claimAnswers                // answers kept per node for these claims' specs (nodememo.go); nil: none kept
+}
+
+// lazyAllocator is a structured allocator made on first use.
+type lazyAllocator struct {
+	once  sync.Once
+	make  func() (structured.Allocator, error)
+	alloc structured.Allocator
+	err   error
+}
+
+func (l *lazyAllocator) get() (structured.Allocator, error) {
+	l.once.Do(func() {
+		if l.alloc, l.err = l.make(); l.err != nil {
+			l.err = fmt.Errorf("preparing the device allocator: %w", l.err)
+		}
+	})
+	return l.alloc, l.err
 }
 
 // Shortcuts are Berth's ways around the allocator's work that keep its
@@ -93,7 +116,7 @@ func AllShortcuts() Shortcuts { return Shortcuts{Precheck: true, FilterSlices: t
 // kube sends it.
 func NewAllocator(ctx context.Context, objs *Objects, inUse *structured.AllocatedState, cache *cel.Cache, memo *SelectorMemo, short Shortcuts, claims []*resourceapi.ResourceClaim) (*Allocator, error) {
 	list := objs.sortedSlices()
-	a := &Allocator{claims: claims}
+	a := &Allocator{claims: claims, inUse: inUse.AllocatedDevices}
 	var as *attemptSelectors
 	if memo != nil && (short.Precheck || short.FilterSlices || short.NodeMemo) {
 		var ok bool
@@ -105,23 +128,37 @@ func NewAllocator(ctx context.Context, objs *Objects, inUse *structured.Allocate
 	if a.view != nil && short.FilterSlices {
 		forAllocator = a.view.slices
 	}
-	alloc, err := structured.NewAllocator(ctx, Features(), *inUse, objs, forAllocator, cache)
-	if err != nil {
-		return nil, fmt.Errorf("preparing the device allocator: %w", err)
+	a.forAllocator = forAllocator
+	a.plain.make = func() (structured.Allocator, error) {
+		return structured.NewAllocator(ctx, Features(), *inUse, objs, forAllocator, cache)
 	}
-	a.alloc = alloc
+	var stripped *strippedClasses
 	if a.view != nil && short.FilterSlices {
-		if a.stripped, err = newStrippedAllocator(ctx, objs, inUse, cache, as, a.view); err != nil {
-			return nil, fmt.Errorf("preparing the device allocator: %w", err)
+		stripped = newStrippedClasses(objs, as)
+		a.stripped.make = func() (structured.Allocator, error) {
+			return structured.NewAllocator(ctx, Features(), *inUse, stripped, forAllocator, cache)
 		}
 		a.strippedClaims = stripSelectors(claims)
+	}
+	if a.view != nil && !a.view.shared {
+		a.onNode = func(slices []*resourceapi.ResourceSlice, strip bool) (structured.Allocator, error) {
+			var classes structured.DeviceClassLister = objs
+			if strip {
+				classes = stripped
+			}
+			return structured.NewAllocator(ctx, Features(), *inUse, classes, slices, cache)
+		}
+	}
+	// An allocator that cannot be made is the attempt's error, as in kube.
+	if _, err := structured.NewAllocator(ctx, Features(), *inUse, objs, nil, cache); err != nil {
+		return nil, fmt.Errorf("preparing the device allocator: %w", err)
 	}
 	if a.view != nil && short.Precheck {
 		a.pre = newPrecheck(a.view, objs, inUse, claims)
 	}
 	if a.view != nil && short.NodeMemo && objs.gen != 0 && !a.view.shared {
 		if key, ok := claimsKey(claims); ok {
-			a.answers, a.inUse = memo.answersFor(key, objs.gen), inUse.AllocatedDevices
+			a.answers = memo.answersFor(key, objs.gen)
 		}
 	}
 	return a, nil
@@ -143,13 +180,35 @@ const CannotAllocate = "cannot allocate all claims"
 // fit: CannotAllocate, or the allocator's own message for a failure about
 // the node (invalid resource pools); "" when the claims fit.
 func (a *Allocator) AllocateOnNode(ctx context.Context, node *corev1.Node) (results []resourceapi.AllocationResult, reason string, err error) {
+	return a.AllocateOnNodeWithin(ctx, node, 0)
+}
+
+// AllocateOnNodeWithin is AllocateOnNode with the allocator's run limited
+// to timeout (0: no limit); an answer the shortcuts give needs no timer.
+func (a *Allocator) AllocateOnNodeWithin(ctx context.Context, node *corev1.Node, timeout time.Duration) (results []resourceapi.AllocationResult, reason string, err error) {
 	// A stopped context is the allocator's to report.
-	if a.pre != nil && ctx.Err() == nil && a.pre.infeasible(node.Name) {
+	stopped := ctx.Err() != nil
+	var facts *nodeFacts
+	var taken uint64
+	if a.view != nil {
+		if facts = a.view.nodes[node.Name]; facts != nil {
+			taken = facts.taken(a.inUse)
+		}
+	}
+	if a.pre != nil && !stopped && a.pre.infeasible(node.Name, facts, taken) {
 		return nil, CannotAllocate, nil
 	}
-	taken, ans, remember, hit := a.remembered(node.Name)
-	if hit && ctx.Err() == nil {
-		return ans.results, ans.reason, nil
+	remember := a.answers != nil && facts != nil && !facts.multi
+	if remember && !stopped {
+		if ans, hit := a.answers.get(node.Name, taken); hit {
+			// The caller's own slice; the results are shared, read only.
+			return slices.Clone(ans.results), ans.reason, nil
+		}
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
 	}
 	res, reason, err := a.allocate(ctx, node)
 	if remember && err == nil && ctx.Err() == nil {
@@ -158,11 +217,29 @@ func (a *Allocator) AllocateOnNode(ctx context.Context, node *corev1.Node) (resu
 	return res, reason, err
 }
 
-// allocate runs the allocator on node.
+// allocate runs the allocator on node. Where no slice is shared and the
+// node's are plain, what the allocator reads for the node is its slices
+// only (each a complete pool of its own, without counters), so it gets
+// an allocator made of them, which costs nothing to make; otherwise the
+// attempt's, made of every slice.
 func (a *Allocator) allocate(ctx context.Context, node *corev1.Node) (results []resourceapi.AllocationResult, reason string, err error) {
-	alloc, claims := a.alloc, a.claims
-	if a.stripped != nil && a.view.uniformOn(node.Name) {
-		alloc, claims = a.stripped, a.strippedClaims
+	strip := a.stripped.make != nil && a.view.uniformOn(node.Name)
+	lazy, claims := &a.plain, a.claims
+	if strip {
+		lazy, claims = &a.stripped, a.strippedClaims
+	}
+	var alloc structured.Allocator
+	if a.onNode != nil && !a.view.mixed.Has(node.Name) {
+		own := make([]*resourceapi.ResourceSlice, 0, len(a.view.onNode[node.Name]))
+		for _, i := range a.view.onNode[node.Name] {
+			own = append(own, a.forAllocator[i])
+		}
+		alloc, err = a.onNode(own, strip)
+	} else {
+		alloc, err = lazy.get()
+	}
+	if err != nil {
+		return nil, "", err
 	}
 	res, err := alloc.Allocate(ctx, node, claims)
 	switch {

@@ -209,6 +209,9 @@ type attemptView struct {
 	onNode map[string][]int
 	mixed  sets.Set[string]
 	shared bool
+	// nodes are the facts of the plain nodes of at most 64 devices
+	// (nodememo.go).
+	nodes map[string]*nodeFacts
 }
 
 // maxAttemptViews bounds the attempt views the memo keeps.
@@ -275,6 +278,15 @@ func newAttemptView(ctx context.Context, memo *SelectorMemo, cache *cel.Cache, l
 			av.sharedUniform = false
 		default:
 			av.notUniform.Insert(node)
+		}
+	}
+	av.nodes = make(map[string]*nodeFacts, len(av.onNode))
+	for node, at := range av.onNode {
+		if av.mixed.Has(node) {
+			continue
+		}
+		if nf := newNodeFacts(av, at); nf != nil {
+			av.nodes[node] = nf
 		}
 	}
 	return av

@@ -2,7 +2,6 @@ package dra
 
 import (
 	"encoding/json"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -90,41 +89,53 @@ func (ca *claimAnswers) put(node string, a nodeAnswer) {
 	ca.mu.Unlock()
 }
 
-// takenOn returns which of node's devices are in use, a bit per device
-// of its slices in view order; ok is false where the memo does not apply
-// to the node.
-func (av *attemptView) takenOn(node string, inUse sets.Set[structured.DeviceID]) (taken uint64, ok bool) {
-	if av.shared || av.mixed.Has(node) {
-		return 0, false
-	}
-	bit := 0
-	for _, i := range av.onNode[node] {
-		v := av.views[i]
-		if v.multi || bit+len(v.ids) > 64 {
-			return 0, false
-		}
-		for _, id := range v.ids {
-			if inUse.Has(id) {
-				taken |= 1 << bit
-			}
-			bit++
-		}
-	}
-	return taken, true
+// nodeFacts are what the precheck and the node memo read of a plain node
+// of at most 64 devices, a bit per device of its slices in view order:
+// which match each selector set of the attempt (ok false: some
+// evaluation failed there), and the devices' IDs.
+type nodeFacts struct {
+	match []uint64 // per set
+	ok    []bool   // per set
+	ids   []structured.DeviceID
+	multi bool // some device may be allocated several times
 }
 
-// remembered returns the answer kept for node, if any.
-func (a *Allocator) remembered(node string) (taken uint64, ans nodeAnswer, applies, hit bool) {
-	if a.answers == nil {
-		return 0, nodeAnswer{}, false, false
+// taken returns which of the node's devices are in use.
+func (nf *nodeFacts) taken(inUse sets.Set[structured.DeviceID]) uint64 {
+	var taken uint64
+	for i, id := range nf.ids {
+		if inUse.Has(id) {
+			taken |= 1 << i
+		}
 	}
-	taken, applies = a.view.takenOn(node, a.inUse)
-	if !applies {
-		return 0, nodeAnswer{}, false, false
+	return taken
+}
+
+// newNodeFacts returns the facts of the node whose slices are at the
+// positions at in av.views, nil if it has more than 64 devices.
+func newNodeFacts(av *attemptView, at []int) *nodeFacts {
+	nf := &nodeFacts{match: make([]uint64, len(av.as.sets)), ok: make([]bool, len(av.as.sets))}
+	for i := range nf.ok {
+		nf.ok[i] = true
 	}
-	ans, hit = a.answers.get(node, taken)
-	if hit {
-		ans.results = slices.Clone(ans.results) // the callers' own slice, its results shared and read only
+	for _, i := range at {
+		v := av.views[i]
+		if len(nf.ids)+len(v.ids) > 64 {
+			return nil
+		}
+		nf.multi = nf.multi || v.multi
+		for set, vd := range v.verdicts {
+			if !vd.ok {
+				nf.ok[set] = false
+				continue
+			}
+			for d, m := range vd.match {
+				if m {
+					nf.match[set] |= 1 << (len(nf.ids) + d)
+				}
+			}
+		}
+		nf.ids = append(nf.ids, v.ids...)
 	}
-	return taken, ans, true, hit
+	return nf
 }

@@ -1,6 +1,8 @@
 package dra
 
 import (
+	"math/bits"
+
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/utils/ptr"
@@ -21,7 +23,7 @@ import (
 // selection, unique device names), so no pool is incomplete or invalid
 // and no shared slice adds devices.
 type precheck struct {
-	view     *attemptView // its onNode and mixed (nodes with a slice that is not plain: no precheck)
+	view     *attemptView // its onNode, nodes and mixed (nodes with a slice that is not plain: no precheck)
 	inUse    sets.Set[structured.DeviceID]
 	requests []precheckRequest
 }
@@ -59,24 +61,35 @@ func newPrecheck(view *attemptView, objs *Objects, inUse *structured.AllocatedSt
 	return p
 }
 
-// infeasible reports whether some request surely cannot be met on node.
-func (p *precheck) infeasible(node string) bool {
+// infeasible reports whether some request surely cannot be met on node,
+// given its facts (nil: a node of more than 64 devices, or none) and
+// which of its devices are taken (the facts' bits).
+func (p *precheck) infeasible(node string, facts *nodeFacts, taken uint64) bool {
 	if p.view.mixed.Has(node) {
 		return false
 	}
 	for _, r := range p.requests {
 		var free int64
-		for _, i := range p.view.onNode[node] {
-			// Every device, taken or not: the allocator may evaluate any
-			// of them, and an error must remain its to report.
-			v := p.view.views[i]
-			vd := v.verdicts[r.set]
-			if !vd.ok {
+		switch {
+		case facts != nil:
+			// Every device, taken or not, was evaluated: the allocator
+			// may evaluate any of them, and an error must remain its to
+			// report.
+			if !facts.ok[r.set] {
 				return false
 			}
-			for d, m := range vd.match {
-				if m && !p.inUse.Has(v.ids[d]) {
-					free++
+			free = int64(bits.OnesCount64(facts.match[r.set] &^ taken))
+		default:
+			for _, i := range p.view.onNode[node] {
+				v := p.view.views[i]
+				vd := v.verdicts[r.set]
+				if !vd.ok {
+					return false
+				}
+				for d, m := range vd.match {
+					if m && !p.inUse.Has(v.ids[d]) {
+						free++
+					}
 				}
 			}
 		}

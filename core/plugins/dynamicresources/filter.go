@@ -33,13 +33,9 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 	}
 	var results []resourceapi.AllocationResult
 	if s.allocator != nil {
-		actx := ctx
-		if pl.filterTimeout > 0 {
-			var cancel context.CancelFunc
-			actx, cancel = context.WithTimeout(ctx, pl.filterTimeout)
-			defer cancel()
-		}
-		res, reason, err := s.allocator.AllocateOnNode(actx, node)
+		// The timeout bounds the allocator's run only: the answers
+		// core/dra gives without it need no timer.
+		res, reason, err := s.allocator.AllocateOnNodeWithin(ctx, node, pl.filterTimeout)
 		switch {
 		case err != nil && ctx.Err() != nil:
 			// The cycle has enough feasible nodes and stopped the others.
