@@ -391,10 +391,3 @@ func stripSelectors(claims []*resourceapi.ResourceClaim) []*resourceapi.Resource
 	}
 	return out
 }
-
-// newStrippedAllocator is the allocator for the nodes where the attempt's
-// selectors are true on every device: the filtered slices, the classes
-// without selectors.
-func newStrippedAllocator(ctx context.Context, objs *Objects, inUse *structured.AllocatedState, cache *cel.Cache, as *attemptSelectors, av *attemptView) (structured.Allocator, error) {
-	return structured.NewAllocator(ctx, Features(), *inUse, newStrippedClasses(objs, as), av.slices, cache)
-}

@@ -140,16 +140,6 @@ func (m *SelectorMemo) forget(s *resourceapi.ResourceSlice) {
 	m.mu.Unlock()
 }
 
-// shape returns the slice's shape.
-func (m *SelectorMemo) shape(s *resourceapi.ResourceSlice) sliceShape {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if e := m.bySlice[s]; e != nil {
-		return e.shape
-	}
-	return shapeOf(s)
-}
-
 // deviceIDs returns the allocator's IDs of the slice's devices, in order.
 func (m *SelectorMemo) deviceIDs(s *resourceapi.ResourceSlice) []structured.DeviceID {
 	m.mu.Lock()
