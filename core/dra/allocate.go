@@ -158,7 +158,7 @@ func NewAllocator(ctx context.Context, objs *Objects, inUse *structured.Allocate
 	}
 	if a.view != nil && short.NodeMemo && objs.gen != 0 && !a.view.shared {
 		if key, ok := claimsKey(claims); ok {
-			a.answers = memo.answersFor(key, objs.gen)
+			a.answers = memo.answersFor(key, objs.gen, a.view)
 		}
 	}
 	return a, nil
@@ -180,27 +180,28 @@ const CannotAllocate = "cannot allocate all claims"
 // fit: CannotAllocate, or the allocator's own message for a failure about
 // the node (invalid resource pools); "" when the claims fit.
 func (a *Allocator) AllocateOnNode(ctx context.Context, node *corev1.Node) (results []resourceapi.AllocationResult, reason string, err error) {
-	return a.AllocateOnNodeWithin(ctx, node, 0)
+	return a.AllocateOn(ctx, node.Name, func() *corev1.Node { return node }, 0)
 }
 
-// AllocateOnNodeWithin is AllocateOnNode with the allocator's run limited
-// to timeout (0: no limit); an answer the shortcuts give needs no timer.
-func (a *Allocator) AllocateOnNodeWithin(ctx context.Context, node *corev1.Node, timeout time.Duration) (results []resourceapi.AllocationResult, reason string, err error) {
+// AllocateOn is AllocateOnNode for the node of that name, made by node
+// only if the allocator runs, with the allocator's run limited to timeout
+// (0: no limit): an answer the shortcuts give needs neither.
+func (a *Allocator) AllocateOn(ctx context.Context, name string, node func() *corev1.Node, timeout time.Duration) (results []resourceapi.AllocationResult, reason string, err error) {
 	// A stopped context is the allocator's to report.
 	stopped := ctx.Err() != nil
 	var facts *nodeFacts
 	var taken uint64
 	if a.view != nil {
-		if facts = a.view.nodes[node.Name]; facts != nil {
+		if facts = a.view.nodes[name]; facts != nil {
 			taken = facts.taken(a.inUse)
 		}
 	}
-	if a.pre != nil && !stopped && a.pre.infeasible(node.Name, facts, taken) {
+	if a.pre != nil && !stopped && a.pre.infeasible(name, facts, taken) {
 		return nil, CannotAllocate, nil
 	}
 	remember := a.answers != nil && facts != nil && !facts.multi
 	if remember && !stopped {
-		if ans, hit := a.answers.get(node.Name, taken); hit {
+		if ans, hit := a.answers.get(facts, taken); hit {
 			// The caller's own slice; the results are shared, read only.
 			return slices.Clone(ans.results), ans.reason, nil
 		}
@@ -210,9 +211,9 @@ func (a *Allocator) AllocateOnNodeWithin(ctx context.Context, node *corev1.Node,
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	res, reason, err := a.allocate(ctx, node)
+	res, reason, err := a.allocate(ctx, node(), facts != nil)
 	if remember && err == nil && ctx.Err() == nil {
-		a.answers.put(node.Name, nodeAnswer{taken: taken, results: res, reason: reason})
+		a.answers.put(facts, nodeAnswer{taken: taken, results: res, reason: reason})
 	}
 	return res, reason, err
 }
@@ -222,14 +223,14 @@ func (a *Allocator) AllocateOnNodeWithin(ctx context.Context, node *corev1.Node,
 // only (each a complete pool of its own, without counters), so it gets
 // an allocator made of them, which costs nothing to make; otherwise the
 // attempt's, made of every slice.
-func (a *Allocator) allocate(ctx context.Context, node *corev1.Node) (results []resourceapi.AllocationResult, reason string, err error) {
+func (a *Allocator) allocate(ctx context.Context, node *corev1.Node, plainNode bool) (results []resourceapi.AllocationResult, reason string, err error) {
 	strip := a.stripped.make != nil && a.view.uniformOn(node.Name)
 	lazy, claims := &a.plain, a.claims
 	if strip {
 		lazy, claims = &a.stripped, a.strippedClaims
 	}
 	var alloc structured.Allocator
-	if a.onNode != nil && !a.view.mixed.Has(node.Name) {
+	if a.onNode != nil && (plainNode || !a.view.mixed.Has(node.Name)) {
 		own := make([]*resourceapi.ResourceSlice, 0, len(a.view.onNode[node.Name]))
 		for _, i := range a.view.onNode[node.Name] {
 			own = append(own, a.forAllocator[i])

@@ -27,12 +27,14 @@ import (
 // maxClaimAnswers bounds the claim specs the memo keeps answers for.
 const maxClaimAnswers = 64
 
-// claimAnswers are the answers for one claims' spec key, per node, for
-// one generation of the slices and classes.
+// claimAnswers are the answers for one claims' spec key, per node (its
+// facts in the attempt view they were found with), for one generation of
+// the slices and classes.
 type claimAnswers struct {
 	gen    uint64
+	view   *attemptView
 	mu     sync.Mutex
-	byNode map[string]nodeAnswer
+	byNode map[*nodeFacts]nodeAnswer
 }
 
 // nodeAnswer is the allocator's answer on a node when the devices of
@@ -61,29 +63,29 @@ func claimsKey(claims []*resourceapi.ResourceClaim) (string, bool) {
 }
 
 // answersFor returns the answers kept for the claims' key in generation
-// gen, new ones if the generation moved on.
-func (m *SelectorMemo) answersFor(key string, gen uint64) *claimAnswers {
+// gen and attempt view av, new ones if either changed.
+func (m *SelectorMemo) answersFor(key string, gen uint64, av *attemptView) *claimAnswers {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if ca := m.answers[key]; ca != nil && ca.gen == gen {
+	if ca := m.answers[key]; ca != nil && ca.gen == gen && ca.view == av {
 		return ca
 	}
 	if len(m.answers) >= maxClaimAnswers {
 		clear(m.answers)
 	}
-	ca := &claimAnswers{gen: gen, byNode: map[string]nodeAnswer{}}
+	ca := &claimAnswers{gen: gen, view: av, byNode: map[*nodeFacts]nodeAnswer{}}
 	m.answers[key] = ca
 	return ca
 }
 
-func (ca *claimAnswers) get(node string, taken uint64) (nodeAnswer, bool) {
+func (ca *claimAnswers) get(node *nodeFacts, taken uint64) (nodeAnswer, bool) {
 	ca.mu.Lock()
 	defer ca.mu.Unlock()
 	a, ok := ca.byNode[node]
 	return a, ok && a.taken == taken
 }
 
-func (ca *claimAnswers) put(node string, a nodeAnswer) {
+func (ca *claimAnswers) put(node *nodeFacts, a nodeAnswer) {
 	ca.mu.Lock()
 	ca.byNode[node] = a
 	ca.mu.Unlock()

@@ -65,7 +65,7 @@ func newPrecheck(view *attemptView, objs *Objects, inUse *structured.AllocatedSt
 // given its facts (nil: a node of more than 64 devices, or none) and
 // which of its devices are taken (the facts' bits).
 func (p *precheck) infeasible(node string, facts *nodeFacts, taken uint64) bool {
-	if p.view.mixed.Has(node) {
+	if facts == nil && p.view.mixed.Has(node) { // facts are of plain nodes only
 		return false
 	}
 	for _, r := range p.requests {
