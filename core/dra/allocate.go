@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -167,6 +166,8 @@ func NewAllocator(ctx context.Context, objs *Objects, inUse *structured.Allocate
 // Allocate returns one allocation result per claim, in the claims' order,
 // for node; ok is false when they cannot all be allocated there. An error
 // is not about this node only (ErrNodeInfeasible never comes out of it).
+// The results may be shared with other attempts (the node memo): they
+// are read only.
 func (a *Allocator) Allocate(ctx context.Context, node *corev1.Node) (results []resourceapi.AllocationResult, ok bool, err error) {
 	res, reason, err := a.AllocateOnNode(ctx, node)
 	return res, reason == "" && err == nil, err
@@ -202,8 +203,7 @@ func (a *Allocator) AllocateOn(ctx context.Context, name string, node func() *co
 	remember := a.answers != nil && facts != nil && !facts.multi
 	if remember && !stopped {
 		if ans, hit := a.answers.get(facts, taken); hit {
-			// The caller's own slice; the results are shared, read only.
-			return slices.Clone(ans.results), ans.reason, nil
+			return ans.results, ans.reason, nil
 		}
 	}
 	if timeout > 0 {
