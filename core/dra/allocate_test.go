@@ -34,7 +34,7 @@ func placeInOrder(t *testing.T, c *manifest.Cluster) map[string][]string {
 			continue
 		}
 		claims := podClaimObjects(t, objs, p)
-		a, err := dra.NewAllocator(ctx, objs, dra.AllocatedState(allClaims(objs)), cache, nil, claims)
+		a, err := dra.NewAllocator(ctx, objs, dra.AllocatedState(allClaims(objs)), cache, nil, dra.Shortcuts{}, claims)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,13 +23,25 @@
 // needing the claim waits for the commit. Explain says, for people, which
 // claim or request cannot be allocated on a node and why.
 //
-// Where Berth differs from kube: before the allocator, Allocator rules out
-// nodes where some request has fewer free devices matching its selectors
-// than it asks for (precheck.go), with selector results remembered per
-// slice object across pods (SelectorMemo); kube evaluates every selector
-// on every device of every node it tries for each pod. It only answers
-// where the allocator's answer would be CannotAllocate, so decisions are
-// the same (WithoutPrecheck turns it off for the tests that compare).
+// Where Berth differs from kube: kube's allocator evaluates every selector
+// on every device of every node it tries, for each pod, and Berth runs it
+// less, with the same answers (Shortcuts; each has a TrackerOption that
+// turns it off, for the tests that compare). The selectors' verdicts are
+// remembered per slice object and set of selectors across pods
+// (SelectorMemo, slicememo.go). Before the allocator, nodes where some
+// request has fewer free matching devices than it asks for get its
+// CannotAllocate (precheck.go, WithoutPrecheck). The allocator gets, per
+// attempt, copies of the slices without the devices no request can match,
+// made once per slice and selector sets, and on nodes where every device
+// left matches every request, claims and classes without selectors, so it
+// evaluates no CEL there (filter.go, WithoutSliceFilter); slices whose
+// filtering could change its conclusions (a failing selector, counters,
+// per-device node selection, binding conditions, repeated names) go as
+// they are. On a plain node, its answer for claims of the same specs is
+// given again while the node's devices, slices and the classes are
+// unchanged (nodememo.go, WithoutNodeMemo). The tracker shares the
+// classes, the sorted slices and the devices in use between attempts until
+// they change.
 //
 // DeviceTaintRules (taintrules.go) put their taint on the devices they
 // select in the slices the allocator sees, as kube's ResourceSlice tracker

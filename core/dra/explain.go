@@ -24,7 +24,7 @@ func (t *Tracker) Explain(ctx context.Context, claims []*resourceapi.ResourceCla
 	t.mu.Unlock()
 	free := AllocatedState(nil)
 	fits := func(st *structured.AllocatedState, cs ...*resourceapi.ResourceClaim) (bool, string) {
-		a, err := NewAllocator(ctx, snap, st, t.cel, nil, cs)
+		a, err := NewAllocator(ctx, snap, st, t.cel, nil, Shortcuts{}, cs)
 		if err != nil {
 			return false, err.Error()
 		}

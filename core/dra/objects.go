@@ -18,6 +18,12 @@ type Objects struct {
 	// TaintRules are the DeviceTaintRules (by name); the allocator sees
 	// the slices with their taints applied (taintrules.go).
 	TaintRules map[string]*DeviceTaintRule
+
+	// A tracker's snapshot carries its slices sorted and the generation
+	// of its slices (never 0), so attempts share what depends on them
+	// only; 0 in a set made otherwise.
+	sorted []*resourceapi.ResourceSlice
+	gen    uint64
 }
 
 // NewObjects returns an empty set.
@@ -43,6 +49,15 @@ func (o *Objects) SliceList() []*resourceapi.ResourceSlice {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// sortedSlices is SliceList, shared with the other readers of a
+// tracker's snapshot (not to be modified).
+func (o *Objects) sortedSlices() []*resourceapi.ResourceSlice {
+	if o.gen != 0 {
+		return o.sorted
+	}
+	return o.SliceList()
 }
 
 // List lists the classes (structured.DeviceClassLister).

@@ -79,11 +79,14 @@ func TestOracleUpdate(t *testing.T) {
 // decisions in order, core/dra allocates claims on every node the oracle
 // found feasible, fails on every node it rejected with "cannot allocate
 // all claims", picks the very devices it picked on the chosen node, and
-// names template claims as it does.
+// names template claims as it does; kube's allocator alone, and with the
+// precheck and the slice filter (a memo of its own: the objects are not a
+// tracker's, so nothing is kept between pods and the node memo is off).
 func TestOracleParity(t *testing.T) {
 	for _, seed := range corpusSeeds() {
 		base := filepath.Join("testdata", "oracle", fmt.Sprintf("rand-%02d", seed))
-		t.Run(filepath.Base(base), func(t *testing.T) {
+		for _, short := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/shortcuts=%v", filepath.Base(base), short), func(t *testing.T) {
 			c, err := manifest.LoadFiles(base + ".yaml")
 			if err != nil {
 				t.Fatal(err)
@@ -93,6 +96,9 @@ func TestOracleParity(t *testing.T) {
 				t.Fatal(err)
 			}
 			rp := newReplay(t, c)
+			if short {
+				rp.memo, rp.short = dra.NewSelectorMemo(), dra.AllShortcuts()
+			}
 			sc := bufio.NewScanner(bytes.NewReader(data))
 			sc.Buffer(nil, 1<<20)
 			for sc.Scan() {
@@ -102,12 +108,15 @@ func TestOracleParity(t *testing.T) {
 				}
 				rp.check(l)
 			}
-		})
+			})
+		}
 	}
 }
 
 type replay struct {
 	t     *testing.T
+	memo  *dra.SelectorMemo
+	short dra.Shortcuts
 	objs  *dra.Objects
 	pods  map[string]*model.Pod
 	nodes map[string]*corev1.Node
@@ -152,7 +161,7 @@ func (rp *replay) check(l oracleLine) {
 			pending = append(pending, c)
 		}
 	}
-	alloc, err := dra.NewAllocator(t.Context(), rp.objs, dra.AllocatedState(rp.allClaims()), dra.NewCELCache(), nil, pending)
+	alloc, err := dra.NewAllocator(t.Context(), rp.objs, dra.AllocatedState(rp.allClaims()), dra.NewCELCache(), rp.memo, rp.short, pending)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,6 +38,7 @@ func (t *Tracker) SetClass(c *resourceapi.DeviceClass) *resourceapi.DeviceClass 
 	defer t.mu.Unlock()
 	old := t.objs.Classes[c.Name]
 	t.objs.Classes[c.Name] = c
+	t.devicesChangedLocked()
 	return old
 }
 
@@ -47,6 +48,7 @@ func (t *Tracker) DeleteClass(name string) *resourceapi.DeviceClass {
 	defer t.mu.Unlock()
 	old := t.objs.Classes[name]
 	delete(t.objs.Classes, name)
+	t.devicesChangedLocked()
 	return old
 }
 
@@ -58,6 +60,8 @@ func (t *Tracker) SetSlice(s *resourceapi.ResourceSlice) *resourceapi.ResourceSl
 	old := t.objs.Slices[s.Name]
 	t.objs.Slices[s.Name] = s
 	t.memo.forget(old)
+	t.memo.admit(s)
+	t.devicesChangedLocked()
 	return old
 }
 
@@ -69,6 +73,7 @@ func (t *Tracker) DeleteSlice(name string) *resourceapi.ResourceSlice {
 	old := t.objs.Slices[name]
 	delete(t.objs.Slices, name)
 	t.memo.forget(old)
+	t.devicesChangedLocked()
 	return old
 }
 
@@ -106,6 +111,7 @@ func (t *Tracker) SetClaim(c *resourceapi.ResourceClaim) (ClaimChange, error) {
 	old := t.objs.Claims[key]
 	if old == nil {
 		t.objs.Claims[key] = c
+		t.allocationsChangedLocked()
 		return ClaimChange{New: c}, nil
 	}
 	if old.Status.Allocation != nil && !equality.Semantic.DeepEqual(old.Spec, c.Spec) {
@@ -117,6 +123,9 @@ func (t *Tracker) SetClaim(c *resourceapi.ResourceClaim) (ClaimChange, error) {
 		cur.Status = *old.Status.DeepCopy()
 	}
 	t.objs.Claims[key] = cur
+	if !equality.Semantic.DeepEqual(old.Status.Allocation, cur.Status.Allocation) {
+		t.allocationsChangedLocked()
+	}
 	return ClaimChange{Old: old, New: cur}, nil
 }
 
@@ -127,6 +136,7 @@ func (t *Tracker) DeleteClaim(namespace, name string) *resourceapi.ResourceClaim
 	defer t.mu.Unlock()
 	key := Key(namespace, name)
 	old, _ := t.claimLocked(key)
+	t.allocationsChangedLocked()
 	delete(t.objs.Claims, key)
 	delete(t.inFlight, key)
 	delete(t.flightGroup, key)
@@ -143,6 +153,7 @@ func (t *Tracker) Restore(claims []*resourceapi.ResourceClaim) {
 	for _, c := range claims {
 		t.objs.Claims[Key(c.Namespace, c.Name)] = c
 	}
+	t.allocationsChangedLocked()
 }
 
 // Claims lists every claim, its version in flight where there is one,
@@ -282,6 +293,7 @@ func (t *Tracker) Deallocate(namespace, name, podUID string) (ClaimChange, bool)
 	cur := old.DeepCopy()
 	cur.Status.Allocation, cur.Status.ReservedFor, cur.Status.Devices = nil, nil, nil
 	t.objs.Claims[key] = cur
+	t.allocationsChangedLocked()
 	return ClaimChange{Old: old, New: cur}, true
 }
 
@@ -292,6 +304,7 @@ func (t *Tracker) Deallocate(namespace, name, podUID string) (ClaimChange, bool)
 func (t *Tracker) ForgetConsumers(held func(uid string) bool) []ClaimChange {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	defer t.allocationsChangedLocked()
 	keys := make([]string, 0, len(t.objs.Claims))
 	for k := range t.objs.Claims {
 		keys = append(keys, k)

@@ -98,8 +98,7 @@ func deviceTaint(path string, t resourceapi.DeviceTaint) *FieldError {
 // allocator sees them, each rule's taint added to the devices it matches
 // (kube's ResourceSlice tracker does the same before the scheduler's
 // allocator reads them). Patched slices are kept while neither their slice
-// nor the rules change, so the precheck's memo, kept per slice object,
-// stays warm.
+// nor the rules change, so the memo, kept per slice object, stays warm.
 type taintRules struct {
 	rules map[string]*DeviceTaintRule // by name
 	// patched is, per slice name, the slice the allocator sees and the
@@ -161,6 +160,9 @@ func (tr *taintRules) slices(raw map[string]*resourceapi.ResourceSlice, memo *Se
 			memo.forget(p[0])
 		}
 		ps := applyTaintRules(s, rules)
+		if ps != s {
+			memo.admit(ps)
+		}
 		tr.patched[name] = [2]*resourceapi.ResourceSlice{ps, s}
 		out[name] = ps
 	}
@@ -199,6 +201,7 @@ func applyTaintRules(s *resourceapi.ResourceSlice, rules []*DeviceTaintRule) *re
 func (t *Tracker) SetTaintRule(r *DeviceTaintRule) *DeviceTaintRule {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	defer t.devicesChangedLocked()
 	return t.taints.set(r, t.memo)
 }
 
@@ -207,6 +210,7 @@ func (t *Tracker) SetTaintRule(r *DeviceTaintRule) *DeviceTaintRule {
 func (t *Tracker) DeleteTaintRule(name string) *DeviceTaintRule {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	defer t.devicesChangedLocked()
 	return t.taints.delete(name, t.memo)
 }
 

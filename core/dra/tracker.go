@@ -47,13 +47,22 @@ type Tracker struct {
 	// members share the allocation in the same group cycle.
 	flightGroup map[string]string
 	cel         *cel.Cache
-	memo        *SelectorMemo // nil: no precheck (WithoutPrecheck)
-	taints      *taintRules   // DeviceTaintRules, applied to the slices (taintrules.go)
+	memo        *SelectorMemo // selector verdicts of the slices held, for the shortcuts
+	short       Shortcuts
+	taints      *taintRules // DeviceTaintRules, applied to the slices (taintrules.go)
+	// devices is the classes and the slices as the allocator reads them,
+	// shared by the attempts until one of them changes (nil: to make);
+	// gen counts those changes.
+	devices *Objects
+	gen     uint64
+	// inUse is the devices the allocated and in-flight claims take,
+	// shared by the attempts until an allocation changes (nil: to make).
+	inUse *structured.AllocatedState
 }
 
 // NewTracker returns an empty tracker.
 func NewTracker(opts ...TrackerOption) *Tracker {
-	t := &Tracker{objs: NewObjects(), inFlight: map[string]*resourceapi.ResourceClaim{}, flightGroup: map[string]string{}, cel: NewCELCache(), memo: NewSelectorMemo(), taints: newTaintRules()}
+	t := &Tracker{objs: NewObjects(), inFlight: map[string]*resourceapi.ResourceClaim{}, flightGroup: map[string]string{}, cel: NewCELCache(), memo: NewSelectorMemo(), short: AllShortcuts(), taints: newTaintRules(), gen: 1}
 	for _, o := range opts {
 		o(t)
 	}
@@ -66,15 +75,28 @@ type TrackerOption func(*Tracker)
 // WithoutPrecheck sends every node to the allocator, as kube does,
 // instead of ruling out those where the claims surely do not fit first
 // (precheck.go); tests compare the two.
-func WithoutPrecheck() TrackerOption { return func(t *Tracker) { t.memo = nil } }
+func WithoutPrecheck() TrackerOption { return func(t *Tracker) { t.short.Precheck = false } }
+
+// WithoutSliceFilter hands the allocator every slice as it is and the
+// claims with their selectors, as kube does, instead of the slices
+// without the devices no request matches and, where every device left
+// matches, claims without selectors (filter.go); tests compare the two.
+func WithoutSliceFilter() TrackerOption { return func(t *Tracker) { t.short.FilterSlices = false } }
+
+// WithoutNodeMemo runs the allocator on every node it is asked about, as
+// kube does, instead of giving again its answer for claims of the same
+// specs on a node whose devices did not change (nodememo.go); tests
+// compare the two.
+func WithoutNodeMemo() TrackerOption { return func(t *Tracker) { t.short.NodeMemo = false } }
 
 // Load adds every object of objs (already validated and defaulted).
 func (t *Tracker) Load(objs *Objects) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	maps.Copy(t.objs.Classes, objs.Classes)
-	for name := range objs.Slices {
+	for name, s := range objs.Slices {
 		t.memo.forget(t.objs.Slices[name])
+		t.memo.admit(s)
 	}
 	maps.Copy(t.objs.Slices, objs.Slices)
 	maps.Copy(t.objs.Claims, objs.Claims)
@@ -82,7 +104,20 @@ func (t *Tracker) Load(objs *Objects) {
 	for _, r := range objs.TaintRules {
 		t.taints.set(r, t.memo)
 	}
+	t.devicesChangedLocked()
+	t.allocationsChangedLocked()
 }
+
+// devicesChangedLocked drops the shared classes and slices: a class, a
+// slice or a taint rule changed.
+func (t *Tracker) devicesChangedLocked() {
+	t.devices = nil
+	t.gen++
+}
+
+// allocationsChangedLocked drops the shared devices in use: a claim's
+// allocation (committed or in flight) changed or may have.
+func (t *Tracker) allocationsChangedLocked() { t.inUse = nil }
 
 // Claim returns a claim by namespace and name: its assumed version while
 // an allocation is in flight.
@@ -169,6 +204,7 @@ func (t *Tracker) RemovePod(pod *model.Pod) []ClaimChange {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.forgetLocked(pod)
+	defer t.allocationsChangedLocked()
 	var out []ClaimChange
 	for _, e := range pod.ResourceClaims {
 		key := Key(pod.Namespace, e.ClaimName)
@@ -233,15 +269,46 @@ func withoutConsumers(c *resourceapi.ResourceClaim, keep func(uid string) bool) 
 
 func not(uid string) func(string) bool { return func(u string) bool { return u != uid } }
 
-// snapshotLocked is a copy of the object set (the objects are shared,
-// never modified), its slices with the DeviceTaintRules applied, and the
-// devices in use.
+// snapshotLocked is what the allocator reads: the classes and the slices,
+// with the DeviceTaintRules applied (no claims nor templates), and the
+// devices in use. Both are shared by the attempts until they change and
+// must not be modified.
 func (t *Tracker) snapshotLocked() (*Objects, *structured.AllocatedState) {
-	snap := &Objects{
-		Classes: maps.Clone(t.objs.Classes), Slices: t.taints.slices(t.objs.Slices, t.memo),
-		Claims: maps.Clone(t.objs.Claims), Templates: maps.Clone(t.objs.Templates),
+	if t.devices == nil {
+		d := NewObjects()
+		d.Classes, d.Slices = maps.Clone(t.objs.Classes), t.taints.slices(t.objs.Slices, t.memo)
+		d.sorted, d.gen = d.SliceList(), t.gen
+		t.devices = d
 	}
-	return snap, AllocatedState(t.claimsLocked())
+	return t.devices, t.inUseLocked()
+}
+
+// inUseLocked returns the devices in use.
+func (t *Tracker) inUseLocked() *structured.AllocatedState {
+	if t.inUse == nil {
+		t.inUse = AllocatedState(t.claimsLocked())
+	}
+	return t.inUse
+}
+
+// withAllocated returns st plus the devices of results, for claims newly
+// in flight; nil when it cannot be done by adding (shared devices or
+// consumed capacity: st is made anew then). st is not modified.
+func withAllocated(st *structured.AllocatedState, results []*resourceapi.AllocationResult) *structured.AllocatedState {
+	next := *st
+	next.AllocatedDevices = st.AllocatedDevices.Clone()
+	for _, res := range results {
+		for _, r := range res.Devices.Results {
+			if r.AdminAccess != nil && *r.AdminAccess {
+				continue
+			}
+			if r.ShareID != nil || r.ConsumedCapacity != nil {
+				return nil
+			}
+			next.AllocatedDevices.Insert(structuredID(r))
+		}
+	}
+	return &next
 }
 
 // NewAllocator prepares allocating claims (unallocated ones) against a
@@ -251,7 +318,7 @@ func (t *Tracker) NewAllocator(ctx context.Context, claims []*resourceapi.Resour
 	t.mu.Lock()
 	snap, inUse := t.snapshotLocked()
 	t.mu.Unlock()
-	return NewAllocator(ctx, snap, inUse, t.cel, t.memo, claims)
+	return NewAllocator(ctx, snap, inUse, t.cel, t.memo, t.short, claims)
 }
 
 // claimsLocked lists every claim, the in-flight version where there is one.
@@ -277,8 +344,9 @@ func (t *Tracker) claimsLocked() []*resourceapi.ResourceClaim {
 func (t *Tracker) Assume(pod *model.Pod, claims []*resourceapi.ResourceClaim, results []resourceapi.AllocationResult) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	taken := AllocatedState(t.claimsLocked())
+	taken := t.inUseLocked()
 	next := make([]*resourceapi.ResourceClaim, 0, len(claims))
+	var allocated []*resourceapi.AllocationResult
 	seen := make(map[string]bool, len(claims))
 	for i, c := range claims {
 		if seen[Key(c.Namespace, c.Name)] {
@@ -300,6 +368,7 @@ func (t *Tracker) Assume(pod *model.Pod, claims []*resourceapi.ResourceClaim, re
 				}
 			}
 			n.Status.Allocation = results[i].DeepCopy()
+			allocated = append(allocated, n.Status.Allocation)
 		}
 		if !ReservedFor(n, pod.UID) {
 			n.Status.ReservedFor = append(n.Status.ReservedFor, resourceapi.ResourceClaimConsumerReference{Resource: "pods", Name: pod.Name, UID: types.UID(pod.UID)})
@@ -312,6 +381,9 @@ func (t *Tracker) Assume(pod *model.Pod, claims []*resourceapi.ResourceClaim, re
 			t.flightGroup[key] = groupOf(pod)
 		}
 		t.inFlight[key] = n
+	}
+	if len(allocated) > 0 {
+		t.inUse = withAllocated(taken, allocated)
 	}
 	return nil
 }
@@ -366,6 +438,7 @@ func (t *Tracker) Forget(pod *model.Pod) {
 }
 
 func (t *Tracker) forgetLocked(pod *model.Pod) {
+	t.allocationsChangedLocked()
 	for _, key := range t.inFlightForLocked(pod) {
 		f := t.inFlight[key]
 		if f == nil {

@@ -131,6 +131,16 @@ type Replay struct {
 	// does, instead of ruling out first the nodes where a pod's claims
 	// surely do not fit (see core/dra precheck.go); tests compare the two.
 	NoDevicePrecheck bool
+	// NoDeviceSliceFilter hands the DRA allocator every slice as it is,
+	// with the claims' selectors, as kube does, instead of the slices
+	// without the devices no request of the pod matches (see core/dra
+	// filter.go); tests compare the two.
+	NoDeviceSliceFilter bool
+	// NoDeviceNodeMemo runs the DRA allocator on every node it is asked
+	// about, as kube does, instead of giving again its answer for claims
+	// of the same specs on a node whose devices did not change (see core/dra
+	// nodememo.go); tests compare the two.
+	NoDeviceNodeMemo bool
 }
 
 // Scheduler is kube-scheduler's scheduling loop over Berth's cache and
@@ -452,8 +462,15 @@ type realClock struct{}
 func (realClock) Now() time.Time { return time.Now() }
 
 func newTracker(r Replay) *dra.Tracker {
+	var opts []dra.TrackerOption
 	if r.NoDevicePrecheck {
-		return dra.NewTracker(dra.WithoutPrecheck())
+		opts = append(opts, dra.WithoutPrecheck())
 	}
-	return dra.NewTracker()
+	if r.NoDeviceSliceFilter {
+		opts = append(opts, dra.WithoutSliceFilter())
+	}
+	if r.NoDeviceNodeMemo {
+		opts = append(opts, dra.WithoutNodeMemo())
+	}
+	return dra.NewTracker(opts...)
 }

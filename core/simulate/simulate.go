@@ -68,6 +68,12 @@ type Options struct {
 	// NoDevicePrecheck sends every node to the DRA allocator (see
 	// scheduler.Replay.NoDevicePrecheck); tests compare the two.
 	NoDevicePrecheck bool
+	// NoDeviceSliceFilter hands the DRA allocator every slice as it is
+	// (see scheduler.Replay.NoDeviceSliceFilter); tests compare the two.
+	NoDeviceSliceFilter bool
+	// NoDeviceNodeMemo runs the DRA allocator on every node asked about
+	// (see scheduler.Replay.NoDeviceNodeMemo); tests compare the two.
+	NoDeviceNodeMemo bool
 }
 
 // Results of a Line.

@@ -24,29 +24,31 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 	if !ok {
 		return nil
 	}
-	node := kubeNode(ni.Node())
+	var node *corev1.Node // made when needed: most nodes' answers need none
+	nodeOf := func() *corev1.Node {
+		if node == nil {
+			node = kubeNode(ni.Node())
+		}
+		return node
+	}
 	var unavailable []int
 	for i, sel := range s.availableOnNodes {
-		if sel != nil && !sel.Match(node) {
+		if sel != nil && !sel.Match(nodeOf()) {
 			unavailable = append(unavailable, i)
 		}
 	}
 	var results []resourceapi.AllocationResult
 	if s.allocator != nil {
-		actx := ctx
-		if pl.filterTimeout > 0 {
-			var cancel context.CancelFunc
-			actx, cancel = context.WithTimeout(ctx, pl.filterTimeout)
-			defer cancel()
-		}
-		res, reason, err := s.allocator.AllocateOnNode(actx, node)
+		// The timeout bounds the allocator's run only: the answers
+		// core/dra gives without it need no timer.
+		res, reason, err := s.allocator.AllocateOn(ctx, ni.Name(), nodeOf, pl.filterTimeout)
 		switch {
 		case err != nil && ctx.Err() != nil:
 			// The cycle has enough feasible nodes and stopped the others.
 			return unresolvable(fmt.Sprintf("asked by caller to stop allocating devices: %v", context.Cause(ctx)))
 		case errors.Is(err, context.DeadlineExceeded):
 			// Possibly transient: an Error retries the pod after backoff.
-			return framework.AsStatus(fmt.Errorf("node %s: timed out trying to allocate devices", node.Name))
+			return framework.AsStatus(fmt.Errorf("node %s: timed out trying to allocate devices", ni.Name()))
 		case err != nil:
 			// A broken claim or class (a CEL runtime error): the attempt
 			// fails, as in kube, and is retried after backoff.
@@ -70,7 +72,7 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 		}
 		return unresolvable(ErrReasonNotAvailable)
 	}
-	s.nodeAllocations[node.Name] = results
+	s.nodeAllocations[ni.Name()] = results
 	return nil
 }
 
