@@ -3,6 +3,7 @@ package holder
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -126,22 +127,10 @@ func TestWorkloadsInCreationOrder(t *testing.T) {
 	for _, w := range h.Objects(quota.Config{FairSharing: true}).Workloads {
 		names = append(names, w.Name)
 	}
-	if want := []string{"a", "b", "late"}; !equal(names, want) {
+	if want := []string{"a", "b", "late"}; !slices.Equal(names, want) {
 		t.Fatalf("workloads %v, want %v", names, want)
 	}
 	if !h.Objects(quota.Config{FairSharing: true}).Config.FairSharing {
 		t.Fatal("the configuration given is not the snapshot's")
 	}
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
