@@ -87,27 +87,27 @@ func TestOracleParity(t *testing.T) {
 		base := filepath.Join("testdata", "oracle", fmt.Sprintf("rand-%02d", seed))
 		for _, short := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/shortcuts=%v", filepath.Base(base), short), func(t *testing.T) {
-			c, err := manifest.LoadFiles(base + ".yaml")
-			if err != nil {
-				t.Fatal(err)
-			}
-			data, err := os.ReadFile(base + ".jsonl")
-			if err != nil {
-				t.Fatal(err)
-			}
-			rp := newReplay(t, c)
-			if short {
-				rp.memo, rp.short = dra.NewSelectorMemo(), dra.AllShortcuts()
-			}
-			sc := bufio.NewScanner(bytes.NewReader(data))
-			sc.Buffer(nil, 1<<20)
-			for sc.Scan() {
-				var l oracleLine
-				if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+				c, err := manifest.LoadFiles(base + ".yaml")
+				if err != nil {
 					t.Fatal(err)
 				}
-				rp.check(l)
-			}
+				data, err := os.ReadFile(base + ".jsonl")
+				if err != nil {
+					t.Fatal(err)
+				}
+				rp := newReplay(t, c)
+				if short {
+					rp.memo, rp.short = dra.NewSelectorMemo(), dra.AllShortcuts()
+				}
+				sc := bufio.NewScanner(bytes.NewReader(data))
+				sc.Buffer(nil, 1<<20)
+				for sc.Scan() {
+					var l oracleLine
+					if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+						t.Fatal(err)
+					}
+					rp.check(l)
+				}
 			})
 		}
 	}
