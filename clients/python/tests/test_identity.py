@@ -44,6 +44,13 @@ class IdentityTest(unittest.TestCase):
             ("csi_driver", obj("csi_driver", name="d"), (object_pb2.OBJECT_KIND_CSI_DRIVER, "", "d")),
             ("csi_storage_capacity", obj("csi_storage_capacity", namespace="ns", name="cap"),
              (object_pb2.OBJECT_KIND_CSI_STORAGE_CAPACITY, "ns", "cap")),
+            ("resource_flavor", obj("resource_flavor", name="f"), (object_pb2.OBJECT_KIND_RESOURCE_FLAVOR, "", "f")),
+            ("cluster_queue", obj("cluster_queue", name="cq"), (object_pb2.OBJECT_KIND_CLUSTER_QUEUE, "", "cq")),
+            ("cohort", obj("cohort", name="c"), (object_pb2.OBJECT_KIND_COHORT, "", "c")),
+            ("local_queue", obj("local_queue", namespace="ns", name="lq"), (object_pb2.OBJECT_KIND_LOCAL_QUEUE, "ns", "lq")),
+            ("workload_priority_class", obj("workload_priority_class", name="high"),
+             (object_pb2.OBJECT_KIND_WORKLOAD_PRIORITY_CLASS, "", "high")),
+            ("workload", obj("workload", namespace="ns", name="w"), (object_pb2.OBJECT_KIND_WORKLOAD, "ns", "w")),
             ("no kind", object_pb2.Object(), (object_pb2.OBJECT_KIND_UNSPECIFIED, "", "")),
         ]
         kinds = {f.name for f in object_pb2.Object.DESCRIPTOR.oneofs_by_name["kind"].fields}
