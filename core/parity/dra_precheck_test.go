@@ -20,7 +20,7 @@ import (
 func TestDevicePrecheckUnchanged(t *testing.T) {
 	seeds := uint64(60)
 	if raceDetector {
-		seeds = 15
+		seeds = 6
 	}
 	attempts := 0
 	for seed := uint64(1); seed <= seeds; seed++ {

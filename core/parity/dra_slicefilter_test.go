@@ -29,7 +29,10 @@ func TestDeviceSliceFilterUnchanged(t *testing.T) {
 	if err != nil || len(clusters) == 0 {
 		t.Fatalf("no DRA corpus: %v", err)
 	}
-	for _, cluster := range clusters {
+	for i, cluster := range clusters {
+		if i%raceStride != 0 {
+			continue
+		}
 		c, err := manifest.LoadFiles(cluster)
 		if err != nil {
 			t.Fatalf("%s: %v", cluster, err)
@@ -39,7 +42,7 @@ func TestDeviceSliceFilterUnchanged(t *testing.T) {
 	}
 	seeds := uint64(40)
 	if raceDetector {
-		seeds = 10
+		seeds = 4
 	}
 	for seed := uint64(1); seed <= seeds; seed++ {
 		name := fmt.Sprintf("slicefilter-seed%d", seed)
@@ -52,7 +55,7 @@ func TestDeviceSliceFilterUnchanged(t *testing.T) {
 			attempts += compareSliceFilter(t, fmt.Sprintf("%s, percentage %d", name, pct), c, &pct)
 		}
 	}
-	if attempts < 500 {
+	if attempts < 500 && !raceDetector {
 		t.Errorf("only %d attempts compared", attempts)
 	}
 }

@@ -2,5 +2,8 @@
 
 package parity
 
-// raceDetector: see race_test.go.
-const raceDetector = false
+// raceDetector and raceStride: see race_test.go.
+const (
+	raceDetector = false
+	raceStride   = 1
+)

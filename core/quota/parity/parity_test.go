@@ -50,7 +50,7 @@ func TestParity(t *testing.T) {
 	}
 	same, total, checked := 0, 0, 0
 	for i, path := range scenarios {
-		if raceDetector && i%4 != 0 {
+		if raceDetector && i%raceStride != 0 {
 			continue
 		}
 		checked++

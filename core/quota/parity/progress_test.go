@@ -27,7 +27,7 @@ func TestProgress(t *testing.T) {
 	preemptions := 0
 	for k, o := range kinds {
 		for seed := uint64(1000); seed < 1060; seed++ {
-			if raceDetector && seed%4 != 0 {
+			if raceDetector && seed%raceStride != 0 {
 				continue
 			}
 			name := fmt.Sprintf("kind%d-seed%d", k, seed)

@@ -90,7 +90,7 @@ func TestNoThrottle(t *testing.T) {
 	}
 	compared, capped, cut := 0, 0, 0
 	for i, path := range scenarios {
-		if raceDetector && i%4 != 0 {
+		if raceDetector && i%raceStride != 0 {
 			continue
 		}
 		c, err := manifest.LoadFiles(path)
@@ -112,7 +112,7 @@ func TestNoThrottle(t *testing.T) {
 	}
 	for k, o := range kinds {
 		for seed := uint64(7000); seed < 7040; seed++ {
-			if raceDetector && seed%4 != 0 {
+			if raceDetector && seed%raceStride != 0 {
 				continue
 			}
 			name := fmt.Sprintf("kind%d-seed%d", k, seed)
