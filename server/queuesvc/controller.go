@@ -107,6 +107,10 @@ type Controller struct {
 	// released are the admitted workloads' flavors by pod set, by
 	// workload key: their pods are ungated with them.
 	released map[string]map[string][]*quota.ResourceFlavor
+	// ownerReleased are, by owner workload key (a queued Job's or
+	// StatefulSet's), the pods released within its admitted count; its
+	// other pods stay gated.
+	ownerReleased map[string]map[string]bool
 
 	kick chan struct{}
 }
@@ -150,7 +154,8 @@ func New(opts Options) (*Controller, error) {
 		pods: map[string]*model.Pod{}, groups: map[string]*model.PodGroup{},
 		namespaces: map[string]*model.Namespace{}, classes: map[string]*model.PriorityClass{},
 		evicting: map[string]*evicting{}, admitTimes: map[string]time.Time{}, released: map[string]map[string][]*quota.ResourceFlavor{},
-		kick: make(chan struct{}, 1),
+		ownerReleased: map[string]map[string]bool{},
+		kick:          make(chan struct{}, 1),
 	}
 	c.progress = sync.NewCond(&c.mu)
 	return c, nil
@@ -212,9 +217,12 @@ func (c *Controller) Mutate(p *model.Pod) *model.Pod {
 	if _, ok := p.Labels[integrations.QueueNameLabel]; !ok || p.NodeName != "" {
 		return p
 	}
-	key, podSet := workloadOfPod(p)
+	key, podSet, owned := workloadOfPod(p)
 	c.gateMu.RLock()
 	flavors, ok := c.released[key][podSet]
+	if owned && !c.ownerReleased[key][p.Key()] {
+		ok = false // beyond its owner's admitted count, or not counted yet
+	}
 	c.gateMu.RUnlock()
 	if !ok {
 		// Not admitted, or a member of a pod set its admission has not.
@@ -224,13 +232,17 @@ func (c *Controller) Mutate(p *model.Pod) *model.Pod {
 }
 
 // workloadOfPod is the key of the workload a labelled pod belongs to and
-// its pod set: its PodGroup's (the pod set named by its shape), or its
+// its pod set: its PodGroup's (the pod set named by its shape), its queued
+// owner's (owned: a Job's or StatefulSet's, integrations.OwnerOf), or its
 // own one-pod workload's ("main").
-func workloadOfPod(p *model.Pod) (key, podSet string) {
+func workloadOfPod(p *model.Pod) (key, podSet string, owned bool) {
 	if p.SchedulingGroup != "" {
-		return p.Namespace + "/" + p.SchedulingGroup, integrations.PodSetName(p)
+		return p.Namespace + "/" + p.SchedulingGroup, integrations.PodSetName(p), false
 	}
-	return p.Namespace + "/" + integrations.Name("Pod", "", p.Name, p.UID), integrations.MainPodSet
+	if o, ok, _ := integrations.OwnerOf(p); ok {
+		return o.Key(), o.PodSetName(p), true
+	}
+	return p.Namespace + "/" + integrations.Name("Pod", "", p.Name, p.UID), integrations.MainPodSet, false
 }
 
 // Handle is the controller's objstore subscription handler: it keeps the
