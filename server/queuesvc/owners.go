@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/framework"
@@ -134,6 +135,25 @@ func admittedCount(a *berthv1.Admit) int32 {
 	return n
 }
 
+// syncGroupGates applies again the members of the PodGroups whose
+// queue-name label came or went since the last round: sent before their
+// group, they were not gated by it.
+func (c *Controller) syncGroupGates(ctx context.Context) []error {
+	c.mu.Lock()
+	var members []*model.Pod
+	if len(c.regate) > 0 {
+		for _, p := range c.pods {
+			if p.SchedulingGroup != "" && c.regate[p.Namespace+"/"+p.SchedulingGroup] {
+				members = append(members, p)
+			}
+		}
+		clear(c.regate)
+	}
+	c.mu.Unlock()
+	slices.SortFunc(members, func(a, b *model.Pod) int { return strings.Compare(a.Key(), b.Key()) })
+	return c.refresh(ctx, members)
+}
+
 // podSetsCount is the pods an Admission item admits in all.
 func podSetsCount(sets []framework.PodSetAdmission) int32 {
 	var n int32
@@ -145,9 +165,10 @@ func podSetsCount(sets []framework.PodSetAdmission) int32 {
 
 // syncOwnerPods keeps the released pods of every admitted owner workload
 // in step with its pods (a Job's replacement pods are released within its
-// admitted count) and refreshes those whose release changed.
+// admitted count) and refreshes those whose release changed, and those of
+// PodGroups queued or unqueued since the last round (syncGroupGates).
 func (c *Controller) syncOwnerPods(ctx context.Context, s *snapshot) []error {
-	var errs []error
+	errs := c.syncGroupGates(ctx)
 	for _, k := range slices.Sorted(maps.Keys(s.facts)) {
 		a, w := s.facts[k], s.workloads[k]
 		if w == nil || w.origin != OriginOwner {

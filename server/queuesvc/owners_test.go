@@ -303,3 +303,52 @@ func workloadStatus(t *testing.T, st Status, key string) WorkloadStatus {
 	t.Fatalf("no status of workload %s in %+v", key, st.Workloads)
 	return WorkloadStatus{}
 }
+
+// A PodGroup labelled with a queue name is one workload of its members,
+// labelled or not: members sent before it are applied again once it is
+// queued, gated until it is admitted; one that does not fit keeps its
+// members gated.
+func TestLabelledPodGroup(t *testing.T) {
+	h := newHarness(t, quota.Config{})
+	oneQueue(t, h)
+	member := func(group, name string, cpu int64) *model.Pod {
+		return &model.Pod{UID: "uid-" + name, Namespace: "ns", Name: name, SchedulingGroup: group,
+			Containers: []model.Container{{Name: "c", Requests: model.ResourceList{"cpu": cpu}}}}
+	}
+	m0, m1 := member("g", "m0", 500), member("g", "m1", 500)
+	h.addPod(m0)
+	h.addPod(m1)
+	if got := h.c.Mutate(m0); got != m0 {
+		t.Fatal("a member of a group not queued was changed")
+	}
+	queued := map[string]string{integrations.QueueNameLabel: "lq"}
+	for _, g := range []*model.PodGroup{{Namespace: "ns", Name: "g", MinCount: 2, Labels: queued}, {Namespace: "ns", Name: "big", MinCount: 2, Labels: queued}} {
+		h.c.Handle(t.Context(), objstore.Event{Kind: objstore.KindPodGroup, New: g})
+	}
+	b0, b1 := member("big", "b0", 1000), member("big", "b1", 1000)
+	h.addPod(b0)
+	h.addPod(b1)
+	if got := h.c.Mutate(b0).SchedulingGates; !slices.Equal(got, []string{admission.AdmissionGate}) {
+		t.Errorf("an unlabelled member of a queued group has gates %v before admission", got)
+	}
+	if err := h.c.round(t.Context(), true); err != nil {
+		t.Fatal(err)
+	}
+	if got := slices.Sorted(maps.Keys(h.log.admissions())); !slices.Equal(got, []string{"ns/g"}) {
+		t.Fatalf("admitted %v, want the group that fits", got)
+	}
+	for _, p := range []*model.Pod{m0, m1} {
+		if !slices.Contains(h.objects.refreshed, p.Key()) {
+			t.Errorf("member %s sent before its group was not applied again", p.Key())
+		}
+		if got := h.c.Mutate(p).SchedulingGates; len(got) != 0 {
+			t.Errorf("admitted member %s has gates %v", p.Key(), got)
+		}
+	}
+	if got := h.c.Mutate(b1).SchedulingGates; !slices.Equal(got, []string{admission.AdmissionGate}) {
+		t.Errorf("a member of the group that does not fit has gates %v", got)
+	}
+	if st := workloadStatus(t, h.c.Status(), "ns/big"); st.QueueName != "lq" || st.State == StateAdmitted {
+		t.Errorf("status of the group that does not fit: %+v", st)
+	}
+}

@@ -115,7 +115,11 @@ func (c *Controller) snapshot() *snapshot {
 			members := byGroup[k]
 			g = &model.PodGroup{Namespace: members[0].Namespace, Name: members[0].SchedulingGroup}
 		}
-		if w := c.groupWorkload(g, byGroup[k], prio, queues, s.facts, evicting); w != nil {
+		queue, queued := groupQueue(g, byGroup[k])
+		if !queued {
+			continue // members of a group no queue holds
+		}
+		if w := c.groupWorkload(g, queue, byGroup[k], prio, queues, s.facts, evicting); w != nil {
 			s.add(w)
 		}
 	}
@@ -217,8 +221,7 @@ func (c *Controller) podWorkload(p *model.Pod, prio integrations.Priorities, que
 // of them once admitted (their pod sets as admitted), its terminating
 // ones when it was preempted before a restart (they hold its quota until
 // they are gone), the pending ones otherwise (nil when none is pending).
-func (c *Controller) groupWorkload(g *model.PodGroup, members []*model.Pod, prio integrations.Priorities, queues *integrations.Queues, facts map[string]*berthv1.Admit, evicting map[string]*evicting) *workload {
-	queue := members[0].Labels[integrations.QueueNameLabel]
+func (c *Controller) groupWorkload(g *model.PodGroup, queue string, members []*model.Pod, prio integrations.Priorities, queues *integrations.Queues, facts map[string]*berthv1.Admit, evicting map[string]*evicting) *workload {
 	key := g.Key()
 	w := &workload{key: key, origin: OriginPodGroup, pods: members, profile: members[0].SchedulerName}
 	fact, ev := facts[key], evicting[key]
@@ -258,6 +261,21 @@ func (c *Controller) groupWorkload(g *model.PodGroup, members []*model.Pod, prio
 	}
 	alignPodSets(w.wl)
 	return w
+}
+
+// groupQueue is the LocalQueue a PodGroup's workload is queued in: its own
+// queue-name label's, else its first labelled member's; false when
+// neither is labelled.
+func groupQueue(g *model.PodGroup, members []*model.Pod) (string, bool) {
+	if q, ok := g.Labels[integrations.QueueNameLabel]; ok {
+		return q, true
+	}
+	for _, p := range members {
+		if q, ok := p.Labels[integrations.QueueNameLabel]; ok {
+			return q, true
+		}
+	}
+	return "", false
 }
 
 // alignPodSets orders an admitted workload's pod sets as its admission
