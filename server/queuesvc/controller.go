@@ -311,10 +311,10 @@ func (c *Controller) podEventLocked(ev objstore.Event) bool {
 	if p == nil {
 		return false
 	}
-	_, held := c.pods[p.UID]
+	was, held := c.pods[p.UID]
 	if cur == nil {
 		delete(c.pods, p.UID)
-		return held
+		return held && c.queuedLocked(was)
 	}
 	// The mutators change no label: an unlabelled pod, not held and in
 	// no group, is nothing to the controller (the common case, without a
@@ -332,11 +332,21 @@ func (c *Controller) podEventLocked(ev objstore.Event) bool {
 		delete(c.pods, p.UID)
 		return held
 	}
-	if c.pods[p.UID] == sent {
+	if was == sent {
 		return false // applied again as sent: the controller's refresh
 	}
 	c.pods[p.UID] = sent
-	return labelled || c.groupQueued(sent.Namespace+"/"+sent.SchedulingGroup)
+	return c.queuedLocked(sent) || held && c.queuedLocked(was)
+}
+
+// queuedLocked says whether a pod kept may be part of a workload: it is
+// labelled with a queue name, or its PodGroup is. The unlabelled members
+// of a group no queue holds change nothing.
+func (c *Controller) queuedLocked(p *model.Pod) bool {
+	if _, ok := p.Labels[integrations.QueueNameLabel]; ok {
+		return true
+	}
+	return p.SchedulingGroup != "" && c.groupQueued(p.Namespace+"/"+p.SchedulingGroup)
 }
 
 // setGroupQueueLocked records whether a PodGroup is queued by its own

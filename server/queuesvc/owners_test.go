@@ -253,9 +253,13 @@ func TestTerminatingMembersHoldQuotaAfterRestart(t *testing.T) {
 		name string
 		of   func(*model.Pod)
 		key  string
+		// pending adds a pending member of another shape: it holds nothing.
+		pending bool
 	}{
 		{name: "pod group", of: inGroup, key: "ns/g"},
+		{name: "pod group with a pending member", of: inGroup, key: "ns/g", pending: true},
 		{name: "job", of: inJob, key: "ns/" + integrations.Name("Job", "batch", "j", "u")},
+		{name: "job with a pending pod", of: inJob, key: "ns/" + integrations.Name("Job", "batch", "j", "u"), pending: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, quota.Config{})
@@ -265,6 +269,11 @@ func TestTerminatingMembersHoldQuotaAfterRestart(t *testing.T) {
 			m0, m1 := member("m0", tc.of), member("m1", tc.of)
 			h.addPod(m0)
 			h.addPod(m1)
+			if tc.pending {
+				p := member("m2", tc.of)
+				p.NodeName, p.Containers[0].Requests = "", model.ResourceList{"cpu": 250}
+				h.addPod(p)
+			}
 			waiting := labelled("waiting", 100)
 			h.addPod(waiting)
 			if err := h.c.round(t.Context(), true); err != nil {

@@ -238,6 +238,9 @@ func (c *Controller) groupWorkload(g *model.PodGroup, queue string, members []*m
 			if a, bound, err := c.terminatingAdmission(full, members, queues); err == nil && a != nil {
 				full.Admission = a
 				alignPodSets(full)
+				// Only the terminating members' pod sets, at their count:
+				// its pending members hold nothing.
+				full.PodSets = full.PodSets[:len(a.PodSetAssignments)]
 				for i := range full.PodSets {
 					full.PodSets[i].Count = a.PodSetAssignments[i].Count
 				}
