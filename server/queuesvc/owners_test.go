@@ -14,11 +14,13 @@ import (
 	"github.com/berthsched/berth/core/quota"
 	"github.com/berthsched/berth/core/quota/admission"
 	"github.com/berthsched/berth/core/quota/integrations"
+	"github.com/berthsched/berth/server/convert"
 )
 
 // liveHarness is a controller holding what berthctl apply sends of the
 // manifests: their Kueue objects (explicit Workloads only: the others'
-// are the controller's to derive), namespaces, classes, nodes and pods.
+// are the controller's to derive), namespaces, classes, nodes and pods,
+// the pods through the wire (owner references and annotations included).
 func liveHarness(t *testing.T, c *manifest.Cluster) *harness {
 	t.Helper()
 	h := newHarness(t, c.Queueing.Config)
@@ -59,7 +61,11 @@ func liveHarness(t *testing.T, c *manifest.Cluster) *harness {
 		h.objects.nodes[n.Name] = n
 	}
 	for _, p := range c.Pods {
-		h.addPod(p)
+		wire, err := convert.ObjectFromProto(convert.ObjectToProto(convert.Object{Pod: p}))
+		if err != nil {
+			t.Fatalf("pod %s does not cross the wire: %v", p.Key(), err)
+		}
+		h.addPod(wire.Pod)
 	}
 	return h
 }
@@ -120,7 +126,7 @@ func TestOwnerWorkloadsLiveEqualOffline(t *testing.T) {
 			}
 			// The pods released are the counts admitted, owner by owner.
 			released := map[string]int32{}
-			for _, p := range c.Pods {
+			for _, p := range h.objects.pods {
 				if len(h.c.Mutate(p).SchedulingGates) == 0 {
 					k, _, _ := workloadOfPod(p)
 					released[k]++
