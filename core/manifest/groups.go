@@ -86,8 +86,11 @@ func (b *builder) addPodGroup(e *entry, g *schedulingv1alpha2.PodGroup) error {
 		}
 		policy = t.SchedulingPolicy
 	}
+	if ferr := validLabels(g.Labels); ferr != nil {
+		return e.fail("metadata.labels"+ferr.field, ferr.err)
+	}
 	out := &model.PodGroup{Namespace: ns, Name: g.Name, MinCount: 1, PriorityClassName: g.Spec.PriorityClassName, RequestedPriority: g.Spec.Priority,
-		PreemptionPolicy: e.groupPolicy}
+		PreemptionPolicy: e.groupPolicy, Labels: copyMap(g.Labels)}
 	if m := g.Spec.DisruptionMode; m != nil {
 		switch *m {
 		case schedulingv1alpha2.DisruptionModePod:

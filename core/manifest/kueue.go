@@ -205,7 +205,7 @@ type kueueInput struct {
 type kueueStatefulSet struct {
 	e    *entry
 	set  *appsv1.StatefulSet
-	pods []string
+	pods []*model.Pod
 }
 
 // queuedGroup is a PodGroup labelled with a queue name: one workload of
@@ -220,7 +220,7 @@ type queuedGroup struct {
 type kueueJob struct {
 	e    *entry
 	job  *batchv1.Job
-	pods []string
+	pods []*model.Pod
 }
 
 type kueueWorkloadEntry struct {

@@ -1,9 +1,9 @@
 package manifest
 
 import (
-	"crypto/sha1"
-	"encoding/hex"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -41,14 +41,9 @@ func (b *builder) podWorkloads() []*quota.Workload {
 
 // Kueue's Job annotations and labels.
 const (
-	jobMinParallelismAnnotation = "kueue.x-k8s.io/job-min-parallelism"
-	priorityClassLabel          = "kueue.x-k8s.io/priority-class"
+	jobMinParallelismAnnotation = integrations.JobMinParallelismAnnotation
+	priorityClassLabel          = integrations.PriorityClassLabel
 )
-
-// workloadName is Kueue's name for an owner's Workload (integrations.Name).
-func workloadName(kind, group, name, uid string) string {
-	return integrations.Name(kind, group, name, uid)
-}
 
 // queuedJob records a Job labelled with a queue name and its pods (made
 // by the caller); they are held for admission as one workload.
@@ -57,28 +52,69 @@ func (b *builder) queuedJob(e *entry, j *batchv1.Job, pods []*model.Pod) {
 }
 
 // holdForAdmission marks pods as held by their owner's workload (not
-// workloads of their own) and returns their keys.
-func (b *builder) holdForAdmission(pods []*model.Pod) []string {
+// workloads of their own) and returns them.
+func (b *builder) holdForAdmission(pods []*model.Pod) []*model.Pod {
 	k := &b.kueue
 	if k.jobPods == nil {
 		k.jobPods = map[string]bool{}
 	}
-	keys := make([]string, 0, len(pods))
 	for _, p := range pods {
-		keys = append(keys, p.Key())
 		k.jobPods[p.Key()] = true
 	}
-	return keys
+	return slices.Clone(pods)
+}
+
+// ownerPods gives a queued owner's pods what berthd reads of the owner
+// (integrations.OwnerOf), so that the pods berthctl apply sends make the
+// workload simulate makes: the queue name and priority-class labels, the
+// controller owner reference, the pod count and a Job's minimum as
+// annotations. Written with a creation time, the owner made its pods
+// then: the workload's creation is its pods' earliest, live as offline.
+func ownerPods(o integrations.Owner, pods []*model.Pod, created metav1.Time) {
+	for _, p := range pods {
+		if !created.IsZero() {
+			p.CreationTime = created.Time.UTC()
+		}
+		p.Labels = maps.Clone(p.Labels)
+		if p.Labels == nil {
+			p.Labels = map[string]string{}
+		}
+		p.Labels[QueueNameLabel] = o.Queue
+		if o.WorkloadClass != "" {
+			p.Labels[priorityClassLabel] = o.WorkloadClass
+		}
+		if p.Runtime == nil {
+			p.Runtime = &model.PodRuntime{}
+		}
+		p.Runtime.Owners = append(p.Runtime.Owners, model.OwnerReference{Kind: o.Kind, Name: o.Name, UID: o.UID, Controller: true})
+		p.Runtime.Annotations = maps.Clone(p.Runtime.Annotations)
+		if p.Runtime.Annotations == nil {
+			p.Runtime.Annotations = map[string]string{}
+		}
+		p.Runtime.Annotations[integrations.PodGroupTotalCountAnnotation] = strconv.Itoa(int(o.Count))
+		if o.MinCount != nil {
+			p.Runtime.Annotations[jobMinParallelismAnnotation] = strconv.Itoa(int(*o.MinCount))
+		}
+	}
+}
+
+// ownerWorkload is integrations.ForOwner over an owner's template; a
+// template that does not convert is the owner's entry's error.
+func (b *builder) ownerWorkload(e *entry, o integrations.Owner, template *corev1.PodTemplateSpec, pods []*model.Pod) (*quota.Workload, error) {
+	pod, ferr := convertPod(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: o.Namespace, Name: o.Name}, Spec: template.Spec})
+	if ferr != nil {
+		return nil, e.fail("spec.template"+ferr.field, ferr.err)
+	}
+	return integrations.ForOwner(o, pod, pods, b.priorities()), nil
 }
 
 // jobWorkload is the Workload Kueue's Job integration makes: one pod set
 // "main" of min(parallelism, completions) pods of the template, minCount
 // from the job-min-parallelism annotation, the priority of the
 // kueue.x-k8s.io/priority-class label's WorkloadPriorityClass or of the
-// template's PriorityClass.
+// template's PriorityClass (integrations.ForOwner).
 func (b *builder) jobWorkload(kj *kueueJob) (*quota.Workload, error) {
 	j, e := kj.job, kj.e
-	ns := namespaceOr(j.Namespace)
 	n := int32(1)
 	if j.Spec.Parallelism != nil {
 		n = *j.Spec.Parallelism
@@ -86,43 +122,22 @@ func (b *builder) jobWorkload(kj *kueueJob) (*quota.Workload, error) {
 	if j.Spec.Completions != nil && *j.Spec.Completions < n {
 		n = *j.Spec.Completions
 	}
-	w := &quota.Workload{Namespace: ns, Name: workloadName("Job", "batch", j.Name, string(j.UID)), QueueName: j.Labels[QueueNameLabel], Active: true, Pods: kj.pods}
-	w.UID = "wl-" + ns + "-" + w.Name
-	w.Created = j.CreationTimestamp.Time.UTC()
-	if w.Created.IsZero() && len(kj.pods) > 0 {
-		for _, p := range b.cluster.Pods {
-			if p.Key() == kj.pods[0] {
-				w.Created = p.CreationTime
-			}
-		}
-	}
-	pod, ferr := convertPod(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: j.Name}, Spec: j.Spec.Template.Spec})
-	if ferr != nil {
-		return nil, e.fail("spec.template"+ferr.field, ferr.err)
-	}
-	ps := quota.PodSet{Name: "main", Count: n, Requests: workloadPodRequests(pod), NodeSelector: pod.NodeSelector, Tolerations: pod.Tolerations}
+	o := integrations.Owner{Kind: integrations.KindJob, Namespace: namespaceOr(j.Namespace), Name: j.Name, UID: string(j.UID),
+		Queue: j.Labels[QueueNameLabel], Count: n, WorkloadClass: j.Labels[priorityClassLabel]}
 	if v, ok := j.Annotations[jobMinParallelismAnnotation]; ok {
 		m, err := strconv.Atoi(v)
 		if err != nil || m < 0 || int32(m) > n {
 			return nil, e.fail("metadata.annotations["+jobMinParallelismAnnotation+"]", fmt.Errorf("must be an integer between 0 and the job's %d pods, got %q", n, v))
 		}
 		mc := int32(m)
-		ps.MinCount = &mc
+		o.MinCount = &mc
 	}
-	w.PodSets = []quota.PodSet{ps}
-	var err error
-	switch {
-	case j.Labels[priorityClassLabel] != "":
-		err = b.resolveWorkloadPriority(w, j.Labels[priorityClassLabel], "WorkloadPriorityClass")
-	case pod.RequestedPriority != nil:
-		w.Priority, w.HasPriority = *pod.RequestedPriority, true
-	default:
-		err = b.resolveWorkloadPriority(w, pod.PriorityClassName, "PriorityClass")
+	ownerPods(o, kj.pods, j.CreationTimestamp)
+	w, err := b.ownerWorkload(e, o, &j.Spec.Template, kj.pods)
+	if err == nil && len(kj.pods) == 0 {
+		w.Created = j.CreationTimestamp.Time.UTC()
 	}
-	if err != nil {
-		w.Error = err.Error()
-	}
-	return w, nil
+	return w, err
 }
 
 func (b *builder) queuedGroup(g *model.PodGroup, queue string) {
@@ -156,10 +171,6 @@ func (b *builder) groupWorkloads() []*quota.Workload {
 	return out
 }
 
-// podShape is a canonical text of what makes pods one pod set
-// (integrations.PodShape).
-func podShape(req model.ResourceList, p *model.Pod) string { return integrations.PodShape(req, p) }
-
 // queuedStatefulSet records a StatefulSet labelled with a queue name and
 // the pods (made by the caller) of its replicas.
 func (b *builder) queuedStatefulSet(e *entry, s *appsv1.StatefulSet, pods []*model.Pod) {
@@ -172,37 +183,12 @@ func (b *builder) queuedStatefulSet(e *entry, s *appsv1.StatefulSet, pods []*mod
 // owner's workload, with one pod set (named by the pods' shape, as a pod
 // group's) of all its replicas; the priority of its
 // kueue.x-k8s.io/priority-class label's WorkloadPriorityClass or of the
-// template's PriorityClass. Scaled to zero it has no pods and no
-// workload.
+// template's PriorityClass (integrations.ForOwner). Scaled to zero it has
+// no pods and no workload.
 func (b *builder) statefulSetWorkload(ks *kueueStatefulSet) (*quota.Workload, error) {
-	s, e := ks.set, ks.e
-	ns := namespaceOr(s.Namespace)
-	w := &quota.Workload{Namespace: ns, Name: workloadName("StatefulSet", "apps", s.Name, string(s.UID)), QueueName: s.Labels[QueueNameLabel], Active: true, Pods: ks.pods}
-	w.UID = "wl-" + ns + "-" + w.Name
-	w.Created = s.CreationTimestamp.Time.UTC()
-	for _, p := range b.cluster.Pods {
-		if p.Key() == ks.pods[0] && w.Created.IsZero() {
-			w.Created = p.CreationTime
-		}
-	}
-	pod, ferr := convertPod(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: s.Name}, Spec: s.Spec.Template.Spec})
-	if ferr != nil {
-		return nil, e.fail("spec.template"+ferr.field, ferr.err)
-	}
-	req := workloadPodRequests(pod)
-	h := sha1.Sum([]byte(podShape(req, pod)))
-	w.PodSets = []quota.PodSet{{Name: hex.EncodeToString(h[:])[:8], Count: int32(len(ks.pods)), Requests: req, NodeSelector: pod.NodeSelector, Tolerations: pod.Tolerations}}
-	var err error
-	switch {
-	case s.Labels[priorityClassLabel] != "":
-		err = b.resolveWorkloadPriority(w, s.Labels[priorityClassLabel], "WorkloadPriorityClass")
-	case pod.RequestedPriority != nil:
-		w.Priority, w.HasPriority = *pod.RequestedPriority, true
-	default:
-		err = b.resolveWorkloadPriority(w, pod.PriorityClassName, "PriorityClass")
-	}
-	if err != nil {
-		w.Error = err.Error()
-	}
-	return w, nil
+	s := ks.set
+	o := integrations.Owner{Kind: integrations.KindStatefulSet, Namespace: namespaceOr(s.Namespace), Name: s.Name, UID: string(s.UID),
+		Queue: s.Labels[QueueNameLabel], Count: int32(len(ks.pods)), WorkloadClass: s.Labels[priorityClassLabel]}
+	ownerPods(o, ks.pods, s.CreationTimestamp)
+	return b.ownerWorkload(ks.e, o, &s.Spec.Template, ks.pods)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/berthsched/berth/core/quota"
+	"github.com/berthsched/berth/core/quota/integrations"
 )
 
 const kueueFlavor = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: rf}\n"
@@ -309,7 +310,7 @@ spec:
 	})
 	t.Run("statefulset", func(t *testing.T) {
 		ws := byName(t, base+statefulSet)
-		w := ws[workloadName("StatefulSet", "apps", "db", "")]
+		w := ws[integrations.Name("StatefulSet", "apps", "db", "")]
 		if len(ws) != 1 || w == nil {
 			t.Fatalf("workloads %v, want one for the StatefulSet", ws)
 		}

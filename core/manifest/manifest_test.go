@@ -654,6 +654,8 @@ func TestPodGroupErrors(t *testing.T) {
 			"CompositePodGroup (scheduling.k8s.io/v1alpha3, alpha CompositePodGroup gate) is not modelled by Berth"},
 		{"unknown preemption policy", "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {schedulingPolicy: {basic: {}}, preemptionPolicy: Sometimes}\n",
 			"spec.preemptionPolicy: unsupported value Sometimes: PreemptLowerPriority or Never"},
+		{"bad label", "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g, labels: {kueue.x-k8s.io/queue-name: \"not a name\"}}\nspec: {schedulingPolicy: {basic: {}}}\n",
+			"metadata.labels[kueue.x-k8s.io/queue-name]"},
 		{"two disruption modes", "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {schedulingPolicy: {basic: {}}, disruptionMode: {single: {}, all: {}}}\n",
 			"spec.disruptionMode: exactly one of single and all"},
 	} {

@@ -29,6 +29,9 @@ type PodGroup struct {
 	// preempted the group's other members go with it. Single (the
 	// default) lets members be preempted one by one.
 	DisruptionAll bool
+	// Labels are the group's metadata.labels; Kueue's queue-name label
+	// makes the group one workload of that LocalQueue.
+	Labels map[string]string
 }
 
 // Key is "namespace/name".

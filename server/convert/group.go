@@ -1,6 +1,8 @@
 package convert
 
 import (
+	"maps"
+
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/model"
 )
@@ -11,7 +13,8 @@ const MaxMinCount = 150_000
 
 // podGroup validates a wire PodGroup: namespace and name as a pod's,
 // min_count at least 1, topology_key a label key, priority_class_name a
-// class name, disruption_mode and preemption_policy known values.
+// class name, disruption_mode and preemption_policy known values, labels
+// as a pod's.
 func podGroup(p path, in *berthv1.PodGroup) (*model.PodGroup, *FieldError) {
 	if in == nil {
 		return nil, p.errorf("required")
@@ -30,8 +33,11 @@ func podGroup(p path, in *berthv1.PodGroup) (*model.PodGroup, *FieldError) {
 			return nil, fe
 		}
 	}
+	if fe := labels(p.field("labels"), in.GetLabels()); fe != nil {
+		return nil, fe
+	}
 	out := &model.PodGroup{Namespace: in.GetNamespace(), Name: in.GetName(), MinCount: in.GetMinCount(), TopologyKey: in.GetTopologyKey(),
-		PriorityClassName: in.GetPriorityClassName()}
+		PriorityClassName: in.GetPriorityClassName(), Labels: maps.Clone(in.GetLabels())}
 	var fe *FieldError
 	if n := in.GetPriorityClassName(); n != "" {
 		if fe = subdomain(p.field("priority_class_name"), n); fe != nil {
@@ -62,7 +68,7 @@ func PodGroupToProto(in *model.PodGroup) *berthv1.PodGroup {
 	}
 	out := &berthv1.PodGroup{Namespace: in.Namespace, Name: in.Name, MinCount: in.MinCount, TopologyKey: in.TopologyKey,
 		PriorityClassName: in.PriorityClassName, Priority: in.RequestedPriority,
-		PreemptionPolicy: preemptionPolicies().proto(in.PreemptionPolicy)}
+		PreemptionPolicy: preemptionPolicies().proto(in.PreemptionPolicy), Labels: maps.Clone(in.Labels)}
 	if in.DisruptionAll {
 		out.DisruptionMode = berthv1.DisruptionMode_DISRUPTION_MODE_ALL
 	}

@@ -36,6 +36,11 @@ func TestPodGroupFromProto(t *testing.T) {
 		{name: "no name", in: &berthv1.PodGroup{Namespace: "ml", MinCount: 1}, path: "pod_group.name"},
 		{name: "bad namespace", in: &berthv1.PodGroup{Namespace: "ML", Name: "g", MinCount: 1}, path: "pod_group.namespace"},
 		{name: "bad topology key", in: &berthv1.PodGroup{Namespace: "ml", Name: "g", MinCount: 1, TopologyKey: "a b"}, path: "pod_group.topology_key"},
+		{name: "labels", in: &berthv1.PodGroup{Namespace: "ml", Name: "g", MinCount: 1, Labels: map[string]string{"kueue.x-k8s.io/queue-name": "lq"}},
+			want: &model.PodGroup{Namespace: "ml", Name: "g", MinCount: 1, Labels: map[string]string{"kueue.x-k8s.io/queue-name": "lq"}}},
+		{name: "bad label key", in: &berthv1.PodGroup{Namespace: "ml", Name: "g", MinCount: 1, Labels: map[string]string{"a b": "x"}}, path: "pod_group.labels[a b]"},
+		{name: "bad label value", in: &berthv1.PodGroup{Namespace: "ml", Name: "g", MinCount: 1, Labels: map[string]string{"kueue.x-k8s.io/queue-name": "not a name"}},
+			path: "pod_group.labels[kueue.x-k8s.io/queue-name]"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,12 +9,18 @@ import (
 	"github.com/berthsched/berth/core/quota/integrations"
 )
 
-// BenchmarkRound is one round over n pending one-pod workloads in one
-// ClusterQueue that admits half of them (the first round admits them; the
-// others measure a round that decides nothing new).
+// BenchmarkRound is one round over n pending pods in one ClusterQueue
+// that admits half of them (the first round admits them; the others
+// measure a round that decides nothing new): n one-pod workloads, or
+// (jobs) n/10 Jobs of 10 pods, derived from their owner references.
 func BenchmarkRound(b *testing.B) {
-	for _, n := range []int{1000, 10000} {
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		n    int
+		job  int // pods per Job; 0: one-pod workloads
+	}{{"1000", 1000, 0}, {"10000", 10000, 0}, {"jobs-1000", 1000, 10}, {"jobs-10000", 10000, 10}} {
+		n := bc.n
+		b.Run(bc.name, func(b *testing.B) {
 			h := newHarness(b, quota.Config{})
 			cq := &quota.ClusterQueue{Name: "cq", NamespaceSelector: &model.LabelSelector{},
 				ResourceGroups: []quota.ResourceGroup{{CoveredResources: []string{"cpu"}, Flavors: []quota.FlavorQuotas{{
@@ -27,9 +33,14 @@ func BenchmarkRound(b *testing.B) {
 				}
 			}
 			for i := range n {
-				h.addPod(&model.Pod{UID: fmt.Sprint("u", i), Namespace: "ns", Name: fmt.Sprint("p", i),
+				p := &model.Pod{UID: fmt.Sprint("u", i), Namespace: "ns", Name: fmt.Sprint("p", i),
 					Labels:     map[string]string{integrations.QueueNameLabel: "lq"},
-					Containers: []model.Container{{Name: "c", Requests: model.ResourceList{"cpu": 100}}}})
+					Containers: []model.Container{{Name: "c", Requests: model.ResourceList{"cpu": 100}}}}
+				if bc.job > 0 {
+					job := fmt.Sprint("j", i/bc.job)
+					p.Runtime = &model.PodRuntime{Owners: []model.OwnerReference{{Kind: integrations.KindJob, Name: job, UID: job, Controller: true}}}
+				}
+				h.addPod(p)
 			}
 			b.ResetTimer()
 			for b.Loop() {
@@ -38,8 +49,12 @@ func BenchmarkRound(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			if got := len(h.log.admissions()); got != n/2 {
-				b.Fatalf("%d admitted, want %d", got, n/2)
+			want := n / 2
+			if bc.job > 0 {
+				want = n / 2 / bc.job
+			}
+			if got := len(h.log.admissions()); got != want {
+				b.Fatalf("%d admitted, want %d", got, want)
 			}
 		})
 	}

@@ -96,6 +96,9 @@ type Controller struct {
 	// evicting are the workloads preempted in this process whose pods
 	// are not all gone yet: they keep their quota meanwhile.
 	evicting map[string]*evicting
+	// regate are the PodGroups whose queue-name label came or went since
+	// the last round: their members are applied again.
+	regate map[string]bool
 	// admitTimes are when this process admitted each workload.
 	admitTimes map[string]time.Time
 	status     Status
@@ -107,6 +110,13 @@ type Controller struct {
 	// released are the admitted workloads' flavors by pod set, by
 	// workload key: their pods are ungated with them.
 	released map[string]map[string][]*quota.ResourceFlavor
+	// ownerReleased are, by owner workload key (a queued Job's or
+	// StatefulSet's), the pods released within its admitted count; its
+	// other pods stay gated.
+	ownerReleased map[string]map[string]bool
+	// queuedGroups are the PodGroups labelled with a queue name (their
+	// queue, by group key): their members are gated labelled or not.
+	queuedGroups map[string]string
 
 	kick chan struct{}
 }
@@ -149,7 +159,8 @@ func New(opts Options) (*Controller, error) {
 		opts: opts, logger: opts.Logger, m: m,
 		pods: map[string]*model.Pod{}, groups: map[string]*model.PodGroup{},
 		namespaces: map[string]*model.Namespace{}, classes: map[string]*model.PriorityClass{},
-		evicting: map[string]*evicting{}, admitTimes: map[string]time.Time{}, released: map[string]map[string][]*quota.ResourceFlavor{},
+		evicting: map[string]*evicting{}, regate: map[string]bool{}, admitTimes: map[string]time.Time{}, released: map[string]map[string][]*quota.ResourceFlavor{},
+		ownerReleased: map[string]map[string]bool{}, queuedGroups: map[string]string{},
 		kick: make(chan struct{}, 1),
 	}
 	c.progress = sync.NewCond(&c.mu)
@@ -204,17 +215,23 @@ func (c *Controller) wake() {
 }
 
 // Mutate is the object store's pod mutator: a pod labelled with a queue
-// name and not bound is gated (admission.AdmissionGate) until its
+// name (or a member of a PodGroup labelled with one) and not bound is gated (admission.AdmissionGate) until its
 // workload is admitted, then released with its pod set's flavors (node
 // labels as node selector, tolerations), as admission.ApplyToPods does. A
-// pod without the label costs one map lookup.
+// pod without the label and in no group costs one map lookup.
 func (c *Controller) Mutate(p *model.Pod) *model.Pod {
-	if _, ok := p.Labels[integrations.QueueNameLabel]; !ok || p.NodeName != "" {
+	if p.NodeName != "" {
 		return p
 	}
-	key, podSet := workloadOfPod(p)
+	if _, ok := p.Labels[integrations.QueueNameLabel]; !ok && (p.SchedulingGroup == "" || !c.groupQueued(p.Namespace+"/"+p.SchedulingGroup)) {
+		return p
+	}
+	key, podSet, owned := workloadOfPod(p)
 	c.gateMu.RLock()
 	flavors, ok := c.released[key][podSet]
+	if owned && !c.ownerReleased[key][p.Key()] {
+		ok = false // beyond its owner's admitted count, or not counted yet
+	}
 	c.gateMu.RUnlock()
 	if !ok {
 		// Not admitted, or a member of a pod set its admission has not.
@@ -224,13 +241,17 @@ func (c *Controller) Mutate(p *model.Pod) *model.Pod {
 }
 
 // workloadOfPod is the key of the workload a labelled pod belongs to and
-// its pod set: its PodGroup's (the pod set named by its shape), or its
+// its pod set: its PodGroup's (the pod set named by its shape), its queued
+// owner's (owned: a Job's or StatefulSet's, integrations.OwnerOf), or its
 // own one-pod workload's ("main").
-func workloadOfPod(p *model.Pod) (key, podSet string) {
+func workloadOfPod(p *model.Pod) (key, podSet string, owned bool) {
 	if p.SchedulingGroup != "" {
-		return p.Namespace + "/" + p.SchedulingGroup, integrations.PodSetName(p)
+		return p.Namespace + "/" + p.SchedulingGroup, integrations.PodSetName(p), false
 	}
-	return p.Namespace + "/" + integrations.Name("Pod", "", p.Name, p.UID), integrations.MainPodSet
+	if o, ok, _ := integrations.OwnerOf(p); ok {
+		return o.Key(), o.PodSetName(p), true
+	}
+	return p.Namespace + "/" + integrations.Name("Pod", "", p.Name, p.UID), integrations.MainPodSet, false
 }
 
 // Handle is the controller's objstore subscription handler: it keeps the
@@ -245,8 +266,10 @@ func (c *Controller) Handle(_ context.Context, ev objstore.Event) {
 	case objstore.KindPodGroup:
 		if g, ok := ev.New.(*model.PodGroup); ok {
 			c.groups[g.Key()] = g
+			c.setGroupQueueLocked(g.Key(), g.Labels)
 		} else if g, ok := ev.Old.(*model.PodGroup); ok {
 			delete(c.groups, g.Key())
+			c.setGroupQueueLocked(g.Key(), nil)
 		}
 		changed = true
 	case objstore.KindNamespace:
@@ -288,29 +311,68 @@ func (c *Controller) podEventLocked(ev objstore.Event) bool {
 	if p == nil {
 		return false
 	}
-	_, held := c.pods[p.UID]
+	was, held := c.pods[p.UID]
 	if cur == nil {
 		delete(c.pods, p.UID)
-		return held
+		return held && c.queuedLocked(was)
 	}
-	// The mutators change no label: an unlabelled pod, not held, is
-	// nothing to the controller (the common case, without a lookup).
-	if _, labelled := cur.Labels[integrations.QueueNameLabel]; !labelled && !held {
+	// The mutators change no label: an unlabelled pod, not held and in
+	// no group, is nothing to the controller (the common case, without a
+	// lookup). A group's members are kept labelled or not: a labelled
+	// PodGroup queues them all.
+	if _, labelled := cur.Labels[integrations.QueueNameLabel]; !labelled && !held && cur.SchedulingGroup == "" {
 		return false
 	}
 	sent, ok := c.opts.Objects.SentPod(p.UID)
 	if !ok {
 		sent = cur
 	}
-	if _, labelled := sent.Labels[integrations.QueueNameLabel]; !labelled {
+	_, labelled := sent.Labels[integrations.QueueNameLabel]
+	if !labelled && sent.SchedulingGroup == "" {
 		delete(c.pods, p.UID)
 		return held
 	}
-	if c.pods[p.UID] == sent {
+	if was == sent {
 		return false // applied again as sent: the controller's refresh
 	}
 	c.pods[p.UID] = sent
-	return true
+	return c.queuedLocked(sent) || held && c.queuedLocked(was)
+}
+
+// queuedLocked says whether a pod kept may be part of a workload: it is
+// labelled with a queue name, or its PodGroup is. The unlabelled members
+// of a group no queue holds change nothing.
+func (c *Controller) queuedLocked(p *model.Pod) bool {
+	if _, ok := p.Labels[integrations.QueueNameLabel]; ok {
+		return true
+	}
+	return p.SchedulingGroup != "" && c.groupQueued(p.Namespace+"/"+p.SchedulingGroup)
+}
+
+// setGroupQueueLocked records whether a PodGroup is queued by its own
+// queue-name label, for the pod mutator; when that changes, the next
+// round applies its members again (gated or not).
+func (c *Controller) setGroupQueueLocked(key string, labels map[string]string) {
+	q, ok := labels[integrations.QueueNameLabel]
+	c.gateMu.Lock()
+	old, was := c.queuedGroups[key]
+	if ok {
+		c.queuedGroups[key] = q
+	} else {
+		delete(c.queuedGroups, key)
+	}
+	c.gateMu.Unlock()
+	if was != ok || old != q {
+		c.regate[key] = true
+	}
+}
+
+// groupQueued says whether the PodGroup key is labelled with a queue name.
+func (c *Controller) groupQueued(key string) bool {
+	c.gateMu.RLock()
+	defer c.gateMu.RUnlock()
+	_, ok := c.queuedGroups[key]
+	return ok
 }
 
 // Run runs admission rounds until ctx ends: after an event, it waits the

@@ -8,7 +8,10 @@
 // (server/podbook, store.Admissions), restored after a restart (Restore).
 // Workloads are derived as berthctl simulate derives them
 // (core/quota/integrations): a pending labelled pod is a one-pod workload,
-// the labelled members of a PodGroup one workload, a labelled pod found
+// the members of a PodGroup labelled with a queue name (or with labelled
+// members) one workload, a queued Job's or StatefulSet's pods one workload
+// of their owner (owners.go: a partially admitted Job has only its
+// admitted count of pods released), a labelled pod found
 // bound without an admission a running workload admitted to the queue its
 // node's labels match (as Kueue's running pods are), an explicit Workload
 // itself.

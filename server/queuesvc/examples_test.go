@@ -145,4 +145,4 @@ func TestAdmissionsMatchRunWith(t *testing.T) {
 	}
 }
 
-func runningKey(p *model.Pod) string { k, _ := workloadOfPod(p); return k }
+func runningKey(p *model.Pod) string { k, _, _ := workloadOfPod(p); return k }

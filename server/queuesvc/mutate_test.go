@@ -41,7 +41,7 @@ func TestMutate(t *testing.T) {
 	if got := h.c.Mutate(waiting); !slices.Equal(got.SchedulingGates, []string{admission.AdmissionGate}) || len(waiting.SchedulingGates) != 0 {
 		t.Errorf("a pending pod's gates %v (sent %v), want [%s] on a copy", got.SchedulingGates, waiting.SchedulingGates, admission.AdmissionGate)
 	}
-	key, _ := workloadOfPod(admitted)
+	key, _, _ := workloadOfPod(admitted)
 	h.c.Restore([]*berthv1.Admit{{WorkloadNamespace: "ns", WorkloadName: key[len("ns/"):], ClusterQueue: "cq",
 		PodSets: []*berthv1.PodSetAdmission{{Name: "main", Count: 1, Flavors: map[string]string{"cpu": "spot"}}}}})
 	got := h.c.Mutate(admitted)

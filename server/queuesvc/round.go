@@ -36,6 +36,7 @@ func (c *Controller) round(ctx context.Context, relisted bool) error {
 		byKey[l.Workload] = l
 	}
 	errs := c.syncReleases(ctx, s)
+	errs = append(errs, c.syncOwnerPods(ctx, s)...)
 	d := c.decide(s, byKey, sum.Events)
 	if d.plan.Len() > 0 {
 		res, err := c.opts.Planner.Submit(ctx, d.plan)
@@ -232,6 +233,9 @@ func (c *Controller) committed(ctx context.Context, s *snapshot, d *decisions, r
 		case *framework.Admission:
 			d.done[w.key] = true
 			c.admittedNow(w, it, s.flavors, now)
+			if w.origin == OriginOwner {
+				c.ownerRelease(w, podSetsCount(it.PodSets))
+			}
 			errs = append(errs, c.refresh(ctx, w.pods)...)
 		case *framework.WorkloadEviction:
 			evicted[w.key] = true
@@ -245,6 +249,7 @@ func (c *Controller) committed(ctx context.Context, s *snapshot, d *decisions, r
 		w := s.workloads[k]
 		c.gateMu.Lock()
 		delete(c.released, k)
+		delete(c.ownerReleased, k)
 		c.gateMu.Unlock()
 		holding := false
 		for _, p := range w.pods {
@@ -343,6 +348,7 @@ func (c *Controller) forgetGone(ctx context.Context, s *snapshot) []error {
 		}
 		c.gateMu.Lock()
 		delete(c.released, k)
+		delete(c.ownerReleased, k)
 		c.gateMu.Unlock()
 		c.mu.Lock()
 		delete(c.admitTimes, k)

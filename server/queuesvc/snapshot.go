@@ -19,6 +19,7 @@ type Origin string
 const (
 	OriginPod      Origin = "pod"       // a pod labelled with a queue name
 	OriginPodGroup Origin = "pod_group" // a PodGroup whose members are
+	OriginOwner    Origin = "owner"     // a queued Job's or StatefulSet's pods
 	OriginExplicit Origin = "explicit"  // a Workload object
 )
 
@@ -44,6 +45,8 @@ type snapshot struct {
 	workloads  map[string]*workload
 	facts      map[string]*berthv1.Admit
 	flavors    map[string]*quota.ResourceFlavor
+	// errs are the owner workloads whose pods' annotations are wrong.
+	errs map[string]string
 }
 
 // snapshot reads the caches, the holder and the book into one round's
@@ -63,7 +66,7 @@ func (c *Controller) snapshot() *snapshot {
 	slices.SortFunc(classes, func(a, b *model.PriorityClass) int { return cmp.Compare(a.Name, b.Name) })
 
 	held := c.opts.Holder.Objects(c.opts.Config)
-	s := &snapshot{namespaces: namespaces, workloads: map[string]*workload{}, facts: map[string]*berthv1.Admit{}, flavors: flavorIndex(held)}
+	s := &snapshot{namespaces: namespaces, workloads: map[string]*workload{}, facts: map[string]*berthv1.Admit{}, flavors: flavorIndex(held), errs: map[string]string{}}
 	for _, a := range c.opts.Book.Admissions() {
 		s.facts[a.GetWorkloadNamespace()+"/"+a.GetWorkloadName()] = a
 	}
@@ -73,6 +76,9 @@ func (c *Controller) snapshot() *snapshot {
 
 	byGroup := map[string][]*model.Pod{}
 	var groupOrder []string
+	byOwner := map[string][]*model.Pod{}
+	owners := map[string]integrations.Owner{}
+	var ownerOrder []string
 	for _, p := range pods {
 		if p.SchedulingGroup != "" {
 			k := p.Namespace + "/" + p.SchedulingGroup
@@ -82,7 +88,26 @@ func (c *Controller) snapshot() *snapshot {
 			byGroup[k] = append(byGroup[k], p)
 			continue
 		}
+		if o, ok, err := integrations.OwnerOf(p); ok {
+			k := o.Key()
+			if _, seen := owners[k]; !seen {
+				ownerOrder = append(ownerOrder, k)
+				owners[k] = o
+			}
+			if _, had := s.errs[k]; err != nil && !had {
+				s.errs[k] = err.Error() // the first pod's error is the workload's
+			}
+			byOwner[k] = append(byOwner[k], p)
+			continue
+		}
 		s.add(c.podWorkload(p, prio, queues, s.facts, evicting))
+	}
+	for _, k := range ownerOrder {
+		w := c.ownerWorkload(owners[k], byOwner[k], prio, queues, s.facts, evicting)
+		if msg, bad := s.errs[k]; bad {
+			w.wl.Error = msg
+		}
+		s.add(w)
 	}
 	for _, k := range groupOrder {
 		g := groups[k]
@@ -90,7 +115,11 @@ func (c *Controller) snapshot() *snapshot {
 			members := byGroup[k]
 			g = &model.PodGroup{Namespace: members[0].Namespace, Name: members[0].SchedulingGroup}
 		}
-		if w := c.groupWorkload(g, byGroup[k], prio, s.facts, evicting); w != nil {
+		queue, queued := groupQueue(g, byGroup[k])
+		if !queued {
+			continue // members of a group no queue holds
+		}
+		if w := c.groupWorkload(g, queue, byGroup[k], prio, queues, s.facts, evicting); w != nil {
 			s.add(w)
 		}
 	}
@@ -153,7 +182,7 @@ func (c *Controller) evictingNow(pods []*model.Pod) map[string]*evicting {
 }
 
 func workloadKey(p *model.Pod) string {
-	k, _ := workloadOfPod(p)
+	k, _, _ := workloadOfPod(p)
 	return k
 }
 
@@ -189,25 +218,42 @@ func (c *Controller) podWorkload(p *model.Pod, prio integrations.Priorities, que
 }
 
 // groupWorkload is the one workload of a queued PodGroup's members: all
-// of them once admitted (their pod sets as admitted), the pending ones
-// otherwise (nil when none is pending).
-func (c *Controller) groupWorkload(g *model.PodGroup, members []*model.Pod, prio integrations.Priorities, facts map[string]*berthv1.Admit, evicting map[string]*evicting) *workload {
-	queue := members[0].Labels[integrations.QueueNameLabel]
+// of them once admitted (their pod sets as admitted), its terminating
+// ones when it was preempted before a restart (they hold its quota until
+// they are gone), the pending ones otherwise (nil when none is pending).
+func (c *Controller) groupWorkload(g *model.PodGroup, queue string, members []*model.Pod, prio integrations.Priorities, queues *integrations.Queues, facts map[string]*berthv1.Admit, evicting map[string]*evicting) *workload {
 	key := g.Key()
 	w := &workload{key: key, origin: OriginPodGroup, pods: members, profile: members[0].SchedulerName}
 	fact, ev := facts[key], evicting[key]
-	if fact == nil && ev == nil {
-		w.wl = integrations.ForGroup(g, queue, members, prio)
-		if w.wl == nil {
-			return nil // every member runs: not a workload Berth admitted
-		}
-		return w
-	}
 	all := make([]*model.Pod, len(members))
 	for i, p := range members {
 		cp := *p
 		cp.NodeName = "" // counted whether bound or not: the admission covers them all
 		all[i] = &cp
+	}
+	if fact == nil && ev == nil {
+		// Preempted before a restart: its members still terminating hold
+		// the quota they use until they are gone.
+		if full := integrations.ForGroup(g, queue, all, prio); full != nil && full.Error == "" {
+			if a, bound, err := c.terminatingAdmission(full, members, queues); err == nil && a != nil {
+				full.Admission = a
+				alignPodSets(full)
+				// Only the terminating members' pod sets, at their count:
+				// its pending members hold nothing.
+				full.PodSets = full.PodSets[:len(a.PodSetAssignments)]
+				for i := range full.PodSets {
+					full.PodSets[i].Count = a.PodSetAssignments[i].Count
+				}
+				full.Pods, full.Running = nil, bound
+				w.wl, w.admitted, w.evicting = full, true, true
+				return w
+			}
+		}
+		w.wl = integrations.ForGroup(g, queue, members, prio)
+		if w.wl == nil {
+			return nil // every member runs: not a workload Berth admitted
+		}
+		return w
 	}
 	w.wl = integrations.ForGroup(g, queue, all, prio)
 	w.admitted = true
@@ -218,6 +264,21 @@ func (c *Controller) groupWorkload(g *model.PodGroup, members []*model.Pod, prio
 	}
 	alignPodSets(w.wl)
 	return w
+}
+
+// groupQueue is the LocalQueue a PodGroup's workload is queued in: its own
+// queue-name label's, else its first labelled member's; false when
+// neither is labelled.
+func groupQueue(g *model.PodGroup, members []*model.Pod) (string, bool) {
+	if q, ok := g.Labels[integrations.QueueNameLabel]; ok {
+		return q, true
+	}
+	for _, p := range members {
+		if q, ok := p.Labels[integrations.QueueNameLabel]; ok {
+			return q, true
+		}
+	}
+	return "", false
 }
 
 // alignPodSets orders an admitted workload's pod sets as its admission

@@ -103,6 +103,9 @@ func (c *Controller) buildStatus(s *snapshot, lines map[string]admission.Line, d
 		switch {
 		case evicting[k] != nil:
 			ws.State, held = StateEvicting, evicting[k].admission
+		case w.evicting:
+			// Preempted before a restart: its pods terminating hold it.
+			ws.State, held = StateEvicting, w.wl.Admission
 		case d.evicted[k] || l.Result == admission.ResultPreempted && w.admitted:
 			ws.State = StatePending // its pods were gone already: requeued
 		case w.admitted:

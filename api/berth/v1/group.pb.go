@@ -130,8 +130,14 @@ type PodGroup struct {
 	// PreemptLowerPriority"). Without the gate the members' common policy is
 	// the group's. Fixed at creation.
 	PreemptionPolicy PreemptionPolicy `protobuf:"varint,8,opt,name=preemption_policy,json=preemptionPolicy,proto3,enum=berth.v1.PreemptionPolicy" json:"preemption_policy,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Optional: the group's labels (metadata.labels), keys and values as a
+	// pod's (a bad one is INVALID_ARGUMENT at pod_group.labels[key]). A
+	// group labelled kueue.x-k8s.io/queue-name is one Kueue workload of that
+	// LocalQueue, its members gated until it is admitted, whether or not the
+	// members carry the label. May change after creation.
+	Labels        map[string]string `protobuf:"bytes,20,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PodGroup) Reset() {
@@ -218,6 +224,13 @@ func (x *PodGroup) GetPreemptionPolicy() PreemptionPolicy {
 		return x.PreemptionPolicy
 	}
 	return PreemptionPolicy_PREEMPTION_POLICY_UNSPECIFIED
+}
+
+func (x *PodGroup) GetLabels() map[string]string {
+	if x != nil {
+		return x.Labels
+	}
+	return nil
 }
 
 // PodGroupStatus is where a pod group stands, as Explain shows it for a
@@ -309,7 +322,7 @@ var File_berth_v1_group_proto protoreflect.FileDescriptor
 
 const file_berth_v1_group_proto_rawDesc = "" +
 	"\n" +
-	"\x14berth/v1/group.proto\x12\bberth.v1\x1a\x15berth/v1/policy.proto\"\xe6\x02\n" +
+	"\x14berth/v1/group.proto\x12\bberth.v1\x1a\x15berth/v1/policy.proto\"\xd9\x03\n" +
 	"\bPodGroup\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1b\n" +
@@ -318,7 +331,11 @@ const file_berth_v1_group_proto_rawDesc = "" +
 	"\x13priority_class_name\x18\x05 \x01(\tR\x11priorityClassName\x12\x1f\n" +
 	"\bpriority\x18\x06 \x01(\x05H\x00R\bpriority\x88\x01\x01\x12A\n" +
 	"\x0fdisruption_mode\x18\a \x01(\x0e2\x18.berth.v1.DisruptionModeR\x0edisruptionMode\x12G\n" +
-	"\x11preemption_policy\x18\b \x01(\x0e2\x1a.berth.v1.PreemptionPolicyR\x10preemptionPolicyB\v\n" +
+	"\x11preemption_policy\x18\b \x01(\x0e2\x1a.berth.v1.PreemptionPolicyR\x10preemptionPolicy\x126\n" +
+	"\x06labels\x18\x14 \x03(\v2\x1e.berth.v1.PodGroup.LabelsEntryR\x06labels\x1a9\n" +
+	"\vLabelsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\v\n" +
 	"\t_priority\"\x8b\x01\n" +
 	"\x0ePodGroupStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
@@ -344,21 +361,23 @@ func file_berth_v1_group_proto_rawDescGZIP() []byte {
 }
 
 var file_berth_v1_group_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_berth_v1_group_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_berth_v1_group_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_berth_v1_group_proto_goTypes = []any{
 	(DisruptionMode)(0),    // 0: berth.v1.DisruptionMode
 	(*PodGroup)(nil),       // 1: berth.v1.PodGroup
 	(*PodGroupStatus)(nil), // 2: berth.v1.PodGroupStatus
-	(PreemptionPolicy)(0),  // 3: berth.v1.PreemptionPolicy
+	nil,                    // 3: berth.v1.PodGroup.LabelsEntry
+	(PreemptionPolicy)(0),  // 4: berth.v1.PreemptionPolicy
 }
 var file_berth_v1_group_proto_depIdxs = []int32{
 	0, // 0: berth.v1.PodGroup.disruption_mode:type_name -> berth.v1.DisruptionMode
-	3, // 1: berth.v1.PodGroup.preemption_policy:type_name -> berth.v1.PreemptionPolicy
-	2, // [2:2] is the sub-list for method output_type
-	2, // [2:2] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	4, // 1: berth.v1.PodGroup.preemption_policy:type_name -> berth.v1.PreemptionPolicy
+	3, // 2: berth.v1.PodGroup.labels:type_name -> berth.v1.PodGroup.LabelsEntry
+	3, // [3:3] is the sub-list for method output_type
+	3, // [3:3] is the sub-list for method input_type
+	3, // [3:3] is the sub-list for extension type_name
+	3, // [3:3] is the sub-list for extension extendee
+	0, // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_group_proto_init() }
@@ -374,7 +393,7 @@ func file_berth_v1_group_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_group_proto_rawDesc), len(file_berth_v1_group_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   2,
+			NumMessages:   3,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1,7 +1,10 @@
 // Package integrations makes Kueue's Workloads of what orchestrators send, as
 // Kueue's integrations make them: a pod labelled with a queue name is a
 // one-pod workload, a queued PodGroup one workload of its members, a
-// running pod an admitted workload holding its flavors' quota. It is pure:
+// queued Job's or StatefulSet's pods one workload of their owner (known
+// from the pods alone: their controller owner reference and Kueue's
+// labels and annotations, owners.go), a running pod an admitted workload
+// holding its flavors' quota. It is pure:
 // the manifest builder (berthctl simulate) and berthd's admission
 // controller (server/queuesvc) both call it, so offline simulation and
 // berthd derive the same workloads.
