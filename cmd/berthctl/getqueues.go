@@ -185,6 +185,8 @@ func originText(o berthv1.WorkloadOrigin) string {
 		return "podgroup"
 	case berthv1.WorkloadOrigin_WORKLOAD_ORIGIN_EXPLICIT:
 		return "explicit"
+	case berthv1.WorkloadOrigin_WORKLOAD_ORIGIN_OWNER:
+		return "owner"
 	}
 	return "-"
 }

@@ -54,10 +54,10 @@ func workloadOrigin(o queuesvc.Origin) berthv1.WorkloadOrigin {
 	switch o {
 	case queuesvc.OriginPod:
 		return berthv1.WorkloadOrigin_WORKLOAD_ORIGIN_POD
-	case queuesvc.OriginPodGroup, queuesvc.OriginOwner:
-		// A queued Job's or StatefulSet's pods are a group of pods (the
-		// proto has no origin of its own for them yet).
+	case queuesvc.OriginPodGroup:
 		return berthv1.WorkloadOrigin_WORKLOAD_ORIGIN_POD_GROUP
+	case queuesvc.OriginOwner:
+		return berthv1.WorkloadOrigin_WORKLOAD_ORIGIN_OWNER
 	case queuesvc.OriginExplicit:
 		return berthv1.WorkloadOrigin_WORKLOAD_ORIGIN_EXPLICIT
 	}

@@ -378,6 +378,10 @@ const (
 	WorkloadOrigin_WORKLOAD_ORIGIN_POD_GROUP WorkloadOrigin = 2
 	// A Workload sent as such.
 	WorkloadOrigin_WORKLOAD_ORIGIN_EXPLICIT WorkloadOrigin = 3
+	// The pods of one Job or StatefulSet: pods labelled
+	// kueue.x-k8s.io/queue-name whose controller owner reference names it
+	// (docs/queueing.md, "Workloads from what orchestrators send").
+	WorkloadOrigin_WORKLOAD_ORIGIN_OWNER WorkloadOrigin = 4
 )
 
 // Enum value maps for WorkloadOrigin.
@@ -387,12 +391,14 @@ var (
 		1: "WORKLOAD_ORIGIN_POD",
 		2: "WORKLOAD_ORIGIN_POD_GROUP",
 		3: "WORKLOAD_ORIGIN_EXPLICIT",
+		4: "WORKLOAD_ORIGIN_OWNER",
 	}
 	WorkloadOrigin_value = map[string]int32{
 		"WORKLOAD_ORIGIN_UNSPECIFIED": 0,
 		"WORKLOAD_ORIGIN_POD":         1,
 		"WORKLOAD_ORIGIN_POD_GROUP":   2,
 		"WORKLOAD_ORIGIN_EXPLICIT":    3,
+		"WORKLOAD_ORIGIN_OWNER":       4,
 	}
 )
 
@@ -2114,12 +2120,13 @@ const file_berth_v1_queueing_proto_rawDesc = "" +
 	"\x16WORKLOAD_STATE_PENDING\x10\x01\x12\x1f\n" +
 	"\x1bWORKLOAD_STATE_INADMISSIBLE\x10\x02\x12\x1b\n" +
 	"\x17WORKLOAD_STATE_ADMITTED\x10\x03\x12\x1b\n" +
-	"\x17WORKLOAD_STATE_EVICTING\x10\x04*\x87\x01\n" +
+	"\x17WORKLOAD_STATE_EVICTING\x10\x04*\xa2\x01\n" +
 	"\x0eWorkloadOrigin\x12\x1f\n" +
 	"\x1bWORKLOAD_ORIGIN_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13WORKLOAD_ORIGIN_POD\x10\x01\x12\x1d\n" +
 	"\x19WORKLOAD_ORIGIN_POD_GROUP\x10\x02\x12\x1c\n" +
-	"\x18WORKLOAD_ORIGIN_EXPLICIT\x10\x03B2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
+	"\x18WORKLOAD_ORIGIN_EXPLICIT\x10\x03\x12\x19\n" +
+	"\x15WORKLOAD_ORIGIN_OWNER\x10\x04B2Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3"
 
 var (
 	file_berth_v1_queueing_proto_rawDescOnce sync.Once
