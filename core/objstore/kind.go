@@ -42,14 +42,25 @@ func (r Ref) String() string {
 // was registered for.
 var ErrUnknownKind = errors.New("unknown kind")
 
+// Admitter is one step of a kind's admission: it returns the object to
+// apply for obj (obj itself, or a defaulted copy: obj is never modified),
+// or an error refusing it. It changes nothing held: the kind's Upsert,
+// which follows, does. The error reaches the caller as it is (a Sync's
+// acknowledgement names it for the object).
+type Admitter[T any] func(obj T) (T, error)
+
 // Type describes one kind to a Registry, typed by the Go type T of its
 // objects (a pointer type: *model.Node, *resourceapi.ResourceClaim, ...).
 type Type[T any] struct {
 	Kind Kind
 	// Ref names an object.
 	Ref func(T) Ref
-	// Upsert admits an object and adds it, or replaces the one of its
-	// name.
+	// Admit is the kind's admission, run in order on every object
+	// upserted before its Upsert (kube's API defaulting and admission
+	// plugins: berthd's pods get their scheduler name and priority here);
+	// the first refusal ends it. Most kinds have none.
+	Admit []Admitter[T]
+	// Upsert adds an object as admitted, or replaces the one of its name.
 	Upsert func(ctx context.Context, obj T) error
 	// Delete removes the object ref names.
 	Delete func(ctx context.Context, ref Ref) error
@@ -64,6 +75,7 @@ type Type[T any] struct {
 type entry interface {
 	kind() Kind
 	ref(obj any) Ref
+	admit(obj any) (any, error)
 	upsert(ctx context.Context, obj any) error
 	delete(ctx context.Context, ref Ref) error
 	list() []any
@@ -75,6 +87,20 @@ type typed[T any] struct{ t Type[T] }
 func (e typed[T]) kind() Kind                                { return e.t.Kind }
 func (e typed[T]) ref(obj any) Ref                           { return e.t.Ref(obj.(T)) }
 func (e typed[T]) upsert(ctx context.Context, obj any) error { return e.t.Upsert(ctx, obj.(T)) }
+
+func (e typed[T]) admit(obj any) (any, error) {
+	if len(e.t.Admit) == 0 {
+		return obj, nil
+	}
+	cur := obj.(T)
+	for _, a := range e.t.Admit {
+		var err error
+		if cur, err = a(cur); err != nil {
+			return nil, err
+		}
+	}
+	return cur, nil
+}
 func (e typed[T]) delete(ctx context.Context, ref Ref) error { return e.t.Delete(ctx, ref) }
 func (e typed[T]) get(ref Ref) (any, bool) {
 	if e.t.Get == nil {
@@ -127,8 +153,8 @@ func Register[T any](r *Registry, t Type[T]) error {
 }
 
 // Wrap replaces kind's Type by what wrap makes of it (its Upsert or Delete
-// routed through rules of the caller's); kind must be registered with
-// objects of type T.
+// routed through rules of the caller's, admitters added to its Admit);
+// kind must be registered with objects of type T.
 func Wrap[T any](r *Registry, kind Kind, wrap func(Type[T]) Type[T]) error {
 	e, ok := r.byKind[kind]
 	if !ok {
@@ -185,8 +211,33 @@ func (r *Registry) entryOf(obj any) (entry, bool) {
 	return r.byKind[k], true
 }
 
-// Upsert admits and applies obj through its kind's Type.
+// Upsert admits obj through its kind's admission, then applies it
+// through the kind's Upsert. (A Store runs its mutators between the
+// two.)
 func (r *Registry) Upsert(ctx context.Context, obj any) error {
+	e, ok := r.entryOf(obj)
+	if !ok {
+		return fmt.Errorf("upsert %T: %w", obj, ErrUnknownKind)
+	}
+	admitted, err := e.admit(obj)
+	if err != nil {
+		return err
+	}
+	return e.upsert(ctx, admitted)
+}
+
+// Admit returns obj as its kind's admission would have it applied, or
+// the error refusing it, applying nothing.
+func (r *Registry) Admit(obj any) (any, error) {
+	e, ok := r.entryOf(obj)
+	if !ok {
+		return nil, fmt.Errorf("admit %T: %w", obj, ErrUnknownKind)
+	}
+	return e.admit(obj)
+}
+
+// apply applies an object admitted already through its kind's Upsert.
+func (r *Registry) apply(ctx context.Context, obj any) error {
 	e, ok := r.entryOf(obj)
 	if !ok {
 		return fmt.Errorf("upsert %T: %w", obj, ErrUnknownKind)

@@ -77,8 +77,10 @@ func New(kinds *Registry, opts Options) *Store {
 // Kinds is the registry the store applies through.
 func (s *Store) Kinds() *Registry { return s.kinds }
 
-// Upsert admits and applies obj (a node or a pod through its mutators
-// first), then publishes the change.
+// Upsert applies obj in stages: a node or a pod through the mutators
+// (in order), then its kind's admission (Type.Admit, which may refuse
+// it: nothing is then applied nor published), then its kind's Upsert;
+// the by-node index follows the pod, and the change is published.
 func (s *Store) Upsert(ctx context.Context, obj any) error {
 	ref, ok := s.kinds.RefOf(obj)
 	if !ok {
@@ -99,13 +101,43 @@ func (s *Store) Upsert(ctx context.Context, obj any) error {
 	return s.upsertLocked(ctx, ref, obj)
 }
 
+// Admit returns obj as Upsert would apply it (through the mutators and
+// its kind's admission), or the error Upsert would refuse it with, applying
+// and publishing nothing: a caller that must do something first (delete
+// another pod of the same name) checks the object here.
+func (s *Store) Admit(obj any) (any, error) {
+	ref, ok := s.kinds.RefOf(obj)
+	if !ok {
+		return nil, fmt.Errorf("admit %T: %w", obj, ErrUnknownKind)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n, _ := obj.(*model.Node); ref.Kind == KindNode && n != nil {
+		obj = s.mutateNode(n)
+	} else if p, _ := obj.(*model.Pod); ref.Kind == KindPod && p != nil {
+		obj = s.mutatePod(p)
+	}
+	return s.kinds.Admit(obj)
+}
+
+func (s *Store) mutateNode(n *model.Node) *model.Node {
+	for _, m := range s.mutators {
+		n = m(n)
+	}
+	return n
+}
+
+func (s *Store) mutatePod(p *model.Pod) *model.Pod {
+	for _, m := range s.podMutators {
+		p = m(p)
+	}
+	return p
+}
+
 // applyPodLocked upserts a pod as the mutators make it, and keeps it as
 // sent.
 func (s *Store) applyPodLocked(ctx context.Context, ref Ref, sent *model.Pod) error {
-	applied := sent
-	for _, m := range s.podMutators {
-		applied = m(applied)
-	}
+	applied := s.mutatePod(sent)
 	if err := s.upsertLocked(ctx, ref, applied); err != nil {
 		return err
 	}
@@ -113,13 +145,18 @@ func (s *Store) applyPodLocked(ctx context.Context, ref Ref, sent *model.Pod) er
 	return nil
 }
 
-// upsertLocked admits and applies obj through its kind and publishes it.
+// upsertLocked admits obj and applies it through its kind, then publishes
+// it.
 func (s *Store) upsertLocked(ctx context.Context, ref Ref, obj any) error {
-	old := s.heldLocked(ref)
-	if err := s.kinds.Upsert(ctx, obj); err != nil {
+	admitted, err := s.kinds.Admit(obj)
+	if err != nil {
 		return err
 	}
-	cur := obj
+	old := s.heldLocked(ref)
+	if err := s.kinds.apply(ctx, admitted); err != nil {
+		return err
+	}
+	cur := admitted
 	if got, ok := s.kinds.get(ref); ok {
 		cur = got
 	}
@@ -149,11 +186,12 @@ func (s *Store) heldLocked(ref Ref) any {
 }
 
 func (s *Store) applyNodeLocked(ctx context.Context, sent *model.Node) error {
-	applied := sent
-	for _, m := range s.mutators {
-		applied = m(applied)
+	admitted, err := s.kinds.Admit(s.mutateNode(sent))
+	if err != nil {
+		return err
 	}
-	if err := s.kinds.Upsert(ctx, applied); err != nil {
+	applied := admitted.(*model.Node)
+	if err := s.kinds.apply(ctx, applied); err != nil {
 		return err
 	}
 	var old any
@@ -165,8 +203,8 @@ func (s *Store) applyNodeLocked(ctx context.Context, sent *model.Node) error {
 	return nil
 }
 
-// Refresh applies a node again as it was sent, through the mutators: one
-// of them answers differently now. A node not held is no error.
+// Refresh applies a node again as it was sent, through the mutators and
+// its kind's admission: one of the mutators answers differently now. A node not held is no error.
 func (s *Store) Refresh(ctx context.Context, name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -178,7 +216,7 @@ func (s *Store) Refresh(ctx context.Context, name string) error {
 }
 
 // RefreshPod applies a pod again as it was sent, through the pod
-// mutators: one of them answers differently now (an admission
+// mutators and the pods' admission: a mutator answers differently now (an admission
 // controller's gate lifted). Nothing is applied when no mutator changes
 // the pod now nor did before; a pod not held is no error. ref names the
 // pod by uid, or by namespace and name.
@@ -189,10 +227,7 @@ func (s *Store) RefreshPod(ctx context.Context, ref Ref) error {
 	if !ok {
 		return nil
 	}
-	applied := e.pod
-	for _, m := range s.podMutators {
-		applied = m(applied)
-	}
+	applied := s.mutatePod(e.pod)
 	if applied == e.pod && !e.mutated {
 		return nil
 	}

@@ -126,6 +126,12 @@ func NeedsClass(pod *model.Pod) bool {
 	return pod.PriorityClassName != "" && pod.RequestedPriority == nil && pod.NodeName == ""
 }
 
+// AdmitOnNode is Admit for a pod sent without a node that its holder
+// keeps on one (a bind from before a restart awaiting its outcome): it
+// uses that node whatever class it names, so it is admitted as a bound
+// pod is, never refused for an unknown class.
+func (c *Classes) AdmitOnNode(pod *model.Pod) error { return c.admit(pod, true) }
+
 // Admit resolves the priority and preemption policy of a pod seen for the
 // first time, in place. Kubernetes fixes a pod's priority when the pod is
 // created and the scheduler only reads it; Berth also meets pods created
@@ -143,7 +149,9 @@ func NeedsClass(pod *model.Pod) bool {
 //     gives when nothing else applies), keeping its own policy.
 //   - otherwise the global default class applies, its name set on the pod;
 //     with none, priority 0 and the pod's own policy.
-func (c *Classes) Admit(pod *model.Pod) error {
+func (c *Classes) Admit(pod *model.Pod) error { return c.admit(pod, pod.NodeName != "") }
+
+func (c *Classes) admit(pod *model.Pod, onNode bool) error {
 	if pod.RequestedPriority != nil {
 		pod.Priority = *pod.RequestedPriority
 		if pc, ok := c.byName[pod.PriorityClassName]; ok && pod.PreemptionPolicy == "" {
@@ -166,7 +174,7 @@ func (c *Classes) Admit(pod *model.Pod) error {
 	}
 	pc, ok := c.byName[pod.PriorityClassName]
 	if !ok {
-		if NeedsClass(pod) {
+		if !onNode {
 			return &UnknownClassError{Name: pod.PriorityClassName}
 		}
 		pod.Priority = 0

@@ -29,21 +29,14 @@ func (s *Scheduler) forgetRecord(uid string) {
 	s.attemptsMu.Unlock()
 }
 
-// CheckAdmission returns the error AddPod would return for pod at
-// admission (a pending pod without priority naming an unknown class: a
-// *priority.UnknownClassError), without changing anything.
-func (s *Scheduler) CheckAdmission(pod *model.Pod) error {
-	old, _ := s.state.lookup(pod.UID)
-	_, err := s.state.admit(pod, old)
-	return err
-}
-
-// setPriorityClass adds or replaces a PriorityClass. Classes apply to pods
-// admitted afterwards; pods keep the priority they were admitted with.
+// setPriorityClass adds or replaces a PriorityClass in the pods'
+// admission (core/podadmission) and raises its event. Classes apply to
+// pods admitted afterwards; pods keep the priority they were admitted
+// with.
 func (s *Scheduler) setPriorityClass(ctx context.Context, pc *model.PriorityClass) error {
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
-	known, err := s.state.setClass(pc)
+	known, err := s.admission.SetClass(pc)
 	if err != nil {
 		return err
 	}
@@ -59,7 +52,7 @@ func (s *Scheduler) setPriorityClass(ctx context.Context, pc *model.PriorityClas
 func (s *Scheduler) deletePriorityClass(ctx context.Context, name string) error {
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
-	pc, known := s.state.deleteClass(name)
+	pc, known := s.admission.DeleteClass(name)
 	if !known {
 		return fmt.Errorf("delete PriorityClass %s: %w", name, ErrNotFound)
 	}

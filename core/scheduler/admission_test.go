@@ -77,8 +77,8 @@ func TestAdmissionOfRelistedPods(t *testing.T) {
 				if unknown := (*priority.UnknownClassError)(nil); !errors.As(err, &unknown) {
 					t.Errorf("error %v is not an UnknownClassError", err)
 				}
-				if check := e.s.CheckAdmission(pod); check == nil || check.Error() != err.Error() {
-					t.Errorf("CheckAdmission = %v, want AddPod's error", check)
+				if _, check := e.s.Kinds().Admit(pod); check == nil || check.Error() != err.Error() {
+					t.Errorf("the pod kind's admission refused it with %v, want AddPod's error", check)
 				}
 			} else {
 				admitted, _ := e.s.View().Pod(pod.UID)

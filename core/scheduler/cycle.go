@@ -438,10 +438,11 @@ func profileName(pod *model.Pod) string {
 // unknown PriorityClass fails) but not stored. Scheduling waits while it
 // runs.
 func (s *Scheduler) Evaluate(ctx context.Context, pod *model.Pod) (*Attempt, error) {
-	cur, err := s.state.admit(pod, nil)
+	cur, err := s.admission.Pod(pod, nil)
 	if err != nil {
 		return nil, err
 	}
+	cur = s.state.holdEvicted(cur)
 	att := &Attempt{Pod: cur, Profile: profileName(cur), Start: s.clock.Now(), whatIf: true}
 	fwk, ok := s.profiles[att.Profile]
 	if !ok {

@@ -3,12 +3,15 @@
 // (core/framework/runtime) per configured profile.
 //
 // Data comes in through the kinds it holds (kinds.go: one
-// core/objstore.Type per kind, each with its state-in call; safe for
-// concurrent use with Run): Upsert and Delete apply any of them, Kinds
-// hands the registry to the object store in front (berthd's, which wraps
-// pods with the book's rules). Nodes, pods (upserted: pending pods are
-// admitted and queued, bound pods occupy their nodes and confirm binds;
-// AddPod, DeletePod and CheckAdmission are the pod kind's calls, which
+// core/objstore.Type per kind, each with its admission and its state-in
+// call; safe for concurrent use with Run): Upsert and Delete apply any of
+// them, Kinds hands the registry to the object store in front (berthd's,
+// which runs the admission as its own stage and wraps pods with the
+// book's rules). Pods and pod groups are admitted by core/podadmission
+// (admitPod, admitPodGroup), which holds the priority classes the class
+// kind feeds it. Nodes, pods (upserted: pending pods are queued, bound
+// pods occupy their nodes and confirm binds; AddPod, admission then the
+// pod kind's Upsert, and DeletePod are the pod kind's calls, which
 // server/podbook drives), priority classes, budgets, namespaces, pod
 // groups, DRA and storage objects, and ReportBindResult. Each raises the
 // cluster event kube would, so pods that an event may help leave the

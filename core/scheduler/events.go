@@ -80,11 +80,34 @@ func (s *Scheduler) deleteNode(ctx context.Context, name string) error {
 	return s.cache.RemoveNode(name)
 }
 
-// AddPod adds a pod or, if known, updates it (pods are upserted):
-//   - a new pod is admitted (priority.Classes.Admit: a priority it carries
-//     is kept; else it is resolved from its class, and for a pending pod an
-//     unknown class fails with *priority.UnknownClassError); a pending pod
-//     is queued if a profile serves its schedulerName;
+// AddPod admits a pod (admitPod, the pod kind's admission) and adds it
+// or, if known, updates it (addPod).
+func (s *Scheduler) AddPod(ctx context.Context, pod *model.Pod) error {
+	cur, err := s.admitPod(pod)
+	if err != nil {
+		return err
+	}
+	return s.addPod(ctx, cur)
+}
+
+// admitPod is the pod kind's admission (core/podadmission): the default
+// scheduler name; for a new pod, its priority resolved from its class (a
+// priority it carries is kept; for a pending pod an unknown class fails
+// with *priority.UnknownClassError); for a known one, what is fixed at
+// creation kept as admitted. A pod addPod refuses as invalid passes as it
+// is.
+func (s *Scheduler) admitPod(pod *model.Pod) (*model.Pod, error) {
+	if pod == nil || pod.UID == "" || pod.Name == "" {
+		return pod, nil
+	}
+	old, _ := s.state.lookup(pod.UID)
+	return s.admission.Pod(pod, old)
+}
+
+// addPod applies a pod as admitted (the pod kind's Upsert; pods are
+// upserted):
+//   - a pod the scheduler evicted is held terminating (holdEvicted);
+//   - a new pending pod is queued if a profile serves its schedulerName;
 //   - a bound pod (NodeName set) occupies its node; if the scheduler had
 //     assumed it, the bind is confirmed;
 //   - an update of a pending pod requeues it when it may now fit; a pending
@@ -92,17 +115,14 @@ func (s *Scheduler) deleteNode(ctx context.Context, name string) error {
 //   - a terminating pod keeps occupying its node until deleted;
 //   - a bound pod sent without NodeName is refused with ErrPodBound: a pod
 //     does not go back to pending under the same uid (see Unbind).
-func (s *Scheduler) AddPod(ctx context.Context, pod *model.Pod) error {
+func (s *Scheduler) addPod(ctx context.Context, pod *model.Pod) error {
 	if pod == nil || pod.UID == "" || pod.Name == "" {
 		return fmt.Errorf("add pod: %w", ErrInvalid)
 	}
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
 	old, known := s.state.lookup(pod.UID)
-	cur, err := s.state.admit(pod, old)
-	if err != nil {
-		return err
-	}
+	cur := s.state.holdEvicted(pod)
 	if _, err := framework.NewPodInfo(cur); err != nil {
 		return fmt.Errorf("pod %s: %w", cur.Key(), err)
 	}

@@ -13,7 +13,9 @@ import (
 // Berth's orchestrator acts later, so the scheduler marks the victim itself:
 // from the Evict on, and until the pod is deleted, it holds the pod as
 // terminating by preemption (Terminating and Preempted set), whatever
-// upserts of it say. So:
+// upserts of it say (clusterState.holdEvicted, applied by the pod kind's
+// Upsert under ingestMu, so a mark set between an upsert's admission and
+// its apply holds). So:
 //   - a preemptor nominated to the victim's node waits for it instead of
 //     preempting again (core/preemption's eligibility);
 //   - no other preemptor evicts it again (the executor skips terminating

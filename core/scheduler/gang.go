@@ -13,24 +13,30 @@ import (
 	"github.com/berthsched/berth/core/model"
 )
 
-// The glue between the loop and core/gang: groups in (SetPodGroup,
-// deletePodGroup, members through AddPod/DeletePod), the gate re-checked
+// The glue between the loop and core/gang: groups in (admitPodGroup,
+// setPodGroup, deletePodGroup, members through AddPod/DeletePod), the gate re-checked
 // when they change, and the group cycle (scheduleGroup) with its binding
 // (runGroupBinding).
 
-// setPodGroup adds a pod group, or accepts an upsert that leaves its spec
-// as it is (gang.ErrSpecImmutable otherwise; gang.ErrInvalid for a bad
-// one). Its gated members are checked again.
+// admitPodGroup is the PodGroup kind's admission: a new group's priority
+// from its class (core/podadmission); a group held already is left to
+// setPodGroup, which refuses a change of its spec.
+func (s *Scheduler) admitPodGroup(g *model.PodGroup) (*model.PodGroup, error) {
+	if g == nil {
+		return g, nil
+	}
+	if _, known := s.groups.Get(g.Key()); known {
+		return g, nil
+	}
+	return s.admission.Group(g)
+}
+
+// setPodGroup adds a pod group as admitted, or accepts an upsert that
+// leaves its spec as it is (gang.ErrSpecImmutable otherwise;
+// gang.ErrInvalid for a bad one). Its gated members are checked again.
 func (s *Scheduler) setPodGroup(ctx context.Context, g *model.PodGroup) error {
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
-	if _, known := s.groups.Get(g.Key()); !known {
-		admitted, err := s.state.admitGroup(g)
-		if err != nil {
-			return err
-		}
-		g = admitted
-	}
 	created, err := s.groups.Set(g)
 	if err != nil {
 		return err
@@ -199,7 +205,7 @@ func (s *Scheduler) scheduleGroup(ctx context.Context, fwk framework.Framework, 
 
 // validateGroup is kube 1.37's check of a group before its cycle: every
 // member, pending (in queue order) or placed, has the group's scheduler
-// name, the group's priority (the PodGroup's own, see admitGroup) and one
+// name, the group's priority (the PodGroup's own, see admitPodGroup) and one
 // preemption policy: the group's own with the PodGroupPreemptionPolicy
 // gate, else the first member's. The error is in kube's words.
 func (s *Scheduler) validateGroup(g *model.PodGroup, pending []*model.Pod) error {

@@ -37,7 +37,7 @@ func (w *gangWorld) addGroup() {
 	prio := int32(w.rng.IntN(4))
 	// The group's priority is its own, and its members must have it
 	// (kube 1.37).
-	if err := w.e.s.setPodGroup(context.Background(), &model.PodGroup{Namespace: "default", Name: name, MinCount: int32(spec.min), RequestedPriority: &prio, DisruptionAll: spec.all}); err != nil {
+	if err := w.e.s.Upsert(context.Background(), &model.PodGroup{Namespace: "default", Name: name, MinCount: int32(spec.min), RequestedPriority: &prio, DisruptionAll: spec.all}); err != nil {
 		w.e.t.Fatal(err)
 	}
 	for i := range spec.size {

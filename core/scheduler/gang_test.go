@@ -68,7 +68,7 @@ func slotNodes(n, slots int) []*model.Node {
 
 func (e *env) setGroup(name string, min int32) {
 	e.t.Helper()
-	if err := e.s.setPodGroup(context.Background(), &model.PodGroup{Namespace: "default", Name: name, MinCount: min}); err != nil {
+	if err := e.s.Upsert(context.Background(), &model.PodGroup{Namespace: "default", Name: name, MinCount: min}); err != nil {
 		e.t.Fatal(err)
 	}
 }
@@ -225,15 +225,15 @@ func TestGroupPartialQuorumAndLateMembers(t *testing.T) {
 func TestPodGroupSpecImmutable(t *testing.T) {
 	e, _ := newGangEnv(t)
 	e.setGroup("g", 2)
-	err := e.s.setPodGroup(context.Background(), &model.PodGroup{Namespace: "default", Name: "g", MinCount: 3})
+	err := e.s.Upsert(context.Background(), &model.PodGroup{Namespace: "default", Name: "g", MinCount: 3})
 	if !errors.Is(err, gang.ErrSpecImmutable) {
 		t.Errorf("changing min_count: %v, want ErrSpecImmutable", err)
 	}
-	err = e.s.setPodGroup(context.Background(), &model.PodGroup{Namespace: "default", Name: "h", MinCount: 0})
+	err = e.s.Upsert(context.Background(), &model.PodGroup{Namespace: "default", Name: "h", MinCount: 0})
 	if !errors.Is(err, gang.ErrInvalid) {
 		t.Errorf("min_count 0: %v, want ErrInvalid", err)
 	}
-	if err := e.s.setPodGroup(context.Background(), &model.PodGroup{Namespace: "default", Name: "g", MinCount: 2}); err != nil {
+	if err := e.s.Upsert(context.Background(), &model.PodGroup{Namespace: "default", Name: "g", MinCount: 2}); err != nil {
 		t.Errorf("the same spec again: %v", err)
 	}
 }
@@ -298,7 +298,7 @@ func TestGroupTopology(t *testing.T) {
 	}
 	e, gs := newGangEnv(t)
 	e.addNodes(zoned("a1", "a"), zoned("a2", "a"), zoned("b1", "b"), zoned("b2", "b"), zoned("b3", "b"))
-	if err := e.s.setPodGroup(context.Background(), &model.PodGroup{Namespace: "default", Name: "g", MinCount: 3, TopologyKey: "zone"}); err != nil {
+	if err := e.s.Upsert(context.Background(), &model.PodGroup{Namespace: "default", Name: "g", MinCount: 3, TopologyKey: "zone"}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 3 {
@@ -312,7 +312,7 @@ func TestGroupTopology(t *testing.T) {
 	}
 	e.confirmBinds()
 
-	if err := e.s.setPodGroup(context.Background(), &model.PodGroup{Namespace: "default", Name: "h", MinCount: 3, TopologyKey: "zone"}); err != nil {
+	if err := e.s.Upsert(context.Background(), &model.PodGroup{Namespace: "default", Name: "h", MinCount: 3, TopologyKey: "zone"}); err != nil {
 		t.Fatal(err)
 	}
 	e.addNodes(zoned("c1", "c")) // 3 free nodes, at most 2 in one zone

@@ -41,7 +41,7 @@ func newPreemptEnv(t *testing.T, nodes int) (*env, *groupSink) {
 func (e *env) setHighGroup(name string, min int32) {
 	e.t.Helper()
 	prio := int32(100)
-	if err := e.s.setPodGroup(context.Background(), &model.PodGroup{Namespace: "default", Name: name, MinCount: min, RequestedPriority: &prio}); err != nil {
+	if err := e.s.Upsert(context.Background(), &model.PodGroup{Namespace: "default", Name: name, MinCount: min, RequestedPriority: &prio}); err != nil {
 		e.t.Fatal(err)
 	}
 }
@@ -219,7 +219,7 @@ func TestGroupPreemptionPolicyGate(t *testing.T) {
 				e.addPods(mt.MakePod(fmt.Sprintf("low-%d", i)).Node(fmt.Sprintf("n%d", i%2)).Req(mt.Res(1000, mt.Gi)).Obj())
 			}
 			prio := int32(100)
-			if err := s.setPodGroup(context.Background(), &model.PodGroup{Namespace: "default", Name: "g", MinCount: 3,
+			if err := s.Upsert(context.Background(), &model.PodGroup{Namespace: "default", Name: "g", MinCount: 3,
 				RequestedPriority: &prio, PreemptionPolicy: tc.groupPolicy}); err != nil {
 				t.Fatal(err)
 			}

@@ -15,10 +15,11 @@ import (
 	"github.com/berthsched/berth/core/volume"
 )
 
-// Kinds returns the kinds of object the scheduler holds, each applied by
-// its state-in call (admitted, kept, its cluster events raised), as a
-// registry the caller may wrap (core/objstore). A new kind is one more
-// Register here, not a method.
+// Kinds returns the kinds of object the scheduler holds, each admitted by
+// its admission stage (pods and pod groups: admitPod, admitPodGroup over
+// core/podadmission) and applied by its state-in call (kept, its cluster
+// events raised), as a registry the caller may wrap (core/objstore). A
+// new kind is one more Register here, not a method.
 func (s *Scheduler) Kinds() *objstore.Registry { return s.kinds.Clone() }
 
 // Upsert admits and applies an object of any kind the scheduler holds
@@ -56,7 +57,8 @@ func (s *Scheduler) buildKinds() error {
 				}
 				return objstore.Ref{Namespace: p.Namespace, Name: p.Name, UID: p.UID}
 			},
-			Upsert: s.AddPod,
+			Admit:  []objstore.Admitter[*model.Pod]{s.admitPod},
+			Upsert: s.addPod,
 			Delete: func(ctx context.Context, ref objstore.Ref) error {
 				pod, ok := s.podOf(ref)
 				if !ok {
@@ -105,6 +107,7 @@ func (s *Scheduler) buildKinds() error {
 				}
 				return objstore.Ref{Namespace: g.Namespace, Name: g.Name}
 			},
+			Admit:  []objstore.Admitter[*model.PodGroup]{s.admitPodGroup},
 			Upsert: s.setPodGroup,
 			Delete: func(ctx context.Context, ref objstore.Ref) error {
 				return s.deletePodGroup(ctx, ref.Namespace, ref.Name)

@@ -17,6 +17,7 @@ import (
 	"github.com/berthsched/berth/core/gang"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/objstore"
+	"github.com/berthsched/berth/core/podadmission"
 	"github.com/berthsched/berth/core/queue"
 	"github.com/berthsched/berth/core/volume"
 )
@@ -98,6 +99,9 @@ type Options struct {
 	// the configuration's. Clock, Logger, plugins, hints, Namespaces and
 	// PodLookup are set by the scheduler.
 	Queue queue.Options
+	// Admission configures the admission of pods and pod groups, the
+	// pod and PodGroup kinds' admission stage (core/podadmission).
+	Admission podadmission.Options
 }
 
 // Replay holds the switches of drivers that replay a run step by step and
@@ -145,9 +149,9 @@ type Replay struct {
 
 // Scheduler is kube-scheduler's scheduling loop over Berth's cache and
 // queue: state comes in through its kinds (Upsert, Delete) (safe for concurrent
-// use with Run), is admitted into the cluster state (state.go: what was
-// sent, validated and defaulted), and decisions go out through
-// Options.Decisions. View is its read side.
+// use with Run), admitted by their admission stage (kinds.go,
+// core/podadmission) and kept in the cluster state (state.go), and
+// decisions go out through Options.Decisions. View is its read side.
 //
 // Locks: ingestMu serializes the state-in calls; cycleMu is held by the
 // scheduling cycle (one at a time). The cycle takes ingestMu only to mark
@@ -194,6 +198,9 @@ type Scheduler struct {
 	// domainWalks counts the cycles that took the domain walk (tests).
 	domainWalks int
 
+	// admission admits pods and pod groups and holds the priority
+	// classes (core/podadmission); its lock is a leaf.
+	admission *podadmission.Admission
 	// state is what the caller sent, admitted (state.go).
 	state *clusterState
 	// groups are the pod groups and their members (gang.go).
@@ -255,6 +262,7 @@ func New(ctx context.Context, opts Options) (*Scheduler, error) {
 		cache:        cache.New(),
 		profiles:     make(map[string]framework.Framework),
 		snapshot:     cache.NewEmptySnapshot(),
+		admission:    podadmission.New(opts.Admission),
 		state:        newClusterState(),
 		groups:       gang.NewRegistry(),
 		devices:      newTracker(opts.Replay),

@@ -2,26 +2,25 @@ package scheduler
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
-	"github.com/berthsched/berth/core/priority"
 )
 
 // clusterState is what the caller sent, admitted (validated and
-// defaulted): every pod in its current version, the priority classes, the
-// namespaces and disruption budgets, the pods the scheduler evicted, and
+// defaulted by the kinds' admission, core/podadmission): every pod in its
+// current version, the namespaces and disruption budgets, the pods the
+// scheduler evicted, and
 // each pending pod's record (its scheduling status, as kube would write it
 // on the pod: the last diagnosis, when it was queued). The state-in calls
 // change it, under the scheduler's ingestMu, and raise the cluster events;
 // the scheduling loop and the View read it. It knows nothing of the queue,
 // the cache or the frameworks.
 //
-// Locks: mu guards pods, uidByKey, classes, records and evicted. It is a
+// Locks: mu guards pods, uidByKey, records and evicted. It is a
 // leaf but for the scheduler's bindsMu, which the binding cycle takes
 // under it (a leaf itself). namespaces and pdbs have their own leaf locks;
 // pdbs reads the pods under mu, never holding its own.
@@ -29,7 +28,6 @@ type clusterState struct {
 	mu       sync.RWMutex
 	pods     map[string]*model.Pod // current version, by UID
 	uidByKey map[string]string     // namespace/name -> UID
-	classes  *priority.Classes
 	records  map[string]*podRecord // pending pods' scheduling status
 	evicted  map[string]bool       // pods evicted and not deleted yet, true if by preemption (evictions.go)
 
@@ -41,7 +39,6 @@ func newClusterState() *clusterState {
 	c := &clusterState{
 		pods:       make(map[string]*model.Pod),
 		uidByKey:   make(map[string]string),
-		classes:    priority.NewClasses(),
 		records:    make(map[string]*podRecord),
 		evicted:    make(map[string]bool),
 		namespaces: newNamespaces(),
@@ -111,88 +108,20 @@ func (c *clusterState) numPods() int {
 	return len(c.pods)
 }
 
-// admit returns the version of the pod the scheduler keeps: the default
-// scheduler name applied and, for a new pod, its priority resolved as
-// Kubernetes' priority admission does (priority.Classes.Admit: a priority
-// the pod carries is trusted, a bound pod is never refused). Priority is
-// fixed at creation: an update keeps the priority the pod was admitted
-// with.
-//
-// A pod the scheduler evicted stays terminating (by preemption, if that
-// was the cause) whatever the upsert says (evictions.go).
-func (c *clusterState) admit(in, old *model.Pod) (*model.Pod, error) {
-	cur := *in
-	if cur.SchedulerName == "" {
-		cur.SchedulerName = model.DefaultSchedulerName
-	}
+// holdEvicted returns the version of an upserted pod to keep: a pod the
+// scheduler evicted stays terminating (by preemption, if that was the
+// cause) whatever the upsert says, until it is deleted (evictions.go). It
+// is read under mu, in the same state-in call as the pod is stored: a mark
+// the cycle sets between an admission and its apply is not lost. cur is
+// returned as it is when no mark applies.
+func (c *clusterState) holdEvicted(cur *model.Pod) *model.Pod {
 	c.mu.RLock()
-	defer c.mu.RUnlock()
-	if preempted, evicted := c.evicted[cur.UID]; evicted {
-		cur.Terminating, cur.Preempted = true, cur.Preempted || preempted
+	preempted, evicted := c.evicted[cur.UID]
+	c.mu.RUnlock()
+	if !evicted || cur.Terminating && (cur.Preempted || !preempted) {
+		return cur
 	}
-	if old != nil {
-		cur.Priority, cur.PreemptionPolicy, cur.PriorityClassName = old.Priority, old.PreemptionPolicy, old.PriorityClassName
-		cur.SchedulingGroup = old.SchedulingGroup // group membership is fixed, as priority
-		return &cur, nil
-	}
-	if err := c.classes.Admit(&cur); err != nil {
-		return nil, fmt.Errorf("admit pod %s: %w", cur.Key(), err)
-	}
-	return &cur, nil
-}
-
-// admitGroup resolves a new pod group's priority as kube 1.37's Priority
-// admission does for PodGroups: a priority given is kept, a named class
-// gives its value (an unknown one fails with *priority.UnknownClassError),
-// otherwise the global default class's value, else 0. The class's
-// preemption policy is not applied: with the alpha PodGroupPreemptionPolicy
-// gate kube's API server defaults the group's own to PreemptLowerPriority
-// before admission, so a class's policy never becomes the group's (the
-// admission refuses a group whose class has another; Berth, as kubeoracle,
-// keeps the group's own, see groupPolicy).
-func (c *clusterState) admitGroup(in *model.PodGroup) (*model.PodGroup, error) {
-	g := *in
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	switch {
-	case g.RequestedPriority != nil:
-		g.Priority = *g.RequestedPriority
-	case g.PriorityClassName != "":
-		pc, ok := c.classes.Get(g.PriorityClassName)
-		if !ok {
-			return nil, fmt.Errorf("admit pod group %s: %w", g.Key(), &priority.UnknownClassError{Name: g.PriorityClassName})
-		}
-		g.Priority = pc.Value
-	default:
-		g.Priority = 0
-		if def, ok := c.classes.GlobalDefault(); ok {
-			g.Priority = def.Value
-		}
-	}
-	return &g, nil
-}
-
-// setClass adds or replaces a class and reports whether it was known.
-func (c *clusterState) setClass(pc *model.PriorityClass) (known bool, err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	_, known = c.classes.Get(pc.Name)
-	return known, c.classes.Set(pc)
-}
-
-// deleteClass removes a class and returns it, if it was known.
-func (c *clusterState) deleteClass(name string) (*model.PriorityClass, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	pc, known := c.classes.Get(name)
-	c.classes.Delete(name)
-	return pc, known
-}
-
-func (c *clusterState) classList() []*model.PriorityClass {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.classes.List()
+	return markedEvicted(cur, preempted)
 }
 
 // applyNomination sets the pod's NominatedNodeName as a ModeOverride

@@ -224,7 +224,7 @@ func (v View) Pods() []*model.Pod {
 
 // PriorityClasses lists the known classes, built-in ones included.
 func (v View) PriorityClasses() []*model.PriorityClass {
-	return v.s.state.classList()
+	return v.s.admission.Classes()
 }
 
 // PDBs lists the disruption budgets, sorted by namespace/name.

@@ -25,6 +25,18 @@ type sides struct {
 
 func newSides(s *scheduler.Scheduler) sides { return sides{s, s.View()} }
 
+// bookPods is the scheduler as the book's rules (podbook.Outcomes) drive
+// it, AddPod being the pod kind's own Upsert: a pod reaches it admitted by
+// the object store's admission stage, never admitted twice.
+type bookPods struct {
+	sides
+	// apply is the scheduler's pod kind's Upsert, set by openObjects
+	// before any pod is sent.
+	apply func(ctx context.Context, pod *model.Pod) error
+}
+
+func (b *bookPods) AddPod(ctx context.Context, pod *model.Pod) error { return b.apply(ctx, pod) }
+
 // cluster is what the state service drives: the object store in front of
 // the scheduler, the bind reports through the book's rules
 // (podbook.Outcomes), and the scheduler's batch, hold and read side. It
@@ -46,7 +58,10 @@ func (c cluster) Delete(ctx context.Context, ref objstore.Ref) error {
 
 func (c cluster) List(kind objstore.Kind) ([]any, error) { return c.objects.List(kind) }
 
-func (c cluster) CheckAdmission(pod *model.Pod) error { return c.outcomes.CheckAdmission(pod) }
+func (c cluster) CheckAdmission(pod *model.Pod) error {
+	_, err := c.objects.Admit(pod)
+	return err
+}
 
 func (c cluster) ReportBindResult(ctx context.Context, podUID, node string, ok bool, reason string) error {
 	return c.outcomes.ReportBindResult(ctx, podUID, node, ok, reason)
@@ -68,15 +83,17 @@ type claimForgetter interface {
 	ForgetClaim(ctx context.Context, claim *resourceapi.ResourceClaim) error
 }
 
-// openObjects builds the object store over the scheduler's kinds: pods
+// openObjects builds the object store over the scheduler's kinds (with
+// their admission: pods and pod groups, core/podadmission): pods applied
 // through the book's rules, a deleted allocated claim's durable copy
 // dropped with it, and the node mutators in order (the taints of node
 // conditions unless ignored, then the pressure taints, which the taint
 // controller never sees: they are NoSchedule).
-func (d *Daemon) openObjects(outcomes *podbook.Outcomes, claims claimForgetter) error {
+func (d *Daemon) openObjects(outcomes *podbook.Outcomes, pods *bookPods, claims claimForgetter) error {
 	kinds := d.sched.Kinds()
 	view := d.sched.View()
 	err := objstore.Wrap(kinds, objstore.KindPod, func(t objstore.Type[*model.Pod]) objstore.Type[*model.Pod] {
+		pods.apply = t.Upsert
 		t.Upsert = outcomes.AddPod
 		t.Delete = func(ctx context.Context, ref objstore.Ref) error {
 			pod, ok := view.Pod(ref.UID)

@@ -21,6 +21,7 @@ import (
 	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/objstore"
 	"github.com/berthsched/berth/core/plugins/registry"
+	"github.com/berthsched/berth/core/podadmission"
 	"github.com/berthsched/berth/core/queue"
 	"github.com/berthsched/berth/core/quota"
 	"github.com/berthsched/berth/core/quota/holder"
@@ -253,8 +254,9 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if err := d.restore(ctx); err != nil {
 		return nil, err
 	}
-	outcomes := podbook.NewOutcomes(d.book, newSides(d.sched), cfg.Logger)
-	if err := d.openObjects(outcomes, d.book); err != nil {
+	pods := &bookPods{sides: newSides(d.sched)}
+	outcomes := podbook.NewOutcomes(d.book, pods, cfg.Logger)
+	if err := d.openObjects(outcomes, pods, d.book); err != nil {
 		return nil, err
 	}
 	if err := d.openPressure(); err != nil {
@@ -338,6 +340,8 @@ func (d *Daemon) openScheduler(ctx context.Context, reg runtime.Registry, m *met
 		GroupDecisions: true,
 		Logger:         d.logger,
 		Metrics:        schedulerMetrics{Metrics: m, attempts: attempts},
+		// A pod held on its restored bind's node is admitted as bound.
+		Admission: podadmission.Options{HeldOnNode: d.book.HeldOnNode},
 
 		Deterministic: d.cfg.Deterministic,
 	}

@@ -237,3 +237,39 @@ func storeKeys(t *testing.T, st store.Store, sp store.Space) []string {
 	}
 	return out
 }
+
+// A pod re-listed pending after a restart while its bind is outstanding is
+// admitted as the bound pod it is held as: its class gone meanwhile does
+// not refuse it (the object store's admission asks the book), so it keeps
+// its node and no other pod is placed on the room it holds.
+func TestRestartAdmitsHeldPodWhoseClassIsGone(t *testing.T) {
+	dir := t.TempDir()
+	e := start(t, Config{DataDir: dir})
+	w := e.startWatch(t, &berthv1.WatchRequest{})
+	class := &berthv1.Object{Kind: &berthv1.Object_PriorityClass{PriorityClass: &berthv1.PriorityClass{Name: "c", Value: 10}}}
+	named := func(p *berthv1.Pod) { p.PriorityClassName = "c" }
+	e.apply(t, class, nodeObj("n1", 1000))
+	e.apply(t, podObj(podWire("a", 1000, named)))
+	w.waitFor(t, "a's bind", func(ds []*berthv1.Decision) bool { return binds(ds)["a"] == "n1" })
+	e.shutdown(t)
+
+	e = start(t, Config{DataDir: dir})
+	// The class is not re-listed: a new pod naming it, which no bind
+	// holds, is refused.
+	resp, err := e.state.Apply(t.Context(), &berthv1.ApplyRequest{Objects: []*berthv1.Object{
+		nodeObj("n1", 1000), podObj(podWire("a", 1000, named)), podObj(podWire("b", 1000, named)),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := resp.GetErrors(); len(errs) != 1 || !strings.Contains(errs[0].GetMessage(), "no PriorityClass with name c") {
+		t.Fatalf("Apply's errors %v, want b's unknown class only", errs)
+	}
+	if p, ok := e.d.Scheduler().View().Pod("uid-a"); !ok || p.NodeName != "n1" || p.Priority != 0 {
+		t.Fatalf("a held as %+v, want on n1 at priority 0", p)
+	}
+	e.apply(t, podObj(podWire("c", 1000)))
+	if pending := e.d.Scheduler().View().Pending(); len(pending) != 1 || pending[0].Pod.Name != "c" {
+		t.Errorf("pending %v, want c only: a holds n1", pending)
+	}
+}

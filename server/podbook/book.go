@@ -265,6 +265,16 @@ func (l *Book) Outstanding(k Kind, uid string) (Record, bool) {
 	return r, ok && !r.Settled
 }
 
+// HeldOnNode reports a pod whose bind from before a restart is
+// outstanding: sent without a node, Outcomes holds it on the bind's. The
+// pods' admission asks it (core/podadmission's Options.HeldOnNode, which
+// runs before Outcomes.AddPod), so that such a pod is admitted as the
+// bound pod it is held as.
+func (l *Book) HeldOnNode(uid string) bool {
+	r, ok := l.Outstanding(KindBind, uid)
+	return ok && r.Restored
+}
+
 // BindRevision returns the revision of the last Bind decision made for the
 // pod since it was last forgotten; false while none was, or while the
 // first is being committed. A bind restored after a restart whose record

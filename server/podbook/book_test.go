@@ -363,9 +363,13 @@ func TestRestoredBindRules(t *testing.T) {
 			t.Errorf("%s unbound before its failed bind's record was removed (err %v)", uid, err)
 		}
 	}
+	if e2.book.HeldOnNode("uid-victim-gone") {
+		t.Error("a pod with no bind is held on a node")
+	}
 	for _, n := range []string{"held", "failed"} {
-		if err := e2.outcomes.CheckAdmission(pod(n)); err != nil {
-			t.Fatal(err)
+		// The pods' admission asks, before AddPod holds the pod.
+		if !e2.book.HeldOnNode(pod(n).UID) {
+			t.Errorf("%s: not held on its restored bind's node", n)
 		}
 		if err := e2.outcomes.AddPod(ctx, pod(n)); err != nil {
 			t.Fatal(err)
@@ -378,7 +382,7 @@ func TestRestoredBindRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	e2.resynced(ctx)
-	want := []string{"check held on n1", "add held on n1", "check failed on n1", "add failed on n1", "unbind uid-failed"}
+	want := []string{"add held on n1", "add failed on n1", "unbind uid-failed"}
 	if diff := cmp.Diff(want, e2.sched.calls); diff != "" {
 		t.Errorf("scheduler calls (-want +got):\n%s", diff)
 	}

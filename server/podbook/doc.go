@@ -43,7 +43,10 @@
 // A restored bind holds its pod on the bind's node, even when the pod is
 // re-listed without one, until the bind is settled: no pod is bound twice
 // and no node overcommitted across a crash; its volumes stay reserved for
-// their claims (issue 30), and a failed report frees them. Such a re-list
+// their claims (issue 30), and a failed report frees them. The object
+// store's admission, which runs before Outcomes.AddPod, asks HeldOnNode,
+// so such a pod is admitted as the bound pod it is held as (never refused
+// for a class gone meanwhile). Such a re-list
 // neither confirms the bind nor fails it: as kube reads it, a bind is done
 // only when the pod is seen with its node, and a pod seen without one
 // while its bind awaits an outcome is one the orchestrator has not acted

@@ -160,11 +160,6 @@ func (f *fakeScheduler) AddPod(_ context.Context, p *model.Pod) error {
 	return nil
 }
 
-func (f *fakeScheduler) CheckAdmission(p *model.Pod) error {
-	f.record("check " + p.Name + " on " + p.NodeName)
-	return nil
-}
-
 func (f *fakeScheduler) DeletePod(_ context.Context, p *model.Pod) error {
 	f.mu.Lock()
 	delete(f.pods, p.UID)

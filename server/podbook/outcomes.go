@@ -13,8 +13,9 @@ import (
 // Scheduler is the scheduler's view of the pods that outcomes change;
 // *scheduler.Scheduler satisfies it.
 type Scheduler interface {
+	// AddPod applies a pod; in berthd, one the object store admitted
+	// already (the pod kind's own Upsert, core/objstore).
 	AddPod(ctx context.Context, pod *model.Pod) error
-	CheckAdmission(pod *model.Pod) error
 	DeletePod(ctx context.Context, pod *model.Pod) error
 	ReportBindResult(ctx context.Context, podUID, node string, ok bool, reason string) error
 	// Unbind makes a pod held as bound pending again.
@@ -70,16 +71,9 @@ func (o *Outcomes) AddPod(ctx context.Context, pod *model.Pod) error {
 // UpdatePod is AddPod.
 func (o *Outcomes) UpdatePod(ctx context.Context, pod *model.Pod) error { return o.AddPod(ctx, pod) }
 
-// CheckAdmission checks the pod AddPod would give the scheduler.
-func (o *Outcomes) CheckAdmission(pod *model.Pod) error {
-	if pod.NodeName == "" {
-		pod = o.withRestored(pod)
-	}
-	return o.sched.CheckAdmission(pod)
-}
-
 // withRestored returns a pending pod as AddPod gives it to the scheduler:
-// held on the node of its bind from before a restart, or carrying the
+// held on the node of its bind from before a restart (Book.HeldOnNode,
+// which the pods' admission asks first), or carrying the
 // nomination the log holds (as kube's pod status would carry it), so a
 // nomination restored after a restart steers the pod's next attempt
 // exactly as before.

@@ -144,9 +144,9 @@ func (s *Service) upsertedHolds(key objectKey) bool {
 
 // upsertPodLocked adds or updates a pod. A pod held under the same
 // namespace and name with another uid is deleted first, once the new one is
-// known to be admissible. Without one to replace, AddPod's own admission
-// refuses the pod with the error CheckAdmission would have given. held is
-// the pod held under pod's uid, nil if none.
+// known to be admissible. Without one to replace, the Upsert's own
+// admission refuses the pod with the error CheckAdmission would have
+// given. held is the pod held under pod's uid, nil if none.
 func (s *Service) upsertPodLocked(ctx context.Context, pod, held *model.Pod) error {
 	if held != nil && held.Namespace == pod.Namespace && held.Name == pod.Name {
 		// The pod held under this uid has this name: it is the one held

@@ -30,6 +30,13 @@ type sides struct {
 	scheduler.View
 }
 
+// CheckAdmission runs the scheduler's kinds' admission, as berthd's
+// object store does.
+func (s sides) CheckAdmission(pod *model.Pod) error {
+	_, err := s.Kinds().Admit(pod)
+	return err
+}
+
 // sink records Bind decisions with made-up revisions, as the decision log
 // would, and implements statesvc.BindReports.
 type sink struct {

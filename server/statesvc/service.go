@@ -30,8 +30,9 @@ type Cluster interface {
 	// List lists the objects of kind held, for resyncs.
 	List(kind objstore.Kind) ([]any, error)
 	// CheckAdmission returns the error the Upsert of pod would refuse it
-	// with at admission, changing nothing: a pod replacing another of the
-	// same name is checked before the other is deleted.
+	// with at admission (in berthd the object store's admission stage,
+	// objstore.Store.Admit), changing nothing: a pod replacing another of
+	// the same name is checked before the other is deleted.
 	CheckAdmission(pod *model.Pod) error
 	ReportBindResult(ctx context.Context, podUID, node string, ok bool, reason string) error
 	// Hold keeps the scheduling loop from starting cycles until release
