@@ -232,17 +232,19 @@ func TestSimulateQueueingNoThrottle(t *testing.T) {
 
 // TestSimulateQueuedPodGroups: a PodGroup labelled with a queue name is
 // one workload of its members, a pod set per member shape, admitted
-// whole: the admitted group's members are released to the scheduler
-// (held there only by the gang gate, which simulate does not lift), the
-// other group's members keep Kueue's admission gate.
+// whole: the admitted group's members are released to the scheduler,
+// whose loop binds the gang; the other group's members keep Kueue's
+// admission gate, and their group waits.
 func TestSimulateQueuedPodGroups(t *testing.T) {
 	got := berthctl(t, nil, "", "simulate", "-f", filepath.Join("testdata", "queueing-groups.yaml"))
 	if got.code != exitOK {
 		t.Fatalf("exit %d stderr %q", got.code, got.stderr)
 	}
 	for _, want := range []string{
-		`{"pod":"ml/train-0","result":"gated","message":"pod was rejected by PreEnqueue plugin GangScheduling"`,
-		`{"pod":"ml/eval-0","result":"gated","message":"pod was rejected by PreEnqueue plugin SchedulingGates"`,
+		`{"pod":"ml/train-0","result":"bound","node":"n1","group":"ml/train"}`,
+		`{"pod":"ml/eval-0","result":"gated","group":"ml/eval","message":"waiting for scheduling gates: [kueue.x-k8s.io/admission]"}`,
+		`{"group":"ml/train","result":"bound","minCount":3,"members":3,"bound":3}`,
+		`{"group":"ml/eval","result":"waiting","minCount":2,"members":2,"bound":0,"message":"waiting for scheduling gates: [kueue.x-k8s.io/admission]"}`,
 		`{"workload":"ml/train","result":"admitted","clusterQueue":"cq","flavors":{"7061690c/cpu":"a","b281812b/cpu":"a"},"cycle":1}`,
 		`{"workload":"ml/eval","result":"inadmissible","clusterQueue":"cq","cycle":2,"message":"couldn't assign flavors to pod set b281812b: insufficient unused quota for cpu in flavor a, 2 more needed"}`,
 	} {

@@ -74,6 +74,17 @@ berth.dev/admission-placement: "true" admits a workload only when all its
 pods also fit on the nodes now (the scheduler's filters, no preemption); its
 line then carries the placement.
 
+With pod groups (scheduling.k8s.io PodGroup, and GenericWorkload on, as by
+default), one attempt per pod cannot show a gang: simulate then runs the
+scheduling loop until nothing more can be placed, as kubeoracle's throughput
+mode runs kube-scheduler's (binds confirmed and victims deleted at once, as an
+orchestrator would), and prints where each pod ended, then one line per group
+(see docs/gang-scheduling.md):
+  {"pod":"ns/name","result":"bound","node":"n1","group":"ns/g"}
+  {"pod":"ns/name","result":"unschedulable|gated|evicted","group":"ns/g","message":"..."}
+  {"group":"ns/g","result":"bound|waiting","minCount":3,"members":4,"bound":0,"message":"..."}
+Pod groups are simulated offline only (refused with --server).
+
 -o text prints a table for people, with the assumption above written under it
 when a pod preempted.
 
@@ -128,6 +139,9 @@ func (a *app) simulate(cmd *cobra.Command, o *simulateOptions) error {
 	}
 	reportIgnored(a.err, c)
 	reportWarnings(a.err, c)
+	if remote && len(c.PodGroups) > 0 {
+		return failedf("pod groups (scheduling.k8s.io PodGroup) are simulated offline only: berthd's Simulate gives each pod one attempt, and a gang needs the scheduling loop; run without --server")
+	}
 	if remote && c.Queueing != nil {
 		return failedf("Kueue objects (kueue.x-k8s.io) are simulated offline only: berthd does not hold queues yet; run without --server")
 	}
@@ -145,6 +159,28 @@ func (a *app) simulate(cmd *cobra.Command, o *simulateOptions) error {
 			return err
 		}
 		c.Pods = admission.ApplyToPods(c.Queueing, workloads, c.Pods)
+	}
+	if len(c.PodGroups) > 0 && !remote {
+		in, opts, what, err := a.offlineInput(o, c)
+		if err != nil {
+			return err
+		}
+		if gangs(c, in) {
+			res, err := a.simulateGroups(cmd.Context(), c, in, what, opts)
+			if err != nil {
+				return err
+			}
+			if o.output == "text" {
+				if err := writeGroupsText(a.out, res); err != nil {
+					return err
+				}
+				return writeAdmissionText(a.out, workloads)
+			}
+			if err := writeGroupsJSON(a.out, res); err != nil {
+				return err
+			}
+			return writeAdmissionJSON(a.out, workloads)
+		}
 	}
 	var lines []simulate.Line
 	if remote {

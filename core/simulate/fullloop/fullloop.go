@@ -75,9 +75,11 @@ type PodLine struct {
 
 // GroupLine is where one pod group ended.
 type GroupLine struct {
-	Group    string `json:"group"`
-	Result   string `json:"result"`
-	MinCount int32  `json:"minCount"`
+	Group  string `json:"group"`
+	Result string `json:"result"`
+	// MinCount is the group's; 0 for a group its pods name but that was
+	// never sent.
+	MinCount int32 `json:"minCount"`
 	// Members are the group's pods held at the end (pending or bound);
 	// Bound those bound.
 	Members int `json:"members"`
@@ -267,6 +269,16 @@ func outcome(v scheduler.View, in Input, evicted map[string]*framework.Eviction)
 	slices.SortStableFunc(pods, func(a, b PodLine) int { return cmp.Compare(a.Pod, b.Pod) })
 
 	var lines []GroupLine
+	sent := map[string]bool{}
+	for _, grp := range in.PodGroups {
+		sent[grp.Key()] = true
+	}
+	for key, a := range groups {
+		if !sent[key] {
+			// Named by pods but never sent: its members wait at the gate.
+			lines = append(lines, GroupLine{Group: key, Members: a.held, Bound: a.bound, Result: GroupWaiting, Message: a.gated})
+		}
+	}
 	for _, grp := range in.PodGroups {
 		key := grp.Key()
 		a := acc(key)
