@@ -142,13 +142,22 @@ func (a *app) simulate(cmd *cobra.Command, o *simulateOptions) error {
 	if remote && len(c.PodGroups) > 0 {
 		return failedf("pod groups (scheduling.k8s.io PodGroup) are simulated offline only: berthd's Simulate gives each pod one attempt, and a gang needs the scheduling loop; run without --server")
 	}
-	if remote && c.Queueing != nil {
-		return failedf("Kueue objects (kueue.x-k8s.io) are simulated offline only: berthd does not hold queues yet; run without --server")
-	}
 	// Admission comes first: a queued pod is placed only once its
 	// workload is admitted, with its flavor's labels and tolerations.
 	var workloads []admission.Line
-	if c.Queueing != nil {
+	switch {
+	case c.Queueing != nil && remote:
+		if wantsPlacement(c) {
+			return failedf("placement-aware admission (berth.dev/admission-placement) is simulated offline only; run without --server")
+		}
+		if o.progress || o.noThrottle {
+			fmt.Fprintln(a.err, "berthctl: note: berthd always admits with the no-livelock rule and no throttle (--queueing-progress, --queueing-no-throttle)")
+		}
+		if workloads, err = a.admitInBerthd(cmd.Context(), c); err != nil {
+			return err
+		}
+		c.Pods = admission.ApplyToPods(c.Queueing, workloads, c.Pods)
+	case c.Queueing != nil:
 		opts := admission.Options{Progress: o.progress, NoThrottle: o.noThrottle}
 		if wantsPlacement(c) {
 			if opts.Placement, err = a.placementChecker(cmd.Context(), o, c); err != nil {
