@@ -33,21 +33,28 @@ func TestSimulateQueueing(t *testing.T) {
 	}
 }
 
-// TestQueueingRefusedWhereNotHeld: the Kueue objects are not dropped
-// silently by a server-side simulation, which does not hold queues.
-func TestQueueingRefusedWhereNotHeld(t *testing.T) {
-	f := filepath.Join("testdata", "queueing", "preemption-within-cq.yaml")
+// TestSimulateServerRefusals: what simulate --server cannot do is refused,
+// never dropped silently: placement-aware admission and pod groups are
+// simulated offline only, and a live admission needs a berthd holding no
+// node, pod or ClusterQueue (it commits real decisions).
+func TestSimulateServerRefusals(t *testing.T) {
+	addr, _ := startBerthd(t)
+	node := filepath.Join(t.TempDir(), "node.yaml")
+	writeFile(t, node, "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: \"1\", pods: \"10\"}}\n")
+	if got := berthctl(t, nil, "", "--server", addr, "apply", "-f", node); got.code != exitOK {
+		t.Fatalf("apply: %+v", got)
+	}
 	for _, tc := range []struct {
-		name string
-		args []string
-		want string
+		name, file, want string
 	}{
-		{"simulate --server", []string{"simulate", "-f", f, "--server", "127.0.0.1:1"}, "simulated offline only"},
+		{"placement-aware admission", filepath.Join("testdata", "queueing-placement.yaml"), "placement-aware admission (berth.dev/admission-placement) is simulated offline only"},
+		{"pod groups", filepath.Join("testdata", "groups", "two-groups.yaml"), "pod groups (scheduling.k8s.io PodGroup) are simulated offline only"},
+		{"a berthd holding a node", filepath.Join("testdata", "queueing", "preemption-within-cq.yaml"), "holds nodes, pods or ClusterQueues already"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := berthctl(t, nil, "", tc.args...)
-			if got.code != exitFailed || !strings.Contains(got.stderr, tc.want) {
-				t.Errorf("exit %d stderr %q, want exit %d and %q", got.code, got.stderr, exitFailed, tc.want)
+			got := berthctl(t, nil, "", "--server", addr, "simulate", "-f", tc.file)
+			if got.code != exitFailed || !strings.Contains(got.stderr, tc.want) || got.stdout != "" {
+				t.Errorf("exit %d stdout %q stderr %q, want exit %d and %q", got.code, got.stdout, got.stderr, exitFailed, tc.want)
 			}
 		})
 	}

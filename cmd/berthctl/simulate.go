@@ -102,7 +102,24 @@ scheduled but their nominations keep room. Nothing is committed: berthd's
 cluster, queue and decisions are untouched. berthd simulates with its own
 configuration (its --scheduler-config): --config is refused with --server,
 and a KubeSchedulerConfiguration in the manifests is not sent (a note says
-so on standard error).`,
+so on standard error).
+
+With Kueue objects, --server decides the admission live, in berthd's own
+admission controller, which commits real decisions: it therefore needs a
+berthd holding no node, pod or ClusterQueue (a berthd of its own, for
+example berthd --deterministic). simulate sends every object of the
+manifests, plays the orchestrator (a Bind is confirmed by sending the pod
+again with its node, an evicted pod is deleted, so berthd admits a
+preemptor once its victims are gone), waits until berthd has settled (no
+admission round pending, then no pod active, in backoff, being scheduled or
+binding, then every decision made so far handled), reads the workloads'
+state (AdminService.ListQueueObjects), deletes what it sent and simulates
+the pods as above with those admissions. The workload lines are offline's
+with --queueing-no-throttle --queueing-progress (berthd's rounds), without
+the cycle counts (cycle, preemptedCycle, preemptions); see docs/queueing.md
+for what else differs. berthd admits with its own --kueue-config (Kueue's
+Configuration in the manifests is not sent); placement-aware admission is
+offline only.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.simulate(cmd, &o)
