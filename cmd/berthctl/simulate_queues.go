@@ -50,6 +50,7 @@ func (a *app) admitInBerthd(ctx context.Context, c *manifest.Cluster) ([]admissi
 	for _, p := range c.Pods {
 		run.pods[p.Key()] = p
 	}
+	run.next = w.next
 	if err := run.apply(ctx, sent); err != nil {
 		return nil, err
 	}
@@ -86,9 +87,12 @@ func berthdEmpty(ctx context.Context, cl *client) error {
 	return nil
 }
 
-// watchFeed is a Watch stream read on its own goroutine.
+// watchFeed is a Watch stream read on its own goroutine (which ends with
+// the stream's context); next is the revision its first response said
+// the next decision gets.
 type watchFeed struct {
 	recv <-chan watchRecv
+	next uint64
 }
 
 // startWatch opens a Watch of the decisions made from now on and waits for
@@ -102,16 +106,7 @@ func startWatch(ctx context.Context, cl *client) (*watchFeed, error) {
 	if err != nil {
 		return nil, err
 	}
-	ch := receiveWatch(ctx, stream)
-	fwd := make(chan watchRecv, 1)
-	go func() {
-		defer close(fwd)
-		fwd <- watchRecv{resp: first}
-		for r := range ch {
-			fwd <- r
-		}
-	}()
-	return &watchFeed{recv: fwd}, nil
+	return &watchFeed{recv: receiveWatch(ctx, stream), next: first.GetNextRevision()}, nil
 }
 
 // headRevision is the revision the next decision will get: a Watch's
@@ -251,22 +246,18 @@ func (r *liveRun) settle(ctx context.Context, w *watchFeed) ([]*berthv1.Workload
 func (r *liveRun) drain(ctx context.Context, w *watchFeed, until uint64) error {
 	for {
 		var got watchRecv
-		var ok bool
 		if until > 0 && r.next < until {
 			select {
-			case got, ok = <-w.recv:
+			case got = <-w.recv:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
 		} else {
 			select {
-			case got, ok = <-w.recv:
+			case got = <-w.recv:
 			default:
 				return nil
 			}
-		}
-		if !ok {
-			return fmt.Errorf("the decision stream ended")
 		}
 		if got.err != nil {
 			return got.err
