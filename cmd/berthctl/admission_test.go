@@ -44,10 +44,12 @@ func TestSimulateServerRefusals(t *testing.T) {
 	if got := berthctl(t, nil, "", "--server", addr, "apply", "-f", node); got.code != exitOK {
 		t.Fatalf("apply: %+v", got)
 	}
+	placement := filepath.Join(t.TempDir(), "placement.yaml")
+	writeFile(t, placement, strings.ReplaceAll(readString(t, filepath.Join("testdata", "queueing-placement.yaml")), "ANNOTATION", "true"))
 	for _, tc := range []struct {
 		name, file, want string
 	}{
-		{"placement-aware admission", filepath.Join("testdata", "queueing-placement.yaml"), "placement-aware admission (berth.dev/admission-placement) is simulated offline only"},
+		{"placement-aware admission", placement, "placement-aware admission (berth.dev/admission-placement) is simulated offline only"},
 		{"pod groups", filepath.Join("testdata", "groups", "two-groups.yaml"), "pod groups (scheduling.k8s.io PodGroup) are simulated offline only"},
 		{"a berthd holding a node", filepath.Join("testdata", "queueing", "preemption-within-cq.yaml"), "holds nodes, pods or ClusterQueues already"},
 	} {
