@@ -33,21 +33,30 @@ func TestSimulateQueueing(t *testing.T) {
 	}
 }
 
-// TestQueueingRefusedWhereNotHeld: the Kueue objects are not dropped
-// silently by a server-side simulation, which does not hold queues.
-func TestQueueingRefusedWhereNotHeld(t *testing.T) {
-	f := filepath.Join("testdata", "queueing", "preemption-within-cq.yaml")
+// TestSimulateServerRefusals: what simulate --server cannot do is refused,
+// never dropped silently: placement-aware admission and pod groups are
+// simulated offline only, and a live admission needs a berthd holding no
+// node, pod or ClusterQueue (it commits real decisions).
+func TestSimulateServerRefusals(t *testing.T) {
+	addr, _ := startBerthd(t)
+	node := filepath.Join(t.TempDir(), "node.yaml")
+	writeFile(t, node, "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: \"1\", pods: \"10\"}}\n")
+	if got := berthctl(t, nil, "", "--server", addr, "apply", "-f", node); got.code != exitOK {
+		t.Fatalf("apply: %+v", got)
+	}
+	placement := filepath.Join(t.TempDir(), "placement.yaml")
+	writeFile(t, placement, strings.ReplaceAll(readString(t, filepath.Join("testdata", "queueing-placement.yaml")), "ANNOTATION", "true"))
 	for _, tc := range []struct {
-		name string
-		args []string
-		want string
+		name, file, want string
 	}{
-		{"simulate --server", []string{"simulate", "-f", f, "--server", "127.0.0.1:1"}, "simulated offline only"},
+		{"placement-aware admission", placement, "placement-aware admission (berth.dev/admission-placement) is simulated offline only"},
+		{"pod groups", filepath.Join("testdata", "groups", "two-groups.yaml"), "pod groups (scheduling.k8s.io PodGroup) are simulated offline only"},
+		{"a berthd holding a node", filepath.Join("testdata", "queueing", "preemption-within-cq.yaml"), "holds nodes, pods or ClusterQueues already"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := berthctl(t, nil, "", tc.args...)
-			if got.code != exitFailed || !strings.Contains(got.stderr, tc.want) {
-				t.Errorf("exit %d stderr %q, want exit %d and %q", got.code, got.stderr, exitFailed, tc.want)
+			got := berthctl(t, nil, "", "--server", addr, "simulate", "-f", tc.file)
+			if got.code != exitFailed || !strings.Contains(got.stderr, tc.want) || got.stdout != "" {
+				t.Errorf("exit %d stdout %q stderr %q, want exit %d and %q", got.code, got.stdout, got.stderr, exitFailed, tc.want)
 			}
 		})
 	}
@@ -232,17 +241,19 @@ func TestSimulateQueueingNoThrottle(t *testing.T) {
 
 // TestSimulateQueuedPodGroups: a PodGroup labelled with a queue name is
 // one workload of its members, a pod set per member shape, admitted
-// whole: the admitted group's members are released to the scheduler
-// (held there only by the gang gate, which simulate does not lift), the
-// other group's members keep Kueue's admission gate.
+// whole: the admitted group's members are released to the scheduler,
+// whose loop binds the gang; the other group's members keep Kueue's
+// admission gate, and their group waits.
 func TestSimulateQueuedPodGroups(t *testing.T) {
 	got := berthctl(t, nil, "", "simulate", "-f", filepath.Join("testdata", "queueing-groups.yaml"))
 	if got.code != exitOK {
 		t.Fatalf("exit %d stderr %q", got.code, got.stderr)
 	}
 	for _, want := range []string{
-		`{"pod":"ml/train-0","result":"gated","message":"pod was rejected by PreEnqueue plugin GangScheduling"`,
-		`{"pod":"ml/eval-0","result":"gated","message":"pod was rejected by PreEnqueue plugin SchedulingGates"`,
+		`{"pod":"ml/train-0","result":"bound","node":"n1","group":"ml/train"}`,
+		`{"pod":"ml/eval-0","result":"gated","group":"ml/eval","message":"waiting for scheduling gates: [kueue.x-k8s.io/admission]"}`,
+		`{"group":"ml/train","result":"bound","minCount":3,"members":3,"bound":3}`,
+		`{"group":"ml/eval","result":"waiting","minCount":2,"members":2,"bound":0,"message":"waiting for scheduling gates: [kueue.x-k8s.io/admission]"}`,
 		`{"workload":"ml/train","result":"admitted","clusterQueue":"cq","flavors":{"7061690c/cpu":"a","b281812b/cpu":"a"},"cycle":1}`,
 		`{"workload":"ml/eval","result":"inadmissible","clusterQueue":"cq","cycle":2,"message":"couldn't assign flavors to pod set b281812b: insufficient unused quota for cpu in flavor a, 2 more needed"}`,
 	} {

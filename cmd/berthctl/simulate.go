@@ -74,6 +74,17 @@ berth.dev/admission-placement: "true" admits a workload only when all its
 pods also fit on the nodes now (the scheduler's filters, no preemption); its
 line then carries the placement.
 
+With pod groups (scheduling.k8s.io PodGroup, and GenericWorkload on, as by
+default), one attempt per pod cannot show a gang: simulate then runs the
+scheduling loop until nothing more can be placed, as kubeoracle's throughput
+mode runs kube-scheduler's (binds confirmed and victims deleted at once, as an
+orchestrator would), and prints where each pod ended, then one line per group
+(see docs/gang-scheduling.md):
+  {"pod":"ns/name","result":"bound","node":"n1","group":"ns/g"}
+  {"pod":"ns/name","result":"unschedulable|gated|evicted","group":"ns/g","message":"..."}
+  {"group":"ns/g","result":"bound|waiting","minCount":3,"members":4,"bound":0,"message":"..."}
+Pod groups are simulated offline only (refused with --server).
+
 -o text prints a table for people, with the assumption above written under it
 when a pod preempted.
 
@@ -91,7 +102,24 @@ scheduled but their nominations keep room. Nothing is committed: berthd's
 cluster, queue and decisions are untouched. berthd simulates with its own
 configuration (its --scheduler-config): --config is refused with --server,
 and a KubeSchedulerConfiguration in the manifests is not sent (a note says
-so on standard error).`,
+so on standard error).
+
+With Kueue objects, --server decides the admission live, in berthd's own
+admission controller, which commits real decisions: it therefore needs a
+berthd holding no node, pod or ClusterQueue (a berthd of its own, for
+example berthd --deterministic). simulate sends every object of the
+manifests, plays the orchestrator (a Bind is confirmed by sending the pod
+again with its node, an evicted pod is deleted, so berthd admits a
+preemptor once its victims are gone), waits until berthd has settled (no
+admission round pending, then no pod active, in backoff, being scheduled or
+binding, then every decision made so far handled), reads the workloads'
+state (AdminService.ListQueueObjects), deletes what it sent and simulates
+the pods as above with those admissions. The workload lines are offline's
+with --queueing-no-throttle --queueing-progress (berthd's rounds), without
+the cycle counts (cycle, preemptedCycle, preemptions); see docs/queueing.md
+for what else differs. berthd admits with its own --kueue-config (Kueue's
+Configuration in the manifests is not sent); placement-aware admission is
+offline only.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.simulate(cmd, &o)
@@ -128,13 +156,25 @@ func (a *app) simulate(cmd *cobra.Command, o *simulateOptions) error {
 	}
 	reportIgnored(a.err, c)
 	reportWarnings(a.err, c)
-	if remote && c.Queueing != nil {
-		return failedf("Kueue objects (kueue.x-k8s.io) are simulated offline only: berthd does not hold queues yet; run without --server")
+	if remote && len(c.PodGroups) > 0 {
+		return failedf("pod groups (scheduling.k8s.io PodGroup) are simulated offline only: berthd's Simulate gives each pod one attempt, and a gang needs the scheduling loop; run without --server")
 	}
 	// Admission comes first: a queued pod is placed only once its
 	// workload is admitted, with its flavor's labels and tolerations.
 	var workloads []admission.Line
-	if c.Queueing != nil {
+	switch {
+	case c.Queueing != nil && remote:
+		if wantsPlacement(c) {
+			return failedf("placement-aware admission (berth.dev/admission-placement) is simulated offline only; run without --server")
+		}
+		if o.progress || o.noThrottle {
+			fmt.Fprintln(a.err, "berthctl: note: berthd always admits with the no-livelock rule and no throttle (--queueing-progress, --queueing-no-throttle)")
+		}
+		if workloads, err = a.admitInBerthd(cmd.Context(), c); err != nil {
+			return err
+		}
+		c.Pods = admission.ApplyToPods(c.Queueing, workloads, c.Pods)
+	case c.Queueing != nil:
 		opts := admission.Options{Progress: o.progress, NoThrottle: o.noThrottle}
 		if wantsPlacement(c) {
 			if opts.Placement, err = a.placementChecker(cmd.Context(), o, c); err != nil {
@@ -145,6 +185,28 @@ func (a *app) simulate(cmd *cobra.Command, o *simulateOptions) error {
 			return err
 		}
 		c.Pods = admission.ApplyToPods(c.Queueing, workloads, c.Pods)
+	}
+	if len(c.PodGroups) > 0 && !remote {
+		in, opts, what, err := a.offlineInput(o, c)
+		if err != nil {
+			return err
+		}
+		if gangs(c, in) {
+			res, err := a.simulateGroups(cmd.Context(), c, in, what, opts)
+			if err != nil {
+				return err
+			}
+			if o.output == "text" {
+				if err := writeGroupsText(a.out, res); err != nil {
+					return err
+				}
+				return writeAdmissionText(a.out, workloads)
+			}
+			if err := writeGroupsJSON(a.out, res); err != nil {
+				return err
+			}
+			return writeAdmissionJSON(a.out, workloads)
+		}
 	}
 	var lines []simulate.Line
 	if remote {

@@ -3,11 +3,9 @@ package gang_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,11 +16,10 @@ import (
 
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/features"
-	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/manifest"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/plugins/registry"
-	"github.com/berthsched/berth/core/scheduler"
+	"github.com/berthsched/berth/core/simulate/fullloop"
 )
 
 var oracle = flag.String("oracle", "", "kubeoracle binary: re-record testdata/parity/*.oracle.jsonl with it")
@@ -134,102 +131,31 @@ func oracleBound(t *testing.T, data []byte, c *manifest.Cluster) map[string]int 
 	return out
 }
 
-// sink confirms every bind at once and deletes every victim, as an
-// orchestrator would.
-type sink struct {
-	binds, evicted []*model.Pod
-}
-
-func (f *sink) Bind(_ context.Context, pod *model.Pod, node string) error {
-	b := *pod
-	b.NodeName = node
-	f.binds = append(f.binds, &b)
-	return nil
-}
-
-var _ framework.Planner = (*sink)(nil)
-
-// berthBound schedules the cluster until no pod can be popped (the binds
-// confirmed as they come) and counts the bound pods per group.
+// berthBound runs the cluster through Berth's loop until no pod can be
+// popped (fullloop: binds confirmed and victims deleted as they come, as
+// berthctl simulate runs a cluster with groups) and counts the bound pods
+// per group.
 func berthBound(t *testing.T, c *manifest.Cluster, gates string) map[string]int {
-	ctx := context.Background()
-	k := &sink{}
 	cfg := config.Default()
 	var err error
 	if cfg.FeatureGates, _, err = features.Parse(gates); err != nil {
 		t.Fatal(err)
 	}
-	s, err := scheduler.New(ctx, scheduler.Options{Config: cfg, Registry: registry.InTree(), Decisions: k, Deterministic: true,
-		Replay: scheduler.Replay{BindInline: true}})
+	res, err := fullloop.Run(t.Context(), fullloop.Input{
+		Nodes: c.Nodes, Pods: c.Pods, PriorityClasses: c.PriorityClasses, PodGroups: c.PodGroups, Config: cfg,
+	}, fullloop.Options{Registry: registry.InTree()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, pc := range c.PriorityClasses {
-		must(t, s.Upsert(ctx, pc))
-	}
-	for _, n := range c.Nodes {
-		must(t, s.Upsert(ctx, n))
-	}
-	for _, g := range c.PodGroups {
-		must(t, s.Upsert(ctx, g))
-	}
+	byKey := map[string]*model.Pod{}
 	for _, p := range c.Pods {
-		must(t, s.AddPod(ctx, p))
+		byKey[p.Key()] = p
 	}
 	out := map[string]int{}
-	for range 10 * len(c.Pods) {
-		if st := s.View().Stats().Queue; st.Active+st.Backoff == 0 {
-			break
+	for _, l := range res.Pods {
+		if l.Result == fullloop.ResultBound {
+			out[groupOf(byKey[l.Pod])]++
 		}
-		if _, err := s.ScheduleOne(ctx); err != nil {
-			t.Fatal(err)
-		}
-		for _, b := range k.binds {
-			must(t, s.AddPod(ctx, b))
-			out[groupOf(b)]++
-		}
-		for _, v := range k.evicted {
-			if v.NodeName != "" && out[groupOf(v)] > 0 && !isRunning(c, v) {
-				out[groupOf(v)]--
-			}
-			must(t, s.DeletePod(ctx, v))
-		}
-		k.binds, k.evicted = nil, nil
 	}
 	return out
-}
-
-// isRunning reports whether v was running in the manifest (not placed by
-// the run).
-func isRunning(c *manifest.Cluster, v *model.Pod) bool {
-	for _, p := range c.Pods {
-		if p.Key() == v.Key() {
-			return p.NodeName != ""
-		}
-	}
-	return false
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(fmt.Errorf("loading the cluster: %w", err))
-	}
-}
-
-// Submit hands each decision of the plan to the fake's method for it.
-func (f *sink) Submit(ctx context.Context, plan framework.Plan) (framework.PlanResult, error) {
-	for _, item := range plan.Items {
-		var err error
-		switch it := item.(type) {
-		case *framework.Bind:
-			err = f.Bind(ctx, it.Pod, it.Node)
-		case *framework.Eviction:
-			f.evicted = append(f.evicted, it.Victim)
-		}
-		if err != nil {
-			return framework.PlanResult{}, err
-		}
-	}
-	return framework.PlanResult{}, nil
 }

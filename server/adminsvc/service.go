@@ -111,6 +111,16 @@ type Options struct {
 	// controller's status of ClusterQueues and workloads; nil: only the
 	// objects are listed.
 	QueueStatus QueueStatus
+	// Admission, if set, tells QueueStats whether an admission round is
+	// pending; nil: never.
+	Admission AdmissionProgress
+}
+
+// AdmissionProgress is whether the admission controller still has work:
+// changes applied before the call (once the object store's subscribers
+// took them) that no admission round has run over yet.
+type AdmissionProgress interface {
+	RoundPending(ctx context.Context) (bool, error)
 }
 
 // Service implements berthv1.AdminServiceServer.
@@ -307,7 +317,7 @@ func (s *Service) stateOf(pod *model.Pod) (berthv1.QueueState, scheduler.Explana
 }
 
 // QueueStats counts the pods in each state and the attempts made.
-func (s *Service) QueueStats(_ context.Context, req *berthv1.QueueStatsRequest) (*berthv1.QueueStatsResponse, error) {
+func (s *Service) QueueStats(ctx context.Context, req *berthv1.QueueStatsRequest) (*berthv1.QueueStatsResponse, error) {
 	pods := s.admin.Pods()
 	if name := req.GetSchedulerName(); name != "" && !s.knownSchedulerName(name, pods) {
 		return nil, errmap.Status(errmap.Field("scheduler_name",
@@ -315,6 +325,16 @@ func (s *Service) QueueStats(_ context.Context, req *berthv1.QueueStatsRequest) 
 			fmt.Errorf("Berth runs no profile %q and holds no pod naming it: %w", name, scheduler.ErrNotFound)))
 	}
 	resp := &berthv1.QueueStatsResponse{}
+	if s.opts.Admission != nil {
+		// Before the pods are counted: a round that ends after this
+		// check can only have released pods the counts below see.
+		pending, err := s.opts.Admission.RoundPending(ctx)
+		if err != nil {
+			return nil, errmap.Status(fmt.Errorf("waiting for the object store's controllers: %w", err))
+		}
+		resp.AdmissionRoundPending = pending
+	}
+	pods = s.admin.Pods()
 	counters := map[berthv1.QueueState]*uint32{
 		berthv1.QueueState_QUEUE_STATE_ACTIVE:        &resp.Active,
 		berthv1.QueueState_QUEUE_STATE_BACKOFF:       &resp.Backoff,

@@ -423,3 +423,36 @@ func TestExplainPodGroup(t *testing.T) {
 		t.Errorf("pod group (-want +got):\n%s", diff)
 	}
 }
+
+// progress is an admission controller with a round pending, or not.
+type progress struct {
+	pending bool
+	err     error
+}
+
+func (p progress) RoundPending(context.Context) (bool, error) { return p.pending, p.err }
+
+// TestQueueStatsAdmissionRoundPending: QueueStats says whether the
+// admission controller has a round pending; false without one; a
+// failure to wait for the controllers is the call's error.
+func TestQueueStatsAdmissionRoundPending(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		adm  adminsvc.AdmissionProgress
+		want bool
+		code codes.Code
+	}{
+		{name: "no controller"},
+		{name: "idle", adm: progress{}},
+		{name: "pending", adm: progress{pending: true}, want: true},
+		{name: "stopping", adm: progress{err: context.Canceled}, code: codes.Canceled},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, func(o *adminsvc.Options) { o.Admission = tc.adm })
+			stats, err := e.client.QueueStats(t.Context(), &berthv1.QueueStatsRequest{})
+			if status.Code(err) != tc.code || stats.GetAdmissionRoundPending() != tc.want {
+				t.Errorf("QueueStats = %v, %v; want admission_round_pending %v, code %v", stats, err, tc.want, tc.code)
+			}
+		})
+	}
+}

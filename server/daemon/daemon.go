@@ -439,7 +439,7 @@ func (d *Daemon) openServer(cl cluster, outcomes *podbook.Outcomes, reg runtime.
 		Config: cfg.Scheduler, Registry: reg, Revisions: revisions{d.book},
 		Attempts: attempts, Logger: cfg.Logger, Version: cfg.Version, Startup: d, Replica: cfg.Replica,
 		Simulation: cfg.Simulation, Stopping: d.stopping, Descheduler: descheduler,
-		QueueObjects: d.objects, QueueStatus: queueStatus{d.queues},
+		QueueObjects: d.objects, QueueStatus: queueStatus{d.queues}, Admission: admissionProgress{d.objects, d.queues},
 	})
 	var dash http.Handler
 	if cfg.Dashboard {

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"slices"
 	"strings"
 
@@ -99,4 +100,19 @@ func workloadProto(w queuesvc.WorkloadStatus) *berthv1.WorkloadStatus {
 		m.PodSets = append(m.PodSets, &berthv1.PodSetAdmission{Name: ps.Name, Count: ps.Count, Flavors: ps.Flavors})
 	}
 	return m
+}
+
+// admissionProgress tells QueueStats whether an admission round is pending
+// (adminsvc.AdmissionProgress): once the object store's subscribers (the
+// controller's Handle among them) took every change applied before.
+type admissionProgress struct {
+	objects interface{ Wait(context.Context) error }
+	c       *queuesvc.Controller
+}
+
+func (a admissionProgress) RoundPending(ctx context.Context) (bool, error) {
+	if err := a.objects.Wait(ctx); err != nil {
+		return false, err
+	}
+	return a.c.RoundPending(), nil
 }

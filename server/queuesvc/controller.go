@@ -437,6 +437,16 @@ func (c *Controller) Settle(ctx context.Context) error {
 	return nil
 }
 
+// RoundPending reports whether events were handled that no finished round
+// started from: a round is due or running. Callers wanting every change
+// applied before counted wait for the object store's subscribers first
+// (objstore.Store.Wait); unlike Settle, it does not block.
+func (c *Controller) RoundPending() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rounds < c.events
+}
+
 // Status is the controller's view after its last round.
 func (c *Controller) Status() Status {
 	c.mu.Lock()

@@ -1884,8 +1884,18 @@ type QueueStatsResponse struct {
 	AttemptsUnschedulable uint64 `protobuf:"varint,10,opt,name=attempts_unschedulable,json=attemptsUnschedulable,proto3" json:"attempts_unschedulable,omitempty"`
 	// Attempts since Berth started that failed on an internal error.
 	AttemptsError uint64 `protobuf:"varint,11,opt,name=attempts_error,json=attemptsError,proto3" json:"attempts_error,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// The admission controller (Kueue's model, docs/queueing.md) has changes
+	// it has not run an admission round over yet: a round is due or running,
+	// so admissions, evictions and the pods they gate or release may still
+	// change. Every change applied before the call counts (berthd waits for
+	// its object store's controllers to take them first). False when berthd
+	// runs no admission controller. Read before the pod counts above, so a
+	// caller that sees false here and no pod active, in backoff, in flight
+	// or binding knows nothing moves until something changes (berthctl
+	// simulate --server waits for that).
+	AdmissionRoundPending bool `protobuf:"varint,50,opt,name=admission_round_pending,json=admissionRoundPending,proto3" json:"admission_round_pending,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
 }
 
 func (x *QueueStatsResponse) Reset() {
@@ -1993,6 +2003,13 @@ func (x *QueueStatsResponse) GetAttemptsError() uint64 {
 		return x.AttemptsError
 	}
 	return 0
+}
+
+func (x *QueueStatsResponse) GetAdmissionRoundPending() bool {
+	if x != nil {
+		return x.AdmissionRoundPending
+	}
+	return false
 }
 
 // ListNodesRequest is the request of AdminService.ListNodes.
@@ -2876,7 +2893,7 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\brevision\x18\x04 \x01(\x04R\brevision\x12\x1a\n" +
 	"\brestored\x18\x05 \x01(\bR\brestored\":\n" +
 	"\x11QueueStatsRequest\x12%\n" +
-	"\x0escheduler_name\x18\x01 \x01(\tR\rschedulerName\"\xf6\x02\n" +
+	"\x0escheduler_name\x18\x01 \x01(\tR\rschedulerName\"\xae\x03\n" +
 	"\x12QueueStatsResponse\x12\x16\n" +
 	"\x06active\x18\x01 \x01(\rR\x06active\x12\x18\n" +
 	"\abackoff\x18\x02 \x01(\rR\abackoff\x12$\n" +
@@ -2889,7 +2906,8 @@ const file_berth_v1_admin_service_proto_rawDesc = "" +
 	"\x12attempts_scheduled\x18\t \x01(\x04R\x11attemptsScheduled\x125\n" +
 	"\x16attempts_unschedulable\x18\n" +
 	" \x01(\x04R\x15attemptsUnschedulable\x12%\n" +
-	"\x0eattempts_error\x18\v \x01(\x04R\rattemptsError\"\xde\x01\n" +
+	"\x0eattempts_error\x18\v \x01(\x04R\rattemptsError\x126\n" +
+	"\x17admission_round_pending\x182 \x01(\bR\x15admissionRoundPending\"\xde\x01\n" +
 	"\x10ListNodesRequest\x12\x1b\n" +
 	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
