@@ -13,6 +13,7 @@ import (
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/plugins/registry"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/server/adminsvc"
@@ -105,10 +106,7 @@ func realServices(t *testing.T) (*scheduler.Scheduler, string) {
 		t.Fatal(err)
 	}
 	srv := grpc.NewServer()
-	berthv1.RegisterStateServiceServer(srv, statesvc.New(struct {
-		*scheduler.Scheduler
-		scheduler.View
-	}{sched, sched.View()}, statesvc.Options{}))
+	berthv1.RegisterStateServiceServer(srv, statesvc.New(schedulerSides{sched, sched.View()}, statesvc.Options{}))
 	berthv1.RegisterAdminServiceServer(srv, adminsvc.New(sched.View(), adminsvc.Options{Registry: reg}))
 	go func() { _ = srv.Serve(lis) }()
 	t.Cleanup(srv.Stop)
@@ -158,4 +156,18 @@ spec: {containers: [{name: c}]}
 	if want := "Pod group:      train: min_count 2, 1 members, 0 placed"; got.code != exitOK || !strings.Contains(got.stdout, want) {
 		t.Errorf("explain lacks %q: %+v", want, got)
 	}
+}
+
+// schedulerSides is the scheduler's write and read sides as the one
+// statesvc.Cluster berthd gives the service.
+type schedulerSides struct {
+	*scheduler.Scheduler
+	scheduler.View
+}
+
+// CheckAdmission runs the admission of the scheduler's pod kind, as
+// berthd's object store does.
+func (s schedulerSides) CheckAdmission(pod *model.Pod) error {
+	_, err := s.Kinds().Admit(pod)
+	return err
 }
