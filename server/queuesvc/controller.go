@@ -235,7 +235,10 @@ func workloadOfPod(p *model.Pod) (key, podSet string) {
 
 // Handle is the controller's objstore subscription handler: it keeps the
 // labelled pods (as sent), pod groups, namespaces and priority classes,
-// and schedules a round for any change that may change admission.
+// and schedules a round for any change that may change admission. Every
+// pod event comes here: an unlabelled pod costs a lock and a map lookup,
+// and allocates nothing; while no ClusterQueue is held a labelled pod
+// schedules no round.
 func (c *Controller) Handle(_ context.Context, ev objstore.Event) {
 	changed := false
 	c.mu.Lock()
@@ -267,13 +270,20 @@ func (c *Controller) Handle(_ context.Context, ev objstore.Event) {
 		holder.KindWorkloadPriorityClass, holder.KindWorkload:
 		changed = true
 	}
-	if changed {
-		c.events++
-	}
 	c.mu.Unlock()
-	if changed {
-		c.wake()
+	if !changed {
+		return
 	}
+	if ev.Kind == objstore.KindPod && c.opts.Holder.ClusterQueues() == 0 {
+		// Nothing can admit the pod's workload: no round (the pod stays
+		// gated by Mutate). A ClusterQueue's arrival is an event and its
+		// round sees the pods kept meanwhile.
+		return
+	}
+	c.mu.Lock()
+	c.events++
+	c.mu.Unlock()
+	c.wake()
 }
 
 // podEventLocked follows a pod event; false when it changes nothing the
