@@ -55,6 +55,13 @@ type Options struct {
 	// restart still holds its quota until it is deleted, but is not
 	// admitted again.
 	Evicted func(podUID string) bool
+	// Placement builds, for one round, the checker of Berth's
+	// placement-aware admission over a consistent copy of the live
+	// cluster (core/quota/placement over the scheduler's nodes, bound and
+	// binding pods and nominations); it is called only in rounds where a
+	// ClusterQueue wants placement (quota.ClusterQueue.AdmissionPlacement).
+	// nil: those ClusterQueues admit on quota alone, as Kueue does.
+	Placement func(ctx context.Context) (admission.PlacementChecker, error)
 	// Config is Kueue's Configuration (fair sharing and its strategies).
 	Config quota.Config
 	// Debounce is how long a round waits after the first event for more;
@@ -93,6 +100,10 @@ type Controller struct {
 	// the count the last finished round started from.
 	events, rounds    uint64
 	started, relisted bool
+	// placement: the last round had a ClusterQueue with placement-aware
+	// admission; node events and pod deletions (room freed) then schedule
+	// rounds too.
+	placement bool
 	// evicting are the workloads preempted in this process whose pods
 	// are not all gone yet: they keep their quota meanwhile.
 	evicting map[string]*evicting
@@ -245,6 +256,11 @@ func (c *Controller) Handle(_ context.Context, ev objstore.Event) {
 	switch ev.Kind {
 	case objstore.KindPod:
 		changed = c.podEventLocked(ev)
+		if !changed && c.placement && ev.New == nil {
+			changed = true // room freed on a node
+		}
+	case objstore.KindNode:
+		changed = c.placement
 	case objstore.KindPodGroup:
 		if g, ok := ev.New.(*model.PodGroup); ok {
 			c.groups[g.Key()] = g
@@ -274,7 +290,7 @@ func (c *Controller) Handle(_ context.Context, ev objstore.Event) {
 	if !changed {
 		return
 	}
-	if ev.Kind == objstore.KindPod && c.opts.Holder.ClusterQueues() == 0 {
+	if (ev.Kind == objstore.KindPod || ev.Kind == objstore.KindNode) && c.opts.Holder.ClusterQueues() == 0 {
 		// Nothing can admit the pod's workload: no round (the pod stays
 		// gated by Mutate). A ClusterQueue's arrival is an event and its
 		// round sees the pods kept meanwhile.
