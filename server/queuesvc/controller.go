@@ -120,6 +120,10 @@ type Controller struct {
 	released map[string]map[string][]*quota.ResourceFlavor
 
 	kick chan struct{}
+
+	// derived are the workloads derived from pods, kept between rounds;
+	// the rounds own it (one at a time).
+	derived derivations
 }
 
 // evicting is a preempted workload until its pods are gone.

@@ -68,6 +68,8 @@ func (c *Controller) snapshot() *snapshot {
 		s.facts[a.GetWorkloadNamespace()+"/"+a.GetWorkloadName()] = a
 	}
 	prio := integrations.Priorities{PriorityClasses: classes, WorkloadClasses: held.PriorityClasses}
+	c.derived.begin(prio)
+	defer c.derived.end()
 	queues := integrations.NewQueues(held)
 	evicting := c.evictingNow(pods)
 
@@ -164,7 +166,7 @@ func workloadKey(p *model.Pod) string {
 func (c *Controller) podWorkload(p *model.Pod, prio integrations.Priorities, queues *integrations.Queues, facts map[string]*berthv1.Admit, evicting map[string]*evicting) *workload {
 	queue := p.Labels[integrations.QueueNameLabel]
 	w := &workload{origin: OriginPod, pods: []*model.Pod{p}, profile: p.SchedulerName}
-	w.wl = integrations.ForPod(p, queue, prio)
+	w.wl = c.derived.pod(p, queue, prio)
 	w.key = w.wl.Key()
 	switch ev := evicting[w.key]; {
 	case facts[w.key] != nil:
