@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -177,4 +178,20 @@ func TestIncrementalDerivationChangesNothing(t *testing.T) {
 		t.Error("no workload was preempted in any sequence: evictions were not compared")
 	}
 	t.Logf("%d workload evictions compared", evictions)
+}
+
+// compareKeys orders as the keys it does not build would.
+func TestCompareKeys(t *testing.T) {
+	names := []string{"", "a", "ns", "ns-b", "ns/", "nsa", "p", "p1", "p10", "p2", "x/y"}
+	for _, an := range names {
+		for _, ap := range names {
+			for _, bn := range names {
+				for _, bp := range names {
+					if got, want := compareKeys(an, ap, bn, bp), strings.Compare(an+"/"+ap, bn+"/"+bp); got != want {
+						t.Fatalf("compareKeys(%q, %q, %q, %q) = %d, want %d", an, ap, bn, bp, got, want)
+					}
+				}
+			}
+		}
+	}
 }

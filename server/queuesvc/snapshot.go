@@ -56,9 +56,6 @@ func (c *Controller) snapshot() *snapshot {
 	namespaces := slices.Collect(maps.Values(c.namespaces))
 	classes := slices.Collect(maps.Values(c.classes))
 	c.mu.Unlock()
-	slices.SortFunc(pods, func(a, b *model.Pod) int {
-		return cmp.Or(a.CreationTime.Compare(b.CreationTime), cmp.Compare(a.Key(), b.Key()))
-	})
 	slices.SortFunc(namespaces, func(a, b *model.Namespace) int { return cmp.Compare(a.Name, b.Name) })
 	slices.SortFunc(classes, func(a, b *model.PriorityClass) int { return cmp.Compare(a.Name, b.Name) })
 
@@ -87,6 +84,10 @@ func (c *Controller) snapshot() *snapshot {
 		s.add(c.podWorkload(p, prio, queues, s.facts, evicting))
 	}
 	for _, k := range groupOrder {
+		// A group's members in creation order (then by key), as the
+		// derivation wants them; one-pod workloads need no order (the
+		// workloads are sorted below), so the pods at large are not sorted.
+		slices.SortFunc(byGroup[k], byCreation)
 		g := groups[k]
 		if g == nil {
 			members := byGroup[k]
@@ -120,10 +121,40 @@ func (c *Controller) snapshot() *snapshot {
 		objs.Workloads = append(objs.Workloads, w.wl)
 	}
 	slices.SortFunc(objs.Workloads, func(a, b *quota.Workload) int {
-		return cmp.Or(a.Created.Compare(b.Created), cmp.Compare(a.Key(), b.Key()))
+		return cmp.Or(a.Created.Compare(b.Created), compareKeys(a.Namespace, a.Name, b.Namespace, b.Name))
 	})
 	s.objs = &objs
 	return s
+}
+
+// byCreation orders pods by creation time, then by namespace/name.
+func byCreation(a, b *model.Pod) int {
+	return cmp.Or(a.CreationTime.Compare(b.CreationTime), compareKeys(a.Namespace, a.Name, b.Namespace, b.Name))
+}
+
+// compareKeys compares aNS+"/"+aName with bNS+"/"+bName as strings,
+// without building them (sorting tens of thousands of workloads each
+// round, the keys' allocations were most of the sort's cost).
+func compareKeys(aNS, aName, bNS, bName string) int {
+	at := func(ns, name string, i int) byte {
+		switch {
+		case i < len(ns):
+			return ns[i]
+		case i == len(ns):
+			return '/'
+		}
+		return name[i-len(ns)-1]
+	}
+	la, lb := len(aNS)+1+len(aName), len(bNS)+1+len(bName)
+	if aNS == bNS {
+		return cmp.Compare(aName, bName)
+	}
+	for i := range min(la, lb) {
+		if c := cmp.Compare(at(aNS, aName, i), at(bNS, bName, i)); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(la, lb)
 }
 
 func (s *snapshot) add(w *workload) {
