@@ -2,7 +2,9 @@ package queuesvc
 
 import (
 	"slices"
+	"time"
 
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/quota"
 	"github.com/berthsched/berth/core/quota/integrations"
@@ -24,7 +26,17 @@ type derivations struct {
 	classes     []*model.PriorityClass
 	wpcs        []*quota.WorkloadPriorityClass
 	pods        map[string]derivedPod // by pod uid
-	round       uint64
+	// admissions are the durable admissions as the engine reads them, by
+	// workload key: the book keeps an Admit's pointer until it changes.
+	admissions map[string]derivedAdmission
+	round      uint64
+}
+
+type derivedAdmission struct {
+	fact     *berthv1.Admit
+	reserved time.Time
+	a        *quota.Admission // never changed
+	round    uint64
 }
 
 type derivedPod struct {
@@ -37,7 +49,7 @@ type derivedPod struct {
 func (d *derivations) begin(prio integrations.Priorities) {
 	d.round++
 	if d.pods == nil {
-		d.pods = map[string]derivedPod{}
+		d.pods, d.admissions = map[string]derivedPod{}, map[string]derivedAdmission{}
 	}
 	if !slices.Equal(d.classes, prio.PriorityClasses) || !slices.Equal(d.wpcs, prio.WorkloadClasses) {
 		clear(d.pods)
@@ -61,12 +73,31 @@ func (d *derivations) pod(p *model.Pod, queue string, prio integrations.Prioriti
 	return &cp
 }
 
-// end forgets the pods the round did not see (deleted, or no longer
-// labelled).
+// admission is the quota.Admission fact records for workload key,
+// reserved at reserved (admissionOf); shared, it must not be changed.
+func (d *derivations) admission(key string, fact *berthv1.Admit, reserved time.Time) *quota.Admission {
+	e, ok := d.admissions[key]
+	if !ok || e.fact != fact || !e.reserved.Equal(reserved) || d.fromScratch {
+		e = derivedAdmission{fact: fact, reserved: reserved, a: admissionOf(fact, reserved)}
+	}
+	e.round = d.round
+	if !d.fromScratch {
+		d.admissions[key] = e
+	}
+	return e.a
+}
+
+// end forgets the pods and admissions the round did not see (deleted,
+// no longer labelled, forgotten).
 func (d *derivations) end() {
 	for uid, e := range d.pods {
 		if e.round != d.round {
 			delete(d.pods, uid)
+		}
+	}
+	for k, e := range d.admissions {
+		if e.round != d.round {
+			delete(d.admissions, k)
 		}
 	}
 }

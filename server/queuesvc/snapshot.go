@@ -110,7 +110,7 @@ func (c *Controller) snapshot() *snapshot {
 		w := &workload{key: src.Key(), origin: OriginExplicit, wl: src, admitted: src.Admission != nil}
 		if a := s.facts[w.key]; a != nil && src.Admission == nil && (a.GetWorkloadUid() == "" || a.GetWorkloadUid() == src.UID) {
 			cp := *src
-			cp.Admission = admissionOf(a, c.admittedAt(w.key, src.Created))
+			cp.Admission = c.derived.admission(w.key, a, c.admittedAt(w.key, src.Created))
 			w.wl, w.admitted, w.durable = &cp, true, true
 		}
 		s.add(w)
@@ -201,7 +201,7 @@ func (c *Controller) podWorkload(p *model.Pod, prio integrations.Priorities, que
 	w.key = w.wl.Key()
 	switch ev := evicting[w.key]; {
 	case facts[w.key] != nil:
-		w.wl.Admission = admissionOf(facts[w.key], c.admittedAt(w.key, p.CreationTime))
+		w.wl.Admission = c.derived.admission(w.key, facts[w.key], c.admittedAt(w.key, p.CreationTime))
 		w.admitted, w.durable = true, true
 	case ev != nil:
 		w.wl.Admission = ev.admission
@@ -245,7 +245,7 @@ func (c *Controller) groupWorkload(g *model.PodGroup, members []*model.Pod, prio
 	w.wl = integrations.ForGroup(g, queue, all, prio)
 	w.admitted = true
 	if fact != nil {
-		w.wl.Admission, w.durable = admissionOf(fact, c.admittedAt(key, w.wl.Created)), true
+		w.wl.Admission, w.durable = c.derived.admission(key, fact, c.admittedAt(key, w.wl.Created)), true
 	} else {
 		w.wl.Admission, w.evicting = ev.admission, true
 	}
