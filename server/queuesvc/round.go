@@ -132,7 +132,15 @@ func (c *Controller) decide(s *snapshot, lines map[string]admission.Line, events
 			}
 		}
 	}
-	keys := slices.Sorted(maps.Keys(s.workloads))
+	// Only the workloads preempted or admitted by the run make decisions:
+	// those are sorted (the plan's order), not every workload held.
+	var keys []string
+	for k, w := range s.workloads {
+		if r := lines[k].Result; r == admission.ResultAdmitted && !w.durable || r == admission.ResultPreempted {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
 	for _, k := range keys {
 		w, l := s.workloads[k], lines[k]
 		if l.Result != admission.ResultPreempted || !w.admitted || w.evicting {
