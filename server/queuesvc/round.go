@@ -1,7 +1,6 @@
 package queuesvc
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -23,9 +22,9 @@ import (
 // preemptor takes the quota its preemption frees).
 var runOptions = admission.Options{NoThrottle: true, Progress: true}
 
-// runOptions are the round's: runOptions, with a placement checker over
+// roundOptions are the round's: runOptions, with a placement checker over
 // the live cluster when a ClusterQueue wants placement-aware admission.
-func (c *Controller) runOptions(ctx context.Context, s *snapshot) (admission.Options, error) {
+func (c *Controller) roundOptions(ctx context.Context, s *snapshot) (admission.Options, error) {
 	opts := runOptions
 	wants := slices.ContainsFunc(s.objs.ClusterQueues, func(cq *quota.ClusterQueue) bool { return cq.AdmissionPlacement })
 	c.mu.Lock()
@@ -47,7 +46,7 @@ func (c *Controller) runOptions(ctx context.Context, s *snapshot) (admission.Opt
 // again, admissions of workloads gone forgotten, the status).
 func (c *Controller) round(ctx context.Context, relisted bool) error {
 	s := c.snapshot()
-	opts, err := c.runOptions(ctx, s)
+	opts, err := c.roundOptions(ctx, s)
 	if err != nil {
 		return err
 	}
@@ -213,9 +212,7 @@ func nominations(w *workload, placement map[string]string) []framework.PlanItem 
 	var out []framework.PlanItem
 	for _, ps := range w.wl.PodSets {
 		pods := bySet[ps.Name]
-		slices.SortFunc(pods, func(a, b *model.Pod) int {
-			return cmp.Or(a.CreationTime.Compare(b.CreationTime), cmp.Compare(a.Key(), b.Key()))
-		})
+		slices.SortFunc(pods, byCreation)
 		for i, p := range pods {
 			if node, ok := placement[r.PodName(admission.PlacementPodSet{Name: ps.Name}, i)]; ok {
 				out = append(out, &framework.Nomination{Pod: p, Node: node})
