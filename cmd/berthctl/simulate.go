@@ -21,6 +21,7 @@ import (
 	"github.com/berthsched/berth/core/plugins/registry"
 	"github.com/berthsched/berth/core/quota"
 	"github.com/berthsched/berth/core/quota/admission"
+	"github.com/berthsched/berth/core/quota/placement"
 	"github.com/berthsched/berth/core/simulate"
 	"github.com/berthsched/berth/server/convert"
 )
@@ -278,7 +279,15 @@ func (a *app) placementChecker(ctx context.Context, o *simulateOptions, c *manif
 	if err != nil {
 		return nil, err
 	}
-	p, err := newSimPlacement(ctx, c, in, opts)
+	// The manifests' cluster without its pending pods: admission asks
+	// whether a workload fits beside what runs.
+	in.Pods = nil
+	for _, p := range c.Pods {
+		if p.NodeName != "" {
+			in.Pods = append(in.Pods, p)
+		}
+	}
+	p, err := placement.New(ctx, in, opts)
 	if err != nil {
 		return nil, simulateError(err, what)
 	}

@@ -8,14 +8,16 @@ import (
 )
 
 // ControllerDecisions is the planner of controllers outside the scheduling
-// cycle that both evict and nominate (berthd's defragmenter): a plan of
-// Evictions, Nominations and ClearNominations is handed to the decision
-// sink at once, as one plan, and only what became durable is applied to
-// the scheduler's view afterwards: an evicted pod is held terminating (by
-// preemption only for cause EvictPreemption), a nominated pod's room is
-// held by the nominator, a cleared one is let go. Binds, deallocations and
-// reports are the cycle's own and are refused. Call it holding none of the
-// scheduler's locks.
+// cycle that both evict and nominate (berthd's defragmenter, and its
+// admission controller): a plan of Evictions, Nominations and
+// ClearNominations, with Kueue's Admissions and WorkloadEvictions, is
+// handed to the decision sink at once, as one plan, and only what became
+// durable is applied to the scheduler's view afterwards: an evicted pod is
+// held terminating (by preemption only for cause EvictPreemption), a
+// nominated pod's room is held by the nominator, a cleared one is let go
+// (admissions change nothing the scheduler holds: the pods' gates do).
+// Binds, deallocations and reports are the cycle's own and are refused.
+// Call it holding none of the scheduler's locks.
 func (s *Scheduler) ControllerDecisions() framework.Planner { return controllerPlanner{s} }
 
 type controllerPlanner struct{ s *Scheduler }
@@ -23,9 +25,10 @@ type controllerPlanner struct{ s *Scheduler }
 func (c controllerPlanner) Submit(ctx context.Context, plan framework.Plan) (framework.PlanResult, error) {
 	for i, item := range plan.Items {
 		switch item.(type) {
-		case *framework.Eviction, *framework.Nomination, *framework.ClearNomination:
+		case *framework.Eviction, *framework.Nomination, *framework.ClearNomination,
+			*framework.Admission, *framework.WorkloadEviction:
 		default:
-			return framework.PlanResult{}, fmt.Errorf("scheduler: controller plan item %d: %T is not an eviction or a nomination: %w", i, item, ErrInvalid)
+			return framework.PlanResult{}, fmt.Errorf("scheduler: controller plan item %d: %T is not an eviction, a nomination or an admission: %w", i, item, ErrInvalid)
 		}
 	}
 	res, err := c.s.opts.Decisions.Submit(ctx, plan)

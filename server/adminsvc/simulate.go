@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/scheduler"
@@ -98,7 +99,7 @@ func (s *Service) Simulate(ctx context.Context, req *berthv1.SimulateRequest) (*
 
 // simulate runs a validated request within ctx; errors are statuses.
 func (s *Service) simulate(ctx context.Context, sr *simRequest, summary bool) (*berthv1.SimulateResponse, error) {
-	live, err := s.liveCluster()
+	live, err := LiveCluster(s.admin, s.opts.Config)
 	var engine *simulate.Engine
 	if err == nil {
 		engine, err = simulate.New(ctx, live, simulate.Options{Registry: s.opts.Registry, Logger: s.logger})
@@ -157,30 +158,32 @@ func (s *Service) simulate(ctx context.Context, sr *simRequest, summary bool) (*
 	return resp, nil
 }
 
-// liveCluster is what the live scheduler holds, as a simulation's input:
-// the pods it is binding (assumed) on their nodes, the pending ones with
-// their nominations, every pod with the priority it was admitted with.
-func (s *Service) liveCluster() (simulate.Input, error) {
+// LiveCluster is what the live scheduler holds, as a simulation's input
+// (Simulate's copy, and berthd's placement-aware admission's): the pods
+// it is binding (assumed) on their nodes, the pending ones with their
+// nominations, every pod with the priority it was admitted with; cfg is
+// the scheduler's configuration.
+func LiveCluster(admin Admin, cfg *config.Config) (simulate.Input, error) {
 	in := simulate.Input{
-		Config: s.opts.Config, Nominations: s.admin.Nominations(),
-		Namespaces: s.admin.Namespaces(), PDBs: s.admin.PDBs(),
-		Devices: s.liveDevices(), Volumes: s.liveVolumes(),
+		Config: cfg, Nominations: admin.Nominations(),
+		Namespaces: admin.Namespaces(), PDBs: admin.PDBs(),
+		Devices: liveDevices(admin), Volumes: liveVolumes(admin),
 	}
-	for _, pc := range s.admin.PriorityClasses() {
+	for _, pc := range admin.PriorityClasses() {
 		if !strings.HasPrefix(pc.Name, "system-") { // built in
 			in.PriorityClasses = append(in.PriorityClasses, pc)
 		}
 	}
-	nodes, err := s.admin.Nodes()
+	nodes, err := admin.Nodes()
 	if err != nil {
 		return simulate.Input{}, err
 	}
 	for _, n := range nodes {
 		in.Nodes = append(in.Nodes, n.Node)
 	}
-	for _, held := range s.admin.Pods() {
+	for _, held := range admin.Pods() {
 		p := admitted(held)
-		if ex, err := s.admin.ExplainUID(p.UID); p.NodeName == "" && err == nil && ex.Phase == scheduler.PhaseBinding {
+		if ex, err := admin.ExplainUID(p.UID); p.NodeName == "" && err == nil && ex.Phase == scheduler.PhaseBinding {
 			p.NodeName = ex.Node
 		}
 		in.Pods = append(in.Pods, p)
@@ -201,21 +204,21 @@ func admitted(held *model.Pod) *model.Pod {
 
 // liveDevices copies the DRA objects the live scheduler holds, claims
 // with their allocations (those in flight included) and consumers.
-func (s *Service) liveDevices() *dra.Objects {
+func liveDevices(admin Admin) *dra.Objects {
 	objs := dra.NewObjects()
-	for _, c := range s.admin.DeviceClasses() {
+	for _, c := range admin.DeviceClasses() {
 		objs.Classes[c.Name] = c
 	}
-	for _, sl := range s.admin.ResourceSlices() {
+	for _, sl := range admin.ResourceSlices() {
 		objs.Slices[sl.Name] = sl
 	}
-	for _, t := range s.admin.ClaimTemplates() {
+	for _, t := range admin.ClaimTemplates() {
 		objs.Templates[dra.Key(t.Namespace, t.Name)] = t
 	}
-	for _, c := range s.admin.Claims() {
+	for _, c := range admin.Claims() {
 		objs.Claims[dra.Key(c.Namespace, c.Name)] = c
 	}
-	for _, r := range s.admin.DeviceTaintRules() {
+	for _, r := range admin.DeviceTaintRules() {
 		objs.TaintRules[r.Name] = r
 	}
 	return objs

@@ -61,24 +61,24 @@ func appendAll[T any](out []any, in []T) []any {
 
 // liveVolumes copies the storage objects the live scheduler holds (claims
 // made for ephemeral volumes included), for Simulate.
-func (s *Service) liveVolumes() *volume.Objects {
+func liveVolumes(admin Admin) *volume.Objects {
 	objs := volume.NewObjects()
-	for _, v := range s.admin.PersistentVolumes() {
+	for _, v := range admin.PersistentVolumes() {
 		objs.Volumes[v.Name] = v
 	}
-	for _, c := range s.admin.PersistentVolumeClaims() {
+	for _, c := range admin.PersistentVolumeClaims() {
 		objs.Claims[volume.Key(c.Namespace, c.Name)] = c
 	}
-	for _, c := range s.admin.StorageClasses() {
+	for _, c := range admin.StorageClasses() {
 		objs.Classes[c.Name] = c
 	}
-	for _, n := range s.admin.CSINodes() {
+	for _, n := range admin.CSINodes() {
 		objs.CSINodes[n.Name] = n
 	}
-	for _, d := range s.admin.CSIDrivers() {
+	for _, d := range admin.CSIDrivers() {
 		objs.Drivers[d.Name] = d
 	}
-	for _, c := range s.admin.CSIStorageCapacities() {
+	for _, c := range admin.CSIStorageCapacities() {
 		objs.Capacities[volume.Key(c.Namespace, c.Name)] = c
 	}
 	return objs

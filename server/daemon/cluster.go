@@ -3,15 +3,21 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	resourceapi "k8s.io/api/resource/v1"
 
 	"github.com/berthsched/berth/core/dra"
+	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/nodeconditions"
 	"github.com/berthsched/berth/core/objstore"
+	"github.com/berthsched/berth/core/quota/admission"
 	"github.com/berthsched/berth/core/quota/holder"
+	"github.com/berthsched/berth/core/quota/placement"
 	"github.com/berthsched/berth/core/scheduler"
+	"github.com/berthsched/berth/core/simulate"
+	"github.com/berthsched/berth/server/adminsvc"
 	"github.com/berthsched/berth/server/podbook"
 	"github.com/berthsched/berth/server/queuesvc"
 	"github.com/berthsched/berth/server/statesvc"
@@ -146,13 +152,18 @@ func (d *Daemon) openObjects(outcomes *podbook.Outcomes, pods *bookPods, claims 
 // timeout, or at once when berthd does not wait for the re-list
 // (InitialSyncTimeout 0); admissions of workloads gone are forgotten only
 // from the first re-list on.
-func (d *Daemon) openQueues() error {
+//
+// Its decisions go through the scheduler's controller planner: a quota
+// Evict holds its pod terminating, and the Nominations of a
+// placement-aware admission hold their nodes' room in the nominator, once
+// durable.
+func (d *Daemon) openQueues(reg runtime.Registry) error {
 	bookNodes := bindNodes{d.book}
 	var err error
 	d.queues, err = queuesvc.New(queuesvc.Options{
-		Objects: d.objects, Holder: d.kueue, Planner: d.log, Book: d.book,
-		Binding:     bookNodes.BindingTo,
-		MarkEvicted: d.sched.MarkEvicted,
+		Objects: d.objects, Holder: d.kueue, Planner: d.sched.ControllerDecisions(), Book: d.book,
+		Binding:   bookNodes.BindingTo,
+		Placement: d.livePlacement(reg),
 		Evicted: func(uid string) bool {
 			_, ok := d.book.Get(podbook.KindEvict, uid)
 			return ok
@@ -172,4 +183,23 @@ func (d *Daemon) openQueues() error {
 		d.queues.Start()
 	}
 	return nil
+}
+
+// livePlacement is the admission controller's placement checker, built
+// once per round that needs one: the scheduler's own profiles over a copy
+// of what it holds now (adminsvc.LiveCluster, as Simulate copies it),
+// with only the pods that take room: bound or binding, and nominated.
+func (d *Daemon) livePlacement(reg runtime.Registry) func(ctx context.Context) (admission.PlacementChecker, error) {
+	return func(ctx context.Context) (admission.PlacementChecker, error) {
+		in, err := adminsvc.LiveCluster(d.sched.View(), d.cfg.Scheduler)
+		if err != nil {
+			return nil, fmt.Errorf("copying the cluster: %w", err)
+		}
+		nominated := make(map[string]bool, len(in.Nominations))
+		for _, n := range in.Nominations {
+			nominated[n.PodUID] = true
+		}
+		in.Pods = slices.DeleteFunc(in.Pods, func(p *model.Pod) bool { return p.NodeName == "" && !nominated[p.UID] })
+		return placement.New(ctx, in, simulate.Options{Registry: reg, Logger: d.logger})
+	}
 }

@@ -265,7 +265,7 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if err := d.openEvictions(); err != nil {
 		return nil, err
 	}
-	if err := d.openQueues(); err != nil {
+	if err := d.openQueues(reg); err != nil {
 		return nil, err
 	}
 	cl := cluster{objects: d.objects, sched: d.sched, view: d.sched.View(), outcomes: outcomes}

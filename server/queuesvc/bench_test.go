@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/objstore"
 	"github.com/berthsched/berth/core/quota"
 	"github.com/berthsched/berth/core/quota/integrations"
 )
@@ -55,6 +56,54 @@ func BenchmarkRound(b *testing.B) {
 			}
 			if got := len(h.log.admissions()); got != want {
 				b.Fatalf("%d admitted, want %d", got, want)
+			}
+		})
+	}
+}
+
+// podEvents are update events of n pods, each pod alternating between two
+// versions (a changed pod, as the object store sends it), labelled with a
+// queue name or not; the harness holds the versions as sent.
+func podEvents(h *harness, n int, labelled bool) []objstore.Event {
+	var evs []objstore.Event
+	for i := range n {
+		var versions [2]*model.Pod
+		for v := range versions {
+			p := &model.Pod{UID: fmt.Sprint("u", i), Namespace: "ns", Name: fmt.Sprint("p", i), Labels: map[string]string{"app": fmt.Sprint(v)},
+				Containers: []model.Container{{Name: "c", Requests: model.ResourceList{"cpu": 100}}}}
+			if labelled {
+				p.Labels[integrations.QueueNameLabel] = "lq"
+			}
+			versions[v] = p
+		}
+		h.addPod(versions[0])
+		evs = append(evs, objstore.Event{Kind: objstore.KindPod, Old: versions[0], New: versions[1]},
+			objstore.Event{Kind: objstore.KindPod, Old: versions[1], New: versions[0]})
+	}
+	return evs
+}
+
+// BenchmarkPodEventNoClusterQueue is the cost of a pod event to the
+// controller while no ClusterQueue is held (every pod event reaches it):
+// no allocation, no round.
+func BenchmarkPodEventNoClusterQueue(b *testing.B) {
+	for _, labelled := range []bool{false, true} {
+		b.Run(fmt.Sprintf("labelled=%v", labelled), func(b *testing.B) {
+			h := newHarness(b, quota.Config{})
+			evs := podEvents(h, 1000, labelled)
+			ctx := b.Context()
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				ev := evs[i%len(evs)]
+				if labelled {
+					// The store keeps the version sent last.
+					h.objects.mu.Lock()
+					h.objects.pods[ev.New.(*model.Pod).UID] = ev.New.(*model.Pod)
+					h.objects.mu.Unlock()
+				}
+				h.c.Handle(ctx, ev)
+				i++
 			}
 		})
 	}

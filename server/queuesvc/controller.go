@@ -55,6 +55,13 @@ type Options struct {
 	// restart still holds its quota until it is deleted, but is not
 	// admitted again.
 	Evicted func(podUID string) bool
+	// Placement builds, for one round, the checker of Berth's
+	// placement-aware admission over a consistent copy of the live
+	// cluster (core/quota/placement over the scheduler's nodes, bound and
+	// binding pods and nominations); it is called only in rounds where a
+	// ClusterQueue wants placement (quota.ClusterQueue.AdmissionPlacement).
+	// nil: those ClusterQueues admit on quota alone, as Kueue does.
+	Placement func(ctx context.Context) (admission.PlacementChecker, error)
 	// Config is Kueue's Configuration (fair sharing and its strategies).
 	Config quota.Config
 	// Debounce is how long a round waits after the first event for more;
@@ -93,6 +100,10 @@ type Controller struct {
 	// the count the last finished round started from.
 	events, rounds    uint64
 	started, relisted bool
+	// placement: the last round had a ClusterQueue with placement-aware
+	// admission; node events and pod deletions (room freed) then schedule
+	// rounds too.
+	placement bool
 	// evicting are the workloads preempted in this process whose pods
 	// are not all gone yet: they keep their quota meanwhile.
 	evicting map[string]*evicting
@@ -119,6 +130,10 @@ type Controller struct {
 	queuedGroups map[string]string
 
 	kick chan struct{}
+
+	// derived are the workloads derived from pods, kept between rounds;
+	// the rounds own it (one at a time).
+	derived derivations
 }
 
 // evicting is a preempted workload until its pods are gone.
@@ -256,13 +271,21 @@ func workloadOfPod(p *model.Pod) (key, podSet string, owned bool) {
 
 // Handle is the controller's objstore subscription handler: it keeps the
 // labelled pods (as sent), pod groups, namespaces and priority classes,
-// and schedules a round for any change that may change admission.
+// and schedules a round for any change that may change admission. Every
+// pod event comes here: an unlabelled pod costs a lock and a map lookup,
+// and allocates nothing; while no ClusterQueue is held a labelled pod
+// schedules no round.
 func (c *Controller) Handle(_ context.Context, ev objstore.Event) {
 	changed := false
 	c.mu.Lock()
 	switch ev.Kind {
 	case objstore.KindPod:
 		changed = c.podEventLocked(ev)
+		if !changed && c.placement && ev.New == nil {
+			changed = true // room freed on a node
+		}
+	case objstore.KindNode:
+		changed = c.placement
 	case objstore.KindPodGroup:
 		if g, ok := ev.New.(*model.PodGroup); ok {
 			c.groups[g.Key()] = g
@@ -290,13 +313,20 @@ func (c *Controller) Handle(_ context.Context, ev objstore.Event) {
 		holder.KindWorkloadPriorityClass, holder.KindWorkload:
 		changed = true
 	}
-	if changed {
-		c.events++
-	}
 	c.mu.Unlock()
-	if changed {
-		c.wake()
+	if !changed {
+		return
 	}
+	if (ev.Kind == objstore.KindPod || ev.Kind == objstore.KindNode) && c.opts.Holder.ClusterQueues() == 0 {
+		// Nothing can admit the pod's workload: no round (the pod stays
+		// gated by Mutate). A ClusterQueue's arrival is an event and its
+		// round sees the pods kept meanwhile.
+		return
+	}
+	c.mu.Lock()
+	c.events++
+	c.mu.Unlock()
+	c.wake()
 }
 
 // podEventLocked follows a pod event; false when it changes nothing the

@@ -26,7 +26,13 @@
 //     (requeued, as Kueue requeues evicted workloads);
 //   - an Admit of each workload newly admitted, except those the run
 //     reached only after a preemption: evict first, admit once the quota is
-//     free, in a later round.
+//     free, in a later round; when its ClusterQueue wants placement-aware
+//     admission, a Nomination of each of its pending pods to the node the
+//     round's placement checker (Options.Placement: a copy of the live
+//     cluster, asked workload after workload) found, right after the Admit.
+//
+// Without a ClusterQueue held, pod events schedule no round; with a
+// placement-aware one, node events and pod deletions do too.
 //
 // Data out: the decisions; the pod mutator (Mutate) gates every pod of a
 // workload not admitted (admission.AdmissionGate) and releases those of an

@@ -22,12 +22,35 @@ import (
 // preemptor takes the quota its preemption frees).
 var runOptions = admission.Options{NoThrottle: true, Progress: true}
 
+// roundOptions are the round's: runOptions, with a placement checker over
+// the live cluster when a ClusterQueue wants placement-aware admission.
+func (c *Controller) roundOptions(ctx context.Context, s *snapshot) (admission.Options, error) {
+	opts := runOptions
+	wants := slices.ContainsFunc(s.objs.ClusterQueues, func(cq *quota.ClusterQueue) bool { return cq.AdmissionPlacement })
+	c.mu.Lock()
+	c.placement = wants
+	c.mu.Unlock()
+	if !wants || c.opts.Placement == nil {
+		return opts, nil
+	}
+	p, err := c.opts.Placement(ctx)
+	if err != nil {
+		return opts, fmt.Errorf("queuesvc: placement-aware admission: %w", err)
+	}
+	opts.Placement = p
+	return opts, nil
+}
+
 // round runs one admission round: snapshot, admission run, one plan of
 // its decisions, then what follows their commit (pods released or gated
 // again, admissions of workloads gone forgotten, the status).
 func (c *Controller) round(ctx context.Context, relisted bool) error {
 	s := c.snapshot()
-	lines, sum, err := admission.RunWith(ctx, s.objs, s.namespaces, runOptions)
+	opts, err := c.roundOptions(ctx, s)
+	if err != nil {
+		return err
+	}
+	lines, sum, err := admission.RunWith(ctx, s.objs, s.namespaces, opts)
 	if err != nil {
 		return fmt.Errorf("queuesvc: admission run: %w", err)
 	}
@@ -109,7 +132,15 @@ func (c *Controller) decide(s *snapshot, lines map[string]admission.Line, events
 			}
 		}
 	}
-	keys := slices.Sorted(maps.Keys(s.workloads))
+	// Only the workloads preempted or admitted by the run make decisions:
+	// those are sorted (the plan's order), not every workload held.
+	var keys []string
+	for k, w := range s.workloads {
+		if r := lines[k].Result; r == admission.ResultAdmitted && !w.durable || r == admission.ResultPreempted {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
 	for _, k := range keys {
 		w, l := s.workloads[k], lines[k]
 		if l.Result != admission.ResultPreempted || !w.admitted || w.evicting {
@@ -152,9 +183,44 @@ func (c *Controller) decide(s *snapshot, lines map[string]admission.Line, events
 		case l.Result == admission.ResultAdmitted && !d.waiting[k]:
 			d.admissions[k] = lineAdmission(w.wl, l)
 			d.add(admissionItem(w, d.admissions[k]), itemOf{key: k})
+			// Placed in the same decision: each pod nominated to the node
+			// admission found it room on, so that no later admission (nor
+			// a pod of equal or lower priority) takes that room.
+			for _, n := range nominations(w, l.Placement) {
+				d.add(n, itemOf{key: k})
+			}
 		}
 	}
 	return d
+}
+
+// nominations are the Nominations of a workload's pending pods to the
+// nodes of its placement (admission.PlacementRequest.PodName: the i-th
+// pod of each pod set, its pending pods in creation order); none when
+// it has no placement.
+func nominations(w *workload, placement map[string]string) []framework.PlanItem {
+	if len(placement) == 0 {
+		return nil
+	}
+	bySet := map[string][]*model.Pod{}
+	for _, p := range w.pods {
+		if p.NodeName == "" {
+			_, ps, _ := workloadOfPod(p)
+			bySet[ps] = append(bySet[ps], p)
+		}
+	}
+	r := admission.PlacementRequest{Workload: w.key}
+	var out []framework.PlanItem
+	for _, ps := range w.wl.PodSets {
+		pods := bySet[ps.Name]
+		slices.SortFunc(pods, byCreation)
+		for i, p := range pods {
+			if node, ok := placement[r.PodName(admission.PlacementPodSet{Name: ps.Name}, i)]; ok {
+				out = append(out, &framework.Nomination{Pod: p, Node: node})
+			}
+		}
+	}
+	return out
 }
 
 // cohortRoots returns, for a ClusterQueue, the root of its cohort tree

@@ -59,9 +59,6 @@ func (c *Controller) snapshot() *snapshot {
 	namespaces := slices.Collect(maps.Values(c.namespaces))
 	classes := slices.Collect(maps.Values(c.classes))
 	c.mu.Unlock()
-	slices.SortFunc(pods, func(a, b *model.Pod) int {
-		return cmp.Or(a.CreationTime.Compare(b.CreationTime), cmp.Compare(a.Key(), b.Key()))
-	})
 	slices.SortFunc(namespaces, func(a, b *model.Namespace) int { return cmp.Compare(a.Name, b.Name) })
 	slices.SortFunc(classes, func(a, b *model.PriorityClass) int { return cmp.Compare(a.Name, b.Name) })
 
@@ -71,6 +68,8 @@ func (c *Controller) snapshot() *snapshot {
 		s.facts[a.GetWorkloadNamespace()+"/"+a.GetWorkloadName()] = a
 	}
 	prio := integrations.Priorities{PriorityClasses: classes, WorkloadClasses: held.PriorityClasses}
+	c.derived.begin(prio)
+	defer c.derived.end()
 	queues := integrations.NewQueues(held)
 	evicting := c.evictingNow(pods)
 
@@ -103,6 +102,7 @@ func (c *Controller) snapshot() *snapshot {
 		s.add(c.podWorkload(p, prio, queues, s.facts, evicting))
 	}
 	for _, k := range ownerOrder {
+		slices.SortFunc(byOwner[k], byCreation) // as a group's members, below
 		w := c.ownerWorkload(owners[k], byOwner[k], prio, queues, s.facts, evicting)
 		if msg, bad := s.errs[k]; bad {
 			w.wl.Error = msg
@@ -110,6 +110,10 @@ func (c *Controller) snapshot() *snapshot {
 		s.add(w)
 	}
 	for _, k := range groupOrder {
+		// A group's members in creation order (then by key), as the
+		// derivation wants them; one-pod workloads need no order (the
+		// workloads are sorted below), so the pods at large are not sorted.
+		slices.SortFunc(byGroup[k], byCreation)
 		g := groups[k]
 		if g == nil {
 			members := byGroup[k]
@@ -136,7 +140,7 @@ func (c *Controller) snapshot() *snapshot {
 		w := &workload{key: src.Key(), origin: OriginExplicit, wl: src, admitted: src.Admission != nil}
 		if a := s.facts[w.key]; a != nil && src.Admission == nil && (a.GetWorkloadUid() == "" || a.GetWorkloadUid() == src.UID) {
 			cp := *src
-			cp.Admission = admissionOf(a, c.admittedAt(w.key, src.Created))
+			cp.Admission = c.derived.admission(w.key, a, c.admittedAt(w.key, src.Created))
 			w.wl, w.admitted, w.durable = &cp, true, true
 		}
 		s.add(w)
@@ -147,10 +151,40 @@ func (c *Controller) snapshot() *snapshot {
 		objs.Workloads = append(objs.Workloads, w.wl)
 	}
 	slices.SortFunc(objs.Workloads, func(a, b *quota.Workload) int {
-		return cmp.Or(a.Created.Compare(b.Created), cmp.Compare(a.Key(), b.Key()))
+		return cmp.Or(a.Created.Compare(b.Created), compareKeys(a.Namespace, a.Name, b.Namespace, b.Name))
 	})
 	s.objs = &objs
 	return s
+}
+
+// byCreation orders pods by creation time, then by namespace/name.
+func byCreation(a, b *model.Pod) int {
+	return cmp.Or(a.CreationTime.Compare(b.CreationTime), compareKeys(a.Namespace, a.Name, b.Namespace, b.Name))
+}
+
+// compareKeys compares aNS+"/"+aName with bNS+"/"+bName as strings,
+// without building them (sorting tens of thousands of workloads each
+// round, the keys' allocations were most of the sort's cost).
+func compareKeys(aNS, aName, bNS, bName string) int {
+	at := func(ns, name string, i int) byte {
+		switch {
+		case i < len(ns):
+			return ns[i]
+		case i == len(ns):
+			return '/'
+		}
+		return name[i-len(ns)-1]
+	}
+	la, lb := len(aNS)+1+len(aName), len(bNS)+1+len(bName)
+	if aNS == bNS {
+		return cmp.Compare(aName, bName)
+	}
+	for i := range min(la, lb) {
+		if c := cmp.Compare(at(aNS, aName, i), at(bNS, bName, i)); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(la, lb)
 }
 
 func (s *snapshot) add(w *workload) {
@@ -193,11 +227,11 @@ func workloadKey(p *model.Pod) string {
 func (c *Controller) podWorkload(p *model.Pod, prio integrations.Priorities, queues *integrations.Queues, facts map[string]*berthv1.Admit, evicting map[string]*evicting) *workload {
 	queue := p.Labels[integrations.QueueNameLabel]
 	w := &workload{origin: OriginPod, pods: []*model.Pod{p}, profile: p.SchedulerName}
-	w.wl = integrations.ForPod(p, queue, prio)
+	w.wl = c.derived.pod(p, queue, prio)
 	w.key = w.wl.Key()
 	switch ev := evicting[w.key]; {
 	case facts[w.key] != nil:
-		w.wl.Admission = admissionOf(facts[w.key], c.admittedAt(w.key, p.CreationTime))
+		w.wl.Admission = c.derived.admission(w.key, facts[w.key], c.admittedAt(w.key, p.CreationTime))
 		w.admitted, w.durable = true, true
 	case ev != nil:
 		w.wl.Admission = ev.admission
@@ -258,7 +292,7 @@ func (c *Controller) groupWorkload(g *model.PodGroup, queue string, members []*m
 	w.wl = integrations.ForGroup(g, queue, all, prio)
 	w.admitted = true
 	if fact != nil {
-		w.wl.Admission, w.durable = admissionOf(fact, c.admittedAt(key, w.wl.Created)), true
+		w.wl.Admission, w.durable = c.derived.admission(key, fact, c.admittedAt(key, w.wl.Created)), true
 	} else {
 		w.wl.Admission, w.evicting = ev.admission, true
 	}

@@ -231,6 +231,15 @@ func (h *Holder) Objects(cfg quota.Config) *quota.Objects {
 	return o
 }
 
+// ClusterQueues counts the ClusterQueues held: without one nothing can be
+// admitted, and the admission controller skips the rounds pods would ask
+// for. It takes the read lock only and allocates nothing.
+func (h *Holder) ClusterQueues() int {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return len(h.clusterQueues)
+}
+
 // Revision counts the changes applied so far.
 func (h *Holder) Revision() uint64 {
 	h.mu.RLock()

@@ -1,45 +1,38 @@
-package main
+package placement
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/berthsched/berth/core/manifest"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/quota/admission"
 	"github.com/berthsched/berth/core/simulate"
 )
 
-// simPlacement is admission's PlacementChecker for berthctl simulate:
-// core/simulate's engine (the scheduler itself) over the manifests'
-// nodes and running pods, in which placed workloads' pods stay bound so
-// that the next workload meets them.
-type simPlacement struct {
+// Checker is admission's PlacementChecker over a copy of a cluster. It
+// is not safe for concurrent use: one admission run asks it in turn.
+type Checker struct {
 	eng    *simulate.Engine
 	placed map[string][]*model.Pod
 }
 
-var _ admission.PlacementChecker = (*simPlacement)(nil)
+var _ admission.PlacementChecker = (*Checker)(nil)
 
-// newSimPlacement holds c's cluster without its pending pods.
-func newSimPlacement(ctx context.Context, c *manifest.Cluster, in simulate.Input, opts simulate.Options) (*simPlacement, error) {
-	in.Pods = nil
-	for _, p := range c.Pods {
-		if p.NodeName != "" {
-			in.Pods = append(in.Pods, p)
-		}
-	}
+// New copies in into a simulation engine. in.Pods are held as they are
+// (bound pods on their nodes, nominated ones keeping their room); none is
+// scheduled.
+func New(ctx context.Context, in simulate.Input, opts simulate.Options) (*Checker, error) {
 	eng, err := simulate.New(ctx, in, opts)
 	if err != nil {
-		return nil, err
+		return nil, err // simulate's own words (berthctl reads its ConfigError)
 	}
-	return &simPlacement{eng: eng, placed: map[string][]*model.Pod{}}, nil
+	return &Checker{eng: eng, placed: map[string][]*model.Pod{}}, nil
 }
 
 // Place schedules w's pods, never by preempting (placement-aware admission
 // asks whether they fit now); if one does not bind, those that did are
-// taken back out.
-func (p *simPlacement) Place(ctx context.Context, w admission.PlacementRequest) (map[string]string, string, error) {
+// taken back out and none is placed.
+func (c *Checker) Place(ctx context.Context, w admission.PlacementRequest) (map[string]string, string, error) {
 	var pods []*model.Pod
 	for _, ps := range w.PodSets {
 		for i := range int(ps.Count) {
@@ -53,9 +46,9 @@ func (p *simPlacement) Place(ctx context.Context, w admission.PlacementRequest) 
 			})
 		}
 	}
-	attempts, err := p.eng.Schedule(ctx, pods)
+	attempts, err := c.eng.Schedule(ctx, pods)
 	if err != nil {
-		return nil, "", err
+		return nil, "", fmt.Errorf("placement: %w", err)
 	}
 	nodes := map[string]string{}
 	unplaced := ""
@@ -67,10 +60,10 @@ func (p *simPlacement) Place(ctx context.Context, w admission.PlacementRequest) 
 		}
 	}
 	if unplaced == "" && len(nodes) == len(pods) {
-		p.placed[w.Workload] = pods
+		c.placed[w.Workload] = pods
 		return nodes, "", nil
 	}
-	if err := p.remove(ctx, pods); err != nil {
+	if err := c.remove(ctx, pods); err != nil {
 		return nil, "", err
 	}
 	if unplaced == "" {
@@ -80,15 +73,15 @@ func (p *simPlacement) Place(ctx context.Context, w admission.PlacementRequest) 
 }
 
 // Release takes a preempted workload's pods off their nodes.
-func (p *simPlacement) Release(ctx context.Context, workload string) error {
-	pods := p.placed[workload]
-	delete(p.placed, workload)
-	return p.remove(ctx, pods)
+func (c *Checker) Release(ctx context.Context, workload string) error {
+	pods := c.placed[workload]
+	delete(c.placed, workload)
+	return c.remove(ctx, pods)
 }
 
-func (p *simPlacement) remove(ctx context.Context, pods []*model.Pod) error {
+func (c *Checker) remove(ctx context.Context, pods []*model.Pod) error {
 	for _, pod := range pods {
-		if err := p.eng.Remove(ctx, simulate.Object{Pod: pod}); err != nil {
+		if err := c.eng.Remove(ctx, simulate.Object{Pod: pod}); err != nil {
 			return fmt.Errorf("placement: removing %s: %w", pod.Key(), err)
 		}
 	}
