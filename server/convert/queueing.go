@@ -479,8 +479,71 @@ func workload(p path, in *berthv1.Workload) (*quota.Workload, *FieldError) {
 		set.NodeSelector = maps.Clone(tm.GetNodeSelector())
 		out.PodSets = append(out.PodSets, set)
 	}
+	if in.GetAdmission() != nil {
+		if out.Admission, fe = workloadAdmission(p.field("admission"), in.GetAdmission(), out); fe != nil {
+			return nil, fe
+		}
+	}
 	if fe := validated(p, quota.ValidateWorkload(out)); fe != nil {
 		return nil, fe
+	}
+	return out, nil
+}
+
+// workloadAdmission converts a Workload's admission made elsewhere: its
+// ClusterQueue, and the quota of pod sets the workload has, each at most
+// once, none admitting more pods than its set has.
+func workloadAdmission(p path, in *berthv1.WorkloadAdmission, w *quota.Workload) (*quota.Admission, *FieldError) {
+	if fe := subdomain(p.field("cluster_queue"), in.GetClusterQueue()); fe != nil {
+		return nil, fe
+	}
+	out := &quota.Admission{ClusterQueue: in.GetClusterQueue(), Reserved: w.Created}
+	if in.GetReservedTime() != nil {
+		var fe *FieldError
+		if out.Reserved, fe = timestamp(p.field("reserved_time"), in.GetReservedTime()); fe != nil {
+			return nil, fe
+		}
+	}
+	sets := p.field("pod_sets")
+	if len(in.GetPodSets()) == 0 {
+		return nil, sets.errorf("at least one pod set's admission is required")
+	}
+	seen := map[string]bool{}
+	for i, psa := range in.GetPodSets() {
+		ip := sets.index(i)
+		if psa == nil {
+			return nil, ip.errorf("required")
+		}
+		name := psa.GetName()
+		if name == "" {
+			name = "main"
+		}
+		set := slices.IndexFunc(w.PodSets, func(ps quota.PodSet) bool { return ps.Name == name })
+		switch {
+		case set < 0:
+			return nil, ip.field("name").errorf("names no pod set of the workload: %q", name)
+		case seen[name]:
+			return nil, ip.field("name").errorf("pod set %q is admitted twice", name)
+		}
+		seen[name] = true
+		a := quota.PodSetAssignment{Name: name, Count: psa.GetCount()}
+		switch max := w.PodSets[set].Count; {
+		case a.Count < 0 || a.Count > max:
+			return nil, ip.field("count").errorf("must be between 0 and the pod set's count %d, got %d", max, a.Count)
+		case a.Count == 0:
+			a.Count = max
+		}
+		fp := ip.field("flavors")
+		for _, res := range sortedKeys(psa.GetFlavors()) {
+			if err := model.CheckResourceName(res); err != nil {
+				return nil, fp.key(res).errorf("%v", err)
+			}
+			if fe := subdomain(fp.key(res), psa.GetFlavors()[res]); fe != nil {
+				return nil, fe
+			}
+		}
+		a.Flavors = maps.Clone(psa.GetFlavors())
+		out.PodSetAssignments = append(out.PodSetAssignments, a)
 	}
 	return out, nil
 }
@@ -620,6 +683,16 @@ func WorkloadToProto(in *quota.Workload) *berthv1.Workload {
 			w.MinCount = ptr(*ps.MinCount)
 		}
 		out.PodSets = append(out.PodSets, w)
+	}
+	if a := in.Admission; a != nil {
+		adm := &berthv1.WorkloadAdmission{ClusterQueue: a.ClusterQueue}
+		if !a.Reserved.Equal(in.Created) {
+			adm.ReservedTime = timestampToProto(a.Reserved)
+		}
+		for _, psa := range a.PodSetAssignments {
+			adm.PodSets = append(adm.PodSets, &berthv1.PodSetAdmission{Name: psa.Name, Count: psa.Count, Flavors: maps.Clone(psa.Flavors)})
+		}
+		out.Admission = adm
 	}
 	return out
 }

@@ -106,6 +106,22 @@ func fullQueueObjects() map[string]*berthv1.Object {
 				}},
 			},
 		}}},
+		"admitted workload": {Kind: &berthv1.Object_Workload{Workload: &berthv1.Workload{
+			Namespace: "team-a", Name: "train-0", QueueName: "main", Priority: ptr(int32(10)),
+			CreationTime: timestamppb.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)),
+			PodSets: []*berthv1.PodSet{
+				{Name: "driver", Count: 1, Template: &berthv1.PodSetTemplate{Requests: map[string]int64{"cpu": 500}}},
+				{Name: "workers", Count: 8, MinCount: ptr(int32(2)), Template: &berthv1.PodSetTemplate{Requests: map[string]int64{"cpu": 4000, "example.com/gpu": 1}}},
+			},
+			Admission: &berthv1.WorkloadAdmission{
+				ClusterQueue: "team-a",
+				PodSets: []*berthv1.PodSetAdmission{
+					{Name: "driver", Count: 1, Flavors: map[string]string{"cpu": "default"}},
+					{Name: "workers", Count: 4, Flavors: map[string]string{"cpu": "default", "example.com/gpu": "a100"}},
+				},
+				ReservedTime: timestamppb.New(time.Date(2026, 3, 1, 12, 5, 0, 0, time.UTC)),
+			},
+		}}},
 	}
 }
 
@@ -373,6 +389,18 @@ func TestQueueRefusals(t *testing.T) {
 			edit("workload", func(o *berthv1.Object) { o.GetWorkload().PodSets[0].Template.Requests["cpu"] = -1 })},
 		{"workload queue name", "workload.queue_name", "RFC 1123 subdomain",
 			edit("workload", func(o *berthv1.Object) { o.GetWorkload().QueueName = "Main" })},
+		{"admission without cluster queue", "workload.admission.cluster_queue", "required",
+			edit("admitted workload", func(o *berthv1.Object) { o.GetWorkload().Admission.ClusterQueue = "" })},
+		{"admission without pod sets", "workload.admission.pod_sets", "at least one pod set's admission is required",
+			edit("admitted workload", func(o *berthv1.Object) { o.GetWorkload().Admission.PodSets = nil })},
+		{"admission of an unknown pod set", "workload.admission.pod_sets[1].name", "names no pod set of the workload",
+			edit("admitted workload", func(o *berthv1.Object) { o.GetWorkload().Admission.PodSets[1].Name = "ps" })},
+		{"admission of a pod set twice", "workload.admission.pod_sets[1].name", "admitted twice",
+			edit("admitted workload", func(o *berthv1.Object) { o.GetWorkload().Admission.PodSets[1].Name = "driver" })},
+		{"admission of more pods than the set has", "workload.admission.pod_sets[1].count", "between 0 and the pod set's count 8, got 9",
+			edit("admitted workload", func(o *berthv1.Object) { o.GetWorkload().Admission.PodSets[1].Count = 9 })},
+		{"admission flavor name", "workload.admission.pod_sets[0].flavors[cpu]", "RFC 1123 subdomain",
+			edit("admitted workload", func(o *berthv1.Object) { o.GetWorkload().Admission.PodSets[0].Flavors["cpu"] = "Default" })},
 		{"workload uid too long", "workload.uid", "must be at most 256 bytes",
 			edit("workload", func(o *berthv1.Object) { o.GetWorkload().Uid = strings.Repeat("u", 257) })},
 		{"priority class description too long", "workload_priority_class.description", "must be at most",

@@ -1449,7 +1449,13 @@ type Workload struct {
 	// every workload that has one: send it.
 	CreationTime *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=creation_time,json=creationTime,proto3" json:"creation_time,omitempty"`
 	// The pod sets. Between 1 and 8, unique by name.
-	PodSets       []*PodSet `protobuf:"bytes,9,rep,name=pod_sets,json=podSets,proto3" json:"pod_sets,omitempty"`
+	PodSets []*PodSet `protobuf:"bytes,9,rep,name=pod_sets,json=podSets,proto3" json:"pod_sets,omitempty"`
+	// An admission made elsewhere (Kueue's status.admission, of a Workload
+	// another Kueue admitted): berthd counts the quota it holds against its
+	// ClusterQueue and does not admit it again. Berth never takes such an
+	// admission back: a workload that would preempt it waits. Unset: not
+	// admitted.
+	Admission     *WorkloadAdmission `protobuf:"bytes,10,opt,name=admission,proto3" json:"admission,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1547,6 +1553,81 @@ func (x *Workload) GetPodSets() []*PodSet {
 	return nil
 }
 
+func (x *Workload) GetAdmission() *WorkloadAdmission {
+	if x != nil {
+		return x.Admission
+	}
+	return nil
+}
+
+// WorkloadAdmission is the quota a workload sent admitted holds (Kueue's
+// Workload status.admission).
+type WorkloadAdmission struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The ClusterQueue that admitted it. Required, a DNS subdomain.
+	ClusterQueue string `protobuf:"bytes,1,opt,name=cluster_queue,json=clusterQueue,proto3" json:"cluster_queue,omitempty"`
+	// The quota each pod set holds: each names a pod set of the workload,
+	// at most once; a count of 0 means the set's count. At least one.
+	PodSets []*PodSetAdmission `protobuf:"bytes,2,rep,name=pod_sets,json=podSets,proto3" json:"pod_sets,omitempty"`
+	// When its quota was reserved (the QuotaReserved condition's
+	// lastTransitionTime); it orders preemption candidates. Unset: the
+	// workload's creation_time.
+	ReservedTime  *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=reserved_time,json=reservedTime,proto3" json:"reserved_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WorkloadAdmission) Reset() {
+	*x = WorkloadAdmission{}
+	mi := &file_berth_v1_queueing_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WorkloadAdmission) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WorkloadAdmission) ProtoMessage() {}
+
+func (x *WorkloadAdmission) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_queueing_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WorkloadAdmission.ProtoReflect.Descriptor instead.
+func (*WorkloadAdmission) Descriptor() ([]byte, []int) {
+	return file_berth_v1_queueing_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *WorkloadAdmission) GetClusterQueue() string {
+	if x != nil {
+		return x.ClusterQueue
+	}
+	return ""
+}
+
+func (x *WorkloadAdmission) GetPodSets() []*PodSetAdmission {
+	if x != nil {
+		return x.PodSets
+	}
+	return nil
+}
+
+func (x *WorkloadAdmission) GetReservedTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ReservedTime
+	}
+	return nil
+}
+
 // ClusterQueueStatus is where a ClusterQueue's quota stands, as the
 // admission controller sees it now.
 type ClusterQueueStatus struct {
@@ -1571,7 +1652,7 @@ type ClusterQueueStatus struct {
 
 func (x *ClusterQueueStatus) Reset() {
 	*x = ClusterQueueStatus{}
-	mi := &file_berth_v1_queueing_proto_msgTypes[15]
+	mi := &file_berth_v1_queueing_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1583,7 +1664,7 @@ func (x *ClusterQueueStatus) String() string {
 func (*ClusterQueueStatus) ProtoMessage() {}
 
 func (x *ClusterQueueStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_queueing_proto_msgTypes[15]
+	mi := &file_berth_v1_queueing_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1596,7 +1677,7 @@ func (x *ClusterQueueStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterQueueStatus.ProtoReflect.Descriptor instead.
 func (*ClusterQueueStatus) Descriptor() ([]byte, []int) {
-	return file_berth_v1_queueing_proto_rawDescGZIP(), []int{15}
+	return file_berth_v1_queueing_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ClusterQueueStatus) GetName() string {
@@ -1663,7 +1744,7 @@ type FlavorResourceUsage struct {
 
 func (x *FlavorResourceUsage) Reset() {
 	*x = FlavorResourceUsage{}
-	mi := &file_berth_v1_queueing_proto_msgTypes[16]
+	mi := &file_berth_v1_queueing_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1675,7 +1756,7 @@ func (x *FlavorResourceUsage) String() string {
 func (*FlavorResourceUsage) ProtoMessage() {}
 
 func (x *FlavorResourceUsage) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_queueing_proto_msgTypes[16]
+	mi := &file_berth_v1_queueing_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1688,7 +1769,7 @@ func (x *FlavorResourceUsage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlavorResourceUsage.ProtoReflect.Descriptor instead.
 func (*FlavorResourceUsage) Descriptor() ([]byte, []int) {
-	return file_berth_v1_queueing_proto_rawDescGZIP(), []int{16}
+	return file_berth_v1_queueing_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *FlavorResourceUsage) GetFlavor() string {
@@ -1751,7 +1832,7 @@ type PodSetAdmission struct {
 
 func (x *PodSetAdmission) Reset() {
 	*x = PodSetAdmission{}
-	mi := &file_berth_v1_queueing_proto_msgTypes[17]
+	mi := &file_berth_v1_queueing_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1763,7 +1844,7 @@ func (x *PodSetAdmission) String() string {
 func (*PodSetAdmission) ProtoMessage() {}
 
 func (x *PodSetAdmission) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_queueing_proto_msgTypes[17]
+	mi := &file_berth_v1_queueing_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1776,7 +1857,7 @@ func (x *PodSetAdmission) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PodSetAdmission.ProtoReflect.Descriptor instead.
 func (*PodSetAdmission) Descriptor() ([]byte, []int) {
-	return file_berth_v1_queueing_proto_rawDescGZIP(), []int{17}
+	return file_berth_v1_queueing_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *PodSetAdmission) GetName() string {
@@ -1836,7 +1917,7 @@ type WorkloadStatus struct {
 
 func (x *WorkloadStatus) Reset() {
 	*x = WorkloadStatus{}
-	mi := &file_berth_v1_queueing_proto_msgTypes[18]
+	mi := &file_berth_v1_queueing_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1848,7 +1929,7 @@ func (x *WorkloadStatus) String() string {
 func (*WorkloadStatus) ProtoMessage() {}
 
 func (x *WorkloadStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_queueing_proto_msgTypes[18]
+	mi := &file_berth_v1_queueing_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1861,7 +1942,7 @@ func (x *WorkloadStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkloadStatus.ProtoReflect.Descriptor instead.
 func (*WorkloadStatus) Descriptor() ([]byte, []int) {
-	return file_berth_v1_queueing_proto_rawDescGZIP(), []int{18}
+	return file_berth_v1_queueing_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *WorkloadStatus) GetNamespace() string {
@@ -2040,7 +2121,7 @@ const file_berth_v1_queueing_proto_rawDesc = "" +
 	"\tmin_count\x18\x03 \x01(\x05H\x00R\bminCount\x88\x01\x01\x124\n" +
 	"\btemplate\x18\x04 \x01(\v2\x18.berth.v1.PodSetTemplateR\btemplateB\f\n" +
 	"\n" +
-	"_min_count\"\xe1\x02\n" +
+	"_min_count\"\x9c\x03\n" +
 	"\bWorkload\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x10\n" +
@@ -2051,9 +2132,15 @@ const file_berth_v1_queueing_proto_rawDesc = "" +
 	"\bpriority\x18\x06 \x01(\x05H\x00R\bpriority\x88\x01\x01\x12\x1b\n" +
 	"\x06active\x18\a \x01(\bH\x01R\x06active\x88\x01\x01\x12?\n" +
 	"\rcreation_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\fcreationTime\x12+\n" +
-	"\bpod_sets\x18\t \x03(\v2\x10.berth.v1.PodSetR\apodSetsB\v\n" +
+	"\bpod_sets\x18\t \x03(\v2\x10.berth.v1.PodSetR\apodSets\x129\n" +
+	"\tadmission\x18\n" +
+	" \x01(\v2\x1b.berth.v1.WorkloadAdmissionR\tadmissionB\v\n" +
 	"\t_priorityB\t\n" +
-	"\a_active\"\x90\x02\n" +
+	"\a_active\"\xaf\x01\n" +
+	"\x11WorkloadAdmission\x12#\n" +
+	"\rcluster_queue\x18\x01 \x01(\tR\fclusterQueue\x124\n" +
+	"\bpod_sets\x18\x02 \x03(\v2\x19.berth.v1.PodSetAdmissionR\apodSets\x12?\n" +
+	"\rreserved_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\freservedTime\"\x90\x02\n" +
 	"\x12ClusterQueueStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12;\n" +
 	"\tresources\x18\x02 \x03(\v2\x1d.berth.v1.FlavorResourceUsageR\tresources\x12-\n" +
@@ -2141,7 +2228,7 @@ func file_berth_v1_queueing_proto_rawDescGZIP() []byte {
 }
 
 var file_berth_v1_queueing_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_berth_v1_queueing_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_berth_v1_queueing_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_berth_v1_queueing_proto_goTypes = []any{
 	(QueueingStrategy)(0),            // 0: berth.v1.QueueingStrategy
 	(StopPolicy)(0),                  // 1: berth.v1.StopPolicy
@@ -2165,23 +2252,24 @@ var file_berth_v1_queueing_proto_goTypes = []any{
 	(*PodSetTemplate)(nil),           // 19: berth.v1.PodSetTemplate
 	(*PodSet)(nil),                   // 20: berth.v1.PodSet
 	(*Workload)(nil),                 // 21: berth.v1.Workload
-	(*ClusterQueueStatus)(nil),       // 22: berth.v1.ClusterQueueStatus
-	(*FlavorResourceUsage)(nil),      // 23: berth.v1.FlavorResourceUsage
-	(*PodSetAdmission)(nil),          // 24: berth.v1.PodSetAdmission
-	(*WorkloadStatus)(nil),           // 25: berth.v1.WorkloadStatus
-	nil,                              // 26: berth.v1.ResourceFlavor.NodeLabelsEntry
-	nil,                              // 27: berth.v1.PodSetTemplate.RequestsEntry
-	nil,                              // 28: berth.v1.PodSetTemplate.NodeSelectorEntry
-	nil,                              // 29: berth.v1.PodSetAdmission.FlavorsEntry
-	(*Taint)(nil),                    // 30: berth.v1.Taint
-	(*Toleration)(nil),               // 31: berth.v1.Toleration
-	(*LabelSelector)(nil),            // 32: berth.v1.LabelSelector
-	(*timestamppb.Timestamp)(nil),    // 33: google.protobuf.Timestamp
+	(*WorkloadAdmission)(nil),        // 22: berth.v1.WorkloadAdmission
+	(*ClusterQueueStatus)(nil),       // 23: berth.v1.ClusterQueueStatus
+	(*FlavorResourceUsage)(nil),      // 24: berth.v1.FlavorResourceUsage
+	(*PodSetAdmission)(nil),          // 25: berth.v1.PodSetAdmission
+	(*WorkloadStatus)(nil),           // 26: berth.v1.WorkloadStatus
+	nil,                              // 27: berth.v1.ResourceFlavor.NodeLabelsEntry
+	nil,                              // 28: berth.v1.PodSetTemplate.RequestsEntry
+	nil,                              // 29: berth.v1.PodSetTemplate.NodeSelectorEntry
+	nil,                              // 30: berth.v1.PodSetAdmission.FlavorsEntry
+	(*Taint)(nil),                    // 31: berth.v1.Taint
+	(*Toleration)(nil),               // 32: berth.v1.Toleration
+	(*LabelSelector)(nil),            // 33: berth.v1.LabelSelector
+	(*timestamppb.Timestamp)(nil),    // 34: google.protobuf.Timestamp
 }
 var file_berth_v1_queueing_proto_depIdxs = []int32{
-	26, // 0: berth.v1.ResourceFlavor.node_labels:type_name -> berth.v1.ResourceFlavor.NodeLabelsEntry
-	30, // 1: berth.v1.ResourceFlavor.node_taints:type_name -> berth.v1.Taint
-	31, // 2: berth.v1.ResourceFlavor.tolerations:type_name -> berth.v1.Toleration
+	27, // 0: berth.v1.ResourceFlavor.node_labels:type_name -> berth.v1.ResourceFlavor.NodeLabelsEntry
+	31, // 1: berth.v1.ResourceFlavor.node_taints:type_name -> berth.v1.Taint
+	32, // 2: berth.v1.ResourceFlavor.tolerations:type_name -> berth.v1.Toleration
 	8,  // 3: berth.v1.FlavorQuotas.resources:type_name -> berth.v1.ResourceQuota
 	9,  // 4: berth.v1.ResourceGroup.flavors:type_name -> berth.v1.FlavorQuotas
 	2,  // 5: berth.v1.FlavorFungibility.when_can_borrow:type_name -> berth.v1.FlavorFungibilityPolicy
@@ -2191,7 +2279,7 @@ var file_berth_v1_queueing_proto_depIdxs = []int32{
 	4,  // 9: berth.v1.ClusterQueuePreemption.within_cluster_queue:type_name -> berth.v1.QueuePreemptionPolicy
 	4,  // 10: berth.v1.ClusterQueuePreemption.reclaim_within_cohort:type_name -> berth.v1.QueuePreemptionPolicy
 	12, // 11: berth.v1.ClusterQueuePreemption.borrow_within_cohort:type_name -> berth.v1.BorrowWithinCohort
-	32, // 12: berth.v1.ClusterQueue.namespace_selector:type_name -> berth.v1.LabelSelector
+	33, // 12: berth.v1.ClusterQueue.namespace_selector:type_name -> berth.v1.LabelSelector
 	10, // 13: berth.v1.ClusterQueue.resource_groups:type_name -> berth.v1.ResourceGroup
 	0,  // 14: berth.v1.ClusterQueue.queueing_strategy:type_name -> berth.v1.QueueingStrategy
 	11, // 15: berth.v1.ClusterQueue.flavor_fungibility:type_name -> berth.v1.FlavorFungibility
@@ -2201,23 +2289,26 @@ var file_berth_v1_queueing_proto_depIdxs = []int32{
 	10, // 19: berth.v1.Cohort.resource_groups:type_name -> berth.v1.ResourceGroup
 	14, // 20: berth.v1.Cohort.fair_sharing:type_name -> berth.v1.FairSharing
 	1,  // 21: berth.v1.LocalQueue.stop_policy:type_name -> berth.v1.StopPolicy
-	27, // 22: berth.v1.PodSetTemplate.requests:type_name -> berth.v1.PodSetTemplate.RequestsEntry
-	28, // 23: berth.v1.PodSetTemplate.node_selector:type_name -> berth.v1.PodSetTemplate.NodeSelectorEntry
-	31, // 24: berth.v1.PodSetTemplate.tolerations:type_name -> berth.v1.Toleration
+	28, // 22: berth.v1.PodSetTemplate.requests:type_name -> berth.v1.PodSetTemplate.RequestsEntry
+	29, // 23: berth.v1.PodSetTemplate.node_selector:type_name -> berth.v1.PodSetTemplate.NodeSelectorEntry
+	32, // 24: berth.v1.PodSetTemplate.tolerations:type_name -> berth.v1.Toleration
 	19, // 25: berth.v1.PodSet.template:type_name -> berth.v1.PodSetTemplate
-	33, // 26: berth.v1.Workload.creation_time:type_name -> google.protobuf.Timestamp
+	34, // 26: berth.v1.Workload.creation_time:type_name -> google.protobuf.Timestamp
 	20, // 27: berth.v1.Workload.pod_sets:type_name -> berth.v1.PodSet
-	23, // 28: berth.v1.ClusterQueueStatus.resources:type_name -> berth.v1.FlavorResourceUsage
-	29, // 29: berth.v1.PodSetAdmission.flavors:type_name -> berth.v1.PodSetAdmission.FlavorsEntry
-	5,  // 30: berth.v1.WorkloadStatus.state:type_name -> berth.v1.WorkloadState
-	24, // 31: berth.v1.WorkloadStatus.pod_sets:type_name -> berth.v1.PodSetAdmission
-	6,  // 32: berth.v1.WorkloadStatus.origin:type_name -> berth.v1.WorkloadOrigin
-	33, // 33: berth.v1.WorkloadStatus.creation_time:type_name -> google.protobuf.Timestamp
-	34, // [34:34] is the sub-list for method output_type
-	34, // [34:34] is the sub-list for method input_type
-	34, // [34:34] is the sub-list for extension type_name
-	34, // [34:34] is the sub-list for extension extendee
-	0,  // [0:34] is the sub-list for field type_name
+	22, // 28: berth.v1.Workload.admission:type_name -> berth.v1.WorkloadAdmission
+	25, // 29: berth.v1.WorkloadAdmission.pod_sets:type_name -> berth.v1.PodSetAdmission
+	34, // 30: berth.v1.WorkloadAdmission.reserved_time:type_name -> google.protobuf.Timestamp
+	24, // 31: berth.v1.ClusterQueueStatus.resources:type_name -> berth.v1.FlavorResourceUsage
+	30, // 32: berth.v1.PodSetAdmission.flavors:type_name -> berth.v1.PodSetAdmission.FlavorsEntry
+	5,  // 33: berth.v1.WorkloadStatus.state:type_name -> berth.v1.WorkloadState
+	25, // 34: berth.v1.WorkloadStatus.pod_sets:type_name -> berth.v1.PodSetAdmission
+	6,  // 35: berth.v1.WorkloadStatus.origin:type_name -> berth.v1.WorkloadOrigin
+	34, // 36: berth.v1.WorkloadStatus.creation_time:type_name -> google.protobuf.Timestamp
+	37, // [37:37] is the sub-list for method output_type
+	37, // [37:37] is the sub-list for method input_type
+	37, // [37:37] is the sub-list for extension type_name
+	37, // [37:37] is the sub-list for extension extendee
+	0,  // [0:37] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_queueing_proto_init() }
@@ -2233,14 +2324,14 @@ func file_berth_v1_queueing_proto_init() {
 	file_berth_v1_queueing_proto_msgTypes[7].OneofWrappers = []any{}
 	file_berth_v1_queueing_proto_msgTypes[13].OneofWrappers = []any{}
 	file_berth_v1_queueing_proto_msgTypes[14].OneofWrappers = []any{}
-	file_berth_v1_queueing_proto_msgTypes[16].OneofWrappers = []any{}
+	file_berth_v1_queueing_proto_msgTypes[17].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_queueing_proto_rawDesc), len(file_berth_v1_queueing_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   23,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
