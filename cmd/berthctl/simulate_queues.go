@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -45,7 +46,8 @@ func (a *app) admitInBerthd(ctx context.Context, c *manifest.Cluster) ([]admissi
 	if err != nil {
 		return nil, cl.err(ctx, err, "")
 	}
-	sent := append(clusterObjects(c, true), queueObjects(c)...)
+	queued, refused := sendableQueueObjects(c)
+	sent := append(clusterObjects(c, true), queued...)
 	run := &liveRun{cl: cl, pods: map[string]*model.Pod{}, evicted: map[string]*berthv1.WorkloadEviction{}, deleted: map[string]bool{}, quotaEvicted: map[string]string{}}
 	for _, p := range c.Pods {
 		run.pods[p.Key()] = p
@@ -62,7 +64,27 @@ func (a *app) admitInBerthd(ctx context.Context, c *manifest.Cluster) ([]admissi
 	if cleanup != nil {
 		return nil, cleanup
 	}
-	return liveLines(c, statuses, run.workloadEvictions(c)), nil
+	lines := liveLines(c, statuses, run.workloadEvictions(c))
+	lines = append(lines, refused...)
+	slices.SortFunc(lines, func(a, b admission.Line) int { return cmp.Compare(a.Workload, b.Workload) })
+	return lines, nil
+}
+
+// sendableQueueObjects are the Kueue objects to send, less the Workloads
+// Kueue's webhooks refuse (the manifest reader keeps those, with their
+// error, and the offline run prints an error line for each): berthd's API
+// refuses them too, so they are not sent, and get the offline run's line.
+func sendableQueueObjects(c *manifest.Cluster) (send []convert.Object, refused []admission.Line) {
+	for _, o := range queueObjects(c) {
+		if w, ok := o.Queueing.(*quota.Workload); ok && w.Error != "" {
+			if _, err := convert.ObjectFromProto(convert.ObjectToProto(o)); err != nil {
+				refused = append(refused, admission.Line{Workload: w.Key(), Result: admission.ResultError, Message: w.Error})
+				continue
+			}
+		}
+		send = append(send, o)
+	}
+	return send, refused
 }
 
 // berthdEmpty refuses a berthd that holds nodes, pods or ClusterQueues.

@@ -166,9 +166,6 @@ func TestSimulateServerMatchesOfflineOnQueueing(t *testing.T) {
 			addr, d := startBerthdKueue(t, c.Queueing.Config)
 			offline := berthctl(t, nil, "", "simulate", "-f", file, "--queueing-no-throttle", "--queueing-progress")
 			remote := berthctl(t, nil, "", "--server", addr, "simulate", "-f", file)
-			if strings.Contains(remote.stderr, "at most one podSet can use minCount") {
-				t.Skipf("berthd's holder refuses what the manifest reader accepts: %s", remote.stderr)
-			}
 			if offline.code != exitOK || remote.code != exitOK {
 				t.Fatalf("offline exit %d (stderr %q), --server exit %d (stderr %q)", offline.code, offline.stderr, remote.code, remote.stderr)
 			}
