@@ -368,8 +368,9 @@ class QueueStatsRequest(_message.Message):
     def __init__(self, scheduler_name: _Optional[str] = ...) -> None: ...
 
 class QueueStatsResponse(_message.Message):
-    __slots__ = ["active", "attempts_error", "attempts_scheduled", "attempts_unschedulable", "backoff", "binding", "bound", "gated", "ignored", "in_flight", "unschedulable"]
+    __slots__ = ["active", "admission_round_pending", "attempts_error", "attempts_scheduled", "attempts_unschedulable", "backoff", "binding", "bound", "gated", "ignored", "in_flight", "unschedulable"]
     ACTIVE_FIELD_NUMBER: _ClassVar[int]
+    ADMISSION_ROUND_PENDING_FIELD_NUMBER: _ClassVar[int]
     ATTEMPTS_ERROR_FIELD_NUMBER: _ClassVar[int]
     ATTEMPTS_SCHEDULED_FIELD_NUMBER: _ClassVar[int]
     ATTEMPTS_UNSCHEDULABLE_FIELD_NUMBER: _ClassVar[int]
@@ -381,6 +382,7 @@ class QueueStatsResponse(_message.Message):
     IN_FLIGHT_FIELD_NUMBER: _ClassVar[int]
     UNSCHEDULABLE_FIELD_NUMBER: _ClassVar[int]
     active: int
+    admission_round_pending: bool
     attempts_error: int
     attempts_scheduled: int
     attempts_unschedulable: int
@@ -391,7 +393,7 @@ class QueueStatsResponse(_message.Message):
     ignored: int
     in_flight: int
     unschedulable: int
-    def __init__(self, active: _Optional[int] = ..., backoff: _Optional[int] = ..., unschedulable: _Optional[int] = ..., gated: _Optional[int] = ..., in_flight: _Optional[int] = ..., binding: _Optional[int] = ..., bound: _Optional[int] = ..., ignored: _Optional[int] = ..., attempts_scheduled: _Optional[int] = ..., attempts_unschedulable: _Optional[int] = ..., attempts_error: _Optional[int] = ...) -> None: ...
+    def __init__(self, active: _Optional[int] = ..., backoff: _Optional[int] = ..., unschedulable: _Optional[int] = ..., gated: _Optional[int] = ..., in_flight: _Optional[int] = ..., binding: _Optional[int] = ..., bound: _Optional[int] = ..., ignored: _Optional[int] = ..., attempts_scheduled: _Optional[int] = ..., attempts_unschedulable: _Optional[int] = ..., attempts_error: _Optional[int] = ..., admission_round_pending: bool = ...) -> None: ...
 
 class ResourceShortfall(_message.Message):
     __slots__ = ["allocatable", "free", "requested", "resource"]

@@ -1,8 +1,9 @@
 from berth_client.v1 import policy_pb2 as _policy_pb2
+from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+from typing import ClassVar as _ClassVar, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 DISRUPTION_MODE_ALL: DisruptionMode
@@ -10,8 +11,16 @@ DISRUPTION_MODE_SINGLE: DisruptionMode
 DISRUPTION_MODE_UNSPECIFIED: DisruptionMode
 
 class PodGroup(_message.Message):
-    __slots__ = ["disruption_mode", "min_count", "name", "namespace", "preemption_policy", "priority", "priority_class_name", "topology_key"]
+    __slots__ = ["disruption_mode", "labels", "min_count", "name", "namespace", "preemption_policy", "priority", "priority_class_name", "topology_key"]
+    class LabelsEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     DISRUPTION_MODE_FIELD_NUMBER: _ClassVar[int]
+    LABELS_FIELD_NUMBER: _ClassVar[int]
     MIN_COUNT_FIELD_NUMBER: _ClassVar[int]
     NAMESPACE_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
@@ -20,6 +29,7 @@ class PodGroup(_message.Message):
     PRIORITY_FIELD_NUMBER: _ClassVar[int]
     TOPOLOGY_KEY_FIELD_NUMBER: _ClassVar[int]
     disruption_mode: DisruptionMode
+    labels: _containers.ScalarMap[str, str]
     min_count: int
     name: str
     namespace: str
@@ -27,7 +37,7 @@ class PodGroup(_message.Message):
     priority: int
     priority_class_name: str
     topology_key: str
-    def __init__(self, namespace: _Optional[str] = ..., name: _Optional[str] = ..., min_count: _Optional[int] = ..., topology_key: _Optional[str] = ..., priority_class_name: _Optional[str] = ..., priority: _Optional[int] = ..., disruption_mode: _Optional[_Union[DisruptionMode, str]] = ..., preemption_policy: _Optional[_Union[_policy_pb2.PreemptionPolicy, str]] = ...) -> None: ...
+    def __init__(self, namespace: _Optional[str] = ..., name: _Optional[str] = ..., min_count: _Optional[int] = ..., topology_key: _Optional[str] = ..., priority_class_name: _Optional[str] = ..., priority: _Optional[int] = ..., disruption_mode: _Optional[_Union[DisruptionMode, str]] = ..., preemption_policy: _Optional[_Union[_policy_pb2.PreemptionPolicy, str]] = ..., labels: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class PodGroupStatus(_message.Message):
     __slots__ = ["exists", "members", "min_count", "name", "placed"]

@@ -28,6 +28,7 @@ STOP_POLICY_HOLD_AND_DRAIN: StopPolicy
 STOP_POLICY_NONE: StopPolicy
 STOP_POLICY_UNSPECIFIED: StopPolicy
 WORKLOAD_ORIGIN_EXPLICIT: WorkloadOrigin
+WORKLOAD_ORIGIN_OWNER: WorkloadOrigin
 WORKLOAD_ORIGIN_POD: WorkloadOrigin
 WORKLOAD_ORIGIN_POD_GROUP: WorkloadOrigin
 WORKLOAD_ORIGIN_UNSPECIFIED: WorkloadOrigin
@@ -252,8 +253,9 @@ class ResourceQuota(_message.Message):
     def __init__(self, name: _Optional[str] = ..., nominal_quota: _Optional[int] = ..., borrowing_limit: _Optional[int] = ..., lending_limit: _Optional[int] = ...) -> None: ...
 
 class Workload(_message.Message):
-    __slots__ = ["active", "creation_time", "name", "namespace", "pod_sets", "priority", "priority_class_name", "queue_name", "uid"]
+    __slots__ = ["active", "admission", "creation_time", "name", "namespace", "pod_sets", "priority", "priority_class_name", "queue_name", "uid"]
     ACTIVE_FIELD_NUMBER: _ClassVar[int]
+    ADMISSION_FIELD_NUMBER: _ClassVar[int]
     CREATION_TIME_FIELD_NUMBER: _ClassVar[int]
     NAMESPACE_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
@@ -263,6 +265,7 @@ class Workload(_message.Message):
     QUEUE_NAME_FIELD_NUMBER: _ClassVar[int]
     UID_FIELD_NUMBER: _ClassVar[int]
     active: bool
+    admission: WorkloadAdmission
     creation_time: _timestamp_pb2.Timestamp
     name: str
     namespace: str
@@ -271,7 +274,17 @@ class Workload(_message.Message):
     priority_class_name: str
     queue_name: str
     uid: str
-    def __init__(self, namespace: _Optional[str] = ..., name: _Optional[str] = ..., uid: _Optional[str] = ..., queue_name: _Optional[str] = ..., priority_class_name: _Optional[str] = ..., priority: _Optional[int] = ..., active: bool = ..., creation_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., pod_sets: _Optional[_Iterable[_Union[PodSet, _Mapping]]] = ...) -> None: ...
+    def __init__(self, namespace: _Optional[str] = ..., name: _Optional[str] = ..., uid: _Optional[str] = ..., queue_name: _Optional[str] = ..., priority_class_name: _Optional[str] = ..., priority: _Optional[int] = ..., active: bool = ..., creation_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., pod_sets: _Optional[_Iterable[_Union[PodSet, _Mapping]]] = ..., admission: _Optional[_Union[WorkloadAdmission, _Mapping]] = ...) -> None: ...
+
+class WorkloadAdmission(_message.Message):
+    __slots__ = ["cluster_queue", "pod_sets", "reserved_time"]
+    CLUSTER_QUEUE_FIELD_NUMBER: _ClassVar[int]
+    POD_SETS_FIELD_NUMBER: _ClassVar[int]
+    RESERVED_TIME_FIELD_NUMBER: _ClassVar[int]
+    cluster_queue: str
+    pod_sets: _containers.RepeatedCompositeFieldContainer[PodSetAdmission]
+    reserved_time: _timestamp_pb2.Timestamp
+    def __init__(self, cluster_queue: _Optional[str] = ..., pod_sets: _Optional[_Iterable[_Union[PodSetAdmission, _Mapping]]] = ..., reserved_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class WorkloadPriorityClass(_message.Message):
     __slots__ = ["description", "name", "value"]

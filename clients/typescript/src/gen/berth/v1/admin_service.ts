@@ -738,6 +738,18 @@ export interface QueueStatsResponse {
   attemptsUnschedulable: number;
   /** Attempts since Berth started that failed on an internal error. */
   attemptsError: number;
+  /**
+   * The admission controller (Kueue's model, docs/queueing.md) has changes
+   * it has not run an admission round over yet: a round is due or running,
+   * so admissions, evictions and the pods they gate or release may still
+   * change. Every change applied before the call counts (berthd waits for
+   * its object store's controllers to take them first). False when berthd
+   * runs no admission controller. Read before the pod counts above, so a
+   * caller that sees false here and no pod active, in backoff, in flight
+   * or binding knows nothing moves until something changes (berthctl
+   * simulate --server waits for that).
+   */
+  admissionRoundPending: boolean;
 }
 
 /** ListNodesRequest is the request of AdminService.ListNodes. */
@@ -3981,6 +3993,7 @@ function createBaseQueueStatsResponse(): QueueStatsResponse {
     attemptsScheduled: 0,
     attemptsUnschedulable: 0,
     attemptsError: 0,
+    admissionRoundPending: false,
   };
 }
 
@@ -4018,6 +4031,9 @@ export const QueueStatsResponse: MessageFns<QueueStatsResponse> = {
     }
     if (message.attemptsError !== 0) {
       writer.uint32(88).uint64(message.attemptsError);
+    }
+    if (message.admissionRoundPending !== false) {
+      writer.uint32(400).bool(message.admissionRoundPending);
     }
     return writer;
   },
@@ -4123,6 +4139,14 @@ export const QueueStatsResponse: MessageFns<QueueStatsResponse> = {
             message.attemptsError = longToNumber(reader.uint64());
             continue;
           }
+          case 50: {
+            if (tag !== 400) {
+              break;
+            }
+
+            message.admissionRoundPending = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4164,6 +4188,11 @@ export const QueueStatsResponse: MessageFns<QueueStatsResponse> = {
         : isSet(object.attempts_error)
         ? globalThis.Number(object.attempts_error)
         : 0,
+      admissionRoundPending: isSet(object.admissionRoundPending)
+        ? globalThis.Boolean(object.admissionRoundPending)
+        : isSet(object.admission_round_pending)
+        ? globalThis.Boolean(object.admission_round_pending)
+        : false,
     };
   },
 
@@ -4202,6 +4231,9 @@ export const QueueStatsResponse: MessageFns<QueueStatsResponse> = {
     if (message.attemptsError !== 0) {
       obj.attemptsError = Math.round(message.attemptsError);
     }
+    if (message.admissionRoundPending !== false) {
+      obj.admissionRoundPending = message.admissionRoundPending;
+    }
     return obj;
   },
 
@@ -4221,6 +4253,7 @@ export const QueueStatsResponse: MessageFns<QueueStatsResponse> = {
     message.attemptsScheduled = object.attemptsScheduled ?? 0;
     message.attemptsUnschedulable = object.attemptsUnschedulable ?? 0;
     message.attemptsError = object.attemptsError ?? 0;
+    message.admissionRoundPending = object.admissionRoundPending ?? false;
     return message;
   },
 };

@@ -126,6 +126,19 @@ export interface PodGroup {
    * the group's. Fixed at creation.
    */
   preemptionPolicy: PreemptionPolicy;
+  /**
+   * Optional: the group's labels (metadata.labels), keys and values as a
+   * pod's (a bad one is INVALID_ARGUMENT at pod_group.labels[key]). A
+   * group labelled kueue.x-k8s.io/queue-name is one Kueue workload of that
+   * LocalQueue, its members gated until it is admitted, whether or not the
+   * members carry the label. May change after creation.
+   */
+  labels: { [key: string]: string };
+}
+
+export interface PodGroup_LabelsEntry {
+  key: string;
+  value: string;
 }
 
 /**
@@ -161,6 +174,7 @@ function createBasePodGroup(): PodGroup {
     priority: undefined,
     disruptionMode: 0,
     preemptionPolicy: 0,
+    labels: {},
   };
 }
 
@@ -190,6 +204,9 @@ export const PodGroup: MessageFns<PodGroup> = {
     if (message.preemptionPolicy !== 0) {
       writer.uint32(64).int32(message.preemptionPolicy);
     }
+    globalThis.Object.entries(message.labels).forEach(([key, value]: [string, string]) => {
+      PodGroup_LabelsEntry.encode({ key: key as any, value }, writer.uint32(162).fork()).join();
+    });
     return writer;
   },
 
@@ -270,6 +287,17 @@ export const PodGroup: MessageFns<PodGroup> = {
             message.preemptionPolicy = reader.int32() as any;
             continue;
           }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            const entry20 = PodGroup_LabelsEntry.decode(reader, reader.uint32());
+            if (entry20.value !== undefined) {
+              message.labels[entry20.key] = entry20.value;
+            }
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -312,6 +340,20 @@ export const PodGroup: MessageFns<PodGroup> = {
         : isSet(object.preemption_policy)
         ? preemptionPolicyFromJSON(object.preemption_policy)
         : 0,
+      labels: isObject(object.labels)
+        ? (globalThis.Object.entries(object.labels) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
     };
   },
 
@@ -341,6 +383,15 @@ export const PodGroup: MessageFns<PodGroup> = {
     if (message.preemptionPolicy !== 0) {
       obj.preemptionPolicy = preemptionPolicyToJSON(message.preemptionPolicy);
     }
+    if (message.labels) {
+      const entries = globalThis.Object.entries(message.labels) as [string, string][];
+      if (entries.length > 0) {
+        obj.labels = {};
+        entries.forEach(([k, v]) => {
+          obj.labels[k] = v;
+        });
+      }
+    }
     return obj;
   },
 
@@ -357,6 +408,100 @@ export const PodGroup: MessageFns<PodGroup> = {
     message.priority = object.priority ?? undefined;
     message.disruptionMode = object.disruptionMode ?? 0;
     message.preemptionPolicy = object.preemptionPolicy ?? 0;
+    message.labels = (globalThis.Object.entries(object.labels ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBasePodGroup_LabelsEntry(): PodGroup_LabelsEntry {
+  return { key: "", value: "" };
+}
+
+export const PodGroup_LabelsEntry: MessageFns<PodGroup_LabelsEntry> = {
+  encode(message: PodGroup_LabelsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PodGroup_LabelsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePodGroup_LabelsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PodGroup_LabelsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: PodGroup_LabelsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PodGroup_LabelsEntry>, I>>(base?: I): PodGroup_LabelsEntry {
+    return PodGroup_LabelsEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PodGroup_LabelsEntry>, I>>(object: I): PodGroup_LabelsEntry {
+    const message = createBasePodGroup_LabelsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
     return message;
   },
 };
@@ -510,6 +655,10 @@ export type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
+}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;

@@ -336,6 +336,12 @@ export enum WorkloadOrigin {
   WORKLOAD_ORIGIN_POD_GROUP = 2,
   /** WORKLOAD_ORIGIN_EXPLICIT - A Workload sent as such. */
   WORKLOAD_ORIGIN_EXPLICIT = 3,
+  /**
+   * WORKLOAD_ORIGIN_OWNER - The pods of one Job or StatefulSet: pods labelled
+   * kueue.x-k8s.io/queue-name whose controller owner reference names it
+   * (docs/queueing.md, "Workloads from what orchestrators send").
+   */
+  WORKLOAD_ORIGIN_OWNER = 4,
   UNRECOGNIZED = -1,
 }
 
@@ -353,6 +359,9 @@ export function workloadOriginFromJSON(object: any): WorkloadOrigin {
     case 3:
     case "WORKLOAD_ORIGIN_EXPLICIT":
       return WorkloadOrigin.WORKLOAD_ORIGIN_EXPLICIT;
+    case 4:
+    case "WORKLOAD_ORIGIN_OWNER":
+      return WorkloadOrigin.WORKLOAD_ORIGIN_OWNER;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -370,6 +379,8 @@ export function workloadOriginToJSON(object: WorkloadOrigin): string {
       return "WORKLOAD_ORIGIN_POD_GROUP";
     case WorkloadOrigin.WORKLOAD_ORIGIN_EXPLICIT:
       return "WORKLOAD_ORIGIN_EXPLICIT";
+    case WorkloadOrigin.WORKLOAD_ORIGIN_OWNER:
+      return "WORKLOAD_ORIGIN_OWNER";
     case WorkloadOrigin.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -690,6 +701,34 @@ export interface Workload {
     | undefined;
   /** The pod sets. Between 1 and 8, unique by name. */
   podSets: PodSet[];
+  /**
+   * An admission made elsewhere (Kueue's status.admission, of a Workload
+   * another Kueue admitted): berthd counts the quota it holds against its
+   * ClusterQueue and does not admit it again. Berth never takes such an
+   * admission back: a workload that would preempt it waits. Unset: not
+   * admitted.
+   */
+  admission?: WorkloadAdmission | undefined;
+}
+
+/**
+ * WorkloadAdmission is the quota a workload sent admitted holds (Kueue's
+ * Workload status.admission).
+ */
+export interface WorkloadAdmission {
+  /** The ClusterQueue that admitted it. Required, a DNS subdomain. */
+  clusterQueue: string;
+  /**
+   * The quota each pod set holds: each names a pod set of the workload,
+   * at most once; a count of 0 means the set's count. At least one.
+   */
+  podSets: PodSetAdmission[];
+  /**
+   * When its quota was reserved (the QuotaReserved condition's
+   * lastTransitionTime); it orders preemption candidates. Unset: the
+   * workload's creation_time.
+   */
+  reservedTime?: Timestamp | undefined;
 }
 
 /**
@@ -2838,6 +2877,7 @@ function createBaseWorkload(): Workload {
     active: undefined,
     creationTime: undefined,
     podSets: [],
+    admission: undefined,
   };
 }
 
@@ -2869,6 +2909,9 @@ export const Workload: MessageFns<Workload> = {
     }
     for (const v of message.podSets) {
       PodSet.encode(v!, writer.uint32(74).fork()).join();
+    }
+    if (message.admission !== undefined) {
+      WorkloadAdmission.encode(message.admission, writer.uint32(82).fork()).join();
     }
     return writer;
   },
@@ -2958,6 +3001,14 @@ export const Workload: MessageFns<Workload> = {
             message.podSets.push(PodSet.decode(reader, reader.uint32()));
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.admission = WorkloadAdmission.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2997,6 +3048,7 @@ export const Workload: MessageFns<Workload> = {
         : globalThis.Array.isArray(object?.pod_sets)
         ? object.pod_sets.map((e: any) => PodSet.fromJSON(e))
         : [],
+      admission: isSet(object.admission) ? WorkloadAdmission.fromJSON(object.admission) : undefined,
     };
   },
 
@@ -3029,6 +3081,9 @@ export const Workload: MessageFns<Workload> = {
     if (message.podSets?.length) {
       obj.podSets = message.podSets.map((e) => PodSet.toJSON(e));
     }
+    if (message.admission !== undefined) {
+      obj.admission = WorkloadAdmission.toJSON(message.admission);
+    }
     return obj;
   },
 
@@ -3048,6 +3103,124 @@ export const Workload: MessageFns<Workload> = {
       ? Timestamp.fromPartial(object.creationTime)
       : undefined;
     message.podSets = object.podSets?.map((e) => PodSet.fromPartial(e)) || [];
+    message.admission = (object.admission !== undefined && object.admission !== null)
+      ? WorkloadAdmission.fromPartial(object.admission)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseWorkloadAdmission(): WorkloadAdmission {
+  return { clusterQueue: "", podSets: [], reservedTime: undefined };
+}
+
+export const WorkloadAdmission: MessageFns<WorkloadAdmission> = {
+  encode(message: WorkloadAdmission, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.clusterQueue !== "") {
+      writer.uint32(10).string(message.clusterQueue);
+    }
+    for (const v of message.podSets) {
+      PodSetAdmission.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.reservedTime !== undefined) {
+      Timestamp.encode(message.reservedTime, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkloadAdmission {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkloadAdmission();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.clusterQueue = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.podSets.push(PodSetAdmission.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reservedTime = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkloadAdmission {
+    return {
+      clusterQueue: isSet(object.clusterQueue)
+        ? globalThis.String(object.clusterQueue)
+        : isSet(object.cluster_queue)
+        ? globalThis.String(object.cluster_queue)
+        : "",
+      podSets: globalThis.Array.isArray(object?.podSets)
+        ? object.podSets.map((e: any) => PodSetAdmission.fromJSON(e))
+        : globalThis.Array.isArray(object?.pod_sets)
+        ? object.pod_sets.map((e: any) => PodSetAdmission.fromJSON(e))
+        : [],
+      reservedTime: isSet(object.reservedTime)
+        ? fromJsonTimestamp(object.reservedTime)
+        : isSet(object.reserved_time)
+        ? fromJsonTimestamp(object.reserved_time)
+        : undefined,
+    };
+  },
+
+  toJSON(message: WorkloadAdmission): unknown {
+    const obj: any = {};
+    if (message.clusterQueue !== "") {
+      obj.clusterQueue = message.clusterQueue;
+    }
+    if (message.podSets?.length) {
+      obj.podSets = message.podSets.map((e) => PodSetAdmission.toJSON(e));
+    }
+    if (message.reservedTime !== undefined) {
+      obj.reservedTime = fromTimestamp(message.reservedTime).toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WorkloadAdmission>, I>>(base?: I): WorkloadAdmission {
+    return WorkloadAdmission.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WorkloadAdmission>, I>>(object: I): WorkloadAdmission {
+    const message = createBaseWorkloadAdmission();
+    message.clusterQueue = object.clusterQueue ?? "";
+    message.podSets = object.podSets?.map((e) => PodSetAdmission.fromPartial(e)) || [];
+    message.reservedTime = (object.reservedTime !== undefined && object.reservedTime !== null)
+      ? Timestamp.fromPartial(object.reservedTime)
+      : undefined;
     return message;
   },
 };

@@ -321,7 +321,7 @@ public final class AdminServiceProto {
       "ity\022\032\n\010revision\030\004 \001(\004R\010revision\022\032\n\010resto" +
       "red\030\005 \001(\010R\010restored\":\n\021QueueStatsRequest" +
       "\022%\n\016scheduler_name\030\001 \001(\tR\rschedulerName\"" +
-      "\366\002\n\022QueueStatsResponse\022\026\n\006active\030\001 \001(\rR\006" +
+      "\256\003\n\022QueueStatsResponse\022\026\n\006active\030\001 \001(\rR\006" +
       "active\022\030\n\007backoff\030\002 \001(\rR\007backoff\022$\n\runsc" +
       "hedulable\030\003 \001(\rR\runschedulable\022\024\n\005gated\030" +
       "\004 \001(\rR\005gated\022\033\n\tin_flight\030\005 \001(\rR\010inFligh" +
@@ -330,103 +330,105 @@ public final class AdminServiceProto {
       "ttempts_scheduled\030\t \001(\004R\021attemptsSchedul" +
       "ed\0225\n\026attempts_unschedulable\030\n \001(\004R\025atte" +
       "mptsUnschedulable\022%\n\016attempts_error\030\013 \001(" +
-      "\004R\rattemptsError\"\336\001\n\020ListNodesRequest\022\033\n" +
-      "\tpage_size\030\001 \001(\005R\010pageSize\022\035\n\npage_token" +
-      "\030\002 \001(\tR\tpageToken\022N\n\014match_labels\030\003 \003(\0132" +
-      "+.berth.v1.ListNodesRequest.MatchLabelsE" +
-      "ntryR\013matchLabels\032>\n\020MatchLabelsEntry\022\020\n" +
-      "\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028" +
-      "\001\"f\n\021ListNodesResponse\022)\n\005nodes\030\001 \003(\0132\023." +
-      "berth.v1.NodeUsageR\005nodes\022&\n\017next_page_t" +
-      "oken\030\002 \001(\tR\rnextPageToken\"\370\006\n\tNodeUsage\022" +
-      "\022\n\004name\030\001 \001(\tR\004name\0227\n\006labels\030\002 \003(\0132\037.be" +
-      "rth.v1.NodeUsage.LabelsEntryR\006labels\022\'\n\006" +
-      "taints\030\003 \003(\0132\017.berth.v1.TaintR\006taints\022$\n" +
-      "\runschedulable\030\004 \001(\010R\runschedulable\022F\n\013a" +
-      "llocatable\030\005 \003(\0132$.berth.v1.NodeUsage.Al" +
-      "locatableEntryR\013allocatable\022@\n\trequested" +
-      "\030\006 \003(\0132\".berth.v1.NodeUsage.RequestedEnt" +
-      "ryR\trequested\022W\n\022non_zero_requested\030\007 \003(" +
-      "\0132).berth.v1.NodeUsage.NonZeroRequestedE" +
-      "ntryR\020nonZeroRequested\022\033\n\tpod_count\030\010 \001(" +
-      "\rR\010podCount\022.\n\023nominated_pod_count\030\t \001(\r" +
-      "R\021nominatedPodCount\0227\n\nconditions\030\n \003(\0132" +
-      "\027.berth.v1.NodeConditionR\nconditions\0226\n\016" +
-      "derived_taints\030\013 \003(\0132\017.berth.v1.TaintR\rd" +
-      "erivedTaints\0220\n\006images\030\014 \003(\0132\030.berth.v1." +
-      "ContainerImageR\006images\0329\n\013LabelsEntry\022\020\n" +
-      "\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028" +
-      "\001\032>\n\020AllocatableEntry\022\020\n\003key\030\001 \001(\tR\003key\022" +
-      "\024\n\005value\030\002 \001(\003R\005value:\0028\001\032<\n\016RequestedEn" +
-      "try\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\003R\005va" +
-      "lue:\0028\001\032C\n\025NonZeroRequestedEntry\022\020\n\003key\030" +
-      "\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\003R\005value:\0028\001\"\023\n\021" +
-      "ServerInfoRequest\"\327\001\n\022ServerInfoResponse" +
-      "\022\030\n\007version\030\001 \001(\tR\007version\022\'\n\017awaiting_r" +
-      "elist\030\002 \001(\010R\016awaitingRelist\022\'\n\017schedulin" +
-      "g_held\030\003 \001(\010R\016schedulingHeld\022)\n\004role\030\004 \001" +
-      "(\0162\025.berth.v1.ReplicaRoleR\004role\022\026\n\006leade" +
-      "r\030\005 \001(\tR\006leader\022\022\n\004term\030\006 \001(\004R\004term\"b\n\030L" +
-      "istDeviceObjectsRequest\022(\n\004kind\030\001 \001(\0162\024." +
-      "berth.v1.ObjectKindR\004kind\022\034\n\tnamespace\030\002" +
-      " \001(\tR\tnamespace\"G\n\031ListDeviceObjectsResp" +
-      "onse\022*\n\007objects\030\001 \003(\0132\020.berth.v1.ObjectR" +
-      "\007objects\"b\n\030ListVolumeObjectsRequest\022(\n\004" +
-      "kind\030\001 \001(\0162\024.berth.v1.ObjectKindR\004kind\022\034" +
-      "\n\tnamespace\030\002 \001(\tR\tnamespace\"G\n\031ListVolu" +
-      "meObjectsResponse\022*\n\007objects\030\001 \003(\0132\020.ber" +
-      "th.v1.ObjectR\007objects\"a\n\027ListQueueObject" +
-      "sRequest\022(\n\004kind\030\001 \001(\0162\024.berth.v1.Object" +
-      "KindR\004kind\022\034\n\tnamespace\030\002 \001(\tR\tnamespace" +
-      "\"\341\001\n\030ListQueueObjectsResponse\022*\n\007objects" +
-      "\030\001 \003(\0132\020.berth.v1.ObjectR\007objects\022R\n\026clu" +
-      "ster_queue_statuses\030\002 \003(\0132\034.berth.v1.Clu" +
-      "sterQueueStatusR\024clusterQueueStatuses\022E\n" +
-      "\021workload_statuses\030\003 \003(\0132\030.berth.v1.Work" +
-      "loadStatusR\020workloadStatuses*\365\001\n\nQueueSt" +
-      "ate\022\033\n\027QUEUE_STATE_UNSPECIFIED\020\000\022\026\n\022QUEU" +
-      "E_STATE_ACTIVE\020\001\022\027\n\023QUEUE_STATE_BACKOFF\020" +
-      "\002\022\035\n\031QUEUE_STATE_UNSCHEDULABLE\020\003\022\025\n\021QUEU" +
-      "E_STATE_GATED\020\004\022\032\n\026QUEUE_STATE_SCHEDULIN" +
-      "G\020\005\022\027\n\023QUEUE_STATE_BINDING\020\006\022\025\n\021QUEUE_ST" +
-      "ATE_BOUND\020\007\022\027\n\023QUEUE_STATE_IGNORED\020\010*\202\002\n" +
-      "\016SimulateResult\022\037\n\033SIMULATE_RESULT_UNSPE" +
-      "CIFIED\020\000\022\031\n\025SIMULATE_RESULT_BOUND\020\001\022\035\n\031S" +
-      "IMULATE_RESULT_NOMINATED\020\002\022!\n\035SIMULATE_R" +
-      "ESULT_UNSCHEDULABLE\020\003\022\031\n\025SIMULATE_RESULT" +
-      "_GATED\020\004\022\033\n\027SIMULATE_RESULT_SKIPPED\020\005\022\031\n" +
-      "\025SIMULATE_RESULT_ERROR\020\006\022\037\n\033SIMULATE_RES" +
-      "ULT_DEALLOCATED\020\007*_\n\013ReplicaRole\022\034\n\030REPL" +
-      "ICA_ROLE_UNSPECIFIED\020\000\022\027\n\023REPLICA_ROLE_L" +
-      "EADER\020\001\022\031\n\025REPLICA_ROLE_FOLLOWER\020\0022\260\007\n\014A" +
-      "dminService\022>\n\007Explain\022\030.berth.v1.Explai" +
-      "nRequest\032\031.berth.v1.ExplainResponse\022A\n\010S" +
-      "imulate\022\031.berth.v1.SimulateRequest\032\032.ber" +
-      "th.v1.SimulateResponse\022J\n\013ListPending\022\034." +
-      "berth.v1.ListPendingRequest\032\035.berth.v1.L" +
-      "istPendingResponse\022A\n\010ListPods\022\031.berth.v" +
-      "1.ListPodsRequest\032\032.berth.v1.ListPodsRes" +
-      "ponse\022V\n\017ListNominations\022 .berth.v1.List" +
-      "NominationsRequest\032!.berth.v1.ListNomina" +
-      "tionsResponse\022G\n\nQueueStats\022\033.berth.v1.Q" +
-      "ueueStatsRequest\032\034.berth.v1.QueueStatsRe" +
-      "sponse\022D\n\tListNodes\022\032.berth.v1.ListNodes" +
-      "Request\032\033.berth.v1.ListNodesResponse\022G\n\n" +
-      "ServerInfo\022\033.berth.v1.ServerInfoRequest\032" +
-      "\034.berth.v1.ServerInfoResponse\022\\\n\021ListDev" +
-      "iceObjects\022\".berth.v1.ListDeviceObjectsR" +
-      "equest\032#.berth.v1.ListDeviceObjectsRespo" +
-      "nse\022G\n\nDeschedule\022\033.berth.v1.DescheduleR" +
-      "equest\032\034.berth.v1.DescheduleResponse\022\\\n\021" +
-      "ListVolumeObjects\022\".berth.v1.ListVolumeO" +
-      "bjectsRequest\032#.berth.v1.ListVolumeObjec" +
-      "tsResponse\022Y\n\020ListQueueObjects\022!.berth.v" +
-      "1.ListQueueObjectsRequest\032\".berth.v1.Lis" +
-      "tQueueObjectsResponseB\236\001\n\026io.berthsched." +
-      "berth.v1B\021AdminServiceProtoP\001Z0github.co" +
-      "m/berthsched/berth/api/berth/v1;berthv1\242" +
-      "\002\003BXX\252\002\010Berth.V1\312\002\010Berth\\V1\342\002\024Berth\\V1\\G" +
-      "PBMetadata\352\002\tBerth::V1b\006proto3"
+      "\004R\rattemptsError\0226\n\027admission_round_pend" +
+      "ing\0302 \001(\010R\025admissionRoundPending\"\336\001\n\020Lis" +
+      "tNodesRequest\022\033\n\tpage_size\030\001 \001(\005R\010pageSi" +
+      "ze\022\035\n\npage_token\030\002 \001(\tR\tpageToken\022N\n\014mat" +
+      "ch_labels\030\003 \003(\0132+.berth.v1.ListNodesRequ" +
+      "est.MatchLabelsEntryR\013matchLabels\032>\n\020Mat" +
+      "chLabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value" +
+      "\030\002 \001(\tR\005value:\0028\001\"f\n\021ListNodesResponse\022)" +
+      "\n\005nodes\030\001 \003(\0132\023.berth.v1.NodeUsageR\005node" +
+      "s\022&\n\017next_page_token\030\002 \001(\tR\rnextPageToke" +
+      "n\"\370\006\n\tNodeUsage\022\022\n\004name\030\001 \001(\tR\004name\0227\n\006l" +
+      "abels\030\002 \003(\0132\037.berth.v1.NodeUsage.LabelsE" +
+      "ntryR\006labels\022\'\n\006taints\030\003 \003(\0132\017.berth.v1." +
+      "TaintR\006taints\022$\n\runschedulable\030\004 \001(\010R\run" +
+      "schedulable\022F\n\013allocatable\030\005 \003(\0132$.berth" +
+      ".v1.NodeUsage.AllocatableEntryR\013allocata" +
+      "ble\022@\n\trequested\030\006 \003(\0132\".berth.v1.NodeUs" +
+      "age.RequestedEntryR\trequested\022W\n\022non_zer" +
+      "o_requested\030\007 \003(\0132).berth.v1.NodeUsage.N" +
+      "onZeroRequestedEntryR\020nonZeroRequested\022\033" +
+      "\n\tpod_count\030\010 \001(\rR\010podCount\022.\n\023nominated" +
+      "_pod_count\030\t \001(\rR\021nominatedPodCount\0227\n\nc" +
+      "onditions\030\n \003(\0132\027.berth.v1.NodeCondition" +
+      "R\nconditions\0226\n\016derived_taints\030\013 \003(\0132\017.b" +
+      "erth.v1.TaintR\rderivedTaints\0220\n\006images\030\014" +
+      " \003(\0132\030.berth.v1.ContainerImageR\006images\0329" +
+      "\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value" +
+      "\030\002 \001(\tR\005value:\0028\001\032>\n\020AllocatableEntry\022\020\n" +
+      "\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\003R\005value:\0028" +
+      "\001\032<\n\016RequestedEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n" +
+      "\005value\030\002 \001(\003R\005value:\0028\001\032C\n\025NonZeroReques" +
+      "tedEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(" +
+      "\003R\005value:\0028\001\"\023\n\021ServerInfoRequest\"\327\001\n\022Se" +
+      "rverInfoResponse\022\030\n\007version\030\001 \001(\tR\007versi" +
+      "on\022\'\n\017awaiting_relist\030\002 \001(\010R\016awaitingRel" +
+      "ist\022\'\n\017scheduling_held\030\003 \001(\010R\016scheduling" +
+      "Held\022)\n\004role\030\004 \001(\0162\025.berth.v1.ReplicaRol" +
+      "eR\004role\022\026\n\006leader\030\005 \001(\tR\006leader\022\022\n\004term\030" +
+      "\006 \001(\004R\004term\"b\n\030ListDeviceObjectsRequest\022" +
+      "(\n\004kind\030\001 \001(\0162\024.berth.v1.ObjectKindR\004kin" +
+      "d\022\034\n\tnamespace\030\002 \001(\tR\tnamespace\"G\n\031ListD" +
+      "eviceObjectsResponse\022*\n\007objects\030\001 \003(\0132\020." +
+      "berth.v1.ObjectR\007objects\"b\n\030ListVolumeOb" +
+      "jectsRequest\022(\n\004kind\030\001 \001(\0162\024.berth.v1.Ob" +
+      "jectKindR\004kind\022\034\n\tnamespace\030\002 \001(\tR\tnames" +
+      "pace\"G\n\031ListVolumeObjectsResponse\022*\n\007obj" +
+      "ects\030\001 \003(\0132\020.berth.v1.ObjectR\007objects\"a\n" +
+      "\027ListQueueObjectsRequest\022(\n\004kind\030\001 \001(\0162\024" +
+      ".berth.v1.ObjectKindR\004kind\022\034\n\tnamespace\030" +
+      "\002 \001(\tR\tnamespace\"\341\001\n\030ListQueueObjectsRes" +
+      "ponse\022*\n\007objects\030\001 \003(\0132\020.berth.v1.Object" +
+      "R\007objects\022R\n\026cluster_queue_statuses\030\002 \003(" +
+      "\0132\034.berth.v1.ClusterQueueStatusR\024cluster" +
+      "QueueStatuses\022E\n\021workload_statuses\030\003 \003(\013" +
+      "2\030.berth.v1.WorkloadStatusR\020workloadStat" +
+      "uses*\365\001\n\nQueueState\022\033\n\027QUEUE_STATE_UNSPE" +
+      "CIFIED\020\000\022\026\n\022QUEUE_STATE_ACTIVE\020\001\022\027\n\023QUEU" +
+      "E_STATE_BACKOFF\020\002\022\035\n\031QUEUE_STATE_UNSCHED" +
+      "ULABLE\020\003\022\025\n\021QUEUE_STATE_GATED\020\004\022\032\n\026QUEUE" +
+      "_STATE_SCHEDULING\020\005\022\027\n\023QUEUE_STATE_BINDI" +
+      "NG\020\006\022\025\n\021QUEUE_STATE_BOUND\020\007\022\027\n\023QUEUE_STA" +
+      "TE_IGNORED\020\010*\202\002\n\016SimulateResult\022\037\n\033SIMUL" +
+      "ATE_RESULT_UNSPECIFIED\020\000\022\031\n\025SIMULATE_RES" +
+      "ULT_BOUND\020\001\022\035\n\031SIMULATE_RESULT_NOMINATED" +
+      "\020\002\022!\n\035SIMULATE_RESULT_UNSCHEDULABLE\020\003\022\031\n" +
+      "\025SIMULATE_RESULT_GATED\020\004\022\033\n\027SIMULATE_RES" +
+      "ULT_SKIPPED\020\005\022\031\n\025SIMULATE_RESULT_ERROR\020\006" +
+      "\022\037\n\033SIMULATE_RESULT_DEALLOCATED\020\007*_\n\013Rep" +
+      "licaRole\022\034\n\030REPLICA_ROLE_UNSPECIFIED\020\000\022\027" +
+      "\n\023REPLICA_ROLE_LEADER\020\001\022\031\n\025REPLICA_ROLE_" +
+      "FOLLOWER\020\0022\260\007\n\014AdminService\022>\n\007Explain\022\030" +
+      ".berth.v1.ExplainRequest\032\031.berth.v1.Expl" +
+      "ainResponse\022A\n\010Simulate\022\031.berth.v1.Simul" +
+      "ateRequest\032\032.berth.v1.SimulateResponse\022J" +
+      "\n\013ListPending\022\034.berth.v1.ListPendingRequ" +
+      "est\032\035.berth.v1.ListPendingResponse\022A\n\010Li" +
+      "stPods\022\031.berth.v1.ListPodsRequest\032\032.bert" +
+      "h.v1.ListPodsResponse\022V\n\017ListNominations" +
+      "\022 .berth.v1.ListNominationsRequest\032!.ber" +
+      "th.v1.ListNominationsResponse\022G\n\nQueueSt" +
+      "ats\022\033.berth.v1.QueueStatsRequest\032\034.berth" +
+      ".v1.QueueStatsResponse\022D\n\tListNodes\022\032.be" +
+      "rth.v1.ListNodesRequest\032\033.berth.v1.ListN" +
+      "odesResponse\022G\n\nServerInfo\022\033.berth.v1.Se" +
+      "rverInfoRequest\032\034.berth.v1.ServerInfoRes" +
+      "ponse\022\\\n\021ListDeviceObjects\022\".berth.v1.Li" +
+      "stDeviceObjectsRequest\032#.berth.v1.ListDe" +
+      "viceObjectsResponse\022G\n\nDeschedule\022\033.bert" +
+      "h.v1.DescheduleRequest\032\034.berth.v1.Desche" +
+      "duleResponse\022\\\n\021ListVolumeObjects\022\".bert" +
+      "h.v1.ListVolumeObjectsRequest\032#.berth.v1" +
+      ".ListVolumeObjectsResponse\022Y\n\020ListQueueO" +
+      "bjects\022!.berth.v1.ListQueueObjectsReques" +
+      "t\032\".berth.v1.ListQueueObjectsResponseB\236\001" +
+      "\n\026io.berthsched.berth.v1B\021AdminServicePr" +
+      "otoP\001Z0github.com/berthsched/berth/api/b" +
+      "erth/v1;berthv1\242\002\003BXX\252\002\010Berth.V1\312\002\010Berth" +
+      "\\V1\342\002\024Berth\\V1\\GPBMetadata\352\002\tBerth::V1b\006" +
+      "proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -571,7 +573,7 @@ public final class AdminServiceProto {
     internal_static_berth_v1_QueueStatsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_QueueStatsResponse_descriptor,
-        new java.lang.String[] { "Active", "Backoff", "Unschedulable", "Gated", "InFlight", "Binding", "Bound", "Ignored", "AttemptsScheduled", "AttemptsUnschedulable", "AttemptsError", });
+        new java.lang.String[] { "Active", "Backoff", "Unschedulable", "Gated", "InFlight", "Binding", "Bound", "Ignored", "AttemptsScheduled", "AttemptsUnschedulable", "AttemptsError", "AdmissionRoundPending", });
     internal_static_berth_v1_ListNodesRequest_descriptor =
       getDescriptor().getMessageTypes().get(20);
     internal_static_berth_v1_ListNodesRequest_fieldAccessorTable = new

@@ -59,6 +59,18 @@ private static final long serialVersionUID = 0L;
     return io.berthsched.berth.v1.GroupProto.internal_static_berth_v1_PodGroup_descriptor;
   }
 
+  @SuppressWarnings({"rawtypes"})
+  @java.lang.Override
+  protected com.google.protobuf.MapField internalGetMapField(
+      int number) {
+    switch (number) {
+      case 20:
+        return internalGetLabels();
+      default:
+        throw new RuntimeException(
+            "Invalid map field number: " + number);
+    }
+  }
   @java.lang.Override
   protected com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
       internalGetFieldAccessorTable() {
@@ -390,6 +402,117 @@ private static final long serialVersionUID = 0L;
     return result == null ? io.berthsched.berth.v1.PreemptionPolicy.UNRECOGNIZED : result;
   }
 
+  public static final int LABELS_FIELD_NUMBER = 20;
+  private static final class LabelsDefaultEntryHolder {
+    static final com.google.protobuf.MapEntry<
+        java.lang.String, java.lang.String> defaultEntry =
+            com.google.protobuf.MapEntry
+            .<java.lang.String, java.lang.String>newDefaultInstance(
+                io.berthsched.berth.v1.GroupProto.internal_static_berth_v1_PodGroup_LabelsEntry_descriptor, 
+                com.google.protobuf.WireFormat.FieldType.STRING,
+                "",
+                com.google.protobuf.WireFormat.FieldType.STRING,
+                "");
+  }
+  @SuppressWarnings("serial")
+  private com.google.protobuf.MapField<
+      java.lang.String, java.lang.String> labels_;
+  private com.google.protobuf.MapField<java.lang.String, java.lang.String>
+  internalGetLabels() {
+    if (labels_ == null) {
+      return com.google.protobuf.MapField.emptyMapField(
+          LabelsDefaultEntryHolder.defaultEntry);
+    }
+    return labels_;
+  }
+  public int getLabelsCount() {
+    return internalGetLabels().getMap().size();
+  }
+  /**
+   * <pre>
+   * Optional: the group's labels (metadata.labels), keys and values as a
+   * pod's (a bad one is INVALID_ARGUMENT at pod_group.labels[key]). A
+   * group labelled kueue.x-k8s.io/queue-name is one Kueue workload of that
+   * LocalQueue, its members gated until it is admitted, whether or not the
+   * members carry the label. May change after creation.
+   * </pre>
+   *
+   * <code>map&lt;string, string&gt; labels = 20 [json_name = "labels"];</code>
+   */
+  @java.lang.Override
+  public boolean containsLabels(
+      java.lang.String key) {
+    if (key == null) { throw new NullPointerException("map key"); }
+    return internalGetLabels().getMap().containsKey(key);
+  }
+  /**
+   * Use {@link #getLabelsMap()} instead.
+   */
+  @java.lang.Override
+  @java.lang.Deprecated
+  public java.util.Map<java.lang.String, java.lang.String> getLabels() {
+    return getLabelsMap();
+  }
+  /**
+   * <pre>
+   * Optional: the group's labels (metadata.labels), keys and values as a
+   * pod's (a bad one is INVALID_ARGUMENT at pod_group.labels[key]). A
+   * group labelled kueue.x-k8s.io/queue-name is one Kueue workload of that
+   * LocalQueue, its members gated until it is admitted, whether or not the
+   * members carry the label. May change after creation.
+   * </pre>
+   *
+   * <code>map&lt;string, string&gt; labels = 20 [json_name = "labels"];</code>
+   */
+  @java.lang.Override
+  public java.util.Map<java.lang.String, java.lang.String> getLabelsMap() {
+    return internalGetLabels().getMap();
+  }
+  /**
+   * <pre>
+   * Optional: the group's labels (metadata.labels), keys and values as a
+   * pod's (a bad one is INVALID_ARGUMENT at pod_group.labels[key]). A
+   * group labelled kueue.x-k8s.io/queue-name is one Kueue workload of that
+   * LocalQueue, its members gated until it is admitted, whether or not the
+   * members carry the label. May change after creation.
+   * </pre>
+   *
+   * <code>map&lt;string, string&gt; labels = 20 [json_name = "labels"];</code>
+   */
+  @java.lang.Override
+  public /* nullable */
+java.lang.String getLabelsOrDefault(
+      java.lang.String key,
+      /* nullable */
+java.lang.String defaultValue) {
+    if (key == null) { throw new NullPointerException("map key"); }
+    java.util.Map<java.lang.String, java.lang.String> map =
+        internalGetLabels().getMap();
+    return map.containsKey(key) ? map.get(key) : defaultValue;
+  }
+  /**
+   * <pre>
+   * Optional: the group's labels (metadata.labels), keys and values as a
+   * pod's (a bad one is INVALID_ARGUMENT at pod_group.labels[key]). A
+   * group labelled kueue.x-k8s.io/queue-name is one Kueue workload of that
+   * LocalQueue, its members gated until it is admitted, whether or not the
+   * members carry the label. May change after creation.
+   * </pre>
+   *
+   * <code>map&lt;string, string&gt; labels = 20 [json_name = "labels"];</code>
+   */
+  @java.lang.Override
+  public java.lang.String getLabelsOrThrow(
+      java.lang.String key) {
+    if (key == null) { throw new NullPointerException("map key"); }
+    java.util.Map<java.lang.String, java.lang.String> map =
+        internalGetLabels().getMap();
+    if (!map.containsKey(key)) {
+      throw new java.lang.IllegalArgumentException();
+    }
+    return map.get(key);
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -428,6 +551,12 @@ private static final long serialVersionUID = 0L;
     if (preemptionPolicy_ != io.berthsched.berth.v1.PreemptionPolicy.PREEMPTION_POLICY_UNSPECIFIED.getNumber()) {
       output.writeEnum(8, preemptionPolicy_);
     }
+    com.google.protobuf.GeneratedMessageV3
+      .serializeStringMapTo(
+        output,
+        internalGetLabels(),
+        LabelsDefaultEntryHolder.defaultEntry,
+        20);
     getUnknownFields().writeTo(output);
   }
 
@@ -465,6 +594,16 @@ private static final long serialVersionUID = 0L;
       size += com.google.protobuf.CodedOutputStream
         .computeEnumSize(8, preemptionPolicy_);
     }
+    for (java.util.Map.Entry<java.lang.String, java.lang.String> entry
+         : internalGetLabels().getMap().entrySet()) {
+      com.google.protobuf.MapEntry<java.lang.String, java.lang.String>
+      labels__ = LabelsDefaultEntryHolder.defaultEntry.newBuilderForType()
+          .setKey(entry.getKey())
+          .setValue(entry.getValue())
+          .build();
+      size += com.google.protobuf.CodedOutputStream
+          .computeMessageSize(20, labels__);
+    }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
     return size;
@@ -497,6 +636,8 @@ private static final long serialVersionUID = 0L;
     }
     if (disruptionMode_ != other.disruptionMode_) return false;
     if (preemptionPolicy_ != other.preemptionPolicy_) return false;
+    if (!internalGetLabels().equals(
+        other.internalGetLabels())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -526,6 +667,10 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + disruptionMode_;
     hash = (37 * hash) + PREEMPTION_POLICY_FIELD_NUMBER;
     hash = (53 * hash) + preemptionPolicy_;
+    if (!internalGetLabels().getMap().isEmpty()) {
+      hash = (37 * hash) + LABELS_FIELD_NUMBER;
+      hash = (53 * hash) + internalGetLabels().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -651,6 +796,28 @@ private static final long serialVersionUID = 0L;
       return io.berthsched.berth.v1.GroupProto.internal_static_berth_v1_PodGroup_descriptor;
     }
 
+    @SuppressWarnings({"rawtypes"})
+    protected com.google.protobuf.MapField internalGetMapField(
+        int number) {
+      switch (number) {
+        case 20:
+          return internalGetLabels();
+        default:
+          throw new RuntimeException(
+              "Invalid map field number: " + number);
+      }
+    }
+    @SuppressWarnings({"rawtypes"})
+    protected com.google.protobuf.MapField internalGetMutableMapField(
+        int number) {
+      switch (number) {
+        case 20:
+          return internalGetMutableLabels();
+        default:
+          throw new RuntimeException(
+              "Invalid map field number: " + number);
+      }
+    }
     @java.lang.Override
     protected com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
         internalGetFieldAccessorTable() {
@@ -681,6 +848,7 @@ private static final long serialVersionUID = 0L;
       priority_ = 0;
       disruptionMode_ = 0;
       preemptionPolicy_ = 0;
+      internalGetMutableLabels().clear();
       return this;
     }
 
@@ -739,6 +907,10 @@ private static final long serialVersionUID = 0L;
       }
       if (((from_bitField0_ & 0x00000080) != 0)) {
         result.preemptionPolicy_ = preemptionPolicy_;
+      }
+      if (((from_bitField0_ & 0x00000100) != 0)) {
+        result.labels_ = internalGetLabels();
+        result.labels_.makeImmutable();
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -819,6 +991,9 @@ private static final long serialVersionUID = 0L;
       if (other.preemptionPolicy_ != 0) {
         setPreemptionPolicyValue(other.getPreemptionPolicyValue());
       }
+      internalGetMutableLabels().mergeFrom(
+          other.internalGetLabels());
+      bitField0_ |= 0x00000100;
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -885,6 +1060,15 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000080;
               break;
             } // case 64
+            case 162: {
+              com.google.protobuf.MapEntry<java.lang.String, java.lang.String>
+              labels__ = input.readMessage(
+                  LabelsDefaultEntryHolder.defaultEntry.getParserForType(), extensionRegistry);
+              internalGetMutableLabels().getMutableMap().put(
+                  labels__.getKey(), labels__.getValue());
+              bitField0_ |= 0x00000100;
+              break;
+            } // case 162
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1612,6 +1796,189 @@ private static final long serialVersionUID = 0L;
       bitField0_ = (bitField0_ & ~0x00000080);
       preemptionPolicy_ = 0;
       onChanged();
+      return this;
+    }
+
+    private com.google.protobuf.MapField<
+        java.lang.String, java.lang.String> labels_;
+    private com.google.protobuf.MapField<java.lang.String, java.lang.String>
+        internalGetLabels() {
+      if (labels_ == null) {
+        return com.google.protobuf.MapField.emptyMapField(
+            LabelsDefaultEntryHolder.defaultEntry);
+      }
+      return labels_;
+    }
+    private com.google.protobuf.MapField<java.lang.String, java.lang.String>
+        internalGetMutableLabels() {
+      if (labels_ == null) {
+        labels_ = com.google.protobuf.MapField.newMapField(
+            LabelsDefaultEntryHolder.defaultEntry);
+      }
+      if (!labels_.isMutable()) {
+        labels_ = labels_.copy();
+      }
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return labels_;
+    }
+    public int getLabelsCount() {
+      return internalGetLabels().getMap().size();
+    }
+    /**
+     * <pre>
+     * Optional: the group's labels (metadata.labels), keys and values as a
+     * pod's (a bad one is INVALID_ARGUMENT at pod_group.labels[key]). A
+     * group labelled kueue.x-k8s.io/queue-name is one Kueue workload of that
+     * LocalQueue, its members gated until it is admitted, whether or not the
+     * members carry the label. May change after creation.
+     * </pre>
+     *
+     * <code>map&lt;string, string&gt; labels = 20 [json_name = "labels"];</code>
+     */
+    @java.lang.Override
+    public boolean containsLabels(
+        java.lang.String key) {
+      if (key == null) { throw new NullPointerException("map key"); }
+      return internalGetLabels().getMap().containsKey(key);
+    }
+    /**
+     * Use {@link #getLabelsMap()} instead.
+     */
+    @java.lang.Override
+    @java.lang.Deprecated
+    public java.util.Map<java.lang.String, java.lang.String> getLabels() {
+      return getLabelsMap();
+    }
+    /**
+     * <pre>
+     * Optional: the group's labels (metadata.labels), keys and values as a
+     * pod's (a bad one is INVALID_ARGUMENT at pod_group.labels[key]). A
+     * group labelled kueue.x-k8s.io/queue-name is one Kueue workload of that
+     * LocalQueue, its members gated until it is admitted, whether or not the
+     * members carry the label. May change after creation.
+     * </pre>
+     *
+     * <code>map&lt;string, string&gt; labels = 20 [json_name = "labels"];</code>
+     */
+    @java.lang.Override
+    public java.util.Map<java.lang.String, java.lang.String> getLabelsMap() {
+      return internalGetLabels().getMap();
+    }
+    /**
+     * <pre>
+     * Optional: the group's labels (metadata.labels), keys and values as a
+     * pod's (a bad one is INVALID_ARGUMENT at pod_group.labels[key]). A
+     * group labelled kueue.x-k8s.io/queue-name is one Kueue workload of that
+     * LocalQueue, its members gated until it is admitted, whether or not the
+     * members carry the label. May change after creation.
+     * </pre>
+     *
+     * <code>map&lt;string, string&gt; labels = 20 [json_name = "labels"];</code>
+     */
+    @java.lang.Override
+    public /* nullable */
+java.lang.String getLabelsOrDefault(
+        java.lang.String key,
+        /* nullable */
+java.lang.String defaultValue) {
+      if (key == null) { throw new NullPointerException("map key"); }
+      java.util.Map<java.lang.String, java.lang.String> map =
+          internalGetLabels().getMap();
+      return map.containsKey(key) ? map.get(key) : defaultValue;
+    }
+    /**
+     * <pre>
+     * Optional: the group's labels (metadata.labels), keys and values as a
+     * pod's (a bad one is INVALID_ARGUMENT at pod_group.labels[key]). A
+     * group labelled kueue.x-k8s.io/queue-name is one Kueue workload of that
+     * LocalQueue, its members gated until it is admitted, whether or not the
+     * members carry the label. May change after creation.
+     * </pre>
+     *
+     * <code>map&lt;string, string&gt; labels = 20 [json_name = "labels"];</code>
+     */
+    @java.lang.Override
+    public java.lang.String getLabelsOrThrow(
+        java.lang.String key) {
+      if (key == null) { throw new NullPointerException("map key"); }
+      java.util.Map<java.lang.String, java.lang.String> map =
+          internalGetLabels().getMap();
+      if (!map.containsKey(key)) {
+        throw new java.lang.IllegalArgumentException();
+      }
+      return map.get(key);
+    }
+    public Builder clearLabels() {
+      bitField0_ = (bitField0_ & ~0x00000100);
+      internalGetMutableLabels().getMutableMap()
+          .clear();
+      return this;
+    }
+    /**
+     * <pre>
+     * Optional: the group's labels (metadata.labels), keys and values as a
+     * pod's (a bad one is INVALID_ARGUMENT at pod_group.labels[key]). A
+     * group labelled kueue.x-k8s.io/queue-name is one Kueue workload of that
+     * LocalQueue, its members gated until it is admitted, whether or not the
+     * members carry the label. May change after creation.
+     * </pre>
+     *
+     * <code>map&lt;string, string&gt; labels = 20 [json_name = "labels"];</code>
+     */
+    public Builder removeLabels(
+        java.lang.String key) {
+      if (key == null) { throw new NullPointerException("map key"); }
+      internalGetMutableLabels().getMutableMap()
+          .remove(key);
+      return this;
+    }
+    /**
+     * Use alternate mutation accessors instead.
+     */
+    @java.lang.Deprecated
+    public java.util.Map<java.lang.String, java.lang.String>
+        getMutableLabels() {
+      bitField0_ |= 0x00000100;
+      return internalGetMutableLabels().getMutableMap();
+    }
+    /**
+     * <pre>
+     * Optional: the group's labels (metadata.labels), keys and values as a
+     * pod's (a bad one is INVALID_ARGUMENT at pod_group.labels[key]). A
+     * group labelled kueue.x-k8s.io/queue-name is one Kueue workload of that
+     * LocalQueue, its members gated until it is admitted, whether or not the
+     * members carry the label. May change after creation.
+     * </pre>
+     *
+     * <code>map&lt;string, string&gt; labels = 20 [json_name = "labels"];</code>
+     */
+    public Builder putLabels(
+        java.lang.String key,
+        java.lang.String value) {
+      if (key == null) { throw new NullPointerException("map key"); }
+      if (value == null) { throw new NullPointerException("map value"); }
+      internalGetMutableLabels().getMutableMap()
+          .put(key, value);
+      bitField0_ |= 0x00000100;
+      return this;
+    }
+    /**
+     * <pre>
+     * Optional: the group's labels (metadata.labels), keys and values as a
+     * pod's (a bad one is INVALID_ARGUMENT at pod_group.labels[key]). A
+     * group labelled kueue.x-k8s.io/queue-name is one Kueue workload of that
+     * LocalQueue, its members gated until it is admitted, whether or not the
+     * members carry the label. May change after creation.
+     * </pre>
+     *
+     * <code>map&lt;string, string&gt; labels = 20 [json_name = "labels"];</code>
+     */
+    public Builder putAllLabels(
+        java.util.Map<java.lang.String, java.lang.String> values) {
+      internalGetMutableLabels().getMutableMap()
+          .putAll(values);
+      bitField0_ |= 0x00000100;
       return this;
     }
     @java.lang.Override

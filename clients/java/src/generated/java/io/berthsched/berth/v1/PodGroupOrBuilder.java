@@ -193,4 +193,78 @@ public interface PodGroupOrBuilder extends
    * @return The preemptionPolicy.
    */
   io.berthsched.berth.v1.PreemptionPolicy getPreemptionPolicy();
+
+  /**
+   * <pre>
+   * Optional: the group's labels (metadata.labels), keys and values as a
+   * pod's (a bad one is INVALID_ARGUMENT at pod_group.labels[key]). A
+   * group labelled kueue.x-k8s.io/queue-name is one Kueue workload of that
+   * LocalQueue, its members gated until it is admitted, whether or not the
+   * members carry the label. May change after creation.
+   * </pre>
+   *
+   * <code>map&lt;string, string&gt; labels = 20 [json_name = "labels"];</code>
+   */
+  int getLabelsCount();
+  /**
+   * <pre>
+   * Optional: the group's labels (metadata.labels), keys and values as a
+   * pod's (a bad one is INVALID_ARGUMENT at pod_group.labels[key]). A
+   * group labelled kueue.x-k8s.io/queue-name is one Kueue workload of that
+   * LocalQueue, its members gated until it is admitted, whether or not the
+   * members carry the label. May change after creation.
+   * </pre>
+   *
+   * <code>map&lt;string, string&gt; labels = 20 [json_name = "labels"];</code>
+   */
+  boolean containsLabels(
+      java.lang.String key);
+  /**
+   * Use {@link #getLabelsMap()} instead.
+   */
+  @java.lang.Deprecated
+  java.util.Map<java.lang.String, java.lang.String>
+  getLabels();
+  /**
+   * <pre>
+   * Optional: the group's labels (metadata.labels), keys and values as a
+   * pod's (a bad one is INVALID_ARGUMENT at pod_group.labels[key]). A
+   * group labelled kueue.x-k8s.io/queue-name is one Kueue workload of that
+   * LocalQueue, its members gated until it is admitted, whether or not the
+   * members carry the label. May change after creation.
+   * </pre>
+   *
+   * <code>map&lt;string, string&gt; labels = 20 [json_name = "labels"];</code>
+   */
+  java.util.Map<java.lang.String, java.lang.String>
+  getLabelsMap();
+  /**
+   * <pre>
+   * Optional: the group's labels (metadata.labels), keys and values as a
+   * pod's (a bad one is INVALID_ARGUMENT at pod_group.labels[key]). A
+   * group labelled kueue.x-k8s.io/queue-name is one Kueue workload of that
+   * LocalQueue, its members gated until it is admitted, whether or not the
+   * members carry the label. May change after creation.
+   * </pre>
+   *
+   * <code>map&lt;string, string&gt; labels = 20 [json_name = "labels"];</code>
+   */
+  /* nullable */
+java.lang.String getLabelsOrDefault(
+      java.lang.String key,
+      /* nullable */
+java.lang.String defaultValue);
+  /**
+   * <pre>
+   * Optional: the group's labels (metadata.labels), keys and values as a
+   * pod's (a bad one is INVALID_ARGUMENT at pod_group.labels[key]). A
+   * group labelled kueue.x-k8s.io/queue-name is one Kueue workload of that
+   * LocalQueue, its members gated until it is admitted, whether or not the
+   * members carry the label. May change after creation.
+   * </pre>
+   *
+   * <code>map&lt;string, string&gt; labels = 20 [json_name = "labels"];</code>
+   */
+  java.lang.String getLabelsOrThrow(
+      java.lang.String key);
 }

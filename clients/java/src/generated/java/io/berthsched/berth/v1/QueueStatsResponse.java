@@ -213,6 +213,29 @@ private static final long serialVersionUID = 0L;
     return attemptsError_;
   }
 
+  public static final int ADMISSION_ROUND_PENDING_FIELD_NUMBER = 50;
+  private boolean admissionRoundPending_ = false;
+  /**
+   * <pre>
+   * The admission controller (Kueue's model, docs/queueing.md) has changes
+   * it has not run an admission round over yet: a round is due or running,
+   * so admissions, evictions and the pods they gate or release may still
+   * change. Every change applied before the call counts (berthd waits for
+   * its object store's controllers to take them first). False when berthd
+   * runs no admission controller. Read before the pod counts above, so a
+   * caller that sees false here and no pod active, in backoff, in flight
+   * or binding knows nothing moves until something changes (berthctl
+   * simulate --server waits for that).
+   * </pre>
+   *
+   * <code>bool admission_round_pending = 50 [json_name = "admissionRoundPending"];</code>
+   * @return The admissionRoundPending.
+   */
+  @java.lang.Override
+  public boolean getAdmissionRoundPending() {
+    return admissionRoundPending_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -259,6 +282,9 @@ private static final long serialVersionUID = 0L;
     }
     if (attemptsError_ != 0L) {
       output.writeUInt64(11, attemptsError_);
+    }
+    if (admissionRoundPending_ != false) {
+      output.writeBool(50, admissionRoundPending_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -313,6 +339,10 @@ private static final long serialVersionUID = 0L;
       size += com.google.protobuf.CodedOutputStream
         .computeUInt64Size(11, attemptsError_);
     }
+    if (admissionRoundPending_ != false) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBoolSize(50, admissionRoundPending_);
+    }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
     return size;
@@ -350,6 +380,8 @@ private static final long serialVersionUID = 0L;
         != other.getAttemptsUnschedulable()) return false;
     if (getAttemptsError()
         != other.getAttemptsError()) return false;
+    if (getAdmissionRoundPending()
+        != other.getAdmissionRoundPending()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -386,6 +418,9 @@ private static final long serialVersionUID = 0L;
     hash = (37 * hash) + ATTEMPTS_ERROR_FIELD_NUMBER;
     hash = (53 * hash) + com.google.protobuf.Internal.hashLong(
         getAttemptsError());
+    hash = (37 * hash) + ADMISSION_ROUND_PENDING_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+        getAdmissionRoundPending());
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -531,6 +566,7 @@ private static final long serialVersionUID = 0L;
       attemptsScheduled_ = 0L;
       attemptsUnschedulable_ = 0L;
       attemptsError_ = 0L;
+      admissionRoundPending_ = false;
       return this;
     }
 
@@ -596,6 +632,9 @@ private static final long serialVersionUID = 0L;
       }
       if (((from_bitField0_ & 0x00000400) != 0)) {
         result.attemptsError_ = attemptsError_;
+      }
+      if (((from_bitField0_ & 0x00000800) != 0)) {
+        result.admissionRoundPending_ = admissionRoundPending_;
       }
     }
 
@@ -675,6 +714,9 @@ private static final long serialVersionUID = 0L;
       }
       if (other.getAttemptsError() != 0L) {
         setAttemptsError(other.getAttemptsError());
+      }
+      if (other.getAdmissionRoundPending() != false) {
+        setAdmissionRoundPending(other.getAdmissionRoundPending());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -757,6 +799,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000400;
               break;
             } // case 88
+            case 400: {
+              admissionRoundPending_ = input.readBool();
+              bitField0_ |= 0x00000800;
+              break;
+            } // case 400
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1254,6 +1301,74 @@ private static final long serialVersionUID = 0L;
     public Builder clearAttemptsError() {
       bitField0_ = (bitField0_ & ~0x00000400);
       attemptsError_ = 0L;
+      onChanged();
+      return this;
+    }
+
+    private boolean admissionRoundPending_ ;
+    /**
+     * <pre>
+     * The admission controller (Kueue's model, docs/queueing.md) has changes
+     * it has not run an admission round over yet: a round is due or running,
+     * so admissions, evictions and the pods they gate or release may still
+     * change. Every change applied before the call counts (berthd waits for
+     * its object store's controllers to take them first). False when berthd
+     * runs no admission controller. Read before the pod counts above, so a
+     * caller that sees false here and no pod active, in backoff, in flight
+     * or binding knows nothing moves until something changes (berthctl
+     * simulate --server waits for that).
+     * </pre>
+     *
+     * <code>bool admission_round_pending = 50 [json_name = "admissionRoundPending"];</code>
+     * @return The admissionRoundPending.
+     */
+    @java.lang.Override
+    public boolean getAdmissionRoundPending() {
+      return admissionRoundPending_;
+    }
+    /**
+     * <pre>
+     * The admission controller (Kueue's model, docs/queueing.md) has changes
+     * it has not run an admission round over yet: a round is due or running,
+     * so admissions, evictions and the pods they gate or release may still
+     * change. Every change applied before the call counts (berthd waits for
+     * its object store's controllers to take them first). False when berthd
+     * runs no admission controller. Read before the pod counts above, so a
+     * caller that sees false here and no pod active, in backoff, in flight
+     * or binding knows nothing moves until something changes (berthctl
+     * simulate --server waits for that).
+     * </pre>
+     *
+     * <code>bool admission_round_pending = 50 [json_name = "admissionRoundPending"];</code>
+     * @param value The admissionRoundPending to set.
+     * @return This builder for chaining.
+     */
+    public Builder setAdmissionRoundPending(boolean value) {
+      
+      admissionRoundPending_ = value;
+      bitField0_ |= 0x00000800;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The admission controller (Kueue's model, docs/queueing.md) has changes
+     * it has not run an admission round over yet: a round is due or running,
+     * so admissions, evictions and the pods they gate or release may still
+     * change. Every change applied before the call counts (berthd waits for
+     * its object store's controllers to take them first). False when berthd
+     * runs no admission controller. Read before the pod counts above, so a
+     * caller that sees false here and no pod active, in backoff, in flight
+     * or binding knows nothing moves until something changes (berthctl
+     * simulate --server waits for that).
+     * </pre>
+     *
+     * <code>bool admission_round_pending = 50 [json_name = "admissionRoundPending"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearAdmissionRoundPending() {
+      bitField0_ = (bitField0_ & ~0x00000800);
+      admissionRoundPending_ = false;
       onChanged();
       return this;
     }

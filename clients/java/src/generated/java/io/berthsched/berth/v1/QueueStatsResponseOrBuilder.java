@@ -116,4 +116,22 @@ public interface QueueStatsResponseOrBuilder extends
    * @return The attemptsError.
    */
   long getAttemptsError();
+
+  /**
+   * <pre>
+   * The admission controller (Kueue's model, docs/queueing.md) has changes
+   * it has not run an admission round over yet: a round is due or running,
+   * so admissions, evictions and the pods they gate or release may still
+   * change. Every change applied before the call counts (berthd waits for
+   * its object store's controllers to take them first). False when berthd
+   * runs no admission controller. Read before the pod counts above, so a
+   * caller that sees false here and no pod active, in backoff, in flight
+   * or binding knows nothing moves until something changes (berthctl
+   * simulate --server waits for that).
+   * </pre>
+   *
+   * <code>bool admission_round_pending = 50 [json_name = "admissionRoundPending"];</code>
+   * @return The admissionRoundPending.
+   */
+  boolean getAdmissionRoundPending();
 }

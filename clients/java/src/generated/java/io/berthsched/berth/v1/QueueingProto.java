@@ -105,6 +105,11 @@ public final class QueueingProto {
     com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
       internal_static_berth_v1_Workload_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_berth_v1_WorkloadAdmission_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_berth_v1_WorkloadAdmission_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_berth_v1_ClusterQueueStatus_descriptor;
   static final 
     com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
@@ -215,7 +220,7 @@ public final class QueueingProto {
       "count\030\002 \001(\005R\005count\022 \n\tmin_count\030\003 \001(\005H\000R" +
       "\010minCount\210\001\001\0224\n\010template\030\004 \001(\0132\030.berth.v" +
       "1.PodSetTemplateR\010templateB\014\n\n_min_count" +
-      "\"\341\002\n\010Workload\022\034\n\tnamespace\030\001 \001(\tR\tnamesp" +
+      "\"\234\003\n\010Workload\022\034\n\tnamespace\030\001 \001(\tR\tnamesp" +
       "ace\022\022\n\004name\030\002 \001(\tR\004name\022\020\n\003uid\030\003 \001(\tR\003ui" +
       "d\022\035\n\nqueue_name\030\004 \001(\tR\tqueueName\022.\n\023prio" +
       "rity_class_name\030\005 \001(\tR\021priorityClassName" +
@@ -223,69 +228,75 @@ public final class QueueingProto {
       "ive\030\007 \001(\010H\001R\006active\210\001\001\022?\n\rcreation_time\030" +
       "\010 \001(\0132\032.google.protobuf.TimestampR\014creat" +
       "ionTime\022+\n\010pod_sets\030\t \003(\0132\020.berth.v1.Pod" +
-      "SetR\007podSetsB\013\n\t_priorityB\t\n\007_active\"\220\002\n" +
-      "\022ClusterQueueStatus\022\022\n\004name\030\001 \001(\tR\004name\022" +
-      ";\n\tresources\030\002 \003(\0132\035.berth.v1.FlavorReso" +
-      "urceUsageR\tresources\022-\n\022admitted_workloa" +
-      "ds\030\003 \001(\005R\021admittedWorkloads\022+\n\021pending_w" +
-      "orkloads\030\004 \001(\005R\020pendingWorkloads\022\026\n\006coho" +
-      "rt\030\005 \001(\tR\006cohort\0225\n\026inadmissible_workloa" +
-      "ds\030\006 \001(\005R\025inadmissibleWorkloads\"\327\001\n\023Flav" +
-      "orResourceUsage\022\026\n\006flavor\030\001 \001(\tR\006flavor\022" +
-      "\032\n\010resource\030\002 \001(\tR\010resource\022\030\n\007nominal\030\003" +
-      " \001(\003R\007nominal\022,\n\017borrowing_limit\030\004 \001(\003H\000" +
-      "R\016borrowingLimit\210\001\001\022\024\n\005usage\030\005 \001(\003R\005usag" +
-      "e\022\032\n\010borrowed\030\006 \001(\003R\010borrowedB\022\n\020_borrow" +
-      "ing_limit\"\271\001\n\017PodSetAdmission\022\022\n\004name\030\001 " +
-      "\001(\tR\004name\022\024\n\005count\030\002 \001(\005R\005count\022@\n\007flavo" +
-      "rs\030\003 \003(\0132&.berth.v1.PodSetAdmission.Flav" +
-      "orsEntryR\007flavors\032:\n\014FlavorsEntry\022\020\n\003key" +
-      "\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"\302\003" +
-      "\n\016WorkloadStatus\022\034\n\tnamespace\030\001 \001(\tR\tnam" +
-      "espace\022\022\n\004name\030\002 \001(\tR\004name\022\035\n\nqueue_name" +
-      "\030\003 \001(\tR\tqueueName\022-\n\005state\030\004 \001(\0162\027.berth" +
-      ".v1.WorkloadStateR\005state\022#\n\rcluster_queu" +
-      "e\030\005 \001(\tR\014clusterQueue\0224\n\010pod_sets\030\006 \003(\0132" +
-      "\031.berth.v1.PodSetAdmissionR\007podSets\022\030\n\007m" +
-      "essage\030\007 \001(\tR\007message\0220\n\006origin\030\010 \001(\0162\030." +
-      "berth.v1.WorkloadOriginR\006origin\022\032\n\010prior" +
-      "ity\030\t \001(\005R\010priority\022?\n\rcreation_time\030\n \001" +
-      "(\0132\032.google.protobuf.TimestampR\014creation" +
-      "Time\022\030\n\007victims\030\013 \003(\tR\007victims\022\022\n\004pods\030\014" +
-      " \001(\005R\004pods*\200\001\n\020QueueingStrategy\022!\n\035QUEUE" +
-      "ING_STRATEGY_UNSPECIFIED\020\000\022!\n\035QUEUEING_S" +
-      "TRATEGY_STRICT_FIFO\020\001\022&\n\"QUEUEING_STRATE" +
-      "GY_BEST_EFFORT_FIFO\020\002*u\n\nStopPolicy\022\033\n\027S" +
-      "TOP_POLICY_UNSPECIFIED\020\000\022\024\n\020STOP_POLICY_" +
-      "NONE\020\001\022\024\n\020STOP_POLICY_HOLD\020\002\022\036\n\032STOP_POL" +
-      "ICY_HOLD_AND_DRAIN\020\003*\242\001\n\027FlavorFungibili" +
-      "tyPolicy\022)\n%FLAVOR_FUNGIBILITY_POLICY_UN" +
-      "SPECIFIED\020\000\022-\n)FLAVOR_FUNGIBILITY_POLICY" +
-      "_MAY_STOP_SEARCH\020\001\022-\n)FLAVOR_FUNGIBILITY" +
-      "_POLICY_TRY_NEXT_FLAVOR\020\002*\306\001\n\033FlavorFung" +
-      "ibilityPreference\022-\n)FLAVOR_FUNGIBILITY_" +
-      "PREFERENCE_UNSPECIFIED\020\000\022;\n7FLAVOR_FUNGI" +
-      "BILITY_PREFERENCE_BORROWING_OVER_PREEMPT" +
-      "ION\020\001\022;\n7FLAVOR_FUNGIBILITY_PREFERENCE_P" +
-      "REEMPTION_OVER_BORROWING\020\002*\353\001\n\025QueuePree" +
-      "mptionPolicy\022\'\n#QUEUE_PREEMPTION_POLICY_" +
-      "UNSPECIFIED\020\000\022!\n\035QUEUE_PREEMPTION_POLICY" +
-      "_NEVER\020\001\022*\n&QUEUE_PREEMPTION_POLICY_LOWE" +
-      "R_PRIORITY\020\002\0229\n5QUEUE_PREEMPTION_POLICY_" +
-      "LOWER_OR_NEWER_EQUAL_PRIORITY\020\003\022\037\n\033QUEUE" +
-      "_PREEMPTION_POLICY_ANY\020\004*\246\001\n\rWorkloadSta" +
-      "te\022\036\n\032WORKLOAD_STATE_UNSPECIFIED\020\000\022\032\n\026WO" +
-      "RKLOAD_STATE_PENDING\020\001\022\037\n\033WORKLOAD_STATE" +
-      "_INADMISSIBLE\020\002\022\033\n\027WORKLOAD_STATE_ADMITT" +
-      "ED\020\003\022\033\n\027WORKLOAD_STATE_EVICTING\020\004*\207\001\n\016Wo" +
-      "rkloadOrigin\022\037\n\033WORKLOAD_ORIGIN_UNSPECIF" +
-      "IED\020\000\022\027\n\023WORKLOAD_ORIGIN_POD\020\001\022\035\n\031WORKLO" +
-      "AD_ORIGIN_POD_GROUP\020\002\022\034\n\030WORKLOAD_ORIGIN" +
-      "_EXPLICIT\020\003B\232\001\n\026io.berthsched.berth.v1B\r" +
-      "QueueingProtoP\001Z0github.com/berthsched/b" +
-      "erth/api/berth/v1;berthv1\242\002\003BXX\252\002\010Berth." +
-      "V1\312\002\010Berth\\V1\342\002\024Berth\\V1\\GPBMetadata\352\002\tB" +
-      "erth::V1b\006proto3"
+      "SetR\007podSets\0229\n\tadmission\030\n \001(\0132\033.berth." +
+      "v1.WorkloadAdmissionR\tadmissionB\013\n\t_prio" +
+      "rityB\t\n\007_active\"\257\001\n\021WorkloadAdmission\022#\n" +
+      "\rcluster_queue\030\001 \001(\tR\014clusterQueue\0224\n\010po" +
+      "d_sets\030\002 \003(\0132\031.berth.v1.PodSetAdmissionR" +
+      "\007podSets\022?\n\rreserved_time\030\003 \001(\0132\032.google" +
+      ".protobuf.TimestampR\014reservedTime\"\220\002\n\022Cl" +
+      "usterQueueStatus\022\022\n\004name\030\001 \001(\tR\004name\022;\n\t" +
+      "resources\030\002 \003(\0132\035.berth.v1.FlavorResourc" +
+      "eUsageR\tresources\022-\n\022admitted_workloads\030" +
+      "\003 \001(\005R\021admittedWorkloads\022+\n\021pending_work" +
+      "loads\030\004 \001(\005R\020pendingWorkloads\022\026\n\006cohort\030" +
+      "\005 \001(\tR\006cohort\0225\n\026inadmissible_workloads\030" +
+      "\006 \001(\005R\025inadmissibleWorkloads\"\327\001\n\023FlavorR" +
+      "esourceUsage\022\026\n\006flavor\030\001 \001(\tR\006flavor\022\032\n\010" +
+      "resource\030\002 \001(\tR\010resource\022\030\n\007nominal\030\003 \001(" +
+      "\003R\007nominal\022,\n\017borrowing_limit\030\004 \001(\003H\000R\016b" +
+      "orrowingLimit\210\001\001\022\024\n\005usage\030\005 \001(\003R\005usage\022\032" +
+      "\n\010borrowed\030\006 \001(\003R\010borrowedB\022\n\020_borrowing" +
+      "_limit\"\271\001\n\017PodSetAdmission\022\022\n\004name\030\001 \001(\t" +
+      "R\004name\022\024\n\005count\030\002 \001(\005R\005count\022@\n\007flavors\030" +
+      "\003 \003(\0132&.berth.v1.PodSetAdmission.Flavors" +
+      "EntryR\007flavors\032:\n\014FlavorsEntry\022\020\n\003key\030\001 " +
+      "\001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"\302\003\n\016W" +
+      "orkloadStatus\022\034\n\tnamespace\030\001 \001(\tR\tnamesp" +
+      "ace\022\022\n\004name\030\002 \001(\tR\004name\022\035\n\nqueue_name\030\003 " +
+      "\001(\tR\tqueueName\022-\n\005state\030\004 \001(\0162\027.berth.v1" +
+      ".WorkloadStateR\005state\022#\n\rcluster_queue\030\005" +
+      " \001(\tR\014clusterQueue\0224\n\010pod_sets\030\006 \003(\0132\031.b" +
+      "erth.v1.PodSetAdmissionR\007podSets\022\030\n\007mess" +
+      "age\030\007 \001(\tR\007message\0220\n\006origin\030\010 \001(\0162\030.ber" +
+      "th.v1.WorkloadOriginR\006origin\022\032\n\010priority" +
+      "\030\t \001(\005R\010priority\022?\n\rcreation_time\030\n \001(\0132" +
+      "\032.google.protobuf.TimestampR\014creationTim" +
+      "e\022\030\n\007victims\030\013 \003(\tR\007victims\022\022\n\004pods\030\014 \001(" +
+      "\005R\004pods*\200\001\n\020QueueingStrategy\022!\n\035QUEUEING" +
+      "_STRATEGY_UNSPECIFIED\020\000\022!\n\035QUEUEING_STRA" +
+      "TEGY_STRICT_FIFO\020\001\022&\n\"QUEUEING_STRATEGY_" +
+      "BEST_EFFORT_FIFO\020\002*u\n\nStopPolicy\022\033\n\027STOP" +
+      "_POLICY_UNSPECIFIED\020\000\022\024\n\020STOP_POLICY_NON" +
+      "E\020\001\022\024\n\020STOP_POLICY_HOLD\020\002\022\036\n\032STOP_POLICY" +
+      "_HOLD_AND_DRAIN\020\003*\242\001\n\027FlavorFungibilityP" +
+      "olicy\022)\n%FLAVOR_FUNGIBILITY_POLICY_UNSPE" +
+      "CIFIED\020\000\022-\n)FLAVOR_FUNGIBILITY_POLICY_MA" +
+      "Y_STOP_SEARCH\020\001\022-\n)FLAVOR_FUNGIBILITY_PO" +
+      "LICY_TRY_NEXT_FLAVOR\020\002*\306\001\n\033FlavorFungibi" +
+      "lityPreference\022-\n)FLAVOR_FUNGIBILITY_PRE" +
+      "FERENCE_UNSPECIFIED\020\000\022;\n7FLAVOR_FUNGIBIL" +
+      "ITY_PREFERENCE_BORROWING_OVER_PREEMPTION" +
+      "\020\001\022;\n7FLAVOR_FUNGIBILITY_PREFERENCE_PREE" +
+      "MPTION_OVER_BORROWING\020\002*\353\001\n\025QueuePreempt" +
+      "ionPolicy\022\'\n#QUEUE_PREEMPTION_POLICY_UNS" +
+      "PECIFIED\020\000\022!\n\035QUEUE_PREEMPTION_POLICY_NE" +
+      "VER\020\001\022*\n&QUEUE_PREEMPTION_POLICY_LOWER_P" +
+      "RIORITY\020\002\0229\n5QUEUE_PREEMPTION_POLICY_LOW" +
+      "ER_OR_NEWER_EQUAL_PRIORITY\020\003\022\037\n\033QUEUE_PR" +
+      "EEMPTION_POLICY_ANY\020\004*\246\001\n\rWorkloadState\022" +
+      "\036\n\032WORKLOAD_STATE_UNSPECIFIED\020\000\022\032\n\026WORKL" +
+      "OAD_STATE_PENDING\020\001\022\037\n\033WORKLOAD_STATE_IN" +
+      "ADMISSIBLE\020\002\022\033\n\027WORKLOAD_STATE_ADMITTED\020" +
+      "\003\022\033\n\027WORKLOAD_STATE_EVICTING\020\004*\242\001\n\016Workl" +
+      "oadOrigin\022\037\n\033WORKLOAD_ORIGIN_UNSPECIFIED" +
+      "\020\000\022\027\n\023WORKLOAD_ORIGIN_POD\020\001\022\035\n\031WORKLOAD_" +
+      "ORIGIN_POD_GROUP\020\002\022\034\n\030WORKLOAD_ORIGIN_EX" +
+      "PLICIT\020\003\022\031\n\025WORKLOAD_ORIGIN_OWNER\020\004B\232\001\n\026" +
+      "io.berthsched.berth.v1B\rQueueingProtoP\001Z" +
+      "0github.com/berthsched/berth/api/berth/v" +
+      "1;berthv1\242\002\003BXX\252\002\010Berth.V1\312\002\010Berth\\V1\342\002\024" +
+      "Berth\\V1\\GPBMetadata\352\002\tBerth::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -402,21 +413,27 @@ public final class QueueingProto {
     internal_static_berth_v1_Workload_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_Workload_descriptor,
-        new java.lang.String[] { "Namespace", "Name", "Uid", "QueueName", "PriorityClassName", "Priority", "Active", "CreationTime", "PodSets", "Priority", "Active", });
-    internal_static_berth_v1_ClusterQueueStatus_descriptor =
+        new java.lang.String[] { "Namespace", "Name", "Uid", "QueueName", "PriorityClassName", "Priority", "Active", "CreationTime", "PodSets", "Admission", "Priority", "Active", });
+    internal_static_berth_v1_WorkloadAdmission_descriptor =
       getDescriptor().getMessageTypes().get(15);
+    internal_static_berth_v1_WorkloadAdmission_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_berth_v1_WorkloadAdmission_descriptor,
+        new java.lang.String[] { "ClusterQueue", "PodSets", "ReservedTime", });
+    internal_static_berth_v1_ClusterQueueStatus_descriptor =
+      getDescriptor().getMessageTypes().get(16);
     internal_static_berth_v1_ClusterQueueStatus_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_ClusterQueueStatus_descriptor,
         new java.lang.String[] { "Name", "Resources", "AdmittedWorkloads", "PendingWorkloads", "Cohort", "InadmissibleWorkloads", });
     internal_static_berth_v1_FlavorResourceUsage_descriptor =
-      getDescriptor().getMessageTypes().get(16);
+      getDescriptor().getMessageTypes().get(17);
     internal_static_berth_v1_FlavorResourceUsage_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_FlavorResourceUsage_descriptor,
         new java.lang.String[] { "Flavor", "Resource", "Nominal", "BorrowingLimit", "Usage", "Borrowed", "BorrowingLimit", });
     internal_static_berth_v1_PodSetAdmission_descriptor =
-      getDescriptor().getMessageTypes().get(17);
+      getDescriptor().getMessageTypes().get(18);
     internal_static_berth_v1_PodSetAdmission_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_PodSetAdmission_descriptor,
@@ -428,7 +445,7 @@ public final class QueueingProto {
         internal_static_berth_v1_PodSetAdmission_FlavorsEntry_descriptor,
         new java.lang.String[] { "Key", "Value", });
     internal_static_berth_v1_WorkloadStatus_descriptor =
-      getDescriptor().getMessageTypes().get(18);
+      getDescriptor().getMessageTypes().get(19);
     internal_static_berth_v1_WorkloadStatus_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_WorkloadStatus_descriptor,

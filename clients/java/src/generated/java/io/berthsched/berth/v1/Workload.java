@@ -455,6 +455,56 @@ private static final long serialVersionUID = 0L;
     return podSets_.get(index);
   }
 
+  public static final int ADMISSION_FIELD_NUMBER = 10;
+  private io.berthsched.berth.v1.WorkloadAdmission admission_;
+  /**
+   * <pre>
+   * An admission made elsewhere (Kueue's status.admission, of a Workload
+   * another Kueue admitted): berthd counts the quota it holds against its
+   * ClusterQueue and does not admit it again. Berth never takes such an
+   * admission back: a workload that would preempt it waits. Unset: not
+   * admitted.
+   * </pre>
+   *
+   * <code>.berth.v1.WorkloadAdmission admission = 10 [json_name = "admission"];</code>
+   * @return Whether the admission field is set.
+   */
+  @java.lang.Override
+  public boolean hasAdmission() {
+    return admission_ != null;
+  }
+  /**
+   * <pre>
+   * An admission made elsewhere (Kueue's status.admission, of a Workload
+   * another Kueue admitted): berthd counts the quota it holds against its
+   * ClusterQueue and does not admit it again. Berth never takes such an
+   * admission back: a workload that would preempt it waits. Unset: not
+   * admitted.
+   * </pre>
+   *
+   * <code>.berth.v1.WorkloadAdmission admission = 10 [json_name = "admission"];</code>
+   * @return The admission.
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.WorkloadAdmission getAdmission() {
+    return admission_ == null ? io.berthsched.berth.v1.WorkloadAdmission.getDefaultInstance() : admission_;
+  }
+  /**
+   * <pre>
+   * An admission made elsewhere (Kueue's status.admission, of a Workload
+   * another Kueue admitted): berthd counts the quota it holds against its
+   * ClusterQueue and does not admit it again. Berth never takes such an
+   * admission back: a workload that would preempt it waits. Unset: not
+   * admitted.
+   * </pre>
+   *
+   * <code>.berth.v1.WorkloadAdmission admission = 10 [json_name = "admission"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.WorkloadAdmissionOrBuilder getAdmissionOrBuilder() {
+    return admission_ == null ? io.berthsched.berth.v1.WorkloadAdmission.getDefaultInstance() : admission_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -496,6 +546,9 @@ private static final long serialVersionUID = 0L;
     for (int i = 0; i < podSets_.size(); i++) {
       output.writeMessage(9, podSets_.get(i));
     }
+    if (admission_ != null) {
+      output.writeMessage(10, getAdmission());
+    }
     getUnknownFields().writeTo(output);
   }
 
@@ -535,6 +588,10 @@ private static final long serialVersionUID = 0L;
     for (int i = 0; i < podSets_.size(); i++) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(9, podSets_.get(i));
+    }
+    if (admission_ != null) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(10, getAdmission());
     }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
@@ -578,6 +635,11 @@ private static final long serialVersionUID = 0L;
     }
     if (!getPodSetsList()
         .equals(other.getPodSetsList())) return false;
+    if (hasAdmission() != other.hasAdmission()) return false;
+    if (hasAdmission()) {
+      if (!getAdmission()
+          .equals(other.getAdmission())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -615,6 +677,10 @@ private static final long serialVersionUID = 0L;
     if (getPodSetsCount() > 0) {
       hash = (37 * hash) + POD_SETS_FIELD_NUMBER;
       hash = (53 * hash) + getPodSetsList().hashCode();
+    }
+    if (hasAdmission()) {
+      hash = (37 * hash) + ADMISSION_FIELD_NUMBER;
+      hash = (53 * hash) + getAdmission().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -771,6 +837,11 @@ private static final long serialVersionUID = 0L;
         podSetsBuilder_.clear();
       }
       bitField0_ = (bitField0_ & ~0x00000100);
+      admission_ = null;
+      if (admissionBuilder_ != null) {
+        admissionBuilder_.dispose();
+        admissionBuilder_ = null;
+      }
       return this;
     }
 
@@ -845,6 +916,11 @@ private static final long serialVersionUID = 0L;
         result.creationTime_ = creationTimeBuilder_ == null
             ? creationTime_
             : creationTimeBuilder_.build();
+      }
+      if (((from_bitField0_ & 0x00000200) != 0)) {
+        result.admission_ = admissionBuilder_ == null
+            ? admission_
+            : admissionBuilder_.build();
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -953,6 +1029,9 @@ private static final long serialVersionUID = 0L;
           }
         }
       }
+      if (other.hasAdmission()) {
+        mergeAdmission(other.getAdmission());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -1034,6 +1113,13 @@ private static final long serialVersionUID = 0L;
               }
               break;
             } // case 74
+            case 82: {
+              input.readMessage(
+                  getAdmissionFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000200;
+              break;
+            } // case 82
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2116,6 +2202,197 @@ private static final long serialVersionUID = 0L;
         podSets_ = null;
       }
       return podSetsBuilder_;
+    }
+
+    private io.berthsched.berth.v1.WorkloadAdmission admission_;
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.WorkloadAdmission, io.berthsched.berth.v1.WorkloadAdmission.Builder, io.berthsched.berth.v1.WorkloadAdmissionOrBuilder> admissionBuilder_;
+    /**
+     * <pre>
+     * An admission made elsewhere (Kueue's status.admission, of a Workload
+     * another Kueue admitted): berthd counts the quota it holds against its
+     * ClusterQueue and does not admit it again. Berth never takes such an
+     * admission back: a workload that would preempt it waits. Unset: not
+     * admitted.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadAdmission admission = 10 [json_name = "admission"];</code>
+     * @return Whether the admission field is set.
+     */
+    public boolean hasAdmission() {
+      return ((bitField0_ & 0x00000200) != 0);
+    }
+    /**
+     * <pre>
+     * An admission made elsewhere (Kueue's status.admission, of a Workload
+     * another Kueue admitted): berthd counts the quota it holds against its
+     * ClusterQueue and does not admit it again. Berth never takes such an
+     * admission back: a workload that would preempt it waits. Unset: not
+     * admitted.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadAdmission admission = 10 [json_name = "admission"];</code>
+     * @return The admission.
+     */
+    public io.berthsched.berth.v1.WorkloadAdmission getAdmission() {
+      if (admissionBuilder_ == null) {
+        return admission_ == null ? io.berthsched.berth.v1.WorkloadAdmission.getDefaultInstance() : admission_;
+      } else {
+        return admissionBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * An admission made elsewhere (Kueue's status.admission, of a Workload
+     * another Kueue admitted): berthd counts the quota it holds against its
+     * ClusterQueue and does not admit it again. Berth never takes such an
+     * admission back: a workload that would preempt it waits. Unset: not
+     * admitted.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadAdmission admission = 10 [json_name = "admission"];</code>
+     */
+    public Builder setAdmission(io.berthsched.berth.v1.WorkloadAdmission value) {
+      if (admissionBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        admission_ = value;
+      } else {
+        admissionBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000200;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * An admission made elsewhere (Kueue's status.admission, of a Workload
+     * another Kueue admitted): berthd counts the quota it holds against its
+     * ClusterQueue and does not admit it again. Berth never takes such an
+     * admission back: a workload that would preempt it waits. Unset: not
+     * admitted.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadAdmission admission = 10 [json_name = "admission"];</code>
+     */
+    public Builder setAdmission(
+        io.berthsched.berth.v1.WorkloadAdmission.Builder builderForValue) {
+      if (admissionBuilder_ == null) {
+        admission_ = builderForValue.build();
+      } else {
+        admissionBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000200;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * An admission made elsewhere (Kueue's status.admission, of a Workload
+     * another Kueue admitted): berthd counts the quota it holds against its
+     * ClusterQueue and does not admit it again. Berth never takes such an
+     * admission back: a workload that would preempt it waits. Unset: not
+     * admitted.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadAdmission admission = 10 [json_name = "admission"];</code>
+     */
+    public Builder mergeAdmission(io.berthsched.berth.v1.WorkloadAdmission value) {
+      if (admissionBuilder_ == null) {
+        if (((bitField0_ & 0x00000200) != 0) &&
+          admission_ != null &&
+          admission_ != io.berthsched.berth.v1.WorkloadAdmission.getDefaultInstance()) {
+          getAdmissionBuilder().mergeFrom(value);
+        } else {
+          admission_ = value;
+        }
+      } else {
+        admissionBuilder_.mergeFrom(value);
+      }
+      bitField0_ |= 0x00000200;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * An admission made elsewhere (Kueue's status.admission, of a Workload
+     * another Kueue admitted): berthd counts the quota it holds against its
+     * ClusterQueue and does not admit it again. Berth never takes such an
+     * admission back: a workload that would preempt it waits. Unset: not
+     * admitted.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadAdmission admission = 10 [json_name = "admission"];</code>
+     */
+    public Builder clearAdmission() {
+      bitField0_ = (bitField0_ & ~0x00000200);
+      admission_ = null;
+      if (admissionBuilder_ != null) {
+        admissionBuilder_.dispose();
+        admissionBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * An admission made elsewhere (Kueue's status.admission, of a Workload
+     * another Kueue admitted): berthd counts the quota it holds against its
+     * ClusterQueue and does not admit it again. Berth never takes such an
+     * admission back: a workload that would preempt it waits. Unset: not
+     * admitted.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadAdmission admission = 10 [json_name = "admission"];</code>
+     */
+    public io.berthsched.berth.v1.WorkloadAdmission.Builder getAdmissionBuilder() {
+      bitField0_ |= 0x00000200;
+      onChanged();
+      return getAdmissionFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * An admission made elsewhere (Kueue's status.admission, of a Workload
+     * another Kueue admitted): berthd counts the quota it holds against its
+     * ClusterQueue and does not admit it again. Berth never takes such an
+     * admission back: a workload that would preempt it waits. Unset: not
+     * admitted.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadAdmission admission = 10 [json_name = "admission"];</code>
+     */
+    public io.berthsched.berth.v1.WorkloadAdmissionOrBuilder getAdmissionOrBuilder() {
+      if (admissionBuilder_ != null) {
+        return admissionBuilder_.getMessageOrBuilder();
+      } else {
+        return admission_ == null ?
+            io.berthsched.berth.v1.WorkloadAdmission.getDefaultInstance() : admission_;
+      }
+    }
+    /**
+     * <pre>
+     * An admission made elsewhere (Kueue's status.admission, of a Workload
+     * another Kueue admitted): berthd counts the quota it holds against its
+     * ClusterQueue and does not admit it again. Berth never takes such an
+     * admission back: a workload that would preempt it waits. Unset: not
+     * admitted.
+     * </pre>
+     *
+     * <code>.berth.v1.WorkloadAdmission admission = 10 [json_name = "admission"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.WorkloadAdmission, io.berthsched.berth.v1.WorkloadAdmission.Builder, io.berthsched.berth.v1.WorkloadAdmissionOrBuilder> 
+        getAdmissionFieldBuilder() {
+      if (admissionBuilder_ == null) {
+        admissionBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+            io.berthsched.berth.v1.WorkloadAdmission, io.berthsched.berth.v1.WorkloadAdmission.Builder, io.berthsched.berth.v1.WorkloadAdmissionOrBuilder>(
+                getAdmission(),
+                getParentForChildren(),
+                isClean());
+        admission_ = null;
+      }
+      return admissionBuilder_;
     }
     @java.lang.Override
     public final Builder setUnknownFields(

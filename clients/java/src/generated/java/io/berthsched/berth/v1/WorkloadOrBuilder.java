@@ -225,4 +225,43 @@ public interface WorkloadOrBuilder extends
    */
   io.berthsched.berth.v1.PodSetOrBuilder getPodSetsOrBuilder(
       int index);
+
+  /**
+   * <pre>
+   * An admission made elsewhere (Kueue's status.admission, of a Workload
+   * another Kueue admitted): berthd counts the quota it holds against its
+   * ClusterQueue and does not admit it again. Berth never takes such an
+   * admission back: a workload that would preempt it waits. Unset: not
+   * admitted.
+   * </pre>
+   *
+   * <code>.berth.v1.WorkloadAdmission admission = 10 [json_name = "admission"];</code>
+   * @return Whether the admission field is set.
+   */
+  boolean hasAdmission();
+  /**
+   * <pre>
+   * An admission made elsewhere (Kueue's status.admission, of a Workload
+   * another Kueue admitted): berthd counts the quota it holds against its
+   * ClusterQueue and does not admit it again. Berth never takes such an
+   * admission back: a workload that would preempt it waits. Unset: not
+   * admitted.
+   * </pre>
+   *
+   * <code>.berth.v1.WorkloadAdmission admission = 10 [json_name = "admission"];</code>
+   * @return The admission.
+   */
+  io.berthsched.berth.v1.WorkloadAdmission getAdmission();
+  /**
+   * <pre>
+   * An admission made elsewhere (Kueue's status.admission, of a Workload
+   * another Kueue admitted): berthd counts the quota it holds against its
+   * ClusterQueue and does not admit it again. Berth never takes such an
+   * admission back: a workload that would preempt it waits. Unset: not
+   * admitted.
+   * </pre>
+   *
+   * <code>.berth.v1.WorkloadAdmission admission = 10 [json_name = "admission"];</code>
+   */
+  io.berthsched.berth.v1.WorkloadAdmissionOrBuilder getAdmissionOrBuilder();
 }

@@ -44,6 +44,16 @@ public enum WorkloadOrigin
    * <code>WORKLOAD_ORIGIN_EXPLICIT = 3;</code>
    */
   WORKLOAD_ORIGIN_EXPLICIT(3),
+  /**
+   * <pre>
+   * The pods of one Job or StatefulSet: pods labelled
+   * kueue.x-k8s.io/queue-name whose controller owner reference names it
+   * (docs/queueing.md, "Workloads from what orchestrators send").
+   * </pre>
+   *
+   * <code>WORKLOAD_ORIGIN_OWNER = 4;</code>
+   */
+  WORKLOAD_ORIGIN_OWNER(4),
   UNRECOGNIZED(-1),
   ;
 
@@ -79,6 +89,16 @@ public enum WorkloadOrigin
    * <code>WORKLOAD_ORIGIN_EXPLICIT = 3;</code>
    */
   public static final int WORKLOAD_ORIGIN_EXPLICIT_VALUE = 3;
+  /**
+   * <pre>
+   * The pods of one Job or StatefulSet: pods labelled
+   * kueue.x-k8s.io/queue-name whose controller owner reference names it
+   * (docs/queueing.md, "Workloads from what orchestrators send").
+   * </pre>
+   *
+   * <code>WORKLOAD_ORIGIN_OWNER = 4;</code>
+   */
+  public static final int WORKLOAD_ORIGIN_OWNER_VALUE = 4;
 
 
   public final int getNumber() {
@@ -109,6 +129,7 @@ public enum WorkloadOrigin
       case 1: return WORKLOAD_ORIGIN_POD;
       case 2: return WORKLOAD_ORIGIN_POD_GROUP;
       case 3: return WORKLOAD_ORIGIN_EXPLICIT;
+      case 4: return WORKLOAD_ORIGIN_OWNER;
       default: return null;
     }
   }
