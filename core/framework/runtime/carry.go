@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"math/bits"
 
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
@@ -41,7 +42,11 @@ func (f *Framework) RunFilterPluginsCarrying(ctx context.Context, state *framewo
 		e = nodeInfo.Memo(&f.memo.owner, plan.sig)
 	}
 	carry.Owner, carry.Sig, carry.Name = e.Owner, e.Sig, nodeInfo.Name()
-	carry.Done, carry.Scores = e.ScoreDone, e.Scores
+	// Only the slots up to the last one remembered: with the default
+	// profile's six plugins the copy stays within the entry's cache lines
+	// the filter read.
+	carry.Done = e.ScoreDone
+	copy(carry.Scores[:bits.Len64(e.ScoreDone)], e.Scores[:])
 	return st
 }
 
