@@ -176,11 +176,7 @@ type MemoEntry struct {
 	// the index (among the profile's Filter plugins) of the first
 	// node-local filter that rejected the pod, -1 if they all passed;
 	// FilterStatus is its status.
-	FilterDone bool
-	// NominatedDone is described below; it sits here, in FilterDone's
-	// padding, so that a NodeInfo with its four entries fits the 896-byte
-	// allocation class rather than the 1024-byte one.
-	NominatedDone  bool
+	FilterDone     bool
 	FilterFailedAt int32
 	FilterStatus   *Status
 
@@ -197,6 +193,7 @@ type MemoEntry struct {
 	// NominatedStatus is the filters' verdict (nil: success) on the node
 	// with the pods of Nominated added, when NominatedDone; the pods, by
 	// identity, are those RunFilterPluginsWithNominatedPods added.
+	NominatedDone   bool
 	Nominated       []*PodInfo
 	NominatedStatus *Status
 	// Preemption is the preemption evaluator's own record of its dry run on
