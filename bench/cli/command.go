@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
 	"strconv"
@@ -61,6 +62,7 @@ type flags struct {
 	berthdArgs  []string
 	wait        time.Duration
 	cpuProfile  string
+	memProfile  string
 	trace       string
 	syscalls    string
 	window      int
@@ -109,6 +111,7 @@ data directory for each run.`,
 	fl.StringArrayVar(&f.berthdArgs, "berthd-arg", nil, "extra flag for the berthd started (repeatable), e.g. --berthd-arg=--deterministic")
 	fl.DurationVar(&f.wait, "timeout", 30*time.Minute, "how long a run may wait for the decisions")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the runs (client and in-process berthd) to this file")
+	fl.StringVar(&f.memProfile, "memprofile", "", "write a heap profile of this process (client and in-process berthd, the cluster loaded and every pod decided) to this file after each run, after a collection")
 	fl.StringVar(&f.trace, "trace", "", "write an execution trace of the runs (go tool trace) to this file")
 	fl.IntVar(&f.window, "window", server.FlowControlWindow, "the client's fixed HTTP/2 flow-control window in bytes, as berthd's; 0: gRPC's default (probed, growing)")
 	fl.StringVar(&f.syscalls, "syscalls", "", "also count berthd's system calls in the window: perf (perf stat, cheap) or strace (strace -c, by name, slows every call)")
@@ -216,6 +219,11 @@ func oneRun(ctx context.Context, stderr io.Writer, f flags, opts Options) (*Resu
 		return nil, err
 	}
 	r.PeakRSSMiB = peakRSSMiB()
+	if f.memProfile != "" {
+		if err := writeHeapProfile(f.memProfile); err != nil {
+			return nil, err
+		}
+	}
 	if f.verify {
 		reg := registry.InTree()
 		want, err := inprocess.SimulateBinds(ctx, w, reg, inprocess.DefaultConfig(reg), 0)
@@ -235,6 +243,22 @@ func oneRun(ctx context.Context, stderr io.Writer, f flags, opts Options) (*Resu
 		r.Verified = &ok
 	}
 	return r, nil
+}
+
+// writeHeapProfile writes the live heap, after a collection, to path: what
+// berthd holds (when in this process) for the cluster and the pods while
+// the server still runs.
+func writeHeapProfile(path string) error {
+	runtime.GC()
+	hf, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("heap").WriteTo(hf, 0); err != nil {
+		hf.Close()
+		return fmt.Errorf("writing the heap profile: %w", err)
+	}
+	return hf.Close()
 }
 
 func print(out io.Writer, format string, r *Result) error {

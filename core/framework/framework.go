@@ -59,6 +59,12 @@ type Framework interface {
 	// named passes, known to accept the node, unless pods are nominated to
 	// it ("": every plugin runs).
 	RunFilterPluginsPassing(ctx context.Context, state *CycleState, pod *model.Pod, nodeInfo *NodeInfo, passes string) *Status
+	// RunFilterPluginsCarrying is RunFilterPluginsWithNominatedPods that,
+	// when the node passes and the pod's signature is remembered, copies
+	// the node's name and remembered raw scores into carry (else sets
+	// carry.Owner nil), for ScoreBuffers.Carried. Only a caller filtering
+	// on one goroutine uses it.
+	RunFilterPluginsCarrying(ctx context.Context, state *CycleState, pod *model.Pod, nodeInfo *NodeInfo, carry *CarriedScores) *Status
 	RunReservePluginsReserve(ctx context.Context, state *CycleState, pod *model.Pod, nodeName string) *Status
 	RunReservePluginsUnreserve(ctx context.Context, state *CycleState, pod *model.Pod, nodeName string)
 	// RunPermitPlugins returns Wait when a plugin holds the pod; the pod is
@@ -82,6 +88,12 @@ type ScoreBuffers struct {
 	// TotalsOnly: the caller reads only each node's TotalScore, so the
 	// per-plugin scores are not kept (NodePluginScores.Scores is nil).
 	TotalsOnly bool
+	// Carried, when it has one entry per node scored, holds what the filter
+	// pass copied from each node's memo (Framework.RunFilterPluginsCarrying):
+	// scoring reads the remembered raw scores and names there instead of
+	// visiting every node again. Entries whose signature is not the pod's
+	// are ignored.
+	Carried []CarriedScores
 
 	raw     []NodeScoreList
 	rawMem  []NodeScore

@@ -18,11 +18,13 @@ type NodeInfo struct {
 	// the NodeInfos that changed into the next snapshot.
 	Generation int64
 	name       string // node.Name, kept here: the hot loops read it per node
+	// node is here too: filtering asks every node for its nominated pods
+	// (NominatedPodsToAdd), which reads it first.
+	node *model.Node
 	// memo is the runtime's per-signature results for this version of the
 	// node (see Memo); never cloned.
 	memo nodeMemo
 
-	node *model.Node
 	// images holds the names of the node's images (node.Images), nil when
 	// it has none; never changed, so clones share it.
 	images map[string]struct{}

@@ -255,7 +255,7 @@ func (s *Scheduler) schedulingAlgorithm(ctx context.Context, state *framework.Cy
 	}
 	if len(feasible) == 1 {
 		if (s.opts.Replay.ScoreSingleNode || att.whatIf) && fwk.HasScorePlugins() {
-			if scores, err := s.prioritizeNodes(ctx, state.Clone(), fwk, pod, feasible, nil); err == nil {
+			if scores, err := s.prioritizeNodes(ctx, state.Clone(), fwk, pod, feasible, s.carried, nil); err == nil {
 				att.Scores, att.ScoresReportOnly = scores, true
 			}
 		}
@@ -268,7 +268,7 @@ func (s *Scheduler) schedulingAlgorithm(ctx context.Context, state *framework.Cy
 	if att.lean {
 		buf = &s.scoreBuf
 	}
-	scores, err := s.prioritizeNodes(ctx, state, fwk, pod, feasible, buf)
+	scores, err := s.prioritizeNodes(ctx, state, fwk, pod, feasible, s.carried, buf)
 	if err != nil {
 		return "", &failure{status: framework.AsStatus(err), nominating: clearNomination}
 	}
@@ -309,8 +309,9 @@ func (s *Scheduler) postFilter(ctx context.Context, state *framework.CycleState,
 }
 
 // prioritizeNodes runs PreScore and Score; without score plugins every node
-// scores 1.
-func (s *Scheduler) prioritizeNodes(ctx context.Context, state *framework.CycleState, fwk framework.Framework, pod *model.Pod, nodes []*framework.NodeInfo, buf *framework.ScoreBuffers) ([]framework.NodePluginScores, error) {
+// scores 1. carried, when not nil, is the filter pass's copy of the nodes'
+// remembered scores, one per node in the order of nodes (s.carried).
+func (s *Scheduler) prioritizeNodes(ctx context.Context, state *framework.CycleState, fwk framework.Framework, pod *model.Pod, nodes []*framework.NodeInfo, carried []framework.CarriedScores, buf *framework.ScoreBuffers) ([]framework.NodePluginScores, error) {
 	if !fwk.HasScorePlugins() {
 		out := make([]framework.NodePluginScores, len(nodes))
 		for i, ni := range nodes {
@@ -320,6 +321,13 @@ func (s *Scheduler) prioritizeNodes(ctx context.Context, state *framework.CycleS
 	}
 	if st := fwk.RunPreScorePlugins(ctx, state, pod, nodes); !st.IsSuccess() {
 		return nil, st.AsError()
+	}
+	if len(carried) == len(nodes) && len(nodes) > 0 {
+		if buf == nil {
+			buf = &framework.ScoreBuffers{}
+		}
+		buf.Carried = carried
+		defer func() { buf.Carried = nil }()
 	}
 	scores, st := fwk.RunScorePluginsInto(ctx, state, pod, nodes, buf)
 	if !st.IsSuccess() {

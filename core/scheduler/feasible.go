@@ -80,6 +80,7 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, state *framework.Cy
 // their statuses (lean attempts that found a node: nobody reads them).
 func (s *Scheduler) findFeasible(ctx context.Context, state *framework.CycleState, fwk framework.Framework, pod *model.Pod, att *Attempt, nodes []*framework.NodeInfo) ([]*framework.NodeInfo, int, error) {
 	d := &att.Diagnosis
+	s.carried = nil
 	toFind := s.feasibleToFind(fwk, len(nodes), att.whatIf)
 	// A nominated node already rejected has its status: leave the count
 	// of processed nodes to the plain walk.
@@ -100,6 +101,7 @@ func (s *Scheduler) findFeasible(ctx context.Context, state *framework.CycleStat
 
 // evaluateNominatedNode filters only the pod's nominated node.
 func (s *Scheduler) evaluateNominatedNode(ctx context.Context, state *framework.CycleState, fwk framework.Framework, pod *model.Pod, d *framework.Diagnosis) ([]*framework.NodeInfo, error) {
+	s.carried = nil
 	ni, err := s.snapshot.Get(pod.NominatedNodeName)
 	if err != nil {
 		return nil, err
@@ -178,21 +180,30 @@ func (s *Scheduler) findNodesThatPassFilters(ctx context.Context, state *framewo
 // index until enough are feasible. Like the parallel search with one
 // worker (kube's, and the oracle's), it stops at the first feasible node
 // beyond the number wanted: the nodes rejected before that one count as
-// processed.
+// processed. The feasible nodes' remembered scores are carried in
+// s.carried for the score pass (framework.CarriedScores).
 func (s *Scheduler) filterInOrder(ctx context.Context, state *framework.CycleState, fwk framework.Framework, pod *model.Pod, d *framework.Diagnosis, nodes []*framework.NodeInfo, feasible []*framework.NodeInfo) ([]*framework.NodeInfo, error) {
 	n, toFind, found := len(nodes), len(feasible), 0
+	// One slot more than wanted: the first feasible node past them is
+	// filtered too, and carried nowhere.
+	s.carryBuf = slices.Grow(s.carryBuf[:0], toFind+1)[:toFind+1]
+	carry := s.carryBuf
+	done := func(found int) []*framework.NodeInfo {
+		s.carried = carry[:found]
+		return feasible[:found]
+	}
 	for i := 0; i < n; i++ {
 		if err := ctx.Err(); err != nil {
-			return feasible[:found], err
+			return done(found), err
 		}
 		ni := nodes[(s.nextStartNodeIndex+i)%n]
-		st := fwk.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
+		st := fwk.RunFilterPluginsCarrying(ctx, state, pod, ni, &carry[found])
 		switch {
 		case st.Code() == framework.Error:
-			return feasible[:found], st.AsError()
+			return done(found), st.AsError()
 		case st.IsSuccess():
 			if found == toFind {
-				return feasible, nil
+				return done(found), nil
 			}
 			feasible[found] = ni
 			found++
@@ -201,7 +212,7 @@ func (s *Scheduler) filterInOrder(ctx context.Context, state *framework.CycleSta
 			addPluginStatus(d, st)
 		}
 	}
-	return feasible[:found], nil
+	return done(found), nil
 }
 
 // feasibleToFind is how many feasible nodes the search looks for among n:

@@ -429,7 +429,7 @@ func (s *Scheduler) pickOnWorld(ctx context.Context, fwk framework.Framework, w 
 	case 1:
 		return feasible[0].Name()
 	}
-	scores, err := s.prioritizeNodes(ctx, state.Clone(), fwk, m, feasible, nil)
+	scores, err := s.prioritizeNodes(ctx, state.Clone(), fwk, m, feasible, nil, nil)
 	if err != nil {
 		return ""
 	}

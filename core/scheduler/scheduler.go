@@ -131,6 +131,10 @@ type Replay struct {
 	// (see framework.Handle.LocalMemo, core/preemption); tests compare the
 	// two.
 	NoPreemptionMemo bool
+	// NoScoreCarry makes scoring read each feasible node's remembered
+	// scores from the node instead of from the copy the filter pass made
+	// (see framework.CarriedScores); tests compare the two.
+	NoScoreCarry bool
 	// NoDevicePrecheck sends every node to the DRA allocator, as kube
 	// does, instead of ruling out first the nodes where a pod's claims
 	// surely do not fit (see core/dra precheck.go); tests compare the two.
@@ -191,7 +195,12 @@ type Scheduler struct {
 	feasibleBuf []*framework.NodeInfo
 	statusBuf   []*framework.Status
 	scoreBuf    framework.ScoreBuffers
-	cursorBuf   []cursor
+	// carryBuf holds what filterInOrder copied from the feasible nodes'
+	// memo entries; carried is its part that matches feasibleBuf in this
+	// cycle (nil when the nodes were found another way).
+	carryBuf  []framework.CarriedScores
+	carried   []framework.CarriedScores
+	cursorBuf []cursor
 	// domainOrders index the snapshot's nodes by topology key for the
 	// domain walk (domainwalk.go); used by the scheduling goroutine only.
 	domainOrders map[string]*domainOrder
@@ -322,6 +331,9 @@ func (s *Scheduler) buildProfiles(ctx context.Context) error {
 	}
 	if s.opts.Replay.NoPreemptionMemo {
 		common = append(common, runtime.WithoutPreemptionMemo())
+	}
+	if s.opts.Replay.NoScoreCarry {
+		common = append(common, runtime.WithoutScoreCarry())
 	}
 	if s.opts.Metrics != nil {
 		common = append(common, runtime.WithMetrics(s.opts.Metrics))

@@ -89,7 +89,8 @@ func New(ctx context.Context, in Input, opts Options) (*Engine, error) {
 		Deterministic:            true,
 		PercentageOfNodesToScore: percentage,
 		Replay: scheduler.Replay{BindInline: true, ScoreSingleNode: true, NoResultMemo: opts.NoResultMemo,
-			NoIncrementalIndexes: opts.NoIncrementalIndexes, NoPreemptionMemo: opts.NoPreemptionMemo, NoDevicePrecheck: opts.NoDevicePrecheck,
+			NoIncrementalIndexes: opts.NoIncrementalIndexes, NoPreemptionMemo: opts.NoPreemptionMemo, NoScoreCarry: opts.NoScoreCarry,
+			NoDevicePrecheck:    opts.NoDevicePrecheck,
 			NoDeviceSliceFilter: opts.NoDeviceSliceFilter, NoDeviceNodeMemo: opts.NoDeviceNodeMemo},
 	})
 	if err != nil {

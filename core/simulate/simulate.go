@@ -65,6 +65,10 @@ type Options struct {
 	// NoPreemptionMemo dry-runs every preemption candidate anew (see
 	// scheduler.Replay.NoPreemptionMemo); tests compare the two.
 	NoPreemptionMemo bool
+	// NoScoreCarry scores from each node's memo, not from the filter
+	// pass's copy (see scheduler.Replay.NoScoreCarry); tests compare the
+	// two.
+	NoScoreCarry bool
 	// NoDevicePrecheck sends every node to the DRA allocator (see
 	// scheduler.Replay.NoDevicePrecheck); tests compare the two.
 	NoDevicePrecheck bool

@@ -63,6 +63,8 @@ type Framework struct {
 	noIndexes    bool
 	// noPreemptionMemo: see WithoutPreemptionMemo.
 	noPreemptionMemo bool
+	// noScoreCarry: see WithoutScoreCarry.
+	noScoreCarry bool
 }
 
 var (
@@ -99,6 +101,7 @@ func New(ctx context.Context, registry Registry, profile config.Profile, opts ..
 		noResultMemo:     o.noResultMemo,
 		noIndexes:        o.noIndexes,
 		noPreemptionMemo: o.noPreemptionMemo,
+		noScoreCarry:     o.noScoreCarry,
 	}
 	if tc, ok := o.clock.(TimerClock); ok {
 		f.timers = tc

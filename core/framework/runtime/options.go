@@ -33,6 +33,8 @@ type options struct {
 	noIndexes bool
 	// noPreemptionMemo: see WithoutPreemptionMemo.
 	noPreemptionMemo bool
+	// noScoreCarry: see WithoutScoreCarry.
+	noScoreCarry bool
 }
 
 func defaultOptions() options {
@@ -179,4 +181,11 @@ func WithoutIncrementalIndexes() Option {
 // does. Tests use it to check that the memo changes no outcome.
 func WithoutPreemptionMemo() Option {
 	return func(o *options) { o.noPreemptionMemo = true }
+}
+
+// WithoutScoreCarry makes RunFilterPluginsCarrying carry nothing, so that
+// scoring reads every feasible node's remembered scores from the node
+// itself. Tests use it to check that carrying them changes no outcome.
+func WithoutScoreCarry() Option {
+	return func(o *options) { o.noScoreCarry = true }
 }

@@ -97,7 +97,7 @@ func (f *Framework) RunScorePluginsInto(ctx context.Context, state *framework.Cy
 	}
 
 	if len(steps) > 0 {
-		f.scoreNodes(ctx, state, pod, nodes, plan, raw, fail)
+		f.scoreNodes(ctx, state, pod, nodes, plan, carriedFor(buf, len(nodes)), raw, fail)
 		if s := failed(); s != nil {
 			return nil, s
 		}
@@ -121,15 +121,28 @@ type scoreFailure func(plugin, format string, a ...any)
 // scores in order on this goroutine when every plugin is node-local and
 // results are remembered, else in parallel over the nodes; a failing
 // plugin is reported to fail and stops scoring that node.
-func (f *Framework) scoreNodes(ctx context.Context, state *framework.CycleState, pod *model.Pod, nodes []*framework.NodeInfo, plan *scorePlan, raw []framework.NodeScoreList, fail scoreFailure) {
+func (f *Framework) scoreNodes(ctx context.Context, state *framework.CycleState, pod *model.Pod, nodes []*framework.NodeInfo, plan *scorePlan, carried []framework.CarriedScores, raw []framework.NodeScoreList, fail scoreFailure) {
 	steps := plan.steps
 	scoreNode := func(n int) {
 		ni := nodes[n]
-		name := ni.Name()
+		var c *framework.CarriedScores
+		if carried != nil && plan.sig != 0 && carried[n].Carries(&f.memo.owner, plan.sig) {
+			c = &carried[n]
+		}
+		var name string
+		if c != nil {
+			name = c.Name
+		} else {
+			name = ni.Name()
+		}
 		var e *framework.MemoEntry
 		for p, step := range steps {
 			if step.uniform {
 				raw[p][n] = framework.NodeScore{Name: name, Score: step.uniformScore}
+				continue
+			}
+			if c != nil && step.local && c.Done&(1<<step.index) != 0 {
+				raw[p][n] = framework.NodeScore{Name: name, Score: c.Scores[step.index]}
 				continue
 			}
 			if step.local && plan.sig != 0 {
@@ -237,9 +250,19 @@ func (f *Framework) scoreRemembered(ctx context.Context, state *framework.CycleS
 	}
 	raw := buf.Raw(normalizing, len(nodes))
 	out, _ := buf.Out(len(nodes), 0)
+	carried := carriedFor(buf, len(nodes))
 	for n, ni := range nodes {
-		name := ni.Name()
-		e := ni.Memo(&f.memo.owner, plan.sig)
+		// From the filter pass's copy when there is one, so the node is
+		// visited only for a score not remembered yet.
+		var c *framework.CarriedScores
+		var name string
+		if carried != nil && carried[n].Carries(&f.memo.owner, plan.sig) {
+			c = &carried[n]
+			name = c.Name
+		} else {
+			name = ni.Name()
+		}
+		var e *framework.MemoEntry
 		total := base
 		k := 0
 		for _, step := range perNode {
@@ -247,9 +270,16 @@ func (f *Framework) scoreRemembered(ctx context.Context, state *framework.CycleS
 			switch {
 			case step.uniform:
 				s = step.uniformScore
-			case e.ScoreDone&(1<<step.index) != 0:
-				s = e.Scores[step.index]
+			case c != nil && c.Done&(1<<step.index) != 0:
+				s = c.Scores[step.index]
 			default:
+				if e == nil {
+					e = ni.Memo(&f.memo.owner, plan.sig)
+				}
+				if e.ScoreDone&(1<<step.index) != 0 {
+					s = e.Scores[step.index]
+					break
+				}
 				var st *framework.Status
 				if s, st = step.pl.Score(ctx, state, pod, ni); !st.IsSuccess() {
 					return nil, false
