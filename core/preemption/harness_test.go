@@ -63,6 +63,17 @@ func (n *nominator) UpdateNominatedPod(old *model.Pod, pi *framework.PodInfo) {
 	n.AddNominatedPod(pi, nil)
 }
 
+func (n *nominator) AnyNominated() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, pis := range n.byNode {
+		if len(pis) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func (n *nominator) NominatedPodsForNode(node string) []*framework.PodInfo {
 	n.mu.Lock()
 	defer n.mu.Unlock()

@@ -160,6 +160,9 @@ func (n *Nominator) NominatedPodsForNode(nodeName string) []*framework.PodInfo {
 	return n.byNode[nodeName]
 }
 
+// AnyNominated reports whether any pod is nominated: one atomic load.
+func (n *Nominator) AnyNominated() bool { return n.nominated.Load() != 0 }
+
 // NominatedNodeName returns the node the pod is nominated to.
 func (n *Nominator) NominatedNodeName(uid string) (string, bool) {
 	n.mu.RLock()

@@ -463,6 +463,8 @@ func (l lazyNominator) NominatedPodsForNode(nodeName string) []*framework.PodInf
 	return l.s.queue.Nominator().NominatedPodsForNode(nodeName)
 }
 
+func (l lazyNominator) AnyNominated() bool { return l.s.queue.Nominator().AnyNominated() }
+
 // setNominatedNodeName records a pending pod's nominated node in the
 // scheduler's view and the queue's.
 func (s *Scheduler) setNominatedNodeName(ctx context.Context, uid, node string) {

@@ -176,7 +176,7 @@ func (f *Framework) filterWithNominatedRemembered(ctx context.Context, state *fr
 // nominated to the node at the pod's priority or above added, and whether
 // there were any.
 func (f *Framework) addNominatedPods(ctx context.Context, state *framework.CycleState, pod *model.Pod, nodeInfo *framework.NodeInfo) (bool, *framework.CycleState, *framework.NodeInfo, error) {
-	if f.nominator == nil {
+	if f.nominator == nil || !f.nominator.AnyNominated() {
 		return false, state, nodeInfo, nil
 	}
 	// The name is "" for a NodeInfo without its node: nothing is

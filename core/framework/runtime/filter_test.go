@@ -96,6 +96,7 @@ func (n fakeNominator) AddNominatedPod(*framework.PodInfo, *framework.Nominating
 func (n fakeNominator) DeleteNominatedPodIfExists(*model.Pod)                         {}
 func (n fakeNominator) UpdateNominatedPod(*model.Pod, *framework.PodInfo)             {}
 func (n fakeNominator) NominatedPodsForNode(node string) []*framework.PodInfo         { return n[node] }
+func (n fakeNominator) AnyNominated() bool                                            { return len(n) > 0 }
 
 // countState counts pods added through AddPod, as a plugin's PreFilter
 // state would.
