@@ -111,6 +111,11 @@ func (c *clusterState) admitComposite(in *model.CompositePodGroup) (*model.Compo
 	return &g, nil
 }
 
+// waitForMembers are the rejectors of a tree's members when no member
+// failed on a plugin (a composite group short of children with pods): they
+// wait for the gate's events (pods and groups arriving), not for backoff.
+func waitForMembers() map[string]struct{} { return map[string]struct{}{gang.GateName: {}} }
+
 func treeKeys(groups []*model.PodGroup) []string {
 	out := make([]string, len(groups))
 	for i, g := range groups {
@@ -161,7 +166,7 @@ func (s *Scheduler) scheduleTree(ctx context.Context, fwk framework.Framework, q
 				misses = append(misses, r.Misses...)
 			}
 		}
-		s.failMembers(ctx, fwk, att.Message, misses, p, pending, nil)
+		s.failMembers(ctx, fwk, att.Message, misses, p, pending, nil, waitForMembers())
 		return s.endGroupAttempt(att)
 	}
 	att.Result = ResultScheduled
@@ -183,7 +188,7 @@ func (s *Scheduler) scheduleTree(ctx context.Context, fwk framework.Framework, q
 		if r != nil && len(r.Misses) > 0 {
 			msg, misses = r.Message(), r.Misses
 		}
-		s.failMembers(ctx, fwk, msg, misses, p, l.Members, nil)
+		s.failMembers(ctx, fwk, msg, misses, p, l.Members, nil, waitForMembers())
 	}
 	return s.endGroupAttempt(att)
 }

@@ -311,11 +311,13 @@ func (s *Scheduler) failGroupMisses(ctx context.Context, fwk framework.Framework
 // the group's message and the rejections of the members that missed (so
 // the events those plugins care about bring the whole group back).
 func (s *Scheduler) failGroup(ctx context.Context, fwk framework.Framework, res *gang.Result, p *groupPlacer, members []*model.Pod, plan *groupPlan) {
-	s.failMembers(ctx, fwk, res.Message(), res.Misses, p, members, plan)
+	s.failMembers(ctx, fwk, res.Message(), res.Misses, p, members, plan, nil)
 }
 
-// failMembers is failGroup with the message and the misses given (a tree's).
-func (s *Scheduler) failMembers(ctx context.Context, fwk framework.Framework, msg string, misses []gang.Miss, p *groupPlacer, members []*model.Pod, plan *groupPlan) {
+// failMembers is failGroup with the message and the misses given (a
+// tree's). When no miss names the plugins that rejected it, fallback (when
+// set) are the rejectors the members wait on.
+func (s *Scheduler) failMembers(ctx context.Context, fwk framework.Framework, msg string, misses []gang.Miss, p *groupPlacer, members []*model.Pod, plan *groupPlan, fallback map[string]struct{}) {
 	var base *framework.FitError
 	rejectors := map[string]struct{}{}
 	for _, m := range misses {
@@ -327,6 +329,9 @@ func (s *Scheduler) failMembers(ctx context.Context, fwk framework.Framework, ms
 			base = f.fitErr
 		}
 		maps.Copy(rejectors, f.fitErr.Diagnosis.UnschedulablePlugins)
+	}
+	if base == nil && fallback != nil {
+		base, rejectors = &framework.FitError{}, fallback
 	}
 	for _, m := range members {
 		f := &failure{status: framework.NewStatus(framework.Unschedulable, msg), msg: msg}

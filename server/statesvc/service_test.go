@@ -613,7 +613,7 @@ func TestCompositePodGroupsGateOff(t *testing.T) {
 	resp := send(&berthv1.SyncRequest{BatchId: 1, Mutations: upserts(composite, child)})
 	wantErrs := []*berthv1.ObjectError{
 		{Index: 0, Ref: &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_COMPOSITE_POD_GROUP, Namespace: "default", Name: "job"},
-			Code: berthv1.ErrorCode_ERROR_CODE_FAILED_PRECONDITION,
+			Code:    berthv1.ErrorCode_ERROR_CODE_FAILED_PRECONDITION,
 			Message: "composite pod group default/job: CompositePodGroup requires the CompositePodGroup feature gate (alpha, with TopologyAwareWorkloadScheduling): kube 1.37 serves the kind only with it"},
 	}
 	if diff := cmp.Diff(wantErrs, resp.GetErrors(), protocmp.Transform()); diff != "" || resp.GetApplied() != 1 {
