@@ -29,6 +29,8 @@ func TestIdentityOfEveryKind(t *testing.T) {
 			identity{berthv1.ObjectKind_OBJECT_KIND_NAMESPACE, "", "ns"}},
 		{"pod_group", &berthv1.Object{Kind: &berthv1.Object_PodGroup{PodGroup: &berthv1.PodGroup{Namespace: "ns", Name: "g"}}},
 			identity{berthv1.ObjectKind_OBJECT_KIND_POD_GROUP, "ns", "g"}},
+		{"composite_pod_group", &berthv1.Object{Kind: &berthv1.Object_CompositePodGroup{CompositePodGroup: &berthv1.CompositePodGroup{Namespace: "ns", Name: "g"}}},
+			identity{berthv1.ObjectKind_OBJECT_KIND_COMPOSITE_POD_GROUP, "ns", "g"}},
 		{"device_class", &berthv1.Object{Kind: &berthv1.Object_DeviceClass{DeviceClass: &berthv1.DeviceClass{Name: "gpu"}}},
 			identity{berthv1.ObjectKind_OBJECT_KIND_DEVICE_CLASS, "", "gpu"}},
 		{"resource_slice", &berthv1.Object{Kind: &berthv1.Object_ResourceSlice{ResourceSlice: &berthv1.ResourceSlice{Name: "s"}}},

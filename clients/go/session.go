@@ -386,6 +386,8 @@ func objectRef(o *berthv1.Object) *berthv1.ObjectRef {
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_NAMESPACE, Name: k.Namespace.GetName()}
 	case *berthv1.Object_PodGroup:
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_POD_GROUP, Namespace: k.PodGroup.GetNamespace(), Name: k.PodGroup.GetName()}
+	case *berthv1.Object_CompositePodGroup:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_COMPOSITE_POD_GROUP, Namespace: k.CompositePodGroup.GetNamespace(), Name: k.CompositePodGroup.GetName()}
 	case *berthv1.Object_DeviceClass:
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_DEVICE_CLASS, Name: k.DeviceClass.GetName()}
 	case *berthv1.Object_ResourceSlice:

@@ -310,6 +310,8 @@ func kindName(k berthv1.ObjectKind) string {
 		return "Namespace"
 	case berthv1.ObjectKind_OBJECT_KIND_POD_GROUP:
 		return "PodGroup"
+	case berthv1.ObjectKind_OBJECT_KIND_COMPOSITE_POD_GROUP:
+		return "CompositePodGroup"
 	case berthv1.ObjectKind_OBJECT_KIND_DEVICE_TAINT_RULE:
 		return "DeviceTaintRule"
 	case berthv1.ObjectKind_OBJECT_KIND_RESOURCE_FLAVOR:

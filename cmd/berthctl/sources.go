@@ -150,6 +150,9 @@ func clusterObjects(c *manifest.Cluster, withNamespaces bool) []convert.Object {
 	for _, g := range c.PodGroups {
 		out = append(out, convert.Object{PodGroup: g})
 	}
+	for _, cg := range c.CompositePodGroups {
+		out = append(out, convert.Object{CompositePodGroup: cg})
+	}
 	out = append(out, deviceObjects(c)...)
 	out = append(out, volumeObjects(c)...)
 	for _, p := range c.Pods {

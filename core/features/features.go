@@ -29,7 +29,23 @@ const (
 	// select. GA and on in kube 1.37, as in Berth; off, Berth refuses the
 	// objects.
 	DRADeviceTaintRules = "DRADeviceTaintRules"
+	// CompositePodGroup serves CompositePodGroups (trees of pod groups)
+	// and makes a PodGroup's parentCompositePodGroupName count: a tree is
+	// placed whole from its root. Alpha and off in kube 1.37, as in
+	// Berth; it needs GenericWorkload and TopologyAwareWorkloadScheduling.
+	CompositePodGroup = "CompositePodGroup"
+	// TopologyAwareWorkloadScheduling is kube 1.37's alpha topology-aware
+	// placement of pod groups. Berth takes either value; its placement of
+	// a group with a topology key is the same under both (the first domain
+	// where the group fits, docs/gang-scheduling.md).
+	TopologyAwareWorkloadScheduling = "TopologyAwareWorkloadScheduling"
 )
+
+// dependencies are kube 1.37's dependencies among the gates Berth switches
+// (pkg/features/kube_features.go): a gate on needs these on too.
+var dependencies = map[string][]string{
+	CompositePodGroup: {GenericWorkload, TopologyAwareWorkloadScheduling},
+}
 
 // Stage is a gate's maturity.
 type Stage string
@@ -61,7 +77,8 @@ func Known() []Spec { return slices.Clone(kube137) }
 var berthDefaults = map[string]bool{GenericWorkload: true}
 
 // switchable are the gates whose value changes Berth's behaviour.
-var switchable = map[string]bool{GenericWorkload: true, PodGroupPreemptionPolicy: true, DRADeviceTaintRules: true}
+var switchable = map[string]bool{GenericWorkload: true, PodGroupPreemptionPolicy: true, DRADeviceTaintRules: true,
+	CompositePodGroup: true, TopologyAwareWorkloadScheduling: true}
 
 // Switchable reports whether Berth honours both values of the gate.
 func Switchable(name string) bool { return switchable[name] }
@@ -163,7 +180,26 @@ func FromMap(m map[string]bool) (Gates, []string, error) {
 	if len(errs) > 0 {
 		return Gates{}, warnings, errors.Join(errs...)
 	}
-	return Gates{set: set}, warnings, nil
+	g := Gates{set: set}
+	for _, k := range slices.Sorted(maps.Keys(dependencies)) {
+		if !g.Enabled(k) {
+			continue
+		}
+		var off []string
+		for _, dep := range dependencies[k] {
+			if !g.Enabled(dep) {
+				off = append(off, dep)
+			}
+		}
+		if len(off) > 0 {
+			// kube's words (component-base featuregate).
+			errs = append(errs, fmt.Errorf("%s is enabled, but depends on features that are disabled: [%s]", k, strings.Join(off, " ")))
+		}
+	}
+	if len(errs) > 0 {
+		return Gates{}, warnings, errors.Join(errs...)
+	}
+	return g, warnings, nil
 }
 
 func lookup(name string) (Spec, bool) {

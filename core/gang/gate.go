@@ -39,6 +39,20 @@ func GateStatus(r *Registry, pod *model.Pod) *framework.Status {
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable,
 			fmt.Sprintf("waiting for pod group %s: it does not exist", key)).WithPlugin(GateName)
 	}
+	if root, missing, ok := r.Root(key); ok {
+		// In a tree (kube's hierarchy readiness): the tree's root must
+		// exist, and enough of its children have their pods; the pod's
+		// own group may be short of them.
+		if root == nil {
+			return framework.NewStatus(framework.UnschedulableAndUnresolvable,
+				fmt.Sprintf("waiting for composite pod group %s, the parent of pod group %s: it does not exist", missing, key)).WithPlugin(GateName)
+		}
+		if ready, n := r.treeReady(root, 0); ready == 0 {
+			return framework.NewStatus(framework.UnschedulableAndUnresolvable,
+				fmt.Sprintf("waiting for composite pod group %s: %d of its min_group_count %d child groups have their pods", root.Key(), n, root.MinGroupCount)).WithPlugin(GateName)
+		}
+		return nil
+	}
 	if n := r.NumMembers(key); n < int(grp.MinCount) {
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable,
 			fmt.Sprintf("waiting for pod group %s: %d of its min_count %d pods exist", key, n, grp.MinCount)).WithPlugin(GateName)

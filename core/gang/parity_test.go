@@ -16,6 +16,8 @@ import (
 
 	"github.com/berthsched/berth/core/config"
 	"github.com/berthsched/berth/core/features"
+	"github.com/berthsched/berth/core/framework"
+	"github.com/berthsched/berth/core/gang"
 	"github.com/berthsched/berth/core/manifest"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/plugins/registry"
@@ -142,7 +144,8 @@ func berthBound(t *testing.T, c *manifest.Cluster, gates string) map[string]int 
 		t.Fatal(err)
 	}
 	res, err := fullloop.Run(t.Context(), fullloop.Input{
-		Nodes: c.Nodes, Pods: c.Pods, PriorityClasses: c.PriorityClasses, PodGroups: c.PodGroups, Config: cfg,
+		Nodes: c.Nodes, Pods: c.Pods, PriorityClasses: c.PriorityClasses, PodGroups: c.PodGroups,
+		CompositePodGroups: c.CompositePodGroups, Config: cfg,
 	}, fullloop.Options{Registry: registry.InTree()})
 	if err != nil {
 		t.Fatal(err)
@@ -158,4 +161,80 @@ func berthBound(t *testing.T, c *manifest.Cluster, gates string) map[string]int 
 		}
 	}
 	return out
+}
+
+// nopPlanner takes every plan and decides nothing: TestCompositeGateOff
+// only loads objects into its scheduler.
+type nopPlanner struct{}
+
+func (nopPlanner) Submit(context.Context, framework.Plan) (framework.PlanResult, error) {
+	return framework.PlanResult{}, nil
+}
+
+// TestCompositeGateOff: without the CompositePodGroup gate a composite
+// group is refused (kube 1.37 does not serve the kind) and a PodGroup's
+// parent is dropped, so its pods are placed as its own gang's.
+func TestCompositeGateOff(t *testing.T) {
+	const doc = `apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: p100}
+value: 100
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 64Gi, pods: "110"}}
+---
+apiVersion: scheduling.k8s.io/v1alpha3
+kind: CompositePodGroup
+metadata: {name: job, namespace: default}
+spec: {workloadRef: {workloadName: w, templateName: job}, schedulingPolicy: {gang: {minGroupCount: 2}}, priorityClassName: p100}
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: job-a, namespace: default}
+spec: {parentCompositePodGroupName: job, workloadRef: {workloadName: w, templateName: a}, schedulingPolicy: {gang: {minCount: 1}}, priorityClassName: p100}
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: job-b, namespace: default}
+spec: {parentCompositePodGroupName: job, workloadRef: {workloadName: w, templateName: b}, schedulingPolicy: {gang: {minCount: 1}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: a, namespace: default}
+spec: {priorityClassName: p100, schedulingGroup: {podGroupName: job-a}, containers: [{name: c, image: pause, resources: {requests: {cpu: "1"}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: b, namespace: default}
+spec: {priorityClassName: p100, schedulingGroup: {podGroupName: job-b}, containers: [{name: c, image: pause, resources: {requests: {cpu: "1"}}}]}
+`
+	c, err := manifest.Decode("inline.yaml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s, err := scheduler.New(ctx, scheduler.Options{Config: config.Default(), Registry: registry.InTree(), Decisions: nopPlanner{}, Deterministic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Upsert(ctx, c.CompositePodGroups[0]); !errors.Is(err, gang.ErrCompositeDisabled) {
+		t.Errorf("composite group without the gate: %v, want %v", err, gang.ErrCompositeDisabled)
+	}
+	// Gangs of their own, each group has its own priority: job-a's class
+	// (p100, its pod's), job-b's 0 as it names none while its pod is p100,
+	// so, as kube 1.37, job-b is not tried. With the gate only the root's
+	// priority counts: both are bound.
+	for _, tc := range []struct {
+		gates string
+		want  map[string]int
+	}{
+		{"GenericWorkload=true", map[string]int{"group job-a": 1}},
+		{"GenericWorkload=true,CompositePodGroup=true,TopologyAwareWorkloadScheduling=true", map[string]int{"group job-a": 1, "group job-b": 1}},
+	} {
+		if diff := cmp.Diff(tc.want, berthBound(t, c, tc.gates)); diff != "" {
+			t.Errorf("bound with %s (-want +got):\n%s", tc.gates, diff)
+		}
+	}
 }

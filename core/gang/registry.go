@@ -17,7 +17,7 @@ var ErrSpecImmutable = errors.New("a pod group's spec is immutable")
 // SpecImmutableError says which field of a group's spec an upsert tried to
 // change.
 type SpecImmutableError struct {
-	Group, Field string // "ns/name", "min_count", "topology_key", "priority_class_name" or "disruption_mode"
+	Group, Field string // "ns/name", "min_count", "topology_key", "priority_class_name", "disruption_mode", "parent_composite_pod_group_name" or "min_group_count"
 	Old, New     string
 }
 
@@ -43,14 +43,15 @@ var ErrInvalid = errors.New("invalid pod group")
 // the group exists yet or not. It is safe for concurrent use; its lock is a
 // leaf.
 type Registry struct {
-	mu      sync.RWMutex
-	groups  map[string]*model.PodGroup
-	members map[string]map[string]struct{} // group key -> pod uids
+	mu         sync.RWMutex
+	groups     map[string]*model.PodGroup
+	composites map[string]*model.CompositePodGroup
+	members    map[string]map[string]struct{} // group key -> pod uids
 }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{groups: map[string]*model.PodGroup{}, members: map[string]map[string]struct{}{}}
+	return &Registry{groups: map[string]*model.PodGroup{}, composites: map[string]*model.CompositePodGroup{}, members: map[string]map[string]struct{}{}}
 }
 
 // Validate checks a group's fields.
@@ -85,6 +86,9 @@ func (r *Registry) Set(g *model.PodGroup) (created bool, err error) {
 		}
 		if old.DisruptionAll != g.DisruptionAll {
 			return false, &SpecImmutableError{Group: g.Key(), Field: "disruption_mode", Old: disruptionMode(old), New: disruptionMode(g)}
+		}
+		if old.Parent != g.Parent {
+			return false, &SpecImmutableError{Group: g.Key(), Field: "parent_composite_pod_group_name", Old: fmt.Sprintf("%q", old.Parent), New: fmt.Sprintf("%q", g.Parent)}
 		}
 		return false, nil
 	}

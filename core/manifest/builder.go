@@ -160,6 +160,8 @@ func (b *builder) convert(e *entry) error {
 		return b.addJob(e, o)
 	case *schedulingv1alpha2.PodGroup:
 		return b.addPodGroup(e, o)
+	case *compositeGroupDoc:
+		return b.addCompositeGroup(e, o)
 	case *schedulingv1alpha2.Workload:
 		return nil // read for its templates (index)
 	}

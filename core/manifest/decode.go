@@ -55,6 +55,9 @@ type Cluster struct {
 	// ephemeral volumes are not among them: the scheduler makes them.
 	Volumes   *volume.Objects
 	PodGroups []*model.PodGroup
+	// CompositePodGroups are kube 1.37's alpha CompositePodGroups
+	// (scheduling.k8s.io/v1alpha3), in input order.
+	CompositePodGroups []*model.CompositePodGroup
 	// SchedulerConfig is the raw KubeSchedulerConfiguration document, if
 	// one was given (at most one may be), and SchedulerConfigAt where.
 	SchedulerConfig   []byte
@@ -265,6 +268,9 @@ type entry struct {
 	// groupPolicy is a v1beta1 PodGroup's spec.preemptionPolicy, which the
 	// v1alpha2 object decoded does not carry.
 	groupPolicy model.PreemptionPolicy
+	// groupParent is a v1beta1 PodGroup's spec.parentCompositePodGroupName,
+	// which v1alpha2 does not have either.
+	groupParent string
 }
 
 // fail locates err at field of the entry's object.
@@ -347,11 +353,18 @@ func (b *builder) decodeObject(e *entry, tm typeMeta, json []byte) (runtime.Obje
 		}
 		return g, nil
 	}
+	if tm.APIVersion == schedulingV1alpha3 && tm.Kind == "CompositePodGroup" {
+		c, field, err := compositeGroup(json)
+		if err != nil {
+			return nil, e.fail(field, err)
+		}
+		return c, nil
+	}
 	if (tm.APIVersion == schedulingV1beta1 || tm.APIVersion == schedulingV1alpha3) &&
 		(tm.Kind == "PodGroup" || tm.Kind == "Workload" || tm.Kind == "CompositePodGroup") {
 		var field string
 		var err error
-		if json, e.groupPolicy, field, err = fromV1beta1(tm.Kind, json); err != nil {
+		if json, e.groupPolicy, e.groupParent, field, err = fromV1beta1(tm.Kind, json); err != nil {
 			return nil, e.fail(field, err)
 		}
 	}

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
 	"github.com/berthsched/berth/core/model"
@@ -90,7 +92,7 @@ func (b *builder) addPodGroup(e *entry, g *schedulingv1alpha2.PodGroup) error {
 		return e.fail("metadata.labels"+ferr.field, ferr.err)
 	}
 	out := &model.PodGroup{Namespace: ns, Name: g.Name, MinCount: 1, PriorityClassName: g.Spec.PriorityClassName, RequestedPriority: g.Spec.Priority,
-		PreemptionPolicy: e.groupPolicy, Labels: copyMap(g.Labels)}
+		PreemptionPolicy: e.groupPolicy, Labels: copyMap(g.Labels), Parent: e.groupParent}
 	if m := g.Spec.DisruptionMode; m != nil {
 		switch *m {
 		case schedulingv1alpha2.DisruptionModePod:
@@ -162,35 +164,40 @@ func outdatedAPI(apiVersion, kind string) string {
 // the builder reads: workloadRef {workloadName, templateName} becomes
 // podGroupTemplateRef.workload {workloadName, podGroupTemplateName}, and
 // disruptionMode {single: {}} | {all: {}} becomes Pod | PodGroup. What
-// Berth does not model is refused naming the field: composite pod groups
-// (parentCompositePodGroupName, compositePodGroupTemplates,
-// CompositePodGroup). A PodGroup's preemptionPolicy, which v1alpha2 does
-// not have, is returned apart (checked); a Workload template's is dropped.
-func fromV1beta1(kind string, jsonDoc []byte) ([]byte, model.PreemptionPolicy, string, error) {
-	if kind == "CompositePodGroup" {
-		return nil, "", "kind", errors.New("CompositePodGroup (scheduling.k8s.io/v1alpha3, alpha CompositePodGroup gate) is not modelled by Berth")
-	}
+// Berth does not model is refused naming the field: a Workload's
+// compositePodGroupTemplates (CompositePodGroup documents are read by
+// compositeGroup). A PodGroup's preemptionPolicy and
+// parentCompositePodGroupName, which v1alpha2 does not have, are returned
+// apart (checked); a Workload template's preemptionPolicy is dropped.
+func fromV1beta1(kind string, jsonDoc []byte) (_ []byte, _ model.PreemptionPolicy, parent, field string, _ error) {
 	var doc map[string]any
 	if err := json.Unmarshal(jsonDoc, &doc); err != nil {
-		return nil, "", "", err
+		return nil, "", "", "", err
 	}
 	doc["apiVersion"] = schedulingV1alpha2
 	spec, _ := doc["spec"].(map[string]any)
 	if spec == nil {
-		return nil, "", "spec", errors.New("required")
+		return nil, "", "", "spec", errors.New("required")
 	}
 	var policy model.PreemptionPolicy
 	switch kind {
 	case "PodGroup":
-		if p, ok := spec["parentCompositePodGroupName"]; ok && p != "" {
-			return nil, "", "spec.parentCompositePodGroupName", errors.New("composite pod groups are not modelled by Berth")
+		if raw, ok := spec["parentCompositePodGroupName"]; ok && raw != nil {
+			p, _ := raw.(string)
+			if errs := validation.IsDNS1123Subdomain(p); len(errs) > 0 {
+				return nil, "", "", "spec.parentCompositePodGroupName", fmt.Errorf("invalid value %v: %s", raw, strings.Join(errs, "; "))
+			}
+			if _, ok := spec["workloadRef"]; !ok {
+				return nil, "", "", "spec.workloadRef", errors.New("must be set when parentCompositePodGroupName is set")
+			}
+			parent = p
 		}
 		if raw, ok := spec["preemptionPolicy"]; ok && raw != nil {
 			switch v, _ := raw.(string); model.PreemptionPolicy(v) {
 			case model.PreemptLowerPriority, model.PreemptNever:
 				policy = model.PreemptionPolicy(v)
 			default:
-				return nil, "", "spec.preemptionPolicy", fmt.Errorf("unsupported value %v: PreemptLowerPriority or Never", raw)
+				return nil, "", "", "spec.preemptionPolicy", fmt.Errorf("unsupported value %v: PreemptLowerPriority or Never", raw)
 			}
 		}
 		delete(spec, "parentCompositePodGroupName")
@@ -199,24 +206,24 @@ func fromV1beta1(kind string, jsonDoc []byte) ([]byte, model.PreemptionPolicy, s
 			delete(spec, "workloadRef")
 		}
 		if field, err := groupSpecV1beta1(spec); err != nil {
-			return nil, "", "spec." + field, err
+			return nil, "", "", "spec." + field, err
 		}
 	case "Workload":
 		if c, ok := spec["compositePodGroupTemplates"].([]any); ok && len(c) > 0 {
-			return nil, "", "spec.compositePodGroupTemplates", errors.New("composite pod groups are not modelled by Berth")
+			return nil, "", "", "spec.compositePodGroupTemplates", errors.New("a Workload's composite pod group templates are not modelled by Berth (CompositePodGroup objects are)")
 		}
 		delete(spec, "compositePodGroupTemplates")
 		templates, _ := spec["podGroupTemplates"].([]any)
 		for i, t := range templates {
 			if m, ok := t.(map[string]any); ok {
 				if field, err := groupSpecV1beta1(m); err != nil {
-					return nil, "", fmt.Sprintf("spec.podGroupTemplates[%d].%s", i, field), err
+					return nil, "", "", fmt.Sprintf("spec.podGroupTemplates[%d].%s", i, field), err
 				}
 			}
 		}
 	}
 	out, err := json.Marshal(doc)
-	return out, policy, "", err
+	return out, policy, parent, "", err
 }
 
 // groupSpecV1beta1 rewrites the disruption mode of a PodGroup spec or

@@ -648,10 +648,22 @@ func TestPodGroupErrors(t *testing.T) {
 			"spec.schedulingPolicy: required"},
 		{"unknown template", "apiVersion: scheduling.k8s.io/v1alpha2\nkind: PodGroup\nmetadata: {name: g}\nspec: {podGroupTemplateRef: {workload: {workloadName: w, podGroupTemplateName: t}}}\n",
 			`spec.podGroupTemplateRef.workload: no Workload default/w with podGroupTemplate "t" in the manifests`},
-		{"composite parent", "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {parentCompositePodGroupName: c, schedulingPolicy: {basic: {}}}\n",
-			"spec.parentCompositePodGroupName: composite pod groups are not modelled by Berth"},
-		{"composite group", "apiVersion: scheduling.k8s.io/v1alpha3\nkind: CompositePodGroup\nmetadata: {name: c}\nspec: {schedulingPolicy: {gang: {minGroupCount: 2}}}\n",
-			"CompositePodGroup (scheduling.k8s.io/v1alpha3, alpha CompositePodGroup gate) is not modelled by Berth"},
+		{"composite parent without workloadRef", "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {parentCompositePodGroupName: c, schedulingPolicy: {basic: {}}}\n",
+			"spec.workloadRef: must be set when parentCompositePodGroupName is set"},
+		{"composite parent not a name", "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {parentCompositePodGroupName: C_1, workloadRef: {workloadName: w, templateName: t}, schedulingPolicy: {basic: {}}}\n",
+			"spec.parentCompositePodGroupName: invalid value C_1"},
+		{"composite without policy", "apiVersion: scheduling.k8s.io/v1alpha3\nkind: CompositePodGroup\nmetadata: {name: c}\nspec: {workloadRef: {workloadName: w, templateName: t}}\n",
+			"spec.schedulingPolicy: exactly one of basic and gang (with minGroupCount) is required"},
+		{"composite minGroupCount 0", "apiVersion: scheduling.k8s.io/v1alpha3\nkind: CompositePodGroup\nmetadata: {name: c}\nspec: {workloadRef: {workloadName: w, templateName: t}, schedulingPolicy: {gang: {minGroupCount: 0}}}\n",
+			"spec.schedulingPolicy.gang.minGroupCount: must be at least 1, got 0"},
+		{"composite without workloadRef", "apiVersion: scheduling.k8s.io/v1alpha3\nkind: CompositePodGroup\nmetadata: {name: c}\nspec: {schedulingPolicy: {gang: {minGroupCount: 2}}}\n",
+			"spec.workloadRef: required"},
+		{"composite topology", "apiVersion: scheduling.k8s.io/v1alpha3\nkind: CompositePodGroup\nmetadata: {name: c}\nspec: {workloadRef: {workloadName: w, templateName: t}, schedulingPolicy: {basic: {}}, schedulingConstraints: {topology: [{key: zone}]}}\n",
+			"spec.schedulingConstraints.topology: topology constraints of composite pod groups are not modelled by Berth"},
+		{"composite own parent", "apiVersion: scheduling.k8s.io/v1alpha3\nkind: CompositePodGroup\nmetadata: {name: c}\nspec: {parentCompositePodGroupName: c, workloadRef: {workloadName: w, templateName: t}, schedulingPolicy: {basic: {}}}\n",
+			`spec.parentCompositePodGroupName: invalid value "c"`},
+		{"composite templates", "apiVersion: scheduling.k8s.io/v1beta1\nkind: Workload\nmetadata: {name: w}\nspec: {compositePodGroupTemplates: [{name: t}]}\n",
+			"spec.compositePodGroupTemplates: a Workload's composite pod group templates are not modelled by Berth"},
 		{"unknown preemption policy", "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {schedulingPolicy: {basic: {}}, preemptionPolicy: Sometimes}\n",
 			"spec.preemptionPolicy: unsupported value Sometimes: PreemptLowerPriority or Never"},
 		{"bad label", "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g, labels: {kueue.x-k8s.io/queue-name: \"not a name\"}}\nspec: {schedulingPolicy: {basic: {}}}\n",
@@ -665,6 +677,54 @@ func TestPodGroupErrors(t *testing.T) {
 				t.Errorf("error %v, want it to contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestCompositePodGroups reads kube 1.37's alpha v1alpha3
+// CompositePodGroup (gang or basic, with a parent) and a PodGroup naming
+// its parent.
+func TestCompositePodGroups(t *testing.T) {
+	const doc = `apiVersion: scheduling.k8s.io/v1alpha3
+kind: CompositePodGroup
+metadata: {name: job, namespace: ml}
+spec:
+  workloadRef: {workloadName: job, templateName: root}
+  schedulingPolicy: {gang: {minGroupCount: 2}}
+  priorityClassName: urgent
+---
+apiVersion: scheduling.k8s.io/v1alpha3
+kind: CompositePodGroup
+metadata: {name: job-side, namespace: ml}
+spec:
+  parentCompositePodGroupName: job
+  workloadRef: {workloadName: job, templateName: side}
+  schedulingPolicy: {basic: {}}
+  disruptionMode: {single: {}}
+  priority: 5
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: job-workers, namespace: ml}
+spec:
+  parentCompositePodGroupName: job
+  workloadRef: {workloadName: job, templateName: workers}
+  schedulingPolicy: {gang: {minCount: 2}}
+`
+	c, err := manifest.Decode("inline.yaml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prio := int32(5)
+	want := []*model.CompositePodGroup{
+		{Namespace: "ml", Name: "job", MinGroupCount: 2, PriorityClassName: "urgent"},
+		{Namespace: "ml", Name: "job-side", Parent: "job", MinGroupCount: 1, RequestedPriority: &prio},
+	}
+	if diff := cmp.Diff(want, c.CompositePodGroups); diff != "" {
+		t.Errorf("composite groups (-want +got):\n%s", diff)
+	}
+	wantGroups := []*model.PodGroup{{Namespace: "ml", Name: "job-workers", MinCount: 2, Parent: "job"}}
+	if diff := cmp.Diff(wantGroups, c.PodGroups); diff != "" {
+		t.Errorf("groups (-want +got):\n%s", diff)
 	}
 }
 

@@ -19,6 +19,7 @@ const (
 	KindPodDisruptionBudget Kind = "PodDisruptionBudget"
 	KindNamespace           Kind = "Namespace"
 	KindPodGroup            Kind = "PodGroup"
+	KindCompositePodGroup   Kind = "CompositePodGroup"
 )
 
 // Ref names one object: its kind, its namespace (namespaced kinds only)

@@ -101,22 +101,44 @@ func (a *Admission) Pod(in, old *model.Pod) (*model.Pod, error) {
 // holder's to check (its spec is immutable): call Group for new ones only.
 func (a *Admission) Group(in *model.PodGroup) (*model.PodGroup, error) {
 	g := *in
-	a.mu.RLock()
-	defer a.mu.RUnlock()
-	switch {
-	case g.RequestedPriority != nil:
-		g.Priority = *g.RequestedPriority
-	case g.PriorityClassName != "":
-		pc, ok := a.classes.Get(g.PriorityClassName)
-		if !ok {
-			return nil, fmt.Errorf("admit pod group %s: %w", g.Key(), &priority.UnknownClassError{Name: g.PriorityClassName})
-		}
-		g.Priority = pc.Value
-	default:
-		g.Priority = 0
-		if def, ok := a.classes.GlobalDefault(); ok {
-			g.Priority = def.Value
-		}
+	var err error
+	if g.Priority, err = a.groupPriority(g.RequestedPriority, g.PriorityClassName); err != nil {
+		return nil, fmt.Errorf("admit pod group %s: %w", g.Key(), err)
 	}
 	return &g, nil
+}
+
+// Composite resolves a new composite group's priority as kube 1.37's
+// Priority admission does for CompositePodGroups, by a PodGroup's rules
+// (Group). Call it for new ones only: a composite group's spec is
+// immutable.
+func (a *Admission) Composite(in *model.CompositePodGroup) (*model.CompositePodGroup, error) {
+	g := *in
+	var err error
+	if g.Priority, err = a.groupPriority(g.RequestedPriority, g.PriorityClassName); err != nil {
+		return nil, fmt.Errorf("admit composite pod group %s: %w", g.Key(), err)
+	}
+	return &g, nil
+}
+
+// groupPriority is a group's priority: the one requested, else its class's
+// value (an unknown class is a *priority.UnknownClassError), else the
+// global default class's, else 0.
+func (a *Admission) groupPriority(requested *int32, class string) (int32, error) {
+	if requested != nil {
+		return *requested, nil
+	}
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	if class != "" {
+		pc, ok := a.classes.Get(class)
+		if !ok {
+			return 0, &priority.UnknownClassError{Name: class}
+		}
+		return pc.Value, nil
+	}
+	if def, ok := a.classes.GlobalDefault(); ok {
+		return def.Value, nil
+	}
+	return 0, nil
 }

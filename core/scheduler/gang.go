@@ -35,6 +35,13 @@ func (s *Scheduler) admitPodGroup(g *model.PodGroup) (*model.PodGroup, error) {
 // leaves its spec as it is (gang.ErrSpecImmutable otherwise;
 // gang.ErrInvalid for a bad one). Its gated members are checked again.
 func (s *Scheduler) setPodGroup(ctx context.Context, g *model.PodGroup) error {
+	if g.Parent != "" && !s.composites() {
+		// As kube 1.37's API server without the CompositePodGroup gate:
+		// the field is dropped and the group is a gang of its own.
+		c := *g
+		c.Parent = ""
+		g = &c
+	}
 	s.ingestMu.Lock()
 	defer s.ingestMu.Unlock()
 	created, err := s.groups.Set(g)
@@ -92,10 +99,23 @@ func (s *Scheduler) groupState(pod *model.Pod) *GroupState {
 // activateGroupLocked sends the group's pending members back through
 // PreEnqueue (the gate), as kube's GangScheduling plugin's events do.
 func (s *Scheduler) activateGroupLocked(key string) {
+	keys := []string{key}
+	if root, _, ok := s.groups.Root(key); ok && root != nil {
+		// In a tree the gate looks at the whole tree: all its members.
+		keys = treeKeys(s.groups.TreeGroups(root.Key()))
+	}
+	s.activateMembersLocked(keys)
+}
+
+// activateMembersLocked sends the pending members of the groups of keys
+// back through PreEnqueue.
+func (s *Scheduler) activateMembersLocked(keys []string) {
 	pods := map[string]*model.Pod{}
-	for _, uid := range s.groups.Members(key) {
-		if p, ok := s.state.lookup(uid); ok && p.NodeName == "" {
-			pods[uid] = p
+	for _, key := range keys {
+		for _, uid := range s.groups.Members(key) {
+			if p, ok := s.state.lookup(uid); ok && p.NodeName == "" {
+				pods[uid] = p
+			}
 		}
 	}
 	if len(pods) > 0 {
@@ -161,6 +181,9 @@ func (s *Scheduler) scheduleGroup(ctx context.Context, fwk framework.Framework, 
 		return s.endGroupAttempt(att)
 	}
 	g, _ := s.groups.Get(pod.GroupKey())
+	if g.Parent != "" && s.composites() {
+		return s.scheduleTree(ctx, fwk, qpi, att)
+	}
 	need := s.groupNeed(g)
 	if need <= 0 {
 		return nil
@@ -209,10 +232,19 @@ func (s *Scheduler) scheduleGroup(ctx context.Context, fwk framework.Framework, 
 // preemption policy: the group's own with the PodGroupPreemptionPolicy
 // gate, else the first member's. The error is in kube's words.
 func (s *Scheduler) validateGroup(g *model.PodGroup, pending []*model.Pod) error {
+	return s.validateMembers(g.Priority, groupPolicy(g), []string{g.Key()}, pending)
+}
+
+// validateMembers is validateGroup over the groups of keys (a tree's
+// leaves), pending the members pending in queue order, priority and
+// policy the root group's.
+func (s *Scheduler) validateMembers(priority int32, rootPolicy model.PreemptionPolicy, keys []string, pending []*model.Pod) error {
 	all := slices.Clone(pending)
-	for _, uid := range s.groups.Members(g.Key()) {
-		if p, ok := s.state.lookup(uid); ok && (p.NodeName != "" || s.cache.IsAssumed(uid)) && !p.Terminating {
-			all = append(all, p)
+	for _, key := range keys {
+		for _, uid := range s.groups.Members(key) {
+			if p, ok := s.state.lookup(uid); ok && (p.NodeName != "" || s.cache.IsAssumed(uid)) && !p.Terminating {
+				all = append(all, p)
+			}
 		}
 	}
 	if len(all) == 0 {
@@ -221,14 +253,14 @@ func (s *Scheduler) validateGroup(g *model.PodGroup, pending []*model.Pod) error
 	schedulerName, policy := profileName(all[0]), all[0].EffectivePreemptionPolicy()
 	own := s.groupPreemptionPolicies()
 	if own {
-		policy = groupPolicy(g)
+		policy = rootPolicy
 	}
 	for _, p := range all {
 		if n := profileName(p); n != schedulerName {
 			return fmt.Errorf("all pods in a single pod group should have the same .spec.schedulerName set, got: %q and %q", n, schedulerName)
 		}
-		if p.Priority != g.Priority {
-			return fmt.Errorf("all pods in a single pod group should have the same priority as the pod group's priority, got %d and %d", p.Priority, g.Priority)
+		if p.Priority != priority {
+			return fmt.Errorf("all pods in a single pod group should have the same priority as the pod group's priority, got %d and %d", p.Priority, priority)
 		}
 		pp := p.EffectivePreemptionPolicy()
 		switch {
@@ -245,10 +277,15 @@ func (s *Scheduler) validateGroup(g *model.PodGroup, pending []*model.Pod) error
 // cycle may take: same profile, neither assumed nor being deleted (the
 // others stay queued and are tried on their own turn).
 func (s *Scheduler) groupPeers(pod *model.Pod, profile string) []string {
+	return s.pendingMembers(pod.GroupKey(), pod.UID, profile)
+}
+
+// pendingMembers is groupPeers of the group of key, but self.
+func (s *Scheduler) pendingMembers(key, self, profile string) []string {
 	var out []string
-	for _, uid := range s.groups.Members(pod.GroupKey()) {
+	for _, uid := range s.groups.Members(key) {
 		p, ok := s.state.lookup(uid)
-		if !ok || uid == pod.UID || p.NodeName != "" || p.Terminating || s.cache.IsAssumed(uid) || profileName(p) != profile {
+		if !ok || uid == self || p.NodeName != "" || p.Terminating || s.cache.IsAssumed(uid) || profileName(p) != profile {
 			continue
 		}
 		out = append(out, uid)
@@ -280,9 +317,16 @@ func (s *Scheduler) failGroupMisses(ctx context.Context, fwk framework.Framework
 // the group's message and the rejections of the members that missed (so
 // the events those plugins care about bring the whole group back).
 func (s *Scheduler) failGroup(ctx context.Context, fwk framework.Framework, res *gang.Result, p *groupPlacer, members []*model.Pod, plan *groupPlan) {
+	s.failMembers(ctx, fwk, res.Message(), res.Misses, p, members, plan, nil)
+}
+
+// failMembers is failGroup with the message and the misses given (a
+// tree's). When no miss names the plugins that rejected it, fallback (when
+// set) are the rejectors the members wait on.
+func (s *Scheduler) failMembers(ctx context.Context, fwk framework.Framework, msg string, misses []gang.Miss, p *groupPlacer, members []*model.Pod, plan *groupPlan, fallback map[string]struct{}) {
 	var base *framework.FitError
 	rejectors := map[string]struct{}{}
-	for _, m := range res.Misses {
+	for _, m := range misses {
 		f := p.fails[m.Pod.UID]
 		if f == nil || f.fitErr == nil {
 			continue
@@ -292,7 +336,9 @@ func (s *Scheduler) failGroup(ctx context.Context, fwk framework.Framework, res 
 		}
 		maps.Copy(rejectors, f.fitErr.Diagnosis.UnschedulablePlugins)
 	}
-	msg := res.Message()
+	if base == nil && fallback != nil {
+		base, rejectors = &framework.FitError{}, fallback
+	}
 	for _, m := range members {
 		f := &failure{status: framework.NewStatus(framework.Unschedulable, msg), msg: msg}
 		if base != nil {

@@ -114,6 +114,20 @@ func (s *Scheduler) buildKinds() error {
 			},
 			List: s.groups.List,
 		}),
+		objstore.Register(r, objstore.Type[*model.CompositePodGroup]{
+			Kind: objstore.KindCompositePodGroup,
+			Ref: func(c *model.CompositePodGroup) objstore.Ref {
+				if c == nil {
+					return objstore.Ref{}
+				}
+				return objstore.Ref{Namespace: c.Namespace, Name: c.Name}
+			},
+			Upsert: s.setCompositePodGroup,
+			Delete: func(ctx context.Context, ref objstore.Ref) error {
+				return s.deleteCompositePodGroup(ctx, ref.Namespace, ref.Name)
+			},
+			List: s.listCompositePodGroups,
+		}),
 		registerDevices[*resourceapi.DeviceClass](r, s, dra.KindDeviceClass, v.DeviceClasses),
 		registerDevices[*resourceapi.ResourceSlice](r, s, dra.KindResourceSlice, v.ResourceSlices),
 		registerDevices[*resourceapi.ResourceClaim](r, s, dra.KindResourceClaim, v.Claims),

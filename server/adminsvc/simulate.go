@@ -113,7 +113,7 @@ func (s *Service) simulate(ctx context.Context, sr *simRequest, summary bool) (*
 		return nil, errmap.Status(fmt.Errorf("copying the cluster: %v", err))
 	}
 	for i, ref := range sr.removals {
-		if ref.Kind == berthv1.ObjectKind_OBJECT_KIND_POD_GROUP {
+		if ref.Kind == berthv1.ObjectKind_OBJECT_KIND_POD_GROUP || ref.Kind == berthv1.ObjectKind_OBJECT_KIND_COMPOSITE_POD_GROUP {
 			continue
 		}
 		if err := engine.Remove(ctx, removal(ref)); err != nil {
@@ -121,7 +121,7 @@ func (s *Service) simulate(ctx context.Context, sr *simRequest, summary bool) (*
 		}
 	}
 	for i, o := range sr.delta {
-		if o.PodGroup != nil {
+		if o.PodGroup != nil || o.CompositePodGroup != nil {
 			continue // simulation places a group's members as ordinary pods (docs/gang-scheduling.md)
 		}
 		obj := simulate.Object{Node: o.Node, Pod: o.Pod, PriorityClass: o.PriorityClass, PDB: o.PDB, Namespace: o.Namespace, Device: convert.DeviceObject(o), Volume: o.Volume}

@@ -21,6 +21,8 @@ type Object struct {
 	PDB           *model.PodDisruptionBudget
 	Namespace     *model.Namespace
 	PodGroup      *model.PodGroup
+	// CompositePodGroup is a tree of pod groups (kube 1.37's alpha kind).
+	CompositePodGroup *model.CompositePodGroup
 	// Dynamic resource allocation objects, in Kubernetes' types (core/dra).
 	DeviceClass           *resourceapi.DeviceClass
 	ResourceSlice         *resourceapi.ResourceSlice
@@ -52,6 +54,8 @@ func (o Object) Kind() berthv1.ObjectKind {
 		return berthv1.ObjectKind_OBJECT_KIND_NAMESPACE
 	case o.PodGroup != nil:
 		return berthv1.ObjectKind_OBJECT_KIND_POD_GROUP
+	case o.CompositePodGroup != nil:
+		return berthv1.ObjectKind_OBJECT_KIND_COMPOSITE_POD_GROUP
 	case o.DeviceClass != nil:
 		return berthv1.ObjectKind_OBJECT_KIND_DEVICE_CLASS
 	case o.ResourceSlice != nil:
@@ -91,6 +95,8 @@ func (o Object) Ref() Ref {
 		return Ref{Kind: o.Kind(), Name: o.Namespace.Name}
 	case o.PodGroup != nil:
 		return Ref{Kind: o.Kind(), Namespace: o.PodGroup.Namespace, Name: o.PodGroup.Name}
+	case o.CompositePodGroup != nil:
+		return Ref{Kind: o.Kind(), Namespace: o.CompositePodGroup.Namespace, Name: o.CompositePodGroup.Name}
 	case o.DeviceClass != nil:
 		return Ref{Kind: o.Kind(), Name: o.DeviceClass.Name}
 	case o.ResourceSlice != nil:
@@ -118,6 +124,7 @@ const (
 	fieldPDB           = "pod_disruption_budget"
 	fieldNamespace     = "namespace"
 	fieldPodGroup      = "pod_group"
+	fieldComposite     = "composite_pod_group"
 	fieldDeviceClass   = "device_class"
 	fieldSlice         = "resource_slice"
 	fieldClaim         = "resource_claim"
@@ -165,6 +172,8 @@ func ObjectFromProtoHeld(in *berthv1.Object, held *model.Pod) (Object, error) {
 		out.DeviceTaintRule, fe = deviceTaintRule(rootPath(fieldTaintRule), k.DeviceTaintRule)
 	case *berthv1.Object_PodGroup:
 		out.PodGroup, fe = podGroup(rootPath(fieldPodGroup), k.PodGroup)
+	case *berthv1.Object_CompositePodGroup:
+		out.CompositePodGroup, fe = compositePodGroup(rootPath(fieldComposite), k.CompositePodGroup)
 	case *berthv1.Object_PersistentVolume:
 		out.Volume, fe = nonNil(persistentVolume(rootPath(fieldPV), k.PersistentVolume))
 	case *berthv1.Object_PersistentVolumeClaim:
@@ -191,7 +200,7 @@ func ObjectFromProtoHeld(in *berthv1.Object, held *model.Pod) (Object, error) {
 		out.Queueing, fe = nonNil(workload(rootPath(fieldWorkload), k.Workload))
 	default:
 		fe = &FieldError{Reason: "the object has no kind: exactly one of node, pod, priority_class, pod_disruption_budget, namespace, " +
-			"pod_group, device_class, resource_slice, resource_claim, resource_claim_template, device_taint_rule, persistent_volume, persistent_volume_claim, " +
+			"pod_group, composite_pod_group, device_class, resource_slice, resource_claim, resource_claim_template, device_taint_rule, persistent_volume, persistent_volume_claim, " +
 			"storage_class, csi_node, csi_driver, csi_storage_capacity, resource_flavor, cluster_queue, cohort, local_queue, " +
 			"workload_priority_class and workload is required"}
 	}
@@ -216,6 +225,8 @@ func ObjectToProto(o Object) *berthv1.Object {
 		return &berthv1.Object{Kind: &berthv1.Object_Namespace{Namespace: NamespaceToProto(o.Namespace)}}
 	case o.PodGroup != nil:
 		return &berthv1.Object{Kind: &berthv1.Object_PodGroup{PodGroup: PodGroupToProto(o.PodGroup)}}
+	case o.CompositePodGroup != nil:
+		return &berthv1.Object{Kind: &berthv1.Object_CompositePodGroup{CompositePodGroup: CompositePodGroupToProto(o.CompositePodGroup)}}
 	case o.DeviceClass != nil:
 		return &berthv1.Object{Kind: &berthv1.Object_DeviceClass{DeviceClass: DeviceClassToProto(o.DeviceClass)}}
 	case o.ResourceSlice != nil:
@@ -251,6 +262,8 @@ func ObjectRefOf(in *berthv1.Object) *berthv1.ObjectRef {
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_NAMESPACE, Name: k.Namespace.GetName()}
 	case *berthv1.Object_PodGroup:
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_POD_GROUP, Namespace: k.PodGroup.GetNamespace(), Name: k.PodGroup.GetName()}
+	case *berthv1.Object_CompositePodGroup:
+		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_COMPOSITE_POD_GROUP, Namespace: k.CompositePodGroup.GetNamespace(), Name: k.CompositePodGroup.GetName()}
 	case *berthv1.Object_DeviceClass:
 		return &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_DEVICE_CLASS, Name: k.DeviceClass.GetName()}
 	case *berthv1.Object_ResourceSlice:
@@ -301,6 +314,7 @@ type Ref struct {
 func Namespaced(kind berthv1.ObjectKind) bool {
 	switch kind {
 	case berthv1.ObjectKind_OBJECT_KIND_POD, berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET, berthv1.ObjectKind_OBJECT_KIND_POD_GROUP,
+		berthv1.ObjectKind_OBJECT_KIND_COMPOSITE_POD_GROUP,
 		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM, berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM_TEMPLATE,
 		berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME_CLAIM, berthv1.ObjectKind_OBJECT_KIND_CSI_STORAGE_CAPACITY,
 		berthv1.ObjectKind_OBJECT_KIND_LOCAL_QUEUE, berthv1.ObjectKind_OBJECT_KIND_WORKLOAD:
@@ -312,7 +326,7 @@ func Namespaced(kind berthv1.ObjectKind) bool {
 // KnownKind reports whether kind is one of the object kinds (not
 // UNSPECIFIED, not a number this version does not know).
 func KnownKind(kind berthv1.ObjectKind) bool {
-	return kind >= berthv1.ObjectKind_OBJECT_KIND_NODE && kind <= berthv1.ObjectKind_OBJECT_KIND_POD_GROUP ||
+	return kind >= berthv1.ObjectKind_OBJECT_KIND_NODE && kind <= berthv1.ObjectKind_OBJECT_KIND_COMPOSITE_POD_GROUP ||
 		DeviceKind(kind) || isVolumeKind(kind) || QueueKind(kind)
 }
 
@@ -423,6 +437,8 @@ func (o Object) Value() any {
 		return o.Namespace
 	case o.PodGroup != nil:
 		return o.PodGroup
+	case o.CompositePodGroup != nil:
+		return o.CompositePodGroup
 	case o.Volume != nil:
 		return o.Volume
 	case o.Queueing != nil:
@@ -445,6 +461,7 @@ var storeKinds = map[berthv1.ObjectKind]objstore.Kind{
 	berthv1.ObjectKind_OBJECT_KIND_POD_DISRUPTION_BUDGET:   objstore.KindPodDisruptionBudget,
 	berthv1.ObjectKind_OBJECT_KIND_NAMESPACE:               objstore.KindNamespace,
 	berthv1.ObjectKind_OBJECT_KIND_POD_GROUP:               objstore.KindPodGroup,
+	berthv1.ObjectKind_OBJECT_KIND_COMPOSITE_POD_GROUP:     objstore.KindCompositePodGroup,
 	berthv1.ObjectKind_OBJECT_KIND_DEVICE_CLASS:            dra.KindDeviceClass,
 	berthv1.ObjectKind_OBJECT_KIND_RESOURCE_SLICE:          dra.KindResourceSlice,
 	berthv1.ObjectKind_OBJECT_KIND_RESOURCE_CLAIM:          dra.KindResourceClaim,

@@ -150,6 +150,8 @@ func match(err error) (code codes.Code, kindField, reason string) {
 		return codes.FailedPrecondition, immutable.Field, reason
 	case errors.Is(err, scheduler.ErrInvalid), errors.Is(err, ErrBuiltinClass), errors.Is(err, gang.ErrInvalid):
 		return codes.InvalidArgument, "", reason
+	case errors.Is(err, gang.ErrCompositeDisabled):
+		return codes.FailedPrecondition, "", reason
 	case errors.Is(err, scheduler.ErrPodBound):
 		return codes.FailedPrecondition, "node_name", reason
 	case errors.As(err, &queueErr):
@@ -329,6 +331,8 @@ func KindField(kind berthv1.ObjectKind) string {
 		return "device_taint_rule"
 	case berthv1.ObjectKind_OBJECT_KIND_POD_GROUP:
 		return "pod_group"
+	case berthv1.ObjectKind_OBJECT_KIND_COMPOSITE_POD_GROUP:
+		return "composite_pod_group"
 	case berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME:
 		return "persistent_volume"
 	case berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME_CLAIM:

@@ -54,6 +54,8 @@ func upsertKey(in *berthv1.Object) (key objectKey, ok bool) {
 		key = keyOf(berthv1.ObjectKind_OBJECT_KIND_NAMESPACE, "", k.Namespace.GetName())
 	case *berthv1.Object_PodGroup:
 		key = keyOf(berthv1.ObjectKind_OBJECT_KIND_POD_GROUP, k.PodGroup.GetNamespace(), k.PodGroup.GetName())
+	case *berthv1.Object_CompositePodGroup:
+		key = keyOf(berthv1.ObjectKind_OBJECT_KIND_COMPOSITE_POD_GROUP, k.CompositePodGroup.GetNamespace(), k.CompositePodGroup.GetName())
 	case *berthv1.Object_DeviceClass:
 		key = keyOf(berthv1.ObjectKind_OBJECT_KIND_DEVICE_CLASS, "", k.DeviceClass.GetName())
 	case *berthv1.Object_ResourceSlice:
@@ -268,6 +270,8 @@ func heldRef(kind berthv1.ObjectKind, obj any) (convert.Ref, bool) {
 	case *model.PriorityClass:
 		return convert.Ref{Kind: kind, Name: o.Name}, !strings.HasPrefix(o.Name, "system-")
 	case *model.PodGroup:
+		return convert.Ref{Kind: kind, Namespace: o.Namespace, Name: o.Name}, true
+	case *model.CompositePodGroup:
 		return convert.Ref{Kind: kind, Namespace: o.Namespace, Name: o.Name}, true
 	case *dra.DeviceTaintRule:
 		return convert.Ref{Kind: kind, Name: o.Name}, true

@@ -24,6 +24,7 @@ func allKinds() []berthv1.ObjectKind {
 		berthv1.ObjectKind_OBJECT_KIND_RESOURCE_FLAVOR,
 		berthv1.ObjectKind_OBJECT_KIND_POD,
 		berthv1.ObjectKind_OBJECT_KIND_POD_GROUP,
+		berthv1.ObjectKind_OBJECT_KIND_COMPOSITE_POD_GROUP,
 		berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME_CLAIM,
 		berthv1.ObjectKind_OBJECT_KIND_PERSISTENT_VOLUME,
 		berthv1.ObjectKind_OBJECT_KIND_CSI_STORAGE_CAPACITY,

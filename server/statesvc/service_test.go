@@ -601,3 +601,26 @@ func TestResyncDeviceTaintRules(t *testing.T) {
 		t.Errorf("rules after the re-list (-want +got):\n%s", diff)
 	}
 }
+
+// Without the CompositePodGroup gate (the default) a CompositePodGroup is
+// refused with FAILED_PRECONDITION and a PodGroup's parent is dropped, as
+// kube 1.37's API server does.
+func TestCompositePodGroupsGateOff(t *testing.T) {
+	e := newEnv(t, statesvc.Options{})
+	_, send := e.sync(t)
+	composite := &berthv1.Object{Kind: &berthv1.Object_CompositePodGroup{CompositePodGroup: &berthv1.CompositePodGroup{Namespace: "default", Name: "job", MinGroupCount: 1}}}
+	child := &berthv1.Object{Kind: &berthv1.Object_PodGroup{PodGroup: &berthv1.PodGroup{Namespace: "default", Name: "a", MinCount: 2, ParentCompositePodGroupName: "job"}}}
+	resp := send(&berthv1.SyncRequest{BatchId: 1, Mutations: upserts(composite, child)})
+	wantErrs := []*berthv1.ObjectError{
+		{Index: 0, Ref: &berthv1.ObjectRef{Kind: berthv1.ObjectKind_OBJECT_KIND_COMPOSITE_POD_GROUP, Namespace: "default", Name: "job"},
+			Code:    berthv1.ErrorCode_ERROR_CODE_FAILED_PRECONDITION,
+			Message: "composite pod group default/job: CompositePodGroup requires the CompositePodGroup feature gate (alpha, with TopologyAwareWorkloadScheduling): kube 1.37 serves the kind only with it"},
+	}
+	if diff := cmp.Diff(wantErrs, resp.GetErrors(), protocmp.Transform()); diff != "" || resp.GetApplied() != 1 {
+		t.Errorf("upserts: applied %d, errors (-want +got):\n%s", resp.GetApplied(), diff)
+	}
+	groups := e.sched.View().PodGroups()
+	if len(groups) != 1 || groups[0].Parent != "" {
+		t.Errorf("groups held %+v, want default/a without its parent", groups)
+	}
+}

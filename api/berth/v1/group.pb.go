@@ -135,9 +135,17 @@ type PodGroup struct {
 	// group labelled kueue.x-k8s.io/queue-name is one Kueue workload of that
 	// LocalQueue, its members gated until it is admitted, whether or not the
 	// members carry the label. May change after creation.
-	Labels        map[string]string `protobuf:"bytes,20,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Labels map[string]string `protobuf:"bytes,20,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Optional: the CompositePodGroup (in the group's namespace) this group
+	// is a child of (kube 1.37's spec.parentCompositePodGroupName), read only
+	// with the alpha CompositePodGroup feature gate: the group's members are
+	// then placed in one cycle with the whole tree of its root composite
+	// group, which places its children all-or-nothing. Without the gate it is
+	// dropped, as kube's API server drops it: the group is a gang of its own.
+	// Fixed at creation.
+	ParentCompositePodGroupName string `protobuf:"bytes,21,opt,name=parent_composite_pod_group_name,json=parentCompositePodGroupName,proto3" json:"parent_composite_pod_group_name,omitempty"`
+	unknownFields               protoimpl.UnknownFields
+	sizeCache                   protoimpl.SizeCache
 }
 
 func (x *PodGroup) Reset() {
@@ -233,6 +241,126 @@ func (x *PodGroup) GetLabels() map[string]string {
 	return nil
 }
 
+func (x *PodGroup) GetParentCompositePodGroupName() string {
+	if x != nil {
+		return x.ParentCompositePodGroupName
+	}
+	return ""
+}
+
+// CompositePodGroup is a tree of pod groups (Kubernetes 1.37's alpha
+// CompositePodGroup, scheduling.k8s.io/v1alpha3, behind the
+// CompositePodGroup feature gate, which needs
+// TopologyAwareWorkloadScheduling): its children are the PodGroups and
+// CompositePodGroups naming it as their parent. The tree is placed in one
+// cycle from its root (the composite group without a parent): a child
+// counts when it is placed whole (a PodGroup at its min_count, a
+// CompositePodGroup at its min_group_count); the tree keeps its children
+// only when min_group_count of them count, and nothing otherwise.
+//
+// Without the gate an upsert is refused with FAILED_PRECONDITION at
+// composite_pod_group (kube 1.37's API server does not serve the kind).
+// The spec is fixed at creation: an upsert that changes it is refused with
+// FAILED_PRECONDITION (reason POD_GROUP_SPEC_IMMUTABLE).
+type CompositePodGroup struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Namespace of the group; its children are in the same namespace.
+	// Required.
+	Namespace string `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	// Name of the group, unique among composite groups of its namespace.
+	// Required.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Optional: the composite group this one is a child of; empty for a
+	// tree's root.
+	ParentCompositePodGroupName string `protobuf:"bytes,3,opt,name=parent_composite_pod_group_name,json=parentCompositePodGroupName,proto3" json:"parent_composite_pod_group_name,omitempty"`
+	// How many of its children must be placed for the group to count (kube's
+	// schedulingPolicy.gang.minGroupCount); at least 1. A basic policy is 1.
+	MinGroupCount int32 `protobuf:"varint,4,opt,name=min_group_count,json=minGroupCount,proto3" json:"min_group_count,omitempty"`
+	// Optional: the group's PriorityClass (spec.priorityClassName), resolved
+	// at creation as a PodGroup's is; a tree's priority is its root's, and
+	// every member of the tree must have it. A class Berth does not hold is
+	// refused with FAILED_PRECONDITION at
+	// composite_pod_group.priority_class_name.
+	PriorityClassName string `protobuf:"bytes,5,opt,name=priority_class_name,json=priorityClassName,proto3" json:"priority_class_name,omitempty"`
+	// Optional: the priority an earlier admission gave the group
+	// (spec.priority); used when priority_class_name is empty.
+	Priority      *int32 `protobuf:"varint,6,opt,name=priority,proto3,oneof" json:"priority,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompositePodGroup) Reset() {
+	*x = CompositePodGroup{}
+	mi := &file_berth_v1_group_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompositePodGroup) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompositePodGroup) ProtoMessage() {}
+
+func (x *CompositePodGroup) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_group_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompositePodGroup.ProtoReflect.Descriptor instead.
+func (*CompositePodGroup) Descriptor() ([]byte, []int) {
+	return file_berth_v1_group_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *CompositePodGroup) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *CompositePodGroup) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CompositePodGroup) GetParentCompositePodGroupName() string {
+	if x != nil {
+		return x.ParentCompositePodGroupName
+	}
+	return ""
+}
+
+func (x *CompositePodGroup) GetMinGroupCount() int32 {
+	if x != nil {
+		return x.MinGroupCount
+	}
+	return 0
+}
+
+func (x *CompositePodGroup) GetPriorityClassName() string {
+	if x != nil {
+		return x.PriorityClassName
+	}
+	return ""
+}
+
+func (x *CompositePodGroup) GetPriority() int32 {
+	if x != nil && x.Priority != nil {
+		return *x.Priority
+	}
+	return 0
+}
+
 // PodGroupStatus is where a pod group stands, as Explain shows it for a
 // member.
 type PodGroupStatus struct {
@@ -255,7 +383,7 @@ type PodGroupStatus struct {
 
 func (x *PodGroupStatus) Reset() {
 	*x = PodGroupStatus{}
-	mi := &file_berth_v1_group_proto_msgTypes[1]
+	mi := &file_berth_v1_group_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -267,7 +395,7 @@ func (x *PodGroupStatus) String() string {
 func (*PodGroupStatus) ProtoMessage() {}
 
 func (x *PodGroupStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_group_proto_msgTypes[1]
+	mi := &file_berth_v1_group_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -280,7 +408,7 @@ func (x *PodGroupStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PodGroupStatus.ProtoReflect.Descriptor instead.
 func (*PodGroupStatus) Descriptor() ([]byte, []int) {
-	return file_berth_v1_group_proto_rawDescGZIP(), []int{1}
+	return file_berth_v1_group_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *PodGroupStatus) GetName() string {
@@ -322,7 +450,7 @@ var File_berth_v1_group_proto protoreflect.FileDescriptor
 
 const file_berth_v1_group_proto_rawDesc = "" +
 	"\n" +
-	"\x14berth/v1/group.proto\x12\bberth.v1\x1a\x15berth/v1/policy.proto\"\xd9\x03\n" +
+	"\x14berth/v1/group.proto\x12\bberth.v1\x1a\x15berth/v1/policy.proto\"\x9f\x04\n" +
 	"\bPodGroup\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1b\n" +
@@ -332,10 +460,19 @@ const file_berth_v1_group_proto_rawDesc = "" +
 	"\bpriority\x18\x06 \x01(\x05H\x00R\bpriority\x88\x01\x01\x12A\n" +
 	"\x0fdisruption_mode\x18\a \x01(\x0e2\x18.berth.v1.DisruptionModeR\x0edisruptionMode\x12G\n" +
 	"\x11preemption_policy\x18\b \x01(\x0e2\x1a.berth.v1.PreemptionPolicyR\x10preemptionPolicy\x126\n" +
-	"\x06labels\x18\x14 \x03(\v2\x1e.berth.v1.PodGroup.LabelsEntryR\x06labels\x1a9\n" +
+	"\x06labels\x18\x14 \x03(\v2\x1e.berth.v1.PodGroup.LabelsEntryR\x06labels\x12D\n" +
+	"\x1fparent_composite_pod_group_name\x18\x15 \x01(\tR\x1bparentCompositePodGroupName\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\v\n" +
+	"\t_priority\"\x91\x02\n" +
+	"\x11CompositePodGroup\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12D\n" +
+	"\x1fparent_composite_pod_group_name\x18\x03 \x01(\tR\x1bparentCompositePodGroupName\x12&\n" +
+	"\x0fmin_group_count\x18\x04 \x01(\x05R\rminGroupCount\x12.\n" +
+	"\x13priority_class_name\x18\x05 \x01(\tR\x11priorityClassName\x12\x1f\n" +
+	"\bpriority\x18\x06 \x01(\x05H\x00R\bpriority\x88\x01\x01B\v\n" +
 	"\t_priority\"\x8b\x01\n" +
 	"\x0ePodGroupStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
@@ -361,18 +498,19 @@ func file_berth_v1_group_proto_rawDescGZIP() []byte {
 }
 
 var file_berth_v1_group_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_berth_v1_group_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_berth_v1_group_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_berth_v1_group_proto_goTypes = []any{
-	(DisruptionMode)(0),    // 0: berth.v1.DisruptionMode
-	(*PodGroup)(nil),       // 1: berth.v1.PodGroup
-	(*PodGroupStatus)(nil), // 2: berth.v1.PodGroupStatus
-	nil,                    // 3: berth.v1.PodGroup.LabelsEntry
-	(PreemptionPolicy)(0),  // 4: berth.v1.PreemptionPolicy
+	(DisruptionMode)(0),       // 0: berth.v1.DisruptionMode
+	(*PodGroup)(nil),          // 1: berth.v1.PodGroup
+	(*CompositePodGroup)(nil), // 2: berth.v1.CompositePodGroup
+	(*PodGroupStatus)(nil),    // 3: berth.v1.PodGroupStatus
+	nil,                       // 4: berth.v1.PodGroup.LabelsEntry
+	(PreemptionPolicy)(0),     // 5: berth.v1.PreemptionPolicy
 }
 var file_berth_v1_group_proto_depIdxs = []int32{
 	0, // 0: berth.v1.PodGroup.disruption_mode:type_name -> berth.v1.DisruptionMode
-	4, // 1: berth.v1.PodGroup.preemption_policy:type_name -> berth.v1.PreemptionPolicy
-	3, // 2: berth.v1.PodGroup.labels:type_name -> berth.v1.PodGroup.LabelsEntry
+	5, // 1: berth.v1.PodGroup.preemption_policy:type_name -> berth.v1.PreemptionPolicy
+	4, // 2: berth.v1.PodGroup.labels:type_name -> berth.v1.PodGroup.LabelsEntry
 	3, // [3:3] is the sub-list for method output_type
 	3, // [3:3] is the sub-list for method input_type
 	3, // [3:3] is the sub-list for extension type_name
@@ -387,13 +525,14 @@ func file_berth_v1_group_proto_init() {
 	}
 	file_berth_v1_policy_proto_init()
 	file_berth_v1_group_proto_msgTypes[0].OneofWrappers = []any{}
+	file_berth_v1_group_proto_msgTypes[1].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_group_proto_rawDesc), len(file_berth_v1_group_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   3,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

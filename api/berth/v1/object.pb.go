@@ -39,6 +39,8 @@ const (
 	ObjectKind_OBJECT_KIND_NAMESPACE ObjectKind = 5
 	// PodGroup.
 	ObjectKind_OBJECT_KIND_POD_GROUP ObjectKind = 6
+	// CompositePodGroup.
+	ObjectKind_OBJECT_KIND_COMPOSITE_POD_GROUP ObjectKind = 7
 	// DeviceClass.
 	ObjectKind_OBJECT_KIND_DEVICE_CLASS ObjectKind = 20
 	// ResourceSlice.
@@ -85,6 +87,7 @@ var (
 		4:  "OBJECT_KIND_POD_DISRUPTION_BUDGET",
 		5:  "OBJECT_KIND_NAMESPACE",
 		6:  "OBJECT_KIND_POD_GROUP",
+		7:  "OBJECT_KIND_COMPOSITE_POD_GROUP",
 		20: "OBJECT_KIND_DEVICE_CLASS",
 		21: "OBJECT_KIND_RESOURCE_SLICE",
 		22: "OBJECT_KIND_RESOURCE_CLAIM",
@@ -111,6 +114,7 @@ var (
 		"OBJECT_KIND_POD_DISRUPTION_BUDGET":   4,
 		"OBJECT_KIND_NAMESPACE":               5,
 		"OBJECT_KIND_POD_GROUP":               6,
+		"OBJECT_KIND_COMPOSITE_POD_GROUP":     7,
 		"OBJECT_KIND_DEVICE_CLASS":            20,
 		"OBJECT_KIND_RESOURCE_SLICE":          21,
 		"OBJECT_KIND_RESOURCE_CLAIM":          22,
@@ -171,6 +175,7 @@ type Object struct {
 	//	*Object_PodDisruptionBudget
 	//	*Object_Namespace
 	//	*Object_PodGroup
+	//	*Object_CompositePodGroup
 	//	*Object_DeviceClass
 	//	*Object_ResourceSlice
 	//	*Object_ResourceClaim
@@ -279,6 +284,15 @@ func (x *Object) GetPodGroup() *PodGroup {
 	if x != nil {
 		if x, ok := x.Kind.(*Object_PodGroup); ok {
 			return x.PodGroup
+		}
+	}
+	return nil
+}
+
+func (x *Object) GetCompositePodGroup() *CompositePodGroup {
+	if x != nil {
+		if x, ok := x.Kind.(*Object_CompositePodGroup); ok {
+			return x.CompositePodGroup
 		}
 	}
 	return nil
@@ -471,6 +485,12 @@ type Object_PodGroup struct {
 	PodGroup *PodGroup `protobuf:"bytes,6,opt,name=pod_group,json=podGroup,proto3,oneof"`
 }
 
+type Object_CompositePodGroup struct {
+	// A composite pod group (a tree of pod groups), identified by
+	// namespace and name; needs the alpha CompositePodGroup feature gate.
+	CompositePodGroup *CompositePodGroup `protobuf:"bytes,7,opt,name=composite_pod_group,json=compositePodGroup,proto3,oneof"`
+}
+
 type Object_DeviceClass struct {
 	// Dynamic resource allocation (device.proto); numbered from 20 to
 	// leave room. A device class, identified by name.
@@ -570,6 +590,8 @@ func (*Object_PodDisruptionBudget) isObject_Kind() {}
 func (*Object_Namespace) isObject_Kind() {}
 
 func (*Object_PodGroup) isObject_Kind() {}
+
+func (*Object_CompositePodGroup) isObject_Kind() {}
 
 func (*Object_DeviceClass) isObject_Kind() {}
 
@@ -751,14 +773,15 @@ var File_berth_v1_object_proto protoreflect.FileDescriptor
 
 const file_berth_v1_object_proto_rawDesc = "" +
 	"\n" +
-	"\x15berth/v1/object.proto\x12\bberth.v1\x1a\x15berth/v1/device.proto\x1a\x14berth/v1/group.proto\x1a\x18berth/v1/namespace.proto\x1a\x13berth/v1/node.proto\x1a\x12berth/v1/pod.proto\x1a\x15berth/v1/policy.proto\x1a\x17berth/v1/queueing.proto\x1a\x15berth/v1/volume.proto\"\xcf\v\n" +
+	"\x15berth/v1/object.proto\x12\bberth.v1\x1a\x15berth/v1/device.proto\x1a\x14berth/v1/group.proto\x1a\x18berth/v1/namespace.proto\x1a\x13berth/v1/node.proto\x1a\x12berth/v1/pod.proto\x1a\x15berth/v1/policy.proto\x1a\x17berth/v1/queueing.proto\x1a\x15berth/v1/volume.proto\"\x9e\f\n" +
 	"\x06Object\x12$\n" +
 	"\x04node\x18\x01 \x01(\v2\x0e.berth.v1.NodeH\x00R\x04node\x12!\n" +
 	"\x03pod\x18\x02 \x01(\v2\r.berth.v1.PodH\x00R\x03pod\x12@\n" +
 	"\x0epriority_class\x18\x03 \x01(\v2\x17.berth.v1.PriorityClassH\x00R\rpriorityClass\x12S\n" +
 	"\x15pod_disruption_budget\x18\x04 \x01(\v2\x1d.berth.v1.PodDisruptionBudgetH\x00R\x13podDisruptionBudget\x123\n" +
 	"\tnamespace\x18\x05 \x01(\v2\x13.berth.v1.NamespaceH\x00R\tnamespace\x121\n" +
-	"\tpod_group\x18\x06 \x01(\v2\x12.berth.v1.PodGroupH\x00R\bpodGroup\x12:\n" +
+	"\tpod_group\x18\x06 \x01(\v2\x12.berth.v1.PodGroupH\x00R\bpodGroup\x12M\n" +
+	"\x13composite_pod_group\x18\a \x01(\v2\x1b.berth.v1.CompositePodGroupH\x00R\x11compositePodGroup\x12:\n" +
 	"\fdevice_class\x18\x14 \x01(\v2\x15.berth.v1.DeviceClassH\x00R\vdeviceClass\x12@\n" +
 	"\x0eresource_slice\x18\x15 \x01(\v2\x17.berth.v1.ResourceSliceH\x00R\rresourceSlice\x12@\n" +
 	"\x0eresource_claim\x18\x16 \x01(\v2\x17.berth.v1.ResourceClaimH\x00R\rresourceClaim\x12Y\n" +
@@ -787,7 +810,7 @@ const file_berth_v1_object_proto_rawDesc = "" +
 	"\x06PodRef\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x10\n" +
-	"\x03uid\x18\x03 \x01(\tR\x03uid*\xfa\x05\n" +
+	"\x03uid\x18\x03 \x01(\tR\x03uid*\x9f\x06\n" +
 	"\n" +
 	"ObjectKind\x12\x1b\n" +
 	"\x17OBJECT_KIND_UNSPECIFIED\x10\x00\x12\x14\n" +
@@ -796,7 +819,8 @@ const file_berth_v1_object_proto_rawDesc = "" +
 	"\x1aOBJECT_KIND_PRIORITY_CLASS\x10\x03\x12%\n" +
 	"!OBJECT_KIND_POD_DISRUPTION_BUDGET\x10\x04\x12\x19\n" +
 	"\x15OBJECT_KIND_NAMESPACE\x10\x05\x12\x19\n" +
-	"\x15OBJECT_KIND_POD_GROUP\x10\x06\x12\x1c\n" +
+	"\x15OBJECT_KIND_POD_GROUP\x10\x06\x12#\n" +
+	"\x1fOBJECT_KIND_COMPOSITE_POD_GROUP\x10\a\x12\x1c\n" +
 	"\x18OBJECT_KIND_DEVICE_CLASS\x10\x14\x12\x1e\n" +
 	"\x1aOBJECT_KIND_RESOURCE_SLICE\x10\x15\x12\x1e\n" +
 	"\x1aOBJECT_KIND_RESOURCE_CLAIM\x10\x16\x12'\n" +
@@ -840,23 +864,24 @@ var file_berth_v1_object_proto_goTypes = []any{
 	(*PodDisruptionBudget)(nil),   // 7: berth.v1.PodDisruptionBudget
 	(*Namespace)(nil),             // 8: berth.v1.Namespace
 	(*PodGroup)(nil),              // 9: berth.v1.PodGroup
-	(*DeviceClass)(nil),           // 10: berth.v1.DeviceClass
-	(*ResourceSlice)(nil),         // 11: berth.v1.ResourceSlice
-	(*ResourceClaim)(nil),         // 12: berth.v1.ResourceClaim
-	(*ResourceClaimTemplate)(nil), // 13: berth.v1.ResourceClaimTemplate
-	(*DeviceTaintRule)(nil),       // 14: berth.v1.DeviceTaintRule
-	(*PersistentVolume)(nil),      // 15: berth.v1.PersistentVolume
-	(*PersistentVolumeClaim)(nil), // 16: berth.v1.PersistentVolumeClaim
-	(*StorageClass)(nil),          // 17: berth.v1.StorageClass
-	(*CSINode)(nil),               // 18: berth.v1.CSINode
-	(*CSIDriver)(nil),             // 19: berth.v1.CSIDriver
-	(*CSIStorageCapacity)(nil),    // 20: berth.v1.CSIStorageCapacity
-	(*ResourceFlavor)(nil),        // 21: berth.v1.ResourceFlavor
-	(*ClusterQueue)(nil),          // 22: berth.v1.ClusterQueue
-	(*Cohort)(nil),                // 23: berth.v1.Cohort
-	(*LocalQueue)(nil),            // 24: berth.v1.LocalQueue
-	(*WorkloadPriorityClass)(nil), // 25: berth.v1.WorkloadPriorityClass
-	(*Workload)(nil),              // 26: berth.v1.Workload
+	(*CompositePodGroup)(nil),     // 10: berth.v1.CompositePodGroup
+	(*DeviceClass)(nil),           // 11: berth.v1.DeviceClass
+	(*ResourceSlice)(nil),         // 12: berth.v1.ResourceSlice
+	(*ResourceClaim)(nil),         // 13: berth.v1.ResourceClaim
+	(*ResourceClaimTemplate)(nil), // 14: berth.v1.ResourceClaimTemplate
+	(*DeviceTaintRule)(nil),       // 15: berth.v1.DeviceTaintRule
+	(*PersistentVolume)(nil),      // 16: berth.v1.PersistentVolume
+	(*PersistentVolumeClaim)(nil), // 17: berth.v1.PersistentVolumeClaim
+	(*StorageClass)(nil),          // 18: berth.v1.StorageClass
+	(*CSINode)(nil),               // 19: berth.v1.CSINode
+	(*CSIDriver)(nil),             // 20: berth.v1.CSIDriver
+	(*CSIStorageCapacity)(nil),    // 21: berth.v1.CSIStorageCapacity
+	(*ResourceFlavor)(nil),        // 22: berth.v1.ResourceFlavor
+	(*ClusterQueue)(nil),          // 23: berth.v1.ClusterQueue
+	(*Cohort)(nil),                // 24: berth.v1.Cohort
+	(*LocalQueue)(nil),            // 25: berth.v1.LocalQueue
+	(*WorkloadPriorityClass)(nil), // 26: berth.v1.WorkloadPriorityClass
+	(*Workload)(nil),              // 27: berth.v1.Workload
 }
 var file_berth_v1_object_proto_depIdxs = []int32{
 	4,  // 0: berth.v1.Object.node:type_name -> berth.v1.Node
@@ -865,29 +890,30 @@ var file_berth_v1_object_proto_depIdxs = []int32{
 	7,  // 3: berth.v1.Object.pod_disruption_budget:type_name -> berth.v1.PodDisruptionBudget
 	8,  // 4: berth.v1.Object.namespace:type_name -> berth.v1.Namespace
 	9,  // 5: berth.v1.Object.pod_group:type_name -> berth.v1.PodGroup
-	10, // 6: berth.v1.Object.device_class:type_name -> berth.v1.DeviceClass
-	11, // 7: berth.v1.Object.resource_slice:type_name -> berth.v1.ResourceSlice
-	12, // 8: berth.v1.Object.resource_claim:type_name -> berth.v1.ResourceClaim
-	13, // 9: berth.v1.Object.resource_claim_template:type_name -> berth.v1.ResourceClaimTemplate
-	14, // 10: berth.v1.Object.device_taint_rule:type_name -> berth.v1.DeviceTaintRule
-	15, // 11: berth.v1.Object.persistent_volume:type_name -> berth.v1.PersistentVolume
-	16, // 12: berth.v1.Object.persistent_volume_claim:type_name -> berth.v1.PersistentVolumeClaim
-	17, // 13: berth.v1.Object.storage_class:type_name -> berth.v1.StorageClass
-	18, // 14: berth.v1.Object.csi_node:type_name -> berth.v1.CSINode
-	19, // 15: berth.v1.Object.csi_driver:type_name -> berth.v1.CSIDriver
-	20, // 16: berth.v1.Object.csi_storage_capacity:type_name -> berth.v1.CSIStorageCapacity
-	21, // 17: berth.v1.Object.resource_flavor:type_name -> berth.v1.ResourceFlavor
-	22, // 18: berth.v1.Object.cluster_queue:type_name -> berth.v1.ClusterQueue
-	23, // 19: berth.v1.Object.cohort:type_name -> berth.v1.Cohort
-	24, // 20: berth.v1.Object.local_queue:type_name -> berth.v1.LocalQueue
-	25, // 21: berth.v1.Object.workload_priority_class:type_name -> berth.v1.WorkloadPriorityClass
-	26, // 22: berth.v1.Object.workload:type_name -> berth.v1.Workload
-	0,  // 23: berth.v1.ObjectRef.kind:type_name -> berth.v1.ObjectKind
-	24, // [24:24] is the sub-list for method output_type
-	24, // [24:24] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	10, // 6: berth.v1.Object.composite_pod_group:type_name -> berth.v1.CompositePodGroup
+	11, // 7: berth.v1.Object.device_class:type_name -> berth.v1.DeviceClass
+	12, // 8: berth.v1.Object.resource_slice:type_name -> berth.v1.ResourceSlice
+	13, // 9: berth.v1.Object.resource_claim:type_name -> berth.v1.ResourceClaim
+	14, // 10: berth.v1.Object.resource_claim_template:type_name -> berth.v1.ResourceClaimTemplate
+	15, // 11: berth.v1.Object.device_taint_rule:type_name -> berth.v1.DeviceTaintRule
+	16, // 12: berth.v1.Object.persistent_volume:type_name -> berth.v1.PersistentVolume
+	17, // 13: berth.v1.Object.persistent_volume_claim:type_name -> berth.v1.PersistentVolumeClaim
+	18, // 14: berth.v1.Object.storage_class:type_name -> berth.v1.StorageClass
+	19, // 15: berth.v1.Object.csi_node:type_name -> berth.v1.CSINode
+	20, // 16: berth.v1.Object.csi_driver:type_name -> berth.v1.CSIDriver
+	21, // 17: berth.v1.Object.csi_storage_capacity:type_name -> berth.v1.CSIStorageCapacity
+	22, // 18: berth.v1.Object.resource_flavor:type_name -> berth.v1.ResourceFlavor
+	23, // 19: berth.v1.Object.cluster_queue:type_name -> berth.v1.ClusterQueue
+	24, // 20: berth.v1.Object.cohort:type_name -> berth.v1.Cohort
+	25, // 21: berth.v1.Object.local_queue:type_name -> berth.v1.LocalQueue
+	26, // 22: berth.v1.Object.workload_priority_class:type_name -> berth.v1.WorkloadPriorityClass
+	27, // 23: berth.v1.Object.workload:type_name -> berth.v1.Workload
+	0,  // 24: berth.v1.ObjectRef.kind:type_name -> berth.v1.ObjectKind
+	25, // [25:25] is the sub-list for method output_type
+	25, // [25:25] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_object_proto_init() }
@@ -910,6 +936,7 @@ func file_berth_v1_object_proto_init() {
 		(*Object_PodDisruptionBudget)(nil),
 		(*Object_Namespace)(nil),
 		(*Object_PodGroup)(nil),
+		(*Object_CompositePodGroup)(nil),
 		(*Object_DeviceClass)(nil),
 		(*Object_ResourceSlice)(nil),
 		(*Object_ResourceClaim)(nil),

@@ -3,6 +3,7 @@ package fullloop
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -22,8 +23,12 @@ type Input struct {
 	Pods            []*model.Pod
 	PriorityClasses []*model.PriorityClass
 	PodGroups       []*model.PodGroup
-	Namespaces      []*model.Namespace
-	PDBs            []*model.PodDisruptionBudget
+	// CompositePodGroups are sent before the PodGroups; without the
+	// CompositePodGroup gate they are left out, as kube 1.37's API server
+	// does not serve the kind (their PodGroups are then gangs of their own).
+	CompositePodGroups []*model.CompositePodGroup
+	Namespaces         []*model.Namespace
+	PDBs               []*model.PodDisruptionBudget
 	// Config is the scheduler configuration (its FeatureGates decide
 	// whether groups are gangs); nil means config.Default().
 	Config *config.Config
@@ -189,11 +194,17 @@ func load(ctx context.Context, s *scheduler.Scheduler, in Input) error {
 	for _, n := range in.Nodes {
 		objs = append(objs, n)
 	}
+	for _, cg := range in.CompositePodGroups {
+		objs = append(objs, cg)
+	}
 	for _, g := range in.PodGroups {
 		objs = append(objs, g)
 	}
 	for _, o := range objs {
 		if err := s.Upsert(ctx, o); err != nil {
+			if _, composite := o.(*model.CompositePodGroup); composite && errors.Is(err, gang.ErrCompositeDisabled) {
+				continue
+			}
 			return fmt.Errorf("fullloop: loading %T: %w", o, err)
 		}
 	}
