@@ -3,6 +3,7 @@ package gang_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -21,6 +22,7 @@ import (
 	"github.com/berthsched/berth/core/manifest"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/plugins/registry"
+	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/core/simulate/fullloop"
 )
 
