@@ -14,7 +14,7 @@ _sym_db = _symbol_database.Default()
 from berth_client.v1 import policy_pb2 as berth_dot_v1_dot_policy__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x62\x65rth/v1/group.proto\x12\x08\x62\x65rth.v1\x1a\x15\x62\x65rth/v1/policy.proto\"\xde\x02\n\x08PodGroup\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x11\n\tmin_count\x18\x03 \x01(\x05\x12\x14\n\x0ctopology_key\x18\x04 \x01(\t\x12\x1b\n\x13priority_class_name\x18\x05 \x01(\t\x12\x15\n\x08priority\x18\x06 \x01(\x05H\x00\x88\x01\x01\x12\x31\n\x0f\x64isruption_mode\x18\x07 \x01(\x0e\x32\x18.berth.v1.DisruptionMode\x12\x35\n\x11preemption_policy\x18\x08 \x01(\x0e\x32\x1a.berth.v1.PreemptionPolicy\x12.\n\x06labels\x18\x14 \x03(\x0b\x32\x1e.berth.v1.PodGroup.LabelsEntry\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x0b\n\t_priority\"b\n\x0ePodGroupStatus\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06\x65xists\x18\x02 \x01(\x08\x12\x11\n\tmin_count\x18\x03 \x01(\x05\x12\x0f\n\x07members\x18\x04 \x01(\x05\x12\x0e\n\x06placed\x18\x05 \x01(\x05*f\n\x0e\x44isruptionMode\x12\x1f\n\x1b\x44ISRUPTION_MODE_UNSPECIFIED\x10\x00\x12\x1a\n\x16\x44ISRUPTION_MODE_SINGLE\x10\x01\x12\x17\n\x13\x44ISRUPTION_MODE_ALL\x10\x02\x42\x32Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x62\x65rth/v1/group.proto\x12\x08\x62\x65rth.v1\x1a\x15\x62\x65rth/v1/policy.proto\"\x87\x03\n\x08PodGroup\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x11\n\tmin_count\x18\x03 \x01(\x05\x12\x14\n\x0ctopology_key\x18\x04 \x01(\t\x12\x1b\n\x13priority_class_name\x18\x05 \x01(\t\x12\x15\n\x08priority\x18\x06 \x01(\x05H\x00\x88\x01\x01\x12\x31\n\x0f\x64isruption_mode\x18\x07 \x01(\x0e\x32\x18.berth.v1.DisruptionMode\x12\x35\n\x11preemption_policy\x18\x08 \x01(\x0e\x32\x1a.berth.v1.PreemptionPolicy\x12.\n\x06labels\x18\x14 \x03(\x0b\x32\x1e.berth.v1.PodGroup.LabelsEntry\x12\'\n\x1fparent_composite_pod_group_name\x18\x15 \x01(\t\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x0b\n\t_priority\"\xb7\x01\n\x11\x43ompositePodGroup\x12\x11\n\tnamespace\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\'\n\x1fparent_composite_pod_group_name\x18\x03 \x01(\t\x12\x17\n\x0fmin_group_count\x18\x04 \x01(\x05\x12\x1b\n\x13priority_class_name\x18\x05 \x01(\t\x12\x15\n\x08priority\x18\x06 \x01(\x05H\x00\x88\x01\x01\x42\x0b\n\t_priority\"b\n\x0ePodGroupStatus\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06\x65xists\x18\x02 \x01(\x08\x12\x11\n\tmin_count\x18\x03 \x01(\x05\x12\x0f\n\x07members\x18\x04 \x01(\x05\x12\x0e\n\x06placed\x18\x05 \x01(\x05*f\n\x0e\x44isruptionMode\x12\x1f\n\x1b\x44ISRUPTION_MODE_UNSPECIFIED\x10\x00\x12\x1a\n\x16\x44ISRUPTION_MODE_SINGLE\x10\x01\x12\x17\n\x13\x44ISRUPTION_MODE_ALL\x10\x02\x42\x32Z0github.com/berthsched/berth/api/berth/v1;berthv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'berth.v1.group_pb2', globals())
@@ -24,12 +24,14 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   DESCRIPTOR._serialized_options = b'Z0github.com/berthsched/berth/api/berth/v1;berthv1'
   _PODGROUP_LABELSENTRY._options = None
   _PODGROUP_LABELSENTRY._serialized_options = b'8\001'
-  _DISRUPTIONMODE._serialized_start=510
-  _DISRUPTIONMODE._serialized_end=612
+  _DISRUPTIONMODE._serialized_start=737
+  _DISRUPTIONMODE._serialized_end=839
   _PODGROUP._serialized_start=58
-  _PODGROUP._serialized_end=408
-  _PODGROUP_LABELSENTRY._serialized_start=350
-  _PODGROUP_LABELSENTRY._serialized_end=395
-  _PODGROUPSTATUS._serialized_start=410
-  _PODGROUPSTATUS._serialized_end=508
+  _PODGROUP._serialized_end=449
+  _PODGROUP_LABELSENTRY._serialized_start=391
+  _PODGROUP_LABELSENTRY._serialized_end=436
+  _COMPOSITEPODGROUP._serialized_start=452
+  _COMPOSITEPODGROUP._serialized_end=635
+  _PODGROUPSTATUS._serialized_start=637
+  _PODGROUPSTATUS._serialized_end=735
 # @@protoc_insertion_point(module_scope)

@@ -10,8 +10,24 @@ DISRUPTION_MODE_ALL: DisruptionMode
 DISRUPTION_MODE_SINGLE: DisruptionMode
 DISRUPTION_MODE_UNSPECIFIED: DisruptionMode
 
+class CompositePodGroup(_message.Message):
+    __slots__ = ["min_group_count", "name", "namespace", "parent_composite_pod_group_name", "priority", "priority_class_name"]
+    MIN_GROUP_COUNT_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PARENT_COMPOSITE_POD_GROUP_NAME_FIELD_NUMBER: _ClassVar[int]
+    PRIORITY_CLASS_NAME_FIELD_NUMBER: _ClassVar[int]
+    PRIORITY_FIELD_NUMBER: _ClassVar[int]
+    min_group_count: int
+    name: str
+    namespace: str
+    parent_composite_pod_group_name: str
+    priority: int
+    priority_class_name: str
+    def __init__(self, namespace: _Optional[str] = ..., name: _Optional[str] = ..., parent_composite_pod_group_name: _Optional[str] = ..., min_group_count: _Optional[int] = ..., priority_class_name: _Optional[str] = ..., priority: _Optional[int] = ...) -> None: ...
+
 class PodGroup(_message.Message):
-    __slots__ = ["disruption_mode", "labels", "min_count", "name", "namespace", "preemption_policy", "priority", "priority_class_name", "topology_key"]
+    __slots__ = ["disruption_mode", "labels", "min_count", "name", "namespace", "parent_composite_pod_group_name", "preemption_policy", "priority", "priority_class_name", "topology_key"]
     class LabelsEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -24,6 +40,7 @@ class PodGroup(_message.Message):
     MIN_COUNT_FIELD_NUMBER: _ClassVar[int]
     NAMESPACE_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    PARENT_COMPOSITE_POD_GROUP_NAME_FIELD_NUMBER: _ClassVar[int]
     PREEMPTION_POLICY_FIELD_NUMBER: _ClassVar[int]
     PRIORITY_CLASS_NAME_FIELD_NUMBER: _ClassVar[int]
     PRIORITY_FIELD_NUMBER: _ClassVar[int]
@@ -33,11 +50,12 @@ class PodGroup(_message.Message):
     min_count: int
     name: str
     namespace: str
+    parent_composite_pod_group_name: str
     preemption_policy: _policy_pb2.PreemptionPolicy
     priority: int
     priority_class_name: str
     topology_key: str
-    def __init__(self, namespace: _Optional[str] = ..., name: _Optional[str] = ..., min_count: _Optional[int] = ..., topology_key: _Optional[str] = ..., priority_class_name: _Optional[str] = ..., priority: _Optional[int] = ..., disruption_mode: _Optional[_Union[DisruptionMode, str]] = ..., preemption_policy: _Optional[_Union[_policy_pb2.PreemptionPolicy, str]] = ..., labels: _Optional[_Mapping[str, str]] = ...) -> None: ...
+    def __init__(self, namespace: _Optional[str] = ..., name: _Optional[str] = ..., min_count: _Optional[int] = ..., topology_key: _Optional[str] = ..., priority_class_name: _Optional[str] = ..., priority: _Optional[int] = ..., disruption_mode: _Optional[_Union[DisruptionMode, str]] = ..., preemption_policy: _Optional[_Union[_policy_pb2.PreemptionPolicy, str]] = ..., labels: _Optional[_Mapping[str, str]] = ..., parent_composite_pod_group_name: _Optional[str] = ...) -> None: ...
 
 class PodGroupStatus(_message.Message):
     __slots__ = ["exists", "members", "min_count", "name", "placed"]

@@ -14,6 +14,7 @@ from typing import ClassVar as _ClassVar, Mapping as _Mapping, Optional as _Opti
 DESCRIPTOR: _descriptor.FileDescriptor
 OBJECT_KIND_CLUSTER_QUEUE: ObjectKind
 OBJECT_KIND_COHORT: ObjectKind
+OBJECT_KIND_COMPOSITE_POD_GROUP: ObjectKind
 OBJECT_KIND_CSI_DRIVER: ObjectKind
 OBJECT_KIND_CSI_NODE: ObjectKind
 OBJECT_KIND_CSI_STORAGE_CAPACITY: ObjectKind
@@ -38,9 +39,10 @@ OBJECT_KIND_WORKLOAD: ObjectKind
 OBJECT_KIND_WORKLOAD_PRIORITY_CLASS: ObjectKind
 
 class Object(_message.Message):
-    __slots__ = ["cluster_queue", "cohort", "csi_driver", "csi_node", "csi_storage_capacity", "device_class", "device_taint_rule", "local_queue", "namespace", "node", "persistent_volume", "persistent_volume_claim", "pod", "pod_disruption_budget", "pod_group", "priority_class", "resource_claim", "resource_claim_template", "resource_flavor", "resource_slice", "storage_class", "workload", "workload_priority_class"]
+    __slots__ = ["cluster_queue", "cohort", "composite_pod_group", "csi_driver", "csi_node", "csi_storage_capacity", "device_class", "device_taint_rule", "local_queue", "namespace", "node", "persistent_volume", "persistent_volume_claim", "pod", "pod_disruption_budget", "pod_group", "priority_class", "resource_claim", "resource_claim_template", "resource_flavor", "resource_slice", "storage_class", "workload", "workload_priority_class"]
     CLUSTER_QUEUE_FIELD_NUMBER: _ClassVar[int]
     COHORT_FIELD_NUMBER: _ClassVar[int]
+    COMPOSITE_POD_GROUP_FIELD_NUMBER: _ClassVar[int]
     CSI_DRIVER_FIELD_NUMBER: _ClassVar[int]
     CSI_NODE_FIELD_NUMBER: _ClassVar[int]
     CSI_STORAGE_CAPACITY_FIELD_NUMBER: _ClassVar[int]
@@ -64,6 +66,7 @@ class Object(_message.Message):
     WORKLOAD_PRIORITY_CLASS_FIELD_NUMBER: _ClassVar[int]
     cluster_queue: _queueing_pb2.ClusterQueue
     cohort: _queueing_pb2.Cohort
+    composite_pod_group: _group_pb2.CompositePodGroup
     csi_driver: _volume_pb2.CSIDriver
     csi_node: _volume_pb2.CSINode
     csi_storage_capacity: _volume_pb2.CSIStorageCapacity
@@ -85,7 +88,7 @@ class Object(_message.Message):
     storage_class: _volume_pb2.StorageClass
     workload: _queueing_pb2.Workload
     workload_priority_class: _queueing_pb2.WorkloadPriorityClass
-    def __init__(self, node: _Optional[_Union[_node_pb2.Node, _Mapping]] = ..., pod: _Optional[_Union[_pod_pb2.Pod, _Mapping]] = ..., priority_class: _Optional[_Union[_policy_pb2.PriorityClass, _Mapping]] = ..., pod_disruption_budget: _Optional[_Union[_policy_pb2.PodDisruptionBudget, _Mapping]] = ..., namespace: _Optional[_Union[_namespace_pb2.Namespace, _Mapping]] = ..., pod_group: _Optional[_Union[_group_pb2.PodGroup, _Mapping]] = ..., device_class: _Optional[_Union[_device_pb2.DeviceClass, _Mapping]] = ..., resource_slice: _Optional[_Union[_device_pb2.ResourceSlice, _Mapping]] = ..., resource_claim: _Optional[_Union[_device_pb2.ResourceClaim, _Mapping]] = ..., resource_claim_template: _Optional[_Union[_device_pb2.ResourceClaimTemplate, _Mapping]] = ..., device_taint_rule: _Optional[_Union[_device_pb2.DeviceTaintRule, _Mapping]] = ..., persistent_volume: _Optional[_Union[_volume_pb2.PersistentVolume, _Mapping]] = ..., persistent_volume_claim: _Optional[_Union[_volume_pb2.PersistentVolumeClaim, _Mapping]] = ..., storage_class: _Optional[_Union[_volume_pb2.StorageClass, _Mapping]] = ..., csi_node: _Optional[_Union[_volume_pb2.CSINode, _Mapping]] = ..., csi_driver: _Optional[_Union[_volume_pb2.CSIDriver, _Mapping]] = ..., csi_storage_capacity: _Optional[_Union[_volume_pb2.CSIStorageCapacity, _Mapping]] = ..., resource_flavor: _Optional[_Union[_queueing_pb2.ResourceFlavor, _Mapping]] = ..., cluster_queue: _Optional[_Union[_queueing_pb2.ClusterQueue, _Mapping]] = ..., cohort: _Optional[_Union[_queueing_pb2.Cohort, _Mapping]] = ..., local_queue: _Optional[_Union[_queueing_pb2.LocalQueue, _Mapping]] = ..., workload_priority_class: _Optional[_Union[_queueing_pb2.WorkloadPriorityClass, _Mapping]] = ..., workload: _Optional[_Union[_queueing_pb2.Workload, _Mapping]] = ...) -> None: ...
+    def __init__(self, node: _Optional[_Union[_node_pb2.Node, _Mapping]] = ..., pod: _Optional[_Union[_pod_pb2.Pod, _Mapping]] = ..., priority_class: _Optional[_Union[_policy_pb2.PriorityClass, _Mapping]] = ..., pod_disruption_budget: _Optional[_Union[_policy_pb2.PodDisruptionBudget, _Mapping]] = ..., namespace: _Optional[_Union[_namespace_pb2.Namespace, _Mapping]] = ..., pod_group: _Optional[_Union[_group_pb2.PodGroup, _Mapping]] = ..., composite_pod_group: _Optional[_Union[_group_pb2.CompositePodGroup, _Mapping]] = ..., device_class: _Optional[_Union[_device_pb2.DeviceClass, _Mapping]] = ..., resource_slice: _Optional[_Union[_device_pb2.ResourceSlice, _Mapping]] = ..., resource_claim: _Optional[_Union[_device_pb2.ResourceClaim, _Mapping]] = ..., resource_claim_template: _Optional[_Union[_device_pb2.ResourceClaimTemplate, _Mapping]] = ..., device_taint_rule: _Optional[_Union[_device_pb2.DeviceTaintRule, _Mapping]] = ..., persistent_volume: _Optional[_Union[_volume_pb2.PersistentVolume, _Mapping]] = ..., persistent_volume_claim: _Optional[_Union[_volume_pb2.PersistentVolumeClaim, _Mapping]] = ..., storage_class: _Optional[_Union[_volume_pb2.StorageClass, _Mapping]] = ..., csi_node: _Optional[_Union[_volume_pb2.CSINode, _Mapping]] = ..., csi_driver: _Optional[_Union[_volume_pb2.CSIDriver, _Mapping]] = ..., csi_storage_capacity: _Optional[_Union[_volume_pb2.CSIStorageCapacity, _Mapping]] = ..., resource_flavor: _Optional[_Union[_queueing_pb2.ResourceFlavor, _Mapping]] = ..., cluster_queue: _Optional[_Union[_queueing_pb2.ClusterQueue, _Mapping]] = ..., cohort: _Optional[_Union[_queueing_pb2.Cohort, _Mapping]] = ..., local_queue: _Optional[_Union[_queueing_pb2.LocalQueue, _Mapping]] = ..., workload_priority_class: _Optional[_Union[_queueing_pb2.WorkloadPriorityClass, _Mapping]] = ..., workload: _Optional[_Union[_queueing_pb2.Workload, _Mapping]] = ...) -> None: ...
 
 class ObjectRef(_message.Message):
     __slots__ = ["kind", "name", "namespace", "uid"]

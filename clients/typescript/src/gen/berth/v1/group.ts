@@ -134,11 +134,73 @@ export interface PodGroup {
    * members carry the label. May change after creation.
    */
   labels: { [key: string]: string };
+  /**
+   * Optional: the CompositePodGroup (in the group's namespace) this group
+   * is a child of (kube 1.37's spec.parentCompositePodGroupName), read only
+   * with the alpha CompositePodGroup feature gate: the group's members are
+   * then placed in one cycle with the whole tree of its root composite
+   * group, which places its children all-or-nothing. Without the gate it is
+   * dropped, as kube's API server drops it: the group is a gang of its own.
+   * Fixed at creation.
+   */
+  parentCompositePodGroupName: string;
 }
 
 export interface PodGroup_LabelsEntry {
   key: string;
   value: string;
+}
+
+/**
+ * CompositePodGroup is a tree of pod groups (Kubernetes 1.37's alpha
+ * CompositePodGroup, scheduling.k8s.io/v1alpha3, behind the
+ * CompositePodGroup feature gate, which needs
+ * TopologyAwareWorkloadScheduling): its children are the PodGroups and
+ * CompositePodGroups naming it as their parent. The tree is placed in one
+ * cycle from its root (the composite group without a parent): a child
+ * counts when it is placed whole (a PodGroup at its min_count, a
+ * CompositePodGroup at its min_group_count); the tree keeps its children
+ * only when min_group_count of them count, and nothing otherwise.
+ *
+ * Without the gate an upsert is refused with FAILED_PRECONDITION at
+ * composite_pod_group (kube 1.37's API server does not serve the kind).
+ * The spec is fixed at creation: an upsert that changes it is refused with
+ * FAILED_PRECONDITION (reason POD_GROUP_SPEC_IMMUTABLE).
+ */
+export interface CompositePodGroup {
+  /**
+   * Namespace of the group; its children are in the same namespace.
+   * Required.
+   */
+  namespace: string;
+  /**
+   * Name of the group, unique among composite groups of its namespace.
+   * Required.
+   */
+  name: string;
+  /**
+   * Optional: the composite group this one is a child of; empty for a
+   * tree's root.
+   */
+  parentCompositePodGroupName: string;
+  /**
+   * How many of its children must be placed for the group to count (kube's
+   * schedulingPolicy.gang.minGroupCount); at least 1. A basic policy is 1.
+   */
+  minGroupCount: number;
+  /**
+   * Optional: the group's PriorityClass (spec.priorityClassName), resolved
+   * at creation as a PodGroup's is; a tree's priority is its root's, and
+   * every member of the tree must have it. A class Berth does not hold is
+   * refused with FAILED_PRECONDITION at
+   * composite_pod_group.priority_class_name.
+   */
+  priorityClassName: string;
+  /**
+   * Optional: the priority an earlier admission gave the group
+   * (spec.priority); used when priority_class_name is empty.
+   */
+  priority?: number | undefined;
 }
 
 /**
@@ -175,6 +237,7 @@ function createBasePodGroup(): PodGroup {
     disruptionMode: 0,
     preemptionPolicy: 0,
     labels: {},
+    parentCompositePodGroupName: "",
   };
 }
 
@@ -207,6 +270,9 @@ export const PodGroup: MessageFns<PodGroup> = {
     globalThis.Object.entries(message.labels).forEach(([key, value]: [string, string]) => {
       PodGroup_LabelsEntry.encode({ key: key as any, value }, writer.uint32(162).fork()).join();
     });
+    if (message.parentCompositePodGroupName !== "") {
+      writer.uint32(170).string(message.parentCompositePodGroupName);
+    }
     return writer;
   },
 
@@ -298,6 +364,14 @@ export const PodGroup: MessageFns<PodGroup> = {
             }
             continue;
           }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.parentCompositePodGroupName = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -354,6 +428,11 @@ export const PodGroup: MessageFns<PodGroup> = {
           {},
         )
         : {},
+      parentCompositePodGroupName: isSet(object.parentCompositePodGroupName)
+        ? globalThis.String(object.parentCompositePodGroupName)
+        : isSet(object.parent_composite_pod_group_name)
+        ? globalThis.String(object.parent_composite_pod_group_name)
+        : "",
     };
   },
 
@@ -392,6 +471,9 @@ export const PodGroup: MessageFns<PodGroup> = {
         });
       }
     }
+    if (message.parentCompositePodGroupName !== "") {
+      obj.parentCompositePodGroupName = message.parentCompositePodGroupName;
+    }
     return obj;
   },
 
@@ -417,6 +499,7 @@ export const PodGroup: MessageFns<PodGroup> = {
       },
       {},
     );
+    message.parentCompositePodGroupName = object.parentCompositePodGroupName ?? "";
     return message;
   },
 };
@@ -502,6 +585,174 @@ export const PodGroup_LabelsEntry: MessageFns<PodGroup_LabelsEntry> = {
     const message = createBasePodGroup_LabelsEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseCompositePodGroup(): CompositePodGroup {
+  return {
+    namespace: "",
+    name: "",
+    parentCompositePodGroupName: "",
+    minGroupCount: 0,
+    priorityClassName: "",
+    priority: undefined,
+  };
+}
+
+export const CompositePodGroup: MessageFns<CompositePodGroup> = {
+  encode(message: CompositePodGroup, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.namespace !== "") {
+      writer.uint32(10).string(message.namespace);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.parentCompositePodGroupName !== "") {
+      writer.uint32(26).string(message.parentCompositePodGroupName);
+    }
+    if (message.minGroupCount !== 0) {
+      writer.uint32(32).int32(message.minGroupCount);
+    }
+    if (message.priorityClassName !== "") {
+      writer.uint32(42).string(message.priorityClassName);
+    }
+    if (message.priority !== undefined) {
+      writer.uint32(48).int32(message.priority);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompositePodGroup {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompositePodGroup();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.parentCompositePodGroupName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.minGroupCount = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.priorityClassName = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.priority = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CompositePodGroup {
+    return {
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      parentCompositePodGroupName: isSet(object.parentCompositePodGroupName)
+        ? globalThis.String(object.parentCompositePodGroupName)
+        : isSet(object.parent_composite_pod_group_name)
+        ? globalThis.String(object.parent_composite_pod_group_name)
+        : "",
+      minGroupCount: isSet(object.minGroupCount)
+        ? globalThis.Number(object.minGroupCount)
+        : isSet(object.min_group_count)
+        ? globalThis.Number(object.min_group_count)
+        : 0,
+      priorityClassName: isSet(object.priorityClassName)
+        ? globalThis.String(object.priorityClassName)
+        : isSet(object.priority_class_name)
+        ? globalThis.String(object.priority_class_name)
+        : "",
+      priority: isSet(object.priority) ? globalThis.Number(object.priority) : undefined,
+    };
+  },
+
+  toJSON(message: CompositePodGroup): unknown {
+    const obj: any = {};
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.parentCompositePodGroupName !== "") {
+      obj.parentCompositePodGroupName = message.parentCompositePodGroupName;
+    }
+    if (message.minGroupCount !== 0) {
+      obj.minGroupCount = Math.round(message.minGroupCount);
+    }
+    if (message.priorityClassName !== "") {
+      obj.priorityClassName = message.priorityClassName;
+    }
+    if (message.priority !== undefined) {
+      obj.priority = Math.round(message.priority);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CompositePodGroup>, I>>(base?: I): CompositePodGroup {
+    return CompositePodGroup.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CompositePodGroup>, I>>(object: I): CompositePodGroup {
+    const message = createBaseCompositePodGroup();
+    message.namespace = object.namespace ?? "";
+    message.name = object.name ?? "";
+    message.parentCompositePodGroupName = object.parentCompositePodGroupName ?? "";
+    message.minGroupCount = object.minGroupCount ?? 0;
+    message.priorityClassName = object.priorityClassName ?? "";
+    message.priority = object.priority ?? undefined;
     return message;
   },
 };

@@ -7,7 +7,7 @@
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import { DeviceClass, DeviceTaintRule, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from "./device.js";
-import { PodGroup } from "./group.js";
+import { CompositePodGroup, PodGroup } from "./group.js";
 import { Namespace } from "./namespace.js";
 import { Node } from "./node.js";
 import { Pod } from "./pod.js";
@@ -42,6 +42,8 @@ export enum ObjectKind {
   OBJECT_KIND_NAMESPACE = 5,
   /** OBJECT_KIND_POD_GROUP - PodGroup. */
   OBJECT_KIND_POD_GROUP = 6,
+  /** OBJECT_KIND_COMPOSITE_POD_GROUP - CompositePodGroup. */
+  OBJECT_KIND_COMPOSITE_POD_GROUP = 7,
   /** OBJECT_KIND_DEVICE_CLASS - DeviceClass. */
   OBJECT_KIND_DEVICE_CLASS = 20,
   /** OBJECT_KIND_RESOURCE_SLICE - ResourceSlice. */
@@ -102,6 +104,9 @@ export function objectKindFromJSON(object: any): ObjectKind {
     case 6:
     case "OBJECT_KIND_POD_GROUP":
       return ObjectKind.OBJECT_KIND_POD_GROUP;
+    case 7:
+    case "OBJECT_KIND_COMPOSITE_POD_GROUP":
+      return ObjectKind.OBJECT_KIND_COMPOSITE_POD_GROUP;
     case 20:
     case "OBJECT_KIND_DEVICE_CLASS":
       return ObjectKind.OBJECT_KIND_DEVICE_CLASS;
@@ -176,6 +181,8 @@ export function objectKindToJSON(object: ObjectKind): string {
       return "OBJECT_KIND_NAMESPACE";
     case ObjectKind.OBJECT_KIND_POD_GROUP:
       return "OBJECT_KIND_POD_GROUP";
+    case ObjectKind.OBJECT_KIND_COMPOSITE_POD_GROUP:
+      return "OBJECT_KIND_COMPOSITE_POD_GROUP";
     case ObjectKind.OBJECT_KIND_DEVICE_CLASS:
       return "OBJECT_KIND_DEVICE_CLASS";
     case ObjectKind.OBJECT_KIND_RESOURCE_SLICE:
@@ -238,6 +245,12 @@ export interface Object {
     | //
     /** A pod group (gang), identified by namespace and name. */
     { $case: "podGroup"; value: PodGroup }
+    | //
+    /**
+     * A composite pod group (a tree of pod groups), identified by
+     * namespace and name; needs the alpha CompositePodGroup feature gate.
+     */
+    { $case: "compositePodGroup"; value: CompositePodGroup }
     | //
     /**
      * Dynamic resource allocation (device.proto); numbered from 20 to
@@ -359,6 +372,9 @@ export const Object: MessageFns<Object> = {
       case "podGroup":
         PodGroup.encode(message.kind.value, writer.uint32(50).fork()).join();
         break;
+      case "compositePodGroup":
+        CompositePodGroup.encode(message.kind.value, writer.uint32(58).fork()).join();
+        break;
       case "deviceClass":
         DeviceClass.encode(message.kind.value, writer.uint32(162).fork()).join();
         break;
@@ -473,6 +489,14 @@ export const Object: MessageFns<Object> = {
             }
 
             message.kind = { $case: "podGroup", value: PodGroup.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.kind = { $case: "compositePodGroup", value: CompositePodGroup.decode(reader, reader.uint32()) };
             continue;
           }
           case 20: {
@@ -652,6 +676,10 @@ export const Object: MessageFns<Object> = {
         ? { $case: "podGroup", value: PodGroup.fromJSON(object.podGroup) }
         : isSet(object.pod_group)
         ? { $case: "podGroup", value: PodGroup.fromJSON(object.pod_group) }
+        : isSet(object.compositePodGroup)
+        ? { $case: "compositePodGroup", value: CompositePodGroup.fromJSON(object.compositePodGroup) }
+        : isSet(object.composite_pod_group)
+        ? { $case: "compositePodGroup", value: CompositePodGroup.fromJSON(object.composite_pod_group) }
         : isSet(object.deviceClass)
         ? { $case: "deviceClass", value: DeviceClass.fromJSON(object.deviceClass) }
         : isSet(object.device_class)
@@ -734,6 +762,8 @@ export const Object: MessageFns<Object> = {
       obj.namespace = Namespace.toJSON(message.kind.value);
     } else if (message.kind?.$case === "podGroup") {
       obj.podGroup = PodGroup.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "compositePodGroup") {
+      obj.compositePodGroup = CompositePodGroup.toJSON(message.kind.value);
     } else if (message.kind?.$case === "deviceClass") {
       obj.deviceClass = DeviceClass.toJSON(message.kind.value);
     } else if (message.kind?.$case === "resourceSlice") {
@@ -811,6 +841,12 @@ export const Object: MessageFns<Object> = {
       case "podGroup": {
         if (object.kind?.value !== undefined && object.kind?.value !== null) {
           message.kind = { $case: "podGroup", value: PodGroup.fromPartial(object.kind.value) };
+        }
+        break;
+      }
+      case "compositePodGroup": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "compositePodGroup", value: CompositePodGroup.fromPartial(object.kind.value) };
         }
         break;
       }

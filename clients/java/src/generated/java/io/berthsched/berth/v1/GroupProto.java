@@ -25,6 +25,11 @@ public final class GroupProto {
     com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
       internal_static_berth_v1_PodGroup_LabelsEntry_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_berth_v1_CompositePodGroup_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_berth_v1_CompositePodGroup_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_berth_v1_PodGroupStatus_descriptor;
   static final 
     com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
@@ -39,7 +44,7 @@ public final class GroupProto {
   static {
     java.lang.String[] descriptorData = {
       "\n\024berth/v1/group.proto\022\010berth.v1\032\025berth/" +
-      "v1/policy.proto\"\331\003\n\010PodGroup\022\034\n\tnamespac" +
+      "v1/policy.proto\"\237\004\n\010PodGroup\022\034\n\tnamespac" +
       "e\030\001 \001(\tR\tnamespace\022\022\n\004name\030\002 \001(\tR\004name\022\033" +
       "\n\tmin_count\030\003 \001(\005R\010minCount\022!\n\014topology_" +
       "key\030\004 \001(\tR\013topologyKey\022.\n\023priority_class" +
@@ -49,19 +54,28 @@ public final class GroupProto {
       "uptionMode\022G\n\021preemption_policy\030\010 \001(\0162\032." +
       "berth.v1.PreemptionPolicyR\020preemptionPol" +
       "icy\0226\n\006labels\030\024 \003(\0132\036.berth.v1.PodGroup." +
-      "LabelsEntryR\006labels\0329\n\013LabelsEntry\022\020\n\003ke" +
-      "y\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001B\013" +
-      "\n\t_priority\"\213\001\n\016PodGroupStatus\022\022\n\004name\030\001" +
-      " \001(\tR\004name\022\026\n\006exists\030\002 \001(\010R\006exists\022\033\n\tmi" +
-      "n_count\030\003 \001(\005R\010minCount\022\030\n\007members\030\004 \001(\005" +
-      "R\007members\022\026\n\006placed\030\005 \001(\005R\006placed*f\n\016Dis" +
-      "ruptionMode\022\037\n\033DISRUPTION_MODE_UNSPECIFI" +
-      "ED\020\000\022\032\n\026DISRUPTION_MODE_SINGLE\020\001\022\027\n\023DISR" +
-      "UPTION_MODE_ALL\020\002B\227\001\n\026io.berthsched.bert" +
-      "h.v1B\nGroupProtoP\001Z0github.com/berthsche" +
-      "d/berth/api/berth/v1;berthv1\242\002\003BXX\252\002\010Ber" +
-      "th.V1\312\002\010Berth\\V1\342\002\024Berth\\V1\\GPBMetadata\352" +
-      "\002\tBerth::V1b\006proto3"
+      "LabelsEntryR\006labels\022D\n\037parent_composite_" +
+      "pod_group_name\030\025 \001(\tR\033parentCompositePod" +
+      "GroupName\0329\n\013LabelsEntry\022\020\n\003key\030\001 \001(\tR\003k" +
+      "ey\022\024\n\005value\030\002 \001(\tR\005value:\0028\001B\013\n\t_priorit" +
+      "y\"\221\002\n\021CompositePodGroup\022\034\n\tnamespace\030\001 \001" +
+      "(\tR\tnamespace\022\022\n\004name\030\002 \001(\tR\004name\022D\n\037par" +
+      "ent_composite_pod_group_name\030\003 \001(\tR\033pare" +
+      "ntCompositePodGroupName\022&\n\017min_group_cou" +
+      "nt\030\004 \001(\005R\rminGroupCount\022.\n\023priority_clas" +
+      "s_name\030\005 \001(\tR\021priorityClassName\022\037\n\010prior" +
+      "ity\030\006 \001(\005H\000R\010priority\210\001\001B\013\n\t_priority\"\213\001" +
+      "\n\016PodGroupStatus\022\022\n\004name\030\001 \001(\tR\004name\022\026\n\006" +
+      "exists\030\002 \001(\010R\006exists\022\033\n\tmin_count\030\003 \001(\005R" +
+      "\010minCount\022\030\n\007members\030\004 \001(\005R\007members\022\026\n\006p" +
+      "laced\030\005 \001(\005R\006placed*f\n\016DisruptionMode\022\037\n" +
+      "\033DISRUPTION_MODE_UNSPECIFIED\020\000\022\032\n\026DISRUP" +
+      "TION_MODE_SINGLE\020\001\022\027\n\023DISRUPTION_MODE_AL" +
+      "L\020\002B\227\001\n\026io.berthsched.berth.v1B\nGroupPro" +
+      "toP\001Z0github.com/berthsched/berth/api/be" +
+      "rth/v1;berthv1\242\002\003BXX\252\002\010Berth.V1\312\002\010Berth\\" +
+      "V1\342\002\024Berth\\V1\\GPBMetadata\352\002\tBerth::V1b\006p" +
+      "roto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -73,15 +87,21 @@ public final class GroupProto {
     internal_static_berth_v1_PodGroup_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_PodGroup_descriptor,
-        new java.lang.String[] { "Namespace", "Name", "MinCount", "TopologyKey", "PriorityClassName", "Priority", "DisruptionMode", "PreemptionPolicy", "Labels", "Priority", });
+        new java.lang.String[] { "Namespace", "Name", "MinCount", "TopologyKey", "PriorityClassName", "Priority", "DisruptionMode", "PreemptionPolicy", "Labels", "ParentCompositePodGroupName", "Priority", });
     internal_static_berth_v1_PodGroup_LabelsEntry_descriptor =
       internal_static_berth_v1_PodGroup_descriptor.getNestedTypes().get(0);
     internal_static_berth_v1_PodGroup_LabelsEntry_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_PodGroup_LabelsEntry_descriptor,
         new java.lang.String[] { "Key", "Value", });
-    internal_static_berth_v1_PodGroupStatus_descriptor =
+    internal_static_berth_v1_CompositePodGroup_descriptor =
       getDescriptor().getMessageTypes().get(1);
+    internal_static_berth_v1_CompositePodGroup_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_berth_v1_CompositePodGroup_descriptor,
+        new java.lang.String[] { "Namespace", "Name", "ParentCompositePodGroupName", "MinGroupCount", "PriorityClassName", "Priority", "Priority", });
+    internal_static_berth_v1_PodGroupStatus_descriptor =
+      getDescriptor().getMessageTypes().get(2);
     internal_static_berth_v1_PodGroupStatus_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_PodGroupStatus_descriptor,

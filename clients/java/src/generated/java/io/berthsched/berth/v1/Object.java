@@ -58,6 +58,7 @@ private static final long serialVersionUID = 0L;
     POD_DISRUPTION_BUDGET(4),
     NAMESPACE(5),
     POD_GROUP(6),
+    COMPOSITE_POD_GROUP(7),
     DEVICE_CLASS(20),
     RESOURCE_SLICE(21),
     RESOURCE_CLAIM(22),
@@ -98,6 +99,7 @@ private static final long serialVersionUID = 0L;
         case 4: return POD_DISRUPTION_BUDGET;
         case 5: return NAMESPACE;
         case 6: return POD_GROUP;
+        case 7: return COMPOSITE_POD_GROUP;
         case 20: return DEVICE_CLASS;
         case 21: return RESOURCE_SLICE;
         case 22: return RESOURCE_CLAIM;
@@ -386,6 +388,52 @@ private static final long serialVersionUID = 0L;
        return (io.berthsched.berth.v1.PodGroup) kind_;
     }
     return io.berthsched.berth.v1.PodGroup.getDefaultInstance();
+  }
+
+  public static final int COMPOSITE_POD_GROUP_FIELD_NUMBER = 7;
+  /**
+   * <pre>
+   * A composite pod group (a tree of pod groups), identified by
+   * namespace and name; needs the alpha CompositePodGroup feature gate.
+   * </pre>
+   *
+   * <code>.berth.v1.CompositePodGroup composite_pod_group = 7 [json_name = "compositePodGroup"];</code>
+   * @return Whether the compositePodGroup field is set.
+   */
+  @java.lang.Override
+  public boolean hasCompositePodGroup() {
+    return kindCase_ == 7;
+  }
+  /**
+   * <pre>
+   * A composite pod group (a tree of pod groups), identified by
+   * namespace and name; needs the alpha CompositePodGroup feature gate.
+   * </pre>
+   *
+   * <code>.berth.v1.CompositePodGroup composite_pod_group = 7 [json_name = "compositePodGroup"];</code>
+   * @return The compositePodGroup.
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.CompositePodGroup getCompositePodGroup() {
+    if (kindCase_ == 7) {
+       return (io.berthsched.berth.v1.CompositePodGroup) kind_;
+    }
+    return io.berthsched.berth.v1.CompositePodGroup.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * A composite pod group (a tree of pod groups), identified by
+   * namespace and name; needs the alpha CompositePodGroup feature gate.
+   * </pre>
+   *
+   * <code>.berth.v1.CompositePodGroup composite_pod_group = 7 [json_name = "compositePodGroup"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.CompositePodGroupOrBuilder getCompositePodGroupOrBuilder() {
+    if (kindCase_ == 7) {
+       return (io.berthsched.berth.v1.CompositePodGroup) kind_;
+    }
+    return io.berthsched.berth.v1.CompositePodGroup.getDefaultInstance();
   }
 
   public static final int DEVICE_CLASS_FIELD_NUMBER = 20;
@@ -1160,6 +1208,9 @@ private static final long serialVersionUID = 0L;
     if (kindCase_ == 6) {
       output.writeMessage(6, (io.berthsched.berth.v1.PodGroup) kind_);
     }
+    if (kindCase_ == 7) {
+      output.writeMessage(7, (io.berthsched.berth.v1.CompositePodGroup) kind_);
+    }
     if (kindCase_ == 20) {
       output.writeMessage(20, (io.berthsched.berth.v1.DeviceClass) kind_);
     }
@@ -1243,6 +1294,10 @@ private static final long serialVersionUID = 0L;
     if (kindCase_ == 6) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(6, (io.berthsched.berth.v1.PodGroup) kind_);
+    }
+    if (kindCase_ == 7) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(7, (io.berthsched.berth.v1.CompositePodGroup) kind_);
     }
     if (kindCase_ == 20) {
       size += com.google.protobuf.CodedOutputStream
@@ -1353,6 +1408,10 @@ private static final long serialVersionUID = 0L;
         if (!getPodGroup()
             .equals(other.getPodGroup())) return false;
         break;
+      case 7:
+        if (!getCompositePodGroup()
+            .equals(other.getCompositePodGroup())) return false;
+        break;
       case 20:
         if (!getDeviceClass()
             .equals(other.getDeviceClass())) return false;
@@ -1459,6 +1518,10 @@ private static final long serialVersionUID = 0L;
       case 6:
         hash = (37 * hash) + POD_GROUP_FIELD_NUMBER;
         hash = (53 * hash) + getPodGroup().hashCode();
+        break;
+      case 7:
+        hash = (37 * hash) + COMPOSITE_POD_GROUP_FIELD_NUMBER;
+        hash = (53 * hash) + getCompositePodGroup().hashCode();
         break;
       case 20:
         hash = (37 * hash) + DEVICE_CLASS_FIELD_NUMBER;
@@ -1682,6 +1745,9 @@ private static final long serialVersionUID = 0L;
       if (podGroupBuilder_ != null) {
         podGroupBuilder_.clear();
       }
+      if (compositePodGroupBuilder_ != null) {
+        compositePodGroupBuilder_.clear();
+      }
       if (deviceClassBuilder_ != null) {
         deviceClassBuilder_.clear();
       }
@@ -1797,6 +1863,10 @@ private static final long serialVersionUID = 0L;
       if (kindCase_ == 6 &&
           podGroupBuilder_ != null) {
         result.kind_ = podGroupBuilder_.build();
+      }
+      if (kindCase_ == 7 &&
+          compositePodGroupBuilder_ != null) {
+        result.kind_ = compositePodGroupBuilder_.build();
       }
       if (kindCase_ == 20 &&
           deviceClassBuilder_ != null) {
@@ -1935,6 +2005,10 @@ private static final long serialVersionUID = 0L;
         }
         case POD_GROUP: {
           mergePodGroup(other.getPodGroup());
+          break;
+        }
+        case COMPOSITE_POD_GROUP: {
+          mergeCompositePodGroup(other.getCompositePodGroup());
           break;
         }
         case DEVICE_CLASS: {
@@ -2077,6 +2151,13 @@ private static final long serialVersionUID = 0L;
               kindCase_ = 6;
               break;
             } // case 50
+            case 58: {
+              input.readMessage(
+                  getCompositePodGroupFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              kindCase_ = 7;
+              break;
+            } // case 58
             case 162: {
               input.readMessage(
                   getDeviceClassFieldBuilder().getBuilder(),
@@ -3294,6 +3375,193 @@ private static final long serialVersionUID = 0L;
       kindCase_ = 6;
       onChanged();
       return podGroupBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.CompositePodGroup, io.berthsched.berth.v1.CompositePodGroup.Builder, io.berthsched.berth.v1.CompositePodGroupOrBuilder> compositePodGroupBuilder_;
+    /**
+     * <pre>
+     * A composite pod group (a tree of pod groups), identified by
+     * namespace and name; needs the alpha CompositePodGroup feature gate.
+     * </pre>
+     *
+     * <code>.berth.v1.CompositePodGroup composite_pod_group = 7 [json_name = "compositePodGroup"];</code>
+     * @return Whether the compositePodGroup field is set.
+     */
+    @java.lang.Override
+    public boolean hasCompositePodGroup() {
+      return kindCase_ == 7;
+    }
+    /**
+     * <pre>
+     * A composite pod group (a tree of pod groups), identified by
+     * namespace and name; needs the alpha CompositePodGroup feature gate.
+     * </pre>
+     *
+     * <code>.berth.v1.CompositePodGroup composite_pod_group = 7 [json_name = "compositePodGroup"];</code>
+     * @return The compositePodGroup.
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.CompositePodGroup getCompositePodGroup() {
+      if (compositePodGroupBuilder_ == null) {
+        if (kindCase_ == 7) {
+          return (io.berthsched.berth.v1.CompositePodGroup) kind_;
+        }
+        return io.berthsched.berth.v1.CompositePodGroup.getDefaultInstance();
+      } else {
+        if (kindCase_ == 7) {
+          return compositePodGroupBuilder_.getMessage();
+        }
+        return io.berthsched.berth.v1.CompositePodGroup.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A composite pod group (a tree of pod groups), identified by
+     * namespace and name; needs the alpha CompositePodGroup feature gate.
+     * </pre>
+     *
+     * <code>.berth.v1.CompositePodGroup composite_pod_group = 7 [json_name = "compositePodGroup"];</code>
+     */
+    public Builder setCompositePodGroup(io.berthsched.berth.v1.CompositePodGroup value) {
+      if (compositePodGroupBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        kind_ = value;
+        onChanged();
+      } else {
+        compositePodGroupBuilder_.setMessage(value);
+      }
+      kindCase_ = 7;
+      return this;
+    }
+    /**
+     * <pre>
+     * A composite pod group (a tree of pod groups), identified by
+     * namespace and name; needs the alpha CompositePodGroup feature gate.
+     * </pre>
+     *
+     * <code>.berth.v1.CompositePodGroup composite_pod_group = 7 [json_name = "compositePodGroup"];</code>
+     */
+    public Builder setCompositePodGroup(
+        io.berthsched.berth.v1.CompositePodGroup.Builder builderForValue) {
+      if (compositePodGroupBuilder_ == null) {
+        kind_ = builderForValue.build();
+        onChanged();
+      } else {
+        compositePodGroupBuilder_.setMessage(builderForValue.build());
+      }
+      kindCase_ = 7;
+      return this;
+    }
+    /**
+     * <pre>
+     * A composite pod group (a tree of pod groups), identified by
+     * namespace and name; needs the alpha CompositePodGroup feature gate.
+     * </pre>
+     *
+     * <code>.berth.v1.CompositePodGroup composite_pod_group = 7 [json_name = "compositePodGroup"];</code>
+     */
+    public Builder mergeCompositePodGroup(io.berthsched.berth.v1.CompositePodGroup value) {
+      if (compositePodGroupBuilder_ == null) {
+        if (kindCase_ == 7 &&
+            kind_ != io.berthsched.berth.v1.CompositePodGroup.getDefaultInstance()) {
+          kind_ = io.berthsched.berth.v1.CompositePodGroup.newBuilder((io.berthsched.berth.v1.CompositePodGroup) kind_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          kind_ = value;
+        }
+        onChanged();
+      } else {
+        if (kindCase_ == 7) {
+          compositePodGroupBuilder_.mergeFrom(value);
+        } else {
+          compositePodGroupBuilder_.setMessage(value);
+        }
+      }
+      kindCase_ = 7;
+      return this;
+    }
+    /**
+     * <pre>
+     * A composite pod group (a tree of pod groups), identified by
+     * namespace and name; needs the alpha CompositePodGroup feature gate.
+     * </pre>
+     *
+     * <code>.berth.v1.CompositePodGroup composite_pod_group = 7 [json_name = "compositePodGroup"];</code>
+     */
+    public Builder clearCompositePodGroup() {
+      if (compositePodGroupBuilder_ == null) {
+        if (kindCase_ == 7) {
+          kindCase_ = 0;
+          kind_ = null;
+          onChanged();
+        }
+      } else {
+        if (kindCase_ == 7) {
+          kindCase_ = 0;
+          kind_ = null;
+        }
+        compositePodGroupBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * A composite pod group (a tree of pod groups), identified by
+     * namespace and name; needs the alpha CompositePodGroup feature gate.
+     * </pre>
+     *
+     * <code>.berth.v1.CompositePodGroup composite_pod_group = 7 [json_name = "compositePodGroup"];</code>
+     */
+    public io.berthsched.berth.v1.CompositePodGroup.Builder getCompositePodGroupBuilder() {
+      return getCompositePodGroupFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * A composite pod group (a tree of pod groups), identified by
+     * namespace and name; needs the alpha CompositePodGroup feature gate.
+     * </pre>
+     *
+     * <code>.berth.v1.CompositePodGroup composite_pod_group = 7 [json_name = "compositePodGroup"];</code>
+     */
+    @java.lang.Override
+    public io.berthsched.berth.v1.CompositePodGroupOrBuilder getCompositePodGroupOrBuilder() {
+      if ((kindCase_ == 7) && (compositePodGroupBuilder_ != null)) {
+        return compositePodGroupBuilder_.getMessageOrBuilder();
+      } else {
+        if (kindCase_ == 7) {
+          return (io.berthsched.berth.v1.CompositePodGroup) kind_;
+        }
+        return io.berthsched.berth.v1.CompositePodGroup.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * A composite pod group (a tree of pod groups), identified by
+     * namespace and name; needs the alpha CompositePodGroup feature gate.
+     * </pre>
+     *
+     * <code>.berth.v1.CompositePodGroup composite_pod_group = 7 [json_name = "compositePodGroup"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.CompositePodGroup, io.berthsched.berth.v1.CompositePodGroup.Builder, io.berthsched.berth.v1.CompositePodGroupOrBuilder> 
+        getCompositePodGroupFieldBuilder() {
+      if (compositePodGroupBuilder_ == null) {
+        if (!(kindCase_ == 7)) {
+          kind_ = io.berthsched.berth.v1.CompositePodGroup.getDefaultInstance();
+        }
+        compositePodGroupBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+            io.berthsched.berth.v1.CompositePodGroup, io.berthsched.berth.v1.CompositePodGroup.Builder, io.berthsched.berth.v1.CompositePodGroupOrBuilder>(
+                (io.berthsched.berth.v1.CompositePodGroup) kind_,
+                getParentForChildren(),
+                isClean());
+        kind_ = null;
+      }
+      kindCase_ = 7;
+      onChanged();
+      return compositePodGroupBuilder_;
     }
 
     private com.google.protobuf.SingleFieldBuilderV3<

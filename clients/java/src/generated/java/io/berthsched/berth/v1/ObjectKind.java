@@ -70,6 +70,14 @@ public enum ObjectKind
   OBJECT_KIND_POD_GROUP(6),
   /**
    * <pre>
+   * CompositePodGroup.
+   * </pre>
+   *
+   * <code>OBJECT_KIND_COMPOSITE_POD_GROUP = 7;</code>
+   */
+  OBJECT_KIND_COMPOSITE_POD_GROUP(7),
+  /**
+   * <pre>
    * DeviceClass.
    * </pre>
    *
@@ -265,6 +273,14 @@ public enum ObjectKind
   public static final int OBJECT_KIND_POD_GROUP_VALUE = 6;
   /**
    * <pre>
+   * CompositePodGroup.
+   * </pre>
+   *
+   * <code>OBJECT_KIND_COMPOSITE_POD_GROUP = 7;</code>
+   */
+  public static final int OBJECT_KIND_COMPOSITE_POD_GROUP_VALUE = 7;
+  /**
+   * <pre>
    * DeviceClass.
    * </pre>
    *
@@ -432,6 +448,7 @@ public enum ObjectKind
       case 4: return OBJECT_KIND_POD_DISRUPTION_BUDGET;
       case 5: return OBJECT_KIND_NAMESPACE;
       case 6: return OBJECT_KIND_POD_GROUP;
+      case 7: return OBJECT_KIND_COMPOSITE_POD_GROUP;
       case 20: return OBJECT_KIND_DEVICE_CLASS;
       case 21: return OBJECT_KIND_RESOURCE_SLICE;
       case 22: return OBJECT_KIND_RESOURCE_CLAIM;

@@ -171,6 +171,36 @@ public interface ObjectOrBuilder extends
 
   /**
    * <pre>
+   * A composite pod group (a tree of pod groups), identified by
+   * namespace and name; needs the alpha CompositePodGroup feature gate.
+   * </pre>
+   *
+   * <code>.berth.v1.CompositePodGroup composite_pod_group = 7 [json_name = "compositePodGroup"];</code>
+   * @return Whether the compositePodGroup field is set.
+   */
+  boolean hasCompositePodGroup();
+  /**
+   * <pre>
+   * A composite pod group (a tree of pod groups), identified by
+   * namespace and name; needs the alpha CompositePodGroup feature gate.
+   * </pre>
+   *
+   * <code>.berth.v1.CompositePodGroup composite_pod_group = 7 [json_name = "compositePodGroup"];</code>
+   * @return The compositePodGroup.
+   */
+  io.berthsched.berth.v1.CompositePodGroup getCompositePodGroup();
+  /**
+   * <pre>
+   * A composite pod group (a tree of pod groups), identified by
+   * namespace and name; needs the alpha CompositePodGroup feature gate.
+   * </pre>
+   *
+   * <code>.berth.v1.CompositePodGroup composite_pod_group = 7 [json_name = "compositePodGroup"];</code>
+   */
+  io.berthsched.berth.v1.CompositePodGroupOrBuilder getCompositePodGroupOrBuilder();
+
+  /**
+   * <pre>
    * Dynamic resource allocation (device.proto); numbered from 20 to
    * leave room. A device class, identified by name.
    * </pre>

@@ -43,7 +43,7 @@ public final class ObjectProto {
       "berth/v1/namespace.proto\032\023berth/v1/node." +
       "proto\032\022berth/v1/pod.proto\032\025berth/v1/poli" +
       "cy.proto\032\027berth/v1/queueing.proto\032\025berth" +
-      "/v1/volume.proto\"\317\013\n\006Object\022$\n\004node\030\001 \001(" +
+      "/v1/volume.proto\"\236\014\n\006Object\022$\n\004node\030\001 \001(" +
       "\0132\016.berth.v1.NodeH\000R\004node\022!\n\003pod\030\002 \001(\0132\r" +
       ".berth.v1.PodH\000R\003pod\022@\n\016priority_class\030\003" +
       " \001(\0132\027.berth.v1.PriorityClassH\000R\rpriorit" +
@@ -51,64 +51,67 @@ public final class ObjectProto {
       "berth.v1.PodDisruptionBudgetH\000R\023podDisru" +
       "ptionBudget\0223\n\tnamespace\030\005 \001(\0132\023.berth.v" +
       "1.NamespaceH\000R\tnamespace\0221\n\tpod_group\030\006 " +
-      "\001(\0132\022.berth.v1.PodGroupH\000R\010podGroup\022:\n\014d" +
-      "evice_class\030\024 \001(\0132\025.berth.v1.DeviceClass" +
-      "H\000R\013deviceClass\022@\n\016resource_slice\030\025 \001(\0132" +
-      "\027.berth.v1.ResourceSliceH\000R\rresourceSlic" +
-      "e\022@\n\016resource_claim\030\026 \001(\0132\027.berth.v1.Res" +
-      "ourceClaimH\000R\rresourceClaim\022Y\n\027resource_" +
-      "claim_template\030\027 \001(\0132\037.berth.v1.Resource" +
-      "ClaimTemplateH\000R\025resourceClaimTemplate\022G" +
-      "\n\021device_taint_rule\030\030 \001(\0132\031.berth.v1.Dev" +
-      "iceTaintRuleH\000R\017deviceTaintRule\022I\n\021persi" +
-      "stent_volume\030\036 \001(\0132\032.berth.v1.Persistent" +
-      "VolumeH\000R\020persistentVolume\022Y\n\027persistent" +
-      "_volume_claim\030\037 \001(\0132\037.berth.v1.Persisten" +
-      "tVolumeClaimH\000R\025persistentVolumeClaim\022=\n" +
-      "\rstorage_class\030  \001(\0132\026.berth.v1.StorageC" +
-      "lassH\000R\014storageClass\022.\n\010csi_node\030! \001(\0132\021" +
-      ".berth.v1.CSINodeH\000R\007csiNode\0224\n\ncsi_driv" +
-      "er\030\" \001(\0132\023.berth.v1.CSIDriverH\000R\tcsiDriv" +
-      "er\022P\n\024csi_storage_capacity\030# \001(\0132\034.berth" +
-      ".v1.CSIStorageCapacityH\000R\022csiStorageCapa" +
-      "city\022C\n\017resource_flavor\030( \001(\0132\030.berth.v1" +
-      ".ResourceFlavorH\000R\016resourceFlavor\022=\n\rclu" +
-      "ster_queue\030) \001(\0132\026.berth.v1.ClusterQueue" +
-      "H\000R\014clusterQueue\022*\n\006cohort\030* \001(\0132\020.berth" +
-      ".v1.CohortH\000R\006cohort\0227\n\013local_queue\030+ \001(" +
-      "\0132\024.berth.v1.LocalQueueH\000R\nlocalQueue\022Y\n" +
-      "\027workload_priority_class\030, \001(\0132\037.berth.v" +
-      "1.WorkloadPriorityClassH\000R\025workloadPrior" +
-      "ityClass\0220\n\010workload\030- \001(\0132\022.berth.v1.Wo" +
-      "rkloadH\000R\010workloadB\006\n\004kind\"y\n\tObjectRef\022" +
-      "(\n\004kind\030\001 \001(\0162\024.berth.v1.ObjectKindR\004kin" +
-      "d\022\034\n\tnamespace\030\002 \001(\tR\tnamespace\022\022\n\004name\030" +
-      "\003 \001(\tR\004name\022\020\n\003uid\030\004 \001(\tR\003uid\"L\n\006PodRef\022" +
-      "\034\n\tnamespace\030\001 \001(\tR\tnamespace\022\022\n\004name\030\002 " +
-      "\001(\tR\004name\022\020\n\003uid\030\003 \001(\tR\003uid*\372\005\n\nObjectKi" +
-      "nd\022\033\n\027OBJECT_KIND_UNSPECIFIED\020\000\022\024\n\020OBJEC" +
-      "T_KIND_NODE\020\001\022\023\n\017OBJECT_KIND_POD\020\002\022\036\n\032OB" +
-      "JECT_KIND_PRIORITY_CLASS\020\003\022%\n!OBJECT_KIN" +
-      "D_POD_DISRUPTION_BUDGET\020\004\022\031\n\025OBJECT_KIND" +
-      "_NAMESPACE\020\005\022\031\n\025OBJECT_KIND_POD_GROUP\020\006\022" +
-      "\034\n\030OBJECT_KIND_DEVICE_CLASS\020\024\022\036\n\032OBJECT_" +
-      "KIND_RESOURCE_SLICE\020\025\022\036\n\032OBJECT_KIND_RES" +
-      "OURCE_CLAIM\020\026\022\'\n#OBJECT_KIND_RESOURCE_CL" +
-      "AIM_TEMPLATE\020\027\022!\n\035OBJECT_KIND_DEVICE_TAI" +
-      "NT_RULE\020\030\022!\n\035OBJECT_KIND_PERSISTENT_VOLU" +
-      "ME\020\036\022\'\n#OBJECT_KIND_PERSISTENT_VOLUME_CL" +
-      "AIM\020\037\022\035\n\031OBJECT_KIND_STORAGE_CLASS\020 \022\030\n\024" +
-      "OBJECT_KIND_CSI_NODE\020!\022\032\n\026OBJECT_KIND_CS" +
-      "I_DRIVER\020\"\022$\n OBJECT_KIND_CSI_STORAGE_CA" +
-      "PACITY\020#\022\037\n\033OBJECT_KIND_RESOURCE_FLAVOR\020" +
-      "(\022\035\n\031OBJECT_KIND_CLUSTER_QUEUE\020)\022\026\n\022OBJE" +
-      "CT_KIND_COHORT\020*\022\033\n\027OBJECT_KIND_LOCAL_QU" +
-      "EUE\020+\022\'\n#OBJECT_KIND_WORKLOAD_PRIORITY_C" +
-      "LASS\020,\022\030\n\024OBJECT_KIND_WORKLOAD\020-B\230\001\n\026io." +
-      "berthsched.berth.v1B\013ObjectProtoP\001Z0gith" +
-      "ub.com/berthsched/berth/api/berth/v1;ber" +
-      "thv1\242\002\003BXX\252\002\010Berth.V1\312\002\010Berth\\V1\342\002\024Berth" +
-      "\\V1\\GPBMetadata\352\002\tBerth::V1b\006proto3"
+      "\001(\0132\022.berth.v1.PodGroupH\000R\010podGroup\022M\n\023c" +
+      "omposite_pod_group\030\007 \001(\0132\033.berth.v1.Comp" +
+      "ositePodGroupH\000R\021compositePodGroup\022:\n\014de" +
+      "vice_class\030\024 \001(\0132\025.berth.v1.DeviceClassH" +
+      "\000R\013deviceClass\022@\n\016resource_slice\030\025 \001(\0132\027" +
+      ".berth.v1.ResourceSliceH\000R\rresourceSlice" +
+      "\022@\n\016resource_claim\030\026 \001(\0132\027.berth.v1.Reso" +
+      "urceClaimH\000R\rresourceClaim\022Y\n\027resource_c" +
+      "laim_template\030\027 \001(\0132\037.berth.v1.ResourceC" +
+      "laimTemplateH\000R\025resourceClaimTemplate\022G\n" +
+      "\021device_taint_rule\030\030 \001(\0132\031.berth.v1.Devi" +
+      "ceTaintRuleH\000R\017deviceTaintRule\022I\n\021persis" +
+      "tent_volume\030\036 \001(\0132\032.berth.v1.PersistentV" +
+      "olumeH\000R\020persistentVolume\022Y\n\027persistent_" +
+      "volume_claim\030\037 \001(\0132\037.berth.v1.Persistent" +
+      "VolumeClaimH\000R\025persistentVolumeClaim\022=\n\r" +
+      "storage_class\030  \001(\0132\026.berth.v1.StorageCl" +
+      "assH\000R\014storageClass\022.\n\010csi_node\030! \001(\0132\021." +
+      "berth.v1.CSINodeH\000R\007csiNode\0224\n\ncsi_drive" +
+      "r\030\" \001(\0132\023.berth.v1.CSIDriverH\000R\tcsiDrive" +
+      "r\022P\n\024csi_storage_capacity\030# \001(\0132\034.berth." +
+      "v1.CSIStorageCapacityH\000R\022csiStorageCapac" +
+      "ity\022C\n\017resource_flavor\030( \001(\0132\030.berth.v1." +
+      "ResourceFlavorH\000R\016resourceFlavor\022=\n\rclus" +
+      "ter_queue\030) \001(\0132\026.berth.v1.ClusterQueueH" +
+      "\000R\014clusterQueue\022*\n\006cohort\030* \001(\0132\020.berth." +
+      "v1.CohortH\000R\006cohort\0227\n\013local_queue\030+ \001(\013" +
+      "2\024.berth.v1.LocalQueueH\000R\nlocalQueue\022Y\n\027" +
+      "workload_priority_class\030, \001(\0132\037.berth.v1" +
+      ".WorkloadPriorityClassH\000R\025workloadPriori" +
+      "tyClass\0220\n\010workload\030- \001(\0132\022.berth.v1.Wor" +
+      "kloadH\000R\010workloadB\006\n\004kind\"y\n\tObjectRef\022(" +
+      "\n\004kind\030\001 \001(\0162\024.berth.v1.ObjectKindR\004kind" +
+      "\022\034\n\tnamespace\030\002 \001(\tR\tnamespace\022\022\n\004name\030\003" +
+      " \001(\tR\004name\022\020\n\003uid\030\004 \001(\tR\003uid\"L\n\006PodRef\022\034" +
+      "\n\tnamespace\030\001 \001(\tR\tnamespace\022\022\n\004name\030\002 \001" +
+      "(\tR\004name\022\020\n\003uid\030\003 \001(\tR\003uid*\237\006\n\nObjectKin" +
+      "d\022\033\n\027OBJECT_KIND_UNSPECIFIED\020\000\022\024\n\020OBJECT" +
+      "_KIND_NODE\020\001\022\023\n\017OBJECT_KIND_POD\020\002\022\036\n\032OBJ" +
+      "ECT_KIND_PRIORITY_CLASS\020\003\022%\n!OBJECT_KIND" +
+      "_POD_DISRUPTION_BUDGET\020\004\022\031\n\025OBJECT_KIND_" +
+      "NAMESPACE\020\005\022\031\n\025OBJECT_KIND_POD_GROUP\020\006\022#" +
+      "\n\037OBJECT_KIND_COMPOSITE_POD_GROUP\020\007\022\034\n\030O" +
+      "BJECT_KIND_DEVICE_CLASS\020\024\022\036\n\032OBJECT_KIND" +
+      "_RESOURCE_SLICE\020\025\022\036\n\032OBJECT_KIND_RESOURC" +
+      "E_CLAIM\020\026\022\'\n#OBJECT_KIND_RESOURCE_CLAIM_" +
+      "TEMPLATE\020\027\022!\n\035OBJECT_KIND_DEVICE_TAINT_R" +
+      "ULE\020\030\022!\n\035OBJECT_KIND_PERSISTENT_VOLUME\020\036" +
+      "\022\'\n#OBJECT_KIND_PERSISTENT_VOLUME_CLAIM\020" +
+      "\037\022\035\n\031OBJECT_KIND_STORAGE_CLASS\020 \022\030\n\024OBJE" +
+      "CT_KIND_CSI_NODE\020!\022\032\n\026OBJECT_KIND_CSI_DR" +
+      "IVER\020\"\022$\n OBJECT_KIND_CSI_STORAGE_CAPACI" +
+      "TY\020#\022\037\n\033OBJECT_KIND_RESOURCE_FLAVOR\020(\022\035\n" +
+      "\031OBJECT_KIND_CLUSTER_QUEUE\020)\022\026\n\022OBJECT_K" +
+      "IND_COHORT\020*\022\033\n\027OBJECT_KIND_LOCAL_QUEUE\020" +
+      "+\022\'\n#OBJECT_KIND_WORKLOAD_PRIORITY_CLASS" +
+      "\020,\022\030\n\024OBJECT_KIND_WORKLOAD\020-B\230\001\n\026io.bert" +
+      "hsched.berth.v1B\013ObjectProtoP\001Z0github.c" +
+      "om/berthsched/berth/api/berth/v1;berthv1" +
+      "\242\002\003BXX\252\002\010Berth.V1\312\002\010Berth\\V1\342\002\024Berth\\V1\\" +
+      "GPBMetadata\352\002\tBerth::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -127,7 +130,7 @@ public final class ObjectProto {
     internal_static_berth_v1_Object_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_Object_descriptor,
-        new java.lang.String[] { "Node", "Pod", "PriorityClass", "PodDisruptionBudget", "Namespace", "PodGroup", "DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate", "DeviceTaintRule", "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CsiNode", "CsiDriver", "CsiStorageCapacity", "ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "WorkloadPriorityClass", "Workload", "Kind", });
+        new java.lang.String[] { "Node", "Pod", "PriorityClass", "PodDisruptionBudget", "Namespace", "PodGroup", "CompositePodGroup", "DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate", "DeviceTaintRule", "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CsiNode", "CsiDriver", "CsiStorageCapacity", "ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "WorkloadPriorityClass", "Workload", "Kind", });
     internal_static_berth_v1_ObjectRef_descriptor =
       getDescriptor().getMessageTypes().get(1);
     internal_static_berth_v1_ObjectRef_fieldAccessorTable = new

@@ -40,6 +40,7 @@ private static final long serialVersionUID = 0L;
     priorityClassName_ = "";
     disruptionMode_ = 0;
     preemptionPolicy_ = 0;
+    parentCompositePodGroupName_ = "";
   }
 
   @java.lang.Override
@@ -513,6 +514,65 @@ java.lang.String defaultValue) {
     return map.get(key);
   }
 
+  public static final int PARENT_COMPOSITE_POD_GROUP_NAME_FIELD_NUMBER = 21;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object parentCompositePodGroupName_ = "";
+  /**
+   * <pre>
+   * Optional: the CompositePodGroup (in the group's namespace) this group
+   * is a child of (kube 1.37's spec.parentCompositePodGroupName), read only
+   * with the alpha CompositePodGroup feature gate: the group's members are
+   * then placed in one cycle with the whole tree of its root composite
+   * group, which places its children all-or-nothing. Without the gate it is
+   * dropped, as kube's API server drops it: the group is a gang of its own.
+   * Fixed at creation.
+   * </pre>
+   *
+   * <code>string parent_composite_pod_group_name = 21 [json_name = "parentCompositePodGroupName"];</code>
+   * @return The parentCompositePodGroupName.
+   */
+  @java.lang.Override
+  public java.lang.String getParentCompositePodGroupName() {
+    java.lang.Object ref = parentCompositePodGroupName_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      parentCompositePodGroupName_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * Optional: the CompositePodGroup (in the group's namespace) this group
+   * is a child of (kube 1.37's spec.parentCompositePodGroupName), read only
+   * with the alpha CompositePodGroup feature gate: the group's members are
+   * then placed in one cycle with the whole tree of its root composite
+   * group, which places its children all-or-nothing. Without the gate it is
+   * dropped, as kube's API server drops it: the group is a gang of its own.
+   * Fixed at creation.
+   * </pre>
+   *
+   * <code>string parent_composite_pod_group_name = 21 [json_name = "parentCompositePodGroupName"];</code>
+   * @return The bytes for parentCompositePodGroupName.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getParentCompositePodGroupNameBytes() {
+    java.lang.Object ref = parentCompositePodGroupName_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      parentCompositePodGroupName_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -557,6 +617,9 @@ java.lang.String defaultValue) {
         internalGetLabels(),
         LabelsDefaultEntryHolder.defaultEntry,
         20);
+    if (!com.google.protobuf.GeneratedMessageV3.isStringEmpty(parentCompositePodGroupName_)) {
+      com.google.protobuf.GeneratedMessageV3.writeString(output, 21, parentCompositePodGroupName_);
+    }
     getUnknownFields().writeTo(output);
   }
 
@@ -604,6 +667,9 @@ java.lang.String defaultValue) {
       size += com.google.protobuf.CodedOutputStream
           .computeMessageSize(20, labels__);
     }
+    if (!com.google.protobuf.GeneratedMessageV3.isStringEmpty(parentCompositePodGroupName_)) {
+      size += com.google.protobuf.GeneratedMessageV3.computeStringSize(21, parentCompositePodGroupName_);
+    }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
     return size;
@@ -638,6 +704,8 @@ java.lang.String defaultValue) {
     if (preemptionPolicy_ != other.preemptionPolicy_) return false;
     if (!internalGetLabels().equals(
         other.internalGetLabels())) return false;
+    if (!getParentCompositePodGroupName()
+        .equals(other.getParentCompositePodGroupName())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -671,6 +739,8 @@ java.lang.String defaultValue) {
       hash = (37 * hash) + LABELS_FIELD_NUMBER;
       hash = (53 * hash) + internalGetLabels().hashCode();
     }
+    hash = (37 * hash) + PARENT_COMPOSITE_POD_GROUP_NAME_FIELD_NUMBER;
+    hash = (53 * hash) + getParentCompositePodGroupName().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -849,6 +919,7 @@ java.lang.String defaultValue) {
       disruptionMode_ = 0;
       preemptionPolicy_ = 0;
       internalGetMutableLabels().clear();
+      parentCompositePodGroupName_ = "";
       return this;
     }
 
@@ -911,6 +982,9 @@ java.lang.String defaultValue) {
       if (((from_bitField0_ & 0x00000100) != 0)) {
         result.labels_ = internalGetLabels();
         result.labels_.makeImmutable();
+      }
+      if (((from_bitField0_ & 0x00000200) != 0)) {
+        result.parentCompositePodGroupName_ = parentCompositePodGroupName_;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -994,6 +1068,11 @@ java.lang.String defaultValue) {
       internalGetMutableLabels().mergeFrom(
           other.internalGetLabels());
       bitField0_ |= 0x00000100;
+      if (!other.getParentCompositePodGroupName().isEmpty()) {
+        parentCompositePodGroupName_ = other.parentCompositePodGroupName_;
+        bitField0_ |= 0x00000200;
+        onChanged();
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -1069,6 +1148,11 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00000100;
               break;
             } // case 162
+            case 170: {
+              parentCompositePodGroupName_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000200;
+              break;
+            } // case 170
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1979,6 +2063,128 @@ java.lang.String defaultValue) {
       internalGetMutableLabels().getMutableMap()
           .putAll(values);
       bitField0_ |= 0x00000100;
+      return this;
+    }
+
+    private java.lang.Object parentCompositePodGroupName_ = "";
+    /**
+     * <pre>
+     * Optional: the CompositePodGroup (in the group's namespace) this group
+     * is a child of (kube 1.37's spec.parentCompositePodGroupName), read only
+     * with the alpha CompositePodGroup feature gate: the group's members are
+     * then placed in one cycle with the whole tree of its root composite
+     * group, which places its children all-or-nothing. Without the gate it is
+     * dropped, as kube's API server drops it: the group is a gang of its own.
+     * Fixed at creation.
+     * </pre>
+     *
+     * <code>string parent_composite_pod_group_name = 21 [json_name = "parentCompositePodGroupName"];</code>
+     * @return The parentCompositePodGroupName.
+     */
+    public java.lang.String getParentCompositePodGroupName() {
+      java.lang.Object ref = parentCompositePodGroupName_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        parentCompositePodGroupName_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Optional: the CompositePodGroup (in the group's namespace) this group
+     * is a child of (kube 1.37's spec.parentCompositePodGroupName), read only
+     * with the alpha CompositePodGroup feature gate: the group's members are
+     * then placed in one cycle with the whole tree of its root composite
+     * group, which places its children all-or-nothing. Without the gate it is
+     * dropped, as kube's API server drops it: the group is a gang of its own.
+     * Fixed at creation.
+     * </pre>
+     *
+     * <code>string parent_composite_pod_group_name = 21 [json_name = "parentCompositePodGroupName"];</code>
+     * @return The bytes for parentCompositePodGroupName.
+     */
+    public com.google.protobuf.ByteString
+        getParentCompositePodGroupNameBytes() {
+      java.lang.Object ref = parentCompositePodGroupName_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        parentCompositePodGroupName_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Optional: the CompositePodGroup (in the group's namespace) this group
+     * is a child of (kube 1.37's spec.parentCompositePodGroupName), read only
+     * with the alpha CompositePodGroup feature gate: the group's members are
+     * then placed in one cycle with the whole tree of its root composite
+     * group, which places its children all-or-nothing. Without the gate it is
+     * dropped, as kube's API server drops it: the group is a gang of its own.
+     * Fixed at creation.
+     * </pre>
+     *
+     * <code>string parent_composite_pod_group_name = 21 [json_name = "parentCompositePodGroupName"];</code>
+     * @param value The parentCompositePodGroupName to set.
+     * @return This builder for chaining.
+     */
+    public Builder setParentCompositePodGroupName(
+        java.lang.String value) {
+      if (value == null) { throw new NullPointerException(); }
+      parentCompositePodGroupName_ = value;
+      bitField0_ |= 0x00000200;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Optional: the CompositePodGroup (in the group's namespace) this group
+     * is a child of (kube 1.37's spec.parentCompositePodGroupName), read only
+     * with the alpha CompositePodGroup feature gate: the group's members are
+     * then placed in one cycle with the whole tree of its root composite
+     * group, which places its children all-or-nothing. Without the gate it is
+     * dropped, as kube's API server drops it: the group is a gang of its own.
+     * Fixed at creation.
+     * </pre>
+     *
+     * <code>string parent_composite_pod_group_name = 21 [json_name = "parentCompositePodGroupName"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearParentCompositePodGroupName() {
+      parentCompositePodGroupName_ = getDefaultInstance().getParentCompositePodGroupName();
+      bitField0_ = (bitField0_ & ~0x00000200);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Optional: the CompositePodGroup (in the group's namespace) this group
+     * is a child of (kube 1.37's spec.parentCompositePodGroupName), read only
+     * with the alpha CompositePodGroup feature gate: the group's members are
+     * then placed in one cycle with the whole tree of its root composite
+     * group, which places its children all-or-nothing. Without the gate it is
+     * dropped, as kube's API server drops it: the group is a gang of its own.
+     * Fixed at creation.
+     * </pre>
+     *
+     * <code>string parent_composite_pod_group_name = 21 [json_name = "parentCompositePodGroupName"];</code>
+     * @param value The bytes for parentCompositePodGroupName to set.
+     * @return This builder for chaining.
+     */
+    public Builder setParentCompositePodGroupNameBytes(
+        com.google.protobuf.ByteString value) {
+      if (value == null) { throw new NullPointerException(); }
+      checkByteStringIsUtf8(value);
+      parentCompositePodGroupName_ = value;
+      bitField0_ |= 0x00000200;
+      onChanged();
       return this;
     }
     @java.lang.Override

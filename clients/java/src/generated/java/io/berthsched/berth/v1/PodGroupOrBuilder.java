@@ -267,4 +267,36 @@ java.lang.String defaultValue);
    */
   java.lang.String getLabelsOrThrow(
       java.lang.String key);
+
+  /**
+   * <pre>
+   * Optional: the CompositePodGroup (in the group's namespace) this group
+   * is a child of (kube 1.37's spec.parentCompositePodGroupName), read only
+   * with the alpha CompositePodGroup feature gate: the group's members are
+   * then placed in one cycle with the whole tree of its root composite
+   * group, which places its children all-or-nothing. Without the gate it is
+   * dropped, as kube's API server drops it: the group is a gang of its own.
+   * Fixed at creation.
+   * </pre>
+   *
+   * <code>string parent_composite_pod_group_name = 21 [json_name = "parentCompositePodGroupName"];</code>
+   * @return The parentCompositePodGroupName.
+   */
+  java.lang.String getParentCompositePodGroupName();
+  /**
+   * <pre>
+   * Optional: the CompositePodGroup (in the group's namespace) this group
+   * is a child of (kube 1.37's spec.parentCompositePodGroupName), read only
+   * with the alpha CompositePodGroup feature gate: the group's members are
+   * then placed in one cycle with the whole tree of its root composite
+   * group, which places its children all-or-nothing. Without the gate it is
+   * dropped, as kube's API server drops it: the group is a gang of its own.
+   * Fixed at creation.
+   * </pre>
+   *
+   * <code>string parent_composite_pod_group_name = 21 [json_name = "parentCompositePodGroupName"];</code>
+   * @return The bytes for parentCompositePodGroupName.
+   */
+  com.google.protobuf.ByteString
+      getParentCompositePodGroupNameBytes();
 }
