@@ -23,6 +23,7 @@ _KINDS = {
     "pod_disruption_budget": (object_pb2.OBJECT_KIND_POD_DISRUPTION_BUDGET, True),
     "namespace": (object_pb2.OBJECT_KIND_NAMESPACE, False),
     "pod_group": (object_pb2.OBJECT_KIND_POD_GROUP, True),
+    "composite_pod_group": (object_pb2.OBJECT_KIND_COMPOSITE_POD_GROUP, True),
     "device_class": (object_pb2.OBJECT_KIND_DEVICE_CLASS, False),
     "resource_slice": (object_pb2.OBJECT_KIND_RESOURCE_SLICE, False),
     "resource_claim": (object_pb2.OBJECT_KIND_RESOURCE_CLAIM, True),

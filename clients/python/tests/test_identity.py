@@ -29,6 +29,8 @@ class IdentityTest(unittest.TestCase):
              (object_pb2.OBJECT_KIND_POD_DISRUPTION_BUDGET, "ns", "b")),
             ("namespace", obj("namespace", name="ns"), (object_pb2.OBJECT_KIND_NAMESPACE, "", "ns")),
             ("pod_group", obj("pod_group", namespace="ns", name="g"), (object_pb2.OBJECT_KIND_POD_GROUP, "ns", "g")),
+            ("composite_pod_group", obj("composite_pod_group", namespace="ns", name="c"),
+             (object_pb2.OBJECT_KIND_COMPOSITE_POD_GROUP, "ns", "c")),
             ("device_class", obj("device_class", name="gpu"), (object_pb2.OBJECT_KIND_DEVICE_CLASS, "", "gpu")),
             ("resource_slice", obj("resource_slice", name="s"), (object_pb2.OBJECT_KIND_RESOURCE_SLICE, "", "s")),
             ("resource_claim", obj("resource_claim", namespace="ns", name="c"),

@@ -54,6 +54,7 @@ const KINDS: Record<KindCase, [ObjectKind, boolean]> = {
   podDisruptionBudget: [ObjectKind.OBJECT_KIND_POD_DISRUPTION_BUDGET, true],
   namespace: [ObjectKind.OBJECT_KIND_NAMESPACE, false],
   podGroup: [ObjectKind.OBJECT_KIND_POD_GROUP, true],
+  compositePodGroup: [ObjectKind.OBJECT_KIND_COMPOSITE_POD_GROUP, true],
   deviceClass: [ObjectKind.OBJECT_KIND_DEVICE_CLASS, false],
   resourceSlice: [ObjectKind.OBJECT_KIND_RESOURCE_SLICE, false],
   resourceClaim: [ObjectKind.OBJECT_KIND_RESOURCE_CLAIM, true],

@@ -331,6 +331,7 @@ describe("identity", () => {
     ["node", node("n1"), `${ObjectKind.OBJECT_KIND_NODE}//n1`],
     ["pod", pod("p"), `${ObjectKind.OBJECT_KIND_POD}/ns/p`],
     ["pod group", BerthObject.fromPartial({ kind: { $case: "podGroup", value: { namespace: "ns", name: "g" } } }), `${ObjectKind.OBJECT_KIND_POD_GROUP}/ns/g`],
+    ["composite pod group", BerthObject.fromPartial({ kind: { $case: "compositePodGroup", value: { namespace: "ns", name: "c" } } }), `${ObjectKind.OBJECT_KIND_COMPOSITE_POD_GROUP}/ns/c`],
     ["device class", BerthObject.fromPartial({ kind: { $case: "deviceClass", value: { name: "gpu" } } }), `${ObjectKind.OBJECT_KIND_DEVICE_CLASS}//gpu`],
     ["resource slice", BerthObject.fromPartial({ kind: { $case: "resourceSlice", value: { name: "s" } } }), `${ObjectKind.OBJECT_KIND_RESOURCE_SLICE}//s`],
     ["resource claim", BerthObject.fromPartial({ kind: { $case: "resourceClaim", value: { namespace: "ns", name: "c" } } }), `${ObjectKind.OBJECT_KIND_RESOURCE_CLAIM}/ns/c`],
