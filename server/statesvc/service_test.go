@@ -146,7 +146,7 @@ func TestSyncBatchErrors(t *testing.T) {
 				{Index: 0, Ref: &berthv1.ObjectRef{Kind: kindPod, Name: "p"}, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, FieldPath: "namespace", Message: "required"},
 				{Index: 1, Ref: &berthv1.ObjectRef{Name: "x"}, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, FieldPath: "kind", Message: "required"},
 				{Index: 2, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, Message: "the mutation is empty: exactly one of upsert and delete is required"},
-				{Index: 3, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, Message: "the object has no kind: exactly one of node, pod, priority_class, pod_disruption_budget, namespace, pod_group, device_class, resource_slice, resource_claim, resource_claim_template, device_taint_rule, persistent_volume, persistent_volume_claim, storage_class, csi_node, csi_driver, csi_storage_capacity, resource_flavor, cluster_queue, cohort, local_queue, workload_priority_class and workload is required"},
+				{Index: 3, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, Message: "the object has no kind: exactly one of node, pod, priority_class, pod_disruption_budget, namespace, pod_group, composite_pod_group, device_class, resource_slice, resource_claim, resource_claim_template, device_taint_rule, persistent_volume, persistent_volume_claim, storage_class, csi_node, csi_driver, csi_storage_capacity, resource_flavor, cluster_queue, cohort, local_queue, workload_priority_class and workload is required"},
 				{Index: 4, Ref: &berthv1.ObjectRef{Kind: kindClass, Name: "system-node-critical"}, Code: berthv1.ErrorCode_ERROR_CODE_INVALID_ARGUMENT, FieldPath: "name",
 					Message: "system-node-critical cannot be deleted: built-in PriorityClass"},
 			},
