@@ -118,13 +118,7 @@ func (s *Scheduler) scheduleTree(ctx context.Context, fwk framework.Framework, q
 	}
 	gang.Order(pending)
 	if err := s.validateMembers(root.Priority, model.PreemptLowerPriority, keys, pending); err != nil {
-		st := framework.NewStatus(framework.UnschedulableAndUnresolvable, err.Error()).WithPlugin(gang.GateName)
-		for _, m := range pending {
-			fe := &framework.FitError{PodKey: m.Key(), Diagnosis: framework.Diagnosis{UnschedulablePlugins: map[string]struct{}{gang.GateName: {}}}}
-			s.handleFailure(ctx, fwk, infos[m.UID], &failure{status: st, msg: err.Error(), fitErr: fe}, true)
-		}
-		att.Result, att.Status, att.Message = ResultUnschedulable, st, err.Error()
-		return s.endGroupAttempt(att)
+		return s.refuseGroup(ctx, fwk, infos, pending, att, err)
 	}
 	p := &groupPlacer{s: s, fwk: fwk, infos: infos, states: map[string]*framework.CycleState{},
 		assumed: map[string]*framework.QueuedPodInfo{}, fails: map[string]*failure{}}

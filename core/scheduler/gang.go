@@ -200,13 +200,7 @@ func (s *Scheduler) scheduleGroup(ctx context.Context, fwk framework.Framework, 
 		// members wait among the unschedulable pods (explain shows this
 		// message), rejected by the gate, which no cluster event helps:
 		// the periodic flush retries them, as kube retries the group.
-		st := framework.NewStatus(framework.UnschedulableAndUnresolvable, err.Error()).WithPlugin(gang.GateName)
-		for _, m := range members {
-			fe := &framework.FitError{PodKey: m.Key(), Diagnosis: framework.Diagnosis{UnschedulablePlugins: map[string]struct{}{gang.GateName: {}}}}
-			s.handleFailure(ctx, fwk, infos[m.UID], &failure{status: st, msg: err.Error(), fitErr: fe}, true)
-		}
-		att.Result, att.Status, att.Message = ResultUnschedulable, st, err.Error()
-		return s.endGroupAttempt(att)
+		return s.refuseGroup(ctx, fwk, infos, members, att, err)
 	}
 	p := &groupPlacer{s: s, fwk: fwk, infos: infos, states: map[string]*framework.CycleState{},
 		assumed: map[string]*framework.QueuedPodInfo{}, fails: map[string]*failure{}}
@@ -291,6 +285,19 @@ func (s *Scheduler) pendingMembers(key, self, profile string) []string {
 		out = append(out, uid)
 	}
 	return out
+}
+
+// refuseGroup ends the attempt of a group (or a composite tree) that is not
+// tried because err refuses its members: each waits among the
+// unschedulable pods, rejected by the gate with err's message.
+func (s *Scheduler) refuseGroup(ctx context.Context, fwk framework.Framework, infos map[string]*framework.QueuedPodInfo, members []*model.Pod, att *Attempt, err error) *Attempt {
+	st := framework.NewStatus(framework.UnschedulableAndUnresolvable, err.Error()).WithPlugin(gang.GateName)
+	for _, m := range members {
+		fe := &framework.FitError{PodKey: m.Key(), Diagnosis: framework.Diagnosis{UnschedulablePlugins: map[string]struct{}{gang.GateName: {}}}}
+		s.handleFailure(ctx, fwk, infos[m.UID], &failure{status: st, msg: err.Error(), fitErr: fe}, true)
+	}
+	att.Result, att.Status, att.Message = ResultUnschedulable, st, err.Error()
+	return s.endGroupAttempt(att)
 }
 
 func (s *Scheduler) endGroupAttempt(att *Attempt) *Attempt {
