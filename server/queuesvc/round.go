@@ -213,7 +213,9 @@ func nominations(w *workload, placement map[string]string) []framework.PlanItem 
 	var out []framework.PlanItem
 	for _, ps := range w.wl.PodSets {
 		pods := bySet[ps.Name]
-		slices.SortFunc(pods, byCreation)
+		if w.origin != OriginExplicit {
+			slices.SortFunc(pods, byCreation) // an explicit one's are in index order
+		}
 		for i, p := range pods {
 			if node, ok := placement[r.PodName(admission.PlacementPodSet{Name: ps.Name}, i)]; ok {
 				out = append(out, &framework.Nomination{Pod: p, Node: node})
@@ -316,6 +318,7 @@ func (c *Controller) committed(ctx context.Context, s *snapshot, d *decisions, r
 		c.gateMu.Lock()
 		delete(c.released, k)
 		delete(c.ownerReleased, k)
+		delete(c.heldCounts, k)
 		c.gateMu.Unlock()
 		holding := false
 		for _, p := range w.pods {
@@ -345,7 +348,7 @@ func (c *Controller) admittedNow(w *workload, it *framework.Admission, flavors m
 	rel, ok := releaseOf(admit, flavors)
 	c.gateMu.Lock()
 	if ok {
-		c.released[w.key] = rel
+		c.released[w.key], c.heldCounts[w.key] = rel, admitCounts(admit)
 	}
 	c.gateMu.Unlock()
 	c.mu.Lock()
@@ -386,9 +389,10 @@ func (c *Controller) syncReleases(ctx context.Context, s *snapshot) []error {
 		cur, had := c.released[k]
 		switch {
 		case ok && (!had || !sameRelease(cur, rel)):
-			c.released[k] = rel
+			c.released[k], c.heldCounts[k] = rel, admitCounts(s.facts[k])
 		case !ok && had:
 			delete(c.released, k)
+			delete(c.heldCounts, k)
 		default:
 			c.gateMu.Unlock()
 			continue
@@ -415,6 +419,7 @@ func (c *Controller) forgetGone(ctx context.Context, s *snapshot) []error {
 		c.gateMu.Lock()
 		delete(c.released, k)
 		delete(c.ownerReleased, k)
+		delete(c.heldCounts, k)
 		c.gateMu.Unlock()
 		c.mu.Lock()
 		delete(c.admitTimes, k)

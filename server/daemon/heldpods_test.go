@@ -1,0 +1,193 @@
+package daemon
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/quota/admission"
+	"github.com/berthsched/berth/core/quota/workloadpods"
+	"github.com/berthsched/berth/server/podbook"
+)
+
+// heldWorkload is team-a's explicit Workload "train" holding its pods: 4
+// workers of 1 cpu, admitted with at least 1 (partial admission).
+func heldWorkload(count int32) *berthv1.Object {
+	return &berthv1.Object{Kind: &berthv1.Object_Workload{Workload: &berthv1.Workload{
+		Namespace: "team-a", Name: "train", Uid: "wl-train", QueueName: "lq", HoldPods: true,
+		PodSets: []*berthv1.PodSet{{Name: "workers", Count: count, MinCount: proto.Int32(1), Template: &berthv1.PodSetTemplate{
+			Requests: map[string]int64{"cpu": 1000},
+		}}},
+	}}}
+}
+
+// heldBinds are the Binds of train's pods, by pod name: their node.
+func heldBinds(t *testing.T, ds []*berthv1.Decision) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, d := range ds {
+		b := d.GetBind()
+		if b == nil || !strings.HasPrefix(d.GetPod().GetName(), "train-") {
+			continue
+		}
+		h := b.GetHeldPod()
+		if h.GetWorkloadName() != "train" || h.GetWorkloadUid() != "wl-train" || h.GetPodSet() != "workers" ||
+			workloadpods.PodName("train", "workers", h.GetIndex()) != d.GetPod().GetName() {
+			t.Errorf("bind of %s: held_pod %v, want train's workers pod of its index", d.GetPod().GetName(), h)
+		}
+		out[d.GetPod().GetName()] = b.GetNode()
+	}
+	return out
+}
+
+// An explicit Workload with hold_pods, end to end: its pods are held,
+// partially admitted (3 of 4 fit the cohort's 3 cpus: those are released
+// and bound, Binds naming the pod set; the fourth stays gated), a pod of
+// a held name is refused, a changed count of the admitted workload is
+// refused naming the field, a CONFIRMED report keeps the durable bind, a
+// held pod the orchestrator deletes comes back and is bound again; after
+// a restart and the orchestrator's re-list (which does not send held
+// pods) nothing is admitted or bound again and the pods are where they
+// were; deleting the Workload deletes its pods and its admission.
+func TestHeldPodsLive(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	cfg := func() Config { return Config{DataDir: dir, Deterministic: true} }
+	e := start(t, cfg())
+	w := e.startWatch(t, &berthv1.WatchRequest{})
+	e.apply(t, nodeObj("n1", 8000))
+	e.apply(t, kueueWire()...)
+	e.apply(t, heldWorkload(4))
+	ds := w.waitFor(t, "train admitted, 3 pods bound", func(ds []*berthv1.Decision) bool {
+		return slices.Contains(admitted(ds), "team-a/train") && len(binds(ds)) == 3
+	})
+	e.settle(t)
+	for _, d := range ds {
+		if a := d.GetAdmit(); a != nil && (a.GetPodSets()[0].GetCount() != 3 || a.GetWorkloadUid() != "wl-train") {
+			t.Errorf("admit %v: want 3 workers of wl-train", a)
+		}
+	}
+	bound := heldBinds(t, ds)
+	for _, name := range []string{"train-workers-0", "train-workers-1", "train-workers-2"} {
+		if bound[name] != "n1" {
+			t.Errorf("binds %v: want %s on n1", bound, name)
+		}
+	}
+	view := e.d.Scheduler().View()
+	gated, ok := view.Pod("wl-train-workers-3")
+	if !ok || !slices.Contains(gated.SchedulingGates, admission.AdmissionGate) {
+		t.Errorf("train-workers-3 as held: %+v, want gated (beyond the admitted count)", gated)
+	}
+	if ws := workloadStatus(t, e.d.Queues().Status(), "team-a/train"); ws.Pods != 4 {
+		t.Errorf("train's status %+v: want its 4 held pods", ws)
+	}
+	// The orchestrator's own pod of a held name, and the count of the
+	// admitted workload changed, are refused with their fields.
+	refused := func(obj *berthv1.Object, field string) {
+		t.Helper()
+		resp, err := e.state.Apply(ctx, &berthv1.ApplyRequest{Objects: []*berthv1.Object{obj}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if errs := resp.GetErrors(); len(errs) != 1 || errs[0].GetFieldPath() != field {
+			t.Errorf("Apply: errors %v, want one at %s", errs, field)
+		}
+	}
+	clash := queuedPod("team-a", "train-workers-0", 1000)
+	refused(podObj(clash), "pod.name")
+	refused(heldWorkload(5), "workload.pod_sets[0].count")
+
+	// Confirmed, the bind stays the durable record of where it runs.
+	var rev uint64
+	for _, d := range ds {
+		if d.GetBind() != nil && d.GetPod().GetName() == "train-workers-0" {
+			rev = d.GetRevision()
+		}
+	}
+	if _, err := e.state.ReportBindResult(ctx, &berthv1.ReportBindResultRequest{Revision: rev,
+		Pod: &berthv1.PodRef{Namespace: "team-a", Name: "train-workers-0", Uid: "wl-train-workers-0"}, Node: "n1",
+		Outcome: berthv1.BindOutcome_BIND_OUTCOME_CONFIRMED,
+	}); err != nil {
+		t.Fatalf("confirm: %v", err)
+	}
+	if _, ok := e.d.Book().Outstanding(podbook.KindBind, "wl-train-workers-0"); !ok {
+		t.Error("the confirmed bind of a held pod was ended")
+	}
+	if p, _ := view.Pod("wl-train-workers-0"); p == nil || p.NodeName != "n1" {
+		t.Errorf("train-workers-0 after its report: %+v, want bound to n1", p)
+	}
+
+	// Finished, train-workers-1 is deleted: it comes back, released, and is
+	// bound again.
+	if _, err := e.state.Delete(ctx, &berthv1.DeleteRequest{Refs: []*berthv1.ObjectRef{{Kind: berthv1.ObjectKind_OBJECT_KIND_POD, Namespace: "team-a", Name: "train-workers-1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	w.waitFor(t, "train-workers-1 bound again", func(ds []*berthv1.Decision) bool {
+		n := 0
+		for _, d := range ds {
+			if d.GetBind() != nil && d.GetPod().GetName() == "train-workers-1" {
+				n++
+			}
+		}
+		return n == 2
+	})
+	e.settle(t)
+	ds = w.waitFor(t, "", func([]*berthv1.Decision) bool { return true })
+	admits, bindCount := countType(ds, berthv1.DecisionType_DECISION_TYPE_ADMIT), countType(ds, berthv1.DecisionType_DECISION_TYPE_BIND)
+	e.shutdown(t)
+
+	// Restart: the orchestrator re-lists everything it has (held pods are
+	// not its own); the Workload brings its pods back, held where their
+	// binds put them.
+	e = start(t, cfg())
+	w = e.startWatch(t, &berthv1.WatchRequest{})
+	_, send := e.syncStream(t)
+	for _, req := range []*berthv1.SyncRequest{
+		{BatchId: 1, Resync: berthv1.Resync_RESYNC_BEGIN, Mutations: upserts(append([]*berthv1.Object{nodeObj("n1", 8000), heldWorkload(4)}, kueueWire()...)...)},
+		{BatchId: 2, Resync: berthv1.Resync_RESYNC_END},
+	} {
+		if resp := send(req); len(resp.GetErrors()) > 0 {
+			t.Fatalf("batch %d: %v", req.GetBatchId(), resp.GetErrors())
+		}
+	}
+	e.settle(t)
+	e.settle(t) // the round's releases applied again
+	after := w.waitFor(t, "", func([]*berthv1.Decision) bool { return true })
+	if n := countType(after, berthv1.DecisionType_DECISION_TYPE_ADMIT); n != 0 {
+		t.Errorf("%d Admits after the restart (of %d before), want none", n, admits)
+	}
+	if n := countType(after, berthv1.DecisionType_DECISION_TYPE_BIND); n != 0 {
+		t.Errorf("%d Binds after the restart (of %d before), want none: %v", n, bindCount, binds(after))
+	}
+	view = e.d.Scheduler().View()
+	for i := range 4 {
+		uid := "wl-train-workers-" + string(rune('0'+i))
+		p, ok := view.Pod(uid)
+		switch {
+		case !ok:
+			t.Errorf("%s not held after the restart", uid)
+		case i < 3 && p.NodeName != "n1":
+			t.Errorf("%s after the restart: node %q, want n1", uid, p.NodeName)
+		case i == 3 && (p.NodeName != "" || !slices.Contains(p.SchedulingGates, admission.AdmissionGate)):
+			t.Errorf("%s after the restart: %+v, want gated", uid, p)
+		}
+	}
+
+	// Deleted, the Workload takes its pods and its admission with it.
+	if _, err := e.state.Delete(ctx, &berthv1.DeleteRequest{Refs: []*berthv1.ObjectRef{{Kind: berthv1.ObjectKind_OBJECT_KIND_WORKLOAD, Namespace: "team-a", Name: "train"}}}); err != nil {
+		t.Fatal(err)
+	}
+	e.settle(t)
+	e.settle(t)
+	for i := range 4 {
+		if p, ok := view.Pod("wl-train-workers-" + string(rune('0'+i))); ok {
+			t.Errorf("pod %s still held after its Workload's deletion", p.Key())
+		}
+	}
+	if n := len(e.d.Book().Admissions()); n != 0 {
+		t.Errorf("%d admissions held after the Workload's deletion, want none", n)
+	}
+}
