@@ -191,3 +191,76 @@ func TestHeldPodsLive(t *testing.T) {
 		t.Errorf("%d admissions held after the Workload's deletion, want none", n)
 	}
 }
+
+// A preempted Workload holding pods: its bound pods get quota Evicts; the
+// orchestrator stops and deletes them, they come back gated, the
+// preemptor is admitted once they are gone, and the Workload is admitted
+// again with what is left (partial: 2 of 4), its pods of index 0 and 1
+// bound again.
+func TestHeldPodsEvicted(t *testing.T) {
+	ctx := t.Context()
+	e := start(t, Config{DataDir: t.TempDir(), Deterministic: true})
+	w := e.startWatch(t, &berthv1.WatchRequest{})
+	e.apply(t, nodeObj("n1", 8000))
+	e.apply(t, kueueWire()...)
+	e.apply(t, heldWorkload(4))
+	w.waitFor(t, "train admitted, 3 pods bound", func(ds []*berthv1.Decision) bool { return len(binds(ds)) == 3 })
+	e.settle(t)
+
+	b1 := queuedPod("team-b", "b1", 1000, withPriority(100))
+	e.apply(t, podObj(b1))
+	ds := w.waitFor(t, "train preempted", func(ds []*berthv1.Decision) bool {
+		return countType(ds, berthv1.DecisionType_DECISION_TYPE_EVICT_WORKLOAD) == 1 && countType(ds, berthv1.DecisionType_DECISION_TYPE_EVICT) == 3
+	})
+	e.settle(t)
+	var victims []string
+	for _, d := range ds {
+		if ev := d.GetEvictWorkload(); ev != nil && ev.GetWorkloadName() != "train" {
+			t.Errorf("workload eviction %v: want train", ev)
+		}
+		if ev := d.GetEvict(); ev != nil {
+			if ev.GetCause() != berthv1.EvictCause_EVICT_CAUSE_QUOTA {
+				t.Errorf("evict %v: want cause quota", ev)
+			}
+			victims = append(victims, ev.GetVictim().GetName())
+		}
+	}
+	slices.Sort(victims)
+	if want := []string{"train-workers-0", "train-workers-1", "train-workers-2"}; !slices.Equal(victims, want) {
+		t.Errorf("evicted %v, want %v", victims, want)
+	}
+	if slices.Contains(admitted(ds), workloadOf(b1)) {
+		t.Fatal("b1 admitted before train's pods were gone")
+	}
+	// The orchestrator stops them and deletes them: they come back gated.
+	for _, name := range victims {
+		if _, err := e.state.Delete(ctx, &berthv1.DeleteRequest{Refs: []*berthv1.ObjectRef{{Kind: berthv1.ObjectKind_OBJECT_KIND_POD, Namespace: "team-a", Name: name}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ds = w.waitFor(t, "b1 admitted and bound, train admitted again with 2", func(ds []*berthv1.Decision) bool {
+		// 3 binds of train's, b1's, then 2 of train's again.
+		return binds(ds)["b1"] != "" && countType(ds, berthv1.DecisionType_DECISION_TYPE_ADMIT) == 3 && countType(ds, berthv1.DecisionType_DECISION_TYPE_BIND) == 6
+	})
+	e.settle(t)
+	var again []*berthv1.Admit
+	for _, d := range ds {
+		if a := d.GetAdmit(); a != nil && a.GetWorkloadName() == "train" {
+			again = append(again, a)
+		}
+	}
+	if len(again) != 2 || again[1].GetPodSets()[0].GetCount() != 2 {
+		t.Errorf("train's admissions %v: want a second one of 2 workers", again)
+	}
+	view := e.d.Scheduler().View()
+	for i, want := range []bool{true, true, false, false} {
+		uid := "wl-train-workers-" + string(rune('0'+i))
+		p, ok := view.Pod(uid)
+		if !ok {
+			t.Fatalf("%s not held", uid)
+		}
+		if released := !slices.Contains(p.SchedulingGates, admission.AdmissionGate); released != want {
+			t.Errorf("%s: released %v, want %v (gates %v, node %q)", uid, released, want, p.SchedulingGates, p.NodeName)
+		}
+	}
+}

@@ -122,10 +122,16 @@ func (c *Controller) decide(s *snapshot, lines map[string]admission.Line, events
 		return root(lines[key].ClusterQueue)
 	}
 	preempted := map[string]bool{}
+	// preemptedBy are the workloads the run preempted, by preemptor: one
+	// it admitted again later in the pass (a partial admission with what
+	// is left) has an admitted line, but is evicted all the same, and
+	// admitted again in a later round once its pods are gone.
+	preemptedBy := map[string]string{}
 	for _, ev := range events {
 		switch ev.Kind {
 		case admission.EventPreempted:
 			preempted[treeOf(ev.Workload)] = true
+			preemptedBy[ev.Workload] = ev.By
 		case admission.EventAdmitted:
 			if preempted[treeOf(ev.Workload)] {
 				d.waiting[ev.Workload] = true
@@ -136,17 +142,24 @@ func (c *Controller) decide(s *snapshot, lines map[string]admission.Line, events
 	// those are sorted (the plan's order), not every workload held.
 	var keys []string
 	for k, w := range s.workloads {
-		if r := lines[k].Result; r == admission.ResultAdmitted && !w.durable || r == admission.ResultPreempted {
+		if r := lines[k].Result; r == admission.ResultAdmitted && !w.durable || r == admission.ResultPreempted || w.durable && preemptedBy[k] != "" {
 			keys = append(keys, k)
 		}
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
 		w, l := s.workloads[k], lines[k]
-		if l.Result != admission.ResultPreempted || !w.admitted || w.evicting {
+		readmitted := l.Result != admission.ResultPreempted && w.durable && preemptedBy[k] != ""
+		if l.Result != admission.ResultPreempted && !readmitted || !w.admitted || w.evicting {
 			continue
 		}
 		by := l.PreemptedBy
+		if readmitted {
+			// Its line is its later admission's: the eviction names the
+			// preemptor only.
+			by = preemptedBy[k]
+			l.Message = "preempted to accommodate workload " + by + " (admitted again with less, once its pods are gone)"
+		}
 		if w.durable {
 			d.add(&framework.WorkloadEviction{
 				Workload: ref(w), ClusterQueue: w.wl.Admission.ClusterQueue, Reason: l.PreemptionReason,
