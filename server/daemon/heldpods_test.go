@@ -11,6 +11,7 @@ import (
 	"github.com/berthsched/berth/core/quota/admission"
 	"github.com/berthsched/berth/core/quota/workloadpods"
 	"github.com/berthsched/berth/server/podbook"
+	"github.com/berthsched/berth/server/queuesvc"
 )
 
 // heldWorkload is team-a's explicit Workload "train" holding its pods: 4
@@ -262,5 +263,62 @@ func TestHeldPodsEvicted(t *testing.T) {
 		if released := !slices.Contains(p.SchedulingGates, admission.AdmissionGate); released != want {
 			t.Errorf("%s: released %v, want %v (gates %v, node %q)", uid, released, want, p.SchedulingGates, p.NodeName)
 		}
+	}
+}
+
+// Placement-aware admission nominates a held Workload's pods in the
+// Admit's commit, as it does the other workloads' pods: two pods of one
+// cpu on two nodes of 1.5 cpus are nominated one to each right after the
+// Admit and bound there; a second Workload, for which no room is left,
+// waits gated with the placement's message.
+func TestHeldPodsPlacementAware(t *testing.T) {
+	e := start(t, Config{DataDir: t.TempDir(), Deterministic: true})
+	w := e.startWatch(t, &berthv1.WatchRequest{})
+	e.apply(t, nodeObj("n1", 1500), nodeObj("n2", 1500))
+	e.apply(t, placementQueue(true)...)
+	held := func(name string, count int32) *berthv1.Object {
+		return &berthv1.Object{Kind: &berthv1.Object_Workload{Workload: &berthv1.Workload{
+			Namespace: "team", Name: name, Uid: "wl-" + name, QueueName: "lq", HoldPods: true,
+			PodSets: []*berthv1.PodSet{{Name: "main", Count: count, Template: &berthv1.PodSetTemplate{Requests: map[string]int64{"cpu": 1000}}}},
+		}}}
+	}
+	e.apply(t, held("gang", 2))
+	w.waitFor(t, "gang admitted, its 2 pods bound", func(ds []*berthv1.Decision) bool { return len(binds(ds)) == 2 })
+	e.settle(t)
+	e.apply(t, held("late", 1))
+	e.settle(t)
+	e.settle(t)
+	ds := w.waitFor(t, "", func([]*berthv1.Decision) bool { return true })
+	var admitRev uint64
+	nominated := map[string]string{}
+	for _, d := range ds {
+		if a := d.GetAdmit(); a != nil {
+			if a.GetWorkloadName() != "gang" {
+				t.Errorf("admitted %s, want only gang", a.GetWorkloadName())
+			}
+			admitRev = d.GetRevision()
+		}
+		if n := d.GetNominate(); n != nil {
+			if d.GetRevision() > admitRev+2 {
+				t.Errorf("nomination of %s at revision %d: want it in the Admit's commit (after %d)", d.GetPod().GetName(), d.GetRevision(), admitRev)
+			}
+			nominated[d.GetPod().GetName()] = n.GetNode()
+		}
+	}
+	bound := binds(ds)
+	if len(nominated) != 2 || nominated["gang-main-0"] == nominated["gang-main-1"] {
+		t.Errorf("nominations %v: want gang's two pods, one per node", nominated)
+	}
+	for pod, node := range nominated {
+		if bound[pod] != node {
+			t.Errorf("%s bound to %q, nominated to %q", pod, bound[pod], node)
+		}
+	}
+	st := workloadStatus(t, e.d.Queues().Status(), "team/late")
+	if st.State != queuesvc.StateInadmissible || !strings.HasPrefix(st.Message, "couldn't place the workload on the nodes") {
+		t.Errorf("late's status %+v: want inadmissible for want of room", st)
+	}
+	if p, ok := e.d.Scheduler().View().Pod("wl-late-main-0"); !ok || !slices.Contains(p.SchedulingGates, admission.AdmissionGate) {
+		t.Errorf("late-main-0 as held: %+v, want gated", p)
 	}
 }
