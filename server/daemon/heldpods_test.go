@@ -12,6 +12,8 @@ import (
 	"github.com/berthsched/berth/core/quota/workloadpods"
 	"github.com/berthsched/berth/server/podbook"
 	"github.com/berthsched/berth/server/queuesvc"
+	"github.com/berthsched/berth/store/etcdstore"
+	"github.com/berthsched/berth/store/etcdstore/etcdtest"
 )
 
 // heldWorkload is team-a's explicit Workload "train" holding its pods: 4
@@ -54,9 +56,25 @@ func heldBinds(t *testing.T, ds []*berthv1.Decision) map[string]string {
 // pods) nothing is admitted or bound again and the pods are where they
 // were; deleting the Workload deletes its pods and its admission.
 func TestHeldPodsLive(t *testing.T) {
+	t.Run("bbolt", func(t *testing.T) {
+		dir := t.TempDir()
+		heldPodsLive(t, func() Config { return Config{DataDir: dir, Deterministic: true} })
+	})
+	// A new daemon on the same etcd prefix is a failover's new leader.
+	t.Run("etcd", func(t *testing.T) {
+		_, cli := etcdtest.New(t)
+		heldPodsLive(t, func() Config {
+			st, err := etcdstore.Open(t.Context(), cli, etcdstore.Options{Prefix: "/held/", CompactInterval: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return Config{Store: st, Deterministic: true}
+		})
+	})
+}
+
+func heldPodsLive(t *testing.T, cfg func() Config) {
 	ctx := t.Context()
-	dir := t.TempDir()
-	cfg := func() Config { return Config{DataDir: dir, Deterministic: true} }
 	e := start(t, cfg())
 	w := e.startWatch(t, &berthv1.WatchRequest{})
 	e.apply(t, nodeObj("n1", 8000))
@@ -285,9 +303,16 @@ func TestHeldPodsPlacementAware(t *testing.T) {
 	e.apply(t, held("gang", 2))
 	w.waitFor(t, "gang admitted, its 2 pods bound", func(ds []*berthv1.Decision) bool { return len(binds(ds)) == 2 })
 	e.settle(t)
+	e.apply(t, held("late", 2))
+	e.settle(t)
+	e.settle(t)
+	// Not admitted, a Workload re-sent with a lower count holds fewer pods.
 	e.apply(t, held("late", 1))
 	e.settle(t)
 	e.settle(t)
+	if p, ok := e.d.Scheduler().View().Pod("wl-late-main-1"); ok {
+		t.Errorf("late-main-1 still held after late's count went down to 1: %+v", p)
+	}
 	ds := w.waitFor(t, "", func([]*berthv1.Decision) bool { return true })
 	var admitRev uint64
 	nominated := map[string]string{}
