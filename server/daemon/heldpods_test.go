@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
+	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/quota/admission"
 	"github.com/berthsched/berth/core/quota/workloadpods"
 	"github.com/berthsched/berth/server/podbook"
@@ -345,5 +346,53 @@ func TestHeldPodsPlacementAware(t *testing.T) {
 	}
 	if p, ok := e.d.Scheduler().View().Pod("wl-late-main-0"); !ok || !slices.Contains(p.SchedulingGates, admission.AdmissionGate) {
 		t.Errorf("late-main-0 as held: %+v, want gated", p)
+	}
+}
+
+// The pods of a Workload sent admitted (by another Kueue) are released
+// with that admission, with no Admit of Berth's; sent again without it
+// (and inactive, so that Berth does not admit it itself), its pending
+// pods are gated again.
+func TestHeldPodsAdmittedElsewhere(t *testing.T) {
+	e := start(t, Config{DataDir: t.TempDir(), Deterministic: true})
+	w := e.startWatch(t, &berthv1.WatchRequest{})
+	e.apply(t, nodeObj("n1", 1500))
+	e.apply(t, kueueWire()...)
+	wl := func(admitted bool) *berthv1.Object {
+		o := heldWorkload(2)
+		o.GetWorkload().PodSets[0].MinCount = nil
+		if admitted {
+			o.GetWorkload().Admission = &berthv1.WorkloadAdmission{ClusterQueue: "cq-a", PodSets: []*berthv1.PodSetAdmission{
+				{Name: "workers", Count: 2, Flavors: map[string]string{"cpu": "default"}},
+			}}
+		}
+		return o
+	}
+	e.apply(t, wl(true))
+	ds := w.waitFor(t, "a pod bound (room for one)", func(ds []*berthv1.Decision) bool { return len(binds(ds)) == 1 })
+	e.settle(t)
+	e.settle(t)
+	if n := countType(ds, berthv1.DecisionType_DECISION_TYPE_ADMIT); n != 0 {
+		t.Errorf("%d Admits of a workload admitted elsewhere, want none", n)
+	}
+	view := e.d.Scheduler().View()
+	for _, uid := range []string{"wl-train-workers-0", "wl-train-workers-1"} {
+		if p, ok := view.Pod(uid); !ok || slices.Contains(p.SchedulingGates, admission.AdmissionGate) {
+			t.Errorf("%s: %+v, want released", uid, p)
+		}
+	}
+	inactive := wl(false)
+	inactive.GetWorkload().Active = proto.Bool(false)
+	e.apply(t, inactive)
+	e.settle(t)
+	e.settle(t)
+	var pending *model.Pod
+	for _, uid := range []string{"wl-train-workers-0", "wl-train-workers-1"} {
+		if p, ok := view.Pod(uid); ok && p.NodeName == "" {
+			pending = p
+		}
+	}
+	if pending == nil || !slices.Contains(pending.SchedulingGates, admission.AdmissionGate) {
+		t.Errorf("the pending pod once the admission is gone: %+v, want gated", pending)
 	}
 }

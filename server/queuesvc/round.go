@@ -389,20 +389,44 @@ func (c *Controller) refresh(ctx context.Context, pods []*model.Pod) []error {
 // syncReleases keeps the release of every durably admitted workload in
 // step with the flavors held: restored admissions whose flavors arrived
 // since are released, a flavor changed is applied again, one deleted
-// gates the workload's pending pods until it is back.
+// gates the workload's pending pods until it is back. The pods Berth
+// holds for an explicit Workload sent admitted (admitted elsewhere) are
+// released with that admission, and gated again once it is sent without.
 func (c *Controller) syncReleases(ctx context.Context, s *snapshot) []error {
+	admits := maps.Clone(s.facts)
+	var unadmitted []string
+	for k, w := range s.workloads {
+		if w.origin != OriginExplicit || len(w.pods) == 0 || s.facts[k] != nil {
+			continue
+		}
+		if a := w.wl.Admission; a != nil && w.admitted && !w.evicting {
+			admits[k] = admitOf(w.wl)
+		} else {
+			unadmitted = append(unadmitted, k)
+		}
+	}
 	var errs []error
-	for _, k := range slices.Sorted(maps.Keys(s.facts)) {
+	for _, k := range slices.Sorted(slices.Values(unadmitted)) {
+		c.gateMu.Lock()
+		_, had := c.released[k]
+		delete(c.released, k)
+		delete(c.heldCounts, k)
+		c.gateMu.Unlock()
+		if had {
+			errs = append(errs, c.refresh(ctx, s.workloads[k].pods)...)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(admits)) {
 		w := s.workloads[k]
 		if w == nil || len(w.pods) == 0 {
 			continue
 		}
-		rel, ok := releaseOf(s.facts[k], s.flavors)
+		rel, ok := releaseOf(admits[k], s.flavors)
 		c.gateMu.Lock()
 		cur, had := c.released[k]
 		switch {
-		case ok && (!had || !sameRelease(cur, rel)):
-			c.released[k], c.heldCounts[k] = rel, admitCounts(s.facts[k])
+		case ok && (!had || !sameRelease(cur, rel) || !maps.Equal(c.heldCounts[k], admitCounts(admits[k]))):
+			c.released[k], c.heldCounts[k] = rel, admitCounts(admits[k])
 		case !ok && had:
 			delete(c.released, k)
 			delete(c.heldCounts, k)
@@ -414,6 +438,24 @@ func (c *Controller) syncReleases(ctx context.Context, s *snapshot) []error {
 		errs = append(errs, c.refresh(ctx, w.pods)...)
 	}
 	return errs
+}
+
+// admitOf is the Admit an explicit Workload sent admitted would have: its
+// admission's ClusterQueue and pod sets (a count of 0 is the set's).
+func admitOf(wl *quota.Workload) *berthv1.Admit {
+	counts := map[string]int32{}
+	for _, ps := range wl.PodSets {
+		counts[ps.Name] = ps.Count
+	}
+	a := &berthv1.Admit{WorkloadNamespace: wl.Namespace, WorkloadName: wl.Name, WorkloadUid: wl.UID, ClusterQueue: wl.Admission.ClusterQueue}
+	for _, psa := range wl.Admission.PodSetAssignments {
+		n := psa.Count
+		if n == 0 {
+			n = counts[psa.Name]
+		}
+		a.PodSets = append(a.PodSets, &berthv1.PodSetAdmission{Name: psa.Name, Count: n, Flavors: maps.Clone(psa.Flavors)})
+	}
+	return a
 }
 
 // forgetGone forgets the admissions of workloads gone: their pods all
