@@ -199,8 +199,9 @@ func (c *Controller) Restore(admits []*berthv1.Admit) {
 	defer c.gateMu.Unlock()
 	for _, a := range admits {
 		if rel, ok := releaseOf(a, flavors); ok {
-			k := a.GetWorkloadNamespace() + "/" + a.GetWorkloadName()
-			c.released[k], c.heldCounts[k] = rel, admitCounts(a)
+			// heldCounts are set by the first round, which knows the
+			// explicit workloads (their held pods stay gated until then).
+			c.released[a.GetWorkloadNamespace()+"/"+a.GetWorkloadName()] = rel
 		}
 	}
 }

@@ -361,7 +361,10 @@ func (c *Controller) admittedNow(w *workload, it *framework.Admission, flavors m
 	rel, ok := releaseOf(admit, flavors)
 	c.gateMu.Lock()
 	if ok {
-		c.released[w.key], c.heldCounts[w.key] = rel, admitCounts(admit)
+		c.released[w.key] = rel
+		if w.origin == OriginExplicit {
+			c.heldCounts[w.key] = admitCounts(admit)
+		}
 	}
 	c.gateMu.Unlock()
 	c.mu.Lock()
@@ -393,13 +396,16 @@ func (c *Controller) refresh(ctx context.Context, pods []*model.Pod) []error {
 // holds for an explicit Workload sent admitted (admitted elsewhere) are
 // released with that admission, and gated again once it is sent without.
 func (c *Controller) syncReleases(ctx context.Context, s *snapshot) []error {
-	admits := maps.Clone(s.facts)
+	admits := s.facts
 	var unadmitted []string
 	for k, w := range s.workloads {
 		if w.origin != OriginExplicit || len(w.pods) == 0 || s.facts[k] != nil {
 			continue
 		}
 		if a := w.wl.Admission; a != nil && w.admitted && !w.evicting {
+			if len(admits) == len(s.facts) {
+				admits = maps.Clone(s.facts) // the book's facts stay as they are
+			}
 			admits[k] = admitOf(w.wl)
 		} else {
 			unadmitted = append(unadmitted, k)
@@ -425,8 +431,11 @@ func (c *Controller) syncReleases(ctx context.Context, s *snapshot) []error {
 		c.gateMu.Lock()
 		cur, had := c.released[k]
 		switch {
-		case ok && (!had || !sameRelease(cur, rel) || !maps.Equal(c.heldCounts[k], admitCounts(admits[k]))):
-			c.released[k], c.heldCounts[k] = rel, admitCounts(admits[k])
+		case ok && (!had || !sameRelease(cur, rel) || w.origin == OriginExplicit && !sameCounts(c.heldCounts[k], admits[k])):
+			c.released[k] = rel
+			if w.origin == OriginExplicit {
+				c.heldCounts[k] = admitCounts(admits[k])
+			}
 		case !ok && had:
 			delete(c.released, k)
 			delete(c.heldCounts, k)
@@ -438,6 +447,19 @@ func (c *Controller) syncReleases(ctx context.Context, s *snapshot) []error {
 		errs = append(errs, c.refresh(ctx, w.pods)...)
 	}
 	return errs
+}
+
+// sameCounts says whether counts are the pods a admits of each pod set.
+func sameCounts(counts map[string]int32, a *berthv1.Admit) bool {
+	if len(counts) != len(a.GetPodSets()) {
+		return false
+	}
+	for _, ps := range a.GetPodSets() {
+		if n, ok := counts[ps.GetName()]; !ok || n != ps.GetCount() {
+			return false
+		}
+	}
+	return true
 }
 
 // admitOf is the Admit an explicit Workload sent admitted would have: its
