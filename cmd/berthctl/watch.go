@@ -89,6 +89,17 @@ type watchLine struct {
 	Workload     string       `json:"workload,omitempty"`
 	ClusterQueue string       `json:"clusterQueue,omitempty"`
 	PodSets      []podSetLine `json:"podSets,omitempty"`
+	// HeldPod is a bind's of a pod Berth holds for an explicit Workload
+	// (Bind.held_pod): the pod set whose template the pod is run from.
+	HeldPod *heldPodLine `json:"heldPod,omitempty"`
+}
+
+// heldPodLine names the Workload ("namespace/name"), pod set and index
+// of a pod Berth holds.
+type heldPodLine struct {
+	Workload string `json:"workload"`
+	PodSet   string `json:"podSet"`
+	Index    int32  `json:"index"`
 }
 
 // podSetLine is one pod set of an admit: its pods admitted and the flavor
@@ -118,6 +129,9 @@ func lineOf(d *berthv1.Decision) watchLine {
 	switch act := d.GetAction().(type) {
 	case *berthv1.Decision_Bind:
 		l.Type, l.Node = "bind", act.Bind.GetNode()
+		if h := act.Bind.GetHeldPod(); h != nil {
+			l.HeldPod = &heldPodLine{Workload: d.GetPod().GetNamespace() + "/" + h.GetWorkloadName(), PodSet: h.GetPodSet(), Index: h.GetIndex()}
+		}
 		for _, c := range act.Bind.GetClaims() {
 			l.Claims = append(l.Claims, claimLineOf(c.GetNamespace(), c.GetName(), c.GetAllocation()))
 		}
@@ -160,6 +174,9 @@ func (l watchLine) text() string {
 	switch l.Type {
 	case "bind", "nominate":
 		fmt.Fprintf(&b, " -> %s", l.Node)
+		if h := l.HeldPod; h != nil {
+			fmt.Fprintf(&b, " (held for workload %s, pod set %s)", h.Workload, h.PodSet)
+		}
 	case "evict":
 		fmt.Fprintf(&b, " from %s", l.Node)
 		if l.Preemptor != "" {

@@ -22,7 +22,9 @@ type NodeMutator func(node *model.Node) *model.Node
 type PodMutator func(pod *model.Pod) *model.Pod
 
 // Event is one applied change: Old is nil for an object added, New nil
-// for one deleted. Nodes are as mutated, pods as admitted.
+// for one deleted. Nodes are as mutated, pods as admitted. Old is set
+// for nodes and pods replaced; a deletion's Old is the object deleted
+// (for kinds without a Get, nil).
 type Event struct {
 	Kind     Kind
 	Old, New any
@@ -275,6 +277,12 @@ func (s *Store) Delete(ctx context.Context, ref Ref) error {
 		}
 	}
 	old := s.heldLocked(ref)
+	if old == nil {
+		// A kind the store keeps no copy of: the deletion's event carries
+		// what the kind held (its Get), so that subscribers know which
+		// object went (the held pods of a Workload deleted).
+		old, _ = s.kinds.get(ref)
+	}
 	if err := s.kinds.Delete(ctx, ref); err != nil {
 		return err
 	}

@@ -328,3 +328,56 @@ func TestListNodesIsTheStoresOwn(t *testing.T) {
 		t.Errorf("listed %v, want [n1 n2]", names)
 	}
 }
+
+// thing is an object of a kind the store keeps no copy of.
+type thing struct{ name string }
+
+// TestDeletionEventCarriesTheObject: for a kind the store keeps no copy
+// of, a deletion's event carries what the kind's Get held, so that a
+// subscriber knows which object went.
+func TestDeletionEventCarriesTheObject(t *testing.T) {
+	held := map[string]*thing{}
+	r := objstore.NewRegistry()
+	if err := objstore.Register(r, objstore.Type[*thing]{
+		Kind: "Thing",
+		Ref:  func(x *thing) objstore.Ref { return objstore.Ref{Name: x.name} },
+		Upsert: func(_ context.Context, x *thing) error {
+			held[x.name] = x
+			return nil
+		},
+		Delete: func(_ context.Context, ref objstore.Ref) error {
+			delete(held, ref.Name)
+			return nil
+		},
+		List: func() []*thing { return nil },
+		Get: func(ref objstore.Ref) (*thing, bool) {
+			x, ok := held[ref.Name]
+			return x, ok
+		},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s := objstore.New(r, objstore.Options{})
+	var mu sync.Mutex
+	var deleted []any
+	sub := s.Subscribe(t.Context(), "test", func(_ context.Context, ev objstore.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		if ev.New == nil {
+			deleted = append(deleted, ev.Old)
+		}
+	})
+	ctx := t.Context()
+	x := &thing{name: "x"}
+	if err := errors.Join(s.Upsert(ctx, x), s.Delete(ctx, objstore.Ref{Kind: "Thing", Name: "x"})); err != nil {
+		t.Fatal(err)
+	}
+	if err := sub.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(deleted) != 1 || deleted[0] != x {
+		t.Errorf("deletion events' Old %v, want the thing deleted", deleted)
+	}
+}

@@ -211,6 +211,10 @@ type Workload struct {
 	// PodSetOf names the pod set of each of Pods when there are several
 	// (a PodGroup's roles); a pod missing from it is in the first.
 	PodSetOf map[string]string
+	// HoldPods is Berth's (berth.v1 Workload.hold_pods): Berth holds the
+	// pods of its pod sets (core/quota/workloadpods). Admission does not
+	// read it.
+	HoldPods bool
 	// Error, when set, is why the workload was refused before admission
 	// (an unknown priority class, a validation error); it is reported, not
 	// queued.

@@ -434,6 +434,7 @@ func workload(p path, in *berthv1.Workload) (*quota.Workload, *FieldError) {
 	out := &quota.Workload{
 		Namespace: ns, Name: in.GetName(), UID: in.GetUid(), QueueName: in.GetQueueName(),
 		PriorityClass: in.GetPriorityClassName(), Active: in.Active == nil || in.GetActive(),
+		HoldPods: in.GetHoldPods(),
 	}
 	if in.Priority != nil {
 		out.Priority, out.HasPriority = in.GetPriority(), true
@@ -668,6 +669,7 @@ func WorkloadToProto(in *quota.Workload) *berthv1.Workload {
 	out := &berthv1.Workload{
 		Namespace: in.Namespace, Name: in.Name, Uid: in.UID, QueueName: in.QueueName,
 		PriorityClassName: in.PriorityClass, CreationTime: timestampToProto(in.Created),
+		HoldPods: in.HoldPods,
 	}
 	if in.HasPriority {
 		out.Priority = ptr(in.Priority)

@@ -97,7 +97,7 @@ func fullQueueObjects() map[string]*berthv1.Object {
 		}}},
 		"workload": {Kind: &berthv1.Object_Workload{Workload: &berthv1.Workload{
 			Namespace: "team-a", Name: "train-1", Uid: "7f0c0f0e-8a6c-4d3e-9b1a-2f4f6a8b9c0d", QueueName: "main",
-			PriorityClassName: "high", Priority: ptr(int32(1000)), Active: ptr(false),
+			PriorityClassName: "high", Priority: ptr(int32(1000)), Active: ptr(false), HoldPods: true,
 			CreationTime: timestamppb.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)),
 			PodSets: []*berthv1.PodSet{
 				{Name: "driver", Count: 1, Template: &berthv1.PodSetTemplate{Requests: map[string]int64{"cpu": 500, "memory": 1 << 30}}},

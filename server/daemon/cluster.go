@@ -6,18 +6,23 @@ import (
 	"slices"
 
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/berthsched/berth/core/dra"
 	"github.com/berthsched/berth/core/framework/runtime"
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/nodeconditions"
 	"github.com/berthsched/berth/core/objstore"
+	"github.com/berthsched/berth/core/quota"
 	"github.com/berthsched/berth/core/quota/admission"
 	"github.com/berthsched/berth/core/quota/holder"
 	"github.com/berthsched/berth/core/quota/placement"
+	"github.com/berthsched/berth/core/quota/workloadpods"
 	"github.com/berthsched/berth/core/scheduler"
 	"github.com/berthsched/berth/core/simulate"
 	"github.com/berthsched/berth/server/adminsvc"
+	"github.com/berthsched/berth/server/convert"
+	"github.com/berthsched/berth/server/heldpods"
 	"github.com/berthsched/berth/server/podbook"
 	"github.com/berthsched/berth/server/queuesvc"
 	"github.com/berthsched/berth/server/statesvc"
@@ -52,24 +57,71 @@ type cluster struct {
 	sched    *scheduler.Scheduler
 	view     scheduler.View
 	outcomes *podbook.Outcomes
+	// held are the pods Berth holds for explicit Workloads: never the
+	// orchestrator's to send or to re-list.
+	held *heldpods.Controller
 }
 
 var _ statesvc.Cluster = cluster{}
 
-func (c cluster) Upsert(ctx context.Context, obj any) error { return c.objects.Upsert(ctx, obj) }
+func (c cluster) Upsert(ctx context.Context, obj any) error {
+	if p, ok := obj.(*model.Pod); ok {
+		if err := c.notHeld(p); err != nil {
+			return err
+		}
+	}
+	return c.objects.Upsert(ctx, obj)
+}
+
+// notHeld refuses a pod the orchestrator sends under the name or uid of
+// one Berth holds.
+func (c cluster) notHeld(p *model.Pod) error {
+	if wl, ok := c.held.HoldsName(p.Namespace, p.Name); ok {
+		return &convert.FieldError{Path: "pod.name", Reason: fmt.Sprintf("%s is a pod Berth holds for Workload %s (hold_pods): it is never sent", p.Key(), wl)}
+	}
+	if wl, ok := c.held.Holds(p.UID); ok {
+		return &convert.FieldError{Path: "pod.uid", Reason: fmt.Sprintf("%s is the uid of a pod Berth holds for Workload %s (hold_pods): it is never sent", p.UID, wl)}
+	}
+	return nil
+}
 
 func (c cluster) Delete(ctx context.Context, ref objstore.Ref) error {
 	return c.objects.Delete(ctx, ref)
 }
 
-func (c cluster) List(kind objstore.Kind) ([]any, error) { return c.objects.List(kind) }
+// List lists what is held of kind; the pods Berth holds are not listed,
+// so that a re-list of the pods, which never sends them, leaves them.
+func (c cluster) List(kind objstore.Kind) ([]any, error) {
+	objs, err := c.objects.List(kind)
+	if err != nil || kind != objstore.KindPod {
+		return objs, err
+	}
+	return slices.DeleteFunc(objs, func(o any) bool {
+		p, ok := o.(*model.Pod)
+		if !ok {
+			return false
+		}
+		_, held := c.held.Holds(p.UID)
+		return held
+	}), nil
+}
 
 func (c cluster) CheckAdmission(pod *model.Pod) error {
+	if err := c.notHeld(pod); err != nil {
+		return err
+	}
 	_, err := c.objects.Admit(pod)
 	return err
 }
 
+// ReportBindResult settles a bind through the book's rules, but for a
+// pod Berth holds a CONFIRMED report does not end its durable bind: Berth
+// has no other record of where such a pod runs, and a restart holds it
+// there by that bind (the pod is bound in the scheduler all the same).
 func (c cluster) ReportBindResult(ctx context.Context, podUID, node string, ok bool, reason string) error {
+	if _, held := c.held.Holds(podUID); held && ok {
+		return c.sched.ReportBindResult(ctx, podUID, node, ok, reason)
+	}
 	return c.outcomes.ReportBindResult(ctx, podUID, node, ok, reason)
 }
 
@@ -130,6 +182,12 @@ func (d *Daemon) openObjects(outcomes *podbook.Outcomes, pods *bookPods, claims 
 		d.kueue = holder.New()
 		err = d.kueue.Register(kinds)
 	}
+	if err == nil {
+		err = objstore.Wrap(kinds, holder.KindWorkload, func(t objstore.Type[*quota.Workload]) objstore.Type[*quota.Workload] {
+			t.Admit = append(t.Admit, d.podSetsFixedWhenAdmitted(t.Get))
+			return t
+		})
+	}
 	if err != nil {
 		return fmt.Errorf("daemon: %w", err)
 	}
@@ -143,6 +201,35 @@ func (d *Daemon) openObjects(outcomes *podbook.Outcomes, pods *bookPods, claims 
 	gate := func(p *model.Pod) *model.Pod { return d.queues.Mutate(p) }
 	d.objects = objstore.New(kinds, objstore.Options{NodeMutators: mutators, PodMutators: []objstore.PodMutator{gate}})
 	return nil
+}
+
+// podSetsFixedWhenAdmitted refuses a Workload holding pods
+// (hold_pods) re-sent with its pod sets changed while it is admitted
+// (by Berth, its Admit in the book, or sent admitted), as Kueue's webhook
+// keeps an admitted workload's pod sets immutable; the refusal names the
+// first field changed (workload.pod_sets[i].count, ...). Not admitted,
+// the change grows or shrinks its held pods.
+func (d *Daemon) podSetsFixedWhenAdmitted(get func(objstore.Ref) (*quota.Workload, bool)) objstore.Admitter[*quota.Workload] {
+	return func(w *quota.Workload) (*quota.Workload, error) {
+		if w == nil {
+			return w, nil
+		}
+		old, ok := get(objstore.Ref{Namespace: w.Namespace, Name: w.Name})
+		if !ok || !(old.HoldPods || w.HoldPods) || (old.UID != w.UID && w.UID != "") {
+			return w, nil // new, admission only, or another workload of the name
+		}
+		a, booked := d.book.Admission(w.Namespace, w.Name)
+		admitted := old.Admission != nil || booked && (a.GetWorkloadUid() == "" || a.GetWorkloadUid() == old.UID)
+		if !admitted {
+			return w, nil
+		}
+		if f := workloadpods.Changed(old, w); f != "" {
+			return nil, &holder.InvalidError{Kind: holder.KindWorkload, Key: w.Key(), Errs: field.ErrorList{
+				field.Forbidden(field.NewPath(f), "field is immutable: the workload is admitted (its pod sets cannot change while it holds quota)"),
+			}}
+		}
+		return w, nil
+	}
 }
 
 // openQueues builds the Kueue admission controller over the object store,
@@ -176,6 +263,20 @@ func (d *Daemon) openQueues(reg runtime.Registry) error {
 	}
 	d.queues.Restore(d.admissions)
 	d.objects.Subscribe(d.stopping, "kueue-admission", d.queues.Handle)
+	d.heldPods, err = heldpods.New(heldpods.Options{
+		Objects: d.objects, Logger: d.logger,
+		Bound: func(uid string) bool {
+			if _, ok := d.book.Outstanding(podbook.KindBind, uid); ok {
+				return true
+			}
+			p, ok := d.sched.View().Pod(uid)
+			return ok && p.NodeName != ""
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("daemon: %w", err)
+	}
+	d.heldSub = d.objects.Subscribe(d.stopping, "held-pods", d.heldPods.Handle)
 	switch {
 	case !d.restarted:
 		d.queues.Relisted()

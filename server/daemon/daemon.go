@@ -37,6 +37,7 @@ import (
 	"github.com/berthsched/berth/server/deschedulesvc"
 	"github.com/berthsched/berth/server/eviction"
 	"github.com/berthsched/berth/server/evictionsvc"
+	"github.com/berthsched/berth/server/heldpods"
 	"github.com/berthsched/berth/server/metrics"
 	"github.com/berthsched/berth/server/podbook"
 	"github.com/berthsched/berth/server/pressuresvc"
@@ -183,6 +184,11 @@ type Daemon struct {
 	// kueue holds the Kueue objects; queues decides their admission.
 	kueue  *holder.Holder
 	queues *queuesvc.Controller
+	// heldPods keeps the pods of explicit Workloads sent with hold_pods;
+	// heldSub is its subscription, waited on before a re-list's end
+	// forgets the binds restored for pods not known.
+	heldPods *heldpods.Controller
+	heldSub  *objstore.Subscription
 	// admissions are the Kueue admissions Restore read back, handed to
 	// the controller when it is built.
 	admissions []*berthv1.Admit
@@ -268,7 +274,7 @@ func Open(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if err := d.openQueues(reg); err != nil {
 		return nil, err
 	}
-	cl := cluster{objects: d.objects, sched: d.sched, view: d.sched.View(), outcomes: outcomes}
+	cl := cluster{objects: d.objects, sched: d.sched, view: d.sched.View(), outcomes: outcomes, held: d.heldPods}
 	if err := d.openServer(cl, outcomes, reg, attempts); err != nil {
 		return nil, err
 	}
@@ -575,6 +581,11 @@ func (d *Daemon) podsResynced(ctx context.Context, outcomes *podbook.Outcomes) {
 	d.relisted.Store(true)
 	if d.initialSync != nil {
 		defer d.initialSync()
+	}
+	// The pods of the Workloads re-listed are held before the binds
+	// restored for pods not known are forgotten.
+	if err := d.heldSub.Wait(ctx); err != nil {
+		d.logger.Error("waiting for the held pods of the re-listed Workloads", "err", err)
 	}
 	d.resynced(ctx, outcomes)
 	d.timers.Start()

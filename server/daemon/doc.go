@@ -14,7 +14,13 @@
 // cluster.go) over the scheduler's kinds, the pod kind wrapped by the
 // book's rules; the taint-eviction and node-pressure controllers subscribe
 // to it and evict through the one server/eviction.Evictor, on their own
-// goroutines.
+// goroutines. The pods Berth holds for explicit Workloads (hold_pods,
+// server/heldpods, subscribed too) go through the same object store; the
+// state service's cluster leaves them out of pod re-lists, refuses the
+// orchestrator's pods of their names, and keeps their binds outstanding
+// on a CONFIRMED report (the durable record of where they run); a
+// re-list's end waits for them before forgetting the binds of pods not
+// known.
 //
 // Restart (restart.go, the one place of the sequence). The orchestrator
 // owns the objects and re-lists them through Sync; the store keeps the

@@ -6,6 +6,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/quota/workloadpods"
 	"github.com/berthsched/berth/server/podbook"
 )
 
@@ -40,6 +41,9 @@ func newBindRecord(pod *model.Pod, node string, from uint64) (bindRecord, bool) 
 	profile := profileOf(pod)
 	if pod.SchedulingGroup != "" {
 		return bindRecord{}, false // a gang's Bind names its group: the general encoder writes it
+	}
+	if _, held := workloadpods.Of(pod); held {
+		return bindRecord{}, false // its Bind names its pod set (held_pod): the general encoder writes it
 	}
 	if !utf8.ValidString(profile) || !utf8.ValidString(pod.Namespace) || !utf8.ValidString(pod.Name) ||
 		!utf8.ValidString(pod.UID) || !utf8.ValidString(node) {

@@ -9,6 +9,7 @@ import (
 	berthv1 "github.com/berthsched/berth/api/berth/v1"
 	"github.com/berthsched/berth/core/framework"
 	"github.com/berthsched/berth/core/model"
+	"github.com/berthsched/berth/core/quota/workloadpods"
 	"github.com/berthsched/berth/store"
 )
 
@@ -44,7 +45,12 @@ func newDecision(pod *model.Pod) *berthv1.Decision {
 
 func bindDecision(pod *model.Pod, node string) *berthv1.Decision {
 	d := newDecision(pod)
-	d.Action = &berthv1.Decision_Bind{Bind: &berthv1.Bind{Node: node, Group: pod.SchedulingGroup}}
+	b := &berthv1.Bind{Node: node, Group: pod.SchedulingGroup}
+	if r, ok := workloadpods.Of(pod); ok {
+		// A pod Berth holds: the orchestrator makes it from the template.
+		b.HeldPod = &berthv1.HeldPod{WorkloadName: r.Workload, WorkloadUid: r.WorkloadUID, PodSet: r.PodSet, Index: r.Index}
+	}
+	d.Action = &berthv1.Decision_Bind{Bind: b}
 	return d
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/berthsched/berth/core/quota/admission"
 	"github.com/berthsched/berth/core/quota/holder"
 	"github.com/berthsched/berth/core/quota/integrations"
+	"github.com/berthsched/berth/core/quota/workloadpods"
 )
 
 // Objects is what the controller needs of the object store: the pods as
@@ -125,6 +126,11 @@ type Controller struct {
 	// StatefulSet's), the pods released within its admitted count; its
 	// other pods stay gated.
 	ownerReleased map[string]map[string]bool
+	// heldCounts are, by explicit workload key, the pods admitted of each
+	// pod set: its held pods (core/quota/workloadpods) of a lower index
+	// are released with released's flavors, the others stay gated
+	// (partial admission).
+	heldCounts map[string]map[string]int32
 	// queuedGroups are the PodGroups labelled with a queue name (their
 	// queue, by group key): their members are gated labelled or not.
 	queuedGroups map[string]string
@@ -175,7 +181,7 @@ func New(opts Options) (*Controller, error) {
 		pods: map[string]*model.Pod{}, groups: map[string]*model.PodGroup{},
 		namespaces: map[string]*model.Namespace{}, classes: map[string]*model.PriorityClass{},
 		evicting: map[string]*evicting{}, regate: map[string]bool{}, admitTimes: map[string]time.Time{}, released: map[string]map[string][]*quota.ResourceFlavor{},
-		ownerReleased: map[string]map[string]bool{}, queuedGroups: map[string]string{},
+		ownerReleased: map[string]map[string]bool{}, heldCounts: map[string]map[string]int32{}, queuedGroups: map[string]string{},
 		kick: make(chan struct{}, 1),
 	}
 	c.progress = sync.NewCond(&c.mu)
@@ -193,6 +199,8 @@ func (c *Controller) Restore(admits []*berthv1.Admit) {
 	defer c.gateMu.Unlock()
 	for _, a := range admits {
 		if rel, ok := releaseOf(a, flavors); ok {
+			// heldCounts are set by the first round, which knows the
+			// explicit workloads (their held pods stay gated until then).
 			c.released[a.GetWorkloadNamespace()+"/"+a.GetWorkloadName()] = rel
 		}
 	}
@@ -242,10 +250,14 @@ func (c *Controller) Mutate(p *model.Pod) *model.Pod {
 		return p
 	}
 	key, podSet, owned := workloadOfPod(p)
+	held, isHeld := workloadpods.Of(p)
 	c.gateMu.RLock()
 	flavors, ok := c.released[key][podSet]
 	if owned && !c.ownerReleased[key][p.Key()] {
 		ok = false // beyond its owner's admitted count, or not counted yet
+	}
+	if isHeld && held.Index >= c.heldCounts[key][podSet] {
+		ok = false // beyond its pod set's admitted count (partial admission)
 	}
 	c.gateMu.RUnlock()
 	if !ok {
@@ -256,10 +268,14 @@ func (c *Controller) Mutate(p *model.Pod) *model.Pod {
 }
 
 // workloadOfPod is the key of the workload a labelled pod belongs to and
-// its pod set: its PodGroup's (the pod set named by its shape), its queued
-// owner's (owned: a Job's or StatefulSet's, integrations.OwnerOf), or its
-// own one-pod workload's ("main").
+// its pod set: its explicit Workload's (a pod Berth holds for it,
+// core/quota/workloadpods), its PodGroup's (the pod set named by its
+// shape), its queued owner's (owned: a Job's or StatefulSet's,
+// integrations.OwnerOf), or its own one-pod workload's ("main").
 func workloadOfPod(p *model.Pod) (key, podSet string, owned bool) {
+	if r, ok := workloadpods.Of(p); ok {
+		return r.WorkloadKey(), r.PodSet, false
+	}
 	if p.SchedulingGroup != "" {
 		return p.Namespace + "/" + p.SchedulingGroup, integrations.PodSetName(p), false
 	}

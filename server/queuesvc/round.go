@@ -122,10 +122,16 @@ func (c *Controller) decide(s *snapshot, lines map[string]admission.Line, events
 		return root(lines[key].ClusterQueue)
 	}
 	preempted := map[string]bool{}
+	// preemptedBy are the workloads the run preempted, by preemptor: one
+	// it admitted again later in the pass (a partial admission with what
+	// is left) has an admitted line, but is evicted all the same, and
+	// admitted again in a later round once its pods are gone.
+	preemptedBy := map[string]string{}
 	for _, ev := range events {
 		switch ev.Kind {
 		case admission.EventPreempted:
 			preempted[treeOf(ev.Workload)] = true
+			preemptedBy[ev.Workload] = ev.By
 		case admission.EventAdmitted:
 			if preempted[treeOf(ev.Workload)] {
 				d.waiting[ev.Workload] = true
@@ -136,17 +142,24 @@ func (c *Controller) decide(s *snapshot, lines map[string]admission.Line, events
 	// those are sorted (the plan's order), not every workload held.
 	var keys []string
 	for k, w := range s.workloads {
-		if r := lines[k].Result; r == admission.ResultAdmitted && !w.durable || r == admission.ResultPreempted {
+		if r := lines[k].Result; r == admission.ResultAdmitted && !w.durable || r == admission.ResultPreempted || w.durable && preemptedBy[k] != "" {
 			keys = append(keys, k)
 		}
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
 		w, l := s.workloads[k], lines[k]
-		if l.Result != admission.ResultPreempted || !w.admitted || w.evicting {
+		readmitted := l.Result != admission.ResultPreempted && w.durable && preemptedBy[k] != ""
+		if l.Result != admission.ResultPreempted && !readmitted || !w.admitted || w.evicting {
 			continue
 		}
 		by := l.PreemptedBy
+		if readmitted {
+			// Its line is its later admission's: the eviction names the
+			// preemptor only.
+			by = preemptedBy[k]
+			l.Message = "preempted to accommodate workload " + by + " (admitted again with less, once its pods are gone)"
+		}
 		if w.durable {
 			d.add(&framework.WorkloadEviction{
 				Workload: ref(w), ClusterQueue: w.wl.Admission.ClusterQueue, Reason: l.PreemptionReason,
@@ -213,7 +226,9 @@ func nominations(w *workload, placement map[string]string) []framework.PlanItem 
 	var out []framework.PlanItem
 	for _, ps := range w.wl.PodSets {
 		pods := bySet[ps.Name]
-		slices.SortFunc(pods, byCreation)
+		if w.origin != OriginExplicit {
+			slices.SortFunc(pods, byCreation) // an explicit one's are in index order
+		}
 		for i, p := range pods {
 			if node, ok := placement[r.PodName(admission.PlacementPodSet{Name: ps.Name}, i)]; ok {
 				out = append(out, &framework.Nomination{Pod: p, Node: node})
@@ -316,6 +331,7 @@ func (c *Controller) committed(ctx context.Context, s *snapshot, d *decisions, r
 		c.gateMu.Lock()
 		delete(c.released, k)
 		delete(c.ownerReleased, k)
+		delete(c.heldCounts, k)
 		c.gateMu.Unlock()
 		holding := false
 		for _, p := range w.pods {
@@ -346,6 +362,9 @@ func (c *Controller) admittedNow(w *workload, it *framework.Admission, flavors m
 	c.gateMu.Lock()
 	if ok {
 		c.released[w.key] = rel
+		if w.origin == OriginExplicit {
+			c.heldCounts[w.key] = admitCounts(admit)
+		}
 	}
 	c.gateMu.Unlock()
 	c.mu.Lock()
@@ -373,22 +392,53 @@ func (c *Controller) refresh(ctx context.Context, pods []*model.Pod) []error {
 // syncReleases keeps the release of every durably admitted workload in
 // step with the flavors held: restored admissions whose flavors arrived
 // since are released, a flavor changed is applied again, one deleted
-// gates the workload's pending pods until it is back.
+// gates the workload's pending pods until it is back. The pods Berth
+// holds for an explicit Workload sent admitted (admitted elsewhere) are
+// released with that admission, and gated again once it is sent without.
 func (c *Controller) syncReleases(ctx context.Context, s *snapshot) []error {
+	admits := s.facts
+	var unadmitted []string
+	for k, w := range s.workloads {
+		if w.origin != OriginExplicit || len(w.pods) == 0 || s.facts[k] != nil {
+			continue
+		}
+		if a := w.wl.Admission; a != nil && w.admitted && !w.evicting {
+			if len(admits) == len(s.facts) {
+				admits = maps.Clone(s.facts) // the book's facts stay as they are
+			}
+			admits[k] = admitOf(w.wl)
+		} else {
+			unadmitted = append(unadmitted, k)
+		}
+	}
 	var errs []error
-	for _, k := range slices.Sorted(maps.Keys(s.facts)) {
+	for _, k := range slices.Sorted(slices.Values(unadmitted)) {
+		c.gateMu.Lock()
+		_, had := c.released[k]
+		delete(c.released, k)
+		delete(c.heldCounts, k)
+		c.gateMu.Unlock()
+		if had {
+			errs = append(errs, c.refresh(ctx, s.workloads[k].pods)...)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(admits)) {
 		w := s.workloads[k]
 		if w == nil || len(w.pods) == 0 {
 			continue
 		}
-		rel, ok := releaseOf(s.facts[k], s.flavors)
+		rel, ok := releaseOf(admits[k], s.flavors)
 		c.gateMu.Lock()
 		cur, had := c.released[k]
 		switch {
-		case ok && (!had || !sameRelease(cur, rel)):
+		case ok && (!had || !sameRelease(cur, rel) || w.origin == OriginExplicit && !sameCounts(c.heldCounts[k], admits[k])):
 			c.released[k] = rel
+			if w.origin == OriginExplicit {
+				c.heldCounts[k] = admitCounts(admits[k])
+			}
 		case !ok && had:
 			delete(c.released, k)
+			delete(c.heldCounts, k)
 		default:
 			c.gateMu.Unlock()
 			continue
@@ -397,6 +447,37 @@ func (c *Controller) syncReleases(ctx context.Context, s *snapshot) []error {
 		errs = append(errs, c.refresh(ctx, w.pods)...)
 	}
 	return errs
+}
+
+// sameCounts says whether counts are the pods a admits of each pod set.
+func sameCounts(counts map[string]int32, a *berthv1.Admit) bool {
+	if len(counts) != len(a.GetPodSets()) {
+		return false
+	}
+	for _, ps := range a.GetPodSets() {
+		if n, ok := counts[ps.GetName()]; !ok || n != ps.GetCount() {
+			return false
+		}
+	}
+	return true
+}
+
+// admitOf is the Admit an explicit Workload sent admitted would have: its
+// admission's ClusterQueue and pod sets (a count of 0 is the set's).
+func admitOf(wl *quota.Workload) *berthv1.Admit {
+	counts := map[string]int32{}
+	for _, ps := range wl.PodSets {
+		counts[ps.Name] = ps.Count
+	}
+	a := &berthv1.Admit{WorkloadNamespace: wl.Namespace, WorkloadName: wl.Name, WorkloadUid: wl.UID, ClusterQueue: wl.Admission.ClusterQueue}
+	for _, psa := range wl.Admission.PodSetAssignments {
+		n := psa.Count
+		if n == 0 {
+			n = counts[psa.Name]
+		}
+		a.PodSets = append(a.PodSets, &berthv1.PodSetAdmission{Name: psa.Name, Count: n, Flavors: maps.Clone(psa.Flavors)})
+	}
+	return a
 }
 
 // forgetGone forgets the admissions of workloads gone: their pods all
@@ -415,6 +496,7 @@ func (c *Controller) forgetGone(ctx context.Context, s *snapshot) []error {
 		c.gateMu.Lock()
 		delete(c.released, k)
 		delete(c.ownerReleased, k)
+		delete(c.heldCounts, k)
 		c.gateMu.Unlock()
 		c.mu.Lock()
 		delete(c.admitTimes, k)

@@ -10,6 +10,7 @@ import (
 	"github.com/berthsched/berth/core/model"
 	"github.com/berthsched/berth/core/quota"
 	"github.com/berthsched/berth/core/quota/integrations"
+	"github.com/berthsched/berth/core/quota/workloadpods"
 )
 
 // Origin says what a workload was made of.
@@ -75,10 +76,15 @@ func (c *Controller) snapshot() *snapshot {
 
 	byGroup := map[string][]*model.Pod{}
 	var groupOrder []string
+	byHeld := map[string][]*model.Pod{}
 	byOwner := map[string][]*model.Pod{}
 	owners := map[string]integrations.Owner{}
 	var ownerOrder []string
 	for _, p := range pods {
+		if r, ok := workloadpods.Of(p); ok {
+			byHeld[r.WorkloadKey()] = append(byHeld[r.WorkloadKey()], p)
+			continue
+		}
 		if p.SchedulingGroup != "" {
 			k := p.Namespace + "/" + p.SchedulingGroup
 			if _, ok := byGroup[k]; !ok {
@@ -137,7 +143,7 @@ func (c *Controller) snapshot() *snapshot {
 			}
 			src = &cp
 		}
-		w := &workload{key: src.Key(), origin: OriginExplicit, wl: src, admitted: src.Admission != nil}
+		w := &workload{key: src.Key(), origin: OriginExplicit, wl: src, admitted: src.Admission != nil, pods: heldPods(src, byHeld[src.Key()])}
 		if a := s.facts[w.key]; a != nil && src.Admission == nil && (a.GetWorkloadUid() == "" || a.GetWorkloadUid() == src.UID) {
 			cp := *src
 			cp.Admission = c.derived.admission(w.key, a, c.admittedAt(w.key, src.Created))
@@ -155,6 +161,39 @@ func (c *Controller) snapshot() *snapshot {
 	})
 	s.objs = &objs
 	return s
+}
+
+// heldPods are the pods Berth holds of an explicit Workload
+// (core/quota/workloadpods) among pods, pod set by pod set in the
+// workload's order, each in index order; a pod of a pod set or uid the
+// Workload no longer has (one being deleted) is left out.
+func heldPods(w *quota.Workload, pods []*model.Pod) []*model.Pod {
+	if len(pods) == 0 {
+		return nil
+	}
+	order := make(map[string]int, len(w.PodSets))
+	for i, ps := range w.PodSets {
+		order[ps.Name] = i
+	}
+	type indexed struct {
+		p        *model.Pod
+		set, idx int
+	}
+	var in []indexed
+	for _, p := range pods {
+		r, _ := workloadpods.Of(p)
+		i, ok := order[r.PodSet]
+		if !ok || r.Index >= w.PodSets[i].Count || p.UID != workloadpods.PodUID(w, r.PodSet, r.Index) {
+			continue
+		}
+		in = append(in, indexed{p, i, int(r.Index)})
+	}
+	slices.SortFunc(in, func(a, b indexed) int { return cmp.Or(cmp.Compare(a.set, b.set), cmp.Compare(a.idx, b.idx)) })
+	out := make([]*model.Pod, len(in))
+	for i, x := range in {
+		out[i] = x.p
+	}
+	return out
 }
 
 // byCreation orders pods by creation time, then by namespace/name.
@@ -339,6 +378,15 @@ func alignPodSets(wl *quota.Workload) {
 		}
 	}
 	wl.PodSets, wl.Admission = sets, &a
+}
+
+// admitCounts are the pods an Admit admits of each pod set.
+func admitCounts(a *berthv1.Admit) map[string]int32 {
+	out := make(map[string]int32, len(a.GetPodSets()))
+	for _, ps := range a.GetPodSets() {
+		out[ps.GetName()] = ps.GetCount()
+	}
+	return out
 }
 
 // admissionOf is the quota.Admission an Admit records.

@@ -65,7 +65,8 @@ type WorkloadStatus struct {
 	ClusterQueue string
 	State        WorkloadState
 	Priority     int32
-	// Pods counts the workload's pods (none for an explicit one); PodKeys
+	// Pods counts the workload's pods (an explicit one's: those Berth
+	// holds, Workload.hold_pods); PodKeys
 	// names them, namespace/name.
 	Pods    int
 	PodKeys []string

@@ -445,7 +445,11 @@ type Bind struct {
 	// node to provision one on (WaitForFirstConsumer claims that were not
 	// bound), by claim name; claims already bound are not listed. The
 	// orchestrator binds or provisions them before starting the pod.
-	Volumes       []*VolumeBinding `protobuf:"bytes,4,rep,name=volumes,proto3" json:"volumes,omitempty"`
+	Volumes []*VolumeBinding `protobuf:"bytes,4,rep,name=volumes,proto3" json:"volumes,omitempty"`
+	// Set when the pod is one Berth holds for an explicit Workload
+	// (Workload.hold_pods): the orchestrator has no copy of it and makes it
+	// from this pod set's template. Unset for the orchestrator's own pods.
+	HeldPod       *HeldPod `protobuf:"bytes,5,opt,name=held_pod,json=heldPod,proto3" json:"held_pod,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -508,6 +512,87 @@ func (x *Bind) GetVolumes() []*VolumeBinding {
 	return nil
 }
 
+func (x *Bind) GetHeldPod() *HeldPod {
+	if x != nil {
+		return x.HeldPod
+	}
+	return nil
+}
+
+// HeldPod names the pod set a pod Berth holds was made from: the
+// orchestrator runs the Bind's pod from that pod set's template.
+type HeldPod struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The Workload, in the pod's namespace.
+	WorkloadName string `protobuf:"bytes,1,opt,name=workload_name,json=workloadName,proto3" json:"workload_name,omitempty"`
+	// The Workload's uid as sent (empty when it was sent without one).
+	WorkloadUid string `protobuf:"bytes,2,opt,name=workload_uid,json=workloadUid,proto3" json:"workload_uid,omitempty"`
+	// The pod set of the workload.
+	PodSet string `protobuf:"bytes,3,opt,name=pod_set,json=podSet,proto3" json:"pod_set,omitempty"`
+	// The pod's index in its pod set, from 0.
+	Index         int32 `protobuf:"varint,4,opt,name=index,proto3" json:"index,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HeldPod) Reset() {
+	*x = HeldPod{}
+	mi := &file_berth_v1_decision_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HeldPod) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HeldPod) ProtoMessage() {}
+
+func (x *HeldPod) ProtoReflect() protoreflect.Message {
+	mi := &file_berth_v1_decision_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HeldPod.ProtoReflect.Descriptor instead.
+func (*HeldPod) Descriptor() ([]byte, []int) {
+	return file_berth_v1_decision_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *HeldPod) GetWorkloadName() string {
+	if x != nil {
+		return x.WorkloadName
+	}
+	return ""
+}
+
+func (x *HeldPod) GetWorkloadUid() string {
+	if x != nil {
+		return x.WorkloadUid
+	}
+	return ""
+}
+
+func (x *HeldPod) GetPodSet() string {
+	if x != nil {
+		return x.PodSet
+	}
+	return ""
+}
+
+func (x *HeldPod) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
 // Evict asks the orchestrator to remove a running pod so that a pending pod
 // of higher priority (the preemptor) can take its place. Berth preempts
 // synchronously and sends, in this order, the Evicts of one preemption, the
@@ -551,7 +636,7 @@ type Evict struct {
 
 func (x *Evict) Reset() {
 	*x = Evict{}
-	mi := &file_berth_v1_decision_proto_msgTypes[2]
+	mi := &file_berth_v1_decision_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -563,7 +648,7 @@ func (x *Evict) String() string {
 func (*Evict) ProtoMessage() {}
 
 func (x *Evict) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_decision_proto_msgTypes[2]
+	mi := &file_berth_v1_decision_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -576,7 +661,7 @@ func (x *Evict) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Evict.ProtoReflect.Descriptor instead.
 func (*Evict) Descriptor() ([]byte, []int) {
-	return file_berth_v1_decision_proto_rawDescGZIP(), []int{2}
+	return file_berth_v1_decision_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Evict) GetVictim() *PodRef {
@@ -635,7 +720,7 @@ type Nominate struct {
 
 func (x *Nominate) Reset() {
 	*x = Nominate{}
-	mi := &file_berth_v1_decision_proto_msgTypes[3]
+	mi := &file_berth_v1_decision_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -647,7 +732,7 @@ func (x *Nominate) String() string {
 func (*Nominate) ProtoMessage() {}
 
 func (x *Nominate) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_decision_proto_msgTypes[3]
+	mi := &file_berth_v1_decision_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -660,7 +745,7 @@ func (x *Nominate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Nominate.ProtoReflect.Descriptor instead.
 func (*Nominate) Descriptor() ([]byte, []int) {
-	return file_berth_v1_decision_proto_rawDescGZIP(), []int{3}
+	return file_berth_v1_decision_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Nominate) GetNode() string {
@@ -685,7 +770,7 @@ type ClearNomination struct {
 
 func (x *ClearNomination) Reset() {
 	*x = ClearNomination{}
-	mi := &file_berth_v1_decision_proto_msgTypes[4]
+	mi := &file_berth_v1_decision_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -697,7 +782,7 @@ func (x *ClearNomination) String() string {
 func (*ClearNomination) ProtoMessage() {}
 
 func (x *ClearNomination) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_decision_proto_msgTypes[4]
+	mi := &file_berth_v1_decision_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -710,7 +795,7 @@ func (x *ClearNomination) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearNomination.ProtoReflect.Descriptor instead.
 func (*ClearNomination) Descriptor() ([]byte, []int) {
-	return file_berth_v1_decision_proto_rawDescGZIP(), []int{4}
+	return file_berth_v1_decision_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ClearNomination) GetPreviousNode() string {
@@ -758,7 +843,7 @@ type Unschedulable struct {
 
 func (x *Unschedulable) Reset() {
 	*x = Unschedulable{}
-	mi := &file_berth_v1_decision_proto_msgTypes[5]
+	mi := &file_berth_v1_decision_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -770,7 +855,7 @@ func (x *Unschedulable) String() string {
 func (*Unschedulable) ProtoMessage() {}
 
 func (x *Unschedulable) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_decision_proto_msgTypes[5]
+	mi := &file_berth_v1_decision_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -783,7 +868,7 @@ func (x *Unschedulable) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Unschedulable.ProtoReflect.Descriptor instead.
 func (*Unschedulable) Descriptor() ([]byte, []int) {
-	return file_berth_v1_decision_proto_rawDescGZIP(), []int{5}
+	return file_berth_v1_decision_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Unschedulable) GetMessage() string {
@@ -824,7 +909,7 @@ type NodeReasons struct {
 
 func (x *NodeReasons) Reset() {
 	*x = NodeReasons{}
-	mi := &file_berth_v1_decision_proto_msgTypes[6]
+	mi := &file_berth_v1_decision_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -836,7 +921,7 @@ func (x *NodeReasons) String() string {
 func (*NodeReasons) ProtoMessage() {}
 
 func (x *NodeReasons) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_decision_proto_msgTypes[6]
+	mi := &file_berth_v1_decision_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -849,7 +934,7 @@ func (x *NodeReasons) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeReasons.ProtoReflect.Descriptor instead.
 func (*NodeReasons) Descriptor() ([]byte, []int) {
-	return file_berth_v1_decision_proto_rawDescGZIP(), []int{6}
+	return file_berth_v1_decision_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *NodeReasons) GetNode() string {
@@ -901,7 +986,7 @@ type Admit struct {
 
 func (x *Admit) Reset() {
 	*x = Admit{}
-	mi := &file_berth_v1_decision_proto_msgTypes[7]
+	mi := &file_berth_v1_decision_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -913,7 +998,7 @@ func (x *Admit) String() string {
 func (*Admit) ProtoMessage() {}
 
 func (x *Admit) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_decision_proto_msgTypes[7]
+	mi := &file_berth_v1_decision_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -926,7 +1011,7 @@ func (x *Admit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Admit.ProtoReflect.Descriptor instead.
 func (*Admit) Descriptor() ([]byte, []int) {
-	return file_berth_v1_decision_proto_rawDescGZIP(), []int{7}
+	return file_berth_v1_decision_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Admit) GetWorkloadNamespace() string {
@@ -995,7 +1080,7 @@ type WorkloadEviction struct {
 
 func (x *WorkloadEviction) Reset() {
 	*x = WorkloadEviction{}
-	mi := &file_berth_v1_decision_proto_msgTypes[8]
+	mi := &file_berth_v1_decision_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1007,7 +1092,7 @@ func (x *WorkloadEviction) String() string {
 func (*WorkloadEviction) ProtoMessage() {}
 
 func (x *WorkloadEviction) ProtoReflect() protoreflect.Message {
-	mi := &file_berth_v1_decision_proto_msgTypes[8]
+	mi := &file_berth_v1_decision_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1020,7 +1105,7 @@ func (x *WorkloadEviction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkloadEviction.ProtoReflect.Descriptor instead.
 func (*WorkloadEviction) Descriptor() ([]byte, []int) {
-	return file_berth_v1_decision_proto_rawDescGZIP(), []int{8}
+	return file_berth_v1_decision_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *WorkloadEviction) GetWorkloadNamespace() string {
@@ -1091,12 +1176,18 @@ const file_berth_v1_decision_proto_rawDesc = "" +
 	"\x10deallocate_claim\x18\x0f \x01(\v2\x19.berth.v1.DeallocateClaimH\x00R\x0fdeallocateClaim\x12'\n" +
 	"\x05admit\x18\x10 \x01(\v2\x0f.berth.v1.AdmitH\x00R\x05admit\x12C\n" +
 	"\x0eevict_workload\x18\x11 \x01(\v2\x1a.berth.v1.WorkloadEvictionH\x00R\revictWorkloadB\b\n" +
-	"\x06action\"\x96\x01\n" +
+	"\x06action\"\xc4\x01\n" +
 	"\x04Bind\x12\x12\n" +
 	"\x04node\x18\x01 \x01(\tR\x04node\x12\x14\n" +
 	"\x05group\x18\x02 \x01(\tR\x05group\x121\n" +
 	"\x06claims\x18\x03 \x03(\v2\x19.berth.v1.ClaimAllocationR\x06claims\x121\n" +
-	"\avolumes\x18\x04 \x03(\v2\x17.berth.v1.VolumeBindingR\avolumes\"\x89\x02\n" +
+	"\avolumes\x18\x04 \x03(\v2\x17.berth.v1.VolumeBindingR\avolumes\x12,\n" +
+	"\bheld_pod\x18\x05 \x01(\v2\x11.berth.v1.HeldPodR\aheldPod\"\x80\x01\n" +
+	"\aHeldPod\x12#\n" +
+	"\rworkload_name\x18\x01 \x01(\tR\fworkloadName\x12!\n" +
+	"\fworkload_uid\x18\x02 \x01(\tR\vworkloadUid\x12\x17\n" +
+	"\apod_set\x18\x03 \x01(\tR\x06podSet\x12\x14\n" +
+	"\x05index\x18\x04 \x01(\x05R\x05index\"\x89\x02\n" +
 	"\x05Evict\x12(\n" +
 	"\x06victim\x18\x01 \x01(\v2\x10.berth.v1.PodRefR\x06victim\x12\x12\n" +
 	"\x04node\x18\x02 \x01(\tR\x04node\x12.\n" +
@@ -1166,49 +1257,51 @@ func file_berth_v1_decision_proto_rawDescGZIP() []byte {
 }
 
 var file_berth_v1_decision_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_berth_v1_decision_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_berth_v1_decision_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_berth_v1_decision_proto_goTypes = []any{
 	(DecisionType)(0),             // 0: berth.v1.DecisionType
 	(EvictCause)(0),               // 1: berth.v1.EvictCause
 	(*Decision)(nil),              // 2: berth.v1.Decision
 	(*Bind)(nil),                  // 3: berth.v1.Bind
-	(*Evict)(nil),                 // 4: berth.v1.Evict
-	(*Nominate)(nil),              // 5: berth.v1.Nominate
-	(*ClearNomination)(nil),       // 6: berth.v1.ClearNomination
-	(*Unschedulable)(nil),         // 7: berth.v1.Unschedulable
-	(*NodeReasons)(nil),           // 8: berth.v1.NodeReasons
-	(*Admit)(nil),                 // 9: berth.v1.Admit
-	(*WorkloadEviction)(nil),      // 10: berth.v1.WorkloadEviction
-	(*timestamppb.Timestamp)(nil), // 11: google.protobuf.Timestamp
-	(*PodRef)(nil),                // 12: berth.v1.PodRef
-	(*DeallocateClaim)(nil),       // 13: berth.v1.DeallocateClaim
-	(*ClaimAllocation)(nil),       // 14: berth.v1.ClaimAllocation
-	(*VolumeBinding)(nil),         // 15: berth.v1.VolumeBinding
-	(*PodSetAdmission)(nil),       // 16: berth.v1.PodSetAdmission
+	(*HeldPod)(nil),               // 4: berth.v1.HeldPod
+	(*Evict)(nil),                 // 5: berth.v1.Evict
+	(*Nominate)(nil),              // 6: berth.v1.Nominate
+	(*ClearNomination)(nil),       // 7: berth.v1.ClearNomination
+	(*Unschedulable)(nil),         // 8: berth.v1.Unschedulable
+	(*NodeReasons)(nil),           // 9: berth.v1.NodeReasons
+	(*Admit)(nil),                 // 10: berth.v1.Admit
+	(*WorkloadEviction)(nil),      // 11: berth.v1.WorkloadEviction
+	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
+	(*PodRef)(nil),                // 13: berth.v1.PodRef
+	(*DeallocateClaim)(nil),       // 14: berth.v1.DeallocateClaim
+	(*ClaimAllocation)(nil),       // 15: berth.v1.ClaimAllocation
+	(*VolumeBinding)(nil),         // 16: berth.v1.VolumeBinding
+	(*PodSetAdmission)(nil),       // 17: berth.v1.PodSetAdmission
 }
 var file_berth_v1_decision_proto_depIdxs = []int32{
-	11, // 0: berth.v1.Decision.time:type_name -> google.protobuf.Timestamp
-	12, // 1: berth.v1.Decision.pod:type_name -> berth.v1.PodRef
+	12, // 0: berth.v1.Decision.time:type_name -> google.protobuf.Timestamp
+	13, // 1: berth.v1.Decision.pod:type_name -> berth.v1.PodRef
 	3,  // 2: berth.v1.Decision.bind:type_name -> berth.v1.Bind
-	4,  // 3: berth.v1.Decision.evict:type_name -> berth.v1.Evict
-	5,  // 4: berth.v1.Decision.nominate:type_name -> berth.v1.Nominate
-	6,  // 5: berth.v1.Decision.clear_nomination:type_name -> berth.v1.ClearNomination
-	7,  // 6: berth.v1.Decision.unschedulable:type_name -> berth.v1.Unschedulable
-	13, // 7: berth.v1.Decision.deallocate_claim:type_name -> berth.v1.DeallocateClaim
-	9,  // 8: berth.v1.Decision.admit:type_name -> berth.v1.Admit
-	10, // 9: berth.v1.Decision.evict_workload:type_name -> berth.v1.WorkloadEviction
-	14, // 10: berth.v1.Bind.claims:type_name -> berth.v1.ClaimAllocation
-	15, // 11: berth.v1.Bind.volumes:type_name -> berth.v1.VolumeBinding
-	12, // 12: berth.v1.Evict.victim:type_name -> berth.v1.PodRef
-	12, // 13: berth.v1.Evict.preemptor:type_name -> berth.v1.PodRef
-	1,  // 14: berth.v1.Evict.cause:type_name -> berth.v1.EvictCause
-	8,  // 15: berth.v1.Unschedulable.node_reasons:type_name -> berth.v1.NodeReasons
-	16, // 16: berth.v1.Admit.pod_sets:type_name -> berth.v1.PodSetAdmission
-	17, // [17:17] is the sub-list for method output_type
-	17, // [17:17] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	5,  // 3: berth.v1.Decision.evict:type_name -> berth.v1.Evict
+	6,  // 4: berth.v1.Decision.nominate:type_name -> berth.v1.Nominate
+	7,  // 5: berth.v1.Decision.clear_nomination:type_name -> berth.v1.ClearNomination
+	8,  // 6: berth.v1.Decision.unschedulable:type_name -> berth.v1.Unschedulable
+	14, // 7: berth.v1.Decision.deallocate_claim:type_name -> berth.v1.DeallocateClaim
+	10, // 8: berth.v1.Decision.admit:type_name -> berth.v1.Admit
+	11, // 9: berth.v1.Decision.evict_workload:type_name -> berth.v1.WorkloadEviction
+	15, // 10: berth.v1.Bind.claims:type_name -> berth.v1.ClaimAllocation
+	16, // 11: berth.v1.Bind.volumes:type_name -> berth.v1.VolumeBinding
+	4,  // 12: berth.v1.Bind.held_pod:type_name -> berth.v1.HeldPod
+	13, // 13: berth.v1.Evict.victim:type_name -> berth.v1.PodRef
+	13, // 14: berth.v1.Evict.preemptor:type_name -> berth.v1.PodRef
+	1,  // 15: berth.v1.Evict.cause:type_name -> berth.v1.EvictCause
+	9,  // 16: berth.v1.Unschedulable.node_reasons:type_name -> berth.v1.NodeReasons
+	17, // 17: berth.v1.Admit.pod_sets:type_name -> berth.v1.PodSetAdmission
+	18, // [18:18] is the sub-list for method output_type
+	18, // [18:18] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_berth_v1_decision_proto_init() }
@@ -1230,14 +1323,14 @@ func file_berth_v1_decision_proto_init() {
 		(*Decision_Admit)(nil),
 		(*Decision_EvictWorkload)(nil),
 	}
-	file_berth_v1_decision_proto_msgTypes[2].OneofWrappers = []any{}
+	file_berth_v1_decision_proto_msgTypes[3].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_berth_v1_decision_proto_rawDesc), len(file_berth_v1_decision_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   9,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1455,7 +1455,29 @@ type Workload struct {
 	// ClusterQueue and does not admit it again. Berth never takes such an
 	// admission back: a workload that would preempt it waits. Unset: not
 	// admitted.
-	Admission     *WorkloadAdmission `protobuf:"bytes,10,opt,name=admission,proto3" json:"admission,omitempty"`
+	Admission *WorkloadAdmission `protobuf:"bytes,10,opt,name=admission,proto3" json:"admission,omitempty"`
+	// Berth holds the workload's pods (issue 31): for each pod set, count
+	// pods made from its template, named "<workload>-<pod set>-<index>"
+	// (index from 0) in the workload's namespace, with uids
+	// "<uid>-<pod set>-<index>" ("wl-<namespace>-<name>" in place of an
+	// empty uid), labelled kueue.x-k8s.io/queue-name and
+	// kueue.x-k8s.io/podset, the Workload their controller owner, and the
+	// workload's priority when it sets one. They are gated until the
+	// workload is admitted (only the admitted count, under partial
+	// admission, from index 0), then scheduled with the flavors' node
+	// labels and tolerations and bound: the orchestrator runs each pod its
+	// Bind names (Bind.held_pod says which pod set's template). A held pod
+	// is Berth's, not the orchestrator's: it is never sent, a re-list of the
+	// pods leaves it, and a pod of its name sent is refused. Deleting it
+	// (the orchestrator stopped it: it finished, or was evicted) makes it
+	// pending again, gated or released as its workload's admission says; a
+	// pod set's count shrunk, or the Workload deleted, deletes the pods
+	// beyond it. An admitted workload's pod sets cannot change (Kueue's
+	// webhook): the refusal names pod_sets[i].count or pod_sets[i].template.
+	// Its bind stays outstanding until the pod is deleted (a CONFIRMED
+	// report leaves it so), so a restart holds it on its node. Unset: the
+	// Workload is admission only, as before: no pods.
+	HoldPods      bool `protobuf:"varint,11,opt,name=hold_pods,json=holdPods,proto3" json:"hold_pods,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1558,6 +1580,13 @@ func (x *Workload) GetAdmission() *WorkloadAdmission {
 		return x.Admission
 	}
 	return nil
+}
+
+func (x *Workload) GetHoldPods() bool {
+	if x != nil {
+		return x.HoldPods
+	}
+	return false
 }
 
 // WorkloadAdmission is the quota a workload sent admitted holds (Kueue's
@@ -1909,7 +1938,8 @@ type WorkloadStatus struct {
 	// The workloads it preempts, "namespace/name": it is admitted once their
 	// quota is released.
 	Victims []string `protobuf:"bytes,11,rep,name=victims,proto3" json:"victims,omitempty"`
-	// How many pods Berth holds of it (none for an explicit Workload).
+	// How many pods Berth holds of it (for an explicit Workload, those it
+	// holds with hold_pods).
 	Pods          int32 `protobuf:"varint,12,opt,name=pods,proto3" json:"pods,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2121,7 +2151,7 @@ const file_berth_v1_queueing_proto_rawDesc = "" +
 	"\tmin_count\x18\x03 \x01(\x05H\x00R\bminCount\x88\x01\x01\x124\n" +
 	"\btemplate\x18\x04 \x01(\v2\x18.berth.v1.PodSetTemplateR\btemplateB\f\n" +
 	"\n" +
-	"_min_count\"\x9c\x03\n" +
+	"_min_count\"\xb9\x03\n" +
 	"\bWorkload\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x10\n" +
@@ -2134,7 +2164,8 @@ const file_berth_v1_queueing_proto_rawDesc = "" +
 	"\rcreation_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\fcreationTime\x12+\n" +
 	"\bpod_sets\x18\t \x03(\v2\x10.berth.v1.PodSetR\apodSets\x129\n" +
 	"\tadmission\x18\n" +
-	" \x01(\v2\x1b.berth.v1.WorkloadAdmissionR\tadmissionB\v\n" +
+	" \x01(\v2\x1b.berth.v1.WorkloadAdmissionR\tadmission\x12\x1b\n" +
+	"\thold_pods\x18\v \x01(\bR\bholdPodsB\v\n" +
 	"\t_priorityB\t\n" +
 	"\a_active\"\xaf\x01\n" +
 	"\x11WorkloadAdmission\x12#\n" +
