@@ -43,16 +43,18 @@ class Admit(_message.Message):
     def __init__(self, workload_namespace: _Optional[str] = ..., workload_name: _Optional[str] = ..., workload_uid: _Optional[str] = ..., cluster_queue: _Optional[str] = ..., pod_sets: _Optional[_Iterable[_Union[_queueing_pb2.PodSetAdmission, _Mapping]]] = ...) -> None: ...
 
 class Bind(_message.Message):
-    __slots__ = ["claims", "group", "node", "volumes"]
+    __slots__ = ["claims", "group", "held_pod", "node", "volumes"]
     CLAIMS_FIELD_NUMBER: _ClassVar[int]
     GROUP_FIELD_NUMBER: _ClassVar[int]
+    HELD_POD_FIELD_NUMBER: _ClassVar[int]
     NODE_FIELD_NUMBER: _ClassVar[int]
     VOLUMES_FIELD_NUMBER: _ClassVar[int]
     claims: _containers.RepeatedCompositeFieldContainer[_device_pb2.ClaimAllocation]
     group: str
+    held_pod: HeldPod
     node: str
     volumes: _containers.RepeatedCompositeFieldContainer[_volume_pb2.VolumeBinding]
-    def __init__(self, node: _Optional[str] = ..., group: _Optional[str] = ..., claims: _Optional[_Iterable[_Union[_device_pb2.ClaimAllocation, _Mapping]]] = ..., volumes: _Optional[_Iterable[_Union[_volume_pb2.VolumeBinding, _Mapping]]] = ...) -> None: ...
+    def __init__(self, node: _Optional[str] = ..., group: _Optional[str] = ..., claims: _Optional[_Iterable[_Union[_device_pb2.ClaimAllocation, _Mapping]]] = ..., volumes: _Optional[_Iterable[_Union[_volume_pb2.VolumeBinding, _Mapping]]] = ..., held_pod: _Optional[_Union[HeldPod, _Mapping]] = ...) -> None: ...
 
 class ClearNomination(_message.Message):
     __slots__ = ["previous_node", "reason"]
@@ -105,6 +107,18 @@ class Evict(_message.Message):
     reason: str
     victim: _object_pb2.PodRef
     def __init__(self, victim: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., node: _Optional[str] = ..., preemptor: _Optional[_Union[_object_pb2.PodRef, _Mapping]] = ..., reason: _Optional[str] = ..., cause: _Optional[_Union[EvictCause, str]] = ..., grace_period_seconds: _Optional[int] = ...) -> None: ...
+
+class HeldPod(_message.Message):
+    __slots__ = ["index", "pod_set", "workload_name", "workload_uid"]
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    POD_SET_FIELD_NUMBER: _ClassVar[int]
+    WORKLOAD_NAME_FIELD_NUMBER: _ClassVar[int]
+    WORKLOAD_UID_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    pod_set: str
+    workload_name: str
+    workload_uid: str
+    def __init__(self, workload_name: _Optional[str] = ..., workload_uid: _Optional[str] = ..., pod_set: _Optional[str] = ..., index: _Optional[int] = ...) -> None: ...
 
 class NodeReasons(_message.Message):
     __slots__ = ["node", "reasons", "unresolvable"]

@@ -253,10 +253,11 @@ class ResourceQuota(_message.Message):
     def __init__(self, name: _Optional[str] = ..., nominal_quota: _Optional[int] = ..., borrowing_limit: _Optional[int] = ..., lending_limit: _Optional[int] = ...) -> None: ...
 
 class Workload(_message.Message):
-    __slots__ = ["active", "admission", "creation_time", "name", "namespace", "pod_sets", "priority", "priority_class_name", "queue_name", "uid"]
+    __slots__ = ["active", "admission", "creation_time", "hold_pods", "name", "namespace", "pod_sets", "priority", "priority_class_name", "queue_name", "uid"]
     ACTIVE_FIELD_NUMBER: _ClassVar[int]
     ADMISSION_FIELD_NUMBER: _ClassVar[int]
     CREATION_TIME_FIELD_NUMBER: _ClassVar[int]
+    HOLD_PODS_FIELD_NUMBER: _ClassVar[int]
     NAMESPACE_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     POD_SETS_FIELD_NUMBER: _ClassVar[int]
@@ -267,6 +268,7 @@ class Workload(_message.Message):
     active: bool
     admission: WorkloadAdmission
     creation_time: _timestamp_pb2.Timestamp
+    hold_pods: bool
     name: str
     namespace: str
     pod_sets: _containers.RepeatedCompositeFieldContainer[PodSet]
@@ -274,7 +276,7 @@ class Workload(_message.Message):
     priority_class_name: str
     queue_name: str
     uid: str
-    def __init__(self, namespace: _Optional[str] = ..., name: _Optional[str] = ..., uid: _Optional[str] = ..., queue_name: _Optional[str] = ..., priority_class_name: _Optional[str] = ..., priority: _Optional[int] = ..., active: bool = ..., creation_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., pod_sets: _Optional[_Iterable[_Union[PodSet, _Mapping]]] = ..., admission: _Optional[_Union[WorkloadAdmission, _Mapping]] = ...) -> None: ...
+    def __init__(self, namespace: _Optional[str] = ..., name: _Optional[str] = ..., uid: _Optional[str] = ..., queue_name: _Optional[str] = ..., priority_class_name: _Optional[str] = ..., priority: _Optional[int] = ..., active: bool = ..., creation_time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., pod_sets: _Optional[_Iterable[_Union[PodSet, _Mapping]]] = ..., admission: _Optional[_Union[WorkloadAdmission, _Mapping]] = ..., hold_pods: bool = ...) -> None: ...
 
 class WorkloadAdmission(_message.Message):
     __slots__ = ["cluster_queue", "pod_sets", "reserved_time"]

@@ -300,6 +300,27 @@ export interface Bind {
    * orchestrator binds or provisions them before starting the pod.
    */
   volumes: VolumeBinding[];
+  /**
+   * Set when the pod is one Berth holds for an explicit Workload
+   * (Workload.hold_pods): the orchestrator has no copy of it and makes it
+   * from this pod set's template. Unset for the orchestrator's own pods.
+   */
+  heldPod?: HeldPod | undefined;
+}
+
+/**
+ * HeldPod names the pod set a pod Berth holds was made from: the
+ * orchestrator runs the Bind's pod from that pod set's template.
+ */
+export interface HeldPod {
+  /** The Workload, in the pod's namespace. */
+  workloadName: string;
+  /** The Workload's uid as sent (empty when it was sent without one). */
+  workloadUid: string;
+  /** The pod set of the workload. */
+  podSet: string;
+  /** The pod's index in its pod set, from 0. */
+  index: number;
 }
 
 /**
@@ -790,7 +811,7 @@ export const Decision: MessageFns<Decision> = {
 };
 
 function createBaseBind(): Bind {
-  return { node: "", group: "", claims: [], volumes: [] };
+  return { node: "", group: "", claims: [], volumes: [], heldPod: undefined };
 }
 
 export const Bind: MessageFns<Bind> = {
@@ -806,6 +827,9 @@ export const Bind: MessageFns<Bind> = {
     }
     for (const v of message.volumes) {
       VolumeBinding.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.heldPod !== undefined) {
+      HeldPod.encode(message.heldPod, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -855,6 +879,14 @@ export const Bind: MessageFns<Bind> = {
             message.volumes.push(VolumeBinding.decode(reader, reader.uint32()));
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.heldPod = HeldPod.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -877,6 +909,11 @@ export const Bind: MessageFns<Bind> = {
       volumes: globalThis.Array.isArray(object?.volumes)
         ? object.volumes.map((e: any) => VolumeBinding.fromJSON(e))
         : [],
+      heldPod: isSet(object.heldPod)
+        ? HeldPod.fromJSON(object.heldPod)
+        : isSet(object.held_pod)
+        ? HeldPod.fromJSON(object.held_pod)
+        : undefined,
     };
   },
 
@@ -894,6 +931,9 @@ export const Bind: MessageFns<Bind> = {
     if (message.volumes?.length) {
       obj.volumes = message.volumes.map((e) => VolumeBinding.toJSON(e));
     }
+    if (message.heldPod !== undefined) {
+      obj.heldPod = HeldPod.toJSON(message.heldPod);
+    }
     return obj;
   },
 
@@ -906,6 +946,138 @@ export const Bind: MessageFns<Bind> = {
     message.group = object.group ?? "";
     message.claims = object.claims?.map((e) => ClaimAllocation.fromPartial(e)) || [];
     message.volumes = object.volumes?.map((e) => VolumeBinding.fromPartial(e)) || [];
+    message.heldPod = (object.heldPod !== undefined && object.heldPod !== null)
+      ? HeldPod.fromPartial(object.heldPod)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseHeldPod(): HeldPod {
+  return { workloadName: "", workloadUid: "", podSet: "", index: 0 };
+}
+
+export const HeldPod: MessageFns<HeldPod> = {
+  encode(message: HeldPod, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workloadName !== "") {
+      writer.uint32(10).string(message.workloadName);
+    }
+    if (message.workloadUid !== "") {
+      writer.uint32(18).string(message.workloadUid);
+    }
+    if (message.podSet !== "") {
+      writer.uint32(26).string(message.podSet);
+    }
+    if (message.index !== 0) {
+      writer.uint32(32).int32(message.index);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HeldPod {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHeldPod();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workloadName = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.workloadUid = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.podSet = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.index = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HeldPod {
+    return {
+      workloadName: isSet(object.workloadName)
+        ? globalThis.String(object.workloadName)
+        : isSet(object.workload_name)
+        ? globalThis.String(object.workload_name)
+        : "",
+      workloadUid: isSet(object.workloadUid)
+        ? globalThis.String(object.workloadUid)
+        : isSet(object.workload_uid)
+        ? globalThis.String(object.workload_uid)
+        : "",
+      podSet: isSet(object.podSet)
+        ? globalThis.String(object.podSet)
+        : isSet(object.pod_set)
+        ? globalThis.String(object.pod_set)
+        : "",
+      index: isSet(object.index) ? globalThis.Number(object.index) : 0,
+    };
+  },
+
+  toJSON(message: HeldPod): unknown {
+    const obj: any = {};
+    if (message.workloadName !== "") {
+      obj.workloadName = message.workloadName;
+    }
+    if (message.workloadUid !== "") {
+      obj.workloadUid = message.workloadUid;
+    }
+    if (message.podSet !== "") {
+      obj.podSet = message.podSet;
+    }
+    if (message.index !== 0) {
+      obj.index = Math.round(message.index);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HeldPod>, I>>(base?: I): HeldPod {
+    return HeldPod.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HeldPod>, I>>(object: I): HeldPod {
+    const message = createBaseHeldPod();
+    message.workloadName = object.workloadName ?? "";
+    message.workloadUid = object.workloadUid ?? "";
+    message.podSet = object.podSet ?? "";
+    message.index = object.index ?? 0;
     return message;
   },
 };

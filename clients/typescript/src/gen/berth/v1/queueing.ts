@@ -708,7 +708,33 @@ export interface Workload {
    * admission back: a workload that would preempt it waits. Unset: not
    * admitted.
    */
-  admission?: WorkloadAdmission | undefined;
+  admission?:
+    | WorkloadAdmission
+    | undefined;
+  /**
+   * Berth holds the workload's pods (issue 31): for each pod set, count
+   * pods made from its template, named "<workload>-<pod set>-<index>"
+   * (index from 0) in the workload's namespace, with uids
+   * "<uid>-<pod set>-<index>" ("wl-<namespace>-<name>" in place of an
+   * empty uid), labelled kueue.x-k8s.io/queue-name and
+   * kueue.x-k8s.io/podset, the Workload their controller owner, and the
+   * workload's priority when it sets one. They are gated until the
+   * workload is admitted (only the admitted count, under partial
+   * admission, from index 0), then scheduled with the flavors' node
+   * labels and tolerations and bound: the orchestrator runs each pod its
+   * Bind names (Bind.held_pod says which pod set's template). A held pod
+   * is Berth's, not the orchestrator's: it is never sent, a re-list of the
+   * pods leaves it, and a pod of its name sent is refused. Deleting it
+   * (the orchestrator stopped it: it finished, or was evicted) makes it
+   * pending again, gated or released as its workload's admission says; a
+   * pod set's count shrunk, or the Workload deleted, deletes the pods
+   * beyond it. An admitted workload's pod sets cannot change (Kueue's
+   * webhook): the refusal names pod_sets[i].count or pod_sets[i].template.
+   * Its bind stays outstanding until the pod is deleted (a CONFIRMED
+   * report leaves it so), so a restart holds it on its node. Unset: the
+   * Workload is admission only, as before: no pods.
+   */
+  holdPods: boolean;
 }
 
 /**
@@ -836,7 +862,10 @@ export interface WorkloadStatus {
    * quota is released.
    */
   victims: string[];
-  /** How many pods Berth holds of it (none for an explicit Workload). */
+  /**
+   * How many pods Berth holds of it (for an explicit Workload, those it
+   * holds with hold_pods).
+   */
   pods: number;
 }
 
@@ -2878,6 +2907,7 @@ function createBaseWorkload(): Workload {
     creationTime: undefined,
     podSets: [],
     admission: undefined,
+    holdPods: false,
   };
 }
 
@@ -2912,6 +2942,9 @@ export const Workload: MessageFns<Workload> = {
     }
     if (message.admission !== undefined) {
       WorkloadAdmission.encode(message.admission, writer.uint32(82).fork()).join();
+    }
+    if (message.holdPods !== false) {
+      writer.uint32(88).bool(message.holdPods);
     }
     return writer;
   },
@@ -3009,6 +3042,14 @@ export const Workload: MessageFns<Workload> = {
             message.admission = WorkloadAdmission.decode(reader, reader.uint32());
             continue;
           }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.holdPods = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3049,6 +3090,11 @@ export const Workload: MessageFns<Workload> = {
         ? object.pod_sets.map((e: any) => PodSet.fromJSON(e))
         : [],
       admission: isSet(object.admission) ? WorkloadAdmission.fromJSON(object.admission) : undefined,
+      holdPods: isSet(object.holdPods)
+        ? globalThis.Boolean(object.holdPods)
+        : isSet(object.hold_pods)
+        ? globalThis.Boolean(object.hold_pods)
+        : false,
     };
   },
 
@@ -3084,6 +3130,9 @@ export const Workload: MessageFns<Workload> = {
     if (message.admission !== undefined) {
       obj.admission = WorkloadAdmission.toJSON(message.admission);
     }
+    if (message.holdPods !== false) {
+      obj.holdPods = message.holdPods;
+    }
     return obj;
   },
 
@@ -3106,6 +3155,7 @@ export const Workload: MessageFns<Workload> = {
     message.admission = (object.admission !== undefined && object.admission !== null)
       ? WorkloadAdmission.fromPartial(object.admission)
       : undefined;
+    message.holdPods = object.holdPods ?? false;
     return message;
   },
 };

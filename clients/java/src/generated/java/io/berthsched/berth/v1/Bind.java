@@ -312,6 +312,50 @@ private static final long serialVersionUID = 0L;
     return volumes_.get(index);
   }
 
+  public static final int HELD_POD_FIELD_NUMBER = 5;
+  private io.berthsched.berth.v1.HeldPod heldPod_;
+  /**
+   * <pre>
+   * Set when the pod is one Berth holds for an explicit Workload
+   * (Workload.hold_pods): the orchestrator has no copy of it and makes it
+   * from this pod set's template. Unset for the orchestrator's own pods.
+   * </pre>
+   *
+   * <code>.berth.v1.HeldPod held_pod = 5 [json_name = "heldPod"];</code>
+   * @return Whether the heldPod field is set.
+   */
+  @java.lang.Override
+  public boolean hasHeldPod() {
+    return heldPod_ != null;
+  }
+  /**
+   * <pre>
+   * Set when the pod is one Berth holds for an explicit Workload
+   * (Workload.hold_pods): the orchestrator has no copy of it and makes it
+   * from this pod set's template. Unset for the orchestrator's own pods.
+   * </pre>
+   *
+   * <code>.berth.v1.HeldPod held_pod = 5 [json_name = "heldPod"];</code>
+   * @return The heldPod.
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.HeldPod getHeldPod() {
+    return heldPod_ == null ? io.berthsched.berth.v1.HeldPod.getDefaultInstance() : heldPod_;
+  }
+  /**
+   * <pre>
+   * Set when the pod is one Berth holds for an explicit Workload
+   * (Workload.hold_pods): the orchestrator has no copy of it and makes it
+   * from this pod set's template. Unset for the orchestrator's own pods.
+   * </pre>
+   *
+   * <code>.berth.v1.HeldPod held_pod = 5 [json_name = "heldPod"];</code>
+   */
+  @java.lang.Override
+  public io.berthsched.berth.v1.HeldPodOrBuilder getHeldPodOrBuilder() {
+    return heldPod_ == null ? io.berthsched.berth.v1.HeldPod.getDefaultInstance() : heldPod_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -338,6 +382,9 @@ private static final long serialVersionUID = 0L;
     for (int i = 0; i < volumes_.size(); i++) {
       output.writeMessage(4, volumes_.get(i));
     }
+    if (heldPod_ != null) {
+      output.writeMessage(5, getHeldPod());
+    }
     getUnknownFields().writeTo(output);
   }
 
@@ -360,6 +407,10 @@ private static final long serialVersionUID = 0L;
     for (int i = 0; i < volumes_.size(); i++) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(4, volumes_.get(i));
+    }
+    if (heldPod_ != null) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(5, getHeldPod());
     }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
@@ -384,6 +435,11 @@ private static final long serialVersionUID = 0L;
         .equals(other.getClaimsList())) return false;
     if (!getVolumesList()
         .equals(other.getVolumesList())) return false;
+    if (hasHeldPod() != other.hasHeldPod()) return false;
+    if (hasHeldPod()) {
+      if (!getHeldPod()
+          .equals(other.getHeldPod())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -406,6 +462,10 @@ private static final long serialVersionUID = 0L;
     if (getVolumesCount() > 0) {
       hash = (37 * hash) + VOLUMES_FIELD_NUMBER;
       hash = (53 * hash) + getVolumesList().hashCode();
+    }
+    if (hasHeldPod()) {
+      hash = (37 * hash) + HELD_POD_FIELD_NUMBER;
+      hash = (53 * hash) + getHeldPod().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -559,6 +619,11 @@ private static final long serialVersionUID = 0L;
         volumesBuilder_.clear();
       }
       bitField0_ = (bitField0_ & ~0x00000008);
+      heldPod_ = null;
+      if (heldPodBuilder_ != null) {
+        heldPodBuilder_.dispose();
+        heldPodBuilder_ = null;
+      }
       return this;
     }
 
@@ -619,6 +684,11 @@ private static final long serialVersionUID = 0L;
       }
       if (((from_bitField0_ & 0x00000002) != 0)) {
         result.group_ = group_;
+      }
+      if (((from_bitField0_ & 0x00000010) != 0)) {
+        result.heldPod_ = heldPodBuilder_ == null
+            ? heldPod_
+            : heldPodBuilder_.build();
       }
     }
 
@@ -728,6 +798,9 @@ private static final long serialVersionUID = 0L;
           }
         }
       }
+      if (other.hasHeldPod()) {
+        mergeHeldPod(other.getHeldPod());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -790,6 +863,13 @@ private static final long serialVersionUID = 0L;
               }
               break;
             } // case 34
+            case 42: {
+              input.readMessage(
+                  getHeldPodFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000010;
+              break;
+            } // case 42
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1762,6 +1842,179 @@ private static final long serialVersionUID = 0L;
         volumes_ = null;
       }
       return volumesBuilder_;
+    }
+
+    private io.berthsched.berth.v1.HeldPod heldPod_;
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.HeldPod, io.berthsched.berth.v1.HeldPod.Builder, io.berthsched.berth.v1.HeldPodOrBuilder> heldPodBuilder_;
+    /**
+     * <pre>
+     * Set when the pod is one Berth holds for an explicit Workload
+     * (Workload.hold_pods): the orchestrator has no copy of it and makes it
+     * from this pod set's template. Unset for the orchestrator's own pods.
+     * </pre>
+     *
+     * <code>.berth.v1.HeldPod held_pod = 5 [json_name = "heldPod"];</code>
+     * @return Whether the heldPod field is set.
+     */
+    public boolean hasHeldPod() {
+      return ((bitField0_ & 0x00000010) != 0);
+    }
+    /**
+     * <pre>
+     * Set when the pod is one Berth holds for an explicit Workload
+     * (Workload.hold_pods): the orchestrator has no copy of it and makes it
+     * from this pod set's template. Unset for the orchestrator's own pods.
+     * </pre>
+     *
+     * <code>.berth.v1.HeldPod held_pod = 5 [json_name = "heldPod"];</code>
+     * @return The heldPod.
+     */
+    public io.berthsched.berth.v1.HeldPod getHeldPod() {
+      if (heldPodBuilder_ == null) {
+        return heldPod_ == null ? io.berthsched.berth.v1.HeldPod.getDefaultInstance() : heldPod_;
+      } else {
+        return heldPodBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * Set when the pod is one Berth holds for an explicit Workload
+     * (Workload.hold_pods): the orchestrator has no copy of it and makes it
+     * from this pod set's template. Unset for the orchestrator's own pods.
+     * </pre>
+     *
+     * <code>.berth.v1.HeldPod held_pod = 5 [json_name = "heldPod"];</code>
+     */
+    public Builder setHeldPod(io.berthsched.berth.v1.HeldPod value) {
+      if (heldPodBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        heldPod_ = value;
+      } else {
+        heldPodBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000010;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Set when the pod is one Berth holds for an explicit Workload
+     * (Workload.hold_pods): the orchestrator has no copy of it and makes it
+     * from this pod set's template. Unset for the orchestrator's own pods.
+     * </pre>
+     *
+     * <code>.berth.v1.HeldPod held_pod = 5 [json_name = "heldPod"];</code>
+     */
+    public Builder setHeldPod(
+        io.berthsched.berth.v1.HeldPod.Builder builderForValue) {
+      if (heldPodBuilder_ == null) {
+        heldPod_ = builderForValue.build();
+      } else {
+        heldPodBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000010;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Set when the pod is one Berth holds for an explicit Workload
+     * (Workload.hold_pods): the orchestrator has no copy of it and makes it
+     * from this pod set's template. Unset for the orchestrator's own pods.
+     * </pre>
+     *
+     * <code>.berth.v1.HeldPod held_pod = 5 [json_name = "heldPod"];</code>
+     */
+    public Builder mergeHeldPod(io.berthsched.berth.v1.HeldPod value) {
+      if (heldPodBuilder_ == null) {
+        if (((bitField0_ & 0x00000010) != 0) &&
+          heldPod_ != null &&
+          heldPod_ != io.berthsched.berth.v1.HeldPod.getDefaultInstance()) {
+          getHeldPodBuilder().mergeFrom(value);
+        } else {
+          heldPod_ = value;
+        }
+      } else {
+        heldPodBuilder_.mergeFrom(value);
+      }
+      bitField0_ |= 0x00000010;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Set when the pod is one Berth holds for an explicit Workload
+     * (Workload.hold_pods): the orchestrator has no copy of it and makes it
+     * from this pod set's template. Unset for the orchestrator's own pods.
+     * </pre>
+     *
+     * <code>.berth.v1.HeldPod held_pod = 5 [json_name = "heldPod"];</code>
+     */
+    public Builder clearHeldPod() {
+      bitField0_ = (bitField0_ & ~0x00000010);
+      heldPod_ = null;
+      if (heldPodBuilder_ != null) {
+        heldPodBuilder_.dispose();
+        heldPodBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Set when the pod is one Berth holds for an explicit Workload
+     * (Workload.hold_pods): the orchestrator has no copy of it and makes it
+     * from this pod set's template. Unset for the orchestrator's own pods.
+     * </pre>
+     *
+     * <code>.berth.v1.HeldPod held_pod = 5 [json_name = "heldPod"];</code>
+     */
+    public io.berthsched.berth.v1.HeldPod.Builder getHeldPodBuilder() {
+      bitField0_ |= 0x00000010;
+      onChanged();
+      return getHeldPodFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * Set when the pod is one Berth holds for an explicit Workload
+     * (Workload.hold_pods): the orchestrator has no copy of it and makes it
+     * from this pod set's template. Unset for the orchestrator's own pods.
+     * </pre>
+     *
+     * <code>.berth.v1.HeldPod held_pod = 5 [json_name = "heldPod"];</code>
+     */
+    public io.berthsched.berth.v1.HeldPodOrBuilder getHeldPodOrBuilder() {
+      if (heldPodBuilder_ != null) {
+        return heldPodBuilder_.getMessageOrBuilder();
+      } else {
+        return heldPod_ == null ?
+            io.berthsched.berth.v1.HeldPod.getDefaultInstance() : heldPod_;
+      }
+    }
+    /**
+     * <pre>
+     * Set when the pod is one Berth holds for an explicit Workload
+     * (Workload.hold_pods): the orchestrator has no copy of it and makes it
+     * from this pod set's template. Unset for the orchestrator's own pods.
+     * </pre>
+     *
+     * <code>.berth.v1.HeldPod held_pod = 5 [json_name = "heldPod"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilderV3<
+        io.berthsched.berth.v1.HeldPod, io.berthsched.berth.v1.HeldPod.Builder, io.berthsched.berth.v1.HeldPodOrBuilder> 
+        getHeldPodFieldBuilder() {
+      if (heldPodBuilder_ == null) {
+        heldPodBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+            io.berthsched.berth.v1.HeldPod, io.berthsched.berth.v1.HeldPod.Builder, io.berthsched.berth.v1.HeldPodOrBuilder>(
+                getHeldPod(),
+                getParentForChildren(),
+                isClean());
+        heldPod_ = null;
+      }
+      return heldPodBuilder_;
     }
     @java.lang.Override
     public final Builder setUnknownFields(

@@ -176,4 +176,37 @@ public interface BindOrBuilder extends
    */
   io.berthsched.berth.v1.VolumeBindingOrBuilder getVolumesOrBuilder(
       int index);
+
+  /**
+   * <pre>
+   * Set when the pod is one Berth holds for an explicit Workload
+   * (Workload.hold_pods): the orchestrator has no copy of it and makes it
+   * from this pod set's template. Unset for the orchestrator's own pods.
+   * </pre>
+   *
+   * <code>.berth.v1.HeldPod held_pod = 5 [json_name = "heldPod"];</code>
+   * @return Whether the heldPod field is set.
+   */
+  boolean hasHeldPod();
+  /**
+   * <pre>
+   * Set when the pod is one Berth holds for an explicit Workload
+   * (Workload.hold_pods): the orchestrator has no copy of it and makes it
+   * from this pod set's template. Unset for the orchestrator's own pods.
+   * </pre>
+   *
+   * <code>.berth.v1.HeldPod held_pod = 5 [json_name = "heldPod"];</code>
+   * @return The heldPod.
+   */
+  io.berthsched.berth.v1.HeldPod getHeldPod();
+  /**
+   * <pre>
+   * Set when the pod is one Berth holds for an explicit Workload
+   * (Workload.hold_pods): the orchestrator has no copy of it and makes it
+   * from this pod set's template. Unset for the orchestrator's own pods.
+   * </pre>
+   *
+   * <code>.berth.v1.HeldPod held_pod = 5 [json_name = "heldPod"];</code>
+   */
+  io.berthsched.berth.v1.HeldPodOrBuilder getHeldPodOrBuilder();
 }

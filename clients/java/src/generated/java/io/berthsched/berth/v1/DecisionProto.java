@@ -25,6 +25,11 @@ public final class DecisionProto {
     com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
       internal_static_berth_v1_Bind_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_berth_v1_HeldPod_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_berth_v1_HeldPod_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_berth_v1_Evict_descriptor;
   static final 
     com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
@@ -87,55 +92,60 @@ public final class DecisionProto {
       "ClaimH\000R\017deallocateClaim\022\'\n\005admit\030\020 \001(\0132" +
       "\017.berth.v1.AdmitH\000R\005admit\022C\n\016evict_workl" +
       "oad\030\021 \001(\0132\032.berth.v1.WorkloadEvictionH\000R" +
-      "\revictWorkloadB\010\n\006action\"\226\001\n\004Bind\022\022\n\004nod" +
+      "\revictWorkloadB\010\n\006action\"\304\001\n\004Bind\022\022\n\004nod" +
       "e\030\001 \001(\tR\004node\022\024\n\005group\030\002 \001(\tR\005group\0221\n\006c" +
       "laims\030\003 \003(\0132\031.berth.v1.ClaimAllocationR\006" +
       "claims\0221\n\007volumes\030\004 \003(\0132\027.berth.v1.Volum" +
-      "eBindingR\007volumes\"\211\002\n\005Evict\022(\n\006victim\030\001 " +
-      "\001(\0132\020.berth.v1.PodRefR\006victim\022\022\n\004node\030\002 " +
-      "\001(\tR\004node\022.\n\tpreemptor\030\003 \001(\0132\020.berth.v1." +
-      "PodRefR\tpreemptor\022\026\n\006reason\030\004 \001(\tR\006reaso" +
-      "n\022*\n\005cause\030\005 \001(\0162\024.berth.v1.EvictCauseR\005" +
-      "cause\0225\n\024grace_period_seconds\030\006 \001(\003H\000R\022g" +
-      "racePeriodSeconds\210\001\001B\027\n\025_grace_period_se" +
-      "conds\"\036\n\010Nominate\022\022\n\004node\030\001 \001(\tR\004node\"N\n" +
-      "\017ClearNomination\022#\n\rprevious_node\030\001 \001(\tR" +
-      "\014previousNode\022\026\n\006reason\030\002 \001(\tR\006reason\"\210\001" +
-      "\n\rUnschedulable\022\030\n\007message\030\001 \001(\tR\007messag" +
-      "e\0228\n\014node_reasons\030\002 \003(\0132\025.berth.v1.NodeR" +
-      "easonsR\013nodeReasons\022#\n\romitted_nodes\030\003 \001" +
-      "(\rR\014omittedNodes\"_\n\013NodeReasons\022\022\n\004node\030" +
-      "\001 \001(\tR\004node\022\030\n\007reasons\030\002 \003(\tR\007reasons\022\"\n" +
-      "\014unresolvable\030\003 \001(\010R\014unresolvable\"\331\001\n\005Ad" +
-      "mit\022-\n\022workload_namespace\030\001 \001(\tR\021workloa" +
-      "dNamespace\022#\n\rworkload_name\030\002 \001(\tR\014workl" +
-      "oadName\022!\n\014workload_uid\030\003 \001(\tR\013workloadU" +
-      "id\022#\n\rcluster_queue\030\004 \001(\tR\014clusterQueue\022" +
-      "4\n\010pod_sets\030\005 \003(\0132\031.berth.v1.PodSetAdmis" +
-      "sionR\007podSets\"\203\002\n\020WorkloadEviction\022-\n\022wo" +
-      "rkload_namespace\030\001 \001(\tR\021workloadNamespac" +
-      "e\022#\n\rworkload_name\030\002 \001(\tR\014workloadName\022!" +
-      "\n\014workload_uid\030\003 \001(\tR\013workloadUid\022#\n\rclu" +
-      "ster_queue\030\004 \001(\tR\014clusterQueue\022\026\n\006reason" +
-      "\030\005 \001(\tR\006reason\022!\n\014preempted_by\030\006 \001(\tR\013pr" +
-      "eemptedBy\022\030\n\007message\030\007 \001(\tR\007message*\236\002\n\014" +
-      "DecisionType\022\035\n\031DECISION_TYPE_UNSPECIFIE" +
-      "D\020\000\022\026\n\022DECISION_TYPE_BIND\020\001\022\027\n\023DECISION_" +
-      "TYPE_EVICT\020\002\022\032\n\026DECISION_TYPE_NOMINATE\020\003" +
-      "\022\"\n\036DECISION_TYPE_CLEAR_NOMINATION\020\004\022\037\n\033" +
-      "DECISION_TYPE_UNSCHEDULABLE\020\005\022\"\n\036DECISIO" +
-      "N_TYPE_DEALLOCATE_CLAIM\020\006\022\027\n\023DECISION_TY" +
-      "PE_ADMIT\020\007\022 \n\034DECISION_TYPE_EVICT_WORKLO" +
-      "AD\020\010*\337\001\n\nEvictCause\022\033\n\027EVICT_CAUSE_UNSPE" +
-      "CIFIED\020\000\022\032\n\026EVICT_CAUSE_PREEMPTION\020\001\022\025\n\021" +
-      "EVICT_CAUSE_TAINT\020\002\022\023\n\017EVICT_CAUSE_API\020\003" +
-      "\022\035\n\031EVICT_CAUSE_NODE_PRESSURE\020\004\022\025\n\021EVICT" +
-      "_CAUSE_QUOTA\020\005\022\032\n\026EVICT_CAUSE_DESCHEDULE" +
-      "\020\006\022\032\n\026EVICT_CAUSE_DEFRAGMENT\020\007B\232\001\n\026io.be" +
-      "rthsched.berth.v1B\rDecisionProtoP\001Z0gith" +
-      "ub.com/berthsched/berth/api/berth/v1;ber" +
-      "thv1\242\002\003BXX\252\002\010Berth.V1\312\002\010Berth\\V1\342\002\024Berth" +
-      "\\V1\\GPBMetadata\352\002\tBerth::V1b\006proto3"
+      "eBindingR\007volumes\022,\n\010held_pod\030\005 \001(\0132\021.be" +
+      "rth.v1.HeldPodR\007heldPod\"\200\001\n\007HeldPod\022#\n\rw" +
+      "orkload_name\030\001 \001(\tR\014workloadName\022!\n\014work" +
+      "load_uid\030\002 \001(\tR\013workloadUid\022\027\n\007pod_set\030\003" +
+      " \001(\tR\006podSet\022\024\n\005index\030\004 \001(\005R\005index\"\211\002\n\005E" +
+      "vict\022(\n\006victim\030\001 \001(\0132\020.berth.v1.PodRefR\006" +
+      "victim\022\022\n\004node\030\002 \001(\tR\004node\022.\n\tpreemptor\030" +
+      "\003 \001(\0132\020.berth.v1.PodRefR\tpreemptor\022\026\n\006re" +
+      "ason\030\004 \001(\tR\006reason\022*\n\005cause\030\005 \001(\0162\024.bert" +
+      "h.v1.EvictCauseR\005cause\0225\n\024grace_period_s" +
+      "econds\030\006 \001(\003H\000R\022gracePeriodSeconds\210\001\001B\027\n" +
+      "\025_grace_period_seconds\"\036\n\010Nominate\022\022\n\004no" +
+      "de\030\001 \001(\tR\004node\"N\n\017ClearNomination\022#\n\rpre" +
+      "vious_node\030\001 \001(\tR\014previousNode\022\026\n\006reason" +
+      "\030\002 \001(\tR\006reason\"\210\001\n\rUnschedulable\022\030\n\007mess" +
+      "age\030\001 \001(\tR\007message\0228\n\014node_reasons\030\002 \003(\013" +
+      "2\025.berth.v1.NodeReasonsR\013nodeReasons\022#\n\r" +
+      "omitted_nodes\030\003 \001(\rR\014omittedNodes\"_\n\013Nod" +
+      "eReasons\022\022\n\004node\030\001 \001(\tR\004node\022\030\n\007reasons\030" +
+      "\002 \003(\tR\007reasons\022\"\n\014unresolvable\030\003 \001(\010R\014un" +
+      "resolvable\"\331\001\n\005Admit\022-\n\022workload_namespa" +
+      "ce\030\001 \001(\tR\021workloadNamespace\022#\n\rworkload_" +
+      "name\030\002 \001(\tR\014workloadName\022!\n\014workload_uid" +
+      "\030\003 \001(\tR\013workloadUid\022#\n\rcluster_queue\030\004 \001" +
+      "(\tR\014clusterQueue\0224\n\010pod_sets\030\005 \003(\0132\031.ber" +
+      "th.v1.PodSetAdmissionR\007podSets\"\203\002\n\020Workl" +
+      "oadEviction\022-\n\022workload_namespace\030\001 \001(\tR" +
+      "\021workloadNamespace\022#\n\rworkload_name\030\002 \001(" +
+      "\tR\014workloadName\022!\n\014workload_uid\030\003 \001(\tR\013w" +
+      "orkloadUid\022#\n\rcluster_queue\030\004 \001(\tR\014clust" +
+      "erQueue\022\026\n\006reason\030\005 \001(\tR\006reason\022!\n\014preem" +
+      "pted_by\030\006 \001(\tR\013preemptedBy\022\030\n\007message\030\007 " +
+      "\001(\tR\007message*\236\002\n\014DecisionType\022\035\n\031DECISIO" +
+      "N_TYPE_UNSPECIFIED\020\000\022\026\n\022DECISION_TYPE_BI" +
+      "ND\020\001\022\027\n\023DECISION_TYPE_EVICT\020\002\022\032\n\026DECISIO" +
+      "N_TYPE_NOMINATE\020\003\022\"\n\036DECISION_TYPE_CLEAR" +
+      "_NOMINATION\020\004\022\037\n\033DECISION_TYPE_UNSCHEDUL" +
+      "ABLE\020\005\022\"\n\036DECISION_TYPE_DEALLOCATE_CLAIM" +
+      "\020\006\022\027\n\023DECISION_TYPE_ADMIT\020\007\022 \n\034DECISION_" +
+      "TYPE_EVICT_WORKLOAD\020\010*\337\001\n\nEvictCause\022\033\n\027" +
+      "EVICT_CAUSE_UNSPECIFIED\020\000\022\032\n\026EVICT_CAUSE" +
+      "_PREEMPTION\020\001\022\025\n\021EVICT_CAUSE_TAINT\020\002\022\023\n\017" +
+      "EVICT_CAUSE_API\020\003\022\035\n\031EVICT_CAUSE_NODE_PR" +
+      "ESSURE\020\004\022\025\n\021EVICT_CAUSE_QUOTA\020\005\022\032\n\026EVICT" +
+      "_CAUSE_DESCHEDULE\020\006\022\032\n\026EVICT_CAUSE_DEFRA" +
+      "GMENT\020\007B\232\001\n\026io.berthsched.berth.v1B\rDeci" +
+      "sionProtoP\001Z0github.com/berthsched/berth" +
+      "/api/berth/v1;berthv1\242\002\003BXX\252\002\010Berth.V1\312\002" +
+      "\010Berth\\V1\342\002\024Berth\\V1\\GPBMetadata\352\002\tBerth" +
+      "::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -157,45 +167,51 @@ public final class DecisionProto {
     internal_static_berth_v1_Bind_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_Bind_descriptor,
-        new java.lang.String[] { "Node", "Group", "Claims", "Volumes", });
-    internal_static_berth_v1_Evict_descriptor =
+        new java.lang.String[] { "Node", "Group", "Claims", "Volumes", "HeldPod", });
+    internal_static_berth_v1_HeldPod_descriptor =
       getDescriptor().getMessageTypes().get(2);
+    internal_static_berth_v1_HeldPod_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_berth_v1_HeldPod_descriptor,
+        new java.lang.String[] { "WorkloadName", "WorkloadUid", "PodSet", "Index", });
+    internal_static_berth_v1_Evict_descriptor =
+      getDescriptor().getMessageTypes().get(3);
     internal_static_berth_v1_Evict_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_Evict_descriptor,
         new java.lang.String[] { "Victim", "Node", "Preemptor", "Reason", "Cause", "GracePeriodSeconds", "GracePeriodSeconds", });
     internal_static_berth_v1_Nominate_descriptor =
-      getDescriptor().getMessageTypes().get(3);
+      getDescriptor().getMessageTypes().get(4);
     internal_static_berth_v1_Nominate_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_Nominate_descriptor,
         new java.lang.String[] { "Node", });
     internal_static_berth_v1_ClearNomination_descriptor =
-      getDescriptor().getMessageTypes().get(4);
+      getDescriptor().getMessageTypes().get(5);
     internal_static_berth_v1_ClearNomination_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_ClearNomination_descriptor,
         new java.lang.String[] { "PreviousNode", "Reason", });
     internal_static_berth_v1_Unschedulable_descriptor =
-      getDescriptor().getMessageTypes().get(5);
+      getDescriptor().getMessageTypes().get(6);
     internal_static_berth_v1_Unschedulable_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_Unschedulable_descriptor,
         new java.lang.String[] { "Message", "NodeReasons", "OmittedNodes", });
     internal_static_berth_v1_NodeReasons_descriptor =
-      getDescriptor().getMessageTypes().get(6);
+      getDescriptor().getMessageTypes().get(7);
     internal_static_berth_v1_NodeReasons_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_NodeReasons_descriptor,
         new java.lang.String[] { "Node", "Reasons", "Unresolvable", });
     internal_static_berth_v1_Admit_descriptor =
-      getDescriptor().getMessageTypes().get(7);
+      getDescriptor().getMessageTypes().get(8);
     internal_static_berth_v1_Admit_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_Admit_descriptor,
         new java.lang.String[] { "WorkloadNamespace", "WorkloadName", "WorkloadUid", "ClusterQueue", "PodSets", });
     internal_static_berth_v1_WorkloadEviction_descriptor =
-      getDescriptor().getMessageTypes().get(8);
+      getDescriptor().getMessageTypes().get(9);
     internal_static_berth_v1_WorkloadEviction_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_WorkloadEviction_descriptor,

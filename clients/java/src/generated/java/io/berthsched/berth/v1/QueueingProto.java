@@ -220,7 +220,7 @@ public final class QueueingProto {
       "count\030\002 \001(\005R\005count\022 \n\tmin_count\030\003 \001(\005H\000R" +
       "\010minCount\210\001\001\0224\n\010template\030\004 \001(\0132\030.berth.v" +
       "1.PodSetTemplateR\010templateB\014\n\n_min_count" +
-      "\"\234\003\n\010Workload\022\034\n\tnamespace\030\001 \001(\tR\tnamesp" +
+      "\"\271\003\n\010Workload\022\034\n\tnamespace\030\001 \001(\tR\tnamesp" +
       "ace\022\022\n\004name\030\002 \001(\tR\004name\022\020\n\003uid\030\003 \001(\tR\003ui" +
       "d\022\035\n\nqueue_name\030\004 \001(\tR\tqueueName\022.\n\023prio" +
       "rity_class_name\030\005 \001(\tR\021priorityClassName" +
@@ -229,74 +229,75 @@ public final class QueueingProto {
       "\010 \001(\0132\032.google.protobuf.TimestampR\014creat" +
       "ionTime\022+\n\010pod_sets\030\t \003(\0132\020.berth.v1.Pod" +
       "SetR\007podSets\0229\n\tadmission\030\n \001(\0132\033.berth." +
-      "v1.WorkloadAdmissionR\tadmissionB\013\n\t_prio" +
-      "rityB\t\n\007_active\"\257\001\n\021WorkloadAdmission\022#\n" +
-      "\rcluster_queue\030\001 \001(\tR\014clusterQueue\0224\n\010po" +
-      "d_sets\030\002 \003(\0132\031.berth.v1.PodSetAdmissionR" +
-      "\007podSets\022?\n\rreserved_time\030\003 \001(\0132\032.google" +
-      ".protobuf.TimestampR\014reservedTime\"\220\002\n\022Cl" +
-      "usterQueueStatus\022\022\n\004name\030\001 \001(\tR\004name\022;\n\t" +
-      "resources\030\002 \003(\0132\035.berth.v1.FlavorResourc" +
-      "eUsageR\tresources\022-\n\022admitted_workloads\030" +
-      "\003 \001(\005R\021admittedWorkloads\022+\n\021pending_work" +
-      "loads\030\004 \001(\005R\020pendingWorkloads\022\026\n\006cohort\030" +
-      "\005 \001(\tR\006cohort\0225\n\026inadmissible_workloads\030" +
-      "\006 \001(\005R\025inadmissibleWorkloads\"\327\001\n\023FlavorR" +
-      "esourceUsage\022\026\n\006flavor\030\001 \001(\tR\006flavor\022\032\n\010" +
-      "resource\030\002 \001(\tR\010resource\022\030\n\007nominal\030\003 \001(" +
-      "\003R\007nominal\022,\n\017borrowing_limit\030\004 \001(\003H\000R\016b" +
-      "orrowingLimit\210\001\001\022\024\n\005usage\030\005 \001(\003R\005usage\022\032" +
-      "\n\010borrowed\030\006 \001(\003R\010borrowedB\022\n\020_borrowing" +
-      "_limit\"\271\001\n\017PodSetAdmission\022\022\n\004name\030\001 \001(\t" +
-      "R\004name\022\024\n\005count\030\002 \001(\005R\005count\022@\n\007flavors\030" +
-      "\003 \003(\0132&.berth.v1.PodSetAdmission.Flavors" +
-      "EntryR\007flavors\032:\n\014FlavorsEntry\022\020\n\003key\030\001 " +
-      "\001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"\302\003\n\016W" +
-      "orkloadStatus\022\034\n\tnamespace\030\001 \001(\tR\tnamesp" +
-      "ace\022\022\n\004name\030\002 \001(\tR\004name\022\035\n\nqueue_name\030\003 " +
-      "\001(\tR\tqueueName\022-\n\005state\030\004 \001(\0162\027.berth.v1" +
-      ".WorkloadStateR\005state\022#\n\rcluster_queue\030\005" +
-      " \001(\tR\014clusterQueue\0224\n\010pod_sets\030\006 \003(\0132\031.b" +
-      "erth.v1.PodSetAdmissionR\007podSets\022\030\n\007mess" +
-      "age\030\007 \001(\tR\007message\0220\n\006origin\030\010 \001(\0162\030.ber" +
-      "th.v1.WorkloadOriginR\006origin\022\032\n\010priority" +
-      "\030\t \001(\005R\010priority\022?\n\rcreation_time\030\n \001(\0132" +
-      "\032.google.protobuf.TimestampR\014creationTim" +
-      "e\022\030\n\007victims\030\013 \003(\tR\007victims\022\022\n\004pods\030\014 \001(" +
-      "\005R\004pods*\200\001\n\020QueueingStrategy\022!\n\035QUEUEING" +
-      "_STRATEGY_UNSPECIFIED\020\000\022!\n\035QUEUEING_STRA" +
-      "TEGY_STRICT_FIFO\020\001\022&\n\"QUEUEING_STRATEGY_" +
-      "BEST_EFFORT_FIFO\020\002*u\n\nStopPolicy\022\033\n\027STOP" +
-      "_POLICY_UNSPECIFIED\020\000\022\024\n\020STOP_POLICY_NON" +
-      "E\020\001\022\024\n\020STOP_POLICY_HOLD\020\002\022\036\n\032STOP_POLICY" +
-      "_HOLD_AND_DRAIN\020\003*\242\001\n\027FlavorFungibilityP" +
-      "olicy\022)\n%FLAVOR_FUNGIBILITY_POLICY_UNSPE" +
-      "CIFIED\020\000\022-\n)FLAVOR_FUNGIBILITY_POLICY_MA" +
-      "Y_STOP_SEARCH\020\001\022-\n)FLAVOR_FUNGIBILITY_PO" +
-      "LICY_TRY_NEXT_FLAVOR\020\002*\306\001\n\033FlavorFungibi" +
-      "lityPreference\022-\n)FLAVOR_FUNGIBILITY_PRE" +
-      "FERENCE_UNSPECIFIED\020\000\022;\n7FLAVOR_FUNGIBIL" +
-      "ITY_PREFERENCE_BORROWING_OVER_PREEMPTION" +
-      "\020\001\022;\n7FLAVOR_FUNGIBILITY_PREFERENCE_PREE" +
-      "MPTION_OVER_BORROWING\020\002*\353\001\n\025QueuePreempt" +
-      "ionPolicy\022\'\n#QUEUE_PREEMPTION_POLICY_UNS" +
-      "PECIFIED\020\000\022!\n\035QUEUE_PREEMPTION_POLICY_NE" +
-      "VER\020\001\022*\n&QUEUE_PREEMPTION_POLICY_LOWER_P" +
-      "RIORITY\020\002\0229\n5QUEUE_PREEMPTION_POLICY_LOW" +
-      "ER_OR_NEWER_EQUAL_PRIORITY\020\003\022\037\n\033QUEUE_PR" +
-      "EEMPTION_POLICY_ANY\020\004*\246\001\n\rWorkloadState\022" +
-      "\036\n\032WORKLOAD_STATE_UNSPECIFIED\020\000\022\032\n\026WORKL" +
-      "OAD_STATE_PENDING\020\001\022\037\n\033WORKLOAD_STATE_IN" +
-      "ADMISSIBLE\020\002\022\033\n\027WORKLOAD_STATE_ADMITTED\020" +
-      "\003\022\033\n\027WORKLOAD_STATE_EVICTING\020\004*\242\001\n\016Workl" +
-      "oadOrigin\022\037\n\033WORKLOAD_ORIGIN_UNSPECIFIED" +
-      "\020\000\022\027\n\023WORKLOAD_ORIGIN_POD\020\001\022\035\n\031WORKLOAD_" +
-      "ORIGIN_POD_GROUP\020\002\022\034\n\030WORKLOAD_ORIGIN_EX" +
-      "PLICIT\020\003\022\031\n\025WORKLOAD_ORIGIN_OWNER\020\004B\232\001\n\026" +
-      "io.berthsched.berth.v1B\rQueueingProtoP\001Z" +
-      "0github.com/berthsched/berth/api/berth/v" +
-      "1;berthv1\242\002\003BXX\252\002\010Berth.V1\312\002\010Berth\\V1\342\002\024" +
-      "Berth\\V1\\GPBMetadata\352\002\tBerth::V1b\006proto3"
+      "v1.WorkloadAdmissionR\tadmission\022\033\n\thold_" +
+      "pods\030\013 \001(\010R\010holdPodsB\013\n\t_priorityB\t\n\007_ac" +
+      "tive\"\257\001\n\021WorkloadAdmission\022#\n\rcluster_qu" +
+      "eue\030\001 \001(\tR\014clusterQueue\0224\n\010pod_sets\030\002 \003(" +
+      "\0132\031.berth.v1.PodSetAdmissionR\007podSets\022?\n" +
+      "\rreserved_time\030\003 \001(\0132\032.google.protobuf.T" +
+      "imestampR\014reservedTime\"\220\002\n\022ClusterQueueS" +
+      "tatus\022\022\n\004name\030\001 \001(\tR\004name\022;\n\tresources\030\002" +
+      " \003(\0132\035.berth.v1.FlavorResourceUsageR\tres" +
+      "ources\022-\n\022admitted_workloads\030\003 \001(\005R\021admi" +
+      "ttedWorkloads\022+\n\021pending_workloads\030\004 \001(\005" +
+      "R\020pendingWorkloads\022\026\n\006cohort\030\005 \001(\tR\006coho" +
+      "rt\0225\n\026inadmissible_workloads\030\006 \001(\005R\025inad" +
+      "missibleWorkloads\"\327\001\n\023FlavorResourceUsag" +
+      "e\022\026\n\006flavor\030\001 \001(\tR\006flavor\022\032\n\010resource\030\002 " +
+      "\001(\tR\010resource\022\030\n\007nominal\030\003 \001(\003R\007nominal\022" +
+      ",\n\017borrowing_limit\030\004 \001(\003H\000R\016borrowingLim" +
+      "it\210\001\001\022\024\n\005usage\030\005 \001(\003R\005usage\022\032\n\010borrowed\030" +
+      "\006 \001(\003R\010borrowedB\022\n\020_borrowing_limit\"\271\001\n\017" +
+      "PodSetAdmission\022\022\n\004name\030\001 \001(\tR\004name\022\024\n\005c" +
+      "ount\030\002 \001(\005R\005count\022@\n\007flavors\030\003 \003(\0132&.ber" +
+      "th.v1.PodSetAdmission.FlavorsEntryR\007flav" +
+      "ors\032:\n\014FlavorsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n" +
+      "\005value\030\002 \001(\tR\005value:\0028\001\"\302\003\n\016WorkloadStat" +
+      "us\022\034\n\tnamespace\030\001 \001(\tR\tnamespace\022\022\n\004name" +
+      "\030\002 \001(\tR\004name\022\035\n\nqueue_name\030\003 \001(\tR\tqueueN" +
+      "ame\022-\n\005state\030\004 \001(\0162\027.berth.v1.WorkloadSt" +
+      "ateR\005state\022#\n\rcluster_queue\030\005 \001(\tR\014clust" +
+      "erQueue\0224\n\010pod_sets\030\006 \003(\0132\031.berth.v1.Pod" +
+      "SetAdmissionR\007podSets\022\030\n\007message\030\007 \001(\tR\007" +
+      "message\0220\n\006origin\030\010 \001(\0162\030.berth.v1.Workl" +
+      "oadOriginR\006origin\022\032\n\010priority\030\t \001(\005R\010pri" +
+      "ority\022?\n\rcreation_time\030\n \001(\0132\032.google.pr" +
+      "otobuf.TimestampR\014creationTime\022\030\n\007victim" +
+      "s\030\013 \003(\tR\007victims\022\022\n\004pods\030\014 \001(\005R\004pods*\200\001\n" +
+      "\020QueueingStrategy\022!\n\035QUEUEING_STRATEGY_U" +
+      "NSPECIFIED\020\000\022!\n\035QUEUEING_STRATEGY_STRICT" +
+      "_FIFO\020\001\022&\n\"QUEUEING_STRATEGY_BEST_EFFORT" +
+      "_FIFO\020\002*u\n\nStopPolicy\022\033\n\027STOP_POLICY_UNS" +
+      "PECIFIED\020\000\022\024\n\020STOP_POLICY_NONE\020\001\022\024\n\020STOP" +
+      "_POLICY_HOLD\020\002\022\036\n\032STOP_POLICY_HOLD_AND_D" +
+      "RAIN\020\003*\242\001\n\027FlavorFungibilityPolicy\022)\n%FL" +
+      "AVOR_FUNGIBILITY_POLICY_UNSPECIFIED\020\000\022-\n" +
+      ")FLAVOR_FUNGIBILITY_POLICY_MAY_STOP_SEAR" +
+      "CH\020\001\022-\n)FLAVOR_FUNGIBILITY_POLICY_TRY_NE" +
+      "XT_FLAVOR\020\002*\306\001\n\033FlavorFungibilityPrefere" +
+      "nce\022-\n)FLAVOR_FUNGIBILITY_PREFERENCE_UNS" +
+      "PECIFIED\020\000\022;\n7FLAVOR_FUNGIBILITY_PREFERE" +
+      "NCE_BORROWING_OVER_PREEMPTION\020\001\022;\n7FLAVO" +
+      "R_FUNGIBILITY_PREFERENCE_PREEMPTION_OVER" +
+      "_BORROWING\020\002*\353\001\n\025QueuePreemptionPolicy\022\'" +
+      "\n#QUEUE_PREEMPTION_POLICY_UNSPECIFIED\020\000\022" +
+      "!\n\035QUEUE_PREEMPTION_POLICY_NEVER\020\001\022*\n&QU" +
+      "EUE_PREEMPTION_POLICY_LOWER_PRIORITY\020\002\0229" +
+      "\n5QUEUE_PREEMPTION_POLICY_LOWER_OR_NEWER" +
+      "_EQUAL_PRIORITY\020\003\022\037\n\033QUEUE_PREEMPTION_PO" +
+      "LICY_ANY\020\004*\246\001\n\rWorkloadState\022\036\n\032WORKLOAD" +
+      "_STATE_UNSPECIFIED\020\000\022\032\n\026WORKLOAD_STATE_P" +
+      "ENDING\020\001\022\037\n\033WORKLOAD_STATE_INADMISSIBLE\020" +
+      "\002\022\033\n\027WORKLOAD_STATE_ADMITTED\020\003\022\033\n\027WORKLO" +
+      "AD_STATE_EVICTING\020\004*\242\001\n\016WorkloadOrigin\022\037" +
+      "\n\033WORKLOAD_ORIGIN_UNSPECIFIED\020\000\022\027\n\023WORKL" +
+      "OAD_ORIGIN_POD\020\001\022\035\n\031WORKLOAD_ORIGIN_POD_" +
+      "GROUP\020\002\022\034\n\030WORKLOAD_ORIGIN_EXPLICIT\020\003\022\031\n" +
+      "\025WORKLOAD_ORIGIN_OWNER\020\004B\232\001\n\026io.berthsch" +
+      "ed.berth.v1B\rQueueingProtoP\001Z0github.com" +
+      "/berthsched/berth/api/berth/v1;berthv1\242\002" +
+      "\003BXX\252\002\010Berth.V1\312\002\010Berth\\V1\342\002\024Berth\\V1\\GP" +
+      "BMetadata\352\002\tBerth::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -413,7 +414,7 @@ public final class QueueingProto {
     internal_static_berth_v1_Workload_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_berth_v1_Workload_descriptor,
-        new java.lang.String[] { "Namespace", "Name", "Uid", "QueueName", "PriorityClassName", "Priority", "Active", "CreationTime", "PodSets", "Admission", "Priority", "Active", });
+        new java.lang.String[] { "Namespace", "Name", "Uid", "QueueName", "PriorityClassName", "Priority", "Active", "CreationTime", "PodSets", "Admission", "HoldPods", "Priority", "Active", });
     internal_static_berth_v1_WorkloadAdmission_descriptor =
       getDescriptor().getMessageTypes().get(15);
     internal_static_berth_v1_WorkloadAdmission_fieldAccessorTable = new

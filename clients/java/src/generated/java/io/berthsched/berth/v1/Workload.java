@@ -505,6 +505,41 @@ private static final long serialVersionUID = 0L;
     return admission_ == null ? io.berthsched.berth.v1.WorkloadAdmission.getDefaultInstance() : admission_;
   }
 
+  public static final int HOLD_PODS_FIELD_NUMBER = 11;
+  private boolean holdPods_ = false;
+  /**
+   * <pre>
+   * Berth holds the workload's pods (issue 31): for each pod set, count
+   * pods made from its template, named "&lt;workload&gt;-&lt;pod set&gt;-&lt;index&gt;"
+   * (index from 0) in the workload's namespace, with uids
+   * "&lt;uid&gt;-&lt;pod set&gt;-&lt;index&gt;" ("wl-&lt;namespace&gt;-&lt;name&gt;" in place of an
+   * empty uid), labelled kueue.x-k8s.io/queue-name and
+   * kueue.x-k8s.io/podset, the Workload their controller owner, and the
+   * workload's priority when it sets one. They are gated until the
+   * workload is admitted (only the admitted count, under partial
+   * admission, from index 0), then scheduled with the flavors' node
+   * labels and tolerations and bound: the orchestrator runs each pod its
+   * Bind names (Bind.held_pod says which pod set's template). A held pod
+   * is Berth's, not the orchestrator's: it is never sent, a re-list of the
+   * pods leaves it, and a pod of its name sent is refused. Deleting it
+   * (the orchestrator stopped it: it finished, or was evicted) makes it
+   * pending again, gated or released as its workload's admission says; a
+   * pod set's count shrunk, or the Workload deleted, deletes the pods
+   * beyond it. An admitted workload's pod sets cannot change (Kueue's
+   * webhook): the refusal names pod_sets[i].count or pod_sets[i].template.
+   * Its bind stays outstanding until the pod is deleted (a CONFIRMED
+   * report leaves it so), so a restart holds it on its node. Unset: the
+   * Workload is admission only, as before: no pods.
+   * </pre>
+   *
+   * <code>bool hold_pods = 11 [json_name = "holdPods"];</code>
+   * @return The holdPods.
+   */
+  @java.lang.Override
+  public boolean getHoldPods() {
+    return holdPods_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -549,6 +584,9 @@ private static final long serialVersionUID = 0L;
     if (admission_ != null) {
       output.writeMessage(10, getAdmission());
     }
+    if (holdPods_ != false) {
+      output.writeBool(11, holdPods_);
+    }
     getUnknownFields().writeTo(output);
   }
 
@@ -592,6 +630,10 @@ private static final long serialVersionUID = 0L;
     if (admission_ != null) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(10, getAdmission());
+    }
+    if (holdPods_ != false) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBoolSize(11, holdPods_);
     }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
@@ -640,6 +682,8 @@ private static final long serialVersionUID = 0L;
       if (!getAdmission()
           .equals(other.getAdmission())) return false;
     }
+    if (getHoldPods()
+        != other.getHoldPods()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -682,6 +726,9 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + ADMISSION_FIELD_NUMBER;
       hash = (53 * hash) + getAdmission().hashCode();
     }
+    hash = (37 * hash) + HOLD_PODS_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+        getHoldPods());
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -842,6 +889,7 @@ private static final long serialVersionUID = 0L;
         admissionBuilder_.dispose();
         admissionBuilder_ = null;
       }
+      holdPods_ = false;
       return this;
     }
 
@@ -921,6 +969,9 @@ private static final long serialVersionUID = 0L;
         result.admission_ = admissionBuilder_ == null
             ? admission_
             : admissionBuilder_.build();
+      }
+      if (((from_bitField0_ & 0x00000400) != 0)) {
+        result.holdPods_ = holdPods_;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -1032,6 +1083,9 @@ private static final long serialVersionUID = 0L;
       if (other.hasAdmission()) {
         mergeAdmission(other.getAdmission());
       }
+      if (other.getHoldPods() != false) {
+        setHoldPods(other.getHoldPods());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -1120,6 +1174,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000200;
               break;
             } // case 82
+            case 88: {
+              holdPods_ = input.readBool();
+              bitField0_ |= 0x00000400;
+              break;
+            } // case 88
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2393,6 +2452,110 @@ private static final long serialVersionUID = 0L;
         admission_ = null;
       }
       return admissionBuilder_;
+    }
+
+    private boolean holdPods_ ;
+    /**
+     * <pre>
+     * Berth holds the workload's pods (issue 31): for each pod set, count
+     * pods made from its template, named "&lt;workload&gt;-&lt;pod set&gt;-&lt;index&gt;"
+     * (index from 0) in the workload's namespace, with uids
+     * "&lt;uid&gt;-&lt;pod set&gt;-&lt;index&gt;" ("wl-&lt;namespace&gt;-&lt;name&gt;" in place of an
+     * empty uid), labelled kueue.x-k8s.io/queue-name and
+     * kueue.x-k8s.io/podset, the Workload their controller owner, and the
+     * workload's priority when it sets one. They are gated until the
+     * workload is admitted (only the admitted count, under partial
+     * admission, from index 0), then scheduled with the flavors' node
+     * labels and tolerations and bound: the orchestrator runs each pod its
+     * Bind names (Bind.held_pod says which pod set's template). A held pod
+     * is Berth's, not the orchestrator's: it is never sent, a re-list of the
+     * pods leaves it, and a pod of its name sent is refused. Deleting it
+     * (the orchestrator stopped it: it finished, or was evicted) makes it
+     * pending again, gated or released as its workload's admission says; a
+     * pod set's count shrunk, or the Workload deleted, deletes the pods
+     * beyond it. An admitted workload's pod sets cannot change (Kueue's
+     * webhook): the refusal names pod_sets[i].count or pod_sets[i].template.
+     * Its bind stays outstanding until the pod is deleted (a CONFIRMED
+     * report leaves it so), so a restart holds it on its node. Unset: the
+     * Workload is admission only, as before: no pods.
+     * </pre>
+     *
+     * <code>bool hold_pods = 11 [json_name = "holdPods"];</code>
+     * @return The holdPods.
+     */
+    @java.lang.Override
+    public boolean getHoldPods() {
+      return holdPods_;
+    }
+    /**
+     * <pre>
+     * Berth holds the workload's pods (issue 31): for each pod set, count
+     * pods made from its template, named "&lt;workload&gt;-&lt;pod set&gt;-&lt;index&gt;"
+     * (index from 0) in the workload's namespace, with uids
+     * "&lt;uid&gt;-&lt;pod set&gt;-&lt;index&gt;" ("wl-&lt;namespace&gt;-&lt;name&gt;" in place of an
+     * empty uid), labelled kueue.x-k8s.io/queue-name and
+     * kueue.x-k8s.io/podset, the Workload their controller owner, and the
+     * workload's priority when it sets one. They are gated until the
+     * workload is admitted (only the admitted count, under partial
+     * admission, from index 0), then scheduled with the flavors' node
+     * labels and tolerations and bound: the orchestrator runs each pod its
+     * Bind names (Bind.held_pod says which pod set's template). A held pod
+     * is Berth's, not the orchestrator's: it is never sent, a re-list of the
+     * pods leaves it, and a pod of its name sent is refused. Deleting it
+     * (the orchestrator stopped it: it finished, or was evicted) makes it
+     * pending again, gated or released as its workload's admission says; a
+     * pod set's count shrunk, or the Workload deleted, deletes the pods
+     * beyond it. An admitted workload's pod sets cannot change (Kueue's
+     * webhook): the refusal names pod_sets[i].count or pod_sets[i].template.
+     * Its bind stays outstanding until the pod is deleted (a CONFIRMED
+     * report leaves it so), so a restart holds it on its node. Unset: the
+     * Workload is admission only, as before: no pods.
+     * </pre>
+     *
+     * <code>bool hold_pods = 11 [json_name = "holdPods"];</code>
+     * @param value The holdPods to set.
+     * @return This builder for chaining.
+     */
+    public Builder setHoldPods(boolean value) {
+      
+      holdPods_ = value;
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Berth holds the workload's pods (issue 31): for each pod set, count
+     * pods made from its template, named "&lt;workload&gt;-&lt;pod set&gt;-&lt;index&gt;"
+     * (index from 0) in the workload's namespace, with uids
+     * "&lt;uid&gt;-&lt;pod set&gt;-&lt;index&gt;" ("wl-&lt;namespace&gt;-&lt;name&gt;" in place of an
+     * empty uid), labelled kueue.x-k8s.io/queue-name and
+     * kueue.x-k8s.io/podset, the Workload their controller owner, and the
+     * workload's priority when it sets one. They are gated until the
+     * workload is admitted (only the admitted count, under partial
+     * admission, from index 0), then scheduled with the flavors' node
+     * labels and tolerations and bound: the orchestrator runs each pod its
+     * Bind names (Bind.held_pod says which pod set's template). A held pod
+     * is Berth's, not the orchestrator's: it is never sent, a re-list of the
+     * pods leaves it, and a pod of its name sent is refused. Deleting it
+     * (the orchestrator stopped it: it finished, or was evicted) makes it
+     * pending again, gated or released as its workload's admission says; a
+     * pod set's count shrunk, or the Workload deleted, deletes the pods
+     * beyond it. An admitted workload's pod sets cannot change (Kueue's
+     * webhook): the refusal names pod_sets[i].count or pod_sets[i].template.
+     * Its bind stays outstanding until the pod is deleted (a CONFIRMED
+     * report leaves it so), so a restart holds it on its node. Unset: the
+     * Workload is admission only, as before: no pods.
+     * </pre>
+     *
+     * <code>bool hold_pods = 11 [json_name = "holdPods"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearHoldPods() {
+      bitField0_ = (bitField0_ & ~0x00000400);
+      holdPods_ = false;
+      onChanged();
+      return this;
     }
     @java.lang.Override
     public final Builder setUnknownFields(

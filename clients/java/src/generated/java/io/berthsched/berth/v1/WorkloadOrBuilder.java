@@ -264,4 +264,34 @@ public interface WorkloadOrBuilder extends
    * <code>.berth.v1.WorkloadAdmission admission = 10 [json_name = "admission"];</code>
    */
   io.berthsched.berth.v1.WorkloadAdmissionOrBuilder getAdmissionOrBuilder();
+
+  /**
+   * <pre>
+   * Berth holds the workload's pods (issue 31): for each pod set, count
+   * pods made from its template, named "&lt;workload&gt;-&lt;pod set&gt;-&lt;index&gt;"
+   * (index from 0) in the workload's namespace, with uids
+   * "&lt;uid&gt;-&lt;pod set&gt;-&lt;index&gt;" ("wl-&lt;namespace&gt;-&lt;name&gt;" in place of an
+   * empty uid), labelled kueue.x-k8s.io/queue-name and
+   * kueue.x-k8s.io/podset, the Workload their controller owner, and the
+   * workload's priority when it sets one. They are gated until the
+   * workload is admitted (only the admitted count, under partial
+   * admission, from index 0), then scheduled with the flavors' node
+   * labels and tolerations and bound: the orchestrator runs each pod its
+   * Bind names (Bind.held_pod says which pod set's template). A held pod
+   * is Berth's, not the orchestrator's: it is never sent, a re-list of the
+   * pods leaves it, and a pod of its name sent is refused. Deleting it
+   * (the orchestrator stopped it: it finished, or was evicted) makes it
+   * pending again, gated or released as its workload's admission says; a
+   * pod set's count shrunk, or the Workload deleted, deletes the pods
+   * beyond it. An admitted workload's pod sets cannot change (Kueue's
+   * webhook): the refusal names pod_sets[i].count or pod_sets[i].template.
+   * Its bind stays outstanding until the pod is deleted (a CONFIRMED
+   * report leaves it so), so a restart holds it on its node. Unset: the
+   * Workload is admission only, as before: no pods.
+   * </pre>
+   *
+   * <code>bool hold_pods = 11 [json_name = "holdPods"];</code>
+   * @return The holdPods.
+   */
+  boolean getHoldPods();
 }

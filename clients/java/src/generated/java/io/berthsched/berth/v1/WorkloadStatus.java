@@ -520,7 +520,8 @@ private static final long serialVersionUID = 0L;
   private int pods_ = 0;
   /**
    * <pre>
-   * How many pods Berth holds of it (none for an explicit Workload).
+   * How many pods Berth holds of it (for an explicit Workload, those it
+   * holds with hold_pods).
    * </pre>
    *
    * <code>int32 pods = 12 [json_name = "pods"];</code>
@@ -2468,7 +2469,8 @@ private static final long serialVersionUID = 0L;
     private int pods_ ;
     /**
      * <pre>
-     * How many pods Berth holds of it (none for an explicit Workload).
+     * How many pods Berth holds of it (for an explicit Workload, those it
+     * holds with hold_pods).
      * </pre>
      *
      * <code>int32 pods = 12 [json_name = "pods"];</code>
@@ -2480,7 +2482,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How many pods Berth holds of it (none for an explicit Workload).
+     * How many pods Berth holds of it (for an explicit Workload, those it
+     * holds with hold_pods).
      * </pre>
      *
      * <code>int32 pods = 12 [json_name = "pods"];</code>
@@ -2496,7 +2499,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How many pods Berth holds of it (none for an explicit Workload).
+     * How many pods Berth holds of it (for an explicit Workload, those it
+     * holds with hold_pods).
      * </pre>
      *
      * <code>int32 pods = 12 [json_name = "pods"];</code>

@@ -275,7 +275,8 @@ public interface WorkloadStatusOrBuilder extends
 
   /**
    * <pre>
-   * How many pods Berth holds of it (none for an explicit Workload).
+   * How many pods Berth holds of it (for an explicit Workload, those it
+   * holds with hold_pods).
    * </pre>
    *
    * <code>int32 pods = 12 [json_name = "pods"];</code>
