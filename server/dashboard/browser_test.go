@@ -2,6 +2,7 @@ package dashboard_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -157,14 +158,19 @@ func TestBrowser(t *testing.T) {
 	// and the volume reason; once the claim arrives the pod is requeued and
 	// bound, and its page says where its volumes are to be provisioned.
 	apply(t, ctx, state, storageClass("fast"), claimObject("db-data", "fast"), podWithClaims("db-1", "db-data", "db-logs"))
-	b.do("a pod waiting for its claim", chromedp.Navigate(base+"/pods/default/db-1"),
-		chromedp.WaitVisible(`//table[@id="volumes"]//td[text()="not found"]`), chromedp.WaitVisible(chromedp.ID("volume-reasons")))
+	// The pod's page does not refresh on its own and the scheduler works
+	// apart from Apply: reload until its attempt has failed (the reasons
+	// come from the last failed attempt).
+	b.reloadUntil("a pod waiting for its claim", base+"/pods/default/db-1",
+		`//table[@id="volumes"]//td[text()="not found"]`, `//*[@id="volume-reasons"]`)
 	if why := run(b, "volume reasons", chromedp.Text(chromedp.ID("volume-reasons"))); !strings.Contains(why, `persistentvolumeclaim "db-logs" not found`) {
 		t.Errorf("the volume reasons say %q", why)
 	}
 	apply(t, ctx, state, claimObject("db-logs", "fast"))
-	b.do("the pod bound once its claim arrived", chromedp.Navigate(base+"/pods/default/db-1?refresh=1"),
-		chromedp.WaitVisible(`//table[@id="volumes"]//th[text()="db-logs"]/following-sibling::td[starts-with(text(), "to be provisioned on n")]`))
+	// Apply returns once the claim is held, before the requeued pod's
+	// next attempt binds it: reload until it has.
+	b.reloadUntil("the pod bound once its claim arrived", base+"/pods/default/db-1",
+		`//table[@id="volumes"]//th[text()="db-logs"]/following-sibling::td[starts-with(text(), "to be provisioned on n")]`)
 	b.do("the queue again", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.ID("queue-chart")))
 	for id, want := range map[string]string{"chart-y-label": "pods", "chart-x-label": "time (UTC)"} {
 		if got := run(b, id, chromedp.TextContent(chromedp.ID(id))); got != want {
@@ -409,6 +415,47 @@ func (b *browser) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 		b.checkConsole()
 		b.t.Fatalf("%s: %v\npage:\n%s", what, err, b.mainText())
 	}
+}
+
+// reloadUntil loads url again and again, for up to stepLimit, until the
+// page holds an element for each XPath, and then checks that they are
+// visible; for pages with no live part, whose content changes only when
+// loaded again. It fails the test now if they never all appear.
+func (b *browser) reloadUntil(what, url string, xpaths ...string) {
+	b.t.Helper()
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(b.ctx, stepLimit)
+	defer cancel()
+	present := `((xpaths) => xpaths.every(x => document.evaluate(x, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue !== null))(` + jsStrings(xpaths) + `)`
+	loads := 0
+	for {
+		loads++
+		var found bool
+		err := chromedp.Do(ctx, chromedp.Navigate(url))
+		if err == nil {
+			found, err = chromedp.Run(ctx, chromedp.Evaluate[bool](present))
+		}
+		if err == nil && found {
+			break
+		}
+		if err != nil || ctx.Err() != nil {
+			b.checkConsole()
+			b.t.Fatalf("%s: not there after %d loads in %v (%v)\npage:\n%s", what, loads, time.Since(start).Round(time.Millisecond), err, b.mainText())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	waits := make([]chromedp.Action[chromedp.Void], len(xpaths))
+	for i, x := range xpaths {
+		waits[i] = chromedp.WaitVisible(x)
+	}
+	b.do(what+", visible", waits...)
+	b.t.Logf("%s: %d loads, %v", what, loads, time.Since(start).Round(time.Millisecond))
+}
+
+// jsStrings is a JavaScript array literal of ss.
+func jsStrings(ss []string) string {
+	out, _ := json.Marshal(ss)
+	return string(out)
 }
 
 // run runs an action that returns a value, failing the test now if it
