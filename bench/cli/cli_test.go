@@ -82,6 +82,7 @@ func TestFlags(t *testing.T) {
 		{"unknown workload", []string{"--workload", "nope", "--server", "127.0.0.1:1"}},
 		{"negative window", []string{"--window", "-1", "--server", "127.0.0.1:1"}},
 		{"syscalls without starting berthd", []string{"--syscalls", "perf", "--server", "127.0.0.1:1"}},
+		{"unused queues with the queueing workload", []string{"--workload", "queueing", "--unused-queues", "--server", "127.0.0.1:1"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -66,6 +66,8 @@ type flags struct {
 	trace       string
 	syscalls    string
 	window      int
+	// unusedQueues loads workload.UnusedQueues beside the workload.
+	unusedQueues bool
 }
 
 // Command is `berthctl bench`.
@@ -114,6 +116,7 @@ data directory for each run.`,
 	fl.StringVar(&f.memProfile, "memprofile", "", "write a heap profile of this process (client and in-process berthd, the cluster loaded and every pod decided) to this file after each run, after a collection")
 	fl.StringVar(&f.trace, "trace", "", "write an execution trace of the runs (go tool trace) to this file")
 	fl.IntVar(&f.window, "window", server.FlowControlWindow, "the client's fixed HTTP/2 flow-control window in bytes, as berthd's; 0: gRPC's default (probed, growing)")
+	fl.BoolVar(&f.unusedQueues, "unused-queues", false, "also load a ResourceFlavor, a ClusterQueue and a LocalQueue that no pod is labelled with (what configured but unused Kueue admission costs)")
 	fl.StringVar(&f.syscalls, "syscalls", "", "also count berthd's system calls in the window: perf (perf stat, cheap) or strace (strace -c, by name, slows every call)")
 	return cmd
 }
@@ -131,6 +134,9 @@ func runCommand(ctx context.Context, stdout, stderr io.Writer, f flags, opts Opt
 	if f.verify && f.workload == workload.Queueing {
 		// simulate places every pod it is given; it does not admit.
 		return errors.New("--verify compares binds with core/simulate's placement, which runs no Kueue admission: not for --workload queueing")
+	}
+	if f.unusedQueues && f.workload == workload.Queueing {
+		return errors.New("--unused-queues adds queues no pod uses: not for --workload queueing, whose pods use its own")
 	}
 	if f.pods == 0 {
 		f.pods = workload.DefaultPods(f.workload, f.nodes)
@@ -173,6 +179,9 @@ func oneRun(ctx context.Context, stderr io.Writer, f flags, opts Options) (*Resu
 	w, err := workload.Generate(f.workload, workload.Spec{Nodes: f.nodes, Pods: f.pods, Existing: f.existing})
 	if err != nil {
 		return nil, err
+	}
+	if f.unusedQueues {
+		w.Queues = workload.UnusedQueues()
 	}
 	addr := f.server
 	var pr *probe // the berthd process's counters, when it is known

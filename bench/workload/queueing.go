@@ -103,3 +103,29 @@ func (q *Queues) writeYAML(w *bufio.Writer) error {
 	}
 	return nil
 }
+
+// UnusedQueuesNamespace is where UnusedQueues puts its LocalQueue; no
+// workload's pod is in it.
+const UnusedQueuesNamespace = "unused-queues"
+
+// UnusedQueues is Kueue configured but used by no pod (issue 32's "unused
+// features" check): a ResourceFlavor, a ClusterQueue with cpu quota on it
+// and a LocalQueue pointing there, in a namespace of its own. Added to
+// another workload, whose pods carry no queue-name label, it measures what
+// berthd's admission controller costs the pods it does not admit.
+func UnusedQueues() *Queues {
+	cq := &quota.ClusterQueue{
+		Name: "unused-cq", NamespaceSelector: &model.LabelSelector{}, FairWeight: 1,
+		ResourceGroups: []quota.ResourceGroup{{CoveredResources: []string{model.ResourceCPU}, Flavors: []quota.FlavorQuotas{{
+			Name: "default", Resources: []quota.ResourceEntry{{Name: model.ResourceCPU, ResourceQuota: quota.ResourceQuota{Nominal: QueueingNominalCPU}}},
+		}}}},
+	}
+	quota.DefaultClusterQueue(cq)
+	return &Queues{
+		Namespaces: []*model.Namespace{{Name: UnusedQueuesNamespace}},
+		Objects: []any{
+			&quota.ResourceFlavor{Name: "default"}, cq,
+			&quota.LocalQueue{Namespace: UnusedQueuesNamespace, Name: queueName, ClusterQueue: cq.Name},
+		},
+	}
+}

@@ -33,9 +33,11 @@
 //
 // Pods pass through the pod mutators in the same way (berthd: Kueue's
 // admission gate and flavors, server/queuesvc), kept as sent (SentPod) and
-// applied again with RefreshPod once a mutator answers differently. The
-// pod path is hot: a mutator that does not apply returns the pod as it is
-// and the Store allocates nothing for it.
+// applied again with RefreshPod once a mutator answers differently; with
+// Options.KeepSentPod only the pods a mutator may change are kept (berthd:
+// those with a queue label or a group), not a second copy of every pod.
+// The pod path is hot: a mutator that does not apply returns the pod as it
+// is and the Store allocates nothing for it.
 //
 // Data out: an Event per applied change, to every Subscription, each with
 // its own queue and goroutine, as kube's controllers work from their

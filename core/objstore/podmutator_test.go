@@ -148,3 +148,58 @@ func BenchmarkPodUpsertMutatorNotApplying(b *testing.B) {
 		_ = s.Upsert(ctx, p)
 	}
 }
+
+// With KeepSentPod, only the pods it accepts, or that a mutator changed,
+// are kept as sent; a pod updated into one it refuses is forgotten, and a
+// refresh of it applies nothing.
+func TestKeepSentPod(t *testing.T) {
+	ctx := t.Context()
+	_, r := newFake(t)
+	var mu sync.Mutex
+	held := map[string]bool{"gated": true}
+	labelled := func(p *model.Pod) bool { _, ok := p.Labels["queue"]; return ok }
+	s := objstore.New(r, objstore.Options{
+		PodMutators: []objstore.PodMutator{holdLabelled(&mu, held)},
+		KeepSentPod: labelled,
+	})
+	queued := &model.Pod{UID: "queued", Namespace: "ns", Name: "a", Labels: map[string]string{"queue": "q"}}
+	gated := &model.Pod{UID: "gated", Namespace: "ns", Name: "b", Labels: map[string]string{"queue": "q"}}
+	plain := &model.Pod{UID: "plain", Namespace: "ns", Name: "c"}
+	for _, p := range []*model.Pod{queued, gated, plain} {
+		if err := s.Upsert(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		uid  string
+		want *model.Pod
+	}{{"queued", queued}, {"gated", gated}, {"plain", nil}} {
+		got, ok := s.SentPod(tc.uid)
+		if ok != (tc.want != nil) || got != tc.want {
+			t.Errorf("SentPod(%s) = %p %v, want %p", tc.uid, got, ok, tc.want)
+		}
+	}
+	if err := s.RefreshPod(ctx, objstore.Ref{Kind: objstore.KindPod, UID: "plain"}); err != nil {
+		t.Errorf("refresh of a pod not kept: %v", err)
+	}
+	// The label dropped: the pod as sent before is no longer kept.
+	unlabelled := &model.Pod{UID: "queued", Namespace: "ns", Name: "a"}
+	if err := s.Upsert(ctx, unlabelled); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := s.SentPod("queued"); ok {
+		t.Errorf("SentPod after the label was dropped = %p, want none", got)
+	}
+	// A pod a mutator changed is kept whatever KeepSentPod says: its
+	// refresh must release it.
+	none := objstore.New(r, objstore.Options{
+		PodMutators: []objstore.PodMutator{holdLabelled(&mu, held)},
+		KeepSentPod: func(*model.Pod) bool { return false },
+	})
+	if err := none.Upsert(ctx, gated); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := none.SentPod("gated"); !ok || got != gated {
+		t.Errorf("SentPod of a gated pod = %p %v, want the pod sent", got, ok)
+	}
+}

@@ -37,6 +37,12 @@ type Options struct {
 	// PodMutators run in order on every pod upserted or refreshed
 	// (RefreshPod); the store keeps each pod as sent for RefreshPod.
 	PodMutators []PodMutator
+	// KeepSentPod, when set, says which pods as sent are worth keeping:
+	// only those a mutator may change, now or later. A pod it refuses is
+	// not kept (RefreshPod applies nothing to it, SentPod does not know
+	// it), which saves a copy of every pod the mutators never touch. Nil
+	// keeps every pod.
+	KeepSentPod func(pod *model.Pod) bool
 }
 
 // Store applies changes through a Registry. It is safe for concurrent use.
@@ -44,6 +50,7 @@ type Store struct {
 	kinds       *Registry
 	mutators    []NodeMutator
 	podMutators []PodMutator
+	keepSent    func(pod *model.Pod) bool
 
 	// mu serializes the changes applied and guards the fields below.
 	mu    sync.Mutex
@@ -71,7 +78,8 @@ type nodeEntry struct {
 func New(kinds *Registry, opts Options) *Store {
 	return &Store{
 		kinds: kinds, mutators: slices.Clone(opts.NodeMutators), podMutators: slices.Clone(opts.PodMutators),
-		nodes: map[string]nodeEntry{}, pods: map[string]*model.Pod{}, byNode: map[string]map[string]*model.Pod{},
+		keepSent: opts.KeepSentPod,
+		nodes:    map[string]nodeEntry{}, pods: map[string]*model.Pod{}, byNode: map[string]map[string]*model.Pod{},
 		sent: map[string]sentPod{},
 	}
 }
@@ -142,6 +150,10 @@ func (s *Store) applyPodLocked(ctx context.Context, ref Ref, sent *model.Pod) er
 	applied := s.mutatePod(sent)
 	if err := s.upsertLocked(ctx, ref, applied); err != nil {
 		return err
+	}
+	if s.keepSent != nil && applied == sent && !s.keepSent(sent) {
+		delete(s.sent, sent.UID) // an earlier version may have been kept
+		return nil
 	}
 	s.sent[sent.UID] = sentPod{pod: sent, mutated: applied != sent}
 	return nil

@@ -199,7 +199,8 @@ func (d *Daemon) openObjects(outcomes *podbook.Outcomes, pods *bookPods, claims 
 	mutators = append(mutators, func(n *model.Node) *model.Node { return d.pressure.Taints(n) })
 	// d.queues is set by openQueues, before any pod is sent.
 	gate := func(p *model.Pod) *model.Pod { return d.queues.Mutate(p) }
-	d.objects = objstore.New(kinds, objstore.Options{NodeMutators: mutators, PodMutators: []objstore.PodMutator{gate}})
+	d.objects = objstore.New(kinds, objstore.Options{NodeMutators: mutators, PodMutators: []objstore.PodMutator{gate},
+		KeepSentPod: queuesvc.MayMutate})
 	return nil
 }
 

@@ -237,6 +237,14 @@ func (c *Controller) wake() {
 	}
 }
 
+// MayMutate says whether Mutate may change p, now or later: p has a queue
+// label or belongs to a pod group (whose PodGroup may be labelled). The
+// object store keeps the others only as applied (objstore's KeepSentPod).
+func MayMutate(p *model.Pod) bool {
+	_, labelled := p.Labels[integrations.QueueNameLabel]
+	return labelled || p.SchedulingGroup != ""
+}
+
 // Mutate is the object store's pod mutator: a pod labelled with a queue
 // name (or a member of a PodGroup labelled with one) and not bound is gated (admission.AdmissionGate) until its
 // workload is admitted, then released with its pod set's flavors (node

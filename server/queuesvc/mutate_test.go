@@ -61,3 +61,25 @@ func TestMutate(t *testing.T) {
 		t.Errorf("the mutator allocates %.0f times for an unlabelled pod", n)
 	}
 }
+
+// MayMutate keeps as sent exactly the pods Mutate may change: labelled
+// ones and pod group members.
+func TestMayMutate(t *testing.T) {
+	tests := []struct {
+		name string
+		pod  *model.Pod
+		want bool
+	}{
+		{"unlabelled", &model.Pod{Name: "a", Labels: map[string]string{"app": "x"}}, false},
+		{"no labels", &model.Pod{Name: "a"}, false},
+		{"queue label", &model.Pod{Name: "a", Labels: map[string]string{integrations.QueueNameLabel: "lq"}}, true},
+		{"group member", &model.Pod{Name: "a", SchedulingGroup: "g"}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := MayMutate(tc.pod); got != tc.want {
+				t.Errorf("MayMutate = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
